@@ -1,0 +1,494 @@
+//! Task-set files (YAML or JSON; docs/taskset-format.md).
+//!
+//! Both formats are parsed into one generic tree and then validated by hand, field by
+//! field, so that every error names the file, the task and the field. Unknown fields are
+//! errors (with a "did you mean" hint): a typo must never silently fall back to a default.
+
+use crate::task::*;
+use crate::time::{ms_f64_to_ns, parse_duration_str, Time};
+use serde_json::{Map, Value};
+use std::fmt;
+use std::path::Path;
+
+/// A problem with user input. Displayed as `FILE: task 'NAME' (tasks[i]): field 'F': message`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct InputError {
+    pub file: String,
+    /// e.g. `task 't1' (tasks[1])`, `run`, `platform`.
+    pub context: Option<String>,
+    pub field: Option<String>,
+    pub message: String,
+}
+
+impl InputError {
+    pub fn new(file: &str, message: impl Into<String>) -> Self {
+        InputError { file: file.into(), context: None, field: None, message: message.into() }
+    }
+}
+
+impl fmt::Display for InputError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.file)?;
+        if let Some(c) = &self.context {
+            write!(f, ": {c}")?;
+        }
+        if let Some(fl) = &self.field {
+            write!(f, ": field '{fl}'")?;
+        }
+        write!(f, ": {}", self.message)
+    }
+}
+
+impl std::error::Error for InputError {}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    Yaml,
+    Json,
+}
+
+impl Format {
+    pub fn from_path(path: &str) -> Format {
+        let p = path.to_ascii_lowercase();
+        if p.ends_with(".json") {
+            Format::Json
+        } else {
+            Format::Yaml
+        }
+    }
+}
+
+/// Read and validate a task-set file.
+pub fn load_taskset(path: impl AsRef<Path>) -> Result<TaskSet, InputError> {
+    let path = path.as_ref();
+    let name = path.display().to_string();
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| InputError::new(&name, format!("cannot read file: {e}")))?;
+    parse_taskset(&text, Format::from_path(&name), &name)
+}
+
+/// Parse and validate task-set text; `source` names it in messages.
+pub fn parse_taskset(text: &str, format: Format, source: &str) -> Result<TaskSet, InputError> {
+    let root: Value = match format {
+        Format::Json => serde_json::from_str(text).map_err(|e| {
+            InputError::new(
+                source,
+                format!("line {} column {}: malformed JSON: {}", e.line(), e.column(), strip_pos(&e.to_string())),
+            )
+        })?,
+        Format::Yaml => serde_yaml_ng::from_str(text).map_err(|e| {
+            let msg = match e.location() {
+                Some(l) => format!("line {} column {}: malformed YAML: {}", l.line(), l.column(), strip_pos(&e.to_string())),
+                None => format!("malformed YAML: {e}"),
+            };
+            InputError::new(source, msg)
+        })?,
+    };
+    Validator { file: source }.taskset(&root)
+}
+
+fn strip_pos(msg: &str) -> String {
+    // serde's messages end with " at line L column C"; we already print the position first.
+    match msg.rfind(" at line ") {
+        Some(i) => msg[..i].to_string(),
+        None => msg.to_string(),
+    }
+}
+
+const TOP_FIELDS: &[&str] = &["name", "description", "platform", "run", "tasks"];
+const PLATFORM_FIELDS: &[&str] = &["cpus"];
+const RUN_FIELDS: &[&str] = &["duration", "seed", "on_miss", "execution", "overheads"];
+const TASK_FIELDS: &[&str] = &[
+    "name", "period", "min_interarrival", "max_interarrival", "deadline", "wcet", "offset",
+    "priority", "cpu",
+];
+const EXEC_FIELDS: &[&str] = &["model", "min", "max", "ratio", "probability"];
+const OVERHEAD_FIELDS: &[&str] = &["context_switch", "migration"];
+
+struct Validator<'a> {
+    file: &'a str,
+}
+
+impl<'a> Validator<'a> {
+    fn err(&self, ctx: Option<&str>, field: Option<&str>, msg: impl Into<String>) -> InputError {
+        InputError {
+            file: self.file.into(),
+            context: ctx.map(Into::into),
+            field: field.map(Into::into),
+            message: msg.into(),
+        }
+    }
+
+    fn object<'v>(&self, v: &'v Value, ctx: Option<&str>, field: Option<&str>) -> Result<&'v Map<String, Value>, InputError> {
+        v.as_object()
+            .ok_or_else(|| self.err(ctx, field, format!("expected a mapping, got {}", kind(v))))
+    }
+
+    fn check_fields(&self, m: &Map<String, Value>, known: &[&str], ctx: Option<&str>) -> Result<(), InputError> {
+        for k in m.keys() {
+            if !known.contains(&k.as_str()) {
+                let hint = closest(k, known)
+                    .map(|s| format!(" (did you mean '{s}'?)"))
+                    .unwrap_or_default();
+                return Err(self.err(
+                    ctx,
+                    Some(k),
+                    format!("unknown field{hint}; known fields: {}", known.join(", ")),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    fn duration(&self, v: &Value, ctx: Option<&str>, field: &str) -> Result<Time, InputError> {
+        let r = match v {
+            Value::Number(n) => {
+                if let Some(u) = n.as_u64() {
+                    u.checked_mul(crate::time::NS_PER_MS).ok_or_else(|| "is too large".to_string())
+                } else if let Some(f) = n.as_f64() {
+                    ms_f64_to_ns(f)
+                } else {
+                    Err("is not a number".into())
+                }
+            }
+            Value::String(s) => parse_duration_str(s),
+            other => Err(format!(
+                "expected a duration (a number in ms, or a string like \"250us\"), got {}",
+                kind(other)
+            )),
+        };
+        r.map_err(|m| self.err(ctx, Some(field), m))
+    }
+
+    fn positive_duration(&self, v: &Value, ctx: Option<&str>, field: &str) -> Result<Time, InputError> {
+        let d = self.duration(v, ctx, field)?;
+        if d == 0 {
+            return Err(self.err(ctx, Some(field), format!("must be > 0, got {}", show(v))));
+        }
+        Ok(d)
+    }
+
+    fn uint(&self, v: &Value, ctx: Option<&str>, field: &str) -> Result<u64, InputError> {
+        v.as_u64().ok_or_else(|| {
+            self.err(ctx, Some(field), format!("expected a non-negative integer, got {}", show(v)))
+        })
+    }
+
+    fn float(&self, v: &Value, ctx: Option<&str>, field: &str) -> Result<f64, InputError> {
+        v.as_f64()
+            .filter(|f| f.is_finite())
+            .ok_or_else(|| self.err(ctx, Some(field), format!("expected a number, got {}", show(v))))
+    }
+
+    fn taskset(&self, root: &Value) -> Result<TaskSet, InputError> {
+        let top = self.object(root, None, None)?;
+        self.check_fields(top, TOP_FIELDS, None)?;
+
+        let platform = match top.get("platform") {
+            None => return Err(self.err(None, Some("platform"), "missing required field (e.g. platform: {cpus: 4})")),
+            Some(p) => {
+                let ctx = Some("platform");
+                let m = self.object(p, ctx, None)?;
+                self.check_fields(m, PLATFORM_FIELDS, ctx)?;
+                let cpus = match m.get("cpus") {
+                    None => return Err(self.err(ctx, Some("cpus"), "missing required field")),
+                    Some(v) => self.uint(v, ctx, "cpus")?,
+                };
+                if cpus == 0 || cpus > 65_536 {
+                    return Err(self.err(ctx, Some("cpus"), format!("must be between 1 and 65536, got {cpus}")));
+                }
+                Platform { cpus: cpus as u32 }
+            }
+        };
+
+        let mut run = RunOptions::default();
+        if let Some(r) = top.get("run") {
+            let ctx = Some("run");
+            let m = self.object(r, ctx, None)?;
+            self.check_fields(m, RUN_FIELDS, ctx)?;
+            if let Some(v) = m.get("duration") {
+                run.duration = self.positive_duration(v, ctx, "duration")?;
+            }
+            if let Some(v) = m.get("seed") {
+                run.seed = self.uint(v, ctx, "seed")?;
+            }
+            if let Some(v) = m.get("on_miss") {
+                run.on_miss = match v.as_str() {
+                    Some("continue") => OnMiss::Continue,
+                    Some("abort") => OnMiss::Abort,
+                    _ => return Err(self.err(ctx, Some("on_miss"), format!("expected 'continue' or 'abort', got {}", show(v)))),
+                };
+            }
+            if let Some(v) = m.get("execution") {
+                run.execution = self.exec_model(v)?;
+            }
+            if let Some(v) = m.get("overheads") {
+                let ctx = Some("run.overheads");
+                let o = self.object(v, ctx, None)?;
+                self.check_fields(o, OVERHEAD_FIELDS, ctx)?;
+                if let Some(x) = o.get("context_switch") {
+                    run.overheads.context_switch = self.duration(x, ctx, "context_switch")?;
+                }
+                if let Some(x) = o.get("migration") {
+                    run.overheads.migration = self.duration(x, ctx, "migration")?;
+                }
+            }
+        }
+
+        let tasks_v = top
+            .get("tasks")
+            .ok_or_else(|| self.err(None, Some("tasks"), "missing required field (a list of tasks)"))?;
+        let list = tasks_v
+            .as_array()
+            .ok_or_else(|| self.err(None, Some("tasks"), format!("expected a list, got {}", kind(tasks_v))))?;
+        if list.is_empty() {
+            return Err(self.err(None, Some("tasks"), "the task list is empty"));
+        }
+        let mut tasks: Vec<Task> = Vec::with_capacity(list.len());
+        for (i, tv) in list.iter().enumerate() {
+            let task = self.task(i, tv, &platform)?;
+            if let Some(j) = tasks.iter().position(|t| t.name == task.name) {
+                return Err(self.err(
+                    Some(&format!("task '{}' (tasks[{i}])", task.name)),
+                    Some("name"),
+                    format!("duplicate task name (also tasks[{j}])"),
+                ));
+            }
+            tasks.push(task);
+        }
+        Ok(TaskSet { source: self.file.into(), platform, run, tasks })
+    }
+
+    fn exec_model(&self, v: &Value) -> Result<ExecModel, InputError> {
+        let ctx = Some("run.execution");
+        if let Some(s) = v.as_str() {
+            return match s {
+                "wcet" => Ok(ExecModel::Wcet),
+                _ => Err(self.err(ctx, Some("model"), format!("unknown execution model '{s}' (known: wcet, uniform, overrun)"))),
+            };
+        }
+        let m = self.object(v, ctx, None)?;
+        self.check_fields(m, EXEC_FIELDS, ctx)?;
+        let model = m.get("model").and_then(Value::as_str).unwrap_or("");
+        let get = |f: &str, default: Option<f64>| -> Result<f64, InputError> {
+            match (m.get(f), default) {
+                (Some(x), _) => self.float(x, ctx, f),
+                (None, Some(d)) => Ok(d),
+                (None, None) => Err(self.err(ctx, Some(f), format!("missing required field for model '{model}'"))),
+            }
+        };
+        match model {
+            "wcet" => Ok(ExecModel::Wcet),
+            "uniform" => {
+                let (min, max) = (get("min", None)?, get("max", Some(1.0))?);
+                if !(min > 0.0 && min <= max) {
+                    return Err(self.err(ctx, Some("min"), format!("need 0 < min <= max, got min={min} max={max}")));
+                }
+                Ok(ExecModel::Uniform { min, max })
+            }
+            "overrun" => {
+                let (ratio, probability) = (get("ratio", None)?, get("probability", Some(1.0))?);
+                if ratio <= 0.0 {
+                    return Err(self.err(ctx, Some("ratio"), format!("must be > 0, got {ratio}")));
+                }
+                if !(0.0..=1.0).contains(&probability) {
+                    return Err(self.err(ctx, Some("probability"), format!("must be in [0, 1], got {probability}")));
+                }
+                Ok(ExecModel::Overrun { ratio, probability })
+            }
+            _ => Err(self.err(ctx, Some("model"), format!("unknown execution model {} (known: wcet, uniform, overrun)", show(m.get("model").unwrap_or(&Value::Null))))),
+        }
+    }
+
+    fn task(&self, i: usize, tv: &Value, platform: &Platform) -> Result<Task, InputError> {
+        let pos = format!("tasks[{i}]");
+        let m = self.object(tv, Some(&pos), None)?;
+        let name = match m.get("name") {
+            Some(Value::String(s)) if !s.trim().is_empty() => s.clone(),
+            Some(Value::Number(n)) => n.to_string(),
+            Some(v) => return Err(self.err(Some(&pos), Some("name"), format!("expected a non-empty string, got {}", show(v)))),
+            None => return Err(self.err(Some(&pos), Some("name"), "missing required field")),
+        };
+        let ctx_s = format!("task '{name}' ({pos})");
+        let ctx = Some(ctx_s.as_str());
+        self.check_fields(m, TASK_FIELDS, ctx)?;
+        let period = match (m.get("period"), m.get("min_interarrival")) {
+            (Some(_), Some(_)) => return Err(self.err(ctx, Some("min_interarrival"), "give either 'period' or 'min_interarrival', not both")),
+            (Some(v), None) => self.positive_duration(v, ctx, "period")?,
+            (None, Some(v)) => self.positive_duration(v, ctx, "min_interarrival")?,
+            (None, None) => return Err(self.err(ctx, Some("period"), "missing required field (or 'min_interarrival' for a sporadic task)")),
+        };
+        let max_interarrival = match m.get("max_interarrival") {
+            None => None,
+            Some(v) => {
+                let x = self.positive_duration(v, ctx, "max_interarrival")?;
+                if x < period {
+                    return Err(self.err(ctx, Some("max_interarrival"), "must be >= the period / min_interarrival"));
+                }
+                Some(x)
+            }
+        };
+        let wcet = match m.get("wcet") {
+            None => return Err(self.err(ctx, Some("wcet"), "missing required field")),
+            Some(v) => self.positive_duration(v, ctx, "wcet")?,
+        };
+        let deadline = match m.get("deadline") {
+            None => period,
+            Some(v) => self.positive_duration(v, ctx, "deadline")?,
+        };
+        let offset = match m.get("offset") {
+            None => 0,
+            Some(v) => self.duration(v, ctx, "offset")?,
+        };
+        let priority = match m.get("priority") {
+            None => None,
+            Some(v) => {
+                let p = self.uint(v, ctx, "priority")?;
+                if p > u32::MAX as u64 {
+                    return Err(self.err(ctx, Some("priority"), "is too large"));
+                }
+                Some(p as u32)
+            }
+        };
+        let cpu = match m.get("cpu") {
+            None | Some(Value::Null) => None,
+            Some(v) => {
+                let c = self.uint(v, ctx, "cpu")?;
+                if c >= platform.cpus as u64 {
+                    return Err(self.err(
+                        ctx,
+                        Some("cpu"),
+                        format!("CPU {c} is out of range: the platform has {} CPUs (0..={})", platform.cpus, platform.cpus - 1),
+                    ));
+                }
+                Some(c as u32)
+            }
+        };
+        Ok(Task { name, period, max_interarrival, deadline, wcet, offset, priority, cpu })
+    }
+}
+
+fn kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "nothing (null)",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "a list",
+        Value::Object(_) => "a mapping",
+    }
+}
+
+fn show(v: &Value) -> String {
+    match v {
+        Value::String(s) => format!("\"{s}\""),
+        Value::Array(_) | Value::Object(_) => kind(v).to_string(),
+        other => other.to_string(),
+    }
+}
+
+/// The known name closest to `word` by edit distance, if it is close enough to be a typo.
+pub fn closest<'k>(word: &str, known: &[&'k str]) -> Option<&'k str> {
+    let mut best: Option<(usize, &str)> = None;
+    for k in known {
+        let d = edit_distance(word, k);
+        if d <= 2.max(k.len() / 3) && best.is_none_or(|(bd, _)| d < bd) {
+            best = Some((d, k));
+        }
+    }
+    best.map(|(_, k)| k)
+}
+
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1; b.len() + 1];
+        for (j, cb) in b.iter().enumerate() {
+            cur[j + 1] = (prev[j] + (ca != *cb) as usize).min(prev[j + 1] + 1).min(cur[j] + 1);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn yaml(s: &str) -> Result<TaskSet, InputError> {
+        parse_taskset(s, Format::Yaml, "ts.yaml")
+    }
+
+    #[test]
+    fn issue_example_parses() {
+        let ts = yaml(
+            "platform: {cpus: 4}\nrun: {duration: 1000, seed: 1, on_miss: continue}\ntasks:\n  - {name: t0, period: 10, wcet: 2}\n  - {name: t1, period: \"25ms\", wcet: 5, deadline: 20, offset: 1, cpu: 1, priority: 3}\n",
+        )
+        .unwrap();
+        assert_eq!(ts.platform.cpus, 4);
+        assert_eq!(ts.run.duration, 1_000_000_000);
+        assert_eq!(ts.tasks[0].deadline, 10_000_000);
+        assert_eq!(ts.tasks[1].period, 25_000_000);
+        assert_eq!(ts.tasks[1].deadline, 20_000_000);
+        assert_eq!(ts.tasks[1].offset, 1_000_000);
+        assert_eq!(ts.tasks[1].cpu, Some(1));
+        assert_eq!(ts.tasks[1].priority, Some(3));
+    }
+
+    #[test]
+    fn json_equals_yaml() {
+        let y = yaml("platform: {cpus: 2}\ntasks: [{name: a, period: 2.5, wcet: 0.1}]").unwrap();
+        let j = parse_taskset(
+            r#"{"platform": {"cpus": 2}, "tasks": [{"name": "a", "period": 2.5, "wcet": 0.1}]}"#,
+            Format::Json,
+            "ts.yaml",
+        )
+        .unwrap();
+        assert_eq!(y, j);
+        assert_eq!(y.tasks[0].wcet, 100_000);
+    }
+
+    fn expect_err(s: &str, needles: &[&str]) {
+        let e = yaml(s).unwrap_err().to_string();
+        for n in needles {
+            assert!(e.contains(n), "error {e:?} lacks {n:?}");
+        }
+        assert!(e.starts_with("ts.yaml"), "{e}");
+    }
+
+    #[test]
+    fn bad_inputs_name_file_task_field() {
+        let p = "platform: {cpus: 2}\ntasks:\n";
+        expect_err(&format!("{p}  - {{name: t0, perod: 10, wcet: 2}}"), &["task 't0'", "'perod'", "did you mean 'period'"]);
+        expect_err(&format!("{p}  - {{name: t0, wcet: 2}}"), &["task 't0'", "'period'", "missing"]);
+        expect_err(&format!("{p}  - {{name: t0, period: 0, wcet: 2}}"), &["'period'", "must be > 0"]);
+        expect_err(&format!("{p}  - {{name: t0, period: -3, wcet: 2}}"), &["'period'", "negative"]);
+        expect_err(&format!("{p}  - {{name: t0, period: 10, wcet: 0}}"), &["'wcet'", "> 0"]);
+        expect_err(&format!("{p}  - {{name: t0, period: 10, wcet: 1, deadline: 0}}"), &["'deadline'", "> 0"]);
+        expect_err(&format!("{p}  - {{name: t0, period: 10, wcet: 1, cpu: 2}}"), &["'cpu'", "out of range"]);
+        expect_err(&format!("{p}  - {{name: t0, period: 10, wcet: 1}}\n  - {{name: t0, period: 5, wcet: 1}}"), &["tasks[1]", "duplicate", "tasks[0]"]);
+        expect_err(&format!("{p}  - {{name: t0, period: [1], wcet: 1}}"), &["'period'", "expected a duration"]);
+        expect_err(&format!("{p}  - {{name: t0, period: \"10 parsecs\", wcet: 1}}"), &["unknown unit"]);
+        expect_err("platform: {cpus: 2}\ntasks: [{name: t0, period: 10, wcet: 1}", &["line", "column", "malformed YAML"]);
+        expect_err("platform: {cpus: 0}\ntasks: [{name: t0, period: 10, wcet: 1}]", &["platform", "'cpus'"]);
+        expect_err("tasks: [{name: t0, period: 10, wcet: 1}]", &["'platform'", "missing"]);
+        expect_err("platform: {cpus: 1}\nrun: {on_miss: explode}\ntasks: [{name: t0, period: 10, wcet: 1}]", &["run", "'on_miss'"]);
+        expect_err("platform: {cpus: 1}\ntasks: []", &["empty"]);
+    }
+
+    #[test]
+    fn malformed_json_has_position() {
+        let e = parse_taskset("{\"platform\": {\"cpus\": 2},\n \"tasks\": [}", Format::Json, "x.json").unwrap_err();
+        let s = e.to_string();
+        assert!(s.contains("x.json: line 2 column"), "{s}");
+    }
+
+    #[test]
+    fn execution_models() {
+        let ts = yaml("platform: {cpus: 1}\nrun: {execution: {model: uniform, min: 0.5}}\ntasks: [{name: a, period: 10, wcet: 1}]").unwrap();
+        assert_eq!(ts.run.execution, ExecModel::Uniform { min: 0.5, max: 1.0 });
+        let e = yaml("platform: {cpus: 1}\nrun: {execution: {model: uniform, min: 2, max: 1}}\ntasks: [{name: a, period: 10, wcet: 1}]");
+        assert!(e.is_err());
+    }
+}

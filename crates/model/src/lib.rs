@@ -1,0 +1,11 @@
+//! rtsched's model: tasks, platform, task-set files and the results schema.
+//! It knows nothing of scheduling; every substrate (simulator, real threads, kernel) shares it.
+
+pub mod file;
+pub mod results;
+pub mod task;
+pub mod time;
+
+pub use file::{load_taskset, parse_taskset, Format, InputError};
+pub use task::*;
+pub use time::Time;

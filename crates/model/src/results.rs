@@ -1,0 +1,459 @@
+//! The one results schema (DESIGN.md "Semantics"): per-job records, per-task and total
+//! summaries, counters, and execution intervals. The simulator, real runs and kernel runs all
+//! fill a [`RunResult`]; everything else (JSON, CSV, Perfetto trace, tables, plots) is
+//! computed from it, so any two runs can be diffed.
+
+use crate::task::{TaskId, TaskSet};
+use crate::time::Time;
+use serde::Serialize;
+use std::io::{self, Write};
+use std::path::Path;
+
+pub const SCHEMA: &str = "rtsched.results/1";
+
+/// The set of CPUs a job ran on. Inline for CPUs < 64, so recording it allocates nothing
+/// on ordinary platforms.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CpuSet {
+    low: u64,
+    high: Vec<u32>,
+}
+
+impl CpuSet {
+    #[inline]
+    pub fn insert(&mut self, cpu: u32) {
+        if cpu < 64 {
+            self.low |= 1 << cpu;
+        } else if !self.high.contains(&cpu) {
+            self.high.push(cpu);
+            self.high.sort_unstable();
+        }
+    }
+    pub fn iter(&self) -> impl Iterator<Item = u32> + '_ {
+        (0..64u32).filter(move |c| self.low & (1 << c) != 0).chain(self.high.iter().copied())
+    }
+    pub fn len(&self) -> usize {
+        self.low.count_ones() as usize + self.high.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+impl Serialize for CpuSet {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.iter())
+    }
+}
+
+/// One counted job (released in [0, duration)).
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct JobRecord {
+    pub task: TaskId,
+    /// Job index within its task, from 0.
+    pub job: u64,
+    pub release: Time,
+    pub deadline: Time,
+    /// Actual execution demand drawn by the execution-time model (excluding overheads).
+    pub demand: Time,
+    pub start: Option<Time>,
+    pub finish: Option<Time>,
+    pub cpus: CpuSet,
+    pub preemptions: u32,
+    pub migrations: u32,
+    pub context_switches: u32,
+    pub missed: bool,
+    pub aborted: bool,
+}
+
+impl JobRecord {
+    pub fn response(&self) -> Option<Time> {
+        self.finish.map(|f| f - self.release)
+    }
+    /// max(0, finish - deadline); for a job unfinished at the end, `end - deadline` (a lower bound).
+    pub fn tardiness(&self, end: Time) -> Time {
+        self.finish.unwrap_or(end).saturating_sub(self.deadline)
+    }
+}
+
+/// A stretch of time during which one CPU ran one entity.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Interval {
+    pub cpu: u32,
+    pub task: TaskId,
+    pub job: u64,
+    pub thread: u32,
+    pub start: Time,
+    pub end: Time,
+}
+
+/// Counts over the whole run.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Counters {
+    /// Times the policy was asked to decide.
+    pub scheduler_invocations: u64,
+    /// Events processed by the substrate.
+    pub events: u64,
+    /// Jobs released (counted or not).
+    pub releases: u64,
+}
+
+/// Everything a run produces.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RunResult {
+    pub schema: &'static str,
+    /// "sim", "testbed", "kernel".
+    pub substrate: String,
+    /// The scheduler as written by the user, with its options (e.g. `gfp:rm`).
+    pub scheduler: String,
+    pub taskset: String,
+    pub cpus: u32,
+    pub duration: Time,
+    pub seed: u64,
+    /// When the run stopped (every counted job was decided by then).
+    pub end: Time,
+    pub task_names: Vec<String>,
+    pub counters: Counters,
+    pub jobs: Vec<JobRecord>,
+    #[serde(skip)]
+    pub intervals: Vec<Interval>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Summary {
+    pub jobs: u64,
+    pub completed: u64,
+    pub met: u64,
+    pub missed: u64,
+    pub aborted: u64,
+    /// Deadline satisfaction ratio: met / jobs.
+    pub dsr: f64,
+    pub max_tardiness_ns: Time,
+    /// Mean over all counted jobs (0 for jobs that met their deadline).
+    pub mean_tardiness_ns: f64,
+    pub max_response_ns: Time,
+    pub mean_response_ns: f64,
+    /// Nearest-rank 99th percentile over completed jobs.
+    pub p99_response_ns: Time,
+    pub preemptions: u64,
+    pub migrations: u64,
+    pub context_switches: u64,
+}
+
+impl Summary {
+    fn of<'a>(jobs: impl Iterator<Item = &'a JobRecord>, end: Time, scratch: &mut Vec<Time>) -> Summary {
+        let mut s = Summary::default();
+        let (mut tard_sum, mut resp_sum) = (0u128, 0u128);
+        scratch.clear();
+        for j in jobs {
+            s.jobs += 1;
+            if let Some(r) = j.response() {
+                s.completed += 1;
+                resp_sum += r as u128;
+                s.max_response_ns = s.max_response_ns.max(r);
+                scratch.push(r);
+            }
+            if j.missed {
+                s.missed += 1;
+            } else {
+                s.met += 1;
+            }
+            s.aborted += j.aborted as u64;
+            let t = if j.missed { j.tardiness(end) } else { 0 };
+            tard_sum += t as u128;
+            s.max_tardiness_ns = s.max_tardiness_ns.max(t);
+            s.preemptions += j.preemptions as u64;
+            s.migrations += j.migrations as u64;
+            s.context_switches += j.context_switches as u64;
+        }
+        if s.jobs > 0 {
+            s.dsr = s.met as f64 / s.jobs as f64;
+            s.mean_tardiness_ns = tard_sum as f64 / s.jobs as f64;
+        } else {
+            s.dsr = 1.0;
+        }
+        if s.completed > 0 {
+            s.mean_response_ns = resp_sum as f64 / s.completed as f64;
+            scratch.sort_unstable();
+            let rank = ((0.99 * scratch.len() as f64).ceil() as usize).max(1);
+            s.p99_response_ns = scratch[rank - 1];
+        }
+        s
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct TaskSummary {
+    pub name: String,
+    #[serde(flatten)]
+    pub summary: Summary,
+}
+
+/// Summaries derived from a run (never stored separately, so they cannot disagree).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Summaries {
+    pub total: Summary,
+    pub tasks: Vec<TaskSummary>,
+}
+
+impl RunResult {
+    pub fn new(substrate: &str, scheduler: &str, ts: &TaskSet) -> Self {
+        RunResult {
+            schema: SCHEMA,
+            substrate: substrate.into(),
+            scheduler: scheduler.into(),
+            taskset: ts.source.clone(),
+            cpus: ts.platform.cpus,
+            duration: ts.run.duration,
+            seed: ts.run.seed,
+            end: 0,
+            task_names: ts.tasks.iter().map(|t| t.name.clone()).collect(),
+            counters: Counters::default(),
+            jobs: Vec::new(),
+            intervals: Vec::new(),
+        }
+    }
+
+    pub fn summaries(&self) -> Summaries {
+        let mut scratch = Vec::with_capacity(self.jobs.len());
+        let total = Summary::of(self.jobs.iter(), self.end, &mut scratch);
+        let tasks = (0..self.task_names.len())
+            .map(|t| TaskSummary {
+                name: self.task_names[t].clone(),
+                summary: Summary::of(self.jobs.iter().filter(|j| j.task as usize == t), self.end, &mut scratch),
+            })
+            .collect();
+        Summaries { total, tasks }
+    }
+
+    /// The results document: run header, summaries, counters and (optionally) per-job records.
+    pub fn to_json_value(&self, with_jobs: bool) -> serde_json::Value {
+        let s = self.summaries();
+        let mut v = serde_json::json!({
+            "schema": self.schema,
+            "substrate": self.substrate,
+            "scheduler": self.scheduler,
+            "taskset": self.taskset,
+            "cpus": self.cpus,
+            "duration_ns": self.duration,
+            "seed": self.seed,
+            "end_ns": self.end,
+            "counters": self.counters,
+            "total": s.total,
+            "tasks": s.tasks,
+        });
+        if with_jobs {
+            let jobs: Vec<serde_json::Value> = self
+                .jobs
+                .iter()
+                .map(|j| {
+                    serde_json::json!({
+                        "task": self.task_names[j.task as usize],
+                        "job": j.job,
+                        "release_ns": j.release,
+                        "deadline_ns": j.deadline,
+                        "demand_ns": j.demand,
+                        "start_ns": j.start,
+                        "finish_ns": j.finish,
+                        "cpus": j.cpus,
+                        "preemptions": j.preemptions,
+                        "migrations": j.migrations,
+                        "context_switches": j.context_switches,
+                        "missed": j.missed,
+                        "aborted": j.aborted,
+                    })
+                })
+                .collect();
+            v["jobs"] = serde_json::Value::Array(jobs);
+        }
+        v
+    }
+}
+
+/// The CSV header for per-job records.
+pub const JOBS_CSV_HEADER: &str = "scheduler,task,job,release_ns,deadline_ns,start_ns,finish_ns,response_ns,tardiness_ns,demand_ns,cpus,preemptions,migrations,context_switches,missed,aborted";
+
+fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+pub fn write_jobs_csv(runs: &[&RunResult], w: &mut impl Write) -> io::Result<()> {
+    writeln!(w, "{JOBS_CSV_HEADER}")?;
+    for r in runs {
+        let sched = csv_field(&r.scheduler);
+        for j in &r.jobs {
+            let opt = |x: Option<Time>| x.map(|v| v.to_string()).unwrap_or_default();
+            let cpus: Vec<String> = j.cpus.iter().map(|c| c.to_string()).collect();
+            writeln!(
+                w,
+                "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+                sched,
+                csv_field(&r.task_names[j.task as usize]),
+                j.job,
+                j.release,
+                j.deadline,
+                opt(j.start),
+                opt(j.finish),
+                opt(j.response()),
+                if j.missed { j.tardiness(r.end) } else { 0 },
+                j.demand,
+                cpus.join(";"),
+                j.preemptions,
+                j.migrations,
+                j.context_switches,
+                j.missed as u8,
+                j.aborted as u8
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// ns as a decimal number of microseconds, exactly ("12.345"), as the trace format wants.
+fn us(ns: Time) -> String {
+    format!("{}.{:03}", ns / 1000, ns % 1000)
+}
+
+fn json_str(s: &str) -> String {
+    serde_json::to_string(s).expect("string serialises")
+}
+
+/// A Chrome / Perfetto trace (JSON trace-event format): one process per run, one track per
+/// CPU, one complete ("X") slice per execution interval, an instant event per missed deadline.
+/// Opens in ui.perfetto.dev and chrome://tracing.
+pub fn write_trace(runs: &[&RunResult], w: &mut impl Write) -> io::Result<()> {
+    writeln!(w, "{{\"displayTimeUnit\":\"ns\",\"traceEvents\":[")?;
+    let mut first = true;
+    let mut sep = |w: &mut dyn Write| -> io::Result<()> {
+        if !first {
+            writeln!(w, ",")?;
+        }
+        first = false;
+        Ok(())
+    };
+    for (pid, r) in runs.iter().enumerate() {
+        sep(w)?;
+        write!(w, "{{\"ph\":\"M\",\"pid\":{pid},\"name\":\"process_name\",\"args\":{{\"name\":{}}}}}", json_str(&format!("{} ({})", r.scheduler, r.substrate)))?;
+        for cpu in 0..r.cpus {
+            sep(w)?;
+            write!(w, "{{\"ph\":\"M\",\"pid\":{pid},\"tid\":{cpu},\"name\":\"thread_name\",\"args\":{{\"name\":\"CPU {cpu}\"}}}}")?;
+        }
+        sep(w)?;
+        write!(w, "{{\"ph\":\"M\",\"pid\":{pid},\"tid\":{},\"name\":\"thread_name\",\"args\":{{\"name\":\"deadline misses\"}}}}", r.cpus)?;
+        for iv in &r.intervals {
+            sep(w)?;
+            let name = &r.task_names[iv.task as usize];
+            let label = if iv.thread == 0 { format!("{name}/{}", iv.job) } else { format!("{name}/{}.{}", iv.job, iv.thread) };
+            write!(
+                w,
+                "{{\"ph\":\"X\",\"pid\":{pid},\"tid\":{},\"ts\":{},\"dur\":{},\"name\":{},\"cat\":{}}}",
+                iv.cpu,
+                us(iv.start),
+                us(iv.end - iv.start),
+                json_str(&label),
+                json_str(name)
+            )?;
+        }
+        for j in r.jobs.iter().filter(|j| j.missed) {
+            sep(w)?;
+            write!(
+                w,
+                "{{\"ph\":\"i\",\"s\":\"t\",\"pid\":{pid},\"tid\":{},\"ts\":{},\"name\":{}}}",
+                r.cpus,
+                us(j.deadline),
+                json_str(&format!("miss {}/{}", r.task_names[j.task as usize], j.job))
+            )?;
+        }
+    }
+    writeln!(w, "\n]}}")?;
+    Ok(())
+}
+
+/// Write a file atomically: into a temporary file beside it, flushed and synced, then renamed
+/// over the target. A crash or error leaves either the old file or the new one, never half.
+pub fn write_atomic(path: &Path, f: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> io::Result<()> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => std::path::PathBuf::from("."),
+    };
+    std::fs::create_dir_all(&dir)?;
+    let fname = path.file_name().ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "not a file path"))?;
+    let tmp = dir.join(format!(".{}.tmp.{}", fname.to_string_lossy(), std::process::id()));
+    let res = (|| {
+        let file = std::fs::File::create(&tmp)?;
+        let mut bw = io::BufWriter::new(file);
+        f(&mut bw)?;
+        let file = bw.into_inner().map_err(|e| e.into_error())?;
+        file.sync_all()?;
+        std::fs::rename(&tmp, path)
+    })();
+    if res.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    res
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn job(task: TaskId, release: Time, deadline: Time, finish: Option<Time>) -> JobRecord {
+        JobRecord {
+            task,
+            release,
+            deadline,
+            finish,
+            start: finish.map(|_| release),
+            missed: finish.is_none_or(|f| f > deadline),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn summary_by_hand() {
+        let mut ts = crate::task::TaskSet::new(1, vec![crate::task::Task::periodic("a", 10, 1), crate::task::Task::periodic("b", 10, 1)]);
+        ts.source = "x".into();
+        let mut r = RunResult::new("sim", "gedf", &ts);
+        r.end = 100;
+        r.jobs = vec![job(0, 0, 10, Some(5)), job(0, 10, 20, Some(25)), job(1, 0, 10, None), job(1, 10, 20, Some(20))];
+        let s = r.summaries();
+        assert_eq!(s.total.jobs, 4);
+        assert_eq!(s.total.missed, 2);
+        assert_eq!(s.total.met, 2);
+        assert_eq!(s.total.dsr, 0.5);
+        assert_eq!(s.total.max_tardiness_ns, 90); // unfinished: end - deadline
+        assert_eq!(s.total.mean_tardiness_ns, (5.0 + 90.0) / 4.0);
+        assert_eq!(s.total.max_response_ns, 15);
+        assert_eq!(s.total.p99_response_ns, 15);
+        assert_eq!(s.tasks[1].summary.jobs, 2);
+        assert_eq!(s.tasks[1].summary.completed, 1);
+    }
+
+    #[test]
+    fn cpuset() {
+        let mut c = CpuSet::default();
+        for x in [3, 70, 0, 3, 65] {
+            c.insert(x);
+        }
+        assert_eq!(c.iter().collect::<Vec<_>>(), vec![0, 3, 65, 70]);
+    }
+
+    #[test]
+    fn atomic_write_replaces_whole() {
+        let d = std::env::temp_dir().join(format!("rtsched-aw-{}", std::process::id()));
+        let p = d.join("out.txt");
+        write_atomic(&p, |w| w.write_all(b"one")).unwrap();
+        let e = write_atomic(&p, |w| {
+            w.write_all(b"half")?;
+            Err(io::Error::other("boom"))
+        });
+        assert!(e.is_err());
+        assert_eq!(std::fs::read_to_string(&p).unwrap(), "one");
+        assert_eq!(std::fs::read_dir(&d).unwrap().count(), 1);
+        std::fs::remove_dir_all(&d).unwrap();
+    }
+}

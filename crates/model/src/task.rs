@@ -1,0 +1,138 @@
+//! The task model: platform, tasks, run options (DESIGN.md "Semantics").
+//!
+//! Nothing here knows about scheduling. Later parts extend `Task` with optional fields
+//! (time-utility function, working set, memory group, parallel regions, critical sections);
+//! every field is optional with a default that means "the classic sporadic task".
+
+use crate::time::Time;
+use serde::Serialize;
+
+/// Index of a task in its task set (file order).
+pub type TaskId = u32;
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Platform {
+    /// Number of identical CPUs (m).
+    pub cpus: u32,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Task {
+    pub name: String,
+    /// Period, or minimum inter-arrival time of a sporadic task (T).
+    pub period: Time,
+    /// Sporadic tasks: inter-arrival times are drawn uniformly from [period, max_interarrival]
+    /// with the run's seed. `None` means strictly periodic.
+    pub max_interarrival: Option<Time>,
+    /// Relative deadline (D); defaults to the period.
+    pub deadline: Time,
+    /// Worst-case execution time (C): the budget the scheduler is told.
+    pub wcet: Time,
+    /// Release of the first job (phase).
+    pub offset: Time,
+    /// Fixed priority; a larger number is more urgent, as with Linux `SCHED_FIFO`.
+    pub priority: Option<u32>,
+    /// Partition: the CPU this task is bound to under a partitioned scheduler.
+    pub cpu: Option<u32>,
+}
+
+impl Task {
+    /// A periodic task with implicit deadline and zero offset.
+    pub fn periodic(name: impl Into<String>, period: Time, wcet: Time) -> Self {
+        Task {
+            name: name.into(),
+            period,
+            max_interarrival: None,
+            deadline: period,
+            wcet,
+            offset: 0,
+            priority: None,
+            cpu: None,
+        }
+    }
+    pub fn utilization(&self) -> f64 {
+        self.wcet as f64 / self.period as f64
+    }
+    pub fn density(&self) -> f64 {
+        self.wcet as f64 / self.deadline.min(self.period) as f64
+    }
+}
+
+/// What happens to a job that reaches its deadline unfinished.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum OnMiss {
+    /// The job runs late; its tardiness is measured.
+    Continue,
+    /// The job is removed at its deadline (counted as missed and aborted).
+    Abort,
+}
+
+/// How a job's actual execution demand is drawn from its task's WCET.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "model", rename_all = "lowercase")]
+pub enum ExecModel {
+    /// Every job runs exactly its WCET.
+    Wcet,
+    /// Each job runs a seeded uniform fraction of WCET in [min, max] (0 < min <= max).
+    Uniform { min: f64, max: f64 },
+    /// With probability `probability` a job overruns to `ratio` x WCET, else runs its WCET.
+    Overrun { ratio: f64, probability: f64 },
+}
+
+/// Overheads the simulator charges (zero by default). Charged as extra execution demand of
+/// the entity being dispatched: `context_switch` on every dispatch, plus `migration` when it
+/// resumes on another CPU than it last ran on.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Overheads {
+    pub context_switch: Time,
+    pub migration: Time,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RunOptions {
+    /// Jobs released in [0, duration) are counted.
+    pub duration: Time,
+    pub seed: u64,
+    pub on_miss: OnMiss,
+    pub execution: ExecModel,
+    pub overheads: Overheads,
+}
+
+impl Default for RunOptions {
+    fn default() -> Self {
+        RunOptions {
+            duration: 1_000 * crate::time::NS_PER_MS,
+            seed: 1,
+            on_miss: OnMiss::Continue,
+            execution: ExecModel::Wcet,
+            overheads: Overheads::default(),
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct TaskSet {
+    /// Where it came from (file path), for messages.
+    pub source: String,
+    pub platform: Platform,
+    pub run: RunOptions,
+    pub tasks: Vec<Task>,
+}
+
+impl TaskSet {
+    pub fn new(cpus: u32, tasks: Vec<Task>) -> Self {
+        TaskSet {
+            source: "<memory>".into(),
+            platform: Platform { cpus },
+            run: RunOptions::default(),
+            tasks,
+        }
+    }
+    pub fn utilization(&self) -> f64 {
+        self.tasks.iter().map(Task::utilization).sum()
+    }
+    pub fn task_index(&self, name: &str) -> Option<TaskId> {
+        self.tasks.iter().position(|t| t.name == name).map(|i| i as TaskId)
+    }
+}

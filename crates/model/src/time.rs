@@ -1,0 +1,192 @@
+//! Time is integer nanoseconds everywhere (DESIGN.md, "Semantics").
+//!
+//! Files give durations either as a number of milliseconds (decimals allowed) or as a string
+//! with a unit. A number is converted *exactly*: we print the parsed `f64` with Rust's
+//! shortest round-trip formatting (which gives back the decimal the user wrote for anything
+//! with up to 15 significant digits) and then read that decimal string with integer
+//! arithmetic, so `0.1` is 100 000 ns, not 99 999.
+
+/// A point in time or a duration, in nanoseconds.
+pub type Time = u64;
+
+pub const NS_PER_US: Time = 1_000;
+pub const NS_PER_MS: Time = 1_000_000;
+pub const NS_PER_S: Time = 1_000_000_000;
+
+/// Parse a decimal string (`"12"`, `"0.25"`, `"1e-3"`) scaled by `unit_ns` into integer ns.
+/// Fails if the value is negative, not finite, too large, or not a whole number of ns.
+pub fn parse_decimal_scaled(text: &str, unit_ns: Time) -> Result<Time, String> {
+    let t = text.trim();
+    if t.is_empty() {
+        return Err("empty duration".into());
+    }
+    if t.starts_with('-') {
+        return Err(format!("must not be negative, got {t}"));
+    }
+    let t = t.strip_prefix('+').unwrap_or(t);
+    // Split mantissa and exponent.
+    let (mant, exp) = match t.find(['e', 'E']) {
+        Some(i) => {
+            let e: i32 = t[i + 1..]
+                .parse()
+                .map_err(|_| format!("'{text}' is not a number"))?;
+            (&t[..i], e)
+        }
+        None => (t, 0),
+    };
+    let (int_part, frac_part) = match mant.find('.') {
+        Some(i) => (&mant[..i], &mant[i + 1..]),
+        None => (mant, ""),
+    };
+    if (int_part.is_empty() && frac_part.is_empty())
+        || !int_part.bytes().all(|b| b.is_ascii_digit())
+        || !frac_part.bytes().all(|b| b.is_ascii_digit())
+    {
+        return Err(format!("'{text}' is not a number"));
+    }
+    // value = digits * 10^(exp - frac_len) * unit_ns
+    let digits: String = format!("{int_part}{frac_part}");
+    let digits = digits.trim_start_matches('0');
+    let mut scale: i64 = exp as i64 - frac_part.len() as i64;
+    let mut value: u128 = 0;
+    for b in digits.bytes() {
+        value = value
+            .checked_mul(10)
+            .and_then(|v| v.checked_add((b - b'0') as u128))
+            .ok_or_else(|| format!("'{text}' is too large"))?;
+        if value > u64::MAX as u128 * 10 {
+            return Err(format!("'{text}' is too large"));
+        }
+    }
+    value = value
+        .checked_mul(unit_ns as u128)
+        .ok_or_else(|| format!("'{text}' is too large"))?;
+    while scale > 0 {
+        value = value
+            .checked_mul(10)
+            .ok_or_else(|| format!("'{text}' is too large"))?;
+        if value > u64::MAX as u128 {
+            return Err(format!("'{text}' is too large"));
+        }
+        scale -= 1;
+    }
+    while scale < 0 {
+        if value % 10 != 0 {
+            return Err(format!(
+                "'{text}' is not a whole number of nanoseconds"
+            ));
+        }
+        value /= 10;
+        scale += 1;
+    }
+    u64::try_from(value).map_err(|_| format!("'{text}' is too large"))
+}
+
+/// Milliseconds given as an `f64` (how JSON and YAML numbers arrive) to exact ns.
+pub fn ms_f64_to_ns(ms: f64) -> Result<Time, String> {
+    if !ms.is_finite() {
+        return Err(format!("must be a finite number, got {ms}"));
+    }
+    if ms < 0.0 {
+        return Err(format!("must not be negative, got {ms}"));
+    }
+    // `{}` on f64 is the shortest string that reads back to the same f64.
+    parse_decimal_scaled(&format!("{ms}"), NS_PER_MS)
+}
+
+/// A duration string with a unit: `"250us"`, `"10ms"`, `"2s"`, `"1.5 ms"`, `"100ns"`.
+/// A bare number string is taken as milliseconds, like a bare number in a file.
+pub fn parse_duration_str(s: &str) -> Result<Time, String> {
+    let t = s.trim();
+    let split = t
+        .find(|c: char| c.is_ascii_alphabetic() && c != 'e' && c != 'E')
+        .unwrap_or(t.len());
+    // "1e3ms": an 'e' followed by a digit or sign is an exponent; handled because we only
+    // split on alphabetic characters other than e/E, then check the unit below.
+    let (num, unit) = t.split_at(split);
+    let unit_ns = match unit.trim() {
+        "" | "ms" => NS_PER_MS,
+        "ns" => 1,
+        "us" | "µs" => NS_PER_US,
+        "s" => NS_PER_S,
+        "min" => 60 * NS_PER_S,
+        other => {
+            return Err(format!(
+                "unknown unit '{other}' in '{s}' (use ns, us, ms, s, or a number in ms)"
+            ))
+        }
+    };
+    parse_decimal_scaled(num.trim(), unit_ns)
+}
+
+/// Format ns as a short human string with the largest unit that keeps it exact-ish.
+pub fn fmt_duration(ns: Time) -> String {
+    if ns == 0 {
+        "0".into()
+    } else if ns % NS_PER_S == 0 {
+        format!("{}s", ns / NS_PER_S)
+    } else if ns % NS_PER_MS == 0 {
+        format!("{}ms", ns / NS_PER_MS)
+    } else if ns % NS_PER_US == 0 {
+        format!("{}us", ns / NS_PER_US)
+    } else {
+        format!("{ns}ns")
+    }
+}
+
+/// ns as milliseconds for display (lossy, for tables only).
+pub fn ns_to_ms(ns: Time) -> f64 {
+    ns as f64 / NS_PER_MS as f64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_are_exact_ms() {
+        assert_eq!(ms_f64_to_ns(0.1).unwrap(), 100_000);
+        assert_eq!(ms_f64_to_ns(2.5).unwrap(), 2_500_000);
+        assert_eq!(ms_f64_to_ns(10.0).unwrap(), 10_000_000);
+        assert_eq!(ms_f64_to_ns(0.000001).unwrap(), 1);
+        assert_eq!(ms_f64_to_ns(1e-6).unwrap(), 1);
+        assert_eq!(ms_f64_to_ns(33.333333).unwrap(), 33_333_333);
+        assert!(ms_f64_to_ns(0.0000001).is_err());
+        assert!(ms_f64_to_ns(-1.0).is_err());
+        assert!(ms_f64_to_ns(f64::NAN).is_err());
+    }
+
+    #[test]
+    fn strings_with_units() {
+        assert_eq!(parse_duration_str("250us").unwrap(), 250_000);
+        assert_eq!(parse_duration_str("10ms").unwrap(), 10_000_000);
+        assert_eq!(parse_duration_str("2s").unwrap(), 2_000_000_000);
+        assert_eq!(parse_duration_str("1.5 ms").unwrap(), 1_500_000);
+        assert_eq!(parse_duration_str("100ns").unwrap(), 100);
+        assert_eq!(parse_duration_str("7").unwrap(), 7_000_000);
+        assert_eq!(parse_duration_str("1e3us").unwrap(), 1_000_000);
+        assert!(parse_duration_str("3 parsecs").is_err());
+        assert!(parse_duration_str("1.5ns").is_err());
+        assert!(parse_duration_str("abc").is_err());
+        assert!(parse_duration_str("").is_err());
+    }
+
+    #[test]
+    fn fmt_roundtrip() {
+        for ns in [0, 1, 999, 1000, 250_000, 10_000_000, 2_000_000_000, 1_500_000] {
+            if ns > 0 {
+                assert_eq!(parse_duration_str(&fmt_duration(ns)).unwrap(), ns);
+            }
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn any_ns_roundtrips_through_ms_decimal(ns in 1u64..10_000_000_000_000) {
+            let text = format!("{}.{:06}", ns / NS_PER_MS, ns % NS_PER_MS);
+            let as_f64: f64 = text.parse().unwrap();
+            proptest::prop_assert_eq!(ms_f64_to_ns(as_f64).unwrap(), ns);
+            proptest::prop_assert_eq!(parse_duration_str(&format!("{ns}ns")).unwrap(), ns);
+        }
+    }
+}

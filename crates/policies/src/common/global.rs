@@ -1,0 +1,139 @@
+//! A global scheduling domain (in the spirit of LITMUS^RT's `rt_domain` + GSN-EDF's linking):
+//! one ready queue ordered by a policy's [`Order`], and per CPU the key of what is linked
+//! there. It is policy-free: EDF, FP and FIFO differ only in the order and in whether a
+//! more urgent arrival may preempt.
+//!
+//! `schedule` keeps the invariant of global job-level-fixed-priority scheduling: with
+//! preemption, the CPUs run exactly the min(m, ready) most urgent entities; without, no CPU
+//! idles while an entity waits. An entity is resumed on the CPU it last ran on when that CPU
+//! is free (fewer migrations, same schedule).
+
+use super::heap::IndexedHeap;
+use super::key::{Key, Order};
+use crate::policy::{Dispatch, EntityId, EntityInfo};
+use rtsched_model::Time;
+
+const NO_CPU: u32 = u32::MAX;
+
+pub struct GlobalDomain<O: Order> {
+    /// Display name with options.
+    pub label: String,
+    pub order: O,
+    pub preemptive: bool,
+    /// Ready entities not linked to a CPU.
+    ready: IndexedHeap<Key>,
+    /// Key of the entity linked to each CPU (None = idle).
+    linked: Vec<Option<(Key, EntityId)>>,
+    /// Per entity id: key and the CPU it last ran on.
+    keys: Vec<Key>,
+    last_cpu: Vec<u32>,
+}
+
+impl<O: Order> GlobalDomain<O> {
+    pub fn new(label: impl Into<String>, order: O, cpus: u32, preemptive: bool) -> Self {
+        GlobalDomain {
+            label: label.into(),
+            order,
+            preemptive,
+            ready: IndexedHeap::with_capacity(64),
+            linked: vec![None; cpus as usize],
+            keys: Vec::with_capacity(64),
+            last_cpu: Vec::with_capacity(64),
+        }
+    }
+
+    pub fn release(&mut self, e: &EntityInfo) {
+        let k = self.order.key(e);
+        let i = e.id as usize;
+        if self.keys.len() <= i {
+            self.keys.resize(i + 1, Key::default());
+            self.last_cpu.resize(i + 1, NO_CPU);
+        }
+        self.keys[i] = k;
+        self.last_cpu[i] = NO_CPU;
+        self.ready.push(e.id, k);
+    }
+
+    pub fn complete(&mut self, e: EntityId, cpu: u32) {
+        debug_assert_eq!(self.linked[cpu as usize].map(|x| x.1), Some(e));
+        self.linked[cpu as usize] = None;
+    }
+
+    pub fn aborted(&mut self, e: EntityId) {
+        if self.ready.remove(e).is_none() {
+            if let Some(c) = self.linked.iter().position(|l| l.is_some_and(|(_, x)| x == e)) {
+                self.linked[c] = None;
+            }
+        }
+    }
+
+    /// Number of ready entities waiting for a CPU.
+    pub fn waiting(&self) -> usize {
+        self.ready.len()
+    }
+
+    fn idle_cpu(&self, prefer: u32) -> Option<u32> {
+        if prefer != NO_CPU && self.linked[prefer as usize].is_none() {
+            return Some(prefer);
+        }
+        self.linked.iter().position(Option::is_none).map(|c| c as u32)
+    }
+
+    /// The CPU linked to the least urgent entity (largest key).
+    fn lowest_cpu(&self) -> Option<(u32, Key)> {
+        let mut best: Option<(u32, Key)> = None;
+        for (c, l) in self.linked.iter().enumerate() {
+            if let Some((k, _)) = l {
+                if best.is_none_or(|(_, bk)| *k > bk) {
+                    best = Some((c as u32, *k));
+                }
+            }
+        }
+        best
+    }
+
+    fn link(&mut self, cpu: u32, k: Key, e: EntityId, d: &mut Dispatch) {
+        self.linked[cpu as usize] = Some((k, e));
+        self.last_cpu[e as usize] = cpu;
+        d.assign(cpu, Some(e));
+    }
+
+    pub fn schedule(&mut self, _now: Time, d: &mut Dispatch) {
+        while let Some((k, e)) = self.ready.peek() {
+            if let Some(cpu) = self.idle_cpu(self.last_cpu[e as usize]) {
+                self.ready.pop();
+                self.link(cpu, k, e, d);
+                continue;
+            }
+            if !self.preemptive {
+                break;
+            }
+            let (cpu, lowest) = self.lowest_cpu().expect("no idle CPU means every CPU is linked");
+            if k >= lowest {
+                break;
+            }
+            self.ready.pop();
+            let (_, victim) = self.linked[cpu as usize].expect("linked");
+            self.ready.push(victim, lowest);
+            self.link(cpu, k, e, d);
+        }
+    }
+}
+
+impl<O: Order> crate::policy::Policy for GlobalDomain<O> {
+    fn name(&self) -> String {
+        self.label.clone()
+    }
+    fn release(&mut self, _now: Time, e: &EntityInfo) {
+        GlobalDomain::release(self, e)
+    }
+    fn complete(&mut self, _now: Time, e: EntityId, cpu: u32) {
+        GlobalDomain::complete(self, e, cpu)
+    }
+    fn aborted(&mut self, _now: Time, e: EntityId) {
+        GlobalDomain::aborted(self, e)
+    }
+    fn schedule(&mut self, now: Time, d: &mut Dispatch) {
+        GlobalDomain::schedule(self, now, d)
+    }
+}

@@ -1,0 +1,28 @@
+//! The total order on entities. Every policy maps an entity to a [`Key`]; a smaller key is
+//! more urgent, and keys of distinct entities are never equal (the last fields are the task
+//! index, job index and thread index), so no decision ever depends on hash or arrival order.
+
+use crate::policy::EntityInfo;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct Key {
+    /// The policy's criterion (absolute deadline for EDF, inverted priority for FP, ...).
+    pub primary: u64,
+    /// The policy's first tie-break (release time for EDF and FP).
+    pub secondary: u64,
+    pub task: u32,
+    pub job: u64,
+    pub thread: u32,
+}
+
+impl Key {
+    #[inline]
+    pub fn new(primary: u64, secondary: u64, e: &EntityInfo) -> Key {
+        Key { primary, secondary, task: e.task, job: e.job, thread: e.thread }
+    }
+}
+
+/// A policy's comparator, as a function from entity to key.
+pub trait Order: Send + 'static {
+    fn key(&self, e: &EntityInfo) -> Key;
+}

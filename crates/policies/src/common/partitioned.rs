@@ -1,0 +1,111 @@
+//! A partitioned domain: each task is bound to one CPU, and each CPU runs a uniprocessor
+//! scheduler over its own ready queue (as in SimSo, partitioning is a plain function handed
+//! to a uniprocessor policy). Only CPUs that saw an event are reconsidered.
+
+use super::heap::IndexedHeap;
+use super::key::{Key, Order};
+use crate::policy::{Dispatch, EntityId, EntityInfo};
+use rtsched_model::Time;
+
+pub struct PartitionedDomain<O: Order> {
+    /// Display name with options.
+    pub label: String,
+    pub order: O,
+    pub preemptive: bool,
+    /// CPU of each task.
+    cpu_of_task: Vec<u32>,
+    ready: Vec<IndexedHeap<Key>>,
+    linked: Vec<Option<(Key, EntityId)>>,
+    cpu_of_entity: Vec<u32>,
+    dirty: Vec<u32>,
+    is_dirty: Vec<bool>,
+}
+
+impl<O: Order> PartitionedDomain<O> {
+    pub fn new(label: impl Into<String>, order: O, cpus: u32, cpu_of_task: Vec<u32>, preemptive: bool) -> Self {
+        PartitionedDomain {
+            label: label.into(),
+            order,
+            preemptive,
+            cpu_of_task,
+            ready: (0..cpus).map(|_| IndexedHeap::with_capacity(16)).collect(),
+            linked: vec![None; cpus as usize],
+            cpu_of_entity: Vec::with_capacity(64),
+            dirty: Vec::with_capacity(cpus as usize),
+            is_dirty: vec![false; cpus as usize],
+        }
+    }
+
+    fn touch(&mut self, cpu: u32) {
+        if !self.is_dirty[cpu as usize] {
+            self.is_dirty[cpu as usize] = true;
+            self.dirty.push(cpu);
+        }
+    }
+
+    pub fn release(&mut self, e: &EntityInfo) {
+        let cpu = self.cpu_of_task[e.task as usize];
+        let i = e.id as usize;
+        if self.cpu_of_entity.len() <= i {
+            self.cpu_of_entity.resize(i + 1, 0);
+        }
+        self.cpu_of_entity[i] = cpu;
+        self.ready[cpu as usize].push(e.id, self.order.key(e));
+        self.touch(cpu);
+    }
+
+    pub fn complete(&mut self, _e: EntityId, cpu: u32) {
+        self.linked[cpu as usize] = None;
+        self.touch(cpu);
+    }
+
+    pub fn aborted(&mut self, e: EntityId) {
+        let cpu = self.cpu_of_entity[e as usize];
+        if self.ready[cpu as usize].remove(e).is_none() && self.linked[cpu as usize].is_some_and(|(_, x)| x == e) {
+            self.linked[cpu as usize] = None;
+        }
+        self.touch(cpu);
+    }
+
+    pub fn schedule(&mut self, _now: Time, d: &mut Dispatch) {
+        for i in 0..self.dirty.len() {
+            let cpu = self.dirty[i];
+            self.is_dirty[cpu as usize] = false;
+            let c = cpu as usize;
+            let Some((k, e)) = self.ready[c].peek() else { continue };
+            match self.linked[c] {
+                None => {
+                    self.ready[c].pop();
+                    self.linked[c] = Some((k, e));
+                    d.assign(cpu, Some(e));
+                }
+                Some((rk, re)) if self.preemptive && k < rk => {
+                    self.ready[c].pop();
+                    self.ready[c].push(re, rk);
+                    self.linked[c] = Some((k, e));
+                    d.assign(cpu, Some(e));
+                }
+                _ => {}
+            }
+        }
+        self.dirty.clear();
+    }
+}
+
+impl<O: Order> crate::policy::Policy for PartitionedDomain<O> {
+    fn name(&self) -> String {
+        self.label.clone()
+    }
+    fn release(&mut self, _now: Time, e: &EntityInfo) {
+        PartitionedDomain::release(self, e)
+    }
+    fn complete(&mut self, _now: Time, e: EntityId, cpu: u32) {
+        PartitionedDomain::complete(self, e, cpu)
+    }
+    fn aborted(&mut self, _now: Time, e: EntityId) {
+        PartitionedDomain::aborted(self, e)
+    }
+    fn schedule(&mut self, now: Time, d: &mut Dispatch) {
+        PartitionedDomain::schedule(self, now, d)
+    }
+}

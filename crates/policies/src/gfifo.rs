@@ -1,0 +1,22 @@
+//! `gfifo` — global first-in first-out (non-preemptive), the naive baseline.
+//!
+//! Rules: jobs run in release order on whichever CPU frees first, each to completion.
+//!
+//! Total order: release time, then task index, job index, thread.
+
+use crate::common::{GlobalDomain, Key, Order};
+use crate::policy::EntityInfo;
+
+#[derive(Clone, Copy, Debug, Default)]
+pub struct FifoOrder;
+
+impl Order for FifoOrder {
+    #[inline]
+    fn key(&self, e: &EntityInfo) -> Key {
+        Key::new(e.release, 0, e)
+    }
+}
+
+pub fn gfifo(cpus: u32) -> GlobalDomain<FifoOrder> {
+    GlobalDomain::new("gfifo", FifoOrder, cpus, false)
+}

@@ -1,0 +1,29 @@
+//! `gfp` — global preemptive fixed priority (task-level), e.g. global RM / DM.
+//!
+//! The scheduler the Linux `SCHED_FIFO` class implements (the `cpupri` variant of the
+//! gedf-heap paper §4 finds CPUs for it). Rules: the m ready jobs of the highest-priority
+//! tasks run; a release preempts the lowest-priority running job if its task's priority is
+//! higher. Priorities come from the file (`priority`, larger = more urgent, as `SCHED_FIFO`),
+//! or from rate-monotonic / deadline-monotonic assignment (`gfp:rm`, `gfp:dm`).
+//!
+//! Total order: priority (higher first), then release time, task, job, thread.
+
+use crate::common::{GlobalDomain, Key, Order};
+use crate::policy::EntityInfo;
+
+/// Fixed-priority comparator over per-task priorities (larger = more urgent).
+#[derive(Clone, Debug)]
+pub struct FpOrder {
+    pub priority: Vec<u32>,
+}
+
+impl Order for FpOrder {
+    #[inline]
+    fn key(&self, e: &EntityInfo) -> Key {
+        Key::new((u32::MAX - self.priority[e.task as usize]) as u64, e.release, e)
+    }
+}
+
+pub fn gfp(label: String, cpus: u32, priority: Vec<u32>) -> GlobalDomain<FpOrder> {
+    GlobalDomain::new(label, FpOrder { priority }, cpus, true)
+}

@@ -1,0 +1,17 @@
+//! rtsched's scheduling policies, written once against [`policy::Policy`] and driven by any
+//! substrate (the simulator, the real-threads testbed). One file per policy, each opening with
+//! its rules and the paper section it implements; shared, policy-free pieces in [`common`].
+
+pub mod common;
+pub mod policy;
+pub mod registry;
+
+pub mod gedf;
+pub mod gfifo;
+pub mod gfp;
+pub mod gnpedf;
+pub mod pedf;
+pub mod pfp;
+
+pub use policy::{Dispatch, EntityId, EntityInfo, Policy};
+pub use registry::{build, PolicyInfo, SchedulerSpec, POLICIES};

@@ -1,0 +1,133 @@
+//! The policy interface (DESIGN.md "The policy interface").
+//!
+//! Modelled on the kernel's `struct sched_class` and LITMUS^RT's `sched_plugin`: a policy
+//! receives *events* from a substrate (the simulator, or the real-threads testbed) and answers
+//! with *decisions* in a [`Dispatch`]. The substrate owns the truth — time, remaining work, which
+//! CPU runs what — applies the decisions, charges overheads and asserts the invariants (no
+//! entity on two CPUs, no CPU running two entities, only live entities dispatched).
+//!
+//! Call protocol, at every instant `now` at which something happens:
+//! 1. the substrate delivers every event of that instant (`complete`, `aborted`, `release`,
+//!    `tick`), in its fixed event order;
+//! 2. it calls [`Policy::schedule`] once; the policy rewrites the CPUs it wants changed;
+//! 3. the substrate applies the changes. If the policy asked for aborts, it delivers
+//!    `aborted` for each and calls `schedule` again at the same instant.
+//!
+//! A policy never sees actual execution demands (a real scheduler does not know them), only
+//! what a kernel would know: release, deadline, task parameters and what it dispatched.
+
+use rtsched_model::{TaskId, Time};
+
+/// A schedulable entity: a job, or one thread of a parallel job. The id is a slot index the
+/// substrate reuses after the entity ends, so policies can keep per-entity state in plain
+/// vectors indexed by id.
+pub type EntityId = u32;
+
+/// What a policy is told about a newly ready entity.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EntityInfo {
+    pub id: EntityId,
+    pub task: TaskId,
+    /// Job index within its task (0, 1, ...).
+    pub job: u64,
+    /// Thread index within a parallel job (0 for sequential jobs).
+    pub thread: u32,
+    pub release: Time,
+    /// Absolute deadline.
+    pub deadline: Time,
+}
+
+/// The per-CPU decisions. Before `schedule` it holds what each CPU runs now (a CPU whose
+/// entity completed or was aborted shows `None`); the policy changes what it wants.
+#[derive(Clone, Debug)]
+pub struct Dispatch {
+    assigned: Vec<Option<EntityId>>,
+    dirty: Vec<u32>,
+    is_dirty: Vec<bool>,
+    aborts: Vec<EntityId>,
+}
+
+impl Dispatch {
+    pub fn new(cpus: u32) -> Self {
+        Dispatch {
+            assigned: vec![None; cpus as usize],
+            dirty: Vec::with_capacity(cpus as usize),
+            is_dirty: vec![false; cpus as usize],
+            aborts: Vec::new(),
+        }
+    }
+    #[inline]
+    pub fn cpus(&self) -> u32 {
+        self.assigned.len() as u32
+    }
+    /// What `cpu` runs (or will run, if changed during this `schedule`).
+    #[inline]
+    pub fn current(&self, cpu: u32) -> Option<EntityId> {
+        self.assigned[cpu as usize]
+    }
+    /// Decide that `cpu` runs `e` (or idles).
+    #[inline]
+    pub fn assign(&mut self, cpu: u32, e: Option<EntityId>) {
+        let c = cpu as usize;
+        self.assigned[c] = e;
+        if !self.is_dirty[c] {
+            self.is_dirty[c] = true;
+            self.dirty.push(cpu);
+        }
+    }
+    /// Decide to abort `e` (best-effort policies).
+    pub fn abort(&mut self, e: EntityId) {
+        self.aborts.push(e);
+    }
+
+    // --- substrate side ---
+
+    /// Record that `cpu` stopped running its entity (completion or abort), without marking
+    /// it as a policy decision.
+    #[inline]
+    pub fn vacate(&mut self, cpu: u32) {
+        self.assigned[cpu as usize] = None;
+    }
+    /// CPUs the policy touched in the last `schedule`, in the order it touched them.
+    pub fn take_dirty(&mut self, out: &mut Vec<u32>) {
+        out.clear();
+        for &c in &self.dirty {
+            self.is_dirty[c as usize] = false;
+        }
+        out.extend_from_slice(&self.dirty);
+        self.dirty.clear();
+    }
+    pub fn take_aborts(&mut self, out: &mut Vec<EntityId>) {
+        out.clear();
+        out.append(&mut self.aborts);
+    }
+}
+
+/// One scheduling policy. Every method is called by the substrate, never by another policy,
+/// and `now` never decreases between calls.
+pub trait Policy: Send {
+    /// The policy's display name, with options (e.g. `gfp:rm`).
+    fn name(&self) -> String;
+
+    /// A job (or parallel thread) became ready at `now`. Called before `schedule`.
+    fn release(&mut self, now: Time, e: &EntityInfo);
+
+    /// `e` finished its work on `cpu` at `now`; the substrate has already vacated `cpu`.
+    fn complete(&mut self, now: Time, e: EntityId, cpu: u32);
+
+    /// `e` was aborted at `now` (deadline with `on_miss: abort`, or the policy's own request)
+    /// and is gone; if it was running, the substrate has vacated its CPU.
+    fn aborted(&mut self, now: Time, e: EntityId);
+
+    /// Period of the scheduler tick the policy wants, if any (e.g. quantum-based policies).
+    fn tick_interval(&self) -> Option<Time> {
+        None
+    }
+
+    /// The periodic tick on `cpu` (only if `tick_interval` is `Some`).
+    fn tick(&mut self, _now: Time, _cpu: u32) {}
+
+    /// Decide: after the events of instant `now`, rewrite the CPUs that should change.
+    /// Called once per instant at which an event happened (and again after aborts).
+    fn schedule(&mut self, now: Time, d: &mut Dispatch);
+}

@@ -1,0 +1,165 @@
+//! Every policy by name: the list users see (`rtsched schedulers`) and the constructor the
+//! substrates call. A scheduler is written `NAME[:OPTION[,KEY=VALUE...]]`, e.g. `gedf`,
+//! `gfp:rm`, `pfp:prio=dm`. A bare option is the policy's main option (`prio` for
+//! fixed-priority policies).
+
+use crate::policy::Policy;
+use rtsched_model::file::closest;
+use rtsched_model::TaskSet;
+
+#[derive(Clone, Copy, Debug)]
+pub struct PolicyInfo {
+    pub name: &'static str,
+    pub summary: &'static str,
+    /// Where it comes from.
+    pub paper: &'static str,
+    /// Options it takes, for the help text.
+    pub options: &'static str,
+}
+
+pub const POLICIES: &[PolicyInfo] = &[
+    PolicyInfo { name: "gedf", summary: "global preemptive EDF (one ready queue, m earliest deadlines run)", paper: "baseline of PAWS §2, gedf-heap §3, ChronOS G-EDF", options: "" },
+    PolicyInfo { name: "gnpedf", summary: "global non-preemptive EDF", paper: "ChronOS §5 (G-NP-EDF)", options: "" },
+    PolicyInfo { name: "pedf", summary: "partitioned EDF (uniprocessor EDF per CPU; tasks' `cpu` fields)", paper: "LWFG §2, ChronOS P-EDF", options: "" },
+    PolicyInfo { name: "gfp", summary: "global preemptive fixed priority (file priorities, or RM / DM)", paper: "gedf-heap §4 (SCHED_FIFO, cpupri)", options: "prio=file|rm|dm (default: file if every task has one, else rm)" },
+    PolicyInfo { name: "pfp", summary: "partitioned fixed priority (SCHED_FIFO + affinity)", paper: "classic baseline (Liu & Layland; RTA)", options: "prio=file|rm|dm (default as gfp)" },
+    PolicyInfo { name: "gfifo", summary: "global FIFO, non-preemptive (naive baseline)", paper: "baseline", options: "" },
+];
+
+pub fn names() -> Vec<&'static str> {
+    POLICIES.iter().map(|p| p.name).collect()
+}
+
+/// A parsed scheduler spec.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SchedulerSpec {
+    pub name: String,
+    /// (key, value); a bare option has key "".
+    pub options: Vec<(String, String)>,
+}
+
+impl SchedulerSpec {
+    pub fn parse(spec: &str) -> Result<SchedulerSpec, String> {
+        let spec = spec.trim();
+        let (name, rest) = spec.split_once(':').unwrap_or((spec, ""));
+        if !POLICIES.iter().any(|p| p.name == name) {
+            let hint = closest(name, &names()).map(|s| format!(" (did you mean '{s}'?)")).unwrap_or_default();
+            return Err(format!("unknown scheduler '{name}'{hint}; known schedulers: {}", names().join(", ")));
+        }
+        let mut options = Vec::new();
+        for part in rest.split(',').filter(|s| !s.is_empty()) {
+            match part.split_once('=') {
+                Some((k, v)) => options.push((k.trim().to_string(), v.trim().to_string())),
+                None => options.push((String::new(), part.trim().to_string())),
+            }
+        }
+        Ok(SchedulerSpec { name: name.to_string(), options })
+    }
+
+    /// The value of option `key` (a bare option counts as `main`), checking no other is given.
+    fn option(&self, main: &str, allowed: &[&str]) -> Result<Option<String>, String> {
+        let mut v = None;
+        for (k, val) in &self.options {
+            let k = if k.is_empty() { main } else { k.as_str() };
+            if !allowed.contains(&k) {
+                let known = if allowed.is_empty() { "it takes no options".to_string() } else { format!("known: {}", allowed.join(", ")) };
+                return Err(format!("scheduler '{}' has no option '{k}' ({known})", self.name));
+            }
+            if k == main {
+                v = Some(val.clone());
+            }
+        }
+        Ok(v)
+    }
+}
+
+/// Task priorities for a fixed-priority policy, and the label naming how they were chosen.
+fn priorities(spec: &SchedulerSpec, ts: &TaskSet) -> Result<(Vec<u32>, String), String> {
+    let mode = spec.option("prio", &["prio"])?;
+    let given = ts.tasks.iter().filter(|t| t.priority.is_some()).count();
+    let mode = match mode.as_deref() {
+        Some(m) => m.to_string(),
+        None if given == ts.tasks.len() => "file".into(),
+        None if given == 0 => "rm".into(),
+        None => {
+            let missing = ts.tasks.iter().find(|t| t.priority.is_none()).expect("some task lacks one");
+            return Err(format!(
+                "{}: task '{}': field 'priority': missing, while other tasks have one; give every task a priority, or choose {}:rm / {}:dm",
+                ts.source, missing.name, spec.name, spec.name
+            ));
+        }
+    };
+    let prio = match mode.as_str() {
+        "file" => {
+            if let Some(t) = ts.tasks.iter().find(|t| t.priority.is_none()) {
+                return Err(format!("{}: task '{}': field 'priority': missing, and {}:file needs every task's priority", ts.source, t.name, spec.name));
+            }
+            ts.tasks.iter().map(|t| t.priority.unwrap()).collect()
+        }
+        "rm" => rtsched_analysis::priority::rate_monotonic(&ts.tasks),
+        "dm" => rtsched_analysis::priority::deadline_monotonic(&ts.tasks),
+        other => return Err(format!("scheduler '{}': unknown priority assignment '{other}' (known: file, rm, dm)", spec.name)),
+    };
+    Ok((prio, format!("{}:{mode}", spec.name)))
+}
+
+/// The partition (CPU of each task) from the tasks' `cpu` fields.
+fn partition(spec: &SchedulerSpec, ts: &TaskSet) -> Result<Vec<u32>, String> {
+    ts.tasks
+        .iter()
+        .map(|t| {
+            t.cpu.ok_or_else(|| {
+                format!(
+                    "{}: task '{}': field 'cpu': missing; the partitioned scheduler '{}' needs every task's CPU",
+                    ts.source, t.name, spec.name
+                )
+            })
+        })
+        .collect()
+}
+
+/// Build the policy `spec` for task set `ts`.
+pub fn build(spec: &str, ts: &TaskSet) -> Result<Box<dyn Policy>, String> {
+    let s = SchedulerSpec::parse(spec)?;
+    let m = ts.platform.cpus;
+    Ok(match s.name.as_str() {
+        "gedf" | "gnpedf" | "gfifo" => {
+            s.option("", &[])?;
+            match s.name.as_str() {
+                "gedf" => Box::new(crate::gedf::gedf(m)),
+                "gnpedf" => Box::new(crate::gnpedf::gnpedf(m)),
+                _ => Box::new(crate::gfifo::gfifo(m)),
+            }
+        }
+        "pedf" => {
+            s.option("", &[])?;
+            Box::new(crate::pedf::pedf("pedf".into(), m, partition(&s, ts)?))
+        }
+        "gfp" => {
+            let (p, label) = priorities(&s, ts)?;
+            Box::new(crate::gfp::gfp(label, m, p))
+        }
+        "pfp" => {
+            let (p, label) = priorities(&s, ts)?;
+            Box::new(crate::pfp::pfp(label, m, partition(&s, ts)?, p))
+        }
+        _ => unreachable!("parse checked the name"),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rtsched_model::Task;
+
+    #[test]
+    fn specs() {
+        assert!(SchedulerSpec::parse("gedff").unwrap_err().contains("did you mean 'gedf'"));
+        let ts = TaskSet::new(2, vec![Task::periodic("a", 10, 1), Task::periodic("b", 5, 1)]);
+        assert_eq!(build("gfp", &ts).unwrap().name(), "gfp:rm");
+        assert_eq!(build("gfp:dm", &ts).unwrap().name(), "gfp:dm");
+        assert!(build("gfp:file", &ts).err().unwrap().contains("'priority'"));
+        assert!(build("gedf:fast", &ts).err().unwrap().contains("takes no options"));
+        assert!(build("pedf", &ts).err().unwrap().contains("field 'cpu'"));
+    }
+}
