@@ -1,0 +1,49 @@
+//! Execution-time and arrival models. Each task draws from its own seeded ChaCha stream, so a
+//! job's demand depends only on (seed, task, job index): every scheduler compared on the same
+//! task set and seed sees exactly the same jobs.
+
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use rtsched_model::{ExecModel, Task, Time};
+
+pub struct TaskStreams {
+    demand: ChaCha8Rng,
+    arrival: ChaCha8Rng,
+}
+
+impl TaskStreams {
+    pub fn new(seed: u64, task: u32) -> Self {
+        let mut demand = ChaCha8Rng::seed_from_u64(seed);
+        demand.set_stream(2 * task as u64);
+        let mut arrival = ChaCha8Rng::seed_from_u64(seed);
+        arrival.set_stream(2 * task as u64 + 1);
+        TaskStreams { demand, arrival }
+    }
+
+    /// The actual execution demand of the next job (>= 1 ns).
+    pub fn demand(&mut self, model: &ExecModel, wcet: Time) -> Time {
+        let d = match *model {
+            ExecModel::Wcet => wcet,
+            ExecModel::Uniform { min, max } => {
+                let f = if max > min { self.demand.random_range(min..=max) } else { min };
+                (wcet as f64 * f).round() as Time
+            }
+            ExecModel::Overrun { ratio, probability } => {
+                if self.demand.random::<f64>() < probability {
+                    (wcet as f64 * ratio).round() as Time
+                } else {
+                    wcet
+                }
+            }
+        };
+        d.max(1)
+    }
+
+    /// Time from this release to the next one.
+    pub fn interarrival(&mut self, t: &Task) -> Time {
+        match t.max_interarrival {
+            Some(max) if max > t.period => self.arrival.random_range(t.period..=max),
+            _ => t.period,
+        }
+    }
+}
