@@ -1,0 +1,221 @@
+//! Property tests over thousands of random task sets: the invariants of DESIGN.md checked
+//! after every scheduling instant, and exact work accounting after the run.
+
+use proptest::prelude::*;
+use rtsched_model::{ExecModel, OnMiss, Task, TaskSet, Time};
+use rtsched_policies::EntityInfo;
+use rtsched_sim::{simulate_observed, Observer, View};
+use std::collections::HashMap;
+
+const US: Time = 1_000;
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Kind {
+    /// Preemptive global job-level fixed priority: exactly the min(m, ready) most urgent run.
+    GlobalPreemptive,
+    /// Non-preemptive global: work-conserving only.
+    GlobalNonPreemptive,
+    /// Preemptive per-CPU.
+    Partitioned,
+}
+
+type KeyFn = Box<dyn Fn(&EntityInfo) -> (u64, u64, u32, u64, u32)>;
+
+struct Checker {
+    m: usize,
+    kind: Kind,
+    key: KeyFn,
+    cpu_of_task: Vec<u32>,
+    instants: u64,
+    failure: Option<String>,
+}
+
+impl Checker {
+    fn fail(&mut self, msg: String) {
+        if self.failure.is_none() {
+            self.failure = Some(msg);
+        }
+    }
+}
+
+impl Observer for &mut Checker {
+    fn after_instant(&mut self, v: &View<'_>) {
+        self.instants += 1;
+        // No CPU runs two entities (one slot per CPU) and no entity runs on two CPUs.
+        let mut seen = HashMap::new();
+        for (c, r) in v.running.iter().enumerate() {
+            if let Some(e) = r {
+                if let Some(other) = seen.insert(*e, c) {
+                    self.fail(format!("t={} entity {e} on CPUs {other} and {c}", v.now));
+                }
+            }
+        }
+        let live: Vec<(EntityInfo, Option<u32>)> = v.live().collect();
+        for (e, cpu) in &live {
+            let on = v.running.iter().position(|r| *r == Some(e.id)).map(|c| c as u32);
+            if on != *cpu {
+                self.fail(format!("t={} entity {} thinks it is on {cpu:?}, CPUs say {on:?}", v.now, e.id));
+            }
+        }
+        let running = live.iter().filter(|(_, c)| c.is_some()).count();
+        match self.kind {
+            Kind::GlobalPreemptive | Kind::GlobalNonPreemptive => {
+                // Work-conserving: no idle CPU while an entity waits.
+                if running != live.len().min(self.m) {
+                    self.fail(format!("t={} {} live, {} running on {} CPUs", v.now, live.len(), running, self.m));
+                }
+                if self.kind == Kind::GlobalPreemptive {
+                    let mut keys: Vec<_> = live.iter().map(|(e, c)| ((self.key)(e), c.is_some())).collect();
+                    keys.sort();
+                    for (i, (k, on)) in keys.iter().enumerate() {
+                        if *on != (i < self.m) {
+                            self.fail(format!("t={} rank {i} key {k:?} running={on}", v.now));
+                        }
+                    }
+                }
+            }
+            Kind::Partitioned => {
+                for c in 0..self.m as u32 {
+                    let mut mine: Vec<_> = live
+                        .iter()
+                        .filter(|(e, _)| self.cpu_of_task[e.task as usize] == c)
+                        .map(|(e, on)| ((self.key)(e), *on))
+                        .collect();
+                    mine.sort();
+                    if let Some((_, on)) = mine.first() {
+                        if *on != Some(c) {
+                            self.fail(format!("t={} CPU {c}: most urgent of its tasks not running", v.now));
+                        }
+                    }
+                    if mine.iter().skip(1).any(|(_, on)| on.is_some()) {
+                        self.fail(format!("t={} CPU {c}: a less urgent job runs", v.now));
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn arb_taskset() -> impl Strategy<Value = TaskSet> {
+    (1u32..=6, 1usize..=10, any::<u64>(), 0u8..3, any::<bool>()).prop_flat_map(|(m, n, seed, exec, abort)| {
+        // Periods from a small grid so that equal deadlines and simultaneous events are common.
+        let task = (1u64..=12, 1u64..=100, 0u64..=4, 50u64..=100, 1u32..=4).prop_map(move |(p, cpct, off, dpct, prio)| {
+            let period = p * 500 * US;
+            let wcet = (period * cpct / 100).max(1);
+            let mut t = Task::periodic("t", period, wcet);
+            t.deadline = (period * dpct / 100).max(wcet.min(period));
+            t.offset = off * 250 * US;
+            t.priority = Some(prio);
+            t
+        });
+        (proptest::collection::vec(task, n), proptest::collection::vec(0..m, n)).prop_map(move |(mut tasks, cpus)| {
+            for (i, t) in tasks.iter_mut().enumerate() {
+                t.name = format!("t{i}");
+                t.cpu = Some(cpus[i]);
+            }
+            let mut ts = TaskSet::new(m, tasks);
+            ts.run.duration = 30 * 500 * US;
+            ts.run.seed = seed;
+            ts.run.on_miss = if abort { OnMiss::Abort } else { OnMiss::Continue };
+            ts.run.execution = match exec {
+                0 => ExecModel::Wcet,
+                1 => ExecModel::Uniform { min: 0.3, max: 1.0 },
+                _ => ExecModel::Overrun { ratio: 1.5, probability: 0.3 },
+            };
+            ts
+        })
+    })
+}
+
+fn check(ts: &TaskSet, spec: &str) -> Result<(), TestCaseError> {
+    let m = ts.platform.cpus as usize;
+    let prio: Vec<u32> = ts.tasks.iter().map(|t| t.priority.unwrap()).collect();
+    let edf: KeyFn = Box::new(|e| (e.deadline, e.release, e.task, e.job, e.thread));
+    let fp: KeyFn = Box::new(move |e| ((u32::MAX - prio[e.task as usize]) as u64, e.release, e.task, e.job, e.thread));
+    let (kind, key) = match spec {
+        "gedf" => (Kind::GlobalPreemptive, edf),
+        "gfp:file" => (Kind::GlobalPreemptive, fp),
+        "gnpedf" | "gfifo" => (Kind::GlobalNonPreemptive, edf),
+        "pedf" => (Kind::Partitioned, edf),
+        "pfp:file" => (Kind::Partitioned, fp),
+        _ => unreachable!(),
+    };
+    let mut checker = Checker { m, kind, key, cpu_of_task: ts.tasks.iter().map(|t| t.cpu.unwrap()).collect(), instants: 0, failure: None };
+    let mut policy = rtsched_policies::build(spec, ts).unwrap();
+    let r = simulate_observed(ts, policy.as_mut(), &mut checker, true);
+    if let Some(f) = checker.failure {
+        return Err(TestCaseError::fail(format!("{spec}: {f}")));
+    }
+    prop_assert!(checker.instants > 0);
+    // Each finished job received exactly its execution demand; nothing else ran for it.
+    let mut work: HashMap<(u32, u64), Time> = HashMap::new();
+    for iv in &r.intervals {
+        prop_assert!(iv.end > iv.start);
+        *work.entry((iv.task, iv.job)).or_default() += iv.end - iv.start;
+    }
+    for j in &r.jobs {
+        let got = work.get(&(j.task, j.job)).copied().unwrap_or(0);
+        if j.finish.is_some() {
+            prop_assert_eq!(got, j.demand, "{} job {}/{}", spec, j.task, j.job);
+            prop_assert_eq!(j.missed, j.finish.unwrap() > j.deadline);
+        } else {
+            prop_assert!(got < j.demand);
+            prop_assert!(j.missed || j.deadline > r.end);
+        }
+        if j.aborted {
+            prop_assert!(j.missed && j.finish.is_none());
+        }
+    }
+    // Intervals on one CPU never overlap.
+    let mut per_cpu: Vec<Vec<(Time, Time)>> = vec![Vec::new(); m];
+    for iv in &r.intervals {
+        per_cpu[iv.cpu as usize].push((iv.start, iv.end));
+    }
+    for ivs in &mut per_cpu {
+        ivs.sort();
+        for w in ivs.windows(2) {
+            prop_assert!(w[0].1 <= w[1].0, "overlap on a CPU: {:?}", w);
+        }
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(600))]
+
+    #[test]
+    fn invariants_hold_after_every_event(ts in arb_taskset(), which in 0usize..6) {
+        let spec = ["gedf", "gfp:file", "gnpedf", "gfifo", "pedf", "pfp:file"][which];
+        check(&ts, spec)?;
+    }
+
+    /// Same input and seed: identical results, to the byte.
+    #[test]
+    fn deterministic(ts in arb_taskset()) {
+        for spec in ["gedf", "pedf"] {
+            let a = rtsched_sim::simulate(&ts, spec, true).unwrap();
+            let b = rtsched_sim::simulate(&ts, spec, true).unwrap();
+            prop_assert_eq!(a.to_json_value(true).to_string(), b.to_json_value(true).to_string());
+            prop_assert_eq!(a.intervals, b.intervals);
+        }
+    }
+
+    /// EDF on one CPU with U <= 1 and implicit deadlines never misses (Liu & Layland 1973).
+    #[test]
+    fn uniprocessor_edf_with_u_at_most_1_never_misses(periods in proptest::collection::vec(1u64..=40, 1..8), weights in proptest::collection::vec(1u64..=100, 8), offs in proptest::collection::vec(0u64..=20, 8)) {
+        let total: u64 = weights.iter().take(periods.len()).sum();
+        let tasks: Vec<Task> = periods.iter().enumerate().map(|(i, &p)| {
+            let period = p * 100 * US;
+            // Utilisation weight_i / total (<= 1 in sum), rounded down to whole ns.
+            let mut t = Task::periodic(format!("t{i}"), period, (period * weights[i] / total).max(1));
+            t.offset = offs[i] * 100 * US;
+            t
+        }).collect();
+        let u: f64 = tasks.iter().map(|t| t.wcet as f64 / t.period as f64).sum();
+        prop_assume!(u <= 1.0);
+        let mut ts = TaskSet::new(1, tasks);
+        ts.run.duration = 400 * 100 * US;
+        let r = rtsched_sim::simulate(&ts, "gedf", false).unwrap();
+        prop_assert_eq!(r.summaries().total.missed, 0, "U = {}", u);
+    }
+}
