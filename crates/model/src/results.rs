@@ -70,8 +70,12 @@ impl JobRecord {
     pub fn response(&self) -> Option<Time> {
         self.finish.map(|f| f - self.release)
     }
-    /// max(0, finish - deadline); for a job unfinished at the end, `end - deadline` (a lower bound).
+    /// max(0, finish - deadline); for a job unfinished at the end, `end - deadline` (a lower
+    /// bound); 0 for an aborted job (it was removed, not late: it counts as a miss instead).
     pub fn tardiness(&self, end: Time) -> Time {
+        if self.aborted {
+            return 0;
+        }
         self.finish.unwrap_or(end).saturating_sub(self.deadline)
     }
 }
@@ -281,7 +285,7 @@ fn csv_field(s: &str) -> String {
     }
 }
 
-pub fn write_jobs_csv(runs: &[&RunResult], w: &mut impl Write) -> io::Result<()> {
+pub fn write_jobs_csv(runs: &[&RunResult], w: &mut (impl Write + ?Sized)) -> io::Result<()> {
     writeln!(w, "{JOBS_CSV_HEADER}")?;
     for r in runs {
         let sched = csv_field(&r.scheduler);
@@ -325,7 +329,7 @@ fn json_str(s: &str) -> String {
 /// A Chrome / Perfetto trace (JSON trace-event format): one process per run, one track per
 /// CPU, one complete ("X") slice per execution interval, an instant event per missed deadline.
 /// Opens in ui.perfetto.dev and chrome://tracing.
-pub fn write_trace(runs: &[&RunResult], w: &mut impl Write) -> io::Result<()> {
+pub fn write_trace(runs: &[&RunResult], w: &mut dyn Write) -> io::Result<()> {
     writeln!(w, "{{\"displayTimeUnit\":\"ns\",\"traceEvents\":[")?;
     let mut first = true;
     let mut sep = |w: &mut dyn Write| -> io::Result<()> {

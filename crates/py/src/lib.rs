@@ -1,0 +1,276 @@
+//! `rtsched._core`: thin wrappers over the Rust crates. The Python package (`python/rtsched`)
+//! holds the user-facing API, CLI and plots; everything here converts and delegates.
+//! Long calls release the GIL.
+
+use pyo3::create_exception;
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList};
+use rtsched_model::results::{self, RunResult};
+use rtsched_model::{Format, InputError as ModelInputError, OnMiss, TaskSet};
+use std::path::Path;
+
+create_exception!(_core, InputError, PyValueError, "Bad user input: a file, task, field or option. The message names them.");
+
+fn input_err(e: impl std::fmt::Display) -> PyErr {
+    InputError::new_err(e.to_string())
+}
+
+fn io_err(path: &str, e: std::io::Error) -> PyErr {
+    InputError::new_err(format!("{path}: cannot write: {e}"))
+}
+
+/// A validated task set.
+#[pyclass(name = "TaskSet", module = "rtsched._core", frozen)]
+#[derive(Clone)]
+pub struct PyTaskSet {
+    pub inner: TaskSet,
+}
+
+#[pymethods]
+impl PyTaskSet {
+    #[getter]
+    fn source(&self) -> String {
+        self.inner.source.clone()
+    }
+    #[getter]
+    fn cpus(&self) -> u32 {
+        self.inner.platform.cpus
+    }
+    #[getter]
+    fn duration_ns(&self) -> u64 {
+        self.inner.run.duration
+    }
+    #[getter]
+    fn seed(&self) -> u64 {
+        self.inner.run.seed
+    }
+    #[getter]
+    fn on_miss(&self) -> &'static str {
+        match self.inner.run.on_miss {
+            OnMiss::Continue => "continue",
+            OnMiss::Abort => "abort",
+        }
+    }
+    #[getter]
+    fn utilization(&self) -> f64 {
+        self.inner.utilization()
+    }
+    #[getter]
+    fn task_names(&self) -> Vec<String> {
+        self.inner.tasks.iter().map(|t| t.name.clone()).collect()
+    }
+    /// The tasks as a list of dicts (times in ns).
+    fn tasks<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        let list = PyList::empty(py);
+        for t in &self.inner.tasks {
+            let d = PyDict::new(py);
+            d.set_item("name", &t.name)?;
+            d.set_item("period_ns", t.period)?;
+            d.set_item("max_interarrival_ns", t.max_interarrival)?;
+            d.set_item("deadline_ns", t.deadline)?;
+            d.set_item("wcet_ns", t.wcet)?;
+            d.set_item("offset_ns", t.offset)?;
+            d.set_item("priority", t.priority)?;
+            d.set_item("cpu", t.cpu)?;
+            d.set_item("utilization", t.utilization())?;
+            list.append(d)?;
+        }
+        Ok(list)
+    }
+    /// A copy with run options replaced.
+    #[pyo3(signature = (duration_ns=None, seed=None, on_miss=None))]
+    fn with_run(&self, duration_ns: Option<u64>, seed: Option<u64>, on_miss: Option<&str>) -> PyResult<PyTaskSet> {
+        let mut ts = self.inner.clone();
+        if let Some(d) = duration_ns {
+            if d == 0 {
+                return Err(input_err("duration must be > 0"));
+            }
+            ts.run.duration = d;
+        }
+        if let Some(s) = seed {
+            ts.run.seed = s;
+        }
+        match on_miss {
+            None => {}
+            Some("continue") => ts.run.on_miss = OnMiss::Continue,
+            Some("abort") => ts.run.on_miss = OnMiss::Abort,
+            Some(o) => return Err(input_err(format!("on_miss: expected 'continue' or 'abort', got '{o}'"))),
+        }
+        Ok(PyTaskSet { inner: ts })
+    }
+    fn __repr__(&self) -> String {
+        format!("<TaskSet {} : {} tasks on {} CPUs, U={:.3}>", self.inner.source, self.inner.tasks.len(), self.inner.platform.cpus, self.inner.utilization())
+    }
+}
+
+/// The results of one run (simulated or real), in the one results schema.
+#[pyclass(name = "RunResult", module = "rtsched._core", frozen)]
+pub struct PyRunResult {
+    pub inner: RunResult,
+}
+
+#[pymethods]
+impl PyRunResult {
+    #[getter]
+    fn scheduler(&self) -> String {
+        self.inner.scheduler.clone()
+    }
+    #[getter]
+    fn substrate(&self) -> String {
+        self.inner.substrate.clone()
+    }
+    #[getter]
+    fn cpus(&self) -> u32 {
+        self.inner.cpus
+    }
+    #[getter]
+    fn end_ns(&self) -> u64 {
+        self.inner.end
+    }
+    #[getter]
+    fn task_names(&self) -> Vec<String> {
+        self.inner.task_names.clone()
+    }
+    /// The results document as JSON text (with per-job records if `jobs`).
+    #[pyo3(signature = (jobs=false))]
+    fn to_json(&self, jobs: bool) -> String {
+        self.inner.to_json_value(jobs).to_string()
+    }
+    /// Per-job records as columns (dict of lists), for a DataFrame.
+    fn jobs_columns<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let j = &self.inner.jobs;
+        let d = PyDict::new(py);
+        let names = &self.inner.task_names;
+        d.set_item("task", j.iter().map(|x| names[x.task as usize].as_str()).collect::<Vec<_>>())?;
+        d.set_item("job", j.iter().map(|x| x.job).collect::<Vec<_>>())?;
+        d.set_item("release_ns", j.iter().map(|x| x.release).collect::<Vec<_>>())?;
+        d.set_item("deadline_ns", j.iter().map(|x| x.deadline).collect::<Vec<_>>())?;
+        d.set_item("start_ns", j.iter().map(|x| x.start).collect::<Vec<_>>())?;
+        d.set_item("finish_ns", j.iter().map(|x| x.finish).collect::<Vec<_>>())?;
+        d.set_item("response_ns", j.iter().map(|x| x.response()).collect::<Vec<_>>())?;
+        let end = self.inner.end;
+        d.set_item("tardiness_ns", j.iter().map(|x| if x.missed { x.tardiness(end) } else { 0 }).collect::<Vec<_>>())?;
+        d.set_item("demand_ns", j.iter().map(|x| x.demand).collect::<Vec<_>>())?;
+        d.set_item("cpus", j.iter().map(|x| x.cpus.iter().collect::<Vec<u32>>()).collect::<Vec<_>>())?;
+        d.set_item("preemptions", j.iter().map(|x| x.preemptions).collect::<Vec<_>>())?;
+        d.set_item("migrations", j.iter().map(|x| x.migrations).collect::<Vec<_>>())?;
+        d.set_item("context_switches", j.iter().map(|x| x.context_switches).collect::<Vec<_>>())?;
+        d.set_item("missed", j.iter().map(|x| x.missed).collect::<Vec<_>>())?;
+        d.set_item("aborted", j.iter().map(|x| x.aborted).collect::<Vec<_>>())?;
+        Ok(d)
+    }
+    /// Execution intervals as columns (recorded only if the run asked for them).
+    fn intervals_columns<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let iv = &self.inner.intervals;
+        let names = &self.inner.task_names;
+        let d = PyDict::new(py);
+        d.set_item("cpu", iv.iter().map(|x| x.cpu).collect::<Vec<_>>())?;
+        d.set_item("task", iv.iter().map(|x| names[x.task as usize].as_str()).collect::<Vec<_>>())?;
+        d.set_item("job", iv.iter().map(|x| x.job).collect::<Vec<_>>())?;
+        d.set_item("thread", iv.iter().map(|x| x.thread).collect::<Vec<_>>())?;
+        d.set_item("start_ns", iv.iter().map(|x| x.start).collect::<Vec<_>>())?;
+        d.set_item("end_ns", iv.iter().map(|x| x.end).collect::<Vec<_>>())?;
+        Ok(d)
+    }
+    fn __repr__(&self) -> String {
+        let s = self.inner.summaries().total;
+        format!("<RunResult {} ({}): {} jobs, {} missed>", self.inner.scheduler, self.inner.substrate, s.jobs, s.missed)
+    }
+}
+
+#[pyfunction]
+fn load_taskset(py: Python<'_>, path: &str) -> PyResult<PyTaskSet> {
+    let ts = py.detach(|| rtsched_model::load_taskset(path)).map_err(|e: ModelInputError| input_err(e))?;
+    Ok(PyTaskSet { inner: ts })
+}
+
+/// Parse task-set text; `format` is "yaml" or "json".
+#[pyfunction]
+#[pyo3(signature = (text, format="yaml", source="<string>"))]
+fn parse_taskset(text: &str, format: &str, source: &str) -> PyResult<PyTaskSet> {
+    let f = match format {
+        "yaml" | "yml" => Format::Yaml,
+        "json" => Format::Json,
+        o => return Err(input_err(format!("unknown format '{o}' (yaml or json)"))),
+    };
+    Ok(PyTaskSet { inner: rtsched_model::parse_taskset(text, f, source).map_err(input_err)? })
+}
+
+/// A duration as written in files ("250us", "10ms", "2s", or a number string in ms) to ns.
+#[pyfunction]
+fn parse_duration(text: &str) -> PyResult<u64> {
+    rtsched_model::time::parse_duration_str(text).map_err(input_err)
+}
+
+/// Simulate `taskset` under `scheduler`; releases the GIL while it runs.
+#[pyfunction]
+#[pyo3(signature = (taskset, scheduler, record_intervals=false))]
+fn simulate(py: Python<'_>, taskset: &PyTaskSet, scheduler: &str, record_intervals: bool) -> PyResult<PyRunResult> {
+    let ts = &taskset.inner;
+    let r = py.detach(|| rtsched_sim::simulate(ts, scheduler, record_intervals)).map_err(input_err)?;
+    Ok(PyRunResult { inner: r })
+}
+
+/// Every policy: (name, summary, paper, options).
+#[pyfunction]
+fn schedulers() -> Vec<(&'static str, &'static str, &'static str, &'static str)> {
+    rtsched_policies::POLICIES.iter().map(|p| (p.name, p.summary, p.paper, p.options)).collect()
+}
+
+fn runs_of<'py>(list: &Bound<'py, PyList>) -> PyResult<Vec<PyRef<'py, PyRunResult>>> {
+    list.iter().map(|x| x.extract::<PyRef<'_, PyRunResult>>().map_err(PyErr::from)).collect()
+}
+
+/// Write the results document(s) to `path` as JSON, atomically.
+#[pyfunction]
+fn write_results_json(py: Python<'_>, runs: &Bound<'_, PyList>, path: &str) -> PyResult<()> {
+    let refs = runs_of(runs)?;
+    let v: Vec<&RunResult> = refs.iter().map(|r| &r.inner).collect();
+    py.detach(|| {
+        let doc = serde_json::json!({
+            "schema": results::SCHEMA,
+            "runs": v.iter().map(|r| r.to_json_value(true)).collect::<Vec<_>>(),
+        });
+        results::write_atomic(Path::new(path), |w| {
+            serde_json::to_writer_pretty(&mut *w, &doc).map_err(std::io::Error::other)?;
+            std::io::Write::write_all(w, b"\n")
+        })
+    })
+    .map_err(|e| io_err(path, e))
+}
+
+/// Write per-job records of every run to one CSV, atomically.
+#[pyfunction]
+fn write_jobs_csv(py: Python<'_>, runs: &Bound<'_, PyList>, path: &str) -> PyResult<()> {
+    let refs = runs_of(runs)?;
+    let v: Vec<&RunResult> = refs.iter().map(|r| &r.inner).collect();
+    py.detach(|| results::write_atomic(Path::new(path), |w| results::write_jobs_csv(&v, w))).map_err(|e| io_err(path, e))
+}
+
+/// Write a Chrome/Perfetto trace of every run (one process per run, one track per CPU).
+#[pyfunction]
+fn write_trace(py: Python<'_>, runs: &Bound<'_, PyList>, path: &str) -> PyResult<()> {
+    let refs = runs_of(runs)?;
+    let v: Vec<&RunResult> = refs.iter().map(|r| &r.inner).collect();
+    py.detach(|| results::write_atomic(Path::new(path), |w| results::write_trace(&v, w))).map_err(|e| io_err(path, e))
+}
+
+
+
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("InputError", m.py().get_type::<InputError>())?;
+    m.add_class::<PyTaskSet>()?;
+    m.add_class::<PyRunResult>()?;
+    m.add_function(wrap_pyfunction!(load_taskset, m)?)?;
+    m.add_function(wrap_pyfunction!(parse_taskset, m)?)?;
+    m.add_function(wrap_pyfunction!(parse_duration, m)?)?;
+    m.add_function(wrap_pyfunction!(simulate, m)?)?;
+    m.add_function(wrap_pyfunction!(schedulers, m)?)?;
+    m.add_function(wrap_pyfunction!(write_results_json, m)?)?;
+    m.add_function(wrap_pyfunction!(write_jobs_csv, m)?)?;
+    m.add_function(wrap_pyfunction!(write_trace, m)?)?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}

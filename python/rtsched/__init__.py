@@ -1,0 +1,46 @@
+"""rtsched — multicore real-time scheduling.
+
+Simulate, analyse and (later) really run the schedulers of five papers on one results
+schema. The Rust core does the work; this package is the user-facing API::
+
+    import rtsched
+    ts = rtsched.load_taskset("examples/dhall.yaml")
+    r = rtsched.simulate(ts, scheduler="gedf", duration="1s", seed=1)
+    r.summary["dsr"], r.jobs.head()
+    r.gantt("gantt.png")
+"""
+
+from __future__ import annotations
+
+from ._core import InputError, TaskSet, parse_duration, parse_taskset
+from ._core import load_taskset as _load_taskset
+from ._core import schedulers as _schedulers
+from .result import Result, simulate
+
+__all__ = [
+    "InputError",
+    "Result",
+    "TaskSet",
+    "load_taskset",
+    "parse_duration",
+    "parse_taskset",
+    "schedulers",
+    "simulate",
+]
+__version__ = "0.1.0"
+
+
+def load_taskset(path) -> TaskSet:
+    """Read and validate a task-set file (YAML or JSON; see docs/taskset-format.md).
+
+    Raises :class:`InputError` naming the file, the task and the field on bad input.
+    """
+    return _load_taskset(str(path))
+
+
+def schedulers() -> list[dict]:
+    """Every scheduling policy: name, one-line summary, paper, options."""
+    return [
+        {"name": n, "summary": s, "paper": p, "options": o}
+        for (n, s, p, o) in _schedulers()
+    ]

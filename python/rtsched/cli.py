@@ -1,0 +1,75 @@
+"""The `rtsched` command. Each subcommand lives in `rtsched/commands/NAME.py` and provides
+`register(subparsers)`; the set is listed in COMMANDS below.
+
+Errors in what the user gave (files, tasks, fields, options) end with exit code 2 and one
+message naming them — never a traceback. Set RTSCHED_DEBUG=1 to see tracebacks of internal
+errors.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import sys
+
+from ._core import InputError
+
+COMMANDS = ["simulate", "schedulers", "validate", "demo"]
+OPTIONAL_COMMANDS = ["gen", "analyze", "partition", "sweep", "reproduce", "run", "compare"]
+
+
+class UsageError(Exception):
+    """Bad command-line usage detected after parsing (exit 2)."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="rtsched",
+        description="Multicore real-time scheduling: simulate, analyse and compare schedulers.",
+        epilog="Run 'rtsched COMMAND --help' for a command's options. Durations: a number in ms, or '250us', '10ms', '2s'.",
+    )
+    p.add_argument("--version", action="version", version="rtsched " + __import__("rtsched").__version__)
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMANDS + OPTIONAL_COMMANDS:
+        try:
+            mod = importlib.import_module(f"rtsched.commands.{name}")
+        except ModuleNotFoundError as e:
+            if name in OPTIONAL_COMMANDS and e.name == f"rtsched.commands.{name}":
+                continue
+            raise
+        mod.register(sub)
+    return p
+
+
+def main(argv=None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 2
+    try:
+        return int(args.func(args) or 0)
+    except (InputError, UsageError) as e:
+        print(f"rtsched: error: {e}", file=sys.stderr)
+        return 2
+    except FileNotFoundError as e:
+        print(f"rtsched: error: {e.filename}: no such file", file=sys.stderr)
+        return 2
+    except PermissionError as e:
+        print(f"rtsched: error: {e.filename}: permission denied", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("rtsched: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+    except Exception as e:  # an internal error, not the user's: say so plainly
+        if os.environ.get("RTSCHED_DEBUG"):
+            raise
+        print(f"rtsched: internal error: {type(e).__name__}: {e} (set RTSCHED_DEBUG=1 for a traceback; please report it)", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

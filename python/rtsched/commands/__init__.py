@@ -1,0 +1,1 @@
+"""Subcommands of the `rtsched` CLI, one module each (see rtsched.cli)."""

@@ -1,0 +1,49 @@
+"""Plain-text tables for the terminal."""
+
+from __future__ import annotations
+
+
+def _ms(ns) -> str:
+    return f"{ns / 1e6:.3f}"
+
+
+COLUMNS = [
+    ("scheduler", lambda r, s: r.scheduler, "<"),
+    ("jobs", lambda r, s: str(s["jobs"]), ">"),
+    ("missed", lambda r, s: str(s["missed"]), ">"),
+    ("DSR", lambda r, s: f"{s['dsr']:.4f}", ">"),
+    ("max tard ms", lambda r, s: _ms(s["max_tardiness_ns"]), ">"),
+    ("mean resp ms", lambda r, s: _ms(s["mean_response_ns"]), ">"),
+    ("p99 resp ms", lambda r, s: _ms(s["p99_response_ns"]), ">"),
+    ("preempt", lambda r, s: str(s["preemptions"]), ">"),
+    ("migr", lambda r, s: str(s["migrations"]), ">"),
+    ("ctx sw", lambda r, s: str(s["context_switches"]), ">"),
+    ("sched calls", lambda r, s: str(s["scheduler_invocations"]), ">"),
+]
+
+
+def table(headers, rows, aligns) -> str:
+    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(headers)]
+
+    def fmt(cells):
+        return "  ".join(c.ljust(w) if a == "<" else c.rjust(w) for c, w, a in zip(cells, widths, aligns)).rstrip()
+
+    lines = [fmt(headers), "  ".join("-" * w for w in widths)]
+    lines += [fmt(r) for r in rows]
+    return "\n".join(lines)
+
+
+def comparison_table(results) -> str:
+    """One row per run: the comparison users read first."""
+    rows = [[f(r, r.summary) for _, f, _ in COLUMNS] for r in results]
+    return table([c[0] for c in COLUMNS], rows, [c[2] for c in COLUMNS])
+
+
+def per_task_table(result) -> str:
+    df = result.tasks
+    headers = ["task", "jobs", "missed", "DSR", "max tard ms", "max resp ms", "p99 resp ms", "preempt", "migr"]
+    rows = [
+        [name, str(r.jobs), str(r.missed), f"{r.dsr:.4f}", _ms(r.max_tardiness_ns), _ms(r.max_response_ns), _ms(r.p99_response_ns), str(r.preemptions), str(r.migrations)]
+        for name, r in df.iterrows()
+    ]
+    return table(headers, rows, ["<"] + [">"] * (len(headers) - 1))
