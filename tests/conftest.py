@@ -1,0 +1,25 @@
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "examples"
+RTSCHED = str(Path(sys.executable).parent / "rtsched")
+
+
+def run_cli(*args, cwd=None, check=None):
+    """Run the installed `rtsched` command; returns CompletedProcess with text output."""
+    env = dict(os.environ, MPLBACKEND="Agg")
+    env.pop("RTSCHED_DEBUG", None)
+    p = subprocess.run([RTSCHED, *map(str, args)], capture_output=True, text=True, cwd=cwd or ROOT, env=env, timeout=300)
+    if check is not None:
+        assert p.returncode == check, f"exit {p.returncode}\nstdout:\n{p.stdout}\nstderr:\n{p.stderr}"
+    return p
+
+
+@pytest.fixture
+def cli():
+    return run_cli

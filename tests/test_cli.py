@@ -1,0 +1,177 @@
+"""The `rtsched` command as a user runs it: outputs, determinism, and clear errors (exit 2)."""
+
+import json
+import textwrap
+
+import pytest
+
+from conftest import EXAMPLES, run_cli
+
+GOOD = "platform: {cpus: 2}\nrun: {duration: 50, seed: 4}\ntasks:\n  - {name: a, period: 10, wcet: 3, cpu: 0}\n  - {name: b, period: 7, wcet: 2, cpu: 1}\n  - {name: c, period: 20, wcet: 9, cpu: 1}\n"
+
+
+def write(tmp_path, text, name="ts.yaml"):
+    p = tmp_path / name
+    p.write_text(textwrap.dedent(text))
+    return p
+
+
+def test_simulate_prints_comparison_table(tmp_path):
+    p = write(tmp_path, GOOD)
+    r = run_cli("simulate", p, "-s", "gedf", "pedf", "gfp:rm", check=0)
+    lines = r.stdout.splitlines()
+    assert any(line.startswith("scheduler") and "DSR" in line for line in lines)
+    for s in ("gedf", "pedf", "gfp:rm"):
+        assert any(line.startswith(s + " ") for line in lines), r.stdout
+
+
+def test_all_schedulers_and_outputs(tmp_path):
+    p = write(tmp_path, GOOD)
+    out = tmp_path / "o"
+    r = run_cli("simulate", p, "-s", "all", "--json", out / "r.json", "--jobs-csv", out / "j.csv",
+                "--trace", out / "t.json", "--gantt", out / "g.png", check=0)
+    doc = json.loads((out / "r.json").read_text())
+    names = [run["scheduler"] for run in doc["runs"]]
+    assert names == ["gedf", "gnpedf", "pedf", "gfp:rm", "pfp:rm", "gfifo"], r.stdout
+    run = doc["runs"][0]
+    assert run["schema"] == "rtsched.results/1" and run["substrate"] == "sim"
+    assert {"total", "tasks", "counters", "jobs"} <= set(run)
+    for k in ("jobs", "missed", "dsr", "max_tardiness_ns", "mean_tardiness_ns", "max_response_ns", "mean_response_ns",
+              "p99_response_ns", "preemptions", "migrations", "context_switches"):
+        assert k in run["total"]
+    assert run["counters"]["scheduler_invocations"] > 0
+    header = (out / "j.csv").read_text().splitlines()[0].split(",")
+    for col in ("task", "job", "release_ns", "deadline_ns", "start_ns", "finish_ns", "missed", "aborted"):
+        assert col in header
+    assert (out / "g.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    trace = json.loads((out / "t.json").read_text())
+    slices = [e for e in trace["traceEvents"] if e["ph"] == "X"]
+    assert slices and all(e["tid"] in (0, 1) for e in slices)
+    assert {e["pid"] for e in slices} == set(range(6))
+    named = {(e["pid"], e["tid"]): e["args"]["name"] for e in trace["traceEvents"] if e.get("name") == "thread_name"}
+    assert named[(0, 0)] == "CPU 0" and named[(0, 1)] == "CPU 1"
+
+
+def test_same_input_and_seed_give_byte_identical_outputs(tmp_path):
+    p = EXAMPLES / "quad-mixed.yaml"
+    outs = []
+    for i in range(2):
+        d = tmp_path / str(i)
+        run_cli("simulate", p, "-s", "gedf", "gnpedf", "--seed", 11, "--json", d / "r.json", "--jobs-csv", d / "j.csv", "--trace", d / "t.json", check=0)
+        outs.append([(d / f).read_bytes() for f in ("r.json", "j.csv", "t.json")])
+    assert outs[0] == outs[1]
+    d = tmp_path / "other-seed"
+    run_cli("simulate", p, "-s", "gedf", "gnpedf", "--seed", 12, "--json", d / "r.json", check=0)
+    assert (d / "r.json").read_bytes() != outs[0][0], "the seed must matter for a random execution-time model"
+
+
+def test_duration_and_seed_override(tmp_path):
+    p = write(tmp_path, GOOD)
+    d = tmp_path / "r.json"
+    run_cli("simulate", p, "--duration", "0.5s", "--seed", 9, "--json", d, check=0)
+    run = json.loads(d.read_text())["runs"][0]
+    assert run["duration_ns"] == 500_000_000 and run["seed"] == 9
+
+
+BAD = [
+    # (file text, substrings the message must contain)
+    ("platform: {cpus: 2}\ntasks:\n  - {name: t0, perod: 10, wcet: 2}\n", ["task 't0'", "field 'perod'", "did you mean 'period'"]),
+    ("platform: {cpus: 2}\ntasks:\n  - {name: t0, wcet: 2}\n", ["task 't0'", "field 'period'", "missing"]),
+    ("platform: {cpus: 2}\ntasks:\n  - {name: t0, period: 0, wcet: 2}\n", ["task 't0'", "field 'period'", "> 0"]),
+    ("platform: {cpus: 2}\ntasks:\n  - {name: t0, period: -5, wcet: 2}\n", ["task 't0'", "field 'period'", "negative"]),
+    ("platform: {cpus: 2}\ntasks:\n  - {name: t0, period: 10, wcet: 0}\n", ["task 't0'", "field 'wcet'", "> 0"]),
+    ("platform: {cpus: 2}\ntasks:\n  - {name: t0, period: 10, wcet: -1}\n", ["task 't0'", "field 'wcet'"]),
+    ("platform: {cpus: 2}\ntasks:\n  - {name: t0, period: 10, wcet: 1, deadline: 0}\n", ["task 't0'", "field 'deadline'", "> 0"]),
+    ("platform: {cpus: 2}\ntasks:\n  - {name: t0, period: 10, wcet: 1, cpu: 5}\n", ["task 't0'", "field 'cpu'", "out of range"]),
+    ("platform: {cpus: 2}\ntasks:\n  - {name: t0, period: 10, wcet: 1}\n  - {name: t0, period: 5, wcet: 1}\n", ["task 't0' (tasks[1])", "duplicate"]),
+    ("platform: {cpus: 2}\ntasks:\n  - {name: t0, period: 10, wcet: 1\n", ["line", "column", "malformed YAML"]),
+    ("platform: {cpus: 2}\nrun: {seed: -1}\ntasks:\n  - {name: t0, period: 10, wcet: 1}\n", ["run", "field 'seed'"]),
+    ("platform: {cpus: 2}\ntasks:\n  - {name: t0, period: \"3 fortnights\", wcet: 1}\n", ["task 't0'", "field 'period'", "unknown unit"]),
+]
+
+
+@pytest.mark.parametrize("text,needles", BAD, ids=[f"bad{i}" for i in range(len(BAD))])
+def test_bad_task_files_exit_2_with_clear_message(tmp_path, text, needles):
+    p = write(tmp_path, text)
+    r = run_cli("simulate", p)
+    assert r.returncode == 2
+    assert "Traceback" not in r.stderr
+    assert str(p) in r.stderr
+    for n in needles:
+        assert n in r.stderr, r.stderr
+
+
+def test_malformed_json_has_line_and_column(tmp_path):
+    p = write(tmp_path, '{"platform": {"cpus": 2},\n "tasks": [\n  {"name": "a", "period": 10, "wcet": 1},\n ]\n}\n', "ts.json")
+    r = run_cli("simulate", p)
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    assert "line 4 column" in r.stderr and "malformed JSON" in r.stderr
+
+
+def test_unknown_scheduler_lists_known(tmp_path):
+    p = write(tmp_path, GOOD)
+    r = run_cli("simulate", p, "-s", "gedff")
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    assert "unknown scheduler 'gedff'" in r.stderr and "did you mean 'gedf'" in r.stderr
+    for s in ("gedf", "gnpedf", "pedf", "gfp", "pfp", "gfifo"):
+        assert s in r.stderr
+
+
+def test_partitioned_without_cpu_names_the_task(tmp_path):
+    p = write(tmp_path, "platform: {cpus: 2}\ntasks:\n  - {name: solo, period: 10, wcet: 1}\n")
+    r = run_cli("simulate", p, "-s", "pedf")
+    assert r.returncode == 2 and "task 'solo'" in r.stderr and "field 'cpu'" in r.stderr
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["simulate", "does-not-exist.yaml"], "does-not-exist.yaml"),
+    (["simulate", "{GOOD}", "--duration", "-3"], "negative"),
+    (["simulate", "{GOOD}", "--duration", "5 parsecs"], "unknown unit"),
+    (["simulate", "{GOOD}", "--seed", "x"], "invalid int"),
+    (["simulate", "{GOOD}", "-s", "gedf:turbo"], "no option"),
+    (["simulate", "{GOOD}", "--json", "/proc/nope/r.json"], "cannot write"),
+    (["nonsense"], "invalid choice"),
+])
+def test_bad_arguments_exit_2(tmp_path, args, needle):
+    good = write(tmp_path, GOOD)
+    args = [str(good) if a == "{GOOD}" else a for a in args]
+    r = run_cli(*args)
+    assert r.returncode == 2, r.stderr
+    assert "Traceback" not in r.stderr
+    assert needle in r.stderr, r.stderr
+
+
+def test_failed_write_leaves_no_partial_file(tmp_path):
+    p = write(tmp_path, GOOD)
+    target = tmp_path / "keep.json"
+    target.write_text("precious")
+    # A directory in the way of the rename: the write fails, the old content survives.
+    r = run_cli("simulate", p, "--json", tmp_path)
+    assert r.returncode == 2
+    assert target.read_text() == "precious"
+    assert not [f for f in tmp_path.iterdir() if f.name.startswith(".") and "tmp" in f.name]
+
+
+def test_schedulers_lists_every_policy_with_paper():
+    r = run_cli("schedulers", check=0)
+    for s in ("gedf", "gnpedf", "pedf", "gfp", "pfp", "gfifo"):
+        assert f"\n{s} " in "\n" + r.stdout
+    assert "ChronOS" in r.stdout and "prio=" in r.stdout
+
+
+def test_validate(tmp_path):
+    r = run_cli("validate", *sorted(EXAMPLES.glob("*.yaml")), *sorted(EXAMPLES.glob("*.json")), check=0)
+    assert r.stdout.count(": ok") == 3
+
+
+def test_demo_writes_gantt_and_trace(tmp_path):
+    out = tmp_path / "out"
+    r = run_cli("demo", "--out", out, check=0)
+    for stem in ("dhall", "quad-mixed", "overload"):
+        assert (out / f"{stem}-gantt.png").stat().st_size > 10_000
+        json.loads((out / f"{stem}.trace.json").read_text())
+    assert r.stdout.count("scheduler ") == 3
+    # Dhall's effect shows in the demo: global EDF misses, partitioned EDF does not.
+    block = r.stdout.split("== ")[1]
+    rows = {line.split()[0]: line.split() for line in block.splitlines() if line and line.split()[0] in ("gedf", "pedf")}
+    assert int(rows["gedf"][2]) > 0 and int(rows["pedf"][2]) == 0
