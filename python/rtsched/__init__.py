@@ -12,18 +12,21 @@ schema. The Rust core does the work; this package is the user-facing API::
 
 from __future__ import annotations
 
-from ._core import InputError, TaskSet, parse_duration, parse_taskset
+from ._core import InputError, PrivilegeError, RunFailed, TaskSet, parse_duration, parse_taskset
 from ._core import load_taskset as _load_taskset
 from ._core import schedulers as _schedulers
-from .result import Result, simulate
+from .result import Result, run, simulate
 
 __all__ = [
     "InputError",
+    "PrivilegeError",
+    "RunFailed",
     "Result",
     "TaskSet",
     "load_taskset",
     "parse_duration",
     "parse_taskset",
+    "run",
     "schedulers",
     "simulate",
 ]

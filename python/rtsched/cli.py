@@ -13,10 +13,10 @@ import importlib
 import os
 import sys
 
-from ._core import InputError
+from ._core import InputError, PrivilegeError, RunFailed
 
-COMMANDS = ["simulate", "schedulers", "validate", "demo"]
-OPTIONAL_COMMANDS = ["gen", "analyze", "partition", "sweep", "reproduce", "run", "compare"]
+COMMANDS = ["simulate", "schedulers", "validate", "demo", "run", "compare"]
+OPTIONAL_COMMANDS = ["gen", "analyze", "partition", "sweep", "reproduce"]
 
 
 class UsageError(Exception):
@@ -50,9 +50,12 @@ def main(argv=None) -> int:
         return 2
     try:
         return int(args.func(args) or 0)
-    except (InputError, UsageError) as e:
+    except (InputError, UsageError, PrivilegeError) as e:
         print(f"rtsched: error: {e}", file=sys.stderr)
         return 2
+    except RunFailed as e:
+        print(f"rtsched: run failed: {e}", file=sys.stderr)
+        return 1
     except FileNotFoundError as e:
         print(f"rtsched: error: {e.filename}: no such file", file=sys.stderr)
         return 2

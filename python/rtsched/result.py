@@ -54,6 +54,11 @@ class Result:
         return json.loads(self.raw.to_json(False))
 
     @property
+    def measurements(self) -> dict:
+        """Real runs only: decision overhead, release jitter, preemption latency, kernel counters."""
+        return dict(self.raw.measurements)
+
+    @property
     def summary(self) -> dict:
         """Total summary: jobs, met, missed, dsr, tardiness, response times, counters."""
         d = dict(self.document["total"])
@@ -117,3 +122,21 @@ def simulate(taskset, scheduler: str = "gedf", duration=None, seed=None, on_miss
             on_miss=on_miss,
         )
     return Result(_core.simulate(ts, scheduler, trace), ts)
+
+
+def run(taskset, backend: str = "testbed:gedf", duration=None, seed=None, on_miss=None, allow_overload: bool = False,
+        model: str = "stw", trace: bool = True) -> Result:
+    """Run ``taskset`` for real on Linux.
+
+    ``backend``: ``kernel:deadline``, ``kernel:fifo[:rm|:dm|:file]``, ``kernel:other`` or
+    ``testbed:POLICY`` (any rtsched policy enforced on real cores). ``model``: the testbed's
+    global model, ``stw`` (stop-the-world) or ``concurrent`` (application-concurrent).
+    Needs real-time privilege (root or CAP_SYS_NICE); raises ``PrivilegeError`` otherwise,
+    having run nothing. Returns a :class:`Result` in the same schema as :func:`simulate`, with
+    ``measurements`` (decision overhead, release jitter, preemption latency).
+    """
+    ts = _as_taskset(taskset)
+    if duration is not None or seed is not None or on_miss is not None:
+        ts = ts.with_run(duration_ns=None if duration is None else duration_ns(duration),
+                         seed=None if seed is None else int(seed), on_miss=on_miss)
+    return Result(_core.run_real(ts, backend, allow_overload, model, trace), ts)

@@ -121,6 +121,9 @@ pub struct RunResult {
     pub jobs: Vec<JobRecord>,
     #[serde(skip)]
     pub intervals: Vec<Interval>,
+    /// Substrate-specific measurements (real runs: decision overhead, release jitter, preemption
+    /// latency, kernel counters), by name. Empty for simulations, which stay free of wall-clock.
+    pub measurements: std::collections::BTreeMap<String, f64>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
@@ -215,6 +218,7 @@ impl RunResult {
             counters: Counters::default(),
             jobs: Vec::new(),
             intervals: Vec::new(),
+            measurements: Default::default(),
         }
     }
 
@@ -246,6 +250,9 @@ impl RunResult {
             "total": s.total,
             "tasks": s.tasks,
         });
+        if !self.measurements.is_empty() {
+            v["measurements"] = serde_json::to_value(&self.measurements).expect("numbers serialise");
+        }
         if with_jobs {
             let jobs: Vec<serde_json::Value> = self
                 .jobs

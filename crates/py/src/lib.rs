@@ -11,6 +11,8 @@ use rtsched_model::{Format, InputError as ModelInputError, OnMiss, TaskSet};
 use std::path::Path;
 
 create_exception!(_core, InputError, PyValueError, "Bad user input: a file, task, field or option. The message names them.");
+create_exception!(_core, PrivilegeError, pyo3::exceptions::PyPermissionError, "Real-time scheduling is not permitted; nothing was run.");
+create_exception!(_core, RunFailed, pyo3::exceptions::PyRuntimeError, "A real run failed; every thread was stopped.");
 
 fn input_err(e: impl std::fmt::Display) -> PyErr {
     InputError::new_err(e.to_string())
@@ -132,6 +134,11 @@ impl PyRunResult {
     fn task_names(&self) -> Vec<String> {
         self.inner.task_names.clone()
     }
+    /// Substrate-specific measurements (real runs).
+    #[getter]
+    fn measurements(&self) -> std::collections::BTreeMap<String, f64> {
+        self.inner.measurements.clone()
+    }
     /// The results document as JSON text (with per-job records if `jobs`).
     #[pyo3(signature = (jobs=false))]
     fn to_json(&self, jobs: bool) -> String {
@@ -212,6 +219,33 @@ fn simulate(py: Python<'_>, taskset: &PyTaskSet, scheduler: &str, record_interva
     Ok(PyRunResult { inner: r })
 }
 
+/// Run `taskset` for real on `backend` (kernel:deadline, kernel:fifo, kernel:other,
+/// testbed:POLICY); releases the GIL. Ctrl-C stops every thread and raises KeyboardInterrupt.
+#[pyfunction]
+#[pyo3(signature = (taskset, backend, allow_overload=false, model="stw", record_intervals=true))]
+fn run_real(py: Python<'_>, taskset: &PyTaskSet, backend: &str, allow_overload: bool, model: &str, record_intervals: bool) -> PyResult<PyRunResult> {
+    let model = match model {
+        "stw" | "stop-the-world" => rtsched_linux::GlobalModel::StopTheWorld,
+        "concurrent" | "application-concurrent" => rtsched_linux::GlobalModel::Concurrent,
+        o => return Err(input_err(format!("unknown global model '{o}' (stw or concurrent)"))),
+    };
+    let opts = rtsched_linux::RunOptions { allow_overload, model, record_intervals };
+    let ts = &taskset.inner;
+    match py.detach(|| rtsched_linux::run(ts, backend, &opts)) {
+        Ok(r) => Ok(PyRunResult { inner: r }),
+        Err(rtsched_linux::RunError::Input(s)) => Err(InputError::new_err(s)),
+        Err(rtsched_linux::RunError::Privilege(s)) => Err(PrivilegeError::new_err(s)),
+        Err(rtsched_linux::RunError::Interrupted) => Err(pyo3::exceptions::PyKeyboardInterrupt::new_err("interrupted; every rtsched thread was stopped")),
+        Err(rtsched_linux::RunError::Failed(s)) => Err(RunFailed::new_err(s)),
+    }
+}
+
+/// Real-run backends: (name, summary).
+#[pyfunction]
+fn backends() -> Vec<(&'static str, &'static str)> {
+    rtsched_linux::BACKENDS.to_vec()
+}
+
 /// Every policy: (name, summary, paper, options).
 #[pyfunction]
 fn schedulers() -> Vec<(&'static str, &'static str, &'static str, &'static str)> {
@@ -261,6 +295,10 @@ fn write_trace(py: Python<'_>, runs: &Bound<'_, PyList>, path: &str) -> PyResult
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("InputError", m.py().get_type::<InputError>())?;
+    m.add("PrivilegeError", m.py().get_type::<PrivilegeError>())?;
+    m.add("RunFailed", m.py().get_type::<RunFailed>())?;
+    m.add_function(wrap_pyfunction!(run_real, m)?)?;
+    m.add_function(wrap_pyfunction!(backends, m)?)?;
     m.add_class::<PyTaskSet>()?;
     m.add_class::<PyRunResult>()?;
     m.add_function(wrap_pyfunction!(load_taskset, m)?)?;

@@ -1,0 +1,171 @@
+//! Real runs on Linux (DESIGN.md "Real runs on Linux"), producing the same results schema as
+//! the simulator:
+//!
+//! - `kernel:deadline`, `kernel:fifo[:rm|:dm]`, `kernel:other` — one thread per task under the
+//!   kernel's own policy (the baselines a user would otherwise get);
+//! - `testbed:POLICY` — any rtsched policy decides, one pinned SCHED_FIFO worker per CPU executes
+//!   what it chose ([`testbed`]), in ChronOS's stop-the-world or application-concurrent model.
+//!
+//! Safety: refuses without real-time privilege (and runs nothing); never touches the kernel's
+//! RT throttling; bounded duration; Ctrl-C / SIGTERM or a worker panic stop every thread, and
+//! the calling thread's own policy is never changed (only threads this module creates are).
+
+pub mod kernel;
+pub mod sys;
+pub mod testbed;
+pub mod work;
+
+use rtsched_model::results::RunResult;
+use rtsched_model::{TaskSet, Time};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Longest run allowed (a real run occupies real cores).
+pub const MAX_DURATION: Time = 600 * 1_000_000_000;
+
+#[derive(Debug)]
+pub enum RunError {
+    /// Bad input or options (exit 2).
+    Input(String),
+    /// Not permitted: nothing was run (exit 2).
+    Privilege(String),
+    /// Ctrl-C or SIGTERM: every thread was stopped.
+    Interrupted,
+    /// A worker failed; every thread was stopped.
+    Failed(String),
+}
+
+impl std::fmt::Display for RunError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RunError::Input(s) | RunError::Privilege(s) | RunError::Failed(s) => f.write_str(s),
+            RunError::Interrupted => f.write_str("interrupted; every rtsched thread was stopped"),
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GlobalModel {
+    /// One decider thread makes every decision and notifies the CPUs (ChronOS "stop-the-world").
+    StopTheWorld,
+    /// Each CPU's worker decides for itself, under one lock, when it sees an event
+    /// (ChronOS "application-concurrent").
+    Concurrent,
+}
+
+#[derive(Clone, Debug)]
+pub struct RunOptions {
+    pub allow_overload: bool,
+    pub model: GlobalModel,
+    /// Record execution intervals (for traces).
+    pub record_intervals: bool,
+}
+
+impl Default for RunOptions {
+    fn default() -> Self {
+        RunOptions { allow_overload: false, model: GlobalModel::StopTheWorld, record_intervals: true }
+    }
+}
+
+/// Set by SIGINT / SIGTERM during a run.
+static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+
+extern "C" fn on_signal(_: libc::c_int) {
+    INTERRUPTED.store(true, Ordering::SeqCst);
+}
+
+/// Installs SIGINT/SIGTERM handlers for the duration of a run and restores the old ones.
+struct SignalGuard {
+    old: [libc::sigaction; 2],
+}
+
+impl SignalGuard {
+    fn install() -> SignalGuard {
+        INTERRUPTED.store(false, Ordering::SeqCst);
+        // SAFETY: sigaction structs are plain data; the handler only stores an atomic.
+        unsafe {
+            let mut sa: libc::sigaction = std::mem::zeroed();
+            sa.sa_sigaction = on_signal as *const () as usize;
+            libc::sigemptyset(&mut sa.sa_mask);
+            let mut old: [libc::sigaction; 2] = std::mem::zeroed();
+            libc::sigaction(libc::SIGINT, &sa, &mut old[0]);
+            libc::sigaction(libc::SIGTERM, &sa, &mut old[1]);
+            SignalGuard { old }
+        }
+    }
+}
+
+impl Drop for SignalGuard {
+    fn drop(&mut self) {
+        // SAFETY: restoring the handlers saved by install.
+        unsafe {
+            libc::sigaction(libc::SIGINT, &self.old[0], std::ptr::null_mut());
+            libc::sigaction(libc::SIGTERM, &self.old[1], std::ptr::null_mut());
+        }
+    }
+}
+
+pub(crate) fn interrupted() -> bool {
+    INTERRUPTED.load(Ordering::Relaxed)
+}
+
+/// The backends, for help texts.
+pub const BACKENDS: &[(&str, &str)] = &[
+    ("kernel:deadline", "one thread per task under SCHED_DEADLINE (runtime = WCET, deadline, period)"),
+    ("kernel:fifo", "one thread per task under SCHED_FIFO, RM priorities (kernel:fifo:dm for DM, :file for the file's); partitioned through affinity if every task has a cpu"),
+    ("kernel:other", "one thread per task under SCHED_OTHER (CFS/EEVDF): what a user gets by default"),
+    ("testbed:POLICY", "any rtsched policy decides, one pinned SCHED_FIFO worker per CPU executes (e.g. testbed:gedf, testbed:pedf)"),
+];
+
+fn check_common(ts: &TaskSet, opts: &RunOptions) -> Result<(), RunError> {
+    if ts.run.duration > MAX_DURATION {
+        return Err(RunError::Input(format!(
+            "{}: run: field 'duration': a real run is limited to {} s, got {} s",
+            ts.source,
+            MAX_DURATION / 1_000_000_000,
+            ts.run.duration as f64 / 1e9
+        )));
+    }
+    let u = ts.utilization();
+    if u > ts.platform.cpus as f64 && !opts.allow_overload {
+        return Err(RunError::Input(format!(
+            "{}: total utilisation {u:.3} exceeds the {} CPUs; a real run of an overloaded set is refused unless --allow-overload",
+            ts.source, ts.platform.cpus
+        )));
+    }
+    let online = sys::online_cpus();
+    if ts.platform.cpus as usize > online {
+        return Err(RunError::Input(format!(
+            "{}: platform: field 'cpus': the task set needs {} CPUs, this machine has {online} online",
+            ts.source, ts.platform.cpus
+        )));
+    }
+    Ok(())
+}
+
+/// Run `ts` for real on `backend` (see [`BACKENDS`]).
+pub fn run(ts: &TaskSet, backend: &str, opts: &RunOptions) -> Result<RunResult, RunError> {
+    check_common(ts, opts)?;
+    let (kind, rest) = backend.split_once(':').unwrap_or((backend, ""));
+    // Validate everything before touching any thread.
+    let plan = match kind {
+        "kernel" => Some(kernel::KernelPlan::new(ts, rest)?),
+        "testbed" => {
+            rtsched_policies::build(rest, ts).map_err(RunError::Input)?;
+            None
+        }
+        _ => {
+            let known: Vec<&str> = BACKENDS.iter().map(|b| b.0).collect();
+            return Err(RunError::Input(format!("unknown backend '{backend}'; known: {}", known.join(", "))));
+        }
+    };
+    sys::check_rt_privilege().map_err(RunError::Privilege)?;
+    let _guard = SignalGuard::install();
+    let r = match plan {
+        Some(p) => kernel::run(ts, &p, opts),
+        None => testbed::run(ts, rest, opts),
+    };
+    if interrupted() {
+        return Err(RunError::Interrupted);
+    }
+    r
+}

@@ -1,0 +1,272 @@
+//! Thin wrappers over the Linux system calls the real runs need. Written by hand where libc
+//! only has the raw syscall (sched_setattr, futex with an absolute CLOCK_MONOTONIC timeout,
+//! perf_event_open for the kernel's own per-thread software counters).
+
+use std::io;
+use std::sync::atomic::AtomicU32;
+
+pub const SCHED_OTHER: u32 = 0;
+pub const SCHED_FIFO: u32 = 1;
+pub const SCHED_DEADLINE: u32 = 6;
+
+#[inline]
+pub fn mono_ns() -> u64 {
+    clock_ns(libc::CLOCK_MONOTONIC)
+}
+
+/// CPU time consumed by the calling thread.
+#[inline]
+pub fn thread_cpu_ns() -> u64 {
+    clock_ns(libc::CLOCK_THREAD_CPUTIME_ID)
+}
+
+#[inline]
+fn clock_ns(clock: libc::clockid_t) -> u64 {
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: valid pointer to a timespec.
+    unsafe { libc::clock_gettime(clock, &mut ts) };
+    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+}
+
+fn timespec(ns: u64) -> libc::timespec {
+    libc::timespec { tv_sec: (ns / 1_000_000_000) as libc::time_t, tv_nsec: (ns % 1_000_000_000) as libc::c_long }
+}
+
+/// Sleep until CLOCK_MONOTONIC reaches `abs_ns` (restarting after signals unless `stop`).
+pub fn sleep_until(abs_ns: u64, stop: &std::sync::atomic::AtomicBool) {
+    let ts = timespec(abs_ns);
+    loop {
+        // SAFETY: valid timespec; no remaining-time pointer with TIMER_ABSTIME.
+        let r = unsafe { libc::clock_nanosleep(libc::CLOCK_MONOTONIC, libc::TIMER_ABSTIME, &ts, std::ptr::null_mut()) };
+        if r != libc::EINTR || stop.load(std::sync::atomic::Ordering::Relaxed) {
+            return;
+        }
+    }
+}
+
+pub fn gettid() -> i32 {
+    // SAFETY: no arguments.
+    unsafe { libc::syscall(libc::SYS_gettid) as i32 }
+}
+
+#[repr(C)]
+#[derive(Default)]
+struct SchedAttr {
+    size: u32,
+    policy: u32,
+    flags: u64,
+    nice: i32,
+    priority: u32,
+    runtime: u64,
+    deadline: u64,
+    period: u64,
+}
+
+fn setattr(tid: i32, a: &SchedAttr) -> io::Result<()> {
+    // SAFETY: a points to a properly sized, initialised sched_attr.
+    let r = unsafe { libc::syscall(libc::SYS_sched_setattr, tid, a as *const SchedAttr, 0u32) };
+    if r == 0 {
+        Ok(())
+    } else {
+        Err(io::Error::last_os_error())
+    }
+}
+
+/// SCHED_DEADLINE with the given reservation (runtime <= deadline <= period, all >= 1024 ns).
+pub fn set_deadline(tid: i32, runtime: u64, deadline: u64, period: u64) -> io::Result<()> {
+    setattr(tid, &SchedAttr { size: std::mem::size_of::<SchedAttr>() as u32, policy: SCHED_DEADLINE, runtime, deadline, period, ..Default::default() })
+}
+
+pub fn set_fifo(tid: i32, priority: u32) -> io::Result<()> {
+    setattr(tid, &SchedAttr { size: std::mem::size_of::<SchedAttr>() as u32, policy: SCHED_FIFO, priority, ..Default::default() })
+}
+
+pub fn set_other(tid: i32) -> io::Result<()> {
+    setattr(tid, &SchedAttr { size: std::mem::size_of::<SchedAttr>() as u32, policy: SCHED_OTHER, ..Default::default() })
+}
+
+/// The calling thread's scheduling policy.
+pub fn current_policy() -> i32 {
+    // SAFETY: plain query of the calling thread.
+    unsafe { libc::sched_getscheduler(0) }
+}
+
+/// Pin a thread to one CPU, or let it run anywhere (`None`).
+pub fn set_affinity(tid: i32, cpu: Option<usize>) -> io::Result<()> {
+    // SAFETY: cpu_set_t is plain data; CPU_* macros index within it.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        match cpu {
+            Some(c) => libc::CPU_SET(c, &mut set),
+            None => {
+                for c in 0..online_cpus() {
+                    libc::CPU_SET(c, &mut set);
+                }
+            }
+        }
+        if libc::sched_setaffinity(tid, std::mem::size_of::<libc::cpu_set_t>(), &set) == 0 {
+            Ok(())
+        } else {
+            Err(io::Error::last_os_error())
+        }
+    }
+}
+
+pub fn online_cpus() -> usize {
+    // SAFETY: sysconf has no memory effects.
+    unsafe { libc::sysconf(libc::_SC_NPROCESSORS_ONLN).max(1) as usize }
+}
+
+#[inline]
+pub fn current_cpu() -> u32 {
+    // SAFETY: no arguments.
+    unsafe { libc::sched_getcpu().max(0) as u32 }
+}
+
+/// Wait while `*word == expected`, at most until CLOCK_MONOTONIC `abs_ns` (`None`: forever).
+pub fn futex_wait_until(word: &AtomicU32, expected: u32, abs_ns: Option<u64>) {
+    let ts = abs_ns.map(timespec);
+    let tsp = ts.as_ref().map_or(std::ptr::null(), |t| t as *const libc::timespec);
+    // SAFETY: word is a valid, aligned u32 for the duration of the call. FUTEX_WAIT_BITSET
+    // takes an absolute CLOCK_MONOTONIC timeout (no FUTEX_CLOCK_REALTIME flag).
+    unsafe {
+        libc::syscall(
+            libc::SYS_futex,
+            word.as_ptr(),
+            libc::FUTEX_WAIT_BITSET | libc::FUTEX_PRIVATE_FLAG,
+            expected,
+            tsp,
+            std::ptr::null::<u32>(),
+            libc::FUTEX_BITSET_MATCH_ANY,
+        );
+    }
+}
+
+pub fn futex_wake(word: &AtomicU32) {
+    // SAFETY: word is valid; waking waiters has no memory effects on it.
+    unsafe {
+        libc::syscall(libc::SYS_futex, word.as_ptr(), libc::FUTEX_WAKE | libc::FUTEX_PRIVATE_FLAG, i32::MAX);
+    }
+}
+
+/// The kernel's per-thread software counters (context switches, CPU migrations) through
+/// perf_event_open; falls back to /proc when perf is unavailable.
+pub struct ThreadCounters {
+    fds: Option<[i32; 2]>,
+    tid: i32,
+}
+
+#[repr(C)]
+#[derive(Default)]
+struct PerfEventAttr {
+    type_: u32,
+    size: u32,
+    config: u64,
+    sample_period: u64,
+    sample_type: u64,
+    read_format: u64,
+    flags: u64,
+    wakeup_events: u32,
+    bp_type: u32,
+    config1: u64,
+    config2: u64,
+    branch_sample_type: u64,
+    sample_regs_user: u64,
+    sample_stack_user: u32,
+    clockid: i32,
+    sample_regs_intr: u64,
+    aux_watermark: u32,
+    sample_max_stack: u16,
+    reserved_2: u16,
+    aux_sample_size: u32,
+    reserved_3: u32,
+    sig_data: u64,
+    config3: u64,
+}
+
+const PERF_TYPE_SOFTWARE: u32 = 1;
+const PERF_COUNT_SW_CONTEXT_SWITCHES: u64 = 3;
+const PERF_COUNT_SW_CPU_MIGRATIONS: u64 = 4;
+
+impl ThreadCounters {
+    /// Counters for the calling thread.
+    pub fn open() -> ThreadCounters {
+        let tid = gettid();
+        let open = |config: u64| -> i32 {
+            let attr = PerfEventAttr { type_: PERF_TYPE_SOFTWARE, size: std::mem::size_of::<PerfEventAttr>() as u32, config, ..Default::default() };
+            // SAFETY: attr is a valid perf_event_attr; pid = this thread, any CPU, no group.
+            unsafe { libc::syscall(libc::SYS_perf_event_open, &attr as *const PerfEventAttr, 0, -1, -1, 8u64 /* PERF_FLAG_FD_CLOEXEC */) as i32 }
+        };
+        let (a, b) = (open(PERF_COUNT_SW_CONTEXT_SWITCHES), open(PERF_COUNT_SW_CPU_MIGRATIONS));
+        let fds = if a >= 0 && b >= 0 {
+            Some([a, b])
+        } else {
+            for fd in [a, b] {
+                if fd >= 0 {
+                    // SAFETY: fd was opened above.
+                    unsafe { libc::close(fd) };
+                }
+            }
+            None
+        };
+        ThreadCounters { fds, tid }
+    }
+
+    /// (context switches, migrations) so far.
+    pub fn read(&self) -> (u64, u64) {
+        match self.fds {
+            Some([a, b]) => (read_u64(a), read_u64(b)),
+            None => proc_sched(self.tid),
+        }
+    }
+
+    pub fn source(&self) -> &'static str {
+        if self.fds.is_some() { "perf" } else { "proc" }
+    }
+}
+
+impl Drop for ThreadCounters {
+    fn drop(&mut self) {
+        if let Some(fds) = self.fds {
+            for fd in fds {
+                // SAFETY: fds were opened by us and are closed once.
+                unsafe { libc::close(fd) };
+            }
+        }
+    }
+}
+
+fn read_u64(fd: i32) -> u64 {
+    let mut v = 0u64;
+    // SAFETY: reading 8 bytes into a u64.
+    unsafe { libc::read(fd, &mut v as *mut u64 as *mut libc::c_void, 8) };
+    v
+}
+
+fn proc_sched(tid: i32) -> (u64, u64) {
+    let text = std::fs::read_to_string(format!("/proc/self/task/{tid}/sched")).unwrap_or_default();
+    let field = |name: &str| {
+        text.lines()
+            .find(|l| l.starts_with(name))
+            .and_then(|l| l.rsplit(':').next())
+            .and_then(|v| v.trim().parse::<f64>().ok())
+            .unwrap_or(0.0) as u64
+    };
+    (field("nr_switches"), field("se.nr_migrations"))
+}
+
+/// Can this process use real-time policies? Tried on a short-lived probe thread, so nothing
+/// of the caller changes.
+pub fn check_rt_privilege() -> Result<(), String> {
+    std::thread::spawn(|| set_fifo(gettid(), 1).map_err(|e| e.raw_os_error()))
+        .join()
+        .map_err(|_| "probe thread panicked".to_string())?
+        .map_err(|errno| {
+            format!(
+                "real-time scheduling is not permitted here (sched_setattr: {}). Real runs need root, or CAP_SYS_NICE \
+                 (e.g. `sudo setcap cap_sys_nice+ep $(readlink -f $(which python3))`), or an rtprio limit \
+                 (`ulimit -r 99`, or '@realtime - rtprio 99' in /etc/security/limits.conf). Nothing was run.",
+                io::Error::from_raw_os_error(errno.unwrap_or(libc::EPERM))
+            )
+        })
+}

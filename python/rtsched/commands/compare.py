@@ -1,0 +1,68 @@
+"""rtsched compare FILE --policy P — the same task set in the simulator and on real cores."""
+
+from __future__ import annotations
+
+from .. import _core
+from ..report import table
+from ..result import duration_ns, run as real_run, simulate
+from .run import measurement_table
+from .simulate import write_outputs
+
+
+def register(sub):
+    p = sub.add_parser("compare", help="run a policy in the simulator and on the testbed and print them side by side",
+                       description="Simulate FILE under POLICY and run it on real cores (testbed:POLICY): "
+                                   "how far is the model from the machine? Needs root or CAP_SYS_NICE.")
+    p.add_argument("file", metavar="FILE")
+    p.add_argument("-p", "--policy", default="gedf", metavar="P", help="an rtsched policy (default gedf)")
+    p.add_argument("--duration", metavar="D")
+    p.add_argument("--seed", type=int, metavar="N")
+    p.add_argument("--model", choices=["stw", "concurrent"], default="stw")
+    p.add_argument("--allow-overload", action="store_true")
+    p.add_argument("--json", metavar="OUT")
+    p.add_argument("--trace", metavar="OUT")
+    p.set_defaults(func=run)
+
+
+def _ms(x):
+    return f"{x / 1e6:.3f}"
+
+
+def side_by_side(sim, real) -> str:
+    rows = []
+    s, r = sim.summary, real.summary
+    for key, label, fmt in [("jobs", "jobs", str), ("missed", "missed", str), ("dsr", "DSR", lambda v: f"{v:.4f}"),
+                            ("mean_response_ns", "mean response ms", _ms), ("p99_response_ns", "p99 response ms", _ms),
+                            ("max_response_ns", "max response ms", _ms), ("max_tardiness_ns", "max tardiness ms", _ms),
+                            ("preemptions", "preemptions", str), ("migrations", "migrations", str),
+                            ("context_switches", "context switches", str)]:
+        rows.append([label, fmt(s[key]), fmt(r[key])])
+    # Per-task response-time gap: real minus simulated, on the jobs both completed.
+    j = sim.jobs.merge(real.jobs, on=["task", "job"], suffixes=("_sim", "_real"))
+    j = j.dropna(subset=["response_ns_sim", "response_ns_real"])
+    out = table(["", "simulator", "testbed"], rows, ["<", ">", ">"])
+    if len(j):
+        gap = (j.response_ns_real - j.response_ns_sim).astype("float64")
+        per = j.assign(gap=gap).groupby("task", sort=False).gap.agg(["mean", "max"])
+        trows = [[t, f"{v['mean'] / 1e3:.1f}", f"{v['max'] / 1e3:.1f}"] for t, v in per.iterrows()]
+        out += "\n\nresponse time, real minus simulated (same jobs):\n"
+        out += table(["task", "mean us", "max us"], trows, ["<", ">", ">"])
+        out += f"\nover {len(j)} jobs: mean {gap.mean() / 1e3:.1f} us, median {gap.median() / 1e3:.1f} us, max {gap.max() / 1e3:.1f} us"
+    return out
+
+
+def run(args):
+    ts = _core.load_taskset(args.file)
+    if args.duration is not None:
+        duration_ns(args.duration)
+    sim = simulate(ts, scheduler=args.policy, duration=args.duration, seed=args.seed, trace=bool(args.trace))
+    real = real_run(ts, "testbed:" + args.policy, duration=args.duration, seed=args.seed,
+                    allow_overload=args.allow_overload, model=args.model)
+    print(f"{ts.source}: {args.policy}, simulator vs testbed ({args.model}), {sim.document['duration_ns'] / 1e6:g} ms")
+    print(side_by_side(sim, real))
+    mt = measurement_table([real])
+    if mt:
+        print()
+        print(mt)
+    write_outputs([sim, real], args.json, None, args.trace, None)
+    return 0
