@@ -1,0 +1,302 @@
+//! Partitioning heuristics as pure functions: task set in, CPU of each task out.
+//!
+//! The bin-packing family of LWFG §3.1 — first, next, best and worst fit, each over a task
+//! order — and LWFG itself (§3.2, Algorithm 1, in `lwfg.rs`). A CPU is a bin; whether a task
+//! (or a memory-sharing group) fits is decided by an `Admission` test on the bin's tasks plus
+//! the newcomers, by default the exact uniprocessor EDF test. Best and worst fit rank bins by
+//! their total density (the "size" of LWFG §3.1).
+//!
+//! Names (`by_name`): `ffd`, `bfd`, `wfd`, `nfd` (decreasing utilisation), `ffdd`, `bfdd`, `wfdd`,
+//! `nfdd` (decreasing density), `bf` (Baruah & Fisher: first fit, increasing relative deadline),
+//! `lwfg`, any `FIT:ORDER` (FIT in first|next|best|worst, ORDER in util|density|deadline|wss|none),
+//! `global` (always "succeeds", meaning: schedule globally), and fallback chains separated by `,`
+//! or `+` (`lwfg,ffd,global`, as LWFG §3.2 recommends), tried left to right.
+
+pub mod fit;
+pub mod lwfg;
+
+pub use fit::{Fit, Order};
+
+use crate::schedulability::uniprocessor::{edf_exact, fp_rta};
+use crate::schedulability::{cmp_sum, Cdt};
+use rtsched_model::file::closest;
+use rtsched_model::TaskSet;
+use std::cmp::Ordering;
+use std::fmt;
+
+/// The test that decides whether tasks fit on one CPU.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Admission {
+    /// Exact uniprocessor EDF: U ≤ 1 when D ≥ T, processor demand (QPA) otherwise.
+    EdfExact,
+    /// Σ C/min(D,T) ≤ 1 (what LWFG §3.2 "Feasibility" uses; exact for implicit deadlines).
+    Density,
+    /// Exact preemptive FP response-time analysis with these priorities (per task of the set;
+    /// larger is more urgent). For partitioned FP (`pfp`).
+    FpRta(Vec<u32>),
+}
+
+impl Admission {
+    pub fn name(&self) -> &'static str {
+        match self {
+            Admission::EdfExact => "edf-exact",
+            Admission::Density => "density",
+            Admission::FpRta(_) => "fp-rta",
+        }
+    }
+}
+
+/// A successful partition.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Partition {
+    /// CPU of each task (file order). Empty when `heuristic == "global"`.
+    pub cpu_of_task: Vec<u32>,
+    /// The heuristic that produced it (in a chain, the one that succeeded).
+    pub heuristic: String,
+}
+
+impl Partition {
+    pub fn is_global(&self) -> bool {
+        self.heuristic == "global"
+    }
+}
+
+/// A heuristic could not place a task.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PartitionError {
+    pub heuristic: String,
+    /// Index and name of the task that did not fit.
+    pub task: usize,
+    pub task_name: String,
+    pub message: String,
+}
+
+impl fmt::Display for PartitionError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: task '{}' (tasks[{}]) {}", self.heuristic, self.task_name, self.task, self.message)
+    }
+}
+
+impl std::error::Error for PartitionError {}
+
+/// CPUs as bins: their tasks and running sums for the fast path of the admission test.
+pub struct Bins<'a> {
+    pub(crate) tasks: &'a [Cdt],
+    admission: &'a Admission,
+    members: Vec<Vec<usize>>,
+    util: Vec<f64>,
+    dens: Vec<f64>,
+    /// Every member has D ≥ T, so U ≤ 1 is the exact EDF test.
+    d_ge_t: Vec<bool>,
+    scratch: Vec<Cdt>,
+}
+
+/// Within this distance of 1 the f64 running sums are not trusted: recompute exactly.
+const NEAR: f64 = 1e-9;
+
+impl<'a> Bins<'a> {
+    pub fn new(tasks: &'a [Cdt], m: u32, admission: &'a Admission) -> Self {
+        let m = m as usize;
+        Bins { tasks, admission, members: vec![Vec::new(); m], util: vec![0.0; m], dens: vec![0.0; m], d_ge_t: vec![true; m], scratch: Vec::new() }
+    }
+
+    pub fn cpus(&self) -> usize {
+        self.members.len()
+    }
+
+    /// Total density on `cpu` (the bin's level for best / worst fit).
+    pub fn load(&self, cpu: usize) -> f64 {
+        self.dens[cpu]
+    }
+
+    fn sum_le_one(&self, cpu: usize, new: &[usize], fast: f64, term: impl Fn(&Cdt) -> (u64, u64)) -> bool {
+        if fast < 1.0 - NEAR {
+            return true;
+        }
+        if fast > 1.0 + NEAR {
+            return false;
+        }
+        let all = self.members[cpu].iter().chain(new).map(|&i| term(&self.tasks[i]));
+        cmp_sum(all, 1, 1) != Ordering::Greater
+    }
+
+    /// Would `cpu` still pass the admission test with `new` added?
+    pub fn admits(&mut self, cpu: usize, new: &[usize]) -> bool {
+        let u = self.util[cpu] + new.iter().map(|&i| self.tasks[i].utilisation()).sum::<f64>();
+        if !self.sum_le_one(cpu, new, u, |x| (x.c, x.t)) {
+            return false; // U > 1 fails every test
+        }
+        let d_ge_t = self.d_ge_t[cpu] && new.iter().all(|&i| self.tasks[i].d >= self.tasks[i].t);
+        let dens = self.dens[cpu] + new.iter().map(|&i| self.tasks[i].density()).sum::<f64>();
+        match self.admission {
+            Admission::EdfExact if d_ge_t => true,
+            Admission::Density if d_ge_t => true,
+            Admission::Density => self.sum_le_one(cpu, new, dens, |x| (x.c, x.d.min(x.t))),
+            Admission::EdfExact => {
+                // Density ≤ 1 is sufficient and cheap; only otherwise run QPA.
+                if self.sum_le_one(cpu, new, dens, |x| (x.c, x.d.min(x.t))) {
+                    return true;
+                }
+                self.fill_scratch(cpu, new);
+                edf_exact(&self.scratch) == Some(true)
+            }
+            Admission::FpRta(prio) => {
+                let idx: Vec<usize> = self.members[cpu].iter().chain(new).copied().collect();
+                self.fill_scratch(cpu, new);
+                let p: Vec<u32> = idx.iter().map(|&i| prio[i]).collect();
+                fp_rta(&self.scratch, &p).0
+            }
+        }
+    }
+
+    fn fill_scratch(&mut self, cpu: usize, new: &[usize]) {
+        self.scratch.clear();
+        let tasks = self.tasks;
+        self.scratch.extend(self.members[cpu].iter().chain(new).map(|&i| tasks[i]));
+    }
+
+    pub fn place(&mut self, cpu: usize, new: &[usize]) {
+        for &i in new {
+            let x = self.tasks[i];
+            self.util[cpu] += x.utilisation();
+            self.dens[cpu] += x.density();
+            self.d_ge_t[cpu] &= x.d >= x.t;
+            self.members[cpu].push(i);
+        }
+    }
+
+    /// CPU of each task; every task must have been placed.
+    pub fn into_assignment(self) -> Vec<u32> {
+        let mut cpu_of = vec![u32::MAX; self.tasks.len()];
+        for (c, ms) in self.members.iter().enumerate() {
+            for &i in ms {
+                cpu_of[i] = c as u32;
+            }
+        }
+        debug_assert!(cpu_of.iter().all(|&c| c != u32::MAX), "a task was left unplaced");
+        cpu_of
+    }
+}
+
+/// A partitioning heuristic (or a fallback chain of them).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Partitioner {
+    AnyFit { name: String, fit: Fit, order: Order },
+    Lwfg,
+    /// Never fails: the answer "schedule this set globally".
+    Global,
+    Chain(Vec<Partitioner>),
+}
+
+impl Partitioner {
+    pub fn name(&self) -> String {
+        match self {
+            Partitioner::AnyFit { name, .. } => name.clone(),
+            Partitioner::Lwfg => "lwfg".into(),
+            Partitioner::Global => "global".into(),
+            Partitioner::Chain(v) => v.iter().map(Partitioner::name).collect::<Vec<_>>().join(","),
+        }
+    }
+
+    /// Partition `ts` onto its platform's CPUs.
+    pub fn partition(&self, ts: &TaskSet, admission: &Admission) -> Result<Partition, PartitionError> {
+        let cdt: Vec<Cdt> = ts.tasks.iter().map(Cdt::from).collect();
+        let wss: Vec<u64> = ts.tasks.iter().map(|t| t.wss.unwrap_or(0)).collect();
+        let group: Vec<Option<u32>> = ts.tasks.iter().map(|t| t.group).collect();
+        let name_of = |i: usize| ts.tasks[i].name.clone();
+        self.run(&cdt, &wss, &group, ts.platform.cpus, admission, &name_of)
+    }
+
+    fn run(&self, cdt: &[Cdt], wss: &[u64], group: &[Option<u32>], m: u32, adm: &Admission, name_of: &dyn Fn(usize) -> String) -> Result<Partition, PartitionError> {
+        if let Admission::FpRta(p) = adm {
+            assert_eq!(p.len(), cdt.len(), "one priority per task");
+        }
+        let fail = |heuristic: String, i: usize, msg: String| PartitionError { heuristic, task: i, task_name: name_of(i), message: msg };
+        match self {
+            Partitioner::AnyFit { name, fit, order } => fit::any_fit(cdt, wss, m, adm, *fit, *order)
+                .map(|cpu_of_task| Partition { cpu_of_task, heuristic: name.clone() })
+                .map_err(|i| fail(name.clone(), i, format!("does not fit on any of the {m} CPUs ({} admission, {})", adm.name(), describe(&cdt[i])))),
+            Partitioner::Lwfg => lwfg::lwfg(cdt, wss, group, m, adm)
+                .map(|cpu_of_task| Partition { cpu_of_task, heuristic: "lwfg".into() })
+                .map_err(|i| fail("lwfg".into(), i, format!("does not fit on any of the {m} CPUs even alone ({} admission, {})", adm.name(), describe(&cdt[i])))),
+            Partitioner::Global => Ok(Partition { cpu_of_task: Vec::new(), heuristic: "global".into() }),
+            Partitioner::Chain(list) => {
+                let mut errs: Vec<PartitionError> = Vec::new();
+                for p in list {
+                    match p.run(cdt, wss, group, m, adm, name_of) {
+                        Ok(part) => return Ok(part),
+                        Err(e) => errs.push(e),
+                    }
+                }
+                let last = errs.pop().expect("a chain is never empty");
+                let earlier: Vec<String> = errs.iter().map(ToString::to_string).collect();
+                let message = format!("{} under {}, the last in the chain (earlier: {})", last.message, last.heuristic, earlier.join("; "));
+                Err(PartitionError { heuristic: self.name(), message, ..last })
+            }
+        }
+    }
+}
+
+fn describe(x: &Cdt) -> String {
+    format!("u={:.4}, λ={:.4}", x.utilisation(), x.density())
+}
+
+/// The heuristics with short names (help text: name, what it is).
+pub const NAMED: &[(&str, &str)] = &[
+    ("ffd", "first fit, decreasing utilisation"),
+    ("bfd", "best fit, decreasing utilisation"),
+    ("wfd", "worst fit, decreasing utilisation"),
+    ("nfd", "next fit (LWFG §3.1), decreasing utilisation"),
+    ("ffdd", "first fit, decreasing density"),
+    ("bfdd", "best fit, decreasing density"),
+    ("wfdd", "worst fit, decreasing density"),
+    ("nfdd", "next fit, decreasing density"),
+    ("bf", "Baruah & Fisher: first fit, increasing relative deadline"),
+    ("lwfg", "LWFG Algorithm 1: next fit, decreasing WSS, memory-sharing groups placed whole"),
+    ("global", "no partition: schedule globally (end of a fallback chain)"),
+];
+
+fn one(name: &str) -> Result<Partitioner, String> {
+    let any = |fit, order| Ok(Partitioner::AnyFit { name: name.to_string(), fit, order });
+    match name {
+        "ffd" => any(Fit::First, Order::DecreasingUtilisation),
+        "bfd" => any(Fit::Best, Order::DecreasingUtilisation),
+        "wfd" => any(Fit::Worst, Order::DecreasingUtilisation),
+        "nfd" => any(Fit::Next, Order::DecreasingUtilisation),
+        "ffdd" => any(Fit::First, Order::DecreasingDensity),
+        "bfdd" => any(Fit::Best, Order::DecreasingDensity),
+        "wfdd" => any(Fit::Worst, Order::DecreasingDensity),
+        "nfdd" => any(Fit::Next, Order::DecreasingDensity),
+        "bf" => any(Fit::First, Order::IncreasingDeadline),
+        "lwfg" => Ok(Partitioner::Lwfg),
+        "global" => Ok(Partitioner::Global),
+        _ => {
+            if let Some((f, o)) = name.split_once(':') {
+                if let (Some(fit), Some(order)) = (Fit::parse(f), Order::parse(o)) {
+                    return any(fit, order);
+                }
+                return Err(format!("unknown partitioner '{name}': FIT:ORDER takes FIT in first|next|best|worst and ORDER in util|density|deadline|wss|none"));
+            }
+            let known: Vec<&str> = NAMED.iter().map(|(n, _)| *n).collect();
+            let hint = closest(name, &known).map(|s| format!(" (did you mean '{s}'?)")).unwrap_or_default();
+            Err(format!("unknown partitioner '{name}'{hint}; known: {}, FIT:ORDER, or a chain like lwfg,ffd,global", known.join(", ")))
+        }
+    }
+}
+
+/// A partitioner by name, or a fallback chain `a,b,c` / `a+b+c`.
+pub fn by_name(name: &str) -> Result<Partitioner, String> {
+    let parts: Vec<&str> = name.split([',', '+']).map(str::trim).collect();
+    if parts.iter().any(|p| p.is_empty()) {
+        return Err(format!("partitioner '{name}': empty name in chain"));
+    }
+    if parts.len() == 1 {
+        return one(parts[0]);
+    }
+    if let Some(i) = parts.iter().position(|&p| p == "global") {
+        if i != parts.len() - 1 {
+            return Err(format!("partitioner '{name}': 'global' always succeeds, so it can only come last"));
+        }
+    }
+    Ok(Partitioner::Chain(parts.into_iter().map(one).collect::<Result<_, _>>()?))
+}
