@@ -315,3 +315,127 @@ fn generic<R: Rng>(name: &str, p: &Params, rng: &mut R) -> Result<Generated, Str
     let tasks = build(rng, &utils, &ps, deadlines);
     Ok(Generated { taskset: TaskSet::new(m, tasks), utilisations: utils, threads: None, utilities: None })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn gen(name: &str, params: &str, seed: u64) -> Result<Generated, String> {
+        by_name(name, &Params::parse(params).unwrap(), seed)
+    }
+
+    proptest! {
+        #[test]
+        fn reproducible_by_seed(seed: u64, which in 0usize..5) {
+            let (name, p) = [("randfixedsum", "n=10,U=3,m=4,u_max=0.5"), ("lelli2011", "m=2"), ("mwlp", "m=4,U=2"), ("paws2013", "U_min=0.5,U_max=0.6"), ("chronos2011", "")][which];
+            let a = gen(name, p, seed).unwrap();
+            prop_assert_eq!(&a, &gen(name, p, seed).unwrap());
+            prop_assert_ne!(a.taskset.tasks, gen(name, p, seed.wrapping_add(1)).unwrap().taskset.tasks);
+        }
+
+        #[test]
+        fn tasksets_round_to_the_granularity(seed: u64, constrained: bool) {
+            let p = format!("n=8,U=2.5,m=4,u_max=0.6,period=uniform,tmin=1ms,tmax=50ms,deadline={}", if constrained { "constrained" } else { "implicit" });
+            let g = gen("randfixedsum", &p, seed).unwrap();
+            prop_assert!((g.utilisations.iter().sum::<f64>() - 2.5).abs() < 1e-9);
+            for (t, &u) in g.taskset.tasks.iter().zip(&g.utilisations) {
+                prop_assert_eq!(t.period % NS_PER_US, 0);
+                prop_assert!((NS_PER_MS..=50 * NS_PER_MS).contains(&t.period));
+                prop_assert!(t.wcet >= 1 && t.wcet <= t.deadline && t.deadline <= t.period);
+                prop_assert!((t.wcet as f64 - u * t.period as f64).abs() <= 0.5 + 1e-6);
+                if !constrained { prop_assert_eq!(t.deadline, t.period); }
+            }
+        }
+    }
+
+    #[test]
+    fn harmonic_periods_divide_each_other() {
+        let g = gen("uunifast", "n=20,U=0.9,period=harmonic,tmin=5ms,tmax=80ms", 3).unwrap();
+        let ps: Vec<Time> = g.taskset.tasks.iter().map(|t| t.period).collect();
+        assert!(ps.iter().all(|&p| [5, 10, 20, 40, 80].contains(&(p / NS_PER_MS)) && p % NS_PER_MS == 0), "{ps:?}");
+        assert!(ps.iter().any(|&p| p != ps[0]));
+    }
+
+    #[test]
+    fn paper_distributions() {
+        let g = gen("lelli2011", "m=8,R=0.7", 1).unwrap();
+        assert_eq!(g.taskset.tasks.len(), 24);
+        assert!((g.utilisations.iter().sum::<f64>() - 5.6).abs() < 1e-9);
+        assert!(g.taskset.tasks.iter().all(|t| (10 * NS_PER_MS..=100 * NS_PER_MS).contains(&t.period)));
+
+        let g = gen("paws2013", "m=2,U_min=0.78,U_max=0.80", 5).unwrap();
+        let u: f64 = g.utilisations.iter().sum();
+        assert!((1.56..=1.60).contains(&u), "{u}");
+        assert!(g.utilisations.iter().all(|u| (0.1..=0.4).contains(u)));
+        assert!(g.threads.as_ref().unwrap().iter().all(|&n| (1..=6).contains(&n)));
+        assert!(g.taskset.tasks.iter().all(|t| (100 * NS_PER_MS..=150 * NS_PER_MS).contains(&t.period)));
+
+        let g = gen("chronos2011", "U=3", 9).unwrap();
+        assert_eq!(g.taskset.tasks.len(), 12);
+        assert!(g.utilities.as_ref().unwrap().iter().all(|&v| (1.0..=100.0).contains(&v)));
+        assert!(g.taskset.tasks.iter().all(|t| (40 * NS_PER_MS..=2_000 * NS_PER_MS).contains(&t.period)));
+    }
+
+    #[test]
+    fn lwfg_mtt_distributions_follow_table_1() {
+        for d in papers::Mtt::TABLE_1 {
+            let g = gen(d.name, "m=8,U=6", 42).unwrap();
+            let ts = &g.taskset;
+            let u: f64 = g.utilisations.iter().sum();
+            assert!(u <= 6.0 && u > 6.0 - d.util.1, "{}: U={u}", d.name);
+            let groups = ts.tasks.iter().map(|t| t.group.unwrap()).max().unwrap() + 1;
+            for gid in 0..groups {
+                let members: Vec<usize> = (0..ts.tasks.len()).filter(|&i| ts.tasks[i].group == Some(gid)).collect();
+                // The last MTT may be cut short by the cap; the others have their full size.
+                assert!(members.len() as u32 <= d.tasks_per_mtt.1, "{}", d.name);
+                let same = |f: &dyn Fn(usize) -> u64| members.iter().all(|&i| f(i) == f(members[0]));
+                assert!(same(&|i| ts.tasks[i].wss.unwrap()), "{}: WSS differs within an MTT", d.name);
+                if !d.period_per_task {
+                    assert!(same(&|i| ts.tasks[i].period), "{}", d.name);
+                }
+                if !d.util_per_task && !d.period_per_task {
+                    assert!(same(&|i| ts.tasks[i].wcet), "{}", d.name);
+                }
+                let w = ts.tasks[members[0]].wss.unwrap();
+                match d.wss {
+                    papers::WssRule::UniformKiB(lo, hi) => assert!(w.is_multiple_of(1024) && (lo..=hi).contains(&(w / 1024))),
+                    papers::WssRule::FromExecution => {
+                        let e_ms = ts.tasks[members[0]].wcet as f64 / NS_PER_MS as f64;
+                        assert!((w as f64 - e_ms / 3.0 * 128.0 * 1024.0).abs() < 2.0, "{w} vs e={e_ms}");
+                    }
+                }
+            }
+            assert!(g.utilisations.iter().all(|u| (d.util.0..=d.util.1).contains(u)));
+        }
+        // Per-task utilisations differ within an MTT in MWLP, periods in MWLU.
+        let g = gen("mwlp", "m=8,U=6", 1).unwrap();
+        assert!(g.taskset.tasks.windows(2).any(|w| w[0].group == w[1].group && w[0].wcet != w[1].wcet));
+    }
+
+    #[test]
+    fn bad_parameters_are_named() {
+        assert_eq!(gen("randfixedsum", "n=4,U=5", 1).unwrap_err(), "total utilisation U=5 exceeds n·u_max = 4");
+        assert!(gen("randfixedsum", "n=4,U=1,u_min=0.5,u_max=0.2", 1).unwrap_err().contains("u_min=0.5 exceeds u_max=0.2"));
+        assert!(gen("uunifast", "n=0,U=1", 1).unwrap_err().contains("n=0"));
+        assert!(gen("uunifast", "U=1", 1).unwrap_err().contains("missing parameter n"));
+        assert!(gen("uunifast", "n=3,U=1,tmin=10ms,tmax=1ms", 1).unwrap_err().contains("tmin=10ms exceeds maximum period tmax=1ms"));
+        assert!(gen("uunifast", "n=3,U=1,period=gaussian", 1).unwrap_err().contains("period=gaussian"));
+        assert!(gen("uunifast", "n=3,U=1,deadline=constrained,f=2", 1).unwrap_err().contains("f=2"));
+        assert!(gen("uunifast", "n=3,U=1,nn=3", 1).unwrap_err().contains("no parameter 'nn' (did you mean 'n'?)"));
+        assert!(gen("uunifast", "n=3,U=x", 1).unwrap_err().contains("U=x is not a number"));
+        assert!(gen("lelli2011", "m=2,R=1.5", 1).unwrap_err().contains("R=1.5"));
+        assert!(gen("mwl", "m=4,U=9", 1).unwrap_err().contains("exceeds the platform's m = 4"));
+        assert!(gen("paws2013", "U_min=0.5,U_max=0.4", 1).unwrap_err().contains("exceeds U_max"));
+        assert!(gen("uunifst", "", 1).unwrap_err().contains("did you mean 'uunifast'"));
+        assert!(Params::parse("m4").unwrap_err().contains("key=value"));
+    }
+
+    #[test]
+    fn generated_sets_survive_the_yaml_round_trip() {
+        let g = gen("mwh", "m=4,U=3", 7).unwrap();
+        let text = rtsched_model::file::to_yaml(&g.taskset);
+        let back = rtsched_model::parse_taskset(&text, rtsched_model::Format::Yaml, "x.yaml").unwrap();
+        assert_eq!(back.tasks, g.taskset.tasks);
+    }
+}

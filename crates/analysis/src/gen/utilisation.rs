@@ -142,3 +142,98 @@ pub fn randfixedsum<R: Rng>(rng: &mut R, n: usize, total: f64, a: f64, b: f64) -
     }
     Ok(x.into_iter().map(|v| (a + (b - a) * v).clamp(a, b)).collect())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{randfixedsum, uunifast, uunifast_discard};
+    use crate::gen::rng;
+    use proptest::prelude::*;
+    use rand::Rng;
+
+    proptest! {
+        #[test]
+        fn uunifast_sums_exactly(n in 1usize..40, total in 0.0f64..16.0, seed: u64) {
+            let u = uunifast(&mut rng(seed), n, total).unwrap();
+            prop_assert_eq!(u.len(), n);
+            prop_assert!(u.iter().all(|&x| x >= 0.0));
+            prop_assert!((u.iter().sum::<f64>() - total).abs() < 1e-9);
+        }
+
+        #[test]
+        fn randfixedsum_respects_bounds(n in 1usize..60, a in 0.0f64..0.5, w in 0.01f64..1.0, frac in 0.0f64..=1.0, seed: u64) {
+            let b = a + w;
+            let total = n as f64 * (a + frac * w);
+            let u = randfixedsum(&mut rng(seed), n, total, a, b).unwrap();
+            prop_assert_eq!(u.len(), n);
+            prop_assert!(u.iter().all(|&x| x >= a && x <= b), "{:?}", u);
+            prop_assert!((u.iter().sum::<f64>() - total).abs() < 1e-9, "sum {} vs {}", u.iter().sum::<f64>(), total);
+            prop_assert_eq!(u, randfixedsum(&mut rng(seed), n, total, a, b).unwrap());
+        }
+
+        #[test]
+        fn uunifast_discard_respects_bounds(n in 2usize..8, seed: u64) {
+            let total = 0.4 * n as f64;
+            let u = uunifast_discard(&mut rng(seed), n, total, 0.05, 0.9, 100_000).unwrap();
+            prop_assert!(u.iter().all(|&x| (0.05..=0.9).contains(&x)));
+            prop_assert!((u.iter().sum::<f64>() - total).abs() < 1e-9);
+        }
+    }
+
+    #[test]
+    fn impossible_parameters_name_the_parameter() {
+        let r = &mut rng(1);
+        assert_eq!(randfixedsum(r, 4, 5.0, 0.0, 1.0).unwrap_err(), "total utilisation U=5 exceeds n·u_max = 4");
+        assert!(randfixedsum(r, 4, 0.2, 0.1, 1.0).unwrap_err().contains("below n·u_min = 0.4"));
+        assert!(randfixedsum(r, 4, 1.0, 0.5, 0.2).unwrap_err().contains("u_min=0.5 exceeds u_max=0.2"));
+        assert!(uunifast(r, 0, 1.0).unwrap_err().contains("n=0"));
+        assert!(uunifast(r, 3, -1.0).unwrap_err().contains("U=-1"));
+        assert!(uunifast_discard(r, 20, 19.5, 0.0, 1.0, 10).unwrap_err().contains("in 10 tries"));
+    }
+
+    /// Pearson χ² of the first coordinate of n = 3 RandFixedSum vectors, bounds [0.1, 0.6],
+    /// sum 1, against the analytic marginal: f(x) ∝ length of {x2 ∈ [a,b] : 1 − x − x2 ∈ [a,b]}
+    /// = 0.2 + x on [0.1, 0.3], 0.8 − x on [0.3, 0.6] (a trapezoid, not flat).
+    fn chi_square(sample: impl Fn(&mut rand_chacha::ChaCha8Rng) -> f64) -> f64 {
+        let (a, b, bins, draws) = (0.1, 0.6, 20usize, 20_000usize);
+        let width = (b - a) / bins as f64;
+        let len = |x: f64| f64::max(0.0, f64::min(b, 1.0 - x - a) - f64::max(a, 1.0 - x - b));
+        // The kink at 0.3 is a bin edge, so the trapezoid rule on each bin is exact.
+        let mass: Vec<f64> = (0..bins).map(|k| {
+            let lo = a + k as f64 * width;
+            (len(lo) + len(lo + width)) / 2.0 * width
+        }).collect();
+        let total: f64 = mass.iter().sum();
+        let mut count = vec![0usize; bins];
+        let r = &mut rng(2011);
+        for _ in 0..draws {
+            let x = sample(r);
+            count[(((x - a) / width) as usize).min(bins - 1)] += 1;
+        }
+        (0..bins).map(|k| {
+            let e = draws as f64 * mass[k] / total;
+            (count[k] as f64 - e).powi(2) / e
+        }).sum()
+    }
+
+    /// χ²(19 degrees of freedom) exceeds 43.82 with probability 0.001.
+    const CHI2_19_P001: f64 = 43.82;
+
+    #[test]
+    fn randfixedsum_is_uniform() {
+        let stat = chi_square(|r| randfixedsum(r, 3, 1.0, 0.1, 0.6).unwrap()[0]);
+        eprintln!("RandFixedSum n=3 [0.1,0.6] sum 1: chi-square = {stat:.2} (19 dof, 1% critical 36.19, 0.1% {CHI2_19_P001})");
+        assert!(stat < CHI2_19_P001, "chi-square {stat}");
+        // The same statistic catches a biased generator: scaling uniform draws to the sum and
+        // rejecting out-of-bounds vectors is not uniform over the polytope.
+        let biased = chi_square(|r| loop {
+            let v: [f64; 3] = [r.random(), r.random(), r.random()];
+            let s: f64 = v.iter().sum();
+            let x: Vec<f64> = v.iter().map(|x| x / s).collect();
+            if x.iter().all(|&x| (0.1..=0.6).contains(&x)) {
+                break x[0];
+            }
+        });
+        eprintln!("normalise-and-reject (biased) : chi-square = {biased:.2}");
+        assert!(biased > CHI2_19_P001, "the check should reject a biased generator, got {biased}");
+    }
+}

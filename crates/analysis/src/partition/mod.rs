@@ -300,3 +300,145 @@ pub fn by_name(name: &str) -> Result<Partitioner, String> {
     }
     Ok(Partitioner::Chain(parts.into_iter().map(one).collect::<Result<_, _>>()?))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rtsched_model::time::NS_PER_MS;
+    use rtsched_model::Task;
+
+    /// Implicit-deadline tasks with T = 10 ms and C in ms (so u = C/10).
+    fn set(m: u32, c_tenths: &[u64]) -> TaskSet {
+        let tasks = c_tenths.iter().enumerate().map(|(i, &c)| Task::periodic(format!("t{i}"), 10 * NS_PER_MS, c * NS_PER_MS)).collect();
+        TaskSet::new(m, tasks)
+    }
+
+    fn run(name: &str, ts: &TaskSet) -> Vec<u32> {
+        by_name(name).unwrap().partition(ts, &Admission::EdfExact).unwrap().cpu_of_task
+    }
+
+    /// u = 0.6, 0.5, 0.4, 0.3, 0.2 on 3 CPUs (already in decreasing order):
+    ///
+    /// best fit:  .6→0; .5→1 (0 would be 1.1; 1 and 2 tie at 0, lowest wins); .4→0 (fullest
+    ///            that admits: 0 at .6 → 1.0); .3→1 (0 is full; 1 at .5 beats 2 at 0) → .8;
+    ///            .2→1 → 1.0.                                            = [0, 1, 0, 1, 1]
+    /// worst fit: .6→0; .5→1; .4→2; .3→2 (emptiest: loads .6 .5 .4); .2→1 (loads .6 .5 .7)
+    ///                                                                   = [0, 1, 2, 2, 1]
+    /// next fit:  .6→0; .5→1 (scan starts after 0); .4→2; .3→0 (after 2 comes 0: .9);
+    ///            .2→1 (.7)                                              = [0, 1, 2, 0, 1]
+    /// first fit: .6→0; .5→1; .4→0 (1.0, exactly full); .3→1; .2→1       = [0, 1, 0, 1, 1]
+    #[test]
+    fn best_worst_next_fit_differ_by_hand() {
+        let ts = set(3, &[6, 5, 4, 3, 2]);
+        assert_eq!(run("bfd", &ts), vec![0, 1, 0, 1, 1]);
+        assert_eq!(run("wfd", &ts), vec![0, 1, 2, 2, 1]);
+        assert_eq!(run("nfd", &ts), vec![0, 1, 2, 0, 1]);
+        assert_eq!(run("ffd", &ts), vec![0, 1, 0, 1, 1]);
+        // Order matters: the same tasks shuffled give the same decreasing-utilisation result.
+        let shuffled = set(3, &[3, 6, 2, 5, 4]);
+        assert_eq!(run("wfd", &shuffled), vec![2, 0, 1, 1, 2]);
+    }
+
+    /// File order u = .3, .8, .1 on 2 CPUs: first fit puts .1 on CPU 0 (load .3, first that
+    /// admits); best fit on CPU 1 (load .8, the fullest that admits); worst fit on CPU 0.
+    #[test]
+    fn first_and_best_fit_differ_by_hand() {
+        let ts = set(2, &[3, 8, 1]);
+        assert_eq!(run("first:none", &ts), vec![0, 1, 0]);
+        assert_eq!(run("best:none", &ts), vec![0, 1, 1]);
+        assert_eq!(run("worst:none", &ts), vec![0, 1, 0]);
+    }
+
+    #[test]
+    fn baruah_fisher_orders_by_deadline_and_density_admission() {
+        // Constrained deadlines: (C, D, T) = (2,3,6), (2,4,8), (3,5,10) ms on one CPU.
+        let mk = |n: &str, c, d, t| {
+            let mut x = Task::periodic(n, t * NS_PER_MS, c * NS_PER_MS);
+            x.deadline = d * NS_PER_MS;
+            x
+        };
+        let ts = TaskSet::new(1, vec![mk("a", 2, 4, 8), mk("b", 2, 3, 6)]);
+        // Density 2/4 + 2/3 > 1 but processor demand holds: h(3)=2, h(4)=4, h(9)=6, h(12)=8.
+        assert!(by_name("bf").unwrap().partition(&ts, &Admission::Density).is_err());
+        assert_eq!(by_name("bf").unwrap().partition(&ts, &Admission::EdfExact).unwrap().cpu_of_task, vec![0, 0]);
+        let ts2 = TaskSet::new(2, vec![mk("a", 2, 4, 8), mk("b", 2, 3, 6), mk("c", 3, 5, 10)]);
+        // Deadline order b(3), a(4), c(5): b→0, a→0 (exact EDF), c: h on CPU 0 at t=3: 2+0,
+        // t=4: 4, t=5: 4+3 = 7 > 5, so CPU 1.
+        assert_eq!(by_name("bf").unwrap().partition(&ts2, &Admission::EdfExact).unwrap().cpu_of_task, vec![0, 0, 1]);
+    }
+
+    fn wss_task(name: &str, c_tenths: u64, wss_kib: u64, group: Option<u32>) -> Task {
+        let mut t = Task::periodic(name, 10 * NS_PER_MS, c_tenths * NS_PER_MS);
+        t.wss = Some(wss_kib * 1024);
+        t.group = group;
+        t
+    }
+
+    /// LWFG on 2 CPUs. Group 1 = A (4 MiB, u .5), B (3 MiB, u .3), C (2 MiB, u .4); X (2.5 MiB,
+    /// u .6) and Y (512 KiB, u .2) share nothing. WSS order: A, B, X, C, Y.
+    ///
+    /// 1. A with its mates B, C: density 1.2 fits nowhere; the least sharer with A is C (2 MiB
+    ///    < 3 MiB); {A, B} = .8 goes to CPU 0 (scan starts at 0). last = 0.
+    /// 2. X (.6): scan from CPU 1 → CPU 1. last = 1.
+    /// 3. C (.4), now alone: CPU 0 would be 1.2; CPU 1 → 1.0. last = 1.
+    /// 4. Y (.2): CPU 0 → 1.0.
+    /// Result A0 B0 C1 X1 Y0. Dropping B instead of C would put {A, C} on 0, X on 1, B on 1 and
+    /// leave Y (.2) without room: the rule matters.
+    #[test]
+    fn lwfg_splits_a_group_by_hand() {
+        let ts = TaskSet::new(2, vec![
+            wss_task("A", 5, 4096, Some(1)),
+            wss_task("B", 3, 3072, Some(1)),
+            wss_task("C", 4, 2048, Some(1)),
+            wss_task("X", 6, 2560, None),
+            wss_task("Y", 2, 512, None),
+        ]);
+        let p = by_name("lwfg").unwrap().partition(&ts, &Admission::EdfExact).unwrap();
+        assert_eq!(p.cpu_of_task, vec![0, 0, 1, 1, 0]);
+        assert_eq!(p.heuristic, "lwfg");
+        // A group that fits whole stays whole, even where next fit alone would spread it.
+        // WSS order A, Z, W, B; next fit alone: A0 Z1 W0 B1; LWFG: {A, B}0, Z1, W0.
+        let ts = TaskSet::new(2, vec![wss_task("A", 3, 100, Some(7)), wss_task("B", 3, 90, Some(7)), wss_task("Z", 3, 95, None), wss_task("W", 3, 92, None)]);
+        assert_eq!(by_name("lwfg").unwrap().partition(&ts, &Admission::EdfExact).unwrap().cpu_of_task, vec![0, 0, 1, 0]);
+        assert_eq!(run("next:wss", &ts), vec![0, 1, 1, 0]);
+        assert_eq!(run("first:wss", &ts), vec![0, 1, 0, 0]); // A0 Z0 W0, B has to go to 1
+    }
+
+    #[test]
+    fn lwfg_fails_naming_the_task_and_chain_falls_back() {
+        // WSS order A(.3), B(.7), C(.3), D(.7): next fit puts A, C on 0 and B on 1; D fits
+        // nowhere. FFD (.7, .7, .3, .3) pairs them and succeeds.
+        let ts = TaskSet::new(2, vec![wss_task("A", 3, 9, None), wss_task("B", 7, 8, None), wss_task("C", 3, 7, None), wss_task("D", 7, 6, None)]);
+        let e = by_name("lwfg").unwrap().partition(&ts, &Admission::EdfExact).unwrap_err();
+        assert_eq!((e.task, e.task_name.as_str()), (3, "D"));
+        assert!(e.to_string().starts_with("lwfg: task 'D' (tasks[3]) does not fit"), "{e}");
+        let p = by_name("lwfg,ffd,global").unwrap().partition(&ts, &Admission::EdfExact).unwrap();
+        assert_eq!((p.heuristic.as_str(), p.cpu_of_task), ("ffd", vec![0, 0, 1, 1]));
+        let over = set(2, &[9, 9, 9]);
+        let p = by_name("lwfg+ffd+global").unwrap().partition(&over, &Admission::EdfExact).unwrap();
+        assert!(p.is_global() && p.cpu_of_task.is_empty());
+        let e = by_name("lwfg,wfd").unwrap().partition(&over, &Admission::EdfExact).unwrap_err();
+        assert!(e.to_string().contains("under wfd") && e.to_string().contains("earlier: lwfg"), "{e}");
+    }
+
+    #[test]
+    fn fp_rta_admission() {
+        // (C, T) = (1,4), (2,6), (4,10) ms: U = .983 fits EDF on one CPU but not RM (R3 = 11 > 10).
+        let tasks = vec![Task::periodic("a", 4 * NS_PER_MS, NS_PER_MS), Task::periodic("b", 6 * NS_PER_MS, 2 * NS_PER_MS), Task::periodic("c", 10 * NS_PER_MS, 4 * NS_PER_MS)];
+        let ts = TaskSet::new(2, tasks.clone());
+        let rm = crate::priority::rate_monotonic(&tasks);
+        assert_eq!(by_name("first:none").unwrap().partition(&ts, &Admission::EdfExact).unwrap().cpu_of_task, vec![0, 0, 0]);
+        assert_eq!(by_name("first:none").unwrap().partition(&ts, &Admission::FpRta(rm)).unwrap().cpu_of_task, vec![0, 0, 1]);
+    }
+
+    #[test]
+    fn names() {
+        assert!(by_name("ffdx").unwrap_err().contains("did you mean 'ffd'"));
+        assert!(by_name("best:size").unwrap_err().contains("ORDER in"));
+        assert!(by_name("global,ffd").unwrap_err().contains("only come last"));
+        assert!(by_name("lwfg,,ffd").is_err());
+        for (n, _) in NAMED {
+            assert_eq!(by_name(n).unwrap().name(), *n);
+        }
+    }
+}
