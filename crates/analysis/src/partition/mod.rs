@@ -382,6 +382,7 @@ mod tests {
     /// 2. X (.6): scan from CPU 1 → CPU 1. last = 1.
     /// 3. C (.4), now alone: CPU 0 would be 1.2; CPU 1 → 1.0. last = 1.
     /// 4. Y (.2): CPU 0 → 1.0.
+    ///
     /// Result A0 B0 C1 X1 Y0. Dropping B instead of C would put {A, C} on 0, X on 1, B on 1 and
     /// leave Y (.2) without room: the rule matters.
     #[test]
