@@ -215,7 +215,7 @@ pub const GENERATORS: &[GeneratorInfo] = &[
     GeneratorInfo { name: "uunifast", summary: "UUniFast (Bini & Buttazzo 2005): uniform over the simplex", params: GENERIC_HELP },
     GeneratorInfo { name: "uunifast-discard", summary: "UUniFast-Discard (Davis & Burns 2009): UUniFast redrawn until u in [u_min, u_max]", params: GENERIC_HELP },
     GeneratorInfo { name: "randfixedsum", summary: "RandFixedSum (Stafford; Emberson et al. 2010): uniform with u in [u_min, u_max]", params: GENERIC_HELP },
-    GeneratorInfo { name: "paws2013", summary: "PAWS §5: u in [0.1,0.4], T in [100,150] ms, tasks added until U is in a window; threads per task", params: "m=2, U_min=0.28, U_max=0.30 (fractions of m unless absolute=1), u_min=0.1, u_max=0.4, tmin=100ms, tmax=150ms, absolute=0" },
+    GeneratorInfo { name: "paws2013", summary: "PAWS §5: u in [0.1,0.4], T in [100,150] ms, tasks added until U is in a window; threads per task", params: "m=2, window=1..4 (the paper's 28-30%, 58-60%, 78-80%, 83-85%; default 1) or U_min, U_max (fractions of m unless absolute=1), u_min=0.1, u_max=0.4, tmin=100ms, tmax=150ms, absolute=0" },
     GeneratorInfo { name: "lelli2011", summary: "gedf-heap §6.2: N = x·m, U = R·m by RandFixedSum, T log-uniform in [10,100] ms", params: "m=4, R=0.6, x=3" },
     GeneratorInfo { name: "mlu", summary: "LWFG Table 1 MLU: 1-4 tasks/MTT, u in [0.01,0.1] and T in [24,240] ms per MTT, WSS = e/3·128 KiB", params: LWFG_HELP },
     GeneratorInfo { name: "mmu", summary: "LWFG Table 1 MMU: 1-4 tasks/MTT, u in [0.1,0.4] and T in [24,240] ms per MTT, WSS = e/3·128 KiB", params: LWFG_HELP },
@@ -244,7 +244,7 @@ pub fn by_name(name: &str, params: &Params, seed: u64) -> Result<Generated, Stri
             generic(name, params, &mut rng)?
         }
         "paws2013" => {
-            params.check_known(name, &["m", "U_min", "U_max", "u_min", "u_max", "tmin", "tmax", "absolute"])?;
+            params.check_known(name, &["m", "window", "U_min", "U_max", "u_min", "u_max", "tmin", "tmax", "absolute"])?;
             papers::paws2013(&mut rng, params)?
         }
         "lelli2011" => {
@@ -364,7 +364,7 @@ mod tests {
         assert!((g.utilisations.iter().sum::<f64>() - 5.6).abs() < 1e-9);
         assert!(g.taskset.tasks.iter().all(|t| (10 * NS_PER_MS..=100 * NS_PER_MS).contains(&t.period)));
 
-        let g = gen("paws2013", "m=2,U_min=0.78,U_max=0.80", 5).unwrap();
+        let g = gen("paws2013", "m=2,window=3", 5).unwrap();
         let u: f64 = g.utilisations.iter().sum();
         assert!((1.56..=1.60).contains(&u), "{u}");
         assert!(g.utilisations.iter().all(|u| (0.1..=0.4).contains(u)));
@@ -427,6 +427,8 @@ mod tests {
         assert!(gen("lelli2011", "m=2,R=1.5", 1).unwrap_err().contains("R=1.5"));
         assert!(gen("mwl", "m=4,U=9", 1).unwrap_err().contains("exceeds the platform's m = 4"));
         assert!(gen("paws2013", "U_min=0.5,U_max=0.4", 1).unwrap_err().contains("exceeds U_max"));
+        assert!(gen("paws2013", "window=5", 1).unwrap_err().contains("window=5 must be 1, 2, 3 or 4"));
+        assert!(gen("paws2013", "window=0", 1).unwrap_err().contains("window=0"));
         assert!(gen("uunifst", "", 1).unwrap_err().contains("did you mean 'uunifast'"));
         assert!(Params::parse("m4").unwrap_err().contains("key=value"));
     }

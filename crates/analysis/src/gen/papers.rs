@@ -30,7 +30,11 @@ pub fn paws2013<R: Rng>(rng: &mut R, p: &Params) -> Result<Generated, String> {
         return Err(format!("u_min={u_lo} must be > 0 (tasks are added until the window is reached)"));
     }
     let scale = if p.uint_or("absolute", 0)? == 1 { 1.0 } else { m as f64 };
-    let (w_lo, w_hi) = (p.f64_or("U_min", 0.28)? * scale, p.f64_or("U_max", 0.30)? * scale);
+    // The four windows of PAWS §5 / Table 1; `window=k` picks one, U_min / U_max override.
+    const WINDOWS: [(f64, f64); 4] = [(0.28, 0.30), (0.58, 0.60), (0.78, 0.80), (0.83, 0.85)];
+    let k = p.uint_or("window", 1)? as usize;
+    let (d_lo, d_hi) = *WINDOWS.get(k.wrapping_sub(1)).ok_or_else(|| format!("window={k} must be 1, 2, 3 or 4 (PAWS §5: 28-30%, 58-60%, 78-80%, 83-85%)"))?;
+    let (w_lo, w_hi) = (p.f64_or("U_min", d_lo)? * scale, p.f64_or("U_max", d_hi)? * scale);
     if w_lo > w_hi {
         return Err(format!("window U_min={w_lo} exceeds U_max={w_hi}"));
     }
