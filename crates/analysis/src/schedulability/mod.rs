@@ -305,7 +305,62 @@ mod tests {
         })
     }
 
+    /// Like `small_set`, with deadlines up to T + 8 (arbitrary deadlines).
+    fn arbitrary_set() -> impl Strategy<Value = Vec<Cdt>> {
+        prop::collection::vec((1u64..=12, 1u64..=12, 0u64..=20), 1..=4).prop_map(|v| {
+            v.into_iter().map(|(t, c, d)| {
+                let c = 1 + (c - 1) % t;
+                cdt(c, c + d % (t - c + 9), t)
+            }).collect()
+        })
+    }
+
+    /// Reference: global EDF on m CPUs from a synchronous periodic release, in unit steps (with
+    /// integer parameters every release and completion falls on an integer, so this is exact).
+    /// Ties: earlier deadline, then lower task index. True iff no job misses.
+    fn gedf_sim(ts: &[Cdt], m: usize) -> bool {
+        let h: u64 = ts.iter().fold(1, |l, x| l / gcd(l as u128, x.t as u128) as u64 * x.t);
+        let horizon = h + ts.iter().map(|x| x.d).max().unwrap();
+        let mut jobs: Vec<(u64, usize, u64)> = Vec::new(); // (absolute deadline, task, remaining)
+        for now in 0..horizon {
+            for (i, x) in ts.iter().enumerate() {
+                if now % x.t == 0 && now < h {
+                    jobs.push((now + x.d, i, x.c));
+                }
+            }
+            if jobs.iter().any(|j| j.0 <= now) {
+                return false; // unfinished at its deadline
+            }
+            jobs.sort();
+            for j in jobs.iter_mut().take(m) {
+                j.2 -= 1;
+            }
+            jobs.retain(|j| j.2 > 0);
+        }
+        jobs.is_empty()
+    }
+
     proptest! {
+        #[test]
+        fn qpa_matches_brute_force_demand_arbitrary_deadlines(ts in arbitrary_set()) {
+            prop_assert_eq!(edf_exact(&ts), Some(demand_brute(&ts)), "{:?}", ts);
+        }
+
+        /// A sufficient test that says "schedulable" must never meet a simulated miss, and the
+        /// necessary test must never reject a set the simulation schedules.
+        #[test]
+        fn global_tests_agree_with_simulation(ts in prop::collection::vec((2u64..=12, 1u64..=12, 1u64..=12), 3..=5)) {
+            let ts: Vec<Cdt> = ts.into_iter().map(|(t, c, d)| {
+                let c = 1 + (c - 1) % t;
+                cdt(c, c + (d - 1) % (t - c + 1), t)
+            }).collect();
+            let ok = gedf_sim(&ts, 2);
+            for v in [gfb(&ts, 2), bcl(&ts, 2)] {
+                prop_assert!(v.schedulable != Some(true) || ok, "{} says schedulable but G-EDF misses: {:?}", v.test, ts);
+            }
+            prop_assert!(global::necessary(&ts, 2).schedulable != Some(false) || !ok);
+        }
+
         #[test]
         fn qpa_matches_brute_force_demand(ts in small_set()) {
             prop_assert_eq!(edf_exact(&ts), Some(demand_brute(&ts)), "{:?}", ts);
