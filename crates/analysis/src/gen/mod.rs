@@ -399,7 +399,7 @@ mod tests {
                 }
                 let w = ts.tasks[members[0]].wss.unwrap();
                 match d.wss {
-                    papers::WssRule::UniformKiB(lo, hi) => assert!(w.is_multiple_of(1024) && (lo..=hi).contains(&(w / 1024))),
+                    papers::WssRule::UniformKiB(lo, hi) => assert!(w / 1024 * 1024 == w && (lo..=hi).contains(&(w / 1024))),
                     papers::WssRule::FromExecution => {
                         let e_ms = ts.tasks[members[0]].wcet as f64 / NS_PER_MS as f64;
                         assert!((w as f64 - e_ms / 3.0 * 128.0 * 1024.0).abs() < 2.0, "{w} vs e={e_ms}");

@@ -80,7 +80,8 @@ pub fn any_fit(tasks: &[Cdt], wss: &[u64], m: u32, adm: &Admission, fit: Fit, or
     // `last` starts on the last CPU so that next fit's first scan begins at CPU 0.
     let mut last = cpus - 1;
     for i in order.sort(tasks, wss) {
-        let new = [i];
+        let one = [i];
+        let new = bins.newcomers(&one);
         let chosen = match fit {
             Fit::First => (0..cpus).find(|&c| bins.admits(c, &new)),
             Fit::Next => (1..=cpus).map(|k| (last + k) % cpus).find(|&c| bins.admits(c, &new)),

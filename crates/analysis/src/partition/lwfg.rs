@@ -40,8 +40,9 @@ pub fn lwfg(tasks: &[Cdt], wss: &[u64], group: &[Option<u32>], m: u32, adm: &Adm
             members.extend(order[pos + 1..].iter().copied().filter(|&j| !placed[j] && group[j] == Some(g)));
         }
         loop {
-            if let Some(c) = (1..=cpus).map(|k| (last + k) % cpus).find(|&c| bins.admits(c, &members)) {
-                bins.place(c, &members);
+            let new = bins.newcomers(&members);
+            if let Some(c) = (1..=cpus).map(|k| (last + k) % cpus).find(|&c| bins.admits(c, &new)) {
+                bins.place(c, &new);
                 for &j in &members {
                     placed[j] = true;
                 }

@@ -91,6 +91,14 @@ pub struct Bins<'a> {
     scratch: Vec<Cdt>,
 }
 
+/// Tasks offered to a CPU together (one task, or an LWFG memory-sharing group).
+pub struct Newcomers<'n> {
+    idx: &'n [usize],
+    util: f64,
+    dens: f64,
+    d_ge_t: bool,
+}
+
 /// Within this distance of 1 the f64 running sums are not trusted: recompute exactly.
 const NEAR: f64 = 1e-9;
 
@@ -120,30 +128,40 @@ impl<'a> Bins<'a> {
         cmp_sum(all, 1, 1) != Ordering::Greater
     }
 
+    /// The tasks `idx` as one candidate for `admits`, their sums computed once for all CPUs.
+    pub fn newcomers<'n>(&self, idx: &'n [usize]) -> Newcomers<'n> {
+        let t = self.tasks;
+        Newcomers {
+            idx,
+            util: idx.iter().map(|&i| t[i].utilisation()).sum(),
+            dens: idx.iter().map(|&i| t[i].density()).sum(),
+            d_ge_t: idx.iter().all(|&i| t[i].d >= t[i].t),
+        }
+    }
+
     /// Would `cpu` still pass the admission test with `new` added?
-    pub fn admits(&mut self, cpu: usize, new: &[usize]) -> bool {
-        let u = self.util[cpu] + new.iter().map(|&i| self.tasks[i].utilisation()).sum::<f64>();
-        if !self.sum_le_one(cpu, new, u, |x| (x.c, x.t)) {
+    pub fn admits(&mut self, cpu: usize, new: &Newcomers) -> bool {
+        let idx = new.idx;
+        if !self.sum_le_one(cpu, idx, self.util[cpu] + new.util, |x| (x.c, x.t)) {
             return false; // U > 1 fails every test
         }
-        let d_ge_t = self.d_ge_t[cpu] && new.iter().all(|&i| self.tasks[i].d >= self.tasks[i].t);
-        let dens = self.dens[cpu] + new.iter().map(|&i| self.tasks[i].density()).sum::<f64>();
+        let d_ge_t = self.d_ge_t[cpu] && new.d_ge_t;
+        let dens = self.dens[cpu] + new.dens;
         match self.admission {
             Admission::EdfExact if d_ge_t => true,
             Admission::Density if d_ge_t => true,
-            Admission::Density => self.sum_le_one(cpu, new, dens, |x| (x.c, x.d.min(x.t))),
+            Admission::Density => self.sum_le_one(cpu, idx, dens, |x| (x.c, x.d.min(x.t))),
             Admission::EdfExact => {
                 // Density ≤ 1 is sufficient and cheap; only otherwise run QPA.
-                if self.sum_le_one(cpu, new, dens, |x| (x.c, x.d.min(x.t))) {
+                if self.sum_le_one(cpu, idx, dens, |x| (x.c, x.d.min(x.t))) {
                     return true;
                 }
-                self.fill_scratch(cpu, new);
+                self.fill_scratch(cpu, idx);
                 edf_exact(&self.scratch) == Some(true)
             }
             Admission::FpRta(prio) => {
-                let idx: Vec<usize> = self.members[cpu].iter().chain(new).copied().collect();
-                self.fill_scratch(cpu, new);
-                let p: Vec<u32> = idx.iter().map(|&i| prio[i]).collect();
+                let p: Vec<u32> = self.members[cpu].iter().chain(idx).map(|&i| prio[i]).collect();
+                self.fill_scratch(cpu, idx);
                 fp_rta(&self.scratch, &p).0
             }
         }
@@ -155,8 +173,8 @@ impl<'a> Bins<'a> {
         self.scratch.extend(self.members[cpu].iter().chain(new).map(|&i| tasks[i]));
     }
 
-    pub fn place(&mut self, cpu: usize, new: &[usize]) {
-        for &i in new {
+    pub fn place(&mut self, cpu: usize, new: &Newcomers) {
+        for &i in new.idx {
             let x = self.tasks[i];
             self.util[cpu] += x.utilisation();
             self.dens[cpu] += x.density();
