@@ -5,7 +5,7 @@
 //! errors (with a "did you mean" hint): a typo must never silently fall back to a default.
 
 use crate::task::*;
-use crate::time::{ms_f64_to_ns, parse_duration_str, Time};
+use crate::time::{fmt_duration, ms_f64_to_ns, parse_decimal_scaled, parse_duration_str, Time};
 use serde_json::{Map, Value};
 use std::fmt;
 use std::path::Path;
@@ -100,7 +100,7 @@ const PLATFORM_FIELDS: &[&str] = &["cpus"];
 const RUN_FIELDS: &[&str] = &["duration", "seed", "on_miss", "execution", "overheads"];
 const TASK_FIELDS: &[&str] = &[
     "name", "period", "min_interarrival", "max_interarrival", "deadline", "wcet", "offset",
-    "priority", "cpu",
+    "priority", "cpu", "wss", "group",
 ];
 const EXEC_FIELDS: &[&str] = &["model", "min", "max", "ratio", "probability"];
 const OVERHEAD_FIELDS: &[&str] = &["context_switch", "migration"];
@@ -364,8 +364,103 @@ impl<'a> Validator<'a> {
                 Some(c as u32)
             }
         };
-        Ok(Task { name, period, max_interarrival, deadline, wcet, offset, priority, cpu })
+        let wss = match m.get("wss") {
+            None | Some(Value::Null) => None,
+            Some(v) => Some(self.size(v, ctx, "wss")?),
+        };
+        let group = match m.get("group") {
+            None | Some(Value::Null) => None,
+            Some(v) => {
+                let g = self.uint(v, ctx, "group")?;
+                if g > u32::MAX as u64 {
+                    return Err(self.err(ctx, Some("group"), "is too large"));
+                }
+                Some(g as u32)
+            }
+        };
+        Ok(Task { name, period, max_interarrival, deadline, wcet, offset, priority, cpu, wss, group })
     }
+
+    fn size(&self, v: &Value, ctx: Option<&str>, field: &str) -> Result<u64, InputError> {
+        let r = match v {
+            Value::Number(n) => n.as_u64().ok_or_else(|| format!("expected a whole number of bytes, got {n}")),
+            Value::String(s) => parse_size(s),
+            other => Err(format!("expected a size (bytes, or a string like \"64KiB\"), got {}", kind(other))),
+        };
+        r.map_err(|m| self.err(ctx, Some(field), m))
+    }
+}
+
+/// A size in bytes: `"4096"`, `"512B"`, `"64KiB"`, `"2MiB"`, `"1.5GiB"` (binary units only,
+/// since "kB" is read as 1000 by some and 1024 by others).
+pub fn parse_size(s: &str) -> Result<u64, String> {
+    let t = s.trim();
+    let split = t.find(|c: char| c.is_ascii_alphabetic()).unwrap_or(t.len());
+    let (num, unit) = t.split_at(split);
+    let scale = match unit.trim() {
+        "" | "B" => 1,
+        "KiB" => 1 << 10,
+        "MiB" => 1 << 20,
+        "GiB" => 1 << 30,
+        other => return Err(format!("unknown size unit '{other}' in '{s}' (use B, KiB, MiB, GiB)")),
+    };
+    parse_decimal_scaled(num.trim(), scale).map_err(|e| e.replace("nanoseconds", "bytes"))
+}
+
+/// The task set as YAML that `parse_taskset` reads back to the same value (except `source`).
+/// Durations are strings with a unit (`fmt_duration`), so they are exact; optional fields are
+/// written only when they differ from their defaults.
+pub fn to_yaml(ts: &TaskSet) -> String {
+    use std::fmt::Write;
+    let q = |s: &str| serde_json::to_string(s).expect("a string serialises");
+    let d = |ns: Time| format!("\"{}\"", fmt_duration(ns));
+    let mut out = String::new();
+    let r = &ts.run;
+    let _ = writeln!(out, "platform: {{cpus: {}}}", ts.platform.cpus);
+    let exec = match &r.execution {
+        ExecModel::Wcet => "wcet".to_string(),
+        ExecModel::Uniform { min, max } => format!("{{model: uniform, min: {min:?}, max: {max:?}}}"),
+        ExecModel::Overrun { ratio, probability } => format!("{{model: overrun, ratio: {ratio:?}, probability: {probability:?}}}"),
+    };
+    let on_miss = match r.on_miss {
+        OnMiss::Continue => "continue",
+        OnMiss::Abort => "abort",
+    };
+    let _ = writeln!(
+        out,
+        "run: {{duration: {}, seed: {}, on_miss: {on_miss}, execution: {exec}, overheads: {{context_switch: {}, migration: {}}}}}",
+        d(r.duration),
+        r.seed,
+        d(r.overheads.context_switch),
+        d(r.overheads.migration)
+    );
+    out.push_str("tasks:\n");
+    for t in &ts.tasks {
+        let _ = write!(out, "  - {{name: {}, period: {}, wcet: {}", q(&t.name), d(t.period), d(t.wcet));
+        if t.deadline != t.period {
+            let _ = write!(out, ", deadline: {}", d(t.deadline));
+        }
+        if let Some(x) = t.max_interarrival {
+            let _ = write!(out, ", max_interarrival: {}", d(x));
+        }
+        if t.offset != 0 {
+            let _ = write!(out, ", offset: {}", d(t.offset));
+        }
+        if let Some(p) = t.priority {
+            let _ = write!(out, ", priority: {p}");
+        }
+        if let Some(c) = t.cpu {
+            let _ = write!(out, ", cpu: {c}");
+        }
+        if let Some(w) = t.wss {
+            let _ = write!(out, ", wss: {w}");
+        }
+        if let Some(g) = t.group {
+            let _ = write!(out, ", group: {g}");
+        }
+        out.push_str("}\n");
+    }
+    out
 }
 
 fn kind(v: &Value) -> &'static str {
@@ -475,6 +570,36 @@ mod tests {
         expect_err("tasks: [{name: t0, period: 10, wcet: 1}]", &["'platform'", "missing"]);
         expect_err("platform: {cpus: 1}\nrun: {on_miss: explode}\ntasks: [{name: t0, period: 10, wcet: 1}]", &["run", "'on_miss'"]);
         expect_err("platform: {cpus: 1}\ntasks: []", &["empty"]);
+    }
+
+    #[test]
+    fn wss_and_group() {
+        let ts = yaml("platform: {cpus: 2}\ntasks:\n  - {name: a, period: 10, wcet: 1, wss: \"64KiB\", group: 3}\n  - {name: b, period: 10, wcet: 1, wss: 4096}\n  - {name: c, period: 10, wcet: 1, wss: \"1.5MiB\"}").unwrap();
+        assert_eq!(ts.tasks[0].wss, Some(65_536));
+        assert_eq!(ts.tasks[0].group, Some(3));
+        assert_eq!(ts.tasks[1].wss, Some(4096));
+        assert_eq!(ts.tasks[1].group, None);
+        assert_eq!(ts.tasks[2].wss, Some(1_572_864));
+        let p = "platform: {cpus: 2}\ntasks:\n";
+        expect_err(&format!("{p}  - {{name: t0, period: 10, wcet: 1, wss: \"64kB\"}}"), &["task 't0'", "'wss'", "unknown size unit 'kB'"]);
+        expect_err(&format!("{p}  - {{name: t0, period: 10, wcet: 1, wss: -5}}"), &["task 't0'", "'wss'", "whole number of bytes"]);
+        expect_err(&format!("{p}  - {{name: t0, period: 10, wcet: 1, wss: \"0.5B\"}}"), &["'wss'", "whole number of bytes"]);
+        expect_err(&format!("{p}  - {{name: t0, period: 10, wcet: 1, group: -1}}"), &["task 't0'", "'group'", "non-negative integer"]);
+        expect_err(&format!("{p}  - {{name: t0, period: 10, wcet: 1, group: x}}"), &["'group'"]);
+    }
+
+    #[test]
+    fn yaml_writer_round_trips() {
+        let text = "platform: {cpus: 3}\nrun: {duration: 2500, seed: 9, on_miss: abort, execution: {model: overrun, ratio: 1.25, probability: 0.1}, overheads: {context_switch: \"3us\"}}\ntasks:\n  - {name: \"odd: name\", period: 10.000001, wcet: 0.5, deadline: 7, offset: 2, priority: 4, cpu: 2, wss: \"2MiB\", group: 1}\n  - {name: b, min_interarrival: 3, max_interarrival: 9, wcet: \"17ns\"}\n";
+        let ts = yaml(text).unwrap();
+        let out = to_yaml(&ts);
+        let back = yaml(&out).unwrap();
+        assert_eq!(back, ts, "{out}");
+        assert!(out.contains("cpu: 2"), "{out}");
+        assert!(out.contains("period: \"10000001ns\""), "{out}");
+        let mut u = ts.clone();
+        u.run.execution = ExecModel::Uniform { min: 0.1 + 0.2, max: 1.0 };
+        assert_eq!(yaml(&to_yaml(&u)).unwrap(), u);
     }
 
     #[test]

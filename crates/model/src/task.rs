@@ -34,6 +34,11 @@ pub struct Task {
     pub priority: Option<u32>,
     /// Partition: the CPU this task is bound to under a partitioned scheduler.
     pub cpu: Option<u32>,
+    /// Maximum working-set size in bytes (LWFG §2, w_i).
+    pub wss: Option<u64>,
+    /// Memory-sharing group: tasks with the same group share their entire working set
+    /// (LWFG §4.1.2, one multi-threaded task "MTT").
+    pub group: Option<u32>,
 }
 
 impl Task {
@@ -48,6 +53,8 @@ impl Task {
             offset: 0,
             priority: None,
             cpu: None,
+            wss: None,
+            group: None,
         }
     }
     pub fn utilization(&self) -> f64 {

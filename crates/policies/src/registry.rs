@@ -20,9 +20,9 @@ pub struct PolicyInfo {
 pub const POLICIES: &[PolicyInfo] = &[
     PolicyInfo { name: "gedf", summary: "global preemptive EDF (one ready queue, m earliest deadlines run)", paper: "baseline of PAWS §2, gedf-heap §3, ChronOS G-EDF", options: "" },
     PolicyInfo { name: "gnpedf", summary: "global non-preemptive EDF", paper: "ChronOS §5 (G-NP-EDF)", options: "" },
-    PolicyInfo { name: "pedf", summary: "partitioned EDF (uniprocessor EDF per CPU; tasks' `cpu` fields)", paper: "LWFG §2, ChronOS P-EDF", options: "" },
+    PolicyInfo { name: "pedf", summary: "partitioned EDF (uniprocessor EDF per CPU; tasks' `cpu` fields)", paper: "LWFG §2, ChronOS P-EDF", options: "partition=NAME, or bare pedf:NAME (ffd, wfd, bfd, nfd, bf, lwfg, FIT:ORDER; chains with '+', e.g. lwfg+ffd): partition with the exact EDF test instead of reading `cpu` fields" },
     PolicyInfo { name: "gfp", summary: "global preemptive fixed priority (file priorities, or RM / DM)", paper: "gedf-heap §4 (SCHED_FIFO, cpupri)", options: "prio=file|rm|dm (default: file if every task has one, else rm)" },
-    PolicyInfo { name: "pfp", summary: "partitioned fixed priority (SCHED_FIFO + affinity)", paper: "classic baseline (Liu & Layland; RTA)", options: "prio=file|rm|dm (default as gfp)" },
+    PolicyInfo { name: "pfp", summary: "partitioned fixed priority (SCHED_FIFO + affinity)", paper: "classic baseline (Liu & Layland; RTA)", options: "prio=file|rm|dm (default as gfp); partition=NAME (as pedf, admission by response-time analysis under those priorities) instead of `cpu` fields" },
     PolicyInfo { name: "gfifo", summary: "global FIFO, non-preemptive (naive baseline)", paper: "baseline", options: "" },
 ];
 
@@ -75,7 +75,8 @@ impl SchedulerSpec {
 
 /// Task priorities for a fixed-priority policy, and the label naming how they were chosen.
 fn priorities(spec: &SchedulerSpec, ts: &TaskSet) -> Result<(Vec<u32>, String), String> {
-    let mode = spec.option("prio", &["prio"])?;
+    let allowed: &[&str] = if spec.name == "pfp" { &["prio", "partition"] } else { &["prio"] };
+    let mode = spec.option("prio", allowed)?;
     let given = ts.tasks.iter().filter(|t| t.priority.is_some()).count();
     let mode = match mode.as_deref() {
         Some(m) => m.to_string(),
@@ -103,8 +104,25 @@ fn priorities(spec: &SchedulerSpec, ts: &TaskSet) -> Result<(Vec<u32>, String), 
     Ok((prio, format!("{}:{mode}", spec.name)))
 }
 
-/// The partition (CPU of each task) from the tasks' `cpu` fields.
+/// The partition (CPU of each task): computed by the partitioner named in `partition=NAME`
+/// (for pedf also the bare option), else read from the tasks' `cpu` fields. pedf admits a task
+/// to a CPU by the exact EDF test, pfp by response-time analysis under its priorities.
 fn partition(spec: &SchedulerSpec, ts: &TaskSet) -> Result<Vec<u32>, String> {
+    use rtsched_analysis::partition::{by_name, Admission};
+    let bare_is_partition = spec.name == "pedf";
+    let chosen = spec.options.iter().rev().find(|(k, _)| k == "partition" || (k.is_empty() && bare_is_partition));
+    if let Some((_, name)) = chosen {
+        let partitioner = by_name(name).map_err(|e| format!("scheduler '{}': {e}", spec.name))?;
+        let admission = if spec.name == "pfp" { Admission::FpRta(priorities(spec, ts)?.0) } else { Admission::EdfExact };
+        let p = partitioner.partition(ts, &admission).map_err(|e| format!("{}: {e}", ts.source))?;
+        if p.is_global() {
+            return Err(format!(
+                "{}: partitioner '{name}' fell back to 'global': the task set cannot be partitioned onto {} CPUs; use a global scheduler",
+                ts.source, ts.platform.cpus
+            ));
+        }
+        return Ok(p.cpu_of_task);
+    }
     ts.tasks
         .iter()
         .map(|t| {
@@ -132,7 +150,7 @@ pub fn build(spec: &str, ts: &TaskSet) -> Result<Box<dyn Policy>, String> {
             }
         }
         "pedf" => {
-            s.option("", &[])?;
+            s.option("partition", &["partition"])?;
             Box::new(crate::pedf::pedf("pedf".into(), m, partition(&s, ts)?))
         }
         "gfp" => {
@@ -161,5 +179,32 @@ mod tests {
         assert!(build("gfp:file", &ts).err().unwrap().contains("'priority'"));
         assert!(build("gedf:fast", &ts).err().unwrap().contains("takes no options"));
         assert!(build("pedf", &ts).err().unwrap().contains("field 'cpu'"));
+    }
+
+    #[test]
+    fn partitioned_policies_can_partition() {
+        use rtsched_model::time::NS_PER_MS;
+        // u = .6, .5, .4, .3 on 2 CPUs; no `cpu` fields.
+        let tasks: Vec<Task> = [6, 5, 4, 3].iter().enumerate().map(|(i, &c)| Task::periodic(format!("t{i}"), 10 * NS_PER_MS, c * NS_PER_MS)).collect();
+        let ts = TaskSet::new(2, tasks.clone());
+        let cpus = |spec: &str| partition(&SchedulerSpec::parse(spec).unwrap(), &ts);
+        assert_eq!(cpus("pedf:ffd").unwrap(), vec![0, 1, 0, 1]);
+        assert_eq!(cpus("pedf:partition=wfd").unwrap(), vec![0, 1, 1, 0]);
+        assert_eq!(cpus("pedf:lwfg+ffd").unwrap(), vec![0, 1, 0, 1]);
+        assert_eq!(cpus("pfp:partition=ffd").unwrap(), vec![0, 1, 0, 1]);
+        assert!(build("pedf:ffd", &ts).is_ok());
+        assert!(build("pfp:prio=dm,partition=bfd", &ts).is_ok());
+        assert!(build("pfp:partition=ffd,prio=rm", &ts).is_ok());
+        assert!(build("pedf:fdd", &ts).err().unwrap().contains("unknown partitioner 'fdd'"));
+        assert!(build("pfp:ffd", &ts).err().unwrap().contains("unknown priority assignment 'ffd'"));
+        assert!(build("gfp:partition=ffd", &ts).err().unwrap().contains("no option 'partition'"));
+        assert!(build("pedf:global", &ts).err().unwrap().contains("use a global scheduler"));
+        // RM admission is stricter than EDF: (1,4), (2,6), (4,10) ms fit one CPU under EDF only.
+        let ms = |x: u64| x * NS_PER_MS;
+        let one = TaskSet::new(1, vec![Task::periodic("a", ms(4), ms(1)), Task::periodic("b", ms(6), ms(2)), Task::periodic("c", ms(10), ms(4))]);
+        assert!(partition(&SchedulerSpec::parse("pedf:ffd").unwrap(), &one).is_ok());
+        let e = partition(&SchedulerSpec::parse("pfp:partition=ffd").unwrap(), &one).unwrap_err();
+        // FFD takes c (.4), b (.33), then a (.25), whose arrival pushes c's response time past 10 ms.
+        assert!(e.contains("task 'a'") && e.contains("fp-rta"), "{e}");
     }
 }

@@ -1,0 +1,443 @@
+//! Task-set generators (docs/generators.md).
+//!
+//! A generator draws per-task utilisations (`utilisation`), periods and deadlines, and builds
+//! an `rtsched_model::TaskSet`. Everything is seeded (ChaCha8): the same name, parameters and
+//! seed give the same task set on every machine.
+//!
+//! Conversion to integer time: a period is rounded to the nearest multiple of the granularity
+//! (default 1 µs, at least one granule); WCET = round(u·T) ns, at least 1 ns. The returned
+//! `Generated::utilisations` are the drawn values before rounding (they sum to U exactly up to
+//! floating-point error); the task set's own utilisation differs from U by at most n·0.5 ns / T_min.
+
+pub mod papers;
+pub mod utilisation;
+
+pub use utilisation::{randfixedsum, uunifast, uunifast_discard};
+
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use rtsched_model::file::closest;
+use rtsched_model::time::{fmt_duration, parse_duration_str, NS_PER_MS, NS_PER_US};
+use rtsched_model::{Task, TaskSet, Time};
+
+/// The generator's RNG for `seed`.
+pub fn rng(seed: u64) -> ChaCha8Rng {
+    ChaCha8Rng::seed_from_u64(seed)
+}
+
+/// How periods are drawn.
+#[derive(Clone, Debug, PartialEq)]
+pub enum PeriodDist {
+    /// Uniform in [min, max].
+    Uniform { min: Time, max: Time },
+    /// ln T uniform in [ln min, ln max] (as many periods per decade; Emberson et al. 2010).
+    LogUniform { min: Time, max: Time },
+    /// Uniform over the harmonic set {min·2^k ≤ max}: every period divides the longer ones.
+    Harmonic { min: Time, max: Time },
+}
+
+impl PeriodDist {
+    fn bounds(&self) -> (Time, Time) {
+        match *self {
+            PeriodDist::Uniform { min, max } | PeriodDist::LogUniform { min, max } | PeriodDist::Harmonic { min, max } => (min, max),
+        }
+    }
+
+    pub fn check(&self) -> Result<(), String> {
+        let (min, max) = self.bounds();
+        if min == 0 {
+            return Err("minimum period tmin must be > 0".into());
+        }
+        if min > max {
+            return Err(format!("minimum period tmin={} exceeds maximum period tmax={}", fmt_duration(min), fmt_duration(max)));
+        }
+        Ok(())
+    }
+
+    /// One period, rounded to a multiple of `granularity` (at least one granule).
+    pub fn draw<R: Rng>(&self, rng: &mut R, granularity: Time) -> Time {
+        let x: f64 = rng.random();
+        let raw = match *self {
+            PeriodDist::Uniform { min, max } => min as f64 + x * (max - min) as f64,
+            PeriodDist::LogUniform { min, max } => ((min as f64).ln() + x * ((max as f64).ln() - (min as f64).ln())).exp(),
+            PeriodDist::Harmonic { min, max } => {
+                let levels = (max / min).ilog2() + 1;
+                return round_to(min << rng.random_range(0..levels), granularity);
+            }
+        };
+        round_to(raw.round() as Time, granularity)
+    }
+}
+
+fn round_to(t: Time, g: Time) -> Time {
+    let g = g.max(1);
+    ((t + g / 2) / g).max(1) * g
+}
+
+/// How relative deadlines are drawn.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum DeadlineDist {
+    /// D = T.
+    Implicit,
+    /// D uniform in [C + f·(T − C), T], rounded to ns; f in [0, 1]. f = 0 is the widest
+    /// constrained spread; f = 1 gives implicit deadlines.
+    Constrained { f: f64 },
+}
+
+impl DeadlineDist {
+    pub fn check(&self) -> Result<(), String> {
+        match *self {
+            DeadlineDist::Constrained { f } if !(0.0..=1.0).contains(&f) => Err(format!("deadline factor f={f} must be in [0, 1]")),
+            _ => Ok(()),
+        }
+    }
+    fn draw<R: Rng>(&self, rng: &mut R, wcet: Time, period: Time) -> Time {
+        match *self {
+            DeadlineDist::Implicit => period,
+            DeadlineDist::Constrained { f } => {
+                let lo = wcet as f64 + f * (period - wcet) as f64;
+                let d = lo + rng.random::<f64>() * (period as f64 - lo);
+                (d.round() as Time).clamp(wcet, period)
+            }
+        }
+    }
+}
+
+/// A generated task set and what the model cannot hold yet.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Generated {
+    pub taskset: TaskSet,
+    /// Drawn utilisation of each task, before rounding to integer ns.
+    pub utilisations: Vec<f64>,
+    /// PAWS: threads per parallel region of each task (the model has no parallel regions yet).
+    pub threads: Option<Vec<u32>>,
+    /// ChronOS: the utility (height of a step TUF) of each task (the model has no TUFs yet).
+    pub utilities: Option<Vec<f64>>,
+}
+
+/// Tasks `t0..t{n-1}` from utilisations and periods; WCET = max(1, round(u·T)).
+pub fn build<R: Rng>(rng: &mut R, utils: &[f64], periods: &[Time], deadlines: DeadlineDist) -> Vec<Task> {
+    utils
+        .iter()
+        .zip(periods)
+        .enumerate()
+        .map(|(i, (&u, &period))| {
+            let mut t = Task::periodic(format!("t{i}"), period, wcet_of(u, period));
+            t.deadline = deadlines.draw(rng, t.wcet, period);
+            t
+        })
+        .collect()
+}
+
+/// WCET = round(u·T) ns, at least 1 ns and at most T.
+pub fn wcet_of(u: f64, period: Time) -> Time {
+    ((u * period as f64).round() as Time).clamp(1, period.max(1))
+}
+
+/// Generator parameters `key=value` as the CLI passes them (`m=4,U=2.5,period=loguniform`).
+/// Every generator declares the keys it reads; any other key is an error naming the known ones.
+#[derive(Clone, Debug, Default)]
+pub struct Params {
+    items: Vec<(String, String)>,
+}
+
+impl Params {
+    /// Parse `k=v,k=v` (empty string: no parameters).
+    pub fn parse(text: &str) -> Result<Params, String> {
+        let mut items = Vec::new();
+        for part in text.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+            let (k, v) = part.split_once('=').ok_or_else(|| format!("generator parameter '{part}' is not of the form key=value"))?;
+            items.push((k.trim().to_string(), v.trim().to_string()));
+        }
+        Ok(Params { items })
+    }
+    pub fn from_pairs(pairs: &[(&str, &str)]) -> Params {
+        Params { items: pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect() }
+    }
+    fn check_known(&self, gen: &str, known: &[&str]) -> Result<(), String> {
+        for (k, _) in &self.items {
+            if !known.contains(&k.as_str()) {
+                let hint = closest(k, known).map(|s| format!(" (did you mean '{s}'?)")).unwrap_or_default();
+                return Err(format!("generator '{gen}' has no parameter '{k}'{hint}; known: {}", known.join(", ")));
+            }
+        }
+        Ok(())
+    }
+    fn raw(&self, key: &str) -> Option<&str> {
+        self.items.iter().rev().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
+    }
+    pub fn f64_or(&self, key: &str, default: f64) -> Result<f64, String> {
+        match self.raw(key) {
+            None => Ok(default),
+            Some(v) => v.parse::<f64>().ok().filter(|x| x.is_finite()).ok_or_else(|| format!("parameter {key}={v} is not a number")),
+        }
+    }
+    pub fn f64_req(&self, key: &str) -> Result<f64, String> {
+        if self.raw(key).is_none() {
+            return Err(format!("missing parameter {key}"));
+        }
+        self.f64_or(key, 0.0)
+    }
+    pub fn uint_or(&self, key: &str, default: u64) -> Result<u64, String> {
+        match self.raw(key) {
+            None => Ok(default),
+            Some(v) => v.parse::<u64>().map_err(|_| format!("parameter {key}={v} is not a non-negative integer")),
+        }
+    }
+    pub fn uint_req(&self, key: &str) -> Result<u64, String> {
+        if self.raw(key).is_none() {
+            return Err(format!("missing parameter {key}"));
+        }
+        self.uint_or(key, 0)
+    }
+    pub fn duration_or(&self, key: &str, default: Time) -> Result<Time, String> {
+        match self.raw(key) {
+            None => Ok(default),
+            Some(v) => parse_duration_str(v).map_err(|e| format!("parameter {key}: {e}")),
+        }
+    }
+    pub fn str_or<'a>(&'a self, key: &str, default: &'a str) -> &'a str {
+        self.raw(key).unwrap_or(default)
+    }
+}
+
+/// A generator in the registry.
+pub struct GeneratorInfo {
+    pub name: &'static str,
+    pub summary: &'static str,
+    /// Parameters it reads, with defaults, for the help text.
+    pub params: &'static str,
+}
+
+const GENERIC_KEYS: &[&str] = &["n", "m", "U", "u_min", "u_max", "period", "tmin", "tmax", "deadline", "f", "granularity"];
+
+pub const GENERATORS: &[GeneratorInfo] = &[
+    GeneratorInfo { name: "uunifast", summary: "UUniFast (Bini & Buttazzo 2005): uniform over the simplex", params: GENERIC_HELP },
+    GeneratorInfo { name: "uunifast-discard", summary: "UUniFast-Discard (Davis & Burns 2009): UUniFast redrawn until u in [u_min, u_max]", params: GENERIC_HELP },
+    GeneratorInfo { name: "randfixedsum", summary: "RandFixedSum (Stafford; Emberson et al. 2010): uniform with u in [u_min, u_max]", params: GENERIC_HELP },
+    GeneratorInfo { name: "paws2013", summary: "PAWS §5: u in [0.1,0.4], T in [100,150] ms, tasks added until U is in a window; threads per task", params: "m=2, window=1..4 (the paper's 28-30%, 58-60%, 78-80%, 83-85%; default 1) or U_min, U_max (fractions of m unless absolute=1), u_min=0.1, u_max=0.4, tmin=100ms, tmax=150ms, absolute=0" },
+    GeneratorInfo { name: "lelli2011", summary: "gedf-heap §6.2: N = x·m, U = R·m by RandFixedSum, T log-uniform in [10,100] ms", params: "m=4, R=0.6, x=3" },
+    GeneratorInfo { name: "mlu", summary: "LWFG Table 1 MLU: 1-4 tasks/MTT, u in [0.01,0.1] and T in [24,240] ms per MTT, WSS = e/3·128 KiB", params: LWFG_HELP },
+    GeneratorInfo { name: "mmu", summary: "LWFG Table 1 MMU: 1-4 tasks/MTT, u in [0.1,0.4] and T in [24,240] ms per MTT, WSS = e/3·128 KiB", params: LWFG_HELP },
+    GeneratorInfo { name: "mwl", summary: "LWFG Table 1 MWL: 1-8 tasks/MTT, u, T per MTT, WSS in [64,512] KiB", params: LWFG_HELP },
+    GeneratorInfo { name: "mwh", summary: "LWFG Table 1 MWH: 1-8 tasks/MTT, u, T per MTT, WSS in [4096,8192] KiB", params: LWFG_HELP },
+    GeneratorInfo { name: "mwlp", summary: "LWFG Table 1 MWLP: as MWL but u per task", params: LWFG_HELP },
+    GeneratorInfo { name: "mwhp", summary: "LWFG Table 1 MWHP: as MWH but u per task", params: LWFG_HELP },
+    GeneratorInfo { name: "mwlu", summary: "LWFG Table 1 MWLU: as MWL but T per task", params: LWFG_HELP },
+    GeneratorInfo { name: "mwhu", summary: "LWFG Table 1 MWHU: as MWH but T per task", params: LWFG_HELP },
+    GeneratorInfo { name: "chronos2011", summary: "ChronOS §6.2: 12 tasks, T in [40 ms, 2 s], random utilities (step TUFs)", params: "m=4, U=2 (may exceed m: overload), n=12" },
+];
+
+const GENERIC_HELP: &str = "n, U (required); m=1, u_min=0, u_max=1 (uunifast: no bound), period=loguniform|uniform|harmonic, tmin=10ms, tmax=100ms, deadline=implicit|constrained, f=0, granularity=1us";
+const LWFG_HELP: &str = "m=48, U=m/2 (utilisation cap: tasks are added until the next would exceed it)";
+
+pub fn names() -> Vec<&'static str> {
+    GENERATORS.iter().map(|g| g.name).collect()
+}
+
+/// Generate a task set with generator `name`.
+pub fn by_name(name: &str, params: &Params, seed: u64) -> Result<Generated, String> {
+    let mut rng = rng(seed);
+    let mut g = match name {
+        "uunifast" | "uunifast-discard" | "randfixedsum" => {
+            params.check_known(name, GENERIC_KEYS)?;
+            generic(name, params, &mut rng)?
+        }
+        "paws2013" => {
+            params.check_known(name, &["m", "window", "U_min", "U_max", "u_min", "u_max", "tmin", "tmax", "absolute"])?;
+            papers::paws2013(&mut rng, params)?
+        }
+        "lelli2011" => {
+            params.check_known(name, &["m", "R", "x"])?;
+            let m = params.uint_or("m", 4)? as u32;
+            papers::lelli2011(&mut rng, m, params.f64_or("R", 0.6)?, params.uint_or("x", 3)? as usize)?
+        }
+        "chronos2011" => {
+            params.check_known(name, &["m", "U", "n"])?;
+            let m = params.uint_or("m", 4)? as u32;
+            papers::chronos2011(&mut rng, m, params.f64_or("U", 0.5 * m as f64)?, params.uint_or("n", 12)? as usize)?
+        }
+        _ => match papers::Mtt::by_name(name) {
+            Some(dist) => {
+                params.check_known(name, &["m", "U"])?;
+                let m = params.uint_or("m", 48)? as u32;
+                papers::lwfg_mtt(&mut rng, &dist, m, params.f64_or("U", 0.5 * m as f64)?)?
+            }
+            None => {
+                let hint = closest(name, &names()).map(|s| format!(" (did you mean '{s}'?)")).unwrap_or_default();
+                return Err(format!("unknown generator '{name}'{hint}; known generators: {}", names().join(", ")));
+            }
+        },
+    };
+    let shown: Vec<String> = params.items.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    g.taskset.source = format!("gen:{name}({}seed={seed})", shown.iter().map(|s| format!("{s},")).collect::<String>());
+    g.taskset.run.seed = seed;
+    Ok(g)
+}
+
+fn generic<R: Rng>(name: &str, p: &Params, rng: &mut R) -> Result<Generated, String> {
+    let n = p.uint_req("n")? as usize;
+    let m = p.uint_or("m", 1)? as u32;
+    if m < 1 {
+        return Err("number of CPUs m=0 must be at least 1".into());
+    }
+    let total = p.f64_req("U")?;
+    let (u_min, u_max) = (p.f64_or("u_min", 0.0)?, p.f64_or("u_max", if name == "uunifast" { f64::INFINITY } else { 1.0 })?);
+    let utils = match name {
+        "uunifast" => {
+            if p.raw("u_min").is_some() || p.raw("u_max").is_some() {
+                return Err("uunifast takes no u_min/u_max (use uunifast-discard or randfixedsum)".into());
+            }
+            uunifast(rng, n, total)?
+        }
+        "uunifast-discard" => uunifast_discard(rng, n, total, u_min, u_max, 100_000)?,
+        _ => randfixedsum(rng, n, total, u_min, u_max)?,
+    };
+    let (tmin, tmax) = (p.duration_or("tmin", 10 * NS_PER_MS)?, p.duration_or("tmax", 100 * NS_PER_MS)?);
+    let periods = match p.str_or("period", "loguniform") {
+        "uniform" => PeriodDist::Uniform { min: tmin, max: tmax },
+        "loguniform" => PeriodDist::LogUniform { min: tmin, max: tmax },
+        "harmonic" => PeriodDist::Harmonic { min: tmin, max: tmax },
+        other => return Err(format!("parameter period={other}: known period distributions: uniform, loguniform, harmonic")),
+    };
+    periods.check()?;
+    let deadlines = match p.str_or("deadline", "implicit") {
+        "implicit" => DeadlineDist::Implicit,
+        "constrained" => DeadlineDist::Constrained { f: p.f64_or("f", 0.0)? },
+        other => return Err(format!("parameter deadline={other}: known: implicit, constrained")),
+    };
+    deadlines.check()?;
+    let g = p.duration_or("granularity", NS_PER_US)?;
+    if g == 0 {
+        return Err("parameter granularity must be > 0".into());
+    }
+    let ps: Vec<Time> = (0..n).map(|_| periods.draw(rng, g)).collect();
+    let tasks = build(rng, &utils, &ps, deadlines);
+    Ok(Generated { taskset: TaskSet::new(m, tasks), utilisations: utils, threads: None, utilities: None })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn gen(name: &str, params: &str, seed: u64) -> Result<Generated, String> {
+        by_name(name, &Params::parse(params).unwrap(), seed)
+    }
+
+    proptest! {
+        #[test]
+        fn reproducible_by_seed(seed: u64, which in 0usize..5) {
+            let (name, p) = [("randfixedsum", "n=10,U=3,m=4,u_max=0.5"), ("lelli2011", "m=2"), ("mwlp", "m=4,U=2"), ("paws2013", "U_min=0.5,U_max=0.6"), ("chronos2011", "")][which];
+            let a = gen(name, p, seed).unwrap();
+            prop_assert_eq!(&a, &gen(name, p, seed).unwrap());
+            prop_assert_ne!(a.taskset.tasks, gen(name, p, seed.wrapping_add(1)).unwrap().taskset.tasks);
+        }
+
+        #[test]
+        fn tasksets_round_to_the_granularity(seed: u64, constrained: bool) {
+            let p = format!("n=8,U=2.5,m=4,u_max=0.6,period=uniform,tmin=1ms,tmax=50ms,deadline={}", if constrained { "constrained" } else { "implicit" });
+            let g = gen("randfixedsum", &p, seed).unwrap();
+            prop_assert!((g.utilisations.iter().sum::<f64>() - 2.5).abs() < 1e-9);
+            for (t, &u) in g.taskset.tasks.iter().zip(&g.utilisations) {
+                prop_assert_eq!(t.period % NS_PER_US, 0);
+                prop_assert!((NS_PER_MS..=50 * NS_PER_MS).contains(&t.period));
+                prop_assert!(t.wcet >= 1 && t.wcet <= t.deadline && t.deadline <= t.period);
+                prop_assert!((t.wcet as f64 - u * t.period as f64).abs() <= 0.5 + 1e-6);
+                if !constrained { prop_assert_eq!(t.deadline, t.period); }
+            }
+        }
+    }
+
+    #[test]
+    fn harmonic_periods_divide_each_other() {
+        let g = gen("uunifast", "n=20,U=0.9,period=harmonic,tmin=5ms,tmax=80ms", 3).unwrap();
+        let ps: Vec<Time> = g.taskset.tasks.iter().map(|t| t.period).collect();
+        assert!(ps.iter().all(|&p| [5, 10, 20, 40, 80].contains(&(p / NS_PER_MS)) && p % NS_PER_MS == 0), "{ps:?}");
+        assert!(ps.iter().any(|&p| p != ps[0]));
+    }
+
+    #[test]
+    fn paper_distributions() {
+        let g = gen("lelli2011", "m=8,R=0.7", 1).unwrap();
+        assert_eq!(g.taskset.tasks.len(), 24);
+        assert!((g.utilisations.iter().sum::<f64>() - 5.6).abs() < 1e-9);
+        assert!(g.taskset.tasks.iter().all(|t| (10 * NS_PER_MS..=100 * NS_PER_MS).contains(&t.period)));
+
+        let g = gen("paws2013", "m=2,window=3", 5).unwrap();
+        let u: f64 = g.utilisations.iter().sum();
+        assert!((1.56..=1.60).contains(&u), "{u}");
+        assert!(g.utilisations.iter().all(|u| (0.1..=0.4).contains(u)));
+        assert!(g.threads.as_ref().unwrap().iter().all(|&n| (1..=6).contains(&n)));
+        assert!(g.taskset.tasks.iter().all(|t| (100 * NS_PER_MS..=150 * NS_PER_MS).contains(&t.period)));
+
+        let g = gen("chronos2011", "U=3", 9).unwrap();
+        assert_eq!(g.taskset.tasks.len(), 12);
+        assert!(g.utilities.as_ref().unwrap().iter().all(|&v| (1.0..=100.0).contains(&v)));
+        assert!(g.taskset.tasks.iter().all(|t| (40 * NS_PER_MS..=2_000 * NS_PER_MS).contains(&t.period)));
+    }
+
+    #[test]
+    fn lwfg_mtt_distributions_follow_table_1() {
+        for d in papers::Mtt::TABLE_1 {
+            let g = gen(d.name, "m=8,U=6", 42).unwrap();
+            let ts = &g.taskset;
+            let u: f64 = g.utilisations.iter().sum();
+            assert!(u <= 6.0 && u > 6.0 - d.util.1, "{}: U={u}", d.name);
+            let groups = ts.tasks.iter().map(|t| t.group.unwrap()).max().unwrap() + 1;
+            for gid in 0..groups {
+                let members: Vec<usize> = (0..ts.tasks.len()).filter(|&i| ts.tasks[i].group == Some(gid)).collect();
+                // The last MTT may be cut short by the cap; the others have their full size.
+                assert!(members.len() as u32 <= d.tasks_per_mtt.1, "{}", d.name);
+                let same = |f: &dyn Fn(usize) -> u64| members.iter().all(|&i| f(i) == f(members[0]));
+                assert!(same(&|i| ts.tasks[i].wss.unwrap()), "{}: WSS differs within an MTT", d.name);
+                if !d.period_per_task {
+                    assert!(same(&|i| ts.tasks[i].period), "{}", d.name);
+                }
+                if !d.util_per_task && !d.period_per_task {
+                    assert!(same(&|i| ts.tasks[i].wcet), "{}", d.name);
+                }
+                let w = ts.tasks[members[0]].wss.unwrap();
+                match d.wss {
+                    papers::WssRule::UniformKiB(lo, hi) => assert!(w / 1024 * 1024 == w && (lo..=hi).contains(&(w / 1024))),
+                    papers::WssRule::FromExecution => {
+                        let e_ms = ts.tasks[members[0]].wcet as f64 / NS_PER_MS as f64;
+                        assert!((w as f64 - e_ms / 3.0 * 128.0 * 1024.0).abs() < 2.0, "{w} vs e={e_ms}");
+                    }
+                }
+            }
+            assert!(g.utilisations.iter().all(|u| (d.util.0..=d.util.1).contains(u)));
+        }
+        // Per-task utilisations differ within an MTT in MWLP, periods in MWLU.
+        let g = gen("mwlp", "m=8,U=6", 1).unwrap();
+        assert!(g.taskset.tasks.windows(2).any(|w| w[0].group == w[1].group && w[0].wcet != w[1].wcet));
+    }
+
+    #[test]
+    fn bad_parameters_are_named() {
+        assert_eq!(gen("randfixedsum", "n=4,U=5", 1).unwrap_err(), "total utilisation U=5 exceeds n·u_max = 4");
+        assert!(gen("randfixedsum", "n=4,U=1,u_min=0.5,u_max=0.2", 1).unwrap_err().contains("u_min=0.5 exceeds u_max=0.2"));
+        assert!(gen("uunifast", "n=0,U=1", 1).unwrap_err().contains("n=0"));
+        assert!(gen("uunifast", "U=1", 1).unwrap_err().contains("missing parameter n"));
+        assert!(gen("uunifast", "n=3,U=1,tmin=10ms,tmax=1ms", 1).unwrap_err().contains("tmin=10ms exceeds maximum period tmax=1ms"));
+        assert!(gen("uunifast", "n=3,U=1,period=gaussian", 1).unwrap_err().contains("period=gaussian"));
+        assert!(gen("uunifast", "n=3,U=1,deadline=constrained,f=2", 1).unwrap_err().contains("f=2"));
+        assert!(gen("uunifast", "n=3,U=1,nn=3", 1).unwrap_err().contains("no parameter 'nn' (did you mean 'n'?)"));
+        assert!(gen("uunifast", "n=3,U=x", 1).unwrap_err().contains("U=x is not a number"));
+        assert!(gen("lelli2011", "m=2,R=1.5", 1).unwrap_err().contains("R=1.5"));
+        assert!(gen("mwl", "m=4,U=9", 1).unwrap_err().contains("exceeds the platform's m = 4"));
+        assert!(gen("paws2013", "U_min=0.5,U_max=0.4", 1).unwrap_err().contains("exceeds U_max"));
+        assert!(gen("paws2013", "window=5", 1).unwrap_err().contains("window=5 must be 1, 2, 3 or 4"));
+        assert!(gen("paws2013", "window=0", 1).unwrap_err().contains("window=0"));
+        assert!(gen("uunifst", "", 1).unwrap_err().contains("did you mean 'uunifast'"));
+        assert!(Params::parse("m4").unwrap_err().contains("key=value"));
+    }
+
+    #[test]
+    fn generated_sets_survive_the_yaml_round_trip() {
+        let g = gen("mwh", "m=4,U=3", 7).unwrap();
+        let text = rtsched_model::file::to_yaml(&g.taskset);
+        let back = rtsched_model::parse_taskset(&text, rtsched_model::Format::Yaml, "x.yaml").unwrap();
+        assert_eq!(back.tasks, g.taskset.tasks);
+    }
+}

@@ -1,0 +1,173 @@
+//! The task-set distributions of the papers rtsched reproduces (choices in docs/generators.md).
+//!
+//! - `paws2013`: PAWS §5 — u_i = u_min + x(u_max − u_min), T_i = T_min + x(T_max − T_min),
+//!   tasks added until Σu falls in the window [U_min, U_max]; n_i threads per task from x·3m.
+//! - `lelli2011`: gedf-heap §6.2 — N = 3m tasks, U = R·m split by RandFixedSum over (0, 1),
+//!   periods log-uniform in [10, 100] ms.
+//! - LWFG Table 1 (§4.1.2): multi-threaded tasks (MTTs) whose members share their whole
+//!   working set; thread count, then period and utilisation (per MTT or per task), then WSS.
+//! - `chronos2011`: ChronOS §6.2 — 12 periodic tasks, periods in [40 ms, 2 s], random utilities.
+
+use super::utilisation::{check_bounds, randfixedsum, uunifast_discard};
+use super::{build, wcet_of, DeadlineDist, Generated, Params, PeriodDist};
+use rand::Rng;
+use rtsched_model::time::{NS_PER_MS, NS_PER_US};
+use rtsched_model::{Task, TaskSet, Time};
+
+fn cpus(m: u32) -> Result<u32, String> {
+    if m < 1 {
+        return Err("number of CPUs m=0 must be at least 1".into());
+    }
+    Ok(m)
+}
+
+/// PAWS §5. The window is a fraction of the platform (Σu/m) unless `absolute=1`.
+pub fn paws2013<R: Rng>(rng: &mut R, p: &Params) -> Result<Generated, String> {
+    let m = cpus(p.uint_or("m", 2)? as u32)?;
+    let (u_lo, u_hi) = (p.f64_or("u_min", 0.1)?, p.f64_or("u_max", 0.4)?);
+    check_bounds(1, u_lo, u_lo, u_hi)?;
+    if u_lo <= 0.0 {
+        return Err(format!("u_min={u_lo} must be > 0 (tasks are added until the window is reached)"));
+    }
+    let scale = if p.uint_or("absolute", 0)? == 1 { 1.0 } else { m as f64 };
+    // The four windows of PAWS §5 / Table 1; `window=k` picks one, U_min / U_max override.
+    const WINDOWS: [(f64, f64); 4] = [(0.28, 0.30), (0.58, 0.60), (0.78, 0.80), (0.83, 0.85)];
+    let k = p.uint_or("window", 1)? as usize;
+    let (d_lo, d_hi) = *WINDOWS.get(k.wrapping_sub(1)).ok_or_else(|| format!("window={k} must be 1, 2, 3 or 4 (PAWS §5: 28-30%, 58-60%, 78-80%, 83-85%)"))?;
+    let (w_lo, w_hi) = (p.f64_or("U_min", d_lo)? * scale, p.f64_or("U_max", d_hi)? * scale);
+    if w_lo > w_hi {
+        return Err(format!("window U_min={w_lo} exceeds U_max={w_hi}"));
+    }
+    if w_hi < u_lo {
+        return Err(format!("window U_max={w_hi} is below u_min={u_lo}: no task fits"));
+    }
+    if w_hi > m as f64 {
+        return Err(format!("window U_max={w_hi} exceeds the platform's m = {m}"));
+    }
+    let periods = PeriodDist::Uniform { min: p.duration_or("tmin", 100 * NS_PER_MS)?, max: p.duration_or("tmax", 150 * NS_PER_MS)? };
+    periods.check()?;
+    // Rejection on the whole set: adding tasks until Σu ≥ U_min overshoots U_max in some draws;
+    // those sets are thrown away rather than trimmed, so no task's u is biased.
+    let mut utils = Vec::new();
+    for _ in 0..1_000_000 {
+        utils.clear();
+        let mut sum = 0.0;
+        while sum < w_lo || utils.is_empty() {
+            let u = u_lo + rng.random::<f64>() * (u_hi - u_lo);
+            utils.push(u);
+            sum += u;
+        }
+        if sum <= w_hi {
+            let ps: Vec<Time> = utils.iter().map(|_| periods.draw(rng, NS_PER_US)).collect();
+            let tasks = build(rng, &utils, &ps, DeadlineDist::Implicit);
+            // n_i = x·3m threads, x in (0, 1], so 1 ≤ n_i ≤ 3m.
+            let threads = utils.iter().map(|_| (rng.random::<f64>() * 3.0 * m as f64).floor() as u32 + 1).collect();
+            return Ok(Generated { taskset: TaskSet::new(m, tasks), utilisations: utils, threads: Some(threads), utilities: None });
+        }
+    }
+    Err(format!("no task set with Σu in [{w_lo}, {w_hi}] found in 1000000 tries; widen the window"))
+}
+
+/// gedf-heap §6.2: N = x·m tasks, U = R·m by RandFixedSum on (0, 1), T log-uniform 10–100 ms.
+pub fn lelli2011<R: Rng>(rng: &mut R, m: u32, r: f64, x: usize) -> Result<Generated, String> {
+    let m = cpus(m)?;
+    if !(r > 0.0 && r <= 1.0) {
+        return Err(format!("R={r} must be in (0, 1]"));
+    }
+    let n = x * m as usize;
+    let utils = randfixedsum(rng, n, r * m as f64, 0.0, 1.0)?;
+    let periods = PeriodDist::LogUniform { min: 10 * NS_PER_MS, max: 100 * NS_PER_MS };
+    let ps: Vec<Time> = utils.iter().map(|_| periods.draw(rng, NS_PER_US)).collect();
+    let tasks = build(rng, &utils, &ps, DeadlineDist::Implicit);
+    Ok(Generated { taskset: TaskSet::new(m, tasks), utilisations: utils, threads: None, utilities: None })
+}
+
+/// ChronOS §6.2: n tasks (12), T log-uniform in [40 ms, 2 s], u by UUniFast-Discard with
+/// u ≤ 1, utility of each task an integer uniform in [1, 100].
+pub fn chronos2011<R: Rng>(rng: &mut R, m: u32, total: f64, n: usize) -> Result<Generated, String> {
+    let m = cpus(m)?;
+    let utils = uunifast_discard(rng, n, total, 0.0, 1.0, 100_000)?;
+    let periods = PeriodDist::LogUniform { min: 40 * NS_PER_MS, max: 2_000 * NS_PER_MS };
+    let ps: Vec<Time> = utils.iter().map(|_| periods.draw(rng, NS_PER_US)).collect();
+    let tasks = build(rng, &utils, &ps, DeadlineDist::Implicit);
+    let utilities = utils.iter().map(|_| rng.random_range(1..=100u32) as f64).collect();
+    Ok(Generated { taskset: TaskSet::new(m, tasks), utilisations: utils, threads: None, utilities: Some(utilities) })
+}
+
+/// How an MTT's working-set size is chosen (LWFG Table 1, last column).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum WssRule {
+    /// e/3 · 128 KiB with e the MTT's execution time in ms (MLU, MMU).
+    FromExecution,
+    /// Uniform whole KiB in [lo, hi].
+    UniformKiB(u64, u64),
+}
+
+/// One row of LWFG Table 1.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Mtt {
+    pub name: &'static str,
+    pub tasks_per_mtt: (u32, u32),
+    pub util: (f64, f64),
+    pub util_per_task: bool,
+    /// Period bounds in ms.
+    pub period_ms: (u64, u64),
+    pub period_per_task: bool,
+    pub wss: WssRule,
+}
+
+impl Mtt {
+    pub const TABLE_1: [Mtt; 8] = [
+        Mtt { name: "mlu", tasks_per_mtt: (1, 4), util: (0.01, 0.1), util_per_task: false, period_ms: (24, 240), period_per_task: false, wss: WssRule::FromExecution },
+        Mtt { name: "mmu", tasks_per_mtt: (1, 4), util: (0.1, 0.4), util_per_task: false, period_ms: (24, 240), period_per_task: false, wss: WssRule::FromExecution },
+        Mtt { name: "mwl", tasks_per_mtt: (1, 8), util: (0.1, 0.4), util_per_task: false, period_ms: (10, 250), period_per_task: false, wss: WssRule::UniformKiB(64, 512) },
+        Mtt { name: "mwh", tasks_per_mtt: (1, 8), util: (0.1, 0.4), util_per_task: false, period_ms: (10, 250), period_per_task: false, wss: WssRule::UniformKiB(4096, 8192) },
+        Mtt { name: "mwlp", tasks_per_mtt: (1, 8), util: (0.1, 0.4), util_per_task: true, period_ms: (10, 250), period_per_task: false, wss: WssRule::UniformKiB(64, 512) },
+        Mtt { name: "mwhp", tasks_per_mtt: (1, 8), util: (0.1, 0.4), util_per_task: true, period_ms: (10, 250), period_per_task: false, wss: WssRule::UniformKiB(4096, 8192) },
+        Mtt { name: "mwlu", tasks_per_mtt: (1, 8), util: (0.1, 0.4), util_per_task: false, period_ms: (10, 250), period_per_task: true, wss: WssRule::UniformKiB(64, 512) },
+        Mtt { name: "mwhu", tasks_per_mtt: (1, 8), util: (0.1, 0.4), util_per_task: false, period_ms: (10, 250), period_per_task: true, wss: WssRule::UniformKiB(4096, 8192) },
+    ];
+
+    pub fn by_name(name: &str) -> Option<Mtt> {
+        Self::TABLE_1.iter().find(|d| d.name == name).copied()
+    }
+}
+
+/// LWFG §4.1.2: MTTs (memory-sharing groups) are drawn one after another; a task that would
+/// push Σu past `cap` ends the set (so cap − u_max < Σu ≤ cap). Group g holds MTT g's tasks.
+pub fn lwfg_mtt<R: Rng>(rng: &mut R, d: &Mtt, m: u32, cap: f64) -> Result<Generated, String> {
+    let m = cpus(m)?;
+    if !(cap.is_finite() && cap >= d.util.1) {
+        return Err(format!("utilisation cap U={cap} must be at least the largest task utilisation {} of {}", d.util.1, d.name));
+    }
+    if cap > m as f64 {
+        return Err(format!("utilisation cap U={cap} exceeds the platform's m = {m}"));
+    }
+    let period = PeriodDist::Uniform { min: d.period_ms.0 * NS_PER_MS, max: d.period_ms.1 * NS_PER_MS };
+    let draw_u = |rng: &mut R| d.util.0 + rng.random::<f64>() * (d.util.1 - d.util.0);
+    let mut tasks: Vec<Task> = Vec::new();
+    let mut utils = Vec::new();
+    let mut sum = 0.0;
+    'mtts: for g in 0u32.. {
+        let threads = rng.random_range(d.tasks_per_mtt.0..=d.tasks_per_mtt.1);
+        let (mtt_u, mtt_t) = (draw_u(rng), period.draw(rng, NS_PER_US));
+        let wss = match d.wss {
+            WssRule::FromExecution => ((mtt_u * mtt_t as f64 / NS_PER_MS as f64) / 3.0 * 128.0 * 1024.0).round().max(1.0) as u64,
+            WssRule::UniformKiB(lo, hi) => rng.random_range(lo..=hi) * 1024,
+        };
+        for _ in 0..threads {
+            let u = if d.util_per_task { draw_u(rng) } else { mtt_u };
+            let t = if d.period_per_task { period.draw(rng, NS_PER_US) } else { mtt_t };
+            if sum + u > cap {
+                break 'mtts;
+            }
+            sum += u;
+            let mut task = Task::periodic(format!("t{}", tasks.len()), t, wcet_of(u, t));
+            task.wss = Some(wss);
+            task.group = Some(g);
+            tasks.push(task);
+            utils.push(u);
+        }
+    }
+    Ok(Generated { taskset: TaskSet::new(m, tasks), utilisations: utils, threads: None, utilities: None })
+}

@@ -1,0 +1,108 @@
+//! The classic bin-packing heuristics as LWFG §3.1 defines them, m bins of capacity one:
+//!
+//! - first fit: the first CPU (from CPU 0) that admits the task;
+//! - next fit: the first CPU that admits it *starting with the CPU after the one that took the
+//!   previous task*, wrapping round (no bin is ever closed, unlike textbook next fit);
+//! - best fit: the admitting CPU with the smallest remaining capacity (highest density);
+//! - worst fit: the admitting CPU with the largest remaining capacity (lowest density).
+//!
+//! Ties go to the lowest CPU index. Task orders (ties by file order): non-increasing
+//! utilisation (FFD/WFD, [6,14] of LWFG), non-increasing density, non-decreasing relative
+//! deadline (Baruah & Fisher [7]), non-increasing WSS (LWFG §3.2).
+
+use super::{Admission, Bins};
+use crate::schedulability::Cdt;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fit {
+    First,
+    Next,
+    Best,
+    Worst,
+}
+
+impl Fit {
+    pub fn parse(s: &str) -> Option<Fit> {
+        Some(match s {
+            "first" => Fit::First,
+            "next" => Fit::Next,
+            "best" => Fit::Best,
+            "worst" => Fit::Worst,
+            _ => return None,
+        })
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Order {
+    DecreasingUtilisation,
+    DecreasingDensity,
+    IncreasingDeadline,
+    DecreasingWss,
+    /// File order.
+    Given,
+}
+
+impl Order {
+    pub fn parse(s: &str) -> Option<Order> {
+        Some(match s {
+            "util" => Order::DecreasingUtilisation,
+            "density" => Order::DecreasingDensity,
+            "deadline" => Order::IncreasingDeadline,
+            "wss" => Order::DecreasingWss,
+            "none" => Order::Given,
+            _ => return None,
+        })
+    }
+
+    /// Task indices in this order; a stable sort keeps file order among equals.
+    pub fn sort(self, tasks: &[Cdt], wss: &[u64]) -> Vec<usize> {
+        let mut idx: Vec<usize> = (0..tasks.len()).collect();
+        // Fractions compared by cross-multiplication, so equal utilisations tie exactly.
+        let frac_desc = |a: (u64, u64), b: (u64, u64)| (b.0 as u128 * a.1 as u128).cmp(&(a.0 as u128 * b.1 as u128));
+        match self {
+            Order::DecreasingUtilisation => idx.sort_by(|&a, &b| frac_desc((tasks[a].c, tasks[a].t), (tasks[b].c, tasks[b].t))),
+            Order::DecreasingDensity => idx.sort_by(|&a, &b| {
+                frac_desc((tasks[a].c, tasks[a].d.min(tasks[a].t)), (tasks[b].c, tasks[b].d.min(tasks[b].t)))
+            }),
+            Order::IncreasingDeadline => idx.sort_by_key(|&i| tasks[i].d),
+            Order::DecreasingWss => idx.sort_by(|&a, &b| wss[b].cmp(&wss[a])),
+            Order::Given => {}
+        }
+        idx
+    }
+}
+
+/// Place every task; `Err(i)` names the first task that no CPU admits.
+pub fn any_fit(tasks: &[Cdt], wss: &[u64], m: u32, adm: &Admission, fit: Fit, order: Order) -> Result<Vec<u32>, usize> {
+    let mut bins = Bins::new(tasks, m, adm);
+    let cpus = bins.cpus();
+    // `last` starts on the last CPU so that next fit's first scan begins at CPU 0.
+    let mut last = cpus - 1;
+    for i in order.sort(tasks, wss) {
+        let one = [i];
+        let new = bins.newcomers(&one);
+        let chosen = match fit {
+            Fit::First => (0..cpus).find(|&c| bins.admits(c, &new)),
+            Fit::Next => (1..=cpus).map(|k| (last + k) % cpus).find(|&c| bins.admits(c, &new)),
+            Fit::Best | Fit::Worst => {
+                let mut best: Option<(usize, f64)> = None;
+                for c in 0..cpus {
+                    let load = bins.load(c);
+                    let better = match best {
+                        None => true,
+                        Some((_, b)) => if fit == Fit::Best { load > b } else { load < b },
+                    };
+                    if better && bins.admits(c, &new) {
+                        best = Some((c, load));
+                    }
+                }
+                best.map(|(c, _)| c)
+            }
+        };
+        let c = chosen.ok_or(i)?;
+        bins.place(c, &new);
+        last = c;
+    }
+    Ok(bins.into_assignment())
+}

@@ -1,0 +1,63 @@
+//! LWFG — Largest WSS First, Grouping (LWFG paper §3.2, Algorithm 1).
+//!
+//! Tasks are taken in non-increasing WSS order, so each CPU receives one of the m largest
+//! working sets before any receives a second (goal 1 of §3: spread the collective WSS).
+//! With each task come the not yet partitioned tasks of its memory-sharing group, and the group
+//! is placed whole by next fit (goal 2: memory sharers on one CPU, cache distance zero). When no
+//! CPU admits the group, the member that shares the least memory with the first task is dropped
+//! from the group (it stays in the task list and is placed later, in its own WSS turn) and the
+//! smaller group is retried; a single task that fits nowhere fails the whole partition.
+//!
+//! Readings of Algorithm 1 (docs/generators.md, "Partitioning"):
+//! - "for all cpu start after last" scans all m CPUs cyclically from last + 1; `last` starts
+//!   at m − 1 so the first group goes to CPU 0 (the pseudocode's `last ← 0` would start at CPU 1:
+//!   the same partition with CPUs relabelled);
+//! - the indentation of the pseudocode puts `remove_least_shared` after the CPU loop; we read it
+//!   as running only when the loop found no CPU, as the prose says;
+//! - tasks share their entire WSS (§2), so member j shares min(w_first, w_j) = w_j with the
+//!   first task: the least sharer is the member with the smallest WSS, the later in WSS order
+//!   on ties; a task without `wss` counts as 0 bytes, without `group` as a group of its own.
+
+use super::{Admission, Bins, Order};
+use crate::schedulability::Cdt;
+
+/// CPU of each task, or `Err(i)`: task i alone fits on no CPU.
+pub fn lwfg(tasks: &[Cdt], wss: &[u64], group: &[Option<u32>], m: u32, adm: &Admission) -> Result<Vec<u32>, usize> {
+    let order = Order::DecreasingWss.sort(tasks, wss);
+    let mut bins = Bins::new(tasks, m, adm);
+    let cpus = bins.cpus();
+    let mut placed = vec![false; tasks.len()];
+    let mut last = cpus - 1;
+    let mut members: Vec<usize> = Vec::new();
+    for (pos, &task) in order.iter().enumerate() {
+        if placed[task] {
+            continue;
+        }
+        // get_memory_sharers: the task, then its unplaced group mates in WSS order.
+        members.clear();
+        members.push(task);
+        if let Some(g) = group[task] {
+            members.extend(order[pos + 1..].iter().copied().filter(|&j| !placed[j] && group[j] == Some(g)));
+        }
+        loop {
+            let new = bins.newcomers(&members);
+            if let Some(c) = (1..=cpus).map(|k| (last + k) % cpus).find(|&c| bins.admits(c, &new)) {
+                bins.place(c, &new);
+                for &j in &members {
+                    placed[j] = true;
+                }
+                last = c;
+                break;
+            }
+            if members.len() == 1 {
+                return Err(task);
+            }
+            // remove_least_shared: smallest WSS; members are in WSS order, so the last one
+            // with the minimum is the latest in that order.
+            let min_w = members[1..].iter().map(|&j| wss[j]).min().expect("len > 1");
+            let at = members.iter().rposition(|&j| wss[j] == min_w).expect("present");
+            members.remove(at);
+        }
+    }
+    Ok(bins.into_assignment())
+}

@@ -1,0 +1,463 @@
+//! Partitioning heuristics as pure functions: task set in, CPU of each task out.
+//!
+//! The bin-packing family of LWFG §3.1 — first, next, best and worst fit, each over a task
+//! order — and LWFG itself (§3.2, Algorithm 1, in `lwfg.rs`). A CPU is a bin; whether a task
+//! (or a memory-sharing group) fits is decided by an `Admission` test on the bin's tasks plus
+//! the newcomers, by default the exact uniprocessor EDF test. Best and worst fit rank bins by
+//! their total density (the "size" of LWFG §3.1).
+//!
+//! Names (`by_name`): `ffd`, `bfd`, `wfd`, `nfd` (decreasing utilisation), `ffdd`, `bfdd`, `wfdd`,
+//! `nfdd` (decreasing density), `bf` (Baruah & Fisher: first fit, increasing relative deadline),
+//! `lwfg`, any `FIT:ORDER` (FIT in first|next|best|worst, ORDER in util|density|deadline|wss|none),
+//! `global` (always "succeeds", meaning: schedule globally), and fallback chains separated by `,`
+//! or `+` (`lwfg,ffd,global`, as LWFG §3.2 recommends), tried left to right.
+
+pub mod fit;
+pub mod lwfg;
+
+pub use fit::{Fit, Order};
+
+use crate::schedulability::uniprocessor::{edf_exact, fp_rta};
+use crate::schedulability::{cmp_sum, Cdt};
+use rtsched_model::file::closest;
+use rtsched_model::TaskSet;
+use std::cmp::Ordering;
+use std::fmt;
+
+/// The test that decides whether tasks fit on one CPU.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Admission {
+    /// Exact uniprocessor EDF: U ≤ 1 when D ≥ T, processor demand (QPA) otherwise.
+    EdfExact,
+    /// Σ C/min(D,T) ≤ 1 (what LWFG §3.2 "Feasibility" uses; exact for implicit deadlines).
+    Density,
+    /// Exact preemptive FP response-time analysis with these priorities (per task of the set;
+    /// larger is more urgent). For partitioned FP (`pfp`).
+    FpRta(Vec<u32>),
+}
+
+impl Admission {
+    pub fn name(&self) -> &'static str {
+        match self {
+            Admission::EdfExact => "edf-exact",
+            Admission::Density => "density",
+            Admission::FpRta(_) => "fp-rta",
+        }
+    }
+}
+
+/// A successful partition.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Partition {
+    /// CPU of each task (file order). Empty when `heuristic == "global"`.
+    pub cpu_of_task: Vec<u32>,
+    /// The heuristic that produced it (in a chain, the one that succeeded).
+    pub heuristic: String,
+}
+
+impl Partition {
+    pub fn is_global(&self) -> bool {
+        self.heuristic == "global"
+    }
+}
+
+/// A heuristic could not place a task.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PartitionError {
+    pub heuristic: String,
+    /// Index and name of the task that did not fit.
+    pub task: usize,
+    pub task_name: String,
+    pub message: String,
+}
+
+impl fmt::Display for PartitionError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: task '{}' (tasks[{}]) {}", self.heuristic, self.task_name, self.task, self.message)
+    }
+}
+
+impl std::error::Error for PartitionError {}
+
+/// CPUs as bins: their tasks and running sums for the fast path of the admission test.
+pub struct Bins<'a> {
+    pub(crate) tasks: &'a [Cdt],
+    admission: &'a Admission,
+    members: Vec<Vec<usize>>,
+    util: Vec<f64>,
+    dens: Vec<f64>,
+    /// Every member has D ≥ T, so U ≤ 1 is the exact EDF test.
+    d_ge_t: Vec<bool>,
+    scratch: Vec<Cdt>,
+}
+
+/// Tasks offered to a CPU together (one task, or an LWFG memory-sharing group).
+pub struct Newcomers<'n> {
+    idx: &'n [usize],
+    util: f64,
+    dens: f64,
+    d_ge_t: bool,
+}
+
+/// Within this distance of 1 the f64 running sums are not trusted: recompute exactly.
+const NEAR: f64 = 1e-9;
+
+impl<'a> Bins<'a> {
+    pub fn new(tasks: &'a [Cdt], m: u32, admission: &'a Admission) -> Self {
+        let m = m as usize;
+        Bins { tasks, admission, members: vec![Vec::new(); m], util: vec![0.0; m], dens: vec![0.0; m], d_ge_t: vec![true; m], scratch: Vec::new() }
+    }
+
+    pub fn cpus(&self) -> usize {
+        self.members.len()
+    }
+
+    /// Total density on `cpu` (the bin's level for best / worst fit).
+    pub fn load(&self, cpu: usize) -> f64 {
+        self.dens[cpu]
+    }
+
+    fn sum_le_one(&self, cpu: usize, new: &[usize], fast: f64, term: impl Fn(&Cdt) -> (u64, u64)) -> bool {
+        if fast < 1.0 - NEAR {
+            return true;
+        }
+        if fast > 1.0 + NEAR {
+            return false;
+        }
+        let all = self.members[cpu].iter().chain(new).map(|&i| term(&self.tasks[i]));
+        cmp_sum(all, 1, 1) != Ordering::Greater
+    }
+
+    /// The tasks `idx` as one candidate for `admits`, their sums computed once for all CPUs.
+    pub fn newcomers<'n>(&self, idx: &'n [usize]) -> Newcomers<'n> {
+        let t = self.tasks;
+        Newcomers {
+            idx,
+            util: idx.iter().map(|&i| t[i].utilisation()).sum(),
+            dens: idx.iter().map(|&i| t[i].density()).sum(),
+            d_ge_t: idx.iter().all(|&i| t[i].d >= t[i].t),
+        }
+    }
+
+    /// Would `cpu` still pass the admission test with `new` added?
+    pub fn admits(&mut self, cpu: usize, new: &Newcomers) -> bool {
+        let idx = new.idx;
+        if !self.sum_le_one(cpu, idx, self.util[cpu] + new.util, |x| (x.c, x.t)) {
+            return false; // U > 1 fails every test
+        }
+        let d_ge_t = self.d_ge_t[cpu] && new.d_ge_t;
+        let dens = self.dens[cpu] + new.dens;
+        match self.admission {
+            Admission::EdfExact if d_ge_t => true,
+            Admission::Density if d_ge_t => true,
+            Admission::Density => self.sum_le_one(cpu, idx, dens, |x| (x.c, x.d.min(x.t))),
+            Admission::EdfExact => {
+                // Density ≤ 1 is sufficient and cheap; only otherwise run QPA.
+                if self.sum_le_one(cpu, idx, dens, |x| (x.c, x.d.min(x.t))) {
+                    return true;
+                }
+                self.fill_scratch(cpu, idx);
+                edf_exact(&self.scratch) == Some(true)
+            }
+            Admission::FpRta(prio) => {
+                let p: Vec<u32> = self.members[cpu].iter().chain(idx).map(|&i| prio[i]).collect();
+                self.fill_scratch(cpu, idx);
+                fp_rta(&self.scratch, &p).0
+            }
+        }
+    }
+
+    fn fill_scratch(&mut self, cpu: usize, new: &[usize]) {
+        self.scratch.clear();
+        let tasks = self.tasks;
+        self.scratch.extend(self.members[cpu].iter().chain(new).map(|&i| tasks[i]));
+    }
+
+    pub fn place(&mut self, cpu: usize, new: &Newcomers) {
+        for &i in new.idx {
+            let x = self.tasks[i];
+            self.util[cpu] += x.utilisation();
+            self.dens[cpu] += x.density();
+            self.d_ge_t[cpu] &= x.d >= x.t;
+            self.members[cpu].push(i);
+        }
+    }
+
+    /// CPU of each task; every task must have been placed.
+    pub fn into_assignment(self) -> Vec<u32> {
+        let mut cpu_of = vec![u32::MAX; self.tasks.len()];
+        for (c, ms) in self.members.iter().enumerate() {
+            for &i in ms {
+                cpu_of[i] = c as u32;
+            }
+        }
+        debug_assert!(cpu_of.iter().all(|&c| c != u32::MAX), "a task was left unplaced");
+        cpu_of
+    }
+}
+
+/// A partitioning heuristic (or a fallback chain of them).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Partitioner {
+    AnyFit { name: String, fit: Fit, order: Order },
+    Lwfg,
+    /// Never fails: the answer "schedule this set globally".
+    Global,
+    Chain(Vec<Partitioner>),
+}
+
+impl Partitioner {
+    pub fn name(&self) -> String {
+        match self {
+            Partitioner::AnyFit { name, .. } => name.clone(),
+            Partitioner::Lwfg => "lwfg".into(),
+            Partitioner::Global => "global".into(),
+            Partitioner::Chain(v) => v.iter().map(Partitioner::name).collect::<Vec<_>>().join(","),
+        }
+    }
+
+    /// Partition `ts` onto its platform's CPUs.
+    pub fn partition(&self, ts: &TaskSet, admission: &Admission) -> Result<Partition, PartitionError> {
+        let cdt: Vec<Cdt> = ts.tasks.iter().map(Cdt::from).collect();
+        let wss: Vec<u64> = ts.tasks.iter().map(|t| t.wss.unwrap_or(0)).collect();
+        let group: Vec<Option<u32>> = ts.tasks.iter().map(|t| t.group).collect();
+        let name_of = |i: usize| ts.tasks[i].name.clone();
+        self.run(&cdt, &wss, &group, ts.platform.cpus, admission, &name_of)
+    }
+
+    fn run(&self, cdt: &[Cdt], wss: &[u64], group: &[Option<u32>], m: u32, adm: &Admission, name_of: &dyn Fn(usize) -> String) -> Result<Partition, PartitionError> {
+        if let Admission::FpRta(p) = adm {
+            assert_eq!(p.len(), cdt.len(), "one priority per task");
+        }
+        let fail = |heuristic: String, i: usize, msg: String| PartitionError { heuristic, task: i, task_name: name_of(i), message: msg };
+        match self {
+            Partitioner::AnyFit { name, fit, order } => fit::any_fit(cdt, wss, m, adm, *fit, *order)
+                .map(|cpu_of_task| Partition { cpu_of_task, heuristic: name.clone() })
+                .map_err(|i| fail(name.clone(), i, format!("does not fit on any of the {m} CPUs ({} admission, {})", adm.name(), describe(&cdt[i])))),
+            Partitioner::Lwfg => lwfg::lwfg(cdt, wss, group, m, adm)
+                .map(|cpu_of_task| Partition { cpu_of_task, heuristic: "lwfg".into() })
+                .map_err(|i| fail("lwfg".into(), i, format!("does not fit on any of the {m} CPUs even alone ({} admission, {})", adm.name(), describe(&cdt[i])))),
+            Partitioner::Global => Ok(Partition { cpu_of_task: Vec::new(), heuristic: "global".into() }),
+            Partitioner::Chain(list) => {
+                let mut errs: Vec<PartitionError> = Vec::new();
+                for p in list {
+                    match p.run(cdt, wss, group, m, adm, name_of) {
+                        Ok(part) => return Ok(part),
+                        Err(e) => errs.push(e),
+                    }
+                }
+                let last = errs.pop().expect("a chain is never empty");
+                let earlier: Vec<String> = errs.iter().map(ToString::to_string).collect();
+                let message = format!("{} under {}, the last in the chain (earlier: {})", last.message, last.heuristic, earlier.join("; "));
+                Err(PartitionError { heuristic: self.name(), message, ..last })
+            }
+        }
+    }
+}
+
+fn describe(x: &Cdt) -> String {
+    format!("u={:.4}, λ={:.4}", x.utilisation(), x.density())
+}
+
+/// The heuristics with short names (help text: name, what it is).
+pub const NAMED: &[(&str, &str)] = &[
+    ("ffd", "first fit, decreasing utilisation"),
+    ("bfd", "best fit, decreasing utilisation"),
+    ("wfd", "worst fit, decreasing utilisation"),
+    ("nfd", "next fit (LWFG §3.1), decreasing utilisation"),
+    ("ffdd", "first fit, decreasing density"),
+    ("bfdd", "best fit, decreasing density"),
+    ("wfdd", "worst fit, decreasing density"),
+    ("nfdd", "next fit, decreasing density"),
+    ("bf", "Baruah & Fisher: first fit, increasing relative deadline"),
+    ("lwfg", "LWFG Algorithm 1: next fit, decreasing WSS, memory-sharing groups placed whole"),
+    ("global", "no partition: schedule globally (end of a fallback chain)"),
+];
+
+fn one(name: &str) -> Result<Partitioner, String> {
+    let any = |fit, order| Ok(Partitioner::AnyFit { name: name.to_string(), fit, order });
+    match name {
+        "ffd" => any(Fit::First, Order::DecreasingUtilisation),
+        "bfd" => any(Fit::Best, Order::DecreasingUtilisation),
+        "wfd" => any(Fit::Worst, Order::DecreasingUtilisation),
+        "nfd" => any(Fit::Next, Order::DecreasingUtilisation),
+        "ffdd" => any(Fit::First, Order::DecreasingDensity),
+        "bfdd" => any(Fit::Best, Order::DecreasingDensity),
+        "wfdd" => any(Fit::Worst, Order::DecreasingDensity),
+        "nfdd" => any(Fit::Next, Order::DecreasingDensity),
+        "bf" => any(Fit::First, Order::IncreasingDeadline),
+        "lwfg" => Ok(Partitioner::Lwfg),
+        "global" => Ok(Partitioner::Global),
+        _ => {
+            if let Some((f, o)) = name.split_once(':') {
+                if let (Some(fit), Some(order)) = (Fit::parse(f), Order::parse(o)) {
+                    return any(fit, order);
+                }
+                return Err(format!("unknown partitioner '{name}': FIT:ORDER takes FIT in first|next|best|worst and ORDER in util|density|deadline|wss|none"));
+            }
+            let known: Vec<&str> = NAMED.iter().map(|(n, _)| *n).collect();
+            let hint = closest(name, &known).map(|s| format!(" (did you mean '{s}'?)")).unwrap_or_default();
+            Err(format!("unknown partitioner '{name}'{hint}; known: {}, FIT:ORDER, or a chain like lwfg,ffd,global", known.join(", ")))
+        }
+    }
+}
+
+/// A partitioner by name, or a fallback chain `a,b,c` / `a+b+c`.
+pub fn by_name(name: &str) -> Result<Partitioner, String> {
+    let parts: Vec<&str> = name.split([',', '+']).map(str::trim).collect();
+    if parts.iter().any(|p| p.is_empty()) {
+        return Err(format!("partitioner '{name}': empty name in chain"));
+    }
+    if parts.len() == 1 {
+        return one(parts[0]);
+    }
+    if let Some(i) = parts.iter().position(|&p| p == "global") {
+        if i != parts.len() - 1 {
+            return Err(format!("partitioner '{name}': 'global' always succeeds, so it can only come last"));
+        }
+    }
+    Ok(Partitioner::Chain(parts.into_iter().map(one).collect::<Result<_, _>>()?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rtsched_model::time::NS_PER_MS;
+    use rtsched_model::Task;
+
+    /// Implicit-deadline tasks with T = 10 ms and C in ms (so u = C/10).
+    fn set(m: u32, c_tenths: &[u64]) -> TaskSet {
+        let tasks = c_tenths.iter().enumerate().map(|(i, &c)| Task::periodic(format!("t{i}"), 10 * NS_PER_MS, c * NS_PER_MS)).collect();
+        TaskSet::new(m, tasks)
+    }
+
+    fn run(name: &str, ts: &TaskSet) -> Vec<u32> {
+        by_name(name).unwrap().partition(ts, &Admission::EdfExact).unwrap().cpu_of_task
+    }
+
+    /// u = 0.6, 0.5, 0.4, 0.3, 0.2 on 3 CPUs (already in decreasing order):
+    ///
+    /// best fit:  .6→0; .5→1 (0 would be 1.1; 1 and 2 tie at 0, lowest wins); .4→0 (fullest
+    ///            that admits: 0 at .6 → 1.0); .3→1 (0 is full; 1 at .5 beats 2 at 0) → .8;
+    ///            .2→1 → 1.0.                                            = [0, 1, 0, 1, 1]
+    /// worst fit: .6→0; .5→1; .4→2; .3→2 (emptiest: loads .6 .5 .4); .2→1 (loads .6 .5 .7)
+    ///                                                                   = [0, 1, 2, 2, 1]
+    /// next fit:  .6→0; .5→1 (scan starts after 0); .4→2; .3→0 (after 2 comes 0: .9);
+    ///            .2→1 (.7)                                              = [0, 1, 2, 0, 1]
+    /// first fit: .6→0; .5→1; .4→0 (1.0, exactly full); .3→1; .2→1       = [0, 1, 0, 1, 1]
+    #[test]
+    fn best_worst_next_fit_differ_by_hand() {
+        let ts = set(3, &[6, 5, 4, 3, 2]);
+        assert_eq!(run("bfd", &ts), vec![0, 1, 0, 1, 1]);
+        assert_eq!(run("wfd", &ts), vec![0, 1, 2, 2, 1]);
+        assert_eq!(run("nfd", &ts), vec![0, 1, 2, 0, 1]);
+        assert_eq!(run("ffd", &ts), vec![0, 1, 0, 1, 1]);
+        // Order matters: the same tasks shuffled give the same decreasing-utilisation result.
+        let shuffled = set(3, &[3, 6, 2, 5, 4]);
+        assert_eq!(run("wfd", &shuffled), vec![2, 0, 1, 1, 2]);
+    }
+
+    /// File order u = .3, .8, .1 on 2 CPUs: first fit puts .1 on CPU 0 (load .3, first that
+    /// admits); best fit on CPU 1 (load .8, the fullest that admits); worst fit on CPU 0.
+    #[test]
+    fn first_and_best_fit_differ_by_hand() {
+        let ts = set(2, &[3, 8, 1]);
+        assert_eq!(run("first:none", &ts), vec![0, 1, 0]);
+        assert_eq!(run("best:none", &ts), vec![0, 1, 1]);
+        assert_eq!(run("worst:none", &ts), vec![0, 1, 0]);
+    }
+
+    #[test]
+    fn baruah_fisher_orders_by_deadline_and_density_admission() {
+        // Constrained deadlines: (C, D, T) = (2,3,6), (2,4,8), (3,5,10) ms on one CPU.
+        let mk = |n: &str, c, d, t| {
+            let mut x = Task::periodic(n, t * NS_PER_MS, c * NS_PER_MS);
+            x.deadline = d * NS_PER_MS;
+            x
+        };
+        let ts = TaskSet::new(1, vec![mk("a", 2, 4, 8), mk("b", 2, 3, 6)]);
+        // Density 2/4 + 2/3 > 1 but processor demand holds: h(3)=2, h(4)=4, h(9)=6, h(12)=8.
+        assert!(by_name("bf").unwrap().partition(&ts, &Admission::Density).is_err());
+        assert_eq!(by_name("bf").unwrap().partition(&ts, &Admission::EdfExact).unwrap().cpu_of_task, vec![0, 0]);
+        let ts2 = TaskSet::new(2, vec![mk("a", 2, 4, 8), mk("b", 2, 3, 6), mk("c", 3, 5, 10)]);
+        // Deadline order b(3), a(4), c(5): b→0, a→0 (exact EDF), c: h on CPU 0 at t=3: 2+0,
+        // t=4: 4, t=5: 4+3 = 7 > 5, so CPU 1.
+        assert_eq!(by_name("bf").unwrap().partition(&ts2, &Admission::EdfExact).unwrap().cpu_of_task, vec![0, 0, 1]);
+    }
+
+    fn wss_task(name: &str, c_tenths: u64, wss_kib: u64, group: Option<u32>) -> Task {
+        let mut t = Task::periodic(name, 10 * NS_PER_MS, c_tenths * NS_PER_MS);
+        t.wss = Some(wss_kib * 1024);
+        t.group = group;
+        t
+    }
+
+    /// LWFG on 2 CPUs. Group 1 = A (4 MiB, u .5), B (3 MiB, u .3), C (2 MiB, u .4); X (2.5 MiB,
+    /// u .6) and Y (512 KiB, u .2) share nothing. WSS order: A, B, X, C, Y.
+    ///
+    /// 1. A with its mates B, C: density 1.2 fits nowhere; the least sharer with A is C (2 MiB
+    ///    < 3 MiB); {A, B} = .8 goes to CPU 0 (scan starts at 0). last = 0.
+    /// 2. X (.6): scan from CPU 1 → CPU 1. last = 1.
+    /// 3. C (.4), now alone: CPU 0 would be 1.2; CPU 1 → 1.0. last = 1.
+    /// 4. Y (.2): CPU 0 → 1.0.
+    ///
+    /// Result A0 B0 C1 X1 Y0. Dropping B instead of C would put {A, C} on 0, X on 1, B on 1 and
+    /// leave Y (.2) without room: the rule matters.
+    #[test]
+    fn lwfg_splits_a_group_by_hand() {
+        let ts = TaskSet::new(2, vec![
+            wss_task("A", 5, 4096, Some(1)),
+            wss_task("B", 3, 3072, Some(1)),
+            wss_task("C", 4, 2048, Some(1)),
+            wss_task("X", 6, 2560, None),
+            wss_task("Y", 2, 512, None),
+        ]);
+        let p = by_name("lwfg").unwrap().partition(&ts, &Admission::EdfExact).unwrap();
+        assert_eq!(p.cpu_of_task, vec![0, 0, 1, 1, 0]);
+        assert_eq!(p.heuristic, "lwfg");
+        // A group that fits whole stays whole, even where next fit alone would spread it.
+        // WSS order A, Z, W, B; next fit alone: A0 Z1 W0 B1; LWFG: {A, B}0, Z1, W0.
+        let ts = TaskSet::new(2, vec![wss_task("A", 3, 100, Some(7)), wss_task("B", 3, 90, Some(7)), wss_task("Z", 3, 95, None), wss_task("W", 3, 92, None)]);
+        assert_eq!(by_name("lwfg").unwrap().partition(&ts, &Admission::EdfExact).unwrap().cpu_of_task, vec![0, 0, 1, 0]);
+        assert_eq!(run("next:wss", &ts), vec![0, 1, 1, 0]);
+        assert_eq!(run("first:wss", &ts), vec![0, 1, 0, 0]); // A0 Z0 W0, B has to go to 1
+    }
+
+    #[test]
+    fn lwfg_fails_naming_the_task_and_chain_falls_back() {
+        // WSS order A(.3), B(.7), C(.3), D(.7): next fit puts A, C on 0 and B on 1; D fits
+        // nowhere. FFD (.7, .7, .3, .3) pairs them and succeeds.
+        let ts = TaskSet::new(2, vec![wss_task("A", 3, 9, None), wss_task("B", 7, 8, None), wss_task("C", 3, 7, None), wss_task("D", 7, 6, None)]);
+        let e = by_name("lwfg").unwrap().partition(&ts, &Admission::EdfExact).unwrap_err();
+        assert_eq!((e.task, e.task_name.as_str()), (3, "D"));
+        assert!(e.to_string().starts_with("lwfg: task 'D' (tasks[3]) does not fit"), "{e}");
+        let p = by_name("lwfg,ffd,global").unwrap().partition(&ts, &Admission::EdfExact).unwrap();
+        assert_eq!((p.heuristic.as_str(), p.cpu_of_task), ("ffd", vec![0, 0, 1, 1]));
+        let over = set(2, &[9, 9, 9]);
+        let p = by_name("lwfg+ffd+global").unwrap().partition(&over, &Admission::EdfExact).unwrap();
+        assert!(p.is_global() && p.cpu_of_task.is_empty());
+        let e = by_name("lwfg,wfd").unwrap().partition(&over, &Admission::EdfExact).unwrap_err();
+        assert!(e.to_string().contains("under wfd") && e.to_string().contains("earlier: lwfg"), "{e}");
+    }
+
+    #[test]
+    fn fp_rta_admission() {
+        // (C, T) = (1,4), (2,6), (4,10) ms: U = .983 fits EDF on one CPU but not RM (R3 = 11 > 10).
+        let tasks = vec![Task::periodic("a", 4 * NS_PER_MS, NS_PER_MS), Task::periodic("b", 6 * NS_PER_MS, 2 * NS_PER_MS), Task::periodic("c", 10 * NS_PER_MS, 4 * NS_PER_MS)];
+        let ts = TaskSet::new(2, tasks.clone());
+        let rm = crate::priority::rate_monotonic(&tasks);
+        assert_eq!(by_name("first:none").unwrap().partition(&ts, &Admission::EdfExact).unwrap().cpu_of_task, vec![0, 0, 0]);
+        assert_eq!(by_name("first:none").unwrap().partition(&ts, &Admission::FpRta(rm)).unwrap().cpu_of_task, vec![0, 0, 1]);
+    }
+
+    #[test]
+    fn names() {
+        assert!(by_name("ffdx").unwrap_err().contains("did you mean 'ffd'"));
+        assert!(by_name("best:size").unwrap_err().contains("ORDER in"));
+        assert!(by_name("global,ffd").unwrap_err().contains("only come last"));
+        assert!(by_name("lwfg,,ffd").is_err());
+        for (n, _) in NAMED {
+            assert_eq!(by_name(n).unwrap().name(), *n);
+        }
+    }
+}

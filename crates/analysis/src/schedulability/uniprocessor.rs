@@ -1,0 +1,226 @@
+//! Uniprocessor tests (used alone on one CPU, per CPU on a partition, and as the admission
+//! test of the partitioning heuristics).
+//!
+//! EDF exact: the processor demand criterion — schedulable iff U ≤ 1 and h(t) ≤ t at every
+//! absolute deadline t in (0, L), h(t) = Σ_{D_i ≤ t} (⌊(t − D_i)/T_i⌋ + 1)·C_i (Baruah, Rosier &
+//! Howell 1990) — checked with Zhang & Burns' Quick Processor-demand Analysis (QPA, 2009), which
+//! walks down from L and skips most deadlines.
+//!
+//! FP response-time analysis: R = C_i + Σ_{j ∈ hp(i)} ⌈R/T_j⌉·C_j to a fixed point; for
+//! D_i > T_i, every job in the level-i busy period (Lehoczky 1990; Tindell). Tasks with equal
+//! priority count as higher priority (safe whatever the tie-break at run time).
+
+use super::{density_cmp_one, utilisation_cmp_one, Cdt, Verdict};
+use rtsched_model::Time;
+use std::cmp::Ordering;
+
+/// Iteration cap of the fixed-point loops; beyond it the verdict is inconclusive.
+const MAX_ITER: u32 = 1_000_000;
+
+/// h(t): execution demand of jobs with release and deadline in [0, t], synchronous release.
+pub fn demand(ts: &[Cdt], t: Time) -> u128 {
+    ts.iter()
+        .filter(|x| x.d <= t)
+        .map(|x| ((t - x.d) / x.t + 1) as u128 * x.c as u128)
+        .sum()
+}
+
+/// The latest absolute deadline strictly before `t`, if any.
+fn deadline_before(ts: &[Cdt], t: Time) -> Option<Time> {
+    ts.iter().filter(|x| x.d < t).map(|x| x.d + (t - x.d - 1) / x.t * x.t).max()
+}
+
+/// Length of the synchronous busy period (all tasks released at 0), or None past `limit`.
+fn busy_period(ts: &[Cdt], limit: Time) -> Option<Time> {
+    let mut w: Time = ts.iter().map(|x| x.c).sum();
+    for _ in 0..MAX_ITER {
+        let next: u128 = ts.iter().map(|x| w.div_ceil(x.t) as u128 * x.c as u128).sum();
+        if next > limit as u128 {
+            return None;
+        }
+        if next as Time == w {
+            return Some(w);
+        }
+        w = next as Time;
+    }
+    None
+}
+
+/// EDF exact test. `None` only if U = 1 exactly with constrained deadlines and the busy period
+/// did not converge within the iteration cap.
+pub fn edf_exact(ts: &[Cdt]) -> Option<bool> {
+    if ts.is_empty() {
+        return Some(true);
+    }
+    let u = utilisation_cmp_one(ts);
+    if u == Ordering::Greater {
+        return Some(false);
+    }
+    if ts.iter().all(|x| x.d >= x.t) {
+        return Some(true); // D ≥ T: U ≤ 1 is exact (Liu & Layland; Baruah et al.)
+    }
+    // Bound L on the deadlines to check: min(L_a, L_b), L_a only defined for U < 1.
+    let d_max = ts.iter().map(|x| x.d).max().unwrap_or(0);
+    let l_a = if u == Ordering::Less {
+        let total_u: f64 = ts.iter().map(Cdt::utilisation).sum();
+        let s: f64 = ts.iter().filter(|x| x.t > x.d).map(|x| (x.t - x.d) as f64 * x.utilisation()).sum();
+        // Rounded up with a margin: a larger L is always safe, only slower.
+        let bound = s / (1.0 - total_u).max(1e-12);
+        Some(if bound.is_finite() && bound < 1e18 { d_max.max(bound.ceil() as Time + 1) } else { Time::MAX / 4 })
+    } else {
+        None
+    };
+    let l = match (l_a, busy_period(ts, l_a.unwrap_or(Time::MAX / 4))) {
+        (Some(a), Some(b)) => a.min(b),
+        (Some(a), None) => a,
+        (None, Some(b)) => b,
+        (None, None) => return None,
+    };
+    let d_min = ts.iter().map(|x| x.d).min().unwrap_or(0);
+    // QPA: from the last deadline ≤ L, jump to h(t) while h(t) < t; step to the previous
+    // deadline when h(t) = t; fail as soon as h(t) > t.
+    let mut t = match deadline_before(ts, l.saturating_add(1)) {
+        Some(t) => t,
+        None => return Some(true),
+    };
+    loop {
+        let h = demand(ts, t);
+        if h > t as u128 {
+            return Some(false);
+        }
+        if h <= d_min as u128 {
+            return Some(true);
+        }
+        t = if h < t as u128 {
+            h as Time
+        } else {
+            match deadline_before(ts, t) {
+                Some(p) => p,
+                None => return Some(true),
+            }
+        };
+    }
+}
+
+/// Worst-case response time of task `i` under preemptive FP, or None if it exceeds D_i
+/// (or the busy period does not close within the iteration cap).
+pub fn response_time(ts: &[Cdt], prio: &[u32], i: usize) -> Option<Time> {
+    let me = ts[i];
+    let hp: Vec<Cdt> = (0..ts.len()).filter(|&j| j != i && prio[j] >= prio[i]).map(|j| ts[j]).collect();
+    let interference = |w: Time| -> u128 { hp.iter().map(|x| w.div_ceil(x.t) as u128 * x.c as u128).sum() };
+    let mut worst: Time = 0;
+    // Job q of the level-i busy period (q = 0 is the only one when D ≤ T and it meets D).
+    for q in 0..MAX_ITER as u64 {
+        let own = (q + 1) as u128 * me.c as u128;
+        let mut w: u128 = own + hp.iter().map(|x| x.c as u128).sum::<u128>();
+        let limit = me.d as u128 + q as u128 * me.t as u128;
+        let mut iter = 0;
+        loop {
+            let next = own + interference(w.min(Time::MAX as u128) as Time);
+            if next > limit {
+                return None; // job q finishes after its deadline
+            }
+            if next == w {
+                break;
+            }
+            w = next;
+            iter += 1;
+            if iter > MAX_ITER {
+                return None;
+            }
+        }
+        worst = worst.max((w - q as u128 * me.t as u128) as Time);
+        if w <= (q + 1) as u128 * me.t as u128 {
+            return Some(worst); // the busy period ends before the next release
+        }
+    }
+    None
+}
+
+/// FP exact test: every response time within its deadline. The detail names the task with
+/// the largest R/D (or the first that misses).
+pub fn fp_rta(ts: &[Cdt], prio: &[u32]) -> (bool, String) {
+    let mut worst: Option<(f64, usize, Time)> = None;
+    for i in 0..ts.len() {
+        match response_time(ts, prio, i) {
+            None => return (false, format!("task {i}: R > D = {}ns", ts[i].d)),
+            Some(r) => {
+                let ratio = r as f64 / ts[i].d as f64;
+                if worst.is_none_or(|(w, _, _)| ratio > w) {
+                    worst = Some((ratio, i, r));
+                }
+            }
+        }
+    }
+    match worst {
+        Some((ratio, i, r)) => (true, format!("max R/D={ratio:.3} (task {i}: R={r}ns)")),
+        None => (true, "no tasks".into()),
+    }
+}
+
+/// Liu & Layland: U ≤ n(2^{1/n} − 1) suffices for RM with implicit deadlines.
+pub fn liu_layland(ts: &[Cdt]) -> Verdict {
+    let n = ts.len() as f64;
+    let bound = n * (2f64.powf(1.0 / n) - 1.0);
+    let u: f64 = ts.iter().map(Cdt::utilisation).sum();
+    let s = if utilisation_cmp_one(ts) == Ordering::Greater {
+        Some(false)
+    } else if u <= bound {
+        Some(true)
+    } else {
+        None
+    };
+    Verdict::new("rm-liu-layland", s, format!("U={u:.6} vs n(2^(1/n)-1)={bound:.6}"))
+}
+
+/// Hyperbolic bound: Π(u_i + 1) ≤ 2 suffices for RM with implicit deadlines.
+pub fn hyperbolic(ts: &[Cdt]) -> Verdict {
+    // Π(C_i + T_i) ≤ 2·Π T_i, exactly in u128 when it fits.
+    let exact = ts.iter().try_fold((1u128, 1u128), |(p, q), x| Some((p.checked_mul((x.c + x.t) as u128)?, q.checked_mul(x.t as u128)?)));
+    let prod: f64 = ts.iter().map(|x| x.utilisation() + 1.0).product();
+    let ok = match exact.and_then(|(p, q)| Some((p, q.checked_mul(2)?))) {
+        Some((p, q2)) => p <= q2,
+        None => prod <= 2.0,
+    };
+    let s = if ok {
+        Some(true)
+    } else if utilisation_cmp_one(ts) == Ordering::Greater {
+        Some(false)
+    } else {
+        None
+    };
+    Verdict::new("rm-hyperbolic", s, format!("Π(u+1)={prod:.6} vs 2"))
+}
+
+/// Density test: Σ C/min(D,T) ≤ 1 suffices for EDF (exact when D ≥ T).
+pub fn density(ts: &[Cdt]) -> Verdict {
+    let l: f64 = ts.iter().map(Cdt::density).sum();
+    let s = if density_cmp_one(ts) != Ordering::Greater {
+        Some(true)
+    } else if utilisation_cmp_one(ts) == Ordering::Greater || ts.iter().all(|x| x.d >= x.t) {
+        Some(false)
+    } else {
+        None
+    };
+    Verdict::new("edf-density", s, format!("Σλ={l:.6} vs 1"))
+}
+
+/// Every uniprocessor test; RTA under RM, DM and (if given) the file's priorities.
+pub fn all(ts: &[Cdt], rm: &[u32], dm: &[u32], file: Option<&[u32]>) -> Vec<Verdict> {
+    let u: f64 = ts.iter().map(Cdt::utilisation).sum();
+    let mut out = vec![
+        Verdict::new("edf-exact", edf_exact(ts), format!("U={u:.6}; processor demand (QPA)")),
+        density(ts),
+    ];
+    for (name, prio) in [("fp-rta-rm", Some(rm)), ("fp-rta-dm", Some(dm)), ("fp-rta-file", file)] {
+        if let Some(p) = prio {
+            let (ok, detail) = fp_rta(ts, p);
+            out.push(Verdict::new(name, Some(ok), detail));
+        }
+    }
+    if ts.iter().all(|x| x.d == x.t) {
+        out.push(liu_layland(ts));
+        out.push(hyperbolic(ts));
+    }
+    out
+}
