@@ -12,6 +12,12 @@
 //! *context switch* is a CPU starting an entity other than the last one it ran (idle counts as
 //! nothing); same-instant reshuffles that leave a CPU on the same entity count nothing.
 //!
+//! Jobs of one task run one after another, as in the sporadic task model, in a real run (one
+//! thread per task) and in SimSo: a job released while an earlier job of its task is still
+//! live is *held* — its release time and deadline are fixed, but the policy only sees it
+//! (`Policy::release`) when the predecessor completes or is aborted. A held job can still be
+//! aborted at its deadline; the policy is not told, as it never saw it.
+//!
 //! Hot path: entity slots and records are preallocated and reused; stale completion events
 //! (of preempted entities) are skipped by a per-CPU version number instead of being removed.
 
@@ -45,6 +51,8 @@ struct Ent {
     info: EntityInfo,
     generation: u32,
     live: bool,
+    /// Released but waiting for the previous job of its task (not yet given to the policy).
+    held: bool,
     remaining: Time,
     /// Index of its record, or NONE if released outside the counted window.
     rec: u32,
@@ -71,9 +79,10 @@ pub struct View<'a> {
 }
 
 impl View<'_> {
-    /// Every live (released, unfinished, not aborted) entity and the CPU running it.
+    /// Every ready entity (released, given to the policy, unfinished, not aborted) and the CPU
+    /// running it. Jobs held behind an unfinished predecessor of their task are not ready.
     pub fn live(&self) -> impl Iterator<Item = (EntityInfo, Option<u32>)> + '_ {
-        self.ents.iter().filter(|e| e.live).map(|e| (e.info, (e.cpu != NONE).then_some(e.cpu)))
+        self.ents.iter().filter(|e| e.live && !e.held).map(|e| (e.info, (e.cpu != NONE).then_some(e.cpu)))
     }
 }
 
@@ -106,6 +115,9 @@ pub struct Engine<'p, O: Observer> {
     dispatch: Dispatch,
     streams: Vec<TaskStreams>,
     next_job: Vec<u64>,
+    /// Per task: whether a job of it is with the policy, and its held jobs in release order.
+    task_busy: Vec<bool>,
+    held: Vec<std::collections::VecDeque<u32>>,
     result: RunResult,
     /// Counted jobs neither finished nor aborted.
     undecided: u64,
@@ -139,6 +151,8 @@ impl<'p, O: Observer> Engine<'p, O> {
             dispatch: Dispatch::new(m as u32),
             streams: (0..n as u32).map(|i| TaskStreams::new(ts.run.seed, i)).collect(),
             next_job: vec![0; n],
+            task_busy: vec![false; n],
+            held: (0..n).map(|_| std::collections::VecDeque::new()).collect(),
             result,
             undecided: 0,
             dirty: Vec::with_capacity(m),
@@ -244,6 +258,7 @@ impl<'p, O: Observer> Engine<'p, O> {
                     info: EntityInfo { id: 0, task: 0, job: 0, thread: 0, release: 0, deadline: 0 },
                     generation: 0,
                     live: false,
+                    held: false,
                     remaining: 0,
                     rec: NONE,
                     cpu: NONE,
@@ -263,7 +278,8 @@ impl<'p, O: Observer> Engine<'p, O> {
         let e = &mut self.ents[slot as usize];
         e.generation = e.generation.wrapping_add(1);
         let generation = e.generation;
-        *e = Ent { info, generation, live: true, remaining: demand, rec, cpu: NONE, last_cpu: NONE };
+        let held = self.task_busy[task as usize];
+        *e = Ent { info, generation, live: true, held, remaining: demand, rec, cpu: NONE, last_cpu: NONE };
         self.result.counters.releases += 1;
         if self.ts.run.on_miss == OnMiss::Abort {
             self.push(deadline, EV_ABORT, slot, generation);
@@ -272,7 +288,25 @@ impl<'p, O: Observer> Engine<'p, O> {
         if next < duration || self.undecided > 0 {
             self.push(next, EV_RELEASE, task, 0);
         }
-        self.policy.release(now, &info);
+        if held {
+            self.held[task as usize].push_back(slot);
+        } else {
+            self.task_busy[task as usize] = true;
+            self.policy.release(now, &info);
+        }
+    }
+
+    /// The job of `task` the policy knew ended at `now`: give it the next held job, if any.
+    fn next_of_task(&mut self, now: Time, task: u32) {
+        match self.held[task as usize].pop_front() {
+            Some(slot) => {
+                let e = &mut self.ents[slot as usize];
+                e.held = false;
+                let info = e.info;
+                self.policy.release(now, &info);
+            }
+            None => self.task_busy[task as usize] = false,
+        }
     }
 
     fn on_complete(&mut self, now: Time, cpu: u32, version: u32) {
@@ -294,6 +328,8 @@ impl<'p, O: Observer> Engine<'p, O> {
         self.free.push(e);
         self.dispatch.vacate(cpu);
         self.policy.complete(now, e, cpu);
+        let task = self.ents[e as usize].info.task;
+        self.next_of_task(now, task);
     }
 
     fn on_deadline_abort(&mut self, now: Time, slot: u32, generation: u32) {
@@ -314,6 +350,11 @@ impl<'p, O: Observer> Engine<'p, O> {
     fn abort(&mut self, now: Time, e: EntityId) {
         let ent = self.ents[e as usize];
         assert!(ent.live, "policy aborted entity {e}, which is not live");
+        let (held, task) = (ent.held, ent.info.task);
+        if held {
+            // Never given to the policy: drop it from its task's queue, tell nobody.
+            self.held[ent.info.task as usize].retain(|&s| s != e);
+        }
         if ent.cpu != NONE {
             self.stop(now, ent.cpu, e);
             self.dispatch.vacate(ent.cpu);
@@ -327,7 +368,10 @@ impl<'p, O: Observer> Engine<'p, O> {
             self.undecided -= 1;
         }
         self.free.push(e);
-        self.policy.aborted(now, e);
+        if !held {
+            self.policy.aborted(now, e);
+            self.next_of_task(now, task);
+        }
     }
 
     fn close_interval(&mut self, cpu: u32, e: EntityId, now: Time) {

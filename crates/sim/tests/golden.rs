@@ -123,3 +123,34 @@ fn overheads_inflate_execution() {
     let r = simulate(&t, "gedf", false).unwrap();
     assert_eq!(r.jobs[0].finish, Some(2 * MS + MS / 2));
 }
+
+/// Jobs of one task run one after another (sporadic task model; one thread per task in a real
+/// run; SimSo's `_activations_fifo`). Found by the SimSo differential test: `a`'s job 1 is
+/// released at 10 while job 0 (delayed by `b` and `c`) runs until 12. With a CPU free at 10,
+/// `a`'s job 1 used to start at once, in parallel with its own predecessor, and finish at 20.
+/// It must wait for job 0: it starts at 12 and finishes at 22 (a miss), on either substrate.
+#[test]
+fn jobs_of_a_task_never_overlap() {
+    let y = "platform: {cpus: 2}\nrun: {duration: 20, on_miss: MODE}\ntasks:\n  - {name: a, period: 10, wcet: 10}\n  - {name: b, period: 100, wcet: 2, deadline: 5}\n  - {name: c, period: 100, wcet: 2, deadline: 5}\n";
+    for spec in ["gedf", "gfp:dm", "gnpedf"] {
+        let r = simulate(&ts(&y.replace("MODE", "continue")), spec, true).unwrap();
+        let a: Vec<_> = r.jobs.iter().filter(|j| j.task == 0).collect();
+        assert_eq!(a[0].finish, Some(12 * MS), "{spec}");
+        assert_eq!((a[1].release, a[1].deadline), (10 * MS, 20 * MS), "{spec}: a held job keeps its release and deadline");
+        assert_eq!(a[1].start, Some(12 * MS), "{spec}");
+        assert_eq!(a[1].finish, Some(22 * MS), "{spec}");
+        assert!(a[1].missed, "{spec}");
+    }
+    // Held past its deadline with on_miss: abort: removed without the policy ever seeing it.
+    let y2 = "platform: {cpus: 2}\nrun: {duration: 20, on_miss: abort}\ntasks:\n  - {name: a, period: 4, wcet: 3, deadline: 9}\n  - {name: b, period: 100, wcet: 8}\n  - {name: c, period: 100, wcet: 8}\n";
+    let r = simulate(&ts(y2), "gedf", false).unwrap();
+    for j in r.jobs.iter().filter(|j| j.task == 0) {
+        if let (Some(f), Some(s)) = (j.finish, j.start) {
+            let prev = r.jobs.iter().find(|p| p.task == 0 && p.job + 1 == j.job);
+            if let Some(p) = prev.and_then(|p| p.finish) {
+                assert!(s >= p, "job {} started at {s} before its predecessor finished at {p}", j.job);
+            }
+            assert!(f <= j.deadline);
+        }
+    }
+}

@@ -1,0 +1,177 @@
+#!/usr/bin/env python3
+"""Simulator throughput: simulated jobs per wall-clock second under global EDF, rtsched
+against SimSo 0.8.5 on the same task sets, measured in the same run.
+
+Sizes m=2/n=6, m=8/n=24, m=32/n=96; U = 0.7 m (UUniFast-discard), periods log-uniform in
+[10, 100] ms rounded to integer us, implicit deadlines, zero overheads.
+
+rtsched simulates 60 s and only its `simulate` call is timed (time.perf_counter, best of 3,
+single-threaded). SimSo is ~1000x slower, so it simulates a shorter window (SIMSO_WINDOW_S)
+once and its jobs/s is computed from that window; the table says so. Results go to
+benchmarks/results/sim_throughput.json (written atomically).
+
+Usage: .venv/bin/python benchmarks/sim_throughput.py [--quick]
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import json
+import math
+import os
+import platform
+import random
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import rtsched
+
+SIZES = [(2, 6), (8, 24), (32, 96)]
+RT_WINDOW_S = 60
+SIMSO_WINDOW_S = 3
+REPEATS = 3
+TARGET_JOBS_PER_S = 1_000_000  # at m=8/n=24
+TARGET_RATIO = 300
+RESULTS = Path(__file__).resolve().parent / "results" / "sim_throughput.json"
+
+
+def uunifast_discard(rng: random.Random, n: int, total: float) -> list[float]:
+    while True:
+        us, left = [], total
+        for i in range(1, n):
+            nxt = left * rng.random() ** (1.0 / (n - i))
+            us.append(left - nxt)
+            left = nxt
+        us.append(left)
+        if max(us) <= 1.0:
+            return us
+
+
+def taskset(m: int, n: int, seed: int) -> list[tuple[int, int]]:
+    """(period_us, wcet_us) of n tasks, U = 0.7 m."""
+    rng = random.Random(seed)
+    out = []
+    for u in uunifast_discard(rng, n, 0.7 * m):
+        p = int(round(math.exp(rng.uniform(math.log(10_000), math.log(100_000)))))
+        out.append((p, min(p, max(1, round(u * p)))))
+    return out
+
+
+def rtsched_taskset(m, tasks, window_s):
+    doc = {
+        "platform": {"cpus": m},
+        "run": {"duration": f"{window_s}s"},
+        "tasks": [{"name": f"t{i}", "period": f"{p}us", "wcet": f"{c}us"} for i, (p, c) in enumerate(tasks)],
+    }
+    return rtsched.parse_taskset(json.dumps(doc), "json", f"bench-m{m}")
+
+
+def bench_rtsched(m, tasks, window_s, repeats):
+    ts = rtsched_taskset(m, tasks, window_s)
+    best, jobs = math.inf, None
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        r = rtsched.simulate(ts, scheduler="gedf")
+        dt = time.perf_counter() - t0
+        best = min(best, dt)
+        jobs = r.summary["jobs"]
+    return jobs, best
+
+
+def bench_simso(m, tasks, window_s):
+    """One SimSo run (global EDF, cycles_per_ms=1 so its 'ms' fields are integer us)."""
+    from simso.configuration import Configuration
+    from simso.core import Model
+
+    cfg = Configuration()
+    cfg.cycles_per_ms = 1
+    cfg.duration = window_s * 1_000_000
+    cfg.etm = "wcet"
+    for i, (p, c) in enumerate(tasks):
+        cfg.add_task(name=f"t{i}", identifier=i + 1, period=p, activation_date=0, wcet=c, deadline=p, abort_on_miss=False)
+    for k in range(m):
+        cfg.add_processor(name=f"cpu{k}", identifier=k + 1)
+    cfg.scheduler_info.clas = "simso.schedulers.EDF"
+    cfg.check_all()
+    model = Model(cfg)
+    t0 = time.perf_counter()
+    with contextlib.redirect_stdout(io.StringIO()):  # SimSo's EDF prints every decision
+        model.run_model()
+    dt = time.perf_counter() - t0
+    # Jobs released in the window, as rtsched counts them.
+    jobs = sum(1 for t in model.task_list for j in t.jobs if j.activation_date < cfg.duration)
+    return jobs, dt
+
+
+def write_atomic(path: Path, doc: dict) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w") as f:
+            json.dump(doc, f, indent=2)
+            f.write("\n")
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="6 s rtsched / 1 s SimSo windows, 1 repeat (smoke run)")
+    ap.add_argument("--no-simso", action="store_true", help="skip SimSo (no ratio)")
+    args = ap.parse_args(argv)
+    rt_window, ss_window, repeats = (6, 1, 1) if args.quick else (RT_WINDOW_S, SIMSO_WINDOW_S, REPEATS)
+
+    rows = []
+    for m, n in SIZES:
+        tasks = taskset(m, n, seed=1000 * m + n)
+        jobs, secs = bench_rtsched(m, tasks, rt_window, repeats)
+        row = {"m": m, "n": n, "utilization": round(sum(c / p for p, c in tasks), 4),
+               "rtsched": {"window_s": rt_window, "jobs": jobs, "best_wall_s": secs, "repeats": repeats,
+                           "jobs_per_s": jobs / secs}}
+        if not args.no_simso:
+            sj, ss = bench_simso(m, tasks, ss_window)
+            row["simso"] = {"window_s": ss_window, "jobs": sj, "wall_s": ss, "repeats": 1, "jobs_per_s": sj / ss}
+            row["ratio"] = row["rtsched"]["jobs_per_s"] / row["simso"]["jobs_per_s"]
+        rows.append(row)
+        print(f"  m={m:<3} n={n:<3} done", file=sys.stderr, flush=True)
+
+    print(f"\nGlobal EDF, U = 0.7 m, periods 10-100 ms. rtsched: {rt_window} s simulated, best of {repeats}; "
+          f"SimSo 0.8.5: {ss_window} s simulated (it is slow), 1 run.")
+    print(f"{'m':>3} {'n':>4} {'rtsched jobs':>13} {'rtsched jobs/s':>15} {'SimSo jobs':>11} {'SimSo jobs/s':>13} {'ratio':>8}")
+    for r in rows:
+        s = r.get("simso")
+        print(f"{r['m']:>3} {r['n']:>4} {r['rtsched']['jobs']:>13,} {r['rtsched']['jobs_per_s']:>15,.0f} "
+              + (f"{s['jobs']:>11,} {s['jobs_per_s']:>13,.0f} {r['ratio']:>7,.0f}x" if s else f"{'-':>11} {'-':>13} {'-':>8}"))
+    mid = next(r for r in rows if (r["m"], r["n"]) == (8, 24))
+    ok_speed = mid["rtsched"]["jobs_per_s"] >= TARGET_JOBS_PER_S
+    ok_ratio = all(r.get("ratio", math.inf) >= TARGET_RATIO for r in rows)
+    print(f"targets: >= {TARGET_JOBS_PER_S:,} jobs/s at m=8/n=24: {'met' if ok_speed else 'NOT met'}; "
+          f">= {TARGET_RATIO}x SimSo: {'met' if ok_ratio else 'NOT met'}")
+
+    doc = {
+        "benchmark": "sim_throughput",
+        "scheduler": "gedf",
+        "quick": args.quick,
+        "python": platform.python_version(),
+        "machine": platform.machine(),
+        "cpu_count": os.cpu_count(),
+        "targets": {"jobs_per_s_m8_n24": TARGET_JOBS_PER_S, "ratio_vs_simso": TARGET_RATIO,
+                    "met_jobs_per_s": ok_speed, "met_ratio": ok_ratio},
+        "rows": rows,
+    }
+    write_atomic(RESULTS, doc)
+    print(f"wrote {RESULTS.relative_to(Path.cwd()) if RESULTS.is_relative_to(Path.cwd()) else RESULTS}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
