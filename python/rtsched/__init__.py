@@ -15,9 +15,14 @@ from __future__ import annotations
 from ._core import InputError, PrivilegeError, RunFailed, TaskSet, parse_duration, parse_taskset
 from ._core import load_taskset as _load_taskset
 from ._core import schedulers as _schedulers
+from .analysis import analyze, generate, generators, partition
 from .result import Result, run, simulate
 
 __all__ = [
+    "analyze",
+    "generate",
+    "generators",
+    "partition",
     "InputError",
     "PrivilegeError",
     "RunFailed",

@@ -15,8 +15,8 @@ import sys
 
 from ._core import InputError, PrivilegeError, RunFailed
 
-COMMANDS = ["simulate", "schedulers", "validate", "demo", "run", "compare"]
-OPTIONAL_COMMANDS = ["gen", "analyze", "partition", "sweep", "reproduce"]
+COMMANDS = ["simulate", "schedulers", "validate", "demo", "run", "compare", "gen", "analyze", "partition"]
+OPTIONAL_COMMANDS = ["sweep", "reproduce"]
 
 
 class UsageError(Exception):

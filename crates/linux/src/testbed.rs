@@ -53,6 +53,9 @@ struct Ent {
     last_cpu: u32,
     /// Aborted while a worker ran it: that worker frees the slot when it stops.
     free_when_stopped: bool,
+    /// Released while an earlier job of its task is live: not yet given to the policy (jobs of
+    /// one task run one after another, as in the simulator).
+    held: bool,
 }
 
 struct State {
@@ -65,6 +68,8 @@ struct State {
     streams: Vec<TaskStreams>,
     next_release: Vec<Time>,
     next_job: Vec<u64>,
+    task_busy: Vec<bool>,
+    held: Vec<std::collections::VecDeque<u32>>,
     aborts: BinaryHeap<Reverse<(Time, u32, u32)>>,
     completions: Vec<(u32, u32, Time)>,
     undecided: u64,
@@ -152,6 +157,7 @@ impl Shared {
                 // It finished in the instant it was being preempted: to the policy it is gone.
                 None => st.policy.aborted(now, e),
             }
+            self.next_of_task(st, now, ent.info.task);
         }
         st.completions = completions;
         st.completions.clear();
@@ -223,7 +229,7 @@ impl Shared {
         let slot = match st.free.pop() {
             Some(s) => s,
             None => {
-                st.ents.push(Ent { info: EntityInfo { id: 0, task: 0, job: 0, thread: 0, release: 0, deadline: 0 }, generation: 0, live: false, remaining: 0, rec: NONE, running_on: NONE, last_cpu: NONE, free_when_stopped: false });
+                st.ents.push(Ent { info: EntityInfo { id: 0, task: 0, job: 0, thread: 0, release: 0, deadline: 0 }, generation: 0, live: false, remaining: 0, rec: NONE, running_on: NONE, last_cpu: NONE, free_when_stopped: false, held: false });
                 (st.ents.len() - 1) as u32
             }
         };
@@ -236,14 +242,37 @@ impl Shared {
         };
         let info = EntityInfo { id: slot, task, job, thread: 0, release, deadline };
         let generation = st.ents[slot as usize].generation.wrapping_add(1);
-        st.ents[slot as usize] = Ent { info, generation, live: true, remaining: demand, rec, running_on: NONE, last_cpu: NONE, free_when_stopped: false };
+        let held = st.task_busy[task as usize];
+        st.ents[slot as usize] = Ent { info, generation, live: true, remaining: demand, rec, running_on: NONE, last_cpu: NONE, free_when_stopped: false, held };
         if self.ts.run.on_miss == OnMiss::Abort {
             st.aborts.push(Reverse((deadline, slot, generation)));
         }
-        st.policy.release(now, &info);
+        if held {
+            st.held[task as usize].push_back(slot);
+        } else {
+            st.task_busy[task as usize] = true;
+            st.policy.release(now, &info);
+        }
+    }
+
+    /// The job of `task` the policy knew ended: give it the next held job, if any.
+    fn next_of_task(&self, st: &mut State, now: Time, task: u32) {
+        match st.held[task as usize].pop_front() {
+            Some(slot) => {
+                st.ents[slot as usize].held = false;
+                let info = st.ents[slot as usize].info;
+                st.policy.release(now, &info);
+            }
+            None => st.task_busy[task as usize] = false,
+        }
     }
 
     fn abort(&self, st: &mut State, now: Time, e: EntityId) {
+        let (held, task) = (st.ents[e as usize].held, st.ents[e as usize].info.task);
+        if held {
+            // Never given to the policy: drop it from its task's queue, tell nobody.
+            st.held[task as usize].retain(|&s| s != e);
+        }
         if let Some(c) = st.linked.iter().position(|l| *l == Some(e)) {
             st.linked[c] = None;
             st.dispatch.vacate(c as u32);
@@ -263,7 +292,10 @@ impl Shared {
         } else {
             ent.free_when_stopped = true;
         }
-        st.policy.aborted(now, e);
+        if !held {
+            st.policy.aborted(now, e);
+            self.next_of_task(st, now, task);
+        }
     }
 
     fn publish(&self, st: &mut State, cpu: usize, e: Option<EntityId>) {
@@ -503,6 +535,8 @@ pub fn run(ts: &TaskSet, spec: &str, opts: &RunOptions) -> Result<RunResult, Run
         streams: (0..n as u32).map(|i| TaskStreams::new(ts.run.seed, i)).collect(),
         next_release: ts.tasks.iter().map(|t| t.offset).collect(),
         next_job: vec![0; n],
+        task_busy: vec![false; n],
+        held: (0..n).map(|_| Default::default()).collect(),
         aborts: BinaryHeap::new(),
         completions: Vec::new(),
         undecided: 0,

@@ -71,7 +71,7 @@ pub fn parse_decimal_scaled(text: &str, unit_ns: Time) -> Result<Time, String> {
         scale -= 1;
     }
     while scale < 0 {
-        if value % 10 != 0 {
+        if !value.is_multiple_of(10) {
             return Err(format!(
                 "'{text}' is not a whole number of nanoseconds"
             ));
@@ -123,11 +123,11 @@ pub fn parse_duration_str(s: &str) -> Result<Time, String> {
 pub fn fmt_duration(ns: Time) -> String {
     if ns == 0 {
         "0".into()
-    } else if ns % NS_PER_S == 0 {
+    } else if ns.is_multiple_of(NS_PER_S) {
         format!("{}s", ns / NS_PER_S)
-    } else if ns % NS_PER_MS == 0 {
+    } else if ns.is_multiple_of(NS_PER_MS) {
         format!("{}ms", ns / NS_PER_MS)
-    } else if ns % NS_PER_US == 0 {
+    } else if ns.is_multiple_of(NS_PER_US) {
         format!("{}us", ns / NS_PER_US)
     } else {
         format!("{ns}ns")

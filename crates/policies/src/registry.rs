@@ -107,7 +107,13 @@ fn priorities(spec: &SchedulerSpec, ts: &TaskSet) -> Result<(Vec<u32>, String), 
 /// The partition (CPU of each task): computed by the partitioner named in `partition=NAME`
 /// (for pedf also the bare option), else read from the tasks' `cpu` fields. pedf admits a task
 /// to a CPU by the exact EDF test, pfp by response-time analysis under its priorities.
+#[cfg(test)]
 fn partition(spec: &SchedulerSpec, ts: &TaskSet) -> Result<Vec<u32>, String> {
+    partition_labelled(spec, ts).map(|(p, _)| p)
+}
+
+/// The partition and, when a heuristic made it, the heuristic that succeeded.
+fn partition_labelled(spec: &SchedulerSpec, ts: &TaskSet) -> Result<(Vec<u32>, Option<String>), String> {
     use rtsched_analysis::partition::{by_name, Admission};
     let bare_is_partition = spec.name == "pedf";
     let chosen = spec.options.iter().rev().find(|(k, _)| k == "partition" || (k.is_empty() && bare_is_partition));
@@ -121,9 +127,9 @@ fn partition(spec: &SchedulerSpec, ts: &TaskSet) -> Result<Vec<u32>, String> {
                 ts.source, ts.platform.cpus
             ));
         }
-        return Ok(p.cpu_of_task);
+        return Ok((p.cpu_of_task, Some(p.heuristic)));
     }
-    ts.tasks
+    let from_file: Result<Vec<u32>, String> = ts.tasks
         .iter()
         .map(|t| {
             t.cpu.ok_or_else(|| {
@@ -133,7 +139,8 @@ fn partition(spec: &SchedulerSpec, ts: &TaskSet) -> Result<Vec<u32>, String> {
                 )
             })
         })
-        .collect()
+        .collect();
+    Ok((from_file?, None))
 }
 
 /// Build the policy `spec` for task set `ts`.
@@ -151,7 +158,9 @@ pub fn build(spec: &str, ts: &TaskSet) -> Result<Box<dyn Policy>, String> {
         }
         "pedf" => {
             s.option("partition", &["partition"])?;
-            Box::new(crate::pedf::pedf("pedf".into(), m, partition(&s, ts)?))
+            let (p, how) = partition_labelled(&s, ts)?;
+            let label = how.map_or("pedf".to_string(), |h| format!("pedf:{h}"));
+            Box::new(crate::pedf::pedf(label, m, p))
         }
         "gfp" => {
             let (p, label) = priorities(&s, ts)?;
@@ -159,7 +168,9 @@ pub fn build(spec: &str, ts: &TaskSet) -> Result<Box<dyn Policy>, String> {
         }
         "pfp" => {
             let (p, label) = priorities(&s, ts)?;
-            Box::new(crate::pfp::pfp(label, m, partition(&s, ts)?, p))
+            let (cpus, how) = partition_labelled(&s, ts)?;
+            let label = how.map_or(label.clone(), |h| format!("{label},partition={h}"));
+            Box::new(crate::pfp::pfp(label, m, cpus, p))
         }
         _ => unreachable!("parse checked the name"),
     })

@@ -2,6 +2,8 @@
 //! holds the user-facing API, CLI and plots; everything here converts and delegates.
 //! Long calls release the GIL.
 
+mod analysis;
+
 use pyo3::create_exception;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -14,7 +16,7 @@ create_exception!(_core, InputError, PyValueError, "Bad user input: a file, task
 create_exception!(_core, PrivilegeError, pyo3::exceptions::PyPermissionError, "Real-time scheduling is not permitted; nothing was run.");
 create_exception!(_core, RunFailed, pyo3::exceptions::PyRuntimeError, "A real run failed; every thread was stopped.");
 
-fn input_err(e: impl std::fmt::Display) -> PyErr {
+pub(crate) fn input_err(e: impl std::fmt::Display) -> PyErr {
     InputError::new_err(e.to_string())
 }
 
@@ -309,6 +311,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(write_results_json, m)?)?;
     m.add_function(wrap_pyfunction!(write_jobs_csv, m)?)?;
     m.add_function(wrap_pyfunction!(write_trace, m)?)?;
+    analysis::register(m)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

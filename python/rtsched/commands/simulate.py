@@ -25,11 +25,20 @@ def register(sub):
     p.add_argument("--jobs-csv", metavar="OUT", help="write per-job records as CSV")
     p.add_argument("--trace", metavar="OUT", help="write a Chrome/Perfetto trace (open in ui.perfetto.dev)")
     p.add_argument("--gantt", metavar="OUT.png", help="draw a Gantt chart (PNG or SVG)")
+    p.add_argument("--partition", metavar="NAME", help="partition for pedf/pfp with this heuristic (ffd, wfd, bfd, nfd, bf, lwfg, chains like lwfg+ffd) instead of the file's cpu fields")
     p.add_argument("--per-task", action="store_true", help="also print per-task summaries")
     p.set_defaults(func=run)
 
 
-def expand_schedulers(names, ts):
+def with_partition(name: str, heuristic) -> str:
+    """Add `partition=HEURISTIC` to a partitioned scheduler that does not choose one itself."""
+    base, _, opts = name.partition(":")
+    if not heuristic or base not in ("pedf", "pfp") or "partition=" in opts or (base == "pedf" and opts and "=" not in opts):
+        return name
+    return f"{base}:{opts + ',' if opts else ''}partition={heuristic}"
+
+
+def expand_schedulers(names, ts, partition=None):
     """Resolve 'all' to every policy that can run this task set (saying which cannot, and why)."""
     if not names:
         return ["gedf"], []
@@ -37,13 +46,14 @@ def expand_schedulers(names, ts):
     for n in names:
         if n == "all":
             for name, *_ in _core.schedulers():
+                name = with_partition(name, partition)
                 try:
                     _core.simulate(ts.with_run(duration_ns=1), name, False)
                     out.append(name)
                 except _core.InputError as e:
                     skipped.append((name, str(e)))
         else:
-            out.append(n)
+            out.append(with_partition(n, partition))
     return out, skipped
 
 
@@ -76,7 +86,7 @@ def run(args):
     ts = _core.load_taskset(args.file)
     if args.duration is not None:
         duration_ns(args.duration)  # validate early, with the user's spelling in the message
-    names, skipped = expand_schedulers(args.schedulers, ts)
+    names, skipped = expand_schedulers(args.schedulers, ts, args.partition)
     trace = bool(args.trace or args.gantt)
     results = run_all(ts, names, seed=args.seed, duration=args.duration, on_miss=args.on_miss, trace=trace)
     r0 = results[0]
