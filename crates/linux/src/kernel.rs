@@ -156,12 +156,14 @@ pub fn run(ts: &TaskSet, plan: &KernelPlan, opts: &RunOptions) -> Result<RunResu
     let abort = Arc::new(AtomicBool::new(false));
     let t0 = Arc::new(AtomicU64::new(0));
     let errors: Arc<Mutex<Vec<(usize, std::io::Error)>>> = Arc::default();
+    let workloads = work::Workload::for_taskset(ts);
     let mut handles = Vec::with_capacity(n);
     for (ti, task) in ts.tasks.iter().enumerate() {
         let (task, ts2) = (task.clone(), ts.clone());
         let (ready, go, abort2, t0, errors) = (ready.clone(), go.clone(), abort.clone(), t0.clone(), errors.clone());
         let policy = plan.policy.clone();
         let record = opts.record_intervals;
+        let workload = workloads[ti].clone();
         let h = std::thread::Builder::new().name(format!("rtsched-{}", task.name)).spawn(move || -> ThreadOut {
             let tid = sys::gettid();
             let set = match &policy {
@@ -194,7 +196,7 @@ pub fn run(ts: &TaskSet, plan: &KernelPlan, opts: &RunOptions) -> Result<RunResu
                 let mut cpus = CpuSet::default();
                 let mut ib = IntervalBuilder { cpu: sys::current_cpu(), start, last: start };
                 chunks.clear();
-                let (_, done) = work::burn(
+                let (_, done) = workload.execute(
                     demand,
                     || interrupted() || sys::mono_ns() > limit,
                     |cpu| {
@@ -206,7 +208,9 @@ pub fn run(ts: &TaskSet, plan: &KernelPlan, opts: &RunOptions) -> Result<RunResu
                 );
                 let finish = sys::mono_ns() - base;
                 let (cs1, mig1) = counters.read();
-                out.overhead.push(sys::thread_cpu_ns().saturating_sub(cpu_at_wake).saturating_sub(demand));
+                if matches!(*workload, work::Workload::Cpu) {
+                    out.overhead.push(sys::thread_cpu_ns().saturating_sub(cpu_at_wake).saturating_sub(demand));
+                }
                 if record {
                     ib.close(&mut chunks);
                     out.intervals.extend(chunks.iter().map(|&(cpu, s, e)| Interval { cpu, task: ti as u32, job, thread: 0, start: s, end: e }));

@@ -90,6 +90,7 @@ struct State {
 
 struct Shared {
     m: usize,
+    workloads: Vec<Arc<work::Workload>>,
     ts: TaskSet,
     t0: u64,
     limit: Time,
@@ -389,7 +390,7 @@ fn worker(sh: &Shared, cpu: usize) -> (u64, u64) {
         }
         let e = slot - 1;
         // Take the entity, unless another worker still has it (it is being preempted there).
-        let (remaining, generation) = {
+        let (remaining, generation, task) = {
             let mut st = sh.lock();
             if cell.assign.load(Ordering::SeqCst) != a {
                 continue;
@@ -411,10 +412,10 @@ fn worker(sh: &Shared, cpu: usize) -> (u64, u64) {
             if ent.rec != NONE {
                 st.jobs[ent.rec as usize].start.get_or_insert(now);
             }
-            (ent.remaining, ent.generation)
+            (ent.remaining, ent.generation, ent.info.task as usize)
         };
         let started = sh.now();
-        let (used, completed) = work::burn(
+        let (used, completed) = sh.workloads[task].execute(
             remaining,
             || {
                 cell.assign.load(Ordering::Relaxed) != a
@@ -554,8 +555,10 @@ pub fn run(ts: &TaskSet, spec: &str, opts: &RunOptions) -> Result<RunResult, Run
         end: 0,
     };
     let first = ts.tasks.iter().map(|t| t.offset).min().unwrap_or(0);
+    let workloads = work::Workload::for_taskset(ts);
     let sh = Arc::new(Shared {
         m,
+        workloads,
         ts: ts.clone(),
         t0: sys::mono_ns() + 20_000_000,
         limit: ts.run.duration + drain,
