@@ -4,7 +4,6 @@ misses marked. Several runs are stacked, one panel per scheduler, on one time ax
 from __future__ import annotations
 
 import os
-import tempfile
 
 
 def _pick_window(results, start, end):
@@ -63,20 +62,9 @@ def gantt(results, path=None, start=None, end=None, ax=None):
     fig.legend(handles=handles, loc="upper right", fontsize=8, ncol=min(len(handles), 8))
     fig.tight_layout(rect=(0, 0, 1, 0.93))
     if path is not None:
-        path = os.fspath(path)
-        d = os.path.dirname(os.path.abspath(path))
-        os.makedirs(d, exist_ok=True)
-        ext = os.path.splitext(path)[1] or ".png"
-        fd, tmp = tempfile.mkstemp(dir=d, suffix=ext, prefix=".gantt-")
-        os.close(fd)
-        try:
-            fig.savefig(tmp, dpi=120)
-            umask = os.umask(0)
-            os.umask(umask)
-            os.chmod(tmp, 0o666 & ~umask)
-            os.replace(tmp, path)
-        finally:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
+        from ._io import write_atomic
+
+        ext = os.path.splitext(os.fspath(path))[1] or ".png"
+        write_atomic(path, lambda tmp: fig.savefig(tmp, dpi=120, format=ext.lstrip(".")), suffix=ext)
         plt.close(fig)
     return fig

@@ -129,6 +129,20 @@ impl Shared {
         sys::futex_wake(&self.decider_word);
     }
 
+    /// Application-concurrent model: the calling worker decides, under the lock it holds, and
+    /// ends the run for everyone when every counted job is decided.
+    fn decide_here(&self, mut st: MutexGuard<'_, State>) {
+        let now = self.now();
+        if !st.done {
+            self.decide(&mut st, now);
+        }
+        if st.done {
+            self.stop.store(true, Ordering::SeqCst);
+            drop(st);
+            self.wake_all();
+        }
+    }
+
     /// Handle every event due at `now` and let the policy decide; publish the new assignments.
     /// Called with the state lock held, by the decider or (concurrent model) by a worker.
     fn decide(&self, st: &mut State, now: Time) {
@@ -370,16 +384,7 @@ fn worker(sh: &Shared, cpu: usize) -> (u64, u64) {
         if concurrent {
             let due = sh.next_event.load(Ordering::SeqCst);
             if sh.now() >= due {
-                let mut st = sh.lock();
-                let now = sh.now();
-                if !st.done {
-                    sh.decide(&mut st, now);
-                }
-                if st.done {
-                    sh.stop.store(true, Ordering::SeqCst);
-                    drop(st);
-                    sh.wake_all();
-                }
+                sh.decide_here(sh.lock());
                 continue;
             }
         }
@@ -449,15 +454,7 @@ fn worker(sh: &Shared, cpu: usize) -> (u64, u64) {
         }
         if concurrent {
             if completed {
-                let now = sh.now();
-                if !st.done {
-                    sh.decide(&mut st, now);
-                }
-                if st.done {
-                    sh.stop.store(true, Ordering::SeqCst);
-                    drop(st);
-                    sh.wake_all();
-                }
+                sh.decide_here(st);
             }
         } else if completed {
             drop(st);

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import os
 import sys
-import tempfile
 
+from .._io import write_text_atomic
 from ..analysis import generate, generators, to_yaml
 from ..report import table
 
@@ -20,22 +19,6 @@ def register(sub):
     p.add_argument("--duration", metavar="D", help="set the file's run.duration")
     p.add_argument("--list", action="store_true", help="list generators and their parameters")
     p.set_defaults(func=run)
-
-
-def write_text_atomic(path, text):
-    d = os.path.dirname(os.path.abspath(path))
-    os.makedirs(d, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=d, prefix=".rtsched-", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w") as f:
-            f.write(text)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
 
 
 def run(args):

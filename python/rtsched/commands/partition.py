@@ -6,7 +6,7 @@ import sys
 
 from .. import _core
 from ..analysis import partition, to_yaml
-from .gen import write_text_atomic
+from .._io import write_text_atomic
 
 
 def register(sub):
