@@ -14,7 +14,7 @@ export MPLBACKEND ?= Agg
 PY_DEPS   := "maturin>=1.5,<2" "numpy>=1.24" "pandas>=2.0" "matplotlib>=3.7"
 TEST_DEPS := "pytest>=7" "hypothesis>=6" "simso==0.8.5"
 
-.PHONY: all setup build demo test test-rust test-python bench clean
+.PHONY: all setup system-deps build demo test test-rust test-python bench clean
 
 all: demo
 
@@ -24,6 +24,14 @@ $(VENV)/.deps: pyproject.toml Makefile
 	touch $@
 
 setup: $(VENV)/.deps
+
+# Real-run tests validate the latency probe against the real cyclictest (Debian rt-tests).
+# As root (CI), install it when missing; elsewhere those tests skip.
+system-deps:
+	@if ! command -v cyclictest >/dev/null 2>&1 && [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+		(apt-get install -y -q rt-tests >/dev/null 2>&1 || (apt-get update -q >/dev/null && apt-get install -y -q rt-tests >/dev/null)) \
+		|| echo "warning: could not install rt-tests; the cyclictest comparison will be skipped"; \
+	fi
 
 build: setup
 	$(MATURIN) develop --release --quiet
@@ -37,7 +45,7 @@ test-rust:
 test-python: build
 	$(PY) -m pytest -q -p no:cacheprovider
 
-test: setup test-rust test-python
+test: setup system-deps test-rust test-python
 
 bench: build
 	$(PY) benchmarks/sim_throughput.py

@@ -4,6 +4,7 @@ simulator's, cleanup after Ctrl-C, and clear refusals."""
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -230,3 +231,23 @@ def test_compare_prints_sim_and_testbed(tmp_path):
     p.write_text(LIGHT.replace("2s", "500"))
     r = run_cli("compare", p, "--policy", "gedf", check=0)
     assert "simulator" in r.stdout and "testbed" in r.stdout and "real minus simulated" in r.stdout
+
+
+@pytest.mark.skipif(shutil.which("cyclictest") is None, reason="needs cyclictest (Debian rt-tests; make test installs it as root)")
+def test_latency_probe_agrees_with_cyclictest():
+    from rtsched.latency import cyclictest, probe, summarize
+
+    ours = {cpu: summarize(xs) for cpu, xs in probe("2s", "1ms", 80).items()}
+    theirs = cyclictest("2s", "1ms", 80)
+    assert set(ours) == set(theirs)
+    for cpu in ours:
+        o, t = ours[cpu], theirs[cpu]
+        assert abs(o["count"] - t["count"]) <= 0.1 * t["count"]
+        # Same measurement, same machine: the floors agree closely, the typical values loosely.
+        assert 0.5 * t["min_us"] - 5 <= o["min_us"] <= 2 * t["min_us"] + 10, (o, t)
+        assert o["median_us"] <= 3 * t["avg_us"] + 50, (o, t)
+
+
+def test_latency_cli_writes_histogram(tmp_path):
+    r = run_cli("latency", "--duration", "1s", "--plot", tmp_path / "lat.png", check=0)
+    assert "median us" in r.stdout and (tmp_path / "lat.png").stat().st_size > 5000

@@ -11,6 +11,7 @@
 //! the calling thread's own policy is never changed (only threads this module creates are).
 
 pub mod kernel;
+pub mod latency;
 pub mod sys;
 pub mod testbed;
 pub mod work;

@@ -242,6 +242,19 @@ fn run_real(py: Python<'_>, taskset: &PyTaskSet, backend: &str, allow_overload: 
     }
 }
 
+/// Cyclictest-like wake-up latency probe: per CPU, the latency of every cycle in ns.
+#[pyfunction]
+#[pyo3(signature = (duration_ns, interval_ns=1_000_000, priority=80, cpus=None))]
+fn latency_probe(py: Python<'_>, duration_ns: u64, interval_ns: u64, priority: u32, cpus: Option<Vec<usize>>) -> PyResult<Vec<Vec<u64>>> {
+    match py.detach(|| rtsched_linux::latency::probe(duration_ns, interval_ns, priority, cpus)) {
+        Ok(r) => Ok(r.samples),
+        Err(rtsched_linux::RunError::Input(s)) => Err(InputError::new_err(s)),
+        Err(rtsched_linux::RunError::Privilege(s)) => Err(PrivilegeError::new_err(s)),
+        Err(rtsched_linux::RunError::Interrupted) => Err(pyo3::exceptions::PyKeyboardInterrupt::new_err("interrupted")),
+        Err(rtsched_linux::RunError::Failed(s)) => Err(RunFailed::new_err(s)),
+    }
+}
+
 /// Real-run backends: (name, summary).
 #[pyfunction]
 fn backends() -> Vec<(&'static str, &'static str)> {
@@ -301,6 +314,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("RunFailed", m.py().get_type::<RunFailed>())?;
     m.add_function(wrap_pyfunction!(run_real, m)?)?;
     m.add_function(wrap_pyfunction!(backends, m)?)?;
+    m.add_function(wrap_pyfunction!(latency_probe, m)?)?;
     m.add_class::<PyTaskSet>()?;
     m.add_class::<PyRunResult>()?;
     m.add_function(wrap_pyfunction!(load_taskset, m)?)?;

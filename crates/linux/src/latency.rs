@@ -1,0 +1,71 @@
+//! A cyclictest-like wake-up latency probe: per CPU one pinned SCHED_FIFO thread sleeps until
+//! absolute CLOCK_MONOTONIC deadlines `interval` apart and records how late it woke (the same
+//! measurement as `cyclictest -S -m`, against which the tests validate it). Like cyclictest it
+//! asks for zero wake-up latency through /dev/cpu_dma_latency while it runs.
+
+use crate::{interrupted, sys, RunError};
+use rtsched_model::Time;
+use std::io::Write;
+
+pub struct ProbeResult {
+    /// Per CPU, the wake-up latency of every cycle, in ns.
+    pub samples: Vec<Vec<Time>>,
+}
+
+pub fn probe(duration: Time, interval: Time, priority: u32, cpus: Option<Vec<usize>>) -> Result<ProbeResult, RunError> {
+    if interval < 10_000 || interval > 1_000_000_000 {
+        return Err(RunError::Input(format!("latency probe: interval must be between 10 us and 1 s, got {interval} ns")));
+    }
+    if duration > crate::MAX_DURATION || duration < interval {
+        return Err(RunError::Input("latency probe: duration must be at least one interval and at most 600 s".into()));
+    }
+    if !(1..=99).contains(&priority) {
+        return Err(RunError::Input(format!("latency probe: SCHED_FIFO priority must be 1..99, got {priority}")));
+    }
+    let online = sys::online_cpus();
+    let cpus = cpus.unwrap_or_else(|| (0..online).collect());
+    if let Some(c) = cpus.iter().find(|&&c| c >= online) {
+        return Err(RunError::Input(format!("latency probe: CPU {c} is not online (this machine has {online})")));
+    }
+    sys::check_rt_privilege().map_err(RunError::Privilege)?;
+    let _guard = crate::SignalGuard::install();
+    // Keep the CPUs out of deep idle states while we measure, as cyclictest does.
+    let dma = std::fs::OpenOptions::new().write(true).open("/dev/cpu_dma_latency").and_then(|mut f| f.write_all(&0i32.to_ne_bytes()).map(|_| f)).ok();
+    let start = sys::mono_ns() + 10_000_000;
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    let results: Vec<Result<Vec<Time>, String>> = std::thread::scope(|s| {
+        let handles: Vec<_> = cpus
+            .iter()
+            .map(|&cpu| {
+                let stop = &stop;
+                std::thread::Builder::new()
+                    .name(format!("rtsched-probe{cpu}"))
+                    .spawn_scoped(s, move || -> Result<Vec<Time>, String> {
+                        let tid = sys::gettid();
+                        sys::set_affinity(tid, Some(cpu)).and_then(|_| sys::set_fifo(tid, priority)).map_err(|e| format!("CPU {cpu}: {e}"))?;
+                        let n = (duration / interval) as usize;
+                        let mut out = Vec::with_capacity(n);
+                        let mut next = start;
+                        for _ in 0..n {
+                            next += interval;
+                            sys::sleep_until(next, stop);
+                            let now = sys::mono_ns();
+                            if interrupted() {
+                                break;
+                            }
+                            out.push(now.saturating_sub(next));
+                        }
+                        Ok(out)
+                    })
+                    .expect("spawn probe thread")
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap_or_else(|_| Err("probe thread panicked".into()))).collect()
+    });
+    drop(dma);
+    if interrupted() {
+        return Err(RunError::Interrupted);
+    }
+    let samples = results.into_iter().collect::<Result<Vec<_>, _>>().map_err(RunError::Failed)?;
+    Ok(ProbeResult { samples })
+}

@@ -1,0 +1,36 @@
+"""rtsched latency — wake-up latency per CPU (cyclictest-like), optionally beside cyclictest."""
+
+from __future__ import annotations
+
+from ..latency import cyclictest, probe, summarize
+from ..report import table
+
+
+def register(sub):
+    p = sub.add_parser("latency", help="measure wake-up latency per CPU (a cyclictest-like probe)",
+                       description="One pinned SCHED_FIFO thread per CPU sleeps until absolute deadlines INTERVAL apart and "
+                                   "records how late it wakes. Needs root or CAP_SYS_NICE.")
+    p.add_argument("--duration", default="5s", metavar="D")
+    p.add_argument("--interval", default="1ms", metavar="I")
+    p.add_argument("--priority", type=int, default=80)
+    p.add_argument("--cyclictest", action="store_true", help="also run the real cyclictest (rt-tests) with the same settings")
+    p.add_argument("--plot", metavar="OUT.png", help="latency histogram")
+    p.set_defaults(func=run)
+
+
+def run(args):
+    res = probe(args.duration, args.interval, args.priority)
+    rows = []
+    for cpu, xs in res.items():
+        s = summarize(xs)
+        rows.append(["rtsched", str(cpu), str(s["count"]), f"{s['min_us']:.1f}", f"{s['avg_us']:.1f}", f"{s['median_us']:.1f}", f"{s['p99_us']:.1f}", f"{s['max_us']:.1f}"])
+    if args.cyclictest:
+        for cpu, s in sorted(cyclictest(args.duration, args.interval, args.priority).items()):
+            rows.append(["cyclictest", str(cpu), str(s["count"]), f"{s['min_us']:.1f}", f"{s['avg_us']:.1f}", "", "", f"{s['max_us']:.1f}"])
+    print(table(["probe", "cpu", "cycles", "min us", "avg us", "median us", "p99 us", "max us"], rows, ["<"] + [">"] * 7))
+    if args.plot:
+        from ..plots_latency import latency_histogram
+
+        latency_histogram(res, args.plot)
+        print(f"wrote {args.plot}")
+    return 0
