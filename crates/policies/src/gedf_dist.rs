@@ -8,7 +8,7 @@
 //!
 //! 1. **Run queues (§3.1, §4, Fig 2).** Each CPU has a run queue: `curr`, the entity it runs,
 //!    and `pushable`, the entities queued on it but not running, ordered by key
-//!    ([`IndexedHeap`]). Each queue caches its earliest key (`earliest`, the kernel's
+//!    (an array min-heap; one back-index for all queues). Each queue caches its earliest key (`earliest`, the kernel's
 //!    `earliest_dl.curr`) and its next-earliest (`next`, the earliest pushable:
 //!    `earliest_dl.next`). A queue holding more than one entity is *overloaded*; the overload
 //!    mask lists those queues for pulls.
@@ -64,7 +64,7 @@
 use crate::common::cpudl::Cpudl;
 use crate::common::cpumask::CpuMask;
 use crate::common::cpupri::{self, CpuPri};
-use crate::common::{IndexedHeap, Key, Order};
+use crate::common::{Key, Order};
 use crate::gedf::EdfOrder;
 use crate::policy::{Dispatch, EntityId, EntityInfo, Policy};
 use rtsched_model::Time;
@@ -174,13 +174,95 @@ impl DistStats {
     }
 }
 
+/// One CPU's pushable entities: an array min-heap of `(key, id)`. The slot of each entity in
+/// its queue's heap is kept in one back-index shared by all queues (`pos`, indexed by entity:
+/// an entity is on at most one queue), as the kernel embeds a task's tree node in the task —
+/// O(n) memory in all instead of one id-indexed array per CPU.
+#[derive(Clone, Debug, Default)]
+struct Pushable {
+    heap: Vec<(Key, EntityId)>,
+}
+
+impl Pushable {
+    #[inline]
+    fn len(&self) -> usize {
+        self.heap.len()
+    }
+    #[inline]
+    fn peek(&self) -> Option<(Key, EntityId)> {
+        self.heap.first().copied()
+    }
+    fn push(&mut self, pos: &mut [u32], e: EntityId, k: Key) {
+        self.heap.push((k, e));
+        let i = self.heap.len() - 1;
+        pos[e as usize] = i as u32;
+        self.sift_up(pos, i);
+    }
+    fn pop(&mut self, pos: &mut [u32]) -> Option<(Key, EntityId)> {
+        let top = self.peek()?;
+        self.remove_at(pos, 0);
+        Some(top)
+    }
+    /// Remove `e`, which must be in this queue.
+    fn remove(&mut self, pos: &mut [u32], e: EntityId) {
+        let i = pos[e as usize] as usize;
+        debug_assert_eq!(self.heap[i].1, e);
+        self.remove_at(pos, i);
+    }
+    fn remove_at(&mut self, pos: &mut [u32], i: usize) {
+        let gone = self.heap[i].1;
+        let last = self.heap.pop().expect("non-empty");
+        pos[gone as usize] = NONE;
+        if i < self.heap.len() {
+            self.heap[i] = last;
+            pos[last.1 as usize] = i as u32;
+            let i = self.sift_up(pos, i);
+            self.sift_down(pos, i);
+        }
+    }
+    fn sift_up(&mut self, pos: &mut [u32], mut i: usize) -> usize {
+        let item = self.heap[i];
+        while i > 0 {
+            let p = (i - 1) / 2;
+            if self.heap[p].0 <= item.0 {
+                break;
+            }
+            self.heap[i] = self.heap[p];
+            pos[self.heap[i].1 as usize] = i as u32;
+            i = p;
+        }
+        self.heap[i] = item;
+        pos[item.1 as usize] = i as u32;
+        i
+    }
+    fn sift_down(&mut self, pos: &mut [u32], mut i: usize) {
+        let n = self.heap.len();
+        let item = self.heap[i];
+        loop {
+            let l = 2 * i + 1;
+            if l >= n {
+                break;
+            }
+            let c = if l + 1 < n && self.heap[l + 1].0 < self.heap[l].0 { l + 1 } else { l };
+            if self.heap[c].0 >= item.0 {
+                break;
+            }
+            self.heap[i] = self.heap[c];
+            pos[self.heap[i].1 as usize] = i as u32;
+            i = c;
+        }
+        self.heap[i] = item;
+        pos[item.1 as usize] = i as u32;
+    }
+}
+
 /// One CPU's run queue.
 #[derive(Clone, Debug)]
 struct RunQueue {
     /// The entity this CPU runs (decided), with its key.
     curr: Option<(Key, EntityId)>,
     /// Entities queued here and not running, earliest first.
-    pushable: IndexedHeap<Key>,
+    pushable: Pushable,
     /// Cached earliest key of the queue (curr or pushable), None if empty.
     earliest: Option<Key>,
     /// Cached earliest pushable key.
@@ -218,6 +300,8 @@ pub struct DistDomain<O: Order> {
     finder: Finder,
     keys: Vec<Key>,
     rq_of: Vec<u32>,
+    /// Per entity, its slot in its queue's `pushable` heap.
+    pos: Vec<u32>,
     task_cpu: Vec<u32>,
     work: Vec<u32>,
     changed: Vec<u32>,
@@ -262,7 +346,7 @@ impl<O: Order> DistDomain<O> {
         };
         let rq = RunQueue {
             curr: None,
-            pushable: IndexedHeap::with_capacity(8),
+            pushable: Pushable::default(),
             earliest: None,
             next: None,
             needs_pull: false,
@@ -278,6 +362,7 @@ impl<O: Order> DistDomain<O> {
             finder,
             keys: Vec::with_capacity(64),
             rq_of: Vec::with_capacity(64),
+            pos: Vec::with_capacity(64),
             task_cpu: Vec::new(),
             work: Vec::with_capacity(cpus as usize),
             changed: Vec::with_capacity(cpus as usize),
@@ -359,7 +444,7 @@ impl<O: Order> DistDomain<O> {
     /// Put `e` on `cpu`'s queue as pushable.
     fn enqueue(&mut self, cpu: u32, e: EntityId, k: Key) {
         timed!(self, ns_enqueue, timed_enqueue, {
-            self.rqs[cpu as usize].pushable.push(e, k);
+            self.rqs[cpu as usize].pushable.push(&mut self.pos, e, k);
             self.rq_of[e as usize] = cpu;
             self.refresh(cpu);
         });
@@ -369,7 +454,7 @@ impl<O: Order> DistDomain<O> {
     /// Take pushable `e` off `cpu`'s queue.
     fn dequeue(&mut self, cpu: u32, e: EntityId) {
         timed!(self, ns_dequeue, timed_dequeue, {
-            self.rqs[cpu as usize].pushable.remove(e);
+            self.rqs[cpu as usize].pushable.remove(&mut self.pos, e);
             self.rq_of[e as usize] = NONE;
             self.refresh(cpu);
         });
@@ -447,14 +532,14 @@ impl<O: Order> DistDomain<O> {
     /// Local pick: the earliest entity of `cpu`'s queue runs; a preempted `curr` becomes
     /// pushable.
     fn pick(&mut self, cpu: u32) {
-        let rq = &mut self.rqs[cpu as usize];
+        let (rq, pos) = (&mut self.rqs[cpu as usize], &mut self.pos);
         let Some((k, e)) = rq.pushable.peek() else { return };
         if rq.curr.is_some_and(|(ck, _)| ck < k) {
             return;
         }
-        rq.pushable.pop();
+        rq.pushable.pop(pos);
         if let Some((ck, ce)) = rq.curr {
-            rq.pushable.push(ce, ck);
+            rq.pushable.push(pos, ce, ck);
             self.stats.picks += 1;
         }
         rq.curr = Some((k, e));
@@ -519,6 +604,7 @@ impl<O: Order> DistDomain<O> {
         if self.keys.len() <= i {
             self.keys.resize(i + 1, Key::default());
             self.rq_of.resize(i + 1, NONE);
+            self.pos.resize(i + 1, NONE);
         }
         let t = e.task as usize;
         if self.task_cpu.len() <= t {

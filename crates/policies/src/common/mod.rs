@@ -3,6 +3,7 @@
 //! queues (CPU masks, the `cpudl` max-heap, `cpupri`).
 
 pub mod cpudl;
+pub mod cpudl_sync;
 pub mod cpumask;
 pub mod cpupri;
 pub mod global;
