@@ -67,9 +67,15 @@ impl<K: Ord + Copy> Cpudl<K> {
     /// the number of mask words plus heap slots read.
     #[inline]
     pub fn find(&self, task: K, prefer: Option<u32>) -> (Option<u32>, u32) {
-        let (free, words) = self.free_cpus.pick(prefer);
-        if free.is_some() {
-            return (free, words);
+        // The heap size doubles as a free-CPU count: with every CPU busy, skip the mask scan
+        // (m/64 words) and stay O(1) under heavy load.
+        let mut words = 0;
+        if self.elements.len() < self.idx.len() {
+            let (free, w) = self.free_cpus.pick(prefer);
+            if free.is_some() {
+                return (free, w);
+            }
+            words = w;
         }
         match self.maximum() {
             Some((cpu, k)) if task < k => (Some(cpu), words + 1),
