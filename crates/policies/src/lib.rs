@@ -7,8 +7,10 @@ pub mod policy;
 pub mod registry;
 
 pub mod gedf;
+pub mod gedf_dist;
 pub mod gfifo;
 pub mod gfp;
+pub mod gfp_dist;
 pub mod gnpedf;
 pub mod pedf;
 pub mod pfp;

@@ -130,4 +130,11 @@ pub trait Policy: Send {
     /// Decide: after the events of instant `now`, rewrite the CPUs that should change.
     /// Called once per instant at which an event happened (and again after aborts).
     fn schedule(&mut self, now: Time, d: &mut Dispatch);
+
+    /// The policy's own operation counters (e.g. pushes, pulls, find-CPU calls), read by the
+    /// substrate after a run. Wall-clock figures appear only when the policy was asked to
+    /// measure. Default: none.
+    fn stats(&self) -> Vec<(String, f64)> {
+        Vec::new()
+    }
 }

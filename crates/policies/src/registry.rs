@@ -23,6 +23,8 @@ pub const POLICIES: &[PolicyInfo] = &[
     PolicyInfo { name: "pedf", summary: "partitioned EDF (uniprocessor EDF per CPU; tasks' `cpu` fields)", paper: "LWFG §2, ChronOS P-EDF", options: "partition=NAME, or bare pedf:NAME (ffd, wfd, bfd, nfd, bf, lwfg, FIT:ORDER; chains with '+', e.g. lwfg+ffd): partition with the exact EDF test instead of reading `cpu` fields" },
     PolicyInfo { name: "gfp", summary: "global preemptive fixed priority (file priorities, or RM / DM)", paper: "gedf-heap §4 (SCHED_FIFO, cpupri)", options: "prio=file|rm|dm (default: file if every task has one, else rm)" },
     PolicyInfo { name: "pfp", summary: "partitioned fixed priority (SCHED_FIFO + affinity)", paper: "classic baseline (Liu & Layland; RTA)", options: "prio=file|rm|dm (default as gfp); partition=NAME (as pedf, admission by response-time analysis under those priorities) instead of `cpu` fields" },
+    PolicyInfo { name: "gedf-dist", summary: "global EDF on per-CPU run queues with push/pull (Linux SCHED_DEADLINE); same schedule as gedf", paper: "gedf-heap §3–5 (push/pull, free-CPU mask, cpudl max-heap; Figs 3, 4, 7)", options: "push=linear|fmask|heap (default heap; bare option = push), measure (time each operation, stats only)" },
+    PolicyInfo { name: "gfp-dist", summary: "global fixed priority on per-CPU run queues with push/pull (Linux SCHED_FIFO); same schedule as gfp", paper: "gedf-heap §3 (SCHED_FIFO, cpupri), baseline of §6", options: "prio=file|rm|dm (as gfp; bare option = prio), push=cpupri|linear|fmask|heap (default cpupri), measure" },
     PolicyInfo { name: "gfifo", summary: "global FIFO, non-preemptive (naive baseline)", paper: "baseline", options: "" },
 ];
 
@@ -143,6 +145,30 @@ fn partition_labelled(spec: &SchedulerSpec, ts: &TaskSet) -> Result<(Vec<u32>, O
     Ok((from_file?, None))
 }
 
+/// The options of the distributed-run-queue policies: `push=VARIANT` (also bare when
+/// `bare_is_push`), `measure[=on|off]`; returns the remaining options as a spec.
+fn dist_options(spec: &SchedulerSpec, bare_is_push: bool) -> Result<(Option<crate::gedf_dist::PushFind>, bool, SchedulerSpec), String> {
+    let (mut find, mut measure) = (None, false);
+    let mut rest = SchedulerSpec { name: spec.name.clone(), options: Vec::new() };
+    for (k, v) in &spec.options {
+        match (k.as_str(), v.as_str()) {
+            ("", "measure") | ("measure", "on" | "true" | "1") => measure = true,
+            ("measure", "off" | "false" | "0") => measure = false,
+            ("measure", other) => return Err(format!("scheduler '{}': measure={other}: expected on or off", spec.name)),
+            ("push", v) | ("", v) if k == "push" || bare_is_push => {
+                find = Some(crate::gedf_dist::PushFind::parse(v).ok_or_else(|| {
+                    format!("scheduler '{}': unknown push variant '{v}' (known: linear, fmask, heap, cpupri)", spec.name)
+                })?);
+            }
+            _ => rest.options.push((k.clone(), v.clone())),
+        }
+    }
+    if bare_is_push {
+        rest.option("push", &["push", "measure"])?;
+    }
+    Ok((find, measure, rest))
+}
+
 /// Build the policy `spec` for task set `ts`.
 pub fn build(spec: &str, ts: &TaskSet) -> Result<Box<dyn Policy>, String> {
     let s = SchedulerSpec::parse(spec)?;
@@ -172,6 +198,19 @@ pub fn build(spec: &str, ts: &TaskSet) -> Result<Box<dyn Policy>, String> {
             let label = how.map_or(label.clone(), |h| format!("{label},partition={h}"));
             Box::new(crate::pfp::pfp(label, m, cpus, p))
         }
+        "gedf-dist" => {
+            let (find, measure, _) = dist_options(&s, true)?;
+            let find = find.unwrap_or(crate::gedf_dist::PushFind::Heap);
+            if find == crate::gedf_dist::PushFind::Cpupri {
+                return Err("scheduler 'gedf-dist': push=cpupri is for fixed priority (use gfp-dist); EDF's push variants: linear, fmask, heap".into());
+            }
+            Box::new(crate::gedf_dist::gedf_dist(m, find, measure))
+        }
+        "gfp-dist" => {
+            let (find, measure, rest) = dist_options(&s, false)?;
+            let (p, label) = priorities(&rest, ts)?;
+            Box::new(crate::gfp_dist::gfp_dist(label, m, p, find.unwrap_or(crate::gedf_dist::PushFind::Cpupri), measure))
+        }
         _ => unreachable!("parse checked the name"),
     })
 }
@@ -190,6 +229,14 @@ mod tests {
         assert!(build("gfp:file", &ts).err().unwrap().contains("'priority'"));
         assert!(build("gedf:fast", &ts).err().unwrap().contains("takes no options"));
         assert!(build("pedf", &ts).err().unwrap().contains("field 'cpu'"));
+        assert_eq!(build("gedf-dist", &ts).unwrap().name(), "gedf-dist:heap");
+        assert_eq!(build("gedf-dist:linear,measure", &ts).unwrap().name(), "gedf-dist:linear,measure");
+        assert_eq!(build("gedf-dist:push=fmask", &ts).unwrap().name(), "gedf-dist:fmask");
+        assert!(build("gedf-dist:cpupri", &ts).err().unwrap().contains("gfp-dist"));
+        assert!(build("gedf-dist:tree", &ts).err().unwrap().contains("unknown push variant"));
+        assert!(build("gedf-dist:heap,prio=rm", &ts).err().unwrap().contains("no option 'prio'"));
+        assert_eq!(build("gfp-dist", &ts).unwrap().name(), "gfp-dist:rm,push=cpupri");
+        assert_eq!(build("gfp-dist:dm,push=heap", &ts).unwrap().name(), "gfp-dist:dm,push=heap");
     }
 
     #[test]
