@@ -642,7 +642,7 @@ def _workers(executor):
     return os.cpu_count() or 1
 
 
-def sweep(spec, executor=None, output=None, progress=None, workers=None, batch_rows=1000, batch_seconds=10.0,
+def sweep(spec, executor=None, output=None, progress=None, workers=None, batch_rows=5000, batch_seconds=10.0,
           resume=True):
     """Run a sweep and return its rows (a pandas DataFrame, sorted by ``key``).
 
@@ -671,7 +671,14 @@ def sweep(spec, executor=None, output=None, progress=None, workers=None, batch_r
     elif output is not None:
         for p in [Path(output), *(parts_dir(output).glob("part-*") if parts_dir(output).is_dir() else [])]:
             p.unlink(missing_ok=True)
-    todo = units(spec, frozenset(done))
+    every = units(spec)
+    keys = {k for u in every for _, k in u.schedulers}
+    todo = []
+    for u in every:
+        left = [(s, k) for s, k in u.schedulers if k not in done]
+        if left:
+            u.schedulers = left
+            todo.append(u)
     total_rows = sum(len(u.schedulers) for u in todo)
     if not todo and progress is not False:
         print(f"sweep {spec.name}: all {spec.size} rows already in {output}; nothing to run", file=sys.stderr)
@@ -693,7 +700,6 @@ def sweep(spec, executor=None, output=None, progress=None, workers=None, batch_r
         df = _frame(sink.rows).sort_values("key", kind="stable").reset_index(drop=True)
         return df
     table = consolidate(output)
-    keys = set(all_keys(spec))
     return table[table["key"].isin(keys)].reset_index(drop=True)
 
 

@@ -21,7 +21,7 @@ def register(sub):
     p.add_argument("-j", "--workers", type=int, metavar="N", help="local worker processes (default: every core)")
     p.add_argument("--no-plots", action="store_true", help="do not write the default figures next to the table")
     p.add_argument("--fresh", action="store_true", help="start over: delete the table's rows instead of resuming")
-    p.add_argument("--batch", type=int, default=1000, metavar="ROWS", help="rows per atomically written part file (default 1000)")
+    p.add_argument("--batch", type=int, default=5000, metavar="ROWS", help="rows per atomically written part file (default 5000)")
     p.add_argument("--batch-seconds", type=float, default=10.0, metavar="S", help="write completed rows at least this often (default 10)")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=run)
