@@ -103,14 +103,21 @@ def save(fig, path, formats=("png", "svg"), close=True) -> list[str]:
 def _panels(df, title, ylabel, xlabel):
     plt = _plt()
     gens = list(dict.fromkeys(df["generator"])) if "generator" in df.columns and len(df) else [""]
-    fig, axes = plt.subplots(1, len(gens), figsize=(6.4 * len(gens) if len(gens) > 1 else 7.0, 4.4), squeeze=False,
+    cols = min(4, len(gens))
+    rows = -(-len(gens) // cols)
+    fig, grid = plt.subplots(rows, cols, figsize=(5.2 * cols if cols > 1 else 7.0, 3.8 * rows + 0.6), squeeze=False,
                              sharey=True)
-    axes = list(axes[0])
+    axes = [a for row in grid for a in row]
+    for a in axes[len(gens):]:
+        a.set_visible(False)
+    axes = axes[:len(gens)]
     for a, g in zip(axes, gens):
         a.set_xlabel(xlabel)
         a.grid(alpha=0.3)
         a.set_title(f"{title} — {g}" if g and len(gens) > 1 else title, fontsize=10)
-    axes[0].set_ylabel(ylabel)
+    for i, a in enumerate(axes):
+        if i % cols == 0:
+            a.set_ylabel(ylabel)
     return fig, axes, gens
 
 
