@@ -17,6 +17,8 @@ from ._core import load_taskset as _load_taskset
 from ._core import schedulers as _schedulers
 from .analysis import analyze, generate, generators, partition
 from .result import Result, run, simulate
+from . import plots  # noqa: E402 - the standard figures (matplotlib is imported only when drawing)
+from .sweep import sweep  # noqa: E402 - rtsched.sweep(spec): the function; the module is importlib.import_module("rtsched.sweep")
 
 __all__ = [
     "analyze",
@@ -31,9 +33,11 @@ __all__ = [
     "load_taskset",
     "parse_duration",
     "parse_taskset",
+    "plots",
     "run",
     "schedulers",
     "simulate",
+    "sweep",
 ]
 __version__ = "0.1.0"
 

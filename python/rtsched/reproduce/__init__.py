@@ -1,0 +1,107 @@
+"""Reproductions of the papers' experiments: ``rtsched reproduce NAME [--quick] [--out DIR]``.
+
+A registry of experiments. Each experiment is a module of this package (or of any installed
+package, through the ``rtsched.reproduce`` entry-point group) that registers itself::
+
+    from rtsched.reproduce import register
+
+    @register("lelli2011", paper="Lelli et al., An efficient and scalable implementation of global EDF in Linux (2011)",
+              description="push/enqueue operations per scheduler and core count")
+    def run(out_dir, quick, executor):
+        ...            # write figures and out_dir/report.md (see rtsched.reproduce.report)
+        return report_path
+
+Modules are discovered, not listed: dropping ``lelli2011.py`` into this directory (or shipping
+it in another package with an entry point) registers it without editing any other file.
+``run(out_dir, quick, executor)`` writes into ``out_dir`` (created for it): a Markdown report
+(``report.md``) with the paper's numbers beside rtsched's, and figures (PNG and SVG).
+``quick`` must finish in under a minute on 2 cores; ``executor`` is a
+``concurrent.futures.Executor`` for sweeps (None: the experiment chooses).
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+import sys
+from dataclasses import dataclass
+from typing import Callable
+
+from .._core import InputError
+
+
+@dataclass(frozen=True)
+class Experiment:
+    name: str
+    description: str
+    paper: str
+    run: Callable
+    module: str = ""
+
+
+_REGISTRY: dict[str, Experiment] = {}
+_discovered = False
+
+
+def register(name: str, description: str, paper: str, replace: bool = False):
+    """Decorator: register ``run(out_dir, quick, executor)`` as experiment ``name``.
+
+    A second registration of the same name is an error unless ``replace=True`` (so two modules
+    cannot silently shadow each other)."""
+
+    def deco(fn):
+        old = _REGISTRY.get(name)
+        if old is not None and not replace and old.module != fn.__module__:
+            raise ValueError(f"reproduce experiment {name!r} is registered twice ({old.module} and {fn.__module__})")
+        _REGISTRY[name] = Experiment(name, description, paper, fn, fn.__module__)
+        fn.experiment, fn.paper, fn.description = name, paper, description
+        return fn
+
+    return deco
+
+
+def _discover():
+    global _discovered
+    if _discovered:
+        return
+    _discovered = True
+    for m in pkgutil.iter_modules(__path__):
+        if not m.name.startswith("_") and m.name != "report":
+            importlib.import_module(f"{__name__}.{m.name}")
+    try:
+        from importlib.metadata import entry_points
+
+        for ep in entry_points(group="rtsched.reproduce"):
+            try:
+                ep.load()
+            except Exception as e:  # noqa: BLE001 - a broken plugin must not hide the others
+                print(f"rtsched: warning: reproduce plugin {ep.name} failed to load: {e}", file=sys.stderr)
+    except Exception:  # noqa: BLE001
+        pass
+
+
+def experiments() -> list[Experiment]:
+    """Every registered experiment, by name."""
+    _discover()
+    return [_REGISTRY[k] for k in sorted(_REGISTRY)]
+
+
+def get(name: str) -> Experiment:
+    _discover()
+    if name not in _REGISTRY:
+        import difflib
+
+        close = difflib.get_close_matches(name, list(_REGISTRY), n=1)
+        hint = f" (did you mean '{close[0]}'?)" if close else ""
+        raise InputError(f"unknown experiment '{name}'{hint}; known: {', '.join(sorted(_REGISTRY))}")
+    return _REGISTRY[name]
+
+
+def reproduce(name: str, out="out", quick: bool = False, executor=None):
+    """Run experiment ``name`` into ``OUT/NAME/``; returns the report's path."""
+    from pathlib import Path
+
+    exp = get(name)
+    out_dir = Path(out) / name
+    out_dir.mkdir(parents=True, exist_ok=True)
+    return exp.run(out_dir, quick, executor)
