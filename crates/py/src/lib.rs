@@ -261,6 +261,15 @@ fn backends() -> Vec<(&'static str, &'static str)> {
     rtsched_linux::BACKENDS.to_vec()
 }
 
+/// Simulate and also return the policy's own operation counters (pushes, pulls, find-CPU
+/// calls; ns per operation for specs with `measure`), as a list of (name, value).
+#[pyfunction]
+fn simulate_stats(py: Python<'_>, taskset: &PyTaskSet, scheduler: &str) -> PyResult<(PyRunResult, Vec<(String, f64)>)> {
+    let ts = &taskset.inner;
+    let (r, stats) = py.detach(|| rtsched_sim::simulate_with_stats(ts, scheduler, false)).map_err(input_err)?;
+    Ok((PyRunResult { inner: r }, stats))
+}
+
 /// Every policy: (name, summary, paper, options).
 #[pyfunction]
 fn schedulers() -> Vec<(&'static str, &'static str, &'static str, &'static str)> {
@@ -321,6 +330,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(parse_taskset, m)?)?;
     m.add_function(wrap_pyfunction!(parse_duration, m)?)?;
     m.add_function(wrap_pyfunction!(simulate, m)?)?;
+    m.add_function(wrap_pyfunction!(simulate_stats, m)?)?;
     m.add_function(wrap_pyfunction!(schedulers, m)?)?;
     m.add_function(wrap_pyfunction!(write_results_json, m)?)?;
     m.add_function(wrap_pyfunction!(write_jobs_csv, m)?)?;

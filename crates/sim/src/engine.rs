@@ -469,3 +469,12 @@ pub fn simulate(ts: &TaskSet, spec: &str, record_intervals: bool) -> Result<RunR
     let mut p = rtsched_policies::build(spec, ts)?;
     Ok(simulate_policy(ts, p.as_mut(), record_intervals))
 }
+
+/// Simulate `ts` under `spec` and also return the policy's own operation counters
+/// ([`Policy::stats`]: pushes, pulls, find-CPU calls, and ns per operation with `measure`).
+/// The counters stay out of the results document, which remains free of wall-clock figures.
+pub fn simulate_with_stats(ts: &TaskSet, spec: &str, record_intervals: bool) -> Result<(RunResult, Vec<(String, f64)>), String> {
+    let mut p = rtsched_policies::build(spec, ts)?;
+    let r = simulate_policy(ts, p.as_mut(), record_intervals);
+    Ok((r, p.stats()))
+}

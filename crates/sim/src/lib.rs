@@ -4,4 +4,4 @@
 pub mod engine;
 pub mod exec;
 
-pub use engine::{simulate, simulate_observed, simulate_policy, Observer, View};
+pub use engine::{simulate, simulate_observed, simulate_policy, simulate_with_stats, Observer, View};

@@ -236,7 +236,7 @@ impl Partitioner {
                 .map_err(|i| fail(name.clone(), i, format!("does not fit on any of the {m} CPUs ({} admission, {})", adm.name(), describe(&cdt[i])))),
             Partitioner::Lwfg => lwfg::lwfg(cdt, wss, group, m, adm)
                 .map(|cpu_of_task| Partition { cpu_of_task, heuristic: "lwfg".into() })
-                .map_err(|i| fail("lwfg".into(), i, format!("does not fit on any of the {m} CPUs even alone ({} admission, {})", adm.name(), describe(&cdt[i])))),
+                .map_err(|i| fail("lwfg".into(), i, format!("fits on none of the {m} CPUs beside the tasks LWFG placed before it ({} admission, {})", adm.name(), describe(&cdt[i])))),
             Partitioner::Global => Ok(Partition { cpu_of_task: Vec::new(), heuristic: "global".into() }),
             Partitioner::Chain(list) => {
                 let mut errs: Vec<PartitionError> = Vec::new();
