@@ -134,17 +134,27 @@ pub fn analyze(ts: &TaskSet) -> Vec<Verdict> {
                 x
             }).collect());
         }
-        // Combine test by test: the first CPU that fails (or is inconclusive) explains the verdict.
-        if let Some(first) = per_cpu.first() {
-            for (k, v0) in first.iter().enumerate() {
-                let column = per_cpu.iter().map(|v| &v[k]);
-                let bad = column.clone().find(|v| v.schedulable == Some(false)).or_else(|| column.clone().find(|v| v.schedulable.is_none()));
-                let (s, detail) = match bad {
-                    Some(b) => (b.schedulable, b.detail.clone()),
-                    None => (Some(true), format!("all {} used CPUs pass", per_cpu.len())),
-                };
-                out.push(Verdict::new(format!("p-{}", v0.test), s, detail));
+        // Combine test by test, by name (CPUs may differ in which tests apply, e.g. the
+        // Liu-Layland bound only with implicit deadlines): the first CPU that fails, lacks the
+        // test, or is inconclusive explains the verdict.
+        let mut names: Vec<String> = Vec::new();
+        for v in per_cpu.iter().flatten() {
+            if !names.contains(&v.test) {
+                names.push(v.test.clone());
             }
+        }
+        for name in names {
+            let column: Vec<Option<&Verdict>> = per_cpu.iter().map(|vs| vs.iter().find(|v| v.test == name)).collect();
+            let (s, detail) = if let Some(b) = column.iter().flatten().find(|v| v.schedulable == Some(false)) {
+                (Some(false), b.detail.clone())
+            } else if column.iter().any(Option::is_none) {
+                (None, "does not apply to every used CPU".to_string())
+            } else if let Some(b) = column.iter().flatten().find(|v| v.schedulable.is_none()) {
+                (None, b.detail.clone())
+            } else {
+                (Some(true), format!("all {} used CPUs pass", per_cpu.len()))
+            };
+            out.push(Verdict::new(format!("p-{name}"), s, detail));
         }
     }
     out
