@@ -430,7 +430,7 @@ mod tests {
         let ts = TaskSet::new(2, vec![wss_task("A", 3, 9, None), wss_task("B", 7, 8, None), wss_task("C", 3, 7, None), wss_task("D", 7, 6, None)]);
         let e = by_name("lwfg").unwrap().partition(&ts, &Admission::EdfExact).unwrap_err();
         assert_eq!((e.task, e.task_name.as_str()), (3, "D"));
-        assert!(e.to_string().starts_with("lwfg: task 'D' (tasks[3]) does not fit"), "{e}");
+        assert!(e.to_string().starts_with("lwfg: task 'D' (tasks[3]) fits on none"), "{e}");
         let p = by_name("lwfg,ffd,global").unwrap().partition(&ts, &Admission::EdfExact).unwrap();
         assert_eq!((p.heuristic.as_str(), p.cpu_of_task), ("ffd", vec![0, 0, 1, 1]));
         let over = set(2, &[9, 9, 9]);
