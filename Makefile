@@ -14,7 +14,7 @@ export MPLBACKEND ?= Agg
 PY_DEPS   := "maturin>=1.5,<2" "numpy>=1.24" "pandas>=2.0" "matplotlib>=3.7" "pyyaml>=6" "pyarrow>=12" "dask[distributed]>=2023.1"
 TEST_DEPS := "pytest>=7" "hypothesis>=6" "simso==0.8.5" "nbclient>=0.7" "nbformat>=5" "ipykernel>=6"
 
-.PHONY: all setup system-deps build demo test test-rust test-python bench clean
+.PHONY: all setup system-deps build demo test test-rust test-loom test-python bench clean
 
 all: demo
 
@@ -42,10 +42,14 @@ demo: build
 test-rust:
 	cargo test --workspace --exclude rtsched-py --release
 
+# The concurrent cpudl under loom: every interleaving of a few threads (bounded preemptions).
+test-loom:
+	RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom cargo test --release -p rtsched-policies --test loom_cpudl
+
 test-python: build
 	$(PY) -m pytest -q -p no:cacheprovider
 
-test: setup system-deps test-rust test-python
+test: setup system-deps test-rust test-loom test-python
 
 bench: build
 	$(PY) benchmarks/sim_throughput.py

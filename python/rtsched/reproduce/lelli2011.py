@@ -146,7 +146,9 @@ def _checks(med, ms):
         x = med[(med.R == R) & (med.m == m) & (med.variant == v)][metric]
         return float(x.iloc[0]) if len(x) else float("nan")
 
-    hi = max(ms)
+    # The paper's claims are judged on the paper's range (m <= 48); the extension gets its own row.
+    hi = max(m for m in ms if m <= 48) if any(m <= 48 for m in ms) else max(ms)
+    top = max(ms)
     Rl, Rh = min(med.R), max(med.R)
     # Growth is read from the smallest m whose cost is clear of the timer's noise (>= 20 ns).
     lo = next((m for m in sorted(ms) if val(Rh, m, "original") >= 20), min(ms))
@@ -155,11 +157,19 @@ def _checks(med, ms):
     rows.append([PAPER_OBSERVATIONS[0][0], PAPER_OBSERVATIONS[0][1], f"R={Rh}: {val(Rh, lo, 'original'):.0f} at m={lo} -> {val(Rh, hi, 'original'):.0f} at m={hi} ({g:.0f}x for {hi // lo}x CPUs)", "yes" if g > 0.1 * hi / lo else "no"])
     f = val(Rl, hi, "fmask") / max(val(Rl, lo, "fmask"), 1.0)
     lowest = min((val(Rl, hi, v), v) for v, _ in VARIANTS)[1]
-    rows.append([PAPER_OBSERVATIONS[1][0], PAPER_OBSERVATIONS[1][1], f"R={Rl}: fmask {val(Rl, lo, 'fmask'):.0f} at m={lo} -> {val(Rl, hi, 'fmask'):.0f} at m={hi} ({f:.1f}x); lowest at m={hi}: {lowest}", "yes" if f < 5 and lowest == "fmask" else "partly" if f < 5 else "no"])
+    rows.append([PAPER_OBSERVATIONS[1][0], PAPER_OBSERVATIONS[1][1], f"R={Rl}: fmask {val(Rl, lo, 'fmask'):.0f} at m={lo} -> {val(Rl, hi, 'fmask'):.0f} at m={hi} ({f:.1f}x for {hi // lo}x CPUs); lowest at m={hi}: {lowest}", "yes" if f < 3 and lowest == "fmask" else "partly" if f < 3 or lowest == "fmask" else "no"])
     h, c = val(Rh, hi, "heap"), val(Rh, hi, "SCHED_FIFO")
     best2 = sorted((val(Rh, hi, v), v) for v, _ in VARIANTS)[:2]
     rows.append([PAPER_OBSERVATIONS[2][0], PAPER_OBSERVATIONS[2][1], f"R={Rh}, m={hi}: heap {h:.0f}, SCHED_FIFO {c:.0f}; two lowest: {', '.join(v for _, v in best2)}",
                  "yes" if {v for _, v in best2} == {"heap", "SCHED_FIFO"} else "partly" if "heap" in {v for _, v in best2} else "no"])
+    if top > hi:
+        best = {R: min((val(R, top, v), v) for v, _ in VARIANTS)[1] for R in sorted(med.R.unique())}
+        ratio = val(Rh, 256, "original") / max(val(Rh, 256, "heap"), 1.0) if 256 in ms else float("nan")
+        hf = val(Rh, top, "heap") / max(val(Rh, lo, "heap"), 1.0)
+        rows.append(["(extension) m up to " + str(top), "—",
+                     "lowest push cost at m=" + str(top) + ": " + ", ".join(f"R={R}: {v}" for R, v in best.items())
+                     + (f"; at m=256, R={Rh}: linear/heap = {ratio:.1f}x" if 256 in ms else "")
+                     + f"; heap push {hf:.1f}x from m={lo} to {top}", "—"])
     e = [statistics.median(med[(med.variant == v)].enqueue_ns) for v in ("original", "fmask", "heap")]
     rows.append([PAPER_OBSERVATIONS[3][0], PAPER_OBSERVATIONS[3][1], f"medians over all m, R: original {e[0]:.0f}, fmask {e[1]:.0f}, heap {e[2]:.0f}", "yes" if e[0] <= e[1] <= e[2] else "partly" if e[0] < e[2] and e[1] < e[2] else "no"])
     return rows
