@@ -16,6 +16,11 @@ def write_atomic(path, write, suffix=".tmp", binary=False):
     os.close(fd)
     try:
         write(tmp)
+        fd = os.open(tmp, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
         umask = os.umask(0)
         os.umask(umask)
         os.chmod(tmp, 0o666 & ~umask)

@@ -33,7 +33,6 @@ import math
 import numbers
 import os
 import sys
-import tempfile
 import time
 import uuid
 from dataclasses import dataclass, field
@@ -471,28 +470,18 @@ def _fmt(path) -> str:
 
 def _write_atomic(df, path):
     """Write ``df`` to ``path`` (Parquet or CSV by extension): temporary file, fsync, rename."""
-    path = os.fspath(path)
-    d = os.path.dirname(os.path.abspath(path))
-    os.makedirs(d, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=d, prefix=".rtsched-", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            if _fmt(path) == "parquet":
-                import pyarrow as pa
-                import pyarrow.parquet as pq
+    from ._io import write_atomic
 
-                pq.write_table(pa.Table.from_pandas(df, preserve_index=False), f)
-            else:
-                f.write(df.to_csv(index=False).encode())
-            f.flush()
-            os.fsync(f.fileno())
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+    def write(tmp):
+        if _fmt(path) == "parquet":
+            import pyarrow as pa
+            import pyarrow.parquet as pq
+
+            pq.write_table(pa.Table.from_pandas(df, preserve_index=False), tmp)
+        else:
+            df.to_csv(tmp, index=False)
+
+    write_atomic(path, write)
 
 
 def read_table(path):

@@ -53,7 +53,7 @@ class Report:
         self.parts += [f"- {i}" for i in items] + [""]
 
     def write(self, path) -> Path:
-        from ..commands.gen import write_text_atomic
+        from .._io import write_text_atomic
 
         write_text_atomic(os.fspath(path), "\n".join(self.parts).rstrip() + "\n")
         return Path(path)
