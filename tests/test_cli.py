@@ -32,7 +32,7 @@ def test_all_schedulers_and_outputs(tmp_path):
                 "--trace", out / "t.json", "--gantt", out / "g.png", check=0)
     doc = json.loads((out / "r.json").read_text())
     names = [run["scheduler"] for run in doc["runs"]]
-    assert names == ["gedf", "gnpedf", "pedf", "gfp:rm", "pfp:rm", "gfifo"], r.stdout
+    assert names == ["gedf", "gnpedf", "pedf", "gfp:rm", "pfp:rm", "gedf-dist:heap", "gfp-dist:rm,push=cpupri", "gfifo"], r.stdout
     run = doc["runs"][0]
     assert run["schema"] == "rtsched.results/1" and run["substrate"] == "sim"
     assert {"total", "tasks", "counters", "jobs"} <= set(run)
@@ -47,7 +47,7 @@ def test_all_schedulers_and_outputs(tmp_path):
     trace = json.loads((out / "t.json").read_text())
     slices = [e for e in trace["traceEvents"] if e["ph"] == "X"]
     assert slices and all(e["tid"] in (0, 1) for e in slices)
-    assert {e["pid"] for e in slices} == set(range(6))
+    assert {e["pid"] for e in slices} == set(range(len(names)))
     named = {(e["pid"], e["tid"]): e["args"]["name"] for e in trace["traceEvents"] if e.get("name") == "thread_name"}
     assert named[(0, 0)] == "CPU 0" and named[(0, 1)] == "CPU 1"
 

@@ -74,10 +74,24 @@ def test_backend_runs_with_the_simulators_schema_and_jobs(light, real_results, b
     assert (done.finish_ns - done.start_ns >= done.demand_ns * 0.98).all(), "a job finished faster than its demand"
 
 
-@pytest.mark.parametrize("backend", [b for b in BACKENDS if b != "kernel:other"] + ["testbed:gedf/concurrent"])
+# SCHED_DEADLINE is checked apart: on this machine's kernel (CONFIG_IRQ_TIME_ACCOUNTING unset)
+# interrupt time is charged to the running thread, and outliers of 0.6-1.7 ms per job exhaust
+# a reservation now and then, throttling the job to its next period (docs/real-runs.md,
+# "Findings"), with or without background load.
+@pytest.mark.parametrize("backend", [b for b in BACKENDS if b not in ("kernel:other", "kernel:deadline")] + ["testbed:gedf/concurrent"])
 def test_no_misses_at_half_load_under_background_load(real_results, backend):
     r = real_results[backend]
     assert r.summary["missed"] == 0, r.jobs[r.jobs.missed].head()
+
+
+def test_sched_deadline_meets_nearly_every_deadline_at_half_load(light):
+    r = rtsched.run(light, "kernel:deadline")
+    # Measured here: 0-8 misses of 430 jobs per run; a broken reservation misses nearly all.
+    assert r.summary["dsr"] >= 0.95, r.jobs[r.jobs.missed].head()
+    late = r.jobs[r.jobs.missed]
+    period = {"a": 10e6, "b": 20e6, "c": 25e6, "d": 40e6}
+    # A miss is a throttled job: it finishes within one period after its deadline.
+    assert ((late.finish_ns - late.deadline_ns) <= late.task.map(period)).all(), late
 
 
 def test_testbed_measures_overheads(real_results):

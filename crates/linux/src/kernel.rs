@@ -15,7 +15,8 @@ use std::sync::{Arc, Barrier, Mutex};
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum KernelPolicy {
-    Deadline,
+    /// SCHED_DEADLINE; `reclaim` sets SCHED_FLAG_RECLAIM (GRUB bandwidth reclaiming).
+    Deadline { reclaim: bool },
     /// SCHED_FIFO priority per task (1..=99) and optional CPU per task.
     Fifo { prio: Vec<u32>, cpu: Vec<Option<u32>>, label: String },
     Other,
@@ -61,7 +62,12 @@ impl KernelPlan {
                         )));
                     }
                 }
-                Ok(KernelPlan { policy: KernelPolicy::Deadline, label: "kernel:deadline".into() })
+                let reclaim = match opt {
+                    "" => false,
+                    "reclaim" => true,
+                    o => return Err(RunError::Input(format!("kernel:deadline: unknown option '{o}' (known: reclaim)"))),
+                };
+                Ok(KernelPlan { policy: KernelPolicy::Deadline { reclaim }, label: if reclaim { "kernel:deadline:reclaim" } else { "kernel:deadline" }.into() })
             }
             "fifo" => {
                 let mode = if opt.is_empty() { if ts.tasks.iter().all(|t| t.priority.is_some()) { "file" } else { "rm" } } else { opt };
@@ -167,7 +173,7 @@ pub fn run(ts: &TaskSet, plan: &KernelPlan, opts: &RunOptions) -> Result<RunResu
         let h = std::thread::Builder::new().name(format!("rtsched-{}", task.name)).spawn(move || -> ThreadOut {
             let tid = sys::gettid();
             let set = match &policy {
-                KernelPolicy::Deadline => sys::set_deadline(tid, dl_runtime(&task), task.deadline, task.period),
+                KernelPolicy::Deadline { reclaim } => sys::set_deadline(tid, dl_runtime(&task), task.deadline, task.period, if *reclaim { sys::SCHED_FLAG_RECLAIM } else { 0 }),
                 KernelPolicy::Fifo { prio, cpu, .. } => sys::set_affinity(tid, cpu[ti].map(|c| c as usize)).and_then(|_| sys::set_fifo(tid, prio[ti])),
                 KernelPolicy::Other => sys::set_other(tid),
             };
@@ -271,7 +277,7 @@ pub fn run(ts: &TaskSet, plan: &KernelPlan, opts: &RunOptions) -> Result<RunResu
         outs.push(h.join().map_err(|_| RunError::Failed("a task thread panicked; every thread was stopped".into()))?);
     }
     if let Some((ti, e)) = errs.into_iter().min_by_key(|(ti, _)| *ti) {
-        let msg = if e.raw_os_error() == Some(libc::EBUSY) && plan.policy == KernelPolicy::Deadline {
+        let msg = if e.raw_os_error() == Some(libc::EBUSY) && matches!(plan.policy, KernelPolicy::Deadline { .. }) {
             admission_message(ts, ti, &e)
         } else if e.raw_os_error() == Some(libc::EPERM) {
             format!("{}: task '{}': not permitted to set the scheduling policy ({e}); real runs need root or CAP_SYS_NICE. Nothing was run.", ts.source, ts.tasks[ti].name)

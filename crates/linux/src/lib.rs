@@ -111,7 +111,7 @@ pub(crate) fn interrupted() -> bool {
 
 /// The backends, for help texts.
 pub const BACKENDS: &[(&str, &str)] = &[
-    ("kernel:deadline", "one thread per task under SCHED_DEADLINE (runtime = WCET, deadline, period)"),
+    ("kernel:deadline", "one thread per task under SCHED_DEADLINE (runtime = WCET + max(250 us, 10%), deadline, period); kernel:deadline:reclaim adds GRUB reclaiming"),
     ("kernel:fifo", "one thread per task under SCHED_FIFO, RM priorities (kernel:fifo:dm for DM, :file for the file's); partitioned through affinity if every task has a cpu"),
     ("kernel:other", "one thread per task under SCHED_OTHER (CFS/EEVDF): what a user gets by default"),
     ("testbed:POLICY", "any rtsched policy decides, one pinned SCHED_FIFO worker per CPU executes (e.g. testbed:gedf, testbed:pedf)"),

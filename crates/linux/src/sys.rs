@@ -72,9 +72,12 @@ fn setattr(tid: i32, a: &SchedAttr) -> io::Result<()> {
     }
 }
 
+/// SCHED_FLAG_RECLAIM: GRUB bandwidth reclaiming for SCHED_DEADLINE.
+pub const SCHED_FLAG_RECLAIM: u64 = 0x02;
+
 /// SCHED_DEADLINE with the given reservation (runtime <= deadline <= period, all >= 1024 ns).
-pub fn set_deadline(tid: i32, runtime: u64, deadline: u64, period: u64) -> io::Result<()> {
-    setattr(tid, &SchedAttr { size: std::mem::size_of::<SchedAttr>() as u32, policy: SCHED_DEADLINE, runtime, deadline, period, ..Default::default() })
+pub fn set_deadline(tid: i32, runtime: u64, deadline: u64, period: u64, flags: u64) -> io::Result<()> {
+    setattr(tid, &SchedAttr { size: std::mem::size_of::<SchedAttr>() as u32, policy: SCHED_DEADLINE, flags, runtime, deadline, period, ..Default::default() })
 }
 
 pub fn set_fifo(tid: i32, priority: u32) -> io::Result<()> {

@@ -86,7 +86,8 @@ def run(out_dir, quick, executor):
                  "Lelli et al., OSPERT 2011, §6", quick)
     rep.para(__doc__.split("\n\n", 1)[1])
     rep.heading("The paper's observations, checked")
-    rep.comparison(_checks(med, ms), headers=("observation (paper)", "paper", "rtsched (medians, ns)", "holds?"))
+    rep.comparison(_checks(med, ms), headers=("quantity", "paper", "rtsched", "holds?"))
+    rep.para("quantity: the paper's observation; paper: where it says so; rtsched: medians in ns from this run.")
     for R in Rs:
         rep.heading(f"R = {R}: median ns per push / per enqueue")
         sub = med[med.R == R]
