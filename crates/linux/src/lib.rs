@@ -161,6 +161,7 @@ pub fn run(ts: &TaskSet, backend: &str, opts: &RunOptions) -> Result<RunResult, 
     };
     sys::check_rt_privilege().map_err(RunError::Privilege)?;
     let _guard = SignalGuard::install();
+    let steal0 = steal_ticks();
     let r = match plan {
         Some(p) => kernel::run(ts, &p, opts),
         None => testbed::run(ts, rest, opts),
@@ -168,5 +169,23 @@ pub fn run(ts: &TaskSet, backend: &str, opts: &RunOptions) -> Result<RunResult, 
     if interrupted() {
         return Err(RunError::Interrupted);
     }
-    r
+    r.map(|mut r| {
+        // In a virtual machine the host may take the CPUs away; a run with much steal measured
+        // the host as much as the scheduler.
+        if let (Some(a), Some(b)) = (steal0, steal_ticks()) {
+            r.measurements.insert("host.steal_ms".into(), (b.saturating_sub(a)) as f64 * 1000.0 / clock_ticks() as f64);
+        }
+        r
+    })
+}
+
+/// CPU time stolen by the hypervisor, all CPUs, in clock ticks (/proc/stat "cpu" line, 8th).
+fn steal_ticks() -> Option<u64> {
+    let s = std::fs::read_to_string("/proc/stat").ok()?;
+    s.lines().next()?.split_whitespace().nth(8)?.parse().ok()
+}
+
+fn clock_ticks() -> u64 {
+    // SAFETY: sysconf has no memory effects.
+    (unsafe { libc::sysconf(libc::_SC_CLK_TCK) }).max(1) as u64
 }

@@ -41,9 +41,11 @@ def measurement_table(results) -> str:
             if f"{k}.median_ns" in m:
                 rows.append([r.scheduler, k.replace("_", " "), f"{m[k + '.median_ns'] / 1e3:.1f}", f"{m[k + '.p99_ns'] / 1e3:.1f}",
                              f"{m[k + '.max_ns'] / 1e3:.1f}", str(int(m[k + '.count']))])
+    steal = [f"{r.scheduler} {r.measurements['host.steal_ms']:.0f} ms" for r in results if r.measurements.get("host.steal_ms")]
+    note = ("\nCPU time the hypervisor took during the run (host steal): " + ", ".join(steal)) if steal else ""
     if not rows:
-        return ""
-    return table(["run", "measurement", "median us", "p99 us", "max us", "n"], rows, ["<", "<", ">", ">", ">", ">"])
+        return note.strip()
+    return table(["run", "measurement", "median us", "p99 us", "max us", "n"], rows, ["<", "<", ">", ">", ">", ">"]) + note
 
 
 def run(args):
