@@ -56,7 +56,8 @@ def main():
                "deadline_mean_resp_ms": dl.summary["mean_response_ns"] / 1e6,
                "testbed_mean_resp_ms": tb["stw"].summary["mean_response_ns"] / 1e6,
                "deadline_migrations": dl.summary["migrations"], "testbed_migrations": tb["stw"].summary["migrations"],
-               "sim_migrations": sim.summary["migrations"]}
+               "sim_migrations": sim.summary["migrations"],
+               "steal_ms": dl.measurements.get("host.steal_ms", 0) + sum(r.measurements.get("host.steal_ms", 0) for r in tb.values())}
         rows.append(row)
         j = sim.jobs.merge(tb["stw"].jobs, on=["task", "job"], suffixes=("_sim", "_real")).dropna(subset=["response_ns_sim", "response_ns_real"])
         gaps.extend((j.response_ns_real - j.response_ns_sim).astype(float).tolist())
@@ -81,12 +82,12 @@ def main():
             n = int(sum(r["n"] for r in runs))
             print(f"| {model} | {key.replace('_', ' ')} | {med:.1f} | {p99:.1f} | {mx:.1f} | {n} |")
     print("\n(median: median of the per-run medians; p99 and max: the worst run's)\n")
-    print("| set | U | jobs | missed sim / SCHED_DEADLINE / testbed | mean response ms sim / SCHED_DEADLINE / testbed | migrations sim / SCHED_DEADLINE / testbed |")
-    print("|---|---|---|---|---|---|")
+    print("| set | U | jobs | missed sim / SCHED_DEADLINE / testbed | mean response ms sim / SCHED_DEADLINE / testbed | migrations sim / SCHED_DEADLINE / testbed | host steal ms |")
+    print("|---|---|---|---|---|---|---|")
     for r in rows:
         print(f"| {r['set']} | {r['U']} | {r['jobs']} | {r['sim_missed']} / {r['deadline_missed']} / {r['testbed_missed']} | "
               f"{r['sim_mean_resp_ms']:.3f} / {r['deadline_mean_resp_ms']:.3f} / {r['testbed_mean_resp_ms']:.3f} | "
-              f"{r['sim_migrations']} / {r['deadline_migrations']} / {r['testbed_migrations']} |")
+              f"{r['sim_migrations']} / {r['deadline_migrations']} / {r['testbed_migrations']} | {r['steal_ms']:.0f} |")
     g = out["response_gap_ns"]
     print(f"\nresponse time, testbed minus simulator, same jobs (n={g['n']}): median {g['median'] / 1e3:.1f} us, "
           f"p99 {g['p99'] / 1e3:.1f} us, max {g['max'] / 1e3:.1f} us")
