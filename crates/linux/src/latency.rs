@@ -13,7 +13,7 @@ pub struct ProbeResult {
 }
 
 pub fn probe(duration: Time, interval: Time, priority: u32, cpus: Option<Vec<usize>>) -> Result<ProbeResult, RunError> {
-    if interval < 10_000 || interval > 1_000_000_000 {
+    if !(10_000..=1_000_000_000).contains(&interval) {
         return Err(RunError::Input(format!("latency probe: interval must be between 10 us and 1 s, got {interval} ns")));
     }
     if duration > crate::MAX_DURATION || duration < interval {

@@ -76,7 +76,7 @@ pub mod memory {
     impl Buffer {
         pub fn new(bytes: u64) -> Buffer {
             let mut lines = ((bytes as usize).div_ceil(64)).max(1);
-            while lines > 1 && lines % STEP == 0 {
+            while lines > 1 && lines.is_multiple_of(STEP) {
                 lines += 1;
             }
             Buffer { words: (0..lines * LINE_WORDS).map(|i| AtomicU64::new(i as u64)).collect(), lines }
@@ -203,7 +203,7 @@ mod memory_tests {
     #[test]
     fn stride_visits_every_line() {
         let b = Buffer::new(64 * 200);
-        let mut seen = vec![false; 200];
+        let mut seen = [false; 200];
         let mut pos = 0;
         for _ in 0..200 {
             seen[pos] = true;

@@ -4,11 +4,14 @@ use crate::{input_err, PyTaskSet};
 use pyo3::prelude::*;
 use rtsched_analysis::{gen, partition, schedulability};
 
+/// A generated task set with its utilisations, PAWS threads and ChronOS utilities.
+type GeneratedTuple = (PyTaskSet, Vec<f64>, Option<Vec<u32>>, Option<Vec<f64>>);
+
 /// Generate a task set: `name` from `generators()`, `params` as "k=v,k=v". Returns
 /// (TaskSet, utilisations, threads or None, utilities or None).
 #[pyfunction]
 #[pyo3(signature = (name, params="", seed=1))]
-fn generate(py: Python<'_>, name: &str, params: &str, seed: u64) -> PyResult<(PyTaskSet, Vec<f64>, Option<Vec<u32>>, Option<Vec<f64>>)> {
+fn generate(py: Python<'_>, name: &str, params: &str, seed: u64) -> PyResult<GeneratedTuple> {
     let p = gen::Params::parse(params).map_err(input_err)?;
     let g = py.detach(|| gen::by_name(name, &p, seed)).map_err(input_err)?;
     Ok((PyTaskSet { inner: g.taskset }, g.utilisations, g.threads, g.utilities))

@@ -155,9 +155,9 @@ fn check(ts: &TaskSet, spec: &str) -> Result<(), TestCaseError> {
     }
     for j in &r.jobs {
         let got = work.get(&(j.task, j.job)).copied().unwrap_or(0);
-        if j.finish.is_some() {
+        if let Some(finish) = j.finish {
             prop_assert_eq!(got, j.demand, "{} job {}/{}", spec, j.task, j.job);
-            prop_assert_eq!(j.missed, j.finish.unwrap() > j.deadline);
+            prop_assert_eq!(j.missed, finish > j.deadline);
         } else {
             prop_assert!(got < j.demand);
             prop_assert!(j.missed || j.deadline > r.end);

@@ -179,7 +179,7 @@ mod tests {
             let mut oracle: BTreeMap<u32, u16> = BTreeMap::new();
             for o in ops {
                 match o {
-                    Op::Push(i, k) => if !oracle.contains_key(&i) { h.push(i, (k, i)); oracle.insert(i, k); },
+                    Op::Push(i, k) => { oracle.entry(i).or_insert_with(|| { h.push(i, (k, i)); k }); }
                     Op::Pop => {
                         let want = oracle.iter().map(|(&i, &k)| ((k, i), i)).min();
                         let got = h.pop();
