@@ -89,7 +89,6 @@ struct State {
 }
 
 struct Shared {
-    m: usize,
     workloads: Vec<Arc<work::Workload>>,
     ts: TaskSet,
     t0: u64,
@@ -197,7 +196,7 @@ impl Shared {
         loop {
             st.invocations += 1;
             st.policy.schedule(now, &mut st.dispatch);
-            self.apply(st, now);
+            self.apply(st);
             st.dispatch.take_aborts(&mut st.policy_aborts);
             if st.policy_aborts.is_empty() {
                 break;
@@ -323,7 +322,7 @@ impl Shared {
     }
 
     /// Apply the policy's decisions, counting as the simulator does.
-    fn apply(&self, st: &mut State, now: Time) {
+    fn apply(&self, st: &mut State) {
         let mut dirty = std::mem::take(&mut st.dirty);
         st.dispatch.take_dirty(&mut dirty);
         let mut stopped: Vec<EntityId> = Vec::new();
@@ -362,7 +361,6 @@ impl Shared {
                 st.jobs[ent.rec as usize].preemptions += 1;
             }
         }
-        let _ = now;
         st.dirty = dirty;
     }
 }
@@ -554,7 +552,6 @@ pub fn run(ts: &TaskSet, spec: &str, opts: &RunOptions) -> Result<RunResult, Run
     let first = ts.tasks.iter().map(|t| t.offset).min().unwrap_or(0);
     let workloads = work::Workload::for_taskset(ts);
     let sh = Arc::new(Shared {
-        m,
         workloads,
         ts: ts.clone(),
         t0: sys::mono_ns() + 20_000_000,
@@ -649,6 +646,5 @@ pub fn run(ts: &TaskSet, spec: &str, opts: &RunOptions) -> Result<RunResult, Run
     put_stats(&mut r, "decision_overhead", &mut st.decision_ns);
     put_stats(&mut r, "release_jitter", &mut st.jitter_ns);
     put_stats(&mut r, "preemption_latency", &mut st.preempt_latency_ns);
-    let _ = sh.m;
     Ok(r)
 }
