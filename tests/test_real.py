@@ -119,7 +119,8 @@ def test_sched_deadline_meets_nearly_every_deadline_at_half_load(light):
     # broken reservation (runtime below the demand) misses nearly every job.
     excused = r.measurements.get("host.steal_ms", 0) > 0 and r.summary["dsr"] >= 0.8
     assert r.summary["dsr"] >= 0.95 or excused, (r.summary, r.measurements.get("host.steal_ms"))
-    assert ((late.finish_ns - late.deadline_ns) <= (1 if r.summary["dsr"] >= 0.95 else 2) * period).all(), late
+    stolen = r.measurements.get("host.steal_ms", 0) > 0
+    assert ((late.finish_ns - late.deadline_ns) <= (2 if stolen else 1) * period).all(), (r.measurements.get("host.steal_ms"), late)
 
 
 def test_testbed_measures_overheads(real_results):
@@ -135,18 +136,23 @@ def test_kernel_counters_are_read(real_results):
     assert r.summary["context_switches"] >= r.summary["jobs"]
 
 
-# Hand-made global EDF case on 2 CPUs, every event at least 1 ms from any other, so the order of
-# decisions cannot depend on microseconds. t=0: x (D 20) and y (D 30) start; t=2: z (D 9)
-# preempts y (latest deadline) on its CPU; t=5: w (D 8) preempts x? no: x's deadline 20 < ... see
-# the simulator, which the testbed must follow job by job.
+# Hand-made global EDF case on 2 CPUs, every event at least 5 ms from any other, so the order
+# of decisions cannot depend on microseconds (times below in ms):
+#   t=0   x (C 30, D 100) on CPU0, y (C 40, D 150) on CPU1
+#   t=10  z (C 15, D 55) preempts y, the latest deadline running, on CPU1
+#   t=20  w (C 20, D 60) preempts x (D 100 > z's 55) on CPU0
+#   t=25  z completes; x (10 left) resumes on CPU1: a migration
+#   t=35  x completes on CPU1; y resumes there, its last CPU
+#   t=40  w completes; CPU0 idles until v (C 10, D 180) arrives at t=55
+# Per CPU: CPU0 x, w, v; CPU1 y, z, x, y. Two preemptions, one migration.
 ORDER = """platform: {cpus: 2}
-run: {duration: 40, seed: 1}
+run: {duration: 200, seed: 1}
 tasks:
-  - {name: x, period: 40, wcet: 6, deadline: 20}
-  - {name: y, period: 40, wcet: 8, deadline: 30}
-  - {name: z, period: 40, wcet: 3, deadline: 9, offset: 2}
-  - {name: w, period: 40, wcet: 4, deadline: 8, offset: 4}
-  - {name: v, period: 40, wcet: 2, deadline: 25, offset: 11}
+  - {name: x, period: 200, wcet: 30, deadline: 100}
+  - {name: y, period: 200, wcet: 40, deadline: 150}
+  - {name: z, period: 200, wcet: 15, deadline: 45, offset: 10}
+  - {name: w, period: 200, wcet: 20, deadline: 40, offset: 20}
+  - {name: v, period: 200, wcet: 10, deadline: 125, offset: 55}
 """
 
 
@@ -166,9 +172,12 @@ def per_cpu_sequence(result):
 def test_testbed_follows_the_simulators_schedule(model):
     ts = rtsched.parse_taskset(ORDER, "yaml", "order.yaml")
     sim = rtsched.simulate(ts, "gedf", trace=True)
-    # Events are >= 1 ms apart; only a burst of host steal could reorder them, so rerun then.
+    assert per_cpu_sequence(sim) == {0: [("x", 0), ("w", 0), ("v", 0)], 1: [("y", 0), ("z", 0), ("x", 0), ("y", 0)]}
+    # Events are >= 5 ms apart; only a burst of host steal could reorder them, so rerun then.
     real = run_until_clean(rtsched.run(ts, "testbed:gedf", model=model), lambda: rtsched.run(ts, "testbed:gedf", model=model),
-                           lambda r: per_cpu_sequence(r) == per_cpu_sequence(sim))
+                           lambda r: per_cpu_sequence(r) == per_cpu_sequence(sim), attempts=5)
+    if per_cpu_sequence(real) != per_cpu_sequence(sim) and real.measurements.get("host.steal_ms", 0) > 0:
+        pytest.skip(f"the host stole CPU time in each of 5 runs (last: {real.measurements['host.steal_ms']:.0f} ms); order not testable now")
     assert per_cpu_sequence(real) == per_cpu_sequence(sim)
     assert sim.summary["preemptions"] >= 2, "the case must exercise preemption"
     assert real.summary["preemptions"] == sim.summary["preemptions"]
