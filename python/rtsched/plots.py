@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import math
 import os
-import tempfile
 
 # Two-sided 95% Student t quantiles, by degrees of freedom (no SciPy needed).
 _T95 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262, 10: 2.228,
@@ -77,23 +76,14 @@ def _plt():
 
 def save(fig, path, formats=("png", "svg"), close=True) -> list[str]:
     """Write ``fig`` as ``path`` with each extension in ``formats``, atomically. Returns the paths."""
+    from ._io import write_atomic
+
     base, _ = os.path.splitext(os.fspath(path))
-    d = os.path.dirname(os.path.abspath(base))
-    os.makedirs(d, exist_ok=True)
     written = []
     for ext in formats:
         out = f"{base}.{ext}"
-        fd, tmp = tempfile.mkstemp(dir=d, prefix=".rtsched-fig-", suffix=f".{ext}")
-        os.close(fd)
-        try:
-            fig.savefig(tmp, dpi=120, format=ext, metadata={"Date": None} if ext == "svg" else None)
-            umask = os.umask(0)
-            os.umask(umask)
-            os.chmod(tmp, 0o666 & ~umask)
-            os.replace(tmp, out)
-        finally:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
+        meta = {"Date": None} if ext == "svg" else None
+        write_atomic(out, lambda tmp, ext=ext, meta=meta: fig.savefig(tmp, dpi=120, format=ext, metadata=meta), suffix=f".{ext}")
         written.append(out)
     if close:
         _plt().close(fig)
