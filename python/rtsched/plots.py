@@ -129,6 +129,31 @@ def _dodge(df, x, i, k):
     return (i - (k - 1) / 2) * 0.06 * step / max(1, k - 1) * (k > 1)
 
 
+def _per_point_plot(df, x, title, ylabel, point, ylim=None):
+    """One panel per generator, one line per scheduler: ``point(group)`` gives (y, yerr) for the
+    rows at one x value (or None to leave it out). Returns the figure."""
+    fig, axes, gens = _panels(df, title, ylabel, _xlabel(df))
+    for a, g in zip(axes, gens):
+        sub = df[df["generator"] == g] if g else df
+        scheds = _schedulers(df)
+        for i, s in enumerate(scheds):
+            pts = sub[sub["scheduler"] == s]
+            off = _dodge(df, x, i, len(scheds))
+            xs, ys, lo, hi = [], [], [], []
+            for xv, grp in pts.groupby(x, sort=True):
+                p = point(grp)
+                if p is not None:
+                    (y, (e_lo, e_hi)) = p
+                    xs.append(xv + off), ys.append(y), lo.append(e_lo), hi.append(e_hi)
+            if xs:
+                a.errorbar(xs, ys, yerr=[lo, hi], marker="o", markersize=3, capsize=3, label=s)
+        if ylim is not None:
+            a.set_ylim(*ylim)
+    axes[-1].legend(fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
 def metric_vs_utilisation(df, metric, path=None, ylabel=None, title=None, scale=1.0, x="point", only_ok=True):
     """``metric`` against ``x`` per scheduler: mean ± 95% CI over seeds. Rows whose status is
     not ``ok`` (a failed partition ran nothing) are left out when ``only_ok``."""
@@ -136,22 +161,12 @@ def metric_vs_utilisation(df, metric, path=None, ylabel=None, title=None, scale=
         raise KeyError(f"no column {metric!r} in the table")
     if only_ok and "status" in df.columns:
         df = df[df["status"] == "ok"]
-    fig, axes, gens = _panels(df, title or metric, ylabel or metric, _xlabel(df))
-    for a, g in zip(axes, gens):
-        sub = df[df["generator"] == g] if g else df
-        scheds = _schedulers(df)
-        for i, s in enumerate(scheds):
-            pts = sub[sub["scheduler"] == s]
-            off = _dodge(df, x, i, len(scheds))
-            xs, ms, hs = [], [], []
-            for xv, grp in pts.groupby(x, sort=True):
-                m, h, n = mean_ci(grp[metric].astype("float64") * scale)
-                if n:
-                    xs.append(xv + off), ms.append(m), hs.append(h)
-            if xs:
-                a.errorbar(xs, ms, yerr=hs, marker="o", markersize=3, capsize=3, label=s)
-    axes[-1].legend(fontsize=8)
-    fig.tight_layout()
+
+    def point(grp):
+        m, h, n = mean_ci(grp[metric].astype("float64") * scale)
+        return (m, (h, h)) if n else None
+
+    fig = _per_point_plot(df, x, title or metric, ylabel or metric, point)
     if path is not None:
         save(fig, path)
     return fig
@@ -178,23 +193,13 @@ def migrations(df, path=None):
 def schedulability(df, path=None, x="point", title="schedulability ratio"):
     """Fraction of task sets with no missed deadline (a failed partition is a failure), per
     scheduler, with 95% Wilson intervals."""
-    fig, axes, gens = _panels(df, title, "fraction of task sets schedulable", _xlabel(df))
-    for a, g in zip(axes, gens):
-        sub = df[df["generator"] == g] if g else df
-        scheds = _schedulers(df)
-        for i, s in enumerate(scheds):
-            pts = sub[sub["scheduler"] == s]
-            off = _dodge(df, x, i, len(scheds))
-            xs, ps, lo, hi = [], [], [], []
-            for xv, grp in pts.groupby(x, sort=True):
-                k, n = int(grp["schedulable"].sum()), len(grp)
-                lw, hg = wilson(k, n)
-                xs.append(xv + off), ps.append(k / n), lo.append(k / n - lw), hi.append(hg - k / n)
-            if xs:
-                a.errorbar(xs, ps, yerr=[lo, hi], marker="o", markersize=3, capsize=3, label=s)
-        a.set_ylim(-0.05, 1.05)
-    axes[-1].legend(fontsize=8)
-    fig.tight_layout()
+
+    def point(grp):
+        k, n = int(grp["schedulable"].sum()), len(grp)
+        lw, hg = wilson(k, n)
+        return (k / n, (k / n - lw, hg - k / n))
+
+    fig = _per_point_plot(df, x, title, "fraction of task sets schedulable", point, ylim=(-0.05, 1.05))
     if path is not None:
         save(fig, path)
     return fig
