@@ -243,7 +243,7 @@ impl Shared {
         let slot = match st.free.pop() {
             Some(s) => s,
             None => {
-                st.ents.push(Ent { info: EntityInfo { id: 0, task: 0, job: 0, thread: 0, release: 0, deadline: 0 }, generation: 0, live: false, remaining: 0, rec: NONE, running_on: NONE, last_cpu: NONE, free_when_stopped: false, held: false });
+                st.ents.push(Ent { info: EntityInfo { id: 0, task: 0, job: 0, region: 0, thread: 0, release: 0, deadline: 0 }, generation: 0, live: false, remaining: 0, rec: NONE, running_on: NONE, last_cpu: NONE, free_when_stopped: false, held: false });
                 (st.ents.len() - 1) as u32
             }
         };
@@ -254,7 +254,7 @@ impl Shared {
         } else {
             NONE
         };
-        let info = EntityInfo { id: slot, task, job, thread: 0, release, deadline };
+        let info = EntityInfo { id: slot, task, job, region: 0, thread: 0, release, deadline };
         let generation = st.ents[slot as usize].generation.wrapping_add(1);
         let held = st.task_busy[task as usize];
         st.ents[slot as usize] = Ent { info, generation, live: true, remaining: demand, rec, running_on: NONE, last_cpu: NONE, free_when_stopped: false, held };

@@ -4,6 +4,7 @@
 //! field, so that every error names the file, the task and the field. Unknown fields are
 //! errors (with a "did you mean" hint): a typo must never silently fall back to a default.
 
+use crate::program::{CriticalSection, Region};
 use crate::task::*;
 use crate::time::{fmt_duration, ms_f64_to_ns, parse_decimal_scaled, parse_duration_str, Time};
 use serde_json::{Map, Value};
@@ -95,13 +96,15 @@ fn strip_pos(msg: &str) -> String {
     }
 }
 
-const TOP_FIELDS: &[&str] = &["name", "description", "platform", "run", "tasks"];
+const TOP_FIELDS: &[&str] = &["name", "description", "platform", "run", "tasks", "resources"];
 const PLATFORM_FIELDS: &[&str] = &["cpus"];
 const RUN_FIELDS: &[&str] = &["duration", "seed", "on_miss", "execution", "overheads"];
 const TASK_FIELDS: &[&str] = &[
     "name", "period", "min_interarrival", "max_interarrival", "deadline", "wcet", "offset",
-    "priority", "cpu", "wss", "group",
+    "priority", "cpu", "wss", "group", "regions", "sections",
 ];
+const REGION_FIELDS: &[&str] = &["threads", "wcet"];
+const SECTION_FIELDS: &[&str] = &["resource", "start", "length", "region", "thread"];
 const EXEC_FIELDS: &[&str] = &["model", "min", "max", "ratio", "probability"];
 const OVERHEAD_FIELDS: &[&str] = &["context_switch", "migration"];
 
@@ -245,8 +248,21 @@ impl<'a> Validator<'a> {
             return Err(self.err(None, Some("tasks"), "the task list is empty"));
         }
         let mut tasks: Vec<Task> = Vec::with_capacity(list.len());
+        // Declared resources fix their order and catch typos in section names.
+        let mut resources: Vec<String> = Vec::new();
+        let declared = top.get("resources").is_some();
+        if let Some(rv) = top.get("resources") {
+            let names = rv.as_array().ok_or_else(|| self.err(None, Some("resources"), format!("expected a list of resource names, got {}", kind(rv))))?;
+            for (k, n) in names.iter().enumerate() {
+                match n.as_str() {
+                    Some(x) if !x.trim().is_empty() && !resources.iter().any(|r| r == x) => resources.push(x.to_string()),
+                    _ => return Err(self.err(None, Some(&format!("resources[{k}]")), format!("expected a new, non-empty resource name, got {}", show(n)))),
+                }
+            }
+        }
+        let fixed = declared.then(|| resources.len());
         for (i, tv) in list.iter().enumerate() {
-            let task = self.task(i, tv, &platform)?;
+            let task = self.task(i, tv, &platform, &mut resources, fixed)?;
             if let Some(j) = tasks.iter().position(|t| t.name == task.name) {
                 return Err(self.err(
                     Some(&format!("task '{}' (tasks[{i}])", task.name)),
@@ -256,7 +272,8 @@ impl<'a> Validator<'a> {
             }
             tasks.push(task);
         }
-        Ok(TaskSet { source: self.file.into(), platform, run, tasks })
+        self.lock_order(&tasks, &resources)?;
+        Ok(TaskSet { source: self.file.into(), platform, run, tasks, resources })
     }
 
     fn exec_model(&self, v: &Value) -> Result<ExecModel, InputError> {
@@ -300,7 +317,7 @@ impl<'a> Validator<'a> {
         }
     }
 
-    fn task(&self, i: usize, tv: &Value, platform: &Platform) -> Result<Task, InputError> {
+    fn task(&self, i: usize, tv: &Value, platform: &Platform, resources: &mut Vec<String>, declared: Option<usize>) -> Result<Task, InputError> {
         let pos = format!("tasks[{i}]");
         let m = self.object(tv, Some(&pos), None)?;
         let name = match m.get("name") {
@@ -328,9 +345,34 @@ impl<'a> Validator<'a> {
                 Some(x)
             }
         };
-        let wcet = match m.get("wcet") {
-            None => return Err(self.err(ctx, Some("wcet"), "missing required field")),
-            Some(v) => self.positive_duration(v, ctx, "wcet")?,
+        let regions = match m.get("regions") {
+            None | Some(Value::Null) => Vec::new(),
+            Some(v) => self.regions(v, ctx)?,
+        };
+        let total: Time = regions.iter().flat_map(|r| r.threads.iter()).sum();
+        let wcet = match (m.get("wcet"), regions.is_empty()) {
+            (None, true) => return Err(self.err(ctx, Some("wcet"), "missing required field")),
+            (None, false) => total,
+            (Some(v), true) => self.positive_duration(v, ctx, "wcet")?,
+            (Some(v), false) => {
+                let w = self.positive_duration(v, ctx, "wcet")?;
+                if w != total {
+                    return Err(self.err(
+                        ctx,
+                        Some("wcet"),
+                        format!(
+                            "is {} but the regions' threads sum to {} (PAWS §3: C is the sum of every thread's WCET); leave 'wcet' out to use the sum",
+                            fmt_duration(w),
+                            fmt_duration(total)
+                        ),
+                    ));
+                }
+                w
+            }
+        };
+        let sections = match m.get("sections") {
+            None | Some(Value::Null) => Vec::new(),
+            Some(v) => self.sections(v, ctx, wcet, &regions, resources, declared)?,
         };
         let deadline = match m.get("deadline") {
             None => period,
@@ -378,7 +420,221 @@ impl<'a> Validator<'a> {
                 Some(g as u32)
             }
         };
-        Ok(Task { name, period, max_interarrival, deadline, wcet, offset, priority, cpu, wss, group })
+        Ok(Task { name, period, max_interarrival, deadline, wcet, offset, priority, cpu, wss, group, regions, sections })
+    }
+
+    /// `regions: [2ms, [3ms, 1ms, 1ms], {threads: 4, wcet: 2ms}, 1ms]`.
+    fn regions(&self, v: &Value, ctx: Option<&str>) -> Result<Vec<Region>, InputError> {
+        let list = v.as_array().ok_or_else(|| {
+            self.err(ctx, Some("regions"), format!("expected a list of regions (each a duration, a list of thread WCETs, or {{threads: N, wcet: D}}), got {}", kind(v)))
+        })?;
+        if list.is_empty() {
+            return Err(self.err(ctx, Some("regions"), "is empty; leave it out for a sequential task"));
+        }
+        let mut out = Vec::with_capacity(list.len());
+        for (r, rv) in list.iter().enumerate() {
+            let field = format!("regions[{r}]");
+            let threads = match rv {
+                Value::Array(ts) => {
+                    if ts.is_empty() {
+                        return Err(self.err(ctx, Some(&field), "a region needs at least one thread"));
+                    }
+                    ts.iter()
+                        .enumerate()
+                        .map(|(j, x)| self.positive_duration(x, ctx, &format!("{field}[{j}]")))
+                        .collect::<Result<Vec<_>, _>>()?
+                }
+                Value::Object(o) => {
+                    let c = format!("{} {field}", ctx.unwrap_or(""));
+                    self.check_fields(o, REGION_FIELDS, Some(&c))?;
+                    let n = match o.get("threads") {
+                        None => return Err(self.err(Some(&c), Some("threads"), "missing required field")),
+                        Some(x) => self.uint(x, Some(&c), "threads")?,
+                    };
+                    if n == 0 || n > 4096 {
+                        return Err(self.err(Some(&c), Some("threads"), format!("must be between 1 and 4096, got {n}")));
+                    }
+                    let w = match o.get("wcet") {
+                        None => return Err(self.err(Some(&c), Some("wcet"), "missing required field (each thread's WCET)")),
+                        Some(x) => self.positive_duration(x, Some(&c), "wcet")?,
+                    };
+                    vec![w; n as usize]
+                }
+                other => vec![self.positive_duration(other, ctx, &field)?],
+            };
+            out.push(Region { threads });
+        }
+        Ok(out)
+    }
+
+    /// `sections: [{resource: bus, start: 1ms, length: 0.5ms, region: 0, thread: 0}]`.
+    fn sections(
+        &self,
+        v: &Value,
+        ctx: Option<&str>,
+        wcet: Time,
+        regions: &[Region],
+        resources: &mut Vec<String>,
+        declared: Option<usize>,
+    ) -> Result<Vec<CriticalSection>, InputError> {
+        let list = v
+            .as_array()
+            .ok_or_else(|| self.err(ctx, Some("sections"), format!("expected a list of critical sections, got {}", kind(v))))?;
+        let mut out = Vec::with_capacity(list.len());
+        let mut names = Vec::with_capacity(list.len());
+        for (k, sv) in list.iter().enumerate() {
+            let c = format!("{} sections[{k}]", ctx.unwrap_or(""));
+            let cx = Some(c.as_str());
+            let o = self.object(sv, cx, None)?;
+            self.check_fields(o, SECTION_FIELDS, cx)?;
+            let name = match o.get("resource") {
+                Some(Value::String(s)) if !s.trim().is_empty() => s.clone(),
+                Some(x) => return Err(self.err(cx, Some("resource"), format!("expected a resource name, got {}", show(x)))),
+                None => return Err(self.err(cx, Some("resource"), "missing required field (the name of the mutex)")),
+            };
+            let region = match o.get("region") {
+                None => 0,
+                Some(x) => self.uint(x, cx, "region")?,
+            };
+            let nregions = regions.len().max(1) as u64;
+            if region >= nregions {
+                return Err(self.err(cx, Some("region"), format!("region {region} is out of range: the task has {nregions} region(s)")));
+            }
+            let thread_wcets: &[Time] = if regions.is_empty() { std::slice::from_ref(&wcet) } else { &regions[region as usize].threads };
+            let thread = match o.get("thread") {
+                None => 0,
+                Some(x) => self.uint(x, cx, "thread")?,
+            };
+            if thread >= thread_wcets.len() as u64 {
+                return Err(self.err(cx, Some("thread"), format!("thread {thread} is out of range: region {region} has {} thread(s)", thread_wcets.len())));
+            }
+            let start = match o.get("start") {
+                None => return Err(self.err(cx, Some("start"), "missing required field (work the thread does before it requests the resource)")),
+                Some(x) => self.duration(x, cx, "start")?,
+            };
+            let length = match o.get("length") {
+                None => return Err(self.err(cx, Some("length"), "missing required field (work done while holding the resource)")),
+                Some(x) => self.positive_duration(x, cx, "length")?,
+            };
+            let tw = thread_wcets[thread as usize];
+            if start.checked_add(length).is_none_or(|e| e > tw) {
+                return Err(self.err(
+                    cx,
+                    Some("length"),
+                    format!("the section ends at {} of work, after the thread's WCET {}", fmt_duration(start.saturating_add(length)), fmt_duration(tw)),
+                ));
+            }
+            let resource = match resources.iter().position(|r| *r == name) {
+                Some(r) => r as u32,
+                None if declared.is_some() => {
+                    let known: Vec<&str> = resources.iter().map(String::as_str).collect();
+                    let hint = closest(&name, &known).map(|s| format!(" (did you mean '{s}'?)")).unwrap_or_default();
+                    return Err(self.err(cx, Some("resource"), format!("'{name}' is not in the top-level 'resources' list{hint}; declared: {}", known.join(", "))));
+                }
+                None => {
+                    resources.push(name.clone());
+                    (resources.len() - 1) as u32
+                }
+            };
+            out.push(CriticalSection { resource, region: region as u32, thread: thread as u32, start, length });
+            names.push((k, name));
+        }
+        // Outer sections first at equal starts, so `Program::build` nests them correctly.
+        let mut order: Vec<usize> = (0..out.len()).collect();
+        order.sort_by_key(|&i| (out[i].region, out[i].thread, out[i].start, std::cmp::Reverse(out[i].length), i));
+        // Proper nesting within each thread: a stack of the open sections.
+        let mut open: Vec<usize> = Vec::new();
+        for (pos, &i) in order.iter().enumerate() {
+            let s = &out[i];
+            if pos > 0 {
+                let p = &out[order[pos - 1]];
+                if (p.region, p.thread) != (s.region, s.thread) {
+                    open.clear();
+                }
+            }
+            while open.last().is_some_and(|&o| out[o].end() <= s.start) {
+                open.pop();
+            }
+            if let Some(&o) = open.last() {
+                let c = format!("{} sections[{}]", ctx.unwrap_or(""), names[i].0);
+                if s.end() > out[o].end() {
+                    return Err(self.err(
+                        Some(&c),
+                        Some("length"),
+                        format!("overlaps sections[{}] without nesting inside it; sections of one thread must be disjoint or nested", names[o].0),
+                    ));
+                }
+                if let Some(&h) = open.iter().find(|&&h| out[h].resource == s.resource) {
+                    return Err(self.err(
+                        Some(&c),
+                        Some("resource"),
+                        format!("requests '{}' while already holding it (sections[{}]); a mutex is not recursive", names[i].1, names[h].0),
+                    ));
+                }
+            }
+            open.push(i);
+        }
+        Ok(order.into_iter().map(|i| out[i].clone()).collect())
+    }
+
+    /// Nested sections make a thread request one resource while holding others. If those
+    /// "held while requesting" edges form a cycle, jobs could deadlock; refuse such a task set
+    /// (the classic remedy: acquire resources in one global order).
+    fn lock_order(&self, tasks: &[Task], resources: &[String]) -> Result<(), InputError> {
+        let n = resources.len();
+        if n < 2 {
+            return Ok(());
+        }
+        // edges[a] = (b, task) : some thread of `task` requests b while holding a.
+        let mut edges: Vec<Vec<(usize, usize)>> = vec![Vec::new(); n];
+        for (ti, t) in tasks.iter().enumerate() {
+            let mut open: Vec<&CriticalSection> = Vec::new();
+            let mut at = (u32::MAX, u32::MAX);
+            for s in &t.sections {
+                if (s.region, s.thread) != at {
+                    open.clear();
+                    at = (s.region, s.thread);
+                }
+                while open.last().is_some_and(|o| o.end() <= s.start) {
+                    open.pop();
+                }
+                for o in &open {
+                    edges[o.resource as usize].push((s.resource as usize, ti));
+                }
+                open.push(s);
+            }
+        }
+        // Depth-first search for a cycle (colour 1 = on the path).
+        fn dfs(u: usize, edges: &[Vec<(usize, usize)>], colour: &mut [u8], path: &mut Vec<(usize, usize)>) -> bool {
+            colour[u] = 1;
+            for &(v, t) in &edges[u] {
+                path.push((v, t));
+                if colour[v] == 1 || (colour[v] == 0 && dfs(v, edges, colour, path)) {
+                    return true;
+                }
+                path.pop();
+            }
+            colour[u] = 2;
+            false
+        }
+        let mut colour = vec![0u8; n];
+        for r in 0..n {
+            let mut path = vec![(r, usize::MAX)];
+            if colour[r] == 0 && dfs(r, &edges, &mut colour, &mut path) {
+                let last = path.last().expect("a cycle has edges").0;
+                let from = path.iter().position(|p| p.0 == last).unwrap_or(0);
+                let steps: Vec<String> = path[from..]
+                    .windows(2)
+                    .map(|w| format!("task '{}' requests '{}' while holding '{}'", tasks[w[1].1].name, resources[w[1].0], resources[w[0].0]))
+                    .collect();
+                return Err(self.err(
+                    None,
+                    Some("sections"),
+                    format!("nested critical sections can deadlock: {}; acquire resources in one global order", steps.join(", and ")),
+                ));
+            }
+        }
+        Ok(())
     }
 
     fn size(&self, v: &Value, ctx: Option<&str>, field: &str) -> Result<u64, InputError> {
@@ -434,6 +690,9 @@ pub fn to_yaml(ts: &TaskSet) -> String {
         d(r.overheads.context_switch),
         d(r.overheads.migration)
     );
+    if !ts.resources.is_empty() {
+        let _ = writeln!(out, "resources: [{}]", ts.resources.iter().map(|r| q(r)).collect::<Vec<_>>().join(", "));
+    }
     out.push_str("tasks:\n");
     for t in &ts.tasks {
         let _ = write!(out, "  - {{name: {}, period: {}, wcet: {}", q(&t.name), d(t.period), d(t.wcet));
@@ -457,6 +716,31 @@ pub fn to_yaml(ts: &TaskSet) -> String {
         }
         if let Some(g) = t.group {
             let _ = write!(out, ", group: {g}");
+        }
+        if !t.regions.is_empty() {
+            let rs: Vec<String> = t
+                .regions
+                .iter()
+                .map(|r| format!("[{}]", r.threads.iter().map(|&w| d(w)).collect::<Vec<_>>().join(", ")))
+                .collect();
+            let _ = write!(out, ", regions: [{}]", rs.join(", "));
+        }
+        if !t.sections.is_empty() {
+            let ss: Vec<String> = t
+                .sections
+                .iter()
+                .map(|s| {
+                    format!(
+                        "{{resource: {}, region: {}, thread: {}, start: {}, length: {}}}",
+                        q(&ts.resources[s.resource as usize]),
+                        s.region,
+                        s.thread,
+                        d(s.start),
+                        d(s.length)
+                    )
+                })
+                .collect();
+            let _ = write!(out, ", sections: [{}]", ss.join(", "));
         }
         out.push_str("}\n");
     }
@@ -510,6 +794,7 @@ fn edit_distance(a: &str, b: &str) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::program::Action;
 
     fn yaml(s: &str) -> Result<TaskSet, InputError> {
         parse_taskset(s, Format::Yaml, "ts.yaml")
@@ -600,6 +885,62 @@ mod tests {
         let mut u = ts.clone();
         u.run.execution = ExecModel::Uniform { min: 0.1 + 0.2, max: 1.0 };
         assert_eq!(yaml(&to_yaml(&u)).unwrap(), u);
+    }
+
+    #[test]
+    fn regions_and_sections_parse_and_round_trip() {
+        let text = "platform: {cpus: 4}\ntasks:\n  - name: fft\n    period: 40\n    regions: [2, [3, 1.5, \"500us\"], {threads: 3, wcet: 1}, 1]\n    sections:\n      - {resource: log, region: 1, thread: 2, start: 0.1, length: 0.2}\n      - {resource: bus, start: 0.5, length: 1}\n      - {resource: log, start: 0.5, length: 0.25}\n  - {name: b, period: 10, wcet: 2, sections: [{resource: bus, start: 0, length: 2}]}\n";
+        let ts = yaml(text).unwrap();
+        let t = &ts.tasks[0];
+        assert_eq!(t.wcet, 2_000_000 + 5_000_000 + 3_000_000 + 1_000_000);
+        assert_eq!(t.regions.len(), 4);
+        assert_eq!(t.regions[2].threads, vec![1_000_000; 3]);
+        assert!(t.is_parallel() && ts.has_structure());
+        assert_eq!(ts.resources, vec!["log".to_string(), "bus".to_string()]);
+        // Sorted by (region, thread, start, longest first): bus encloses log at 0.5 ms.
+        assert_eq!((t.sections[0].resource, t.sections[1].resource, t.sections[2].region), (1, 0, 1));
+        let p = t.program();
+        let cps: Vec<_> = p.regions[0][0].checkpoints.iter().map(|c| (c.at / 1000, c.action)).collect();
+        assert_eq!(
+            cps,
+            vec![(500, Action::Acquire(1)), (500, Action::Acquire(0)), (750, Action::Release(0)), (1500, Action::Release(1))]
+        );
+        assert_eq!((p.threads(), p.width()), (8, 3));
+        let back = yaml(&to_yaml(&ts)).unwrap();
+        assert_eq!(back.tasks, ts.tasks);
+        assert_eq!(back.resources, ts.resources);
+        // The scaled boundaries of a thread that ran 60% of its WCET.
+        assert_eq!(crate::program::scale(1_500_000, 2_000_000, 1_200_000), 900_000);
+    }
+
+    #[test]
+    fn bad_structure_is_named() {
+        let p = "platform: {cpus: 2}\ntasks:\n";
+        expect_err(&format!("{p}  - {{name: a, period: 10, wcet: 3, regions: [1, [1, 2]]}}\n"), &["task 'a'", "'wcet'", "sum to 4ms"]);
+        expect_err(&format!("{p}  - {{name: a, period: 10, regions: [1, []]}}\n"), &["'regions[1]'", "at least one thread"]);
+        expect_err(&format!("{p}  - {{name: a, period: 10, regions: [1, {{threads: 0, wcet: 1}}]}}\n"), &["regions[1]", "'threads'"]);
+        expect_err(&format!("{p}  - {{name: a, period: 10, regions: [1, [1, -2]]}}\n"), &["'regions[1][1]'"]);
+        expect_err(&format!("{p}  - {{name: a, period: 10, wcet: 2, sections: [{{resource: r, start: 1, length: 2}}]}}\n"), &["sections[0]", "'length'", "after the thread's WCET 2ms"]);
+        expect_err(&format!("{p}  - {{name: a, period: 10, wcet: 2, sections: [{{resource: r, start: 0, length: 1, thread: 1}}]}}\n"), &["'thread'", "out of range"]);
+        expect_err(&format!("{p}  - {{name: a, period: 10, wcet: 2, sections: [{{resource: r, start: 0, lenght: 1}}]}}\n"), &["did you mean 'length'"]);
+        expect_err(
+            &format!("platform: {{cpus: 2}}\nresources: [bus]\ntasks:\n  - {{name: a, period: 10, wcet: 2, sections: [{{resource: bsu, start: 0, length: 1}}]}}\n"),
+            &["'bsu' is not in the top-level 'resources'", "did you mean 'bus'"],
+        );
+        expect_err(
+            &format!("{p}  - {{name: a, period: 10, wcet: 5, sections: [{{resource: r, start: 0, length: 2}}, {{resource: s, start: 1, length: 2}}]}}\n"),
+            &["sections[1]", "overlaps sections[0]"],
+        );
+        expect_err(
+            &format!("{p}  - {{name: a, period: 10, wcet: 5, sections: [{{resource: r, start: 0, length: 3}}, {{resource: r, start: 1, length: 1}}]}}\n"),
+            &["'resource'", "already holding it"],
+        );
+        expect_err(
+            &format!(
+                "{p}  - {{name: a, period: 10, wcet: 5, sections: [{{resource: x, start: 0, length: 3}}, {{resource: y, start: 1, length: 1}}]}}\n  - {{name: b, period: 10, wcet: 5, sections: [{{resource: y, start: 0, length: 3}}, {{resource: x, start: 1, length: 1}}]}}\n"
+            ),
+            &["can deadlock", "task 'a' requests 'y' while holding 'x'", "task 'b' requests 'x' while holding 'y'"],
+        );
     }
 
     #[test]

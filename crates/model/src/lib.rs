@@ -2,10 +2,12 @@
 //! It knows nothing of scheduling; every substrate (simulator, real threads, kernel) shares it.
 
 pub mod file;
+pub mod program;
 pub mod results;
 pub mod task;
 pub mod time;
 
 pub use file::{load_taskset, parse_taskset, Format, InputError};
+pub use program::{Action, Checkpoint, CriticalSection, Program, Region, ResourceId, ThreadProgram};
 pub use task::*;
 pub use time::Time;

@@ -4,6 +4,7 @@
 //! (time-utility function, working set, memory group, parallel regions, critical sections);
 //! every field is optional with a default that means "the classic sporadic task".
 
+use crate::program::{CriticalSection, Program, Region};
 use crate::time::Time;
 use serde::Serialize;
 
@@ -39,6 +40,12 @@ pub struct Task {
     /// Memory-sharing group: tasks with the same group share their entire working set
     /// (LWFG §4.1.2, one multi-threaded task "MTT").
     pub group: Option<u32>,
+    /// Parallel structure (PAWS §3): a sequence of regions of threads that join at each
+    /// region's end. Empty: one sequential region of one thread of length `wcet`. When given,
+    /// `wcet` is the sum of every thread's WCET.
+    pub regions: Vec<Region>,
+    /// Critical sections (ChronOS §III), sorted by (region, thread, start, longest first).
+    pub sections: Vec<CriticalSection>,
 }
 
 impl Task {
@@ -55,7 +62,17 @@ impl Task {
             cpu: None,
             wss: None,
             group: None,
+            regions: Vec::new(),
+            sections: Vec::new(),
         }
+    }
+    /// The task's regions and critical sections as the substrates execute them.
+    pub fn program(&self) -> Program {
+        Program::build(self.wcet, &self.regions, &self.sections)
+    }
+    /// Whether some region has more than one thread.
+    pub fn is_parallel(&self) -> bool {
+        self.regions.iter().any(|r| r.threads.len() > 1)
     }
     pub fn utilization(&self) -> f64 {
         self.wcet as f64 / self.period as f64
@@ -125,6 +142,8 @@ pub struct TaskSet {
     pub platform: Platform,
     pub run: RunOptions,
     pub tasks: Vec<Task>,
+    /// Names of the resources the critical sections use (index = `ResourceId`).
+    pub resources: Vec<String>,
 }
 
 impl TaskSet {
@@ -134,10 +153,16 @@ impl TaskSet {
             platform: Platform { cpus },
             run: RunOptions::default(),
             tasks,
+            resources: Vec::new(),
         }
     }
     pub fn utilization(&self) -> f64 {
         self.tasks.iter().map(Task::utilization).sum()
+    }
+    /// Whether any task has parallel regions or critical sections (the classic schedulability
+    /// tests assume neither).
+    pub fn has_structure(&self) -> bool {
+        self.tasks.iter().any(|t| t.is_parallel() || !t.sections.is_empty())
     }
     pub fn task_index(&self, name: &str) -> Option<TaskId> {
         self.tasks.iter().position(|t| t.name == name).map(|i| i as TaskId)

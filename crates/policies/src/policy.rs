@@ -13,6 +13,17 @@
 //! 3. the substrate applies the changes. If the policy asked for aborts, it delivers
 //!    `aborted` for each and calls `schedule` again at the same instant.
 //!
+//! Parallel jobs (PAWS §3) and critical sections (ChronOS §III) add three events, each with a
+//! default that lets a policy written for sequential, independent jobs work unchanged:
+//! - `forked`: a region of a job began; its threads are new entities with the job's release
+//!   and deadline (default: `release` for each). A job's first region arrives this way too
+//!   when it has more than one thread; a sequential first region arrives by `release`.
+//! - `blocked`: the running entity requested a resource another entity holds; the substrate
+//!   vacated its CPU and the entity is not ready (default: as if it completed).
+//! - `unblocked`: the resource was handed to it; it is ready again with its old identity
+//!   (default: `release` again). A blocked entity that is aborted is not reported to the policy,
+//!   which no longer has it.
+//!
 //! A policy never sees actual execution demands (a real scheduler does not know them), only
 //! what a kernel would know: release, deadline, task parameters and what it dispatched.
 
@@ -30,7 +41,9 @@ pub struct EntityInfo {
     pub task: TaskId,
     /// Job index within its task (0, 1, ...).
     pub job: u64,
-    /// Thread index within a parallel job (0 for sequential jobs).
+    /// Region of the job (0 for sequential jobs; PAWS §3).
+    pub region: u32,
+    /// Thread index within its region (0 for sequential jobs).
     pub thread: u32,
     pub release: Time,
     /// Absolute deadline.
@@ -118,6 +131,27 @@ pub trait Policy: Send {
     /// `e` was aborted at `now` (deadline with `on_miss: abort`, or the policy's own request)
     /// and is gone; if it was running, the substrate has vacated its CPU.
     fn aborted(&mut self, now: Time, e: EntityId);
+
+    /// The threads of a region of a parallel job became ready at `now`. `cpu` is where the
+    /// job was running when the region forked (where its previous region's last thread
+    /// completed), or `None` for a first region, forked at release. Called before `schedule`.
+    fn forked(&mut self, now: Time, _cpu: Option<u32>, threads: &[EntityInfo]) {
+        for t in threads {
+            self.release(now, t);
+        }
+    }
+
+    /// The entity `e` running on `cpu` requested a resource that another entity holds and is
+    /// blocked; the substrate has already vacated `cpu`. Default: treated like a completion.
+    fn blocked(&mut self, now: Time, e: EntityId, cpu: u32) {
+        self.complete(now, e, cpu);
+    }
+
+    /// The blocked entity `e` was given the resource it waited for and is ready again.
+    /// Default: released again (same identity, so the same priority).
+    fn unblocked(&mut self, now: Time, e: &EntityInfo) {
+        self.release(now, e);
+    }
 
     /// Period of the scheduler tick the policy wants, if any (e.g. quantum-based policies).
     fn tick_interval(&self) -> Option<Time> {

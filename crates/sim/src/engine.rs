@@ -255,7 +255,7 @@ impl<'p, O: Observer> Engine<'p, O> {
             Some(s) => s,
             None => {
                 self.ents.push(Ent {
-                    info: EntityInfo { id: 0, task: 0, job: 0, thread: 0, release: 0, deadline: 0 },
+                    info: EntityInfo { id: 0, task: 0, job: 0, region: 0, thread: 0, release: 0, deadline: 0 },
                     generation: 0,
                     live: false,
                     held: false,
@@ -274,7 +274,7 @@ impl<'p, O: Observer> Engine<'p, O> {
         } else {
             NONE
         };
-        let info = EntityInfo { id: slot, task, job, thread: 0, release: now, deadline };
+        let info = EntityInfo { id: slot, task, job, region: 0, thread: 0, release: now, deadline };
         let e = &mut self.ents[slot as usize];
         e.generation = e.generation.wrapping_add(1);
         let generation = e.generation;

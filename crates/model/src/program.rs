@@ -1,0 +1,140 @@
+//! A task's *program*: its parallel structure and its critical sections (DESIGN.md "Semantics":
+//! optional parallel structure, optional critical sections).
+//!
+//! **Regions** follow PAWS §3 (the synchronous fork-join model): a job is a sequence of regions;
+//! region r holds n_r threads w^1..w^{n_r} with execution requirements e^j that may differ; the
+//! threads of a region may run in parallel on different CPUs and all join at the region's end,
+//! after which the next region forks. A region of one thread is a sequential region. The task's
+//! WCET C is the sum of all its threads' requirements ("if all threads are executed sequentially
+//! in the same core"). A task without regions is one region of one thread of length C.
+//!
+//! **Critical sections** follow ChronOS §III ("resource is requested / released"): a thread
+//! requests resource R after it has executed `start` of its own work, holds it for `length` of
+//! work, then releases it. Sections of one thread are disjoint or properly nested (never the
+//! same resource twice). A resource is a mutex: its holder runs, a requester that finds it held
+//! is *blocked* (not ready) until the holder releases it; waiters acquire it in request order.
+//!
+//! When a job's actual demand differs from its WCET (the execution-time model), each thread's
+//! demand is drawn separately and every section boundary is scaled by that thread's
+//! demand / WCET ratio (rounded down): a thread that runs 60% of its WCET runs 60% of every piece.
+
+use crate::time::Time;
+use serde::Serialize;
+
+/// Index of a resource in its task set (order of first mention).
+pub type ResourceId = u32;
+
+/// One region of a job: the WCET of each of its threads (PAWS §3, e_i^j).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Region {
+    pub threads: Vec<Time>,
+}
+
+/// A critical section in thread `thread` of region `region`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct CriticalSection {
+    pub resource: ResourceId,
+    pub region: u32,
+    pub thread: u32,
+    /// Work the thread has done when it requests the resource.
+    pub start: Time,
+    /// Work it does while holding the resource.
+    pub length: Time,
+}
+
+impl CriticalSection {
+    pub fn end(&self) -> Time {
+        self.start + self.length
+    }
+}
+
+/// What happens when a thread reaches a point of its work.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum Action {
+    Acquire(ResourceId),
+    Release(ResourceId),
+}
+
+/// A point of a thread's work at which it acquires or releases a resource.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Checkpoint {
+    /// Work done (at the thread's WCET; scale with [`scale`]).
+    pub at: Time,
+    pub action: Action,
+}
+
+/// One thread as the substrates execute it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ThreadProgram {
+    pub wcet: Time,
+    /// In order of work done; at equal work, releases before acquires (an inner section's
+    /// release before the next section's request) and nesting order otherwise.
+    pub checkpoints: Vec<Checkpoint>,
+}
+
+/// A point `at` of a thread with WCET `wcet`, moved to a thread whose actual demand is
+/// `demand` (exact integer arithmetic, rounded down, so nesting is preserved).
+#[inline]
+pub fn scale(at: Time, wcet: Time, demand: Time) -> Time {
+    if demand == wcet || wcet == 0 {
+        return at.min(demand);
+    }
+    ((at as u128 * demand as u128) / wcet as u128) as Time
+}
+
+/// The regions of a task, each a list of threads, with their checkpoints.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Program {
+    pub regions: Vec<Vec<ThreadProgram>>,
+}
+
+impl Program {
+    /// Build a task's program from its WCET, regions (empty = sequential) and sections
+    /// (already validated: in range, nested properly).
+    pub fn build(wcet: Time, regions: &[Region], sections: &[CriticalSection]) -> Program {
+        let shape: Vec<Vec<Time>> =
+            if regions.is_empty() { vec![vec![wcet]] } else { regions.iter().map(|r| r.threads.clone()).collect() };
+        // Per thread, checkpoints with a sort key: (work, releases before acquires, nesting).
+        // At a shared boundary an outer section (earlier in `sections` after validation's sort
+        // by start then longest first) is acquired before and released after an inner one.
+        let mut keyed: Vec<Vec<Vec<(Time, u8, i64, Action)>>> =
+            shape.iter().map(|r| vec![Vec::new(); r.len()]).collect();
+        for (i, s) in sections.iter().enumerate() {
+            let cps = &mut keyed[s.region as usize][s.thread as usize];
+            cps.push((s.start, 1, i as i64, Action::Acquire(s.resource)));
+            cps.push((s.end(), 0, -(i as i64), Action::Release(s.resource)));
+        }
+        let regions = shape
+            .into_iter()
+            .zip(keyed)
+            .map(|(r, ks)| {
+                r.into_iter()
+                    .zip(ks)
+                    .map(|(w, mut cps)| {
+                        cps.sort_by_key(|c| (c.0, c.1, c.2));
+                        ThreadProgram {
+                            wcet: w,
+                            checkpoints: cps.into_iter().map(|c| Checkpoint { at: c.0, action: c.3 }).collect(),
+                        }
+                    })
+                    .collect()
+            })
+            .collect();
+        Program { regions }
+    }
+
+    pub fn is_sequential(&self) -> bool {
+        self.regions.len() == 1 && self.regions[0].len() == 1
+    }
+    pub fn threads(&self) -> usize {
+        self.regions.iter().map(Vec::len).sum()
+    }
+    /// The most threads of any region (the most CPUs one job can use at once).
+    pub fn width(&self) -> usize {
+        self.regions.iter().map(Vec::len).max().unwrap_or(1)
+    }
+    pub fn has_sections(&self) -> bool {
+        self.regions.iter().flatten().any(|t| !t.checkpoints.is_empty())
+    }
+}
+
