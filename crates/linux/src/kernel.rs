@@ -237,6 +237,7 @@ pub fn run(ts: &TaskSet, plan: &KernelPlan, opts: &RunOptions) -> Result<RunResu
                     context_switches: 1 + switched_out as u32,
                     missed: !done || finish > deadline,
                     aborted: false,
+                    blocked: 0,
                 });
                 if !done {
                     job += 1;

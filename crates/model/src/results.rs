@@ -62,6 +62,8 @@ pub struct JobRecord {
     pub preemptions: u32,
     pub migrations: u32,
     pub context_switches: u32,
+    /// Total time its threads spent blocked on resources (critical sections).
+    pub blocked: Time,
     pub missed: bool,
     pub aborted: bool,
 }
@@ -270,6 +272,7 @@ impl RunResult {
                         "preemptions": j.preemptions,
                         "migrations": j.migrations,
                         "context_switches": j.context_switches,
+                        "blocked_ns": j.blocked,
                         "missed": j.missed,
                         "aborted": j.aborted,
                     })
@@ -282,7 +285,7 @@ impl RunResult {
 }
 
 /// The CSV header for per-job records.
-pub const JOBS_CSV_HEADER: &str = "scheduler,task,job,release_ns,deadline_ns,start_ns,finish_ns,response_ns,tardiness_ns,demand_ns,cpus,preemptions,migrations,context_switches,missed,aborted";
+pub const JOBS_CSV_HEADER: &str = "scheduler,task,job,release_ns,deadline_ns,start_ns,finish_ns,response_ns,tardiness_ns,demand_ns,cpus,preemptions,migrations,context_switches,missed,aborted,blocked_ns";
 
 fn csv_field(s: &str) -> String {
     if s.contains([',', '"', '\n']) {
@@ -301,7 +304,7 @@ pub fn write_jobs_csv(runs: &[&RunResult], w: &mut (impl Write + ?Sized)) -> io:
             let cpus: Vec<String> = j.cpus.iter().map(|c| c.to_string()).collect();
             writeln!(
                 w,
-                "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+                "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
                 sched,
                 csv_field(&r.task_names[j.task as usize]),
                 j.job,
@@ -317,7 +320,8 @@ pub fn write_jobs_csv(runs: &[&RunResult], w: &mut (impl Write + ?Sized)) -> io:
                 j.migrations,
                 j.context_switches,
                 j.missed as u8,
-                j.aborted as u8
+                j.aborted as u8,
+                j.blocked
             )?;
         }
     }

@@ -167,6 +167,7 @@ impl PyRunResult {
         d.set_item("context_switches", j.iter().map(|x| x.context_switches).collect::<Vec<_>>())?;
         d.set_item("missed", j.iter().map(|x| x.missed).collect::<Vec<_>>())?;
         d.set_item("aborted", j.iter().map(|x| x.aborted).collect::<Vec<_>>())?;
+        d.set_item("blocked_ns", j.iter().map(|x| x.blocked).collect::<Vec<_>>())?;
         Ok(d)
     }
     /// Execution intervals as columns (recorded only if the run asked for them).
