@@ -4,7 +4,7 @@
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use rtsched_model::{ExecModel, Task, Time};
+use rtsched_model::{ExecModel, Program, Task, Time};
 
 pub struct TaskStreams {
     demand: ChaCha8Rng,
@@ -37,6 +37,22 @@ impl TaskStreams {
             }
         };
         d.max(1)
+    }
+
+    /// The actual demand of every thread of the next job, in region then thread order
+    /// (docs/semantics.md "Demand"): one draw per thread. For a sequential task this is the
+    /// one draw [`TaskStreams::demand`] makes, so adding structure changes nothing else.
+    /// Appends to `out`; returns the job's total demand.
+    pub fn job_demands(&mut self, model: &ExecModel, program: &Program, out: &mut Vec<Time>) -> Time {
+        let mut total = 0;
+        for region in &program.regions {
+            for t in region {
+                let d = self.demand(model, t.wcet);
+                out.push(d);
+                total += d;
+            }
+        }
+        total
     }
 
     /// Time from this release to the next one.
