@@ -18,20 +18,31 @@
 //! (`Policy::release`) when the predecessor completes or is aborted. A held job can still be
 //! aborted at its deadline; the policy is not told, as it never saw it.
 //!
-//! Hot path: entity slots and records are preallocated and reused; stale completion events
-//! (of preempted entities) are skipped by a per-CPU version number instead of being removed.
+//! A job is a sequence of regions of threads (PAWS §3); each thread is an entity. A region's
+//! threads fork together and join when the last completes, which forks the next region on
+//! that CPU. Threads may request and release resources at checkpoints of their work
+//! (ChronOS §III); a request for a held resource blocks the thread in the resource's FIFO
+//! queue until the holder releases it (docs/semantics.md "Parallel jobs and critical
+//! sections"). A sequential task without sections is one region of one thread and costs
+//! nothing extra.
+//!
+//! Hot path: job and entity slots and records are preallocated and reused; stale progress
+//! events (of preempted entities) are skipped by a per-CPU version number instead of being
+//! removed.
 
 use crate::exec::TaskStreams;
 use rtsched_model::results::{Interval, JobRecord, RunResult};
-use rtsched_model::{OnMiss, TaskSet, Time};
+use rtsched_model::program::scale;
+use rtsched_model::{Action, OnMiss, Program, TaskSet, Time};
 use rtsched_policies::{Dispatch, EntityId, EntityInfo, Policy};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 const NONE: u32 = u32::MAX;
 
-// Event kinds, in the order they are handled within one instant.
-const EV_COMPLETE: u8 = 0;
+// Event kinds, in the order they are handled within one instant. EV_PROGRESS: the entity on
+// a CPU completes or reaches a checkpoint (a resource request or release).
+const EV_PROGRESS: u8 = 0;
 const EV_ABORT: u8 = 1;
 const EV_RELEASE: u8 = 2;
 const EV_TICK: u8 = 3;
@@ -45,25 +56,65 @@ struct Event {
     b: u32,
 }
 
-/// A live entity (job or parallel thread) in its slot.
+/// A live entity (one thread of a job) in its slot.
 #[derive(Clone, Copy, Debug)]
 struct Ent {
     info: EntityInfo,
     generation: u32,
     live: bool,
-    /// Released but waiting for the previous job of its task (not yet given to the policy).
-    held: bool,
-    remaining: Time,
-    /// Index of its record, or NONE if released outside the counted window.
-    rec: u32,
+    /// Its job's slot.
+    job: u32,
+    /// This thread's actual demand and the part of it not yet done.
+    demand: Time,
+    left: Time,
+    /// Overhead (context switch, migration) to pay before its own work resumes.
+    owed: Time,
+    /// Next checkpoint of its thread program, and how many it has (0 for most threads).
+    cp: u32,
+    ncp: u32,
+    /// The resource it waits for (NONE if not blocked), and since when.
+    blocked_on: u32,
+    blocked_since: Time,
     cpu: u32,
     last_cpu: u32,
+}
+
+/// A released job in its slot.
+#[derive(Clone, Debug)]
+struct Job {
+    task: u32,
+    job: u64,
+    release: Time,
+    deadline: Time,
+    generation: u32,
+    live: bool,
+    /// Released but waiting for the previous job of its task (not yet given to the policy).
+    held: bool,
+    /// Index of its record, or NONE if released outside the counted window.
+    rec: u32,
+    /// Current region, and how many of its threads have not completed.
+    region: u32,
+    pending: u32,
+    /// Every thread's demand (region then thread order) and where the current region's start.
+    demands: Vec<Time>,
+    first: u32,
+    /// Live entities of the current region.
+    ents: Vec<EntityId>,
+}
+
+/// A mutex: its holder and its FIFO queue of blocked entities.
+#[derive(Clone, Debug, Default)]
+struct Resource {
+    holder: u32,
+    queue: std::collections::VecDeque<EntityId>,
 }
 
 #[derive(Clone, Copy, Debug)]
 struct Cpu {
     running: Option<EntityId>,
+    /// Since when it runs that entity (for intervals) and since when its work is charged.
     since: Time,
+    mark: Time,
     /// Bumped whenever the running entity stops, invalidating its completion event.
     version: u32,
     /// (slot, generation) of the last entity this CPU ran, for context-switch counting.
@@ -76,13 +127,30 @@ pub struct View<'a> {
     /// Per CPU, the entity it runs.
     pub running: Vec<Option<EntityId>>,
     ents: &'a [Ent],
+    resources: &'a [Resource],
 }
 
 impl View<'_> {
-    /// Every ready entity (released, given to the policy, unfinished, not aborted) and the CPU
-    /// running it. Jobs held behind an unfinished predecessor of their task are not ready.
+    /// Every ready entity (released, given to the policy, unfinished, not aborted, not blocked
+    /// on a resource) and the CPU running it. Jobs held behind an unfinished predecessor of
+    /// their task have no entities yet.
     pub fn live(&self) -> impl Iterator<Item = (EntityInfo, Option<u32>)> + '_ {
-        self.ents.iter().filter(|e| e.live && !e.held).map(|e| (e.info, (e.cpu != NONE).then_some(e.cpu)))
+        self.ents.iter().filter(|e| e.live && e.blocked_on == NONE).map(|e| (e.info, (e.cpu != NONE).then_some(e.cpu)))
+    }
+}
+
+impl View<'_> {
+    /// Per resource, the entity holding it (if any) and whether that entity is live.
+    pub fn holders(&self) -> impl Iterator<Item = Option<(EntityInfo, bool)>> + '_ {
+        self.resources.iter().map(|r| (r.holder != NONE).then(|| (self.ents[r.holder as usize].info, self.ents[r.holder as usize].live)))
+    }
+    /// Entities blocked on a resource: (entity, resource, whether it is in that resource's
+    /// queue, whether a CPU runs it). A correct engine answers (_, _, true, false).
+    pub fn blocked(&self) -> impl Iterator<Item = (EntityInfo, u32, bool, bool)> + '_ {
+        self.ents.iter().filter(|e| e.live && e.blocked_on != NONE).map(|e| {
+            let queued = self.resources[e.blocked_on as usize].queue.contains(&e.info.id);
+            (e.info, e.blocked_on, queued, e.cpu != NONE)
+        })
     }
 }
 
@@ -109,8 +177,13 @@ pub struct Engine<'p, O: Observer> {
     record_intervals: bool,
     events: BinaryHeap<Reverse<Event>>,
     seq: u64,
+    /// Per task: its regions, threads and checkpoints.
+    programs: Vec<Program>,
     ents: Vec<Ent>,
     free: Vec<u32>,
+    jobs: Vec<Job>,
+    free_jobs: Vec<u32>,
+    resources: Vec<Resource>,
     cpus: Vec<Cpu>,
     dispatch: Dispatch,
     streams: Vec<TaskStreams>,
@@ -125,6 +198,8 @@ pub struct Engine<'p, O: Observer> {
     dirty: Vec<u32>,
     stopped: Vec<u32>,
     aborts: Vec<EntityId>,
+    forked: Vec<EntityInfo>,
+    doomed: Vec<EntityId>,
 }
 
 impl<'p, O: Observer> Engine<'p, O> {
@@ -138,6 +213,8 @@ impl<'p, O: Observer> Engine<'p, O> {
             .sum();
         let mut result = RunResult::new("sim", &policy.name(), ts);
         result.jobs.reserve(expected_jobs.min(1 << 26) as usize);
+        let programs: Vec<Program> = ts.tasks.iter().map(|t| t.program()).collect();
+        let width: usize = programs.iter().map(Program::width).sum();
         Engine {
             policy,
             observer,
@@ -145,9 +222,13 @@ impl<'p, O: Observer> Engine<'p, O> {
             record_intervals,
             events: BinaryHeap::with_capacity(2 * n + 2 * m + 16),
             seq: 0,
-            ents: Vec::with_capacity(2 * n + m),
-            free: Vec::with_capacity(2 * n + m),
-            cpus: vec![Cpu { running: None, since: 0, version: 0, last: u64::MAX }; m],
+            programs,
+            ents: Vec::with_capacity(2 * width + m),
+            free: Vec::with_capacity(2 * width + m),
+            jobs: Vec::with_capacity(2 * n),
+            free_jobs: Vec::with_capacity(2 * n),
+            resources: vec![Resource { holder: NONE, queue: Default::default() }; ts.resources.len()],
+            cpus: vec![Cpu { running: None, since: 0, mark: 0, version: 0, last: u64::MAX }; m],
             dispatch: Dispatch::new(m as u32),
             streams: (0..n as u32).map(|i| TaskStreams::new(ts.run.seed, i)).collect(),
             next_job: vec![0; n],
@@ -158,6 +239,8 @@ impl<'p, O: Observer> Engine<'p, O> {
             dirty: Vec::with_capacity(m),
             stopped: Vec::with_capacity(m),
             aborts: Vec::new(),
+            forked: Vec::with_capacity(16),
+            doomed: Vec::with_capacity(16),
         }
     }
 
@@ -199,7 +282,7 @@ impl<'p, O: Observer> Engine<'p, O> {
                 self.events.pop();
                 self.result.counters.events += 1;
                 match ev.kind {
-                    EV_COMPLETE => self.on_complete(now, ev.a, ev.b),
+                    EV_PROGRESS => self.on_progress(now, ev.a, ev.b),
                     EV_ABORT => self.on_deadline_abort(now, ev.a, ev.b),
                     EV_RELEASE => self.on_release(now, ev.a, duration),
                     _ => self.on_tick(now, ev.a),
@@ -215,12 +298,21 @@ impl<'p, O: Observer> Engine<'p, O> {
                 }
                 let aborts = std::mem::take(&mut self.aborts);
                 for &e in &aborts {
-                    self.abort(now, e);
+                    // Several threads of one job may be named; the first aborts the job.
+                    if self.ents[e as usize].live {
+                        let j = self.ents[e as usize].job;
+                        self.abort_job(now, j);
+                    }
                 }
                 self.aborts = aborts;
             }
             if O::ACTIVE {
-                let view = View { now, running: self.cpus.iter().map(|c| c.running).collect(), ents: &self.ents };
+                let view = View {
+                    now,
+                    running: self.cpus.iter().map(|c| c.running).collect(),
+                    ents: &self.ents,
+                    resources: &self.resources,
+                };
                 self.observer.after_instant(&view);
             }
         }
@@ -235,8 +327,14 @@ impl<'p, O: Observer> Engine<'p, O> {
                 self.close_interval(c as u32, e, end);
             }
         }
-        for e in self.ents.iter().filter(|e| e.live && e.rec != NONE) {
-            let r = &mut self.result.jobs[e.rec as usize];
+        for e in self.ents.iter().filter(|e| e.live && e.blocked_on != NONE) {
+            let rec = self.jobs[e.job as usize].rec;
+            if rec != NONE {
+                self.result.jobs[rec as usize].blocked += end.saturating_sub(e.blocked_since);
+            }
+        }
+        for j in self.jobs.iter().filter(|j| j.live && j.rec != NONE) {
+            let r = &mut self.result.jobs[j.rec as usize];
             // Unfinished at the end: missed once its deadline has passed.
             r.missed = r.deadline <= end;
         }
@@ -248,25 +346,32 @@ impl<'p, O: Observer> Engine<'p, O> {
         let t = &self.ts.tasks[task as usize];
         let job = self.next_job[task as usize];
         self.next_job[task as usize] += 1;
-        let demand = self.streams[task as usize].demand(&self.ts.run.execution, t.wcet);
-        let next = now + self.streams[task as usize].interarrival(t);
-        let deadline = now + t.deadline;
-        let slot = match self.free.pop() {
+        let slot = match self.free_jobs.pop() {
             Some(s) => s,
             None => {
-                self.ents.push(Ent {
-                    info: EntityInfo { id: 0, task: 0, job: 0, region: 0, thread: 0, release: 0, deadline: 0 },
+                self.jobs.push(Job {
+                    task: 0,
+                    job: 0,
+                    release: 0,
+                    deadline: 0,
                     generation: 0,
                     live: false,
                     held: false,
-                    remaining: 0,
                     rec: NONE,
-                    cpu: NONE,
-                    last_cpu: NONE,
+                    region: 0,
+                    pending: 0,
+                    demands: Vec::new(),
+                    first: 0,
+                    ents: Vec::new(),
                 });
-                (self.ents.len() - 1) as u32
+                (self.jobs.len() - 1) as u32
             }
         };
+        let mut demands = std::mem::take(&mut self.jobs[slot as usize].demands);
+        demands.clear();
+        let demand = self.streams[task as usize].job_demands(&self.ts.run.execution, &self.programs[task as usize], &mut demands);
+        let next = now + self.streams[task as usize].interarrival(t);
+        let deadline = now + t.deadline;
         let rec = if now < duration {
             self.result.jobs.push(JobRecord { task, job, release: now, deadline, demand, ..Default::default() });
             self.undecided += 1;
@@ -274,12 +379,22 @@ impl<'p, O: Observer> Engine<'p, O> {
         } else {
             NONE
         };
-        let info = EntityInfo { id: slot, task, job, region: 0, thread: 0, release: now, deadline };
-        let e = &mut self.ents[slot as usize];
-        e.generation = e.generation.wrapping_add(1);
-        let generation = e.generation;
         let held = self.task_busy[task as usize];
-        *e = Ent { info, generation, live: true, held, remaining: demand, rec, cpu: NONE, last_cpu: NONE };
+        let j = &mut self.jobs[slot as usize];
+        j.generation = j.generation.wrapping_add(1);
+        let generation = j.generation;
+        j.task = task;
+        j.job = job;
+        j.release = now;
+        j.deadline = deadline;
+        j.live = true;
+        j.held = held;
+        j.rec = rec;
+        j.region = 0;
+        j.pending = 0;
+        j.demands = demands;
+        j.first = 0;
+        j.ents.clear();
         self.result.counters.releases += 1;
         if self.ts.run.on_miss == OnMiss::Abort {
             self.push(deadline, EV_ABORT, slot, generation);
@@ -292,50 +407,206 @@ impl<'p, O: Observer> Engine<'p, O> {
             self.held[task as usize].push_back(slot);
         } else {
             self.task_busy[task as usize] = true;
+            self.fork(now, slot, None);
+        }
+    }
+
+    /// Create the entities of job `j`'s current region and give them to the policy.
+    fn fork(&mut self, now: Time, j: u32, cpu: Option<u32>) {
+        let job = &self.jobs[j as usize];
+        let (task, region, first) = (job.task, job.region, job.first);
+        let threads = &self.programs[task as usize].regions[region as usize];
+        let n = threads.len();
+        self.forked.clear();
+        for t in 0..n {
+            let ncp = self.programs[task as usize].regions[region as usize][t].checkpoints.len() as u32;
+            let job = &self.jobs[j as usize];
+            let demand = job.demands[first as usize + t];
+            let (jobno, release, deadline) = (job.job, job.release, job.deadline);
+            let slot = match self.free.pop() {
+                Some(s) => s,
+                None => {
+                    self.ents.push(Ent {
+                        info: EntityInfo { id: 0, task: 0, job: 0, region: 0, thread: 0, release: 0, deadline: 0 },
+                        generation: 0,
+                        live: false,
+                        job: NONE,
+                        demand: 0,
+                        left: 0,
+                        owed: 0,
+                        cp: 0,
+                        ncp: 0,
+                        blocked_on: NONE,
+                        blocked_since: 0,
+                        cpu: NONE,
+                        last_cpu: NONE,
+                    });
+                    (self.ents.len() - 1) as u32
+                }
+            };
+            let info = EntityInfo { id: slot, task, job: jobno, region, thread: t as u32, release, deadline };
+            let e = &mut self.ents[slot as usize];
+            let generation = e.generation.wrapping_add(1);
+            *e = Ent {
+                info,
+                generation,
+                live: true,
+                job: j,
+                demand,
+                left: demand,
+                owed: 0,
+                cp: 0,
+                ncp,
+                blocked_on: NONE,
+                blocked_since: 0,
+                cpu: NONE,
+                last_cpu: NONE,
+            };
+            self.jobs[j as usize].ents.push(slot);
+            self.forked.push(info);
+        }
+        self.jobs[j as usize].pending = n as u32;
+        if n == 1 {
+            let info = self.forked[0];
             self.policy.release(now, &info);
+        } else {
+            let forked = std::mem::take(&mut self.forked);
+            self.policy.forked(now, cpu, &forked);
+            self.forked = forked;
         }
     }
 
     /// The job of `task` the policy knew ended at `now`: give it the next held job, if any.
     fn next_of_task(&mut self, now: Time, task: u32) {
         match self.held[task as usize].pop_front() {
-            Some(slot) => {
-                let e = &mut self.ents[slot as usize];
-                e.held = false;
-                let info = e.info;
-                self.policy.release(now, &info);
+            Some(j) => {
+                self.jobs[j as usize].held = false;
+                self.fork(now, j, None);
             }
             None => self.task_busy[task as usize] = false,
         }
     }
 
-    fn on_complete(&mut self, now: Time, cpu: u32, version: u32) {
+    /// Work left before `e`'s next checkpoint (or completion), overheads included.
+    #[inline]
+    fn until_next(&self, e: EntityId) -> Time {
+        let ent = &self.ents[e as usize];
+        let target = if ent.cp < ent.ncp {
+            let i = ent.info;
+            let t = &self.programs[i.task as usize].regions[i.region as usize][i.thread as usize];
+            ent.demand - scale(t.checkpoints[ent.cp as usize].at, t.wcet, ent.demand)
+        } else {
+            0
+        };
+        ent.owed + ent.left.saturating_sub(target)
+    }
+
+    /// The entity on `cpu` completed or reached a checkpoint.
+    fn on_progress(&mut self, now: Time, cpu: u32, version: u32) {
         let c = &self.cpus[cpu as usize];
         if c.version != version {
-            return; // the entity was stopped since this completion was planned
+            return; // the entity was stopped since this event was planned
         }
-        let e = c.running.expect("a valid completion event has a running entity");
+        let e = c.running.expect("a valid progress event has a running entity");
+        self.charge(now, cpu, e);
+        // Pass every checkpoint reached at this point of the thread's work.
+        while self.ents[e as usize].cp < self.ents[e as usize].ncp && self.until_next(e) == 0 {
+            let ent = &self.ents[e as usize];
+            let i = ent.info;
+            let action = self.programs[i.task as usize].regions[i.region as usize][i.thread as usize].checkpoints[ent.cp as usize].action;
+            match action {
+                Action::Release(r) => {
+                    self.ents[e as usize].cp += 1;
+                    self.release_resource(now, r, e);
+                }
+                Action::Acquire(r) => {
+                    if self.resources[r as usize].holder == NONE {
+                        self.resources[r as usize].holder = e;
+                        self.ents[e as usize].cp += 1;
+                    } else {
+                        self.block(now, cpu, e, r);
+                        return;
+                    }
+                }
+            }
+        }
+        let ent = &self.ents[e as usize];
+        if ent.left == 0 && ent.owed == 0 && ent.cp == ent.ncp {
+            self.complete_thread(now, cpu, e);
+        } else {
+            let at = now + self.until_next(e);
+            self.push(at, EV_PROGRESS, cpu, self.cpus[cpu as usize].version);
+        }
+    }
+
+    fn complete_thread(&mut self, now: Time, cpu: u32, e: EntityId) {
         self.stop(now, cpu, e);
         let ent = &mut self.ents[e as usize];
-        debug_assert_eq!(ent.remaining, 0);
         ent.live = false;
-        if ent.rec != NONE {
-            let r = &mut self.result.jobs[ent.rec as usize];
+        let j = ent.job;
+        self.free.push(e);
+        self.dispatch.vacate(cpu);
+        self.policy.complete(now, e, cpu);
+        let job = &mut self.jobs[j as usize];
+        if let Some(p) = job.ents.iter().position(|&x| x == e) {
+            job.ents.swap_remove(p);
+        }
+        job.pending -= 1;
+        if job.pending > 0 {
+            return;
+        }
+        let task = job.task as usize;
+        if (job.region as usize) + 1 < self.programs[task].regions.len() {
+            // Join: the next region forks where this one ended.
+            job.first += self.programs[task].regions[job.region as usize].len() as u32;
+            job.region += 1;
+            self.fork(now, j, Some(cpu));
+            return;
+        }
+        job.live = false;
+        if job.rec != NONE {
+            let r = &mut self.result.jobs[job.rec as usize];
             r.finish = Some(now);
             r.missed = now > r.deadline;
             self.undecided -= 1;
         }
-        self.free.push(e);
+        self.free_jobs.push(j);
+        self.next_of_task(now, task as u32);
+    }
+
+    /// `e`, running on `cpu`, requested `r`, which is held: it leaves its CPU and waits.
+    fn block(&mut self, now: Time, cpu: u32, e: EntityId, r: u32) {
+        self.stop(now, cpu, e);
+        let ent = &mut self.ents[e as usize];
+        ent.blocked_on = r;
+        ent.blocked_since = now;
+        self.resources[r as usize].queue.push_back(e);
         self.dispatch.vacate(cpu);
-        self.policy.complete(now, e, cpu);
-        let task = self.ents[e as usize].info.task;
-        self.next_of_task(now, task);
+        self.policy.blocked(now, e, cpu);
+    }
+
+    /// `e` releases `r`; the first waiter takes it and is ready again.
+    fn release_resource(&mut self, now: Time, r: u32, e: EntityId) {
+        let res = &mut self.resources[r as usize];
+        debug_assert_eq!(res.holder, e);
+        res.holder = NONE;
+        if let Some(w) = res.queue.pop_front() {
+            res.holder = w;
+            let went = &mut self.ents[w as usize];
+            went.blocked_on = NONE;
+            went.cp += 1;
+            let (info, waited, rec) = (went.info, now - went.blocked_since, self.jobs[went.job as usize].rec);
+            if rec != NONE {
+                self.result.jobs[rec as usize].blocked += waited;
+            }
+            self.policy.unblocked(now, &info);
+        }
     }
 
     fn on_deadline_abort(&mut self, now: Time, slot: u32, generation: u32) {
-        let e = &self.ents[slot as usize];
-        if e.live && e.generation == generation {
-            self.abort(now, slot);
+        let j = &self.jobs[slot as usize];
+        if j.live && j.generation == generation {
+            self.abort_job(now, slot);
         }
     }
 
@@ -346,30 +617,62 @@ impl<'p, O: Observer> Engine<'p, O> {
         }
     }
 
-    /// Remove a live entity without completing it.
-    fn abort(&mut self, now: Time, e: EntityId) {
-        let ent = self.ents[e as usize];
-        assert!(ent.live, "policy aborted entity {e}, which is not live");
-        let (held, task) = (ent.held, ent.info.task);
+    /// Remove a live job and all its threads without completing it.
+    fn abort_job(&mut self, now: Time, j: u32) {
+        let job = &self.jobs[j as usize];
+        assert!(job.live, "aborting job slot {j}, which is not live");
+        let (held, task, rec) = (job.held, job.task, job.rec);
         if held {
             // Never given to the policy: drop it from its task's queue, tell nobody.
-            self.held[ent.info.task as usize].retain(|&s| s != e);
+            self.held[task as usize].retain(|&s| s != j);
+        } else {
+            let mut doomed = std::mem::take(&mut self.doomed);
+            doomed.clear();
+            doomed.extend_from_slice(&self.jobs[j as usize].ents);
+            // Waiting threads leave their queues first, so no resource is handed to them.
+            for &e in &doomed {
+                let ent = &mut self.ents[e as usize];
+                if ent.blocked_on != NONE {
+                    let r = ent.blocked_on as usize;
+                    ent.blocked_on = NONE;
+                    let waited = now - ent.blocked_since;
+                    self.resources[r].queue.retain(|&x| x != e);
+                    if rec != NONE {
+                        self.result.jobs[rec as usize].blocked += waited;
+                    }
+                    // Not the policy's since it blocked: not reported.
+                    ent.live = false;
+                }
+            }
+            for &e in &doomed {
+                let ent = self.ents[e as usize];
+                if ent.cpu != NONE {
+                    self.stop(now, ent.cpu, e);
+                    self.dispatch.vacate(ent.cpu);
+                }
+                for r in 0..self.resources.len() {
+                    if self.resources[r].holder == e {
+                        self.release_resource(now, r as u32, e);
+                    }
+                }
+                if ent.live {
+                    self.ents[e as usize].live = false;
+                    self.policy.aborted(now, e);
+                }
+                self.free.push(e);
+            }
+            self.jobs[j as usize].ents.clear();
+            self.doomed = doomed;
         }
-        if ent.cpu != NONE {
-            self.stop(now, ent.cpu, e);
-            self.dispatch.vacate(ent.cpu);
-        }
-        let ent = &mut self.ents[e as usize];
-        ent.live = false;
-        if ent.rec != NONE {
-            let r = &mut self.result.jobs[ent.rec as usize];
+        self.jobs[j as usize].live = false;
+        if rec != NONE {
+            let r = &mut self.result.jobs[rec as usize];
             r.aborted = true;
             r.missed = true;
             self.undecided -= 1;
         }
-        self.free.push(e);
+        self.free_jobs.push(j);
         if !held {
-            self.policy.aborted(now, e);
             self.next_of_task(now, task);
         }
     }
@@ -382,15 +685,26 @@ impl<'p, O: Observer> Engine<'p, O> {
         }
     }
 
+    /// Charge the work `e` did on `cpu` since the last charge: overheads first, then its own.
+    #[inline]
+    fn charge(&mut self, now: Time, cpu: u32, e: EntityId) {
+        let c = &mut self.cpus[cpu as usize];
+        let ran = now - c.mark;
+        c.mark = now;
+        let ent = &mut self.ents[e as usize];
+        let paid = ran.min(ent.owed);
+        ent.owed -= paid;
+        ent.left -= ran - paid;
+    }
+
     /// Take the running entity `e` off `cpu` at `now`, charging the work it did.
     fn stop(&mut self, now: Time, cpu: u32, e: EntityId) {
         self.close_interval(cpu, e, now);
+        self.charge(now, cpu, e);
         let c = &mut self.cpus[cpu as usize];
-        let ran = now - c.since;
         c.running = None;
         c.version = c.version.wrapping_add(1);
         let ent = &mut self.ents[e as usize];
-        ent.remaining -= ran;
         ent.cpu = NONE;
         ent.last_cpu = cpu;
     }
@@ -418,7 +732,11 @@ impl<'p, O: Observer> Engine<'p, O> {
             }
             let Some(e) = new else { continue };
             let ent = &mut self.ents[e as usize];
-            assert!(ent.live, "policy '{}' dispatched entity {e}, which is not live", self.result.scheduler);
+            assert!(
+                ent.live && ent.blocked_on == NONE,
+                "policy '{}' dispatched entity {e}, which is not ready",
+                self.result.scheduler
+            );
             assert!(
                 ent.cpu == NONE,
                 "policy '{}' put entity {e} on CPU {cpu} while it runs on CPU {}",
@@ -431,24 +749,30 @@ impl<'p, O: Observer> Engine<'p, O> {
             let migrated = ent.last_cpu != NONE && ent.last_cpu != cpu;
             c.running = Some(e);
             c.since = now;
+            c.mark = now;
             c.last = id;
             ent.cpu = cpu;
-            ent.remaining += oh.context_switch * switched as u64 + oh.migration * migrated as u64;
-            if ent.rec != NONE {
-                let r = &mut self.result.jobs[ent.rec as usize];
+            ent.owed += oh.context_switch * switched as u64 + oh.migration * migrated as u64;
+            let rec = self.jobs[ent.job as usize].rec;
+            if rec != NONE {
+                let r = &mut self.result.jobs[rec as usize];
                 r.start.get_or_insert(now);
                 r.cpus.insert(cpu);
                 r.context_switches += switched as u32;
                 r.migrations += migrated as u32;
             }
-            let (finish, version) = (now + ent.remaining, c.version);
-            self.push(finish, EV_COMPLETE, cpu, version);
+            let version = c.version;
+            let finish = now + self.until_next(e);
+            self.push(finish, EV_PROGRESS, cpu, version);
         }
         for i in 0..self.stopped.len() {
             let o = self.stopped[i];
             let ent = &self.ents[o as usize];
-            if ent.cpu == NONE && ent.rec != NONE {
-                self.result.jobs[ent.rec as usize].preemptions += 1;
+            if ent.cpu == NONE && ent.live {
+                let rec = self.jobs[ent.job as usize].rec;
+                if rec != NONE {
+                    self.result.jobs[rec as usize].preemptions += 1;
+                }
             }
         }
     }

@@ -2,7 +2,7 @@
 //! after every scheduling instant, and exact work accounting after the run.
 
 use proptest::prelude::*;
-use rtsched_model::{ExecModel, OnMiss, Task, TaskSet, Time};
+use rtsched_model::{CriticalSection, ExecModel, OnMiss, Region, Task, TaskSet, Time};
 use rtsched_policies::EntityInfo;
 use rtsched_sim::{simulate_observed, Observer, View};
 use std::collections::HashMap;
@@ -55,6 +55,21 @@ impl Observer for &mut Checker {
             let on = v.running.iter().position(|r| *r == Some(e.id)).map(|c| c as u32);
             if on != *cpu {
                 self.fail(format!("t={} entity {} thinks it is on {cpu:?}, CPUs say {on:?}", v.now, e.id));
+            }
+        }
+        // Resources: a holder is live; a blocked entity is queued, not running, and waits for
+        // a resource that somebody holds (no lost wake-up).
+        let holders: Vec<_> = v.holders().collect();
+        for (r, h) in holders.iter().enumerate() {
+            if let Some((e, live)) = h {
+                if !live {
+                    self.fail(format!("t={} resource {r} held by dead entity {}", v.now, e.id));
+                }
+            }
+        }
+        for (e, r, queued, on_cpu) in v.blocked() {
+            if !queued || on_cpu || holders[r as usize].is_none() {
+                self.fail(format!("t={} entity {} blocked on {r}: queued={queued} on_cpu={on_cpu} holder={:?}", v.now, e.id, holders[r as usize]));
             }
         }
         let running = live.iter().filter(|(_, c)| c.is_some()).count();
@@ -127,6 +142,39 @@ fn arb_taskset() -> impl Strategy<Value = TaskSet> {
     })
 }
 
+/// The same task sets with structure: some tasks split into regions of threads, and some
+/// threads given critical sections on up to three shared resources. Nested sections request
+/// resources in increasing order (the global order the file loader demands).
+fn arb_structured_taskset() -> impl Strategy<Value = TaskSet> {
+    (arb_taskset(), proptest::collection::vec((0u8..4, 1usize..4, 1usize..4, 0u32..3, 0u8..3, 1u64..60, 1u64..40), 10)).prop_map(|(mut ts, shapes)| {
+        ts.resources = vec!["R0".into(), "R1".into(), "R2".into()];
+        for (t, &(kind, nreg, nthr, res, nest, at_pct, len_pct)) in ts.tasks.iter_mut().zip(&shapes) {
+            if kind >= 2 {
+                // Regions: nreg regions of up to nthr threads sharing the WCET.
+                let pieces = (nreg * nthr) as u64;
+                let each = (t.wcet / pieces).max(1);
+                t.regions = (0..nreg).map(|r| Region { threads: vec![each; 1 + (r + nthr) % nthr.max(1)] }).collect();
+                t.wcet = t.regions.iter().flat_map(|r| r.threads.iter()).sum();
+            }
+            if kind % 2 == 1 {
+                let (region, thread) = (t.regions.len().saturating_sub(1) as u32, 0u32);
+                let tw = if t.regions.is_empty() { t.wcet } else { t.regions[region as usize].threads[0] };
+                let start = tw * at_pct / 100;
+                let length = ((tw - start) * len_pct / 100).max(1).min(tw - start);
+                if length == 0 {
+                    continue;
+                }
+                t.sections.push(CriticalSection { resource: res, region, thread, start, length });
+                if nest > 0 && res < 2 && length >= 3 {
+                    // A nested section on a higher-numbered resource.
+                    t.sections.push(CriticalSection { resource: res + 1, region, thread, start: start + 1, length: length - 2 });
+                }
+            }
+        }
+        ts
+    })
+}
+
 fn check(ts: &TaskSet, spec: &str) -> Result<(), TestCaseError> {
     let m = ts.platform.cpus as usize;
     let prio: Vec<u32> = ts.tasks.iter().map(|t| t.priority.unwrap()).collect();
@@ -185,6 +233,14 @@ proptest! {
 
     #[test]
     fn invariants_hold_after_every_event(ts in arb_taskset(), which in 0usize..6) {
+        let spec = ["gedf", "gfp:file", "gnpedf", "gfifo", "pedf", "pfp:file"][which];
+        check(&ts, spec)?;
+    }
+
+    /// The same invariants with parallel regions and critical sections (blocked entities are
+    /// not ready, so "the min(m, ready) most urgent run" still holds among the others).
+    #[test]
+    fn invariants_hold_with_regions_and_sections(ts in arb_structured_taskset(), which in 0usize..6) {
         let spec = ["gedf", "gfp:file", "gnpedf", "gfifo", "pedf", "pfp:file"][which];
         check(&ts, spec)?;
     }
