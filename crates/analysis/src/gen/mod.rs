@@ -109,7 +109,7 @@ pub struct Generated {
     pub taskset: TaskSet,
     /// Drawn utilisation of each task, before rounding to integer ns.
     pub utilisations: Vec<f64>,
-    /// PAWS: threads per parallel region of each task (the model has no parallel regions yet).
+    /// PAWS: threads in each task's parallel region (also built into the tasks' `regions`).
     pub threads: Option<Vec<u32>>,
     /// ChronOS: the utility (height of a step TUF) of each task (the model has no TUFs yet).
     pub utilities: Option<Vec<f64>>,
@@ -215,7 +215,7 @@ pub const GENERATORS: &[GeneratorInfo] = &[
     GeneratorInfo { name: "uunifast", summary: "UUniFast (Bini & Buttazzo 2005): uniform over the simplex", params: GENERIC_HELP },
     GeneratorInfo { name: "uunifast-discard", summary: "UUniFast-Discard (Davis & Burns 2009): UUniFast redrawn until u in [u_min, u_max]", params: GENERIC_HELP },
     GeneratorInfo { name: "randfixedsum", summary: "RandFixedSum (Stafford; Emberson et al. 2010): uniform with u in [u_min, u_max]", params: GENERIC_HELP },
-    GeneratorInfo { name: "paws2013", summary: "PAWS §5: u in [0.1,0.4], T in [100,150] ms, tasks added until U is in a window; threads per task", params: "m=2, window=1..4 (the paper's 28-30%, 58-60%, 78-80%, 83-85%; default 1) or U_min, U_max (fractions of m unless absolute=1), u_min=0.1, u_max=0.4, tmin=100ms, tmax=150ms, absolute=0" },
+    GeneratorInfo { name: "paws2013", summary: "PAWS §5: u in [0.1,0.4], T in [100,150] ms, tasks added until U is in a window; threads per task", params: "m=2, window=1..4 (the paper's 28-30%, 58-60%, 78-80%, 83-85%; default 1) or U_min, U_max (fractions of m unless absolute=1), u_min=0.1, u_max=0.4, tmin=100ms, tmax=150ms, absolute=0, parallel=1 (0: sequential tasks, no regions)" },
     GeneratorInfo { name: "lelli2011", summary: "gedf-heap §6.2: N = x·m, U = R·m by RandFixedSum, T log-uniform in [10,100] ms", params: "m=4, R=0.6, x=3" },
     GeneratorInfo { name: "mlu", summary: "LWFG Table 1 MLU: 1-4 tasks/MTT, u in [0.01,0.1] and T in [24,240] ms per MTT, WSS = e/3·128 KiB", params: LWFG_HELP },
     GeneratorInfo { name: "mmu", summary: "LWFG Table 1 MMU: 1-4 tasks/MTT, u in [0.1,0.4] and T in [24,240] ms per MTT, WSS = e/3·128 KiB", params: LWFG_HELP },
@@ -244,7 +244,7 @@ pub fn by_name(name: &str, params: &Params, seed: u64) -> Result<Generated, Stri
             generic(name, params, &mut rng)?
         }
         "paws2013" => {
-            params.check_known(name, &["m", "window", "U_min", "U_max", "u_min", "u_max", "tmin", "tmax", "absolute"])?;
+            params.check_known(name, &["m", "window", "U_min", "U_max", "u_min", "u_max", "tmin", "tmax", "absolute", "parallel"])?;
             papers::paws2013(&mut rng, params)?
         }
         "lelli2011" => {
@@ -370,6 +370,20 @@ mod tests {
         assert!(g.utilisations.iter().all(|u| (0.1..=0.4).contains(u)));
         assert!(g.threads.as_ref().unwrap().iter().all(|&n| (1..=6).contains(&n)));
         assert!(g.taskset.tasks.iter().all(|t| (100 * NS_PER_MS..=150 * NS_PER_MS).contains(&t.period)));
+        // Each task with n_i > 1: sequential, n_i parallel threads, sequential; sum = C.
+        for (t, &n) in g.taskset.tasks.iter().zip(g.threads.as_ref().unwrap()) {
+            if n > 1 {
+                let shape: Vec<usize> = t.regions.iter().map(|r| r.threads.len()).collect();
+                assert_eq!(shape, vec![1, n as usize, 1]);
+                assert_eq!(t.regions.iter().flat_map(|r| r.threads.iter()).sum::<Time>(), t.wcet);
+                assert!(t.regions.iter().flat_map(|r| r.threads.iter()).all(|&w| w > 0));
+            } else {
+                assert!(t.regions.is_empty());
+            }
+        }
+        assert!(g.taskset.tasks.iter().any(|t| t.is_parallel()));
+        let seq = gen("paws2013", "m=2,window=3,parallel=0", 5).unwrap();
+        assert!(seq.taskset.tasks.iter().all(|t| t.regions.is_empty()));
 
         let g = gen("chronos2011", "U=3", 9).unwrap();
         assert_eq!(g.taskset.tasks.len(), 12);
@@ -435,9 +449,11 @@ mod tests {
 
     #[test]
     fn generated_sets_survive_the_yaml_round_trip() {
-        let g = gen("mwh", "m=4,U=3", 7).unwrap();
-        let text = rtsched_model::file::to_yaml(&g.taskset);
-        let back = rtsched_model::parse_taskset(&text, rtsched_model::Format::Yaml, "x.yaml").unwrap();
-        assert_eq!(back.tasks, g.taskset.tasks);
+        for (name, p) in [("mwh", "m=4,U=3"), ("paws2013", "m=4,window=2")] {
+            let g = gen(name, p, 7).unwrap();
+            let text = rtsched_model::file::to_yaml(&g.taskset);
+            let back = rtsched_model::parse_taskset(&text, rtsched_model::Format::Yaml, "x.yaml").unwrap();
+            assert_eq!(back.tasks, g.taskset.tasks, "{name}");
+        }
     }
 }

@@ -12,7 +12,7 @@ use super::utilisation::{check_bounds, randfixedsum, uunifast_discard};
 use super::{build, wcet_of, DeadlineDist, Generated, Params, PeriodDist};
 use rand::Rng;
 use rtsched_model::time::{NS_PER_MS, NS_PER_US};
-use rtsched_model::{Task, TaskSet, Time};
+use rtsched_model::{Region, Task, TaskSet, Time};
 
 fn cpus(m: u32) -> Result<u32, String> {
     if m < 1 {
@@ -30,6 +30,7 @@ pub fn paws2013<R: Rng>(rng: &mut R, p: &Params) -> Result<Generated, String> {
         return Err(format!("u_min={u_lo} must be > 0 (tasks are added until the window is reached)"));
     }
     let scale = if p.uint_or("absolute", 0)? == 1 { 1.0 } else { m as f64 };
+    let parallel = p.uint_or("parallel", 1)? == 1;
     // The four windows of PAWS §5 / Table 1; `window=k` picks one, U_min / U_max override.
     const WINDOWS: [(f64, f64); 4] = [(0.28, 0.30), (0.58, 0.60), (0.78, 0.80), (0.83, 0.85)];
     let k = p.uint_or("window", 1)? as usize;
@@ -59,13 +60,46 @@ pub fn paws2013<R: Rng>(rng: &mut R, p: &Params) -> Result<Generated, String> {
         }
         if sum <= w_hi {
             let ps: Vec<Time> = utils.iter().map(|_| periods.draw(rng, NS_PER_US)).collect();
-            let tasks = build(rng, &utils, &ps, DeadlineDist::Implicit);
+            let mut tasks = build(rng, &utils, &ps, DeadlineDist::Implicit);
             // n_i = x·3m threads, x in (0, 1], so 1 ≤ n_i ≤ 3m.
-            let threads = utils.iter().map(|_| (rng.random::<f64>() * 3.0 * m as f64).floor() as u32 + 1).collect();
+            let threads: Vec<u32> = utils.iter().map(|_| (rng.random::<f64>() * 3.0 * m as f64).floor() as u32 + 1).collect();
+            if parallel {
+                for (t, &n) in tasks.iter_mut().zip(&threads) {
+                    t.regions = paws_regions(rng, t.wcet, n);
+                }
+            }
             return Ok(Generated { taskset: TaskSet::new(m, tasks), utilisations: utils, threads: Some(threads), utilities: None });
         }
     }
     Err(format!("no task set with Σu in [{w_lo}, {w_hi}] found in 1000000 tries; widen the window"))
+}
+
+/// PAWS §5's workload: "executes sequentially; splits into multiple parallel threads;
+/// synchronizes and terminates them; resumes master thread execution", with the sequential,
+/// parallel and per-thread times "derived randomly" and summing to C. We draw the three parts'
+/// shares and the threads' shares of the parallel part uniformly and normalise them; integer
+/// rounding goes to the last piece so the sum is exactly C. One thread: no regions.
+fn paws_regions<R: Rng>(rng: &mut R, wcet: Time, n: u32) -> Vec<Region> {
+    if n <= 1 || wcet < 3 * n as Time {
+        return Vec::new();
+    }
+    let split = |rng: &mut R, total: Time, k: usize| -> Vec<Time> {
+        let w: Vec<f64> = (0..k).map(|_| 1.0 - rng.random::<f64>()).collect(); // (0, 1]
+        let sum: f64 = w.iter().sum();
+        let mut parts: Vec<Time> = w.iter().map(|x| ((x / sum) * total as f64).floor().max(1.0) as Time).collect();
+        let used: Time = parts[..k - 1].iter().sum();
+        parts[k - 1] = total.saturating_sub(used).max(1);
+        parts
+    };
+    let thirds = split(rng, wcet - n as Time - 2, 3);
+    let (seq1, par, seq2) = (thirds[0] + 1, thirds[1] + n as Time, thirds[2] + 1);
+    let threads = split(rng, par, n as usize);
+    let mut regions = vec![Region { threads: vec![seq1] }, Region { threads }, Region { threads: vec![seq2] }];
+    // Rounding can leave the sum a few ns off C; settle it on the last region.
+    let total: Time = regions.iter().flat_map(|r| r.threads.iter()).sum();
+    let last = &mut regions[2].threads[0];
+    *last = (*last + wcet).saturating_sub(total).max(1);
+    regions
 }
 
 /// gedf-heap §6.2: N = x·m tasks, U = R·m by RandFixedSum on (0, 1), T log-uniform 10–100 ms.

@@ -106,11 +106,53 @@ pub fn density_cmp_one(ts: &[Cdt]) -> Ordering {
     cmp_sum(ts.iter().map(|x| (x.c, x.d.min(x.t))), 1, 1)
 }
 
+/// Parallel regions and critical sections are outside every test here (they assume
+/// independent sequential tasks: no intra-job parallelism, no blocking). Only necessary
+/// conditions stay valid — Σ C/T ≤ m (total work) and, per task, its critical path (the sum
+/// over regions of the longest thread) ≤ D — so those are checked and every sufficient test
+/// is reported as not applicable rather than giving an unsound "schedulable".
+fn analyze_structured(ts: &TaskSet) -> Vec<Verdict> {
+    let m = ts.platform.cpus;
+    let mut out = Vec::new();
+    let u = ts.utilization();
+    let mut necessary = Verdict::new("necessary", if u > m as f64 { Some(false) } else { None }, format!("U={u:.6} vs m={m}; critical paths ≤ D"));
+    for t in &ts.tasks {
+        let path: Time = t.program().regions.iter().map(|r| r.iter().map(|x| x.wcet).max().unwrap_or(0)).sum();
+        if path > t.deadline {
+            necessary = Verdict::new("necessary", Some(false), format!("task '{}': critical path {path} ns > D {} ns", t.name, t.deadline));
+            break;
+        }
+    }
+    out.push(necessary);
+    let why = match (ts.tasks.iter().any(|t| t.is_parallel()), ts.tasks.iter().any(|t| !t.sections.is_empty())) {
+        (true, true) => "parallel regions and critical sections",
+        (true, false) => "parallel regions",
+        _ => "critical sections (blocking)",
+    };
+    let mut plain = ts.clone();
+    for t in &mut plain.tasks {
+        t.regions.clear();
+        t.sections.clear();
+    }
+    plain.resources.clear();
+    for v in analyze(&plain).into_iter().filter(|v| v.test != "necessary") {
+        out.push(Verdict::new(v.test, None, format!("not applicable: the test does not model {why} (ignoring them it would say {})", match v.schedulable {
+            Some(true) => "schedulable",
+            Some(false) => "unschedulable",
+            None => "inconclusive",
+        })));
+    }
+    out
+}
+
 /// Every applicable test on `ts`:
 /// - one CPU: the uniprocessor tests on the whole set;
 /// - m > 1: a necessary condition and the global EDF tests; and, when every task has a `cpu`,
 ///   the uniprocessor tests on each CPU, prefixed `p-` (schedulable iff every CPU is).
 pub fn analyze(ts: &TaskSet) -> Vec<Verdict> {
+    if ts.has_structure() {
+        return analyze_structured(ts);
+    }
     let m = ts.platform.cpus;
     let cdt: Vec<Cdt> = ts.tasks.iter().map(Cdt::from).collect();
     let file_prio: Option<Vec<u32>> = ts.tasks.iter().map(|t| t.priority).collect();
@@ -166,6 +208,21 @@ mod tests {
     use super::uniprocessor::{edf_exact, fp_rta, hyperbolic, liu_layland, response_time};
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn structured_sets_get_only_necessary_verdicts() {
+        let ms = 1_000_000;
+        let mut t = Task::periodic("p", 10 * ms, 0);
+        t.regions = vec![rtsched_model::Region { threads: vec![2 * ms] }, rtsched_model::Region { threads: vec![6 * ms, 6 * ms] }];
+        t.wcet = 14 * ms; // C > D = T, yet the critical path 8 ms fits on 2 CPUs
+        let ts = TaskSet::new(2, vec![t.clone()]);
+        let v = analyze(&ts);
+        assert_eq!((v[0].test.as_str(), v[0].schedulable), ("necessary", None), "{v:?}");
+        assert!(v[1..].iter().all(|x| x.schedulable.is_none() && x.detail.contains("parallel regions")), "{v:?}");
+        t.deadline = 7 * ms; // now the critical path exceeds D
+        let v = analyze(&TaskSet::new(2, vec![t]));
+        assert_eq!(v[0].schedulable, Some(false), "{v:?}");
+    }
 
     fn cdt(c: u64, d: u64, t: u64) -> Cdt {
         Cdt { c, d, t }
