@@ -161,16 +161,16 @@ def test_schedulers_lists_every_policy_with_paper():
 
 def test_validate(tmp_path):
     r = run_cli("validate", *sorted(EXAMPLES.glob("*.yaml")), *sorted(EXAMPLES.glob("*.json")), check=0)
-    assert r.stdout.count(": ok") == 3
+    assert r.stdout.count(": ok") == 4
 
 
 def test_demo_writes_gantt_and_trace(tmp_path):
     out = tmp_path / "out"
     r = run_cli("demo", "--out", out, check=0)
-    for stem in ("dhall", "quad-mixed", "overload"):
+    for stem in ("dhall", "quad-mixed", "overload", "fork-join"):
         assert (out / f"{stem}-gantt.png").stat().st_size > 10_000
         json.loads((out / f"{stem}.trace.json").read_text())
-    assert r.stdout.count("scheduler ") == 3
+    assert sum(line.startswith("scheduler ") for line in r.stdout.splitlines()) == 4
     # Dhall's effect shows in the demo: global EDF misses, partitioned EDF does not.
     block = r.stdout.split("== ")[1]
     rows = {line.split()[0]: line.split() for line in block.splitlines() if line and line.split()[0] in ("gedf", "pedf")}

@@ -33,10 +33,17 @@ def table(headers, rows, aligns) -> str:
     return "\n".join(lines)
 
 
+BLOCKED = ("max blocked ms", lambda r, s: _ms(s.get("max_blocked_ns", 0)), ">")
+
+
 def comparison_table(results) -> str:
-    """One row per run: the comparison users read first."""
-    rows = [[f(r, r.summary) for _, f, _ in COLUMNS] for r in results]
-    return table([c[0] for c in COLUMNS], rows, [c[2] for c in COLUMNS])
+    """One row per run: the comparison users read first. Runs with critical sections get a
+    column for the longest time a job waited for a resource."""
+    cols = list(COLUMNS)
+    if any(r.summary.get("total_blocked_ns", 0) for r in results):
+        cols.insert(7, BLOCKED)
+    rows = [[f(r, r.summary) for _, f, _ in cols] for r in results]
+    return table([c[0] for c in cols], rows, [c[2] for c in cols])
 
 
 def per_task_table(result) -> str:

@@ -147,6 +147,9 @@ pub struct Summary {
     pub preemptions: u64,
     pub migrations: u64,
     pub context_switches: u64,
+    /// Time jobs spent blocked on resources: the longest for one job, and the sum.
+    pub max_blocked_ns: Time,
+    pub total_blocked_ns: Time,
 }
 
 impl Summary {
@@ -174,6 +177,8 @@ impl Summary {
             s.preemptions += j.preemptions as u64;
             s.migrations += j.migrations as u64;
             s.context_switches += j.context_switches as u64;
+            s.max_blocked_ns = s.max_blocked_ns.max(j.blocked);
+            s.total_blocked_ns += j.blocked;
         }
         if s.jobs > 0 {
             s.dsr = s.met as f64 / s.jobs as f64;

@@ -60,6 +60,11 @@ impl PyTaskSet {
     fn utilization(&self) -> f64 {
         self.inner.utilization()
     }
+    /// Names of the resources critical sections use.
+    #[getter]
+    fn resources(&self) -> Vec<String> {
+        self.inner.resources.clone()
+    }
     #[getter]
     fn task_names(&self) -> Vec<String> {
         self.inner.tasks.iter().map(|t| t.name.clone()).collect()
@@ -78,6 +83,19 @@ impl PyTaskSet {
             d.set_item("priority", t.priority)?;
             d.set_item("cpu", t.cpu)?;
             d.set_item("utilization", t.utilization())?;
+            // Regions as lists of thread WCETs (ns); empty for a sequential task.
+            d.set_item("regions", t.regions.iter().map(|r| r.threads.clone()).collect::<Vec<_>>())?;
+            let secs = PyList::empty(py);
+            for s in &t.sections {
+                let x = PyDict::new(py);
+                x.set_item("resource", &self.inner.resources[s.resource as usize])?;
+                x.set_item("region", s.region)?;
+                x.set_item("thread", s.thread)?;
+                x.set_item("start_ns", s.start)?;
+                x.set_item("length_ns", s.length)?;
+                secs.append(x)?;
+            }
+            d.set_item("sections", secs)?;
             list.append(d)?;
         }
         Ok(list)

@@ -16,4 +16,13 @@ def run(args):
         ts = _core.load_taskset(f)
         print(f"{f}: ok — {len(ts.task_names)} tasks on {ts.cpus} CPUs, U = {ts.utilization:.3f}, "
               f"duration {ts.duration_ns / 1e6:g} ms, seed {ts.seed}, on_miss {ts.on_miss}")
+        tasks = ts.tasks()
+        parallel = [t for t in tasks if any(len(r) > 1 for r in t["regions"])]
+        if parallel:
+            widest = max(max(len(r) for r in t["regions"]) for t in parallel)
+            print(f"  {len(parallel)} parallel task(s) (fork-join regions, up to {widest} threads per region)")
+        with_cs = [t for t in tasks if t["sections"]]
+        if with_cs:
+            print(f"  {len(with_cs)} task(s) with critical sections on {len(ts.resources)} resource(s): "
+                  + ", ".join(ts.resources))
     return 0
