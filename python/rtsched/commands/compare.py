@@ -37,6 +37,9 @@ def side_by_side(sim, real) -> str:
                             ("preemptions", "preemptions", str), ("migrations", "migrations", str),
                             ("context_switches", "context switches", str)]:
         rows.append([label, fmt(s[key]), fmt(r[key])])
+    if s.get("total_blocked_ns") or r.get("total_blocked_ns"):
+        rows.append(["max blocked ms", _ms(s.get("max_blocked_ns", 0)), _ms(r.get("max_blocked_ns", 0))])
+        rows.append(["total blocked ms", _ms(s.get("total_blocked_ns", 0)), _ms(r.get("total_blocked_ns", 0))])
     # Per-task response-time gap: real minus simulated, on the jobs both completed.
     j = sim.jobs.merge(real.jobs, on=["task", "job"], suffixes=("_sim", "_real"))
     j = j.dropna(subset=["response_ns_sim", "response_ns_real"])
