@@ -4,7 +4,7 @@
 //! preallocated or reused (entity slots, per-CPU state, the event heap, the records, which are
 //! reserved from the expected job count).
 
-use rtsched_model::{ExecModel, Task, TaskSet};
+use rtsched_model::{CriticalSection, ExecModel, Region, Task, TaskSet};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -28,17 +28,35 @@ unsafe impl GlobalAlloc for Counting {
 #[global_allocator]
 static A: Counting = Counting;
 
-fn taskset(seconds: u64) -> TaskSet {
+fn taskset(seconds: u64, structured: bool) -> TaskSet {
     let ms = 1_000_000;
-    let tasks = (0..12).map(|i| Task::periodic(format!("t{i}"), (7 + 3 * i) * ms, (2 + i % 4) * ms)).collect();
+    let mut tasks: Vec<Task> = (0..12).map(|i| Task::periodic(format!("t{i}"), (7 + 3 * i) * ms, (2 + i % 4) * ms)).collect();
+    if structured {
+        // Fork-join jobs and critical sections: forks, joins, blocking and hand-overs reuse
+        // job slots, entity slots and the resources' queues too.
+        for (i, t) in tasks.iter_mut().enumerate() {
+            if i % 3 == 0 {
+                t.regions = vec![Region { threads: vec![ms / 2] }, Region { threads: vec![ms / 2; 3] }, Region { threads: vec![ms / 2] }];
+                t.wcet = 5 * ms / 2;
+            }
+            if i % 2 == 0 {
+                let r = (i / 2 % 2) as u32;
+                let region = if t.regions.is_empty() { 0 } else { 1 };
+                t.sections = vec![CriticalSection { resource: r, region, thread: 0, start: ms / 10, length: ms / 5 }];
+            }
+        }
+    }
     let mut ts = TaskSet::new(4, tasks);
+    if structured {
+        ts.resources = vec!["a".into(), "b".into()];
+    }
     ts.run.duration = seconds * 1_000 * ms;
     ts.run.execution = ExecModel::Uniform { min: 0.5, max: 1.0 };
     ts
 }
 
-fn allocations(spec: &str, seconds: u64) -> (u64, u64) {
-    let ts = taskset(seconds);
+fn allocations(spec: &str, seconds: u64, structured: bool) -> (u64, u64) {
+    let ts = taskset(seconds, structured);
     let mut policy = rtsched_policies::build(spec, &ts).unwrap();
     let before = ALLOCS.load(Ordering::Relaxed);
     let r = rtsched_sim::simulate_policy(&ts, policy.as_mut(), false);
@@ -47,10 +65,10 @@ fn allocations(spec: &str, seconds: u64) -> (u64, u64) {
 
 #[test]
 fn allocations_do_not_grow_with_the_number_of_events() {
-    for spec in ["gedf", "gnpedf", "gfp:rm", "gedf-dist:heap", "gfp-dist:rm"] {
-        let (short, ev_short) = allocations(spec, 5);
-        let (long, ev_long) = allocations(spec, 20);
+    for (spec, structured) in ["gedf", "gnpedf", "gfp:rm", "gedf-dist:heap", "gfp-dist:rm"].iter().flat_map(|s| [(*s, false), (*s, true)]) {
+        let (short, ev_short) = allocations(spec, 5, structured);
+        let (long, ev_long) = allocations(spec, 20, structured);
         assert!(ev_long > 3 * ev_short, "{spec}: the long run must have many more events");
-        assert!(long <= short + 16, "{spec}: {short} allocations for {ev_short} events, {long} for {ev_long}");
+        assert!(long <= short + 16, "{spec} (structured: {structured}): {short} allocations for {ev_short} events, {long} for {ev_long}");
     }
 }
