@@ -165,6 +165,19 @@ def test_b_testbed_follows_the_hand_worked_schedule_with_regions_and_a_resource(
     assert jobs.loc["b", "finish_ns"] < jobs.loc["a", "finish_ns"] < jobs.loc["c", "finish_ns"], jobs
 
 
+def test_b_simulator_follows_the_same_hand_worked_schedule_exactly():
+    """The model side of the same case: the simulator meets the hand-worked schedule to the ns,
+    so the testbed test above compares the machine with the model, not with a guess."""
+    ts = rtsched.parse_taskset(ORDER, "yaml", "order.yaml")
+    r = rtsched.simulate(ts, "gedf", trace=True)
+    assert per_cpu_threads(r) == {cpu: collapse(seq) for cpu, seq in ORDER_BY_HAND.items()}
+    jobs = r.jobs.set_index("task")
+    assert jobs.loc["b", "blocked_ns"] == B_BLOCKED_MS * MS and jobs.loc["a", "blocked_ns"] == 0
+    assert [jobs.loc[t, "finish_ns"] // MS for t in "abc"] == [45, 40, 55]
+    assert [jobs.loc["a", k] for k in ("preemptions", "migrations", "context_switches")] == [2, 1, 5]
+    assert [jobs.loc["b", k] for k in ("preemptions", "migrations", "context_switches")] == [0, 0, 2]
+
+
 # --- (c) aborting a job that holds a resource -----------------------------------------------------
 
 # h forks two threads: h.t0 holds bus over [5, 75) ms of its work, h.t1 requests it at 15 and
@@ -262,10 +275,6 @@ def test_d_structured_jobs_do_their_whole_demand(demands_set, model):
     assert (r.jobs[r.jobs.task == "fft"].blocked_ns == 0).all()
 
 
-@pytest.mark.xfail(strict=False, reason="the simulator does not run regions yet on this branch: it draws one demand per job "
-                                        "from the task's WCET, where the testbed draws one per thread (docs/semantics.md, "
-                                        "'Demand'); the Rust test testbed::tests::job_demands_are_the_per_thread_draws_of_"
-                                        "the_shared_streams checks the testbed against TaskStreams::job_demands meanwhile")
 def test_d_demands_equal_the_simulators_for_a_uniform_model(demands_set):
     sim = rtsched.simulate(demands_set, "gedf")
     real = run(demands_set, "stw")
