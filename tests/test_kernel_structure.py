@@ -36,16 +36,21 @@ def others_running():
     return sorted({pid for pid, _ in rtsched_threads() if pid != me})
 
 
-def run(ts, backend, wait=120):
-    """A real run, started once no other process has run one for a second (waiting at most
-    `wait` s). Their SCHED_DEADLINE reservations can also take the bandwidth ours need: a
-    refused admission is tried again (these task sets need at most half of it)."""
+def wait_quiet(wait=120):
+    """Until no other process has run a real run for a second (at most `wait` s)."""
+    deadline, quiet_since = time.time() + wait, time.time()
+    while time.time() < deadline and time.time() - quiet_since < 1.0:
+        if others_running():
+            quiet_since = time.time()
+        time.sleep(0.1)
+
+
+def run(ts, backend):
+    """A real run, started when no other process runs one. Their SCHED_DEADLINE reservations
+    can also take the bandwidth ours need: a refused admission is tried again (these task sets
+    need at most half of it)."""
     for attempt in range(3):
-        deadline, quiet_since = time.time() + wait, time.time()
-        while time.time() < deadline and time.time() - quiet_since < 1.0:
-            if others_running():
-                quiet_since = time.time()
-            time.sleep(0.1)
+        wait_quiet()
         try:
             return rtsched.run(ts, backend)
         except rtsched.InputError as e:
@@ -164,12 +169,15 @@ def test_thread_demands_are_the_simulators_draws(backend):
     if backend == "kernel:fifo":
         # The threads really execute their own draws: thread 1 of job j (a helper; the only
         # thread of its lane) is busy for draw 3j + 1. Nothing else competes at these
-        # priorities, so its execution intervals add up to that draw (measured: 1.00-1.01).
+        # priorities, so its execution intervals add up to about that draw: measured 0.94-0.99
+        # of it (the host's time at each tick and its steal bursts run on the thread's CPU
+        # clock but leave gaps in its intervals), one job at 0.82 in a burst. Executing other
+        # draws (another stream) puts most jobs far outside 0.9-1.1.
         iv = result.intervals
         iv = iv[(iv.task == "par") & (iv.thread == 1)]
         busy = (iv.end_ns - iv.start_ns).groupby(iv.job).sum()
         ratio = [busy.get(j, 0) / draws[3 * j + 1] for j in range(10)]
-        assert min(ratio) >= 0.95 and sorted(ratio)[5] <= 1.1, ratio
+        assert sum(0.9 <= x <= 1.1 for x in ratio) >= 8 and 0.93 <= sorted(ratio)[5] <= 1.05, ratio
     done = real.dropna(subset=["finish_ns"])
     # Each job ran at least its longest path: max(thread 0, thread 1) + thread 2 >= demand / 3.
     assert (done.finish_ns - done.start_ns >= done.demand_ns / 3 * 0.98).all()
@@ -328,13 +336,20 @@ def test_ctrl_c_with_mutexes_held_stops_every_thread(tmp_path, backend):
     p = tmp_path / "contended.yaml"
     p.write_text(CONTENDED)
     policy_before = os.sched_getscheduler(0)
-    proc = subprocess.Popen([RTSCHED, "run", str(p), "-b", backend, "--json", str(tmp_path / "r.json")],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    deadline = time.time() + 10
-    while len(threads_of(proc.pid)) < 4 and time.time() < deadline:
-        time.sleep(0.05)
+    for attempt in range(3):
+        wait_quiet()
+        proc = subprocess.Popen([RTSCHED, "run", str(p), "-b", backend, "--json", str(tmp_path / "r.json")],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        deadline = time.time() + 10
+        while len(threads_of(proc.pid)) < 4 and proc.poll() is None and time.time() < deadline:
+            time.sleep(0.05)
+        if proc.poll() is None or attempt == 2:
+            break
+        # Another process's SCHED_DEADLINE reservations can take the bandwidth: try again.
+        err = proc.communicate()[1]
+        assert "refused SCHED_DEADLINE admission" in err, err
     names = threads_of(proc.pid)
-    assert len(names) == 4, f"the run never started its 4 threads (a, b, p and p's helper): {names}"
+    assert len(names) == 4, f"the run never started its 4 threads (a, b, p and p's helper): {names}, exit {proc.poll()}"
     time.sleep(1.0)
     t0 = time.time()
     proc.send_signal(signal.SIGINT)
