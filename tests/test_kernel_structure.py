@@ -204,16 +204,17 @@ def test_blocked_time_matches_the_hand_worked_schedule(backend):
     def as_worked(r):
         j = r.jobs
         a, b = j[j.task == "a"], j[j.task == "b"]
-        return (a.blocked_ns == 0).all() and b.blocked_ns.between(8 * MS, 13 * MS).all()
+        return (a.blocked_ns == 0).all() and b.blocked_ns.between(7 * MS, 14 * MS).all()
 
-    r = run_until_clean(run(ts, backend), lambda: run(ts, backend), as_worked)
+    r = run_until_clean(run(ts, backend), lambda: run(ts, backend), as_worked, attempts=5)
     j = r.jobs
     a, b = j[j.task == "a"].reset_index(), j[j.task == "b"].reset_index()
     assert len(a) == len(b) == 10
     assert (a.blocked_ns == 0).all(), a.blocked_ns.tolist()
-    # Measured here: b blocked 9.9-10.5 ms in quiet runs; bursts of host steal move a job or two
-    # (6.7 and 23 ms seen).
-    ok = b.blocked_ns.between(8 * MS, 13 * MS)
+    # Measured here: b blocked 9.9-10.5 ms in quiet runs; a burst of host steal at a wake-up
+    # moves a job or two (6.7, 13.5, 23 ms seen; more often with :pi, whose spinning waiter
+    # keeps both vCPUs busy). Without the mutex b is never blocked.
+    ok = b.blocked_ns.between(7 * MS, 14 * MS)
     assert ok.all() or (stolen(r) and ok.mean() >= 0.8), (b.blocked_ns.tolist(), r.measurements.get("host.steal_ms"))
     # The mutex excludes: b's section starts only when a's ends, so b finishes 20 ms after a
     # (10 ms without the mutex) and its response is 40 ms (30 ms without).
