@@ -1,16 +1,36 @@
-//! Kernel baselines: one thread per task under the kernel's own policy. Each thread sleeps
-//! until its job's release (absolute CLOCK_MONOTONIC), burns the job's demand in thread CPU
-//! time, and records release, start (when it woke) and finish. Jobs and demands come from the
-//! same seeded streams as the simulator's, so a simulated and a real run see the same jobs.
-//! Per-job preemptions and migrations are the kernel's own counts (perf software events on
-//! the thread; /proc as a fallback).
+//! Kernel baselines: each task's threads under the kernel's own policy, executing the task's
+//! program for real.
+//!
+//! - **Jobs.** The task's own thread sleeps until each release (absolute CLOCK_MONOTONIC) and
+//!   runs the job; it records release, start (when it woke) and finish. Jobs and every thread's
+//!   demand come from the same seeded streams as the simulator's
+//!   ([`TaskStreams::job_demands`]), so a simulated and a real run see the same jobs.
+//! - **Parallel regions** (PAWS §3 fork-join) run on real threads: a task whose widest region
+//!   has `w` threads gets `w - 1` *helper* threads at setup, under the same policy as its own
+//!   thread (same SCHED_FIFO priority and affinity; under SCHED_DEADLINE each helper has its
+//!   own reservation, see [`dl_runtimes`]). For each region the task's thread hands threads
+//!   1..n-1 to helpers 1..n-1 (one futex word per helper), runs thread 0 itself, then waits on
+//!   a join counter until the last helper of the region has finished. Thread k of every region
+//!   therefore always runs on the same kernel thread: *lane* k.
+//! - **Critical sections** run on real mutexes: one `pthread_mutex_t` per resource of the task
+//!   set (`PTHREAD_PRIO_NONE`, or `PTHREAD_PRIO_INHERIT` with the backend option `pi`), shared
+//!   by every thread. A thread executes its demand in pieces between its checkpoints (scaled by
+//!   its demand / WCET, as in the simulator) and locks or unlocks at each. The time a thread
+//!   waits in `pthread_mutex_lock` (CLOCK_MONOTONIC around the call, after a failed trylock)
+//!   is the job's `blocked` time. Every mutex a thread holds is released before it stops, so a
+//!   stop (Ctrl-C, an error, the end of the run) never leaves a waiter hanging.
+//! - **Counters** are the kernel's own per thread (perf software events; /proc as a fallback),
+//!   read around each thread's own work and summed over the job's threads: context switches =
+//!   threads run + times switched out, preemptions = involuntary switches (a thread that waits
+//!   for a mutex is not preempted), migrations = CPU changes while a thread ran its work.
 
 use crate::sys::{self, ThreadCounters};
 use crate::{interrupted, work, RunError, RunOptions};
+use rtsched_model::program::{scale, Action, Program, ThreadProgram};
 use rtsched_model::results::{CpuSet, Interval, JobRecord, RunResult};
 use rtsched_model::{TaskSet, Time};
 use rtsched_sim::exec::TaskStreams;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Barrier, Mutex};
 
 #[derive(Clone, Debug, PartialEq)]
@@ -25,6 +45,8 @@ pub enum KernelPolicy {
 pub struct KernelPlan {
     pub policy: KernelPolicy,
     pub label: String,
+    /// Resources' mutexes use priority inheritance (backend option `pi`).
+    pub inherit: bool,
 }
 
 /// Map priorities (larger = more urgent) onto SCHED_FIFO 10..=89 preserving their order;
@@ -44,8 +66,30 @@ fn fifo_levels(prio: &[u32]) -> Vec<u32> {
 }
 
 impl KernelPlan {
+    /// `rest` is what follows `kernel:`: the backend's name, then options separated by ':'
+    /// (`deadline[:reclaim][:pi]`, `fifo[:rm|:dm|:file][:pi]`, `other[:pi]`).
     pub fn new(ts: &TaskSet, rest: &str) -> Result<KernelPlan, RunError> {
-        let (name, opt) = rest.split_once(':').unwrap_or((rest, ""));
+        let mut parts = rest.split(':');
+        let name = parts.next().unwrap_or("");
+        let mut opts: Vec<&str> = parts.collect();
+        let known: &[&str] = match name {
+            "deadline" => &["reclaim", "pi"],
+            "fifo" => &["rm", "dm", "file", "pi"],
+            "other" => &["pi"],
+            o => return Err(RunError::Input(format!("unknown kernel backend 'kernel:{o}' (known: kernel:deadline, kernel:fifo, kernel:other)"))),
+        };
+        for (i, o) in opts.iter().enumerate() {
+            if !known.contains(o) {
+                let what = if name == "fifo" { "option or priority assignment" } else { "option" };
+                return Err(RunError::Input(format!("kernel:{name}: unknown {what} '{o}' (known: {})", known.join(", "))));
+            }
+            if opts[..i].contains(o) {
+                return Err(RunError::Input(format!("kernel:{name}: option '{o}' given twice")));
+            }
+        }
+        let inherit = opts.contains(&"pi");
+        opts.retain(|o| *o != "pi");
+        let pi = if inherit { ":pi" } else { "" };
         match name {
             "deadline" => {
                 for t in &ts.tasks {
@@ -55,40 +99,71 @@ impl KernelPlan {
                             ts.source, t.name, t.deadline, t.period
                         )));
                     }
-                    if t.wcet < 1024 || t.wcet > t.deadline {
+                    if t.wcet < 1024 || (!t.is_parallel() && t.wcet > t.deadline) {
                         return Err(RunError::Input(format!(
                             "{}: task '{}': field 'wcet': SCHED_DEADLINE needs 1024 ns <= runtime (WCET) <= deadline",
                             ts.source, t.name
                         )));
                     }
+                    if let Some((k, w)) = lane_wcets(&t.program()).into_iter().enumerate().find(|&(_, w)| w > t.deadline) {
+                        return Err(RunError::Input(format!(
+                            "{}: task '{}': field 'regions': SCHED_DEADLINE needs each thread's runtime <= deadline, but thread {k} \
+                             of the regions runs {} ns per job ({} ns deadline)",
+                            ts.source, t.name, w, t.deadline
+                        )));
+                    }
                 }
-                let reclaim = match opt {
-                    "" => false,
-                    "reclaim" => true,
-                    o => return Err(RunError::Input(format!("kernel:deadline: unknown option '{o}' (known: reclaim)"))),
-                };
-                Ok(KernelPlan { policy: KernelPolicy::Deadline { reclaim }, label: if reclaim { "kernel:deadline:reclaim" } else { "kernel:deadline" }.into() })
+                let reclaim = opts.contains(&"reclaim");
+                let label = format!("kernel:deadline{}{pi}", if reclaim { ":reclaim" } else { "" });
+                Ok(KernelPlan { policy: KernelPolicy::Deadline { reclaim }, label, inherit })
             }
             "fifo" => {
-                let mode = if opt.is_empty() { if ts.tasks.iter().all(|t| t.priority.is_some()) { "file" } else { "rm" } } else { opt };
+                if opts.len() > 1 {
+                    return Err(RunError::Input(format!(
+                        "kernel:fifo: choose one priority assignment, got '{}' and '{}' (known: rm, dm, file)",
+                        opts[0], opts[1]
+                    )));
+                }
+                let mode = match opts.first() {
+                    Some(m) => *m,
+                    None if ts.tasks.iter().all(|t| t.priority.is_some()) => "file",
+                    None => "rm",
+                };
                 let prio = match mode {
                     "rm" => rtsched_analysis::priority::rate_monotonic(&ts.tasks),
                     "dm" => rtsched_analysis::priority::deadline_monotonic(&ts.tasks),
-                    "file" => match ts.tasks.iter().find(|t| t.priority.is_none()) {
+                    _ => match ts.tasks.iter().find(|t| t.priority.is_none()) {
                         Some(t) => return Err(RunError::Input(format!("{}: task '{}': field 'priority': missing, and kernel:fifo:file needs every task's priority", ts.source, t.name))),
                         None => ts.tasks.iter().map(|t| t.priority.unwrap()).collect(),
                     },
-                    o => return Err(RunError::Input(format!("kernel:fifo: unknown priority assignment '{o}' (known: rm, dm, file)"))),
                 };
                 let partitioned = ts.tasks.iter().all(|t| t.cpu.is_some());
                 let cpu = ts.tasks.iter().map(|t| if partitioned { t.cpu } else { None }).collect();
-                let label = format!("kernel:fifo:{mode}{}", if partitioned { " (partitioned)" } else { "" });
-                Ok(KernelPlan { policy: KernelPolicy::Fifo { prio: fifo_levels(&prio), cpu, label: label.clone() }, label })
+                let label = format!("kernel:fifo:{mode}{pi}{}", if partitioned { " (partitioned)" } else { "" });
+                Ok(KernelPlan { policy: KernelPolicy::Fifo { prio: fifo_levels(&prio), cpu, label: label.clone() }, label, inherit })
             }
-            "other" => Ok(KernelPlan { policy: KernelPolicy::Other, label: "kernel:other".into() }),
-            o => Err(RunError::Input(format!("unknown kernel backend 'kernel:{o}' (known: kernel:deadline, kernel:fifo, kernel:other)"))),
+            _ => Ok(KernelPlan { policy: KernelPolicy::Other, label: format!("kernel:other{pi}"), inherit }),
         }
     }
+}
+
+/// Per-job WCET of each kernel thread of a task: lane 0 is the task's own thread (thread 0 of
+/// every region), lane k >= 1 its k-th helper (thread k of every region that has one). A
+/// sequential task has one lane of its WCET.
+pub fn lane_wcets(p: &Program) -> Vec<Time> {
+    let mut w = vec![0; p.width()];
+    for region in &p.regions {
+        for (k, t) in region.iter().enumerate() {
+            w[k] += t.wcet;
+        }
+    }
+    w
+}
+
+/// A SCHED_DEADLINE runtime for `wcet` of work per period: an allowance of 10% (at least
+/// 250 us), capped at the deadline (see [`dl_runtime`]).
+fn dl_margin(wcet: Time, deadline: Time) -> Time {
+    (wcet + (wcet / 10).max(250_000)).min(deadline)
 }
 
 /// The SCHED_DEADLINE runtime: the WCET plus an allowance of 10% (at least 250 us), capped at
@@ -97,7 +172,18 @@ impl KernelPlan {
 /// saturated 2-vCPU guest; a job that overruns its reservation is throttled to its next period
 /// and misses, so runtime = WCET exactly would measure the harness, not the scheduler.
 pub fn dl_runtime(t: &rtsched_model::Task) -> Time {
-    (t.wcet + (t.wcet / 10).max(250_000)).min(t.deadline)
+    dl_margin(t.wcet, t.deadline)
+}
+
+/// The SCHED_DEADLINE reservations of a task's kernel threads, one per lane ([`lane_wcets`]):
+/// each has the task's deadline and period and runtime = the lane's work per job with the
+/// [`dl_runtime`] allowance. A lane runs its thread of *every* region that has one within one
+/// period, so its budget is the sum over those regions (not the largest one: a helper that
+/// ran in two regions would be throttled). The admitted bandwidth of a parallel task is
+/// therefore the sum of its lanes' runtimes over the period: larger than C / T by one
+/// allowance per lane. A sequential task has the one reservation [`dl_runtime`].
+pub fn dl_runtimes(t: &rtsched_model::Task) -> Vec<Time> {
+    lane_wcets(&t.program()).into_iter().map(|w| dl_margin(w, t.deadline)).collect()
 }
 
 /// Turns per-chunk CPU samples into execution intervals: consecutive chunks on one CPU with no
@@ -131,7 +217,8 @@ impl IntervalBuilder {
 
 struct ThreadOut {
     jobs: Vec<JobRecord>,
-    /// Thread CPU time per job beyond its demand (bookkeeping around the burn).
+    /// Thread CPU time per job beyond its demand (bookkeeping around the work), summed over
+    /// the job's threads.
     overhead: Vec<u64>,
     intervals: Vec<Interval>,
     counter_source: &'static str,
@@ -140,142 +227,584 @@ struct ThreadOut {
 fn admission_message(ts: &TaskSet, upto: usize, err: &std::io::Error) -> String {
     let read = |f: &str| std::fs::read_to_string(f).ok().and_then(|s| s.trim().parse::<f64>().ok());
     let (rt, period) = (read("/proc/sys/kernel/sched_rt_runtime_us"), read("/proc/sys/kernel/sched_rt_period_us"));
-    let bw: f64 = ts.tasks[..=upto].iter().map(|t| dl_runtime(t) as f64 / t.period as f64).sum();
+    let bw: f64 = ts.tasks[..=upto].iter().map(|t| dl_runtimes(t).iter().sum::<Time>() as f64 / t.period as f64).sum();
     let limit = match (rt, period) {
         (Some(r), Some(p)) if r >= 0.0 && p > 0.0 => format!("{:.2} (= {} CPUs x {:.0}% from sched_rt_runtime_us/sched_rt_period_us)", ts.platform.cpus as f64 * r / p, ts.platform.cpus, 100.0 * r / p),
         _ => "the kernel's real-time bandwidth limit".into(),
     };
+    let helpers = if ts.tasks[..=upto].iter().any(|t| t.is_parallel()) { " (one reservation per thread of a parallel task)" } else { "" };
     format!(
         "{}: task '{}': the kernel refused SCHED_DEADLINE admission ({err}). Admission control accepts a new reservation \
-         only while the total bandwidth (runtime/period) stays within {limit}; admitting tasks 0..={upto} needs {bw:.3}. \
+         only while the total bandwidth (runtime/period) stays within {limit}; admitting tasks 0..={upto} needs {bw:.3}{helpers}. \
          Reduce WCETs or the number of tasks (or run another backend). Nothing was run.",
         ts.source, ts.tasks[upto].name
     )
+}
+
+/// One resource's mutex and what the run observed of it.
+struct Lock {
+    mutex: sys::PthreadMutex,
+    /// Threads inside a section of this resource right now (a working mutex keeps it <= 1).
+    holders: AtomicU32,
+    max_holders: AtomicU32,
+    acquisitions: AtomicU64,
+    /// Acquisitions that had to wait.
+    contended: AtomicU64,
+}
+
+/// The mutexes a thread holds; dropping it (normal end, a stop, a panic) releases them all,
+/// innermost first, so no waiter is left hanging.
+struct Held<'a> {
+    locks: &'a [Lock],
+    held: Vec<u32>,
+}
+
+impl Held<'_> {
+    /// Take resource `r`; returns the time spent waiting for it (0 if it was free).
+    fn acquire(&mut self, r: u32) -> Time {
+        let l = &self.locks[r as usize];
+        let waited = if l.mutex.try_lock() {
+            0
+        } else {
+            let t = sys::mono_ns();
+            l.mutex.lock().expect("lock a resource's mutex");
+            l.contended.fetch_add(1, Ordering::Relaxed);
+            sys::mono_ns() - t
+        };
+        let now = l.holders.fetch_add(1, Ordering::SeqCst) + 1;
+        l.max_holders.fetch_max(now, Ordering::SeqCst);
+        l.acquisitions.fetch_add(1, Ordering::Relaxed);
+        self.held.push(r);
+        waited
+    }
+
+    fn release(&mut self, r: u32) {
+        if let Some(i) = self.held.iter().rposition(|&h| h == r) {
+            self.held.remove(i);
+            let l = &self.locks[r as usize];
+            l.holders.fetch_sub(1, Ordering::SeqCst);
+            // Unlocking a mutex this thread holds cannot fail; never panic while unwinding.
+            if let Err(e) = l.mutex.unlock() {
+                if !std::thread::panicking() {
+                    panic!("unlock a resource's mutex: {e}");
+                }
+            }
+        }
+    }
+}
+
+impl Drop for Held<'_> {
+    fn drop(&mut self) {
+        while let Some(&r) = self.held.last() {
+            self.release(r);
+        }
+    }
+}
+
+/// What one thread of one job did (its own work only: not the task's thread's join waits).
+#[derive(Default)]
+struct ThreadRun {
+    /// When its work ended (run time base).
+    end: Time,
+    cpus: CpuSet,
+    /// Times it was switched out (kernel counter).
+    switches: u64,
+    /// Of which involuntary: preemptions.
+    preemptions: u64,
+    migrations: u64,
+    blocked: Time,
+    /// CPU time beyond its demand (CPU workload only).
+    overhead: u64,
+    done: bool,
+    intervals: Vec<Interval>,
+}
+
+/// What every kernel thread of one task needs to run its work.
+struct Ctx {
+    task: u32,
+    workload: Arc<work::Workload>,
+    locks: Arc<Vec<Lock>>,
+    /// Set when any thread of the run panicked: every other stops too.
+    failed: Arc<AtomicBool>,
+    base: Time,
+    limit: Time,
+    record: bool,
+}
+
+impl Ctx {
+    fn should_stop(&self) -> bool {
+        interrupted() || self.failed.load(Ordering::Relaxed) || sys::mono_ns() > self.limit
+    }
+}
+
+/// Run one thread of a job on the calling kernel thread: its demand in pieces between its
+/// checkpoints (scaled to the demand), taking and releasing resources there. Returns with no
+/// mutex held, whether it completed or was stopped.
+#[allow(clippy::too_many_arguments)]
+fn run_thread(ctx: &Ctx, counters: &ThreadCounters, tp: &ThreadProgram, demand: Time, job: u64, thread: u32, begin: Time, chunks: &mut Vec<(u32, Time, Time)>) -> ThreadRun {
+    let cpu0 = sys::thread_cpu_ns();
+    let (cs0, mig0) = counters.read();
+    let can_block = !tp.checkpoints.is_empty();
+    let vol0 = if can_block { sys::voluntary_switches() } else { 0 };
+    let mut out = ThreadRun { done: true, ..Default::default() };
+    let mut ib = IntervalBuilder { cpu: sys::current_cpu(), start: begin, last: begin };
+    chunks.clear();
+    {
+        let mut held = Held { locks: &ctx.locks, held: Vec::new() };
+        let (cpus, record, base) = (&mut out.cpus, ctx.record, ctx.base);
+        let mut piece = |ns: Time| -> bool {
+            ns == 0
+                || ctx
+                    .workload
+                    .execute(ns, || ctx.should_stop(), |cpu| {
+                        cpus.insert(cpu);
+                        if record {
+                            ib.sample(cpu, sys::mono_ns() - base, chunks);
+                        }
+                    })
+                    .1
+        };
+        let mut pos = 0;
+        for cp in &tp.checkpoints {
+            let at = scale(cp.at, tp.wcet, demand);
+            if !piece(at.saturating_sub(pos)) {
+                out.done = false;
+                break;
+            }
+            pos = pos.max(at);
+            match cp.action {
+                Action::Acquire(r) => {
+                    if ctx.should_stop() {
+                        out.done = false;
+                        break;
+                    }
+                    out.blocked += held.acquire(r);
+                }
+                Action::Release(r) => held.release(r),
+            }
+        }
+        if out.done {
+            out.done = piece(demand.saturating_sub(pos));
+        }
+        out.end = sys::mono_ns() - ctx.base;
+        drop(held);
+    }
+    let (cs1, mig1) = counters.read();
+    out.switches = cs1.saturating_sub(cs0);
+    out.migrations = mig1.saturating_sub(mig0);
+    out.preemptions = if can_block { out.switches.saturating_sub(sys::voluntary_switches().saturating_sub(vol0)) } else { out.switches };
+    if matches!(*ctx.workload, work::Workload::Cpu) {
+        out.overhead = sys::thread_cpu_ns().saturating_sub(cpu0).saturating_sub(demand);
+    }
+    if ctx.record {
+        ib.close(chunks);
+        out.intervals.extend(chunks.iter().map(|&(cpu, s, e)| Interval { cpu, task: ctx.task, job, thread, start: s, end: e }));
+    }
+    out
+}
+
+/// Work handed to a helper: thread `thread` of region `region` of job `job`.
+#[derive(Clone, Copy)]
+struct Handoff {
+    job: u64,
+    region: u32,
+    thread: u32,
+    demand: Time,
+}
+
+/// One helper thread's mailbox.
+#[derive(Default)]
+struct Slot {
+    /// Bumped for each handoff and at quit; the helper's futex word.
+    seq: AtomicU32,
+    work: Mutex<Option<Handoff>>,
+    report: Mutex<ThreadRun>,
+}
+
+/// A parallel task's helper threads and the fork-join between them and the task's thread.
+#[derive(Default)]
+struct Team {
+    slots: Vec<Slot>,
+    /// Helpers of the current region still working: the join counter (a futex word).
+    pending: AtomicU32,
+    /// The task's thread is done: helpers exit.
+    quit: AtomicBool,
+    /// A helper panicked.
+    failed: AtomicBool,
+}
+
+impl Team {
+    fn new(helpers: usize) -> Team {
+        Team { slots: (0..helpers).map(|_| Slot::default()).collect(), ..Default::default() }
+    }
+
+    /// Hand thread k (1..=demands.len()) of the region to helper k.
+    fn fork(&self, job: u64, region: u32, demands: &[Time]) {
+        self.pending.store(demands.len() as u32, Ordering::SeqCst);
+        for (i, &demand) in demands.iter().enumerate() {
+            let s = &self.slots[i];
+            *s.work.lock().unwrap_or_else(|p| p.into_inner()) = Some(Handoff { job, region, thread: i as u32 + 1, demand });
+            s.seq.fetch_add(1, Ordering::SeqCst);
+            sys::futex_wake(&s.seq);
+        }
+    }
+
+    /// Wait until every helper of the region has finished.
+    fn join(&self) {
+        loop {
+            let p = self.pending.load(Ordering::SeqCst);
+            if p == 0 {
+                break;
+            }
+            sys::futex_wait_until(&self.pending, p, None);
+        }
+        if self.failed.load(Ordering::SeqCst) {
+            panic!("a helper thread panicked");
+        }
+    }
+
+    fn report(&self, helper: usize) -> ThreadRun {
+        std::mem::take(&mut *self.slots[helper].report.lock().unwrap_or_else(|p| p.into_inner()))
+    }
+
+    /// Tell every helper to exit (the task's thread is done, or unwinding).
+    fn dismiss(&self) {
+        self.quit.store(true, Ordering::SeqCst);
+        for s in &self.slots {
+            s.seq.fetch_add(1, Ordering::SeqCst);
+            sys::futex_wake(&s.seq);
+        }
+    }
+}
+
+/// Held by the task's thread: on exit (or a panic) its helpers are dismissed and, on a panic,
+/// every thread of the run is told to stop.
+struct TaskGuard<'a> {
+    team: &'a Team,
+    failed: &'a AtomicBool,
+}
+
+impl Drop for TaskGuard<'_> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            self.failed.store(true, Ordering::SeqCst);
+        }
+        self.team.dismiss();
+    }
+}
+
+/// Held by a helper while it runs a handoff: the join counter always comes down, even if the
+/// helper panics (then the task's thread panics too and the run fails).
+struct HelperGuard<'a> {
+    team: &'a Team,
+    failed: &'a AtomicBool,
+}
+
+impl Drop for HelperGuard<'_> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            self.team.failed.store(true, Ordering::SeqCst);
+            self.failed.store(true, Ordering::SeqCst);
+        }
+        if self.team.pending.fetch_sub(1, Ordering::SeqCst) == 1 {
+            sys::futex_wake(&self.team.pending);
+        }
+    }
+}
+
+/// Set the calling thread's policy for `lane` of task `ti`.
+fn set_policy(policy: &KernelPolicy, ti: usize, dl_runtime: Time, task: &rtsched_model::Task) -> std::io::Result<()> {
+    let tid = sys::gettid();
+    match policy {
+        KernelPolicy::Deadline { reclaim } => sys::set_deadline(tid, dl_runtime, task.deadline, task.period, if *reclaim { sys::SCHED_FLAG_RECLAIM } else { 0 }),
+        KernelPolicy::Fifo { prio, cpu, .. } => sys::set_affinity(tid, cpu[ti].map(|c| c as usize)).and_then(|_| sys::set_fifo(tid, prio[ti])),
+        KernelPolicy::Other => sys::set_other(tid),
+    }
+}
+
+/// What every thread shares for setup: the barriers, the time base and the setup errors.
+struct Start {
+    ready: Barrier,
+    go: Barrier,
+    abort: AtomicBool,
+    t0: AtomicU64,
+    errors: Mutex<Vec<(usize, std::io::Error)>>,
+}
+
+impl Start {
+    /// Report the policy result, wait for every thread and the start; `None` if the run was
+    /// called off, else the run's time base.
+    fn wait(&self, ti: usize, set: std::io::Result<()>) -> Option<Time> {
+        if let Err(e) = set {
+            self.errors.lock().unwrap_or_else(|p| p.into_inner()).push((ti, e));
+        }
+        self.ready.wait();
+        self.go.wait();
+        if self.abort.load(Ordering::SeqCst) {
+            None
+        } else {
+            Some(self.t0.load(Ordering::SeqCst))
+        }
+    }
+}
+
+/// What a kernel thread of task `ti` is given when it is spawned.
+struct Spawn {
+    ti: usize,
+    task: rtsched_model::Task,
+    program: Arc<Program>,
+    policy: KernelPolicy,
+    /// Its SCHED_DEADLINE runtime (lane of [`dl_runtimes`]).
+    runtime: Time,
+    start: Arc<Start>,
+    team: Arc<Team>,
+    workload: Arc<work::Workload>,
+    locks: Arc<Vec<Lock>>,
+    failed: Arc<AtomicBool>,
+    /// How long after the time base threads stop working (duration + drain).
+    window: Time,
+    record: bool,
+}
+
+impl Spawn {
+    /// Set the policy, wait for the start; the thread's context, or `None` if called off.
+    fn begin(&self) -> Option<Ctx> {
+        let base = self.start.wait(self.ti, set_policy(&self.policy, self.ti, self.runtime, &self.task))?;
+        Some(Ctx {
+            task: self.ti as u32,
+            workload: self.workload.clone(),
+            locks: self.locks.clone(),
+            failed: self.failed.clone(),
+            base,
+            limit: base + self.window,
+            record: self.record,
+        })
+    }
+}
+
+/// A helper: runs thread `lane` of each region handed to it until dismissed.
+fn helper_main(sp: Spawn, lane: usize) {
+    let Some(ctx) = sp.begin() else { return };
+    let (team, program) = (&*sp.team, &*sp.program);
+    let counters = ThreadCounters::open();
+    let slot = &team.slots[lane - 1];
+    let mut chunks = Vec::new();
+    let mut seen = 0u32;
+    loop {
+        let s = slot.seq.load(Ordering::SeqCst);
+        if s == seen {
+            sys::futex_wait_until(&slot.seq, s, None);
+            continue;
+        }
+        seen = s;
+        if team.quit.load(Ordering::SeqCst) {
+            return;
+        }
+        let Some(h) = slot.work.lock().unwrap_or_else(|p| p.into_inner()).take() else { continue };
+        let _guard = HelperGuard { team, failed: &ctx.failed };
+        let tp = &program.regions[h.region as usize][h.thread as usize];
+        let begin = sys::mono_ns() - ctx.base;
+        let run = run_thread(&ctx, &counters, tp, h.demand, h.job, h.thread, begin, &mut chunks);
+        *slot.report.lock().unwrap_or_else(|p| p.into_inner()) = run;
+    }
+}
+
+/// The task's own thread: releases, runs thread 0 of every region, forks and joins helpers.
+fn task_main(sp: Spawn, ts: &TaskSet) -> ThreadOut {
+    let duration = ts.run.duration;
+    let mut out = ThreadOut { jobs: Vec::new(), overhead: Vec::new(), intervals: Vec::new(), counter_source: "" };
+    let Some(ctx) = sp.begin() else {
+        sp.team.dismiss();
+        return out;
+    };
+    let (ti, task, program, team, base) = (sp.ti, &sp.task, &*sp.program, &*sp.team, ctx.base);
+    let _guard = TaskGuard { team, failed: &ctx.failed };
+    let counters = ThreadCounters::open();
+    out.counter_source = counters.source();
+    let mut streams = TaskStreams::new(ts.run.seed, ti as u32);
+    let (mut release, mut job) = (task.offset, 0u64);
+    let mut chunks: Vec<(u32, Time, Time)> = Vec::new();
+    let mut demands: Vec<Time> = Vec::with_capacity(program.threads());
+    let is_cpu = matches!(*ctx.workload, work::Workload::Cpu);
+    while release < duration && !interrupted() && !ctx.failed.load(Ordering::Relaxed) {
+        demands.clear();
+        let demand = streams.job_demands(&ts.run.execution, program, &mut demands);
+        sys::sleep_until(base + release, &crate::INTERRUPTED);
+        let start = sys::mono_ns() - base;
+        let mut acc = ThreadRun { end: start, done: true, ..Default::default() };
+        let mut runs = 0u32;
+        let mut first = 0;
+        for (r, region) in program.regions.iter().enumerate() {
+            let n = region.len();
+            if n > 1 {
+                team.fork(job, r as u32, &demands[first + 1..first + n]);
+            }
+            let begin = if r == 0 { start } else { sys::mono_ns() - base };
+            let own = run_thread(&ctx, &counters, &region[0], demands[first], job, 0, begin, &mut chunks);
+            merge(&mut acc, own, &mut out.intervals);
+            if n > 1 {
+                team.join();
+                for k in 1..n {
+                    merge(&mut acc, team.report(k - 1), &mut out.intervals);
+                }
+            }
+            runs += n as u32;
+            first += n;
+            if !acc.done {
+                break;
+            }
+        }
+        let done = acc.done;
+        let finish = acc.end;
+        if is_cpu {
+            out.overhead.push(acc.overhead);
+        }
+        let deadline = release + task.deadline;
+        out.jobs.push(JobRecord {
+            task: ti as u32,
+            job,
+            release,
+            deadline,
+            demand,
+            start: Some(start),
+            finish: done.then_some(finish),
+            cpus: acc.cpus,
+            preemptions: acc.preemptions as u32,
+            migrations: acc.migrations as u32,
+            context_switches: runs + acc.switches as u32,
+            missed: !done || finish > deadline,
+            aborted: false,
+            blocked: acc.blocked,
+        });
+        job += 1;
+        release += streams.interarrival(task);
+        if !done {
+            break;
+        }
+    }
+    // Counted jobs the thread never reached (it ran out of time behind late jobs): they exist,
+    // were never started, and miss.
+    while release < duration {
+        demands.clear();
+        let demand = streams.job_demands(&ts.run.execution, program, &mut demands);
+        let deadline = release + task.deadline;
+        out.jobs.push(JobRecord { task: ti as u32, job, release, deadline, demand, missed: true, ..Default::default() });
+        job += 1;
+        release += streams.interarrival(task);
+    }
+    out
+}
+
+/// Add one thread's run to its job's totals.
+fn merge(acc: &mut ThreadRun, run: ThreadRun, intervals: &mut Vec<Interval>) {
+    acc.end = acc.end.max(run.end);
+    for c in run.cpus.iter() {
+        acc.cpus.insert(c);
+    }
+    acc.switches += run.switches;
+    acc.preemptions += run.preemptions;
+    acc.migrations += run.migrations;
+    acc.blocked += run.blocked;
+    acc.overhead += run.overhead;
+    acc.done &= run.done;
+    intervals.extend(run.intervals);
 }
 
 pub fn run(ts: &TaskSet, plan: &KernelPlan, opts: &RunOptions) -> Result<RunResult, RunError> {
     let n = ts.tasks.len();
     let duration = ts.run.duration;
     let drain = ts.tasks.iter().map(|t| t.deadline.max(t.period)).max().unwrap_or(0) * 2;
-    let ready = Arc::new(Barrier::new(n + 1));
-    let go = Arc::new(Barrier::new(n + 1));
-    let abort = Arc::new(AtomicBool::new(false));
-    let t0 = Arc::new(AtomicU64::new(0));
-    let errors: Arc<Mutex<Vec<(usize, std::io::Error)>>> = Arc::default();
+    let programs: Vec<Arc<Program>> = ts.tasks.iter().map(|t| Arc::new(t.program())).collect();
+    let threads: usize = programs.iter().map(|p| p.width()).sum();
+    let start = Arc::new(Start {
+        ready: Barrier::new(threads + 1),
+        go: Barrier::new(threads + 1),
+        abort: AtomicBool::new(false),
+        t0: AtomicU64::new(0),
+        errors: Mutex::new(Vec::new()),
+    });
+    let locks: Arc<Vec<Lock>> = Arc::new(
+        (0..ts.resources.len())
+            .map(|_| {
+                Ok(Lock {
+                    mutex: sys::PthreadMutex::new(plan.inherit)?,
+                    holders: AtomicU32::new(0),
+                    max_holders: AtomicU32::new(0),
+                    acquisitions: AtomicU64::new(0),
+                    contended: AtomicU64::new(0),
+                })
+            })
+            .collect::<std::io::Result<_>>()
+            .map_err(|e| RunError::Failed(format!("cannot create the resources' mutexes: {e}")))?,
+    );
+    let failed = Arc::new(AtomicBool::new(false));
     let workloads = work::Workload::for_taskset(ts);
-    let mut handles = Vec::with_capacity(n);
+    let mut mains = Vec::with_capacity(n);
+    let mut helpers = Vec::new();
+    let mut spawn_error = None;
     for (ti, task) in ts.tasks.iter().enumerate() {
-        let (task, ts2) = (task.clone(), ts.clone());
-        let (ready, go, abort2, t0, errors) = (ready.clone(), go.clone(), abort.clone(), t0.clone(), errors.clone());
-        let policy = plan.policy.clone();
-        let record = opts.record_intervals;
-        let workload = workloads[ti].clone();
-        let h = std::thread::Builder::new().name(format!("rtsched-{}", task.name)).spawn(move || -> ThreadOut {
-            let tid = sys::gettid();
-            let set = match &policy {
-                KernelPolicy::Deadline { reclaim } => sys::set_deadline(tid, dl_runtime(&task), task.deadline, task.period, if *reclaim { sys::SCHED_FLAG_RECLAIM } else { 0 }),
-                KernelPolicy::Fifo { prio, cpu, .. } => sys::set_affinity(tid, cpu[ti].map(|c| c as usize)).and_then(|_| sys::set_fifo(tid, prio[ti])),
-                KernelPolicy::Other => sys::set_other(tid),
-            };
-            if let Err(e) = set {
-                errors.lock().unwrap_or_else(|p| p.into_inner()).push((ti, e));
+        let runtimes = dl_runtimes(task);
+        let team = Arc::new(Team::new(runtimes.len() - 1));
+        let spawn = |runtime: Time| Spawn {
+            ti,
+            task: task.clone(),
+            program: programs[ti].clone(),
+            policy: plan.policy.clone(),
+            runtime,
+            start: start.clone(),
+            team: team.clone(),
+            workload: workloads[ti].clone(),
+            locks: locks.clone(),
+            failed: failed.clone(),
+            window: duration + drain,
+            record: opts.record_intervals,
+        };
+        for (lane, &runtime) in runtimes.iter().enumerate().skip(1) {
+            let sp = spawn(runtime);
+            match std::thread::Builder::new().name(format!("rtsched-{}.{lane}", task.name)).spawn(move || helper_main(sp, lane)) {
+                Ok(h) => helpers.push(h),
+                Err(e) => spawn_error = Some(e),
             }
-            ready.wait();
-            go.wait();
-            let mut out = ThreadOut { jobs: Vec::new(), overhead: Vec::new(), intervals: Vec::new(), counter_source: "" };
-            if abort2.load(Ordering::SeqCst) {
-                return out;
-            }
-            let counters = ThreadCounters::open();
-            out.counter_source = counters.source();
-            let base = t0.load(Ordering::SeqCst);
-            let limit = base + duration + drain;
-            let mut streams = TaskStreams::new(ts2.run.seed, ti as u32);
-            let (mut release, mut job) = (task.offset, 0u64);
-            let mut chunks: Vec<(u32, Time, Time)> = Vec::new();
-            while release < duration && !interrupted() {
-                let demand = streams.demand(&ts2.run.execution, task.wcet);
-                sys::sleep_until(base + release, &crate::INTERRUPTED);
-                let start = sys::mono_ns() - base;
-                let cpu_at_wake = sys::thread_cpu_ns();
-                let (cs0, mig0) = counters.read();
-                let mut cpus = CpuSet::default();
-                let mut ib = IntervalBuilder { cpu: sys::current_cpu(), start, last: start };
-                chunks.clear();
-                let (_, done) = workload.execute(
-                    demand,
-                    || interrupted() || sys::mono_ns() > limit,
-                    |cpu| {
-                        cpus.insert(cpu);
-                        if record {
-                            ib.sample(cpu, sys::mono_ns() - base, &mut chunks);
-                        }
-                    },
-                );
-                let finish = sys::mono_ns() - base;
-                let (cs1, mig1) = counters.read();
-                if matches!(*workload, work::Workload::Cpu) {
-                    out.overhead.push(sys::thread_cpu_ns().saturating_sub(cpu_at_wake).saturating_sub(demand));
-                }
-                if record {
-                    ib.close(&mut chunks);
-                    out.intervals.extend(chunks.iter().map(|&(cpu, s, e)| Interval { cpu, task: ti as u32, job, thread: 0, start: s, end: e }));
-                }
-                let deadline = release + task.deadline;
-                let switched_out = cs1.saturating_sub(cs0);
-                out.jobs.push(JobRecord {
-                    task: ti as u32,
-                    job,
-                    release,
-                    deadline,
-                    demand,
-                    start: Some(start),
-                    finish: done.then_some(finish),
-                    cpus,
-                    preemptions: switched_out as u32,
-                    migrations: mig1.saturating_sub(mig0) as u32,
-                    context_switches: 1 + switched_out as u32,
-                    missed: !done || finish > deadline,
-                    aborted: false,
-                    blocked: 0,
-                });
-                if !done {
-                    job += 1;
-                    release += streams.interarrival(&task);
-                    break;
-                }
-                job += 1;
-                release += streams.interarrival(&task);
-            }
-            // Counted jobs the thread never reached (it ran out of time behind late jobs): they
-            // exist, were never started, and miss.
-            while release < duration {
-                let demand = streams.demand(&ts2.run.execution, task.wcet);
-                let deadline = release + task.deadline;
-                out.jobs.push(JobRecord { task: ti as u32, job, release, deadline, demand, missed: true, ..Default::default() });
-                job += 1;
-                release += streams.interarrival(&task);
-            }
-            out
-        });
-        match h {
-            Ok(h) => handles.push(h),
-            Err(e) => {
-                abort.store(true, Ordering::SeqCst);
-                return Err(RunError::Failed(format!("cannot start a thread: {e}")));
+        }
+        let (sp, ts2) = (spawn(runtimes[0]), ts.clone());
+        match std::thread::Builder::new().name(format!("rtsched-{}", task.name)).spawn(move || task_main(sp, &ts2)) {
+            Ok(h) => mains.push(h),
+            Err(e) => spawn_error = Some(e),
+        }
+        if spawn_error.is_some() {
+            break;
+        }
+    }
+    if let Some(e) = spawn_error {
+        // The threads already started wait at the barrier, which cannot be called off; they
+        // are left there (they have not run anything) and end with the process.
+        start.abort.store(true, Ordering::SeqCst);
+        return Err(RunError::Failed(format!("cannot start a thread: {e}")));
+    }
+    start.ready.wait();
+    let errs = std::mem::take(&mut *start.errors.lock().unwrap_or_else(|p| p.into_inner()));
+    if !errs.is_empty() {
+        start.abort.store(true, Ordering::SeqCst);
+    }
+    start.t0.store(sys::mono_ns() + 20_000_000, Ordering::SeqCst);
+    start.go.wait();
+    // Join every thread before deciding anything, so none outlives the run.
+    let mut outs = Vec::with_capacity(n);
+    let mut panicked = false;
+    for h in mains {
+        match h.join() {
+            Ok(o) => outs.push(o),
+            Err(_) => {
+                failed.store(true, Ordering::SeqCst);
+                panicked = true;
             }
         }
     }
-    ready.wait();
-    let errs = std::mem::take(&mut *errors.lock().unwrap_or_else(|p| p.into_inner()));
-    if !errs.is_empty() {
-        abort.store(true, Ordering::SeqCst);
+    for h in helpers {
+        panicked |= h.join().is_err();
     }
-    t0.store(sys::mono_ns() + 20_000_000, Ordering::SeqCst);
-    go.wait();
-    let mut outs = Vec::with_capacity(n);
-    for h in handles {
-        outs.push(h.join().map_err(|_| RunError::Failed("a task thread panicked; every thread was stopped".into()))?);
+    if panicked {
+        return Err(RunError::Failed("a task thread panicked; every thread was stopped".into()));
     }
     if let Some((ti, e)) = errs.into_iter().min_by_key(|(ti, _)| *ti) {
         let msg = if e.raw_os_error() == Some(libc::EBUSY) && matches!(plan.policy, KernelPolicy::Deadline { .. }) {
@@ -303,10 +832,142 @@ pub fn run(ts: &TaskSet, plan: &KernelPlan, opts: &RunOptions) -> Result<RunResu
     }
     let mut overhead: Vec<u64> = outs.iter_mut().flat_map(|o| std::mem::take(&mut o.overhead)).collect();
     crate::testbed::put_stats(&mut r, "job_cpu_overhead", &mut overhead);
+    for (name, l) in ts.resources.iter().zip(locks.iter()) {
+        r.measurements.insert(format!("resource.{name}.acquisitions"), l.acquisitions.load(Ordering::SeqCst) as f64);
+        r.measurements.insert(format!("resource.{name}.contended"), l.contended.load(Ordering::SeqCst) as f64);
+        r.measurements.insert(format!("resource.{name}.max_holders"), l.max_holders.load(Ordering::SeqCst) as f64);
+    }
     r.jobs.sort_by_key(|j| (j.release, j.task, j.job));
     r.intervals.sort_by_key(|i| (i.start, i.cpu));
     r.end = end;
     r.counters.releases = r.jobs.len() as u64;
     crate::testbed::add_start_delay(&mut r);
     Ok(r)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rtsched_model::file::{parse_taskset, Format};
+
+    fn taskset(yaml: &str) -> TaskSet {
+        parse_taskset(yaml, Format::Yaml, "t.yaml").unwrap()
+    }
+
+    const PLAIN: &str = "platform: {cpus: 2}\ntasks:\n  - {name: a, period: 10, wcet: 2}\n  - {name: b, period: 20, wcet: 3, priority: 5}\n";
+
+    fn err(ts: &TaskSet, spec: &str) -> String {
+        match KernelPlan::new(ts, spec) {
+            Err(RunError::Input(m)) => m,
+            Ok(p) => panic!("{spec} accepted as {}", p.label),
+            Err(e) => panic!("{spec}: {e}"),
+        }
+    }
+
+    #[test]
+    fn backend_options_parse_with_pi() {
+        let ts = taskset(PLAIN);
+        for (spec, label, pi) in [
+            ("deadline", "kernel:deadline", false),
+            ("deadline:pi", "kernel:deadline:pi", true),
+            ("deadline:reclaim:pi", "kernel:deadline:reclaim:pi", true),
+            ("deadline:pi:reclaim", "kernel:deadline:reclaim:pi", true),
+            ("fifo", "kernel:fifo:rm", false),
+            ("fifo:pi", "kernel:fifo:rm:pi", true),
+            ("fifo:dm:pi", "kernel:fifo:dm:pi", true),
+            ("other:pi", "kernel:other:pi", true),
+        ] {
+            let p = KernelPlan::new(&ts, spec).unwrap();
+            assert_eq!((p.label.as_str(), p.inherit), (label, pi), "{spec}");
+        }
+        assert!(matches!(KernelPlan::new(&ts, "fifo:rm").unwrap().policy, KernelPolicy::Fifo { .. }));
+        assert_eq!(err(&ts, "deadline:pie"), "kernel:deadline: unknown option 'pie' (known: reclaim, pi)");
+        assert_eq!(err(&ts, "fifo:xx"), "kernel:fifo: unknown option or priority assignment 'xx' (known: rm, dm, file, pi)");
+        assert_eq!(err(&ts, "other:reclaim"), "kernel:other: unknown option 'reclaim' (known: pi)");
+        assert!(err(&ts, "fifo:rm:dm").contains("choose one priority assignment"));
+        assert!(err(&ts, "deadline:pi:pi").contains("given twice"));
+        assert!(err(&ts, "fifo:file").contains("task 'a': field 'priority'"));
+        assert!(err(&ts, "rr").contains("unknown kernel backend 'kernel:rr'"));
+    }
+
+    const PAR: &str = "platform: {cpus: 2}
+run: {duration: 60, seed: 7, execution: {model: uniform, min: 0.5, max: 1.0}}
+tasks:
+  - name: p
+    period: 20
+    regions: [1ms, [4ms, 3ms, 2ms], 1ms, [2ms, 500us]]
+";
+
+    #[test]
+    fn lanes_and_reservations_of_a_parallel_task() {
+        let ts = taskset(PAR);
+        let t = &ts.tasks[0];
+        assert_eq!(lane_wcets(&t.program()), vec![8_000_000, 3_500_000, 2_000_000]);
+        // 10% allowance, at least 250 us, per lane.
+        assert_eq!(dl_runtimes(t), vec![8_800_000, 3_850_000, 2_250_000]);
+        let seq = taskset(PLAIN);
+        assert_eq!(dl_runtimes(&seq.tasks[0]), vec![dl_runtime(&seq.tasks[0])]);
+        // C = 13 ms > D = 10 ms is fine for a parallel task whose lanes each fit.
+        let tight = taskset(&PAR.replace("period: 20", "period: 20\n    deadline: 10"));
+        assert!(KernelPlan::new(&tight, "deadline").is_ok());
+        let too_long = taskset(&PAR.replace("period: 20", "period: 20\n    deadline: 7"));
+        assert!(err(&too_long, "deadline").contains("thread 0 of the regions runs 8000000 ns per job"));
+    }
+
+    /// SCHED_OTHER needs no privilege, so these run anywhere (timing assertions are loose:
+    /// other tests run beside them).
+    fn run_other(ts: &TaskSet) -> RunResult {
+        let plan = KernelPlan::new(ts, "other").unwrap();
+        run(ts, &plan, &RunOptions::default()).unwrap()
+    }
+
+    #[test]
+    fn parallel_jobs_run_every_thread_with_the_simulators_demands() {
+        let ts = taskset(PAR);
+        let r = run_other(&ts);
+        let program = ts.tasks[0].program();
+        let mut streams = TaskStreams::new(7, 0);
+        assert_eq!(r.jobs.len(), 3);
+        for j in &r.jobs {
+            let mut d = Vec::new();
+            assert_eq!(j.demand, streams.job_demands(&ts.run.execution, &program, &mut d), "job {}", j.job);
+            assert!(j.finish.is_some() && !j.cpus.is_empty());
+            // The regions run one after another: at least the longest thread of each region.
+            let (mut first, mut path) = (0, 0);
+            for region in &program.regions {
+                path += d[first..first + region.len()].iter().max().unwrap();
+                first += region.len();
+            }
+            assert!(j.finish.unwrap() - j.start.unwrap() >= path, "job {} ended before its critical path", j.job);
+            // Thread runs: 1 + 3 + 1 + 2 context switches at least.
+            assert!(j.context_switches >= 7);
+            for thread in 0..3 {
+                assert!(r.intervals.iter().any(|i| i.job == j.job && i.thread == thread), "job {} thread {thread} never ran", j.job);
+            }
+        }
+        assert!(!r.intervals.iter().any(|i| i.thread > 2));
+    }
+
+    #[test]
+    fn a_held_resource_blocks_the_other_task() {
+        // a holds r for its first 40 ms of work from t = 0; b (released at 20 ms) requests r at
+        // once and waits until a releases it (20 ms, more if other load slows a down).
+        let ts = taskset(
+            "platform: {cpus: 2}
+run: {duration: 50, seed: 1}
+tasks:
+  - {name: a, period: 100, wcet: 41, sections: [{resource: r, start: 0, length: 40}]}
+  - {name: b, period: 100, wcet: 2, offset: 20, sections: [{resource: r, start: 0, length: 1}]}
+",
+        );
+        let r = run_other(&ts);
+        let (a, b) = (&r.jobs[0], &r.jobs[1]);
+        assert_eq!((a.task, b.task), (0, 1));
+        assert_eq!(a.blocked, 0);
+        assert!(b.blocked >= 10_000_000, "b waited {} ns", b.blocked);
+        assert!(b.finish.unwrap() >= a.start.unwrap() + 40_000_000, "b finished inside a's section");
+        assert_eq!(r.measurements["resource.r.max_holders"], 1.0);
+        assert_eq!(r.measurements["resource.r.acquisitions"], 2.0);
+        assert_eq!(r.measurements["resource.r.contended"], 1.0);
+    }
 }

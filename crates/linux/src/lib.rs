@@ -1,8 +1,9 @@
 //! Real runs on Linux (DESIGN.md "Real runs on Linux"), producing the same results schema as
 //! the simulator:
 //!
-//! - `kernel:deadline`, `kernel:fifo[:rm|:dm]`, `kernel:other` — one thread per task under the
-//!   kernel's own policy (the baselines a user would otherwise get);
+//! - `kernel:deadline`, `kernel:fifo[:rm|:dm]`, `kernel:other` (option `:pi`: mutexes with
+//!   priority inheritance) — each task's thread, plus helper threads for its parallel regions,
+//!   under the kernel's own policy (the baselines a user would otherwise get);
 //! - `testbed:POLICY` — any rtsched policy decides, one pinned SCHED_FIFO worker per CPU executes
 //!   what it chose ([`testbed`]), in ChronOS's stop-the-world or application-concurrent model.
 //!
@@ -109,11 +110,12 @@ pub(crate) fn interrupted() -> bool {
     INTERRUPTED.load(Ordering::Relaxed)
 }
 
-/// The backends, for help texts.
+/// The backends, for help texts. Every kernel backend takes the option `:pi`: critical
+/// sections lock their pthread mutexes with `PTHREAD_PRIO_INHERIT` instead of `PTHREAD_PRIO_NONE`.
 pub const BACKENDS: &[(&str, &str)] = &[
-    ("kernel:deadline", "one thread per task under SCHED_DEADLINE (runtime = WCET + max(250 us, 10%), deadline, period); kernel:deadline:reclaim adds GRUB reclaiming"),
-    ("kernel:fifo", "one thread per task under SCHED_FIFO, RM priorities (kernel:fifo:dm for DM, :file for the file's); partitioned through affinity if every task has a cpu"),
-    ("kernel:other", "one thread per task under SCHED_OTHER (CFS/EEVDF): what a user gets by default"),
+    ("kernel:deadline", "each task's threads under SCHED_DEADLINE (runtime = WCET + max(250 us, 10%), deadline, period; one reservation per thread of a parallel task); kernel:deadline:reclaim adds GRUB reclaiming, :pi priority inheritance"),
+    ("kernel:fifo", "each task's threads under SCHED_FIFO, RM priorities (kernel:fifo:dm for DM, :file for the file's; :pi for priority inheritance, e.g. kernel:fifo:rm:pi); partitioned through affinity if every task has a cpu"),
+    ("kernel:other", "each task's threads under SCHED_OTHER (CFS/EEVDF): what a user gets by default (kernel:other:pi for priority inheritance)"),
     ("testbed:POLICY", "any rtsched policy decides, one pinned SCHED_FIFO worker per CPU executes (e.g. testbed:gedf, testbed:pedf)"),
 ];
 

@@ -152,6 +152,81 @@ pub fn futex_wake(word: &AtomicU32) {
     }
 }
 
+/// Voluntary context switches of the calling thread so far (it blocked or slept;
+/// `getrusage(RUSAGE_THREAD)`), to tell them from preemptions.
+pub fn voluntary_switches() -> u64 {
+    // SAFETY: rusage is plain data; RUSAGE_THREAD reports the calling thread.
+    unsafe {
+        let mut ru: libc::rusage = std::mem::zeroed();
+        libc::getrusage(libc::RUSAGE_THREAD, &mut ru);
+        ru.ru_nvcsw as u64
+    }
+}
+
+/// A process-private `pthread_mutex_t` (the mutex a real application's critical section would
+/// use). The mutex lives in its own allocation, so it never moves after initialisation.
+/// `inherit` selects `PTHREAD_PRIO_INHERIT` (a holder runs at the priority of its most urgent
+/// waiter; under SCHED_DEADLINE it inherits the waiter's deadline), else `PTHREAD_PRIO_NONE`.
+pub struct PthreadMutex {
+    m: Box<std::cell::UnsafeCell<libc::pthread_mutex_t>>,
+}
+
+// SAFETY: a pthread mutex is made to be shared between threads; all access goes through the
+// pthread calls, which synchronise.
+unsafe impl Send for PthreadMutex {}
+unsafe impl Sync for PthreadMutex {}
+
+fn check(what: &str, r: libc::c_int) -> io::Result<()> {
+    if r == 0 {
+        Ok(())
+    } else {
+        Err(io::Error::new(io::Error::from_raw_os_error(r).kind(), format!("{what}: {}", io::Error::from_raw_os_error(r))))
+    }
+}
+
+impl PthreadMutex {
+    pub fn new(inherit: bool) -> io::Result<PthreadMutex> {
+        // SAFETY: the attribute object is initialised before use and destroyed after; the mutex
+        // is initialised in place in its box and not used before that.
+        unsafe {
+            let mut attr: libc::pthread_mutexattr_t = std::mem::zeroed();
+            check("pthread_mutexattr_init", libc::pthread_mutexattr_init(&mut attr))?;
+            let protocol = if inherit { libc::PTHREAD_PRIO_INHERIT } else { libc::PTHREAD_PRIO_NONE };
+            let r = check("pthread_mutexattr_setprotocol", libc::pthread_mutexattr_setprotocol(&mut attr, protocol))
+                .and_then(|_| check("pthread_mutexattr_settype", libc::pthread_mutexattr_settype(&mut attr, libc::PTHREAD_MUTEX_NORMAL)));
+            let m = Box::new(std::cell::UnsafeCell::new(std::mem::zeroed()));
+            let r = r.and_then(|_| check("pthread_mutex_init", libc::pthread_mutex_init(m.get(), &attr)));
+            libc::pthread_mutexattr_destroy(&mut attr);
+            r.map(|_| PthreadMutex { m })
+        }
+    }
+
+    /// Take the mutex if it is free; false if another thread holds it.
+    pub fn try_lock(&self) -> bool {
+        // SAFETY: initialised mutex.
+        unsafe { libc::pthread_mutex_trylock(self.m.get()) == 0 }
+    }
+
+    /// Take the mutex, waiting (blocked, off the CPU) while another thread holds it.
+    pub fn lock(&self) -> io::Result<()> {
+        // SAFETY: initialised mutex.
+        check("pthread_mutex_lock", unsafe { libc::pthread_mutex_lock(self.m.get()) })
+    }
+
+    /// Release the mutex; the caller must hold it.
+    pub fn unlock(&self) -> io::Result<()> {
+        // SAFETY: initialised mutex, held by the caller.
+        check("pthread_mutex_unlock", unsafe { libc::pthread_mutex_unlock(self.m.get()) })
+    }
+}
+
+impl Drop for PthreadMutex {
+    fn drop(&mut self) {
+        // SAFETY: no thread uses the mutex any more (we own it exclusively).
+        unsafe { libc::pthread_mutex_destroy(self.m.get()) };
+    }
+}
+
 /// The kernel's per-thread software counters (context switches, CPU migrations) through
 /// perf_event_open; falls back to /proc when perf is unavailable.
 pub struct ThreadCounters {
@@ -272,4 +347,40 @@ pub fn check_rt_privilege() -> Result<(), String> {
                 io::Error::from_raw_os_error(errno.unwrap_or(libc::EPERM))
             )
         })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pthread_mutex_excludes_and_both_protocols_initialise() {
+        for inherit in [false, true] {
+            let m = std::sync::Arc::new(PthreadMutex::new(inherit).unwrap());
+            assert!(m.try_lock());
+            assert!(!m.try_lock(), "a held mutex must refuse a second owner");
+            let m2 = m.clone();
+            let t0 = mono_ns();
+            let waiter = std::thread::spawn(move || {
+                m2.lock().unwrap();
+                let got = mono_ns();
+                m2.unlock().unwrap();
+                got
+            });
+            std::thread::sleep(std::time::Duration::from_millis(30));
+            let released = mono_ns();
+            m.unlock().unwrap();
+            let got = waiter.join().unwrap();
+            assert!(got >= released && got - t0 >= 30_000_000, "the waiter ran before the holder released");
+            m.lock().unwrap();
+            m.unlock().unwrap();
+        }
+    }
+
+    #[test]
+    fn sleeping_is_a_voluntary_switch() {
+        let v0 = voluntary_switches();
+        std::thread::sleep(std::time::Duration::from_millis(2));
+        assert!(voluntary_switches() > v0);
+    }
 }

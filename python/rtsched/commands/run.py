@@ -18,7 +18,7 @@ def register(sub):
     )
     p.add_argument("file", metavar="FILE")
     p.add_argument("-b", "--backend", dest="backends", action="extend", nargs="+", metavar="B", required=True,
-                   help="kernel:deadline, kernel:fifo[:rm|:dm|:file], kernel:other, testbed:POLICY (e.g. testbed:gedf)")
+                   help="kernel:deadline[:reclaim], kernel:fifo[:rm|:dm|:file], kernel:other, each with an optional :pi (mutexes with priority inheritance), testbed:POLICY (e.g. testbed:gedf)")
     p.add_argument("--duration", metavar="D", help="counted window (a real run is limited to 600 s)")
     p.add_argument("--seed", type=int, metavar="N")
     p.add_argument("--on-miss", choices=["continue", "abort"])
