@@ -165,6 +165,8 @@ def test_thread_demands_are_the_simulators_draws(backend):
     expected = [sum(draws[3 * j:3 * j + 3]) for j in range(10)]
     got = real[real.task == "par"].demand_ns.tolist()
     assert got == expected
+    # And directly: the simulator's own parallel jobs have the same demands.
+    assert got == sim[sim.task == "par"].demand_ns.tolist()
     assert len(set(draws)) > 20, "the uniform model must actually vary the demands"
     if backend == "kernel:fifo":
         # The threads really execute their own draws: thread 1 of job j (a helper; the only
