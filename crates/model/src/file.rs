@@ -260,7 +260,7 @@ impl<'a> Validator<'a> {
                 }
             }
         }
-        let fixed = declared.then(|| resources.len());
+        let fixed = declared.then_some(resources.len());
         for (i, tv) in list.iter().enumerate() {
             let task = self.task(i, tv, &platform, &mut resources, fixed)?;
             if let Some(j) = tasks.iter().position(|t| t.name == task.name) {
@@ -924,7 +924,7 @@ mod tests {
         expect_err(&format!("{p}  - {{name: a, period: 10, wcet: 2, sections: [{{resource: r, start: 0, length: 1, thread: 1}}]}}\n"), &["'thread'", "out of range"]);
         expect_err(&format!("{p}  - {{name: a, period: 10, wcet: 2, sections: [{{resource: r, start: 0, lenght: 1}}]}}\n"), &["did you mean 'length'"]);
         expect_err(
-            &format!("platform: {{cpus: 2}}\nresources: [bus]\ntasks:\n  - {{name: a, period: 10, wcet: 2, sections: [{{resource: bsu, start: 0, length: 1}}]}}\n"),
+            "platform: {cpus: 2}\nresources: [bus]\ntasks:\n  - {name: a, period: 10, wcet: 2, sections: [{resource: bsu, start: 0, length: 1}]}\n",
             &["'bsu' is not in the top-level 'resources'", "did you mean 'bus'"],
         );
         expect_err(

@@ -97,7 +97,9 @@ impl Program {
         // Per thread, checkpoints with a sort key: (work, releases before acquires, nesting).
         // At a shared boundary an outer section (earlier in `sections` after validation's sort
         // by start then longest first) is acquired before and released after an inner one.
-        let mut keyed: Vec<Vec<Vec<(Time, u8, i64, Action)>>> =
+        // (work, releases first, nesting tie-break, action) per checkpoint.
+        type Keyed = (Time, u8, i64, Action);
+        let mut keyed: Vec<Vec<Vec<Keyed>>> =
             shape.iter().map(|r| vec![Vec::new(); r.len()]).collect();
         for (i, s) in sections.iter().enumerate() {
             let cps = &mut keyed[s.region as usize][s.thread as usize];

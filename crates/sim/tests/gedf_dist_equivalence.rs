@@ -79,7 +79,9 @@ impl Observer for &mut Checker {
     }
 }
 
-fn jobs(r: &RunResult) -> Vec<(u32, u64, Option<Time>, Option<Time>, bool, bool)> {
+type JobKey = (u32, u64, Option<Time>, Option<Time>, bool, bool);
+
+fn jobs(r: &RunResult) -> Vec<JobKey> {
     r.jobs.iter().map(|j| (j.task, j.job, j.start, j.finish, j.aborted, j.missed)).collect()
 }
 
