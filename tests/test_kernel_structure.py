@@ -83,6 +83,15 @@ def spans(r):
     return {job: {th: (x.start_ns.min(), x.end_ns.max()) for th, x in g.groupby("thread")} for job, g in iv.groupby("job")}
 
 
+def overlap_ratios(r):
+    """Per job: how much of the shorter thread span overlaps the other (0 if run one after the other)."""
+    out = []
+    for job, sp in spans(r).items():
+        (s0, e0), (s1, e1) = sp[0], sp[1]
+        out.append(max(0, min(e0, e1) - max(s0, s1)) / min(e0 - s0, e1 - s1))
+    return out
+
+
 @pytest.mark.parametrize("backend", ["kernel:fifo", "kernel:deadline"])
 def test_a_region_of_two_threads_runs_in_parallel(backend):
     ts = load(FORK)
@@ -99,10 +108,15 @@ def test_a_region_of_two_threads_runs_in_parallel(backend):
     # Measured here: 20.1 ms per job, both CPUs, every job. Run one after the other it would be
     # >= 40 ms; a burst of host steal may stretch a job or two.
     if stolen(r):
-        assert (took < 30 * MS).mean() >= 0.8 and took.median() < 25 * MS, (took.tolist(), r.measurements.get("host.steal_ms"))
+        # Host steal (up to a third of a run in CI) stretches jobs unevenly. What it cannot fake:
+        # the median job well below the 40 ms a one-after-the-other run needs, and the two
+        # threads' execution spans overlapping.
+        ov = sorted(overlap_ratios(r))
+        assert took.median() < 35 * MS and ov[len(ov) // 2] > 0.5, (took.tolist(), ov, r.measurements.get("host.steal_ms"))
+        assert sum(c == [0, 1] for c in j.cpus) >= 0.5 * len(j), j.cpus.tolist()
     else:
         assert (took < 30 * MS).all(), took.tolist()
-    assert sum(c == [0, 1] for c in j.cpus) >= 0.8 * len(j), j.cpus.tolist()
+        assert sum(c == [0, 1] for c in j.cpus) >= 0.8 * len(j), j.cpus.tolist()
     # Each job: thread 0 (the task's thread) and thread 1 (its helper) both ran, at the same time.
     for job, sp in spans(r).items():
         assert set(sp) == {0, 1}, (job, sp)
@@ -122,10 +136,7 @@ def test_a_region_of_two_threads_overlaps_under_sched_other():
 
     r = run_until_clean(run(ts, "kernel:other"), lambda: run(ts, "kernel:other"), ok)
     assert ok(r), r.jobs.cpus.tolist()
-    overlaps = []
-    for job, sp in spans(r).items():
-        (s0, e0), (s1, e1) = sp[0], sp[1]
-        overlaps.append((min(e0, e1) - max(s0, s1)) / min(e0 - s0, e1 - s1))
+    overlaps = overlap_ratios(r)
     # Run one after the other, the spans would not overlap at all.
     assert sorted(overlaps)[len(overlaps) // 2] > 0.5, overlaps
 
