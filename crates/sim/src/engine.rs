@@ -414,66 +414,74 @@ impl<'p, O: Observer> Engine<'p, O> {
     /// Create the entities of job `j`'s current region and give them to the policy.
     fn fork(&mut self, now: Time, j: u32, cpu: Option<u32>) {
         let job = &self.jobs[j as usize];
-        let (task, region, first) = (job.task, job.region, job.first);
-        let threads = &self.programs[task as usize].regions[region as usize];
-        let n = threads.len();
-        self.forked.clear();
-        for t in 0..n {
-            let ncp = self.programs[task as usize].regions[region as usize][t].checkpoints.len() as u32;
-            let job = &self.jobs[j as usize];
-            let demand = job.demands[first as usize + t];
-            let (jobno, release, deadline) = (job.job, job.release, job.deadline);
-            let slot = match self.free.pop() {
-                Some(s) => s,
-                None => {
-                    self.ents.push(Ent {
-                        info: EntityInfo { id: 0, task: 0, job: 0, region: 0, thread: 0, release: 0, deadline: 0 },
-                        generation: 0,
-                        live: false,
-                        job: NONE,
-                        demand: 0,
-                        left: 0,
-                        owed: 0,
-                        cp: 0,
-                        ncp: 0,
-                        blocked_on: NONE,
-                        blocked_since: 0,
-                        cpu: NONE,
-                        last_cpu: NONE,
-                    });
-                    (self.ents.len() - 1) as u32
-                }
-            };
-            let info = EntityInfo { id: slot, task, job: jobno, region, thread: t as u32, release, deadline };
-            let e = &mut self.ents[slot as usize];
-            let generation = e.generation.wrapping_add(1);
-            *e = Ent {
-                info,
-                generation,
-                live: true,
-                job: j,
-                demand,
-                left: demand,
-                owed: 0,
-                cp: 0,
-                ncp,
-                blocked_on: NONE,
-                blocked_since: 0,
-                cpu: NONE,
-                last_cpu: NONE,
-            };
-            self.jobs[j as usize].ents.push(slot);
-            self.forked.push(info);
-        }
+        let (task, region) = (job.task, job.region);
+        let n = self.programs[task as usize].regions[region as usize].len();
         self.jobs[j as usize].pending = n as u32;
         if n == 1 {
-            let info = self.forked[0];
+            // The common case (every sequential job): no fork event, no scratch list.
+            let info = self.new_thread(j, 0);
             self.policy.release(now, &info);
-        } else {
-            let forked = std::mem::take(&mut self.forked);
-            self.policy.forked(now, cpu, &forked);
-            self.forked = forked;
+            return;
         }
+        self.forked.clear();
+        for t in 0..n {
+            let info = self.new_thread(j, t);
+            self.forked.push(info);
+        }
+        let forked = std::mem::take(&mut self.forked);
+        self.policy.forked(now, cpu, &forked);
+        self.forked = forked;
+    }
+
+    /// A fresh entity for thread `t` of job `j`'s current region.
+    #[inline]
+    fn new_thread(&mut self, j: u32, t: usize) -> EntityInfo {
+        let job = &self.jobs[j as usize];
+        let (task, region) = (job.task, job.region);
+        let demand = job.demands[job.first as usize + t];
+        let (jobno, release, deadline) = (job.job, job.release, job.deadline);
+        let ncp = self.programs[task as usize].regions[region as usize][t].checkpoints.len() as u32;
+        let slot = match self.free.pop() {
+            Some(s) => s,
+            None => {
+                self.ents.push(Ent {
+                    info: EntityInfo { id: 0, task: 0, job: 0, region: 0, thread: 0, release: 0, deadline: 0 },
+                    generation: 0,
+                    live: false,
+                    job: NONE,
+                    demand: 0,
+                    left: 0,
+                    owed: 0,
+                    cp: 0,
+                    ncp: 0,
+                    blocked_on: NONE,
+                    blocked_since: 0,
+                    cpu: NONE,
+                    last_cpu: NONE,
+                });
+                (self.ents.len() - 1) as u32
+            }
+        };
+        let info = EntityInfo { id: slot, task, job: jobno, region, thread: t as u32, release, deadline };
+        let e = &mut self.ents[slot as usize];
+        let generation = e.generation.wrapping_add(1);
+        *e = Ent {
+            info,
+            generation,
+            live: true,
+            job: j,
+            demand,
+            left: demand,
+            owed: 0,
+            cp: 0,
+            ncp,
+            blocked_on: NONE,
+            blocked_since: 0,
+            cpu: NONE,
+            last_cpu: NONE,
+        };
+        self.jobs[j as usize].ents.push(slot);
+        info
     }
 
     /// The job of `task` the policy knew ended at `now`: give it the next held job, if any.
