@@ -5,6 +5,7 @@ of a job holding a resource hands it to the waiter, and per-job demands are the 
 Needs root or CAP_SYS_NICE, as the other real-run tests."""
 
 import os
+from pathlib import Path
 
 import pytest
 
@@ -180,28 +181,9 @@ def test_b_simulator_follows_the_same_hand_worked_schedule_exactly():
 
 # --- (c) aborting a job that holds a resource -----------------------------------------------------
 
-# h forks two threads: h.t0 holds bus over [5, 75) ms of its work, h.t1 requests it at 15 and
-# waits; w (released at 20) requests it at 25 and waits behind h.t1. h's deadline (40) passes
-# with on_miss: abort: h.t1 leaves the queue, h.t0 is stopped holding bus, bus goes to w, which
-# resumes on CPU0 and finishes its last 15 ms at 55. Three periods: slots and queues are reused.
-ABORT = """platform: {cpus: 2}
-run: {duration: 600, seed: 1, on_miss: abort}
-resources: [bus]
-tasks:
-  - name: h
-    period: 200
-    deadline: 40
-    regions: [[80, 80]]
-    sections:
-      - {resource: bus, region: 0, thread: 0, start: 5, length: 70}
-      - {resource: bus, region: 0, thread: 1, start: 15, length: 10}
-  - name: w
-    period: 200
-    deadline: 150
-    offset: 20
-    wcet: 20
-    sections: [{resource: bus, start: 5, length: 5}]
-"""
+# tests/data/abort-holder.yaml: h, aborted at its deadline while holding bus, hands it to w.
+# Three periods: slots and queues are reused.
+ABORT = (Path(__file__).parent / "data" / "abort-holder.yaml").read_text()
 
 
 @pytest.mark.parametrize("model", MODELS)

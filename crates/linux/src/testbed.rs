@@ -1344,24 +1344,7 @@ tasks:
     /// and waits behind h's thread 1. At 40 h is aborted at its deadline: its waiting thread
     /// leaves the queue (the policy is not told: it no longer has it), its running thread is
     /// aborted, `bus` goes to w, which runs its last 15 ms and finishes at about 55.
-    const ABORT: &str = "platform: {cpus: 2}
-run: {duration: 200, seed: 1, on_miss: abort}
-resources: [bus]
-tasks:
-  - name: h
-    period: 200
-    deadline: 40
-    regions: [[80, 80]]
-    sections:
-      - {resource: bus, region: 0, thread: 0, start: 5, length: 70}
-      - {resource: bus, region: 0, thread: 1, start: 15, length: 10}
-  - name: w
-    period: 200
-    deadline: 150
-    offset: 20
-    wcet: 20
-    sections: [{resource: bus, start: 5, length: 5}]
-";
+    const ABORT: &str = include_str!("../../../tests/data/abort-holder.yaml");
 
     /// Host CPU time stolen (all CPUs) during `f`, in clock ticks, and `f`'s result.
     fn with_steal<T>(f: impl FnOnce() -> T) -> (T, u64) {
@@ -1376,7 +1359,8 @@ tasks:
             return;
         }
         let _one = REAL.lock().unwrap_or_else(|p| p.into_inner());
-        let ts = parse(ABORT);
+        let mut ts = parse(ABORT);
+        ts.run.duration = 200 * rtsched_model::time::NS_PER_MS; // one period
         let expected = [
             "forked 0.0.0.0 0.0.0.1 on None",
             "blocked 0.0.0.1",
