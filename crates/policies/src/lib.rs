@@ -15,5 +15,5 @@ pub mod gnpedf;
 pub mod pedf;
 pub mod pfp;
 
-pub use policy::{Dispatch, EntityId, EntityInfo, Policy};
+pub use policy::*;
 pub use registry::{build, PolicyInfo, SchedulerSpec, POLICIES};
