@@ -29,7 +29,7 @@ use crate::{interrupted, work, RunError, RunOptions};
 use rtsched_model::program::{scale, Action, Program, ThreadProgram};
 use rtsched_model::results::{CpuSet, Interval, JobRecord, RunResult};
 use rtsched_model::{TaskSet, Time};
-use rtsched_sim::exec::TaskStreams;
+use rtsched_runtime::TaskStreams;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Barrier, Mutex};
 

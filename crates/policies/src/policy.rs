@@ -6,12 +6,25 @@
 //! CPU runs what — applies the decisions, charges overheads and asserts the invariants (no
 //! entity on two CPUs, no CPU running two entities, only live entities dispatched).
 //!
-//! Call protocol, at every instant `now` at which something happens:
-//! 1. the substrate delivers every event of that instant (`complete`, `aborted`, `release`,
-//!    `tick`), in its fixed event order;
-//! 2. it calls [`Policy::schedule`] once; the policy rewrites the CPUs it wants changed;
-//! 3. the substrate applies the changes. If the policy asked for aborts, it delivers
-//!    `aborted` for each and calls `schedule` again at the same instant.
+//! Every substrate drives policies through the one job ledger (`rtsched-runtime`), so the
+//! protocol below holds in each of them; `rtsched_runtime::ProtocolChecker` wraps any policy
+//! and asserts it. At every instant `now` at which something happens:
+//! 1. the substrate delivers the events of that instant (`complete`, `blocked`, `requested`,
+//!    `released`, `unblocked`, `aborted`, `release`/`forked`, `tick`, `timer`), in its fixed
+//!    event order; an entity's events come in the order they happened to it;
+//! 2. it calls [`Policy::schedule`] once; the policy rewrites the CPUs it wants changed and
+//!    may ask for aborts, grants, timers and charges through the [`Dispatch`];
+//! 3. the substrate applies grants, then the CPU changes. If the policy asked for aborts (or
+//!    left a pending grant to the FIFO default), it delivers the resulting events and calls
+//!    `schedule` again at the same instant.
+//!
+//! On a real substrate the events of "one instant" are those that arrived since the last
+//! decision; a policy never sees `now` decrease. What holds at each call: an entity the policy
+//! is told about is *ready* (it has it, not running), *running* (a CPU is linked to it by the
+//! policy's last applied decision), or *blocked* (the policy has it no more until
+//! `unblocked`). `complete` and `blocked` name the CPU that ran the entity, already vacated;
+//! `aborted` is never reported for a blocked entity; nothing is reported for an entity after
+//! `complete` or `aborted`, whose id may then be reused.
 //!
 //! Parallel jobs (PAWS §3) and critical sections (ChronOS §III) add three events, each with a
 //! default that lets a policy written for sequential, independent jobs work unchanged:
@@ -27,7 +40,7 @@
 //! A policy never sees actual execution demands (a real scheduler does not know them), only
 //! what a kernel would know: release, deadline, task parameters and what it dispatched.
 
-use rtsched_model::{TaskId, Time};
+use rtsched_model::{Task, TaskId, Time};
 
 /// A schedulable entity: a job, or one thread of a parallel job. The id is a slot index the
 /// substrate reuses after the entity ends, so policies can keep per-entity state in plain
@@ -50,56 +63,119 @@ pub struct EntityInfo {
     pub deadline: Time,
 }
 
-/// The per-CPU decisions. Before `schedule` it holds what each CPU runs now (a CPU whose
-/// entity completed or was aborted shows `None`); the policy changes what it wants.
+/// A resource (mutex) index: the position of its name in the task set's `resources` list.
+pub type ResourceId = u32;
+
+/// What a policy may read about the run while it decides: what a kernel would know (who runs
+/// where, how long each entity has executed, who holds and who waits for each resource, the
+/// tasks' parameters), never an entity's actual remaining demand. The substrate's job ledger
+/// implements it; [`Dispatch::run`] hands it to `schedule`.
+pub trait RunView {
+    /// The instant being decided.
+    fn now(&self) -> Time;
+    /// The entity `cpu` runs (at the decision level: what the last applied decision linked).
+    fn running(&self, cpu: u32) -> Option<EntityId>;
+    /// The live entity `e` (released to the policy, not completed, not aborted), or `None`.
+    fn entity(&self, e: EntityId) -> Option<EntityInfo>;
+    /// CPU time `e` has consumed so far: its own work plus the overheads charged to it while it
+    /// ran (the kernel's `sum_exec_runtime`). 0 for an entity that is not live.
+    fn executed(&self, e: EntityId) -> Time;
+    /// The resource `e` waits for and the entity holding it, if `e` is blocked. Following
+    /// `waiting_for` from holder to holder walks a dependency chain (ChronOS §3, DASA).
+    fn waiting_for(&self, e: EntityId) -> Option<(ResourceId, EntityId)>;
+    /// The entity holding resource `r`, if any.
+    fn holder(&self, r: ResourceId) -> Option<EntityId>;
+    /// The entities waiting for `r`, longest first.
+    fn waiters(&self, r: ResourceId) -> Vec<EntityId>;
+    /// A task's parameters (period, deadline, WCET, priority, structure...).
+    fn task(&self, t: TaskId) -> &Task;
+}
+
+/// The substrate's side of the decisions: what each CPU runs now and what the policy asked
+/// for during the last `schedule`. The substrate owns one and lends it to the policy as a
+/// [`Dispatch`] for each call.
 #[derive(Clone, Debug)]
-pub struct Dispatch {
+pub struct Decisions {
     assigned: Vec<Option<EntityId>>,
     dirty: Vec<u32>,
     is_dirty: Vec<bool>,
     aborts: Vec<EntityId>,
+    grants: Vec<(ResourceId, EntityId)>,
+    timers: Vec<Time>,
+    charges: Vec<(u32, Time)>,
+    /// CPUs that saw an event since the last `schedule`, and whether a CPU-less event
+    /// (release, unblock, timer) happened.
+    event_cpus: Vec<u32>,
+    has_event: Vec<bool>,
+    global_event: bool,
+    /// Resources freed while entities wait for them, for a policy that grants them itself.
+    pending_grants: Vec<ResourceId>,
 }
 
-impl Dispatch {
+impl Decisions {
     pub fn new(cpus: u32) -> Self {
-        Dispatch {
-            assigned: vec![None; cpus as usize],
-            dirty: Vec::with_capacity(cpus as usize),
-            is_dirty: vec![false; cpus as usize],
+        let m = cpus as usize;
+        Decisions {
+            assigned: vec![None; m],
+            dirty: Vec::with_capacity(m),
+            is_dirty: vec![false; m],
             aborts: Vec::new(),
+            grants: Vec::new(),
+            timers: Vec::new(),
+            charges: Vec::new(),
+            event_cpus: Vec::with_capacity(m),
+            has_event: vec![false; m],
+            global_event: false,
+            pending_grants: Vec::new(),
         }
     }
     #[inline]
     pub fn cpus(&self) -> u32 {
         self.assigned.len() as u32
     }
-    /// What `cpu` runs (or will run, if changed during this `schedule`).
     #[inline]
     pub fn current(&self, cpu: u32) -> Option<EntityId> {
         self.assigned[cpu as usize]
     }
-    /// Decide that `cpu` runs `e` (or idles).
-    #[inline]
-    pub fn assign(&mut self, cpu: u32, e: Option<EntityId>) {
-        let c = cpu as usize;
-        self.assigned[c] = e;
-        if !self.is_dirty[c] {
-            self.is_dirty[c] = true;
-            self.dirty.push(cpu);
-        }
-    }
-    /// Decide to abort `e` (best-effort policies).
-    pub fn abort(&mut self, e: EntityId) {
-        self.aborts.push(e);
-    }
-
-    // --- substrate side ---
-
-    /// Record that `cpu` stopped running its entity (completion or abort), without marking
-    /// it as a policy decision.
+    /// Record that `cpu` stopped running its entity (completion, block or abort), without
+    /// marking it as a policy decision.
     #[inline]
     pub fn vacate(&mut self, cpu: u32) {
         self.assigned[cpu as usize] = None;
+    }
+    /// Note an event on `cpu` (completion, block, abort of its entity, tick).
+    #[inline]
+    pub fn note_cpu_event(&mut self, cpu: u32) {
+        let c = cpu as usize;
+        if !self.has_event[c] {
+            self.has_event[c] = true;
+            self.event_cpus.push(cpu);
+        }
+    }
+    /// Note an event on no CPU in particular (release, unblock, timer).
+    #[inline]
+    pub fn note_global_event(&mut self) {
+        self.global_event = true;
+    }
+    /// A resource was freed while entities wait for it (granting policies only).
+    pub fn add_pending_grant(&mut self, r: ResourceId) {
+        if !self.pending_grants.contains(&r) {
+            self.pending_grants.push(r);
+        }
+    }
+    /// Resources still waiting for a grant after `schedule` (the substrate hands them FIFO).
+    pub fn take_pending_grants(&mut self, out: &mut Vec<ResourceId>) {
+        out.clear();
+        out.append(&mut self.pending_grants);
+    }
+    /// Forget the events noted before the `schedule` that just ran.
+    #[inline]
+    pub fn clear_events(&mut self) {
+        for &c in &self.event_cpus {
+            self.has_event[c as usize] = false;
+        }
+        self.event_cpus.clear();
+        self.global_event = false;
     }
     /// CPUs the policy touched in the last `schedule`, in the order it touched them.
     pub fn take_dirty(&mut self, out: &mut Vec<u32>) {
@@ -113,6 +189,105 @@ impl Dispatch {
     pub fn take_aborts(&mut self, out: &mut Vec<EntityId>) {
         out.clear();
         out.append(&mut self.aborts);
+    }
+    pub fn take_grants(&mut self, out: &mut Vec<(ResourceId, EntityId)>) {
+        out.clear();
+        out.append(&mut self.grants);
+    }
+    pub fn take_timers(&mut self, out: &mut Vec<Time>) {
+        out.clear();
+        out.append(&mut self.timers);
+    }
+    pub fn take_charges(&mut self, out: &mut Vec<(u32, Time)>) {
+        out.clear();
+        out.append(&mut self.charges);
+    }
+    /// Whether events were noted since the last `schedule`.
+    #[inline]
+    pub fn has_events(&self) -> bool {
+        self.global_event || !self.event_cpus.is_empty()
+    }
+}
+
+/// The per-CPU decisions, as a policy sees them in `schedule`. Before `schedule` it holds what
+/// each CPU runs now (a CPU whose entity completed, blocked or was aborted shows `None`); the
+/// policy changes what it wants, and may also abort jobs, grant freed resources, set one-shot
+/// timers and charge the cost of its own operations. [`Dispatch::run`] reads the run.
+pub struct Dispatch<'a> {
+    dec: &'a mut Decisions,
+    run: &'a dyn RunView,
+}
+
+impl<'a> Dispatch<'a> {
+    /// Lend `dec` to a policy, with `run` as its view (substrate side).
+    #[inline]
+    pub fn new(dec: &'a mut Decisions, run: &'a dyn RunView) -> Self {
+        Dispatch { dec, run }
+    }
+    #[inline]
+    pub fn cpus(&self) -> u32 {
+        self.dec.cpus()
+    }
+    /// What `cpu` runs (or will run, if changed during this `schedule`).
+    #[inline]
+    pub fn current(&self, cpu: u32) -> Option<EntityId> {
+        self.dec.assigned[cpu as usize]
+    }
+    /// Decide that `cpu` runs `e` (or idles).
+    #[inline]
+    pub fn assign(&mut self, cpu: u32, e: Option<EntityId>) {
+        let d = &mut *self.dec;
+        let c = cpu as usize;
+        d.assigned[c] = e;
+        if !d.is_dirty[c] {
+            d.is_dirty[c] = true;
+            d.dirty.push(cpu);
+        }
+    }
+    /// Decide to abort `e`'s job (best-effort policies). The substrate reports `aborted` for
+    /// each of its threads the policy has and calls `schedule` again at the same instant.
+    pub fn abort(&mut self, e: EntityId) {
+        self.dec.aborts.push(e);
+    }
+    /// Hand the freed resource `r` to its waiter `e` (policies whose `grants_resources` is
+    /// true; `r` must be in [`Dispatch::pending_grants`]). `e` is ready from now on and may be
+    /// dispatched in this same `schedule`; no `unblocked` is reported for it.
+    pub fn grant(&mut self, r: ResourceId, e: EntityId) {
+        self.dec.grants.push((r, e));
+    }
+    /// Ask for a one-shot `timer` call at `at` (e.g. a TUF's termination time). A time at or
+    /// before now fires at once, in a new instant at the same time.
+    pub fn wake_at(&mut self, at: Time) {
+        self.dec.timers.push(at);
+    }
+    /// Charge `cpu` `ns` of overhead for an operation of the policy (a steal, a push): the
+    /// simulator adds it to what the entity `cpu` runs after this decision must pay before its
+    /// own work resumes (an idle CPU absorbs it); a real substrate pays it in real time and
+    /// only counts it.
+    pub fn charge(&mut self, cpu: u32, ns: Time) {
+        self.dec.charges.push((cpu, ns));
+    }
+    /// The CPUs that saw an event since the last `schedule` (their entity completed, blocked
+    /// or was aborted, or a tick), in the order the events came. A policy — or a substrate such
+    /// as a kernel scheduler — may decide one CPU at a time from these.
+    #[inline]
+    pub fn event_cpus(&self) -> &[u32] {
+        &self.dec.event_cpus
+    }
+    /// Whether an event not tied to a CPU (a release, an unblock, a timer) happened since the
+    /// last `schedule`.
+    #[inline]
+    pub fn global_event(&self) -> bool {
+        self.dec.global_event
+    }
+    /// Resources freed while entities wait for them, to be granted (granting policies only).
+    pub fn pending_grants(&self) -> &[ResourceId] {
+        &self.dec.pending_grants
+    }
+    /// What the policy may read about the run.
+    #[inline]
+    pub fn run(&self) -> &'a dyn RunView {
+        self.run
     }
 }
 
@@ -153,6 +328,30 @@ pub trait Policy: Send {
         self.release(now, e);
     }
 
+    /// The running entity `e` requested resource `r`, which `holder` holds (`None`: `r` was
+    /// freed and awaits this policy's grant): called before the substrate blocks `e`, and
+    /// `blocked` follows. Uncontended requests are not reported; [`RunView::holder`] shows who
+    /// holds what. Default: nothing.
+    fn requested(&mut self, _now: Time, _e: EntityId, _r: ResourceId, _holder: Option<EntityId>) {}
+
+    /// `e` released resource `r` (at the end of its critical section, or because its job was
+    /// aborted). Called before the resource is handed on (`unblocked`, or a pending grant).
+    /// Default: nothing.
+    fn released(&mut self, _now: Time, _e: EntityId, _r: ResourceId) {}
+
+    /// Whether the policy chooses who gets a freed resource. `false` (the default): the
+    /// substrate hands it at once to its longest waiter (FIFO) and reports `unblocked`. `true`:
+    /// the resource is listed in [`Dispatch::pending_grants`] at the next `schedule`, where the
+    /// policy names the grantee with [`Dispatch::grant`]; one it leaves ungranted goes FIFO
+    /// after that `schedule` (with `unblocked`, and `schedule` again at the same instant).
+    fn grants_resources(&self) -> bool {
+        false
+    }
+
+    /// A one-shot timer the policy set with [`Dispatch::wake_at`] fired at `now` (at or after
+    /// the time asked). Called before `schedule`. Default: nothing.
+    fn timer(&mut self, _now: Time) {}
+
     /// Period of the scheduler tick the policy wants, if any (e.g. quantum-based policies).
     fn tick_interval(&self) -> Option<Time> {
         None
@@ -163,7 +362,7 @@ pub trait Policy: Send {
 
     /// Decide: after the events of instant `now`, rewrite the CPUs that should change.
     /// Called once per instant at which an event happened (and again after aborts).
-    fn schedule(&mut self, now: Time, d: &mut Dispatch);
+    fn schedule(&mut self, now: Time, d: &mut Dispatch<'_>);
 
     /// The policy's own operation counters (e.g. pushes, pulls, find-CPU calls), read by the
     /// substrate after a run. Wall-clock figures appear only when the policy was asked to

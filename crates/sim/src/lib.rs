@@ -1,7 +1,14 @@
 //! rtsched's deterministic discrete-event simulator: integer nanoseconds, one event order,
-//! seeded execution-time models; same task set + seed gives byte-identical results.
+//! seeded execution-time models; same task set + seed gives byte-identical results. A driver of
+//! the job ledger in `rtsched-runtime`, like the real-threads testbed.
 
+pub mod cost;
 pub mod engine;
-pub mod exec;
 
-pub use engine::{simulate, simulate_observed, simulate_policy, simulate_with_stats, Observer, View};
+/// The execution-time and arrival streams (moved to the ledger's crate; kept here by name).
+pub mod exec {
+    pub use rtsched_runtime::streams::*;
+}
+
+pub use cost::{ConstantOverheads, CostModel};
+pub use engine::{simulate, simulate_costed, simulate_observed, simulate_policy, simulate_with_stats, Observer, View};

@@ -1,0 +1,282 @@
+//! A policy wrapper that asserts the call protocol of `rtsched_policies::policy` — who is
+//! called when, and what holds at that moment — under any driver. Tests wrap policies in it
+//! in the simulator and on the testbed; a violation panics with the call and the reason.
+//!
+//! What it tracks per entity is what the policy may assume: *ready* (the policy has it),
+//! *running* on a CPU (the policy's last applied decision put it there), *blocked* (taken
+//! away until `unblocked`). It checks, for each call:
+//! - `now` never decreases;
+//! - `release`/`forked` bring entities the policy does not have, released no later than `now`,
+//!   with ids equal to their slots; a fork's threads are one job's region;
+//! - `complete(e, cpu)` and `blocked(e, cpu)`: `e` runs on `cpu`; `blocked` follows
+//!   `requested` for the same entity; `requested` names a running requester and a holder the
+//!   policy knows;
+//! - `unblocked(e)`: `e` was blocked; `aborted(e)`: `e` is ready or running (never blocked);
+//! - `tick` only for a policy that asked for ticks;
+//! - `schedule`: the CPUs show what the policy last decided, less what completed, blocked or
+//!   was aborted; afterwards no entity is on two CPUs and only ready or running entities are
+//!   placed.
+
+use rtsched_model::Time;
+use rtsched_policies::{Dispatch, EntityId, EntityInfo, Policy, ResourceId};
+use std::sync::{Arc, Mutex};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum State {
+    Ready,
+    Running(u32),
+    Blocked,
+}
+
+/// Wraps a policy and asserts the protocol (see the module doc). `log`, if given, receives one
+/// line per event, for tests that compare event orders across drivers.
+pub struct ProtocolChecker {
+    inner: Box<dyn Policy>,
+    ents: Vec<Option<(EntityInfo, State)>>,
+    cpus: Vec<Option<EntityId>>,
+    now: Time,
+    requested: Option<EntityId>,
+    calls: u64,
+    log: Option<Arc<Mutex<Vec<String>>>>,
+}
+
+impl ProtocolChecker {
+    pub fn new(inner: Box<dyn Policy>, cpus: u32) -> Self {
+        ProtocolChecker { inner, ents: Vec::new(), cpus: vec![None; cpus as usize], now: 0, requested: None, calls: 0, log: None }
+    }
+
+    /// Also write every event, as `"<verb> task.job.region.thread"`, to `log`.
+    pub fn with_log(mut self, log: Arc<Mutex<Vec<String>>>) -> Self {
+        self.log = Some(log);
+        self
+    }
+
+    /// Calls checked so far.
+    pub fn calls(&self) -> u64 {
+        self.calls
+    }
+
+    #[track_caller]
+    fn fail(&self, what: &str) -> ! {
+        panic!("protocol violation at t={} in policy '{}': {what}", self.now, self.inner.name());
+    }
+
+    fn at(&mut self, now: Time, call: &str) {
+        self.calls += 1;
+        if now < self.now {
+            self.fail(&format!("{call}: time went back from {} to {now}", self.now));
+        }
+        self.now = now;
+    }
+
+    fn state(&self, e: EntityId, call: &str) -> (EntityInfo, State) {
+        match self.ents.get(e as usize).copied().flatten() {
+            Some(s) => s,
+            None => self.fail(&format!("{call}: entity {e}, which the policy does not have")),
+        }
+    }
+
+    fn set(&mut self, e: EntityId, s: Option<(EntityInfo, State)>) {
+        let i = e as usize;
+        if self.ents.len() <= i {
+            self.ents.resize(i + 1, None);
+        }
+        self.ents[i] = s;
+    }
+
+    fn note(&self, verb: &str, i: &EntityInfo) {
+        if let Some(l) = &self.log {
+            l.lock().unwrap_or_else(|p| p.into_inner()).push(format!("{verb} {}.{}.{}.{}", i.task, i.job, i.region, i.thread));
+        }
+    }
+
+    fn arrive(&mut self, now: Time, i: &EntityInfo, call: &str) {
+        if self.ents.get(i.id as usize).copied().flatten().is_some() {
+            self.fail(&format!("{call}: entity {} arrives while the policy still has it", i.id));
+        }
+        if i.release > now || i.deadline < i.release {
+            self.fail(&format!("{call}: entity {} has release {} and deadline {} at {now}", i.id, i.release, i.deadline));
+        }
+        self.set(i.id, Some((*i, State::Ready)));
+    }
+
+    fn off_cpu(&mut self, e: EntityId, cpu: u32, call: &str) -> EntityInfo {
+        let (i, s) = self.state(e, call);
+        if s != State::Running(cpu) || self.cpus.get(cpu as usize).copied().flatten() != Some(e) {
+            self.fail(&format!("{call}: entity {e} on CPU {cpu}, but it is {s:?} and the CPU runs {:?}", self.cpus.get(cpu as usize)));
+        }
+        self.cpus[cpu as usize] = None;
+        i
+    }
+}
+
+impl Policy for ProtocolChecker {
+    fn name(&self) -> String {
+        self.inner.name()
+    }
+
+    fn release(&mut self, now: Time, e: &EntityInfo) {
+        self.at(now, "release");
+        self.arrive(now, e, "release");
+        self.note("release", e);
+        self.inner.release(now, e)
+    }
+
+    fn forked(&mut self, now: Time, cpu: Option<u32>, threads: &[EntityInfo]) {
+        self.at(now, "forked");
+        if threads.len() < 2 {
+            self.fail(&format!("forked: {} thread(s); a single thread arrives by release", threads.len()));
+        }
+        if cpu.is_some_and(|c| c as usize >= self.cpus.len()) {
+            self.fail(&format!("forked: on CPU {cpu:?}, which does not exist"));
+        }
+        for (k, t) in threads.iter().enumerate() {
+            let f = &threads[0];
+            if (t.task, t.job, t.region, t.thread) != (f.task, f.job, f.region, k as u32) {
+                self.fail(&format!("forked: thread {k} is {t:?}, not thread {k} of the region of {f:?}"));
+            }
+            self.arrive(now, t, "forked");
+        }
+        if let Some(l) = &self.log {
+            let names: Vec<String> = threads.iter().map(|i| format!("{}.{}.{}.{}", i.task, i.job, i.region, i.thread)).collect();
+            l.lock().unwrap_or_else(|p| p.into_inner()).push(format!("forked {} on {cpu:?}", names.join(" ")));
+        }
+        self.inner.forked(now, cpu, threads)
+    }
+
+    fn complete(&mut self, now: Time, e: EntityId, cpu: u32) {
+        self.at(now, "complete");
+        let i = self.off_cpu(e, cpu, "complete");
+        self.set(e, None);
+        self.note("complete", &i);
+        self.inner.complete(now, e, cpu)
+    }
+
+    fn aborted(&mut self, now: Time, e: EntityId) {
+        self.at(now, "aborted");
+        let (i, s) = self.state(e, "aborted");
+        match s {
+            State::Blocked => self.fail(&format!("aborted: entity {e} is blocked (the policy gave it up)")),
+            State::Running(c) => {
+                self.off_cpu(e, c, "aborted");
+            }
+            State::Ready => {}
+        }
+        self.set(e, None);
+        self.note("aborted", &i);
+        self.inner.aborted(now, e)
+    }
+
+    fn requested(&mut self, now: Time, e: EntityId, r: ResourceId, holder: Option<EntityId>) {
+        self.at(now, "requested");
+        let (_, s) = self.state(e, "requested");
+        if !matches!(s, State::Running(_)) {
+            self.fail(&format!("requested: entity {e} is {s:?}, not running"));
+        }
+        if let Some(h) = holder {
+            if h == e {
+                self.fail(&format!("requested: entity {e} requests resource {r}, which it holds"));
+            }
+            self.state(h, "requested (holder)");
+        }
+        self.requested = Some(e);
+        self.inner.requested(now, e, r, holder)
+    }
+
+    fn blocked(&mut self, now: Time, e: EntityId, cpu: u32) {
+        self.at(now, "blocked");
+        if self.requested.take() != Some(e) {
+            self.fail(&format!("blocked: entity {e} blocked without `requested` just before"));
+        }
+        let i = self.off_cpu(e, cpu, "blocked");
+        self.set(e, Some((i, State::Blocked)));
+        self.note("blocked", &i);
+        self.inner.blocked(now, e, cpu)
+    }
+
+    fn released(&mut self, now: Time, e: EntityId, r: ResourceId) {
+        self.at(now, "released");
+        self.state(e, "released");
+        self.inner.released(now, e, r)
+    }
+
+    fn unblocked(&mut self, now: Time, e: &EntityInfo) {
+        self.at(now, "unblocked");
+        let (i, s) = self.state(e.id, "unblocked");
+        if s != State::Blocked || i != *e {
+            self.fail(&format!("unblocked: entity {} is {s:?} (info {i:?}, given {e:?})", e.id));
+        }
+        self.set(e.id, Some((i, State::Ready)));
+        self.note("unblocked", e);
+        self.inner.unblocked(now, e)
+    }
+
+    fn grants_resources(&self) -> bool {
+        self.inner.grants_resources()
+    }
+
+    fn timer(&mut self, now: Time) {
+        self.at(now, "timer");
+        self.inner.timer(now)
+    }
+
+    fn tick_interval(&self) -> Option<Time> {
+        self.inner.tick_interval()
+    }
+
+    fn tick(&mut self, now: Time, cpu: u32) {
+        self.at(now, "tick");
+        if self.inner.tick_interval().is_none() || cpu as usize >= self.cpus.len() {
+            self.fail(&format!("tick on CPU {cpu} for a policy without ticks"));
+        }
+        self.inner.tick(now, cpu)
+    }
+
+    fn schedule(&mut self, now: Time, d: &mut Dispatch<'_>) {
+        self.at(now, "schedule");
+        for c in 0..self.cpus.len() {
+            if d.current(c as u32) != self.cpus[c] {
+                self.fail(&format!("schedule: CPU {c} shows {:?}, but the policy's last decision there is {:?}", d.current(c as u32), self.cpus[c]));
+            }
+            if d.run().running(c as u32) != self.cpus[c] {
+                self.fail(&format!("schedule: the run view says CPU {c} runs {:?}, expected {:?}", d.run().running(c as u32), self.cpus[c]));
+            }
+        }
+        self.inner.schedule(now, d);
+        let mut placed = vec![None; self.cpus.len()];
+        for (c, p) in placed.iter_mut().enumerate() {
+            if let Some(e) = d.current(c as u32) {
+                let (_, s) = self.state(e, "schedule");
+                if s == State::Blocked {
+                    self.fail(&format!("schedule: placed blocked entity {e} on CPU {c}"));
+                }
+                *p = Some(e);
+            }
+        }
+        for c in 0..placed.len() {
+            if let Some(e) = placed[c] {
+                if placed[c + 1..].contains(&Some(e)) {
+                    self.fail(&format!("schedule: entity {e} placed on two CPUs"));
+                }
+            }
+        }
+        for c in 0..self.cpus.len() {
+            if let Some(e) = self.cpus[c] {
+                if let Some((i, State::Running(_))) = self.ents[e as usize] {
+                    self.ents[e as usize] = Some((i, State::Ready));
+                }
+            }
+        }
+        for (c, p) in placed.iter().enumerate() {
+            if let Some(e) = p {
+                let (i, _) = self.state(*e, "schedule");
+                self.ents[*e as usize] = Some((i, State::Running(c as u32)));
+            }
+        }
+        self.cpus = placed;
+    }
+
+    fn stats(&self) -> Vec<(String, f64)> {
+        self.inner.stats()
+    }
+}

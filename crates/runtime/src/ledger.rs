@@ -1,0 +1,1172 @@
+//! The job ledger: what a job is while it runs, kept once for every driver.
+//!
+//! # Overview
+//!
+//! 1. **Slots.** Jobs ([`Job`]) and entities ([`Ent`], one thread of one region of a job) live
+//!    in preallocated slot vectors with generation numbers; a slot is reused after its
+//!    occupant ends, so policies can index plain vectors by [`EntityId`]. An entity that a real
+//!    worker still executes keeps its slot until the worker lets go ([`Ledger::stopped_executing`]).
+//! 2. **Release and held jobs.** Each task's jobs come from its own seeded streams
+//!    ([`TaskStreams`]), so every scheduler and every driver sees the same demands. Jobs of one
+//!    task run one after another (the sporadic model, SimSo, one thread per task): a job
+//!    released while its predecessor lives is *held* — release and deadline fixed, not yet
+//!    given to the policy — until the predecessor completes or is aborted.
+//! 3. **Fork and join (PAWS §3).** A job is a sequence of regions of threads. A region's
+//!    threads reach the policy together (`release` for one, `forked` for several) and join
+//!    when the last completes; the next region forks on the CPU where it joined.
+//! 4. **Checkpoints and resources (ChronOS §3).** A thread's program has checkpoints (acquire,
+//!    release) scaled to its actual demand; [`Ledger::advance`] handles those reached. A
+//!    request for a held resource reports `requested`, blocks the thread (its CPU is vacated)
+//!    and queues it; a release reports `released` and hands the resource to the longest
+//!    waiter — or, for a policy that grants resources itself, waits for its
+//!    [`Dispatch::grant`](rtsched_policies::Dispatch::grant).
+//! 5. **Aborts.** Deadline aborts (`on_miss: abort`) and the policy's own take the whole job:
+//!    waiting threads leave their queues, running threads leave their CPUs, the policy hears
+//!    `aborted` for each thread it still has, and then the job's resources are handed on.
+//! 6. **Decisions.** [`Ledger::decide`] calls `schedule`, applies grants and CPU changes with
+//!    the counting rules of DESIGN.md "Semantics" (preemption, migration, context switch) and
+//!    the invariants every driver asserts (only ready entities run; no entity on two CPUs),
+//!    then handles aborts and ungranted resources, calling `schedule` again at the instant.
+//! 7. **Records.** One [`JobRecord`] per job released in the counted window; at the end,
+//!    unfinished jobs whose deadline passed are misses and blocked threads add their wait.
+//!
+//! What stays with a driver is how time passes and how work is done: the simulator's event
+//! queue and cost model, the testbed's threads, clocks and mailboxes. The driver learns of the
+//! ledger's CPU changes through [`Substrate`].
+
+use crate::streams::TaskStreams;
+use rtsched_model::program::scale;
+use rtsched_model::results::JobRecord;
+use rtsched_model::{Action, OnMiss, Program, Task, TaskId, TaskSet, Time};
+use rtsched_policies::{Decisions, Dispatch, EntityId, EntityInfo, Policy, ResourceId, RunView};
+use std::borrow::Cow;
+use std::collections::VecDeque;
+
+/// "No slot / no CPU / no resource".
+pub const NONE: u32 = u32::MAX;
+
+/// One thread of one region of a job: what the policy schedules.
+#[derive(Clone, Copy, Debug)]
+pub struct Ent {
+    pub info: EntityInfo,
+    pub generation: u32,
+    /// Given to the policy and neither completed nor aborted (blocked entities are live).
+    pub live: bool,
+    /// Its job's slot, and the job's record (NONE outside the counted window).
+    pub job: u32,
+    pub rec: u32,
+    /// Its actual demand, the work done of it, and the overhead still to pay before its work
+    /// resumes (simulator: context switch, migration, charged policy operations).
+    pub demand: Time,
+    pub done: Time,
+    pub owed: Time,
+    /// CPU time consumed so far (work and overhead), up to its CPU's `mark`.
+    pub ran: Time,
+    /// Next checkpoint of its thread program, and how many it has.
+    pub cp: u32,
+    pub ncp: u32,
+    /// The resource it waits for (NONE if it is not blocked), and since when.
+    pub blocked_on: u32,
+    pub blocked_since: Time,
+    /// The CPU it is linked to by the last applied decision (NONE if none), and the last one.
+    pub cpu: u32,
+    pub last_cpu: u32,
+    /// A real worker executes it right now: its slot is not reused until it stops.
+    pub executing: bool,
+    free_when_stopped: bool,
+}
+
+impl Ent {
+    const EMPTY: Ent = Ent {
+        info: EntityInfo { id: 0, task: 0, job: 0, region: 0, thread: 0, release: 0, deadline: 0 },
+        generation: 0,
+        live: false,
+        job: NONE,
+        rec: NONE,
+        demand: 0,
+        done: 0,
+        owed: 0,
+        ran: 0,
+        cp: 0,
+        ncp: 0,
+        blocked_on: NONE,
+        blocked_since: 0,
+        cpu: NONE,
+        last_cpu: NONE,
+        executing: false,
+        free_when_stopped: false,
+    };
+
+    #[inline]
+    pub fn is_blocked(&self) -> bool {
+        self.blocked_on != NONE
+    }
+
+    /// Account `ran` ns of CPU time: the overhead owed first, then its own work (`work` of it
+    /// done at the rate the cost model says; rate 1: `work == ran - paid`).
+    #[inline]
+    pub fn pay(&mut self, ran: Time, work: impl FnOnce(Time) -> Time) {
+        let paid = ran.min(self.owed);
+        self.owed -= paid;
+        self.ran += ran;
+        if ran > paid {
+            self.done = (self.done + work(ran - paid)).min(self.demand);
+        }
+    }
+}
+
+/// A released job, from release to its end (finish or abort). Its vectors keep their capacity
+/// when the slot is reused: releasing a job allocates nothing in the steady state.
+#[derive(Clone, Debug)]
+struct Job {
+    task: u32,
+    job: u64,
+    release: Time,
+    deadline: Time,
+    generation: u32,
+    live: bool,
+    held: bool,
+    rec: u32,
+    /// Current region, and how many of its threads have not completed.
+    region: u32,
+    pending: u32,
+    /// Every thread's demand (region then thread order), and where the current region's start.
+    demands: Vec<Time>,
+    first: u32,
+    /// Live entities of the current region.
+    ents: Vec<EntityId>,
+}
+
+/// A mutex: its holder, its FIFO queue, and whether it awaits the policy's grant.
+#[derive(Clone, Debug)]
+struct Resource {
+    holder: u32,
+    queue: VecDeque<EntityId>,
+    pending: bool,
+}
+
+impl Default for Resource {
+    fn default() -> Self {
+        Resource { holder: NONE, queue: VecDeque::new(), pending: false }
+    }
+}
+
+impl Resource {
+    /// `e` requests it: true if it took it (free, and not awaiting a grant), false if it must
+    /// wait (queued last).
+    fn request(&mut self, e: EntityId) -> bool {
+        if self.holder == NONE && !self.pending {
+            self.holder = e;
+            return true;
+        }
+        debug_assert_ne!(self.holder, e, "a mutex is not recursive");
+        self.queue.push_back(e);
+        false
+    }
+    /// `e` stops waiting (its job was aborted).
+    fn leave(&mut self, e: EntityId) {
+        if let Some(i) = self.queue.iter().position(|&w| w == e) {
+            self.queue.remove(i);
+        }
+    }
+    /// The holder `e` lets go. With `fifo`, the longest waiter takes it and is returned; else
+    /// a resource with waiters awaits the policy's grant.
+    fn release(&mut self, e: EntityId, fifo: bool) -> Option<EntityId> {
+        assert_eq!(self.holder, e, "entity {e} released a resource it does not hold");
+        self.holder = NONE;
+        if self.queue.is_empty() {
+            return None;
+        }
+        if fifo {
+            self.holder = self.queue.pop_front().expect("a waiter");
+            Some(self.holder)
+        } else {
+            self.pending = true;
+            None
+        }
+    }
+}
+
+/// What the ledger knows of a CPU.
+#[derive(Clone, Copy, Debug)]
+pub struct CpuState {
+    pub running: Option<EntityId>,
+    /// Until when the running entity's CPU time is accounted in its `ran`: the ledger sets it
+    /// at dispatch, the driver whenever it accounts work. [`RunView::executed`] adds the time
+    /// since.
+    pub mark: Time,
+    /// (slot, generation) of the last entity it ran, for context-switch counting.
+    last: u64,
+}
+
+/// Why an entity leaves its CPU.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Off {
+    /// The policy gave the CPU to another entity or left it idle.
+    Preempted,
+    Completed,
+    /// It requested a held resource.
+    Blocked,
+    /// Its job was aborted.
+    Aborted,
+}
+
+/// What a driver does when the ledger moves entities on and off CPUs. The ledger calls these
+/// with the entity still in its state before the move (`ent.cpu == cpu` in `off_cpu`), and
+/// with the CPU's state, whose `mark` the driver keeps (see [`CpuState::mark`]).
+pub trait Substrate {
+    /// `ent` leaves `cpu` at `now`.
+    fn off_cpu(&mut self, now: Time, cpu: u32, c: &mut CpuState, ent: &mut Ent, why: Off);
+    /// The policy placed `ent` on `cpu` (counting done; `switched`: a context switch,
+    /// `migrated`: it last ran elsewhere). `work`: its work left before its next checkpoint.
+    #[allow(clippy::too_many_arguments)]
+    fn on_cpu(&mut self, now: Time, cpu: u32, c: &mut CpuState, ent: &mut Ent, switched: bool, migrated: bool, work: Time);
+    /// After a decision: `cpu` now runs `e` (only CPUs whose assignment changed).
+    fn assigned(&mut self, _cpu: u32, _e: Option<EntityId>) {}
+    /// The policy charged `ns` of overhead on `cpu`, which runs `ent` (`work` as in `on_cpu`).
+    fn charged(&mut self, now: Time, cpu: u32, c: &mut CpuState, ent: &mut Ent, ns: Time, work: Time);
+}
+
+/// The next step of a running entity, after the checkpoints it reached were handled.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Step {
+    /// Pay `owed` overhead, then run `work` more (to the next checkpoint or the end).
+    Run { owed: Time, work: Time },
+    /// It requested a held resource: blocked, off its CPU.
+    Blocked,
+    /// All its work and checkpoints are done: report [`Ledger::complete`].
+    Done,
+    /// Its CPU is no longer its own: stop here (what is left waits until it runs again).
+    Stop,
+}
+
+/// Where a thread stands in its program.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Next {
+    /// This much more work before the next checkpoint (or the end).
+    Run(Time),
+    /// The next checkpoint is reached: do its action.
+    At(Action),
+    /// All work and every checkpoint done.
+    Done,
+}
+
+/// Where a thread with program `tp`, actual demand `demand`, `done` work and `cp` checkpoints
+/// handled stands. Checkpoints scale to the demand (docs/semantics.md "Demand"); several may
+/// fall on one point, in program order.
+#[inline]
+pub fn next_step(tp: &rtsched_model::ThreadProgram, demand: Time, done: Time, cp: u32) -> Next {
+    match tp.checkpoints.get(cp as usize) {
+        Some(c) => {
+            let at = scale(c.at, tp.wcet, demand);
+            if at > done {
+                Next::Run(at - done)
+            } else {
+                Next::At(c.action)
+            }
+        }
+        None if done < demand => Next::Run(demand - done),
+        None => Next::Done,
+    }
+}
+
+/// How long after the counted window a run may go on so that the last counted jobs finish.
+pub fn drain_limit(ts: &TaskSet) -> Time {
+    ts.tasks.iter().map(|t| t.deadline.max(t.max_interarrival.unwrap_or(t.period))).max().unwrap_or(0) * 2
+}
+
+/// The run's state, which a policy reads through [`RunView`] while it decides.
+pub struct Run<'t> {
+    ts: Cow<'t, TaskSet>,
+    programs: Vec<Program>,
+    pub(crate) ents: Vec<Ent>,
+    free: Vec<u32>,
+    jobs: Vec<Job>,
+    free_jobs: Vec<u32>,
+    resources: Vec<Resource>,
+    pub(crate) cpus: Vec<CpuState>,
+    streams: Vec<TaskStreams>,
+    next_job: Vec<u64>,
+    /// Per task: whether a job of it is with the policy, and its held jobs in release order.
+    task_busy: Vec<bool>,
+    held: Vec<VecDeque<u32>>,
+    records: Vec<JobRecord>,
+    /// Counted jobs neither finished nor aborted.
+    undecided: u64,
+    releases: u64,
+    invocations: u64,
+    charged: Time,
+    now: Time,
+}
+
+impl RunView for Run<'_> {
+    fn now(&self) -> Time {
+        self.now
+    }
+    fn running(&self, cpu: u32) -> Option<EntityId> {
+        self.cpus[cpu as usize].running
+    }
+    fn entity(&self, e: EntityId) -> Option<EntityInfo> {
+        self.ents.get(e as usize).filter(|x| x.live).map(|x| x.info)
+    }
+    fn executed(&self, e: EntityId) -> Time {
+        match self.ents.get(e as usize) {
+            Some(x) if x.live => x.ran + if x.cpu != NONE { self.now.saturating_sub(self.cpus[x.cpu as usize].mark) } else { 0 },
+            _ => 0,
+        }
+    }
+    fn waiting_for(&self, e: EntityId) -> Option<(ResourceId, EntityId)> {
+        let x = self.ents.get(e as usize).filter(|x| x.live && x.is_blocked())?;
+        let h = self.resources[x.blocked_on as usize].holder;
+        (h != NONE).then_some((x.blocked_on, h))
+    }
+    fn holder(&self, r: ResourceId) -> Option<EntityId> {
+        let h = self.resources.get(r as usize)?.holder;
+        (h != NONE).then_some(h)
+    }
+    fn waiters(&self, r: ResourceId) -> Vec<EntityId> {
+        self.resources.get(r as usize).map(|x| x.queue.iter().copied().collect()).unwrap_or_default()
+    }
+    fn task(&self, t: TaskId) -> &Task {
+        &self.ts.tasks[t as usize]
+    }
+}
+
+impl Run<'_> {
+    /// The task set being run.
+    pub fn taskset(&self) -> &TaskSet {
+        &self.ts
+    }
+    /// Every entity slot (live or not), for drivers and observers.
+    pub fn ents(&self) -> &[Ent] {
+        &self.ents
+    }
+    pub fn ent(&self, e: EntityId) -> &Ent {
+        &self.ents[e as usize]
+    }
+    pub fn cpu(&self, c: u32) -> &CpuState {
+        &self.cpus[c as usize]
+    }
+    /// The thread program of entity info `i`.
+    #[inline]
+    pub fn thread_program(&self, i: &EntityInfo) -> &rtsched_model::ThreadProgram {
+        &self.programs[i.task as usize].regions[i.region as usize][i.thread as usize]
+    }
+    /// Where entity `e` stands in its program.
+    #[inline]
+    pub fn next_of(&self, e: EntityId) -> Next {
+        let x = &self.ents[e as usize];
+        next_step(self.thread_program(&x.info), x.demand, x.done, x.cp)
+    }
+    /// Work `e` has left before its next checkpoint or its end (0 if it is at one).
+    #[inline]
+    pub fn work_to_next(&self, e: EntityId) -> Time {
+        match self.next_of(e) {
+            Next::Run(w) => w,
+            _ => 0,
+        }
+    }
+    /// The CPU `c` and the entity it runs, for a driver's accounting of work done.
+    #[inline]
+    pub fn running_mut(&mut self, c: u32) -> Option<(&mut CpuState, &mut Ent)> {
+        let cpu = &mut self.cpus[c as usize];
+        let e = cpu.running?;
+        Some((cpu, &mut self.ents[e as usize]))
+    }
+    /// Entity `e`'s slot, for a driver's accounting of work done (testbed).
+    #[inline]
+    pub fn ent_mut(&mut self, e: EntityId) -> &mut Ent {
+        &mut self.ents[e as usize]
+    }
+    /// Every ready or running entity (live, not blocked) and its CPU.
+    pub fn live(&self) -> impl Iterator<Item = (EntityInfo, Option<u32>)> + '_ {
+        self.ents.iter().filter(|e| e.live && !e.is_blocked()).map(|e| (e.info, (e.cpu != NONE).then_some(e.cpu)))
+    }
+    /// Per resource, the entity holding it (if any) and whether that entity is live.
+    pub fn holders(&self) -> impl Iterator<Item = Option<(EntityInfo, bool)>> + '_ {
+        self.resources.iter().map(|r| (r.holder != NONE).then(|| (self.ents[r.holder as usize].info, self.ents[r.holder as usize].live)))
+    }
+    /// Blocked entities: (entity, resource, whether it is in that resource's queue, whether a
+    /// CPU runs it). A correct ledger answers (_, _, true, false).
+    pub fn blocked(&self) -> impl Iterator<Item = (EntityInfo, u32, bool, bool)> + '_ {
+        self.ents.iter().filter(|e| e.live && e.is_blocked()).map(|e| {
+            let queued = self.resources[e.blocked_on as usize].queue.contains(&e.info.id);
+            (e.info, e.blocked_on, queued, e.cpu != NONE)
+        })
+    }
+    /// Counted jobs not yet finished or aborted.
+    pub fn undecided(&self) -> u64 {
+        self.undecided
+    }
+    /// A job's record (for a driver's own measurements, e.g. the real start time).
+    pub fn record_mut(&mut self, rec: u32) -> Option<&mut JobRecord> {
+        self.records.get_mut(rec as usize)
+    }
+}
+
+enum PolicyRef<'t> {
+    Owned(Box<dyn Policy>),
+    Borrowed(&'t mut dyn Policy),
+}
+
+impl PolicyRef<'_> {
+    #[inline]
+    fn get(&mut self) -> &mut dyn Policy {
+        match self {
+            PolicyRef::Owned(b) => b.as_mut(),
+            PolicyRef::Borrowed(r) => &mut **r,
+        }
+    }
+}
+
+/// What a release asks of the driver.
+#[derive(Clone, Copy, Debug)]
+pub struct Released {
+    /// When the task's next job is due.
+    pub next: Time,
+    /// With `on_miss: abort`: call [`Ledger::deadline_abort`] at this time with (slot, generation).
+    pub abort: Option<(Time, u32, u32)>,
+}
+
+/// The end-of-run accounting.
+pub struct Outcome {
+    pub jobs: Vec<JobRecord>,
+    pub releases: u64,
+    pub invocations: u64,
+    /// Overhead the policy charged with `Dispatch::charge`.
+    pub charged: Time,
+}
+
+/// The job ledger and the policy it drives. One per run.
+pub struct Ledger<'t> {
+    pub run: Run<'t>,
+    dec: Decisions,
+    policy: PolicyRef<'t>,
+    /// Whether a job's `start` is its first dispatch (simulator) or set by the driver when
+    /// work really begins (testbed).
+    start_at_dispatch: bool,
+    grants_resources: bool,
+    // scratch, reused by every decision
+    dirty: Vec<u32>,
+    changed: Vec<u32>,
+    stopped: Vec<EntityId>,
+    aborts: Vec<EntityId>,
+    grants: Vec<(ResourceId, EntityId)>,
+    ungranted: Vec<ResourceId>,
+    charges: Vec<(u32, Time)>,
+    forked: Vec<EntityInfo>,
+    doomed: Vec<EntityId>,
+}
+
+impl<'t> Ledger<'t> {
+    fn with(ts: Cow<'t, TaskSet>, policy: PolicyRef<'t>, start_at_dispatch: bool) -> Self {
+        let m = ts.platform.cpus as usize;
+        let n = ts.tasks.len();
+        let duration = ts.run.duration;
+        let expected_jobs: u64 = ts.tasks.iter().map(|t| duration.saturating_sub(t.offset).div_ceil(t.period)).sum();
+        let programs: Vec<Program> = ts.tasks.iter().map(|t| t.program()).collect();
+        let width: usize = programs.iter().map(Program::width).sum();
+        let widest = programs.iter().map(Program::width).max().unwrap_or(1);
+        let threads: usize = programs.iter().map(Program::threads).sum();
+        let resources = (0..ts.resources.len()).map(|_| Resource { queue: VecDeque::with_capacity(threads), ..Resource::default() }).collect();
+        let streams = (0..n as u32).map(|i| TaskStreams::new(ts.run.seed, i)).collect();
+        let mut policy = policy;
+        let grants_resources = policy.get().grants_resources();
+        Ledger {
+            run: Run {
+                programs,
+                ents: Vec::with_capacity(2 * width + m),
+                free: Vec::with_capacity(2 * width + m),
+                jobs: Vec::with_capacity(2 * n),
+                free_jobs: Vec::with_capacity(2 * n),
+                resources,
+                cpus: vec![CpuState { running: None, mark: 0, last: u64::MAX }; m],
+                streams,
+                next_job: vec![0; n],
+                task_busy: vec![false; n],
+                held: (0..n).map(|_| VecDeque::with_capacity(4)).collect(),
+                records: Vec::with_capacity(expected_jobs.min(1 << 26) as usize),
+                undecided: 0,
+                releases: 0,
+                invocations: 0,
+                charged: 0,
+                now: 0,
+                ts,
+            },
+            dec: Decisions::new(m as u32),
+            policy,
+            start_at_dispatch,
+            grants_resources,
+            dirty: Vec::with_capacity(m),
+            changed: Vec::with_capacity(m),
+            stopped: Vec::with_capacity(m),
+            aborts: Vec::new(),
+            grants: Vec::new(),
+            ungranted: Vec::new(),
+            charges: Vec::new(),
+            forked: Vec::with_capacity(widest),
+            doomed: Vec::with_capacity(widest),
+        }
+    }
+
+    /// A ledger over a borrowed task set and policy (the simulator). `start_at_dispatch`: see
+    /// [`Ledger::mark_started`].
+    pub fn borrowed(ts: &'t TaskSet, policy: &'t mut dyn Policy, start_at_dispatch: bool) -> Self {
+        Ledger::with(Cow::Borrowed(ts), PolicyRef::Borrowed(policy), start_at_dispatch)
+    }
+
+    /// A ledger that owns its task set and policy (drivers whose state outlives the caller's).
+    pub fn owned(ts: TaskSet, policy: Box<dyn Policy>, start_at_dispatch: bool) -> Ledger<'static> {
+        Ledger::with(Cow::Owned(ts), PolicyRef::Owned(policy), start_at_dispatch)
+    }
+
+    pub fn policy(&mut self) -> &mut dyn Policy {
+        self.policy.get()
+    }
+
+    /// Counted window end, and the time after which a run stops draining.
+    pub fn duration(&self) -> Time {
+        self.run.ts.run.duration
+    }
+    pub fn limit(&self) -> Time {
+        self.duration().saturating_add(drain_limit(&self.run.ts))
+    }
+    /// Whether a release due at `at` still happens: inside the counted window, or after it as
+    /// interference while counted jobs are undecided.
+    #[inline]
+    pub fn keeps_releasing(&self, at: Time) -> bool {
+        at < self.duration() || self.run.undecided > 0
+    }
+    /// Whether every counted job is decided by `now`, at or past the window's end.
+    #[inline]
+    pub fn all_decided(&self, now: Time) -> bool {
+        self.run.undecided == 0 && now >= self.duration()
+    }
+    /// Whether events reached the policy since its last `schedule` (a real driver then asks
+    /// for a decision).
+    pub fn has_events(&self) -> bool {
+        self.dec.has_events()
+    }
+
+    // ------------------------------------------------------------------ releases and fork
+
+    /// Task `task`'s next job, due at `at`, is released at `now` (`now >= at`; a real driver
+    /// may be late). Its record is counted if `at` is inside the window.
+    pub fn release(&mut self, now: Time, task: u32, at: Time) -> Released {
+        self.run.now = now;
+        let r = &mut self.run;
+        let t = &r.ts.tasks[task as usize];
+        let (rel_deadline, duration, on_miss) = (t.deadline, r.ts.run.duration, r.ts.run.on_miss);
+        let job = r.next_job[task as usize];
+        r.next_job[task as usize] += 1;
+        let slot = match r.free_jobs.pop() {
+            Some(s) => s,
+            None => {
+                r.jobs.push(Job {
+                    task: 0,
+                    job: 0,
+                    release: 0,
+                    deadline: 0,
+                    generation: 0,
+                    live: false,
+                    held: false,
+                    rec: NONE,
+                    region: 0,
+                    pending: 0,
+                    demands: Vec::new(),
+                    first: 0,
+                    ents: Vec::new(),
+                });
+                (r.jobs.len() - 1) as u32
+            }
+        };
+        let mut demands = std::mem::take(&mut r.jobs[slot as usize].demands);
+        demands.clear();
+        let demand = r.streams[task as usize].job_demands(&r.ts.run.execution, &r.programs[task as usize], &mut demands);
+        let next = at + r.streams[task as usize].interarrival(&r.ts.tasks[task as usize]);
+        let deadline = at + rel_deadline;
+        let rec = if at < duration {
+            r.records.push(JobRecord { task, job, release: at, deadline, demand, ..Default::default() });
+            r.undecided += 1;
+            (r.records.len() - 1) as u32
+        } else {
+            NONE
+        };
+        let held = r.task_busy[task as usize];
+        let j = &mut r.jobs[slot as usize];
+        j.generation = j.generation.wrapping_add(1);
+        let generation = j.generation;
+        j.task = task;
+        j.job = job;
+        j.release = at;
+        j.deadline = deadline;
+        j.live = true;
+        j.held = held;
+        j.rec = rec;
+        j.region = 0;
+        j.pending = 0;
+        j.demands = demands;
+        j.first = 0;
+        j.ents.clear();
+        r.releases += 1;
+        if held {
+            r.held[task as usize].push_back(slot);
+        } else {
+            r.task_busy[task as usize] = true;
+            self.fork(now, slot, None);
+        }
+        let abort = (on_miss == OnMiss::Abort).then_some((deadline, slot, generation));
+        Released { next, abort }
+    }
+
+    /// Create the entities of job `j`'s current region and give them to the policy.
+    fn fork(&mut self, now: Time, j: u32, cpu: Option<u32>) {
+        let job = &self.run.jobs[j as usize];
+        let (task, region) = (job.task, job.region);
+        let n = self.run.programs[task as usize].regions[region as usize].len();
+        self.run.jobs[j as usize].pending = n as u32;
+        self.dec.note_global_event();
+        if n == 1 {
+            // The common case (every sequential job): no fork event, no scratch list.
+            let info = self.new_thread(j, 0);
+            self.policy.get().release(now, &info);
+            return;
+        }
+        self.forked.clear();
+        for t in 0..n {
+            let info = self.new_thread(j, t);
+            self.forked.push(info);
+        }
+        let forked = std::mem::take(&mut self.forked);
+        self.policy.get().forked(now, cpu, &forked);
+        self.forked = forked;
+    }
+
+    /// A fresh entity for thread `t` of job `j`'s current region.
+    #[inline]
+    fn new_thread(&mut self, j: u32, t: usize) -> EntityInfo {
+        let r = &mut self.run;
+        let job = &r.jobs[j as usize];
+        let (task, region) = (job.task, job.region);
+        let demand = job.demands[job.first as usize + t];
+        let (jobno, release, deadline, rec) = (job.job, job.release, job.deadline, job.rec);
+        let ncp = r.programs[task as usize].regions[region as usize][t].checkpoints.len() as u32;
+        let slot = match r.free.pop() {
+            Some(s) => s,
+            None => {
+                r.ents.push(Ent::EMPTY);
+                (r.ents.len() - 1) as u32
+            }
+        };
+        let info = EntityInfo { id: slot, task, job: jobno, region, thread: t as u32, release, deadline };
+        let e = &mut r.ents[slot as usize];
+        let generation = e.generation.wrapping_add(1);
+        *e = Ent { info, generation, live: true, job: j, rec, demand, ncp, ..Ent::EMPTY };
+        r.jobs[j as usize].ents.push(slot);
+        info
+    }
+
+    /// The job of `task` the policy knew ended at `now`: give it the next held job, if any.
+    fn next_of_task(&mut self, now: Time, task: u32) {
+        match self.run.held[task as usize].pop_front() {
+            Some(j) => {
+                self.run.jobs[j as usize].held = false;
+                self.fork(now, j, None);
+            }
+            None => self.run.task_busy[task as usize] = false,
+        }
+    }
+
+    fn free_entity(&mut self, e: EntityId) {
+        let x = &mut self.run.ents[e as usize];
+        if x.executing {
+            x.free_when_stopped = true;
+        } else {
+            self.run.free.push(e);
+        }
+    }
+
+    /// A real worker stopped executing `e`: its slot may be reused if `e` ended meanwhile.
+    pub fn stopped_executing(&mut self, e: EntityId) {
+        let x = &mut self.run.ents[e as usize];
+        x.executing = false;
+        if x.free_when_stopped {
+            x.free_when_stopped = false;
+            self.run.free.push(e);
+        }
+    }
+
+    /// Take `e` off `cpu` (it runs there) at the decision level.
+    #[inline]
+    fn unlink<S: Substrate>(&mut self, now: Time, cpu: u32, e: EntityId, why: Off, sub: &mut S) {
+        let x = &mut self.run.ents[e as usize];
+        debug_assert_eq!(x.cpu, cpu);
+        sub.off_cpu(now, cpu, &mut self.run.cpus[cpu as usize], x, why);
+        x.cpu = NONE;
+        x.last_cpu = cpu;
+        self.run.cpus[cpu as usize].running = None;
+        self.dec.vacate(cpu);
+        self.dec.note_cpu_event(cpu);
+    }
+
+    // ------------------------------------------------------------------ progress
+
+    /// Handle the checkpoints the entity `e` on `cpu` has reached and say what it does next.
+    /// `holds_cpu`: its CPU is still its own (a real worker may learn late that it was taken);
+    /// if not, only releases are handled and it stops (`Step::Stop`), to go on — or complete —
+    /// when it runs again.
+    pub fn advance<S: Substrate>(&mut self, now: Time, cpu: u32, e: EntityId, holds_cpu: bool, sub: &mut S) -> Step {
+        self.run.now = now;
+        loop {
+            let owed = self.run.ents[e as usize].owed;
+            match self.run.next_of(e) {
+                Next::Run(work) if holds_cpu => return Step::Run { owed, work },
+                Next::At(_) | Next::Done if owed > 0 && holds_cpu => return Step::Run { owed, work: 0 },
+                Next::At(Action::Release(r)) => {
+                    self.run.ents[e as usize].cp += 1;
+                    self.release_resource(now, r, e);
+                }
+                Next::At(Action::Acquire(r)) if holds_cpu => {
+                    let holder = self.run.resources[r as usize].holder;
+                    // The request is made either way: once it holds `r`, it is past it.
+                    self.run.ents[e as usize].cp += 1;
+                    if !self.run.resources[r as usize].request(e) {
+                        self.block(now, cpu, e, r, holder, sub);
+                        return Step::Blocked;
+                    }
+                }
+                Next::Done if holds_cpu => return Step::Done,
+                _ => return Step::Stop,
+            }
+        }
+    }
+
+    /// `e`, running on `cpu`, requested `r`, which `holder` holds (or which awaits a grant),
+    /// and is queued: it leaves its CPU and waits.
+    fn block<S: Substrate>(&mut self, now: Time, cpu: u32, e: EntityId, r: u32, holder: u32, sub: &mut S) {
+        self.policy.get().requested(now, e, r, (holder != NONE).then_some(holder));
+        self.unlink(now, cpu, e, Off::Blocked, sub);
+        let x = &mut self.run.ents[e as usize];
+        x.blocked_on = r;
+        x.blocked_since = now;
+        self.policy.get().blocked(now, e, cpu);
+    }
+
+    /// `e` releases `r`: tell the policy, then hand `r` on.
+    fn release_resource(&mut self, now: Time, r: u32, e: EntityId) {
+        self.policy.get().released(now, e, r);
+        self.hand_on(now, r, e);
+    }
+
+    /// The holder `e` frees `r`: it goes to its longest waiter — or, for a policy that grants
+    /// resources itself, waits for its grant.
+    fn hand_on(&mut self, now: Time, r: u32, e: EntityId) {
+        let fifo = !self.grants_resources;
+        match self.run.resources[r as usize].release(e, fifo) {
+            Some(w) => {
+                self.took(now, r, w);
+                let info = self.run.ents[w as usize].info;
+                self.dec.note_global_event();
+                self.policy.get().unblocked(now, &info);
+            }
+            None if self.run.resources[r as usize].pending => self.dec.add_pending_grant(r),
+            None => {}
+        }
+    }
+
+    /// `w`, out of `r`'s queue, holds `r` now and is ready again.
+    fn took(&mut self, now: Time, r: u32, w: EntityId) {
+        let res = &mut self.run.resources[r as usize];
+        res.holder = w;
+        res.pending = false;
+        let x = &mut self.run.ents[w as usize];
+        debug_assert_eq!(x.blocked_on, r);
+        x.blocked_on = NONE;
+        let (waited, rec) = (now - x.blocked_since, x.rec);
+        if rec != NONE {
+            self.run.records[rec as usize].blocked += waited;
+        }
+    }
+
+    /// The entity `e` on `cpu` finished its work and its program (`Step::Done`). `finish` is
+    /// the completion time recorded (the simulator's `now`; a real run's measured instant).
+    pub fn complete<S: Substrate>(&mut self, now: Time, cpu: u32, e: EntityId, finish: Time, sub: &mut S) {
+        self.run.now = now;
+        assert!(self.run.ents[e as usize].live && self.run.ents[e as usize].cpu == cpu, "entity {e} completed on CPU {cpu}, which does not run it");
+        self.unlink(now, cpu, e, Off::Completed, sub);
+        self.run.ents[e as usize].live = false;
+        let j = self.run.ents[e as usize].job;
+        self.free_entity(e);
+        self.policy.get().complete(now, e, cpu);
+        let job = &mut self.run.jobs[j as usize];
+        if let Some(p) = job.ents.iter().position(|&x| x == e) {
+            job.ents.swap_remove(p);
+        }
+        job.pending -= 1;
+        if job.pending > 0 {
+            return;
+        }
+        let task = job.task as usize;
+        if (job.region as usize) + 1 < self.run.programs[task].regions.len() {
+            // Join: the next region forks where this one ended.
+            job.first += self.run.programs[task].regions[job.region as usize].len() as u32;
+            job.region += 1;
+            self.fork(now, j, Some(cpu));
+            return;
+        }
+        job.live = false;
+        if job.rec != NONE {
+            let r = &mut self.run.records[job.rec as usize];
+            r.finish = Some(finish);
+            r.missed = finish > r.deadline;
+            self.run.undecided -= 1;
+        }
+        self.run.free_jobs.push(j);
+        self.next_of_task(now, task as u32);
+    }
+
+    // ------------------------------------------------------------------ aborts, ticks, timers
+
+    /// The deadline of job slot `slot` (generation `generation`) passed under `on_miss: abort`.
+    pub fn deadline_abort<S: Substrate>(&mut self, now: Time, slot: u32, generation: u32, sub: &mut S) {
+        let j = &self.run.jobs[slot as usize];
+        if j.live && j.generation == generation {
+            self.abort_job(now, slot, sub);
+        }
+    }
+
+    /// Remove a live job and all its threads without completing it. Its waiting threads leave
+    /// their queues first (no `aborted` for them: the policy gave them up when they blocked);
+    /// then each other thread leaves its CPU, `released` is reported for what it holds, and
+    /// `aborted`; last, the resources go to their next holders (`unblocked`).
+    fn abort_job<S: Substrate>(&mut self, now: Time, j: u32, sub: &mut S) {
+        self.run.now = now;
+        let job = &self.run.jobs[j as usize];
+        assert!(job.live, "aborting job slot {j}, which is not live");
+        let (held, task, rec) = (job.held, job.task, job.rec);
+        if held {
+            // Never given to the policy: drop it from its task's queue, tell nobody.
+            self.run.held[task as usize].retain(|&s| s != j);
+        } else {
+            let mut doomed = std::mem::take(&mut self.doomed);
+            doomed.clear();
+            doomed.extend_from_slice(&self.run.jobs[j as usize].ents);
+            // Waiting threads leave their queues first, so no resource goes to this job.
+            for &e in &doomed {
+                let x = &mut self.run.ents[e as usize];
+                if x.is_blocked() {
+                    let r = x.blocked_on as usize;
+                    x.blocked_on = NONE;
+                    // Not the policy's since it blocked: no `aborted` for it.
+                    x.live = false;
+                    let waited = now - x.blocked_since;
+                    self.run.resources[r].leave(e);
+                    if rec != NONE {
+                        self.run.records[rec as usize].blocked += waited;
+                    }
+                }
+            }
+            // Each thread leaves its CPU, gives up what it holds and is gone to the policy; then
+            // what they held is handed on (to other jobs' threads).
+            for &e in &doomed {
+                let x = self.run.ents[e as usize];
+                if x.cpu != NONE {
+                    self.unlink(now, x.cpu, e, Off::Aborted, sub);
+                }
+                if x.live {
+                    for r in 0..self.run.resources.len() {
+                        if self.run.resources[r].holder == e {
+                            self.policy.get().released(now, e, r as u32);
+                        }
+                    }
+                    self.run.ents[e as usize].live = false;
+                    self.policy.get().aborted(now, e);
+                }
+            }
+            for &e in &doomed {
+                for r in 0..self.run.resources.len() {
+                    if self.run.resources[r].holder == e {
+                        self.hand_on(now, r as u32, e);
+                    }
+                }
+                self.free_entity(e);
+            }
+            self.run.jobs[j as usize].ents.clear();
+            self.doomed = doomed;
+        }
+        self.run.jobs[j as usize].live = false;
+        if rec != NONE {
+            let r = &mut self.run.records[rec as usize];
+            r.aborted = true;
+            r.missed = true;
+            self.run.undecided -= 1;
+        }
+        self.run.free_jobs.push(j);
+        if !held {
+            self.next_of_task(now, task);
+        }
+    }
+
+    /// The policy's tick period, if it wants one.
+    pub fn tick_interval(&mut self) -> Option<Time> {
+        self.policy.get().tick_interval()
+    }
+
+    /// The periodic tick on `cpu`.
+    pub fn tick(&mut self, now: Time, cpu: u32) {
+        self.run.now = now;
+        self.dec.note_cpu_event(cpu);
+        self.policy.get().tick(now, cpu);
+    }
+
+    /// A timer the policy set fired.
+    pub fn timer(&mut self, now: Time) {
+        self.run.now = now;
+        self.dec.note_global_event();
+        self.policy.get().timer(now);
+    }
+
+    /// Timers the policy set since the last call, for the driver to arm.
+    pub fn take_timers(&mut self, out: &mut Vec<Time>) {
+        self.dec.take_timers(out);
+    }
+
+    // ------------------------------------------------------------------ decisions
+
+    /// After the events of instant `now`: let the policy decide and apply what it decided, as
+    /// often as aborts and ungranted resources require.
+    pub fn decide<S: Substrate>(&mut self, now: Time, sub: &mut S) {
+        self.run.now = now;
+        loop {
+            self.run.invocations += 1;
+            {
+                let mut d = Dispatch::new(&mut self.dec, &self.run);
+                self.policy.get().schedule(now, &mut d);
+            }
+            self.dec.clear_events();
+            let again = self.apply_grants(now);
+            self.apply(now, sub);
+            self.dec.take_aborts(&mut self.aborts);
+            if self.aborts.is_empty() && !again {
+                break;
+            }
+            let aborts = std::mem::take(&mut self.aborts);
+            for &e in &aborts {
+                // Several threads of one job may be named; the first aborts the job.
+                if self.run.ents[e as usize].live {
+                    let j = self.run.ents[e as usize].job;
+                    self.abort_job(now, j, sub);
+                }
+            }
+            self.aborts = aborts;
+        }
+    }
+
+    /// Grants the policy made, then (for a granting policy) FIFO for what it left ungranted.
+    /// Returns whether an `unblocked` was reported, which calls for another `schedule`.
+    fn apply_grants(&mut self, now: Time) -> bool {
+        if !self.grants_resources {
+            return false;
+        }
+        self.dec.take_grants(&mut self.grants);
+        for i in 0..self.grants.len() {
+            let (r, w) = self.grants[i];
+            let res = &mut self.run.resources[r as usize];
+            let at = res.queue.iter().position(|&x| x == w);
+            assert!(
+                res.pending && at.is_some(),
+                "policy '{}' granted resource {r} to entity {w}, which does not wait for it (or {r} was not freed)",
+                self.policy.get().name()
+            );
+            res.queue.remove(at.unwrap());
+            self.took(now, r, w);
+        }
+        let mut ungranted = std::mem::take(&mut self.ungranted);
+        self.dec.take_pending_grants(&mut ungranted);
+        let mut woke = false;
+        for &r in &ungranted {
+            let res = &mut self.run.resources[r as usize];
+            if !res.pending {
+                continue;
+            }
+            let w = res.queue.pop_front().expect("a pending resource has waiters");
+            self.took(now, r, w);
+            let info = self.run.ents[w as usize].info;
+            self.dec.note_global_event();
+            self.policy.get().unblocked(now, &info);
+            woke = true;
+        }
+        self.ungranted = ungranted;
+        woke
+    }
+
+    /// Apply the policy's CPU changes: stop what leaves, start what arrives, count, assert.
+    fn apply<S: Substrate>(&mut self, now: Time, sub: &mut S) {
+        self.dec.take_dirty(&mut self.dirty);
+        self.stopped.clear();
+        self.changed.clear();
+        for i in 0..self.dirty.len() {
+            let cpu = self.dirty[i];
+            let old = self.run.cpus[cpu as usize].running;
+            if old == self.dec.current(cpu) {
+                continue;
+            }
+            self.changed.push(cpu);
+            if let Some(o) = old {
+                let x = &mut self.run.ents[o as usize];
+                sub.off_cpu(now, cpu, &mut self.run.cpus[cpu as usize], x, Off::Preempted);
+                x.cpu = NONE;
+                x.last_cpu = cpu;
+                self.run.cpus[cpu as usize].running = None;
+                self.stopped.push(o);
+            }
+        }
+        for i in 0..self.changed.len() {
+            let cpu = self.changed[i];
+            let new = self.dec.current(cpu);
+            if let Some(e) = new {
+                let x = &self.run.ents[e as usize];
+                if !(x.live && !x.is_blocked() && x.cpu == NONE) {
+                    self.invalid_dispatch(cpu, e);
+                }
+                let work = self.run.work_to_next(e);
+                let x = &mut self.run.ents[e as usize];
+                let id = ((x.generation as u64) << 32) | e as u64;
+                let c = &mut self.run.cpus[cpu as usize];
+                let switched = c.last != id;
+                let migrated = x.last_cpu != NONE && x.last_cpu != cpu;
+                c.running = Some(e);
+                c.last = id;
+                c.mark = now;
+                x.cpu = cpu;
+                if x.rec != NONE {
+                    let rec = &mut self.run.records[x.rec as usize];
+                    if self.start_at_dispatch {
+                        rec.start.get_or_insert(now);
+                    }
+                    rec.cpus.insert(cpu);
+                    rec.context_switches += switched as u32;
+                    rec.migrations += migrated as u32;
+                }
+                sub.on_cpu(now, cpu, c, x, switched, migrated, work);
+            }
+            sub.assigned(cpu, new);
+        }
+        for i in 0..self.stopped.len() {
+            let x = &self.run.ents[self.stopped[i] as usize];
+            if x.cpu == NONE && x.live && x.rec != NONE {
+                self.run.records[x.rec as usize].preemptions += 1;
+            }
+        }
+        self.dec.take_charges(&mut self.charges);
+        for i in 0..self.charges.len() {
+            let (cpu, ns) = self.charges[i];
+            self.run.charged += ns;
+            if let Some(e) = self.run.cpus[cpu as usize].running {
+                let work = self.run.work_to_next(e);
+                sub.charged(now, cpu, &mut self.run.cpus[cpu as usize], &mut self.run.ents[e as usize], ns, work);
+            }
+        }
+    }
+
+    #[cold]
+    fn invalid_dispatch(&mut self, cpu: u32, e: EntityId) -> ! {
+        let name = self.policy.get().name();
+        let x = &self.run.ents[e as usize];
+        if !x.live || x.is_blocked() {
+            panic!("policy '{name}' dispatched entity {e}, which is not ready");
+        }
+        panic!("policy '{name}' put entity {e} on CPU {cpu} while it runs on CPU {}", x.cpu);
+    }
+
+    /// A driver that measures when work really begins records it here (first time only).
+    pub fn mark_started(&mut self, e: EntityId, at: Time) {
+        let rec = self.run.ents[e as usize].rec;
+        if rec != NONE {
+            self.run.records[rec as usize].start.get_or_insert(at);
+        }
+    }
+
+    /// End the run at `end`: unfinished jobs whose deadline passed are misses; threads still
+    /// blocked add their wait so far.
+    pub fn finish(mut self, end: Time) -> Outcome {
+        let r = &mut self.run;
+        for e in r.ents.iter().filter(|e| e.live && e.is_blocked()) {
+            if e.rec != NONE {
+                r.records[e.rec as usize].blocked += end.saturating_sub(e.blocked_since);
+            }
+        }
+        for j in r.jobs.iter().filter(|j| j.live && j.rec != NONE) {
+            let rec = &mut r.records[j.rec as usize];
+            rec.missed = rec.deadline <= end;
+        }
+        Outcome { jobs: std::mem::take(&mut r.records), releases: r.releases, invocations: r.invocations, charged: r.charged }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rtsched_model::{CriticalSection, Region};
+
+    const MS: Time = 1_000_000;
+
+    #[test]
+    fn pieces_end_at_checkpoints_scaled_to_the_demand() {
+        // One thread of WCET 10 ms holding resource 0 for work [2, 6) ms.
+        let sections = [CriticalSection { resource: 0, region: 0, thread: 0, start: 2 * MS, length: 4 * MS }];
+        let p = Program::build(10 * MS, &[], &sections);
+        let tp = &p.regions[0][0];
+        // At its WCET: run 2, acquire, run 4, release, run 4, done.
+        assert_eq!(next_step(tp, 10 * MS, 0, 0), Next::Run(2 * MS));
+        assert_eq!(next_step(tp, 10 * MS, 2 * MS, 0), Next::At(Action::Acquire(0)));
+        assert_eq!(next_step(tp, 10 * MS, 2 * MS, 1), Next::Run(4 * MS));
+        assert_eq!(next_step(tp, 10 * MS, 6 * MS, 1), Next::At(Action::Release(0)));
+        assert_eq!(next_step(tp, 10 * MS, 6 * MS, 2), Next::Run(4 * MS));
+        assert_eq!(next_step(tp, 10 * MS, 10 * MS, 2), Next::Done);
+        // At half its WCET every boundary halves: acquire at 1, release at 3, end at 5.
+        assert_eq!(next_step(tp, 5 * MS, 0, 0), Next::Run(MS));
+        assert_eq!(next_step(tp, 5 * MS, MS, 1), Next::Run(2 * MS));
+        assert_eq!(next_step(tp, 5 * MS, 3 * MS, 2), Next::Run(2 * MS));
+        // A boundary that does not divide exactly is rounded down (7 ms of 10 at 3 ms: 2.1).
+        let odd = Program::build(10 * MS, &[], &[CriticalSection { resource: 0, region: 0, thread: 0, start: 7 * MS, length: 3 * MS }]);
+        assert_eq!(next_step(&odd.regions[0][0], 3 * MS, 0, 0), Next::Run(2_100_000));
+        // A section from the start to the end: acquire before any work, release before done.
+        let whole = Program::build(4 * MS, &[], &[CriticalSection { resource: 1, region: 0, thread: 0, start: 0, length: 4 * MS }]);
+        let tp = &whole.regions[0][0];
+        assert_eq!(next_step(tp, 4 * MS, 0, 0), Next::At(Action::Acquire(1)));
+        assert_eq!(next_step(tp, 4 * MS, 4 * MS, 1), Next::At(Action::Release(1)));
+        assert_eq!(next_step(tp, 4 * MS, 4 * MS, 2), Next::Done);
+        // A thread of a later region, with its own WCET.
+        let par = Program::build(9 * MS, &[Region { threads: vec![MS] }, Region { threads: vec![3 * MS, 5 * MS] }], &[]);
+        assert_eq!(next_step(&par.regions[1][1], 5 * MS, 0, 0), Next::Run(5 * MS));
+    }
+
+    #[test]
+    fn resources_are_granted_in_request_order() {
+        let mut r = Resource::default();
+        assert!(r.request(3));
+        assert!(!r.request(5));
+        assert!(!r.request(7));
+        assert!(!r.request(9));
+        r.leave(7);
+        assert_eq!(r.release(3, true), Some(5));
+        assert_eq!(r.release(5, true), Some(9));
+        assert_eq!(r.release(9, true), None);
+        assert_eq!(r.holder, NONE);
+        assert!(r.request(7));
+        // A policy that grants: a freed resource with waiters is reserved for its grant.
+        assert!(!r.request(8));
+        assert_eq!(r.release(7, false), None);
+        assert!(r.pending && !r.request(6));
+    }
+
+    #[test]
+    #[should_panic(expected = "does not hold")]
+    fn releasing_a_resource_one_does_not_hold_is_a_bug() {
+        let mut r = Resource::default();
+        assert!(r.request(1));
+        r.release(2, true);
+    }
+
+}
