@@ -317,7 +317,7 @@ def _probe(spec: Spec):
         except InputError as e:
             msg = str(e).replace("<probe>: task 'probe': ", "")
             if "field 'cpu'" in msg:
-                msg += f" (generated task sets have no CPUs: use a partitioner, e.g. '{s.split(':')[0]}:ffd')"
+                msg += f" (generated task sets have no CPUs: use a partitioner, e.g. '{_core.parse_scheduler(s)[0]}:ffd')"
             raise _err(spec.source, "schedulers", f"{s!r}: {msg}") from None
 
 
