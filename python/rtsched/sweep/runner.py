@@ -132,11 +132,11 @@ def _run(todo, retries, executor, workers, sink, bar):
                         lost = [chunk] + [pending.pop(f) for f in list(pending)]
                         executor.shutdown(wait=False, cancel_futures=True)
                         executor = cf.ProcessPoolExecutor(max_workers=nworkers)
-                        bar.update(note=f"(a worker died: resubmitted {len(lost)} chunks)", force=True)
+                        bar.update(note=f"a worker died: resubmitted {len(lost)} chunks", force=True)
                         for c in lost:
                             submit(c)
                     else:
-                        bar.update(note=f"(retrying a chunk after {type(e).__name__})", force=True)
+                        bar.update(note=f"retrying a chunk after {type(e).__name__}", force=True)
                         submit(chunk)
                     continue
                 sink.add(rows)
