@@ -26,6 +26,7 @@ Overview of the guarantees and where each is kept:
 The package, one concern per module:
 
 - :mod:`.spec` — the spec: its model, validation and the early probe (:func:`parse_spec`, :func:`load_spec`);
+- :mod:`.schema` — the spec's checks (pydantic) and the wording of their errors;
 - :mod:`.keys` — task-set seeds, row keys and the units of work (:func:`units`);
 - :mod:`.worker` — what a worker process runs (:func:`run_unit`, :func:`run_chunk`);
 - :mod:`.table` — the results table on disk: columns, atomic writes, part files, consolidation;

@@ -1,14 +1,14 @@
 """The sweep spec: the validated :class:`Spec`, its parsing from a dict or a file, and the
 probe that tries the generator and every scheduler before any work.
 
-Every error is one :class:`InputError` naming the file and the field, e.g.
+The checks themselves are a schema (:mod:`.schema`, pydantic), imported only when a spec is
+parsed, so workers and the rest of the CLI do not pay for it. Every error is one
+:class:`InputError` naming the file and the field, e.g.
 ``spec.yaml: field 'utilisation.points[1]': expected a number, got 'x'``.
 """
 
 from __future__ import annotations
 
-import math
-import numbers
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,10 +17,6 @@ from .._core import InputError
 
 # Which generator parameter the utilisation points set, when the spec does not say.
 DEFAULT_PARAM = {"paws2013": "window", "lelli2011": "R"}
-
-_SPEC_KEYS = {"name", "seed", "generator", "generators", "utilisation", "utilization", "schedulers", "seeds",
-              "duration", "on_miss", "output", "retries"}
-
 
 
 @dataclass(frozen=True)
@@ -64,164 +60,18 @@ def _err(source, fieldname, msg):
     return InputError(f"{source}: field '{fieldname}': {msg}")
 
 
-def _number(v, source, fieldname):
-    if isinstance(v, bool) or not isinstance(v, numbers.Real) or not math.isfinite(float(v)):
-        raise _err(source, fieldname, f"expected a number, got {v!r}")
-    return float(v)
-
-
-def _int(v, source, fieldname, minimum=0):
-    if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < minimum:
-        raise _err(source, fieldname, f"expected an integer >= {minimum}, got {v!r}")
-    return int(v)
-
-
-def _param_text(v, source, fieldname):
-    if isinstance(v, bool):
-        return "1" if v else "0"
-    if isinstance(v, (numbers.Real, str)):
-        s = repr(v) if isinstance(v, float) else str(v)
-        if "," in s or "=" in s or not s:
-            raise _err(source, fieldname, f"value {v!r} may not be empty or contain ',' or '='")
-        return s
-    raise _err(source, fieldname, f"expected a number or a string, got {type(v).__name__}")
-
-
-def _points(u, source):
-    pts = u.get("points")
-    if pts is None:
-        raise _err(source, "utilisation.points", "missing (a list of numbers, or {from, to, step})")
-    if isinstance(pts, dict):
-        unknown = set(pts) - {"from", "to", "step"}
-        if unknown or not {"from", "to", "step"} <= set(pts):
-            raise _err(source, "utilisation.points", "a range is written {from: A, to: B, step: S}")
-        a, b, s = (_number(pts[k], source, f"utilisation.points.{k}") for k in ("from", "to", "step"))
-        if s <= 0 or b < a:
-            raise _err(source, "utilisation.points", f"empty range from {a:g} to {b:g} step {s:g}")
-        count = int(math.floor((b - a) / s + 1e-9)) + 1
-        if count > 100_000:
-            raise _err(source, "utilisation.points", f"{count} points is too many")
-        out = [round(a + i * s, 10) for i in range(count)]
-    elif isinstance(pts, list) and pts:
-        out = [_number(p, source, f"utilisation.points[{i}]") for i, p in enumerate(pts)]
-    else:
-        raise _err(source, "utilisation.points", f"expected a non-empty list or {{from, to, step}}, got {pts!r}")
-    if len(set(out)) != len(out):
-        raise _err(source, "utilisation.points", "points repeat")
-    if any(p < 0 for p in out):
-        raise _err(source, "utilisation.points", "points must be >= 0")
-    return tuple(out)
-
-
-def _generators(d, source, default_param):
-    if "generator" in d and "generators" in d:
-        raise _err(source, "generators", "give either 'generator' or 'generators', not both")
-    raw = d.get("generators", d.get("generator"))
-    fname = "generators" if "generators" in d else "generator"
-    if raw is None:
-        raise _err(source, "generator", "missing (e.g. {name: randfixedsum, params: {n: 8, m: 4}})")
-    items = raw if isinstance(raw, list) else [raw]
-    if not items:
-        raise _err(source, fname, "empty list")
-    from ..analysis import generators as known_generators
-
-    known = {g["name"] for g in known_generators()}
-    out, labels = [], set()
-    for i, g in enumerate(items):
-        f = f"{fname}[{i}]" if isinstance(raw, list) else fname
-        if isinstance(g, str):
-            g = {"name": g}
-        if not isinstance(g, dict):
-            raise _err(source, f, f"expected a mapping with 'name' and 'params', got {g!r}")
-        unknown = set(g) - {"name", "params", "param", "label"}
-        if unknown:
-            raise _err(source, f"{f}.{sorted(unknown)[0]}", "unknown field (known: name, params, param, label)")
-        name = g.get("name")
-        if not isinstance(name, str) or name not in known:
-            raise _err(source, f"{f}.name", f"unknown generator {name!r}; known: {', '.join(sorted(known))}")
-        params = g.get("params") or {}
-        if not isinstance(params, dict):
-            raise _err(source, f"{f}.params", f"expected a mapping of parameters, got {params!r}")
-        param = g.get("param", default_param or DEFAULT_PARAM.get(name, "U"))
-        if not isinstance(param, str) or not param:
-            raise _err(source, f"{f}.param", f"expected a parameter name, got {param!r}")
-        if param in params:
-            raise _err(source, f"{f}.params.{param}", f"is set by the utilisation points; remove it from params")
-        pairs = tuple(sorted((str(k), _param_text(v, source, f"{f}.params.{k}")) for k, v in params.items()))
-        label = g.get("label", name)
-        if not isinstance(label, str) or not label or "/" in label:
-            raise _err(source, f"{f}.label", f"expected a name without '/', got {label!r}")
-        if label in labels:
-            raise _err(source, f"{f}.label", f"label {label!r} used twice; give each generator its own label")
-        labels.add(label)
-        out.append(Generator(name, pairs, param, label))
-    return tuple(out)
-
-
 def parse_spec(d: dict, source: str = "<spec>") -> Spec:
     """Validate a spec given as a dict. Raises :class:`InputError` naming the field."""
-    from ..result import duration_ns
+    from .schema import validate
 
     if not isinstance(d, dict):
         raise InputError(f"{source}: a sweep spec is a mapping (name, generator, utilisation, schedulers, seeds, duration)")
-    unknown = set(d) - _SPEC_KEYS
-    if unknown:
-        raise _err(source, sorted(unknown)[0], f"unknown field (known: {', '.join(sorted(_SPEC_KEYS - {'utilization'}))})")
-    name = d.get("name", Path(source).stem if source != "<spec>" else "sweep")
-    if not isinstance(name, str) or not name:
-        raise _err(source, "name", f"expected a string, got {name!r}")
-    seed = _int(d.get("seed", 1), source, "seed")
-    u = d.get("utilisation", d.get("utilization"))
-    if not isinstance(u, dict):
-        raise _err(source, "utilisation", "missing or not a mapping (e.g. {points: [1.0, 2.0, 3.0]})")
-    bad = set(u) - {"points", "param", "per_cpu"}
-    if bad:
-        raise _err(source, f"utilisation.{sorted(bad)[0]}", "unknown field (known: points, param, per_cpu)")
-    points = _points(u, source)
-    per_cpu = u.get("per_cpu", False)
-    if not isinstance(per_cpu, bool):
-        raise _err(source, "utilisation.per_cpu", f"expected true or false, got {per_cpu!r}")
-    gens = _generators(d, source, u.get("param"))
-    if per_cpu:
-        for i, g in enumerate(gens):
-            if "m" not in g.params_dict:
-                raise _err(source, f"generator params.m" if len(gens) == 1 else f"generators[{i}].params.m",
-                           "per_cpu points need the generator's m set explicitly")
-    scheds = d.get("schedulers")
-    if isinstance(scheds, str):
-        scheds = [scheds]
-    if not isinstance(scheds, list) or not scheds or not all(isinstance(s, str) and s for s in scheds):
-        raise _err(source, "schedulers", f"expected a non-empty list of scheduler names (e.g. [gedf, 'pedf:ffd', 'gfp:rm']), got {scheds!r}")
-    if len(set(scheds)) != len(scheds):
-        raise _err(source, "schedulers", "a scheduler is listed twice")
-    for s in scheds:
-        if "/" in s:
-            raise _err(source, "schedulers", f"{s!r}: scheduler names may not contain '/'")
-    seeds = d.get("seeds", 1)
-    if isinstance(seeds, list):
-        if not seeds:
-            raise _err(source, "seeds", "empty list")
-        reps = tuple(_int(s, source, f"seeds[{i}]") for i, s in enumerate(seeds))
-        if len(set(reps)) != len(reps):
-            raise _err(source, "seeds", "seeds repeat")
-    else:
-        reps = tuple(range(1, _int(seeds, source, "seeds", minimum=1) + 1))
-    if "duration" not in d:
-        raise _err(source, "duration", "missing (e.g. 1s, 500ms, or a number of ms)")
-    try:
-        dur = duration_ns(d["duration"])
-    except InputError as e:
-        raise _err(source, "duration", str(e)) from None
-    if dur <= 0:
-        raise _err(source, "duration", "must be positive")
-    on_miss = d.get("on_miss", "continue")
-    if on_miss not in ("continue", "abort"):
-        raise _err(source, "on_miss", f"expected continue or abort, got {on_miss!r}")
-    output = d.get("output")
-    if output is not None and (not isinstance(output, str) or Path(output).suffix.lower() not in (".parquet", ".csv")):
-        raise _err(source, "output", f"expected a file name ending in .parquet or .csv, got {output!r}")
-    retries = _int(d.get("retries", 3), source, "retries")
-    spec = Spec(name, seed, gens, points, per_cpu, tuple(scheds), reps, dur, on_miss, output, retries, source)
+    m = validate(d, source)
+    u = m.utilisation
+    reps = tuple(m.seeds) if isinstance(m.seeds, list) else tuple(range(1, m.seeds + 1))
+    name = m.name or (Path(source).stem if source != "<spec>" else "sweep")
+    spec = Spec(name, m.seed, m.generator_list(), u.points, u.per_cpu, tuple(m.schedulers), reps, m.duration, m.on_miss,
+                m.output, m.retries, source)
     _probe(spec)
     return spec
 
