@@ -103,9 +103,12 @@ def _replace(spec, **kw):
 
 def _probe(spec: Spec):
     """Fail early, naming the field, on parameters or schedulers that can never work."""
+    import yaml
+
     from .. import _core
     from ..analysis import generate
 
+    cpus = 1
     for i, g in enumerate(spec.generators):
         f = "generator" if len(spec.generators) == 1 else f"generators[{i}]"
         for p in (spec.points[0], spec.points[-1]):
@@ -113,9 +116,10 @@ def _probe(spec: Spec):
                 gen = generate(g.name, seed=0, **_gen_params(spec, g, p))
             except InputError as e:
                 raise _err(spec.source, f"{f}.params", f"at point {p:g}: {e}") from None
-    probe_ts = gen.taskset.with_run(duration_ns=1)
-    tiny = _core.parse_taskset(f"platform: {{cpus: {max(1, probe_ts.cpus)}}}\ntasks:\n  - {{name: probe, period: 100, wcet: 1}}\n",
-                               "yaml", "<probe>")
+            cpus = max(cpus, gen.taskset.cpus)
+    # One light task on as many CPUs as the generators give.
+    probe = {"platform": {"cpus": cpus}, "tasks": [{"name": "probe", "period": 100, "wcet": 1}]}
+    tiny = _core.parse_taskset(yaml.safe_dump(probe), "yaml", "<probe>")
     for s in spec.schedulers:
         try:
             _core.simulate(tiny.with_run(duration_ns=1), s, False)
