@@ -91,7 +91,7 @@ def sweep(spec, executor=None, output=None, progress=None, workers=None, batch_r
             _run(todo, spec.retries, executor, workers, sink, bar)
     finally:
         sink.flush()  # whatever completed is kept, even on an interrupt
-    bar.close()
+        bar.close()  # ends the bar's line before any error message
     if output is None:
         df = _frame(sink.rows).sort_values("key", kind="stable").reset_index(drop=True)
         return df
