@@ -11,7 +11,7 @@ export VIRTUAL_ENV := $(abspath $(VENV))
 export CARGO_TERM_COLOR ?= never
 export MPLBACKEND ?= Agg
 
-PY_DEPS   := "maturin>=1.5,<2" "numpy>=1.24" "pandas>=2.0" "matplotlib>=3.7" "pyyaml>=6" "pyarrow>=12" "dask[distributed]>=2023.1"
+PY_DEPS   := "maturin>=1.5,<2" "numpy>=1.24" "pandas>=2.0" "matplotlib>=3.7" "pyyaml>=6" "pyarrow>=12" "dask[distributed]>=2023.1" "tqdm>=4.64" "pydantic>=2.6"
 TEST_DEPS := "pytest>=7" "hypothesis>=6" "simso==0.8.5" "nbclient>=0.7" "nbformat>=5" "ipykernel>=6"
 
 .PHONY: all setup system-deps build demo test test-rust test-loom test-python bench clean

@@ -46,6 +46,27 @@ def test_bad_input_raises_input_error():
     assert issubclass(rtsched.InputError, ValueError)
 
 
+def test_parse_scheduler_is_the_cores():
+    assert rtsched.parse_scheduler("gedf") == ("gedf", [])
+    assert rtsched.parse_scheduler("pfp:rm,partition=wfd") == ("pfp", [("", "rm"), ("partition", "wfd")])
+    assert rtsched.parse_scheduler("pedf:lwfg+ffd") == ("pedf", [("", "lwfg+ffd")])  # a bare option: key ""
+    with pytest.raises(rtsched.InputError, match=r"unknown scheduler 'gedff' \(did you mean 'gedf'\?\)"):
+        rtsched.parse_scheduler("gedff:heap")
+
+
+def test_with_partition_adds_the_heuristic_only_where_none_is_chosen():
+    from rtsched.commands.simulate import with_partition
+
+    assert with_partition("pedf", "ffd") == "pedf:partition=ffd"
+    assert with_partition("pfp:rm", "wfd") == "pfp:rm,partition=wfd"
+    assert with_partition("pedf:wfd", "ffd") == "pedf:wfd"  # pedf's bare option is its heuristic
+    assert with_partition("pfp:partition=bfd", "ffd") == "pfp:partition=bfd"
+    assert with_partition("gedf", "ffd") == "gedf"
+    assert with_partition("nope", None) == "nope"  # no heuristic: left for the simulator to report
+    with pytest.raises(rtsched.InputError, match="unknown scheduler 'nope'"):
+        with_partition("nope", "ffd")
+
+
 def test_gantt(tmp_path):
     r = rtsched.simulate(EXAMPLES / "quad-mixed.yaml", scheduler="gedf", trace=True)
     assert len(r.intervals) > 0

@@ -203,3 +203,23 @@ def test_progress_bar_does_not_spam_non_tty(capsys):
     bar.close()
     lines = buf.getvalue().splitlines()
     assert 1 <= len(lines) <= 3 and "1000/1000" in lines[-1] and "ETA" in lines[-1]
+
+
+def test_spec_errors_name_the_field_in_plain_words():
+    def message(**change):
+        with pytest.raises(rtsched.InputError) as e:
+            S.parse_spec(small_spec(**change), "bad.yaml")
+        return str(e.value)
+
+    assert message(utilisation={"points": [1, "x"]}) == "bad.yaml: field 'utilisation.points[1]': expected a number, got 'x'"
+    assert message(utilisation={"points": {"from": 1, "to": 2}}) == (
+        "bad.yaml: field 'utilisation.points.step': missing (a range is written {from: A, to: B, step: S})")
+    assert "field 'seedz': unknown field (known: " in message(seedz=3) and "(did you mean 'seed'?)" in message(seedz=3)
+    assert "field 'generator.parms'" in message(generator={"name": "randfixedsum", "parms": {"n": 4}})
+    assert "(did you mean 'randfixedsum'?)" in message(generator={"name": "randfixedsun"})
+    assert "field 'utilization': give either 'utilisation' or 'utilization'" in message(utilization={"points": [1.0]})
+    assert message(seeds="3") == "bad.yaml: field 'seeds': expected an integer, got '3'"  # strict: no strings for numbers
+    assert message(utilisation={"points": [1.0], "per_cpu": 1}).endswith("field 'utilisation.per_cpu': expected true or false, got 1")
+    assert "did you mean 'gedf'" in message(schedulers=["gedff"])  # the core's own scheduler-name check
+    two = [{"name": "uunifast", "params": {"n": 4, "m": 2}, "label": "u"}, {"name": "randfixedsum", "label": "u"}]
+    assert "field 'generators[1].label': label 'u' used twice" in message(generator=None, generators=two)

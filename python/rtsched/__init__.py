@@ -12,7 +12,7 @@ schema. The Rust core does the work; this package is the user-facing API::
 
 from __future__ import annotations
 
-from ._core import InputError, PrivilegeError, RunFailed, TaskSet, parse_duration, parse_taskset
+from ._core import InputError, PrivilegeError, RunFailed, TaskSet, parse_duration, parse_scheduler, parse_taskset
 from ._core import load_taskset as _load_taskset
 from ._core import schedulers as _schedulers
 from .analysis import analyze, generate, generators, partition
@@ -32,6 +32,7 @@ __all__ = [
     "TaskSet",
     "load_taskset",
     "parse_duration",
+    "parse_scheduler",
     "parse_taskset",
     "plots",
     "run",

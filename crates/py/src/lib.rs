@@ -289,6 +289,15 @@ fn simulate_stats(py: Python<'_>, taskset: &PyTaskSet, scheduler: &str) -> PyRes
     Ok((PyRunResult { inner: r }, stats))
 }
 
+/// Split a scheduler spec (`NAME[:OPTION,KEY=VALUE,...]`) the way the core does: (name,
+/// [(key, value)]), a bare option with key "". An unknown name raises InputError (with a
+/// did-you-mean hint); options are checked by the policy itself, not here.
+#[pyfunction]
+fn parse_scheduler(spec: &str) -> PyResult<(String, Vec<(String, String)>)> {
+    let s = rtsched_policies::SchedulerSpec::parse(spec).map_err(input_err)?;
+    Ok((s.name, s.options))
+}
+
 /// Every policy: (name, summary, paper, options).
 #[pyfunction]
 fn schedulers() -> Vec<(&'static str, &'static str, &'static str, &'static str)> {
@@ -351,6 +360,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(simulate, m)?)?;
     m.add_function(wrap_pyfunction!(simulate_stats, m)?)?;
     m.add_function(wrap_pyfunction!(schedulers, m)?)?;
+    m.add_function(wrap_pyfunction!(parse_scheduler, m)?)?;
     m.add_function(wrap_pyfunction!(write_results_json, m)?)?;
     m.add_function(wrap_pyfunction!(write_jobs_csv, m)?)?;
     m.add_function(wrap_pyfunction!(write_trace, m)?)?;

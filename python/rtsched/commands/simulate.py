@@ -31,11 +31,15 @@ def register(sub):
 
 
 def with_partition(name: str, heuristic) -> str:
-    """Add `partition=HEURISTIC` to a partitioned scheduler that does not choose one itself."""
-    base, _, opts = name.partition(":")
-    if not heuristic or base not in ("pedf", "pfp") or "partition=" in opts or (base == "pedf" and opts and "=" not in opts):
+    """Add `partition=HEURISTIC` to a partitioned scheduler that does not choose one itself
+    (pedf's bare option, e.g. `pedf:ffd`, is its heuristic). The core splits the spec."""
+    if not heuristic:
         return name
-    return f"{base}:{opts + ',' if opts else ''}partition={heuristic}"
+    base, options = _core.parse_scheduler(name)
+    if base not in ("pedf", "pfp") or any(k == "partition" or (base == "pedf" and k == "") for k, _ in options):
+        return name
+    opts = [f"{k}={v}" if k else v for k, v in options] + [f"partition={heuristic}"]
+    return f"{base}:{','.join(opts)}"
 
 
 def expand_schedulers(names, ts, partition=None):

@@ -1,0 +1,52 @@
+"""Sweeps: generator × utilisation points × schedulers × seeds, one row per (task set, scheduler).
+
+A sweep spec (YAML or a dict; docs/sweeps.md) names a task-set generator and its parameters,
+the utilisation points, the schedulers, the replications (seeds) and the simulated duration.
+:func:`sweep` expands it into *units* — one generated task set with the schedulers still to
+run on it — sends them in chunks to a ``concurrent.futures`` executor (by default a local
+process pool on every core; a Dask cluster through ``Client.get_executor()``), and collects
+one row per (task set, scheduler).
+
+Overview of the guarantees and where each is kept:
+
+- **Deterministic.** A task set's seed is a hash of the spec seed and its coordinates
+  (generator, parameters, utilisation point, replication), never of completion order
+  (:func:`taskset_seed`); every scheduler sees the same task set and the same jobs. Rows hold
+  no timings. The table is sorted by ``key``.
+- **Keyed.** ``key`` (:func:`row_key`) is readable and sortable —
+  ``GENERATOR/POINT/REPLICATION/SCHEDULER/HASH`` — where HASH covers what else defines the row
+  (parameters, duration, on_miss, spec seed), so two specs that share a row share its key.
+- **Resumable.** Completed rows are written in batches to part files beside the table
+  (``TABLE.parts/``), each atomically (temporary file, fsync, rename). A rerun reads the table
+  and any parts, skips the keys already there, and at the end rewrites the table atomically
+  with every row once, sorted, and removes the parts. A crash at any point leaves whole files.
+- **No lost results.** A chunk whose worker died or raised is resubmitted (``retries``); a
+  broken local process pool is replaced. Dask reschedules a dead worker's tasks by itself.
+
+The package, one concern per module:
+
+- :mod:`.spec` — the spec: its model, validation and the early probe (:func:`parse_spec`, :func:`load_spec`);
+- :mod:`.schema` — the spec's checks (pydantic) and the wording of their errors;
+- :mod:`.keys` — task-set seeds, row keys and the units of work (:func:`units`);
+- :mod:`.worker` — what a worker process runs (:func:`run_unit`, :func:`run_chunk`);
+- :mod:`.table` — the results table on disk: columns, atomic writes, part files, consolidation;
+- :mod:`.progress` — the progress bar;
+- :mod:`.runner` — :func:`sweep`: executors (local process pool, Dask), retries.
+"""
+
+from __future__ import annotations
+
+from .keys import Unit, all_keys, row_key, taskset_seed, units
+from .progress import Progress
+from .runner import sweep
+from .spec import DEFAULT_PARAM, Generator, Spec, load_spec, parse_spec
+from .table import COLUMNS, COORD_COLUMNS, OUTCOME_COLUMNS, SUMMARY_COLUMNS, consolidate, parts_dir, read_table
+from .table import _read_all  # noqa: F401 - the table and its parts as one frame (tests reach it here)
+from .worker import run_chunk, run_unit
+
+__all__ = [
+    "COLUMNS", "COORD_COLUMNS", "DEFAULT_PARAM", "OUTCOME_COLUMNS", "SUMMARY_COLUMNS",
+    "Generator", "Progress", "Spec", "Unit",
+    "all_keys", "consolidate", "load_spec", "parse_spec", "parts_dir", "read_table", "row_key", "run_chunk",
+    "run_unit", "sweep", "taskset_seed", "units",
+]

@@ -1,0 +1,137 @@
+"""The sweep spec: the validated :class:`Spec`, its parsing from a dict or a file, and the
+probe that tries the generator and every scheduler before any work.
+
+The checks themselves are a schema (:mod:`.schema`, pydantic), imported only when a spec is
+parsed, so workers and the rest of the CLI do not pay for it. Every error is one
+:class:`InputError` naming the file and the field, e.g.
+``spec.yaml: field 'utilisation.points[1]': expected a number, got 'x'``.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from .._core import InputError
+
+# Which generator parameter the utilisation points set, when the spec does not say.
+DEFAULT_PARAM = {"paws2013": "window", "lelli2011": "R"}
+
+
+@dataclass(frozen=True)
+class Generator:
+    """One generator of a sweep: its name, fixed parameters, and which parameter the points set."""
+
+    name: str
+    params: tuple  # sorted (key, value) pairs, values as strings
+    param: str
+    label: str
+
+    @property
+    def params_dict(self) -> dict:
+        return dict(self.params)
+
+
+@dataclass(frozen=True)
+class Spec:
+    """A validated sweep spec (see :func:`load_spec`, :func:`parse_spec`)."""
+
+    name: str
+    seed: int
+    generators: tuple
+    points: tuple
+    per_cpu: bool
+    schedulers: tuple
+    replications: tuple
+    duration_ns: int
+    on_miss: str
+    output: str | None = None
+    retries: int = 3
+    source: str = "<spec>"
+
+    @property
+    def size(self) -> int:
+        """Rows the sweep produces: task sets × schedulers."""
+        return len(self.generators) * len(self.points) * len(self.replications) * len(self.schedulers)
+
+
+def _err(source, fieldname, msg):
+    return InputError(f"{source}: field '{fieldname}': {msg}")
+
+
+def parse_spec(d: dict, source: str = "<spec>") -> Spec:
+    """Validate a spec given as a dict. Raises :class:`InputError` naming the field."""
+    from .schema import validate
+
+    if not isinstance(d, dict):
+        raise InputError(f"{source}: a sweep spec is a mapping (name, generator, utilisation, schedulers, seeds, duration)")
+    m = validate(d, source)
+    u = m.utilisation
+    reps = tuple(m.seeds) if isinstance(m.seeds, list) else tuple(range(1, m.seeds + 1))
+    name = m.name or (Path(source).stem if source != "<spec>" else "sweep")
+    spec = Spec(name, m.seed, m.generator_list(), u.points, u.per_cpu, tuple(m.schedulers), reps, m.duration, m.on_miss,
+                m.output, m.retries, source)
+    _probe(spec)
+    return spec
+
+
+def load_spec(path) -> Spec:
+    """Read and validate a sweep spec file (YAML or JSON)."""
+    import yaml
+
+    path = os.fspath(path)
+    with open(path) as f:
+        text = f.read()
+    try:
+        d = yaml.safe_load(text)
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        raise InputError(f"{path}: not valid YAML{where}: {getattr(e, 'problem', e)}") from None
+    spec = parse_spec(d, source=path)
+    if spec.output and not os.path.isabs(spec.output):
+        spec = _replace(spec, output=os.path.join(os.path.dirname(os.path.abspath(path)), spec.output))
+    return spec
+
+
+def _replace(spec, **kw):
+    from dataclasses import replace
+
+    return replace(spec, **kw)
+
+
+def _probe(spec: Spec):
+    """Fail early, naming the field, on parameters or schedulers that can never work."""
+    import yaml
+
+    from .. import _core
+    from ..analysis import generate
+
+    cpus = 1
+    for i, g in enumerate(spec.generators):
+        f = "generator" if len(spec.generators) == 1 else f"generators[{i}]"
+        for p in (spec.points[0], spec.points[-1]):
+            try:
+                gen = generate(g.name, seed=0, **_gen_params(spec, g, p))
+            except InputError as e:
+                raise _err(spec.source, f"{f}.params", f"at point {p:g}: {e}") from None
+            cpus = max(cpus, gen.taskset.cpus)
+    # One light task on as many CPUs as the generators give.
+    probe = {"platform": {"cpus": cpus}, "tasks": [{"name": "probe", "period": 100, "wcet": 1}]}
+    tiny = _core.parse_taskset(yaml.safe_dump(probe), "yaml", "<probe>")
+    for s in spec.schedulers:
+        try:
+            _core.simulate(tiny.with_run(duration_ns=1), s, False)
+        except InputError as e:
+            msg = str(e).replace("<probe>: task 'probe': ", "")
+            if "field 'cpu'" in msg:
+                msg += f" (generated task sets have no CPUs: use a partitioner, e.g. '{_core.parse_scheduler(s)[0]}:ffd')"
+            raise _err(spec.source, "schedulers", f"{s!r}: {msg}") from None
+
+
+def _gen_params(spec: Spec, g: Generator, point: float) -> dict:
+    params = g.params_dict
+    v = point * float(params["m"]) if spec.per_cpu else point
+    params[g.param] = str(int(v)) if float(v).is_integer() and g.param in ("window", "n", "m") else repr(float(v))
+    return params
