@@ -284,6 +284,10 @@ impl<'a> Dispatch<'a> {
     pub fn pending_grants(&self) -> &[ResourceId] {
         &self.dec.pending_grants
     }
+    /// The grants made so far in this `schedule` (for wrappers such as a protocol checker).
+    pub fn granted(&self) -> &[(ResourceId, EntityId)] {
+        &self.dec.grants
+    }
     /// What the policy may read about the run.
     #[inline]
     pub fn run(&self) -> &'a dyn RunView {

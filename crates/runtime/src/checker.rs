@@ -91,8 +91,12 @@ impl ProtocolChecker {
     }
 
     fn arrive(&mut self, now: Time, i: &EntityInfo, call: &str) {
-        if self.ents.get(i.id as usize).copied().flatten().is_some() {
-            self.fail(&format!("{call}: entity {} arrives while the policy still has it", i.id));
+        // A blocked entity whose job is aborted goes silently (the policy gave it up when it
+        // blocked), so its slot may come back; any other still belongs to the policy.
+        if let Some((_, s)) = self.ents.get(i.id as usize).copied().flatten() {
+            if s != State::Blocked {
+                self.fail(&format!("{call}: entity {} arrives while the policy still has it ({s:?})", i.id));
+            }
         }
         if i.release > now || i.deadline < i.release {
             self.fail(&format!("{call}: entity {} has release {} and deadline {} at {now}", i.id, i.release, i.deadline));
@@ -243,6 +247,12 @@ impl Policy for ProtocolChecker {
             }
         }
         self.inner.schedule(now, d);
+        for &(r, e) in d.granted() {
+            match self.state(e, "grant") {
+                (i, State::Blocked) => self.set(e, Some((i, State::Ready))),
+                (_, s) => self.fail(&format!("grant: resource {r} to entity {e}, which is {s:?}, not blocked")),
+            }
+        }
         let mut placed = vec![None; self.cpus.len()];
         for (c, p) in placed.iter_mut().enumerate() {
             if let Some(e) = d.current(c as u32) {

@@ -4,6 +4,7 @@
 use proptest::prelude::*;
 use rtsched_model::{CriticalSection, ExecModel, OnMiss, Region, Task, TaskSet, Time};
 use rtsched_policies::EntityInfo;
+use rtsched_runtime::ProtocolChecker;
 use rtsched_sim::{simulate_observed, Observer, View};
 use std::collections::HashMap;
 
@@ -189,8 +190,9 @@ fn check(ts: &TaskSet, spec: &str) -> Result<(), TestCaseError> {
         _ => unreachable!(),
     };
     let mut checker = Checker { m, kind, key, cpu_of_task: ts.tasks.iter().map(|t| t.cpu.unwrap()).collect(), instants: 0, failure: None };
-    let mut policy = rtsched_policies::build(spec, ts).unwrap();
-    let r = simulate_observed(ts, policy.as_mut(), &mut checker, true);
+    // Every policy runs under the protocol checker too (it panics on a violation).
+    let mut policy = ProtocolChecker::new(rtsched_policies::build(spec, ts).unwrap(), m as u32);
+    let r = simulate_observed(ts, &mut policy, &mut checker, true);
     if let Some(f) = checker.failure {
         return Err(TestCaseError::fail(format!("{spec}: {f}")));
     }
