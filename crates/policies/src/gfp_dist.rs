@@ -1,7 +1,7 @@
 //! `gfp-dist` — global fixed priority on distributed run queues with push and pull: the Linux
 //! `SCHED_FIFO` class of the gedf-heap paper §3 (its baseline in §6, Figs 8–11).
 //!
-//! The machinery is [`crate::gedf_dist::DistDomain`] with gfp's comparator [`FpOrder`]
+//! The machinery is [`crate::common::dist::DistDomain`] with gfp's comparator [`FpOrder`]
 //! (priority, then release, task, job, thread); the schedule is exactly `gfp`'s. Find-CPU
 //! defaults to `cpupri` (§3.1): per priority level (the tasks' distinct priorities, densely
 //! numbered, plus "free" below them all), the mask of CPUs whose most urgent entity is at that
@@ -19,7 +19,8 @@
 //! find-CPU also scans the entity's own level for the CPU whose key is the latest and later
 //! than the entity's (rare: two equal-priority jobs released at the same instant).
 
-use crate::gedf_dist::{DistDomain, PushFind};
+use crate::common::dist::DistDomain;
+use crate::common::findcpu::PushFind;
 use crate::gfp::FpOrder;
 
 pub fn gfp_dist(label: String, cpus: u32, priority: Vec<u32>, find: PushFind, measure: bool) -> DistDomain<FpOrder> {
