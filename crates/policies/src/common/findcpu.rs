@@ -16,7 +16,7 @@
 //! All variants pick the same CPU for a key `k`: the task's last CPU if free, else the lowest
 //! free CPU, else the CPU whose earliest key is the latest and later than `k` (cpupri: a CPU
 //! of the lowest level below `k`'s, see below), or none. So linear, fmask and heap produce
-//! identical schedules *and* placements, as
+//! identical schedules *and* placements, as the tests below check by hand and
 //! `crates/sim/tests/gedf_dist_equivalence.rs` on random task sets. Each find and update
 //! returns what it read or wrote (CPUs, mask words, heap slots, levels) for the cost counters.
 //!
@@ -196,4 +196,66 @@ fn scan(rqs: &[RunQueue], k: Key, prefer: Option<u32>, skip_free: Option<&CpuMas
     }
     debug_assert!(skip_free.is_none() || free.is_none());
     (free.or(latest.map(|l| l.1)), rqs.len() as u32)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Keys by primary; the task index breaks ties, as in every policy's total order.
+    fn key(primary: u64, task: u32) -> Key {
+        Key { primary, secondary: 0, task, job: 0, thread: 0 }
+    }
+
+    /// Queues with these earliest keys, and each variant's structure updated to match.
+    fn setup(earliest: &[Option<Key>]) -> (Vec<RunQueue>, Vec<(PushFind, Finder)>) {
+        let m = earliest.len() as u32;
+        let rqs: Vec<RunQueue> = earliest.iter().map(|&e| RunQueue { earliest: e, ..RunQueue::empty() }).collect();
+        let levels = vec![10, 20, 30, 40];
+        let finders = [PushFind::Linear, PushFind::Fmask, PushFind::Heap, PushFind::Cpupri]
+            .into_iter()
+            .map(|v| {
+                let mut f = Finder::new(v, m, levels.clone());
+                for (c, &e) in earliest.iter().enumerate() {
+                    f.update(c as u32, e);
+                }
+                f.check(&rqs).unwrap();
+                (v, f)
+            })
+            .collect();
+        (rqs, finders)
+    }
+
+    #[test]
+    fn free_cpus_first_the_preferred_one_if_free() {
+        let (rqs, finders) = setup(&[Some(key(10, 0)), None, Some(key(30, 2)), None]);
+        for (v, f) in &finders {
+            assert_eq!(f.find(&rqs, key(5, 9), Some(3)).0, Some(3), "{v:?}: the task's last CPU is free");
+            assert_eq!(f.find(&rqs, key(5, 9), Some(0)).0, Some(1), "{v:?}: else the lowest free CPU");
+            assert_eq!(f.find(&rqs, key(50, 9), None).0, Some(1), "{v:?}: a free CPU even for a late key");
+        }
+    }
+
+    #[test]
+    fn busy_cpus_the_latest_earliest_key_later_than_the_entity() {
+        // Levels 4, 1, 2, 3 for cpupri (10 is the most urgent key).
+        let (rqs, finders) = setup(&[Some(key(10, 0)), Some(key(40, 1)), Some(key(30, 2)), Some(key(20, 3))]);
+        for (v, f) in &finders {
+            assert_eq!(f.find(&rqs, key(20, 9), Some(3)).0, Some(1), "{v:?}: the CPU running 40, not the preferred one");
+            assert_eq!(f.find(&rqs, key(10, 9), None).0, Some(1), "{v:?}");
+            assert_eq!(f.find(&rqs, key(40, 9), None).0, None, "{v:?}: every CPU runs something earlier");
+            // Equal primary keys: the task index decides (cpupri: its own-level scan).
+            assert_eq!(f.find(&rqs, key(40, 0), None).0, Some(1), "{v:?}: earlier than the running (40, task 1)");
+        }
+    }
+
+    #[test]
+    fn updates_count_what_they_touch() {
+        let mut f = Finder::new(PushFind::Fmask, 2, Vec::new());
+        assert_eq!(f.update(0, Some(key(1, 0))), 1);
+        let mut f = Finder::new(PushFind::Cpupri, 2, vec![7, 3, 7]);
+        assert_eq!(f.update(0, Some(key(7, 0))), 2, "free -> level 1: two masks");
+        assert_eq!(f.update(0, Some(key(7, 1))), 0, "same level: nothing");
+        assert_eq!(Finder::new(PushFind::Linear, 2, Vec::new()).update(1, None), 0);
+    }
 }

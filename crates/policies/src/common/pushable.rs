@@ -97,3 +97,53 @@ impl Pushable {
         pos[item.1 as usize] = i as u32;
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+    use std::collections::BTreeSet;
+
+    fn key(primary: u64, e: EntityId) -> Key {
+        Key { primary, secondary: 0, task: e, job: 0, thread: 0 }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(1000))]
+        /// Two queues sharing one back-index agree with two ordered-set oracles after every
+        /// push, pop and removal, and `pos` names each member's slot (NONE for the others).
+        #[test]
+        fn matches_btreeset_oracle(ops in proptest::collection::vec((0u8..3, 0usize..2, 0u32..32, 0u64..8), 1..200)) {
+            let mut qs = [Pushable::default(), Pushable::default()];
+            let mut oracle = [BTreeSet::new(), BTreeSet::new()];
+            let mut pos = vec![NONE; 32];
+            for (op, q, e, primary) in ops {
+                let on = (0..2).find(|&i| oracle[i].iter().any(|&(_, x)| x == e));
+                match op {
+                    0 if on.is_none() => {
+                        qs[q].push(&mut pos, e, key(primary, e));
+                        oracle[q].insert((key(primary, e), e));
+                    }
+                    1 => prop_assert_eq!(qs[q].pop(&mut pos), oracle[q].pop_first()),
+                    2 => if let Some(i) = on {
+                        qs[i].remove(&mut pos, e);
+                        oracle[i].retain(|&(_, x)| x != e);
+                    },
+                    _ => {}
+                }
+                for i in 0..2 {
+                    prop_assert_eq!(qs[i].len(), oracle[i].len());
+                    prop_assert_eq!(qs[i].peek(), oracle[i].first().copied());
+                    for (slot, &(_, x)) in qs[i].heap.iter().enumerate() {
+                        prop_assert_eq!(pos[x as usize], slot as u32);
+                    }
+                }
+                for x in 0..32u32 {
+                    if !oracle.iter().any(|o| o.iter().any(|&(_, y)| y == x)) {
+                        prop_assert_eq!(pos[x as usize], NONE);
+                    }
+                }
+            }
+        }
+    }
+}
