@@ -3,6 +3,7 @@
 //! its rules and the paper section it implements; shared, policy-free pieces in [`common`].
 
 pub mod common;
+pub mod ctx;
 pub mod policy;
 pub mod registry;
 
