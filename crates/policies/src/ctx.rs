@@ -1,5 +1,15 @@
-//! `ctx`: what a policy's constructor is handed besides its parsed spec — the task set and a
-//! seeded generator.
+//! `ctx`: what a policy's `build` function is handed besides its parsed spec — the task set,
+//! a seeded generator, and the helpers every constructor needs (priority assignment,
+//! partitioning, the distributed policies' options). Option lookup itself is
+//! [`SchedulerSpec::option`]. A build function reads the spec, validates its options (its
+//! error messages name the scheduler as the user wrote it), and returns the policy:
+//!
+//! ```ignore
+//! pub fn build(spec: &SchedulerSpec, ctx: &mut BuildCtx) -> Result<Box<dyn Policy>, String> {
+//!     let (prio, label) = ctx.priorities(spec, &["prio"])?;
+//!     Ok(Box::new(gfp(label, ctx.cpus(), prio)))
+//! }
+//! ```
 //!
 //! **Randomness.** A randomised policy (PAWS's victim choice) draws only from
 //! [`BuildCtx::rng`], a ChaCha8 generator seeded with the run's seed (`ts.run.seed`) on its own
@@ -7,8 +17,11 @@
 //! substrate, and the policy's draws neither repeat nor shift the simulator's per-task
 //! streams (execution demands and arrival gaps, `crates/sim/src/exec.rs`).
 
+use crate::common::findcpu::PushFind;
+use crate::registry::SchedulerSpec;
 use rand_chacha::rand_core::SeedableRng;
 use rand_chacha::ChaCha8Rng;
+use rtsched_analysis::partition::{by_name, Admission};
 use rtsched_model::TaskSet;
 
 /// The ChaCha8 stream of the policies' generator. The simulator seeds `ChaCha8Rng` with the
@@ -30,6 +43,17 @@ pub struct BuildCtx<'a> {
     rng: ChaCha8Rng,
 }
 
+/// The options of the distributed-run-queue policies (see [`BuildCtx::dist_options`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DistOptions {
+    /// `push=VARIANT`, if given.
+    pub find: Option<PushFind>,
+    /// `measure`: time each operation (stats only).
+    pub measure: bool,
+    /// Every other option, under the same scheduler name.
+    pub rest: SchedulerSpec,
+}
+
 impl<'a> BuildCtx<'a> {
     pub fn new(ts: &'a TaskSet) -> Self {
         BuildCtx { ts, rng: policy_rng(ts.run.seed) }
@@ -44,6 +68,97 @@ impl<'a> BuildCtx<'a> {
     /// copy (`ctx.rng().clone()`); draws made here at build time advance it for later users.
     pub fn rng(&mut self) -> &mut ChaCha8Rng {
         &mut self.rng
+    }
+
+    /// Task priorities for a fixed-priority policy, and the label naming how they were chosen
+    /// (`NAME:file|rm|dm`). The main option (bare) is `prio`; `allowed` lists every option
+    /// the spec may carry (including `prio`). Without `prio`: `file` if every task has a
+    /// priority, `rm` if none has, else an error.
+    pub fn priorities(&self, spec: &SchedulerSpec, allowed: &[&str]) -> Result<(Vec<u32>, String), String> {
+        let ts = self.ts;
+        let mode = spec.option("prio", allowed)?;
+        let given = ts.tasks.iter().filter(|t| t.priority.is_some()).count();
+        let mode = match mode.as_deref() {
+            Some(m) => m.to_string(),
+            None if given == ts.tasks.len() => "file".into(),
+            None if given == 0 => "rm".into(),
+            None => {
+                let missing = ts.tasks.iter().find(|t| t.priority.is_none()).expect("some task lacks one");
+                return Err(format!(
+                    "{}: task '{}': field 'priority': missing, while other tasks have one; give every task a priority, or choose {}:rm / {}:dm",
+                    ts.source, missing.name, spec.name, spec.name
+                ));
+            }
+        };
+        let prio = match mode.as_str() {
+            "file" => {
+                if let Some(t) = ts.tasks.iter().find(|t| t.priority.is_none()) {
+                    return Err(format!("{}: task '{}': field 'priority': missing, and {}:file needs every task's priority", ts.source, t.name, spec.name));
+                }
+                ts.tasks.iter().map(|t| t.priority.unwrap()).collect()
+            }
+            "rm" => rtsched_analysis::priority::rate_monotonic(&ts.tasks),
+            "dm" => rtsched_analysis::priority::deadline_monotonic(&ts.tasks),
+            other => return Err(format!("scheduler '{}': unknown priority assignment '{other}' (known: file, rm, dm)", spec.name)),
+        };
+        Ok((prio, format!("{}:{mode}", spec.name)))
+    }
+
+    /// The partition (CPU of each task) of a partitioned policy and, when a heuristic made it,
+    /// the heuristic that succeeded. Computed by the partitioner named in `partition=NAME`
+    /// (also the bare option when `bare_is_partition`; the last one given wins), admitting a
+    /// task to a CPU by `admission`; else read from the tasks' `cpu` fields.
+    pub fn partition_labelled(&self, spec: &SchedulerSpec, bare_is_partition: bool, admission: Admission) -> Result<(Vec<u32>, Option<String>), String> {
+        let ts = self.ts;
+        let chosen = spec.options.iter().rev().find(|(k, _)| k == "partition" || (k.is_empty() && bare_is_partition));
+        if let Some((_, name)) = chosen {
+            let partitioner = by_name(name).map_err(|e| format!("scheduler '{}': {e}", spec.name))?;
+            let p = partitioner.partition(ts, &admission).map_err(|e| format!("{}: {e}", ts.source))?;
+            if p.is_global() {
+                return Err(format!(
+                    "{}: partitioner '{name}' fell back to 'global': the task set cannot be partitioned onto {} CPUs; use a global scheduler",
+                    ts.source, ts.platform.cpus
+                ));
+            }
+            return Ok((p.cpu_of_task, Some(p.heuristic)));
+        }
+        let from_file: Result<Vec<u32>, String> = ts.tasks
+            .iter()
+            .map(|t| {
+                t.cpu.ok_or_else(|| {
+                    format!(
+                        "{}: task '{}': field 'cpu': missing; the partitioned scheduler '{}' needs every task's CPU",
+                        ts.source, t.name, spec.name
+                    )
+                })
+            })
+            .collect();
+        Ok((from_file?, None))
+    }
+
+    /// The options of the distributed-run-queue policies: `push=VARIANT` (also bare when
+    /// `bare_is_push`, and then no other option is allowed), `measure[=on|off]`; the others
+    /// are returned in `rest` for the policy to read.
+    pub fn dist_options(&self, spec: &SchedulerSpec, bare_is_push: bool) -> Result<DistOptions, String> {
+        let (mut find, mut measure) = (None, false);
+        let mut rest = SchedulerSpec { name: spec.name.clone(), options: Vec::new() };
+        for (k, v) in &spec.options {
+            match (k.as_str(), v.as_str()) {
+                ("", "measure") | ("measure", "on" | "true" | "1") => measure = true,
+                ("measure", "off" | "false" | "0") => measure = false,
+                ("measure", other) => return Err(format!("scheduler '{}': measure={other}: expected on or off", spec.name)),
+                ("push", v) | ("", v) if k == "push" || bare_is_push => {
+                    find = Some(PushFind::parse(v).ok_or_else(|| {
+                        format!("scheduler '{}': unknown push variant '{v}' (known: linear, fmask, heap, cpupri)", spec.name)
+                    })?);
+                }
+                _ => rest.options.push((k.clone(), v.clone())),
+            }
+        }
+        if bare_is_push {
+            rest.option("push", &["push", "measure"])?;
+        }
+        Ok(DistOptions { find, measure, rest })
     }
 }
 

@@ -13,7 +13,10 @@
 //! No `cpupri`: its levels are a small fixed set, while EDF's keys are absolute deadlines,
 //! unbounded and ever growing (§4; see [`crate::gfp_dist`]).
 
+use crate::ctx::BuildCtx;
 use crate::gedf::EdfOrder;
+use crate::policy::Policy;
+use crate::registry::{PolicyInfo, SchedulerSpec};
 
 // The machinery's old home: kept so existing paths (`gedf_dist::PushFind`, ...) still resolve.
 pub use crate::common::dist::{timer_overhead_ns, DistDomain, DistStats};
@@ -24,4 +27,21 @@ pub fn gedf_dist(cpus: u32, find: PushFind, measure: bool) -> DistDomain<EdfOrde
     assert!(find != PushFind::Cpupri, "cpupri needs a small fixed set of priority levels; EDF has none");
     let label = format!("gedf-dist:{}{}", find.name(), if measure { ",measure" } else { "" });
     DistDomain::new(label, EdfOrder, cpus, find, Vec::new(), measure)
+}
+
+pub const INFO: PolicyInfo = PolicyInfo {
+    name: "gedf-dist",
+    summary: "global EDF on per-CPU run queues with push/pull (Linux SCHED_DEADLINE); same schedule as gedf",
+    paper: "gedf-heap §3–5 (push/pull, free-CPU mask, cpudl max-heap; Figs 3, 4, 7)",
+    options: "push=linear|fmask|heap (default heap; bare option = push), measure (time each operation, stats only)",
+};
+
+/// `push=linear|fmask|heap` (also bare; default heap), `measure`.
+pub fn build(spec: &SchedulerSpec, ctx: &mut BuildCtx) -> Result<Box<dyn Policy>, String> {
+    let o = ctx.dist_options(spec, true)?;
+    let find = o.find.unwrap_or(PushFind::Heap);
+    if find == PushFind::Cpupri {
+        return Err("scheduler 'gedf-dist': push=cpupri is for fixed priority (use gfp-dist); EDF's push variants: linear, fmask, heap".into());
+    }
+    Ok(Box::new(gedf_dist(ctx.cpus(), find, o.measure)))
 }

@@ -21,10 +21,27 @@
 
 use crate::common::dist::DistDomain;
 use crate::common::findcpu::PushFind;
+use crate::ctx::BuildCtx;
 use crate::gfp::FpOrder;
+use crate::policy::Policy;
+use crate::registry::{PolicyInfo, SchedulerSpec};
 
 pub fn gfp_dist(label: String, cpus: u32, priority: Vec<u32>, find: PushFind, measure: bool) -> DistDomain<FpOrder> {
     let levels: Vec<u64> = priority.iter().map(|&p| (u32::MAX - p) as u64).collect();
     let label = format!("{label},push={}{}", find.name(), if measure { ",measure" } else { "" });
     DistDomain::new(label, FpOrder { priority }, cpus, find, levels, measure)
+}
+
+pub const INFO: PolicyInfo = PolicyInfo {
+    name: "gfp-dist",
+    summary: "global fixed priority on per-CPU run queues with push/pull (Linux SCHED_FIFO); same schedule as gfp",
+    paper: "gedf-heap §3 (SCHED_FIFO, cpupri), baseline of §6",
+    options: "prio=file|rm|dm (as gfp; bare option = prio), push=cpupri|linear|fmask|heap (default cpupri), measure",
+};
+
+/// `prio=file|rm|dm` (also bare), `push=cpupri|linear|fmask|heap` (default cpupri), `measure`.
+pub fn build(spec: &SchedulerSpec, ctx: &mut BuildCtx) -> Result<Box<dyn Policy>, String> {
+    let o = ctx.dist_options(spec, false)?;
+    let (p, label) = ctx.priorities(&o.rest, &["prio"])?;
+    Ok(Box::new(gfp_dist(label, ctx.cpus(), p, o.find.unwrap_or(PushFind::Cpupri), o.measure)))
 }
