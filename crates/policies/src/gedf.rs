@@ -8,7 +8,9 @@
 //! Total order: absolute deadline, then release time, then task index, job index, thread.
 
 use crate::common::{GlobalDomain, Key, Order};
-use crate::policy::EntityInfo;
+use crate::ctx::BuildCtx;
+use crate::policy::{EntityInfo, Policy};
+use crate::registry::{PolicyInfo, SchedulerSpec};
 
 /// EDF's comparator, shared by every EDF variant (global, partitioned, non-preemptive).
 #[derive(Clone, Copy, Debug, Default)]
@@ -23,4 +25,17 @@ impl Order for EdfOrder {
 
 pub fn gedf(cpus: u32) -> GlobalDomain<EdfOrder> {
     GlobalDomain::new("gedf", EdfOrder, cpus, true)
+}
+
+pub const INFO: PolicyInfo = PolicyInfo {
+    name: "gedf",
+    summary: "global preemptive EDF (one ready queue, m earliest deadlines run)",
+    paper: "baseline of PAWS §2, gedf-heap §3, ChronOS G-EDF",
+    options: "",
+};
+
+/// No options.
+pub fn build(spec: &SchedulerSpec, ctx: &mut BuildCtx) -> Result<Box<dyn Policy>, String> {
+    spec.option("", &[])?;
+    Ok(Box::new(gedf(ctx.cpus())))
 }

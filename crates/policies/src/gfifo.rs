@@ -5,7 +5,9 @@
 //! Total order: release time, then task index, job index, thread.
 
 use crate::common::{GlobalDomain, Key, Order};
-use crate::policy::EntityInfo;
+use crate::ctx::BuildCtx;
+use crate::policy::{EntityInfo, Policy};
+use crate::registry::{PolicyInfo, SchedulerSpec};
 
 #[derive(Clone, Copy, Debug, Default)]
 pub struct FifoOrder;
@@ -19,4 +21,17 @@ impl Order for FifoOrder {
 
 pub fn gfifo(cpus: u32) -> GlobalDomain<FifoOrder> {
     GlobalDomain::new("gfifo", FifoOrder, cpus, false)
+}
+
+pub const INFO: PolicyInfo = PolicyInfo {
+    name: "gfifo",
+    summary: "global FIFO, non-preemptive (naive baseline)",
+    paper: "baseline",
+    options: "",
+};
+
+/// No options.
+pub fn build(spec: &SchedulerSpec, ctx: &mut BuildCtx) -> Result<Box<dyn Policy>, String> {
+    spec.option("", &[])?;
+    Ok(Box::new(gfifo(ctx.cpus())))
 }

@@ -9,7 +9,9 @@
 //! Total order: priority (higher first), then release time, task, job, thread.
 
 use crate::common::{GlobalDomain, Key, Order};
-use crate::policy::EntityInfo;
+use crate::ctx::BuildCtx;
+use crate::policy::{EntityInfo, Policy};
+use crate::registry::{PolicyInfo, SchedulerSpec};
 
 /// Fixed-priority comparator over per-task priorities (larger = more urgent).
 #[derive(Clone, Debug)]
@@ -26,4 +28,17 @@ impl Order for FpOrder {
 
 pub fn gfp(label: String, cpus: u32, priority: Vec<u32>) -> GlobalDomain<FpOrder> {
     GlobalDomain::new(label, FpOrder { priority }, cpus, true)
+}
+
+pub const INFO: PolicyInfo = PolicyInfo {
+    name: "gfp",
+    summary: "global preemptive fixed priority (file priorities, or RM / DM)",
+    paper: "gedf-heap §4 (SCHED_FIFO, cpupri)",
+    options: "prio=file|rm|dm (default: file if every task has one, else rm)",
+};
+
+/// `prio=file|rm|dm` (also bare).
+pub fn build(spec: &SchedulerSpec, ctx: &mut BuildCtx) -> Result<Box<dyn Policy>, String> {
+    let (p, label) = ctx.priorities(spec, &["prio"])?;
+    Ok(Box::new(gfp(label, ctx.cpus(), p)))
 }

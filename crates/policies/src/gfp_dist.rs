@@ -1,7 +1,7 @@
 //! `gfp-dist` — global fixed priority on distributed run queues with push and pull: the Linux
 //! `SCHED_FIFO` class of the gedf-heap paper §3 (its baseline in §6, Figs 8–11).
 //!
-//! The machinery is [`crate::gedf_dist::DistDomain`] with gfp's comparator [`FpOrder`]
+//! The machinery is [`crate::common::dist::DistDomain`] with gfp's comparator [`FpOrder`]
 //! (priority, then release, task, job, thread); the schedule is exactly `gfp`'s. Find-CPU
 //! defaults to `cpupri` (§3.1): per priority level (the tasks' distinct priorities, densely
 //! numbered, plus "free" below them all), the mask of CPUs whose most urgent entity is at that
@@ -19,11 +19,29 @@
 //! find-CPU also scans the entity's own level for the CPU whose key is the latest and later
 //! than the entity's (rare: two equal-priority jobs released at the same instant).
 
-use crate::gedf_dist::{DistDomain, PushFind};
+use crate::common::dist::DistDomain;
+use crate::common::findcpu::PushFind;
+use crate::ctx::BuildCtx;
 use crate::gfp::FpOrder;
+use crate::policy::Policy;
+use crate::registry::{PolicyInfo, SchedulerSpec};
 
 pub fn gfp_dist(label: String, cpus: u32, priority: Vec<u32>, find: PushFind, measure: bool) -> DistDomain<FpOrder> {
     let levels: Vec<u64> = priority.iter().map(|&p| (u32::MAX - p) as u64).collect();
     let label = format!("{label},push={}{}", find.name(), if measure { ",measure" } else { "" });
     DistDomain::new(label, FpOrder { priority }, cpus, find, levels, measure)
+}
+
+pub const INFO: PolicyInfo = PolicyInfo {
+    name: "gfp-dist",
+    summary: "global fixed priority on per-CPU run queues with push/pull (Linux SCHED_FIFO); same schedule as gfp",
+    paper: "gedf-heap §3 (SCHED_FIFO, cpupri), baseline of §6",
+    options: "prio=file|rm|dm (as gfp; bare option = prio), push=cpupri|linear|fmask|heap (default cpupri), measure",
+};
+
+/// `prio=file|rm|dm` (also bare), `push=cpupri|linear|fmask|heap` (default cpupri), `measure`.
+pub fn build(spec: &SchedulerSpec, ctx: &mut BuildCtx) -> Result<Box<dyn Policy>, String> {
+    let o = ctx.dist_options(spec, false)?;
+    let (p, label) = ctx.priorities(&o.rest, &["prio"])?;
+    Ok(Box::new(gfp_dist(label, ctx.cpus(), p, o.find.unwrap_or(PushFind::Cpupri), o.measure)))
 }

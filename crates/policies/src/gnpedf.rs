@@ -6,8 +6,24 @@
 //! Total order: EDF's (absolute deadline, release, task, job, thread).
 
 use crate::common::GlobalDomain;
+use crate::ctx::BuildCtx;
 use crate::gedf::EdfOrder;
+use crate::policy::Policy;
+use crate::registry::{PolicyInfo, SchedulerSpec};
 
 pub fn gnpedf(cpus: u32) -> GlobalDomain<EdfOrder> {
     GlobalDomain::new("gnpedf", EdfOrder, cpus, false)
+}
+
+pub const INFO: PolicyInfo = PolicyInfo {
+    name: "gnpedf",
+    summary: "global non-preemptive EDF",
+    paper: "ChronOS §5 (G-NP-EDF)",
+    options: "",
+};
+
+/// No options.
+pub fn build(spec: &SchedulerSpec, ctx: &mut BuildCtx) -> Result<Box<dyn Policy>, String> {
+    spec.option("", &[])?;
+    Ok(Box::new(gnpedf(ctx.cpus())))
 }

@@ -1,8 +1,11 @@
 //! rtsched's scheduling policies, written once against [`policy::Policy`] and driven by any
 //! substrate (the simulator, the real-threads testbed). One file per policy, each opening with
-//! its rules and the paper section it implements; shared, policy-free pieces in [`common`].
+//! its rules and the paper section it implements and ending with its registry entry (`INFO`,
+//! `build`, listed in [`registry::ENTRIES`]); what constructors are handed in [`ctx`]; shared,
+//! policy-free pieces in [`common`].
 
 pub mod common;
+pub mod ctx;
 pub mod policy;
 pub mod registry;
 

@@ -7,8 +7,33 @@
 //! Total order per CPU: EDF's (absolute deadline, release, task, job, thread).
 
 use crate::common::PartitionedDomain;
+use crate::ctx::BuildCtx;
 use crate::gedf::EdfOrder;
+use crate::policy::Policy;
+use crate::registry::{PolicyInfo, SchedulerSpec};
+use rtsched_analysis::partition::Admission;
 
 pub fn pedf(label: String, cpus: u32, cpu_of_task: Vec<u32>) -> PartitionedDomain<EdfOrder> {
     PartitionedDomain::new(label, EdfOrder, cpus, cpu_of_task, true)
+}
+
+pub const INFO: PolicyInfo = PolicyInfo {
+    name: "pedf",
+    summary: "partitioned EDF (uniprocessor EDF per CPU; tasks' `cpu` fields)",
+    paper: "LWFG §2, ChronOS P-EDF",
+    options: "partition=NAME, or bare pedf:NAME (ffd, wfd, bfd, nfd, bf, lwfg, FIT:ORDER; chains with '+', e.g. lwfg+ffd): partition with the exact EDF test instead of reading `cpu` fields",
+};
+
+/// `partition=NAME` (also bare), admitting tasks to a CPU by the exact EDF test; else the
+/// tasks' `cpu` fields.
+pub fn build(spec: &SchedulerSpec, ctx: &mut BuildCtx) -> Result<Box<dyn Policy>, String> {
+    let (p, how) = partition(spec, ctx)?;
+    let label = how.map_or("pedf".to_string(), |h| format!("pedf:{h}"));
+    Ok(Box::new(pedf(label, ctx.cpus(), p)))
+}
+
+/// The partition and, when a heuristic made it, the heuristic that succeeded.
+pub(crate) fn partition(spec: &SchedulerSpec, ctx: &BuildCtx) -> Result<(Vec<u32>, Option<String>), String> {
+    spec.option("partition", &["partition"])?;
+    ctx.partition_labelled(spec, true, Admission::EdfExact)
 }

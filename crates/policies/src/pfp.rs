@@ -7,8 +7,37 @@
 //! Total order per CPU: priority (higher first), then release time, task, job, thread.
 
 use crate::common::PartitionedDomain;
+use crate::ctx::BuildCtx;
 use crate::gfp::FpOrder;
+use crate::policy::Policy;
+use crate::registry::{PolicyInfo, SchedulerSpec};
+use rtsched_analysis::partition::Admission;
 
 pub fn pfp(label: String, cpus: u32, cpu_of_task: Vec<u32>, priority: Vec<u32>) -> PartitionedDomain<FpOrder> {
     PartitionedDomain::new(label, FpOrder { priority }, cpus, cpu_of_task, true)
+}
+
+pub const INFO: PolicyInfo = PolicyInfo {
+    name: "pfp",
+    summary: "partitioned fixed priority (SCHED_FIFO + affinity)",
+    paper: "classic baseline (Liu & Layland; RTA)",
+    options: "prio=file|rm|dm (default as gfp); partition=NAME (as pedf, admission by response-time analysis under those priorities) instead of `cpu` fields",
+};
+
+/// `prio=file|rm|dm` (also bare), and `partition=NAME` admitting tasks to a CPU by
+/// response-time analysis under those priorities; else the tasks' `cpu` fields.
+pub fn build(spec: &SchedulerSpec, ctx: &mut BuildCtx) -> Result<Box<dyn Policy>, String> {
+    let (p, label) = ctx.priorities(spec, OPTIONS)?;
+    let (cpus, how) = ctx.partition_labelled(spec, false, Admission::FpRta(p.clone()))?;
+    let label = how.map_or(label.clone(), |h| format!("{label},partition={h}"));
+    Ok(Box::new(pfp(label, ctx.cpus(), cpus, p)))
+}
+
+const OPTIONS: &[&str] = &["prio", "partition"];
+
+/// The partition and, when a heuristic made it, the heuristic that succeeded.
+#[cfg(test)]
+pub(crate) fn partition(spec: &SchedulerSpec, ctx: &BuildCtx) -> Result<(Vec<u32>, Option<String>), String> {
+    let (p, _) = ctx.priorities(spec, OPTIONS)?;
+    ctx.partition_labelled(spec, false, Admission::FpRta(p))
 }

@@ -1,16 +1,23 @@
 //! Policy-free pieces shared by the policies: the total-order key, an indexed heap, the
-//! global and partitioned scheduling domains, and the push structures of distributed run
-//! queues (CPU masks, the `cpudl` max-heap, `cpupri`).
+//! global and partitioned scheduling domains, and the distributed run queues of the gedf-heap
+//! paper — the domain (`dist`), its per-CPU queues (`runqueue`, `pushable`), find-CPU and its
+//! push structures (`findcpu`: CPU masks, the `cpudl` max-heap, `cpupri`).
 
 pub mod cpudl;
 pub mod cpudl_sync;
 pub mod cpumask;
 pub mod cpupri;
+pub mod dist;
+pub mod findcpu;
 pub mod global;
 pub mod heap;
 pub mod key;
 pub mod partitioned;
+pub(crate) mod pushable;
+pub(crate) mod runqueue;
 
+pub use dist::{DistDomain, DistStats};
+pub use findcpu::PushFind;
 pub use global::GlobalDomain;
 pub use heap::IndexedHeap;
 pub use key::{Key, Order};

@@ -1,0 +1,191 @@
+//! `ctx`: what a policy's `build` function is handed besides its parsed spec — the task set,
+//! a seeded generator, and the helpers every constructor needs (priority assignment,
+//! partitioning, the distributed policies' options). Option lookup itself is
+//! [`SchedulerSpec::option`]. A build function reads the spec, validates its options (its
+//! error messages name the scheduler as the user wrote it), and returns the policy:
+//!
+//! ```ignore
+//! pub fn build(spec: &SchedulerSpec, ctx: &mut BuildCtx) -> Result<Box<dyn Policy>, String> {
+//!     let (prio, label) = ctx.priorities(spec, &["prio"])?;
+//!     Ok(Box::new(gfp(label, ctx.cpus(), prio)))
+//! }
+//! ```
+//!
+//! **Randomness.** A randomised policy (PAWS's victim choice) draws only from
+//! [`BuildCtx::rng`], a ChaCha8 generator seeded with the run's seed (`ts.run.seed`) on its own
+//! stream [`POLICY_STREAM`]: the same task set and seed give the same decisions in every
+//! substrate, and the policy's draws neither repeat nor shift the simulator's per-task
+//! streams (execution demands and arrival gaps, `crates/sim/src/exec.rs`).
+
+use crate::common::findcpu::PushFind;
+use crate::registry::SchedulerSpec;
+use rand_chacha::rand_core::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use rtsched_analysis::partition::{by_name, Admission};
+use rtsched_model::TaskSet;
+
+/// The ChaCha8 stream of the policies' generator. The simulator seeds `ChaCha8Rng` with the
+/// same run seed and draws task `t`'s demands from stream `2t` and its arrival gaps from
+/// `2t + 1`; `u64::MAX` would be `2t + 1` only for `t = 2^63 - 1`, far beyond any task index
+/// (`u32`), so no simulator stream ever equals it.
+pub const POLICY_STREAM: u64 = u64::MAX;
+
+/// The policies' generator for a run with seed `seed` (see [`POLICY_STREAM`]).
+pub fn policy_rng(seed: u64) -> ChaCha8Rng {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    rng.set_stream(POLICY_STREAM);
+    rng
+}
+
+/// What a policy is built from: the task set and the run's generator (see the module doc).
+pub struct BuildCtx<'a> {
+    pub ts: &'a TaskSet,
+    rng: ChaCha8Rng,
+}
+
+/// The options of the distributed-run-queue policies (see [`BuildCtx::dist_options`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DistOptions {
+    /// `push=VARIANT`, if given.
+    pub find: Option<PushFind>,
+    /// `measure`: time each operation (stats only).
+    pub measure: bool,
+    /// Every other option, under the same scheduler name.
+    pub rest: SchedulerSpec,
+}
+
+impl<'a> BuildCtx<'a> {
+    pub fn new(ts: &'a TaskSet) -> Self {
+        BuildCtx { ts, rng: policy_rng(ts.run.seed) }
+    }
+
+    /// The number of CPUs of the platform.
+    pub fn cpus(&self) -> u32 {
+        self.ts.platform.cpus
+    }
+
+    /// The run's generator for policies. A policy that draws while it runs keeps its own
+    /// copy (`ctx.rng().clone()`); draws made here at build time advance it for later users.
+    pub fn rng(&mut self) -> &mut ChaCha8Rng {
+        &mut self.rng
+    }
+
+    /// Task priorities for a fixed-priority policy, and the label naming how they were chosen
+    /// (`NAME:file|rm|dm`). The main option (bare) is `prio`; `allowed` lists every option
+    /// the spec may carry (including `prio`). Without `prio`: `file` if every task has a
+    /// priority, `rm` if none has, else an error.
+    pub fn priorities(&self, spec: &SchedulerSpec, allowed: &[&str]) -> Result<(Vec<u32>, String), String> {
+        let ts = self.ts;
+        let mode = spec.option("prio", allowed)?;
+        let given = ts.tasks.iter().filter(|t| t.priority.is_some()).count();
+        let mode = match mode.as_deref() {
+            Some(m) => m.to_string(),
+            None if given == ts.tasks.len() => "file".into(),
+            None if given == 0 => "rm".into(),
+            None => {
+                let missing = ts.tasks.iter().find(|t| t.priority.is_none()).expect("some task lacks one");
+                return Err(format!(
+                    "{}: task '{}': field 'priority': missing, while other tasks have one; give every task a priority, or choose {}:rm / {}:dm",
+                    ts.source, missing.name, spec.name, spec.name
+                ));
+            }
+        };
+        let prio = match mode.as_str() {
+            "file" => {
+                if let Some(t) = ts.tasks.iter().find(|t| t.priority.is_none()) {
+                    return Err(format!("{}: task '{}': field 'priority': missing, and {}:file needs every task's priority", ts.source, t.name, spec.name));
+                }
+                ts.tasks.iter().map(|t| t.priority.unwrap()).collect()
+            }
+            "rm" => rtsched_analysis::priority::rate_monotonic(&ts.tasks),
+            "dm" => rtsched_analysis::priority::deadline_monotonic(&ts.tasks),
+            other => return Err(format!("scheduler '{}': unknown priority assignment '{other}' (known: file, rm, dm)", spec.name)),
+        };
+        Ok((prio, format!("{}:{mode}", spec.name)))
+    }
+
+    /// The partition (CPU of each task) of a partitioned policy and, when a heuristic made it,
+    /// the heuristic that succeeded. Computed by the partitioner named in `partition=NAME`
+    /// (also the bare option when `bare_is_partition`; the last one given wins), admitting a
+    /// task to a CPU by `admission`; else read from the tasks' `cpu` fields.
+    pub fn partition_labelled(&self, spec: &SchedulerSpec, bare_is_partition: bool, admission: Admission) -> Result<(Vec<u32>, Option<String>), String> {
+        let ts = self.ts;
+        let chosen = spec.options.iter().rev().find(|(k, _)| k == "partition" || (k.is_empty() && bare_is_partition));
+        if let Some((_, name)) = chosen {
+            let partitioner = by_name(name).map_err(|e| format!("scheduler '{}': {e}", spec.name))?;
+            let p = partitioner.partition(ts, &admission).map_err(|e| format!("{}: {e}", ts.source))?;
+            if p.is_global() {
+                return Err(format!(
+                    "{}: partitioner '{name}' fell back to 'global': the task set cannot be partitioned onto {} CPUs; use a global scheduler",
+                    ts.source, ts.platform.cpus
+                ));
+            }
+            return Ok((p.cpu_of_task, Some(p.heuristic)));
+        }
+        let from_file: Result<Vec<u32>, String> = ts.tasks
+            .iter()
+            .map(|t| {
+                t.cpu.ok_or_else(|| {
+                    format!(
+                        "{}: task '{}': field 'cpu': missing; the partitioned scheduler '{}' needs every task's CPU",
+                        ts.source, t.name, spec.name
+                    )
+                })
+            })
+            .collect();
+        Ok((from_file?, None))
+    }
+
+    /// The options of the distributed-run-queue policies: `push=VARIANT` (also bare when
+    /// `bare_is_push`, and then no other option is allowed), `measure[=on|off]`; the others
+    /// are returned in `rest` for the policy to read.
+    pub fn dist_options(&self, spec: &SchedulerSpec, bare_is_push: bool) -> Result<DistOptions, String> {
+        let (mut find, mut measure) = (None, false);
+        let mut rest = SchedulerSpec { name: spec.name.clone(), options: Vec::new() };
+        for (k, v) in &spec.options {
+            match (k.as_str(), v.as_str()) {
+                ("", "measure") | ("measure", "on" | "true" | "1") => measure = true,
+                ("measure", "off" | "false" | "0") => measure = false,
+                ("measure", other) => return Err(format!("scheduler '{}': measure={other}: expected on or off", spec.name)),
+                ("push", v) | ("", v) if k == "push" || bare_is_push => {
+                    find = Some(PushFind::parse(v).ok_or_else(|| {
+                        format!("scheduler '{}': unknown push variant '{v}' (known: linear, fmask, heap, cpupri)", spec.name)
+                    })?);
+                }
+                _ => rest.options.push((k.clone(), v.clone())),
+            }
+        }
+        if bare_is_push {
+            rest.option("push", &["push", "measure"])?;
+        }
+        Ok(DistOptions { find, measure, rest })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand_chacha::rand_core::RngCore;
+    use rtsched_model::Task;
+
+    fn draws(rng: &mut ChaCha8Rng) -> Vec<u64> {
+        (0..8).map(|_| rng.next_u64()).collect()
+    }
+
+    #[test]
+    fn same_seed_same_draws_and_apart_from_the_simulators_streams() {
+        let mut ts = TaskSet::new(2, vec![Task::periodic("a", 10, 1)]);
+        ts.run.seed = 42;
+        let a = draws(BuildCtx::new(&ts).rng());
+        assert_eq!(a, draws(BuildCtx::new(&ts).rng()), "same seed, same draws");
+        assert_eq!(a, draws(&mut policy_rng(42)));
+        ts.run.seed = 43;
+        assert_ne!(a, draws(BuildCtx::new(&ts).rng()), "another seed, other draws");
+        // The simulator's per-task streams (2·task, 2·task+1) of the same seed draw otherwise.
+        for stream in 0..8 {
+            let mut sim = ChaCha8Rng::seed_from_u64(42);
+            sim.set_stream(stream);
+            assert_ne!(a, draws(&mut sim), "stream {stream}");
+        }
+    }
+}
