@@ -137,6 +137,11 @@ impl Decisions {
     pub fn current(&self, cpu: u32) -> Option<EntityId> {
         self.assigned[cpu as usize]
     }
+    /// Set what `cpu` shows without marking a decision (tests of substrates and checkers).
+    #[doc(hidden)]
+    pub fn assign_for_test(&mut self, cpu: u32, e: Option<EntityId>) {
+        self.assigned[cpu as usize] = e;
+    }
     /// Record that `cpu` stopped running its entity (completion, block or abort), without
     /// marking it as a policy decision.
     #[inline]
@@ -178,6 +183,7 @@ impl Decisions {
         self.global_event = false;
     }
     /// CPUs the policy touched in the last `schedule`, in the order it touched them.
+    #[inline]
     pub fn take_dirty(&mut self, out: &mut Vec<u32>) {
         out.clear();
         for &c in &self.dirty {
@@ -186,21 +192,46 @@ impl Decisions {
         out.extend_from_slice(&self.dirty);
         self.dirty.clear();
     }
+    #[inline]
     pub fn take_aborts(&mut self, out: &mut Vec<EntityId>) {
         out.clear();
-        out.append(&mut self.aborts);
+        if !self.aborts.is_empty() {
+            out.append(&mut self.aborts);
+        }
     }
+    #[inline]
     pub fn take_grants(&mut self, out: &mut Vec<(ResourceId, EntityId)>) {
         out.clear();
-        out.append(&mut self.grants);
+        if !self.grants.is_empty() {
+            out.append(&mut self.grants);
+        }
     }
+    #[inline]
     pub fn take_timers(&mut self, out: &mut Vec<Time>) {
         out.clear();
-        out.append(&mut self.timers);
+        if !self.timers.is_empty() {
+            out.append(&mut self.timers);
+        }
     }
+    #[inline]
     pub fn take_charges(&mut self, out: &mut Vec<(u32, Time)>) {
         out.clear();
-        out.append(&mut self.charges);
+        if !self.charges.is_empty() {
+            out.append(&mut self.charges);
+        }
+    }
+    /// Whether the policy asked for charges or timers (cheap checks on the hot path).
+    #[inline]
+    pub fn has_charges(&self) -> bool {
+        !self.charges.is_empty()
+    }
+    #[inline]
+    pub fn has_aborts(&self) -> bool {
+        !self.aborts.is_empty()
+    }
+    #[inline]
+    pub fn has_timers(&self) -> bool {
+        !self.timers.is_empty()
     }
     /// Whether events were noted since the last `schedule`.
     #[inline]

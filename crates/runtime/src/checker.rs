@@ -290,3 +290,152 @@ impl Policy for ProtocolChecker {
         self.inner.stats()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rtsched_model::Task;
+    use rtsched_policies::{Decisions, RunView};
+
+    /// A policy that places whatever it was told to place, and nothing else.
+    struct Puppet {
+        place: Vec<(u32, Option<EntityId>)>,
+    }
+    impl Policy for Puppet {
+        fn name(&self) -> String {
+            "puppet".into()
+        }
+        fn release(&mut self, _: Time, _: &EntityInfo) {}
+        fn complete(&mut self, _: Time, _: EntityId, _: u32) {}
+        fn aborted(&mut self, _: Time, _: EntityId) {}
+        fn schedule(&mut self, _: Time, d: &mut Dispatch<'_>) {
+            for (c, e) in self.place.drain(..) {
+                d.assign(c, e);
+            }
+        }
+    }
+
+    /// A view that agrees with whatever the decisions say.
+    struct Blank(Task);
+    impl RunView for Blank {
+        fn now(&self) -> Time {
+            0
+        }
+        fn running(&self, _: u32) -> Option<EntityId> {
+            None
+        }
+        fn entity(&self, _: EntityId) -> Option<EntityInfo> {
+            None
+        }
+        fn executed(&self, _: EntityId) -> Time {
+            0
+        }
+        fn waiting_for(&self, _: EntityId) -> Option<(ResourceId, EntityId)> {
+            None
+        }
+        fn holder(&self, _: ResourceId) -> Option<EntityId> {
+            None
+        }
+        fn waiters(&self, _: ResourceId) -> Vec<EntityId> {
+            Vec::new()
+        }
+        fn task(&self, _: u32) -> &Task {
+            &self.0
+        }
+    }
+
+    fn info(id: EntityId) -> EntityInfo {
+        EntityInfo { id, task: id, job: 0, region: 0, thread: 0, release: 0, deadline: 10 }
+    }
+
+    fn checker() -> ProtocolChecker {
+        ProtocolChecker::new(Box::new(Puppet { place: Vec::new() }), 2)
+    }
+
+    fn panics(f: impl FnOnce() + std::panic::UnwindSafe) -> String {
+        let e = std::panic::catch_unwind(f).expect_err("the checker accepted a protocol violation");
+        e.downcast_ref::<String>().cloned().unwrap_or_default()
+    }
+
+    #[test]
+    fn a_correct_sequence_passes() {
+        let mut c = checker();
+        let mut dec = Decisions::new(2);
+        let view = Blank(Task::periodic("t", 10, 1));
+        c.release(0, &info(0));
+        c.release(0, &info(1));
+        c.inner = Box::new(Puppet { place: vec![(0, Some(0)), (1, Some(1))] });
+        c.schedule(0, &mut Dispatch::new(&mut dec, &view));
+        dec.vacate(0);
+        c.complete(3, 0, 0);
+        c.requested(4, 1, 0, None);
+        dec.vacate(1);
+        c.blocked(4, 1, 1);
+        c.unblocked(5, &info(1));
+        c.schedule(5, &mut Dispatch::new(&mut dec, &view));
+        c.aborted(6, 1);
+        assert!(c.calls() >= 9);
+    }
+
+    #[test]
+    fn violations_are_caught() {
+        let m = panics(|| checker().complete(0, 3, 0));
+        assert!(m.contains("does not have"), "{m}");
+        let m = panics(|| {
+            let mut c = checker();
+            c.release(0, &info(0));
+            c.release(0, &info(0));
+        });
+        assert!(m.contains("still has it"), "{m}");
+        let m = panics(|| {
+            let mut c = checker();
+            c.release(5, &info(0));
+            c.aborted(4, 0);
+        });
+        assert!(m.contains("time went back"), "{m}");
+        let m = panics(|| {
+            let mut c = checker();
+            c.release(0, &info(0));
+            c.complete(1, 0, 0);
+        });
+        assert!(m.contains("on CPU 0"), "{m}");
+        // Blocking without a request, aborting a blocked entity, placing a blocked entity.
+        let running = || {
+            let mut c = checker();
+            let mut dec = Decisions::new(2);
+            let view = Blank(Task::periodic("t", 10, 1));
+            c.release(0, &info(0));
+            c.inner = Box::new(Puppet { place: vec![(0, Some(0))] });
+            c.schedule(0, &mut Dispatch::new(&mut dec, &view));
+            dec.vacate(0);
+            (c, dec)
+        };
+        let m = panics(move || running().0.blocked(1, 0, 0));
+        assert!(m.contains("without `requested`"), "{m}");
+        let m = panics(move || {
+            let (mut c, _) = running();
+            c.requested(1, 0, 0, None);
+            c.blocked(1, 0, 0);
+            c.aborted(2, 0);
+        });
+        assert!(m.contains("is blocked"), "{m}");
+        let m = panics(move || {
+            let (mut c, mut dec) = running();
+            let view = Blank(Task::periodic("t", 10, 1));
+            c.requested(1, 0, 0, None);
+            c.blocked(1, 0, 0);
+            c.inner = Box::new(Puppet { place: vec![(1, Some(0))] });
+            c.schedule(2, &mut Dispatch::new(&mut dec, &view));
+        });
+        assert!(m.contains("placed blocked entity"), "{m}");
+        // A substrate that forgot to vacate a completed entity's CPU.
+        let m = panics(move || {
+            let (mut c, mut dec) = running();
+            let view = Blank(Task::periodic("t", 10, 1));
+            dec.assign_for_test(0, Some(0));
+            c.complete(1, 0, 0);
+            c.schedule(1, &mut Dispatch::new(&mut dec, &view));
+        });
+        assert!(m.contains("shows Some(0)"), "{m}");
+    }
+}

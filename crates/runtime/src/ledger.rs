@@ -297,6 +297,9 @@ pub struct Run<'t> {
     invocations: u64,
     charged: Time,
     now: Time,
+    /// Copied out of the task set for the hot path.
+    duration: Time,
+    abort_at_deadline: bool,
 }
 
 impl RunView for Run<'_> {
@@ -356,6 +359,10 @@ impl Run<'_> {
     #[inline]
     pub fn next_of(&self, e: EntityId) -> Next {
         let x = &self.ents[e as usize];
+        if x.cp >= x.ncp {
+            // No checkpoint left (every thread without sections): no program to look up.
+            return if x.done < x.demand { Next::Run(x.demand - x.done) } else { Next::Done };
+        }
         next_step(self.thread_program(&x.info), x.demand, x.done, x.cp)
     }
     /// Work `e` has left before its next checkpoint or its end (0 if it is at one).
@@ -448,7 +455,6 @@ pub struct Ledger<'t> {
     grants_resources: bool,
     // scratch, reused by every decision
     dirty: Vec<u32>,
-    changed: Vec<u32>,
     stopped: Vec<EntityId>,
     aborts: Vec<EntityId>,
     grants: Vec<(ResourceId, EntityId)>,
@@ -491,6 +497,8 @@ impl<'t> Ledger<'t> {
                 invocations: 0,
                 charged: 0,
                 now: 0,
+                duration,
+                abort_at_deadline: ts.run.on_miss == OnMiss::Abort,
                 ts,
             },
             dec: Decisions::new(m as u32),
@@ -498,7 +506,6 @@ impl<'t> Ledger<'t> {
             start_at_dispatch,
             grants_resources,
             dirty: Vec::with_capacity(m),
-            changed: Vec::with_capacity(m),
             stopped: Vec::with_capacity(m),
             aborts: Vec::new(),
             grants: Vec::new(),
@@ -525,8 +532,9 @@ impl<'t> Ledger<'t> {
     }
 
     /// Counted window end, and the time after which a run stops draining.
+    #[inline]
     pub fn duration(&self) -> Time {
-        self.run.ts.run.duration
+        self.run.duration
     }
     pub fn limit(&self) -> Time {
         self.duration().saturating_add(drain_limit(&self.run.ts))
@@ -552,11 +560,13 @@ impl<'t> Ledger<'t> {
 
     /// Task `task`'s next job, due at `at`, is released at `now` (`now >= at`; a real driver
     /// may be late). Its record is counted if `at` is inside the window.
+    #[inline]
     pub fn release(&mut self, now: Time, task: u32, at: Time) -> Released {
         self.run.now = now;
         let r = &mut self.run;
-        let t = &r.ts.tasks[task as usize];
-        let (rel_deadline, duration, on_miss) = (t.deadline, r.ts.run.duration, r.ts.run.on_miss);
+        let ts: &TaskSet = &r.ts;
+        let t = &ts.tasks[task as usize];
+        let (rel_deadline, duration) = (t.deadline, r.duration);
         let job = r.next_job[task as usize];
         r.next_job[task as usize] += 1;
         let slot = match r.free_jobs.pop() {
@@ -582,8 +592,8 @@ impl<'t> Ledger<'t> {
         };
         let mut demands = std::mem::take(&mut r.jobs[slot as usize].demands);
         demands.clear();
-        let demand = r.streams[task as usize].job_demands(&r.ts.run.execution, &r.programs[task as usize], &mut demands);
-        let next = at + r.streams[task as usize].interarrival(&r.ts.tasks[task as usize]);
+        let demand = r.streams[task as usize].job_demands(&ts.run.execution, &r.programs[task as usize], &mut demands);
+        let next = at + r.streams[task as usize].interarrival(t);
         let deadline = at + rel_deadline;
         let rec = if at < duration {
             r.records.push(JobRecord { task, job, release: at, deadline, demand, ..Default::default() });
@@ -615,11 +625,12 @@ impl<'t> Ledger<'t> {
             r.task_busy[task as usize] = true;
             self.fork(now, slot, None);
         }
-        let abort = (on_miss == OnMiss::Abort).then_some((deadline, slot, generation));
+        let abort = self.run.abort_at_deadline.then_some((deadline, slot, generation));
         Released { next, abort }
     }
 
     /// Create the entities of job `j`'s current region and give them to the policy.
+    #[inline]
     fn fork(&mut self, now: Time, j: u32, cpu: Option<u32>) {
         let job = &self.run.jobs[j as usize];
         let (task, region) = (job.task, job.region);
@@ -667,6 +678,7 @@ impl<'t> Ledger<'t> {
     }
 
     /// The job of `task` the policy knew ended at `now`: give it the next held job, if any.
+    #[inline]
     fn next_of_task(&mut self, now: Time, task: u32) {
         match self.run.held[task as usize].pop_front() {
             Some(j) => {
@@ -677,6 +689,7 @@ impl<'t> Ledger<'t> {
         }
     }
 
+    #[inline]
     fn free_entity(&mut self, e: EntityId) {
         let x = &mut self.run.ents[e as usize];
         if x.executing {
@@ -715,6 +728,7 @@ impl<'t> Ledger<'t> {
     /// `holds_cpu`: its CPU is still its own (a real worker may learn late that it was taken);
     /// if not, only releases are handled and it stops (`Step::Stop`), to go on — or complete —
     /// when it runs again.
+    #[inline]
     pub fn advance<S: Substrate>(&mut self, now: Time, cpu: u32, e: EntityId, holds_cpu: bool, sub: &mut S) -> Step {
         self.run.now = now;
         loop {
@@ -790,6 +804,7 @@ impl<'t> Ledger<'t> {
 
     /// The entity `e` on `cpu` finished its work and its program (`Step::Done`). `finish` is
     /// the completion time recorded (the simulator's `now`; a real run's measured instant).
+    #[inline]
     pub fn complete<S: Substrate>(&mut self, now: Time, cpu: u32, e: EntityId, finish: Time, sub: &mut S) {
         self.run.now = now;
         assert!(self.run.ents[e as usize].live && self.run.ents[e as usize].cpu == cpu, "entity {e} completed on CPU {cpu}, which does not run it");
@@ -927,29 +942,33 @@ impl<'t> Ledger<'t> {
     }
 
     /// Timers the policy set since the last call, for the driver to arm.
+    #[inline]
     pub fn take_timers(&mut self, out: &mut Vec<Time>) {
         self.dec.take_timers(out);
+    }
+    /// Whether the policy set timers since the last `take_timers`.
+    #[inline]
+    pub fn has_timers(&self) -> bool {
+        self.dec.has_timers()
     }
 
     // ------------------------------------------------------------------ decisions
 
     /// After the events of instant `now`: let the policy decide and apply what it decided, as
     /// often as aborts and ungranted resources require.
+    #[inline]
     pub fn decide<S: Substrate>(&mut self, now: Time, sub: &mut S) {
         self.run.now = now;
         loop {
             self.run.invocations += 1;
-            {
-                let mut d = Dispatch::new(&mut self.dec, &self.run);
-                self.policy.get().schedule(now, &mut d);
-            }
+            self.policy.get().schedule(now, &mut Dispatch::new(&mut self.dec, &self.run));
             self.dec.clear_events();
-            let again = self.apply_grants(now);
+            let again = self.grants_resources && self.apply_grants(now);
             self.apply(now, sub);
-            self.dec.take_aborts(&mut self.aborts);
-            if self.aborts.is_empty() && !again {
-                break;
+            if !self.dec.has_aborts() && !again {
+                return;
             }
+            self.dec.take_aborts(&mut self.aborts);
             let aborts = std::mem::take(&mut self.aborts);
             for &e in &aborts {
                 // Several threads of one job may be named; the first aborts the job.
@@ -964,10 +983,9 @@ impl<'t> Ledger<'t> {
 
     /// Grants the policy made, then (for a granting policy) FIFO for what it left ungranted.
     /// Returns whether an `unblocked` was reported, which calls for another `schedule`.
+    #[cold]
+    #[inline(never)]
     fn apply_grants(&mut self, now: Time) -> bool {
-        if !self.grants_resources {
-            return false;
-        }
         self.dec.take_grants(&mut self.grants);
         for i in 0..self.grants.len() {
             let (r, w) = self.grants[i];
@@ -1001,17 +1019,17 @@ impl<'t> Ledger<'t> {
     }
 
     /// Apply the policy's CPU changes: stop what leaves, start what arrives, count, assert.
+    #[inline(always)]
     fn apply<S: Substrate>(&mut self, now: Time, sub: &mut S) {
         self.dec.take_dirty(&mut self.dirty);
         self.stopped.clear();
-        self.changed.clear();
         for i in 0..self.dirty.len() {
             let cpu = self.dirty[i];
             let old = self.run.cpus[cpu as usize].running;
-            if old == self.dec.current(cpu) {
+            let new = self.dec.current(cpu);
+            if old == new {
                 continue;
             }
-            self.changed.push(cpu);
             if let Some(o) = old {
                 let x = &mut self.run.ents[o as usize];
                 sub.off_cpu(now, cpu, &mut self.run.cpus[cpu as usize], x, Off::Preempted);
@@ -1020,43 +1038,52 @@ impl<'t> Ledger<'t> {
                 self.run.cpus[cpu as usize].running = None;
                 self.stopped.push(o);
             }
-        }
-        for i in 0..self.changed.len() {
-            let cpu = self.changed[i];
-            let new = self.dec.current(cpu);
-            if let Some(e) = new {
-                let x = &self.run.ents[e as usize];
-                if !(x.live && !x.is_blocked() && x.cpu == NONE) {
-                    self.invalid_dispatch(cpu, e);
-                }
-                let work = self.run.work_to_next(e);
-                let x = &mut self.run.ents[e as usize];
-                let id = ((x.generation as u64) << 32) | e as u64;
-                let c = &mut self.run.cpus[cpu as usize];
-                let switched = c.last != id;
-                let migrated = x.last_cpu != NONE && x.last_cpu != cpu;
-                c.running = Some(e);
-                c.last = id;
-                c.mark = now;
-                x.cpu = cpu;
-                if x.rec != NONE {
-                    let rec = &mut self.run.records[x.rec as usize];
-                    if self.start_at_dispatch {
-                        rec.start.get_or_insert(now);
-                    }
-                    rec.cpus.insert(cpu);
-                    rec.context_switches += switched as u32;
-                    rec.migrations += migrated as u32;
-                }
-                sub.on_cpu(now, cpu, c, x, switched, migrated, work);
+            if new.is_none() {
+                sub.assigned(cpu, None);
             }
-            sub.assigned(cpu, new);
+        }
+        // Every CPU that changed has stopped its old entity: now the new ones start (an
+        // entity moved between two CPUs has left the first by now).
+        for i in 0..self.dirty.len() {
+            let cpu = self.dirty[i];
+            let Some(e) = self.dec.current(cpu) else { continue };
+            if self.run.cpus[cpu as usize].running == Some(e) {
+                continue;
+            }
+            let x = &self.run.ents[e as usize];
+            if !(x.live && !x.is_blocked() && x.cpu == NONE) {
+                self.invalid_dispatch(cpu, e);
+            }
+            let work = self.run.work_to_next(e);
+            let x = &mut self.run.ents[e as usize];
+            let id = ((x.generation as u64) << 32) | e as u64;
+            let c = &mut self.run.cpus[cpu as usize];
+            let switched = c.last != id;
+            let migrated = x.last_cpu != NONE && x.last_cpu != cpu;
+            c.running = Some(e);
+            c.last = id;
+            c.mark = now;
+            x.cpu = cpu;
+            if x.rec != NONE {
+                let rec = &mut self.run.records[x.rec as usize];
+                if self.start_at_dispatch {
+                    rec.start.get_or_insert(now);
+                }
+                rec.cpus.insert(cpu);
+                rec.context_switches += switched as u32;
+                rec.migrations += migrated as u32;
+            }
+            sub.on_cpu(now, cpu, c, x, switched, migrated, work);
+            sub.assigned(cpu, Some(e));
         }
         for i in 0..self.stopped.len() {
             let x = &self.run.ents[self.stopped[i] as usize];
             if x.cpu == NONE && x.live && x.rec != NONE {
                 self.run.records[x.rec as usize].preemptions += 1;
             }
+        }
+        if !self.dec.has_charges() {
+            return;
         }
         self.dec.take_charges(&mut self.charges);
         for i in 0..self.charges.len() {

@@ -228,10 +228,12 @@ impl<'p, O: Observer, C: CostModel> Engine<'p, O, C> {
                 }
             }
             self.led.decide(now, &mut self.sim);
-            self.led.take_timers(&mut self.timers);
-            for i in 0..self.timers.len() {
-                let at = self.timers[i].max(now);
-                self.sim.push(at, EV_TIMER, 0, 0);
+            if self.led.has_timers() {
+                self.led.take_timers(&mut self.timers);
+                for i in 0..self.timers.len() {
+                    let at = self.timers[i].max(now);
+                    self.sim.push(at, EV_TIMER, 0, 0);
+                }
             }
             if O::ACTIVE {
                 let view = View { now, running: (0..self.sim.cpus.len() as u32).map(|c| self.led.run.cpu(c).running).collect(), run: &self.led.run };
@@ -288,10 +290,7 @@ impl<'p, O: Observer, C: CostModel> Engine<'p, O, C> {
         self.sim.account(now, cpu, c, ent);
         let e = ent.info.id;
         match self.led.advance(now, cpu, e, true, &mut self.sim) {
-            Step::Run { owed: _, work } => {
-                let ent = *self.led.run.ent(e);
-                self.sim.plan(now, cpu, &ent, work);
-            }
+            Step::Run { owed: _, work } => self.sim.plan(now, cpu, self.led.run.ent(e), work),
             Step::Done => self.led.complete(now, cpu, e, now, &mut self.sim),
             Step::Blocked => {}
             Step::Stop => unreachable!("a simulated entity holds its CPU while it runs"),
