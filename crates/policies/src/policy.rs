@@ -106,7 +106,9 @@ pub struct Decisions {
     /// CPUs that saw an event since the last `schedule`, and whether a CPU-less event
     /// (release, unblock, timer) happened.
     event_cpus: Vec<u32>,
-    has_event: Vec<bool>,
+    /// Per CPU, the `epoch` in which it was last noted (no per-CPU reset at each `schedule`).
+    noted_in: Vec<u32>,
+    epoch: u32,
     global_event: bool,
     /// Resources freed while entities wait for them, for a policy that grants them itself.
     pending_grants: Vec<ResourceId>,
@@ -124,7 +126,8 @@ impl Decisions {
             timers: Vec::new(),
             charges: Vec::new(),
             event_cpus: Vec::with_capacity(m),
-            has_event: vec![false; m],
+            noted_in: vec![0; m],
+            epoch: 1,
             global_event: false,
             pending_grants: Vec::new(),
         }
@@ -152,8 +155,8 @@ impl Decisions {
     #[inline]
     pub fn note_cpu_event(&mut self, cpu: u32) {
         let c = cpu as usize;
-        if !self.has_event[c] {
-            self.has_event[c] = true;
+        if self.noted_in[c] != self.epoch {
+            self.noted_in[c] = self.epoch;
             self.event_cpus.push(cpu);
         }
     }
@@ -176,9 +179,7 @@ impl Decisions {
     /// Forget the events noted before the `schedule` that just ran.
     #[inline]
     pub fn clear_events(&mut self) {
-        for &c in &self.event_cpus {
-            self.has_event[c as usize] = false;
-        }
+        self.epoch = self.epoch.wrapping_add(1).max(1);
         self.event_cpus.clear();
         self.global_event = false;
     }

@@ -562,7 +562,6 @@ impl<'t> Ledger<'t> {
     /// may be late). Its record is counted if `at` is inside the window.
     #[inline]
     pub fn release(&mut self, now: Time, task: u32, at: Time) -> Released {
-        self.run.now = now;
         let r = &mut self.run;
         let ts: &TaskSet = &r.ts;
         let t = &ts.tasks[task as usize];
@@ -730,7 +729,6 @@ impl<'t> Ledger<'t> {
     /// when it runs again.
     #[inline]
     pub fn advance<S: Substrate>(&mut self, now: Time, cpu: u32, e: EntityId, holds_cpu: bool, sub: &mut S) -> Step {
-        self.run.now = now;
         loop {
             let owed = self.run.ents[e as usize].owed;
             match self.run.next_of(e) {
@@ -806,7 +804,6 @@ impl<'t> Ledger<'t> {
     /// the completion time recorded (the simulator's `now`; a real run's measured instant).
     #[inline]
     pub fn complete<S: Substrate>(&mut self, now: Time, cpu: u32, e: EntityId, finish: Time, sub: &mut S) {
-        self.run.now = now;
         assert!(self.run.ents[e as usize].live && self.run.ents[e as usize].cpu == cpu, "entity {e} completed on CPU {cpu}, which does not run it");
         self.unlink(now, cpu, e, Off::Completed, sub);
         self.run.ents[e as usize].live = false;
@@ -855,7 +852,6 @@ impl<'t> Ledger<'t> {
     /// then each other thread leaves its CPU, `released` is reported for what it holds, and
     /// `aborted`; last, the resources go to their next holders (`unblocked`).
     fn abort_job<S: Substrate>(&mut self, now: Time, j: u32, sub: &mut S) {
-        self.run.now = now;
         let job = &self.run.jobs[j as usize];
         assert!(job.live, "aborting job slot {j}, which is not live");
         let (held, task, rec) = (job.held, job.task, job.rec);
@@ -929,14 +925,12 @@ impl<'t> Ledger<'t> {
 
     /// The periodic tick on `cpu`.
     pub fn tick(&mut self, now: Time, cpu: u32) {
-        self.run.now = now;
         self.dec.note_cpu_event(cpu);
         self.policy.get().tick(now, cpu);
     }
 
     /// A timer the policy set fired.
     pub fn timer(&mut self, now: Time) {
-        self.run.now = now;
         self.dec.note_global_event();
         self.policy.get().timer(now);
     }
