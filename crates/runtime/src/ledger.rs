@@ -804,11 +804,21 @@ impl<'t> Ledger<'t> {
     /// the completion time recorded (the simulator's `now`; a real run's measured instant).
     #[inline]
     pub fn complete<S: Substrate>(&mut self, now: Time, cpu: u32, e: EntityId, finish: Time, sub: &mut S) {
-        assert!(self.run.ents[e as usize].live && self.run.ents[e as usize].cpu == cpu, "entity {e} completed on CPU {cpu}, which does not run it");
-        self.unlink(now, cpu, e, Off::Completed, sub);
-        self.run.ents[e as usize].live = false;
-        let j = self.run.ents[e as usize].job;
-        self.free_entity(e);
+        let x = &mut self.run.ents[e as usize];
+        assert!(x.live && x.cpu == cpu, "entity {e} completed on CPU {cpu}, which does not run it");
+        sub.off_cpu(now, cpu, &mut self.run.cpus[cpu as usize], x, Off::Completed);
+        x.cpu = NONE;
+        x.last_cpu = cpu;
+        x.live = false;
+        let j = x.job;
+        if x.executing {
+            x.free_when_stopped = true;
+        } else {
+            self.run.free.push(e);
+        }
+        self.run.cpus[cpu as usize].running = None;
+        self.dec.vacate(cpu);
+        self.dec.note_cpu_event(cpu);
         self.policy.get().complete(now, e, cpu);
         let job = &mut self.run.jobs[j as usize];
         if let Some(p) = job.ents.iter().position(|&x| x == e) {
@@ -1048,7 +1058,7 @@ impl<'t> Ledger<'t> {
             if !(x.live && !x.is_blocked() && x.cpu == NONE) {
                 self.invalid_dispatch(cpu, e);
             }
-            let work = self.run.work_to_next(e);
+            let work = if x.cp >= x.ncp { x.demand - x.done } else { self.run.work_to_next(e) };
             let x = &mut self.run.ents[e as usize];
             let id = ((x.generation as u64) << 32) | e as u64;
             let c = &mut self.run.cpus[cpu as usize];
