@@ -123,7 +123,7 @@ impl<C: CostModel> Sim<C> {
 }
 
 impl<C: CostModel> Substrate for Sim<C> {
-    #[inline]
+    #[inline(always)]
     fn off_cpu(&mut self, now: Time, cpu: u32, c: &mut CpuState, ent: &mut Ent, _why: Off) {
         let since = self.cpus[cpu as usize].since;
         if self.record_intervals && now > since {
@@ -135,7 +135,7 @@ impl<C: CostModel> Substrate for Sim<C> {
         s.version = s.version.wrapping_add(1);
     }
 
-    #[inline]
+    #[inline(always)]
     fn on_cpu(&mut self, now: Time, cpu: u32, _c: &mut CpuState, ent: &mut Ent, switched: bool, migrated: bool, work: Time) {
         self.cpus[cpu as usize].since = now;
         ent.owed += self.cost.dispatch(cpu, ent.info.id, switched, migrated);
