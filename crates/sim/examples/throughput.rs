@@ -3,7 +3,9 @@
 //! log-uniform in [10, 100] ms rounded to us, 60 s simulated, best of 3). Comparing the two
 //! separates the engine's speed from the Python wrapper's overhead.
 //!
-//!     cargo run --release -p rtsched-sim --example throughput [-- SECONDS]
+//!     cargo run --release -p rtsched-sim --example throughput [-- SECONDS [M]]
+//!
+//! With M, only the size with that many CPUs (for profiling one size).
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -45,7 +47,11 @@ fn taskset(m: u32, n: usize, seed: u64, secs: u64) -> TaskSet {
 fn main() {
     let secs: u64 = std::env::args().nth(1).map(|s| s.parse().expect("SECONDS")).unwrap_or(60);
     println!("{:>3} {:>4} {:>10} {:>12} {:>14}", "m", "n", "jobs", "best wall s", "jobs/s");
+    let only: Option<u32> = std::env::args().nth(2).map(|s| s.parse().expect("M"));
     for (m, n) in [(2u32, 6usize), (8, 24), (32, 96)] {
+        if only.is_some_and(|o| o != m) {
+            continue;
+        }
         let ts = taskset(m, n, 1000 * m as u64 + n as u64, secs);
         let mut best = f64::INFINITY;
         let mut jobs = 0;

@@ -45,6 +45,7 @@ impl<K: Ord + Copy> IndexedHeap<K> {
     }
 
     /// Insert `id` with `key`. Precondition: `id` is not in the heap.
+    #[inline]
     pub fn push(&mut self, id: u32, key: K) {
         if self.pos.len() <= id as usize {
             self.pos.resize(id as usize + 1, ABSENT);
@@ -56,6 +57,7 @@ impl<K: Ord + Copy> IndexedHeap<K> {
         self.sift_up(i);
     }
 
+    #[inline]
     pub fn pop(&mut self) -> Option<(K, u32)> {
         if self.heap.is_empty() {
             return None;
@@ -66,6 +68,7 @@ impl<K: Ord + Copy> IndexedHeap<K> {
     }
 
     /// Remove `id` if present; returns its key.
+    #[inline]
     pub fn remove(&mut self, id: u32) -> Option<K> {
         let p = *self.pos.get(id as usize)?;
         if p == ABSENT {
@@ -115,6 +118,7 @@ impl<K: Ord + Copy> IndexedHeap<K> {
         self.pos[self.heap[b].1 as usize] = b as u32;
     }
 
+    #[inline]
     fn sift_up(&mut self, mut i: usize) {
         while i > 0 {
             let parent = (i - 1) / 2;
