@@ -333,14 +333,22 @@ pub trait Policy: Send {
     /// The policy's display name, with options (e.g. `gfp:rm`).
     fn name(&self) -> String;
 
-    /// A job (or parallel thread) became ready at `now`. Called before `schedule`.
+    /// A job (or parallel thread) became ready at `now`: the ledger calls it when a job starts
+    /// (at its release, or when its task's previous job ended) or when a one-thread region
+    /// forks after a join. `e` is ready, on no CPU, and its id names no other entity the policy
+    /// has. Called before `schedule`.
     fn release(&mut self, now: Time, e: &EntityInfo);
 
-    /// `e` finished its work on `cpu` at `now`; the substrate has already vacated `cpu`.
+    /// `e` finished its work on `cpu` at `now`: the ledger calls it when the thread's work and
+    /// every checkpoint are done while `cpu` is linked to it (on a real substrate a thread that
+    /// finished just as its CPU was taken completes when it next runs). `cpu` is already
+    /// vacated; `e`'s id may be reused after this call.
     fn complete(&mut self, now: Time, e: EntityId, cpu: u32);
 
     /// `e` was aborted at `now` (deadline with `on_miss: abort`, or the policy's own request)
-    /// and is gone; if it was running, the substrate has vacated its CPU.
+    /// and is gone; if it was running, the substrate has vacated its CPU. Called by the ledger
+    /// for every thread of the job the policy still has — never for a blocked one — after
+    /// `released` for what it held.
     fn aborted(&mut self, now: Time, e: EntityId);
 
     /// The threads of a region of a parallel job became ready at `now`. `cpu` is where the
@@ -393,11 +401,15 @@ pub trait Policy: Send {
         None
     }
 
-    /// The periodic tick on `cpu` (only if `tick_interval` is `Some`).
+    /// The periodic tick on `cpu` (only if `tick_interval` is `Some`): every driver calls it
+    /// on every CPU at each multiple of the interval, before `schedule`.
     fn tick(&mut self, _now: Time, _cpu: u32) {}
 
     /// Decide: after the events of instant `now`, rewrite the CPUs that should change.
-    /// Called once per instant at which an event happened (and again after aborts).
+    /// Called by the ledger once per instant at which the driver handled events (and again
+    /// after aborts or an ungranted resource). The simulator also calls it at an instant whose
+    /// only event was a stale completion plan of an entity that has left its CPU: then nothing
+    /// changed, and `d.event_cpus()` is empty and `d.global_event()` false.
     fn schedule(&mut self, now: Time, d: &mut Dispatch<'_>);
 
     /// The policy's own operation counters (e.g. pushes, pulls, find-CPU calls), read by the
