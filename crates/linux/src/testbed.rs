@@ -916,10 +916,10 @@ tasks:
         assert_eq!((p.preemptions, q.preemptions), (1, 0));
     }
 
-    /// Parity: the same case under the tick-driven policy and under gedf, on the testbed in
-    /// both global models, runs the same entities in the same order on each CPU as in the
-    /// simulator, with the same jobs finishing, missing and aborted, and every policy call
-    /// passing the protocol checker. Events are at least 2 ms apart, so only host steal can
+    /// Parity: the same case under the tick-driven policy, gedf and gedf-dist, on the testbed
+    /// in both global models, runs the same entities in the same order on each CPU as in the
+    /// simulator, with the same jobs finishing, missing and aborted, the policy's own counters
+    /// reported, and every policy call passing the protocol checker. Events are at least 2 ms apart, so only host steal can
     /// reorder them: up to three runs, and a wrong order is excused only under measured steal.
     #[test]
     fn sim_and_testbed_run_the_same_schedule_per_cpu() {
@@ -928,9 +928,10 @@ tasks:
         }
         let _one = REAL.lock().unwrap_or_else(|p| p.into_inner());
         let ts = parse(PARITY);
-        for spec in ["ticked", "gedf"] {
+        for spec in ["ticked", "gedf", "gedf-dist"] {
             let mut p = parity_policy(spec, &ts);
             let sim = rtsched_sim::simulate_policy(&ts, p.as_mut(), true);
+            let sim_stats = p.stats();
             let want = per_cpu_order(&sim);
             let outcome = |r: &RunResult| r.jobs.iter().map(|j| (j.task, j.finish.is_some(), j.missed, j.aborted)).collect::<Vec<_>>();
             for model in [GlobalModel::StopTheWorld, GlobalModel::Concurrent] {
@@ -949,6 +950,15 @@ tasks:
                 }
                 assert_eq!(per_cpu_order(&r), want, "{spec} {model:?}");
                 assert_eq!(outcome(&r), outcome(&sim), "{spec} {model:?}");
+                // The policy's own counters reach the results, as the simulator's stats do.
+                for (k, v) in &sim_stats {
+                    let got = r.measurements.get(&format!("policy.{k}"));
+                    assert!(got.is_some(), "{spec} {model:?}: policy.{k} missing from {:?}", r.measurements.keys());
+                    if k == "enqueue" {
+                        // Same releases, forks and unblocks as the simulator: same enqueues.
+                        assert_eq!(got, Some(v), "{spec} {model:?}");
+                    }
+                }
                 if spec == "ticked" {
                     // The testbed ticked: the policy's quantum reached it (it never did before).
                     assert!(r.jobs[1].blocked > 5 * MS, "{:?}", r.jobs[1]);
