@@ -32,7 +32,7 @@ def test_all_schedulers_and_outputs(tmp_path):
                 "--trace", out / "t.json", "--gantt", out / "g.png", check=0)
     doc = json.loads((out / "r.json").read_text())
     names = [run["scheduler"] for run in doc["runs"]]
-    assert names == ["gedf", "gnpedf", "pedf", "gfp:rm", "pfp:rm", "gedf-dist:heap", "gfp-dist:rm,push=cpupri", "gfifo"], r.stdout
+    assert names == ["gedf", "gnpedf", "pedf", "gfp:rm", "pfp:rm", "gedf-dist:heap", "gfp-dist:rm,push=cpupri", "gfifo", "paws"], r.stdout
     run = doc["runs"][0]
     assert run["schema"] == "rtsched.results/1" and run["substrate"] == "sim"
     assert {"total", "tasks", "counters", "jobs"} <= set(run)

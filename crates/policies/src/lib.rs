@@ -15,6 +15,7 @@ pub mod gfifo;
 pub mod gfp;
 pub mod gfp_dist;
 pub mod gnpedf;
+pub mod paws;
 pub mod pedf;
 pub mod pfp;
 

@@ -10,7 +10,7 @@
 
 use crate::ctx::BuildCtx;
 use crate::policy::Policy;
-use crate::{gedf, gedf_dist, gfifo, gfp, gfp_dist, gnpedf, pedf, pfp};
+use crate::{gedf, gedf_dist, gfifo, gfp, gfp_dist, gnpedf, paws, pedf, pfp};
 use rtsched_model::file::closest;
 use rtsched_model::TaskSet;
 
@@ -46,6 +46,7 @@ pub const ENTRIES: &[Entry] = &[
     Entry { info: gedf_dist::INFO, build: gedf_dist::build },
     Entry { info: gfp_dist::INFO, build: gfp_dist::build },
     Entry { info: gfifo::INFO, build: gfifo::build },
+    Entry { info: paws::INFO, build: paws::build },
 ];
 
 /// The descriptions of [`ENTRIES`], in their order (what the CLI and the Python package list).
@@ -144,7 +145,7 @@ mod tests {
             assert!(ENTRIES[..i].iter().all(|o| o.info.name != p.name), "'{}' listed twice", p.name);
             assert_eq!(SchedulerSpec::parse(p.name).unwrap().name, p.name);
         }
-        assert_eq!(names(), ["gedf", "gnpedf", "pedf", "gfp", "pfp", "gedf-dist", "gfp-dist", "gfifo"]);
+        assert_eq!(names(), ["gedf", "gnpedf", "pedf", "gfp", "pfp", "gedf-dist", "gfp-dist", "gfifo", "paws"]);
     }
 
     #[test]

@@ -246,7 +246,9 @@ fn check(ts: &TaskSet, spec: &str) -> Result<(), TestCaseError> {
     let (kind, key) = match spec {
         "gedf" | "granting" => (Kind::GlobalPreemptive, edf),
         "gfp:file" => (Kind::GlobalPreemptive, fp),
-        "gnpedf" | "gfifo" => (Kind::GlobalNonPreemptive, edf),
+        // PAWS lets parallel threads run before more urgent jobs (Rules C, D), but no core
+        // idles while anything waits: work-conserving.
+        "gnpedf" | "gfifo" | "paws" => (Kind::GlobalNonPreemptive, edf),
         "pedf" => (Kind::Partitioned, edf),
         "pfp:file" => (Kind::Partitioned, fp),
         _ => unreachable!(),
@@ -315,6 +317,11 @@ proptest! {
 
     /// A policy that grants freed resources itself (most urgent waiter first) and sets
     /// timers keeps every invariant and the exact work accounting, under the protocol checker.
+    #[test]
+    fn paws_keeps_the_protocol_work_conservation_and_work_accounting(ts in arb_structured_taskset()) {
+        check(&ts, "paws")?;
+    }
+
     #[test]
     fn invariants_hold_when_the_policy_grants_resources(ts in arb_structured_taskset()) {
         check(&ts, "granting")?;

@@ -1,0 +1,415 @@
+//! `paws` — global EDF with priority-aware work stealing for parallel (fork-join) jobs
+//! (Nogueira & Pinho, "Real-Time Scheduling of Parallel Tasks in the Linux Kernel", §4).
+//!
+//! # Rules, and where each lives
+//!
+//! - **Rule A** (one global ready queue in deadline order; the most urgent jobs run):
+//!   [`Paws::global`]; `release` and `unblocked` of jobs enqueue there; [`Paws::preempt`] lets a
+//!   newly arrived entry take the CPU of the running entity with the latest deadline when no
+//!   CPU is free ("whenever a new job is released … and all the cores are busy").
+//! - **Rule B** (a region's threads stay on the core that forked them): `forked` pushes them
+//!   on that CPU's [`LocalQueue`], never on the global queue.
+//! - **Rule C** (each local entry is a deque of equal-deadline threads; the core takes the
+//!   bottom thread of its most urgent deque): [`LocalQueue::pop_bottom`], the owner's role.
+//! - **Rule D** (empty local queue: take from the global queue): step 2 of [`Paws::fill`].
+//! - **Rule E** (still nothing: steal the top thread of the most urgent deque of a randomly
+//!   chosen busy core): [`LocalQueue::steal_top`], the stealer's role, with the victim drawn
+//!   from the run's seeded generator.
+//! - **Rule F** (a stolen thread that is preempted goes to the global queue, a local one back
+//!   to its deque, a job to the global queue): [`Paws::requeue`], by [`Origin`].
+//!
+//! Parallel threads preempt nothing unless stolen and requeued globally: a local thread is
+//! only taken by its own core when it is free (the paper's "controlled priority inversion").
+//! A released job finds an idle core directly (the global queue is read by every free core in
+//! the same decision: the paper's dispatching routine).
+//!
+//! # Readings (docs/papers/paws.md)
+//!
+//! - Deque order: a fork pushes thread 0 first, so thread 0 is at the top (the oldest, stolen
+//!   first) and the owner takes the last thread first.
+//! - "Randomly select a busy core": uniformly among the cores that run something *and* have a
+//!   thread to steal, so a steal fails only when nobody has one.
+//! - Only arrivals preempt: a job released (or unblocked) while every core is busy; a job that
+//!   waits in the global queue because a free core took local work first does not preempt
+//!   later (Rules C before D).
+//! - A first region with several threads, forked at release on no core, goes to the global
+//!   queue thread by thread as jobs (the paper's jobs start sequentially).
+//! - Global-queue ties: deadline, then release, task, job and thread (the EDF total order),
+//!   where the paper says FIFO.
+//! - Free cores are filled in rounds — local work, then the global queue, then steals — so an
+//!   owner whose join just freed it takes its own threads before another core steals them.
+
+use crate::common::{IndexedHeap, Key, Order};
+use crate::ctx::BuildCtx;
+use crate::gedf::EdfOrder;
+use crate::policy::{Dispatch, EntityId, EntityInfo, Policy};
+use crate::registry::{PolicyInfo, SchedulerSpec};
+use rand::Rng;
+use rand_chacha::ChaCha8Rng;
+use rtsched_model::Time;
+use std::collections::VecDeque;
+
+
+/// Where an entity came from, which decides where it goes when it is preempted (Rule F).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Origin {
+    /// A job (or a thread that arrived like one): back to the global queue.
+    Job,
+    /// A thread of a region forked on `home`: back to that core's deque.
+    Local(u32),
+    /// A thread another core stole: to the global queue.
+    Stolen,
+}
+
+/// One entry of a local priority queue: the threads of equal deadline, top (oldest) first.
+#[derive(Clone, Debug, Default)]
+struct Deque {
+    deadline: Time,
+    threads: VecDeque<EntityId>,
+}
+
+/// A core's local priority queue (Rules B, C, E): deques in deadline order. The owner pushes
+/// and pops at the bottom; stealers take from the top. Emptied deques are kept for reuse, so
+/// steady-state forks allocate nothing.
+#[derive(Clone, Debug, Default)]
+pub struct LocalQueue {
+    deques: Vec<Deque>,
+    spare: Vec<VecDeque<EntityId>>,
+    len: usize,
+}
+
+impl LocalQueue {
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+    pub fn len(&self) -> usize {
+        self.len
+    }
+    /// Owner: `e` with deadline `d` at the bottom of its deque.
+    pub fn push_bottom(&mut self, e: EntityId, d: Time) {
+        let i = match self.deques.binary_search_by_key(&d, |q| q.deadline) {
+            Ok(i) => i,
+            Err(i) => {
+                let threads = self.spare.pop().unwrap_or_default();
+                self.deques.insert(i, Deque { deadline: d, threads });
+                i
+            }
+        };
+        self.deques[i].threads.push_back(e);
+        self.len += 1;
+    }
+    /// Owner (Rule C): the bottom thread of the most urgent non-empty deque.
+    pub fn pop_bottom(&mut self) -> Option<EntityId> {
+        let e = self.deques.first_mut()?.threads.pop_back()?;
+        self.took();
+        Some(e)
+    }
+    /// Stealer (Rule E): the top thread of the most urgent non-empty deque.
+    pub fn steal_top(&mut self) -> Option<EntityId> {
+        let e = self.deques.first_mut()?.threads.pop_front()?;
+        self.took();
+        Some(e)
+    }
+    /// Take `e` out wherever it is (its job was aborted).
+    pub fn remove(&mut self, e: EntityId) -> bool {
+        for i in 0..self.deques.len() {
+            if let Some(p) = self.deques[i].threads.iter().position(|&x| x == e) {
+                self.deques[i].threads.remove(p);
+                self.len -= 1;
+                self.drop_if_empty(i);
+                return true;
+            }
+        }
+        false
+    }
+    fn took(&mut self) {
+        self.len -= 1;
+        self.drop_if_empty(0);
+    }
+    fn drop_if_empty(&mut self, i: usize) {
+        if self.deques[i].threads.is_empty() {
+            let q = self.deques.remove(i);
+            self.spare.push(q.threads);
+        }
+    }
+}
+
+/// Per-entity state, indexed by id.
+#[derive(Clone, Copy, Debug)]
+struct Ent {
+    info: EntityInfo,
+    key: Key,
+    origin: Origin,
+}
+
+/// Operation counts (`stats`).
+#[derive(Clone, Copy, Debug, Default)]
+struct Counts {
+    local_picks: u64,
+    global_picks: u64,
+    steals: u64,
+    preemptions: u64,
+    requeued_local: u64,
+    requeued_global: u64,
+}
+
+pub struct Paws {
+    /// Rule A: the global ready queue.
+    global: IndexedHeap<Key>,
+    /// Rules B, C, E: one local queue per core.
+    local: Vec<LocalQueue>,
+    /// What each core runs (as this policy decided).
+    running: Vec<Option<EntityId>>,
+    ents: Vec<Option<Ent>>,
+    /// Global-queue entries that arrived since the last decision (they may preempt).
+    arrived: Vec<EntityId>,
+    rng: ChaCha8Rng,
+    victims: Vec<u32>,
+    counts: Counts,
+}
+
+impl Paws {
+    pub fn new(cpus: u32, rng: ChaCha8Rng) -> Self {
+        let m = cpus as usize;
+        Paws {
+            global: IndexedHeap::with_capacity(64),
+            local: vec![LocalQueue::default(); m],
+            running: vec![None; m],
+            ents: Vec::with_capacity(64),
+            arrived: Vec::with_capacity(16),
+            rng,
+            victims: Vec::with_capacity(m),
+            counts: Counts::default(),
+        }
+    }
+
+    fn set(&mut self, info: &EntityInfo, origin: Origin) {
+        let i = info.id as usize;
+        if self.ents.len() <= i {
+            self.ents.resize(i + 1, None);
+        }
+        self.ents[i] = Some(Ent { info: *info, key: EdfOrder.key(info), origin });
+    }
+
+    fn ent(&self, e: EntityId) -> Ent {
+        self.ents[e as usize].expect("an entity this policy has")
+    }
+
+    /// A global-queue entry arrives (Rule A): it may take a CPU in this decision.
+    fn to_global(&mut self, e: EntityId) {
+        let k = self.ent(e).key;
+        self.global.push(e, k);
+        self.arrived.push(e);
+    }
+
+    /// Rule F: where a preempted (or unblocked) entity goes, by where it came from.
+    fn requeue(&mut self, e: EntityId) {
+        let x = self.ent(e);
+        match x.origin {
+            Origin::Local(home) => {
+                self.local[home as usize].push_bottom(e, x.info.deadline);
+                self.counts.requeued_local += 1;
+            }
+            Origin::Job | Origin::Stolen => {
+                self.global.push(e, x.key);
+                self.counts.requeued_global += 1;
+            }
+        }
+    }
+
+    fn run(&mut self, cpu: u32, e: EntityId, d: &mut Dispatch<'_>) {
+        self.running[cpu as usize] = Some(e);
+        d.assign(cpu, Some(e));
+    }
+
+    /// Fill free cores: local work (Rule C), then the global queue (Rule D), then steals
+    /// (Rule E), in rounds until no free core finds anything.
+    fn fill(&mut self, d: &mut Dispatch<'_>) {
+        loop {
+            let mut progress = false;
+            for c in 0..self.running.len() {
+                if self.running[c].is_none() {
+                    if let Some(e) = self.local[c].pop_bottom() {
+                        self.counts.local_picks += 1;
+                        self.run(c as u32, e, d);
+                        progress = true;
+                    }
+                }
+            }
+            for c in 0..self.running.len() {
+                if self.running[c].is_none() && self.local[c].is_empty() {
+                    if let Some((_, e)) = self.global.pop() {
+                        self.counts.global_picks += 1;
+                        self.run(c as u32, e, d);
+                        progress = true;
+                    }
+                }
+            }
+            for c in 0..self.running.len() {
+                if self.running[c].is_some() || !self.local[c].is_empty() || !self.global.is_empty() {
+                    continue;
+                }
+                self.victims.clear();
+                for v in 0..self.running.len() {
+                    if self.running[v].is_some() && !self.local[v].is_empty() {
+                        self.victims.push(v as u32);
+                    }
+                }
+                if self.victims.is_empty() {
+                    continue;
+                }
+                let v = self.victims[self.rng.random_range(0..self.victims.len())];
+                let e = self.local[v as usize].steal_top().expect("a victim has a thread");
+                if let Some(x) = self.ents[e as usize].as_mut() {
+                    x.origin = Origin::Stolen;
+                }
+                self.counts.steals += 1;
+                self.run(c as u32, e, d);
+                progress = true;
+            }
+            if !progress {
+                break;
+            }
+        }
+    }
+
+    /// Rule A's preemption: each arrival still in the global queue, most urgent first, takes
+    /// the CPU of the running entity with the latest deadline if its own is earlier.
+    fn preempt(&mut self, d: &mut Dispatch<'_>) {
+        self.arrived.sort_unstable_by_key(|&e| self.ents[e as usize].map(|x| x.key));
+        for i in 0..self.arrived.len() {
+            let e = self.arrived[i];
+            let Some(k) = self.global.key_of(e) else { continue }; // placed, or gone
+            let victim = (0..self.running.len())
+                .filter_map(|c| self.running[c].map(|r| (self.ent(r).key, c as u32, r)))
+                .max();
+            let Some((vk, cpu, v)) = victim else { continue };
+            if k >= vk {
+                continue;
+            }
+            self.global.remove(e);
+            self.counts.preemptions += 1;
+            self.requeue(v);
+            self.run(cpu, e, d);
+        }
+        self.arrived.clear();
+    }
+}
+
+impl Policy for Paws {
+    fn name(&self) -> String {
+        "paws".into()
+    }
+
+    fn release(&mut self, _now: Time, e: &EntityInfo) {
+        self.set(e, Origin::Job);
+        self.to_global(e.id);
+    }
+
+    fn forked(&mut self, _now: Time, cpu: Option<u32>, threads: &[EntityInfo]) {
+        match cpu {
+            Some(c) => {
+                for t in threads {
+                    self.set(t, Origin::Local(c));
+                    self.local[c as usize].push_bottom(t.id, t.deadline);
+                }
+            }
+            None => {
+                for t in threads {
+                    self.set(t, Origin::Job);
+                    self.to_global(t.id);
+                }
+            }
+        }
+    }
+
+    fn complete(&mut self, _now: Time, e: EntityId, cpu: u32) {
+        debug_assert_eq!(self.running[cpu as usize], Some(e));
+        self.running[cpu as usize] = None;
+        self.ents[e as usize] = None;
+    }
+
+    fn blocked(&mut self, _now: Time, e: EntityId, cpu: u32) {
+        debug_assert_eq!(self.running[cpu as usize], Some(e));
+        self.running[cpu as usize] = None;
+    }
+
+    fn unblocked(&mut self, _now: Time, e: &EntityInfo) {
+        match self.ent(e.id).origin {
+            Origin::Local(home) => self.local[home as usize].push_bottom(e.id, e.deadline),
+            Origin::Job | Origin::Stolen => self.to_global(e.id),
+        }
+    }
+
+    fn aborted(&mut self, _now: Time, e: EntityId) {
+        if self.global.remove(e).is_none() {
+            if let Some(c) = self.running.iter().position(|r| *r == Some(e)) {
+                self.running[c] = None;
+            } else if let Some(Origin::Local(home)) = self.ents.get(e as usize).copied().flatten().map(|x| x.origin) {
+                self.local[home as usize].remove(e);
+            }
+        }
+        self.ents[e as usize] = None;
+    }
+
+    fn schedule(&mut self, _now: Time, d: &mut Dispatch<'_>) {
+        self.fill(d);
+        self.preempt(d);
+        // A preemption can leave nothing free, so nothing more to fill.
+    }
+
+    fn stats(&self) -> Vec<(String, f64)> {
+        let c = &self.counts;
+        [
+            ("local_picks", c.local_picks),
+            ("global_picks", c.global_picks),
+            ("steals", c.steals),
+            ("preemptions", c.preemptions),
+            ("requeued_local", c.requeued_local),
+            ("requeued_global", c.requeued_global),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v as f64))
+        .collect()
+    }
+}
+
+pub const INFO: PolicyInfo = PolicyInfo {
+    name: "paws",
+    summary: "global EDF for jobs + priority-aware work stealing of parallel threads (per-core deques)",
+    paper: "PAWS §4 (Rules A–F)",
+    options: "",
+};
+
+/// No options; the victim choice draws from the run's seeded generator.
+pub fn build(spec: &SchedulerSpec, ctx: &mut BuildCtx) -> Result<Box<dyn Policy>, String> {
+    spec.option("", &[])?;
+    let rng = ctx.rng().clone();
+    Ok(Box::new(Paws::new(ctx.cpus(), rng)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_owner_takes_the_bottom_and_a_stealer_the_top_of_the_most_urgent_deque() {
+        let mut q = LocalQueue::default();
+        for (e, d) in [(1, 50), (2, 50), (3, 50), (7, 20), (8, 20), (9, 90)] {
+            q.push_bottom(e, d);
+        }
+        assert_eq!(q.len(), 6);
+        assert_eq!(q.pop_bottom(), Some(8)); // deadline 20: bottom
+        assert_eq!(q.steal_top(), Some(7)); // deadline 20: top; the deque empties
+        assert_eq!(q.steal_top(), Some(1)); // now deadline 50: top (oldest)
+        assert_eq!(q.pop_bottom(), Some(3));
+        assert!(q.remove(2));
+        assert!(!q.remove(2));
+        assert_eq!(q.pop_bottom(), Some(9));
+        assert!(q.is_empty() && q.pop_bottom().is_none() && q.steal_top().is_none());
+        // Emptied deques are kept for reuse.
+        assert_eq!(q.spare.len(), 3);
+        q.push_bottom(4, 10);
+        assert_eq!(q.spare.len(), 2);
+    }
+}
