@@ -1,5 +1,6 @@
 //! `paws` — global EDF with priority-aware work stealing for parallel (fork-join) jobs
-//! (Nogueira & Pinho, "Real-Time Scheduling of Parallel Tasks in the Linux Kernel", §4).
+//! (J. C. Fonseca, L. Nogueira, C. Maia, L. M. Pinho, "Real-Time Scheduling of Parallel Tasks in
+//! the Linux Kernel", §4).
 //!
 //! # Rules, and where each lives
 //!

@@ -1,4 +1,4 @@
-"""PAWS (Nogueira & Pinho, 2013) §5 in simulation: PAWS against global EDF and a model of
+"""PAWS (Fonseca, Nogueira, Maia, Pinho) §5 in simulation: PAWS against global EDF and a model of
 SCHED_DEADLINE, and the GFB bound.
 
 The paper runs 20 random task sets per utilisation window on 2 cores under SCHED_DEADLINE
@@ -33,7 +33,7 @@ PAPER_DEADLINE_MISSES = {1: 0, 2: 0, 3: 4, 4: 3}  # Table 1, SCHED_DEADLINE row 
 PAPER_PAWS_MISSES = {1: 0, 2: 0, 3: 0, 4: 0}  # Table 1, SCHED_PAWS row
 
 
-@register("paws2013", paper="L. Nogueira, L. M. Pinho, Priority-aware work-stealing (PAWS), 2013 — §5, Table 1",
+@register("paws2013", paper="J. C. Fonseca, L. Nogueira, C. Maia, L. M. Pinho, Real-Time Scheduling of Parallel Tasks in the Linux Kernel (PAWS) — §5, Table 1, Figs 2-3",
           description="PAWS vs global EDF / SCHED_DEADLINE's push-pull model: misses, migrations, context switches in PAWS's four windows (simulated)")
 def run(out_dir, quick, executor):
     import rtsched
