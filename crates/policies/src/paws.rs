@@ -361,17 +361,14 @@ impl Policy for Paws {
 
     fn stats(&self) -> Vec<(String, f64)> {
         let c = &self.counts;
-        [
+        crate::common::counters(&[
             ("local_picks", c.local_picks),
             ("global_picks", c.global_picks),
             ("steals", c.steals),
             ("preemptions", c.preemptions),
             ("requeued_local", c.requeued_local),
             ("requeued_global", c.requeued_global),
-        ]
-        .into_iter()
-        .map(|(k, v)| (k.to_string(), v as f64))
-        .collect()
+        ])
     }
 }
 

@@ -115,7 +115,7 @@ pub struct DistStats {
 impl DistStats {
     /// Counters as (name, value) pairs; with `measure`, also the mean ns per operation.
     pub fn to_pairs(&self, measured: bool) -> Vec<(String, f64)> {
-        let mut v: Vec<(String, f64)> = [
+        let mut v = super::counters(&[
             ("enqueue", self.enqueues),
             ("dequeue", self.dequeues),
             ("pick_preemptions", self.picks),
@@ -128,10 +128,7 @@ impl DistStats {
             ("find_cpu_touched", self.find_touched),
             ("update_touched", self.update_touched),
             ("schedule_rounds", self.rounds),
-        ]
-        .iter()
-        .map(|&(k, x)| (k.to_string(), x as f64))
-        .collect();
+        ]);
         if measured {
             let per = |ns: u64, n: u64| if n == 0 { 0.0 } else { ns as f64 / n as f64 };
             v.push(("ns_per_enqueue".into(), per(self.ns_enqueue, self.timed_enqueue)));

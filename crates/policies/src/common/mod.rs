@@ -22,3 +22,8 @@ pub use global::GlobalDomain;
 pub use heap::IndexedHeap;
 pub use key::{Key, Order};
 pub use partitioned::PartitionedDomain;
+
+/// A policy's named operation counters as `Policy::stats` reports them.
+pub fn counters(named: &[(&str, u64)]) -> Vec<(String, f64)> {
+    named.iter().map(|&(k, x)| (k.to_string(), x as f64)).collect()
+}
