@@ -1,5 +1,6 @@
-"""LWFG (Lindsay, Ravindran et al., 2012) §4-5, the partitioning part: how often LWFG, FFD, WFD
-and BF find a partition of the MTT task sets of Table 1.
+"""LWFG (A. Lindsay, B. Ravindran, On Cache-Aware Task Partitioning for Multicore Embedded
+Real-Time Systems) §4-5, the partitioning part: how often LWFG, FFD, WFD and BF find a
+partition of the MTT task sets of Table 1.
 
 The paper's headline numbers are about caches — IPC up to 15% higher (more than double WFD's
 in some cases, Obs. 1) and mean maximum tardiness up to 60% lower than BF under WCET overruns
@@ -27,7 +28,7 @@ DISTRIBUTIONS = ["mlu", "mmu", "mwl", "mwh", "mwlp", "mwhp", "mwlu", "mwhu"]
 HEURISTICS = ["lwfg", "ffd", "wfd", "bf"]
 
 
-@register("lwfg2012", paper="J. Lindsay et al., LWFG: a cache-aware multi-core real-time scheduling algorithm, 2012 — §4-5, Table 1, Obs. 5-6",
+@register("lwfg2012", paper="A. Lindsay, B. Ravindran, On Cache-Aware Task Partitioning for Multicore Embedded Real-Time Systems (LWFG) — §4-5, Table 1, Obs. 5-6",
           description="partitioning success of LWFG vs FFD vs WFD vs BF over the MTT distributions (the cache/IPC part: planned)")
 def run(out_dir, quick, executor):
     from rtsched import plots
