@@ -6,9 +6,11 @@ import importlib
 from pathlib import Path
 
 
-def run_sweep(spec: dict, out_dir: Path, executor, quick: bool):
-    """Run ``spec`` into ``out_dir/sweep[-quick].parquet`` (resumable) and return its rows."""
+def run_sweep(spec: dict, out_dir: Path, executor, quick: bool, table: str = "sweep", progress=None):
+    """Run ``spec`` into ``out_dir/TABLE[-quick].parquet`` (resumable) and return its rows.
+
+    ``progress``: as for :func:`rtsched.sweep` (None: a bar on stderr when it is a terminal)."""
     S = importlib.import_module("rtsched.sweep")
-    table = Path(out_dir) / ("sweep-quick.parquet" if quick else "sweep.parquet")
-    return S.sweep(S.parse_spec(spec, f"<reproduce {spec['name']}>"), executor=executor, output=table,
-                   progress=None, batch_rows=5000)
+    path = Path(out_dir) / (f"{table}-quick.parquet" if quick else f"{table}.parquet")
+    return S.sweep(S.parse_spec(spec, f"<reproduce {spec['name']}>"), executor=executor, output=path,
+                   progress=progress, batch_rows=5000)
