@@ -228,8 +228,12 @@ fn admission_message(ts: &TaskSet, upto: usize, err: &std::io::Error) -> String 
     let read = |f: &str| std::fs::read_to_string(f).ok().and_then(|s| s.trim().parse::<f64>().ok());
     let (rt, period) = (read("/proc/sys/kernel/sched_rt_runtime_us"), read("/proc/sys/kernel/sched_rt_period_us"));
     let bw: f64 = ts.tasks[..=upto].iter().map(|t| dl_runtimes(t).iter().sum::<Time>() as f64 / t.period as f64).sum();
+    let in_use = match dl_bandwidth_in_use() {
+        Some(u) if u > 0.0 => format!(", less {u:.3} already reserved (the kernel's fair servers and other deadline tasks: .dl_bw->total_bw in /sys/kernel/debug/sched/debug)"),
+        _ => String::new(),
+    };
     let limit = match (rt, period) {
-        (Some(r), Some(p)) if r >= 0.0 && p > 0.0 => format!("{:.2} (= {} CPUs x {:.0}% from sched_rt_runtime_us/sched_rt_period_us)", ts.platform.cpus as f64 * r / p, ts.platform.cpus, 100.0 * r / p),
+        (Some(r), Some(p)) if r >= 0.0 && p > 0.0 => format!("{:.2} (= {} CPUs x {:.0}% from sched_rt_runtime_us/sched_rt_period_us){in_use}", ts.platform.cpus as f64 * r / p, ts.platform.cpus, 100.0 * r / p),
         _ => "the kernel's real-time bandwidth limit".into(),
     };
     let helpers = if ts.tasks[..=upto].iter().any(|t| t.is_parallel()) { " (one reservation per thread of a parallel task)" } else { "" };
@@ -746,12 +750,29 @@ fn rt_bandwidth(m: u32) -> Option<f64> {
     }
 }
 
+/// Deadline bandwidth the kernel has already reserved in this root domain, as a number of CPUs:
+/// `.dl_bw->total_bw` (units of 2^-20) from the scheduler's debug file. Since Linux 6.12 each
+/// CPU's fair server holds a reservation (5% by default) that counts against the same limit,
+/// so a plan within sched_rt_runtime_us can still be refused. `None` when debugfs is not
+/// mounted or not readable (then the check below is optimistic and the kernel has the last word).
+fn dl_bandwidth_in_use() -> Option<f64> {
+    let text = std::fs::read_to_string("/sys/kernel/debug/sched/debug").ok()?;
+    parse_total_bw(&text)
+}
+
+fn parse_total_bw(text: &str) -> Option<f64> {
+    let line = text.lines().find(|l| l.trim_start().starts_with(".dl_bw->total_bw"))?;
+    let v: i64 = line.rsplit(':').next()?.trim().parse().ok()?;
+    Some(v.max(0) as f64 / (1u64 << 20) as f64)
+}
+
 /// Refuse, before asking the kernel, a SCHED_DEADLINE plan whose reservations cannot fit the
 /// real-time bandwidth: the kernel would admit the first threads and refuse a later one, and
 /// admitting reservations only to drop them at once is both wasteful and, on some kernels,
 /// the path on which the DL bandwidth total went wrong (see `Spawn::begin`).
 fn deadline_precheck(ts: &TaskSet) -> Result<(), RunError> {
     let Some(cap) = rt_bandwidth(ts.platform.cpus) else { return Ok(()) };
+    let cap = cap - dl_bandwidth_in_use().unwrap_or(0.0);
     let mut total = 0.0;
     for (i, t) in ts.tasks.iter().enumerate() {
         total += dl_runtimes(t).iter().sum::<Time>() as f64 / t.period as f64;
@@ -908,6 +929,16 @@ pub fn run(ts: &TaskSet, plan: &KernelPlan, opts: &RunOptions) -> Result<RunResu
 mod tests {
     use super::*;
     use rtsched_model::file::{parse_taskset, Format};
+
+    /// The line as Linux 6.18 prints it here: two fair servers of 5% each on a 2-CPU root domain.
+    #[test]
+    fn reserved_deadline_bandwidth_is_read_from_the_debug_file() {
+        let text = "rt_rq[0]:\n  .rt_nr_running : 0\n\ndl_rq[0]:\n  .dl_nr_running                 : 0\n  .dl_bw->bw                     : 996147\n  .dl_bw->total_bw               : 104856\n";
+        let got = parse_total_bw(text).unwrap();
+        assert!((got - 0.1).abs() < 1e-3, "{got}");
+        assert_eq!(parse_total_bw("nothing here"), None);
+        assert_eq!(parse_total_bw("  .dl_bw->total_bw : -414189\n"), Some(0.0)); // a corrupted total reads as none
+    }
 
     #[test]
     fn deadline_plans_beyond_the_rt_bandwidth_are_refused_before_the_kernel_is_asked() {
