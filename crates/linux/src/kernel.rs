@@ -228,8 +228,9 @@ fn admission_message(ts: &TaskSet, upto: usize, err: &std::io::Error) -> String 
     let read = |f: &str| std::fs::read_to_string(f).ok().and_then(|s| s.trim().parse::<f64>().ok());
     let (rt, period) = (read("/proc/sys/kernel/sched_rt_runtime_us"), read("/proc/sys/kernel/sched_rt_period_us"));
     let bw: f64 = ts.tasks[..=upto].iter().map(|t| dl_runtimes(t).iter().sum::<Time>() as f64 / t.period as f64).sum();
-    let in_use = match dl_bandwidth_in_use() {
-        Some(u) if u > 0.0 => format!(", less {u:.3} already reserved (the kernel's fair servers and other deadline tasks: .dl_bw->total_bw in /sys/kernel/debug/sched/debug)"),
+    let in_use = match dl_reserved(ts.platform.cpus) {
+        (u, true) if u > 0.0 => format!(", less {u:.3} already reserved (the kernel's fair servers and other deadline tasks: .dl_bw->total_bw in /sys/kernel/debug/sched/debug)"),
+        (u, false) if u > 0.0 => format!(", less about {u:.3} for the kernel's fair servers (5% per CPU by default since Linux 6.12; mount debugfs for the exact figure)"),
         _ => String::new(),
     };
     let limit = match (rt, period) {
@@ -760,6 +761,26 @@ fn dl_bandwidth_in_use() -> Option<f64> {
     parse_total_bw(&text)
 }
 
+/// What [`dl_bandwidth_in_use`] would most likely read when debugfs is not mounted: the fair
+/// servers' default 50 ms every second on each CPU, on kernels that have them (6.12+).
+fn fair_servers_default(m: u32) -> f64 {
+    let release = std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap_or_default();
+    let mut v = release.trim().split(|c: char| !c.is_ascii_digit()).filter_map(|x| x.parse::<u32>().ok());
+    match (v.next(), v.next()) {
+        (Some(major), Some(minor)) if (major, minor) >= (6, 12) => 0.05 * m as f64,
+        _ => 0.0,
+    }
+}
+
+/// Reserved deadline bandwidth: read when possible, else the fair servers' default (and
+/// whether it was read).
+fn dl_reserved(m: u32) -> (f64, bool) {
+    match dl_bandwidth_in_use() {
+        Some(u) => (u, true),
+        None => (fair_servers_default(m), false),
+    }
+}
+
 fn parse_total_bw(text: &str) -> Option<f64> {
     let line = text.lines().find(|l| l.trim_start().starts_with(".dl_bw->total_bw"))?;
     let v: i64 = line.rsplit(':').next()?.trim().parse().ok()?;
@@ -772,7 +793,7 @@ fn parse_total_bw(text: &str) -> Option<f64> {
 /// the path on which the DL bandwidth total went wrong (see `Spawn::begin`).
 fn deadline_precheck(ts: &TaskSet) -> Result<(), RunError> {
     let Some(cap) = rt_bandwidth(ts.platform.cpus) else { return Ok(()) };
-    let cap = cap - dl_bandwidth_in_use().unwrap_or(0.0);
+    let cap = cap - dl_reserved(ts.platform.cpus).0;
     let mut total = 0.0;
     for (i, t) in ts.tasks.iter().enumerate() {
         total += dl_runtimes(t).iter().sum::<Time>() as f64 / t.period as f64;
