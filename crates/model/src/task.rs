@@ -70,6 +70,15 @@ impl Task {
     pub fn program(&self) -> Program {
         Program::build(self.wcet, &self.regions, &self.sections)
     }
+    /// The critical path L (PAWS §3; L_i in federated scheduling): the sum over regions of the
+    /// longest thread's WCET, what the job takes alone on enough CPUs. `wcet` for a sequential
+    /// task.
+    pub fn critical_path(&self) -> Time {
+        if self.regions.is_empty() {
+            return self.wcet;
+        }
+        self.regions.iter().map(|r| r.threads.iter().copied().max().unwrap_or(0)).sum()
+    }
     /// Whether some region has more than one thread.
     pub fn is_parallel(&self) -> bool {
         self.regions.iter().any(|r| r.threads.len() > 1)
@@ -166,5 +175,19 @@ impl TaskSet {
     }
     pub fn task_index(&self, name: &str) -> Option<TaskId> {
         self.tasks.iter().position(|t| t.name == name).map(|i| i as TaskId)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn critical_path_is_the_sum_of_each_regions_longest_thread() {
+        let mut t = Task::periodic("p", 100, 7);
+        assert_eq!(t.critical_path(), 7, "sequential: L = C");
+        t.regions = [vec![2], vec![4, 3, 4], vec![1, 5]].into_iter().map(|threads| Region { threads }).collect();
+        t.wcet = 19;
+        assert_eq!(t.critical_path(), 2 + 4 + 5);
     }
 }

@@ -117,7 +117,7 @@ fn analyze_structured(ts: &TaskSet) -> Vec<Verdict> {
     let u = ts.utilization();
     let mut necessary = Verdict::new("necessary", if u > m as f64 { Some(false) } else { None }, format!("U={u:.6} vs m={m}; critical paths ≤ D"));
     for t in &ts.tasks {
-        let path: Time = t.program().regions.iter().map(|r| r.iter().map(|x| x.wcet).max().unwrap_or(0)).sum();
+        let path = t.critical_path();
         if path > t.deadline {
             necessary = Verdict::new("necessary", Some(false), format!("task '{}': critical path {path} ns > D {} ns", t.name, t.deadline));
             break;
