@@ -11,6 +11,7 @@ pub mod registry;
 
 pub mod gedf;
 pub mod gedf_dist;
+pub mod gedf_seq;
 pub mod gfifo;
 pub mod gfp;
 pub mod gfp_dist;

@@ -1,5 +1,6 @@
 //! Policy-free pieces shared by the policies: the total-order key, an indexed heap, the
-//! global and partitioned scheduling domains, and the distributed run queues of the gedf-heap
+//! global and partitioned scheduling domains, a global domain that runs parallel jobs
+//! sequentially (`sequential`), and the distributed run queues of the gedf-heap
 //! paper — the domain (`dist`), its per-CPU queues (`runqueue`, `pushable`), find-CPU and its
 //! push structures (`findcpu`: CPU masks, the `cpudl` max-heap, `cpupri`).
 
@@ -15,6 +16,7 @@ pub mod key;
 pub mod partitioned;
 pub(crate) mod pushable;
 pub(crate) mod runqueue;
+pub mod sequential;
 
 pub use dist::{DistDomain, DistStats};
 pub use findcpu::PushFind;
@@ -22,6 +24,7 @@ pub use global::GlobalDomain;
 pub use heap::IndexedHeap;
 pub use key::{Key, Order};
 pub use partitioned::PartitionedDomain;
+pub use sequential::SequentialDomain;
 
 /// A policy's named operation counters as `Policy::stats` reports them.
 pub fn counters(named: &[(&str, u64)]) -> Vec<(String, f64)> {
