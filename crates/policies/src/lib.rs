@@ -9,6 +9,7 @@ pub mod ctx;
 pub mod policy;
 pub mod registry;
 
+pub mod federated;
 pub mod gedf;
 pub mod gedf_dist;
 pub mod gedf_seq;

@@ -10,7 +10,7 @@
 
 use crate::ctx::BuildCtx;
 use crate::policy::Policy;
-use crate::{gedf, gedf_dist, gedf_seq, gfifo, gfp, gfp_dist, gnpedf, paws, pedf, pfp};
+use crate::{federated, gedf, gedf_dist, gedf_seq, gfifo, gfp, gfp_dist, gnpedf, paws, pedf, pfp};
 use rtsched_model::file::closest;
 use rtsched_model::TaskSet;
 
@@ -47,6 +47,7 @@ pub const ENTRIES: &[Entry] = &[
     Entry { info: gfp_dist::INFO, build: gfp_dist::build },
     Entry { info: gfifo::INFO, build: gfifo::build },
     Entry { info: paws::INFO, build: paws::build },
+    Entry { info: federated::INFO, build: federated::build },
     Entry { info: gedf_seq::INFO, build: gedf_seq::build },
 ];
 
@@ -146,7 +147,7 @@ mod tests {
             assert!(ENTRIES[..i].iter().all(|o| o.info.name != p.name), "'{}' listed twice", p.name);
             assert_eq!(SchedulerSpec::parse(p.name).unwrap().name, p.name);
         }
-        assert_eq!(names(), ["gedf", "gnpedf", "pedf", "gfp", "pfp", "gedf-dist", "gfp-dist", "gfifo", "paws", "gedf-seq"]);
+        assert_eq!(names(), ["gedf", "gnpedf", "pedf", "gfp", "pfp", "gedf-dist", "gfp-dist", "gfifo", "paws", "federated", "gedf-seq"]);
     }
 
     #[test]

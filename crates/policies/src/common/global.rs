@@ -7,6 +7,10 @@
 //! preemption, the CPUs run exactly the min(m, ready) most urgent entities; without, no CPU
 //! idles while an entity waits. An entity is resumed on the CPU it last ran on when that CPU
 //! is free (fewer migrations, same schedule).
+//!
+//! A domain may own a contiguous range of CPUs rather than all of them ([`GlobalDomain::on_cpus`]:
+//! a cluster, such as the dedicated CPUs of a heavy task under federated scheduling); it
+//! numbers them from 0 inside and names them by their platform index to the [`Dispatch`].
 
 use super::heap::IndexedHeap;
 use super::key::{Key, Order};
@@ -20,23 +24,31 @@ pub struct GlobalDomain<O: Order> {
     pub label: String,
     pub order: O,
     pub preemptive: bool,
+    /// The platform index of the domain's CPU 0 (its CPUs are `first..first + linked.len()`).
+    first: u32,
     /// Ready entities not linked to a CPU.
     ready: IndexedHeap<Key>,
     /// Key of the entity linked to each CPU (None = idle).
     linked: Vec<Option<(Key, EntityId)>>,
-    /// Per entity id: key and the CPU it last ran on.
+    /// Per entity id: key and the CPU (domain index) it last ran on.
     keys: Vec<Key>,
     last_cpu: Vec<u32>,
 }
 
 impl<O: Order> GlobalDomain<O> {
     pub fn new(label: impl Into<String>, order: O, cpus: u32, preemptive: bool) -> Self {
+        Self::on_cpus(label, order, 0, cpus, preemptive)
+    }
+
+    /// A domain over the `count` CPUs `first..first + count` only.
+    pub fn on_cpus(label: impl Into<String>, order: O, first: u32, count: u32, preemptive: bool) -> Self {
         GlobalDomain {
             label: label.into(),
             order,
             preemptive,
+            first,
             ready: IndexedHeap::with_capacity(64),
-            linked: vec![None; cpus as usize],
+            linked: vec![None; count as usize],
             keys: Vec::with_capacity(64),
             last_cpu: Vec::with_capacity(64),
         }
@@ -54,9 +66,16 @@ impl<O: Order> GlobalDomain<O> {
         self.ready.push(e.id, k);
     }
 
+    /// The platform's CPUs this domain schedules.
+    pub fn cpus(&self) -> std::ops::Range<u32> {
+        self.first..self.first + self.linked.len() as u32
+    }
+
+    /// `e` left `cpu` (a platform index, one of [`GlobalDomain::cpus`]): completed or blocked.
     pub fn complete(&mut self, e: EntityId, cpu: u32) {
-        debug_assert_eq!(self.linked[cpu as usize].map(|x| x.1), Some(e));
-        self.linked[cpu as usize] = None;
+        let c = (cpu - self.first) as usize;
+        debug_assert_eq!(self.linked[c].map(|x| x.1), Some(e));
+        self.linked[c] = None;
     }
 
     pub fn aborted(&mut self, e: EntityId) {
@@ -92,10 +111,11 @@ impl<O: Order> GlobalDomain<O> {
         best
     }
 
+    /// Link `e` to the domain's CPU `cpu` (a domain index).
     fn link(&mut self, cpu: u32, k: Key, e: EntityId, d: &mut Dispatch) {
         self.linked[cpu as usize] = Some((k, e));
         self.last_cpu[e as usize] = cpu;
-        d.assign(cpu, Some(e));
+        d.assign(self.first + cpu, Some(e));
     }
 
     pub fn schedule(&mut self, _now: Time, d: &mut Dispatch) {
