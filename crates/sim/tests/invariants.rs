@@ -7,10 +7,11 @@ use rtsched_policies::EntityInfo;
 use rtsched_runtime::ProtocolChecker;
 use rtsched_sim::{simulate_observed, Observer, View};
 use std::collections::HashMap;
+use std::ops::Range;
 
 const US: Time = 1_000;
 
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 enum Kind {
     /// Preemptive global job-level fixed priority: exactly the min(m, ready) most urgent run.
     GlobalPreemptive,
@@ -18,6 +19,12 @@ enum Kind {
     GlobalNonPreemptive,
     /// Preemptive per-CPU.
     Partitioned,
+    /// Preemptive global over one thread per job (its lowest-indexed unfinished one): a
+    /// parallel job runs sequentially (`gedf-seq`).
+    Sequential,
+    /// Federated scheduling: each heavy task preemptive global on its own CPUs; the light
+    /// tasks `Sequential` on the shared CPUs.
+    Federated { dedicated: Vec<Option<Range<u32>>>, shared: Range<u32> },
 }
 
 type KeyFn = Box<dyn Fn(&EntityInfo) -> (u64, u64, u32, u64, u32)>;
@@ -37,6 +44,32 @@ impl Checker {
             self.failure = Some(msg);
         }
     }
+
+    /// Global preemptive scheduling of `set` on `cpus`: the `cpus.len()` most urgent run
+    /// (all of them if fewer), only on `cpus`, and the others wait.
+    fn ranked(&mut self, now: Time, set: &[(EntityInfo, Option<u32>)], cpus: Range<u32>) {
+        let mut keys: Vec<_> = set.iter().map(|(e, c)| ((self.key)(e), *c)).collect();
+        keys.sort();
+        for (i, (k, on)) in keys.into_iter().enumerate() {
+            if on.is_some() != (i < cpus.len()) {
+                self.fail(format!("t={now} CPUs {cpus:?}: rank {i} key {k:?} running={on:?}"));
+            }
+            if on.is_some_and(|c| !cpus.contains(&c)) {
+                self.fail(format!("t={now} key {k:?} runs on {on:?}, outside {cpus:?}"));
+            }
+        }
+    }
+}
+
+/// Split `live` into each job's lowest-indexed unfinished thread (live or blocked) when it is
+/// live — the one a sequential policy may run — and the rest.
+fn heads(v: &View<'_>, live: &[(EntityInfo, Option<u32>)]) -> (Vec<(EntityInfo, Option<u32>)>, Vec<(EntityInfo, Option<u32>)>) {
+    let mut first: HashMap<(u32, u64), u32> = HashMap::new();
+    for e in live.iter().map(|x| x.0).chain(v.blocked().map(|b| b.0)) {
+        let t = first.entry((e.task, e.job)).or_insert(e.thread);
+        *t = (*t).min(e.thread);
+    }
+    live.iter().partition(|(e, _)| first[&(e.task, e.job)] == e.thread)
 }
 
 impl Observer for &mut Checker {
@@ -74,7 +107,7 @@ impl Observer for &mut Checker {
             }
         }
         let running = live.iter().filter(|(_, c)| c.is_some()).count();
-        match self.kind {
+        match self.kind.clone() {
             Kind::GlobalPreemptive | Kind::GlobalNonPreemptive => {
                 // Work-conserving: no idle CPU while an entity waits.
                 if running != live.len().min(self.m) {
@@ -106,6 +139,27 @@ impl Observer for &mut Checker {
                     if mine.iter().skip(1).any(|(_, on)| on.is_some()) {
                         self.fail(format!("t={} CPU {c}: a less urgent job runs", v.now));
                     }
+                }
+            }
+            Kind::Sequential => {
+                let (heads, rest) = heads(v, &live);
+                self.ranked(v.now, &heads, 0..self.m as u32);
+                if let Some((e, c)) = rest.iter().find(|(_, c)| c.is_some()) {
+                    self.fail(format!("t={} thread {}.{} of job {}/{} runs on {c:?} before its sibling ends", v.now, e.region, e.thread, e.task, e.job));
+                }
+            }
+            Kind::Federated { dedicated, shared } => {
+                for (task, cpus) in dedicated.iter().enumerate() {
+                    if let Some(cpus) = cpus {
+                        let mine: Vec<_> = live.iter().filter(|(e, _)| e.task as usize == task).copied().collect();
+                        self.ranked(v.now, &mine, cpus.clone());
+                    }
+                }
+                let light: Vec<_> = live.iter().filter(|(e, _)| dedicated[e.task as usize].is_none()).copied().collect();
+                let (heads, rest) = heads(v, &light);
+                self.ranked(v.now, &heads, shared);
+                if let Some((e, c)) = rest.iter().find(|(_, c)| c.is_some()) {
+                    self.fail(format!("t={} light thread {}.{} of job {}/{} runs on {c:?} before its sibling ends", v.now, e.region, e.thread, e.task, e.job));
                 }
             }
         }
@@ -251,6 +305,12 @@ fn check(ts: &TaskSet, spec: &str) -> Result<(), TestCaseError> {
         "gnpedf" | "gfifo" | "paws" => (Kind::GlobalNonPreemptive, edf),
         "pedf" => (Kind::Partitioned, edf),
         "pfp:file" => (Kind::Partitioned, fp),
+        "gedf-seq" => (Kind::Sequential, edf),
+        // A set federated cannot place is refused at build: nothing to run.
+        "federated" => match rtsched_policies::federated::place(ts) {
+            Ok(p) => (Kind::Federated { dedicated: p.dedicated, shared: p.shared }, edf),
+            Err(_) => return Ok(()),
+        },
         _ => unreachable!(),
     };
     let mut checker = Checker { m, kind, key, cpu_of_task: ts.tasks.iter().map(|t| t.cpu.unwrap()).collect(), instants: 0, failure: None };
@@ -302,17 +362,36 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(600))]
 
     #[test]
-    fn invariants_hold_after_every_event(ts in arb_taskset(), which in 0usize..6) {
-        let spec = ["gedf", "gfp:file", "gnpedf", "gfifo", "pedf", "pfp:file"][which];
+    fn invariants_hold_after_every_event(ts in arb_taskset(), which in 0usize..8) {
+        let spec = ["gedf", "gfp:file", "gnpedf", "gfifo", "pedf", "pfp:file", "gedf-seq", "federated"][which];
         check(&ts, spec)?;
     }
 
     /// The same invariants with parallel regions and critical sections (blocked entities are
     /// not ready, so "the min(m, ready) most urgent run" still holds among the others).
     #[test]
-    fn invariants_hold_with_regions_and_sections(ts in arb_structured_taskset(), which in 0usize..6) {
-        let spec = ["gedf", "gfp:file", "gnpedf", "gfifo", "pedf", "pfp:file"][which];
+    fn invariants_hold_with_regions_and_sections(ts in arb_structured_taskset(), which in 0usize..8) {
+        let spec = ["gedf", "gfp:file", "gnpedf", "gfifo", "pedf", "pfp:file", "gedf-seq", "federated"][which];
         check(&ts, spec)?;
+    }
+
+    /// Federated with heavy tasks (some fork-join tasks' deadlines cut between L and C, and
+    /// CPUs added for them): each heavy task global on its own CPUs, with critical sections,
+    /// aborts and overruns, under the protocol checker.
+    #[test]
+    fn federated_keeps_the_protocol_with_heavy_tasks(ts in arb_structured_taskset()) {
+        let mut ts = ts;
+        let mut extra = 0u64;
+        for (i, t) in ts.tasks.iter_mut().enumerate() {
+            let (c, l) = (t.wcet, t.critical_path());
+            if c >= l + 2 {
+                let k = 2 + i as u64 % 3;
+                t.deadline = l + (c - l).div_ceil(k);
+                extra += rtsched_policies::federated::cores_needed(c, l, rtsched_policies::federated::deadline(t)).unwrap_or(0);
+            }
+        }
+        ts.platform.cpus += extra as u32;
+        check(&ts, "federated")?;
     }
 
     /// A policy that grants freed resources itself (most urgent waiter first) and sets

@@ -56,7 +56,16 @@ fn taskset(seconds: u64, structured: bool) -> TaskSet {
 }
 
 fn allocations(spec: &str, seconds: u64, structured: bool) -> (u64, u64) {
-    let ts = taskset(seconds, structured);
+    let mut ts = taskset(seconds, structured);
+    if spec == "federated" && structured {
+        // A heavy task on 2 CPUs of its own (C = 14 > D = 10 ms, L = 4 ms: ⌈10/6⌉), so that
+        // its cluster runs too.
+        let ms = 1_000_000;
+        let mut h = Task::periodic("heavy", 10 * ms, 14 * ms);
+        h.regions = vec![Region { threads: vec![ms] }, Region { threads: vec![2 * ms; 6] }, Region { threads: vec![ms] }];
+        ts.tasks.push(h);
+        ts.platform.cpus += 2;
+    }
     let mut policy = rtsched_policies::build(spec, &ts).unwrap();
     let before = ALLOCS.load(Ordering::Relaxed);
     let r = rtsched_sim::simulate_policy(&ts, policy.as_mut(), false);
@@ -65,7 +74,7 @@ fn allocations(spec: &str, seconds: u64, structured: bool) -> (u64, u64) {
 
 #[test]
 fn allocations_do_not_grow_with_the_number_of_events() {
-    for (spec, structured) in ["gedf", "gnpedf", "gfp:rm", "gedf-dist:heap", "gfp-dist:rm"].iter().flat_map(|s| [(*s, false), (*s, true)]) {
+    for (spec, structured) in ["gedf", "gnpedf", "gfp:rm", "gedf-dist:heap", "gfp-dist:rm", "gedf-seq", "federated"].iter().flat_map(|s| [(*s, false), (*s, true)]) {
         let (short, ev_short) = allocations(spec, 5, structured);
         let (long, ev_long) = allocations(spec, 20, structured);
         assert!(ev_long > 3 * ev_short, "{spec}: the long run must have many more events");
