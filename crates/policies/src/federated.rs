@@ -291,8 +291,8 @@ impl Policy for Federated {
 
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "federated",
-    summary: "federated scheduling: each heavy task (C > D) alone on ⌈(C−L)/(D−L)⌉ dedicated CPUs, greedy; light tasks sequential under global EDF on the CPUs left",
-    paper: "Li, Chen, Agrawal, Lu, Gill, Saifullah, ECRTS 2014 (federated scheduling); baseline for PAWS",
+    summary: "heavy tasks (C > D) alone on ⌈(C−L)/(D−L)⌉ CPUs each, greedy; light ones sequential, global EDF on the rest",
+    paper: "federated scheduling (Li et al., ECRTS 2014)",
     options: "",
 };
 

@@ -23,8 +23,8 @@ pub fn gedf_seq(cpus: u32) -> SequentialDomain<EdfOrder> {
 
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "gedf-seq",
-    summary: "global preemptive EDF running each parallel job sequentially (a region's threads one after another)",
-    paper: "baseline (unparallelised jobs) beside PAWS §3–4",
+    summary: "global preemptive EDF, each parallel job run sequentially (a region's threads one after another)",
+    paper: "baseline: unparallelised jobs (PAWS §3)",
     options: "",
 };
 

@@ -212,7 +212,7 @@ fn light_tasks_pass_a_gedf_test(ts: &TaskSet, m: u32) -> bool {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(300))]
+    #![proptest_config(ProptestConfig::with_cases(1000))]
 
     /// On random fork-join sets, under the protocol checker: no thread on two CPUs, every
     /// task's threads only on its CPUs (heavy: its dedicated ones; light: the shared ones), a

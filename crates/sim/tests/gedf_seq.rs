@@ -103,7 +103,10 @@ fn arb_fork_join() -> impl Strategy<Value = TaskSet> {
     })
 }
 
-fn jobs(r: &RunResult) -> Vec<(u32, u64, Option<u64>, Option<u64>, bool)> {
+/// (task, job, start, finish, missed) of each job.
+type JobOutcome = (u32, u64, Option<u64>, Option<u64>, bool);
+
+fn jobs(r: &RunResult) -> Vec<JobOutcome> {
     r.jobs.iter().map(|j| (j.task, j.job, j.start, j.finish, j.missed)).collect()
 }
 

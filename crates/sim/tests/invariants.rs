@@ -47,7 +47,7 @@ impl Checker {
 
     /// Global preemptive scheduling of `set` on `cpus`: the `cpus.len()` most urgent run
     /// (all of them if fewer), only on `cpus`, and the others wait.
-    fn ranked(&mut self, now: Time, set: &[(EntityInfo, Option<u32>)], cpus: Range<u32>) {
+    fn ranked(&mut self, now: Time, set: &[Placed], cpus: Range<u32>) {
         let mut keys: Vec<_> = set.iter().map(|(e, c)| ((self.key)(e), *c)).collect();
         keys.sort();
         for (i, (k, on)) in keys.into_iter().enumerate() {
@@ -61,9 +61,12 @@ impl Checker {
     }
 }
 
+/// A live entity and the CPU running it.
+type Placed = (EntityInfo, Option<u32>);
+
 /// Split `live` into each job's lowest-indexed unfinished thread (live or blocked) when it is
 /// live — the one a sequential policy may run — and the rest.
-fn heads(v: &View<'_>, live: &[(EntityInfo, Option<u32>)]) -> (Vec<(EntityInfo, Option<u32>)>, Vec<(EntityInfo, Option<u32>)>) {
+fn heads(v: &View<'_>, live: &[Placed]) -> (Vec<Placed>, Vec<Placed>) {
     let mut first: HashMap<(u32, u64), u32> = HashMap::new();
     for e in live.iter().map(|x| x.0).chain(v.blocked().map(|b| b.0)) {
         let t = first.entry((e.task, e.job)).or_insert(e.thread);
