@@ -32,7 +32,8 @@ def test_all_schedulers_and_outputs(tmp_path):
                 "--trace", out / "t.json", "--gantt", out / "g.png", check=0)
     doc = json.loads((out / "r.json").read_text())
     names = [run["scheduler"] for run in doc["runs"]]
-    assert names == ["gedf", "gnpedf", "pedf", "gfp:rm", "pfp:rm", "gedf-dist:heap", "gfp-dist:rm,push=cpupri", "gfifo", "paws"], r.stdout
+    assert names == ["gedf", "gnpedf", "pedf", "gfp:rm", "pfp:rm", "gedf-dist:heap", "gfp-dist:rm,push=cpupri", "gfifo", "paws",
+                     "federated", "gedf-seq"], r.stdout
     run = doc["runs"][0]
     assert run["schema"] == "rtsched.results/1" and run["substrate"] == "sim"
     assert {"total", "tasks", "counters", "jobs"} <= set(run)
@@ -113,7 +114,7 @@ def test_unknown_scheduler_lists_known(tmp_path):
     r = run_cli("simulate", p, "-s", "gedff")
     assert r.returncode == 2 and "Traceback" not in r.stderr
     assert "unknown scheduler 'gedff'" in r.stderr and "did you mean 'gedf'" in r.stderr
-    for s in ("gedf", "gnpedf", "pedf", "gfp", "pfp", "gfifo"):
+    for s in ("gedf", "gnpedf", "pedf", "gfp", "pfp", "gfifo", "paws", "federated", "gedf-seq"):
         assert s in r.stderr
 
 
@@ -121,6 +122,27 @@ def test_partitioned_without_cpu_names_the_task(tmp_path):
     p = write(tmp_path, "platform: {cpus: 2}\ntasks:\n  - {name: solo, period: 10, wcet: 1}\n")
     r = run_cli("simulate", p, "-s", "pedf")
     assert r.returncode == 2 and "task 'solo'" in r.stderr and "field 'cpu'" in r.stderr
+
+
+def test_federated_refuses_what_it_cannot_place(tmp_path):
+    # deep: C = 21 > D = 10 and L = 11 >= D: no number of dedicated CPUs is enough.
+    p = write(tmp_path, "platform: {cpus: 8}\ntasks:\n  - {name: deep, period: 10, regions: [5, [4, 4, 4, 4], 2]}\n")
+    r = run_cli("simulate", p, "-s", "federated")
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    assert "task 'deep'" in r.stderr and "L = 11ms" in r.stderr and "D = 10ms" in r.stderr, r.stderr
+    # h needs 3 CPUs; with 3 CPUs none is left for the light task l.
+    p = write(tmp_path, "platform: {cpus: 3}\ntasks:\n  - {name: h, period: 10, regions: [1, [4, 4, 4, 4], 1]}\n"
+                        "  - {name: l, period: 10, wcet: 1}\n")
+    r = run_cli("simulate", p, "-s", "federated")
+    assert r.returncode == 2 and "all 3 CPUs" in r.stderr and "'l'" in r.stderr, r.stderr
+    # 'all' skips it, saying why.
+    r = run_cli("simulate", p, "-s", "all", check=0)
+    assert "federated" in r.stdout + r.stderr and "all 3 CPUs" in r.stdout + r.stderr, r.stdout + r.stderr
+    # With a CPU more, l has CPU 3.
+    p = write(tmp_path, (tmp_path / "ts.yaml").read_text().replace("cpus: 3", "cpus: 4"))
+    r = run_cli("simulate", p, "-s", "federated", "gedf-seq", check=0)
+    assert any(line.startswith("federated ") for line in r.stdout.splitlines()), r.stdout
+    assert any(line.startswith("gedf-seq ") for line in r.stdout.splitlines()), r.stdout
 
 
 @pytest.mark.parametrize("args,needle", [
@@ -154,7 +176,7 @@ def test_failed_write_leaves_no_partial_file(tmp_path):
 
 def test_schedulers_lists_every_policy_with_paper():
     r = run_cli("schedulers", check=0)
-    for s in ("gedf", "gnpedf", "pedf", "gfp", "pfp", "gfifo"):
+    for s in ("gedf", "gnpedf", "pedf", "gfp", "pfp", "gfifo", "paws", "federated", "gedf-seq"):
         assert f"\n{s} " in "\n" + r.stdout
     assert "ChronOS" in r.stdout and "prio=" in r.stdout
 
