@@ -194,11 +194,6 @@ impl Federated {
         }
     }
 
-    /// The placement this policy runs.
-    pub fn placement(&self) -> &Placement {
-        &self.placement
-    }
-
     fn note(&mut self, e: &EntityInfo) -> u32 {
         let k = self.domain_of_task[e.task as usize];
         let i = e.id as usize;

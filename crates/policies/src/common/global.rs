@@ -66,12 +66,7 @@ impl<O: Order> GlobalDomain<O> {
         self.ready.push(e.id, k);
     }
 
-    /// The platform's CPUs this domain schedules.
-    pub fn cpus(&self) -> std::ops::Range<u32> {
-        self.first..self.first + self.linked.len() as u32
-    }
-
-    /// `e` left `cpu` (a platform index, one of [`GlobalDomain::cpus`]): completed or blocked.
+    /// `e` left `cpu` (a platform index, one of the domain's): completed or blocked.
     pub fn complete(&mut self, e: EntityId, cpu: u32) {
         let c = (cpu - self.first) as usize;
         debug_assert_eq!(self.linked[c].map(|x| x.1), Some(e));
