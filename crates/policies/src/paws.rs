@@ -15,7 +15,9 @@
 //! - **Rule D** (empty local queue: take from the global queue): step 2 of [`Paws::fill`].
 //! - **Rule E** (still nothing: steal the top thread of the most urgent deque of a randomly
 //!   chosen busy core): [`LocalQueue::steal_top`], the stealer's role, with the victim drawn
-//!   from the run's seeded generator.
+//!   from the run's seeded generator. `stats` counts `steals`, `steal_attempts` (at most one
+//!   per free core per decision) and `failed_steals` (no core had a thread to steal); the
+//!   results take them into their run-level counters.
 //! - **Rule F** (a stolen thread that is preempted goes to the global queue, a local one back
 //!   to its deque, a job to the global queue): [`Paws::requeue`], by [`Origin`].
 //!
@@ -149,6 +151,11 @@ struct Counts {
     local_picks: u64,
     global_picks: u64,
     steals: u64,
+    /// Free cores that looked for a victim (no local work, empty global queue), at most once
+    /// per core per decision, and those of them that found none (the kernel's
+    /// `steal_pjob_rtws` failing). `steal_attempts == steals + failed_steals`.
+    steal_attempts: u64,
+    failed_steals: u64,
     preemptions: u64,
     requeued_local: u64,
     requeued_global: u64,
@@ -166,6 +173,9 @@ pub struct Paws {
     arrived: Vec<EntityId>,
     rng: ChaCha8Rng,
     victims: Vec<u32>,
+    /// Per core, the decision (`decision`) in which it last attempted a steal.
+    attempted: Vec<u64>,
+    decision: u64,
     counts: Counts,
 }
 
@@ -180,6 +190,8 @@ impl Paws {
             arrived: Vec::with_capacity(16),
             rng,
             victims: Vec::with_capacity(m),
+            attempted: vec![0; m],
+            decision: 0,
             counts: Counts::default(),
         }
     }
@@ -226,6 +238,7 @@ impl Paws {
     /// Fill free cores: local work (Rule C), then the global queue (Rule D), then steals
     /// (Rule E), in rounds until no free core finds anything.
     fn fill(&mut self, d: &mut Dispatch<'_>) {
+        self.decision += 1;
         loop {
             let mut progress = false;
             for c in 0..self.running.len() {
@@ -256,8 +269,17 @@ impl Paws {
                         self.victims.push(v as u32);
                     }
                 }
+                // One attempt per core per decision: a core that failed in an earlier round and
+                // succeeds now turns its failed attempt into a steal.
+                let first = self.attempted[c] != self.decision;
+                self.attempted[c] = self.decision;
+                self.counts.steal_attempts += first as u64;
                 if self.victims.is_empty() {
+                    self.counts.failed_steals += first as u64;
                     continue;
+                }
+                if !first {
+                    self.counts.failed_steals -= 1;
                 }
                 let v = self.victims[self.rng.random_range(0..self.victims.len())];
                 let e = self.local[v as usize].steal_top().expect("a victim has a thread");
@@ -365,6 +387,8 @@ impl Policy for Paws {
             ("local_picks", c.local_picks),
             ("global_picks", c.global_picks),
             ("steals", c.steals),
+            ("steal_attempts", c.steal_attempts),
+            ("failed_steals", c.failed_steals),
             ("preemptions", c.preemptions),
             ("requeued_local", c.requeued_local),
             ("requeued_global", c.requeued_global),
