@@ -573,10 +573,11 @@ pub(crate) fn run_policy(ts: &TaskSet, policy: Box<dyn Policy>, opts: &RunOption
     let mut r = RunResult::new("testbed", &format!("testbed:{label}"), ts);
     r.measurements.insert(format!("model_{model}"), 1.0);
     let end = if st.done { st.end } else { sh.limit };
-    for (k, v) in st.led.policy().stats() {
-        r.measurements.insert(format!("policy.{k}"), v);
-    }
     let out = st.led.finish(end);
+    out.fill_counters(&mut r.counters);
+    for (k, v) in &out.stats {
+        r.measurements.insert(format!("policy.{k}"), *v);
+    }
     if out.charged > 0 {
         r.measurements.insert("policy.charged_ns".into(), out.charged as f64);
     }
@@ -584,8 +585,6 @@ pub(crate) fn run_policy(ts: &TaskSet, policy: Box<dyn Policy>, opts: &RunOption
     r.jobs = out.jobs;
     r.intervals = std::mem::take(&mut st.intervals);
     r.intervals.sort_by_key(|i| (i.start, i.cpu));
-    r.counters.scheduler_invocations = out.invocations;
-    r.counters.releases = out.releases;
     r.measurements.insert("kernel.worker_context_switches".into(), kernel_cs as f64);
     r.measurements.insert("kernel.worker_migrations".into(), kernel_mig as f64);
     put_stats(&mut r, "decision_overhead", &mut st.decision_ns);

@@ -9,7 +9,9 @@ use serde::Serialize;
 use std::io::{self, Write};
 use std::path::Path;
 
-pub const SCHEMA: &str = "rtsched.results/1";
+/// The results document's version. 2: run-level `steals`, `steal_attempts`, `failed_steals`,
+/// `priority_inversions` and `priority_inversion_ns` in `counters`.
+pub const SCHEMA: &str = "rtsched.results/2";
 
 /// The set of CPUs a job ran on. Inline for CPUs < 64, so recording it allocates nothing
 /// on ordinary platforms.
@@ -102,6 +104,18 @@ pub struct Counters {
     pub events: u64,
     /// Jobs released (counted or not).
     pub releases: u64,
+    /// Work stealing, as the policy counts it (PAWS; 0 for policies that do not steal): threads
+    /// stolen; attempts (a free core with no local work and an empty global queue looked for a
+    /// victim, at most once per core per decision); attempts that found no victim. Always
+    /// `steal_attempts == steals + failed_steals`.
+    pub steals: u64,
+    pub steal_attempts: u64,
+    pub failed_steals: u64,
+    /// Priority inversions (docs/semantics.md): how many times one began (a decision after
+    /// which some CPU runs an entity with a later deadline than a ready entity's, while none
+    /// did after the previous decision), and the total time one held. Over the whole run.
+    pub priority_inversions: u64,
+    pub priority_inversion_ns: Time,
 }
 
 /// Everything a run produces.

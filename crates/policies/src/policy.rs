@@ -414,7 +414,11 @@ pub trait Policy: Send {
 
     /// The policy's own operation counters (e.g. pushes, pulls, find-CPU calls), read by the
     /// substrate after a run. Wall-clock figures appear only when the policy was asked to
-    /// measure. Default: none.
+    /// measure. Default: none. Three names are part of the results schema and must mean what
+    /// it says (run-level `counters`, 0 for a policy that reports none): `steals` (threads
+    /// taken from another core's queue), `steal_attempts` (free cores that looked for a
+    /// victim, at most once per core per decision) and `failed_steals` (attempts that found
+    /// none); `steal_attempts == steals + failed_steals`.
     fn stats(&self) -> Vec<(String, f64)> {
         Vec::new()
     }

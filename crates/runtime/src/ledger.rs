@@ -29,14 +29,19 @@
 //!    then handles aborts and ungranted resources, calling `schedule` again at the instant.
 //! 7. **Records.** One [`JobRecord`] per job released in the counted window; at the end,
 //!    unfinished jobs whose deadline passed are misses and blocked threads add their wait.
+//! 8. **Priority inversions.** Every change of readiness and of what a CPU runs is told to the
+//!    inversion meter (`inversion.rs`), which after each decision says whether a CPU runs a
+//!    later deadline than a ready entity's; [`Outcome`] carries the onsets and the time, and
+//!    the policy's `stats`, from which [`Outcome::fill_counters`] takes the run-level counters.
 //!
 //! What stays with a driver is how time passes and how work is done: the simulator's event
 //! queue and cost model, the testbed's threads, clocks and mailboxes. The driver learns of the
 //! ledger's CPU changes through [`Substrate`].
 
+use crate::inversion::Inversions;
 use crate::streams::TaskStreams;
 use rtsched_model::program::scale;
-use rtsched_model::results::JobRecord;
+use rtsched_model::results::{Counters, JobRecord};
 use rtsched_model::{Action, OnMiss, Program, Task, TaskId, TaskSet, Time};
 use rtsched_policies::{Decisions, Dispatch, EntityId, EntityInfo, Policy, ResourceId, RunView};
 use std::borrow::Cow;
@@ -197,6 +202,8 @@ pub struct CpuState {
     pub mark: Time,
     /// (slot, generation) of the last entity it ran, for context-switch counting.
     last: u64,
+    /// The deadline of `running` (0 while idle), for priority inversions.
+    pub(crate) deadline: Time,
 }
 
 /// Why an entity leaves its CPU.
@@ -296,6 +303,8 @@ pub struct Run<'t> {
     releases: u64,
     invocations: u64,
     charged: Time,
+    /// Ready entities and running deadlines: priority inversions (crate::inversion).
+    inv: Inversions,
     now: Time,
     /// Copied out of the task set for the hot path.
     duration: Time,
@@ -401,6 +410,10 @@ impl Run<'_> {
             (e.info, e.blocked_on, queued, e.cpu != NONE)
         })
     }
+    /// Whether a priority inversion held after the last decision (docs/semantics.md).
+    pub fn priority_inversion(&self) -> bool {
+        self.inv.holding()
+    }
     /// Counted jobs not yet finished or aborted.
     pub fn undecided(&self) -> u64 {
         self.undecided
@@ -442,6 +455,28 @@ pub struct Outcome {
     pub invocations: u64,
     /// Overhead the policy charged with `Dispatch::charge`.
     pub charged: Time,
+    /// Priority inversions (docs/semantics.md): onsets, and the time one held.
+    pub priority_inversions: u64,
+    pub priority_inversion_ns: Time,
+    /// The policy's own counters ([`Policy::stats`]) at the end of the run.
+    pub stats: Vec<(String, f64)>,
+}
+
+impl Outcome {
+    /// The run-level counters of the results schema that the ledger and the policy know:
+    /// invocations, releases, priority inversions, and the work-stealing counters a policy
+    /// reports by name in `stats` (`steals`, `steal_attempts`, `failed_steals`; 0 when it
+    /// reports none). `events` is the driver's.
+    pub fn fill_counters(&self, c: &mut Counters) {
+        let stat = |k: &str| self.stats.iter().find(|(n, _)| n == k).map_or(0, |&(_, v)| v as u64);
+        c.scheduler_invocations = self.invocations;
+        c.releases = self.releases;
+        c.priority_inversions = self.priority_inversions;
+        c.priority_inversion_ns = self.priority_inversion_ns;
+        c.steals = stat("steals");
+        c.steal_attempts = stat("steal_attempts");
+        c.failed_steals = stat("failed_steals");
+    }
 }
 
 /// The job ledger and the policy it drives. One per run.
@@ -486,7 +521,7 @@ impl<'t> Ledger<'t> {
                 jobs: Vec::with_capacity(2 * n),
                 free_jobs: Vec::with_capacity(2 * n),
                 resources,
-                cpus: vec![CpuState { running: None, mark: 0, last: u64::MAX }; m],
+                cpus: vec![CpuState { running: None, mark: 0, last: u64::MAX, deadline: 0 }; m],
                 streams,
                 next_job: vec![0; n],
                 task_busy: vec![false; n],
@@ -496,6 +531,7 @@ impl<'t> Ledger<'t> {
                 releases: 0,
                 invocations: 0,
                 charged: 0,
+                inv: Inversions::new(2 * width + m),
                 now: 0,
                 duration,
                 abort_at_deadline: ts.run.on_miss == OnMiss::Abort,
@@ -665,6 +701,7 @@ impl<'t> Ledger<'t> {
             Some(s) => s,
             None => {
                 r.ents.push(Ent::EMPTY);
+                r.inv.grow(r.ents.len());
                 (r.ents.len() - 1) as u32
             }
         };
@@ -672,6 +709,7 @@ impl<'t> Ledger<'t> {
         let e = &mut r.ents[slot as usize];
         let generation = e.generation.wrapping_add(1);
         *e = Ent { info, generation, live: true, job: j, rec, demand, ncp, ..Ent::EMPTY };
+        r.inv.ready(slot, deadline);
         r.jobs[j as usize].ents.push(slot);
         info
     }
@@ -716,7 +754,9 @@ impl<'t> Ledger<'t> {
         sub.off_cpu(now, cpu, &mut self.run.cpus[cpu as usize], x, why);
         x.cpu = NONE;
         x.last_cpu = cpu;
-        self.run.cpus[cpu as usize].running = None;
+        let c = &mut self.run.cpus[cpu as usize];
+        c.running = None;
+        c.deadline = 0;
         self.dec.vacate(cpu);
         self.dec.note_cpu_event(cpu);
     }
@@ -795,6 +835,7 @@ impl<'t> Ledger<'t> {
         debug_assert_eq!(x.blocked_on, r);
         x.blocked_on = NONE;
         let (waited, rec) = (now - x.blocked_since, x.rec);
+        self.run.inv.ready(w, x.info.deadline);
         if rec != NONE {
             self.run.records[rec as usize].blocked += waited;
         }
@@ -816,7 +857,9 @@ impl<'t> Ledger<'t> {
         } else {
             self.run.free.push(e);
         }
-        self.run.cpus[cpu as usize].running = None;
+        let c = &mut self.run.cpus[cpu as usize];
+        c.running = None;
+        c.deadline = 0;
         self.dec.vacate(cpu);
         self.dec.note_cpu_event(cpu);
         self.policy.get().complete(now, e, cpu);
@@ -890,6 +933,7 @@ impl<'t> Ledger<'t> {
             // Each thread leaves its CPU, gives up what it holds and is gone to the policy; then
             // what they held is handed on (to other jobs' threads).
             for &e in &doomed {
+                self.run.inv.gone(e, self.run.ents[e as usize].info.deadline);
                 let x = self.run.ents[e as usize];
                 if x.cpu != NONE {
                     self.unlink(now, x.cpu, e, Off::Aborted, sub);
@@ -970,6 +1014,8 @@ impl<'t> Ledger<'t> {
             let again = self.grants_resources && self.apply_grants(now);
             self.apply(now, sub);
             if !self.dec.has_aborts() && !again {
+                let r = &mut self.run;
+                r.inv.observe(now, &r.ents, &r.cpus);
                 return;
             }
             self.dec.take_aborts(&mut self.aborts);
@@ -1039,7 +1085,10 @@ impl<'t> Ledger<'t> {
                 sub.off_cpu(now, cpu, &mut self.run.cpus[cpu as usize], x, Off::Preempted);
                 x.cpu = NONE;
                 x.last_cpu = cpu;
-                self.run.cpus[cpu as usize].running = None;
+                self.run.inv.ready(o, x.info.deadline);
+                let c = &mut self.run.cpus[cpu as usize];
+                c.running = None;
+                c.deadline = 0;
                 self.stopped.push(o);
             }
             if new.is_none() {
@@ -1059,12 +1108,14 @@ impl<'t> Ledger<'t> {
                 self.invalid_dispatch(cpu, e);
             }
             let work = if x.cp >= x.ncp { x.demand - x.done } else { self.run.work_to_next(e) };
+            let d = x.info.deadline;
             let x = &mut self.run.ents[e as usize];
             let id = ((x.generation as u64) << 32) | e as u64;
             let c = &mut self.run.cpus[cpu as usize];
             let switched = c.last != id;
             let migrated = x.last_cpu != NONE && x.last_cpu != cpu;
             c.running = Some(e);
+            c.deadline = d;
             c.last = id;
             c.mark = now;
             x.cpu = cpu;
@@ -1079,6 +1130,7 @@ impl<'t> Ledger<'t> {
             }
             sub.on_cpu(now, cpu, c, x, switched, migrated, work);
             sub.assigned(cpu, Some(e));
+            self.run.inv.unready(e, d);
         }
         for i in 0..self.stopped.len() {
             let x = &self.run.ents[self.stopped[i] as usize];
@@ -1131,7 +1183,16 @@ impl<'t> Ledger<'t> {
             let rec = &mut r.records[j.rec as usize];
             rec.missed = rec.deadline <= end;
         }
-        Outcome { jobs: std::mem::take(&mut r.records), releases: r.releases, invocations: r.invocations, charged: r.charged }
+        r.inv.finish(end);
+        Outcome {
+            jobs: std::mem::take(&mut r.records),
+            releases: r.releases,
+            invocations: r.invocations,
+            charged: r.charged,
+            priority_inversions: r.inv.onsets,
+            priority_inversion_ns: r.inv.ns,
+            stats: self.policy.get().stats(),
+        }
     }
 }
 

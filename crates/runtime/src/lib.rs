@@ -8,6 +8,7 @@
 //! protocol of `rtsched_policies::policy` under whichever driver runs it.
 
 pub mod checker;
+mod inversion;
 pub mod ledger;
 pub mod streams;
 

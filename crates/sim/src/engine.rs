@@ -189,6 +189,11 @@ impl View<'_> {
     pub fn holders(&self) -> impl Iterator<Item = Option<(EntityInfo, bool)>> + '_ {
         self.run.holders()
     }
+    /// Whether a priority inversion holds after this instant's decision: some CPU runs an
+    /// entity with a strictly later deadline than a ready one's (docs/semantics.md).
+    pub fn priority_inversion(&self) -> bool {
+        self.run.priority_inversion()
+    }
     /// Entities blocked on a resource: (entity, resource, whether it is in that resource's
     /// queue, whether a CPU runs it). A correct ledger answers (_, _, true, false).
     pub fn blocked(&self) -> impl Iterator<Item = (EntityInfo, u32, bool, bool)> + '_ {
@@ -311,10 +316,9 @@ impl<'p, O: Observer, C: CostModel> Engine<'p, O, C> {
         }
         let out = self.led.finish(end);
         let mut r = self.result;
+        out.fill_counters(&mut r.counters);
         r.jobs = out.jobs;
         r.intervals = self.sim.intervals;
-        r.counters.releases = out.releases;
-        r.counters.scheduler_invocations = out.invocations;
         if out.charged > 0 {
             r.measurements.insert("policy.charged_ns".into(), out.charged as f64);
         }
@@ -390,7 +394,9 @@ pub fn simulate(ts: &TaskSet, spec: &str, record_intervals: bool) -> Result<RunR
 
 /// Simulate `ts` under `spec` and also return the policy's own operation counters
 /// ([`Policy::stats`]: pushes, pulls, find-CPU calls, and ns per operation with `measure`).
-/// The counters stay out of the results document, which remains free of wall-clock figures.
+/// Apart from the work-stealing ones the results schema names (`steals`, `steal_attempts`,
+/// `failed_steals` in `counters`), they stay out of the results document, which remains free
+/// of wall-clock figures.
 pub fn simulate_with_stats(ts: &TaskSet, spec: &str, record_intervals: bool) -> Result<(RunResult, Vec<(String, f64)>), String> {
     let mut p = rtsched_policies::build(spec, ts)?;
     let r = simulate_policy(ts, p.as_mut(), record_intervals);
