@@ -45,7 +45,7 @@ impl<K: Ord + Copy> IndexedHeap<K> {
     }
 
     /// Insert `id` with `key`. Precondition: `id` is not in the heap.
-    #[inline]
+    #[inline(always)]
     pub fn push(&mut self, id: u32, key: K) {
         if self.pos.len() <= id as usize {
             self.pos.resize(id as usize + 1, ABSENT);
