@@ -1,0 +1,244 @@
+//! Run-level metrics of the results schema (docs/semantics.md "Priority inversions", "Work
+//! stealing"): hand-worked cases with exact counts and times, a brute-force oracle over random
+//! task sets under every policy, and the properties that hold by construction (global EDF has
+//! no inversion; PAWS's attempts are its steals plus its failed steals).
+
+mod common;
+
+use common::{arb_structured_taskset, arb_taskset};
+use proptest::prelude::*;
+use rtsched_model::results::RunResult;
+use rtsched_model::{parse_taskset, Format, TaskSet, Time};
+use rtsched_runtime::ProtocolChecker;
+use rtsched_sim::{simulate, simulate_observed, Observer, View};
+
+const MS: Time = 1_000_000;
+
+fn ts(yaml: &str) -> TaskSet {
+    parse_taskset(yaml, Format::Yaml, "metrics.yaml").unwrap()
+}
+
+/// Records, after every instant, whether an inversion holds as the ledger says and as a
+/// brute-force look at every live entity says, and accumulates the oracle's onsets and time.
+#[derive(Default)]
+struct Oracle {
+    /// (now, ledger says, oracle says) at each instant.
+    states: Vec<(Time, bool, bool)>,
+    onsets: u64,
+    ns: Time,
+    since: Option<Time>,
+}
+
+impl Oracle {
+    /// The oracle's totals once the run ended at `end`.
+    fn totals(&self, end: Time) -> (u64, Time) {
+        (self.onsets, self.ns + self.since.map_or(0, |s| end - s))
+    }
+    /// Instants at which the ledger and the oracle disagree.
+    fn disagreements(&self) -> Vec<(Time, bool, bool)> {
+        self.states.iter().copied().filter(|&(_, a, b)| a != b).collect()
+    }
+}
+
+impl Observer for &mut Oracle {
+    fn after_instant(&mut self, v: &View<'_>) {
+        // Ready: live, not blocked, on no CPU. `live()` leaves blocked entities out.
+        let mut min_ready = Time::MAX;
+        let mut max_running = None;
+        for (e, cpu) in v.live() {
+            match cpu {
+                None => min_ready = min_ready.min(e.deadline),
+                Some(_) => max_running = max_running.max(Some(e.deadline)),
+            }
+        }
+        let holds = max_running.is_some_and(|d| min_ready < d);
+        match (holds, self.since) {
+            (true, None) => {
+                self.onsets += 1;
+                self.since = Some(v.now);
+            }
+            (false, Some(s)) => {
+                self.ns += v.now - s;
+                self.since = None;
+            }
+            _ => {}
+        }
+        self.states.push((v.now, v.priority_inversion(), holds));
+    }
+}
+
+fn observed(t: &TaskSet, spec: &str) -> (RunResult, Oracle) {
+    let mut oracle = Oracle::default();
+    let mut p = ProtocolChecker::new(rtsched_policies::build(spec, t).unwrap(), t.platform.cpus);
+    let r = simulate_observed(t, &mut p, &mut oracle, false);
+    (r, oracle)
+}
+
+/// The hand-worked partitioned case on 2 CPUs (ms; every task's period is 100, so each
+/// releases once in the window [0, 50)):
+///
+/// | task | CPU | release | WCET | deadline (abs.) |
+/// |---|---|---|---|---|
+/// | a | 0 | 0 | 10 | 30 |
+/// | s | 0 | 4 | 1 | 200 |
+/// | b | 1 | 0 | 8 | 15 |
+/// | c | 1 | 0 | 4 | 25 |
+/// | f | 0 | 20 | 6 | 50 |
+/// | g | 0 | 20 | 4 | 80 |
+/// | d | 1 | 20 | 10 | 120 |
+/// | p, q | 0 | 40 | 5 each | 60 |
+/// | r | 1 | 40 | 10 | 60 |
+///
+/// - [0, 8): CPU 0 runs a (30), CPU 1 runs b (15); c (25) waits on CPU 1's queue: 25 < 30,
+///   an inversion (a ready entity queued on another CPU counts). At 4, s (200) arrives on CPU
+///   0: a decision, but the inversion persists — still one onset.
+/// - At 8 b ends and c runs: nothing earlier waits (s: 200). a ends at 10, s runs [10, 11),
+///   c ends at 12.
+/// - [20, 26): CPU 0 runs f (50), CPU 1 runs d (120); g (80) waits on CPU 0: 80 < 120, the
+///   second onset. At 26 g runs; f and g end by 30, d at 30.
+/// - [40, 50): p (60) and r (60) run, q (60) waits: equal deadlines are no inversion.
+///
+/// So 2 inversions, 8 + 6 = 14 ms. Under global EDF on the same jobs: none.
+const PEDF_CASE: &str = "platform: {cpus: 2}
+run: {duration: 50}
+tasks:
+  - {name: a, period: 100, wcet: 10, deadline: 30, cpu: 0}
+  - {name: s, period: 100, wcet: 1, deadline: 196, offset: 4, cpu: 0}
+  - {name: b, period: 100, wcet: 8, deadline: 15, cpu: 1}
+  - {name: c, period: 100, wcet: 4, deadline: 25, cpu: 1}
+  - {name: f, period: 100, wcet: 6, deadline: 30, offset: 20, cpu: 0}
+  - {name: g, period: 100, wcet: 4, deadline: 60, offset: 20, cpu: 0}
+  - {name: d, period: 100, wcet: 10, deadline: 100, offset: 20, cpu: 1}
+  - {name: p, period: 100, wcet: 5, deadline: 20, offset: 40, cpu: 0}
+  - {name: q, period: 100, wcet: 5, deadline: 20, offset: 40, cpu: 0}
+  - {name: r, period: 100, wcet: 10, deadline: 20, offset: 40, cpu: 1}
+";
+
+#[test]
+fn partitioned_edf_inversions_worked_by_hand() {
+    let t = ts(PEDF_CASE);
+    let (r, oracle) = observed(&t, "pedf");
+    assert_eq!(r.summaries().total.missed, 0);
+    assert_eq!((r.counters.priority_inversions, r.counters.priority_inversion_ns), (2, 14 * MS));
+    // When it held: after the decisions at 0 and 4 (persisting) and 20; not at 8, 26, 40.
+    let held: Vec<(Time, bool)> = oracle.states.iter().map(|&(now, ledger, _)| (now / MS, ledger)).collect();
+    for (at, want) in [(0, true), (4, true), (8, false), (10, false), (20, true), (26, false), (40, false)] {
+        assert!(held.contains(&(at, want)), "at {at} ms: {held:?}");
+    }
+    assert!(oracle.disagreements().is_empty(), "{:?}", oracle.disagreements());
+    assert_eq!(oracle.totals(r.end), (2, 14 * MS));
+    // The same jobs under global EDF: the most urgent always run.
+    let g = simulate(&t, "gedf", false).unwrap();
+    assert_eq!((g.counters.priority_inversions, g.counters.priority_inversion_ns), (0, 0));
+    // In the results document.
+    let doc = r.to_json_value(false);
+    assert_eq!(doc["counters"]["priority_inversions"], 2);
+    assert_eq!(doc["counters"]["priority_inversion_ns"], 14 * MS);
+    assert_eq!(doc["counters"]["steals"], 0);
+}
+
+/// An inversion still holding when the run ends counts until the end. On one CPU under fixed
+/// priorities, h (priority 2, C = T = 10 ms) runs back to back and l (priority 1, deadline 5)
+/// waits from 0 — an inversion, since every job of h has a later deadline — until the run
+/// stops at its drain limit (10 + 2 × 1000 ms) with l unfinished.
+#[test]
+fn an_inversion_open_at_the_end_counts_until_the_end() {
+    let t = ts("platform: {cpus: 1}
+run: {duration: 10}
+tasks:
+  - {name: h, period: 10, wcet: 10, priority: 2}
+  - {name: l, period: 1000, wcet: 1, deadline: 5, priority: 1}
+");
+    let (r, oracle) = observed(&t, "gfp:file");
+    assert!(oracle.disagreements().is_empty());
+    assert_eq!(r.end, 2010 * MS);
+    assert!(r.jobs.iter().any(|j| j.task == 1 && j.finish.is_none()));
+    assert_eq!((r.counters.priority_inversions, r.counters.priority_inversion_ns), (1, 2010 * MS));
+    assert_eq!(oracle.totals(r.end), (1, 2010 * MS));
+}
+
+/// PAWS §4's "controlled priority inversion" (docs/papers/paws.md): threads stay on the core
+/// that forked them (Rule B) and only a free core steals (Rule E), so an urgent parallel job's
+/// threads can wait while another core runs a less urgent job.
+///
+/// On 2 CPUs: l (sequential, 10 ms, deadline 80) and p (regions [1, [3, 3, 3]], deadline 30)
+/// are released at 0. CPU 0 takes p's first region (deadline order), CPU 1 takes l. At 1 p forks
+/// on CPU 0: CPU 0 takes thread 2 (the bottom of its deque), threads 0 and 1 (30) wait there
+/// while CPU 1 runs l (80): an inversion. At 4 CPU 0 takes thread 1; thread 0 still waits. At 7
+/// it takes thread 0: no inversion any more. Both CPUs are free at 10: each attempts a steal
+/// and finds no victim. Global EDF would have preempted l at 1.
+#[test]
+fn paws_controlled_priority_inversion_and_failed_steals_worked_by_hand() {
+    let t = ts("platform: {cpus: 2}
+run: {duration: 20}
+tasks:
+  - {name: l, period: 100, wcet: 10, deadline: 80}
+  - {name: p, period: 100, deadline: 30, regions: [1, [3, 3, 3]]}
+");
+    let (r, oracle) = observed(&t, "paws");
+    assert!(oracle.disagreements().is_empty(), "{:?}", oracle.disagreements());
+    assert_eq!(r.summaries().total.missed, 0);
+    assert_eq!((r.counters.priority_inversions, r.counters.priority_inversion_ns), (1, 6 * MS));
+    assert_eq!((r.counters.steals, r.counters.steal_attempts, r.counters.failed_steals), (0, 2, 2));
+    let g = simulate(&t, "gedf", false).unwrap();
+    assert_eq!(g.counters.priority_inversions, 0);
+}
+
+/// The steal counters on the hand-worked case of crates/sim/tests/paws.rs (one job p, regions
+/// [2, [4, 4, 4], 2] on 2 CPUs). Per decision:
+/// - 0: CPU 0 takes p's first region from the global queue; CPU 1 attempts, no victim.
+/// - 2: p forks on CPU 0, which takes thread 2; CPU 1 attempts and steals thread 0.
+/// - 6: CPU 0 takes thread 1; CPU 1 attempts, no victim (CPU 0's deque is empty).
+/// - 10: the last region goes to the global queue; CPU 0 takes it; CPU 1 attempts, fails.
+/// - 12: p ends; both CPUs attempt and fail.
+///
+/// So 1 steal, 6 attempts, 5 failed; each free core counts once per decision although `fill`
+/// visits it in every round.
+#[test]
+fn paws_steal_attempts_worked_by_hand() {
+    let t = ts("platform: {cpus: 2}\nrun: {duration: 20}\ntasks:\n  - {name: p, period: 20, regions: [2, [4, 4, 4], 2]}\n");
+    let r = simulate(&t, "paws", false).unwrap();
+    assert_eq!((r.counters.steals, r.counters.steal_attempts, r.counters.failed_steals), (1, 6, 5));
+    // The policy's own counters say the same.
+    let stats = rtsched_sim::simulate_with_stats(&t, "paws", false).unwrap().1;
+    let get = |k: &str| stats.iter().find(|(n, _)| n == k).map(|&(_, v)| v as u64);
+    assert_eq!((get("steals"), get("steal_attempts"), get("failed_steals")), (Some(1), Some(6), Some(5)));
+    let doc = r.to_json_value(false);
+    assert_eq!((doc["counters"]["steals"].as_u64(), doc["counters"]["steal_attempts"].as_u64(), doc["counters"]["failed_steals"].as_u64()), (Some(1), Some(6), Some(5)));
+    // No inversion: one job.
+    assert_eq!(r.counters.priority_inversions, 0);
+}
+
+const POLICIES: [&str; 7] = ["gedf", "gfp:file", "gnpedf", "gfifo", "pedf", "pfp:file", "paws"];
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    /// The ledger's inversion state after every instant is the brute-force one, and its
+    /// totals are the oracle's, for every policy, with regions and critical sections.
+    #[test]
+    fn inversions_are_what_a_brute_force_oracle_sees(t in arb_structured_taskset(), which in 0usize..7) {
+        let spec = POLICIES[which];
+        let (r, oracle) = observed(&t, spec);
+        prop_assert!(oracle.disagreements().is_empty(), "{}: {:?}", spec, oracle.disagreements());
+        prop_assert_eq!((r.counters.priority_inversions, r.counters.priority_inversion_ns), oracle.totals(r.end), "{}", spec);
+        prop_assert!(r.counters.priority_inversion_ns <= r.end);
+    }
+
+    /// Global EDF runs the m most urgent ready entities at every instant: no inversion, ever.
+    #[test]
+    fn global_edf_has_no_inversions_on_sequential_sets(t in arb_taskset()) {
+        let r = simulate(&t, "gedf", false).unwrap();
+        prop_assert_eq!((r.counters.priority_inversions, r.counters.priority_inversion_ns), (0, 0));
+    }
+
+    /// PAWS: every attempt is a steal or a failed steal; policies that do not steal report 0.
+    #[test]
+    fn steal_attempts_are_steals_plus_failed_steals(t in arb_structured_taskset()) {
+        let r = simulate(&t, "paws", false).unwrap();
+        let c = &r.counters;
+        prop_assert_eq!(c.steal_attempts, c.steals + c.failed_steals);
+        let g = simulate(&t, "gedf", false).unwrap();
+        prop_assert_eq!((g.counters.steals, g.counters.steal_attempts, g.counters.failed_steals), (0, 0, 0));
+    }
+}
