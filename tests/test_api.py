@@ -24,6 +24,25 @@ def test_simulate_returns_summary_and_jobs():
     assert list(r.tasks.index) == ["light1", "light2", "heavy"]
 
 
+def test_summary_has_the_run_level_counters():
+    ts = rtsched.parse_taskset("""
+platform: {cpus: 2}
+run: {duration: 50}
+tasks:
+  - {name: l, period: 100, wcet: 10, deadline: 80}
+  - {name: p, period: 100, deadline: 30, regions: [1, [3, 3, 3]]}
+""")
+    # PAWS: p's threads wait in CPU 0's deque while CPU 1 runs l ([1, 7) ms); at 10 both
+    # CPUs look for a thread to steal and find none (crates/sim/tests/metrics.rs).
+    r = rtsched.simulate(ts, scheduler="paws")
+    s = r.summary
+    assert (s["priority_inversions"], s["priority_inversion_ns"]) == (1, 6_000_000)
+    assert (s["steals"], s["steal_attempts"], s["failed_steals"]) == (0, 2, 2)
+    assert r.counters["priority_inversions"] == 1 and r.counters["releases"] == 2
+    g = rtsched.simulate(ts, scheduler="gedf").summary
+    assert (g["priority_inversions"], g["priority_inversion_ns"], g["steal_attempts"]) == (0, 0, 0)
+
+
 def test_paths_and_duration_strings():
     r = rtsched.simulate(EXAMPLES / "dhall.yaml", scheduler="pedf", duration="0.22s")
     assert r.document["duration_ns"] == 220_000_000 and r.summary["missed"] == 0

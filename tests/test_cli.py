@@ -25,6 +25,36 @@ def test_simulate_prints_comparison_table(tmp_path):
         assert any(line.startswith(s + " ") for line in lines), r.stdout
 
 
+def test_simulate_table_shows_inversions_and_steals(tmp_path):
+    # Partitioned EDF: for [0, 8) ms c (deadline 25) waits on CPU 1 behind b (15) while CPU 0
+    # runs a (30): one inversion of 8 ms. Global EDF runs a and b, then c: none.
+    p = write(tmp_path, """\
+        platform: {cpus: 2}
+        run: {duration: 50}
+        tasks:
+          - {name: a, period: 100, wcet: 10, deadline: 30, cpu: 0}
+          - {name: b, period: 100, wcet: 8, deadline: 15, cpu: 1}
+          - {name: c, period: 100, wcet: 4, deadline: 25, cpu: 1}
+        """)
+    r = run_cli("simulate", p, "-s", "gedf", "pedf", check=0)
+    lines = r.stdout.splitlines()
+    header = next(line for line in lines if line.startswith("scheduler"))
+    assert header.split()[-4:] == ["prio", "inv", "inv", "ms"] and "steals" not in header, r.stdout
+    assert next(line for line in lines if line.startswith("pedf ")).split()[-2:] == ["1", "8.000"], r.stdout
+    assert next(line for line in lines if line.startswith("gedf ")).split()[-2:] == ["0", "0.000"], r.stdout
+    # A work-stealing policy adds its steal columns.
+    p = write(tmp_path, """\
+        platform: {cpus: 2}
+        run: {duration: 50}
+        tasks:
+          - {name: l, period: 100, wcet: 10, deadline: 80}
+          - {name: p, period: 100, deadline: 30, regions: [1, [3, 3, 3]]}
+        """, "paws.yaml")
+    r = run_cli("simulate", p, "-s", "gedf", "paws", check=0)
+    header = next(line for line in r.stdout.splitlines() if line.startswith("scheduler"))
+    assert "steals" in header and "steal tries" in header and "failed" in header, r.stdout
+
+
 def test_all_schedulers_and_outputs(tmp_path):
     p = write(tmp_path, GOOD)
     out = tmp_path / "o"
@@ -35,12 +65,19 @@ def test_all_schedulers_and_outputs(tmp_path):
     assert names == ["gedf", "gnpedf", "pedf", "gfp:rm", "pfp:rm", "gedf-dist:heap", "gfp-dist:rm,push=cpupri", "gfifo", "paws",
                      "federated", "gedf-seq"], r.stdout
     run = doc["runs"][0]
-    assert run["schema"] == "rtsched.results/1" and run["substrate"] == "sim"
+    assert run["schema"] == "rtsched.results/2" and run["substrate"] == "sim"
     assert {"total", "tasks", "counters", "jobs"} <= set(run)
     for k in ("jobs", "missed", "dsr", "max_tardiness_ns", "mean_tardiness_ns", "max_response_ns", "mean_response_ns",
               "p99_response_ns", "preemptions", "migrations", "context_switches"):
         assert k in run["total"]
     assert run["counters"]["scheduler_invocations"] > 0
+    for k in ("steals", "steal_attempts", "failed_steals", "priority_inversions", "priority_inversion_ns"):
+        assert all(isinstance(r["counters"][k], int) for r in doc["runs"]), k
+    by = {r["scheduler"]: r["counters"] for r in doc["runs"]}
+    assert by["gedf"]["priority_inversions"] == 0, "global EDF never runs a later deadline than a ready one"
+    assert by["pedf"]["steal_attempts"] == 0
+    c = by["paws"]
+    assert c["steal_attempts"] == c["steals"] + c["failed_steals"]
     header = (out / "j.csv").read_text().splitlines()[0].split(",")
     for col in ("task", "job", "release_ns", "deadline_ns", "start_ns", "finish_ns", "missed", "aborted"):
         assert col in header

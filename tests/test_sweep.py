@@ -51,7 +51,8 @@ def test_sweep_rows_columns_and_determinism(tmp_path):
     assert_each_key_once(a, spec)
     for c in ["generator", "point", "replication", "scheduler", "m", "n", "U", "jobs", "missed", "dsr",
               "max_tardiness_ns", "mean_response_ns", "p99_response_ns", "preemptions", "migrations",
-              "context_switches", "scheduler_invocations", "status", "schedulable"]:
+              "context_switches", "scheduler_invocations", "steals", "steal_attempts", "failed_steals",
+              "priority_inversions", "priority_inversion_ns", "status", "schedulable", "schema"]:
         assert c in a.columns, c
     # Same rows whatever the executor, the worker count or the file format.
     pd.testing.assert_frame_equal(comparable(a), comparable(b), check_dtype=False)
@@ -66,6 +67,38 @@ def test_sweep_rows_columns_and_determinism(tmp_path):
     g = rtsched.generate("randfixedsum", seed=int(r.taskset_seed), n=6, m=2, tmin="5ms", tmax="50ms", U=repr(float(r.point)))
     res = rtsched.simulate(g.taskset, r.scheduler, duration="2s", seed=int(r.taskset_seed))
     assert res.summary["jobs"] == r.jobs and res.summary["migrations"] == r.migrations
+
+
+def test_rows_of_an_older_results_schema_are_recomputed_not_reused(tmp_path):
+    spec = small_spec(seeds=2, duration="1s")
+    out = tmp_path / "r.csv"
+    fresh = rtsched.sweep(spec, output=out, workers=1, progress=False)
+    assert (fresh.schema == rtsched._core.RESULTS_SCHEMA).all()
+    # The table as a build before the run-level counters wrote it: no such columns, no schema.
+    old = pd.read_csv(out).drop(columns=["steals", "steal_attempts", "failed_steals", "priority_inversions",
+                                         "priority_inversion_ns", "schema"])
+    old.to_csv(out, index=False)
+    assert S.read_table(out).priority_inversions.isna().all()
+    r = run_cli("sweep", write_spec(tmp_path, spec), "-o", out, "-j", "1", "--no-plots", check=0)
+    assert f"{len(fresh)} rows in {out} are from an older results schema" in r.stderr, r.stderr
+    again = S.read_table(out)
+    assert_each_key_once(again, spec)
+    pd.testing.assert_frame_equal(comparable(again), comparable(fresh), check_dtype=False)
+    # Half stale (another schema string), half current: only the stale half is recomputed.
+    half = S.read_table(out)
+    stale_keys = set(half.key[::2])
+    half.loc[half.key.isin(stale_keys), "schema"] = "rtsched.results/1"
+    half.loc[half.key.isin(stale_keys), "priority_inversions"] = pd.NA
+    half.to_csv(out, index=False)
+    r = run_cli("sweep", write_spec(tmp_path, spec), "-o", out, "-j", "1", "--no-plots", check=0)
+    assert f"{len(stale_keys)} rows in {out} are from an older results schema" in r.stderr, r.stderr
+    pd.testing.assert_frame_equal(comparable(S.read_table(out)), comparable(fresh), check_dtype=False)
+
+
+def write_spec(tmp_path, spec):
+    p = tmp_path / "spec.yaml"
+    p.write_text(yaml.safe_dump(spec))
+    return p
 
 
 def test_resume_after_kill_gives_each_key_once_and_same_values(tmp_path):

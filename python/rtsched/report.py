@@ -19,7 +19,14 @@ COLUMNS = [
     ("migr", lambda r, s: str(s["migrations"]), ">"),
     ("ctx sw", lambda r, s: str(s["context_switches"]), ">"),
     ("sched calls", lambda r, s: str(s["scheduler_invocations"]), ">"),
+    ("prio inv", lambda r, s: _measured(r, str(s["priority_inversions"])), ">"),
+    ("inv ms", lambda r, s: _measured(r, _ms(s["priority_inversion_ns"])), ">"),
 ]
+
+
+def _measured(r, text) -> str:
+    """Kernel runs have no job ledger: their priority inversions are not measured."""
+    return "-" if r.substrate == "kernel" else text
 
 
 def table(headers, rows, aligns) -> str:
@@ -34,12 +41,20 @@ def table(headers, rows, aligns) -> str:
 
 
 BLOCKED = ("max blocked ms", lambda r, s: _ms(s.get("max_blocked_ns", 0)), ">")
+STEALS = [
+    ("steals", lambda r, s: str(s.get("steals", 0)), ">"),
+    ("steal tries", lambda r, s: str(s.get("steal_attempts", 0)), ">"),
+    ("failed", lambda r, s: str(s.get("failed_steals", 0)), ">"),
+]
 
 
 def comparison_table(results) -> str:
     """One row per run: the comparison users read first. Runs with critical sections get a
-    column for the longest time a job waited for a resource."""
+    column for the longest time a job waited for a resource; runs of a work-stealing policy
+    (PAWS) get its steals, steal attempts and failed steals."""
     cols = list(COLUMNS)
+    if any(r.summary.get("steal_attempts", 0) for r in results):
+        cols[-2:-2] = STEALS
     if any(r.summary.get("total_blocked_ns", 0) for r in results):
         cols.insert(7, BLOCKED)
     rows = [[f(r, r.summary) for _, f, _ in cols] for r in results]

@@ -32,6 +32,13 @@ def _as_taskset(taskset) -> TaskSet:
     raise InputError(f"expected a TaskSet or a path to a task-set file, got {type(taskset).__name__}")
 
 
+#: Run-level counters (``counters`` in the results document) that :attr:`Result.summary` adds
+#: to the total summary: decisions asked of the policy, work stealing (0 for policies that do
+#: not steal) and priority inversions (docs/semantics.md "Run-level counters").
+RUN_COUNTERS = ("scheduler_invocations", "steals", "steal_attempts", "failed_steals", "priority_inversions",
+                "priority_inversion_ns")
+
+
 class Result:
     """One run. ``summary`` is the total summary (a dict), ``tasks`` the per-task summaries and
     ``jobs`` the per-job records (pandas DataFrames); ``gantt()`` draws the schedule."""
@@ -59,10 +66,19 @@ class Result:
         return dict(self.raw.measurements)
 
     @property
+    def counters(self) -> dict:
+        """Run-level counters: scheduler invocations, events (simulator), releases, steals,
+        steal attempts, failed steals, priority inversions and the time they held (ns)."""
+        return dict(self.document["counters"])
+
+    @property
     def summary(self) -> dict:
-        """Total summary: jobs, met, missed, dsr, tardiness, response times, counters."""
+        """Total summary: jobs, met, missed, dsr, tardiness, response times, preemptions,
+        migrations, context switches, and the run-level counters of ``RUN_COUNTERS``."""
         d = dict(self.document["total"])
-        d["scheduler_invocations"] = self.document["counters"]["scheduler_invocations"]
+        c = self.document["counters"]
+        for k in RUN_COUNTERS:
+            d[k] = c.get(k, 0)
         return d
 
     @cached_property

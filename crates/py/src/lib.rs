@@ -366,5 +366,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(write_trace, m)?)?;
     analysis::register(m)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add("RESULTS_SCHEMA", results::SCHEMA)?;
     Ok(())
 }

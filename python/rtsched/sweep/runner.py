@@ -14,7 +14,7 @@ from .._core import InputError
 from .keys import units
 from .progress import Progress
 from .spec import Spec, load_spec, parse_spec
-from .table import _frame, _fmt, _read_all, _Sink, consolidate, parts_dir
+from .table import _frame, _fmt, _read_all, _Sink, consolidate, current_schema, parts_dir, stale
 from .worker import run_chunk
 
 
@@ -47,7 +47,9 @@ def sweep(spec, executor=None, output=None, progress=None, workers=None, batch_r
     ``workers`` processes (default: every core); for Dask, ``Client(...).get_executor()``.
     ``output``: a ``.parquet`` or ``.csv`` table (default the spec's ``output``; None keeps the
     rows in memory only). Rows already in the table (or in part files of an interrupted run)
-    are skipped when ``resume``; new rows are appended, batch by batch, atomically.
+    are skipped when ``resume`` — unless computed under an older results schema, which lacks
+    columns added since: those are recomputed and replaced. New rows are appended, batch by
+    batch, atomically.
     ``progress``: None (a bar on stderr when it is a terminal), True, False, or a
     :class:`Progress`.
     """
@@ -60,10 +62,11 @@ def sweep(spec, executor=None, output=None, progress=None, workers=None, batch_r
     output = os.fspath(output) if output is not None else spec.output
     if output is not None:
         _fmt(output)
-    done = set()
+    done, outdated = set(), set()
     if output is not None and resume:
         existing, _ = _read_all(output)
-        done = set(existing["key"])
+        old = stale(existing)
+        done, outdated = set(existing["key"][~old]), set(existing["key"][old])
     elif output is not None:
         for p in [Path(output), *(parts_dir(output).glob("part-*") if parts_dir(output).is_dir() else [])]:
             p.unlink(missing_ok=True)
@@ -76,6 +79,10 @@ def sweep(spec, executor=None, output=None, progress=None, workers=None, batch_r
             u.schedulers = left
             todo.append(u)
     total_rows = sum(len(u.schedulers) for u in todo)
+    redo = len(keys & outdated)
+    if redo and progress is not False:
+        print(f"sweep {spec.name}: {redo} rows in {output} are from an older results schema "
+              f"(not {current_schema()}): recomputing them", file=sys.stderr)
     if not todo and progress is not False:
         print(f"sweep {spec.name}: all {spec.size} rows already in {output}; nothing to run", file=sys.stderr)
         progress = False

@@ -14,24 +14,42 @@ from pathlib import Path
 
 from .._core import InputError
 
-#: Summary columns, in order, as :attr:`rtsched.Result.summary` names them.
+#: Summary columns, in order, as :attr:`rtsched.Result.summary` names them (the total summary,
+#: then the run-level counters of ``rtsched.result.RUN_COUNTERS``).
 SUMMARY_COLUMNS = [
     "jobs", "completed", "met", "missed", "aborted", "dsr",
     "max_tardiness_ns", "mean_tardiness_ns", "max_response_ns", "mean_response_ns", "p99_response_ns",
     "preemptions", "migrations", "context_switches", "scheduler_invocations",
+    "steals", "steal_attempts", "failed_steals", "priority_inversions", "priority_inversion_ns",
 ]
 #: Coordinates of a row (what it is), then its outcome.
 COORD_COLUMNS = [
     "key", "sweep", "generator", "gen_params", "param", "point", "replication", "taskset_seed",
     "scheduler", "m", "n", "U", "duration_ns", "on_miss",
 ]
-OUTCOME_COLUMNS = ["status", "error"] + SUMMARY_COLUMNS + ["aur", "schedulable"]
+#: ``schema``: the results schema the row was computed under (``rtsched._core.RESULTS_SCHEMA``).
+#: A row of another (older) schema lacks columns added since: a resumed sweep recomputes it.
+OUTCOME_COLUMNS = ["status", "error"] + SUMMARY_COLUMNS + ["aur", "schedulable", "schema"]
 COLUMNS = COORD_COLUMNS + OUTCOME_COLUMNS
 _INT_COLUMNS = {"replication", "taskset_seed", "m", "n", "duration_ns", "jobs", "completed", "met", "missed", "aborted",
                 "max_tardiness_ns", "max_response_ns", "p99_response_ns", "preemptions", "migrations",
-                "context_switches", "scheduler_invocations"}
+                "context_switches", "scheduler_invocations", "steals", "steal_attempts", "failed_steals",
+                "priority_inversions", "priority_inversion_ns"}
 _FLOAT_COLUMNS = {"point", "U", "dsr", "mean_tardiness_ns", "mean_response_ns", "aur"}
-_STR_COLUMNS = {"key", "sweep", "generator", "gen_params", "param", "scheduler", "on_miss", "status", "error"}
+_STR_COLUMNS = {"key", "sweep", "generator", "gen_params", "param", "scheduler", "on_miss", "status", "error", "schema"}
+
+
+def current_schema() -> str:
+    """The results schema this build computes rows under."""
+    from .. import _core
+
+    return _core.RESULTS_SCHEMA
+
+
+def stale(df):
+    """Rows computed under another results schema (older tables have no ``schema`` column:
+    every row is stale), as a boolean Series."""
+    return df["schema"] != current_schema()
 
 
 
@@ -102,7 +120,9 @@ def parts_dir(path) -> Path:
 
 
 def _read_all(path):
-    """The table and any part files left by earlier (maybe interrupted) runs, each key once."""
+    """The table and any part files left by earlier (maybe interrupted) runs, each key once:
+    a row of the current results schema wins over a stale one (recomputed by a resumed run),
+    else the table's row over a part's."""
     import pandas as pd
 
     frames = []
@@ -114,7 +134,8 @@ def _read_all(path):
     if not frames:
         return _frame([]), parts
     df = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
-    df = df.drop_duplicates("key", keep="first").sort_values("key", kind="stable").reset_index(drop=True)
+    df = df.assign(_stale=stale(df)).sort_values(["key", "_stale"], kind="stable")
+    df = df.drop_duplicates("key", keep="first").drop(columns="_stale").reset_index(drop=True)
     return df, parts
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 
 from .._core import InputError
+from ..result import RUN_COUNTERS
 from .keys import Unit, _canon
 from .table import SUMMARY_COLUMNS
 
@@ -26,7 +27,7 @@ def run_unit(u: Unit) -> list[dict]:
             "duration_ns": u.duration_ns, "on_miss": u.on_miss}
     rows = []
     for sched, key in u.schedulers:
-        row = dict(base, key=key, scheduler=sched)
+        row = dict(base, key=key, scheduler=sched, schema=_core.RESULTS_SCHEMA)
         try:
             raw = _core.simulate(ts, sched, False)
         except InputError as e:
@@ -37,7 +38,7 @@ def run_unit(u: Unit) -> list[dict]:
             doc = json.loads(raw.to_json(False))
             total = doc["total"]
             row.update({c: total[c] for c in SUMMARY_COLUMNS if c in total})
-            row["scheduler_invocations"] = doc["counters"]["scheduler_invocations"]
+            row.update({c: doc["counters"][c] for c in RUN_COUNTERS})
             row.update(status="ok", error="", schedulable=total["missed"] == 0)
             if g.utilities is not None:
                 # Accrued utility ratio with the step TUFs of ChronOS: a job accrues its task's
