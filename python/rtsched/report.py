@@ -4,7 +4,7 @@ from __future__ import annotations
 
 
 def _ms(ns) -> str:
-    return f"{ns / 1e6:.3f}"
+    return "-" if ns is None else f"{ns / 1e6:.3f}"
 
 
 COLUMNS = [
@@ -25,7 +25,7 @@ COLUMNS = [
 
 
 def _measured(r, text) -> str:
-    """Kernel runs have no job ledger: their priority inversions are not measured."""
+    """Kernel runs have no job ledger: their priority inversions and steals are not measured."""
     return "-" if r.substrate == "kernel" else text
 
 
@@ -42,9 +42,9 @@ def table(headers, rows, aligns) -> str:
 
 BLOCKED = ("max blocked ms", lambda r, s: _ms(s.get("max_blocked_ns", 0)), ">")
 STEALS = [
-    ("steals", lambda r, s: str(s.get("steals", 0)), ">"),
-    ("steal tries", lambda r, s: str(s.get("steal_attempts", 0)), ">"),
-    ("failed", lambda r, s: str(s.get("failed_steals", 0)), ">"),
+    ("steals", lambda r, s: _measured(r, str(s.get("steals", 0))), ">"),
+    ("steal tries", lambda r, s: _measured(r, str(s.get("steal_attempts", 0))), ">"),
+    ("failed", lambda r, s: _measured(r, str(s.get("failed_steals", 0))), ">"),
 ]
 
 

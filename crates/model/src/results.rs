@@ -114,9 +114,14 @@ pub struct Counters {
     /// Priority inversions (docs/semantics.md): how many times one began (a decision after
     /// which some CPU runs an entity with a later deadline than a ready entity's, while none
     /// did after the previous decision), and the total time one held. Over the whole run.
+    /// Measured by the job ledger (simulator, testbed); kernel runs have none: `null` in their
+    /// documents ([`NOT_MEASURED_IN_KERNEL_RUNS`]).
     pub priority_inversions: u64,
     pub priority_inversion_ns: Time,
 }
+
+/// Run-level counters a kernel run (`kernel:*`, no ledger) cannot measure: `null` in its document.
+pub const NOT_MEASURED_IN_KERNEL_RUNS: [&str; 5] = ["steals", "steal_attempts", "failed_steals", "priority_inversions", "priority_inversion_ns"];
 
 /// Everything a run produces.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -271,6 +276,13 @@ impl RunResult {
             "total": s.total,
             "tasks": s.tasks,
         });
+        if self.substrate == "kernel" {
+            // No job ledger and no rtsched policy decides: these are not measured, and a 0
+            // would read as "none happened".
+            for k in NOT_MEASURED_IN_KERNEL_RUNS {
+                v["counters"][k] = serde_json::Value::Null;
+            }
+        }
         if !self.measurements.is_empty() {
             v["measurements"] = serde_json::to_value(&self.measurements).expect("numbers serialise");
         }

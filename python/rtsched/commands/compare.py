@@ -37,11 +37,12 @@ def side_by_side(sim, real) -> str:
                             ("preemptions", "preemptions", str), ("migrations", "migrations", str),
                             ("context_switches", "context switches", str)]:
         rows.append([label, fmt(s[key]), fmt(r[key])])
-    rows.append(["priority inversions", str(s["priority_inversions"]), str(r["priority_inversions"])])
-    rows.append(["inversion ms", _ms(s["priority_inversion_ns"]), _ms(r["priority_inversion_ns"])])
+    na = lambda f: lambda v: "not measured" if v is None else f(v)  # noqa: E731 - kernel runs have no ledger
+    rows.append(["priority inversions", na(str)(s["priority_inversions"]), na(str)(r["priority_inversions"])])
+    rows.append(["inversion ms", na(_ms)(s["priority_inversion_ns"]), na(_ms)(r["priority_inversion_ns"])])
     if s.get("steal_attempts") or r.get("steal_attempts"):
         for key, label in [("steals", "steals"), ("steal_attempts", "steal attempts"), ("failed_steals", "failed steals")]:
-            rows.append([label, str(s[key]), str(r[key])])
+            rows.append([label, na(str)(s[key]), na(str)(r[key])])
     if s.get("total_blocked_ns") or r.get("total_blocked_ns"):
         rows.append(["max blocked ms", _ms(s.get("max_blocked_ns", 0)), _ms(r.get("max_blocked_ns", 0))])
         rows.append(["total blocked ms", _ms(s.get("total_blocked_ns", 0)), _ms(r.get("total_blocked_ns", 0))])

@@ -14,6 +14,8 @@ from pathlib import Path
 
 #: The run counters a row carries beside the summary (0 where a substrate does not count them).
 COUNTERS = ["steals", "steal_attempts", "failed_steals", "priority_inversions", "priority_inversion_ns"]
+#: The rows' layout; rows of another version (an older rtsched) are run again, not reused.
+ROW_VERSION = 2
 SUMMARY = ["jobs", "completed", "missed", "aborted", "dsr", "max_tardiness_ns", "mean_response_ns", "max_response_ns",
            "preemptions", "migrations", "context_switches"]
 
@@ -42,6 +44,8 @@ def run_real_sets(units, backends, duration: str, out_csv: Path, label="real run
 
     out_csv = Path(out_csv)
     done = pd.read_csv(out_csv) if out_csv.exists() else pd.DataFrame()
+    if len(done):
+        done = done[done["row_version"] == ROW_VERSION] if "row_version" in done.columns else done.iloc[0:0]
     have = set()
     if len(done):
         have = {(json.dumps({k: _py(r[k]) for k in units[0][0]}, sort_keys=True), r["backend"], r["duration"])
@@ -52,7 +56,7 @@ def run_real_sets(units, backends, duration: str, out_csv: Path, label="real run
     bar = Progress(len(todo), label=label, enabled=progress and bool(todo))
     try:
         for key, ts, backend in todo:
-            row = dict(key, backend=backend, duration=duration)
+            row = dict(key, backend=backend, duration=duration, row_version=ROW_VERSION)
             try:
                 r = rtsched.run(ts, backend=backend, duration=duration)
             except (rtsched.InputError, rtsched.RunFailed) as e:
@@ -60,7 +64,8 @@ def run_real_sets(units, backends, duration: str, out_csv: Path, label="real run
             else:
                 doc = r.document
                 row.update({k: doc["total"].get(k) for k in SUMMARY})
-                row.update({k: doc.get("counters", {}).get(k, 0) for k in COUNTERS})
+                # null (kernel runs: not measured) becomes NaN, shown as n/a.
+                row.update({k: _num(doc.get("counters", {}).get(k)) for k in COUNTERS})
                 row.update(status="ok", error="", host_steal_ms=r.measurements.get("host.steal_ms", 0.0))
             rows.append(row)
             write_text_atomic(os.fspath(out_csv), pd.DataFrame(rows).to_csv(index=False))
@@ -68,6 +73,10 @@ def run_real_sets(units, backends, duration: str, out_csv: Path, label="real run
     finally:
         bar.close()
     return pd.DataFrame(rows)
+
+
+def _num(v):
+    return float("nan") if v is None else v
 
 
 def _py(v):
