@@ -171,6 +171,10 @@ impl Decisions {
             self.pending_grants.push(r);
         }
     }
+    /// `r` no longer awaits a grant: its last waiter's job was aborted before the policy chose.
+    pub fn drop_pending_grant(&mut self, r: ResourceId) {
+        self.pending_grants.retain(|&x| x != r);
+    }
     /// Resources still waiting for a grant after `schedule` (the substrate hands them FIFO).
     pub fn take_pending_grants(&mut self, out: &mut Vec<ResourceId>) {
         out.clear();

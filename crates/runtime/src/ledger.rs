@@ -168,11 +168,17 @@ impl Resource {
         self.queue.push_back(e);
         false
     }
-    /// `e` stops waiting (its job was aborted).
-    fn leave(&mut self, e: EntityId) {
+    /// `e` stops waiting (its job was aborted). Returns true if that was the last waiter of
+    /// a resource awaiting a grant: nobody is left to grant it to, so it is simply free.
+    fn leave(&mut self, e: EntityId) -> bool {
         if let Some(i) = self.queue.iter().position(|&w| w == e) {
             self.queue.remove(i);
         }
+        if self.pending && self.queue.is_empty() {
+            self.pending = false;
+            return true;
+        }
+        false
     }
     /// The holder `e` lets go. With `fifo`, the longest waiter takes it and is returned; else
     /// a resource with waiters awaits the policy's grant.
@@ -924,7 +930,9 @@ impl<'t> Ledger<'t> {
                     // Not the policy's since it blocked: no `aborted` for it.
                     x.live = false;
                     let waited = now - x.blocked_since;
-                    self.run.resources[r].leave(e);
+                    if self.run.resources[r].leave(e) {
+                        self.dec.drop_pending_grant(r as ResourceId);
+                    }
                     if rec != NONE {
                         self.run.records[rec as usize].blocked += waited;
                     }
@@ -1241,7 +1249,7 @@ mod tests {
         assert!(!r.request(5));
         assert!(!r.request(7));
         assert!(!r.request(9));
-        r.leave(7);
+        assert!(!r.leave(7));
         assert_eq!(r.release(3, true), Some(5));
         assert_eq!(r.release(5, true), Some(9));
         assert_eq!(r.release(9, true), None);
@@ -1251,6 +1259,10 @@ mod tests {
         assert!(!r.request(8));
         assert_eq!(r.release(7, false), None);
         assert!(r.pending && !r.request(6));
+        // Aborts take its waiters away before the policy grants it: the last one leaving frees it.
+        assert!(!r.leave(8));
+        assert!(r.leave(6));
+        assert!(!r.pending && r.request(1));
     }
 
     #[test]
