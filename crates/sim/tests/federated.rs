@@ -3,30 +3,25 @@
 //! on its dedicated CPUs and, alone there under a greedy scheduler with n_i = ⌈(C−L)/(D−L)⌉
 //! CPUs, never misses (Graham's bound); light tasks run sequentially on the shared CPUs.
 
+mod worked;
+
 use proptest::prelude::*;
 use rtsched_analysis::schedulability::{global, Cdt};
-use rtsched_model::results::RunResult;
-use rtsched_model::{parse_taskset, Format, Region, Task, TaskSet, Time};
+use rtsched_model::{Region, Task, TaskSet, Time};
 use rtsched_policies::federated::{self, Placement};
 use rtsched_policies::EntityInfo;
 use rtsched_runtime::ProtocolChecker;
 use rtsched_sim::{simulate, simulate_observed, simulate_with_stats, Observer, View};
 use std::collections::{BTreeMap, HashSet};
 use std::ops::Range;
+use worked::{ivs, MS};
 
-const MS: u64 = 1_000_000;
 const US: u64 = 1_000;
 
 fn ts(yaml: &str) -> TaskSet {
-    parse_taskset(yaml, Format::Yaml, "federated.yaml").unwrap()
+    worked::ts_named(yaml, "federated.yaml")
 }
 
-/// (cpu, task, thread, start ms, end ms), sorted.
-fn ivs(r: &RunResult) -> Vec<(u32, u32, u32, u64, u64)> {
-    let mut v: Vec<_> = r.intervals.iter().map(|i| (i.cpu, i.task, i.thread, i.start / MS, i.end / MS)).collect();
-    v.sort();
-    v
-}
 
 /// 4 CPUs. h: T = D = 10, regions [1, [4, 4, 4, 4], 1]: C = 18 > D, L = 6, so
 /// n = ⌈(18 − 6)/(10 − 6)⌉ = 3: CPUs 0–2. Light a (C 3, T 10) and b (T = D = 8, regions

@@ -2,24 +2,20 @@
 //! properties: it is `gedf` job for job on sequential sets, and on fork-join sets it is `gedf`
 //! on the same tasks made sequential (same C); alone, a fork-join job takes its C.
 
+mod worked;
+
 use proptest::prelude::*;
 use rtsched_model::results::RunResult;
-use rtsched_model::{parse_taskset, Format, Region, Task, TaskSet};
+use rtsched_model::{Region, Task, TaskSet};
 use rtsched_sim::simulate;
+use worked::{ivs, MS};
 
-const MS: u64 = 1_000_000;
 const US: u64 = 1_000;
 
 fn ts(yaml: &str) -> TaskSet {
-    parse_taskset(yaml, Format::Yaml, "gedf-seq.yaml").unwrap()
+    worked::ts_named(yaml, "gedf-seq.yaml")
 }
 
-/// (cpu, task, thread, start ms, end ms), sorted.
-fn ivs(r: &RunResult) -> Vec<(u32, u32, u32, u64, u64)> {
-    let mut v: Vec<_> = r.intervals.iter().map(|i| (i.cpu, i.task, i.thread, i.start / MS, i.end / MS)).collect();
-    v.sort();
-    v
-}
 
 fn finishes(r: &RunResult) -> Vec<u64> {
     r.jobs.iter().map(|j| j.finish.unwrap() / MS).collect()

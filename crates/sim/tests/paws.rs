@@ -1,23 +1,19 @@
 //! PAWS (§4, Rules A–F) worked by hand in the simulator, and its properties: with sequential
 //! jobs it is global EDF, job for job; with parallel jobs the victim choice is seeded.
 
+mod worked;
+
 use proptest::prelude::*;
 use rtsched_model::results::RunResult;
-use rtsched_model::{parse_taskset, Format, Task, TaskSet};
+use rtsched_model::{Task, TaskSet};
 use rtsched_sim::simulate;
+use worked::{ivs, MS};
 
-const MS: u64 = 1_000_000;
 
 fn ts(yaml: &str) -> TaskSet {
-    parse_taskset(yaml, Format::Yaml, "paws.yaml").unwrap()
+    worked::ts_named(yaml, "paws.yaml")
 }
 
-/// (cpu, task, thread, start ms, end ms), sorted.
-fn ivs(r: &RunResult) -> Vec<(u32, u32, u32, u64, u64)> {
-    let mut v: Vec<_> = r.intervals.iter().map(|i| (i.cpu, i.task, i.thread, i.start / MS, i.end / MS)).collect();
-    v.sort();
-    v
-}
 
 /// One job p, regions [2, [4, 4, 4], 2] ms, on 2 CPUs.
 ///   [0,2] region 0 on CPU 0 (from the global queue). At 2 it forks on CPU 0: the threads go
