@@ -8,7 +8,7 @@ use proptest::prelude::*;
 use rtsched_model::results::RunResult;
 use rtsched_model::{Region, Task, TaskSet};
 use rtsched_sim::simulate;
-use worked::{ivs, MS};
+use worked::{arb_sequential, ivs, MS};
 
 const US: u64 = 1_000;
 
@@ -56,24 +56,6 @@ tasks:
     assert_eq!(finishes(&simulate(&t, "gedf", false).unwrap()), vec![4, 8, 10]);
 }
 
-fn arb_sequential() -> impl Strategy<Value = TaskSet> {
-    (1u32..=6, proptest::collection::vec((1u64..=20, 1u64..=90, 0u64..=5), 1..10), any::<u64>()).prop_map(|(m, tasks, seed)| {
-        let tasks = tasks
-            .into_iter()
-            .enumerate()
-            .map(|(i, (p, c, o))| {
-                let period = p * 500 * US;
-                let mut t = Task::periodic(format!("t{i}"), period, (period * c / 100).max(1));
-                t.offset = o * 250 * US;
-                t
-            })
-            .collect();
-        let mut ts = TaskSet::new(m, tasks);
-        ts.run.duration = 40 * 500 * US;
-        ts.run.seed = seed;
-        ts
-    })
-}
 
 /// Fork-join sets: each task's C split into regions of threads of random lengths.
 fn arb_fork_join() -> impl Strategy<Value = TaskSet> {

@@ -5,9 +5,9 @@ mod worked;
 
 use proptest::prelude::*;
 use rtsched_model::results::RunResult;
-use rtsched_model::{Task, TaskSet};
+use rtsched_model::TaskSet;
 use rtsched_sim::simulate;
-use worked::{ivs, MS};
+use worked::{arb_sequential, ivs, MS};
 
 
 fn ts(yaml: &str) -> TaskSet {
@@ -86,24 +86,6 @@ tasks:
     assert_eq!(r.jobs[0].finish, Some(7 * MS));
 }
 
-fn arb_sequential() -> impl Strategy<Value = TaskSet> {
-    (1u32..=6, proptest::collection::vec((1u64..=20, 1u64..=90, 0u64..=5), 1..10), any::<u64>()).prop_map(|(m, tasks, seed)| {
-        let tasks = tasks
-            .into_iter()
-            .enumerate()
-            .map(|(i, (p, c, o))| {
-                let period = p * 500_000;
-                let mut t = Task::periodic(format!("t{i}"), period, (period * c / 100).max(1));
-                t.offset = o * 250_000;
-                t
-            })
-            .collect();
-        let mut ts = TaskSet::new(m, tasks);
-        ts.run.duration = 40 * 500_000;
-        ts.run.seed = seed;
-        ts
-    })
-}
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(400))]
