@@ -65,7 +65,7 @@ def test_all_schedulers_and_outputs(tmp_path):
     assert names == ["gedf", "gnpedf", "pedf", "gfp:rm", "pfp:rm", "gedf-dist:heap", "gfp-dist:rm,push=cpupri", "gfifo", "paws",
                      "federated", "gedf-seq"], r.stdout
     run = doc["runs"][0]
-    assert run["schema"] == "rtsched.results/2" and run["substrate"] == "sim"
+    assert run["schema"] == "rtsched.results/3" and run["substrate"] == "sim"
     assert {"total", "tasks", "counters", "jobs"} <= set(run)
     for k in ("jobs", "missed", "dsr", "max_tardiness_ns", "mean_tardiness_ns", "max_response_ns", "mean_response_ns",
               "p99_response_ns", "preemptions", "migrations", "context_switches"):

@@ -706,7 +706,9 @@ fn task_main(sp: Spawn, ts: &TaskSet) -> ThreadOut {
             missed: !done || finish > deadline,
             aborted: false,
             blocked: acc.blocked,
+            ..Default::default()
         });
+        out.jobs.last_mut().expect("just pushed").accrue(task);
         job += 1;
         release += streams.interarrival(task);
         if !done {
@@ -719,7 +721,7 @@ fn task_main(sp: Spawn, ts: &TaskSet) -> ThreadOut {
         demands.clear();
         let demand = streams.job_demands(&ts.run.execution, program, &mut demands);
         let deadline = release + task.deadline;
-        out.jobs.push(JobRecord { task: ti as u32, job, release, deadline, demand, missed: true, ..Default::default() });
+        out.jobs.push(JobRecord { task: ti as u32, job, release, deadline, demand, missed: true, max_utility: task.max_utility(), ..Default::default() });
         job += 1;
         release += streams.interarrival(task);
     }

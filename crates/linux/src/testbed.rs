@@ -224,6 +224,9 @@ impl Shared {
             led.timer(now);
         }
         led.decide(now, &mut sub);
+        if let Some(f) = led.failure() {
+            self.fail(format!("{}: {f}", led.run.taskset().source));
+        }
         led.take_timers(&mut st.new_timers);
         st.timers.extend(st.new_timers.drain(..).map(Reverse));
         // A CPU whose entity completed or blocked and that the policy left idle: tell its
@@ -474,6 +477,8 @@ pub(crate) fn run_policy(ts: &TaskSet, policy: Box<dyn Policy>, opts: &RunOption
     let m = ts.platform.cpus as usize;
     let label = policy.name();
     let mut led = Ledger::owned(ts.clone(), policy, false);
+    // A real run always times the policy's decisions (two clock reads each): ChronOS Fig 6.
+    led.measure_policy(true);
     let tick = led.tick_interval();
     let limit = led.limit();
     let st = State {
@@ -575,6 +580,7 @@ pub(crate) fn run_policy(ts: &TaskSet, policy: Box<dyn Policy>, opts: &RunOption
     let end = if st.done { st.end } else { sh.limit };
     let out = st.led.finish(end);
     out.fill_counters(&mut r.counters);
+    out.fill_measurements(&mut r.measurements);
     for (k, v) in &out.stats {
         r.measurements.insert(format!("policy.{k}"), *v);
     }

@@ -6,6 +6,7 @@
 
 use crate::program::{CriticalSection, Region};
 use crate::task::*;
+use crate::tuf::Tuf;
 use crate::time::{fmt_duration, ms_f64_to_ns, parse_decimal_scaled, parse_duration_str, Time};
 use serde_json::{Map, Value};
 use std::fmt;
@@ -101,12 +102,13 @@ const PLATFORM_FIELDS: &[&str] = &["cpus"];
 const RUN_FIELDS: &[&str] = &["duration", "seed", "on_miss", "execution", "overheads"];
 const TASK_FIELDS: &[&str] = &[
     "name", "period", "min_interarrival", "max_interarrival", "deadline", "wcet", "offset",
-    "priority", "cpu", "wss", "group", "regions", "sections",
+    "priority", "cpu", "wss", "group", "regions", "sections", "tuf",
 ];
+const TUF_FIELDS: &[&str] = &["shape", "utility", "termination", "points"];
 const REGION_FIELDS: &[&str] = &["threads", "wcet"];
 const SECTION_FIELDS: &[&str] = &["resource", "start", "length", "region", "thread"];
 const EXEC_FIELDS: &[&str] = &["model", "min", "max", "ratio", "probability"];
-const OVERHEAD_FIELDS: &[&str] = &["context_switch", "migration"];
+const OVERHEAD_FIELDS: &[&str] = &["context_switch", "migration", "abort_handler"];
 
 struct Validator<'a> {
     file: &'a str,
@@ -235,6 +237,9 @@ impl<'a> Validator<'a> {
                 if let Some(x) = o.get("migration") {
                     run.overheads.migration = self.duration(x, ctx, "migration")?;
                 }
+                if let Some(x) = o.get("abort_handler") {
+                    run.overheads.abort_handler = self.duration(x, ctx, "abort_handler")?;
+                }
             }
         }
 
@@ -272,7 +277,6 @@ impl<'a> Validator<'a> {
             }
             tasks.push(task);
         }
-        self.lock_order(&tasks, &resources)?;
         Ok(TaskSet { source: self.file.into(), platform, run, tasks, resources })
     }
 
@@ -420,7 +424,100 @@ impl<'a> Validator<'a> {
                 Some(g as u32)
             }
         };
-        Ok(Task { name, period, max_interarrival, deadline, wcet, offset, priority, cpu, wss, group, regions, sections })
+        let tuf = match m.get("tuf") {
+            None | Some(Value::Null) => None,
+            Some(v) => Some(self.tuf(v, ctx, deadline)?),
+        };
+        Ok(Task { name, period, max_interarrival, deadline, wcet, offset, priority, cpu, wss, group, regions, sections, tuf })
+    }
+
+    /// `tuf: {shape: linear, utility: 10, termination: 80ms}`, `{shape: piecewise, points:
+    /// [[0, 10], [50ms, 10], [80ms, 0]]}`, or a bare number `U` for a step TUF of utility U.
+    /// The termination time defaults to the task's deadline.
+    fn tuf(&self, v: &Value, ctx: Option<&str>, deadline: Time) -> Result<Tuf, InputError> {
+        let utility = |v: &Value, field: &str| -> Result<f64, InputError> {
+            let u = self.float(v, ctx, field)?;
+            if u < 0.0 {
+                return Err(self.err(ctx, Some(field), format!("utility must be >= 0, got {u}")));
+            }
+            Ok(u)
+        };
+        if v.is_number() {
+            return Ok(Tuf::Step { utility: utility(v, "tuf")?, termination: deadline });
+        }
+        let m = self.object(v, ctx, Some("tuf"))?;
+        let fctx = ctx.map(|c| format!("{c}: field 'tuf'"));
+        self.check_fields(m, TUF_FIELDS, fctx.as_deref())?;
+        let shape = match m.get("shape") {
+            None => "step".to_string(),
+            Some(Value::String(s)) => s.to_ascii_lowercase(),
+            Some(other) => return Err(self.err(ctx, Some("tuf.shape"), format!("expected step, linear, quadratic or piecewise, got {}", show(other)))),
+        };
+        let termination = || -> Result<Time, InputError> {
+            match m.get("termination") {
+                None => Ok(deadline),
+                Some(Value::Number(n)) if n.as_f64().is_some_and(|f| f <= 0.0) => Err(self.err(
+                    ctx,
+                    Some("tuf.termination"),
+                    format!("is {n}: the termination time is measured from the release and must be after it (> 0)"),
+                )),
+                Some(t) => self.positive_duration(t, ctx, "tuf.termination"),
+            }
+        };
+        let u = || match m.get("utility") {
+            None => Ok(1.0),
+            Some(x) => utility(x, "tuf.utility"),
+        };
+        let only = |allowed: &[&str]| -> Result<(), InputError> {
+            for k in m.keys() {
+                if !allowed.contains(&k.as_str()) {
+                    return Err(self.err(ctx, Some(&format!("tuf.{k}")), format!("does not apply to a {shape} TUF (its fields: {})", allowed.join(", "))));
+                }
+            }
+            Ok(())
+        };
+        match shape.as_str() {
+            "step" => {
+                only(&["shape", "utility", "termination"])?;
+                Ok(Tuf::Step { utility: u()?, termination: termination()? })
+            }
+            "linear" => {
+                only(&["shape", "utility", "termination"])?;
+                Ok(Tuf::Linear { utility: u()?, termination: termination()? })
+            }
+            "quadratic" => {
+                only(&["shape", "utility", "termination"])?;
+                Ok(Tuf::Quadratic { utility: u()?, termination: termination()? })
+            }
+            "piecewise" => {
+                only(&["shape", "points"])?;
+                let list = m.get("points").and_then(Value::as_array).ok_or_else(|| {
+                    self.err(ctx, Some("tuf.points"), "a piecewise TUF needs 'points': a list of [time, utility] pairs in increasing time")
+                })?;
+                if list.is_empty() {
+                    return Err(self.err(ctx, Some("tuf.points"), "is empty: give at least one [time, utility] pair"));
+                }
+                let mut points = Vec::with_capacity(list.len());
+                for (i, p) in list.iter().enumerate() {
+                    let field = format!("tuf.points[{i}]");
+                    let pair = p.as_array().filter(|a| a.len() == 2).ok_or_else(|| self.err(ctx, Some(&field), format!("expected [time, utility], got {}", show(p))))?;
+                    let t = self.duration(&pair[0], ctx, &field)?;
+                    let u = utility(&pair[1], &field)?;
+                    if let Some(&(prev, _)) = points.last() {
+                        if t <= prev {
+                            return Err(self.err(
+                                ctx,
+                                Some(&field),
+                                format!("points are out of order: time {} is not after the previous point's {}", fmt_duration(t), fmt_duration(prev)),
+                            ));
+                        }
+                    }
+                    points.push((t, u));
+                }
+                Ok(Tuf::Piecewise { points })
+            }
+            other => Err(self.err(ctx, Some("tuf.shape"), format!("unknown shape '{other}' (known: step, linear, quadratic, piecewise)"))),
+        }
     }
 
     /// `regions: [2ms, [3ms, 1ms, 1ms], {threads: 4, wcet: 2ms}, 1ms]`.
@@ -577,13 +674,17 @@ impl<'a> Validator<'a> {
         Ok(order.into_iter().map(|i| out[i].clone()).collect())
     }
 
-    /// Nested sections make a thread request one resource while holding others. If those
-    /// "held while requesting" edges form a cycle, jobs could deadlock; refuse such a task set
-    /// (the classic remedy: acquire resources in one global order).
-    fn lock_order(&self, tasks: &[Task], resources: &[String]) -> Result<(), InputError> {
+}
+
+/// Nested sections make a thread request one resource while holding others. If those "held
+/// while requesting" edges form a cycle, jobs can deadlock: the description of one such cycle.
+/// Not an error: the job ledger detects a deadlock when it happens and the policy resolves it by
+/// an abort (DASA, the GUA family); a policy that cannot is stopped with a clear error, and the
+/// CLI warns beforehand (the classic remedy: acquire resources in one global order).
+pub fn lock_order_cycle(tasks: &[Task], resources: &[String]) -> Option<String> {
         let n = resources.len();
         if n < 2 {
-            return Ok(());
+            return None;
         }
         // edges[a] = (b, task) : some thread of `task` requests b while holding a.
         let mut edges: Vec<Vec<(usize, usize)>> = vec![Vec::new(); n];
@@ -627,15 +728,13 @@ impl<'a> Validator<'a> {
                     .windows(2)
                     .map(|w| format!("task '{}' requests '{}' while holding '{}'", tasks[w[1].1].name, resources[w[1].0], resources[w[0].0]))
                     .collect();
-                return Err(self.err(
-                    None,
-                    Some("sections"),
-                    format!("nested critical sections can deadlock: {}; acquire resources in one global order", steps.join(", and ")),
-                ));
+                return Some(format!("nested critical sections can deadlock: {}", steps.join(", and ")));
             }
         }
-        Ok(())
-    }
+        None
+}
+
+impl Validator<'_> {
 
     fn size(&self, v: &Value, ctx: Option<&str>, field: &str) -> Result<u64, InputError> {
         let r = match v {
@@ -684,11 +783,12 @@ pub fn to_yaml(ts: &TaskSet) -> String {
     };
     let _ = writeln!(
         out,
-        "run: {{duration: {}, seed: {}, on_miss: {on_miss}, execution: {exec}, overheads: {{context_switch: {}, migration: {}}}}}",
+        "run: {{duration: {}, seed: {}, on_miss: {on_miss}, execution: {exec}, overheads: {{context_switch: {}, migration: {}, abort_handler: {}}}}}",
         d(r.duration),
         r.seed,
         d(r.overheads.context_switch),
-        d(r.overheads.migration)
+        d(r.overheads.migration),
+        d(r.overheads.abort_handler)
     );
     if !ts.resources.is_empty() {
         let _ = writeln!(out, "resources: [{}]", ts.resources.iter().map(|r| q(r)).collect::<Vec<_>>().join(", "));
@@ -741,6 +841,19 @@ pub fn to_yaml(ts: &TaskSet) -> String {
                 })
                 .collect();
             let _ = write!(out, ", sections: [{}]", ss.join(", "));
+        }
+        if let Some(f) = &t.tuf {
+            let num = |u: f64| format!("{u:?}");
+            let _ = match f {
+                Tuf::Piecewise { points } => write!(
+                    out,
+                    ", tuf: {{shape: piecewise, points: [{}]}}",
+                    points.iter().map(|&(t, u)| format!("[{}, {}]", d(t), num(u))).collect::<Vec<_>>().join(", ")
+                ),
+                Tuf::Step { utility, termination } | Tuf::Linear { utility, termination } | Tuf::Quadratic { utility, termination } => {
+                    write!(out, ", tuf: {{shape: {}, utility: {}, termination: {}}}", f.shape(), num(*utility), d(*termination))
+                }
+            };
         }
         out.push_str("}\n");
     }
@@ -935,12 +1048,43 @@ mod tests {
             &format!("{p}  - {{name: a, period: 10, wcet: 5, sections: [{{resource: r, start: 0, length: 3}}, {{resource: r, start: 1, length: 1}}]}}\n"),
             &["'resource'", "already holding it"],
         );
-        expect_err(
-            &format!(
-                "{p}  - {{name: a, period: 10, wcet: 5, sections: [{{resource: x, start: 0, length: 3}}, {{resource: y, start: 1, length: 1}}]}}\n  - {{name: b, period: 10, wcet: 5, sections: [{{resource: y, start: 0, length: 3}}, {{resource: x, start: 1, length: 1}}]}}\n"
-            ),
-            &["can deadlock", "task 'a' requests 'y' while holding 'x'", "task 'b' requests 'x' while holding 'y'"],
-        );
+        // Nested sections in opposite orders load (the ledger detects the deadlock when it
+        // happens), and the cycle is described for the CLI's warning.
+        let ts = yaml(&format!(
+            "{p}  - {{name: a, period: 10, wcet: 5, sections: [{{resource: x, start: 0, length: 3}}, {{resource: y, start: 1, length: 1}}]}}\n  - {{name: b, period: 10, wcet: 5, sections: [{{resource: y, start: 0, length: 3}}, {{resource: x, start: 1, length: 1}}]}}\n"
+        ))
+        .unwrap();
+        let c = ts.lock_order_cycle().expect("a cycle");
+        for n in ["can deadlock", "task 'a' requests 'y' while holding 'x'", "task 'b' requests 'x' while holding 'y'"] {
+            assert!(c.contains(n), "{c}");
+        }
+    }
+
+    #[test]
+    fn tufs_parse_validate_and_round_trip() {
+        let p = "platform: {cpus: 1}\ntasks:\n";
+        let ts = yaml(&format!(
+            "{p}  - {{name: s, period: 10, wcet: 1, tuf: 4}}\n  - {{name: l, period: 10, wcet: 1, tuf: {{shape: linear, utility: 8, termination: 20}}}}\n  - {{name: q, period: 10, wcet: 1, deadline: 5, tuf: {{shape: quadratic, utility: 2}}}}\n  - {{name: w, period: 10, wcet: 1, tuf: {{shape: piecewise, points: [[0, 3], [4, 3], [8ms, 1]]}}}}\n  - {{name: d, period: 10, wcet: 1}}\n"
+        ))
+        .unwrap();
+        let ms = crate::time::NS_PER_MS;
+        assert_eq!(ts.tasks[0].tuf, Some(Tuf::Step { utility: 4.0, termination: 10 * ms }));
+        assert_eq!(ts.tasks[1].tuf, Some(Tuf::Linear { utility: 8.0, termination: 20 * ms }));
+        assert_eq!(ts.tasks[2].tuf, Some(Tuf::Quadratic { utility: 2.0, termination: 5 * ms }), "termination defaults to the deadline");
+        assert_eq!(ts.tasks[3].tuf, Some(Tuf::Piecewise { points: vec![(0, 3.0), (4 * ms, 3.0), (8 * ms, 1.0)] }));
+        assert_eq!((ts.tasks[4].tuf.clone(), ts.tasks[4].max_utility(), ts.tasks[4].utility_at(10 * ms), ts.tasks[4].utility_at(10 * ms + 1)), (None, 1.0, 1.0, 0.0));
+        assert_eq!(yaml(&to_yaml(&ts)).unwrap().tasks, ts.tasks, "round trip");
+        let bad = |tuf: &str, needles: &[&str]| expect_err(&format!("{p}  - {{name: t0, period: 10, wcet: 1, tuf: {tuf}}}"), &[&["task 't0'"][..], needles].concat());
+        bad("-1", &["'tuf'", "utility must be >= 0"]);
+        bad("{shape: linear, utility: -2}", &["'tuf.utility'", ">= 0"]);
+        bad("{shape: linear, termination: -5}", &["'tuf.termination'", "after it"]);
+        bad("{shape: linear, termination: 0}", &["'tuf.termination'", "after it"]);
+        bad("{shape: piecewise, points: [[0, 1], [5, 2], [3, 0]]}", &["'tuf.points[2]'", "out of order"]);
+        bad("{shape: piecewise, points: [[0, 1], [2, -1]]}", &["'tuf.points[1]'", ">= 0"]);
+        bad("{shape: piecewise}", &["'tuf.points'", "needs 'points'"]);
+        bad("{shape: piecewise, points: [[0, 1]], utility: 3}", &["'tuf.utility'", "does not apply"]);
+        bad("{shape: cubic}", &["'tuf.shape'", "unknown shape 'cubic'"]);
+        bad("{shape: step, utilty: 3}", &["utilty", "did you mean 'utility'"]);
     }
 
     #[test]

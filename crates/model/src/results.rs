@@ -10,8 +10,10 @@ use std::io::{self, Write};
 use std::path::Path;
 
 /// The results document's version. 2: run-level `steals`, `steal_attempts`, `failed_steals`,
-/// `priority_inversions` and `priority_inversion_ns` in `counters`.
-pub const SCHEMA: &str = "rtsched.results/2";
+/// `priority_inversions` and `priority_inversion_ns` in `counters`. 3: utility (`accrued_utility`,
+/// `possible_utility`, `aur` in every summary; `utility`, `max_utility`, `aborted_at_ns` per
+/// job), `deadlocks` in `counters`.
+pub const SCHEMA: &str = "rtsched.results/3";
 
 /// The set of CPUs a job ran on. Inline for CPUs < 64, so recording it allocates nothing
 /// on ordinary platforms.
@@ -68,9 +70,25 @@ pub struct JobRecord {
     pub blocked: Time,
     pub missed: bool,
     pub aborted: bool,
+    /// When it was aborted (by `on_miss: abort` at its deadline, or by the policy).
+    pub aborted_at: Option<Time>,
+    /// Utility accrued: its task's TUF at completion (`tuf.rs`); 0 if aborted or unfinished.
+    pub utility: f64,
+    /// Utility possible: the TUF's maximum (1 without a TUF).
+    pub max_utility: f64,
 }
 
 impl JobRecord {
+    /// Set the accrued and possible utility from its task's TUF and its finish (every driver
+    /// calls this when a job ends, or when it builds the record of one that never finished).
+    #[inline]
+    pub fn accrue(&mut self, task: &crate::task::Task) {
+        self.max_utility = task.max_utility();
+        self.utility = match self.finish {
+            Some(f) if !self.aborted => task.utility_at(f - self.release),
+            _ => 0.0,
+        };
+    }
     pub fn response(&self) -> Option<Time> {
         self.finish.map(|f| f - self.release)
     }
@@ -118,10 +136,13 @@ pub struct Counters {
     /// documents ([`NOT_MEASURED_IN_KERNEL_RUNS`]).
     pub priority_inversions: u64,
     pub priority_inversion_ns: Time,
+    /// Deadlocks the job ledger detected (a cycle of jobs each waiting for a resource the next
+    /// holds), each resolved by the policy's abort. Kernel runs: `null`.
+    pub deadlocks: u64,
 }
 
 /// Run-level counters a kernel run (`kernel:*`, no ledger) cannot measure: `null` in its document.
-pub const NOT_MEASURED_IN_KERNEL_RUNS: [&str; 5] = ["steals", "steal_attempts", "failed_steals", "priority_inversions", "priority_inversion_ns"];
+pub const NOT_MEASURED_IN_KERNEL_RUNS: [&str; 6] = ["steals", "steal_attempts", "failed_steals", "priority_inversions", "priority_inversion_ns", "deadlocks"];
 
 /// Everything a run produces.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -169,6 +190,11 @@ pub struct Summary {
     /// Time jobs spent blocked on resources: the longest for one job, and the sum.
     pub max_blocked_ns: Time,
     pub total_blocked_ns: Time,
+    /// Utility accrued and possible (time-utility functions), and their ratio AUR
+    /// (1 when no utility was possible).
+    pub accrued_utility: f64,
+    pub possible_utility: f64,
+    pub aur: f64,
 }
 
 impl Summary {
@@ -198,7 +224,10 @@ impl Summary {
             s.context_switches += j.context_switches as u64;
             s.max_blocked_ns = s.max_blocked_ns.max(j.blocked);
             s.total_blocked_ns += j.blocked;
+            s.accrued_utility += j.utility;
+            s.possible_utility += j.max_utility;
         }
+        s.aur = if s.possible_utility > 0.0 { s.accrued_utility / s.possible_utility } else { 1.0 };
         if s.jobs > 0 {
             s.dsr = s.met as f64 / s.jobs as f64;
             s.mean_tardiness_ns = tard_sum as f64 / s.jobs as f64;
@@ -306,6 +335,9 @@ impl RunResult {
                         "blocked_ns": j.blocked,
                         "missed": j.missed,
                         "aborted": j.aborted,
+                        "aborted_at_ns": j.aborted_at,
+                        "utility": j.utility,
+                        "max_utility": j.max_utility,
                     })
                 })
                 .collect();
@@ -316,7 +348,7 @@ impl RunResult {
 }
 
 /// The CSV header for per-job records.
-pub const JOBS_CSV_HEADER: &str = "scheduler,task,job,release_ns,deadline_ns,start_ns,finish_ns,response_ns,tardiness_ns,demand_ns,cpus,preemptions,migrations,context_switches,missed,aborted,blocked_ns";
+pub const JOBS_CSV_HEADER: &str = "scheduler,task,job,release_ns,deadline_ns,start_ns,finish_ns,response_ns,tardiness_ns,demand_ns,cpus,preemptions,migrations,context_switches,missed,aborted,blocked_ns,aborted_at_ns,utility,max_utility";
 
 fn csv_field(s: &str) -> String {
     if s.contains([',', '"', '\n']) {
@@ -335,7 +367,7 @@ pub fn write_jobs_csv(runs: &[&RunResult], w: &mut (impl Write + ?Sized)) -> io:
             let cpus: Vec<String> = j.cpus.iter().map(|c| c.to_string()).collect();
             writeln!(
                 w,
-                "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+                "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{:?},{:?}",
                 sched,
                 csv_field(&r.task_names[j.task as usize]),
                 j.job,
@@ -352,7 +384,10 @@ pub fn write_jobs_csv(runs: &[&RunResult], w: &mut (impl Write + ?Sized)) -> io:
                 j.context_switches,
                 j.missed as u8,
                 j.aborted as u8,
-                j.blocked
+                j.blocked,
+                opt(j.aborted_at),
+                j.utility,
+                j.max_utility
             )?;
         }
     }

@@ -6,6 +6,7 @@
 
 use crate::program::{CriticalSection, Program, Region};
 use crate::time::Time;
+use crate::tuf::Tuf;
 use serde::Serialize;
 
 /// Index of a task in its task set (file order).
@@ -46,6 +47,8 @@ pub struct Task {
     pub regions: Vec<Region>,
     /// Critical sections (ChronOS §III), sorted by (region, thread, start, longest first).
     pub sections: Vec<CriticalSection>,
+    /// Time-utility function (ChronOS §3.2; `tuf.rs`). `None`: utility 1 until the deadline.
+    pub tuf: Option<Tuf>,
 }
 
 impl Task {
@@ -64,7 +67,22 @@ impl Task {
             group: None,
             regions: Vec::new(),
             sections: Vec::new(),
+            tuf: None,
         }
+    }
+    /// The utility a job of this task accrues by completing `t` after its release (its TUF;
+    /// without one, 1 until the deadline and 0 after).
+    #[inline]
+    pub fn utility_at(&self, t: Time) -> f64 {
+        match &self.tuf {
+            None => (t <= self.deadline) as u8 as f64,
+            Some(f) => f.at(t),
+        }
+    }
+    /// A job's possible utility: its TUF's maximum (1 without a TUF).
+    #[inline]
+    pub fn max_utility(&self) -> f64 {
+        self.tuf.as_ref().map_or(1.0, Tuf::max)
     }
     /// The task's regions and critical sections as the substrates execute them.
     pub fn program(&self) -> Program {
@@ -120,6 +138,10 @@ pub enum ExecModel {
 pub struct Overheads {
     pub context_switch: Time,
     pub migration: Time,
+    /// An aborted job's abort handler (ChronOS §3.2 aborts; DASA's abort cost): charged to the
+    /// CPU the job was running on when it was aborted (a job aborted while it waited costs
+    /// nothing: it has no CPU to clean up on).
+    pub abort_handler: Time,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -172,6 +194,14 @@ impl TaskSet {
     /// tests assume neither).
     pub fn has_structure(&self) -> bool {
         self.tasks.iter().any(|t| t.is_parallel() || !t.sections.is_empty())
+    }
+    /// A cycle of nested critical sections that can deadlock, described (`file::lock_order_cycle`).
+    pub fn lock_order_cycle(&self) -> Option<String> {
+        crate::file::lock_order_cycle(&self.tasks, &self.resources)
+    }
+    /// Whether any task carries a time-utility function.
+    pub fn has_tufs(&self) -> bool {
+        self.tasks.iter().any(|t| t.tuf.is_some())
     }
     pub fn task_index(&self, name: &str) -> Option<TaskId> {
         self.tasks.iter().position(|t| t.name == name).map(|i| i as TaskId)

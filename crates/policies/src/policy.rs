@@ -165,6 +165,10 @@ impl Decisions {
     pub fn note_global_event(&mut self) {
         self.global_event = true;
     }
+    /// Charge `cpu` `ns` of overhead not asked for by the policy (the ledger's abort handler).
+    pub fn add_charge(&mut self, cpu: u32, ns: Time) {
+        self.charges.push((cpu, ns));
+    }
     /// A resource was freed while entities wait for it (granting policies only).
     pub fn add_pending_grant(&mut self, r: ResourceId) {
         if !self.pending_grants.contains(&r) {
@@ -395,6 +399,26 @@ pub trait Policy: Send {
     fn grants_resources(&self) -> bool {
         false
     }
+
+    /// Whether the policy reads the tasks' time-utility functions (the UA policies). The CLI
+    /// warns when a task set has TUFs and the policy ignores them (AUR is still measured).
+    fn uses_tufs(&self) -> bool {
+        false
+    }
+
+    /// Whether the policy breaks deadlocks (see [`Policy::deadlock`]). `false` (the default):
+    /// a deadlock stops the run with an error naming the jobs and resources of the cycle.
+    fn resolves_deadlocks(&self) -> bool {
+        false
+    }
+
+    /// The ledger found a deadlock at `now` (only for policies whose `resolves_deadlocks` is
+    /// true): each entity of `cycle` is blocked on a resource the next one holds, and the last
+    /// on one the first holds; the first is the entity whose request (just reported by
+    /// `blocked`) closed the cycle. Called before `schedule`, in which the policy must abort
+    /// the job of at least one of them ([`Dispatch::abort`] accepts a blocked entity); if it
+    /// does not, the run stops with an error. DASA aborts the one of least utility (Clark §4).
+    fn deadlock(&mut self, _now: Time, _cycle: &[EntityId]) {}
 
     /// A one-shot timer the policy set with [`Dispatch::wake_at`] fired at `now` (at or after
     /// the time asked). Called before `schedule`. Default: nothing.

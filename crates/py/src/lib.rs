@@ -56,6 +56,16 @@ impl PyTaskSet {
             OnMiss::Abort => "abort",
         }
     }
+    /// Whether any task carries a time-utility function.
+    #[getter]
+    fn has_tufs(&self) -> bool {
+        self.inner.has_tufs()
+    }
+    /// A cycle of nested critical sections that can deadlock, described, or None.
+    #[getter]
+    fn lock_order_cycle(&self) -> Option<String> {
+        self.inner.lock_order_cycle()
+    }
     #[getter]
     fn utilization(&self) -> f64 {
         self.inner.utilization()
@@ -233,10 +243,11 @@ fn parse_duration(text: &str) -> PyResult<u64> {
 
 /// Simulate `taskset` under `scheduler`; releases the GIL while it runs.
 #[pyfunction]
-#[pyo3(signature = (taskset, scheduler, record_intervals=false))]
-fn simulate(py: Python<'_>, taskset: &PyTaskSet, scheduler: &str, record_intervals: bool) -> PyResult<PyRunResult> {
+/// `measure_policy`: time every decision of the policy (measurements `policy_ns_*`).
+#[pyo3(signature = (taskset, scheduler, record_intervals=false, measure_policy=false))]
+fn simulate(py: Python<'_>, taskset: &PyTaskSet, scheduler: &str, record_intervals: bool, measure_policy: bool) -> PyResult<PyRunResult> {
     let ts = &taskset.inner;
-    let r = py.detach(|| rtsched_sim::simulate(ts, scheduler, record_intervals)).map_err(input_err)?;
+    let r = py.detach(|| rtsched_sim::simulate_measured(ts, scheduler, record_intervals, measure_policy).map(|(r, _)| r)).map_err(input_err)?;
     Ok(PyRunResult { inner: r })
 }
 
@@ -287,6 +298,14 @@ fn simulate_stats(py: Python<'_>, taskset: &PyTaskSet, scheduler: &str) -> PyRes
     let ts = &taskset.inner;
     let (r, stats) = py.detach(|| rtsched_sim::simulate_with_stats(ts, scheduler, false)).map_err(input_err)?;
     Ok((PyRunResult { inner: r }, stats))
+}
+
+/// What a built scheduler does with a task set's extras: (reads TUFs, resolves deadlocks).
+/// Raises InputError if the spec does not build for `taskset`.
+#[pyfunction]
+fn policy_traits(taskset: &PyTaskSet, scheduler: &str) -> PyResult<(bool, bool)> {
+    let p = rtsched_policies::build(scheduler, &taskset.inner).map_err(input_err)?;
+    Ok((p.uses_tufs(), p.resolves_deadlocks()))
 }
 
 /// Split a scheduler spec (`NAME[:OPTION,KEY=VALUE,...]`) the way the core does: (name,
@@ -359,6 +378,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(parse_duration, m)?)?;
     m.add_function(wrap_pyfunction!(simulate, m)?)?;
     m.add_function(wrap_pyfunction!(simulate_stats, m)?)?;
+    m.add_function(wrap_pyfunction!(policy_traits, m)?)?;
     m.add_function(wrap_pyfunction!(schedulers, m)?)?;
     m.add_function(wrap_pyfunction!(parse_scheduler, m)?)?;
     m.add_function(wrap_pyfunction!(write_results_json, m)?)?;

@@ -309,6 +309,7 @@ pub struct Run<'t> {
     releases: u64,
     invocations: u64,
     charged: Time,
+    deadlocks: u64,
     /// Ready entities and running deadlines: priority inversions (crate::inversion).
     inv: Inversions,
     now: Time,
@@ -466,6 +467,11 @@ pub struct Outcome {
     pub priority_inversion_ns: Time,
     /// The policy's own counters ([`Policy::stats`]) at the end of the run.
     pub stats: Vec<(String, f64)>,
+    /// Deadlocks detected (each resolved by an abort of the policy).
+    pub deadlocks: u64,
+    /// With [`Ledger::measure_policy`]: wall-clock ns spent in `schedule`, in total and in the
+    /// longest call.
+    pub policy_ns: Option<(u64, u64)>,
 }
 
 impl Outcome {
@@ -482,6 +488,17 @@ impl Outcome {
         c.steals = stat("steals");
         c.steal_attempts = stat("steal_attempts");
         c.failed_steals = stat("failed_steals");
+        c.deadlocks = self.deadlocks;
+    }
+
+    /// The policy-overhead measurements of a run asked to measure (ChronOS Fig 6), by name:
+    /// `policy_ns_per_invocation` (mean), `policy_ns_max`, `policy_ns_total`.
+    pub fn fill_measurements(&self, m: &mut std::collections::BTreeMap<String, f64>) {
+        if let Some((total, max)) = self.policy_ns {
+            m.insert("policy_ns_total".into(), total as f64);
+            m.insert("policy_ns_max".into(), max as f64);
+            m.insert("policy_ns_per_invocation".into(), total as f64 / self.invocations.max(1) as f64);
+        }
     }
 }
 
@@ -503,6 +520,13 @@ pub struct Ledger<'t> {
     charges: Vec<(u32, Time)>,
     forked: Vec<EntityInfo>,
     doomed: Vec<EntityId>,
+    cycle: Vec<EntityId>,
+    /// A deadlock told to the policy, to be broken by its next decision.
+    unresolved: Option<Vec<EntityId>>,
+    failure: Option<String>,
+    /// Whether `schedule` is timed; total and longest ns.
+    measure: bool,
+    policy_ns: (u64, u64),
 }
 
 impl<'t> Ledger<'t> {
@@ -537,6 +561,7 @@ impl<'t> Ledger<'t> {
                 releases: 0,
                 invocations: 0,
                 charged: 0,
+                deadlocks: 0,
                 inv: Inversions::new(2 * width + m),
                 now: 0,
                 duration,
@@ -555,6 +580,11 @@ impl<'t> Ledger<'t> {
             charges: Vec::new(),
             forked: Vec::with_capacity(widest),
             doomed: Vec::with_capacity(widest),
+            cycle: Vec::new(),
+            unresolved: None,
+            failure: None,
+            measure: false,
+            policy_ns: (0, 0),
         }
     }
 
@@ -637,7 +667,7 @@ impl<'t> Ledger<'t> {
         let next = at + r.streams[task as usize].interarrival(t);
         let deadline = at + rel_deadline;
         let rec = if at < duration {
-            r.records.push(JobRecord { task, job, release: at, deadline, demand, ..Default::default() });
+            r.records.push(JobRecord { task, job, release: at, deadline, demand, max_utility: t.max_utility(), ..Default::default() });
             r.undecided += 1;
             (r.records.len() - 1) as u32
         } else {
@@ -808,6 +838,70 @@ impl<'t> Ledger<'t> {
         x.blocked_on = r;
         x.blocked_since = now;
         self.policy.get().blocked(now, e, cpu);
+        if holder != NONE {
+            self.detect_deadlock(now, e, holder);
+        }
+    }
+
+    /// `e` now waits for what `holder` holds: if the chain of holders leads back to `e`, the
+    /// jobs on it wait for each other forever. Tell the policy (it must abort one of them in its
+    /// next `schedule`); a policy that cannot resolve deadlocks stops the run with an error.
+    #[cold]
+    fn detect_deadlock(&mut self, now: Time, e: EntityId, holder: u32) {
+        let mut cycle = std::mem::take(&mut self.cycle);
+        cycle.clear();
+        cycle.push(e);
+        let mut h = holder;
+        // At most one step per blocked entity: a chain that does not close ends at a holder
+        // that is not blocked (or a resource awaiting a grant).
+        while h != NONE && h != e && cycle.len() <= self.run.ents.len() {
+            cycle.push(h);
+            let b = self.run.ents[h as usize].blocked_on;
+            if b == NONE {
+                break;
+            }
+            h = self.run.resources[b as usize].holder;
+        }
+        if h == e {
+            self.run.deadlocks += 1;
+            if self.policy.get().resolves_deadlocks() {
+                self.policy.get().deadlock(now, &cycle);
+                self.unresolved = Some(cycle.clone());
+            } else if self.failure.is_none() {
+                self.failure = Some(format!(
+                    "{}; scheduler '{}' does not resolve deadlocks (dasa, pdasa, ggua and nggua abort a job to break one), or acquire the resources in one global order",
+                    self.describe_deadlock(now, &cycle),
+                    self.policy.get().name()
+                ));
+            }
+        }
+        self.cycle = cycle;
+    }
+
+    /// "deadlock at 12.5ms: a#3 waits for 'R2', held by b#1; b#1 waits for 'R1', held by a#3".
+    fn describe_deadlock(&self, now: Time, cycle: &[EntityId]) -> String {
+        let r = &self.run;
+        let name = |e: EntityId| {
+            let i = r.ents[e as usize].info;
+            format!("{}#{}", r.ts.tasks[i.task as usize].name, i.job)
+        };
+        let steps: Vec<String> = cycle
+            .iter()
+            .enumerate()
+            .map(|(k, &e)| {
+                let next = cycle[(k + 1) % cycle.len()];
+                let res = r.ents[e as usize].blocked_on;
+                let rname = r.ts.resources.get(res as usize).map_or("?", String::as_str);
+                format!("{} waits for '{}', held by {}", name(e), rname, name(next))
+            })
+            .collect();
+        format!("deadlock at {}: {}", rtsched_model::time::fmt_duration(now), steps.join("; "))
+    }
+
+    /// Why the run cannot go on (an unresolved deadlock), if it cannot. Drivers check it after
+    /// each decision and stop with this message.
+    pub fn failure(&self) -> Option<&str> {
+        self.failure.as_deref()
     }
 
     /// `e` releases `r`: tell the policy, then hand `r` on.
@@ -890,6 +984,7 @@ impl<'t> Ledger<'t> {
             let r = &mut self.run.records[job.rec as usize];
             r.finish = Some(finish);
             r.missed = finish > r.deadline;
+            r.accrue(&self.run.ts.tasks[task]);
             self.run.undecided -= 1;
         }
         self.run.free_jobs.push(j);
@@ -940,11 +1035,17 @@ impl<'t> Ledger<'t> {
             }
             // Each thread leaves its CPU, gives up what it holds and is gone to the policy; then
             // what they held is handed on (to other jobs' threads).
+            let handler = self.run.ts.run.overheads.abort_handler;
             for &e in &doomed {
                 self.run.inv.gone(e, self.run.ents[e as usize].info.deadline);
                 let x = self.run.ents[e as usize];
                 if x.cpu != NONE {
                     self.unlink(now, x.cpu, e, Off::Aborted, sub);
+                    if handler > 0 {
+                        // The abort handler cleans up on the CPU the thread ran on: whatever
+                        // runs there next pays it first (an idle CPU absorbs it).
+                        self.dec.add_charge(x.cpu, handler);
+                    }
                 }
                 if x.live {
                     for r in 0..self.run.resources.len() {
@@ -971,7 +1072,9 @@ impl<'t> Ledger<'t> {
         if rec != NONE {
             let r = &mut self.run.records[rec as usize];
             r.aborted = true;
+            r.aborted_at = Some(now);
             r.missed = true;
+            r.utility = 0.0;
             self.run.undecided -= 1;
         }
         self.run.free_jobs.push(j);
@@ -1017,11 +1120,22 @@ impl<'t> Ledger<'t> {
         self.run.now = now;
         loop {
             self.run.invocations += 1;
-            self.policy.get().schedule(now, &mut Dispatch::new(&mut self.dec, &self.run));
+            if self.measure {
+                let t0 = std::time::Instant::now();
+                self.policy.get().schedule(now, &mut Dispatch::new(&mut self.dec, &self.run));
+                let ns = t0.elapsed().as_nanos() as u64;
+                self.policy_ns.0 += ns;
+                self.policy_ns.1 = self.policy_ns.1.max(ns);
+            } else {
+                self.policy.get().schedule(now, &mut Dispatch::new(&mut self.dec, &self.run));
+            }
             self.dec.clear_events();
             let again = self.grants_resources && self.apply_grants(now);
             self.apply(now, sub);
             if !self.dec.has_aborts() && !again {
+                if self.unresolved.is_some() {
+                    self.check_resolved(now);
+                }
                 let r = &mut self.run;
                 r.inv.observe(now, &r.ents, &r.cpus);
                 return;
@@ -1037,6 +1151,27 @@ impl<'t> Ledger<'t> {
             }
             self.aborts = aborts;
         }
+    }
+
+    /// After a deadlock was reported: the policy must have aborted one of its jobs by now.
+    #[cold]
+    fn check_resolved(&mut self, now: Time) {
+        let cycle = self.unresolved.take().expect("a reported deadlock");
+        let gen = |x: &Ent| x.live && x.is_blocked();
+        // Broken if some entity of the cycle is gone (aborted; its slot may be reused since).
+        if cycle.iter().all(|&e| gen(&self.run.ents[e as usize])) && self.failure.is_none() {
+            self.failure = Some(format!(
+                "{}; scheduler '{}' was told of it and aborted none of its jobs",
+                self.describe_deadlock(now, &cycle),
+                self.policy.get().name()
+            ));
+        }
+    }
+
+    /// Time every `schedule` call with a clock (a run asked to measure the policy's overhead;
+    /// ChronOS Fig 6). The result is in [`Outcome::policy_ns`].
+    pub fn measure_policy(&mut self, on: bool) {
+        self.measure = on;
     }
 
     /// Grants the policy made, then (for a granting policy) FIFO for what it left ungranted.
@@ -1200,6 +1335,8 @@ impl<'t> Ledger<'t> {
             priority_inversions: r.inv.onsets,
             priority_inversion_ns: r.inv.ns,
             stats: self.policy.get().stats(),
+            deadlocks: r.deadlocks,
+            policy_ns: self.measure.then_some(self.policy_ns),
         }
     }
 }

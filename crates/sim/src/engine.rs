@@ -241,8 +241,21 @@ impl<'p, O: Observer, C: CostModel> Engine<'p, O, C> {
         }
     }
 
-    /// Run to the end and return the results.
-    pub fn run(mut self) -> RunResult {
+    /// Time the policy's every decision with a clock (`measurements`: `policy_ns_*`; ChronOS
+    /// Fig 6). Off by default: a simulation's results stay free of wall-clock figures.
+    pub fn measure_policy(mut self, on: bool) -> Self {
+        self.led.measure_policy(on);
+        self
+    }
+
+    /// Run to the end and return the results. Panics if the run cannot go on (a deadlock the
+    /// policy does not resolve); [`Engine::try_run`] returns that as an error.
+    pub fn run(self) -> RunResult {
+        self.try_run().unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// Run to the end; an unresolved deadlock stops the run with its description.
+    pub fn try_run(mut self) -> Result<RunResult, String> {
         let duration = self.led.duration();
         let limit = self.led.limit();
         for (i, t) in self.led.run.taskset().tasks.iter().enumerate() {
@@ -285,6 +298,9 @@ impl<'p, O: Observer, C: CostModel> Engine<'p, O, C> {
                 }
             }
             self.led.decide(now, &mut self.sim);
+            if let Some(f) = self.led.failure() {
+                return Err(format!("{}: {f}", self.led.run.taskset().source));
+            }
             if self.led.has_timers() {
                 self.led.take_timers(&mut self.timers);
                 for i in 0..self.timers.len() {
@@ -299,7 +315,7 @@ impl<'p, O: Observer, C: CostModel> Engine<'p, O, C> {
         }
         // Stopped by the drain limit with counted jobs still unfinished: time ran to the limit.
         let end = if self.led.run.undecided() > 0 { limit } else { end };
-        self.finish(end)
+        Ok(self.finish(end))
     }
 
     fn finish(mut self, end: Time) -> RunResult {
@@ -317,6 +333,7 @@ impl<'p, O: Observer, C: CostModel> Engine<'p, O, C> {
         let out = self.led.finish(end);
         let mut r = self.result;
         out.fill_counters(&mut r.counters);
+        out.fill_measurements(&mut r.measurements);
         r.jobs = out.jobs;
         r.intervals = self.sim.intervals;
         if out.charged > 0 {
@@ -388,8 +405,16 @@ pub fn simulate_costed<C: CostModel>(ts: &TaskSet, policy: &mut dyn Policy, cost
 
 /// Simulate `ts` under the scheduler `spec` (e.g. `"gedf"`, `"gfp:rm"`).
 pub fn simulate(ts: &TaskSet, spec: &str, record_intervals: bool) -> Result<RunResult, String> {
+    simulate_measured(ts, spec, record_intervals, false).map(|(r, _)| r)
+}
+
+/// Simulate `ts` under `spec`, optionally timing the policy's decisions
+/// ([`Engine::measure_policy`]); returns the result and the policy's own counters.
+pub fn simulate_measured(ts: &TaskSet, spec: &str, record_intervals: bool, measure_policy: bool) -> Result<(RunResult, Vec<(String, f64)>), String> {
     let mut p = rtsched_policies::build(spec, ts)?;
-    Ok(simulate_policy(ts, p.as_mut(), record_intervals))
+    let cost = ConstantOverheads::of(ts);
+    let r = Engine::new(ts, p.as_mut(), NoObserver, cost, record_intervals).measure_policy(measure_policy).try_run()?;
+    Ok((r, p.stats()))
 }
 
 /// Simulate `ts` under `spec` and also return the policy's own operation counters
@@ -398,7 +423,5 @@ pub fn simulate(ts: &TaskSet, spec: &str, record_intervals: bool) -> Result<RunR
 /// `failed_steals` in `counters`), they stay out of the results document, which remains free
 /// of wall-clock figures.
 pub fn simulate_with_stats(ts: &TaskSet, spec: &str, record_intervals: bool) -> Result<(RunResult, Vec<(String, f64)>), String> {
-    let mut p = rtsched_policies::build(spec, ts)?;
-    let r = simulate_policy(ts, p.as_mut(), record_intervals);
-    Ok((r, p.stats()))
+    simulate_measured(ts, spec, record_intervals, false)
 }

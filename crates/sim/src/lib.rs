@@ -11,4 +11,4 @@ pub mod exec {
 }
 
 pub use cost::{ConstantOverheads, CostModel};
-pub use engine::{simulate, simulate_costed, simulate_observed, simulate_policy, simulate_with_stats, Observer, View};
+pub use engine::{simulate, simulate_costed, simulate_measured, simulate_observed, simulate_policy, simulate_with_stats, Observer, View};

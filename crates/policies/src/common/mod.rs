@@ -2,7 +2,8 @@
 //! global and partitioned scheduling domains, a global domain that runs parallel jobs
 //! sequentially (`sequential`), and the distributed run queues of the gedf-heap
 //! paper — the domain (`dist`), its per-CPU queues (`runqueue`, `pushable`), find-CPU and its
-//! push structures (`findcpu`: CPU masks, the `cpudl` max-heap, `cpupri`).
+//! push structures (`findcpu`: CPU masks, the `cpudl` max-heap, `cpupri`), and what the
+//! utility-accrual policies share (`ua`: tracked jobs, dependency chains, PUD, feasibility).
 
 pub mod cpudl;
 pub mod cpudl_sync;
@@ -17,6 +18,7 @@ pub mod partitioned;
 pub(crate) mod pushable;
 pub(crate) mod runqueue;
 pub mod sequential;
+pub mod ua;
 
 pub use dist::{DistDomain, DistStats};
 pub use findcpu::PushFind;

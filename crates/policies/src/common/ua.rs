@@ -1,0 +1,196 @@
+//! What the utility-accrual (UA) policies share (ChronOS §3–6; Locke's LBESA, Clark's DASA,
+//! Garyali et al.'s G-GUA and NG-GUA): the set of jobs a UA policy reasons about, the estimates
+//! it may make, and the feasibility test of a tentative schedule.
+//!
+//! - **What a UA policy knows.** Like a kernel, only WCETs and what has executed: the remaining
+//!   time of an entity is its thread's WCET minus [`RunView::executed`] (at least 1 ns, so an
+//!   overrunning job still has a density). Never its actual demand.
+//! - **Blocked jobs stay in view.** DASA and the GUA family look at jobs that wait for a
+//!   resource (their *dependency chain*: the job, the holder of what it waits for, that
+//!   holder's holder…), so [`Tracked`] keeps blocked entities too, marked blocked. The ledger
+//!   does not report `aborted` for an entity aborted while blocked, and reuses its id, so
+//!   [`Tracked::prune`] drops every tracked entry the run no longer shows with the same
+//!   identity before each decision.
+//! - **Potential utility density** (PUD, DASA §3; "GVD" in ChronOS): the utility the system
+//!   accrues by running a job and its chain to completion, divided by the time that takes.
+//!   Utilities are taken at the expected completion (now + remaining), so non-step TUFs count
+//!   what finishing then would earn.
+//! - **Feasibility** of a tentative schedule (a list in execution order): every job, run one
+//!   after another from now for its remaining time, completes by its deadline.
+
+use crate::policy::{EntityId, EntityInfo, RunView};
+use rtsched_model::{Task, Time};
+
+/// A thread's WCET: its region's thread WCET, or the task's WCET for a sequential task.
+#[inline]
+pub fn thread_wcet(task: &Task, info: &EntityInfo) -> Time {
+    match task.regions.get(info.region as usize) {
+        Some(r) => r.threads.get(info.thread as usize).copied().unwrap_or(task.wcet),
+        None => task.wcet,
+    }
+}
+
+/// The remaining time of `info` as a scheduler estimates it: WCET minus executed, at least 1.
+#[inline]
+pub fn remaining(view: &dyn RunView, info: &EntityInfo) -> Time {
+    let task = view.task(info.task);
+    thread_wcet(task, info).saturating_sub(view.executed(info.id)).max(1)
+}
+
+/// The utility `info`'s job accrues if it completes at `at`.
+#[inline]
+pub fn utility_at(view: &dyn RunView, info: &EntityInfo, at: Time) -> f64 {
+    view.task(info.task).utility_at(at.saturating_sub(info.release))
+}
+
+/// `e`'s dependency chain after `e` itself: the holder of what it waits for, that holder's
+/// holder, and so on (ChronOS Fig 3(b)), into `out` (cleared first). Stops at a holder that is
+/// not blocked, and before repeating an entity (a deadlock cycle; the ledger reports those).
+pub fn chain(view: &dyn RunView, e: EntityId, out: &mut Vec<EntityId>) {
+    out.clear();
+    let mut at = e;
+    while let Some((_, h)) = view.waiting_for(at) {
+        if h == e || out.contains(&h) {
+            break;
+        }
+        out.push(h);
+        at = h;
+    }
+}
+
+/// The potential utility density of `info` with its chain `deps` (holders, in chain order):
+/// the utility accrued by completing the holders (last first) and then `info`, from `now`, per
+/// ns of remaining time. A job that can earn nothing any more has density 0.
+pub fn pud(view: &dyn RunView, now: Time, info: &EntityInfo, deps: &[EntityId]) -> f64 {
+    let (mut t, mut u) = (now, 0.0);
+    for &d in deps.iter().rev() {
+        if let Some(di) = view.entity(d) {
+            t += remaining(view, &di);
+            u += utility_at(view, &di, t);
+        }
+    }
+    t += remaining(view, info);
+    u += utility_at(view, info, t);
+    u / (t - now) as f64
+}
+
+/// Whether running `jobs` one after another from `now`, each for its remaining time (`.1`),
+/// completes every one by its deadline (`.0`).
+#[inline]
+pub fn feasible(now: Time, jobs: impl IntoIterator<Item = (Time, Time)>) -> bool {
+    let mut t = now;
+    for (deadline, rem) in jobs {
+        t += rem;
+        if t > deadline {
+            return false;
+        }
+    }
+    true
+}
+
+/// The entities a UA policy reasons about: ready, running and blocked ones, by id.
+#[derive(Clone, Debug, Default)]
+pub struct Tracked {
+    /// Per id: its info, if tracked.
+    info: Vec<Option<EntityInfo>>,
+    blocked: Vec<bool>,
+    /// Tracked ids, in the order they arrived (swap-removed; sort before relying on order).
+    ids: Vec<EntityId>,
+}
+
+impl Tracked {
+    pub fn new() -> Self {
+        Tracked::default()
+    }
+    /// Track `info` as ready (a release, or an unblock), replacing whatever the id named.
+    pub fn add(&mut self, info: &EntityInfo) {
+        let i = info.id as usize;
+        if self.info.len() <= i {
+            self.info.resize(i + 1, None);
+            self.blocked.resize(i + 1, false);
+        }
+        if self.info[i].is_none() {
+            self.ids.push(info.id);
+        }
+        self.info[i] = Some(*info);
+        self.blocked[i] = false;
+    }
+    /// Stop tracking `e` (completed, aborted).
+    pub fn remove(&mut self, e: EntityId) {
+        if let Some(slot) = self.info.get_mut(e as usize) {
+            if slot.take().is_some() {
+                let p = self.ids.iter().position(|&x| x == e).expect("tracked ids are listed");
+                self.ids.swap_remove(p);
+            }
+        }
+    }
+    /// `e` blocked on a resource (`true`) or was handed it (`false`).
+    pub fn set_blocked(&mut self, e: EntityId, blocked: bool) {
+        if let Some(b) = self.blocked.get_mut(e as usize) {
+            *b = blocked;
+        }
+    }
+    pub fn get(&self, e: EntityId) -> Option<&EntityInfo> {
+        self.info.get(e as usize).and_then(Option::as_ref)
+    }
+    pub fn is_blocked(&self, e: EntityId) -> bool {
+        self.blocked.get(e as usize).copied().unwrap_or(false)
+    }
+    pub fn contains(&self, e: EntityId) -> bool {
+        self.get(e).is_some()
+    }
+    /// Every tracked id (ready, running or blocked), in no particular order.
+    pub fn ids(&self) -> &[EntityId] {
+        &self.ids
+    }
+    pub fn len(&self) -> usize {
+        self.ids.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.ids.is_empty()
+    }
+    /// Drop entries the run no longer shows as the same live entity (aborted while blocked,
+    /// which the ledger does not report; the id may already name a new entity).
+    pub fn prune(&mut self, view: &dyn RunView) {
+        let mut k = 0;
+        while k < self.ids.len() {
+            let e = self.ids[k];
+            let mine = self.info[e as usize].expect("listed ids are tracked");
+            if view.entity(e) != Some(mine) {
+                self.info[e as usize] = None;
+                self.ids.swap_remove(k);
+            } else {
+                k += 1;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn feasibility_is_cumulative() {
+        assert!(feasible(0, [(3, 3), (5, 2)]));
+        assert!(!feasible(0, [(3, 3), (4, 2)]));
+        assert!(feasible(10, []));
+        assert!(!feasible(10, [(12, 3)]));
+    }
+
+    #[test]
+    fn tracked_adds_removes_and_blocks() {
+        let info = |id| EntityInfo { id, task: 0, job: id as u64, region: 0, thread: 0, release: 0, deadline: 10 };
+        let mut t = Tracked::new();
+        t.add(&info(3));
+        t.add(&info(1));
+        t.set_blocked(3, true);
+        assert!(t.is_blocked(3) && !t.is_blocked(1) && t.len() == 2);
+        t.add(&info(3));
+        assert!(!t.is_blocked(3) && t.len() == 2, "re-adding an id replaces it");
+        t.remove(3);
+        assert_eq!(t.ids(), &[1]);
+        t.remove(3);
+        assert_eq!(t.len(), 1);
+    }
+}
