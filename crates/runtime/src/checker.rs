@@ -219,6 +219,28 @@ impl Policy for ProtocolChecker {
         self.inner.grants_resources()
     }
 
+    fn uses_tufs(&self) -> bool {
+        self.inner.uses_tufs()
+    }
+
+    fn resolves_deadlocks(&self) -> bool {
+        self.inner.resolves_deadlocks()
+    }
+
+    fn deadlock(&mut self, now: Time, cycle: &[EntityId]) {
+        self.at(now, "deadlock");
+        if cycle.len() < 2 {
+            self.fail(&format!("deadlock: a cycle of {} entities", cycle.len()));
+        }
+        for &e in cycle {
+            let (_, s) = self.state(e, "deadlock");
+            if s != State::Blocked {
+                self.fail(&format!("deadlock: entity {e} of the cycle is {s:?}, not blocked"));
+            }
+        }
+        self.inner.deadlock(now, cycle)
+    }
+
     fn timer(&mut self, now: Time) {
         self.at(now, "timer");
         self.inner.timer(now)

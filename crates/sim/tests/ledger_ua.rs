@@ -112,6 +112,17 @@ fn a_deadlock_resolved_by_an_abort_lets_the_other_job_finish() {
 }
 
 #[test]
+fn the_deadlock_event_keeps_the_protocol() {
+    // Under the protocol checker: the cycle's entities are all blocked when it is reported.
+    let ts = ts_named(DEADLOCK, "deadlock.yaml");
+    let mut p = rtsched_runtime::ProtocolChecker::new(Box::new(Resolver::new(Some(1))), 2);
+    let r = simulate_policy(&ts, &mut p, false);
+    assert_eq!(r.counters.deadlocks, 1);
+    // Aborting a (index 1) lets b finish instead.
+    assert!(r.jobs[0].aborted && r.jobs[1].finish == Some(4 * MS));
+}
+
+#[test]
 fn utility_is_the_tuf_at_completion_and_zero_when_late_or_aborted() {
     // One CPU; a (linear 10 -> 0 at 8 ms) runs [0, 2): accrues 10 * (1 - 2/8) = 7.5.
     // b (quadratic 4, termination 10) runs [2, 7): accrues 4 * (1 - 0.7^2) = 2.04.
