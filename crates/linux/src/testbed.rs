@@ -667,6 +667,30 @@ tasks:
         }
     }
 
+    #[test]
+    fn a_deadlock_stops_a_real_run_with_the_cycle_named() {
+        if !privileged() {
+            return;
+        }
+        let _one = REAL.lock().unwrap_or_else(|p| p.into_inner());
+        // a and b take x / y at 0 and request y / x at 1 ms: the job ledger finds the cycle
+        // on real threads as in the simulator, and G-EDF cannot break it.
+        let ts = parse(
+            "platform: {cpus: 2}
+run: {duration: 20}
+tasks:
+  - {name: a, period: 20, wcet: 4, sections: [{resource: x, start: 0, length: 3}, {resource: y, start: 1, length: 1}]}
+  - {name: b, period: 20, wcet: 4, sections: [{resource: y, start: 0, length: 3}, {resource: x, start: 1, length: 1}]}
+",
+        );
+        for model in [GlobalModel::StopTheWorld, GlobalModel::Concurrent] {
+            match run(&ts, "gedf", &RunOptions { model, ..Default::default() }) {
+                Err(RunError::Failed(m)) => assert!(m.contains("deadlock at") && m.contains("a#0 waits for 'y', held by b#0") && m.contains("does not resolve deadlocks"), "{model:?}: {m}"),
+                other => panic!("{model:?}: expected the deadlock error, got {:?}", other.map(|r| r.summaries().total)),
+            }
+        }
+    }
+
     /// Wraps a policy and checks the event protocol the testbed follows with it.
     struct Recorder {
         inner: Box<dyn Policy>,
