@@ -244,7 +244,7 @@ def run(out_dir, quick, executor):
     rows = _claims(agg, main, over, runlen)
     if real is not None:
         rows += _real_claims(real)
-    rep.comparison(rows, headers=("claim", "paper", "rtsched", "holds?"))
+    rep.comparison(rows, headers=("quantity", "paper", "rtsched", "holds?"))
 
     # ---- Fig. 5 tables ----
     rep.heading(f"Fig. 5: DSR and AUR per scheduler and load (m = {M}, simulated, mean ± 95% CI over {sets} sets, {duration} each)")
