@@ -16,7 +16,7 @@ from pathlib import Path
 COUNTERS = ["steals", "steal_attempts", "failed_steals", "priority_inversions", "priority_inversion_ns"]
 #: The rows' layout; rows of another version (an older rtsched) are run again, not reused.
 ROW_VERSION = 2
-SUMMARY = ["jobs", "completed", "missed", "aborted", "dsr", "max_tardiness_ns", "mean_response_ns", "max_response_ns",
+SUMMARY = ["jobs", "completed", "missed", "aborted", "dsr", "aur", "max_tardiness_ns", "mean_response_ns", "max_response_ns",
            "preemptions", "migrations", "context_switches"]
 
 
@@ -29,12 +29,13 @@ def can_run_real() -> tuple[bool, str]:
     return True, ""
 
 
-def run_real_sets(units, backends, duration: str, out_csv: Path, label="real runs", progress=True):
+def run_real_sets(units, backends, duration: str, out_csv: Path, label="real runs", progress=True, **run_options):
     """Run every ``(key, taskset)`` of ``units`` under each backend; returns a DataFrame.
 
     ``key`` is a dict of coordinates (e.g. window and seed) copied into each row. A run the
     backend refuses (admission control, a partition that does not fit) is a row with
-    ``status='refused'`` and the message in ``error``; nothing is retried silently."""
+    ``status='refused'`` and the message in ``error``; nothing is retried silently.
+    ``run_options`` go to :func:`rtsched.run` (e.g. ``allow_overload=True``)."""
     import pandas as pd
 
     import rtsched
@@ -58,7 +59,7 @@ def run_real_sets(units, backends, duration: str, out_csv: Path, label="real run
         for key, ts, backend in todo:
             row = dict(key, backend=backend, duration=duration, row_version=ROW_VERSION)
             try:
-                r = rtsched.run(ts, backend=backend, duration=duration)
+                r = rtsched.run(ts, backend=backend, duration=duration, **run_options)
             except (rtsched.InputError, rtsched.RunFailed) as e:
                 row.update(status="refused", error=str(e).splitlines()[0][:500])
             else:

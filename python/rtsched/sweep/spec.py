@@ -109,6 +109,7 @@ def _probe(spec: Spec):
     from ..analysis import generate
 
     cpus = 1
+    placed = []  # generated sets: a partitioned scheduler may read their `cpu` fields (chronos2011)
     for i, g in enumerate(spec.generators):
         f = "generator" if len(spec.generators) == 1 else f"generators[{i}]"
         for p in (spec.points[0], spec.points[-1]):
@@ -117,6 +118,7 @@ def _probe(spec: Spec):
             except InputError as e:
                 raise _err(spec.source, f"{f}.params", f"at point {p:g}: {e}") from None
             cpus = max(cpus, gen.taskset.cpus)
+            placed.append(gen.taskset)
     # One light task on as many CPUs as the generators give.
     probe = {"platform": {"cpus": cpus}, "tasks": [{"name": "probe", "period": 100, "wcet": 1}]}
     tiny = _core.parse_taskset(yaml.safe_dump(probe), "yaml", "<probe>")
@@ -125,9 +127,23 @@ def _probe(spec: Spec):
             _core.simulate(tiny.with_run(duration_ns=1), s, False)
         except InputError as e:
             msg = str(e).replace("<probe>: task 'probe': ", "")
+            if "field 'cpu'" in msg and _runs_on_all(s, placed):
+                continue
             if "field 'cpu'" in msg:
                 msg += f" (generated task sets have no CPUs: use a partitioner, e.g. '{_core.parse_scheduler(s)[0]}:ffd')"
             raise _err(spec.source, "schedulers", f"{s!r}: {msg}") from None
+
+
+def _runs_on_all(scheduler: str, tasksets) -> bool:
+    """Whether ``scheduler`` accepts every generated set (whose generators set `cpu` fields)."""
+    from .. import _core
+
+    try:
+        for ts in tasksets:
+            _core.simulate(ts.with_run(duration_ns=1), scheduler, False)
+    except InputError:
+        return False
+    return True
 
 
 def _gen_params(spec: Spec, g: Generator, point: float) -> dict:

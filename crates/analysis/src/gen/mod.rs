@@ -225,7 +225,7 @@ pub const GENERATORS: &[GeneratorInfo] = &[
     GeneratorInfo { name: "mwhp", summary: "LWFG Table 1 MWHP: as MWH but u per task", params: LWFG_HELP },
     GeneratorInfo { name: "mwlu", summary: "LWFG Table 1 MWLU: as MWL but T per task", params: LWFG_HELP },
     GeneratorInfo { name: "mwhu", summary: "LWFG Table 1 MWHU: as MWH but T per task", params: LWFG_HELP },
-    GeneratorInfo { name: "chronos2011", summary: "ChronOS §6.2: 12 tasks, T in [40 ms, 2 s], random utilities (step TUFs)", params: "m=4, U=2 (may exceed m: overload), n=12" },
+    GeneratorInfo { name: "chronos2011", summary: "ChronOS §6.2: 12 tasks, T in [40 ms, 2 s], step TUFs with utilities in [1, 100], cpu fields by worst fit on load", params: "m=4, U=m/2 (may exceed m: overload; at most n), n=12, tmin=40ms, tmax=2s, place=wf|none (cpu fields for partitioned policies)" },
 ];
 
 const GENERIC_HELP: &str = "n, U (required); m=1, u_min=0, u_max=1 (uunifast: no bound), period=loguniform|uniform|harmonic, tmin=10ms, tmax=100ms, deadline=implicit|constrained, f=0, granularity=1us";
@@ -253,9 +253,15 @@ pub fn by_name(name: &str, params: &Params, seed: u64) -> Result<Generated, Stri
             papers::lelli2011(&mut rng, m, params.f64_or("R", 0.6)?, params.uint_or("x", 3)? as usize)?
         }
         "chronos2011" => {
-            params.check_known(name, &["m", "U", "n"])?;
+            params.check_known(name, &["m", "U", "n", "tmin", "tmax", "place"])?;
             let m = params.uint_or("m", 4)? as u32;
-            papers::chronos2011(&mut rng, m, params.f64_or("U", 0.5 * m as f64)?, params.uint_or("n", 12)? as usize)?
+            let periods = PeriodDist::LogUniform { min: params.duration_or("tmin", 40 * NS_PER_MS)?, max: params.duration_or("tmax", 2_000 * NS_PER_MS)? };
+            let place = match params.str_or("place", "wf") {
+                "wf" => papers::Placement::WorstFitLoad,
+                "none" => papers::Placement::None,
+                other => return Err(format!("generator chronos2011: parameter place={other}: known: wf (worst fit on load, no admission), none")),
+            };
+            papers::chronos2011(&mut rng, m, params.f64_or("U", 0.5 * m as f64)?, params.uint_or("n", 12)? as usize, periods, place)?
         }
         _ => match papers::Mtt::by_name(name) {
             Some(dist) => {
@@ -389,6 +395,47 @@ mod tests {
         assert_eq!(g.taskset.tasks.len(), 12);
         assert!(g.utilities.as_ref().unwrap().iter().all(|&v| (1.0..=100.0).contains(&v)));
         assert!(g.taskset.tasks.iter().all(|t| (40 * NS_PER_MS..=2_000 * NS_PER_MS).contains(&t.period)));
+    }
+
+    proptest! {
+        /// chronos2011 at any load of Fig. 5 (0.2-2.0 of m = 4): Σu on target, u ≤ 1, periods in
+        /// range, D = T, a step TUF of the drawn utility ending at the deadline, and every task
+        /// placed by worst fit on load (the emptiest CPU when it was placed).
+        #[test]
+        fn chronos2011_sets(seed: u64, load_tenths in 2u32..=20, n in 8usize..=24) {
+            let u_total = load_tenths as f64 / 10.0 * 4.0;
+            let g = gen("chronos2011", &format!("m=4,U={u_total},n={n}"), seed).unwrap();
+            prop_assert_eq!(g.taskset.tasks.len(), n);
+            prop_assert!((g.utilisations.iter().sum::<f64>() - u_total).abs() < 1e-6);
+            prop_assert!(g.utilisations.iter().all(|&u| (0.0..=1.0).contains(&u)));
+            let utilities = g.utilities.as_ref().unwrap();
+            let mut load = [0.0f64; 4];
+            let mut order: Vec<usize> = (0..n).collect();
+            order.sort_by(|&a, &b| g.utilisations[b].total_cmp(&g.utilisations[a]).then(a.cmp(&b)));
+            for i in order {
+                let t = &g.taskset.tasks[i];
+                prop_assert!((40 * NS_PER_MS..=2_000 * NS_PER_MS).contains(&t.period));
+                prop_assert_eq!(t.deadline, t.period);
+                prop_assert!(utilities[i] == utilities[i].round() && (1.0..=100.0).contains(&utilities[i]));
+                prop_assert_eq!(t.tuf.clone(), Some(rtsched_model::Tuf::Step { utility: utilities[i], termination: t.deadline }));
+                let cpu = t.cpu.unwrap() as usize;
+                let least = load.iter().cloned().fold(f64::INFINITY, f64::min);
+                prop_assert_eq!(load[cpu], least);
+                load[cpu] += g.utilisations[i];
+            }
+        }
+    }
+
+    #[test]
+    fn chronos2011_options() {
+        let g = gen("chronos2011", "m=2,U=3,place=none,tmin=10ms,tmax=200ms", 4).unwrap();
+        assert_eq!(g.taskset.platform.cpus, 2);
+        assert!(g.taskset.tasks.iter().all(|t| t.cpu.is_none() && (10 * NS_PER_MS..=200 * NS_PER_MS).contains(&t.period)));
+        // Seeded: the same set again, another with the next seed.
+        assert_eq!(gen("chronos2011", "U=6", 11).unwrap(), gen("chronos2011", "U=6", 11).unwrap());
+        assert_ne!(gen("chronos2011", "U=6", 11).unwrap().taskset.tasks, gen("chronos2011", "U=6", 12).unwrap().taskset.tasks);
+        assert!(gen("chronos2011", "place=ffd", 1).unwrap_err().contains("chronos2011: parameter place=ffd"));
+        assert!(gen("chronos2011", "n=4,U=5", 1).is_err(), "Σu = 5 cannot split into 4 tasks of u ≤ 1");
     }
 
     #[test]

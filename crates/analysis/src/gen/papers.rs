@@ -6,13 +6,14 @@
 //!   periods log-uniform in [10, 100] ms.
 //! - LWFG Table 1 (§4.1.2): multi-threaded tasks (MTTs) whose members share their whole
 //!   working set; thread count, then period and utilisation (per MTT or per task), then WSS.
-//! - `chronos2011`: ChronOS §6.2 — 12 periodic tasks, periods in [40 ms, 2 s], random utilities.
+//! - `chronos2011`: ChronOS §6.2 — 12 periodic tasks, periods in [40 ms, 2 s], step TUFs with
+//!   random utilities; CPUs by worst fit on load (for the partitioned schedulers in overload).
 
-use super::utilisation::{check_bounds, randfixedsum, uunifast_discard};
+use super::utilisation::{check_bounds, randfixedsum};
 use super::{build, wcet_of, DeadlineDist, Generated, Params, PeriodDist};
 use rand::Rng;
 use rtsched_model::time::{NS_PER_MS, NS_PER_US};
-use rtsched_model::{Region, Task, TaskSet, Time};
+use rtsched_model::{Region, Task, TaskSet, Time, Tuf};
 
 fn cpus(m: u32) -> Result<u32, String> {
     if m < 1 {
@@ -116,15 +117,43 @@ pub fn lelli2011<R: Rng>(rng: &mut R, m: u32, r: f64, x: usize) -> Result<Genera
     Ok(Generated { taskset: TaskSet::new(m, tasks), utilisations: utils, threads: None, utilities: None })
 }
 
-/// ChronOS §6.2: n tasks (12), T log-uniform in [40 ms, 2 s], u by UUniFast-Discard with
-/// u ≤ 1, utility of each task an integer uniform in [1, 100].
-pub fn chronos2011<R: Rng>(rng: &mut R, m: u32, total: f64, n: usize) -> Result<Generated, String> {
+/// Where `chronos2011` puts each task's `cpu` field (read by partitioned policies only).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Placement {
+    /// No `cpu` fields.
+    None,
+    /// Worst fit, decreasing utilisation, on load alone: every task is placed (no admission
+    /// test), on the CPU with the least utilisation so far (ties: the lowest CPU). Overloaded
+    /// sets are partitioned too, as a partitioned scheduler in an overload experiment needs.
+    WorstFitLoad,
+}
+
+/// ChronOS §6.2: n tasks (12), T log-uniform in [tmin, tmax] (40 ms, 2 s), u by RandFixedSum
+/// on [0, 1] summing to `total` (the same law as UUniFast-Discard with u ≤ 1, without its
+/// rejections, which at U = 8 of 12 keep one draw in 4000), D = T, and a step TUF per task
+/// whose height (utility) is an integer uniform in [1, 100] and which ends at the deadline.
+/// The utilities are also returned in `Generated::utilities`.
+pub fn chronos2011<R: Rng>(rng: &mut R, m: u32, total: f64, n: usize, periods: PeriodDist, place: Placement) -> Result<Generated, String> {
     let m = cpus(m)?;
-    let utils = uunifast_discard(rng, n, total, 0.0, 1.0, 100_000)?;
-    let periods = PeriodDist::LogUniform { min: 40 * NS_PER_MS, max: 2_000 * NS_PER_MS };
+    periods.check()?;
+    let utils = randfixedsum(rng, n, total, 0.0, 1.0)?;
     let ps: Vec<Time> = utils.iter().map(|_| periods.draw(rng, NS_PER_US)).collect();
-    let tasks = build(rng, &utils, &ps, DeadlineDist::Implicit);
-    let utilities = utils.iter().map(|_| rng.random_range(1..=100u32) as f64).collect();
+    let mut tasks = build(rng, &utils, &ps, DeadlineDist::Implicit);
+    let utilities: Vec<f64> = utils.iter().map(|_| rng.random_range(1..=100u32) as f64).collect();
+    for (t, &v) in tasks.iter_mut().zip(&utilities) {
+        t.tuf = Some(Tuf::Step { utility: v, termination: t.deadline });
+    }
+    if place == Placement::WorstFitLoad {
+        let mut order: Vec<usize> = (0..n).collect();
+        // Decreasing utilisation; equal ones in task order (a total order: no float ties left).
+        order.sort_by(|&a, &b| utils[b].total_cmp(&utils[a]).then(a.cmp(&b)));
+        let mut load = vec![0.0f64; m as usize];
+        for i in order {
+            let cpu = (0..m as usize).min_by(|&a, &b| load[a].total_cmp(&load[b]).then(a.cmp(&b))).unwrap_or(0);
+            load[cpu] += utils[i];
+            tasks[i].cpu = Some(cpu as u32);
+        }
+    }
     Ok(Generated { taskset: TaskSet::new(m, tasks), utilisations: utils, threads: None, utilities: Some(utilities) })
 }
 
