@@ -8,6 +8,7 @@
 //! Total order: absolute deadline, then release time, then task index, job index, thread.
 
 use crate::common::{GlobalDomain, Key, Order};
+use crate::common::global_model;
 use crate::ctx::BuildCtx;
 use crate::policy::{EntityInfo, Policy};
 use crate::registry::{PolicyInfo, SchedulerSpec};
@@ -31,11 +32,13 @@ pub const INFO: PolicyInfo = PolicyInfo {
     name: "gedf",
     summary: "global preemptive EDF (one ready queue, m earliest deadlines run)",
     paper: "baseline of PAWS §2, gedf-heap §3, ChronOS G-EDF",
-    options: "",
+    options: "model=stw|ac, mapper=3pass|none (ChronOS §5.2-5.3; without them, the native domain)",
 };
 
-/// No options.
+/// `model=`, `mapper=` (run through [`global_model`]); none: the native domain.
 pub fn build(spec: &SchedulerSpec, ctx: &mut BuildCtx) -> Result<Box<dyn Policy>, String> {
-    spec.option("", &[])?;
+    if let Some(mm) = global_model::options(spec)? {
+        return Ok(global_model::ordered("gedf", EdfOrder, true, ctx.cpus(), mm));
+    }
     Ok(Box::new(gedf(ctx.cpus())))
 }

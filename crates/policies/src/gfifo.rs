@@ -5,6 +5,7 @@
 //! Total order: release time, then task index, job index, thread.
 
 use crate::common::{GlobalDomain, Key, Order};
+use crate::common::global_model;
 use crate::ctx::BuildCtx;
 use crate::policy::{EntityInfo, Policy};
 use crate::registry::{PolicyInfo, SchedulerSpec};
@@ -27,11 +28,13 @@ pub const INFO: PolicyInfo = PolicyInfo {
     name: "gfifo",
     summary: "global FIFO, non-preemptive (naive baseline)",
     paper: "baseline",
-    options: "",
+    options: "model=stw|ac, mapper=3pass|none (ChronOS §5.2-5.3; without them, the native domain)",
 };
 
-/// No options.
+/// `model=`, `mapper=` (run through [`global_model`]); none: the native domain.
 pub fn build(spec: &SchedulerSpec, ctx: &mut BuildCtx) -> Result<Box<dyn Policy>, String> {
-    spec.option("", &[])?;
+    if let Some(mm) = global_model::options(spec)? {
+        return Ok(global_model::ordered("gfifo", FifoOrder, false, ctx.cpus(), mm));
+    }
     Ok(Box::new(gfifo(ctx.cpus())))
 }

@@ -9,6 +9,7 @@
 //! Total order: priority (higher first), then release time, task, job, thread.
 
 use crate::common::{GlobalDomain, Key, Order};
+use crate::common::global_model;
 use crate::ctx::BuildCtx;
 use crate::policy::{EntityInfo, Policy};
 use crate::registry::{PolicyInfo, SchedulerSpec};
@@ -34,11 +35,14 @@ pub const INFO: PolicyInfo = PolicyInfo {
     name: "gfp",
     summary: "global preemptive fixed priority (file priorities, or RM / DM)",
     paper: "gedf-heap §4 (SCHED_FIFO, cpupri)",
-    options: "prio=file|rm|dm (default: file if every task has one, else rm)",
+    options: "prio=file|rm|dm (default: file if every task has one, else rm); model=stw|ac, mapper=3pass|none (ChronOS §5.2-5.3; without them, the native domain)",
 };
 
-/// `prio=file|rm|dm` (also bare).
+/// `prio=file|rm|dm` (also bare); `model=`, `mapper=` run it through [`global_model`].
 pub fn build(spec: &SchedulerSpec, ctx: &mut BuildCtx) -> Result<Box<dyn Policy>, String> {
-    let (p, label) = ctx.priorities(spec, &["prio"])?;
+    let (p, label) = ctx.priorities(spec, &["prio", "model", "mapper"])?;
+    if let Some(mm) = global_model::read(spec)? {
+        return Ok(global_model::ordered(&label, FpOrder { priority: p }, true, ctx.cpus(), mm));
+    }
     Ok(Box::new(gfp(label, ctx.cpus(), p)))
 }

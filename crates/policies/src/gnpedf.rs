@@ -6,6 +6,7 @@
 //! Total order: EDF's (absolute deadline, release, task, job, thread).
 
 use crate::common::GlobalDomain;
+use crate::common::global_model;
 use crate::ctx::BuildCtx;
 use crate::gedf::EdfOrder;
 use crate::policy::Policy;
@@ -19,11 +20,13 @@ pub const INFO: PolicyInfo = PolicyInfo {
     name: "gnpedf",
     summary: "global non-preemptive EDF",
     paper: "ChronOS §5 (G-NP-EDF)",
-    options: "",
+    options: "model=stw|ac, mapper=3pass|none (ChronOS §5.2-5.3; without them, the native domain)",
 };
 
-/// No options.
+/// `model=`, `mapper=` (run through [`global_model`]); none: the native domain.
 pub fn build(spec: &SchedulerSpec, ctx: &mut BuildCtx) -> Result<Box<dyn Policy>, String> {
-    spec.option("", &[])?;
+    if let Some(mm) = global_model::options(spec)? {
+        return Ok(global_model::ordered("gnpedf", EdfOrder, false, ctx.cpus(), mm));
+    }
     Ok(Box::new(gnpedf(ctx.cpus())))
 }

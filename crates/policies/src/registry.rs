@@ -10,7 +10,7 @@
 
 use crate::ctx::BuildCtx;
 use crate::policy::Policy;
-use crate::{federated, gedf, gedf_dist, gedf_seq, gfifo, gfp, gfp_dist, gnpedf, paws, pedf, pfp};
+use crate::{federated, gedf, gedf_dist, gedf_seq, gfifo, gfp, gfp_dist, ggua, ghvdf, gnpedf, nggua, paws, pedf, pfp};
 use rtsched_model::file::closest;
 use rtsched_model::TaskSet;
 
@@ -49,6 +49,9 @@ pub const ENTRIES: &[Entry] = &[
     Entry { info: paws::INFO, build: paws::build },
     Entry { info: federated::INFO, build: federated::build },
     Entry { info: gedf_seq::INFO, build: gedf_seq::build },
+    Entry { info: ggua::INFO, build: ggua::build },
+    Entry { info: nggua::INFO, build: nggua::build },
+    Entry { info: ghvdf::INFO, build: ghvdf::build },
 ];
 
 /// The descriptions of [`ENTRIES`], in their order (what the CLI and the Python package list).
@@ -147,7 +150,7 @@ mod tests {
             assert!(ENTRIES[..i].iter().all(|o| o.info.name != p.name), "'{}' listed twice", p.name);
             assert_eq!(SchedulerSpec::parse(p.name).unwrap().name, p.name);
         }
-        assert_eq!(names(), ["gedf", "gnpedf", "pedf", "gfp", "pfp", "gedf-dist", "gfp-dist", "gfifo", "paws", "federated", "gedf-seq"]);
+        assert_eq!(names(), ["gedf", "gnpedf", "pedf", "gfp", "pfp", "gedf-dist", "gfp-dist", "gfifo", "paws", "federated", "gedf-seq", "ggua", "nggua", "ghvdf"]);
     }
 
     #[test]
@@ -157,7 +160,7 @@ mod tests {
         assert_eq!(build("gfp", &ts).unwrap().name(), "gfp:rm");
         assert_eq!(build("gfp:dm", &ts).unwrap().name(), "gfp:dm");
         assert!(build("gfp:file", &ts).err().unwrap().contains("'priority'"));
-        assert!(build("gedf:fast", &ts).err().unwrap().contains("takes no options"));
+        assert!(build("gedf:fast", &ts).err().unwrap().contains("no option 'fast'"));
         assert!(build("pedf", &ts).err().unwrap().contains("field 'cpu'"));
         assert_eq!(build("gedf-dist", &ts).unwrap().name(), "gedf-dist:heap");
         assert_eq!(build("gedf-dist:linear,measure", &ts).unwrap().name(), "gedf-dist:linear,measure");

@@ -12,6 +12,7 @@ pub mod cpupri;
 pub mod dist;
 pub mod findcpu;
 pub mod global;
+pub mod global_model;
 pub mod heap;
 pub mod key;
 pub mod partitioned;

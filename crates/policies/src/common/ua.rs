@@ -166,6 +166,102 @@ impl Tracked {
     }
 }
 
+/// A runnable job as the global UA policies (G-GUA, NG-GUA) weigh it: its EDF key, deadline,
+/// remaining time, and PUD — the larger of its own and that of each blocked job whose
+/// dependency chain ends at it (the "zero in-degree" job stands for its chain, ChronOS §6.1).
+#[derive(Clone, Copy, Debug)]
+pub struct Candidate {
+    pub e: EntityId,
+    pub key: crate::common::key::Key,
+    pub deadline: Time,
+    pub rem: Time,
+    pub pud: f64,
+}
+
+/// Whether `e`'s job is among those of `aborts` (one abort ends every thread of a job).
+fn job_aborted(tracked: &Tracked, aborts: &[EntityId], e: EntityId) -> bool {
+    let Some(i) = tracked.get(e) else { return true };
+    aborts.iter().any(|&a| tracked.get(a).is_some_and(|x| x.task == i.task && x.job == i.job))
+}
+
+/// The global UA policies' first step: abort each tracked job that can no longer complete by
+/// its deadline (`now + remaining > deadline`, so also one whose deadline has passed), into
+/// `aborts` (one entity per job); then the runnable candidates with their PUDs into `out`,
+/// sorted by entity id. `deps` is scratch.
+pub fn candidates(now: Time, view: &dyn RunView, tracked: &Tracked, deps: &mut Vec<EntityId>, aborts: &mut Vec<EntityId>, out: &mut Vec<Candidate>) {
+    out.clear();
+    for &e in tracked.ids() {
+        let i = tracked.get(e).expect("listed ids are tracked");
+        if now + remaining(view, i) > i.deadline && !job_aborted(tracked, aborts, e) {
+            aborts.push(e);
+        }
+    }
+    for &e in tracked.ids() {
+        if tracked.is_blocked(e) || job_aborted(tracked, aborts, e) {
+            continue;
+        }
+        let i = tracked.get(e).expect("listed ids are tracked");
+        let rem = remaining(view, i);
+        out.push(Candidate { e, key: crate::common::key::Key::new(i.deadline, i.release, i), deadline: i.deadline, rem, pud: pud(view, now, i, &[]) });
+    }
+    out.sort_unstable_by_key(|c| c.e);
+    for &b in tracked.ids() {
+        if !tracked.is_blocked(b) || job_aborted(tracked, aborts, b) {
+            continue;
+        }
+        chain(view, b, deps);
+        if deps.iter().any(|&d| job_aborted(tracked, aborts, d)) {
+            continue;
+        }
+        let Some(&head) = deps.last() else { continue };
+        if let Ok(k) = out.binary_search_by_key(&head, |c| c.e) {
+            let p = pud(view, now, tracked.get(b).expect("tracked"), deps);
+            if p > out[k].pud {
+                out[k].pud = p;
+            }
+        }
+    }
+}
+
+/// The entity of `cycle` to abort to break a deadlock: the least PUD (own, without chain),
+/// ties to the latest in EDF order.
+pub fn least_pud(now: Time, view: &dyn RunView, cycle: &[EntityId]) -> Option<EntityId> {
+    cycle
+        .iter()
+        .filter_map(|&e| view.entity(e).map(|i| (pud(view, now, &i, &[]), crate::common::key::Key::new(i.deadline, i.release, &i), e)))
+        .min_by(|a, b| a.0.total_cmp(&b.0).then(b.1.cmp(&a.1)))
+        .map(|x| x.2)
+}
+
+/// The next instant a tracked job becomes unable to complete by its deadline, after `now`:
+/// for a waiting job `deadline - remaining + 1`; for a running one (its remaining shrinks as
+/// time passes) its deadline, reached only if it overruns its WCET.
+pub fn next_hopeless(now: Time, view: &dyn RunView, tracked: &Tracked, m: u32) -> Option<Time> {
+    let mut best: Option<Time> = None;
+    for &e in tracked.ids() {
+        let i = tracked.get(e).expect("listed ids are tracked");
+        let running = (0..m).any(|c| view.running(c) == Some(e));
+        let t = if running { i.deadline } else { (i.deadline + 1).saturating_sub(remaining(view, i)) };
+        if t > now && best.is_none_or(|b| t < b) {
+            best = Some(t);
+        }
+    }
+    best
+}
+
+/// Build-time check of the GUA policies (their PUD ordering assumes it): every task's TUF is
+/// non-increasing. The error names the file, the task and the field.
+pub fn require_non_increasing(ts: &rtsched_model::TaskSet, scheduler: &str) -> Result<(), String> {
+    for t in &ts.tasks {
+        if let Some(tuf) = &t.tuf {
+            if !tuf.is_non_increasing() {
+                return Err(format!("{}: task '{}': field 'tuf': the {} TUF increases somewhere; scheduler '{scheduler}' needs non-increasing TUFs", ts.source, t.name, tuf.shape()));
+            }
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,0 +1,123 @@
+//! `ggua` — Greedy Global Utility Accrual (G-GUA): P. Garyali, M. Dellinger, B. Ravindran,
+//! "On best-effort utility accrual real-time scheduling on multiprocessors", OPODIS 2010;
+//! ChronOS §6.1. A best-effort global scheduler for overloads: it keeps what earns the most
+//! utility per unit of time and still meets deadlines, and aborts what cannot.
+//!
+//! Rules, at each decision (a [`Choose`] run under ChronOS's global models, `global_model`):
+//! 1. Abort every job that can no longer complete by its deadline (now + remaining >
+//!    deadline; remaining = WCET − executed, as a kernel estimates it).
+//! 2. Weigh each runnable job by its potential utility density (PUD, `ua::pud`). A blocked
+//!    job is represented by the head of its dependency chain (the "zero in-degree" job,
+//!    ChronOS Fig 3): the head's PUD is the larger of its own and that of the blocked job
+//!    with its chain.
+//! 3. In decreasing PUD (ties: EDF order), insert each job into the deadline-ordered
+//!    tentative schedule of one CPU: the least-loaded one (load = sum of remaining times;
+//!    ties: lower index) where that schedule stays feasible (`ua::feasible`), trying CPUs in
+//!    increasing load. A job feasible on no CPU is dropped from this decision (not aborted).
+//! 4. The head of each CPU's schedule is chosen; the chosen list is ordered by EDF.
+//! Deadlocks: the job of least PUD in the cycle is aborted.
+//!
+//! Defaults `model=stw,mapper=3pass` (ChronOS runs G-GUA stop-the-world). TUFs must be
+//! non-increasing (checked at build). Cost: O(n log n + n·m·(m + n)) per decision.
+
+use crate::common::global_model::{self, Choice, Choose, GlobalModel, Mapper, Model};
+use crate::common::ua::{self, Candidate, Tracked};
+use crate::ctx::BuildCtx;
+use crate::policy::{EntityId, Policy, RunView};
+use crate::registry::{PolicyInfo, SchedulerSpec};
+use rtsched_model::Time;
+
+/// G-GUA's chooser, with its scratch space.
+#[derive(Default)]
+pub struct Ggua {
+    cands: Vec<Candidate>,
+    deps: Vec<EntityId>,
+    /// Per CPU: its tentative schedule (candidate indices in EDF order) and load.
+    sched: Vec<Vec<usize>>,
+    load: Vec<Time>,
+    by_load: Vec<u32>,
+    heads: Vec<usize>,
+    /// A deadlock cycle to break at the next decision.
+    cycle: Vec<EntityId>,
+}
+
+impl Ggua {
+    /// Whether CPU `c`'s schedule stays feasible with candidate `j` inserted; inserts it if so.
+    fn try_insert(&mut self, now: Time, c: usize, j: usize) -> bool {
+        let cands = &self.cands;
+        let s = &mut self.sched[c];
+        let at = s.partition_point(|&i| cands[i].key < cands[j].key);
+        s.insert(at, j);
+        if ua::feasible(now, s.iter().map(|&i| (cands[i].deadline, cands[i].rem))) {
+            self.load[c] += cands[j].rem;
+            true
+        } else {
+            s.remove(at);
+            false
+        }
+    }
+}
+
+/// The head of each CPU's schedule (candidate indices), chosen in EDF order.
+pub(crate) fn heads_in_edf_order(sched: &[Vec<usize>], cands: &[Candidate], heads: &mut Vec<usize>, out: &mut Choice) {
+    heads.clear();
+    heads.extend(sched.iter().filter_map(|s| s.first().copied()));
+    heads.sort_unstable_by_key(|&i| cands[i].key);
+    out.run.extend(heads.iter().map(|&i| cands[i].e));
+}
+
+impl Choose for Ggua {
+    fn choose(&mut self, now: Time, view: &dyn RunView, tracked: &Tracked, m: u32, out: &mut Choice) {
+        if let Some(e) = ua::least_pud(now, view, &self.cycle) {
+            out.abort.push(e);
+        }
+        self.cycle.clear();
+        ua::candidates(now, view, tracked, &mut self.deps, &mut out.abort, &mut self.cands);
+        self.cands.sort_unstable_by(|a, b| b.pud.total_cmp(&a.pud).then(a.key.cmp(&b.key)));
+        let m = m as usize;
+        self.sched.resize_with(m, Vec::new);
+        self.sched.iter_mut().for_each(Vec::clear);
+        self.load.clear();
+        self.load.resize(m, 0);
+        for j in 0..self.cands.len() {
+            self.by_load.clear();
+            self.by_load.extend(0..m as u32);
+            let load = &self.load;
+            self.by_load.sort_by_key(|&c| (load[c as usize], c));
+            for k in 0..m {
+                let c = self.by_load[k] as usize;
+                if self.try_insert(now, c, j) {
+                    break;
+                }
+            }
+        }
+        heads_in_edf_order(&self.sched, &self.cands, &mut self.heads, out);
+    }
+    fn uses_tufs(&self) -> bool {
+        true
+    }
+    fn resolves_deadlocks(&self) -> bool {
+        true
+    }
+    fn deadlock(&mut self, _now: Time, cycle: &[EntityId]) {
+        self.cycle.clear();
+        self.cycle.extend_from_slice(cycle);
+    }
+    fn wake(&self, now: Time, view: &dyn RunView, tracked: &Tracked, m: u32) -> Option<Time> {
+        ua::next_hopeless(now, view, tracked, m)
+    }
+}
+
+pub const INFO: PolicyInfo = PolicyInfo {
+    name: "ggua",
+    summary: "greedy global utility accrual (PUD order, per-CPU feasible EDF schedules, aborts)",
+    paper: "ChronOS §6.1; Garyali et al. OPODIS 2010 (G-GUA)",
+    options: "model=stw|ac, mapper=3pass|none (default stw, 3pass)",
+};
+
+/// `model=`, `mapper=`.
+pub fn build(spec: &SchedulerSpec, ctx: &mut BuildCtx) -> Result<Box<dyn Policy>, String> {
+    let (model, mapper) = global_model::options(spec)?.unwrap_or((Model::StopTheWorld, Mapper::ThreePass));
+    ua::require_non_increasing(ctx.ts, &spec.name)?;
+    Ok(Box::new(GlobalModel::new(global_model::label("ggua", model, mapper), Ggua::default(), ctx.cpus(), model, mapper)))
+}

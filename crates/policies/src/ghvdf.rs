@@ -1,0 +1,53 @@
+//! `ghvdf` — global highest value density first (ChronOS's GHVDF, after Locke's value-density
+//! heuristic): the m runnable jobs of highest value density run.
+//!
+//! Value density = the utility the job earns if it completes after its remaining time
+//! (TUF at now + remaining), divided by that remaining time (WCET − executed) — `ua::pud`
+//! without a chain. Total order: density (higher first), then EDF's (deadline, release,
+//! task, job, thread). No aborts; a density changes as a job runs, so it is recomputed at
+//! each decision. Defaults `model=stw,mapper=3pass`. Cost: O(n log n) per decision.
+
+use crate::common::global_model::{self, Choice, Choose, GlobalModel, Mapper, Model};
+use crate::common::key::Key;
+use crate::common::ua::{self, Tracked};
+use crate::ctx::BuildCtx;
+use crate::policy::{EntityId, Policy, RunView};
+use crate::registry::{PolicyInfo, SchedulerSpec};
+use rtsched_model::Time;
+
+/// GHVDF's chooser, with its scratch space.
+#[derive(Default)]
+pub struct Ghvdf {
+    scratch: Vec<(f64, Key, EntityId)>,
+}
+
+impl Choose for Ghvdf {
+    fn choose(&mut self, now: Time, view: &dyn RunView, tracked: &Tracked, m: u32, out: &mut Choice) {
+        self.scratch.clear();
+        for &e in tracked.ids() {
+            if tracked.is_blocked(e) {
+                continue;
+            }
+            let i = tracked.get(e).expect("listed ids are tracked");
+            self.scratch.push((ua::pud(view, now, i, &[]), Key::new(i.deadline, i.release, i), e));
+        }
+        self.scratch.sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+        out.run.extend(self.scratch.iter().take(m as usize).map(|x| x.2));
+    }
+    fn uses_tufs(&self) -> bool {
+        true
+    }
+}
+
+pub const INFO: PolicyInfo = PolicyInfo {
+    name: "ghvdf",
+    summary: "global highest value density first (utility / remaining time)",
+    paper: "ChronOS (GHVDF); Locke's value density",
+    options: "model=stw|ac, mapper=3pass|none (default stw, 3pass)",
+};
+
+/// `model=`, `mapper=`.
+pub fn build(spec: &SchedulerSpec, ctx: &mut BuildCtx) -> Result<Box<dyn Policy>, String> {
+    let (model, mapper) = global_model::options(spec)?.unwrap_or((Model::StopTheWorld, Mapper::ThreePass));
+    Ok(Box::new(GlobalModel::new(global_model::label("ghvdf", model, mapper), Ghvdf::default(), ctx.cpus(), model, mapper)))
+}

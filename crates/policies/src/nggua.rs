@@ -1,0 +1,92 @@
+//! `nggua` — Non-Greedy Global Utility Accrual (NG-GUA): P. Garyali, M. Dellinger,
+//! B. Ravindran, OPODIS 2010; ChronOS §6.1. The deadline-first sibling of G-GUA: it schedules
+//! like global EDF until a CPU's share is infeasible, and only then sheds by PUD.
+//!
+//! Rules, at each decision (a [`Choose`] run under ChronOS's global models, `global_model`):
+//! 1. Abort every job that can no longer complete by its deadline (as G-GUA).
+//! 2. Runnable jobs (a blocked job represented by the head of its chain, whose PUD it may
+//!    raise, as G-GUA) are taken in EDF order and each appended to the schedule of the
+//!    least-loaded CPU (load = sum of remaining times; ties: lower index).
+//! 3. Per CPU, while its deadline-ordered schedule is infeasible (`ua::feasible`), remove its
+//!    job of lowest PUD (ties: the latest in EDF order). Removed jobs are not aborted.
+//! 4. The heads of the per-CPU schedules are chosen, in EDF order.
+//! In underload nothing is removed: the first m jobs in EDF order land on m distinct CPUs, so
+//! the chosen set is G-EDF's (tests/ua_global.rs checks it job by job).
+//!
+//! Defaults `model=stw,mapper=3pass`. TUFs must be non-increasing (checked at build).
+//! Cost: O(n log n + n·m) to assign, O(n²) per CPU to shed in the worst case.
+
+use crate::common::global_model::{self, Choice, Choose, GlobalModel, Mapper, Model};
+use crate::common::ua::{self, Candidate, Tracked};
+use crate::ctx::BuildCtx;
+use crate::ggua::heads_in_edf_order;
+use crate::policy::{EntityId, Policy, RunView};
+use crate::registry::{PolicyInfo, SchedulerSpec};
+use rtsched_model::Time;
+
+/// NG-GUA's chooser, with its scratch space.
+#[derive(Default)]
+pub struct Nggua {
+    cands: Vec<Candidate>,
+    deps: Vec<EntityId>,
+    sched: Vec<Vec<usize>>,
+    load: Vec<Time>,
+    heads: Vec<usize>,
+    cycle: Vec<EntityId>,
+}
+
+impl Choose for Nggua {
+    fn choose(&mut self, now: Time, view: &dyn RunView, tracked: &Tracked, m: u32, out: &mut Choice) {
+        if let Some(e) = ua::least_pud(now, view, &self.cycle) {
+            out.abort.push(e);
+        }
+        self.cycle.clear();
+        ua::candidates(now, view, tracked, &mut self.deps, &mut out.abort, &mut self.cands);
+        self.cands.sort_unstable_by_key(|c| c.key);
+        let m = m as usize;
+        self.sched.resize_with(m, Vec::new);
+        self.sched.iter_mut().for_each(Vec::clear);
+        self.load.clear();
+        self.load.resize(m, 0);
+        for j in 0..self.cands.len() {
+            let c = (0..m).min_by_key(|&c| (self.load[c], c)).expect("m >= 1");
+            self.sched[c].push(j);
+            self.load[c] += self.cands[j].rem;
+        }
+        let cands = &self.cands;
+        for s in self.sched.iter_mut() {
+            while !ua::feasible(now, s.iter().map(|&i| (cands[i].deadline, cands[i].rem))) {
+                let worst = (0..s.len()).min_by(|&a, &b| cands[s[a]].pud.total_cmp(&cands[s[b]].pud).then(cands[s[b]].key.cmp(&cands[s[a]].key))).expect("an infeasible schedule is not empty");
+                s.remove(worst);
+            }
+        }
+        heads_in_edf_order(&self.sched, &self.cands, &mut self.heads, out);
+    }
+    fn uses_tufs(&self) -> bool {
+        true
+    }
+    fn resolves_deadlocks(&self) -> bool {
+        true
+    }
+    fn deadlock(&mut self, _now: Time, cycle: &[EntityId]) {
+        self.cycle.clear();
+        self.cycle.extend_from_slice(cycle);
+    }
+    fn wake(&self, now: Time, view: &dyn RunView, tracked: &Tracked, m: u32) -> Option<Time> {
+        ua::next_hopeless(now, view, tracked, m)
+    }
+}
+
+pub const INFO: PolicyInfo = PolicyInfo {
+    name: "nggua",
+    summary: "non-greedy global utility accrual (EDF to least-loaded CPUs, shed lowest PUD, aborts)",
+    paper: "ChronOS §6.1; Garyali et al. OPODIS 2010 (NG-GUA)",
+    options: "model=stw|ac, mapper=3pass|none (default stw, 3pass)",
+};
+
+/// `model=`, `mapper=`.
+pub fn build(spec: &SchedulerSpec, ctx: &mut BuildCtx) -> Result<Box<dyn Policy>, String> {
+    let (model, mapper) = global_model::options(spec)?.unwrap_or((Model::StopTheWorld, Mapper::ThreePass));
+    ua::require_non_increasing(ctx.ts, &spec.name)?;
+    Ok(Box::new(GlobalModel::new(global_model::label("nggua", model, mapper), Nggua::default(), ctx.cpus(), model, mapper)))
+}
