@@ -9,6 +9,7 @@ pub mod ctx;
 pub mod policy;
 pub mod registry;
 
+pub mod dasa;
 pub mod federated;
 pub mod gedf;
 pub mod gedf_dist;
@@ -17,6 +18,7 @@ pub mod gfifo;
 pub mod gfp;
 pub mod gfp_dist;
 pub mod gnpedf;
+pub mod lbesa;
 pub mod paws;
 pub mod pedf;
 pub mod pfp;

@@ -10,7 +10,7 @@
 
 use crate::ctx::BuildCtx;
 use crate::policy::Policy;
-use crate::{federated, gedf, gedf_dist, gedf_seq, gfifo, gfp, gfp_dist, gnpedf, paws, pedf, pfp};
+use crate::{dasa, federated, gedf, gedf_dist, gedf_seq, gfifo, gfp, gfp_dist, gnpedf, lbesa, paws, pedf, pfp};
 use rtsched_model::file::closest;
 use rtsched_model::TaskSet;
 
@@ -49,6 +49,9 @@ pub const ENTRIES: &[Entry] = &[
     Entry { info: paws::INFO, build: paws::build },
     Entry { info: federated::INFO, build: federated::build },
     Entry { info: gedf_seq::INFO, build: gedf_seq::build },
+    Entry { info: dasa::INFO, build: dasa::build },
+    Entry { info: dasa::INFO_PARTITIONED, build: dasa::build },
+    Entry { info: lbesa::INFO, build: lbesa::build },
 ];
 
 /// The descriptions of [`ENTRIES`], in their order (what the CLI and the Python package list).
@@ -147,7 +150,7 @@ mod tests {
             assert!(ENTRIES[..i].iter().all(|o| o.info.name != p.name), "'{}' listed twice", p.name);
             assert_eq!(SchedulerSpec::parse(p.name).unwrap().name, p.name);
         }
-        assert_eq!(names(), ["gedf", "gnpedf", "pedf", "gfp", "pfp", "gedf-dist", "gfp-dist", "gfifo", "paws", "federated", "gedf-seq"]);
+        assert_eq!(names(), ["gedf", "gnpedf", "pedf", "gfp", "pfp", "gedf-dist", "gfp-dist", "gfifo", "paws", "federated", "gedf-seq", "dasa", "pdasa", "lbesa"]);
     }
 
     #[test]
