@@ -9,6 +9,7 @@ pub mod ctx;
 pub mod policy;
 pub mod registry;
 
+pub mod dasa;
 pub mod federated;
 pub mod gedf;
 pub mod gedf_dist;
@@ -19,6 +20,7 @@ pub mod gfp_dist;
 pub mod ggua;
 pub mod ghvdf;
 pub mod gnpedf;
+pub mod lbesa;
 pub mod nggua;
 pub mod paws;
 pub mod pedf;

@@ -87,6 +87,6 @@ pub const INFO: PolicyInfo = PolicyInfo {
 /// `model=`, `mapper=`.
 pub fn build(spec: &SchedulerSpec, ctx: &mut BuildCtx) -> Result<Box<dyn Policy>, String> {
     let (model, mapper) = global_model::options(spec)?.unwrap_or((Model::StopTheWorld, Mapper::ThreePass));
-    ua::require_non_increasing(ctx.ts, &spec.name)?;
+    ua::require_non_increasing_tufs(ctx.ts, &spec.name)?;
     Ok(Box::new(GlobalModel::new(global_model::label("nggua", model, mapper), Nggua::default(), ctx.cpus(), model, mapper)))
 }

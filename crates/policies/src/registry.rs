@@ -10,7 +10,7 @@
 
 use crate::ctx::BuildCtx;
 use crate::policy::Policy;
-use crate::{federated, gedf, gedf_dist, gedf_seq, gfifo, gfp, gfp_dist, ggua, ghvdf, gnpedf, nggua, paws, pedf, pfp};
+use crate::{dasa, federated, gedf, gedf_dist, gedf_seq, gfifo, gfp, gfp_dist, ggua, ghvdf, gnpedf, lbesa, nggua, paws, pedf, pfp};
 use rtsched_model::file::closest;
 use rtsched_model::TaskSet;
 
@@ -52,6 +52,9 @@ pub const ENTRIES: &[Entry] = &[
     Entry { info: ggua::INFO, build: ggua::build },
     Entry { info: nggua::INFO, build: nggua::build },
     Entry { info: ghvdf::INFO, build: ghvdf::build },
+    Entry { info: dasa::INFO, build: dasa::build },
+    Entry { info: dasa::INFO_PARTITIONED, build: dasa::build },
+    Entry { info: lbesa::INFO, build: lbesa::build },
 ];
 
 /// The descriptions of [`ENTRIES`], in their order (what the CLI and the Python package list).
@@ -150,7 +153,7 @@ mod tests {
             assert!(ENTRIES[..i].iter().all(|o| o.info.name != p.name), "'{}' listed twice", p.name);
             assert_eq!(SchedulerSpec::parse(p.name).unwrap().name, p.name);
         }
-        assert_eq!(names(), ["gedf", "gnpedf", "pedf", "gfp", "pfp", "gedf-dist", "gfp-dist", "gfifo", "paws", "federated", "gedf-seq", "ggua", "nggua", "ghvdf"]);
+        assert_eq!(names(), ["gedf", "gnpedf", "pedf", "gfp", "pfp", "gedf-dist", "gfp-dist", "gfifo", "paws", "federated", "gedf-seq", "ggua", "nggua", "ghvdf", "dasa", "pdasa", "lbesa"]);
     }
 
     #[test]

@@ -18,8 +18,11 @@
 //! - **Feasibility** of a tentative schedule (a list in execution order): every job, run one
 //!   after another from now for its remaining time, completes by its deadline.
 
+use crate::ctx::BuildCtx;
 use crate::policy::{EntityId, EntityInfo, RunView};
-use rtsched_model::{Task, Time};
+use crate::registry::SchedulerSpec;
+use rtsched_analysis::partition::Admission;
+use rtsched_model::{Task, TaskSet, Time};
 
 /// A thread's WCET: its region's thread WCET, or the task's WCET for a sequential task.
 #[inline]
@@ -249,17 +252,55 @@ pub fn next_hopeless(now: Time, view: &dyn RunView, tracked: &Tracked, m: u32) -
     best
 }
 
-/// Build-time check of the GUA policies (their PUD ordering assumes it): every task's TUF is
-/// non-increasing. The error names the file, the task and the field.
-pub fn require_non_increasing(ts: &rtsched_model::TaskSet, scheduler: &str) -> Result<(), String> {
-    for t in &ts.tasks {
-        if let Some(tuf) = &t.tuf {
-            if !tuf.is_non_increasing() {
-                return Err(format!("{}: task '{}': field 'tuf': the {} TUF increases somewhere; scheduler '{scheduler}' needs non-increasing TUFs", ts.source, t.name, tuf.shape()));
-            }
-        }
+/// The build-time check of the policies that assume finishing earlier is never worse (DASA,
+/// LBESA): every task's TUF is non-increasing. The error names the file, the task and `tuf`.
+pub fn require_non_increasing_tufs(ts: &TaskSet, scheduler: &str) -> Result<(), String> {
+    match ts.tasks.iter().find(|t| t.tuf.as_ref().is_some_and(|f| !f.is_non_increasing())) {
+        Some(t) => Err(format!(
+            "{}: task '{}': field 'tuf': utility rises with later completion; scheduler '{scheduler}' needs non-increasing TUFs (it assumes finishing earlier never earns less)",
+            ts.source, t.name
+        )),
+        None => Ok(()),
     }
-    Ok(())
+}
+
+/// The partition of a per-CPU UA policy (P-DASA, LBESA per CPU) and the heuristic that made it:
+/// - `partition=load` (also bare `load`): worst fit by utilisation *without admission* —
+///   tasks in decreasing utilisation (ties: file order), each to the CPU of least load so far
+///   (ties: lowest index). For overloaded sets (ChronOS's load above 1 per CPU), which every
+///   admission test refuses;
+/// - `partition=NAME` (also bare; any partitioner of `rtsched_analysis::partition`), admitting
+///   by the exact EDF test as `pedf` does;
+/// - else, on one CPU, every task on CPU 0; on more, the tasks' `cpu` fields.
+pub fn partition(spec: &SchedulerSpec, ctx: &BuildCtx) -> Result<(Vec<u32>, Option<String>), String> {
+    let ts = ctx.ts;
+    match spec.option("partition", &["partition"])? {
+        Some(name) if name == "load" => Ok((by_load(ts), Some(name))),
+        Some(_) => ctx.partition_labelled(spec, true, Admission::EdfExact),
+        None if ts.platform.cpus == 1 => Ok((vec![0; ts.tasks.len()], None)),
+        None => match ts.tasks.iter().find(|t| t.cpu.is_none()) {
+            Some(t) => Err(format!(
+                "{}: task '{}': field 'cpu': missing; scheduler '{}' on {} CPUs runs per CPU on a partition: give every task a `cpu` field or choose one with partition=HEURISTIC (e.g. {}:partition=load, or wfd)",
+                ts.source, t.name, spec.name, ts.platform.cpus, spec.name
+            )),
+            None => Ok((ts.tasks.iter().map(|t| t.cpu.unwrap()).collect(), None)),
+        },
+    }
+}
+
+/// Worst fit by utilisation, no admission (see [`partition`]).
+pub fn by_load(ts: &TaskSet) -> Vec<u32> {
+    let m = ts.platform.cpus.max(1) as usize;
+    let u: Vec<f64> = ts.tasks.iter().map(|t| t.wcet as f64 / t.period.max(1) as f64).collect();
+    let mut order: Vec<usize> = (0..u.len()).collect();
+    order.sort_by(|&a, &b| u[b].total_cmp(&u[a]).then(a.cmp(&b)));
+    let (mut load, mut cpu) = (vec![0.0f64; m], vec![0u32; u.len()]);
+    for i in order {
+        let c = (0..m).min_by(|&a, &b| load[a].total_cmp(&load[b]).then(a.cmp(&b))).expect("m >= 1");
+        load[c] += u[i];
+        cpu[i] = c as u32;
+    }
+    cpu
 }
 
 #[cfg(test)]
@@ -288,5 +329,13 @@ mod tests {
         assert_eq!(t.ids(), &[1]);
         t.remove(3);
         assert_eq!(t.len(), 1);
+    }
+
+    /// u = .9, .2, .7, .6 on 2 CPUs: .9→0; .7→1; .6→1 (loads .9, .7); .2→0 (loads .9, 1.3).
+    #[test]
+    fn load_partition_is_worst_fit_without_admission() {
+        let ms = 1_000_000;
+        let tasks = [9, 2, 7, 6].iter().enumerate().map(|(i, &c)| Task::periodic(format!("t{i}"), 10 * ms, c * ms)).collect();
+        assert_eq!(by_load(&TaskSet::new(2, tasks)), vec![0, 0, 1, 1]);
     }
 }
