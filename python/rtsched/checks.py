@@ -73,11 +73,12 @@ def tuf_warning(subject: str, ignoring: list[str]) -> str:
             f"(AUR is still measured); {known}")
 
 
-def deadlock_warning(subject: str, cycle: str, unresolving: list[str]) -> str:
+def deadlock_warning(subject: str, cycle: str, unresolving: list[str],
+                     consequence: str = "if it happens the run stops with an error") -> str:
     res = deadlock_resolving_schedulers()
     known = f" ({', '.join(res)} abort a job to break one)" if res else ""
     return (f"warning: {subject}: {cycle}; {_which(unresolving, 'does not resolve deadlocks', 'do not resolve deadlocks')}"
-            f"{known}; if it happens the run stops with an error")
+            f"{known}; {consequence}")
 
 
 def taskset_warnings(ts, schedulers) -> list[str]:
