@@ -91,7 +91,7 @@ def per_task_table(result) -> str:
     headers = ["task", "jobs", "missed", "DSR", "AUR", "utility", "max tard ms", "max resp ms", "p99 resp ms", "preempt", "migr"]
     rows = [
         [t["name"], str(t["jobs"]), str(t["missed"]), f"{t['dsr']:.4f}", _ratio(t.get("aur")),
-         f"{t.get('accrued_utility', 0):g}/{t.get('possible_utility', 0):g}", _ms(t["max_tardiness_ns"]),
+         f"{t.get('accrued_utility', 0):.4g}/{t.get('possible_utility', 0):.4g}", _ms(t["max_tardiness_ns"]),
          _ms(t["max_response_ns"]), _ms(t["p99_response_ns"]), str(t["preemptions"]), str(t["migrations"])]
         for t in result.document["tasks"]
     ]
