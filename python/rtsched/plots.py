@@ -248,14 +248,16 @@ def latency_histogram(latencies_ns, path=None, bins=50, label=None, title="laten
 
 def sweep_figures(df, prefix) -> list[str]:
     """The default figures of a sweep table: ``PREFIX-{dsr,schedulability,tardiness,migrations}``
-    (and ``-aur`` when the generator drew utilities), each as PNG and SVG. Returns the paths."""
+    (and ``-aur`` when some job could accrue other than 1 — TUFs or generated utilities; with
+    unit utilities the AUR is the DSR), each as PNG and SVG. Returns the paths."""
     prefix = os.fspath(prefix)
     written = []
     if not len(df):
         return written
     figs = [("schedulability", schedulability), ("dsr", dsr), ("tardiness", tardiness), ("migrations", migrations)]
     if "aur" in df.columns and df["aur"].notna().any():
-        figs.append(("aur", aur))
+        if "possible_utility" not in df.columns or (df["possible_utility"] != df["jobs"]).fillna(False).any():
+            figs.append(("aur", aur))
     for name, fn in figs:
         fig = fn(df)
         written += save(fig, f"{prefix}-{name}")

@@ -12,6 +12,7 @@ COLUMNS = [
     ("jobs", lambda r, s: str(s["jobs"]), ">"),
     ("missed", lambda r, s: str(s["missed"]), ">"),
     ("DSR", lambda r, s: f"{s['dsr']:.4f}", ">"),
+    ("AUR", lambda r, s: _ratio(s.get("aur")), ">"),
     ("max tard ms", lambda r, s: _ms(s["max_tardiness_ns"]), ">"),
     ("mean resp ms", lambda r, s: _ms(s["mean_response_ns"]), ">"),
     ("p99 resp ms", lambda r, s: _ms(s["p99_response_ns"]), ">"),
@@ -22,6 +23,11 @@ COLUMNS = [
     ("prio inv", lambda r, s: _measured(r, str(s["priority_inversions"])), ">"),
     ("inv ms", lambda r, s: _measured(r, _ms(s["priority_inversion_ns"])), ">"),
 ]
+
+
+def _ratio(x) -> str:
+    """A ratio, or '-' where a document has none (NaN, or from before results schema 3)."""
+    return "-" if x is None or x != x else f"{x:.4f}"
 
 
 def _measured(r, text) -> str:
@@ -46,26 +52,47 @@ STEALS = [
     ("steal tries", lambda r, s: _measured(r, str(s.get("steal_attempts", 0))), ">"),
     ("failed", lambda r, s: _measured(r, str(s.get("failed_steals", 0))), ">"),
 ]
+#: Runs with aborts (``on_miss: abort``, or a utility-accrual scheduler's) show how many;
+#: runs that resolved deadlocks, how many; runs whose policy was timed, its ns per decision.
+ABORTED = ("aborted", lambda r, s: str(s.get("aborted", 0)), ">")
+DEADLOCKS = ("deadlocks", lambda r, s: _measured(r, str(s.get("deadlocks", 0))), ">")
+POLICY_NS = ("policy ns/decision", lambda r, s: _policy_ns(r), ">")
+
+
+def _policy_ns(r) -> str:
+    v = r.measurements.get("policy_ns_per_invocation")
+    return "-" if v is None else f"{v:.0f}"
 
 
 def comparison_table(results) -> str:
     """One row per run: the comparison users read first. Runs with critical sections get a
     column for the longest time a job waited for a resource; runs of a work-stealing policy
-    (PAWS) get its steals, steal attempts and failed steals."""
+    (PAWS) get its steals, steal attempts and failed steals; runs with aborts, resolved
+    deadlocks or a timed policy (``--measure-policy``, real runs) get those columns."""
     cols = list(COLUMNS)
-    if any(r.summary.get("steal_attempts", 0) for r in results):
+    sums = [r.summary for r in results]
+    if any(s.get("steal_attempts", 0) for s in sums):
         cols[-2:-2] = STEALS
-    if any(r.summary.get("total_blocked_ns", 0) for r in results):
-        cols.insert(7, BLOCKED)
-    rows = [[f(r, r.summary) for _, f, _ in cols] for r in results]
+    if any(s.get("total_blocked_ns", 0) for s in sums):
+        cols.insert(8, BLOCKED)
+    if any(s.get("aborted", 0) for s in sums):
+        cols.insert(3, ABORTED)
+    if any(s.get("deadlocks", 0) for s in sums):
+        cols.append(DEADLOCKS)
+    if any("policy_ns_per_invocation" in r.measurements for r in results):
+        cols.append(POLICY_NS)
+    rows = [[f(r, s) for _, f, _ in cols] for r, s in zip(results, sums)]
     return table([c[0] for c in cols], rows, [c[2] for c in cols])
 
 
 def per_task_table(result) -> str:
-    df = result.tasks
-    headers = ["task", "jobs", "missed", "DSR", "max tard ms", "max resp ms", "p99 resp ms", "preempt", "migr"]
+    # From the document, not the DataFrame: a row of a frame with float columns turns the
+    # counts into floats ("4.0 jobs").
+    headers = ["task", "jobs", "missed", "DSR", "AUR", "utility", "max tard ms", "max resp ms", "p99 resp ms", "preempt", "migr"]
     rows = [
-        [name, str(r.jobs), str(r.missed), f"{r.dsr:.4f}", _ms(r.max_tardiness_ns), _ms(r.max_response_ns), _ms(r.p99_response_ns), str(r.preemptions), str(r.migrations)]
-        for name, r in df.iterrows()
+        [t["name"], str(t["jobs"]), str(t["missed"]), f"{t['dsr']:.4f}", _ratio(t.get("aur")),
+         f"{t.get('accrued_utility', 0):.4g}/{t.get('possible_utility', 0):.4g}", _ms(t["max_tardiness_ns"]),
+         _ms(t["max_response_ns"]), _ms(t["p99_response_ns"]), str(t["preemptions"]), str(t["migrations"])]
+        for t in result.document["tasks"]
     ]
     return table(headers, rows, ["<"] + [">"] * (len(headers) - 1))

@@ -34,9 +34,10 @@ def _as_taskset(taskset) -> TaskSet:
 
 #: Run-level counters (``counters`` in the results document) that :attr:`Result.summary` adds
 #: to the total summary: decisions asked of the policy, work stealing (0 for policies that do
-#: not steal) and priority inversions (docs/semantics.md "Run-level counters").
+#: not steal), priority inversions, and deadlocks the policy resolved by an abort
+#: (docs/semantics.md "Run-level counters").
 RUN_COUNTERS = ("scheduler_invocations", "steals", "steal_attempts", "failed_steals", "priority_inversions",
-                "priority_inversion_ns")
+                "priority_inversion_ns", "deadlocks")
 
 
 class Result:
@@ -62,7 +63,9 @@ class Result:
 
     @property
     def measurements(self) -> dict:
-        """Real runs only: decision overhead, release jitter, preemption latency, kernel counters."""
+        """Real runs: decision overhead, release jitter, preemption latency, kernel counters.
+        Real testbed runs and simulations with ``measure_policy=True``: the time the policy
+        took per decision (``policy_ns_per_invocation``, ``policy_ns_max``, ``policy_ns_total``)."""
         return dict(self.raw.measurements)
 
     @property
@@ -73,8 +76,10 @@ class Result:
 
     @property
     def summary(self) -> dict:
-        """Total summary: jobs, met, missed, dsr, tardiness, response times, preemptions,
-        migrations, context switches, and the run-level counters of ``RUN_COUNTERS``."""
+        """Total summary: jobs, met, missed, aborted, dsr, utility (``accrued_utility``,
+        ``possible_utility``, ``aur`` = accrued / possible), tardiness, response times,
+        preemptions, migrations, context switches, and the run-level counters of
+        ``RUN_COUNTERS``."""
         d = dict(self.document["total"])
         c = self.document["counters"]
         for k in RUN_COUNTERS:
@@ -118,15 +123,20 @@ class Result:
 
     def __repr__(self) -> str:
         s = self.summary
-        return f"<Result {self.scheduler} ({self.substrate}): {s['jobs']} jobs, {s['missed']} missed, DSR {s['dsr']:.4f}>"
+        return (f"<Result {self.scheduler} ({self.substrate}): {s['jobs']} jobs, {s['missed']} missed, DSR {s['dsr']:.4f}, "
+                f"AUR {s.get('aur', float('nan')):.4f}>")
 
 
-def simulate(taskset, scheduler: str = "gedf", duration=None, seed=None, on_miss=None, trace: bool = False) -> Result:
+def simulate(taskset, scheduler: str = "gedf", duration=None, seed=None, on_miss=None, trace: bool = False,
+             measure_policy: bool = False) -> Result:
     """Simulate ``taskset`` (a :class:`TaskSet` or a file path) under ``scheduler``.
 
     ``duration`` (number in ms, or "2s"), ``seed`` and ``on_miss`` override the file's run
     options. ``trace=True`` records execution intervals (for ``gantt()`` and Perfetto traces).
-    The GIL is released while the simulation runs.
+    ``measure_policy=True`` times every decision of the policy (wall-clock, so not
+    deterministic): ``measurements["policy_ns_per_invocation"]``, ``policy_ns_max``,
+    ``policy_ns_total``. The GIL is released while the simulation runs. A deadlock the
+    scheduler does not resolve raises :class:`InputError` naming the jobs and resources.
     """
     ts = _as_taskset(taskset)
     if duration is not None or seed is not None or on_miss is not None:
@@ -137,7 +147,7 @@ def simulate(taskset, scheduler: str = "gedf", duration=None, seed=None, on_miss
             seed=None if seed is None else int(seed),
             on_miss=on_miss,
         )
-    return Result(_core.simulate(ts, scheduler, trace), ts)
+    return Result(_core.simulate(ts, scheduler, trace, measure_policy=bool(measure_policy)), ts)
 
 
 def run(taskset, backend: str = "testbed:gedf", duration=None, seed=None, on_miss=None, allow_overload: bool = False,

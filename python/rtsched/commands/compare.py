@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from .. import _core
+from ..checks import warn
 from ..report import table
 from ..result import duration_ns, run as real_run, simulate
 from .run import measurement_table
@@ -31,13 +32,21 @@ def _ms(x):
 def side_by_side(sim, real) -> str:
     rows = []
     s, r = sim.summary, real.summary
-    for key, label, fmt in [("jobs", "jobs", str), ("missed", "missed", str), ("dsr", "DSR", lambda v: f"{v:.4f}"),
+    na = lambda f: lambda v: "not measured" if v is None else f(v)  # noqa: E731 - kernel runs have no ledger
+    ratio = lambda v: f"{v:.4f}"  # noqa: E731
+    for key, label, fmt in [("jobs", "jobs", str), ("missed", "missed", str), ("aborted", "aborted", str), ("dsr", "DSR", ratio),
+                            ("aur", "AUR", ratio), ("accrued_utility", "accrued utility", lambda v: f"{v:g}"),
+                            ("possible_utility", "possible utility", lambda v: f"{v:g}"),
                             ("mean_response_ns", "mean response ms", _ms), ("p99_response_ns", "p99 response ms", _ms),
                             ("max_response_ns", "max response ms", _ms), ("max_tardiness_ns", "max tardiness ms", _ms),
                             ("preemptions", "preemptions", str), ("migrations", "migrations", str),
                             ("context_switches", "context switches", str)]:
         rows.append([label, fmt(s[key]), fmt(r[key])])
-    na = lambda f: lambda v: "not measured" if v is None else f(v)  # noqa: E731 - kernel runs have no ledger
+    if s.get("deadlocks") or r.get("deadlocks"):
+        rows.append(["deadlocks resolved", str(s["deadlocks"]), na(str)(r["deadlocks"])])
+    pn = [x.measurements.get("policy_ns_per_invocation") for x in (sim, real)]
+    if any(v is not None for v in pn):
+        rows.append(["policy ns/decision"] + ["-" if v is None else f"{v:.0f}" for v in pn])
     rows.append(["priority inversions", na(str)(s["priority_inversions"]), na(str)(r["priority_inversions"])])
     rows.append(["inversion ms", na(_ms)(s["priority_inversion_ns"]), na(_ms)(r["priority_inversion_ns"])])
     if s.get("steal_attempts") or r.get("steal_attempts"):
@@ -64,7 +73,10 @@ def run(args):
     ts = _core.load_taskset(args.file)
     if args.duration is not None:
         duration_ns(args.duration)
-    sim = simulate(ts, scheduler=args.policy, duration=args.duration, seed=args.seed, trace=bool(args.trace))
+    warn(ts, [args.policy])
+    # Timed like the testbed (which always measures its policy), so the two can be compared.
+    sim = simulate(ts, scheduler=args.policy, duration=args.duration, seed=args.seed, trace=bool(args.trace),
+                   measure_policy=True)
     real = real_run(ts, "testbed:" + args.policy, duration=args.duration, seed=args.seed,
                     allow_overload=args.allow_overload, model=args.model)
     print(f"{ts.source}: {args.policy}, simulator vs testbed ({args.model}), {sim.document['duration_ns'] / 1e6:g} ms")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from .. import _core
+from ..checks import warn
 from ..report import comparison_table, table
 from ..result import duration_ns, run as real_run
 from .simulate import write_outputs
@@ -33,6 +34,8 @@ def register(sub):
 
 
 def measurement_table(results) -> str:
+    # (The policy's own time per decision, policy_ns_per_invocation, is a column of the
+    # comparison table.)
     keys = ["decision_overhead", "preemption_latency", "release_jitter", "start_delay"]
     rows = []
     for r in results:
@@ -52,6 +55,7 @@ def run(args):
     ts = _core.load_taskset(args.file)
     if args.duration is not None:
         duration_ns(args.duration)
+    warn(ts, args.backends)
     results = [real_run(ts, b, duration=args.duration, seed=args.seed, on_miss=args.on_miss,
                         allow_overload=args.allow_overload, model=args.model) for b in args.backends]
     r0 = results[0]

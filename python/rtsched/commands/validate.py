@@ -25,4 +25,8 @@ def run(args):
         if with_cs:
             print(f"  {len(with_cs)} task(s) with critical sections on {len(ts.resources)} resource(s): "
                   + ", ".join(ts.resources))
+        if ts.lock_order_cycle:
+            print(f"  {ts.lock_order_cycle}: a scheduler that does not resolve deadlocks stops the run with an error if one happens")
+        if ts.has_tufs:
+            print("  time-utility functions: the utility-accrual schedulers decide by them; every run measures the AUR")
     return 0

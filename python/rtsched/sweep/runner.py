@@ -15,7 +15,7 @@ from .keys import units
 from .progress import Progress
 from .spec import Spec, load_spec, parse_spec
 from .table import _frame, _fmt, _read_all, _Sink, consolidate, current_schema, parts_dir, stale
-from .worker import run_chunk
+from .worker import WARNINGS, run_chunk
 
 
 def _chunks(us, workers):
@@ -99,11 +99,29 @@ def sweep(spec, executor=None, output=None, progress=None, workers=None, batch_r
     finally:
         sink.flush()  # whatever completed is kept, even on an interrupt
         bar.close()  # ends the bar's line before any error message
+        for w in sweep_warnings(spec.name, sink.notes):
+            print(w, file=sys.stderr)
     if output is None:
         df = _frame(sink.rows).sort_values("key", kind="stable").reset_index(drop=True)
         return df
     table = consolidate(output)
     return table[table["key"].isin(keys)].reset_index(drop=True)
+
+
+def sweep_warnings(name, notes) -> list[str]:
+    """The workers' notes (``worker.WARNINGS``) as one warning per kind for the whole sweep."""
+    from ..checks import deadlock_warning, tuf_warning
+
+    tufs = sorted({n[1] for n in notes if n[0] == "tufs"})
+    dl = sorted({n[1] for n in notes if n[0] == "deadlock"})
+    out = []
+    if tufs:
+        out.append(tuf_warning(f"sweep {name}: generated task sets have", tufs))
+    if dl:
+        cycle = min(n[2] for n in notes if n[0] == "deadlock")
+        out.append(deadlock_warning(f"sweep {name}: generated task sets can deadlock, e.g.", cycle, dl,
+                                    "a run that deadlocks gets status 'deadlock' and no metrics"))
+    return out
 
 
 def _run(todo, retries, executor, workers, sink, bar):

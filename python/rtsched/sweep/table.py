@@ -17,10 +17,10 @@ from .._core import InputError
 #: Summary columns, in order, as :attr:`rtsched.Result.summary` names them (the total summary,
 #: then the run-level counters of ``rtsched.result.RUN_COUNTERS``).
 SUMMARY_COLUMNS = [
-    "jobs", "completed", "met", "missed", "aborted", "dsr",
+    "jobs", "completed", "met", "missed", "aborted", "dsr", "accrued_utility", "possible_utility", "aur",
     "max_tardiness_ns", "mean_tardiness_ns", "max_response_ns", "mean_response_ns", "p99_response_ns",
     "preemptions", "migrations", "context_switches", "scheduler_invocations",
-    "steals", "steal_attempts", "failed_steals", "priority_inversions", "priority_inversion_ns",
+    "steals", "steal_attempts", "failed_steals", "priority_inversions", "priority_inversion_ns", "deadlocks",
 ]
 #: Coordinates of a row (what it is), then its outcome.
 COORD_COLUMNS = [
@@ -28,14 +28,15 @@ COORD_COLUMNS = [
     "scheduler", "m", "n", "U", "duration_ns", "on_miss",
 ]
 #: ``schema``: the results schema the row was computed under (``rtsched._core.RESULTS_SCHEMA``).
-#: A row of another (older) schema lacks columns added since: a resumed sweep recomputes it.
-OUTCOME_COLUMNS = ["status", "error"] + SUMMARY_COLUMNS + ["aur", "schedulable", "schema"]
+#: A row of another (older) schema lacks columns added since (schema 3: the utility columns and
+#: ``deadlocks``): a resumed sweep recomputes it; reading an old table gives those columns empty.
+OUTCOME_COLUMNS = ["status", "error"] + SUMMARY_COLUMNS + ["schedulable", "schema"]
 COLUMNS = COORD_COLUMNS + OUTCOME_COLUMNS
 _INT_COLUMNS = {"replication", "taskset_seed", "m", "n", "duration_ns", "jobs", "completed", "met", "missed", "aborted",
                 "max_tardiness_ns", "max_response_ns", "p99_response_ns", "preemptions", "migrations",
                 "context_switches", "scheduler_invocations", "steals", "steal_attempts", "failed_steals",
-                "priority_inversions", "priority_inversion_ns"}
-_FLOAT_COLUMNS = {"point", "U", "dsr", "mean_tardiness_ns", "mean_response_ns", "aur"}
+                "priority_inversions", "priority_inversion_ns", "deadlocks"}
+_FLOAT_COLUMNS = {"point", "U", "dsr", "mean_tardiness_ns", "mean_response_ns", "accrued_utility", "possible_utility", "aur"}
 _STR_COLUMNS = {"key", "sweep", "generator", "gen_params", "param", "scheduler", "on_miss", "status", "error", "schema"}
 
 
@@ -159,10 +160,13 @@ class _Sink:
     def __init__(self, path, batch_rows=1000, batch_seconds=10.0):
         self.path, self.batch_rows, self.batch_seconds = path, batch_rows, batch_seconds
         self.buffer, self.rows, self.last = [], [], time.monotonic()
+        self.notes = set()  # what the workers warn about (worker.WARNINGS), said once per sweep
         self.run_id = f"{int(time.time())}-{os.getpid()}-{uuid.uuid4().hex[:6]}"
         self.count = 0
 
     def add(self, rows):
+        for r in rows:
+            self.notes.update(r.pop("_warnings", ()))
         self.buffer.extend(rows)
         self.rows.extend(rows)
         if len(self.buffer) >= self.batch_rows or time.monotonic() - self.last >= self.batch_seconds:

@@ -13,6 +13,10 @@ from ..result import RUN_COUNTERS
 from .keys import Unit, _canon
 from .table import SUMMARY_COLUMNS
 
+#: Row key (not a table column: the table keeps only its COLUMNS) carrying what the runner
+#: warns about once per sweep: ``("tufs", scheduler)`` or ``("deadlock", scheduler, cycle)``.
+WARNINGS = "_warnings"
+
 
 def run_unit(u: Unit) -> list[dict]:
     """Generate the unit's task set and simulate it under each of its schedulers."""
@@ -25,30 +29,51 @@ def run_unit(u: Unit) -> list[dict]:
             "point": float(u.point), "replication": u.replication, "taskset_seed": u.seed,
             "m": ts.cpus, "n": len(ts.task_names), "U": float(ts.utilization),
             "duration_ns": u.duration_ns, "on_miss": u.on_miss}
+    # The generator's utilities weigh the tasks when the set itself has no TUFs (chronos2011
+    # draws them beside the set): a task with no TUF accrues 1 per job that meets its deadline,
+    # so weighting by utility gives ChronOS's step TUFs.
+    weights = g.utilities if g.utilities is not None and not ts.has_tufs else None
+    cycle = ts.lock_order_cycle
     rows = []
     for sched, key in u.schedulers:
         row = dict(base, key=key, scheduler=sched, schema=_core.RESULTS_SCHEMA)
+        notes = _warnings(ts, sched, cycle)
+        if notes:
+            row[WARNINGS] = notes
         try:
             raw = _core.simulate(ts, sched, False)
         except InputError as e:
-            # The scheduler was probed on a trivial set, so this is about this task set:
-            # a partitioner that found no partition.
-            row.update(status="partition-failed", error=str(e), schedulable=False)
+            # The scheduler was probed on a trivial set, so this is about this task set: a
+            # partitioner that found no partition, or a deadlock the scheduler did not resolve.
+            status = "deadlock" if "deadlock at" in str(e) else "partition-failed"
+            row.update(status=status, error=str(e), schedulable=False)
         else:
             doc = json.loads(raw.to_json(False))
             total = doc["total"]
             row.update({c: total[c] for c in SUMMARY_COLUMNS if c in total})
             row.update({c: doc["counters"][c] for c in RUN_COUNTERS})
             row.update(status="ok", error="", schedulable=total["missed"] == 0)
-            if g.utilities is not None:
-                # Accrued utility ratio with the step TUFs of ChronOS: a job accrues its task's
-                # utility iff it meets its deadline.
+            if weights is not None:
                 tasks = doc["tasks"]
-                got = sum(w * t["met"] for w, t in zip(g.utilities, tasks))
-                could = sum(w * t["jobs"] for w, t in zip(g.utilities, tasks))
-                row["aur"] = got / could if could else float("nan")
+                got = sum(w * t["accrued_utility"] for w, t in zip(weights, tasks))
+                could = sum(w * t["possible_utility"] for w, t in zip(weights, tasks))
+                row.update(accrued_utility=got, possible_utility=could, aur=got / could if could else 1.0)
         rows.append(row)
     return rows
+
+
+def _warnings(ts, sched, cycle) -> tuple:
+    if not ts.has_tufs and not cycle:
+        return ()
+    from ..checks import traits
+
+    tufs, resolves = traits(ts, sched)
+    out = []
+    if ts.has_tufs and not tufs:
+        out.append(("tufs", sched))
+    if cycle and not resolves:
+        out.append(("deadlock", sched, cycle))
+    return tuple(out)
 
 
 def run_chunk(chunk: list[Unit]) -> list[dict]:
