@@ -29,10 +29,6 @@ def run_unit(u: Unit) -> list[dict]:
             "point": float(u.point), "replication": u.replication, "taskset_seed": u.seed,
             "m": ts.cpus, "n": len(ts.task_names), "U": float(ts.utilization),
             "duration_ns": u.duration_ns, "on_miss": u.on_miss}
-    # The generator's utilities weigh the tasks when the set itself has no TUFs (chronos2011
-    # draws them beside the set): a task with no TUF accrues 1 per job that meets its deadline,
-    # so weighting by utility gives ChronOS's step TUFs.
-    weights = g.utilities if g.utilities is not None and not ts.has_tufs else None
     cycle = ts.lock_order_cycle
     rows = []
     for sched, key in u.schedulers:
@@ -53,11 +49,6 @@ def run_unit(u: Unit) -> list[dict]:
             row.update({c: total[c] for c in SUMMARY_COLUMNS if c in total})
             row.update({c: doc["counters"][c] for c in RUN_COUNTERS})
             row.update(status="ok", error="", schedulable=total["missed"] == 0)
-            if weights is not None:
-                tasks = doc["tasks"]
-                got = sum(w * t["accrued_utility"] for w, t in zip(weights, tasks))
-                could = sum(w * t["possible_utility"] for w, t in zip(weights, tasks))
-                row.update(accrued_utility=got, possible_utility=could, aur=got / could if could else 1.0)
         rows.append(row)
     return rows
 
