@@ -63,7 +63,8 @@ def test_all_schedulers_and_outputs(tmp_path):
     doc = json.loads((out / "r.json").read_text())
     names = [run["scheduler"] for run in doc["runs"]]
     assert names == ["gedf", "gnpedf", "pedf", "gfp:rm", "pfp:rm", "gedf-dist:heap", "gfp-dist:rm,push=cpupri", "gfifo", "paws",
-                     "federated", "gedf-seq"], r.stdout
+                     "federated", "gedf-seq", "ggua:model=stw,mapper=3pass", "nggua:model=stw,mapper=3pass",
+                     "ghvdf:model=stw,mapper=3pass", "dasa", "pdasa", "lbesa"], r.stdout
     run = doc["runs"][0]
     assert run["schema"] == "rtsched.results/3" and run["substrate"] == "sim"
     assert {"total", "tasks", "counters", "jobs"} <= set(run)
