@@ -46,6 +46,10 @@ fn taskset(seconds: u64, structured: bool) -> TaskSet {
             }
         }
     }
+    // Linear TUFs (utility 1..4, zero at 1.5 deadlines): what the UA policies weigh.
+    for (i, t) in tasks.iter_mut().enumerate() {
+        t.tuf = Some(rtsched_model::Tuf::Linear { utility: 1.0 + (i % 4) as f64, termination: t.deadline * 3 / 2 });
+    }
     let mut ts = TaskSet::new(4, tasks);
     if structured {
         ts.resources = vec!["a".into(), "b".into()];
@@ -74,7 +78,12 @@ fn allocations(spec: &str, seconds: u64, structured: bool) -> (u64, u64) {
 
 #[test]
 fn allocations_do_not_grow_with_the_number_of_events() {
-    for (spec, structured) in ["gedf", "gnpedf", "gfp:rm", "gedf-dist:heap", "gfp-dist:rm", "gedf-seq", "federated"].iter().flat_map(|s| [(*s, false), (*s, true)]) {
+    let specs = [
+        "gedf", "gnpedf", "gfp:rm", "gedf-dist:heap", "gfp-dist:rm", "gedf-seq", "federated",
+        // The utility-accrual policies and ChronOS's global models (TUFs on the tasks below).
+        "pdasa:partition=load", "lbesa:partition=load", "ggua", "nggua", "ghvdf", "gedf:model=ac,mapper=none",
+    ];
+    for (spec, structured) in specs.iter().flat_map(|s| [(*s, false), (*s, true)]) {
         let (short, ev_short) = allocations(spec, 5, structured);
         let (long, ev_long) = allocations(spec, 20, structured);
         assert!(ev_long > 3 * ev_short, "{spec}: the long run must have many more events");
