@@ -235,15 +235,8 @@ impl Policy for Dasa {
             // The ledger calls `schedule` again at this instant, after the abort.
             return self.break_deadlock(now, view, d);
         }
-        let mut aborting = false;
-        for &e in self.jobs.ids() {
-            let info = self.jobs.get(e).expect("listed ids are tracked");
-            if now + ua::remaining(view, info) > info.deadline {
-                d.abort(e);
-                aborting = true;
-            }
-        }
-        if aborting {
+        if ua::abort_hopeless(now, view, &self.jobs, d) {
+            // The ledger calls `schedule` again at this instant, after the aborts.
             return;
         }
         for cpu in 0..self.cpus {

@@ -4,8 +4,10 @@
 //! Value density = the utility the job earns if it completes after its remaining time
 //! (TUF at now + remaining), divided by that remaining time (WCET − executed) — `ua::pud`
 //! without a chain. Total order: density (higher first), then EDF's (deadline, release,
-//! task, job, thread). No aborts; a density changes as a job runs, so it is recomputed at
-//! each decision. Defaults `model=stw,mapper=3pass`. Cost: O(n log n) per decision.
+//! task, job, thread). A job whose deadline has passed is aborted (ChronOS's GHVDF runs
+//! `check_task_failure` first; a timer makes it happen at the deadline), not earlier: unlike
+//! DASA and the GUA family, GHVDF does not judge feasibility. A density changes as a job runs,
+//! so it is recomputed at each decision. Defaults `model=stw,mapper=3pass`. Cost: O(n log n) per decision.
 
 use crate::common::global_model::{self, Choice, Choose, GlobalModel, Mapper, Model};
 use crate::common::key::Key;
@@ -25,10 +27,15 @@ impl Choose for Ghvdf {
     fn choose(&mut self, now: Time, view: &dyn RunView, tracked: &Tracked, m: u32, out: &mut Choice) {
         self.scratch.clear();
         for &e in tracked.ids() {
+            let i = tracked.get(e).expect("listed ids are tracked");
+            if now > i.deadline {
+                // ChronOS's `check_task_failure`: a job past its deadline is aborted.
+                out.abort.push(e);
+                continue;
+            }
             if tracked.is_blocked(e) {
                 continue;
             }
-            let i = tracked.get(e).expect("listed ids are tracked");
             self.scratch.push((ua::pud(view, now, i, &[]), Key::new(i.deadline, i.release, i), e));
         }
         self.scratch.sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
@@ -36,6 +43,10 @@ impl Choose for Ghvdf {
     }
     fn uses_tufs(&self) -> bool {
         true
+    }
+    /// The instant just after the earliest deadline still ahead: its job is aborted then.
+    fn wake(&self, now: Time, _view: &dyn RunView, tracked: &Tracked, _m: u32) -> Option<Time> {
+        tracked.ids().iter().filter_map(|&e| tracked.get(e)).map(|i| i.deadline + 1).filter(|&t| t > now).min()
     }
 }
 

@@ -109,15 +109,7 @@ impl Policy for Lbesa {
     fn schedule(&mut self, now: Time, d: &mut Dispatch<'_>) {
         let view = d.run();
         self.jobs.prune(view);
-        let mut aborting = false;
-        for &e in self.jobs.ids() {
-            let info = self.jobs.get(e).expect("listed ids are tracked");
-            if now + ua::remaining(view, info) > info.deadline {
-                d.abort(e);
-                aborting = true;
-            }
-        }
-        if aborting {
+        if ua::abort_hopeless(now, view, &self.jobs, d) {
             // The ledger calls `schedule` again at this instant, after the aborts.
             return;
         }

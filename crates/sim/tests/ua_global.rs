@@ -204,3 +204,21 @@ proptest! {
         prop_assert!(r.jobs.iter().all(|j| j.finish.is_some() || j.aborted || j.missed || j.start.is_none() || j.deadline >= r.end));
     }
 }
+
+#[test]
+fn ghvdf_runs_the_densest_and_aborts_a_job_past_its_deadline() {
+    // One CPU. a: C = 5, D = 4, utility 10 — completing at 5 > 4 earns nothing, so its value
+    // density is 0; b: C = 2, D = 10, utility 1, density 1/2 per ms. b runs [0, 2); a then runs
+    // [2, 4] and is aborted just after its deadline (ChronOS's check_task_failure), not before:
+    // GHVDF does not judge feasibility.
+    let r = simulate(
+        &ts("platform: {cpus: 1}\nrun: {duration: 10}\ntasks:\n  - {name: a, period: 20, wcet: 5, deadline: 4, tuf: 10}\n  - {name: b, period: 20, wcet: 2, deadline: 10, tuf: 1}\n"),
+        "ghvdf",
+        true,
+    )
+    .unwrap();
+    assert_eq!(ivs(&r), vec![(0, 0, 0, 2, 4), (0, 1, 0, 0, 2)]);
+    let (a, b) = (&r.jobs[0], &r.jobs[1]);
+    assert_eq!((a.aborted, a.aborted_at, a.utility), (true, Some(4 * MS + 1), 0.0));
+    assert_eq!((b.finish, b.utility), (Some(2 * MS), 1.0));
+}

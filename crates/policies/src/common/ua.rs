@@ -91,6 +91,26 @@ pub fn feasible(now: Time, jobs: impl IntoIterator<Item = (Time, Time)>) -> bool
     true
 }
 
+/// Whether `info`'s job can no longer complete by its deadline (now + remaining > deadline):
+/// every UA policy aborts such a job (ChronOS's `check_task_failure` before each decision).
+#[inline]
+pub fn hopeless(now: Time, view: &dyn RunView, info: &EntityInfo) -> bool {
+    now + remaining(view, info) > info.deadline
+}
+
+/// Ask to abort every tracked job that is [`hopeless`]; whether any was. The ledger calls
+/// `schedule` again at this instant after the aborts, so a policy returns at once when true.
+pub fn abort_hopeless(now: Time, view: &dyn RunView, tracked: &Tracked, d: &mut crate::policy::Dispatch<'_>) -> bool {
+    let mut any = false;
+    for &e in tracked.ids() {
+        if hopeless(now, view, tracked.get(e).expect("listed ids are tracked")) {
+            d.abort(e);
+            any = true;
+        }
+    }
+    any
+}
+
 /// The entities a UA policy reasons about: ready, running and blocked ones, by id.
 #[derive(Clone, Debug, Default)]
 pub struct Tracked {
@@ -195,7 +215,7 @@ pub fn candidates(now: Time, view: &dyn RunView, tracked: &Tracked, deps: &mut V
     out.clear();
     for &e in tracked.ids() {
         let i = tracked.get(e).expect("listed ids are tracked");
-        if now + remaining(view, i) > i.deadline && !job_aborted(tracked, aborts, e) {
+        if hopeless(now, view, i) && !job_aborted(tracked, aborts, e) {
             aborts.push(e);
         }
     }
