@@ -222,3 +222,40 @@ fn ghvdf_runs_the_densest_and_aborts_a_job_past_its_deadline() {
     assert_eq!((a.aborted, a.aborted_at, a.utility), (true, Some(4 * MS + 1), 0.0));
     assert_eq!((b.finish, b.utility), (Some(2 * MS), 1.0));
 }
+
+#[test]
+fn ggua_and_nggua_break_a_deadlock_by_aborting_the_least_pud() {
+    // a and b take x / y at 0 and request y / x at 1 ms (2 CPUs): a deadlock at 1 ms. Each has
+    // 3 ms left of a 4 ms WCET; a's utility is 5, b's 2, so b has the least PUD and is
+    // aborted; a takes y at once and finishes at 4 ms.
+    let set = ts("platform: {cpus: 2}\nrun: {duration: 10}\ntasks:\n  - {name: a, period: 10, wcet: 4, tuf: 5, sections: [{resource: x, start: 0, length: 3}, {resource: y, start: 1, length: 1}]}\n  - {name: b, period: 10, wcet: 4, tuf: 2, sections: [{resource: y, start: 0, length: 3}, {resource: x, start: 1, length: 1}]}\n");
+    for spec in ["ggua", "nggua", "ggua:model=ac"] {
+        let mut p = ProtocolChecker::new(rtsched_policies::build(spec, &set).unwrap(), 2);
+        let r = simulate_policy(&set, &mut p, false);
+        assert_eq!(r.counters.deadlocks, 1, "{spec}");
+        let (a, b) = (&r.jobs[0], &r.jobs[1]);
+        assert_eq!((a.finish, a.utility), (Some(4 * MS), 5.0), "{spec}");
+        assert_eq!((b.aborted, b.aborted_at), (true, Some(MS)), "{spec}");
+    }
+}
+
+#[test]
+fn ggua_under_ac_aborts_what_stw_would_have_run_in_time() {
+    // The set of `ac_preempts_only_at_a_deciding_cpus_event` under G-GUA (step TUFs of 1).
+    // stw: at 1 c (PUD 1/2 per ms) is placed first, b (1/3) on the other CPU, a (1/5) behind c:
+    // the heads c and b run, c preempts a and meets its deadline (finishes at 3; deadline 1 + 4).
+    // ac: c's task never ran, so no CPU is its queued CPU, none is idle and none has an event:
+    // c waits; at 3 ms + 1 ns it can no longer finish by its deadline 5 (G-GUA's timer) and is
+    // aborted, though CPU 0 frees up at 4.
+    let t = ts("platform: {cpus: 2}\nrun: {duration: 10}\ntasks:\n  \
+        - {name: a, period: 40, wcet: 6, deadline: 20}\n  \
+        - {name: b, period: 40, wcet: 4, deadline: 18}\n  \
+        - {name: c, period: 40, wcet: 2, deadline: 4, offset: 1}\n");
+    let stw = run(&t, "ggua:model=stw");
+    assert_eq!(ivs(&stw), vec![(0, 1, 0, 0, 4), (1, 0, 0, 0, 1), (1, 0, 0, 3, 8), (1, 2, 0, 1, 3)]);
+    assert_eq!(stw.summaries().total.aur, 1.0);
+    let ac = run(&t, "ggua:model=ac");
+    assert_eq!(ivs(&ac), vec![(0, 1, 0, 0, 4), (1, 0, 0, 0, 6)]);
+    assert_eq!((ac.jobs[2].aborted, ac.jobs[2].aborted_at), (true, Some(3 * MS + 1)));
+    assert!((ac.summaries().total.aur - 2.0 / 3.0).abs() < 1e-12);
+}
