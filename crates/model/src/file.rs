@@ -6,6 +6,7 @@
 
 use crate::program::{CriticalSection, Region};
 use crate::task::*;
+use crate::topology::{Cache, CacheKind, Topology};
 use crate::tuf::Tuf;
 use crate::time::{fmt_duration, ms_f64_to_ns, parse_decimal_scaled, parse_duration_str, Time};
 use serde_json::{Map, Value};
@@ -98,7 +99,9 @@ fn strip_pos(msg: &str) -> String {
 }
 
 const TOP_FIELDS: &[&str] = &["name", "description", "platform", "run", "tasks", "resources"];
-const PLATFORM_FIELDS: &[&str] = &["cpus"];
+const PLATFORM_FIELDS: &[&str] = &["cpus", "topology"];
+const TOPOLOGY_FIELDS: &[&str] = &["preset", "caches", "nodes"];
+const CACHE_FIELDS: &[&str] = &["level", "type", "size", "line", "ways", "shared_by", "cpus"];
 const RUN_FIELDS: &[&str] = &["duration", "seed", "on_miss", "execution", "overheads"];
 const TASK_FIELDS: &[&str] = &[
     "name", "period", "min_interarrival", "max_interarrival", "deadline", "wcet", "offset",
@@ -202,7 +205,11 @@ impl<'a> Validator<'a> {
                 if cpus == 0 || cpus > 65_536 {
                     return Err(self.err(ctx, Some("cpus"), format!("must be between 1 and 65536, got {cpus}")));
                 }
-                Platform { cpus: cpus as u32 }
+                let topology = match m.get("topology") {
+                    None | Some(Value::Null) => None,
+                    Some(t) => Some(self.topology(t, cpus as u32)?),
+                };
+                Platform { cpus: cpus as u32, topology }
             }
         };
 
@@ -736,6 +743,118 @@ pub fn lock_order_cycle(tasks: &[Task], resources: &[String]) -> Option<String> 
 
 impl Validator<'_> {
 
+    /// `topology: opteron6164x4` / `host`, or `{caches: [{level, type, size, line, ways,
+    /// shared_by | cpus}], nodes: N | [[cpus]]}` (docs/taskset-format.md "topology").
+    fn topology(&self, v: &Value, cpus: u32) -> Result<Topology, InputError> {
+        let ctx = Some("platform");
+        let preset = |name: &str| Topology::preset(name, cpus).map_err(|e| self.err(ctx, Some("topology"), e));
+        if let Value::String(name) = v {
+            return preset(name);
+        }
+        let m = self.object(v, ctx, Some("topology"))?;
+        self.check_fields(m, TOPOLOGY_FIELDS, Some("platform.topology"))?;
+        let mut t = match m.get("preset") {
+            Some(Value::String(name)) => preset(name)?,
+            Some(other) => return Err(self.err(ctx, Some("topology.preset"), format!("expected a preset name, got {}", show(other)))),
+            None => Topology::default(),
+        };
+        // Where each cache instance was written (`caches[i]`, `caches[i].cpus[k]`), for errors.
+        let mut origin: Vec<String> = Vec::new();
+        if let Some(list) = m.get("caches") {
+            let list = list.as_array().ok_or_else(|| self.err(ctx, Some("topology.caches"), format!("expected a list of cache levels, got {}", kind(list))))?;
+            t.preset = None;
+            t.caches.clear();
+            for (i, cv) in list.iter().enumerate() {
+                let f = |x: &str| format!("topology.caches[{i}].{x}");
+                let cm = self.object(cv, ctx, Some(&format!("topology.caches[{i}]")))?;
+                self.check_fields(cm, CACHE_FIELDS, Some(&format!("platform.topology.caches[{i}]")))?;
+                let level = match cm.get("level") {
+                    Some(x) => self.uint(x, ctx, &f("level"))?,
+                    None => return Err(self.err(ctx, Some(&f("level")), "missing required field")),
+                };
+                if level == 0 || level > 9 {
+                    return Err(self.err(ctx, Some(&f("level")), format!("must be 1 to 9, got {level}")));
+                }
+                let kind_ = match cm.get("type") {
+                    None => CacheKind::Unified,
+                    Some(Value::String(x)) => CacheKind::parse(x).ok_or_else(|| self.err(ctx, Some(&f("type")), format!("expected data, instruction or unified, got '{x}'")))?,
+                    Some(other) => return Err(self.err(ctx, Some(&f("type")), format!("expected data, instruction or unified, got {}", show(other)))),
+                };
+                let size = match cm.get("size") {
+                    Some(x) => self.size(x, ctx, &f("size"))?,
+                    None => return Err(self.err(ctx, Some(&f("size")), "missing required field")),
+                };
+                let line = cm.get("line").map_or(Ok(64), |x| self.size(x, ctx, &f("line")))?;
+                let ways = cm.get("ways").map_or(Ok(1), |x| self.uint(x, ctx, &f("ways")))?.min(u32::MAX as u64) as u32;
+                let groups: Vec<Vec<u32>> = match (cm.get("shared_by"), cm.get("cpus")) {
+                    (Some(_), Some(_)) => return Err(self.err(ctx, Some(&f("cpus")), "give either 'shared_by' or 'cpus', not both")),
+                    (Some(x), None) => {
+                        let n = self.uint(x, ctx, &f("shared_by"))?;
+                        if n == 0 || n > cpus as u64 {
+                            return Err(self.err(ctx, Some(&f("shared_by")), format!("must be between 1 and the platform's {cpus} CPUs, got {n}")));
+                        }
+                        crate::topology::groups(cpus, n as u32)
+                    }
+                    (None, Some(Value::Array(gs))) => {
+                        let mut out = Vec::with_capacity(gs.len());
+                        for (k, g) in gs.iter().enumerate() {
+                            let gf = format!("topology.caches[{i}].cpus[{k}]");
+                            let group = match g {
+                                Value::String(sl) => crate::topology::parse_cpu_list(sl).map_err(|e| self.err(ctx, Some(&gf), e))?,
+                                Value::Array(xs) => xs.iter().map(|x| self.uint(x, ctx, &gf).map(|c| c.min(u32::MAX as u64) as u32)).collect::<Result<Vec<u32>, _>>()?,
+                                other => return Err(self.err(ctx, Some(&gf), format!("expected a list of CPUs or a CPU list like \"0-5\", got {}", show(other)))),
+                            };
+                            out.push(group);
+                        }
+                        out
+                    }
+                    (None, Some(other)) => return Err(self.err(ctx, Some(&f("cpus")), format!("expected a list of CPU groups, got {}", kind(other)))),
+                    (None, None) => crate::topology::groups(cpus, 1),
+                };
+                let explicit = matches!(cm.get("cpus"), Some(Value::Array(_)));
+                for (k, mut g) in groups.into_iter().enumerate() {
+                    g.sort_unstable();
+                    g.dedup();
+                    origin.push(if explicit { format!("caches[{i}].cpus[{k}]") } else { format!("caches[{i}]") });
+                    t.caches.push(Cache { level: level as u8, kind: kind_, size, line, ways, cpus: g });
+                }
+            }
+        }
+        if let Some(nv) = m.get("nodes") {
+            t.preset = None;
+            t.nodes = match nv {
+                Value::Number(_) => {
+                    let n = self.uint(nv, ctx, "topology.nodes")?;
+                    if n == 0 {
+                        return Err(self.err(ctx, Some("topology.nodes"), "CPUs per node must be at least 1"));
+                    }
+                    crate::topology::groups(cpus, n.min(u32::MAX as u64) as u32)
+                }
+                Value::Array(gs) => gs
+                    .iter()
+                    .enumerate()
+                    .map(|(k, g)| match g {
+                        Value::String(sl) => crate::topology::parse_cpu_list(sl).map_err(|e| self.err(ctx, Some(&format!("topology.nodes[{k}]")), e)),
+                        Value::Array(xs) => xs.iter().map(|x| self.uint(x, ctx, &format!("topology.nodes[{k}]")).map(|c| c.min(u32::MAX as u64) as u32)).collect(),
+                        other => Err(self.err(ctx, Some(&format!("topology.nodes[{k}]")), format!("expected a list of CPUs, got {}", show(other)))),
+                    })
+                    .collect::<Result<_, _>>()?,
+                other => return Err(self.err(ctx, Some("topology.nodes"), format!("expected CPUs per node or a list of CPU lists, got {}", show(other)))),
+            };
+        }
+        t.validate(cpus).map_err(|(cache, field, msg)| {
+            let path = match cache.map(|j| origin.get(j)) {
+                // `caches[i].cpus[k]` already names the field for a CPU problem.
+                Some(Some(o)) if o.ends_with(']') && o.contains(".cpus[") && field == "cpus" => format!("topology.{o}"),
+                Some(Some(o)) => format!("topology.{o}.{field}"),
+                Some(None) => format!("topology (cache {} of the preset).{field}", cache.unwrap_or(0)),
+                None => format!("topology.{field}"),
+            };
+            self.err(ctx, Some(&path), msg)
+        })?;
+        Ok(t)
+    }
+
     fn size(&self, v: &Value, ctx: Option<&str>, field: &str) -> Result<u64, InputError> {
         let r = match v {
             Value::Number(n) => n.as_u64().ok_or_else(|| format!("expected a whole number of bytes, got {n}")),
@@ -771,7 +890,41 @@ pub fn to_yaml(ts: &TaskSet) -> String {
     let d = |ns: Time| format!("\"{}\"", fmt_duration(ns));
     let mut out = String::new();
     let r = &ts.run;
-    let _ = writeln!(out, "platform: {{cpus: {}}}", ts.platform.cpus);
+    match &ts.platform.topology {
+        None => {
+            let _ = writeln!(out, "platform: {{cpus: {}}}", ts.platform.cpus);
+        }
+        Some(t) if t.preset.as_deref() == Some("opteron6164x4") => {
+            let _ = writeln!(out, "platform: {{cpus: {}, topology: opteron6164x4}}", ts.platform.cpus);
+        }
+        Some(t) => {
+            // Written out (a `host` topology too: the file must mean the same on another machine).
+            let list = |g: &[u32]| format!("[{}]", g.iter().map(u32::to_string).collect::<Vec<_>>().join(", "));
+            let mut levels: Vec<(&Cache, Vec<&[u32]>)> = Vec::new();
+            for c in &t.caches {
+                match levels.iter_mut().find(|(k, _)| (k.level, k.kind, k.size, k.line, k.ways) == (c.level, c.kind, c.size, c.line, c.ways)) {
+                    Some((_, gs)) => gs.push(&c.cpus),
+                    None => levels.push((c, vec![&c.cpus])),
+                }
+            }
+            let caches: Vec<String> = levels
+                .iter()
+                .map(|(c, gs)| {
+                    format!(
+                        "{{level: {}, type: {}, size: {}, line: {}, ways: {}, cpus: [{}]}}",
+                        c.level,
+                        c.kind.as_str(),
+                        c.size,
+                        c.line,
+                        c.ways,
+                        gs.iter().map(|g| list(g)).collect::<Vec<_>>().join(", ")
+                    )
+                })
+                .collect();
+            let nodes: Vec<String> = t.nodes.iter().map(|g| list(g)).collect();
+            let _ = writeln!(out, "platform:\n  cpus: {}\n  topology:\n    caches: [{}]\n    nodes: [{}]", ts.platform.cpus, caches.join(", "), nodes.join(", "));
+        }
+    }
     let exec = match &r.execution {
         ExecModel::Wcet => "wcet".to_string(),
         ExecModel::Uniform { min, max } => format!("{{model: uniform, min: {min:?}, max: {max:?}}}"),
@@ -1058,6 +1211,40 @@ mod tests {
         for n in ["can deadlock", "task 'a' requests 'y' while holding 'x'", "task 'b' requests 'x' while holding 'y'"] {
             assert!(c.contains(n), "{c}");
         }
+    }
+
+    #[test]
+    fn topologies_parse_validate_and_round_trip() {
+        let t = |platform: &str| yaml(&format!("platform: {platform}\ntasks: [{{name: a, period: 10, wcet: 1}}]\n"));
+        let opteron = t("{cpus: 48, topology: opteron6164x4}").unwrap();
+        let topo = opteron.platform.topology.as_ref().unwrap();
+        assert_eq!((topo.caches.len(), topo.nodes.len(), topo.shared_level(0, 5)), (48 * 3 + 8, 4, Some(3)));
+        assert_eq!(yaml(&to_yaml(&opteron)).unwrap().platform, opteron.platform, "a preset round-trips by name");
+        let written = t("{cpus: 4, topology: {caches: [{level: 1, type: data, size: 32KiB, ways: 8}, {level: 2, size: 1MiB, line: 64, ways: 16, shared_by: 2}, {level: 3, size: 8MiB, ways: 16, cpus: [\"0-3\"]}], nodes: [[0, 1], [2, 3]]}}").unwrap();
+        let w = written.platform.topology.as_ref().unwrap();
+        assert_eq!(w.caches.len(), 4 + 2 + 1);
+        assert_eq!((w.shared_level(0, 1), w.shared_level(1, 2), w.shared_level(2, 2)), (Some(2), Some(3), Some(1)));
+        assert_eq!((w.llc(3).unwrap().size, w.node_of(2)), (8 << 20, 1));
+        assert_eq!(yaml(&to_yaml(&written)).unwrap().platform, written.platform, "written out, it round-trips");
+        let host = t("{cpus: 1, topology: host}").unwrap();
+        let h = yaml(&to_yaml(&host)).unwrap().platform;
+        assert_eq!((h.topology.as_ref().unwrap().preset.clone(), &h.topology.as_ref().unwrap().caches), (None, &host.platform.topology.as_ref().unwrap().caches), "host is written out");
+        let bad = |platform: &str, needles: &[&str]| {
+            let e = t(platform).unwrap_err().to_string();
+            for n in needles {
+                assert!(e.contains(n), "{e:?} lacks {n:?}");
+            }
+        };
+        bad("{cpus: 4, topology: {caches: [{level: 2, size: 1MiB, cpus: [[0, 1], [2, 5]]}]}}", &["platform", "'topology.caches[0].cpus[1]'", "CPU 5 does not exist"]);
+        bad("{cpus: 2, topology: {caches: [{level: 1, size: 32, line: 64}]}}", &["'topology.caches[0].size'", "smaller than one line"]);
+        bad("{cpus: 2, topology: {caches: [{level: 1, size: 4KiB}, {level: 1, size: 4KiB, shared_by: 2}]}}", &["'topology.caches[1].cpus'", "already has a level-1"]);
+        bad("{cpus: 2, topology: {caches: [{level: 1, size: 4KiB, type: victim}]}}", &["'topology.caches[0].type'", "victim"]);
+        bad("{cpus: 2, topology: {caches: [{size: 4KiB}]}}", &["'topology.caches[0].level'", "missing"]);
+        bad("{cpus: 2, topology: {caches: [{level: 1, size: 4KiB, shared_by: 3}]}}", &["'topology.caches[0].shared_by'"]);
+        bad("{cpus: 2, topology: {nodes: [[0], [0, 1]]}}", &["'topology.nodes[1]'", "two nodes"]);
+        bad("{cpus: 64, topology: opteron6164x4}", &["'topology'", "48 CPUs"]);
+        bad("{cpus: 2, topology: optron}", &["unknown topology preset 'optron'"]);
+        bad("{cpus: 2, topology: {cache: []}}", &["did you mean 'caches'"]);
     }
 
     #[test]

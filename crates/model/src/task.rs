@@ -16,6 +16,8 @@ pub type TaskId = u32;
 pub struct Platform {
     /// Number of identical CPUs (m).
     pub cpus: u32,
+    /// Caches and NUMA nodes (`topology.rs`), if given.
+    pub topology: Option<crate::topology::Topology>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -181,7 +183,7 @@ impl TaskSet {
     pub fn new(cpus: u32, tasks: Vec<Task>) -> Self {
         TaskSet {
             source: "<memory>".into(),
-            platform: Platform { cpus },
+            platform: Platform { cpus, topology: None },
             run: RunOptions::default(),
             tasks,
             resources: Vec::new(),

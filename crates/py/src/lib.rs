@@ -56,6 +56,11 @@ impl PyTaskSet {
             OnMiss::Abort => "abort",
         }
     }
+    /// The platform's caches and NUMA nodes in one line, or None if not given.
+    #[getter]
+    fn topology(&self) -> Option<String> {
+        self.inner.platform.topology.as_ref().map(|t| t.describe())
+    }
     /// Whether any task carries a time-utility function.
     #[getter]
     fn has_tufs(&self) -> bool {

@@ -16,6 +16,8 @@ def run(args):
         ts = _core.load_taskset(f)
         print(f"{f}: ok — {len(ts.task_names)} tasks on {ts.cpus} CPUs, U = {ts.utilization:.3f}, "
               f"duration {ts.duration_ns / 1e6:g} ms, seed {ts.seed}, on_miss {ts.on_miss}")
+        if ts.topology:
+            print(f"  topology: {ts.topology}")
         tasks = ts.tasks()
         parallel = [t for t in tasks if any(len(r) > 1 for r in t["regions"])]
         if parallel:
