@@ -998,7 +998,7 @@ tasks:
     /// The run-level counters on real cores: the ledger measures priority inversions after the
     /// testbed's own decisions, and the policy's steal counters reach `counters` as in the
     /// simulator (and stay in `measurements` as `policy.*`). The partitioned case is
-    /// crates/sim/tests/metrics.rs's, worked by hand there: 2 inversions, 8 + 6 ms, events at
+    /// tests/data/pedf-inversions.yaml, worked by hand in crates/sim/tests/metrics.rs: 2 inversions, 8 + 6 ms, events at
     /// least 2 ms apart. Timing is real, so the time is checked within 1.5 ms per inversion;
     /// up to three runs, and a miss is excused only under measured host steal.
     #[test]
@@ -1007,22 +1007,7 @@ tasks:
             return;
         }
         let _one = REAL.lock().unwrap_or_else(|p| p.into_inner());
-        let pedf = parse(
-            "platform: {cpus: 2}
-run: {duration: 50}
-tasks:
-  - {name: a, period: 100, wcet: 10, deadline: 30, cpu: 0}
-  - {name: s, period: 100, wcet: 1, deadline: 196, offset: 4, cpu: 0}
-  - {name: b, period: 100, wcet: 8, deadline: 15, cpu: 1}
-  - {name: c, period: 100, wcet: 4, deadline: 25, cpu: 1}
-  - {name: f, period: 100, wcet: 6, deadline: 30, offset: 20, cpu: 0}
-  - {name: g, period: 100, wcet: 4, deadline: 60, offset: 20, cpu: 0}
-  - {name: d, period: 100, wcet: 10, deadline: 100, offset: 20, cpu: 1}
-  - {name: p, period: 100, wcet: 5, deadline: 20, offset: 40, cpu: 0}
-  - {name: q, period: 100, wcet: 5, deadline: 20, offset: 40, cpu: 0}
-  - {name: r, period: 100, wcet: 10, deadline: 20, offset: 40, cpu: 1}
-",
-        );
+        let pedf = parse(include_str!("../../../tests/data/pedf-inversions.yaml"));
         let sim = rtsched_sim::simulate(&pedf, "pedf", false).unwrap();
         assert_eq!((sim.counters.priority_inversions, sim.counters.priority_inversion_ns), (2, 14 * MS));
         let close = |r: &RunResult| r.counters.priority_inversions == 2 && r.counters.priority_inversion_ns.abs_diff(14 * MS) <= 3 * MS;

@@ -104,20 +104,7 @@ fn try_observed(t: &TaskSet, spec: &str) -> Option<(RunResult, Oracle)> {
 /// - [40, 50): p (60) and r (60) run, q (60) waits: equal deadlines are no inversion.
 ///
 /// So 2 inversions, 8 + 6 = 14 ms. Under global EDF on the same jobs: none.
-const PEDF_CASE: &str = "platform: {cpus: 2}
-run: {duration: 50}
-tasks:
-  - {name: a, period: 100, wcet: 10, deadline: 30, cpu: 0}
-  - {name: s, period: 100, wcet: 1, deadline: 196, offset: 4, cpu: 0}
-  - {name: b, period: 100, wcet: 8, deadline: 15, cpu: 1}
-  - {name: c, period: 100, wcet: 4, deadline: 25, cpu: 1}
-  - {name: f, period: 100, wcet: 6, deadline: 30, offset: 20, cpu: 0}
-  - {name: g, period: 100, wcet: 4, deadline: 60, offset: 20, cpu: 0}
-  - {name: d, period: 100, wcet: 10, deadline: 100, offset: 20, cpu: 1}
-  - {name: p, period: 100, wcet: 5, deadline: 20, offset: 40, cpu: 0}
-  - {name: q, period: 100, wcet: 5, deadline: 20, offset: 40, cpu: 0}
-  - {name: r, period: 100, wcet: 10, deadline: 20, offset: 40, cpu: 1}
-";
+const PEDF_CASE: &str = include_str!("../../../tests/data/pedf-inversions.yaml");
 
 #[test]
 fn partitioned_edf_inversions_worked_by_hand() {
