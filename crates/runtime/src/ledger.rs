@@ -309,6 +309,8 @@ pub struct Run<'t> {
     releases: u64,
     invocations: u64,
     charged: Time,
+    /// Abort-handler time charged (it goes through the same charges, but is not the policy's).
+    abort_handler_ns: Time,
     deadlocks: u64,
     /// Ready entities and running deadlines: priority inversions (crate::inversion).
     inv: Inversions,
@@ -561,6 +563,7 @@ impl<'t> Ledger<'t> {
                 releases: 0,
                 invocations: 0,
                 charged: 0,
+                abort_handler_ns: 0,
                 deadlocks: 0,
                 inv: Inversions::new(2 * width + m),
                 now: 0,
@@ -1045,6 +1048,7 @@ impl<'t> Ledger<'t> {
                         // The abort handler cleans up on the CPU the thread ran on: whatever
                         // runs there next pays it first (an idle CPU absorbs it).
                         self.dec.add_charge(x.cpu, handler);
+                        self.run.abort_handler_ns += handler;
                     }
                 }
                 if x.live {
@@ -1331,7 +1335,7 @@ impl<'t> Ledger<'t> {
             jobs: std::mem::take(&mut r.records),
             releases: r.releases,
             invocations: r.invocations,
-            charged: r.charged,
+            charged: r.charged - r.abort_handler_ns,
             priority_inversions: r.inv.onsets,
             priority_inversion_ns: r.inv.ns,
             stats: self.policy.get().stats(),

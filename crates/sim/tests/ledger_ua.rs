@@ -165,6 +165,7 @@ fn an_aborted_running_job_costs_its_cpu_the_abort_handler() {
     let finish_b = |handler: &str| {
         let r = simulate(&ts_named(&yaml(handler), "abort.yaml"), "gedf", false).unwrap();
         assert_eq!((r.jobs[0].aborted, r.jobs[0].aborted_at), (true, Some(4 * MS)));
+        assert!(!r.measurements.contains_key("policy.charged_ns"), "the handler is not the policy's charge");
         r.jobs[1].finish
     };
     assert_eq!(finish_b("0"), Some(9 * MS));
