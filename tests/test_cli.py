@@ -66,7 +66,7 @@ def test_all_schedulers_and_outputs(tmp_path):
                      "federated", "gedf-seq", "ggua:model=stw,mapper=3pass", "nggua:model=stw,mapper=3pass",
                      "ghvdf:model=stw,mapper=3pass", "dasa", "pdasa", "lbesa"], r.stdout
     run = doc["runs"][0]
-    assert run["schema"] == "rtsched.results/3" and run["substrate"] == "sim"
+    assert run["schema"] == "rtsched.results/4" and run["substrate"] == "sim"
     assert {"total", "tasks", "counters", "jobs"} <= set(run)
     for k in ("jobs", "missed", "dsr", "max_tardiness_ns", "mean_tardiness_ns", "max_response_ns", "mean_response_ns",
               "p99_response_ns", "preemptions", "migrations", "context_switches"):

@@ -63,7 +63,7 @@ def test_aur_is_accrued_over_possible_from_the_jobs(tmp_path):
     out = tmp_path / "r.json"
     r = run_cli("simulate", EXAMPLES / "tuf-overload.yaml", "-s", "gedf", "gnpedf", "gfifo", "--json", out, check=0)
     runs = json.loads(out.read_text())["runs"]
-    assert all(run["schema"] == "rtsched.results/3" for run in runs)
+    assert all(run["schema"] == "rtsched.results/4" for run in runs)
     for run in runs:
         got = sum(j["utility"] for j in run["jobs"])
         could = sum(j["max_utility"] for j in run["jobs"])

@@ -403,7 +403,7 @@ fn run_thread(ctx: &Ctx, counters: &ThreadCounters, tp: &ThreadProgram, demand: 
     }
     if ctx.record {
         ib.close(chunks);
-        out.intervals.extend(chunks.iter().map(|&(cpu, s, e)| Interval { cpu, task: ctx.task, job, thread, start: s, end: e }));
+        out.intervals.extend(chunks.iter().map(|&(cpu, s, e)| Interval { cpu, task: ctx.task, job, thread, start: s, end: e, overhead: 0 }));
     }
     out
 }

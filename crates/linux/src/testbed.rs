@@ -34,7 +34,7 @@
 
 use crate::sys::{self, ThreadCounters};
 use crate::{interrupted, work, GlobalModel, RunError, RunOptions};
-use rtsched_model::results::{Interval, RunResult};
+use rtsched_model::results::{Interval, JobRecord, RunResult};
 use rtsched_model::{TaskSet, Time};
 use rtsched_policies::{EntityId, Policy};
 use rtsched_runtime::{CpuState, Ent, Ledger, Off, Step, Substrate};
@@ -87,12 +87,12 @@ impl Substrate for Publish<'_> {
             Off::Preempted => {}
         }
     }
-    fn on_cpu(&mut self, _now: Time, _cpu: u32, _c: &mut CpuState, _ent: &mut Ent, _switched: bool, _migrated: bool, _work: Time) {}
+    fn on_cpu(&mut self, _now: Time, _cpu: u32, _c: &mut CpuState, _ent: &mut Ent, _switched: bool, _migrated: bool, _work: Time, _rec: Option<&mut JobRecord>) {}
     fn assigned(&mut self, cpu: u32, e: Option<EntityId>) {
         self.publish(cpu as usize, e);
     }
     /// A policy's operation costs real time here already: only counted (by the ledger).
-    fn charged(&mut self, _now: Time, _cpu: u32, _c: &mut CpuState, _ent: &mut Ent, _ns: Time, _work: Time) {}
+    fn charged(&mut self, _now: Time, _cpu: u32, _c: &mut CpuState, _ent: &mut Ent, _ns: Time, _work: Time, _rec: Option<&mut JobRecord>) {}
 }
 
 struct State {
@@ -384,6 +384,12 @@ fn worker(sh: &Shared, cpu: usize) -> (u64, u64) {
             x.done += did;
             x.ran += used.max(did);
             if !x.live {
+                // Aborted while it ran: the ledger took its CPU time when it aborted it; this
+                // last piece is added here.
+                let rec = x.rec;
+                if let Some(r) = st.led.run.record_mut(rec) {
+                    r.exec += used.max(did);
+                }
                 break Stop::Gone;
             }
             if !completed {
@@ -397,7 +403,7 @@ fn worker(sh: &Shared, cpu: usize) -> (u64, u64) {
         }
         if sh.record && ran && t > started {
             let i = ent.info;
-            st.intervals.push(Interval { cpu: c, task: i.task, job: i.job, thread: i.thread, start: started, end: t });
+            st.intervals.push(Interval { cpu: c, task: i.task, job: i.job, thread: i.thread, start: started, end: t, overhead: 0 });
         }
         match stop {
             Stop::Gone => {}

@@ -102,7 +102,7 @@ const TOP_FIELDS: &[&str] = &["name", "description", "platform", "run", "tasks",
 const PLATFORM_FIELDS: &[&str] = &["cpus", "topology"];
 const TOPOLOGY_FIELDS: &[&str] = &["preset", "caches", "nodes"];
 const CACHE_FIELDS: &[&str] = &["level", "type", "size", "line", "ways", "shared_by", "cpus"];
-const RUN_FIELDS: &[&str] = &["duration", "seed", "on_miss", "execution", "overheads"];
+const RUN_FIELDS: &[&str] = &["duration", "seed", "on_miss", "execution", "overheads", "cache"];
 const TASK_FIELDS: &[&str] = &[
     "name", "period", "min_interarrival", "max_interarrival", "deadline", "wcet", "offset",
     "priority", "cpu", "wss", "group", "regions", "sections", "tuf",
@@ -111,10 +111,36 @@ const TUF_FIELDS: &[&str] = &["shape", "utility", "termination", "points"];
 const REGION_FIELDS: &[&str] = &["threads", "wcet"];
 const SECTION_FIELDS: &[&str] = &["resource", "start", "length", "region", "thread"];
 const EXEC_FIELDS: &[&str] = &["model", "min", "max", "ratio", "probability"];
-const OVERHEAD_FIELDS: &[&str] = &["context_switch", "migration", "abort_handler"];
+const OVERHEAD_FIELDS: &[&str] = &["profile", "statistic", "decision", "context_switch", "migration", "release", "tick", "tick_period", "abort_handler"];
+const CACHE_PARAM_FIELDS: &[&str] = &["enabled", "l2", "l3", "remote_cache", "remote_node", "memory", "remote_memory", "passes"];
 
-struct Validator<'a> {
+pub(crate) struct Validator<'a> {
     file: &'a str,
+}
+
+/// What other input files (overhead profiles) validate with.
+impl<'a> Validator<'a> {
+    pub(crate) fn new(file: &'a str) -> Self {
+        Validator { file }
+    }
+    pub(crate) fn error(&self, ctx: Option<&str>, field: Option<&str>, msg: impl Into<String>) -> InputError {
+        self.err(ctx, field, msg)
+    }
+    pub(crate) fn object_of<'v>(&self, v: &'v Value, ctx: Option<&str>, field: Option<&str>) -> Result<&'v Map<String, Value>, InputError> {
+        self.object(v, ctx, field)
+    }
+    pub(crate) fn fields(&self, m: &Map<String, Value>, known: &[&str], ctx: Option<&str>) -> Result<(), InputError> {
+        self.check_fields(m, known, ctx)
+    }
+    pub(crate) fn duration_of(&self, v: &Value, ctx: Option<&str>, field: &str) -> Result<Time, InputError> {
+        self.duration(v, ctx, field)
+    }
+    pub(crate) fn size_of(&self, v: &Value, ctx: Option<&str>, field: &str) -> Result<u64, InputError> {
+        self.size(v, ctx, field)
+    }
+    pub(crate) fn uint_of(&self, v: &Value, ctx: Option<&str>, field: &str) -> Result<u64, InputError> {
+        self.uint(v, ctx, field)
+    }
 }
 
 impl<'a> Validator<'a> {
@@ -188,6 +214,117 @@ impl<'a> Validator<'a> {
             .ok_or_else(|| self.err(ctx, Some(field), format!("expected a number, got {}", show(v))))
     }
 
+    /// `run.overheads`: a profile's path (`overheads: profile.yaml`), or a mapping of costs,
+    /// optionally on top of a profile (`{profile: p.yaml, statistic: p99, tick: 0}`). A
+    /// relative profile path is read beside the task file.
+    fn overheads(&self, v: &Value) -> Result<Overheads, InputError> {
+        let ctx = Some("run.overheads");
+        let (m, profile) = match v {
+            Value::String(p) => (None, Some(p.as_str())),
+            _ => {
+                let m = self.object(v, ctx, None)?;
+                self.check_fields(m, OVERHEAD_FIELDS, ctx)?;
+                let p = match m.get("profile") {
+                    None => None,
+                    Some(Value::String(p)) => Some(p.as_str()),
+                    Some(x) => return Err(self.err(ctx, Some("profile"), format!("expected the path of an overhead profile, got {}", show(x)))),
+                };
+                (Some(m), p)
+            }
+        };
+        let statistic = match m.and_then(|m| m.get("statistic")) {
+            None => crate::overheads::Statistic::Median,
+            Some(x) => crate::overheads::Statistic::parse(x.as_str().unwrap_or("")).map_err(|e| self.err(ctx, Some("statistic"), e))?,
+        };
+        let mut o = match profile {
+            None => Overheads { statistic, ..Overheads::default() },
+            Some(p) => {
+                let path = Path::new(p);
+                let path = match Path::new(self.file).parent() {
+                    Some(dir) if path.is_relative() && !self.file.starts_with('<') => dir.join(path),
+                    _ => path.to_path_buf(),
+                };
+                let prof = crate::overheads::load_profile(&path)?;
+                prof.overheads(statistic, p)
+            }
+        };
+        if let Some(m) = m {
+            for (k, slot) in [
+                ("decision", &mut o.decision),
+                ("context_switch", &mut o.context_switch),
+                ("migration", &mut o.migration),
+                ("release", &mut o.release),
+                ("tick", &mut o.tick),
+                ("abort_handler", &mut o.abort_handler),
+            ] {
+                if let Some(x) = m.get(k) {
+                    *slot = self.duration(x, ctx, k)?;
+                }
+            }
+            if let Some(x) = m.get("tick_period") {
+                o.tick_period = self.positive_duration(x, ctx, "tick_period")?;
+            }
+        }
+        Ok(o)
+    }
+
+    /// `run.cache`: `true`, or a mapping of the cache model's per-line costs (durations; "ns"
+    /// may carry decimals down to the picosecond here) and passes per job.
+    fn cache_params(&self, v: &Value) -> Result<CacheParams, InputError> {
+        let ctx = Some("run.cache");
+        let mut c = CacheParams { enabled: true, ..CacheParams::default() };
+        match v {
+            Value::Bool(b) => c.enabled = *b,
+            _ => {
+                let m = self.object(v, ctx, None)?;
+                self.check_fields(m, CACHE_PARAM_FIELDS, ctx)?;
+                if let Some(x) = m.get("enabled") {
+                    c.enabled = x.as_bool().ok_or_else(|| self.err(ctx, Some("enabled"), format!("expected true or false, got {}", show(x))))?;
+                }
+                for (k, slot) in [
+                    ("l2", &mut c.l2_ps),
+                    ("l3", &mut c.l3_ps),
+                    ("remote_cache", &mut c.remote_cache_ps),
+                    ("remote_node", &mut c.remote_node_ps),
+                    ("memory", &mut c.memory_ps),
+                    ("remote_memory", &mut c.remote_memory_ps),
+                ] {
+                    if let Some(x) = m.get(k) {
+                        *slot = self.picos(x, ctx, k)?;
+                    }
+                }
+                if let Some(x) = m.get("passes") {
+                    let n = self.uint(x, ctx, "passes")?;
+                    if n == 0 || n > 1_000 {
+                        return Err(self.err(ctx, Some("passes"), format!("must be 1 to 1000, got {n}")));
+                    }
+                    c.passes = n as u32;
+                }
+            }
+        }
+        Ok(c)
+    }
+
+    /// A per-line cost in picoseconds: a number of ns (may be fractional) or "1.5ns"/"2000ps".
+    fn picos(&self, v: &Value, ctx: Option<&str>, field: &str) -> Result<u64, InputError> {
+        let r = match v {
+            Value::Number(n) => n.as_f64().filter(|f| f.is_finite() && *f >= 0.0).map(|f| (f * 1000.0).round() as u64).ok_or_else(|| format!("expected a non-negative number of ns, got {n}")),
+            Value::String(s) => {
+                let t = s.trim();
+                let (num, scale) = if let Some(x) = t.strip_suffix("ps") {
+                    (x, 1.0)
+                } else if let Some(x) = t.strip_suffix("ns") {
+                    (x, 1000.0)
+                } else {
+                    (t, 1000.0)
+                };
+                num.trim().parse::<f64>().ok().filter(|f| f.is_finite() && *f >= 0.0).map(|f| (f * scale).round() as u64).ok_or_else(|| format!("expected a per-line cost like \"1.5ns\" or \"800ps\", got '{s}'"))
+            }
+            other => Err(format!("expected a per-line cost in ns, got {}", kind(other))),
+        };
+        r.map_err(|m| self.err(ctx, Some(field), m))
+    }
+
     fn taskset(&self, root: &Value) -> Result<TaskSet, InputError> {
         let top = self.object(root, None, None)?;
         self.check_fields(top, TOP_FIELDS, None)?;
@@ -235,18 +372,10 @@ impl<'a> Validator<'a> {
                 run.execution = self.exec_model(v)?;
             }
             if let Some(v) = m.get("overheads") {
-                let ctx = Some("run.overheads");
-                let o = self.object(v, ctx, None)?;
-                self.check_fields(o, OVERHEAD_FIELDS, ctx)?;
-                if let Some(x) = o.get("context_switch") {
-                    run.overheads.context_switch = self.duration(x, ctx, "context_switch")?;
-                }
-                if let Some(x) = o.get("migration") {
-                    run.overheads.migration = self.duration(x, ctx, "migration")?;
-                }
-                if let Some(x) = o.get("abort_handler") {
-                    run.overheads.abort_handler = self.duration(x, ctx, "abort_handler")?;
-                }
+                run.overheads = self.overheads(v)?;
+            }
+            if let Some(v) = m.get("cache") {
+                run.cache = self.cache_params(v)?;
             }
         }
 
@@ -934,15 +1063,39 @@ pub fn to_yaml(ts: &TaskSet) -> String {
         OnMiss::Continue => "continue",
         OnMiss::Abort => "abort",
     };
-    let _ = writeln!(
-        out,
-        "run: {{duration: {}, seed: {}, on_miss: {on_miss}, execution: {exec}, overheads: {{context_switch: {}, migration: {}, abort_handler: {}}}}}",
-        d(r.duration),
-        r.seed,
-        d(r.overheads.context_switch),
-        d(r.overheads.migration),
-        d(r.overheads.abort_handler)
+    let o = &r.overheads;
+    let mut overheads = format!(
+        "{{decision: {}, context_switch: {}, migration: {}, release: {}, tick: {}, tick_period: {}, abort_handler: {}",
+        d(o.decision),
+        d(o.context_switch),
+        d(o.migration),
+        d(o.release),
+        d(o.tick),
+        d(o.tick_period),
+        d(o.abort_handler)
     );
+    if o.statistic != crate::overheads::Statistic::Median {
+        overheads.push_str(&format!(", statistic: {}", o.statistic.name()));
+    }
+    overheads.push('}');
+    let _ = write!(out, "run: {{duration: {}, seed: {}, on_miss: {on_miss}, execution: {exec}, overheads: {overheads}", d(r.duration), r.seed);
+    let c = &r.cache;
+    if c.enabled || *c != CacheParams::default() {
+        let ps = |x: u64| format!("\"{x}ps\"");
+        let _ = write!(
+            out,
+            ", cache: {{enabled: {}, l2: {}, l3: {}, remote_cache: {}, remote_node: {}, memory: {}, remote_memory: {}, passes: {}}}",
+            c.enabled,
+            ps(c.l2_ps),
+            ps(c.l3_ps),
+            ps(c.remote_cache_ps),
+            ps(c.remote_node_ps),
+            ps(c.memory_ps),
+            ps(c.remote_memory_ps),
+            c.passes
+        );
+    }
+    out.push_str("}\n");
     if !ts.resources.is_empty() {
         let _ = writeln!(out, "resources: [{}]", ts.resources.iter().map(|r| q(r)).collect::<Vec<_>>().join(", "));
     }

@@ -2,6 +2,7 @@
 //! It knows nothing of scheduling; every substrate (simulator, real threads, kernel) shares it.
 
 pub mod file;
+pub mod overheads;
 pub mod program;
 pub mod results;
 pub mod task;

@@ -12,8 +12,11 @@ use std::path::Path;
 /// The results document's version. 2: run-level `steals`, `steal_attempts`, `failed_steals`,
 /// `priority_inversions` and `priority_inversion_ns` in `counters`. 3: utility (`accrued_utility`,
 /// `possible_utility`, `aur` in every summary; `utility`, `max_utility`, `aborted_at_ns` per
-/// job), `deadlocks` in `counters`.
-pub const SCHEMA: &str = "rtsched.results/3";
+/// job), `deadlocks` in `counters`. 4: execution time, overheads and caches: per job `exec_ns`,
+/// `overhead_ns`, `stall_ns`, `misses` (L1, L2, LLC) and `hw` (hardware counters); `overheads`
+/// (charged ns by kind) and `cache` in `counters`; `exec_inflation`, `ipc_proxy` and `misses`
+/// in every summary; `unavailable` (what this run could not measure, and why).
+pub const SCHEMA: &str = "rtsched.results/4";
 
 /// The set of CPUs a job ran on. Inline for CPUs < 64, so recording it allocates nothing
 /// on ordinary platforms.
@@ -76,6 +79,26 @@ pub struct JobRecord {
     pub utility: f64,
     /// Utility possible: the TUF's maximum (1 without a TUF).
     pub max_utility: f64,
+    /// CPU time its threads consumed: its work, the overheads charged to it and its memory
+    /// stalls (simulator); the threads' measured CPU time (real runs).
+    pub exec: Time,
+    /// Of `exec`, overhead charged to it (simulator: decision, context switch, migration,
+    /// tick, policy operations, abort handler; real runs: 0, it is inside `exec`).
+    pub overhead: Time,
+    /// Of `exec`, time stalled on cache misses (the simulator's cache model; 0 without it).
+    pub stall: Time,
+    /// Cache lines its accesses missed at L1, L2 and the last-level cache (cache model).
+    pub misses: [u64; 3],
+    /// Hardware counters over its execution (real runs on a machine with a PMU).
+    pub hw: Option<HwCounters>,
+}
+
+/// Hardware performance counters of one job (perf_event_open), summed over its threads.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct HwCounters {
+    pub instructions: u64,
+    pub cycles: u64,
+    pub llc_misses: u64,
 }
 
 impl JobRecord {
@@ -111,6 +134,9 @@ pub struct Interval {
     pub thread: u32,
     pub start: Time,
     pub end: Time,
+    /// The first `overhead` ns of it were overhead paid before the entity's work resumed
+    /// (decision, context switch, migration, cache refill, a tick): drawn as a nested slice.
+    pub overhead: Time,
 }
 
 /// Counts over the whole run.
@@ -139,6 +165,44 @@ pub struct Counters {
     /// Deadlocks the job ledger detected (a cycle of jobs each waiting for a resource the next
     /// holds), each resolved by the policy's abort. Kernel runs: `null`.
     pub deadlocks: u64,
+    /// Overhead charged, by kind, in ns (simulator; real runs measure theirs in
+    /// `measurements`).
+    pub overheads: OverheadTotals,
+    /// The cache model's totals (simulator with `run.cache`).
+    pub cache: CacheTotals,
+}
+
+/// Overhead charged over a run, by kind (`run.overheads`; docs/overheads.md).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct OverheadTotals {
+    pub decision_ns: Time,
+    pub context_switch_ns: Time,
+    pub migration_ns: Time,
+    pub release_ns: Time,
+    pub tick_ns: Time,
+    pub abort_handler_ns: Time,
+    /// Charged by the policy itself (`Dispatch::charge`: e.g. PAWS's steal cost).
+    pub policy_ns: Time,
+}
+
+impl OverheadTotals {
+    /// Overhead that took CPU time (release latency delays a job but takes no CPU).
+    pub fn cpu_ns(&self) -> Time {
+        self.decision_ns + self.context_switch_ns + self.migration_ns + self.tick_ns + self.abort_handler_ns + self.policy_ns
+    }
+}
+
+/// The cache model's counts over a run (docs/cache-model.md).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct CacheTotals {
+    /// Cache lines accessed (working-set lines touched).
+    pub accesses: u64,
+    /// Lines missed at L1, L2 and the last-level cache.
+    pub misses: [u64; 3],
+    /// Lines invalidated in other CPUs' caches by memory sharers running at once.
+    pub invalidations: u64,
+    /// Lines evicted for capacity.
+    pub evictions: u64,
 }
 
 /// Run-level counters a kernel run (`kernel:*`, no ledger) cannot measure: `null` in its document.
@@ -166,6 +230,9 @@ pub struct RunResult {
     /// Substrate-specific measurements (real runs: decision overhead, release jitter, preemption
     /// latency, kernel counters), by name. Empty for simulations, which stay free of wall-clock.
     pub measurements: std::collections::BTreeMap<String, f64>,
+    /// What this run could not measure, and why (e.g. `hardware_counters`: "not available
+    /// here: no PMU"), by name.
+    pub unavailable: std::collections::BTreeMap<String, String>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
@@ -195,12 +262,21 @@ pub struct Summary {
     pub accrued_utility: f64,
     pub possible_utility: f64,
     pub aur: f64,
+    /// CPU time consumed by completed jobs over their demand (1 = no overhead, no stall).
+    pub exec_inflation: f64,
+    /// Work per unit of non-overhead CPU time of completed jobs, Σ demand / Σ (exec −
+    /// overhead): 1 when every access hits its own cache, lower as memory stalls grow. The
+    /// simulator's stand-in for IPC (LWFG Figs. 1-2), and the same ratio measured on real runs.
+    pub ipc_proxy: f64,
+    /// Cache-line misses at L1, L2 and the LLC (cache model).
+    pub misses: [u64; 3],
 }
 
 impl Summary {
     fn of<'a>(jobs: impl Iterator<Item = &'a JobRecord>, end: Time, scratch: &mut Vec<Time>) -> Summary {
         let mut s = Summary::default();
         let (mut tard_sum, mut resp_sum) = (0u128, 0u128);
+        let (mut demand, mut exec, mut busy) = (0u128, 0u128, 0u128);
         scratch.clear();
         for j in jobs {
             s.jobs += 1;
@@ -226,7 +302,17 @@ impl Summary {
             s.total_blocked_ns += j.blocked;
             s.accrued_utility += j.utility;
             s.possible_utility += j.max_utility;
+            if j.finish.is_some() && !j.aborted && j.exec > 0 {
+                demand += j.demand as u128;
+                exec += j.exec as u128;
+                busy += j.exec.saturating_sub(j.overhead) as u128;
+            }
+            for l in 0..3 {
+                s.misses[l] += j.misses[l];
+            }
         }
+        s.exec_inflation = if demand > 0 { exec as f64 / demand as f64 } else { 1.0 };
+        s.ipc_proxy = if busy > 0 { demand as f64 / busy as f64 } else { 1.0 };
         s.aur = if s.possible_utility > 0.0 { s.accrued_utility / s.possible_utility } else { 1.0 };
         if s.jobs > 0 {
             s.dsr = s.met as f64 / s.jobs as f64;
@@ -274,6 +360,7 @@ impl RunResult {
             jobs: Vec::new(),
             intervals: Vec::new(),
             measurements: Default::default(),
+            unavailable: Default::default(),
         }
     }
 
@@ -315,6 +402,9 @@ impl RunResult {
         if !self.measurements.is_empty() {
             v["measurements"] = serde_json::to_value(&self.measurements).expect("numbers serialise");
         }
+        if !self.unavailable.is_empty() {
+            v["unavailable"] = serde_json::to_value(&self.unavailable).expect("strings serialise");
+        }
         if with_jobs {
             let jobs: Vec<serde_json::Value> = self
                 .jobs
@@ -338,6 +428,11 @@ impl RunResult {
                         "aborted_at_ns": j.aborted_at,
                         "utility": j.utility,
                         "max_utility": j.max_utility,
+                        "exec_ns": j.exec,
+                        "overhead_ns": j.overhead,
+                        "stall_ns": j.stall,
+                        "misses": j.misses,
+                        "hw": j.hw,
                     })
                 })
                 .collect();
@@ -348,7 +443,7 @@ impl RunResult {
 }
 
 /// The CSV header for per-job records.
-pub const JOBS_CSV_HEADER: &str = "scheduler,task,job,release_ns,deadline_ns,start_ns,finish_ns,response_ns,tardiness_ns,demand_ns,cpus,preemptions,migrations,context_switches,missed,aborted,blocked_ns,aborted_at_ns,utility,max_utility";
+pub const JOBS_CSV_HEADER: &str = "scheduler,task,job,release_ns,deadline_ns,start_ns,finish_ns,response_ns,tardiness_ns,demand_ns,cpus,preemptions,migrations,context_switches,missed,aborted,blocked_ns,aborted_at_ns,utility,max_utility,exec_ns,overhead_ns,stall_ns,misses_l1,misses_l2,misses_llc,hw_instructions,hw_cycles,hw_llc_misses";
 
 fn csv_field(s: &str) -> String {
     if s.contains([',', '"', '\n']) {
@@ -367,7 +462,7 @@ pub fn write_jobs_csv(runs: &[&RunResult], w: &mut (impl Write + ?Sized)) -> io:
             let cpus: Vec<String> = j.cpus.iter().map(|c| c.to_string()).collect();
             writeln!(
                 w,
-                "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{:?},{:?}",
+                "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{:?},{:?},{},{},{},{},{},{},{},{},{}",
                 sched,
                 csv_field(&r.task_names[j.task as usize]),
                 j.job,
@@ -387,7 +482,16 @@ pub fn write_jobs_csv(runs: &[&RunResult], w: &mut (impl Write + ?Sized)) -> io:
                 j.blocked,
                 opt(j.aborted_at),
                 j.utility,
-                j.max_utility
+                j.max_utility,
+                j.exec,
+                j.overhead,
+                j.stall,
+                j.misses[0],
+                j.misses[1],
+                j.misses[2],
+                opt(j.hw.map(|h| h.instructions)),
+                opt(j.hw.map(|h| h.cycles)),
+                opt(j.hw.map(|h| h.llc_misses))
             )?;
         }
     }
@@ -438,6 +542,16 @@ pub fn write_trace(runs: &[&RunResult], w: &mut dyn Write) -> io::Result<()> {
                 json_str(&label),
                 json_str(name)
             )?;
+            if iv.overhead > 0 {
+                sep(w)?;
+                write!(
+                    w,
+                    "{{\"ph\":\"X\",\"pid\":{pid},\"tid\":{},\"ts\":{},\"dur\":{},\"name\":\"overhead\",\"cat\":\"overhead\"}}",
+                    iv.cpu,
+                    us(iv.start),
+                    us(iv.overhead.min(iv.end - iv.start))
+                )?;
+            }
         }
         for j in r.jobs.iter().filter(|j| j.missed) {
             sep(w)?;

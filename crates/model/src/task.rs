@@ -133,17 +133,95 @@ pub enum ExecModel {
     Overrun { ratio: f64, probability: f64 },
 }
 
-/// Overheads the simulator charges (zero by default). Charged as extra execution demand of
-/// the entity being dispatched: `context_switch` on every dispatch, plus `migration` when it
-/// resumes on another CPU than it last ran on.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+/// Overheads the simulator charges (zero by default; docs/overheads.md). Each is charged as
+/// time the CPU spends on the scheduler's behalf, paid before the entity's own work resumes:
+/// - `decision`: a scheduling decision that (re)assigns a CPU, charged to the entity it
+///   dispatches (with the dispatch);
+/// - `context_switch`: every dispatch of an entity other than the one the CPU ran last;
+/// - `migration`: a dispatch on another CPU than the entity last ran on (with the cache model
+///   on, the refill it causes is computed by the model instead and this stays an extra
+///   constant: the kernel's migration bookkeeping);
+/// - `release`: release latency: a job becomes ready (is given to the policy) this long after
+///   its release time; its deadline is still counted from the release time;
+/// - `tick`: one timer tick every `tick_period` on each busy CPU, charged to what it runs;
+/// - `abort_handler`: an aborted job's abort handler (ChronOS §3.2 aborts; DASA's abort cost),
+///   charged to the CPU the job was running on when it was aborted (a job aborted while it
+///   waited costs nothing: it has no CPU to clean up on).
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Overheads {
+    pub decision: Time,
     pub context_switch: Time,
     pub migration: Time,
-    /// An aborted job's abort handler (ChronOS §3.2 aborts; DASA's abort cost): charged to the
-    /// CPU the job was running on when it was aborted (a job aborted while it waited costs
-    /// nothing: it has no CPU to clean up on).
+    pub release: Time,
+    pub tick: Time,
+    pub tick_period: Time,
     pub abort_handler: Time,
+    /// The calibrated profile these came from (`run: {overheads: profile.yaml}`), if any,
+    /// and which of its statistics was taken.
+    pub profile: Option<String>,
+    pub statistic: crate::overheads::Statistic,
+}
+
+impl Default for Overheads {
+    fn default() -> Self {
+        Overheads {
+            decision: 0,
+            context_switch: 0,
+            migration: 0,
+            release: 0,
+            tick: 0,
+            tick_period: crate::time::NS_PER_MS,
+            abort_handler: 0,
+            profile: None,
+            statistic: crate::overheads::Statistic::Median,
+        }
+    }
+}
+
+impl Overheads {
+    /// Whether any cost is charged at all (the simulator skips the bookkeeping otherwise).
+    pub fn any(&self) -> bool {
+        self.decision + self.context_switch + self.migration + self.release + self.tick + self.abort_handler > 0
+    }
+}
+
+/// The simulator's cache model (docs/cache-model.md): off unless `run.cache` is given. Costs
+/// are per cache line (64 B on the presets), in picoseconds so that sub-nanosecond effective
+/// costs (memory-level parallelism) stay integers. A job's demand drawn by the execution model
+/// is its time with its working set in its own CPU's private caches; what it finds elsewhere
+/// costs extra, per line, by where it is found.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct CacheParams {
+    pub enabled: bool,
+    /// Per line found in: the CPU's own L2 (missed its L1), a shared cache of its own
+    /// (L3), another CPU's cache on its node, another node's cache, local memory, and remote
+    /// memory (another NUMA node's).
+    pub l2_ps: u64,
+    pub l3_ps: u64,
+    pub remote_cache_ps: u64,
+    pub remote_node_ps: u64,
+    pub memory_ps: u64,
+    pub remote_memory_ps: u64,
+    /// Passes over its working set one job makes (each touches every line once).
+    pub passes: u32,
+}
+
+impl Default for CacheParams {
+    fn default() -> Self {
+        // Effective per-line costs in the range of the Opteron 6164's published latencies
+        // (L2 ~ 15 cycles, L3 ~ 50, memory ~ 100 ns) divided by the memory-level parallelism
+        // of a streaming pass (docs/cache-model.md "Parameters").
+        CacheParams {
+            enabled: false,
+            l2_ps: 2_000,
+            l3_ps: 8_000,
+            remote_cache_ps: 20_000,
+            remote_node_ps: 30_000,
+            memory_ps: 25_000,
+            remote_memory_ps: 40_000,
+            passes: 1,
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -154,6 +232,7 @@ pub struct RunOptions {
     pub on_miss: OnMiss,
     pub execution: ExecModel,
     pub overheads: Overheads,
+    pub cache: CacheParams,
 }
 
 impl Default for RunOptions {
@@ -164,6 +243,7 @@ impl Default for RunOptions {
             on_miss: OnMiss::Continue,
             execution: ExecModel::Wcet,
             overheads: Overheads::default(),
+            cache: CacheParams::default(),
         }
     }
 }

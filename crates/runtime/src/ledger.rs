@@ -232,12 +232,15 @@ pub trait Substrate {
     fn off_cpu(&mut self, now: Time, cpu: u32, c: &mut CpuState, ent: &mut Ent, why: Off);
     /// The policy placed `ent` on `cpu` (counting done; `switched`: a context switch,
     /// `migrated`: it last ran elsewhere). `work`: its work left before its next checkpoint.
+    /// `rec`: its job's record (None outside the counted window), for what the driver counts
+    /// per job (overhead, stalls, misses).
     #[allow(clippy::too_many_arguments)]
-    fn on_cpu(&mut self, now: Time, cpu: u32, c: &mut CpuState, ent: &mut Ent, switched: bool, migrated: bool, work: Time);
+    fn on_cpu(&mut self, now: Time, cpu: u32, c: &mut CpuState, ent: &mut Ent, switched: bool, migrated: bool, work: Time, rec: Option<&mut JobRecord>);
     /// After a decision: `cpu` now runs `e` (only CPUs whose assignment changed).
     fn assigned(&mut self, _cpu: u32, _e: Option<EntityId>) {}
     /// The policy charged `ns` of overhead on `cpu`, which runs `ent` (`work` as in `on_cpu`).
-    fn charged(&mut self, now: Time, cpu: u32, c: &mut CpuState, ent: &mut Ent, ns: Time, work: Time);
+    #[allow(clippy::too_many_arguments)]
+    fn charged(&mut self, now: Time, cpu: u32, c: &mut CpuState, ent: &mut Ent, ns: Time, work: Time, rec: Option<&mut JobRecord>);
 }
 
 /// The next step of a running entity, after the checkpoints it reached were handled.
@@ -398,6 +401,16 @@ impl Run<'_> {
         let e = cpu.running?;
         Some((cpu, &mut self.ents[e as usize]))
     }
+    /// The CPU's state, the entity it runs and that entity's job record (None outside the
+    /// counted window): for a driver charging it overhead (the simulator's ticks).
+    #[inline]
+    pub fn running_with_record(&mut self, c: u32) -> Option<(&mut CpuState, &mut Ent, Option<&mut JobRecord>)> {
+        let cpu = &mut self.cpus[c as usize];
+        let e = cpu.running?;
+        let x = &mut self.ents[e as usize];
+        let rec = if x.rec != NONE { Some(&mut self.records[x.rec as usize]) } else { None };
+        Some((cpu, x, rec))
+    }
     /// Entity `e`'s slot, for a driver's accounting of work done (testbed).
     #[inline]
     pub fn ent_mut(&mut self, e: EntityId) -> &mut Ent {
@@ -464,6 +477,8 @@ pub struct Outcome {
     pub invocations: u64,
     /// Overhead the policy charged with `Dispatch::charge`.
     pub charged: Time,
+    /// Abort-handler time charged (`run.overheads.abort_handler`).
+    pub abort_handler_ns: Time,
     /// Priority inversions (docs/semantics.md): onsets, and the time one held.
     pub priority_inversions: u64,
     pub priority_inversion_ns: Time,
@@ -954,6 +969,10 @@ impl<'t> Ledger<'t> {
         x.cpu = NONE;
         x.last_cpu = cpu;
         x.live = false;
+        if x.rec != NONE {
+            // Its CPU time is final (a real worker reports its last piece before this).
+            self.run.records[x.rec as usize].exec += x.ran;
+        }
         let j = x.job;
         if x.executing {
             x.free_when_stopped = true;
@@ -1044,6 +1063,13 @@ impl<'t> Ledger<'t> {
                 let x = self.run.ents[e as usize];
                 if x.cpu != NONE {
                     self.unlink(now, x.cpu, e, Off::Aborted, sub);
+                }
+                if rec != NONE {
+                    // What it ran so far (a real worker still executing adds its last piece
+                    // when it stops: the testbed does).
+                    self.run.records[rec as usize].exec += self.run.ents[e as usize].ran;
+                }
+                if x.cpu != NONE {
                     if handler > 0 {
                         // The abort handler cleans up on the CPU the thread ran on: whatever
                         // runs there next pays it first (an idle CPU absorbs it).
@@ -1275,7 +1301,8 @@ impl<'t> Ledger<'t> {
                 rec.context_switches += switched as u32;
                 rec.migrations += migrated as u32;
             }
-            sub.on_cpu(now, cpu, c, x, switched, migrated, work);
+            let rec = if x.rec != NONE { Some(&mut self.run.records[x.rec as usize]) } else { None };
+            sub.on_cpu(now, cpu, c, x, switched, migrated, work, rec);
             sub.assigned(cpu, Some(e));
             self.run.inv.unready(e, d);
         }
@@ -1294,7 +1321,9 @@ impl<'t> Ledger<'t> {
             self.run.charged += ns;
             if let Some(e) = self.run.cpus[cpu as usize].running {
                 let work = self.run.work_to_next(e);
-                sub.charged(now, cpu, &mut self.run.cpus[cpu as usize], &mut self.run.ents[e as usize], ns, work);
+                let x = &mut self.run.ents[e as usize];
+                let rec = if x.rec != NONE { Some(&mut self.run.records[x.rec as usize]) } else { None };
+                sub.charged(now, cpu, &mut self.run.cpus[cpu as usize], x, ns, work, rec);
             }
         }
     }
@@ -1330,12 +1359,16 @@ impl<'t> Ledger<'t> {
             let rec = &mut r.records[j.rec as usize];
             rec.missed = rec.deadline <= end;
         }
+        for e in r.ents.iter().filter(|e| e.live && e.rec != NONE) {
+            r.records[e.rec as usize].exec += e.ran;
+        }
         r.inv.finish(end);
         Outcome {
             jobs: std::mem::take(&mut r.records),
             releases: r.releases,
             invocations: r.invocations,
             charged: r.charged - r.abort_handler_ns,
+            abort_handler_ns: r.abort_handler_ns,
             priority_inversions: r.inv.onsets,
             priority_inversion_ns: r.inv.ns,
             stats: self.policy.get().stats(),

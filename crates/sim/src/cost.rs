@@ -1,21 +1,33 @@
-//! The cost-model seam: how the simulator charges overheads at dispatch and how fast work
-//! progresses while an entity runs. The engine's event logic never computes a cost itself, so
-//! a richer model (the cache model of the LWFG paper: a job's memory part costing more on a
-//! cold or shared cache) plugs in here without touching it.
+//! The cost-model seam: what a CPU's caches cost an entity when it is dispatched and how fast
+//! its work progresses while it runs. The engine's event logic never computes a cost itself:
+//! the constant overheads of `run.overheads` (decision, context switch, migration, release,
+//! tick; docs/overheads.md) are charged by the engine, and the memory costs of the cache model
+//! (docs/cache-model.md) plug in here.
 //!
-//! Today's model is [`ConstantOverheads`]: the task set's constant context-switch and
-//! migration costs (DESIGN.md "Simulator"; `run.overheads` in task files), paid before the
-//! entity's own work resumes, and work at rate 1 (one ns of CPU time does one ns of work).
+//! Without `run.cache` the model is [`NoCache`]: no stalls, work at rate 1 (one ns of CPU time
+//! does one ns of work).
 
-use rtsched_model::{TaskSet, Time};
-use rtsched_policies::EntityId;
+use rtsched_model::results::{CacheTotals, JobRecord};
+use rtsched_model::Time;
+use rtsched_policies::{EntityId, EntityInfo};
 
-/// Costs of running entities on CPUs. Called on the hot path: keep implementations free of
-/// allocation; `work` and `time_for` must be inverse to each other (`work(time_for(w)) >= w`).
+/// Memory costs of running entities on CPUs. Called on the hot path: keep implementations
+/// free of allocation; `work` and `time_for` must be inverse to each other
+/// (`work(time_for(w)) >= w`).
 pub trait CostModel {
-    /// Overhead `e` pays when it starts on `cpu`: `switched` (the CPU ran another entity
-    /// last) and `migrated` (`e` last ran on another CPU) say why.
-    fn dispatch(&mut self, cpu: u32, e: EntityId, switched: bool, migrated: bool) -> Time;
+    /// `e` starts on `cpu` at `now` (`switched`: the CPU ran another entity last; `migrated`:
+    /// `e` last ran on another CPU). Returns the stall it pays before its work resumes (the
+    /// refill of its working set). `rec`: its job's record, read-only here.
+    #[inline]
+    fn dispatch(&mut self, _now: Time, _cpu: u32, _e: &EntityInfo, _switched: bool, _migrated: bool, _rec: Option<&JobRecord>) -> Time {
+        0
+    }
+    /// After `dispatch`: add what this dispatch cost to the job's record (misses per level).
+    #[inline]
+    fn count(&mut self, _e: &EntityInfo, _rec: &mut JobRecord) {}
+    /// `e` leaves `cpu` at `now`.
+    #[inline]
+    fn off_cpu(&mut self, _now: Time, _cpu: u32, _e: &EntityInfo) {}
     /// Work `e` does on `cpu` in `elapsed` ns of its own execution.
     #[inline]
     fn work(&self, _cpu: u32, _e: EntityId, elapsed: Time) -> Time {
@@ -26,25 +38,12 @@ pub trait CostModel {
     fn time_for(&self, _cpu: u32, _e: EntityId, work: Time) -> Time {
         work
     }
+    /// At the end of the run: the model's totals.
+    fn finish(&mut self, _totals: &mut CacheTotals) {}
 }
 
-/// Constant context-switch and migration costs, work at rate 1.
+/// No cache model: no stalls, work at rate 1.
 #[derive(Clone, Copy, Debug, Default)]
-pub struct ConstantOverheads {
-    pub context_switch: Time,
-    pub migration: Time,
-}
+pub struct NoCache;
 
-impl ConstantOverheads {
-    /// The overheads a task set's `run.overheads` names.
-    pub fn of(ts: &TaskSet) -> Self {
-        ConstantOverheads { context_switch: ts.run.overheads.context_switch, migration: ts.run.overheads.migration }
-    }
-}
-
-impl CostModel for ConstantOverheads {
-    #[inline]
-    fn dispatch(&mut self, _cpu: u32, _e: EntityId, switched: bool, migrated: bool) -> Time {
-        self.context_switch * switched as u64 + self.migration * migrated as u64
-    }
-}
+impl CostModel for NoCache {}

@@ -17,8 +17,8 @@
 //! events (of entities that left their CPU) are skipped by a per-CPU version number instead of
 //! being removed.
 
-use crate::cost::{ConstantOverheads, CostModel};
-use rtsched_model::results::{Interval, RunResult};
+use crate::cost::{CostModel, NoCache};
+use rtsched_model::results::{Interval, JobRecord, OverheadTotals, RunResult};
 use rtsched_model::{TaskSet, Time};
 use rtsched_policies::{EntityId, EntityInfo, Policy};
 use rtsched_runtime::{CpuState, Ent, Ledger, Off, Run, Step, Substrate};
@@ -32,6 +32,8 @@ const EV_ABORT: u8 = 1;
 const EV_RELEASE: u8 = 2;
 const EV_TICK: u8 = 3;
 const EV_TIMER: u8 = 4;
+/// A timer tick of the overhead model (`run.overheads.tick` every `tick_period` on each CPU).
+const EV_OH_TICK: u8 = 5;
 
 /// An event, ordered by (time, kind, insertion sequence) packed into one integer: one 128-bit
 /// comparison instead of three field comparisons on the hottest path (the heap's sifts).
@@ -98,8 +100,9 @@ impl Ord for Event {
 
 #[derive(Clone, Copy, Debug)]
 struct SimCpu {
-    /// Since when it runs its entity (for intervals).
+    /// Since when it runs its entity (for intervals), and the overhead owed then.
     since: Time,
+    overhead: Time,
     /// Bumped whenever its entity stops or its plan changes, invalidating progress events.
     version: u32,
 }
@@ -109,9 +112,23 @@ struct Sim<C: CostModel> {
     events: BinaryHeap<Reverse<Event>>,
     seq: u64,
     cpus: Vec<SimCpu>,
+    /// The overhead model (`run.overheads`, docs/overheads.md) and what it charged.
+    oh: Overheads,
+    totals: OverheadTotals,
     cost: C,
     record_intervals: bool,
     intervals: Vec<Interval>,
+}
+
+/// The constant costs of the overhead model, copied out of the task set for the hot path.
+#[derive(Clone, Copy, Debug, Default)]
+struct Overheads {
+    decision: Time,
+    context_switch: Time,
+    migration: Time,
+    release: Time,
+    tick: Time,
+    tick_period: Time,
 }
 
 impl<C: CostModel> Sim<C> {
@@ -137,36 +154,70 @@ impl<C: CostModel> Sim<C> {
         let v = self.cpus[cpu as usize].version;
         self.push(at, EV_PROGRESS, cpu, v);
     }
+
+    /// Close the interval `ent` has run on `cpu` since its start, at `now` (for the trace).
+    #[inline]
+    fn close_interval(&mut self, now: Time, cpu: u32, ent: &Ent) {
+        let s = &self.cpus[cpu as usize];
+        if self.record_intervals && now > s.since {
+            let i = ent.info;
+            self.intervals.push(Interval { cpu, task: i.task, job: i.job, thread: i.thread, start: s.since, end: now, overhead: s.overhead });
+        }
+    }
+
+    /// `ns` of overhead charged mid-run to `ent` on `cpu` (a tick, a policy operation, an abort
+    /// handler): account what it ran at the old plan, then re-plan with the charge owed. In
+    /// the trace, a new interval starts here whose first `ns` are the charge.
+    #[inline]
+    fn charge(&mut self, now: Time, cpu: u32, c: &mut CpuState, ent: &mut Ent, ns: Time, work: Time, rec: Option<&mut JobRecord>) {
+        self.close_interval(now, cpu, ent);
+        self.account(now, cpu, c, ent);
+        ent.owed += ns;
+        if let Some(r) = rec {
+            r.overhead += ns;
+        }
+        let s = &mut self.cpus[cpu as usize];
+        s.version = s.version.wrapping_add(1);
+        s.since = now;
+        s.overhead = ent.owed;
+        self.plan(now, cpu, ent, work);
+    }
 }
 
 impl<C: CostModel> Substrate for Sim<C> {
     #[inline(always)]
     fn off_cpu(&mut self, now: Time, cpu: u32, c: &mut CpuState, ent: &mut Ent, _why: Off) {
-        let since = self.cpus[cpu as usize].since;
-        if self.record_intervals && now > since {
-            let i = ent.info;
-            self.intervals.push(Interval { cpu, task: i.task, job: i.job, thread: i.thread, start: since, end: now });
-        }
+        self.close_interval(now, cpu, ent);
         self.account(now, cpu, c, ent);
         let s = &mut self.cpus[cpu as usize];
         s.version = s.version.wrapping_add(1);
+        self.cost.off_cpu(now, cpu, &ent.info);
     }
 
     #[inline(always)]
-    fn on_cpu(&mut self, now: Time, cpu: u32, _c: &mut CpuState, ent: &mut Ent, switched: bool, migrated: bool, work: Time) {
-        self.cpus[cpu as usize].since = now;
-        ent.owed += self.cost.dispatch(cpu, ent.info.id, switched, migrated);
+    fn on_cpu(&mut self, now: Time, cpu: u32, _c: &mut CpuState, ent: &mut Ent, switched: bool, migrated: bool, work: Time, rec: Option<&mut JobRecord>) {
+        let o = &self.oh;
+        let (cs, mig) = (o.context_switch * switched as u64, o.migration * migrated as u64);
+        let overhead = o.decision + cs + mig;
+        self.totals.decision_ns += o.decision;
+        self.totals.context_switch_ns += cs;
+        self.totals.migration_ns += mig;
+        let stall = self.cost.dispatch(now, cpu, &ent.info, switched, migrated, rec.as_deref());
+        ent.owed += overhead + stall;
+        if let Some(r) = rec {
+            r.overhead += overhead;
+            r.stall += stall;
+            self.cost.count(&ent.info, r);
+        }
+        let s = &mut self.cpus[cpu as usize];
+        s.since = now;
+        s.overhead = ent.owed;
         self.plan(now, cpu, ent, work);
     }
 
-    fn charged(&mut self, now: Time, cpu: u32, c: &mut CpuState, ent: &mut Ent, ns: Time, _work: Time) {
-        // Account what it ran so far at the old plan, then re-plan with the charge owed.
-        self.account(now, cpu, c, ent);
-        ent.owed += ns;
-        let s = &mut self.cpus[cpu as usize];
-        s.version = s.version.wrapping_add(1);
+    fn charged(&mut self, now: Time, cpu: u32, c: &mut CpuState, ent: &mut Ent, ns: Time, work: Time, rec: Option<&mut JobRecord>) {
         // `work` was measured before this accounting; nothing ran in between (same instant).
-        self.plan(now, cpu, ent, _work);
+        self.charge(now, cpu, c, ent, ns, work, rec);
     }
 }
 
@@ -225,12 +276,16 @@ impl<'p, O: Observer, C: CostModel> Engine<'p, O, C> {
         let m = ts.platform.cpus as usize;
         let n = ts.tasks.len();
         let result = RunResult::new("sim", &policy.name(), ts);
+        let o = &ts.run.overheads;
+        let oh = Overheads { decision: o.decision, context_switch: o.context_switch, migration: o.migration, release: o.release, tick: o.tick, tick_period: o.tick_period.max(1) };
         Engine {
             led: Ledger::borrowed(ts, policy, true),
             sim: Sim {
                 events: BinaryHeap::with_capacity(2 * n + 2 * m + 16),
                 seq: 0,
-                cpus: vec![SimCpu { since: 0, version: 0 }; m],
+                cpus: vec![SimCpu { since: 0, overhead: 0, version: 0 }; m],
+                oh,
+                totals: OverheadTotals::default(),
                 cost,
                 record_intervals,
                 intervals: Vec::new(),
@@ -258,15 +313,22 @@ impl<'p, O: Observer, C: CostModel> Engine<'p, O, C> {
     pub fn try_run(mut self) -> Result<RunResult, String> {
         let duration = self.led.duration();
         let limit = self.led.limit();
+        let release = self.sim.oh.release;
         for (i, t) in self.led.run.taskset().tasks.iter().enumerate() {
             if t.offset < duration {
-                self.sim.push(t.offset, EV_RELEASE, i as u32, 0);
+                // Release latency: the job becomes ready `release` after its release time.
+                self.sim.push(t.offset + release, EV_RELEASE, i as u32, 0);
             }
         }
         let tick = self.led.tick_interval();
         if let Some(q) = tick {
             for c in 0..self.sim.cpus.len() {
                 self.sim.push(q, EV_TICK, c as u32, 0);
+            }
+        }
+        if self.sim.oh.tick > 0 {
+            for c in 0..self.sim.cpus.len() {
+                self.sim.push(self.sim.oh.tick_period, EV_OH_TICK, c as u32, 0);
             }
         }
         let mut end = 0;
@@ -322,11 +384,8 @@ impl<'p, O: Observer, C: CostModel> Engine<'p, O, C> {
         if self.sim.record_intervals {
             for c in 0..self.sim.cpus.len() as u32 {
                 if let Some(e) = self.led.run.cpu(c).running {
-                    let since = self.sim.cpus[c as usize].since;
-                    let i = self.led.run.ent(e).info;
-                    if end > since {
-                        self.sim.intervals.push(Interval { cpu: c, task: i.task, job: i.job, thread: i.thread, start: since, end });
-                    }
+                    let ent = *self.led.run.ent(e);
+                    self.sim.close_interval(end, c, &ent);
                 }
             }
         }
@@ -336,6 +395,10 @@ impl<'p, O: Observer, C: CostModel> Engine<'p, O, C> {
         out.fill_measurements(&mut r.measurements);
         r.jobs = out.jobs;
         r.intervals = self.sim.intervals;
+        r.counters.overheads = self.sim.totals;
+        r.counters.overheads.policy_ns = out.charged;
+        r.counters.overheads.abort_handler_ns = out.abort_handler_ns;
+        self.sim.cost.finish(&mut r.counters.cache);
         if out.charged > 0 {
             r.measurements.insert("policy.charged_ns".into(), out.charged as f64);
         }
@@ -344,13 +407,16 @@ impl<'p, O: Observer, C: CostModel> Engine<'p, O, C> {
     }
 
     fn on_release(&mut self, now: Time, task: u32) {
-        let rel = self.led.release(now, task, now);
+        // Due `release` (the release latency) before now.
+        let latency = self.sim.oh.release;
+        self.sim.totals.release_ns += latency;
+        let rel = self.led.release(now, task, now - latency);
         if let Some((at, slot, generation)) = rel.abort {
             self.sim.push(at, EV_ABORT, slot, generation);
         }
         // Keep releasing past the counted window (as interference) while counted jobs run.
         if self.led.keeps_releasing(rel.next) {
-            self.sim.push(rel.next, EV_RELEASE, task, 0);
+            self.sim.push(rel.next + latency, EV_RELEASE, task, 0);
         }
     }
 
@@ -364,6 +430,18 @@ impl<'p, O: Observer, C: CostModel> Engine<'p, O, C> {
                 if let Some(q) = tick {
                     self.sim.push(now + q, EV_TICK, a, 0);
                 }
+            }
+            EV_OH_TICK => {
+                let cost = self.sim.oh.tick;
+                if let Some(e) = self.led.run.cpu(a).running {
+                    // The tick interrupts what the CPU runs: it pays the handler first.
+                    let work = self.led.run.work_to_next(e);
+                    let (c, ent, rec) = self.led.run.running_with_record(a).expect("the CPU runs it");
+                    debug_assert_eq!(ent.info.id, e);
+                    self.sim.charge(now, a, c, ent, cost, work, rec);
+                    self.sim.totals.tick_ns += cost;
+                }
+                self.sim.push(now + self.sim.oh.tick_period, EV_OH_TICK, a, 0);
             }
             _ => self.led.timer(now),
         }
@@ -388,14 +466,12 @@ impl<'p, O: Observer, C: CostModel> Engine<'p, O, C> {
 
 /// Simulate `ts` under an already-built policy.
 pub fn simulate_policy(ts: &TaskSet, policy: &mut dyn Policy, record_intervals: bool) -> RunResult {
-    let cost = ConstantOverheads::of(ts);
-    Engine::new(ts, policy, NoObserver, cost, record_intervals).run()
+    Engine::new(ts, policy, NoObserver, NoCache, record_intervals).run()
 }
 
 /// Simulate `ts` under an already-built policy, calling `observer` after every instant.
 pub fn simulate_observed<O: Observer>(ts: &TaskSet, policy: &mut dyn Policy, observer: O, record_intervals: bool) -> RunResult {
-    let cost = ConstantOverheads::of(ts);
-    Engine::new(ts, policy, observer, cost, record_intervals).run()
+    Engine::new(ts, policy, observer, NoCache, record_intervals).run()
 }
 
 /// Simulate `ts` under an already-built policy with a cost model of the caller's.
@@ -412,8 +488,7 @@ pub fn simulate(ts: &TaskSet, spec: &str, record_intervals: bool) -> Result<RunR
 /// ([`Engine::measure_policy`]); returns the result and the policy's own counters.
 pub fn simulate_measured(ts: &TaskSet, spec: &str, record_intervals: bool, measure_policy: bool) -> Result<(RunResult, Vec<(String, f64)>), String> {
     let mut p = rtsched_policies::build(spec, ts)?;
-    let cost = ConstantOverheads::of(ts);
-    let r = Engine::new(ts, p.as_mut(), NoObserver, cost, record_intervals).measure_policy(measure_policy).try_run()?;
+    let r = Engine::new(ts, p.as_mut(), NoObserver, NoCache, record_intervals).measure_policy(measure_policy).try_run()?;
     Ok((r, p.stats()))
 }
 

@@ -10,5 +10,5 @@ pub mod exec {
     pub use rtsched_runtime::streams::*;
 }
 
-pub use cost::{ConstantOverheads, CostModel};
+pub use cost::{CostModel, NoCache};
 pub use engine::{simulate, simulate_costed, simulate_measured, simulate_observed, simulate_policy, simulate_with_stats, Observer, View};

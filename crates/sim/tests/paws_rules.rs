@@ -928,7 +928,7 @@ fn the_checks_catch_broken_schedules() {
         edit(&mut o);
         // The recorded intervals follow the edited schedule, unless the fault is between them.
         if want != "recorded intervals differ" {
-            o.r.intervals = o.segs.iter().map(|s| Interval { cpu: s.cpu, task: s.thread.0, job: s.thread.1, thread: s.thread.3, start: s.start, end: s.end }).collect();
+            o.r.intervals = o.segs.iter().map(|s| Interval { cpu: s.cpu, task: s.thread.0, job: s.thread.1, thread: s.thread.3, start: s.start, end: s.end, overhead: 0 }).collect();
         }
         match verify(&t, "paws", &o) {
             Ok(_) => panic!("{fault}: not caught"),

@@ -1,0 +1,233 @@
+//! Overhead profiles: the costs `rtsched calibrate` measures on one machine (medians and 99th
+//! percentiles), written as YAML and loaded by the simulator (`run: {overheads: FILE}`) and by
+//! the overhead-aware analysis (`rtsched analyze --overheads FILE`). docs/overheads.md.
+//!
+//! ```yaml
+//! schema: rtsched.overheads/1
+//! machine: "…"            # what it was measured on (free text)
+//! backend: testbed        # which driver's costs these are
+//! migration_wss: 256KiB   # the cold working set the migration cost was measured with
+//! tick_period: 4ms        # the kernel's tick on that machine
+//! costs:                  # every kind is required; durations as in task files
+//!   decision:       {median: 2.1us, p99: 9.5us, samples: 2000}
+//!   context_switch: {median: …, p99: …, samples: …}
+//!   migration:      {…}
+//!   release:        {…}
+//!   tick:           {…}
+//! ```
+
+use crate::file::{InputError, Validator};
+use crate::task::Overheads;
+use crate::time::{fmt_duration, Time};
+use serde::Serialize;
+use serde_json::Value;
+use std::path::Path;
+
+pub const PROFILE_SCHEMA: &str = "rtsched.overheads/1";
+
+/// The cost kinds a profile holds, in the order they are written.
+pub const KINDS: [&str; 5] = ["decision", "context_switch", "migration", "release", "tick"];
+
+/// Which statistic of a profile's measurements to charge: the median predicts typical
+/// behaviour (the simulator's default); the 99th percentile is the safer bound (the
+/// analysis's default).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Statistic {
+    #[default]
+    Median,
+    P99,
+}
+
+impl Statistic {
+    pub fn parse(s: &str) -> Result<Statistic, String> {
+        match s {
+            "median" => Ok(Statistic::Median),
+            "p99" => Ok(Statistic::P99),
+            _ => Err(format!("expected 'median' or 'p99', got '{s}'")),
+        }
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            Statistic::Median => "median",
+            Statistic::P99 => "p99",
+        }
+    }
+}
+
+/// One measured cost.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Stat {
+    pub median: Time,
+    pub p99: Time,
+    pub samples: u64,
+}
+
+impl Stat {
+    pub fn get(&self, s: Statistic) -> Time {
+        match s {
+            Statistic::Median => self.median,
+            Statistic::P99 => self.p99,
+        }
+    }
+}
+
+/// A machine's measured overheads.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Profile {
+    pub machine: String,
+    pub backend: String,
+    pub migration_wss: u64,
+    pub tick_period: Time,
+    /// Indexed like [`KINDS`].
+    pub costs: [Stat; 5],
+}
+
+impl Profile {
+    pub fn cost(&self, kind: &str) -> Option<&Stat> {
+        KINDS.iter().position(|k| *k == kind).map(|i| &self.costs[i])
+    }
+
+    /// The overheads to charge, with `statistic` of each cost (abort handler: not measured, 0).
+    pub fn overheads(&self, statistic: Statistic, source: &str) -> Overheads {
+        let g = |i: usize| self.costs[i].get(statistic);
+        Overheads {
+            decision: g(0),
+            context_switch: g(1),
+            migration: g(2),
+            release: g(3),
+            tick: g(4),
+            tick_period: if self.tick_period > 0 { self.tick_period } else { Overheads::default().tick_period },
+            abort_handler: 0,
+            profile: Some(source.to_string()),
+            statistic,
+        }
+    }
+
+    /// The profile as YAML (what [`load_profile`] reads back to an equal profile).
+    pub fn to_yaml(&self) -> String {
+        let mut s = format!(
+            "schema: {PROFILE_SCHEMA}\nmachine: {}\nbackend: {}\nmigration_wss: {}\ntick_period: {}\ncosts:\n",
+            serde_json::to_string(&self.machine).expect("string"),
+            serde_json::to_string(&self.backend).expect("string"),
+            self.migration_wss,
+            ns(self.tick_period),
+        );
+        for (k, c) in KINDS.iter().zip(&self.costs) {
+            s.push_str(&format!("  {k}: {{median: {}, p99: {}, samples: {}}}\n", ns(c.median), ns(c.p99), c.samples));
+        }
+        s
+    }
+
+    /// One line per cost, for humans.
+    pub fn describe(&self) -> String {
+        KINDS
+            .iter()
+            .zip(&self.costs)
+            .map(|(k, c)| format!("{k:>15}: median {:>9}  p99 {:>9}  ({} samples)", fmt_duration(c.median), fmt_duration(c.p99), c.samples))
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+}
+
+/// Exact ns as a duration string the task-file parser reads back unchanged.
+fn ns(t: Time) -> String {
+    format!("\"{t}ns\"")
+}
+
+const PROFILE_FIELDS: &[&str] = &["schema", "machine", "backend", "migration_wss", "tick_period", "costs"];
+const STAT_FIELDS: &[&str] = &["median", "p99", "samples"];
+
+/// Read and validate a profile file. Every cost kind is required; a missing or negative one
+/// is an error naming the field (`costs.migration.p99`).
+pub fn load_profile(path: impl AsRef<Path>) -> Result<Profile, InputError> {
+    let path = path.as_ref();
+    let name = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|e| InputError::new(&name, format!("cannot read overhead profile: {e}")))?;
+    parse_profile(&text, &name)
+}
+
+pub fn parse_profile(text: &str, source: &str) -> Result<Profile, InputError> {
+    let root: Value = serde_yaml_ng::from_str(text).map_err(|e| InputError::new(source, format!("malformed YAML: {e}")))?;
+    let v = Validator::new(source);
+    let top = v.object_of(&root, None, None)?;
+    v.fields(top, PROFILE_FIELDS, None)?;
+    match top.get("schema").and_then(Value::as_str) {
+        Some(PROFILE_SCHEMA) => {}
+        Some(other) => return Err(v.error(None, Some("schema"), format!("unknown profile schema '{other}' (this rtsched reads {PROFILE_SCHEMA})"))),
+        None => return Err(v.error(None, Some("schema"), format!("missing (an overhead profile starts with 'schema: {PROFILE_SCHEMA}')"))),
+    }
+    let text_of = |k: &str| top.get(k).and_then(Value::as_str).unwrap_or("").to_string();
+    let mut p = Profile { machine: text_of("machine"), backend: text_of("backend"), ..Default::default() };
+    if let Some(x) = top.get("migration_wss") {
+        p.migration_wss = v.size_of(x, None, "migration_wss")?;
+    }
+    if let Some(x) = top.get("tick_period") {
+        p.tick_period = v.duration_of(x, None, "tick_period")?;
+    }
+    let costs = top.get("costs").ok_or_else(|| v.error(None, Some("costs"), format!("missing (one entry per cost: {})", KINDS.join(", "))))?;
+    let costs = v.object_of(costs, None, Some("costs"))?;
+    v.fields(costs, &KINDS, Some("costs"))?;
+    for (i, k) in KINDS.iter().enumerate() {
+        let ctx = format!("costs.{k}");
+        let c = costs.get(*k).ok_or_else(|| v.error(Some("costs"), Some(k), "missing: every cost kind must be measured (or written as 0)"))?;
+        let c = v.object_of(c, Some(&ctx), None)?;
+        v.fields(c, STAT_FIELDS, Some(&ctx))?;
+        let mut st = Stat::default();
+        for (f, slot) in [("median", &mut st.median), ("p99", &mut st.p99)] {
+            let x = c.get(f).ok_or_else(|| v.error(Some(&ctx), Some(f), "missing"))?;
+            *slot = v.duration_of(x, Some(&ctx), f)?;
+        }
+        if let Some(x) = c.get("samples") {
+            st.samples = v.uint_of(x, Some(&ctx), "samples")?;
+        }
+        if st.p99 < st.median {
+            return Err(v.error(Some(&ctx), Some("p99"), format!("is below the median ({} < {})", fmt_duration(st.p99), fmt_duration(st.median))));
+        }
+        p.costs[i] = st;
+    }
+    Ok(p)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> Profile {
+        let mut p = Profile { machine: "test box: 2 CPUs".into(), backend: "testbed".into(), migration_wss: 262_144, tick_period: 4_000_000, ..Default::default() };
+        for (i, c) in p.costs.iter_mut().enumerate() {
+            *c = Stat { median: 1_000 * (i as u64 + 1) + 7, p99: 9_000 * (i as u64 + 1), samples: 100 + i as u64 };
+        }
+        p
+    }
+
+    #[test]
+    fn round_trips() {
+        let p = sample();
+        assert_eq!(parse_profile(&p.to_yaml(), "p.yaml").unwrap(), p);
+    }
+
+    #[test]
+    fn bad_profiles_name_the_field() {
+        let y = sample().to_yaml();
+        let e = parse_profile(&y.replace("  tick: ", "  tock: "), "p.yaml").unwrap_err().to_string();
+        assert!(e.contains("costs") && e.contains("tock"), "{e}");
+        let e = parse_profile(&y.replace("migration: {median: \"3007ns\"", "migration: {median: \"-3us\""), "p.yaml").unwrap_err().to_string();
+        assert!(e.contains("costs.migration") && e.contains("'median'"), "{e}");
+        let e = parse_profile(&y.replace("p99: \"36000ns\", ", ""), "p.yaml").unwrap_err().to_string();
+        assert!(e.contains("costs.release") && e.contains("'p99'") && e.contains("missing"), "{e}");
+        let e = parse_profile("schema: rtsched.overheads/1\ncosts: {}\n", "p.yaml").unwrap_err().to_string();
+        assert!(e.contains("'decision'") && e.contains("missing"), "{e}");
+        let e = parse_profile("costs: {}\n", "p.yaml").unwrap_err().to_string();
+        assert!(e.contains("'schema'"), "{e}");
+    }
+
+    #[test]
+    fn statistic_picks_the_column() {
+        let p = sample();
+        let o = p.overheads(Statistic::P99, "p.yaml");
+        assert_eq!((o.decision, o.context_switch, o.migration, o.release, o.tick), (9_000, 18_000, 27_000, 36_000, 45_000));
+        assert_eq!(p.overheads(Statistic::Median, "p.yaml").decision, 1_007);
+        assert_eq!(o.tick_period, 4_000_000);
+    }
+}
