@@ -59,6 +59,20 @@ DEADLOCKS = ("deadlocks", lambda r, s: _measured(r, str(s.get("deadlocks", 0))),
 POLICY_NS = ("policy ns/decision", lambda r, s: _policy_ns(r), ">")
 
 
+#: Runs that were charged overheads (``run.overheads``) show the CPU time they took; runs with
+#: stalls (the cache model, or real memory work) show the execution-time inflation and the IPC
+#: proxy; runs with cache misses, the LLC misses.
+OVERHEAD = ("overhead ms", lambda r, s: _ms(_overhead_ns(r)), ">")
+INFLATION = ("exec infl", lambda r, s: _ratio(s.get("exec_inflation")), ">")
+IPC = ("IPC proxy", lambda r, s: _ratio(s.get("ipc_proxy")), ">")
+LLC = ("LLC misses", lambda r, s: str((s.get("misses") or [0, 0, 0])[2]), ">")
+
+
+def _overhead_ns(r):
+    o = r.document["counters"].get("overheads") or {}
+    return sum(v for k, v in o.items() if k != "release_ns")
+
+
 def _policy_ns(r) -> str:
     v = r.measurements.get("policy_ns_per_invocation")
     return "-" if v is None else f"{v:.0f}"
@@ -68,7 +82,8 @@ def comparison_table(results) -> str:
     """One row per run: the comparison users read first. Runs with critical sections get a
     column for the longest time a job waited for a resource; runs of a work-stealing policy
     (PAWS) get its steals, steal attempts and failed steals; runs with aborts, resolved
-    deadlocks or a timed policy (``--measure-policy``, real runs) get those columns."""
+    deadlocks or a timed policy (``--measure-policy``, real runs) get those columns, and so do
+    runs charged overheads, with stalls, or with cache misses."""
     cols = list(COLUMNS)
     sums = [r.summary for r in results]
     if any(s.get("steal_attempts", 0) for s in sums):
@@ -81,6 +96,14 @@ def comparison_table(results) -> str:
         cols.append(DEADLOCKS)
     if any("policy_ns_per_invocation" in r.measurements for r in results):
         cols.append(POLICY_NS)
+    if any(_overhead_ns(r) for r in results):
+        cols.append(OVERHEAD)
+    if any(abs(s.get("exec_inflation", 1.0) - 1.0) > 1e-9 for s in sums):
+        cols.append(INFLATION)
+    if any(s.get("ipc_proxy", 1.0) < 1.0 for s in sums):
+        cols.append(IPC)
+    if any((s.get("misses") or [0, 0, 0])[2] for s in sums):
+        cols.append(LLC)
     rows = [[f(r, s) for _, f, _ in cols] for r, s in zip(results, sums)]
     return table([c[0] for c in cols], rows, [c[2] for c in cols])
 

@@ -61,6 +61,47 @@ impl PyTaskSet {
     fn topology(&self) -> Option<String> {
         self.inner.platform.topology.as_ref().map(|t| t.describe())
     }
+    /// The overheads charged (`run.overheads`) in one line, or None if none are.
+    #[getter]
+    fn overheads(&self) -> Option<String> {
+        let o = &self.inner.run.overheads;
+        if !o.any() {
+            return None;
+        }
+        let d = rtsched_model::time::fmt_duration;
+        let mut s = format!(
+            "decision {}, context switch {}, migration {}, release {}, tick {} every {}, abort handler {}",
+            d(o.decision),
+            d(o.context_switch),
+            d(o.migration),
+            d(o.release),
+            d(o.tick),
+            d(o.tick_period),
+            d(o.abort_handler)
+        );
+        if let Some(p) = &o.profile {
+            s.push_str(&format!(" (profile {p}, {})", o.statistic.name()));
+        }
+        Some(s)
+    }
+    /// The cache model's parameters in one line, or None if it is off.
+    #[getter]
+    fn cache(&self) -> Option<String> {
+        let c = &self.inner.run.cache;
+        c.enabled.then(|| {
+            let ns = |ps: u64| format!("{}", ps as f64 / 1000.0);
+            format!(
+                "per line: L2 {} ns, L3 {} ns, other core's cache {} ns, other node's cache {} ns, memory {} ns, remote memory {} ns; {} pass(es) per job",
+                ns(c.l2_ps),
+                ns(c.l3_ps),
+                ns(c.remote_cache_ps),
+                ns(c.remote_node_ps),
+                ns(c.memory_ps),
+                ns(c.remote_memory_ps),
+                c.passes
+            )
+        })
+    }
     /// Whether any task carries a time-utility function.
     #[getter]
     fn has_tufs(&self) -> bool {
@@ -201,6 +242,15 @@ impl PyRunResult {
         d.set_item("missed", j.iter().map(|x| x.missed).collect::<Vec<_>>())?;
         d.set_item("aborted", j.iter().map(|x| x.aborted).collect::<Vec<_>>())?;
         d.set_item("blocked_ns", j.iter().map(|x| x.blocked).collect::<Vec<_>>())?;
+        d.set_item("exec_ns", j.iter().map(|x| x.exec).collect::<Vec<_>>())?;
+        d.set_item("overhead_ns", j.iter().map(|x| x.overhead).collect::<Vec<_>>())?;
+        d.set_item("stall_ns", j.iter().map(|x| x.stall).collect::<Vec<_>>())?;
+        for (l, name) in ["misses_l1", "misses_l2", "misses_llc"].iter().enumerate() {
+            d.set_item(*name, j.iter().map(|x| x.misses[l]).collect::<Vec<_>>())?;
+        }
+        d.set_item("hw_instructions", j.iter().map(|x| x.hw.map(|h| h.instructions)).collect::<Vec<_>>())?;
+        d.set_item("hw_cycles", j.iter().map(|x| x.hw.map(|h| h.cycles)).collect::<Vec<_>>())?;
+        d.set_item("hw_llc_misses", j.iter().map(|x| x.hw.map(|h| h.llc_misses)).collect::<Vec<_>>())?;
         Ok(d)
     }
     /// Execution intervals as columns (recorded only if the run asked for them).
@@ -214,6 +264,7 @@ impl PyRunResult {
         d.set_item("thread", iv.iter().map(|x| x.thread).collect::<Vec<_>>())?;
         d.set_item("start_ns", iv.iter().map(|x| x.start).collect::<Vec<_>>())?;
         d.set_item("end_ns", iv.iter().map(|x| x.end).collect::<Vec<_>>())?;
+        d.set_item("overhead_ns", iv.iter().map(|x| x.overhead).collect::<Vec<_>>())?;
         Ok(d)
     }
     fn __repr__(&self) -> String {

@@ -171,7 +171,10 @@ impl<C: CostModel> Sim<C> {
     #[inline]
     fn charge(&mut self, now: Time, cpu: u32, c: &mut CpuState, ent: &mut Ent, ns: Time, work: Time, rec: Option<&mut JobRecord>) {
         self.close_interval(now, cpu, ent);
+        // `work` was measured before this accounting: what it did since its mark is done.
+        let before = ent.done;
         self.account(now, cpu, c, ent);
+        let work = work.saturating_sub(ent.done - before);
         ent.owed += ns;
         if let Some(r) = rec {
             r.overhead += ns;

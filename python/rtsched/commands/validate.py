@@ -18,6 +18,10 @@ def run(args):
               f"duration {ts.duration_ns / 1e6:g} ms, seed {ts.seed}, on_miss {ts.on_miss}")
         if ts.topology:
             print(f"  topology: {ts.topology}")
+        if ts.overheads:
+            print(f"  overheads: {ts.overheads}")
+        if ts.cache:
+            print(f"  cache model: {ts.cache}")
         tasks = ts.tasks()
         parallel = [t for t in tasks if any(len(r) > 1 for r in t["regions"])]
         if parallel:
