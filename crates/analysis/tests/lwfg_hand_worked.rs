@@ -249,6 +249,9 @@ fn reference_equals_the_implementation_on_generated_sets() {
     }
 }
 
+/// A reading or a heuristic, by name: does it partition the set?
+type Variant = (&'static str, Box<dyn Fn(&TaskSet) -> bool>);
+
 /// Partition success of each reading and each ingredient on the Table 1 sets, m = 48, caps
 /// 40-47, 30 sets per point (the numbers in docs/papers/lwfg.md). Prints a table; asserts the
 /// conclusions drawn from it.
@@ -257,7 +260,7 @@ fn reference_equals_the_implementation_on_generated_sets() {
 fn readings_measured() {
     let caps = [40.0, 42.0, 44.0, 45.0, 46.0, 47.0];
     let o = Reading::OURS;
-    let variants: Vec<(&str, Box<dyn Fn(&TaskSet) -> bool>)> = vec![
+    let variants: Vec<Variant> = vec![
         ("lwfg", Box::new(|ts| run("lwfg", ts).is_ok())),
         ("no-wrap", Box::new(move |ts| reference(ts, Reading { scan: Scan::NoWrap, ..o }, &Admission::EdfExact).is_ok())),
         ("only-next", Box::new(move |ts| reference(ts, Reading { scan: Scan::OnlyNext, ..o }, &Admission::EdfExact).is_ok())),
