@@ -177,6 +177,28 @@ impl PyTaskSet {
         }
         Ok(PyTaskSet { inner: ts })
     }
+    /// A copy whose execution model, overheads and cache model are those of `run` (JSON text
+    /// of a task file's `run:` mapping; what it leaves out takes the default) and whose
+    /// platform topology is `topology` (JSON text of `platform.topology`: a preset name or a
+    /// mapping). Read exactly as a task file named `source` reads them, so errors name
+    /// `source` and the field, and a relative overhead profile is read beside `source`.
+    #[pyo3(signature = (run=None, topology=None, source="<options>"))]
+    fn with_options(&self, run: Option<&str>, topology: Option<&str>, source: &str) -> PyResult<PyTaskSet> {
+        let mut ts = self.inner.clone();
+        let topo = topology.map_or(String::new(), |t| format!(", \"topology\": {t}"));
+        let run_field = run.map_or(String::new(), |r| format!(", \"run\": {r}"));
+        let doc = format!("{{\"platform\": {{\"cpus\": {}{topo}}}{run_field}, \"tasks\": [{{\"name\": \"_\", \"period\": 1, \"wcet\": 1}}]}}", ts.platform.cpus);
+        let probe = rtsched_model::file::parse_taskset(&doc, Format::Json, source).map_err(input_err)?;
+        if run.is_some() {
+            ts.run.execution = probe.run.execution;
+            ts.run.overheads = probe.run.overheads;
+            ts.run.cache = probe.run.cache;
+        }
+        if topology.is_some() {
+            ts.platform.topology = probe.platform.topology;
+        }
+        Ok(PyTaskSet { inner: ts })
+    }
     fn __repr__(&self) -> String {
         format!("<TaskSet {} : {} tasks on {} CPUs, U={:.3}>", self.inner.source, self.inner.tasks.len(), self.inner.platform.cpus, self.inner.utilization())
     }

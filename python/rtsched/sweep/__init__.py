@@ -15,7 +15,8 @@ Overview of the guarantees and where each is kept:
   no timings. The table is sorted by ``key``.
 - **Keyed.** ``key`` (:func:`row_key`) is readable and sortable —
   ``GENERATOR/POINT/REPLICATION/SCHEDULER/HASH`` — where HASH covers what else defines the row
-  (parameters, duration, on_miss, spec seed), so two specs that share a row share its key.
+  (parameters, duration, on_miss, spec seed, and the spec's ``run:`` options and ``topology:``
+  when given), so two specs that share a row share its key.
 - **Resumable.** Completed rows are written in batches to part files beside the table
   (``TABLE.parts/``), each atomically (temporary file, fsync, rename). A rerun reads the table
   and any parts, skips the keys already there, and at the end rewrites the table atomically
@@ -40,12 +41,12 @@ from .keys import Unit, all_keys, row_key, taskset_seed, units
 from .progress import Progress
 from .runner import sweep
 from .spec import DEFAULT_PARAM, Generator, Spec, load_spec, parse_spec
-from .table import COLUMNS, COORD_COLUMNS, OUTCOME_COLUMNS, SUMMARY_COLUMNS, consolidate, parts_dir, read_table
+from .table import COLUMNS, COORD_COLUMNS, MODEL_COLUMNS, OUTCOME_COLUMNS, SUMMARY_COLUMNS, consolidate, parts_dir, read_table
 from .table import _read_all  # noqa: F401 - the table and its parts as one frame (tests reach it here)
 from .worker import run_chunk, run_unit
 
 __all__ = [
-    "COLUMNS", "COORD_COLUMNS", "DEFAULT_PARAM", "OUTCOME_COLUMNS", "SUMMARY_COLUMNS",
+    "COLUMNS", "COORD_COLUMNS", "DEFAULT_PARAM", "MODEL_COLUMNS", "OUTCOME_COLUMNS", "SUMMARY_COLUMNS",
     "Generator", "Progress", "Spec", "Unit",
     "all_keys", "consolidate", "load_spec", "parse_spec", "parts_dir", "read_table", "row_key", "run_chunk",
     "run_unit", "sweep", "taskset_seed", "units",

@@ -18,10 +18,32 @@ def _canon(obj) -> str:
 
 
 def _variant_hash(spec: Spec, g: Generator) -> str:
-    """What else defines a row besides generator label, point, replication and scheduler."""
+    """What else defines a row besides generator label, point, replication and scheduler.
+    The run options and topology count only when given, so the keys of a spec without them
+    are those of earlier versions (their tables resume)."""
     what = {"gen": g.name, "params": g.params, "param": g.param, "per_cpu": spec.per_cpu,
             "duration_ns": spec.duration_ns, "on_miss": spec.on_miss, "seed": spec.seed}
+    if spec.run is not None:
+        what["run"] = run_identity(spec.run)
+    if spec.topology is not None:
+        what["topology"] = spec.topology
     return hashlib.sha256(_canon(what).encode()).hexdigest()[:10]
+
+
+def run_identity(run: str):
+    """The run options as they define a row: an overhead profile by its content (a hash of the
+    file), not its path, so a recalibrated profile recomputes and a moved one does not."""
+    d = json.loads(run)
+    o = d.get("overheads")
+    path = o if isinstance(o, str) else o.get("profile") if isinstance(o, dict) else None
+    if isinstance(path, str):
+        try:
+            with open(path, "rb") as f:
+                digest = hashlib.sha256(f.read()).hexdigest()[:16]
+        except OSError:
+            digest = path
+        d["overheads"] = {"profile_sha256": digest} if isinstance(o, str) else dict(o, profile=None, profile_sha256=digest)
+    return d
 
 
 def taskset_seed(spec_seed: int, g: Generator, per_cpu: bool, point: float, replication: int) -> int:
@@ -50,6 +72,8 @@ class Unit:
     duration_ns: int
     on_miss: str
     schedulers: list = field(default_factory=list)  # [(scheduler, key)]
+    run: str | None = None  # the spec's run options (JSON), applied to the set
+    topology: str | None = None  # the spec's topology (JSON)
 
 
 def units(spec: Spec, done=frozenset()) -> list[Unit]:
@@ -62,7 +86,8 @@ def units(spec: Spec, done=frozenset()) -> list[Unit]:
                 todo = [(s, k) for s in spec.schedulers if (k := row_key(g.label, p, r, s, variant)) not in done]
                 if todo:
                     out.append(Unit(spec.name, g.name, g.label, _gen_params(spec, g, p), g.param, p, r,
-                                    taskset_seed(spec.seed, g, spec.per_cpu, p, r), spec.duration_ns, spec.on_miss, todo))
+                                    taskset_seed(spec.seed, g, spec.per_cpu, p, r), spec.duration_ns, spec.on_miss, todo,
+                                    spec.run, spec.topology))
     return out
 
 

@@ -186,6 +186,34 @@ def _output(v: str) -> str:
     return v
 
 
+class _RunModel(_Model):
+    """The spec's ``run:``: what a task file's ``run:`` says about the model the simulator runs
+    (its values are checked by the task-file reader itself, in :func:`.spec.parse_spec`);
+    duration, seed and on_miss are the spec's own top-level fields."""
+
+    execution: Optional[Any] = None
+    cache: Optional[Any] = None
+    overheads: Optional[Any] = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _not_run_level(cls, data):
+        if isinstance(data, dict):
+            for k in ("duration", "on_miss", "seed"):
+                if k in data:
+                    where = "the spec's top-level 'seed' (task sets get seeds from it)" if k == "seed" else f"the spec's top-level {k!r}"
+                    raise _fail(f"belongs to {where}, not to run", at=k)
+        return data
+
+
+def _topology(v):
+    if isinstance(v, str) and v:
+        return v
+    if isinstance(v, dict) and v:
+        return v
+    raise _fail(f"expected {_EXPECTED['topology']}, got {v!r}")
+
+
 class _SpecModel(_Model):
     name: Optional[Name] = None
     seed: Annotated[int, Field(ge=0)] = 1
@@ -204,6 +232,8 @@ class _SpecModel(_Model):
     on_miss: Literal["continue", "abort"] = "continue"
     output: Optional[Annotated[str, AfterValidator(_output)]] = None
     retries: Annotated[int, Field(ge=0)] = 3
+    run: Optional[_RunModel] = None
+    topology: Optional[Annotated[Any, AfterValidator(_topology)]] = None
 
     _generators: tuple = PrivateAttr(default=())
 
@@ -250,6 +280,8 @@ _EXPECTED = {
     "utilisation": "a mapping (e.g. {points: [1.0, 2.0, 3.0]})",
     "utilization": "a mapping (e.g. {points: [1.0, 2.0, 3.0]})",
     "output": "a file name ending in .parquet or .csv",
+    "run": "a mapping with execution, cache and/or overheads (as in a task file's run:)",
+    "topology": "a topology preset name (e.g. opteron6164x4) or a mapping (as in a task file's platform.topology)",
 }
 # What to write when a field is missing, by the field's name.
 _MISSING = {

@@ -9,7 +9,9 @@ parsed, so workers and the rest of the CLI do not pay for it. Every error is one
 
 from __future__ import annotations
 
+import json
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -49,6 +51,11 @@ class Spec:
     output: str | None = None
     retries: int = 3
     source: str = "<spec>"
+    #: The spec's ``run:`` (execution, cache, overheads) as canonical JSON, an overhead
+    #: profile's path made absolute; None when not given. Applied to every generated set.
+    run: str | None = None
+    #: The spec's ``topology:`` (a preset name or a mapping) as canonical JSON, or None.
+    topology: str | None = None
 
     @property
     def size(self) -> int:
@@ -70,10 +77,62 @@ def parse_spec(d: dict, source: str = "<spec>") -> Spec:
     u = m.utilisation
     reps = tuple(m.seeds) if isinstance(m.seeds, list) else tuple(range(1, m.seeds + 1))
     name = m.name or (Path(source).stem if source != "<spec>" else "sweep")
+    run, topology = _options(m, source)
     spec = Spec(name, m.seed, m.generator_list(), u.points, u.per_cpu, tuple(m.schedulers), reps, m.duration, m.on_miss,
-                m.output, m.retries, source)
+                m.output, m.retries, source, run, topology)
     _probe(spec)
     return spec
+
+
+def _canon(obj) -> str:
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"))
+
+
+def _options(m, source: str):
+    """The spec's ``run:`` and ``topology:`` as canonical JSON (None when absent or empty)."""
+    run = None
+    if m.run is not None:
+        d = {k: v for k, v in m.run.model_dump().items() if v is not None}
+        if "overheads" in d:
+            d["overheads"] = _absolute_profile(d["overheads"], source)
+        run = _canon(d) if d else None
+    return run, (None if m.topology is None else _canon(m.topology))
+
+
+def _absolute_profile(overheads, source: str):
+    """``run.overheads`` with its profile path made absolute (relative to the spec file, or
+    to the working directory for a spec given as a dict), so any worker can read it."""
+    base = os.path.dirname(os.path.abspath(source)) if not source.startswith("<") else os.getcwd()
+    if isinstance(overheads, str):
+        return os.path.join(base, overheads)
+    if isinstance(overheads, dict) and isinstance(overheads.get("profile"), str):
+        return dict(overheads, profile=os.path.join(base, overheads["profile"]))
+    return overheads
+
+
+#: The source name the options are read under (stripped from their errors).
+_OPTIONS_SOURCE = "<sweep options>"
+
+
+def with_options(ts, run: str | None, topology: str | None):
+    """``ts`` with the sweep's run options and topology applied (as a task file reads them)."""
+    if run is None and topology is None:
+        return ts
+    return ts.with_options(run=run, topology=topology, source=_OPTIONS_SOURCE)
+
+
+def _options_field(msg: str) -> tuple[str, str]:
+    """A task-file reader's error about the options as (spec field, message): ``run.execution:
+    field 'ratio': …`` is about ``run.execution.ratio``, ``platform: field 'topology.caches[0].size'``
+    about ``topology.caches[0].size``. An error from an overhead profile names its file: it is
+    about ``run.overheads``."""
+    prefix = _OPTIONS_SOURCE + ": "
+    if not msg.startswith(prefix):
+        return "run.overheads", msg
+    m = re.match(r"(?:(?P<ctx>[^:']+): )?(?:field '(?P<field>[^']*)': )?(?P<msg>.*)\Z", msg[len(prefix):], re.S)
+    path = ".".join(x for x in (m["ctx"], m["field"]) if x)
+    path = path.removeprefix("platform.") if path != "platform" else "topology"
+    return path or "run", m["msg"]
 
 
 def load_spec(path) -> Spec:
@@ -119,6 +178,14 @@ def _probe(spec: Spec):
                 raise _err(spec.source, f"{f}.params", f"at point {p:g}: {e}") from None
             cpus = max(cpus, gen.taskset.cpus)
             placed.append(gen.taskset)
+            if p == spec.points[0]:
+                try:
+                    with_options(gen.taskset, spec.run, spec.topology)
+                except InputError as e:
+                    where, msg = _options_field(str(e))
+                    if where.startswith("topology") and len(spec.generators) > 1:
+                        msg += f" (with the {gen.taskset.cpus} CPUs of {f})"
+                    raise _err(spec.source, where, msg) from None
     # One light task on as many CPUs as the generators give.
     probe = {"platform": {"cpus": cpus}, "tasks": [{"name": "probe", "period": 100, "wcet": 1}]}
     tiny = _core.parse_taskset(yaml.safe_dump(probe), "yaml", "<probe>")

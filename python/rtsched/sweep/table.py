@@ -21,23 +21,30 @@ SUMMARY_COLUMNS = [
     "max_tardiness_ns", "mean_tardiness_ns", "max_response_ns", "mean_response_ns", "p99_response_ns",
     "preemptions", "migrations", "context_switches", "scheduler_invocations",
     "steals", "steal_attempts", "failed_steals", "priority_inversions", "priority_inversion_ns", "deadlocks",
+    "exec_inflation", "ipc_proxy",
 ]
+#: The cache and overhead models' totals (0 with the models off): cache-line misses at L1, L2
+#: and the LLC, lines invalidated by memory sharers and evicted for capacity, and the CPU time
+#: overheads took (decision, context switch, migration, tick, abort handler, policy charges).
+MODEL_COLUMNS = ["misses_l1", "misses_l2", "misses_llc", "invalidations", "evictions", "overhead_ns"]
 #: Coordinates of a row (what it is), then its outcome.
 COORD_COLUMNS = [
     "key", "sweep", "generator", "gen_params", "param", "point", "replication", "taskset_seed",
-    "scheduler", "m", "n", "U", "duration_ns", "on_miss",
+    "scheduler", "m", "n", "U", "duration_ns", "on_miss", "run", "topology",
 ]
 #: ``schema``: the results schema the row was computed under (``rtsched._core.RESULTS_SCHEMA``).
 #: A row of another (older) schema lacks columns added since (schema 3: the utility columns and
 #: ``deadlocks``): a resumed sweep recomputes it; reading an old table gives those columns empty.
-OUTCOME_COLUMNS = ["status", "error"] + SUMMARY_COLUMNS + ["schedulable", "schema"]
+OUTCOME_COLUMNS = ["status", "error"] + SUMMARY_COLUMNS + MODEL_COLUMNS + ["schedulable", "schema"]
 COLUMNS = COORD_COLUMNS + OUTCOME_COLUMNS
 _INT_COLUMNS = {"replication", "taskset_seed", "m", "n", "duration_ns", "jobs", "completed", "met", "missed", "aborted",
                 "max_tardiness_ns", "max_response_ns", "p99_response_ns", "preemptions", "migrations",
                 "context_switches", "scheduler_invocations", "steals", "steal_attempts", "failed_steals",
-                "priority_inversions", "priority_inversion_ns", "deadlocks"}
-_FLOAT_COLUMNS = {"point", "U", "dsr", "mean_tardiness_ns", "mean_response_ns", "accrued_utility", "possible_utility", "aur"}
-_STR_COLUMNS = {"key", "sweep", "generator", "gen_params", "param", "scheduler", "on_miss", "status", "error", "schema"}
+                "priority_inversions", "priority_inversion_ns", "deadlocks"} | set(MODEL_COLUMNS)
+_FLOAT_COLUMNS = {"point", "U", "dsr", "mean_tardiness_ns", "mean_response_ns", "accrued_utility", "possible_utility", "aur",
+                  "exec_inflation", "ipc_proxy"}
+_STR_COLUMNS = {"key", "sweep", "generator", "gen_params", "param", "scheduler", "on_miss", "run", "topology", "status",
+                "error", "schema"}
 
 
 def current_schema() -> str:
@@ -48,10 +55,10 @@ def current_schema() -> str:
 
 
 def stale(df):
-    """Rows computed under another results schema (older tables have no ``schema`` column:
-    every row is stale), as a boolean Series."""
-    return df["schema"] != current_schema()
-
+    """Rows to recompute, as a boolean Series: rows computed under another results schema
+    (older tables have no ``schema`` column: every row is stale), and completed rows of this
+    schema written before the sweep recorded the cache model's columns (no ``ipc_proxy``)."""
+    return (df["schema"] != current_schema()) | ((df["status"] == "ok") & df["ipc_proxy"].isna())
 
 
 def _frame(rows):

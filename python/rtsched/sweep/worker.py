@@ -11,7 +11,8 @@ import json
 from .._core import InputError
 from ..result import RUN_COUNTERS
 from .keys import Unit, _canon
-from .table import SUMMARY_COLUMNS
+from .spec import with_options
+from .table import MODEL_COLUMNS, SUMMARY_COLUMNS
 
 #: Row key (not a table column: the table keeps only its COLUMNS) carrying what the runner
 #: warns about once per sweep: ``("tufs", scheduler)`` or ``("deadlock", scheduler, cycle)``.
@@ -25,10 +26,11 @@ def run_unit(u: Unit) -> list[dict]:
 
     g = generate(u.generator, seed=u.seed, **u.params)
     ts = g.taskset.with_run(duration_ns=u.duration_ns, seed=u.seed, on_miss=u.on_miss)
+    ts = with_options(ts, u.run, u.topology)
     base = {"sweep": u.sweep, "generator": u.label, "gen_params": _canon(u.params), "param": u.param,
             "point": float(u.point), "replication": u.replication, "taskset_seed": u.seed,
             "m": ts.cpus, "n": len(ts.task_names), "U": float(ts.utilization),
-            "duration_ns": u.duration_ns, "on_miss": u.on_miss}
+            "duration_ns": u.duration_ns, "on_miss": u.on_miss, "run": u.run or "", "topology": u.topology or ""}
     cycle = ts.lock_order_cycle
     rows = []
     for sched, key in u.schedulers:
@@ -48,9 +50,23 @@ def run_unit(u: Unit) -> list[dict]:
             total = doc["total"]
             row.update({c: total[c] for c in SUMMARY_COLUMNS if c in total})
             row.update({c: doc["counters"][c] for c in RUN_COUNTERS})
+            row.update(_model_columns(total, doc["counters"]))
             row.update(status="ok", error="", schedulable=total["missed"] == 0)
         rows.append(row)
     return rows
+
+
+def _model_columns(total: dict, counters: dict) -> dict:
+    """The cache and overhead models' totals as flat columns (``table.MODEL_COLUMNS``)."""
+    l1, l2, llc = total.get("misses") or (0, 0, 0)
+    cache = counters.get("cache") or {}
+    ovh = counters.get("overheads") or {}
+    # CPU time the overheads took (release latency delays a job but takes no CPU).
+    cpu = sum(v for k, v in ovh.items() if k != "release_ns" and isinstance(v, int))
+    out = {"misses_l1": l1, "misses_l2": l2, "misses_llc": llc, "invalidations": cache.get("invalidations", 0),
+           "evictions": cache.get("evictions", 0), "overhead_ns": cpu}
+    assert set(out) == set(MODEL_COLUMNS)
+    return out
 
 
 def _warnings(ts, sched, cycle) -> tuple:

@@ -11,17 +11,30 @@
 //! Readings of Algorithm 1 (docs/generators.md, "Partitioning"):
 //! - "for all cpu start after last" scans all m CPUs cyclically from last + 1; `last` starts
 //!   at m − 1 so the first group goes to CPU 0 (the pseudocode's `last ← 0` would start at CPU 1:
-//!   the same partition with CPUs relabelled);
-//! - the indentation of the pseudocode puts `remove_least_shared` after the CPU loop; we read it
-//!   as running only when the loop found no CPU, as the prose says;
+//!   the same partition with CPUs relabelled). Without the wrap-around only the CPUs after
+//!   `last` would be tried, and no set of more than m groups could be partitioned;
+//! - the pseudocode's layout puts `break` after `end if` and `remove_least_shared` after the CPU
+//!   loop with no guard; we read `break` inside the `if` and the removal as running only when
+//!   the loop found no CPU, as the prose says (literally, a placed group would lose a member
+//!   and a placed single task would "fail");
 //! - tasks share their entire WSS (§2), so member j shares min(w_first, w_j) = w_j with the
 //!   first task: the least sharer is the member with the smallest WSS, the later in WSS order
-//!   on ties; a task without `wss` counts as 0 bytes, without `group` as a group of its own.
+//!   on ties (in Table 1 every member of an MTT has the MTT's WSS, so every split is a tie); a
+//!   task without `wss` counts as 0 bytes, without `group` as a group of its own;
+//! - `capacity_left(cpu) ≥ density(group)` is the admission test (`Admission`): exact EDF by
+//!   default, the paper's density sum with `Admission::Density` — the same for implicit deadlines.
+//!
+//! LWFG partitions far fewer Table 1 sets at high caps than FFD, WFD or BF. That is the
+//! algorithm, not this reading: tests/lwfg_hand_worked.rs works a 7-task example by hand on
+//! which every reading fails and every decreasing-order heuristic succeeds, and measures each
+//! reading on the generated sets (next fit in WSS order spreads the load evenly, so a large
+//! task late in WSS order finds no CPU with room; docs/papers/lwfg.md).
 
 use super::{Admission, Bins, Order};
 use crate::schedulability::Cdt;
 
-/// CPU of each task, or `Err(i)`: task i alone fits on no CPU.
+/// CPU of each task, or `Err(i)`: task i alone (its group split down to it) fits on no CPU
+/// beside the tasks placed before it.
 pub fn lwfg(tasks: &[Cdt], wss: &[u64], group: &[Option<u32>], m: u32, adm: &Admission) -> Result<Vec<u32>, usize> {
     let order = Order::DecreasingWss.sort(tasks, wss);
     let mut bins = Bins::new(tasks, m, adm);
