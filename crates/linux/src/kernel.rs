@@ -19,15 +19,20 @@
 //!   waits in `pthread_mutex_lock` (CLOCK_MONOTONIC around the call, after a failed trylock)
 //!   is the job's `blocked` time. Every mutex a thread holds is released before it stops, so a
 //!   stop (Ctrl-C, an error, the end of the run) never leaves a waiter hanging.
+//! - **Execution time and hardware counters.** Each thread measures the CPU time of its work
+//!   pieces (CLOCK_THREAD_CPUTIME_ID; memory work takes longer than its calibrated demand when
+//!   its cache was taken, see [`crate::work`]) and, on a machine with a PMU, reads its counter
+//!   group around them ([`crate::perf`]); the job's `exec` and `hw` are the sums over its
+//!   threads.
 //! - **Counters** are the kernel's own per thread (perf software events; /proc as a fallback),
 //!   read around each thread's own work and summed over the job's threads: context switches =
 //!   threads run + times switched out, preemptions = involuntary switches (a thread that waits
 //!   for a mutex is not preempted), migrations = CPU changes while a thread ran its work.
 
 use crate::sys::{self, ThreadCounters};
-use crate::{interrupted, work, RunError, RunOptions};
+use crate::{interrupted, perf, work, RunError, RunOptions};
 use rtsched_model::program::{scale, Action, Program, ThreadProgram};
-use rtsched_model::results::{CpuSet, Interval, JobRecord, RunResult};
+use rtsched_model::results::{CpuSet, HwCounters, Interval, JobRecord, RunResult};
 use rtsched_model::{TaskSet, Time};
 use rtsched_runtime::TaskStreams;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
@@ -320,6 +325,10 @@ struct ThreadRun {
     blocked: Time,
     /// CPU time beyond its demand (CPU workload only).
     overhead: u64,
+    /// CPU time its work took (CLOCK_THREAD_CPUTIME_ID around each piece): the job's `exec`.
+    exec: Time,
+    /// Hardware counters around its work (a machine with a PMU).
+    hw: Option<HwCounters>,
     done: bool,
     intervals: Vec<Interval>,
 }
@@ -328,6 +337,8 @@ struct ThreadRun {
 struct Ctx {
     task: u32,
     workload: Arc<work::Workload>,
+    /// This thread's hardware counters, if the run's probe found a PMU.
+    hw: Option<perf::HwGroup>,
     locks: Arc<Vec<Lock>>,
     /// Set when any thread of the run panicked: every other stops too.
     failed: Arc<AtomicBool>,
@@ -357,17 +368,23 @@ fn run_thread(ctx: &Ctx, counters: &ThreadCounters, tp: &ThreadProgram, demand: 
     {
         let mut held = Held { locks: &ctx.locks, held: Vec::new() };
         let (cpus, record, base) = (&mut out.cpus, ctx.record, ctx.base);
+        let (exec, hw) = (&mut out.exec, &mut out.hw);
         let mut piece = |ns: Time| -> bool {
-            ns == 0
-                || ctx
-                    .workload
-                    .execute(ns, || ctx.should_stop(), |cpu| {
-                        cpus.insert(cpu);
-                        if record {
-                            ib.sample(cpu, sys::mono_ns() - base, chunks);
-                        }
-                    })
-                    .1
+            if ns == 0 {
+                return true;
+            }
+            let hw0 = ctx.hw.as_ref().map(|g| g.read());
+            let d = ctx.workload.execute(ns, || ctx.should_stop(), |cpu| {
+                cpus.insert(cpu);
+                if record {
+                    ib.sample(cpu, sys::mono_ns() - base, chunks);
+                }
+            });
+            *exec += d.cpu;
+            if let (Some(g), Some(s0)) = (&ctx.hw, hw0) {
+                perf::add(hw, g.read().since(&s0));
+            }
+            d.completed
         };
         let mut pos = 0;
         for cp in &tp.checkpoints {
@@ -578,6 +595,7 @@ struct Spawn {
     start: Arc<Start>,
     team: Arc<Team>,
     workload: Arc<work::Workload>,
+    hw_event: Option<perf::LlcEvent>,
     locks: Arc<Vec<Lock>>,
     failed: Arc<AtomicBool>,
     /// How long after the time base threads stop working (duration + drain).
@@ -604,6 +622,7 @@ impl Spawn {
         Some(Ctx {
             task: self.ti as u32,
             workload: self.workload.clone(),
+            hw: self.hw_event.and_then(perf::HwGroup::open_for_thread),
             locks: self.locks.clone(),
             failed: self.failed.clone(),
             base,
@@ -706,6 +725,8 @@ fn task_main(sp: Spawn, ts: &TaskSet) -> ThreadOut {
             missed: !done || finish > deadline,
             aborted: false,
             blocked: acc.blocked,
+            exec: acc.exec,
+            hw: acc.hw,
             ..Default::default()
         });
         out.jobs.last_mut().expect("just pushed").accrue(task);
@@ -739,6 +760,10 @@ fn merge(acc: &mut ThreadRun, run: ThreadRun, intervals: &mut Vec<Interval>) {
     acc.migrations += run.migrations;
     acc.blocked += run.blocked;
     acc.overhead += run.overhead;
+    acc.exec += run.exec;
+    if let Some(h) = run.hw {
+        perf::add(&mut acc.hw, h);
+    }
     acc.done &= run.done;
     intervals.extend(run.intervals);
 }
@@ -841,7 +866,9 @@ pub fn run(ts: &TaskSet, plan: &KernelPlan, opts: &RunOptions) -> Result<RunResu
             .map_err(|e| RunError::Failed(format!("cannot create the resources' mutexes: {e}")))?,
     );
     let failed = Arc::new(AtomicBool::new(false));
-    let workloads = work::Workload::for_taskset(ts);
+    // Before any thread starts: calibrate the memory work and probe the PMU (once per run).
+    let workloads = work::Workloads::for_taskset(ts);
+    let probe = perf::probe();
     let mut mains = Vec::with_capacity(n);
     let mut helpers = Vec::new();
     let mut spawn_error = None;
@@ -856,7 +883,8 @@ pub fn run(ts: &TaskSet, plan: &KernelPlan, opts: &RunOptions) -> Result<RunResu
             runtime,
             start: start.clone(),
             team: team.clone(),
-            workload: workloads[ti].clone(),
+            workload: workloads.per_task[ti].clone(),
+            hw_event: probe.as_ref().ok().copied(),
             locks: locks.clone(),
             failed: failed.clone(),
             window: duration + drain,
@@ -920,6 +948,8 @@ pub fn run(ts: &TaskSet, plan: &KernelPlan, opts: &RunOptions) -> Result<RunResu
         return Err(RunError::Input(msg));
     }
     let mut r = RunResult::new("kernel", &plan.label, ts);
+    workloads.report(&mut r.measurements);
+    perf::report(&probe, &mut r);
     let mut end = 0;
     for o in &outs {
         for j in &o.jobs {

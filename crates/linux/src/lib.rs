@@ -13,6 +13,7 @@
 
 pub mod kernel;
 pub mod latency;
+pub mod perf;
 pub mod sys;
 pub mod testbed;
 pub mod work;

@@ -1,6 +1,7 @@
 //! Thin wrappers over the Linux system calls the real runs need. Written by hand where libc
 //! only has the raw syscall (sched_setattr, futex with an absolute CLOCK_MONOTONIC timeout,
-//! perf_event_open for the kernel's own per-thread software counters).
+//! perf_event_open for the kernel's own per-thread software counters; the hardware counters
+//! are in [`crate::perf`]).
 
 use std::io;
 use std::sync::atomic::AtomicU32;
@@ -234,32 +235,33 @@ pub struct ThreadCounters {
     tid: i32,
 }
 
+/// `struct perf_event_attr` (linux/perf_event.h, up to `config3`): also used by [`crate::perf`].
 #[repr(C)]
 #[derive(Default)]
-struct PerfEventAttr {
-    type_: u32,
-    size: u32,
-    config: u64,
-    sample_period: u64,
-    sample_type: u64,
-    read_format: u64,
-    flags: u64,
-    wakeup_events: u32,
-    bp_type: u32,
-    config1: u64,
-    config2: u64,
-    branch_sample_type: u64,
-    sample_regs_user: u64,
-    sample_stack_user: u32,
-    clockid: i32,
-    sample_regs_intr: u64,
-    aux_watermark: u32,
-    sample_max_stack: u16,
-    reserved_2: u16,
-    aux_sample_size: u32,
-    reserved_3: u32,
-    sig_data: u64,
-    config3: u64,
+pub(crate) struct PerfEventAttr {
+    pub(crate) type_: u32,
+    pub(crate) size: u32,
+    pub(crate) config: u64,
+    pub(crate) sample_period: u64,
+    pub(crate) sample_type: u64,
+    pub(crate) read_format: u64,
+    pub(crate) flags: u64,
+    pub(crate) wakeup_events: u32,
+    pub(crate) bp_type: u32,
+    pub(crate) config1: u64,
+    pub(crate) config2: u64,
+    pub(crate) branch_sample_type: u64,
+    pub(crate) sample_regs_user: u64,
+    pub(crate) sample_stack_user: u32,
+    pub(crate) clockid: i32,
+    pub(crate) sample_regs_intr: u64,
+    pub(crate) aux_watermark: u32,
+    pub(crate) sample_max_stack: u16,
+    pub(crate) reserved_2: u16,
+    pub(crate) aux_sample_size: u32,
+    pub(crate) reserved_3: u32,
+    pub(crate) sig_data: u64,
+    pub(crate) config3: u64,
 }
 
 const PERF_TYPE_SOFTWARE: u32 = 1;

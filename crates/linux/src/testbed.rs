@@ -1,10 +1,12 @@
 //! The testbed: rtsched policies decide, real cores execute.
 //!
 //! One worker thread per CPU, pinned and under SCHED_FIFO, executes whatever entity the policy
-//! linked to its CPU. Work is cooperative ([`crate::work`]): the worker burns the entity's
-//! remaining demand in thread CPU time in short chunks and, between chunks, checks whether its
-//! CPU's assignment changed — so preemptions, migrations and aborts decided by any policy are
-//! enforced within a chunk. An entity is never run by two workers at once: a worker that is
+//! linked to its CPU. Work is cooperative ([`crate::work`]): the worker does the entity's
+//! remaining demand (CPU burn, or memory strides over its task's buffer) in short chunks and,
+//! between chunks, checks whether its CPU's assignment changed — so preemptions, migrations
+//! and aborts decided by any policy are enforced within a chunk. The job's record gets the
+//! CPU time each piece took (`exec`) and, on a machine with a PMU, the hardware counters'
+//! deltas around it (`hw`, [`crate::perf`]). An entity is never run by two workers at once: a worker that is
 //! handed an entity still being stopped elsewhere waits for it.
 //!
 //! Both ChronOS global models (ChronOS §4):
@@ -33,7 +35,7 @@
 //! ready with nothing left to do, and it completes the next time it is dispatched.
 
 use crate::sys::{self, ThreadCounters};
-use crate::{interrupted, work, GlobalModel, RunError, RunOptions};
+use crate::{interrupted, perf, work, GlobalModel, RunError, RunOptions};
 use rtsched_model::results::{Interval, JobRecord, RunResult};
 use rtsched_model::{TaskSet, Time};
 use rtsched_policies::{EntityId, Policy};
@@ -117,6 +119,8 @@ struct State {
 
 struct Shared {
     workloads: Vec<Arc<work::Workload>>,
+    /// The LLC-miss event the run's hardware-counter probe found, if the machine has a PMU.
+    hw_event: Option<perf::LlcEvent>,
     duration: Time,
     t0: u64,
     limit: Time,
@@ -281,6 +285,9 @@ fn worker(sh: &Shared, cpu: usize) -> (u64, u64) {
         return (0, 0);
     }
     let counters = ThreadCounters::open();
+    // Hardware counters of this worker, read around each piece of work and added to the
+    // piece's job (only if the run's probe found a PMU).
+    let hw = sh.hw_event.and_then(perf::HwGroup::open_for_thread);
     let cell = &sh.cpus[cpu];
     let c = cpu as u32;
     let concurrent = sh.model == GlobalModel::Concurrent;
@@ -368,7 +375,8 @@ fn worker(sh: &Shared, cpu: usize) -> (u64, u64) {
             }
             drop(st);
             ran = true;
-            let (used, completed) = sh.workloads[task].execute(
+            let hw0 = hw.as_ref().map(|g| g.read());
+            let d = sh.workloads[task].execute(
                 piece,
                 || {
                     cell.assign.load(Ordering::Relaxed) != a
@@ -377,22 +385,27 @@ fn worker(sh: &Shared, cpu: usize) -> (u64, u64) {
                 },
                 |_| {},
             );
+            let hw_delta = hw.as_ref().zip(hw0).map(|(g, s0)| g.read().since(&s0));
             st = sh.lock();
             let x = st.led.run.ent_mut(e);
             assert_eq!(x.generation, generation, "a slot was reused while a worker ran it");
-            let did = if completed { piece } else { used.min(piece) };
-            x.done += did;
-            x.ran += used.max(did);
-            if !x.live {
+            // Progress is the work done (calibrated ns); CPU time is what it took: the two
+            // differ for memory work whose cache was taken (execution-time inflation).
+            x.done += d.work;
+            x.ran += d.cpu;
+            let (live, rec) = (x.live, x.rec);
+            if let (Some(h), Some(r)) = (hw_delta, st.led.run.record_mut(rec)) {
+                perf::add(&mut r.hw, h);
+            }
+            if !live {
                 // Aborted while it ran: the ledger took its CPU time when it aborted it; this
                 // last piece is added here.
-                let rec = x.rec;
                 if let Some(r) = st.led.run.record_mut(rec) {
-                    r.exec += used.max(did);
+                    r.exec += d.cpu;
                 }
                 break Stop::Gone;
             }
-            if !completed {
+            if !d.completed {
                 early = true;
                 break Stop::Stopped;
             }
@@ -504,9 +517,12 @@ pub(crate) fn run_policy(ts: &TaskSet, policy: Box<dyn Policy>, opts: &RunOption
         end: 0,
     };
     let first = ts.tasks.iter().map(|t| t.offset).min().unwrap_or(0);
-    let workloads = work::Workload::for_taskset(ts);
+    // Before the run starts: calibrate the memory work and probe the PMU (once per run).
+    let workloads = work::Workloads::for_taskset(ts);
+    let probe = perf::probe();
     let sh = Arc::new(Shared {
-        workloads,
+        workloads: workloads.per_task.clone(),
+        hw_event: probe.as_ref().ok().copied(),
         duration: ts.run.duration,
         t0: sys::mono_ns() + 20_000_000,
         limit,
@@ -583,6 +599,8 @@ pub(crate) fn run_policy(ts: &TaskSet, policy: Box<dyn Policy>, opts: &RunOption
     };
     let mut r = RunResult::new("testbed", &format!("testbed:{label}"), ts);
     r.measurements.insert(format!("model_{model}"), 1.0);
+    workloads.report(&mut r.measurements);
+    perf::report(&probe, &mut r);
     let end = if st.done { st.end } else { sh.limit };
     let out = st.led.finish(end);
     out.fill_counters(&mut r.counters);

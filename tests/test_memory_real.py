@@ -1,0 +1,179 @@
+"""Real memory workloads (needs root, as tests/test_real.py): tasks with a `wss` stride over
+their own buffers on real cores, each job records the CPU time its work took (`exec_ns`),
+and cache interference shows as execution-time inflation, since this machine has no PMU for
+the hardware counters (`unavailable.hardware_counters` says so). docs/real-runs.md, "Memory
+workloads and hardware counters".
+
+This VM is noisy (host steal, other processes sharing the last-level cache), so every check
+compares medians over many jobs of one run, reruns a bounded number of times, and reports the
+host's steal with any failure."""
+
+import json
+import os
+import statistics
+from pathlib import Path
+
+import pytest
+
+from conftest import run_cli
+
+CAN_RT = os.geteuid() == 0
+pytestmark = pytest.mark.skipif(not CAN_RT, reason="real runs need root (CI runs as root)")
+
+BACKENDS = ["testbed:pedf", "kernel:fifo"]
+
+
+def llc_bytes():
+    """The last-level cache of CPU 0 as sysfs gives it (this VM: 32 MiB L3 shared by both CPUs)."""
+    best = (0, 0)
+    for d in Path("/sys/devices/system/cpu/cpu0/cache").glob("index*"):
+        if (d / "type").read_text().strip() == "Instruction":
+            continue
+        size = (d / "size").read_text().strip()
+        n = int(size.rstrip("KMG")) * {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}.get(size[-1], 1)
+        best = max(best, (int((d / "level").read_text()), n))
+    return best[1]
+
+
+def has_pmu():
+    return any(Path("/sys/bus/event_source/devices", d).exists() for d in ("cpu", "cpu_core", "cpu_atom"))
+
+
+def run_json(tmp_path, yaml_text, backend):
+    p = tmp_path / "m.yaml"
+    p.write_text(yaml_text)
+    out = tmp_path / "r.json"
+    run_cli("run", p, "-b", backend, "--json", out, check=0)
+    return json.loads(out.read_text())["runs"][0]
+
+
+def rates(run):
+    """Calibrated line updates per us, by buffer size in bytes (measurements memory.<n>B.lines_per_us)."""
+    out = {}
+    for k, v in run["measurements"].items():
+        if k.startswith("memory.") and k.endswith("B.lines_per_us"):
+            out[int(k[len("memory."):-len("B.lines_per_us")])] = v
+    return out
+
+
+def steal(run):
+    return run["measurements"].get("host.steal_ms", 0)
+
+
+# One memory task whose buffer fits the private L2 (512 KiB here), one CPU task.
+ALONE = """platform: {cpus: 2}
+run: {duration: 500}
+tasks:
+  - {name: m, period: 10, wcet: 2, wss: 256KiB, cpu: 0}
+  - {name: c, period: 10, wcet: 1, cpu: 1}
+"""
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_memory_jobs_record_their_cpu_time_close_to_demand_alone(tmp_path, backend):
+    for _ in range(3):
+        r = run_json(tmp_path, ALONE, backend)
+        m = [j for j in r["jobs"] if j["task"] == "m" and j["finish_ns"] is not None]
+        med = statistics.median(j["exec_ns"] / j["demand_ns"] for j in m)
+        if 0.7 <= med <= 1.4:
+            break
+    assert len(m) >= 49 and all(j["exec_ns"] > 0 for j in m)
+    # The calibrated rate holds for the task alone: its jobs take about their demand in CPU time.
+    assert 0.7 <= med <= 1.4, (med, steal(r))
+    # CPU burn: exactly its demand, plus at most a chunk per piece.
+    for j in r["jobs"]:
+        if j["task"] == "c" and j["finish_ns"] is not None:
+            assert j["demand_ns"] <= j["exec_ns"] <= j["demand_ns"] * 1.05 + 50_000, j
+    assert rates(r).get(262144, 0) > 0, r["measurements"]
+    assert r["total"]["exec_inflation"] > 0 and abs(r["total"]["ipc_proxy"] * r["total"]["exec_inflation"] - 1) < 1e-6
+    if not has_pmu():
+        # This VM: no PMU, said in the results with the kernel's reason; no job has counters.
+        why = r["unavailable"]["hardware_counters"]
+        assert why.startswith("not available here: perf_event_open(") and "no hardware PMU" in why, why
+        assert why.endswith("execution-time inflation (exec_ns / demand_ns) is the measure")
+        assert all(j["hw"] is None for j in r["jobs"])
+    else:
+        assert "hardware_counters" not in r.get("unavailable", {})
+        assert all(j["hw"]["instructions"] > 0 for j in m)
+
+
+def cache_probe(tmp_path):
+    """The calibration curve of this machine: one short run whose tasks have buffers from
+    LLC/32 to 2 x LLC (each size calibrated once, alone, before the run starts). Returns
+    {bytes: lines per us}."""
+    llc = llc_bytes()
+    sizes = [llc // 32, llc // 16, llc // 8, llc // 4, llc // 2, 3 * llc // 4, llc, 2 * llc]
+    tasks = "".join(f"  - {{name: s{i}, period: 100, wcet: 0.1, wss: {s}, cpu: 0}}\n" for i, s in enumerate(sizes))
+    r = run_json(tmp_path, "platform: {cpus: 2}\nrun: {duration: 100}\ntasks:\n" + tasks, "testbed:pedf")
+    return rates(r)
+
+
+def fitting_size(curve):
+    """The largest buffer that still runs at cache speed (at least half the smallest buffer's
+    rate) when alone: two such buffers together do not fit in what this machine's LLC gives
+    one task. sysfs says 32 MiB here, but the host shares its L3 with other guests, and
+    measured alone a buffer beyond 4-8 MiB ran at memory speed already."""
+    sizes = sorted(curve)
+    fast = curve[sizes[0]]
+    fits = [s for s in sizes if curve[s] >= 0.5 * fast]
+    w = max(fits)
+    assert w < sizes[-1], f"even a buffer of 2 x LLC runs at cache speed: {curve}"
+    return w
+
+
+def interference_set(w):
+    """On CPU 0: a (every 5 ms) strides over its buffer of w bytes; every 10 ms, just before
+    one of a's jobs, b strides over another buffer of w bytes, and 5 ms later c burns CPU
+    (b and c more urgent: deadline 4, priority 2). So a's jobs alternate between following b
+    and following c with the same timing (same gaps, same CPU occupancy, same calibration, in
+    the same run): only the memory touched just before differs. (On this loaded VM a's jobs
+    take 1.4-2.4x their demand even after c, because other processes use the CPU in the gaps
+    and the L3 all along; with b replaced by CPU burn, after-b and after-c agree within 15%.)
+    0.5 ms of work each: the order holds up to about 5x inflation."""
+    return f"""platform: {{cpus: 2}}
+run: {{duration: 1s}}
+tasks:
+  - {{name: a, period: 5, wcet: 0.5, wss: {w}, cpu: 0, priority: 1}}
+  - {{name: b, period: 10, deadline: 4, wcet: 0.5, wss: {w}, cpu: 0, priority: 2}}
+  - {{name: c, period: 10, offset: 5, deadline: 4, wcet: 0.5, cpu: 0, priority: 2}}
+"""
+
+
+def a_after(run):
+    """Median exec/demand of a's jobs by the task whose job finished last before each started,
+    and how many jobs each median is over."""
+    done = [j for j in run["jobs"] if j["finish_ns"] is not None]
+    split = {"a": [], "b": [], "c": []}
+    for j in done:
+        if j["task"] != "a":
+            continue
+        before = [k for k in done if k["finish_ns"] <= j["start_ns"]]
+        if before:
+            split[max(before, key=lambda k: k["finish_ns"])["task"]].append(j["exec_ns"] / j["demand_ns"])
+    return {k: (statistics.median(v), len(v)) for k, v in split.items() if v}
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_buffers_that_together_exceed_the_cache_inflate_execution(tmp_path, backend):
+    curve = cache_probe(tmp_path)
+    fit = fitting_size(curve)
+    # The calibration finds what fits when a buffer is hammered alone; during a run other
+    # processes share the cache in the gaps, so what stays resident between jobs is less: try
+    # the fitting size, then half, then a quarter, and stop at the first that shows it.
+    tries = []
+    for w in (fit, fit // 2, fit // 4):
+        r = run_json(tmp_path, interference_set(w), backend)
+        m = a_after(r)
+        (after_b, n_b), (after_c, n_c) = m.get("b", (0, 0)), m.get("c", (0, 0))
+        tries.append((w >> 10, round(after_c, 2), round(after_b, 2), n_c, n_b, steal(r)))
+        if n_b >= 80 and n_c >= 80 and after_b >= 1.25 * after_c:
+            break
+    print(f"{backend}: calibration {({k >> 10: round(v) for k, v in sorted(curve.items())})} (KiB: lines/us); "
+          f"wss KiB per task, a's median exec/demand after c, after b, jobs, jobs, steal ms: {tries}")
+    # The order was kept: a's jobs alternate between following b and following c.
+    assert n_b >= 80 and n_c >= 80, tries
+    # The same work, the same calibration, the same run: only the memory touched before differs.
+    assert after_b >= 1.25 * after_c, (curve, tries)
+    # The summary shows it: b's jobs follow a's and are inflated as well.
+    tasks = {t["name"]: t for t in r["tasks"]}
+    assert tasks["b"]["exec_inflation"] > tasks["c"]["exec_inflation"], r["tasks"]
