@@ -3,9 +3,14 @@
 //! log-uniform in [10, 100] ms rounded to us, 60 s simulated, best of 3). Comparing the two
 //! separates the engine's speed from the Python wrapper's overhead.
 //!
-//!     cargo run --release -p rtsched-sim --example throughput [-- SECONDS [M]]
+//!     cargo run --release -p rtsched-sim --example throughput [-- [--cache] SECONDS [M]]
 //!
 //! With M, only the size with that many CPUs (for profiling one size).
+//!
+//! With `--cache`, the cache model's cost (docs/cache-model.md): the same sets given working
+//! sets (log-uniform 16 KiB - 4 MiB, memory groups of three consecutive tasks) on the Opteron
+//! topology (LWFG Table 2), each simulated with `run.cache` off and on in interleaved rounds
+//! (best of 5 each, so host noise falls on both); prints both rates and the slowdown (off jobs/s over on jobs/s).
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -44,10 +49,56 @@ fn taskset(m: u32, n: usize, seed: u64, secs: u64) -> TaskSet {
     ts
 }
 
+/// `taskset` with working sets, memory groups and the Opteron topology (cache model off).
+fn with_memory(mut ts: TaskSet, seed: u64) -> TaskSet {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    for (i, t) in ts.tasks.iter_mut().enumerate() {
+        let kib = rng.random_range((16f64).ln()..(4096f64).ln()).exp().round() as u64;
+        t.wss = Some(kib * 1024);
+        t.group = Some(i as u32 / 3);
+    }
+    ts.platform.topology = Some(rtsched_model::topology::Topology::opteron6164x4(ts.platform.cpus).expect("at most 48 CPUs"));
+    ts
+}
+
+fn timed(ts: &TaskSet) -> (f64, usize) {
+    let t0 = Instant::now();
+    let r = rtsched_sim::simulate(ts, "gedf", false).unwrap();
+    (t0.elapsed().as_secs_f64(), r.jobs.len())
+}
+
+fn cache_cost(secs: u64, only: Option<u32>) {
+    println!("{:>3} {:>4} {:>10} {:>14} {:>14} {:>9}", "m", "n", "jobs", "off jobs/s", "on jobs/s", "slowdown");
+    for (m, n) in [(2u32, 6usize), (8, 24), (32, 96)] {
+        if only.is_some_and(|o| o != m) {
+            continue;
+        }
+        let off = with_memory(taskset(m, n, 1000 * m as u64 + n as u64, secs), m as u64);
+        let mut on = off.clone();
+        on.run.cache.enabled = true;
+        let (mut best_off, mut best_on, mut jobs) = (f64::INFINITY, f64::INFINITY, (0, 0));
+        for _ in 0..5 {
+            let (t, j) = timed(&off);
+            best_off = best_off.min(t);
+            let (u, k) = timed(&on);
+            best_on = best_on.min(u);
+            jobs = (j, k);
+        }
+        // Stalls change the schedule a little: each side's rate uses its own job count.
+        let (r_off, r_on) = (jobs.0 as f64 / best_off, jobs.1 as f64 / best_on);
+        println!("{m:>3} {n:>4} {:>10} {r_off:>14.0} {r_on:>14.0} {:>8.2}x", jobs.1, r_off / r_on);
+    }
+}
+
 fn main() {
-    let secs: u64 = std::env::args().nth(1).map(|s| s.parse().expect("SECONDS")).unwrap_or(60);
+    let cache = std::env::args().any(|a| a == "--cache");
+    let args: Vec<String> = std::env::args().skip(1).filter(|a| a != "--cache").collect();
+    let secs: u64 = args.first().map(|s| s.parse().expect("SECONDS")).unwrap_or(60);
+    let only: Option<u32> = args.get(1).map(|s| s.parse().expect("M"));
+    if cache {
+        return cache_cost(secs, only);
+    }
     println!("{:>3} {:>4} {:>10} {:>12} {:>14}", "m", "n", "jobs", "best wall s", "jobs/s");
-    let only: Option<u32> = std::env::args().nth(2).map(|s| s.parse().expect("M"));
     for (m, n) in [(2u32, 6usize), (8, 24), (32, 96)] {
         if only.is_some_and(|o| o != m) {
             continue;

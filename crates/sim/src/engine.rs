@@ -17,6 +17,7 @@
 //! events (of entities that left their CPU) are skipped by a per-CPU version number instead of
 //! being removed.
 
+use crate::cache::CacheModel;
 use crate::cost::{CostModel, NoCache};
 use rtsched_model::results::{Interval, JobRecord, OverheadTotals, RunResult};
 use rtsched_model::{TaskSet, Time};
@@ -467,17 +468,31 @@ impl<'p, O: Observer, C: CostModel> Engine<'p, O, C> {
     }
 }
 
-/// Simulate `ts` under an already-built policy.
+/// Run `ts` with the cost model its task file asks for: the cache model with `run.cache`
+/// enabled (docs/cache-model.md), else none. The engine is generic over the model, so the
+/// choice is made once here and the hot path calls the model directly.
+fn run_with<O: Observer>(ts: &TaskSet, policy: &mut dyn Policy, observer: O, record_intervals: bool, measure_policy: bool) -> Result<RunResult, String> {
+    if ts.run.cache.enabled {
+        let cost = CacheModel::new(ts)?;
+        Engine::new(ts, policy, observer, cost, record_intervals).measure_policy(measure_policy).try_run()
+    } else {
+        Engine::new(ts, policy, observer, NoCache, record_intervals).measure_policy(measure_policy).try_run()
+    }
+}
+
+/// Simulate `ts` under an already-built policy. Panics where [`simulate`] returns an error
+/// (bad cache-model input, an unresolved deadlock).
 pub fn simulate_policy(ts: &TaskSet, policy: &mut dyn Policy, record_intervals: bool) -> RunResult {
-    Engine::new(ts, policy, NoObserver, NoCache, record_intervals).run()
+    run_with(ts, policy, NoObserver, record_intervals, false).unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// Simulate `ts` under an already-built policy, calling `observer` after every instant.
 pub fn simulate_observed<O: Observer>(ts: &TaskSet, policy: &mut dyn Policy, observer: O, record_intervals: bool) -> RunResult {
-    Engine::new(ts, policy, observer, NoCache, record_intervals).run()
+    run_with(ts, policy, observer, record_intervals, false).unwrap_or_else(|e| panic!("{e}"))
 }
 
-/// Simulate `ts` under an already-built policy with a cost model of the caller's.
+/// Simulate `ts` under an already-built policy with a cost model of the caller's (whatever
+/// `run.cache` says).
 pub fn simulate_costed<C: CostModel>(ts: &TaskSet, policy: &mut dyn Policy, cost: C, record_intervals: bool) -> RunResult {
     Engine::new(ts, policy, NoObserver, cost, record_intervals).run()
 }
@@ -491,7 +506,7 @@ pub fn simulate(ts: &TaskSet, spec: &str, record_intervals: bool) -> Result<RunR
 /// ([`Engine::measure_policy`]); returns the result and the policy's own counters.
 pub fn simulate_measured(ts: &TaskSet, spec: &str, record_intervals: bool, measure_policy: bool) -> Result<(RunResult, Vec<(String, f64)>), String> {
     let mut p = rtsched_policies::build(spec, ts)?;
-    let r = Engine::new(ts, p.as_mut(), NoObserver, NoCache, record_intervals).measure_policy(measure_policy).try_run()?;
+    let r = run_with(ts, p.as_mut(), NoObserver, record_intervals, measure_policy)?;
     Ok((r, p.stats()))
 }
 

@@ -2,6 +2,7 @@
 //! seeded execution-time models; same task set + seed gives byte-identical results. A driver of
 //! the job ledger in `rtsched-runtime`, like the real-threads testbed.
 
+pub mod cache;
 pub mod cost;
 pub mod engine;
 
@@ -10,5 +11,6 @@ pub mod exec {
     pub use rtsched_runtime::streams::*;
 }
 
+pub use cache::CacheModel;
 pub use cost::{CostModel, NoCache};
 pub use engine::{simulate, simulate_costed, simulate_measured, simulate_observed, simulate_policy, simulate_with_stats, Observer, View};
