@@ -41,21 +41,76 @@ def generators() -> list[dict]:
     return [{"name": n, "summary": s, "params": p} for n, s, p in _core.generators()]
 
 
-def analyze(taskset) -> list[dict]:
-    """Every applicable schedulability test: ``{"test", "schedulable" (True/False/None), "detail"}``."""
+def analyze(taskset, overheads: str | None = None, statistic: str = "p99") -> list[dict]:
+    """Every applicable schedulability test: ``{"test", "schedulable" (True/False/None), "detail"}``.
+
+    With ``overheads`` (an overhead profile, ``rtsched.overheads/1``; its ``statistic`` column,
+    ``"p99"`` by default), or when the task file sets ``run.overheads``, each entry also has
+    ``"with_overheads"`` (True/False/None) and ``"overhead_detail"``: the same test on the WCETs
+    inflated by the overheads (:func:`overhead_analysis`), and the list also holds
+    ``necessary`` when only that side has it. Without overheads the two keys are absent.
+    """
     from .result import _as_taskset
 
-    return [{"test": t, "schedulable": v, "detail": d} for t, v, d in _core.analyze(_as_taskset(taskset))]
+    ts = _as_taskset(taskset)
+    plain = [{"test": t, "schedulable": v, "detail": d} for t, v, d in _core.analyze(ts)]
+    oa = overhead_analysis(ts, overheads, statistic)
+    if oa is None:
+        return plain
+    by_test = {v["test"]: v for v in oa["verdicts"]}
+    out = []
+    for v in plain:
+        o = by_test.pop(v["test"], None)
+        out.append(dict(v, with_overheads=o and o["schedulable"], overhead_detail=o["detail"] if o else "-"))
+    # Tests only the overhead-aware side has (`necessary` on one CPU) come first.
+    extra = [{"test": t, "schedulable": None, "detail": "-", "with_overheads": o["schedulable"], "overhead_detail": o["detail"]} for t, o in by_test.items()]
+    return extra + out
 
 
-def partition(taskset, heuristic: str = "ffd", admission: str = "edf"):
+def overhead_analysis(taskset, overheads: str | None = None, statistic: str = "p99") -> dict | None:
+    """The overhead-aware analysis (docs/overheads.md, "Overhead-aware analysis"): every
+    applicable test on the task set with each WCET inflated by the overheads the simulator can
+    charge its job (dispatches, ticks) and each deadline shortened by the release latency.
+
+    Overheads: the profile file ``overheads`` (``statistic``: ``"median"`` or ``"p99"``), or
+    else the task file's own ``run.overheads``; None when there are none. Returns
+    ``{"overheads": str, "costs": {kind: ns}, "verdicts": [{"test", "schedulable", "detail"}],
+    "tasks": [{"name", "wcet_ns", "deadline_ns", "period_ns", "wcet_partitioned_ns",
+    "deadline_inflated_ns", "dispatches_partitioned", "wcet_global_ns", "dispatches_global",
+    "migrations_global"}]}`` (the ``global`` fields are None on one CPU). A pass proves the
+    set schedulable with the overheads; a failure on the inflated set is reported as None
+    (inconclusive), except where the overheads alone make a miss certain. A bad profile raises
+    :class:`InputError` naming the field.
+    """
+    from .result import _as_taskset
+
+    ts = _as_taskset(taskset)
+    r = _core.analyze_overheads(ts, overheads, statistic)
+    if r is None:
+        return None
+    desc, verdicts, rows = r
+    costs = dict(_core.analysis_overheads(ts, overheads, statistic)[1])
+    keys = ["name", "wcet_ns", "deadline_ns", "period_ns", "wcet_partitioned_ns", "deadline_inflated_ns", "dispatches_partitioned",
+            "wcet_global_ns", "dispatches_global", "migrations_global"]
+    return {
+        "overheads": desc,
+        "costs": costs,
+        "verdicts": [{"test": t, "schedulable": v, "detail": d} for t, v, d in verdicts],
+        "tasks": [dict(zip(keys, row)) for row in rows],
+    }
+
+
+def partition(taskset, heuristic: str = "ffd", admission: str = "edf", overheads: str | None = None, statistic: str = "p99"):
     """Assign every task a CPU with ``heuristic`` (``ffd``, ``wfd``, ``bfd``, ``nfd``, ``bf``,
     ``lwfg``, or a chain such as ``lwfg+ffd+global``). Returns ``(TaskSet or None, heuristic)``:
     None when a chain fell back to ``global``. Raises :class:`InputError` naming the task that
-    does not fit."""
+    does not fit.
+
+    Admission charges overheads — the profile ``overheads`` (its ``statistic``), or else the
+    task file's own ``run.overheads`` — on the WCETs, as :func:`overhead_analysis` does per CPU."""
     from .result import _as_taskset
 
-    return _core.partition_taskset(_as_taskset(taskset), heuristic, admission)
+    return _core.partition_taskset(_as_taskset(taskset), heuristic, admission, overheads, statistic)
 
 
 def to_yaml(taskset: TaskSet) -> str:

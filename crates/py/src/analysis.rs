@@ -1,8 +1,11 @@
-//! Bindings for the analysis crate: generators, schedulability tests, partitioners.
+//! Bindings for the analysis crate: generators, schedulability tests (plain and
+//! overhead-aware), partitioners.
 
 use crate::{input_err, PyTaskSet};
 use pyo3::prelude::*;
-use rtsched_analysis::{gen, partition, schedulability};
+use rtsched_analysis::{gen, overheads as oha, partition, schedulability};
+use rtsched_model::overheads::{load_profile, Statistic};
+use rtsched_model::{Overheads, TaskSet};
 
 /// A generated task set with its utilisations, PAWS threads and ChronOS utilities.
 type GeneratedTuple = (PyTaskSet, Vec<f64>, Option<Vec<u32>>, Option<Vec<f64>>);
@@ -30,13 +33,75 @@ fn analyze(py: Python<'_>, taskset: &PyTaskSet) -> Vec<(String, Option<bool>, St
     py.detach(|| schedulability::analyze(ts)).into_iter().map(|v| (v.test, v.schedulable, v.detail)).collect()
 }
 
+/// The overheads an analysis charges: those of the profile file `profile` (its `statistic`
+/// column), or else the task set's own `run.overheads` when it sets any; None otherwise.
+fn overheads_for(ts: &TaskSet, profile: Option<&str>, statistic: &str) -> PyResult<Option<Overheads>> {
+    let stat = Statistic::parse(statistic).map_err(|e| input_err(format!("statistic: {e}")))?;
+    match profile {
+        Some(p) => Ok(Some(load_profile(p).map_err(input_err)?.overheads(stat, p))),
+        None => Ok(ts.run.overheads.any().then(|| ts.run.overheads.clone())),
+    }
+}
+
+/// Costs in ns, by kind.
+type Costs = Vec<(&'static str, u64)>;
+
+fn costs(o: &Overheads) -> Costs {
+    vec![
+        ("decision", o.decision),
+        ("context_switch", o.context_switch),
+        ("migration", o.migration),
+        ("release", o.release),
+        ("tick", o.tick),
+        ("tick_period", o.tick_period),
+    ]
+}
+
+/// The overheads an overhead-aware analysis of `taskset` would charge (see `overheads_for`):
+/// (one-line description, costs in ns by kind), or None.
+#[pyfunction]
+#[pyo3(signature = (taskset, profile=None, statistic="p99"))]
+fn analysis_overheads(taskset: &PyTaskSet, profile: Option<&str>, statistic: &str) -> PyResult<Option<(String, Costs)>> {
+    Ok(overheads_for(&taskset.inner, profile, statistic)?.map(|o| (oha::describe(&o), costs(&o))))
+}
+
+/// One task of an overhead-aware analysis: (name, C, D, T, C'' and D' on one CPU / per CPU,
+/// dispatches charged per job there, C'' under global EDF or None, its dispatches, its
+/// migrations), ns.
+type TaskRow = (String, u64, u64, u64, u64, u64, u64, Option<u64>, Option<u64>, Option<u64>);
+
+/// Every applicable test with the overheads charged (WCETs inflated; analysis crate,
+/// `overheads.rs`): (overheads description, verdicts as in `analyze`, per-task inflation), or
+/// None when there are no overheads to charge (no profile and none in the task file).
+#[pyfunction]
+#[pyo3(signature = (taskset, profile=None, statistic="p99"))]
+#[allow(clippy::type_complexity)]
+fn analyze_overheads(py: Python<'_>, taskset: &PyTaskSet, profile: Option<&str>, statistic: &str) -> PyResult<Option<(String, Vec<(String, Option<bool>, String)>, Vec<TaskRow>)>> {
+    let ts = &taskset.inner;
+    let Some(oh) = overheads_for(ts, profile, statistic)? else { return Ok(None) };
+    let a = py.detach(|| oha::analyze_with_overheads(ts, &oh));
+    let verdicts = a.verdicts.into_iter().map(|v| (v.test, v.schedulable, v.detail)).collect();
+    let rows = a
+        .tasks
+        .into_iter()
+        .map(|r| {
+            let p = r.partitioned;
+            (r.name, r.plain.c, r.plain.d, r.plain.t, p.task.c, p.task.d, p.dispatches, r.global.map(|g| g.task.c), r.global.map(|g| g.dispatches), r.global.map(|g| g.migrations))
+        })
+        .collect();
+    Ok(Some((oha::describe(&oh), verdicts, rows)))
+}
+
 /// Partition with `heuristic` (a name or a chain "lwfg+ffd+global"); `admission` is
 /// "edf" (exact EDF, default), "density", "rm", "dm" or "file" (FP response-time analysis).
-/// Returns (task set with `cpu` fields, or None when the chain fell back to global; heuristic).
+/// Admission charges the overheads of `profile` (its `statistic`), or else the task file's own
+/// `run.overheads`, if any. Returns (task set with `cpu` fields, or None when the chain fell
+/// back to global; heuristic).
 #[pyfunction]
-#[pyo3(signature = (taskset, heuristic, admission="edf"))]
-fn partition_taskset(py: Python<'_>, taskset: &PyTaskSet, heuristic: &str, admission: &str) -> PyResult<(Option<PyTaskSet>, String)> {
+#[pyo3(signature = (taskset, heuristic, admission="edf", profile=None, statistic="p99"))]
+fn partition_taskset(py: Python<'_>, taskset: &PyTaskSet, heuristic: &str, admission: &str, profile: Option<&str>, statistic: &str) -> PyResult<(Option<PyTaskSet>, String)> {
     let ts = &taskset.inner;
+    let oh = overheads_for(ts, profile, statistic)?;
     let adm = match admission {
         "edf" => partition::Admission::EdfExact,
         "density" => partition::Admission::Density,
@@ -49,7 +114,7 @@ fn partition_taskset(py: Python<'_>, taskset: &PyTaskSet, heuristic: &str, admis
         o => return Err(input_err(format!("unknown admission test '{o}' (known: edf, density, rm, dm, file)"))),
     };
     let p = partition::by_name(heuristic).map_err(input_err)?;
-    let r = py.detach(|| p.partition(ts, &adm)).map_err(|e| input_err(format!("{}: {e}", ts.source)))?;
+    let r = py.detach(|| p.partition_with(ts, &adm, oh.as_ref())).map_err(|e| input_err(format!("{}: {e}", ts.source)))?;
     if r.is_global() {
         return Ok((None, r.heuristic));
     }
@@ -70,6 +135,8 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(generate, m)?)?;
     m.add_function(wrap_pyfunction!(generators, m)?)?;
     m.add_function(wrap_pyfunction!(analyze, m)?)?;
+    m.add_function(wrap_pyfunction!(analyze_overheads, m)?)?;
+    m.add_function(wrap_pyfunction!(analysis_overheads, m)?)?;
     m.add_function(wrap_pyfunction!(partition_taskset, m)?)?;
     m.add_function(wrap_pyfunction!(to_yaml, m)?)?;
     Ok(())

@@ -11,16 +11,21 @@
 //! `lwfg`, any `FIT:ORDER` (FIT in first|next|best|worst, ORDER in util|density|deadline|wss|none),
 //! `global` (always "succeeds", meaning: schedule globally), and fallback chains separated by `,`
 //! or `+` (`lwfg,ffd,global`, as LWFG §3.2 recommends), tried left to right.
+//!
+//! Overheads: when the task set sets `run.overheads` (or a profile is given to
+//! `partition_with`), every heuristic admits on the WCETs inflated by them
+//! (`crate::overheads`), so a partition it accepts holds in the overhead-charged simulator.
 
 pub mod fit;
 pub mod lwfg;
 
 pub use fit::{Fit, Order};
 
+use crate::overheads::{inflate, Class};
 use crate::schedulability::uniprocessor::{edf_exact, fp_rta};
 use crate::schedulability::{cmp_sum, Cdt};
 use rtsched_model::file::closest;
-use rtsched_model::TaskSet;
+use rtsched_model::{Overheads, TaskSet};
 use std::cmp::Ordering;
 use std::fmt;
 
@@ -196,6 +201,18 @@ impl<'a> Bins<'a> {
     }
 }
 
+/// What one partitioning is run on: the tasks as admission sees them (inflated when
+/// `overheads`), or the reason no task can be admitted at all.
+struct Job<'j> {
+    cdt: &'j [Cdt],
+    wss: &'j [u64],
+    group: &'j [Option<u32>],
+    m: u32,
+    adm: &'j Admission,
+    overheads: bool,
+    infeasible: Option<&'j (usize, String)>,
+}
+
 /// A partitioning heuristic (or a fallback chain of them).
 #[derive(Clone, Debug, PartialEq)]
 pub enum Partitioner {
@@ -216,32 +233,55 @@ impl Partitioner {
         }
     }
 
-    /// Partition `ts` onto its platform's CPUs.
+    /// Partition `ts` onto its platform's CPUs. When the task file sets overheads
+    /// (`run.overheads`), admission charges them (`partition_with`).
     pub fn partition(&self, ts: &TaskSet, admission: &Admission) -> Result<Partition, PartitionError> {
-        let cdt: Vec<Cdt> = ts.tasks.iter().map(Cdt::from).collect();
+        let oh = &ts.run.overheads;
+        self.partition_with(ts, admission, oh.any().then_some(oh))
+    }
+
+    /// Partition `ts` with the admission test run on the tasks' WCETs inflated by `overheads`
+    /// (`crate::overheads`, partitioned class: each job pays two dispatches, ticks stretch it,
+    /// release latency shortens its deadline), or on the plain WCETs with `None`.
+    pub fn partition_with(&self, ts: &TaskSet, admission: &Admission, overheads: Option<&Overheads>) -> Result<Partition, PartitionError> {
+        let mut cdt: Vec<Cdt> = ts.tasks.iter().map(Cdt::from).collect();
+        let mut infeasible = None;
+        if let Some(oh) = overheads {
+            match inflate(&cdt, oh, Class::Partitioned) {
+                Ok(inf) => cdt = inf.iter().map(|x| x.task).collect(),
+                Err(e) => infeasible = Some((e.task.unwrap_or(0), e.message)),
+            }
+        }
         let wss: Vec<u64> = ts.tasks.iter().map(|t| t.wss.unwrap_or(0)).collect();
         let group: Vec<Option<u32>> = ts.tasks.iter().map(|t| t.group).collect();
         let name_of = |i: usize| ts.tasks[i].name.clone();
-        self.run(&cdt, &wss, &group, ts.platform.cpus, admission, &name_of)
+        let job = Job { cdt: &cdt, wss: &wss, group: &group, m: ts.platform.cpus, adm: admission, overheads: overheads.is_some(), infeasible: infeasible.as_ref() };
+        self.run(&job, &name_of)
     }
 
-    fn run(&self, cdt: &[Cdt], wss: &[u64], group: &[Option<u32>], m: u32, adm: &Admission, name_of: &dyn Fn(usize) -> String) -> Result<Partition, PartitionError> {
+    fn run(&self, job: &Job, name_of: &dyn Fn(usize) -> String) -> Result<Partition, PartitionError> {
+        let Job { cdt, wss, group, m, adm, .. } = *job;
         if let Admission::FpRta(p) = adm {
             assert_eq!(p.len(), cdt.len(), "one priority per task");
         }
         let fail = |heuristic: String, i: usize, msg: String| PartitionError { heuristic, task: i, task_name: name_of(i), message: msg };
+        // With overheads, what admission saw is the inflated task: say so.
+        let (with, seen) = if job.overheads { (" with overheads", "inflated ") } else { ("", "") };
+        if let (Some((i, why)), false) = (job.infeasible, matches!(self, Partitioner::Global | Partitioner::Chain(_))) {
+            return Err(fail(self.name(), *i, format!("fits on no CPU: {why}")));
+        }
         match self {
             Partitioner::AnyFit { name, fit, order } => fit::any_fit(cdt, wss, m, adm, *fit, *order)
                 .map(|cpu_of_task| Partition { cpu_of_task, heuristic: name.clone() })
-                .map_err(|i| fail(name.clone(), i, format!("does not fit on any of the {m} CPUs ({} admission, {})", adm.name(), describe(&cdt[i])))),
+                .map_err(|i| fail(name.clone(), i, format!("does not fit on any of the {m} CPUs ({} admission{with}, {seen}{})", adm.name(), describe(&cdt[i])))),
             Partitioner::Lwfg => lwfg::lwfg(cdt, wss, group, m, adm)
                 .map(|cpu_of_task| Partition { cpu_of_task, heuristic: "lwfg".into() })
-                .map_err(|i| fail("lwfg".into(), i, format!("fits on none of the {m} CPUs beside the tasks LWFG placed before it ({} admission, {})", adm.name(), describe(&cdt[i])))),
+                .map_err(|i| fail("lwfg".into(), i, format!("fits on none of the {m} CPUs beside the tasks LWFG placed before it ({} admission{with}, {seen}{})", adm.name(), describe(&cdt[i])))),
             Partitioner::Global => Ok(Partition { cpu_of_task: Vec::new(), heuristic: "global".into() }),
             Partitioner::Chain(list) => {
                 let mut errs: Vec<PartitionError> = Vec::new();
                 for p in list {
-                    match p.run(cdt, wss, group, m, adm, name_of) {
+                    match p.run(job, name_of) {
                         Ok(part) => return Ok(part),
                         Err(e) => errs.push(e),
                     }
@@ -448,6 +488,26 @@ mod tests {
         let rm = crate::priority::rate_monotonic(&tasks);
         assert_eq!(by_name("first:none").unwrap().partition(&ts, &Admission::EdfExact).unwrap().cpu_of_task, vec![0, 0, 0]);
         assert_eq!(by_name("first:none").unwrap().partition(&ts, &Admission::FpRta(rm)).unwrap().cpu_of_task, vec![0, 0, 1]);
+    }
+
+    /// u = .5, .5, .8 (T = 10ms) on 2 CPUs. Plainly FFD gives t2→0, t0, t1→1 (1.0 exactly).
+    /// With decision 10us + cs 20us and a 100us tick every 1ms, admission sees
+    /// C'' = (C + 60us + 100us)/0.9: t0, t1 = 5.733ms, t2 = 9.067ms; t1 fits beside neither. The
+    /// task file's `run.overheads` is what `partition` charges; a tick ≥ its period admits nothing.
+    #[test]
+    fn admission_charges_overheads_by_hand() {
+        let mut ts = set(2, &[5, 5, 8]);
+        assert_eq!(run("ffd", &ts), vec![1, 1, 0]);
+        ts.run.overheads = Overheads { decision: 10_000, context_switch: 20_000, tick: 100_000, tick_period: NS_PER_MS, ..Overheads::default() };
+        let e = by_name("ffd").unwrap().partition(&ts, &Admission::EdfExact).unwrap_err();
+        assert_eq!(e.task_name, "t1");
+        assert!(e.message.contains("with overheads, inflated u=0.5733"), "{e}");
+        let plain = by_name("ffd").unwrap().partition_with(&ts, &Admission::EdfExact, None).unwrap();
+        assert_eq!(plain.cpu_of_task, vec![1, 1, 0]);
+        assert!(by_name("ffd,global").unwrap().partition(&ts, &Admission::EdfExact).unwrap().is_global());
+        ts.run.overheads.tick = NS_PER_MS;
+        let e = by_name("lwfg").unwrap().partition(&ts, &Admission::Density).unwrap_err();
+        assert!(e.message.contains("tick"), "{e}");
     }
 
     #[test]

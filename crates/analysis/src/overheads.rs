@@ -1,0 +1,340 @@
+//! Overhead-aware schedulability analysis: the task set's WCETs inflated by the overheads the
+//! simulator charges (docs/overheads.md), in the manner of LITMUS^RT's overhead accounting
+//! (Brandenburg's thesis, ch. 3: each job's WCET grows by the scheduler's costs it can be made
+//! to pay), and every test of `schedulability` run on the inflated set.
+//!
+//! Notation (all integer ns): a job of task (C, D, T) is *released* at r; with release latency
+//! ρ it *arrives* (is given to the policy) at r + ρ and must finish by r + D, so it is a job of
+//! a sporadic task with relative deadline D' = D − ρ (and the same minimum separation T: every
+//! release of the simulator is shifted by the same ρ). Each dispatch (the ledger puts an entity
+//! on a CPU) costs at most o = decision + context_switch (+ migration when the entity last ran
+//! on another CPU). A tick of cost k lands every P = tick_period on each CPU, at the instants
+//! P, 2P, …, and is charged to what that CPU runs just before the instant's decision.
+//!
+//! ## Partitioned and uniprocessor (EDF or FP per CPU): C'' = ⌈(C + 2·o + k) · P / (P − k)⌉
+//!
+//! Per CPU no entity ever migrates (a job's entity is new, and a partitioned domain only uses
+//! its own CPU), so o = decision + context_switch. Under preemptive EDF or FP a job is
+//! preempted only at the instant a more urgent job arrives, and that job is the one dispatched
+//! in its place: at most one preemption per arrival, so each job is charged for its own first
+//! dispatch and for the one resume it causes ("preemption-centric" accounting): 2·o.
+//!
+//! Soundness for EDF (FP's level-i busy window is the same argument): let t_d be the first
+//! missed deadline and t_0 the last instant ≤ t_d at which no job with deadline ≤ t_d that
+//! arrived before t_0 is pending; L = t_d − t_0. Throughout (t_0, t_d) the CPU runs (pays
+//! overhead for, or executes) only jobs that arrived in [t_0, t_d) with deadline ≤ t_d — the
+//! set S; one of them is unfinished at t_d, so L < Σ_S C + dispatch charges + tick charges made
+//! in the window. Every resume in the window follows a preemption by a job of S (more urgent,
+//! arrived later), each job of S causing at most one: dispatches ≤ 2·|S|. Ticks at instants in
+//! (t_0, t_d): at most ⌈L/P⌉ ≤ L/P + 1. With |S| ≥ 1 and n_i(L) jobs of task i in S,
+//!   L < Σ n_i (C_i + 2o) + k + L·k/P ≤ Σ n_i (C_i + 2o + k) + L·k/P
+//!   ⇒ L·(P − k)/P < Σ n_i (C_i + 2o + k) ⇒ L < Σ n_i C''_i,
+//! the processor demand of (C'', D', T) exceeds L: every EDF test (exact, density) on the
+//! inflated set rejects a set that can miss. For FP, the response-time fixed point R of the
+//! inflated set satisfies R ≥ Σ n_j (C_j + 2o) + k + R·k/P ≥ the demand of the level-i busy
+//! window including its ⌈R/P⌉ ticks, so the window closes by R.
+//!
+//! ## Global EDF: C'' = ⌈(C + f·(o + k) + (f − 1)·migration) · P / (P − k)⌉, f = 1 + p
+//!
+//! Under global scheduling "one preemption per arrival" does not carry over (a preempted job
+//! loses its resume on one CPU while the others stay busy, which an interference bound would
+//! have to count m times), so no cost is moved between jobs: each job pays for its own
+//! dispatches. A job J of task k is dispatched on arrival and once after each preemption, and
+//! it is preempted only at an instant where a job more urgent than J arrives (the domain keeps
+//! the m most urgent linked and never moves a linked entity). Arriving after J, that job has a
+//! strictly earlier deadline (EDF breaks deadline ties by release time), so it arrives in the
+//! open interval (a_J, a_J + D'_k − D'_i): p = Σ_{i ≠ k, D'_i < D'_k} ⌈(D'_k − D'_i)/T_i⌉. Each
+//! of J's f ≤ 1 + p execution fragments of length ℓ sees at most ⌈ℓ/P⌉ ticks, so with e the CPU
+//! time J occupies, e ≤ C + f·o + (f − 1)·migration + (e/P + f)·k, i.e. e ≤ C''. Up to the
+//! first miss the simulated schedule is then the plain global EDF schedule of jobs that
+//! execute at most C'' (decisions depend only on arrivals, completions and deadlines), which
+//! GFB and BCL on (C'', D', T) cover. Safe, and pessimistic when short-deadline tasks are many.
+//!
+//! Not charged: the abort handler (only after a miss or an abort) and a policy's own charges
+//! (`Dispatch::charge`, e.g. PAWS's steals; none of EDF's and FP's domains charge).
+
+use crate::schedulability::{self, global, Cdt, Verdict};
+use rtsched_model::time::fmt_duration;
+use rtsched_model::{Overheads, TaskSet, Time};
+
+/// Whose overheads to bound: those of one CPU (uniprocessor, or a partitioned scheduler's CPU)
+/// or of a global scheduler.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Class {
+    Partitioned,
+    Global,
+}
+
+/// One task's parameters with its overheads charged.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Inflated {
+    /// C'', D' = D − release latency, T.
+    pub task: Cdt,
+    /// Dispatches (decision + context switch each) and migrations charged per job.
+    pub dispatches: u64,
+    pub migrations: u64,
+}
+
+/// The overheads make a task set certainly unschedulable (they are not a bound here: the
+/// simulator shows the miss whatever the schedule).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Infeasible {
+    /// The task that cannot meet its deadline, or None when no CPU can run anything.
+    pub task: Option<usize>,
+    pub message: String,
+}
+
+/// Inflated WCETs are capped here (a task this long fails every test anyway).
+const CAP: u128 = 1 << 62;
+
+/// C'' = ⌈(C + extra) · P / (P − k)⌉ with k < P (no ticks: C + extra).
+fn stretch(c: Time, extra: u128, tick: Time, period: Time) -> Time {
+    let base = c as u128 + extra;
+    let v = if tick == 0 { base } else { (base * period as u128).div_ceil((period - tick) as u128) };
+    v.min(CAP) as Time
+}
+
+/// Preemptions a job of task k can suffer under global EDF (see the file's overview).
+fn global_preemptions(tasks: &[Cdt], k: usize, d: &[Time]) -> u64 {
+    (0..tasks.len())
+        .filter(|&i| i != k && d[i] < d[k])
+        .map(|i| (d[k] - d[i]).div_ceil(tasks[i].t))
+        .fold(0u64, u64::saturating_add)
+}
+
+/// The task set's tasks with the overheads `oh` charged for a scheduler of `class`.
+pub fn inflate(tasks: &[Cdt], oh: &Overheads, class: Class) -> Result<Vec<Inflated>, Infeasible> {
+    // The engine ticks every max(tick_period, 1) ns.
+    let period = oh.tick_period.max(1);
+    let tick = oh.tick;
+    if tick > 0 && tick >= period {
+        return Err(Infeasible {
+            task: None,
+            message: format!("tick {} ≥ tick_period {}: a busy CPU only runs its tick handler", fmt_duration(tick), fmt_duration(period)),
+        });
+    }
+    if let Some(i) = tasks.iter().position(|x| x.d <= oh.release) {
+        return Err(Infeasible {
+            task: Some(i),
+            message: format!("release latency {} ≥ D = {}: every job arrives after its deadline", fmt_duration(oh.release), fmt_duration(tasks[i].d)),
+        });
+    }
+    let d: Vec<Time> = tasks.iter().map(|x| x.d - oh.release).collect();
+    let o = (oh.decision + oh.context_switch) as u128;
+    Ok((0..tasks.len())
+        .map(|i| {
+            let x = tasks[i];
+            let (f, mig, extra) = match class {
+                Class::Partitioned => (2u64, 0u64, 2 * o + tick as u128),
+                Class::Global => {
+                    let p = global_preemptions(tasks, i, &d);
+                    let f = p.saturating_add(1);
+                    (f, p, f as u128 * (o + tick as u128) + p as u128 * oh.migration as u128)
+                }
+            };
+            Inflated { task: Cdt { c: stretch(x.c, extra, tick, period), d: d[i], t: x.t }, dispatches: f, migrations: mig }
+        })
+        .collect())
+}
+
+/// One task in an overhead-aware analysis: its plain and inflated parameters.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TaskRow {
+    pub name: String,
+    pub plain: Cdt,
+    /// Under a partitioned (or, on one CPU, any) scheduler.
+    pub partitioned: Inflated,
+    /// Under a global scheduler (m > 1 only).
+    pub global: Option<Inflated>,
+}
+
+/// Every applicable test on the inflated set, and the inflation per task.
+#[derive(Clone, Debug, PartialEq)]
+pub struct OverheadAnalysis {
+    pub verdicts: Vec<Verdict>,
+    /// Empty when the overheads alone make the set infeasible (the verdicts say why).
+    pub tasks: Vec<TaskRow>,
+}
+
+/// `ts` with each task's WCET and deadline replaced by the inflated ones.
+fn with_inflated(ts: &TaskSet, inf: &[Inflated]) -> TaskSet {
+    let mut out = ts.clone();
+    for (t, x) in out.tasks.iter_mut().zip(inf) {
+        t.wcet = x.task.c;
+        t.deadline = x.task.d;
+    }
+    out
+}
+
+/// What a sufficient test on the inflated set says about the overhead-charged schedule: a pass
+/// proves it schedulable; a failure proves nothing (the inflation is an upper bound).
+fn as_bound(mut v: Verdict) -> Verdict {
+    if v.schedulable == Some(false) {
+        v.schedulable = None;
+        v.detail = format!("fails with inflated WCETs (a bound, not a proof of a miss): {}", v.detail);
+    }
+    v
+}
+
+/// Every test of [`schedulability::analyze`] with the overheads `oh` charged (see the file's
+/// overview): uniprocessor and per-CPU (`p-`) tests on the partitioned inflation, global EDF
+/// tests on the global one, and `necessary`: each job needs at least C + decision +
+/// context_switch between its arrival and its deadline, and Σ of that over T at most m.
+/// Test names are those of the plain analysis, so the two can be shown side by side.
+pub fn analyze_with_overheads(ts: &TaskSet, oh: &Overheads) -> OverheadAnalysis {
+    let plain_names: Vec<String> = schedulability::analyze(ts).into_iter().map(|v| v.test).collect();
+    if ts.has_structure() {
+        let verdicts = plain_names
+            .into_iter()
+            .map(|n| Verdict::new(n, None, "not applicable: the overhead-aware analysis covers independent sequential tasks only"))
+            .collect();
+        return OverheadAnalysis { verdicts, tasks: Vec::new() };
+    }
+    let m = ts.platform.cpus;
+    let cdt: Vec<Cdt> = ts.tasks.iter().map(Cdt::from).collect();
+    let part = inflate(&cdt, oh, Class::Partitioned);
+    let glob = if m > 1 { Some(inflate(&cdt, oh, Class::Global)) } else { None };
+    let (part, glob) = match (part, glob.transpose()) {
+        (Ok(p), Ok(g)) => (p, g),
+        (Err(e), _) | (_, Err(e)) => {
+            let why = match e.task {
+                Some(i) => format!("task '{}': {}", ts.tasks[i].name, e.message),
+                None => e.message,
+            };
+            let mut verdicts = vec![Verdict::new("necessary", Some(false), why.clone())];
+            verdicts.extend(plain_names.into_iter().filter(|n| n != "necessary").map(|n| Verdict::new(n, Some(false), why.clone())));
+            return OverheadAnalysis { verdicts, tasks: Vec::new() };
+        }
+    };
+    // Necessary: the first dispatch always costs decision + context switch (a new entity).
+    let least: Vec<Cdt> = cdt.iter().zip(&part).map(|(x, p)| Cdt { c: x.c + oh.decision + oh.context_switch, d: p.task.d, t: x.t }).collect();
+    let mut necessary = global::necessary(&least, m);
+    necessary.detail = format!("with C + decision + context switch, D − release: {}", necessary.detail);
+    let mut verdicts = vec![necessary];
+    let on_part = schedulability::analyze(&with_inflated(ts, &part));
+    if let Some(g) = &glob {
+        verdicts.extend(schedulability::analyze(&with_inflated(ts, g)).into_iter().filter(|v| v.test.starts_with("gedf-")).map(as_bound));
+        verdicts.extend(on_part.into_iter().filter(|v| v.test.starts_with("p-")).map(as_bound));
+    } else {
+        verdicts.extend(on_part.into_iter().map(as_bound));
+    }
+    // A plain test that does not apply to the inflated set (the RM bounds need D = T, and
+    // D' = D − release is shorter) still gets a row, so the two lists line up.
+    for n in plain_names {
+        if !verdicts.iter().any(|v| v.test == n) {
+            verdicts.push(Verdict::new(n, None, "not applicable to the inflated set (D' = D − release latency is not T)"));
+        }
+    }
+    let tasks = ts
+        .tasks
+        .iter()
+        .enumerate()
+        .map(|(i, t)| TaskRow { name: t.name.clone(), plain: cdt[i], partitioned: part[i], global: glob.as_ref().map(|g| g[i]) })
+        .collect();
+    OverheadAnalysis { verdicts, tasks }
+}
+
+/// One line naming the charged overheads, for reports.
+pub fn describe(oh: &Overheads) -> String {
+    let mut s = format!(
+        "decision {}, context switch {}, migration {}, release {}, tick {} every {}",
+        fmt_duration(oh.decision),
+        fmt_duration(oh.context_switch),
+        fmt_duration(oh.migration),
+        fmt_duration(oh.release),
+        fmt_duration(oh.tick),
+        fmt_duration(oh.tick_period)
+    );
+    if let Some(p) = &oh.profile {
+        s.push_str(&format!(" ({} of {p})", oh.statistic.name()));
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const US: Time = 1_000;
+
+    fn oh(decision: Time, cs: Time, mig: Time, release: Time, tick: Time, period: Time) -> Overheads {
+        Overheads { decision, context_switch: cs, migration: mig, release, tick, tick_period: period, ..Overheads::default() }
+    }
+
+    fn cdt(c: Time, d: Time, t: Time) -> Cdt {
+        Cdt { c, d, t }
+    }
+
+    /// Partitioned, by hand: C = 1000us, decision 5us, cs 10us, tick 20us every 1000us,
+    /// release 50us. C' = 1000 + 2·15 = 1030; (1030 + 20)·1000/980 = 1071.428…us → ⌈⌉ =
+    /// 1071429ns; D' = 4000 − 50 = 3950us. Without ticks: exactly 1030us.
+    #[test]
+    fn partitioned_inflation_by_hand() {
+        let ts = [cdt(1000 * US, 4000 * US, 5000 * US)];
+        let r = inflate(&ts, &oh(5 * US, 10 * US, 99 * US, 50 * US, 20 * US, 1000 * US), Class::Partitioned).unwrap();
+        assert_eq!(r[0].task, cdt(1_071_429, 3950 * US, 5000 * US));
+        assert_eq!((r[0].dispatches, r[0].migrations), (2, 0));
+        let r = inflate(&ts, &oh(5 * US, 10 * US, 99 * US, 0, 0, 1000 * US), Class::Partitioned).unwrap();
+        assert_eq!(r[0].task, cdt(1030 * US, 4000 * US, 5000 * US));
+        // No overheads: no change.
+        assert_eq!(inflate(&ts, &Overheads::default(), Class::Partitioned).unwrap()[0].task, ts[0]);
+    }
+
+    /// Global, by hand: tasks (C, D, T) in us a = (100, 1000, 1000), b = (200, 3000, 4000),
+    /// c = (50, 250, 500); release 0. Preemptions: a by c: ⌈(1000−250)/500⌉ = 2 → p = 2;
+    /// b by a: ⌈2000/1000⌉ = 2 and by c: ⌈2750/500⌉ = 6 → p = 8; c: no task with D < 250
+    /// → p = 0. With decision 1, cs 2, migration 4, no tick: C'' = C + (p+1)·3 + p·4:
+    /// a = 100 + 9 + 8 = 117, b = 200 + 27 + 32 = 259, c = 50 + 3 = 53.
+    /// With tick 10us every 100us: c = ⌈(50 + 1·(3 + 10))·100/90⌉ = ⌈70⌉ = 70us.
+    #[test]
+    fn global_inflation_by_hand() {
+        let ts = [cdt(100 * US, 1000 * US, 1000 * US), cdt(200 * US, 3000 * US, 4000 * US), cdt(50 * US, 250 * US, 500 * US)];
+        let r = inflate(&ts, &oh(US, 2 * US, 4 * US, 0, 0, 1000 * US), Class::Global).unwrap();
+        assert_eq!(r.iter().map(|x| (x.task.c / US, x.dispatches, x.migrations)).collect::<Vec<_>>(), vec![(117, 3, 2), (259, 9, 8), (53, 1, 0)]);
+        let r = inflate(&ts, &oh(US, 2 * US, 4 * US, 0, 10 * US, 100 * US), Class::Global).unwrap();
+        assert_eq!(r[2].task.c, 70 * US);
+        // A release latency shortens every D' alike, so the preemption counts stay.
+        let r = inflate(&ts, &oh(US, 2 * US, 4 * US, 100 * US, 0, 1000 * US), Class::Global).unwrap();
+        assert_eq!(r.iter().map(|x| (x.task.d / US, x.dispatches)).collect::<Vec<_>>(), vec![(900, 3), (2900, 9), (150, 1)]);
+    }
+
+    #[test]
+    fn infeasible_overheads_are_named() {
+        let ts = [cdt(10, 100, 100), cdt(10, 50, 100)];
+        let e = inflate(&ts, &oh(0, 0, 0, 50, 0, 1000), Class::Partitioned).unwrap_err();
+        assert_eq!(e.task, Some(1));
+        assert!(e.message.contains("release latency"), "{}", e.message);
+        let e = inflate(&ts, &oh(0, 0, 0, 0, 1000, 1000), Class::Global).unwrap_err();
+        assert_eq!(e.task, None);
+        assert!(e.message.contains("tick"), "{}", e.message);
+    }
+
+    /// One CPU, (C, T) = (4ms, 10ms) and (5ms, 10ms): U = 0.9. decision + cs = 50us, no tick:
+    /// C'' = 4.1 and 5.1ms, U'' = 0.92 — still schedulable. With 300us: 4.6 + 5.6 = 1.02 > 1:
+    /// plain EDF says schedulable, the overhead-aware one only "not proven", never "no".
+    #[test]
+    fn analysis_side_by_side() {
+        use rtsched_model::Task;
+        let ms = 1_000_000;
+        let ts = TaskSet::new(1, vec![Task::periodic("a", 10 * ms, 4 * ms), Task::periodic("b", 10 * ms, 5 * ms)]);
+        let get = |a: &OverheadAnalysis, n: &str| a.verdicts.iter().find(|v| v.test == n).unwrap().schedulable;
+        let a = analyze_with_overheads(&ts, &oh(40 * US, 10 * US, 0, 0, 0, ms));
+        assert_eq!(get(&a, "edf-exact"), Some(true));
+        assert_eq!(a.tasks[1].partitioned.task.c, 5100 * US);
+        let a = analyze_with_overheads(&ts, &oh(200 * US, 100 * US, 0, 0, 0, ms));
+        assert_eq!(get(&a, "edf-exact"), None);
+        assert_eq!(get(&a, "necessary"), None);
+        // The plain names all appear (the RM bounds too, as not applicable: D' < T with a
+        // release latency), plus `necessary`.
+        let plain: Vec<String> = schedulability::analyze(&ts).into_iter().map(|v| v.test).collect();
+        assert!(plain.iter().all(|n| a.verdicts.iter().any(|v| &v.test == n)));
+        let a = analyze_with_overheads(&ts, &oh(0, 0, 0, US, 0, ms));
+        let ll = a.verdicts.iter().find(|v| v.test == "rm-liu-layland").unwrap();
+        assert!(ll.schedulable.is_none() && ll.detail.contains("not applicable"), "{ll:?}");
+        // C + decision + cs > D − release: certainly a miss.
+        let a = analyze_with_overheads(&ts, &oh(1000 * US, 0, 0, 4500 * US, 0, ms));
+        assert_eq!(get(&a, "necessary"), Some(false));
+        let a = analyze_with_overheads(&ts, &oh(0, 0, 0, 10 * ms, 0, ms));
+        assert!(a.verdicts.iter().all(|v| v.schedulable == Some(false) && v.detail.contains("task 'a'")), "{:?}", a.verdicts);
+    }
+}
