@@ -533,6 +533,7 @@ pub fn calibrate(opts: &Options, progress: Progress) -> Result<Calibration, RunE
     sys::check_rt_privilege().map_err(RunError::Privilege)?;
     let _guard = crate::SignalGuard::install();
     let steal0 = crate::steal_ticks();
+    let load = std::fs::read_to_string("/proc/loadavg").ok().and_then(|l| l.split_whitespace().next().and_then(|x| x.parse::<f64>().ok()));
     let cpus: Vec<usize> = (0..online).collect();
     let pair = [0, 1];
     let steps = n as u64;
@@ -629,6 +630,15 @@ pub fn calibrate(opts: &Options, progress: Progress) -> Result<Calibration, RunE
             us(handler.p99)
         ),
     ));
+    if let Some(l) = load.filter(|&l| l >= 0.5) {
+        notes.push((
+            "machine busy".into(),
+            format!(
+                "load average {l:.2} at the start: while other work waits, the kernel's fair server takes up to 5% of each CPU (50 ms a second) from real-time threads, \
+                 which no per-dispatch cost models; calibrate and run on a quiet machine"
+            ),
+        ));
+    }
     if let (Some(a), Some(b)) = (steal0, crate::steal_ticks()) {
         notes.push(("host steal".into(), format!("{:.0} ms of CPU time during the calibration (/proc/stat)", b.saturating_sub(a) as f64 * 1000.0 / crate::clock_ticks() as f64)));
     }

@@ -36,6 +36,7 @@ def register(sub):
     p.add_argument("--sets", type=int, default=20, metavar="N", help="--check: random sets (default 20)")
     p.add_argument("--duration", default="5s", metavar="D", help="--check: each random set's run (default 5s)")
     p.add_argument("--seed", type=int, default=1, metavar="N", help="--check: seed of the first random set (default 1)")
+    p.add_argument("--repeat", type=int, default=1, metavar="N", help="--check: testbed runs per set (their mean DSR is compared; the spread shows the testbed's own noise)")
     p.add_argument("--dhall", default="examples/dhall.yaml", metavar="FILE", help="--check: the Dhall example (default examples/dhall.yaml)")
     p.add_argument("--report", metavar="OUT.json", help="--check: write the rows and the summary here")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -80,8 +81,8 @@ def run(args):
         raise UsageError("--profile names a profile to check: use it with --check")
     if args.samples < 10:
         raise UsageError(f"--samples must be at least 10, got {args.samples}")
-    if args.check and args.sets < 0:
-        raise UsageError(f"--sets must be >= 0, got {args.sets}")
+    if args.check and (args.sets < 0 or args.repeat < 1):
+        raise UsageError(f"--sets must be >= 0 and --repeat >= 1, got {args.sets} and {args.repeat}")
     progress = not args.no_progress
     if args.profile:
         path = args.profile
@@ -106,7 +107,7 @@ def run(args):
         dhall = repo if os.path.exists(repo) else None
         if dhall is None:
             print(f"{args.dhall}: not found; checking the random sets only")
-    res = run_check(path, sets=args.sets, duration=args.duration, seed=args.seed, dhall=dhall, progress=progress)
+    res = run_check(path, sets=args.sets, duration=args.duration, seed=args.seed, dhall=dhall, repeat=args.repeat, progress=progress)
     print()
     print(markdown(res))
     s = res["summary"]
