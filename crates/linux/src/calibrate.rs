@@ -22,6 +22,10 @@
 //! while it runs: with `CONFIG_IRQ_TIME_ACCOUNTING` unset the tick handler is charged to the
 //! interrupted thread (it costs work, not wall time), while host steal and other threads are
 //! not. The handler's own time (interrupt gaps in a tight clock loop) is reported as a note.
+//! So is what a CPU kept busy by a real-time thread for two seconds loses: once it has used
+//! `sched_rt_runtime_us` of a `sched_rt_period_us` it is throttled for the rest of the period
+//! (or the fair server runs waiting SCHED_OTHER work). That caps a CPU's capacity; it is not a
+//! cost per event, so it is measured and reported, not charged.
 //!
 //! Every measuring thread is created here, pinned and under SCHED_FIFO; the calling thread's
 //! policy never changes. Without real-time privilege nothing runs ([`RunError::Privilege`]).
@@ -368,19 +372,17 @@ fn local_timer_interrupts() -> Option<Vec<u64>> {
     (v.len() == n).then_some(v)
 }
 
-/// Spin on `cpu` for `ns` of wall time, reading the clock in a tight loop; returns (wall − thread
-/// CPU time, summed interruption gaps, gap count, end of each gap).
-fn busy_window(ns: u64, gaps_at: Option<&mut Vec<u64>>) -> (u64, u64, u64) {
+/// Spin for `ns` of wall time reading the clock in a tight loop; returns (wall − thread CPU
+/// time, summed interruption gaps), and each gap (its end, its length) if asked.
+fn busy_window(ns: u64, mut gaps: Option<&mut Vec<(u64, u64)>>) -> (u64, u64) {
     let (w0, c0) = (sys::mono_ns(), sys::thread_cpu_ns());
-    let (mut prev, mut gap_sum, mut gaps) = (w0, 0, 0);
-    let mut at = gaps_at;
+    let (mut prev, mut gap_sum) = (w0, 0);
     loop {
         let t = sys::mono_ns();
         if t - prev > GAP_NS {
             gap_sum += t - prev;
-            gaps += 1;
-            if let Some(v) = at.as_deref_mut() {
-                v.push(t);
+            if let Some(v) = gaps.as_deref_mut() {
+                v.push((t, t - prev));
             }
         }
         prev = t;
@@ -390,7 +392,7 @@ fn busy_window(ns: u64, gaps_at: Option<&mut Vec<u64>>) -> (u64, u64, u64) {
     }
     let wall = prev - w0;
     let cpu = sys::thread_cpu_ns() - c0;
-    (wall.saturating_sub(cpu), gap_sum, gaps)
+    (wall.saturating_sub(cpu), gap_sum)
 }
 
 /// The kernel's jiffies counter (/proc/timer_list, root only).
@@ -409,31 +411,50 @@ pub fn snap_tick(took: u64, count: u64) -> Option<Time> {
     Some(if best.abs_diff(per) * 20 <= best { best } else { round_to(per, 10_000) })
 }
 
-/// The tick period, from the kernel's jiffies over 250 ms during which a CPU is kept busy (a
-/// busy CPU ticks even under NO_HZ_IDLE); without /proc/timer_list, from its local timer
-/// interrupts (/proc/interrupts, LOC: which also counts other timers), or else from the median
-/// spacing of the interruptions of a tight clock loop.
-fn tick_period(cpu: usize) -> Result<(Time, String), String> {
+/// What a CPU kept busy by one SCHED_FIFO thread for [`SATURATED_NS`] showed.
+struct Saturated {
+    period: Time,
+    how: String,
+    busy: Time,
+    /// Wall time minus the thread's CPU time.
+    lost: Time,
+    /// Of it, in gaps of at least [`THROTTLE_GAP_NS`]: RT throttling or the fair server.
+    throttled: Time,
+}
+
+/// Long enough to cross a whole `sched_rt_period_us` (1 s) whatever the phase: a thread that
+/// keeps a CPU busy is throttled once it used `sched_rt_runtime_us` of a period.
+const SATURATED_NS: Time = 2_100_000_000;
+const THROTTLE_GAP_NS: Time = 5_000_000;
+
+/// The tick period, from the kernel's jiffies over [`SATURATED_NS`] during which a CPU is kept
+/// busy (a busy CPU ticks even under NO_HZ_IDLE); without /proc/timer_list, from its local
+/// timer interrupts (/proc/interrupts, LOC: which also counts other timers), or else from the
+/// median spacing of the interruptions of a tight clock loop. The same run shows what a
+/// saturated CPU loses to RT throttling (or to the fair server while other work waits).
+fn saturated(cpu: usize) -> Result<Saturated, String> {
     std::thread::scope(|s| {
-        s.spawn(|| -> Result<(Time, String), String> {
+        s.spawn(|| -> Result<Saturated, String> {
             pin_fifo(cpu, PRIO)?;
             let (j0, loc0) = (jiffies(), local_timer_interrupts());
             let t0 = sys::mono_ns();
-            let mut at = Vec::new();
-            busy_window(250_000_000, Some(&mut at));
-            let took = sys::mono_ns() - t0;
-            if let Some(p) = j0.zip(jiffies()).and_then(|(a, b)| snap_tick(took, b.saturating_sub(a))) {
-                return Ok((p, format!("jiffies over {} (/proc/timer_list)", fmt_duration(round_to(took, 1_000_000)))));
-            }
-            if let Some(p) = loc0.zip(local_timer_interrupts()).and_then(|(a, b)| snap_tick(took, b[cpu].saturating_sub(a[cpu]))) {
-                return Ok((p, format!("local timer interrupts on CPU {cpu} over {} busy (/proc/interrupts)", fmt_duration(round_to(took, 1_000_000)))));
-            }
-            let mut d: Vec<u64> = at.windows(2).map(|w| w[1] - w[0]).collect();
-            if d.is_empty() {
-                return Err("cannot find the tick period: no /proc/timer_list, no LOC line in /proc/interrupts and no interruptions seen".into());
-            }
-            let st = stat_of(&mut d);
-            Ok((round_to(st.median, 10_000), "the median spacing of interruptions of a clock loop (no /proc/timer_list or LOC line in /proc/interrupts)".into()))
+            let mut gaps = Vec::new();
+            let (lost, _) = busy_window(SATURATED_NS, Some(&mut gaps));
+            let busy = sys::mono_ns() - t0;
+            let throttled = gaps.iter().map(|g| g.1).filter(|&l| l >= THROTTLE_GAP_NS).sum();
+            let over = fmt_duration(round_to(busy, 1_000_000));
+            let (period, how) = if let Some(p) = j0.zip(jiffies()).and_then(|(a, b)| snap_tick(busy, b.saturating_sub(a))) {
+                (p, format!("jiffies over {over} (/proc/timer_list)"))
+            } else if let Some(p) = loc0.zip(local_timer_interrupts()).and_then(|(a, b)| snap_tick(busy, b[cpu].saturating_sub(a[cpu]))) {
+                (p, format!("local timer interrupts on CPU {cpu} over {over} busy (/proc/interrupts)"))
+            } else {
+                let mut d: Vec<u64> = gaps.windows(2).map(|w| w[1].0 - w[0].0).collect();
+                if d.is_empty() {
+                    return Err("cannot find the tick period: no /proc/timer_list, no LOC line in /proc/interrupts and no interruptions seen".into());
+                }
+                (round_to(stat_of(&mut d).median, 10_000), "the median spacing of interruptions of a clock loop (no /proc/timer_list or LOC line in /proc/interrupts)".into())
+            };
+            Ok(Saturated { period, how, busy, lost, throttled })
         })
         .join()
         .unwrap_or_else(|_| Err("tick benchmark panicked".into()))
@@ -455,7 +476,7 @@ fn tick_samples(n: usize, cpus: &[usize], period: Time, counter: &AtomicU64) -> 
                     pin_fifo(cpu, PRIO)?;
                     let (mut loss, mut handler) = (Vec::with_capacity(per), Vec::with_capacity(per));
                     while loss.len() < per && !interrupted() {
-                        let (l, g, _) = busy_window(period, None);
+                        let (l, g) = busy_window(period, None);
                         loss.push(l);
                         handler.push(g);
                         counter.fetch_add(1, Ordering::Relaxed);
@@ -614,8 +635,25 @@ pub fn calibrate(opts: &Options, progress: Progress) -> Result<Calibration, RunE
     ));
 
     // Tick.
-    let (period, how) = check(meter.stage("tick period", steps / 4, Some(260_000_000), |_| tick_period(0)))?;
-    notes.push(("tick period".into(), format!("{} from {how}", fmt_duration(period))));
+    let sat = check(meter.stage("tick period", steps / 4, Some(SATURATED_NS + 10_000_000), |_| saturated(0)))?;
+    let period = sat.period;
+    notes.push(("tick period".into(), format!("{} from {}", fmt_duration(period), sat.how)));
+    let rt = |f: &str| std::fs::read_to_string(format!("/proc/sys/kernel/sched_rt_{f}_us")).map(|x| x.trim().to_string()).unwrap_or_else(|_| "?".into());
+    notes.push((
+        "saturated CPU".into(),
+        format!(
+            "kept busy by one SCHED_FIFO thread for {}, CPU 0 lost {:.1} ms of wall time beyond the thread's CPU time ({:.2}%), {:.1} ms of it in gaps over {} \
+             (RT throttling, sched_rt_runtime_us = {} of sched_rt_period_us = {}, or the fair server while other work waits): a testbed CPU loaded beyond that share \
+             is stopped for the rest of the period, which no per-dispatch or per-tick cost models",
+            fmt_duration(round_to(sat.busy, 1_000_000)),
+            sat.lost as f64 / 1e6,
+            sat.lost as f64 * 100.0 / sat.busy.max(1) as f64,
+            sat.throttled as f64 / 1e6,
+            fmt_duration(THROTTLE_GAP_NS),
+            rt("runtime"),
+            rt("period")
+        ),
+    ));
     let (mut loss, mut handler) = check(meter.stage("tick", steps - steps / 4, None, |c| tick_samples(n, &cpus, period, c)))?;
     let tick = stat_of(&mut loss);
     let handler = stat_of(&mut handler);
