@@ -11,6 +11,7 @@
 //! RT throttling; bounded duration; Ctrl-C / SIGTERM or a worker panic stop every thread, and
 //! the calling thread's own policy is never changed (only threads this module creates are).
 
+pub mod calibrate;
 pub mod kernel;
 pub mod latency;
 pub mod perf;

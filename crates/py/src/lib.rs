@@ -363,6 +363,32 @@ fn latency_probe(py: Python<'_>, duration_ns: u64, interval_ns: u64, priority: u
     }
 }
 
+/// Measure this machine's overheads (`rtsched calibrate`): `backend` "testbed[:POLICY]" or
+/// "kernel", `samples` per cost, `wss` the migration benchmark's working set ("256KiB").
+/// `progress(stage, done, total)` is called from the calling thread while it runs. Returns the
+/// profile as YAML and notes on what else was measured, as (name, text).
+#[pyfunction]
+#[pyo3(signature = (backend="testbed", samples=2000, wss="256KiB", progress=None))]
+fn calibrate(py: Python<'_>, backend: &str, samples: usize, wss: &str, progress: Option<Py<PyAny>>) -> PyResult<(String, Vec<(String, String)>)> {
+    use rtsched_linux::calibrate as cal;
+    let backend = cal::Backend::parse(backend).map_err(input_err)?;
+    let wss = rtsched_model::file::parse_size(wss).map_err(|e| input_err(format!("--wss: {e}")))?;
+    let opts = cal::Options { backend, samples, wss };
+    let mut report = |stage: &str, done: u64, total: u64| {
+        if let Some(cb) = &progress {
+            // A failing progress callback must not stop a measurement.
+            let _ = Python::attach(|py| cb.call1(py, (stage, done, total)));
+        }
+    };
+    match py.detach(|| cal::calibrate(&opts, &mut report)) {
+        Ok(c) => Ok((c.profile.to_yaml(), c.notes)),
+        Err(rtsched_linux::RunError::Input(s)) => Err(InputError::new_err(s)),
+        Err(rtsched_linux::RunError::Privilege(s)) => Err(PrivilegeError::new_err(s)),
+        Err(rtsched_linux::RunError::Interrupted) => Err(pyo3::exceptions::PyKeyboardInterrupt::new_err("interrupted; every rtsched thread was stopped")),
+        Err(rtsched_linux::RunError::Failed(s)) => Err(RunFailed::new_err(s)),
+    }
+}
+
 /// Real-run backends: (name, summary).
 #[pyfunction]
 fn backends() -> Vec<(&'static str, &'static str)> {
@@ -449,6 +475,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run_real, m)?)?;
     m.add_function(wrap_pyfunction!(backends, m)?)?;
     m.add_function(wrap_pyfunction!(latency_probe, m)?)?;
+    m.add_function(wrap_pyfunction!(calibrate, m)?)?;
     m.add_class::<PyTaskSet>()?;
     m.add_class::<PyRunResult>()?;
     m.add_function(wrap_pyfunction!(load_taskset, m)?)?;
