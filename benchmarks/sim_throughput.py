@@ -15,6 +15,12 @@ paws2013, m = 8, the paper's four windows, PAWS_SETS seeds each; fork-join jobs 
 threads): jobs/s of each and the ratio, best of REPEATS, the two schedulers alternated so host
 noise falls on both. Target: `paws` within 2x of `gedf`.
 
+A third table prices the cache model (docs/cache-model.md): the first table's sets given
+working sets (log-uniform 16 KiB - 4 MiB, memory groups of three consecutive tasks) on the
+Opteron topology, simulated under gedf with `run.cache` off and on, alternated in the same run
+(best of CACHE_REPEATS each): jobs/s of each and the slowdown (off jobs/s over on jobs/s; each
+side's own job count, since stalls change the schedule a little). Target: within 2x.
+
 Usage: .venv/bin/python benchmarks/sim_throughput.py [--quick]
 """
 
@@ -43,6 +49,8 @@ TARGET_JOBS_PER_S = 1_000_000  # at m=8/n=24
 TARGET_RATIO = 300
 PAWS_M, PAWS_SETS, PAWS_WINDOW_S = 8, 3, 20
 TARGET_PAWS_SLOWDOWN = 2.0  # gedf jobs/s over paws jobs/s, same sets
+CACHE_REPEATS = 5
+TARGET_CACHE_SLOWDOWN = 2.0  # jobs/s with the cache model off over on, same sets
 RESULTS = Path(__file__).resolve().parent / "results" / "sim_throughput.json"
 
 
@@ -68,13 +76,39 @@ def taskset(m: int, n: int, seed: int) -> list[tuple[int, int]]:
     return out
 
 
-def rtsched_taskset(m, tasks, window_s):
+def rtsched_taskset(m, tasks, window_s, cache=None, seed=0):
+    """The set as a task file; with `cache` (True/False) also working sets, memory groups and
+    the Opteron topology, the cache model on or off."""
     doc = {
         "platform": {"cpus": m},
         "run": {"duration": f"{window_s}s"},
         "tasks": [{"name": f"t{i}", "period": f"{p}us", "wcet": f"{c}us"} for i, (p, c) in enumerate(tasks)],
     }
+    if cache is not None:
+        rng = random.Random(seed)
+        doc["platform"]["topology"] = "opteron6164x4"
+        doc["run"]["cache"] = cache
+        for i, t in enumerate(doc["tasks"]):
+            t["wss"] = int(round(math.exp(rng.uniform(math.log(16), math.log(4096))))) * 1024
+            t["group"] = i // 3
     return rtsched.parse_taskset(json.dumps(doc), "json", f"bench-m{m}")
+
+
+def bench_cache(m, tasks, window_s, repeats):
+    """gedf on the same set with the cache model off and on, alternated: best wall time each."""
+    sets = {on: rtsched_taskset(m, tasks, window_s, cache=on, seed=m) for on in (False, True)}
+    best, jobs = {False: math.inf, True: math.inf}, {}
+    for _ in range(repeats):
+        for on in (False, True):
+            t0 = time.perf_counter()
+            r = rtsched.simulate(sets[on], scheduler="gedf")
+            best[on] = min(best[on], time.perf_counter() - t0)
+            jobs[on] = r.summary["jobs"]
+    off_rate, on_rate = jobs[False] / best[False], jobs[True] / best[True]
+    return {"m": m, "n": len(tasks), "window_s": window_s, "repeats": repeats,
+            "off": {"jobs": jobs[False], "best_wall_s": best[False], "jobs_per_s": off_rate},
+            "on": {"jobs": jobs[True], "best_wall_s": best[True], "jobs_per_s": on_rate},
+            "slowdown": off_rate / on_rate}
 
 
 def bench_rtsched(m, tasks, window_s, repeats):
@@ -184,6 +218,14 @@ def main(argv=None) -> int:
         print(f"{sched:>9} {paws['jobs']:>9,} {paws[sched + '_jobs_per_s']:>12,.0f}")
     ok_paws = paws["slowdown"] <= TARGET_PAWS_SLOWDOWN
     print(f"paws / gedf wall time: {paws['slowdown']:.2f}x (target <= {TARGET_PAWS_SLOWDOWN:g}x: {'met' if ok_paws else 'NOT met'})")
+    cache = [bench_cache(m, taskset(m, n, seed=1000 * m + n), rt_window, 1 if args.quick else CACHE_REPEATS) for m, n in SIZES]
+    print(f"\nCache model off vs on (gedf, the sets above with working sets 16 KiB-4 MiB in groups of 3, "
+          f"Opteron topology, {rt_window} s simulated, alternated, best of {cache[0]['repeats']}):")
+    print(f"{'m':>3} {'n':>4} {'off jobs/s':>12} {'on jobs/s':>12} {'slowdown':>9}")
+    for c in cache:
+        print(f"{c['m']:>3} {c['n']:>4} {c['off']['jobs_per_s']:>12,.0f} {c['on']['jobs_per_s']:>12,.0f} {c['slowdown']:>8.2f}x")
+    ok_cache = all(c["slowdown"] <= TARGET_CACHE_SLOWDOWN for c in cache)
+    print(f"cache model on within {TARGET_CACHE_SLOWDOWN:g}x of off: {'met' if ok_cache else 'NOT met'}")
     mid = next(r for r in rows if (r["m"], r["n"]) == (8, 24))
     ok_speed = mid["rtsched"]["jobs_per_s"] >= TARGET_JOBS_PER_S
     ok_ratio = all(r.get("ratio", math.inf) >= TARGET_RATIO for r in rows)
@@ -199,9 +241,11 @@ def main(argv=None) -> int:
         "cpu_count": os.cpu_count(),
         "targets": {"jobs_per_s_m8_n24": TARGET_JOBS_PER_S, "ratio_vs_simso": TARGET_RATIO,
                     "met_jobs_per_s": ok_speed, "met_ratio": ok_ratio,
-                    "paws_slowdown_vs_gedf": TARGET_PAWS_SLOWDOWN, "met_paws": ok_paws},
+                    "paws_slowdown_vs_gedf": TARGET_PAWS_SLOWDOWN, "met_paws": ok_paws,
+                    "cache_slowdown": TARGET_CACHE_SLOWDOWN, "met_cache": ok_cache},
         "rows": rows,
         "paws": paws,
+        "cache": cache,
     }
     write_atomic(RESULTS, doc)
     print(f"wrote {RESULTS.relative_to(Path.cwd()) if RESULTS.is_relative_to(Path.cwd()) else RESULTS}")

@@ -74,8 +74,10 @@ struct Inst {
     /// Capacity and occupancy, in lines.
     lines: u64,
     used: u64,
-    /// The working sets it holds, least recently used first (capacity: every working set).
-    lru: Vec<u32>,
+    /// The working sets it holds, a doubly linked list through them (`Ws::prev`/`next`):
+    /// `head` least recently used, `tail` most. O(1) to move or drop one.
+    head: u32,
+    tail: u32,
 }
 
 /// One CPU: its path of data caches, innermost first, and what a line costs by where found.
@@ -90,11 +92,14 @@ struct CpuPath {
 }
 
 /// A working set: the CPU whose path holds its valid copies, how much each of those caches
-/// holds (by position on that path), its home node, and how many CPUs run one of its users.
+/// holds (by position on that path) with its neighbours in that cache's LRU list (it is in the
+/// list iff it holds lines there), its home node, and how many CPUs run one of its users.
 #[derive(Clone, Copy, Debug)]
 struct Ws {
     holder: u32,
     res: [u64; MAX_LEVELS],
+    prev: [u32; MAX_LEVELS],
+    next: [u32; MAX_LEVELS],
     home: u32,
     running: u32,
 }
@@ -155,8 +160,7 @@ impl CacheModel {
         let data: Vec<&Cache> = topo.caches.iter().filter(|c| c.kind != CacheKind::Instruction).collect();
         // One line size for the whole model: the smallest (normally every cache's).
         let line = data.iter().map(|c| c.line).min().unwrap_or(64);
-        let nws = ts.tasks.len();
-        let insts: Vec<Inst> = data.iter().map(|c| Inst { lines: c.size / line, used: 0, lru: Vec::with_capacity(nws) }).collect();
+        let insts: Vec<Inst> = data.iter().map(|c| Inst { lines: c.size / line, used: 0, head: NONE, tail: NONE }).collect();
         let ncpus = m as usize;
         let mut cpus = Vec::with_capacity(ncpus);
         for c in 0..m {
@@ -183,16 +187,23 @@ impl CacheModel {
             cpus.push(path);
         }
         // Where a line in cache `i` is found from CPU `c`: its own position, or by distance.
+        // Built in O(caches × CPUs × sharers) with two CPU × CPU tables (it is paid per run).
+        let mut under_llc = vec![false; ncpus * ncpus];
+        for (c, path) in cpus.iter().enumerate() {
+            if path.len > 0 {
+                for &y in &data[path.caches[path.len - 1] as usize].cpus {
+                    under_llc[c * ncpus + y as usize] = true;
+                }
+            }
+        }
         let mut tier = vec![0u8; data.len() * ncpus];
         for (i, x) in data.iter().enumerate() {
-            for c in 0..m {
-                let path = &cpus[c as usize];
+            for (c, path) in cpus.iter().enumerate() {
                 let own = (0..path.len).find(|&k| path.caches[k] as usize == i);
-                let llc = (path.len > 0).then(|| data[path.caches[path.len - 1] as usize]);
-                tier[i * ncpus + c as usize] = match own {
+                tier[i * ncpus + c] = match own {
                     Some(k) => k,
-                    None if llc.is_some_and(|l| x.cpus.iter().any(|y| l.cpus.contains(y))) => T_SAME_LLC,
-                    None if x.cpus.iter().any(|&y| topo.node_of(y) == path.node) => T_SAME_NODE,
+                    None if x.cpus.iter().any(|&y| under_llc[c * ncpus + y as usize]) => T_SAME_LLC,
+                    None if x.cpus.iter().any(|&y| cpus[y as usize].node == path.node) => T_SAME_NODE,
                     None => T_OTHER_NODE,
                 } as u8;
             }
@@ -231,7 +242,7 @@ impl CacheModel {
             tier,
             ncpus,
             task_ws,
-            ws: vec![Ws { holder: NONE, res: [0; MAX_LEVELS], home: NONE, running: 0 }; nws as usize],
+            ws: vec![Ws { holder: NONE, res: [0; MAX_LEVELS], prev: [NONE; MAX_LEVELS], next: [NONE; MAX_LEVELS], home: NONE, running: 0 }; nws as usize],
             ents: Vec::with_capacity(2 * ts.tasks.len() + ncpus),
             running: vec![NONE; ncpus],
             passes: p.passes.max(1) as u64,
@@ -322,33 +333,35 @@ impl CacheModel {
     fn fill(&mut self, c: usize, w: usize, lines: u64) {
         let holder = self.ws[w].holder;
         if holder as usize != c {
-            let mut res = [0u64; MAX_LEVELS];
+            let (mut res, mut prev, mut next) = ([0u64; MAX_LEVELS], [NONE; MAX_LEVELS], [NONE; MAX_LEVELS]);
             if holder != NONE {
                 let h = self.cpus[holder as usize];
-                for k in 0..h.len {
+                for (k, &x) in h.caches[..h.len].iter().enumerate() {
                     let r = self.ws[w].res[k];
                     if r == 0 {
                         continue;
                     }
-                    let x = h.caches[k] as usize;
+                    let x = x as usize;
                     let t = self.tier[x * self.ncpus + c] as usize;
                     if t < MAX_LEVELS {
-                        res[t] = r; // a cache both paths share keeps its copy
+                        // A cache both paths share keeps its copy, and its place in the list.
+                        res[t] = r;
+                        prev[t] = self.ws[w].prev[k];
+                        next[t] = self.ws[w].next[k];
                     } else {
                         self.totals.invalidations += r;
-                        let inst = &mut self.insts[x];
-                        inst.used -= r;
-                        remove(&mut inst.lru, w as u32);
+                        self.insts[x].used -= r;
+                        self.unlink(x, w as u32, k);
                     }
                 }
             }
+            // From here the neighbours find `w`'s links at its positions on `c`'s path.
             let ws = &mut self.ws[w];
-            ws.res = res;
+            (ws.res, ws.prev, ws.next) = (res, prev, next);
             ws.holder = c as u32;
         }
-        let p = self.cpus[c];
-        for k in 0..p.len {
-            let x = p.caches[k] as usize;
+        for k in 0..self.cpus[c].len {
+            let x = self.cpus[c].caches[k] as usize;
             let target = lines.min(self.insts[x].lines);
             let r = self.ws[w].res[k];
             if target > r {
@@ -361,39 +374,100 @@ impl CacheModel {
                 self.ws[w].res[k] = target;
             }
             // Most recently used last; already there when the same working set runs again.
-            let lru = &mut self.insts[x].lru;
-            if lru.last() != Some(&(w as u32)) {
-                remove(lru, w as u32);
-                lru.push(w as u32);
+            if self.insts[x].tail != w as u32 {
+                if r > 0 {
+                    self.unlink(x, w as u32, k);
+                }
+                self.push_back(x, w as u32, k);
             }
         }
+    }
+
+    /// The position of cache `x` on the path of `v`'s holder (`x` holds some of `v`).
+    #[inline]
+    fn pos(&self, x: usize, v: u32) -> usize {
+        let k = self.tier[x * self.ncpus + self.ws[v as usize].holder as usize] as usize;
+        debug_assert!(k < MAX_LEVELS, "a cache holds only working sets of its holders' paths");
+        k
+    }
+
+    /// Take `v` (at position `k` of its holder's path) out of cache `x`'s LRU list.
+    #[inline]
+    fn unlink(&mut self, x: usize, v: u32, k: usize) {
+        let (p, n) = (self.ws[v as usize].prev[k], self.ws[v as usize].next[k]);
+        if p == NONE {
+            self.insts[x].head = n;
+        } else {
+            let kp = self.pos(x, p);
+            self.ws[p as usize].next[kp] = n;
+        }
+        if n == NONE {
+            self.insts[x].tail = p;
+        } else {
+            let kn = self.pos(x, n);
+            self.ws[n as usize].prev[kn] = p;
+        }
+        self.ws[v as usize].prev[k] = NONE;
+        self.ws[v as usize].next[k] = NONE;
+    }
+
+    /// Put `v` (at position `k` of its holder's path) at the most recently used end of `x`'s list.
+    #[inline]
+    fn push_back(&mut self, x: usize, v: u32, k: usize) {
+        let t = self.insts[x].tail;
+        self.ws[v as usize].prev[k] = t;
+        self.ws[v as usize].next[k] = NONE;
+        if t == NONE {
+            self.insts[x].head = v;
+        } else {
+            let kt = self.pos(x, t);
+            self.ws[t as usize].next[kt] = v;
+        }
+        self.insts[x].tail = v;
     }
 
     /// Free `need` lines of cache `x` from its least recently used working sets other than
     /// `keep` (they hold at least that much: `keep` fits).
     fn evict(&mut self, x: usize, mut need: u64, keep: u32) {
-        let mut i = 0;
-        while need > 0 && i < self.insts[x].lru.len() {
-            let v = self.insts[x].lru[i];
-            if v == keep {
-                i += 1;
-                continue;
+        let mut v = self.insts[x].head;
+        while need > 0 && v != NONE {
+            let k = self.pos(x, v);
+            let next = self.ws[v as usize].next[k];
+            if v != keep {
+                let r = &mut self.ws[v as usize].res[k];
+                let take = need.min(*r);
+                *r -= take;
+                need -= take;
+                self.insts[x].used -= take;
+                self.totals.evictions += take;
+                if self.ws[v as usize].res[k] == 0 {
+                    self.unlink(x, v, k);
+                }
             }
-            let h = &self.cpus[self.ws[v as usize].holder as usize];
-            let k = (0..h.len).find(|&k| h.caches[k] as usize == x).expect("a cache holds only working sets of its holders' paths");
-            let r = &mut self.ws[v as usize].res[k];
-            let take = need.min(*r);
-            *r -= take;
-            need -= take;
-            self.insts[x].used -= take;
-            self.totals.evictions += take;
-            if *r == 0 {
-                self.insts[x].lru.remove(i);
-            } else {
-                i += 1;
-            }
+            v = next;
         }
         debug_assert_eq!(need, 0, "cache {x}: not enough lines to evict");
+    }
+
+    /// Debug builds: every cache's list holds exactly the working sets with lines in it, in
+    /// consistent order both ways, and its occupancy is their sum, within its capacity.
+    #[cfg(debug_assertions)]
+    fn check(&self) {
+        for (x, inst) in self.insts.iter().enumerate() {
+            let (mut sum, mut n, mut prev, mut v) = (0, 0, NONE, inst.head);
+            while v != NONE {
+                let k = self.pos(x, v);
+                let ws = &self.ws[v as usize];
+                assert!(ws.res[k] > 0 && ws.prev[k] == prev, "cache {x}: working set {v} listed wrongly");
+                sum += ws.res[k];
+                n += 1;
+                (prev, v) = (v, ws.next[k]);
+            }
+            assert_eq!((inst.tail, sum), (prev, inst.used), "cache {x}");
+            assert!(inst.used <= inst.lines, "cache {x} over capacity");
+            let holding = self.ws.iter().filter(|w| w.holder != NONE && self.tier[x * self.ncpus + w.holder as usize] < MAX_LEVELS as u8 && w.res[self.tier[x * self.ncpus + w.holder as usize] as usize] > 0).count();
+            assert_eq!(n, holding, "cache {x}: a working set holding lines is not listed");
+        }
     }
 
     #[inline]
@@ -414,13 +488,6 @@ fn add_misses(miss: &mut [u64; 3], bits: u8, n: u64) {
         if bits & (1 << l) != 0 {
             *m += n;
         }
-    }
-}
-
-#[inline]
-fn remove(v: &mut Vec<u32>, w: u32) {
-    if let Some(i) = v.iter().position(|&x| x == w) {
-        v.remove(i);
     }
 }
 
@@ -479,6 +546,8 @@ impl CostModel for CacheModel {
             self.totals.accesses += miss[0];
         }
         self.fill(c, w, lines);
+        #[cfg(debug_assertions)]
+        self.check();
         for (t, m) in self.totals.misses.iter_mut().zip(miss) {
             *t += m;
         }
