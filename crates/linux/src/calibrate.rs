@@ -771,6 +771,7 @@ mod tests {
             eprintln!("calibration test not run: no real-time privilege or fewer than 2 CPUs");
             return;
         }
+        let _one = crate::real_threads_lock();
         for backend in [Backend::Testbed { policy: "gedf".into() }, Backend::Kernel] {
             let mut last = (0, 0);
             let mut p = |_: &str, d: u64, t: u64| {

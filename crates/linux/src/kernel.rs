@@ -1076,6 +1076,7 @@ tasks:
     /// other tests run beside them).
     fn run_other(ts: &TaskSet) -> RunResult {
         let plan = KernelPlan::new(ts, "other").unwrap();
+        let _one = crate::real_threads_lock();
         run(ts, &plan, &RunOptions::default()).unwrap()
     }
 

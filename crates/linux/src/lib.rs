@@ -23,6 +23,14 @@ use rtsched_model::results::RunResult;
 use rtsched_model::{TaskSet, Time};
 use std::sync::atomic::{AtomicBool, Ordering};
 
+/// Tests that start real-time threads hold this lock: two at once would take each other's CPUs
+/// (a SCHED_FIFO spinner of one starves the other's workers, and the schedule it checks).
+#[cfg(test)]
+pub(crate) fn real_threads_lock() -> std::sync::MutexGuard<'static, ()> {
+    static REAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    REAL.lock().unwrap_or_else(|p| p.into_inner())
+}
+
 /// Longest run allowed (a real run occupies real cores).
 pub const MAX_DURATION: Time = 600 * 1_000_000_000;
 

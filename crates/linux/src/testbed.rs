@@ -635,7 +635,6 @@ mod tests {
 
     // --- real runs (need real-time privilege; one at a time: they occupy every CPU) ---
 
-    static REAL: Mutex<()> = Mutex::new(());
 
     fn privileged() -> bool {
         match sys::check_rt_privilege() {
@@ -656,7 +655,7 @@ mod tests {
         if !privileged() {
             return;
         }
-        let _one = REAL.lock().unwrap_or_else(|p| p.into_inner());
+        let _one = crate::real_threads_lock();
         let ts = parse(
             "platform: {cpus: 2}
 run: {duration: 120, seed: 7, execution: {model: uniform, min: 0.3, max: 0.9}}
@@ -696,7 +695,7 @@ tasks:
         if !privileged() {
             return;
         }
-        let _one = REAL.lock().unwrap_or_else(|p| p.into_inner());
+        let _one = crate::real_threads_lock();
         // a and b take x / y at 0 and request y / x at 1 ms: the job ledger finds the cycle
         // on real threads as in the simulator, and G-EDF cannot break it.
         let ts = parse(
@@ -806,7 +805,7 @@ tasks:
         if !privileged() {
             return;
         }
-        let _one = REAL.lock().unwrap_or_else(|p| p.into_inner());
+        let _one = crate::real_threads_lock();
         let mut ts = parse(ABORT);
         ts.run.duration = 200 * rtsched_model::time::NS_PER_MS; // one period
         let expected = [
@@ -979,7 +978,7 @@ tasks:
         if !privileged() {
             return;
         }
-        let _one = REAL.lock().unwrap_or_else(|p| p.into_inner());
+        let _one = crate::real_threads_lock();
         let ts = parse(PARITY);
         for spec in ["ticked", "gedf", "gedf-dist"] {
             let mut p = parity_policy(spec, &ts);
@@ -1030,7 +1029,7 @@ tasks:
         if !privileged() {
             return;
         }
-        let _one = REAL.lock().unwrap_or_else(|p| p.into_inner());
+        let _one = crate::real_threads_lock();
         let pedf = parse(include_str!("../../../tests/data/pedf-inversions.yaml"));
         let sim = rtsched_sim::simulate(&pedf, "pedf", false).unwrap();
         assert_eq!((sim.counters.priority_inversions, sim.counters.priority_inversion_ns), (2, 14 * MS));
