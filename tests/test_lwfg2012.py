@@ -116,3 +116,52 @@ def test_ipc_verdicts_on_made_up_rows():
     # LWFG below WFD everywhere: Obs. 1 does not hold.
     worse = made_up({k: (0.3 if k[2] == "lwfg" else v) for k, v in ipc.items()})
     assert {r[0].split(":")[0]: r for r in L.ipc_observations(worse)}["Obs. 1"][3] == "does not hold"
+
+
+def test_real_case_partitions_differ_as_designed():
+    """(e)'s set is built so that LWFG keeps each memory group on one core and WFD splits both."""
+    import rtsched
+
+    for h, want in [("lwfg", [{"a1", "a2"}, {"b1", "b2"}]), ("wfd", [{"a1", "b2"}, {"a2", "b1"}])]:
+        pts, _ = rtsched.partition(L.real_taskset("memory"), h)
+        by = {}
+        for t in pts.tasks():
+            by.setdefault(t["cpu"], set()).add(t["name"])
+        assert sorted(by.values(), key=sorted) == sorted(want, key=sorted), (h, by)
+
+
+def test_real_section_in_the_report(tiny):
+    out, text = tiny
+    assert "## (e) On this machine's real cores" in text
+    assert "| LWFG | CPU 0: a1, a2; CPU 1: b1, b2 |" in text
+    if (out / "real-quick.csv").exists():  # real runs happened (root): one row per case, partition and backend
+        real = pd.read_csv(out / "real-quick.csv")
+        assert len(real) == 2 * 2 * len(L.REAL_BACKENDS)
+        ok = real[real["status"] == "ok"]
+        # CPU burn takes its demand whichever partition: the control the memory case is read against.
+        assert ((ok[ok["case"] == "cpu"]["exec_inflation"] - 1.0).abs() < 0.1).all(), ok
+        rows = comparison_rows(text)
+        row = next(r for q, r in rows.items() if q.startswith("On real cores"))
+        assert VERDICT.match(row[3]) and "CPU-burn control" in row[2]
+    else:
+        assert "Real runs not made" in text
+
+
+def made_up_real(lw, wf, ctrl=(1.0, 1.0)):
+    rows = []
+    for backend in L.REAL_BACKENDS:
+        for rep, (a, b) in enumerate(zip(lw, wf)):
+            rows += [dict(case="memory", partition="lwfg", backend=backend, rep=rep, exec_inflation=a, dsr=1.0, host_steal_ms=0.0, status="ok"),
+                     dict(case="memory", partition="wfd", backend=backend, rep=rep, exec_inflation=b, dsr=1.0, host_steal_ms=0.0, status="ok")]
+        rows += [dict(case="cpu", partition=h, backend=backend, rep=0, exec_inflation=c, dsr=1.0, host_steal_ms=0.0, status="ok")
+                 for h, c in zip(("lwfg", "wfd"), ctrl)]
+    return pd.DataFrame(rows)
+
+
+def test_real_verdicts_on_made_up_rows():
+    verdict = lambda lw, wf: L.real_claim(L.real_summary(made_up_real(lw, wf)))[0][3].split(" ")[0]
+    assert verdict([1.0, 1.1, 1.05], [1.6, 1.8, 1.7]) == "holds"  # separated, ×1.6
+    assert verdict([1.0, 1.5, 1.05], [1.3, 1.8, 1.4]) == "partly"  # ×1.27 but the runs overlap
+    assert verdict([1.0, 1.1, 1.05], [1.0, 1.1, 1.06]) == "does"  # "does not hold"
+    row = L.real_claim(L.real_summary(made_up_real([1.0, 1.0, 1.0], [2.0, 2.0, 2.0])))[0]
+    assert "WFD 2.00 vs LWFG 1.00 (×2.00" in row[2] and "CPU-burn control ×1.00" in row[2]

@@ -15,9 +15,9 @@ from pathlib import Path
 #: The run counters a row carries beside the summary (0 where a substrate does not count them).
 COUNTERS = ["steals", "steal_attempts", "failed_steals", "priority_inversions", "priority_inversion_ns"]
 #: The rows' layout; rows of another version (an older rtsched) are run again, not reused.
-ROW_VERSION = 2
+ROW_VERSION = 3
 SUMMARY = ["jobs", "completed", "missed", "aborted", "dsr", "aur", "max_tardiness_ns", "mean_response_ns", "max_response_ns",
-           "preemptions", "migrations", "context_switches"]
+           "preemptions", "migrations", "context_switches", "exec_inflation"]
 
 
 def can_run_real() -> tuple[bool, str]:
@@ -64,7 +64,7 @@ def run_real_sets(units, backends, duration: str, out_csv: Path, label="real run
                 row.update(status="refused", error=str(e).splitlines()[0][:500])
             else:
                 doc = r.document
-                row.update({k: doc["total"].get(k) for k in SUMMARY})
+                row.update({k: _num(doc["total"].get(k)) for k in SUMMARY})
                 # null (kernel runs: not measured) becomes NaN, shown as n/a.
                 row.update({k: _num(doc.get("counters", {}).get(k)) for k in COUNTERS})
                 row.update(status="ok", error="", host_steal_ms=r.measurements.get("host.steal_ms", 0.0))

@@ -13,7 +13,9 @@ inflation come from the simulator's cache model; partition success does not depe
 Sections: (a) partition success, all distributions, caps up to 48; (b) DSR on MWL and MWH
 (Fig. 3); (c) Fig. 4: MWL at total utilisation 0.95·48 under WCET overruns (every job runs
 ratio × WCET), DSR, mean maximum tardiness and the histogram of per-set maximum tardiness;
-(d) the IPC proxy of each heuristic against the cap, all distributions (Figs. 1-2).
+(d) the IPC proxy of each heuristic against the cap, all distributions (Figs. 1-2); (e) on this
+machine's real cores, a small memory-bound set partitioned by LWFG and by WFD, run on the
+testbed and under SCHED_FIFO with real memory work, execution times measured.
 """
 
 from __future__ import annotations
@@ -60,6 +62,102 @@ FULL = Config(DISTRIBUTIONS, [8, 16, 24, 32, 36, 40, 42, 44, 45, 46, 47, 48], 30
           description="LWFG vs FFD vs WFD vs BF over the MTT distributions: partition success, DSR, IPC proxy (cache model), tardiness under WCET overruns")
 def run(out_dir, quick, executor):
     return reproduce(Path(out_dir), QUICK if quick else FULL, executor, quick)
+
+
+#: (e) Two memory groups (LWFG §4.1.2's MTT: tasks sharing memory) of two tasks each, every
+#: task striding over its group's 384 KiB buffer (read-modify-write of each line): one group fits
+#: a core's private 512 KiB L2 on this machine, two do not. Utilisations are chosen so that the
+#: heuristics disagree: LWFG keeps each group on one core; WFD (decreasing utilisation, least
+#: loaded CPU) puts a1 and a2 on different cores, so each core alternates between both buffers
+#: and the sharers of one buffer write it from two cores at once. The control has no `wss`
+#: (CPU burn): both partitions must then take the same execution time.
+REAL_TASKS = [("a1", 2.5, 0), ("a2", 2.4, 0), ("b1", 1.5, 1), ("b2", 1.4, 1)]
+REAL_WSS = "384KiB"
+REAL_PARTITIONS = ["lwfg", "wfd"]
+REAL_BACKENDS = ["testbed:pedf", "kernel:fifo"]
+
+
+#: Sweeps per job for the simulator's second prediction: a 2.5 ms job at the ~500 lines/µs the
+#: calibration measures here for 384 KiB (docs/real-runs.md) writes ~1.25 M lines, ~200 passes
+#: over the 6144-line buffer.
+REAL_PASSES = 200
+
+
+def real_taskset(case: str, passes: int = 2):
+    """The (e) set: ``case`` 'memory' (shared 384 KiB buffers) or 'cpu' (the control); the
+    simulator's cache model makes ``passes`` sweeps per job."""
+    import rtsched
+
+    lines = ["platform: {cpus: 2, topology: host}", f"run: {{duration: 2s, on_miss: continue, cache: {{passes: {passes}}}}}", "tasks:"]
+    for name, wcet, group in REAL_TASKS:
+        mem = f", wss: {REAL_WSS}, group: {group}" if case == "memory" else ""
+        lines.append(f"  - {{name: {name}, period: 10ms, wcet: {wcet}ms{mem}}}")
+    return rtsched.parse_taskset("\n".join(lines) + "\n", "yaml", f"lwfg2012-real-{case}.yaml")
+
+
+def real_runs(out_dir: Path, quick: bool, progress: bool = True):
+    """(e): each case partitioned by LWFG and by WFD, simulated with the cache model on this
+    machine's topology, then run on the real cores (each pair of partitions alternately, so
+    host noise falls on both). Returns (rows, partitions, why_not): rows is None when real runs
+    cannot happen here."""
+    import rtsched
+
+    from ._real import can_run_real, run_real_sets
+
+    parts, sims, units = {}, [], []
+    reps = 1 if quick else 3
+    for case in ("memory", "cpu"):
+        ts = real_taskset(case)
+        for h in REAL_PARTITIONS:
+            pts, _ = rtsched.partition(ts, h)
+            parts[(case, h)] = {t["name"]: t["cpu"] for t in pts.tasks()}
+            row = {"case": case, "partition": h}
+            for passes in (2, REAL_PASSES):
+                sp, _ = rtsched.partition(real_taskset(case, passes), h)
+                row[f"exec_inflation_{passes}"] = rtsched.simulate(sp, "pedf").summary["exec_inflation"]
+            sims.append(row)
+            for rep in range(reps):
+                units.append(({"case": case, "rep": rep, "partition": h}, pts))
+    units.sort(key=lambda u: (u[0]["rep"], u[0]["case"]))  # LWFG, WFD, LWFG, WFD, ... in time
+    ok, why = can_run_real()
+    if not ok:
+        return None, parts, sims, why
+    rows = run_real_sets(units, REAL_BACKENDS, "1s" if quick else "2s", out_dir / ("real-quick.csv" if quick else "real.csv"),
+                         label="real cores", progress=progress)
+    return rows, parts, sims, ""
+
+
+def real_summary(rows):
+    """Per (case, backend, partition): runs, mean and range of exec inflation, mean DSR, steal."""
+    ok = rows[rows["status"] == "ok"]
+    out = {}
+    for (case, backend, h), g in ok.groupby(["case", "backend", "partition"]):
+        e = g["exec_inflation"].astype("float64")
+        out[(case, backend, h)] = {"runs": len(g), "mean": float(e.mean()), "min": float(e.min()), "max": float(e.max()),
+                                   "dsr": float(g["dsr"].astype("float64").mean()), "steal_ms": float(g["host_steal_ms"].sum())}
+    return out
+
+
+def real_claim(summ) -> list:
+    """The real-core row of the comparison: LWFG's grouping vs WFD in measured execution time."""
+    cells, verdicts = [], []
+    for backend in REAL_BACKENDS:
+        lw, wf = summ.get(("memory", backend, "lwfg")), summ.get(("memory", backend, "wfd"))
+        clw, cwf = summ.get(("cpu", backend, "lwfg")), summ.get(("cpu", backend, "wfd"))
+        if not (lw and wf):
+            continue
+        ratio = wf["mean"] / lw["mean"]
+        ctrl = (cwf["mean"] / clw["mean"]) if clw and cwf else float("nan")
+        cells.append(f"{backend}: exec inflation WFD {wf['mean']:.2f} vs LWFG {lw['mean']:.2f} (×{ratio:.2f}; runs "
+                     f"{wf['min']:.2f}-{wf['max']:.2f} vs {lw['min']:.2f}-{lw['max']:.2f}), CPU-burn control ×{_num(ctrl, '{:.2f}')}")
+        separated = wf["min"] > lw["max"]
+        verdicts.append("holds" if separated and ratio >= 1.2 else "partly" if ratio > 1.05 else "does not hold")
+    if not cells:
+        return []
+    v = "holds" if all(x == "holds" for x in verdicts) else "partly" if any(x != "does not hold" for x in verdicts) else "does not hold"
+    return [["On real cores: grouping memory sharers on one core (LWFG) vs spreading them (WFD)",
+             "LWFG's higher IPC comes from co-locating tasks that share memory (§3, Obs. 1)", "; ".join(cells),
+             v + " (measured execution time, this 2-core VM has no PMU; section (e))"]]
 
 
 def main_spec(cfg: Config) -> dict:
@@ -124,7 +222,8 @@ def reproduce(out_dir: Path, cfg: Config, executor, quick: bool):
         if own:
             executor.shutdown(wait=True, cancel_futures=True)
     fig4 = pd.concat(parts, ignore_index=True)
-    return _report(out_dir, cfg, df, fig4, quick)
+    real = real_runs(out_dir, quick)
+    return _report(out_dir, cfg, df, fig4, quick, real)
 
 
 # --- numbers ------------------------------------------------------------------------------
@@ -351,7 +450,7 @@ def fig4_rows(fig4) -> list:
 # --- report -------------------------------------------------------------------------------
 
 
-def _report(out_dir: Path, cfg: Config, df, fig4, quick: bool):
+def _report(out_dir: Path, cfg: Config, df, fig4, quick: bool, real=None):
     from rtsched import plots
 
     active = cache_active(df) or cache_active(fig4)
@@ -385,6 +484,9 @@ def _report(out_dir: Path, cfg: Config, df, fig4, quick: bool):
          ", ".join(f"{h.upper()} {fmt_pct(rate_all[h])}" for h in PARTITIONERS), ""],
     ]
     rows += observations(df, fig4, active)
+    real_rows, parts, sims, why_not = real if real is not None else (None, {}, [], "not run")
+    summ = real_summary(real_rows) if real_rows is not None and len(real_rows) else {}
+    rows += real_claim(summ)
     rep.comparison(rows)
 
     # (a) partition success
@@ -453,6 +555,8 @@ def _report(out_dir: Path, cfg: Config, df, fig4, quick: bool):
     plots.save(plots.metric_vs_utilisation(df, "ipc_proxy", ylabel="IPC proxy", title="IPC proxy (Figs. 1-2)"), out_dir / "ipc_proxy")
     rep.figure(out_dir / "ipc_proxy.png", "IPC proxy per heuristic vs cap, one panel per distribution (mean ± 95% CI over partitioned sets)", out_dir)
 
+    _real_section(rep, real_rows, parts, sims, summ, why_not, quick)
+
     rep.not_reproduced(([] if active else [
         "IPC (Figs. 1-2) and the cache-driven part of DSR and tardiness (Figs. 3-4), i.e. Obs. 1-4: every run here asks for "
         "the simulator's cache model on the opteron6164x4 topology (run: {cache: true}), which this build does not have yet; "
@@ -460,9 +564,62 @@ def _report(out_dir: Path, cfg: Config, df, fig4, quick: bool):
         "Infeasibly partitioned task sets: the paper ran them anyway (Obs. 5: \"LWFG's DSR dips below 1.0 at high loads ... "
         "due to infeasibly-partitioned tasksets\"), without saying where the tasks that fit nowhere went; rtsched's "
         "partitioners refuse such a set (status partition-failed) and the chain LWFG+FFD falls back, as §3.2 advises.",
-        "The real-machine numbers (ChronOS Linux on a 48-core Opteron, perf counters): this VM has 2 cores and no PMU.",
+        "The real-machine numbers (ChronOS Linux on a 48-core Opteron, perf counters): this VM has 2 cores and no PMU; "
+        "section (e) is the small real case it allows, measured in execution time.",
     ])
     return rep.write(out_dir / "report.md")
+
+
+def _real_section(rep, rows, parts, sims, summ, why_not, quick):
+    rep.heading("(e) On this machine's real cores: LWFG's grouping vs WFD, measured")
+    tasks = ", ".join(f"{n} (C = {c} ms, group {g})" for n, c, g in REAL_TASKS)
+    rep.para(f"Four tasks with period 10 ms: {tasks}; in the memory case each strides over its group's {REAL_WSS} buffer "
+             "(read-modify-write of every line; docs/real-runs.md \"Memory workloads\"), a fixed amount of work per job, so "
+             "cache misses and coherence traffic show as longer execution. One group fits a core's private 512 KiB L2 "
+             "here; two do not. The control burns CPU instead (no `wss`). Partitions:")
+    prow = []
+    for (case, h), m in sorted(parts.items()):
+        if case == "memory":
+            by = {}
+            for name, cpu in m.items():
+                by.setdefault(cpu, []).append(name)
+            prow.append([h.upper(), "; ".join(f"CPU {c}: {', '.join(v)}" for c, v in sorted(by.items()))])
+    rep.table(["partition", "tasks per CPU"], prow)
+    sim = {(r["case"], r["partition"]): r for r in sims}
+    if rows is None:
+        rep.para(f"Real runs not made: {why_not}. The simulator's prediction (cache model, `host` topology, {REAL_PASSES} "
+                 "sweeps per job): " + "; ".join(f"{c} {h.upper()} exec inflation {r[f'exec_inflation_{REAL_PASSES}']:.2f}"
+                                                  for (c, h), r in sorted(sim.items())))
+        return
+    rep.para("Exec inflation = Σ measured CPU time of the jobs' work / Σ their demand (1.0 = as fast as the calibration, "
+             "which ran each buffer alone on a warm core). Runs alternate LWFG and WFD so host noise falls on both; "
+             f"{'1 run' if quick else '3 runs'} of {'1 s' if quick else '2 s'} per partition and backend. The last two columns are "
+             "the simulator's cache model on this machine's topology (sysfs), same partition, with its default 2 sweeps per job "
+             f"and with {REAL_PASSES} (about what a job makes here). Compare the WFD/LWFG ratios, not the levels: the model's "
+             "demand is the job's time with every access in L1, the real demand is calibrated on a warm private L2.")
+    trows = []
+    for case in ("memory", "cpu"):
+        for backend in REAL_BACKENDS:
+            for h in REAL_PARTITIONS:
+                s = summ.get((case, backend, h))
+                if not s:
+                    continue
+                trows.append([case, backend, h.upper(), s["runs"], f"{s['mean']:.3f}", f"{s['min']:.3f}-{s['max']:.3f}",
+                              f"{s['dsr']:.3f}", f"{s['steal_ms']:.0f}", f"{sim[(case, h)]['exec_inflation_2']:.3f}",
+                              f"{sim[(case, h)][f'exec_inflation_{REAL_PASSES}']:.3f}"])
+    rep.table(["case", "backend", "partition", "runs", "exec inflation", "range", "DSR", "host steal ms",
+               "simulated (2 sweeps)", f"simulated ({REAL_PASSES} sweeps)"], trows)
+    ratios = []
+    for backend in REAL_BACKENDS:
+        lw, wf = summ.get(("memory", backend, "lwfg")), summ.get(("memory", backend, "wfd"))
+        if lw and wf:
+            ratios.append(f"{backend} measured ×{wf['mean'] / lw['mean']:.2f}")
+    for passes in (2, REAL_PASSES):
+        ratios.append(f"simulated, {passes} sweeps ×{sim[('memory', 'wfd')][f'exec_inflation_{passes}'] / sim[('memory', 'lwfg')][f'exec_inflation_{passes}']:.2f}")
+    rep.para("WFD / LWFG execution inflation, memory case: " + "; ".join(ratios) + ".")
+    refused = rows[rows["status"] != "ok"]
+    if len(refused):
+        rep.para("Refused runs: " + "; ".join(f"{r['backend']} {r['partition']}: {r['error']}" for _, r in refused.iterrows()))
 
 
 def _fig4_plots(fig4, out_dir: Path, cfg: Config):
