@@ -165,3 +165,26 @@ def test_real_verdicts_on_made_up_rows():
     assert verdict([1.0, 1.1, 1.05], [1.0, 1.1, 1.06]) == "does"  # "does not hold"
     row = L.real_claim(L.real_summary(made_up_real([1.0, 1.0, 1.0], [2.0, 2.0, 2.0])))[0]
     assert "WFD 2.00 vs LWFG 1.00 (×2.00" in row[2] and "CPU-burn control ×1.00" in row[2]
+
+
+def test_fig4_runs_lwfg_as_the_paper_did(tiny):
+    """Fig. 4's LWFG curve is LWFG-overflow: every set runs, those LWFG cannot feasibly partition too."""
+    out, text = tiny
+    fig4 = L._label(read_table(out / "fig4-quick.parquet"))
+    over = fig4[fig4["heuristic"] == L.OVERFLOW]
+    plain = fig4[fig4["heuristic"] == "lwfg"]
+    assert len(over) == len(plain) > 0 and over["partitioned"].all()
+    assert f"| {L.OVERFLOW} |" in text  # a row of the Fig. 4 table
+
+
+def test_partition_cli_names_the_overflowed_tasks(tmp_path):
+    from conftest import run_cli
+
+    f = tmp_path / "over.yaml"
+    f.write_text("platform: {cpus: 2}\ntasks:\n" + "".join(f"  - {{name: t{i}, period: 10, wcet: 6}}\n" for i in range(3)))
+    plain = run_cli("partition", f, "--heuristic", "lwfg")
+    assert plain.returncode == 2 and "t2" in plain.stderr and "Traceback" not in plain.stderr
+    r = run_cli("partition", f, "--heuristic", "lwfg-overflow")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith("# partitioned by rtsched: lwfg-overflow; placed beyond admission: t2")
+    assert "cpu: 0" in r.stdout and "cpu: 1" in r.stdout

@@ -195,7 +195,7 @@ fn reference(ts: &TaskSet, r: Reading, adm: &Admission) -> Result<Vec<u32>, usiz
             group.remove(at);
         }
     }
-    Ok(bins.into_assignment())
+    Ok(bins.into_assignment().0)
 }
 
 /// Every literal reading of the pseudocode fails the example, at s3 or earlier; so do the

@@ -96,7 +96,8 @@ fn analyze_overheads(py: Python<'_>, taskset: &PyTaskSet, profile: Option<&str>,
 /// "edf" (exact EDF, default), "density", "rm", "dm" or "file" (FP response-time analysis).
 /// Admission charges the overheads of `profile` (its `statistic`), or else the task file's own
 /// `run.overheads`, if any. Returns (task set with `cpu` fields, or None when the chain fell
-/// back to global; heuristic).
+/// back to global; heuristic, followed by "; placed beyond admission: NAMES" when an
+/// `-overflow` heuristic placed tasks no CPU admitted).
 #[pyfunction]
 #[pyo3(signature = (taskset, heuristic, admission="edf", profile=None, statistic="p99"))]
 fn partition_taskset(py: Python<'_>, taskset: &PyTaskSet, heuristic: &str, admission: &str, profile: Option<&str>, statistic: &str) -> PyResult<(Option<PyTaskSet>, String)> {
@@ -122,7 +123,12 @@ fn partition_taskset(py: Python<'_>, taskset: &PyTaskSet, heuristic: &str, admis
     for (t, c) in out.tasks.iter_mut().zip(&r.cpu_of_task) {
         t.cpu = Some(*c);
     }
-    Ok((Some(PyTaskSet { inner: out }), r.heuristic))
+    let mut used = r.heuristic;
+    if !r.overflowed.is_empty() {
+        let names: Vec<&str> = r.overflowed.iter().map(|&i| ts.tasks[i].name.as_str()).collect();
+        used = format!("{used}; placed beyond admission: {}", names.join(", "));
+    }
+    Ok((Some(PyTaskSet { inner: out }), used))
 }
 
 /// The task set as YAML text (durations with units, so it reads back exactly).

@@ -73,8 +73,9 @@ impl Order {
     }
 }
 
-/// Place every task; `Err(i)` names the first task that no CPU admits.
-pub fn any_fit(tasks: &[Cdt], wss: &[u64], m: u32, adm: &Admission, fit: Fit, order: Order) -> Result<Vec<u32>, usize> {
+/// Place every task; `Err(i)` names the first task that no CPU admits. With `overflow`, such a
+/// task goes to the least utilised CPU instead (`Bins::overflow`) and placing goes on.
+pub fn any_fit(tasks: &[Cdt], wss: &[u64], m: u32, adm: &Admission, fit: Fit, order: Order, overflow: bool) -> Result<(Vec<u32>, Vec<usize>), usize> {
     let mut bins = Bins::new(tasks, m, adm);
     let cpus = bins.cpus();
     // `last` starts on the last CPU so that next fit's first scan begins at CPU 0.
@@ -100,7 +101,11 @@ pub fn any_fit(tasks: &[Cdt], wss: &[u64], m: u32, adm: &Admission, fit: Fit, or
                 best.map(|(c, _)| c)
             }
         };
-        let c = chosen.ok_or(i)?;
+        let c = match chosen {
+            Some(c) => c,
+            None if overflow => bins.overflow(&new),
+            None => return Err(i),
+        };
         bins.place(c, &new);
         last = c;
     }

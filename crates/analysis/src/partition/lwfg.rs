@@ -35,7 +35,9 @@ use crate::schedulability::Cdt;
 
 /// CPU of each task, or `Err(i)`: task i alone (its group split down to it) fits on no CPU
 /// beside the tasks placed before it.
-pub fn lwfg(tasks: &[Cdt], wss: &[u64], group: &[Option<u32>], m: u32, adm: &Admission) -> Result<Vec<u32>, usize> {
+/// With `overflow`, a task that fits nowhere goes to the least utilised CPU (`Bins::overflow`)
+/// and LWFG goes on (`last` moves there, as after any placement).
+pub fn lwfg(tasks: &[Cdt], wss: &[u64], group: &[Option<u32>], m: u32, adm: &Admission, overflow: bool) -> Result<(Vec<u32>, Vec<usize>), usize> {
     let order = Order::DecreasingWss.sort(tasks, wss);
     let mut bins = Bins::new(tasks, m, adm);
     let cpus = bins.cpus();
@@ -63,7 +65,14 @@ pub fn lwfg(tasks: &[Cdt], wss: &[u64], group: &[Option<u32>], m: u32, adm: &Adm
                 break;
             }
             if members.len() == 1 {
-                return Err(task);
+                if !overflow {
+                    return Err(task);
+                }
+                let c = bins.overflow(&new);
+                bins.place(c, &new);
+                placed[task] = true;
+                last = c;
+                break;
             }
             // remove_least_shared: smallest WSS; members are in WSS order, so the last one
             // with the minimum is the latest in that order.

@@ -12,6 +12,12 @@
 //! `global` (always "succeeds", meaning: schedule globally), and fallback chains separated by `,`
 //! or `+` (`lwfg,ffd,global`, as LWFG §3.2 recommends), tried left to right.
 //!
+//! Overflow: `NAME-overflow` (e.g. `lwfg-overflow`, `ffd-overflow`) runs the heuristic but places
+//! a task that no CPU admits on the least utilised CPU and goes on, instead of failing: the
+//! "infeasibly-partitioned tasksets" LWFG §5 (Obs. 5, Fig. 4) ran anyway and counted the misses
+//! of. Such a partition is not schedulable by construction; `Partition::overflowed` names the
+//! tasks placed beyond admission.
+//!
 //! Overheads: when the task set sets `run.overheads` (or a profile is given to
 //! `partition_with`), every heuristic admits on the WCETs inflated by them
 //! (`crate::overheads`), so a partition it accepts holds in the overhead-charged simulator.
@@ -58,6 +64,8 @@ pub struct Partition {
     pub cpu_of_task: Vec<u32>,
     /// The heuristic that produced it (in a chain, the one that succeeded).
     pub heuristic: String,
+    /// Tasks placed without passing admission (`-overflow` heuristics only), in placing order.
+    pub overflowed: Vec<usize>,
 }
 
 impl Partition {
@@ -94,6 +102,8 @@ pub struct Bins<'a> {
     /// Every member has D ≥ T, so U ≤ 1 is the exact EDF test.
     d_ge_t: Vec<bool>,
     scratch: Vec<Cdt>,
+    /// Tasks placed by `overflow`, beyond admission.
+    overflowed: Vec<usize>,
 }
 
 /// Tasks offered to a CPU together (one task, or an LWFG memory-sharing group).
@@ -110,7 +120,7 @@ const NEAR: f64 = 1e-9;
 impl<'a> Bins<'a> {
     pub fn new(tasks: &'a [Cdt], m: u32, admission: &'a Admission) -> Self {
         let m = m as usize;
-        Bins { tasks, admission, members: vec![Vec::new(); m], util: vec![0.0; m], dens: vec![0.0; m], d_ge_t: vec![true; m], scratch: Vec::new() }
+        Bins { tasks, admission, members: vec![Vec::new(); m], util: vec![0.0; m], dens: vec![0.0; m], d_ge_t: vec![true; m], scratch: Vec::new(), overflowed: Vec::new() }
     }
 
     pub fn cpus(&self) -> usize {
@@ -189,7 +199,15 @@ impl<'a> Bins<'a> {
     }
 
     /// CPU of each task; every task must have been placed.
-    pub fn into_assignment(self) -> Vec<u32> {
+    /// Overflow: the CPU with the least utilisation (lowest index on ties) takes `new` although
+    /// it does not admit it; remembered for `Partition::overflowed`.
+    pub fn overflow(&mut self, new: &Newcomers) -> usize {
+        let c = (0..self.cpus()).min_by(|&a, &b| self.util[a].total_cmp(&self.util[b]).then(a.cmp(&b))).expect("m >= 1");
+        self.overflowed.extend_from_slice(new.idx);
+        c
+    }
+
+    pub fn into_assignment(self) -> (Vec<u32>, Vec<usize>) {
         let mut cpu_of = vec![u32::MAX; self.tasks.len()];
         for (c, ms) in self.members.iter().enumerate() {
             for &i in ms {
@@ -197,7 +215,7 @@ impl<'a> Bins<'a> {
             }
         }
         debug_assert!(cpu_of.iter().all(|&c| c != u32::MAX), "a task was left unplaced");
-        cpu_of
+        (cpu_of, self.overflowed)
     }
 }
 
@@ -216,8 +234,8 @@ struct Job<'j> {
 /// A partitioning heuristic (or a fallback chain of them).
 #[derive(Clone, Debug, PartialEq)]
 pub enum Partitioner {
-    AnyFit { name: String, fit: Fit, order: Order },
-    Lwfg,
+    AnyFit { name: String, fit: Fit, order: Order, overflow: bool },
+    Lwfg { overflow: bool },
     /// Never fails: the answer "schedule this set globally".
     Global,
     Chain(Vec<Partitioner>),
@@ -227,7 +245,7 @@ impl Partitioner {
     pub fn name(&self) -> String {
         match self {
             Partitioner::AnyFit { name, .. } => name.clone(),
-            Partitioner::Lwfg => "lwfg".into(),
+            Partitioner::Lwfg { overflow } => if *overflow { "lwfg-overflow".into() } else { "lwfg".into() },
             Partitioner::Global => "global".into(),
             Partitioner::Chain(v) => v.iter().map(Partitioner::name).collect::<Vec<_>>().join(","),
         }
@@ -271,13 +289,13 @@ impl Partitioner {
             return Err(fail(self.name(), *i, format!("fits on no CPU: {why}")));
         }
         match self {
-            Partitioner::AnyFit { name, fit, order } => fit::any_fit(cdt, wss, m, adm, *fit, *order)
-                .map(|cpu_of_task| Partition { cpu_of_task, heuristic: name.clone() })
+            Partitioner::AnyFit { name, fit, order, overflow } => fit::any_fit(cdt, wss, m, adm, *fit, *order, *overflow)
+                .map(|(cpu_of_task, overflowed)| Partition { cpu_of_task, heuristic: name.clone(), overflowed })
                 .map_err(|i| fail(name.clone(), i, format!("does not fit on any of the {m} CPUs ({} admission{with}, {seen}{})", adm.name(), describe(&cdt[i])))),
-            Partitioner::Lwfg => lwfg::lwfg(cdt, wss, group, m, adm)
-                .map(|cpu_of_task| Partition { cpu_of_task, heuristic: "lwfg".into() })
+            Partitioner::Lwfg { overflow } => lwfg::lwfg(cdt, wss, group, m, adm, *overflow)
+                .map(|(cpu_of_task, overflowed)| Partition { cpu_of_task, heuristic: self.name(), overflowed })
                 .map_err(|i| fail("lwfg".into(), i, format!("fits on none of the {m} CPUs beside the tasks LWFG placed before it ({} admission{with}, {seen}{})", adm.name(), describe(&cdt[i])))),
-            Partitioner::Global => Ok(Partition { cpu_of_task: Vec::new(), heuristic: "global".into() }),
+            Partitioner::Global => Ok(Partition { cpu_of_task: Vec::new(), heuristic: "global".into(), overflowed: Vec::new() }),
             Partitioner::Chain(list) => {
                 let mut errs: Vec<PartitionError> = Vec::new();
                 for p in list {
@@ -315,7 +333,14 @@ pub const NAMED: &[(&str, &str)] = &[
 ];
 
 fn one(name: &str) -> Result<Partitioner, String> {
-    let any = |fit, order| Ok(Partitioner::AnyFit { name: name.to_string(), fit, order });
+    if let Some(base) = name.strip_suffix("-overflow") {
+        return match one(base)? {
+            Partitioner::AnyFit { fit, order, .. } => Ok(Partitioner::AnyFit { name: name.to_string(), fit, order, overflow: true }),
+            Partitioner::Lwfg { .. } => Ok(Partitioner::Lwfg { overflow: true }),
+            _ => Err(format!("partitioner '{name}': '-overflow' applies to a heuristic (ffd, lwfg, FIT:ORDER, ...), not to '{base}'")),
+        };
+    }
+    let any = |fit, order| Ok(Partitioner::AnyFit { name: name.to_string(), fit, order, overflow: false });
     match name {
         "ffd" => any(Fit::First, Order::DecreasingUtilisation),
         "bfd" => any(Fit::Best, Order::DecreasingUtilisation),
@@ -326,7 +351,7 @@ fn one(name: &str) -> Result<Partitioner, String> {
         "wfdd" => any(Fit::Worst, Order::DecreasingDensity),
         "nfdd" => any(Fit::Next, Order::DecreasingDensity),
         "bf" => any(Fit::First, Order::IncreasingDeadline),
-        "lwfg" => Ok(Partitioner::Lwfg),
+        "lwfg" => Ok(Partitioner::Lwfg { overflow: false }),
         "global" => Ok(Partitioner::Global),
         _ => {
             if let Some((f, o)) = name.split_once(':') {
@@ -518,6 +543,32 @@ mod tests {
         assert!(by_name("lwfg,,ffd").is_err());
         for (n, _) in NAMED {
             assert_eq!(by_name(n).unwrap().name(), *n);
+            if *n != "global" {
+                assert_eq!(by_name(&format!("{n}-overflow")).unwrap().name(), format!("{n}-overflow"));
+            }
+        }
+        assert!(by_name("global-overflow").unwrap_err().contains("applies to a heuristic"));
+        assert!(by_name("ffd-overflow-overflow").is_ok_and(|p| p.name() == "ffd-overflow-overflow"));
+    }
+
+    /// u = 0.6 ×3 on 2 CPUs: FFD fails on the third; FFD-overflow puts it on the less utilised
+    /// CPU (1, holding 0.6 vs CPU 0's 0.6: tie, lowest index 0) and names it.
+    #[test]
+    fn overflow_places_what_fits_nowhere_on_the_least_utilised_cpu() {
+        let ts = set(2, &[6, 6, 6, 3]);
+        assert!(by_name("ffd").unwrap().partition(&ts, &Admission::EdfExact).is_err());
+        let p = by_name("ffd-overflow").unwrap().partition(&ts, &Admission::EdfExact).unwrap();
+        // 0.6→0, 0.6→1, 0.6 fits nowhere → least utilised (tie → 0), 0.3 first fit → 1.
+        assert_eq!((p.cpu_of_task, p.overflowed, p.heuristic.as_str()), (vec![0, 1, 0, 1], vec![2], "ffd-overflow"));
+        // LWFG: WSS order is file order here (no wss): next fit 0.6→0, 0.6→1, 0.6 → overflow to 0, 0.3 → next after 0 = 1.
+        let p = by_name("lwfg-overflow").unwrap().partition(&ts, &Admission::EdfExact).unwrap();
+        assert_eq!((p.cpu_of_task, p.overflowed), (vec![0, 1, 0, 1], vec![2]));
+        // A set that fits: overflow changes nothing.
+        let ok = set(2, &[6, 4, 4, 6]);
+        for h in ["ffd", "wfd", "lwfg", "bf"] {
+            let a = by_name(h).unwrap().partition(&ok, &Admission::EdfExact).unwrap();
+            let b = by_name(&format!("{h}-overflow")).unwrap().partition(&ok, &Admission::EdfExact).unwrap();
+            assert_eq!((a.cpu_of_task, b.overflowed.len()), (b.cpu_of_task, 0), "{h}");
         }
     }
 }
