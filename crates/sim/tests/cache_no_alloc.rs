@@ -5,28 +5,9 @@
 
 use rtsched_model::topology::Topology;
 use rtsched_model::{ExecModel, Region, Task, TaskSet};
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicU64, Ordering};
-
-struct Counting;
-static ALLOCS: AtomicU64 = AtomicU64::new(0);
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
-        ALLOCS.fetch_add(1, Ordering::Relaxed);
-        unsafe { System.alloc(l) }
-    }
-    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
-        unsafe { System.dealloc(p, l) }
-    }
-    unsafe fn realloc(&self, p: *mut u8, l: Layout, n: usize) -> *mut u8 {
-        ALLOCS.fetch_add(1, Ordering::Relaxed);
-        unsafe { System.realloc(p, l, n) }
-    }
-}
-
-#[global_allocator]
-static A: Counting = Counting;
+#[path = "common/counting_alloc.rs"]
+mod counting_alloc;
+use counting_alloc::allocations as allocated_so_far;
 
 /// 16 tasks on 12 Opteron CPUs (two L3s): working sets from 16 KiB to 6 MiB (some overflow an
 /// L3: evictions), four memory groups (invalidations across L3s), fork-join tasks (threads
@@ -60,9 +41,9 @@ fn taskset(seconds: u64, topology: bool) -> TaskSet {
 fn allocations(spec: &str, seconds: u64, topology: bool) -> (u64, u64, u64) {
     let ts = taskset(seconds, topology);
     let mut policy = rtsched_policies::build(spec, &ts).unwrap();
-    let before = ALLOCS.load(Ordering::Relaxed);
+    let before = allocated_so_far();
     let r = rtsched_sim::simulate_policy(&ts, policy.as_mut(), false);
-    (ALLOCS.load(Ordering::Relaxed) - before, r.counters.events, r.counters.cache.misses[0])
+    (allocated_so_far() - before, r.counters.events, r.counters.cache.misses[0])
 }
 
 #[test]

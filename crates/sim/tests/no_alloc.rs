@@ -5,28 +5,9 @@
 //! reserved from the expected job count).
 
 use rtsched_model::{CriticalSection, ExecModel, Region, Task, TaskSet};
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicU64, Ordering};
-
-struct Counting;
-static ALLOCS: AtomicU64 = AtomicU64::new(0);
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
-        ALLOCS.fetch_add(1, Ordering::Relaxed);
-        unsafe { System.alloc(l) }
-    }
-    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
-        unsafe { System.dealloc(p, l) }
-    }
-    unsafe fn realloc(&self, p: *mut u8, l: Layout, n: usize) -> *mut u8 {
-        ALLOCS.fetch_add(1, Ordering::Relaxed);
-        unsafe { System.realloc(p, l, n) }
-    }
-}
-
-#[global_allocator]
-static A: Counting = Counting;
+#[path = "common/counting_alloc.rs"]
+mod counting_alloc;
+use counting_alloc::allocations as allocated_so_far;
 
 fn taskset(seconds: u64, structured: bool) -> TaskSet {
     let ms = 1_000_000;
@@ -71,9 +52,9 @@ fn allocations(spec: &str, seconds: u64, structured: bool) -> (u64, u64) {
         ts.platform.cpus += 2;
     }
     let mut policy = rtsched_policies::build(spec, &ts).unwrap();
-    let before = ALLOCS.load(Ordering::Relaxed);
+    let before = allocated_so_far();
     let r = rtsched_sim::simulate_policy(&ts, policy.as_mut(), false);
-    (ALLOCS.load(Ordering::Relaxed) - before, r.counters.events)
+    (allocated_so_far() - before, r.counters.events)
 }
 
 #[test]
