@@ -87,10 +87,15 @@ pub struct Infeasible {
 /// Inflated WCETs are capped here (a task this long fails every test anyway).
 const CAP: u128 = 1 << 62;
 
-/// C'' = ⌈(C + extra) · P / (P − k)⌉ with k < P (no ticks: C + extra).
-fn stretch(c: Time, extra: u128, tick: Time, period: Time) -> Time {
+/// C'' = ⌈(C + extra) / (1 − k/P − B/R)⌉: the ticks (k every P) and the real-time bandwidth
+/// cap's stops (at most B = rt_period − rt_runtime every R = rt_period, at the end of a
+/// period, on a busy CPU) in a window of length L number at most L/P + 1 and L/R + 1; the
+/// "+ 1"s are in `extra`. Computed as ⌈(C + extra)·P·R / (P·R − k·R − B·P)⌉, positive by
+/// `inflate`'s checks.
+fn stretch(c: Time, extra: u128, tick: Time, period: Time, stop: Time, rt_period: Time) -> Time {
     let base = c as u128 + extra;
-    let v = if tick == 0 { base } else { (base * period as u128).div_ceil((period - tick) as u128) };
+    let (p, r) = (period as u128, rt_period as u128);
+    let v = if tick == 0 && stop == 0 { base } else { (base * p * r).div_ceil(p * r - tick as u128 * r - stop as u128 * p) };
     v.min(CAP) as Time
 }
 
@@ -119,20 +124,35 @@ pub fn inflate(tasks: &[Cdt], oh: &Overheads, class: Class) -> Result<Vec<Inflat
             message: format!("release latency {} ≥ D = {}: every job arrives after its deadline", fmt_duration(oh.release), fmt_duration(tasks[i].d)),
         });
     }
+    // The real-time bandwidth cap: a busy CPU stops for at most B at the end of each period.
+    let (stop, rt_period) = if oh.throttles() { (oh.rt_period - oh.rt_runtime, oh.rt_period) } else { (0, 1) };
+    if tick as u128 * rt_period as u128 + stop as u128 * period as u128 >= period as u128 * rt_period as u128 {
+        return Err(Infeasible {
+            task: None,
+            message: format!(
+                "the tick ({} every {}) and the real-time cap ({} of every {}) leave a busy CPU no time",
+                fmt_duration(tick),
+                fmt_duration(period),
+                fmt_duration(oh.rt_runtime),
+                fmt_duration(oh.rt_period)
+            ),
+        });
+    }
     let d: Vec<Time> = tasks.iter().map(|x| x.d - oh.release).collect();
     let o = (oh.decision + oh.context_switch) as u128;
     Ok((0..tasks.len())
         .map(|i| {
             let x = tasks[i];
             let (f, mig, extra) = match class {
-                Class::Partitioned => (2u64, 0u64, 2 * o + tick as u128),
+                Class::Partitioned => (2u64, 0u64, 2 * o + tick as u128 + stop as u128),
                 Class::Global => {
+                    // Each of the job's f stays on a CPU may meet one more tick and one more stop.
                     let p = global_preemptions(tasks, i, &d);
                     let f = p.saturating_add(1);
-                    (f, p, f as u128 * (o + tick as u128) + p as u128 * oh.migration as u128)
+                    (f, p, f as u128 * (o + tick as u128 + stop as u128) + p as u128 * oh.migration as u128)
                 }
             };
-            Inflated { task: Cdt { c: stretch(x.c, extra, tick, period), d: d[i], t: x.t }, dispatches: f, migrations: mig }
+            Inflated { task: Cdt { c: stretch(x.c, extra, tick, period, stop, rt_period), d: d[i], t: x.t }, dispatches: f, migrations: mig }
         })
         .collect())
 }

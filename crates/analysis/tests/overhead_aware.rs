@@ -39,12 +39,15 @@ fn gcd(a: Time, b: Time) -> Time {
 const PERIODS_MS: [Time; 6] = [1, 2, 4, 5, 8, 10];
 const TICK_PERIODS: [Time; 4] = [250 * US, 500 * US, MS, 4 * MS];
 
+/// Real-time bandwidth cap periods (the simulator checks the cap every tick period).
+const RT_PERIODS: [Time; 3] = [5 * MS, 10 * MS, 20 * MS];
+
 /// (m, partitioned, tasks: (period index, C per mille of T, D per cent of T, implicit, CPU,
 /// phase per mille of T or none), overheads: (decision, cs, migration, release, tick, tick
-/// period index)).
-type Raw = (u32, bool, Vec<(usize, u64, u64, bool, u32, Option<u64>)>, (Time, Time, Time, Time, Time, usize));
+/// period index), bandwidth cap: (runtime per mille of its period, period index) or none).
+type Raw = (u32, bool, Vec<(usize, u64, u64, bool, u32, Option<u64>)>, (Time, Time, Time, Time, Time, usize), Option<(u64, usize)>);
 
-fn build((m, partitioned, tasks, (dec, cs, mig, rel, tick, tp)): Raw) -> TaskSet {
+fn build((m, partitioned, tasks, (dec, cs, mig, rel, tick, tp), cap): Raw) -> TaskSet {
     let tasks: Vec<Task> = tasks
         .iter()
         .enumerate()
@@ -67,6 +70,10 @@ fn build((m, partitioned, tasks, (dec, cs, mig, rel, tick, tp)): Raw) -> TaskSet
         .collect();
     let mut ts = TaskSet::new(m, tasks);
     ts.run.overheads = Overheads { decision: dec, context_switch: cs, migration: mig, release: rel, tick, tick_period: TICK_PERIODS[tp], ..Overheads::default() };
+    if let Some((pm, rp)) = cap {
+        ts.run.overheads.rt_period = RT_PERIODS[rp];
+        ts.run.overheads.rt_runtime = RT_PERIODS[rp] * pm / 1000;
+    }
     let hyper = ts.tasks.iter().fold(1, |l, t| l / gcd(l, t.period) * t.period);
     ts.run.duration = 2 * hyper.max(4 * ts.tasks.iter().map(|t| t.period).max().unwrap());
     ts
@@ -78,7 +85,8 @@ fn arb_raw() -> impl Strategy<Value = Raw> {
     let phase = prop_oneof![3 => Just(None), 1 => (0u64..1000).prop_map(Some)];
     let task = (0usize..6, c, 40u64..=100, any::<bool>(), 0u32..4, phase);
     let oh = (0..=30 * US, 0..=30 * US, 0..=80 * US, 0..=200 * US, 0..=40 * US, 0usize..4);
-    (1u32..=4, any::<bool>(), prop::collection::vec(task, 1..=6), oh)
+    let cap = prop_oneof![3 => Just(None), 1 => (700u64..=990, 0usize..3).prop_map(Some)];
+    (1u32..=4, any::<bool>(), prop::collection::vec(task, 1..=6), oh, cap)
 }
 
 fn misses(ts: &TaskSet, spec: &str) -> u64 {

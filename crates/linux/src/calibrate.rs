@@ -422,6 +422,16 @@ struct Saturated {
     throttled: Time,
 }
 
+/// The kernel's real-time bandwidth cap as (runtime, period) in ns: `sched_rt_runtime_us` of
+/// `sched_rt_period_us`; (0, 0) when unlimited (-1) or unreadable.
+fn rt_bandwidth() -> (Time, Time) {
+    let read = |f: &str| std::fs::read_to_string(format!("/proc/sys/kernel/sched_rt_{f}_us")).ok().and_then(|x| x.trim().parse::<i64>().ok());
+    match (read("runtime"), read("period")) {
+        (Some(r), Some(p)) if r >= 0 && p > 0 && r < p => (r as Time * 1_000, p as Time * 1_000),
+        _ => (0, 0),
+    }
+}
+
 /// Long enough to cross a whole `sched_rt_period_us` (1 s) whatever the phase: a thread that
 /// keeps a CPU busy is throttled once it used `sched_rt_runtime_us` of a period.
 const SATURATED_NS: Time = 2_100_000_000;
@@ -644,7 +654,7 @@ pub fn calibrate(opts: &Options, progress: Progress) -> Result<Calibration, RunE
         format!(
             "kept busy by one SCHED_FIFO thread for {}, CPU 0 lost {:.1} ms of wall time beyond the thread's CPU time ({:.2}%), {:.1} ms of it in gaps over {} \
              (RT throttling, sched_rt_runtime_us = {} of sched_rt_period_us = {}, or the fair server while other work waits): a testbed CPU loaded beyond that share \
-             is stopped for the rest of the period, which no per-dispatch or per-tick cost models",
+             is stopped for the rest of the period; the profile keeps that cap (rt_runtime, rt_period) and the simulator stops a CPU that used it",
             fmt_duration(round_to(sat.busy, 1_000_000)),
             sat.lost as f64 / 1e6,
             sat.lost as f64 * 100.0 / sat.busy.max(1) as f64,
@@ -680,11 +690,14 @@ pub fn calibrate(opts: &Options, progress: Progress) -> Result<Calibration, RunE
     if let (Some(a), Some(b)) = (steal0, crate::steal_ticks()) {
         notes.push(("host steal".into(), format!("{:.0} ms of CPU time during the calibration (/proc/stat)", b.saturating_sub(a) as f64 * 1000.0 / crate::clock_ticks() as f64)));
     }
+    let (rt_runtime, rt_period) = rt_bandwidth();
     let profile = Profile {
         machine: machine(),
         backend: opts.backend.name(),
         migration_wss: opts.wss,
         tick_period: period,
+        rt_runtime,
+        rt_period,
         costs: [decision, context_switch, migration, release, tick],
     };
     Ok(Calibration { profile, notes })

@@ -111,7 +111,7 @@ const TUF_FIELDS: &[&str] = &["shape", "utility", "termination", "points"];
 const REGION_FIELDS: &[&str] = &["threads", "wcet"];
 const SECTION_FIELDS: &[&str] = &["resource", "start", "length", "region", "thread"];
 const EXEC_FIELDS: &[&str] = &["model", "min", "max", "ratio", "probability"];
-const OVERHEAD_FIELDS: &[&str] = &["profile", "statistic", "decision", "context_switch", "migration", "release", "tick", "tick_period", "abort_handler"];
+const OVERHEAD_FIELDS: &[&str] = &["profile", "statistic", "decision", "context_switch", "migration", "release", "tick", "tick_period", "abort_handler", "rt_runtime", "rt_period"];
 const CACHE_PARAM_FIELDS: &[&str] = &["enabled", "l2", "l3", "remote_cache", "remote_node", "memory", "remote_memory", "passes"];
 
 pub(crate) struct Validator<'a> {
@@ -264,6 +264,15 @@ impl<'a> Validator<'a> {
             if let Some(x) = m.get("tick_period") {
                 o.tick_period = self.positive_duration(x, ctx, "tick_period")?;
             }
+            if let Some(x) = m.get("rt_period") {
+                o.rt_period = self.positive_duration(x, ctx, "rt_period")?;
+            }
+            if let Some(x) = m.get("rt_runtime") {
+                o.rt_runtime = self.duration(x, ctx, "rt_runtime")?;
+            }
+        }
+        if o.rt_runtime > o.rt_period {
+            return Err(self.err(ctx, Some("rt_runtime"), format!("{} is longer than rt_period ({})", crate::time::fmt_duration(o.rt_runtime), crate::time::fmt_duration(o.rt_period))));
         }
         Ok(o)
     }
@@ -1076,6 +1085,9 @@ pub fn to_yaml(ts: &TaskSet) -> String {
     );
     if o.statistic != crate::overheads::Statistic::Median {
         overheads.push_str(&format!(", statistic: {}", o.statistic.name()));
+    }
+    if o.rt_runtime > 0 {
+        overheads.push_str(&format!(", rt_runtime: {}, rt_period: {}", d(o.rt_runtime), d(o.rt_period)));
     }
     overheads.push('}');
     let _ = write!(out, "run: {{duration: {}, seed: {}, on_miss: {on_miss}, execution: {exec}, overheads: {overheads}", d(r.duration), r.seed);

@@ -79,6 +79,10 @@ pub struct Profile {
     pub backend: String,
     pub migration_wss: u64,
     pub tick_period: Time,
+    /// The real-time bandwidth cap the machine enforces (`sched_rt_runtime_us` of
+    /// `sched_rt_period_us`); 0: none (unlimited, or not read).
+    pub rt_runtime: Time,
+    pub rt_period: Time,
     /// Indexed like [`KINDS`].
     pub costs: [Stat; 5],
 }
@@ -99,6 +103,8 @@ impl Profile {
             tick: g(4),
             tick_period: if self.tick_period > 0 { self.tick_period } else { Overheads::default().tick_period },
             abort_handler: 0,
+            rt_runtime: self.rt_runtime,
+            rt_period: if self.rt_period > 0 { self.rt_period } else { Overheads::default().rt_period },
             profile: Some(source.to_string()),
             statistic,
         }
@@ -107,12 +113,16 @@ impl Profile {
     /// The profile as YAML (what [`load_profile`] reads back to an equal profile).
     pub fn to_yaml(&self) -> String {
         let mut s = format!(
-            "schema: {PROFILE_SCHEMA}\nmachine: {}\nbackend: {}\nmigration_wss: {}\ntick_period: {}\ncosts:\n",
+            "schema: {PROFILE_SCHEMA}\nmachine: {}\nbackend: {}\nmigration_wss: {}\ntick_period: {}\n",
             serde_json::to_string(&self.machine).expect("string"),
             serde_json::to_string(&self.backend).expect("string"),
             self.migration_wss,
             ns(self.tick_period),
         );
+        if self.rt_runtime > 0 {
+            s.push_str(&format!("rt_runtime: {}\nrt_period: {}\n", ns(self.rt_runtime), ns(self.rt_period)));
+        }
+        s.push_str("costs:\n");
         for (k, c) in KINDS.iter().zip(&self.costs) {
             s.push_str(&format!("  {k}: {{median: {}, p99: {}, samples: {}}}\n", ns(c.median), ns(c.p99), c.samples));
         }
@@ -135,7 +145,7 @@ fn ns(t: Time) -> String {
     format!("\"{t}ns\"")
 }
 
-const PROFILE_FIELDS: &[&str] = &["schema", "machine", "backend", "migration_wss", "tick_period", "costs"];
+const PROFILE_FIELDS: &[&str] = &["schema", "machine", "backend", "migration_wss", "tick_period", "rt_runtime", "rt_period", "costs"];
 const STAT_FIELDS: &[&str] = &["median", "p99", "samples"];
 
 /// Read and validate a profile file. Every cost kind is required; a missing or negative one
@@ -164,6 +174,14 @@ pub fn parse_profile(text: &str, source: &str) -> Result<Profile, InputError> {
     }
     if let Some(x) = top.get("tick_period") {
         p.tick_period = v.duration_of(x, None, "tick_period")?;
+    }
+    if let Some(x) = top.get("rt_runtime") {
+        p.rt_runtime = v.duration_of(x, None, "rt_runtime")?;
+        let x = top.get("rt_period").ok_or_else(|| v.error(None, Some("rt_period"), "missing (rt_runtime is a share of it)"))?;
+        p.rt_period = v.duration_of(x, None, "rt_period")?;
+        if p.rt_period == 0 || p.rt_runtime > p.rt_period {
+            return Err(v.error(None, Some("rt_runtime"), format!("must be at most rt_period ({} > {})", fmt_duration(p.rt_runtime), fmt_duration(p.rt_period))));
+        }
     }
     let costs = top.get("costs").ok_or_else(|| v.error(None, Some("costs"), format!("missing (one entry per cost: {})", KINDS.join(", "))))?;
     let costs = v.object_of(costs, None, Some("costs"))?;
@@ -205,6 +223,21 @@ mod tests {
     fn round_trips() {
         let p = sample();
         assert_eq!(parse_profile(&p.to_yaml(), "p.yaml").unwrap(), p);
+        // With the machine's real-time bandwidth cap, which the overheads carry.
+        let capped = Profile { rt_runtime: 950_000_000, rt_period: 1_000_000_000, ..sample() };
+        assert_eq!(parse_profile(&capped.to_yaml(), "p.yaml").unwrap(), capped);
+        let o = capped.overheads(Statistic::Median, "p.yaml");
+        assert!(o.throttles() && (o.rt_runtime, o.rt_period) == (950_000_000, 1_000_000_000));
+        assert!(!p.overheads(Statistic::Median, "p.yaml").throttles());
+    }
+
+    #[test]
+    fn a_bad_bandwidth_cap_names_the_field() {
+        let y = Profile { rt_runtime: 950_000_000, rt_period: 1_000_000_000, ..sample() }.to_yaml();
+        let e = parse_profile(&y.replace("rt_period: \"1000000000ns\"\n", ""), "p.yaml").unwrap_err().to_string();
+        assert!(e.contains("'rt_period'") && e.contains("missing"), "{e}");
+        let e = parse_profile(&y.replace("rt_runtime: \"950000000ns\"", "rt_runtime: 2s"), "p.yaml").unwrap_err().to_string();
+        assert!(e.contains("'rt_runtime'") && e.contains("at most rt_period"), "{e}");
     }
 
     #[test]

@@ -183,6 +183,15 @@ pub struct OverheadTotals {
     pub abort_handler_ns: Time,
     /// Charged by the policy itself (`Dispatch::charge`: e.g. PAWS's steal cost).
     pub policy_ns: Time,
+    /// Wall time CPUs stood stopped by the real-time bandwidth cap (`rt_runtime` of
+    /// `rt_period`) with an entity on them; not CPU work, so not in `cpu_ns`. Written only
+    /// when the cap is on.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub throttle_ns: Time,
+}
+
+fn is_zero(t: &Time) -> bool {
+    *t == 0
 }
 
 impl OverheadTotals {

@@ -146,7 +146,12 @@ pub enum ExecModel {
 /// - `tick`: one timer tick every `tick_period` on each busy CPU, charged to what it runs;
 /// - `abort_handler`: an aborted job's abort handler (ChronOS §3.2 aborts; DASA's abort cost),
 ///   charged to the CPU the job was running on when it was aborted (a job aborted while it
-///   waited costs nothing: it has no CPU to clean up on).
+///   waited costs nothing: it has no CPU to clean up on);
+/// - `rt_runtime` / `rt_period`: the kernel's real-time bandwidth cap (RT throttling,
+///   `sched_rt_runtime_us` of `sched_rt_period_us`; on kernels with the fair server, the time it
+///   takes for waiting ordinary tasks): per CPU, in each period starting at a multiple of
+///   `rt_period`, at most `rt_runtime` of execution; a CPU that has used it stops until the
+///   period ends (what it runs, or is dispatched, waits). 0 (the default): no cap.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Overheads {
     pub decision: Time,
@@ -156,6 +161,8 @@ pub struct Overheads {
     pub tick: Time,
     pub tick_period: Time,
     pub abort_handler: Time,
+    pub rt_runtime: Time,
+    pub rt_period: Time,
     /// The calibrated profile these came from (`run: {overheads: profile.yaml}`), if any,
     /// and which of its statistics was taken.
     pub profile: Option<String>,
@@ -172,6 +179,8 @@ impl Default for Overheads {
             tick: 0,
             tick_period: crate::time::NS_PER_MS,
             abort_handler: 0,
+            rt_runtime: 0,
+            rt_period: crate::time::NS_PER_S,
             profile: None,
             statistic: crate::overheads::Statistic::Median,
         }
@@ -181,7 +190,12 @@ impl Default for Overheads {
 impl Overheads {
     /// Whether any cost is charged at all (the simulator skips the bookkeeping otherwise).
     pub fn any(&self) -> bool {
-        self.decision + self.context_switch + self.migration + self.release + self.tick + self.abort_handler > 0
+        self.decision + self.context_switch + self.migration + self.release + self.tick + self.abort_handler > 0 || self.throttles()
+    }
+
+    /// Whether the real-time bandwidth cap is on (`rt_runtime` below `rt_period`).
+    pub fn throttles(&self) -> bool {
+        self.rt_runtime > 0 && self.rt_runtime < self.rt_period
     }
 }
 

@@ -35,6 +35,9 @@ const EV_TICK: u8 = 3;
 const EV_TIMER: u8 = 4;
 /// A timer tick of the overhead model (`run.overheads.tick` every `tick_period` on each CPU).
 const EV_OH_TICK: u8 = 5;
+/// The real-time bandwidth cap's accounting step on one CPU (`run.overheads.rt_runtime` of
+/// `rt_period`), every `tick_period`, as the kernel accounts at its tick.
+const EV_OH_RT: u8 = 6;
 
 /// An event, ordered by (time, kind, insertion sequence) packed into one integer: one 128-bit
 /// comparison instead of three field comparisons on the hottest path (the heap's sifts).
@@ -106,6 +109,13 @@ struct SimCpu {
     overhead: Time,
     /// Bumped whenever its entity stops or its plan changes, invalidating progress events.
     version: u32,
+    /// The real-time bandwidth cap: busy time counted in the current period, when the period
+    /// ends, and until when the CPU is stopped (it has used its runtime).
+    rt_used: Time,
+    rt_end: Time,
+    stopped_until: Time,
+    /// Since when its entity's running time is not yet counted in `rt_used`.
+    rt_mark: Time,
 }
 
 /// The simulator's side of the ledger: time, events, work and overheads.
@@ -130,6 +140,9 @@ struct Overheads {
     release: Time,
     tick: Time,
     tick_period: Time,
+    /// 0: no cap.
+    rt_runtime: Time,
+    rt_period: Time,
 }
 
 impl<C: CostModel> Sim<C> {
@@ -142,13 +155,15 @@ impl<C: CostModel> Sim<C> {
     /// Account the CPU time `ent` had on `cpu` since the CPU's mark: overheads, then work.
     #[inline]
     fn account(&self, now: Time, cpu: u32, c: &mut CpuState, ent: &mut Ent) {
-        let ran = now - c.mark;
-        c.mark = now;
+        // The mark is ahead of now while the CPU stands stopped by the bandwidth cap.
+        let ran = now.saturating_sub(c.mark);
+        c.mark = c.mark.max(now);
         let (cost, id) = (&self.cost, ent.info.id);
         ent.pay(ran, |t| cost.work(cpu, id, t));
     }
 
-    /// Plan the next progress event of `ent` on `cpu`: after its overhead and `work`.
+    /// Plan the next progress event of `ent` on `cpu`: after its overhead and `work`, counted
+    /// from `now` (or from the end of a bandwidth-cap stop).
     #[inline]
     fn plan(&mut self, now: Time, cpu: u32, ent: &Ent, work: Time) {
         let at = now + ent.owed + self.cost.time_for(cpu, ent.info.id, work);
@@ -184,7 +199,28 @@ impl<C: CostModel> Sim<C> {
         s.version = s.version.wrapping_add(1);
         s.since = now;
         s.overhead = ent.owed;
-        self.plan(now, cpu, ent, work);
+        // During a bandwidth-cap stop the mark is its end: the charge is paid after it.
+        self.plan(now.max(c.mark), cpu, ent, work);
+    }
+}
+
+impl<C: CostModel> Sim<C> {
+    /// The bandwidth cap stops `cpu` until `stopped_until` with `ent` on it: account what it
+    /// ran, then hold its CPU time (the mark) and its plan until the stop ends. Not the job's
+    /// overhead or CPU time: wall time the CPU is taken away. In the trace a new interval
+    /// starts here whose first part (its "overhead" slice) is the stop.
+    fn stop(&mut self, now: Time, cpu: u32, c: &mut CpuState, ent: &mut Ent, work: Time) {
+        self.close_interval(now, cpu, ent);
+        let before = ent.done;
+        self.account(now, cpu, c, ent);
+        let work = work.saturating_sub(ent.done - before);
+        let s = &mut self.cpus[cpu as usize];
+        let until = s.stopped_until;
+        c.mark = until;
+        s.version = s.version.wrapping_add(1);
+        s.since = now;
+        s.overhead = until - now + ent.owed;
+        self.plan(until, cpu, ent, work);
     }
 }
 
@@ -195,11 +231,14 @@ impl<C: CostModel> Substrate for Sim<C> {
         self.account(now, cpu, c, ent);
         let s = &mut self.cpus[cpu as usize];
         s.version = s.version.wrapping_add(1);
+        if self.oh.rt_runtime > 0 && now > s.rt_mark.max(s.stopped_until) {
+            s.rt_used += now - s.rt_mark.max(s.stopped_until);
+        }
         self.cost.off_cpu(now, cpu, &ent.info);
     }
 
     #[inline(always)]
-    fn on_cpu(&mut self, now: Time, cpu: u32, _c: &mut CpuState, ent: &mut Ent, switched: bool, migrated: bool, work: Time, rec: Option<&mut JobRecord>) {
+    fn on_cpu(&mut self, now: Time, cpu: u32, c: &mut CpuState, ent: &mut Ent, switched: bool, migrated: bool, work: Time, rec: Option<&mut JobRecord>) {
         let o = &self.oh;
         let (cs, mig) = (o.context_switch * switched as u64, o.migration * migrated as u64);
         let overhead = o.decision + cs + mig;
@@ -214,9 +253,24 @@ impl<C: CostModel> Substrate for Sim<C> {
             self.cost.count(&ent.info, r);
         }
         let s = &mut self.cpus[cpu as usize];
+        if self.oh.rt_runtime > 0 && now >= s.stopped_until && s.rt_used >= self.oh.rt_runtime && now < s.rt_end {
+            // Its runtime ran out as the CPU went idle at a step: it stops now.
+            s.stopped_until = s.rt_end;
+            self.totals.throttle_ns += s.rt_end - now;
+        }
+        s.rt_mark = now;
         s.since = now;
         s.overhead = ent.owed;
-        self.plan(now, cpu, ent, work);
+        let from = if now < s.stopped_until {
+            // Dispatched to a CPU the bandwidth cap stopped: it waits there until the period
+            // ends, without running (its CPU time starts then).
+            c.mark = s.stopped_until;
+            s.overhead += s.stopped_until - now;
+            s.stopped_until
+        } else {
+            now
+        };
+        self.plan(from, cpu, ent, work);
     }
 
     fn charged(&mut self, now: Time, cpu: u32, c: &mut CpuState, ent: &mut Ent, ns: Time, work: Time, rec: Option<&mut JobRecord>) {
@@ -281,13 +335,14 @@ impl<'p, O: Observer, C: CostModel> Engine<'p, O, C> {
         let n = ts.tasks.len();
         let result = RunResult::new("sim", &policy.name(), ts);
         let o = &ts.run.overheads;
-        let oh = Overheads { decision: o.decision, context_switch: o.context_switch, migration: o.migration, release: o.release, tick: o.tick, tick_period: o.tick_period.max(1) };
+        let (rt_runtime, rt_period) = if o.throttles() { (o.rt_runtime, o.rt_period) } else { (0, 0) };
+        let oh = Overheads { decision: o.decision, context_switch: o.context_switch, migration: o.migration, release: o.release, tick: o.tick, tick_period: o.tick_period.max(1), rt_runtime, rt_period };
         Engine {
             led: Ledger::borrowed(ts, policy, true),
             sim: Sim {
                 events: BinaryHeap::with_capacity(2 * n + 2 * m + 16),
                 seq: 0,
-                cpus: vec![SimCpu { since: 0, overhead: 0, version: 0 }; m],
+                cpus: vec![SimCpu { since: 0, overhead: 0, version: 0, rt_used: 0, rt_end: rt_period, stopped_until: 0, rt_mark: 0 }; m],
                 oh,
                 totals: OverheadTotals::default(),
                 cost,
@@ -333,6 +388,11 @@ impl<'p, O: Observer, C: CostModel> Engine<'p, O, C> {
         if self.sim.oh.tick > 0 {
             for c in 0..self.sim.cpus.len() {
                 self.sim.push(self.sim.oh.tick_period, EV_OH_TICK, c as u32, 0);
+            }
+        }
+        if self.sim.oh.rt_runtime > 0 {
+            for c in 0..self.sim.cpus.len() {
+                self.sim.push(self.sim.oh.tick_period, EV_OH_RT, c as u32, 0);
             }
         }
         let mut end = 0;
@@ -447,8 +507,46 @@ impl<'p, O: Observer, C: CostModel> Engine<'p, O, C> {
                 }
                 self.sim.push(now + self.sim.oh.tick_period, EV_OH_TICK, a, 0);
             }
+            EV_OH_RT => self.on_rt_step(now, a),
             _ => self.led.timer(now),
         }
+    }
+
+    /// The real-time bandwidth cap on `cpu` (Linux's RT throttling): the time the CPU runs
+    /// entities counts as used; once it has used `rt_runtime` in the current period it stops
+    /// until the period ends, holding what it runs (as a throttled SCHED_FIFO worker does:
+    /// the testbed's decider does not know). Counted at the step, as the kernel counts at
+    /// its tick; the stop is charged to the entity as owed time (`off_cpu` / `on_cpu` move it
+    /// with the CPU, not with the entity).
+    fn on_rt_step(&mut self, now: Time, cpu: u32) {
+        let (step, runtime, period) = (self.sim.oh.tick_period, self.sim.oh.rt_runtime, self.sim.oh.rt_period);
+        // Busy time is counted exactly (on_cpu marks, off_cpu and each step add); the cap is
+        // checked at each step.
+        let s = &mut self.sim.cpus[cpu as usize];
+        let running = self.led.run.cpu(cpu).running;
+        if running.is_some() && now > s.rt_mark.max(s.stopped_until) {
+            s.rt_used += now - s.rt_mark.max(s.stopped_until);
+        }
+        s.rt_mark = now;
+        if now >= s.rt_end {
+            // A new period (the time since the last step is counted in the old one, ≤ a step).
+            while now >= s.rt_end {
+                s.rt_end += period;
+            }
+            s.rt_used = 0;
+        }
+        if now >= s.stopped_until && running.is_some() {
+            if s.rt_used >= runtime {
+                let stop = s.rt_end - now;
+                s.stopped_until = s.rt_end;
+                self.sim.totals.throttle_ns += stop;
+                let e = running.expect("checked");
+                let work = self.led.run.work_to_next(e);
+                let (c, ent) = self.led.run.running_mut(cpu).expect("the CPU runs it");
+                self.sim.stop(now, cpu, c, ent, work);
+            }
+        }
+        self.sim.push(now + step, EV_OH_RT, cpu, 0);
     }
 
     /// The entity on `cpu` completed or reached a checkpoint.

@@ -91,3 +91,68 @@ fn no_overheads_no_charges() {
         assert_eq!((j.exec, j.overhead), (j.demand, 0), "{j:?}");
     }
 }
+
+/// The real-time bandwidth cap (RT throttling, 950 ms of every 1 s, counted each 1 ms): a task
+/// that keeps one CPU busy (C = T = 100 ms) runs 0-950 ms, the CPU stops until 1 s, and the
+/// job released at 900 ms finishes at 1050 ms, 50 ms late; from then on every job is 50 ms
+/// late (the backlog never drains), and the CPU stops again at 1950 ms, as job 19 starts: it
+/// finishes at 2100 ms. A task at U = 0.9
+/// (900 ms of every second) never reaches the cap.
+#[test]
+fn the_bandwidth_cap_stops_a_cpu_that_used_its_runtime() {
+    let full = ts("platform: {cpus: 1}\nrun: {duration: 2000, on_miss: continue, overheads: {rt_runtime: 950ms, rt_period: 1s, tick_period: 1ms}}\ntasks:\n  - {name: a, period: 100, wcet: 100}\n");
+    let r = simulate(&full, "gedf", true).unwrap();
+    assert_eq!(r.jobs.len(), 20);
+    for (k, j) in r.jobs.iter().enumerate() {
+        let late = match k {
+            0..=8 => 0,
+            9..=18 => 50,
+            _ => 100, // starts at 1950 ms as the CPU's runtime runs out again: stopped until 2 s
+        };
+        let want = (k as Time + 1) * 100 * MS + late * MS;
+        assert_eq!(j.finish, Some(want), "job {k}");
+        assert_eq!(j.missed, k >= 9, "job {k}");
+        assert_eq!(j.overhead, 0, "the stop is the CPU's, not the job's overhead");
+    }
+    assert_eq!(r.counters.overheads.throttle_ns, 2 * 50 * MS);
+    assert_eq!(r.counters.overheads.cpu_ns(), 0);
+    // The trace shows each stop as the start of the interval that resumes after it.
+    assert!(r.intervals.iter().any(|i| i.start == 950 * MS && i.overhead == 50 * MS), "{:?}", r.intervals);
+    let light = ts("platform: {cpus: 1}\nrun: {duration: 2000, overheads: {rt_runtime: 950ms, rt_period: 1s, tick_period: 1ms}}\ntasks:\n  - {name: a, period: 100, wcet: 90}\n");
+    let r = simulate(&light, "gedf", false).unwrap();
+    assert!(r.jobs.iter().all(|j| !j.missed && j.finish == Some(j.release + 90 * MS)));
+    assert_eq!(r.counters.overheads.throttle_ns, 0);
+}
+
+/// A job dispatched to a stopped CPU waits there until the period ends; the job it replaced
+/// leaves the rest of the stop behind (it is the CPU's). 1 CPU, cap 50 of 100 ms: a (C = T =
+/// 100 ms, deadline 100) is stopped at 50 ms; b (released at 60 ms, deadline 70 ms, C = 5 ms)
+/// preempts it and waits until 100 ms, finishing at 105 ms; a resumes owing nothing.
+#[test]
+fn the_stop_stays_with_the_cpu() {
+    let t = ts("platform: {cpus: 1}\nrun: {duration: 100, on_miss: continue, overheads: {rt_runtime: 50ms, rt_period: 100ms, tick_period: 1ms}}\ntasks:\n  - {name: a, period: 200, wcet: 60, deadline: 200}\n  - {name: b, period: 200, wcet: 5, deadline: 10, offset: 60}\n");
+    let r = simulate(&t, "gedf", false).unwrap();
+    let (a, b) = (&r.jobs[0], &r.jobs[1]);
+    assert_eq!((b.start, b.finish), (Some(60 * MS), Some(105 * MS)));
+    assert!(b.missed);
+    // a ran 0-50, stood stopped 50-60, was preempted; after b it runs its last 10 ms.
+    assert_eq!(a.finish, Some(115 * MS));
+    assert_eq!(r.counters.overheads.throttle_ns, 50 * MS);
+}
+
+/// Ticks go on while a CPU stands stopped: a tick's cost is paid after the stop, not during it.
+/// As in the first case with a 10 us tick every 1 ms (the tick at 950 ms lands as the CPU
+/// stops): the job released at 900 ms has run 50 ms less its ticks by 950 ms and finishes
+/// after the stop plus every tick it met.
+#[test]
+fn charges_during_a_stop_are_paid_after_it() {
+    let t = ts("platform: {cpus: 1}\nrun: {duration: 1000, on_miss: continue, overheads: {tick: 10us, tick_period: 1ms, rt_runtime: 950ms, rt_period: 1s}}\ntasks:\n  - {name: a, period: 1000, wcet: 990}\n");
+    let r = simulate(&t, "gedf", false).unwrap();
+    let j = &r.jobs[0];
+    // Work 990 ms + one 10 us tick per ms of running and of standing stopped.
+    assert!(j.finish.unwrap() > 1040 * MS, "{:?}", j.finish);
+    assert_eq!(j.exec, j.demand + j.overhead, "the stop is not CPU time of the job");
+    assert_eq!(r.counters.overheads.throttle_ns, 50 * MS);
+    // The stopped CPU's ticks are still counted as ticks (charged when it resumes).
+    assert_eq!(r.counters.overheads.tick_ns, j.overhead);
+}
