@@ -157,8 +157,8 @@ def test_the_check_summary_by_hand():
 
     def row(name, tb, sim, prof, cap):
         return {"set": name, "U": 1.5, "jobs": 100, "missed_testbed": [0], "missed_sim": 0, "missed_sim_profile": 0,
-                "dsr_testbed": tb, "dsr_testbed_runs": [tb], "dsr_sim": sim, "dsr_sim_profile": prof, "dsr_sim_profile_cap": cap,
-                "gap": abs(sim - tb), "gap_profile": abs(prof - tb), "gap_profile_cap": abs(cap - tb), "steal_ms": 10.0}
+                "dsr_testbed": tb, "dsr_testbed_runs": [tb], "dsr_sim": sim, "dsr_sim_profile": prof, "dsr_sim_costs_only": cap,
+                "gap": abs(sim - tb), "gap_profile": abs(prof - tb), "gap_costs_only": abs(cap - tb), "steal_ms": 10.0}
 
     rows = [row("a", 0.90, 0.95, 0.91, 0.90), row("b", 1.0, 1.0, 1.0, 0.97), row("c", 0.50, 0.90, 0.80, 0.52)]
     s = summarize(rows)
@@ -168,9 +168,9 @@ def test_the_check_summary_by_hand():
     # 0.01, 0 and 0.30: two within 0.02.
     assert s["with"]["within_goal"] == 2 and s["with"]["max_gap"] == pytest.approx(0.30)
     # 0, 0.03 and 0.02 (exactly the goal counts as within).
-    assert s["with_cap"]["within_goal"] == 2
+    assert s["costs_only"]["within_goal"] == 2
     md = markdown({"rows": rows, "summary": s, "rt_cap_share": 0.05})
-    assert "| a |" in md and "2 of 3" in md and "5%" in md
+    assert "| a |" in md and "2 of 3" in md and "costs only" in md
 
 
 def test_the_profile_table_reads_the_yaml():
@@ -179,6 +179,7 @@ def test_the_profile_table_reads_the_yaml():
     doc = yaml.safe_load('schema: rtsched.overheads/1\nmachine: "box"\nbackend: kernel\nmigration_wss: 1024\ntick_period: "4ms"\ncosts:\n'
                          + "".join(f'  {k}: {{median: "{i + 1}us", p99: "{10 * (i + 1)}us", samples: 7}}\n' for i, k in enumerate(KINDS)))
     t = describe(doc)
-    assert "tick every 4000.0 us" in t and "box" in t
+    assert "tick every 4000.0 us" in t and "box" in t and "bandwidth cap" not in t
+    assert "bandwidth cap: 950 ms of every 1000 ms" in describe(dict(doc, rt_runtime="950000000ns", rt_period="1000000000ns"))
     line = next(x for x in t.splitlines() if x.startswith("migration"))
     assert line.split()[1:] == ["3.0", "30.0", "7"]

@@ -89,6 +89,8 @@ def test_bad_profiles_exit_2_naming_the_field(tmp_path, profile, field, words):
     ("{overheads: {tick_period: 0}}", "field 'tick_period'"),
     ("{overheads: {statistic: mean}}", "field 'statistic'"),
     ("{overheads: {decisions: 1us}}", "did you mean 'decision'"),
+    ("{overheads: {rt_runtime: 2s, rt_period: 1s}}", "field 'rt_runtime'"),
+    ("{overheads: {rt_runtime: 1s, rt_period: 0}}", "field 'rt_period'"),
     ("{cache: {l3: -2}}", "field 'l3'"),
     ("{cache: {passes: 0}}", "field 'passes'"),
     ("{cache: {memroy: 60}}", "did you mean 'memory'"),

@@ -7,9 +7,10 @@ deadline satisfaction ratios. The goal: with the profile every set's simulated D
 of the testbed's. Each testbed run records the CPU time the hypervisor took
 (``host.steal_ms``), since a constant-cost model cannot predict a host taking the CPUs away.
 
-A third simulation is a trial, not the profile: the tick cost replaced by the share of each
-tick period that RT throttling withholds from real-time threads (1 − sched_rt_runtime_us /
-sched_rt_period_us), i.e. the testbed's capacity cap spread evenly over busy time.
+The profile carries the machine's real-time bandwidth cap (``rt_runtime`` of ``rt_period``,
+from ``sched_rt_runtime_us`` / ``sched_rt_period_us``), which the simulator applies as RT
+throttling: a CPU that used its runtime in a period stops until the period ends. A third
+simulation takes the profile's costs without the cap, to show what the cap alone explains.
 
 Entry point: ``rtsched calibrate --check`` (docs/real-runs.md, "Calibrated overheads").
 """
@@ -30,13 +31,13 @@ from .result import simulate
 GOAL = 0.02
 
 
-def with_profile(ts, profile_path, tick=None):
+def with_profile(ts, profile_path, no_cap=False):
     """``ts`` with ``run.overheads`` naming the profile (an absolute path, so the task set's
-    own location does not matter), its tick cost replaced by ``tick`` (ns) if given."""
+    own location does not matter); with ``no_cap``, without its real-time bandwidth cap."""
     doc = yaml.safe_load(_core.to_yaml(ts))
     oh = os.path.abspath(profile_path)
-    if tick is not None:
-        oh = {"profile": oh, "tick": f"{int(tick)}ns"}
+    if no_cap:
+        oh = {"profile": oh, "rt_runtime": "0ns"}
     doc.setdefault("run", {})["overheads"] = oh
     return _core.parse_taskset(yaml.safe_dump(doc, sort_keys=False), "yaml", ts.source)
 
@@ -66,13 +67,13 @@ def random_sets(count: int, m: int = 2, n: int = 6, seed: int = 1, duration: str
     return out
 
 
-def _row(name, ts, profile_path, policy, model, repeat, cap_tick):
+def _row(name, ts, profile_path, policy, model, repeat):
     # At U = 1.0 m the generator's rounding may leave U a hair above m: allowed.
     tbs = [real_run(ts, "testbed:" + policy, model=model, trace=False, allow_overload=True) for _ in range(repeat)]
     bare = simulate(ts, policy)
     charged = simulate(with_profile(ts, profile_path), policy)
-    # A trial, not the profile: RT throttling's share of every tick period charged as the tick.
-    capped = simulate(with_profile(ts, profile_path, tick=cap_tick), policy).summary
+    # The profile's costs alone, without the bandwidth cap.
+    costs = simulate(with_profile(ts, profile_path, no_cap=True), policy).summary
     b, c = bare.summary, charged.summary
     dsrs = [t.summary["dsr"] for t in tbs]
     dsr = sum(dsrs) / len(dsrs)
@@ -91,8 +92,9 @@ def _row(name, ts, profile_path, policy, model, repeat, cap_tick):
         "dsr_sim_profile": c["dsr"],
         "gap": abs(b["dsr"] - dsr),
         "gap_profile": abs(c["dsr"] - dsr),
-        "dsr_sim_profile_cap": capped["dsr"],
-        "gap_profile_cap": abs(capped["dsr"] - dsr),
+        "dsr_sim_costs_only": costs["dsr"],
+        "gap_costs_only": abs(costs["dsr"] - dsr),
+        "throttle_ms": charged.counters.get("overheads", {}).get("throttle_ns", 0) / 1e6,
         "steal_ms": sum(t.measurements.get("host.steal_ms", 0.0) for t in tbs),
         "overhead_ms": sum(v for k, v in oh.items() if k.endswith("_ns")) / 1e6,
     }
@@ -111,11 +113,10 @@ def run_check(profile_path, sets: int = 20, duration: str = "5s", seed: int = 1,
     with open(profile_path) as f:
         profile = yaml.safe_load(f)
     share = rt_cap_share()
-    cap_tick = share * _core.parse_duration(str(profile.get("tick_period", "1ms")))
     load0 = os.getloadavg()
     rows = []
     for name, ts in tqdm(cases, desc="testbed + simulator", unit="set", disable=not progress or None):
-        rows.append(_row(name, ts, profile_path, policy, model, repeat, cap_tick))
+        rows.append(_row(name, ts, profile_path, policy, model, repeat))
     return {
         "profile": profile,
         "profile_path": os.path.abspath(profile_path),
@@ -124,7 +125,6 @@ def run_check(profile_path, sets: int = 20, duration: str = "5s", seed: int = 1,
         "duration": duration,
         "repeat": repeat,
         "rt_cap_share": share,
-        "cap_tick_ns": cap_tick,
         "machine": f"{platform.node()} ({platform.machine()}, {os.cpu_count()} CPUs, Linux {platform.release()})",
         "loadavg_before": load0,
         "loadavg_after": os.getloadavg(),
@@ -137,7 +137,7 @@ def summarize(rows) -> dict:
     if not rows:
         return {}
     out = {"sets": len(rows)}
-    for key, label in (("gap", "without"), ("gap_profile", "with"), ("gap_profile_cap", "with_cap")):
+    for key, label in (("gap", "without"), ("gap_profile", "with"), ("gap_costs_only", "costs_only")):
         g = [r[key] for r in rows]
         out[label] = {"mean_gap": sum(g) / len(g), "max_gap": max(g), "within_goal": sum(x <= GOAL + 1e-12 for x in g)}
     out["steal_ms_total"] = sum(r["steal_ms"] for r in rows)
@@ -146,20 +146,20 @@ def summarize(rows) -> dict:
 
 def markdown(res: dict) -> str:
     """The rows and the summary as Markdown tables."""
-    lines = ["| set | U | jobs | missed testbed / sim / sim+profile | DSR testbed | DSR sim | DSR sim+profile | gap | gap with profile | DSR sim+profile+cap | steal ms |",
-             "|---|---|---|---|---|---|---|---|---|---|---|"]
+    lines = ["| set | U | jobs | missed testbed / sim / sim+profile | DSR testbed | DSR sim | DSR sim+profile | gap | gap with profile | DSR sim+costs only | throttled ms | steal ms |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in res["rows"]:
         runs = r["dsr_testbed_runs"]
         spread = f" ({min(runs):.4f}–{max(runs):.4f})" if len(runs) > 1 else ""
         missed = ",".join(map(str, r["missed_testbed"]))
         lines.append(f"| {r['set']} | {r['U']:.3f} | {r['jobs']} | {missed} / {r['missed_sim']} / {r['missed_sim_profile']} | "
                      f"{r['dsr_testbed']:.4f}{spread} | {r['dsr_sim']:.4f} | {r['dsr_sim_profile']:.4f} | {r['gap']:.4f} | {r['gap_profile']:.4f} | "
-                     f"{r['dsr_sim_profile_cap']:.4f} | {r['steal_ms']:.0f} |")
+                     f"{r['dsr_sim_costs_only']:.4f} | {r.get('throttle_ms', 0):.0f} | {r['steal_ms']:.0f} |")
     s = res["summary"]
     if s:
         lines += ["", f"| {s['sets']} random sets | mean gap | max gap | within {GOAL} |", "|---|---|---|---|"]
-        names = {"without": "without the profile", "with": "with the profile",
-                 "with_cap": f"with the profile, tick = RT throttling's {res['rt_cap_share']:.0%} of each tick period (a trial)"}
+        names = {"without": "without the profile", "with": "with the profile (costs and the real-time bandwidth cap)",
+                 "costs_only": "with the profile's costs only (no bandwidth cap)"}
         for label, text in names.items():
             x = s[label]
             lines.append(f"| {text} | {x['mean_gap']:.4f} | {x['max_gap']:.4f} | {x['within_goal']} of {s['sets']} |")

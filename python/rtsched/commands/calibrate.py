@@ -70,7 +70,12 @@ def describe(profile: dict) -> str:
     us = lambda d: f"{_core.parse_duration(str(d)) / 1e3:.1f}"  # noqa: E731
     rows = [[k, us(c["median"]), us(c["p99"]), str(c.get("samples", ""))] for k, c in profile["costs"].items()]
     head = (f"{profile.get('machine', '')}\nbackend {profile.get('backend', '')}, migration with a cold working set of "
-            f"{profile.get('migration_wss', '?')} B, tick every {us(profile.get('tick_period', 0))} us\n\n")
+            f"{profile.get('migration_wss', '?')} B, tick every {us(profile.get('tick_period', 0))} us\n")
+    if profile.get("rt_runtime"):
+        ms = lambda d: f"{_core.parse_duration(str(d)) / 1e6:g} ms"  # noqa: E731
+        head += (f"real-time bandwidth cap: {ms(profile['rt_runtime'])} of every {ms(profile['rt_period'])} per CPU "
+                 "(RT throttling; the simulator stops a CPU that used it)\n")
+    head += "\n"
     return head + table(["cost", "median us", "p99 us", "samples"], rows, ["<", ">", ">", ">"])
 
 
