@@ -205,6 +205,28 @@ impl<C: CostModel> Sim<C> {
 }
 
 impl<C: CostModel> Sim<C> {
+    /// A dispatch under the bandwidth cap: when the entity's CPU time starts on `cpu` (now, or
+    /// the end of a stop).
+    #[inline(never)]
+    fn capped_start(&mut self, now: Time, cpu: u32, c: &mut CpuState) -> Time {
+        let s = &mut self.cpus[cpu as usize];
+        if now >= s.stopped_until && s.rt_used >= self.oh.rt_runtime && now < s.rt_end {
+            // Its runtime ran out as the CPU went idle at a step: it stops now.
+            s.stopped_until = s.rt_end;
+            self.totals.throttle_ns += s.rt_end - now;
+        }
+        s.rt_mark = now;
+        if now < s.stopped_until {
+            // Dispatched to a CPU the bandwidth cap stopped: it waits there until the period
+            // ends, without running (its CPU time starts then).
+            c.mark = s.stopped_until;
+            s.overhead += s.stopped_until - now;
+            s.stopped_until
+        } else {
+            now
+        }
+    }
+
     /// The bandwidth cap stops `cpu` until `stopped_until` with `ent` on it: account what it
     /// ran, then hold its CPU time (the mark) and its plan until the stop ends. Not the job's
     /// overhead or CPU time: wall time the CPU is taken away. In the trace a new interval
@@ -231,8 +253,9 @@ impl<C: CostModel> Substrate for Sim<C> {
         self.account(now, cpu, c, ent);
         let s = &mut self.cpus[cpu as usize];
         s.version = s.version.wrapping_add(1);
-        if self.oh.rt_runtime > 0 && now > s.rt_mark.max(s.stopped_until) {
-            s.rt_used += now - s.rt_mark.max(s.stopped_until);
+        if self.oh.rt_runtime > 0 {
+            let from = s.rt_mark.max(s.stopped_until);
+            s.rt_used += now.saturating_sub(from);
         }
         self.cost.off_cpu(now, cpu, &ent.info);
     }
@@ -253,23 +276,9 @@ impl<C: CostModel> Substrate for Sim<C> {
             self.cost.count(&ent.info, r);
         }
         let s = &mut self.cpus[cpu as usize];
-        if self.oh.rt_runtime > 0 && now >= s.stopped_until && s.rt_used >= self.oh.rt_runtime && now < s.rt_end {
-            // Its runtime ran out as the CPU went idle at a step: it stops now.
-            s.stopped_until = s.rt_end;
-            self.totals.throttle_ns += s.rt_end - now;
-        }
-        s.rt_mark = now;
         s.since = now;
         s.overhead = ent.owed;
-        let from = if now < s.stopped_until {
-            // Dispatched to a CPU the bandwidth cap stopped: it waits there until the period
-            // ends, without running (its CPU time starts then).
-            c.mark = s.stopped_until;
-            s.overhead += s.stopped_until - now;
-            s.stopped_until
-        } else {
-            now
-        };
+        let from = if self.oh.rt_runtime > 0 { self.capped_start(now, cpu, c) } else { now };
         self.plan(from, cpu, ent, work);
     }
 
