@@ -1,0 +1,440 @@
+//! `opzone` — the decision logic of the operation-zone load balancer (opzone paper: Lim, Min,
+//! Eom, "Load-Balancing for Improving User Responsiveness on Multicore Embedded Systems", §3).
+//! Pure logic, no run queues: a fair policy with per-CPU run queues asks it *whether* to run
+//! its load balance and *from which CPU to which*, and does the moving itself.
+//!
+//! The rules (§3, §3.1, §3.2):
+//! 1. **Check points** (§3, Fig 2). Balancing is considered only when the status of tasks can
+//!    change: a task is created, an idle CPU's task wakes up, a running task belongs to the
+//!    busiest scheduling group ([`Trigger`]). Never on a plain periodic tick.
+//! 2. **Operation zone** (§3.1, Fig 3): the administrator's policy ([`OperationZone`]).
+//!    *Cold* (§3.1.1): no balancing while the utilisation is in the cold zone, 0–30 %; balance
+//!    once it exceeds it. *Hot* (§3.1.2): balance only in the hot zone, 80–100 %. *Warm*
+//!    (§3.1.3): balance when the utilisation is higher than the chosen spot — low 30 %, mid
+//!    50 %, high 80 % — as moved by the weight-based score (rule 3).
+//! 3. **Weight-based score** (§3.1.3, Fig 5), warm policies only: a usage that stays high for
+//!    longer than `balance_weight_{prize|punish}_time` (5 s) counts 5 points lower; a usage of
+//!    the spot that lasts shorter counts 5 points higher; the score never leaves
+//!    [low spot, high spot].
+//! 4. **Utilisation** (§3.2): per CPU (default) or the average of all CPUs
+//!    (`balance_cpus_avg_enable=1`), [`UtilMode`].
+//! 5. **What moves** (§3.1.3, Fig 4): a task of the CPU with the highest utilisation goes to
+//!    the CPU with the lowest.
+//!
+//! Units: utilisation in per-mille ([`Permille`], 1000 = 100 %, values above 1000 allowed for
+//! an overloaded CPU); time in integer ns. [`ZoneBalancer::new`] allocates its per-unit state
+//! once; `observe`, `check` and `zone` never allocate (they sit on the simulator's hot path).
+//!
+//! ## Reading the paper
+//!
+//! §3 is short and in places ambiguous; each choice below names the sentence it reads.
+//!
+//! - **The score is the weighted spot.** "Although the score of task can increase or decrease,
+//!   these tasks cannot exceed the maximum value, *high spot*, and go below the minimum value,
+//!   *low spot*" and "The spot performs the role of controlling the CPU usage of tasks that can
+//!   be changed according to weight score": the score lives in spot units and is bounded by
+//!   the spots, so we keep it as the spot a unit's usage must exceed, starting at the
+//!   configured spot. The paper states its ±5 on the *usage* ("-5 which means that CPU
+//!   utilization is lower", "+5 elevates the load-balancing possibility"); counting a usage 5
+//!   lower against a spot is the same as raising that spot by 5, so the signs here are the
+//!   paper's, mirrored. This reading makes the three spots' bullets hold as written: from the
+//!   high spot the score "cannot go up any more", from the low spot it "cannot go down any
+//!   more", from the mid spot it moves both ways; and a warm policy always lies between the
+//!   cold one (balance above 30 %) and the hot one (balance from 80 %), "the middle between".
+//! - **Prize and punish.** The paper names both times in one sentence and never says which is
+//!   which. Prize: a usage above the spot "more than five seconds" — the task "that utilizes
+//!   CPU resources continually and actively", which the score supports "to use the existing CPU
+//!   continually" — raises the weighted spot by `score_step` once per full `prize_time` the
+//!   episode lasts (fewer migrations: it keeps its cache). Punish: an above-spot episode that
+//!   ends "shorter than five seconds" lowers it by `score_step` when it ends.
+//! - **"High usage" is measured against the configured spot**, not the weighted one, so an
+//!   episode does not end just because the score moved; an episode is the time between the
+//!   first observation above the spot and the first one at or below it (so its length is only
+//!   as precise as the caller's sampling).
+//! - **No decay.** The paper gives no rule that brings a score back to its spot when a CPU
+//!   goes quiet; none is invented here. A raised score comes down only through punishes.
+//! - **Units of the score.** The paper scores tasks; this module sees only CPU utilisations
+//!   (the caller owns tasks), so a score belongs to a CPU in per-CPU mode and to the whole
+//!   system in average mode: on per-CPU run queues a CPU's usage is its tasks' usage.
+//! - **Boundaries.** "cold zone, 0~30%" and "performs the load-balancing only when the CPU
+//!   utilization exceeds cold zone": 30 % itself is cold (balance iff u > 30 %). "hot zone,
+//!   80~100%": 80 % itself is hot (balance iff u >= 80 %). "when the average usage of CPU is
+//!   over 50%": a warm policy balances iff u > spot, strictly. Averages are compared exactly
+//!   (sum against spot × CPUs), not rounded.
+//! - **Per-CPU mode**: "kernel executes task migration depending on the usage ratio of each
+//!   CPU" — balance when *any* CPU is over its bar; the source is the busiest such CPU. The
+//!   system's zone is the zone of its busiest CPU (per-CPU) or of the average.
+//! - **Nothing to move.** When the chosen source is not strictly busier than the least used
+//!   CPU (one CPU, or all equal) there is no imbalance: no balance.
+//! - **Default policy.** The paper states no default zone; the default here is warm-high, the
+//!   configuration of its evaluation (§4.2, Fig 7).
+//! - **Spots lie in the warm zone** (low ≥ cold threshold, high ≤ hot threshold, as the
+//!   defaults 30/80 do): checked for warm policies only, where the spots are used.
+
+use rtsched_model::file::closest;
+use rtsched_model::time::{parse_decimal_scaled, parse_duration_str, Time, NS_PER_S};
+
+/// Utilisation (and thresholds, spots, score steps) in per-mille: 1000 = 100 %.
+pub type Permille = u32;
+
+/// The administrator's load-balancing policy (§3.1, Fig 3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OperationZone {
+    /// Balance only once utilisation exceeds the cold zone (`cold_threshold`).
+    Cold,
+    /// Warm zone policy at the low, mid or high spot (weighted by the score).
+    WarmLow,
+    WarmMid,
+    WarmHigh,
+    /// Balance only in the hot zone (from `hot_threshold`).
+    Hot,
+}
+
+impl OperationZone {
+    pub const NAMES: [&'static str; 5] = ["cold", "warm-low", "warm-mid", "warm-high", "hot"];
+    const ALL: [OperationZone; 5] = [Self::Cold, Self::WarmLow, Self::WarmMid, Self::WarmHigh, Self::Hot];
+
+    pub fn name(self) -> &'static str {
+        Self::NAMES[Self::ALL.iter().position(|&z| z == self).expect("listed")]
+    }
+
+    pub fn parse(s: &str) -> Option<OperationZone> {
+        Self::NAMES.iter().position(|&n| n == s).map(|i| Self::ALL[i])
+    }
+
+    pub fn is_warm(self) -> bool {
+        matches!(self, Self::WarmLow | Self::WarmMid | Self::WarmHigh)
+    }
+}
+
+/// Which utilisation the zones are judged on (§3.2, `balance_cpus_avg_enable`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UtilMode {
+    /// Each CPU's own (the paper's default).
+    PerCpu,
+    /// The average over all CPUs.
+    Average,
+}
+
+impl UtilMode {
+    pub const NAMES: [&'static str; 2] = ["per-cpu", "average"];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::PerCpu => "per-cpu",
+            Self::Average => "average",
+        }
+    }
+}
+
+/// Every threshold and time of §3, named as in the paper. `Default` is the paper's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ZoneConfig {
+    /// The policy (option `zone`; default warm-high, see "Reading the paper").
+    pub operation_zone: OperationZone,
+    /// Top of the cold zone, inclusive (30 %).
+    pub cold_threshold: Permille,
+    /// Bottom of the hot zone, inclusive (80 %).
+    pub hot_threshold: Permille,
+    /// The warm zone's spots (30 / 50 / 80 %); also the score's bounds.
+    pub warm_spot_low: Permille,
+    pub warm_spot_mid: Permille,
+    pub warm_spot_high: Permille,
+    /// `balance_weight_prize_time` (5 s): usage above the spot this long raises the score.
+    pub prize_time: Time,
+    /// `balance_weight_punish_time` (5 s): usage above the spot ending sooner lowers it.
+    pub punish_time: Time,
+    /// How far one prize or punish moves the score (5 %; 0 turns the weighting off).
+    pub score_step: Permille,
+    /// Per-CPU or average utilisation (`balance_cpus_avg_enable`; default per-CPU).
+    pub util: UtilMode,
+}
+
+impl Default for ZoneConfig {
+    fn default() -> Self {
+        ZoneConfig {
+            operation_zone: OperationZone::WarmHigh,
+            cold_threshold: 300,
+            hot_threshold: 800,
+            warm_spot_low: 300,
+            warm_spot_mid: 500,
+            warm_spot_high: 800,
+            prize_time: 5 * NS_PER_S,
+            punish_time: 5 * NS_PER_S,
+            score_step: 50,
+            util: UtilMode::PerCpu,
+        }
+    }
+}
+
+impl ZoneConfig {
+    /// The option keys [`ZoneConfig::from_options`] reads.
+    pub const KEYS: [&'static str; 10] = [
+        "zone",
+        "cold_threshold",
+        "hot_threshold",
+        "warm_spot_low",
+        "warm_spot_mid",
+        "warm_spot_high",
+        "prize_time",
+        "punish_time",
+        "score_step",
+        "util",
+    ];
+
+    /// The spot of a warm policy (None for cold and hot).
+    pub fn spot(&self) -> Option<Permille> {
+        match self.operation_zone {
+            OperationZone::WarmLow => Some(self.warm_spot_low),
+            OperationZone::WarmMid => Some(self.warm_spot_mid),
+            OperationZone::WarmHigh => Some(self.warm_spot_high),
+            OperationZone::Cold | OperationZone::Hot => None,
+        }
+    }
+
+    /// The zone one utilisation is in: cold up to `cold_threshold`, hot from `hot_threshold`.
+    pub fn zone_of(&self, u: Permille) -> Zone {
+        if u <= self.cold_threshold {
+            Zone::Cold
+        } else if u >= self.hot_threshold {
+            Zone::Hot
+        } else {
+            Zone::Warm
+        }
+    }
+
+    /// The defaults overridden by a scheduler's options, e.g. the options of
+    /// `cfs:balancer=opzone,zone=warm-high,prize_time=5s`, validated. Keys outside
+    /// [`ZoneConfig::KEYS`] (and bare options) are the caller's and are skipped: the caller
+    /// rejects what neither of them knows. Percentages are written `30%` or `30` (one decimal
+    /// at most: `32.5%`), durations with a unit (`5s`, `500ms`; a bare number is ms, as in
+    /// files). Errors name the scheduler and the option: "scheduler 'cfs': option
+    /// 'warm_spot_low': 60% is above warm_spot_mid (50%)".
+    pub fn from_options(scheduler: &str, options: &[(String, String)]) -> Result<ZoneConfig, String> {
+        let err = |e: String| format!("scheduler '{scheduler}': {e}");
+        let mut c = ZoneConfig::default();
+        let mut given: Vec<&str> = Vec::new();
+        for (key, value) in options {
+            let Some(&key) = Self::KEYS.iter().find(|&&k| k == key) else { continue };
+            if given.contains(&key) {
+                return Err(err(format!("option '{key}' is given twice")));
+            }
+            given.push(key);
+            let v = value.as_str();
+            match key {
+                "zone" => {
+                    c.operation_zone = OperationZone::parse(v).ok_or_else(|| {
+                        let hint = closest(v, &OperationZone::NAMES).map(|s| format!(" (did you mean '{s}'?)")).unwrap_or_default();
+                        err(format!("option 'zone': unknown operation zone '{v}'{hint}; known: {}", OperationZone::NAMES.join(", ")))
+                    })?
+                }
+                "util" => {
+                    c.util = match v {
+                        "per-cpu" => UtilMode::PerCpu,
+                        "average" => UtilMode::Average,
+                        _ => return Err(err(format!("option 'util': unknown utilisation mode '{v}'; known: {}", UtilMode::NAMES.join(", ")))),
+                    }
+                }
+                "prize_time" | "punish_time" => {
+                    let t = parse_duration_str(v).map_err(|e| err(format!("option '{key}': {e}")))?;
+                    *if key == "prize_time" { &mut c.prize_time } else { &mut c.punish_time } = t;
+                }
+                _ => {
+                    let p = parse_percent(v).map_err(|e| err(format!("option '{key}': {e}")))?;
+                    *match key {
+                        "cold_threshold" => &mut c.cold_threshold,
+                        "hot_threshold" => &mut c.hot_threshold,
+                        "warm_spot_low" => &mut c.warm_spot_low,
+                        "warm_spot_mid" => &mut c.warm_spot_mid,
+                        "warm_spot_high" => &mut c.warm_spot_high,
+                        "score_step" => &mut c.score_step,
+                        _ => unreachable!("every key of KEYS is handled"),
+                    } = p;
+                }
+            }
+        }
+        c.check(&given).map_err(err)?;
+        Ok(c)
+    }
+
+    /// Checks a configuration built by hand; the error names the field ("option
+    /// 'warm_spot_low': 60% is above warm_spot_mid (50%)").
+    pub fn validate(&self) -> Result<(), String> {
+        self.check(&Self::KEYS)
+    }
+
+    /// The checks of [`ZoneConfig::validate`]. Of two fields out of order, the error names the
+    /// one the user gave (`given`), or the first when both or neither were.
+    fn check(&self, given: &[&str]) -> Result<(), String> {
+        let pcts = [
+            ("cold_threshold", self.cold_threshold),
+            ("hot_threshold", self.hot_threshold),
+            ("warm_spot_low", self.warm_spot_low),
+            ("warm_spot_mid", self.warm_spot_mid),
+            ("warm_spot_high", self.warm_spot_high),
+            ("score_step", self.score_step),
+        ];
+        for (name, p) in pcts {
+            if p > 1000 {
+                return Err(format!("option '{name}': {} is outside 0–100%", fmt_pct(p)));
+            }
+        }
+        for (name, t) in [("prize_time", self.prize_time), ("punish_time", self.punish_time)] {
+            if t == 0 {
+                return Err(format!("option '{name}': must be positive, got 0"));
+            }
+        }
+        // (lower field, its value, upper field, its value, strict).
+        let mut order = vec![
+            ("cold_threshold", self.cold_threshold, "hot_threshold", self.hot_threshold, true),
+            ("warm_spot_low", self.warm_spot_low, "warm_spot_mid", self.warm_spot_mid, false),
+            ("warm_spot_mid", self.warm_spot_mid, "warm_spot_high", self.warm_spot_high, false),
+        ];
+        if self.operation_zone.is_warm() {
+            order.push(("cold_threshold", self.cold_threshold, "warm_spot_low", self.warm_spot_low, false));
+            order.push(("warm_spot_high", self.warm_spot_high, "hot_threshold", self.hot_threshold, false));
+        }
+        for (lo_name, lo, hi_name, hi, strict) in order {
+            if lo > hi || (strict && lo == hi) {
+                let relation = if strict { "not below" } else { "above" };
+                return Err(if given.contains(&hi_name) && !given.contains(&lo_name) {
+                    let relation = if strict { "not above" } else { "below" };
+                    format!("option '{hi_name}': {} is {relation} {lo_name} ({})", fmt_pct(hi), fmt_pct(lo))
+                } else {
+                    format!("option '{lo_name}': {} is {relation} {hi_name} ({})", fmt_pct(lo), fmt_pct(hi))
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
+/// `30`, `30%`, `32.5%` to per-mille (at most one decimal: a per-mille is the resolution).
+fn parse_percent(text: &str) -> Result<Permille, String> {
+    let t = text.trim();
+    let num = t.strip_suffix('%').unwrap_or(t).trim();
+    if num.starts_with('-') {
+        return Err(format!("{t} is outside 0–100%"));
+    }
+    let p = parse_decimal_scaled(num, 10).map_err(|_| format!("'{t}' is not a percentage with at most one decimal (e.g. 30% or 32.5%)"))?;
+    if p > 1000 {
+        return Err(format!("{}% is outside 0–100%", num));
+    }
+    Ok(p as Permille)
+}
+
+/// Per-mille as a percentage: `600` → `60%`, `325` → `32.5%`.
+fn fmt_pct(p: Permille) -> String {
+    if p % 10 == 0 {
+        format!("{}%", p / 10)
+    } else {
+        format!("{}.{}%", p / 10, p % 10)
+    }
+}
+
+/// The zone a utilisation is in (§3.1, Fig 3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Zone {
+    Cold,
+    Warm,
+    Hot,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rtsched_model::time::NS_PER_MS;
+
+    /// The options of a spec written after the scheduler's name, e.g. `balancer=opzone,zone=hot`.
+    fn opts(s: &str) -> Vec<(String, String)> {
+        s.split(',')
+            .filter(|p| !p.is_empty())
+            .map(|p| match p.split_once('=') {
+                Some((k, v)) => (k.to_string(), v.to_string()),
+                None => (String::new(), p.to_string()),
+            })
+            .collect()
+    }
+
+    fn parse(s: &str) -> Result<ZoneConfig, String> {
+        ZoneConfig::from_options("cfs", &opts(s))
+    }
+
+    #[test]
+    fn defaults_are_the_papers() {
+        let c = ZoneConfig::default();
+        assert_eq!((c.cold_threshold, c.hot_threshold), (300, 800));
+        assert_eq!((c.warm_spot_low, c.warm_spot_mid, c.warm_spot_high), (300, 500, 800));
+        assert_eq!((c.prize_time, c.punish_time), (5 * NS_PER_S, 5 * NS_PER_S));
+        assert_eq!(c.score_step, 50);
+        assert_eq!(c.util, UtilMode::PerCpu);
+        assert_eq!(c.operation_zone, OperationZone::WarmHigh);
+        assert_eq!(c.spot(), Some(800));
+        assert!(c.validate().is_ok());
+        for (i, n) in OperationZone::NAMES.iter().enumerate() {
+            assert_eq!(OperationZone::parse(n).unwrap().name(), *n, "zone {i}");
+        }
+    }
+
+    #[test]
+    fn zone_boundaries() {
+        let c = ZoneConfig::default();
+        assert_eq!(c.zone_of(0), Zone::Cold);
+        assert_eq!(c.zone_of(300), Zone::Cold, "0~30% is cold, 30% included");
+        assert_eq!(c.zone_of(301), Zone::Warm);
+        assert_eq!(c.zone_of(799), Zone::Warm);
+        assert_eq!(c.zone_of(800), Zone::Hot, "80~100% is hot, 80% included");
+        assert_eq!(c.zone_of(1500), Zone::Hot, "an overloaded CPU");
+    }
+
+    #[test]
+    fn options_override_the_defaults_and_leave_the_callers_alone() {
+        let c = parse("balancer=opzone,zone=warm-mid,prize_time=3s,punish_time=500ms,util=average,warm_spot_low=32.5%,score_step=10,fast").unwrap();
+        assert_eq!(c.operation_zone, OperationZone::WarmMid);
+        assert_eq!((c.prize_time, c.punish_time), (3 * NS_PER_S, 500 * NS_PER_MS));
+        assert_eq!(c.util, UtilMode::Average);
+        assert_eq!((c.warm_spot_low, c.score_step), (325, 100));
+        assert_eq!(c.warm_spot_mid, 500, "untouched");
+        assert_eq!(parse("").unwrap(), ZoneConfig::default());
+        assert_eq!(parse("prize_time=250").unwrap().prize_time, 250 * NS_PER_MS, "a bare number is ms");
+        // cold and hot policies do not use the spots, so their thresholds may pass them.
+        assert_eq!(parse("zone=cold,cold_threshold=40%").unwrap().cold_threshold, 400);
+        assert_eq!(parse("zone=hot,hot_threshold=70%").unwrap().hot_threshold, 700);
+    }
+
+    /// Every bad input gives an error naming the scheduler and the field.
+    #[test]
+    fn bad_options_name_the_field() {
+        let cases = [
+            ("warm_spot_low=60%", "scheduler 'cfs': option 'warm_spot_low': 60% is above warm_spot_mid (50%)"),
+            ("warm_spot_mid=90", "scheduler 'cfs': option 'warm_spot_mid': 90% is above warm_spot_high (80%)"),
+            ("warm_spot_high=40%", "scheduler 'cfs': option 'warm_spot_high': 40% is below warm_spot_mid (50%)"),
+            ("warm_spot_low=60%,warm_spot_mid=55%", "scheduler 'cfs': option 'warm_spot_low': 60% is above warm_spot_mid (55%)"),
+            ("warm_spot_low=20%", "scheduler 'cfs': option 'warm_spot_low': 20% is below cold_threshold (30%)"),
+            ("warm_spot_low=20%,cold_threshold=25", "scheduler 'cfs': option 'cold_threshold': 25% is above warm_spot_low (20%)"),
+            ("cold_threshold=40%", "scheduler 'cfs': option 'cold_threshold': 40% is above warm_spot_low (30%)"),
+            ("hot_threshold=70%", "scheduler 'cfs': option 'hot_threshold': 70% is below warm_spot_high (80%)"),
+            ("zone=cold,cold_threshold=80%", "scheduler 'cfs': option 'cold_threshold': 80% is not below hot_threshold (80%)"),
+            ("zone=hot,hot_threshold=20%", "scheduler 'cfs': option 'hot_threshold': 20% is not above cold_threshold (30%)"),
+            ("hot_threshold=120%", "scheduler 'cfs': option 'hot_threshold': 120% is outside 0–100%"),
+            ("cold_threshold=-5%", "scheduler 'cfs': option 'cold_threshold': -5% is outside 0–100%"),
+            ("score_step=101", "scheduler 'cfs': option 'score_step': 101% is outside 0–100%"),
+            ("warm_spot_mid=half", "scheduler 'cfs': option 'warm_spot_mid': 'half' is not a percentage"),
+            ("warm_spot_mid=50.25%", "scheduler 'cfs': option 'warm_spot_mid': '50.25%' is not a percentage"),
+            ("zone=warm", "scheduler 'cfs': option 'zone': unknown operation zone 'warm'; known: cold, warm-low, warm-mid, warm-high, hot"),
+            ("zone=hto", "scheduler 'cfs': option 'zone': unknown operation zone 'hto' (did you mean 'hot'?)"),
+            ("util=avg", "scheduler 'cfs': option 'util': unknown utilisation mode 'avg'; known: per-cpu, average"),
+            ("prize_time=5parsecs", "scheduler 'cfs': option 'prize_time': unknown unit 'parsecs'"),
+            ("punish_time=0s", "scheduler 'cfs': option 'punish_time': must be positive, got 0"),
+            ("prize_time=-1s", "scheduler 'cfs': option 'prize_time': must not be negative"),
+            ("zone=hot,zone=cold", "scheduler 'cfs': option 'zone' is given twice"),
+        ];
+        for (spec, want) in cases {
+            let e = parse(spec).expect_err(spec);
+            assert!(e.starts_with(want), "{spec}: got \"{e}\", want \"{want}...\"");
+        }
+        // A configuration built by hand is checked the same way.
+        let c = ZoneConfig { warm_spot_low: 600, ..ZoneConfig::default() };
+        assert_eq!(c.validate().unwrap_err(), "option 'warm_spot_low': 60% is above warm_spot_mid (50%)");
+    }
+}
