@@ -340,6 +340,210 @@ pub enum Zone {
     Hot,
 }
 
+/// The points where the balancer may act (§3, Fig 2). The caller says which one it is at.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Trigger {
+    /// A task is newly created.
+    TaskCreated,
+    /// An idle CPU's task wakes up.
+    IdleWakeup,
+    /// The running task belongs to the busiest scheduling group (the caller finds the group).
+    BusiestGroup,
+    /// Anything else, e.g. the periodic tick of Linux's balancer (§2): never a check point,
+    /// though its utilisations still feed the score.
+    Tick,
+}
+
+impl Trigger {
+    /// Whether the paper checks for balancing here (every variant but `Tick`).
+    pub fn is_check_point(self) -> bool {
+        self != Trigger::Tick
+    }
+}
+
+/// The balancer's answer: move one task from CPU `from` (the busiest over its bar) to CPU
+/// `to` (the least used); `utils[from] > utils[to]` always holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Balance {
+    pub from: u32,
+    pub to: u32,
+}
+
+/// One scored unit's current episode of usage above its configured spot.
+#[derive(Clone, Copy, Debug, Default)]
+struct Episode {
+    /// First observation above the spot, while the episode lasts.
+    since: Option<Time>,
+    /// Up to where the episode has been prized (`since` + whole prize times).
+    prized_to: Time,
+}
+
+/// The operation-zone balancer of §3 for `cpus` CPUs: the configuration and, for a warm
+/// policy, one weight-based score per CPU (per-CPU mode) or one for the system (average mode).
+///
+/// The caller passes the CPUs' utilisations (per-mille, one per CPU, in CPU order; measured
+/// over a window of its choice) and the time, which never decreases from call to call:
+/// [`observe`](Self::observe) whenever it samples them (e.g. each tick) so the score sees how
+/// long a usage lasts, [`check`](Self::check) at each [`Trigger`].
+#[derive(Clone, Debug)]
+pub struct ZoneBalancer {
+    config: ZoneConfig,
+    cpus: u32,
+    /// The weighted spots (see "Reading the paper"), in [warm_spot_low, warm_spot_high].
+    scores: Box<[Permille]>,
+    episodes: Box<[Episode]>,
+    last_now: Time,
+}
+
+impl ZoneBalancer {
+    /// Every score at the configured spot. Panics on an invalid `config` (parse options with
+    /// [`ZoneConfig::from_options`], which validates) or on no CPU. The only allocation.
+    pub fn new(config: ZoneConfig, cpus: u32) -> Self {
+        if let Err(e) = config.validate() {
+            panic!("invalid ZoneConfig: {e}");
+        }
+        assert!(cpus > 0, "a ZoneBalancer needs at least one CPU");
+        let (units, spot) = match (config.spot(), config.util) {
+            (None, _) => (0, 0),
+            (Some(s), UtilMode::PerCpu) => (cpus as usize, s),
+            (Some(s), UtilMode::Average) => (1, s),
+        };
+        ZoneBalancer { config, cpus, scores: vec![spot; units].into(), episodes: vec![Episode::default(); units].into(), last_now: 0 }
+    }
+
+    pub fn config(&self) -> &ZoneConfig {
+        &self.config
+    }
+
+    pub fn cpus(&self) -> u32 {
+        self.cpus
+    }
+
+    /// The weighted spots: one per CPU (per-CPU mode), one for the system (average mode),
+    /// none for the cold and hot policies. Each lies in [warm_spot_low, warm_spot_high].
+    pub fn scores(&self) -> &[Permille] {
+        &self.scores
+    }
+
+    /// The zone the system is in: its busiest CPU's (per-CPU mode) or its average's.
+    pub fn zone(&self, utils: &[Permille]) -> Zone {
+        let (sum, n) = self.judged(utils);
+        let c = &self.config;
+        if sum <= c.cold_threshold as u64 * n {
+            Zone::Cold
+        } else if sum >= c.hot_threshold as u64 * n {
+            Zone::Hot
+        } else {
+            Zone::Warm
+        }
+    }
+
+    /// Takes a sample of the utilisations at `now` into the weight-based score (warm policies;
+    /// a no-op otherwise). Prize: a unit above its configured spot raises its score by
+    /// `score_step` for every whole `prize_time` the episode has lasted, up to warm_spot_high.
+    /// Punish: an episode that ends (usage back at or below the spot) having lasted less than
+    /// `punish_time` lowers it by `score_step`, down to warm_spot_low.
+    pub fn observe(&mut self, utils: &[Permille], now: Time) {
+        assert_eq!(utils.len(), self.cpus as usize, "one utilisation per CPU");
+        debug_assert!(now >= self.last_now, "time went back from {} to {now}", self.last_now);
+        self.last_now = now;
+        let Some(spot) = self.config.spot() else { return };
+        match self.config.util {
+            UtilMode::PerCpu => {
+                for (i, &u) in utils.iter().enumerate() {
+                    weigh(&self.config, &mut self.scores[i], &mut self.episodes[i], u > spot, now);
+                }
+            }
+            UtilMode::Average => {
+                let sum: u64 = utils.iter().map(|&u| u as u64).sum();
+                let above = sum > spot as u64 * utils.len() as u64;
+                weigh(&self.config, &mut self.scores[0], &mut self.episodes[0], above, now);
+            }
+        }
+    }
+
+    /// At trigger point `trigger`, time `now`: [`observe`](Self::observe)s the utilisations,
+    /// then answers whether to balance and between which CPUs. Balances when the trigger is a
+    /// check point and the judged utilisation (each CPU's, or the average) is over the
+    /// policy's bar — cold: above `cold_threshold`; hot: at least `hot_threshold`; warm: above
+    /// the score — and the busiest such CPU is busier than the least used one.
+    pub fn check(&mut self, trigger: Trigger, utils: &[Permille], now: Time) -> Option<Balance> {
+        self.observe(utils, now);
+        if !trigger.is_check_point() {
+            return None;
+        }
+        let from = match self.config.util {
+            UtilMode::PerCpu => {
+                let mut best: Option<usize> = None;
+                for (i, &u) in utils.iter().enumerate() {
+                    if self.over(i, u as u64, 1) && best.is_none_or(|b| u > utils[b]) {
+                        best = Some(i);
+                    }
+                }
+                best?
+            }
+            UtilMode::Average => {
+                let sum: u64 = utils.iter().map(|&u| u as u64).sum();
+                if !self.over(0, sum, utils.len() as u64) {
+                    return None;
+                }
+                extreme(utils, |u, b| u > b)
+            }
+        };
+        let to = extreme(utils, |u, b| u < b);
+        (utils[from] > utils[to]).then_some(Balance { from: from as u32, to: to as u32 })
+    }
+
+    /// Whether `sum` over `n` CPUs is over the policy's bar (`unit`'s score for warm ones).
+    fn over(&self, unit: usize, sum: u64, n: u64) -> bool {
+        let c = &self.config;
+        match c.operation_zone {
+            OperationZone::Cold => sum > c.cold_threshold as u64 * n,
+            OperationZone::Hot => sum >= c.hot_threshold as u64 * n,
+            _ => sum > self.scores[unit] as u64 * n,
+        }
+    }
+
+    /// The utilisation the zones judge, as (sum, count) so averages compare exactly.
+    fn judged(&self, utils: &[Permille]) -> (u64, u64) {
+        assert_eq!(utils.len(), self.cpus as usize, "one utilisation per CPU");
+        match self.config.util {
+            UtilMode::PerCpu => (utils.iter().copied().max().unwrap_or(0) as u64, 1),
+            UtilMode::Average => (utils.iter().map(|&u| u as u64).sum(), utils.len() as u64),
+        }
+    }
+}
+
+/// The first CPU whose utilisation beats every other's by `better` (ties: the lowest index).
+fn extreme(utils: &[Permille], better: impl Fn(Permille, Permille) -> bool) -> usize {
+    let mut best = 0;
+    for (i, &u) in utils.iter().enumerate().skip(1) {
+        if better(u, utils[best]) {
+            best = i;
+        }
+    }
+    best
+}
+
+/// One unit's prize and punish (see [`ZoneBalancer::observe`]).
+fn weigh(c: &ZoneConfig, score: &mut Permille, ep: &mut Episode, above: bool, now: Time) {
+    if above {
+        if ep.since.is_none() {
+            *ep = Episode { since: Some(now), prized_to: now };
+        }
+        let prizes = now.saturating_sub(ep.prized_to) / c.prize_time;
+        if prizes > 0 {
+            ep.prized_to += prizes * c.prize_time;
+            let raised = (*score as u64).saturating_add(prizes.saturating_mul(c.score_step as u64));
+            *score = raised.min(c.warm_spot_high as u64) as Permille;
+        }
+    } else if let Some(since) = ep.since.take() {
+        if now.saturating_sub(since) < c.punish_time {
+            *score = score.saturating_sub(c.score_step).max(c.warm_spot_low);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -400,6 +604,180 @@ mod tests {
         // cold and hot policies do not use the spots, so their thresholds may pass them.
         assert_eq!(parse("zone=cold,cold_threshold=40%").unwrap().cold_threshold, 400);
         assert_eq!(parse("zone=hot,hot_threshold=70%").unwrap().hot_threshold, 700);
+    }
+
+    const S: Time = NS_PER_S;
+    const CHECKS: [Trigger; 3] = [Trigger::TaskCreated, Trigger::IdleWakeup, Trigger::BusiestGroup];
+
+    fn balancer(spec: &str, cpus: u32) -> ZoneBalancer {
+        ZoneBalancer::new(parse(spec).unwrap(), cpus)
+    }
+
+    fn mv(from: u32, to: u32) -> Option<Balance> {
+        Some(Balance { from, to })
+    }
+
+    /// §3.1.1: nothing moves while utilisation is in 0~30%, however unequal; once a CPU
+    /// exceeds 30% it does.
+    #[test]
+    fn cold_zone_never_balances() {
+        let mut b = balancer("zone=cold", 4);
+        let mut now = 0;
+        for utils in [[300, 0, 0, 0], [300, 300, 0, 100], [0, 0, 0, 0], [250, 0, 300, 10]] {
+            assert_eq!(b.zone(&utils), Zone::Cold);
+            for _ in 0..30 {
+                for t in CHECKS {
+                    assert_eq!(b.check(t, &utils, now), None, "{utils:?} at {now}");
+                }
+                now += S;
+            }
+        }
+        assert_eq!(b.check(Trigger::TaskCreated, &[301, 0, 0, 0], now), mv(0, 1));
+        // Average mode: 100%, 20%, 0, 0 average to exactly 30%, still cold.
+        let mut avg = balancer("zone=cold,util=average", 4);
+        assert_eq!(avg.zone(&[1000, 200, 0, 0]), Zone::Cold);
+        assert_eq!(avg.check(Trigger::TaskCreated, &[1000, 200, 0, 0], 0), None);
+        assert_eq!(avg.check(Trigger::TaskCreated, &[1000, 201, 0, 0], 0), mv(0, 2));
+    }
+
+    /// §3.1.2: an imbalance in the hot zone (80~100%) is balanced at the next check point (not
+    /// at a tick); below 80% the hot policy does nothing at all.
+    #[test]
+    fn hot_zone_imbalance_balances_at_the_next_check() {
+        let mut b = balancer("zone=hot", 4);
+        let utils = [850, 100, 400, 400];
+        assert_eq!(b.zone(&utils), Zone::Hot);
+        assert_eq!(b.check(Trigger::Tick, &utils, 0), None, "a tick is no check point");
+        for (i, t) in CHECKS.into_iter().enumerate() {
+            assert_eq!(b.check(t, &utils, i as Time), mv(0, 1), "{t:?}");
+        }
+        assert_eq!(b.check(Trigger::IdleWakeup, &[100, 799, 0, 400], 5), None, "79.9% is warm");
+        assert_eq!(b.check(Trigger::IdleWakeup, &[100, 800, 0, 400], 6), mv(1, 2), "80% is hot");
+        assert_eq!(b.check(Trigger::IdleWakeup, &[900, 900, 900, 900], 7), None, "hot but nothing to even out");
+        assert_eq!(b.check(Trigger::Tick, &[1000, 0, 0, 0], 8), None);
+    }
+
+    /// §3.1.3, Fig 4: CPUs at 50, 85, 25, 55% (average 53.75%). Mid spot on the average: over
+    /// 50%, CPU1's task goes to CPU2. High spot on the average: under 80%, nothing; high spot
+    /// per CPU: CPU1 is over 80%, so it does move.
+    #[test]
+    fn figure_4_average_and_per_cpu_differ() {
+        let fig4 = [500, 850, 250, 550];
+        let check = |spec: &str| balancer(spec, 4).check(Trigger::TaskCreated, &fig4, 0);
+        assert_eq!(check("zone=warm-mid,util=average"), mv(1, 2));
+        assert_eq!(check("zone=warm-high,util=average"), None);
+        assert_eq!(check("zone=warm-high,util=per-cpu"), mv(1, 2));
+        assert_eq!(check("zone=warm-mid"), mv(1, 2));
+        assert_eq!(balancer("zone=warm-high", 4).zone(&fig4), Zone::Hot, "its busiest CPU");
+        assert_eq!(balancer("zone=warm-high,util=average", 4).zone(&fig4), Zone::Warm, "53.75%");
+    }
+
+    /// The average is compared exactly: 49.9% and 50.1% average to 50%, not over the mid spot,
+    /// while per CPU one of them is; 50% and 50.1% average to 50.05%, which is over it (a
+    /// rounded-down average would say 50%).
+    #[test]
+    fn average_is_compared_exactly() {
+        let check = |spec: &str, utils: [Permille; 2]| balancer(spec, 2).check(Trigger::BusiestGroup, &utils, 0);
+        assert_eq!(check("zone=warm-mid,util=average", [499, 501]), None);
+        assert_eq!(check("zone=warm-mid,util=per-cpu", [499, 501]), mv(1, 0));
+        assert_eq!(check("zone=warm-mid,util=average", [500, 501]), mv(1, 0));
+    }
+
+    /// Prize: CPU0 stays at 60% (above the mid spot) continually. For the first 5 s it is
+    /// balanced; at 5 s its weighted spot goes to 55%, at 10 s to 60%, and then 60% is no
+    /// longer over it: the task keeps its CPU. It rises 5% per 5 s up to the high spot (80%)
+    /// and no further. CPU1, idle, keeps the mid spot.
+    #[test]
+    fn prize_raises_the_spot_after_prize_time_up_to_the_high_spot() {
+        let mut b = balancer("zone=warm-mid", 2);
+        let busy = [600, 100];
+        for ms in (0..5000).step_by(100) {
+            b.observe(&busy, ms * NS_PER_MS);
+        }
+        assert_eq!(b.scores(), [500, 500]);
+        assert_eq!(b.check(Trigger::TaskCreated, &busy, 5 * S - 1), mv(0, 1));
+        assert_eq!(b.scores(), [500, 500], "4.999999999 s is not yet 5 s");
+        b.observe(&busy, 5 * S);
+        assert_eq!(b.scores(), [550, 500]);
+        b.observe(&busy, 10 * S - 1);
+        assert_eq!(b.scores(), [550, 500]);
+        assert_eq!(b.check(Trigger::TaskCreated, &busy, 10 * S), None, "60% is not over 60%");
+        assert_eq!(b.scores(), [600, 500]);
+        for s in 11..=60 {
+            b.observe(&busy, s * S);
+        }
+        assert_eq!(b.scores(), [800, 500], "500 + 12 x 50 stops at the high spot");
+        assert_eq!(b.check(Trigger::TaskCreated, &[800, 100], 61 * S), None);
+        assert_eq!(b.check(Trigger::TaskCreated, &[810, 100], 62 * S), mv(0, 1));
+    }
+
+    /// Punish: an episode above the spot that ends within 5 s lowers the weighted spot by 5%;
+    /// one that lasts exactly 5 s does not. Down to the low spot (30%) and no further, where
+    /// 31% is balanced though it is under the configured mid spot.
+    #[test]
+    fn punish_lowers_the_spot_after_a_short_episode_down_to_the_low_spot() {
+        let mut b = balancer("zone=warm-mid", 2);
+        let (busy, quiet) = ([600, 0], [100, 0]);
+        b.observe(&busy, 0);
+        b.observe(&busy, 4 * S);
+        b.observe(&quiet, 5 * S - 1);
+        assert_eq!(b.scores(), [450, 500]);
+        // 10 s to 15 s: 5 s, not shorter than punish_time; not prized either (the last
+        // observation above the spot is before 15 s).
+        b.observe(&busy, 10 * S);
+        b.observe(&busy, 15 * S - 1);
+        b.observe(&quiet, 15 * S);
+        assert_eq!(b.scores(), [450, 500]);
+        for k in 0..4 {
+            b.observe(&busy, (20 + 2 * k) * S);
+            b.observe(&quiet, (21 + 2 * k) * S);
+        }
+        assert_eq!(b.scores(), [300, 500], "450 - 4 x 50 stops at the low spot");
+        assert_eq!(b.check(Trigger::IdleWakeup, &[310, 0], 30 * S), mv(0, 1));
+        assert_eq!(balancer("zone=warm-mid", 2).check(Trigger::IdleWakeup, &[310, 0], 30 * S), None);
+    }
+
+    /// §3.1.3's spots: "the task of high spot cannot go up any more", "the task of low spot
+    /// cannot go down any more"; each can go the other way.
+    #[test]
+    fn high_spot_cannot_go_up_and_low_spot_cannot_go_down() {
+        let sustained = |spec: &str| {
+            let mut b = balancer(spec, 1);
+            (0..=20).for_each(|s| b.observe(&[900], s * S));
+            b.scores()[0]
+        };
+        let bursts = |spec: &str| {
+            let mut b = balancer(spec, 1);
+            (0..10).for_each(|s| b.observe(&[if s % 2 == 0 { 900 } else { 0 }], s * S));
+            b.scores()[0]
+        };
+        assert_eq!(sustained("zone=warm-high"), 800);
+        assert_eq!(bursts("zone=warm-high"), 550, "five bursts: 800 - 5 x 50");
+        assert_eq!(bursts("zone=warm-low"), 300);
+        assert_eq!(sustained("zone=warm-low"), 500, "four prizes in 20 s: 300 + 4 x 50");
+    }
+
+    /// Observations 17 s apart still count every whole prize time in between.
+    #[test]
+    fn sparse_observations_count_every_prize_time() {
+        let mut b = balancer("zone=warm-mid,util=average", 2);
+        b.observe(&[700, 400], 0);
+        b.observe(&[700, 400], 17 * S);
+        assert_eq!(b.scores(), [650], "three prizes (15 s)");
+        b.observe(&[700, 400], 20 * S);
+        assert_eq!(b.scores(), [700], "the fourth at 20 s, not 17 + 5 s");
+        // The average (55%) is not over the weighted spot (70%) any more.
+        assert_eq!(b.check(Trigger::TaskCreated, &[700, 400], 21 * S), None);
+        assert_eq!(b.check(Trigger::TaskCreated, &[1000, 401], 22 * S), mv(0, 1));
+    }
+
+    #[test]
+    fn only_warm_policies_keep_scores() {
+        assert!(balancer("zone=cold", 4).scores().is_empty());
+        assert!(balancer("zone=hot", 4).scores().is_empty());
+        assert_eq!(balancer("zone=warm-low", 4).scores(), [300; 4]);
+        assert_eq!(balancer("zone=warm-mid,util=average", 4).scores(), [500]);
+        assert_eq!(balancer("zone=warm-high,score_step=0", 1).scores(), [800]);
     }
 
     /// Every bad input gives an error naming the scheduler and the field.
