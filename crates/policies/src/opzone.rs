@@ -547,6 +547,7 @@ fn weigh(c: &ZoneConfig, score: &mut Permille, ep: &mut Episode, above: bool, no
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
     use rtsched_model::time::NS_PER_MS;
 
     /// The options of a spec written after the scheduler's name, e.g. `balancer=opzone,zone=hot`.
@@ -778,6 +779,59 @@ mod tests {
         assert_eq!(balancer("zone=warm-low", 4).scores(), [300; 4]);
         assert_eq!(balancer("zone=warm-mid,util=average", 4).scores(), [500]);
         assert_eq!(balancer("zone=warm-high,score_step=0", 1).scores(), [800]);
+    }
+
+    /// A valid configuration: sorted thresholds and spots, any policy and mode, steps and
+    /// times small enough that prizes and punishes happen within a sequence.
+    fn any_config() -> impl Strategy<Value = ZoneConfig> {
+        (proptest::collection::vec(0u32..=1000, 5), 0usize..5, any::<bool>(), 0u32..=400, 1u64..=3000, 1u64..=3000).prop_filter_map(
+            "cold below hot",
+            |(mut v, zone, avg, step, prize_ms, punish_ms)| {
+                v.sort_unstable();
+                (v[0] < v[4]).then(|| ZoneConfig {
+                    operation_zone: OperationZone::ALL[zone],
+                    cold_threshold: v[0],
+                    warm_spot_low: v[1],
+                    warm_spot_mid: v[2],
+                    warm_spot_high: v[3],
+                    hot_threshold: v[4],
+                    score_step: step,
+                    prize_time: prize_ms * NS_PER_MS,
+                    punish_time: punish_ms * NS_PER_MS,
+                    util: if avg { UtilMode::Average } else { UtilMode::PerCpu },
+                })
+            },
+        )
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+        /// Whatever the utilisations and however time passes, every score stays within
+        /// [low spot, high spot], and every answer moves from a busier CPU to a less busy one.
+        #[test]
+        fn score_stays_within_the_spots(
+            config in any_config(),
+            steps in proptest::collection::vec((proptest::array::uniform4(0u32..=1200), 0u64..=4000, 0usize..4), 1..300),
+        ) {
+            prop_assert!(config.validate().is_ok());
+            let mut b = ZoneBalancer::new(config, 4);
+            let triggers = [Trigger::TaskCreated, Trigger::IdleWakeup, Trigger::BusiestGroup, Trigger::Tick];
+            let mut now = 0;
+            for (utils, dt_ms, t) in steps {
+                now += dt_ms * NS_PER_MS;
+                let answer = b.check(triggers[t], &utils, now);
+                for &s in b.scores() {
+                    prop_assert!((config.warm_spot_low..=config.warm_spot_high).contains(&s), "score {} outside [{}, {}]", s, config.warm_spot_low, config.warm_spot_high);
+                }
+                if let Some(Balance { from, to }) = answer {
+                    prop_assert!(triggers[t] != Trigger::Tick);
+                    prop_assert!(utils[from as usize] > utils[to as usize]);
+                }
+                if config.operation_zone == OperationZone::Cold && b.zone(&utils) == Zone::Cold {
+                    prop_assert_eq!(answer, None);
+                }
+            }
+        }
     }
 
     /// Every bad input gives an error naming the scheduler and the field.
