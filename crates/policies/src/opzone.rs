@@ -25,6 +25,19 @@
 //! an overloaded CPU); time in integer ns. [`ZoneBalancer::new`] allocates its per-unit state
 //! once; `observe`, `check` and `zone` never allocate (they sit on the simulator's hot path).
 //!
+//! Use (a fair policy's balancer, e.g. for `cfs:balancer=opzone,zone=warm-high,prize_time=5s`):
+//!
+//! ```
+//! use rtsched_policies::opzone::{Balance, Trigger, ZoneBalancer, ZoneConfig};
+//! let options = [("balancer", "opzone"), ("zone", "warm-mid"), ("util", "average")];
+//! let options: Vec<(String, String)> = options.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+//! let mut zb = ZoneBalancer::new(ZoneConfig::from_options("cfs", &options)?, 4);
+//! zb.observe(&[500, 850, 250, 550], 0); // at every utilisation sample, e.g. each tick
+//! // At a check point (Fig 4: average 53.75% > mid spot 50%): a task of CPU1 goes to CPU2.
+//! assert_eq!(zb.check(Trigger::TaskCreated, &[500, 850, 250, 550], 1_000_000), Some(Balance { from: 1, to: 2 }));
+//! # Ok::<(), String>(())
+//! ```
+//!
 //! ## Reading the paper
 //!
 //! §3 is short and in places ambiguous; each choice below names the sentence it reads.
@@ -232,7 +245,10 @@ impl ZoneConfig {
                     c.util = match v {
                         "per-cpu" => UtilMode::PerCpu,
                         "average" => UtilMode::Average,
-                        _ => return Err(err(format!("option 'util': unknown utilisation mode '{v}'; known: {}", UtilMode::NAMES.join(", ")))),
+                        _ => {
+                            let known = UtilMode::NAMES.join(", ");
+                            return Err(err(format!("option 'util': unknown utilisation mode '{v}'; known: {known}")));
+                        }
                     }
                 }
                 "prize_time" | "punish_time" => {
@@ -325,7 +341,7 @@ fn parse_percent(text: &str) -> Result<Permille, String> {
 
 /// Per-mille as a percentage: `600` → `60%`, `325` → `32.5%`.
 fn fmt_pct(p: Permille) -> String {
-    if p % 10 == 0 {
+    if p.is_multiple_of(10) {
         format!("{}%", p / 10)
     } else {
         format!("{}.{}%", p / 10, p % 10)
@@ -594,7 +610,8 @@ mod tests {
 
     #[test]
     fn options_override_the_defaults_and_leave_the_callers_alone() {
-        let c = parse("balancer=opzone,zone=warm-mid,prize_time=3s,punish_time=500ms,util=average,warm_spot_low=32.5%,score_step=10,fast").unwrap();
+        let spec = "balancer=opzone,zone=warm-mid,prize_time=3s,punish_time=500ms,util=average,warm_spot_low=32.5%,score_step=10,fast";
+        let c = parse(spec).unwrap();
         assert_eq!(c.operation_zone, OperationZone::WarmMid);
         assert_eq!((c.prize_time, c.punish_time), (3 * NS_PER_S, 500 * NS_PER_MS));
         assert_eq!(c.util, UtilMode::Average);
@@ -821,7 +838,8 @@ mod tests {
                 now += dt_ms * NS_PER_MS;
                 let answer = b.check(triggers[t], &utils, now);
                 for &s in b.scores() {
-                    prop_assert!((config.warm_spot_low..=config.warm_spot_high).contains(&s), "score {} outside [{}, {}]", s, config.warm_spot_low, config.warm_spot_high);
+                    let (low, high) = (config.warm_spot_low, config.warm_spot_high);
+                    prop_assert!((low..=high).contains(&s), "score {} outside [{}, {}]", s, low, high);
                 }
                 if let Some(Balance { from, to }) = answer {
                     prop_assert!(triggers[t] != Trigger::Tick);
