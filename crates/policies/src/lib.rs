@@ -22,6 +22,7 @@ pub mod ghvdf;
 pub mod gnpedf;
 pub mod lbesa;
 pub mod nggua;
+pub mod opzone;
 pub mod paws;
 pub mod pedf;
 pub mod pfp;
