@@ -155,17 +155,23 @@ def a_after(run):
 
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_buffers_that_together_exceed_the_cache_inflate_execution(tmp_path, backend):
-    curve = cache_probe(tmp_path)
-    fit = fitting_size(curve)
     # The calibration finds what fits when a buffer is hammered alone; during a run other
     # processes share the cache in the gaps, so what stays resident between jobs is less: try
-    # the fitting size, then half, then a quarter, and stop at the first that shows it.
+    # the fitting size, then half, then a quarter, and stop at the first that shows it. The
+    # guest's share of the host's LLC moves with the neighbours' load (a fresh CI machine once
+    # showed 1.2x at 4 MiB): when no size shows it, probe and try once more (two rounds at
+    # most); the assertion is not loosened.
     tries = []
-    for w in (fit, fit // 2, fit // 4):
-        r = run_json(tmp_path, interference_set(w), backend)
-        m = a_after(r)
-        (after_b, n_b), (after_c, n_c) = m.get("b", (0, 0)), m.get("c", (0, 0))
-        tries.append((w >> 10, round(after_c, 2), round(after_b, 2), n_c, n_b, steal(r)))
+    for _round in range(2):
+        curve = cache_probe(tmp_path)
+        fit = fitting_size(curve)
+        for w in (fit, fit // 2, fit // 4):
+            r = run_json(tmp_path, interference_set(w), backend)
+            m = a_after(r)
+            (after_b, n_b), (after_c, n_c) = m.get("b", (0, 0)), m.get("c", (0, 0))
+            tries.append((w >> 10, round(after_c, 2), round(after_b, 2), n_c, n_b, steal(r)))
+            if n_b >= 80 and n_c >= 80 and after_b >= 1.25 * after_c:
+                break
         if n_b >= 80 and n_c >= 80 and after_b >= 1.25 * after_c:
             break
     print(f"{backend}: calibration {({k >> 10: round(v) for k, v in sorted(curve.items())})} (KiB: lines/us); "

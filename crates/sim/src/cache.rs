@@ -32,7 +32,7 @@ use crate::cost::CostModel;
 use rtsched_model::results::{CacheTotals, JobRecord};
 use rtsched_model::topology::{Cache, CacheKind, Topology};
 use rtsched_model::{TaskSet, Time};
-use rtsched_policies::{EntityId, EntityInfo};
+use rtsched_policies::EntityInfo;
 
 const NONE: u32 = u32::MAX;
 /// Data cache levels on one CPU's path at most.
@@ -567,15 +567,8 @@ impl CostModel for CacheModel {
         self.set_running(cpu as usize, NONE);
     }
 
-    #[inline]
-    fn work(&self, _cpu: u32, _e: EntityId, elapsed: Time) -> Time {
-        elapsed
-    }
-
-    #[inline]
-    fn time_for(&self, _cpu: u32, _e: EntityId, work: Time) -> Time {
-        work
-    }
+    // `work` and `time_for`: the trait's defaults (memory time is charged as a stall at
+    // dispatch, so work proceeds at one ns per ns once the entity runs).
 
     fn finish(&mut self, totals: &mut CacheTotals) {
         *totals = self.totals.clone();
