@@ -178,6 +178,13 @@ def test_buffers_that_together_exceed_the_cache_inflate_execution(tmp_path, back
           f"wss KiB per task, a's median exec/demand after c, after b, jobs, jobs, steal ms: {tries}")
     # The order was kept: a's jobs alternate between following b and following c.
     assert n_b >= 80 and n_c >= 80, tries
+    shown = any(t[3] >= 80 and t[4] >= 80 and t[2] >= 1.25 * t[1] for t in tries)
+    if not shown and all(t[1] >= 1.3 for t in tries):
+        # The premise failed, measurably: a was slow even after c's CPU burn at every size
+        # (its buffer did not stay in the cache without b either), so the host left this guest
+        # too little of the LLC to show what b's eviction adds. Seen on fresh CI machines.
+        pytest.skip(f"{backend}: the control was already inflated at every size (a after CPU burn "
+                    f">= 1.3x its demand): no cache share to test interference with; tries {tries}")
     # The same work, the same calibration, the same run: only the memory touched before differs.
     assert after_b >= 1.25 * after_c, (curve, tries)
     # The summary shows it: b's jobs follow a's and are inflated as well.
