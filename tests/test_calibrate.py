@@ -77,8 +77,10 @@ def test_the_profile_round_trips_and_the_simulator_charges_it(profiles, tmp_path
     r = rtsched.simulate(rtsched.load_taskset(ts_file), "gedf")
     oh = r.counters["overheads"]
     jobs = r.summary["jobs"]
-    # Every job was released late by the profile's median and dispatched at least once.
-    assert oh["release_ns"] == jobs * ns(doc["costs"]["release"]["median"])
+    # Every release paid the profile's median: the counted jobs and, while they run late past the
+    # window, the releases that go on as interference (a machine with a slow tick shows some).
+    assert r.counters["releases"] >= jobs
+    assert oh["release_ns"] == r.counters["releases"] * ns(doc["costs"]["release"]["median"])
     assert oh["decision_ns"] >= jobs * ns(doc["costs"]["decision"]["median"]) > 0
     assert oh["context_switch_ns"] > 0
     # Charged per job: exec = demand + overhead for a job that completed.
@@ -87,7 +89,7 @@ def test_the_profile_round_trips_and_the_simulator_charges_it(profiles, tmp_path
     # The p99 column charges at least as much.
     ts_file.write_text(ts_file.read_text().replace("overheads: profile.yaml", "overheads: {profile: profile.yaml, statistic: p99}"))
     r99 = rtsched.simulate(rtsched.load_taskset(ts_file), "gedf")
-    assert r99.counters["overheads"]["release_ns"] == jobs * ns(doc["costs"]["release"]["p99"])
+    assert r99.counters["overheads"]["release_ns"] == r99.counters["releases"] * ns(doc["costs"]["release"]["p99"])
     assert r99.counters["overheads"]["decision_ns"] >= oh["decision_ns"]
     # The CLI's simulate reads the same file (`rtsched simulate` charges it).
     out = tmp_path / "r.json"
