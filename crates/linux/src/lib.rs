@@ -130,6 +130,14 @@ pub const BACKENDS: &[(&str, &str)] = &[
 ];
 
 fn check_common(ts: &TaskSet, opts: &RunOptions) -> Result<(), RunError> {
+    if let Some(t) = ts.tasks.iter().find(|t| t.is_fair()) {
+        // Best-effort tasks live in the simulator (`cfs`); on a real machine the kernel's own
+        // fair class runs them: `rtsched stress` makes the load, `rtsched balance` moves it.
+        return Err(RunError::Input(format!(
+            "{}: task '{}': field 'class': best-effort (fair) tasks are simulated only (scheduler cfs); on this machine use `rtsched stress` for the load and `rtsched balance` for the zone balancer",
+            ts.source, t.name
+        )));
+    }
     if ts.run.duration > MAX_DURATION {
         return Err(RunError::Input(format!(
             "{}: run: field 'duration': a real run is limited to {} s, got {} s",

@@ -105,8 +105,10 @@ const CACHE_FIELDS: &[&str] = &["level", "type", "size", "line", "ways", "shared
 const RUN_FIELDS: &[&str] = &["duration", "seed", "on_miss", "execution", "overheads", "cache"];
 const TASK_FIELDS: &[&str] = &[
     "name", "period", "min_interarrival", "max_interarrival", "deadline", "wcet", "offset",
-    "priority", "cpu", "wss", "group", "regions", "sections", "tuf",
+    "priority", "cpu", "wss", "group", "regions", "sections", "tuf", "class", "nice", "behaviour", "run", "sleep",
 ];
+/// What a best-effort (fair-class) task may give; the real-time timing fields do not apply.
+const FAIR_FIELDS: &[&str] = &["name", "class", "nice", "behaviour", "run", "sleep", "cpu", "offset", "wss", "group"];
 const TUF_FIELDS: &[&str] = &["shape", "utility", "termination", "points"];
 const REGION_FIELDS: &[&str] = &["threads", "wcet"];
 const SECTION_FIELDS: &[&str] = &["resource", "start", "length", "region", "thread"];
@@ -478,6 +480,20 @@ impl<'a> Validator<'a> {
         let ctx_s = format!("task '{name}' ({pos})");
         let ctx = Some(ctx_s.as_str());
         self.check_fields(m, TASK_FIELDS, ctx)?;
+        let fair = match m.get("class") {
+            None | Some(Value::Null) => m.contains_key("nice") || m.contains_key("behaviour"),
+            Some(Value::String(c)) if c == "fair" => true,
+            Some(Value::String(c)) if c == "rt" => false,
+            Some(v) => return Err(self.err(ctx, Some("class"), format!("unknown class {} (known: rt, fair)", show(v)))),
+        };
+        if fair {
+            return self.fair_task(name, m, ctx, platform);
+        }
+        for f in ["nice", "behaviour", "run", "sleep"] {
+            if m.contains_key(f) {
+                return Err(self.err(ctx, Some(f), "applies to best-effort tasks only (class: fair)"));
+            }
+        }
         let period = match (m.get("period"), m.get("min_interarrival")) {
             (Some(_), Some(_)) => return Err(self.err(ctx, Some("min_interarrival"), "give either 'period' or 'min_interarrival', not both")),
             (Some(v), None) => self.positive_duration(v, ctx, "period")?,
@@ -573,7 +589,83 @@ impl<'a> Validator<'a> {
             None | Some(Value::Null) => None,
             Some(v) => Some(self.tuf(v, ctx, deadline)?),
         };
-        Ok(Task { name, period, max_interarrival, deadline, wcet, offset, priority, cpu, wss, group, regions, sections, tuf })
+        Ok(Task { name, period, max_interarrival, deadline, wcet, offset, priority, cpu, wss, group, regions, sections, tuf, class: crate::task::Class::Rt })
+    }
+
+    /// A best-effort task: `{name, class: fair, nice: 5, behaviour: sleeper, run: 2ms, sleep:
+    /// 8ms}`; `behaviour: hog` needs no run / sleep; `bursty` takes ranges `run: [1ms, 20ms]`.
+    fn fair_task(&self, name: String, m: &Map<String, Value>, ctx: Option<&str>, platform: &Platform) -> Result<Task, InputError> {
+        for k in m.keys() {
+            if !FAIR_FIELDS.contains(&k.as_str()) {
+                return Err(self.err(ctx, Some(k), format!("does not apply to a best-effort task (class: fair); its fields: {}", FAIR_FIELDS.join(", "))));
+            }
+        }
+        let nice = match m.get("nice") {
+            None | Some(Value::Null) => 0,
+            Some(v) => match v.as_i64() {
+                Some(n) if (-20..=19).contains(&n) => n as i8,
+                _ => return Err(self.err(ctx, Some("nice"), format!("must be an integer from -20 to 19 (Linux nice), got {}", show(v)))),
+            },
+        };
+        let range = |field: &str| -> Result<(Time, Time), InputError> {
+            match m.get(field) {
+                None => Err(self.err(ctx, Some(field), "missing required field for this behaviour")),
+                Some(Value::Array(xs)) if xs.len() == 2 => {
+                    let (a, b) = (self.duration(&xs[0], ctx, field)?, self.duration(&xs[1], ctx, field)?);
+                    if a > b {
+                        return Err(self.err(ctx, Some(field), "a range [min, max] needs min <= max"));
+                    }
+                    Ok((a, b))
+                }
+                Some(v) => {
+                    let x = self.duration(v, ctx, field)?;
+                    Ok((x, x))
+                }
+            }
+        };
+        let behaviour = match m.get("behaviour") {
+            None | Some(Value::Null) => Behaviour::Hog,
+            Some(Value::String(b)) if b == "hog" => Behaviour::Hog,
+            Some(Value::String(b)) if b == "sleeper" => {
+                let (run, sleep) = (range("run")?, range("sleep")?);
+                if run.0 != run.1 || sleep.0 != sleep.1 {
+                    return Err(self.err(ctx, Some("run"), "a sleeper takes one run and one sleep (ranges: behaviour: bursty)"));
+                }
+                Behaviour::Sleeper { run: run.0, sleep: sleep.0 }
+            }
+            Some(Value::String(b)) if b == "bursty" => Behaviour::Bursty { run: range("run")?, sleep: range("sleep")? },
+            Some(v) => return Err(self.err(ctx, Some("behaviour"), format!("unknown behaviour {} (known: hog, sleeper, bursty)", show(v)))),
+        };
+        if matches!(behaviour, Behaviour::Hog) {
+            for f in ["run", "sleep"] {
+                if m.contains_key(f) {
+                    return Err(self.err(ctx, Some(f), "a hog runs without a break; give behaviour: sleeper or bursty"));
+                }
+            }
+        }
+        match behaviour {
+            Behaviour::Sleeper { run: 0, .. } => return Err(self.err(ctx, Some("run"), "must be > 0")),
+            Behaviour::Bursty { run, .. } if run.0 == 0 => return Err(self.err(ctx, Some("run"), "must be > 0")),
+            _ => {}
+        }
+        let mut t = Task::fair(name, nice, behaviour);
+        if let Some(v) = m.get("offset") {
+            t.offset = self.duration(v, ctx, "offset")?;
+        }
+        if let Some(v) = m.get("cpu").filter(|v| !v.is_null()) {
+            let c = self.uint(v, ctx, "cpu")?;
+            if c >= platform.cpus as u64 {
+                return Err(self.err(ctx, Some("cpu"), format!("CPU {c} is out of range: the platform has {} CPUs (0..={})", platform.cpus, platform.cpus - 1)));
+            }
+            t.cpu = Some(c as u32);
+        }
+        if let Some(v) = m.get("wss").filter(|v| !v.is_null()) {
+            t.wss = Some(self.size(v, ctx, "wss")?);
+        }
+        if let Some(v) = m.get("group").filter(|v| !v.is_null()) {
+            t.group = Some(self.uint(v, ctx, "group")? as u32);
+        }
+        Ok(t)
     }
 
     /// `tuf: {shape: linear, utility: 10, termination: 80ms}`, `{shape: piecewise, points:
@@ -1113,6 +1205,31 @@ pub fn to_yaml(ts: &TaskSet) -> String {
     }
     out.push_str("tasks:\n");
     for t in &ts.tasks {
+        if let Some(f) = t.fair_params() {
+            let _ = write!(out, "  - {{name: {}, class: fair, nice: {}", q(&t.name), f.nice);
+            match f.behaviour {
+                Behaviour::Hog => out.push_str(", behaviour: hog"),
+                Behaviour::Sleeper { run, sleep } => {
+                    let _ = write!(out, ", behaviour: sleeper, run: {}, sleep: {}", d(run), d(sleep));
+                }
+                Behaviour::Bursty { run, sleep } => {
+                    let _ = write!(out, ", behaviour: bursty, run: [{}, {}], sleep: [{}, {}]", d(run.0), d(run.1), d(sleep.0), d(sleep.1));
+                }
+            }
+            let extra = [
+                ("offset", (t.offset != 0).then(|| d(t.offset))),
+                ("cpu", t.cpu.map(|c| c.to_string())),
+                ("wss", t.wss.map(|w| w.to_string())),
+                ("group", t.group.map(|g| g.to_string())),
+            ];
+            for (k, v) in extra {
+                if let Some(v) = v {
+                    let _ = write!(out, ", {k}: {v}");
+                }
+            }
+            out.push_str("}\n");
+            continue;
+        }
         let _ = write!(out, "  - {{name: {}, period: {}, wcet: {}", q(&t.name), d(t.period), d(t.wcet));
         if t.deadline != t.period {
             let _ = write!(out, ", deadline: {}", d(t.deadline));

@@ -51,6 +51,69 @@ pub struct Task {
     pub sections: Vec<CriticalSection>,
     /// Time-utility function (ChronOS §3.2; `tuf.rs`). `None`: utility 1 until the deadline.
     pub tuf: Option<Tuf>,
+    /// Real-time (the default) or best-effort: a fair-share task (opzone paper §4's background
+    /// stress) scheduled below every real-time task by a fair policy (`cfs`).
+    pub class: Class,
+}
+
+/// A task's scheduling class.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[serde(tag = "class", rename_all = "lowercase")]
+pub enum Class {
+    /// A periodic or sporadic real-time task (every field above applies).
+    #[default]
+    Rt,
+    /// A best-effort task under the fair class: it has no deadline and its jobs are *bursts*
+    /// of CPU use separated by sleeps ([`Behaviour`]). Its `period` is the mean cycle (run +
+    /// sleep) and its `wcet` the mean burst, for utilisation only; its `deadline` equals the
+    /// period and means nothing.
+    Fair(Fair),
+}
+
+/// What a best-effort task asks of the fair class.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Fair {
+    /// Linux nice value, -20 (most CPU) to 19; its weight is the kernel's
+    /// `sched_prio_to_weight` (1024 at 0, about x1.25 per step).
+    pub nice: i8,
+    pub behaviour: Behaviour,
+}
+
+/// How a best-effort task uses the CPU.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[serde(tag = "behaviour", rename_all = "lowercase")]
+pub enum Behaviour {
+    /// A CPU hog (`stress --cpu`): always runnable, one burst that never ends.
+    Hog,
+    /// A periodic sleeper: run `run` of CPU time, then sleep `sleep`, forever. The sleep starts
+    /// when the burst finishes, so a sleeper that waits for a CPU cycles more slowly.
+    Sleeper { run: Time, sleep: Time },
+    /// Bursty: each burst's length and each sleep drawn uniformly (seeded) from the ranges.
+    Bursty {
+        run: (Time, Time),
+        sleep: (Time, Time),
+    },
+}
+
+/// A hog's one burst: long enough never to end in a run (and to keep sums far from overflow).
+pub const FOREVER: Time = Time::MAX / 8;
+
+impl Fair {
+    /// The CFS load weight of a nice value (the kernel's `sched_prio_to_weight[]`, nice -20..19).
+    pub fn weight(&self) -> u64 {
+        nice_weight(self.nice)
+    }
+}
+
+/// The kernel's table `sched_prio_to_weight` (kernel/sched/core.c): 1024 at nice 0, each step
+/// about 10 % of CPU share (x1.25). `nice` is clamped to -20..=19.
+pub fn nice_weight(nice: i8) -> u64 {
+    const W: [u64; 40] = [
+        88761, 71755, 56483, 46273, 36291, 29154, 23254, 18705, 14949, 11916, 9548, 7620, 6100,
+        4904, 3906, 3121, 2501, 1991, 1586, 1277, 1024, 820, 655, 526, 423, 335, 272, 215, 172,
+        137, 110, 87, 70, 56, 45, 36, 29, 23, 18, 15,
+    ];
+    W[(nice.clamp(-20, 19) + 20) as usize]
 }
 
 impl Task {
@@ -70,7 +133,31 @@ impl Task {
             regions: Vec::new(),
             sections: Vec::new(),
             tuf: None,
+            class: Class::Rt,
         }
+    }
+    /// A best-effort task of the fair class (its `period` / `wcet` are the mean cycle / burst).
+    pub fn fair(name: impl Into<String>, nice: i8, behaviour: Behaviour) -> Self {
+        let (run, sleep) = match behaviour {
+            Behaviour::Hog => (crate::time::NS_PER_S, 0),
+            Behaviour::Sleeper { run, sleep } => (run, sleep),
+            Behaviour::Bursty { run, sleep } => ((run.0 + run.1) / 2, (sleep.0 + sleep.1) / 2),
+        };
+        let mut t = Task::periodic(name, (run + sleep).max(1), run.max(1));
+        t.class = Class::Fair(Fair { nice, behaviour });
+        t
+    }
+    /// Its fair-class parameters, if it is a best-effort task.
+    #[inline]
+    pub fn fair_params(&self) -> Option<&Fair> {
+        match &self.class {
+            Class::Fair(f) => Some(f),
+            Class::Rt => None,
+        }
+    }
+    #[inline]
+    pub fn is_fair(&self) -> bool {
+        matches!(self.class, Class::Fair(_))
     }
     /// The utility a job of this task accrues by completing `t` after its release (its TUF;
     /// without one, 1 until the deadline and 0 after).
@@ -283,8 +370,17 @@ impl TaskSet {
             resources: Vec::new(),
         }
     }
+    /// The real-time tasks' utilisation (best-effort tasks take what is left).
     pub fn utilization(&self) -> f64 {
-        self.tasks.iter().map(Task::utilization).sum()
+        self.tasks
+            .iter()
+            .filter(|t| !t.is_fair())
+            .map(Task::utilization)
+            .sum()
+    }
+    /// Whether any task is best-effort (the fair class).
+    pub fn has_fair(&self) -> bool {
+        self.tasks.iter().any(Task::is_fair)
     }
     /// Whether any task has parallel regions or critical sections (the classic schedulability
     /// tests assume neither).

@@ -9,6 +9,7 @@ pub mod ctx;
 pub mod policy;
 pub mod registry;
 
+pub mod cfs;
 pub mod dasa;
 pub mod federated;
 pub mod gedf;

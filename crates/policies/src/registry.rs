@@ -10,7 +10,7 @@
 
 use crate::ctx::BuildCtx;
 use crate::policy::Policy;
-use crate::{dasa, federated, gedf, gedf_dist, gedf_seq, gfifo, gfp, gfp_dist, ggua, ghvdf, gnpedf, lbesa, nggua, paws, pedf, pfp};
+use crate::{cfs, dasa, federated, gedf, gedf_dist, gedf_seq, gfifo, gfp, gfp_dist, ggua, ghvdf, gnpedf, lbesa, nggua, paws, pedf, pfp};
 use rtsched_model::file::closest;
 use rtsched_model::TaskSet;
 
@@ -55,6 +55,7 @@ pub const ENTRIES: &[Entry] = &[
     Entry { info: dasa::INFO, build: dasa::build },
     Entry { info: dasa::INFO_PARTITIONED, build: dasa::build },
     Entry { info: lbesa::INFO, build: lbesa::build },
+    Entry { info: cfs::INFO, build: cfs::build },
 ];
 
 /// The descriptions of [`ENTRIES`], in their order (what the CLI and the Python package list).
@@ -122,10 +123,24 @@ impl SchedulerSpec {
     }
 }
 
+/// The policies that schedule best-effort (fair-class) tasks.
+pub const FAIR_CLASS: &[&str] = &["cfs"];
+
 /// Build the policy `spec` for task set `ts`.
 pub fn build(spec: &str, ts: &TaskSet) -> Result<Box<dyn Policy>, String> {
     let s = SchedulerSpec::parse(spec)?;
     let entry = find(&s.name).expect("parse checked the name");
+    if let Some(t) = ts.tasks.iter().find(|t| t.is_fair()) {
+        if !FAIR_CLASS.contains(&s.name.as_str()) {
+            return Err(format!(
+                "{}: task '{}' is best-effort (class: fair) and scheduler '{}' has no fair class; use {}",
+                ts.source,
+                t.name,
+                s.name,
+                FAIR_CLASS.join(" or ")
+            ));
+        }
+    }
     (entry.build)(&s, &mut BuildCtx::new(ts))
 }
 
@@ -153,7 +168,7 @@ mod tests {
             assert!(ENTRIES[..i].iter().all(|o| o.info.name != p.name), "'{}' listed twice", p.name);
             assert_eq!(SchedulerSpec::parse(p.name).unwrap().name, p.name);
         }
-        assert_eq!(names(), ["gedf", "gnpedf", "pedf", "gfp", "pfp", "gedf-dist", "gfp-dist", "gfifo", "paws", "federated", "gedf-seq", "ggua", "nggua", "ghvdf", "dasa", "pdasa", "lbesa"]);
+        assert_eq!(names(), ["gedf", "gnpedf", "pedf", "gfp", "pfp", "gedf-dist", "gfp-dist", "gfifo", "paws", "federated", "gedf-seq", "ggua", "nggua", "ghvdf", "dasa", "pdasa", "lbesa", "cfs"]);
     }
 
     #[test]

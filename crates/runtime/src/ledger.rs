@@ -42,13 +42,15 @@ use crate::inversion::Inversions;
 use crate::streams::TaskStreams;
 use rtsched_model::program::scale;
 use rtsched_model::results::{Counters, JobRecord};
-use rtsched_model::{Action, OnMiss, Program, Task, TaskId, TaskSet, Time};
+use rtsched_model::{Action, OnMiss, Program, Task, TaskId, TaskSet, Time, FOREVER};
 use rtsched_policies::{Decisions, Dispatch, EntityId, EntityInfo, Policy, ResourceId, RunView};
 use std::borrow::Cow;
 use std::collections::VecDeque;
 
 /// "No slot / no CPU / no resource".
 pub const NONE: u32 = u32::MAX;
+/// "No next release": a best-effort task's next burst comes after this one and a sleep.
+pub const NEVER: Time = Time::MAX;
 
 /// One thread of one region of a job: what the policy schedules.
 #[derive(Clone, Copy, Debug)]
@@ -309,6 +311,11 @@ pub struct Run<'t> {
     records: Vec<JobRecord>,
     /// Counted jobs neither finished nor aborted.
     undecided: u64,
+    /// Per task, CPU time of its finished entities (best-effort tasks' shares); and the
+    /// best-effort bursts due after a sleep, which the driver releases ([`Ledger::take_wakeups`]).
+    task_cpu: Vec<Time>,
+    bursts: Vec<u64>,
+    wakeups: Vec<(Time, u32)>,
     releases: u64,
     invocations: u64,
     charged: Time,
@@ -489,6 +496,20 @@ pub struct Outcome {
     /// With [`Ledger::measure_policy`]: wall-clock ns spent in `schedule`, in total and in the
     /// longest call.
     pub policy_ns: Option<(u64, u64)>,
+    /// Best-effort tasks: CPU time and bursts each got.
+    pub fair: Vec<FairOutcome>,
+    /// When the run ended.
+    pub end: Time,
+}
+
+/// What a best-effort task got in a run.
+#[derive(Clone, Debug)]
+pub struct FairOutcome {
+    pub name: String,
+    /// CPU time its bursts consumed (work and the overheads charged to them).
+    pub cpu_ns: Time,
+    /// Bursts released (a hog has one).
+    pub bursts: u64,
 }
 
 impl Outcome {
@@ -511,6 +532,18 @@ impl Outcome {
     /// The policy-overhead measurements of a run asked to measure (ChronOS Fig 6), by name:
     /// `policy_ns_per_invocation` (mean), `policy_ns_max`, `policy_ns_total`.
     pub fn fill_measurements(&self, m: &mut std::collections::BTreeMap<String, f64>) {
+        for f in &self.fair {
+            m.insert(format!("fair.{}.cpu_ns", f.name), f.cpu_ns as f64);
+            m.insert(
+                format!("fair.{}.share", f.name),
+                f.cpu_ns as f64 / self.end.max(1) as f64,
+            );
+            m.insert(format!("fair.{}.bursts", f.name), f.bursts as f64);
+        }
+        // A balancing policy's counters (`cfs`: invocations, time spent, migrations it made).
+        for (k, v) in self.stats.iter().filter(|(k, _)| k.starts_with("balance.")) {
+            m.insert(k.clone(), *v);
+        }
         if let Some((total, max)) = self.policy_ns {
             m.insert("policy_ns_total".into(), total as f64);
             m.insert("policy_ns_max".into(), max as f64);
@@ -575,6 +608,9 @@ impl<'t> Ledger<'t> {
                 held: (0..n).map(|_| VecDeque::with_capacity(4)).collect(),
                 records: Vec::with_capacity(expected_jobs.min(1 << 26) as usize),
                 undecided: 0,
+                task_cpu: vec![0; n],
+                bursts: vec![0; n],
+                wakeups: Vec::new(),
                 releases: 0,
                 invocations: 0,
                 charged: 0,
@@ -633,7 +669,7 @@ impl<'t> Ledger<'t> {
     /// interference while counted jobs are undecided.
     #[inline]
     pub fn keeps_releasing(&self, at: Time) -> bool {
-        at < self.duration() || self.run.undecided > 0
+        at < self.duration() || (self.run.undecided > 0 && at != NEVER)
     }
     /// Whether every counted job is decided by `now`, at or past the window's end.
     #[inline]
@@ -681,10 +717,21 @@ impl<'t> Ledger<'t> {
         };
         let mut demands = std::mem::take(&mut r.jobs[slot as usize].demands);
         demands.clear();
-        let demand = r.streams[task as usize].job_demands(&ts.run.execution, &r.programs[task as usize], &mut demands);
-        let next = at + r.streams[task as usize].interarrival(t);
-        let deadline = at + rel_deadline;
-        let rec = if at < duration {
+        let fair = t.fair_params().is_some();
+        let (demand, next, deadline) = match t.fair_params() {
+            None => {
+                let d = r.streams[task as usize].job_demands(&ts.run.execution, &r.programs[task as usize], &mut demands);
+                (d, at + r.streams[task as usize].interarrival(t), at + rel_deadline)
+            }
+            // A best-effort burst: no deadline; its successor comes after it and a sleep.
+            Some(f) => {
+                let d = r.streams[task as usize].burst(&f.behaviour);
+                demands.push(d);
+                r.bursts[task as usize] += 1;
+                (d, NEVER, at + FOREVER)
+            }
+        };
+        let rec = if at < duration && !fair {
             r.records.push(JobRecord { task, job, release: at, deadline, demand, max_utility: t.max_utility(), ..Default::default() });
             r.undecided += 1;
             (r.records.len() - 1) as u32
@@ -714,7 +761,7 @@ impl<'t> Ledger<'t> {
             r.task_busy[task as usize] = true;
             self.fork(now, slot, None);
         }
-        let abort = self.run.abort_at_deadline.then_some((deadline, slot, generation));
+        let abort = (self.run.abort_at_deadline && !fair).then_some((deadline, slot, generation));
         Released { next, abort }
     }
 
@@ -776,7 +823,17 @@ impl<'t> Ledger<'t> {
                 self.run.jobs[j as usize].held = false;
                 self.fork(now, j, None);
             }
-            None => self.run.task_busy[task as usize] = false,
+            None => {
+                self.run.task_busy[task as usize] = false;
+                let r = &mut self.run;
+                if let Some(f) = r.ts.tasks[task as usize].fair_params() {
+                    // A best-effort task sleeps, then wakes for its next burst.
+                    let at = now + r.streams[task as usize].sleep(&f.behaviour);
+                    if at < r.duration || r.undecided > 0 {
+                        r.wakeups.push((at, task));
+                    }
+                }
+            }
         }
     }
 
@@ -973,6 +1030,7 @@ impl<'t> Ledger<'t> {
             // Its CPU time is final (a real worker reports its last piece before this).
             self.run.records[x.rec as usize].exec += x.ran;
         }
+        self.run.task_cpu[x.info.task as usize] += x.ran;
         let j = x.job;
         if x.executing {
             x.free_when_stopped = true;
@@ -1134,6 +1192,17 @@ impl<'t> Ledger<'t> {
     #[inline]
     pub fn take_timers(&mut self, out: &mut Vec<Time>) {
         self.dec.take_timers(out);
+    }
+    /// Whether best-effort tasks went to sleep and are due to wake ([`Ledger::take_wakeups`]).
+    #[inline]
+    pub fn has_wakeups(&self) -> bool {
+        !self.run.wakeups.is_empty()
+    }
+    /// The best-effort bursts due after a sleep, as (time, task): the driver releases each then
+    /// (`release(now, task, time)`), as it releases a periodic task's next job.
+    pub fn take_wakeups(&mut self, out: &mut Vec<(Time, u32)>) {
+        out.clear();
+        out.append(&mut self.run.wakeups);
     }
     /// Whether the policy set timers since the last `take_timers`.
     #[inline]
@@ -1362,6 +1431,23 @@ impl<'t> Ledger<'t> {
         for e in r.ents.iter().filter(|e| e.live && e.rec != NONE) {
             r.records[e.rec as usize].exec += e.ran;
         }
+        let mut fair = Vec::new();
+        for e in r.ents.iter().filter(|e| e.live) {
+            // A running entity's time since its CPU's mark is not yet in `ran`.
+            let now = if e.cpu != NONE {
+                end.saturating_sub(r.cpus[e.cpu as usize].mark)
+            } else {
+                0
+            };
+            r.task_cpu[e.info.task as usize] += e.ran + now;
+        }
+        for (i, t) in r.ts.tasks.iter().enumerate().filter(|(_, t)| t.is_fair()) {
+            fair.push(FairOutcome {
+                name: t.name.clone(),
+                cpu_ns: r.task_cpu[i],
+                bursts: r.bursts[i],
+            });
+        }
         r.inv.finish(end);
         Outcome {
             jobs: std::mem::take(&mut r.records),
@@ -1374,6 +1460,8 @@ impl<'t> Ledger<'t> {
             stats: self.policy.get().stats(),
             deadlocks: r.deadlocks,
             policy_ns: self.measure.then_some(self.policy_ns),
+            fair,
+            end,
         }
     }
 }

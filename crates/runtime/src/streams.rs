@@ -4,7 +4,7 @@
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use rtsched_model::{ExecModel, Program, Task, Time};
+use rtsched_model::{Behaviour, ExecModel, Program, Task, Time, FOREVER};
 
 pub struct TaskStreams {
     demand: ChaCha8Rng,
@@ -60,6 +60,26 @@ impl TaskStreams {
         match t.max_interarrival {
             Some(max) if max > t.period => self.arrival.random_range(t.period..=max),
             _ => t.period,
+        }
+    }
+
+    /// A best-effort burst's CPU demand (its own stream: the execution model does not apply).
+    pub fn burst(&mut self, b: &Behaviour) -> Time {
+        match *b {
+            Behaviour::Hog => FOREVER,
+            Behaviour::Sleeper { run, .. } => run,
+            Behaviour::Bursty { run: (lo, hi), .. } => self.demand.random_range(lo..=hi).max(1),
+        }
+    }
+
+    /// A best-effort task's sleep after a burst.
+    pub fn sleep(&mut self, b: &Behaviour) -> Time {
+        match *b {
+            Behaviour::Hog => 0,
+            Behaviour::Sleeper { sleep, .. } => sleep,
+            Behaviour::Bursty {
+                sleep: (lo, hi), ..
+            } => self.arrival.random_range(lo..=hi),
         }
     }
 }

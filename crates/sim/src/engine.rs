@@ -336,6 +336,7 @@ pub struct Engine<'p, O: Observer, C: CostModel> {
     observer: O,
     result: RunResult,
     timers: Vec<Time>,
+    wakeups: Vec<(Time, u32)>,
 }
 
 impl<'p, O: Observer, C: CostModel> Engine<'p, O, C> {
@@ -361,6 +362,7 @@ impl<'p, O: Observer, C: CostModel> Engine<'p, O, C> {
             observer,
             result,
             timers: Vec::new(),
+            wakeups: Vec::new(),
         }
     }
 
@@ -436,6 +438,9 @@ impl<'p, O: Observer, C: CostModel> Engine<'p, O, C> {
             if let Some(f) = self.led.failure() {
                 return Err(format!("{}: {f}", self.led.run.taskset().source));
             }
+            if self.led.has_wakeups() {
+                self.wake(now);
+            }
             if self.led.has_timers() {
                 self.led.take_timers(&mut self.timers);
                 for i in 0..self.timers.len() {
@@ -477,6 +482,18 @@ impl<'p, O: Observer, C: CostModel> Engine<'p, O, C> {
         }
         r.end = end;
         r
+    }
+
+    /// Best-effort tasks that went to sleep: their next bursts are released when they wake
+    /// (after the release latency, as every release).
+    #[inline(never)]
+    fn wake(&mut self, now: Time) {
+        self.led.take_wakeups(&mut self.wakeups);
+        for i in 0..self.wakeups.len() {
+            let (at, task) = self.wakeups[i];
+            self.sim
+                .push(at.max(now) + self.sim.oh.release, EV_RELEASE, task, 0);
+        }
     }
 
     fn on_release(&mut self, now: Time, task: u32) {
