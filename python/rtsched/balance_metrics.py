@@ -32,7 +32,7 @@ def is_mixed(result) -> bool:
 
 def rt_tasks(result) -> list[str]:
     fair = {k.split(".")[1] for k in result.measurements if k.startswith("fair.")}
-    return [t for t in result.raw.task_names() if t not in fair]
+    return [t for t in result.raw.task_names if t not in fair]
 
 
 def fair_shares(result) -> dict:

@@ -42,7 +42,7 @@ use crate::inversion::Inversions;
 use crate::streams::TaskStreams;
 use rtsched_model::program::scale;
 use rtsched_model::results::{Counters, JobRecord};
-use rtsched_model::{Action, OnMiss, Program, Task, TaskId, TaskSet, Time, FOREVER};
+use rtsched_model::{Action, OnMiss, Program, Task, TaskId, TaskSet, Time};
 use rtsched_policies::{Decisions, Dispatch, EntityId, EntityInfo, Policy, ResourceId, RunView};
 use std::borrow::Cow;
 use std::collections::VecDeque;
@@ -723,12 +723,13 @@ impl<'t> Ledger<'t> {
                 let d = r.streams[task as usize].job_demands(&ts.run.execution, &r.programs[task as usize], &mut demands);
                 (d, at + r.streams[task as usize].interarrival(t), at + rel_deadline)
             }
-            // A best-effort burst: no deadline; its successor comes after it and a sleep.
+            // A best-effort burst: no deadline (NEVER, so two fair entities never make a priority
+            // inversion); its successor comes after it and a sleep.
             Some(f) => {
                 let d = r.streams[task as usize].burst(&f.behaviour);
                 demands.push(d);
                 r.bursts[task as usize] += 1;
-                (d, NEVER, at + FOREVER)
+                (d, NEVER, NEVER)
             }
         };
         let rec = if at < duration && !fair {

@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 
 from .. import _core
+from ..balance_metrics import is_mixed, mixed_tables, utilisation_plot
 from ..checks import warn
 from ..report import comparison_table, per_task_table
 from ..result import duration_ns, simulate
@@ -28,6 +29,8 @@ def register(sub):
     p.add_argument("--gantt", metavar="OUT.png", help="draw a Gantt chart (PNG or SVG)")
     p.add_argument("--partition", metavar="NAME", help="partition for pedf/pfp with this heuristic (ffd, wfd, bfd, nfd, bf, lwfg, chains like lwfg+ffd) instead of the file's cpu fields")
     p.add_argument("--per-task", action="store_true", help="also print per-task summaries")
+    p.add_argument("--util-plot", metavar="OUT.png",
+                   help="with best-effort tasks (scheduler cfs): plot per-CPU utilisation over time, one file per scheduler (OUT-SCHED.png)")
     p.add_argument("--measure-policy", action="store_true",
                    help="time every decision of the policy (wall clock) and print the mean in ns per decision "
                         "('policy ns/decision'); kept in the JSON's measurements (policy_ns_per_invocation, "
@@ -97,7 +100,7 @@ def run(args):
     if args.duration is not None:
         duration_ns(args.duration)  # validate early, with the user's spelling in the message
     names, skipped = expand_schedulers(args.schedulers, ts, args.partition)
-    trace = bool(args.trace or args.gantt)
+    trace = bool(args.trace or args.gantt or args.util_plot)
     warn(ts, names)
     results = run_all(ts, names, seed=args.seed, duration=args.duration, on_miss=args.on_miss, trace=trace,
                       measure_policy=args.measure_policy)
@@ -107,6 +110,18 @@ def run(args):
     print(comparison_table(results))
     for name, why in skipped:
         print(f"(skipped {name}: {why})")
+    if any(is_mixed(r) for r in results):
+        # Best-effort tasks beside real-time ones (opzone paper §4): latency, balancing, shares.
+        print()
+        print(mixed_tables(results))
+        if args.util_plot:
+            import os
+
+            base, ext = os.path.splitext(args.util_plot)
+            for r in results:
+                tag = r.scheduler.replace(":", "-").replace(",", "-").replace("=", "")
+                out = utilisation_plot(r, f"{base}-{tag}{ext or '.png'}")
+                print(f"wrote {out[0]}")
     if args.per_task:
         for r in results:
             print(f"\n{r.scheduler}:")
