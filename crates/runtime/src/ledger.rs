@@ -590,7 +590,13 @@ impl<'t> Ledger<'t> {
         let widest = programs.iter().map(Program::width).max().unwrap_or(1);
         let threads: usize = programs.iter().map(Program::threads).sum();
         let resources = (0..ts.resources.len()).map(|_| Resource { queue: VecDeque::with_capacity(threads), ..Resource::default() }).collect();
-        let streams = (0..n as u32).map(|i| TaskStreams::new(ts.run.seed, i)).collect();
+        let streams = (0..n as u32)
+            .map(|i| {
+                let mut s = TaskStreams::new(ts.run.seed, i);
+                s.fair = ts.tasks[i as usize].fair_params().map(|f| f.behaviour);
+                s
+            })
+            .collect();
         let mut policy = policy;
         let grants_resources = policy.get().grants_resources();
         Ledger {
@@ -717,20 +723,15 @@ impl<'t> Ledger<'t> {
         };
         let mut demands = std::mem::take(&mut r.jobs[slot as usize].demands);
         demands.clear();
-        let fair = t.fair_params().is_some();
-        let (demand, next, deadline) = match t.fair_params() {
-            None => {
-                let d = r.streams[task as usize].job_demands(&ts.run.execution, &r.programs[task as usize], &mut demands);
-                (d, at + r.streams[task as usize].interarrival(t), at + rel_deadline)
-            }
-            // A best-effort burst: no deadline (NEVER, so two fair entities never make a priority
-            // inversion); its successor comes after it and a sleep.
-            Some(f) => {
-                let d = r.streams[task as usize].burst(&f.behaviour);
-                demands.push(d);
-                r.bursts[task as usize] += 1;
-                (d, NEVER, NEVER)
-            }
+        // A best-effort burst (rare; out of line): no deadline (NEVER, so two fair entities never
+        // make a priority inversion); its successor comes after it and a sleep.
+        let fair = r.streams[task as usize].fair.is_some();
+        let (demand, next, deadline) = if !fair {
+            let d = r.streams[task as usize].job_demands(&ts.run.execution, &r.programs[task as usize], &mut demands);
+            (d, at + r.streams[task as usize].interarrival(t), at + rel_deadline)
+        } else {
+            r.bursts[task as usize] += 1;
+            (r.streams[task as usize].fair_burst(&mut demands), NEVER, NEVER)
         };
         let rec = if at < duration && !fair {
             r.records.push(JobRecord { task, job, release: at, deadline, demand, max_utility: t.max_utility(), ..Default::default() });
@@ -818,7 +819,7 @@ impl<'t> Ledger<'t> {
 
     /// The job of `task` the policy knew ended at `now`: give it the next held job, if any.
     #[inline]
-    fn next_of_task(&mut self, now: Time, task: u32) {
+    fn next_of_task(&mut self, now: Time, task: u32, fair: bool) {
         match self.run.held[task as usize].pop_front() {
             Some(j) => {
                 self.run.jobs[j as usize].held = false;
@@ -827,9 +828,10 @@ impl<'t> Ledger<'t> {
             None => {
                 self.run.task_busy[task as usize] = false;
                 let r = &mut self.run;
-                if let Some(f) = r.ts.tasks[task as usize].fair_params() {
+                if fair {
                     // A best-effort task sleeps, then wakes for its next burst.
-                    let at = now + r.streams[task as usize].sleep(&f.behaviour);
+                    let s = &mut r.streams[task as usize];
+                    let at = now + s.fair.map_or(0, |b| s.sleep(&b));
                     if at < r.duration || r.undecided > 0 {
                         r.wakeups.push((at, task));
                     }
@@ -1031,7 +1033,10 @@ impl<'t> Ledger<'t> {
             // Its CPU time is final (a real worker reports its last piece before this).
             self.run.records[x.rec as usize].exec += x.ran;
         }
-        self.run.task_cpu[x.info.task as usize] += x.ran;
+        if x.info.deadline == NEVER {
+            // A best-effort burst: its task's CPU share.
+            self.run.task_cpu[x.info.task as usize] += x.ran;
+        }
         let j = x.job;
         if x.executing {
             x.free_when_stopped = true;
@@ -1061,6 +1066,7 @@ impl<'t> Ledger<'t> {
             return;
         }
         job.live = false;
+        let fair = job.deadline == NEVER;
         if job.rec != NONE {
             let r = &mut self.run.records[job.rec as usize];
             r.finish = Some(finish);
@@ -1069,7 +1075,7 @@ impl<'t> Ledger<'t> {
             self.run.undecided -= 1;
         }
         self.run.free_jobs.push(j);
-        self.next_of_task(now, task as u32);
+        self.next_of_task(now, task as u32, fair);
     }
 
     // ------------------------------------------------------------------ aborts, ticks, timers
@@ -1168,7 +1174,8 @@ impl<'t> Ledger<'t> {
         }
         self.run.free_jobs.push(j);
         if !held {
-            self.next_of_task(now, task);
+            let fair = self.run.jobs[j as usize].deadline == NEVER;
+            self.next_of_task(now, task, fair);
         }
     }
 

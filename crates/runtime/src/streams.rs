@@ -9,6 +9,9 @@ use rtsched_model::{Behaviour, ExecModel, Program, Task, Time, FOREVER};
 pub struct TaskStreams {
     demand: ChaCha8Rng,
     arrival: ChaCha8Rng,
+    /// A best-effort task's behaviour (kept here, beside the streams the release reads anyway,
+    /// so a real-time release does not reach for the task's class).
+    pub fair: Option<Behaviour>,
 }
 
 impl TaskStreams {
@@ -17,7 +20,7 @@ impl TaskStreams {
         demand.set_stream(2 * task as u64);
         let mut arrival = ChaCha8Rng::seed_from_u64(seed);
         arrival.set_stream(2 * task as u64 + 1);
-        TaskStreams { demand, arrival }
+        TaskStreams { demand, arrival, fair: None }
     }
 
     /// The actual execution demand of the next job (>= 1 ns).
@@ -61,6 +64,15 @@ impl TaskStreams {
             Some(max) if max > t.period => self.arrival.random_range(t.period..=max),
             _ => t.period,
         }
+    }
+
+    /// A best-effort task's next burst, pushed onto `out` and returned.
+    #[inline(never)]
+    pub fn fair_burst(&mut self, out: &mut Vec<Time>) -> Time {
+        let b = self.fair.expect("a best-effort task");
+        let d = self.burst(&b);
+        out.push(d);
+        d
     }
 
     /// A best-effort burst's CPU demand (its own stream: the execution model does not apply).
