@@ -231,3 +231,26 @@ def test_real_comparison_returns_every_condition(tmp_path):
         assert 0 <= c["steal_pct"] <= 100
         assert (c["migrations"] is None) == (name == "kernel")
     assert os.path.exists(d["figure"]) and json.load(open(d["json"]))["settings"]["repeats"] == 1
+
+
+@TWO_CPUS
+def test_a_child_that_inherits_a_pin_is_restored_too(tmp_path):
+    """fork copies the affinity mask: the child a held process starts after the hold is pinned
+    by inheritance, and the restore must undo that as well."""
+    spawner = subprocess.Popen([sys.executable, "-c", "import subprocess, sys, time\ntime.sleep(0.6)\n"
+                                "p = subprocess.Popen([sys.executable, '-c', 'while True: pass'])\nprint(p.pid, flush=True)\np.wait()"],
+                               stdout=subprocess.PIPE, text=True)
+    full = os.sched_getaffinity(spawner.pid)
+    try:
+        r = subprocess.run([RTSCHED, "balance", "--hold", "--zone", "hot", "--period", "50ms", "--duration", "1500ms",
+                            "--pid", str(spawner.pid), "--json", str(tmp_path / "b.json")], capture_output=True, text=True, timeout=30)
+        assert r.returncode == 0, r.stderr
+        child = int(spawner.stdout.readline())
+        rep = json.loads((tmp_path / "b.json").read_text())
+        assert rep["counters"]["restored"] >= 2, rep["counters"]
+        assert os.sched_getaffinity(spawner.pid) == full and os.sched_getaffinity(child) == full
+    finally:
+        for p in _children(spawner.pid):
+            os.kill(p, signal.SIGKILL)
+        spawner.kill()
+        spawner.wait()

@@ -187,6 +187,7 @@ class Balancer:
                 raise InputError(f"--pid {p}: no such process")
             self.procs[p] = s
         self.original: dict[tuple[int, int], set[int]] = {}  # (tid, start) -> mask before we changed it
+        self.applied: dict[int, set[int]] = {}  # tid -> the mask we set on it (to recognise inheritance)
         self.seen: set[tuple[int, int]] = set()
         self.prev_cpu_time: dict[tuple[int, int], int] = {}
         self.migrations: list[dict] = []
@@ -266,7 +267,28 @@ class Balancer:
             os.sched_setaffinity(t.tid, {cpu})
         except (ProcessLookupError, PermissionError, OSError):
             return False
+        self.applied[t.tid] = {cpu}
         return True
+
+    def _inherit(self, t: TaskStat):
+        """A new task created by a task we pinned inherits that pin (fork and clone copy the
+        mask): record the creator's original mask as its own, so the restore undoes it too.
+        The creator is taken to be the thread group's leader (a thread) or the parent (a
+        process); a mask the program set itself (not the one we applied) is left alone."""
+        key = (t.tid, t.start)
+        if key in self.original or not self.original:
+            return
+        creator = t.pid if t.tid != t.pid else t.ppid
+        mask = self.applied.get(creator)
+        if mask is None:
+            return
+        orig = next((m for (tid, _), m in self.original.items() if tid == creator), None)
+        try:
+            if orig is not None and os.sched_getaffinity(t.tid) == mask:
+                self.original[key] = orig
+                self.applied[t.tid] = mask
+        except (ProcessLookupError, PermissionError, OSError):
+            pass
 
     def restore(self):
         """Give every task we changed its original mask back; skip those that exited."""
@@ -287,6 +309,7 @@ class Balancer:
                 except (ProcessLookupError, PermissionError, OSError):
                     self.counters.restore_gone += 1
             del self.original[(tid, start)]
+            self.applied.pop(tid, None)
 
     def _migrate(self, frm: int, to: int, tasks: list[TaskStat], deltas: dict, utils, now_s: float) -> bool:
         cands = [t for t in tasks if t.processor == frm and self._movable(t)]
@@ -324,6 +347,7 @@ class Balancer:
             if key not in self.seen:
                 self.seen.add(key)
                 new = True
+                self._inherit(t)
                 if self.hold and self._movable(t) and self._set_affinity(t, t.processor):
                     c.held += 1
         live = {(t.tid, t.start) for t in tasks}
