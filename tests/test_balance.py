@@ -228,7 +228,7 @@ def test_real_comparison_returns_every_condition(tmp_path):
     assert set(d["conditions"]) == {"kernel", "zone:warm-high"}
     for name, c in d["conditions"].items():
         assert c["probe"]["count"] > 100 and c["probe"]["min_us"] <= c["probe"]["mean_us"] <= c["probe"]["max_us"]
-        assert 0 <= c["steal_pct"] <= 100
+        assert 0 <= c["steal_pct"] <= 100 and c["task_migrations_per_s"] >= 0
         assert (c["migrations"] is None) == (name == "kernel")
     assert os.path.exists(d["figure"]) and json.load(open(d["json"]))["settings"]["repeats"] == 1
 

@@ -57,6 +57,32 @@ def _stats(samples_ns) -> dict:
             "p99_us": float(np.percentile(x, 99, method="inverted_cdf")), "max_us": float(x.max())}
 
 
+def _tree_migrations(root: int) -> int:
+    """Migrations so far of every thread of ``root`` and its descendants (se.nr_migrations of
+    /proc/TID/sched: the kernel's moves and affinity moves alike); 0 where it is not exposed."""
+    total, todo, seen = 0, [root], set()
+    while todo:
+        pid = todo.pop()
+        if pid in seen:
+            continue
+        seen.add(pid)
+        try:
+            tids = os.listdir(f"/proc/{pid}/task")
+        except OSError:
+            continue
+        for tid in tids:
+            try:
+                with open(f"/proc/{pid}/task/{tid}/sched") as f:
+                    for line in f:
+                        if line.startswith("se.nr_migrations"):
+                            total += int(line.split(":")[1])
+                with open(f"/proc/{pid}/task/{tid}/children") as f:
+                    todo += [int(x) for x in f.read().split()]
+            except (OSError, ValueError):
+                pass
+    return total
+
+
 def _stop(proc: subprocess.Popen):
     if proc.poll() is None:
         proc.send_signal(signal.SIGTERM)
@@ -96,10 +122,13 @@ def real_comparison(duration_s: float = 5.0, out_dir="out/opzone2012", repeats: 
              "migrations": int or None,    # by the zone balancer, all runs (None: kernel only)
              "migrations_per_s": float or None,
              "balancer_checks": int or None,
+             "task_migrations_per_s": float,  # every move of the stress tasks (kernel's and
+                                               # balancer's; se.nr_migrations), mean of the runs
              "steal_pct": float,           # mean of the runs' host steal, % of all CPU time
              "busy_pct": float,            # mean of the runs' CPU busy share
              "runs": [{"repeat", "probe": {...}, "cyclictest": {...} or None,
-                       "migrations", "checks", "steal_pct", "busy_pct"}]}},
+                       "migrations", "checks", "task_migrations", "task_migrations_per_s",
+                       "elapsed_s", "steal_pct", "busy_pct"}]}},
          "ratio_mean_zone_over_kernel": {NAME: float},   # probe mean latency, < 1: zone better
          "figure": path, "json": path}
     """
@@ -144,6 +173,7 @@ def real_comparison(duration_s: float = 5.0, out_dir="out/opzone2012", repeats: 
                 else:
                     cmd = cli + ["balance", "-q", "--zone", name.split(":", 1)[1], "--json", report] + (["--hold"] if hold else []) + ["--"] + stress_cmd
                 bg = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+                started = time.monotonic()
                 try:
                     time.sleep(1.0)
                     if bg.poll() is not None:
@@ -155,6 +185,8 @@ def real_comparison(duration_s: float = 5.0, out_dir="out/opzone2012", repeats: 
                         per_cpu = latency.cyclictest(dur, interval, 99)
                         ct = dict(per_cpu.get(probe_cpu, {}), cpu=probe_cpu, all_max_us=max(v["max_us"] for v in per_cpu.values()))
                     s1 = _steal()
+                    moved = _tree_migrations(bg.pid)
+                    alive_s = time.monotonic() - started
                 finally:
                     _stop(bg)
                 rep_doc = None
@@ -167,6 +199,7 @@ def real_comparison(duration_s: float = 5.0, out_dir="out/opzone2012", repeats: 
                     "repeat": rep, "probe": _stats(xs), "cyclictest": ct,
                     "migrations": rep_doc["counters"]["migrations"] if rep_doc else None,
                     "checks": rep_doc["counters"]["checks_total"] if rep_doc else None,
+                    "task_migrations": moved, "task_migrations_per_s": moved / alive_s,
                     "elapsed_s": rep_doc["elapsed_s"] if rep_doc else None,
                     "steal_pct": 100 * (s1[0] - s0[0]) / total, "busy_pct": 100 * (s1[1] - s0[1]) / total,
                 })
@@ -188,6 +221,7 @@ def real_comparison(duration_s: float = 5.0, out_dir="out/opzone2012", repeats: 
             "migrations": mig,
             "migrations_per_s": (mig / secs if mig is not None and secs else None),
             "balancer_checks": None if name == "kernel" else sum(r["checks"] or 0 for r in rs),
+            "task_migrations_per_s": float(np.mean([r["task_migrations_per_s"] for r in rs])),
             "steal_pct": float(np.mean([r["steal_pct"] for r in rs])),
             "busy_pct": float(np.mean([r["busy_pct"] for r in rs])),
             "runs": rs,
