@@ -10,6 +10,7 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -230,7 +231,7 @@ def test_real_comparison_returns_every_condition(tmp_path):
         assert c["probe"]["count"] > 100 and c["probe"]["min_us"] <= c["probe"]["mean_us"] <= c["probe"]["max_us"]
         assert 0 <= c["steal_pct"] <= 100 and c["task_migrations_per_s"] >= 0
         assert (c["migrations"] is None) == (name == "kernel")
-    assert os.path.exists(d["figure"]) and json.load(open(d["json"]))["settings"]["repeats"] == 1
+    assert os.path.exists(d["figure"]) and json.loads(Path(d["json"]).read_text())["settings"]["repeats"] == 1
 
 
 @TWO_CPUS
@@ -254,3 +255,16 @@ def test_a_child_that_inherits_a_pin_is_restored_too(tmp_path):
             os.kill(p, signal.SIGKILL)
         spawner.kill()
         spawner.wait()
+
+
+@TWO_CPUS
+def test_dry_run_decides_and_moves_nothing(busy, tmp_path):
+    (kid,) = busy(1)
+    before = os.sched_getaffinity(kid.pid)
+    r = run_cli("balance", "--dry-run", "--zone", "cold", "--period", "50ms", "--duration", "600ms", "--pid", kid.pid,
+                "--json", tmp_path / "b.json")
+    assert r.returncode == 0, r.stderr
+    rep = json.loads((tmp_path / "b.json").read_text())
+    assert rep["dry_run"] and rep["counters"]["restored"] == 0 and all(m["dry_run"] for m in rep["migrations"])
+    assert os.sched_getaffinity(kid.pid) == before
+    assert run_cli("balance", "--dry-run", "--hold", "--pid", kid.pid).returncode == 2

@@ -25,6 +25,9 @@ all their descendants and threads; with ``all_tasks`` every user thread instead 
 threads, never SCHED_FIFO/RR/DEADLINE threads, never the balancer itself). A task is known
 by (tid, start time), so a recycled tid is never touched.
 
+``dry_run`` decides and logs but changes nothing: the same process, the same /proc reading,
+what the zone balancer would do (the baseline of a fair comparison with the kernel's balancer).
+
 ``hold`` pins each managed task to the CPU it is first seen on, so the kernel's balancer
 cannot move it and the zone balancer is the only one (as in the paper, where it replaces the
 kernel's). Without it both balancers act on the managed tasks.
@@ -41,6 +44,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections import deque
 from dataclasses import dataclass, field
@@ -110,7 +114,10 @@ def _parse_stat(s: str, pid: int, tid: int) -> TaskStat | None:
     rest = s[r + 2:].split()
     if len(rest) < 39:
         return None
-    f = lambda n: int(rest[n - 3])  # noqa: E731 - field n of proc(5), 1-based
+
+    def f(n):  # field n of proc(5), 1-based
+        return int(rest[n - 3])
+
     return TaskStat(tid=tid, pid=pid, start=f(22), cpu_time=f(14) + f(15), processor=f(39), policy=f(41), flags=f(9),
                     ppid=f(4), comm=s[s.find("(") + 1:r])
 
@@ -169,14 +176,17 @@ class Balancer:
     """The user-space zone balancer. ``options``: ZoneConfig (key, value) pairs; ``pids``:
     processes to manage with their descendants; ``all_tasks``: manage every user thread."""
 
-    def __init__(self, options=(), period_ns=100_000_000, pids=(), all_tasks=False, hold=False, log=None):
+    def __init__(self, options=(), period_ns=100_000_000, pids=(), all_tasks=False, hold=False, log=None, dry_run=False):
         self.cpu_ids = sorted(read_cpu_times())
         self.zb = _core.ZoneBalancer(list(options), len(self.cpu_ids), "balance")
         if period_ns < 1_000_000:
             raise InputError(f"--period: {period_ns / 1e6:g} ms is below 1 ms (/proc/stat counts in 10 ms steps; 100 ms is the default)")
         self.period_ns = period_ns
         self.all_tasks = all_tasks
+        if dry_run and hold:
+            raise InputError("--hold: changes affinities, --dry-run changes none; give one of them")
         self.hold = hold
+        self.dry_run = dry_run
         self.log = log
         self.self_pid = os.getpid()
         # Managed processes as (pid, start): the roots and every descendant ever seen.
@@ -270,6 +280,13 @@ class Balancer:
         self.applied[t.tid] = {cpu}
         return True
 
+    @staticmethod
+    def _mask(t: TaskStat) -> set[int]:
+        try:
+            return os.sched_getaffinity(t.tid)
+        except OSError:
+            return set()
+
     def _inherit(self, t: TaskStat):
         """A new task created by a task we pinned inherits that pin (fork and clone copy the
         mask): record the creator's original mask as its own, so the restore undoes it too.
@@ -316,13 +333,13 @@ class Balancer:
         # Most CPU used in the window first: the task that makes `from` the busiest.
         cands.sort(key=lambda t: deltas.get((t.tid, t.start), 0), reverse=True)
         for t in cands:
-            if self._set_affinity(t, to):
+            if self.dry_run and to in self._mask(t) or not self.dry_run and self._set_affinity(t, to):
                 rec = {"t_s": round(now_s, 4), "tid": t.tid, "pid": t.pid, "comm": t.comm, "from": frm, "to": to,
-                       "utils_permille": list(utils)}
+                       "utils_permille": list(utils), **({"dry_run": True} if self.dry_run else {})}
                 self.migrations.append(rec)
                 self.counters.migrations += 1
                 if self.log:
-                    self.log(f"{now_s:8.3f} s  move tid {t.tid} ({t.comm}) CPU{frm} -> CPU{to}  utils {' '.join(f'{u / 10:.0f}%' for u in utils)}")
+                    self.log(f"{now_s:8.3f} s  {'would move' if self.dry_run else 'move'} tid {t.tid} ({t.comm}) CPU{frm} -> CPU{to}  utils {' '.join(f'{u / 10:.0f}%' for u in utils)}")
                 return True
         self.counters.no_task += 1
         return False
@@ -393,8 +410,11 @@ class Balancer:
                 self._stopping = True
                 raise Stop(signum)
 
-        for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
-            handlers[s] = signal.signal(s, on_signal)
+        # Signals reach only the main thread; from another thread the caller must stop us
+        # through ``until`` (the restore still runs on every exit).
+        if threading.current_thread() is threading.main_thread():
+            for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+                handlers[s] = signal.signal(s, on_signal)
         stopped = None
         try:
             try:
@@ -455,6 +475,7 @@ class Balancer:
             "period_ns": self.period_ns,
             "all": self.all_tasks,
             "hold": self.hold,
+            "dry_run": self.dry_run,
             "elapsed_s": round((time.monotonic_ns() - self.t0) / 1e9, 3),
             "counters": {**{k: v for k, v in c.__dict__.items() if k != "checks"}, "checks": dict(c.checks),
                          "checks_total": sum(c.checks.values())},
@@ -471,6 +492,7 @@ def summary_lines(rep: dict) -> list[str]:
     return [
         f"zone balancer {rep['config']['zone']} ({rep['config']['util']}), {rep['elapsed_s']:.1f} s, {c['samples']} samples every {rep['period_ns'] / 1e6:g} ms",
         f"checks {c['checks_total']} ({checks}); balances {c['balances']}; migrations {c['migrations']}"
+        + (" (dry run: none done)" if rep["dry_run"] else "")
         + (f"; {c['no_task']} balances had no movable managed task on the busiest CPU" if c["no_task"] else "")
         + (f"; {c['held']} tasks held on their first CPU" if rep["hold"] else ""),
         f"deciding {c['decide_ns'] / samples / 1e3:.1f} us/sample, reading /proc {c['scan_ns'] / samples / 1e3:.0f} us/sample, "
@@ -484,7 +506,7 @@ def write_report(rep: dict, path: str):
 
 
 def run_balancer(options, command=(), pids=(), all_tasks=False, hold=False, period_ns=100_000_000, duration_ns=None,
-                 json_out=None, quiet=False, verbose=False) -> int:
+                 json_out=None, quiet=False, verbose=False, dry_run=False) -> int:
     """What ``rtsched balance`` does: start ``command`` (if any), balance until it exits (or
     ``duration_ns``, or a signal), restore every affinity, stop the command, report.
     Returns the exit code: the command's, or 128 + signal."""
@@ -495,7 +517,7 @@ def run_balancer(options, command=(), pids=(), all_tasks=False, hold=False, peri
         if not os.path.isdir(d):
             raise InputError(f"--json {json_out}: directory {d} does not exist")
     log = (lambda s: print(s, file=sys.stderr, flush=True)) if verbose else None
-    b = Balancer(options, period_ns=period_ns, pids=pids, all_tasks=all_tasks, hold=hold, log=log)
+    b = Balancer(options, period_ns=period_ns, pids=pids, all_tasks=all_tasks, hold=hold, log=log, dry_run=dry_run)
     child = None
     if command:
         try:

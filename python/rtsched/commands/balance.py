@@ -56,6 +56,9 @@ def register(sub):
     p.add_argument("--hold", action="store_true",
                    help="pin each managed task to the CPU it is first seen on, so the kernel's balancer cannot move it and "
                         "the zone balancer is the only one (as in the paper, where it replaces the kernel's)")
+    p.add_argument("--dry-run", action="store_true",
+                   help="decide and log, move nothing: what the zone balancer would do (a baseline with the same process "
+                        "and /proc reading as a real run)")
     p.add_argument("--json", metavar="OUT", help="write counters and the migration log as JSON (atomically)")
     p.add_argument("-v", "--verbose", action="store_true", help="print every migration as it happens")
     p.add_argument("-q", "--quiet", action="store_true", help="no summary at the end")
@@ -88,7 +91,7 @@ def run(args):
     dur = _duration("--duration", args.duration, duration_ns) if args.duration else None
     return flag_errors(lambda: run_balancer(zone_options(args), command=command, pids=args.pid, all_tasks=args.all, hold=args.hold,
                                             period_ns=period, duration_ns=dur, json_out=args.json, quiet=args.quiet,
-                                            verbose=args.verbose))
+                                            verbose=args.verbose, dry_run=args.dry_run))
 
 
 def _duration(flag, text, parse):

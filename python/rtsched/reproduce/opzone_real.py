@@ -53,7 +53,7 @@ def _stats(samples_ns) -> dict:
     x = np.asarray(samples_ns, dtype=float) / 1e3
     if not len(x):
         return {"count": 0}
-    return {"count": int(len(x)), "min_us": float(x.min()), "mean_us": float(x.mean()),
+    return {"count": len(x), "min_us": float(x.min()), "mean_us": float(x.mean()),
             "p99_us": float(np.percentile(x, 99, method="inverted_cdf")), "max_us": float(x.max())}
 
 
@@ -99,7 +99,10 @@ def real_comparison(duration_s: float = 5.0, out_dir="out/opzone2012", repeats: 
     """Measure the urgent task's wake-up latency on this machine under ``rtsched stress`` with
     the kernel's balancer only ("kernel") and with the zone balancer managing the stress tasks
     (one condition per zone in ``zones``, e.g. "zone:warm-high"); ``repeats`` interleaved runs
-    of ``duration_s`` each. Needs root (SCHED_FIFO 99): raises PrivilegeError otherwise.
+    of ``duration_s`` each, the order reversed every other repeat. Both run the stress under
+    ``rtsched balance``: "kernel" with ``--dry-run`` (it decides, as ``zones[0]``, and moves
+    nothing), so the processes and the /proc reading are the same and only the moves differ.
+    Needs root (SCHED_FIFO 99): raises PrivilegeError otherwise.
 
     Per run: 1 s of load first (the balancer holds its tasks), then the probe
     (``rtsched.latency.probe``, FIFO 99, pinned to ``cpu``, default the last CPU) for
@@ -127,7 +130,8 @@ def real_comparison(duration_s: float = 5.0, out_dir="out/opzone2012", repeats: 
              "steal_pct": float,           # mean of the runs' host steal, % of all CPU time
              "busy_pct": float,            # mean of the runs' CPU busy share
              "runs": [{"repeat", "probe": {...}, "cyclictest": {...} or None,
-                       "migrations", "checks", "task_migrations", "task_migrations_per_s",
+                       "migrations", "would_migrate" (kernel: what the dry run would have moved),
+                       "checks", "task_migrations", "task_migrations_per_s",
                        "elapsed_s", "steal_pct", "busy_pct"}]}},
          "ratio_mean_zone_over_kernel": {NAME: float},   # probe mean latency, < 1: zone better
          "figure": path, "json": path}
@@ -163,13 +167,16 @@ def real_comparison(duration_s: float = 5.0, out_dir="out/opzone2012", repeats: 
     dur = f"{int(duration_s * 1000)}ms"
     with tempfile.TemporaryDirectory(prefix="rtsched-opzone-") as tmp:
         for rep in range(repeats):
-            for name in names:
+            # Alternate the order, so a condition is not always the one that runs first.
+            for name in (names if rep % 2 == 0 else names[::-1]):
                 if progress:
                     progress(f"{name} run {rep + 1}/{repeats}")
                 stress_cmd = cli + ["stress", "-q", "--duration", span] + stress_args
                 report = os.path.join(tmp, f"{name.replace(':', '_')}-{rep}.json")
                 if name == "kernel":
-                    cmd = stress_cmd
+                    # The same wrapper deciding but moving nothing: both conditions have the same
+                    # processes and the same /proc reading, only the moves differ.
+                    cmd = cli + ["balance", "-q", "--dry-run", "--zone", zones[0], "--json", report, "--"] + stress_cmd
                 else:
                     cmd = cli + ["balance", "-q", "--zone", name.split(":", 1)[1], "--json", report] + (["--hold"] if hold else []) + ["--"] + stress_cmd
                 bg = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
@@ -190,14 +197,15 @@ def real_comparison(duration_s: float = 5.0, out_dir="out/opzone2012", repeats: 
                 finally:
                     _stop(bg)
                 rep_doc = None
-                if name != "kernel" and os.path.exists(report):
+                if os.path.exists(report):
                     with open(report) as f:
                         rep_doc = json.load(f)
                 total = max(1, s1[2] - s0[2])
                 samples[name].append(xs)
                 runs[name].append({
                     "repeat": rep, "probe": _stats(xs), "cyclictest": ct,
-                    "migrations": rep_doc["counters"]["migrations"] if rep_doc else None,
+                    "migrations": rep_doc["counters"]["migrations"] if rep_doc and name != "kernel" else None,
+                    "would_migrate": rep_doc["counters"]["migrations"] if rep_doc and name == "kernel" else None,
                     "checks": rep_doc["counters"]["checks_total"] if rep_doc else None,
                     "task_migrations": moved, "task_migrations_per_s": moved / alive_s,
                     "elapsed_s": rep_doc["elapsed_s"] if rep_doc else None,
