@@ -5,7 +5,8 @@
 //!
 //! The rules:
 //! 1. **Classes.** Each CPU runs its highest-priority ready real-time entity (priority, then
-//!    release, task, job: `SCHED_FIFO`), else a fair one. A real-time task with a `cpu` is pinned
+//!    release, task, job: `SCHED_FIFO`; the file's priorities, or rate-monotonic when no
+//!    real-time task has one), else a fair one. A real-time task with a `cpu` is pinned
 //!    there; one without goes where the running entity matters least (idle, fair, then the
 //!    lowest real-time priority). Real-time entities never move once queued.
 //! 2. **Fair class** (CFS): each best-effort entity carries a virtual runtime that grows by its
@@ -200,11 +201,22 @@ pub struct Cfs {
 impl Cfs {
     pub fn new(label: String, ts: &TaskSet, p: CfsParams, balancer: Option<ZoneConfig>, linux: bool) -> Cfs {
         let m = ts.platform.cpus;
+        // Real-time priorities: the file's; when no real-time task has one, rate-monotonic (as
+        // `kernel:fifo`), the shortest period the most urgent.
+        let rt: Vec<&rtsched_model::Task> = ts.tasks.iter().filter(|t| !t.is_fair()).collect();
+        let rm = rt.iter().all(|t| t.priority.is_none());
+        let rank = |t: &rtsched_model::Task| rt.iter().filter(|o| o.period > t.period).count() as u32 + 1;
         let tasks = ts
             .tasks
             .iter()
             .map(|t| TaskState {
-                rt: if t.is_fair() { None } else { Some(t.priority.unwrap_or(0)) },
+                rt: if t.is_fair() {
+                    None
+                } else if rm {
+                    Some(rank(t))
+                } else {
+                    Some(t.priority.unwrap_or(0))
+                },
                 weight: t.fair_params().map_or(NICE_0, |f| f.weight()),
                 pinned: t.cpu,
                 vruntime: 0,
