@@ -23,3 +23,12 @@ def run_cli(*args, cwd=None, check=None):
 @pytest.fixture
 def cli():
     return run_cli
+
+
+def write_dedented(tmp_path, text, name="ts.yaml"):
+    """Write `text` (dedented) as `tmp_path / name`; returns the path."""
+    import textwrap
+
+    p = tmp_path / name
+    p.write_text(textwrap.dedent(text))
+    return p

@@ -3,7 +3,6 @@ the CLI's latency / balancing / share tables, determinism, bad input (exit 2, th
 and the balancers' invariants on random sets (hypothesis)."""
 
 import json
-import textwrap
 
 import numpy as np
 from hypothesis import given, settings
@@ -11,7 +10,7 @@ from hypothesis import strategies as st
 
 import rtsched
 from rtsched.balance_metrics import cpu_utilisation, fair_shares, latencies_ns
-from conftest import run_cli
+from conftest import run_cli, write_dedented
 
 MIXED = """\
 platform: {cpus: 2}
@@ -26,9 +25,7 @@ tasks:
 
 
 def write(tmp_path, text, name="mixed.yaml"):
-    p = tmp_path / name
-    p.write_text(textwrap.dedent(text))
-    return p
+    return write_dedented(tmp_path, text, name)
 
 
 def test_simulate_prints_latency_balancing_and_shares(tmp_path):

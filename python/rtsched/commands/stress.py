@@ -32,18 +32,13 @@ def register(sub):
 
 
 def run(args):
-    from .._core import InputError
     from ..result import duration_ns
     from ..stress import Stress, run_stress
 
+    from .balance import _duration
+
     def dur(flag, text):
-        try:
-            ns = duration_ns(text)
-        except InputError as e:
-            raise InputError(f"{flag}: {e}") from None
-        if ns <= 0:
-            raise InputError(f"{flag}: must be positive, got {text}")
-        return ns
+        return _duration(flag, text, duration_ns)
 
     s = Stress(cpu=args.cpu, sleepers=args.sleepers, run_ns=dur("--run", args.run), sleep_ns=dur("--sleep", args.sleep),
                bursty=args.bursty, burst_ns=dur("--burst", args.burst), io=args.io, net=args.net, nice=args.nice, seed=args.seed)
