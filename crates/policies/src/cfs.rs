@@ -171,6 +171,8 @@ struct Rq {
     /// When its current fair entity's slice began, and whether the tick asked to reschedule.
     slice_start: Time,
     resched: bool,
+    /// Whether the policy last gave it an entity (so an empty pick now is "newly idle").
+    busy: bool,
     /// The end of the non-preemptible balancing section it is in (0: none).
     held_until: Time,
     next_balance: Time,
@@ -673,14 +675,18 @@ impl Policy for Cfs {
         for c in 0..m {
             let mut want = self.pick(c, d);
             if want.is_none()
+                && self.rqs[c as usize].busy
                 && matches!(self.balancer, Balancer::Linux)
                 && self.rqs[c as usize].held_until <= now
-                && !self.rqs.iter().all(|r| r.fair.len() <= 1)
+                && self.rqs.iter().any(|r| r.fair.len() > 1)
             {
-                // Newly idle: pull at once (`newidle_balance`).
+                // Newly idle (it ran something until now): pull at once, once (`newidle_balance`).
                 if self.load_balance(c, now, d) {
                     want = self.pick(c, d);
                 }
+            }
+            if want.is_none() {
+                self.rqs[c as usize].busy = false;
             }
             let cur = d.current(c);
             if want == cur {
@@ -705,6 +711,7 @@ impl Policy for Cfs {
             let rq = &mut self.rqs[c as usize];
             rq.slice_start = now;
             rq.resched = false;
+            rq.busy = want.is_some();
             d.assign(c, want);
         }
         for c in 0..m {
