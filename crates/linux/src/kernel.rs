@@ -45,6 +45,10 @@ pub enum KernelPolicy {
     /// SCHED_FIFO priority per task (1..=99) and optional CPU per task.
     Fifo { prio: Vec<u32>, cpu: Vec<Option<u32>>, label: String },
     Other,
+    /// rtsched's sched_ext scheduler (crates/scx) in `mode` (gedf, gedf-linear, pedf): each
+    /// thread registers its timing ([`crate::scx`]) and runs under SCHED_EXT; `cpu` is the
+    /// P-EDF partition.
+    Scx { mode: String, cpu: Vec<Option<u32>> },
 }
 
 pub struct KernelPlan {
@@ -81,8 +85,17 @@ impl KernelPlan {
             "deadline" => &["reclaim", "pi"],
             "fifo" => &["rm", "dm", "file", "pi"],
             "other" => &["pi"],
-            o => return Err(RunError::Input(format!("unknown kernel backend 'kernel:{o}' (known: kernel:deadline, kernel:fifo, kernel:other)"))),
+            "scx-gedf" => &["linear", "pi"],
+            "scx-pedf" => &[],
+            o => {
+                return Err(RunError::Input(format!(
+                    "unknown kernel backend 'kernel:{o}' (known: kernel:deadline, kernel:fifo, kernel:other, kernel:scx-gedf, kernel:scx-pedf)"
+                )))
+            }
         };
+        if name == "scx-pedf" {
+            return Self::scx_pedf(ts, &opts);
+        }
         for (i, o) in opts.iter().enumerate() {
             if !known.contains(o) {
                 let what = if name == "fifo" { "option or priority assignment" } else { "option" };
@@ -147,9 +160,60 @@ impl KernelPlan {
                 let label = format!("kernel:fifo:{mode}{pi}{}", if partitioned { " (partitioned)" } else { "" });
                 Ok(KernelPlan { policy: KernelPolicy::Fifo { prio: fifo_levels(&prio), cpu, label: label.clone() }, label, inherit })
             }
+            "scx-gedf" => {
+                let linear = opts.contains(&"linear");
+                scx_admission(ts, None)?;
+                let mode = if linear { "gedf-linear" } else { "gedf" };
+                let label = format!("kernel:scx-gedf{}{pi}", if linear { ":linear" } else { "" });
+                Ok(KernelPlan { policy: KernelPolicy::Scx { mode: mode.into(), cpu: vec![None; ts.tasks.len()] }, label, inherit })
+            }
             _ => Ok(KernelPlan { policy: KernelPolicy::Other, label: format!("kernel:other{pi}"), inherit }),
         }
     }
+
+    /// `kernel:scx-pedf[:HEURISTIC]`: the partition from the file's `cpu` fields, or made by
+    /// a partitioning heuristic exactly as the `pedf` policy makes it (`ffd`, `wfd`,
+    /// `lwfg+ffd`, ...).
+    fn scx_pedf(ts: &TaskSet, opts: &[&str]) -> Result<KernelPlan, RunError> {
+        let spec_text = if opts.is_empty() { "pedf".to_string() } else { format!("pedf:{}", opts.join(":")) };
+        let spec = rtsched_policies::SchedulerSpec::parse(&spec_text).map_err(|e| RunError::Input(format!("kernel:scx-pedf: {e}")))?;
+        let ctx = rtsched_policies::ctx::BuildCtx::new(ts);
+        let (cpus, how) = rtsched_policies::pedf::partition(&spec, &ctx).map_err(|e| RunError::Input(format!("kernel:scx-pedf: {e}")))?;
+        let cpu: Vec<Option<u32>> = cpus.into_iter().map(Some).collect();
+        scx_admission(ts, Some(&cpu))?;
+        let label = format!("kernel:scx-pedf{}", how.map_or(String::new(), |h| format!(":{h}")));
+        Ok(KernelPlan { policy: KernelPolicy::Scx { mode: "pedf".into(), cpu }, label, inherit: false })
+    }
+}
+
+/// The scheduler's admission test, before anything runs: the sum of WCET/period (over every
+/// thread of every task) within the CPUs, and within 1 on each CPU of a partition. The
+/// registry applies the same test thread by thread ([`crate::scx::Registry::register`]).
+fn scx_admission(ts: &TaskSet, cpu: Option<&[Option<u32>]>) -> Result<(), RunError> {
+    let bw = |t: &rtsched_model::Task| lane_wcets(&t.program()).iter().map(|&w| w as f64 / t.period as f64).sum::<f64>();
+    let total: f64 = ts.tasks.iter().map(bw).sum();
+    let m = ts.platform.cpus;
+    if total > m as f64 + 1e-9 {
+        return Err(RunError::Input(format!(
+            "{}: field 'tasks': total bandwidth {total:.3} (sum of WCET/period) exceeds the {m} CPUs; kernel:scx-* refuses it at registration"
+            , ts.source
+        )));
+    }
+    if let Some(cpu) = cpu {
+        for c in 0..m {
+            let on: Vec<&rtsched_model::Task> = ts.tasks.iter().zip(cpu).filter(|(_, &x)| x == Some(c)).map(|(t, _)| t).collect();
+            let u: f64 = on.iter().map(|t| bw(t)).sum();
+            if u > 1.0 + 1e-9 {
+                return Err(RunError::Input(format!(
+                    "{}: task '{}': field 'cpu': CPU {c} would carry bandwidth {u:.3} > 1 ({})",
+                    ts.source,
+                    on.last().unwrap().name,
+                    on.iter().map(|t| format!("{} {:.3}", t.name, bw(t))).collect::<Vec<_>>().join(", ")
+                )));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Per-job WCET of each kernel thread of a task: lane 0 is the task's own thread (thread 0 of
@@ -345,6 +409,26 @@ struct Ctx {
     base: Time,
     limit: Time,
     record: bool,
+    /// This thread's slot in the sched_ext registry (kernel:scx-*).
+    scx: Option<ScxSlot>,
+}
+
+/// A registered thread's slot; leaving the registry when the thread ends.
+struct ScxSlot {
+    registry: Arc<crate::scx::Registry>,
+    slot: usize,
+}
+
+impl ScxSlot {
+    fn job(&self, abs_deadline: Time, job: u64) {
+        self.registry.job(self.slot, abs_deadline, job);
+    }
+}
+
+impl Drop for ScxSlot {
+    fn drop(&mut self) {
+        self.registry.unregister(self.slot);
+    }
 }
 
 impl Ctx {
@@ -447,6 +531,9 @@ struct Slot {
 #[derive(Default)]
 struct Team {
     slots: Vec<Slot>,
+    /// kernel:scx-*: each helper's registry slot + 1 (0: none), for the job boundaries the
+    /// task's thread marks.
+    scx_slots: Vec<std::sync::atomic::AtomicUsize>,
     /// Helpers of the current region still working: the join counter (a futex word).
     pending: AtomicU32,
     /// The task's thread is done: helpers exit.
@@ -457,7 +544,7 @@ struct Team {
 
 impl Team {
     fn new(helpers: usize) -> Team {
-        Team { slots: (0..helpers).map(|_| Slot::default()).collect(), ..Default::default() }
+        Team { slots: (0..helpers).map(|_| Slot::default()).collect(), scx_slots: (0..helpers).map(|_| Default::default()).collect(), ..Default::default() }
     }
 
     /// Hand thread k (1..=demands.len()) of the region to helper k.
@@ -538,6 +625,8 @@ impl Drop for HelperGuard<'_> {
 fn set_policy(policy: &KernelPolicy, ti: usize, dl_runtime: Time, task: &rtsched_model::Task) -> std::io::Result<()> {
     let tid = sys::gettid();
     match policy {
+        // Registered by Spawn::begin (it needs the registry); here only the CPU of a partition.
+        KernelPolicy::Scx { cpu, .. } => sys::set_affinity(tid, cpu[ti].map(|c| c as usize)),
         KernelPolicy::Deadline { reclaim } => {
             // The kernel frees an ended reservation's bandwidth only at its 0-lag time (up to a
             // deadline after it ended), so a run right after another can be refused for
@@ -601,12 +690,33 @@ struct Spawn {
     /// How long after the time base threads stop working (duration + drain).
     window: Time,
     record: bool,
+    /// kernel:scx-*: the registry, and this thread's lane (0: the task's own thread) and WCET.
+    scx: Option<Arc<crate::scx::Registry>>,
+    lane: usize,
+    lane_wcet: Time,
 }
 
 impl Spawn {
     /// Set the policy, wait for the start; the thread's context, or `None` if called off.
     fn begin(&self) -> Option<Ctx> {
-        let set = set_policy(&self.policy, self.ti, self.runtime, &self.task);
+        let mut set = set_policy(&self.policy, self.ti, self.runtime, &self.task);
+        let mut scx = None;
+        if let (Ok(()), Some(registry), KernelPolicy::Scx { cpu, .. }) = (&set, &self.scx, &self.policy) {
+            let tid = sys::gettid();
+            let d = crate::scx::Declared { period: self.task.period, deadline: self.task.deadline, wcet: self.lane_wcet, cpu: cpu[self.ti] };
+            set = match registry.register(tid, d) {
+                Ok(slot) => {
+                    let s = ScxSlot { registry: registry.clone(), slot };
+                    if self.lane > 0 {
+                        self.team.scx_slots[self.lane - 1].store(slot + 1, Ordering::SeqCst);
+                    }
+                    let r = sys::set_ext(tid);
+                    scx = Some(s);
+                    r
+                }
+                Err(e) => Err(std::io::Error::other(e.to_string())),
+            };
+        }
         let admitted = set.is_ok() && matches!(self.policy, KernelPolicy::Deadline { .. });
         let Some(base) = self.start.wait(self.ti, set) else {
             // Called off after this thread got a reservation: hand it back explicitly before
@@ -628,6 +738,7 @@ impl Spawn {
             base,
             limit: base + self.window,
             record: self.record,
+            scx,
         })
     }
 }
@@ -679,6 +790,18 @@ fn task_main(sp: Spawn, ts: &TaskSet) -> ThreadOut {
     while release < duration && !interrupted() && !ctx.failed.load(Ordering::Relaxed) {
         demands.clear();
         let demand = streams.job_demands(&ts.run.execution, program, &mut demands);
+        if let Some(r) = &ctx.scx {
+            // Job boundary (ChronOS's begin_rt_seg): the job's deadline is in the registry
+            // before the wake-up at its release, for every lane of the task.
+            let abs = base + release + task.deadline;
+            r.job(abs, job);
+            for s in &team.scx_slots {
+                match s.load(Ordering::SeqCst) {
+                    0 => {}
+                    k => r.registry.job(k - 1, abs, job),
+                }
+            }
+        }
         sys::sleep_until(base + release, &crate::INTERRUPTED);
         let start = sys::mono_ns() - base;
         let mut acc = ThreadRun { end: start, done: true, ..Default::default() };
@@ -866,6 +989,17 @@ pub fn run(ts: &TaskSet, plan: &KernelPlan, opts: &RunOptions) -> Result<RunResu
             .map_err(|e| RunError::Failed(format!("cannot create the resources' mutexes: {e}")))?,
     );
     let failed = Arc::new(AtomicBool::new(false));
+    // kernel:scx-*: load the scheduler first (it refuses here if the kernel cannot).
+    let session = match &plan.policy {
+        KernelPolicy::Scx { mode, .. } => Some(crate::scx::Session::start(mode).map_err(RunError::Input)?),
+        _ => None,
+    };
+    let registry = match &session {
+        Some(s) => Some(Arc::new(
+            crate::scx::Registry::open(&s.pin, sys::online_cpus() as u32).map_err(|e| RunError::Failed(format!("cannot open the sched_ext registry: {e}")))?,
+        )),
+        None => None,
+    };
     // Before any thread starts: calibrate the memory work and probe the PMU (once per run).
     let workloads = work::Workloads::for_taskset(ts);
     let probe = perf::probe();
@@ -874,8 +1008,9 @@ pub fn run(ts: &TaskSet, plan: &KernelPlan, opts: &RunOptions) -> Result<RunResu
     let mut spawn_error = None;
     for (ti, task) in ts.tasks.iter().enumerate() {
         let runtimes = dl_runtimes(task);
+        let wcets = lane_wcets(&programs[ti]);
         let team = Arc::new(Team::new(runtimes.len() - 1));
-        let spawn = |runtime: Time| Spawn {
+        let spawn = |lane: usize, runtime: Time| Spawn {
             ti,
             task: task.clone(),
             program: programs[ti].clone(),
@@ -889,15 +1024,18 @@ pub fn run(ts: &TaskSet, plan: &KernelPlan, opts: &RunOptions) -> Result<RunResu
             failed: failed.clone(),
             window: duration + drain,
             record: opts.record_intervals,
+            scx: registry.clone(),
+            lane,
+            lane_wcet: wcets[lane],
         };
         for (lane, &runtime) in runtimes.iter().enumerate().skip(1) {
-            let sp = spawn(runtime);
+            let sp = spawn(lane, runtime);
             match std::thread::Builder::new().name(format!("rtsched-{}.{lane}", task.name)).spawn(move || helper_main(sp, lane)) {
                 Ok(h) => helpers.push(h),
                 Err(e) => spawn_error = Some(e),
             }
         }
-        let (sp, ts2) = (spawn(runtimes[0]), ts.clone());
+        let (sp, ts2) = (spawn(0, runtimes[0]), ts.clone());
         match std::thread::Builder::new().name(format!("rtsched-{}", task.name)).spawn(move || task_main(sp, &ts2)) {
             Ok(h) => mains.push(h),
             Err(e) => spawn_error = Some(e),
@@ -937,6 +1075,12 @@ pub fn run(ts: &TaskSet, plan: &KernelPlan, opts: &RunOptions) -> Result<RunResu
     if panicked {
         return Err(RunError::Failed("a task thread panicked; every thread was stopped".into()));
     }
+    // Every thread has left the registry: unload the scheduler and keep its counters.
+    drop(registry);
+    let scx_stats = match session {
+        Some(s) => Some(s.stop().map_err(RunError::Failed)?),
+        None => None,
+    };
     if let Some((ti, e)) = errs.into_iter().min_by_key(|(ti, _)| *ti) {
         let msg = if e.raw_os_error() == Some(libc::EBUSY) && matches!(plan.policy, KernelPolicy::Deadline { .. }) {
             admission_message(ts, ti, &e)
@@ -948,6 +1092,9 @@ pub fn run(ts: &TaskSet, plan: &KernelPlan, opts: &RunOptions) -> Result<RunResu
         return Err(RunError::Input(msg));
     }
     let mut r = RunResult::new("kernel", &plan.label, ts);
+    for (k, v) in scx_stats.into_iter().flatten() {
+        r.measurements.insert(k, v);
+    }
     workloads.report(&mut r.measurements);
     perf::report(&probe, &mut r);
     let mut end = 0;

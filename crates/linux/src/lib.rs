@@ -15,6 +15,7 @@ pub mod calibrate;
 pub mod kernel;
 pub mod latency;
 pub mod perf;
+pub mod scx;
 pub mod sys;
 pub mod testbed;
 pub mod work;

@@ -85,6 +85,12 @@ pub fn set_fifo(tid: i32, priority: u32) -> io::Result<()> {
     setattr(tid, &SchedAttr { size: std::mem::size_of::<SchedAttr>() as u32, policy: SCHED_FIFO, priority, ..Default::default() })
 }
 
+/// SCHED_EXT (7): the thread is scheduled by the loaded sched_ext BPF scheduler (or by the
+/// fair class while none is loaded).
+pub fn set_ext(tid: i32) -> io::Result<()> {
+    setattr(tid, &SchedAttr { size: std::mem::size_of::<SchedAttr>() as u32, policy: 7, ..Default::default() })
+}
+
 pub fn set_other(tid: i32) -> io::Result<()> {
     setattr(tid, &SchedAttr { size: std::mem::size_of::<SchedAttr>() as u32, policy: SCHED_OTHER, ..Default::default() })
 }

@@ -1,0 +1,331 @@
+//! Registration with rtsched's sched_ext scheduler (crates/scx), in the spirit of ChronOS's
+//! real-time segments: a thread declares its period, relative deadline and WCET, and marks its
+//! job boundaries, through BPF maps the loader pinned, with no syscall patch.
+//!
+//! The maps are reached with the raw bpf(2) syscall (BPF_OBJ_GET, BPF_MAP_UPDATE_ELEM,
+//! BPF_MAP_DELETE_ELEM) and the slot array is mmap-ed, so a job boundary is two stores and
+//! this crate needs no libbpf: only the loader links it. Slot 0 is the registry's header; its
+//! `tid` word is the lock under which registration sums the admitted bandwidth.
+//!
+//! [`Session`] runs the loader (`rtsched-scx load`) for the kernel backends `kernel:scx-gedf`
+//! and `kernel:scx-pedf`: it waits until the scheduler is attached, hands out the registry,
+//! and at the end stops the loader and collects its counters.
+
+use std::io::{self, BufRead, BufReader, Write};
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+
+/// Slots in the registry (MAX_SLOTS in bpf/rtsched.bpf.c), slot 0 being the header.
+pub const MAX_SLOTS: usize = 256;
+/// Where the kernel says whether a sched_ext scheduler is loaded.
+pub const STATE: &str = "/sys/kernel/sched_ext/state";
+
+/// One registered thread: `struct rt_slot` of bpf/rtsched.bpf.c.
+#[repr(C)]
+pub struct Slot {
+    pub tid: AtomicU32,
+    pub cpu: AtomicU32,
+    pub period: AtomicU64,
+    pub deadline: AtomicU64,
+    pub wcet: AtomicU64,
+    pub abs_deadline: AtomicU64,
+    pub job: AtomicU64,
+    pub runs: AtomicU64,
+    pub kicks: AtomicU64,
+}
+
+const BPF_MAP_UPDATE_ELEM: libc::c_long = 2;
+const BPF_MAP_DELETE_ELEM: libc::c_long = 3;
+const BPF_OBJ_GET: libc::c_long = 7;
+
+fn bpf(cmd: libc::c_long, attr: &mut [u64; 8]) -> io::Result<i64> {
+    // SAFETY: `attr` is a zero-padded union bpf_attr of 64 bytes, valid for the call.
+    let r = unsafe { libc::syscall(libc::SYS_bpf, cmd, attr.as_mut_ptr(), std::mem::size_of_val(attr) as u32) };
+    if r < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(r as i64)
+    }
+}
+
+fn obj_get(path: &Path) -> io::Result<OwnedFd> {
+    let c = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()).map_err(|_| io::Error::other("path with NUL"))?;
+    let mut attr = [0u64; 8];
+    attr[0] = c.as_ptr() as u64;
+    let fd = bpf(BPF_OBJ_GET, &mut attr).map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
+    // SAFETY: the kernel just returned this new descriptor.
+    Ok(unsafe { OwnedFd::from_raw_fd(fd as i32) })
+}
+
+/// Why a registration was refused.
+#[derive(Debug)]
+pub enum RegisterError {
+    /// Admission control: the bandwidth would exceed the CPUs (or the partition's CPU).
+    Bandwidth(String),
+    Full,
+    Io(io::Error),
+}
+
+impl std::fmt::Display for RegisterError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RegisterError::Bandwidth(s) => f.write_str(s),
+            RegisterError::Full => write!(f, "the registry is full ({} threads)", MAX_SLOTS - 1),
+            RegisterError::Io(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+/// The pinned registry of a loaded scheduler.
+pub struct Registry {
+    slots: *mut Slot,
+    len: usize,
+    tid_slot: OwnedFd,
+    cpus: u32,
+}
+
+// SAFETY: the mapping is shared memory accessed only through atomics.
+unsafe impl Send for Registry {}
+unsafe impl Sync for Registry {}
+
+/// Timing a thread declares at registration.
+#[derive(Clone, Copy, Debug)]
+pub struct Declared {
+    pub period: u64,
+    pub deadline: u64,
+    pub wcet: u64,
+    /// P-EDF: the CPU of its partition.
+    pub cpu: Option<u32>,
+}
+
+impl Registry {
+    /// Open the maps pinned under `dir` by `rtsched-scx load --pin DIR`.
+    pub fn open(dir: &Path, cpus: u32) -> io::Result<Registry> {
+        let slots_fd = obj_get(&dir.join("slots"))?;
+        let tid_slot = obj_get(&dir.join("tid_slot"))?;
+        let len = MAX_SLOTS * std::mem::size_of::<Slot>();
+        // SAFETY: mapping the whole mmap-able array map; checked for MAP_FAILED.
+        let p = unsafe { libc::mmap(std::ptr::null_mut(), len, libc::PROT_READ | libc::PROT_WRITE, libc::MAP_SHARED, slots_fd.as_raw_fd(), 0) };
+        if p == libc::MAP_FAILED {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(Registry { slots: p as *mut Slot, len, tid_slot, cpus })
+    }
+
+    pub fn slot(&self, i: usize) -> &Slot {
+        assert!(i < MAX_SLOTS);
+        // SAFETY: within the mapping; Slot is all atomics.
+        unsafe { &*self.slots.add(i) }
+    }
+
+    fn lock(&self) -> SlotLock<'_> {
+        let me = std::process::id().max(1);
+        while self.slot(0).tid.compare_exchange(0, me, Ordering::Acquire, Ordering::Relaxed).is_err() {
+            std::thread::yield_now();
+        }
+        SlotLock(self)
+    }
+
+    /// Admit and register thread `tid` (admission: the sum of WCET/period over registered
+    /// threads stays within the CPUs, within 1 on a partition's CPU). Returns its slot. The
+    /// caller then switches the thread to SCHED_EXT.
+    pub fn register(&self, tid: i32, d: Declared) -> Result<usize, RegisterError> {
+        let _l = self.lock();
+        let bw = |wcet: u64, period: u64| wcet as f64 / period.max(1) as f64;
+        let (mut total, mut free) = (bw(d.wcet, d.period), None);
+        let mut on_cpu = total;
+        for i in 1..MAX_SLOTS {
+            let s = self.slot(i);
+            if s.tid.load(Ordering::Acquire) == 0 {
+                free.get_or_insert(i);
+                continue;
+            }
+            let b = bw(s.wcet.load(Ordering::Relaxed), s.period.load(Ordering::Relaxed));
+            total += b;
+            if d.cpu.is_some() && s.cpu.load(Ordering::Relaxed) == d.cpu.unwrap() {
+                on_cpu += b;
+            }
+        }
+        if let Some(c) = d.cpu {
+            if on_cpu > 1.0 + 1e-9 {
+                return Err(RegisterError::Bandwidth(format!(
+                    "registration refused: CPU {c} would carry bandwidth {on_cpu:.3} (this thread {:.3}: WCET {} ns / period {} ns) > 1",
+                    bw(d.wcet, d.period),
+                    d.wcet,
+                    d.period
+                )));
+            }
+        }
+        if total > self.cpus as f64 + 1e-9 {
+            return Err(RegisterError::Bandwidth(format!(
+                "registration refused: total bandwidth would be {total:.3} (this thread {:.3}: WCET {} ns / period {} ns) > {} CPUs",
+                bw(d.wcet, d.period),
+                d.wcet,
+                d.period,
+                self.cpus
+            )));
+        }
+        let i = free.ok_or(RegisterError::Full)?;
+        let s = self.slot(i);
+        s.cpu.store(d.cpu.unwrap_or(u32::MAX), Ordering::Relaxed);
+        s.period.store(d.period, Ordering::Relaxed);
+        s.deadline.store(d.deadline, Ordering::Relaxed);
+        s.wcet.store(d.wcet, Ordering::Relaxed);
+        s.abs_deadline.store(u64::MAX - 1, Ordering::Relaxed);
+        s.job.store(0, Ordering::Relaxed);
+        s.runs.store(0, Ordering::Relaxed);
+        s.kicks.store(0, Ordering::Relaxed);
+        s.tid.store(tid as u32, Ordering::Release);
+        let (key, val) = (tid as u32, i as u32);
+        let mut attr = [0u64; 8];
+        attr[0] = self.tid_slot.as_raw_fd() as u64;
+        attr[1] = &key as *const u32 as u64;
+        attr[2] = &val as *const u32 as u64;
+        if let Err(e) = bpf(BPF_MAP_UPDATE_ELEM, &mut attr) {
+            s.tid.store(0, Ordering::Release);
+            return Err(RegisterError::Io(e));
+        }
+        Ok(i)
+    }
+
+    /// Job boundary: the absolute deadline (CLOCK_MONOTONIC ns) of the job the thread is about
+    /// to run or sleep until. Written before the thread sleeps, so its wake-up carries it.
+    pub fn job(&self, slot: usize, abs_deadline: u64, job: u64) {
+        let s = self.slot(slot);
+        s.job.store(job, Ordering::Relaxed);
+        s.abs_deadline.store(abs_deadline, Ordering::Release);
+    }
+
+    /// Leave the registry: the thread is fair again.
+    pub fn unregister(&self, slot: usize) {
+        let _l = self.lock();
+        let s = self.slot(slot);
+        let key = s.tid.load(Ordering::Relaxed);
+        let mut attr = [0u64; 8];
+        attr[0] = self.tid_slot.as_raw_fd() as u64;
+        attr[1] = &key as *const u32 as u64;
+        let _ = bpf(BPF_MAP_DELETE_ELEM, &mut attr);
+        s.tid.store(0, Ordering::Release);
+    }
+}
+
+struct SlotLock<'a>(&'a Registry);
+impl Drop for SlotLock<'_> {
+    fn drop(&mut self) {
+        self.0.slot(0).tid.store(0, Ordering::Release);
+    }
+}
+
+impl Drop for Registry {
+    fn drop(&mut self) {
+        // SAFETY: the mapping made in open().
+        unsafe { libc::munmap(self.slots as *mut libc::c_void, self.len) };
+    }
+}
+
+/// Whether this kernel can load a sched_ext scheduler, and whether one is loaded.
+pub fn state() -> Result<String, String> {
+    match std::fs::read_to_string(STATE) {
+        Ok(s) => Ok(s.trim().to_string()),
+        Err(_) => Err(format!(
+            "this kernel has no sched_ext ({STATE} does not exist): kernel:scx-* needs Linux 6.12 or later built with CONFIG_SCHED_CLASS_EXT (see docs/kernel.md). Nothing was run."
+        )),
+    }
+}
+
+/// The loader binary: $RTSCHED_SCX, else `rtsched-scx` beside the running executable, on PATH,
+/// or in this checkout's target/release.
+pub fn loader_path() -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os("RTSCHED_SCX") {
+        return Some(PathBuf::from(p));
+    }
+    let mut cands = Vec::new();
+    if let Ok(exe) = std::env::current_exe() {
+        if let Some(d) = exe.parent() {
+            cands.push(d.join("rtsched-scx"));
+        }
+    }
+    if let Some(path) = std::env::var_os("PATH") {
+        cands.extend(std::env::split_paths(&path).map(|d| d.join("rtsched-scx")));
+    }
+    cands.push(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/release/rtsched-scx"));
+    cands.into_iter().find(|p| p.is_file())
+}
+
+/// A loaded scheduler for one run: the loader process.
+pub struct Session {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    stdout: BufReader<ChildStdout>,
+    /// Where the registry is pinned ([`Registry::open`]).
+    pub pin: PathBuf,
+}
+
+impl Session {
+    /// Start `rtsched-scx load --mode MODE` and wait until it has attached.
+    pub fn start(mode: &str) -> Result<Session, String> {
+        let st = state()?;
+        if st != "disabled" {
+            return Err(format!("a sched_ext scheduler is already loaded ({STATE}: {st}); unload it first. Nothing was run."));
+        }
+        let loader = loader_path().ok_or_else(|| {
+            "cannot find the loader 'rtsched-scx' (build it with `cargo build --release -p rtsched-scx`, or set RTSCHED_SCX). Nothing was run."
+                .to_string()
+        })?;
+        let pin = PathBuf::from(format!("/sys/fs/bpf/rtsched-{}", std::process::id()));
+        let mut child = Command::new(&loader)
+            .args(["load", "--mode", mode, "--stdin", "--pin"])
+            .arg(&pin)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .map_err(|e| format!("cannot start {}: {e}", loader.display()))?;
+        let stdin = child.stdin.take();
+        let mut stdout = BufReader::new(child.stdout.take().expect("piped"));
+        let mut line = String::new();
+        loop {
+            line.clear();
+            if stdout.read_line(&mut line).unwrap_or(0) == 0 {
+                let status = child.wait().map(|s| s.to_string()).unwrap_or_default();
+                return Err(format!("the sched_ext loader failed ({status}); its message is above. Nothing was run."));
+            }
+            if line.trim() == "ready" {
+                break;
+            }
+        }
+        Ok(Session { child, stdin, stdout, pin })
+    }
+
+    /// Stop the loader (the kernel returns every SCHED_EXT task to the fair class) and return
+    /// its counters, `name value` per line.
+    pub fn stop(mut self) -> Result<Vec<(String, f64)>, String> {
+        drop(self.stdin.take());
+        let mut out = Vec::new();
+        let mut line = String::new();
+        while self.stdout.read_line(&mut line).unwrap_or(0) > 0 {
+            let mut w = line.split_whitespace();
+            if let (Some(k), Some(v)) = (w.next(), w.next().and_then(|v| v.parse::<f64>().ok())) {
+                out.push((k.to_string(), v));
+            }
+            line.clear();
+        }
+        let status = self.child.wait().map_err(|e| e.to_string())?;
+        if !status.success() {
+            return Err(format!("the sched_ext loader ended with {status}"));
+        }
+        Ok(out)
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        if let Some(mut s) = self.stdin.take() {
+            let _ = s.flush();
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}

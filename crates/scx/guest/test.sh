@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# The kernel driver's test: boot a QEMU guest whose kernel has sched_ext and check rtsched's
+# BPF scheduler in it (order of job executions against the simulator, misses, the watchdog
+# under a SCHED_FIFO hog, a killed loader, clean unloads, the verifier's counts).
+#
+# Called by `make test-kernel` (part of `make test`). As root with apt it installs what it needs
+# (qemu, clang-19, busybox-static, libelf/libbpf headers) and fetches the pinned kernel packages
+# into target/scx-guest without touching the system's apt sources. Elsewhere it says why it
+# skips. RTSCHED_GUEST_QUICK=1 only loads the programs through the verifier (a development
+# aid). The guest runs under TCG (no usable KVM here): timing in it means nothing, order does.
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/../../.." && pwd)
+W=$ROOT/target/scx-guest
+KVER="7.3.4-1~bpo13+1"      # Debian trixie-backports: CONFIG_SCHED_CLASS_EXT=y, BTF
+KABI="7.3.4+deb13-amd64"
+DEBS="qemu-system-x86 clang-19 llvm-19 busybox-static libelf-dev libbpf-dev zlib1g-dev pkg-config cpio"
+T0=$(date +%s)
+skip() { echo "kernel test skipped: $*"; exit 0; }
+
+missing=""
+for p in $DEBS; do dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"; done
+if [ -n "$missing" ]; then
+    if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null; then
+        skip "needs the Debian packages$missing (run as root to install them)"
+    fi
+    echo "kernel test: installing$missing"
+    apt-get install -y -q --no-install-recommends $missing >/dev/null 2>&1 \
+        || { apt-get update -q >/dev/null && apt-get install -y -q --no-install-recommends $missing >/dev/null; } \
+        || skip "could not install$missing"
+fi
+
+# The pinned kernel and its vmlinux.h, through a private apt configuration.
+if [ ! -s "$W/vmlinuz" ] || [ ! -s "$W/include/vmlinux.h" ]; then
+    echo "kernel test: fetching linux $KVER"
+    A="$W/apt"; rm -rf "$A"; mkdir -p "$A/lists/partial" "$A/cache/archives/partial" "$W/include"
+    echo "deb http://deb.debian.org/debian trixie-backports main" > "$A/sources.list"
+    O="-o Dir::Etc::sourcelist=$A/sources.list -o Dir::Etc::sourceparts=- -o Dir::State::Lists=$A/lists -o Dir::Cache=$A/cache -o Debug::NoLocking=1"
+    apt-get -q $O update >/dev/null 2>&1 || skip "cannot reach trixie-backports to fetch the kernel"
+    (cd "$A" && apt-get -q $O download "linux-binary-$KABI=$KVER" "linux-bpf-dev=$KVER" >/dev/null 2>&1) || skip "cannot download linux $KVER"
+    for d in "$A"/*.deb; do dpkg -x "$d" "$A/x"; done
+    cp "$A/x/usr/lib/modules/$KABI/vmlinuz" "$W/vmlinuz"
+    cp "$A/x/usr/include/x86_64-linux-gnu/linux/bpf/vmlinux.h" "$W/include/vmlinux.h"
+    rm -rf "$A"
+fi
+
+echo "kernel test: building the scheduler and the guest's programs"
+(cd "$ROOT" && RTSCHED_VMLINUX_H="$W/include/vmlinux.h" cargo build -q --release -p rtsched-scx --bins)
+
+# The initramfs: busybox, our programs and the shared libraries they need, the task sets.
+R="$W/root"; rm -rf "$R"; mkdir -p "$R"/{bin,sbin,proc,sys,dev,tmp,t,etc}
+cp /bin/busybox "$R/bin/busybox"
+for a in $("$R/bin/busybox" --list); do [ -e "$R/bin/$a" ] || ln -s busybox "$R/bin/$a"; done
+for b in rtsched-scx rtsched-scx-check; do
+    cp "$ROOT/target/release/$b" "$R/bin/"
+    for l in $(ldd "$ROOT/target/release/$b" | grep -o '/[^ ]*'); do mkdir -p "$R$(dirname "$l")"; cp -L "$l" "$R$l"; done
+done
+cp "$ROOT"/crates/scx/guest/*.yaml "$R/t/"
+cp "$ROOT/crates/scx/guest/init" "$R/init"; chmod +x "$R/init"
+(cd "$R" && find . | cpio -o -H newc --quiet | gzip -1) > "$W/initrd.cpio.gz"
+
+boot() {
+    timeout 480 qemu-system-x86_64 -accel tcg,thread=single -cpu max -smp 2 -m 1G -nographic -no-reboot \
+        -kernel "$W/vmlinuz" -initrd "$W/initrd.cpio.gz" \
+        -append "console=ttyS0 panic=-1 quiet loglevel=4 rdinit=/init${RTSCHED_GUEST_QUICK:+ rtsched_quick}" > "$1" 2>&1 || true
+}
+LOG="$W/console.log"
+boot "$LOG"
+# A panicked guest still makes qemu exit 0: judge by the guest's end marker, retry a boot once.
+if ! grep -q "^GUEST-END" "$LOG"; then
+    echo "kernel test: no end marker (panic: $(grep -c 'Kernel panic' "$LOG" || true)); booting once more"
+    cp "$LOG" "$W/console.1.log"
+    boot "$LOG"
+fi
+tr -d '\r' < "$LOG" | grep -E "^(CHECK|verified|sim |real |stats )" || true
+pass=$(tr -d '\r' < "$LOG" | grep -cE "^CHECK .* ok( |$)" || true)
+fail=$(tr -d '\r' < "$LOG" | grep -cE "^CHECK .* FAIL" || true)
+ended=$(tr -d '\r' < "$LOG" | grep -c "^GUEST-END" || true)
+echo "kernel test: $pass passed, $fail failed in the guest, $(( $(date +%s) - T0 )) s (console: $LOG)"
+if [ "$ended" = 0 ]; then echo "kernel test: FAILED: the guest did not finish (see $LOG)"; exit 1; fi
+if [ "$fail" != 0 ] || [ "$pass" = 0 ]; then exit 1; fi
