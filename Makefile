@@ -14,7 +14,7 @@ export MPLBACKEND ?= Agg
 PY_DEPS   := "maturin>=1.5,<2" "numpy>=1.24" "pandas>=2.0" "matplotlib>=3.7" "pyyaml>=6" "pyarrow>=12" "dask[distributed]>=2023.1" "tqdm>=4.64" "pydantic>=2.6"
 TEST_DEPS := "pytest>=7" "hypothesis>=6" "simso==0.8.5" "nbclient>=0.7" "nbformat>=5" "ipykernel>=6"
 
-.PHONY: all setup system-deps build demo test test-rust test-loom test-python bench clean
+.PHONY: all setup system-deps build demo test test-rust test-loom test-kernel test-python bench clean
 
 all: demo
 
@@ -39,17 +39,24 @@ build: setup
 demo: build
 	$(VENV)/bin/rtsched demo
 
+# rtsched-scx (the sched_ext scheduler) needs clang-19, libelf and a sched_ext kernel's
+# vmlinux.h: it is built and tested by test-kernel.
 test-rust:
-	cargo test --workspace --exclude rtsched-py --release
+	cargo test --workspace --exclude rtsched-py --exclude rtsched-scx --release
 
 # The concurrent cpudl under loom: every interleaving of a few threads (bounded preemptions).
 test-loom:
 	RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom cargo test --release -p rtsched-policies --test loom_cpudl
 
+# The sched_ext kernel driver, in a QEMU guest booting a kernel with sched_ext (installs qemu,
+# clang-19 and the pinned kernel as root; says why it skips elsewhere).
+test-kernel:
+	bash crates/scx/guest/test.sh
+
 test-python: build
 	$(PY) -m pytest -q -p no:cacheprovider
 
-test: setup system-deps test-rust test-loom test-python
+test: setup system-deps test-rust test-loom test-kernel test-python
 
 bench: build
 	$(PY) benchmarks/sim_throughput.py

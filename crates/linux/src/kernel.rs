@@ -85,17 +85,16 @@ impl KernelPlan {
             "deadline" => &["reclaim", "pi"],
             "fifo" => &["rm", "dm", "file", "pi"],
             "other" => &["pi"],
-            "scx-gedf" => &["linear", "pi"],
-            "scx-pedf" => &[],
+            "scx-gedf" => &["linear"],
+            // The rest is the partitioner, as the pedf policy takes it.
+            "scx-pedf" => return Self::scx_pedf(ts, &opts),
             o => {
                 return Err(RunError::Input(format!(
                     "unknown kernel backend 'kernel:{o}' (known: kernel:deadline, kernel:fifo, kernel:other, kernel:scx-gedf, kernel:scx-pedf)"
                 )))
             }
         };
-        if name == "scx-pedf" {
-            return Self::scx_pedf(ts, &opts);
-        }
+
         for (i, o) in opts.iter().enumerate() {
             if !known.contains(o) {
                 let what = if name == "fifo" { "option or priority assignment" } else { "option" };
@@ -164,7 +163,7 @@ impl KernelPlan {
                 let linear = opts.contains(&"linear");
                 scx_admission(ts, None)?;
                 let mode = if linear { "gedf-linear" } else { "gedf" };
-                let label = format!("kernel:scx-gedf{}{pi}", if linear { ":linear" } else { "" });
+                let label = format!("kernel:scx-gedf{}", if linear { ":linear" } else { "" });
                 Ok(KernelPlan { policy: KernelPolicy::Scx { mode: mode.into(), cpu: vec![None; ts.tasks.len()] }, label, inherit })
             }
             _ => Ok(KernelPlan { policy: KernelPolicy::Other, label: format!("kernel:other{pi}"), inherit }),
@@ -189,7 +188,7 @@ impl KernelPlan {
 /// The scheduler's admission test, before anything runs: the sum of WCET/period (over every
 /// thread of every task) within the CPUs, and within 1 on each CPU of a partition. The
 /// registry applies the same test thread by thread ([`crate::scx::Registry::register`]).
-fn scx_admission(ts: &TaskSet, cpu: Option<&[Option<u32>]>) -> Result<(), RunError> {
+pub(crate) fn scx_admission(ts: &TaskSet, cpu: Option<&[Option<u32>]>) -> Result<(), RunError> {
     let bw = |t: &rtsched_model::Task| lane_wcets(&t.program()).iter().map(|&w| w as f64 / t.period as f64).sum::<f64>();
     let total: f64 = ts.tasks.iter().map(bw).sum();
     let m = ts.platform.cpus;
@@ -1193,6 +1192,30 @@ mod tests {
         assert!(err(&ts, "deadline:pi:pi").contains("given twice"));
         assert!(err(&ts, "fifo:file").contains("task 'a': field 'priority'"));
         assert!(err(&ts, "rr").contains("unknown kernel backend 'kernel:rr'"));
+    }
+
+    #[test]
+    fn sched_ext_plans_partition_and_admit() {
+        let ts = taskset("platform: {cpus: 2}\ntasks:\n  - {name: a, period: 10, wcet: 6}\n  - {name: b, period: 10, wcet: 5}\n  - {name: c, period: 10, wcet: 4}\n");
+        let p = KernelPlan::new(&ts, "scx-gedf").unwrap();
+        assert_eq!(p.label, "kernel:scx-gedf");
+        assert!(matches!(&p.policy, KernelPolicy::Scx { mode, .. } if mode == "gedf"));
+        assert_eq!(KernelPlan::new(&ts, "scx-gedf:linear").unwrap().label, "kernel:scx-gedf:linear");
+        assert_eq!(err(&ts, "scx-gedf:pi"), "kernel:scx-gedf: unknown option 'pi' (known: linear)");
+        // A heuristic makes the partition, as for the pedf policy: .6+.4 and .5.
+        let p = KernelPlan::new(&ts, "scx-pedf:ffd").unwrap();
+        assert_eq!(p.label, "kernel:scx-pedf:ffd");
+        assert!(matches!(&p.policy, KernelPolicy::Scx { cpu, .. } if cpu == &[Some(0), Some(1), Some(0)]));
+        assert!(err(&ts, "scx-pedf").contains("field 'cpu'"), "{}", err(&ts, "scx-pedf"));
+        assert!(err(&ts, "scx-pedf:fdd").contains("unknown partitioner 'fdd'"));
+        // Admission: 2.1 on 2 CPUs is refused with the numbers; so is a CPU above 1.
+        let over = taskset("platform: {cpus: 2}\ntasks:\n  - {name: a, period: 10, wcet: 8}\n  - {name: b, period: 10, wcet: 7}\n  - {name: c, period: 10, wcet: 6}\n");
+        assert_eq!(
+            err(&over, "scx-gedf"),
+            "t.yaml: field 'tasks': total bandwidth 2.100 (sum of WCET/period) exceeds the 2 CPUs; kernel:scx-* refuses it at registration"
+        );
+        let pinned = taskset("platform: {cpus: 2}\ntasks:\n  - {name: a, period: 10, wcet: 6, cpu: 0}\n  - {name: b, period: 10, wcet: 5, cpu: 0}\n");
+        assert_eq!(err(&pinned, "scx-pedf"), "t.yaml: task 'b': field 'cpu': CPU 0 would carry bandwidth 1.100 > 1 (a 0.600, b 0.500)");
     }
 
     const PAR: &str = "platform: {cpus: 2}

@@ -127,6 +127,9 @@ pub const BACKENDS: &[(&str, &str)] = &[
     ("kernel:deadline", "each task's threads under SCHED_DEADLINE (runtime = WCET + max(250 us, 10%), deadline, period; one reservation per thread of a parallel task); kernel:deadline:reclaim adds GRUB reclaiming, :pi priority inheritance"),
     ("kernel:fifo", "each task's threads under SCHED_FIFO, RM priorities (kernel:fifo:dm for DM, :file for the file's; :pi for priority inheritance, e.g. kernel:fifo:rm:pi); partitioned through affinity if every task has a cpu"),
     ("kernel:other", "each task's threads under SCHED_OTHER (CFS/EEVDF): what a user gets by default (kernel:other:pi for priority inheritance)"),
+    ("kernel:scx-gedf", "rtsched's sched_ext scheduler (needs a kernel with sched_ext and the rtsched-scx loader): global EDF in BPF, idle CPU first, else preempt the latest deadline found in the cpudl tree (kernel:scx-gedf:linear scans instead); tasks register period, deadline and WCET"),
+    ("kernel:scx-pedf", "rtsched's sched_ext scheduler: partitioned EDF in BPF, partition from the file's cpu fields or a heuristic (kernel:scx-pedf:ffd, :wfd, :lwfg+ffd, ...)"),
+    ("kernel:scx:POLICY", "rtsched's sched_ext scheduler in user-space mode: any rtsched policy decides over the job ledger (as on the testbed), BPF puts each task's own SCHED_EXT thread on the CPU decided for it (e.g. kernel:scx:gedf, kernel:scx:ggua)"),
     ("testbed:POLICY", "any rtsched policy decides, one pinned SCHED_FIFO worker per CPU executes (e.g. testbed:gedf, testbed:pedf)"),
 ];
 
@@ -169,7 +172,13 @@ pub fn run(ts: &TaskSet, backend: &str, opts: &RunOptions) -> Result<RunResult, 
     check_common(ts, opts)?;
     let (kind, rest) = backend.split_once(':').unwrap_or((backend, ""));
     // Validate everything before touching any thread.
+    // kernel:scx:POLICY: any rtsched policy decides in user space for SCHED_EXT threads.
+    let user_scx = kind == "kernel" && rest.starts_with("scx:");
     let plan = match kind {
+        "kernel" if user_scx => {
+            rtsched_policies::build(&rest[4..], ts).map_err(|e| RunError::Input(format!("kernel:scx: {e}")))?;
+            None
+        }
         "kernel" => Some(kernel::KernelPlan::new(ts, rest)?),
         "testbed" => {
             rtsched_policies::build(rest, ts).map_err(RunError::Input)?;
@@ -185,6 +194,7 @@ pub fn run(ts: &TaskSet, backend: &str, opts: &RunOptions) -> Result<RunResult, 
     let steal0 = steal_ticks();
     let r = match plan {
         Some(p) => kernel::run(ts, &p, opts),
+        None if user_scx => testbed::run_scx(ts, &rest[4..], opts),
         None => testbed::run(ts, rest, opts),
     };
     if interrupted() {

@@ -34,14 +34,22 @@ pub struct Slot {
     pub job: AtomicU64,
     pub runs: AtomicU64,
     pub kicks: AtomicU64,
+    /// User-space mode: the CPU the decider chose for the thread, -1 none.
+    pub user_cpu: std::sync::atomic::AtomicI64,
+    /// User-space mode: > 0 while the thread waits for or holds the decider's lock; the
+    /// scheduler then runs it whatever the choice (it must not keep the decider waiting).
+    pub critical: AtomicU64,
 }
 
 const BPF_MAP_UPDATE_ELEM: libc::c_long = 2;
 const BPF_MAP_DELETE_ELEM: libc::c_long = 3;
 const BPF_OBJ_GET: libc::c_long = 7;
+const BPF_PROG_TEST_RUN: libc::c_long = 10;
+/// CPUs the scheduler handles (MAX_CPUS in bpf/rtsched.bpf.c).
+pub const MAX_CPUS: usize = 64;
 
-fn bpf(cmd: libc::c_long, attr: &mut [u64; 8]) -> io::Result<i64> {
-    // SAFETY: `attr` is a zero-padded union bpf_attr of 64 bytes, valid for the call.
+fn bpf(cmd: libc::c_long, attr: &mut [u64; 10]) -> io::Result<i64> {
+    // SAFETY: `attr` is a zero-padded union bpf_attr of 80 bytes, valid for the call.
     let r = unsafe { libc::syscall(libc::SYS_bpf, cmd, attr.as_mut_ptr(), std::mem::size_of_val(attr) as u32) };
     if r < 0 {
         Err(io::Error::last_os_error())
@@ -52,7 +60,7 @@ fn bpf(cmd: libc::c_long, attr: &mut [u64; 8]) -> io::Result<i64> {
 
 fn obj_get(path: &Path) -> io::Result<OwnedFd> {
     let c = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()).map_err(|_| io::Error::other("path with NUL"))?;
-    let mut attr = [0u64; 8];
+    let mut attr = [0u64; 10];
     attr[0] = c.as_ptr() as u64;
     let fd = bpf(BPF_OBJ_GET, &mut attr).map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
     // SAFETY: the kernel just returned this new descriptor.
@@ -84,6 +92,10 @@ pub struct Registry {
     len: usize,
     tid_slot: OwnedFd,
     cpus: u32,
+    /// User-space mode: the thread each CPU must run (the `choice` map), and the program that
+    /// kicks a CPU.
+    choice: *mut std::sync::atomic::AtomicU64,
+    kick: OwnedFd,
 }
 
 // SAFETY: the mapping is shared memory accessed only through atomics.
@@ -111,7 +123,47 @@ impl Registry {
         if p == libc::MAP_FAILED {
             return Err(io::Error::last_os_error());
         }
-        Ok(Registry { slots: p as *mut Slot, len, tid_slot, cpus })
+        let choice_fd = obj_get(&dir.join("choice"))?;
+        let kick = obj_get(&dir.join("kick"))?;
+        // SAFETY: as above, the `choice` array of MAX_CPUS u64.
+        let c = unsafe { libc::mmap(std::ptr::null_mut(), MAX_CPUS * 8, libc::PROT_READ | libc::PROT_WRITE, libc::MAP_SHARED, choice_fd.as_raw_fd(), 0) };
+        if c == libc::MAP_FAILED {
+            let e = io::Error::last_os_error();
+            // SAFETY: the mapping just made.
+            unsafe { libc::munmap(p, len) };
+            return Err(e);
+        }
+        Ok(Registry { slots: p as *mut Slot, len, tid_slot, cpus, choice: c as *mut std::sync::atomic::AtomicU64, kick })
+    }
+
+    /// User-space mode: CPU `cpu` must run thread `tid` (0: none, the fair queue); the thread's
+    /// slot learns the CPU so that its wake-up prompts that CPU. Then [`Registry::kick`].
+    pub fn choose(&self, cpu: usize, tid: u32, slot: Option<usize>) {
+        assert!(cpu < MAX_CPUS);
+        if let Some(s) = slot {
+            self.slot(s).user_cpu.store(cpu as i64, Ordering::Release);
+        }
+        // SAFETY: within the mapping of MAX_CPUS atomics.
+        unsafe { &*self.choice.add(cpu) }.store(tid as u64, Ordering::Release);
+    }
+
+    /// User-space mode: the thread of `slot` has no CPU any more.
+    pub fn unchoose(&self, slot: usize) {
+        self.slot(slot).user_cpu.store(-1, Ordering::Release);
+    }
+
+    /// Make `cpu` reschedule now (the BPF program rtsched_kick, run by BPF_PROG_TEST_RUN).
+    pub fn kick(&self, cpu: usize) -> io::Result<()> {
+        let args: [u32; 2] = [cpu as u32, 0];
+        let mut attr = [0u64; 10];
+        attr[0] = self.kick.as_raw_fd() as u64;
+        attr[5] = (std::mem::size_of_val(&args) as u64) & 0xffff_ffff; // ctx_size_in
+        attr[6] = args.as_ptr() as u64; // ctx_in
+        bpf(BPF_PROG_TEST_RUN, &mut attr)?;
+        match (attr[0] >> 32) as i32 {
+            0 => Ok(()),
+            r => Err(io::Error::other(format!("rtsched_kick({cpu}) returned {r}"))),
+        }
     }
 
     pub fn slot(&self, i: usize) -> &Slot {
@@ -177,9 +229,11 @@ impl Registry {
         s.job.store(0, Ordering::Relaxed);
         s.runs.store(0, Ordering::Relaxed);
         s.kicks.store(0, Ordering::Relaxed);
+        s.user_cpu.store(-1, Ordering::Relaxed);
+        s.critical.store(0, Ordering::Relaxed);
         s.tid.store(tid as u32, Ordering::Release);
         let (key, val) = (tid as u32, i as u32);
-        let mut attr = [0u64; 8];
+        let mut attr = [0u64; 10];
         attr[0] = self.tid_slot.as_raw_fd() as u64;
         attr[1] = &key as *const u32 as u64;
         attr[2] = &val as *const u32 as u64;
@@ -203,7 +257,7 @@ impl Registry {
         let _l = self.lock();
         let s = self.slot(slot);
         let key = s.tid.load(Ordering::Relaxed);
-        let mut attr = [0u64; 8];
+        let mut attr = [0u64; 10];
         attr[0] = self.tid_slot.as_raw_fd() as u64;
         attr[1] = &key as *const u32 as u64;
         let _ = bpf(BPF_MAP_DELETE_ELEM, &mut attr);
@@ -220,8 +274,11 @@ impl Drop for SlotLock<'_> {
 
 impl Drop for Registry {
     fn drop(&mut self) {
-        // SAFETY: the mapping made in open().
-        unsafe { libc::munmap(self.slots as *mut libc::c_void, self.len) };
+        // SAFETY: the mappings made in open().
+        unsafe {
+            libc::munmap(self.slots as *mut libc::c_void, self.len);
+            libc::munmap(self.choice as *mut libc::c_void, MAX_CPUS * 8);
+        }
     }
 }
 

@@ -60,12 +60,17 @@ struct Mailboxes {
     decided_at: Vec<u64>,
     /// CPUs whose entity completed or blocked since the last decision.
     vacated: Vec<u32>,
+    /// kernel:scx:POLICY: assignments published since they were last passed to the kernel.
+    published: Vec<(usize, Option<EntityId>)>,
+    /// kernel:scx:POLICY: the lane each CPU was last told to run.
+    chosen: Vec<Option<usize>>,
 }
 
 /// The testbed's side of the ledger: it publishes decisions to the workers' mailboxes.
 struct Publish<'a> {
     cells: &'a [CpuCell],
     boxes: &'a mut Mailboxes,
+    scx: bool,
 }
 
 impl Publish<'_> {
@@ -74,6 +79,9 @@ impl Publish<'_> {
         b.epoch[cpu] = b.epoch[cpu].wrapping_add(1);
         let v = ((b.epoch[cpu] as u64) << 32) | e.map_or(0, |x| x as u64 + 1);
         b.decided_at[cpu] = sys::mono_ns();
+        if self.scx {
+            b.published.push((cpu, e));
+        }
         self.cells[cpu].assign.store(v, Ordering::SeqCst);
         self.cells[cpu].word.fetch_add(1, Ordering::SeqCst);
         sys::futex_wake(&self.cells[cpu].word);
@@ -113,8 +121,46 @@ struct State {
     decision_ns: Vec<u64>,
     jitter_ns: Vec<u64>,
     preempt_latency_ns: Vec<u64>,
+    /// kernel:scx:POLICY: decision to the chosen thread running on its CPU; and how often it
+    /// was found on another CPU.
+    dispatch_latency_ns: Vec<u64>,
+    dispatch_wrong_cpu: u64,
     done: bool,
     end: Time,
+}
+
+thread_local! {
+    /// kernel:scx:POLICY: the `critical` word of the calling lane thread's registry slot.
+    static CRITICAL: std::cell::Cell<Option<*const AtomicU64>> = const { std::cell::Cell::new(None) };
+}
+
+/// The state lock's guard; for a lane thread it also clears its `critical` mark on release.
+struct StGuard<'a> {
+    g: Option<MutexGuard<'a, State>>,
+    flag: Option<*const AtomicU64>,
+}
+
+impl std::ops::Deref for StGuard<'_> {
+    type Target = State;
+    fn deref(&self) -> &State {
+        self.g.as_ref().expect("held")
+    }
+}
+
+impl std::ops::DerefMut for StGuard<'_> {
+    fn deref_mut(&mut self) -> &mut State {
+        self.g.as_mut().expect("held")
+    }
+}
+
+impl Drop for StGuard<'_> {
+    fn drop(&mut self) {
+        self.g.take();
+        if let Some(f) = self.flag {
+            // SAFETY: as in Shared::lock.
+            unsafe { &*f }.fetch_sub(1, Ordering::SeqCst);
+        }
+    }
 }
 
 struct Shared {
@@ -133,11 +179,99 @@ struct Shared {
     next_event: AtomicU64,
     st: Mutex<State>,
     failure: Mutex<Option<String>>,
+    /// kernel:scx:POLICY: the kernel's threads that execute the entities.
+    scx: Option<ScxLanes>,
+}
+
+/// kernel:scx:POLICY (user-space mode of rtsched's sched_ext scheduler, in the pattern of
+/// scx_rustland): the ledger and the policy decide here, as on the testbed, but an entity is
+/// executed by its own kernel thread -- lane k of its task runs thread k of every region, as
+/// in the kernel backends -- under SCHED_EXT, and the BPF scheduler puts on each CPU only the
+/// thread decided for it. A decision is passed to the kernel by writing the chosen thread
+/// into the `choice` map and kicking the CPU ([`crate::scx::Registry`]); the lane thread
+/// learns of it through its futex word. Stop-the-world model only: the decider is a
+/// SCHED_FIFO thread, above every SCHED_EXT thread.
+pub(crate) struct ScxLanes {
+    pub registry: Arc<crate::scx::Registry>,
+    pub lanes: Vec<Lane>,
+    /// First lane of each task (its lanes are consecutive, one per thread of its widest region).
+    pub first: Vec<usize>,
+}
+
+#[derive(Default)]
+pub(crate) struct Lane {
+    pub task: usize,
+    /// What it registers: its task's period and deadline, its own WCET per job.
+    pub period: Time,
+    pub deadline: Time,
+    pub wcet: Time,
+    /// The kernel thread's tid and registry slot (+ 1; 0 until registered).
+    tid: AtomicU32,
+    slot: AtomicU64,
+    /// The CPU it was decided for, + 1 (0: none); its futex word.
+    cpu: AtomicU32,
+    word: AtomicU32,
+    /// When the policy last took a CPU from it (CLOCK_MONOTONIC ns).
+    lost_at: AtomicU64,
 }
 
 impl Shared {
-    fn lock(&self) -> MutexGuard<'_, State> {
-        self.st.lock().unwrap_or_else(|p| p.into_inner())
+    /// kernel:scx:POLICY: pass the assignments published since the last call to the kernel:
+    /// each CPU's chosen thread into the `choice` map, a kick to each CPU, a wake-up to each
+    /// lane thread whose CPU changed.
+    fn flush_scx(&self, st: &mut State) {
+        let Some(x) = &self.scx else { return };
+        let State { led, boxes, .. } = st;
+        let published = std::mem::take(&mut boxes.published);
+        for &(c, e) in &published {
+            let lane = e.map(|e| {
+                let i = led.run.ent(e).info;
+                x.first[i.task as usize] + i.thread as usize
+            });
+            if let Some(old) = boxes.chosen[c] {
+                if lane != Some(old) {
+                    let l = &x.lanes[old];
+                    l.lost_at.store(boxes.decided_at[c], Ordering::SeqCst);
+                    if l.cpu.load(Ordering::SeqCst) == c as u32 + 1 {
+                        l.cpu.store(0, Ordering::SeqCst);
+                        if let Some(s) = (l.slot.load(Ordering::SeqCst) as usize).checked_sub(1) {
+                            x.registry.unchoose(s);
+                        }
+                    }
+                    l.word.fetch_add(1, Ordering::SeqCst);
+                    sys::futex_wake(&l.word);
+                }
+            }
+            boxes.chosen[c] = lane;
+            match lane {
+                Some(k) => {
+                    let l = &x.lanes[k];
+                    l.cpu.store(c as u32 + 1, Ordering::SeqCst);
+                    x.registry.choose(c, l.tid.load(Ordering::SeqCst), (l.slot.load(Ordering::SeqCst) as usize).checked_sub(1));
+                    l.word.fetch_add(1, Ordering::SeqCst);
+                    sys::futex_wake(&l.word);
+                }
+                None => x.registry.choose(c, 0, None),
+            }
+            if let Err(e) = x.registry.kick(c) {
+                self.fail(format!("cannot kick CPU {c} through the sched_ext scheduler: {e}"));
+            }
+        }
+        boxes.published = published;
+        boxes.published.clear();
+    }
+
+    fn lock(&self) -> StGuard<'_> {
+        // kernel:scx:POLICY: a lane thread that waits for or holds the state lock must not be
+        // left off the CPUs by the scheduler it serves (the decider would wait for it for
+        // ever): its slot says so while it does, and the BPF scheduler runs it before any
+        // choice (see `critical` in bpf/rtsched.bpf.c).
+        let flag = CRITICAL.with(|c| c.get());
+        if let Some(f) = flag {
+            // SAFETY: set by lane_worker to its registry slot, which outlives the thread's use.
+            unsafe { &*f }.fetch_add(1, Ordering::SeqCst);
+        }
+        StGuard { g: Some(self.st.lock().unwrap_or_else(|p| p.into_inner())), flag }
     }
     fn now(&self) -> Time {
         sys::mono_ns().saturating_sub(self.t0)
@@ -157,6 +291,12 @@ impl Shared {
         }
         self.decider_word.fetch_add(1, Ordering::SeqCst);
         sys::futex_wake(&self.decider_word);
+        if let Some(x) = &self.scx {
+            for l in &x.lanes {
+                l.word.fetch_add(1, Ordering::SeqCst);
+                sys::futex_wake(&l.word);
+            }
+        }
     }
     fn wake_decider(&self) {
         self.decider_word.fetch_add(1, Ordering::SeqCst);
@@ -166,7 +306,7 @@ impl Shared {
     /// After a worker handed the ledger news (a completion, a block, a hand-over): the
     /// concurrent model decides here and now; stop-the-world wakes the decider. Returns with
     /// the lock held again.
-    fn after_news<'a>(&'a self, mut st: MutexGuard<'a, State>) -> MutexGuard<'a, State> {
+    fn after_news<'a>(&'a self, mut st: StGuard<'a>) -> StGuard<'a> {
         if self.model == GlobalModel::Concurrent {
             self.decide_locked(&mut st);
             st
@@ -196,7 +336,7 @@ impl Shared {
     fn decide(&self, st: &mut State, now: Time) {
         let began = sys::mono_ns();
         let State { led, boxes, .. } = st;
-        let mut sub = Publish { cells: &self.cpus, boxes };
+        let mut sub = Publish { cells: &self.cpus, boxes, scx: self.scx.is_some() };
         while let Some(&Reverse((d, j, generation))) = st.aborts.peek() {
             if d > now {
                 break;
@@ -261,6 +401,7 @@ impl Shared {
             st.done = true;
             st.end = now.min(self.limit);
         }
+        self.flush_scx(st);
         st.decision_ns.push(sys::mono_ns() - began);
     }
 }
@@ -289,7 +430,6 @@ fn worker(sh: &Shared, cpu: usize) -> (u64, u64) {
     // piece's job (only if the run's probe found a PMU).
     let hw = sh.hw_event.and_then(perf::HwGroup::open_for_thread);
     let cell = &sh.cpus[cpu];
-    let c = cpu as u32;
     let concurrent = sh.model == GlobalModel::Concurrent;
     sys::sleep_until(sh.t0, &sh.stop);
     while !sh.stopping() {
@@ -309,128 +449,231 @@ fn worker(sh: &Shared, cpu: usize) -> (u64, u64) {
             sys::futex_wait_until(&cell.word, w, wake);
             continue;
         }
-        let e = slot - 1;
-        // Take the entity, unless another worker still has it (it is being preempted there).
-        let mut st = sh.lock();
-        if cell.assign.load(Ordering::SeqCst) != a {
-            continue;
-        }
-        let ent = *st.led.run.ent(e);
-        if !ent.live || ent.is_blocked() || ent.cpu != c {
-            // Gone, blocked or completed here (the slot may serve another entity already):
-            // wait for the next decision.
-            drop(st);
-            let soon = sys::mono_ns() + 1_000_000;
-            let wake = if concurrent { soon.min(sh.t0 + sh.next_event.load(Ordering::SeqCst)) } else { soon };
-            sys::futex_wait_until(&cell.word, w, Some(wake));
-            continue;
-        }
-        if ent.executing {
-            drop(st);
-            std::hint::spin_loop();
-            continue;
-        }
-        st.led.run.ent_mut(e).executing = true;
-        let (generation, task) = (ent.generation, ent.info.task as usize);
-        let started = sh.now();
-        st.led.mark_started(e, started);
-        let mut ran = false;
-        let mut early = false;
-        // Run piece by piece, handling the checkpoints between pieces under the lock.
-        let stop = loop {
-            let now = sh.now();
-            let holds = st.led.run.ent(e).cpu == c && cell.assign.load(Ordering::SeqCst) == a;
-            let step = {
-                let State { led, boxes, .. } = &mut *st;
-                if holds {
-                    led.run.running_mut(c).expect("its CPU runs it").0.mark = now;
-                }
-                let mut sub = Publish { cells: &sh.cpus, boxes };
-                let step = led.advance(now, c, e, holds, &mut sub);
-                if step == Step::Done {
-                    led.stopped_executing(e);
-                    led.complete(now, c, e, now, &mut sub);
-                }
-                step
-            };
-            if step == Step::Done {
-                break Stop::Finished;
-            }
-            if step == Step::Blocked {
-                break Stop::Blocked;
-            }
-            if st.led.has_events() {
-                // It released a resource and a waiter took it: a decision is due.
-                st = sh.after_news(st);
-                if !st.led.run.ent(e).live || st.led.run.ent(e).generation != generation {
-                    break Stop::Gone;
-                }
-            }
-            let piece = match step {
-                Step::Run { work, .. } => work,
-                _ => break Stop::Stopped,
-            };
-            if cell.assign.load(Ordering::SeqCst) != a || sh.stop.load(Ordering::Relaxed) {
-                break Stop::Stopped;
-            }
-            drop(st);
-            ran = true;
-            let hw0 = hw.as_ref().map(|g| g.read());
-            let d = sh.workloads[task].execute(
-                piece,
-                || {
-                    cell.assign.load(Ordering::Relaxed) != a
-                        || sh.stop.load(Ordering::Relaxed)
-                        || (concurrent && sh.now() >= sh.next_event.load(Ordering::Relaxed))
-                },
-                |_| {},
-            );
-            let hw_delta = hw.as_ref().zip(hw0).map(|(g, s0)| g.read().since(&s0));
-            st = sh.lock();
-            let x = st.led.run.ent_mut(e);
-            assert_eq!(x.generation, generation, "a slot was reused while a worker ran it");
-            // Progress is the work done (calibrated ns); CPU time is what it took: the two
-            // differ for memory work whose cache was taken (execution-time inflation).
-            x.done += d.work;
-            x.ran += d.cpu;
-            let (live, rec) = (x.live, x.rec);
-            if let (Some(h), Some(r)) = (hw_delta, st.led.run.record_mut(rec)) {
-                perf::add(&mut r.hw, h);
-            }
-            if !live {
-                // Aborted while it ran: the ledger took its CPU time when it aborted it; this
-                // last piece is added here.
-                if let Some(r) = st.led.run.record_mut(rec) {
-                    r.exec += d.cpu;
-                }
-                break Stop::Gone;
-            }
-            if !d.completed {
-                early = true;
-                break Stop::Stopped;
-            }
-        };
-        let t = sh.now();
-        if stop != Stop::Finished {
-            st.led.stopped_executing(e);
-        }
-        if sh.record && ran && t > started {
-            let i = ent.info;
-            st.intervals.push(Interval { cpu: c, task: i.task, job: i.job, thread: i.thread, start: started, end: t, overhead: 0 });
-        }
-        match stop {
-            Stop::Gone => {}
-            Stop::Stopped => {
-                if early && cell.assign.load(Ordering::SeqCst) != a {
-                    let lat = sys::mono_ns().saturating_sub(st.boxes.decided_at[cpu]);
-                    st.preempt_latency_ns.push(lat);
-                }
-            }
-            Stop::Finished | Stop::Blocked => {
-                drop(sh.after_news(st));
+        match serve(sh, cpu, a, slot - 1, &hw, None, false) {
+            Served::Retry | Served::Ran => {}
+            Served::Wait => {
+                let soon = sys::mono_ns() + 1_000_000;
+                let wake = if concurrent { soon.min(sh.t0 + sh.next_event.load(Ordering::SeqCst)) } else { soon };
+                sys::futex_wait_until(&cell.word, w, Some(wake));
             }
         }
     }
+    counters.read()
+}
+
+/// What [`serve`] did with an assignment.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Served {
+    /// The assignment changed under it, or the entity is still being stopped elsewhere: look again.
+    Retry,
+    /// Nothing to run for it now: wait for the next decision.
+    Wait,
+    /// It ran the entity until it finished, blocked or was stopped.
+    Ran,
+}
+
+/// Run entity `e`, assigned to `cpu` by the assignment word `a`, piece by piece, handling the
+/// checkpoints between pieces under the lock. The caller is the CPU's worker (testbed) or the
+/// entity's lane thread (kernel:scx:POLICY, `lane`), which `fresh` says got this assignment
+/// for the first time.
+#[allow(clippy::too_many_arguments)]
+fn serve(sh: &Shared, cpu: usize, a: u64, e: EntityId, hw: &Option<perf::HwGroup>, lane: Option<usize>, fresh: bool) -> Served {
+    let cell = &sh.cpus[cpu];
+    let c = cpu as u32;
+    let concurrent = sh.model == GlobalModel::Concurrent;
+    // Take the entity, unless another worker still has it (it is being preempted there).
+    let mut st = sh.lock();
+    if cell.assign.load(Ordering::SeqCst) != a {
+        return Served::Retry;
+    }
+    let ent = *st.led.run.ent(e);
+    if !ent.live || ent.is_blocked() || ent.cpu != c {
+        // Gone, blocked or completed here (the slot may serve another entity already):
+        // wait for the next decision.
+        return Served::Wait;
+    }
+    if let (Some(k), Some(x)) = (lane, &sh.scx) {
+        if x.first[ent.info.task as usize] + ent.info.thread as usize != k {
+            return Served::Wait;
+        }
+    }
+    if ent.executing {
+        drop(st);
+        std::hint::spin_loop();
+        return Served::Retry;
+    }
+    st.led.run.ent_mut(e).executing = true;
+    let (generation, task) = (ent.generation, ent.info.task as usize);
+    let started = sh.now();
+    st.led.mark_started(e, started);
+    if fresh && sh.scx.is_some() {
+        // Decision to dispatch: the policy published this assignment at decided_at; the
+        // kernel has now put the chosen thread on the CPU (it is running this code).
+        let lat = sys::mono_ns().saturating_sub(st.boxes.decided_at[cpu]);
+        st.dispatch_latency_ns.push(lat);
+        // SAFETY: plain query of the calling thread.
+        if unsafe { libc::sched_getcpu() } != cpu as i32 {
+            st.dispatch_wrong_cpu += 1;
+        }
+    }
+    let mut ran = false;
+    let mut early = false;
+    // Run piece by piece, handling the checkpoints between pieces under the lock.
+    let stop = loop {
+        let now = sh.now();
+        let holds = st.led.run.ent(e).cpu == c && cell.assign.load(Ordering::SeqCst) == a;
+        let step = {
+            let State { led, boxes, .. } = &mut *st;
+            if holds {
+                led.run.running_mut(c).expect("its CPU runs it").0.mark = now;
+            }
+            let mut sub = Publish { cells: &sh.cpus, boxes, scx: sh.scx.is_some() };
+            let step = led.advance(now, c, e, holds, &mut sub);
+            if step == Step::Done {
+                led.stopped_executing(e);
+                led.complete(now, c, e, now, &mut sub);
+            }
+            step
+        };
+        if step == Step::Done {
+            break Stop::Finished;
+        }
+        if step == Step::Blocked {
+            break Stop::Blocked;
+        }
+        if st.led.has_events() {
+            // It released a resource and a waiter took it: a decision is due.
+            st = sh.after_news(st);
+            if !st.led.run.ent(e).live || st.led.run.ent(e).generation != generation {
+                break Stop::Gone;
+            }
+        }
+        let piece = match step {
+            Step::Run { work, .. } => work,
+            _ => break Stop::Stopped,
+        };
+        if cell.assign.load(Ordering::SeqCst) != a || sh.stop.load(Ordering::Relaxed) {
+            break Stop::Stopped;
+        }
+        drop(st);
+        ran = true;
+        let hw0 = hw.as_ref().map(|g| g.read());
+        let d = sh.workloads[task].execute(
+            piece,
+            || {
+                cell.assign.load(Ordering::Relaxed) != a
+                    || sh.stop.load(Ordering::Relaxed)
+                    || (concurrent && sh.now() >= sh.next_event.load(Ordering::Relaxed))
+            },
+            |_| {},
+        );
+        let hw_delta = hw.as_ref().zip(hw0).map(|(g, s0)| g.read().since(&s0));
+        st = sh.lock();
+        let x = st.led.run.ent_mut(e);
+        assert_eq!(x.generation, generation, "a slot was reused while a worker ran it");
+        // Progress is the work done (calibrated ns); CPU time is what it took: the two
+        // differ for memory work whose cache was taken (execution-time inflation).
+        x.done += d.work;
+        x.ran += d.cpu;
+        let (live, rec) = (x.live, x.rec);
+        if let (Some(h), Some(r)) = (hw_delta, st.led.run.record_mut(rec)) {
+            perf::add(&mut r.hw, h);
+        }
+        if !live {
+            // Aborted while it ran: the ledger took its CPU time when it aborted it; this
+            // last piece is added here.
+            if let Some(r) = st.led.run.record_mut(rec) {
+                r.exec += d.cpu;
+            }
+            break Stop::Gone;
+        }
+        if !d.completed {
+            early = true;
+            break Stop::Stopped;
+        }
+    };
+    let mut t = sh.now();
+    if stop != Stop::Finished {
+        st.led.stopped_executing(e);
+    }
+    if let (Some(k), Some(x)) = (lane, &sh.scx) {
+        if cell.assign.load(Ordering::SeqCst) != a {
+            // A lane thread learns of its preemption only when it runs again, which may be
+            // much later: its interval ends when the kernel was told to take its CPU.
+            let lost = x.lanes[k].lost_at.load(Ordering::SeqCst).saturating_sub(sh.t0);
+            if lost > started {
+                t = t.min(lost);
+            }
+        }
+    }
+    if sh.record && ran && t > started {
+        let i = ent.info;
+        st.intervals.push(Interval { cpu: c, task: i.task, job: i.job, thread: i.thread, start: started, end: t, overhead: 0 });
+    }
+    match stop {
+        Stop::Gone => {}
+        Stop::Stopped => {
+            if early && cell.assign.load(Ordering::SeqCst) != a {
+                let lat = sys::mono_ns().saturating_sub(st.boxes.decided_at[cpu]);
+                st.preempt_latency_ns.push(lat);
+            }
+        }
+        Stop::Finished | Stop::Blocked => {
+            drop(sh.after_news(st));
+        }
+    }
+    Served::Ran
+}
+
+/// kernel:scx:POLICY: the kernel thread of lane `k`. It registers with the sched_ext
+/// scheduler and switches to SCHED_EXT, then runs whatever entity of its lane the policy put
+/// on a CPU -- the kernel runs it on that CPU only when the BPF scheduler dispatches it there.
+fn lane_worker(sh: &Shared, k: usize) -> (u64, u64) {
+    let x = sh.scx.as_ref().expect("lane threads exist in kernel:scx:POLICY runs");
+    let l = &x.lanes[k];
+    let tid = sys::gettid();
+    let d = crate::scx::Declared { period: l.period, deadline: l.deadline, wcet: l.wcet, cpu: None };
+    let slot = match x.registry.register(tid, d) {
+        Ok(s) => s,
+        Err(e) => {
+            sh.fail(format!("task {}: {e}", l.task));
+            return (0, 0);
+        }
+    };
+    l.tid.store(tid as u32, Ordering::SeqCst);
+    l.slot.store(slot as u64 + 1, Ordering::SeqCst);
+    CRITICAL.with(|c| c.set(Some(&x.registry.slot(slot).critical as *const AtomicU64)));
+    if let Err(e) = sys::set_ext(tid) {
+        x.registry.unregister(slot);
+        sh.fail(format!("cannot switch a task thread to SCHED_EXT: {e}"));
+        return (0, 0);
+    }
+    let counters = ThreadCounters::open();
+    let hw = sh.hw_event.and_then(perf::HwGroup::open_for_thread);
+    sys::sleep_until(sh.t0, &sh.stop);
+    let mut last = 0u64;
+    while !sh.stopping() {
+        let w = l.word.load(Ordering::SeqCst);
+        let Some(cpu) = (l.cpu.load(Ordering::SeqCst) as usize).checked_sub(1) else {
+            sys::futex_wait_until(&l.word, w, None);
+            continue;
+        };
+        let a = sh.cpus[cpu].assign.load(Ordering::SeqCst);
+        let e = (a & 0xffff_ffff) as u32;
+        if e == 0 {
+            sys::futex_wait_until(&l.word, w, Some(sys::mono_ns() + 1_000_000));
+            continue;
+        }
+        match serve(sh, cpu, a, e - 1, &hw, Some(k), a != last) {
+            Served::Retry => {}
+            Served::Ran => last = a,
+            Served::Wait => sys::futex_wait_until(&l.word, w, Some(sys::mono_ns() + 1_000_000)),
+        }
+    }
+    // Back to the fair class before leaving the registry.
+    CRITICAL.with(|c| c.set(None));
+    let _ = sys::set_other(tid);
+    x.registry.unregister(slot);
     counters.read()
 }
 
@@ -493,6 +736,39 @@ pub fn run(ts: &TaskSet, spec: &str, opts: &RunOptions) -> Result<RunResult, Run
 
 /// Run `ts` under an already-built policy (the caller checked privilege and limits).
 pub(crate) fn run_policy(ts: &TaskSet, policy: Box<dyn Policy>, opts: &RunOptions) -> Result<RunResult, RunError> {
+    run_on(ts, policy, opts, None)
+}
+
+/// kernel:scx:POLICY: the policy decides in user space, rtsched's sched_ext scheduler (in its
+/// user-space mode) dispatches each task's own SCHED_EXT threads as decided (see [`ScxLanes`]).
+pub fn run_scx(ts: &TaskSet, spec: &str, opts: &RunOptions) -> Result<RunResult, RunError> {
+    if opts.model != GlobalModel::StopTheWorld {
+        return Err(RunError::Input("kernel:scx:POLICY decides in one user-space decider (stop-the-world); the concurrent model is the testbed's".into()));
+    }
+    let policy = rtsched_policies::build(spec, ts).map_err(RunError::Input)?;
+    crate::kernel::scx_admission(ts, None)?;
+    let session = crate::scx::Session::start("user").map_err(RunError::Input)?;
+    let registry = Arc::new(
+        crate::scx::Registry::open(&session.pin, sys::online_cpus() as u32).map_err(|e| RunError::Failed(format!("cannot open the sched_ext registry: {e}")))?,
+    );
+    let mut lanes = Vec::new();
+    let mut first = Vec::new();
+    for (ti, t) in ts.tasks.iter().enumerate() {
+        first.push(lanes.len());
+        for w in crate::kernel::lane_wcets(&t.program()) {
+            lanes.push(Lane { task: ti, period: t.period, deadline: t.deadline, wcet: w, ..Default::default() });
+        }
+    }
+    let r = run_on(ts, policy, opts, Some(ScxLanes { registry, lanes, first }));
+    let stats = session.stop().map_err(RunError::Failed);
+    let mut r = r?;
+    for (k, v) in stats? {
+        r.measurements.insert(k, v);
+    }
+    Ok(r)
+}
+
+fn run_on(ts: &TaskSet, policy: Box<dyn Policy>, opts: &RunOptions, scx: Option<ScxLanes>) -> Result<RunResult, RunError> {
     let m = ts.platform.cpus as usize;
     let label = policy.name();
     let mut led = Ledger::owned(ts.clone(), policy, false);
@@ -502,7 +778,7 @@ pub(crate) fn run_policy(ts: &TaskSet, policy: Box<dyn Policy>, opts: &RunOption
     let limit = led.limit();
     let st = State {
         led,
-        boxes: Mailboxes { epoch: vec![0; m], decided_at: vec![0; m], vacated: Vec::with_capacity(m) },
+        boxes: Mailboxes { epoch: vec![0; m], decided_at: vec![0; m], vacated: Vec::with_capacity(m), published: Vec::with_capacity(m), chosen: vec![None; m] },
         next_release: ts.tasks.iter().map(|t| t.offset).collect(),
         aborts: BinaryHeap::with_capacity(2 * ts.tasks.len()),
         timers: BinaryHeap::new(),
@@ -513,6 +789,8 @@ pub(crate) fn run_policy(ts: &TaskSet, policy: Box<dyn Policy>, opts: &RunOption
         decision_ns: Vec::new(),
         jitter_ns: Vec::new(),
         preempt_latency_ns: Vec::new(),
+        dispatch_latency_ns: Vec::new(),
+        dispatch_wrong_cpu: 0,
         done: false,
         end: 0,
     };
@@ -524,7 +802,8 @@ pub(crate) fn run_policy(ts: &TaskSet, policy: Box<dyn Policy>, opts: &RunOption
         workloads: workloads.per_task.clone(),
         hw_event: probe.as_ref().ok().copied(),
         duration: ts.run.duration,
-        t0: sys::mono_ns() + 20_000_000,
+        // kernel:scx:POLICY leaves its threads time to register before the first decision.
+        t0: sys::mono_ns() + if scx.is_some() { 200_000_000 } else { 20_000_000 },
         limit,
         model: opts.model,
         record: opts.record_intervals,
@@ -534,9 +813,43 @@ pub(crate) fn run_policy(ts: &TaskSet, policy: Box<dyn Policy>, opts: &RunOption
         next_event: AtomicU64::new(first.min(tick.unwrap_or(u64::MAX))),
         st: Mutex::new(st),
         failure: Mutex::new(None),
+        scx,
     });
     let mut handles = Vec::new();
-    for cpu in 0..m {
+    // kernel:scx:POLICY: one kernel thread per lane instead of one worker per CPU.
+    if let Some(x) = &sh.scx {
+        for k in 0..x.lanes.len() {
+            let sh2 = sh.clone();
+            let h = std::thread::Builder::new().name(format!("rtsched-lane{k}")).spawn(move || {
+                match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| lane_worker(&sh2, k))) {
+                    Ok(c) => c,
+                    Err(_) => {
+                        sh2.fail(format!("lane thread {k} panicked; every thread was stopped"));
+                        (0, 0)
+                    }
+                }
+            });
+            match h {
+                Ok(h) => handles.push(h),
+                Err(e) => {
+                    sh.fail(format!("cannot start a task thread: {e}"));
+                    break;
+                }
+            }
+        }
+    }
+    if let Some(x) = &sh.scx {
+        // The decider passes decisions to registered threads only: wait for every lane.
+        let give_up = sys::mono_ns() + 2_000_000_000;
+        while x.lanes.iter().any(|l| l.slot.load(Ordering::SeqCst) == 0) && !sh.stopping() {
+            if sys::mono_ns() > give_up {
+                sh.fail("the task threads did not register with the sched_ext scheduler within 2 s".into());
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+    }
+    for cpu in 0..if sh.scx.is_some() { 0 } else { m } {
         let sh2 = sh.clone();
         let h = std::thread::Builder::new().name(format!("rtsched-cpu{cpu}")).spawn(move || {
             match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| worker(&sh2, cpu))) {
@@ -597,7 +910,7 @@ pub(crate) fn run_policy(ts: &TaskSet, policy: Box<dyn Policy>, opts: &RunOption
         GlobalModel::StopTheWorld => "stw",
         GlobalModel::Concurrent => "concurrent",
     };
-    let mut r = RunResult::new("testbed", &format!("testbed:{label}"), ts);
+    let mut r = if sh.scx.is_some() { RunResult::new("kernel", &format!("kernel:scx:{label}"), ts) } else { RunResult::new("testbed", &format!("testbed:{label}"), ts) };
     r.measurements.insert(format!("model_{model}"), 1.0);
     workloads.report(&mut r.measurements);
     perf::report(&probe, &mut r);
@@ -620,6 +933,10 @@ pub(crate) fn run_policy(ts: &TaskSet, policy: Box<dyn Policy>, opts: &RunOption
     put_stats(&mut r, "decision_overhead", &mut st.decision_ns);
     put_stats(&mut r, "release_jitter", &mut st.jitter_ns);
     put_stats(&mut r, "preemption_latency", &mut st.preempt_latency_ns);
+    if sh.scx.is_some() {
+        put_stats(&mut r, "scx.dispatch_latency", &mut st.dispatch_latency_ns);
+        r.measurements.insert("scx.dispatch_wrong_cpu".into(), st.dispatch_wrong_cpu as f64);
+    }
     Ok(r)
 }
 

@@ -21,11 +21,16 @@
  *  - P-EDF: one DSQ per CPU ordered by absolute deadline; a task's slot names its CPU (from an
  *    rtsched partition) and its thread is pinned there. A woken job preempts its CPU if the
  *    CPU runs a later deadline or no real-time job.
+ *  - User space decides (in the pattern of scx_rustland): registered threads wait in USER_DSQ;
+ *    a decider in user space (any rtsched policy over the job ledger) writes the thread each
+ *    CPU must run into `choice` and kicks the CPU through the syscall program rtsched_kick;
+ *    dispatch() moves that thread from USER_DSQ to the CPU. BPF decides nothing here.
  *
  * Watchdog: registered jobs run with an infinite slice, so a saturated system would starve
  * the fair queue until sched_ext's watchdog ejects the scheduler. A CPU that finds the fair
- * queue unserved for cfg.fair_starve_ns (default 100 ms) gives it one fair slice (as RT
- * throttling does for SCHED_FIFO); tick() ends the running job's slice to get there.
+ * queue unserved for cfg.fair_starve_ns (default 1 s) gives it one fair slice of 2 ms (RT
+ * throttling's idea for SCHED_FIFO, at a smaller share); tick() ends the running job's slice
+ * to get there, and that job goes back to its queue without preempting another CPU.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -40,7 +45,13 @@ char _license[] SEC("license") = "GPL";
 #define PCPU_DSQ 16 /* P-EDF: DSQ PCPU_DSQ + cpu */
 #define NO_RT ((u64)-1) /* running deadline of a CPU that runs no real-time job */
 
-enum { MODE_GEDF = 0, MODE_PEDF = 1 };
+enum { MODE_GEDF = 0, MODE_PEDF = 1, MODE_USER = 2 };
+#define USER_DSQ 3
+#define BOOST_DSQ 4 /* user-space mode: threads in the decider's critical section */
+/* User-space mode: a chosen thread's slice. It bounds how long a decision can wait when the
+ * kick cannot reach the CPU (the decider kicking its own CPU); a thread still chosen at the
+ * end of its slice is dispatched again at once. */
+#define USER_SLICE_NS 1000000
 
 /* Set by the loader in .rodata before load (struct Config in crates/scx/src/lib.rs). */
 const volatile struct {
@@ -50,7 +61,7 @@ const volatile struct {
 	u32 pad;
 	u64 fair_slice_ns;
 	u64 fair_starve_ns;
-} cfg = { .mode = MODE_GEDF, .nr_cpus = 1, .fair_slice_ns = 2000000, .fair_starve_ns = 100000000 };
+} cfg = { .mode = MODE_GEDF, .nr_cpus = 1, .fair_slice_ns = 2000000, .fair_starve_ns = 1000000000 };
 
 /* One registered thread; shared with user space (struct Slot in crates/linux/src/scx.rs). */
 struct rt_slot {
@@ -63,6 +74,8 @@ struct rt_slot {
 	u64 job;	  /* job number (written by user space) */
 	u64 runs;	  /* times it was put on a CPU (BPF) */
 	u64 kicks;	  /* times its wake-up kicked a CPU to preempt (BPF) */
+	s64 user_cpu;	  /* user-space mode: the CPU the decider chose for it, -1 none */
+	u64 critical;	  /* user-space mode: > 0 while it waits for or holds the decider's lock */
 };
 
 struct {
@@ -80,10 +93,27 @@ struct {
 	__uint(max_entries, MAX_SLOTS);
 } tid_slot SEC(".maps");
 
+/* Registered threads whose slice tick() ended for the fair queue (by tid). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__type(key, u32);
+	__type(value, u8);
+	__uint(max_entries, MAX_SLOTS);
+} rescued SEC(".maps");
+
+/* User-space mode: the tid each CPU must run (0: none, run the fair queue). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__type(key, u32);
+	__type(value, u64);
+	__uint(max_entries, MAX_CPUS);
+} choice SEC(".maps");
+
 /* Counters read by the loader at exit (enum Stat in crates/scx/src/lib.rs). */
 enum {
 	ST_RT_ENQ, ST_FAIR_ENQ, ST_RT_DISPATCH, ST_FAIR_DISPATCH, ST_KICK_IDLE, ST_KICK_PREEMPT,
-	ST_NO_TARGET, ST_FAIR_RESCUE, ST_HEAP_FIND, ST_SCAN_FIND, ST_MAX
+	ST_NO_TARGET, ST_FAIR_RESCUE, ST_HEAP_FIND, ST_SCAN_FIND, ST_USER_KICK, ST_USER_MISS, ST_USER_MOVE_FAIL, ST_USER_BOOST, ST_MAX
 };
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -219,9 +249,14 @@ static __always_inline s32 scan_find(u64 dl)
 	return best;
 }
 
+/* A registered thread's slot. Registration takes effect when the thread switches to SCHED_EXT
+ * (policy 7): until then it is fair, so that a thread between its registration and that switch
+ * (it may hold the registry's lock) is never left waiting as a real-time thread. */
 static __always_inline struct rt_slot *slot_of(struct task_struct *p)
 {
 	u32 tid = p->pid;
+	if (p->policy != 7)
+		return NULL;
 	u32 *i = bpf_map_lookup_elem(&tid_slot, &tid);
 	if (!i)
 		return NULL;
@@ -274,9 +309,30 @@ void BPF_PROG(rtsched_enqueue, struct task_struct *p, u64 enq_flags)
 	u64 dl = s->abs_deadline;
 	s32 cpu;
 	stat(ST_RT_ENQ);
+	if (cfg.mode == MODE_USER) {
+		/* Wait for the decider; if it already chose a CPU for this thread, that CPU may
+		 * have looked for it before it woke: have it look again. */
+		s64 c = s->user_cpu;
+		if (s->critical) {
+			/* It holds (or waits for) the lock the decider needs: run it anywhere, first. */
+			stat(ST_USER_BOOST);
+			scx_bpf_dsq_insert(p, BOOST_DSQ, USER_SLICE_NS, enq_flags);
+			c = scx_bpf_pick_idle_cpu(p->cpus_ptr, 0);
+			if (c >= 0)
+				scx_bpf_kick_cpu(c, SCX_KICK_IDLE);
+			return;
+		}
+		scx_bpf_dsq_insert(p, USER_DSQ, USER_SLICE_NS, enq_flags);
+		if (c >= 0 && c < MAX_CPUS && c < cfg.nr_cpus)
+			scx_bpf_kick_cpu(c, SCX_KICK_PREEMPT);
+		return;
+	}
 	if (cfg.mode == MODE_PEDF && s->cpu >= 0 && s->cpu < MAX_CPUS) {
 		cpu = s->cpu;
 		scx_bpf_dsq_insert_vtime(p, PCPU_DSQ + cpu, SCX_SLICE_INF, dl, enq_flags);
+		u32 tid = p->pid;
+		if (bpf_map_delete_elem(&rescued, &tid) == 0)
+			return;
 		if (scx_bpf_test_and_clear_cpu_idle(cpu)) {
 			stat(ST_KICK_IDLE);
 			scx_bpf_kick_cpu(cpu, SCX_KICK_IDLE);
@@ -288,6 +344,9 @@ void BPF_PROG(rtsched_enqueue, struct task_struct *p, u64 enq_flags)
 		return;
 	}
 	scx_bpf_dsq_insert_vtime(p, EDF_DSQ, SCX_SLICE_INF, dl, enq_flags);
+	u32 tid = p->pid;
+	if (bpf_map_delete_elem(&rescued, &tid) == 0)
+		return;
 	/* An idle CPU first (claimed, so two wake-ups do not pick the same one) ... */
 	cpu = scx_bpf_pick_idle_cpu(p->cpus_ptr, 0);
 	if (cpu >= 0) {
@@ -306,12 +365,67 @@ void BPF_PROG(rtsched_enqueue, struct task_struct *p, u64 enq_flags)
 	}
 }
 
+/* User-space mode: move the thread the decider chose for `cpu` from USER_DSQ to this CPU. */
+static __always_inline bool dispatch_choice(s32 cpu)
+{
+	u32 k = I(cpu);
+	u64 *want = bpf_map_lookup_elem(&choice, &k);
+	struct bpf_iter_scx_dsq it;
+	struct task_struct *p;
+	bool moved = false;
+	if (!want || !*want)
+		return false;
+	u32 tid = *want;
+	if (bpf_iter_scx_dsq_new(&it, USER_DSQ, 0) == 0) {
+		while ((p = bpf_iter_scx_dsq_next(&it))) {
+			if (p->pid == tid) {
+				moved = scx_bpf_dsq_move(&it, p, SCX_DSQ_LOCAL, 0);
+				if (!moved)
+					stat(ST_USER_MOVE_FAIL);
+				break;
+			}
+		}
+	}
+	bpf_iter_scx_dsq_destroy(&it);
+	stat(moved ? ST_RT_DISPATCH : ST_USER_MISS);
+	return moved;
+}
+
+/* User-space mode: the decider kicks a CPU whose choice changed (BPF_PROG_TEST_RUN). */
+struct kick_args {
+	s32 cpu;
+	u32 pad;
+};
+
+SEC("syscall")
+int rtsched_kick(struct kick_args *a)
+{
+	s32 cpu = a->cpu;
+	if (cpu < 0 || cpu >= MAX_CPUS || cpu >= cfg.nr_cpus)
+		return -22;
+	stat(ST_USER_KICK);
+	/* A kick of the calling CPU (the decider's own) does nothing: the thread the decider
+	 * displaced there resumes when it sleeps, and gives its CPU up at the end of its slice
+	 * (USER_SLICE_NS), when dispatch() runs the choice. */
+	scx_bpf_kick_cpu(cpu, SCX_KICK_PREEMPT);
+	return 0;
+}
+
 SEC("struct_ops/rtsched_dispatch")
 void BPF_PROG(rtsched_dispatch, s32 cpu, struct task_struct *prev)
 {
 	if (fair_starving() && scx_bpf_dsq_move_to_local(FAIR_DSQ)) {
 		stat(ST_FAIR_RESCUE);
 		stat(ST_FAIR_DISPATCH);
+		return;
+	}
+	if (cfg.mode == MODE_USER) {
+		if (scx_bpf_dsq_move_to_local(BOOST_DSQ))
+			return;
+		if (dispatch_choice(cpu))
+			return;
+		if (scx_bpf_dsq_move_to_local(FAIR_DSQ))
+			stat(ST_FAIR_DISPATCH);
 		return;
 	}
 	u64 dsq = cfg.mode == MODE_PEDF ? PCPU_DSQ + (u64)cpu : EDF_DSQ;
@@ -339,7 +453,7 @@ void BPF_PROG(rtsched_running, struct task_struct *p)
 	}
 	if (cpu >= 0 && cpu < MAX_CPUS)
 		running_dl[I(cpu)] = dl;
-	if (cfg.mode != MODE_PEDF && !cfg.linear)
+	if (cfg.mode == MODE_GEDF && !cfg.linear)
 		cpudl_set(cpu, dl);
 }
 
@@ -355,9 +469,14 @@ void BPF_PROG(rtsched_stopping, struct task_struct *p, bool runnable)
 SEC("struct_ops/rtsched_tick")
 void BPF_PROG(rtsched_tick, struct task_struct *p)
 {
-	/* A real-time job has an infinite slice: end it if the fair queue starves. */
-	if (p->scx.slice == SCX_SLICE_INF && fair_starving())
+	/* A real-time job has an infinite slice: end it if the fair queue starves. Its
+	 * enqueue() then only queues it (it must not preempt another CPU: it gave its own up). */
+	if (p->scx.slice == SCX_SLICE_INF && fair_starving()) {
+		u32 tid = p->pid;
+		u8 one = 1;
+		bpf_map_update_elem(&rescued, &tid, &one, BPF_ANY);
 		p->scx.slice = 0;
+	}
 }
 
 SEC("struct_ops/rtsched_update_idle")
@@ -366,7 +485,7 @@ void BPF_PROG(rtsched_update_idle, s32 cpu, bool idle)
 	if (!idle || cpu < 0 || cpu >= MAX_CPUS)
 		return;
 	running_dl[I(cpu)] = NO_RT;
-	if (cfg.mode != MODE_PEDF && !cfg.linear)
+	if (cfg.mode == MODE_GEDF && !cfg.linear)
 		cpudl_set(cpu, NO_RT);
 }
 
@@ -397,6 +516,12 @@ s32 BPF_PROG(rtsched_init)
 	if (err)
 		return err;
 	err = scx_bpf_create_dsq(FAIR_DSQ, -1);
+	if (err)
+		return err;
+	err = scx_bpf_create_dsq(USER_DSQ, -1);
+	if (err)
+		return err;
+	err = scx_bpf_create_dsq(BOOST_DSQ, -1);
 	if (err)
 		return err;
 	for (u32 c = 0; c < MAX_CPUS && c < cfg.nr_cpus; c++) {

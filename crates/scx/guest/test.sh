@@ -7,7 +7,8 @@
 # (qemu, clang-19, busybox-static, libelf/libbpf headers) and fetches the pinned kernel packages
 # into target/scx-guest without touching the system's apt sources. Elsewhere it says why it
 # skips. RTSCHED_GUEST_QUICK=1 only loads the programs through the verifier (a development
-# aid). The guest runs under TCG (no usable KVM here): timing in it means nothing, order does.
+# aid), RTSCHED_GUEST_ONLY=BACKEND runs that backend's order check alone, with its intervals.
+# The guest runs under TCG (no usable KVM here): timing in it means nothing, order does.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../../.." && pwd)
 W=$ROOT/target/scx-guest
@@ -44,7 +45,10 @@ if [ ! -s "$W/vmlinuz" ] || [ ! -s "$W/include/vmlinux.h" ]; then
 fi
 
 echo "kernel test: building the scheduler and the guest's programs"
-(cd "$ROOT" && RTSCHED_VMLINUX_H="$W/include/vmlinux.h" cargo build -q --release -p rtsched-scx --bins)
+export RTSCHED_VMLINUX_H="$W/include/vmlinux.h"
+(cd "$ROOT" && cargo build -q --release -p rtsched-scx --bins)
+# Host-side tests: the object's maps and layouts agree with the Rust side, refusals are clear.
+(cd "$ROOT" && cargo test -q --release -p rtsched-scx 2>&1 | grep -E "^test result|FAILED|panicked" ) || { echo "kernel test: host-side tests FAILED"; exit 1; }
 
 # The initramfs: busybox, our programs and the shared libraries they need, the task sets.
 R="$W/root"; rm -rf "$R"; mkdir -p "$R"/{bin,sbin,proc,sys,dev,tmp,t,etc}
@@ -59,19 +63,24 @@ cp "$ROOT/crates/scx/guest/init" "$R/init"; chmod +x "$R/init"
 (cd "$R" && find . | cpio -o -H newc --quiet | gzip -1) > "$W/initrd.cpio.gz"
 
 boot() {
-    timeout 480 qemu-system-x86_64 -accel tcg,thread=single -cpu max -smp 2 -m 1G -nographic -no-reboot \
+    timeout 480 qemu-system-x86_64 -accel tcg,thread=${RTSCHED_TCG_THREAD:-single} -cpu max -smp 2 -m 1G -nographic -no-reboot \
         -kernel "$W/vmlinuz" -initrd "$W/initrd.cpio.gz" \
-        -append "console=ttyS0 panic=-1 quiet loglevel=4 rdinit=/init${RTSCHED_GUEST_QUICK:+ rtsched_quick}" > "$1" 2>&1 || true
+        -append "console=ttyS0 panic=-1 quiet loglevel=4 rdinit=/init${RTSCHED_GUEST_QUICK:+ rtsched_quick}${RTSCHED_GUEST_ONLY:+ rtsched_only=$RTSCHED_GUEST_ONLY}" > "$1" 2>&1 || true
 }
 LOG="$W/console.log"
 boot "$LOG"
-# A panicked guest still makes qemu exit 0: judge by the guest's end marker, retry a boot once.
-if ! grep -q "^GUEST-END" "$LOG"; then
-    echo "kernel test: no end marker (panic: $(grep -c 'Kernel panic' "$LOG" || true)); booting once more"
-    cp "$LOG" "$W/console.1.log"
+# A panicked guest still makes qemu exit 0: judge by the guest's end marker, and retry a boot
+# that did not finish once (single-threaded TCG, the default, has not been seen to panic;
+# RTSCHED_TCG_THREAD=multi times far better but panics now and then while the kernel patches
+# its static keys at a scheduler's load or unload: that is what a retry is for).
+for n in 1 2; do
+    grep -q "^GUEST-END" "$LOG" && break
+    echo "kernel test: no end marker (panic: $(grep -c 'Kernel panic' "$LOG" || true)); booting again"
+    cp "$LOG" "$W/console.$n.log"
     boot "$LOG"
-fi
-tr -d '\r' < "$LOG" | grep -E "^(CHECK|verified|sim |real |stats )" || true
+    [ "${RTSCHED_TCG_THREAD:-single}" = multi ] || break
+done
+tr -d '\r' < "$LOG" | grep -E "^(CHECK|NOTE|verified|sim |real |stats )" || true
 pass=$(tr -d '\r' < "$LOG" | grep -cE "^CHECK .* ok( |$)" || true)
 fail=$(tr -d '\r' < "$LOG" | grep -cE "^CHECK .* FAIL" || true)
 ended=$(tr -d '\r' < "$LOG" | grep -c "^GUEST-END" || true)

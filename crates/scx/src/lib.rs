@@ -23,6 +23,8 @@ pub enum Mode {
     Gedf { linear: bool },
     /// Partitioned EDF: each registered thread names its CPU.
     Pedf,
+    /// User space decides: BPF dispatches the thread a decider wrote into `choice`.
+    User,
 }
 
 impl Mode {
@@ -31,7 +33,8 @@ impl Mode {
             "gedf" => Ok(Mode::Gedf { linear: false }),
             "gedf-linear" => Ok(Mode::Gedf { linear: true }),
             "pedf" => Ok(Mode::Pedf),
-            o => Err(format!("unknown mode '{o}' (known: gedf, gedf-linear, pedf)")),
+            "user" => Ok(Mode::User),
+            o => Err(format!("unknown mode '{o}' (known: gedf, gedf-linear, pedf, user)")),
         }
     }
     pub fn name(self) -> &'static str {
@@ -39,6 +42,7 @@ impl Mode {
             Mode::Gedf { linear: false } => "gedf",
             Mode::Gedf { linear: true } => "gedf-linear",
             Mode::Pedf => "pedf",
+            Mode::User => "user",
         }
     }
 }
@@ -56,8 +60,25 @@ pub struct Config {
 }
 
 /// The BPF program's counters, in the order of its `stats` map.
-pub const STATS: [&str; 10] =
-    ["rt_enqueues", "fair_enqueues", "rt_dispatches", "fair_dispatches", "kick_idle", "kick_preempt", "no_target", "fair_rescues", "heap_finds", "scan_finds"];
+pub const STATS: [&str; 14] = [
+    "rt_enqueues",
+    "fair_enqueues",
+    "rt_dispatches",
+    "fair_dispatches",
+    "kick_idle",
+    "kick_preempt",
+    "no_target",
+    "fair_rescues",
+    "heap_finds",
+    "scan_finds",
+    "user_kicks",
+    "user_misses",
+    "user_move_failures",
+    "user_boosts",
+];
+
+/// What the loader pins under its directory for the threads that register and the decider.
+pub const PINNED_MAPS: [&str; 3] = ["slots", "tid_slot", "choice"];
 
 pub struct Options {
     pub mode: Mode,
@@ -72,7 +93,7 @@ pub struct Options {
 
 impl Default for Options {
     fn default() -> Self {
-        Options { mode: Mode::Gedf { linear: false }, fair_starve_ns: 100_000_000, fair_slice_ns: 2_000_000, pin: None, attach: true }
+        Options { mode: Mode::Gedf { linear: false }, fair_starve_ns: 1_000_000_000, fair_slice_ns: 2_000_000, pin: None, attach: true }
     }
 }
 
@@ -123,6 +144,7 @@ impl Loaded {
             mode: match o.mode {
                 Mode::Gedf { .. } => 0,
                 Mode::Pedf => 1,
+                Mode::User => 2,
             },
             linear: matches!(o.mode, Mode::Gedf { linear: true }) as u32,
             nr_cpus: online_cpus(),
@@ -146,13 +168,19 @@ impl Loaded {
         }
         let obj = open.load().map_err(|e| format!("the kernel refused the BPF scheduler: {e}"))?;
         let mut loaded = Loaded { obj, link: None, pin: None };
+        loaded.associate_kick();
         if let Some(dir) = &o.pin {
             std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {} (is a bpffs mounted at /sys/fs/bpf?): {e}", dir.display()))?;
             loaded.pin = Some(dir.clone());
             for mut m in loaded.obj.maps_mut() {
                 let name = m.name().to_string_lossy().to_string();
-                if name == "slots" || name == "tid_slot" {
+                if PINNED_MAPS.contains(&name.as_str()) {
                     m.pin(dir.join(&name)).map_err(|e| format!("cannot pin {name} under {}: {e}", dir.display()))?;
+                }
+            }
+            for mut p in loaded.obj.progs_mut() {
+                if p.name() == "rtsched_kick" {
+                    p.pin(dir.join("kick")).map_err(|e| format!("cannot pin the kick program under {}: {e}", dir.display()))?;
                 }
             }
         }
@@ -167,6 +195,21 @@ impl Loaded {
             }
         }
         Ok(loaded)
+    }
+
+    /// Associate the syscall program rtsched_kick with the scheduler's struct_ops map: on
+    /// kernels that can run several sched_ext schedulers (7.x), a sched_ext kfunc called from a
+    /// program outside the struct_ops (the decider's kick) acts for the scheduler its program is
+    /// associated with. Older kernels have no such command and need none.
+    fn associate_kick(&self) {
+        let Some(ops) = self.obj.maps().find(|m| m.name() == "rtsched_ops") else { return };
+        let Some(kick) = self.obj.progs().find(|p| p.name() == "rtsched_kick") else { return };
+        let mut opts = libbpf_sys::bpf_prog_assoc_struct_ops_opts { sz: std::mem::size_of::<libbpf_sys::bpf_prog_assoc_struct_ops_opts>() as _, ..Default::default() };
+        // SAFETY: two live descriptors of this object and a sized options struct.
+        let r = unsafe { libbpf_sys::bpf_prog_assoc_struct_ops(kick.as_fd().as_raw_fd(), ops.as_fd().as_raw_fd(), &mut opts) };
+        if r != 0 && r != -libc::EINVAL && r != -libc::EOPNOTSUPP {
+            eprintln!("rtsched-scx: warning: cannot associate the kick program with the scheduler ({r}); user-space decisions may wait for the next scheduling event");
+        }
     }
 
     /// The verifier's work per program.
@@ -220,7 +263,7 @@ impl Drop for Loaded {
     fn drop(&mut self) {
         self.link.take();
         if let Some(dir) = self.pin.take() {
-            for n in ["slots", "tid_slot"] {
+            for n in PINNED_MAPS.iter().chain(&["kick"]) {
                 let _ = std::fs::remove_file(dir.join(n));
             }
             let _ = std::fs::remove_dir(&dir);
@@ -239,5 +282,62 @@ pub fn wait_state(want: &str, ms: u64) -> bool {
             return false;
         }
         std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn modes_parse_and_name_themselves() {
+        for m in ["gedf", "gedf-linear", "pedf", "user"] {
+            assert_eq!(Mode::parse(m).unwrap().name(), m);
+        }
+        assert!(Mode::parse("edf").unwrap_err().contains("known: gedf, gedf-linear, pedf, user"));
+    }
+
+    /// The BPF object and the Rust side agree on what they share: the config in .rodata, the
+    /// registry slot, the counters. (Opening an object needs no kernel support.)
+    #[test]
+    fn the_object_and_the_rust_layouts_agree() {
+        let Some(bytes) = OBJECT else {
+            eprintln!("not checked: {}", option_env!("RTSCHED_BPF_MISSING").unwrap_or("no BPF object"));
+            return;
+        };
+        use libbpf_rs::AsRawLibbpf;
+        let open = ObjectBuilder::default().open_memory(bytes).unwrap();
+        let mut seen = Vec::new();
+        for m in open.maps() {
+            let name = m.name().to_string_lossy().to_string();
+            let raw = m.as_libbpf_object().as_ptr();
+            // SAFETY: `raw` is a live map of the open object.
+            let (key, value) = unsafe { (libbpf_sys::bpf_map__key_size(raw), libbpf_sys::bpf_map__value_size(raw)) };
+            match name.as_str() {
+                n if n.ends_with(".rodata") => assert_eq!(m.initial_value().unwrap().len(), std::mem::size_of::<Config>()),
+                "slots" => {
+                    assert_eq!(value as usize, std::mem::size_of::<rtsched_linux::scx::Slot>());
+                    assert_eq!(m.max_entries() as usize, rtsched_linux::scx::MAX_SLOTS);
+                }
+                "tid_slot" => assert_eq!((key, value), (4, 4)),
+                "stats" => assert_eq!(m.max_entries() as usize, STATS.len()),
+                "exit_info" => assert_eq!(value, 400),
+                _ => {}
+            }
+            seen.push(name);
+        }
+        for want in ["slots", "tid_slot", "choice", "stats", "exit_info", "cpudl_map", "rtsched_ops"] {
+            assert!(seen.iter().any(|s| s == want), "{want} missing from {seen:?}");
+        }
+    }
+
+    #[test]
+    fn a_kernel_without_sched_ext_is_refused_with_a_reason() {
+        if std::path::Path::new(STATE).exists() {
+            return;
+        }
+        let e = Loaded::load(&Options::default()).err().unwrap();
+        assert!(e.contains("CONFIG_SCHED_CLASS_EXT") || e.contains("no BPF scheduler"), "{e}");
+        assert!(e.contains("Nothing was") || e.contains("no BPF scheduler"), "{e}");
     }
 }

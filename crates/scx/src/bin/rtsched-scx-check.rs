@@ -17,7 +17,10 @@ use rtsched_model::{parse_taskset, Format};
 /// job has a segment before and one after. (The real run's intervals are also cut where the
 /// guest's virtual CPU was not run by the emulator; those cuts are not preemptions.)
 fn segments(r: &RunResult, names: &[String]) -> Vec<(u64, String, u64)> {
-    let iv: Vec<_> = r.intervals.iter().filter(|i| i.thread == 0).collect();
+    // Counted jobs only (released before the end of the run; later ones may run as
+    // interference in one driver and not the other).
+    let counted: std::collections::HashSet<(u32, u64)> = r.jobs.iter().map(|j| (j.task, j.job)).collect();
+    let iv: Vec<_> = r.intervals.iter().filter(|i| i.thread == 0 && counted.contains(&(i.task, i.job))).collect();
     let mut jobs: std::collections::BTreeMap<(u32, u64), Vec<_>> = Default::default();
     for i in &iv {
         jobs.entry((i.task, i.job)).or_default().push(*i);
@@ -43,6 +46,12 @@ fn order(file: &str, backend: &str, sim: &str) -> bool {
     let ts = parse_taskset(&text, Format::Yaml, file).unwrap_or_else(|e| panic!("{e}"));
     let names: Vec<String> = ts.tasks.iter().map(|t| t.name.clone()).collect();
     let simulated = rtsched_sim::simulate(&ts, sim, true).unwrap_or_else(|e| panic!("{e}"));
+    // A first run warms the emulator up: TCG translates code the first time it runs it, which
+    // delays the first decisions of a run by tens of milliseconds (more in user-space mode,
+    // whose decider runs the ledger and the policy). Its result is shown, not checked.
+    if let Ok(w) = run(&ts, backend, &RunOptions::default()) {
+        println!("warm-up {backend}: {} of {} jobs missed", w.jobs.iter().filter(|j| j.missed).count(), w.jobs.len());
+    }
     let real = match run(&ts, backend, &RunOptions { record_intervals: true, ..Default::default() }) {
         Ok(r) => r,
         Err(e) => {
@@ -55,6 +64,11 @@ fn order(file: &str, backend: &str, sim: &str) -> bool {
     println!("sim  {sim}: {}", fmt(&a));
     println!("real {backend}: {}", fmt(&b));
     let keys = |v: &[(u64, String, u64)]| v.iter().map(|(_, n, j)| (n.clone(), *j)).collect::<Vec<_>>();
+    if std::env::var_os("RTSCHED_CHECK_VERBOSE").is_some() {
+        for i in &real.intervals {
+            println!("interval {}{} thread {} cpu {} {:.3}-{:.3} ms", names[i.task as usize], i.job, i.thread, i.cpu, i.start as f64 / 1e6, i.end as f64 / 1e6);
+        }
+    }
     let misses = real.jobs.iter().filter(|j| j.missed).count();
     let stats: Vec<String> = real.measurements.iter().filter(|(k, _)| k.starts_with("scx.")).map(|(k, v)| format!("{k}={v}")).collect();
     println!("stats {backend}: {}", stats.join(" "));

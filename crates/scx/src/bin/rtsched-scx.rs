@@ -1,6 +1,6 @@
 //! rtsched-scx: load rtsched's sched_ext scheduler.
 //!
-//!   rtsched-scx load [--mode gedf|gedf-linear|pedf] [--pin DIR] [--stdin] [--fair-starve-ms N]
+//!   rtsched-scx load [--mode gedf|gedf-linear|pedf|user] [--pin DIR] [--stdin] [--fair-starve-ms N]
 //!       attach it; print "ready"; run until SIGINT/SIGTERM (or, with --stdin, until standard
 //!       input closes); then print the counters and detach.
 //!   rtsched-scx verify [--mode M]   load without attaching; print the verifier's counts
@@ -20,7 +20,7 @@ extern "C" fn on_signal(_: libc::c_int) {
 }
 
 fn usage(msg: &str) -> ! {
-    eprintln!("rtsched-scx: {msg}\nusage: rtsched-scx load [--mode gedf|gedf-linear|pedf] [--pin DIR] [--stdin] [--fair-starve-ms N]\n       rtsched-scx verify [--mode M]\n       rtsched-scx state");
+    eprintln!("rtsched-scx: {msg}\nusage: rtsched-scx load [--mode gedf|gedf-linear|pedf|user] [--pin DIR] [--stdin] [--fair-starve-ms N]\n       rtsched-scx verify [--mode M]\n       rtsched-scx state");
     std::process::exit(2)
 }
 
