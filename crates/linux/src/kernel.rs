@@ -425,7 +425,10 @@ impl ScxSlot {
 }
 
 impl Drop for ScxSlot {
+    /// Run on the registered thread as it ends: fair again first, so that it never waits as a
+    /// real-time thread behind others while it holds the registry's lock.
     fn drop(&mut self) {
+        let _ = sys::set_other(sys::gettid());
         self.registry.unregister(self.slot);
     }
 }
