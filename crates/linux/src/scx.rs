@@ -287,7 +287,7 @@ pub fn state() -> Result<String, String> {
     match std::fs::read_to_string(STATE) {
         Ok(s) => Ok(s.trim().to_string()),
         Err(_) => Err(format!(
-            "this kernel has no sched_ext ({STATE} does not exist): kernel:scx-* needs Linux 6.12 or later built with CONFIG_SCHED_CLASS_EXT (see docs/kernel.md). Nothing was run."
+            "this kernel has no sched_ext ({STATE} does not exist): kernel:scx-* needs Linux 6.13 or later built with CONFIG_SCHED_CLASS_EXT (see docs/kernel.md). Nothing was run."
         )),
     }
 }
