@@ -768,6 +768,37 @@ pub fn run_scx(ts: &TaskSet, spec: &str, opts: &RunOptions) -> Result<RunResult,
     Ok(r)
 }
 
+/// Start a thread that executes entities (a CPU's worker, or a lane thread); a panic in it
+/// stops the run with `who` named. False if the thread could not be started.
+fn spawn_executor(
+    sh: &Arc<Shared>,
+    handles: &mut Vec<std::thread::JoinHandle<(u64, u64)>>,
+    name: String,
+    who: String,
+    f: impl FnOnce(&Shared) -> (u64, u64) + Send + 'static,
+) -> bool {
+    let sh2 = sh.clone();
+    let who2 = who.clone();
+    let h = std::thread::Builder::new().name(name).spawn(move || match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(&sh2))) {
+        Ok(c) => c,
+        Err(p) => {
+            let msg = p.downcast_ref::<String>().cloned().or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string())).unwrap_or_default();
+            sh2.fail(format!("{who2} panicked: {msg}; every thread was stopped"));
+            (0, 0)
+        }
+    });
+    match h {
+        Ok(h) => {
+            handles.push(h);
+            true
+        }
+        Err(e) => {
+            sh.fail(format!("cannot start a thread ({who}): {e}"));
+            false
+        }
+    }
+}
+
 fn run_on(ts: &TaskSet, policy: Box<dyn Policy>, opts: &RunOptions, scx: Option<ScxLanes>) -> Result<RunResult, RunError> {
     let m = ts.platform.cpus as usize;
     let label = policy.name();
@@ -819,22 +850,8 @@ fn run_on(ts: &TaskSet, policy: Box<dyn Policy>, opts: &RunOptions, scx: Option<
     // kernel:scx:POLICY: one kernel thread per lane instead of one worker per CPU.
     if let Some(x) = &sh.scx {
         for k in 0..x.lanes.len() {
-            let sh2 = sh.clone();
-            let h = std::thread::Builder::new().name(format!("rtsched-lane{k}")).spawn(move || {
-                match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| lane_worker(&sh2, k))) {
-                    Ok(c) => c,
-                    Err(_) => {
-                        sh2.fail(format!("lane thread {k} panicked; every thread was stopped"));
-                        (0, 0)
-                    }
-                }
-            });
-            match h {
-                Ok(h) => handles.push(h),
-                Err(e) => {
-                    sh.fail(format!("cannot start a task thread: {e}"));
-                    break;
-                }
+            if !spawn_executor(&sh, &mut handles, format!("rtsched-lane{k}"), format!("lane thread {k}"), move |sh| lane_worker(sh, k)) {
+                break;
             }
         }
     }
@@ -850,23 +867,8 @@ fn run_on(ts: &TaskSet, policy: Box<dyn Policy>, opts: &RunOptions, scx: Option<
         }
     }
     for cpu in 0..if sh.scx.is_some() { 0 } else { m } {
-        let sh2 = sh.clone();
-        let h = std::thread::Builder::new().name(format!("rtsched-cpu{cpu}")).spawn(move || {
-            match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| worker(&sh2, cpu))) {
-                Ok(c) => c,
-                Err(p) => {
-                    let msg = p.downcast_ref::<String>().cloned().or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string())).unwrap_or_default();
-                    sh2.fail(format!("worker for CPU {cpu} panicked: {msg}; every thread was stopped"));
-                    (0, 0)
-                }
-            }
-        });
-        match h {
-            Ok(h) => handles.push(h),
-            Err(e) => {
-                sh.fail(format!("cannot start a worker thread: {e}"));
-                break;
-            }
+        if !spawn_executor(&sh, &mut handles, format!("rtsched-cpu{cpu}"), format!("worker for CPU {cpu}"), move |sh| worker(sh, cpu)) {
+            break;
         }
     }
     let dec = if sh.model == GlobalModel::StopTheWorld {
