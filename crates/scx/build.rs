@@ -11,7 +11,9 @@ fn main() {
     println!("cargo:rerun-if-changed=bpf/rtsched.bpf.c");
     println!("cargo:rerun-if-env-changed=RTSCHED_CLANG");
     println!("cargo:rerun-if-env-changed=RTSCHED_VMLINUX_H");
+    println!("cargo:rerun-if-env-changed=RTSCHED_BPF_TRACE");
     println!("cargo:rustc-check-cfg=cfg(rtsched_bpf)");
+    println!("cargo:rustc-check-cfg=cfg(rtsched_bpf_trace)");
     let manifest = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap());
     let out = PathBuf::from(std::env::var("OUT_DIR").unwrap());
     let vmlinux = std::env::var_os("RTSCHED_VMLINUX_H")
@@ -32,8 +34,11 @@ fn main() {
         return;
     }
     let obj = out.join("rtsched.bpf.o");
+    // RTSCHED_BPF_TRACE=1: the user-space mode's trace lines (bpf_printk), a development aid.
+    let trace = std::env::var("RTSCHED_BPF_TRACE").is_ok_and(|v| v == "1");
     let status = Command::new(clang.unwrap())
         .args(["-g", "-O2", "-target", "bpf", "-D__TARGET_ARCH_x86", "-Wall", "-Wno-missing-declarations", "-Wno-unused-function"])
+        .args(trace.then_some("-DRTSCHED_TRACE"))
         .arg("-I")
         .arg(vmlinux.parent().unwrap())
         .arg("-c")
@@ -44,4 +49,7 @@ fn main() {
         .expect("run clang");
     assert!(status.success(), "clang failed to compile bpf/rtsched.bpf.c");
     println!("cargo:rustc-cfg=rtsched_bpf");
+    if trace {
+        println!("cargo:rustc-cfg=rtsched_bpf_trace");
+    }
 }

@@ -113,7 +113,7 @@ struct {
 /* Counters read by the loader at exit (enum Stat in crates/scx/src/lib.rs). */
 enum {
 	ST_RT_ENQ, ST_FAIR_ENQ, ST_RT_DISPATCH, ST_FAIR_DISPATCH, ST_KICK_IDLE, ST_KICK_PREEMPT,
-	ST_NO_TARGET, ST_FAIR_RESCUE, ST_HEAP_FIND, ST_SCAN_FIND, ST_USER_KICK, ST_USER_MISS, ST_USER_MOVE_FAIL, ST_USER_BOOST, ST_MAX
+	ST_NO_TARGET, ST_FAIR_RESCUE, ST_HEAP_FIND, ST_SCAN_FIND, ST_USER_KICK, ST_USER_MISS, ST_USER_MOVE_FAIL, ST_USER_BOOST, ST_USER_UNCHOSEN, ST_MAX
 };
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -135,6 +135,14 @@ struct {
 	__type(value, struct exit_rec);
 	__uint(max_entries, 1);
 } exit_info SEC(".maps");
+
+/* Development aid (RTSCHED_BPF_TRACE=1 at build time): the user-space mode's kicks, wake-ups and
+ * dispatches as bpf_printk lines in the kernel's trace buffer, beside sched_switch. */
+#ifdef RTSCHED_TRACE
+#define TRACE(...) bpf_printk(__VA_ARGS__)
+#else
+#define TRACE(...) do { } while (0)
+#endif
 
 static __always_inline void stat(u32 i)
 {
@@ -322,9 +330,19 @@ void BPF_PROG(rtsched_enqueue, struct task_struct *p, u64 enq_flags)
 				scx_bpf_kick_cpu(c, SCX_KICK_IDLE);
 			return;
 		}
+		TRACE("rtsched enq %d chosen-for %lld", p->pid, c);
+		if (c < 0 || c >= MAX_CPUS || c >= cfg.nr_cpus) {
+			/* Chosen for no CPU: it runs only to learn that and sleep again (a lane
+			 * woken to give its CPU up, or preempted and not chosen again). In USER_DSQ,
+			 * which only choices empty, it would stay runnable until the watchdog ejects
+			 * the scheduler; it waits with the fair tasks instead (dispatch_choice looks
+			 * there too, should it be chosen meanwhile). */
+			stat(ST_USER_UNCHOSEN);
+			enqueue_fair(p, enq_flags);
+			return;
+		}
 		scx_bpf_dsq_insert(p, USER_DSQ, USER_SLICE_NS, enq_flags);
-		if (c >= 0 && c < MAX_CPUS && c < cfg.nr_cpus)
-			scx_bpf_kick_cpu(c, SCX_KICK_PREEMPT);
+		scx_bpf_kick_cpu(c, SCX_KICK_PREEMPT);
 		return;
 	}
 	if (cfg.mode == MODE_PEDF && s->cpu >= 0 && s->cpu < MAX_CPUS) {
@@ -365,20 +383,17 @@ void BPF_PROG(rtsched_enqueue, struct task_struct *p, u64 enq_flags)
 	}
 }
 
-/* User-space mode: move the thread the decider chose for `cpu` from USER_DSQ to this CPU. */
-static __always_inline bool dispatch_choice(s32 cpu)
+/* User-space mode: move thread `tid` from `dsq` to this CPU, if it waits there. */
+static __always_inline bool move_tid(u64 dsq, u32 tid)
 {
-	u32 k = I(cpu);
-	u64 *want = bpf_map_lookup_elem(&choice, &k);
 	struct bpf_iter_scx_dsq it;
 	struct task_struct *p;
 	bool moved = false;
-	if (!want || !*want)
-		return false;
-	u32 tid = *want;
-	if (bpf_iter_scx_dsq_new(&it, USER_DSQ, 0) == 0) {
+	if (bpf_iter_scx_dsq_new(&it, dsq, 0) == 0) {
 		while ((p = bpf_iter_scx_dsq_next(&it))) {
 			if (p->pid == tid) {
+				/* With the slice of a chosen thread, wherever it waited. */
+				scx_bpf_dsq_move_set_slice(&it, USER_SLICE_NS);
 				moved = scx_bpf_dsq_move(&it, p, SCX_DSQ_LOCAL, 0);
 				if (!moved)
 					stat(ST_USER_MOVE_FAIL);
@@ -387,6 +402,23 @@ static __always_inline bool dispatch_choice(s32 cpu)
 		}
 	}
 	bpf_iter_scx_dsq_destroy(&it);
+	return moved;
+}
+
+/* User-space mode: move the thread the decider chose for `cpu` from USER_DSQ to this CPU. */
+static __always_inline bool dispatch_choice(s32 cpu)
+{
+	u32 k = I(cpu);
+	u64 *want = bpf_map_lookup_elem(&choice, &k);
+	bool moved;
+	if (!want || !*want)
+		return false;
+	u32 tid = *want;
+	moved = move_tid(USER_DSQ, tid);
+	/* Chosen while it waited, unchosen, with the fair tasks. */
+	if (!moved)
+		moved = move_tid(FAIR_DSQ, tid);
+	TRACE("rtsched dispatch cpu %d want %u moved %d", cpu, tid, moved);
 	stat(moved ? ST_RT_DISPATCH : ST_USER_MISS);
 	return moved;
 }
@@ -404,6 +436,13 @@ int rtsched_kick(struct kick_args *a)
 	if (cpu < 0 || cpu >= MAX_CPUS || cpu >= cfg.nr_cpus)
 		return -22;
 	stat(ST_USER_KICK);
+#ifdef RTSCHED_TRACE
+	{
+		u32 k = I(cpu);
+		u64 *w = bpf_map_lookup_elem(&choice, &k);
+		TRACE("rtsched kick %d choice %llu", cpu, w ? *w : 0);
+	}
+#endif
 	/* A kick of the calling CPU (the decider's own) does nothing: the thread the decider
 	 * displaced there resumes when it sleeps, and gives its CPU up at the end of its slice
 	 * (USER_SLICE_NS), when dispatch() runs the choice. */

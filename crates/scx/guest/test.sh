@@ -7,7 +7,8 @@
 # (qemu, clang-19, busybox-static, libelf/libbpf headers) and fetches the pinned kernel packages
 # into target/scx-guest without touching the system's apt sources. Elsewhere it says why it
 # skips. RTSCHED_GUEST_QUICK=1 only loads the programs through the verifier (a development
-# aid), RTSCHED_GUEST_ONLY=BACKEND runs that backend's order check alone, with its intervals.
+# aid), RTSCHED_GUEST_ONLY=BACKEND runs that backend's order check alone, with its intervals
+# (with RTSCHED_GUEST_TRACE=1 also the kernel's trace of it, with the scheduler's trace lines).
 # The guest runs under TCG (no usable KVM here): timing in it means nothing, order does.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../../.." && pwd)
@@ -46,6 +47,8 @@ fi
 
 echo "kernel test: building the scheduler and the guest's programs"
 export RTSCHED_VMLINUX_H="$W/include/vmlinux.h"
+# The trace aid needs the scheduler's trace lines compiled in (and out again next time).
+if [ -n "${RTSCHED_GUEST_TRACE:-}" ]; then export RTSCHED_BPF_TRACE=1; else unset RTSCHED_BPF_TRACE; fi
 (cd "$ROOT" && cargo build -q --release -p rtsched-scx --bins)
 # Host-side tests: the object's maps and layouts agree with the Rust side, refusals are clear.
 (cd "$ROOT" && cargo test -q --release -p rtsched-scx 2>&1 | grep -E "^test result|FAILED|panicked" ) || { echo "kernel test: host-side tests FAILED"; exit 1; }
@@ -65,7 +68,7 @@ cp "$ROOT/crates/scx/guest/init" "$R/init"; chmod +x "$R/init"
 boot() {
     timeout 480 qemu-system-x86_64 -accel tcg,thread=${RTSCHED_TCG_THREAD:-single} -cpu max -smp 2 -m 1G -nographic -no-reboot \
         -kernel "$W/vmlinuz" -initrd "$W/initrd.cpio.gz" \
-        -append "console=ttyS0 panic=-1 quiet loglevel=4 rdinit=/init${RTSCHED_GUEST_QUICK:+ rtsched_quick}${RTSCHED_GUEST_ONLY:+ rtsched_only=$RTSCHED_GUEST_ONLY}" > "$1" 2>&1 || true
+        -append "console=ttyS0 panic=-1 quiet loglevel=4 rdinit=/init${RTSCHED_GUEST_QUICK:+ rtsched_quick}${RTSCHED_GUEST_TRACE:+ rtsched_trace}${RTSCHED_GUEST_ONLY:+ rtsched_only=$RTSCHED_GUEST_ONLY}" > "$1" 2>&1 || true
 }
 LOG="$W/console.log"
 boot "$LOG"

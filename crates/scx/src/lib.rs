@@ -60,7 +60,7 @@ pub struct Config {
 }
 
 /// The BPF program's counters, in the order of its `stats` map.
-pub const STATS: [&str; 14] = [
+pub const STATS: [&str; 15] = [
     "rt_enqueues",
     "fair_enqueues",
     "rt_dispatches",
@@ -75,6 +75,7 @@ pub const STATS: [&str; 14] = [
     "user_misses",
     "user_move_failures",
     "user_boosts",
+    "user_unchosen",
 ];
 
 /// What the loader pins under its directory for the threads that register and the decider.
@@ -314,6 +315,8 @@ mod tests {
             // SAFETY: `raw` is a live map of the open object.
             let (key, value) = unsafe { (libbpf_sys::bpf_map__key_size(raw), libbpf_sys::bpf_map__value_size(raw)) };
             match name.as_str() {
+                // A trace build's bpf_printk formats follow the config (a global, first).
+                n if n.ends_with(".rodata") && cfg!(rtsched_bpf_trace) => assert!(m.initial_value().unwrap().len() >= std::mem::size_of::<Config>()),
                 n if n.ends_with(".rodata") => assert_eq!(m.initial_value().unwrap().len(), std::mem::size_of::<Config>()),
                 "slots" => {
                     assert_eq!(value as usize, std::mem::size_of::<rtsched_linux::scx::Slot>());
