@@ -171,6 +171,9 @@ impl Loaded {
         let mut loaded = Loaded { obj, link: None, pin: None };
         loaded.associate_kick();
         if let Some(dir) = &o.pin {
+            if o.attach {
+                remove_stale_pins(dir);
+            }
             std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {} (is a bpffs mounted at /sys/fs/bpf?): {e}", dir.display()))?;
             loaded.pin = Some(dir.clone());
             for mut m in loaded.obj.maps_mut() {
@@ -268,6 +271,28 @@ impl Drop for Loaded {
                 let _ = std::fs::remove_file(dir.join(n));
             }
             let _ = std::fs::remove_dir(&dir);
+        }
+    }
+}
+
+/// A loader killed outright (SIGKILL) cannot unpin: its maps stay pinned, and alive in the
+/// kernel, under `DIR` or a sibling `rtsched-PID` whose process is gone. Called once no
+/// scheduler is loaded (precheck), when no live loader can own them, before pinning anew.
+fn remove_stale_pins(dir: &Path) {
+    let remove = |d: &Path| {
+        for n in PINNED_MAPS.iter().chain(&["kick"]) {
+            let _ = std::fs::remove_file(d.join(n));
+        }
+        let _ = std::fs::remove_dir(d);
+    };
+    remove(dir);
+    let Some(parent) = dir.parent() else { return };
+    let Ok(entries) = std::fs::read_dir(parent) else { return };
+    for e in entries.flatten() {
+        let name = e.file_name().to_string_lossy().to_string();
+        let pid = name.strip_prefix("rtsched-").and_then(|p| p.parse::<u32>().ok());
+        if pid.is_some_and(|pid| !Path::new(&format!("/proc/{pid}")).exists()) {
+            remove(&e.path());
         }
     }
 }
