@@ -416,6 +416,8 @@ struct Ctx {
 struct ScxSlot {
     registry: Arc<crate::scx::Registry>,
     slot: usize,
+    tally: Arc<crate::scx::Tally>,
+    task: usize,
 }
 
 impl ScxSlot {
@@ -429,7 +431,7 @@ impl Drop for ScxSlot {
     /// real-time thread behind others while it holds the registry's lock.
     fn drop(&mut self) {
         let _ = sys::set_other(sys::gettid());
-        self.registry.unregister(self.slot);
+        self.tally.add(self.task, self.registry.unregister(self.slot));
     }
 }
 
@@ -694,6 +696,7 @@ struct Spawn {
     record: bool,
     /// kernel:scx-*: the registry, and this thread's lane (0: the task's own thread) and WCET.
     scx: Option<Arc<crate::scx::Registry>>,
+    scx_tally: Arc<crate::scx::Tally>,
     lane: usize,
     lane_wcet: Time,
 }
@@ -708,7 +711,7 @@ impl Spawn {
             let d = crate::scx::Declared { period: self.task.period, deadline: self.task.deadline, wcet: self.lane_wcet, cpu: cpu[self.ti] };
             set = match registry.register(tid, d) {
                 Ok(slot) => {
-                    let s = ScxSlot { registry: registry.clone(), slot };
+                    let s = ScxSlot { registry: registry.clone(), slot, tally: self.scx_tally.clone(), task: self.ti };
                     if self.lane > 0 {
                         self.team.scx_slots[self.lane - 1].store(slot + 1, Ordering::SeqCst);
                     }
@@ -1002,6 +1005,7 @@ pub fn run(ts: &TaskSet, plan: &KernelPlan, opts: &RunOptions) -> Result<RunResu
         )),
         None => None,
     };
+    let tally = Arc::new(crate::scx::Tally::new(n));
     // Before any thread starts: calibrate the memory work and probe the PMU (once per run).
     let workloads = work::Workloads::for_taskset(ts);
     let probe = perf::probe();
@@ -1027,6 +1031,7 @@ pub fn run(ts: &TaskSet, plan: &KernelPlan, opts: &RunOptions) -> Result<RunResu
             window: duration + drain,
             record: opts.record_intervals,
             scx: registry.clone(),
+            scx_tally: tally.clone(),
             lane,
             lane_wcet: wcets[lane],
         };
@@ -1094,8 +1099,9 @@ pub fn run(ts: &TaskSet, plan: &KernelPlan, opts: &RunOptions) -> Result<RunResu
         return Err(RunError::Input(msg));
     }
     let mut r = RunResult::new("kernel", &plan.label, ts);
-    for (k, v) in scx_stats.into_iter().flatten() {
-        r.measurements.insert(k, v);
+    if let Some(stats) = scx_stats {
+        r.measurements.extend(stats);
+        tally.report(&r.task_names, &mut r.measurements);
     }
     workloads.report(&mut r.measurements);
     perf::report(&probe, &mut r);

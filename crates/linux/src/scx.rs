@@ -253,15 +253,40 @@ impl Registry {
     }
 
     /// Leave the registry: the thread is fair again.
-    pub fn unregister(&self, slot: usize) {
+    /// Leave the registry; returns the slot's counters: times the thread was put on a CPU,
+    /// times its wake-ups kicked a CPU to preempt.
+    pub fn unregister(&self, slot: usize) -> (u64, u64) {
         let _l = self.lock();
         let s = self.slot(slot);
+        let counts = (s.runs.load(Ordering::Relaxed), s.kicks.load(Ordering::Relaxed));
         let key = s.tid.load(Ordering::Relaxed);
         let mut attr = [0u64; 10];
         attr[0] = self.tid_slot.as_raw_fd() as u64;
         attr[1] = &key as *const u32 as u64;
         let _ = bpf(BPF_MAP_DELETE_ELEM, &mut attr);
         s.tid.store(0, Ordering::Release);
+        counts
+    }
+}
+
+/// Per task, the sum of its threads' registry counters (runs, kicks), added as they leave.
+#[derive(Default)]
+pub struct Tally(Vec<[AtomicU64; 2]>);
+
+impl Tally {
+    pub fn new(tasks: usize) -> Tally {
+        Tally((0..tasks).map(|_| Default::default()).collect())
+    }
+    pub fn add(&self, task: usize, (runs, kicks): (u64, u64)) {
+        self.0[task][0].fetch_add(runs, Ordering::Relaxed);
+        self.0[task][1].fetch_add(kicks, Ordering::Relaxed);
+    }
+    /// `scx.task.NAME.runs` and `.kicks`, into a run's measurements.
+    pub fn report(&self, names: &[String], out: &mut std::collections::BTreeMap<String, f64>) {
+        for (t, name) in self.0.iter().zip(names) {
+            out.insert(format!("scx.task.{name}.runs"), t[0].load(Ordering::Relaxed) as f64);
+            out.insert(format!("scx.task.{name}.kicks"), t[1].load(Ordering::Relaxed) as f64);
+        }
     }
 }
 

@@ -193,6 +193,8 @@ struct Shared {
 /// SCHED_FIFO thread, above every SCHED_EXT thread.
 pub(crate) struct ScxLanes {
     pub registry: Arc<crate::scx::Registry>,
+    /// Per task, its lane threads' registry counters.
+    pub tally: Arc<crate::scx::Tally>,
     pub lanes: Vec<Lane>,
     /// First lane of each task (its lanes are consecutive, one per thread of its widest region).
     pub first: Vec<usize>,
@@ -644,7 +646,7 @@ fn lane_worker(sh: &Shared, k: usize) -> (u64, u64) {
     l.slot.store(slot as u64 + 1, Ordering::SeqCst);
     CRITICAL.with(|c| c.set(Some(&x.registry.slot(slot).critical as *const AtomicU64)));
     if let Err(e) = sys::set_ext(tid) {
-        x.registry.unregister(slot);
+        let _ = x.registry.unregister(slot);
         sh.fail(format!("cannot switch a task thread to SCHED_EXT: {e}"));
         return (0, 0);
     }
@@ -673,7 +675,7 @@ fn lane_worker(sh: &Shared, k: usize) -> (u64, u64) {
     // Back to the fair class before leaving the registry.
     CRITICAL.with(|c| c.set(None));
     let _ = sys::set_other(tid);
-    x.registry.unregister(slot);
+    x.tally.add(l.task, x.registry.unregister(slot));
     counters.read()
 }
 
@@ -759,12 +761,12 @@ pub fn run_scx(ts: &TaskSet, spec: &str, opts: &RunOptions) -> Result<RunResult,
             lanes.push(Lane { task: ti, period: t.period, deadline: t.deadline, wcet: w, ..Default::default() });
         }
     }
-    let r = run_on(ts, policy, opts, Some(ScxLanes { registry, lanes, first }));
+    let tally = Arc::new(crate::scx::Tally::new(ts.tasks.len()));
+    let r = run_on(ts, policy, opts, Some(ScxLanes { registry, tally: tally.clone(), lanes, first }));
     let stats = session.stop().map_err(RunError::Failed);
     let mut r = r?;
-    for (k, v) in stats? {
-        r.measurements.insert(k, v);
-    }
+    r.measurements.extend(stats?);
+    tally.report(&r.task_names, &mut r.measurements);
     Ok(r)
 }
 

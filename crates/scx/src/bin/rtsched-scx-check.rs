@@ -124,7 +124,7 @@ fn hog(secs: u64) -> bool {
             std::thread::sleep(std::time::Duration::from_nanos(t.saturating_sub(sys::mono_ns())));
             woke += 1;
         }
-        reg.unregister(slot);
+        let _ = reg.unregister(slot);
         woke
     });
     for h in hs {
