@@ -72,22 +72,56 @@ pub fn load_taskset(path: impl AsRef<Path>) -> Result<TaskSet, InputError> {
 
 /// Parse and validate task-set text; `source` names it in messages.
 pub fn parse_taskset(text: &str, format: Format, source: &str) -> Result<TaskSet, InputError> {
-    let root: Value = match format {
-        Format::Json => serde_json::from_str(text).map_err(|e| {
-            InputError::new(
-                source,
-                format!("line {} column {}: malformed JSON: {}", e.line(), e.column(), strip_pos(&e.to_string())),
-            )
-        })?,
-        Format::Yaml => serde_yaml_ng::from_str(text).map_err(|e| {
-            let msg = match e.location() {
-                Some(l) => format!("line {} column {}: malformed YAML: {}", l.line(), l.column(), strip_pos(&e.to_string())),
-                None => format!("malformed YAML: {e}"),
-            };
-            InputError::new(source, msg)
-        })?,
-    };
+    let root = read_document(text, format, source)?;
     Validator { file: source }.taskset(&root)
+}
+
+/// Read YAML or JSON text strictly ([`crate::strict`]): malformed text is reported at its
+/// position; a duplicate key, NaN, infinity or negative zero by the field that holds it (a
+/// task's by its name, as the validators do).
+pub(crate) fn read_document(text: &str, format: Format, source: &str) -> Result<Value, InputError> {
+    use crate::strict::{self, ReadError, Seg};
+    let what = match format {
+        Format::Json => "JSON",
+        Format::Yaml => "YAML",
+    };
+    let read = match format {
+        Format::Json => strict::from_json(text),
+        Format::Yaml => strict::from_yaml(text),
+    };
+    match read {
+        Ok(v) => Ok(v),
+        Err(ReadError::Malformed { line: Some(l), column: Some(c), message }) => {
+            // JSON has no NaN or infinity literals; say so rather than "expected value".
+            let at = text.lines().nth(l - 1).and_then(|t| t.get(c.saturating_sub(1)..)).unwrap_or("");
+            let special = ["NaN", "Infinity", "-Infinity"].into_iter().find(|w| at.starts_with(w));
+            let msg = match special {
+                Some(w) => format!("{w} is not a value rtsched accepts (JSON has no {w}; write a number)"),
+                None => format!("malformed {what}: {}", strip_pos(&message)),
+            };
+            Err(InputError::new(source, format!("line {l} column {c}: {msg}")))
+        }
+        Err(ReadError::Malformed { message, .. }) => Err(InputError::new(source, format!("malformed {what}: {message}"))),
+        Err(ReadError::Refused(r)) => {
+            // Under tasks[i]: name the task as the validators do (from a lenient reading).
+            let (ctx, rest) = match r.path.as_slice() {
+                [Seg::Key(t), Seg::Index(i), rest @ ..] if t == "tasks" && !rest.is_empty() => {
+                    let lenient: Option<Value> = match format {
+                        Format::Json => serde_json::from_str(text).ok(),
+                        Format::Yaml => serde_yaml_ng::from_str(text).ok(),
+                    };
+                    let name = lenient.as_ref().and_then(|v| v.get("tasks")?.get(*i)?.get("name")?.as_str().map(str::to_owned));
+                    let ctx = match name {
+                        Some(n) => format!("task '{n}' (tasks[{i}])"),
+                        None => format!("tasks[{i}]"),
+                    };
+                    (Some(ctx), rest)
+                }
+                path => (None, path),
+            };
+            Err(InputError { file: source.into(), context: ctx, field: Some(strict::path_string(rest)), message: r.problem.message() })
+        }
+    }
 }
 
 fn strip_pos(msg: &str) -> String {
@@ -413,9 +447,11 @@ impl<'a> Validator<'a> {
             }
         }
         let fixed = declared.then_some(resources.len());
+        // Names seen, by position: a scan of the tasks before each one made loading quadratic.
+        let mut seen: std::collections::HashMap<String, usize> = std::collections::HashMap::with_capacity(list.len());
         for (i, tv) in list.iter().enumerate() {
             let task = self.task(i, tv, &platform, &mut resources, fixed)?;
-            if let Some(j) = tasks.iter().position(|t| t.name == task.name) {
+            if let Some(j) = seen.insert(task.name.clone(), i) {
                 return Err(self.err(
                     Some(&format!("task '{}' (tasks[{i}])", task.name)),
                     Some("name"),
@@ -1346,6 +1382,42 @@ mod tests {
 
     fn yaml(s: &str) -> Result<TaskSet, InputError> {
         parse_taskset(s, Format::Yaml, "ts.yaml")
+    }
+
+    #[test]
+    fn duplicate_keys_nan_infinity_and_negative_zero_are_named() {
+        let msg = |t: &str| yaml(t).unwrap_err().to_string();
+        let head = "platform: {cpus: 2}\ntasks:\n";
+        assert_eq!(
+            msg(&format!("{head}  - {{name: cam, period: 10, wcet: 1, period: 5}}\n")),
+            "ts.yaml: task 'cam' (tasks[0]): field 'period': given twice in the same mapping (the second would silently replace the first)"
+        );
+        assert_eq!(
+            msg(&format!("{head}  - {{name: a, period: 10, wcet: 1}}\n  - {{name: b, period: 10, wcet: .nan}}\n")),
+            "ts.yaml: task 'b' (tasks[1]): field 'wcet': NaN (not a number) is not a value rtsched accepts"
+        );
+        assert_eq!(
+            msg(&format!("{head}  - {{name: a, period: .inf, wcet: 1}}\n")),
+            "ts.yaml: task 'a' (tasks[0]): field 'period': infinity is not a value rtsched accepts"
+        );
+        assert_eq!(
+            msg(&format!("{head}  - {{name: a, period: 10, wcet: 1, offset: -0.0}}\n")),
+            "ts.yaml: task 'a' (tasks[0]): field 'offset': negative zero (-0.0): write 0 if zero is meant"
+        );
+        assert_eq!(
+            msg(&format!("{head}  - {{name: a, period: 10, regions: [1, [2, -.inf]]}}\n")),
+            "ts.yaml: task 'a' (tasks[0]): field 'regions[1][1]': negative infinity is not a value rtsched accepts"
+        );
+        assert_eq!(msg("platform: {cpus: 2}\nplatform: {cpus: 4}\ntasks: []\n"), "ts.yaml: field 'platform': given twice in the same mapping (the second would silently replace the first)");
+        let json = |t: &str| parse_taskset(t, Format::Json, "ts.json").unwrap_err().to_string();
+        assert_eq!(
+            json(r#"{"platform": {"cpus": 2}, "tasks": [{"name": "a", "period": NaN, "wcet": 1}]}"#),
+            "ts.json: line 1 column 61: NaN is not a value rtsched accepts (JSON has no NaN; write a number)"
+        );
+        assert_eq!(
+            json(r#"{"platform": {"cpus": 2}, "tasks": [{"name": "a", "wcet": 1, "name": "b"}]}"#),
+            "ts.json: task 'b' (tasks[0]): field 'name': given twice in the same mapping (the second would silently replace the first)"
+        );
     }
 
     #[test]

@@ -5,6 +5,7 @@ pub mod file;
 pub mod overheads;
 pub mod program;
 pub mod results;
+pub mod strict;
 pub mod task;
 pub mod time;
 pub mod topology;

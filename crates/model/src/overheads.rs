@@ -158,7 +158,7 @@ pub fn load_profile(path: impl AsRef<Path>) -> Result<Profile, InputError> {
 }
 
 pub fn parse_profile(text: &str, source: &str) -> Result<Profile, InputError> {
-    let root: Value = serde_yaml_ng::from_str(text).map_err(|e| InputError::new(source, format!("malformed YAML: {e}")))?;
+    let root = crate::file::read_document(text, crate::file::Format::Yaml, source)?;
     let v = Validator::new(source);
     let top = v.object_of(&root, None, None)?;
     v.fields(top, PROFILE_FIELDS, None)?;

@@ -1,0 +1,252 @@
+//! Reading a YAML or JSON document into a `serde_json::Value`, strictly.
+//!
+//! serde_json's own `Value` keeps the last of two equal keys in a mapping without a word and
+//! turns a YAML `.nan` into null (reported downstream as "got nothing (null)"). A user who wrote
+//! `period: 10ms, …, period: 5ms` or `wcet: .nan` made a mistake that must be named. This
+//! visitor builds the same `Value` but stops at the first duplicate key, NaN, infinity or
+//! negative zero, and keeps the path to it (`tasks[3].period`) for the message. Written by hand:
+//! neither serde_json nor serde_yaml_ng offers a strict mode for these.
+
+use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
+use serde_json::{Map, Number, Value};
+use std::cell::RefCell;
+use std::fmt;
+
+/// One step of the path from the document's root.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Seg {
+    Key(String),
+    Index(usize),
+}
+
+/// What the strict reader refused, and where.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Problem {
+    DuplicateKey,
+    Nan,
+    Infinity { negative: bool },
+    NegativeZero,
+}
+
+impl Problem {
+    pub fn message(&self) -> String {
+        match self {
+            Problem::DuplicateKey => "given twice in the same mapping (the second would silently replace the first)".into(),
+            Problem::Nan => "NaN (not a number) is not a value rtsched accepts".into(),
+            Problem::Infinity { negative } => format!("{}infinity is not a value rtsched accepts", if *negative { "negative " } else { "" }),
+            Problem::NegativeZero => "negative zero (-0.0): write 0 if zero is meant".into(),
+        }
+    }
+}
+
+/// A refusal: the path (the last segment is the field), the problem.
+#[derive(Debug)]
+pub struct Refused {
+    pub path: Vec<Seg>,
+    pub problem: Problem,
+}
+
+/// Render a path as `tasks[3].regions[1].wcet`.
+pub fn path_string(path: &[Seg]) -> String {
+    let mut s = String::new();
+    for seg in path {
+        match seg {
+            Seg::Key(k) if s.is_empty() => s.push_str(k),
+            Seg::Key(k) => {
+                s.push('.');
+                s.push_str(k);
+            }
+            Seg::Index(i) => s.push_str(&format!("[{i}]")),
+        }
+    }
+    s
+}
+
+#[derive(Default)]
+struct State {
+    path: Vec<Seg>,
+    refused: Option<Refused>,
+}
+
+/// Marker message of the error that unwinds serde once `State::refused` is set.
+const REFUSED: &str = "rtsched: refused value";
+
+#[derive(Clone, Copy)]
+struct Seed<'s>(&'s RefCell<State>);
+
+impl<'s> Seed<'s> {
+    fn refuse<E: de::Error>(&self, problem: Problem, last: Option<Seg>) -> E {
+        let mut st = self.0.borrow_mut();
+        let mut path = st.path.clone();
+        path.extend(last);
+        st.refused.get_or_insert(Refused { path, problem });
+        E::custom(REFUSED)
+    }
+}
+
+impl<'de> DeserializeSeed<'de> for Seed<'_> {
+    type Value = Value;
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Seed<'_> {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("any YAML or JSON value")
+    }
+    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
+        Ok(Value::Bool(v))
+    }
+    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
+        Ok(Value::Number(v.into()))
+    }
+    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
+        Ok(Value::Number(v.into()))
+    }
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Value, E> {
+        if v.is_nan() {
+            return Err(self.refuse(Problem::Nan, None));
+        }
+        if v.is_infinite() {
+            return Err(self.refuse(Problem::Infinity { negative: v < 0.0 }, None));
+        }
+        if v == 0.0 && v.is_sign_negative() {
+            return Err(self.refuse(Problem::NegativeZero, None));
+        }
+        Ok(Number::from_f64(v).map_or(Value::Null, Value::Number))
+    }
+    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
+        Ok(Value::String(v.to_owned()))
+    }
+    fn visit_string<E>(self, v: String) -> Result<Value, E> {
+        Ok(Value::String(v))
+    }
+    fn visit_none<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_some<D: de::Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+        d.deserialize_any(self)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(4096));
+        loop {
+            self.0.borrow_mut().path.push(Seg::Index(out.len()));
+            let next = seq.next_element_seed(self);
+            self.0.borrow_mut().path.pop();
+            match next? {
+                Some(v) => out.push(v),
+                None => return Ok(Value::Array(out)),
+            }
+        }
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let mut out = Map::new();
+        while let Some(k) = map.next_key::<String>()? {
+            if out.contains_key(&k) {
+                return Err(self.refuse(Problem::DuplicateKey, Some(Seg::Key(k))));
+            }
+            self.0.borrow_mut().path.push(Seg::Key(k.clone()));
+            let v = map.next_value_seed(self);
+            self.0.borrow_mut().path.pop();
+            out.insert(k, v?);
+        }
+        Ok(Value::Object(out))
+    }
+}
+
+/// How reading a document failed: a value the strict reader refused, or malformed text
+/// (serde's own message, with its position when it has one).
+pub enum ReadError {
+    Refused(Refused),
+    Malformed { line: Option<usize>, column: Option<usize>, message: String },
+}
+
+fn finish<E: fmt::Display>(st: RefCell<State>, r: Result<Value, E>, pos: impl FnOnce(&E) -> Option<(usize, usize)>) -> Result<Value, ReadError> {
+    match r {
+        Ok(v) => Ok(v),
+        Err(e) => match st.into_inner().refused {
+            Some(refused) => Err(ReadError::Refused(refused)),
+            None => {
+                let (line, column) = pos(&e).map_or((None, None), |(l, c)| (Some(l), Some(c)));
+                Err(ReadError::Malformed { line, column, message: e.to_string() })
+            }
+        },
+    }
+}
+
+/// Read YAML text strictly.
+pub fn from_yaml(text: &str) -> Result<Value, ReadError> {
+    let st = RefCell::new(State::default());
+    let r = Seed(&st).deserialize(serde_yaml_ng::Deserializer::from_str(text));
+    finish(st, r, |e: &serde_yaml_ng::Error| e.location().map(|l| (l.line(), l.column())))
+}
+
+/// Read JSON text strictly (JSON has no NaN or infinity literals; negative zero and duplicate
+/// keys are what it can carry).
+pub fn from_json(text: &str) -> Result<Value, ReadError> {
+    let st = RefCell::new(State::default());
+    let mut de = serde_json::Deserializer::from_str(text);
+    let r = Seed(&st).deserialize(&mut de).and_then(|v| de.end().map(|()| v));
+    finish(st, r, |e: &serde_json::Error| (e.line() > 0).then(|| (e.line(), e.column())))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn refused_yaml(text: &str) -> (String, Problem) {
+        match from_yaml(text) {
+            Err(ReadError::Refused(r)) => (path_string(&r.path), r.problem),
+            Err(ReadError::Malformed { message, .. }) => panic!("malformed, not refused: {message}"),
+            Ok(v) => panic!("accepted: {v}"),
+        }
+    }
+
+    #[test]
+    fn duplicate_keys_are_refused_with_their_path() {
+        let (p, what) = refused_yaml("tasks:\n  - {name: a, period: 10, wcet: 1, period: 5}\n");
+        assert_eq!((p.as_str(), what), ("tasks[0].period", Problem::DuplicateKey));
+        let (p, _) = refused_yaml("platform: {cpus: 2}\nplatform: {cpus: 4}\n");
+        assert_eq!(p, "platform");
+        match from_json(r#"{"a": {"b": [1, {"c": 1, "c": 2}]}}"#) {
+            Err(ReadError::Refused(r)) => assert_eq!(path_string(&r.path), "a.b[1].c"),
+            _ => panic!("duplicate JSON key accepted"),
+        }
+    }
+
+    #[test]
+    fn nan_infinity_and_negative_zero_are_refused() {
+        assert_eq!(refused_yaml("x: [1, {wcet: .nan}]"), ("x[1].wcet".into(), Problem::Nan));
+        assert_eq!(refused_yaml("wcet: .inf").1, Problem::Infinity { negative: false });
+        assert_eq!(refused_yaml("wcet: -.inf").1, Problem::Infinity { negative: true });
+        assert_eq!(refused_yaml("offset: -0.0").1, Problem::NegativeZero);
+        assert!(matches!(from_json(r#"{"offset": -0.0}"#), Err(ReadError::Refused(Refused { problem: Problem::NegativeZero, .. }))));
+    }
+
+    #[test]
+    fn ordinary_documents_read_as_serde_json_reads_them() {
+        let y = "a: 1\nb: [x, 2.5, -3, null, true]\nc: {d: '10ms', e: 0.0, f: -0}\n";
+        let want: Value = serde_yaml_ng::from_str(y).unwrap();
+        assert_eq!(from_yaml(y).ok().unwrap(), want);
+        // (JSON's `-0` is negative zero to serde_json, refused like `-0.0`; YAML's `-0` is 0.)
+        let j = r#"{"a": 1, "b": ["x", 2.5, -3, null, true], "c": {"d": "10ms", "e": 0.0, "f": 0}}"#;
+        assert_eq!(from_json(j).ok().unwrap(), serde_json::from_str::<Value>(j).unwrap());
+        // Key order is kept (the validators report the first unknown field in file order).
+        let v = from_yaml("z: 1\na: 2\n").ok().unwrap();
+        assert_eq!(v.as_object().unwrap().keys().collect::<Vec<_>>(), ["z", "a"]);
+    }
+
+    #[test]
+    fn malformed_text_keeps_its_position() {
+        match from_json("{\"a\": NaN}") {
+            Err(ReadError::Malformed { line, column, .. }) => assert_eq!((line, column), (Some(1), Some(7))),
+            _ => panic!("NaN literal accepted in JSON"),
+        }
+    }
+}
