@@ -180,8 +180,57 @@ fn finish<E: fmt::Display>(st: RefCell<State>, r: Result<Value, E>, pos: impl Fn
     }
 }
 
+/// Deepest flow nesting (`[`, `{`) taken before parsing. libyaml's scanner takes time
+/// quadratic in that depth (100,000 levels: minutes) before serde's recursion limit (128)
+/// refuses the document anyway, so deeper text is refused here, at once.
+const MAX_FLOW_DEPTH: usize = 200;
+
+/// Where flow nesting first exceeds [`MAX_FLOW_DEPTH`] (1-based line and column), skipping
+/// quoted scalars and comments. (A block scalar full of brackets could be miscounted; such text
+/// would need 200 unclosed ones.)
+fn too_deep(text: &str) -> Option<(usize, usize)> {
+    let (mut depth, mut line, mut col) = (0usize, 1usize, 0usize);
+    let mut quote: Option<char> = None;
+    let (mut comment, mut escaped, mut prev) = (false, false, '\n');
+    for c in text.chars() {
+        col += 1;
+        if c == '\n' {
+            (line, col, comment) = (line + 1, 0, false);
+            if quote != Some('"') {
+                escaped = false;
+            }
+            prev = c;
+            continue;
+        }
+        match quote {
+            _ if comment => {}
+            Some('"') if escaped => escaped = false,
+            Some('"') if c == '\\' => escaped = true,
+            Some(q) if c == q => quote = None,
+            Some(_) => {}
+            None => match c {
+                '#' if prev.is_whitespace() => comment = true,
+                '"' | '\'' => quote = Some(c),
+                '[' | '{' => {
+                    depth += 1;
+                    if depth > MAX_FLOW_DEPTH {
+                        return Some((line, col));
+                    }
+                }
+                ']' | '}' => depth = depth.saturating_sub(1),
+                _ => {}
+            },
+        }
+        prev = c;
+    }
+    None
+}
+
 /// Read YAML text strictly.
 pub fn from_yaml(text: &str) -> Result<Value, ReadError> {
+    if let Some((line, column)) = too_deep(text) {
+        return Err(ReadError::Malformed { line: Some(line), column: Some(column), message: format!("nested more than {MAX_FLOW_DEPTH} levels deep") });
+    }
     let st = RefCell::new(State::default());
     let r = Seed(&st).deserialize(serde_yaml_ng::Deserializer::from_str(text));
     finish(st, r, |e: &serde_yaml_ng::Error| e.location().map(|l| (l.line(), l.column())))
@@ -240,6 +289,16 @@ mod tests {
         // Key order is kept (the validators report the first unknown field in file order).
         let v = from_yaml("z: 1\na: 2\n").ok().unwrap();
         assert_eq!(v.as_object().unwrap().keys().collect::<Vec<_>>(), ["z", "a"]);
+    }
+
+    #[test]
+    fn deep_flow_nesting_is_refused_before_parsing() {
+        let deep = format!("a: {}{}", "[".repeat(100_000), "]".repeat(100_000));
+        assert!(matches!(from_yaml(&deep), Err(ReadError::Malformed { line: Some(1), column: Some(204), .. })));
+        // Brackets in quotes and comments are not nesting.
+        let quoted = format!("a: '{}'\nb: \"{}\" # {}\n", "[".repeat(500), "{".repeat(500), "[".repeat(500));
+        assert!(from_yaml(&quoted).is_ok());
+        assert!(from_yaml(&format!("a: {}1{}", "[".repeat(100), "]".repeat(100))).is_ok());
     }
 
     #[test]

@@ -1,0 +1,57 @@
+//! Adversarial task files: each gets a correct result or a clear error naming the file (and the
+//! task and field where there is one), never a panic, in bounded time.
+
+use rtsched_model::{load_taskset, parse_taskset, Format};
+
+fn yaml(s: &str) -> Result<rtsched_model::TaskSet, String> {
+    parse_taskset(s, Format::Yaml, "adv.yaml").map_err(|e| e.to_string())
+}
+
+#[test]
+fn deeply_nested_yaml_is_refused_not_overflowed() {
+    let deep = format!("platform: {{cpus: 1}}\ntasks: {}{}", "[".repeat(100_000), "]".repeat(100_000));
+    let e = yaml(&deep).unwrap_err();
+    assert_eq!(e, "adv.yaml: line 2 column 208: malformed YAML: nested more than 200 levels deep");
+    let deep_json = format!("{{\"platform\": {{\"cpus\": 1}}, \"tasks\": {}{}}}", "[".repeat(100_000), "]".repeat(100_000));
+    let e = parse_taskset(&deep_json, Format::Json, "adv.json").unwrap_err().to_string();
+    assert!(e.starts_with("adv.json: ") && e.contains("recursion"), "{e}");
+}
+
+#[test]
+fn non_utf8_bytes_are_a_clear_error() {
+    let dir = std::env::temp_dir().join(format!("rtsched-adv-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join("bad.yaml");
+    std::fs::write(&p, b"platform: {cpus: 1}\ntasks:\n  - {name: \xff\xfe, period: 10, wcet: 1}\n").unwrap();
+    let e = load_taskset(&p).unwrap_err().to_string();
+    std::fs::remove_dir_all(&dir).ok();
+    assert!(e.contains("bad.yaml") && e.contains("UTF-8"), "{e}");
+}
+
+#[test]
+fn extreme_periods_and_full_utilisation_are_taken_exactly() {
+    // 1 ns and 30 days; WCET equal to the period.
+    let ts = yaml("platform: {cpus: 2}\ntasks:\n  - {name: fast, period: 1ns, wcet: 1ns}\n  - {name: slow, period: 2592000s, wcet: 2592000s}\n").unwrap();
+    assert_eq!(ts.tasks[0].period, 1);
+    assert_eq!(ts.tasks[1].period, 720 * 3600 * 1_000_000_000);
+    assert_eq!(ts.tasks[1].wcet, ts.tasks[1].period);
+    // Beyond u64 nanoseconds: an error naming the field, not a wrap-around.
+    let e = yaml("platform: {cpus: 1}\ntasks:\n  - {name: t, period: 1e30, wcet: 1}\n").unwrap_err();
+    assert!(e.contains("task 't'") && e.contains("field 'period'"), "{e}");
+    let e = yaml("platform: {cpus: 1}\ntasks:\n  - {name: t, period: 10, wcet: 18446744073709551615}\n").unwrap_err();
+    assert!(e.contains("field 'wcet'"), "{e}");
+}
+
+#[test]
+fn a_hundred_thousand_tasks_with_coprime_periods_load() {
+    // Co-prime periods make the hyperperiod astronomically large: loading must not need it.
+    // (How the time grows with the count is measured by `--example load_scale`, not here.)
+    let mut s = String::from("platform: {cpus: 64}\ntasks:\n");
+    for i in 0..100_000u64 {
+        s.push_str(&format!("  - {{name: t{i}, period: {}us, wcet: 1ns}}\n", 10_007 + 2 * i));
+    }
+    let ts = yaml(&s).unwrap();
+    assert_eq!(ts.tasks.len(), 100_000);
+    let dup = format!("{s}  - {{name: t5, period: 1ms, wcet: 1ns}}\n");
+    assert_eq!(yaml(&dup).unwrap_err(), "adv.yaml: task 't5' (tasks[100000]): field 'name': duplicate task name (also tasks[5])");
+}
