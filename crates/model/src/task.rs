@@ -395,6 +395,16 @@ impl TaskSet {
     pub fn has_tufs(&self) -> bool {
         self.tasks.iter().any(|t| t.tuf.is_some())
     }
+    /// The most jobs the real-time tasks release in [0, `horizon`) (sporadic tasks at their
+    /// minimum inter-arrival time, the period): what a run must hold before it starts. Saturates
+    /// at `u64::MAX`; O(n).
+    pub fn jobs_released_by(&self, horizon: Time) -> u64 {
+        self.tasks
+            .iter()
+            .filter(|t| !t.is_fair() && t.offset < horizon)
+            .map(|t| (horizon - t.offset - 1) / t.period.max(1) + 1)
+            .fold(0u64, u64::saturating_add)
+    }
     pub fn task_index(&self, name: &str) -> Option<TaskId> {
         self.tasks.iter().position(|t| t.name == name).map(|i| i as TaskId)
     }
@@ -403,6 +413,19 @@ impl TaskSet {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn jobs_released_by_counts_each_release_before_the_horizon() {
+        let mut a = Task::periodic("a", 10, 1);
+        a.offset = 5;
+        let ts = TaskSet::new(1, vec![Task::periodic("b", 10, 1), a]);
+        // b: 0, 10, ..., 90 (10 jobs); a: 5, 15, ..., 95 (10 jobs).
+        assert_eq!(ts.jobs_released_by(100), 20);
+        assert_eq!(ts.jobs_released_by(101), 21);
+        assert_eq!(ts.jobs_released_by(5), 1);
+        let fast = TaskSet::new(1, vec![Task::periodic("f", 1, 1); 64]);
+        assert_eq!(fast.jobs_released_by(u64::MAX), u64::MAX, "saturates");
+    }
 
     #[test]
     fn critical_path_is_the_sum_of_each_regions_longest_thread() {

@@ -50,6 +50,16 @@ impl PyTaskSet {
     fn seed(&self) -> u64 {
         self.inner.run.seed
     }
+    /// The most jobs a run of this set counts (released in [0, duration)), known before it runs.
+    #[getter]
+    fn estimated_jobs(&self) -> u64 {
+        self.inner.jobs_released_by(self.inner.run.duration)
+    }
+    /// Bytes one per-job record takes in memory (the run holds one per counted job).
+    #[getter]
+    fn job_record_bytes(&self) -> usize {
+        std::mem::size_of::<rtsched_model::results::JobRecord>()
+    }
     #[getter]
     fn on_miss(&self) -> &'static str {
         match self.inner.run.on_miss {
