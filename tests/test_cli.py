@@ -67,7 +67,7 @@ def test_all_schedulers_and_outputs(tmp_path):
                      "ghvdf:model=stw,mapper=3pass", "dasa", "pdasa", "lbesa", "cfs:balancer=linux"], r.stdout
     run = doc["runs"][0]
     assert run["schema"] == "rtsched.results/4" and run["substrate"] == "sim"
-    assert {"total", "tasks", "counters", "jobs"} <= set(run)
+    assert {"total", "tasks", "counters"} <= set(run) and "jobs" not in run, "per-job records only with --json-jobs"
     for k in ("jobs", "missed", "dsr", "max_tardiness_ns", "mean_tardiness_ns", "max_response_ns", "mean_response_ns",
               "p99_response_ns", "preemptions", "migrations", "context_switches"):
         assert k in run["total"]
@@ -96,11 +96,12 @@ def test_same_input_and_seed_give_byte_identical_outputs(tmp_path):
     outs = []
     for i in range(2):
         d = tmp_path / str(i)
-        run_cli("simulate", p, "-s", "gedf", "gnpedf", "--seed", 11, "--json", d / "r.json", "--jobs-csv", d / "j.csv", "--trace", d / "t.json", check=0)
-        outs.append([(d / f).read_bytes() for f in ("r.json", "j.csv", "t.json")])
+        run_cli("simulate", p, "-s", "gedf", "gnpedf", "--seed", 11, "--json", d / "r.json", "--json-jobs", "--jobs-csv", d / "j.csv",
+                "--jobs-parquet", d / "j.parquet", "--trace", d / "t.json", check=0)
+        outs.append([(d / f).read_bytes() for f in ("r.json", "j.csv", "j.parquet", "t.json")])
     assert outs[0] == outs[1]
     d = tmp_path / "other-seed"
-    run_cli("simulate", p, "-s", "gedf", "gnpedf", "--seed", 12, "--json", d / "r.json", check=0)
+    run_cli("simulate", p, "-s", "gedf", "gnpedf", "--seed", 12, "--json", d / "r.json", "--json-jobs", check=0)
     assert (d / "r.json").read_bytes() != outs[0][0], "the seed must matter for a random execution-time model"
 
 

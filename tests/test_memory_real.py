@@ -43,7 +43,7 @@ def run_json(tmp_path, yaml_text, backend):
     p = tmp_path / "m.yaml"
     p.write_text(yaml_text)
     out = tmp_path / "r.json"
-    run_cli("run", p, "-b", backend, "--json", out, check=0)
+    run_cli("run", p, "-b", backend, "--json", out, "--json-jobs", check=0)
     return json.loads(out.read_text())["runs"][0]
 
 

@@ -35,7 +35,7 @@ def write(tmp_path, run, profile=PROFILE):
 
 def counters(tmp_path, run, scheduler="gedf"):
     out = tmp_path / "r.json"
-    run_cli("simulate", write(tmp_path, run), "-s", scheduler, "--json", out, check=0)
+    run_cli("simulate", write(tmp_path, run), "-s", scheduler, "--json", out, "--json-jobs", check=0)
     return json.loads(out.read_text())["runs"][0]
 
 

@@ -28,7 +28,7 @@ def test_simulate_reports_blocking(tmp_path):
           - {name: a, period: 20, wcet: 4, sections: [{resource: R, start: 1, length: 2}]}
           - {name: b, period: 20, offset: 2, wcet: 3, sections: [{resource: R, start: 0, length: 2}]}
         """)
-    r = run_cli("simulate", p, "-s", "gedf", "--json", tmp_path / "r.json", "--jobs-csv", tmp_path / "j.csv", check=0)
+    r = run_cli("simulate", p, "-s", "gedf", "--json", tmp_path / "r.json", "--json-jobs", "--jobs-csv", tmp_path / "j.csv", check=0)
     assert "max blocked ms" in r.stdout
     row = next(line for line in r.stdout.splitlines() if line.startswith("gedf "))
     assert "1.000" in row

@@ -47,7 +47,7 @@ HAND = """\
 
 def test_hand_worked_aur_in_table_and_json(tmp_path):
     p = write(tmp_path, HAND)
-    r = run_cli("simulate", p, "-s", "gedf", "--per-task", "--json", tmp_path / "r.json", check=0)
+    r = run_cli("simulate", p, "-s", "gedf", "--per-task", "--json", tmp_path / "r.json", "--json-jobs", check=0)
     total = row(r.stdout, "gedf")
     assert (total["DSR"], total["AUR"]) == ("1.0000", "0.6875"), r.stdout
     assert row(r.stdout, "a")["AUR"] == "0.5000" and row(r.stdout, "a")["utility"] == "5/10", r.stdout
@@ -61,7 +61,7 @@ def test_hand_worked_aur_in_table_and_json(tmp_path):
 
 def test_aur_is_accrued_over_possible_from_the_jobs(tmp_path):
     out = tmp_path / "r.json"
-    r = run_cli("simulate", EXAMPLES / "tuf-overload.yaml", "-s", "gedf", "gnpedf", "gfifo", "--json", out, check=0)
+    r = run_cli("simulate", EXAMPLES / "tuf-overload.yaml", "-s", "gedf", "gnpedf", "gfifo", "--json", out, "--json-jobs", check=0)
     runs = json.loads(out.read_text())["runs"]
     assert all(run["schema"] == "rtsched.results/4" for run in runs)
     for run in runs:

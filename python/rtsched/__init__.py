@@ -16,7 +16,7 @@ from ._core import InputError, PrivilegeError, RunFailed, TaskSet, parse_duratio
 from ._core import load_taskset as _load_taskset
 from ._core import schedulers as _schedulers
 from .analysis import analyze, generate, generators, partition
-from .result import Result, run, simulate
+from .result import Result, read_jobs, run, simulate
 from . import plots  # noqa: E402 - the standard figures (matplotlib is imported only when drawing)
 from .sweep import sweep  # noqa: E402 - rtsched.sweep(spec): the function; the module is importlib.import_module("rtsched.sweep")
 
@@ -35,6 +35,7 @@ __all__ = [
     "parse_scheduler",
     "parse_taskset",
     "plots",
+    "read_jobs",
     "run",
     "schedulers",
     "simulate",

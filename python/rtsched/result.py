@@ -40,6 +40,64 @@ RUN_COUNTERS = ("scheduler_invocations", "steals", "steal_attempts", "failed_ste
                 "priority_inversion_ns", "deadlocks")
 
 
+#: Runs with more counted jobs than this build :attr:`Result.jobs` from Parquet (pyarrow)
+#: instead of Python lists, which take several times the time and memory for millions of jobs.
+PARQUET_JOBS_ABOVE = 100_000
+
+#: Per-job columns that may be null (empty cells in the CSV); as pandas ``Int64``.
+NULLABLE_JOB_COLUMNS = ("start_ns", "finish_ns", "response_ns", "aborted_at_ns", "hw_instructions", "hw_cycles",
+                        "hw_llc_misses")
+
+
+def _jobs_from_table(table):
+    """A DataFrame of per-job records from an Arrow table of a jobs Parquet file, with the
+    dtypes of the in-memory path (integers int64, nullable ones Int64, ``cpus`` lists)."""
+    import pandas as pd
+    import pyarrow as pa
+
+    df = table.to_pandas(types_mapper={pa.int64(): pd.Int64Dtype()}.get)
+    for c in df.columns:
+        if isinstance(df[c].dtype, pd.Int64Dtype) and c not in NULLABLE_JOB_COLUMNS:
+            df[c] = df[c].astype("int64")
+    df["cpus"] = table.column("cpus").to_pylist()
+    return df
+
+
+def _parquet_runs(f, path) -> list[dict]:
+    """The runs a jobs Parquet file holds (header and row groups), from its metadata."""
+    meta = f.schema_arrow.metadata or {}
+    if b"rtsched.runs" not in meta:
+        raise InputError(f"{path}: not a jobs file written by rtsched (no rtsched.runs metadata)")
+    return json.loads(meta[b"rtsched.runs"])
+
+
+def read_jobs(path, run=None):
+    """Per-job records from a Parquet file written by ``--jobs-parquet`` (or
+    :meth:`Result.write_jobs_parquet`), as a DataFrame. ``run`` selects one run of the file,
+    by index or by scheduler name; without it every run's rows are read, with a ``scheduler``
+    column as in the CSV."""
+    import pyarrow.parquet as pq
+
+    path = str(path)
+    try:
+        f = pq.ParquetFile(path)
+    except (OSError, ValueError) as e:
+        raise InputError(f"{path}: cannot read jobs: {e}") from None
+    if run is None:
+        return _jobs_from_table(f.read())
+    runs = _parquet_runs(f, path)
+    if isinstance(run, str):
+        idx = [i for i, r in enumerate(runs) if r["scheduler"] == run]
+        if len(idx) != 1:
+            raise InputError(f"{path}: {len(idx)} runs of scheduler {run!r}; known: {', '.join(r['scheduler'] for r in runs)}")
+        run = idx[0]
+    if not 0 <= run < len(runs):
+        raise InputError(f"{path}: no run {run} (the file has {len(runs)})")
+    first, end = runs[run]["row_groups"]
+    table = f.read_row_groups(list(range(first, end))) if end > first else f.schema_arrow.empty_table()
+    return _jobs_from_table(table.drop_columns(["scheduler"]))
+
+
 class Result:
     """One run. ``summary`` is the total summary (a dict), ``tasks`` the per-task summaries and
     ``jobs`` the per-job records (pandas DataFrames); ``gantt()`` draws the schedule."""
@@ -47,6 +105,8 @@ class Result:
     def __init__(self, raw: _core.RunResult, taskset: TaskSet):
         self.raw = raw
         self.taskset = taskset
+        # (path, run index) of a Parquet file holding this run's jobs, once one is written.
+        self._jobs_file = None
 
     @property
     def scheduler(self) -> str:
@@ -94,13 +154,37 @@ class Result:
 
     @cached_property
     def jobs(self):
-        """Per-job records (times in ns; ``cpus`` is the list of CPUs the job ran on)."""
+        """Per-job records (times in ns; ``cpus`` is the list of CPUs the job ran on), in the
+        CSV's columns but ``scheduler``. Built on first access: from the Parquet file this
+        run's jobs were written to (``--jobs-parquet``, :meth:`write_jobs_parquet`) if any, else
+        for runs of more than ``PARQUET_JOBS_ABOVE`` jobs from Parquet encoded in memory, else
+        from Python lists; the three give the same DataFrame."""
         import pandas as pd
 
+        if self._jobs_file is not None:
+            path, index = self._jobs_file
+            try:
+                df = read_jobs(path, index)
+            except InputError:
+                df = None  # replaced or removed since: the records are still in memory
+            if df is not None and len(df) == self.document["total"]["jobs"]:
+                return df
+        if self.document["total"]["jobs"] > PARQUET_JOBS_ABOVE:
+            import pyarrow as pa
+            import pyarrow.parquet as pq
+
+            table = pq.read_table(pa.BufferReader(_core.jobs_parquet_bytes(self.raw)))
+            return _jobs_from_table(table.drop_columns(["scheduler"]))
         df = pd.DataFrame(self.raw.jobs_columns())
-        for c in ("start_ns", "finish_ns", "response_ns"):
+        for c in NULLABLE_JOB_COLUMNS:
             df[c] = df[c].astype("Int64")
         return df
+
+    def write_jobs_parquet(self, path):
+        """Write the per-job records to ``path`` as zstd-compressed Parquet (atomically), and
+        read :attr:`jobs` from there from now on."""
+        _core.write_jobs_parquet([self.raw], str(path))
+        self._jobs_file = (str(path), 0)
 
     @cached_property
     def intervals(self):
@@ -110,10 +194,11 @@ class Result:
         return pd.DataFrame(self.raw.intervals_columns())
 
     def to_json(self, path=None, jobs: bool = True):
-        """The results document as a dict, or written atomically to ``path``."""
+        """The results document as a dict, or written atomically to ``path`` (per-job records
+        streamed, with ``jobs``)."""
         if path is None:
             return json.loads(self.raw.to_json(jobs))
-        _core.write_results_json([self.raw], str(path))
+        _core.write_results_json([self.raw], str(path), bool(jobs))
 
     def gantt(self, path=None, start=None, end=None, ax=None):
         """Draw a Gantt chart (one row per CPU). Needs a run with ``trace=True``."""

@@ -2,6 +2,7 @@
 //! It knows nothing of scheduling; every substrate (simulator, real threads, kernel) shares it.
 
 pub mod file;
+pub mod jobs_parquet;
 pub mod overheads;
 pub mod program;
 pub mod results;

@@ -376,11 +376,16 @@ impl RunResult {
     pub fn summaries(&self) -> Summaries {
         let mut scratch = Vec::with_capacity(self.jobs.len());
         let total = Summary::of(self.jobs.iter(), self.end, &mut scratch);
-        let tasks = (0..self.task_names.len())
-            .map(|t| TaskSummary {
-                name: self.task_names[t].clone(),
-                summary: Summary::of(self.jobs.iter().filter(|j| j.task as usize == t), self.end, &mut scratch),
-            })
+        // Each task's jobs gathered in one pass (in run order, so sums are unchanged): a
+        // filtered pass per task would read every record once per task.
+        let mut by_task: Vec<Vec<&JobRecord>> = vec![Vec::new(); self.task_names.len()];
+        for j in &self.jobs {
+            by_task[j.task as usize].push(j);
+        }
+        let tasks = by_task
+            .iter()
+            .enumerate()
+            .map(|(t, jobs)| TaskSummary { name: self.task_names[t].clone(), summary: Summary::of(jobs.iter().copied(), self.end, &mut scratch) })
             .collect();
         Summaries { total, tasks }
     }
@@ -415,40 +420,77 @@ impl RunResult {
             v["unavailable"] = serde_json::to_value(&self.unavailable).expect("strings serialise");
         }
         if with_jobs {
-            let jobs: Vec<serde_json::Value> = self
-                .jobs
-                .iter()
-                .map(|j| {
-                    serde_json::json!({
-                        "task": self.task_names[j.task as usize],
-                        "job": j.job,
-                        "release_ns": j.release,
-                        "deadline_ns": j.deadline,
-                        "demand_ns": j.demand,
-                        "start_ns": j.start,
-                        "finish_ns": j.finish,
-                        "cpus": j.cpus,
-                        "preemptions": j.preemptions,
-                        "migrations": j.migrations,
-                        "context_switches": j.context_switches,
-                        "blocked_ns": j.blocked,
-                        "missed": j.missed,
-                        "aborted": j.aborted,
-                        "aborted_at_ns": j.aborted_at,
-                        "utility": j.utility,
-                        "max_utility": j.max_utility,
-                        "exec_ns": j.exec,
-                        "overhead_ns": j.overhead,
-                        "stall_ns": j.stall,
-                        "misses": j.misses,
-                        "hw": j.hw,
-                    })
-                })
-                .collect();
-            v["jobs"] = serde_json::Value::Array(jobs);
+            v["jobs"] = self.jobs.iter().map(|j| serde_json::to_value(JobJson { run: self, job: j }).expect("a job serialises")).collect();
         }
         v
     }
+}
+
+/// One per-job record as the results document spells it (the task by name, times in ns).
+struct JobJson<'a> {
+    run: &'a RunResult,
+    job: &'a JobRecord,
+}
+
+impl Serialize for JobJson<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let j = self.job;
+        let mut m = s.serialize_struct("Job", 22)?;
+        m.serialize_field("task", &self.run.task_names[j.task as usize])?;
+        m.serialize_field("job", &j.job)?;
+        m.serialize_field("release_ns", &j.release)?;
+        m.serialize_field("deadline_ns", &j.deadline)?;
+        m.serialize_field("demand_ns", &j.demand)?;
+        m.serialize_field("start_ns", &j.start)?;
+        m.serialize_field("finish_ns", &j.finish)?;
+        m.serialize_field("cpus", &j.cpus)?;
+        m.serialize_field("preemptions", &j.preemptions)?;
+        m.serialize_field("migrations", &j.migrations)?;
+        m.serialize_field("context_switches", &j.context_switches)?;
+        m.serialize_field("blocked_ns", &j.blocked)?;
+        m.serialize_field("missed", &j.missed)?;
+        m.serialize_field("aborted", &j.aborted)?;
+        m.serialize_field("aborted_at_ns", &j.aborted_at)?;
+        m.serialize_field("utility", &j.utility)?;
+        m.serialize_field("max_utility", &j.max_utility)?;
+        m.serialize_field("exec_ns", &j.exec)?;
+        m.serialize_field("overhead_ns", &j.overhead)?;
+        m.serialize_field("stall_ns", &j.stall)?;
+        m.serialize_field("misses", &j.misses)?;
+        m.serialize_field("hw", &j.hw)?;
+        m.end()
+    }
+}
+
+/// The results file: `{"schema", "runs": [document, ...]}`, pretty-printed. With `with_jobs`,
+/// each document ends with its per-job records, streamed one record per line as they are
+/// serialised: neither the document nor the records are ever held as one JSON value, so a
+/// run of millions of jobs writes in constant memory.
+pub fn write_results_json(runs: &[&RunResult], with_jobs: bool, w: &mut dyn Write) -> io::Result<()> {
+    write!(w, "{{\n  \"schema\": {},\n  \"runs\": [", json_str(SCHEMA))?;
+    for (i, r) in runs.iter().enumerate() {
+        w.write_all(if i == 0 { b"\n    " } else { b",\n    " })?;
+        // The header (summaries, counters) is small: printed as a whole, indented to its depth.
+        let head = serde_json::to_string_pretty(&r.to_json_value(false))?.replace('\n', "\n    ");
+        if !with_jobs {
+            w.write_all(head.as_bytes())?;
+            continue;
+        }
+        let open = head.strip_suffix('}').expect("a document is an object").trim_end();
+        write!(w, "{open},\n      \"jobs\": [")?;
+        // serde_json writes a record in dozens of small pieces: a buffer of a concrete type
+        // takes them inline instead of through `dyn Write` calls.
+        let mut bw = io::BufWriter::with_capacity(1 << 16, &mut *w);
+        for (k, j) in r.jobs.iter().enumerate() {
+            bw.write_all(if k == 0 { b"\n        " } else { b",\n        " })?;
+            serde_json::to_writer(&mut bw, &JobJson { run: r, job: j })?;
+        }
+        bw.flush()?;
+        drop(bw);
+        w.write_all(if r.jobs.is_empty() { b"]\n    }" } else { b"\n      ]\n    }" })?;
+    }
+    w.write_all(if runs.is_empty() { b"]\n}\n" } else { b"\n  ]\n}\n" })
 }
 
 /// The CSV header for per-job records.
@@ -580,6 +622,11 @@ pub fn write_trace(runs: &[&RunResult], w: &mut dyn Write) -> io::Result<()> {
 /// Write a file atomically: into a temporary file beside it, flushed and synced, then renamed
 /// over the target. A crash or error leaves either the old file or the new one, never half.
 pub fn write_atomic(path: &Path, f: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> io::Result<()> {
+    write_atomic_file(path, |w| f(w))
+}
+
+/// [`write_atomic`] for writers that need a concrete, `Send` writer (the Parquet writer).
+pub fn write_atomic_file(path: &Path, f: impl FnOnce(&mut io::BufWriter<std::fs::File>) -> io::Result<()>) -> io::Result<()> {
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
         _ => std::path::PathBuf::from("."),
@@ -635,6 +682,32 @@ mod tests {
         assert_eq!(s.total.p99_response_ns, 15);
         assert_eq!(s.tasks[1].summary.jobs, 2);
         assert_eq!(s.tasks[1].summary.completed, 1);
+    }
+
+    #[test]
+    fn streamed_json_is_the_documents() {
+        let ts = crate::task::TaskSet::new(1, vec![crate::task::Task::periodic("a", 10, 1), crate::task::Task::periodic("b", 10, 1)]);
+        let mut r = RunResult::new("sim", "gedf", &ts);
+        r.end = 100;
+        r.jobs = vec![job(0, 0, 10, Some(5)), job(1, 0, 10, None)];
+        r.jobs[0].cpus.insert(70);
+        let empty = RunResult::new("sim", "pedf", &ts);
+        let runs = [&r, &empty];
+        let doc = |jobs: bool| serde_json::json!({"schema": SCHEMA, "runs": runs.iter().map(|r| r.to_json_value(jobs)).collect::<Vec<_>>()});
+        let text = |jobs: bool| {
+            let mut out = Vec::new();
+            write_results_json(&runs, jobs, &mut out).unwrap();
+            String::from_utf8(out).unwrap()
+        };
+        // Without jobs: exactly the pretty-printed document.
+        assert_eq!(text(false), serde_json::to_string_pretty(&doc(false)).unwrap() + "\n");
+        let with: serde_json::Value = serde_json::from_str(&text(true)).unwrap();
+        assert_eq!(with, doc(true));
+        assert_eq!(with["runs"][0]["jobs"][1]["finish_ns"], serde_json::Value::Null);
+        assert_eq!(with["runs"][1]["jobs"], serde_json::json!([]));
+        let mut none = Vec::new();
+        write_results_json(&[], true, &mut none).unwrap();
+        assert_eq!(serde_json::from_slice::<serde_json::Value>(&none).unwrap(), serde_json::json!({"schema": SCHEMA, "runs": []}));
     }
 
     #[test]

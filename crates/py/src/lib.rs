@@ -3,6 +3,7 @@
 //! Long calls release the GIL.
 
 mod analysis;
+mod jobs_out;
 mod opzone;
 
 use pyo3::create_exception;
@@ -21,7 +22,7 @@ pub(crate) fn input_err(e: impl std::fmt::Display) -> PyErr {
     InputError::new_err(e.to_string())
 }
 
-fn io_err(path: &str, e: std::io::Error) -> PyErr {
+pub(crate) fn io_err(path: &str, e: std::io::Error) -> PyErr {
     InputError::new_err(format!("{path}: cannot write: {e}"))
 }
 
@@ -253,7 +254,8 @@ impl PyRunResult {
     fn to_json(&self, jobs: bool) -> String {
         self.inner.to_json_value(jobs).to_string()
     }
-    /// Per-job records as columns (dict of lists), for a DataFrame.
+    /// Per-job records as columns (dict of lists), for a DataFrame: the CSV's columns but
+    /// `scheduler`.
     fn jobs_columns<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let j = &self.inner.jobs;
         let d = PyDict::new(py);
@@ -275,6 +277,9 @@ impl PyRunResult {
         d.set_item("missed", j.iter().map(|x| x.missed).collect::<Vec<_>>())?;
         d.set_item("aborted", j.iter().map(|x| x.aborted).collect::<Vec<_>>())?;
         d.set_item("blocked_ns", j.iter().map(|x| x.blocked).collect::<Vec<_>>())?;
+        d.set_item("aborted_at_ns", j.iter().map(|x| x.aborted_at).collect::<Vec<_>>())?;
+        d.set_item("utility", j.iter().map(|x| x.utility).collect::<Vec<_>>())?;
+        d.set_item("max_utility", j.iter().map(|x| x.max_utility).collect::<Vec<_>>())?;
         d.set_item("exec_ns", j.iter().map(|x| x.exec).collect::<Vec<_>>())?;
         d.set_item("overhead_ns", j.iter().map(|x| x.overhead).collect::<Vec<_>>())?;
         d.set_item("stall_ns", j.iter().map(|x| x.stall).collect::<Vec<_>>())?;
@@ -438,26 +443,18 @@ fn schedulers() -> Vec<(&'static str, &'static str, &'static str, &'static str)>
     rtsched_policies::POLICIES.iter().map(|p| (p.name, p.summary, p.paper, p.options)).collect()
 }
 
-fn runs_of<'py>(list: &Bound<'py, PyList>) -> PyResult<Vec<PyRef<'py, PyRunResult>>> {
+pub(crate) fn runs_of<'py>(list: &Bound<'py, PyList>) -> PyResult<Vec<PyRef<'py, PyRunResult>>> {
     list.iter().map(|x| x.extract::<PyRef<'_, PyRunResult>>().map_err(PyErr::from)).collect()
 }
 
-/// Write the results document(s) to `path` as JSON, atomically.
+/// Write the results document(s) to `path` as JSON, atomically; with `jobs`, each run's
+/// per-job records too, streamed.
 #[pyfunction]
-fn write_results_json(py: Python<'_>, runs: &Bound<'_, PyList>, path: &str) -> PyResult<()> {
+#[pyo3(signature = (runs, path, jobs=false))]
+fn write_results_json(py: Python<'_>, runs: &Bound<'_, PyList>, path: &str, jobs: bool) -> PyResult<()> {
     let refs = runs_of(runs)?;
     let v: Vec<&RunResult> = refs.iter().map(|r| &r.inner).collect();
-    py.detach(|| {
-        let doc = serde_json::json!({
-            "schema": results::SCHEMA,
-            "runs": v.iter().map(|r| r.to_json_value(true)).collect::<Vec<_>>(),
-        });
-        results::write_atomic(Path::new(path), |w| {
-            serde_json::to_writer_pretty(&mut *w, &doc).map_err(std::io::Error::other)?;
-            std::io::Write::write_all(w, b"\n")
-        })
-    })
-    .map_err(|e| io_err(path, e))
+    py.detach(|| results::write_atomic(Path::new(path), |w| results::write_results_json(&v, jobs, w))).map_err(|e| io_err(path, e))
 }
 
 /// Write per-job records of every run to one CSV, atomically.
@@ -502,6 +499,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(write_trace, m)?)?;
     analysis::register(m)?;
     opzone::register(m)?;
+    jobs_out::register(m)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("RESULTS_SCHEMA", results::SCHEMA)?;
     Ok(())

@@ -7,7 +7,7 @@ from ..checks import warn
 from ..report import table
 from ..result import duration_ns, run as real_run, simulate
 from .run import measurement_table
-from .simulate import write_outputs
+from .simulate import add_output_arguments, output_paths, write_outputs
 
 
 def register(sub):
@@ -20,7 +20,7 @@ def register(sub):
     p.add_argument("--seed", type=int, metavar="N")
     p.add_argument("--model", choices=["stw", "concurrent"], default="stw")
     p.add_argument("--allow-overload", action="store_true")
-    p.add_argument("--json", metavar="OUT")
+    add_output_arguments(p)
     p.add_argument("--trace", metavar="OUT")
     p.set_defaults(func=run)
 
@@ -73,6 +73,7 @@ def run(args):
     ts = _core.load_taskset(args.file)
     if args.duration is not None:
         duration_ns(args.duration)
+    output_paths(args)
     warn(ts, [args.policy])
     # Timed like the testbed (which always measures its policy), so the two can be compared.
     sim = simulate(ts, scheduler=args.policy, duration=args.duration, seed=args.seed, trace=bool(args.trace),
@@ -85,5 +86,6 @@ def run(args):
     if mt:
         print()
         print(mt)
-    write_outputs([sim, real], args.json, None, args.trace, None)
+    write_outputs([sim, real], args.json, args.jobs_csv, args.trace, None, parquet_path=args.jobs_parquet,
+                  json_jobs=args.json_jobs)
     return 0

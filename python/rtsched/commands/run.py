@@ -6,7 +6,7 @@ from .. import _core
 from ..checks import warn
 from ..report import comparison_table, table
 from ..result import duration_ns, run as real_run
-from .simulate import write_outputs
+from .simulate import add_output_arguments, output_paths, write_outputs
 
 
 def register(sub):
@@ -27,8 +27,7 @@ def register(sub):
     p.add_argument("--model", choices=["stw", "concurrent"], default="stw",
                    help="testbed global model: stw = stop-the-world (one decider), concurrent = application-concurrent (each CPU decides under a lock)")
     p.add_argument("--allow-overload", action="store_true", help="run even if total utilisation exceeds the CPUs")
-    p.add_argument("--json", metavar="OUT")
-    p.add_argument("--jobs-csv", metavar="OUT")
+    add_output_arguments(p)
     p.add_argument("--trace", metavar="OUT")
     p.add_argument("--gantt", metavar="OUT.png")
     p.set_defaults(func=run)
@@ -56,6 +55,7 @@ def run(args):
     ts = _core.load_taskset(args.file)
     if args.duration is not None:
         duration_ns(args.duration)
+    output_paths(args)
     warn(ts, args.backends)
     results = [real_run(ts, b, duration=args.duration, seed=args.seed, on_miss=args.on_miss,
                         allow_overload=args.allow_overload, model=args.model) for b in args.backends]
@@ -67,5 +67,6 @@ def run(args):
     if mt:
         print()
         print(mt)
-    write_outputs(results, args.json, args.jobs_csv, args.trace, args.gantt)
+    write_outputs(results, args.json, args.jobs_csv, args.trace, args.gantt, parquet_path=args.jobs_parquet,
+                  json_jobs=args.json_jobs)
     return 0

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import os
 import sys
+import tempfile
 
 from .. import _core
+from .._core import InputError
 from ..balance_metrics import is_mixed, mixed_tables, utilisation_plot
 from ..checks import warn
 from ..report import comparison_table, per_task_table
@@ -23,8 +26,7 @@ def register(sub):
     p.add_argument("--duration", metavar="D", help="counted window: jobs released in [0, D) (overrides the file's run.duration)")
     p.add_argument("--seed", type=int, metavar="N", help="seed of the execution-time and arrival models (overrides the file)")
     p.add_argument("--on-miss", choices=["continue", "abort"], help="what happens to a job at a missed deadline")
-    p.add_argument("--json", metavar="OUT", help="write the results (summaries and per-job records) as JSON")
-    p.add_argument("--jobs-csv", metavar="OUT", help="write per-job records as CSV")
+    add_output_arguments(p)
     p.add_argument("--trace", metavar="OUT", help="write a Chrome/Perfetto trace (open in ui.perfetto.dev)")
     p.add_argument("--gantt", metavar="OUT.png", help="draw a Gantt chart (PNG or SVG)")
     p.add_argument("--partition", metavar="NAME", help="partition for pedf/pfp with this heuristic (ffd, wfd, bfd, nfd, bf, lwfg, chains like lwfg+ffd) instead of the file's cpu fields")
@@ -36,6 +38,61 @@ def register(sub):
                         "('policy ns/decision'); kept in the JSON's measurements (policy_ns_per_invocation, "
                         "policy_ns_max, policy_ns_total). Timings vary from run to run; the schedule does not")
     p.set_defaults(func=run)
+
+
+def add_output_arguments(p):
+    """The result files every command that runs task sets writes (simulate, run, compare)."""
+    p.add_argument("--json", metavar="OUT", help="write the results as JSON: header, summaries, counters, measurements "
+                                                 "(per-job records only with --json-jobs)")
+    p.add_argument("--json-jobs", action="store_true",
+                   help="with --json: also write every per-job record into it (streamed; about 400 bytes a job, "
+                        "so prefer --jobs-parquet for long runs)")
+    p.add_argument("--jobs-csv", metavar="OUT", help="write per-job records as CSV")
+    p.add_argument("--jobs-parquet", metavar="OUT",
+                   help="write per-job records as zstd-compressed Parquet (the CSV's columns, typed; "
+                        "rtsched.read_jobs(OUT) reads it back)")
+
+
+def output_paths(args, **more) -> dict:
+    """The output files asked for, by option, checked before anything runs: a run of minutes
+    must not end in an unwritable path. Raises InputError naming the file."""
+    paths = {k: getattr(args, k, None) for k in ("json", "jobs_csv", "jobs_parquet", "trace", "gantt")}
+    paths.update(more)
+    if getattr(args, "json_jobs", False) and not paths["json"]:
+        raise InputError("--json-jobs needs --json OUT (the file the per-job records go into)")
+    seen = {}
+    for opt, path in paths.items():
+        if not path:
+            continue
+        flag = "--" + opt.replace("_", "-")
+        real = os.path.realpath(path)
+        if real in seen:
+            raise InputError(f"{path}: given to both {seen[real]} and {flag}")
+        seen[real] = flag
+        if os.path.isdir(path):
+            raise InputError(f"{flag} {path}: cannot write: is a directory")
+        try:
+            _probe_directory(os.path.dirname(os.path.abspath(path)))
+        except OSError as e:
+            raise InputError(f"{flag} {path}: cannot write: {e.strerror or e}") from None
+    return paths
+
+
+def _probe_directory(d):
+    """Raise OSError unless a file can be created in directory `d` (created when the file is
+    written if missing): create and remove a probe there, or the first missing directory."""
+    parent = d
+    while not os.path.exists(parent):
+        d, parent = parent, os.path.dirname(parent)
+    if d != parent:
+        os.mkdir(d)
+        os.rmdir(d)
+    elif not os.path.isdir(d):
+        raise NotADirectoryError(20, "not a directory", d)
+    else:
+        fd, probe = tempfile.mkstemp(dir=d, prefix=".rtsched-probe-")
+        os.close(fd)
+        os.unlink(probe)
 
 
 def with_partition(name: str, heuristic) -> str:
@@ -77,14 +134,21 @@ def run_all(ts, names, seed=None, duration=None, on_miss=None, trace=False, meas
     return results
 
 
-def write_outputs(results, json_path=None, csv_path=None, trace_path=None, gantt_path=None, out=sys.stdout):
+def write_outputs(results, json_path=None, csv_path=None, trace_path=None, gantt_path=None, out=sys.stdout,
+                  parquet_path=None, json_jobs=False):
+    """Write the result files asked for, each atomically (an error leaves the old file or none)."""
     raws = [r.raw for r in results]
     if json_path:
-        _core.write_results_json(raws, json_path)
+        _core.write_results_json(raws, json_path, json_jobs)
         print(f"wrote {json_path}", file=out)
     if csv_path:
         _core.write_jobs_csv(raws, csv_path)
         print(f"wrote {csv_path}", file=out)
+    if parquet_path:
+        _core.write_jobs_parquet(raws, parquet_path)
+        for i, r in enumerate(results):
+            r._jobs_file = (parquet_path, i)
+        print(f"wrote {parquet_path}", file=out)
     if trace_path:
         _core.write_trace(raws, trace_path)
         print(f"wrote {trace_path} (open in https://ui.perfetto.dev)", file=out)
@@ -99,6 +163,7 @@ def run(args):
     ts = _core.load_taskset(args.file)
     if args.duration is not None:
         duration_ns(args.duration)  # validate early, with the user's spelling in the message
+    output_paths(args, util_plot=args.util_plot)
     names, skipped = expand_schedulers(args.schedulers, ts, args.partition)
     trace = bool(args.trace or args.gantt or args.util_plot)
     warn(ts, names)
@@ -126,5 +191,6 @@ def run(args):
         for r in results:
             print(f"\n{r.scheduler}:")
             print(per_task_table(r))
-    write_outputs(results, args.json, args.jobs_csv, args.trace, args.gantt)
+    write_outputs(results, args.json, args.jobs_csv, args.trace, args.gantt, parquet_path=args.jobs_parquet,
+                  json_jobs=args.json_jobs)
     return 0

@@ -1,0 +1,35 @@
+//! Per-job records for big runs (issue "per-job outputs that keep up with the simulator"):
+//! Parquet written in row groups straight from the Rust records, and the same bytes in memory
+//! for `Result.jobs`, which pyarrow turns into columns far faster and smaller than Python lists.
+
+use crate::{io_err, runs_of, PyRunResult};
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyList};
+use rtsched_model::jobs_parquet;
+use rtsched_model::results::{self, RunResult};
+use std::path::Path;
+
+/// Write per-job records of every run to one zstd-compressed Parquet file, atomically.
+#[pyfunction]
+fn write_jobs_parquet(py: Python<'_>, runs: &Bound<'_, PyList>, path: &str) -> PyResult<()> {
+    let refs = runs_of(runs)?;
+    let v: Vec<&RunResult> = refs.iter().map(|r| &r.inner).collect();
+    py.detach(|| results::write_atomic_file(Path::new(path), |w| jobs_parquet::write_jobs_parquet(&v, w))).map_err(|e| io_err(path, e))
+}
+
+/// One run's per-job records as the bytes of a Parquet file (the GIL is released while they
+/// are encoded).
+#[pyfunction]
+fn jobs_parquet_bytes<'py>(py: Python<'py>, run: PyRef<'py, PyRunResult>) -> PyResult<Bound<'py, PyBytes>> {
+    let r = &run.inner;
+    let mut buf = Vec::with_capacity(64 * r.jobs.len());
+    py.detach(|| jobs_parquet::write_jobs_parquet(&[r], &mut buf)).map_err(|e| pyo3::exceptions::PyRuntimeError::new_err(e.to_string()))?;
+    Ok(PyBytes::new(py, &buf))
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(write_jobs_parquet, m)?)?;
+    m.add_function(wrap_pyfunction!(jobs_parquet_bytes, m)?)?;
+    m.add("JOBS_ROW_GROUP", jobs_parquet::ROW_GROUP_JOBS)?;
+    Ok(())
+}
