@@ -7,7 +7,7 @@ from ..checks import warn
 from ..report import table
 from ..result import duration_ns, run as real_run, simulate
 from .run import measurement_table
-from .simulate import add_output_arguments, output_paths, write_outputs
+from .simulate import add_output_arguments, check_job_limit, output_paths, write_outputs
 
 
 def register(sub):
@@ -74,6 +74,7 @@ def run(args):
     if args.duration is not None:
         duration_ns(args.duration)
     output_paths(args)
+    check_job_limit(ts, args, runs=2)
     warn(ts, [args.policy])
     # Timed like the testbed (which always measures its policy), so the two can be compared.
     sim = simulate(ts, scheduler=args.policy, duration=args.duration, seed=args.seed, trace=bool(args.trace),

@@ -6,7 +6,7 @@ from .. import _core
 from ..checks import warn
 from ..report import comparison_table, table
 from ..result import duration_ns, run as real_run
-from .simulate import add_output_arguments, output_paths, write_outputs
+from .simulate import add_output_arguments, check_job_limit, output_paths, write_outputs
 
 
 def register(sub):
@@ -56,6 +56,7 @@ def run(args):
     if args.duration is not None:
         duration_ns(args.duration)
     output_paths(args)
+    check_job_limit(ts, args, runs=len(args.backends))
     warn(ts, args.backends)
     results = [real_run(ts, b, duration=args.duration, seed=args.seed, on_miss=args.on_miss,
                         allow_overload=args.allow_overload, model=args.model) for b in args.backends]

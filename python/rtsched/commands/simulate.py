@@ -51,6 +51,36 @@ def add_output_arguments(p):
     p.add_argument("--jobs-parquet", metavar="OUT",
                    help="write per-job records as zstd-compressed Parquet (the CSV's columns, typed; "
                         "rtsched.read_jobs(OUT) reads it back)")
+    p.add_argument("--max-jobs", type=int, metavar="N", default=DEFAULT_MAX_JOBS,
+                   help=f"refuse, before it starts, a run that would count more than N jobs per scheduler "
+                        f"(each is held in memory as a per-job record; default {DEFAULT_MAX_JOBS:,})")
+
+
+#: Jobs a run may count before it is refused up front (--max-jobs): about 2.4 GB of per-job
+#: records at 240 bytes each. A 1 ns period over a second would otherwise grow until the
+#: machine killed the process.
+DEFAULT_MAX_JOBS = 10_000_000
+
+
+def check_job_limit(ts, args, runs=1):
+    """Refuse (InputError, exit 2) a run whose counted jobs exceed --max-jobs, with the numbers:
+    known before it runs, from the periods and the window."""
+    limit = getattr(args, "max_jobs", DEFAULT_MAX_JOBS)
+    if limit is not None and limit < 1:
+        raise InputError(f"--max-jobs must be at least 1, got {limit}")
+    if args.duration is not None:
+        ts = ts.with_run(duration_ns=duration_ns(args.duration))
+    jobs = ts.estimated_jobs
+    if jobs <= limit:
+        return
+    size = jobs * ts.job_record_bytes * runs
+    size = f"{size / 1e9:,.1f} GB" if size >= 1e9 else f"{size / 1e6:,.1f} MB"
+    rt = [t for t in ts.tasks() if t["period_ns"] > 0 and t["wcet_ns"] > 0] or ts.tasks()
+    heaviest = min(rt, key=lambda t: t["period_ns"])
+    raise InputError(
+        f"{ts.source}: the run would count {jobs:,} jobs per scheduler (task '{heaviest['name']}' releases one every "
+        f"{heaviest['period_ns']:,} ns over {ts.duration_ns / 1e9:g} s), about {size} of per-job records for "
+        f"{runs} run(s); the limit is {limit:,} (--max-jobs N raises it; a shorter --duration lowers the count)")
 
 
 def output_paths(args, **more) -> dict:
@@ -164,6 +194,7 @@ def run(args):
     if args.duration is not None:
         duration_ns(args.duration)  # validate early, with the user's spelling in the message
     output_paths(args, util_plot=args.util_plot)
+    check_job_limit(ts, args, runs=max(1, len(args.schedulers or [])))
     names, skipped = expand_schedulers(args.schedulers, ts, args.partition)
     trace = bool(args.trace or args.gantt or args.util_plot)
     warn(ts, names)
