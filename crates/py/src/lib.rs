@@ -3,6 +3,7 @@
 //! Long calls release the GIL.
 
 mod analysis;
+mod batch;
 mod opzone;
 
 use pyo3::create_exception;
@@ -491,6 +492,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(write_jobs_csv, m)?)?;
     m.add_function(wrap_pyfunction!(write_trace, m)?)?;
     analysis::register(m)?;
+    batch::register(m)?;
     opzone::register(m)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("RESULTS_SCHEMA", results::SCHEMA)?;
