@@ -91,5 +91,94 @@ def units(spec: Spec, done=frozenset()) -> list[Unit]:
     return out
 
 
+@dataclass
+class Batch:
+    """Task sets and their rows as one worker call computes them (:func:`worker.run_batch`):
+    per set a few values, per row only its key; picklable and compact, since an executor sends
+    it. Rows are in set order, then in the order of ``schedulers`` (those ``todo`` flags)."""
+
+    sweep: str
+    schedulers: tuple  # the spec's schedulers
+    generators: tuple  # ((name, label, param), ...)
+    set_gen: list  # per set: index into generators
+    set_params: list  # per set: the generator's parameters as "k=v,k=v"
+    set_gen_params: list  # per set: the parameters as canonical JSON (the gen_params column)
+    set_point: list
+    set_replication: list
+    set_seed: list
+    todo: bytes  # len(sets) x len(schedulers) flags: the row is to be computed
+    keys: list  # per row
+    duration_ns: int
+    on_miss: str
+    run: str | None = None
+    topology: str | None = None
+
+    @property
+    def rows(self) -> int:
+        return len(self.keys)
+
+    @property
+    def sets(self) -> int:
+        return len(self.set_params)
+
+
+class Batcher:
+    """Cuts units (in order) into :class:`Batch` es of a requested number of rows, at task-set
+    boundaries; the strings a batch repeats (parameters per point) are made once."""
+
+    def __init__(self, units_: list[Unit], schedulers):
+        self.units, self.i = units_, 0
+        self.schedulers = tuple(schedulers)
+        self.index = {s: j for j, s in enumerate(self.schedulers)}
+        self.left = sum(len(u.schedulers) for u in units_)
+        self._strings = {}  # (label, point) -> ("k=v,...", canonical JSON)
+        self._gens = {}  # (name, label, param) -> index
+
+    def __bool__(self):
+        return self.i < len(self.units)
+
+    def take(self, rows: int) -> Batch:
+        """The next units, at least one and no more than ``rows`` rows when one fits."""
+        from ..analysis import _params
+
+        first = self.units[self.i]
+        gens, set_gen, params, canon, point, rep, seed, keys = [], [], [], [], [], [], [], []
+        todo = bytearray()
+        k = len(self.schedulers)
+        gindex = {}
+        while self.i < len(self.units):
+            u = self.units[self.i]
+            if keys and len(keys) + len(u.schedulers) > rows:
+                break
+            self.i += 1
+            g = (u.generator, u.label, u.param)
+            if g not in gindex:
+                gindex[g] = len(gens)
+                gens.append(g)
+            set_gen.append(gindex[g])
+            s = self._strings.get((u.label, u.point))
+            if s is None:
+                s = self._strings[(u.label, u.point)] = (_params(u.params), _canon(u.params))
+            params.append(s[0])
+            canon.append(s[1])
+            point.append(float(u.point))
+            rep.append(u.replication)
+            seed.append(u.seed)
+            flags = bytearray(k)
+            if len(u.schedulers) == k:  # every scheduler (the common case): already in spec order
+                flags = b"\x01" * k
+                keys.extend(key for _, key in u.schedulers)
+            else:  # rows come back in spec order: put the keys in it
+                row = [None] * k
+                for sched, key in u.schedulers:
+                    row[self.index[sched]] = key
+                    flags[self.index[sched]] = 1
+                keys.extend(key for key in row if key is not None)
+            todo += flags
+        self.left -= len(keys)
+        return Batch(first.sweep, self.schedulers, tuple(gens), set_gen, params, canon, point, rep, seed, bytes(todo), keys,
+                     first.duration_ns, first.on_miss, first.run, first.topology)
+
+
 def all_keys(spec: Spec) -> list[str]:
     return [k for u in units(spec) for _, k in u.schedulers]

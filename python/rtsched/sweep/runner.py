@@ -1,6 +1,12 @@
 """Running a sweep: :func:`sweep` expands the spec into units, skips rows already written,
-sends chunks to an executor (a local process pool by default, or Dask's
-``Client.get_executor()``), resubmits failed chunks, and collects the rows into the table.
+sends batches to an executor (a local process pool by default, or Dask's
+``Client.get_executor()``), resubmits failed batches, and appends the returned columns to the
+table.
+
+Batches are sized by what a row costs: the first ones are small, then each worker's own
+timing of the batches it computed sets the next size to about ``TARGET_S`` of work, so the
+bar moves several times a second whatever a row costs, and a worker that dies loses at most
+the batch it was computing (resubmitted whole).
 """
 
 from __future__ import annotations
@@ -11,18 +17,37 @@ import sys
 from pathlib import Path
 
 from .._core import InputError
-from .keys import units
+from .keys import Batcher, units
 from .progress import Progress
 from .spec import Spec, load_spec, parse_spec
-from .table import _frame, _fmt, _read_all, _Sink, consolidate, current_schema, parts_dir, stale
-from .worker import WARNINGS, run_chunk
+from .table import _fmt, _read_all, _Sink, consolidate, current_schema, parts_dir, stale
+from .worker import run_batch
+
+#: Seconds of work a batch aims at: long enough that the round trip (a process pool's pickle,
+#: a Dask task) and the per-batch costs stay small beside it, short enough that the bar moves
+#: and a lost batch costs little.
+TARGET_S = 0.3
+#: The first batches' rows, before any timing; a batch never has more than MAX_ROWS.
+FIRST_ROWS, MAX_ROWS = 64, 200_000
 
 
-def _chunks(us, workers):
-    # Enough chunks to keep every worker busy and to resubmit little on a failure; few enough
-    # that the round trip (a process pool pickle, a Dask task) stays small beside the work.
-    size = max(1, min(64, len(us) // max(1, workers * 16)))
-    return [us[i:i + size] for i in range(0, len(us), size)]
+class _Sizer:
+    """Rows per batch from the workers' timings: about TARGET_S of work, growing at most 4x
+    per completed batch (the first timings include fixed costs and a cold start), and at most
+    an even share of what is left, so the end of a sweep keeps every worker busy."""
+
+    def __init__(self, workers):
+        self.workers, self.rows, self.per_row = workers, FIRST_ROWS, None
+
+    def measured(self, rows, seconds):
+        if rows and seconds > 0:
+            x = seconds / rows
+            self.per_row = x if self.per_row is None else 0.5 * self.per_row + 0.5 * x
+            self.rows = int(min(4 * self.rows, TARGET_S / self.per_row, MAX_ROWS))
+
+    def next(self, left):
+        share = -(-left // (2 * self.workers))  # ceil: the tail is cut into even pieces
+        return max(1, min(self.rows, share))
 
 
 def _workers(executor):
@@ -95,15 +120,14 @@ def sweep(spec, executor=None, output=None, progress=None, workers=None, batch_r
     sink = _Sink(output, batch_rows, batch_seconds)
     try:
         if todo:
-            _run(todo, spec.retries, executor, workers, sink, bar)
+            _run(Batcher(todo, spec.schedulers), spec.retries, executor, workers, sink, bar)
     finally:
         sink.flush()  # whatever completed is kept, even on an interrupt
         bar.close()  # ends the bar's line before any error message
         for w in sweep_warnings(spec.name, sink.notes):
             print(w, file=sys.stderr)
     if output is None:
-        df = _frame(sink.rows).sort_values("key", kind="stable").reset_index(drop=True)
-        return df
+        return sink.frame()
     table = consolidate(output)
     return table[table["key"].isin(keys)].reset_index(drop=True)
 
@@ -124,48 +148,59 @@ def sweep_warnings(name, notes) -> list[str]:
     return out
 
 
-def _run(todo, retries, executor, workers, sink, bar):
+def _run(batcher, retries, executor, workers, sink, bar):
     own = executor is None
     nworkers = (workers or os.cpu_count() or 1) if own else _workers(executor)
     if own:
         executor = cf.ProcessPoolExecutor(max_workers=nworkers)
-    pending = {}  # future -> chunk
-    tries = {}  # id(chunk) -> failures so far
+    # A Dask executor would hash every argument to name the task (pure=True): a batch is new work.
+    extra = {"pure": False} if getattr(executor, "_client", None) is not None else {}
+    sizer = _Sizer(nworkers)
+    pending = {}  # future -> batch
+    tries = {}  # id(batch) -> failures so far
 
-    def submit(chunk):
-        pending[executor.submit(run_chunk, chunk)] = chunk
+    def submit(b):
+        pending[executor.submit(run_batch, b, **extra)] = b
+
+    def refill():
+        # Two batches per worker in flight: one computing, one queued behind it.
+        while batcher and len(pending) < 2 * nworkers:
+            b = batcher.take(sizer.next(batcher.left))
+            tries[id(b)] = 0
+            submit(b)
 
     try:
-        for c in _chunks(todo, nworkers):
-            tries[id(c)] = 0
-            submit(c)
+        refill()
         while pending:
             finished, _ = cf.wait(list(pending), timeout=1.0, return_when=cf.FIRST_COMPLETED)
             for fut in finished:
                 if fut not in pending:  # resubmitted with a replaced pool below
                     continue
-                chunk = pending.pop(fut)
+                b = pending.pop(fut)
                 try:
-                    rows = fut.result()
-                except Exception as e:  # noqa: BLE001 - a worker died or failed: retry the chunk
-                    tries[id(chunk)] += 1
-                    if tries[id(chunk)] > retries:
-                        raise RuntimeError(f"a chunk of {len(chunk)} task sets failed {tries[id(chunk)]} times; "
+                    table, notes, seconds = fut.result()
+                except Exception as e:  # noqa: BLE001 - a worker died or failed: retry the batch
+                    tries[id(b)] += 1
+                    if tries[id(b)] > retries:
+                        raise RuntimeError(f"a batch of {b.rows} rows ({b.sets} task sets) failed {tries[id(b)]} times; "
                                            f"last error: {type(e).__name__}: {e}") from e
                     if own and isinstance(e, cf.process.BrokenProcessPool):
                         # Every future of a broken pool fails: replace the pool, resubmit them all.
-                        lost = [chunk] + [pending.pop(f) for f in list(pending)]
+                        lost = [b] + [pending.pop(f) for f in list(pending)]
                         executor.shutdown(wait=False, cancel_futures=True)
                         executor = cf.ProcessPoolExecutor(max_workers=nworkers)
-                        bar.update(note=f"a worker died: resubmitted {len(lost)} chunks", force=True)
+                        bar.update(note=f"a worker died: resubmitted {len(lost)} batches", force=True)
                         for c in lost:
                             submit(c)
                     else:
-                        bar.update(note=f"retrying a chunk after {type(e).__name__}", force=True)
-                        submit(chunk)
+                        bar.update(note=f"retrying a batch after {type(e).__name__}", force=True)
+                        submit(b)
                     continue
-                sink.add(rows)
-                bar.update(len(rows))
+                del tries[id(b)]
+                sizer.measured(b.rows, seconds)
+                sink.add(table, notes)
+                bar.update(b.rows)
+            refill()
             bar.update()
     except BaseException:
         for f in pending:
@@ -174,3 +209,18 @@ def _run(todo, retries, executor, workers, sink, bar):
     finally:
         if own:
             executor.shutdown(wait=True, cancel_futures=True)
+
+
+def sweep_rows(spec):
+    """The reference the batched sweep is tested against: every row of ``spec`` computed one
+    Python dict at a time in this process (:func:`~.worker.run_chunk`), no table on disk.
+    Returns (DataFrame sorted by key, the workers' notes)."""
+    from .table import _frame
+    from .worker import WARNINGS, run_chunk
+
+    spec = parse_spec(spec) if isinstance(spec, dict) else spec
+    rows = run_chunk(units(spec))
+    notes = set()
+    for r in rows:
+        notes.update(r.pop(WARNINGS, ()))
+    return _frame(rows).sort_values("key", kind="stable").reset_index(drop=True), notes
