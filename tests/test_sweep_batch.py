@@ -187,3 +187,33 @@ def test_resume_after_a_kill_mid_batch_gives_every_row_once(tmp_path):
     # The rows written before the kill are in the table as they were.
     kept = comparable(partial)
     pd.testing.assert_frame_equal(comparable(df[df.key.isin(kept.key)]), kept)
+
+
+def test_units_build_the_seeds_and_keys_of_taskset_seed_and_row_key():
+    sp = S.parse_spec(SPECS["options"])
+    for u in S.units(sp):
+        g = next(g for g in sp.generators if g.label == u.label)
+        assert u.seed == S.taskset_seed(sp.seed, g, sp.per_cpu, u.point, u.replication)
+        variant = S.keys._variant_hash(sp, g)
+        assert u.schedulers == [(s, S.row_key(g.label, u.point, u.replication, s, variant)) for s in sp.schedulers]
+    sp = S.parse_spec(spec_of(seeds=[3, 11, 250], utilisation={"points": [0.25, 1.0 / 3, 1.95]}))
+    assert len(S.units(sp)) == 9
+    for u in S.units(sp):
+        g = sp.generators[0]
+        assert u.seed == S.taskset_seed(sp.seed, g, sp.per_cpu, u.point, u.replication)
+        assert u.schedulers[1][1] == S.row_key(g.label, u.point, u.replication, "pedf:ffd", S.keys._variant_hash(sp, g))
+
+
+def test_parquet_parts_of_earlier_versions_are_resumed(tmp_path):
+    # Earlier versions wrote a Parquet table's parts as Parquet; now they are Arrow IPC files.
+    spec = spec_of(duration="300ms")
+    ref, _ = S.sweep_rows(spec)
+    out = tmp_path / "r.parquet"
+    S.parts_dir(out).mkdir()
+    T = importlib.import_module("rtsched.sweep.table")
+    T._write_atomic(ref.iloc[::2], S.parts_dir(out) / "part-1-1-abc-000001.parquet")
+    r = run_cli("sweep", write_spec(tmp_path, spec), "-o", out, "-j", "1", "--no-plots", check=0)
+    assert f"/{len(ref) - len(ref.iloc[::2])} rows" in r.stderr, r.stderr  # only the rows the part lacks are run
+    df = S.read_table(out)
+    assert df["key"].is_unique and not S.parts_dir(out).exists()
+    pd.testing.assert_frame_equal(comparable(df), comparable(ref))

@@ -77,17 +77,28 @@ class Unit:
 
 
 def units(spec: Spec, done=frozenset()) -> list[Unit]:
-    """Every task set of the sweep with the (scheduler, key) pairs not in ``done``, in key order."""
+    """Every task set of the sweep with the (scheduler, key) pairs not in ``done``, in key order.
+
+    The seeds and keys are :func:`taskset_seed`'s and :func:`row_key`'s, built from the parts
+    they share per point (the same text, hashed the same way: tested against those functions),
+    since a big sweep has millions of them. Units of one point share their ``params`` dict."""
     out = []
     for g in spec.generators:
         variant = _variant_hash(spec, g)
+        tails = [(s, f"/{s}/{variant}") for s in spec.schedulers]
         for p in spec.points:
+            params = _gen_params(spec, g, p)
+            # taskset_seed's canonical list without its last item (the replication): "[…,"
+            head = _canon([spec.seed, g.name, g.params, g.param, spec.per_cpu, repr(float(p))])[:-1] + ","
+            at = f"{g.label}/{p:016.6f}/"
             for r in spec.replications:
-                todo = [(s, k) for s in spec.schedulers if (k := row_key(g.label, p, r, s, variant)) not in done]
+                rk = f"{at}{r:010d}"
+                todo = [(s, k) for s, tail in tails if (k := rk + tail) not in done]
                 if todo:
-                    out.append(Unit(spec.name, g.name, g.label, _gen_params(spec, g, p), g.param, p, r,
-                                    taskset_seed(spec.seed, g, spec.per_cpu, p, r), spec.duration_ns, spec.on_miss, todo,
-                                    spec.run, spec.topology))
+                    text = head + (str(r) if type(r) is int else _canon(r)) + "]"
+                    seed = int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big") >> 1
+                    out.append(Unit(spec.name, g.name, g.label, params, g.param, p, r, seed, spec.duration_ns,
+                                    spec.on_miss, todo, spec.run, spec.topology))
     return out
 
 

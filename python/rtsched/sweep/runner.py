@@ -97,12 +97,14 @@ def sweep(spec, executor=None, output=None, progress=None, workers=None, batch_r
             p.unlink(missing_ok=True)
     every = units(spec)
     keys = {k for u in every for _, k in u.schedulers}
-    todo = []
-    for u in every:
-        left = [(s, k) for s, k in u.schedulers if k not in done]
-        if left:
-            u.schedulers = left
-            todo.append(u)
+    todo = every
+    if done:
+        todo = []
+        for u in every:
+            left = [(s, k) for s, k in u.schedulers if k not in done]
+            if left:
+                u.schedulers = left
+                todo.append(u)
     total_rows = sum(len(u.schedulers) for u in todo)
     redo = len(keys & outdated)
     if redo and progress is not False:

@@ -142,15 +142,28 @@ def _coerce(df):
         if c not in df.columns:
             df[c] = pd.NA
     df = df[COLUMNS + [c for c in df.columns if c not in COLUMNS]].copy()
+    text = _text_dtype()
+    # A column already of its type (a table this build wrote) is left alone: converting it
+    # would cost a Python object per cell.
     for c in _INT_COLUMNS:
-        df[c] = pd.to_numeric(df[c], errors="coerce").astype("Int64")
+        if df[c].dtype != "Int64":
+            df[c] = pd.to_numeric(df[c], errors="coerce").astype("Int64")
     for c in _FLOAT_COLUMNS:
-        df[c] = pd.to_numeric(df[c], errors="coerce").astype("float64")
+        if df[c].dtype != "float64":
+            df[c] = pd.to_numeric(df[c], errors="coerce").astype("float64")
     for c in _STR_COLUMNS:
-        df[c] = df[c].astype(object).where(df[c].notna(), "").astype(str)
+        if df[c].dtype != text or text == object or df[c].isna().any():  # object: any value may hide there
+            df[c] = df[c].astype(object).where(df[c].notna(), "").astype(str)
     if df["schedulable"].dtype != bool:  # CSV text, or missing
         df["schedulable"] = df["schedulable"].astype(str).str.lower().isin(["true", "1", "1.0"])
     return df
+
+
+def _text_dtype():
+    """The dtype ``astype(str)`` gives (pandas' string dtype, or object before pandas 3)."""
+    import pandas as pd
+
+    return pd.Series([""], dtype=object).astype(str).dtype
 
 
 def _fmt(path) -> str:
@@ -194,6 +207,24 @@ def parts_dir(path) -> Path:
     return p.with_name(p.name + ".parts")
 
 
+def _parts(path) -> list[Path]:
+    """The part files beside a table, oldest run first. A Parquet table's parts are Arrow IPC
+    files (``.arrow``: written as fast as memory is copied; Parquet is written once, at the
+    end), or Parquet files left by earlier versions; a CSV table's are CSV."""
+    d = parts_dir(path)
+    if not d.is_dir():
+        return []
+    exts = ("arrow", "parquet") if _fmt(path) == "parquet" else ("csv",)
+    return sorted((p for e in exts for p in d.glob(f"part-*.{e}")), key=lambda p: p.name)
+
+
+def _read_ipc(path):
+    import pyarrow as pa
+
+    # Mapped, not copied; the data stays readable after the part is removed.
+    return pa.ipc.open_file(pa.memory_map(os.fspath(path))).read_all()
+
+
 def _pq_read(path):
     import pyarrow.parquet as pq
 
@@ -224,20 +255,21 @@ def _current(t):
 
 def _dedup_arrow(t):
     """Each key once, sorted: a row of this results schema wins over a stale one, then the
-    earlier file's (as :func:`_read_all`)."""
+    earlier file's (as :func:`_read_all`). Sorts the keys alone and copies the rows once."""
     import numpy as np
     import pyarrow as pa
     import pyarrow.compute as pc
 
     fresh = pc.and_(pc.equal(t["schema"], current_schema()),
                     pc.invert(pc.and_(pc.equal(t["status"], "ok"), pc.is_null(t["ipc_proxy"]))))
-    t = t.append_column("_stale", pc.invert(pc.fill_null(fresh, False)))
-    t = t.take(pc.sort_indices(t, [("key", "ascending"), ("_stale", "ascending")]))  # stable
-    keys = t["key"].combine_chunks()
+    stale = pc.invert(pc.fill_null(fresh, False))
+    by = pa.table({"key": t["key"], "stale": stale})
+    order = pc.sort_indices(by, [("key", "ascending"), ("stale", "ascending")])  # stable
+    keys = t["key"].take(order).combine_chunks()
     first = np.ones(len(t), dtype=bool)
     if len(t) > 1:
         first[1:] = pc.not_equal(keys.slice(1), keys.slice(0, len(t) - 1)).to_numpy(zero_copy_only=False)
-    return t.filter(pa.array(first)).drop_columns(["_stale"])
+    return t.take(order.filter(pa.array(first)))
 
 
 def _consolidate_parquet(path, parts):
@@ -247,14 +279,16 @@ def _consolidate_parquet(path, parts):
     import pyarrow.parquet as pq
 
     files = ([path] if os.path.exists(path) else []) + parts
-    tables = [_current(_pq_read(f)) for f in files]
+    tables = [_current(_read_ipc(f) if Path(f).suffix == ".arrow" else _pq_read(f)) for f in files]
     if any(t is None for t in tables):
         return None
     t = _dedup_arrow(pa.concat_tables(tables)) if tables else arrow_schema().empty_table()
     if parts or not os.path.exists(path):
         from .._io import write_atomic
 
-        write_atomic(path, lambda tmp: pq.write_table(t, tmp))
+        # A dictionary of keys, all distinct, would be built only to be dropped.
+        plain = [c for c in t.column_names if c != "key"]
+        write_atomic(path, lambda tmp: pq.write_table(t, tmp, use_dictionary=plain))
     return t
 
 
@@ -267,9 +301,8 @@ def _read_all(path):
     frames = []
     if os.path.exists(path):
         frames.append(read_table(path))
-    pd_dir = parts_dir(path)
-    parts = sorted(pd_dir.glob(f"part-*.{_fmt(path)}")) if pd_dir.is_dir() else []
-    frames += [read_table(p) for p in parts]
+    parts = _parts(path)
+    frames += [_coerce(_arrow_frame(_read_ipc(p))) if p.suffix == ".arrow" else read_table(p) for p in parts]
     if not frames:
         return _frame([]), parts
     df = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
@@ -281,8 +314,7 @@ def _read_all(path):
 def consolidate(path, frame=True):
     """Fold part files into the table (atomically), then remove them. Returns the table (a
     DataFrame; with ``frame=False`` an Arrow table when the fast Parquet path was taken)."""
-    pd_dir = parts_dir(path)
-    parts = sorted(pd_dir.glob(f"part-*.{_fmt(path)}")) if pd_dir.is_dir() else []
+    parts = _parts(path)
     df = _consolidate_parquet(path, parts) if _fmt(path) == "parquet" else None
     if df is None:
         df, parts = _read_all(path)
@@ -301,7 +333,8 @@ def consolidate(path, frame=True):
 
 class _Sink:
     """Completed batches (Arrow tables): buffered, then written as one part file per
-    ``batch_rows`` rows or ``batch_seconds`` (atomic). Without a path they are kept in memory."""
+    ``batch_rows`` rows or ``batch_seconds`` (atomic; see :func:`_parts`). Without a path
+    they are kept in memory."""
 
     def __init__(self, path, batch_rows=1000, batch_seconds=10.0):
         self.path, self.batch_rows, self.batch_seconds = path, batch_rows, batch_seconds
@@ -337,13 +370,15 @@ class _Sink:
         d = parts_dir(self.path)
         d.mkdir(parents=True, exist_ok=True)
         self.count += 1
-        part = d / f"part-{self.run_id}-{self.count:06d}.{_fmt(self.path)}"
+        part = d / f"part-{self.run_id}-{self.count:06d}"
         if _fmt(self.path) == "parquet":
-            import pyarrow.parquet as pq
-
             from .._io import write_atomic
 
-            write_atomic(part, lambda tmp: pq.write_table(t, tmp))  # one row group
+            def write(tmp):
+                with pa.OSFile(tmp, "wb") as f, pa.ipc.new_file(f, t.schema) as w:
+                    w.write_table(t)
+
+            write_atomic(part.with_suffix(".arrow"), write)
         else:
-            _write_atomic(_coerce(_arrow_frame(t)), part)
+            _write_atomic(_coerce(_arrow_frame(t)), part.with_suffix(".csv"))
         self.buffer, self.buffered = [], 0
