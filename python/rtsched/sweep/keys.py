@@ -77,12 +77,16 @@ class Unit:
 
 
 def units(spec: Spec, done=frozenset()) -> list[Unit]:
-    """Every task set of the sweep with the (scheduler, key) pairs not in ``done``, in key order.
+    """Every task set of the sweep with the (scheduler, key) pairs not in ``done``, in key order."""
+    return list(iter_units(spec, done))
+
+
+def iter_units(spec: Spec, done=frozenset()):
+    """:func:`units`, one at a time.
 
     The seeds and keys are :func:`taskset_seed`'s and :func:`row_key`'s, built from the parts
     they share per point (the same text, hashed the same way: tested against those functions),
     since a big sweep has millions of them. Units of one point share their ``params`` dict."""
-    out = []
     for g in spec.generators:
         variant = _variant_hash(spec, g)
         tails = [(s, f"/{s}/{variant}") for s in spec.schedulers]
@@ -97,9 +101,8 @@ def units(spec: Spec, done=frozenset()) -> list[Unit]:
                 if todo:
                     text = head + (str(r) if type(r) is int else _canon(r)) + "]"
                     seed = int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big") >> 1
-                    out.append(Unit(spec.name, g.name, g.label, params, g.param, p, r, seed, spec.duration_ns,
-                                    spec.on_miss, todo, spec.run, spec.topology))
-    return out
+                    yield Unit(spec.name, g.name, g.label, params, g.param, p, r, seed, spec.duration_ns, spec.on_miss,
+                               todo, spec.run, spec.topology)
 
 
 @dataclass
@@ -134,34 +137,38 @@ class Batch:
 
 
 class Batcher:
-    """Cuts units (in order) into :class:`Batch` es of a requested number of rows, at task-set
-    boundaries; the strings a batch repeats (parameters per point) are made once."""
+    """Cuts units (a list or an iterator, in order) into :class:`Batch` es of a requested
+    number of rows, at task-set boundaries; the strings a batch repeats (parameters per point)
+    are made once. ``rows``: how many rows the units hold (counted when not given)."""
 
-    def __init__(self, units_: list[Unit], schedulers):
-        self.units, self.i = units_, 0
+    def __init__(self, units_, schedulers, rows=None):
+        if rows is None:
+            units_ = list(units_)
+            rows = sum(len(u.schedulers) for u in units_)
+        self.units = iter(units_)
+        self.head = next(self.units, None)
         self.schedulers = tuple(schedulers)
         self.index = {s: j for j, s in enumerate(self.schedulers)}
-        self.left = sum(len(u.schedulers) for u in units_)
+        self.left = rows
         self._strings = {}  # (label, point) -> ("k=v,...", canonical JSON)
-        self._gens = {}  # (name, label, param) -> index
 
     def __bool__(self):
-        return self.i < len(self.units)
+        return self.head is not None
 
     def take(self, rows: int) -> Batch:
         """The next units, at least one and no more than ``rows`` rows when one fits."""
         from ..analysis import _params
 
-        first = self.units[self.i]
+        first = self.head
         gens, set_gen, params, canon, point, rep, seed, keys = [], [], [], [], [], [], [], []
         todo = bytearray()
         k = len(self.schedulers)
         gindex = {}
-        while self.i < len(self.units):
-            u = self.units[self.i]
+        while self.head is not None:
+            u = self.head
             if keys and len(keys) + len(u.schedulers) > rows:
                 break
-            self.i += 1
+            self.head = next(self.units, None)
             g = (u.generator, u.label, u.param)
             if g not in gindex:
                 gindex[g] = len(gens)

@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 
 from .._core import InputError
-from .keys import Batcher, units
+from .keys import Batcher, iter_units, units
 from .progress import Progress
 from .spec import Spec, load_spec, parse_spec
 from .table import _fmt, _read_all, _Sink, consolidate, current_schema, parts_dir, stale
@@ -87,30 +87,34 @@ def sweep(spec, executor=None, output=None, progress=None, workers=None, batch_r
     output = os.fspath(output) if output is not None else spec.output
     if output is not None:
         _fmt(output)
-    done, outdated = set(), set()
+    done, outdated, others = set(), set(), False
     if output is not None and resume:
         existing, _ = _read_all(output)
         old = stale(existing)
-        done, outdated = set(existing["key"][~old]), set(existing["key"][old])
+        done, outdated, others = set(existing["key"][~old]), set(existing["key"][old]), len(existing) > 0
     elif output is not None:
         for p in [Path(output), *(parts_dir(output).glob("part-*") if parts_dir(output).is_dir() else [])]:
             p.unlink(missing_ok=True)
-    every = units(spec)
-    keys = {k for u in every for _, k in u.schedulers}
-    todo = every
-    if done:
+    if others:
+        # Rows already there (this spec's, another's): find what is left, and this spec's keys.
+        every = units(spec)
+        keys = {k for u in every for _, k in u.schedulers}
         todo = []
         for u in every:
             left = [(s, k) for s, k in u.schedulers if k not in done]
             if left:
                 u.schedulers = left
                 todo.append(u)
-    total_rows = sum(len(u.schedulers) for u in todo)
-    redo = len(keys & outdated)
+        total_rows = sum(len(u.schedulers) for u in todo)
+    else:
+        # Nothing there: every row is to run, and the table will hold only this spec's rows.
+        # Units are made as batches are cut, while the workers compute the first ones.
+        keys, todo, total_rows = None, iter_units(spec), spec.size
+    redo = len(keys & outdated) if outdated else 0
     if redo and progress is not False:
         print(f"sweep {spec.name}: {redo} rows in {output} are from an older results schema "
               f"(not {current_schema()}): recomputing them", file=sys.stderr)
-    if not todo and progress is not False:
+    if not total_rows and progress is not False:
         print(f"sweep {spec.name}: all {spec.size} rows already in {output}; nothing to run", file=sys.stderr)
         progress = False
     if isinstance(progress, Progress):
@@ -121,8 +125,8 @@ def sweep(spec, executor=None, output=None, progress=None, workers=None, batch_r
                        enabled=sys.stderr.isatty() if progress is None else bool(progress))
     sink = _Sink(output, batch_rows, batch_seconds)
     try:
-        if todo:
-            _run(Batcher(todo, spec.schedulers), spec.retries, executor, workers, sink, bar)
+        if total_rows:
+            _run(Batcher(todo, spec.schedulers, total_rows), spec.retries, executor, workers, sink, bar)
     finally:
         sink.flush()  # whatever completed is kept, even on an interrupt
         bar.close()  # ends the bar's line before any error message
@@ -131,7 +135,7 @@ def sweep(spec, executor=None, output=None, progress=None, workers=None, batch_r
     if output is None:
         return sink.frame()
     table = consolidate(output)
-    return table[table["key"].isin(keys)].reset_index(drop=True)
+    return table if keys is None else table[table["key"].isin(keys)].reset_index(drop=True)
 
 
 def sweep_warnings(name, notes) -> list[str]:
