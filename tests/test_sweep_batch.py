@@ -123,7 +123,8 @@ def test_batch_sizes_follow_the_measured_cost_of_a_row():
     for _ in range(20):
         s.measured(s.next(10**6), s.next(10**6) * 1e-3)
     assert s.next(10**6) == int(R.TARGET_S / 1e-3)
-    assert s.next(100) == 25  # the tail: an even share per worker
+    assert s.next(1000) == 250  # the tail: an even share per worker,
+    assert s.next(100) == int(R.MIN_S / 1e-3)  # but not below MIN_S of work
     s.measured(10, 1e-9)
     assert s.next(10**9) <= R.MAX_ROWS
 
@@ -217,3 +218,18 @@ def test_parquet_parts_of_earlier_versions_are_resumed(tmp_path):
     df = S.read_table(out)
     assert df["key"].is_unique and not S.parts_dir(out).exists()
     pd.testing.assert_frame_equal(comparable(df), comparable(ref))
+
+
+def test_spans_give_the_units_of_the_whole_sweep():
+    # A sweep into an empty table sends coordinates; the worker's units are units()'s.
+    sp = S.parse_spec(SPECS["options"])
+    spans = S.keys.Spans(sp)
+    got = []
+    while spans:
+        span = spans.take(7)
+        b = span.batch()
+        assert b.rows == span.rows <= max(7, len(sp.schedulers))
+        got += b.keys
+    assert spans.left == 0 and got == S.all_keys(sp)
+    table, _, _ = S.run_batch(S.keys.Spans(sp).take(10**9))
+    assert table["taskset_seed"].to_pylist() == [u.seed for u in S.units(sp) for _ in u.schedulers]

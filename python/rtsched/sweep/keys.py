@@ -82,27 +82,90 @@ def units(spec: Spec, done=frozenset()) -> list[Unit]:
 
 
 def iter_units(spec: Spec, done=frozenset()):
-    """:func:`units`, one at a time.
+    """:func:`units`, one at a time."""
+    for g in spec.generators:
+        variant = _variant_hash(spec, g)
+        for p in spec.points:
+            yield from _point_units(spec, g, variant, p, spec.replications, done)
+
+
+def _point_units(spec: Spec, g: Generator, variant: str, p, reps, done=frozenset()):
+    """The units of one generator and point, for the replications ``reps``.
 
     The seeds and keys are :func:`taskset_seed`'s and :func:`row_key`'s, built from the parts
     they share per point (the same text, hashed the same way: tested against those functions),
     since a big sweep has millions of them. Units of one point share their ``params`` dict."""
-    for g in spec.generators:
-        variant = _variant_hash(spec, g)
-        tails = [(s, f"/{s}/{variant}") for s in spec.schedulers]
-        for p in spec.points:
-            params = _gen_params(spec, g, p)
-            # taskset_seed's canonical list without its last item (the replication): "[…,"
-            head = _canon([spec.seed, g.name, g.params, g.param, spec.per_cpu, repr(float(p))])[:-1] + ","
-            at = f"{g.label}/{p:016.6f}/"
-            for r in spec.replications:
-                rk = f"{at}{r:010d}"
-                todo = [(s, k) for s, tail in tails if (k := rk + tail) not in done]
-                if todo:
-                    text = head + (str(r) if type(r) is int else _canon(r)) + "]"
-                    seed = int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big") >> 1
-                    yield Unit(spec.name, g.name, g.label, params, g.param, p, r, seed, spec.duration_ns, spec.on_miss,
-                               todo, spec.run, spec.topology)
+    tails = [(s, f"/{s}/{variant}") for s in spec.schedulers]
+    params = _gen_params(spec, g, p)
+    # taskset_seed's canonical list without its last item (the replication): "[…,"
+    head = _canon([spec.seed, g.name, g.params, g.param, spec.per_cpu, repr(float(p))])[:-1] + ","
+    at = f"{g.label}/{p:016.6f}/"
+    for r in reps:
+        rk = f"{at}{r:010d}"
+        todo = [(s, k) for s, tail in tails if (k := rk + tail) not in done]
+        if todo:
+            text = head + (str(r) if type(r) is int else _canon(r)) + "]"
+            seed = int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big") >> 1
+            yield Unit(spec.name, g.name, g.label, params, g.param, p, r, seed, spec.duration_ns, spec.on_miss, todo,
+                       spec.run, spec.topology)
+
+
+@dataclass
+class Span:
+    """Rows of a sweep into an empty table, sent by their coordinates alone — runs of
+    replications of one generator and point, every scheduler — so the coordinator does nothing
+    per row: the worker makes their units, seeds and keys (:meth:`batch`) with the code
+    :func:`units` uses. The variants are the coordinator's (an overhead profile is hashed where
+    the spec was read)."""
+
+    spec: Spec  # without its points and replications (a span names its own)
+    pieces: list  # [(generator index, variant, point, [replications])]
+
+    @property
+    def sets(self) -> int:
+        return sum(len(x[3]) for x in self.pieces)
+
+    @property
+    def rows(self) -> int:
+        return self.sets * len(self.spec.schedulers)
+
+    def batch(self) -> "Batch":
+        us = [u for gi, variant, p, reps in self.pieces
+              for u in _point_units(self.spec, self.spec.generators[gi], variant, p, reps)]
+        return Batcher(us, self.spec.schedulers).take(self.rows)
+
+
+class Spans:
+    """Cuts a whole sweep (nothing done yet) into :class:`Span` s of about a requested number
+    of rows, in key order; the same interface as :class:`Batcher`."""
+
+    def __init__(self, spec: Spec):
+        from dataclasses import replace
+
+        self.slim = replace(spec, points=(), replications=())
+        self.k = len(spec.schedulers)
+        self.reps = list(spec.replications)
+        self.where = [(gi, _variant_hash(spec, g), p) for gi, g in enumerate(spec.generators) for p in spec.points]
+        self.i, self.j = 0, 0  # next (generator, point), next replication in it
+        self.left = spec.size
+
+    def __bool__(self):
+        return self.i < len(self.where)
+
+    def take(self, rows: int) -> Span:
+        want = max(1, rows // self.k)  # task sets
+        pieces = []
+        while self.i < len(self.where) and want > 0:
+            gi, variant, p = self.where[self.i]
+            reps = self.reps[self.j:self.j + want]
+            pieces.append((gi, variant, p, reps))
+            want -= len(reps)
+            self.j += len(reps)
+            if self.j >= len(self.reps):
+                self.i, self.j = self.i + 1, 0
+        span = Span(self.slim, pieces)
+        self.left -= span.rows
+        return span
 
 
 @dataclass

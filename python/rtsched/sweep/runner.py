@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 
 from .._core import InputError
-from .keys import Batcher, iter_units, units
+from .keys import Batcher, Spans, units
 from .progress import Progress
 from .spec import Spec, load_spec, parse_spec
 from .table import _fmt, _read_all, _Sink, consolidate, current_schema, parts_dir, stale
@@ -29,12 +29,15 @@ from .worker import run_batch
 TARGET_S = 0.3
 #: The first batches' rows, before any timing; a batch never has more than MAX_ROWS.
 FIRST_ROWS, MAX_ROWS = 64, 200_000
+#: Seconds of work below which the last batches are not cut (a round trip costs milliseconds).
+MIN_S = 0.05
 
 
 class _Sizer:
     """Rows per batch from the workers' timings: about TARGET_S of work, growing at most 4x
     per completed batch (the first timings include fixed costs and a cold start), and at most
-    an even share of what is left, so the end of a sweep keeps every worker busy."""
+    an even share of what is left (but MIN_S of work), so the end of a sweep keeps every
+    worker busy."""
 
     def __init__(self, workers):
         self.workers, self.rows, self.per_row = workers, FIRST_ROWS, None
@@ -47,7 +50,8 @@ class _Sizer:
 
     def next(self, left):
         share = -(-left // (2 * self.workers))  # ceil: the tail is cut into even pieces
-        return max(1, min(self.rows, share))
+        floor = 1 if self.per_row is None else int(MIN_S / self.per_row)
+        return max(1, min(self.rows, max(share, floor)))
 
 
 def _workers(executor):
@@ -108,8 +112,8 @@ def sweep(spec, executor=None, output=None, progress=None, workers=None, batch_r
         total_rows = sum(len(u.schedulers) for u in todo)
     else:
         # Nothing there: every row is to run, and the table will hold only this spec's rows.
-        # Units are made as batches are cut, while the workers compute the first ones.
-        keys, todo, total_rows = None, iter_units(spec), spec.size
+        # Batches go as spans of coordinates; the workers make the units, seeds and keys.
+        keys, todo, total_rows = None, None, spec.size
     redo = len(keys & outdated) if outdated else 0
     if redo and progress is not False:
         print(f"sweep {spec.name}: {redo} rows in {output} are from an older results schema "
@@ -126,7 +130,8 @@ def sweep(spec, executor=None, output=None, progress=None, workers=None, batch_r
     sink = _Sink(output, batch_rows, batch_seconds)
     try:
         if total_rows:
-            _run(Batcher(todo, spec.schedulers, total_rows), spec.retries, executor, workers, sink, bar)
+            batcher = Spans(spec) if todo is None else Batcher(todo, spec.schedulers, total_rows)
+            _run(batcher, spec.retries, executor, workers, sink, bar)
     finally:
         sink.flush()  # whatever completed is kept, even on an interrupt
         bar.close()  # ends the bar's line before any error message

@@ -14,7 +14,7 @@ import json
 
 from .._core import InputError
 from ..result import RUN_COUNTERS
-from .keys import Batch, Unit, _canon
+from .keys import Batch, Span, Unit, _canon
 from .spec import with_options
 from .table import MODEL_COLUMNS, SUMMARY_COLUMNS
 
@@ -95,8 +95,8 @@ def run_chunk(chunk: list[Unit]) -> list[dict]:
     return out
 
 
-def run_batch(b: Batch):
-    """Compute a batch: returns ``(table, notes, seconds)`` — its rows as a ``pyarrow.Table``
+def run_batch(b: Batch | Span):
+    """Compute a batch (a :class:`~.keys.Span` is made into one here): returns ``(table, notes, seconds)`` — its rows as a ``pyarrow.Table``
     with the table's COLUMNS (in the batch's row order), the distinct ``WARNINGS`` notes, and
     the seconds this call took (the runner sizes the next batches by it)."""
     import time
@@ -105,6 +105,8 @@ def run_batch(b: Batch):
     from .table import batch_table
 
     t = time.perf_counter()
+    if isinstance(b, Span):
+        b = b.batch()
     names = [g[0] for g in b.generators]
     cols = _core.sweep_batch(list(b.schedulers), names, b.set_gen, b.set_params, b.set_seed, b.todo, b.duration_ns,
                              b.on_miss, b.run, b.topology)
