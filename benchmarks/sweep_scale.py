@@ -17,6 +17,7 @@ consolidation), each checked to hold every key exactly once:
 3. a Dask ``LocalCluster`` with 2 worker processes of 1 thread, through ``Client.get_executor()``
    (the cluster is started, and its workers import what a batch needs, before the clock starts).
 
+First the machine's own ceiling: the same batch computed by one process and by two at once.
 Then the coordinator alone: batches computed beforehand (pickled as an executor sends them)
 are received, appended to a table and counted on a progress bar, as fast as it can, to show
 how many rows/s the coordinating process could absorb from any number of workers. Wall times
@@ -115,6 +116,32 @@ def run_three(sp, d: Path, tag: str, client, res: dict):
     print(f"[{tag}] tables identical across executors: {r['tables_identical']}", flush=True)
 
 
+def _simulate_only(args):
+    b, start = args
+    while time.time() < start:  # both processes begin together
+        time.sleep(0.001)
+    t = time.perf_counter()
+    S.run_batch(b)
+    return time.perf_counter() - t
+
+
+def machine_scaling(sp, rows: int = 20_000) -> dict:
+    """The ceiling of any 2-worker ratio on this machine: the same batch computed by one
+    process, then by two processes at once (no coordinator, no table): rows/s of the two
+    together over one's. Cores shared with other tenants, or SMT siblings, keep it below 2."""
+    b = S.keys.Spans(sp).take(rows)
+    S.run_batch(S.keys.Spans(sp).take(400))  # warm
+    one = b.rows / S.run_batch(b)[2]
+    with cf.ProcessPoolExecutor(2) as ex:
+        list(ex.map(_simulate_only, [(S.keys.Spans(sp).take(400), 0)] * 2))  # start and warm both
+        start = time.time() + 0.2
+        walls = list(ex.map(_simulate_only, [(b, start), (b, start)]))
+    two = 2 * b.rows / max(walls)
+    print(f"machine: batch computation alone {one:,.0f} rows/s in one process, {two:,.0f} rows/s in two at once "
+          f"(x{two / one:.2f}: the ceiling of a 2-worker ratio here); load {load()}", flush=True)
+    return {"one_rows_per_s": one, "two_rows_per_s": two, "ratio": two / one}
+
+
 def coordinator(sp, d: Path, rows: int, batch: int = 10_000) -> dict:
     """The coordinating process's own cost per row: receive a batch (unpickle it, as the pool
     or Dask deliver it), append it to the table (part files, atomic) and move the bar; then the
@@ -188,6 +215,7 @@ def main(argv=None):
             client.run(warm)  # not timed: each worker imports once
             res["dask_startup_s"] = time.perf_counter() - t
         try:
+            res["machine"] = machine_scaling(light)
             run_three(light, d, "scale", client, res)
             run_three(heavy, d, "heavy", client, res)
         finally:
