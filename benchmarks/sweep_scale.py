@@ -142,6 +142,54 @@ def machine_scaling(sp, rows: int = 20_000) -> dict:
     return {"one_rows_per_s": one, "two_rows_per_s": two, "ratio": two / one}
 
 
+def _canned(b):
+    """On a worker: a real batch result, computed once per process and then returned at
+    once, under keys of its own, so the coordinator alone sets the pace."""
+    import pyarrow as pa
+
+    # Kept on a module every worker has (Dask sends this script's functions by value, globals
+    # and all, so a global here would be new at every call).
+    cache = vars(sys).setdefault("_sweep_scale_canned", {})
+    if "t" not in cache:
+        cache["t"] = S.run_batch(b.span)
+    table, notes, _ = cache["t"]
+    keys = pa.array([f"{k}/{b.i:06d}" for k in table["key"].to_pylist()])
+    return table.set_column(0, "key", keys), notes, 0.3
+
+
+class _Canned:
+    def __init__(self, span, i):
+        self.span, self.i, self.rows, self.sets = span, i, span.rows, span.sets
+
+
+class _CannedBatches:
+    def __init__(self, span, count):
+        self.span, self.count, self.i, self.left = span, count, 0, count * span.rows
+
+    def __bool__(self):
+        return self.i < self.count
+
+    def take(self, rows):
+        self.i += 1
+        self.left -= self.span.rows
+        return _Canned(self.span, self.i)
+
+
+def coordinator_through(executor, workers, sp, d: Path, rows: int, batch: int, tag: str) -> float:
+    """Rows/s the sweep's own loop (``runner._run``) absorbs through ``executor`` from workers
+    that answer at once: receive, append, progress."""
+    R = importlib.import_module("rtsched.sweep.runner")
+    span = S.keys.Spans(sp).take(batch)
+    count = -(-rows // span.rows)
+    bar = S.Progress(count * span.rows, stream=io.StringIO(), interval=1.0)
+    R._run(_CannedBatches(span, 4), 0, executor, workers, T._Sink(None), bar, fn=_canned)  # workers compute theirs
+    sink = T._Sink(d / f"through-{tag}.parquet", batch_rows=50_000, batch_seconds=10.0)
+    t = time.perf_counter()
+    R._run(_CannedBatches(span, count), 0, executor, workers, sink, bar, fn=_canned)
+    sink.flush()
+    return count * span.rows / (time.perf_counter() - t)
+
+
 def coordinator(sp, d: Path, rows: int, batch: int = 10_000) -> dict:
     """The coordinating process's own cost per row: receive a batch (unpickle it, as the pool
     or Dask deliver it), append it to the table (part files, atomic) and move the bar; then the
@@ -184,6 +232,10 @@ def coordinator(sp, d: Path, rows: int, batch: int = 10_000) -> dict:
     plan = time.perf_counter() - t
     res = {"rows": n, "batch_rows": len(table), "append_rows_per_s": n / append, "consolidate_rows_per_s": n / merge,
            "spans_rows_per_s": big.size / spans, "resume_plan_rows_per_s": big.size / plan}
+    with cf.ProcessPoolExecutor(2) as ex:
+        res["through_pool2_rows_per_s"] = coordinator_through(ex, 2, sp, d, rows, batch, "pool")
+    print(f"coordinator through the 2-process pool, workers answering at once: "
+          f"{res['through_pool2_rows_per_s']:,.0f} rows/s; load {load()}", flush=True)
     print(f"coordinator: receive + append + progress {n / append:,.0f} rows/s ({n} rows in batches of {len(table)}); "
           f"final consolidation {n / merge:,.0f} rows/s; sending work: {big.size / spans:,.0f} rows/s as spans "
           f"(a fresh table), {big.size / plan:,.0f} rows/s as units and keys (resuming); load {load()}", flush=True)
@@ -218,11 +270,16 @@ def main(argv=None):
             res["machine"] = machine_scaling(light)
             run_three(light, d, "scale", client, res)
             run_three(heavy, d, "heavy", client, res)
+            c = res["coordinator"] = coordinator(light, d, a.coordinator_rows)
+            if client is not None:
+                c["through_dask2_rows_per_s"] = coordinator_through(client.get_executor(), None, light, d,
+                                                                    a.coordinator_rows, 10_000, "dask")
+                print(f"coordinator through Dask (2 workers), workers answering at once: "
+                      f"{c['through_dask2_rows_per_s']:,.0f} rows/s; load {load()}", flush=True)
         finally:
             if client is not None:
                 client.close()
                 cluster.close()
-        res["coordinator"] = coordinator(light, d, a.coordinator_rows)
     res["load_after"] = load()
     Path(a.out).parent.mkdir(parents=True, exist_ok=True)
     Path(a.out).write_text(json.dumps(res, indent=2) + "\n")

@@ -159,7 +159,9 @@ def sweep_warnings(name, notes) -> list[str]:
     return out
 
 
-def _run(batcher, retries, executor, workers, sink, bar):
+def _run(batcher, retries, executor, workers, sink, bar, fn=run_batch):
+    """Send ``batcher``'s batches to ``executor`` (``fn(batch)`` each: what ``run_batch``
+    returns), resubmit failures, hand the results to ``sink`` and ``bar``."""
     own = executor is None
     nworkers = (workers or os.cpu_count() or 1) if own else _workers(executor)
     if own:
@@ -171,7 +173,7 @@ def _run(batcher, retries, executor, workers, sink, bar):
     tries = {}  # id(batch) -> failures so far
 
     def submit(b):
-        pending[executor.submit(run_batch, b, **extra)] = b
+        pending[executor.submit(fn, b, **extra)] = b
 
     def refill():
         # Two batches per worker in flight: one computing, one queued behind it.
