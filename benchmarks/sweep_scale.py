@@ -116,29 +116,38 @@ def run_three(sp, d: Path, tag: str, client, res: dict):
     print(f"[{tag}] tables identical across executors: {r['tables_identical']}", flush=True)
 
 
-def _simulate_only(args):
-    b, start = args
+def _timed_batch(b, start, q):
     while time.time() < start:  # both processes begin together
         time.sleep(0.001)
     t = time.perf_counter()
     S.run_batch(b)
-    return time.perf_counter() - t
+    q.put(time.perf_counter() - t)
 
 
 def machine_scaling(sp, rows: int = 20_000) -> dict:
-    """The ceiling of any 2-worker ratio on this machine: the same batch computed by one
-    process, then by two processes at once (no coordinator, no table): rows/s of the two
-    together over one's. Cores shared with other tenants, or SMT siblings, keep it below 2."""
-    b = S.keys.Spans(sp).take(rows)
+    """The ceiling of any 2-worker ratio on this machine at this moment: the same batch
+    computed by this process alone, then by two forked processes at once (no coordinator, no
+    table): rows/s of the two together over one's. Cores shared with other tenants keep it
+    below 2."""
+    import multiprocessing as mp
+
+    b = S.keys.Spans(sp).take(rows).batch()
     S.run_batch(S.keys.Spans(sp).take(400))  # warm
-    one = b.rows / S.run_batch(b)[2]
-    with cf.ProcessPoolExecutor(2) as ex:
-        list(ex.map(_simulate_only, [(S.keys.Spans(sp).take(400), 0)] * 2))  # start and warm both
-        start = time.time() + 0.2
-        walls = list(ex.map(_simulate_only, [(b, start), (b, start)]))
-    two = 2 * b.rows / max(walls)
+    one = max(b.rows / S.run_batch(b)[2] for _ in range(3))  # the best of three: noise only slows
+    ctx = mp.get_context("fork")
+    two = 0.0
+    for _ in range(3):
+        q = ctx.Queue()
+        start = time.time() + 0.3
+        ps = [ctx.Process(target=_timed_batch, args=(b, start, q)) for _ in range(2)]
+        for p in ps:
+            p.start()
+        walls = [q.get() for _ in ps]
+        for p in ps:
+            p.join()
+        two = max(two, 2 * b.rows / max(walls))
     print(f"machine: batch computation alone {one:,.0f} rows/s in one process, {two:,.0f} rows/s in two at once "
-          f"(x{two / one:.2f}: the ceiling of a 2-worker ratio here); load {load()}", flush=True)
+          f"(x{two / one:.2f}: the ceiling of a 2-worker ratio now); load {load()}", flush=True)
     return {"one_rows_per_s": one, "two_rows_per_s": two, "ratio": two / one}
 
 
