@@ -390,6 +390,12 @@ impl RunResult {
         Summaries { total, tasks }
     }
 
+    /// The total summary alone: what a sweep row keeps, without the per-task summaries
+    /// [`summaries`](Self::summaries) also derives (a sweep pays for every allocation per run).
+    pub fn total_summary(&self) -> Summary {
+        Summary::of(self.jobs.iter(), self.end, &mut Vec::with_capacity(self.jobs.len()))
+    }
+
     /// The results document: run header, summaries, counters and (optionally) per-job records.
     pub fn to_json_value(&self, with_jobs: bool) -> serde_json::Value {
         let s = self.summaries();
@@ -682,6 +688,7 @@ mod tests {
         assert_eq!(s.total.p99_response_ns, 15);
         assert_eq!(s.tasks[1].summary.jobs, 2);
         assert_eq!(s.tasks[1].summary.completed, 1);
+        assert_eq!(r.total_summary(), s.total, "a sweep row's summary is the document's total");
     }
 
     #[test]

@@ -3,6 +3,7 @@
 //! Long calls release the GIL.
 
 mod analysis;
+mod batch;
 mod jobs_out;
 mod opzone;
 
@@ -498,6 +499,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(write_jobs_csv, m)?)?;
     m.add_function(wrap_pyfunction!(write_trace, m)?)?;
     analysis::register(m)?;
+    batch::register(m)?;
     opzone::register(m)?;
     jobs_out::register(m)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

@@ -3,9 +3,10 @@
 A sweep spec (YAML or a dict; docs/sweeps.md) names a task-set generator and its parameters,
 the utilisation points, the schedulers, the replications (seeds) and the simulated duration.
 :func:`sweep` expands it into *units* — one generated task set with the schedulers still to
-run on it — sends them in chunks to a ``concurrent.futures`` executor (by default a local
+run on it — sends them in batches to a ``concurrent.futures`` executor (by default a local
 process pool on every core; a Dask cluster through ``Client.get_executor()``), and collects
-one row per (task set, scheduler).
+one row per (task set, scheduler). A worker computes a whole batch in one call into Rust and
+returns its rows as columns (an Arrow table), appended to the table as they are.
 
 Overview of the guarantees and where each is kept:
 
@@ -21,33 +22,33 @@ Overview of the guarantees and where each is kept:
   (``TABLE.parts/``), each atomically (temporary file, fsync, rename). A rerun reads the table
   and any parts, skips the keys already there, and at the end rewrites the table atomically
   with every row once, sorted, and removes the parts. A crash at any point leaves whole files.
-- **No lost results.** A chunk whose worker died or raised is resubmitted (``retries``); a
-  broken local process pool is replaced. Dask reschedules a dead worker's tasks by itself.
+- **No lost results.** A batch whose worker died or raised is resubmitted whole (``retries``);
+  a broken local process pool is replaced. Dask reschedules a dead worker's tasks by itself.
 
 The package, one concern per module:
 
 - :mod:`.spec` — the spec: its model, validation and the early probe (:func:`parse_spec`, :func:`load_spec`);
 - :mod:`.schema` — the spec's checks (pydantic) and the wording of their errors;
-- :mod:`.keys` — task-set seeds, row keys and the units of work (:func:`units`);
-- :mod:`.worker` — what a worker process runs (:func:`run_unit`, :func:`run_chunk`);
+- :mod:`.keys` — task-set seeds, row keys, the units of work (:func:`units`) and the batches sent to workers;
+- :mod:`.worker` — what a worker process runs (:func:`run_batch`; :func:`run_unit`, one row at a time, as reference);
 - :mod:`.table` — the results table on disk: columns, atomic writes, part files, consolidation;
 - :mod:`.progress` — the progress bar;
-- :mod:`.runner` — :func:`sweep`: executors (local process pool, Dask), retries.
+- :mod:`.runner` — :func:`sweep`: executors (local process pool, Dask), batch sizes, retries.
 """
 
 from __future__ import annotations
 
-from .keys import Unit, all_keys, row_key, taskset_seed, units
+from .keys import Batch, Batcher, Unit, all_keys, row_key, taskset_seed, units
 from .progress import Progress
-from .runner import sweep
+from .runner import sweep, sweep_rows
 from .spec import DEFAULT_PARAM, Generator, Spec, load_spec, parse_spec
 from .table import COLUMNS, COORD_COLUMNS, MODEL_COLUMNS, OUTCOME_COLUMNS, SUMMARY_COLUMNS, consolidate, parts_dir, read_table
 from .table import _read_all  # noqa: F401 - the table and its parts as one frame (tests reach it here)
-from .worker import run_chunk, run_unit
+from .worker import run_batch, run_chunk, run_unit
 
 __all__ = [
     "COLUMNS", "COORD_COLUMNS", "DEFAULT_PARAM", "MODEL_COLUMNS", "OUTCOME_COLUMNS", "SUMMARY_COLUMNS",
-    "Generator", "Progress", "Spec", "Unit",
-    "all_keys", "consolidate", "load_spec", "parse_spec", "parts_dir", "read_table", "row_key", "run_chunk",
-    "run_unit", "sweep", "taskset_seed", "units",
+    "Batch", "Batcher", "Generator", "Progress", "Spec", "Unit",
+    "all_keys", "consolidate", "load_spec", "parse_spec", "parts_dir", "read_table", "row_key", "run_batch",
+    "run_chunk", "run_unit", "sweep", "sweep_rows", "taskset_seed", "units",
 ]

@@ -78,17 +78,187 @@ class Unit:
 
 def units(spec: Spec, done=frozenset()) -> list[Unit]:
     """Every task set of the sweep with the (scheduler, key) pairs not in ``done``, in key order."""
-    out = []
+    return list(iter_units(spec, done))
+
+
+def iter_units(spec: Spec, done=frozenset()):
+    """:func:`units`, one at a time."""
     for g in spec.generators:
         variant = _variant_hash(spec, g)
         for p in spec.points:
-            for r in spec.replications:
-                todo = [(s, k) for s in spec.schedulers if (k := row_key(g.label, p, r, s, variant)) not in done]
-                if todo:
-                    out.append(Unit(spec.name, g.name, g.label, _gen_params(spec, g, p), g.param, p, r,
-                                    taskset_seed(spec.seed, g, spec.per_cpu, p, r), spec.duration_ns, spec.on_miss, todo,
-                                    spec.run, spec.topology))
-    return out
+            yield from _point_units(spec, g, variant, p, spec.replications, done)
+
+
+def _point_units(spec: Spec, g: Generator, variant: str, p, reps, done=frozenset()):
+    """The units of one generator and point, for the replications ``reps``.
+
+    The seeds and keys are :func:`taskset_seed`'s and :func:`row_key`'s, built from the parts
+    they share per point (the same text, hashed the same way: tested against those functions),
+    since a big sweep has millions of them. Units of one point share their ``params`` dict."""
+    tails = [(s, f"/{s}/{variant}") for s in spec.schedulers]
+    params = _gen_params(spec, g, p)
+    # taskset_seed's canonical list without its last item (the replication): "[…,"
+    head = _canon([spec.seed, g.name, g.params, g.param, spec.per_cpu, repr(float(p))])[:-1] + ","
+    at = f"{g.label}/{p:016.6f}/"
+    for r in reps:
+        rk = f"{at}{r:010d}"
+        todo = [(s, k) for s, tail in tails if (k := rk + tail) not in done]
+        if todo:
+            text = head + (str(r) if type(r) is int else _canon(r)) + "]"
+            seed = int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big") >> 1
+            yield Unit(spec.name, g.name, g.label, params, g.param, p, r, seed, spec.duration_ns, spec.on_miss, todo,
+                       spec.run, spec.topology)
+
+
+@dataclass
+class Span:
+    """Rows of a sweep into an empty table, sent by their coordinates alone — runs of
+    replications of one generator and point, every scheduler — so the coordinator does nothing
+    per row: the worker makes their units, seeds and keys (:meth:`batch`) with the code
+    :func:`units` uses. The variants are the coordinator's (an overhead profile is hashed where
+    the spec was read)."""
+
+    spec: Spec  # without its points and replications (a span names its own)
+    pieces: list  # [(generator index, variant, point, [replications])]
+
+    @property
+    def sets(self) -> int:
+        return sum(len(x[3]) for x in self.pieces)
+
+    @property
+    def rows(self) -> int:
+        return self.sets * len(self.spec.schedulers)
+
+    def batch(self) -> "Batch":
+        us = [u for gi, variant, p, reps in self.pieces
+              for u in _point_units(self.spec, self.spec.generators[gi], variant, p, reps)]
+        return Batcher(us, self.spec.schedulers).take(self.rows)
+
+
+class Spans:
+    """Cuts a whole sweep (nothing done yet) into :class:`Span` s of about a requested number
+    of rows, in key order; the same interface as :class:`Batcher`."""
+
+    def __init__(self, spec: Spec):
+        from dataclasses import replace
+
+        self.slim = replace(spec, points=(), replications=())
+        self.k = len(spec.schedulers)
+        self.reps = list(spec.replications)
+        self.where = [(gi, _variant_hash(spec, g), p) for gi, g in enumerate(spec.generators) for p in spec.points]
+        self.i, self.j = 0, 0  # next (generator, point), next replication in it
+        self.left = spec.size
+
+    def __bool__(self):
+        return self.i < len(self.where)
+
+    def take(self, rows: int) -> Span:
+        want = max(1, rows // self.k)  # task sets
+        pieces = []
+        while self.i < len(self.where) and want > 0:
+            gi, variant, p = self.where[self.i]
+            reps = self.reps[self.j:self.j + want]
+            pieces.append((gi, variant, p, reps))
+            want -= len(reps)
+            self.j += len(reps)
+            if self.j >= len(self.reps):
+                self.i, self.j = self.i + 1, 0
+        span = Span(self.slim, pieces)
+        self.left -= span.rows
+        return span
+
+
+@dataclass
+class Batch:
+    """Task sets and their rows as one worker call computes them (:func:`worker.run_batch`):
+    per set a few values, per row only its key; picklable and compact, since an executor sends
+    it. Rows are in set order, then in the order of ``schedulers`` (those ``todo`` flags)."""
+
+    sweep: str
+    schedulers: tuple  # the spec's schedulers
+    generators: tuple  # ((name, label, param), ...)
+    set_gen: list  # per set: index into generators
+    set_params: list  # per set: the generator's parameters as "k=v,k=v"
+    set_gen_params: list  # per set: the parameters as canonical JSON (the gen_params column)
+    set_point: list
+    set_replication: list
+    set_seed: list
+    todo: bytes  # len(sets) x len(schedulers) flags: the row is to be computed
+    keys: list  # per row
+    duration_ns: int
+    on_miss: str
+    run: str | None = None
+    topology: str | None = None
+
+    @property
+    def rows(self) -> int:
+        return len(self.keys)
+
+    @property
+    def sets(self) -> int:
+        return len(self.set_params)
+
+
+class Batcher:
+    """Cuts units (a list or an iterator, in order) into :class:`Batch` es of a requested
+    number of rows, at task-set boundaries; the strings a batch repeats (parameters per point)
+    are made once. ``rows``: how many rows the units hold (counted when not given)."""
+
+    def __init__(self, units_, schedulers, rows=None):
+        if rows is None:
+            units_ = list(units_)
+            rows = sum(len(u.schedulers) for u in units_)
+        self.units = iter(units_)
+        self.head = next(self.units, None)
+        self.schedulers = tuple(schedulers)
+        self.index = {s: j for j, s in enumerate(self.schedulers)}
+        self.left = rows
+        self._strings = {}  # (label, point) -> ("k=v,...", canonical JSON)
+
+    def __bool__(self):
+        return self.head is not None
+
+    def take(self, rows: int) -> Batch:
+        """The next units, at least one and no more than ``rows`` rows when one fits."""
+        from ..analysis import _params
+
+        first = self.head
+        gens, set_gen, params, canon, point, rep, seed, keys = [], [], [], [], [], [], [], []
+        todo = bytearray()
+        k = len(self.schedulers)
+        gindex = {}
+        while self.head is not None:
+            u = self.head
+            if keys and len(keys) + len(u.schedulers) > rows:
+                break
+            self.head = next(self.units, None)
+            g = (u.generator, u.label, u.param)
+            if g not in gindex:
+                gindex[g] = len(gens)
+                gens.append(g)
+            set_gen.append(gindex[g])
+            s = self._strings.get((u.label, u.point))
+            if s is None:
+                s = self._strings[(u.label, u.point)] = (_params(u.params), _canon(u.params))
+            params.append(s[0])
+            canon.append(s[1])
+            point.append(float(u.point))
+            rep.append(u.replication)
+            seed.append(u.seed)
+            flags = bytearray(k)
+            if len(u.schedulers) == k:  # every scheduler (the common case): already in spec order
+                flags = b"\x01" * k
+                keys.extend(key for _, key in u.schedulers)
+            else:  # rows come back in spec order: put the keys in it
+                row = [None] * k
+                for sched, key in u.schedulers:
+                    row[self.index[sched]] = key
+                    flags[self.index[sched]] = 1
+                keys.extend(key for key in row if key is not None)
+            todo += flags
+        self.left -= len(keys)
+        return Batch(first.sweep, self.schedulers, tuple(gens), set_gen, params, canon, point, rep, seed, bytes(todo), keys,
+                     first.duration_ns, first.on_miss, first.run, first.topology)
 
 
 def all_keys(spec: Spec) -> list[str]:

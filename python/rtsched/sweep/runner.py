@@ -1,6 +1,12 @@
 """Running a sweep: :func:`sweep` expands the spec into units, skips rows already written,
-sends chunks to an executor (a local process pool by default, or Dask's
-``Client.get_executor()``), resubmits failed chunks, and collects the rows into the table.
+sends batches to an executor (a local process pool by default, or Dask's
+``Client.get_executor()``), resubmits failed batches, and appends the returned columns to the
+table.
+
+Batches are sized by what a row costs: the first ones are small, then each worker's own
+timing of the batches it computed sets the next size to about ``TARGET_S`` of work, so the
+bar moves several times a second whatever a row costs, and a worker that dies loses at most
+the batch it was computing (resubmitted whole).
 """
 
 from __future__ import annotations
@@ -11,18 +17,41 @@ import sys
 from pathlib import Path
 
 from .._core import InputError
-from .keys import units
+from .keys import Batcher, Spans, units
 from .progress import Progress
 from .spec import Spec, load_spec, parse_spec
-from .table import _frame, _fmt, _read_all, _Sink, consolidate, current_schema, parts_dir, stale
-from .worker import WARNINGS, run_chunk
+from .table import _fmt, _read_all, _Sink, consolidate, current_schema, parts_dir, stale
+from .worker import run_batch
+
+#: Seconds of work a batch aims at: long enough that the round trip (a process pool's pickle,
+#: a Dask task) and the per-batch costs stay small beside it, short enough that the bar moves
+#: and a lost batch costs little.
+TARGET_S = 0.3
+#: The first batches' rows, before any timing; a batch never has more than MAX_ROWS.
+FIRST_ROWS, MAX_ROWS = 64, 200_000
+#: Seconds of work below which the last batches are not cut (a round trip costs milliseconds).
+MIN_S = 0.05
 
 
-def _chunks(us, workers):
-    # Enough chunks to keep every worker busy and to resubmit little on a failure; few enough
-    # that the round trip (a process pool pickle, a Dask task) stays small beside the work.
-    size = max(1, min(64, len(us) // max(1, workers * 16)))
-    return [us[i:i + size] for i in range(0, len(us), size)]
+class _Sizer:
+    """Rows per batch from the workers' timings: about TARGET_S of work, growing at most 4x
+    per completed batch (the first timings include fixed costs and a cold start), and at most
+    an even share of what is left (but MIN_S of work), so the end of a sweep keeps every
+    worker busy."""
+
+    def __init__(self, workers):
+        self.workers, self.rows, self.per_row = workers, FIRST_ROWS, None
+
+    def measured(self, rows, seconds):
+        if rows and seconds > 0:
+            x = seconds / rows
+            self.per_row = x if self.per_row is None else 0.5 * self.per_row + 0.5 * x
+            self.rows = int(min(4 * self.rows, TARGET_S / self.per_row, MAX_ROWS))
+
+    def next(self, left):
+        share = -(-left // (2 * self.workers))  # ceil: the tail is cut into even pieces
+        floor = 1 if self.per_row is None else int(MIN_S / self.per_row)
+        return max(1, min(self.rows, max(share, floor)))
 
 
 def _workers(executor):
@@ -62,28 +91,34 @@ def sweep(spec, executor=None, output=None, progress=None, workers=None, batch_r
     output = os.fspath(output) if output is not None else spec.output
     if output is not None:
         _fmt(output)
-    done, outdated = set(), set()
+    done, outdated, others = set(), set(), False
     if output is not None and resume:
         existing, _ = _read_all(output)
         old = stale(existing)
-        done, outdated = set(existing["key"][~old]), set(existing["key"][old])
+        done, outdated, others = set(existing["key"][~old]), set(existing["key"][old]), len(existing) > 0
     elif output is not None:
         for p in [Path(output), *(parts_dir(output).glob("part-*") if parts_dir(output).is_dir() else [])]:
             p.unlink(missing_ok=True)
-    every = units(spec)
-    keys = {k for u in every for _, k in u.schedulers}
-    todo = []
-    for u in every:
-        left = [(s, k) for s, k in u.schedulers if k not in done]
-        if left:
-            u.schedulers = left
-            todo.append(u)
-    total_rows = sum(len(u.schedulers) for u in todo)
-    redo = len(keys & outdated)
+    if others:
+        # Rows already there (this spec's, another's): find what is left, and this spec's keys.
+        every = units(spec)
+        keys = {k for u in every for _, k in u.schedulers}
+        todo = []
+        for u in every:
+            left = [(s, k) for s, k in u.schedulers if k not in done]
+            if left:
+                u.schedulers = left
+                todo.append(u)
+        total_rows = sum(len(u.schedulers) for u in todo)
+    else:
+        # Nothing there: every row is to run, and the table will hold only this spec's rows.
+        # Batches go as spans of coordinates; the workers make the units, seeds and keys.
+        keys, todo, total_rows = None, None, spec.size
+    redo = len(keys & outdated) if outdated else 0
     if redo and progress is not False:
         print(f"sweep {spec.name}: {redo} rows in {output} are from an older results schema "
               f"(not {current_schema()}): recomputing them", file=sys.stderr)
-    if not todo and progress is not False:
+    if not total_rows and progress is not False:
         print(f"sweep {spec.name}: all {spec.size} rows already in {output}; nothing to run", file=sys.stderr)
         progress = False
     if isinstance(progress, Progress):
@@ -94,18 +129,18 @@ def sweep(spec, executor=None, output=None, progress=None, workers=None, batch_r
                        enabled=sys.stderr.isatty() if progress is None else bool(progress))
     sink = _Sink(output, batch_rows, batch_seconds)
     try:
-        if todo:
-            _run(todo, spec.retries, executor, workers, sink, bar)
+        if total_rows:
+            batcher = Spans(spec) if todo is None else Batcher(todo, spec.schedulers, total_rows)
+            _run(batcher, spec.retries, executor, workers, sink, bar)
     finally:
         sink.flush()  # whatever completed is kept, even on an interrupt
         bar.close()  # ends the bar's line before any error message
         for w in sweep_warnings(spec.name, sink.notes):
             print(w, file=sys.stderr)
     if output is None:
-        df = _frame(sink.rows).sort_values("key", kind="stable").reset_index(drop=True)
-        return df
+        return sink.frame()
     table = consolidate(output)
-    return table[table["key"].isin(keys)].reset_index(drop=True)
+    return table if keys is None else table[table["key"].isin(keys)].reset_index(drop=True)
 
 
 def sweep_warnings(name, notes) -> list[str]:
@@ -124,48 +159,61 @@ def sweep_warnings(name, notes) -> list[str]:
     return out
 
 
-def _run(todo, retries, executor, workers, sink, bar):
+def _run(batcher, retries, executor, workers, sink, bar, fn=run_batch):
+    """Send ``batcher``'s batches to ``executor`` (``fn(batch)`` each: what ``run_batch``
+    returns), resubmit failures, hand the results to ``sink`` and ``bar``."""
     own = executor is None
     nworkers = (workers or os.cpu_count() or 1) if own else _workers(executor)
     if own:
         executor = cf.ProcessPoolExecutor(max_workers=nworkers)
-    pending = {}  # future -> chunk
-    tries = {}  # id(chunk) -> failures so far
+    # A Dask executor would hash every argument to name the task (pure=True): a batch is new work.
+    extra = {"pure": False} if getattr(executor, "_client", None) is not None else {}
+    sizer = _Sizer(nworkers)
+    pending = {}  # future -> batch
+    tries = {}  # id(batch) -> failures so far
 
-    def submit(chunk):
-        pending[executor.submit(run_chunk, chunk)] = chunk
+    def submit(b):
+        pending[executor.submit(fn, b, **extra)] = b
+
+    def refill():
+        # Two batches per worker in flight: one computing, one queued behind it.
+        while batcher and len(pending) < 2 * nworkers:
+            b = batcher.take(sizer.next(batcher.left))
+            tries[id(b)] = 0
+            submit(b)
 
     try:
-        for c in _chunks(todo, nworkers):
-            tries[id(c)] = 0
-            submit(c)
+        refill()
         while pending:
             finished, _ = cf.wait(list(pending), timeout=1.0, return_when=cf.FIRST_COMPLETED)
             for fut in finished:
                 if fut not in pending:  # resubmitted with a replaced pool below
                     continue
-                chunk = pending.pop(fut)
+                b = pending.pop(fut)
                 try:
-                    rows = fut.result()
-                except Exception as e:  # noqa: BLE001 - a worker died or failed: retry the chunk
-                    tries[id(chunk)] += 1
-                    if tries[id(chunk)] > retries:
-                        raise RuntimeError(f"a chunk of {len(chunk)} task sets failed {tries[id(chunk)]} times; "
+                    table, notes, seconds = fut.result()
+                except Exception as e:  # noqa: BLE001 - a worker died or failed: retry the batch
+                    tries[id(b)] += 1
+                    if tries[id(b)] > retries:
+                        raise RuntimeError(f"a batch of {b.rows} rows ({b.sets} task sets) failed {tries[id(b)]} times; "
                                            f"last error: {type(e).__name__}: {e}") from e
                     if own and isinstance(e, cf.process.BrokenProcessPool):
                         # Every future of a broken pool fails: replace the pool, resubmit them all.
-                        lost = [chunk] + [pending.pop(f) for f in list(pending)]
+                        lost = [b] + [pending.pop(f) for f in list(pending)]
                         executor.shutdown(wait=False, cancel_futures=True)
                         executor = cf.ProcessPoolExecutor(max_workers=nworkers)
-                        bar.update(note=f"a worker died: resubmitted {len(lost)} chunks", force=True)
+                        bar.update(note=f"a worker died: resubmitted {len(lost)} batches", force=True)
                         for c in lost:
                             submit(c)
                     else:
-                        bar.update(note=f"retrying a chunk after {type(e).__name__}", force=True)
-                        submit(chunk)
+                        bar.update(note=f"retrying a batch after {type(e).__name__}", force=True)
+                        submit(b)
                     continue
-                sink.add(rows)
-                bar.update(len(rows))
+                del tries[id(b)]
+                sizer.measured(b.rows, seconds)
+                sink.add(table, notes)
+                bar.update(b.rows)
+            refill()
             bar.update()
     except BaseException:
         for f in pending:
@@ -174,3 +222,18 @@ def _run(todo, retries, executor, workers, sink, bar):
     finally:
         if own:
             executor.shutdown(wait=True, cancel_futures=True)
+
+
+def sweep_rows(spec):
+    """The reference the batched sweep is tested against: every row of ``spec`` computed one
+    Python dict at a time in this process (:func:`~.worker.run_chunk`), no table on disk.
+    Returns (DataFrame sorted by key, the workers' notes)."""
+    from .table import _frame
+    from .worker import WARNINGS, run_chunk
+
+    spec = parse_spec(spec) if isinstance(spec, dict) else spec
+    rows = run_chunk(units(spec))
+    notes = set()
+    for r in rows:
+        notes.update(r.pop(WARNINGS, ()))
+    return _frame(rows).sort_values("key", kind="stable").reset_index(drop=True), notes

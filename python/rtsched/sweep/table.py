@@ -47,6 +47,72 @@ _STR_COLUMNS = {"key", "sweep", "generator", "gen_params", "param", "scheduler",
                 "error", "schema"}
 
 
+def arrow_schema():
+    """The table's columns as Arrow types (what a batch and a Parquet part hold)."""
+    import pyarrow as pa
+
+    def t(c):
+        if c in _INT_COLUMNS:
+            return pa.int64()
+        if c in _FLOAT_COLUMNS:
+            return pa.float64()
+        return pa.bool_() if c == "schedulable" else pa.string()
+
+    return pa.schema([(c, t(c)) for c in COLUMNS])
+
+
+def batch_table(b, cols):
+    """A batch's rows as a ``pyarrow.Table`` of COLUMNS: the coordinates from the
+    :class:`~.keys.Batch`, the outcome from ``cols`` (what ``_core.sweep_batch`` returned).
+    Whole columns at a time; rows that did not run get empty metrics, like the row path's."""
+    import numpy as np
+    import pyarrow as pa
+
+    from .. import _core
+
+    n = b.rows
+    todo = np.frombuffer(b.todo, dtype=np.uint8).reshape(b.sets, len(b.schedulers))
+    row_set, row_sched = np.nonzero(todo)  # row-major: set order, then scheduler order (the rows' order)
+    row_gen = np.asarray(b.set_gen, dtype=np.int64)[row_set]
+    status = np.frombuffer(cols["status"], dtype=np.uint8)
+    failed = status != 0
+    mask = failed if failed.any() else None
+
+    def pick(values, index):
+        return pa.array(values, pa.string()).take(pa.array(index))
+
+    def same(v, typ=pa.string()):
+        return pa.repeat(pa.scalar(v, typ), n)
+
+    def per_set(values, dtype):
+        return pa.array(np.asarray(values, dtype=dtype)[row_set])
+
+    error = same("")
+    if cols["errors"]:
+        e = np.full(n, "", dtype=object)
+        for i, msg in cols["errors"]:
+            e[i] = msg
+        error = pa.array(e, pa.string())
+    out = {
+        "key": pa.array(b.keys, pa.string()), "sweep": same(b.sweep),
+        "generator": pick([g[1] for g in b.generators], row_gen), "gen_params": pick(b.set_gen_params, row_set),
+        "param": pick([g[2] for g in b.generators], row_gen), "point": per_set(b.set_point, np.float64),
+        "replication": per_set(b.set_replication, np.int64), "taskset_seed": per_set(b.set_seed, np.int64),
+        "scheduler": pick(b.schedulers, row_sched),
+        "m": pa.array(np.frombuffer(cols["m"], "<i8")), "n": pa.array(np.frombuffer(cols["n"], "<i8")),
+        "U": pa.array(np.frombuffer(cols["U"], "<f8")),
+        "duration_ns": same(b.duration_ns, pa.int64()), "on_miss": same(b.on_miss), "run": same(b.run or ""),
+        "topology": same(b.topology or ""), "status": pick(cols["statuses"], status), "error": error,
+        "schedulable": pa.array(~failed & (np.frombuffer(cols["missed"], "<i8") == 0)),
+        "schema": same(_core.RESULTS_SCHEMA),
+    }
+    for c in SUMMARY_COLUMNS + MODEL_COLUMNS:
+        v = np.frombuffer(cols[c], "<i8" if c in _INT_COLUMNS else "<f8")
+        out[c] = pa.array(v, mask=mask)
+    schema = arrow_schema()
+    return pa.Table.from_arrays([out[c] for c in COLUMNS], schema=schema)
+
+
 def current_schema() -> str:
     """The results schema this build computes rows under."""
     from .. import _core
@@ -76,14 +142,28 @@ def _coerce(df):
         if c not in df.columns:
             df[c] = pd.NA
     df = df[COLUMNS + [c for c in df.columns if c not in COLUMNS]].copy()
+    text = _text_dtype()
+    # A column already of its type (a table this build wrote) is left alone: converting it
+    # would cost a Python object per cell.
     for c in _INT_COLUMNS:
-        df[c] = pd.to_numeric(df[c], errors="coerce").astype("Int64")
+        if df[c].dtype != "Int64":
+            df[c] = pd.to_numeric(df[c], errors="coerce").astype("Int64")
     for c in _FLOAT_COLUMNS:
-        df[c] = pd.to_numeric(df[c], errors="coerce").astype("float64")
+        if df[c].dtype != "float64":
+            df[c] = pd.to_numeric(df[c], errors="coerce").astype("float64")
     for c in _STR_COLUMNS:
-        df[c] = df[c].astype(object).where(df[c].notna(), "").astype(str)
-    df["schedulable"] = df["schedulable"].map(lambda v: str(v).lower() in ("true", "1", "1.0")).astype(bool)
+        if df[c].dtype != text or text == object or df[c].isna().any():  # object: any value may hide there
+            df[c] = df[c].astype(object).where(df[c].notna(), "").astype(str)
+    if df["schedulable"].dtype != bool:  # CSV text, or missing
+        df["schedulable"] = df["schedulable"].astype(str).str.lower().isin(["true", "1", "1.0"])
     return df
+
+
+def _text_dtype():
+    """The dtype ``astype(str)`` gives (pandas' string dtype, or object before pandas 3)."""
+    import pandas as pd
+
+    return pd.Series([""], dtype=object).astype(str).dtype
 
 
 def _fmt(path) -> str:
@@ -115,7 +195,7 @@ def read_table(path):
 
     path = os.fspath(path)
     if _fmt(path) == "parquet":
-        df = pd.read_parquet(path)
+        df = _arrow_frame(_pq_read(path))
     else:
         df = pd.read_csv(path, dtype={c: str for c in _STR_COLUMNS}, keep_default_na=False,
                          na_values={c: [""] for c in _INT_COLUMNS | _FLOAT_COLUMNS})
@@ -127,6 +207,91 @@ def parts_dir(path) -> Path:
     return p.with_name(p.name + ".parts")
 
 
+def _parts(path) -> list[Path]:
+    """The part files beside a table, oldest run first. A Parquet table's parts are Arrow IPC
+    files (``.arrow``: written as fast as memory is copied; Parquet is written once, at the
+    end), or Parquet files left by earlier versions; a CSV table's are CSV."""
+    d = parts_dir(path)
+    if not d.is_dir():
+        return []
+    exts = ("arrow", "parquet") if _fmt(path) == "parquet" else ("csv",)
+    return sorted((p for e in exts for p in d.glob(f"part-*.{e}")), key=lambda p: p.name)
+
+
+def _read_ipc(path):
+    import pyarrow as pa
+
+    # Mapped, not copied; the data stays readable after the part is removed.
+    return pa.ipc.open_file(pa.memory_map(os.fspath(path))).read_all()
+
+
+def _pq_read(path):
+    import pyarrow.parquet as pq
+
+    return pq.read_table(path)
+
+
+def _arrow_frame(t):
+    """A DataFrame of an Arrow table: integer columns as nullable Int64 straight away (not
+    through float64, which would round large values of a column with empty cells)."""
+    import pandas as pd
+    import pyarrow as pa
+
+    return t.to_pandas(types_mapper={pa.int64(): pd.Int64Dtype()}.get)
+
+
+def _current(t):
+    """``t`` with exactly the table's columns and types, or None (an older table: read it
+    through pandas, which fills what it lacks)."""
+    schema = arrow_schema()
+    if t.schema.names != schema.names:
+        return None
+    t = t.replace_schema_metadata(None)
+    try:
+        return t if t.schema.equals(schema) else t.cast(schema)
+    except Exception:  # noqa: BLE001 - a type no cast reaches: take the general path
+        return None
+
+
+def _dedup_arrow(t):
+    """Each key once, sorted: a row of this results schema wins over a stale one, then the
+    earlier file's (as :func:`_read_all`). Sorts the keys alone and copies the rows once."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    fresh = pc.and_(pc.equal(t["schema"], current_schema()),
+                    pc.invert(pc.and_(pc.equal(t["status"], "ok"), pc.is_null(t["ipc_proxy"]))))
+    stale = pc.invert(pc.fill_null(fresh, False))
+    by = pa.table({"key": t["key"], "stale": stale})
+    order = pc.sort_indices(by, [("key", "ascending"), ("stale", "ascending")])  # stable
+    keys = t["key"].take(order).combine_chunks()
+    first = np.ones(len(t), dtype=bool)
+    if len(t) > 1:
+        first[1:] = pc.not_equal(keys.slice(1), keys.slice(0, len(t) - 1)).to_numpy(zero_copy_only=False)
+    return t.take(order.filter(pa.array(first)))
+
+
+def _consolidate_parquet(path, parts):
+    """:func:`consolidate` for a Parquet table whose files all have the current columns: in
+    Arrow, without a Python object per row. None when some file is older (general path)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    files = ([path] if os.path.exists(path) else []) + parts
+    tables = [_current(_read_ipc(f) if Path(f).suffix == ".arrow" else _pq_read(f)) for f in files]
+    if any(t is None for t in tables):
+        return None
+    t = _dedup_arrow(pa.concat_tables(tables)) if tables else arrow_schema().empty_table()
+    if parts or not os.path.exists(path):
+        from .._io import write_atomic
+
+        # A dictionary of keys, all distinct, would be built only to be dropped.
+        plain = [c for c in t.column_names if c != "key"]
+        write_atomic(path, lambda tmp: pq.write_table(t, tmp, use_dictionary=plain))
+    return t
+
+
 def _read_all(path):
     """The table and any part files left by earlier (maybe interrupted) runs, each key once:
     a row of the current results schema wins over a stale one (recomputed by a resumed run),
@@ -136,9 +301,8 @@ def _read_all(path):
     frames = []
     if os.path.exists(path):
         frames.append(read_table(path))
-    pd_dir = parts_dir(path)
-    parts = sorted(pd_dir.glob(f"part-*.{_fmt(path)}")) if pd_dir.is_dir() else []
-    frames += [read_table(p) for p in parts]
+    parts = _parts(path)
+    frames += [_coerce(_arrow_frame(_read_ipc(p))) if p.suffix == ".arrow" else read_table(p) for p in parts]
     if not frames:
         return _frame([]), parts
     df = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
@@ -147,11 +311,17 @@ def _read_all(path):
     return df, parts
 
 
-def consolidate(path):
-    """Fold part files into the table (atomically), then remove them. Returns the table."""
-    df, parts = _read_all(path)
-    if parts or not os.path.exists(path):
-        _write_atomic(df, path)
+def consolidate(path, frame=True):
+    """Fold part files into the table (atomically), then remove them. Returns the table (a
+    DataFrame; with ``frame=False`` an Arrow table when the fast Parquet path was taken)."""
+    parts = _parts(path)
+    df = _consolidate_parquet(path, parts) if _fmt(path) == "parquet" else None
+    if df is None:
+        df, parts = _read_all(path)
+        if parts or not os.path.exists(path):
+            _write_atomic(df, path)
+    elif frame:
+        df = _coerce(_arrow_frame(df))
     for p in parts:
         p.unlink(missing_ok=True)
     try:
@@ -162,30 +332,53 @@ def consolidate(path):
 
 
 class _Sink:
-    """Completed rows: buffered, then written as one part file per batch (atomic)."""
+    """Completed batches (Arrow tables): buffered, then written as one part file per
+    ``batch_rows`` rows or ``batch_seconds`` (atomic; see :func:`_parts`). Without a path
+    they are kept in memory."""
 
     def __init__(self, path, batch_rows=1000, batch_seconds=10.0):
         self.path, self.batch_rows, self.batch_seconds = path, batch_rows, batch_seconds
-        self.buffer, self.rows, self.last = [], [], time.monotonic()
+        self.buffer, self.buffered, self.kept, self.last = [], 0, [], time.monotonic()
         self.notes = set()  # what the workers warn about (worker.WARNINGS), said once per sweep
         self.run_id = f"{int(time.time())}-{os.getpid()}-{uuid.uuid4().hex[:6]}"
         self.count = 0
 
-    def add(self, rows):
-        for r in rows:
-            self.notes.update(r.pop("_warnings", ()))
-        self.buffer.extend(rows)
-        self.rows.extend(rows)
-        if len(self.buffer) >= self.batch_rows or time.monotonic() - self.last >= self.batch_seconds:
+    def add(self, table, notes=()):
+        self.notes.update(notes)
+        if self.path is None:
+            self.kept.append(table)
+            return
+        self.buffer.append(table)
+        self.buffered += len(table)
+        if self.buffered >= self.batch_rows or time.monotonic() - self.last >= self.batch_seconds:
             self.flush()
+
+    def frame(self):
+        """The rows kept in memory (no path), as a DataFrame sorted by key."""
+        import pyarrow as pa
+
+        t = pa.concat_tables(self.kept) if self.kept else arrow_schema().empty_table()
+        return _coerce(_arrow_frame(t)).sort_values("key", kind="stable").reset_index(drop=True)
 
     def flush(self):
         self.last = time.monotonic()
-        if not self.buffer or self.path is None:
-            self.buffer = []
+        if not self.buffer:
             return
+        import pyarrow as pa
+
+        t = pa.concat_tables(self.buffer)
         d = parts_dir(self.path)
         d.mkdir(parents=True, exist_ok=True)
         self.count += 1
-        _write_atomic(_frame(self.buffer), d / f"part-{self.run_id}-{self.count:06d}.{_fmt(self.path)}")
-        self.buffer = []
+        part = d / f"part-{self.run_id}-{self.count:06d}"
+        if _fmt(self.path) == "parquet":
+            from .._io import write_atomic
+
+            def write(tmp):
+                with pa.OSFile(tmp, "wb") as f, pa.ipc.new_file(f, t.schema) as w:
+                    w.write_table(t)
+
+            write_atomic(part.with_suffix(".arrow"), write)
+        else:
+            _write_atomic(_coerce(_arrow_frame(t)), part.with_suffix(".csv"))
+        self.buffer, self.buffered = [], 0

@@ -1,7 +1,11 @@
-"""The worker side: generate a unit's task set and simulate it under each of its schedulers.
+"""The worker side: generate task sets and simulate each under its schedulers.
 
-These functions are what an executor pickles and runs (a local process or a Dask worker), so
-they live at module level and import little.
+:func:`run_batch` is what a sweep runs: a whole :class:`~.keys.Batch` in one call into Rust
+(generation, run options, simulation and summaries, the GIL released), its rows returned as
+one Arrow table with the table's columns. :func:`run_unit` / :func:`run_chunk` compute the
+same rows one Python dict at a time; they stay as the reference the batched path is tested
+against (row for row). These functions are what an executor pickles and runs (a local process
+or a Dask worker), so they live at module level and import little.
 """
 
 from __future__ import annotations
@@ -10,7 +14,7 @@ import json
 
 from .._core import InputError
 from ..result import RUN_COUNTERS
-from .keys import Unit, _canon
+from .keys import Batch, Span, Unit, _canon
 from .spec import with_options
 from .table import MODEL_COLUMNS, SUMMARY_COLUMNS
 
@@ -89,3 +93,24 @@ def run_chunk(chunk: list[Unit]) -> list[dict]:
     for u in chunk:
         out.extend(run_unit(u))
     return out
+
+
+def run_batch(b: Batch | Span):
+    """Compute a batch (a :class:`~.keys.Span` is made into one here): returns ``(table, notes, seconds)`` — its rows as a ``pyarrow.Table``
+    with the table's COLUMNS (in the batch's row order), the distinct ``WARNINGS`` notes, and
+    the seconds this call took (the runner sizes the next batches by it)."""
+    import time
+
+    from .. import _core
+    from .table import batch_table
+
+    t = time.perf_counter()
+    if isinstance(b, Span):
+        b = b.batch()
+    names = [g[0] for g in b.generators]
+    cols = _core.sweep_batch(list(b.schedulers), names, b.set_gen, b.set_params, b.set_seed, b.todo, b.duration_ns,
+                             b.on_miss, b.run, b.topology)
+    if cols["rows"] != b.rows:
+        raise RuntimeError(f"a batch of {b.rows} rows computed {cols['rows']}")
+    table = batch_table(b, cols)
+    return table, tuple(cols["warnings"]), time.perf_counter() - t
