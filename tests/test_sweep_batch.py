@@ -156,7 +156,8 @@ def test_a_worker_killed_mid_batch_loses_nothing(tmp_path):
     p = start(write_spec(tmp_path, spec), out, "-j", "2", "--batch", "6", "--batch-seconds", "0.2")
     parts = S.parts_dir(out)
     assert wait_for(lambda: parts.is_dir() and list(parts.glob("part-*"))), "the sweep never got going"
-    workers = psutil.Process(p.pid).children()
+    # The pool's workers are forked by its fork server, a child of the sweep: grandchildren.
+    workers = [c for c in psutil.Process(p.pid).children(recursive=True) if c.ppid() != p.pid]
     assert workers, "a local process pool"
     workers[0].kill()  # mid-batch: the rows it was computing come back once, from a resubmission
     _, err = p.communicate(timeout=300)

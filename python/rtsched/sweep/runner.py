@@ -159,21 +159,49 @@ def sweep_warnings(name, notes) -> list[str]:
     return out
 
 
+def _context():
+    """Workers start from a fork server: forking the coordinator itself, whose pool threads may
+    hold a lock at that moment, can leave a replacement worker deadlocked (a sweep hung after a
+    worker was killed)."""
+    import multiprocessing as mp
+
+    ctx = mp.get_context("forkserver")
+    # The server imports the worker's modules once; every worker forked from it has them.
+    ctx.set_forkserver_preload(["rtsched.sweep.worker"])
+    return ctx
+
+
 def _run(batcher, retries, executor, workers, sink, bar, fn=run_batch):
     """Send ``batcher``'s batches to ``executor`` (``fn(batch)`` each: what ``run_batch``
     returns), resubmit failures, hand the results to ``sink`` and ``bar``."""
     own = executor is None
     nworkers = (workers or os.cpu_count() or 1) if own else _workers(executor)
     if own:
-        executor = cf.ProcessPoolExecutor(max_workers=nworkers)
+        executor = cf.ProcessPoolExecutor(max_workers=nworkers, mp_context=_context())
     # A Dask executor would hash every argument to name the task (pure=True): a batch is new work.
     extra = {"pure": False} if getattr(executor, "_client", None) is not None else {}
     sizer = _Sizer(nworkers)
     pending = {}  # future -> batch
     tries = {}  # id(batch) -> failures so far
 
+    def replace_pool(lost):
+        # Every future of a broken pool fails: replace the pool, resubmit them all. (A pool
+        # breaks as a whole when one worker dies, seen by a result or by the next submit.)
+        nonlocal executor
+        lost = lost + [pending.pop(f) for f in list(pending)]
+        executor.shutdown(wait=False, cancel_futures=True)
+        executor = cf.ProcessPoolExecutor(max_workers=nworkers, mp_context=_context())
+        bar.update(note=f"a worker died: resubmitted {len(lost)} batches", force=True)
+        for c in lost:
+            submit(c)
+
     def submit(b):
-        pending[executor.submit(fn, b, **extra)] = b
+        try:
+            pending[executor.submit(fn, b, **extra)] = b
+        except cf.process.BrokenProcessPool:
+            if not own:
+                raise
+            replace_pool([b])
 
     def refill():
         # Two batches per worker in flight: one computing, one queued behind it.
@@ -198,13 +226,7 @@ def _run(batcher, retries, executor, workers, sink, bar, fn=run_batch):
                         raise RuntimeError(f"a batch of {b.rows} rows ({b.sets} task sets) failed {tries[id(b)]} times; "
                                            f"last error: {type(e).__name__}: {e}") from e
                     if own and isinstance(e, cf.process.BrokenProcessPool):
-                        # Every future of a broken pool fails: replace the pool, resubmit them all.
-                        lost = [b] + [pending.pop(f) for f in list(pending)]
-                        executor.shutdown(wait=False, cancel_futures=True)
-                        executor = cf.ProcessPoolExecutor(max_workers=nworkers)
-                        bar.update(note=f"a worker died: resubmitted {len(lost)} batches", force=True)
-                        for c in lost:
-                            submit(c)
+                        replace_pool([b])
                     else:
                         bar.update(note=f"retrying a batch after {type(e).__name__}", force=True)
                         submit(b)
