@@ -21,7 +21,6 @@ Usage: .venv/bin/python benchmarks/jobs_output.py [--quick]   (--quick: 200 s, a
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import os
 import platform
@@ -31,6 +30,8 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+from _results import write_atomic
 
 RESULTS = Path(__file__).resolve().parent / "results" / "jobs_output.json"
 RTSCHED = str(Path(sys.executable).parent / "rtsched")
@@ -83,22 +84,6 @@ def measure(ts: Path, flags: list[str], d: Path) -> dict:
     files = {f.replace("{D}/", ""): os.path.getsize(f.replace("{D}", str(d))) for f in flags if f.startswith("{D}")}
     return {"jobs": jobs, "simulate_s": times["simulate_s"], "write_s": times["write_s"], "process_wall_s": wall_s,
             "peak_rss_mb": rss_kb / 1024, "files": files}
-
-
-def write_atomic(path: Path, doc: dict) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w") as f:
-            json.dump(doc, f, indent=2)
-            f.write("\n")
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
 
 
 def main(argv=None) -> int:

@@ -35,9 +35,10 @@ import os
 import platform
 import random
 import sys
-import tempfile
 import time
 from pathlib import Path
+
+from _results import write_atomic
 
 import rtsched
 
@@ -164,22 +165,6 @@ def bench_simso(m, tasks, window_s):
     # Jobs released in the window, as rtsched counts them.
     jobs = sum(1 for t in model.task_list for j in t.jobs if j.activation_date < cfg.duration)
     return jobs, dt
-
-
-def write_atomic(path: Path, doc: dict) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w") as f:
-            json.dump(doc, f, indent=2)
-            f.write("\n")
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
 
 
 def main(argv=None) -> int:
