@@ -160,7 +160,11 @@ def test_a_worker_killed_mid_batch_loses_nothing(tmp_path):
     workers = [c for c in psutil.Process(p.pid).children(recursive=True) if c.ppid() != p.pid]
     assert workers, "a local process pool"
     workers[0].kill()  # mid-batch: the rows it was computing come back once, from a resubmission
-    _, err = p.communicate(timeout=300)
+    try:
+        _, err = p.communicate(timeout=300)
+    finally:
+        if p.poll() is None:  # hung: leave no sweep (or its pool) running after the test
+            os.killpg(p.pid, signal.SIGKILL)
     assert p.returncode == 0, err
     assert "a worker died" in err, err
     df = S.read_table(out)
