@@ -130,3 +130,41 @@ def test_bad_output_paths_exit_2_before_writing_anything(tmp_path, args, needle)
     assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
     assert needle in r.stderr, r.stderr
     assert list(tmp_path.iterdir()) == [], "nothing written, not even the good files"
+
+
+@pytest.mark.parametrize("example,args", CASES, ids=[c[0] for c in CASES])
+def test_streamed_runs_write_what_held_runs_write(tmp_path, example, args):
+    # --jobs-parquet alone: each record streams into the file as its job ends, the summaries
+    # are built as they go, and nothing is held. With --jobs-csv beside it every record is
+    # held and the file is written after the runs. Same file, byte for byte; same documents.
+    run_cli("simulate", EXAMPLES / example, *args, "--jobs-parquet", tmp_path / "s.parquet", "--json", tmp_path / "s.json", check=0)
+    run_cli("simulate", EXAMPLES / example, *args, "--jobs-csv", tmp_path / "h.csv", "--jobs-parquet", tmp_path / "h.parquet",
+            "--json", tmp_path / "h.json", check=0)
+    assert (tmp_path / "s.parquet").read_bytes() == (tmp_path / "h.parquet").read_bytes()
+    assert json.loads((tmp_path / "s.json").read_text()) == json.loads((tmp_path / "h.json").read_text())
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["h.csv", "h.json", "h.parquet", "s.json", "s.parquet"]
+
+
+def test_a_run_that_keeps_no_jobs_has_the_same_summaries_and_says_why_it_has_no_jobs(tmp_path):
+    ts = rtsched.load_taskset(EXAMPLES / "tuf-overload.yaml")
+    held = rtsched.simulate(ts, "gedf", on_miss="abort")
+    lean = rtsched.simulate(ts, "gedf", on_miss="abort", keep_jobs=False)
+    assert lean.document == held.document
+    assert lean.raw.job_count == held.raw.job_count == len(held.jobs)
+    with pytest.raises(ValueError, match="did not keep its per-job records"):
+        lean.jobs
+    with pytest.raises(ValueError, match="did not keep"):
+        lean.to_json(jobs=True)
+    streamed = rtsched.simulate(ts, "gedf", on_miss="abort", jobs_parquet=tmp_path / "s.parquet")
+    assert streamed.document == held.document
+    pd.testing.assert_frame_equal(streamed.jobs, held.jobs)
+
+
+def test_a_parquet_file_given_up_leaves_nothing_behind(tmp_path):
+    (tmp_path / "old.parquet").write_bytes(b"old")
+    f = rtsched._core.JobsParquetFile(str(tmp_path / "old.parquet"))
+    f.discard()
+    with pytest.raises(ValueError, match="already closed"):
+        f.close()
+    assert [p.name for p in tmp_path.iterdir()] == ["old.parquet"]
+    assert (tmp_path / "old.parquet").read_bytes() == b"old"

@@ -18,7 +18,15 @@ def test_a_run_of_a_billion_jobs_is_refused_up_front(fast):
     assert "Traceback" not in r.stderr
     assert "1,000,000,100 jobs per scheduler" in r.stderr
     assert "task 'fast' releases one every 1 ns" in r.stderr
-    assert "240.0 GB" in r.stderr and "the limit is 10,000,000" in r.stderr
+    assert "memory stays bounded" in r.stderr and "the limit is 10,000,000" in r.stderr
+    # An output that holds every record: the message says how much memory that would be.
+    r = rtsched("simulate", str(fast), "--jobs-csv", str(fast.with_suffix(".csv")))
+    assert r.returncode == 2 and "240.0 GB" in r.stderr, r.stderr
+
+
+def test_more_jobs_than_one_run_can_count_are_refused_whatever_the_limit(fast):
+    r = rtsched("simulate", str(fast), "--duration", "5s", "--max-jobs", str(10**12))
+    assert r.returncode == 2 and "one run counts at most 4,294,967,294" in r.stderr, r.stderr
 
 
 def test_the_limit_counts_each_scheduler_and_follows_duration_and_max_jobs(fast):
@@ -35,3 +43,60 @@ def test_real_runs_are_refused_too(fast, cmd):
     # Refused before any privilege check or thread: nothing runs.
     r = rtsched(cmd[0], str(fast), *cmd[1:])
     assert r.returncode == 2 and "jobs per scheduler" in r.stderr, r.stderr
+
+
+# -- generator and sweep specs of absurd sizes: a clear error (exit 2, naming the file or the
+# parameter and the limit) at once, never an attempt to allocate it all.
+
+@pytest.mark.parametrize("params, words", [
+    (["randfixedsum", "n=1000000000", "U=2", "m=4"], ["parameter n=1000000000: at most 100000 tasks", "256.0 GB"]),
+    (["uunifast", "n=1000000000", "U=2"], ["parameter n=1000000000: at most 100000 tasks"]),
+    (["uunifast", "n=8", "U=2", "m=10000000"], ["parameter m=10000000", "between 1 and 65536"]),
+    (["lelli2011", "m=10000000"], ["parameter m=10000000"]),
+    (["randfixedsum", "n=100000", "U=2", "m=4"], ["at most 2000 tasks", "160.0 GB"]),
+    (["paws2013", "m=65536"], ["threads in all, more than the limit of 1000000"]),
+    (["mlu", "m=65536", "U=65536"], ["needs more than 100000 tasks"]),
+])
+def test_gen_of_absurd_size_is_refused_at_once(params, words):
+    r = rtsched("gen", *params)
+    assert r.returncode == 2, r.stderr
+    assert "Traceback" not in r.stderr and all(w in r.stderr for w in words), r.stderr
+
+
+def test_gen_of_the_largest_allowed_set_works(tmp_path):
+    out = tmp_path / "big.yaml"
+    r = rtsched("gen", "uunifast", "n=100000", "U=40", "m=64", "-o", out)
+    assert r.returncode == 0, r.stderr
+    r = rtsched("validate", out)
+    assert r.returncode == 0 and "100000 tasks on 64 CPUs" in r.stdout, r.stderr
+
+
+SPEC = "generator: {name: uunifast, params: {n: 4, m: 2}}\nutilisation: {points: [0.5, 1.0]}\nschedulers: [gedf]\nseeds: 2\nduration: 10ms\n"
+
+
+@pytest.mark.parametrize("change, field, words", [
+    ("seeds: 1000000000000", "seeds", ["1,000,000,000,000 seeds is too many (at most 1,000,000"]),
+    ("seeds: 1000000\nutilisation: {points: {from: 0.1, to: 2.0, step: 0.1}}", "seeds",
+     ["20,000,000 rows (1 generator(s) × 20 points × 1,000,000 seeds × 1 schedulers)", "the limit is 10,000,000"]),
+    ("utilisation: {points: {from: 0, to: 1000000000000, step: 1}}", "utilisation.points", ["points is too many (at most 100,000)"]),
+    ("utilisation: {points: {from: 0, to: 1.0e+300, step: 1.0e-300}}", "utilisation.points", ["points is too many"]),
+    ("generator: {name: uunifast, params: {n: 1000000000, m: 2}}", "generator.params", ["n=1000000000: at most 100000 tasks"]),
+    ("generator: {name: uunifast, params: {n: 4, m: 10000000}}", "generator.params", ["m=10000000"]),
+    ("generator: {name: lelli2011, params: {m: 10000000}}", "generator.params", ["m=10000000"]),
+])
+def test_a_sweep_spec_of_absurd_size_is_refused_naming_the_field(tmp_path, change, field, words):
+    keys = [line.split(":")[0] + ":" for line in change.splitlines()]
+    text = "\n".join(line for line in SPEC.splitlines() if not line.startswith(tuple(keys))) + "\n" + change + "\n"
+    p = tmp_path / "spec.yaml"
+    p.write_text(text)
+    r = rtsched("sweep", p, "--workers", "1")
+    assert r.returncode == 2, (r.stdout, r.stderr)
+    assert f"{p}: field '{field}'" in r.stderr and all(w in r.stderr for w in words), r.stderr
+    assert "Traceback" not in r.stderr
+
+
+def test_a_sweep_spec_that_is_not_utf8_is_refused_naming_the_file(tmp_path):
+    p = tmp_path / "spec.yaml"
+    p.write_bytes(b"seeds: 2\n\x80\n")
+    r = rtsched("sweep", p)
+    assert r.returncode == 2 and f"{p}: not UTF-8 text (byte 0x80 at offset 9)" in r.stderr, r.stderr

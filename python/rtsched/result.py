@@ -166,9 +166,12 @@ class Result:
             try:
                 df = read_jobs(path, index)
             except InputError:
+                if not self.raw.jobs_held:
+                    raise
                 df = None  # replaced or removed since: the records are still in memory
-            if df is not None and len(df) == self.document["total"]["jobs"]:
+            if df is not None and len(df) == self.raw.job_count:
                 return df
+        self._need_jobs("jobs")
         if self.document["total"]["jobs"] > PARQUET_JOBS_ABOVE:
             import pyarrow as pa
             import pyarrow.parquet as pq
@@ -180,9 +183,15 @@ class Result:
             df[c] = df[c].astype("Int64")
         return df
 
+    def _need_jobs(self, what):
+        if not self.raw.jobs_held:
+            raise ValueError(f"{what}: this run did not keep its per-job records (simulate(..., keep_jobs=False) "
+                             f"summarises each job as it ends); simulate with keep_jobs=True or jobs_parquet=PATH")
+
     def write_jobs_parquet(self, path):
         """Write the per-job records to ``path`` as zstd-compressed Parquet (atomically), and
         read :attr:`jobs` from there from now on."""
+        self._need_jobs("write_jobs_parquet")
         _core.write_jobs_parquet([self.raw], str(path))
         self._jobs_file = (str(path), 0)
 
@@ -196,6 +205,8 @@ class Result:
     def to_json(self, path=None, jobs: bool = True):
         """The results document as a dict, or written atomically to ``path`` (per-job records
         streamed, with ``jobs``)."""
+        if jobs:
+            self._need_jobs("to_json(jobs=True)")
         if path is None:
             return json.loads(self.raw.to_json(jobs))
         _core.write_results_json([self.raw], str(path), bool(jobs))
@@ -213,7 +224,7 @@ class Result:
 
 
 def simulate(taskset, scheduler: str = "gedf", duration=None, seed=None, on_miss=None, trace: bool = False,
-             measure_policy: bool = False) -> Result:
+             measure_policy: bool = False, keep_jobs: bool = True, jobs_parquet=None, _into=None) -> Result:
     """Simulate ``taskset`` (a :class:`TaskSet` or a file path) under ``scheduler``.
 
     ``duration`` (number in ms, or "2s"), ``seed`` and ``on_miss`` override the file's run
@@ -222,6 +233,11 @@ def simulate(taskset, scheduler: str = "gedf", duration=None, seed=None, on_miss
     deterministic): ``measurements["policy_ns_per_invocation"]``, ``policy_ns_max``,
     ``policy_ns_total``. The GIL is released while the simulation runs. A deadlock the
     scheduler does not resolve raises :class:`InputError` naming the jobs and resources.
+
+    ``keep_jobs=False`` keeps no per-job records: each job is folded into the summaries as it
+    ends, so memory stays bounded however long the run (``jobs`` is then unavailable).
+    ``jobs_parquet=PATH`` streams every record into that Parquet file as its job ends (written
+    atomically when the run ends) and reads ``jobs`` back from it.
     """
     ts = _as_taskset(taskset)
     if duration is not None or seed is not None or on_miss is not None:
@@ -232,7 +248,21 @@ def simulate(taskset, scheduler: str = "gedf", duration=None, seed=None, on_miss
             seed=None if seed is None else int(seed),
             on_miss=on_miss,
         )
-    return Result(_core.simulate(ts, scheduler, trace, measure_policy=bool(measure_policy)), ts)
+    if _into is not None:
+        # An open _core.JobsParquetFile that several runs stream into (`rtsched simulate`).
+        return Result(_core.simulate(ts, scheduler, trace, measure_policy=bool(measure_policy), parquet=_into), ts)
+    if jobs_parquet is None:
+        return Result(_core.simulate(ts, scheduler, trace, measure_policy=bool(measure_policy), keep_jobs=bool(keep_jobs)), ts)
+    f = _core.JobsParquetFile(str(jobs_parquet))
+    try:
+        raw = _core.simulate(ts, scheduler, trace, measure_policy=bool(measure_policy), parquet=f)
+        f.close()
+    except BaseException:
+        f.discard()
+        raise
+    r = Result(raw, ts)
+    r._jobs_file = (str(jobs_parquet), 0)
+    return r
 
 
 def run(taskset, backend: str = "testbed:gedf", duration=None, seed=None, on_miss=None, allow_overload: bool = False,

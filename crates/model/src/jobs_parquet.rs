@@ -12,7 +12,7 @@
 //! order. A run's rows never share a row group with another run's, and the key-value metadata
 //! `rtsched.runs` (JSON) names each run's row groups, so one run reads back alone.
 
-use crate::results::{JobRecord, RunResult, SCHEMA};
+use crate::results::{JobRecord, JobSink, RunResult, SCHEMA};
 use crate::time::Time;
 use parquet::basic::{Compression, Encoding, ZstdLevel};
 use parquet::column::writer::ColumnWriter;
@@ -72,12 +72,12 @@ const DELTA_COLUMNS: [&str; 16] = [
     "hw_instructions", "hw_cycles", "hw_llc_misses",
 ];
 
-fn properties(runs: &[&RunResult]) -> WriterProperties {
+fn properties() -> WriterProperties {
     let mut b = WriterProperties::builder()
         .set_compression(Compression::ZSTD(ZstdLevel::try_new(1).expect("level 1 is valid")))
         // Page statistics buy nothing for a table read whole; chunk statistics stay.
         .set_statistics_enabled(EnabledStatistics::Chunk)
-        .set_key_value_metadata(Some(vec![KeyValue::new("rtsched.schema".into(), SCHEMA.to_string()), KeyValue::new("rtsched.runs".into(), runs_metadata(runs))]));
+        .set_key_value_metadata(Some(vec![KeyValue::new("rtsched.schema".into(), SCHEMA.to_string())]));
     // Min / max of the names would cost a string comparison a row, and filter nothing.
     for c in ["scheduler", "task"] {
         b = b.set_column_statistics_enabled(ColumnPath::from(c), EnabledStatistics::None);
@@ -89,29 +89,19 @@ fn properties(runs: &[&RunResult]) -> WriterProperties {
     b.build()
 }
 
-/// Each run's header and the row groups `[first, end)` that hold its jobs.
-fn runs_metadata(runs: &[&RunResult]) -> String {
-    let mut first = 0;
-    let v: Vec<serde_json::Value> = runs
-        .iter()
-        .map(|r| {
-            let end = first + r.jobs.len().div_ceil(ROW_GROUP_JOBS);
-            let v = serde_json::json!({
-                "scheduler": r.scheduler,
-                "substrate": r.substrate,
-                "taskset": r.taskset,
-                "cpus": r.cpus,
-                "duration_ns": r.duration,
-                "seed": r.seed,
-                "end_ns": r.end,
-                "jobs": r.jobs.len(),
-                "row_groups": [first, end],
-            });
-            first = end;
-            v
-        })
-        .collect();
-    serde_json::Value::Array(v).to_string()
+/// One run's header and the row groups `[first, end)` that hold its jobs.
+fn run_metadata(r: &RunResult, jobs: u64, first: usize, end: usize) -> serde_json::Value {
+    serde_json::json!({
+        "scheduler": r.scheduler,
+        "substrate": r.substrate,
+        "taskset": r.taskset,
+        "cpus": r.cpus,
+        "duration_ns": r.duration,
+        "seed": r.seed,
+        "end_ns": r.end,
+        "jobs": jobs,
+        "row_groups": [first, end],
+    })
 }
 
 fn pq_err(e: parquet::errors::ParquetError) -> io::Error {
@@ -120,21 +110,199 @@ fn pq_err(e: parquet::errors::ParquetError) -> io::Error {
 
 /// Write every run's per-job records to `w` as one Parquet file.
 pub fn write_jobs_parquet<W: Write + Send>(runs: &[&RunResult], w: W) -> io::Result<()> {
-    let schema = Arc::new(parquet::schema::parser::parse_message_type(SCHEMA_TEXT).expect("the schema text parses"));
-    let mut fw = SerializedFileWriter::new(w, schema, Arc::new(properties(runs))).map_err(pq_err)?;
-    let mut cols = Columns::default();
+    crate::results::held_jobs(runs, true)?;
+    let mut out = JobsParquetWriter::new(w)?;
     for r in runs {
-        let sched = ByteArray::from(r.scheduler.as_str());
-        let names: Vec<ByteArray> = r.task_names.iter().map(|n| ByteArray::from(n.as_str())).collect();
-        for chunk in r.jobs.chunks(ROW_GROUP_JOBS) {
-            cols.fill(chunk, r.end, &sched, &names);
-            let mut rg = fw.next_row_group().map_err(pq_err)?;
-            cols.write(&mut rg).map_err(pq_err)?;
-            rg.close().map_err(pq_err)?;
+        out.begin_run(&r.scheduler, &r.task_names);
+        for j in &r.jobs {
+            out.job(j, r.end);
+        }
+        out.end_run(r)?;
+    }
+    out.close().map(|_| ())
+}
+
+/// Per-job records written to Parquet as they come (a [`JobSink`]): a row group every
+/// [`ROW_GROUP_JOBS`] records, so a run streamed into it holds a bounded number of row
+/// groups' columns, whatever its length. Several runs go one after the other into one file
+/// (`begin_run` … records … `end_run`); `close` writes the footer with each run's header
+/// and row groups (key `rtsched.runs`).
+///
+/// [`JobsParquetWriter::new`] encodes each row group on the caller's thread;
+/// [`JobsParquetWriter::threaded`] on a thread of its own, while the caller (the simulator)
+/// fills the next: the same row groups in the same order, so the same bytes.
+pub struct JobsParquetWriter<W: Write + Send> {
+    backend: Backend<W>,
+    cols: Columns,
+    rows: usize,
+    sched: ByteArray,
+    names: Vec<ByteArray>,
+    /// Row groups written so far, the first of the current run, and its records.
+    groups: usize,
+    first: usize,
+    run_jobs: u64,
+    runs: Vec<serde_json::Value>,
+    /// The first write error (a sink cannot return one): reported by `end_run` / `close`.
+    error: Option<io::Error>,
+}
+
+/// What encodes the row groups and writes the file.
+enum Backend<W: Write + Send> {
+    Inline(SerializedFileWriter<W>),
+    /// Full row groups go to the encoder thread (at most one waits), which hands the emptied
+    /// columns back for reuse; `Finish` carries the runs' metadata for the footer.
+    // (The receiver in a mutex only so that the writer is `Sync`: one thread uses it.)
+    Thread { to: std::sync::mpsc::SyncSender<ToEncoder>, back: std::sync::Mutex<std::sync::mpsc::Receiver<Columns>>, handle: std::thread::JoinHandle<io::Result<W>> },
+    Gone,
+}
+
+enum ToEncoder {
+    Group(Columns),
+    Finish(String),
+}
+
+fn new_file_writer<W: Write + Send>(w: W) -> io::Result<SerializedFileWriter<W>> {
+    let schema = Arc::new(parquet::schema::parser::parse_message_type(SCHEMA_TEXT).expect("the schema text parses"));
+    SerializedFileWriter::new(w, schema, Arc::new(properties())).map_err(pq_err)
+}
+
+fn write_group<W: Write + Send>(fw: &mut SerializedFileWriter<W>, cols: &Columns) -> io::Result<()> {
+    let mut rg = fw.next_row_group().map_err(pq_err)?;
+    cols.write(&mut rg).map_err(pq_err)?;
+    rg.close().map_err(pq_err)?;
+    Ok(())
+}
+
+fn finish_file<W: Write + Send>(mut fw: SerializedFileWriter<W>, runs: String) -> io::Result<W> {
+    fw.append_key_value_metadata(KeyValue::new("rtsched.runs".into(), runs));
+    fw.into_inner().map_err(pq_err)
+}
+
+impl<W: Write + Send> JobsParquetWriter<W> {
+    pub fn new(w: W) -> io::Result<Self> {
+        Ok(Self::with(Backend::Inline(new_file_writer(w)?)))
+    }
+
+    fn with(backend: Backend<W>) -> Self {
+        JobsParquetWriter { backend, cols: Columns::default(), rows: 0, sched: ByteArray::from(""), names: Vec::new(), groups: 0, first: 0, run_jobs: 0, runs: Vec::new(), error: None }
+    }
+
+    /// The records that follow are run `scheduler`'s, over tasks `task_names`.
+    pub fn begin_run(&mut self, scheduler: &str, task_names: &[String]) {
+        self.sched = ByteArray::from(scheduler);
+        self.names = task_names.iter().map(|n| ByteArray::from(n.as_str())).collect();
+        self.first = self.groups;
+        self.run_jobs = 0;
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        if self.rows == 0 {
+            return Ok(());
+        }
+        match &mut self.backend {
+            Backend::Inline(fw) => {
+                write_group(fw, &self.cols)?;
+                self.cols.clear();
+            }
+            Backend::Thread { to, back, .. } => {
+                // The encoder's emptied columns if it has handed some back, else new ones.
+                let spare = back.get_mut().map(|b| b.try_recv().unwrap_or_default()).unwrap_or_default();
+                let full = std::mem::replace(&mut self.cols, spare);
+                // A send fails only if the encoder stopped on an error: `close` reports it.
+                let _ = to.send(ToEncoder::Group(full));
+            }
+            Backend::Gone => unreachable!("a closed writer takes no records"),
+        }
+        self.rows = 0;
+        self.groups += 1;
+        Ok(())
+    }
+
+    /// The run whose records came since `begin_run` ended with result `r` (its header).
+    pub fn end_run(&mut self, r: &RunResult) -> io::Result<()> {
+        if let Some(e) = self.error.take() {
+            return Err(e);
+        }
+        self.flush()?;
+        self.runs.push(run_metadata(r, self.run_jobs, self.first, self.groups));
+        Ok(())
+    }
+
+    /// Write the footer; returns the inner writer.
+    pub fn close(mut self) -> io::Result<W> {
+        if let Some(e) = self.error.take() {
+            return Err(e);
+        }
+        self.flush()?;
+        let runs = serde_json::Value::Array(std::mem::take(&mut self.runs)).to_string();
+        match std::mem::replace(&mut self.backend, Backend::Gone) {
+            Backend::Inline(fw) => finish_file(fw, runs),
+            Backend::Thread { to, handle, .. } => {
+                let _ = to.send(ToEncoder::Finish(runs));
+                drop(to);
+                handle.join().unwrap_or_else(|_| Err(io::Error::other("the Parquet encoder thread panicked")))
+            }
+            Backend::Gone => unreachable!("closed once"),
         }
     }
-    fw.close().map_err(pq_err)?;
-    Ok(())
+}
+
+impl<W: Write + Send + 'static> JobsParquetWriter<W> {
+    /// A writer whose row groups are encoded on a thread of its own (see the type's docs).
+    pub fn threaded(w: W) -> io::Result<Self> {
+        let mut fw = new_file_writer(w)?;
+        let (to, from) = std::sync::mpsc::sync_channel::<ToEncoder>(1);
+        let (give_back, back) = std::sync::mpsc::channel::<Columns>();
+        let handle = std::thread::Builder::new().name("rtsched-parquet".into()).spawn(move || {
+            let mut error = None;
+            for msg in from {
+                match msg {
+                    ToEncoder::Group(mut cols) => {
+                        if error.is_none() {
+                            error = write_group(&mut fw, &cols).err();
+                        }
+                        cols.clear();
+                        let _ = give_back.send(cols);
+                    }
+                    ToEncoder::Finish(runs) => return match error {
+                        Some(e) => Err(e),
+                        None => finish_file(fw, runs),
+                    },
+                }
+            }
+            // Dropped without `close`: the file is given up (an `AtomicFile` removes itself).
+            Err(error.unwrap_or_else(|| io::Error::other("the Parquet writer was dropped unclosed")))
+        })?;
+        Ok(Self::with(Backend::Thread { to, back: std::sync::Mutex::new(back), handle }))
+    }
+}
+
+impl<W: Write + Send> Drop for JobsParquetWriter<W> {
+    /// A threaded writer dropped unclosed waits for its encoder to give the file up, so that
+    /// nothing of it is left once the drop returns.
+    fn drop(&mut self) {
+        if let Backend::Thread { to, handle, .. } = std::mem::replace(&mut self.backend, Backend::Gone) {
+            drop(to);
+            let _ = handle.join();
+        }
+    }
+}
+
+impl<W: Write + Send> JobSink for JobsParquetWriter<W> {
+    #[inline]
+    fn job(&mut self, rec: &JobRecord, end: Time) {
+        if self.error.is_some() {
+            return;
+        }
+        self.cols.push(rec, end, &self.sched, &self.names);
+        self.rows += 1;
+        self.run_jobs += 1;
+        if self.rows == ROW_GROUP_JOBS {
+            if let Err(e) = self.flush() {
+                self.error = Some(e);
+            }
+        }
+    }
 }
 
 type PqResult<T> = parquet::errors::Result<T>;
@@ -156,9 +324,9 @@ impl Nullable {
     }
 }
 
-/// One row group's columns. Filled in one pass over the records (each record read once: a
-/// pass per column would stream the whole run through the cache 29 times), then written
-/// column by column; reused from row group to row group.
+/// One row group's columns. Filled a record at a time (each record read once: a pass per
+/// column would stream the whole run through the cache 29 times), then written column by
+/// column; reused from row group to row group.
 #[derive(Default)]
 struct Columns {
     scheduler: Vec<ByteArray>,
@@ -191,7 +359,7 @@ struct Columns {
 }
 
 impl Columns {
-    fn fill(&mut self, jobs: &[JobRecord], end: Time, sched: &ByteArray, names: &[ByteArray]) {
+    fn clear(&mut self) {
         macro_rules! clear {
             ($($v:expr),*) => { $( $v.clear(); )* };
         }
@@ -202,9 +370,13 @@ impl Columns {
         for n in [&mut self.start, &mut self.finish, &mut self.response, &mut self.aborted_at, h0, h1, h2] {
             clear!(n.values, n.defs);
         }
+    }
+
+    #[inline]
+    fn push(&mut self, j: &JobRecord, end: Time, sched: &ByteArray, names: &[ByteArray]) {
         // Clones of a ByteArray share its bytes: no copy of a name per row.
-        self.scheduler.resize(jobs.len(), sched.clone());
-        for j in jobs {
+        self.scheduler.push(sched.clone());
+        {
             self.task.push(names[j.task as usize].clone());
             self.job.push(j.job as i64);
             self.release.push(j.release as i64);
@@ -417,6 +589,29 @@ mod tests {
         assert_eq!(lines.next(), None);
         assert_eq!(n, ROW_GROUP_JOBS + 37 + 300);
         std::fs::remove_file(&path).unwrap();
+    }
+
+    #[test]
+    fn the_threaded_writer_writes_the_same_bytes() {
+        let (a, b) = (run("gedf", 3 * ROW_GROUP_JOBS + 5), run("pedf", 10));
+        let mut inline = Vec::new();
+        write_jobs_parquet(&[&a, &b], &mut inline).unwrap();
+        let mut w = JobsParquetWriter::threaded(Vec::new()).unwrap();
+        for r in [&a, &b] {
+            w.begin_run(&r.scheduler, &r.task_names);
+            for j in &r.jobs {
+                w.job(j, r.end);
+            }
+            w.end_run(r).unwrap();
+        }
+        assert!(w.close().unwrap() == inline);
+        // Dropped unclosed, it stops its thread and gives the file up.
+        let mut w = JobsParquetWriter::threaded(Vec::new()).unwrap();
+        w.begin_run("gedf", &a.task_names);
+        for j in &a.jobs {
+            w.job(j, a.end);
+        }
+        drop(w);
     }
 
     #[test]

@@ -233,7 +233,11 @@ pub struct RunResult {
     pub end: Time,
     pub task_names: Vec<String>,
     pub counters: Counters,
+    /// The per-job records, in release order; empty when the run streamed them to a
+    /// [`JobSink`] instead (then `streamed` holds the summaries and the count).
     pub jobs: Vec<JobRecord>,
+    #[serde(skip)]
+    pub streamed: Option<Streamed>,
     #[serde(skip)]
     pub intervals: Vec<Interval>,
     /// Substrate-specific measurements (real runs: decision overhead, release jitter, preemption
@@ -242,6 +246,13 @@ pub struct RunResult {
     /// What this run could not measure, and why (e.g. `hardware_counters`: "not available
     /// here: no PMU"), by name.
     pub unavailable: std::collections::BTreeMap<String, String>,
+}
+
+/// What a run that streamed its per-job records away keeps of them.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Streamed {
+    pub jobs: u64,
+    pub summaries: Summaries,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
@@ -283,59 +294,179 @@ pub struct Summary {
 
 impl Summary {
     fn of<'a>(jobs: impl Iterator<Item = &'a JobRecord>, end: Time, scratch: &mut Vec<Time>) -> Summary {
-        let mut s = Summary::default();
-        let (mut tard_sum, mut resp_sum) = (0u128, 0u128);
-        let (mut demand, mut exec, mut busy) = (0u128, 0u128, 0u128);
         scratch.clear();
+        let mut acc = SummaryAcc { responses: std::mem::take(scratch), ..SummaryAcc::default() };
         for j in jobs {
-            s.jobs += 1;
-            if let Some(r) = j.response() {
-                s.completed += 1;
-                resp_sum += r as u128;
-                s.max_response_ns = s.max_response_ns.max(r);
-                scratch.push(r);
-            }
-            if j.missed {
-                s.missed += 1;
-            } else {
-                s.met += 1;
-            }
-            s.aborted += j.aborted as u64;
-            let t = if j.missed { j.tardiness(end) } else { 0 };
-            tard_sum += t as u128;
-            s.max_tardiness_ns = s.max_tardiness_ns.max(t);
-            s.preemptions += j.preemptions as u64;
-            s.migrations += j.migrations as u64;
-            s.context_switches += j.context_switches as u64;
-            s.max_blocked_ns = s.max_blocked_ns.max(j.blocked);
-            s.total_blocked_ns += j.blocked;
-            s.accrued_utility += j.utility;
-            s.possible_utility += j.max_utility;
-            if j.finish.is_some() && !j.aborted && j.exec > 0 {
-                demand += j.demand as u128;
-                exec += j.exec as u128;
-                busy += j.exec.saturating_sub(j.overhead) as u128;
-            }
-            for l in 0..3 {
-                s.misses[l] += j.misses[l];
-            }
+            acc.add(j, end);
         }
-        s.exec_inflation = if demand > 0 { exec as f64 / demand as f64 } else { 1.0 };
-        s.ipc_proxy = if busy > 0 { demand as f64 / busy as f64 } else { 1.0 };
+        let s = acc.summary();
+        *scratch = acc.responses;
+        s
+    }
+}
+
+/// A [`Summary`] built one record at a time, in run order: what a run that streams its records
+/// away keeps instead of them (a few words and each completed job's response time for the
+/// p99). [`Summary::of`] is this over a slice, so the two cannot disagree.
+#[derive(Clone, Debug, Default)]
+pub struct SummaryAcc {
+    s: Summary,
+    tard_sum: u128,
+    resp_sum: u128,
+    demand: u128,
+    exec: u128,
+    busy: u128,
+    responses: Vec<Time>,
+}
+
+impl SummaryAcc {
+    /// Count one job. `end` is the run's end; only an unfinished, unaborted job's tardiness
+    /// depends on it (such records reach a sink only at the end, when it is known).
+    #[inline]
+    pub fn add(&mut self, j: &JobRecord, end: Time) {
+        let s = &mut self.s;
+        s.jobs += 1;
+        if let Some(r) = j.response() {
+            s.completed += 1;
+            self.resp_sum += r as u128;
+            s.max_response_ns = s.max_response_ns.max(r);
+            self.responses.push(r);
+        }
+        if j.missed {
+            s.missed += 1;
+        } else {
+            s.met += 1;
+        }
+        s.aborted += j.aborted as u64;
+        let t = if j.missed { j.tardiness(end) } else { 0 };
+        self.tard_sum += t as u128;
+        s.max_tardiness_ns = s.max_tardiness_ns.max(t);
+        s.preemptions += j.preemptions as u64;
+        s.migrations += j.migrations as u64;
+        s.context_switches += j.context_switches as u64;
+        s.max_blocked_ns = s.max_blocked_ns.max(j.blocked);
+        s.total_blocked_ns += j.blocked;
+        s.accrued_utility += j.utility;
+        s.possible_utility += j.max_utility;
+        if j.finish.is_some() && !j.aborted && j.exec > 0 {
+            self.demand += j.demand as u128;
+            self.exec += j.exec as u128;
+            self.busy += j.exec.saturating_sub(j.overhead) as u128;
+        }
+        for l in 0..3 {
+            s.misses[l] += j.misses[l];
+        }
+    }
+
+    /// The summary of the jobs counted so far (sorts the response times for the p99).
+    pub fn summary(&mut self) -> Summary {
+        let mut s = self.s.clone();
+        s.exec_inflation = if self.demand > 0 { self.exec as f64 / self.demand as f64 } else { 1.0 };
+        s.ipc_proxy = if self.busy > 0 { self.demand as f64 / self.busy as f64 } else { 1.0 };
         s.aur = if s.possible_utility > 0.0 { s.accrued_utility / s.possible_utility } else { 1.0 };
         if s.jobs > 0 {
             s.dsr = s.met as f64 / s.jobs as f64;
-            s.mean_tardiness_ns = tard_sum as f64 / s.jobs as f64;
+            s.mean_tardiness_ns = self.tard_sum as f64 / s.jobs as f64;
         } else {
             s.dsr = 1.0;
         }
         if s.completed > 0 {
-            s.mean_response_ns = resp_sum as f64 / s.completed as f64;
-            scratch.sort_unstable();
-            let rank = ((0.99 * scratch.len() as f64).ceil() as usize).max(1);
-            s.p99_response_ns = scratch[rank - 1];
+            s.mean_response_ns = self.resp_sum as f64 / s.completed as f64;
+            self.responses.sort_unstable();
+            let rank = ((0.99 * self.responses.len() as f64).ceil() as usize).max(1);
+            s.p99_response_ns = self.responses[rank - 1];
         }
         s
+    }
+}
+
+/// Where a run's per-job records go as they are decided, when they are not held in
+/// [`RunResult::jobs`]: in release order (the order `jobs` would hold them), each once.
+pub trait JobSink {
+    /// One record, final. `end` is the run's end for the records still undecided when it
+    /// ended (emitted last); records decided during the run come with `Time::MAX`, since no
+    /// figure of theirs depends on the end.
+    fn job(&mut self, rec: &JobRecord, end: Time);
+}
+
+/// The summaries of a run whose records were streamed away: each task's, accumulated in run
+/// order, and the total merged from them at the end (its two floating-point sums, utility
+/// accrued and possible, are kept in run order here so they round as the held run's do);
+/// plus an optional further sink (a Parquet writer) fed the same records.
+pub struct SummarySink<'a> {
+    tasks: Vec<SummaryAcc>,
+    accrued: f64,
+    possible: f64,
+    next: Option<&'a mut (dyn JobSink + Send)>,
+}
+
+impl<'a> SummarySink<'a> {
+    /// For a run of `tasks` tasks.
+    pub fn new(tasks: usize, next: Option<&'a mut (dyn JobSink + Send)>) -> Self {
+        SummarySink { tasks: vec![SummaryAcc::default(); tasks], accrued: 0.0, possible: 0.0, next }
+    }
+    /// Records seen so far.
+    pub fn jobs(&self) -> u64 {
+        self.tasks.iter().map(|a| a.s.jobs).sum()
+    }
+    /// The total and per-task summaries (`task_names` in task order).
+    pub fn summaries(&mut self, task_names: &[String]) -> Summaries {
+        let mut total = SummaryAcc::default();
+        for a in &self.tasks {
+            total.merge(a);
+        }
+        total.s.accrued_utility = self.accrued;
+        total.s.possible_utility = self.possible;
+        let tasks = self.tasks.iter_mut().zip(task_names).map(|(a, n)| TaskSummary { name: n.clone(), summary: a.summary() }).collect();
+        Summaries { total: total.summary(), tasks }
+    }
+}
+
+impl SummaryAcc {
+    /// Add `o`'s counts, sums and response times (not its floating-point sums: their order
+    /// matters, see [`SummarySink`]).
+    fn merge(&mut self, o: &SummaryAcc) {
+        let (s, t) = (&mut self.s, &o.s);
+        s.jobs += t.jobs;
+        s.completed += t.completed;
+        s.met += t.met;
+        s.missed += t.missed;
+        s.aborted += t.aborted;
+        s.max_tardiness_ns = s.max_tardiness_ns.max(t.max_tardiness_ns);
+        s.max_response_ns = s.max_response_ns.max(t.max_response_ns);
+        s.preemptions += t.preemptions;
+        s.migrations += t.migrations;
+        s.context_switches += t.context_switches;
+        s.max_blocked_ns = s.max_blocked_ns.max(t.max_blocked_ns);
+        s.total_blocked_ns += t.total_blocked_ns;
+        for l in 0..3 {
+            s.misses[l] += t.misses[l];
+        }
+        self.tard_sum += o.tard_sum;
+        self.resp_sum += o.resp_sum;
+        self.demand += o.demand;
+        self.exec += o.exec;
+        self.busy += o.busy;
+        self.responses.extend_from_slice(&o.responses);
+    }
+}
+
+impl JobSink for SummarySink<'_> {
+    #[inline]
+    fn job(&mut self, rec: &JobRecord, end: Time) {
+        self.tasks[rec.task as usize].add(rec, end);
+        self.accrued += rec.utility;
+        self.possible += rec.max_utility;
+        if let Some(n) = self.next.as_deref_mut() {
+            n.job(rec, end);
+        }
+    }
+}
+
+/// A sink that holds the records (tests compare it with `RunResult::jobs`).
+impl JobSink for Vec<JobRecord> {
+    fn job(&mut self, rec: &JobRecord, _end: Time) {
+        self.push(rec.clone());
     }
 }
 
@@ -367,13 +498,22 @@ impl RunResult {
             task_names: ts.tasks.iter().map(|t| t.name.clone()).collect(),
             counters: Counters::default(),
             jobs: Vec::new(),
+            streamed: None,
             intervals: Vec::new(),
             measurements: Default::default(),
             unavailable: Default::default(),
         }
     }
 
+    /// Counted jobs: held in `jobs`, or streamed away.
+    pub fn job_count(&self) -> u64 {
+        self.streamed.as_ref().map_or(self.jobs.len() as u64, |s| s.jobs)
+    }
+
     pub fn summaries(&self) -> Summaries {
+        if let Some(s) = &self.streamed {
+            return s.summaries.clone();
+        }
         let mut scratch = Vec::with_capacity(self.jobs.len());
         let total = Summary::of(self.jobs.iter(), self.end, &mut scratch);
         // Each task's jobs gathered in one pass (in run order, so sums are unchanged): a
@@ -393,6 +533,9 @@ impl RunResult {
     /// The total summary alone: what a sweep row keeps, without the per-task summaries
     /// [`summaries`](Self::summaries) also derives (a sweep pays for every allocation per run).
     pub fn total_summary(&self) -> Summary {
+        if let Some(s) = &self.streamed {
+            return s.summaries.total.clone();
+        }
         Summary::of(self.jobs.iter(), self.end, &mut Vec::with_capacity(self.jobs.len()))
     }
 
@@ -474,6 +617,7 @@ impl Serialize for JobJson<'_> {
 /// serialised: neither the document nor the records are ever held as one JSON value, so a
 /// run of millions of jobs writes in constant memory.
 pub fn write_results_json(runs: &[&RunResult], with_jobs: bool, w: &mut dyn Write) -> io::Result<()> {
+    held_jobs(runs, with_jobs)?;
     write!(w, "{{\n  \"schema\": {},\n  \"runs\": [", json_str(SCHEMA))?;
     for (i, r) in runs.iter().enumerate() {
         w.write_all(if i == 0 { b"\n    " } else { b",\n    " })?;
@@ -511,6 +655,7 @@ fn csv_field(s: &str) -> String {
 }
 
 pub fn write_jobs_csv(runs: &[&RunResult], w: &mut (impl Write + ?Sized)) -> io::Result<()> {
+    held_jobs(runs, true)?;
     writeln!(w, "{JOBS_CSV_HEADER}")?;
     for r in runs {
         let sched = csv_field(&r.scheduler);
@@ -625,6 +770,15 @@ pub fn write_trace(runs: &[&RunResult], w: &mut dyn Write) -> io::Result<()> {
     Ok(())
 }
 
+/// An error unless every run holds its per-job records (when they are to be written): a run
+/// that streamed them away has none, and writing none would read as "no jobs".
+pub(crate) fn held_jobs(runs: &[&RunResult], needed: bool) -> io::Result<()> {
+    match runs.iter().find(|r| needed && r.streamed.is_some()) {
+        Some(r) => Err(io::Error::new(io::ErrorKind::InvalidInput, format!("run {} did not keep its per-job records (they were streamed away as its jobs ended)", r.scheduler))),
+        None => Ok(()),
+    }
+}
+
 /// Write a file atomically: into a temporary file beside it, flushed and synced, then renamed
 /// over the target. A crash or error leaves either the old file or the new one, never half.
 pub fn write_atomic(path: &Path, f: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> io::Result<()> {
@@ -633,25 +787,67 @@ pub fn write_atomic(path: &Path, f: impl FnOnce(&mut dyn Write) -> io::Result<()
 
 /// [`write_atomic`] for writers that need a concrete, `Send` writer (the Parquet writer).
 pub fn write_atomic_file(path: &Path, f: impl FnOnce(&mut io::BufWriter<std::fs::File>) -> io::Result<()>) -> io::Result<()> {
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-        _ => std::path::PathBuf::from("."),
-    };
-    std::fs::create_dir_all(&dir)?;
-    let fname = path.file_name().ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "not a file path"))?;
-    let tmp = dir.join(format!(".{}.tmp.{}", fname.to_string_lossy(), std::process::id()));
-    let res = (|| {
+    let mut a = AtomicFile::create(path)?;
+    f(a.writer())?;
+    a.commit()
+}
+
+/// A file written atomically over a time: into a temporary file beside the target, renamed
+/// over it by `commit` once flushed and synced. Dropped without `commit` (an error, a
+/// panic, an interrupted run), the temporary file is removed and the target is untouched.
+pub struct AtomicFile {
+    path: std::path::PathBuf,
+    tmp: std::path::PathBuf,
+    w: Option<io::BufWriter<std::fs::File>>,
+}
+
+impl AtomicFile {
+    pub fn create(path: &Path) -> io::Result<AtomicFile> {
+        let dir = match path.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+            _ => std::path::PathBuf::from("."),
+        };
+        std::fs::create_dir_all(&dir)?;
+        let fname = path.file_name().ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "not a file path"))?;
+        let tmp = dir.join(format!(".{}.tmp.{}", fname.to_string_lossy(), std::process::id()));
         let file = std::fs::File::create(&tmp)?;
-        let mut bw = io::BufWriter::new(file);
-        f(&mut bw)?;
-        let file = bw.into_inner().map_err(|e| e.into_error())?;
-        file.sync_all()?;
-        std::fs::rename(&tmp, path)
-    })();
-    if res.is_err() {
-        let _ = std::fs::remove_file(&tmp);
+        Ok(AtomicFile { path: path.to_path_buf(), tmp, w: Some(io::BufWriter::with_capacity(1 << 16, file)) })
     }
-    res
+
+    pub fn writer(&mut self) -> &mut io::BufWriter<std::fs::File> {
+        self.w.as_mut().expect("not committed yet")
+    }
+
+    /// Flush, sync and rename over the target.
+    pub fn commit(mut self) -> io::Result<()> {
+        let bw = self.w.take().expect("committed once");
+        let res = (|| {
+            let file = bw.into_inner().map_err(|e| e.into_error())?;
+            file.sync_all()?;
+            std::fs::rename(&self.tmp, &self.path)
+        })();
+        if res.is_err() {
+            let _ = std::fs::remove_file(&self.tmp);
+        }
+        res
+    }
+}
+
+impl Write for AtomicFile {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.writer().write(buf)
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        self.writer().flush()
+    }
+}
+
+impl Drop for AtomicFile {
+    fn drop(&mut self) {
+        if self.w.take().is_some() {
+            let _ = std::fs::remove_file(&self.tmp);
+        }
+    }
 }
 
 #[cfg(test)]

@@ -6,8 +6,46 @@ use crate::{io_err, runs_of, PyRunResult};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList};
 use rtsched_model::jobs_parquet;
-use rtsched_model::results::{self, RunResult};
+use rtsched_model::jobs_parquet::JobsParquetWriter;
+use rtsched_model::results::{self, AtomicFile, RunResult};
 use std::path::Path;
+
+/// A Parquet file of per-job records written while runs go, row groups encoded on a thread of
+/// its own (`_core.simulate(...,
+/// parquet=f)` streams each record in as it is decided), atomically: nothing appears at
+/// `path` until `close()`; dropped or `discard()`ed unclosed, nothing is left behind.
+#[pyclass(name = "JobsParquetFile", module = "rtsched._core")]
+pub struct PyJobsParquetFile {
+    pub path: String,
+    w: Option<JobsParquetWriter<AtomicFile>>,
+}
+
+impl PyJobsParquetFile {
+    pub fn writer(&mut self) -> PyResult<&mut JobsParquetWriter<AtomicFile>> {
+        let path = &self.path;
+        self.w.as_mut().ok_or_else(|| pyo3::exceptions::PyValueError::new_err(format!("{path}: already closed")))
+    }
+}
+
+#[pymethods]
+impl PyJobsParquetFile {
+    #[new]
+    fn new(path: String) -> PyResult<Self> {
+        let f = AtomicFile::create(Path::new(&path)).map_err(|e| io_err(&path, e))?;
+        let w = JobsParquetWriter::threaded(f).map_err(|e| io_err(&path, e))?;
+        Ok(PyJobsParquetFile { path, w: Some(w) })
+    }
+    /// Write the footer and move the file into place.
+    fn close(&mut self, py: Python<'_>) -> PyResult<()> {
+        let path = self.path.clone();
+        let w = self.w.take().ok_or_else(|| pyo3::exceptions::PyValueError::new_err(format!("{path}: already closed")))?;
+        py.detach(|| w.close().and_then(|f| f.commit())).map_err(|e| io_err(&path, e))
+    }
+    /// Give up the file (its temporary is removed; `path` is left as it was).
+    fn discard(&mut self) {
+        self.w = None;
+    }
+}
 
 /// Write per-job records of every run to one zstd-compressed Parquet file, atomically.
 #[pyfunction]
@@ -28,6 +66,7 @@ fn jobs_parquet_bytes<'py>(py: Python<'py>, run: PyRef<'py, PyRunResult>) -> PyR
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<PyJobsParquetFile>()?;
     m.add_function(wrap_pyfunction!(write_jobs_parquet, m)?)?;
     m.add_function(wrap_pyfunction!(jobs_parquet_bytes, m)?)?;
     m.add("JOBS_ROW_GROUP", jobs_parquet::ROW_GROUP_JOBS)?;

@@ -62,6 +62,11 @@ impl PyTaskSet {
     fn job_record_bytes(&self) -> usize {
         std::mem::size_of::<rtsched_model::results::JobRecord>()
     }
+    /// Whether some task is best-effort (scheduled by `cfs` beside the real-time ones).
+    #[getter]
+    fn has_fair_tasks(&self) -> bool {
+        self.inner.tasks.iter().any(|t| t.is_fair())
+    }
     #[getter]
     fn on_miss(&self) -> &'static str {
         match self.inner.run.on_miss {
@@ -255,6 +260,16 @@ impl PyRunResult {
     fn to_json(&self, jobs: bool) -> String {
         self.inner.to_json_value(jobs).to_string()
     }
+    /// Counted jobs, whether their records are held or were streamed away.
+    #[getter]
+    fn job_count(&self) -> u64 {
+        self.inner.job_count()
+    }
+    /// Whether the per-job records are held (false: streamed to a file or only summarised).
+    #[getter]
+    fn jobs_held(&self) -> bool {
+        self.inner.streamed.is_none()
+    }
     /// Per-job records as columns (dict of lists), for a DataFrame: the CSV's columns but
     /// `scheduler`.
     fn jobs_columns<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
@@ -337,12 +352,26 @@ fn parse_duration(text: &str) -> PyResult<u64> {
 }
 
 /// Simulate `taskset` under `scheduler`; releases the GIL while it runs.
-#[pyfunction]
 /// `measure_policy`: time every decision of the policy (measurements `policy_ns_*`).
-#[pyo3(signature = (taskset, scheduler, record_intervals=false, measure_policy=false))]
-fn simulate(py: Python<'_>, taskset: &PyTaskSet, scheduler: &str, record_intervals: bool, measure_policy: bool) -> PyResult<PyRunResult> {
+/// `keep_jobs`: hold every per-job record in the result (else only the summaries, built as
+/// each job is decided, so memory stays bounded); `parquet`: also stream each record into
+/// this open [`jobs_out::PyJobsParquetFile`] as it is decided (implies not holding them).
+#[pyfunction]
+#[pyo3(signature = (taskset, scheduler, record_intervals=false, measure_policy=false, keep_jobs=true, parquet=None))]
+fn simulate(py: Python<'_>, taskset: &PyTaskSet, scheduler: &str, record_intervals: bool, measure_policy: bool, keep_jobs: bool, parquet: Option<PyRefMut<'_, jobs_out::PyJobsParquetFile>>) -> PyResult<PyRunResult> {
     let ts = &taskset.inner;
-    let r = py.detach(|| rtsched_sim::simulate_measured(ts, scheduler, record_intervals, measure_policy).map(|(r, _)| r)).map_err(input_err)?;
+    let r = match parquet {
+        Some(mut file) => {
+            let path = file.path.clone();
+            let w = file.writer()?;
+            w.begin_run(scheduler, &ts.tasks.iter().map(|t| t.name.clone()).collect::<Vec<_>>());
+            let r = py.detach(|| rtsched_sim::simulate_streamed(ts, scheduler, record_intervals, measure_policy, Some(&mut *w)).map(|(r, _)| r)).map_err(input_err)?;
+            w.end_run(&r).map_err(|e| io_err(&path, e))?;
+            r
+        }
+        None if !keep_jobs => py.detach(|| rtsched_sim::simulate_streamed(ts, scheduler, record_intervals, measure_policy, None).map(|(r, _)| r)).map_err(input_err)?,
+        None => py.detach(|| rtsched_sim::simulate_measured(ts, scheduler, record_intervals, measure_policy).map(|(r, _)| r)).map_err(input_err)?,
+    };
     Ok(PyRunResult { inner: r })
 }
 

@@ -41,7 +41,7 @@
 use crate::inversion::Inversions;
 use crate::streams::TaskStreams;
 use rtsched_model::program::scale;
-use rtsched_model::results::{Counters, JobRecord};
+use rtsched_model::results::{Counters, JobRecord, JobSink};
 use rtsched_model::{Action, OnMiss, Program, Task, TaskId, TaskSet, Time};
 use rtsched_policies::{Decisions, Dispatch, EntityId, EntityInfo, Policy, ResourceId, RunView};
 use std::borrow::Cow;
@@ -288,6 +288,15 @@ pub fn next_step(tp: &rtsched_model::ThreadProgram, demand: Time, done: Time, cp
     }
 }
 
+/// Where record `rec` is in `Run::records`, whose first is record `base` (it must not have been
+/// handed on to a sink yet: not among the first `front`).
+#[inline(always)]
+fn rec_at(base: u32, front: usize, rec: u32) -> usize {
+    let i = rec.wrapping_sub(base) as usize;
+    debug_assert!(i >= front, "record {rec} was already handed on");
+    i
+}
+
 /// How long after the counted window a run may go on so that the last counted jobs finish.
 pub fn drain_limit(ts: &TaskSet) -> Time {
     ts.tasks.iter().map(|t| t.deadline.max(t.max_interarrival.unwrap_or(t.period))).max().unwrap_or(0) * 2
@@ -308,7 +317,13 @@ pub struct Run<'t> {
     /// Per task: whether a job of it is with the policy, and its held jobs in release order.
     task_busy: Vec<bool>,
     held: Vec<VecDeque<u32>>,
+    /// The counted jobs' records from the oldest not yet handed to `sink` on; a record's id
+    /// (`Job::rec`, `Ent::rec`) is its index among all counted jobs, `rec_base` that of
+    /// `records[0]`, and the first `rec_front` are already handed on (compacted away now and
+    /// then). Without a sink every record stays until the end (`rec_base` and `rec_front` 0).
     records: Vec<JobRecord>,
+    rec_base: u32,
+    rec_front: usize,
     /// Counted jobs neither finished nor aborted.
     undecided: u64,
     /// Per task, CPU time of its finished entities (best-effort tasks' shares); and the
@@ -415,7 +430,7 @@ impl Run<'_> {
         let cpu = &mut self.cpus[c as usize];
         let e = cpu.running?;
         let x = &mut self.ents[e as usize];
-        let rec = if x.rec != NONE { Some(&mut self.records[x.rec as usize]) } else { None };
+        let rec = if x.rec != NONE { Some(&mut self.records[rec_at(self.rec_base, self.rec_front, x.rec)]) } else { None };
         Some((cpu, x, rec))
     }
     /// Entity `e`'s slot, for a driver's accounting of work done (testbed).
@@ -449,7 +464,11 @@ impl Run<'_> {
     }
     /// A job's record (for a driver's own measurements, e.g. the real start time).
     pub fn record_mut(&mut self, rec: u32) -> Option<&mut JobRecord> {
-        self.records.get_mut(rec as usize)
+        let i = rec.wrapping_sub(self.rec_base) as usize;
+        if i < self.rec_front {
+            return None;
+        }
+        self.records.get_mut(i)
     }
 }
 
@@ -574,6 +593,9 @@ pub struct Ledger<'t> {
     /// A deadlock told to the policy, to be broken by its next decision.
     unresolved: Option<Vec<EntityId>>,
     failure: Option<String>,
+    /// Where decided records go, in release order, as soon as every earlier one is decided
+    /// too ([`Ledger::stream_records`]); memory then holds only the undecided stretch.
+    sink: Option<&'t mut (dyn JobSink + Send)>,
     /// Whether `schedule` is timed; total and longest ns.
     measure: bool,
     policy_ns: (u64, u64),
@@ -613,6 +635,8 @@ impl<'t> Ledger<'t> {
                 task_busy: vec![false; n],
                 held: (0..n).map(|_| VecDeque::with_capacity(4)).collect(),
                 records: Vec::with_capacity(expected_jobs.min(1 << 26) as usize),
+                rec_base: 0,
+                rec_front: 0,
                 undecided: 0,
                 task_cpu: vec![0; n],
                 bursts: vec![0; n],
@@ -643,6 +667,7 @@ impl<'t> Ledger<'t> {
             cycle: Vec::new(),
             unresolved: None,
             failure: None,
+            sink: None,
             measure: false,
             policy_ns: (0, 0),
         }
@@ -652,6 +677,36 @@ impl<'t> Ledger<'t> {
     /// [`Ledger::mark_started`].
     pub fn borrowed(ts: &'t TaskSet, policy: &'t mut dyn Policy, start_at_dispatch: bool) -> Self {
         Ledger::with(Cow::Borrowed(ts), PolicyRef::Borrowed(policy), start_at_dispatch)
+    }
+
+    /// Hand each counted job's record to `sink` as soon as it and every earlier one are
+    /// decided (finished or aborted), and the rest at the end, instead of holding them all:
+    /// [`Outcome::jobs`] is then empty and memory holds only the undecided stretch. Only for
+    /// a driver that changes no record after its job is decided (the simulator; the testbed
+    /// adds an aborted worker's last piece of CPU time later, so it holds them).
+    pub fn stream_records(&mut self, sink: &'t mut (dyn JobSink + Send)) {
+        self.sink = Some(sink);
+        self.run.records = Vec::with_capacity(4096);
+    }
+
+    /// Hand every decided record at the front on to the sink, in release order; drop the
+    /// handed-on ones from memory once they are at least half of it (amortised O(1) a job).
+    #[inline]
+    fn hand_on_decided(&mut self) {
+        let Some(sink) = self.sink.as_deref_mut() else { return };
+        let r = &mut self.run;
+        while let Some(rec) = r.records.get(r.rec_front) {
+            if rec.finish.is_none() && !rec.aborted {
+                break;
+            }
+            sink.job(rec, Time::MAX);
+            r.rec_front += 1;
+        }
+        if r.rec_front >= 1024 && 2 * r.rec_front >= r.records.len() {
+            r.records.drain(..r.rec_front);
+            r.rec_base = r.rec_base.wrapping_add(r.rec_front as u32);
+            r.rec_front = 0;
+        }
     }
 
     /// A ledger that owns its task set and policy (drivers whose state outlives the caller's).
@@ -734,9 +789,15 @@ impl<'t> Ledger<'t> {
             (r.streams[task as usize].fair_burst(&mut demands), NEVER, NEVER)
         };
         let rec = if at < duration && !fair {
+            let id = r.rec_base.wrapping_add(r.records.len() as u32);
+            if id == NONE && self.failure.is_none() {
+                // Four billion counted jobs: ids would wrap onto "no record". The driver stops
+                // the run with this (the CLI refuses such runs up front, `--max-jobs`).
+                self.failure = Some(format!("more than {} counted jobs in one run: shorten the window", NONE - 1));
+            }
             r.records.push(JobRecord { task, job, release: at, deadline, demand, max_utility: t.max_utility(), ..Default::default() });
             r.undecided += 1;
-            (r.records.len() - 1) as u32
+            id
         } else {
             NONE
         };
@@ -1015,7 +1076,7 @@ impl<'t> Ledger<'t> {
         let (waited, rec) = (now - x.blocked_since, x.rec);
         self.run.inv.ready(w, x.info.deadline);
         if rec != NONE {
-            self.run.records[rec as usize].blocked += waited;
+            self.run.records[rec_at(self.run.rec_base, self.run.rec_front, rec)].blocked += waited;
         }
     }
 
@@ -1031,7 +1092,7 @@ impl<'t> Ledger<'t> {
         x.live = false;
         if x.rec != NONE {
             // Its CPU time is final (a real worker reports its last piece before this).
-            self.run.records[x.rec as usize].exec += x.ran;
+            self.run.records[rec_at(self.run.rec_base, self.run.rec_front, x.rec)].exec += x.ran;
         }
         if x.info.deadline == NEVER {
             // A best-effort burst: its task's CPU share.
@@ -1068,11 +1129,12 @@ impl<'t> Ledger<'t> {
         job.live = false;
         let fair = job.deadline == NEVER;
         if job.rec != NONE {
-            let r = &mut self.run.records[job.rec as usize];
+            let r = &mut self.run.records[rec_at(self.run.rec_base, self.run.rec_front, job.rec)];
             r.finish = Some(finish);
             r.missed = finish > r.deadline;
             r.accrue(&self.run.ts.tasks[task]);
             self.run.undecided -= 1;
+            self.hand_on_decided();
         }
         self.run.free_jobs.push(j);
         self.next_of_task(now, task as u32, fair);
@@ -1116,7 +1178,7 @@ impl<'t> Ledger<'t> {
                         self.dec.drop_pending_grant(r as ResourceId);
                     }
                     if rec != NONE {
-                        self.run.records[rec as usize].blocked += waited;
+                        self.run.records[rec_at(self.run.rec_base, self.run.rec_front, rec)].blocked += waited;
                     }
                 }
             }
@@ -1132,7 +1194,7 @@ impl<'t> Ledger<'t> {
                 if rec != NONE {
                     // What it ran so far (a real worker still executing adds its last piece
                     // when it stops: the testbed does).
-                    self.run.records[rec as usize].exec += self.run.ents[e as usize].ran;
+                    self.run.records[rec_at(self.run.rec_base, self.run.rec_front, rec)].exec += self.run.ents[e as usize].ran;
                 }
                 if x.cpu != NONE {
                     if handler > 0 {
@@ -1165,12 +1227,13 @@ impl<'t> Ledger<'t> {
         }
         self.run.jobs[j as usize].live = false;
         if rec != NONE {
-            let r = &mut self.run.records[rec as usize];
+            let r = &mut self.run.records[rec_at(self.run.rec_base, self.run.rec_front, rec)];
             r.aborted = true;
             r.aborted_at = Some(now);
             r.missed = true;
             r.utility = 0.0;
             self.run.undecided -= 1;
+            self.hand_on_decided();
         }
         self.run.free_jobs.push(j);
         if !held {
@@ -1370,7 +1433,7 @@ impl<'t> Ledger<'t> {
             c.mark = now;
             x.cpu = cpu;
             if x.rec != NONE {
-                let rec = &mut self.run.records[x.rec as usize];
+                let rec = &mut self.run.records[rec_at(self.run.rec_base, self.run.rec_front, x.rec)];
                 if self.start_at_dispatch {
                     rec.start.get_or_insert(now);
                 }
@@ -1378,7 +1441,7 @@ impl<'t> Ledger<'t> {
                 rec.context_switches += switched as u32;
                 rec.migrations += migrated as u32;
             }
-            let rec = if x.rec != NONE { Some(&mut self.run.records[x.rec as usize]) } else { None };
+            let rec = if x.rec != NONE { Some(&mut self.run.records[rec_at(self.run.rec_base, self.run.rec_front, x.rec)]) } else { None };
             sub.on_cpu(now, cpu, c, x, switched, migrated, work, rec);
             sub.assigned(cpu, Some(e));
             self.run.inv.unready(e, d);
@@ -1386,7 +1449,7 @@ impl<'t> Ledger<'t> {
         for i in 0..self.stopped.len() {
             let x = &self.run.ents[self.stopped[i] as usize];
             if x.cpu == NONE && x.live && x.rec != NONE {
-                self.run.records[x.rec as usize].preemptions += 1;
+                self.run.records[rec_at(self.run.rec_base, self.run.rec_front, x.rec)].preemptions += 1;
             }
         }
         if !self.dec.has_charges() {
@@ -1399,7 +1462,7 @@ impl<'t> Ledger<'t> {
             if let Some(e) = self.run.cpus[cpu as usize].running {
                 let work = self.run.work_to_next(e);
                 let x = &mut self.run.ents[e as usize];
-                let rec = if x.rec != NONE { Some(&mut self.run.records[x.rec as usize]) } else { None };
+                let rec = if x.rec != NONE { Some(&mut self.run.records[rec_at(self.run.rec_base, self.run.rec_front, x.rec)]) } else { None };
                 sub.charged(now, cpu, &mut self.run.cpus[cpu as usize], x, ns, work, rec);
             }
         }
@@ -1419,7 +1482,7 @@ impl<'t> Ledger<'t> {
     pub fn mark_started(&mut self, e: EntityId, at: Time) {
         let rec = self.run.ents[e as usize].rec;
         if rec != NONE {
-            self.run.records[rec as usize].start.get_or_insert(at);
+            self.run.records[rec_at(self.run.rec_base, self.run.rec_front, rec)].start.get_or_insert(at);
         }
     }
 
@@ -1429,15 +1492,15 @@ impl<'t> Ledger<'t> {
         let r = &mut self.run;
         for e in r.ents.iter().filter(|e| e.live && e.is_blocked()) {
             if e.rec != NONE {
-                r.records[e.rec as usize].blocked += end.saturating_sub(e.blocked_since);
+                r.records[rec_at(r.rec_base, r.rec_front, e.rec)].blocked += end.saturating_sub(e.blocked_since);
             }
         }
         for j in r.jobs.iter().filter(|j| j.live && j.rec != NONE) {
-            let rec = &mut r.records[j.rec as usize];
+            let rec = &mut r.records[rec_at(r.rec_base, r.rec_front, j.rec)];
             rec.missed = rec.deadline <= end;
         }
         for e in r.ents.iter().filter(|e| e.live && e.rec != NONE) {
-            r.records[e.rec as usize].exec += e.ran;
+            r.records[rec_at(r.rec_base, r.rec_front, e.rec)].exec += e.ran;
         }
         let mut fair = Vec::new();
         for e in r.ents.iter().filter(|e| e.live) {
@@ -1457,6 +1520,13 @@ impl<'t> Ledger<'t> {
             });
         }
         r.inv.finish(end);
+        if let Some(sink) = self.sink.as_deref_mut() {
+            // The undecided stretch, final now that the end is known.
+            for rec in &r.records[r.rec_front..] {
+                sink.job(rec, end);
+            }
+            r.records.clear();
+        }
         Outcome {
             jobs: std::mem::take(&mut r.records),
             releases: r.releases,

@@ -3,9 +3,11 @@
 //! log-uniform in [10, 100] ms rounded to us, 60 s simulated, best of 3). Comparing the two
 //! separates the engine's speed from the Python wrapper's overhead.
 //!
-//!     cargo run --release -p rtsched-sim --example throughput [-- [--cache] SECONDS [M]]
+//!     cargo run --release -p rtsched-sim --example throughput [-- [--cache|--streamed] SECONDS [M]]
 //!
-//! With M, only the size with that many CPUs (for profiling one size).
+//! With M, only the size with that many CPUs (for profiling one size; 128 and 1024 only so).
+//! With `--streamed`, the per-job records are not held but summarised as they are decided
+//! (`simulate_streamed`, what `rtsched simulate` does when no per-job output is asked for).
 //!
 //! With `--cache`, the cache model's cost (docs/cache-model.md): the same sets given working
 //! sets (log-uniform 16 KiB - 4 MiB, memory groups of three consecutive tasks) on the Opteron
@@ -22,6 +24,20 @@ const SEC: u64 = 1_000_000_000;
 
 fn taskset(m: u32, n: usize, seed: u64, secs: u64) -> TaskSet {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    if n > 96 {
+        // Chunks of 24 tasks of U = 5.6 (as benchmarks/sim_throughput.py): UUniFast-discard
+        // over thousands of tasks at a mean of 0.23 almost never draws them all <= 1.
+        let mut ts = TaskSet::new(m, Vec::new());
+        for k in 0..n / 24 {
+            let mut part = taskset(8, 24, seed.wrapping_mul(31).wrapping_add(k as u64), secs);
+            for (i, t) in part.tasks.iter_mut().enumerate() {
+                t.name = format!("t{}", 24 * k + i);
+            }
+            ts.tasks.extend(part.tasks);
+        }
+        ts.run.duration = secs * SEC;
+        return ts;
+    }
     let total = 0.7 * m as f64;
     let us = loop {
         let (mut us, mut left) = (Vec::with_capacity(n), total);
@@ -92,14 +108,18 @@ fn cache_cost(secs: u64, only: Option<u32>) {
 
 fn main() {
     let cache = std::env::args().any(|a| a == "--cache");
-    let args: Vec<String> = std::env::args().skip(1).filter(|a| a != "--cache").collect();
+    let streamed = std::env::args().any(|a| a == "--streamed");
+    let args: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with("--")).collect();
     let secs: u64 = args.first().map(|s| s.parse().expect("SECONDS")).unwrap_or(60);
     let only: Option<u32> = args.get(1).map(|s| s.parse().expect("M"));
     if cache {
         return cache_cost(secs, only);
     }
     println!("{:>3} {:>4} {:>10} {:>12} {:>14}", "m", "n", "jobs", "best wall s", "jobs/s");
-    for (m, n) in [(2u32, 6usize), (8, 24), (32, 96)] {
+    for (m, n) in [(2u32, 6usize), (8, 24), (32, 96), (128, 384), (1024, 3072)] {
+        if only.is_none() && m > 32 {
+            continue;
+        }
         if only.is_some_and(|o| o != m) {
             continue;
         }
@@ -108,9 +128,15 @@ fn main() {
         let mut jobs = 0;
         for _ in 0..3 {
             let t0 = Instant::now();
-            let r = rtsched_sim::simulate(&ts, "gedf", false).unwrap();
-            best = best.min(t0.elapsed().as_secs_f64());
-            jobs = r.jobs.len();
+            if streamed {
+                let (r, _) = rtsched_sim::simulate_streamed(&ts, "gedf", false, false, None).unwrap();
+                best = best.min(t0.elapsed().as_secs_f64());
+                jobs = r.job_count() as usize;
+            } else {
+                let r = rtsched_sim::simulate(&ts, "gedf", false).unwrap();
+                best = best.min(t0.elapsed().as_secs_f64());
+                jobs = r.jobs.len();
+            }
         }
         println!("{m:>3} {n:>4} {jobs:>10} {best:>12.4} {:>14.0}", jobs as f64 / best);
     }

@@ -19,7 +19,7 @@
 
 use crate::cache::CacheModel;
 use crate::cost::{CostModel, NoCache};
-use rtsched_model::results::{Interval, JobRecord, OverheadTotals, RunResult};
+use rtsched_model::results::{Interval, JobRecord, JobSink, OverheadTotals, RunResult, Streamed, SummarySink};
 use rtsched_model::{TaskSet, Time};
 use rtsched_policies::{EntityId, EntityInfo, Policy};
 use rtsched_runtime::{CpuState, Ent, Ledger, Off, Run, Step, Substrate};
@@ -373,6 +373,15 @@ impl<'p, O: Observer, C: CostModel> Engine<'p, O, C> {
         self
     }
 
+    /// Hand each per-job record to `sink` as soon as it is decided (in release order) instead
+    /// of holding them: the result's `jobs` stays empty ([`Ledger::stream_records`]).
+    pub fn stream_records(mut self, sink: Option<&'p mut (dyn JobSink + Send)>) -> Self {
+        if let Some(s) = sink {
+            self.led.stream_records(s);
+        }
+        self
+    }
+
     /// Run to the end and return the results. Panics if the run cannot go on (a deadlock the
     /// policy does not resolve); [`Engine::try_run`] returns that as an error.
     pub fn run(self) -> RunResult {
@@ -595,24 +604,24 @@ impl<'p, O: Observer, C: CostModel> Engine<'p, O, C> {
 /// Run `ts` with the cost model its task file asks for: the cache model with `run.cache`
 /// enabled (docs/cache-model.md), else none. The engine is generic over the model, so the
 /// choice is made once here and the hot path calls the model directly.
-fn run_with<O: Observer>(ts: &TaskSet, policy: &mut dyn Policy, observer: O, record_intervals: bool, measure_policy: bool) -> Result<RunResult, String> {
+fn run_with<'p, O: Observer>(ts: &'p TaskSet, policy: &'p mut dyn Policy, observer: O, record_intervals: bool, measure_policy: bool, sink: Option<&'p mut (dyn JobSink + Send)>) -> Result<RunResult, String> {
     if ts.run.cache.enabled {
         let cost = CacheModel::new(ts)?;
-        Engine::new(ts, policy, observer, cost, record_intervals).measure_policy(measure_policy).try_run()
+        Engine::new(ts, policy, observer, cost, record_intervals).measure_policy(measure_policy).stream_records(sink).try_run()
     } else {
-        Engine::new(ts, policy, observer, NoCache, record_intervals).measure_policy(measure_policy).try_run()
+        Engine::new(ts, policy, observer, NoCache, record_intervals).measure_policy(measure_policy).stream_records(sink).try_run()
     }
 }
 
 /// Simulate `ts` under an already-built policy. Panics where [`simulate`] returns an error
 /// (bad cache-model input, an unresolved deadlock).
 pub fn simulate_policy(ts: &TaskSet, policy: &mut dyn Policy, record_intervals: bool) -> RunResult {
-    run_with(ts, policy, NoObserver, record_intervals, false).unwrap_or_else(|e| panic!("{e}"))
+    run_with(ts, policy, NoObserver, record_intervals, false, None).unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// Simulate `ts` under an already-built policy, calling `observer` after every instant.
 pub fn simulate_observed<O: Observer>(ts: &TaskSet, policy: &mut dyn Policy, observer: O, record_intervals: bool) -> RunResult {
-    run_with(ts, policy, observer, record_intervals, false).unwrap_or_else(|e| panic!("{e}"))
+    run_with(ts, policy, observer, record_intervals, false, None).unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// Simulate `ts` under an already-built policy with a cost model of the caller's (whatever
@@ -630,7 +639,19 @@ pub fn simulate(ts: &TaskSet, spec: &str, record_intervals: bool) -> Result<RunR
 /// ([`Engine::measure_policy`]); returns the result and the policy's own counters.
 pub fn simulate_measured(ts: &TaskSet, spec: &str, record_intervals: bool, measure_policy: bool) -> Result<(RunResult, Vec<(String, f64)>), String> {
     let mut p = rtsched_policies::build(spec, ts)?;
-    let r = run_with(ts, p.as_mut(), NoObserver, record_intervals, measure_policy)?;
+    let r = run_with(ts, p.as_mut(), NoObserver, record_intervals, measure_policy, None)?;
+    Ok((r, p.stats()))
+}
+
+/// [`simulate_measured`] without holding the per-job records: each goes, as soon as it is
+/// decided, into the run's summaries and on to `sink` if given (a Parquet writer), so memory
+/// stays bounded whatever the run's length. The result's `jobs` is empty and `streamed` holds
+/// the count and the summaries, equal to those of the held records (same order, same sums).
+pub fn simulate_streamed(ts: &TaskSet, spec: &str, record_intervals: bool, measure_policy: bool, sink: Option<&mut (dyn JobSink + Send)>) -> Result<(RunResult, Vec<(String, f64)>), String> {
+    let mut p = rtsched_policies::build(spec, ts)?;
+    let mut acc = SummarySink::new(ts.tasks.len(), sink);
+    let mut r = run_with(ts, p.as_mut(), NoObserver, record_intervals, measure_policy, Some(&mut acc))?;
+    r.streamed = Some(Streamed { jobs: acc.jobs(), summaries: acc.summaries(&r.task_names) });
     Ok((r, p.stats()))
 }
 

@@ -53,34 +53,48 @@ def add_output_arguments(p):
                         "rtsched.read_jobs(OUT) reads it back)")
     p.add_argument("--max-jobs", type=int, metavar="N", default=DEFAULT_MAX_JOBS,
                    help=f"refuse, before it starts, a run that would count more than N jobs per scheduler "
-                        f"(each is held in memory as a per-job record; default {DEFAULT_MAX_JOBS:,})")
+                        f"(default {DEFAULT_MAX_JOBS:,}). Raised, a simulation still runs in bounded memory: "
+                        f"each job is folded into the summaries, or streamed to --jobs-parquet, as it ends; "
+                        f"only --json-jobs, --jobs-csv, --trace, --gantt and real runs hold every record "
+                        f"(240 bytes a job)")
 
 
-#: Jobs a run may count before it is refused up front (--max-jobs): about 2.4 GB of per-job
-#: records at 240 bytes each. A 1 ns period over a second would otherwise grow until the
-#: machine killed the process.
+#: Jobs a run may count before it is refused up front (--max-jobs): a guard against a typo
+#: (a 1 ns period over a second is a billion jobs: minutes of simulation, and 240 GB if the
+#: run holds its records). About 5 s of simulation; 2.4 GB of records when they are held.
 DEFAULT_MAX_JOBS = 10_000_000
 
+#: Counted jobs one run can number at all (job records are numbered in 32 bits).
+MAX_COUNTED_JOBS = 2**32 - 2
 
-def check_job_limit(ts, args, runs=1):
-    """Refuse (InputError, exit 2) a run whose counted jobs exceed --max-jobs, with the numbers:
-    known before it runs, from the periods and the window."""
+
+def check_job_limit(ts, args, runs=1, held=True):
+    """Refuse (InputError, exit 2) a run whose counted jobs exceed --max-jobs, or what one run
+    can count at all, with the numbers: known before it runs, from the periods and the window.
+    `held`: the run holds every record in memory (the message then says how much)."""
     limit = getattr(args, "max_jobs", DEFAULT_MAX_JOBS)
     if limit is not None and limit < 1:
         raise InputError(f"--max-jobs must be at least 1, got {limit}")
     if args.duration is not None:
         ts = ts.with_run(duration_ns=duration_ns(args.duration))
     jobs = ts.estimated_jobs
+    if jobs > MAX_COUNTED_JOBS:
+        raise InputError(f"{ts.source}: the run would count {jobs:,} jobs per scheduler; one run counts at most "
+                         f"{MAX_COUNTED_JOBS:,} (a shorter --duration lowers the count)")
     if jobs <= limit:
         return
-    size = jobs * ts.job_record_bytes * runs
-    size = f"{size / 1e9:,.1f} GB" if size >= 1e9 else f"{size / 1e6:,.1f} MB"
     rt = [t for t in ts.tasks() if t["period_ns"] > 0 and t["wcet_ns"] > 0] or ts.tasks()
     heaviest = min(rt, key=lambda t: t["period_ns"])
+    if held:
+        size = jobs * ts.job_record_bytes * runs
+        size = f"{size / 1e9:,.1f} GB" if size >= 1e9 else f"{size / 1e6:,.1f} MB"
+        cost = f"about {size} of per-job records for {runs} run(s)"
+    else:
+        cost = "each job folded into the summaries as it ends, so memory stays bounded, but it takes long"
     raise InputError(
         f"{ts.source}: the run would count {jobs:,} jobs per scheduler (task '{heaviest['name']}' releases one every "
-        f"{heaviest['period_ns']:,} ns over {ts.duration_ns / 1e9:g} s), about {size} of per-job records for "
-        f"{runs} run(s); the limit is {limit:,} (--max-jobs N raises it; a shorter --duration lowers the count)")
+        f"{heaviest['period_ns']:,} ns over {ts.duration_ns / 1e9:g} s), {cost}; the limit is {limit:,} "
+        f"(--max-jobs N raises it; a shorter --duration lowers the count)")
 
 
 def output_paths(args, **more) -> dict:
@@ -156,12 +170,23 @@ def expand_schedulers(names, ts, partition=None):
     return out, skipped
 
 
-def run_all(ts, names, seed=None, duration=None, on_miss=None, trace=False, measure_policy=False):
+def run_all(ts, names, seed=None, duration=None, on_miss=None, trace=False, measure_policy=False, keep_jobs=True,
+            jobs_file=None):
+    """Simulate under each scheduler. With `jobs_file` (an open _core.JobsParquetFile), each
+    run's records stream into it as its jobs end; the caller closes it."""
     results = []
     for name in names:
         results.append(simulate(ts, scheduler=name, duration=duration, seed=seed, on_miss=on_miss, trace=trace,
-                                measure_policy=measure_policy))
+                                measure_policy=measure_policy, keep_jobs=keep_jobs, _into=jobs_file))
     return results
+
+
+def keeps_jobs(args, ts) -> bool:
+    """Whether a simulation must hold its per-job records: an output or a table that reads them
+    after the run (else they are folded into the summaries, or streamed to --jobs-parquet, as
+    each job ends, and memory stays bounded)."""
+    return bool(args.json_jobs or args.jobs_csv or args.trace or args.gantt or getattr(args, "util_plot", None)
+                or ts.has_fair_tasks)
 
 
 def write_outputs(results, json_path=None, csv_path=None, trace_path=None, gantt_path=None, out=sys.stdout,
@@ -175,7 +200,9 @@ def write_outputs(results, json_path=None, csv_path=None, trace_path=None, gantt
         _core.write_jobs_csv(raws, csv_path)
         print(f"wrote {csv_path}", file=out)
     if parquet_path:
-        _core.write_jobs_parquet(raws, parquet_path)
+        if all(r.raw.jobs_held for r in results):
+            _core.write_jobs_parquet(raws, parquet_path)
+        # (else the runs streamed their records into it as they went)
         for i, r in enumerate(results):
             r._jobs_file = (parquet_path, i)
         print(f"wrote {parquet_path}", file=out)
@@ -194,12 +221,21 @@ def run(args):
     if args.duration is not None:
         duration_ns(args.duration)  # validate early, with the user's spelling in the message
     output_paths(args, util_plot=args.util_plot)
-    check_job_limit(ts, args, runs=max(1, len(args.schedulers or [])))
+    held = keeps_jobs(args, ts)
+    check_job_limit(ts, args, runs=max(1, len(args.schedulers or [])), held=held)
     names, skipped = expand_schedulers(args.schedulers, ts, args.partition)
     trace = bool(args.trace or args.gantt or args.util_plot)
     warn(ts, names)
-    results = run_all(ts, names, seed=args.seed, duration=args.duration, on_miss=args.on_miss, trace=trace,
-                      measure_policy=args.measure_policy)
+    jobs_file = _core.JobsParquetFile(args.jobs_parquet) if args.jobs_parquet and not held else None
+    try:
+        results = run_all(ts, names, seed=args.seed, duration=args.duration, on_miss=args.on_miss, trace=trace,
+                          measure_policy=args.measure_policy, keep_jobs=held, jobs_file=jobs_file)
+        if jobs_file is not None:
+            jobs_file.close()
+    except BaseException:
+        if jobs_file is not None:
+            jobs_file.discard()
+        raise
     r0 = results[0]
     print(f"{ts.source}: {len(ts.task_names)} tasks on {ts.cpus} CPUs, U = {ts.utilization:.3f}; "
           f"counted window {r0.document['duration_ns'] / 1e6:g} ms, seed {r0.document['seed']}")
