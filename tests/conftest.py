@@ -32,3 +32,8 @@ def write_dedented(tmp_path, text, name="ts.yaml"):
     p = tmp_path / name
     p.write_text(textwrap.dedent(text))
     return p
+
+
+def comparable(df):
+    """A sweep table in key order (row order is not part of a sweep's result)."""
+    return df.sort_values("key").reset_index(drop=True)

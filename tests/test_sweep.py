@@ -14,7 +14,7 @@ import pytest
 import yaml
 
 import rtsched
-from conftest import RTSCHED, run_cli
+from conftest import RTSCHED, comparable, run_cli
 
 S = importlib.import_module("rtsched.sweep")  # the module (rtsched.sweep is the function)
 
@@ -38,10 +38,6 @@ def assert_each_key_once(df, spec):
     assert len(df) == len(keys) and sorted(df["key"]) == sorted(keys)
     assert df["key"].is_unique
     assert list(df["key"]) == sorted(df["key"]), "table is sorted by key"
-
-
-def comparable(df):
-    return df.sort_values("key").reset_index(drop=True)
 
 
 def test_sweep_rows_columns_and_determinism(tmp_path):

@@ -14,7 +14,7 @@ import pytest
 import yaml
 
 import rtsched
-from conftest import RTSCHED, run_cli
+from conftest import RTSCHED, comparable, run_cli
 
 S = importlib.import_module("rtsched.sweep")  # the module (rtsched.sweep is the function)
 R = importlib.import_module("rtsched.sweep.runner")
@@ -32,10 +32,6 @@ def spec_of(**over):
     }
     d.update(over)
     return d
-
-
-def comparable(df):
-    return df.sort_values("key").reset_index(drop=True)
 
 
 SPECS = {

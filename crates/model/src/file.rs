@@ -1152,7 +1152,17 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
 /// written only when they differ from their defaults.
 pub fn to_yaml(ts: &TaskSet) -> String {
     use std::fmt::Write;
-    let q = |s: &str| serde_json::to_string(s).expect("a string serialises");
+    // A JSON string is a YAML double-quoted string, but JSON leaves DEL, the C1 controls,
+    // U+FEFF, U+FFFE / U+FFFF unescaped, which YAML may not print, and NEL, U+2028 and U+2029,
+    // which a YAML reader folds as line breaks: those go as \u escapes.
+    let q = |s: &str| {
+        let json = serde_json::to_string(s).expect("a string serialises");
+        let printable = |c: char| !matches!(c, '\u{7f}'..='\u{9f}' | '\u{2028}' | '\u{2029}' | '\u{feff}' | '\u{fffe}' | '\u{ffff}');
+        if json.chars().all(printable) {
+            return json;
+        }
+        json.chars().map(|c| if printable(c) { c.to_string() } else { format!("\\u{:04X}", c as u32) }).collect::<String>()
+    };
     let d = |ns: Time| format!("\"{}\"", fmt_duration(ns));
     let mut out = String::new();
     let r = &ts.run;

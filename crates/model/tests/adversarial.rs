@@ -55,3 +55,23 @@ fn a_hundred_thousand_tasks_with_coprime_periods_load() {
     let dup = format!("{s}  - {{name: t5, period: 1ms, wcet: 1ns}}\n");
     assert_eq!(yaml(&dup).unwrap_err(), "adv.yaml: task 't5' (tasks[100000]): field 'name': duplicate task name (also tasks[5])");
 }
+
+/// Found by the `taskset_json` fuzzer: JSON takes a task name holding DEL (U+007F), which YAML
+/// may not print, and `to_yaml` wrote it raw, so the written file did not read back. Names with
+/// DEL, C1 controls (NEL among them, which YAML folds as a line break), line and paragraph
+/// separators, U+FEFF and U+FFFF now go as `\u` escapes and round-trip.
+#[test]
+fn names_with_characters_yaml_cannot_print_round_trip() {
+    for name in ["a\u{7f}b", "x\u{9b}y", "\u{85}nel", "l\u{2028}s\u{2029}p", "bom\u{feff}", "end\u{ffff}"] {
+        let text = serde_json::json!({"platform": {"cpus": 1}, "tasks": [{"name": name, "period": 10, "wcet": 1}]}).to_string();
+        let ts = parse_taskset(&text, Format::Json, "fuzz.json").unwrap();
+        let yaml = rtsched_model::file::to_yaml(&ts);
+        let back = parse_taskset(&yaml, Format::Yaml, "back.yaml").unwrap_or_else(|e| panic!("{name:?}: {e}\n{yaml}"));
+        assert_eq!(back.tasks[0].name, name);
+    }
+    // The fuzzer's own input.
+    let crash = include_str!("../../../fuzz/corpus/taskset_json/regression-del-in-name.json");
+    let ts = parse_taskset(crash, Format::Json, "fuzz.json").unwrap();
+    let back = parse_taskset(&rtsched_model::file::to_yaml(&ts), Format::Yaml, "back.yaml").unwrap();
+    assert_eq!(back.tasks, ts.tasks);
+}

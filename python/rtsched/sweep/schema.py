@@ -60,6 +60,15 @@ class _Model(BaseModel):
         return data
 
 
+#: Utilisation points a spec may give (as a list or a range).
+MAX_POINTS = 100_000
+#: Replications (seeds) a spec may ask for: `seeds: N` is a range of N seeds made up front.
+MAX_SEEDS = 1_000_000
+#: Rows a sweep may have (generators × points × seeds × schedulers). The coordinator keeps a
+#: few hundred bytes per row it has to track, and at a millisecond a row 10^7 rows are hours on
+#: one machine; a bigger experiment is several specs (each resumable on its own).
+MAX_ROWS = 10_000_000
+
 Number = Annotated[float, AllowInfNan(False)]
 Name = Annotated[str, Field(min_length=1)]
 
@@ -111,8 +120,11 @@ class _RangeModel(_Model):
         a, b, s = self.start, self.to, self.step
         if s <= 0 or b < a:
             raise _fail(f"empty range from {a:g} to {b:g} step {s:g}")
-        if self.count() > 100_000:
-            raise _fail(f"{self.count()} points is too many")
+        # In floating point: (to - from) / step may be 10^600 (or overflow to inf) before any
+        # point is made.
+        span = (b - a) / s
+        if not math.isfinite(span) or span >= MAX_POINTS:
+            raise _fail(f"{span + 1:.4g} points is too many (at most {MAX_POINTS:,})")
         return self
 
     def count(self) -> int:
@@ -143,7 +155,7 @@ def _distinct(what):
 # Points are a list or a {from, to, step} range; the tags (dropped from field names in
 # messages) make pydantic report only the errors of the form the spec used.
 _Points = Annotated[
-    Union[Annotated[list[Number], Field(min_length=1), Tag("<list>")], Annotated[_RangeModel, Tag("<range>")]],
+    Union[Annotated[list[Number], Field(min_length=1, max_length=MAX_POINTS), Tag("<list>")], Annotated[_RangeModel, Tag("<range>")]],
     Discriminator(lambda v: "<range>" if isinstance(v, dict) else "<list>"),
     AfterValidator(_points),
 ]
@@ -166,6 +178,12 @@ def _schedulers(names: list) -> list:
         except InputError as e:
             raise _fail(f"{s!r}: {e}") from None
     return _distinct("a scheduler is listed twice")(names)
+
+
+def _seed_count(n: int) -> int:
+    if n > MAX_SEEDS:
+        raise _fail(f"{n:,} seeds is too many (at most {MAX_SEEDS:,} replications per point)")
+    return n
 
 
 def _duration(v) -> int:
@@ -223,8 +241,8 @@ class _SpecModel(_Model):
     schedulers: Annotated[list[Name], Field(min_length=1), BeforeValidator(lambda v: [v] if isinstance(v, str) else v),
                           AfterValidator(_schedulers)]
     seeds: Annotated[
-        Union[Annotated[int, Field(ge=1), Tag("<count>")],
-              Annotated[list[Annotated[int, Field(ge=0)]], Field(min_length=1), AfterValidator(_distinct("seeds repeat")),
+        Union[Annotated[int, Field(ge=1), AfterValidator(_seed_count), Tag("<count>")],
+              Annotated[list[Annotated[int, Field(ge=0)]], Field(min_length=1, max_length=MAX_SEEDS), AfterValidator(_distinct("seeds repeat")),
                         Tag("<list>")]],
         Discriminator(lambda v: "<list>" if isinstance(v, list) else "<count>"),
     ] = 1
@@ -261,6 +279,13 @@ class _SpecModel(_Model):
             labels.add(label)
             out.append(Generator(g.name, tuple(sorted(params.items())), param, label))
         self._generators = tuple(out)
+        # The sweep's size, from the counts alone (nothing is made yet).
+        points = self.utilisation.points
+        n_seeds = self.seeds if isinstance(self.seeds, int) else len(self.seeds)
+        rows = len(out) * len(points) * n_seeds * len(self.schedulers)
+        if rows > MAX_ROWS:
+            raise _fail(f"the sweep would have {rows:,} rows ({len(out)} generator(s) × {len(points):,} points × {n_seeds:,} seeds × "
+                        f"{len(self.schedulers)} schedulers); the limit is {MAX_ROWS:,}: split it into several specs", at="seeds")
         return self
 
     def generator_list(self) -> tuple:

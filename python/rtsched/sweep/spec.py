@@ -140,8 +140,12 @@ def load_spec(path) -> Spec:
     import yaml
 
     path = os.fspath(path)
-    with open(path) as f:
-        text = f.read()
+    with open(path, "rb") as f:
+        data = f.read()
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise InputError(f"{path}: not UTF-8 text (byte 0x{data[e.start]:02x} at offset {e.start})") from None
     try:
         d = yaml.safe_load(text)
     except yaml.YAMLError as e:

@@ -324,6 +324,12 @@ def consolidate(path, frame=True):
         df = _coerce(_arrow_frame(df))
     for p in parts:
         p.unlink(missing_ok=True)
+    # A sweep killed while writing a part leaves that part's temporary file (write_atomic's
+    # ".rtsched-*.tmp"; a finished part is renamed): never a row, but it kept the directory
+    # (and the next kill's) forever. The rows are all in the table by now.
+    d = parts_dir(path)
+    for tmp in d.glob(".rtsched-*.tmp") if d.is_dir() else ():
+        tmp.unlink(missing_ok=True)
     try:
         parts_dir(path).rmdir()
     except OSError:

@@ -20,6 +20,18 @@ use rtsched_model::file::closest;
 use rtsched_model::time::{fmt_duration, parse_duration_str, NS_PER_MS, NS_PER_US};
 use rtsched_model::{Task, TaskSet, Time};
 
+/// The most tasks a generator makes: the scale task files are benchmarked at (100,000 tasks
+/// validate in under a second, docs/hardening.md). Beyond it a generator refuses, naming the
+/// parameter, rather than allocate whatever was asked for (n = 10^9 would need ~250 GB).
+pub const MAX_TASKS: usize = 100_000;
+/// The most CPUs: a task file's own limit (`platform.cpus`, docs/taskset-format.md).
+pub const MAX_CPUS: u64 = 65_536;
+/// The most random draws a rejection loop (UUniFast-Discard, PAWS's window) makes over all its
+/// tries before it gives up with an error: about a second of work.
+pub const MAX_DRAWS: u64 = 100_000_000;
+/// The most threads in all the parallel regions of one generated set (PAWS: up to 3m per task).
+pub const MAX_THREADS: u64 = 1_000_000;
+
 /// The generator's RNG for `seed`.
 pub fn rng(seed: u64) -> ChaCha8Rng {
     ChaCha8Rng::seed_from_u64(seed)
@@ -190,6 +202,15 @@ impl Params {
         }
         self.uint_or(key, 0)
     }
+    /// A number of CPUs, 1 to [`MAX_CPUS`] (checked before it is narrowed to `u32`: m = 2^32
+    /// must not wrap to 0).
+    pub fn cpus_or(&self, key: &str, default: u64) -> Result<u32, String> {
+        let m = self.uint_or(key, default)?;
+        if !(1..=MAX_CPUS).contains(&m) {
+            return Err(format!("parameter {key}={m}: the number of CPUs must be between 1 and {MAX_CPUS} (as a task file's platform.cpus)"));
+        }
+        Ok(m as u32)
+    }
     pub fn duration_or(&self, key: &str, default: Time) -> Result<Time, String> {
         match self.raw(key) {
             None => Ok(default),
@@ -249,24 +270,24 @@ pub fn by_name(name: &str, params: &Params, seed: u64) -> Result<Generated, Stri
         }
         "lelli2011" => {
             params.check_known(name, &["m", "R", "x"])?;
-            let m = params.uint_or("m", 4)? as u32;
-            papers::lelli2011(&mut rng, m, params.f64_or("R", 0.6)?, params.uint_or("x", 3)? as usize)?
+            let m = params.cpus_or("m", 4)?;
+            papers::lelli2011(&mut rng, m, params.f64_or("R", 0.6)?, params.uint_or("x", 3)?)?
         }
         "chronos2011" => {
             params.check_known(name, &["m", "U", "n", "tmin", "tmax", "place"])?;
-            let m = params.uint_or("m", 4)? as u32;
+            let m = params.cpus_or("m", 4)?;
             let periods = PeriodDist::LogUniform { min: params.duration_or("tmin", 40 * NS_PER_MS)?, max: params.duration_or("tmax", 2_000 * NS_PER_MS)? };
             let place = match params.str_or("place", "wf") {
                 "wf" => papers::Placement::WorstFitLoad,
                 "none" => papers::Placement::None,
                 other => return Err(format!("generator chronos2011: parameter place={other}: known: wf (worst fit on load, no admission), none")),
             };
-            papers::chronos2011(&mut rng, m, params.f64_or("U", 0.5 * m as f64)?, params.uint_or("n", 12)? as usize, periods, place)?
+            papers::chronos2011(&mut rng, m, params.f64_or("U", 0.5 * m as f64)?, tasks_param(params.uint_or("n", 12)?)?, periods, place)?
         }
         _ => match papers::Mtt::by_name(name) {
             Some(dist) => {
                 params.check_known(name, &["m", "U"])?;
-                let m = params.uint_or("m", 48)? as u32;
+                let m = params.cpus_or("m", 48)?;
                 papers::lwfg_mtt(&mut rng, &dist, m, params.f64_or("U", 0.5 * m as f64)?)?
             }
             None => {
@@ -281,12 +302,36 @@ pub fn by_name(name: &str, params: &Params, seed: u64) -> Result<Generated, Stri
     Ok(g)
 }
 
-fn generic<R: Rng>(name: &str, p: &Params, rng: &mut R) -> Result<Generated, String> {
-    let n = p.uint_req("n")? as usize;
-    let m = p.uint_or("m", 1)? as u32;
-    if m < 1 {
-        return Err("number of CPUs m=0 must be at least 1".into());
+/// UUniFast-Discard's tries for `n` tasks: 100,000, fewer for large n so that all of them
+/// together stay within [`MAX_DRAWS`] (n ≤ 1000 keeps 100,000 and the same sets as before).
+fn discard_tries(n: usize) -> u32 {
+    (MAX_DRAWS / n.max(1) as u64).clamp(1, 100_000) as u32
+}
+
+/// A task count `n` as given, checked against [`MAX_TASKS`] before anything is allocated.
+fn tasks_param(n: u64) -> Result<usize, String> {
+    if n > MAX_TASKS as u64 {
+        return Err(format!("parameter n={n}: at most {MAX_TASKS} tasks (a set of {n} would need about {} of memory)", fmt_bytes(n.saturating_mul(TASK_BYTES))));
     }
+    Ok(n as usize)
+}
+
+/// About what one generated task costs in memory (the task, its name, its drawn values).
+pub const TASK_BYTES: u64 = 256;
+
+/// `bytes` for a message: `1.5 GB`, `240.0 GB`, `12.0 MB`.
+pub fn fmt_bytes(bytes: u64) -> String {
+    let b = bytes as f64;
+    if b >= 1e9 {
+        format!("{:.1} GB", b / 1e9)
+    } else {
+        format!("{:.1} MB", b / 1e6)
+    }
+}
+
+fn generic<R: Rng>(name: &str, p: &Params, rng: &mut R) -> Result<Generated, String> {
+    let n = tasks_param(p.uint_req("n")?)?;
+    let m = p.cpus_or("m", 1)?;
     let total = p.f64_req("U")?;
     let (u_min, u_max) = (p.f64_or("u_min", 0.0)?, p.f64_or("u_max", if name == "uunifast" { f64::INFINITY } else { 1.0 })?);
     let utils = match name {
@@ -296,7 +341,7 @@ fn generic<R: Rng>(name: &str, p: &Params, rng: &mut R) -> Result<Generated, Str
             }
             uunifast(rng, n, total)?
         }
-        "uunifast-discard" => uunifast_discard(rng, n, total, u_min, u_max, 100_000)?,
+        "uunifast-discard" => uunifast_discard(rng, n, total, u_min, u_max, discard_tries(n))?,
         _ => randfixedsum(rng, n, total, u_min, u_max)?,
     };
     let (tmin, tmax) = (p.duration_or("tmin", 10 * NS_PER_MS)?, p.duration_or("tmax", 100 * NS_PER_MS)?);

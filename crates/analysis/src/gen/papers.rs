@@ -9,8 +9,8 @@
 //! - `chronos2011`: ChronOS §6.2 — 12 periodic tasks, periods in [40 ms, 2 s], step TUFs with
 //!   random utilities; CPUs by worst fit on load (for the partitioned schedulers in overload).
 
-use super::utilisation::{check_bounds, randfixedsum};
-use super::{build, wcet_of, DeadlineDist, Generated, Params, PeriodDist};
+use super::utilisation::{check_bounds, randfixedsum, MAX_RANDFIXEDSUM_TASKS};
+use super::{build, wcet_of, DeadlineDist, Generated, Params, PeriodDist, MAX_DRAWS, MAX_TASKS, MAX_THREADS};
 use rand::Rng;
 use rtsched_model::time::{NS_PER_MS, NS_PER_US};
 use rtsched_model::{Region, Task, TaskSet, Time, Tuf};
@@ -24,7 +24,7 @@ fn cpus(m: u32) -> Result<u32, String> {
 
 /// PAWS §5. The window is a fraction of the platform (Σu/m) unless `absolute=1`.
 pub fn paws2013<R: Rng>(rng: &mut R, p: &Params) -> Result<Generated, String> {
-    let m = cpus(p.uint_or("m", 2)? as u32)?;
+    let m = p.cpus_or("m", 2)?;
     let (u_lo, u_hi) = (p.f64_or("u_min", 0.1)?, p.f64_or("u_max", 0.4)?);
     check_bounds(1, u_lo, u_lo, u_hi)?;
     if u_lo <= 0.0 {
@@ -50,20 +50,33 @@ pub fn paws2013<R: Rng>(rng: &mut R, p: &Params) -> Result<Generated, String> {
     periods.check()?;
     // Rejection on the whole set: adding tasks until Σu ≥ U_min overshoots U_max in some draws;
     // those sets are thrown away rather than trimmed, so no task's u is biased.
+    // Bounded: at most MAX_TASKS tasks in a set and MAX_DRAWS draws over all the tries.
     let mut utils = Vec::new();
-    for _ in 0..1_000_000 {
+    let mut draws = 0u64;
+    for tries in 0..1_000_000u32 {
         utils.clear();
         let mut sum = 0.0;
         while sum < w_lo || utils.is_empty() {
+            if utils.len() >= MAX_TASKS {
+                return Err(format!("window U_min={w_lo} needs more than {MAX_TASKS} tasks of u >= {u_lo} (the limit of a generated set)"));
+            }
+            if draws >= MAX_DRAWS {
+                return Err(format!("no task set with Σu in [{w_lo}, {w_hi}] found in {tries} tries ({MAX_DRAWS} draws); widen the window"));
+            }
             let u = u_lo + rng.random::<f64>() * (u_hi - u_lo);
             utils.push(u);
             sum += u;
+            draws += 1;
         }
         if sum <= w_hi {
             let ps: Vec<Time> = utils.iter().map(|_| periods.draw(rng, NS_PER_US)).collect();
             let mut tasks = build(rng, &utils, &ps, DeadlineDist::Implicit);
             // n_i = x·3m threads, x in (0, 1], so 1 ≤ n_i ≤ 3m.
             let threads: Vec<u32> = utils.iter().map(|_| (rng.random::<f64>() * 3.0 * m as f64).floor() as u32 + 1).collect();
+            let all: u64 = threads.iter().map(|&n| n as u64).sum();
+            if parallel && all > MAX_THREADS {
+                return Err(format!("{} tasks of up to 3m = {} threads each: {all} threads in all, more than the limit of {MAX_THREADS} (use a smaller m, or parallel=0)", utils.len(), 3 * m as u64));
+            }
             if parallel {
                 for (t, &n) in tasks.iter_mut().zip(&threads) {
                     t.regions = paws_regions(rng, t.wcet, n);
@@ -104,12 +117,16 @@ fn paws_regions<R: Rng>(rng: &mut R, wcet: Time, n: u32) -> Vec<Region> {
 }
 
 /// gedf-heap §6.2: N = x·m tasks, U = R·m by RandFixedSum on (0, 1), T log-uniform 10–100 ms.
-pub fn lelli2011<R: Rng>(rng: &mut R, m: u32, r: f64, x: usize) -> Result<Generated, String> {
+pub fn lelli2011<R: Rng>(rng: &mut R, m: u32, r: f64, x: u64) -> Result<Generated, String> {
     let m = cpus(m)?;
     if !(r > 0.0 && r <= 1.0) {
         return Err(format!("R={r} must be in (0, 1]"));
     }
-    let n = x * m as usize;
+    let n = x as u128 * m as u128;
+    if n > MAX_RANDFIXEDSUM_TASKS as u128 {
+        return Err(format!("x={x} and m={m} give N = x·m = {n} tasks; RandFixedSum draws at most {MAX_RANDFIXEDSUM_TASKS}"));
+    }
+    let n = n as usize;
     let utils = randfixedsum(rng, n, r * m as f64, 0.0, 1.0)?;
     let periods = PeriodDist::LogUniform { min: 10 * NS_PER_MS, max: 100 * NS_PER_MS };
     let ps: Vec<Time> = utils.iter().map(|_| periods.draw(rng, NS_PER_US)).collect();
@@ -223,6 +240,9 @@ pub fn lwfg_mtt<R: Rng>(rng: &mut R, d: &Mtt, m: u32, cap: f64) -> Result<Genera
             let t = if d.period_per_task { period.draw(rng, NS_PER_US) } else { mtt_t };
             if sum + u > cap {
                 break 'mtts;
+            }
+            if tasks.len() >= MAX_TASKS {
+                return Err(format!("utilisation cap U={cap} needs more than {MAX_TASKS} tasks of {} (the limit of a generated set)", d.name));
             }
             sum += u;
             let mut task = Task::periodic(format!("t{}", tasks.len()), t, wcet_of(u, t));

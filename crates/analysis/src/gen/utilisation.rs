@@ -14,6 +14,9 @@ pub fn check_bounds(n: usize, total: f64, u_min: f64, u_max: f64) -> Result<(), 
     if n < 1 {
         return Err(format!("number of tasks n={n} must be at least 1"));
     }
+    if n > super::MAX_TASKS {
+        return Err(format!("number of tasks n={n} exceeds the limit of {} tasks", super::MAX_TASKS));
+    }
     if !total.is_finite() || total < 0.0 {
         return Err(format!("total utilisation U={total} must be a finite number >= 0"));
     }
@@ -76,6 +79,10 @@ pub fn uunifast_discard<R: Rng>(
     ))
 }
 
+/// The most values [`randfixedsum`] draws: its tables take 16·n² bytes (64 MB at 2000) and
+/// as many steps.
+pub const MAX_RANDFIXEDSUM_TASKS: usize = 2_000;
+
 /// RandFixedSum: n values in [a, b] summing to `total`, uniform over that polytope.
 ///
 /// Stafford's construction: rescale to the unit cube, where the slice Σx = s (k ≤ s ≤ k+1)
@@ -85,6 +92,13 @@ pub fn uunifast_discard<R: Rng>(
 /// are shuffled (the simplices are ordered, the target polytope is symmetric).
 pub fn randfixedsum<R: Rng>(rng: &mut R, n: usize, total: f64, a: f64, b: f64) -> Result<Vec<f64>, String> {
     check_bounds(n, total, a, b)?;
+    if n > MAX_RANDFIXEDSUM_TASKS {
+        return Err(format!(
+            "RandFixedSum keeps two n×n tables (n={n}: {} of memory); it draws at most {MAX_RANDFIXEDSUM_TASKS} tasks (uunifast-discard takes up to {})",
+            super::fmt_bytes((n as u64).saturating_mul(n as u64).saturating_mul(16)),
+            super::MAX_TASKS
+        ));
+    }
     if n == 1 {
         return Ok(vec![total]);
     }

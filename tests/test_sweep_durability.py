@@ -1,0 +1,241 @@
+"""Sweep durability: kill the sweep again and again at random points, resume each time, and
+the final table holds every row exactly once with the values of a sweep never interrupted.
+
+Two ways to die, each several times in one test at seeded random moments:
+- the whole sweep (coordinator, fork server and pool workers: its process group) by SIGKILL,
+  then `rtsched sweep` run again on the same table;
+- a Dask worker of a LocalCluster (its nanny starts a new one), while one `rtsched.sweep`
+  carries on.
+
+The kill times come from `random.Random(seed)`; the seed is printed in every failure and can
+be set with RTSCHED_DURABILITY_SEED to replay a run's delays (the machine's speed still moves
+what each delay hits). tests/test_sweep.py and tests/test_sweep_batch.py kill once, at a point
+chosen by what is on disk; these kill at random points, including before the first part file
+and while the table is being consolidated."""
+
+import importlib
+import os
+import random
+import signal
+import subprocess
+import threading
+import time
+
+import pandas as pd
+import pytest
+import yaml
+
+import rtsched
+from conftest import RTSCHED, comparable
+
+S = importlib.import_module("rtsched.sweep")  # the module (rtsched.sweep is the function)
+
+SEED = int(os.environ.get("RTSCHED_DURABILITY_SEED", "20261124"))
+
+
+def spec_of(**over):
+    d = {
+        "name": "d",
+        "seed": 11,
+        "generator": {"name": "randfixedsum", "params": {"n": 6, "m": 2, "tmin": "5ms", "tmax": "50ms"}},
+        "utilisation": {"points": [1.2, 2.0]},
+        "schedulers": ["gedf", "pedf:ffd", "gfp:rm"],
+        "seeds": 20,
+        "duration": "10s",
+    }
+    d.update(over)
+    return d
+
+
+def check_rows(df, ref, what):
+    """Each of `df`'s keys once, every one a key of the sweep, each row equal to the reference's."""
+    assert df["key"].is_unique, f"{what}: a key twice"
+    assert set(df.key) <= set(ref.key), f"{what}: keys the sweep does not have"
+    pd.testing.assert_frame_equal(comparable(df), comparable(ref[ref.key.isin(df.key)]), obj=what)
+
+
+def start(spec_path, out):
+    env = dict(os.environ, MPLBACKEND="Agg")
+    return subprocess.Popen([RTSCHED, "sweep", spec_path, "-o", out, "--no-plots", "-q", "-j", "2", "--batch", "6",
+                             "--batch-seconds", "0.2"], start_new_session=True, env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+
+
+def kill_group(p):
+    try:
+        os.killpg(p.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    p.wait()
+
+
+def rows_on_disk(out):
+    """Rows in the table and its parts now, while a sweep may be folding the parts into the
+    table (a part read a moment after it was listed may be gone: look again)."""
+    for _ in range(50):
+        try:
+            return len(S._read_all(out)[0])
+        except FileNotFoundError:
+            time.sleep(0.01)
+    return None
+
+
+def run_to_end(spec_path, out, history=()):
+    """Run the sweep to its end; kill its process group if it hangs. Returns, in seconds from
+    the start, when its first and its last part file appeared and when it ended."""
+    t = time.monotonic()
+    p = start(spec_path, out)
+    parts, seen, first, last = S.parts_dir(out), set(), None, None
+    try:
+        while p.poll() is None and time.monotonic() - t < 60:
+            now = set(parts.glob("part-*")) if parts.is_dir() else set()
+            if now - seen:
+                last = time.monotonic() - t
+                first = first or last
+                seen |= now
+            time.sleep(0.01)
+    finally:
+        if p.poll() is None:  # hung: leave no sweep (or its pool) running after the test
+            kill_group(p)
+    assert p.returncode == 0, (SEED, history, p.stderr.read())
+    return first, last, time.monotonic() - t
+
+
+def test_sweep_killed_at_random_points_resumes_to_every_row_once(tmp_path):
+    spec = spec_of(seeds=30, duration="40s")
+    spec_path = tmp_path / "spec.yaml"
+    spec_path.write_text(yaml.safe_dump(spec))
+    # The uninterrupted sweep: the reference values, and its phases here: getting going
+    # (imports, the fork server, the first batch) until its first part file, writing parts
+    # until the last, then consolidating the table and stopping the pool.
+    first, last, total = run_to_end(spec_path, tmp_path / "ref.parquet")
+    assert first is not None
+    ref = S.read_table(tmp_path / "ref.parquet")
+    assert len(ref) == S.parse_spec(spec).size == 180
+    out = tmp_path / "r.parquet"
+    parts = S.parts_dir(out)
+    rng = random.Random(SEED)
+    history = []  # (phase, s from the start to the kill, rows on disk after it, whether the sweep was still running)
+    # Kill until five kills have hit a running sweep (at most twelve tries), each at a moment
+    # drawn uniformly from a phase of the run, its length taken from the reference (start-up
+    # varies most with the machine's load, so the later phases are timed from the run's own
+    # first part file):
+    # - "start": nothing on disk, one try in three: within the reference's start-up;
+    # - "rows": otherwise, while rows are left: once the run has written its first part,
+    #   within the time the rows left took the reference (between and in the middle of batches);
+    # - "end": every row on disk in parts: within start-up plus consolidating the table.
+    # After each kill what is on disk must be rows of the reference, each once. A run that
+    # ends before its kill completes the table: it is checked, and the next try starts afresh.
+    while sum(h[3] for h in history) < 5 and len(history) < 12:
+        on_disk = len(S._read_all(out)[0])
+        if on_disk == len(ref) and out.exists() and not parts.exists():
+            check_rows(S.read_table(out), ref, f"table completed (seed {SEED}, history {history})")
+            out.unlink()
+            on_disk = 0
+        before = set(parts.glob("part-*")) if parts.is_dir() else set()
+        t = time.monotonic()
+        p = start(spec_path, out)
+        if on_disk == 0 and rng.random() < 1 / 3:
+            phase, delay = "start", rng.uniform(0, first)
+        elif on_disk < len(ref):
+            phase = "rows"
+            while p.poll() is None and not (parts.is_dir() and set(parts.glob("part-*")) - before) and time.monotonic() - t < 60:
+                time.sleep(0.01)
+            delay = rng.uniform(0, (last - first) * (len(ref) - on_disk) / len(ref))
+        else:
+            phase, delay = "end", rng.uniform(0, total - (last - first))
+        try:
+            p.wait(timeout=delay)
+        except subprocess.TimeoutExpired:
+            pass
+        running = p.poll() is None
+        kill_group(p)
+        if not running:
+            assert p.returncode == 0, (SEED, history, p.stderr.read())
+        partial, _ = S._read_all(out)
+        history.append((phase, round(time.monotonic() - t, 2), len(partial), running))
+        check_rows(partial, ref, f"after kill {len(history)} (seed {SEED}, history {history})")
+    assert sum(h[3] for h in history) >= 5, (SEED, history)
+    assert any(h[3] and 0 < h[2] < len(ref) for h in history), ("no kill between the first and the last row", SEED, history)
+    run_to_end(spec_path, out, history)  # resume to the end
+    df = S.read_table(out)
+    assert len(df) == len(ref) and not parts.exists(), (SEED, history)
+    check_rows(df, ref, f"final table (seed {SEED}, history {history})")
+    litter = sorted(p.name for p in tmp_path.glob(".rtsched-*.tmp"))  # a kill while the table was written
+    print(f"seed {SEED}: reference sweep {total:.1f} s (parts from {first:.1f} to {last:.1f} s); kills (phase, s after "
+          f"start, rows on disk after, sweep still running): {history}; temporary files left beside the table: {litter}")
+
+
+def test_consolidate_removes_what_a_killed_part_write_left(tmp_path):
+    # A SIGKILL while a part is written leaves its temporary file in the parts directory.
+    spec = spec_of(seeds=1, duration="300ms")
+    ref, _ = S.sweep_rows(spec)
+    out = tmp_path / "r.parquet"
+    T = importlib.import_module("rtsched.sweep.table")
+    S.parts_dir(out).mkdir()
+    T._write_atomic(ref, S.parts_dir(out) / "part-1-1-abc-000001.parquet")
+    (S.parts_dir(out) / ".rtsched-k1ll3d.tmp").write_bytes(b"PAR1 half a part")
+    df = S.consolidate(out)
+    assert not S.parts_dir(out).exists()
+    check_rows(df, ref, "consolidated")
+    assert len(df) == len(ref)
+
+
+def test_dask_workers_killed_at_random_points_lose_and_duplicate_nothing(tmp_path):
+    distributed = pytest.importorskip("distributed")
+    spec = spec_of(seeds=30, duration="40s")
+    out = tmp_path / "dask.parquet"
+    rng = random.Random(SEED + 1)
+    kills = []  # (s from the start, rows on disk then, whether the victim had a batch)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+                                  silence_logs=50) as cluster, distributed.Client(cluster) as client:
+        # The uninterrupted sweep on the same cluster: the reference values and its duration.
+        t = time.monotonic()
+        ref = rtsched.sweep(spec, executor=client.get_executor(), progress=False)
+        total = time.monotonic() - t
+        assert len(ref) == S.parse_spec(spec).size == 180
+        result, error = {}, []
+
+        def go():
+            try:
+                result["df"] = rtsched.sweep(spec, executor=client.get_executor(), output=out, progress=False,
+                                             batch_rows=10, batch_seconds=0.5)
+            except BaseException as e:  # noqa: BLE001 - reported below
+                error.append(e)
+
+        async def die():  # a coroutine, so the call need not wait for an answer that never comes
+            os._exit(1)
+
+        # Three kills (not more: Dask gives up on a batch whose worker died more than three
+        # times, distributed.scheduler.allowed-failures) at moments drawn uniformly from the
+        # reference's duration; the victim a worker busy with a batch when there is one. Each
+        # nanny starts a new worker for its dead one (in seconds, or tens of seconds on a
+        # loaded machine).
+        moments = sorted(rng.uniform(0, total) for _ in range(3))
+        t = time.monotonic()
+        th = threading.Thread(target=go, daemon=True)
+        th.start()
+        for m in moments:
+            th.join(max(0.0, t + m - time.monotonic()))
+            if not th.is_alive():
+                break
+            busy = sorted(w for w, tasks in client.processing().items() if tasks)
+            victim = rng.choice(busy or sorted(client.scheduler_info()["workers"]))
+            on_disk = rows_on_disk(out)
+            client.run(die, workers=[victim], wait=False)
+            kills.append((round(time.monotonic() - t, 2), on_disk, bool(busy)))
+            deadline = time.monotonic() + 30
+            while victim in client.scheduler_info()["workers"] and time.monotonic() < deadline:
+                time.sleep(0.02)
+            assert victim not in client.scheduler_info()["workers"], ("the victim did not die", SEED + 1, kills)
+            # The sweep goes on with the survivor; the next kill needs a worker to kill.
+            client.wait_for_workers(1, timeout=60)
+        th.join(120)
+        assert not th.is_alive(), ("the sweep hung after the kills", SEED + 1, kills)
+        assert not error, (error, SEED + 1, kills)
+    assert len(kills) >= 2, ("the sweep ended before two kills", SEED + 1, kills, total)
+    df = result["df"]
+    assert len(df) == len(ref)
+    check_rows(df, ref, f"returned table (seed {SEED + 1}, kills {kills})")
+    check_rows(S.read_table(out), ref, f"table on disk (seed {SEED + 1}, kills {kills})")
+    print(f"seed {SEED + 1}: reference sweep {total:.1f} s; kills (s after start, rows on disk, victim busy): {kills}")
