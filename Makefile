@@ -14,7 +14,7 @@ export MPLBACKEND ?= Agg
 PY_DEPS   := "maturin>=1.5,<2" "numpy>=1.24" "pandas>=2.0" "matplotlib>=3.7" "pyyaml>=6" "pyarrow>=12" "dask[distributed]>=2023.1" "tqdm>=4.64" "pydantic>=2.6"
 TEST_DEPS := "pytest>=7" "hypothesis>=6" "simso==0.8.5" "nbclient>=0.7" "nbformat>=5" "ipykernel>=6"
 
-.PHONY: all setup system-deps build demo test test-rust test-loom test-kernel test-python bench clean
+.PHONY: all setup system-deps build demo test test-rust test-loom test-kernel test-python test-fuzz test-soak soak bench clean
 
 all: demo
 
@@ -56,7 +56,25 @@ test-kernel:
 test-python: build
 	$(PY) -m pytest -q -p no:cacheprovider
 
-test: setup system-deps test-rust test-loom test-kernel test-python
+# libFuzzer targets (fuzz/: task-set reader YAML and JSON, generators, simulator), each for
+# FUZZ_SECONDS (default 40) from its committed corpus, on stable Rust without a sanitizer;
+# prints executions and crashes per target and fails on a crash (docs/hardening.md "Fuzzing").
+# Installs cargo-fuzz from crates.io when missing.
+test-fuzz:
+	bash fuzz/run.sh
+
+# Soak (tests/test_soak.py, docs/real-runs.md "Soak"): 10 minutes at 0.5 m per backend, as
+# root. CI (`make test`) soaks the testbed and kernel:fifo, one after the other (20 minutes);
+# `make soak` every kernel backend this host has without sched_ext (40 minutes).
+# RTSCHED_SOAK_SECONDS shortens them.
+SOAK_CI := testbed:gedf,kernel:fifo
+test-soak: build
+	RTSCHED_SOAK_BACKENDS=$(SOAK_CI) $(PY) -m pytest -q -p no:cacheprovider -m slow -rs -s tests/test_soak.py
+
+soak: build
+	$(PY) -m pytest -q -p no:cacheprovider -m slow -rs -s tests/test_soak.py
+
+test: setup system-deps test-rust test-loom test-kernel test-python test-fuzz test-soak
 
 bench: build
 	$(PY) benchmarks/sim_throughput.py

@@ -59,7 +59,8 @@ def run(args):
     check_job_limit(ts, args, runs=len(args.backends))
     warn(ts, args.backends)
     results = [real_run(ts, b, duration=args.duration, seed=args.seed, on_miss=args.on_miss,
-                        allow_overload=args.allow_overload, model=args.model) for b in args.backends]
+                        allow_overload=args.allow_overload, model=args.model, trace=bool(args.trace or args.gantt))
+               for b in args.backends]
     r0 = results[0]
     print(f"{ts.source}: {len(ts.task_names)} tasks on {ts.cpus} CPUs, U = {ts.utilization:.3f}; "
           f"real run of {r0.document['duration_ns'] / 1e6:g} ms")
