@@ -121,21 +121,44 @@ def fitting_size(curve):
     return w
 
 
-def interference_set(w):
-    """On CPU 0: a (every 5 ms) strides over its buffer of w bytes; every 10 ms, just before
-    one of a's jobs, b strides over another buffer of w bytes, and 5 ms later c burns CPU
-    (b and c more urgent: deadline 4, priority 2). So a's jobs alternate between following b
-    and following c with the same timing (same gaps, same CPU occupancy, same calibration, in
-    the same run): only the memory touched just before differs. (On this loaded VM a's jobs
-    take 1.4-2.4x their demand even after c, because other processes use the CPU in the gaps
-    and the L3 all along; with b replaced by CPU burn, after-b and after-c agree within 15%.)
-    0.5 ms of work each: the order holds up to about 5x inflation."""
+def one_pass_us(size, curve):
+    """How long one pass over a buffer of `size` bytes takes at the calibrated rate of the
+    smallest probed buffer at least as large (slower rates give longer jobs), in whole us."""
+    rate = curve[min((s for s in curve if s >= size), default=max(curve))]
+    return -(-(size // 64) // max(1, int(rate)))
+
+
+A_US = 500
+
+
+def cold_inflation(w, curve):
+    """What a's job would take over its demand if its buffer were not in the cache at all when
+    it starts: its first pass at memory speed (the rate of the largest probed buffer, 2 x LLC),
+    the rest at the calibrated rate."""
+    passes = A_US * curve[w] * 64 / w
+    return (max(passes - 1, 0) + min(passes, 1) * curve[w] / curve[max(curve)]) / passes
+
+
+def interference_set(w, curve):
+    """On CPU 0: a (every P, 5 ms or more) strides over its buffer of w bytes for 0.5 ms; every
+    2P, just before one of a's jobs, b makes a pass over a buffer of its own of 2w bytes, and P
+    later c burns CPU for as long (b and c more urgent: priority 2, deadline P - 1 ms). So a's
+    jobs alternate between following b and following c with the same timing (same gaps, same
+    CPU occupancy, same calibration, in the same run): only the memory touched just before
+    differs. a's and b's buffers together are 3w, beyond what the cache keeps while w alone runs
+    at cache speed. (With b's buffer the size of a's, a fresh CI machine whose guest kept 16 MiB
+    at cache speed showed a after b only 1.04-1.08x a after c at 8 MiB: both buffers stayed.)
+    The period is long enough for b's and a's jobs at 2x inflation (on this loaded VM a's jobs
+    take 1.1-2.4x their demand even after c); with b replaced by CPU burn, after-b and after-c
+    agree within 15%."""
+    b_us = max(A_US, one_pass_us(2 * w, curve) * 6 // 5)
+    period_us = max(5000, -(-2 * (A_US + b_us) // 1000) * 1000 + 1000)
     return f"""platform: {{cpus: 2}}
-run: {{duration: 1s}}
+run: {{duration: {200 * period_us // 1000}ms}}
 tasks:
-  - {{name: a, period: 5, wcet: 0.5, wss: {w}, cpu: 0, priority: 1}}
-  - {{name: b, period: 10, deadline: 4, wcet: 0.5, wss: {w}, cpu: 0, priority: 2}}
-  - {{name: c, period: 10, offset: 5, deadline: 4, wcet: 0.5, cpu: 0, priority: 2}}
+  - {{name: a, period: {period_us}us, wcet: {A_US}us, wss: {w}, cpu: 0, priority: 1}}
+  - {{name: b, period: {2 * period_us}us, deadline: {period_us - 1000}us, wcet: {b_us}us, wss: {2 * w}, cpu: 0, priority: 2}}
+  - {{name: c, period: {2 * period_us}us, offset: {period_us}us, deadline: {period_us - 1000}us, wcet: {b_us}us, cpu: 0, priority: 2}}
 """
 
 
@@ -166,27 +189,33 @@ def test_buffers_that_together_exceed_the_cache_inflate_execution(tmp_path, back
         curve = cache_probe(tmp_path)
         fit = fitting_size(curve)
         for w in (fit, fit // 2, fit // 4):
-            r = run_json(tmp_path, interference_set(w), backend)
+            r = run_json(tmp_path, interference_set(w, curve), backend)
             m = a_after(r)
             (after_b, n_b), (after_c, n_c) = m.get("b", (0, 0)), m.get("c", (0, 0))
-            tries.append((w >> 10, round(after_c, 2), round(after_b, 2), n_c, n_b, steal(r)))
+            tries.append((w >> 10, round(after_c, 2), round(after_b, 2), n_c, n_b, steal(r),
+                          round(cold_inflation(w, curve), 2)))
             if n_b >= 80 and n_c >= 80 and after_b >= 1.25 * after_c:
                 break
         if n_b >= 80 and n_c >= 80 and after_b >= 1.25 * after_c:
             break
     print(f"{backend}: calibration {({k >> 10: round(v) for k, v in sorted(curve.items())})} (KiB: lines/us); "
-          f"wss KiB per task, a's median exec/demand after c, after b, jobs, jobs, steal ms: {tries}")
+          f"wss KiB per task, a's median exec/demand after c, after b, jobs, jobs, steal ms, "
+          f"a's exec/demand if cold: {tries}")
     # The order was kept: a's jobs alternate between following b and following c.
     assert n_b >= 80 and n_c >= 80, tries
     shown = any(t[3] >= 80 and t[4] >= 80 and t[2] >= 1.25 * t[1] for t in tries)
-    if not shown and all(t[1] >= 1.3 for t in tries):
-        # The premise failed, measurably: a was slow even after c's CPU burn at every size
-        # (its buffer did not stay in the cache without b either), so the host left this guest
-        # too little of the LLC to show what b's eviction adds. Seen on fresh CI machines.
-        pytest.skip(f"{backend}: the control was already inflated at every size (a after CPU burn "
-                    f">= 1.3x its demand): no cache share to test interference with; tries {tries}")
+    # The premise, measured: after c's CPU burn a's buffer was still (mostly) in the cache, i.e.
+    # a's median was nearer its demand than what a first pass from memory would cost (from the
+    # calibration: the rate at 2 x LLC). Where it was not, the host kept nothing of a's buffer
+    # across the gap (other guests share the L3: on one machine a 4 MiB buffer touched every
+    # 2-20 ms ran at its cold rate), and b has nothing left to evict.
+    warm = [t for t in tries if t[1] < 1 + (t[6] - 1) / 2]
+    if not shown and not warm:
+        pytest.skip(f"{backend}: a's buffer was cold after c's CPU burn at every size (the host's "
+                    f"L3 kept nothing across the gap): no cache share to test interference with; "
+                    f"tries {tries}")
     # The same work, the same calibration, the same run: only the memory touched before differs.
-    assert after_b >= 1.25 * after_c, (curve, tries)
+    assert shown, (curve, tries)
     # The summary shows it: b's jobs follow a's and are inflated as well.
     tasks = {t["name"]: t for t in r["tasks"]}
     assert tasks["b"]["exec_inflation"] > tasks["c"]["exec_inflation"], r["tasks"]
