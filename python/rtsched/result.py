@@ -185,8 +185,9 @@ class Result:
 
     def _need_jobs(self, what):
         if not self.raw.jobs_held:
-            raise ValueError(f"{what}: this run did not keep its per-job records (simulate(..., keep_jobs=False) "
-                             f"summarises each job as it ends); simulate with keep_jobs=True or jobs_parquet=PATH")
+            raise ValueError(f"{what}: this run did not keep its per-job records (simulate(..., keep_jobs=False) and "
+                             f"run(..., keep_jobs=False) summarise each job as it ends); run with keep_jobs=True "
+                             f"or jobs_parquet=PATH")
 
     def write_jobs_parquet(self, path):
         """Write the per-job records to ``path`` as zstd-compressed Parquet (atomically), and
@@ -265,8 +266,13 @@ def simulate(taskset, scheduler: str = "gedf", duration=None, seed=None, on_miss
     return r
 
 
+# Row groups of a real run's Parquet file: a real run makes a few hundred records a second, and
+# a row group's columns wait in memory until it is full (about 100 bytes a record).
+REAL_RUN_ROW_GROUP = 8192
+
+
 def run(taskset, backend: str = "testbed:gedf", duration=None, seed=None, on_miss=None, allow_overload: bool = False,
-        model: str = "stw", trace: bool = True) -> Result:
+        model: str = "stw", trace: bool = True, keep_jobs: bool = True, jobs_parquet=None, _into=None) -> Result:
     """Run ``taskset`` for real on Linux.
 
     ``backend``: ``kernel:deadline[:reclaim]``, ``kernel:fifo[:rm|:dm|:file]``, ``kernel:other``
@@ -276,9 +282,28 @@ def run(taskset, backend: str = "testbed:gedf", duration=None, seed=None, on_mis
     Needs real-time privilege (root or CAP_SYS_NICE); raises ``PrivilegeError`` otherwise,
     having run nothing. Returns a :class:`Result` in the same schema as :func:`simulate`, with
     ``measurements`` (decision overhead, release jitter, preemption latency).
+
+    ``keep_jobs=False`` keeps no per-job records: each job is folded into the summaries as it
+    ends, so a long run's memory does not grow with its jobs (``jobs`` is then unavailable).
+    ``jobs_parquet=PATH`` writes every record into that Parquet file as its job ends (atomically,
+    when the run ends) and reads ``jobs`` back from it.
     """
     ts = _as_taskset(taskset)
     if duration is not None or seed is not None or on_miss is not None:
         ts = ts.with_run(duration_ns=None if duration is None else duration_ns(duration),
                          seed=None if seed is None else int(seed), on_miss=on_miss)
-    return Result(_core.run_real(ts, backend, allow_overload, model, trace), ts)
+    if _into is not None:
+        # An open _core.JobsParquetFile that several runs write into (`rtsched run`).
+        return Result(_core.run_real(ts, backend, allow_overload, model, trace, parquet=_into), ts)
+    if jobs_parquet is None:
+        return Result(_core.run_real(ts, backend, allow_overload, model, trace, keep_jobs=bool(keep_jobs)), ts)
+    f = _core.JobsParquetFile(str(jobs_parquet), row_group=REAL_RUN_ROW_GROUP)
+    try:
+        raw = _core.run_real(ts, backend, allow_overload, model, trace, parquet=f)
+        f.close()
+    except BaseException:
+        f.discard()
+        raise
+    r = Result(raw, ts)
+    r._jobs_file = (str(jobs_parquet), 0)
+    return r

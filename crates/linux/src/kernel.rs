@@ -32,6 +32,8 @@
 use crate::sys::{self, ThreadCounters};
 use crate::{interrupted, perf, work, RunError, RunOptions};
 use rtsched_model::program::{scale, Action, Program, ThreadProgram};
+use crate::samples::Samples;
+use crate::stream::{self, Collector, Merger, Outbox};
 use rtsched_model::results::{CpuSet, HwCounters, Interval, JobRecord, RunResult};
 use rtsched_model::{TaskSet, Time};
 use rtsched_runtime::TaskStreams;
@@ -287,7 +289,7 @@ struct ThreadOut {
     jobs: Vec<JobRecord>,
     /// Thread CPU time per job beyond its demand (bookkeeping around the work), summed over
     /// the job's threads.
-    overhead: Vec<u64>,
+    overhead: Samples,
     intervals: Vec<Interval>,
     counter_source: &'static str,
 }
@@ -699,6 +701,8 @@ struct Spawn {
     scx_tally: Arc<crate::scx::Tally>,
     lane: usize,
     lane_wcet: Time,
+    /// Streaming: where the task's records go as its jobs end (else they are held).
+    handoff: Option<Outbox>,
 }
 
 impl Spawn {
@@ -778,7 +782,7 @@ fn helper_main(sp: Spawn, lane: usize) {
 /// The task's own thread: releases, runs thread 0 of every region, forks and joins helpers.
 fn task_main(sp: Spawn, ts: &TaskSet) -> ThreadOut {
     let duration = ts.run.duration;
-    let mut out = ThreadOut { jobs: Vec::new(), overhead: Vec::new(), intervals: Vec::new(), counter_source: "" };
+    let mut out = ThreadOut { jobs: Vec::new(), overhead: Samples::default(), intervals: Vec::new(), counter_source: "" };
     let Some(ctx) = sp.begin() else {
         sp.team.dismiss();
         return out;
@@ -838,7 +842,7 @@ fn task_main(sp: Spawn, ts: &TaskSet) -> ThreadOut {
             out.overhead.push(acc.overhead);
         }
         let deadline = release + task.deadline;
-        out.jobs.push(JobRecord {
+        let mut rec = JobRecord {
             task: ti as u32,
             job,
             release,
@@ -856,8 +860,9 @@ fn task_main(sp: Spawn, ts: &TaskSet) -> ThreadOut {
             exec: acc.exec,
             hw: acc.hw,
             ..Default::default()
-        });
-        out.jobs.last_mut().expect("just pushed").accrue(task);
+        };
+        rec.accrue(task);
+        keep(&mut out, &sp.handoff, rec);
         job += 1;
         release += streams.interarrival(task);
         if !done {
@@ -870,11 +875,19 @@ fn task_main(sp: Spawn, ts: &TaskSet) -> ThreadOut {
         demands.clear();
         let demand = streams.job_demands(&ts.run.execution, program, &mut demands);
         let deadline = release + task.deadline;
-        out.jobs.push(JobRecord { task: ti as u32, job, release, deadline, demand, missed: true, max_utility: task.max_utility(), ..Default::default() });
+        keep(&mut out, &sp.handoff, JobRecord { task: ti as u32, job, release, deadline, demand, missed: true, max_utility: task.max_utility(), ..Default::default() });
         job += 1;
         release += streams.interarrival(task);
     }
     out
+}
+
+/// A job's record, final: held in the thread's output, or handed to the main thread.
+fn keep(out: &mut ThreadOut, handoff: &Option<Outbox>, rec: JobRecord) {
+    match handoff {
+        Some(h) => h.push(rec),
+        None => out.jobs.push(rec),
+    }
 }
 
 /// Add one thread's run to its job's totals.
@@ -964,6 +977,13 @@ fn deadline_precheck(ts: &TaskSet) -> Result<(), RunError> {
 }
 
 pub fn run(ts: &TaskSet, plan: &KernelPlan, opts: &RunOptions) -> Result<RunResult, RunError> {
+    run_into(ts, plan, opts, None)
+}
+
+/// [`run`], its records streamed to `out` as its jobs end instead of held (`None`: held):
+/// each task thread hands its records over, this thread interleaves them into release order
+/// ([`Merger`]) while it waits for the run to end.
+pub(crate) fn run_into(ts: &TaskSet, plan: &KernelPlan, opts: &RunOptions, mut out: Option<&mut Collector<'_>>) -> Result<RunResult, RunError> {
     if matches!(plan.policy, KernelPolicy::Deadline { .. }) {
         deadline_precheck(ts)?;
     }
@@ -1006,6 +1026,8 @@ pub fn run(ts: &TaskSet, plan: &KernelPlan, opts: &RunOptions) -> Result<RunResu
         None => None,
     };
     let tally = Arc::new(crate::scx::Tally::new(n));
+    let handoff = Outbox::default();
+    let mut merger = Merger::new(n);
     // Before any thread starts: calibrate the memory work and probe the PMU (once per run).
     let workloads = work::Workloads::for_taskset(ts);
     let probe = perf::probe();
@@ -1034,6 +1056,7 @@ pub fn run(ts: &TaskSet, plan: &KernelPlan, opts: &RunOptions) -> Result<RunResu
             scx_tally: tally.clone(),
             lane,
             lane_wcet: wcets[lane],
+            handoff: out.is_some().then(|| handoff.clone()),
         };
         for (lane, &runtime) in runtimes.iter().enumerate().skip(1) {
             let sp = spawn(lane, runtime);
@@ -1064,6 +1087,25 @@ pub fn run(ts: &TaskSet, plan: &KernelPlan, opts: &RunOptions) -> Result<RunResu
     }
     start.t0.store(sys::mono_ns() + 20_000_000, Ordering::SeqCst);
     start.go.wait();
+    let mut buf = Vec::new();
+    if let Some(c) = out.as_deref_mut() {
+        c.track_start_delays();
+        let mut ended = vec![false; n];
+        while ended.iter().any(|e| !e) {
+            std::thread::sleep(stream::DRAIN_EVERY);
+            // A thread seen finished before the take has handed over all it will.
+            let finished: Vec<usize> = (0..mains.len()).filter(|&t| !ended[t] && mains[t].is_finished()).collect();
+            handoff.take(&mut buf);
+            for rec in buf.drain(..) {
+                merger.push(rec);
+            }
+            for t in finished {
+                ended[t] = true;
+                merger.end_task(t);
+            }
+            merger.emit(c);
+        }
+    }
     // Join every thread before deciding anything, so none outlives the run.
     let mut outs = Vec::with_capacity(n);
     let mut panicked = false;
@@ -1118,7 +1160,10 @@ pub fn run(ts: &TaskSet, plan: &KernelPlan, opts: &RunOptions) -> Result<RunResu
             r.measurements.insert(format!("counters_from_{}", o.counter_source), 1.0);
         }
     }
-    let mut overhead: Vec<u64> = outs.iter_mut().flat_map(|o| std::mem::take(&mut o.overhead)).collect();
+    let mut overhead = Samples::default();
+    for o in &outs {
+        overhead.merge(&o.overhead);
+    }
     crate::testbed::put_stats(&mut r, "job_cpu_overhead", &mut overhead);
     for (name, l) in ts.resources.iter().zip(locks.iter()) {
         r.measurements.insert(format!("resource.{name}.acquisitions"), l.acquisitions.load(Ordering::SeqCst) as f64);
@@ -1130,6 +1175,18 @@ pub fn run(ts: &TaskSet, plan: &KernelPlan, opts: &RunOptions) -> Result<RunResu
     r.end = end;
     r.counters.releases = r.jobs.len() as u64;
     crate::testbed::add_start_delay(&mut r);
+    if let Some(c) = out {
+        handoff.take(&mut buf);
+        for rec in buf.drain(..) {
+            merger.push(rec);
+        }
+        merger.finish(c, |o, rest| rest.iter().flatten().map(|j| j.finish.unwrap_or(j.deadline)).fold(o.latest, Time::max));
+        r.end = c.latest;
+        r.counters.releases = c.jobs;
+        if let Some(xs) = &mut c.start_delays {
+            crate::testbed::put_stats(&mut r, "start_delay", xs);
+        }
+    }
     Ok(r)
 }
 

@@ -15,12 +15,14 @@ pub mod calibrate;
 pub mod kernel;
 pub mod latency;
 pub mod perf;
+pub mod samples;
 pub mod scx;
+pub mod stream;
 pub mod sys;
 pub mod testbed;
 pub mod work;
 
-use rtsched_model::results::RunResult;
+use rtsched_model::results::{JobSink, RunResult};
 use rtsched_model::{TaskSet, Time};
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -169,6 +171,36 @@ fn check_common(ts: &TaskSet, opts: &RunOptions) -> Result<(), RunError> {
 
 /// Run `ts` for real on `backend` (see [`BACKENDS`]).
 pub fn run(ts: &TaskSet, backend: &str, opts: &RunOptions) -> Result<RunResult, RunError> {
+    run_with(ts, backend, opts, None)
+}
+
+/// [`run`] without holding the per-job records: each goes, in release order, into the
+/// summaries and then to `next` (a Parquet writer) as its job ends, so memory stays bounded
+/// whatever the duration ([`crate::stream`]). The result's `jobs` is empty and `streamed`
+/// holds the count and the summaries.
+pub fn run_streamed(ts: &TaskSet, backend: &str, opts: &RunOptions, next: Option<&mut (dyn JobSink + Send)>) -> Result<RunResult, RunError> {
+    let mut c = stream::Collector::new(ts.tasks.len(), next);
+    let mut r = run_with(ts, backend, opts, Some(&mut c))?;
+    r.streamed = Some(c.streamed(&r.task_names));
+    Ok(r)
+}
+
+/// The `scheduler` a run of `ts` on `backend` will report (e.g. `kernel:fifo:file
+/// (partitioned)`, `testbed:gedf`), known before it runs: a streamed run's Parquet rows carry it.
+pub fn scheduler_label(ts: &TaskSet, backend: &str) -> Result<String, RunError> {
+    let (kind, rest) = backend.split_once(':').unwrap_or((backend, ""));
+    match kind {
+        "kernel" if rest.starts_with("scx:") => {
+            let p = rtsched_policies::build(&rest[4..], ts).map_err(|e| RunError::Input(format!("kernel:scx: {e}")))?;
+            Ok(format!("kernel:scx:{}", p.name()))
+        }
+        "kernel" => Ok(kernel::KernelPlan::new(ts, rest)?.label),
+        "testbed" => Ok(format!("testbed:{}", rtsched_policies::build(rest, ts).map_err(RunError::Input)?.name())),
+        _ => Err(RunError::Input(format!("unknown backend '{backend}'"))),
+    }
+}
+
+fn run_with(ts: &TaskSet, backend: &str, opts: &RunOptions, out: Option<&mut stream::Collector<'_>>) -> Result<RunResult, RunError> {
     check_common(ts, opts)?;
     let (kind, rest) = backend.split_once(':').unwrap_or((backend, ""));
     // Validate everything before touching any thread.
@@ -193,9 +225,9 @@ pub fn run(ts: &TaskSet, backend: &str, opts: &RunOptions) -> Result<RunResult, 
     let _guard = SignalGuard::install();
     let steal0 = steal_ticks();
     let r = match plan {
-        Some(p) => kernel::run(ts, &p, opts),
-        None if user_scx => testbed::run_scx(ts, &rest[4..], opts),
-        None => testbed::run(ts, rest, opts),
+        Some(p) => kernel::run_into(ts, &p, opts, out),
+        None if user_scx => testbed::run_scx(ts, &rest[4..], opts, out),
+        None => testbed::run_into(ts, rest, opts, out),
     };
     if interrupted() {
         return Err(RunError::Interrupted);

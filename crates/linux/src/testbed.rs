@@ -34,6 +34,8 @@
 //! a worker that finishes an entity's work just as the policy takes its CPU away leaves it
 //! ready with nothing left to do, and it completes the next time it is dispatched.
 
+use crate::samples::Samples;
+use crate::stream::{self, Collector, Outbox};
 use crate::sys::{self, ThreadCounters};
 use crate::{interrupted, perf, work, GlobalModel, RunError, RunOptions};
 use rtsched_model::results::{Interval, JobRecord, RunResult};
@@ -118,12 +120,12 @@ struct State {
     tick: Option<Time>,
     next_tick: Time,
     intervals: Vec<Interval>,
-    decision_ns: Vec<u64>,
-    jitter_ns: Vec<u64>,
-    preempt_latency_ns: Vec<u64>,
+    decision_ns: Samples,
+    jitter_ns: Samples,
+    preempt_latency_ns: Samples,
     /// kernel:scx:POLICY: decision to the chosen thread running on its CPU; and how often it
     /// was found on another CPU.
-    dispatch_latency_ns: Vec<u64>,
+    dispatch_latency_ns: Samples,
     dispatch_wrong_cpu: u64,
     done: bool,
     end: Time,
@@ -557,6 +559,10 @@ fn serve(sh: &Shared, cpu: usize, a: u64, e: EntityId, hw: &Option<perf::HwGroup
         if cell.assign.load(Ordering::SeqCst) != a || sh.stop.load(Ordering::Relaxed) {
             break Stop::Stopped;
         }
+        // The job may be aborted while the lock is down; its record stays out of a
+        // streaming run's sink until this piece's CPU time is in it.
+        let pin = st.led.run.ent(e).rec;
+        st.led.pin_record(pin);
         drop(st);
         ran = true;
         let hw0 = hw.as_ref().map(|g| g.read());
@@ -587,8 +593,10 @@ fn serve(sh: &Shared, cpu: usize, a: u64, e: EntityId, hw: &Option<perf::HwGroup
             if let Some(r) = st.led.run.record_mut(rec) {
                 r.exec += d.cpu;
             }
+            st.led.unpin_record(pin);
             break Stop::Gone;
         }
+        st.led.unpin_record(pin);
         if !d.completed {
             early = true;
             break Stop::Stopped;
@@ -702,16 +710,14 @@ fn decider(sh: &Shared) {
 }
 
 /// Median, p99 (nearest rank) and max of a sample, under `name.*`.
-pub(crate) fn put_stats(r: &mut RunResult, name: &str, xs: &mut [u64]) {
+pub(crate) fn put_stats(r: &mut RunResult, name: &str, xs: &mut Samples) {
     if xs.is_empty() {
         return;
     }
-    xs.sort_unstable();
-    let rank = |q: f64| xs[((q * xs.len() as f64).ceil() as usize).clamp(1, xs.len()) - 1] as f64;
-    r.measurements.insert(format!("{name}.median_ns"), rank(0.5));
-    r.measurements.insert(format!("{name}.p99_ns"), rank(0.99));
-    r.measurements.insert(format!("{name}.max_ns"), *xs.last().unwrap() as f64);
-    r.measurements.insert(format!("{name}.count"), xs.len() as f64);
+    r.measurements.insert(format!("{name}.median_ns"), xs.quantile(0.5));
+    r.measurements.insert(format!("{name}.p99_ns"), xs.quantile(0.99));
+    r.measurements.insert(format!("{name}.max_ns"), xs.max() as f64);
+    r.measurements.insert(format!("{name}.count"), xs.count() as f64);
 }
 
 /// Start delay of thread-per-task runs: how late a job's thread began it after its release,
@@ -719,7 +725,7 @@ pub(crate) fn put_stats(r: &mut RunResult, name: &str, xs: &mut [u64]) {
 /// includes both wake-up latency and waiting behind more urgent threads.
 pub(crate) fn add_start_delay(r: &mut RunResult) {
     let mut last_finish = vec![0u64; r.task_names.len()];
-    let mut xs = Vec::new();
+    let mut xs = Samples::default();
     for j in &r.jobs {
         if let Some(s) = j.start {
             if last_finish[j.task as usize] <= j.release {
@@ -732,18 +738,24 @@ pub(crate) fn add_start_delay(r: &mut RunResult) {
 }
 
 pub fn run(ts: &TaskSet, spec: &str, opts: &RunOptions) -> Result<RunResult, RunError> {
+    run_into(ts, spec, opts, None)
+}
+
+/// [`run`], its records streamed to `out` as its jobs end instead of held (`None`: held).
+pub(crate) fn run_into(ts: &TaskSet, spec: &str, opts: &RunOptions, out: Option<&mut Collector<'_>>) -> Result<RunResult, RunError> {
     let policy = rtsched_policies::build(spec, ts).map_err(RunError::Input)?;
-    run_policy(ts, policy, opts)
+    run_on(ts, policy, opts, None, out)
 }
 
 /// Run `ts` under an already-built policy (the caller checked privilege and limits).
+#[cfg(test)]
 pub(crate) fn run_policy(ts: &TaskSet, policy: Box<dyn Policy>, opts: &RunOptions) -> Result<RunResult, RunError> {
-    run_on(ts, policy, opts, None)
+    run_on(ts, policy, opts, None, None)
 }
 
 /// kernel:scx:POLICY: the policy decides in user space, rtsched's sched_ext scheduler (in its
 /// user-space mode) dispatches each task's own SCHED_EXT threads as decided (see [`ScxLanes`]).
-pub fn run_scx(ts: &TaskSet, spec: &str, opts: &RunOptions) -> Result<RunResult, RunError> {
+pub fn run_scx(ts: &TaskSet, spec: &str, opts: &RunOptions, out: Option<&mut Collector<'_>>) -> Result<RunResult, RunError> {
     if opts.model != GlobalModel::StopTheWorld {
         return Err(RunError::Input("kernel:scx:POLICY decides in one user-space decider (stop-the-world); the concurrent model is the testbed's".into()));
     }
@@ -762,7 +774,7 @@ pub fn run_scx(ts: &TaskSet, spec: &str, opts: &RunOptions) -> Result<RunResult,
         }
     }
     let tally = Arc::new(crate::scx::Tally::new(ts.tasks.len()));
-    let r = run_on(ts, policy, opts, Some(ScxLanes { registry, tally: tally.clone(), lanes, first }));
+    let r = run_on(ts, policy, opts, Some(ScxLanes { registry, tally: tally.clone(), lanes, first }), out);
     let stats = session.stop().map_err(RunError::Failed);
     let mut r = r?;
     r.measurements.extend(stats?);
@@ -801,10 +813,16 @@ fn spawn_executor(
     }
 }
 
-fn run_on(ts: &TaskSet, policy: Box<dyn Policy>, opts: &RunOptions, scx: Option<ScxLanes>) -> Result<RunResult, RunError> {
+fn run_on(ts: &TaskSet, policy: Box<dyn Policy>, opts: &RunOptions, scx: Option<ScxLanes>, mut out: Option<&mut Collector<'_>>) -> Result<RunResult, RunError> {
     let m = ts.platform.cpus as usize;
     let label = policy.name();
     let mut led = Ledger::owned(ts.clone(), policy, false);
+    // Streaming: the ledger hands decided records to the threads' side of a handoff, and
+    // this thread moves them on while it waits for the others (crate::stream).
+    let handoff = Outbox::default();
+    if out.is_some() {
+        led.stream_records_owned(Box::new(handoff.clone()));
+    }
     // A real run always times the policy's decisions (two clock reads each): ChronOS Fig 6.
     led.measure_policy(true);
     let tick = led.tick_interval();
@@ -819,10 +837,10 @@ fn run_on(ts: &TaskSet, policy: Box<dyn Policy>, opts: &RunOptions, scx: Option<
         tick,
         next_tick: tick.unwrap_or(u64::MAX),
         intervals: Vec::new(),
-        decision_ns: Vec::new(),
-        jitter_ns: Vec::new(),
-        preempt_latency_ns: Vec::new(),
-        dispatch_latency_ns: Vec::new(),
+        decision_ns: Samples::default(),
+        jitter_ns: Samples::default(),
+        preempt_latency_ns: Samples::default(),
+        dispatch_latency_ns: Samples::default(),
         dispatch_wrong_cpu: 0,
         done: false,
         end: 0,
@@ -893,6 +911,16 @@ fn run_on(ts: &TaskSet, policy: Box<dyn Policy>, opts: &RunOptions, scx: Option<
     };
     let mut kernel_cs = 0;
     let mut kernel_mig = 0;
+    let mut buf = Vec::new();
+    if let Some(c) = out.as_deref_mut() {
+        while !(handles.iter().all(|h| h.is_finished()) && dec.as_ref().is_none_or(|d| d.is_finished())) {
+            std::thread::sleep(stream::DRAIN_EVERY);
+            handoff.take(&mut buf);
+            for rec in &buf {
+                c.job(rec, Time::MAX);
+            }
+        }
+    }
     for h in handles {
         match h.join() {
             Ok((cs, mig)) => {
@@ -919,6 +947,7 @@ fn run_on(ts: &TaskSet, policy: Box<dyn Policy>, opts: &RunOptions, scx: Option<
     workloads.report(&mut r.measurements);
     perf::report(&probe, &mut r);
     let end = if st.done { st.end } else { sh.limit };
+    let mut collected = out;
     let out = st.led.finish(end);
     out.fill_counters(&mut r.counters);
     out.fill_measurements(&mut r.measurements);
@@ -930,6 +959,14 @@ fn run_on(ts: &TaskSet, policy: Box<dyn Policy>, opts: &RunOptions, scx: Option<
     }
     r.end = end;
     r.jobs = out.jobs;
+    if let Some(c) = collected.as_deref_mut() {
+        // What the threads decided last, and the undecided stretch the ledger emitted at
+        // its end: final now, with the run's end.
+        handoff.take(&mut buf);
+        for rec in &buf {
+            c.job(rec, end);
+        }
+    }
     r.intervals = std::mem::take(&mut st.intervals);
     r.intervals.sort_by_key(|i| (i.start, i.cpu));
     r.measurements.insert("kernel.worker_context_switches".into(), kernel_cs as f64);

@@ -135,6 +135,8 @@ pub struct JobsParquetWriter<W: Write + Send> {
     backend: Backend<W>,
     cols: Columns,
     rows: usize,
+    /// Records per row group ([`ROW_GROUP_JOBS`] unless [`JobsParquetWriter::row_group_jobs`]).
+    group_jobs: usize,
     sched: ByteArray,
     names: Vec<ByteArray>,
     /// Row groups written so far, the first of the current run, and its records.
@@ -184,7 +186,14 @@ impl<W: Write + Send> JobsParquetWriter<W> {
     }
 
     fn with(backend: Backend<W>) -> Self {
-        JobsParquetWriter { backend, cols: Columns::default(), rows: 0, sched: ByteArray::from(""), names: Vec::new(), groups: 0, first: 0, run_jobs: 0, runs: Vec::new(), error: None }
+        JobsParquetWriter { backend, cols: Columns::default(), rows: 0, group_jobs: ROW_GROUP_JOBS, sched: ByteArray::from(""), names: Vec::new(), groups: 0, first: 0, run_jobs: 0, runs: Vec::new(), error: None }
+    }
+
+    /// Row groups of `n` records (at least 1) instead of [`ROW_GROUP_JOBS`]: a writer fed
+    /// slowly (a real run's few hundred jobs a second) holds fewer columns in memory.
+    pub fn row_group_jobs(mut self, n: usize) -> Self {
+        self.group_jobs = n.max(1);
+        self
     }
 
     /// The records that follow are run `scheduler`'s, over tasks `task_names`.
@@ -297,7 +306,7 @@ impl<W: Write + Send> JobSink for JobsParquetWriter<W> {
         self.cols.push(rec, end, &self.sched, &self.names);
         self.rows += 1;
         self.run_jobs += 1;
-        if self.rows == ROW_GROUP_JOBS {
+        if self.rows == self.group_jobs {
             if let Err(e) = self.flush() {
                 self.error = Some(e);
             }

@@ -29,10 +29,16 @@ impl PyJobsParquetFile {
 
 #[pymethods]
 impl PyJobsParquetFile {
+    /// `row_group`: records per row group (default JOBS_ROW_GROUP; real runs, fed a few
+    /// hundred records a second, use fewer so the columns waiting in memory stay small).
     #[new]
-    fn new(path: String) -> PyResult<Self> {
+    #[pyo3(signature = (path, row_group=None))]
+    fn new(path: String, row_group: Option<usize>) -> PyResult<Self> {
         let f = AtomicFile::create(Path::new(&path)).map_err(|e| io_err(&path, e))?;
-        let w = JobsParquetWriter::threaded(f).map_err(|e| io_err(&path, e))?;
+        let mut w = JobsParquetWriter::threaded(f).map_err(|e| io_err(&path, e))?;
+        if let Some(n) = row_group {
+            w = w.row_group_jobs(n);
+        }
         Ok(PyJobsParquetFile { path, w: Some(w) })
     }
     /// Write the footer and move the file into place.

@@ -377,9 +377,12 @@ fn simulate(py: Python<'_>, taskset: &PyTaskSet, scheduler: &str, record_interva
 
 /// Run `taskset` for real on `backend` (kernel:deadline, kernel:fifo, kernel:other,
 /// testbed:POLICY); releases the GIL. Ctrl-C stops every thread and raises KeyboardInterrupt.
+/// `keep_jobs`: hold every per-job record in the result (else only the summaries, built as
+/// each job ends, so memory stays bounded whatever the duration); `parquet`: also write each
+/// record into this open [`jobs_out::PyJobsParquetFile`] as its job ends (implies not holding).
 #[pyfunction]
-#[pyo3(signature = (taskset, backend, allow_overload=false, model="stw", record_intervals=true))]
-fn run_real(py: Python<'_>, taskset: &PyTaskSet, backend: &str, allow_overload: bool, model: &str, record_intervals: bool) -> PyResult<PyRunResult> {
+#[pyo3(signature = (taskset, backend, allow_overload=false, model="stw", record_intervals=true, keep_jobs=true, parquet=None))]
+fn run_real(py: Python<'_>, taskset: &PyTaskSet, backend: &str, allow_overload: bool, model: &str, record_intervals: bool, keep_jobs: bool, parquet: Option<PyRefMut<'_, jobs_out::PyJobsParquetFile>>) -> PyResult<PyRunResult> {
     let model = match model {
         "stw" | "stop-the-world" => rtsched_linux::GlobalModel::StopTheWorld,
         "concurrent" | "application-concurrent" => rtsched_linux::GlobalModel::Concurrent,
@@ -387,7 +390,26 @@ fn run_real(py: Python<'_>, taskset: &PyTaskSet, backend: &str, allow_overload: 
     };
     let opts = rtsched_linux::RunOptions { allow_overload, model, record_intervals };
     let ts = &taskset.inner;
-    match py.detach(|| rtsched_linux::run(ts, backend, &opts)) {
+    let r = match parquet {
+        Some(mut file) => {
+            let path = file.path.clone();
+            let w = file.writer()?;
+            let label = match rtsched_linux::scheduler_label(ts, backend) {
+                Ok(l) => l,
+                Err(rtsched_linux::RunError::Input(s)) => return Err(InputError::new_err(s)),
+                Err(e) => return Err(RunFailed::new_err(format!("{e:?}"))),
+            };
+            w.begin_run(&label, &ts.tasks.iter().map(|t| t.name.clone()).collect::<Vec<_>>());
+            let r = py.detach(|| rtsched_linux::run_streamed(ts, backend, &opts, Some(&mut *w)));
+            if let Ok(r) = &r {
+                w.end_run(r).map_err(|e| io_err(&path, e))?;
+            }
+            r
+        }
+        None if !keep_jobs => py.detach(|| rtsched_linux::run_streamed(ts, backend, &opts, None)),
+        None => py.detach(|| rtsched_linux::run(ts, backend, &opts)),
+    };
+    match r {
         Ok(r) => Ok(PyRunResult { inner: r }),
         Err(rtsched_linux::RunError::Input(s)) => Err(InputError::new_err(s)),
         Err(rtsched_linux::RunError::Privilege(s)) => Err(PrivilegeError::new_err(s)),

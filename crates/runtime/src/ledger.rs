@@ -472,6 +472,22 @@ impl Run<'_> {
     }
 }
 
+/// Where a streaming ledger's records go: the caller's sink, or one it handed over.
+enum SinkRef<'t> {
+    Borrowed(&'t mut (dyn JobSink + Send)),
+    Owned(Box<dyn JobSink + Send>),
+}
+
+impl SinkRef<'_> {
+    #[inline]
+    fn get(&mut self) -> &mut (dyn JobSink + Send) {
+        match self {
+            SinkRef::Borrowed(s) => &mut **s,
+            SinkRef::Owned(b) => &mut **b,
+        }
+    }
+}
+
 enum PolicyRef<'t> {
     Owned(Box<dyn Policy>),
     Borrowed(&'t mut dyn Policy),
@@ -595,7 +611,11 @@ pub struct Ledger<'t> {
     failure: Option<String>,
     /// Where decided records go, in release order, as soon as every earlier one is decided
     /// too ([`Ledger::stream_records`]); memory then holds only the undecided stretch.
-    sink: Option<&'t mut (dyn JobSink + Send)>,
+    sink: Option<SinkRef<'t>>,
+    /// Records a driver is still writing to after their job may be decided (a testbed worker
+    /// running a piece: an abort decides the job, the piece's CPU time comes after): the
+    /// stream waits at them ([`Ledger::pin_record`]). At most one per CPU.
+    pinned: Vec<u32>,
     /// Whether `schedule` is timed; total and longest ns.
     measure: bool,
     policy_ns: (u64, u64),
@@ -668,6 +688,7 @@ impl<'t> Ledger<'t> {
             unresolved: None,
             failure: None,
             sink: None,
+            pinned: Vec::with_capacity(m),
             measure: false,
             policy_ns: (0, 0),
         }
@@ -681,22 +702,56 @@ impl<'t> Ledger<'t> {
 
     /// Hand each counted job's record to `sink` as soon as it and every earlier one are
     /// decided (finished or aborted), and the rest at the end, instead of holding them all:
-    /// [`Outcome::jobs`] is then empty and memory holds only the undecided stretch. Only for
-    /// a driver that changes no record after its job is decided (the simulator; the testbed
-    /// adds an aborted worker's last piece of CPU time later, so it holds them).
+    /// [`Outcome::jobs`] is then empty and memory holds only the undecided stretch. A driver
+    /// that changes a record after its job is decided pins it first ([`Ledger::pin_record`]).
     pub fn stream_records(&mut self, sink: &'t mut (dyn JobSink + Send)) {
-        self.sink = Some(sink);
+        self.sink = Some(SinkRef::Borrowed(sink));
         self.run.records = Vec::with_capacity(4096);
+    }
+
+    /// [`Ledger::stream_records`] into a sink the ledger owns (a driver whose ledger outlives
+    /// the caller's borrows, such as the testbed's, shared with its threads).
+    pub fn stream_records_owned(&mut self, sink: Box<dyn JobSink + Send>) {
+        self.sink = Some(SinkRef::Owned(sink));
+        self.run.records = Vec::with_capacity(4096);
+    }
+
+    /// Keep record `rec` (and every later one) from the stream until [`Ledger::unpin_record`]:
+    /// the driver will still add to it, even if its job is decided meanwhile.
+    pub fn pin_record(&mut self, rec: u32) {
+        if rec != NONE && self.sink.is_some() {
+            self.pinned.push(rec);
+        }
+    }
+
+    /// The driver is done with `rec` (pinned before); the stream moves on past it if it can.
+    pub fn unpin_record(&mut self, rec: u32) {
+        if let Some(i) = self.pinned.iter().position(|&r| r == rec) {
+            self.pinned.swap_remove(i);
+            self.hand_on_decided();
+        }
     }
 
     /// Hand every decided record at the front on to the sink, in release order; drop the
     /// handed-on ones from memory once they are at least half of it (amortised O(1) a job).
-    #[inline]
+    #[inline(always)]
     fn hand_on_decided(&mut self) {
-        let Some(sink) = self.sink.as_deref_mut() else { return };
+        // Only the test inline: a run that holds its records pays no call.
+        if self.sink.is_some() {
+            self.hand_on_front();
+        }
+    }
+
+    #[inline]
+    fn hand_on_front(&mut self) {
+        let Some(sink) = self.sink.as_mut() else { return };
+        let sink = sink.get();
         let r = &mut self.run;
         while let Some(rec) = r.records.get(r.rec_front) {
             if rec.finish.is_none() && !rec.aborted {
+                break;
+            }
+            if !self.pinned.is_empty() && self.pinned.contains(&r.rec_base.wrapping_add(r.rec_front as u32)) {
                 break;
             }
             sink.job(rec, Time::MAX);
@@ -1520,7 +1575,8 @@ impl<'t> Ledger<'t> {
             });
         }
         r.inv.finish(end);
-        if let Some(sink) = self.sink.as_deref_mut() {
+        if let Some(sink) = self.sink.as_mut() {
+            let sink = sink.get();
             // The undecided stretch, final now that the end is known.
             for rec in &r.records[r.rec_front..] {
                 sink.job(rec, end);

@@ -5,8 +5,8 @@ from __future__ import annotations
 from .. import _core
 from ..checks import warn
 from ..report import comparison_table, table
-from ..result import duration_ns, run as real_run
-from .simulate import add_output_arguments, check_job_limit, output_paths, write_outputs
+from ..result import REAL_RUN_ROW_GROUP, duration_ns, run as real_run
+from .simulate import add_output_arguments, check_job_limit, keeps_jobs, output_paths, write_outputs
 
 
 def register(sub):
@@ -56,11 +56,25 @@ def run(args):
     if args.duration is not None:
         duration_ns(args.duration)
     output_paths(args)
-    check_job_limit(ts, args, runs=len(args.backends))
+    # Records are held only for an output that reads them after the run; otherwise they are
+    # folded into the summaries (and written to --jobs-parquet) as each job ends, so a long
+    # run's memory does not grow with its jobs.
+    held = keeps_jobs(args, ts)
+    check_job_limit(ts, args, runs=len(args.backends), held=held)
     warn(ts, args.backends)
-    results = [real_run(ts, b, duration=args.duration, seed=args.seed, on_miss=args.on_miss,
-                        allow_overload=args.allow_overload, model=args.model, trace=bool(args.trace or args.gantt))
-               for b in args.backends]
+    jobs_file = (_core.JobsParquetFile(args.jobs_parquet, row_group=REAL_RUN_ROW_GROUP)
+                 if args.jobs_parquet and not held else None)
+    try:
+        results = [real_run(ts, b, duration=args.duration, seed=args.seed, on_miss=args.on_miss,
+                            allow_overload=args.allow_overload, model=args.model, trace=bool(args.trace or args.gantt),
+                            keep_jobs=held, _into=jobs_file)
+                   for b in args.backends]
+        if jobs_file is not None:
+            jobs_file.close()
+    except BaseException:
+        if jobs_file is not None:
+            jobs_file.discard()
+        raise
     r0 = results[0]
     print(f"{ts.source}: {len(ts.task_names)} tasks on {ts.cpus} CPUs, U = {ts.utilization:.3f}; "
           f"real run of {r0.document['duration_ns'] / 1e6:g} ms")

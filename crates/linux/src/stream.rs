@@ -1,0 +1,231 @@
+//! Per-job records of a real run that leave it as its jobs end, so that a run of any length
+//! holds only its recent stretch (issue "Hardening": soak runs must not grow).
+//!
+//! A real run's records are made on threads that must not wait for a writer (the testbed's
+//! workers and decider under the state lock; the kernel driver's task threads), so they are
+//! put into an [`Outbox`] — a vector behind a mutex, swapped out whole — and the run's main
+//! thread, which otherwise only waits for the others, drains it every [`DRAIN_EVERY`] into the
+//! caller's sink. Records reach the sink in release order: the testbed's ledger emits them so;
+//! the kernel driver's threads each emit their own task's in order and [`Merger`] interleaves
+//! them by (release, task, job), the order a held run sorts its records into.
+
+use crate::samples::Samples;
+use rtsched_model::results::{JobRecord, JobSink, Streamed, SummarySink};
+use rtsched_model::Time;
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// How often the main thread moves records from the run's threads to the sink.
+pub const DRAIN_EVERY: Duration = Duration::from_millis(50);
+
+/// Records made on a run's threads, waiting for the main thread.
+#[derive(Clone, Default)]
+pub struct Outbox(Arc<Mutex<Vec<JobRecord>>>);
+
+impl Outbox {
+    pub fn push(&self, rec: JobRecord) {
+        self.0.lock().unwrap_or_else(|p| p.into_inner()).push(rec);
+    }
+    /// Everything pushed since the last call, in push order; `spare` (emptied) takes its
+    /// place, so two vectors alternate and neither side allocates once both are grown.
+    pub fn take(&self, spare: &mut Vec<JobRecord>) {
+        spare.clear();
+        std::mem::swap(&mut *self.0.lock().unwrap_or_else(|p| p.into_inner()), spare);
+    }
+}
+
+impl JobSink for Outbox {
+    fn job(&mut self, rec: &JobRecord, _end: Time) {
+        // Records the testbed's ledger decides during the run; the undecided ones at its end
+        // come through here too, final by then.
+        self.push(rec.clone());
+    }
+}
+
+/// The main thread's end of a streamed run: the summaries, the count, the end of the run
+/// (the latest finish, or deadline of an unfinished job, as a held kernel run computes it),
+/// and the caller's sink after them.
+pub struct Collector<'a> {
+    acc: SummarySink<'a>,
+    pub jobs: u64,
+    pub latest: Time,
+    /// Thread-per-task runs' start delays (testbed::add_start_delay over held records): each
+    /// task's last finish, and how late each job whose thread was idle at its release began.
+    /// Kept only when [`Collector::track_start_delays`] asked for it (8 bytes a job).
+    last_finish: Vec<Time>,
+    pub start_delays: Option<Samples>,
+}
+
+impl<'a> Collector<'a> {
+    pub fn new(tasks: usize, next: Option<&'a mut (dyn JobSink + Send)>) -> Self {
+        Collector { acc: SummarySink::new(tasks, next), jobs: 0, latest: 0, last_finish: vec![0; tasks], start_delays: None }
+    }
+    pub fn job(&mut self, rec: &JobRecord, end: Time) {
+        self.jobs += 1;
+        self.latest = self.latest.max(rec.finish.unwrap_or(rec.deadline));
+        if let Some(xs) = &mut self.start_delays {
+            let last = &mut self.last_finish[rec.task as usize];
+            if let Some(s) = rec.start {
+                if *last <= rec.release {
+                    xs.push(s.saturating_sub(rec.release));
+                }
+            }
+            *last = rec.finish.unwrap_or(Time::MAX);
+        }
+        self.acc.job(rec, end);
+    }
+    pub fn track_start_delays(&mut self) {
+        self.start_delays.get_or_insert_with(Samples::default);
+    }
+    pub fn streamed(mut self, task_names: &[String]) -> Streamed {
+        Streamed { jobs: self.jobs, summaries: self.acc.summaries(task_names) }
+    }
+}
+
+/// Interleaves per-task streams (each in job order) into release order, (release, task, job),
+/// as soon as that order is certain: a record goes out when every task still running has a
+/// later one waiting or has ended. A record of a job that never finished holds back the rest
+/// until the end: its tardiness depends on the run's end (and such records are made only
+/// when a task runs out of time, at the end of its stream).
+pub struct Merger {
+    queues: Vec<VecDeque<JobRecord>>,
+    ended: Vec<bool>,
+    held_back: bool,
+}
+
+impl Merger {
+    pub fn new(tasks: usize) -> Self {
+        Merger { queues: (0..tasks).map(|_| VecDeque::new()).collect(), ended: vec![false; tasks], held_back: false }
+    }
+
+    /// A record of its task's stream (in that task's job order).
+    pub fn push(&mut self, rec: JobRecord) {
+        self.queues[rec.task as usize].push_back(rec);
+    }
+
+    /// Task `t` will push nothing more.
+    pub fn end_task(&mut self, t: usize) {
+        self.ended[t] = true;
+    }
+
+    /// Records now queued, in all.
+    pub fn queued(&self) -> usize {
+        self.queues.iter().map(VecDeque::len).sum()
+    }
+
+    /// Hand out every record whose place in release order is certain.
+    pub fn emit(&mut self, out: &mut Collector<'_>) {
+        while !self.held_back {
+            let mut best: Option<usize> = None;
+            for (t, q) in self.queues.iter().enumerate() {
+                match q.front() {
+                    None if self.ended[t] => {}
+                    // A running task with nothing queued may yet push an earlier record.
+                    None => return,
+                    Some(r) => {
+                        if best.is_none_or(|b| key(r) < key(&self.queues[b][0])) {
+                            best = Some(t);
+                        }
+                    }
+                }
+            }
+            let Some(b) = best else { return };
+            if self.queues[b][0].finish.is_none() {
+                self.held_back = true;
+                return;
+            }
+            let r = self.queues[b].pop_front().expect("front seen");
+            out.job(&r, Time::MAX);
+        }
+    }
+
+    /// Every task has ended: everything left, in order, with the run's end.
+    pub fn finish(mut self, out: &mut Collector<'_>, end: impl FnOnce(&Collector<'_>, &[VecDeque<JobRecord>]) -> Time) {
+        self.ended.iter_mut().for_each(|e| *e = true);
+        self.emit(out);
+        let end = end(out, &self.queues);
+        let mut rest: Vec<JobRecord> = self.queues.iter_mut().flat_map(|q| q.drain(..)).collect();
+        rest.sort_by_key(key);
+        for r in &rest {
+            out.job(r, end);
+        }
+    }
+}
+
+fn key(r: &JobRecord) -> (Time, u32, u64) {
+    (r.release, r.task, r.job)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn rec(task: u32, job: u64, release: Time, finish: Option<Time>) -> JobRecord {
+        JobRecord { task, job, release, deadline: release + 10, finish, start: Some(release), ..Default::default() }
+    }
+
+    proptest! {
+        /// Whatever the interleaving of the tasks' pushes and the main thread's drains, the
+        /// records come out in (release, task, job) order, each once, as a held run sorts them.
+        #[test]
+        fn merged_streams_come_out_in_release_order(
+            periods in prop::collection::vec(1u64..7, 1..5),
+            unfinished_tail in prop::collection::vec(0usize..3, 5),
+            schedule in prop::collection::vec((0usize..5, 0usize..4), 0..200),
+        ) {
+            let n = periods.len();
+            let mut streams: Vec<VecDeque<JobRecord>> = periods.iter().enumerate().map(|(t, &p)| {
+                let jobs = 12 / p + 1;
+                (0..jobs).map(|j| {
+                    let fin = (j + (unfinished_tail[t] as u64) < jobs).then_some(j * p + 1);
+                    rec(t as u32, j, j * p, fin)
+                }).collect()
+            }).collect();
+            let mut want: Vec<JobRecord> = streams.iter().flatten().cloned().collect();
+            want.sort_by_key(key);
+            let mut got = Vec::new();
+            let mut sink_vec: Vec<JobRecord> = Vec::new();
+            {
+                let mut out = Collector::new(n, Some(&mut sink_vec));
+                let mut m = Merger::new(n);
+                for (t, k) in schedule {
+                    let t = t % n;
+                    for _ in 0..k {
+                        if let Some(r) = streams[t].pop_front() { m.push(r); }
+                    }
+                    if streams[t].is_empty() { m.end_task(t); }
+                    m.emit(&mut out);
+                }
+                for (t, s) in streams.iter_mut().enumerate() {
+                    for r in s.drain(..) { m.push(r); }
+                    m.end_task(t);
+                }
+                m.finish(&mut out, |o, _| o.latest);
+                got.push(out.jobs);
+            }
+            prop_assert_eq!(got[0], want.len() as u64);
+            prop_assert_eq!(sink_vec, want);
+        }
+    }
+
+    #[test]
+    fn a_running_task_with_nothing_queued_holds_the_others_back() {
+        let mut held = Vec::new();
+        let mut out = Collector::new(2, Some(&mut held));
+        let mut m = Merger::new(2);
+        m.push(rec(0, 0, 0, Some(1)));
+        m.push(rec(0, 1, 5, Some(6)));
+        m.emit(&mut out);
+        assert_eq!(out.jobs, 0, "task 1 may still push a record released at 0..5");
+        m.push(rec(1, 0, 3, Some(4)));
+        m.emit(&mut out);
+        assert_eq!(out.jobs, 2, "0@0 and 1@3 are certain; 0@5 waits for task 1's next");
+        m.end_task(1);
+        m.emit(&mut out);
+        assert_eq!(out.jobs, 3);
+        m.finish(&mut out, |o, _| o.latest);
+        assert_eq!(held.iter().map(|r| (r.task, r.job)).collect::<Vec<_>>(), vec![(0, 0), (1, 0), (0, 1)]);
+    }
+}
