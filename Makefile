@@ -57,7 +57,7 @@ test-python: build
 	$(PY) -m pytest -q -p no:cacheprovider
 
 # libFuzzer targets (fuzz/: task-set reader YAML and JSON, generators, simulator), each for
-# FUZZ_SECONDS (default 40) from its committed corpus, on stable Rust without a sanitizer;
+# FUZZ_SECONDS (default 60) from its committed corpus, on stable Rust without a sanitizer;
 # prints executions and crashes per target and fails on a crash (docs/hardening.md "Fuzzing").
 # Installs cargo-fuzz from crates.io when missing.
 test-fuzz:

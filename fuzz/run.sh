@@ -2,7 +2,7 @@
 # Build the libFuzzer targets and run each for a bounded time (`make test-fuzz`; docs/hardening.md).
 # Prints the executions run and the crashes found per target; exits 1 if any target crashed.
 #
-#   FUZZ_SECONDS=40     time per target (libFuzzer's -max_total_time)
+#   FUZZ_SECONDS=60     time per target (libFuzzer's -max_total_time)
 #   FUZZ_TARGETS="..."  which targets (default: every one in fuzz/Cargo.toml)
 #
 # Stable Rust only: `-s none` builds without a sanitizer (AddressSanitizer needs nightly's
@@ -13,7 +13,7 @@
 # between runs, never committed); a crashing input goes to fuzz/artifacts/TARGET/.
 set -u
 cd "$(dirname "$0")"
-SECONDS_PER=${FUZZ_SECONDS:-40}
+SECONDS_PER=${FUZZ_SECONDS:-60}
 TARGETS=${FUZZ_TARGETS:-$(sed -n 's/^name = "\(.*\)"$/\1/p' Cargo.toml | grep -v '^rtsched-fuzz$')}
 command -v cargo-fuzz >/dev/null 2>&1 || cargo install cargo-fuzz --locked || exit 1
 start=$(date +%s)
