@@ -53,9 +53,9 @@ def add_output_arguments(p):
                         "rtsched.read_jobs(OUT) reads it back)")
     p.add_argument("--max-jobs", type=int, metavar="N", default=DEFAULT_MAX_JOBS,
                    help=f"refuse, before it starts, a run that would count more than N jobs per scheduler "
-                        f"(default {DEFAULT_MAX_JOBS:,}). Raised, a simulation still runs in bounded memory: "
+                        f"(default {DEFAULT_MAX_JOBS:,}). Raised, a run still goes in bounded memory: "
                         f"each job is folded into the summaries, or streamed to --jobs-parquet, as it ends; "
-                        f"only --json-jobs, --jobs-csv, --trace, --gantt and real runs hold every record "
+                        f"only --json-jobs, --jobs-csv, --trace, --gantt and compare hold every record "
                         f"(240 bytes a job)")
 
 
