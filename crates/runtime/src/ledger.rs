@@ -1661,6 +1661,59 @@ mod tests {
         assert!(!r.pending && r.request(1));
     }
 
+    struct Nop;
+    impl Substrate for Nop {
+        fn off_cpu(&mut self, _: Time, _: u32, _: &mut CpuState, _: &mut Ent, _: Off) {}
+        fn on_cpu(&mut self, _: Time, _: u32, _: &mut CpuState, _: &mut Ent, _: bool, _: bool, _: Time, _: Option<&mut JobRecord>) {}
+        fn charged(&mut self, _: Time, _: u32, _: &mut CpuState, _: &mut Ent, _: Time, _: Time, _: Option<&mut JobRecord>) {}
+    }
+
+    #[derive(Clone, Default)]
+    struct Shared(std::sync::Arc<std::sync::Mutex<Vec<JobRecord>>>);
+    impl JobSink for Shared {
+        fn job(&mut self, rec: &JobRecord, _end: Time) {
+            self.0.lock().unwrap().push(rec.clone());
+        }
+    }
+
+    /// A testbed worker is inside a piece when its job is aborted at the deadline: the job is
+    /// decided, but the piece's CPU time comes after. Its pinned record waits for it.
+    #[test]
+    fn a_pinned_record_leaves_the_stream_only_when_unpinned() {
+        for pin in [false, true] {
+            let ts = rtsched_model::parse_taskset(
+                "platform: {cpus: 1}\nrun: {duration: 30ms, on_miss: abort}\ntasks:\n  - {name: a, period: 10, wcet: 8}\n",
+                rtsched_model::Format::Yaml,
+                "pin.yaml",
+            )
+            .unwrap();
+            let policy = rtsched_policies::build("gedf", &ts).unwrap();
+            let mut led = Ledger::owned(ts, policy, false);
+            let sink = Shared::default();
+            led.stream_records_owned(Box::new(sink.clone()));
+            let rel = led.release(0, 0, 0);
+            led.decide(0, &mut Nop);
+            let e = led.run.cpu(0).running.expect("job 0 runs");
+            let rec = led.run.ent(e).rec;
+            if pin {
+                led.pin_record(rec);
+            }
+            let (at, slot, generation) = rel.abort.expect("on_miss: abort");
+            led.deadline_abort(at, slot, generation, &mut Nop);
+            let handed = sink.0.lock().unwrap().len();
+            if !pin {
+                assert_eq!(handed, 1, "decided and not pinned: handed on at once");
+                continue;
+            }
+            assert_eq!(handed, 0, "decided but pinned: held");
+            led.run.record_mut(rec).expect("still held").exec += 123;
+            led.unpin_record(rec);
+            let got = sink.0.lock().unwrap().clone();
+            assert_eq!(got.len(), 1);
+            assert!(got[0].aborted && got[0].exec >= 123, "{:?}", got[0]);
+        }
+    }
+
     #[test]
     #[should_panic(expected = "does not hold")]
     fn releasing_a_resource_one_does_not_hold_is_a_bug() {
