@@ -37,3 +37,32 @@ def write_dedented(tmp_path, text, name="ts.yaml"):
 def comparable(df):
     """A sweep table in key order (row order is not part of a sweep's result)."""
     return df.sort_values("key").reset_index(drop=True)
+
+
+def sweep_in_thread(spec, **kw):
+    """rtsched.sweep(spec, **kw) started on a thread of its own (the test kills workers
+    meanwhile). Returns (thread, result, errors): result["df"] is set when it ends, errors
+    holds what it raised."""
+    import threading
+
+    import rtsched
+
+    result, errors = {}, []
+
+    def go():
+        try:
+            result["df"] = rtsched.sweep(spec, **kw)
+        except BaseException as e:  # noqa: BLE001 - the test reports it
+            errors.append(e)
+
+    t = threading.Thread(target=go, daemon=True)
+    t.start()
+    return t, result, errors
+
+
+async def exit_now():
+    """Ends the process it runs in (client.run on a Dask worker: a coroutine, so the call
+    need not wait for an answer that never comes)."""
+    import os
+
+    os._exit(1)

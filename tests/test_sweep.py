@@ -5,7 +5,6 @@ import os
 import signal
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 
@@ -14,7 +13,7 @@ import pytest
 import yaml
 
 import rtsched
-from conftest import RTSCHED, comparable, run_cli
+from conftest import RTSCHED, comparable, exit_now, run_cli, sweep_in_thread
 
 S = importlib.import_module("rtsched.sweep")  # the module (rtsched.sweep is the function)
 
@@ -133,17 +132,8 @@ def test_dask_worker_killed_mid_sweep(tmp_path):
     out = tmp_path / "dask.parquet"
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
                                   silence_logs=50) as cluster, distributed.Client(cluster) as client:
-        result, error = {}, []
-
-        def go():
-            try:
-                result["df"] = rtsched.sweep(spec, executor=client.get_executor(), output=out, progress=False,
-                                             batch_rows=10, batch_seconds=0.5)
-            except BaseException as e:  # noqa: BLE001 - reported below
-                error.append(e)
-
-        t = threading.Thread(target=go)
-        t.start()
+        t, result, error = sweep_in_thread(spec, executor=client.get_executor(), output=out, progress=False,
+                                           batch_rows=10, batch_seconds=0.5)
         victim, deadline = None, time.monotonic() + 60
         while victim is None and time.monotonic() < deadline:
             busy = [w for w, tasks in client.processing().items() if tasks]
@@ -152,10 +142,7 @@ def test_dask_worker_killed_mid_sweep(tmp_path):
             else:
                 time.sleep(0.02)
         assert victim is not None, "the sweep never got going"
-        async def die():  # a coroutine, so the call need not wait for an answer that never comes
-            os._exit(1)
-
-        client.run(die, workers=[victim], wait=False)
+        client.run(exit_now, workers=[victim], wait=False)
         t.join(120)
         assert not t.is_alive() and not error, error
         assert victim not in client.scheduler_info()["workers"], "the victim really died"

@@ -18,7 +18,6 @@ import os
 import random
 import signal
 import subprocess
-import threading
 import time
 
 import pandas as pd
@@ -26,7 +25,7 @@ import pytest
 import yaml
 
 import rtsched
-from conftest import RTSCHED, comparable
+from conftest import RTSCHED, comparable, exit_now, sweep_in_thread
 
 S = importlib.import_module("rtsched.sweep")  # the module (rtsched.sweep is the function)
 
@@ -194,18 +193,6 @@ def test_dask_workers_killed_at_random_points_lose_and_duplicate_nothing(tmp_pat
         ref = rtsched.sweep(spec, executor=client.get_executor(), progress=False)
         total = time.monotonic() - t
         assert len(ref) == S.parse_spec(spec).size == 180
-        result, error = {}, []
-
-        def go():
-            try:
-                result["df"] = rtsched.sweep(spec, executor=client.get_executor(), output=out, progress=False,
-                                             batch_rows=10, batch_seconds=0.5)
-            except BaseException as e:  # noqa: BLE001 - reported below
-                error.append(e)
-
-        async def die():  # a coroutine, so the call need not wait for an answer that never comes
-            os._exit(1)
-
         # Three kills (not more: Dask gives up on a batch whose worker died more than three
         # times, distributed.scheduler.allowed-failures) at moments drawn uniformly from the
         # reference's duration; the victim a worker busy with a batch when there is one. Each
@@ -213,8 +200,8 @@ def test_dask_workers_killed_at_random_points_lose_and_duplicate_nothing(tmp_pat
         # loaded machine).
         moments = sorted(rng.uniform(0, total) for _ in range(3))
         t = time.monotonic()
-        th = threading.Thread(target=go, daemon=True)
-        th.start()
+        th, result, error = sweep_in_thread(spec, executor=client.get_executor(), output=out, progress=False,
+                                            batch_rows=10, batch_seconds=0.5)
         for m in moments:
             th.join(max(0.0, t + m - time.monotonic()))
             if not th.is_alive():
@@ -222,7 +209,7 @@ def test_dask_workers_killed_at_random_points_lose_and_duplicate_nothing(tmp_pat
             busy = sorted(w for w, tasks in client.processing().items() if tasks)
             victim = rng.choice(busy or sorted(client.scheduler_info()["workers"]))
             on_disk = rows_on_disk(out)
-            client.run(die, workers=[victim], wait=False)
+            client.run(exit_now, workers=[victim], wait=False)
             kills.append((round(time.monotonic() - t, 2), on_disk, bool(busy)))
             deadline = time.monotonic() + 30
             while victim in client.scheduler_info()["workers"] and time.monotonic() < deadline:

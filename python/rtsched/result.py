@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import numbers
 from functools import cached_property
@@ -254,16 +255,33 @@ def simulate(taskset, scheduler: str = "gedf", duration=None, seed=None, on_miss
         return Result(_core.simulate(ts, scheduler, trace, measure_policy=bool(measure_policy), parquet=_into), ts)
     if jobs_parquet is None:
         return Result(_core.simulate(ts, scheduler, trace, measure_policy=bool(measure_policy), keep_jobs=bool(keep_jobs)), ts)
-    f = _core.JobsParquetFile(str(jobs_parquet))
+    return _written_to(jobs_parquet, None, ts, lambda f: _core.simulate(ts, scheduler, trace, measure_policy=bool(measure_policy), parquet=f))
+
+
+def _written_to(path, row_group, ts, go):
+    """Run `go(file)` with its records streamed into a new Parquet file at `path`: the file
+    appears (atomically) only if the run succeeds. The Result reads `jobs` back from it."""
+    with parquet_file(path, row_group) as f:
+        raw = go(f)
+    r = Result(raw, ts)
+    r._jobs_file = (str(path), 0)
+    return r
+
+
+@contextlib.contextmanager
+def parquet_file(path, row_group=None):
+    """An open _core.JobsParquetFile at `path` (None: yields None) that runs stream their
+    records into; closed (moved into place) when the block ends, discarded if it raises."""
+    if path is None:
+        yield None
+        return
+    f = _core.JobsParquetFile(str(path), row_group=row_group)
     try:
-        raw = _core.simulate(ts, scheduler, trace, measure_policy=bool(measure_policy), parquet=f)
+        yield f
         f.close()
     except BaseException:
         f.discard()
         raise
-    r = Result(raw, ts)
-    r._jobs_file = (str(jobs_parquet), 0)
-    return r
 
 
 # Row groups of a real run's Parquet file: a real run makes a few hundred records a second, and
@@ -297,13 +315,5 @@ def run(taskset, backend: str = "testbed:gedf", duration=None, seed=None, on_mis
         return Result(_core.run_real(ts, backend, allow_overload, model, trace, parquet=_into), ts)
     if jobs_parquet is None:
         return Result(_core.run_real(ts, backend, allow_overload, model, trace, keep_jobs=bool(keep_jobs)), ts)
-    f = _core.JobsParquetFile(str(jobs_parquet), row_group=REAL_RUN_ROW_GROUP)
-    try:
-        raw = _core.run_real(ts, backend, allow_overload, model, trace, parquet=f)
-        f.close()
-    except BaseException:
-        f.discard()
-        raise
-    r = Result(raw, ts)
-    r._jobs_file = (str(jobs_parquet), 0)
-    return r
+    return _written_to(jobs_parquet, REAL_RUN_ROW_GROUP, ts,
+                       lambda f: _core.run_real(ts, backend, allow_overload, model, trace, parquet=f))

@@ -5,7 +5,7 @@ from __future__ import annotations
 from .. import _core
 from ..checks import warn
 from ..report import comparison_table, table
-from ..result import REAL_RUN_ROW_GROUP, duration_ns, run as real_run
+from ..result import REAL_RUN_ROW_GROUP, duration_ns, parquet_file, run as real_run
 from .simulate import add_output_arguments, check_job_limit, keeps_jobs, output_paths, write_outputs
 
 
@@ -62,19 +62,11 @@ def run(args):
     held = keeps_jobs(args, ts)
     check_job_limit(ts, args, runs=len(args.backends), held=held)
     warn(ts, args.backends)
-    jobs_file = (_core.JobsParquetFile(args.jobs_parquet, row_group=REAL_RUN_ROW_GROUP)
-                 if args.jobs_parquet and not held else None)
-    try:
+    with parquet_file(args.jobs_parquet if not held else None, REAL_RUN_ROW_GROUP) as jobs_file:
         results = [real_run(ts, b, duration=args.duration, seed=args.seed, on_miss=args.on_miss,
                             allow_overload=args.allow_overload, model=args.model, trace=bool(args.trace or args.gantt),
                             keep_jobs=held, _into=jobs_file)
                    for b in args.backends]
-        if jobs_file is not None:
-            jobs_file.close()
-    except BaseException:
-        if jobs_file is not None:
-            jobs_file.discard()
-        raise
     r0 = results[0]
     print(f"{ts.source}: {len(ts.task_names)} tasks on {ts.cpus} CPUs, U = {ts.utilization:.3f}; "
           f"real run of {r0.document['duration_ns'] / 1e6:g} ms")

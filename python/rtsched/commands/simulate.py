@@ -11,7 +11,7 @@ from .._core import InputError
 from ..balance_metrics import is_mixed, mixed_tables, utilisation_plot
 from ..checks import warn
 from ..report import comparison_table, per_task_table
-from ..result import duration_ns, simulate
+from ..result import duration_ns, parquet_file, simulate
 
 
 def register(sub):
@@ -226,16 +226,9 @@ def run(args):
     names, skipped = expand_schedulers(args.schedulers, ts, args.partition)
     trace = bool(args.trace or args.gantt or args.util_plot)
     warn(ts, names)
-    jobs_file = _core.JobsParquetFile(args.jobs_parquet) if args.jobs_parquet and not held else None
-    try:
+    with parquet_file(args.jobs_parquet if not held else None) as jobs_file:
         results = run_all(ts, names, seed=args.seed, duration=args.duration, on_miss=args.on_miss, trace=trace,
                           measure_policy=args.measure_policy, keep_jobs=held, jobs_file=jobs_file)
-        if jobs_file is not None:
-            jobs_file.close()
-    except BaseException:
-        if jobs_file is not None:
-            jobs_file.discard()
-        raise
     r0 = results[0]
     print(f"{ts.source}: {len(ts.task_names)} tasks on {ts.cpus} CPUs, U = {ts.utilization:.3f}; "
           f"counted window {r0.document['duration_ns'] / 1e6:g} ms, seed {r0.document['seed']}")
