@@ -1089,7 +1089,7 @@ pub(crate) fn run_into(ts: &TaskSet, plan: &KernelPlan, opts: &RunOptions, mut o
     start.go.wait();
     let mut buf = Vec::new();
     if let Some(c) = out.as_deref_mut() {
-        c.track_start_delays();
+        c.track_start_delays(n);
         let mut ended = vec![false; n];
         while ended.iter().any(|e| !e) {
             std::thread::sleep(stream::DRAIN_EVERY);
@@ -1183,8 +1183,8 @@ pub(crate) fn run_into(ts: &TaskSet, plan: &KernelPlan, opts: &RunOptions, mut o
         merger.finish(c, |o, rest| rest.iter().flatten().map(|j| j.finish.unwrap_or(j.deadline)).fold(o.latest, Time::max));
         r.end = c.latest;
         r.counters.releases = c.jobs;
-        if let Some(xs) = &mut c.start_delays {
-            crate::testbed::put_stats(&mut r, "start_delay", xs);
+        if let Some(d) = &mut c.start_delays {
+            crate::testbed::put_stats(&mut r, "start_delay", &mut d.samples);
         }
     }
     Ok(r)

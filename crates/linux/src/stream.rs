@@ -50,36 +50,52 @@ pub struct Collector<'a> {
     acc: SummarySink<'a>,
     pub jobs: u64,
     pub latest: Time,
-    /// Thread-per-task runs' start delays (testbed::add_start_delay over held records): each
-    /// task's last finish, and how late each job whose thread was idle at its release began.
-    /// Kept only when [`Collector::track_start_delays`] asked for it (8 bytes a job).
-    last_finish: Vec<Time>,
-    pub start_delays: Option<Samples>,
+    /// Thread-per-task runs' start delays, kept only when [`Collector::track_start_delays`]
+    /// asked for them.
+    pub start_delays: Option<StartDelays>,
 }
 
 impl<'a> Collector<'a> {
     pub fn new(tasks: usize, next: Option<&'a mut (dyn JobSink + Send)>) -> Self {
-        Collector { acc: SummarySink::new(tasks, next), jobs: 0, latest: 0, last_finish: vec![0; tasks], start_delays: None }
+        Collector { acc: SummarySink::new(tasks, next), jobs: 0, latest: 0, start_delays: None }
     }
     pub fn job(&mut self, rec: &JobRecord, end: Time) {
         self.jobs += 1;
         self.latest = self.latest.max(rec.finish.unwrap_or(rec.deadline));
-        if let Some(xs) = &mut self.start_delays {
-            let last = &mut self.last_finish[rec.task as usize];
-            if let Some(s) = rec.start {
-                if *last <= rec.release {
-                    xs.push(s.saturating_sub(rec.release));
-                }
-            }
-            *last = rec.finish.unwrap_or(Time::MAX);
+        if let Some(d) = &mut self.start_delays {
+            d.job(rec);
         }
         self.acc.job(rec, end);
     }
-    pub fn track_start_delays(&mut self) {
-        self.start_delays.get_or_insert_with(Samples::default);
+    pub fn track_start_delays(&mut self, tasks: usize) {
+        self.start_delays.get_or_insert_with(|| StartDelays::new(tasks));
     }
     pub fn streamed(mut self, task_names: &[String]) -> Streamed {
         Streamed { jobs: self.jobs, summaries: self.acc.summaries(task_names) }
+    }
+}
+
+/// Start delay of thread-per-task runs: how late a job's thread began it after its release,
+/// over jobs whose thread was idle at the release (otherwise the previous job delays it). It
+/// includes both wake-up latency and waiting behind more urgent threads. Fed each task's jobs
+/// in order (a held run's records, or a streamed run's as they pass).
+pub struct StartDelays {
+    last_finish: Vec<Time>,
+    pub samples: Samples,
+}
+
+impl StartDelays {
+    pub fn new(tasks: usize) -> Self {
+        StartDelays { last_finish: vec![0; tasks], samples: Samples::default() }
+    }
+    pub fn job(&mut self, rec: &JobRecord) {
+        let last = &mut self.last_finish[rec.task as usize];
+        if let Some(s) = rec.start {
+            if *last <= rec.release {
+                self.samples.push(s.saturating_sub(rec.release));
+            }
+        }
+        *last = rec.finish.unwrap_or(Time::MAX);
     }
 }
 

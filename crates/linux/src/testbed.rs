@@ -720,21 +720,13 @@ pub(crate) fn put_stats(r: &mut RunResult, name: &str, xs: &mut Samples) {
     r.measurements.insert(format!("{name}.count"), xs.count() as f64);
 }
 
-/// Start delay of thread-per-task runs: how late a job's thread began it after its release,
-/// over jobs whose thread was idle at the release (otherwise the previous job delays it). It
-/// includes both wake-up latency and waiting behind more urgent threads.
+/// Start delays of a thread-per-task run that held its records ([`stream::StartDelays`]).
 pub(crate) fn add_start_delay(r: &mut RunResult) {
-    let mut last_finish = vec![0u64; r.task_names.len()];
-    let mut xs = Samples::default();
+    let mut d = stream::StartDelays::new(r.task_names.len());
     for j in &r.jobs {
-        if let Some(s) = j.start {
-            if last_finish[j.task as usize] <= j.release {
-                xs.push(s.saturating_sub(j.release));
-            }
-        }
-        last_finish[j.task as usize] = j.finish.unwrap_or(u64::MAX);
+        d.job(j);
     }
-    put_stats(r, "start_delay", &mut xs);
+    put_stats(r, "start_delay", &mut d.samples);
 }
 
 pub fn run(ts: &TaskSet, spec: &str, opts: &RunOptions) -> Result<RunResult, RunError> {
