@@ -40,8 +40,17 @@ for t in $TARGETS; do
     fi
     printf '%-14s %12s %8s %s\n' "$t" "${execs:-?}" "$crashes" "fuzz/$log"
     if [ "$rc" -ne 0 ]; then
-        grep -m1 -E "panicked at|ERROR: libFuzzer|SUMMARY" "$log" | sed 's/^/    /'
-        grep -m1 -E "^(Test unit written|artifact_prefix)|Test unit written to" "$log" | sed 's/^/    /'
+        # The whole panic message (the targets' assertions print the offending task set) and
+        # the crashing input itself, so a crash on a CI machine can be replayed from its log:
+        #   echo BASE64 | base64 -d > crash && cargo fuzz run -s none --release TARGET crash
+        sed -n '/panicked at/,/^note: run with/p' "$log" | head -60 | sed 's/^/    /'
+        grep -m1 -E "ERROR: libFuzzer|SUMMARY" "$log" | sed 's/^/    /'
+        unit=$(sed -n 's/.*Test unit written to \(.*\)$/\1/p' "$log" | tail -1)
+        if [ -n "$unit" ] && [ -f "$unit" ]; then
+            echo "    crashing input ($(wc -c <"$unit") bytes, base64): $unit"
+            base64 -w 0 "$unit" | fold -w 100 | sed 's/^/      /'
+            echo
+        fi
     fi
 done
 echo "fuzz: $(( $(date +%s) - start )) s in all"

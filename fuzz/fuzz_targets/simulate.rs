@@ -44,12 +44,18 @@ fuzz_target!(|input: rtsched_fuzz::SetInput| {
 
     let m = ts.platform.cpus as usize;
     let exact = !ts.run.overheads.any();
-    let mut work: HashMap<(u32, u64), Time> = HashMap::new();
+    // Per job: its work, the overhead it paid and its CPU time, from the trace's intervals.
+    // An interval opens with the overhead its entity owes; a job cut off (aborted, or the run
+    // ended) while paying it pays only the part it ran.
+    let mut work: HashMap<(u32, u64), (Time, Time, Time)> = HashMap::new();
     let mut per_cpu: Vec<Vec<(Time, Time)>> = vec![Vec::new(); m];
     for iv in &r.intervals {
         assert!(iv.end > iv.start && (iv.cpu as usize) < m, "{spec}: interval {iv:?}");
         per_cpu[iv.cpu as usize].push((iv.start, iv.end));
-        *work.entry((iv.task, iv.job)).or_default() += iv.end - iv.start - iv.overhead;
+        let len = iv.end - iv.start;
+        let paid = iv.overhead.min(len);
+        let w = work.entry((iv.task, iv.job)).or_default();
+        *w = (w.0 + len - paid, w.1 + paid, w.2 + len);
     }
     for ivs in &mut per_cpu {
         ivs.sort_unstable();
@@ -62,7 +68,12 @@ fuzz_target!(|input: rtsched_fuzz::SetInput| {
         if t.is_fair() {
             continue;
         }
-        let got = work.get(&(j.task, j.job)).copied().unwrap_or(0);
+        let (got, paid, cpu) = work.get(&(j.task, j.job)).copied().unwrap_or((0, 0, 0));
+        if exact {
+            // The record's CPU time and overhead are what its intervals show (no cache model
+            // here, so no stall; no bandwidth-cap stops without run.overheads).
+            assert_eq!((j.exec, j.overhead), (cpu, paid), "{spec}: job {}/{} exec and overhead against its intervals\n{doc}", j.task, j.job);
+        }
         match j.finish {
             Some(f) => {
                 assert!(f >= j.release, "{spec}: job {}/{} finishes before its release", j.task, j.job);

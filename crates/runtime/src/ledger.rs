@@ -1248,8 +1248,12 @@ impl<'t> Ledger<'t> {
                 }
                 if rec != NONE {
                     // What it ran so far (a real worker still executing adds its last piece
-                    // when it stops: the testbed does).
-                    self.run.records[rec_at(self.run.rec_base, self.run.rec_front, rec)].exec += self.run.ents[e as usize].ran;
+                    // when it stops: the testbed does). Overhead it still owed (a charge cut
+                    // off by the abort) was never paid: not CPU time of the job.
+                    let x = &self.run.ents[e as usize];
+                    let r = &mut self.run.records[rec_at(self.run.rec_base, self.run.rec_front, rec)];
+                    r.exec += x.ran;
+                    r.overhead = r.overhead.saturating_sub(x.owed);
                 }
                 if x.cpu != NONE {
                     if handler > 0 {
@@ -1555,7 +1559,12 @@ impl<'t> Ledger<'t> {
             rec.missed = rec.deadline <= end;
         }
         for e in r.ents.iter().filter(|e| e.live && e.rec != NONE) {
-            r.records[rec_at(r.rec_base, r.rec_front, e.rec)].exec += e.ran;
+            // The driver accounted every running entity up to `end` first (the simulator's
+            // engine does; a real worker adds each piece as it ends). Overhead still owed was
+            // never paid: not CPU time of the job.
+            let rec = &mut r.records[rec_at(r.rec_base, r.rec_front, e.rec)];
+            rec.exec += e.ran;
+            rec.overhead = rec.overhead.saturating_sub(e.owed);
         }
         let mut fair = Vec::new();
         for e in r.ents.iter().filter(|e| e.live) {

@@ -468,12 +468,12 @@ impl<'p, O: Observer, C: CostModel> Engine<'p, O, C> {
     }
 
     fn finish(mut self, end: Time) -> RunResult {
-        if self.sim.record_intervals {
-            for c in 0..self.sim.cpus.len() as u32 {
-                if let Some(e) = self.led.run.cpu(c).running {
-                    let ent = *self.led.run.ent(e);
-                    self.sim.close_interval(end, c, &ent);
-                }
+        for c in 0..self.sim.cpus.len() as u32 {
+            if let Some((cpu, ent)) = self.led.run.running_mut(c) {
+                self.sim.close_interval(end, c, ent);
+                // What it ran since its CPU's mark is CPU time of its job too (its record's
+                // `exec`, as the trace's last interval shows).
+                self.sim.account(end, c, cpu, ent);
             }
         }
         let out = self.led.finish(end);

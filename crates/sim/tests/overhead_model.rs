@@ -156,3 +156,30 @@ fn charges_during_a_stop_are_paid_after_it() {
     // The stopped CPU's ticks are still counted as ticks (charged when it resumes).
     assert_eq!(r.counters.overheads.tick_ns, j.overhead);
 }
+
+/// A job aborted while it still pays a charge: it owes 3 ms of decision overhead from its
+/// dispatch at 0 and is aborted at its deadline, 2 ms: it ran 2 ms, all of it overhead. The
+/// third millisecond was never paid, so it is not in the record (`overhead` ≤ `exec`).
+#[test]
+fn an_abort_mid_charge_counts_only_the_overhead_paid() {
+    let t = ts("platform: {cpus: 1}\nrun: {duration: 10, on_miss: abort, overheads: {decision: 3ms}}\ntasks:\n  - {name: a, period: 10, wcet: 1, deadline: 2}\n");
+    let r = simulate(&t, "gedf", true).unwrap();
+    let j = &r.jobs[0];
+    assert!(j.aborted && j.finish.is_none());
+    assert_eq!((j.exec, j.overhead), (2 * MS, 2 * MS));
+    let iv: Vec<_> = r.intervals.iter().filter(|i| i.task == 0 && i.job == 0).map(|i| (i.start, i.end, i.overhead)).collect();
+    assert_eq!(iv, vec![(0, 2 * MS, 3 * MS)], "the trace shows the charge it owed");
+}
+
+/// A job still running when the run stops at its drain limit (10 ms window + 2 × 10 ms):
+/// its CPU time is all it ran, 30 ms — the last stretch included, as in the trace.
+#[test]
+fn a_job_running_at_the_end_counts_its_last_stretch() {
+    let t = ts("platform: {cpus: 1}\nrun: {duration: 10}\ntasks:\n  - {name: a, period: 10, wcet: 50}\n");
+    let r = simulate(&t, "gedf", true).unwrap();
+    assert_eq!(r.end, 30 * MS);
+    let j = &r.jobs[0];
+    assert_eq!((j.finish, j.exec, j.overhead), (None, 30 * MS, 0));
+    let ran: Time = r.intervals.iter().filter(|i| i.task == 0 && i.job == 0).map(|i| i.end - i.start).sum();
+    assert_eq!(ran, 30 * MS);
+}
