@@ -152,8 +152,11 @@ def test_a_worker_killed_mid_batch_loses_nothing(tmp_path):
     p = start(write_spec(tmp_path, spec), out, "-j", "2", "--batch", "6", "--batch-seconds", "0.2")
     parts = S.parts_dir(out)
     assert wait_for(lambda: parts.is_dir() and list(parts.glob("part-*"))), "the sweep never got going"
-    # The pool's workers are forked by its fork server, a child of the sweep: grandchildren.
-    workers = [c for c in psutil.Process(p.pid).children(recursive=True) if c.ppid() != p.pid]
+    # The pool's workers: forked by the sweep itself (its first pool), or by a fork server, its
+    # child; the processes below the sweep that have no children and are not multiprocessing's
+    # resource tracker.
+    workers = [c for c in psutil.Process(p.pid).children(recursive=True)
+               if not c.children() and not any("resource_tracker" in a for a in c.cmdline())]
     assert workers, "a local process pool"
     workers[0].kill()  # mid-batch: the rows it was computing come back once, from a resubmission
     try:

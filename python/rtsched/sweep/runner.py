@@ -159,12 +159,19 @@ def sweep_warnings(name, notes) -> list[str]:
     return out
 
 
-def _context():
-    """Workers start from a fork server: forking the coordinator itself, whose pool threads may
-    hold a lock at that moment, can leave a replacement worker deadlocked (a sweep hung after a
-    worker was killed)."""
+def _context(first: bool):
+    """How the pool's workers start. The first pool is forked from the coordinator when it has
+    one thread: nothing can hold a lock across that fork, and the workers start at once with
+    every module already imported (a fork server costs 0.3-0.4 s before the first batch: a
+    new interpreter, its imports, then each worker's). A replacement pool — or any pool of a
+    coordinator with other threads (a notebook's, a caller's) — starts from a fork server:
+    forking while another thread (the broken pool's) holds a lock can leave the new worker
+    deadlocked (a sweep hung so after a worker was killed)."""
     import multiprocessing as mp
+    import threading
 
+    if first and threading.active_count() == 1:
+        return mp.get_context("fork")
     ctx = mp.get_context("forkserver")
     # The server imports the worker's modules once; every worker forked from it has them.
     ctx.set_forkserver_preload(["rtsched.sweep.worker"])
@@ -177,7 +184,7 @@ def _run(batcher, retries, executor, workers, sink, bar, fn=run_batch):
     own = executor is None
     nworkers = (workers or os.cpu_count() or 1) if own else _workers(executor)
     if own:
-        executor = cf.ProcessPoolExecutor(max_workers=nworkers, mp_context=_context())
+        executor = cf.ProcessPoolExecutor(max_workers=nworkers, mp_context=_context(first=True))
     # A Dask executor would hash every argument to name the task (pure=True): a batch is new work.
     extra = {"pure": False} if getattr(executor, "_client", None) is not None else {}
     sizer = _Sizer(nworkers)
@@ -190,7 +197,7 @@ def _run(batcher, retries, executor, workers, sink, bar, fn=run_batch):
         nonlocal executor
         lost = lost + [pending.pop(f) for f in list(pending)]
         executor.shutdown(wait=False, cancel_futures=True)
-        executor = cf.ProcessPoolExecutor(max_workers=nworkers, mp_context=_context())
+        executor = cf.ProcessPoolExecutor(max_workers=nworkers, mp_context=_context(first=False))
         bar.update(note=f"a worker died: resubmitted {len(lost)} batches", force=True)
         for c in lost:
             submit(c)
