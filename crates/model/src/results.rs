@@ -463,6 +463,35 @@ impl JobSink for SummarySink<'_> {
     }
 }
 
+/// The total summary alone, accumulated as the records stream by: what a sweep's row keeps
+/// of a run. Equal to [`RunResult::total_summary`] of the same run holding its records (the
+/// same [`SummaryAcc`] over the same records in the same order). [`TotalSink::reset`] keeps
+/// its buffer, so a batch of runs allocates it once.
+#[derive(Default)]
+pub struct TotalSink {
+    acc: SummaryAcc,
+}
+
+impl TotalSink {
+    /// Forget every record seen (the response-time buffer keeps its room).
+    pub fn reset(&mut self) {
+        let mut responses = std::mem::take(&mut self.acc.responses);
+        responses.clear();
+        self.acc = SummaryAcc { responses, ..SummaryAcc::default() };
+    }
+    /// The summary of the records seen since the last reset.
+    pub fn summary(&mut self) -> Summary {
+        self.acc.summary()
+    }
+}
+
+impl JobSink for TotalSink {
+    #[inline]
+    fn job(&mut self, rec: &JobRecord, end: Time) {
+        self.acc.add(rec, end);
+    }
+}
+
 /// A sink that holds the records (tests compare it with `RunResult::jobs`).
 impl JobSink for Vec<JobRecord> {
     fn job(&mut self, rec: &JobRecord, _end: Time) {

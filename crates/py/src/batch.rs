@@ -10,7 +10,7 @@ use crate::{input_err, PyTaskSet};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
 use rtsched_analysis::gen;
-use rtsched_model::results::RunResult;
+use rtsched_model::results::{RunResult, Summary, TotalSink};
 
 /// Integer columns of a row (the sweep table's names; `table.py` SUMMARY_COLUMNS and
 /// MODEL_COLUMNS hold the order).
@@ -25,9 +25,9 @@ const FLOAT_COLUMNS: [&str; 8] = ["dsr", "accrued_utility", "possible_utility", 
 /// A row's outcome (`status` column): what the codes of the `status` buffer mean.
 const STATUS: [&str; 3] = ["ok", "partition-failed", "deadlock"];
 
-/// The numeric columns of one completed run, in the order of `INT_COLUMNS` / `FLOAT_COLUMNS`.
-fn summarise(r: &RunResult) -> ([i64; 24], [f64; 8]) {
-    let s = r.total_summary();
+/// The numeric columns of one completed run (its counters, and `s`, its total summary), in
+/// the order of `INT_COLUMNS` / `FLOAT_COLUMNS`.
+fn summarise(r: &RunResult, s: &Summary) -> ([i64; 24], [f64; 8]) {
     let c = &r.counters;
     let o = &c.overheads;
     // As the row-at-a-time worker adds up the results document's `overheads`: every kind but
@@ -103,6 +103,11 @@ struct Shared<'a> {
 fn run_sets(sh: &Shared<'_>, set_gen: &[u32], set_params: &[String], set_seed: &[u64], todo: &[u8]) -> PyResult<Columns> {
     let k = sh.schedulers.len();
     let mut out = Columns::default();
+    // Each run's records go into the total summary as they are decided, none held: a row needs
+    // no more, and the buffers stay small and are reused from run to run (a run holding its
+    // records allocates them anew each time, which costs half as much again where malloc
+    // gives freed memory back early, as in Dask's workers: MALLOC_TRIM_THRESHOLD_=65536).
+    let mut total = TotalSink::default();
     for (s, params) in set_params.iter().enumerate() {
         let name = &sh.generators[set_gen[s] as usize];
         let seed = set_seed[s];
@@ -125,9 +130,10 @@ fn run_sets(sh: &Shared<'_>, set_gen: &[u32], set_params: &[String], set_seed: &
             out.m.push(m);
             out.n.push(n);
             out.u.push(u);
-            match rtsched_sim::simulate(&ts, sched, false) {
+            total.reset();
+            match rtsched_sim::simulate_into(&ts, sched, &mut total) {
                 Ok(r) => {
-                    let (i, f) = summarise(&r);
+                    let (i, f) = summarise(&r, &total.summary());
                     out.status.push(0);
                     out.ints.push(i);
                     out.floats.push(f);

@@ -324,6 +324,8 @@ pub struct Run<'t> {
     records: Vec<JobRecord>,
     rec_base: u32,
     rec_front: usize,
+    /// Counted jobs the window should release (room reserved for a run that holds them).
+    expected_jobs: usize,
     /// Counted jobs neither finished nor aborted.
     undecided: u64,
     /// Per task, CPU time of its finished entities (best-effort tasks' shares); and the
@@ -654,7 +656,10 @@ impl<'t> Ledger<'t> {
                 next_job: vec![0; n],
                 task_busy: vec![false; n],
                 held: (0..n).map(|_| VecDeque::with_capacity(4)).collect(),
-                records: Vec::with_capacity(expected_jobs.min(1 << 26) as usize),
+                // Reserved at the first record (`expected_jobs`), once it is known whether
+                // the run holds its records or streams them (a few then suffice).
+                records: Vec::new(),
+                expected_jobs: expected_jobs.min(1 << 26) as usize,
                 rec_base: 0,
                 rec_front: 0,
                 undecided: 0,
@@ -706,15 +711,21 @@ impl<'t> Ledger<'t> {
     /// that changes a record after its job is decided pins it first ([`Ledger::pin_record`]).
     pub fn stream_records(&mut self, sink: &'t mut (dyn JobSink + Send)) {
         self.sink = Some(SinkRef::Borrowed(sink));
-        self.run.records = Vec::with_capacity(4096);
     }
 
     /// [`Ledger::stream_records`] into a sink the ledger owns (a driver whose ledger outlives
     /// the caller's borrows, such as the testbed's, shared with its threads).
     pub fn stream_records_owned(&mut self, sink: Box<dyn JobSink + Send>) {
         self.sink = Some(SinkRef::Owned(sink));
-        self.run.records = Vec::with_capacity(4096);
     }
+
+    /// Records a streaming run makes room for at first: the undecided stretch and the handed-on
+    /// records not yet dropped ([`Ledger::hand_on_front`] drops them once there are
+    /// `STREAMED_RECORDS / 2`), so the buffer stays at about 30 KB unless more jobs than that
+    /// are undecided at once. Small on purpose: a sweep runs many short simulations, and a
+    /// buffer past malloc's trim threshold (64 KB where Dask sets `MALLOC_TRIM_THRESHOLD_`)
+    /// is given back to the system and faulted in again by every one of them.
+    const STREAMED_RECORDS: usize = 128;
 
     /// Keep record `rec` (and every later one) from the stream until [`Ledger::unpin_record`]:
     /// the driver will still add to it, even if its job is decided meanwhile.
@@ -757,7 +768,7 @@ impl<'t> Ledger<'t> {
             sink.job(rec, Time::MAX);
             r.rec_front += 1;
         }
-        if r.rec_front >= 1024 && 2 * r.rec_front >= r.records.len() {
+        if r.rec_front >= Self::STREAMED_RECORDS / 2 && 2 * r.rec_front >= r.records.len() {
             r.records.drain(..r.rec_front);
             r.rec_base = r.rec_base.wrapping_add(r.rec_front as u32);
             r.rec_front = 0;
@@ -849,6 +860,10 @@ impl<'t> Ledger<'t> {
                 // Four billion counted jobs: ids would wrap onto "no record". The driver stops
                 // the run with this (the CLI refuses such runs up front, `--max-jobs`).
                 self.failure = Some(format!("more than {} counted jobs in one run: shorten the window", NONE - 1));
+            }
+            if r.records.capacity() == 0 {
+                let room = if self.sink.is_some() { Self::STREAMED_RECORDS } else { r.expected_jobs };
+                r.records.reserve_exact(room.min(r.expected_jobs).max(1));
             }
             r.records.push(JobRecord { task, job, release: at, deadline, demand, max_utility: t.max_utility(), ..Default::default() });
             r.undecided += 1;

@@ -655,6 +655,14 @@ pub fn simulate_streamed(ts: &TaskSet, spec: &str, record_intervals: bool, measu
     Ok((r, p.stats()))
 }
 
+/// Simulate `ts` under `spec`, each per-job record going to `sink` as it is decided and
+/// none held: the result's `jobs` is empty and it has no summaries of its own (`sink` is where
+/// they are kept, e.g. a [`TotalSink`](rtsched_model::results::TotalSink) for a sweep's row).
+pub fn simulate_into(ts: &TaskSet, spec: &str, sink: &mut (dyn JobSink + Send)) -> Result<RunResult, String> {
+    let mut p = rtsched_policies::build(spec, ts)?;
+    run_with(ts, p.as_mut(), NoObserver, false, false, Some(sink))
+}
+
 /// Simulate `ts` under `spec` and also return the policy's own operation counters
 /// ([`Policy::stats`]: pushes, pulls, find-CPU calls, and ns per operation with `measure`).
 /// Apart from the work-stealing ones the results schema names (`steals`, `steal_attempts`,
