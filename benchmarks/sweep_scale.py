@@ -15,7 +15,8 @@ consolidation), each checked to hold every key exactly once:
    submitted), the reference for the ratios;
 2. the local process pool with 2 processes (``workers=2``);
 3. a Dask ``LocalCluster`` with 2 worker processes of 1 thread, through ``Client.get_executor()``
-   (the cluster is started, and its workers import what a batch needs, before the clock starts).
+   (the cluster is started, and its workers import what a batch needs, before the clock starts;
+   after the local runs, as a user's sweep on the local pool has no cluster in its process).
 
 First the machine's own ceiling: the same batch computed by one process and by two at once.
 Then the coordinator alone: batches computed beforehand (pickled as an executor sends them)
@@ -93,8 +94,10 @@ def load():
     return tuple(round(x, 2) for x in os.getloadavg())
 
 
-def run_three(sp, d: Path, tag: str, client, res: dict):
-    """One process, the 2-process pool and Dask on the same rows; rows/s and ratios into res."""
+def run_local(sp, d: Path, tag: str, res: dict):
+    """One process, then the 2-process pool, on the same rows: rows/s and the ratio into res.
+    Run before any Dask cluster exists in this process: a coordinator with other threads (a
+    cluster's) starts its pool from a fork server instead of forking (runner._context)."""
     r = res[tag] = {"rows": sp.size, "duration": sp.duration_ns / 1e6}
     wall = timed_sweep(sp, InProcess(), d / f"{tag}-one.parquet")
     r["one_process_rows_per_s"] = sp.size / wall
@@ -104,6 +107,11 @@ def run_three(sp, d: Path, tag: str, client, res: dict):
     r["pool2_vs_one"] = r["pool2_rows_per_s"] / r["one_process_rows_per_s"]
     print(f"[{tag}] local pool, 2 processes: {wall:.2f} s = {sp.size / wall:,.0f} rows/s "
           f"(x{r['pool2_vs_one']:.2f} one process); load {load()}", flush=True)
+
+
+def run_dask(sp, d: Path, tag: str, client, res: dict):
+    """The same rows on the Dask cluster; then whether every executor's table is the same."""
+    r = res[tag]
     if client is not None:
         wall = timed_sweep(sp, client.get_executor(), d / f"{tag}-dask.parquet")
         r["dask2_rows_per_s"] = sp.size / wall
@@ -267,6 +275,10 @@ def main(argv=None):
     client = cluster = None
     with tempfile.TemporaryDirectory() as tmp:
         d = Path(tmp)
+        res["machine"] = machine_scaling(light)
+        run_local(light, d, "scale", res)
+        run_local(heavy, d, "heavy", res)
+        c = res["coordinator"] = coordinator(light, d, a.coordinator_rows)
         if not a.skip_dask:
             from distributed import Client, LocalCluster
 
@@ -276,10 +288,8 @@ def main(argv=None):
             client.run(warm)  # not timed: each worker imports once
             res["dask_startup_s"] = time.perf_counter() - t
         try:
-            res["machine"] = machine_scaling(light)
-            run_three(light, d, "scale", client, res)
-            run_three(heavy, d, "heavy", client, res)
-            c = res["coordinator"] = coordinator(light, d, a.coordinator_rows)
+            run_dask(light, d, "scale", client, res)
+            run_dask(heavy, d, "heavy", client, res)
             if client is not None:
                 c["through_dask2_rows_per_s"] = coordinator_through(client.get_executor(), None, light, d,
                                                                     a.coordinator_rows, 10_000, "dask")
