@@ -6,6 +6,7 @@ import importlib
 import os
 import signal
 import subprocess
+import sys
 import time
 
 import pandas as pd
@@ -158,6 +159,9 @@ def test_a_worker_killed_mid_batch_loses_nothing(tmp_path):
     workers = [c for c in psutil.Process(p.pid).children(recursive=True)
                if not c.children() and not any("resource_tracker" in a for a in c.cmdline())]
     assert workers, "a local process pool"
+    # The CLI's coordinator has one thread: its first pool is forked from it (no fork server,
+    # whose start costs 0.3-0.4 s before the first batch; docs/sweeps.md).
+    assert all(w.ppid() == p.pid for w in workers), [(w.pid, w.ppid(), w.cmdline()) for w in workers]
     workers[0].kill()  # mid-batch: the rows it was computing come back once, from a resubmission
     try:
         _, err = p.communicate(timeout=300)
@@ -170,6 +174,23 @@ def test_a_worker_killed_mid_batch_loses_nothing(tmp_path):
     assert df["key"].is_unique and sorted(df.key) == sorted(S.all_keys(S.parse_spec(spec)))
     ref, _ = S.sweep_rows(spec)
     pd.testing.assert_frame_equal(comparable(df), comparable(ref))
+
+
+def test_the_first_pool_forks_a_coordinator_of_one_thread_and_others_use_the_fork_server():
+    # In a fresh interpreter, whose threads this test controls (pytest's process may have more).
+    code = """
+import importlib, threading
+R = importlib.import_module("rtsched.sweep.runner")
+out = [R._context(first=True).get_start_method(), R._context(first=False).get_start_method()]
+t = threading.Thread(target=threading.Event().wait, args=(5,), daemon=True)
+t.start()
+out.append(R._context(first=True).get_start_method())
+print(" ".join(out))
+"""
+    got = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    # The first pool of a coordinator of one thread: fork. A replacement pool, or a coordinator
+    # with another thread alive (a lock it holds would stay held in the child): the fork server.
+    assert got == ["fork", "forkserver", "forkserver"]
 
 
 def test_resume_after_a_kill_mid_batch_gives_every_row_once(tmp_path):
