@@ -280,7 +280,12 @@ impl<'a> Validator<'a> {
                     Some(dir) if path.is_relative() && !self.file.starts_with('<') => dir.join(path),
                     _ => path.to_path_buf(),
                 };
-                let prof = crate::overheads::load_profile(&path)?;
+                // Errors name this file and the field first, then (when the profile is what is
+                // wrong) the profile's own file and field.
+                let (pctx, pfield) = if m.is_some() { (ctx, "profile") } else { (Some("run"), "overheads") };
+                let text = crate::overheads::read_profile_text(&path).map_err(|e| self.err(pctx, Some(pfield), format!("cannot read overhead profile {}: {e}", path.display())))?;
+                let prof = crate::overheads::parse_profile(&text, &path.display().to_string())
+                    .map_err(|e| self.err(pctx, Some(pfield), format!("in the overhead profile: {e}")))?;
                 prof.overheads(statistic, p)
             }
         };
