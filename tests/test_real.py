@@ -286,6 +286,19 @@ def test_compare_prints_sim_and_testbed(tmp_path):
     assert "simulator" in r.stdout and "testbed" in r.stdout and "real minus simulated" in r.stdout
 
 
+@pytest.mark.parametrize("backend", ["kernel:fifo", "testbed:gedf"])
+def test_a_real_run_places_its_time_zero_on_the_monotonic_clock(light, backend):
+    """`host.time_zero_monotonic_ns` is the run's time 0 on CLOCK_MONOTONIC (time.monotonic_ns):
+    after the call began, and at least the run's end before it returned."""
+    ts = light.with_run(duration_ns=300_000_000, seed=None, on_miss=None)
+    before = time.monotonic_ns()
+    r = rtsched.run(ts, backend)
+    after = time.monotonic_ns()
+    t0 = int(r.measurements["host.time_zero_monotonic_ns"])
+    assert before < t0 and t0 + r.document["end_ns"] <= after, (before, t0, r.document["end_ns"], after)
+    assert "host.time_zero_monotonic_ns" not in rtsched.simulate(ts, "gedf").measurements
+
+
 @pytest.mark.skipif(shutil.which("cyclictest") is None, reason="needs cyclictest (Debian rt-tests; make test installs it as root)")
 def test_latency_probe_agrees_with_cyclictest():
     from rtsched.latency import cyclictest, probe, summarize

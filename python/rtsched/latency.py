@@ -25,7 +25,7 @@ def summarize(samples_ns) -> dict:
 
 def probe(duration="5s", interval="1ms", priority: int = 80, cpus=None) -> dict:
     """Run the probe: ``{cpu: array of latencies in ns}`` (one pinned SCHED_FIFO thread per CPU)."""
-    samples = _core.latency_probe(duration_ns(duration), duration_ns(interval), priority, cpus)
+    _, samples = _core.latency_probe(duration_ns(duration), duration_ns(interval), priority, cpus)
     cpus = cpus if cpus is not None else list(range(len(samples)))
     return {c: np.asarray(s, dtype=np.int64) for c, s in zip(cpus, samples)}
 

@@ -1141,6 +1141,9 @@ pub(crate) fn run_into(ts: &TaskSet, plan: &KernelPlan, opts: &RunOptions, mut o
         return Err(RunError::Input(msg));
     }
     let mut r = RunResult::new("kernel", &plan.label, ts);
+    // Where the run's time 0 lies on CLOCK_MONOTONIC, to line its records up with anything
+    // else timed on this machine (a trace, a latency probe, /proc samples).
+    r.measurements.insert(crate::TIME_ZERO_KEY.into(), start.t0.load(Ordering::SeqCst) as f64);
     if let Some(stats) = scx_stats {
         r.measurements.extend(stats);
         tally.report(&r.task_names, &mut r.measurements);

@@ -1,7 +1,7 @@
 //! A cyclictest-like wake-up latency probe: per CPU one pinned SCHED_FIFO thread sleeps until
 //! absolute CLOCK_MONOTONIC deadlines `interval` apart and records how late it woke (the same
 //! measurement as `cyclictest -S -m`, against which the tests validate it). Like cyclictest it
-//! asks for zero wake-up latency through /dev/cpu_dma_latency while it runs.
+//! asks for zero wake-up latency through /dev/cpu_dma_latency while it runs (`pm_qos`).
 
 use crate::{interrupted, sys, RunError};
 use rtsched_model::Time;
@@ -10,14 +10,24 @@ use std::io::Write;
 pub struct ProbeResult {
     /// Per CPU, the wake-up latency of every cycle, in ns.
     pub samples: Vec<Vec<Time>>,
+    /// On CLOCK_MONOTONIC, in ns: cycle `i` was due at `start + (i + 1) * interval`.
+    pub start: Time,
 }
 
-pub fn probe(duration: Time, interval: Time, priority: u32, cpus: Option<Vec<usize>>) -> Result<ProbeResult, RunError> {
+/// The longest probe: a 10-minute real run (crate::MAX_DURATION) watched with a margin on each
+/// side. A probe sleeps almost all the time; what bounds it is the samples it keeps (8 bytes a
+/// cycle and CPU: 7.2 MB per CPU at 1 ms).
+pub const MAX_PROBE_DURATION: Time = 900 * 1_000_000_000;
+
+/// `pm_qos`: ask for zero wake-up latency (/dev/cpu_dma_latency) while probing, as cyclictest
+/// does; without it the CPUs idle as they would anyway (what a probe watching a run wants: the
+/// request keeps idle vCPUs polling, which changes what the host does).
+pub fn probe(duration: Time, interval: Time, priority: u32, cpus: Option<Vec<usize>>, pm_qos: bool) -> Result<ProbeResult, RunError> {
     if !(10_000..=1_000_000_000).contains(&interval) {
         return Err(RunError::Input(format!("latency probe: interval must be between 10 us and 1 s, got {interval} ns")));
     }
-    if duration > crate::MAX_DURATION || duration < interval {
-        return Err(RunError::Input("latency probe: duration must be at least one interval and at most 600 s".into()));
+    if duration > MAX_PROBE_DURATION || duration < interval {
+        return Err(RunError::Input(format!("latency probe: duration must be at least one interval and at most {} s", MAX_PROBE_DURATION / 1_000_000_000)));
     }
     if !(1..=99).contains(&priority) {
         return Err(RunError::Input(format!("latency probe: SCHED_FIFO priority must be 1..99, got {priority}")));
@@ -30,7 +40,7 @@ pub fn probe(duration: Time, interval: Time, priority: u32, cpus: Option<Vec<usi
     sys::check_rt_privilege().map_err(RunError::Privilege)?;
     let _guard = crate::SignalGuard::install();
     // Keep the CPUs out of deep idle states while we measure, as cyclictest does.
-    let dma = std::fs::OpenOptions::new().write(true).open("/dev/cpu_dma_latency").and_then(|mut f| f.write_all(&0i32.to_ne_bytes()).map(|_| f)).ok();
+    let dma = pm_qos.then(|| std::fs::OpenOptions::new().write(true).open("/dev/cpu_dma_latency").and_then(|mut f| f.write_all(&0i32.to_ne_bytes()).map(|_| f)).ok());
     let start = sys::mono_ns() + 10_000_000;
     let stop = std::sync::atomic::AtomicBool::new(false);
     let results: Vec<Result<Vec<Time>, String>> = std::thread::scope(|s| {
@@ -67,5 +77,5 @@ pub fn probe(duration: Time, interval: Time, priority: u32, cpus: Option<Vec<usi
         return Err(RunError::Interrupted);
     }
     let samples = results.into_iter().collect::<Result<Vec<_>, _>>().map_err(RunError::Failed)?;
-    Ok(ProbeResult { samples })
+    Ok(ProbeResult { samples, start })
 }

@@ -36,6 +36,9 @@ pub(crate) fn real_threads_lock() -> std::sync::MutexGuard<'static, ()> {
 
 /// Longest run allowed (a real run occupies real cores).
 pub const MAX_DURATION: Time = 600 * 1_000_000_000;
+/// The measurement holding where a real run's time 0 lies on this boot's CLOCK_MONOTONIC, in
+/// ns (exact as an f64 for 104 days of uptime).
+pub const TIME_ZERO_KEY: &str = "host.time_zero_monotonic_ns";
 
 #[derive(Debug)]
 pub enum RunError {

@@ -961,6 +961,7 @@ fn run_on(ts: &TaskSet, policy: Box<dyn Policy>, opts: &RunOptions, scx: Option<
     }
     r.intervals = std::mem::take(&mut st.intervals);
     r.intervals.sort_by_key(|i| (i.start, i.cpu));
+    r.measurements.insert(crate::TIME_ZERO_KEY.into(), sh.t0 as f64);
     r.measurements.insert("kernel.worker_context_switches".into(), kernel_cs as f64);
     r.measurements.insert("kernel.worker_migrations".into(), kernel_mig as f64);
     put_stats(&mut r, "decision_overhead", &mut st.decision_ns);

@@ -418,12 +418,14 @@ fn run_real(py: Python<'_>, taskset: &PyTaskSet, backend: &str, allow_overload: 
     }
 }
 
-/// Cyclictest-like wake-up latency probe: per CPU, the latency of every cycle in ns.
+/// Cyclictest-like wake-up latency probe: `(start_ns, samples)`, per CPU the latency of every
+/// cycle in ns, cycle `i` due at `start_ns + (i + 1) * interval_ns` on CLOCK_MONOTONIC.
+/// `pm_qos`: hold /dev/cpu_dma_latency at 0 while probing (as cyclictest does).
 #[pyfunction]
-#[pyo3(signature = (duration_ns, interval_ns=1_000_000, priority=80, cpus=None))]
-fn latency_probe(py: Python<'_>, duration_ns: u64, interval_ns: u64, priority: u32, cpus: Option<Vec<usize>>) -> PyResult<Vec<Vec<u64>>> {
-    match py.detach(|| rtsched_linux::latency::probe(duration_ns, interval_ns, priority, cpus)) {
-        Ok(r) => Ok(r.samples),
+#[pyo3(signature = (duration_ns, interval_ns=1_000_000, priority=80, cpus=None, pm_qos=true))]
+fn latency_probe(py: Python<'_>, duration_ns: u64, interval_ns: u64, priority: u32, cpus: Option<Vec<usize>>, pm_qos: bool) -> PyResult<(u64, Vec<Vec<u64>>)> {
+    match py.detach(|| rtsched_linux::latency::probe(duration_ns, interval_ns, priority, cpus, pm_qos)) {
+        Ok(r) => Ok((r.start, r.samples)),
         Err(rtsched_linux::RunError::Input(s)) => Err(InputError::new_err(s)),
         Err(rtsched_linux::RunError::Privilege(s)) => Err(PrivilegeError::new_err(s)),
         Err(rtsched_linux::RunError::Interrupted) => Err(pyo3::exceptions::PyKeyboardInterrupt::new_err("interrupted")),
