@@ -317,3 +317,10 @@ def test_latency_probe_agrees_with_cyclictest():
 def test_latency_cli_writes_histogram(tmp_path):
     r = run_cli("latency", "--duration", "1s", "--plot", tmp_path / "lat.png", check=0)
     assert "median us" in r.stdout and (tmp_path / "lat.png").stat().st_size > 5000
+
+
+def test_latency_cli_without_pm_qos_and_its_limits():
+    r = run_cli("latency", "--duration", "0.5s", "--no-pm-qos", check=0)
+    assert "median us" in r.stdout
+    r = run_cli("latency", "--duration", "901s", check=2)
+    assert "at most 900 s" in r.stderr and "Traceback" not in r.stderr, r.stderr

@@ -25,7 +25,9 @@ from the run's results and per-job records:
    - a CPU was taken from the probe at SCHED_FIFO 99 for at least as long as the job was late:
      what nothing the run does can cause (its threads are at most SCHED_FIFO 89 and use half of
      each CPU, far from the kernel's RT throttling), but a vCPU the host stopped without
-     counting steal, or a long non-preemptible stretch of the guest kernel, does. A probe cycle
+     counting steal, or a long non-preemptible stretch of the guest kernel, does. Not under
+     kernel:deadline: SCHED_DEADLINE threads run before any SCHED_FIFO one, so there the probe
+     is held off by the run's own jobs (PROBE_BLIND; only steal explains a miss). A probe cycle
      late by L >= OUTAGE_NS took its CPU from [due - interval, due + L]; the outage counted for
      a job is that time inside [release - LONGEST_PERIOD, end of window] (backlog from just
      before the release delays it as well) on the CPUs it ran on (kernel:fifo, partitioned) or
@@ -89,6 +91,9 @@ OUTAGE_NS = 1_000_000
 PROBE_MARGIN_S = 5.0
 LONGEST_PERIOD_NS = 100_000_000
 PARTITIONED = {"kernel:fifo"}
+# SCHED_DEADLINE threads run before any SCHED_FIFO thread: under kernel:deadline the probe is
+# held off by the run's own jobs, and what it sees says nothing about the machine.
+PROBE_BLIND = {"kernel:deadline"}
 RSS_SLACK_BYTES = 8 << 20
 # A job leaves a few 8-byte measurement samples until the run ends (testbed: release jitter,
 # the decisions it causes, preemption latencies, 21 B a job measured in a 60 s run; kernel
@@ -291,7 +296,7 @@ def explain_misses(backend, r):
     taken = np.array([max(outage_within(outages[c], t0_ns + a - LONGEST_PERIOD_NS, t0_ns + b)
                           for c in (cpus if backend in PARTITIONED and len(cpus) else range(ncpu)))
                       for a, b, cpus in zip(rel, ends, missed.cpus)], dtype=np.int64)
-    by_outage = taken >= np.maximum(late, 1)
+    by_outage = (taken >= np.maximum(late, 1)) & (backend not in PROBE_BLIND)
     # How often a window as wide as a miss's would contain steal or an outage by chance: the
     # check is only as sharp as these are small.
     width = (float(np.max(ends - rel)) / 1e9 if len(missed) else 0.1) + LONGEST_PERIOD_NS / 1e9

@@ -23,9 +23,10 @@ def summarize(samples_ns) -> dict:
             "p99_us": float(np.percentile(x, 99, method="inverted_cdf")) / 1e3, "max_us": x.max() / 1e3}
 
 
-def probe(duration="5s", interval="1ms", priority: int = 80, cpus=None) -> dict:
-    """Run the probe: ``{cpu: array of latencies in ns}`` (one pinned SCHED_FIFO thread per CPU)."""
-    _, samples = _core.latency_probe(duration_ns(duration), duration_ns(interval), priority, cpus)
+def probe(duration="5s", interval="1ms", priority: int = 80, cpus=None, pm_qos: bool = True) -> dict:
+    """Run the probe: ``{cpu: array of latencies in ns}`` (one pinned SCHED_FIFO thread per CPU).
+    ``pm_qos``: hold /dev/cpu_dma_latency at 0 while measuring, as cyclictest does."""
+    _, samples = _core.latency_probe(duration_ns(duration), duration_ns(interval), priority, cpus, pm_qos)
     cpus = cpus if cpus is not None else list(range(len(samples)))
     return {c: np.asarray(s, dtype=np.int64) for c, s in zip(cpus, samples)}
 

@@ -10,16 +10,19 @@ def register(sub):
     p = sub.add_parser("latency", help="measure wake-up latency per CPU (a cyclictest-like probe)",
                        description="One pinned SCHED_FIFO thread per CPU sleeps until absolute deadlines INTERVAL apart and "
                                    "records how late it wakes. Needs root or CAP_SYS_NICE.")
-    p.add_argument("--duration", default="5s", metavar="D")
-    p.add_argument("--interval", default="1ms", metavar="I")
-    p.add_argument("--priority", type=int, default=80)
+    p.add_argument("--duration", default="5s", metavar="D", help="how long to measure (default 5s, at most 900s)")
+    p.add_argument("--interval", default="1ms", metavar="I", help="time between wake-ups (default 1ms, 10us to 1s)")
+    p.add_argument("--priority", type=int, default=80, help="SCHED_FIFO priority of the probe threads (1-99, default 80)")
+    p.add_argument("--no-pm-qos", action="store_true",
+                   help="do not ask for zero wake-up latency (/dev/cpu_dma_latency) while measuring: leave the CPUs "
+                        "to idle as they would (to watch a run rather than the best case)")
     p.add_argument("--cyclictest", action="store_true", help="also run the real cyclictest (rt-tests) with the same settings")
     p.add_argument("--plot", metavar="OUT.png", help="latency histogram")
     p.set_defaults(func=run)
 
 
 def run(args):
-    res = probe(args.duration, args.interval, args.priority)
+    res = probe(args.duration, args.interval, args.priority, pm_qos=not args.no_pm_qos)
     rows = []
     for cpu, xs in res.items():
         s = summarize(xs)
