@@ -175,7 +175,7 @@ class Probe(threading.Thread):
     def __init__(self, seconds):
         super().__init__(daemon=True)
         self.duration_ns = int(seconds * 1e9)
-        self.result = self.error = None
+        self.result = self.error = self._outages = None
 
     def run(self):
         try:
@@ -184,7 +184,10 @@ class Probe(threading.Thread):
             self.error = e
 
     def outages(self):
-        """Per CPU, merged [start, end) intervals (monotonic ns) when the CPU was taken from the probe."""
+        """Per CPU, merged [start, end) intervals (monotonic ns) when the CPU was taken from the probe
+        (worked out once)."""
+        if self._outages is not None:
+            return self._outages
         start, samples = self.result
         out = []
         for lat in samples:
@@ -199,6 +202,7 @@ class Probe(threading.Thread):
                 else:
                     merged.append([x, y])
             out.append(np.array(merged, dtype=np.int64).reshape(-1, 2))
+        self._outages = out
         return out
 
 
