@@ -38,6 +38,36 @@ def test_the_limit_counts_each_scheduler_and_follows_duration_and_max_jobs(fast)
     assert r.returncode == 2 and "--max-jobs must be at least 1" in r.stderr
 
 
+def _peak_rss_mb(*args):
+    """Run the installed `rtsched` with `args`; its exit code, stdout and peak RSS in MB (its own,
+    from wait4, not the largest of every child this test process ever had)."""
+    import os
+    import subprocess
+    from conftest import RTSCHED
+    env = dict(os.environ, MPLBACKEND="Agg")
+    p = subprocess.Popen([RTSCHED, *map(str, args)], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env)
+    out = p.stdout.read()
+    _, status, usage = os.wait4(p.pid, 0)
+    p.returncode = os.waitstatus_to_exitcode(status)
+    return p.returncode, out, usage.ru_maxrss / 1024
+
+
+def test_memory_does_not_grow_with_the_runs_length(tmp_path):
+    # Two tasks whose jobs' response times all differ (the p99 needs them): 1 M and then 10 M
+    # jobs. Only the largest 1% of the response times stay (0.16 bytes a job): 10x the jobs
+    # adds about 1.5 MB. Keeping every response time added 8 bytes a job, twice that while the
+    # total was merged: about 140 MB here.
+    p = tmp_path / "long.yaml"
+    p.write_text("platform: {cpus: 1}\nrun: {duration: 1s}\ntasks:\n"
+                 "  - {name: a, period: 2us, wcet: 700ns}\n  - {name: b, period: 3us, wcet: 900ns}\n")
+    rss = {}
+    for d in ("1.2s", "12s"):
+        rc, out, rss[d] = _peak_rss_mb("simulate", p, "--duration", d, "--max-jobs", "20000000", "-s", "gedf")
+        assert rc == 0, out
+    growth = rss["12s"] - rss["1.2s"]
+    assert growth < 20, f"peak RSS {rss}: {growth:.1f} MB more for 9 M more jobs"
+
+
 @pytest.mark.parametrize("cmd", [["run", "-b", "testbed:gedf"], ["compare", "-p", "gedf"]])
 def test_real_runs_are_refused_too(fast, cmd):
     # Refused before any privilege check or thread: nothing runs.

@@ -182,7 +182,7 @@ pub fn run(ts: &TaskSet, backend: &str, opts: &RunOptions) -> Result<RunResult, 
 /// whatever the duration ([`crate::stream`]). The result's `jobs` is empty and `streamed`
 /// holds the count and the summaries.
 pub fn run_streamed(ts: &TaskSet, backend: &str, opts: &RunOptions, next: Option<&mut (dyn JobSink + Send)>) -> Result<RunResult, RunError> {
-    let mut c = stream::Collector::new(ts.tasks.len(), next);
+    let mut c = stream::Collector::for_run(ts, next);
     let mut r = run_with(ts, backend, opts, Some(&mut c))?;
     r.streamed = Some(c.streamed(&r.task_names));
     Ok(r)

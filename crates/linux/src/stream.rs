@@ -56,8 +56,14 @@ pub struct Collector<'a> {
 }
 
 impl<'a> Collector<'a> {
+    /// Keeping every response time (tests).
     pub fn new(tasks: usize, next: Option<&'a mut (dyn JobSink + Send)>) -> Self {
         Collector { acc: SummarySink::new(tasks, next), jobs: 0, latest: 0, start_delays: None }
+    }
+    /// For a run of `ts`: the p99s keep about 1% of the response times
+    /// ([`SummarySink::for_run`]).
+    pub fn for_run(ts: &rtsched_model::TaskSet, next: Option<&'a mut (dyn JobSink + Send)>) -> Self {
+        Collector { acc: SummarySink::for_run(ts, next), jobs: 0, latest: 0, start_delays: None }
     }
     pub fn job(&mut self, rec: &JobRecord, end: Time) {
         self.jobs += 1;

@@ -155,6 +155,14 @@ impl Task {
             Class::Rt => None,
         }
     }
+    /// The most jobs this task releases in [0, `horizon`) (a real-time task; sporadic ones at
+    /// their minimum inter-arrival time, the period): the jobs a run counts of it, at most.
+    pub fn jobs_released_by(&self, horizon: Time) -> u64 {
+        if self.is_fair() || self.offset >= horizon {
+            return 0;
+        }
+        (horizon - self.offset - 1) / self.period.max(1) + 1
+    }
     #[inline]
     pub fn is_fair(&self) -> bool {
         matches!(self.class, Class::Fair(_))
@@ -399,11 +407,7 @@ impl TaskSet {
     /// minimum inter-arrival time, the period): what a run must hold before it starts. Saturates
     /// at `u64::MAX`; O(n).
     pub fn jobs_released_by(&self, horizon: Time) -> u64 {
-        self.tasks
-            .iter()
-            .filter(|t| !t.is_fair() && t.offset < horizon)
-            .map(|t| (horizon - t.offset - 1) / t.period.max(1) + 1)
-            .fold(0u64, u64::saturating_add)
+        self.tasks.iter().map(|t| t.jobs_released_by(horizon)).fold(0u64, u64::saturating_add)
     }
     pub fn task_index(&self, name: &str) -> Option<TaskId> {
         self.tasks.iter().position(|t| t.name == name).map(|i| i as TaskId)

@@ -130,7 +130,7 @@ fn run_sets(sh: &Shared<'_>, set_gen: &[u32], set_params: &[String], set_seed: &
             out.m.push(m);
             out.n.push(n);
             out.u.push(u);
-            total.reset();
+            total.reset_for(&ts);
             match rtsched_sim::simulate_into(&ts, sched, &mut total) {
                 Ok(r) => {
                     let (i, f) = summarise(&r, &total.summary());

@@ -23,7 +23,7 @@ fn row(ts: &rtsched_model::TaskSet, sched: &str, mode: &str, total: &mut TotalSi
         "--streamed" => rtsched_sim::simulate_streamed(ts, sched, false, false, None).map(|(r, _)| r),
         "--held" => rtsched_sim::simulate(ts, sched, false),
         _ => {
-            total.reset();
+            total.reset_for(ts);
             let s = rtsched_sim::simulate_into(ts, sched, total).map(|_| total.summary());
             return s.map(|s| (s.jobs, s.missed)).unwrap_or((0, 0));
         }

@@ -649,7 +649,7 @@ pub fn simulate_measured(ts: &TaskSet, spec: &str, record_intervals: bool, measu
 /// the count and the summaries, equal to those of the held records (same order, same sums).
 pub fn simulate_streamed(ts: &TaskSet, spec: &str, record_intervals: bool, measure_policy: bool, sink: Option<&mut (dyn JobSink + Send)>) -> Result<(RunResult, Vec<(String, f64)>), String> {
     let mut p = rtsched_policies::build(spec, ts)?;
-    let mut acc = SummarySink::new(ts.tasks.len(), sink);
+    let mut acc = SummarySink::for_run(ts, sink);
     let mut r = run_with(ts, p.as_mut(), NoObserver, record_intervals, measure_policy, Some(&mut acc))?;
     r.streamed = Some(Streamed { jobs: acc.jobs(), summaries: acc.summaries(&r.task_names) });
     Ok((r, p.stats()))
