@@ -27,7 +27,9 @@ from the run's results and per-job records:
      each CPU, far from the kernel's RT throttling), but a vCPU the host stopped without
      counting steal, or a long non-preemptible stretch of the guest kernel, does. Not under
      kernel:deadline: SCHED_DEADLINE threads run before any SCHED_FIFO one, so there the probe
-     is held off by the run's own jobs (PROBE_BLIND; only steal explains a miss). A probe cycle
+     is held off by the run's own jobs (PROBE_BLIND); there instead
+   - the job was throttled by an overrun: its thread, or that of the task's missed job before
+     it, was charged more CPU time than its reservation's runtime (`overrun_chains`). A probe cycle
      late by L >= OUTAGE_NS took its CPU from [due - interval, due + L]; the outage counted for
      a job is that time inside [release - LONGEST_PERIOD, end of window] (backlog from just
      before the release delays it as well) on the CPUs it ran on (kernel:fifo, partitioned) or
@@ -37,8 +39,8 @@ from the run's results and per-job records:
    misses', placed anywhere in the run, would hold steal or an outage by chance.
 3. **Memory.** The run holds no per-job records (`rtsched run` folds each job into the
    summaries and writes it to --jobs-parquet as it ends); what it keeps per job is a few
-   8-byte measurement samples and each completed job's response time for the exact p99
-   (SAMPLE_BYTES_PER_JOB). Apart from that its memory must not grow: the median RSS of the
+   8-byte measurement samples and, for the exact p99s, the largest 1% of the response times
+   (SAMPLE_BYTES_PER_JOB allows for more). Apart from that its memory must not grow: the median RSS of the
    last quarter of the run may exceed that of the first quarter by at most that for the jobs
    released between the two quarters' middles, plus RSS_SLACK_BYTES.
 
@@ -55,6 +57,7 @@ import threading
 import time
 
 import numpy as np
+import pandas as pd
 import pytest
 import yaml
 
@@ -97,7 +100,8 @@ PROBE_BLIND = {"kernel:deadline"}
 RSS_SLACK_BYTES = 8 << 20
 # A job leaves a few 8-byte measurement samples until the run ends (testbed: release jitter,
 # the decisions it causes, preemption latencies, 21 B a job measured in a 60 s run; kernel
-# backends: start delay and CPU overhead, 16 B) and its response time (8 B, the summary's p99).
+# backends: start delay and CPU overhead, 16 B) and, for the p99s, the largest 1% of the
+# response times (0.16 B; every one, 8 B, until 2026-11-24).
 SAMPLE_BYTES_PER_JOB = 40
 
 
@@ -301,6 +305,8 @@ def explain_misses(backend, r):
                           for c in (cpus if backend in PARTITIONED and len(cpus) else range(ncpu)))
                       for a, b, cpus in zip(rel, ends, missed.cpus)], dtype=np.int64)
     by_outage = (taken >= np.maximum(late, 1)) & (backend not in PROBE_BLIND)
+    by_overrun = overrun_chains(r["ts"], jobs).loc[missed.index].to_numpy() if backend.startswith("kernel:deadline") \
+        else np.zeros(len(missed), dtype=bool)
     # How often a window as wide as a miss's would contain steal or an outage by chance: the
     # check is only as sharp as these are small.
     width = (float(np.max(ends - rel)) / 1e9 if len(missed) else 0.1) + LONGEST_PERIOD_NS / 1e9
@@ -310,8 +316,10 @@ def explain_misses(backend, r):
                      if len(starts) else float("nan"))
     run_outages = [o[(o[:, 1] > t0_ns) & (o[:, 0] < t0_ns + dur_ns)] for o in outages]
     per_sample = np.diff(np.array([sum(s[1]) for s in w.steal]))
-    report = dict(missed=int(len(missed)), missed_unexplained=int(((stolen == 0) & ~by_outage).sum()),
+    unexplained = (stolen == 0) & ~by_outage & ~by_overrun
+    report = dict(missed=int(len(missed)), missed_unexplained=int(unexplained.sum()),
                   missed_explained_by_steal=int((stolen > 0).sum()), missed_explained_by_outage=int(by_outage.sum()),
+                  missed_explained_by_overrun=int(by_overrun.sum()),
                   steal_ms=(sum(w.steal[-1][1]) - sum(w.steal[0][1])) * 1000 / os.sysconf("SC_CLK_TCK"),
                   samples_with_steal=float(np.mean(per_sample > 0)), probe_blind=backend in PROBE_BLIND,
                   outages_per_cpu=[len(o) for o in run_outages],
@@ -319,7 +327,27 @@ def explain_misses(backend, r):
                   window_s=width, chance_window_has_steal=chance, chance_window_has_outage=chance_outage,
                   missed_steal_ticks=stolen[:50].tolist(), missed_late_ms=(late[:50] / 1e6).tolist(),
                   missed_outage_ms=(taken[:50] / 1e6).tolist())
-    return missed[(stolen == 0) & ~by_outage], report
+    return missed[unexplained], report
+
+
+def overrun_chains(ts, jobs):
+    """Per job (kernel:deadline): whether it was throttled by an overrun, its own or one it
+    inherited. A job whose thread was charged more CPU time than its reservation's runtime
+    (`exec_ns` beyond `rtsched._core.sched_deadline_runtimes`: work done by calibrated loops,
+    so the excess is time the CPU spent elsewhere, interrupts or a stall, charged to the thread)
+    exhausted the runtime and was throttled to its next period. The reservation's deadline then
+    stays behind and catches up by the allowance (10%, at least 250 us) per period, so the jobs
+    after it miss too until it has: a miss is put down to an overrun if the job overran or
+    the job before it of the same task missed and is put down to one."""
+    runtimes = {t["name"]: sum(rt) for t, rt in zip(ts.tasks(), rtsched._core.sched_deadline_runtimes(ts))}
+    over = jobs.exec_ns.to_numpy() > jobs.task.map(runtimes).to_numpy()
+    out = np.zeros(len(jobs), dtype=bool)
+    for _, g in jobs.assign(_over=over, _i=np.arange(len(jobs))).sort_values(["task", "job"]).groupby("task"):
+        chain = False
+        for i, o, m in zip(g._i, g._over, g.missed):
+            chain = bool(m) and (o or chain)
+            out[i] = chain
+    return pd.Series(out, index=jobs.index)
 
 
 @pytest.mark.parametrize("backend", SOAK_BACKENDS)
@@ -379,8 +407,10 @@ def test_soak_at_half_load(backend, tmp_path):
         # Not a looser bound: the known cause, detected. This kernel charges interrupt time to
         # the running thread, so a reservation sized from the WCET is exhausted now and then and
         # the job throttled to its next period (docs/real-runs.md, "Findings"; measured in the
-        # soak: "Soak" there). Accounting and memory were checked above all the same.
-        pytest.xfail(f"{len(unexplained)} of {misses['missed']} misses without host steal or a CPU outage in their window; "
+        # soak: "Soak" there). The overruns seen in a job's own CPU time explain most of these
+        # misses (above); what is left is charged time outside the jobs, or a stall the blind
+        # probe cannot see. Accounting and memory were checked above all the same.
+        pytest.xfail(f"{len(unexplained)} of {misses['missed']} misses without host steal or an overrun in their window; "
                      "CONFIG_IRQ_TIME_ACCOUNTING is not set: interrupt time is charged to SCHED_DEADLINE reservations")
     if backend != "kernel:other":
         assert unexplained.empty, ("misses without host steal or a CPU outage in their window", report,

@@ -465,6 +465,15 @@ fn backends() -> Vec<(&'static str, &'static str)> {
     rtsched_linux::BACKENDS.to_vec()
 }
 
+/// The SCHED_DEADLINE runtimes (ns) `kernel:deadline` reserves for each task of `taskset`,
+/// one per thread lane: the lane's work per job plus an allowance of 10% (at least 250 us),
+/// capped at the deadline (docs/real-runs.md, "Departures"). A job whose thread is charged more
+/// CPU time than that in a period is throttled to the next one.
+#[pyfunction]
+fn sched_deadline_runtimes(taskset: &PyTaskSet) -> Vec<Vec<u64>> {
+    taskset.inner.tasks.iter().map(rtsched_linux::kernel::dl_runtimes).collect()
+}
+
 /// Simulate and also return the policy's own operation counters (pushes, pulls, find-CPU
 /// calls; ns per operation for specs with `measure`), as a list of (name, value).
 #[pyfunction]
@@ -536,6 +545,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("RunFailed", m.py().get_type::<RunFailed>())?;
     m.add_function(wrap_pyfunction!(run_real, m)?)?;
     m.add_function(wrap_pyfunction!(backends, m)?)?;
+    m.add_function(wrap_pyfunction!(sched_deadline_runtimes, m)?)?;
     m.add_function(wrap_pyfunction!(latency_probe, m)?)?;
     m.add_function(wrap_pyfunction!(calibrate, m)?)?;
     m.add_class::<PyTaskSet>()?;
