@@ -381,8 +381,10 @@ impl Tail {
     }
 }
 
-/// Restore the min-heap order of `h` after its root was replaced (written by hand: std's
-/// BinaryHeap is a max-heap and its `Reverse` wrapper would cost a conversion per value).
+/// Restore the min-heap order of `h` after its root was replaced. Written by hand rather than
+/// a `BinaryHeap<Reverse<Time>>`: one plain `Vec<Time>` serves both kinds of tail and is reused
+/// from run to run as the keep-everything buffer (`TotalSink::reset`), which a heap of another
+/// element type could not be without copying.
 #[inline]
 fn sift_down_min(h: &mut [Time]) {
     let (n, mut i) = (h.len(), 0);
