@@ -1,7 +1,10 @@
 """A run whose job count would exhaust memory is refused before it starts, with the numbers."""
 
+import os
+import subprocess
+
 import pytest
-from conftest import run_cli as rtsched
+from conftest import RTSCHED, run_cli as rtsched
 
 
 @pytest.fixture
@@ -41,15 +44,11 @@ def test_the_limit_counts_each_scheduler_and_follows_duration_and_max_jobs(fast)
 def _peak_rss_mb(*args):
     """Run the installed `rtsched` with `args`; its exit code, stdout and peak RSS in MB (its own,
     from wait4, not the largest of every child this test process ever had)."""
-    import os
-    import subprocess
-    from conftest import RTSCHED
     env = dict(os.environ, MPLBACKEND="Agg")
     p = subprocess.Popen([RTSCHED, *map(str, args)], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env)
     out = p.stdout.read()
     _, status, usage = os.wait4(p.pid, 0)
-    p.returncode = os.waitstatus_to_exitcode(status)
-    return p.returncode, out, usage.ru_maxrss / 1024
+    return os.waitstatus_to_exitcode(status), out, usage.ru_maxrss / 1024
 
 
 def test_memory_does_not_grow_with_the_runs_length(tmp_path):

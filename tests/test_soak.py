@@ -40,9 +40,9 @@ from the run's results and per-job records:
 3. **Memory.** The run holds no per-job records (`rtsched run` folds each job into the
    summaries and writes it to --jobs-parquet as it ends); what it keeps per job is a few
    8-byte measurement samples and, for the exact p99s, the largest 1% of the response times
-   (SAMPLE_BYTES_PER_JOB allows for more). Apart from that its memory must not grow: the median RSS of the
-   last quarter of the run may exceed that of the first quarter by at most that for the jobs
-   released between the two quarters' middles, plus RSS_SLACK_BYTES.
+   (SAMPLE_BYTES_PER_JOB allows for more). Apart from that its memory must not grow: the
+   median RSS of the last quarter of the run may exceed that of the first quarter by at most
+   that for the jobs released between the two quarters' middles, plus RSS_SLACK_BYTES.
 
 The numbers (misses and which were explained, steal in total and the share of 100 ms samples
 with steal, RSS first and last quarter, released / finished / aborted / pending) are printed
@@ -305,8 +305,9 @@ def explain_misses(backend, r):
                           for c in (cpus if backend in PARTITIONED and len(cpus) else range(ncpu)))
                       for a, b, cpus in zip(rel, ends, missed.cpus)], dtype=np.int64)
     by_outage = (taken >= np.maximum(late, 1)) & (backend not in PROBE_BLIND)
-    by_overrun = overrun_chains(r["ts"], jobs).loc[missed.index].to_numpy() if backend.startswith("kernel:deadline") \
-        else np.zeros(len(missed), dtype=bool)
+    by_overrun = np.zeros(len(missed), dtype=bool)
+    if backend.startswith("kernel:deadline"):
+        by_overrun = overrun_chains(r["ts"], jobs).loc[missed.index].to_numpy()
     # How often a window as wide as a miss's would contain steal or an outage by chance: the
     # check is only as sharp as these are small.
     width = (float(np.max(ends - rel)) / 1e9 if len(missed) else 0.1) + LONGEST_PERIOD_NS / 1e9

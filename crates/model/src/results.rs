@@ -383,8 +383,8 @@ impl Tail {
 
 /// Restore the min-heap order of `h` after its root was replaced. Written by hand rather than
 /// a `BinaryHeap<Reverse<Time>>`: one plain `Vec<Time>` serves both kinds of tail and is reused
-/// from run to run as the keep-everything buffer (`TotalSink::reset`), which a heap of another
-/// element type could not be without copying.
+/// from run to run (`TotalSink::reset_for`; `Summary::of`'s scratch buffer), which a heap of
+/// another element type could not be without copying.
 #[inline]
 fn sift_down_min(h: &mut [Time]) {
     let (n, mut i) = (h.len(), 0);
@@ -601,7 +601,7 @@ impl JobSink for SummarySink<'_> {
 
 /// The total summary alone, accumulated as the records stream by: what a sweep's row keeps
 /// of a run. Equal to [`RunResult::total_summary`] of the same run holding its records (the
-/// same [`SummaryAcc`] over the same records in the same order). [`TotalSink::reset`] keeps
+/// same [`SummaryAcc`] over the same records in the same order). [`TotalSink::reset_for`] keeps
 /// its buffer, so a batch of runs allocates it once.
 #[derive(Default)]
 pub struct TotalSink {
@@ -609,15 +609,9 @@ pub struct TotalSink {
 }
 
 impl TotalSink {
-    /// Forget every record seen (the response-time buffer keeps its room); keep every
-    /// response time of the next run.
-    pub fn reset(&mut self) {
-        let buf = std::mem::take(&mut self.acc.responses).into_buffer();
-        self.acc = SummaryAcc { responses: Tail::every(buf), ..SummaryAcc::default() };
-    }
-    /// [`TotalSink::reset`] for a run of `ts` over its window: it counts at most
-    /// [`TaskSet::jobs_released_by`] jobs, so the p99 needs only about 1% of their response
-    /// times, whatever the run's length.
+    /// Forget every record seen (the response-time buffer keeps its room), ready for a run of
+    /// `ts` over its window: it counts at most [`TaskSet::jobs_released_by`] jobs, so the p99
+    /// needs only about 1% of their response times, whatever the run's length.
     pub fn reset_for(&mut self, ts: &TaskSet) {
         let buf = std::mem::take(&mut self.acc.responses).into_buffer();
         let n = ts.jobs_released_by(ts.run.duration);

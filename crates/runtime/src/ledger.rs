@@ -628,7 +628,7 @@ impl<'t> Ledger<'t> {
         let m = ts.platform.cpus as usize;
         let n = ts.tasks.len();
         let duration = ts.run.duration;
-        let expected_jobs: u64 = ts.tasks.iter().map(|t| duration.saturating_sub(t.offset).div_ceil(t.period)).sum();
+        let expected_jobs = ts.jobs_released_by(duration);
         let programs: Vec<Program> = ts.tasks.iter().map(|t| t.program()).collect();
         let width: usize = programs.iter().map(Program::width).sum();
         let widest = programs.iter().map(Program::width).max().unwrap_or(1);
