@@ -25,7 +25,11 @@ from the run's results and per-job records:
    - a CPU was taken from the probe at SCHED_FIFO 99 for at least as long as the job was late:
      what nothing the run does can cause (its threads are at most SCHED_FIFO 89 and use half of
      each CPU, far from the kernel's RT throttling), but a vCPU the host stopped without
-     counting steal, or a long non-preemptible stretch of the guest kernel, does. Not under
+     counting steal, or a long non-preemptible stretch of the guest kernel, does. On
+     kernel:fifo (partitioned, fixed priorities) the outage need only be as long as the job was
+     late less the work of the higher-priority jobs released on its CPU while it waited
+     (`hp_work_released`): an outage of X delays a job by up to X plus the higher-priority
+     work released in that extra time, so a job that had slack can end later than X. Not under
      kernel:deadline: SCHED_DEADLINE threads run before any SCHED_FIFO one, so there the probe
      is held off by the run's own jobs (PROBE_BLIND); there instead
    - the job was throttled by an overrun: its thread, or that of the task's missed job before
@@ -304,7 +308,8 @@ def explain_misses(backend, r):
     taken = np.array([max(outage_within(outages[c], t0_ns + a - LONGEST_PERIOD_NS, t0_ns + b)
                           for c in (cpus if backend in PARTITIONED and len(cpus) else range(ncpu)))
                       for a, b, cpus in zip(rel, ends, missed.cpus)], dtype=np.int64)
-    by_outage = (taken >= np.maximum(late, 1)) & (backend not in PROBE_BLIND)
+    hp = hp_work_released(r["ts"], jobs, missed, fin) if backend in PARTITIONED else np.zeros(len(missed), dtype=np.int64)
+    by_outage = outage_explains(taken, late, hp) & (backend not in PROBE_BLIND)
     by_overrun = np.zeros(len(missed), dtype=bool)
     if backend.startswith("kernel:deadline"):
         by_overrun = overrun_chains(r["ts"], jobs).loc[missed.index].to_numpy()
@@ -327,8 +332,36 @@ def explain_misses(backend, r):
                   longest_outage_ms=max([float((o[:, 1] - o[:, 0]).max()) / 1e6 for o in run_outages if len(o)], default=0.0),
                   window_s=width, chance_window_has_steal=chance, chance_window_has_outage=chance_outage,
                   missed_steal_ticks=stolen[:50].tolist(), missed_late_ms=(late[:50] / 1e6).tolist(),
-                  missed_outage_ms=(taken[:50] / 1e6).tolist())
+                  missed_outage_ms=(taken[:50] / 1e6).tolist(), missed_hp_work_ms=(hp[:50] / 1e6).tolist())
     return missed[unexplained], report
+
+
+def outage_explains(taken, late, hp_work):
+    """Whether CPU time `taken` from every thread of the run (ns, an outage) explains a job late by
+    `late` that waited for `hp_work` of higher-priority work released after it (0 where that is
+    not bounded so, as under global EDF). On one CPU under fixed priorities, with the same
+    releases and execution times, an outage of X leaves the level-i work at any instant at most
+    X behind where it would be; so a job that would have ended at f <= its deadline ends at most
+    X plus the higher-priority work released in (f, end] later, and late <= X + hp_work. A miss
+    later than that had another cause."""
+    return taken >= np.maximum(late - hp_work, 1)
+
+
+def hp_work_released(ts, jobs, missed, fin):
+    """Per missed job (kernel:fifo, partitioned, rate-monotonic, its default assignment): the CPU
+    time (`exec_ns`) of the jobs of tasks on its CPU with shorter periods released after it and
+    before `fin`, its finish (the run's end if it never finished). A job that did not finish
+    counts 0, which only makes `outage_explains` stricter."""
+    tasks = {t["name"]: t for t in ts.tasks()}
+    exec_ns = jobs.exec_ns.fillna(0).to_numpy(dtype="int64")
+    rel_all = jobs.release_ns.to_numpy(dtype="int64")
+    out = np.zeros(len(missed), dtype=np.int64)
+    for k, (task, rel, end) in enumerate(zip(missed.task, missed.release_ns, fin)):
+        me = tasks[task]
+        hp = [n for n, t in tasks.items() if t["cpu"] == me["cpu"] and t["period_ns"] < me["period_ns"]]
+        sel = jobs.task.isin(hp).to_numpy() & (rel_all > rel) & (rel_all < end)
+        out[k] = exec_ns[sel].sum()
+    return out
 
 
 def overrun_chains(ts, jobs):
