@@ -245,6 +245,19 @@ def test_parquet_parts_of_earlier_versions_are_resumed(tmp_path):
     pd.testing.assert_frame_equal(comparable(df), comparable(ref))
 
 
+@pytest.mark.parametrize("name", sorted(SPECS))
+@pytest.mark.parametrize("cut", [1, 7, 10**9])
+def test_a_span_makes_the_batch_its_units_make(name, cut):
+    # Span.batch builds a batch without a Unit per set: field for field what Batcher makes of
+    # the same task sets' units, however the sweep is cut.
+    sp = S.parse_spec(SPECS[name])
+    spans, batcher = S.keys.Spans(sp), S.Batcher(S.units(sp), sp.schedulers)
+    while spans:
+        span = spans.take(cut)
+        assert vars(span.batch()) == vars(batcher.take(span.rows))
+    assert not batcher
+
+
 def test_spans_give_the_units_of_the_whole_sweep():
     # A sweep into an empty table sends coordinates; the worker's units are units()'s.
     sp = S.parse_spec(SPECS["options"])
