@@ -15,11 +15,6 @@ use rtsched_model::results::{self, RunResult};
 use rtsched_model::{Format, InputError as ModelInputError, OnMiss, TaskSet};
 use std::path::Path;
 
-// mimalloc rather than the system's malloc for everything the Rust side allocates: about 8%
-// more sweep rows a second (a run's state is built and dropped per row), measured in docs/sweeps.md.
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 create_exception!(_core, InputError, PyValueError, "Bad user input: a file, task, field or option. The message names them.");
 create_exception!(_core, PrivilegeError, pyo3::exceptions::PyPermissionError, "Real-time scheduling is not permitted; nothing was run.");
 create_exception!(_core, RunFailed, pyo3::exceptions::PyRuntimeError, "A real run failed; every thread was stopped.");

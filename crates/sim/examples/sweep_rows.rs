@@ -9,13 +9,8 @@
 //! total-only summary reused from row to row (`simulate_into` + `TotalSink`: what a sweep
 //! batch does); `--held` holds the records and summarises them at the end (`simulate`);
 //! `--streamed` keeps every task's summary too (`simulate_streamed`, as `rtsched simulate`).
-//! It allocates with mimalloc, as the Python extension does.
 
 use rtsched_analysis::gen;
-
-// The allocator of the Python extension that runs sweep batches (crates/py/src/lib.rs).
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 use rtsched_model::results::{RunResult, TotalSink};
 use std::time::Instant;
 
