@@ -3,9 +3,9 @@
 //!
 //! A real run's records are made on threads that must not wait for a writer (the testbed's
 //! workers and decider under the state lock; the kernel driver's task threads), so they are
-//! put into an [`Outbox`] — a vector behind a mutex, swapped out whole — and the run's main
-//! thread, which otherwise only waits for the others, drains it every [`DRAIN_EVERY`] into the
-//! caller's sink. Records reach the sink in release order: the testbed's ledger emits them so;
+//! put into an [`Outbox`] — a lock-free ring, so that a real-time thread never waits for the
+//! main thread — and the run's main thread, which otherwise only waits for the others, drains
+//! it every [`DRAIN_EVERY`] into the caller's sink. Records reach the sink in release order: the testbed's ledger emits them so;
 //! the kernel driver's threads each emit their own task's in order and [`Merger`] interleaves
 //! them by (release, task, job), the order a held run sorts its records into.
 
@@ -13,25 +13,82 @@ use crate::samples::Samples;
 use rtsched_model::results::{JobRecord, JobSink, Streamed, SummarySink};
 use rtsched_model::Time;
 use std::collections::VecDeque;
+use crossbeam_queue::ArrayQueue;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 /// How often the main thread moves records from the run's threads to the sink.
 pub const DRAIN_EVERY: Duration = Duration::from_millis(50);
 
+/// Records the ring holds before a producer spills (about 1 MB): 17 s of the soak's jobs, or
+/// 50 ms of 80,000 jobs a second, between two drains.
+pub const OUTBOX_RING: usize = 4096;
+
 /// Records made on a run's threads, waiting for the main thread.
-#[derive(Clone, Default)]
-pub struct Outbox(Arc<Mutex<Vec<JobRecord>>>);
+///
+/// The producers are real-time threads (SCHED_DEADLINE or SCHED_FIFO, the testbed's decider
+/// while it holds the state lock); the consumer is the caller's thread, SCHED_OTHER. A mutex
+/// between them was a priority inversion with no bound: the main thread preempted inside its
+/// few-nanosecond critical section by the run's own threads held every one of them that
+/// finished a job until it ran again. So a push is a compare-and-swap into a ring
+/// (`crossbeam_queue::ArrayQueue`). Only when the ring is full, the main thread having not
+/// drained it for that long, does a producer take a lock: it spills into a vector, and keeps
+/// spilling until the main thread has taken the spill, so each producer's records stay in
+/// its push order (the ring's before its spilled ones, which `take` returns after them).
+#[derive(Clone)]
+pub struct Outbox(Arc<Shared>);
+
+struct Shared {
+    ring: ArrayQueue<JobRecord>,
+    spill: Mutex<Vec<JobRecord>>,
+    /// Set by a producer once it spilled, cleared by `take` as it empties the spill: while set,
+    /// every push spills (so none overtakes a spilled record).
+    spilling: AtomicBool,
+}
+
+impl Default for Outbox {
+    fn default() -> Self {
+        Outbox::with_capacity(OUTBOX_RING)
+    }
+}
 
 impl Outbox {
-    pub fn push(&self, rec: JobRecord) {
-        self.0.lock().unwrap_or_else(|p| p.into_inner()).push(rec);
+    pub fn with_capacity(ring: usize) -> Self {
+        Outbox(Arc::new(Shared { ring: ArrayQueue::new(ring.max(1)), spill: Mutex::new(Vec::new()), spilling: AtomicBool::new(false) }))
     }
-    /// Everything pushed since the last call, in push order; `spare` (emptied) takes its
-    /// place, so two vectors alternate and neither side allocates once both are grown.
+
+    pub fn push(&self, rec: JobRecord) {
+        let s = &*self.0;
+        let rec = if s.spilling.load(Ordering::SeqCst) {
+            rec
+        } else {
+            match s.ring.push(rec) {
+                Ok(()) => return,
+                Err(rec) => rec,
+            }
+        };
+        let mut spill = s.spill.lock().unwrap_or_else(|p| p.into_inner());
+        spill.push(rec);
+        s.spilling.store(true, Ordering::SeqCst);
+    }
+
+    /// Everything pushed since the last call, in each producer's push order, into `spare`
+    /// (emptied first; the caller keeps it, so neither side allocates once it has grown).
     pub fn take(&self, spare: &mut Vec<JobRecord>) {
         spare.clear();
-        std::mem::swap(&mut *self.0.lock().unwrap_or_else(|p| p.into_inner()), spare);
+        let s = &*self.0;
+        let mut spill = s.spill.lock().unwrap_or_else(|p| p.into_inner());
+        // The records in the ring now: every ring record of a producer that spilled came before
+        // its spill. Records pushed meanwhile wait for the next call.
+        for _ in 0..s.ring.len() {
+            match s.ring.pop() {
+                Some(r) => spare.push(r),
+                None => break,
+            }
+        }
+        spare.append(&mut spill);
+        s.spilling.store(false, Ordering::SeqCst);
     }
 }
 
@@ -186,6 +243,67 @@ mod tests {
 
     fn rec(task: u32, job: u64, release: Time, finish: Option<Time>) -> JobRecord {
         JobRecord { task, job, release, deadline: release + 10, finish, start: Some(release), ..Default::default() }
+    }
+
+    /// Four producers and a consumer taking as they push, into a ring of 8 (so they spill
+    /// and leave the spill again thousands of times): every record comes out once, and each
+    /// producer's in its push order.
+    #[test]
+    fn the_outbox_keeps_each_producers_order_and_loses_nothing() {
+        const N: u64 = 20_000;
+        let ob = Outbox::with_capacity(8);
+        let done = Arc::new(AtomicBool::new(false));
+        let producers: Vec<_> = (0..4u32)
+            .map(|t| {
+                let ob = ob.clone();
+                std::thread::spawn(move || (0..N).for_each(|j| ob.push(rec(t, j, j, Some(j)))))
+            })
+            .collect();
+        let consumer = {
+            let (ob, done) = (ob.clone(), done.clone());
+            std::thread::spawn(move || {
+                let (mut got, mut buf) = (Vec::new(), Vec::new());
+                loop {
+                    let last = done.load(Ordering::SeqCst);
+                    ob.take(&mut buf);
+                    got.extend(buf.iter().map(|r| (r.task, r.job)));
+                    if last {
+                        return got;
+                    }
+                }
+            })
+        };
+        producers.into_iter().for_each(|p| p.join().unwrap());
+        done.store(true, Ordering::SeqCst);
+        let got = consumer.join().unwrap();
+        assert_eq!(got.len() as u64, 4 * N);
+        for t in 0..4 {
+            let jobs: Vec<u64> = got.iter().filter(|r| r.0 == t).map(|r| r.1).collect();
+            assert_eq!(jobs, (0..N).collect::<Vec<_>>(), "producer {t}");
+        }
+    }
+
+    /// A producer does not wait for a consumer stopped inside `take` (the main thread, below
+    /// every real-time thread, preempted there) while the ring has room.
+    #[test]
+    fn a_push_does_not_wait_for_the_main_thread() {
+        let ob = Outbox::with_capacity(64);
+        let held = ob.0.spill.lock().unwrap(); // as `take` holds it
+        let (tx, rx) = std::sync::mpsc::channel();
+        let producer = {
+            let ob = ob.clone();
+            std::thread::spawn(move || {
+                (0..10).for_each(|j| ob.push(rec(0, j, j, Some(j))));
+                tx.send(()).unwrap();
+            })
+        };
+        let pushed = rx.recv_timeout(Duration::from_secs(10)).is_ok();
+        drop(held);
+        producer.join().unwrap();
+        assert!(pushed, "a push waited for the consumer's lock");
+        let mut buf = Vec::new();
+        ob.take(&mut buf);
+        assert_eq!(buf.iter().map(|r| r.job).collect::<Vec<_>>(), (0..10).collect::<Vec<_>>());
     }
 
     proptest! {
