@@ -97,17 +97,27 @@ def _point_units(spec: Spec, g: Generator, variant: str, p, reps, done=frozenset
     since a big sweep has millions of them. Units of one point share their ``params`` dict."""
     tails = [(s, f"/{s}/{variant}") for s in spec.schedulers]
     params = _gen_params(spec, g, p)
-    # taskset_seed's canonical list without its last item (the replication): "[…,"
-    head = _canon([spec.seed, g.name, g.params, g.param, spec.per_cpu, repr(float(p))])[:-1] + ","
-    at = f"{g.label}/{p:016.6f}/"
+    head, at = _point_prefixes(spec, g, p)
     for r in reps:
         rk = f"{at}{r:010d}"
         todo = [(s, k) for s, tail in tails if (k := rk + tail) not in done]
         if todo:
-            text = head + (str(r) if type(r) is int else _canon(r)) + "]"
-            seed = int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big") >> 1
+            seed = _seed_at(head, r)
             yield Unit(spec.name, g.name, g.label, params, g.param, p, r, seed, spec.duration_ns, spec.on_miss, todo,
                        spec.run, spec.topology)
+
+
+def _point_prefixes(spec: Spec, g: Generator, p):
+    """What the seeds and keys of one generator and point share: taskset_seed's canonical list
+    without its last item (the replication), "[…,", and the keys' "LABEL/POINT/"."""
+    head = _canon([spec.seed, g.name, g.params, g.param, spec.per_cpu, repr(float(p))])[:-1] + ","
+    return head, f"{g.label}/{p:016.6f}/"
+
+
+def _seed_at(head: str, r) -> int:
+    """taskset_seed of replication ``r``, from its point's ``head`` (:func:`_point_prefixes`)."""
+    text = head + (str(r) if type(r) is int else _canon(r)) + "]"
+    return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big") >> 1
 
 
 @dataclass
@@ -146,9 +156,7 @@ class Span:
                 gindex[gk] = len(gens)
                 gens.append(gk)
             pp = _gen_params(sp, g, p)
-            # As _point_units: taskset_seed's canonical list without its last item, "[…,".
-            head = _canon([sp.seed, g.name, g.params, g.param, sp.per_cpu, repr(float(p))])[:-1] + ","
-            at = f"{g.label}/{p:016.6f}/"
+            head, at = _point_prefixes(sp, g, p)
             tails = [f"/{s}/{variant}" for s in sp.schedulers]
             n = len(reps)
             set_gen += [gindex[gk]] * n
@@ -156,10 +164,8 @@ class Span:
             canon += [_canon(pp)] * n
             point += [float(p)] * n
             rep += reps
-            sha = hashlib.sha256
             for r in reps:
-                text = head + (str(r) if type(r) is int else _canon(r)) + "]"
-                seed.append(int.from_bytes(sha(text.encode()).digest()[:8], "big") >> 1)
+                seed.append(_seed_at(head, r))
                 rk = f"{at}{r:010d}"
                 keys += [rk + t for t in tails]
         return Batch(sp.name, tuple(sp.schedulers), tuple(gens), set_gen, params, canon, point, rep, seed,
