@@ -5,15 +5,16 @@
 //! workers and decider under the state lock; the kernel driver's task threads), so they are
 //! put into an [`Outbox`] — a lock-free ring, so that a real-time thread never waits for the
 //! main thread — and the run's main thread, which otherwise only waits for the others, drains
-//! it every [`DRAIN_EVERY`] into the caller's sink. Records reach the sink in release order: the testbed's ledger emits them so;
-//! the kernel driver's threads each emit their own task's in order and [`Merger`] interleaves
-//! them by (release, task, job), the order a held run sorts its records into.
+//! it every [`DRAIN_EVERY`] into the caller's sink. Records reach the sink in release order:
+//! the testbed's ledger emits them so; the kernel driver's threads each emit their own task's
+//! in order and [`Merger`] interleaves them by (release, task, job), the order a held run sorts
+//! its records into.
 
 use crate::samples::Samples;
+use crossbeam_queue::ArrayQueue;
 use rtsched_model::results::{JobRecord, JobSink, Streamed, SummarySink};
 use rtsched_model::Time;
 use std::collections::VecDeque;
-use crossbeam_queue::ArrayQueue;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
