@@ -139,7 +139,7 @@ def test_real_section_in_the_report(tiny):
         assert len(real) == 2 * 2 * len(L.REAL_BACKENDS)
         ok = real[real["status"] == "ok"]
         # CPU burn takes its demand whichever partition: the control the memory case is read against.
-        assert ((ok[ok["case"] == "cpu"]["exec_inflation"] - 1.0).abs() < 0.1).all(), ok
+        assert ((1.0 / ok[ok["case"] == "cpu"]["ipc_proxy"] - 1.0).abs() < 0.1).all(), ok
         rows = comparison_rows(text)
         row = next(r for q, r in rows.items() if q.startswith("On real cores"))
         assert VERDICT.match(row[3]) and "CPU-burn control" in row[2]
@@ -151,9 +151,9 @@ def made_up_real(lw, wf, ctrl=(1.0, 1.0)):
     rows = []
     for backend in L.REAL_BACKENDS:
         for rep, (a, b) in enumerate(zip(lw, wf)):
-            rows += [dict(case="memory", partition="lwfg", backend=backend, rep=rep, exec_inflation=a, dsr=1.0, host_steal_ms=0.0, status="ok"),
-                     dict(case="memory", partition="wfd", backend=backend, rep=rep, exec_inflation=b, dsr=1.0, host_steal_ms=0.0, status="ok")]
-        rows += [dict(case="cpu", partition=h, backend=backend, rep=0, exec_inflation=c, dsr=1.0, host_steal_ms=0.0, status="ok")
+            rows += [dict(case="memory", partition="lwfg", backend=backend, rep=rep, ipc_proxy=1 / a, dsr=1.0, host_steal_ms=0.0, status="ok"),
+                     dict(case="memory", partition="wfd", backend=backend, rep=rep, ipc_proxy=1 / b, dsr=1.0, host_steal_ms=0.0, status="ok")]
+        rows += [dict(case="cpu", partition=h, backend=backend, rep=0, ipc_proxy=1 / c, dsr=1.0, host_steal_ms=0.0, status="ok")
                  for h, c in zip(("lwfg", "wfd"), ctrl)]
     return pd.DataFrame(rows)
 

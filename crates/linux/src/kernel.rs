@@ -796,6 +796,12 @@ fn task_main(sp: Spawn, ts: &TaskSet) -> ThreadOut {
     let mut chunks: Vec<(u32, Time, Time)> = Vec::new();
     let mut demands: Vec<Time> = Vec::with_capacity(program.threads());
     let is_cpu = matches!(*ctx.workload, work::Workload::Cpu);
+    // This thread's CPU time when the previous job's record was made: what it is charged from
+    // there to the end of the next job's work, beyond that work, is the next job's overhead
+    // (its wake-up, the bookkeeping between jobs, the previous record's handover, waits that
+    // spin). A SCHED_DEADLINE reservation is charged all of it, so a job can be throttled
+    // with its work inside the runtime (docs/real-runs.md, "Findings").
+    let mut cpu_mark = sys::thread_cpu_ns();
     while release < duration && !interrupted() && !ctx.failed.load(Ordering::Relaxed) {
         demands.clear();
         let demand = streams.job_demands(&ts.run.execution, program, &mut demands);
@@ -816,6 +822,7 @@ fn task_main(sp: Spawn, ts: &TaskSet) -> ThreadOut {
         let mut acc = ThreadRun { end: start, done: true, ..Default::default() };
         let mut runs = 0u32;
         let mut first = 0;
+        let mut own_work = 0;
         for (r, region) in program.regions.iter().enumerate() {
             let n = region.len();
             if n > 1 {
@@ -823,6 +830,7 @@ fn task_main(sp: Spawn, ts: &TaskSet) -> ThreadOut {
             }
             let begin = if r == 0 { start } else { sys::mono_ns() - base };
             let own = run_thread(&ctx, &counters, &region[0], demands[first], job, 0, begin, &mut chunks);
+            own_work += own.exec;
             merge(&mut acc, own, &mut out.intervals);
             if n > 1 {
                 team.join();
@@ -838,6 +846,9 @@ fn task_main(sp: Spawn, ts: &TaskSet) -> ThreadOut {
         }
         let done = acc.done;
         let finish = acc.end;
+        let cpu_now = sys::thread_cpu_ns();
+        let outside = cpu_now.saturating_sub(cpu_mark).saturating_sub(own_work);
+        cpu_mark = cpu_now;
         if is_cpu {
             out.overhead.push(acc.overhead);
         }
@@ -857,7 +868,10 @@ fn task_main(sp: Spawn, ts: &TaskSet) -> ThreadOut {
             missed: !done || finish > deadline,
             aborted: false,
             blocked: acc.blocked,
-            exec: acc.exec,
+            // As the simulator's: every CPU time charged to the job, and of it the overhead.
+            // Its helpers' threads (parallel regions) count their work only.
+            exec: acc.exec + outside,
+            overhead: outside,
             hw: acc.hw,
             ..Default::default()
         };

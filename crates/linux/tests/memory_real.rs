@@ -39,9 +39,9 @@ fn median(mut xs: Vec<f64>) -> f64 {
     xs[xs.len() / 2]
 }
 
-/// exec / demand of each completed job of task `t`.
+/// CPU time of the work / demand of each completed job of task `t`.
 fn ratios(r: &RunResult, t: u32) -> Vec<f64> {
-    r.jobs.iter().filter(|j| j.task == t && j.finish.is_some()).map(|j| j.exec as f64 / j.demand as f64).collect()
+    r.jobs.iter().filter(|j| j.task == t && j.finish.is_some()).map(|j| (j.exec - j.overhead) as f64 / j.demand as f64).collect()
 }
 
 /// One run of `backend`. Structural facts are asserted; what host noise can move (the memory
@@ -51,15 +51,22 @@ fn check(ts: &TaskSet, backend: &str) -> Result<(), String> {
     let steal = r.measurements.get("host.steal_ms").copied().unwrap_or(0.0);
     assert_eq!(r.jobs.len(), 60, "{backend}");
     for j in r.jobs.iter().filter(|j| j.finish.is_some()) {
-        assert!(j.exec > 0, "{backend}: job {j:?} has no execution time");
-        assert_eq!(j.overhead, 0, "{backend}: a real run's overhead is inside exec");
+        assert!(j.exec > j.overhead, "{backend}: job {j:?} has no execution time");
+        // The testbed's workers measure the work alone; a kernel backend's task thread also
+        // what it is charged between jobs (wake-up, bookkeeping), as the job's overhead.
+        if backend.starts_with("kernel:") {
+            assert!(j.overhead > 0, "{backend}: job {j:?}: no CPU time outside its work");
+        } else {
+            assert_eq!(j.overhead, 0, "{backend}: job {j:?}");
+        }
     }
-    // CPU burn: exec is the burnt CPU time, at least the demand, at most a chunk (~1 us) more
-    // per piece (a job is cut into few pieces here: one task per CPU).
+    // CPU burn: the work's CPU time, at least the demand, at most a chunk (~1 us) more per
+    // piece (a job is cut into few pieces here: one task per CPU).
     let c: Vec<_> = r.jobs.iter().filter(|j| j.task == 1 && j.finish.is_some()).collect();
     assert!(c.len() >= 29, "{backend}: {} of 30 CPU jobs completed (steal {steal} ms)", c.len());
     for j in &c {
-        assert!(j.exec >= j.demand && j.exec <= j.demand + j.demand / 20 + 50_000, "{backend}: CPU job exec {} for demand {}", j.exec, j.demand);
+        let work = j.exec - j.overhead;
+        assert!(work >= j.demand && work <= j.demand + j.demand / 20 + 50_000, "{backend}: CPU job's work {work} for demand {}", j.demand);
     }
     // Memory work from L2, alone: the calibrated rate holds, so exec ~ demand. (Loose: the
     // rate is a median of nine 1 ms trials on a machine whose host takes CPUs away.)
@@ -83,10 +90,13 @@ fn check(ts: &TaskSet, backend: &str) -> Result<(), String> {
             }
         }
     }
-    // The summaries come out of the records: exec_inflation = Σexec / Σdemand and, with no
-    // overhead apart, ipc_proxy is its inverse.
+    // The summaries come out of the records: exec_inflation = Σexec / Σdemand and ipc_proxy =
+    // Σdemand / Σ(exec - overhead), over the completed jobs.
     let s = r.summaries().total;
-    assert!(s.exec_inflation > 0.5 && (s.ipc_proxy * s.exec_inflation - 1.0).abs() < 1e-9, "{backend}: {s:?}");
+    let done = || r.jobs.iter().filter(|j| j.finish.is_some());
+    let (demand, exec, overhead): (u64, u64, u64) = (done().map(|j| j.demand).sum(), done().map(|j| j.exec).sum(), done().map(|j| j.overhead).sum());
+    assert!((s.exec_inflation - exec as f64 / demand as f64).abs() < 1e-9, "{backend}: {s:?}");
+    assert!((s.ipc_proxy - demand as f64 / (exec - overhead) as f64).abs() < 1e-9, "{backend}: {s:?}");
     if rate_holds {
         Ok(())
     } else {

@@ -80,10 +80,13 @@ pub struct JobRecord {
     /// Utility possible: the TUF's maximum (1 without a TUF).
     pub max_utility: f64,
     /// CPU time its threads consumed: its work, the overheads charged to it and its memory
-    /// stalls (simulator); the threads' measured CPU time (real runs).
+    /// stalls (simulator); the threads' measured CPU time (real runs: the testbed's around
+    /// its work; the kernel backends' also the task's thread between jobs, see `overhead`).
     pub exec: Time,
     /// Of `exec`, overhead charged to it (simulator: decision, context switch, migration,
-    /// tick, policy operations, abort handler; real runs: 0, it is inside `exec`).
+    /// tick, policy operations, abort handler; kernel backends: the CPU time of the task's own
+    /// thread outside its work since the previous job's record, as a SCHED_DEADLINE
+    /// reservation is charged it: wake-up, bookkeeping, waits that spin; testbed: 0).
     pub overhead: Time,
     /// Of `exec`, time stalled on cache misses (the simulator's cache model; 0 without it).
     pub stall: Time,

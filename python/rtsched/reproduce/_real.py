@@ -15,9 +15,9 @@ from pathlib import Path
 #: The run counters a row carries beside the summary (0 where a substrate does not count them).
 COUNTERS = ["steals", "steal_attempts", "failed_steals", "priority_inversions", "priority_inversion_ns"]
 #: The rows' layout; rows of another version (an older rtsched) are run again, not reused.
-ROW_VERSION = 3
+ROW_VERSION = 4
 SUMMARY = ["jobs", "completed", "missed", "aborted", "dsr", "aur", "max_tardiness_ns", "mean_response_ns", "max_response_ns",
-           "preemptions", "migrations", "context_switches", "exec_inflation"]
+           "preemptions", "migrations", "context_switches", "exec_inflation", "ipc_proxy"]
 
 
 def can_run_real() -> tuple[bool, str]:
