@@ -221,13 +221,44 @@ def test_units_build_the_seeds_and_keys_of_taskset_seed_and_row_key():
         g = next(g for g in sp.generators if g.label == u.label)
         assert u.seed == S.taskset_seed(sp.seed, g, sp.per_cpu, u.point, u.replication)
         variant = S.keys._variant_hash(sp, g)
-        assert u.schedulers == [(s, S.row_key(g.label, u.point, u.replication, s, variant)) for s in sp.schedulers]
+        # In key order (the order a batch's rows come back in), whatever the spec's order.
+        assert u.schedulers == sorted(((s, S.row_key(g.label, u.point, u.replication, s, variant)) for s in sp.schedulers), key=lambda x: x[1])
+        keys = [k for _, k in u.schedulers]
+        assert keys == sorted(keys) and [s for s, _ in u.schedulers] != list(sp.schedulers)
     sp = S.parse_spec(spec_of(seeds=[3, 11, 250], utilisation={"points": [0.25, 1.0 / 3, 1.95]}))
     assert len(S.units(sp)) == 9
     for u in S.units(sp):
         g = sp.generators[0]
         assert u.seed == S.taskset_seed(sp.seed, g, sp.per_cpu, u.point, u.replication)
-        assert u.schedulers[1][1] == S.row_key(g.label, u.point, u.replication, "pedf:ffd", S.keys._variant_hash(sp, g))
+        assert dict(u.schedulers)["pedf:ffd"] == S.row_key(g.label, u.point, u.replication, "pedf:ffd", S.keys._variant_hash(sp, g))
+
+
+def test_batches_come_back_sorted_and_the_table_is_put_in_order_without_sorting_rows():
+    # Each batch's rows are in key order, so a table of batches finished in any order is put
+    # in order by moving whole batches; what cannot be (a key twice, interleaved batches)
+    # takes the sort, and both give the same table.
+    import pyarrow as pa
+
+    T = importlib.import_module("rtsched.sweep.table")
+    sp = S.parse_spec(SPECS["options"])
+    spans = S.keys.Spans(sp)
+    tables = []
+    while spans:
+        t, _, _ = S.run_batch(spans.take(5))
+        assert t["key"].to_pylist() == sorted(t["key"].to_pylist())
+        tables.append(t)
+    assert len(tables) >= 3
+    shuffled = pa.concat_tables(tables[1::2] + tables[::2])
+    full = T._dedup_arrow(pa.concat_tables([shuffled.slice(0, 1), shuffled]))  # a key twice: the sort
+    assert T._in_key_order(pa.concat_tables([shuffled.slice(0, 1), shuffled])) is None
+    fast = T._in_key_order(shuffled)
+    assert fast is not None and fast.equals(full) and fast["key"].to_pylist() == sorted(S.all_keys(sp))
+    # Two batches whose keys interleave: no order of whole batches sorts them.
+    a, b = tables[0], tables[1]
+    mixed = pa.concat_tables([pa.concat_tables([a.slice(0, 1), b.slice(0, 1)]).combine_chunks(),
+                              pa.concat_tables([a.slice(1), b.slice(1)]).combine_chunks()])
+    assert T._in_key_order(mixed) is None
+    assert T._dedup_arrow(mixed).equals(pa.concat_tables([a, b]).combine_chunks())
 
 
 def test_parquet_parts_of_earlier_versions_are_resumed(tmp_path):

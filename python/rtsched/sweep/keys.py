@@ -76,6 +76,13 @@ class Unit:
     topology: str | None = None  # the spec's topology (JSON)
 
 
+def key_order(schedulers) -> tuple:
+    """The schedulers in the order of the keys of one task set's rows ("…/SCHEDULER/VARIANT"):
+    rows come back from a batch in it, so a batch of replications in order is sorted by key
+    and the table needs no reordering of its rows (``table._in_key_order``)."""
+    return tuple(sorted(schedulers, key=lambda s: f"/{s}/"))
+
+
 def units(spec: Spec, done=frozenset()) -> list[Unit]:
     """Every task set of the sweep with the (scheduler, key) pairs not in ``done``, in key order."""
     return list(iter_units(spec, done))
@@ -95,7 +102,7 @@ def _point_units(spec: Spec, g: Generator, variant: str, p, reps, done=frozenset
     The seeds and keys are :func:`taskset_seed`'s and :func:`row_key`'s, built from the parts
     they share per point (the same text, hashed the same way: tested against those functions),
     since a big sweep has millions of them. Units of one point share their ``params`` dict."""
-    tails = [(s, f"/{s}/{variant}") for s in spec.schedulers]
+    tails = [(s, f"/{s}/{variant}") for s in key_order(spec.schedulers)]
     params = _gen_params(spec, g, p)
     head, at = _point_prefixes(spec, g, p)
     for r in reps:
@@ -147,6 +154,7 @@ class Span:
         from ..analysis import _params
 
         sp, k = self.spec, len(self.spec.schedulers)
+        schedulers = key_order(sp.schedulers)
         gens, gindex = [], {}
         set_gen, params, canon, point, rep, seed, keys = [], [], [], [], [], [], []
         for gi, variant, p, reps in self.pieces:
@@ -157,7 +165,7 @@ class Span:
                 gens.append(gk)
             pp = _gen_params(sp, g, p)
             head, at = _point_prefixes(sp, g, p)
-            tails = [f"/{s}/{variant}" for s in sp.schedulers]
+            tails = [f"/{s}/{variant}" for s in schedulers]
             n = len(reps)
             set_gen += [gindex[gk]] * n
             params += [_params(pp)] * n
@@ -168,7 +176,7 @@ class Span:
                 seed.append(_seed_at(head, r))
                 rk = f"{at}{r:010d}"
                 keys += [rk + t for t in tails]
-        return Batch(sp.name, tuple(sp.schedulers), tuple(gens), set_gen, params, canon, point, rep, seed,
+        return Batch(sp.name, schedulers, tuple(gens), set_gen, params, canon, point, rep, seed,
                      b"\x01" * (len(seed) * k), keys, sp.duration_ns, sp.on_miss, sp.run, sp.topology)
 
 
@@ -247,7 +255,7 @@ class Batcher:
             rows = sum(len(u.schedulers) for u in units_)
         self.units = iter(units_)
         self.head = next(self.units, None)
-        self.schedulers = tuple(schedulers)
+        self.schedulers = key_order(schedulers)  # as the units list theirs
         self.index = {s: j for j, s in enumerate(self.schedulers)}
         self.left = rows
         self._strings = {}  # (label, point) -> ("k=v,...", canonical JSON)
@@ -283,10 +291,10 @@ class Batcher:
             rep.append(u.replication)
             seed.append(u.seed)
             flags = bytearray(k)
-            if len(u.schedulers) == k:  # every scheduler (the common case): already in spec order
+            if len(u.schedulers) == k:  # every scheduler (the common case): already in key order
                 flags = b"\x01" * k
                 keys.extend(key for _, key in u.schedulers)
-            else:  # rows come back in spec order: put the keys in it
+            else:  # rows come back in key order of the schedulers: put the keys in it
                 row = [None] * k
                 for sched, key in u.schedulers:
                     row[self.index[sched]] = key

@@ -253,12 +253,41 @@ def _current(t):
         return None
 
 
+def _in_key_order(t):
+    """``t`` with its record batches reordered so that its keys ascend strictly, or None when
+    no order of whole batches does that (a key twice, or batches that interleave). A sweep's
+    batches each come back sorted (``keys.key_order``), in whatever order the workers finish
+    them: putting them back in order is enough, without copying every row as a sort does
+    (most of consolidating a big table, and more the first time its memory is touched)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    batches = [b for b in t.to_batches() if b.num_rows]
+    col = t.schema.get_field_index("key")
+    firsts, lasts = [], []
+    for b in batches:
+        k = b.column(col)
+        if k.null_count or (len(k) > 1 and not pc.all(pc.less(k.slice(0, len(k) - 1), k.slice(1))).as_py()):
+            return None
+        firsts.append(k[0].as_py())
+        lasts.append(k[len(k) - 1].as_py())
+    order = sorted(range(len(batches)), key=firsts.__getitem__)
+    if any(lasts[a] >= firsts[b] for a, b in zip(order, order[1:])):
+        return None
+    return pa.Table.from_batches([batches[i] for i in order], schema=t.schema)
+
+
 def _dedup_arrow(t):
     """Each key once, sorted: a row of this results schema wins over a stale one, then the
-    earlier file's (as :func:`_read_all`). Sorts the keys alone and copies the rows once."""
+    earlier file's (as :func:`_read_all`). Sorts the keys alone and copies the rows once;
+    nothing to sort when whole batches can be put in key order (:func:`_in_key_order`)."""
     import numpy as np
     import pyarrow as pa
     import pyarrow.compute as pc
+
+    fast = _in_key_order(t)
+    if fast is not None:
+        return fast
 
     fresh = pc.and_(pc.equal(t["schema"], current_schema()),
                     pc.invert(pc.and_(pc.equal(t["status"], "ok"), pc.is_null(t["ipc_proxy"]))))
