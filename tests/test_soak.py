@@ -35,7 +35,12 @@ from the run's results and per-job records:
    - the job was throttled by an overrun: its thread, or that of the task's missed job before
      it, was charged more CPU time than its reservation's runtime (`overrun_chains`; the job's
      `exec_ns`, which on the kernel backends holds what its thread was charged since the
-     previous job's record, its wake-up and the bookkeeping between jobs too). A probe cycle
+     previous job's record, its wake-up and the bookkeeping between jobs too), or
+   - the job's wake-up was held up: between its release and the earlier of its start and its
+     deadline, a CPU had room for all its work that no job as urgent was using, and its
+     task's previous job had ended (`kept_waiting_with_room`; a SCHED_DEADLINE thread with the
+     earliest deadline is never kept off such a CPU, so the CPU its timer fires on was
+     stopped), or it is one of the misses of its task right after such a one. A probe cycle
      late by L >= OUTAGE_NS took its CPU from [due - interval, due + L]; the outage counted for
      a job is that time inside [release - LONGEST_PERIOD, end of window] (backlog from just
      before the release delays it as well) on the CPUs it ran on (kernel:fifo, partitioned) or
@@ -313,8 +318,12 @@ def explain_misses(backend, r):
     hp = hp_work_released(r["ts"], jobs, missed, fin) if backend in PARTITIONED else np.zeros(len(missed), dtype=np.int64)
     by_outage = outage_explains(taken, late, hp) & (backend not in PROBE_BLIND)
     by_overrun = np.zeros(len(missed), dtype=bool)
+    by_idle = np.zeros(len(missed), dtype=bool)
     if backend.startswith("kernel:deadline"):
         by_overrun = overrun_chains(r["ts"], jobs).loc[missed.index].to_numpy()
+        idle = pd.Series(False, index=jobs.index)
+        idle.loc[missed.index] = kept_waiting_with_room(jobs, missed, r["ts"].cpus)
+        by_idle = overrun_chains(r["ts"], jobs, roots=idle).loc[missed.index].to_numpy() & ~by_overrun
     # How often a window as wide as a miss's would contain steal or an outage by chance: the
     # check is only as sharp as these are small.
     width = (float(np.max(ends - rel)) / 1e9 if len(missed) else 0.1) + LONGEST_PERIOD_NS / 1e9
@@ -324,10 +333,10 @@ def explain_misses(backend, r):
                      if len(starts) else float("nan"))
     run_outages = [o[(o[:, 1] > t0_ns) & (o[:, 0] < t0_ns + dur_ns)] for o in outages]
     per_sample = np.diff(np.array([sum(s[1]) for s in w.steal]))
-    unexplained = (stolen == 0) & ~by_outage & ~by_overrun
+    unexplained = (stolen == 0) & ~by_outage & ~by_overrun & ~by_idle
     report = dict(missed=int(len(missed)), missed_unexplained=int(unexplained.sum()),
                   missed_explained_by_steal=int((stolen > 0).sum()), missed_explained_by_outage=int(by_outage.sum()),
-                  missed_explained_by_overrun=int(by_overrun.sum()),
+                  missed_explained_by_overrun=int(by_overrun.sum()), missed_explained_by_idle_cpu=int(by_idle.sum()),
                   steal_ms=(sum(w.steal[-1][1]) - sum(w.steal[0][1])) * 1000 / os.sysconf("SC_CLK_TCK"),
                   samples_with_steal=float(np.mean(per_sample > 0)), probe_blind=backend in PROBE_BLIND,
                   outages_per_cpu=[len(o) for o in run_outages],
@@ -366,7 +375,52 @@ def hp_work_released(ts, jobs, missed, fin):
     return out
 
 
-def overrun_chains(ts, jobs):
+def kept_waiting_with_room(jobs, missed, m):
+    """Per missed job (kernel:deadline, global EDF on `m` CPUs): whether, between its release
+    and the earlier of its start and its deadline, there was room for all its work that the
+    run's other jobs could not have taken. Room is time when fewer than `m` jobs with a
+    deadline no later than its own were between their start and their finish (more than were
+    running, so room is counted short) and the job before it of its task had finished. A
+    SCHED_DEADLINE thread with the earliest deadlines is never kept off a CPU that runs
+    nothing more urgent, so if it had not started, its wake-up was held up: the CPU its timer
+    fires on was stopped (a vCPU the host did not run, counting no steal) or would not take
+    an interrupt. Had it started in that room, it would have finished before its deadline.
+    A job throttled before its start is the overrun rule's (its charge includes that time)."""
+    rel = jobs.release_ns.to_numpy(dtype="int64")
+    start = jobs.start_ns.to_numpy(dtype="float64")
+    fin = jobs.finish_ns.to_numpy(dtype="float64")
+    fin = np.where(np.isnan(fin), np.inf, fin)
+    dl = jobs.deadline_ns.to_numpy(dtype="int64")
+    pos = {k: i for i, k in enumerate(zip(jobs.task, jobs.job))}
+    out = []
+    for idx, j in missed.iterrows():
+        i = jobs.index.get_loc(idx)
+        hi = min(start[i], dl[i])
+        if np.isnan(hi) or hi <= rel[i] or not j.exec_ns > 0:
+            out.append(False)
+            continue
+        lo = rel[i]
+        sel = (dl <= dl[i]) & (start < hi) & (fin > lo)
+        sel[i] = False
+        a, b = np.maximum(start[sel], lo), np.minimum(fin[sel], hi)
+        ev = [(x, 1) for x in a] + [(x, -1) for x in b]
+        p = pos.get((j.task, j.job - 1))
+        if p is not None and fin[p] > lo:  # its thread is still busy with the job before
+            ev += [(lo, m), (min(fin[p], hi), -m)]
+        ev.sort()
+        room, count, t = 0.0, 0, lo
+        for x, d in ev:
+            if count < m:
+                room += x - t
+            count += d
+            t = x
+        if count < m:
+            room += hi - t
+        out.append(room >= j.exec_ns)
+    return np.array(out, dtype=bool)
+
+
+def overrun_chains(ts, jobs, roots=None):
     """Per job (kernel:deadline): whether it was throttled by an overrun, its own or one it
     inherited. A job whose thread was charged more CPU time than its reservation's runtime
     (`exec_ns` beyond `rtsched._core.sched_deadline_runtimes`: its work, done by calibrated
@@ -378,6 +432,8 @@ def overrun_chains(ts, jobs):
     the job before it of the same task missed and is put down to one."""
     runtimes = {t["name"]: sum(rt) for t, rt in zip(ts.tasks(), rtsched._core.sched_deadline_runtimes(ts))}
     over = jobs.exec_ns.to_numpy() > jobs.task.map(runtimes).to_numpy()
+    if roots is not None:  # chains from these misses instead (`kept_waiting_with_room`)
+        over = roots.loc[jobs.index].to_numpy(dtype=bool)
     out = np.zeros(len(jobs), dtype=bool)
     for _, g in jobs.assign(_over=over, _i=np.arange(len(jobs))).sort_values(["task", "job"]).groupby("task"):
         chain = False
@@ -446,9 +502,10 @@ def test_soak_at_half_load(backend, tmp_path):
         # the job throttled to its next period (docs/real-runs.md, "Findings"; measured in the
         # soak: "Soak" there). The overruns in what a job's thread was charged (its work and
         # the time between jobs) explain nearly all of these misses (above: 364 of 382 in a
-        # 600 s soak). What is left began with a job that started late with no overrun in its
-        # task, as a stall of its CPU would make it, which the probe, held off by the run's
-        # own SCHED_DEADLINE threads, cannot see. Accounting and memory were checked above.
+        # 600 s soak), and held-up wake-ups the rest there (18). A miss neither explains is
+        # one this rule has no account of: the probe, held off by the run's own
+        # SCHED_DEADLINE threads, cannot say whether the machine stalled. Accounting and
+        # memory were checked above.
         pytest.xfail(f"{len(unexplained)} of {misses['missed']} misses without host steal or an overrun in their window; "
                      "CONFIG_IRQ_TIME_ACCOUNTING is not set (interrupt time is charged to SCHED_DEADLINE reservations) "
                      "and the probe cannot see a CPU stall under SCHED_DEADLINE")

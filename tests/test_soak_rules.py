@@ -1,11 +1,12 @@
 """The soak's rules on hand-made records (the soak itself is slow and needs root): which
-kernel:deadline misses an overrun explains, and which kernel:fifo misses an outage does."""
+kernel:deadline misses an overrun or a held-up wake-up explains, and which kernel:fifo misses
+an outage does."""
 
 import numpy as np
 import pandas as pd
 
 import rtsched
-from test_soak import hp_work_released, outage_explains, overrun_chains
+from test_soak import hp_work_released, kept_waiting_with_room, outage_explains, overrun_chains
 
 TS = "platform: {cpus: 1}\nrun: {duration: 1s}\ntasks:\n  - {name: e, period: 50ms, wcet: 5ms}\n  - {name: a, period: 10ms, wcet: 2ms}\n"
 
@@ -60,3 +61,35 @@ def test_an_outage_explains_a_fixed_priority_miss_later_than_itself_by_the_highe
     assert outage_explains(np.array([6 * MS, 9 * MS]), np.array([9 * MS, 9 * MS]), 0).tolist() == [False, True]
     # No outage explains nothing, however much higher-priority work there was.
     assert outage_explains(np.array([0]), np.array([1]), np.array([50 * MS])).tolist() == [False]
+
+
+def test_a_job_kept_from_starting_while_a_cpu_had_room_for_it_is_the_machines():
+    # Two CPUs, global EDF, worked by hand. j (released 0, deadline 10, 2 ms of work) started at
+    # 9 and ended 1 ms late. u (deadline 5) ran 0-10 and v (deadline 8) 0-3: from 3 to 9 one
+    # CPU had nothing more urgent than j, 6 ms of room for its 2 ms, so its wake-up was held
+    # up. w (deadline 20) is less urgent than j and takes no room.
+    cols = ["task", "job", "release_ns", "start_ns", "finish_ns", "deadline_ns", "exec_ns", "missed"]
+    base = [("j", 0, 0, 9 * MS, 11 * MS, 10 * MS, 2 * MS, True), ("u", 0, 0, 0, 10 * MS, 5 * MS, 10 * MS, False),
+            ("w", 0, 0, 0, 9 * MS, 20 * MS, 9 * MS, False)]
+
+    def room(rows):
+        j = pd.DataFrame(base + rows, columns=cols)
+        return kept_waiting_with_room(j, j[j.missed], 2).tolist()
+
+    assert room([("v", 0, 0, 0, 3 * MS, 8 * MS, 3 * MS, False)]) == [True]
+    # v ran until 8: 1 ms of room (8-9) for 2 ms of work; another job could have kept j waiting.
+    assert room([("v", 0, 0, 0, 8 * MS, 8 * MS, 8 * MS, False)]) == [False]
+    # A v as urgent as j counts against the room too (EDF may break the tie either way).
+    assert room([("v", 0, 0, 0, 8 * MS, 10 * MS, 8 * MS, False)]) == [False]
+    # The job before j of its task ran until 8 (late itself): j's thread was busy until then.
+    # (That one started at 1, after its deadline at 0, with nothing more urgent about: held up.)
+    assert room([("v", 0, 0, 0, 3 * MS, 8 * MS, 3 * MS, False), ("j", -1, -10 * MS, 1 * MS, 8 * MS, 0, 2 * MS, True)]) == [False, True]
+    # Only room before the deadline counts: j started at 12, room 3-10 is 7 ms, enough.
+    j = pd.DataFrame([("j", 0, 0, 12 * MS, 14 * MS, 10 * MS, 2 * MS, True), ("u", 0, 0, 0, 10 * MS, 5 * MS, 10 * MS, False),
+                      ("v", 0, 0, 0, 9 * MS, 8 * MS, 9 * MS, False)], columns=cols)
+    assert kept_waiting_with_room(j, j[j.missed], 2).tolist() == [False]  # room 9-10: 1 ms
+    # The misses after such a one, its task's jobs catching up, go with it.
+    ts = rtsched.parse_taskset(TS, "yaml", "rules.yaml")
+    chain = jobs([("a", 0, 2_000_000, True), ("a", 1, 2_000_000, True), ("a", 2, 2_000_000, False), ("a", 3, 2_000_000, True)])
+    roots = pd.Series([True, False, False, False], index=chain.index)
+    assert overrun_chains(ts, chain, roots=roots).tolist() == [True, True, False, False]
