@@ -64,11 +64,11 @@ test-fuzz:
 	bash fuzz/run.sh
 
 # Soak (tests/test_soak.py, docs/real-runs.md "Soak"): 10 minutes at 0.5 m per backend, as
-# root. CI (`make test`) soaks the testbed and kernel:fifo, one after the other, and checks
-# the soak's outage rule on a spin made on purpose (21 minutes);
+# root. CI (`make test`) soaks the testbed, kernel:fifo and kernel:deadline, one after the
+# other, and checks the soak's outage rule on a spin made on purpose (31 minutes);
 # `make soak` every kernel backend this host has without sched_ext (40 minutes).
 # RTSCHED_SOAK_SECONDS shortens them.
-SOAK_CI := testbed:gedf,kernel:fifo
+SOAK_CI := testbed:gedf,kernel:fifo,kernel:deadline
 test-soak: build
 	RTSCHED_SOAK_BACKENDS=$(SOAK_CI) $(PY) -m pytest -q -p no:cacheprovider -m slow -rs -s tests/test_soak.py
 

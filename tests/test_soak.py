@@ -1,6 +1,6 @@
 """Soak: a long real run at 0.5·m on each backend, watched from outside (docs/real-runs.md,
 "Soak"). Marked `slow`: plain `pytest` leaves it out; `make soak` runs it on every backend
-available here, `make test` (CI) on the testbed and kernel:fifo.
+available here, `make test` (CI) on the testbed, kernel:fifo and kernel:deadline.
 
 RTSCHED_SOAK_SECONDS sets the run's length (default 600, the longest a real run may be);
 RTSCHED_SOAK_BACKENDS (comma-separated) which backends run (default: all of SOAK_BACKENDS).
