@@ -81,9 +81,11 @@ def test_a_job_kept_from_starting_while_a_cpu_had_room_for_it_is_the_machines():
     assert room([("v", 0, 0, 0, 8 * MS, 8 * MS, 8 * MS, False)]) == [False]
     # A v as urgent as j counts against the room too (EDF may break the tie either way).
     assert room([("v", 0, 0, 0, 8 * MS, 10 * MS, 8 * MS, False)]) == [False]
-    # The job before j of its task ran until 8 (late itself): j's thread was busy until then.
-    # (That one started at 1, after its deadline at 0, with nothing more urgent about: held up.)
-    assert room([("v", 0, 0, 0, 3 * MS, 8 * MS, 3 * MS, False), ("j", -1, -10 * MS, 1 * MS, 8 * MS, 0, 2 * MS, True)]) == [False, True]
+    # The job before j of its task ran until 8 (late itself): j's thread was busy until then,
+    # though the other CPU had nothing more urgent. (That one started at 1, after its deadline
+    # at 0, with nothing more urgent about: held up.)
+    j = pd.DataFrame([base[0], base[2], ("j", -1, -10 * MS, 1 * MS, 8 * MS, 0, 2 * MS, True)], columns=cols)
+    assert kept_waiting_with_room(j, j[j.missed], 2).tolist() == [False, True]
     # Only room before the deadline counts: j started at 12, room 3-10 is 7 ms, enough.
     j = pd.DataFrame([("j", 0, 0, 12 * MS, 14 * MS, 10 * MS, 2 * MS, True), ("u", 0, 0, 0, 10 * MS, 5 * MS, 10 * MS, False),
                       ("v", 0, 0, 0, 9 * MS, 8 * MS, 9 * MS, False)], columns=cols)
