@@ -36,11 +36,12 @@ from the run's results and per-job records:
      it, was charged more CPU time than its reservation's runtime (`overrun_chains`; the job's
      `exec_ns`, which on the kernel backends holds what its thread was charged since the
      previous job's record, its wake-up and the bookkeeping between jobs too), or
-   - the job's wake-up was held up: between its release and the earlier of its start and its
-     deadline, a CPU had room for all its work that no job as urgent was using, and its
-     task's previous job had ended (`kept_waiting_with_room`; a SCHED_DEADLINE thread with the
-     earliest deadline is never kept off such a CPU, so the CPU its timer fires on was
-     stopped), or it is one of the misses of its task right after such a one. A probe cycle
+   - the job was held off a CPU that had room for it: between its release and the earlier of
+     its finish and its deadline, a CPU had room for all its work that no job as urgent was
+     using, and its task's previous job had ended (`kept_waiting_with_room`; a SCHED_DEADLINE
+     thread with the earliest deadline is never kept off such a CPU, so its CPU, or the one
+     its wake-up timer fires on, was stopped), or it is one of the misses of its task right
+     after such a one. A probe cycle
      late by L >= OUTAGE_NS took its CPU from [due - interval, due + L]; the outage counted for
      a job is that time inside [release - LONGEST_PERIOD, end of window] (backlog from just
      before the release delays it as well) on the CPUs it ran on (kernel:fifo, partitioned) or
@@ -377,15 +378,18 @@ def hp_work_released(ts, jobs, missed, fin):
 
 def kept_waiting_with_room(jobs, missed, m):
     """Per missed job (kernel:deadline, global EDF on `m` CPUs): whether, between its release
-    and the earlier of its start and its deadline, there was room for all its work that the
-    run's other jobs could not have taken. Room is time when fewer than `m` jobs with a
+    and the earlier of its finish and its deadline, there was room for all its work that the
+    run's other jobs could not have taken. Room is time when fewer than `m` other jobs with a
     deadline no later than its own were between their start and their finish (more than were
     running, so room is counted short) and the job before it of its task had finished. A
     SCHED_DEADLINE thread with the earliest deadlines is never kept off a CPU that runs
-    nothing more urgent, so if it had not started, its wake-up was held up: the CPU its timer
-    fires on was stopped (a vCPU the host did not run, counting no steal) or would not take
-    an interrupt. Had it started in that room, it would have finished before its deadline.
-    A job throttled before its start is the overrun rule's (its charge includes that time)."""
+    nothing more urgent, and the job, having missed, ran less than its work in that room, so
+    for some of it the thread was held off its CPU by something outside the run: its wake-up
+    timer's CPU or its own CPU stopped (a vCPU the host did not run, counting no steal) or
+    taking no interrupt. Had it run in all the room, it would have ended by its deadline. A
+    job throttled is the overrun rule's (what it was charged includes the time before its
+    start). Sound only where every job that ran is recorded (a kernel run releases nothing
+    after its window; the simulator does, unrecorded)."""
     rel = jobs.release_ns.to_numpy(dtype="int64")
     start = jobs.start_ns.to_numpy(dtype="float64")
     fin = jobs.finish_ns.to_numpy(dtype="float64")
@@ -395,8 +399,8 @@ def kept_waiting_with_room(jobs, missed, m):
     out = []
     for idx, j in missed.iterrows():
         i = jobs.index.get_loc(idx)
-        hi = min(start[i], dl[i])
-        if np.isnan(hi) or hi <= rel[i] or not j.exec_ns > 0:
+        hi = min(fin[i], dl[i])
+        if np.isnan(start[i]) or hi <= rel[i] or not j.exec_ns > 0:
             out.append(False)
             continue
         lo = rel[i]
@@ -502,7 +506,7 @@ def test_soak_at_half_load(backend, tmp_path):
         # the job throttled to its next period (docs/real-runs.md, "Findings"; measured in the
         # soak: "Soak" there). The overruns in what a job's thread was charged (its work and
         # the time between jobs) explain nearly all of these misses (above: 364 of 382 in a
-        # 600 s soak), and held-up wake-ups the rest there (18). A miss neither explains is
+        # 600 s soak), and jobs held off a CPU with room the rest (18). A miss neither explains is
         # one this rule has no account of: the probe, held off by the run's own
         # SCHED_DEADLINE threads, cannot say whether the machine stalled. Accounting and
         # memory were checked above.

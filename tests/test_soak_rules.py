@@ -63,11 +63,11 @@ def test_an_outage_explains_a_fixed_priority_miss_later_than_itself_by_the_highe
     assert outage_explains(np.array([0]), np.array([1]), np.array([50 * MS])).tolist() == [False]
 
 
-def test_a_job_kept_from_starting_while_a_cpu_had_room_for_it_is_the_machines():
+def test_a_job_kept_from_a_cpu_that_had_room_for_it_is_the_machines():
     # Two CPUs, global EDF, worked by hand. j (released 0, deadline 10, 2 ms of work) started at
-    # 9 and ended 1 ms late. u (deadline 5) ran 0-10 and v (deadline 8) 0-3: from 3 to 9 one
-    # CPU had nothing more urgent than j, 6 ms of room for its 2 ms, so its wake-up was held
-    # up. w (deadline 20) is less urgent than j and takes no room.
+    # 9 and ended 1 ms late. u (deadline 5) ran 0-10 and v (deadline 8) 0-3: from 3 to 10 one
+    # CPU had nothing more urgent than j, 7 ms of room for its 2 ms, and j ran 1 ms of it: it
+    # was held off. w (deadline 20) is less urgent than j and takes no room.
     cols = ["task", "job", "release_ns", "start_ns", "finish_ns", "deadline_ns", "exec_ns", "missed"]
     base = [("j", 0, 0, 9 * MS, 11 * MS, 10 * MS, 2 * MS, True), ("u", 0, 0, 0, 10 * MS, 5 * MS, 10 * MS, False),
             ("w", 0, 0, 0, 9 * MS, 20 * MS, 9 * MS, False)]
@@ -77,21 +77,40 @@ def test_a_job_kept_from_starting_while_a_cpu_had_room_for_it_is_the_machines():
         return kept_waiting_with_room(j, j[j.missed], 2).tolist()
 
     assert room([("v", 0, 0, 0, 3 * MS, 8 * MS, 3 * MS, False)]) == [True]
-    # v ran until 8: 1 ms of room (8-9) for 2 ms of work; another job could have kept j waiting.
-    assert room([("v", 0, 0, 0, 8 * MS, 8 * MS, 8 * MS, False)]) == [False]
+    # v ran until 9, and j at once after it: 1 ms of room (9-10) for 2 ms of work. EDF at work.
+    assert room([("v", 0, 0, 0, 9 * MS, 8 * MS, 9 * MS, False)]) == [False]
     # A v as urgent as j counts against the room too (EDF may break the tie either way).
-    assert room([("v", 0, 0, 0, 8 * MS, 10 * MS, 8 * MS, False)]) == [False]
-    # The job before j of its task ran until 8 (late itself): j's thread was busy until then,
+    assert room([("v", 0, 0, 0, 9 * MS, 10 * MS, 9 * MS, False)]) == [False]
+    # The job before j of its task ran until 9 (late itself): j's thread was busy until then,
     # though the other CPU had nothing more urgent. (That one started at 1, after its deadline
-    # at 0, with nothing more urgent about: held up.)
-    j = pd.DataFrame([base[0], base[2], ("j", -1, -10 * MS, 1 * MS, 8 * MS, 0, 2 * MS, True)], columns=cols)
+    # at 0, with nothing more urgent about: held off.)
+    j = pd.DataFrame([base[0], base[2], ("j", -1, -10 * MS, 1 * MS, 9 * MS, 0, 2 * MS, True)], columns=cols)
     assert kept_waiting_with_room(j, j[j.missed], 2).tolist() == [False, True]
-    # Only room before the deadline counts: j started at 12, room 3-10 is 7 ms, enough.
+    # Only room before the deadline counts: j started at 12, and 9-10 is 1 ms.
     j = pd.DataFrame([("j", 0, 0, 12 * MS, 14 * MS, 10 * MS, 2 * MS, True), ("u", 0, 0, 0, 10 * MS, 5 * MS, 10 * MS, False),
                       ("v", 0, 0, 0, 9 * MS, 8 * MS, 9 * MS, False)], columns=cols)
-    assert kept_waiting_with_room(j, j[j.missed], 2).tolist() == [False]  # room 9-10: 1 ms
+    assert kept_waiting_with_room(j, j[j.missed], 2).tolist() == [False]
     # The misses after such a one, its task's jobs catching up, go with it.
     ts = rtsched.parse_taskset(TS, "yaml", "rules.yaml")
     chain = jobs([("a", 0, 2_000_000, True), ("a", 1, 2_000_000, True), ("a", 2, 2_000_000, False), ("a", 3, 2_000_000, True)])
     roots = pd.Series([True, False, False, False], index=chain.index)
     assert overrun_chains(ts, chain, roots=roots).tolist() == [True, True, False, False]
+
+
+def test_no_miss_of_an_exact_global_edf_schedule_is_put_down_to_the_machine():
+    # Differential: the simulator's global EDF uses every room there is, so the rule must find
+    # none behind its misses (U = 2.0 on 2 CPUs, overloaded now and then: hundreds of misses).
+    # Jobs ending near the window's end are left out: the simulator's releases after the
+    # window (interference) are not recorded, while a kernel run releases none.
+    seen = 0
+    for seed in (1, 3, 5, 8):
+        ts = rtsched.generate("randfixedsum", n=8, m=2, U=2.0, seed=seed, tmin="1ms", tmax="20ms").taskset
+        j = rtsched.simulate(ts, scheduler="gedf", duration="2s", seed=seed).jobs
+        m = j[j.missed & (j.finish_ns < 1_950 * MS)]
+        assert not kept_waiting_with_room(j, m, 2).any(), seed
+        seen += len(m)
+    assert seen > 1000
+    ts = rtsched.load_taskset("examples/dhall.yaml")  # Dhall's effect: misses at U = 1.31
+    j = rtsched.simulate(ts, scheduler="gedf", duration="2s", seed=1).jobs
+    m = j[j.missed & (j.finish_ns < 1_950 * MS)]
+    assert len(m) > 0 and not kept_waiting_with_room(j, m, 2).any()
