@@ -430,13 +430,14 @@ def overrun_chains(ts, jobs, roots=None):
     (`exec_ns` beyond `rtsched._core.sched_deadline_runtimes`: its work, done by calibrated
     loops, and `overhead_ns`, what the thread was charged outside the work since the previous
     job's record; the excess is time the CPU spent elsewhere, interrupts or a stall, charged
-    to the thread) exhausted the runtime and was throttled to its next period. The reservation's deadline then
-    stays behind and catches up by the allowance (10%, at least 250 us) per period, so the jobs
-    after it miss too until it has: a miss is put down to an overrun if the job overran or
-    the job before it of the same task missed and is put down to one."""
+    to the thread) exhausted the runtime and was throttled to its next period. The
+    reservation's deadline then stays behind and catches up by the allowance (10%, at least
+    250 us) per period, so the jobs after it miss too until it has: a miss is put down to an
+    overrun if the job overran or the job before it of the same task missed and is put down to
+    one. With `roots` (a boolean per job), the chains start from those misses instead."""
     runtimes = {t["name"]: sum(rt) for t, rt in zip(ts.tasks(), rtsched._core.sched_deadline_runtimes(ts))}
     over = jobs.exec_ns.to_numpy() > jobs.task.map(runtimes).to_numpy()
-    if roots is not None:  # chains from these misses instead (`kept_waiting_with_room`)
+    if roots is not None:  # e.g. `kept_waiting_with_room`
         over = roots.loc[jobs.index].to_numpy(dtype=bool)
     out = np.zeros(len(jobs), dtype=bool)
     for _, g in jobs.assign(_over=over, _i=np.arange(len(jobs))).sort_values(["task", "job"]).groupby("task"):
@@ -506,9 +507,9 @@ def test_soak_at_half_load(backend, tmp_path):
         # the job throttled to its next period (docs/real-runs.md, "Findings"; measured in the
         # soak: "Soak" there). The overruns in what a job's thread was charged (its work and
         # the time between jobs) explain nearly all of these misses (above: 364 of 382 in a
-        # 600 s soak), and jobs held off a CPU with room the rest (18). A miss neither explains is
-        # one this rule has no account of: the probe, held off by the run's own
-        # SCHED_DEADLINE threads, cannot say whether the machine stalled. Accounting and
+        # 600 s soak), and jobs held off a CPU with room the rest (18). A miss neither
+        # explains is one these rules have no account of: the probe, held off by the run's
+        # own SCHED_DEADLINE threads, cannot say whether the machine stalled. Accounting and
         # memory were checked above.
         pytest.xfail(f"{len(unexplained)} of {misses['missed']} misses without host steal or an overrun in their window; "
                      "CONFIG_IRQ_TIME_ACCOUNTING is not set (interrupt time is charged to SCHED_DEADLINE reservations) "
