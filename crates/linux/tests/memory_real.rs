@@ -93,8 +93,10 @@ fn check(ts: &TaskSet, backend: &str) -> Result<(), String> {
     // The summaries come out of the records: exec_inflation = Σexec / Σdemand and ipc_proxy =
     // Σdemand / Σ(exec - overhead), over the completed jobs.
     let s = r.summaries().total;
-    let done = || r.jobs.iter().filter(|j| j.finish.is_some());
-    let (demand, exec, overhead): (u64, u64, u64) = (done().map(|j| j.demand).sum(), done().map(|j| j.exec).sum(), done().map(|j| j.overhead).sum());
+    let (mut demand, mut exec, mut overhead) = (0u64, 0u64, 0u64);
+    for j in r.jobs.iter().filter(|j| j.finish.is_some()) {
+        (demand, exec, overhead) = (demand + j.demand, exec + j.exec, overhead + j.overhead);
+    }
     assert!((s.exec_inflation - exec as f64 / demand as f64).abs() < 1e-9, "{backend}: {s:?}");
     assert!((s.ipc_proxy - demand as f64 / (exec - overhead) as f64).abs() < 1e-9, "{backend}: {s:?}");
     if rate_holds {

@@ -220,7 +220,7 @@ class Batch:
     it. Rows are in set order, then in the order of ``schedulers`` (those ``todo`` flags)."""
 
     sweep: str
-    schedulers: tuple  # the spec's schedulers
+    schedulers: tuple  # the spec's schedulers, in key order (`key_order`)
     generators: tuple  # ((name, label, param), ...)
     set_gen: list  # per set: index into generators
     set_params: list  # per set: the generator's parameters as "k=v,k=v"
