@@ -132,6 +132,27 @@ impl Decisions {
             pending_grants: Vec::new(),
         }
     }
+
+    /// `Decisions::new(cpus)` in this one's buffers (a run after another: no allocation).
+    pub fn renew(mut self, cpus: u32) -> Self {
+        let m = cpus as usize;
+        self.assigned.clear();
+        self.assigned.resize(m, None);
+        self.is_dirty.clear();
+        self.is_dirty.resize(m, false);
+        self.noted_in.clear();
+        self.noted_in.resize(m, 0);
+        self.dirty.clear();
+        self.aborts.clear();
+        self.grants.clear();
+        self.timers.clear();
+        self.charges.clear();
+        self.event_cpus.clear();
+        self.pending_grants.clear();
+        self.epoch = 1;
+        self.global_event = false;
+        self
+    }
     #[inline]
     pub fn cpus(&self) -> u32 {
         self.assigned.len() as u32

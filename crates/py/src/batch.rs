@@ -108,6 +108,8 @@ fn run_sets(sh: &Shared<'_>, set_gen: &[u32], set_params: &[String], set_seed: &
     // records allocates them anew each time, which costs half as much again where malloc
     // gives freed memory back early, as in Dask's workers: MALLOC_TRIM_THRESHOLD_=65536).
     let mut total = TotalSink::default();
+    // Likewise each run reuses the simulator's buffers of the run before.
+    let mut scratch = rtsched_sim::SimScratch::default();
     for (s, params) in set_params.iter().enumerate() {
         let name = &sh.generators[set_gen[s] as usize];
         let seed = set_seed[s];
@@ -131,7 +133,7 @@ fn run_sets(sh: &Shared<'_>, set_gen: &[u32], set_params: &[String], set_seed: &
             out.n.push(n);
             out.u.push(u);
             total.reset_for(&ts);
-            match rtsched_sim::simulate_into(&ts, sched, &mut total) {
+            match rtsched_sim::simulate_into_reusing(&ts, sched, &mut total, &mut scratch) {
                 Ok(r) => {
                     let (i, f) = summarise(&r, &total.summary());
                     out.status.push(0);

@@ -51,9 +51,16 @@ pub(crate) struct Inversions {
 }
 
 impl Inversions {
-    /// For `slots` entity slots (see [`Inversions::grow`]).
-    pub(crate) fn new(slots: usize) -> Self {
-        Inversions { bits: vec![0; slots.div_ceil(64)], count: 0, ready_min: Time::MAX, min_stale: false, on: false, since: 0, onsets: 0, ns: 0 }
+    /// For `slots` entity slots (see [`Inversions::grow`]), in `bits`'s allocation (whatever
+    /// it holds: a run after another reuses the one before's).
+    pub(crate) fn in_buffer(mut bits: Vec<u64>, slots: usize) -> Self {
+        bits.clear();
+        bits.resize(slots.div_ceil(64), 0);
+        Inversions { bits, count: 0, ready_min: Time::MAX, min_stale: false, on: false, since: 0, onsets: 0, ns: 0 }
+    }
+
+    pub(crate) fn into_buffer(self) -> Vec<u64> {
+        self.bits
     }
 
     /// The ledger has `slots` entity slots now (it added one).

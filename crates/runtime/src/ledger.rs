@@ -309,6 +309,8 @@ pub struct Run<'t> {
     pub(crate) ents: Vec<Ent>,
     free: Vec<u32>,
     jobs: Vec<Job>,
+    /// Per-job lists of slots an earlier run used, for new slots (`LedgerParts`).
+    spare: Vec<(Vec<Time>, Vec<EntityId>)>,
     free_jobs: Vec<u32>,
     resources: Vec<Resource>,
     pub(crate) cpus: Vec<CpuState>,
@@ -625,78 +627,125 @@ pub struct Ledger<'t> {
 
 impl<'t> Ledger<'t> {
     fn with(ts: Cow<'t, TaskSet>, policy: PolicyRef<'t>, start_at_dispatch: bool) -> Self {
+        Ledger::with_parts(ts, policy, start_at_dispatch, LedgerParts::default())
+    }
+
+    /// A fresh ledger in the buffers of an earlier one (`parts`): the same state as
+    /// [`Ledger::with`] builds (every list empty, slots numbered from 0), only the memory is
+    /// reused, so a sweep running many short simulations does not allocate it anew each time.
+    fn with_parts(ts: Cow<'t, TaskSet>, policy: PolicyRef<'t>, start_at_dispatch: bool, parts: LedgerParts) -> Self {
         let m = ts.platform.cpus as usize;
         let n = ts.tasks.len();
         let duration = ts.run.duration;
         let expected_jobs = ts.jobs_released_by(duration);
-        let programs: Vec<Program> = ts.tasks.iter().map(|t| t.program()).collect();
+        let LedgerParts {
+            mut programs, mut ents, mut free, mut jobs, mut spare, mut free_jobs, mut cpus, mut streams, mut next_job,
+            mut task_busy, mut held, mut records, mut task_cpu, mut bursts, mut wakeups, inv_bits, dec, mut dirty,
+            mut stopped, mut aborts, mut grants, mut ungranted, mut charges, mut forked, mut doomed, mut cycle,
+            mut pinned,
+        } = parts;
+        // Each task's program over the one its slot held (a sweep's sets are alike: no allocation).
+        programs.truncate(n);
+        for (p, t) in programs.iter_mut().zip(&ts.tasks) {
+            p.rebuild(t.wcet, &t.regions, &t.sections);
+        }
+        let built = programs.len();
+        programs.extend(ts.tasks[built..].iter().map(|t| t.program()));
         let width: usize = programs.iter().map(Program::width).sum();
         let widest = programs.iter().map(Program::width).max().unwrap_or(1);
         let threads: usize = programs.iter().map(Program::threads).sum();
         let resources = (0..ts.resources.len()).map(|_| Resource { queue: VecDeque::with_capacity(threads), ..Resource::default() }).collect();
-        let streams = (0..n as u32)
-            .map(|i| {
-                let mut s = TaskStreams::new(ts.run.seed, i);
-                s.fair = ts.tasks[i as usize].fair_params().map(|f| f.behaviour);
-                s
-            })
-            .collect();
+        let seeded = TaskStreams::seeded(ts.run.seed);
+        streams.clear();
+        streams.extend((0..n as u32).map(|i| {
+            let mut s = TaskStreams::from_seeded(&seeded, i);
+            s.fair = ts.tasks[i as usize].fair_params().map(|f| f.behaviour);
+            s
+        }));
+        // Empty lists with room: `clear` then `reserve` (a no-op when the room is there).
+        fn empty<T>(mut v: Vec<T>, room: usize) -> Vec<T> {
+            v.clear();
+            v.reserve(room);
+            v
+        }
+        fn filled<T: Clone>(mut v: Vec<T>, len: usize, x: T) -> Vec<T> {
+            v.clear();
+            v.resize(len, x);
+            v
+        }
+        for mut j in jobs.drain(..) {
+            j.demands.clear();
+            j.ents.clear();
+            spare.push((j.demands, j.ents));
+        }
+        held.truncate(n);
+        held.iter_mut().for_each(VecDeque::clear);
+        // Empty until a job is held behind its predecessor (an overrun): no allocation before.
+        held.resize_with(n, VecDeque::new);
+        records.clear();
         let mut policy = policy;
         let grants_resources = policy.get().grants_resources();
         Ledger {
             run: Run {
                 programs,
-                ents: Vec::with_capacity(2 * width + m),
-                free: Vec::with_capacity(2 * width + m),
-                jobs: Vec::with_capacity(2 * n),
-                free_jobs: Vec::with_capacity(2 * n),
+                ents: empty(std::mem::take(&mut ents), 2 * width + m),
+                free: empty(std::mem::take(&mut free), 2 * width + m),
+                jobs: empty(jobs, 2 * n),
+                spare,
+                free_jobs: empty(std::mem::take(&mut free_jobs), 2 * n),
                 resources,
-                cpus: vec![CpuState { running: None, mark: 0, last: u64::MAX, deadline: 0 }; m],
+                cpus: filled(std::mem::take(&mut cpus), m, CpuState { running: None, mark: 0, last: u64::MAX, deadline: 0 }),
                 streams,
-                next_job: vec![0; n],
-                task_busy: vec![false; n],
-                held: (0..n).map(|_| VecDeque::with_capacity(4)).collect(),
+                next_job: filled(std::mem::take(&mut next_job), n, 0),
+                task_busy: filled(std::mem::take(&mut task_busy), n, false),
+                held,
                 // Reserved at the first record (`expected_jobs`), once it is known whether
-                // the run holds its records or streams them (a few then suffice).
-                records: Vec::new(),
+                // the run holds its records or streams them (a few then suffice), unless
+                // an earlier run left room.
+                records,
                 expected_jobs: expected_jobs.min(1 << 26) as usize,
                 rec_base: 0,
                 rec_front: 0,
                 undecided: 0,
-                task_cpu: vec![0; n],
-                bursts: vec![0; n],
-                wakeups: Vec::new(),
+                task_cpu: filled(std::mem::take(&mut task_cpu), n, 0),
+                bursts: filled(std::mem::take(&mut bursts), n, 0),
+                wakeups: empty(std::mem::take(&mut wakeups), 0),
                 releases: 0,
                 invocations: 0,
                 charged: 0,
                 abort_handler_ns: 0,
                 deadlocks: 0,
-                inv: Inversions::new(2 * width + m),
+                inv: Inversions::in_buffer(inv_bits, 2 * width + m),
                 now: 0,
                 duration,
                 abort_at_deadline: ts.run.on_miss == OnMiss::Abort,
                 ts,
             },
-            dec: Decisions::new(m as u32),
+            dec: dec.map_or_else(|| Decisions::new(m as u32), |d| d.renew(m as u32)),
             policy,
             start_at_dispatch,
             grants_resources,
-            dirty: Vec::with_capacity(m),
-            stopped: Vec::with_capacity(m),
-            aborts: Vec::new(),
-            grants: Vec::new(),
-            ungranted: Vec::new(),
-            charges: Vec::new(),
-            forked: Vec::with_capacity(widest),
-            doomed: Vec::with_capacity(widest),
-            cycle: Vec::new(),
+            dirty: empty(std::mem::take(&mut dirty), m),
+            stopped: empty(std::mem::take(&mut stopped), m),
+            aborts: empty(std::mem::take(&mut aborts), 0),
+            grants: empty(std::mem::take(&mut grants), 0),
+            ungranted: empty(std::mem::take(&mut ungranted), 0),
+            charges: empty(std::mem::take(&mut charges), 0),
+            forked: empty(std::mem::take(&mut forked), widest),
+            doomed: empty(std::mem::take(&mut doomed), widest),
+            cycle: empty(std::mem::take(&mut cycle), 0),
             unresolved: None,
             failure: None,
             sink: None,
-            pinned: Vec::with_capacity(m),
+            pinned: empty(std::mem::take(&mut pinned), m),
             measure: false,
             policy_ns: (0, 0),
         }
+    }
+
+    /// [`Ledger::borrowed`] in the buffers an earlier ledger left ([`Ledger::finish_parts`]).
+    pub fn borrowed_in(ts: &'t TaskSet, policy: &'t mut dyn Policy, start_at_dispatch: bool, parts: LedgerParts) -> Self {
+        Ledger::with_parts(Cow::Borrowed(ts), PolicyRef::Borrowed(policy), start_at_dispatch, parts)
     }
 
     /// A ledger over a borrowed task set and policy (the simulator). `start_at_dispatch`: see
@@ -725,7 +774,7 @@ impl<'t> Ledger<'t> {
     /// are undecided at once. Small on purpose: a sweep runs many short simulations, and a
     /// buffer past malloc's trim threshold (64 KB where Dask sets `MALLOC_TRIM_THRESHOLD_`)
     /// is given back to the system and faulted in again by every one of them.
-    const STREAMED_RECORDS: usize = 128;
+    const STREAMED_RECORDS: usize = 32;
 
     /// Keep record `rec` (and every later one) from the stream until [`Ledger::unpin_record`]:
     /// the driver will still add to it, even if its job is decided meanwhile.
@@ -824,6 +873,7 @@ impl<'t> Ledger<'t> {
         let slot = match r.free_jobs.pop() {
             Some(s) => s,
             None => {
+                let (demands, ents) = r.spare.pop().unwrap_or_default();
                 r.jobs.push(Job {
                     task: 0,
                     job: 0,
@@ -835,9 +885,9 @@ impl<'t> Ledger<'t> {
                     rec: NONE,
                     region: 0,
                     pending: 0,
-                    demands: Vec::new(),
+                    demands,
                     first: 0,
-                    ents: Vec::new(),
+                    ents,
                 });
                 (r.jobs.len() - 1) as u32
             }
@@ -1562,7 +1612,13 @@ impl<'t> Ledger<'t> {
 
     /// End the run at `end`: unfinished jobs whose deadline passed are misses; threads still
     /// blocked add their wait so far.
-    pub fn finish(mut self, end: Time) -> Outcome {
+    pub fn finish(self, end: Time) -> Outcome {
+        self.finish_parts(end).0
+    }
+
+    /// [`Ledger::finish`], and the ledger's buffers for the next run
+    /// ([`Ledger::borrowed_in`]).
+    pub fn finish_parts(mut self, end: Time) -> (Outcome, LedgerParts) {
         let r = &mut self.run;
         for e in r.ents.iter().filter(|e| e.live && e.is_blocked()) {
             if e.rec != NONE {
@@ -1607,7 +1663,7 @@ impl<'t> Ledger<'t> {
             }
             r.records.clear();
         }
-        Outcome {
+        let outcome = Outcome {
             jobs: std::mem::take(&mut r.records),
             releases: r.releases,
             invocations: r.invocations,
@@ -1620,8 +1676,49 @@ impl<'t> Ledger<'t> {
             policy_ns: self.measure.then_some(self.policy_ns),
             fair,
             end,
-        }
+        };
+        let Ledger { run, dec, dirty, stopped, aborts, grants, ungranted, charges, forked, doomed, cycle, pinned, .. } = self;
+        let Run { programs, ents, free, jobs, spare, free_jobs, cpus, streams, next_job, task_busy, held, records, task_cpu, bursts, wakeups, inv, .. } = run;
+        let parts = LedgerParts {
+            programs, ents, free, jobs, spare, free_jobs, cpus, streams, next_job, task_busy, held, records, task_cpu, bursts,
+            wakeups, inv_bits: inv.into_buffer(), dec: Some(dec), dirty, stopped, aborts, grants, ungranted, charges, forked,
+            doomed, cycle, pinned,
+        };
+        (outcome, parts)
     }
+}
+
+/// The buffers of a finished ledger ([`Ledger::finish_parts`]) for the next one
+/// ([`Ledger::borrowed_in`]): their allocations, none of their contents. Empty by default.
+#[derive(Default)]
+pub struct LedgerParts {
+    programs: Vec<Program>,
+    ents: Vec<Ent>,
+    free: Vec<u32>,
+    jobs: Vec<Job>,
+    spare: Vec<(Vec<Time>, Vec<EntityId>)>,
+    free_jobs: Vec<u32>,
+    cpus: Vec<CpuState>,
+    streams: Vec<TaskStreams>,
+    next_job: Vec<u64>,
+    task_busy: Vec<bool>,
+    held: Vec<VecDeque<u32>>,
+    records: Vec<JobRecord>,
+    task_cpu: Vec<Time>,
+    bursts: Vec<u64>,
+    wakeups: Vec<(Time, u32)>,
+    inv_bits: Vec<u64>,
+    dec: Option<Decisions>,
+    dirty: Vec<u32>,
+    stopped: Vec<EntityId>,
+    aborts: Vec<EntityId>,
+    grants: Vec<(ResourceId, EntityId)>,
+    ungranted: Vec<ResourceId>,
+    charges: Vec<(u32, Time)>,
+    forked: Vec<EntityInfo>,
+    doomed: Vec<EntityId>,
+    cycle: Vec<EntityId>,
+    pinned: Vec<u32>,
 }
 
 #[cfg(test)]

@@ -16,9 +16,20 @@ pub struct TaskStreams {
 
 impl TaskStreams {
     pub fn new(seed: u64, task: u32) -> Self {
-        let mut demand = ChaCha8Rng::seed_from_u64(seed);
+        TaskStreams::from_seeded(&TaskStreams::seeded(seed), task)
+    }
+
+    /// The generator every stream of a run starts from, before its stream is set.
+    pub fn seeded(seed: u64) -> ChaCha8Rng {
+        ChaCha8Rng::seed_from_u64(seed)
+    }
+
+    /// [`TaskStreams::new`] from the run seed's generator, seeded once (`seed_from_u64(seed)`)
+    /// and cloned for every stream of every task: the same streams without seeding each anew.
+    pub fn from_seeded(seeded: &ChaCha8Rng, task: u32) -> Self {
+        let mut demand = seeded.clone();
         demand.set_stream(2 * task as u64);
-        let mut arrival = ChaCha8Rng::seed_from_u64(seed);
+        let mut arrival = seeded.clone();
         arrival.set_stream(2 * task as u64 + 1);
         TaskStreams { demand, arrival, fair: None }
     }
@@ -46,7 +57,16 @@ impl TaskStreams {
     /// (docs/semantics.md "Demand"): one draw per thread. For a sequential task this is the
     /// one draw [`TaskStreams::demand`] makes, so adding structure changes nothing else.
     /// Appends to `out`; returns the job's total demand.
+    #[inline]
     pub fn job_demands(&mut self, model: &ExecModel, program: &Program, out: &mut Vec<Time>) -> Time {
+        if let [region] = &program.regions[..] {
+            if let [t] = &region[..] {
+                // A sequential job (most of them): its one draw, without walking the lists.
+                let d = self.demand(model, t.wcet);
+                out.push(d);
+                return d;
+            }
+        }
         let mut total = 0;
         for region in &program.regions {
             for t in region {
@@ -92,6 +112,29 @@ impl TaskStreams {
             Behaviour::Bursty {
                 sleep: (lo, hi), ..
             } => self.arrival.random_range(lo..=hi),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::RngCore;
+
+    #[test]
+    fn streams_from_one_seeded_generator_draw_what_streams_seeded_each_anew_draw() {
+        for seed in [0, 1, 0x9E37_79B9_7F4A_7C15] {
+            let seeded = TaskStreams::seeded(seed);
+            for task in [0, 1, 7] {
+                let mut s = TaskStreams::from_seeded(&seeded, task);
+                for (stream, rng) in [(2 * task as u64, &mut s.demand), (2 * task as u64 + 1, &mut s.arrival)] {
+                    let mut alone = ChaCha8Rng::seed_from_u64(seed);
+                    alone.set_stream(stream);
+                    let want: Vec<u64> = (0..40).map(|_| alone.next_u64()).collect();
+                    let got: Vec<u64> = (0..40).map(|_| rng.next_u64()).collect();
+                    assert_eq!(got, want, "seed {seed} task {task} stream {stream}");
+                }
+            }
         }
     }
 }

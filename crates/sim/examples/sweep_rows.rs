@@ -6,25 +6,33 @@
 //!     cargo run --release -p rtsched-sim --example sweep_rows [-- SETS [DURATION_MS] [--held|--streamed]]
 //!
 //! Prints rows/s and jobs/s (best of 3). By default each job goes, as it is decided, into a
-//! total-only summary reused from row to row (`simulate_into` + `TotalSink`: what a sweep
-//! batch does); `--held` holds the records and summarises them at the end (`simulate`);
+//! total-only summary reused from row to row, and each run reuses the buffers of the one
+//! before (`simulate_into_reusing` + `TotalSink`: what a sweep batch does); `--fresh` is the
+//! same with every run allocating its own (`simulate_into`); `--held` holds the records and
+//! summarises them at the end (`simulate`);
 //! `--streamed` keeps every task's summary too (`simulate_streamed`, as `rtsched simulate`).
 
 use rtsched_analysis::gen;
 use rtsched_model::results::{RunResult, TotalSink};
+use rtsched_sim::SimScratch;
 use std::time::Instant;
 
 const POINTS: [f64; 10] = [0.8, 1.0, 1.2, 1.4, 1.6, 1.7, 1.8, 1.9, 1.95, 2.0];
 const SCHEDULERS: [&str; 4] = ["gedf", "pedf:ffd", "gfp:rm", "gnpedf"];
 
 /// Jobs and misses of one row; a partitioner that finds no partition is a row too (0 jobs).
-fn row(ts: &rtsched_model::TaskSet, sched: &str, mode: &str, total: &mut TotalSink) -> (u64, u64) {
+fn row(ts: &rtsched_model::TaskSet, sched: &str, mode: &str, total: &mut TotalSink, scratch: &mut SimScratch) -> (u64, u64) {
     let r: Result<RunResult, String> = match mode {
+        "--fresh" => {
+            total.reset_for(ts);
+            let s = rtsched_sim::simulate_into(ts, sched, total).map(|_| total.summary());
+            return s.map(|s| (s.jobs, s.missed)).unwrap_or((0, 0));
+        }
         "--streamed" => rtsched_sim::simulate_streamed(ts, sched, false, false, None).map(|(r, _)| r),
         "--held" => rtsched_sim::simulate(ts, sched, false),
         _ => {
             total.reset_for(ts);
-            let s = rtsched_sim::simulate_into(ts, sched, total).map(|_| total.summary());
+            let s = rtsched_sim::simulate_into_reusing(ts, sched, total, scratch).map(|_| total.summary());
             return s.map(|s| (s.jobs, s.missed)).unwrap_or((0, 0));
         }
     };
@@ -39,6 +47,7 @@ fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mode = args.iter().find(|a| a.starts_with("--")).map_or("--total", |a| a.as_str()).to_string();
     let mut total = TotalSink::default();
+    let mut scratch = SimScratch::default();
     let nums: Vec<u64> = args.iter().filter_map(|a| a.parse().ok()).collect();
     let sets = nums.first().copied().unwrap_or(5_000) as usize;
     let duration = nums.get(1).copied().unwrap_or(50) * 1_000_000;
@@ -55,7 +64,7 @@ fn main() {
             ts.run.duration = duration;
             ts.run.seed = seed;
             for sched in SCHEDULERS {
-                let (j, _) = row(&ts, sched, &mode, &mut total);
+                let (j, _) = row(&ts, sched, &mode, &mut total, &mut scratch);
                 jobs += j;
                 rows += 1;
             }

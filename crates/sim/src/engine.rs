@@ -22,7 +22,7 @@ use crate::cost::{CostModel, NoCache};
 use rtsched_model::results::{Interval, JobRecord, JobSink, OverheadTotals, RunResult, Streamed, SummarySink};
 use rtsched_model::{TaskSet, Time};
 use rtsched_policies::{EntityId, EntityInfo, Policy};
-use rtsched_runtime::{CpuState, Ent, Ledger, Off, Run, Step, Substrate};
+use rtsched_runtime::{CpuState, Ent, Ledger, LedgerParts, Off, Run, Step, Substrate};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
@@ -100,6 +100,18 @@ impl Ord for Event {
     fn cmp(&self, o: &Self) -> std::cmp::Ordering {
         self.key.cmp(&o.key)
     }
+}
+
+/// What one simulation leaves for the next to reuse: the ledger's lists, the event queue, the
+/// CPUs' state (allocations only; every run starts from an empty state). A sweep batch runs
+/// thousands of short simulations through one ([`simulate_into_reusing`]).
+#[derive(Default)]
+pub struct SimScratch {
+    ledger: LedgerParts,
+    events: BinaryHeap<Reverse<Event>>,
+    cpus: Vec<SimCpu>,
+    timers: Vec<Time>,
+    wakeups: Vec<(Time, u32)>,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -341,18 +353,30 @@ pub struct Engine<'p, O: Observer, C: CostModel> {
 
 impl<'p, O: Observer, C: CostModel> Engine<'p, O, C> {
     pub fn new(ts: &'p TaskSet, policy: &'p mut dyn Policy, observer: O, cost: C, record_intervals: bool) -> Self {
+        Engine::new_in(ts, policy, observer, cost, record_intervals, SimScratch::default())
+    }
+
+    /// [`Engine::new`] in the buffers an earlier run left ([`Engine::try_run_in`]).
+    pub fn new_in(ts: &'p TaskSet, policy: &'p mut dyn Policy, observer: O, cost: C, record_intervals: bool, scratch: SimScratch) -> Self {
+        let SimScratch { ledger, mut events, mut cpus, mut timers, mut wakeups } = scratch;
         let m = ts.platform.cpus as usize;
         let n = ts.tasks.len();
         let result = RunResult::new("sim", &policy.name(), ts);
         let o = &ts.run.overheads;
         let (rt_runtime, rt_period) = if o.throttles() { (o.rt_runtime, o.rt_period) } else { (0, 0) };
         let oh = Overheads { decision: o.decision, context_switch: o.context_switch, migration: o.migration, release: o.release, tick: o.tick, tick_period: o.tick_period.max(1), rt_runtime, rt_period };
+        events.clear();
+        events.reserve(2 * n + 2 * m + 16);
+        cpus.clear();
+        cpus.resize(m, SimCpu { since: 0, overhead: 0, version: 0, rt_used: 0, rt_end: rt_period, stopped_until: 0, rt_mark: 0 });
+        timers.clear();
+        wakeups.clear();
         Engine {
-            led: Ledger::borrowed(ts, policy, true),
+            led: Ledger::borrowed_in(ts, policy, true, ledger),
             sim: Sim {
-                events: BinaryHeap::with_capacity(2 * n + 2 * m + 16),
+                events,
                 seq: 0,
-                cpus: vec![SimCpu { since: 0, overhead: 0, version: 0, rt_used: 0, rt_end: rt_period, stopped_until: 0, rt_mark: 0 }; m],
+                cpus,
                 oh,
                 totals: OverheadTotals::default(),
                 cost,
@@ -361,8 +385,8 @@ impl<'p, O: Observer, C: CostModel> Engine<'p, O, C> {
             },
             observer,
             result,
-            timers: Vec::new(),
-            wakeups: Vec::new(),
+            timers,
+            wakeups,
         }
     }
 
@@ -390,6 +414,25 @@ impl<'p, O: Observer, C: CostModel> Engine<'p, O, C> {
 
     /// Run to the end; an unresolved deadlock stops the run with its description.
     pub fn try_run(mut self) -> Result<RunResult, String> {
+        let end = self.run_to_end()?;
+        Ok(self.finish(end).0)
+    }
+
+    /// [`Engine::try_run`], and the run's buffers for the next one ([`Engine::new_in`]; none
+    /// after an error).
+    pub fn try_run_in(mut self) -> (Result<RunResult, String>, SimScratch) {
+        match self.run_to_end() {
+            Ok(end) => {
+                let (r, scratch) = self.finish(end);
+                (Ok(r), scratch)
+            }
+            Err(e) => (Err(e), SimScratch::default()),
+        }
+    }
+
+    /// Run the events to the end of the run; the time it ends (see `finish`).
+    #[inline(never)]
+    fn run_to_end(&mut self) -> Result<Time, String> {
         let duration = self.led.duration();
         let limit = self.led.limit();
         let release = self.sim.oh.release;
@@ -463,11 +506,10 @@ impl<'p, O: Observer, C: CostModel> Engine<'p, O, C> {
             }
         }
         // Stopped by the drain limit with counted jobs still unfinished: time ran to the limit.
-        let end = if self.led.run.undecided() > 0 { limit } else { end };
-        Ok(self.finish(end))
+        Ok(if self.led.run.undecided() > 0 { limit } else { end })
     }
 
-    fn finish(mut self, end: Time) -> RunResult {
+    fn finish(mut self, end: Time) -> (RunResult, SimScratch) {
         for c in 0..self.sim.cpus.len() as u32 {
             if let Some((cpu, ent)) = self.led.run.running_mut(c) {
                 self.sim.close_interval(end, c, ent);
@@ -476,7 +518,7 @@ impl<'p, O: Observer, C: CostModel> Engine<'p, O, C> {
                 self.sim.account(end, c, cpu, ent);
             }
         }
-        let out = self.led.finish(end);
+        let (out, ledger) = self.led.finish_parts(end);
         let mut r = self.result;
         out.fill_counters(&mut r.counters);
         out.fill_measurements(&mut r.measurements);
@@ -490,7 +532,8 @@ impl<'p, O: Observer, C: CostModel> Engine<'p, O, C> {
             r.measurements.insert("policy.charged_ns".into(), out.charged as f64);
         }
         r.end = end;
-        r
+        let scratch = SimScratch { ledger, events: self.sim.events, cpus: self.sim.cpus, timers: self.timers, wakeups: self.wakeups };
+        (r, scratch)
     }
 
     /// Best-effort tasks that went to sleep: their next bursts are released when they wake
@@ -661,6 +704,21 @@ pub fn simulate_streamed(ts: &TaskSet, spec: &str, record_intervals: bool, measu
 pub fn simulate_into(ts: &TaskSet, spec: &str, sink: &mut (dyn JobSink + Send)) -> Result<RunResult, String> {
     let mut p = rtsched_policies::build(spec, ts)?;
     run_with(ts, p.as_mut(), NoObserver, false, false, Some(sink))
+}
+
+/// [`simulate_into`] in the buffers of the run before (`scratch`, left for the next): the same
+/// result, without allocating the simulator's state anew for each of many short runs.
+pub fn simulate_into_reusing(ts: &TaskSet, spec: &str, sink: &mut (dyn JobSink + Send), scratch: &mut SimScratch) -> Result<RunResult, String> {
+    let mut p = rtsched_policies::build(spec, ts)?;
+    let s = std::mem::take(scratch);
+    let (r, s) = if ts.run.cache.enabled {
+        let cost = CacheModel::new(ts)?;
+        Engine::new_in(ts, p.as_mut(), NoObserver, cost, false, s).stream_records(Some(sink)).try_run_in()
+    } else {
+        Engine::new_in(ts, p.as_mut(), NoObserver, NoCache, false, s).stream_records(Some(sink)).try_run_in()
+    };
+    *scratch = s;
+    r
 }
 
 /// Simulate `ts` under `spec` and also return the policy's own operation counters

@@ -47,10 +47,13 @@ impl<O: Order> GlobalDomain<O> {
             order,
             preemptive,
             first,
-            ready: IndexedHeap::with_capacity(64),
+            // Room for 16 entities to start with (they grow with the ledger's slots): small
+            // enough that malloc serves them from its per-thread cache, where a sweep builds
+            // one domain per run; 64 keys (2.5 KB) went to its slow path every time.
+            ready: IndexedHeap::with_capacity(16),
             linked: vec![None; count as usize],
-            keys: Vec::with_capacity(64),
-            last_cpu: Vec::with_capacity(64),
+            keys: Vec::with_capacity(16),
+            last_cpu: Vec::with_capacity(16),
         }
     }
 
