@@ -473,15 +473,18 @@ impl<'p, O: Observer, C: CostModel> Engine<'p, O, C> {
                 if ev.time() != now {
                     break;
                 }
-                self.sim.events.pop();
                 self.result.counters.events += 1;
                 // Progress and releases first, as branches: a `match` here becomes a jump
                 // table whose indirect branch the CPU mispredicts about every other event.
                 let kind = ev.kind();
+                if kind == EV_RELEASE {
+                    // Handled on top of the queue: its task's next release takes its place.
+                    self.on_release(now, ev.a);
+                    continue;
+                }
+                self.sim.events.pop();
                 if kind == EV_PROGRESS {
                     self.on_progress(now, ev.a, ev.b);
-                } else if kind == EV_RELEASE {
-                    self.on_release(now, ev.a);
                 } else {
                     self.on_rare(now, kind, ev.a, ev.b, tick);
                 }
@@ -548,17 +551,30 @@ impl<'p, O: Observer, C: CostModel> Engine<'p, O, C> {
         }
     }
 
+    /// The release event on top of the queue: the job is released, and the event leaves the
+    /// queue or becomes the task's next release (one sift, where a pop and a push take two;
+    /// the queue's order is the same, every event's key being unique).
+    #[inline]
     fn on_release(&mut self, now: Time, task: u32) {
         // Due `release` (the release latency) before now.
         let latency = self.sim.oh.release;
         self.sim.totals.release_ns += latency;
+        // The ledger's release leaves the queue alone: the event is still on top after it.
         let rel = self.led.release(now, task, now - latency);
-        if let Some((at, slot, generation)) = rel.abort {
-            self.sim.push(at, EV_ABORT, slot, generation);
-        }
         // Keep releasing past the counted window (as interference) while counted jobs run.
-        if self.led.keeps_releasing(rel.next) {
-            self.sim.push(rel.next + latency, EV_RELEASE, task, 0);
+        let next = self.led.keeps_releasing(rel.next);
+        if let Some((at, slot, generation)) = rel.abort {
+            self.sim.events.pop();
+            self.sim.push(at, EV_ABORT, slot, generation);
+            if next {
+                self.sim.push(rel.next + latency, EV_RELEASE, task, 0);
+            }
+        } else if next {
+            self.sim.seq += 1;
+            let e = Event::new(rel.next + latency, EV_RELEASE, self.sim.seq, task, 0);
+            *self.sim.events.peek_mut().expect("the release is on top") = Reverse(e);
+        } else {
+            self.sim.events.pop();
         }
     }
 
