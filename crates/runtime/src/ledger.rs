@@ -639,10 +639,9 @@ impl<'t> Ledger<'t> {
         let duration = ts.run.duration;
         let expected_jobs = ts.jobs_released_by(duration);
         let LedgerParts {
-            mut programs, mut ents, mut free, mut jobs, mut spare, mut free_jobs, mut cpus, mut streams, mut next_job,
-            mut task_busy, mut held, mut records, mut task_cpu, mut bursts, mut wakeups, inv_bits, dec, mut dirty,
-            mut stopped, mut aborts, mut grants, mut ungranted, mut charges, mut forked, mut doomed, mut cycle,
-            mut pinned,
+            mut programs, ents, free, mut jobs, mut spare, free_jobs, cpus, mut streams, next_job, task_busy, mut held,
+            mut records, task_cpu, bursts, wakeups, inv_bits, dec, dirty, stopped, aborts, grants, ungranted, charges,
+            forked, doomed, cycle, pinned,
         } = parts;
         // Each task's program over the one its slot held (a sweep's sets are alike: no allocation).
         programs.truncate(n);
@@ -688,16 +687,16 @@ impl<'t> Ledger<'t> {
         Ledger {
             run: Run {
                 programs,
-                ents: empty(std::mem::take(&mut ents), 2 * width + m),
-                free: empty(std::mem::take(&mut free), 2 * width + m),
+                ents: empty(ents, 2 * width + m),
+                free: empty(free, 2 * width + m),
                 jobs: empty(jobs, 2 * n),
                 spare,
-                free_jobs: empty(std::mem::take(&mut free_jobs), 2 * n),
+                free_jobs: empty(free_jobs, 2 * n),
                 resources,
-                cpus: filled(std::mem::take(&mut cpus), m, CpuState { running: None, mark: 0, last: u64::MAX, deadline: 0 }),
+                cpus: filled(cpus, m, CpuState { running: None, mark: 0, last: u64::MAX, deadline: 0 }),
                 streams,
-                next_job: filled(std::mem::take(&mut next_job), n, 0),
-                task_busy: filled(std::mem::take(&mut task_busy), n, false),
+                next_job: filled(next_job, n, 0),
+                task_busy: filled(task_busy, n, false),
                 held,
                 // Reserved at the first record (`expected_jobs`), once it is known whether
                 // the run holds its records or streams them (a few then suffice), unless
@@ -707,9 +706,9 @@ impl<'t> Ledger<'t> {
                 rec_base: 0,
                 rec_front: 0,
                 undecided: 0,
-                task_cpu: filled(std::mem::take(&mut task_cpu), n, 0),
-                bursts: filled(std::mem::take(&mut bursts), n, 0),
-                wakeups: empty(std::mem::take(&mut wakeups), 0),
+                task_cpu: filled(task_cpu, n, 0),
+                bursts: filled(bursts, n, 0),
+                wakeups: empty(wakeups, 0),
                 releases: 0,
                 invocations: 0,
                 charged: 0,
@@ -725,19 +724,19 @@ impl<'t> Ledger<'t> {
             policy,
             start_at_dispatch,
             grants_resources,
-            dirty: empty(std::mem::take(&mut dirty), m),
-            stopped: empty(std::mem::take(&mut stopped), m),
-            aborts: empty(std::mem::take(&mut aborts), 0),
-            grants: empty(std::mem::take(&mut grants), 0),
-            ungranted: empty(std::mem::take(&mut ungranted), 0),
-            charges: empty(std::mem::take(&mut charges), 0),
-            forked: empty(std::mem::take(&mut forked), widest),
-            doomed: empty(std::mem::take(&mut doomed), widest),
-            cycle: empty(std::mem::take(&mut cycle), 0),
+            dirty: empty(dirty, m),
+            stopped: empty(stopped, m),
+            aborts: empty(aborts, 0),
+            grants: empty(grants, 0),
+            ungranted: empty(ungranted, 0),
+            charges: empty(charges, 0),
+            forked: empty(forked, widest),
+            doomed: empty(doomed, widest),
+            cycle: empty(cycle, 0),
             unresolved: None,
             failure: None,
             sink: None,
-            pinned: empty(std::mem::take(&mut pinned), m),
+            pinned: empty(pinned, m),
             measure: false,
             policy_ns: (0, 0),
         }
@@ -770,7 +769,7 @@ impl<'t> Ledger<'t> {
 
     /// Records a streaming run makes room for at first: the undecided stretch and the handed-on
     /// records not yet dropped ([`Ledger::hand_on_front`] drops them once there are
-    /// `STREAMED_RECORDS / 2`), so the buffer stays at about 30 KB unless more jobs than that
+    /// `STREAMED_RECORDS / 2`), so the buffer stays at about 8 KB unless more jobs than that
     /// are undecided at once. Small on purpose: a sweep runs many short simulations, and a
     /// buffer past malloc's trim threshold (64 KB where Dask sets `MALLOC_TRIM_THRESHOLD_`)
     /// is given back to the system and faulted in again by every one of them.
