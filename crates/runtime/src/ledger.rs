@@ -600,16 +600,8 @@ pub struct Ledger<'t> {
     /// work really begins (testbed).
     start_at_dispatch: bool,
     grants_resources: bool,
-    // scratch, reused by every decision
-    dirty: Vec<u32>,
-    stopped: Vec<EntityId>,
-    aborts: Vec<EntityId>,
-    grants: Vec<(ResourceId, EntityId)>,
-    ungranted: Vec<ResourceId>,
-    charges: Vec<(u32, Time)>,
-    forked: Vec<EntityInfo>,
-    doomed: Vec<EntityId>,
-    cycle: Vec<EntityId>,
+    /// Scratch lists, reused by every decision.
+    lists: Lists,
     /// A deadlock told to the policy, to be broken by its next decision.
     unresolved: Option<Vec<EntityId>>,
     failure: Option<String>,
@@ -640,8 +632,7 @@ impl<'t> Ledger<'t> {
         let expected_jobs = ts.jobs_released_by(duration);
         let LedgerParts {
             mut programs, ents, free, mut jobs, mut spare, free_jobs, cpus, mut streams, next_job, task_busy, mut held,
-            mut records, task_cpu, bursts, wakeups, inv_bits, dec, dirty, stopped, aborts, grants, ungranted, charges,
-            forked, doomed, cycle, pinned,
+            mut records, task_cpu, bursts, wakeups, inv_bits, dec, lists, pinned,
         } = parts;
         // Each task's program over the one its slot held (a sweep's sets are alike: no allocation).
         programs.truncate(n);
@@ -661,12 +652,6 @@ impl<'t> Ledger<'t> {
             s.fair = ts.tasks[i as usize].fair_params().map(|f| f.behaviour);
             s
         }));
-        // Empty lists with room: `clear` then `reserve` (a no-op when the room is there).
-        fn empty<T>(mut v: Vec<T>, room: usize) -> Vec<T> {
-            v.clear();
-            v.reserve(room);
-            v
-        }
         fn filled<T: Clone>(mut v: Vec<T>, len: usize, x: T) -> Vec<T> {
             v.clear();
             v.resize(len, x);
@@ -724,15 +709,7 @@ impl<'t> Ledger<'t> {
             policy,
             start_at_dispatch,
             grants_resources,
-            dirty: empty(dirty, m),
-            stopped: empty(stopped, m),
-            aborts: empty(aborts, 0),
-            grants: empty(grants, 0),
-            ungranted: empty(ungranted, 0),
-            charges: empty(charges, 0),
-            forked: empty(forked, widest),
-            doomed: empty(doomed, widest),
-            cycle: empty(cycle, 0),
+            lists: lists.emptied(m, widest),
             unresolved: None,
             failure: None,
             sink: None,
@@ -961,14 +938,14 @@ impl<'t> Ledger<'t> {
             self.policy.get().release(now, &info);
             return;
         }
-        self.forked.clear();
+        self.lists.forked.clear();
         for t in 0..n {
             let info = self.new_thread(j, t);
-            self.forked.push(info);
+            self.lists.forked.push(info);
         }
-        let forked = std::mem::take(&mut self.forked);
+        let forked = std::mem::take(&mut self.lists.forked);
         self.policy.get().forked(now, cpu, &forked);
-        self.forked = forked;
+        self.lists.forked = forked;
     }
 
     /// A fresh entity for thread `t` of job `j`'s current region.
@@ -1106,7 +1083,7 @@ impl<'t> Ledger<'t> {
     /// next `schedule`); a policy that cannot resolve deadlocks stops the run with an error.
     #[cold]
     fn detect_deadlock(&mut self, now: Time, e: EntityId, holder: u32) {
-        let mut cycle = std::mem::take(&mut self.cycle);
+        let mut cycle = std::mem::take(&mut self.lists.cycle);
         cycle.clear();
         cycle.push(e);
         let mut h = holder;
@@ -1133,7 +1110,7 @@ impl<'t> Ledger<'t> {
                 ));
             }
         }
-        self.cycle = cycle;
+        self.lists.cycle = cycle;
     }
 
     /// "deadlock at 12.5ms: a#3 waits for 'R2', held by b#1; b#1 waits for 'R1', held by a#3".
@@ -1281,7 +1258,7 @@ impl<'t> Ledger<'t> {
             // Never given to the policy: drop it from its task's queue, tell nobody.
             self.run.held[task as usize].retain(|&s| s != j);
         } else {
-            let mut doomed = std::mem::take(&mut self.doomed);
+            let mut doomed = std::mem::take(&mut self.lists.doomed);
             doomed.clear();
             doomed.extend_from_slice(&self.run.jobs[j as usize].ents);
             // Waiting threads leave their queues first, so no resource goes to this job.
@@ -1346,7 +1323,7 @@ impl<'t> Ledger<'t> {
                 self.free_entity(e);
             }
             self.run.jobs[j as usize].ents.clear();
-            self.doomed = doomed;
+            self.lists.doomed = doomed;
         }
         self.run.jobs[j as usize].live = false;
         if rec != NONE {
@@ -1433,8 +1410,8 @@ impl<'t> Ledger<'t> {
                 r.inv.observe(now, &r.ents, &r.cpus);
                 return;
             }
-            self.dec.take_aborts(&mut self.aborts);
-            let aborts = std::mem::take(&mut self.aborts);
+            self.dec.take_aborts(&mut self.lists.aborts);
+            let aborts = std::mem::take(&mut self.lists.aborts);
             for &e in &aborts {
                 // Several threads of one job may be named; the first aborts the job.
                 if self.run.ents[e as usize].live {
@@ -1442,7 +1419,7 @@ impl<'t> Ledger<'t> {
                     self.abort_job(now, j, sub);
                 }
             }
-            self.aborts = aborts;
+            self.lists.aborts = aborts;
         }
     }
 
@@ -1472,9 +1449,9 @@ impl<'t> Ledger<'t> {
     #[cold]
     #[inline(never)]
     fn apply_grants(&mut self, now: Time) -> bool {
-        self.dec.take_grants(&mut self.grants);
-        for i in 0..self.grants.len() {
-            let (r, w) = self.grants[i];
+        self.dec.take_grants(&mut self.lists.grants);
+        for i in 0..self.lists.grants.len() {
+            let (r, w) = self.lists.grants[i];
             let res = &mut self.run.resources[r as usize];
             let at = res.queue.iter().position(|&x| x == w);
             assert!(
@@ -1485,7 +1462,7 @@ impl<'t> Ledger<'t> {
             res.queue.remove(at.unwrap());
             self.took(now, r, w);
         }
-        let mut ungranted = std::mem::take(&mut self.ungranted);
+        let mut ungranted = std::mem::take(&mut self.lists.ungranted);
         self.dec.take_pending_grants(&mut ungranted);
         let mut woke = false;
         for &r in &ungranted {
@@ -1500,17 +1477,17 @@ impl<'t> Ledger<'t> {
             self.policy.get().unblocked(now, &info);
             woke = true;
         }
-        self.ungranted = ungranted;
+        self.lists.ungranted = ungranted;
         woke
     }
 
     /// Apply the policy's CPU changes: stop what leaves, start what arrives, count, assert.
     #[inline(always)]
     fn apply<S: Substrate>(&mut self, now: Time, sub: &mut S) {
-        self.dec.take_dirty(&mut self.dirty);
-        self.stopped.clear();
-        for i in 0..self.dirty.len() {
-            let cpu = self.dirty[i];
+        self.dec.take_dirty(&mut self.lists.dirty);
+        self.lists.stopped.clear();
+        for i in 0..self.lists.dirty.len() {
+            let cpu = self.lists.dirty[i];
             let old = self.run.cpus[cpu as usize].running;
             let new = self.dec.current(cpu);
             if old == new {
@@ -1525,7 +1502,7 @@ impl<'t> Ledger<'t> {
                 let c = &mut self.run.cpus[cpu as usize];
                 c.running = None;
                 c.deadline = 0;
-                self.stopped.push(o);
+                self.lists.stopped.push(o);
             }
             if new.is_none() {
                 sub.assigned(cpu, None);
@@ -1533,8 +1510,8 @@ impl<'t> Ledger<'t> {
         }
         // Every CPU that changed has stopped its old entity: now the new ones start (an
         // entity moved between two CPUs has left the first by now).
-        for i in 0..self.dirty.len() {
-            let cpu = self.dirty[i];
+        for i in 0..self.lists.dirty.len() {
+            let cpu = self.lists.dirty[i];
             let Some(e) = self.dec.current(cpu) else { continue };
             if self.run.cpus[cpu as usize].running == Some(e) {
                 continue;
@@ -1569,8 +1546,8 @@ impl<'t> Ledger<'t> {
             sub.assigned(cpu, Some(e));
             self.run.inv.unready(e, d);
         }
-        for i in 0..self.stopped.len() {
-            let x = &self.run.ents[self.stopped[i] as usize];
+        for i in 0..self.lists.stopped.len() {
+            let x = &self.run.ents[self.lists.stopped[i] as usize];
             if x.cpu == NONE && x.live && x.rec != NONE {
                 self.run.records[rec_at(self.run.rec_base, self.run.rec_front, x.rec)].preemptions += 1;
             }
@@ -1578,9 +1555,9 @@ impl<'t> Ledger<'t> {
         if !self.dec.has_charges() {
             return;
         }
-        self.dec.take_charges(&mut self.charges);
-        for i in 0..self.charges.len() {
-            let (cpu, ns) = self.charges[i];
+        self.dec.take_charges(&mut self.lists.charges);
+        for i in 0..self.lists.charges.len() {
+            let (cpu, ns) = self.lists.charges[i];
             self.run.charged += ns;
             if let Some(e) = self.run.cpus[cpu as usize].running {
                 let work = self.run.work_to_next(e);
@@ -1676,12 +1653,11 @@ impl<'t> Ledger<'t> {
             fair,
             end,
         };
-        let Ledger { run, dec, dirty, stopped, aborts, grants, ungranted, charges, forked, doomed, cycle, pinned, .. } = self;
+        let Ledger { run, dec, lists, pinned, .. } = self;
         let Run { programs, ents, free, jobs, spare, free_jobs, cpus, streams, next_job, task_busy, held, records, task_cpu, bursts, wakeups, inv, .. } = run;
         let parts = LedgerParts {
             programs, ents, free, jobs, spare, free_jobs, cpus, streams, next_job, task_busy, held, records, task_cpu, bursts,
-            wakeups, inv_bits: inv.into_buffer(), dec: Some(dec), dirty, stopped, aborts, grants, ungranted, charges, forked,
-            doomed, cycle, pinned,
+            wakeups, inv_bits: inv.into_buffer(), dec: Some(dec), lists, pinned,
         };
         (outcome, parts)
     }
@@ -1708,6 +1684,14 @@ pub struct LedgerParts {
     wakeups: Vec<(Time, u32)>,
     inv_bits: Vec<u64>,
     dec: Option<Decisions>,
+    lists: Lists,
+    pinned: Vec<u32>,
+}
+
+/// The ledger's scratch lists, reused by every decision (and, through [`LedgerParts`], by the
+/// next run).
+#[derive(Default)]
+struct Lists {
     dirty: Vec<u32>,
     stopped: Vec<EntityId>,
     aborts: Vec<EntityId>,
@@ -1717,7 +1701,31 @@ pub struct LedgerParts {
     forked: Vec<EntityInfo>,
     doomed: Vec<EntityId>,
     cycle: Vec<EntityId>,
-    pinned: Vec<u32>,
+}
+
+impl Lists {
+    /// Every list empty, with room for `m` CPUs' changes and a region of `widest` threads.
+    fn emptied(self, m: usize, widest: usize) -> Lists {
+        let Lists { dirty, stopped, aborts, grants, ungranted, charges, forked, doomed, cycle } = self;
+        Lists {
+            dirty: empty(dirty, m),
+            stopped: empty(stopped, m),
+            aborts: empty(aborts, 0),
+            grants: empty(grants, 0),
+            ungranted: empty(ungranted, 0),
+            charges: empty(charges, 0),
+            forked: empty(forked, widest),
+            doomed: empty(doomed, widest),
+            cycle: empty(cycle, 0),
+        }
+    }
+}
+
+/// `v` emptied, with room for `room`: `clear` then `reserve` (a no-op when the room is there).
+fn empty<T>(mut v: Vec<T>, room: usize) -> Vec<T> {
+    v.clear();
+    v.reserve(room);
+    v
 }
 
 #[cfg(test)]
