@@ -10,6 +10,7 @@ import sys
 import time
 
 import pandas as pd
+import pyarrow as pa
 import psutil
 import pytest
 import yaml
@@ -285,8 +286,25 @@ def test_a_span_makes_the_batch_its_units_make(name, cut):
     spans, batcher = S.keys.Spans(sp), S.Batcher(S.units(sp), sp.schedulers)
     while spans:
         span = spans.take(cut)
-        assert vars(span.batch()) == vars(batcher.take(span.rows))
+        got, want = vars(span.batch()), vars(batcher.take(span.rows))
+        assert isinstance(got["keys"], pa.Array)  # made in Rust, as a column
+        assert dict(got, keys=got["keys"].to_pylist()) == want
     assert not batcher
+
+
+@pytest.mark.parametrize("reps", [[1, 2, 3], [0, 7, 2**40, 2**63 - 1], [-1, 5], [3, True]])
+def test_span_seeds_and_keys_made_in_rust_are_taskset_seed_and_row_key(reps):
+    # Plain replication numbers take the Rust path (keys._seed_at's text hashed alike); others,
+    # such as negative ones, stay in Python: both give taskset_seed's and row_key's values.
+    from dataclasses import replace
+
+    sp = replace(S.parse_spec(SPECS["options"]), replications=tuple(reps))
+    g, variant = sp.generators[0], S.keys._variant_hash(sp, sp.generators[0])
+    b = S.keys.Span(replace(sp, points=(), replications=()), [(0, variant, sp.points[0], list(reps))]).batch()
+    keys = b.keys.to_pylist() if isinstance(b.keys, pa.Array) else b.keys
+    assert isinstance(b.keys, pa.Array) == all(type(r) is int and r >= 0 for r in reps)
+    assert b.set_seed == [S.taskset_seed(sp.seed, g, sp.per_cpu, sp.points[0], r) for r in reps]
+    assert keys == [S.row_key(g.label, sp.points[0], r, s, variant) for r in reps for s in b.schedulers]
 
 
 def test_spans_give_the_units_of_the_whole_sweep():
@@ -298,7 +316,7 @@ def test_spans_give_the_units_of_the_whole_sweep():
         span = spans.take(7)
         b = span.batch()
         assert b.rows == span.rows <= max(7, len(sp.schedulers))
-        got += b.keys
+        got += b.keys.to_pylist()
     assert spans.left == 0 and got == S.all_keys(sp)
     table, _, _ = S.run_batch(S.keys.Spans(sp).take(10**9))
     assert table["taskset_seed"].to_pylist() == [u.seed for u in S.units(sp) for _ in u.schedulers]

@@ -154,12 +154,17 @@ fn run_sets(sh: &Shared<'_>, set_gen: &[u32], set_params: &[String], set_seed: &
     Ok(out)
 }
 
-fn le_bytes<T: Copy, const W: usize>(xs: impl Iterator<Item = T>, to: impl Fn(T) -> [u8; W]) -> Vec<u8> {
-    let mut v = Vec::new();
-    for x in xs {
-        v.extend_from_slice(&to(x));
-    }
-    v
+/// A column as a `bytes` of little-endian values, written in place (no buffer to grow and
+/// copy: a batch's columns are megabytes).
+fn le_bytes<'py, T: Copy, const W: usize>(
+    py: Python<'py>, n: usize, xs: impl Iterator<Item = T>, to: impl Fn(T) -> [u8; W],
+) -> PyResult<Bound<'py, PyBytes>> {
+    PyBytes::new_with(py, n * W, |buf| {
+        for (cell, x) in buf.chunks_exact_mut(W).zip(xs) {
+            cell.copy_from_slice(&to(x));
+        }
+        Ok(())
+    })
 }
 
 /// Compute a batch of sweep rows. Task set `s` is generator `generators[set_gen[s]]` with
@@ -192,14 +197,14 @@ fn sweep_batch<'py>(
     let c = py.detach(|| run_sets(&sh, &set_gen, &set_params, &set_seed, todo))?;
     let d = PyDict::new(py);
     d.set_item("rows", c.status.len())?;
-    d.set_item("m", PyBytes::new(py, &le_bytes(c.m.iter().copied(), i64::to_le_bytes)))?;
-    d.set_item("n", PyBytes::new(py, &le_bytes(c.n.iter().copied(), i64::to_le_bytes)))?;
-    d.set_item("U", PyBytes::new(py, &le_bytes(c.u.iter().copied(), f64::to_le_bytes)))?;
+    d.set_item("m", le_bytes(py, c.m.len(), c.m.iter().copied(), i64::to_le_bytes)?)?;
+    d.set_item("n", le_bytes(py, c.n.len(), c.n.iter().copied(), i64::to_le_bytes)?)?;
+    d.set_item("U", le_bytes(py, c.u.len(), c.u.iter().copied(), f64::to_le_bytes)?)?;
     for (k, name) in INT_COLUMNS.iter().enumerate() {
-        d.set_item(*name, PyBytes::new(py, &le_bytes(c.ints.iter().map(|r| r[k]), i64::to_le_bytes)))?;
+        d.set_item(*name, le_bytes(py, c.ints.len(), c.ints.iter().map(|r| r[k]), i64::to_le_bytes)?)?;
     }
     for (k, name) in FLOAT_COLUMNS.iter().enumerate() {
-        d.set_item(*name, PyBytes::new(py, &le_bytes(c.floats.iter().map(|r| r[k]), f64::to_le_bytes)))?;
+        d.set_item(*name, le_bytes(py, c.floats.len(), c.floats.iter().map(|r| r[k]), f64::to_le_bytes)?)?;
     }
     d.set_item("status", PyBytes::new(py, &c.status))?;
     d.set_item("statuses", STATUS.to_vec())?;
@@ -215,7 +220,43 @@ fn sweep_batch<'py>(
     Ok(d)
 }
 
+/// The task-set seeds and row keys of a span's sets (`keys.Span.batch`): for each piece
+/// `(head, at, replications, tails)` of one generator and point, per replication `r` the seed
+/// `sha256(head + str(r) + "]")`'s first 8 bytes, big-endian, shifted right by one
+/// (`keys._seed_at`), and the keys `at + r as 10 digits + tail` for each tail
+/// (`keys.row_key`). Returns the seeds and the keys as an Arrow string column's buffers
+/// (little-endian i32 offsets, UTF-8 data): no Python object per row or per set.
+#[pyfunction]
+fn span_rows<'py>(py: Python<'py>, pieces: Vec<(String, String, Vec<u64>, Vec<String>)>) -> PyResult<(Vec<u64>, Bound<'py, PyBytes>, Bound<'py, PyBytes>)> {
+    use sha2::{Digest, Sha256};
+    use std::fmt::Write;
+    let sets: usize = pieces.iter().map(|p| p.2.len()).sum();
+    let rows: usize = pieces.iter().map(|p| p.2.len() * p.3.len()).sum();
+    let mut seeds = Vec::with_capacity(sets);
+    let mut offsets: Vec<u8> = Vec::with_capacity(4 * (rows + 1));
+    let bytes: usize = pieces.iter().map(|(_, at, reps, tails)| reps.len() * tails.iter().map(|t| at.len() + 10 + t.len()).sum::<usize>()).sum();
+    let mut data = String::with_capacity(bytes);
+    let mut text = String::new();
+    offsets.extend_from_slice(&0i32.to_le_bytes());
+    for (head, at, reps, tails) in &pieces {
+        for &r in reps {
+            text.clear();
+            let _ = write!(text, "{head}{r}]");
+            let digest = Sha256::digest(text.as_bytes());
+            let first: [u8; 8] = digest[..8].try_into().expect("a SHA-256 digest has 32 bytes");
+            seeds.push(u64::from_be_bytes(first) >> 1);
+            for tail in tails {
+                let _ = write!(data, "{at}{r:010}{tail}");
+                let end = i32::try_from(data.len()).map_err(|_| input_err("span_rows: keys over 2 GiB in one batch"))?;
+                offsets.extend_from_slice(&end.to_le_bytes());
+            }
+        }
+    }
+    Ok((seeds, PyBytes::new(py, &offsets), PyBytes::new(py, data.as_bytes())))
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(sweep_batch, m)?)?;
+    m.add_function(wrap_pyfunction!(span_rows, m)?)?;
     Ok(())
 }

@@ -157,6 +157,10 @@ class Span:
         schedulers = key_order(sp.schedulers)
         gens, gindex = [], {}
         set_gen, params, canon, point, rep, seed, keys = [], [], [], [], [], [], []
+        # Seeds and keys of plain replication numbers are made in Rust (the same text, hashed
+        # the same way; tested against taskset_seed and row_key), the keys as an Arrow column.
+        native = all(type(r) is int and 0 <= r < 1 << 63 for x in self.pieces for r in x[3])
+        rows = []
         for gi, variant, p, reps in self.pieces:
             g = sp.generators[gi]
             gk = (g.name, g.label, g.param)
@@ -172,10 +176,20 @@ class Span:
             canon += [_canon(pp)] * n
             point += [float(p)] * n
             rep += reps
+            if native:
+                rows.append((head, at, reps, tails))
+                continue
             for r in reps:
                 seed.append(_seed_at(head, r))
                 rk = f"{at}{r:010d}"
                 keys += [rk + t for t in tails]
+        if native:
+            import pyarrow as pa
+
+            from .. import _core
+
+            seed, offsets, data = _core.span_rows(rows)
+            keys = pa.Array.from_buffers(pa.string(), len(seed) * k, [None, pa.py_buffer(offsets), pa.py_buffer(data)])
         return Batch(sp.name, schedulers, tuple(gens), set_gen, params, canon, point, rep, seed,
                      b"\x01" * (len(seed) * k), keys, sp.duration_ns, sp.on_miss, sp.run, sp.topology)
 
@@ -229,7 +243,7 @@ class Batch:
     set_replication: list
     set_seed: list
     todo: bytes  # len(sets) x len(schedulers) flags: the row is to be computed
-    keys: list  # per row
+    keys: list  # per row (from a Span: a pyarrow string array)
     duration_ns: int
     on_miss: str
     run: str | None = None

@@ -94,7 +94,7 @@ def batch_table(b, cols):
             e[i] = msg
         error = pa.array(e, pa.string())
     out = {
-        "key": pa.array(b.keys, pa.string()), "sweep": same(b.sweep),
+        "key": b.keys if isinstance(b.keys, pa.Array) else pa.array(b.keys, pa.string()), "sweep": same(b.sweep),
         "generator": pick([g[1] for g in b.generators], row_gen), "gen_params": pick(b.set_gen_params, row_set),
         "param": pick([g[2] for g in b.generators], row_gen), "point": per_set(b.set_point, np.float64),
         "replication": per_set(b.set_replication, np.int64), "taskset_seed": per_set(b.set_seed, np.int64),
