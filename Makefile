@@ -33,8 +33,11 @@ system-deps:
 		|| echo "warning: could not install rt-tests; the cyclictest comparison will be skipped"; \
 	fi
 
+# The extension, built with profile-guided optimisation (tools/pgo_build.py: an instrumented
+# build, a training run, then the optimised build; the plain release build when no
+# llvm-profdata here reads rustc's profiles, or with RTSCHED_PGO=0).
 build: setup
-	$(MATURIN) develop --release --quiet
+	$(PY) tools/pgo_build.py
 
 demo: build
 	$(VENV)/bin/rtsched demo
