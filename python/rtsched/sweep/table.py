@@ -141,7 +141,9 @@ def _coerce(df):
     for c in COLUMNS:
         if c not in df.columns:
             df[c] = pd.NA
-    df = df[COLUMNS + [c for c in df.columns if c not in COLUMNS]].copy()
+    df = df[COLUMNS + [c for c in df.columns if c not in COLUMNS]]
+    if not _copy_on_write():  # pandas 2: the selection may be flagged a view; with CoW it is its own
+        df = df.copy()
     text = _text_dtype()
     # A column already of its type (a table this build wrote) is left alone: converting it
     # would cost a Python object per cell.
@@ -157,6 +159,13 @@ def _coerce(df):
     if df["schedulable"].dtype != bool:  # CSV text, or missing
         df["schedulable"] = df["schedulable"].astype(str).str.lower().isin(["true", "1", "1.0"])
     return df
+
+
+def _copy_on_write() -> bool:
+    """Whether pandas copies on write (pandas 3; pandas 2 with the option set)."""
+    import pandas as pd
+
+    return int(pd.__version__.split(".")[0]) >= 3 or getattr(pd.options.mode, "copy_on_write", False) is True
 
 
 def _text_dtype():
@@ -315,9 +324,12 @@ def _consolidate_parquet(path, parts):
     if parts or not os.path.exists(path):
         from .._io import write_atomic
 
-        # A dictionary of keys, all distinct, would be built only to be dropped.
-        plain = [c for c in t.column_names if c != "key"]
-        write_atomic(path, lambda tmp: pq.write_table(t, tmp, use_dictionary=plain))
+        # Dictionaries for the columns that repeat: not the keys (all distinct) nor the
+        # measured floats (nearly all distinct; hashing them cost 10% of the write).
+        # Statistics for the coordinates a reader filters row groups by, not every metric.
+        repeat = [c for c in t.column_names if c != "key" and (c not in _FLOAT_COLUMNS or c == "point")]
+        stats = [c for c in ("key", "generator", "point", "replication", "scheduler", "status") if c in t.column_names]
+        write_atomic(path, lambda tmp: pq.write_table(t, tmp, use_dictionary=repeat, write_statistics=stats))
     return t
 
 
