@@ -15,7 +15,8 @@ build").
 4. The extension is built with ``-Cprofile-use`` into ``target/pgo-use`` and installed
    (``maturin develop``). The profile's file name carries its hash, so a new profile rebuilds.
 
-Steps 2-3 are skipped while the instrumented library is the one the profile was made from.
+Steps 2-3 are skipped while the instrumented library and the training script are the ones
+the profile was made from.
 Without a usable ``llvm-profdata``, or with ``RTSCHED_PGO=0``, the plain release build is
 installed (into ``target/``, as before), with a note saying so. Output is the same either way;
 only speed differs (the tests run on whichever was built).
@@ -131,7 +132,8 @@ def profile() -> Path | None:
     """The merged profile of the current instrumented build (made anew when that changed)."""
     lib = instrumented()
     stamp = PGO / "profile.json"
-    lib_sha = sha(lib)
+    # The profile stands for this instrumented library trained by this training script.
+    lib_sha = sha(lib) + ":" + sha(ROOT / "tools" / "pgo_train.py")
     try:
         known = json.loads(stamp.read_text())
         if known["lib"] == lib_sha and (PGO / known["profdata"]).exists():

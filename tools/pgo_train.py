@@ -3,7 +3,8 @@ instrumented extension, so the compiler learns which branches are hot.
 
 Every policy on every bundled example (with the JSON, CSV and Parquet writers), the
 throughput benchmark's global-EDF sets at m = 2, 8 and 32, the parallel and utility-accrual
-generators' sets, and the scale benchmark's sweep rows (4 tasks on 2 CPUs, 50 ms and 500 ms,
+generators' sets, sets with the cache model, overheads, shared resources and aborts on, and
+the scale benchmark's sweep rows (4 tasks on 2 CPUs, 50 ms and 500 ms,
 four schedulers) in this process. A few seconds, instrumented. Only the counts matter: outputs go
 to a temporary folder and nothing is checked here (the tests check the built extension).
 
@@ -16,7 +17,10 @@ import concurrent.futures as cf
 import contextlib
 import glob
 import io
+import json
+import math
 import os
+import random
 import sys
 import tempfile
 from pathlib import Path
@@ -43,6 +47,20 @@ def _cli(*args):
         code = cli([str(a) for a in args])
     if code not in (0, None):
         raise SystemExit(f"pgo training: rtsched {' '.join(map(str, args))} exited {code}")
+
+
+def _cache_set(m: int) -> dict:
+    """3m tasks at U = 0.7 m (periods 10-100 ms) with working sets of 16 KiB-4 MiB in memory
+    groups of three, on the Opteron topology, the cache model on."""
+    rng = random.Random(m)
+    u = [0.7 * m / (3 * m)] * (3 * m)
+    tasks = []
+    for i, ui in enumerate(u):
+        period = int(math.exp(rng.uniform(math.log(10_000), math.log(100_000))))
+        tasks.append({"name": f"t{i}", "period": f"{period}us", "wcet": f"{max(1, int(period * ui))}us",
+                      "wss": int(math.exp(rng.uniform(math.log(16), math.log(4096)))) * 1024, "group": i // 3})
+    return {"platform": {"cpus": m, "topology": "opteron6164x4"}, "run": {"duration": "5s", "cache": True},
+            "tasks": tasks}
 
 
 def _sweep(d: Path, name: str, duration: str, seeds: int):
@@ -76,6 +94,23 @@ def main():
         _cli("simulate", d / "paws.yaml", "-s", "paws", "gedf", "gedf-seq", "federated")
         _cli("gen", "chronos2011", "m=4", "--seed", 1, "--duration", "2s", "-o", d / "chronos.yaml")
         _cli("simulate", d / "chronos.yaml", "-s", "ggua", "nggua", "ghvdf", "gedf", "lbesa:load", "dasa:load")
+        # The models a run may switch on: the cache model (working sets, memory groups, the
+        # Opteron topology; as benchmarks/sim_throughput.py prices it), overheads, and shared
+        # resources with aborts (the parity case the simulator and the testbed share).
+        for m in (2, 8):
+            path = d / f"cache{m}.json"
+            path.write_text(json.dumps(_cache_set(m)))
+            _cli("simulate", path, "-s", "gedf", "pedf:lwfg", "gedf-dist", "--duration", "5s")
+            _cli("simulate", path, "-s", "gedf", "--duration", "5s", "--jobs-parquet", d / f"cache{m}.parquet")
+        path = d / "overheads.json"
+        doc = _cache_set(8)
+        doc["run"] = {"duration": "5s", "overheads": {"decision": "2us", "context_switch": "5us", "migration": "20us",
+                                                       "tick": "20us", "release": "10us", "abort_handler": "10us"}}
+        path.write_text(json.dumps(doc))
+        _cli("simulate", path, "-s", "gedf", "gfp", "pedf:ffd", "gedf-dist", "cfs")
+        for f in ("parity.yaml", "pedf-inversions.yaml", "abort-holder.yaml"):
+            if (ROOT / "tests" / "data" / f).exists():
+                _cli("simulate", ROOT / "tests" / "data" / f, "-s", "all", "--json", d / f"{f}.json")
         # Sweep rows, as benchmarks/sweep_scale.py runs them.
         _sweep(d, "rows", "50ms", 500)
         _sweep(d, "heavy", "500ms", 20)
