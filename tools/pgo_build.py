@@ -170,7 +170,11 @@ def main() -> int:
         plain()
         return 0
     PGO.mkdir(parents=True, exist_ok=True)
-    prof = profile()
+    try:
+        prof = profile()
+    except subprocess.CalledProcessError as e:  # the instrumented build or its training failed
+        say(f"the profile could not be made ({' '.join(map(str, e.cmd[:3]))}... exited {e.returncode})")
+        prof = None
     if prof is None:
         say("building without profile-guided optimisation (simulations about 15% slower; RTSCHED_PGO=0 skips this attempt)")
         plain()
