@@ -60,18 +60,8 @@ def spec(rows: int, duration: str = "50ms", name: str = "scale") -> dict:
     }
 
 
-class InProcess(cf.Executor):
-    """Runs each call when it is submitted, in this process: a sweep in one process."""
-
-    _max_workers = 1
-
-    def submit(self, fn, /, *args, **kwargs):
-        f = cf.Future()
-        try:
-            f.set_result(fn(*args, **kwargs))
-        except BaseException as e:  # noqa: BLE001 - delivered through the future, as any executor does
-            f.set_exception(e)
-        return f
+#: Runs each batch when it is submitted, in this process: a sweep in one process.
+InProcess = importlib.import_module("rtsched.sweep.runner").InProcess
 
 
 def warm():

@@ -3,8 +3,8 @@
 The simulator's cost is spread over many small branches (release, schedule, the event queue,
 the summaries: no one of them over a tenth of a run), so no single change in the code
 takes much more; what the compiler does with them does. Built with a profile of a training run,
-the same code runs about 15% fewer instructions (docs/performance.md "Profile-guided
-build").
+the same code runs 10-14% fewer instructions on what the training covers (docs/performance.md
+"Profile-guided build").
 
 1. The extension is built instrumented (``-Cprofile-generate``) into ``target/pgo-gen``, as a
    wheel unpacked into ``target/pgo/pkg``: the installed package is never the instrumented one.
@@ -176,7 +176,7 @@ def main() -> int:
         say(f"the profile could not be made ({' '.join(map(str, e.cmd[:3]))}... exited {e.returncode})")
         prof = None
     if prof is None:
-        say("building without profile-guided optimisation (simulations about 15% slower; RTSCHED_PGO=0 skips this attempt)")
+        say("building without profile-guided optimisation (simulations run 10-14% more instructions; RTSCHED_PGO=0 skips this attempt)")
         plain()
         return 0
     run([MATURIN, "develop", "--release", "--quiet"], env=flags_env("pgo-use", f"-Cprofile-use={prof}"))

@@ -13,9 +13,9 @@ to a temporary folder and nothing is checked here (the tests check the built ext
 
 from __future__ import annotations
 
-import concurrent.futures as cf
 import contextlib
 import glob
+import importlib
 import io
 import json
 import math
@@ -29,17 +29,8 @@ import rtsched
 from rtsched.cli import main as cli
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
-class _InProcess(cf.Executor):
-    """Runs each call when submitted: a sweep in this process (the counts are this process's)."""
-
-    _max_workers = 1
-
-    def submit(self, fn, /, *args, **kwargs):
-        f = cf.Future()
-        f.set_result(fn(*args, **kwargs))
-        return f
+#: Each batch computed when submitted, in this process (the counts are this process's).
+InProcess = importlib.import_module("rtsched.sweep.runner").InProcess
 
 
 def _cli(*args):
@@ -53,11 +44,10 @@ def _cache_set(m: int) -> dict:
     """3m tasks at U = 0.7 m (periods 10-100 ms) with working sets of 16 KiB-4 MiB in memory
     groups of three, on the Opteron topology, the cache model on."""
     rng = random.Random(m)
-    u = [0.7 * m / (3 * m)] * (3 * m)
     tasks = []
-    for i, ui in enumerate(u):
+    for i in range(3 * m):
         period = int(math.exp(rng.uniform(math.log(10_000), math.log(100_000))))
-        tasks.append({"name": f"t{i}", "period": f"{period}us", "wcet": f"{max(1, int(period * ui))}us",
+        tasks.append({"name": f"t{i}", "period": f"{period}us", "wcet": f"{max(1, int(period * 0.7 / 3))}us",
                       "wss": int(math.exp(rng.uniform(math.log(16), math.log(4096)))) * 1024, "group": i // 3})
     return {"platform": {"cpus": m, "topology": "opteron6164x4"}, "run": {"duration": "5s", "cache": True},
             "tasks": tasks}
@@ -68,7 +58,7 @@ def _sweep(d: Path, name: str, duration: str, seeds: int):
             "generator": {"name": "randfixedsum", "params": {"n": 4, "m": 2, "tmin": "1ms", "tmax": "10ms"}},
             "utilisation": {"points": [0.8, 1.0, 1.2, 1.4, 1.6, 1.7, 1.8, 1.9, 1.95, 2.0]},
             "schedulers": ["gedf", "pedf:ffd", "gfp:rm", "gnpedf"], "seeds": seeds, "duration": duration}
-    rtsched.sweep(spec, executor=_InProcess(), output=d / f"{name}.parquet", progress=False)
+    rtsched.sweep(spec, executor=InProcess(), output=d / f"{name}.parquet", progress=False)
 
 
 def main():

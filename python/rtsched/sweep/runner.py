@@ -33,6 +33,22 @@ FIRST_ROWS, MAX_ROWS = 64, 200_000
 MIN_S = 0.05
 
 
+class InProcess(cf.Executor):
+    """An executor that runs each batch when it is submitted, in the calling process: a sweep
+    without workers (``sweep(spec, executor=InProcess())``). The one-process reference of
+    ``benchmarks/sweep_scale.py``, and the profile-guided build's training sweep."""
+
+    _max_workers = 1
+
+    def submit(self, fn, /, *args, **kwargs):
+        f = cf.Future()
+        try:
+            f.set_result(fn(*args, **kwargs))
+        except BaseException as e:  # noqa: BLE001 - delivered through the future, as any executor does
+            f.set_exception(e)
+        return f
+
+
 class _Sizer:
     """Rows per batch from the workers' timings: about TARGET_S of work, growing at most 4x
     per completed batch (the first timings include fixed costs and a cold start), and at most
