@@ -180,6 +180,52 @@ def test_consolidate_removes_what_a_killed_part_write_left(tmp_path):
     assert len(df) == len(ref)
 
 
+def test_rows_still_buffered_at_the_end_go_into_the_table_without_a_part(tmp_path, monkeypatch):
+    # A run that ends with rows buffered (fewer than a part's) writes them straight into the
+    # table: no part is written and read back. The table equals the row-at-a-time reference.
+    T = importlib.import_module("rtsched.sweep.table")
+    spec = spec_of(seeds=3, duration="300ms")
+    ref, _ = S.sweep_rows(spec)
+    written = []
+    flush = T._Sink.flush
+    monkeypatch.setattr(T._Sink, "flush", lambda self: (written.append(self.buffered), flush(self))[1])
+    out = tmp_path / "r.parquet"
+    df = rtsched.sweep(spec, output=out, workers=2, progress=False, batch_rows=10_000)
+    assert [w for w in written if w] == [], f"parts written: {written}"
+    assert not S.parts_dir(out).exists()
+    check_rows(df, ref, "returned")
+    check_rows(S.read_table(out), ref, "on disk")
+    assert len(df) == len(ref)
+
+
+def test_rows_still_buffered_are_kept_in_a_part_when_the_table_cannot_be_written(tmp_path, monkeypatch):
+    # The final write fails (a full disk, say): the buffered rows are not lost but left in a
+    # part, and the next run consolidates them without computing any row again.
+    T = importlib.import_module("rtsched.sweep.table")
+    io_ = importlib.import_module("rtsched._io")
+    spec = spec_of(seeds=3, duration="300ms")
+    ref, _ = S.sweep_rows(spec)
+    out = tmp_path / "r.parquet"
+    real = io_.write_atomic
+
+    def full_disk(path, write, *a, **k):
+        if os.fspath(path) == os.fspath(out):
+            raise OSError(28, "No space left on device")
+        return real(path, write, *a, **k)
+
+    monkeypatch.setattr(io_, "write_atomic", full_disk)
+    with pytest.raises(OSError, match="No space left"):
+        rtsched.sweep(spec, output=out, workers=2, progress=False, batch_rows=10_000)
+    assert not out.exists() and len(T._parts(out)) == 1
+    monkeypatch.setattr(io_, "write_atomic", real)
+    ran = []
+    monkeypatch.setattr(importlib.import_module("rtsched.sweep.runner"), "_run", lambda *a, **k: ran.append(a))
+    df = rtsched.sweep(spec, output=out, workers=2, progress=False)
+    assert ran == [], "a row was computed again"
+    check_rows(df, ref, "after the failed write")
+    assert len(df) == len(ref) and not S.parts_dir(out).exists()
+
+
 def test_dask_workers_killed_at_random_points_lose_and_duplicate_nothing(tmp_path):
     distributed = pytest.importorskip("distributed")
     spec = spec_of(seeds=30, duration="40s")

@@ -144,18 +144,21 @@ def sweep(spec, executor=None, output=None, progress=None, workers=None, batch_r
         bar = Progress(total_rows, label=f"sweep {spec.name}",
                        enabled=sys.stderr.isatty() if progress is None else bool(progress))
     sink = _Sink(output, batch_rows, batch_seconds)
+    ran = False
     try:
         if total_rows:
             batcher = Spans(spec) if todo is None else Batcher(todo, spec.schedulers, total_rows)
             _run(batcher, spec.retries, executor, workers, sink, bar)
+        ran = True
     finally:
-        sink.flush()  # whatever completed is kept, even on an interrupt
+        if not ran:
+            sink.flush()  # whatever completed is kept, even on an interrupt
         bar.close()  # ends the bar's line before any error message
         for w in sweep_warnings(spec.name, sink.notes):
             print(w, file=sys.stderr)
     if output is None:
         return sink.frame()
-    table = consolidate(output)
+    table = consolidate(output, sink=sink)  # the rows still buffered go straight into the table
     return table if keys is None else table[table["key"].isin(keys)].reset_index(drop=True)
 
 
