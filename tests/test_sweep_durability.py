@@ -20,6 +20,8 @@ import signal
 import subprocess
 import time
 
+from pathlib import Path
+
 import pandas as pd
 import pytest
 import yaml
@@ -224,6 +226,39 @@ def test_rows_still_buffered_are_kept_in_a_part_when_the_table_cannot_be_written
     assert ran == [], "a row was computed again"
     check_rows(df, ref, "after the failed write")
     assert len(df) == len(ref) and not S.parts_dir(out).exists()
+
+
+@pytest.mark.parametrize("fmt", ["parquet", "csv"])
+def test_local_workers_hand_their_batches_over_as_files(tmp_path, monkeypatch, fmt):
+    # On the local pool each batch comes back as the file its worker wrote (not pickled
+    # through the pool's pipe). A Parquet table's parts are those files, renamed, not rows
+    # written again; a CSV table's parts are CSV and the workers' files are removed.
+    T = importlib.import_module("rtsched.sweep.table")
+    io_ = importlib.import_module("rtsched._io")
+    spec = spec_of(seeds=4, duration="300ms")
+    ref, _ = S.sweep_rows(spec)
+    out = tmp_path / f"r.{fmt}"
+    received, copied, adopted = [], [], []
+    add, real, replace = T._Sink.add, io_.write_atomic, T.os.replace
+    monkeypatch.setattr(T._Sink, "add", lambda self, t, notes=(): (received.append(type(t).__name__), add(self, t, notes))[1])
+    monkeypatch.setattr(io_, "write_atomic", lambda path, *a, **k: (copied.append(Path(path).name), real(path, *a, **k))[1])
+    monkeypatch.setattr(T.os, "replace", lambda a, b: (adopted.append(Path(b).name), replace(a, b))[1])
+    df = rtsched.sweep(spec, output=out, workers=2, progress=False, batch_rows=1, resume=False)
+    assert received and set(received) == {"str"}, received
+    written = [n for n in copied if n.startswith("part-")]  # rows written again
+    renamed = [n for n in adopted if n.startswith("part-") and n not in written]  # (os.replace is write_atomic's too)
+    if fmt == "parquet":
+        # batch_rows=1: every batch is a part as it arrives (none is left for the table's write)
+        assert not written and len(renamed) == len(received), (written, renamed, received)
+    else:
+        assert not renamed and len(written) == len(received) and all(n.endswith(".csv") for n in written), written
+    assert not S.parts_dir(out).exists(), "a worker's file or a part left behind"
+    check_rows(df, ref, "returned")
+    check_rows(S.read_table(out), ref, "on disk")
+    assert len(df) == len(ref)
+    # No table: the rows stay in memory, and nothing is written anywhere.
+    received.clear()
+    assert len(rtsched.sweep(spec, workers=2, progress=False)) == len(ref) and set(received) == {"Table"}
 
 
 def test_dask_workers_killed_at_random_points_lose_and_duplicate_nothing(tmp_path):

@@ -12,6 +12,7 @@ the batch it was computing (resubmitted whole).
 from __future__ import annotations
 
 import concurrent.futures as cf
+import functools
 import os
 import sys
 from pathlib import Path
@@ -21,7 +22,7 @@ from .keys import Batcher, Spans, units
 from .progress import Progress
 from .spec import Spec, load_spec, parse_spec
 from .table import _fmt, _read_all, _Sink, consolidate, current_schema, parts_dir, stale
-from .worker import run_batch
+from .worker import run_batch, run_batch_to
 
 #: Seconds of work a batch aims at: long enough that the round trip (a process pool's pickle,
 #: a Dask task) and the per-batch costs stay small beside it, short enough that the bar moves
@@ -144,11 +145,17 @@ def sweep(spec, executor=None, output=None, progress=None, workers=None, batch_r
         bar = Progress(total_rows, label=f"sweep {spec.name}",
                        enabled=sys.stderr.isatty() if progress is None else bool(progress))
     sink = _Sink(output, batch_rows, batch_seconds)
+    fn = run_batch
+    if output is not None and (executor is None or isinstance(executor, cf.ProcessPoolExecutor)):
+        # Workers on this machine: each writes its batch to a file the sink maps and keeps as
+        # a part, rather than pickling it through the pool's pipe (worker.run_batch_to).
+        parts_dir(output).mkdir(parents=True, exist_ok=True)
+        fn = functools.partial(run_batch_to, where=os.fspath(parts_dir(output)))
     ran = False
     try:
         if total_rows:
             batcher = Spans(spec) if todo is None else Batcher(todo, spec.schedulers, total_rows)
-            _run(batcher, spec.retries, executor, workers, sink, bar)
+            _run(batcher, spec.retries, executor, workers, sink, bar, fn=fn)
         ran = True
     finally:
         if not ran:

@@ -234,6 +234,24 @@ def _read_ipc(path):
     return pa.ipc.open_file(pa.memory_map(os.fspath(path))).read_all()
 
 
+def write_transfer(t, where) -> str:
+    """Write ``t`` as an Arrow IPC file to a new ``.rtsched-*.tmp`` file in ``where``; return
+    its path (``worker.run_batch_to``). Not fsynced: :meth:`_Sink.flush` does that when the
+    file becomes a part; until then it is one of the temporary files consolidation removes."""
+    import tempfile
+
+    import pyarrow as pa
+
+    fd, tmp = tempfile.mkstemp(dir=where, prefix=".rtsched-", suffix=".tmp")
+    os.close(fd)
+    umask = os.umask(0)
+    os.umask(umask)
+    os.chmod(tmp, 0o666 & ~umask)  # as write_atomic leaves a part, not mkstemp's 0600
+    with pa.OSFile(tmp, "wb") as f, pa.ipc.new_file(f, t.schema) as w:
+        w.write_table(t)
+    return tmp
+
+
 def _pq_read(path):
     import pyarrow.parquet as pq
 
@@ -402,33 +420,47 @@ def consolidate(path, frame=True, sink=None):
 class _Sink:
     """Completed batches (Arrow tables): buffered, then written as one part file per
     ``batch_rows`` rows or ``batch_seconds`` (atomic; see :func:`_parts`). Without a path
-    they are kept in memory."""
+    they are kept in memory.
+
+    A batch may come as the path of an Arrow IPC file a local worker wrote in the parts
+    directory (``worker.run_batch_to``): it is mapped, not copied, and a Parquet table's
+    flush makes that file a part as it is (fsync, rename) instead of writing its rows again."""
 
     def __init__(self, path, batch_rows=1000, batch_seconds=10.0):
         self.path, self.batch_rows, self.batch_seconds = path, batch_rows, batch_seconds
         self.buffer, self.buffered, self.kept, self.last = [], 0, [], time.monotonic()
+        self.files = []  # per buffered table: the worker's file it is mapped from, or None
         self.notes = set()  # what the workers warn about (worker.WARNINGS), said once per sweep
         self.run_id = f"{int(time.time())}-{os.getpid()}-{uuid.uuid4().hex[:6]}"
         self.count = 0
 
     def add(self, table, notes=()):
         self.notes.update(notes)
+        file = None
+        if isinstance(table, str):  # a local worker's file (worker.run_batch_to)
+            file, table = table, _read_ipc(table)
         if self.path is None:
             self.kept.append(table)
+            if file is not None:
+                os.unlink(file)  # mapped: the rows stay readable
             return
         self.buffer.append(table)
+        self.files.append(file)
         self.buffered += len(table)
         if self.buffered >= self.batch_rows or time.monotonic() - self.last >= self.batch_seconds:
             self.flush()
 
     def take(self):
         """The buffered tables (not yet in a part), handed over and no longer buffered."""
-        out, self.buffer, self.buffered = self.buffer, [], 0
+        # The workers' files they are mapped from stay behind as temporary files, removed
+        # once consolidation has written the rows into the table.
+        out, self.buffer, self.files, self.buffered = self.buffer, [], [], 0
         return out
 
     def put_back(self, tables):
         """Buffer ``tables`` (what :meth:`take` handed over) again, to be written as a part."""
         self.buffer = list(tables) + self.buffer
+        self.files = [None] * len(tables) + self.files
         self.buffered = sum(len(t) for t in self.buffer)
 
     def frame(self):
@@ -444,19 +476,36 @@ class _Sink:
             return
         import pyarrow as pa
 
-        t = pa.concat_tables(self.buffer)
         d = parts_dir(self.path)
         d.mkdir(parents=True, exist_ok=True)
-        self.count += 1
-        part = d / f"part-{self.run_id}-{self.count:06d}"
         if _fmt(self.path) == "parquet":
             from .._io import write_atomic
 
-            def write(tmp):
-                with pa.OSFile(tmp, "wb") as f, pa.ipc.new_file(f, t.schema) as w:
-                    w.write_table(t)
+            copied = [t for t, f in zip(self.buffer, self.files) if f is None]
+            for f in self.files:
+                if f is not None:  # already the part's bytes: made durable and named a part
+                    fd = os.open(f, os.O_RDONLY)
+                    try:
+                        os.fsync(fd)
+                    finally:
+                        os.close(fd)
+                    os.replace(f, self._next_part().with_suffix(".arrow"))
+            if copied:
+                t = pa.concat_tables(copied)
 
-            write_atomic(part.with_suffix(".arrow"), write)
+                def write(tmp):
+                    with pa.OSFile(tmp, "wb") as f, pa.ipc.new_file(f, t.schema) as w:
+                        w.write_table(t)
+
+                write_atomic(self._next_part().with_suffix(".arrow"), write)
         else:
-            _write_atomic(_coerce(_arrow_frame(t)), part.with_suffix(".csv"))
-        self.buffer, self.buffered = [], 0
+            t = pa.concat_tables(self.buffer)
+            _write_atomic(_coerce(_arrow_frame(t)), self._next_part().with_suffix(".csv"))
+            for f in self.files:
+                if f is not None:
+                    os.unlink(f)
+        self.buffer, self.files, self.buffered = [], [], 0
+
+    def _next_part(self) -> Path:
+        self.count += 1
+        return parts_dir(self.path) / f"part-{self.run_id}-{self.count:06d}"

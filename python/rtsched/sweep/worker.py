@@ -2,7 +2,8 @@
 
 :func:`run_batch` is what a sweep runs: a whole :class:`~.keys.Batch` in one call into Rust
 (generation, run options, simulation and summaries, the GIL released), its rows returned as
-one Arrow table with the table's columns. :func:`run_unit` / :func:`run_chunk` compute the
+one Arrow table with the table's columns; :func:`run_batch_to`, on the local pool, writes that
+table to a file the coordinator maps. :func:`run_unit` / :func:`run_chunk` compute the
 same rows one Python dict at a time; they stay as the reference the batched path is tested
 against (row for row). These functions are what an executor pickles and runs (a local process
 or a Dask worker), so they live at module level and import little.
@@ -114,3 +115,23 @@ def run_batch(b: Batch | Span):
         raise RuntimeError(f"a batch of {b.rows} rows computed {cols['rows']}")
     table = batch_table(b, cols)
     return table, tuple(cols["warnings"]), time.perf_counter() - t
+
+
+def run_batch_to(b: Batch | Span, where: str):
+    """:func:`run_batch` on a worker of the coordinator's machine (the local pool): the table
+    is written as an Arrow IPC file (uncompressed, not fsynced) to a new temporary file in
+    ``where``, the table's parts directory, and its path returned in place of the table.
+
+    Why: a pool returns a result by pickling it through a pipe, and the worker waits until the
+    coordinator has read it all: for 12,000 rows (6 MB) an 18 ms round trip here, 7% of the
+    rows' computation. Written to a file it takes about 3 ms, the coordinator maps it without
+    a copy, and the file becomes a part as it is (``table._Sink``). A file left by a worker
+    killed while writing it is a ``.rtsched-*.tmp`` that consolidation removes."""
+    import time
+
+    from .table import write_transfer
+
+    t = time.perf_counter()
+    table, notes, _ = run_batch(b)
+    path = write_transfer(table, where)
+    return path, notes, time.perf_counter() - t
