@@ -201,31 +201,36 @@ def test_rows_still_buffered_at_the_end_go_into_the_table_without_a_part(tmp_pat
 
 
 def test_rows_still_buffered_are_kept_in_a_part_when_the_table_cannot_be_written(tmp_path, monkeypatch):
-    # The final write fails (a full disk, say): the buffered rows are not lost but left in a
+    # The final rename fails (a full disk, say; the table streamed during the run and the
+    # table written at the end both end in it): the buffered rows are not lost but left in a
     # part, and the next run consolidates them without computing any row again.
     T = importlib.import_module("rtsched.sweep.table")
-    io_ = importlib.import_module("rtsched._io")
     spec = spec_of(seeds=3, duration="300ms")
     ref, _ = S.sweep_rows(spec)
     out = tmp_path / "r.parquet"
-    real = io_.write_atomic
+    real = os.replace
 
-    def full_disk(path, write, *a, **k):
-        if os.fspath(path) == os.fspath(out):
+    def full_disk(src, dst):
+        if os.fspath(dst) == os.fspath(out):
             raise OSError(28, "No space left on device")
-        return real(path, write, *a, **k)
+        return real(src, dst)
 
-    monkeypatch.setattr(io_, "write_atomic", full_disk)
-    with pytest.raises(OSError, match="No space left"):
-        rtsched.sweep(spec, output=out, workers=2, progress=False, batch_rows=10_000)
-    assert not out.exists() and len(T._parts(out)) == 1
-    monkeypatch.setattr(io_, "write_atomic", real)
-    ran = []
-    monkeypatch.setattr(importlib.import_module("rtsched.sweep.runner"), "_run", lambda *a, **k: ran.append(a))
-    df = rtsched.sweep(spec, output=out, workers=2, progress=False)
-    assert ran == [], "a row was computed again"
-    check_rows(df, ref, "after the failed write")
-    assert len(df) == len(ref) and not S.parts_dir(out).exists()
+    for executor in (None, importlib.import_module("rtsched.sweep.runner").InProcess()):
+        monkeypatch.setattr(T.os, "replace", full_disk)
+        with pytest.raises(OSError, match="No space left"):
+            rtsched.sweep(spec, output=out, executor=executor, workers=2, progress=False, batch_rows=10_000)
+        assert not out.exists() and len(T._parts(out)) == 1
+        assert not list(tmp_path.glob(".rtsched-*")), "the streamed table's temporary file left behind"
+        monkeypatch.setattr(T.os, "replace", real)
+        ran = []
+        run = importlib.import_module("rtsched.sweep.runner")._run
+        monkeypatch.setattr(importlib.import_module("rtsched.sweep.runner"), "_run", lambda *a, **k: ran.append(a))
+        df = rtsched.sweep(spec, output=out, workers=2, progress=False)
+        assert ran == [], "a row was computed again"
+        check_rows(df, ref, "after the failed write")
+        assert len(df) == len(ref) and not S.parts_dir(out).exists()
+        monkeypatch.setattr(importlib.import_module("rtsched.sweep.runner"), "_run", run)
+        out.unlink()
 
 
 @pytest.mark.parametrize("fmt", ["parquet", "csv"])
@@ -240,7 +245,7 @@ def test_local_workers_hand_their_batches_over_as_files(tmp_path, monkeypatch, f
     out = tmp_path / f"r.{fmt}"
     received, copied, adopted = [], [], []
     add, real, replace = T._Sink.add, io_.write_atomic, T.os.replace
-    monkeypatch.setattr(T._Sink, "add", lambda self, t, notes=(): (received.append(type(t).__name__), add(self, t, notes))[1])
+    monkeypatch.setattr(T._Sink, "add", lambda self, t, *a: (received.append(type(t).__name__), add(self, t, *a))[1])
     monkeypatch.setattr(io_, "write_atomic", lambda path, *a, **k: (copied.append(Path(path).name), real(path, *a, **k))[1])
     monkeypatch.setattr(T.os, "replace", lambda a, b: (adopted.append(Path(b).name), replace(a, b))[1])
     df = rtsched.sweep(spec, output=out, workers=2, progress=False, batch_rows=1, resume=False)
@@ -259,6 +264,45 @@ def test_local_workers_hand_their_batches_over_as_files(tmp_path, monkeypatch, f
     # No table: the rows stay in memory, and nothing is written anywhere.
     received.clear()
     assert len(rtsched.sweep(spec, workers=2, progress=False)) == len(ref) and set(received) == {"Table"}
+
+
+@pytest.mark.parametrize("points", [[1.2, 2.0], [2.0, 1.2]])
+def test_a_fresh_table_is_encoded_while_the_sweep_runs(tmp_path, monkeypatch, points):
+    # A sweep into a new Parquet table encodes it as its batches come back, in the order the
+    # batches were cut, in row groups of at least ROW_GROUP rows; the file is the table, in key
+    # order, equal to the row-at-a-time reference. Points listed out of key order cut batches
+    # out of key order: the stream gives up and the table is written at the end, as before.
+    T = importlib.import_module("rtsched.sweep.table")
+    pq = importlib.import_module("pyarrow.parquet")
+    monkeypatch.setattr(T._Stream, "ROW_GROUP", 20)
+    spec = spec_of(seeds=12, duration="300ms", utilisation={"points": points})
+    ref, _ = S.sweep_rows(spec)
+    finished = []
+    finish = T._Stream.finish
+    monkeypatch.setattr(T._Stream, "finish", lambda self, rows: (finished.append(finish(self, rows)), finished[-1])[1])
+    for executor in (None, importlib.import_module("rtsched.sweep.runner").InProcess()):
+        out = tmp_path / f"r-{len(finished)}.parquet"
+        df = rtsched.sweep(spec, output=out, executor=executor, workers=2, progress=False, batch_rows=30)
+        assert finished[-1] is (points == sorted(points)), finished
+        on_disk = pq.read_table(out)
+        assert on_disk["key"].to_pylist() == sorted(ref["key"]), "the table is not in key order"
+        if finished[-1]:
+            meta = pq.ParquetFile(out).metadata
+            groups = [meta.row_group(i).num_rows for i in range(meta.num_row_groups)]
+            assert len(groups) > 1 and all(g >= 20 for g in groups[:-1]), groups
+        check_rows(S.read_table(out), ref, "on disk")
+        check_rows(df, ref, "returned")
+        assert len(df) == len(ref) and not S.parts_dir(out).exists()
+        assert not list(tmp_path.glob(".rtsched-*")), "a temporary file left behind"
+    # A sweep killed while its table streams leaves the temporary file with the parts, and
+    # the next consolidation removes it.
+    out = tmp_path / "killed.parquet"
+    stream = T._Stream(out)
+    stream.add(0, S.run_batch(S.keys.Spans(S.parse_spec(spec)).take(5))[0])
+    assert [p.parent for p in tmp_path.rglob(".rtsched-*")] == [S.parts_dir(out)]
+    S.consolidate(out)
+    assert not list(tmp_path.rglob(".rtsched-*")) and not S.parts_dir(out).exists()
+    stream.abandon()
 
 
 def test_dask_workers_killed_at_random_points_lose_and_duplicate_nothing(tmp_path):

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import functools
+import itertools
 import os
 import sys
 from pathlib import Path
@@ -144,7 +145,8 @@ def sweep(spec, executor=None, output=None, progress=None, workers=None, batch_r
     else:
         bar = Progress(total_rows, label=f"sweep {spec.name}",
                        enabled=sys.stderr.isatty() if progress is None else bool(progress))
-    sink = _Sink(output, batch_rows, batch_seconds)
+    # A fresh Parquet table is encoded while the sweep runs (table._Stream).
+    sink = _Sink(output, batch_rows, batch_seconds, stream=todo is None and bool(total_rows))
     fn = run_batch
     if output is not None and (executor is None or isinstance(executor, cf.ProcessPoolExecutor)):
         # Workers on this machine: each writes its batch to a file the sink maps and keeps as
@@ -160,6 +162,7 @@ def sweep(spec, executor=None, output=None, progress=None, workers=None, batch_r
     finally:
         if not ran:
             sink.flush()  # whatever completed is kept, even on an interrupt
+            sink.abandon()
         bar.close()  # ends the bar's line before any error message
         for w in sweep_warnings(spec.name, sink.notes):
             print(w, file=sys.stderr)
@@ -216,6 +219,7 @@ def _run(batcher, retries, executor, workers, sink, bar, fn=run_batch):
     sizer = _Sizer(nworkers)
     pending = {}  # future -> batch
     tries = {}  # id(batch) -> failures so far
+    order, cut = {}, itertools.count()  # id(batch) -> its number in the order batches were cut (the sink's key order)
 
     def replace_pool(lost):
         # Every future of a broken pool fails: replace the pool, resubmit them all. (A pool
@@ -241,6 +245,7 @@ def _run(batcher, retries, executor, workers, sink, bar, fn=run_batch):
         while batcher and len(pending) < 2 * nworkers:
             b = batcher.take(sizer.next(batcher.left))
             tries[id(b)] = 0
+            order[id(b)] = next(cut)
             submit(b)
 
     try:
@@ -266,7 +271,7 @@ def _run(batcher, retries, executor, workers, sink, bar, fn=run_batch):
                     continue
                 del tries[id(b)]
                 sizer.measured(b.rows, seconds)
-                sink.add(table, notes)
+                sink.add(table, notes, order.pop(id(b)))
                 bar.update(b.rows)
             refill()
             bar.update()

@@ -328,28 +328,147 @@ def _dedup_arrow(t):
     return t.take(order.filter(pa.array(first)))
 
 
-def _consolidate_parquet(path, parts, pending=()):
+def _consolidate_parquet(path, parts, pending=(), streamed=False):
     """:func:`consolidate` for a Parquet table whose files all have the current columns: in
-    Arrow, without a Python object per row. None when some file is older (general path)."""
+    Arrow, without a Python object per row. None when some file is older (general path).
+    ``streamed``: the table was written while the sweep ran (:class:`_Stream`) from these
+    parts and pending rows: they are read for the returned rows only."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    files = ([path] if os.path.exists(path) else []) + parts
+    files = ([path] if os.path.exists(path) and not streamed else []) + parts
     tables = [_current(_read_ipc(f) if Path(f).suffix == ".arrow" else _pq_read(f)) for f in files]
     if any(t is None for t in tables):
         return None
     tables += pending
     t = _dedup_arrow(pa.concat_tables(tables)) if tables else arrow_schema().empty_table()
-    if parts or pending or not os.path.exists(path):
+    if not streamed and (parts or pending or not os.path.exists(path)):
         from .._io import write_atomic
 
-        # Dictionaries for the columns that repeat: not the keys (all distinct) nor the
-        # measured floats (nearly all distinct; hashing them cost 10% of the write).
-        # Statistics for the coordinates a reader filters row groups by, not every metric.
-        repeat = [c for c in t.column_names if c != "key" and (c not in _FLOAT_COLUMNS or c == "point")]
-        stats = [c for c in ("key", "generator", "point", "replication", "scheduler", "status") if c in t.column_names]
-        write_atomic(path, lambda tmp: pq.write_table(t, tmp, use_dictionary=repeat, write_statistics=stats))
+        write_atomic(path, lambda tmp: pq.write_table(t, tmp, **_parquet_options(t.column_names)))
     return t
+
+
+def _parquet_options(names) -> dict:
+    """How a table is written: dictionaries for the columns that repeat, not the keys (all
+    distinct) nor the measured floats (nearly all distinct; hashing them cost 10% of the
+    write); statistics for the coordinates a reader filters row groups by, not every metric."""
+    return {"use_dictionary": [c for c in names if c != "key" and (c not in _FLOAT_COLUMNS or c == "point")],
+            "write_statistics": [c for c in ("key", "generator", "point", "replication", "scheduler", "status")
+                                 if c in names]}
+
+
+class _Stream:
+    """The Parquet table of a sweep that starts from nothing, encoded while the sweep runs.
+
+    Encoding the table at the end took 90-110 ms per 100,000 rows, with every worker already
+    finished: the longest serial step left. Here a thread of the coordinator encodes each
+    batch as soon as the batches before it (in the order they were cut) are in, so at the end
+    only the last row group is left. The batches are still written as parts, which a killed
+    sweep resumes from; the stream's file is a temporary file until :meth:`finish` renames it.
+
+    It gives up (and consolidation takes the usual path) when a batch would break the key
+    order: a spec whose generators or points are not listed in key order, say."""
+
+    #: Rows gathered before a row group is encoded: row groups of 16,384 rows write 12% slower
+    #: and read 9% slower than one of 100,000; of 4,096, 37% and 50%.
+    ROW_GROUP = 16_384
+
+    def __init__(self, path):
+        import concurrent.futures as cf
+        import tempfile
+
+        import pyarrow.parquet as pq
+
+        self.path = os.fspath(path)
+        # In the parts directory: a sweep killed before the rename leaves a temporary file
+        # where the next consolidation removes it.
+        d = parts_dir(path)
+        d.mkdir(parents=True, exist_ok=True)
+        fd, self.tmp = tempfile.mkstemp(dir=d, prefix=".rtsched-", suffix=".tmp")
+        os.close(fd)
+        schema = arrow_schema()
+        self.writer = pq.ParquetWriter(self.tmp, schema, **_parquet_options(schema.names))
+        self.thread = cf.ThreadPoolExecutor(1, thread_name_prefix="rtsched-table")
+        self.waiting, self.next, self.rows = {}, 0, 0  # batches in by cut order; the next to encode
+        self.gathered, self.last_key, self.failed = [], None, None
+
+    def add(self, seq, table):
+        """Batch number ``seq`` (cut order, from 0) has come back as ``table``."""
+        if self.failed is not None:
+            return
+        self.waiting[seq] = table
+        while self.next in self.waiting:
+            t = self.waiting.pop(self.next)
+            self.next += 1
+            self.rows += len(t)
+            self.thread.submit(self._encode, t, False)
+
+    def _encode(self, t, last):
+        # On the stream's thread, one batch at a time, in cut order.
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        if self.failed is not None:
+            return
+        try:
+            if len(t):
+                k = t.column("key")
+                first, final = k[0].as_py(), k[len(k) - 1].as_py()
+                inside = len(k) < 2 or pc.all(pc.less(k.slice(0, len(k) - 1), k.slice(1))).as_py()
+                if k.null_count or not inside or (self.last_key is not None and first <= self.last_key):
+                    self.failed = "batches not in key order"
+                    return
+                self.last_key = final
+                self.gathered.append(t)
+            if self.gathered and (last or sum(len(x) for x in self.gathered) >= self.ROW_GROUP):
+                g = pa.concat_tables(self.gathered)
+                self.gathered = []
+                self.writer.write_table(g, row_group_size=len(g))
+        except Exception as e:  # noqa: BLE001 - the usual consolidation takes over
+            self.failed = f"{type(e).__name__}: {e}"
+
+    def finish(self, rows) -> bool:
+        """Encode what is left, close the file and, when it holds every one of the sweep's
+        ``rows`` rows in key order, make it the table (fsync, rename). False otherwise: the
+        file is removed and the usual consolidation writes the table."""
+        if self.failed is None and not self.waiting and self.rows == rows:
+            self.thread.submit(self._encode, _empty(), True).result()
+        self.thread.shutdown(wait=True)
+        ok = self.failed is None and not self.waiting and self.rows == rows
+        try:
+            self.writer.close()
+        except Exception as e:  # noqa: BLE001 - the usual consolidation takes over
+            ok, self.failed = False, self.failed or f"{type(e).__name__}: {e}"
+        try:
+            if ok:
+                fd = os.open(self.tmp, os.O_RDONLY)
+                try:
+                    os.fsync(fd)
+                finally:
+                    os.close(fd)
+                umask = os.umask(0)
+                os.umask(umask)
+                os.chmod(self.tmp, 0o666 & ~umask)  # as write_atomic leaves a table
+                os.replace(self.tmp, self.path)
+        finally:
+            if os.path.exists(self.tmp):
+                os.unlink(self.tmp)
+        return ok
+
+    def abandon(self):
+        """The sweep stopped: the file is removed (the parts keep the rows)."""
+        self.failed = self.failed or "abandoned"
+        self.thread.shutdown(wait=True, cancel_futures=True)
+        try:
+            self.writer.close()
+        finally:
+            if os.path.exists(self.tmp):
+                os.unlink(self.tmp)
+
+
+def _empty():
+    return arrow_schema().empty_table()
 
 
 def _read_all(path):
@@ -381,11 +500,15 @@ def consolidate(path, frame=True, sink=None):
     they are in memory only, as they were since their last part: a coordinator killed in
     between loses them, and a resumed sweep computes them again."""
     pending = sink.take() if sink is not None and _fmt(path) == "parquet" else []
+    stream, streamed = (sink.stream, False) if sink is not None else (None, False)
     if sink is not None:
+        sink.stream = None
         sink.flush()  # a CSV table's, and a run that wrote none (nothing to take)
     parts = _parts(path)
     try:
-        df = _consolidate_parquet(path, parts, pending) if _fmt(path) == "parquet" else None
+        if stream is not None:
+            streamed = stream.finish(sink.received)
+        df = _consolidate_parquet(path, parts, pending, streamed) if _fmt(path) == "parquet" else None
     except BaseException:
         if pending:  # the table was not written (a full disk, an interrupt): keep them in a part
             sink.put_back(pending)
@@ -426,19 +549,27 @@ class _Sink:
     directory (``worker.run_batch_to``): it is mapped, not copied, and a Parquet table's
     flush makes that file a part as it is (fsync, rename) instead of writing its rows again."""
 
-    def __init__(self, path, batch_rows=1000, batch_seconds=10.0):
+    def __init__(self, path, batch_rows=1000, batch_seconds=10.0, stream=False):
         self.path, self.batch_rows, self.batch_seconds = path, batch_rows, batch_seconds
         self.buffer, self.buffered, self.kept, self.last = [], 0, [], time.monotonic()
         self.files = []  # per buffered table: the worker's file it is mapped from, or None
+        self.received = 0  # rows, every batch so far
+        # stream: the sweep starts from nothing, so its table can be encoded as it runs
+        self.stream = _Stream(path) if stream and path is not None and _fmt(path) == "parquet" else None
         self.notes = set()  # what the workers warn about (worker.WARNINGS), said once per sweep
         self.run_id = f"{int(time.time())}-{os.getpid()}-{uuid.uuid4().hex[:6]}"
         self.count = 0
 
-    def add(self, table, notes=()):
+    def add(self, table, notes=(), seq=None):
+        """Batch number ``seq`` (in the order the batches were cut) has come back as ``table``
+        (or the path of its worker's file) with ``notes``."""
         self.notes.update(notes)
         file = None
         if isinstance(table, str):  # a local worker's file (worker.run_batch_to)
             file, table = table, _read_ipc(table)
+        self.received += len(table)
+        if self.stream is not None and seq is not None:
+            self.stream.add(seq, table)
         if self.path is None:
             self.kept.append(table)
             if file is not None:
@@ -449,6 +580,12 @@ class _Sink:
         self.buffered += len(table)
         if self.buffered >= self.batch_rows or time.monotonic() - self.last >= self.batch_seconds:
             self.flush()
+
+    def abandon(self):
+        """The run stopped: its table is not streamed (the parts keep its rows)."""
+        if self.stream is not None:
+            self.stream, stream = None, self.stream
+            stream.abandon()
 
     def take(self):
         """The buffered tables (not yet in a part), handed over and no longer buffered."""
