@@ -164,7 +164,8 @@ def _canned(b):
     if "t" not in cache:
         cache["t"] = S.run_batch(b.span)
     table, notes, _ = cache["t"]
-    keys = pa.array([f"{k}/{b.i:06d}" for k in table["key"].to_pylist()])
+    # Keys that ascend from batch to batch, as a sweep's do: the table streams in key order.
+    keys = pa.array([f"{b.i:06d}/{k}" for k in table["key"].to_pylist()])
     return table.set_column(0, "key", keys), notes, 0.3
 
 
@@ -188,48 +189,58 @@ class _CannedBatches:
 
 def coordinator_through(executor, workers, sp, d: Path, rows: int, batch: int, tag: str) -> float:
     """Rows/s the sweep's own loop (``runner._run``) absorbs through ``executor`` from workers
-    that answer at once: receive, append, progress."""
+    that answer at once: receive, append, encode the table as it streams, progress; then
+    finish the table (its last row group), as a sweep into a new Parquet table does."""
     R = importlib.import_module("rtsched.sweep.runner")
     span = S.keys.Spans(sp).take(batch)
     count = -(-rows // span.rows)
     bar = S.Progress(count * span.rows, stream=io.StringIO(), interval=1.0)
     R._run(_CannedBatches(span, 4), 0, executor, workers, T._Sink(None), bar, fn=_canned)  # workers compute theirs
-    sink = T._Sink(d / f"through-{tag}.parquet", batch_rows=50_000, batch_seconds=10.0)
+    out = d / f"through-{tag}.parquet"
+    sink = T._Sink(out, batch_rows=50_000, batch_seconds=10.0, stream=True)
     t = time.perf_counter()
     R._run(_CannedBatches(span, count), 0, executor, workers, sink, bar, fn=_canned)
-    sink.flush()
+    S.consolidate(out, frame=False, sink=sink)
     return count * span.rows / (time.perf_counter() - t)
 
 
 def coordinator(sp, d: Path, rows: int, batch: int = 10_000) -> dict:
     """The coordinating process's own cost per row: receive a batch (unpickle it, as the pool
-    or Dask deliver it), append it to the table (part files, atomic) and move the bar; then the
-    final consolidation; and, separately, cutting the work into batches and pickling them
-    (spans for a fresh table; units with their keys when resuming). Batches are real rows,
-    copied under new keys so every key stays unique."""
+    or Dask deliver it), append it to the table (part files, atomic), encode it into the
+    streaming table and move the bar; then finish the table; and, separately, cutting the work
+    into batches and pickling them (spans for a fresh table; units with their keys when
+    resuming). Batches are real rows, copied under new keys so every key stays unique."""
     import pyarrow as pa
 
     us = S.units(sp)
     table, notes, _ = S.run_batch(S.Batcher(us, sp.schedulers).take(batch))
     blobs = []
     for i in range(-(-rows // batch)):
-        keys = pa.array([f"{k}/{i:06d}" for k in table["key"].to_pylist()])
+        keys = pa.array([f"{i:06d}/{k}" for k in table["key"].to_pylist()])  # ascending, batch to batch
         blobs.append(pickle.dumps((table.set_column(0, "key", keys), notes, 0.3), protocol=pickle.HIGHEST_PROTOCOL))
-    out = d / "coordinator.parquet"
-    bar = S.Progress(len(blobs) * len(table), stream=io.StringIO(), interval=1.0)
-    sink = T._Sink(out, batch_rows=50_000, batch_seconds=10.0)
-    t = time.perf_counter()
-    for blob in blobs:
-        tb, nt, _ = pickle.loads(blob)
-        sink.add(tb, nt)
-        bar.update(len(tb))
-    sink.flush()
-    append = time.perf_counter() - t
-    bar.close()
     n = len(blobs) * len(table)
-    t = time.perf_counter()
-    S.consolidate(out, frame=False)
-    merge = time.perf_counter() - t
+    # As a sweep into a new Parquet table: the table is encoded on the sink's thread as the
+    # batches come in; the final consolidation finishes it (its last row group) and reads the
+    # parts for the returned rows. Then, apart, the consolidation of a table that did not
+    # stream (a resumed sweep's): every part read, each key once, the whole table encoded.
+    res = {"rows": n, "batch_rows": len(table)}
+    for streamed in (True, False):
+        out = d / f"coordinator-{streamed}.parquet"
+        bar = S.Progress(n, stream=io.StringIO(), interval=1.0)
+        sink = T._Sink(out, batch_rows=50_000, batch_seconds=10.0, stream=streamed)
+        t = time.perf_counter()
+        for i, blob in enumerate(blobs):
+            tb, nt, _ = pickle.loads(blob)
+            sink.add(tb, nt, i)
+            bar.update(len(tb))
+        append = time.perf_counter() - t
+        bar.close()
+        t = time.perf_counter()
+        S.consolidate(out, frame=False, sink=sink)
+        merge = time.perf_counter() - t
+        tag = "streamed" if streamed else "resumed"
+        res[f"append_{tag}_rows_per_s"], res[f"consolidate_{tag}_rows_per_s"] = n / append, n / merge
+    append, merge = n / res["append_streamed_rows_per_s"], n / res["consolidate_streamed_rows_per_s"]
     big = S.parse_spec(spec(n), "<scale>")
     t = time.perf_counter()
     b = S.keys.Spans(big)
@@ -241,15 +252,18 @@ def coordinator(sp, d: Path, rows: int, batch: int = 10_000) -> dict:
     while b:
         pickle.dumps(b.take(batch), protocol=pickle.HIGHEST_PROTOCOL)
     plan = time.perf_counter() - t
-    res = {"rows": n, "batch_rows": len(table), "append_rows_per_s": n / append, "consolidate_rows_per_s": n / merge,
-           "spans_rows_per_s": big.size / spans, "resume_plan_rows_per_s": big.size / plan}
+    res.update(append_rows_per_s=n / append, consolidate_rows_per_s=n / merge, absorb_rows_per_s=n / (append + merge),
+               spans_rows_per_s=big.size / spans, resume_plan_rows_per_s=big.size / plan)
     with cf.ProcessPoolExecutor(2) as ex:
         res["through_pool2_rows_per_s"] = coordinator_through(ex, 2, sp, d, rows, batch, "pool")
     print(f"coordinator through the 2-process pool, workers answering at once: "
           f"{res['through_pool2_rows_per_s']:,.0f} rows/s; load {load()}", flush=True)
-    print(f"coordinator: receive + append + progress {n / append:,.0f} rows/s ({n} rows in batches of {len(table)}); "
-          f"final consolidation {n / merge:,.0f} rows/s; sending work: {big.size / spans:,.0f} rows/s as spans "
-          f"(a fresh table), {big.size / plan:,.0f} rows/s as units and keys (resuming); load {load()}", flush=True)
+    print(f"coordinator: receive, append, encode the table, progress and finish the table {n / (append + merge):,.0f} "
+          f"rows/s ({n} rows in batches of {len(table)}; the loop alone {n / append:,.0f} rows/s, the table's encoding "
+          f"on its own thread; finishing the table {n / merge:,.0f} rows/s) (a table that did not stream: "
+          f"{res['append_resumed_rows_per_s']:,.0f} rows/s receiving, {res['consolidate_resumed_rows_per_s']:,.0f} "
+          f"consolidating); sending work: {big.size / spans:,.0f} rows/s as spans (a fresh table), "
+          f"{big.size / plan:,.0f} rows/s as units and keys (resuming); load {load()}", flush=True)
     return res
 
 
