@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import concurrent.futures as cf
+import functools
 import importlib
 import io
 import json
@@ -153,9 +154,11 @@ def machine_scaling(sp, rows: int = 20_000) -> dict:
     return {"one_rows_per_s": one, "two_rows_per_s": two, "ratio": two / one}
 
 
-def _canned(b):
+def _canned(b, where=None):
     """On a worker: a real batch result, computed once per process and then returned at
-    once, under keys of its own, so the coordinator alone sets the pace."""
+    once, under keys of its own, so the coordinator alone sets the pace. With ``where`` (the
+    local pool), handed over as a sweep's local workers do: written to a file there
+    (``worker.run_batch_to``)."""
     import pyarrow as pa
 
     # Kept on a module every worker has (Dask sends this script's functions by value, globals
@@ -166,7 +169,8 @@ def _canned(b):
     table, notes, _ = cache["t"]
     # Keys that ascend from batch to batch, as a sweep's do: the table streams in key order.
     keys = pa.array([f"{b.i:06d}/{k}" for k in table["key"].to_pylist()])
-    return table.set_column(0, "key", keys), notes, 0.3
+    table = table.set_column(0, "key", keys)
+    return (table if where is None else T.write_transfer(table, where)), notes, 0.3
 
 
 class _Canned:
@@ -198,8 +202,12 @@ def coordinator_through(executor, workers, sp, d: Path, rows: int, batch: int, t
     R._run(_CannedBatches(span, 4), 0, executor, workers, T._Sink(None), bar, fn=_canned)  # workers compute theirs
     out = d / f"through-{tag}.parquet"
     sink = T._Sink(out, batch_rows=50_000, batch_seconds=10.0, stream=True)
+    fn = _canned
+    if isinstance(executor, cf.ProcessPoolExecutor):  # as runner.sweep hands a local pool its batches
+        S.parts_dir(out).mkdir(parents=True, exist_ok=True)
+        fn = functools.partial(_canned, where=os.fspath(S.parts_dir(out)))
     t = time.perf_counter()
-    R._run(_CannedBatches(span, count), 0, executor, workers, sink, bar, fn=_canned)
+    R._run(_CannedBatches(span, count), 0, executor, workers, sink, bar, fn=fn)
     S.consolidate(out, frame=False, sink=sink)
     return count * span.rows / (time.perf_counter() - t)
 
