@@ -294,6 +294,24 @@ def test_a_fresh_table_is_encoded_while_the_sweep_runs(tmp_path, monkeypatch, po
         check_rows(df, ref, "returned")
         assert len(df) == len(ref) and not S.parts_dir(out).exists()
         assert not list(tmp_path.glob(".rtsched-*")), "a temporary file left behind"
+    # Batches that come faster than they are encoded wait: never more than QUEUED in line.
+    monkeypatch.setattr(T._Stream, "QUEUED", 3)
+    encode, most = T._Stream._encode, []
+
+    def slow(self, t, last):
+        time.sleep(0.01)
+        most.append(sum(not f.done() for f in self.queued))
+        return encode(self, t, last)
+
+    monkeypatch.setattr(T._Stream, "_encode", slow)
+    spans = S.keys.Spans(S.parse_spec(spec))
+    stream = T._Stream(tmp_path / "slow.parquet")
+    batches = [S.run_batch(spans.take(3))[0] for _ in range(12)]
+    for i, b in enumerate(batches):
+        stream.add(i, b)
+    rows = sum(len(b) for b in batches)
+    assert stream.finish(rows) and max(most) <= 4, most
+    assert pq.read_table(tmp_path / "slow.parquet").num_rows == rows
     # A sweep killed while its table streams leaves the temporary file with the parts, and
     # the next consolidation removes it.
     out = tmp_path / "killed.parquet"
