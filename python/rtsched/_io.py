@@ -16,18 +16,24 @@ def write_atomic(path, write, suffix=".tmp", binary=False):
     os.close(fd)
     try:
         write(tmp)
-        fd = os.open(tmp, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
-        os.replace(tmp, path)
+        commit(tmp, path)
     finally:
         if os.path.exists(tmp):
             os.unlink(tmp)
+
+
+def commit(tmp, path):
+    """Make the finished temporary file ``tmp`` the file ``path``: fsync it, give it the
+    permissions a new file gets (not mkstemp's 0600), rename it over ``path``."""
+    fd = os.open(tmp, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    umask = os.umask(0)
+    os.umask(umask)
+    os.chmod(tmp, 0o666 & ~umask)
+    os.replace(tmp, path)
 
 
 def write_text_atomic(path, text: str):

@@ -245,9 +245,6 @@ def write_transfer(t, where) -> str:
 
     fd, tmp = tempfile.mkstemp(dir=where, prefix=".rtsched-", suffix=".tmp")
     os.close(fd)
-    umask = os.umask(0)
-    os.umask(umask)
-    os.chmod(tmp, 0o666 & ~umask)  # as write_atomic leaves a part, not mkstemp's 0600
     with pa.OSFile(tmp, "wb") as f, pa.ipc.new_file(f, t.schema) as w:
         w.write_table(t)
     return tmp
@@ -449,15 +446,9 @@ class _Stream:
             ok, self.failed = False, self.failed or f"{type(e).__name__}: {e}"
         try:
             if ok:
-                fd = os.open(self.tmp, os.O_RDONLY)
-                try:
-                    os.fsync(fd)
-                finally:
-                    os.close(fd)
-                umask = os.umask(0)
-                os.umask(umask)
-                os.chmod(self.tmp, 0o666 & ~umask)  # as write_atomic leaves a table
-                os.replace(self.tmp, self.path)
+                from .._io import commit
+
+                commit(self.tmp, self.path)
         finally:
             if os.path.exists(self.tmp):
                 os.unlink(self.tmp)
@@ -507,7 +498,7 @@ def consolidate(path, frame=True, sink=None):
     they are in memory only, as they were since their last part: a coordinator killed in
     between loses them, and a resumed sweep computes them again."""
     pending = sink.take() if sink is not None and _fmt(path) == "parquet" else []
-    stream, streamed = (sink.stream, False) if sink is not None else (None, False)
+    stream, streamed = sink.stream if sink is not None else None, False
     if sink is not None:
         sink.stream = None
         sink.flush()  # a CSV table's, and a run that wrote none (nothing to take)
@@ -623,17 +614,12 @@ class _Sink:
         d = parts_dir(self.path)
         d.mkdir(parents=True, exist_ok=True)
         if _fmt(self.path) == "parquet":
-            from .._io import write_atomic
+            from .._io import commit, write_atomic
 
             copied = [t for t, f in zip(self.buffer, self.files) if f is None]
             for f in self.files:
                 if f is not None:  # already the part's bytes: made durable and named a part
-                    fd = os.open(f, os.O_RDONLY)
-                    try:
-                        os.fsync(fd)
-                    finally:
-                        os.close(fd)
-                    os.replace(f, self._next_part().with_suffix(".arrow"))
+                    commit(f, self._next_part().with_suffix(".arrow"))
             if copied:
                 t = pa.concat_tables(copied)
 
