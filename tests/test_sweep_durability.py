@@ -19,7 +19,6 @@ import random
 import signal
 import subprocess
 import time
-
 from pathlib import Path
 
 import pandas as pd
