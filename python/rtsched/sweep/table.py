@@ -278,6 +278,15 @@ def _current(t):
         return None
 
 
+def _key_span(k):
+    """(first, last) of a non-empty key column whose keys ascend strictly, else None."""
+    import pyarrow.compute as pc
+
+    if k.null_count or (len(k) > 1 and not pc.all(pc.less(k.slice(0, len(k) - 1), k.slice(1))).as_py()):
+        return None
+    return k[0].as_py(), k[len(k) - 1].as_py()
+
+
 def _in_key_order(t):
     """``t`` with its record batches reordered so that its keys ascend strictly, or None when
     no order of whole batches does that (a key twice, or batches that interleave). A sweep's
@@ -285,17 +294,16 @@ def _in_key_order(t):
     them: putting them back in order is enough, without copying every row as a sort does
     (most of consolidating a big table, and more the first time its memory is touched)."""
     import pyarrow as pa
-    import pyarrow.compute as pc
 
     batches = [b for b in t.to_batches() if b.num_rows]
     col = t.schema.get_field_index("key")
     firsts, lasts = [], []
     for b in batches:
-        k = b.column(col)
-        if k.null_count or (len(k) > 1 and not pc.all(pc.less(k.slice(0, len(k) - 1), k.slice(1))).as_py()):
+        span = _key_span(b.column(col))
+        if span is None:
             return None
-        firsts.append(k[0].as_py())
-        lasts.append(k[len(k) - 1].as_py())
+        firsts.append(span[0])
+        lasts.append(span[1])
     order = sorted(range(len(batches)), key=firsts.__getitem__)
     if any(lasts[a] >= firsts[b] for a, b in zip(order, order[1:])):
         return None
@@ -409,21 +417,18 @@ class _Stream:
                 self.queued.popleft().result()
 
     def _encode(self, t, last):
-        # On the stream's thread, one batch at a time, in cut order.
+        # On the stream's thread, one batch at a time, in cut order (t None: none, the end).
         import pyarrow as pa
-        import pyarrow.compute as pc
 
         if self.failed is not None:
             return
         try:
-            if len(t):
-                k = t.column("key")
-                first, final = k[0].as_py(), k[len(k) - 1].as_py()
-                inside = len(k) < 2 or pc.all(pc.less(k.slice(0, len(k) - 1), k.slice(1))).as_py()
-                if k.null_count or not inside or (self.last_key is not None and first <= self.last_key):
+            if t is not None and len(t):
+                span = _key_span(t.column("key"))
+                if span is None or (self.last_key is not None and span[0] <= self.last_key):
                     self.failed = "batches not in key order"
                     return
-                self.last_key = final
+                self.last_key = span[1]
                 self.gathered.append(t)
             if self.gathered and (last or sum(len(x) for x in self.gathered) >= self.ROW_GROUP):
                 g = pa.concat_tables(self.gathered)
@@ -437,7 +442,7 @@ class _Stream:
         ``rows`` rows in key order, make it the table (fsync, rename). False otherwise: the
         file is removed and the usual consolidation writes the table."""
         if self.failed is None and not self.waiting and self.rows == rows:
-            self.thread.submit(self._encode, _empty(), True).result()
+            self.thread.submit(self._encode, None, True).result()
         self.thread.shutdown(wait=True)
         ok = self.failed is None and not self.waiting and self.rows == rows
         try:
@@ -463,10 +468,6 @@ class _Stream:
         finally:
             if os.path.exists(self.tmp):
                 os.unlink(self.tmp)
-
-
-def _empty():
-    return arrow_schema().empty_table()
 
 
 def _read_all(path):
