@@ -153,6 +153,49 @@ def test_dask_worker_killed_mid_sweep(tmp_path):
     pd.testing.assert_frame_equal(comparable(df), comparable(local), check_dtype=False)
 
 
+def test_local_cluster_carries_the_sweep_settings_to_every_process(tmp_path):
+    """rtsched's local Dask cluster: the scheduler and each worker run with DASK_CONFIG, and a
+    sweep through it gives the local pool's rows."""
+    distributed = pytest.importorskip("distributed")
+    import dask
+
+    spec = small_spec(seeds=6)
+    with S.local_cluster(2, silence_logs=50) as cluster, distributed.Client(cluster) as client:
+        for key, value in S.DASK_CONFIG.items():
+            seen = client.run(dask.config.get, key)
+            assert len(seen) == 2 and set(seen.values()) == {value}, (key, seen)
+            assert dask.config.get(key) != value, "the caller's own config is left alone"
+        # The scheduler lives in this process: it read the settings when the cluster started.
+        tick = client.run_on_scheduler(lambda dask_scheduler: dask_scheduler.periodic_callbacks["tick"].callback_time)
+        assert tick == 1000, tick
+        df = rtsched.sweep(spec, executor=client.get_executor(), output=tmp_path / "r.parquet", progress=False)
+    local = rtsched.sweep(spec, workers=2, progress=False)
+    pd.testing.assert_frame_equal(comparable(df), comparable(local), check_dtype=False)
+
+
+def test_cli_cluster_local_runs_the_sweep_on_a_local_dask_cluster(tmp_path):
+    pytest.importorskip("distributed")
+    spec = small_spec(seeds=4)
+    spec_path = tmp_path / "spec.yaml"
+    spec_path.write_text(yaml.safe_dump(spec))
+    out = tmp_path / "r.parquet"
+    r = run_cli("sweep", spec_path, "-o", out, "--cluster", "local", "-j", "2", "--no-plots", "-q", check=0)
+    assert "on a local Dask cluster of 2 workers" in r.stderr, r.stderr
+    local = rtsched.sweep(spec, workers=2, progress=False)
+    pd.testing.assert_frame_equal(comparable(S.read_table(out)), comparable(local), check_dtype=False)
+
+
+def test_dask_env_is_read_back_as_the_sweep_settings():
+    """The environment variables for a cluster started by hand are what Dask reads as DASK_CONFIG."""
+    import dask
+
+    env = S.dask_env()
+    assert all(k.startswith("DASK_DISTRIBUTED__") for k in env)
+    collected = dask.config.collect_env(env)
+    for key, value in S.DASK_CONFIG.items():
+        assert dask.config.get(key, config=collected) == value, key
+
+
 @pytest.mark.parametrize("change,needle", [
     ({"schedulers": ["gedf", "nosuch"]}, "'schedulers'"),
     ({"schedulers": ["pedf"]}, "pedf:ffd"),

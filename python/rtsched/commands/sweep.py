@@ -17,7 +17,8 @@ def register(sub):
     )
     p.add_argument("spec", metavar="SPEC.yaml", help="sweep spec (YAML or JSON)")
     p.add_argument("-o", "--output", metavar="TABLE", help="results table, .parquet or .csv (default: the spec's 'output', else SPEC.parquet)")
-    p.add_argument("--cluster", metavar="tcp://HOST:PORT", help="run on this Dask scheduler instead of local processes")
+    p.add_argument("--cluster", metavar="tcp://HOST:PORT", help="run on this Dask scheduler instead of local processes; "
+                   "'local' starts a Dask cluster of --workers processes here, with rtsched's Dask settings")
     p.add_argument("-j", "--workers", type=int, metavar="N", help="local worker processes (default: every core)")
     p.add_argument("--no-plots", action="store_true", help="do not write the default figures next to the table")
     p.add_argument("--fresh", action="store_true", help="start over: delete the table's rows instead of resuming")
@@ -39,18 +40,27 @@ def run(args):
         raise UsageError("--workers must be at least 1")
     if args.batch < 1:
         raise UsageError("--batch must be at least 1")
-    executor, client = None, None
+    executor, client, cluster = None, None, None
     if args.cluster:
         try:
             from distributed import Client
         except ImportError:
             raise UsageError("--cluster needs Dask: pip install 'dask[distributed]'") from None
+        if args.cluster == "local":
+            from ..sweep import local_cluster
+
+            cluster = local_cluster(args.workers)
         try:
-            client = Client(args.cluster, timeout="10s")
+            client = Client(cluster or args.cluster, timeout="10s")
         except (OSError, TimeoutError) as e:
+            if cluster is not None:
+                cluster.close()
             raise UsageError(f"--cluster {args.cluster}: cannot connect ({e})") from None
         executor = client.get_executor()
-    where = f"Dask cluster {args.cluster}" if client else f"{args.workers or os.cpu_count()} local processes"
+    if cluster is not None:
+        where = f"a local Dask cluster of {len(cluster.workers)} workers"
+    else:
+        where = f"Dask cluster {args.cluster}" if client else f"{args.workers or os.cpu_count()} local processes"
     print(f"{spec.source}: {spec.size} rows ({len(spec.generators)} generator(s) × {len(spec.points)} points × "
           f"{len(spec.replications)} seeds × {len(spec.schedulers)} schedulers) on {where} -> {output}", file=sys.stderr)
     try:
@@ -59,6 +69,8 @@ def run(args):
     finally:
         if client is not None:
             client.close()
+        if cluster is not None:
+            cluster.close()
     ok = int((df["status"] == "ok").sum())
     print(f"wrote {output}: {len(df)} rows of this sweep ({ok} ran, {len(df) - ok} partition failures)")
     if not args.no_plots and len(df):

@@ -33,11 +33,13 @@ The package, one concern per module:
 - :mod:`.worker` — what a worker process runs (:func:`run_batch`; :func:`run_unit`, one row at a time, as reference);
 - :mod:`.table` — the results table on disk: columns, atomic writes, part files, consolidation;
 - :mod:`.progress` — the progress bar;
-- :mod:`.runner` — :func:`sweep`: executors (local process pool, Dask), batch sizes, retries.
+- :mod:`.runner` — :func:`sweep`: executors (local process pool, Dask), batch sizes, retries;
+- :mod:`.cluster` — Dask settings for a sweep's cluster, and a local cluster started with them.
 """
 
 from __future__ import annotations
 
+from .cluster import DASK_CONFIG, dask_env, local_cluster
 from .keys import Batch, Batcher, Unit, all_keys, row_key, taskset_seed, units
 from .progress import Progress
 from .runner import sweep, sweep_rows
@@ -47,8 +49,8 @@ from .table import _read_all  # noqa: F401 - the table and its parts as one fram
 from .worker import run_batch, run_chunk, run_unit
 
 __all__ = [
-    "COLUMNS", "COORD_COLUMNS", "DEFAULT_PARAM", "MODEL_COLUMNS", "OUTCOME_COLUMNS", "SUMMARY_COLUMNS",
+    "COLUMNS", "COORD_COLUMNS", "DASK_CONFIG", "DEFAULT_PARAM", "MODEL_COLUMNS", "OUTCOME_COLUMNS", "SUMMARY_COLUMNS",
     "Batch", "Batcher", "Generator", "Progress", "Spec", "Unit",
-    "all_keys", "consolidate", "load_spec", "parse_spec", "parts_dir", "read_table", "row_key", "run_batch",
+    "all_keys", "consolidate", "dask_env", "load_spec", "local_cluster", "parse_spec", "parts_dir", "read_table", "row_key", "run_batch",
     "run_chunk", "run_unit", "sweep", "sweep_rows", "taskset_seed", "units",
 ]
