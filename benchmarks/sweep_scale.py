@@ -16,7 +16,9 @@ consolidation), each checked to hold every key exactly once:
 2. the local process pool with 2 processes (``workers=2``);
 3. a Dask ``LocalCluster`` with 2 worker processes of 1 thread, through ``Client.get_executor()``
    (the cluster is started, and its workers import what a batch needs, before the clock starts;
-   after the local runs, as a user's sweep on the local pool has no cluster in its process).
+   after the local runs, as a user's sweep on the local pool has no cluster in its process):
+   first with Dask's defaults, then as ``rtsched.sweep.local_cluster`` starts it (Dask's
+   housekeeping slowed down: ``sweep.cluster.DASK_CONFIG``), the one the ratios are of.
 
 First the machine's own ceiling: the same batch computed by one process and by two at once.
 Then the coordinator alone: batches computed beforehand (pickled as an executor sends them)
@@ -100,19 +102,22 @@ def run_local(sp, d: Path, tag: str, res: dict):
           f"(x{r['pool2_vs_one']:.2f} one process); load {load()}", flush=True)
 
 
-def run_dask(sp, d: Path, tag: str, client, res: dict):
-    """The same rows on the Dask cluster; then whether every executor's table is the same."""
+def run_dask(sp, d: Path, tag: str, client, res: dict, suffix: str = "", label: str = ""):
+    """The same rows on a Dask cluster (``suffix`` names its keys in res)."""
     r = res[tag]
-    if client is not None:
-        wall = timed_sweep(sp, client.get_executor(), d / f"{tag}-dask.parquet")
-        r["dask2_rows_per_s"] = sp.size / wall
-        r["dask2_vs_one"] = r["dask2_rows_per_s"] / r["one_process_rows_per_s"]
-        print(f"[{tag}] Dask LocalCluster, 2 workers x 1 thread: {wall:.2f} s = {sp.size / wall:,.0f} rows/s "
-              f"(x{r['dask2_vs_one']:.2f} one process); load {load()}", flush=True)
+    wall = timed_sweep(sp, client.get_executor(), d / f"{tag}-dask{suffix}.parquet")
+    r[f"dask2{suffix}_rows_per_s"] = sp.size / wall
+    r[f"dask2{suffix}_vs_one"] = r[f"dask2{suffix}_rows_per_s"] / r["one_process_rows_per_s"]
+    print(f"[{tag}] Dask LocalCluster{label}, 2 workers x 1 thread: {wall:.2f} s = {sp.size / wall:,.0f} rows/s "
+          f"(x{r[f'dask2{suffix}_vs_one']:.2f} one process); load {load()}", flush=True)
+
+
+def same_tables(d: Path, tag: str, res: dict):
+    """Whether every executor's table is the same."""
     a = S.read_table(d / f"{tag}-one.parquet")
-    same = [a.equals(S.read_table(d / f"{tag}-{x}.parquet")) for x in ("pool", "dask") if (d / f"{tag}-{x}.parquet").exists()]
-    r["tables_identical"] = all(same)
-    print(f"[{tag}] tables identical across executors: {r['tables_identical']}", flush=True)
+    others = sorted(p for p in d.glob(f"{tag}-*.parquet") if p.name != f"{tag}-one.parquet")
+    res[tag]["tables_identical"] = all(a.equals(S.read_table(p)) for p in others)
+    print(f"[{tag}] tables identical across executors ({len(others) + 1} tables): {res[tag]['tables_identical']}", flush=True)
 
 
 def _timed_batch(b, start, q):
@@ -298,19 +303,28 @@ def main(argv=None):
         if not a.skip_dask:
             from distributed import Client, LocalCluster
 
+            # Dask's default LocalCluster first, for comparison; then rtsched's (sweep.local_cluster:
+            # the same, with Dask's housekeeping slowed down), which the ratios are of.
+            with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+                              silence_logs=40) as cluster, Client(cluster) as client:
+                client.run(warm)  # not timed: each worker imports once
+                run_dask(light, d, "scale", client, res, "_default", " (Dask's defaults)")
+                run_dask(heavy, d, "heavy", client, res, "_default", " (Dask's defaults)")
             t = time.perf_counter()
-            cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=40)
+            cluster = S.local_cluster(2, silence_logs=40)
             client = Client(cluster)
-            client.run(warm)  # not timed: each worker imports once
+            client.run(warm)
             res["dask_startup_s"] = time.perf_counter() - t
         try:
-            run_dask(light, d, "scale", client, res)
-            run_dask(heavy, d, "heavy", client, res)
             if client is not None:
+                run_dask(light, d, "scale", client, res, "", " (rtsched's settings)")
+                run_dask(heavy, d, "heavy", client, res, "", " (rtsched's settings)")
                 c["through_dask2_rows_per_s"] = coordinator_through(client.get_executor(), None, light, d,
                                                                     a.coordinator_rows, 10_000, "dask")
                 print(f"coordinator through Dask (2 workers), workers answering at once: "
                       f"{c['through_dask2_rows_per_s']:,.0f} rows/s; load {load()}", flush=True)
+            same_tables(d, "scale", res)
+            same_tables(d, "heavy", res)
         finally:
             if client is not None:
                 client.close()
