@@ -1,6 +1,6 @@
 """Scale check: sweeps of (task set, scheduler) simulations, every executor timed in one run.
 
-    .venv/bin/python benchmarks/sweep_scale.py [--rows 100000] [--heavy-rows 20000]
+    .venv/bin/python benchmarks/sweep_scale.py [--rows 100000] [--heavy-rows 20000] [--rounds 3]
         [--out benchmarks/results/sweep_scale.json] [--skip-dask]
 
 Two kinds of rows (RandFixedSum, 4 tasks on 2 CPUs, periods 1-10 ms, 4 schedulers):
@@ -9,7 +9,7 @@ Two kinds of rows (RandFixedSum, 4 tasks on 2 CPUs, periods 1-10 ms, 4 scheduler
 - **heavy rows**: 500 ms simulated, 10x the work of a row.
 
 Each is run three ways, each writing a fresh Parquet table (part files, then one atomic
-consolidation), each checked to hold every key exactly once:
+consolidation), each checked to hold every key exactly once and to equal every other:
 
 1. one process: the whole sweep in this process (an executor that runs each batch when it is
    submitted), the reference for the ratios;
@@ -19,6 +19,11 @@ consolidation), each checked to hold every key exactly once:
    after the local runs, as a user's sweep on the local pool has no cluster in its process):
    first with Dask's defaults, then as ``rtsched.sweep.local_cluster`` starts it (Dask's
    housekeeping slowed down: ``sweep.cluster.DASK_CONFIG``), the one the ratios are of.
+
+Each comparison is ``--rounds`` rounds of (one process, then the executor), each ratio taken
+to the one-process sweep of its own round, and the medians reported (``rounds``): this
+machine's speed drifts by tens of percent within a minute, so single sweeps timed a minute
+apart gave "ratios" from x0.97 to x2.26 in one hour.
 
 First the machine's own ceiling: the same batch computed by one process and by two at once.
 Then the coordinator alone: batches computed beforehand (pickled as an executor sends them)
@@ -87,37 +92,40 @@ def load():
     return tuple(round(x, 2) for x in os.getloadavg())
 
 
-def run_local(sp, d: Path, tag: str, res: dict):
-    """One process, then the 2-process pool, on the same rows: rows/s and the ratio into res.
-    Run before any Dask cluster exists in this process: a coordinator with other threads (a
-    cluster's) starts its pool from a fork server instead of forking (runner._context)."""
-    r = res[tag] = {"rows": sp.size, "duration": sp.duration_ns / 1e6}
-    wall = timed_sweep(sp, InProcess(), d / f"{tag}-one.parquet")
-    r["one_process_rows_per_s"] = sp.size / wall
-    print(f"[{tag}] one process: {sp.size} rows in {wall:.2f} s = {sp.size / wall:,.0f} rows/s; load {load()}", flush=True)
-    wall = timed_sweep(sp, None, d / f"{tag}-pool.parquet", workers=2)
-    r["pool2_rows_per_s"] = sp.size / wall
-    r["pool2_vs_one"] = r["pool2_rows_per_s"] / r["one_process_rows_per_s"]
-    print(f"[{tag}] local pool, 2 processes: {wall:.2f} s = {sp.size / wall:,.0f} rows/s "
-          f"(x{r['pool2_vs_one']:.2f} one process); load {load()}", flush=True)
+def rounds(sp, d: Path, tag: str, res: dict, others: dict, n: int, label: str = ""):
+    """``n`` rounds of: the sweep in one process, then on each of ``others`` ({name: (executor,
+    workers)}). Each ratio is to the one-process sweep of its own round, seconds before: the
+    machine's speed drifts by tens of percent within minutes (other tenants), so a ratio of
+    sweeps far apart in time measures the drift. Reported: the medians of the rounds."""
+    import statistics
 
-
-def run_dask(sp, d: Path, tag: str, client, res: dict, suffix: str = "", label: str = ""):
-    """The same rows on a Dask cluster (``suffix`` names its keys in res)."""
-    r = res[tag]
-    wall = timed_sweep(sp, client.get_executor(), d / f"{tag}-dask{suffix}.parquet")
-    r[f"dask2{suffix}_rows_per_s"] = sp.size / wall
-    r[f"dask2{suffix}_vs_one"] = r[f"dask2{suffix}_rows_per_s"] / r["one_process_rows_per_s"]
-    print(f"[{tag}] Dask LocalCluster{label}, 2 workers x 1 thread: {wall:.2f} s = {sp.size / wall:,.0f} rows/s "
-          f"(x{r[f'dask2{suffix}_vs_one']:.2f} one process); load {load()}", flush=True)
+    r = res.setdefault(tag, {"rows": sp.size, "duration": sp.duration_ns / 1e6, "samples": {}})
+    one = r["samples"].setdefault("one_process", [])
+    mine = {name: r["samples"].setdefault(name, []) for name in others}
+    ratios = {name: r["samples"].setdefault(f"{name}_vs_one", []) for name in others}
+    for i in range(n):
+        k = len(one)
+        one.append(sp.size / timed_sweep(sp, InProcess(), d / f"{tag}-one-{k}.parquet"))
+        line = f"[{tag}] round {i + 1}/{n}{label}: one process {one[-1]:,.0f} rows/s"
+        for name, (executor, workers) in others.items():
+            mine[name].append(sp.size / timed_sweep(sp, executor, d / f"{tag}-{name}-{k}.parquet", workers))
+            ratios[name].append(mine[name][-1] / one[-1])
+            line += f", {name} {mine[name][-1]:,.0f} (x{ratios[name][-1]:.2f})"
+        print(line + f"; load {load()}", flush=True)
+    r["one_process_rows_per_s"] = statistics.median(one)
+    for name in others:
+        r[f"{name}_rows_per_s"] = statistics.median(mine[name])
+        r[f"{name}_vs_one"] = statistics.median(ratios[name])
+        print(f"[{tag}] {name}: median {r[f'{name}_rows_per_s']:,.0f} rows/s, median ratio x{r[f'{name}_vs_one']:.2f} "
+              f"(rounds x{min(ratios[name]):.2f}-x{max(ratios[name]):.2f})", flush=True)
 
 
 def same_tables(d: Path, tag: str, res: dict):
-    """Whether every executor's table is the same."""
-    a = S.read_table(d / f"{tag}-one.parquet")
-    others = sorted(p for p in d.glob(f"{tag}-*.parquet") if p.name != f"{tag}-one.parquet")
-    res[tag]["tables_identical"] = all(a.equals(S.read_table(p)) for p in others)
-    print(f"[{tag}] tables identical across executors ({len(others) + 1} tables): {res[tag]['tables_identical']}", flush=True)
+    """Whether every executor's every table is the same."""
+    tables = sorted(d.glob(f"{tag}-*.parquet"))
+    a = S.read_table(tables[0])
+    res[tag]["tables_identical"] = all(a.equals(S.read_table(p)) for p in tables[1:])
+    print(f"[{tag}] tables identical across executors ({len(tables)} tables): {res[tag]['tables_identical']}", flush=True)
 
 
 def _timed_batch(b, start, q):
@@ -287,48 +295,46 @@ def main(argv=None):
     ap.add_argument("--coordinator-rows", type=int, default=500_000)
     ap.add_argument("--out", default="benchmarks/results/sweep_scale.json")
     ap.add_argument("--skip-dask", action="store_true")
+    ap.add_argument("--rounds", type=int, default=3, help="rounds of (one process, then the executor) per comparison")
     a = ap.parse_args(argv)
     light = S.parse_spec(spec(a.rows), "<scale>")
     heavy = S.parse_spec(spec(a.heavy_rows, "500ms", "heavy"), "<heavy>")
     res = {"cpus": os.cpu_count(), "load_before": load(), "spec": spec(a.rows), "heavy_spec": spec(a.heavy_rows, "500ms", "heavy")}
     warm()
     print(f"sweep scale check on {os.cpu_count()} cores, load average {load()}", flush=True)
-    client = cluster = None
     with tempfile.TemporaryDirectory() as tmp:
         d = Path(tmp)
         res["machine"] = machine_scaling(light)
-        run_local(light, d, "scale", res)
-        run_local(heavy, d, "heavy", res)
+        # The local pool first, before any Dask cluster exists in this process: a coordinator
+        # with other threads (a cluster's) starts its pool from a fork server (runner._context).
+        for sp, tag in ((light, "scale"), (heavy, "heavy")):
+            rounds(sp, d, tag, res, {"pool2": (None, 2)}, a.rounds)
         c = res["coordinator"] = coordinator(light, d, a.coordinator_rows)
         if not a.skip_dask:
             from distributed import Client, LocalCluster
 
-            # Dask's default LocalCluster first, for comparison; then rtsched's (sweep.local_cluster:
-            # the same, with Dask's housekeeping slowed down), which the ratios are of.
+            # Dask's default LocalCluster, for comparison; then rtsched's (sweep.local_cluster: the
+            # same with Dask's housekeeping slowed down), which the ratios are of. Each cluster is
+            # started, and its workers import what a batch needs, before any clock starts.
             with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
                               silence_logs=40) as cluster, Client(cluster) as client:
-                client.run(warm)  # not timed: each worker imports once
-                run_dask(light, d, "scale", client, res, "_default", " (Dask's defaults)")
-                run_dask(heavy, d, "heavy", client, res, "_default", " (Dask's defaults)")
+                client.run(warm)
+                for sp, tag in ((light, "scale"), (heavy, "heavy")):
+                    rounds(sp, d, tag, res, {"dask2_default": (client.get_executor(), None)}, a.rounds,
+                           " (Dask's default LocalCluster up)")
             t = time.perf_counter()
-            cluster = S.local_cluster(2, silence_logs=40)
-            client = Client(cluster)
-            client.run(warm)
-            res["dask_startup_s"] = time.perf_counter() - t
-        try:
-            if client is not None:
-                run_dask(light, d, "scale", client, res, "", " (rtsched's settings)")
-                run_dask(heavy, d, "heavy", client, res, "", " (rtsched's settings)")
+            with S.local_cluster(2, silence_logs=40) as cluster, Client(cluster) as client:
+                client.run(warm)
+                res["dask_startup_s"] = time.perf_counter() - t
+                for sp, tag in ((light, "scale"), (heavy, "heavy")):
+                    rounds(sp, d, tag, res, {"dask2": (client.get_executor(), None)}, a.rounds,
+                           " (rtsched's local_cluster up)")
                 c["through_dask2_rows_per_s"] = coordinator_through(client.get_executor(), None, light, d,
                                                                     a.coordinator_rows, 10_000, "dask")
                 print(f"coordinator through Dask (2 workers), workers answering at once: "
                       f"{c['through_dask2_rows_per_s']:,.0f} rows/s; load {load()}", flush=True)
-            same_tables(d, "scale", res)
-            same_tables(d, "heavy", res)
-        finally:
-            if client is not None:
-                client.close()
-                cluster.close()
+        same_tables(d, "scale", res)
+        same_tables(d, "heavy", res)
     res["load_after"] = load()
     Path(a.out).parent.mkdir(parents=True, exist_ok=True)
     Path(a.out).write_text(json.dumps(res, indent=2) + "\n")
