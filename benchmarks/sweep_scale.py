@@ -16,14 +16,15 @@ consolidation), each checked to hold every key exactly once and to equal every o
 2. the local process pool with 2 processes (``workers=2``);
 3. a Dask ``LocalCluster`` with 2 worker processes of 1 thread, through ``Client.get_executor()``
    (the cluster is started, and its workers import what a batch needs, before the clock starts;
-   after the local runs, as a user's sweep on the local pool has no cluster in its process):
+   after the local pool's runs, as a user's sweep on the local pool has no cluster in its process):
    first with Dask's defaults, then as ``rtsched.sweep.local_cluster`` starts it (Dask's
    housekeeping slowed down: ``sweep.cluster.DASK_CONFIG``), the one the ratios are of.
 
-Each comparison is ``--rounds`` rounds of (one process, then the executor), each ratio taken
-to the one-process sweep of its own round, and the medians reported (``rounds``): this
-machine's speed drifts by tens of percent within a minute, so single sweeps timed a minute
-apart gave "ratios" from x0.97 to x2.26 in one hour.
+The sweeps run in ``--rounds`` rounds of (one process, the pool), then as many of (one
+process, Dask's default cluster, rtsched's cluster), each ratio taken to the one-process sweep of its own round and the
+medians reported (``rounds``): this machine's speed drifts by tens of percent within a
+minute, so single sweeps timed a minute apart gave "ratios" from x0.97 to x2.26 in one hour.
+Each round starts its Dask clusters afresh, untimed, after its one-process sweep.
 
 First the machine's own ceiling: the same batch computed by one process and by two at once.
 Then the coordinator alone: batches computed beforehand (pickled as an executor sends them)
@@ -36,6 +37,7 @@ from __future__ import annotations
 
 import argparse
 import concurrent.futures as cf
+import contextlib
 import functools
 import importlib
 import io
@@ -92,11 +94,14 @@ def load():
     return tuple(round(x, 2) for x in os.getloadavg())
 
 
-def rounds(sp, d: Path, tag: str, res: dict, others: dict, n: int, label: str = ""):
-    """``n`` rounds of: the sweep in one process, then on each of ``others`` ({name: (executor,
-    workers)}). Each ratio is to the one-process sweep of its own round, seconds before: the
+def rounds(sp, d: Path, tag: str, res: dict, others: dict, n: int):
+    """``n`` rounds of: the sweep in one process, then on each of ``others`` ({name: a context
+    manager giving (executor, workers), entered after the one-process sweep, its start not
+    timed}). Each ratio is to the one-process sweep of its own round, seconds before: the
     machine's speed drifts by tens of percent within minutes (other tenants), so a ratio of
-    sweeps far apart in time measures the drift. Reported: the medians of the rounds."""
+    sweeps far apart in time measures the drift. The one-process sweep runs with no cluster
+    in its process (a cluster's scheduler and nannies there would slow it). Reported: the
+    medians of the rounds."""
     import statistics
 
     r = res.setdefault(tag, {"rows": sp.size, "duration": sp.duration_ns / 1e6, "samples": {}})
@@ -106,9 +111,10 @@ def rounds(sp, d: Path, tag: str, res: dict, others: dict, n: int, label: str = 
     for i in range(n):
         k = len(one)
         one.append(sp.size / timed_sweep(sp, InProcess(), d / f"{tag}-one-{k}.parquet"))
-        line = f"[{tag}] round {i + 1}/{n}{label}: one process {one[-1]:,.0f} rows/s"
-        for name, (executor, workers) in others.items():
-            mine[name].append(sp.size / timed_sweep(sp, executor, d / f"{tag}-{name}-{k}.parquet", workers))
+        line = f"[{tag}] round {i + 1}/{n}: one process {one[-1]:,.0f} rows/s"
+        for name, start in others.items():
+            with start() as (executor, workers):
+                mine[name].append(sp.size / timed_sweep(sp, executor, d / f"{tag}-{name}-{k}.parquet", workers))
             ratios[name].append(mine[name][-1] / one[-1])
             line += f", {name} {mine[name][-1]:,.0f} (x{ratios[name][-1]:.2f})"
         print(line + f"; load {load()}", flush=True)
@@ -118,6 +124,28 @@ def rounds(sp, d: Path, tag: str, res: dict, others: dict, n: int, label: str = 
         r[f"{name}_vs_one"] = statistics.median(ratios[name])
         print(f"[{tag}] {name}: median {r[f'{name}_rows_per_s']:,.0f} rows/s, median ratio x{r[f'{name}_vs_one']:.2f} "
               f"(rounds x{min(ratios[name]):.2f}-x{max(ratios[name]):.2f})", flush=True)
+
+
+@contextlib.contextmanager
+def pool2():
+    """The local pool: ``sweep(workers=2)`` starts and ends its own, as a user's sweep does."""
+    yield None, 2
+
+
+@contextlib.contextmanager
+def dask2(tuned: bool):
+    """A Dask LocalCluster of 2 workers x 1 thread, started (and its workers' imports done)
+    before the clock starts: Dask's defaults, or rtsched's ``sweep.local_cluster``."""
+    from distributed import Client, LocalCluster
+
+    if tuned:
+        cluster = S.local_cluster(2, silence_logs=40)
+    else:
+        cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+                               silence_logs=40)
+    with cluster, Client(cluster) as client:
+        client.run(warm)
+        yield client.get_executor(), None
 
 
 def same_tables(d: Path, tag: str, res: dict):
@@ -305,34 +333,25 @@ def main(argv=None):
     with tempfile.TemporaryDirectory() as tmp:
         d = Path(tmp)
         res["machine"] = machine_scaling(light)
-        # The local pool first, before any Dask cluster exists in this process: a coordinator
-        # with other threads (a cluster's) starts its pool from a fork server (runner._context).
+        # The pool's rounds first, before any Dask client has been in this process: a coordinator
+        # with other threads (a client's, which outlive it) starts its pool from a fork server
+        # (runner._context). Then Dask's rounds: its default LocalCluster, for comparison, and
+        # rtsched's (sweep.local_cluster: Dask's housekeeping slowed down), which the ratios are of.
         for sp, tag in ((light, "scale"), (heavy, "heavy")):
-            rounds(sp, d, tag, res, {"pool2": (None, 2)}, a.rounds)
+            rounds(sp, d, tag, res, {"pool2": pool2}, a.rounds)
+        if not a.skip_dask:
+            for sp, tag in ((light, "scale"), (heavy, "heavy")):
+                rounds(sp, d, tag, res, {"dask2_default": functools.partial(dask2, False),
+                                         "dask2": functools.partial(dask2, True)}, a.rounds)
         c = res["coordinator"] = coordinator(light, d, a.coordinator_rows)
         if not a.skip_dask:
-            from distributed import Client, LocalCluster
-
-            # Dask's default LocalCluster, for comparison; then rtsched's (sweep.local_cluster: the
-            # same with Dask's housekeeping slowed down), which the ratios are of. Each cluster is
-            # started, and its workers import what a batch needs, before any clock starts.
-            with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
-                              silence_logs=40) as cluster, Client(cluster) as client:
-                client.run(warm)
-                for sp, tag in ((light, "scale"), (heavy, "heavy")):
-                    rounds(sp, d, tag, res, {"dask2_default": (client.get_executor(), None)}, a.rounds,
-                           " (Dask's default LocalCluster up)")
             t = time.perf_counter()
-            with S.local_cluster(2, silence_logs=40) as cluster, Client(cluster) as client:
-                client.run(warm)
+            with dask2(True) as (executor, _):
                 res["dask_startup_s"] = time.perf_counter() - t
-                for sp, tag in ((light, "scale"), (heavy, "heavy")):
-                    rounds(sp, d, tag, res, {"dask2": (client.get_executor(), None)}, a.rounds,
-                           " (rtsched's local_cluster up)")
-                c["through_dask2_rows_per_s"] = coordinator_through(client.get_executor(), None, light, d,
-                                                                    a.coordinator_rows, 10_000, "dask")
-                print(f"coordinator through Dask (2 workers), workers answering at once: "
-                      f"{c['through_dask2_rows_per_s']:,.0f} rows/s; load {load()}", flush=True)
+                c["through_dask2_rows_per_s"] = coordinator_through(executor, None, light, d, a.coordinator_rows,
+                                                                    10_000, "dask")
+            print(f"coordinator through Dask (2 workers), workers answering at once: "
+                  f"{c['through_dask2_rows_per_s']:,.0f} rows/s; load {load()}", flush=True)
         same_tables(d, "scale", res)
         same_tables(d, "heavy", res)
     res["load_after"] = load()
