@@ -21,10 +21,11 @@ consolidation), each checked to hold every key exactly once and to equal every o
    housekeeping slowed down: ``sweep.cluster.DASK_CONFIG``), the one the ratios are of.
 
 The sweeps run in ``--rounds`` rounds of (one process, the pool), then as many of (one
-process, Dask's default cluster, rtsched's cluster), each ratio taken to the one-process sweep of its own round and the
-medians reported (``rounds``): this machine's speed drifts by tens of percent within a
-minute, so single sweeps timed a minute apart gave "ratios" from x0.97 to x2.26 in one hour.
-Each round starts its Dask clusters afresh, untimed, after its one-process sweep.
+process, Dask's default cluster, rtsched's cluster), each ratio taken to the one-process
+sweep of its own round and the medians reported (``rounds``): this machine's speed drifts by
+tens of percent within a minute, so single sweeps timed a minute apart gave "ratios" from
+x0.97 to x2.26 in one hour. Each round starts its Dask clusters afresh, untimed, after its
+one-process sweep.
 
 First the machine's own ceiling: the same batch computed by one process and by two at once.
 Then the coordinator alone: batches computed beforehand (pickled as an executor sends them)
@@ -153,7 +154,8 @@ def same_tables(d: Path, tag: str, res: dict):
     tables = sorted(d.glob(f"{tag}-*.parquet"))
     a = S.read_table(tables[0])
     res[tag]["tables_identical"] = all(a.equals(S.read_table(p)) for p in tables[1:])
-    print(f"[{tag}] tables identical across executors ({len(tables)} tables): {res[tag]['tables_identical']}", flush=True)
+    print(f"[{tag}] tables identical across executors ({len(tables)} tables): {res[tag]['tables_identical']}",
+          flush=True)
 
 
 def _timed_batch(b, start, q):
@@ -337,14 +339,14 @@ def main(argv=None):
         # with other threads (a client's, which outlive it) starts its pool from a fork server
         # (runner._context). Then Dask's rounds: its default LocalCluster, for comparison, and
         # rtsched's (sweep.local_cluster: Dask's housekeeping slowed down), which the ratios are of.
+        # The coordinator alone also forks a pool: it too comes before any Dask client.
         for sp, tag in ((light, "scale"), (heavy, "heavy")):
             rounds(sp, d, tag, res, {"pool2": pool2}, a.rounds)
+        c = res["coordinator"] = coordinator(light, d, a.coordinator_rows)
         if not a.skip_dask:
             for sp, tag in ((light, "scale"), (heavy, "heavy")):
                 rounds(sp, d, tag, res, {"dask2_default": functools.partial(dask2, False),
                                          "dask2": functools.partial(dask2, True)}, a.rounds)
-        c = res["coordinator"] = coordinator(light, d, a.coordinator_rows)
-        if not a.skip_dask:
             t = time.perf_counter()
             with dask2(True) as (executor, _):
                 res["dask_startup_s"] = time.perf_counter() - t
