@@ -49,8 +49,9 @@ from .table import _read_all  # noqa: F401 - the table and its parts as one fram
 from .worker import run_batch, run_chunk, run_unit
 
 __all__ = [
-    "COLUMNS", "COORD_COLUMNS", "DASK_CONFIG", "DEFAULT_PARAM", "MODEL_COLUMNS", "OUTCOME_COLUMNS", "SUMMARY_COLUMNS",
+    "COLUMNS", "COORD_COLUMNS", "DASK_CONFIG", "DEFAULT_PARAM", "MODEL_COLUMNS", "OUTCOME_COLUMNS",
+    "SUMMARY_COLUMNS",
     "Batch", "Batcher", "Generator", "Progress", "Spec", "Unit",
-    "all_keys", "consolidate", "dask_env", "load_spec", "local_cluster", "parse_spec", "parts_dir", "read_table", "row_key", "run_batch",
-    "run_chunk", "run_unit", "sweep", "sweep_rows", "taskset_seed", "units",
+    "all_keys", "consolidate", "dask_env", "load_spec", "local_cluster", "parse_spec", "parts_dir", "read_table",
+    "row_key", "run_batch", "run_chunk", "run_unit", "sweep", "sweep_rows", "taskset_seed", "units",
 ]
