@@ -189,7 +189,7 @@ def test_rows_still_buffered_at_the_end_go_into_the_table_without_a_part(tmp_pat
     ref, _ = S.sweep_rows(spec)
     written = []
     flush = T._Sink.flush
-    monkeypatch.setattr(T._Sink, "flush", lambda self, wait=True: (written.append(self.buffered), flush(self, wait))[1])
+    monkeypatch.setattr(T._Sink, "flush", lambda self: (written.append(self.buffered), flush(self))[1])
     out = tmp_path / "r.parquet"
     df = rtsched.sweep(spec, output=out, workers=2, progress=False, batch_rows=10_000)
     assert [w for w in written if w] == [], f"parts written: {written}"
@@ -234,9 +234,10 @@ def test_rows_still_buffered_are_kept_in_a_part_when_the_table_cannot_be_written
 
 @pytest.mark.parametrize("pool", [False, True])
 def test_a_part_that_cannot_be_written_stops_the_sweep_and_loses_no_row(tmp_path, monkeypatch, pool):
-    # Parts are written on a thread of their own while the loop goes on receiving. The third
-    # part's rename fails once (a full disk): the sweep stops with that error, no part is left
-    # half-written, the failed part's rows are written again before the sweep returns (not
+    # The third part's rename fails once (a full disk): the sweep stops with that error (not
+    # another one raised on the way out: the workers' files already renamed into parts in the
+    # same flush were once tried again, and the error was a missing temporary file), no part is
+    # left half-written, the failed part's rows are written before the sweep returns (not
     # lost), and the next run ends with every row once and equal to the reference. On the pool
     # the parts are the workers' own files; in one process, rows the coordinator copies.
     T = importlib.import_module("rtsched.sweep.table")

@@ -158,7 +158,6 @@ def sweep(spec, executor=None, output=None, progress=None, workers=None, batch_r
         if total_rows:
             batcher = Spans(spec) if todo is None else Batcher(todo, spec.schedulers, total_rows)
             _run(batcher, spec.retries, executor, workers, sink, bar, fn=fn)
-            sink.wait()  # a part that failed to write fails the run, as it would have in the loop
         ran = True
     finally:
         if not ran:

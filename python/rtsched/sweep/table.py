@@ -502,15 +502,7 @@ def consolidate(path, frame=True, sink=None):
     stream, streamed = sink.stream if sink is not None else None, False
     if sink is not None:
         sink.stream = None
-        try:
-            sink.flush()  # a CSV table's, and a run that wrote none (nothing to take); the parts in flight
-        except BaseException:
-            if stream is not None:
-                stream.abandon()
-            if pending:
-                sink.put_back(pending)
-                sink.flush()
-            raise
+        sink.flush()  # a CSV table's, and a run that wrote none (nothing to take)
     parts = _parts(path)
     try:
         if stream is not None:
@@ -566,10 +558,6 @@ class _Sink:
         self.notes = set()  # what the workers warn about (worker.WARNINGS), said once per sweep
         self.run_id = f"{int(time.time())}-{os.getpid()}-{uuid.uuid4().hex[:6]}"
         self.count = 0
-        # Parts are written (and fsynced) on a thread of their own, so the loop goes on
-        # receiving meanwhile: writing and fsyncing 50,000 rows (26 MB) took 80 ms here, most
-        # of the coordinator's time per row. At most WRITING parts are in flight.
-        self.writer, self.writing = None, collections.deque()
 
     def add(self, table, notes=(), seq=None):
         """Batch number ``seq`` (in the order the batches were cut) has come back as ``table``
@@ -590,7 +578,7 @@ class _Sink:
         self.files.append(file)
         self.buffered += len(table)
         if self.buffered >= self.batch_rows or time.monotonic() - self.last >= self.batch_seconds:
-            self.flush(wait=False)
+            self.flush()
 
     def abandon(self):
         """The run stopped: its table is not streamed (the parts keep its rows)."""
@@ -618,60 +606,29 @@ class _Sink:
         t = pa.concat_tables(self.kept) if self.kept else arrow_schema().empty_table()
         return _coerce(_arrow_frame(t)).sort_values("key", kind="stable").reset_index(drop=True)
 
-    #: Parts being written at once before :meth:`flush` waits for the oldest: bounds the rows
-    #: held in memory for them.
-    WRITING = 2
-
-    def flush(self, wait=True):
-        """Write the buffered rows as a part. With ``wait`` (every caller but :meth:`add`),
-        return once every part so far is written, raising what any write raised."""
+    def flush(self):
         self.last = time.monotonic()
-        if self.buffer:
-            # Named here, in the order the parts were cut: each worker's file, then the copied rows.
-            names = [self._next_part() for f in self.files if f is not None] if _fmt(self.path) == "parquet" else []
-            if len(names) < len(self.files):
-                names.append(self._next_part())
-            job = (self.buffer, self.files, names)
-            self.buffer, self.files, self.buffered = [], [], 0
-            if self.writer is None:
-                import concurrent.futures as cf
-
-                self.writer = cf.ThreadPoolExecutor(1, thread_name_prefix="rtsched-parts")
-            self.writing.append((self.writer.submit(self._write_part, *job), job[0]))
-        self._drain(wait)
-
-    def wait(self):
-        """Return once every part so far is written, raising what any write raised (the rows
-        still buffered stay buffered)."""
-        self._drain(True)
-
-    def _drain(self, wait):
-        while self.writing and (wait or self.writing[0][0].done() or len(self.writing) > self.WRITING):
-            done, tables = self.writing.popleft()
-            try:
-                done.result()
-            except BaseException:
-                # Not written (a full disk, say): the rows are buffered again, as copies (a
-                # worker's file may have become a part already; a key twice is read once).
-                self.put_back(tables)
-                raise
-        if wait and self.writer is not None:
-            self.writer.shutdown(wait=True)
-            self.writer = None
-
-    def _write_part(self, buffer, files, names):
-        # On the parts' thread, one part at a time.
+        if not self.buffer:
+            return
         import pyarrow as pa
 
-        parts_dir(self.path).mkdir(parents=True, exist_ok=True)
+        d = parts_dir(self.path)
+        d.mkdir(parents=True, exist_ok=True)
         if _fmt(self.path) == "parquet":
             from .._io import commit, write_atomic
 
-            names = iter(names)
-            for f in files:
-                if f is not None:  # already the part's bytes: made durable and named a part
-                    commit(f, next(names).with_suffix(".arrow"))
-            copied = [t for t, f in zip(buffer, files) if f is None]
+            # A worker's file is already the part's bytes: made durable and named a part, then
+            # no longer buffered, so a flush that fails further on (a full disk) leaves only
+            # what is not yet in a part to the next one.
+            i = 0
+            while i < len(self.files):
+                if self.files[i] is None:
+                    i += 1
+                    continue
+                commit(self.files[i], self._next_part().with_suffix(".arrow"))
+                self.buffered -= len(self.buffer[i])
+                del self.buffer[i], self.files[i]
+            copied = self.buffer
             if copied:
                 t = pa.concat_tables(copied)
 
@@ -679,13 +636,14 @@ class _Sink:
                     with pa.OSFile(tmp, "wb") as f, pa.ipc.new_file(f, t.schema) as w:
                         w.write_table(t)
 
-                write_atomic(next(names).with_suffix(".arrow"), write)
+                write_atomic(self._next_part().with_suffix(".arrow"), write)
         else:
-            t = pa.concat_tables(buffer)
-            _write_atomic(_coerce(_arrow_frame(t)), names[0].with_suffix(".csv"))
-            for f in files:
+            t = pa.concat_tables(self.buffer)
+            _write_atomic(_coerce(_arrow_frame(t)), self._next_part().with_suffix(".csv"))
+            for f in self.files:
                 if f is not None:
                     os.unlink(f)
+        self.buffer, self.files, self.buffered = [], [], 0
 
     def _next_part(self) -> Path:
         self.count += 1
