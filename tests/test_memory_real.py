@@ -6,8 +6,7 @@ workloads and hardware counters".
 
 This VM is noisy (host steal, other processes sharing the last-level cache), so every check
 compares jobs of one run with each other (medians over many jobs, or neighbouring jobs in
-pairs), reruns a bounded number of times, and reports the
-host's steal with any failure."""
+pairs), reruns a bounded number of times, and reports the host's steal with any failure."""
 
 import json
 import os
@@ -135,8 +134,9 @@ def co_run_set(w, stream):
     speed) for 1 ms every 8 ms. On CPU 1, b and c take turns: every 16 ms b runs 6 ms, and 8 ms
     later c runs 6 ms, so each of a's jobs runs wholly beside one of them (a's jobs take up to
     5x their demand on this VM; with 2 ms jobs a slow one outlasted b's). b streams over a
-    buffer of `stream` bytes (2 x LLC: it misses in the shared L3 on every line and evicts as
-    it goes); c burns CPU. With `stream` 0, b burns CPU too: the control, where a's jobs beside
+    buffer of `stream` bytes (2 x LLC: it misses in the shared L3 on every line, fills it and
+    takes memory bandwidth; docs/real-runs.md on why one pass did not evict a's lines between
+    jobs on one CPU); c burns CPU. With `stream` 0, b burns CPU too: the control, where a's jobs beside
     b and beside c should agree."""
     b_wss = f", wss: {stream}" if stream else ""
     return f"""platform: {{cpus: 2}}
