@@ -23,16 +23,23 @@ pytestmark = pytest.mark.skipif(not CAN_RT, reason="real runs need root (CI runs
 BACKENDS = ["testbed:pedf", "kernel:fifo"]
 
 
-def llc_bytes():
-    """The last-level cache of CPU 0 as sysfs gives it (this VM: 32 MiB L3 shared by both CPUs)."""
-    best = (0, 0)
+def cache_sizes():
+    """CPU 0's data and unified caches as sysfs gives them, {level: bytes} (this VM: a 512 KiB
+    L2 per CPU and a 32 MiB L3 shared by both)."""
+    sizes = {}
     for d in Path("/sys/devices/system/cpu/cpu0/cache").glob("index*"):
         if (d / "type").read_text().strip() == "Instruction":
             continue
         size = (d / "size").read_text().strip()
         n = int(size.rstrip("KMG")) * {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}.get(size[-1], 1)
-        best = max(best, (int((d / "level").read_text()), n))
-    return best[1]
+        sizes[int((d / "level").read_text())] = n
+    return sizes
+
+
+def llc_bytes():
+    """The last-level cache of CPU 0."""
+    sizes = cache_sizes()
+    return sizes[max(sizes)]
 
 
 def has_pmu():
@@ -129,60 +136,89 @@ def fitting_size(curve):
     return w
 
 
-def co_run_set(w, stream):
-    """a on CPU 0 strides over its buffer of w bytes (the fitting size: alone it runs at cache
-    speed) for 1 ms every 8 ms. On CPU 1, b and c take turns: every 16 ms b runs 6 ms, and 8 ms
-    later c runs 6 ms, so each of a's jobs runs wholly beside one of them (a's jobs take up to
-    5x their demand on this VM; with 2 ms jobs a slow one outlasted b's). b streams over a
-    buffer of `stream` bytes (2 x LLC: it misses in the shared L3 on every line, fills it and
-    takes memory bandwidth; docs/real-runs.md on why one pass did not evict a's lines between
-    jobs on one CPU); c burns CPU. With `stream` 0, b burns CPU too: the control, where a's jobs beside
-    b and beside c should agree."""
+def private_cache_bytes():
+    """The largest cache below the last level (this VM: the 512 KiB L2)."""
+    sizes = cache_sizes()
+    below = [n for level, n in sizes.items() if level < max(sizes)]
+    return max(below) if below else llc_bytes() // 8
+
+
+def gap_size(curve):
+    """a's buffer: twice the private cache (so it lives in the shared LLC, where b's stream
+    from the other CPU can reach it), at most the largest size that runs at cache speed alone.
+    2 MiB here. The largest fitting size (8 MiB here) did not stay warm even beside CPU burn:
+    the host's other guests share this L3."""
+    return min(2 * private_cache_bytes(), fitting_size(curve))
+
+
+def gap_set(w, stream):
+    """On CPU 1, b and c take turns: every 16 ms b runs 6 ms, and 8 ms later c runs 6 ms. b
+    streams over a buffer of `stream` bytes (2 x LLC: it misses in the shared L3 on every line
+    and fills it); c burns CPU. On CPU 0, a strides over its buffer of w bytes for 200 us every
+    8 ms, 0.5 ms after each of b's and c's slots ends, so each of a's jobs runs alone, right
+    after one of them. With `stream` 0, b burns CPU too: the control."""
     b_wss = f", wss: {stream}" if stream else ""
     return f"""platform: {{cpus: 2}}
 run: {{duration: 1600ms}}
 tasks:
-  - {{name: a, period: 8ms, wcet: 1ms, wss: {w}, cpu: 0}}
+  - {{name: a, period: 8ms, offset: 6500us, wcet: 200us, wss: {w}, cpu: 0}}
   - {{name: b, period: 16ms, wcet: 6ms{b_wss}, cpu: 1}}
   - {{name: c, period: 16ms, offset: 8ms, wcet: 6ms, cpu: 1}}
 """
 
 
-def sides(run):
-    """a's finished jobs in the order they started, each as (the task on the other CPU that ran
-    beside at least 80% of it, or None; its exec/demand)."""
+def after(run):
+    """a's finished jobs in the order they started, each as (the task whose job on the other
+    CPU ended last before it started, or None if a job of b or c overlapped it; its
+    exec/demand)."""
     done = sorted((j for j in run["jobs"] if j["finish_ns"] is not None), key=lambda j: j["start_ns"])
     others = [k for k in done if k["task"] != "a"]
     out = []
     for j in done:
         if j["task"] == "a":
-            by = [k["task"] for k in others
-                  if min(k["finish_ns"], j["finish_ns"]) - max(k["start_ns"], j["start_ns"]) >= 0.8 * (j["finish_ns"] - j["start_ns"])]
-            out.append((by[0] if by else None, (j["exec_ns"] - j["overhead_ns"]) / j["demand_ns"]))
+            overlap = any(k["start_ns"] < j["finish_ns"] and k["finish_ns"] > j["start_ns"] for k in others)
+            before = [k["task"] for k in others if k["finish_ns"] <= j["start_ns"]]
+            out.append((before[-1] if before and not overlap else None, (j["exec_ns"] - j["overhead_ns"]) / j["demand_ns"]))
     return out
 
 
 def paired(side):
-    """Of the pairs of a's consecutive jobs (one beside b, the next beside c, 8 ms apart), the
-    fraction where the one beside b took longer, and how many pairs."""
+    """Of the pairs of a's consecutive jobs (one after b, the next after c, 8 ms apart), the
+    fraction where the one after b took longer, and how many pairs."""
     wins = [x[1] > y[1] for x, y in zip(side, side[1:]) if x[0] == "b" and y[0] == "c"]
     return round(sum(wins) / max(len(wins), 1), 2), len(wins)
 
 
-def beside(tmp_path, backend, w, stream):
-    """One co-run: the run, and (a's median exec/demand beside c, beside b, jobs beside c,
-    beside b, the medians' ratio, steal ms, paired(...))."""
-    r = run_json(tmp_path, co_run_set(w, stream), backend)
-    side = sides(r)
+def after_stream(tmp_path, backend, w, stream):
+    """One run: the run, and (a's median exec/demand after c, after b, jobs after c, after b,
+    the medians' ratio, steal ms, paired(...))."""
+    r = run_json(tmp_path, gap_set(w, stream), backend)
+    side = after(r)
     by = {t: [x for s, x in side if s == t] for t in "bc"}
     med = {t: statistics.median(v) if v else 0.0 for t, v in by.items()}
     return r, (round(med["c"], 2), round(med["b"], 2), len(by["c"]), len(by["b"]),
                round(med["b"] / max(med["c"], 1e-9), 2), steal(r), paired(side))
 
 
+def cold_estimate(curve, w):
+    """a's exec/demand were its buffer all in memory at the start of a job: one pass over its
+    w / 64 lines at the slowest calibrated rate (2 x LLC) instead of its own, over the job's
+    200 us of demand (2.2x here for 2 MiB)."""
+    lines = w / 64
+    return 1 + lines * (1 / curve[max(curve)] - 1 / curve[w]) / 200
+
+
+def warm(t, cold):
+    """The premise of a try: a's buffer stayed warm after c's burn, its median exec/demand there
+    at most half way from 1 to its cold estimate. When the host's other guests evict it between
+    a's jobs whatever ran on CPU 1, nothing is left for b to evict (seen here: a after c at
+    1.65-2.07x, cold 2.2x, and a after b no slower)."""
+    return t[0] <= 1 + (cold - 1) / 2
+
+
 def showed(t):
-    """A try showed interference: at least 60 pairs, and in at least 65% of them a's job beside
-    b's stream took longer than the next one beside c's burn. Were b no different from c, the
+    """A try showed interference: at least 60 pairs, and in at least 65% of them a's job after
+    b's stream took longer than the next one after c's burn. Were b no different from c, the
     chance of 65 or more in 100 would be 0.2% (binomial, p = 1/2)."""
     frac, pairs = t[-1]
     return pairs >= 60 and frac >= 0.65
@@ -190,29 +226,37 @@ def showed(t):
 
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_buffers_that_together_exceed_the_cache_inflate_execution(tmp_path, backend):
-    # a's buffer fits what the calibration found runs at cache speed alone; b's stream beside
-    # it is twice the LLC, so together they exceed it. a's jobs beside b are compared with its
-    # jobs beside c's CPU burn in the same run, each with the next one, 8 ms later: same
-    # timing, same calibration, same background; only what runs on the other CPU differs. On
-    # the machine this was written on, the job beside b took longer in 67-94% of the pairs
-    # (medians 1.03-1.28x; 16 runs, both backends), and in the control (b burning CPU) in
-    # 45-58%. docs/real-runs.md says why this replaced comparing a after b with a after c on
-    # one CPU. Three tries at most, each with a fresh probe; the assertion is not loosened
-    # between them.
+    # a's buffer lives in the shared LLC; b's stream on the other CPU is twice the LLC, so
+    # together they exceed it. a's jobs right after b's stream are compared with its jobs right
+    # after c's CPU burn in the same run, each with the next one, 8 ms later: same timing, same
+    # calibration, same background; only what ran on the other CPU just before differs, and
+    # nothing runs beside a. On the machine this was written on, in the tries that showed it
+    # the job after b took longer in 83-100% of the pairs (medians 1.2-1.5x), and in the
+    # control (b burning CPU) in 38-63%. docs/real-runs.md says why this replaced a beside b
+    # (running at the same time): there the job beside c came right after b's stream, and the
+    # two effects cancelled. Five tries at most, each with a fresh probe (in one of five runs of
+    # three tries here, b's stream left a warm in all three: this L3 resists scans at times); a
+    # try whose premise failed (a cold after c too) does not count, and with no try meeting it
+    # the test skips, showing the tries. The assertion is not loosened between tries.
     tries, runs = [], []
-    for _try in range(3):
+    for _try in range(5):
         curve = cache_probe(tmp_path)
-        w = fitting_size(curve)
-        r, t = beside(tmp_path, backend, w, 2 * llc_bytes())
-        tries.append((w >> 10, *t))
+        w = gap_size(curve)
+        cold = round(cold_estimate(curve, w), 2)
+        r, t = after_stream(tmp_path, backend, w, 2 * llc_bytes())
+        tries.append((w >> 10, cold, *t))
         runs.append(r)
-        if showed(t):
+        if warm(t, cold) and showed(t):
             break
-    print(f"{backend}: calibration {({k >> 10: round(v) for k, v in sorted(curve.items())})} (KiB: lines/us); "
-          f"a's wss KiB, a's median exec/demand beside c, beside b, jobs, jobs, ratio, steal ms, "
-          f"(fraction of pairs where a beside b took longer, pairs): {tries}")
-    shown = [i for i, t in enumerate(tries) if showed(t)]
-    assert shown, (curve, tries)
+    report = (f"{backend}: calibration {({k >> 10: round(v) for k, v in sorted(curve.items())})} (KiB: lines/us); "
+              f"a's wss KiB, cold estimate, a's median exec/demand after c, after b, jobs, jobs, ratio, steal ms, "
+              f"(fraction of pairs where a after b took longer, pairs): {tries}")
+    print(report)
+    met = [i for i, t in enumerate(tries) if warm(t[2:], t[1])]
+    if not met:
+        pytest.skip(f"a's buffer was not warm after c's burn in any try (the host evicted it): {report}")
+    shown = [i for i in met if showed(tries[i][2:])]
+    assert shown, report
     # The summary reports what the jobs ran: each task's exec_inflation is its finished jobs'
     # CPU time over their demand.
     r = runs[shown[0]]
@@ -223,7 +267,7 @@ def test_buffers_that_together_exceed_the_cache_inflate_execution(tmp_path, back
     # it by chance 0.4% of the time).
     controls = []
     for _try in range(3):
-        _, t = beside(tmp_path, backend, tries[shown[0]][0] << 10, 0)
+        _, t = after_stream(tmp_path, backend, tries[shown[0]][0] << 10, 0)
         controls.append(t)
         if t[-1][1] >= 60 and 0.35 <= t[-1][0] <= 0.65:
             break
