@@ -24,8 +24,8 @@ BACKENDS = ["testbed:pedf", "kernel:fifo"]
 
 
 def cache_sizes():
-    """CPU 0's data and unified caches as sysfs gives them, {level: bytes} (this VM: a 512 KiB
-    L2 per CPU and a 32 MiB L3 shared by both)."""
+    """CPU 0's data and unified caches as sysfs gives them, {level: bytes} (this project's VMs:
+    a 512 KiB or 1 MiB L2 per CPU and a 32 MiB L3 shared by both)."""
     sizes = {}
     for d in Path("/sys/devices/system/cpu/cpu0/cache").glob("index*"):
         if (d / "type").read_text().strip() == "Instruction":
@@ -137,7 +137,7 @@ def fitting_size(curve):
 
 
 def private_cache_bytes():
-    """The largest cache below the last level (this VM: the 512 KiB L2)."""
+    """The largest cache below the last level (the L2 here)."""
     sizes = cache_sizes()
     below = [n for level, n in sizes.items() if level < max(sizes)]
     return max(below) if below else llc_bytes() // 8
@@ -146,8 +146,8 @@ def private_cache_bytes():
 def gap_size(curve):
     """a's buffer: twice the private cache (so it lives in the shared LLC, where b's stream
     from the other CPU can reach it), at most the largest size that runs at cache speed alone.
-    2 MiB here. The largest fitting size (8 MiB here) did not stay warm even beside CPU burn:
-    the host's other guests share this L3."""
+    2 MiB on the host with a 1 MiB L2. The largest fitting size (8 MiB there) did not stay warm
+    even beside CPU burn: the host's other guests share this L3."""
     return min(2 * private_cache_bytes(), fitting_size(curve))
 
 
