@@ -235,9 +235,10 @@ def test_buffers_that_together_exceed_the_cache_inflate_execution(tmp_path, back
     # control (b burning CPU) in 38-63%. docs/real-runs.md says why this replaced a beside b
     # (running at the same time): there the job beside c came right after b's stream, and the
     # two effects cancelled. Five tries at most, each with a fresh probe (in one of five runs of
-    # three tries here, b's stream left a warm in all three: this L3 resists scans at times); a
-    # try whose premise failed (a cold after c too) does not count, and with no try meeting it
-    # the test skips, showing the tries. The assertion is not loosened between tries.
+    # three tries here, no try showed it: b's stream left a warm in the two that met the
+    # premise; this L3 resists scans at times); a try whose premise failed (a cold after c too)
+    # does not count, and with no try meeting it the test skips, showing the tries. The
+    # assertion is not loosened between tries.
     tries, runs = [], []
     for _try in range(5):
         curve = cache_probe(tmp_path)
