@@ -12,15 +12,15 @@ Needs root. Writes benchmarks/results/real_runs.json and prints Markdown tables.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import platform
 import sys
-import tempfile
+from pathlib import Path
 
 import numpy as np
 
 import rtsched
+from _results import write_atomic
 
 
 def stats(xs):
@@ -64,12 +64,7 @@ def main():
         print(f"set {k}: done", file=sys.stderr)
     out = {"machine": platform.node(), "kernel": platform.release(), "cpus": os.cpu_count(), "duration": args.duration,
            "util": args.util, "rows": rows, "overhead": overhead, "response_gap_ns": stats(gaps)}
-    d = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results")
-    os.makedirs(d, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=d, suffix=".tmp")
-    with os.fdopen(fd, "w") as f:
-        json.dump(out, f, indent=2)
-    os.replace(tmp, os.path.join(d, "real_runs.json"))
+    write_atomic(Path(__file__).resolve().parent / "results" / "real_runs.json", out)
 
     print(f"\nkernel {platform.release()}, {os.cpu_count()} CPUs, {args.sets} task sets (randfixedsum n=6, U={args.util}), {args.duration} each\n")
     print("| model | measurement | median us | p99 us | max us | samples |")

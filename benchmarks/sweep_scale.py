@@ -48,7 +48,6 @@ import contextlib
 import functools
 import importlib
 import io
-import json
 import os
 import pickle
 import sys
@@ -57,6 +56,7 @@ import time
 from pathlib import Path
 
 import rtsched
+from _results import write_atomic
 
 S = importlib.import_module("rtsched.sweep")
 T = importlib.import_module("rtsched.sweep.table")
@@ -363,8 +363,7 @@ def main(argv=None):
         same_tables(d, "scale", res)
         same_tables(d, "heavy", res)
     res["load_after"] = load()
-    Path(a.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(a.out).write_text(json.dumps(res, indent=2) + "\n")
+    write_atomic(Path(a.out), res)
     print(f"wrote {a.out}")
     return 0
 
