@@ -151,17 +151,22 @@ def gap_size(curve):
     return min(2 * private_cache_bytes(), fitting_size(curve))
 
 
+#: a's demand per job in the gap design, in us: about four passes over a 2 MiB buffer at cache
+#: speed, so a cold start (one pass from memory) shows as about twice the demand.
+A_DEMAND_US = 200
+
+
 def gap_set(w, stream):
     """On CPU 1, b and c take turns: every 16 ms b runs 6 ms, and 8 ms later c runs 6 ms. b
     streams over a buffer of `stream` bytes (2 x LLC: it misses in the shared L3 on every line
-    and fills it); c burns CPU. On CPU 0, a strides over its buffer of w bytes for 200 us every
-    8 ms, 0.5 ms after each of b's and c's slots ends, so each of a's jobs runs alone, right
+    and fills it); c burns CPU. On CPU 0, a strides over its buffer of w bytes for A_DEMAND_US
+    every 8 ms, 0.5 ms after each of b's and c's slots ends, so each of a's jobs runs alone, right
     after one of them. With `stream` 0, b burns CPU too: the control."""
     b_wss = f", wss: {stream}" if stream else ""
     return f"""platform: {{cpus: 2}}
 run: {{duration: 1600ms}}
 tasks:
-  - {{name: a, period: 8ms, offset: 6500us, wcet: 200us, wss: {w}, cpu: 0}}
+  - {{name: a, period: 8ms, offset: 6500us, wcet: {A_DEMAND_US}us, wss: {w}, cpu: 0}}
   - {{name: b, period: 16ms, wcet: 6ms{b_wss}, cpu: 1}}
   - {{name: c, period: 16ms, offset: 8ms, wcet: 6ms, cpu: 1}}
 """
@@ -203,9 +208,9 @@ def after_stream(tmp_path, backend, w, stream):
 def cold_estimate(curve, w):
     """a's exec/demand were its buffer all in memory at the start of a job: one pass over its
     w / 64 lines at the slowest calibrated rate (2 x LLC) instead of its own, over the job's
-    200 us of demand (2.2x here for 2 MiB)."""
+    demand (2.2x here for 2 MiB)."""
     lines = w / 64
-    return 1 + lines * (1 / curve[max(curve)] - 1 / curve[w]) / 200
+    return 1 + lines * (1 / curve[max(curve)] - 1 / curve[w]) / A_DEMAND_US
 
 
 def warm(t, cold):
