@@ -4,12 +4,19 @@ Each (task set, backend) pair runs once for ``duration``; its row (the results s
 counters, host steal, or why it did not run) is appended to ``OUT/real[-quick].csv`` as soon as
 it ends (rewritten atomically), so an interrupted reproduction resumes where it stopped. Real
 runs never overlap: two at once would share the CPUs they measure.
+
+Real runs start real-time threads on this machine's CPUs, so a reproduction makes them only
+when asked (``rtsched reproduce NAME --real``), as root too. It first prints its plan (a list
+of :class:`RealPart`: what it will run, on which CPUs, at which policy and priority, for how
+long). Without ``--real`` the report's real-core sections say they were not run and give the
+command that runs them (:func:`not_run`).
 """
 
 from __future__ import annotations
 
 import json
 import os
+from dataclasses import dataclass
 from pathlib import Path
 
 #: The run counters a row carries beside the summary (0 where a substrate does not count them).
@@ -20,12 +27,103 @@ SUMMARY = ["jobs", "completed", "missed", "aborted", "dsr", "aur", "max_tardines
            "preemptions", "migrations", "context_switches", "exec_inflation", "ipc_proxy"]
 
 
+#: The testbed's thread priorities (crates/linux/src/testbed.rs WORKER_PRIO and DECIDER_PRIO;
+#: tests/test_reproduce.py keeps them equal).
+TESTBED_WORKER_PRIO, TESTBED_DECIDER_PRIO = 50, 60
+
+
+@dataclass(frozen=True)
+class RealPart:
+    """One part of a reproduction's real runs, for the plan printed before any of them starts:
+    ``runs`` runs of ``seconds`` each under every backend of ``backends`` (or, for a part that
+    is not a task set on a backend, what ``policy`` says), on ``cpus`` (m: CPUs 0..m-1)."""
+
+    what: str
+    backends: tuple = ()
+    runs: int = 1
+    seconds: float = 1.0
+    cpus: int | str = 2
+    policy: str = ""
+
+    def total_seconds(self) -> float:
+        return self.runs * self.seconds * max(1, len(self.backends))
+
+
+def policy_of(backend: str) -> str:
+    """The scheduling policy and priority of a backend's threads, in words (docs/real-runs.md)."""
+    kind, _, rest = backend.partition(":")
+    if kind == "testbed":
+        return (f"SCHED_FIFO {TESTBED_WORKER_PRIO} (one worker pinned to each CPU) and SCHED_FIFO {TESTBED_DECIDER_PRIO} "
+                f"(the thread where {rest or 'the policy'} decides)")
+    if rest.startswith("deadline"):
+        return "SCHED_DEADLINE (a reservation per thread: runtime = WCET + max(250 us, 10%), the task's deadline and period)"
+    if rest.startswith("fifo"):
+        return "SCHED_FIFO 10-89 (a thread per task, priorities in RM order)"
+    if rest.startswith("other"):
+        return "SCHED_OTHER (no real-time priority)"
+    if rest.startswith("scx"):
+        return "SCHED_EXT (rtsched's sched_ext scheduler, docs/kernel.md)"
+    return "see docs/real-runs.md"
+
+
+def _cpus(c) -> str:
+    if isinstance(c, int):
+        return "CPU 0" if c == 1 else f"CPUs 0-{c - 1}"
+    return str(c)
+
+
+def _dur(s: float) -> str:
+    if s >= 90:
+        return f"{s / 60:.1f} min"
+    return f"{s:g} s" if s >= 1 else f"{s * 1000:.0f} ms"
+
+
+def plan_text(name: str, parts, quick: bool = False) -> str:
+    """What ``rtsched reproduce NAME --real`` is about to run, part by part, and how long."""
+    lines = [f"rtsched reproduce {name}{' --quick' if quick else ''} --real: after the simulations, real runs on this "
+             f"machine ({os.cpu_count() or 1} CPUs online), one at a time:"]
+    for p in parts:
+        on = f" under each of {', '.join(p.backends)}" if p.backends else ""
+        lines.append(f"  - {p.what}: {p.runs} run(s) of {_dur(p.seconds)}{on}, on {_cpus(p.cpus)}")
+        lines += [f"      {b}: {policy_of(b)}" for b in p.backends]
+        if p.policy:
+            lines.append(f"      {p.policy}")
+    total = sum(p.total_seconds() for p in parts)
+    lines.append(f"  about {_dur(total)} of real runs in all (Ctrl-C stops them)")
+    return "\n".join(lines)
+
+
+def not_run(name: str, quick: bool) -> str:
+    """Why real runs were not made when they were not asked for, and the command that makes them
+    (a report writes "Not run: " before it)."""
+    return ("real runs start real-time threads on this machine's CPUs, so they are made only when asked; "
+            f"to run them (as root): `sudo rtsched reproduce {name}{' --quick' if quick else ''} --real`")
+
+
 def can_run_real() -> tuple[bool, str]:
-    """Whether real runs can happen here, and if not why (they need root or CAP_SYS_NICE)."""
-    if not hasattr(os, "geteuid"):
+    """Whether real runs can happen here, and if not why (they need root or CAP_SYS_NICE). Tried
+    as the real runs do (crates/linux/src/sys.rs ``check_rt_privilege``): SCHED_FIFO 1 on a
+    short-lived thread, so nothing of the caller changes."""
+    import threading
+
+    if not hasattr(os, "sched_setscheduler") or not hasattr(os, "sched_getaffinity"):
         return False, "real runs need Linux"
-    if os.geteuid() != 0:
-        return False, "real runs need root (SCHED_FIFO / SCHED_DEADLINE threads); rerun as root"
+    if len(os.sched_getaffinity(0)) < 2:
+        return False, "real runs need at least 2 CPUs"
+    err = []
+
+    def probe():
+        try:
+            os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(1))
+        except OSError as e:
+            err.append(e)
+
+    t = threading.Thread(target=probe, name="rtsched-rt-probe")
+    t.start()
+    t.join()
+    if err:
+        return False, (f"real-time scheduling is not permitted here ({err[0].strerror}): real runs need root or CAP_SYS_NICE "
+                       "(SCHED_FIFO / SCHED_DEADLINE threads); rerun as root")
     return True, ""
 
 

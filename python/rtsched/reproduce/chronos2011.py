@@ -188,12 +188,26 @@ def _run_length(out_dir, executor, quick, main, duration, duration_ns, sets):
     return out
 
 
-@register("chronos2011", paper="M. Dellinger, P. Garyali, B. Ravindran, ChronOS Linux: a best-effort real-time multiprocessor Linux kernel (DAC 2011) — §6, Figs 5-7",
+def _real_setup(quick):
+    """Loads, sets per load, testbed schedulers and each run's length of the real runs."""
+    return ([1.2], 1, REAL_BACKENDS[:2], "2s") if quick else (REAL_LOADS, 3, REAL_BACKENDS, "5s")
+
+
+def real_plan(quick: bool):
+    from ._real import RealPart
+
+    loads, per, names, dur = _real_setup(quick)
+    return [RealPart(f"m = {REAL_M} sets of the paper's generator (periods up to {REAL_TMAX}), {per} per load "
+                     f"{', '.join(f'{x:g}' for x in loads)} × m, overloads allowed",
+                     tuple(f"testbed:{n}" for n in names), runs=per * len(loads), seconds=float(dur[:-1]), cpus=REAL_M)]
+
+
+@register("chronos2011", real_plan=real_plan, paper="M. Dellinger, P. Garyali, B. Ravindran, ChronOS Linux: a best-effort real-time multiprocessor Linux kernel (DAC 2011) — §6, Figs 5-7",
           description="DSR and AUR vs load, scheduler overhead vs load and n, migrations: G-EDF, G-NP-EDF, P-EDF and the UA schedulers (m = 4 simulated, m = 2 on real cores)")
-def run(out_dir, quick, executor):
+def run(out_dir, quick, executor, real=False):
     import rtsched
 
-    from ._real import can_run_real, run_real_sets
+    from ._real import can_run_real, not_run, run_real_sets
 
     t0 = time.monotonic()
     out_dir = Path(out_dir)
@@ -219,24 +233,26 @@ def run(out_dir, quick, executor):
     over = _overheads(LOADS if not quick else [0.4, 1.2, 2.0], N_TASKS if not quick else [8, 24], oh_sets, oh_ns, main, say)
     runlen = _run_length(out_dir, executor, quick, main, duration, duration_ns, 2 if quick else 10)
 
-    real_ok, why_not = can_run_real()
-    real = None
-    real_backends = [f"testbed:{n}" for n in REAL_BACKENDS if n in main]
-    real_dur = "2s" if quick else "5s"
+    # Real cores, only when asked.
+    real_ok, why_not = can_run_real() if real else (False, not_run("chronos2011", quick))
+    asked, real = real, None
+    loads, per, names, real_dur = _real_setup(quick)
+    real_backends = [f"testbed:{n}" for n in names if n in main]
     if real_ok and real_backends:
         units = []
-        for load in ([1.2] if quick else REAL_LOADS):
-            for k in range(1 if quick else 3):
+        for load in loads:
+            for k in range(per):
                 seed = 8000 + 100 * k + int(10 * load)
                 ts = rtsched.generate("chronos2011", seed=seed, m=REAL_M, U=load * REAL_M, tmax=REAL_TMAX).taskset
                 # The key holds integers: _real reads a CSV cell 2.0 back as 2, so a float load
                 # would not match its own row and be run again.
                 units.append(({"load_pct": round(100 * load), "taskset_seed": seed}, ts.with_run(on_miss="continue")))
-        real = run_real_sets(units, real_backends[:2] if quick else real_backends, real_dur,
+        real = run_real_sets(units, real_backends, real_dur,
                              out_dir / ("real-quick.csv" if quick else "real.csv"), allow_overload=True)
         real["load"] = real["load_pct"] / 100
 
-    rep = Report("chronos2011", "ChronOS 2011 — DSR, AUR, overhead and migrations of classic and UA schedulers", run.paper, quick)
+    rep = Report("chronos2011", "ChronOS 2011 — DSR, AUR, overhead and migrations of classic and UA schedulers", run.paper, quick,
+                 asked)
     rep.para(__doc__.split("\n\n", 1)[1])
     if notes:
         rep.heading("Schedulers not run")

@@ -62,10 +62,26 @@ FULL = Config(DISTRIBUTIONS, [8, 16, 24, 32, 36, 40, 42, 44, 45, 46, 47, 48], 30
               [1.0, 1.2, 1.4, 1.6, 1.8, 2.0], 30, "2s")
 
 
-@register("lwfg2012", paper="A. Lindsay, B. Ravindran, On Cache-Aware Task Partitioning for Multicore Embedded Real-Time Systems (LWFG) — §4-5, Tables 1-2, Figs. 1-4, Obs. 1-6",
+def real_plan(quick: bool):
+    """(e)'s real runs (``--real``): each case's LWFG and WFD partitions, alternately."""
+    from ._real import RealPart
+
+    return [RealPart("(e) LWFG vs WFD partitions of a 4-task set, memory (384 KiB buffers) and CPU-burn cases",
+                     tuple(REAL_BACKENDS), runs=2 * len(REAL_PARTITIONS) * _real_reps(quick), seconds=_real_seconds(quick), cpus=2)]
+
+
+def _real_reps(quick):
+    return 1 if quick else 3
+
+
+def _real_seconds(quick):
+    return 1.0 if quick else 2.0
+
+
+@register("lwfg2012", real_plan=real_plan, paper="A. Lindsay, B. Ravindran, On Cache-Aware Task Partitioning for Multicore Embedded Real-Time Systems (LWFG) — §4-5, Tables 1-2, Figs. 1-4, Obs. 1-6",
           description="LWFG vs FFD vs WFD vs BF over the MTT distributions: partition success, DSR, IPC proxy (cache model), tardiness under WCET overruns")
-def run(out_dir, quick, executor):
-    return reproduce(Path(out_dir), QUICK if quick else FULL, executor, quick)
+def run(out_dir, quick, executor, real=False):
+    return reproduce(Path(out_dir), QUICK if quick else FULL, executor, quick, real)
 
 
 #: (e) Two memory groups (LWFG §4.1.2's MTT: tasks sharing memory) of two tasks each, every
@@ -99,17 +115,17 @@ def real_taskset(case: str, passes: int = 2):
     return rtsched.parse_taskset("\n".join(lines) + "\n", "yaml", f"lwfg2012-real-{case}.yaml")
 
 
-def real_runs(out_dir: Path, quick: bool, progress: bool = True):
+def real_runs(out_dir: Path, quick: bool, progress: bool = True, real: bool = True):
     """(e): each case partitioned by LWFG and by WFD, simulated with the cache model on this
-    machine's topology, then run on the real cores (each pair of partitions alternately, so
-    host noise falls on both). Returns (rows, partitions, why_not): rows is None when real runs
-    cannot happen here."""
+    machine's topology, then, if ``real``, run on the real cores (each pair of partitions
+    alternately, so host noise falls on both). Returns (rows, partitions, sims, why_not): rows
+    is None when real runs were not asked for or cannot happen here."""
     import rtsched
 
-    from ._real import can_run_real, run_real_sets
+    from ._real import can_run_real, not_run, run_real_sets
 
     parts, sims, units = {}, [], []
-    reps = 1 if quick else 3
+    reps = _real_reps(quick)
     for case in ("memory", "cpu"):
         ts = real_taskset(case)
         for h in REAL_PARTITIONS:
@@ -123,10 +139,12 @@ def real_runs(out_dir: Path, quick: bool, progress: bool = True):
             for rep in range(reps):
                 units.append(({"case": case, "rep": rep, "partition": h}, pts))
     units.sort(key=lambda u: (u[0]["rep"], u[0]["case"]))  # LWFG, WFD, LWFG, WFD, ... in time
+    if not real:
+        return None, parts, sims, not_run("lwfg2012", quick)
     ok, why = can_run_real()
     if not ok:
         return None, parts, sims, why
-    rows = run_real_sets(units, REAL_BACKENDS, "1s" if quick else "2s", out_dir / ("real-quick.csv" if quick else "real.csv"),
+    rows = run_real_sets(units, REAL_BACKENDS, f"{_real_seconds(quick):g}s", out_dir / ("real-quick.csv" if quick else "real.csv"),
                          label="real cores", progress=progress)
     return rows, parts, sims, ""
 
@@ -209,7 +227,7 @@ def _label(df):
     return df
 
 
-def reproduce(out_dir: Path, cfg: Config, executor, quick: bool):
+def reproduce(out_dir: Path, cfg: Config, executor, quick: bool, real: bool = False):
     """Run the main sweep and one Fig. 4 sweep per ratio (into ``sweep[-quick].parquet`` and
     ``fig4[-quick].parquet``: resumable), then write the report and figures."""
     import concurrent.futures as cf
@@ -231,8 +249,7 @@ def reproduce(out_dir: Path, cfg: Config, executor, quick: bool):
         if own:
             executor.shutdown(wait=True, cancel_futures=True)
     fig4 = pd.concat(parts, ignore_index=True)
-    real = real_runs(out_dir, quick)
-    return _report(out_dir, cfg, df, fig4, quick, real)
+    return _report(out_dir, cfg, df, fig4, quick, real_runs(out_dir, quick, real=real), asked_real=real)
 
 
 # --- numbers ------------------------------------------------------------------------------
@@ -475,11 +492,12 @@ def fig4_rows(fig4) -> list:
 # --- report -------------------------------------------------------------------------------
 
 
-def _report(out_dir: Path, cfg: Config, df, fig4, quick: bool, real=None):
+def _report(out_dir: Path, cfg: Config, df, fig4, quick: bool, real=None, asked_real: bool = False):
     from rtsched import plots
 
     active = cache_active(df) or cache_active(fig4)
-    rep = Report("lwfg2012", "LWFG 2012 — cache-aware partitioning: partition success, DSR, IPC proxy, tardiness", run.paper, quick)
+    rep = Report("lwfg2012", "LWFG 2012 — cache-aware partitioning: partition success, DSR, IPC proxy, tardiness", run.paper, quick,
+                 asked_real)
     rep.para(__doc__.split("\n\n", 1)[1])
     rep.para(f"This run: distributions {', '.join(d.upper() for d in cfg.dists)}; caps {', '.join(f'{p:g}' for p in cfg.points)} "
              f"on m = {M}; {cfg.seeds} task sets per point, each simulated for {cfg.duration} under partitioned EDF; Fig. 4: "

@@ -12,7 +12,7 @@ one on its CPU waits for it; a wake-up also pays the overhead model's release la
 section lengths are parameters, not measurements of the paper's Q9400: the ratio and the
 mechanism compare, the microseconds do not. On this machine the same comparison runs for
 real (`rtsched stress`, the kernel's balancer vs `rtsched balance`, the probe and cyclictest)
-when it may (root) — see the report's last section.
+when asked (`--real`, as root) — see the report's last section.
 """
 
 from __future__ import annotations
@@ -105,16 +105,38 @@ def _verdict(ratio: float) -> str:
     return "holds" if ratio >= 2.0 else "partly" if ratio > 1.2 else "does not hold"
 
 
-@register("opzone2012", paper="G. Lim, C. Min, Y. Eom, Load-Balancing for Improving User Responsiveness on Multicore Embedded Systems (Linux Symposium 2012) — §3-4, Fig 7",
+def _real_setup(quick):
+    """Each run's length, repeats and zone conditions of the real comparison."""
+    return (2.0, 1, ("warm-high",)) if quick else (10.0, 3, ("warm-high", "cold", "hot"))
+
+
+def real_plan(quick: bool):
+    import os
+    import shutil
+
+    from ._real import RealPart
+
+    secs, repeats, zones = _real_setup(quick)
+    n = os.cpu_count() or 1
+    ct = shutil.which("cyclictest") is not None
+    return [RealPart(f"the urgent task's wake-up latency under `rtsched stress` ({2 * n} CPU hogs, {n} sleepers, disk and "
+                     f"loopback I/O, SCHED_OTHER), the kernel's balancer vs the zone balancer ({', '.join(zones)})",
+                     runs=repeats * (1 + len(zones)), seconds=1 + secs * (2 if ct else 1), cpus=f"CPU {n - 1} (the probe) and all {n} CPUs (the stress)",
+                     policy="the probe at SCHED_FIFO 99 pinned to the last CPU, 1 ms cycles"
+                            + ("; then cyclictest -S -m at SCHED_FIFO 99 on every CPU" if ct else "")
+                            + "; `rtsched balance` moves the stress processes by affinity")]
+
+
+@register("opzone2012", real_plan=real_plan, paper="G. Lim, C. Min, Y. Eom, Load-Balancing for Improving User Responsiveness on Multicore Embedded Systems (Linux Symposium 2012) — §3-4, Fig 7",
           description="urgent-task scheduling latency under stress: Linux's load balancer vs the operation-zone balancer (each zone), 2-64 CPUs; and on this machine")
-def run(out_dir, quick, executor, real: bool | None = None):
+def run(out_dir, quick, executor, real: bool = False):
     import pandas as pd
 
     out_dir = Path(out_dir)
     duration = "2s" if quick else "10s"
     specs = ["cfs:balancer=linux"] + [f"cfs:balancer=opzone,zone={z}" for z in ZONES] + ["cfs:balancer=none"]
     rep = Report("opzone2012", "Operation-zone load balancing: urgent-task latency under stress (opzone2012)",
-                 "Lim, Min & Eom, Linux Symposium 2012 (§3 the zones, §4 Fig 7)", quick)
+                 "Lim, Min & Eom, Linux Symposium 2012 (§3 the zones, §4 Fig 7)", quick, real)
 
     # (a) The paper's setup: 4 CPUs, every balancer.
     runs = {}
@@ -249,20 +271,23 @@ def _scale_plot(scale, path):
 
 
 def _real_section(rep, out_dir, quick, real):
-    """The real comparison (`opzone_real.real_comparison`), when it may run: root, and not in
-    --quick mode (its runs take minutes)."""
+    """The real comparison (`opzone_real.real_comparison`), only when asked (``real``) and
+    possible (root); --quick makes it short (one 2 s run per condition)."""
     import os
 
-    if real is False or (quick and real is None):
-        rep.para("Skipped in --quick mode (the real runs take a few minutes): run `rtsched reproduce opzone2012` for them.")
+    from ._real import not_run
+
+    if not real:
+        rep.para(f"Not run: {not_run('opzone2012', quick)}.")
         return
     from .opzone_real import real_comparison
 
     if os.geteuid() != 0:
         rep.para("Not run: needs root (SCHED_FIFO 99 for the urgent task, affinity of the stress processes).")
         return
+    secs, repeats, zones = _real_setup(quick)
     try:
-        res = real_comparison(duration_s=10, out_dir=out_dir, repeats=3, zones=("warm-high", "cold", "hot"))
+        res = real_comparison(duration_s=secs, out_dir=out_dir, repeats=repeats, zones=zones)
     except Exception as e:  # noqa: BLE001 - a real run that cannot start says why; the simulation stands
         rep.para(f"Not run: {e}")
         return

@@ -109,13 +109,26 @@ def _against_baselines(agg, m):
     return rows
 
 
-@register("paws2013", paper="J. C. Fonseca, L. Nogueira, C. Maia, L. M. Pinho, Real-Time Scheduling of Parallel Tasks in the Linux Kernel (PAWS) — §5, Table 1, Figs 2-3",
+def _real_setup(quick):
+    """Sets per window, backends and each run's length of the m = 2 real runs."""
+    return (1, ["testbed:paws", "kernel:deadline"], 0.5) if quick else (20, REAL_BACKENDS, 2.0)
+
+
+def real_plan(quick: bool):
+    from ._real import RealPart
+
+    per, backends, secs = _real_setup(quick)
+    return [RealPart(f"m = 2 task sets of the paper's generator, {per} per utilisation window ({', '.join(WINDOWS.values())})",
+                     tuple(backends), runs=per * len(WINDOWS), seconds=secs, cpus=2)]
+
+
+@register("paws2013", real_plan=real_plan, paper="J. C. Fonseca, L. Nogueira, C. Maia, L. M. Pinho, Real-Time Scheduling of Parallel Tasks in the Linux Kernel (PAWS) — §5, Table 1, Figs 2-3",
           description="PAWS vs global EDF, federated, sequential and SCHED_DEADLINE: misses, migrations, context switches, steals (m = 2 simulated and on real cores; m = 4-64 simulated)")
-def run(out_dir, quick, executor):
+def run(out_dir, quick, executor, real=False):
     import rtsched
     from rtsched import plots
 
-    from ._real import can_run_real, run_real_sets
+    from ._real import can_run_real, not_run, run_real_sets
 
     out_dir = Path(out_dir)
     sets = 3 if quick else 20  # per window for m >= 4 (m = 2 always has the paper's 20)
@@ -136,20 +149,21 @@ def run(out_dir, quick, executor):
                       table=f"sweep-m{m}")
         scale[m] = (d, _sim(d, m))
 
-    # Real cores: the m = 2 sets, one after another (full: all 20 per window for 2 s; quick: one).
-    real_ok, why_not = can_run_real()
-    real = None
+    # Real cores, only when asked: the m = 2 sets, one after another (full: all 20 per window
+    # for 2 s; quick: one).
+    real_ok, why_not = can_run_real() if real else (False, not_run("paws2013", quick))
+    asked, real = real, None
     if real_ok:
+        per, backends, secs = _real_setup(quick)
         units = []
         for (w, seed) in sorted(df[["point", "taskset_seed"]].drop_duplicates().itertuples(index=False)):
-            if quick and any(u[0]["window"] == int(w) for u in units):
+            if sum(u[0]["window"] == int(w) for u in units) >= per:
                 continue
             ts = rtsched.generate("paws2013", seed=int(seed), m=2, window=int(w)).taskset
             units.append(({"window": int(w), "taskset_seed": int(seed)}, ts))
-        backends = ["testbed:paws", "kernel:deadline"] if quick else REAL_BACKENDS
         real = run_real_sets(units, backends, "500ms" if quick else "2s", out_dir / ("real-quick.csv" if quick else "real.csv"))
 
-    rep = Report("paws2013", "PAWS 2013 — PAWS vs global EDF, federated, sequential and SCHED_DEADLINE", run.paper, quick)
+    rep = Report("paws2013", "PAWS 2013 — PAWS vs global EDF, federated, sequential and SCHED_DEADLINE", run.paper, quick, asked)
     rep.para(__doc__.split("\n\n", 1)[1])
 
     # ---- The paper's claims ----
