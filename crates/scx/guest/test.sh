@@ -5,11 +5,15 @@
 #
 # Called by `make test-kernel` (part of `make test`). As root with apt it installs what it needs
 # (qemu, clang-19, busybox-static, libelf/libbpf headers) and fetches the pinned kernel packages
-# into target/scx-guest without touching the system's apt sources. Elsewhere it says why it
+# into target/scx-guest without touching the system's apt sources: from Debian's
+# trixie-backports on a mirror this machine's apt is configured with (the URIs of its sources,
+# so a local mirror or proxy works; no host is named here). Elsewhere it says why it
 # skips. RTSCHED_GUEST_QUICK=1 only loads the programs through the verifier (a development
 # aid), RTSCHED_GUEST_ONLY=BACKEND runs that backend's order check alone, with its intervals
 # (with RTSCHED_GUEST_TRACE=1 also the kernel's trace of it, with the scheduler's trace lines).
 # The guest runs under TCG (no usable KVM here): timing in it means nothing, order does.
+# RTSCHED_CARGO_PROFILE (default release) is the Cargo profile the loader is built with
+# (`make test` passes its own, so the workspace's crates are compiled once).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../../.." && pwd)
 W=$ROOT/target/scx-guest
@@ -31,13 +35,34 @@ if [ -n "$missing" ]; then
         || skip "could not install$missing"
 fi
 
-# The pinned kernel and its vmlinux.h, through a private apt configuration.
+# The URIs of this machine's apt sources, in the order configured: those apt has lists for
+# (apt-get indextargets), then every URI of sources.list and sources.list.d (one-line .list and
+# deb822 .sources files), each once.
+apt_mirrors() {
+    local SL="" SP=""
+    eval "$(apt-config shell SL Dir::Etc::sourcelist/f SP Dir::Etc::sourceparts/d)"
+    {
+        apt-get indextargets --format '$(REPO_URI)' 2>/dev/null
+        cat "$SL" "$SP"/*.list 2>/dev/null | sed -n 's/\[[^]]*\]//; s/^[[:space:]]*deb[[:space:]]\{1,\}\([^[:space:]]\{1,\}\).*/\1/p'
+        cat "$SP"/*.sources 2>/dev/null | sed -n 's/^URIs:[[:space:]]*//p' | tr ' \t' '\n\n'
+    } | sed 's:/*$::' | awk 'NF && !seen[$0]++'
+}
+
+# The pinned kernel and its vmlinux.h, through a private apt configuration (this machine's
+# apt.conf, so its proxy settings too, with a sources list of its own).
 if [ ! -s "$W/vmlinuz" ] || [ ! -s "$W/include/vmlinux.h" ]; then
     echo "kernel test: fetching linux $KVER"
     A="$W/apt"; rm -rf "$A"; mkdir -p "$A/lists/partial" "$A/cache/archives/partial" "$W/include"
-    echo "deb http://deb.debian.org/debian trixie-backports main" > "$A/sources.list"
     O="-o Dir::Etc::sourcelist=$A/sources.list -o Dir::Etc::sourceparts=- -o Dir::State::Lists=$A/lists -o Dir::Cache=$A/cache -o Debug::NoLocking=1"
-    apt-get -q $O update >/dev/null 2>&1 || skip "cannot reach trixie-backports to fetch the kernel"
+    MIRRORS=$(apt_mirrors)
+    [ -n "$MIRRORS" ] || skip "this machine's apt has no sources configured to fetch the kernel from"
+    found=""
+    for M in $MIRRORS; do
+        echo "deb $M trixie-backports main" > "$A/sources.list"
+        if apt-get -q $O update >/dev/null 2>&1; then found=$M; break; fi
+    done
+    [ -n "$found" ] || skip "none of this machine's apt sources ($(echo $MIRRORS)) serves trixie-backports, where linux $KVER is"
+    echo "kernel test: linux $KVER from trixie-backports at $found (this machine's apt sources)"
     (cd "$A" && apt-get -q $O download "linux-binary-$KABI=$KVER" "linux-bpf-dev=$KVER" >/dev/null 2>&1) || skip "cannot download linux $KVER"
     for d in "$A"/*.deb; do dpkg -x "$d" "$A/x"; done
     cp "$A/x/usr/lib/modules/$KABI/vmlinuz" "$W/vmlinuz"
@@ -49,17 +74,19 @@ echo "kernel test: building the scheduler and the guest's programs"
 export RTSCHED_VMLINUX_H="$W/include/vmlinux.h"
 # The trace aid needs the scheduler's trace lines compiled in (and out again next time).
 if [ -n "${RTSCHED_GUEST_TRACE:-}" ]; then export RTSCHED_BPF_TRACE=1; else unset RTSCHED_BPF_TRACE; fi
-(cd "$ROOT" && cargo build -q --release -p rtsched-scx --bins)
+PROFILE=${RTSCHED_CARGO_PROFILE:-release}
+BIN=$ROOT/target/$PROFILE
+(cd "$ROOT" && cargo build -q --profile "$PROFILE" -p rtsched-scx --bins)
 # Host-side tests: the object's maps and layouts agree with the Rust side, refusals are clear.
-(cd "$ROOT" && cargo test -q --release -p rtsched-scx 2>&1 | grep -E "^test result|FAILED|panicked" ) || { echo "kernel test: host-side tests FAILED"; exit 1; }
+(cd "$ROOT" && cargo test -q --profile "$PROFILE" -p rtsched-scx 2>&1 | grep -E "^test result|FAILED|panicked" ) || { echo "kernel test: host-side tests FAILED"; exit 1; }
 
 # The initramfs: busybox, our programs and the shared libraries they need, the task sets.
 R="$W/root"; rm -rf "$R"; mkdir -p "$R"/{bin,sbin,proc,sys,dev,tmp,t,etc}
 cp /bin/busybox "$R/bin/busybox"
 for a in $("$R/bin/busybox" --list); do [ -e "$R/bin/$a" ] || ln -s busybox "$R/bin/$a"; done
 for b in rtsched-scx rtsched-scx-check; do
-    cp "$ROOT/target/release/$b" "$R/bin/"
-    for l in $(ldd "$ROOT/target/release/$b" | grep -o '/[^ ]*'); do mkdir -p "$R$(dirname "$l")"; cp -L "$l" "$R$l"; done
+    cp "$BIN/$b" "$R/bin/"
+    for l in $(ldd "$BIN/$b" | grep -o '/[^ ]*'); do mkdir -p "$R$(dirname "$l")"; cp -L "$l" "$R$l"; done
 done
 cp "$ROOT"/crates/scx/guest/*.yaml "$R/t/"
 cp "$ROOT/crates/scx/guest/init" "$R/init"; chmod +x "$R/init"
