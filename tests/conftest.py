@@ -20,6 +20,30 @@ def run_cli(*args, cwd=None, check=None):
     return p
 
 
+def _can_rt() -> bool:
+    """Whether this process may start real-time threads (root or CAP_SYS_NICE), tried as the
+    real runs try it."""
+    from rtsched.reproduce._real import can_run_real
+
+    return can_run_real()[0]
+
+
+CAN_RT = _can_rt()
+#: The marks of a test that makes real runs (real-time threads on every CPU): `real` (make
+#: test-real runs these alone, one at a time; make test-python leaves them out and runs without
+#: CAP_SYS_NICE) and a skip that says why when this process may not start real-time threads.
+REAL = [pytest.mark.real,
+        pytest.mark.skipif(not CAN_RT, reason="real run: needs real-time privilege (root or CAP_SYS_NICE), which this "
+                                              "process does not have; make test runs it as root (make test-real)")]
+
+
+def real(test):
+    """Decorator: `test` makes real runs (see REAL)."""
+    for m in REAL:
+        test = m(test)
+    return test
+
+
 @pytest.fixture
 def cli():
     return run_cli
@@ -66,3 +90,73 @@ async def exit_now():
     import os
 
     os._exit(1)
+
+
+#: Scheduling policies of real-time threads (/proc/PID/task/TID/stat field 41).
+RT_POLICIES = {1: "SCHED_FIFO", 2: "SCHED_RR", 6: "SCHED_DEADLINE"}
+
+
+def _proc_tree(root):
+    """The PIDs of `root` and every process below it."""
+    parent = {}
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                with open(f"/proc/{d}/stat") as f:
+                    parent[int(d)] = int(f.read().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                pass
+    tree, grew = {root}, True
+    while grew:
+        new = {p for p, pp in parent.items() if pp in tree and p not in tree}
+        tree |= new
+        grew = bool(new)
+    return tree
+
+
+def rt_threads(root):
+    """{(comm, policy, priority)} of the real-time threads of `root`'s process tree now."""
+    found = set()
+    for pid in _proc_tree(root):
+        try:
+            tids = os.listdir(f"/proc/{pid}/task")
+        except OSError:
+            continue
+        for tid in tids:
+            try:
+                with open(f"/proc/{pid}/task/{tid}/stat") as f:
+                    stat = f.read()
+            except OSError:
+                continue
+            comm, rest = stat[stat.index("(") + 1:stat.rindex(")")], stat.rsplit(")", 1)[1].split()
+            policy = int(rest[38])  # field 41; rest[0] is field 3
+            if policy in RT_POLICIES:
+                found.add((comm, RT_POLICIES[policy], int(rest[37])))  # field 40: rt_priority
+    return found
+
+
+def run_cli_watching_rt(*args, cwd=None, timeout=300, every_s=0.01):
+    """Run the `rtsched` command as `run_cli` does, sampling every `every_s` the threads of its
+    process tree; returns (CompletedProcess, {(comm, policy, priority)} of every real-time
+    thread seen)."""
+    import threading
+
+    env = dict(os.environ, MPLBACKEND="Agg")
+    env.pop("RTSCHED_DEBUG", None)
+    p = subprocess.Popen([RTSCHED, *map(str, args)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         cwd=cwd or ROOT, env=env)
+    seen, done = set(), threading.Event()
+
+    def watch():
+        while not done.is_set():
+            seen.update(rt_threads(p.pid))
+            done.wait(every_s)
+
+    w = threading.Thread(target=watch, daemon=True)
+    w.start()
+    try:
+        out, err = p.communicate(timeout=timeout)
+    finally:
+        done.set()
+        w.join()
+    return subprocess.CompletedProcess(p.args, p.returncode, out, err), seen

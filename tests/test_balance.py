@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import RTSCHED, run_cli
+from conftest import RTSCHED, real, run_cli
 from rtsched import InputError
 from rtsched._core import ZoneBalancer
 from rtsched.balance import Balancer, TaskStat, read_task
@@ -221,7 +221,7 @@ def _children(pid):
 
 
 @TWO_CPUS
-@pytest.mark.skipif(os.geteuid() != 0, reason="the latency probe needs root (CI runs as root)")
+@real
 def test_real_comparison_returns_every_condition(tmp_path):
     from rtsched.reproduce.opzone_real import real_comparison
 

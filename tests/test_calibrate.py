@@ -10,10 +10,9 @@ import pytest
 import yaml
 
 import rtsched
-from conftest import RTSCHED, run_cli
+from conftest import RTSCHED, real, run_cli
 
-CAN_RT = os.geteuid() == 0
-real = pytest.mark.skipif(not CAN_RT, reason="calibration runs real-time threads: needs root (CI runs as root)")
+CAN_RT = os.geteuid() == 0  # root, to drop privileges in the test without them; calibrations carry @real
 
 KINDS = ["decision", "context_switch", "migration", "release", "tick"]
 

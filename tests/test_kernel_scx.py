@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import run_cli, write_dedented
+from conftest import real, run_cli, write_dedented
 
 HAS_SCX = Path("/sys/kernel/sched_ext/state").exists()
 
@@ -29,6 +29,7 @@ def test_the_backends_are_listed():
         assert b in out, b
 
 
+@real
 @pytest.mark.skipif(HAS_SCX, reason="this kernel has sched_ext: the refusal is for kernels without it")
 @pytest.mark.parametrize("backend", ["kernel:scx-gedf", "kernel:scx-gedf:linear", "kernel:scx-pedf:ffd", "kernel:scx:gedf"])
 def test_a_kernel_without_sched_ext_is_refused_and_nothing_runs(tmp_path, backend):

@@ -15,11 +15,10 @@ import time
 import pytest
 
 import rtsched
-from conftest import RTSCHED, run_cli
+from conftest import REAL, RTSCHED, run_cli
 from test_real import rtsched_threads, run_until_clean
 
-CAN_RT = os.geteuid() == 0
-pytestmark = pytest.mark.skipif(not CAN_RT, reason="real runs need root (CI runs as root)")
+pytestmark = REAL
 
 MS = 1_000_000
 

@@ -15,10 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from conftest import run_cli
+from conftest import REAL, run_cli
 
-CAN_RT = os.geteuid() == 0
-pytestmark = pytest.mark.skipif(not CAN_RT, reason="real runs need root (CI runs as root)")
+pytestmark = REAL
 
 BACKENDS = ["testbed:pedf", "kernel:fifo"]
 

@@ -1,14 +1,10 @@
 """PAWS and its baselines from the user's side: bad options and unplaceable sets exit 2 with a
 message naming what is wrong; the reproduction's real runs resume instead of rerunning."""
 
-import os
-
 import pytest
 
 import rtsched
-from conftest import run_cli
-
-ROOT_ONLY = pytest.mark.skipif(os.geteuid() != 0, reason="real runs need root")
+from conftest import real, run_cli
 
 
 def test_paws_options_that_do_not_exist_exit_2(tmp_path):
@@ -18,7 +14,7 @@ def test_paws_options_that_do_not_exist_exit_2(tmp_path):
     assert "scheduler 'paws' has no option 'victim'" in r.stderr and "Traceback" not in r.stderr
 
 
-@ROOT_ONLY
+@real
 def test_real_runs_resume_where_they_stopped(tmp_path, monkeypatch):
     from rtsched.reproduce._real import run_real_sets
 
@@ -36,7 +32,7 @@ def test_real_runs_resume_where_they_stopped(tmp_path, monkeypatch):
     assert calls == ["testbed:gedf"] and sorted(more["backend"]) == ["testbed:gedf", "testbed:paws"]
 
 
-@ROOT_ONLY
+@real
 def test_a_refused_real_run_is_a_row_not_a_crash(tmp_path):
     from rtsched.reproduce._real import run_real_sets
 

@@ -14,10 +14,9 @@ from contextlib import contextmanager
 import pytest
 
 import rtsched
-from conftest import RTSCHED, run_cli
+from conftest import REAL, RTSCHED, run_cli
 
-CAN_RT = os.geteuid() == 0
-pytestmark = pytest.mark.skipif(not CAN_RT, reason="real runs need root (CI runs as root)")
+pytestmark = REAL
 
 # U = 0.75 on 2 CPUs (<= 0.5 m).
 LIGHT = """platform: {cpus: 2}

@@ -13,9 +13,9 @@ import numpy as np
 import pytest
 
 import rtsched
-from conftest import run_cli
+from conftest import REAL, run_cli
 
-pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="real runs need root (CI runs as root)")
+pytestmark = REAL
 
 # Overloaded (U = 1.77 on 2 CPUs) with aborts at the deadline: the testbed aborts jobs while
 # their worker is inside a piece of work, whose CPU time the record gets afterwards.

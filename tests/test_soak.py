@@ -74,9 +74,9 @@ import pytest
 import yaml
 
 import rtsched
-from conftest import RTSCHED
+from conftest import REAL, RTSCHED
 
-pytestmark = [pytest.mark.slow, pytest.mark.skipif(os.geteuid() != 0, reason="real runs need root (CI runs as root)")]
+pytestmark = [pytest.mark.slow, *REAL]
 
 SOAK_S = float(os.environ.get("RTSCHED_SOAK_SECONDS", "600"))
 SOAK_BACKENDS = ["testbed:gedf", "kernel:fifo", "kernel:deadline", "kernel:other"]

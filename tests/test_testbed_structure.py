@@ -12,8 +12,9 @@ import pytest
 import rtsched
 from test_real import run_until_clean, steal_excused
 
-CAN_RT = os.geteuid() == 0
-pytestmark = pytest.mark.skipif(not CAN_RT, reason="real runs need root (CI runs as root)")
+from conftest import REAL
+
+pytestmark = REAL
 
 MODELS = ["stw", "concurrent"]
 MS = 1_000_000

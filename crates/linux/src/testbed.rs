@@ -1002,6 +1002,7 @@ mod tests {
     }
 
     #[test]
+    #[ignore = "real run: real-time threads on every CPU, alone on the machine (make test-real; cargo test -p rtsched-linux -- --ignored)"]
     fn job_demands_are_the_per_thread_draws_of_the_shared_streams() {
         if !privileged() {
             return;
@@ -1042,6 +1043,7 @@ tasks:
     }
 
     #[test]
+    #[ignore = "real run: real-time threads on every CPU, alone on the machine (make test-real; cargo test -p rtsched-linux -- --ignored)"]
     fn a_deadlock_stops_a_real_run_with_the_cycle_named() {
         if !privileged() {
             return;
@@ -1167,6 +1169,7 @@ tasks:
     }
 
     #[test]
+    #[ignore = "real run: real-time threads on every CPU, alone on the machine (make test-real; cargo test -p rtsched-linux -- --ignored)"]
     fn aborting_a_job_hands_its_resources_on_and_hides_its_blocked_threads() {
         if !privileged() {
             return;
@@ -1340,6 +1343,7 @@ tasks:
     /// reported, and every policy call passing the protocol checker. Events are at least 2 ms apart, so only host steal can
     /// reorder them: up to three runs, and a wrong order is excused only under measured steal.
     #[test]
+    #[ignore = "real run: real-time threads on every CPU, alone on the machine (make test-real; cargo test -p rtsched-linux -- --ignored)"]
     fn sim_and_testbed_run_the_same_schedule_per_cpu() {
         if !privileged() {
             return;
@@ -1391,6 +1395,7 @@ tasks:
     /// least 2 ms apart. Timing is real, so the time is checked within 1.5 ms per inversion;
     /// up to three runs, and a miss is excused only under measured host steal.
     #[test]
+    #[ignore = "real run: real-time threads on every CPU, alone on the machine (make test-real; cargo test -p rtsched-linux -- --ignored)"]
     fn the_testbed_reports_priority_inversions_and_steals() {
         if !privileged() {
             return;

@@ -107,6 +107,7 @@ fn check(ts: &TaskSet, backend: &str) -> Result<(), String> {
 }
 
 #[test]
+#[ignore = "real run: real-time threads on every CPU, alone on the machine (make test-real; cargo test -p rtsched-linux -- --ignored)"]
 fn jobs_record_their_cpu_time_on_the_testbed_and_the_kernel() {
     if !privileged() {
         return;
