@@ -1,6 +1,7 @@
 # Two commands on a fresh machine (README "Quickstart"):
 #   make demo   set up .venv, build, and run the main job (rtsched demo)
-#   make test   set up .venv, build, and run every test (Rust and Python)
+#   make test   set up .venv, build, and run every test (tools/test_all.py: stages, at once where
+#               they can be, real runs alone at the end; a table of wall times at its end)
 # Needs: cargo (Rust >= 1.85), python3 (>= 3.10) with venv. Everything else is installed here.
 
 VENV    := .venv
@@ -12,9 +13,18 @@ export CARGO_TERM_COLOR ?= never
 export MPLBACKEND ?= Agg
 
 PY_DEPS   := "maturin>=1.5,<2" "numpy>=1.24" "pandas>=2.0" "matplotlib>=3.7" "pyyaml>=6" "pyarrow>=12" "dask[distributed]>=2023.1" "tqdm>=4.64" "pydantic>=2.6"
-TEST_DEPS := "pytest>=7" "hypothesis>=6" "simso==0.8.5" "nbclient>=0.7" "nbformat>=5" "ipykernel>=6"
+TEST_DEPS := "pytest>=7" "pytest-xdist>=3" "hypothesis>=6" "simso==0.8.5" "nbclient>=0.7" "nbformat>=5" "ipykernel>=6"
+# The Cargo profile of everything `make test` builds (Cargo.toml [profile.ci]: release without
+# LTO or debug info), shared by the test binaries, the extension and the sched_ext loader.
+TEST_PROFILE := ci
+RUST_TESTS := cargo test --workspace --exclude rtsched-py --exclude rtsched-scx --profile $(TEST_PROFILE)
+PYTEST := $(PY) -m pytest -q -p no:cacheprovider
+# The simulator-only Python tests run without CAP_SYS_NICE (as root: setpriv), so none can
+# start a real-time thread beside the others; tests that make real runs carry the `real` mark.
+NO_RT := $(shell [ "$$(id -u)" = 0 ] && command -v setpriv >/dev/null 2>&1 && echo setpriv --inh-caps=-sys_nice --bounding-set=-sys_nice)
+GUEST_DEBS := $(shell sed -n 's/^DEBS="\(.*\)"/\1/p' crates/scx/guest/test.sh)
 
-.PHONY: all setup system-deps build demo test test-rust test-loom test-kernel test-python test-fuzz test-soak soak bench clean
+.PHONY: all setup system-deps build build-test build-rust-tests demo test test-rust test-loom test-kernel test-python test-real test-fuzz test-soak soak bench clean
 
 all: demo
 
@@ -25,12 +35,19 @@ $(VENV)/.deps: pyproject.toml Makefile
 
 setup: $(VENV)/.deps
 
-# Real-run tests validate the latency probe against the real cyclictest (Debian rt-tests).
-# As root (CI), install it when missing; elsewhere those tests skip.
+# Debian packages the tests use, installed as root (CI) when missing; elsewhere the tests that
+# need them skip and say so. rt-tests: the real cyclictest, beside the latency probe; the
+# kernel guest's (crates/scx/guest/test.sh DEBS), early, so `make test` fetches them while it
+# compiles.
 system-deps:
-	@if ! command -v cyclictest >/dev/null 2>&1 && [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
-		(apt-get install -y -q rt-tests >/dev/null 2>&1 || (apt-get update -q >/dev/null && apt-get install -y -q rt-tests >/dev/null)) \
-		|| echo "warning: could not install rt-tests; the cyclictest comparison will be skipped"; \
+	@if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+		missing=""; for p in rt-tests $(GUEST_DEBS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+		if [ -n "$$missing" ]; then \
+			echo "system-deps: installing$$missing"; \
+			(apt-get install -y -q --no-install-recommends $$missing >/dev/null 2>&1 \
+				|| (apt-get update -q >/dev/null && apt-get install -y -q --no-install-recommends $$missing >/dev/null)) \
+			|| echo "warning: could not install$$missing; the tests that need them will say so and skip"; \
+		fi; \
 	fi
 
 # The extension, built with profile-guided optimisation (tools/pgo_build.py: an instrumented
@@ -39,46 +56,68 @@ system-deps:
 build: setup
 	$(PY) tools/pgo_build.py
 
+# The extension as the tests use it: one plain build in the test profile (no second,
+# profile-guided build: only speed differs, not output), sharing the crates the Rust tests built.
+build-test: setup
+	$(MATURIN) develop --profile $(TEST_PROFILE) --quiet
+
+build-rust-tests:
+	$(RUST_TESTS) --no-run
+
 demo: build
 	$(VENV)/bin/rtsched demo
 
 # rtsched-scx (the sched_ext scheduler) needs clang-19, libelf and a sched_ext kernel's
-# vmlinux.h: it is built and tested by test-kernel.
+# vmlinux.h: it is built and tested by test-kernel. The tests that make real runs are
+# #[ignore]d here ("real run: ..."): test-real runs them alone.
 test-rust:
-	cargo test --workspace --exclude rtsched-py --exclude rtsched-scx --release
+	$(RUST_TESTS)
 
 # The concurrent cpudl under loom: every interleaving of a few threads (bounded preemptions).
 test-loom:
-	RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom cargo test --release -p rtsched-policies --test loom_cpudl
+	RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom cargo test --profile $(TEST_PROFILE) -p rtsched-policies --test loom_cpudl
 
 # The sched_ext kernel driver, in a QEMU guest booting a kernel with sched_ext (installs qemu,
 # clang-19 and the pinned kernel as root; says why it skips elsewhere).
 test-kernel:
-	bash crates/scx/guest/test.sh
+	RTSCHED_CARGO_PROFILE=$(TEST_PROFILE) bash crates/scx/guest/test.sh
 
-test-python: build
-	$(PY) -m pytest -q -p no:cacheprovider
+# Every Python test but those that make real runs (mark `real`) and the soak, on two workers
+# (a test file's tests stay on one worker, so a module's fixture is made once).
+test-python: build-test
+	$(NO_RT) $(PYTEST) -n 2 --dist loadfile -m "not real and not slow"
 
-# libFuzzer targets (fuzz/: task-set reader YAML and JSON, generators, simulator), each for
-# FUZZ_SECONDS (default 60) from its committed corpus, on stable Rust without a sanitizer;
-# prints executions and crashes per target and fails on a crash (docs/hardening.md "Fuzzing").
-# Installs cargo-fuzz from crates.io when missing.
+# The tests that make real runs (real-time threads on every CPU), one at a time and alone on
+# the machine: the Rust ones (#[ignore]d elsewhere), then the Python ones (mark `real`). Without
+# real-time privilege each says that it did not run.
+test-real: build-test
+	$(RUST_TESTS) -- --ignored --skip readings_measured --test-threads=1 --nocapture
+	$(PYTEST) -m "real and not slow" -rs
+
+# libFuzzer targets (fuzz/: task-set reader YAML and JSON, generators, simulator) sharing
+# FUZZ_BUDGET seconds (default 120) from their committed corpora, on stable Rust without a
+# sanitizer; prints executions and crashes per target and fails on a crash (docs/hardening.md
+# "Fuzzing": FUZZ_SECONDS=600 for a longer run per target). Installs cargo-fuzz when missing.
 test-fuzz:
 	bash fuzz/run.sh
 
-# Soak (tests/test_soak.py, docs/real-runs.md "Soak"): 10 minutes at 0.5 m per backend, as
-# root. CI (`make test`) soaks the testbed, kernel:fifo and kernel:deadline, one after the
-# other, and checks the soak's outage rule on a spin made on purpose (31 minutes);
-# `make soak` every kernel backend this host has without sched_ext (40 minutes).
-# RTSCHED_SOAK_SECONDS shortens them.
+# Soak (tests/test_soak.py, docs/real-runs.md "Soak"), as root, at 0.5 m. CI (`make test`)
+# soaks the testbed, kernel:fifo and kernel:deadline for SOAK_CI_SECONDS each, one after the
+# other: long enough for every rule (accounting, misses against steal and outages, memory
+# growth between the first and last quarter), and checks the outage rule on a spin made on
+# purpose (about 7 minutes in all). `make soak` is the full soak: 10 minutes on every kernel
+# backend this host has without sched_ext (about 41 minutes); run it after a change to the
+# real backends, the ledger's memory or the probe. RTSCHED_SOAK_SECONDS sets the length.
 SOAK_CI := testbed:gedf,kernel:fifo,kernel:deadline
-test-soak: build
-	RTSCHED_SOAK_BACKENDS=$(SOAK_CI) $(PY) -m pytest -q -p no:cacheprovider -m slow -rs -s tests/test_soak.py
+SOAK_CI_SECONDS := 120
+test-soak: build-test
+	RTSCHED_SOAK_SECONDS=$${RTSCHED_SOAK_SECONDS:-$(SOAK_CI_SECONDS)} RTSCHED_SOAK_BACKENDS=$(SOAK_CI) $(PYTEST) -m slow -rs -s tests/test_soak.py
 
 soak: build
-	$(PY) -m pytest -q -p no:cacheprovider -m slow -rs -s tests/test_soak.py
+	$(PYTEST) -m slow -rs -s tests/test_soak.py
 
-test: setup system-deps test-rust test-loom test-kernel test-python test-fuzz test-soak
+test:
+	python3 tools/test_all.py
 
 bench: build
 	$(PY) benchmarks/sim_throughput.py

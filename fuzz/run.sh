@@ -2,7 +2,8 @@
 # Build the libFuzzer targets and run each for a bounded time (`make test-fuzz`; docs/hardening.md).
 # Prints the executions run and the crashes found per target; exits 1 if any target crashed.
 #
-#   FUZZ_SECONDS=60     time per target (libFuzzer's -max_total_time)
+#   FUZZ_BUDGET=120     seconds shared by the targets, in equal parts (what `make test` spends)
+#   FUZZ_SECONDS=600    time per target instead (libFuzzer's -max_total_time), for a longer run
 #   FUZZ_TARGETS="..."  which targets (default: every one in fuzz/Cargo.toml)
 #
 # Stable Rust only: `-s none` builds without a sanitizer (AddressSanitizer needs nightly's
@@ -13,14 +14,18 @@
 # between runs, never committed); a crashing input goes to fuzz/artifacts/TARGET/.
 set -u
 cd "$(dirname "$0")"
-SECONDS_PER=${FUZZ_SECONDS:-60}
 TARGETS=${FUZZ_TARGETS:-$(sed -n 's/^name = "\(.*\)"$/\1/p' Cargo.toml | grep -v '^rtsched-fuzz$')}
+NTARGETS=$(echo $TARGETS | wc -w)
+BUDGET=${FUZZ_BUDGET:-120}
+SECONDS_PER=${FUZZ_SECONDS:-$(( BUDGET / NTARGETS > 0 ? BUDGET / NTARGETS : 1 ))}
+echo "fuzz: $NTARGETS targets, $SECONDS_PER s each"
 command -v cargo-fuzz >/dev/null 2>&1 || cargo install cargo-fuzz --locked || exit 1
 start=$(date +%s)
 cargo fuzz build -s none --release || exit 1
 built=$(date +%s)
 echo "fuzz: built in $((built - start)) s"
 failed=0
+ncrashed=0
 printf '%-14s %12s %8s %s\n' target executions crashes log
 for t in $TARGETS; do
     mkdir -p "target/corpus/$t" "corpus/$t" "artifacts/$t"
@@ -37,6 +42,7 @@ for t in $TARGETS; do
     if [ "$rc" -ne 0 ]; then
         crashes=1
         failed=1
+        ncrashed=$((ncrashed + 1))
     fi
     printf '%-14s %12s %8s %s\n' "$t" "${execs:-?}" "$crashes" "fuzz/$log"
     if [ "$rc" -ne 0 ]; then
@@ -53,5 +59,5 @@ for t in $TARGETS; do
         fi
     fi
 done
-echo "fuzz: $(( $(date +%s) - start )) s in all"
+echo "fuzz: $NTARGETS targets, $ncrashed crashed, $(( $(date +%s) - start )) s in all"
 exit $failed
