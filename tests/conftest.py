@@ -96,42 +96,21 @@ async def exit_now():
 RT_POLICIES = {1: "SCHED_FIFO", 2: "SCHED_RR", 6: "SCHED_DEADLINE"}
 
 
-def _proc_tree(root):
-    """The PIDs of `root` and every process below it."""
-    parent = {}
-    for d in os.listdir("/proc"):
-        if d.isdigit():
-            try:
-                with open(f"/proc/{d}/stat") as f:
-                    parent[int(d)] = int(f.read().rsplit(")", 1)[1].split()[1])
-            except (OSError, IndexError, ValueError):
-                pass
-    tree, grew = {root}, True
-    while grew:
-        new = {p for p, pp in parent.items() if pp in tree and p not in tree}
-        tree |= new
-        grew = bool(new)
-    return tree
-
-
 def rt_threads(root):
     """{(comm, policy, priority)} of the real-time threads of `root`'s process tree now."""
+    from rtsched._procfs import tree_threads
+
     found = set()
-    for pid in _proc_tree(root):
+    for pid, tid in tree_threads(root):
         try:
-            tids = os.listdir(f"/proc/{pid}/task")
+            with open(f"/proc/{pid}/task/{tid}/stat") as f:
+                stat = f.read()
         except OSError:
             continue
-        for tid in tids:
-            try:
-                with open(f"/proc/{pid}/task/{tid}/stat") as f:
-                    stat = f.read()
-            except OSError:
-                continue
-            comm, rest = stat[stat.index("(") + 1:stat.rindex(")")], stat.rsplit(")", 1)[1].split()
-            policy = int(rest[38])  # field 41; rest[0] is field 3
-            if policy in RT_POLICIES:
-                found.add((comm, RT_POLICIES[policy], int(rest[37])))  # field 40: rt_priority
+        comm, rest = stat[stat.index("(") + 1:stat.rindex(")")], stat.rsplit(")", 1)[1].split()
+        policy = int(rest[38])  # field 41; rest[0] is field 3
+        if policy in RT_POLICIES:
+            found.add((comm, RT_POLICIES[policy], int(rest[37])))  # field 40: rt_priority
     return found
 
 

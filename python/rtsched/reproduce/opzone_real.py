@@ -60,26 +60,17 @@ def _stats(samples_ns) -> dict:
 def _tree_migrations(root: int) -> int:
     """Migrations so far of every thread of ``root`` and its descendants (se.nr_migrations of
     /proc/TID/sched: the kernel's moves and affinity moves alike); 0 where it is not exposed."""
-    total, todo, seen = 0, [root], set()
-    while todo:
-        pid = todo.pop()
-        if pid in seen:
-            continue
-        seen.add(pid)
+    from .._procfs import tree_threads
+
+    total = 0
+    for pid, tid in tree_threads(root):
         try:
-            tids = os.listdir(f"/proc/{pid}/task")
-        except OSError:
-            continue
-        for tid in tids:
-            try:
-                with open(f"/proc/{pid}/task/{tid}/sched") as f:
-                    for line in f:
-                        if line.startswith("se.nr_migrations"):
-                            total += int(line.split(":")[1])
-                with open(f"/proc/{pid}/task/{tid}/children") as f:
-                    todo += [int(x) for x in f.read().split()]
-            except (OSError, ValueError):
-                pass
+            with open(f"/proc/{pid}/task/{tid}/sched") as f:
+                for line in f:
+                    if line.startswith("se.nr_migrations"):
+                        total += int(line.split(":")[1])
+        except (OSError, ValueError):
+            pass
     return total
 
 
