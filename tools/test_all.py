@@ -105,17 +105,21 @@ def run_step(step, done: dict):
             p = subprocess.Popen(cmd, cwd=ROOT, stdout=f, stderr=subprocess.STDOUT)
             procs.append((st, p, log, time.monotonic(), f))
     for st, p, log, t0, f in procs:
-        if f is None:  # streamed: copy to the terminal and the log
+        if f is None:  # streamed (a stage alone): copy to the terminal and the log
             with open(log, "w") as out:
                 for line in p.stdout:
                     sys.stdout.write(line)
                     sys.stdout.flush()
                     out.write(line)
             p.wait()
-        else:
-            p.wait()
+            st.wall = time.monotonic() - t0
+    running = [(st, p, t0, f) for st, p, log, t0, f in procs if f is not None]
+    while running:  # each stage's own end, whichever ends first
+        time.sleep(0.2)
+        for st, p, t0, f in [r for r in running if r[1].poll() is not None]:
+            st.wall = time.monotonic() - t0
             f.close()
-        st.wall = time.monotonic() - t0
+            running.remove((st, p, t0, f))
     for st, p, log, t0, f in procs:
         text = log.read_text(errors="replace")
         if f is not None:

@@ -23,6 +23,10 @@ class UsageError(Exception):
     """Bad command-line usage detected after parsing (exit 2)."""
 
 
+#: The options that name a file a command writes (`-` writes it to standard output).
+OUTPUT_OPTIONS = ("json", "jobs_csv", "jobs_parquet", "trace", "gantt", "output", "util_plot", "report")
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="rtsched",
@@ -49,6 +53,12 @@ def main(argv=None) -> int:
         parser.print_help()
         return 2
     try:
+        if any(getattr(args, k, None) == "-" for k in OUTPUT_OPTIONS):
+            # An output written to standard output: the command's own messages go to stderr.
+            import contextlib
+
+            with contextlib.redirect_stdout(sys.stderr):
+                return int(args.func(args) or 0)
         return int(args.func(args) or 0)
     except (InputError, UsageError, PrivilegeError) as e:
         print(f"rtsched: error: {e}", file=sys.stderr)

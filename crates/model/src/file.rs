@@ -61,13 +61,46 @@ impl Format {
     }
 }
 
+/// The largest task-set file read: 100,000 tasks (the generators' limit) take about 10 MB of
+/// YAML; reading takes up to ~50 times a file's size in memory (its value tree), so this keeps
+/// a file of TUF points or a mistaken path under 2 GB.
+pub const MAX_TASKSET_BYTES: u64 = 32 << 20;
+
 /// Read and validate a task-set file.
 pub fn load_taskset(path: impl AsRef<Path>) -> Result<TaskSet, InputError> {
     let path = path.as_ref();
     let name = path.display().to_string();
-    let text = std::fs::read_to_string(path)
+    let text = read_input_text(path, MAX_TASKSET_BYTES, "a task-set file")
         .map_err(|e| InputError::new(&name, format!("cannot read file: {e}")))?;
     parse_taskset(&text, Format::from_path(&name), &name)
+}
+
+/// The text of an input file the user named: a regular file of at most `max` bytes, or a FIFO
+/// (read up to `max`); anything else (a directory, a device such as /dev/zero, a socket) is
+/// refused before it is read, so no input takes unbounded time or memory. `what` names the
+/// kind of file in the message.
+pub fn read_input_text(path: &Path, max: u64, what: &str) -> std::io::Result<String> {
+    use std::io::Read;
+    use std::os::unix::fs::FileTypeExt;
+    let meta = std::fs::metadata(path)?;
+    let ft = meta.file_type();
+    if ft.is_dir() {
+        return Err(std::io::Error::other("is a directory"));
+    }
+    if !ft.is_file() && !ft.is_fifo() {
+        let kind = if ft.is_char_device() { "a character device" } else if ft.is_block_device() { "a block device" } else { "not a regular file" };
+        return Err(std::io::Error::other(format!("is {kind}, not {what}")));
+    }
+    if meta.len() > max {
+        return Err(std::io::Error::other(format!("{} bytes, more than {what}'s limit of {max} bytes", meta.len())));
+    }
+    let f = std::fs::File::open(path)?;
+    let mut bytes = Vec::new();
+    f.take(max + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > max {
+        return Err(std::io::Error::other(format!("more than {what}'s limit of {max} bytes")));
+    }
+    String::from_utf8(bytes).map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, format!("not UTF-8 text (byte {})", e.utf8_error().valid_up_to())))
 }
 
 /// Parse and validate task-set text; `source` names it in messages.

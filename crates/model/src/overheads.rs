@@ -157,22 +157,10 @@ pub fn load_profile(path: impl AsRef<Path>) -> Result<Profile, InputError> {
     parse_profile(&text, &name)
 }
 
-/// An overhead profile's text: a regular file of at most 1 MiB (a profile is a few hundred
-/// bytes; a device, a pipe or a huge file named by mistake is refused, not read forever).
+/// An overhead profile's text: a regular file (or a FIFO) of at most 1 MiB (a profile is a few
+/// hundred bytes; a device or a huge file named by mistake is refused, not read forever).
 pub(crate) fn read_profile_text(path: &Path) -> std::io::Result<String> {
-    use std::io::Read;
-    const MAX: u64 = 1 << 20;
-    let f = std::fs::File::open(path)?;
-    let meta = f.metadata()?;
-    if !meta.is_file() {
-        return Err(std::io::Error::other("not a regular file"));
-    }
-    if meta.len() > MAX {
-        return Err(std::io::Error::other(format!("{} bytes, more than an overhead profile's {MAX}", meta.len())));
-    }
-    let mut text = String::new();
-    f.take(MAX).read_to_string(&mut text)?;
-    Ok(text)
+    crate::file::read_input_text(path, 1 << 20, "an overhead profile")
 }
 
 pub fn parse_profile(text: &str, source: &str) -> Result<Profile, InputError> {

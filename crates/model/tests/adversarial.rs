@@ -75,3 +75,23 @@ fn names_with_characters_yaml_cannot_print_round_trip() {
     let back = parse_taskset(&rtsched_model::file::to_yaml(&ts), Format::Yaml, "back.yaml").unwrap();
     assert_eq!(back.tasks, ts.tasks);
 }
+
+/// What is not a regular file (or a FIFO) is refused before it is read, and a file over the
+/// limit by its size: /dev/zero would otherwise be read until memory ran out.
+#[test]
+fn devices_directories_and_huge_files_are_refused_before_reading() {
+    let t = std::time::Instant::now();
+    let e = load_taskset("/dev/zero").unwrap_err().to_string();
+    assert!(e.contains("/dev/zero") && e.contains("is a character device, not a task-set file"), "{e}");
+    let dir = std::env::temp_dir().join(format!("rtsched-adv-big-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let e = load_taskset(&dir).unwrap_err().to_string();
+    assert!(e.contains("is a directory"), "{e}");
+    let big = dir.join("big.yaml");
+    let f = std::fs::File::create(&big).unwrap();
+    f.set_len(rtsched_model::file::MAX_TASKSET_BYTES + 1).unwrap(); // sparse: nothing is written
+    let e = load_taskset(&big).unwrap_err().to_string();
+    assert!(e.contains("big.yaml") && e.contains("more than a task-set file's limit of 33554432 bytes"), "{e}");
+    std::fs::remove_dir_all(&dir).ok();
+    assert!(t.elapsed() < std::time::Duration::from_secs(5));
+}

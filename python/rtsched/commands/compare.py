@@ -73,7 +73,7 @@ def run(args):
     ts = _core.load_taskset(args.file)
     if args.duration is not None:
         duration_ns(args.duration)
-    output_paths(args)
+    output_paths(args, inputs=(args.file,))
     check_job_limit(ts, args, runs=2)
     warn(ts, [args.policy])
     # Timed like the testbed (which always measures its policy), so the two can be compared.

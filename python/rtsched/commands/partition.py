@@ -43,7 +43,7 @@ def run(args):
     with_oh = f"; overheads charged: {charged[0]}" if charged else ""
     text = f"# partitioned by rtsched: {used} (admission {args.admission}{with_oh})\n" + to_yaml(out)
     if args.output:
-        write_text_atomic(args.output, text)
+        write_text_atomic(args.output, text, inputs=(args.file, args.overheads))
         print(f"wrote {args.output} ({used})", file=sys.stderr)
     else:
         sys.stdout.write(text)

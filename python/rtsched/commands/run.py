@@ -55,7 +55,7 @@ def run(args):
     ts = _core.load_taskset(args.file)
     if args.duration is not None:
         duration_ns(args.duration)
-    output_paths(args)
+    output_paths(args, inputs=(args.file,))
     # Records are held only for an output that reads them after the run; otherwise they are
     # folded into the summaries (and written to --jobs-parquet) as each job ends, so a long
     # run's memory does not grow with its jobs.

@@ -8,6 +8,7 @@ import tempfile
 
 from .. import _core
 from .._core import InputError
+from .._io import resolve_output
 from ..balance_metrics import is_mixed, mixed_tables, utilisation_plot
 from ..checks import warn
 from ..report import comparison_table, per_task_table
@@ -97,9 +98,11 @@ def check_job_limit(ts, args, runs=1, held=True):
         f"(--max-jobs N raises it; a shorter --duration lowers the count)")
 
 
-def output_paths(args, **more) -> dict:
+def output_paths(args, inputs=(), **more) -> dict:
     """The output files asked for, by option, checked before anything runs: a run of minutes
-    must not end in an unwritable path. Raises InputError naming the file."""
+    must not end in an unwritable path, and an output must not replace what it must not (an
+    input of the run in ``inputs``, a directory, a device: ``_io.resolve_output``). Raises
+    InputError naming the option and the file."""
     paths = {k: getattr(args, k, None) for k in ("json", "jobs_csv", "jobs_parquet", "trace", "gantt")}
     paths.update(more)
     if getattr(args, "json_jobs", False) and not paths["json"]:
@@ -113,10 +116,14 @@ def output_paths(args, **more) -> dict:
         if real in seen:
             raise InputError(f"{path}: given to both {seen[real]} and {flag}")
         seen[real] = flag
-        if os.path.isdir(path):
-            raise InputError(f"{flag} {path}: cannot write: is a directory")
         try:
-            _probe_directory(os.path.dirname(os.path.abspath(path)))
+            how, target = resolve_output(path, inputs)
+        except InputError as e:
+            raise InputError(f"{flag} {e}") from None
+        if how == "through":
+            continue
+        try:
+            _probe_directory(os.path.dirname(os.path.abspath(target)))
         except OSError as e:
             raise InputError(f"{flag} {path}: cannot write: {e.strerror or e}") from None
     return paths
@@ -189,9 +196,10 @@ def keeps_jobs(args, ts) -> bool:
                 or ts.has_fair_tasks)
 
 
-def write_outputs(results, json_path=None, csv_path=None, trace_path=None, gantt_path=None, out=sys.stdout,
+def write_outputs(results, json_path=None, csv_path=None, trace_path=None, gantt_path=None, out=None,
                   parquet_path=None, json_jobs=False):
     """Write the result files asked for, each atomically (an error leaves the old file or none)."""
+    out = out or sys.stdout  # looked up now: with an output to '-' the CLI points it at stderr
     raws = [r.raw for r in results]
     if json_path:
         _core.write_results_json(raws, json_path, json_jobs)
@@ -220,7 +228,7 @@ def run(args):
     ts = _core.load_taskset(args.file)
     if args.duration is not None:
         duration_ns(args.duration)  # validate early, with the user's spelling in the message
-    output_paths(args, util_plot=args.util_plot)
+    output_paths(args, inputs=(args.file,), util_plot=args.util_plot)
     held = keeps_jobs(args, ts)
     check_job_limit(ts, args, runs=max(1, len(args.schedulers or [])), held=held)
     names, skipped = expand_schedulers(args.schedulers, ts, args.partition)

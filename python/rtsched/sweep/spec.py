@@ -135,13 +135,19 @@ def _options_field(msg: str) -> tuple[str, str]:
     return path or "run", m["msg"]
 
 
+#: The largest sweep spec read (a spec is a few hundred bytes; a huge file or a device named
+#: by mistake is refused, not read).
+MAX_SPEC_BYTES = 1 << 20
+
+
 def load_spec(path) -> Spec:
     """Read and validate a sweep spec file (YAML or JSON)."""
     import yaml
 
+    from .._io import read_input_bytes
+
     path = os.fspath(path)
-    with open(path, "rb") as f:
-        data = f.read()
+    data = read_input_bytes(path, MAX_SPEC_BYTES, "a sweep spec")
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
