@@ -22,6 +22,9 @@ PYTEST := $(PY) -m pytest -q -p no:cacheprovider
 # The simulator-only Python tests run without CAP_SYS_NICE (as root: setpriv), so none can
 # start a real-time thread beside the others; tests that make real runs carry the `real` mark.
 NO_RT := $(shell [ "$$(id -u)" = 0 ] && command -v setpriv >/dev/null 2>&1 && echo setpriv --inh-caps=-sys_nice --bounding-set=-sys_nice)
+# The extension the Python tests need: built by `build-test`, unless tools/test_all.py built it
+# already (RTSCHED_TEST_BUILT=1: maturin would package and install it again for each stage).
+BUILT_TEST := $(if $(RTSCHED_TEST_BUILT),,build-test)
 GUEST_DEBS := $(shell sed -n 's/^DEBS="\(.*\)"/\1/p' crates/scx/guest/test.sh)
 
 .PHONY: all setup system-deps build build-test build-rust-tests demo test test-rust test-loom test-kernel test-python test-real test-fuzz test-soak soak bench clean
@@ -84,14 +87,14 @@ test-kernel:
 
 # Every Python test but those that make real runs (mark `real`) and the soak, on two workers
 # (a test file's tests stay on one worker, so a module's fixture is made once).
-test-python: build-test
+test-python: $(BUILT_TEST)
 	$(NO_RT) $(PYTEST) -n 2 --dist loadfile -m "not real and not slow"
 
 # The tests that make real runs (real-time threads on every CPU), one at a time and alone on
 # the machine: the Rust ones (#[ignore]d elsewhere), then the Python ones (mark `real`). Without
 # real-time privilege each says that it did not run.
-test-real: build-test
-	$(RUST_TESTS) -- --ignored --skip readings_measured --test-threads=1 --nocapture
+test-real: $(BUILT_TEST)
+	$(RUST_TESTS) --lib --tests -- --ignored --skip readings_measured --test-threads=1 --nocapture
 	$(PYTEST) -m "real and not slow" -rs
 
 # libFuzzer targets (fuzz/: task-set reader YAML and JSON, generators, simulator) sharing
@@ -110,7 +113,7 @@ test-fuzz:
 # real backends, the ledger's memory or the probe. RTSCHED_SOAK_SECONDS sets the length.
 SOAK_CI := testbed:gedf,kernel:fifo,kernel:deadline
 SOAK_CI_SECONDS := 120
-test-soak: build-test
+test-soak: $(BUILT_TEST)
 	RTSCHED_SOAK_SECONDS=$${RTSCHED_SOAK_SECONDS:-$(SOAK_CI_SECONDS)} RTSCHED_SOAK_BACKENDS=$(SOAK_CI) $(PYTEST) -m slow -rs -s tests/test_soak.py
 
 soak: build

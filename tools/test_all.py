@@ -3,8 +3,8 @@ the stages and their wall times, and one line of the tests passed and failed in 
 
 Each stage is a target of the Makefile (so `make test-rust` runs one alone, the same way).
 Stages in one step run at once when they share no resource and leave a core idle alone (the
-kernel guest runs single-threaded TCG beside the fuzzers, which run one process each; the Rust
-tests and the simulator-only Python tests run beside the loom model check). Stages that make
+extension's build is mostly one crate: the Rust tests and the loom model check run beside it;
+the kernel guest runs single-threaded TCG beside the fuzzers, which run one process each). Stages that make
 real runs (real-time threads on every CPU: `make test-real`, `make test-soak`) run alone, after
 everything else. The simulator-only Python tests run without CAP_SYS_NICE (setpriv), so a test
 that makes a real run without the `real` mark fails there instead of running beside others.
@@ -46,8 +46,8 @@ class Stage:
 STEPS = [
     [Stage("setup: venv and Python packages", "setup"), Stage("setup: system packages", "system-deps"),
      Stage("build: Rust tests", "build-rust-tests")],
-    [Stage("build: extension", "build-test", after=("setup",))],
-    [Stage("Rust tests", "test-rust", after=("build-rust-tests",)), Stage("loom (cpudl)", "test-loom")],
+    [Stage("build: extension", "build-test", after=("setup",)), Stage("Rust tests", "test-rust", after=("build-rust-tests",)),
+     Stage("loom (cpudl)", "test-loom")],
     [Stage("Python tests (simulator)", "test-python", after=("build-test",))],
     [Stage("kernel guest (sched_ext)", "test-kernel", after=("build-rust-tests", "system-deps")),
      Stage("fuzzers", "test-fuzz")],
@@ -97,6 +97,8 @@ def run_step(step, done: dict):
         log = LOGS / f"{st.target}.log"
         print(f"\n=== {st.name} (make {st.target}) ===", flush=True)
         cmd = [MAKE, "--no-print-directory", st.target]
+        if done.get("build-test") == "ok":
+            cmd.append("RTSCHED_TEST_BUILT=1")  # the extension is built and installed: not again
         if len(step) == 1:
             p = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, bufsize=1)
             procs.append((st, p, log, time.monotonic(), None))
