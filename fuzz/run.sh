@@ -2,7 +2,7 @@
 # Build the libFuzzer targets and run each for a bounded time (`make test-fuzz`; docs/hardening.md).
 # Prints the executions run and the crashes found per target; exits 1 if any target crashed.
 #
-#   FUZZ_BUDGET=120     seconds shared by the targets, in equal parts (what `make test` spends)
+#   FUZZ_BUDGET=60      seconds shared by the targets, in equal parts (what `make test` spends)
 #   FUZZ_SECONDS=600    time per target instead (libFuzzer's -max_total_time), for a longer run
 #   FUZZ_TARGETS="..."  which targets (default: every one in fuzz/Cargo.toml)
 #
@@ -16,7 +16,7 @@ set -u
 cd "$(dirname "$0")"
 TARGETS=${FUZZ_TARGETS:-$(sed -n 's/^name = "\(.*\)"$/\1/p' Cargo.toml | grep -v '^rtsched-fuzz$')}
 NTARGETS=$(echo $TARGETS | wc -w)
-BUDGET=${FUZZ_BUDGET:-120}
+BUDGET=${FUZZ_BUDGET:-60}
 SECONDS_PER=${FUZZ_SECONDS:-$(( BUDGET / NTARGETS > 0 ? BUDGET / NTARGETS : 1 ))}
 echo "fuzz: $NTARGETS targets, $SECONDS_PER s each"
 command -v cargo-fuzz >/dev/null 2>&1 || cargo install cargo-fuzz --locked || exit 1
