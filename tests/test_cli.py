@@ -188,7 +188,7 @@ def test_federated_refuses_what_it_cannot_place(tmp_path):
     (["simulate", "does-not-exist.yaml"], "does-not-exist.yaml"),
     (["simulate", "{GOOD}", "--duration", "-3"], "negative"),
     (["simulate", "{GOOD}", "--duration", "5 parsecs"], "unknown unit"),
-    (["simulate", "{GOOD}", "--seed", "x"], "invalid int"),
+    (["simulate", "{GOOD}", "--seed", "x"], "argument --seed: expected an integer"),
     (["simulate", "{GOOD}", "-s", "gedf:turbo"], "no option"),
     (["simulate", "{GOOD}", "--json", "/proc/nope/r.json"], "cannot write"),
     (["nonsense"], "invalid choice"),

@@ -129,3 +129,23 @@ def test_a_sweep_spec_that_is_not_utf8_is_refused_naming_the_file(tmp_path):
     p.write_bytes(b"seeds: 2\n\x80\n")
     r = rtsched("sweep", p)
     assert r.returncode == 2 and f"{p}: not UTF-8 text (byte 0x80 at offset 9)" in r.stderr, r.stderr
+
+
+def test_the_api_refuses_what_the_cli_refuses_and_max_jobs_raises_it(fast):
+    """rtsched.simulate had no limit: simulate(ts, duration=1e9) asked for 16 GB at once."""
+    import time
+
+    import rtsched
+
+    ts = rtsched.load_taskset(str(fast))
+    t = time.monotonic()
+    with pytest.raises(rtsched.InputError, match=r"1,000,000,100 jobs per scheduler.*the limit is 10,000,000 \(max_jobs=N raises it\)"):
+        rtsched.simulate(ts, "gedf")
+    with pytest.raises(rtsched.InputError, match="about 24.0 GB of per-job records"):  # 10^8 jobs of a 10 ms task
+        rtsched.simulate(rtsched.parse_taskset("platform: {cpus: 1}\ntasks:\n  - {name: s, period: 10ms, wcet: 1ms}\n", "yaml", "s.yaml"),
+                         "gedf", duration="1000000s")
+    assert time.monotonic() - t < 5
+    with pytest.raises(rtsched.InputError, match="max_jobs must be at least 1"):
+        rtsched.simulate(ts, "gedf", max_jobs=0)
+    r = rtsched.simulate(ts, "gedf", duration="1us", max_jobs=2000)  # 1,000 jobs of 'fast'
+    assert r.summary["jobs"] >= 1000

@@ -148,3 +148,34 @@ def test_a_task_file_over_the_limit_is_refused_by_its_size(tmp_path):
         f.truncate((32 << 20) + 1)  # sparse
     r = run_cli("validate", big)
     assert r.returncode == 2 and "more than a task-set file's limit of 33554432 bytes" in r.stderr, r.stderr
+
+
+# --- messages: exit 2 naming the option, never an internal error --------------------------
+
+
+@pytest.mark.parametrize("args, words", [
+    (["simulate", "{ts}", "--seed", "99999999999999999999999"], "argument --seed: must be an integer from 0 to 2^64 - 1"),
+    (["gen", "uunifast-discard", "n=4", "m=2", "U=1", "--seed", "-1"], "argument --seed: must be an integer from 0 to 2^64 - 1"),
+    (["simulate", "{ts}", "--gantt", "{tmp}/out.txt"], "--gantt {tmp}/out.txt: the figure's format comes from its extension"),
+    (["simulate", "{ts}", "--duration", "-5"], "--duration -5: must not be negative"),
+])
+def test_bad_options_exit_2_naming_the_option(ts, tmp_path, args, words):
+    r = run_cli(*[a.format(ts=ts, tmp=tmp_path) for a in args])
+    assert r.returncode == 2 and words.format(tmp=tmp_path) in r.stderr, r.stderr
+    assert "internal error" not in r.stderr and "Traceback" not in r.stderr
+    assert not (tmp_path / "out.txt").exists()
+
+
+def test_the_api_refuses_an_oversize_seed_as_bad_input():
+    import rtsched
+
+    with pytest.raises(rtsched.InputError, match="seed: expected an integer from 0 to 2"):
+        rtsched.simulate(rtsched.parse_taskset(SET, "yaml", "t.yaml"), "gedf", seed=2**70)
+
+
+def test_control_characters_in_a_message_are_escaped_and_a_long_one_is_cut(tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("platform: {cpus: 1}\ntasks:\n  - {name: \"a\\e[2Jb\", period: 10, wcet: " + "9" * 5000 + "x}\n")
+    r = run_cli("validate", bad)
+    assert r.returncode == 2, r.stderr
+    assert "\x1b" not in r.stderr and len(r.stderr) < 2300, r.stderr[:300]

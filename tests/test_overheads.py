@@ -85,8 +85,8 @@ def test_bad_profiles_exit_2_naming_the_field(tmp_path, profile, field, words):
 
 @pytest.mark.parametrize("run, field", [
     ("{overheads: missing.yaml}", "run: field 'overheads': cannot read overhead profile"),
-    ("{overheads: {profile: /dev/zero}}", "run.overheads: field 'profile': cannot read overhead profile /dev/zero: not a regular file"),
-    ("{overheads: {profile: /}}", "field 'profile': cannot read overhead profile /: not a regular file"),
+    ("{overheads: {profile: /dev/zero}}", "run.overheads: field 'profile': cannot read overhead profile /dev/zero: is a character device, not an overhead profile"),
+    ("{overheads: {profile: /}}", "field 'profile': cannot read overhead profile /: is a directory"),
     ("{overheads: {decision: -1us}}", "field 'decision'"),
     ("{overheads: {tick_period: 0}}", "field 'tick_period'"),
     ("{overheads: {statistic: mean}}", "field 'statistic'"),

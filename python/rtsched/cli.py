@@ -23,6 +23,17 @@ class UsageError(Exception):
     """Bad command-line usage detected after parsing (exit 2)."""
 
 
+def seed(text: str) -> int:
+    """argparse type of every --seed: an integer from 0 to 2^64 - 1 (the RNG's seed is 64 bits)."""
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+    if not 0 <= n < 2**64:
+        raise argparse.ArgumentTypeError(f"must be an integer from 0 to 2^64 - 1, got {text}")
+    return n
+
+
 #: The options that name a file a command writes (`-` writes it to standard output).
 OUTPUT_OPTIONS = ("json", "jobs_csv", "jobs_parquet", "trace", "gantt", "output", "util_plot", "report")
 
@@ -46,6 +57,22 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+#: The longest error message printed: a message quotes what the user gave, which may be a
+#: megabyte of one value; the rest is cut, saying how much.
+MAX_MESSAGE_CHARS = 2000
+
+
+def printable(message) -> str:
+    """An error message safe for a terminal: control characters (a task name holding an escape
+    sequence, say) shown escaped rather than acted on, and at most MAX_MESSAGE_CHARS long.
+    Newlines and tabs stay (messages use them)."""
+    text = str(message)
+    out = "".join(c if c in "\n\t" or (c.isprintable() and c != "\x7f") else repr(c)[1:-1] for c in text[:MAX_MESSAGE_CHARS])
+    if len(text) > MAX_MESSAGE_CHARS:
+        out += f"… ({len(text) - MAX_MESSAGE_CHARS:,} more characters)"
+    return out
+
+
 def main(argv=None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -61,16 +88,16 @@ def main(argv=None) -> int:
                 return int(args.func(args) or 0)
         return int(args.func(args) or 0)
     except (InputError, UsageError, PrivilegeError) as e:
-        print(f"rtsched: error: {e}", file=sys.stderr)
+        print(f"rtsched: error: {printable(e)}", file=sys.stderr)
         return 2
     except RunFailed as e:
-        print(f"rtsched: run failed: {e}", file=sys.stderr)
+        print(f"rtsched: run failed: {printable(e)}", file=sys.stderr)
         return 1
     except FileNotFoundError as e:
-        print(f"rtsched: error: {e.filename}: no such file", file=sys.stderr)
+        print(f"rtsched: error: {printable(e.filename)}: no such file", file=sys.stderr)
         return 2
     except PermissionError as e:
-        print(f"rtsched: error: {e.filename}: permission denied", file=sys.stderr)
+        print(f"rtsched: error: {printable(e.filename)}: permission denied", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("rtsched: interrupted", file=sys.stderr)

@@ -64,7 +64,9 @@ def gantt(results, path=None, start=None, end=None, ax=None):
     if path is not None:
         from ._io import write_atomic
 
-        ext = os.path.splitext(os.fspath(path))[1] or ".png"
+        ext = os.path.splitext(os.fspath(path))[1]
+        if ext.lstrip(".").lower() not in fig.canvas.get_supported_filetypes():
+            ext = ".png"  # a device or '-' (the CLI checks a file's extension before the run)
         write_atomic(path, lambda tmp: fig.savefig(tmp, dpi=120, format=ext.lstrip(".")), suffix=ext)
         plt.close(fig)
     return fig

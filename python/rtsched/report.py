@@ -35,7 +35,15 @@ def _measured(r, text) -> str:
     return "-" if r.substrate == "kernel" else text
 
 
+def _cell(c) -> str:
+    """A cell as the terminal should show it: control characters (in a task name, say) escaped."""
+    c = str(c)
+    return c if c.isprintable() else "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in c)
+
+
 def table(headers, rows, aligns) -> str:
+    headers = [_cell(h) for h in headers]
+    rows = [[_cell(c) for c in r] for r in rows]
     widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(headers)]
 
     def fmt(cells):

@@ -225,8 +225,51 @@ class Result:
                 f"AUR {s.get('aur', float('nan')):.4f}>")
 
 
+#: Jobs a run may count before it is refused up front (``max_jobs=``, the CLI's --max-jobs): a
+#: guard against a typo (a 1 ns period over a second is a billion jobs: minutes of simulation,
+#: and 240 GB if the run holds its records). About 5 s of simulation; 2.4 GB of records when
+#: they are held.
+DEFAULT_MAX_JOBS = 10_000_000
+
+#: Counted jobs one run can number at all (job records are numbered in 32 bits).
+MAX_COUNTED_JOBS = 2**32 - 2
+
+
+def _check_seed(seed):
+    """A seed is an integer from 0 to 2^64 - 1 (the RNG's seed is 64 bits)."""
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or not 0 <= seed < 2**64):
+        raise InputError(f"seed: expected an integer from 0 to 2^64 - 1, got {seed!r}")
+
+
+def check_job_limit(ts, limit=DEFAULT_MAX_JOBS, runs=1, held=True, raise_with="max_jobs=N raises it"):
+    """Raise :class:`InputError` for a run of ``ts`` that would count more than ``limit`` jobs
+    (None: no limit but what one run can count at all), with the numbers: known before it runs,
+    from the periods and the window. ``held``: the run holds every record in memory (the
+    message then says how much). ``raise_with`` says how to raise the limit."""
+    if limit is not None and (not isinstance(limit, numbers.Integral) or limit < 1):
+        raise InputError(f"{'--max-jobs' if raise_with.startswith('--') else 'max_jobs'} must be at least 1, got {limit}")
+    jobs = ts.estimated_jobs
+    if jobs > MAX_COUNTED_JOBS:
+        raise InputError(f"{ts.source}: the run would count {jobs:,} jobs per scheduler; one run counts at most "
+                         f"{MAX_COUNTED_JOBS:,} (a shorter duration lowers the count)")
+    if limit is None or jobs <= limit:
+        return
+    rt = [t for t in ts.tasks() if t["period_ns"] > 0 and t["wcet_ns"] > 0] or ts.tasks()
+    heaviest = min(rt, key=lambda t: t["period_ns"])
+    if held:
+        size = jobs * ts.job_record_bytes * runs
+        size = f"{size / 1e9:,.1f} GB" if size >= 1e9 else f"{size / 1e6:,.1f} MB"
+        cost = f"about {size} of per-job records for {runs} run(s)"
+    else:
+        cost = "each job folded into the summaries as it ends, so memory stays bounded, but it takes long"
+    raise InputError(
+        f"{ts.source}: the run would count {jobs:,} jobs per scheduler (task '{heaviest['name']}' releases one every "
+        f"{heaviest['period_ns']:,} ns over {ts.duration_ns / 1e9:g} s), {cost}; the limit is {limit:,} ({raise_with})")
+
+
 def simulate(taskset, scheduler: str = "gedf", duration=None, seed=None, on_miss=None, trace: bool = False,
-             measure_policy: bool = False, keep_jobs: bool = True, jobs_parquet=None, _into=None) -> Result:
+             measure_policy: bool = False, keep_jobs: bool = True, jobs_parquet=None, _into=None,
+             max_jobs=DEFAULT_MAX_JOBS) -> Result:
     """Simulate ``taskset`` (a :class:`TaskSet` or a file path) under ``scheduler``.
 
     ``duration`` (number in ms, or "2s"), ``seed`` and ``on_miss`` override the file's run
@@ -240,16 +283,19 @@ def simulate(taskset, scheduler: str = "gedf", duration=None, seed=None, on_miss
     ends, so memory stays bounded however long the run (``jobs`` is then unavailable).
     ``jobs_parquet=PATH`` streams every record into that Parquet file as its job ends (written
     atomically when the run ends) and reads ``jobs`` back from it.
+
+    A run that would count more than ``max_jobs`` jobs (default 10,000,000, as the CLI's) is
+    refused before it starts, with the numbers; ``max_jobs=None`` lifts the limit.
     """
     ts = _as_taskset(taskset)
     if duration is not None or seed is not None or on_miss is not None:
-        if seed is not None and (not isinstance(seed, numbers.Integral) or seed < 0):
-            raise InputError(f"seed: expected a non-negative integer, got {seed!r}")
+        _check_seed(seed)
         ts = ts.with_run(
             duration_ns=None if duration is None else duration_ns(duration),
             seed=None if seed is None else int(seed),
             on_miss=on_miss,
         )
+    check_job_limit(ts, max_jobs, held=bool(keep_jobs) and jobs_parquet is None and _into is None)
     if _into is not None:
         # An open _core.JobsParquetFile that several runs stream into (`rtsched simulate`).
         return Result(_core.simulate(ts, scheduler, trace, measure_policy=bool(measure_policy), parquet=_into), ts)
@@ -290,7 +336,8 @@ REAL_RUN_ROW_GROUP = 8192
 
 
 def run(taskset, backend: str = "testbed:gedf", duration=None, seed=None, on_miss=None, allow_overload: bool = False,
-        model: str = "stw", trace: bool = True, keep_jobs: bool = True, jobs_parquet=None, _into=None) -> Result:
+        model: str = "stw", trace: bool = True, keep_jobs: bool = True, jobs_parquet=None, _into=None,
+        max_jobs=DEFAULT_MAX_JOBS) -> Result:
     """Run ``taskset`` for real on Linux.
 
     ``backend``: ``kernel:deadline[:reclaim]``, ``kernel:fifo[:rm|:dm|:file]``, ``kernel:other``
@@ -304,12 +351,14 @@ def run(taskset, backend: str = "testbed:gedf", duration=None, seed=None, on_mis
     ``keep_jobs=False`` keeps no per-job records: each job is folded into the summaries as it
     ends, so a long run's memory does not grow with its jobs (``jobs`` is then unavailable).
     ``jobs_parquet=PATH`` writes every record into that Parquet file as its job ends (atomically,
-    when the run ends) and reads ``jobs`` back from it.
+    when the run ends) and reads ``jobs`` back from it. ``max_jobs``: as for :func:`simulate`.
     """
     ts = _as_taskset(taskset)
     if duration is not None or seed is not None or on_miss is not None:
+        _check_seed(seed)
         ts = ts.with_run(duration_ns=None if duration is None else duration_ns(duration),
                          seed=None if seed is None else int(seed), on_miss=on_miss)
+    check_job_limit(ts, max_jobs, held=bool(keep_jobs) and jobs_parquet is None and _into is None)
     if _into is not None:
         # An open _core.JobsParquetFile that several runs write into (`rtsched run`).
         return Result(_core.run_real(ts, backend, allow_overload, model, trace, parquet=_into), ts)

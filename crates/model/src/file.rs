@@ -114,6 +114,8 @@ pub fn parse_taskset(text: &str, format: Format, source: &str) -> Result<TaskSet
 /// task's by its name, as the validators do).
 pub(crate) fn read_document(text: &str, format: Format, source: &str) -> Result<Value, InputError> {
     use crate::strict::{self, ReadError, Seg};
+    // A byte-order mark (editors on Windows write one) starts the text, not a document.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let what = match format {
         Format::Json => "JSON",
         Format::Yaml => "YAML",

@@ -95,3 +95,14 @@ fn devices_directories_and_huge_files_are_refused_before_reading() {
     std::fs::remove_dir_all(&dir).ok();
     assert!(t.elapsed() < std::time::Duration::from_secs(5));
 }
+
+/// A byte-order mark before the text is taken as what it is (it was refused as "more than
+/// one document").
+#[test]
+fn a_byte_order_mark_is_accepted() {
+    for (text, format) in [("\u{feff}platform: {cpus: 1}\ntasks:\n  - {name: a, period: 10, wcet: 1}\n", Format::Yaml),
+                           ("\u{feff}{\"platform\": {\"cpus\": 1}, \"tasks\": [{\"name\": \"a\", \"period\": 10, \"wcet\": 1}]}", Format::Json)] {
+        let ts = parse_taskset(text, format, "bom").unwrap_or_else(|e| panic!("{format:?}: {e}"));
+        assert_eq!(ts.tasks[0].name, "a");
+    }
+}

@@ -10,6 +10,7 @@ import yaml
 
 from .. import _core
 from .._io import write_text_atomic
+from ..cli import seed
 from ..report import table
 
 
@@ -35,7 +36,7 @@ def register(sub):
     p.add_argument("--profile", metavar="FILE", help="with --check: check this existing profile instead of measuring one")
     p.add_argument("--sets", type=int, default=20, metavar="N", help="--check: random sets (default 20)")
     p.add_argument("--duration", default="5s", metavar="D", help="--check: each random set's run (default 5s)")
-    p.add_argument("--seed", type=int, default=1, metavar="N", help="--check: seed of the first random set (default 1)")
+    p.add_argument("--seed", type=seed, default=1, metavar="N", help="--check: seed of the first random set (default 1)")
     p.add_argument("--repeat", type=int, default=1, metavar="N", help="--check: testbed runs per set (their mean DSR is compared; the spread shows the testbed's own noise)")
     p.add_argument("--dhall", default="examples/dhall.yaml", metavar="FILE", help="--check: the Dhall example (default examples/dhall.yaml)")
     p.add_argument("--report", metavar="OUT.json", help="--check: write the rows and the summary here")

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from .. import _core
 from ..checks import warn
+from ..cli import seed
 from ..report import table
-from ..result import duration_ns, run as real_run, simulate
+from ..result import run as real_run, simulate
 from .run import measurement_table
-from .simulate import add_output_arguments, check_job_limit, output_paths, write_outputs
+from .simulate import add_output_arguments, check_duration, check_job_limit, output_paths, write_outputs
 
 
 def register(sub):
@@ -17,7 +18,7 @@ def register(sub):
     p.add_argument("file", metavar="FILE")
     p.add_argument("-p", "--policy", default="gedf", metavar="P", help="an rtsched policy (default gedf)")
     p.add_argument("--duration", metavar="D")
-    p.add_argument("--seed", type=int, metavar="N")
+    p.add_argument("--seed", type=seed, metavar="N")
     p.add_argument("--model", choices=["stw", "concurrent"], default="stw")
     p.add_argument("--allow-overload", action="store_true")
     add_output_arguments(p)
@@ -71,15 +72,14 @@ def side_by_side(sim, real) -> str:
 
 def run(args):
     ts = _core.load_taskset(args.file)
-    if args.duration is not None:
-        duration_ns(args.duration)
+    check_duration(args)
     output_paths(args, inputs=(args.file,))
     check_job_limit(ts, args, runs=2)
     warn(ts, [args.policy])
     # Timed like the testbed (which always measures its policy), so the two can be compared.
-    sim = simulate(ts, scheduler=args.policy, duration=args.duration, seed=args.seed, trace=bool(args.trace),
+    sim = simulate(ts, scheduler=args.policy, duration=args.duration, seed=args.seed, trace=bool(args.trace), max_jobs=args.max_jobs,
                    measure_policy=True)
-    real = real_run(ts, "testbed:" + args.policy, duration=args.duration, seed=args.seed,
+    real = real_run(ts, "testbed:" + args.policy, duration=args.duration, seed=args.seed, max_jobs=args.max_jobs,
                     allow_overload=args.allow_overload, model=args.model)
     print(f"{ts.source}: {args.policy}, simulator vs testbed ({args.model}), {sim.document['duration_ns'] / 1e6:g} ms")
     print(side_by_side(sim, real))

@@ -6,6 +6,7 @@ import sys
 
 from .._io import write_text_atomic
 from ..analysis import generate, generators, to_yaml
+from ..cli import seed
 from ..report import table
 
 
@@ -14,7 +15,7 @@ def register(sub):
                        description="Generate a task set and write it as YAML. Run 'rtsched gen --list' for generators and their parameters.")
     p.add_argument("name", nargs="?", metavar="NAME", help="generator, e.g. randfixedsum, lelli2011, paws2013, mwh, chronos2011")
     p.add_argument("params", nargs="*", metavar="KEY=VALUE", help="generator parameters, e.g. n=8 m=4 U=2.5")
-    p.add_argument("--seed", type=int, default=1, metavar="N")
+    p.add_argument("--seed", type=seed, default=1, metavar="N")
     p.add_argument("-o", "--output", metavar="FILE", help="write here (default: standard output)")
     p.add_argument("--duration", metavar="D", help="set the file's run.duration")
     p.add_argument("--list", action="store_true", help="list generators and their parameters")

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from .. import _core
 from ..checks import warn
+from ..cli import seed
 from ..report import comparison_table, table
-from ..result import REAL_RUN_ROW_GROUP, duration_ns, parquet_file, run as real_run
-from .simulate import add_output_arguments, check_job_limit, keeps_jobs, output_paths, write_outputs
+from ..result import REAL_RUN_ROW_GROUP, parquet_file, run as real_run
+from .simulate import add_output_arguments, check_duration, check_job_limit, keeps_jobs, output_paths, write_outputs
 
 
 def register(sub):
@@ -22,7 +23,7 @@ def register(sub):
                    help="kernel:deadline[:reclaim], kernel:fifo[:rm|:dm|:file], kernel:other, each with an optional :pi (mutexes with priority inheritance), testbed:POLICY (e.g. testbed:gedf); "
                         "on a kernel with sched_ext, rtsched's own scheduler: kernel:scx-gedf[:linear], kernel:scx-pedf[:HEURISTIC], kernel:scx:POLICY (docs/kernel.md)")
     p.add_argument("--duration", metavar="D", help="counted window (a real run is limited to 600 s)")
-    p.add_argument("--seed", type=int, metavar="N")
+    p.add_argument("--seed", type=seed, metavar="N")
     p.add_argument("--on-miss", choices=["continue", "abort"])
     p.add_argument("--model", choices=["stw", "concurrent"], default="stw",
                    help="testbed global model: stw = stop-the-world (one decider), concurrent = application-concurrent (each CPU decides under a lock)")
@@ -53,8 +54,7 @@ def measurement_table(results) -> str:
 
 def run(args):
     ts = _core.load_taskset(args.file)
-    if args.duration is not None:
-        duration_ns(args.duration)
+    check_duration(args)
     output_paths(args, inputs=(args.file,))
     # Records are held only for an output that reads them after the run; otherwise they are
     # folded into the summaries (and written to --jobs-parquet) as each job ends, so a long
@@ -63,7 +63,7 @@ def run(args):
     check_job_limit(ts, args, runs=len(args.backends), held=held)
     warn(ts, args.backends)
     with parquet_file(args.jobs_parquet if not held else None, REAL_RUN_ROW_GROUP) as jobs_file:
-        results = [real_run(ts, b, duration=args.duration, seed=args.seed, on_miss=args.on_miss,
+        results = [real_run(ts, b, duration=args.duration, seed=args.seed, on_miss=args.on_miss, max_jobs=args.max_jobs,
                             allow_overload=args.allow_overload, model=args.model, trace=bool(args.trace or args.gantt),
                             keep_jobs=held, _into=jobs_file)
                    for b in args.backends]

@@ -11,8 +11,10 @@ from .._core import InputError
 from .._io import resolve_output
 from ..balance_metrics import is_mixed, mixed_tables, utilisation_plot
 from ..checks import warn
+from ..cli import seed
 from ..report import comparison_table, per_task_table
-from ..result import duration_ns, parquet_file, simulate
+from ..result import DEFAULT_MAX_JOBS, duration_ns, parquet_file, simulate
+from ..result import check_job_limit as check_jobs
 
 
 def register(sub):
@@ -25,7 +27,7 @@ def register(sub):
     p.add_argument("-s", "--scheduler", dest="schedulers", action="extend", nargs="+", metavar="NAME",
                    help="scheduler(s), e.g. gedf pedf gfp:rm ('all' = every one that applies; default gedf; see 'rtsched schedulers')")
     p.add_argument("--duration", metavar="D", help="counted window: jobs released in [0, D) (overrides the file's run.duration)")
-    p.add_argument("--seed", type=int, metavar="N", help="seed of the execution-time and arrival models (overrides the file)")
+    p.add_argument("--seed", type=seed, metavar="N", help="seed of the execution-time and arrival models (overrides the file)")
     p.add_argument("--on-miss", choices=["continue", "abort"], help="what happens to a job at a missed deadline")
     add_output_arguments(p)
     p.add_argument("--trace", metavar="OUT", help="write a Chrome/Perfetto trace (open in ui.perfetto.dev)")
@@ -60,42 +62,33 @@ def add_output_arguments(p):
                         f"(240 bytes a job)")
 
 
-#: Jobs a run may count before it is refused up front (--max-jobs): a guard against a typo
-#: (a 1 ns period over a second is a billion jobs: minutes of simulation, and 240 GB if the
-#: run holds its records). About 5 s of simulation; 2.4 GB of records when they are held.
-DEFAULT_MAX_JOBS = 10_000_000
+def check_duration(args):
+    """Validate --duration before anything runs, the option named in the message."""
+    if args.duration is not None:
+        try:
+            duration_ns(args.duration)
+        except InputError as e:
+            raise InputError(f"--duration {args.duration}: {e}") from None
 
-#: Counted jobs one run can number at all (job records are numbered in 32 bits).
-MAX_COUNTED_JOBS = 2**32 - 2
+
+#: Gantt charts and utilisation plots: the format comes from the file's extension.
+FIGURE_FORMATS = ("png", "svg", "pdf", "jpg", "jpeg", "eps", "ps", "tif", "tiff", "webp")
+
+
+def check_figure_path(flag, path):
+    ext = os.path.splitext(path)[1].lstrip(".").lower()
+    if ext not in FIGURE_FORMATS:
+        raise InputError(f"{flag} {path}: the figure's format comes from its extension, one of "
+                         f"{', '.join('.' + f for f in FIGURE_FORMATS[:3])} (or {', '.join('.' + f for f in FIGURE_FORMATS[3:])})")
 
 
 def check_job_limit(ts, args, runs=1, held=True):
     """Refuse (InputError, exit 2) a run whose counted jobs exceed --max-jobs, or what one run
-    can count at all, with the numbers: known before it runs, from the periods and the window.
-    `held`: the run holds every record in memory (the message then says how much)."""
-    limit = getattr(args, "max_jobs", DEFAULT_MAX_JOBS)
-    if limit is not None and limit < 1:
-        raise InputError(f"--max-jobs must be at least 1, got {limit}")
+    can count at all, with the numbers (:func:`rtsched.result.check_job_limit`)."""
     if args.duration is not None:
         ts = ts.with_run(duration_ns=duration_ns(args.duration))
-    jobs = ts.estimated_jobs
-    if jobs > MAX_COUNTED_JOBS:
-        raise InputError(f"{ts.source}: the run would count {jobs:,} jobs per scheduler; one run counts at most "
-                         f"{MAX_COUNTED_JOBS:,} (a shorter --duration lowers the count)")
-    if jobs <= limit:
-        return
-    rt = [t for t in ts.tasks() if t["period_ns"] > 0 and t["wcet_ns"] > 0] or ts.tasks()
-    heaviest = min(rt, key=lambda t: t["period_ns"])
-    if held:
-        size = jobs * ts.job_record_bytes * runs
-        size = f"{size / 1e9:,.1f} GB" if size >= 1e9 else f"{size / 1e6:,.1f} MB"
-        cost = f"about {size} of per-job records for {runs} run(s)"
-    else:
-        cost = "each job folded into the summaries as it ends, so memory stays bounded, but it takes long"
-    raise InputError(
-        f"{ts.source}: the run would count {jobs:,} jobs per scheduler (task '{heaviest['name']}' releases one every "
-        f"{heaviest['period_ns']:,} ns over {ts.duration_ns / 1e9:g} s), {cost}; the limit is {limit:,} "
-        f"(--max-jobs N raises it; a shorter --duration lowers the count)")
+    check_jobs(ts, getattr(args, "max_jobs", DEFAULT_MAX_JOBS), runs=runs, held=held,
+               raise_with="--max-jobs N raises it; a shorter --duration lowers the count")
 
 
 def output_paths(args, inputs=(), **more) -> dict:
@@ -120,8 +113,10 @@ def output_paths(args, inputs=(), **more) -> dict:
             how, target = resolve_output(path, inputs)
         except InputError as e:
             raise InputError(f"{flag} {e}") from None
-        if how == "through":
+        if how == "through":  # a device or '-': a figure goes as PNG
             continue
+        if opt in ("gantt", "util_plot"):
+            check_figure_path(flag, path)
         try:
             _probe_directory(os.path.dirname(os.path.abspath(target)))
         except OSError as e:
@@ -178,13 +173,13 @@ def expand_schedulers(names, ts, partition=None):
 
 
 def run_all(ts, names, seed=None, duration=None, on_miss=None, trace=False, measure_policy=False, keep_jobs=True,
-            jobs_file=None):
+            jobs_file=None, max_jobs=DEFAULT_MAX_JOBS):
     """Simulate under each scheduler. With `jobs_file` (an open _core.JobsParquetFile), each
     run's records stream into it as its jobs end; the caller closes it."""
     results = []
     for name in names:
         results.append(simulate(ts, scheduler=name, duration=duration, seed=seed, on_miss=on_miss, trace=trace,
-                                measure_policy=measure_policy, keep_jobs=keep_jobs, _into=jobs_file))
+                                measure_policy=measure_policy, keep_jobs=keep_jobs, _into=jobs_file, max_jobs=max_jobs))
     return results
 
 
@@ -226,8 +221,7 @@ def write_outputs(results, json_path=None, csv_path=None, trace_path=None, gantt
 
 def run(args):
     ts = _core.load_taskset(args.file)
-    if args.duration is not None:
-        duration_ns(args.duration)  # validate early, with the user's spelling in the message
+    check_duration(args)  # early, with the user's spelling in the message
     output_paths(args, inputs=(args.file,), util_plot=args.util_plot)
     held = keeps_jobs(args, ts)
     check_job_limit(ts, args, runs=max(1, len(args.schedulers or [])), held=held)
@@ -235,7 +229,7 @@ def run(args):
     trace = bool(args.trace or args.gantt or args.util_plot)
     warn(ts, names)
     with parquet_file(args.jobs_parquet if not held else None) as jobs_file:
-        results = run_all(ts, names, seed=args.seed, duration=args.duration, on_miss=args.on_miss, trace=trace,
+        results = run_all(ts, names, seed=args.seed, duration=args.duration, on_miss=args.on_miss, trace=trace, max_jobs=args.max_jobs,
                           measure_policy=args.measure_policy, keep_jobs=held, jobs_file=jobs_file)
     r0 = results[0]
     print(f"{ts.source}: {len(ts.task_names)} tasks on {ts.cpus} CPUs, U = {ts.utilization:.3f}; "

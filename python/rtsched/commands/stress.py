@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import os
 
+from ..cli import seed
+
 
 def register(sub):
     n = os.cpu_count() or 1
@@ -25,7 +27,7 @@ def register(sub):
     p.add_argument("--io", type=int, default=0, metavar="N", help="workers writing 1 MiB + fsync in a loop (a temporary file)")
     p.add_argument("--net", type=int, default=0, metavar="N", help="workers sending UDP datagrams to themselves over loopback")
     p.add_argument("--nice", type=int, default=0, metavar="N", help="nice value of every worker (default 0)")
-    p.add_argument("--seed", type=int, default=1, metavar="N", help="seed of the bursty workers (default 1)")
+    p.add_argument("--seed", type=seed, default=1, metavar="N", help="seed of the bursty workers (default 1)")
     p.add_argument("--duration", metavar="D", help="how long (default: until Ctrl-C or SIGTERM)")
     p.add_argument("-q", "--quiet", action="store_true")
     p.set_defaults(func=run)

@@ -12,6 +12,7 @@ the batch it was computing (resubmitted whole).
 from __future__ import annotations
 
 import concurrent.futures as cf
+import contextlib
 import functools
 import itertools
 import os
@@ -23,7 +24,7 @@ from .keys import Batcher, Spans, units
 from .progress import Progress
 from .spec import Spec, load_spec, parse_spec
 from .table import _fmt, _read_all, _Sink, consolidate, current_schema, parts_dir, stale
-from .worker import run_batch, run_batch_to
+from .worker import run_batch, run_batch_to, watch_coordinator
 
 #: Seconds of work a batch aims at: long enough that the round trip (a process pool's pickle,
 #: a Dask task) and the per-batch costs stay small beside it, short enough that the bar moves
@@ -107,8 +108,46 @@ def sweep(spec, executor=None, output=None, progress=None, workers=None, batch_r
     elif not isinstance(spec, Spec):
         raise InputError(f"sweep: expected a spec (path, dict or Spec), got {type(spec).__name__}")
     output = os.fspath(output) if output is not None else spec.output
-    if output is not None:
-        _fmt(output)
+    if output is None:
+        return _sweep(spec, executor, None, progress, workers, batch_rows, batch_seconds, resume)
+    _fmt(output)
+    with table_lock(output):
+        return _sweep(spec, executor, output, progress, workers, batch_rows, batch_seconds, resume)
+
+
+@contextlib.contextmanager
+def table_lock(output):
+    """One sweep at a time writes a table: an advisory lock on ``TABLE.lock`` (flock), held for
+    the whole sweep; a second sweep into the same table is refused at once (InputError, exit
+    2) instead of deleting the first one's part files when it consolidates. The lock file
+    stays (removing it while another run may be opening it would let two runs hold a lock).
+    A run that dies releases the lock with its last descriptor."""
+    import fcntl
+
+    lock = os.fspath(output) + ".lock"
+    while True:
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            try:
+                holder = os.pread(fd, 32, 0).decode(errors="replace").strip() or "?"
+            finally:
+                os.close(fd)
+            raise InputError(f"{output}: another sweep (pid {holder}) is writing this table now; wait for it to end, "
+                             "or give this one another output") from None
+        if os.path.exists(lock) and os.path.samestat(os.fstat(fd), os.stat(lock)):
+            break
+        os.close(fd)  # the file was replaced while we waited for it: lock the new one
+    try:
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        yield
+    finally:
+        os.close(fd)
+
+
+def _sweep(spec, executor, output, progress, workers, batch_rows, batch_seconds, resume):
     done, outdated, others = set(), set(), False
     if output is not None and resume:
         existing, _ = _read_all(output)
@@ -213,7 +252,8 @@ def _run(batcher, retries, executor, workers, sink, bar, fn=run_batch):
     own = executor is None
     nworkers = (workers or os.cpu_count() or 1) if own else _workers(executor)
     if own:
-        executor = cf.ProcessPoolExecutor(max_workers=nworkers, mp_context=_context(first=True))
+        executor = cf.ProcessPoolExecutor(max_workers=nworkers, mp_context=_context(first=True),
+                                          initializer=watch_coordinator, initargs=(os.getpid(),))
     # A Dask executor would hash every argument to name the task (pure=True): a batch is new work.
     extra = {"pure": False} if getattr(executor, "_client", None) is not None else {}
     sizer = _Sizer(nworkers)
@@ -227,7 +267,8 @@ def _run(batcher, retries, executor, workers, sink, bar, fn=run_batch):
         nonlocal executor
         lost = lost + [pending.pop(f) for f in list(pending)]
         executor.shutdown(wait=False, cancel_futures=True)
-        executor = cf.ProcessPoolExecutor(max_workers=nworkers, mp_context=_context(first=False))
+        executor = cf.ProcessPoolExecutor(max_workers=nworkers, mp_context=_context(first=False),
+                                          initializer=watch_coordinator, initargs=(os.getpid(),))
         bar.update(note=f"a worker died: resubmitted {len(lost)} batches", force=True)
         for c in lost:
             submit(c)

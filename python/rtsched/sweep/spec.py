@@ -135,6 +135,68 @@ def _options_field(msg: str) -> tuple[str, str]:
     return path or "run", m["msg"]
 
 
+#: The most values a spec may hold once its YAML aliases are expanded: a spec is a few dozen;
+#: nested aliases ("a billion laughs") expand a few hundred bytes into gigabytes.
+MAX_SPEC_NODES = 100_000
+#: YAML 1.2's floats (PyYAML reads YAML 1.1, where `1e-1` and `1E3` are strings, not numbers).
+_FLOAT_12 = re.compile(r"^[-+]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][-+]?[0-9]+)$")
+
+
+def strict_yaml(text: str, source: str):
+    """Read a spec's YAML as the task-file reader reads task files: no explicit tags, aliases
+    only while the expanded document stays under MAX_SPEC_NODES values (and never one that
+    contains itself), YAML 1.2 numbers (`1e-1` is 0.1). Raises InputError naming ``source``."""
+    import yaml
+
+    class Loader(yaml.SafeLoader):
+        pass
+
+    # A copy of the resolvers: PyYAML's add_implicit_resolver would append to SafeLoader's lists.
+    Loader.yaml_implicit_resolvers = {k: list(v) for k, v in yaml.SafeLoader.yaml_implicit_resolvers.items()}
+    Loader.add_implicit_resolver("tag:yaml.org,2002:float", _FLOAT_12, list("-+0123456789."))
+    loader = Loader(text)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        _check_nodes(node, source)
+        return loader.construct_document(node)
+    finally:
+        loader.dispose()
+
+
+def _check_nodes(root, source):
+    """Refuse explicit tags, a recursive alias, and a document that expands past MAX_SPEC_NODES
+    (each node's expanded size counted once, so this takes time in the nodes written, not in
+    their expansion)."""
+    import yaml
+
+    size, state, stack = {}, {}, [(root, False)]
+    while stack:
+        node, children_done = stack.pop()
+        k = id(node)
+        if children_done:
+            kids = node.value if isinstance(node, yaml.SequenceNode) else \
+                [x for kv in node.value for x in kv] if isinstance(node, yaml.MappingNode) else []
+            size[k] = min(1 + sum(size[id(c)] for c in kids), MAX_SPEC_NODES + 1)
+            state[k] = "done"
+            continue
+        if state.get(k) == "done":
+            continue
+        if state.get(k) == "open":
+            raise InputError(f"{source}: a YAML alias refers to a value that contains it (a recursive structure)")
+        if not node.tag.startswith("tag:yaml.org,2002:"):  # a tag of YAML's own is what an untagged value gets
+            raise InputError(f"{source}: line {node.start_mark.line + 1}: the YAML tag {node.tag!r} is not accepted in a spec")
+        state[k] = "open"
+        stack.append((node, True))
+        kids = node.value if isinstance(node, yaml.SequenceNode) else \
+            [x for kv in node.value for x in kv] if isinstance(node, yaml.MappingNode) else []
+        stack.extend((c, False) for c in kids)
+    if size[id(root)] > MAX_SPEC_NODES:
+        raise InputError(f"{source}: its YAML aliases expand it past {MAX_SPEC_NODES:,} values (a spec holds a few "
+                         "dozen): refusing to expand it")
+
+
 #: The largest sweep spec read (a spec is a few hundred bytes; a huge file or a device named
 #: by mistake is refused, not read).
 MAX_SPEC_BYTES = 1 << 20
@@ -149,11 +211,11 @@ def load_spec(path) -> Spec:
     path = os.fspath(path)
     data = read_input_bytes(path, MAX_SPEC_BYTES, "a sweep spec")
     try:
-        text = data.decode("utf-8")
+        text = data.decode("utf-8-sig")  # a byte-order mark, if any, is not text
     except UnicodeDecodeError as e:
         raise InputError(f"{path}: not UTF-8 text (byte 0x{data[e.start]:02x} at offset {e.start})") from None
     try:
-        d = yaml.safe_load(text)
+        d = strict_yaml(text, path)
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""

@@ -470,6 +470,23 @@ class _Stream:
                 os.unlink(self.tmp)
 
 
+def _read_checked(path, read, what):
+    """``read()`` of an existing sweep table or part, or InputError (exit 2) naming it when it is
+    not one (a per-job Parquet file, say) or cannot be read (truncated, corrupt): the file is
+    left as it is, never overwritten."""
+    try:
+        df = read()
+    except InputError:
+        raise
+    except Exception as e:  # noqa: BLE001 - pyarrow's and pandas' errors for a bad file are many
+        raise InputError(f"{path}: {what} cannot be read as a sweep table ({type(e).__name__}: {str(e)[:200]}); "
+                         "it was left as it is: move it away, or give the sweep another output") from None
+    if len(df) and ("key" not in df.columns or df["key"].isna().any() or (df["key"].astype(str) == "").any()):
+        raise InputError(f"{path}: {what} is not a sweep table (rows without a sweep key: a per-job records file?); "
+                         "it was left as it is: give the sweep another output")
+    return df
+
+
 def _read_all(path):
     """The table and any part files left by earlier (maybe interrupted) runs, each key once:
     a row of the current results schema wins over a stale one (recomputed by a resumed run),
@@ -478,9 +495,10 @@ def _read_all(path):
 
     frames = []
     if os.path.exists(path):
-        frames.append(read_table(path))
+        frames.append(_read_checked(path, lambda: read_table(path), "the table"))
     parts = _parts(path)
-    frames += [_coerce(_arrow_frame(_read_ipc(p))) if p.suffix == ".arrow" else read_table(p) for p in parts]
+    frames += [_read_checked(p, (lambda p=p: _coerce(_arrow_frame(_read_ipc(p))) if p.suffix == ".arrow" else read_table(p)),
+                             "a part file of the table") for p in parts]
     if not frames:
         return _frame([]), parts
     df = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]

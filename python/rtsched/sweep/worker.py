@@ -24,6 +24,28 @@ from .table import MODEL_COLUMNS, SUMMARY_COLUMNS
 WARNINGS = "_warnings"
 
 
+def watch_coordinator(pid: int, every_s: float = 0.5):
+    """A local pool worker's initializer: a thread that ends this process once the coordinator
+    ``pid`` is gone, however it died (``kill -9`` included). Without it a worker whose
+    coordinator was killed waited forever for work: every worker holds the write end of the
+    pool's queue, so none ever reads its end."""
+    import os
+    import threading
+    import time
+
+    def watch():
+        while True:
+            time.sleep(every_s)
+            try:
+                os.kill(pid, 0)
+            except ProcessLookupError:
+                os._exit(1)
+            except PermissionError:  # a process of another user took the pid: ours is gone
+                os._exit(1)
+
+    threading.Thread(target=watch, name="rtsched-watch-coordinator", daemon=True).start()
+
+
 def run_unit(u: Unit) -> list[dict]:
     """Generate the unit's task set and simulate it under each of its schedulers."""
     from .. import _core
