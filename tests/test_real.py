@@ -302,12 +302,19 @@ def test_a_real_run_places_its_time_zero_on_the_monotonic_clock(light, backend):
 def test_latency_probe_agrees_with_cyclictest():
     from rtsched.latency import cyclictest, probe, summarize
 
-    ours = {cpu: summarize(xs) for cpu, xs in probe("2s", "1ms", 80).items()}
-    theirs = cyclictest("2s", "1ms", 80)
+    # Up to three tries, each reported: cyclictest's -D counts from its own start, so a slow
+    # start (seen once in three fresh-clone runs here: 1,660 of 2,000 cycles) shortens its run.
+    tries = []
+    for _ in range(3):
+        ours = {cpu: summarize(xs) for cpu, xs in probe("2s", "1ms", 80).items()}
+        theirs = cyclictest("2s", "1ms", 80)
+        tries.append({cpu: (ours[cpu]["count"], theirs[cpu]["count"]) for cpu in ours if cpu in theirs})
+        if set(ours) == set(theirs) and all(abs(ours[c]["count"] - theirs[c]["count"]) <= 0.1 * theirs[c]["count"] for c in ours):
+            break
     assert set(ours) == set(theirs)
     for cpu in ours:
         o, t = ours[cpu], theirs[cpu]
-        assert abs(o["count"] - t["count"]) <= 0.1 * t["count"]
+        assert abs(o["count"] - t["count"]) <= 0.1 * t["count"], ("(probe, cyclictest) cycles per CPU, each try", tries)
         # Same measurement, same machine: the floors agree closely, the typical values loosely.
         assert 0.5 * t["min_us"] - 5 <= o["min_us"] <= 2 * t["min_us"] + 10, (o, t)
         assert o["median_us"] <= 3 * t["avg_us"] + 50, (o, t)
