@@ -94,8 +94,8 @@ test-python: $(BUILT_TEST)
 # the machine: the Rust ones (#[ignore]d elsewhere), then the Python ones (mark `real`). Without
 # real-time privilege each says that it did not run.
 test-real: $(BUILT_TEST)
-	$(RUST_TESTS) --lib --tests -- --ignored --skip readings_measured --test-threads=1 --nocapture
-	$(PYTEST) -m "real and not slow and not hostcache" -rs
+	rc=0; $(RUST_TESTS) --lib --tests -- --ignored --skip readings_measured --test-threads=1 --nocapture || rc=1; \
+	$(PYTEST) -m "real and not slow and not hostcache" -rs || rc=1; exit $$rc
 
 # Cache interference between two tasks' buffers on this host's real cores (tests/test_memory_real.py,
 # mark `hostcache`): whether it shows depends on the host's shared cache, so it is not part of

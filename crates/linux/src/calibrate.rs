@@ -787,25 +787,35 @@ mod tests {
         }
         let _one = crate::real_threads_lock();
         for backend in [Backend::Testbed { policy: "gedf".into() }, Backend::Kernel] {
-            let mut last = (0, 0);
-            let mut p = |_: &str, d: u64, t: u64| {
-                assert!(d >= last.0 && d <= t, "progress went back or past the end");
-                last = (d, t);
+            // Decision, switch and release always take time; a migration's refill and the
+            // tick's loss can measure 0 on a quiet machine with a shared cache. A median of 0
+            // for one that takes time is host noise (seen once in four fresh-clone runs here:
+            // context_switch 0 of 60 samples): up to three calibrations, each reported, and
+            // the last one asserted.
+            let mut tries = Vec::new();
+            let p = loop {
+                let mut last = (0, 0);
+                let mut progress = |_: &str, d: u64, t: u64| {
+                    assert!(d >= last.0 && d <= t, "progress went back or past the end");
+                    last = (d, t);
+                };
+                let c = calibrate(&Options { backend: backend.clone(), samples: 60, wss: 64 * 1024 }, &mut progress).unwrap();
+                assert_eq!(last.0, last.1, "progress ends at its total");
+                let zero: Vec<_> = [0, 1, 3].into_iter().filter(|&i| c.profile.costs[i].median == 0).collect();
+                tries.push(zero.iter().map(|&i| rtsched_model::overheads::KINDS[i]).collect::<Vec<_>>());
+                if zero.is_empty() || tries.len() == 3 {
+                    break c.profile;
+                }
             };
-            let c = calibrate(&Options { backend: backend.clone(), samples: 60, wss: 64 * 1024 }, &mut p).unwrap();
-            assert_eq!(last.0, last.1, "progress ends at its total");
-            let p = &c.profile;
             assert_eq!(p.backend, backend.name());
             assert!(p.tick_period >= 1_000_000 && p.tick_period <= 10_000_000, "{}", p.tick_period);
             for (k, s) in rtsched_model::overheads::KINDS.iter().zip(&p.costs) {
                 assert!(s.p99 >= s.median && s.samples >= 10, "{k}: {s:?}");
             }
-            // Decision, switch and release always take time; a migration's refill and the
-            // tick's loss can measure 0 on a quiet machine with a shared cache.
             for i in [0, 1, 3] {
-                assert!(p.costs[i].median > 0, "{}: {:?}", rtsched_model::overheads::KINDS[i], p.costs[i]);
+                assert!(p.costs[i].median > 0, "{}: {:?} (costs at 0 in each try: {tries:?})", rtsched_model::overheads::KINDS[i], p.costs[i]);
             }
-            assert_eq!(parse_profile(&p.to_yaml(), "p.yaml").unwrap(), *p);
+            assert_eq!(parse_profile(&p.to_yaml(), "p.yaml").unwrap(), p);
         }
     }
 }
