@@ -171,14 +171,17 @@ def _check_nodes(root, source):
     their expansion)."""
     import yaml
 
+    def children(node):
+        if isinstance(node, yaml.SequenceNode):
+            return node.value
+        return [x for kv in node.value for x in kv] if isinstance(node, yaml.MappingNode) else []
+
     size, state, stack = {}, {}, [(root, False)]
     while stack:
         node, children_done = stack.pop()
         k = id(node)
         if children_done:
-            kids = node.value if isinstance(node, yaml.SequenceNode) else \
-                [x for kv in node.value for x in kv] if isinstance(node, yaml.MappingNode) else []
-            size[k] = min(1 + sum(size[id(c)] for c in kids), MAX_SPEC_NODES + 1)
+            size[k] = min(1 + sum(size[id(c)] for c in children(node)), MAX_SPEC_NODES + 1)
             state[k] = "done"
             continue
         if state.get(k) == "done":
@@ -189,9 +192,7 @@ def _check_nodes(root, source):
             raise InputError(f"{source}: line {node.start_mark.line + 1}: the YAML tag {node.tag!r} is not accepted in a spec")
         state[k] = "open"
         stack.append((node, True))
-        kids = node.value if isinstance(node, yaml.SequenceNode) else \
-            [x for kv in node.value for x in kv] if isinstance(node, yaml.MappingNode) else []
-        stack.extend((c, False) for c in kids)
+        stack.extend((c, False) for c in children(node))
     if size[id(root)] > MAX_SPEC_NODES:
         raise InputError(f"{source}: its YAML aliases expand it past {MAX_SPEC_NODES:,} values (a spec holds a few "
                          "dozen): refusing to expand it")
