@@ -341,22 +341,27 @@ impl Shared {
         let began = sys::mono_ns();
         let State { led, boxes, .. } = st;
         let mut sub = Publish { cells: &self.cpus, boxes, scx: self.scx.is_some() };
-        while let Some(&Reverse((d, j, generation))) = st.aborts.peek() {
-            if d > now {
-                break;
-            }
-            st.aborts.pop();
-            led.deadline_abort(now, j, generation, &mut sub);
-        }
-        for t in 0..st.next_release.len() {
-            while st.next_release[t] <= now && led.keeps_releasing(st.next_release[t]) {
-                let at = st.next_release[t];
-                st.jitter_ns.push(now - at);
-                let rel = led.release(now, t as u32, at);
-                st.next_release[t] = rel.next;
-                if let Some(a) = rel.abort {
-                    st.aborts.push(Reverse(a));
+        // Aborts and releases due by `now`, earliest first (an abort before a release at the same
+        // instant, as in the simulator), releases of one instant in task order. A decider that
+        // comes late (host steal) catches up in that order too: the records are made in release
+        // order, the order a streamed run writes them in.
+        loop {
+            let abort = st.aborts.peek().map(|&Reverse((d, _, _))| d);
+            match next_due(abort, &st.next_release, |at| led.keeps_releasing(at), now) {
+                Some(Due::Abort) => {
+                    let Reverse((_, j, generation)) = st.aborts.pop().unwrap();
+                    led.deadline_abort(now, j, generation, &mut sub);
                 }
+                Some(Due::Release(t)) => {
+                    let at = st.next_release[t];
+                    st.jitter_ns.push(now - at);
+                    let rel = led.release(now, t as u32, at);
+                    st.next_release[t] = rel.next;
+                    if let Some(a) = rel.abort {
+                        st.aborts.push(Reverse(a));
+                    }
+                }
+                None => break,
             }
         }
         if let Some(q) = st.tick {
@@ -974,6 +979,24 @@ fn run_on(ts: &TaskSet, policy: Box<dyn Policy>, opts: &RunOptions, scx: Option<
     Ok(r)
 }
 
+/// A timed event due by `now` that [`Testbed::decide`] handles next.
+#[derive(Debug, PartialEq)]
+enum Due {
+    Abort,
+    Release(usize),
+}
+
+/// The earliest of the earliest pending abort (`abort`) and the tasks' next releases that are
+/// due by `now`: an abort first at a tie, releases of one instant in task order.
+fn next_due(abort: Option<Time>, next_release: &[Time], releasing: impl Fn(Time) -> bool, now: Time) -> Option<Due> {
+    let release = (0..next_release.len()).filter(|&t| next_release[t] <= now && releasing(next_release[t])).min_by_key(|&t| (next_release[t], t));
+    match (abort.filter(|&d| d <= now), release) {
+        (Some(d), r) if r.is_none_or(|t| d <= next_release[t]) => Some(Due::Abort),
+        (_, Some(t)) => Some(Due::Release(t)),
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1069,7 +1092,10 @@ tasks:
                 attempt += 1;
                 match run(&ts, "gedf", &RunOptions { model, ..Default::default() }) {
                     Err(RunError::Failed(m)) => {
-                        assert!(m.contains("deadlock at") && m.contains("a#0 waits for 'y', held by b#0") && m.contains("does not resolve deadlocks"), "{model:?}: {m}");
+                        // Usually a#0 and b#0; a job delayed past the next release (host steal)
+                        // makes it a#1 and b#0: the cycle is named with the jobs that are in it.
+                        let cycle = m.contains(" waits for 'y', held by b#") && m.contains(" waits for 'x', held by a#");
+                        assert!(m.contains("deadlock at") && cycle && m.contains("does not resolve deadlocks"), "{model:?}: {m}");
                         break;
                     }
                     Ok(r) if attempt < 3 => {
@@ -1080,6 +1106,31 @@ tasks:
                 }
             }
         }
+    }
+
+    /// A decider that comes late catches up in release order: task c's release at 147 ms before
+    /// task a's at 150 ms (a CI run under host steal wrote them the other way round, task by
+    /// task), an abort before a release at its instant, nothing after `now` or past the window.
+    #[test]
+    fn a_late_decider_handles_what_is_due_in_time_order() {
+        let mut next = vec![150 * MS, 165 * MS, 147 * MS];
+        let mut aborts = vec![154 * MS];
+        let mut order = Vec::new();
+        let now = 155 * MS;
+        loop {
+            aborts.sort_unstable_by(|a, b| b.cmp(a));
+            match next_due(aborts.last().copied(), &next, |at| at < 160 * MS, now) {
+                Some(Due::Abort) => order.push(("abort", aborts.pop().unwrap() / MS)),
+                Some(Due::Release(t)) => {
+                    order.push((["a", "b", "c"][t], next[t] / MS));
+                    next[t] += [10, 15, 7][t] * MS;
+                }
+                None => break,
+            }
+        }
+        assert_eq!(order, [("c", 147), ("a", 150), ("abort", 154), ("c", 154)]);
+        assert_eq!(next_due(None, &[160 * MS], |_| true, 159 * MS), None);
+        assert_eq!(next_due(None, &[150 * MS], |_| false, 159 * MS), None);
     }
 
     /// Wraps a policy and checks the event protocol the testbed follows with it.
