@@ -66,6 +66,15 @@ impl Format {
 /// a file of TUF points or a mistaken path under 2 GB.
 pub const MAX_TASKSET_BYTES: u64 = 32 << 20;
 
+/// The most threads one task's job runs over its regions (the sum of the regions' widths):
+/// PAWS §5 draws up to 3m threads a task (m ≤ 65,536 CPUs), plus its two sequential parts.
+pub const MAX_THREADS_PER_TASK: u64 = 200_000;
+
+/// The most threads a set's tasks have in all (a sequential task counts one): every one is a
+/// schedulable entity of each job, with its program in memory. A list of `{threads: 4096}`
+/// regions 540 KB long asked for 88 million before this limit.
+pub const MAX_THREADS_PER_SET: u64 = 2_000_000;
+
 /// Read and validate a task-set file.
 pub fn load_taskset(path: impl AsRef<Path>) -> Result<TaskSet, InputError> {
     let path = path.as_ref();
@@ -137,6 +146,13 @@ pub(crate) fn read_document(text: &str, format: Format, source: &str) -> Result<
             Err(InputError::new(source, format!("line {l} column {c}: {msg}")))
         }
         Err(ReadError::Malformed { message, .. }) => Err(InputError::new(source, format!("malformed {what}: {message}"))),
+        Err(ReadError::Inexact { line, column, written, read }) => Err(InputError::new(
+            source,
+            format!(
+                "line {line} column {column}: the number {written} has more digits than a number is read with: it would be read as {read} without a word; \
+                 write at most 15 significant digits, or quote a duration (with its unit: '{written}ms') to have it read exactly or refused as a quoted one is"
+            ),
+        )),
         Err(ReadError::Refused(r)) => {
             // Under tasks[i]: name the task as the validators do (from a lenient reading).
             let (ctx, rest) = match r.path.as_slice() {
@@ -489,8 +505,17 @@ impl<'a> Validator<'a> {
         let fixed = declared.then_some(resources.len());
         // Names seen, by position: a scan of the tasks before each one made loading quadratic.
         let mut seen: std::collections::HashMap<String, usize> = std::collections::HashMap::with_capacity(list.len());
+        let mut threads = 0u64;
         for (i, tv) in list.iter().enumerate() {
             let task = self.task(i, tv, &platform, &mut resources, fixed)?;
+            threads += task.regions.iter().map(|r| r.threads.len() as u64).sum::<u64>().max(1);
+            if threads > MAX_THREADS_PER_SET {
+                return Err(self.err(
+                    Some(&format!("task '{}' (tasks[{i}])", task.name)),
+                    Some("regions"),
+                    format!("the set's tasks up to this one have {threads} threads, more than the limit of {MAX_THREADS_PER_SET} threads in a set"),
+                ));
+            }
             if let Some(j) = seen.insert(task.name.clone(), i) {
                 return Err(self.err(
                     Some(&format!("task '{}' (tasks[{i}])", task.name)),
@@ -841,9 +866,23 @@ impl<'a> Validator<'a> {
         if list.is_empty() {
             return Err(self.err(ctx, Some("regions"), "is empty; leave it out for a sequential task"));
         }
-        let mut out = Vec::with_capacity(list.len());
+        let mut out = Vec::with_capacity(list.len().min(1024));
+        // Threads so far, checked before each region's are made (a region of {threads: N} is
+        // a few bytes of text for N threads).
+        let mut count = 0u64;
+        let too_many = |field: &str, count: u64| {
+            self.err(ctx, Some(field), format!("the task's regions have {count} threads up to here, more than the limit of {MAX_THREADS_PER_TASK} threads in a task"))
+        };
         for (r, rv) in list.iter().enumerate() {
             let field = format!("regions[{r}]");
+            count += match rv {
+                Value::Array(ts) => ts.len() as u64,
+                Value::Object(o) => o.get("threads").and_then(Value::as_u64).unwrap_or(1).min(1 << 40),
+                _ => 1,
+            };
+            if count > MAX_THREADS_PER_TASK {
+                return Err(too_many(&field, count));
+            }
             let threads = match rv {
                 Value::Array(ts) => {
                     if ts.is_empty() {
@@ -861,8 +900,8 @@ impl<'a> Validator<'a> {
                         None => return Err(self.err(Some(&c), Some("threads"), "missing required field")),
                         Some(x) => self.uint(x, Some(&c), "threads")?,
                     };
-                    if n == 0 || n > 4096 {
-                        return Err(self.err(Some(&c), Some("threads"), format!("must be between 1 and 4096, got {n}")));
+                    if n == 0 || n > MAX_THREADS_PER_TASK {
+                        return Err(self.err(Some(&c), Some("threads"), format!("must be between 1 and {MAX_THREADS_PER_TASK} (the threads a task may have), got {n}")));
                     }
                     let w = match o.get("wcet") {
                         None => return Err(self.err(Some(&c), Some("wcet"), "missing required field (each thread's WCET)")),
@@ -1505,6 +1544,22 @@ mod tests {
             assert!(e.contains(n), "error {e:?} lacks {n:?}");
         }
         assert!(e.starts_with("ts.yaml"), "{e}");
+    }
+
+    #[test]
+    fn threads_are_limited_per_task_and_per_set() {
+        let p = "platform: {cpus: 2}\ntasks:\n";
+        // 49 regions of 4,096 threads: 200,704 threads from 1.3 KB of text.
+        let wide = vec!["{threads: 4096, wcet: 1us}"; 49].join(", ");
+        expect_err(&format!("{p}  - {{name: a, period: 10, regions: [{wide}]}}\n"), &["task 'a'", "'regions[48]'", "200704 threads", "limit of 200000 threads in a task"]);
+        expect_err(&format!("{p}  - {{name: a, period: 10, regions: [{{threads: 200001, wcet: 1us}}]}}\n"), &["'regions[0]'", "200001 threads"]);
+        // At the limits: accepted.
+        let at = yaml(&format!("{p}  - {{name: a, period: 10, regions: [{{threads: 199998, wcet: 1ns}}, [1ns, 1ns]]}}\n")).unwrap();
+        assert_eq!(at.tasks[0].regions.iter().map(|r| r.threads.len()).sum::<usize>(), 200_000);
+        // Ten tasks of 200,000 threads are the set's limit; an eleventh (even sequential) is over.
+        let tasks: String = (0..10).map(|i| format!("  - {{name: t{i}, period: 10, regions: [{{threads: 200000, wcet: 1ns}}]}}\n")).collect();
+        assert!(yaml(&format!("{p}{tasks}")).is_ok());
+        expect_err(&format!("{p}{tasks}  - {{name: s, period: 10, wcet: 1}}\n"), &["task 's' (tasks[10])", "2000001 threads", "limit of 2000000 threads in a set"]);
     }
 
     #[test]

@@ -165,6 +165,9 @@ impl<'de> Visitor<'de> for Seed<'_> {
 pub enum ReadError {
     Refused(Refused),
     Malformed { line: Option<usize>, column: Option<usize>, message: String },
+    /// A bare number the float it is read into cannot hold (`10.00000000000000001` is read
+    /// as 10): at `line`, `column`, as written and as it would be read.
+    Inexact { line: usize, column: usize, written: String, read: String },
 }
 
 fn finish<E: fmt::Display>(st: RefCell<State>, r: Result<Value, E>, pos: impl FnOnce(&E) -> Option<(usize, usize)>) -> Result<Value, ReadError> {
@@ -226,10 +229,97 @@ fn too_deep(text: &str) -> Option<(usize, usize)> {
     None
 }
 
+/// A decimal number's value as (negative, significant digits, power of ten): equal for
+/// `10`, `10.000` and `1e1`. `None` if `s` is not a decimal number.
+fn decimal_value(s: &str) -> Option<(bool, String, i64)> {
+    let (neg, t) = match s.as_bytes().first()? {
+        b'-' => (true, &s[1..]),
+        b'+' => (false, &s[1..]),
+        _ => (false, s),
+    };
+    let (mant, exp) = match t.find(['e', 'E']) {
+        Some(i) => (&t[..i], t[i + 1..].parse::<i64>().ok()?),
+        None => (t, 0),
+    };
+    let (int, frac) = mant.split_once('.').unwrap_or((mant, ""));
+    if (int.is_empty() && frac.is_empty()) || !int.bytes().chain(frac.bytes()).all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let all = format!("{int}{frac}");
+    let digits = all.trim_start_matches('0');
+    let kept = digits.trim_end_matches('0');
+    let exp = exp.checked_sub(frac.len() as i64)?.checked_add((digits.len() - kept.len()) as i64)?;
+    Some((neg && !kept.is_empty(), kept.to_string(), if kept.is_empty() { 0 } else { exp }))
+}
+
+/// The first bare (unquoted) number with a fraction or an exponent that reading it as a
+/// 64-bit float would change, with its position (1-based) and the value it would be read as:
+/// times are whole nanoseconds, and a quoted duration with digits finer than that is refused,
+/// so a bare one must not be rounded without a word. Quoted scalars and comments are skipped,
+/// as in [`too_deep`].
+fn inexact_number(text: &str) -> Option<(usize, usize, String, String)> {
+    let (mut line, mut col) = (1usize, 0usize);
+    let mut quote: Option<char> = None;
+    let (mut comment, mut escaped, mut prev) = (false, false, '\n');
+    let mut token = String::new();
+    let mut start = (0, 0);
+    let check = |token: &str, at: (usize, usize)| -> Option<(usize, usize, String, String)> {
+        if !token.contains(['.', 'e', 'E']) || token.len() < 16 {
+            return None; // integers are read exactly; 15 significant digits survive a float
+        }
+        let written = decimal_value(token)?;
+        let f: f64 = token.parse().ok()?;
+        let read = format!("{f}");
+        (f.is_finite() && decimal_value(&read) != Some(written)).then(|| (at.0, at.1, token.to_string(), read))
+    };
+    for c in text.chars() {
+        col += 1;
+        let plain = quote.is_none() && !comment;
+        let delimiter = c.is_whitespace() || matches!(c, ',' | '[' | ']' | '{' | '}' | ':' | '#');
+        // A quote opens a quoted scalar only where a scalar starts (`don't` is plain text).
+        if plain && !delimiter && !(token.is_empty() && matches!(c, '"' | '\'')) {
+            if token.is_empty() {
+                start = (line, col);
+            }
+            token.push(c);
+        } else if !token.is_empty() {
+            if let Some(found) = check(&token, start) {
+                return Some(found);
+            }
+            token.clear();
+        }
+        if c == '\n' {
+            (line, col, comment) = (line + 1, 0, false);
+            if quote != Some('"') {
+                escaped = false;
+            }
+            prev = c;
+            continue;
+        }
+        match quote {
+            _ if comment => {}
+            Some('"') if escaped => escaped = false,
+            Some('"') if c == '\\' => escaped = true,
+            Some(q) if c == q => quote = None,
+            Some(_) => {}
+            None => match c {
+                '#' if prev.is_whitespace() => comment = true,
+                '"' | '\'' if token.is_empty() => quote = Some(c),
+                _ => {}
+            },
+        }
+        prev = c;
+    }
+    check(&token, start)
+}
+
 /// Read YAML text strictly.
 pub fn from_yaml(text: &str) -> Result<Value, ReadError> {
     if let Some((line, column)) = too_deep(text) {
         return Err(ReadError::Malformed { line: Some(line), column: Some(column), message: format!("nested more than {MAX_FLOW_DEPTH} levels deep") });
+    }
+    if let Some((line, column, written, read)) = inexact_number(text) {
+        return Err(ReadError::Inexact { line, column, written, read });
     }
     let st = RefCell::new(State::default());
     let r = Seed(&st).deserialize(serde_yaml_ng::Deserializer::from_str(text));
@@ -239,6 +329,9 @@ pub fn from_yaml(text: &str) -> Result<Value, ReadError> {
 /// Read JSON text strictly (JSON has no NaN or infinity literals; negative zero and duplicate
 /// keys are what it can carry).
 pub fn from_json(text: &str) -> Result<Value, ReadError> {
+    if let Some((line, column, written, read)) = inexact_number(text) {
+        return Err(ReadError::Inexact { line, column, written, read });
+    }
     let st = RefCell::new(State::default());
     let mut de = serde_json::Deserializer::from_str(text);
     let r = Seed(&st).deserialize(&mut de).and_then(|v| de.end().map(|()| v));
@@ -249,10 +342,35 @@ pub fn from_json(text: &str) -> Result<Value, ReadError> {
 mod tests {
     use super::*;
 
+    #[test]
+    fn a_bare_number_a_float_would_change_is_found_with_its_place() {
+        let found = inexact_number("tasks:\n  - {name: a, period: 10.00000000000000001, wcet: 1}\n").unwrap();
+        assert_eq!(found, (2, 23, "10.00000000000000001".into(), "10".into()));
+        // JSON the same; exact ones, integers, quoted text and comments are left alone.
+        assert!(inexact_number("{\"period\": 0.30000000000000000001}").is_some());
+        for ok in [
+            "period: 10.000000000000000000\n",
+            "period: 1234567890.123456\n",
+            "seed: 18446744073709551615\n",
+            "period: '10.00000000000000001'\n",
+            "name: \"a 10.00000000000000001 b\"\n",
+            "period: 10 # 10.00000000000000001\n",
+            "period: 10.00000000000000001ms\n",
+            "u: 0.1\nv: 1e-7\nw: 2.5E+3\n",
+        ] {
+            assert_eq!(inexact_number(ok), None, "{ok}");
+        }
+        assert!(matches!(from_yaml("a: 1.00000000000000000001\n"), Err(ReadError::Inexact { line: 1, column: 4, .. })));
+        assert_eq!(decimal_value("10.000"), decimal_value("1e1"));
+        assert_eq!(decimal_value("-0.0"), decimal_value("0"));
+        assert_eq!(decimal_value("ab"), None);
+    }
+
     fn refused_yaml(text: &str) -> (String, Problem) {
         match from_yaml(text) {
             Err(ReadError::Refused(r)) => (path_string(&r.path), r.problem),
             Err(ReadError::Malformed { message, .. }) => panic!("malformed, not refused: {message}"),
+            Err(ReadError::Inexact { written, .. }) => panic!("inexact, not refused: {written}"),
             Ok(v) => panic!("accepted: {v}"),
         }
     }
