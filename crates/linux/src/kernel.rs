@@ -682,7 +682,7 @@ impl Start {
 /// What a kernel thread of task `ti` is given when it is spawned.
 struct Spawn {
     ti: usize,
-    task: rtsched_model::Task,
+    task: Arc<rtsched_model::Task>,
     program: Arc<Program>,
     policy: KernelPolicy,
     /// Its SCHED_DEADLINE runtime (lane of [`dl_runtimes`]).
@@ -990,6 +990,25 @@ fn deadline_precheck(ts: &TaskSet) -> Result<(), RunError> {
     Ok(())
 }
 
+/// The most threads a kernel run starts: one per lane of each task (its widest region), each a
+/// real thread with its own stack that waits at one barrier. A set of 70,000 threads spent
+/// minutes starting them; the testbed runs any number of threads on one worker per CPU.
+pub const MAX_KERNEL_THREADS: usize = 4096;
+
+fn check_thread_count(ts: &TaskSet) -> Result<(), RunError> {
+    let mut threads = 0usize;
+    for t in &ts.tasks {
+        threads += t.regions.iter().map(|r| r.threads.len()).max().unwrap_or(1).max(1);
+        if threads > MAX_KERNEL_THREADS {
+            return Err(RunError::Input(format!(
+                "{}: task '{}': field 'regions': a kernel run starts one thread per thread of a region; the tasks up to this one need {threads}, more than the limit of {MAX_KERNEL_THREADS} (the testbed backends run any number on one worker per CPU)",
+                ts.source, t.name
+            )));
+        }
+    }
+    Ok(())
+}
+
 pub fn run(ts: &TaskSet, plan: &KernelPlan, opts: &RunOptions) -> Result<RunResult, RunError> {
     run_into(ts, plan, opts, None)
 }
@@ -998,6 +1017,7 @@ pub fn run(ts: &TaskSet, plan: &KernelPlan, opts: &RunOptions) -> Result<RunResu
 /// each task thread hands its records over, this thread interleaves them into release order
 /// ([`Merger`]) while it waits for the run to end.
 pub(crate) fn run_into(ts: &TaskSet, plan: &KernelPlan, opts: &RunOptions, mut out: Option<&mut Collector<'_>>) -> Result<RunResult, RunError> {
+    check_thread_count(ts)?;
     if matches!(plan.policy, KernelPolicy::Deadline { .. }) {
         deadline_precheck(ts)?;
     }
@@ -1049,12 +1069,14 @@ pub(crate) fn run_into(ts: &TaskSet, plan: &KernelPlan, opts: &RunOptions, mut o
     let mut helpers = Vec::new();
     let mut spawn_error = None;
     for (ti, task) in ts.tasks.iter().enumerate() {
+        // Shared by the task's lanes: a clone each would be quadratic in the task's threads.
+        let shared = Arc::new(task.clone());
         let runtimes = dl_runtimes(task);
         let wcets = lane_wcets(&programs[ti]);
         let team = Arc::new(Team::new(runtimes.len() - 1));
         let spawn = |lane: usize, runtime: Time| Spawn {
             ti,
-            task: task.clone(),
+            task: shared.clone(),
             program: programs[ti].clone(),
             policy: plan.policy.clone(),
             runtime,
@@ -1211,6 +1233,22 @@ pub(crate) fn run_into(ts: &TaskSet, plan: &KernelPlan, opts: &RunOptions, mut o
 mod tests {
     use super::*;
     use rtsched_model::file::{parse_taskset, Format};
+
+    #[test]
+    fn a_kernel_run_refuses_more_threads_than_its_limit_before_starting_any() {
+        let set = |width: usize| {
+            let text = format!("platform: {{cpus: 2}}\ntasks:\n  - {{name: s, period: 100, wcet: 1}}\n  - {{name: p, period: 100, regions: [1, {{threads: {width}, wcet: 10us}}]}}\n");
+            parse_taskset(&text, Format::Yaml, "w.yaml").unwrap()
+        };
+        assert!(check_thread_count(&set(4095)).is_ok());
+        match check_thread_count(&set(4096)) {
+            Err(RunError::Input(m)) => assert!(m.starts_with("w.yaml: task 'p': field 'regions'") && m.contains("need 4097, more than the limit of 4096"), "{m}"),
+            other => panic!("{:?}", other.err()),
+        }
+        // And through the run itself, with no thread started (no privilege needed to see it).
+        let plan = KernelPlan::new(&set(10_000), "fifo").unwrap();
+        assert!(matches!(run(&set(10_000), &plan, &RunOptions::default()), Err(RunError::Input(m)) if m.contains("limit of 4096")));
+    }
 
     /// The line as Linux 6.18 prints it here: two fair servers of 5% each on a 2-CPU root domain.
     #[test]
