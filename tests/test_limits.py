@@ -23,7 +23,7 @@ def test_a_run_of_a_billion_jobs_is_refused_up_front(fast):
     assert "task 'fast' releases one every 1 ns" in r.stderr
     assert "memory stays bounded" in r.stderr and "the limit is 10,000,000" in r.stderr
     # An output that holds every record: the message says how much memory that would be.
-    r = rtsched("simulate", str(fast), "--jobs-csv", str(fast.with_suffix(".csv")))
+    r = rtsched("simulate", str(fast), "--trace", str(fast.with_suffix(".json")))
     assert r.returncode == 2 and "240.0 GB" in r.stderr, r.stderr
 
 
@@ -149,3 +149,77 @@ def test_the_api_refuses_what_the_cli_refuses_and_max_jobs_raises_it(fast):
         rtsched.simulate(ts, "gedf", max_jobs=0)
     r = rtsched.simulate(ts, "gedf", duration="1us", max_jobs=2000)  # 1,000 jobs of 'fast'
     assert r.summary["jobs"] >= 1000
+
+
+# --- bounded time: the estimate of a run's work (crates/sim/src/estimate.rs) ----------------
+
+def big(tmp_path, cpus, run="{duration: 1s}", name="big.yaml"):
+    p = tmp_path / name
+    p.write_text(f"platform: {{cpus: {cpus}}}\nrun: {run}\ntasks:\n  - {{name: a, period: 1, wcet: 0.5}}\n"
+                 "  - {name: b, period: 2, wcet: 1}\n")
+    return p
+
+
+@pytest.mark.parametrize("args,words", [
+    (("-s", "paws"), ["a run under paws would take about 1.3e+13 steps", "3,000 decisions", "on 65,536 CPUs",
+                      "the limit is 20,000,000,000 (--max-work N raises it"]),
+    (("-s", "gedf", "paws"), ["under paws"]),  # gedf is fine; the set is refused before it runs
+    (("-s", "cfs:tick=1ns"), ["2,000,000,000", "tick events"]),
+])
+def test_a_run_that_would_take_hours_is_refused_with_its_estimate(tmp_path, args, words):
+    import time
+
+    t = time.monotonic()
+    r = rtsched("simulate", big(tmp_path, 65536 if "paws" in args else 2), *args)
+    assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
+    for w in words:
+        assert w in r.stderr, r.stderr
+    assert time.monotonic() - t < 10
+    assert r.stdout == ""  # nothing ran, not even gedf
+
+
+def test_gedf_on_65536_cpus_and_paws_on_1024_are_under_the_limit(tmp_path):
+    """Measured before the limit: 1,500 jobs of G-EDF take 0.6 s on 65,536 CPUs, PAWS 6.7 s on
+    1,024 (its estimate: 3,000 decisions of about 1,048,628 steps, 3.1e9)."""
+    import rtsched as api
+
+    ts = api.load_taskset(str(big(tmp_path, 1024, run="{duration: 100}")))
+    decisions, ticks, per, steps, threads = ts.estimated_work("paws")
+    assert (decisions, ticks, per, threads) == (300, 0, 1024 * 1024 + 50 + 2, 2)
+    assert steps == decisions * per
+    assert api.simulate(ts, "paws").summary["jobs"] == 150
+    r = rtsched("simulate", big(tmp_path, 65536, run="{duration: 100}", name="g.yaml"), "-s", "gedf")
+    assert r.returncode == 0, r.stderr
+
+
+def test_the_api_and_testbed_refuse_by_work_and_max_work_lifts_it(tmp_path):
+    import rtsched
+
+    ts = rtsched.load_taskset(str(big(tmp_path, 65536)))
+    with pytest.raises(rtsched.InputError, match=r"under paws would take .* \(max_work=N raises it\)"):
+        rtsched.simulate(ts, "paws")
+    with pytest.raises(rtsched.InputError, match="max_work must be at least 1"):
+        rtsched.simulate(ts, "gedf", max_work=0)
+    # A real run on the testbed runs the policy's decisions too: refused before any privilege
+    # is asked for (no real-time thread starts).
+    with pytest.raises(rtsched.InputError, match="under cfs:tick=1ns would take"):
+        rtsched.run(big(tmp_path, 2, name="small.yaml"), "testbed:cfs:tick=1ns")
+    small = rtsched.load_taskset(str(big(tmp_path, 1024, run="{duration: 20}", name="s.yaml")))
+    with pytest.raises(rtsched.InputError):
+        rtsched.simulate(small, "paws", max_work=1000)
+    assert rtsched.simulate(small, "paws", max_work=None).summary["jobs"] == 30
+
+
+def test_a_sweep_row_that_would_take_hours_is_not_run_and_says_why(tmp_path):
+    import pandas as pd
+    import yaml
+
+    spec = {"name": "w", "seed": 1, "generator": {"name": "uunifast-discard", "params": {"n": 4, "m": 65536}},
+            "utilisation": {"points": [2.0]}, "schedulers": ["paws", "gedf"], "seeds": 1, "duration": "1s"}
+    p = tmp_path / "w.yaml"
+    p.write_text(yaml.safe_dump(spec))
+    r = rtsched("sweep", p, "-o", tmp_path / "w.parquet", "--no-plots", "-q", "-j", "1")
+    assert r.returncode == 0, r.stderr
+    df = pd.read_parquet(tmp_path / "w.parquet").set_index("scheduler")
+    assert df.loc["paws", "status"] == "too-long" and "steps of scheduling work" in df.loc["paws", "error"]
+    assert df.loc["gedf", "status"] == "ok"

@@ -138,3 +138,17 @@ def test_a_spec_reads_as_strictly_as_a_task_file(tmp_path):
     from rtsched.sweep import load_spec
 
     assert load_spec(bom).name == "s"
+
+
+def test_a_generator_parameter_called_name_or_seed_is_refused_naming_it(tmp_path):
+    """Found by the hypothesis test: params {name: …} collided with generate()'s own argument
+    (a TypeError, exit 1)."""
+    from conftest import run_cli
+
+    for key in ("name", "seed"):
+        spec = {"name": "s", "seed": 1, "generator": {"name": "uunifast", "params": {"n": 4, "m": 2, key: 3}},
+                "utilisation": {"points": [1.0]}, "schedulers": ["gedf"], "seeds": 1, "duration": "10ms"}
+        path = tmp_path / f"{key}.yaml"
+        path.write_text(yaml.safe_dump(spec))
+        r = run_cli("sweep", path, "-o", tmp_path / f"{key}.parquet", "--no-plots", "-q")
+        assert r.returncode == 2 and "Traceback" not in r.stderr and key in r.stderr, r.stderr

@@ -33,6 +33,13 @@ def generate(name: str, seed: int = 1, **params) -> Generated:
     ``uunifast-discard``, ``randfixedsum``). Impossible parameters raise :class:`InputError`
     naming the parameter.
     """
+    return generate_from(name, seed, params)
+
+
+def generate_from(name: str, seed: int, params: dict) -> Generated:
+    """:func:`generate` with the parameters as a dict: a parameter may be called anything,
+    ``name`` or ``seed`` too (the generator refuses it, naming it), where keyword arguments
+    would collide with ``generate``'s own (a sweep spec's ``params: {name: …}`` did)."""
     ts, utils, threads, utilities = _core.generate(name, _params(params), seed)
     return Generated(ts, utils, threads, utilities)
 

@@ -267,9 +267,45 @@ def check_job_limit(ts, limit=DEFAULT_MAX_JOBS, runs=1, held=True, raise_with="m
         f"{heaviest['period_ns']:,} ns over {ts.duration_ns / 1e9:g} s), {cost}; the limit is {limit:,} ({raise_with})")
 
 
+#: Steps of scheduling work a run may take before it is refused up front (``max_work=``, the
+#: CLI's --max-work): the job limit bounds a run's memory, this its time. Counted from the
+#: jobs' events, the ticks and the policy's cost on m CPUs (``rtsched_sim::estimate``):
+#: at about 1-2 ns a step, well under a minute; a 1 ns tick or PAWS on 65,536 CPUs is hours.
+DEFAULT_MAX_WORK = _core.DEFAULT_MAX_WORK
+
+
+def _duration_words(seconds):
+    if seconds < 120:
+        return f"{seconds:.0f} s"
+    if seconds < 2 * 3600:
+        return f"{seconds / 60:.0f} minutes"
+    if seconds < 2 * 86400:
+        return f"{seconds / 3600:.0f} hours"
+    if seconds < 2 * 365 * 86400:
+        return f"{seconds / 86400:.0f} days"
+    return f"{seconds / (365 * 86400):.2g} years"
+
+
+def check_work_limit(ts, scheduler, limit=DEFAULT_MAX_WORK, raise_with="max_work=N raises it"):
+    """Raise :class:`InputError` for a run of ``ts`` under ``scheduler`` whose estimated work
+    (:meth:`TaskSet.estimated_work`) is over ``limit`` steps (None: no limit), with the
+    numbers. A bad scheduler name raises the error a run would."""
+    if limit is not None and (isinstance(limit, bool) or not isinstance(limit, numbers.Integral) or limit < 1):
+        raise InputError(f"{'--max-work' if raise_with.startswith('--') else 'max_work'} must be at least 1, got {limit}")
+    decisions, ticks, per, steps, threads = ts.estimated_work(scheduler)
+    if limit is None or steps <= limit:
+        return
+    ticked = f", and {ticks:,} tick events on its CPUs" if ticks else ""
+    total = "more than 10^19" if steps >= 2**64 - 1 else f"about {steps:.2g}"
+    raise InputError(
+        f"{ts.source}: a run under {scheduler} would take {total} steps of scheduling work ({decisions:,} decisions "
+        f"of about {per:,} steps each on {ts.cpus:,} CPUs with {threads:,} threads{ticked}): at about 1 ns a step, "
+        f"{_duration_words(steps * 1e-9)}; the limit is {limit:,} ({raise_with})")
+
+
 def simulate(taskset, scheduler: str = "gedf", duration=None, seed=None, on_miss=None, trace: bool = False,
-             measure_policy: bool = False, keep_jobs: bool = True, jobs_parquet=None, _into=None,
-             max_jobs=DEFAULT_MAX_JOBS) -> Result:
+             measure_policy: bool = False, keep_jobs: bool = True, jobs_parquet=None, _into=None, _csv=None,
+             max_jobs=DEFAULT_MAX_JOBS, max_work=DEFAULT_MAX_WORK) -> Result:
     """Simulate ``taskset`` (a :class:`TaskSet` or a file path) under ``scheduler``.
 
     ``duration`` (number in ms, or "2s"), ``seed`` and ``on_miss`` override the file's run
@@ -285,7 +321,10 @@ def simulate(taskset, scheduler: str = "gedf", duration=None, seed=None, on_miss
     atomically when the run ends) and reads ``jobs`` back from it.
 
     A run that would count more than ``max_jobs`` jobs (default 10,000,000, as the CLI's) is
-    refused before it starts, with the numbers; ``max_jobs=None`` lifts the limit.
+    refused before it starts, with the numbers; ``max_jobs=None`` lifts the limit. So is one
+    whose scheduling work is estimated at more than ``max_work`` steps (default 2·10^10, about
+    a minute at most: a 1 ns tick, or PAWS on tens of thousands of CPUs, is hours);
+    ``max_work=None`` lifts that limit.
     """
     ts = _as_taskset(taskset)
     if duration is not None or seed is not None or on_miss is not None:
@@ -295,10 +334,12 @@ def simulate(taskset, scheduler: str = "gedf", duration=None, seed=None, on_miss
             seed=None if seed is None else int(seed),
             on_miss=on_miss,
         )
-    check_job_limit(ts, max_jobs, held=bool(keep_jobs) and jobs_parquet is None and _into is None)
-    if _into is not None:
-        # An open _core.JobsParquetFile that several runs stream into (`rtsched simulate`).
-        return Result(_core.simulate(ts, scheduler, trace, measure_policy=bool(measure_policy), parquet=_into), ts)
+    check_job_limit(ts, max_jobs, held=bool(keep_jobs) and jobs_parquet is None and _into is None and _csv is None)
+    check_work_limit(ts, scheduler, max_work)
+    if _into is not None or _csv is not None:
+        # An open _core.JobsParquetFile and/or JobsCsvFile that several runs stream into
+        # (`rtsched simulate`).
+        return Result(_core.simulate(ts, scheduler, trace, measure_policy=bool(measure_policy), parquet=_into, csv=_csv), ts)
     if jobs_parquet is None:
         return Result(_core.simulate(ts, scheduler, trace, measure_policy=bool(measure_policy), keep_jobs=bool(keep_jobs)), ts)
     return _written_to(jobs_parquet, None, ts, lambda f: _core.simulate(ts, scheduler, trace, measure_policy=bool(measure_policy), parquet=f))
@@ -330,14 +371,30 @@ def parquet_file(path, row_group=None):
         raise
 
 
+@contextlib.contextmanager
+def csv_file(path):
+    """An open _core.JobsCsvFile at `path` (None: yields None) that runs stream their records
+    into as CSV lines; moved into place when the block ends, discarded if it raises."""
+    if path is None:
+        yield None
+        return
+    f = _core.JobsCsvFile(str(path))
+    try:
+        yield f
+        f.close()
+    except BaseException:
+        f.discard()
+        raise
+
+
 # Row groups of a real run's Parquet file: a real run makes a few hundred records a second, and
 # a row group's columns wait in memory until it is full (about 100 bytes a record).
 REAL_RUN_ROW_GROUP = 8192
 
 
 def run(taskset, backend: str = "testbed:gedf", duration=None, seed=None, on_miss=None, allow_overload: bool = False,
-        model: str = "stw", trace: bool = True, keep_jobs: bool = True, jobs_parquet=None, _into=None,
-        max_jobs=DEFAULT_MAX_JOBS) -> Result:
+        model: str = "stw", trace: bool = True, keep_jobs: bool = True, jobs_parquet=None, _into=None, _csv=None,
+        max_jobs=DEFAULT_MAX_JOBS, max_work=DEFAULT_MAX_WORK) -> Result:
     """Run ``taskset`` for real on Linux.
 
     ``backend``: ``kernel:deadline[:reclaim]``, ``kernel:fifo[:rm|:dm|:file]``, ``kernel:other``
@@ -351,17 +408,22 @@ def run(taskset, backend: str = "testbed:gedf", duration=None, seed=None, on_mis
     ``keep_jobs=False`` keeps no per-job records: each job is folded into the summaries as it
     ends, so a long run's memory does not grow with its jobs (``jobs`` is then unavailable).
     ``jobs_parquet=PATH`` writes every record into that Parquet file as its job ends (atomically,
-    when the run ends) and reads ``jobs`` back from it. ``max_jobs``: as for :func:`simulate`.
+    when the run ends) and reads ``jobs`` back from it. ``max_jobs``, ``max_work``: as for
+    :func:`simulate` (the work of a ``testbed:`` backend's policy; the kernel's own are not
+    estimated).
     """
     ts = _as_taskset(taskset)
     if duration is not None or seed is not None or on_miss is not None:
         _check_seed(seed)
         ts = ts.with_run(duration_ns=None if duration is None else duration_ns(duration),
                          seed=None if seed is None else int(seed), on_miss=on_miss)
-    check_job_limit(ts, max_jobs, held=bool(keep_jobs) and jobs_parquet is None and _into is None)
-    if _into is not None:
-        # An open _core.JobsParquetFile that several runs write into (`rtsched run`).
-        return Result(_core.run_real(ts, backend, allow_overload, model, trace, parquet=_into), ts)
+    check_job_limit(ts, max_jobs, held=bool(keep_jobs) and jobs_parquet is None and _into is None and _csv is None)
+    if isinstance(backend, str) and backend.startswith("testbed:"):
+        check_work_limit(ts, backend[len("testbed:"):], max_work)
+    if _into is not None or _csv is not None:
+        # An open _core.JobsParquetFile and/or JobsCsvFile that several runs write into
+        # (`rtsched run`).
+        return Result(_core.run_real(ts, backend, allow_overload, model, trace, parquet=_into, csv=_csv), ts)
     if jobs_parquet is None:
         return Result(_core.run_real(ts, backend, allow_overload, model, trace, keep_jobs=bool(keep_jobs)), ts)
     return _written_to(jobs_parquet, REAL_RUN_ROW_GROUP, ts,

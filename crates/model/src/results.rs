@@ -830,44 +830,96 @@ pub fn write_jobs_csv(runs: &[&RunResult], w: &mut (impl Write + ?Sized)) -> io:
     for r in runs {
         let sched = csv_field(&r.scheduler);
         for j in &r.jobs {
-            let opt = |x: Option<Time>| x.map(|v| v.to_string()).unwrap_or_default();
-            let cpus: Vec<String> = j.cpus.iter().map(|c| c.to_string()).collect();
-            writeln!(
-                w,
-                "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{:?},{:?},{},{},{},{},{},{},{},{},{}",
-                sched,
-                csv_field(&r.task_names[j.task as usize]),
-                j.job,
-                j.release,
-                j.deadline,
-                opt(j.start),
-                opt(j.finish),
-                opt(j.response()),
-                if j.missed { j.tardiness(r.end) } else { 0 },
-                j.demand,
-                cpus.join(";"),
-                j.preemptions,
-                j.migrations,
-                j.context_switches,
-                j.missed as u8,
-                j.aborted as u8,
-                j.blocked,
-                opt(j.aborted_at),
-                j.utility,
-                j.max_utility,
-                j.exec,
-                j.overhead,
-                j.stall,
-                j.misses[0],
-                j.misses[1],
-                j.misses[2],
-                opt(j.hw.map(|h| h.instructions)),
-                opt(j.hw.map(|h| h.cycles)),
-                opt(j.hw.map(|h| h.llc_misses))
-            )?;
+            jobs_csv_row(w, &sched, &csv_field(&r.task_names[j.task as usize]), j, r.end)?;
         }
     }
     Ok(())
+}
+
+/// One record as a line of [`JOBS_CSV_HEADER`]'s columns (`sched` and `task` already quoted as
+/// CSV needs); `end` is the run's end, for the tardiness of a job missed and unfinished.
+fn jobs_csv_row(w: &mut (impl Write + ?Sized), sched: &str, task: &str, j: &JobRecord, end: Time) -> io::Result<()> {
+    let opt = |x: Option<Time>| x.map(|v| v.to_string()).unwrap_or_default();
+    let cpus: Vec<String> = j.cpus.iter().map(|c| c.to_string()).collect();
+    writeln!(
+        w,
+        "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{:?},{:?},{},{},{},{},{},{},{},{},{}",
+        sched,
+        task,
+        j.job,
+        j.release,
+        j.deadline,
+        opt(j.start),
+        opt(j.finish),
+        opt(j.response()),
+        if j.missed { j.tardiness(end) } else { 0 },
+        j.demand,
+        cpus.join(";"),
+        j.preemptions,
+        j.migrations,
+        j.context_switches,
+        j.missed as u8,
+        j.aborted as u8,
+        j.blocked,
+        opt(j.aborted_at),
+        j.utility,
+        j.max_utility,
+        j.exec,
+        j.overhead,
+        j.stall,
+        j.misses[0],
+        j.misses[1],
+        j.misses[2],
+        opt(j.hw.map(|h| h.instructions)),
+        opt(j.hw.map(|h| h.cycles)),
+        opt(j.hw.map(|h| h.llc_misses))
+    )
+}
+
+/// The per-job CSV written while runs go ([`JobSink`]): each record becomes its line as its
+/// job is decided, so a run of millions of jobs writes `--jobs-csv` without holding them
+/// (held, 10 million records took 2.4 GB before the first line was written). The lines are
+/// those [`write_jobs_csv`] writes for the held records, in the same order.
+pub struct JobsCsvWriter<W: Write> {
+    out: io::BufWriter<W>,
+    sched: String,
+    tasks: Vec<String>,
+    error: Option<io::Error>,
+}
+
+impl<W: Write> JobsCsvWriter<W> {
+    pub fn new(w: W) -> io::Result<Self> {
+        let mut out = io::BufWriter::with_capacity(1 << 16, w);
+        writeln!(out, "{JOBS_CSV_HEADER}")?;
+        Ok(JobsCsvWriter { out, sched: String::new(), tasks: Vec::new(), error: None })
+    }
+    /// The records that follow are run `scheduler`'s, over tasks `task_names`.
+    pub fn begin_run(&mut self, scheduler: &str, task_names: &[String]) {
+        self.sched = csv_field(scheduler);
+        self.tasks = task_names.iter().map(|t| csv_field(t)).collect();
+    }
+    /// The first write error, if any (the records after it were dropped).
+    pub fn take_error(&mut self) -> Option<io::Error> {
+        self.error.take()
+    }
+    /// Flush; returns the inner writer.
+    pub fn finish(mut self) -> io::Result<W> {
+        if let Some(e) = self.error.take() {
+            return Err(e);
+        }
+        self.out.into_inner().map_err(|e| e.into_error())
+    }
+}
+
+impl<W: Write> JobSink for JobsCsvWriter<W> {
+    fn job(&mut self, rec: &JobRecord, end: Time) {
+        if self.error.is_none() {
+            let task = self.tasks.get(rec.task as usize).map_or("", String::as_str);
+            if let Err(e) = jobs_csv_row(&mut self.out, &self.sched, task, rec, end) {
+                self.error = Some(e);
+            }
+        }
+    }
 }
 
 /// ns as a decimal number of microseconds, exactly ("12.345"), as the trace format wants.

@@ -203,6 +203,10 @@ impl Policy for Dasa {
     fn name(&self) -> String {
         self.label.clone()
     }
+    /// The overview's O(n²) per CPU and decision.
+    fn decision_work(&self, m: u64, n: u64) -> u64 {
+        m.saturating_mul(n).saturating_mul(n).saturating_add(m)
+    }
     fn release(&mut self, _now: Time, e: &EntityInfo) {
         self.jobs.add(e);
     }

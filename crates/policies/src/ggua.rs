@@ -67,6 +67,10 @@ pub(crate) fn heads_in_edf_order(sched: &[Vec<usize>], cands: &[Candidate], head
 }
 
 impl Choose for Ggua {
+    /// The overview's cost: n·m·(m + n) (the n log n sort is below it).
+    fn decision_work(&self, m: u64, n: u64) -> u64 {
+        n.saturating_mul(m).saturating_mul(m.saturating_add(n))
+    }
     fn choose(&mut self, now: Time, view: &dyn RunView, tracked: &Tracked, m: u32, out: &mut Choice) {
         if let Some(e) = ua::least_pud(now, view, &self.cycle) {
             out.abort.push(e);

@@ -24,6 +24,10 @@ pub struct Ghvdf {
 }
 
 impl Choose for Ghvdf {
+    /// The overview's O(n log n).
+    fn decision_work(&self, _m: u64, n: u64) -> u64 {
+        n.saturating_mul(64 - n.leading_zeros() as u64)
+    }
     fn choose(&mut self, now: Time, view: &dyn RunView, tracked: &Tracked, m: u32, out: &mut Choice) {
         self.scratch.clear();
         for &e in tracked.ids() {

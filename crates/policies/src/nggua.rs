@@ -36,6 +36,10 @@ pub struct Nggua {
 }
 
 impl Choose for Nggua {
+    /// The overview's cost: n·m to assign, n² a CPU to shed (the n log n sort is below them).
+    fn decision_work(&self, m: u64, n: u64) -> u64 {
+        n.saturating_mul(m).saturating_add(m.saturating_mul(n).saturating_mul(n))
+    }
     fn choose(&mut self, now: Time, view: &dyn RunView, tracked: &Tracked, m: u32, out: &mut Choice) {
         if let Some(e) = ua::least_pud(now, view, &self.cycle) {
             out.abort.push(e);

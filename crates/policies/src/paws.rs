@@ -324,6 +324,13 @@ impl Policy for Paws {
         "paws".into()
     }
 
+    /// Each free CPU looks through the other CPUs' queues for a victim: m² a decision when
+    /// most are free (measured: 1,500 jobs took 0.7 s on 2 CPUs, 6.7 s on 1,024, and more than
+    /// a minute on 16,384).
+    fn decision_work(&self, m: u64, n: u64) -> u64 {
+        m.saturating_mul(m).saturating_add(n)
+    }
+
     fn release(&mut self, _now: Time, e: &EntityInfo) {
         self.set(e, Origin::Job);
         self.to_global(e.id);

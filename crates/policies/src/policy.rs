@@ -445,6 +445,15 @@ pub trait Policy: Send {
     /// the time asked). Called before `schedule`. Default: nothing.
     fn timer(&mut self, _now: Time) {}
 
+    /// Steps one `schedule` call may take on `m` CPUs with `n` threads ready, for the pre-run
+    /// estimate of a run's time (`rtsched_sim::estimate`): the order of the policy's cost,
+    /// its constant left out. Default `m + n`: a decision may look at every CPU and every
+    /// ready thread (the ledger's priority-inversion watch does). A policy whose cost grows
+    /// faster says so, so that a run which would take hours is refused before it starts.
+    fn decision_work(&self, m: u64, n: u64) -> u64 {
+        m.saturating_add(n)
+    }
+
     /// Period of the scheduler tick the policy wants, if any (e.g. quantum-based policies).
     fn tick_interval(&self) -> Option<Time> {
         None

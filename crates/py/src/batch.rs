@@ -23,7 +23,7 @@ const INT_COLUMNS: [&str; 24] = [
 const FLOAT_COLUMNS: [&str; 8] = ["dsr", "accrued_utility", "possible_utility", "aur", "mean_tardiness_ns", "mean_response_ns", "exec_inflation", "ipc_proxy"];
 
 /// A row's outcome (`status` column): what the codes of the `status` buffer mean.
-const STATUS: [&str; 3] = ["ok", "partition-failed", "deadlock"];
+const STATUS: [&str; 4] = ["ok", "partition-failed", "deadlock", "too-long"];
 
 /// The numeric columns of one completed run (its counters, and `s`, its total summary), in
 /// the order of `INT_COLUMNS` / `FLOAT_COLUMNS`.
@@ -100,6 +100,20 @@ struct Shared<'a> {
     source: &'a str,
 }
 
+/// How a row's error says it was not run for its estimated work.
+pub(crate) const TOO_LONG: &str = "not run: the run would take";
+
+/// The error of a row whose estimated work is over the default limit (`None`: run it).
+pub(crate) fn too_long(ts: &rtsched_model::TaskSet, sched: &str) -> Option<String> {
+    let e = rtsched_sim::estimate_spec(ts, sched).ok()?;
+    (e.steps > rtsched_sim::DEFAULT_MAX_WORK).then(|| {
+        format!(
+            "{TOO_LONG} about {:.2e} steps of scheduling work ({} decisions of about {} steps each on {} CPUs), more than the limit of {:.0e}",
+            e.steps as f64, e.decisions, e.per_decision, ts.platform.cpus, rtsched_sim::DEFAULT_MAX_WORK as f64
+        )
+    })
+}
+
 fn run_sets(sh: &Shared<'_>, set_gen: &[u32], set_params: &[String], set_seed: &[u64], todo: &[u8]) -> PyResult<Columns> {
     let k = sh.schedulers.len();
     let mut out = Columns::default();
@@ -132,8 +146,16 @@ fn run_sets(sh: &Shared<'_>, set_gen: &[u32], set_params: &[String], set_seed: &
             out.m.push(m);
             out.n.push(n);
             out.u.push(u);
-            total.reset_for(&ts);
-            match rtsched_sim::simulate_into_reusing(&ts, sched, &mut total, &mut scratch) {
+            // A row whose run would take hours (PAWS on tens of thousands of CPUs, a 1 ns
+            // tick) is not run: its status says so, with the estimate (the CLI's --max-work).
+            let run = match too_long(&ts, sched) {
+                Some(e) => Err(e),
+                None => {
+                    total.reset_for(&ts);
+                    rtsched_sim::simulate_into_reusing(&ts, sched, &mut total, &mut scratch)
+                }
+            };
+            match run {
                 Ok(r) => {
                     let (i, f) = summarise(&r, &total.summary());
                     out.status.push(0);
@@ -143,7 +165,13 @@ fn run_sets(sh: &Shared<'_>, set_gen: &[u32], set_params: &[String], set_seed: &
                 Err(e) => {
                     // The scheduler was probed on a trivial set, so this is about this set: a
                     // partitioner that found no partition, or a deadlock left unresolved.
-                    out.status.push(if e.contains("deadlock at") { 2 } else { 1 });
+                    out.status.push(if e.starts_with(TOO_LONG) {
+                        3
+                    } else if e.contains("deadlock at") {
+                        2
+                    } else {
+                        1
+                    });
                     out.ints.push([0; 24]);
                     out.floats.push([0.0; 8]);
                     out.errors.push((out.status.len() - 1, e));

@@ -7,7 +7,8 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList};
 use rtsched_model::jobs_parquet;
 use rtsched_model::jobs_parquet::JobsParquetWriter;
-use rtsched_model::results::{self, AtomicFile, RunResult};
+use rtsched_model::results::{self, AtomicFile, JobRecord, JobSink, JobsCsvWriter, RunResult};
+use rtsched_model::Time;
 use std::path::Path;
 
 /// A Parquet file of per-job records written while runs go, row groups encoded on a thread of
@@ -53,6 +54,55 @@ impl PyJobsParquetFile {
     }
 }
 
+/// A CSV file of per-job records written while runs go (`--jobs-csv` of a run that does not
+/// hold its records), atomically as [`PyJobsParquetFile`]: nothing at `path` until `close()`.
+#[pyclass(name = "JobsCsvFile", module = "rtsched._core")]
+pub struct PyJobsCsvFile {
+    pub path: String,
+    w: Option<JobsCsvWriter<AtomicFile>>,
+}
+
+impl PyJobsCsvFile {
+    pub fn writer(&mut self) -> PyResult<&mut JobsCsvWriter<AtomicFile>> {
+        let path = &self.path;
+        self.w.as_mut().ok_or_else(|| pyo3::exceptions::PyValueError::new_err(format!("{path}: already closed")))
+    }
+}
+
+#[pymethods]
+impl PyJobsCsvFile {
+    #[new]
+    fn new(path: String) -> PyResult<Self> {
+        let f = AtomicFile::create(Path::new(&path)).map_err(|e| io_err(&path, e))?;
+        let w = JobsCsvWriter::new(f).map_err(|e| io_err(&path, e))?;
+        Ok(PyJobsCsvFile { path, w: Some(w) })
+    }
+    /// Flush and move the file into place.
+    fn close(&mut self, py: Python<'_>) -> PyResult<()> {
+        let path = self.path.clone();
+        let w = self.w.take().ok_or_else(|| pyo3::exceptions::PyValueError::new_err(format!("{path}: already closed")))?;
+        py.detach(|| w.finish().and_then(|f| f.commit())).map_err(|e| io_err(&path, e))
+    }
+    /// Give up the file (its temporary is removed; `path` is left as it was).
+    fn discard(&mut self) {
+        self.w = None;
+    }
+}
+
+/// Two sinks fed the same records (a run streaming to --jobs-parquet and --jobs-csv at once).
+pub struct Tee<'a>(pub Option<&'a mut (dyn JobSink + Send)>, pub Option<&'a mut (dyn JobSink + Send)>);
+
+impl JobSink for Tee<'_> {
+    fn job(&mut self, rec: &JobRecord, end: Time) {
+        if let Some(a) = self.0.as_mut() {
+            a.job(rec, end);
+        }
+        if let Some(b) = self.1.as_mut() {
+            b.job(rec, end);
+        }
+    }
+}
+
 /// Write per-job records of every run to one zstd-compressed Parquet file, atomically.
 #[pyfunction]
 fn write_jobs_parquet(py: Python<'_>, runs: &Bound<'_, PyList>, path: &str) -> PyResult<()> {
@@ -73,6 +123,7 @@ fn jobs_parquet_bytes<'py>(py: Python<'py>, run: PyRef<'py, PyRunResult>) -> PyR
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyJobsParquetFile>()?;
+    m.add_class::<PyJobsCsvFile>()?;
     m.add_function(wrap_pyfunction!(write_jobs_parquet, m)?)?;
     m.add_function(wrap_pyfunction!(jobs_parquet_bytes, m)?)?;
     m.add("JOBS_ROW_GROUP", jobs_parquet::ROW_GROUP_JOBS)?;

@@ -57,6 +57,12 @@ impl PyTaskSet {
     fn estimated_jobs(&self) -> u64 {
         self.inner.jobs_released_by(self.inner.run.duration)
     }
+    /// The pre-run estimate of a run's work under `scheduler` (`rtsched_sim::estimate`):
+    /// (decisions, tick events, steps per decision, steps, threads ready at once).
+    fn estimated_work(&self, scheduler: &str) -> PyResult<(u64, u64, u64, u64, u64)> {
+        let e = rtsched_sim::estimate_spec(&self.inner, scheduler).map_err(input_err)?;
+        Ok((e.decisions, e.ticks, e.per_decision, e.steps, e.threads))
+    }
     /// Bytes one per-job record takes in memory (the run holds one per counted job).
     #[getter]
     fn job_record_bytes(&self) -> usize {
@@ -357,22 +363,57 @@ fn parse_duration(text: &str) -> PyResult<u64> {
 /// each job is decided, so memory stays bounded); `parquet`: also stream each record into
 /// this open [`jobs_out::PyJobsParquetFile`] as it is decided (implies not holding them).
 #[pyfunction]
-#[pyo3(signature = (taskset, scheduler, record_intervals=false, measure_policy=false, keep_jobs=true, parquet=None))]
-fn simulate(py: Python<'_>, taskset: &PyTaskSet, scheduler: &str, record_intervals: bool, measure_policy: bool, keep_jobs: bool, parquet: Option<PyRefMut<'_, jobs_out::PyJobsParquetFile>>) -> PyResult<PyRunResult> {
+#[pyo3(signature = (taskset, scheduler, record_intervals=false, measure_policy=false, keep_jobs=true, parquet=None, csv=None))]
+fn simulate(
+    py: Python<'_>, taskset: &PyTaskSet, scheduler: &str, record_intervals: bool, measure_policy: bool, keep_jobs: bool,
+    parquet: Option<PyRefMut<'_, jobs_out::PyJobsParquetFile>>, csv: Option<PyRefMut<'_, jobs_out::PyJobsCsvFile>>,
+) -> PyResult<PyRunResult> {
     let ts = &taskset.inner;
-    let r = match parquet {
-        Some(mut file) => {
-            let path = file.path.clone();
-            let w = file.writer()?;
-            w.begin_run(scheduler, &ts.tasks.iter().map(|t| t.name.clone()).collect::<Vec<_>>());
-            let r = py.detach(|| rtsched_sim::simulate_streamed(ts, scheduler, record_intervals, measure_policy, Some(&mut *w)).map(|(r, _)| r)).map_err(input_err)?;
-            w.end_run(&r).map_err(|e| io_err(&path, e))?;
-            r
-        }
-        None if !keep_jobs => py.detach(|| rtsched_sim::simulate_streamed(ts, scheduler, record_intervals, measure_policy, None).map(|(r, _)| r)).map_err(input_err)?,
-        None => py.detach(|| rtsched_sim::simulate_measured(ts, scheduler, record_intervals, measure_policy).map(|(r, _)| r)).map_err(input_err)?,
+    let r = if parquet.is_some() || csv.is_some() {
+        streamed_into(parquet, csv, scheduler, ts, |sink| py.detach(|| rtsched_sim::simulate_streamed(ts, scheduler, record_intervals, measure_policy, Some(sink)).map(|(r, _)| r)).map_err(input_err))?
+    } else if !keep_jobs {
+        py.detach(|| rtsched_sim::simulate_streamed(ts, scheduler, record_intervals, measure_policy, None).map(|(r, _)| r)).map_err(input_err)?
+    } else {
+        py.detach(|| rtsched_sim::simulate_measured(ts, scheduler, record_intervals, measure_policy).map(|(r, _)| r)).map_err(input_err)?
     };
     Ok(PyRunResult { inner: r })
+}
+
+/// A run (`go`, given the sink) whose records stream into the open Parquet and/or CSV files,
+/// labelled `label`; each file's run is ended, and a write error reported naming its file.
+fn streamed_into(
+    mut parquet: Option<PyRefMut<'_, jobs_out::PyJobsParquetFile>>, mut csv: Option<PyRefMut<'_, jobs_out::PyJobsCsvFile>>, label: &str, ts: &TaskSet,
+    go: impl FnOnce(&mut (dyn rtsched_model::results::JobSink + Send)) -> PyResult<rtsched_model::results::RunResult>,
+) -> PyResult<rtsched_model::results::RunResult> {
+    let names: Vec<String> = ts.tasks.iter().map(|t| t.name.clone()).collect();
+    let ppath = parquet.as_ref().map(|f| f.path.clone()).unwrap_or_default();
+    let cpath = csv.as_ref().map(|f| f.path.clone()).unwrap_or_default();
+    let mut pw = match parquet.as_mut() {
+        Some(f) => Some(f.writer()?),
+        None => None,
+    };
+    let mut cw = match csv.as_mut() {
+        Some(f) => Some(f.writer()?),
+        None => None,
+    };
+    if let Some(w) = pw.as_mut() {
+        w.begin_run(label, &names);
+    }
+    if let Some(w) = cw.as_mut() {
+        w.begin_run(label, &names);
+    }
+    let r = {
+        let a = pw.as_deref_mut().map(|w| w as &mut (dyn rtsched_model::results::JobSink + Send));
+        let b = cw.as_deref_mut().map(|w| w as &mut (dyn rtsched_model::results::JobSink + Send));
+        go(&mut jobs_out::Tee(a, b))?
+    };
+    if let Some(w) = pw {
+        w.end_run(&r).map_err(|e| io_err(&ppath, e))?;
+    }
+    if let Some(e) = cw.and_then(|w| w.take_error()) {
+        return Err(io_err(&cpath, e));
+    }
+    Ok(r)
 }
 
 /// Run `taskset` for real on `backend` (kernel:deadline, kernel:fifo, kernel:other,
@@ -381,8 +422,11 @@ fn simulate(py: Python<'_>, taskset: &PyTaskSet, scheduler: &str, record_interva
 /// each job ends, so memory stays bounded whatever the duration); `parquet`: also write each
 /// record into this open [`jobs_out::PyJobsParquetFile`] as its job ends (implies not holding).
 #[pyfunction]
-#[pyo3(signature = (taskset, backend, allow_overload=false, model="stw", record_intervals=true, keep_jobs=true, parquet=None))]
-fn run_real(py: Python<'_>, taskset: &PyTaskSet, backend: &str, allow_overload: bool, model: &str, record_intervals: bool, keep_jobs: bool, parquet: Option<PyRefMut<'_, jobs_out::PyJobsParquetFile>>) -> PyResult<PyRunResult> {
+#[pyo3(signature = (taskset, backend, allow_overload=false, model="stw", record_intervals=true, keep_jobs=true, parquet=None, csv=None))]
+fn run_real(
+    py: Python<'_>, taskset: &PyTaskSet, backend: &str, allow_overload: bool, model: &str, record_intervals: bool, keep_jobs: bool,
+    parquet: Option<PyRefMut<'_, jobs_out::PyJobsParquetFile>>, csv: Option<PyRefMut<'_, jobs_out::PyJobsCsvFile>>,
+) -> PyResult<PyRunResult> {
     let model = match model {
         "stw" | "stop-the-world" => rtsched_linux::GlobalModel::StopTheWorld,
         "concurrent" | "application-concurrent" => rtsched_linux::GlobalModel::Concurrent,
@@ -390,24 +434,29 @@ fn run_real(py: Python<'_>, taskset: &PyTaskSet, backend: &str, allow_overload: 
     };
     let opts = rtsched_linux::RunOptions { allow_overload, model, record_intervals };
     let ts = &taskset.inner;
-    let r = match parquet {
-        Some(mut file) => {
-            let path = file.path.clone();
-            let w = file.writer()?;
-            let label = match rtsched_linux::scheduler_label(ts, backend) {
-                Ok(l) => l,
-                Err(rtsched_linux::RunError::Input(s)) => return Err(InputError::new_err(s)),
-                Err(e) => return Err(RunFailed::new_err(format!("{e:?}"))),
-            };
-            w.begin_run(&label, &ts.tasks.iter().map(|t| t.name.clone()).collect::<Vec<_>>());
-            let r = py.detach(|| rtsched_linux::run_streamed(ts, backend, &opts, Some(&mut *w)));
-            if let Ok(r) = &r {
-                w.end_run(r).map_err(|e| io_err(&path, e))?;
-            }
-            r
+    let r = if parquet.is_some() || csv.is_some() {
+        let label = match rtsched_linux::scheduler_label(ts, backend) {
+            Ok(l) => l,
+            Err(rtsched_linux::RunError::Input(s)) => return Err(InputError::new_err(s)),
+            Err(e) => return Err(RunFailed::new_err(format!("{e:?}"))),
+        };
+        // The run's own error is kept apart from the files' (a failed run ends no file's run).
+        let mut failed = None;
+        let r = streamed_into(parquet, csv, &label, ts, |sink| {
+            py.detach(|| rtsched_linux::run_streamed(ts, backend, &opts, Some(sink))).map_err(|e| {
+                failed = Some(e);
+                pyo3::exceptions::PyRuntimeError::new_err("")
+            })
+        });
+        match (r, failed) {
+            (_, Some(e)) => Err(e),
+            (Ok(r), None) => Ok(r),
+            (Err(e), None) => return Err(e),
         }
-        None if !keep_jobs => py.detach(|| rtsched_linux::run_streamed(ts, backend, &opts, None)),
-        None => py.detach(|| rtsched_linux::run(ts, backend, &opts)),
+    } else if !keep_jobs {
+        py.detach(|| rtsched_linux::run_streamed(ts, backend, &opts, None))
+    } else {
+        py.detach(|| rtsched_linux::run(ts, backend, &opts))
     };
     match r {
         Ok(r) => Ok(PyRunResult { inner: r }),
@@ -500,6 +549,12 @@ fn parse_scheduler(spec: &str) -> PyResult<(String, Vec<(String, String)>)> {
     Ok((s.name, s.options))
 }
 
+/// A sweep row's error when its estimated work is over the default limit (None: run it).
+#[pyfunction]
+fn sweep_row_too_long(ts: PyRef<'_, PyTaskSet>, scheduler: &str) -> Option<String> {
+    batch::too_long(&ts.inner, scheduler)
+}
+
 /// Every policy: (name, summary, paper, options).
 #[pyfunction]
 fn schedulers() -> Vec<(&'static str, &'static str, &'static str, &'static str)> {
@@ -552,6 +607,9 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyRunResult>()?;
     m.add_function(wrap_pyfunction!(load_taskset, m)?)?;
     m.add_function(wrap_pyfunction!(parse_taskset, m)?)?;
+    m.add("DEFAULT_MAX_WORK", rtsched_sim::DEFAULT_MAX_WORK)?;
+    m.add("SWEEP_TOO_LONG", batch::TOO_LONG)?;
+    m.add_function(wrap_pyfunction!(sweep_row_too_long, m)?)?;
     m.add_function(wrap_pyfunction!(parse_duration, m)?)?;
     m.add_function(wrap_pyfunction!(simulate, m)?)?;
     m.add_function(wrap_pyfunction!(simulate_stats, m)?)?;

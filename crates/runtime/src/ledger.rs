@@ -889,7 +889,15 @@ impl<'t> Ledger<'t> {
             }
             if r.records.capacity() == 0 {
                 let room = if self.sink.is_some() { Self::STREAMED_RECORDS } else { r.expected_jobs };
-                r.records.reserve_exact(room.min(r.expected_jobs).max(1));
+                let room = room.min(r.expected_jobs).max(1);
+                // A run that holds its records asks for them all at once: refused by the
+                // machine, that is the run's error, not an abort of the process.
+                if r.records.try_reserve_exact(room).is_err() && self.failure.is_none() {
+                    self.failure = Some(format!(
+                        "cannot hold the run's {room} per-job records ({:.1} GB): the machine refused the memory; stream them instead (--jobs-parquet, or no output that reads them after the run)",
+                        (room * std::mem::size_of::<JobRecord>()) as f64 / 1e9
+                    ));
+                }
             }
             r.records.push(JobRecord { task, job, release: at, deadline, demand, max_utility: t.max_utility(), ..Default::default() });
             r.undecided += 1;

@@ -5,6 +5,7 @@
 pub mod cache;
 pub mod cost;
 pub mod engine;
+pub mod estimate;
 
 /// The execution-time and arrival streams (moved to the ledger's crate; kept here by name).
 pub mod exec {
@@ -13,4 +14,5 @@ pub mod exec {
 
 pub use cache::CacheModel;
 pub use cost::{CostModel, NoCache};
+pub use estimate::{estimate, estimate_spec, Estimate, DEFAULT_MAX_WORK};
 pub use engine::{simulate, simulate_costed, simulate_into, simulate_into_reusing, simulate_measured, simulate_observed, simulate_policy, simulate_streamed, simulate_with_stats, Observer, SimScratch, View};

@@ -8,7 +8,7 @@ from ..cli import seed
 from ..report import table
 from ..result import run as real_run, simulate
 from .run import measurement_table
-from .simulate import add_output_arguments, check_duration, check_job_limit, output_paths, write_outputs
+from .simulate import add_output_arguments, check_duration, check_job_limit, check_work, output_paths, write_outputs
 
 
 def register(sub):
@@ -75,11 +75,12 @@ def run(args):
     check_duration(args)
     output_paths(args, inputs=(args.file,))
     check_job_limit(ts, args, runs=2)
+    check_work(ts, args, [args.policy])
     warn(ts, [args.policy])
     # Timed like the testbed (which always measures its policy), so the two can be compared.
     sim = simulate(ts, scheduler=args.policy, duration=args.duration, seed=args.seed, trace=bool(args.trace), max_jobs=args.max_jobs,
-                   measure_policy=True)
-    real = real_run(ts, "testbed:" + args.policy, duration=args.duration, seed=args.seed, max_jobs=args.max_jobs,
+                   max_work=args.max_work, measure_policy=True)
+    real = real_run(ts, "testbed:" + args.policy, duration=args.duration, seed=args.seed, max_jobs=args.max_jobs, max_work=args.max_work,
                     allow_overload=args.allow_overload, model=args.model)
     print(f"{ts.source}: {args.policy}, simulator vs testbed ({args.model}), {sim.document['duration_ns'] / 1e6:g} ms")
     print(side_by_side(sim, real))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 
 from .._io import write_text_atomic
-from ..analysis import generate, generators, to_yaml
+from ..analysis import generate_from, generators, to_yaml
 from ..cli import seed
 from ..report import table
 
@@ -38,7 +38,7 @@ def run(args):
             raise UsageError(f"generator parameter '{kv}' is not of the form KEY=VALUE")
         k, v = kv.split("=", 1)
         params[k] = v
-    g = generate(args.name, seed=args.seed, **params)
+    g = generate_from(args.name, args.seed, params)
     ts = g.taskset
     if args.duration is not None:
         from ..result import duration_ns

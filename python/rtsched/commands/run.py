@@ -6,8 +6,8 @@ from .. import _core
 from ..checks import warn
 from ..cli import seed
 from ..report import comparison_table, table
-from ..result import REAL_RUN_ROW_GROUP, parquet_file, run as real_run
-from .simulate import add_output_arguments, check_duration, check_job_limit, keeps_jobs, output_paths, write_outputs
+from ..result import REAL_RUN_ROW_GROUP, csv_file, parquet_file, run as real_run
+from .simulate import add_output_arguments, check_duration, check_job_limit, check_work, keeps_jobs, output_paths, write_outputs
 
 
 def register(sub):
@@ -61,11 +61,13 @@ def run(args):
     # run's memory does not grow with its jobs.
     held = keeps_jobs(args, ts)
     check_job_limit(ts, args, runs=len(args.backends), held=held)
+    check_work(ts, args, [b[len("testbed:"):] for b in args.backends if b.startswith("testbed:")])
     warn(ts, args.backends)
-    with parquet_file(args.jobs_parquet if not held else None, REAL_RUN_ROW_GROUP) as jobs_file:
-        results = [real_run(ts, b, duration=args.duration, seed=args.seed, on_miss=args.on_miss, max_jobs=args.max_jobs,
+    with parquet_file(args.jobs_parquet if not held else None, REAL_RUN_ROW_GROUP) as jobs_file, \
+            csv_file(args.jobs_csv if not held else None) as jobs_csv:
+        results = [real_run(ts, b, duration=args.duration, seed=args.seed, on_miss=args.on_miss, max_jobs=args.max_jobs, max_work=args.max_work,
                             allow_overload=args.allow_overload, model=args.model, trace=bool(args.trace or args.gantt),
-                            keep_jobs=held, _into=jobs_file)
+                            keep_jobs=held, _into=jobs_file, _csv=jobs_csv)
                    for b in args.backends]
     r0 = results[0]
     print(f"{ts.source}: {len(ts.task_names)} tasks on {ts.cpus} CPUs, U = {ts.utilization:.3f}; "

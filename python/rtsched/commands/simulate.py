@@ -13,8 +13,9 @@ from ..balance_metrics import is_mixed, mixed_tables, utilisation_plot
 from ..checks import warn
 from ..cli import seed
 from ..report import comparison_table, per_task_table
-from ..result import DEFAULT_MAX_JOBS, duration_ns, parquet_file, simulate
+from ..result import DEFAULT_MAX_JOBS, DEFAULT_MAX_WORK, csv_file, duration_ns, parquet_file, simulate
 from ..result import check_job_limit as check_jobs
+from ..result import check_work_limit
 
 
 def register(sub):
@@ -60,6 +61,11 @@ def add_output_arguments(p):
                         f"each job is folded into the summaries, or streamed to --jobs-parquet, as it ends; "
                         f"only --json-jobs, --jobs-csv, --trace, --gantt and compare hold every record "
                         f"(240 bytes a job)")
+    p.add_argument("--max-work", type=int, metavar="N", default=DEFAULT_MAX_WORK,
+                   help=f"refuse, before it starts, a run whose scheduling work is estimated at more than N steps "
+                        f"(default {DEFAULT_MAX_WORK:.0e}, under a minute here): the jobs' events and the ticks, "
+                        f"each decision weighed by the policy's cost on m CPUs (a 1 ns tick, or paws on "
+                        f"thousands of CPUs, is hours)")
 
 
 def check_duration(args):
@@ -89,6 +95,16 @@ def check_job_limit(ts, args, runs=1, held=True):
         ts = ts.with_run(duration_ns=duration_ns(args.duration))
     check_jobs(ts, getattr(args, "max_jobs", DEFAULT_MAX_JOBS), runs=runs, held=held,
                raise_with="--max-jobs N raises it; a shorter --duration lowers the count")
+
+
+def check_work(ts, args, schedulers):
+    """Refuse (InputError, exit 2) a run under any of ``schedulers`` whose estimated work is over
+    --max-work, before any of them runs (:func:`rtsched.result.check_work_limit`)."""
+    if args.duration is not None:
+        ts = ts.with_run(duration_ns=duration_ns(args.duration))
+    for name in schedulers:
+        check_work_limit(ts, name, getattr(args, "max_work", DEFAULT_MAX_WORK),
+                         raise_with="--max-work N raises it; a shorter --duration lowers it")
 
 
 def output_paths(args, inputs=(), **more) -> dict:
@@ -173,21 +189,23 @@ def expand_schedulers(names, ts, partition=None):
 
 
 def run_all(ts, names, seed=None, duration=None, on_miss=None, trace=False, measure_policy=False, keep_jobs=True,
-            jobs_file=None, max_jobs=DEFAULT_MAX_JOBS):
+            jobs_file=None, max_jobs=DEFAULT_MAX_JOBS, max_work=DEFAULT_MAX_WORK, csv=None):
     """Simulate under each scheduler. With `jobs_file` (an open _core.JobsParquetFile), each
     run's records stream into it as its jobs end; the caller closes it."""
     results = []
     for name in names:
         results.append(simulate(ts, scheduler=name, duration=duration, seed=seed, on_miss=on_miss, trace=trace,
-                                measure_policy=measure_policy, keep_jobs=keep_jobs, _into=jobs_file, max_jobs=max_jobs))
+                                measure_policy=measure_policy, keep_jobs=keep_jobs, _into=jobs_file, max_jobs=max_jobs,
+                                max_work=max_work, _csv=csv))
     return results
 
 
 def keeps_jobs(args, ts) -> bool:
     """Whether a simulation must hold its per-job records: an output or a table that reads them
     after the run (else they are folded into the summaries, or streamed to --jobs-parquet, as
-    each job ends, and memory stays bounded)."""
-    return bool(args.json_jobs or args.jobs_csv or args.trace or args.gantt or getattr(args, "util_plot", None)
+    each job ends, and memory stays bounded; --jobs-parquet and --jobs-csv are written as they
+    go)."""
+    return bool(args.json_jobs or args.trace or args.gantt or getattr(args, "util_plot", None)
                 or ts.has_fair_tasks)
 
 
@@ -200,7 +218,9 @@ def write_outputs(results, json_path=None, csv_path=None, trace_path=None, gantt
         _core.write_results_json(raws, json_path, json_jobs)
         print(f"wrote {json_path}", file=out)
     if csv_path:
-        _core.write_jobs_csv(raws, csv_path)
+        if all(r.raw.jobs_held for r in results):
+            _core.write_jobs_csv(raws, csv_path)
+        # (else the runs streamed their records into it as they went)
         print(f"wrote {csv_path}", file=out)
     if parquet_path:
         if all(r.raw.jobs_held for r in results):
@@ -226,11 +246,14 @@ def run(args):
     held = keeps_jobs(args, ts)
     check_job_limit(ts, args, runs=max(1, len(args.schedulers or [])), held=held)
     names, skipped = expand_schedulers(args.schedulers, ts, args.partition)
+    check_work(ts, args, names)
     trace = bool(args.trace or args.gantt or args.util_plot)
     warn(ts, names)
-    with parquet_file(args.jobs_parquet if not held else None) as jobs_file:
+    with parquet_file(args.jobs_parquet if not held else None) as jobs_file, \
+            csv_file(args.jobs_csv if not held else None) as jobs_csv:
         results = run_all(ts, names, seed=args.seed, duration=args.duration, on_miss=args.on_miss, trace=trace, max_jobs=args.max_jobs,
-                          measure_policy=args.measure_policy, keep_jobs=held, jobs_file=jobs_file)
+                          measure_policy=args.measure_policy, keep_jobs=held, jobs_file=jobs_file, max_work=args.max_work,
+                          csv=jobs_csv)
     r0 = results[0]
     print(f"{ts.source}: {len(ts.task_names)} tasks on {ts.cpus} CPUs, U = {ts.utilization:.3f}; "
           f"counted window {r0.document['duration_ns'] / 1e6:g} ms, seed {r0.document['seed']}")

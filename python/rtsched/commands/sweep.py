@@ -71,8 +71,11 @@ def run(args):
             client.close()
         if cluster is not None:
             cluster.close()
-    ok = int((df["status"] == "ok").sum())
-    print(f"wrote {output}: {len(df)} rows of this sweep ({ok} ran, {len(df) - ok} partition failures)")
+    counts = df["status"].value_counts()
+    # Each status by its count: ok, partition-failed, deadlock, too-long (docs/sweeps.md).
+    words = {"ok": "ran", "partition-failed": "partition failures", "deadlock": "deadlocked", "too-long": "not run: too long"}
+    said = ", ".join(f"{int(counts[s])} {words.get(s, s)}" for s in words if s in counts)
+    print(f"wrote {output}: {len(df)} rows of this sweep ({said or 'none'})")
     if not args.no_plots and len(df):
         from ..plots import sweep_figures
 

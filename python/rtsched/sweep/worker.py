@@ -49,9 +49,9 @@ def watch_coordinator(pid: int, every_s: float = 0.5):
 def run_unit(u: Unit) -> list[dict]:
     """Generate the unit's task set and simulate it under each of its schedulers."""
     from .. import _core
-    from ..analysis import generate
+    from ..analysis import generate_from
 
-    g = generate(u.generator, seed=u.seed, **u.params)
+    g = generate_from(u.generator, u.seed, dict(u.params))
     ts = g.taskset.with_run(duration_ns=u.duration_ns, seed=u.seed, on_miss=u.on_miss)
     ts = with_options(ts, u.run, u.topology)
     base = {"sweep": u.sweep, "generator": u.label, "gen_params": _canon(u.params), "param": u.param,
@@ -66,11 +66,16 @@ def run_unit(u: Unit) -> list[dict]:
         if notes:
             row[WARNINGS] = notes
         try:
+            too_long = _core.sweep_row_too_long(ts, sched)
+            if too_long:
+                raise InputError(too_long)
             raw = _core.simulate(ts, sched, False)
         except InputError as e:
             # The scheduler was probed on a trivial set, so this is about this task set: a
-            # partitioner that found no partition, or a deadlock the scheduler did not resolve.
-            status = "deadlock" if "deadlock at" in str(e) else "partition-failed"
+            # partitioner that found no partition, a deadlock the scheduler did not resolve,
+            # or a run that would take hours (not run).
+            status = ("too-long" if str(e).startswith(_core.SWEEP_TOO_LONG) else
+                      "deadlock" if "deadlock at" in str(e) else "partition-failed")
             row.update(status=status, error=str(e), schedulable=False)
         else:
             doc = json.loads(raw.to_json(False))

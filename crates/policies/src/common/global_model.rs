@@ -70,6 +70,10 @@ pub trait Choose: Send + 'static {
     fn resolves_deadlocks(&self) -> bool {
         false
     }
+    /// [`Policy::decision_work`] of the choice (the model's placement adds `m + n`).
+    fn decision_work(&self, m: u64, n: u64) -> u64 {
+        m.saturating_add(n)
+    }
     /// A deadlock among `cycle` (see [`Policy::deadlock`]): abort one of them in the next `choose`.
     fn deadlock(&mut self, _now: Time, _cycle: &[EntityId]) {}
     /// When the chooser wants to decide again even if nothing happens (after `choose`).
@@ -362,6 +366,9 @@ impl<C: Choose> Policy for GlobalModel<C> {
     }
     fn resolves_deadlocks(&self) -> bool {
         self.chooser.resolves_deadlocks()
+    }
+    fn decision_work(&self, m: u64, n: u64) -> u64 {
+        self.chooser.decision_work(m, n).saturating_add(m).saturating_add(n)
     }
     fn deadlock(&mut self, now: Time, cycle: &[EntityId]) {
         self.chooser.deadlock(now, cycle);
