@@ -12,7 +12,7 @@ export VIRTUAL_ENV := $(abspath $(VENV))
 export CARGO_TERM_COLOR ?= never
 export MPLBACKEND ?= Agg
 
-PY_DEPS   := "maturin>=1.5,<2" "numpy>=1.24" "pandas>=2.0" "matplotlib>=3.7" "pyyaml>=6" "pyarrow>=12" "dask[distributed]>=2023.1" "tqdm>=4.64" "pydantic>=2.6"
+PY_DEPS   := "maturin>=1.5,<2" "numpy>=1.24" "pandas>=2.0" "matplotlib>=3.7" "pyyaml>=6" "pyarrow>=12" "dask[distributed]>=2023.1" "tqdm>=4.64" "pydantic>=2.6" "scipy>=1.10"
 TEST_DEPS := "pytest>=7" "pytest-xdist>=3" "hypothesis>=6" "simso==0.8.5" "nbclient>=0.7" "nbformat>=5" "ipykernel>=6"
 # The Cargo profile of everything `make test` builds (Cargo.toml [profile.ci]: release without
 # LTO or debug info), shared by the test binaries, the extension and the sched_ext loader.
@@ -27,7 +27,7 @@ NO_RT := $(shell [ "$$(id -u)" = 0 ] && command -v setpriv >/dev/null 2>&1 && ec
 BUILT_TEST := $(if $(RTSCHED_TEST_BUILT),,build-test)
 GUEST_DEBS := $(shell sed -n 's/^DEBS="\(.*\)"/\1/p' crates/scx/guest/test.sh)
 
-.PHONY: all setup system-deps build build-test build-rust-tests demo test test-rust test-loom test-kernel test-python test-real test-cache-interference test-fuzz test-soak soak bench clean
+.PHONY: all setup system-deps build build-test build-rust-tests demo test test-rust test-loom test-kernel test-python test-real test-cache-interference test-hostile test-fuzz test-soak soak bench clean
 
 all: demo
 
@@ -102,6 +102,13 @@ test-real: $(BUILT_TEST)
 # `make test`; run it, as root and alone, on the machine you want to know about (about 2 min).
 test-cache-interference: $(BUILT_TEST)
 	$(PYTEST) -m hostcache -rs -s tests/test_memory_real.py
+
+# Every hostile input of tests/hostile.py (about 80, by class: outputs, sweeps, reading, time,
+# messages), the heavy ones too (a 30 MB file of TUF points, a 9.9-million-job --jobs-csv) and,
+# as root, those a real run checks; prints the table of cases tried and handled (about 2 min).
+# make test runs all but the heavy ones (tests/test_hostile_inputs.py).
+test-hostile: $(BUILT_TEST)
+	$(PY) tests/hostile.py
 
 # libFuzzer targets (fuzz/: task-set reader YAML and JSON, generators, simulator) sharing
 # FUZZ_BUDGET seconds (default 60) from their committed corpora, on stable Rust without a

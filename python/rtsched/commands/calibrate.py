@@ -90,6 +90,11 @@ def run(args):
     if args.check and (args.sets < 0 or args.repeat < 1):
         raise UsageError(f"--sets must be >= 0 and --repeat >= 1, got {args.sets} and {args.repeat}")
     progress = not args.no_progress
+    # The outputs, checked before minutes of measuring: writable, and not an input (the
+    # profile checked, the Dhall example) or a device, directory or the other output.
+    from .simulate import output_paths
+    inputs = [p for p in (args.profile, args.dhall if args.check else None) if p]
+    output_paths(args, inputs=inputs, output=None if args.profile else args.output, report=args.report if args.check else None)
     if args.profile:
         path = args.profile
         if not os.path.exists(path):
@@ -122,6 +127,6 @@ def run(args):
         print(f"\ngoal (every set's DSR with the profile within 0.02 of the testbed's): {'met' if ok else 'not met'}; "
               f"host steal during the testbed runs {s['steal_ms_total']:.0f} ms; load average before {res['loadavg_before'][0]:.2f}")
     if args.report:
-        write_text_atomic(args.report, json.dumps(res, indent=2) + "\n")
+        write_text_atomic(args.report, json.dumps(res, indent=2) + "\n", inputs=inputs)
         print(f"wrote {args.report}")
     return 0
