@@ -1,0 +1,320 @@
+"""Claims that can fail: what a reproduction checks of its paper, as data.
+
+A :class:`Claim` is one sentence of a paper made testable: where it is (``source``), the
+paper's words (``quote``), the metric as the paper defines it (``metric``), and a ``rule``
+that maps the metric's 95% interval to a verdict, tied to the paper's words ("more than
+double": the interval's lower end is above 2). A reproduction measures the metric twice: on
+the mechanism the claim credits (``ours``) and on a weakened variant of it (``control``:
+PAWS without stealing, a linear search where the heap is credited). A claim that holds must
+stop holding under its control; where it does not, the experiment cannot tell, and the
+verdict says so.
+
+Every verdict and every sentence that explains one is computed here, from the numbers:
+reproductions write no verdict words of their own. :func:`write` puts the claims into
+``OUT/NAME/claims.json`` and :func:`table` renders the report's table from the same data.
+
+Intervals: paired statistics over the same task sets are bootstrapped (resampling the sets,
+a seeded generator: the same numbers give the same interval); proportions take Wilson's
+interval (``scipy.stats.binomtest``).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import asdict, dataclass, field
+from typing import Callable, Sequence
+
+import numpy as np
+
+#: The verdict words, in one place.
+HOLDS = "holds"
+PARTLY = "partly"
+NOT = "does not hold"
+NA = "not comparable"
+CANNOT_TELL = "cannot tell"
+VERDICTS = (HOLDS, PARTLY, NOT, NA, CANNOT_TELL)
+
+LEVEL = 0.95
+BOOTSTRAP = 4000
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A statistic with its interval: ``value`` in [``lo``, ``hi``] at 95%, from ``n`` samples."""
+
+    value: float
+    lo: float
+    hi: float
+    n: int
+    method: str
+    unit: str = ""
+
+    def text(self, digits: int = 3) -> str:
+        if not self.n or math.isnan(self.value):
+            return "no data"
+        f = lambda x: f"{x:.{digits}g}"  # noqa: E731
+        unit = f" {self.unit}" if self.unit else ""
+        return f"{f(self.value)}{unit} [{f(self.lo)}, {f(self.hi)}] ({self.method}, n = {self.n})"
+
+
+def nothing(method: str = "no data", unit: str = "") -> Estimate:
+    return Estimate(float("nan"), float("nan"), float("nan"), 0, method, unit)
+
+
+def _bootstrap(stat: Callable[[np.ndarray], float], n: int, seed: int) -> tuple[float, float, float]:
+    """`stat(idx)` on all n samples, and its percentile interval over resamples of them."""
+    if n == 0:
+        return float("nan"), float("nan"), float("nan")
+    everything = np.arange(n)
+    value = float(stat(everything))
+    if n == 1:
+        return value, value, value
+    rng = np.random.Generator(np.random.PCG64(seed))
+    draws = rng.integers(0, n, size=(BOOTSTRAP, n))
+    boots = np.array([stat(d) for d in draws], dtype=float)
+    boots = boots[np.isfinite(boots)]
+    if boots.size == 0:
+        return value, float("nan"), float("nan")
+    a = (1 - LEVEL) / 2
+    lo, hi = np.quantile(boots, [a, 1 - a])
+    return value, float(lo), float(hi)
+
+
+def ratio_of_means(a: Sequence[float], b: Sequence[float], unit: str = "", seed: int = 1) -> Estimate:
+    """mean(a) / mean(b), ``a`` and ``b`` paired (the same task sets), bootstrapped by set."""
+    a, b = np.asarray(a, float), np.asarray(b, float)
+    if a.shape != b.shape:
+        raise ValueError(f"paired samples of different sizes: {a.shape} and {b.shape}")
+
+    def stat(i):
+        d = b[i].mean()
+        return a[i].mean() / d if d != 0 else (math.inf if a[i].mean() > 0 else float("nan"))
+
+    v, lo, hi = _bootstrap(stat, len(a), seed)
+    return Estimate(v, lo, hi, len(a), "ratio of means, paired bootstrap", unit)
+
+
+def mean_difference(a: Sequence[float], b: Sequence[float], unit: str = "", seed: int = 1) -> Estimate:
+    """mean(a − b) over paired samples, bootstrapped by pair."""
+    d = np.asarray(a, float) - np.asarray(b, float)
+    v, lo, hi = _bootstrap(lambda i: d[i].mean(), len(d), seed)
+    return Estimate(v, lo, hi, len(d), "mean paired difference, bootstrap", unit)
+
+
+def mean(a: Sequence[float], unit: str = "", seed: int = 1) -> Estimate:
+    x = np.asarray(a, float)
+    v, lo, hi = _bootstrap(lambda i: x[i].mean(), len(x), seed)
+    return Estimate(v, lo, hi, len(x), "mean, bootstrap", unit)
+
+
+def proportion(k: int, n: int) -> Estimate:
+    """k of n, with Wilson's interval."""
+    if n == 0:
+        return nothing("Wilson")
+    from scipy.stats import binomtest
+
+    ci = binomtest(int(k), int(n)).proportion_ci(confidence_level=LEVEL, method="wilson")
+    return Estimate(k / n, float(ci.low), float(ci.high), int(n), "proportion, Wilson")
+
+
+def loglog_slope(x: Sequence[float], y: Sequence[float], seed: int = 1, floor: float = 1.0) -> Estimate:
+    """The slope of log y against log x (1: linear growth, 0: constant), bootstrapped over
+    the (x, y) samples. A y below ``floor`` (one unit: a count, a ns) is read as ``floor``, so a
+    cost measured as 0 does not weigh as minus infinity."""
+    lx, ly = np.log(np.asarray(x, float)), np.log(np.maximum(np.asarray(y, float), floor))
+
+    def stat(i):
+        if np.ptp(lx[i]) == 0:
+            return float("nan")
+        return float(np.polyfit(lx[i], ly[i], 1)[0])
+
+    v, lo, hi = _bootstrap(stat, len(lx), seed)
+    return Estimate(v, lo, hi, len(lx), "log-log slope, bootstrap")
+
+
+# --- rules: an interval to a verdict, in the paper's words ------------------------------------
+
+@dataclass(frozen=True)
+class Above:
+    """The paper says the metric exceeds ``threshold`` (its words in ``words``)."""
+
+    threshold: float
+    words: str = ""
+
+    def judge(self, e: Estimate) -> tuple[str, str]:
+        t = self.threshold
+        if not e.n or math.isnan(e.lo):
+            return NA, "no interval"
+        if e.lo > t:
+            return HOLDS, f"the interval's lower end {e.lo:.3g} is above {t:g}"
+        if e.hi <= t:
+            return NOT, f"the interval's upper end {e.hi:.3g} is not above {t:g}"
+        return PARTLY, f"the interval [{e.lo:.3g}, {e.hi:.3g}] contains {t:g}"
+
+    def text(self) -> str:
+        return self.words or f"above {self.threshold:g}"
+
+
+@dataclass(frozen=True)
+class Below:
+    threshold: float
+    words: str = ""
+
+    def judge(self, e: Estimate) -> tuple[str, str]:
+        t = self.threshold
+        if not e.n or math.isnan(e.hi):
+            return NA, "no interval"
+        if e.hi < t:
+            return HOLDS, f"the interval's upper end {e.hi:.3g} is below {t:g}"
+        if e.lo >= t:
+            return NOT, f"the interval's lower end {e.lo:.3g} is not below {t:g}"
+        return PARTLY, f"the interval [{e.lo:.3g}, {e.hi:.3g}] contains {t:g}"
+
+    def text(self) -> str:
+        return self.words or f"below {self.threshold:g}"
+
+
+@dataclass(frozen=True)
+class Within:
+    lo: float
+    hi: float
+    words: str = ""
+
+    def judge(self, e: Estimate) -> tuple[str, str]:
+        if not e.n or math.isnan(e.lo):
+            return NA, "no interval"
+        if self.lo <= e.lo and e.hi <= self.hi:
+            return HOLDS, f"[{e.lo:.3g}, {e.hi:.3g}] lies within [{self.lo:g}, {self.hi:g}]"
+        if e.hi < self.lo or e.lo > self.hi:
+            return NOT, f"[{e.lo:.3g}, {e.hi:.3g}] lies outside [{self.lo:g}, {self.hi:g}]"
+        return PARTLY, f"[{e.lo:.3g}, {e.hi:.3g}] overlaps [{self.lo:g}, {self.hi:g}] only in part"
+
+    def text(self) -> str:
+        return self.words or f"within [{self.lo:g}, {self.hi:g}]"
+
+
+def combine(verdicts: Sequence[str]) -> str:
+    """Several parts of one claim: holds if every part holds, does not hold if none does."""
+    vs = [v for v in verdicts if v != NA]
+    if not vs:
+        return NA
+    if all(v == HOLDS for v in vs):
+        return HOLDS
+    if all(v == NOT for v in vs):
+        return NOT
+    return PARTLY
+
+
+# --- a claim ----------------------------------------------------------------------------------
+
+@dataclass
+class Measured:
+    """One measurement of a claim's metric: its estimate (or parts), verdict and why."""
+
+    estimate: Estimate | None
+    verdict: str
+    why: str
+    parts: list = field(default_factory=list)  # (label, Estimate, verdict, why) of a claim in parts
+
+
+@dataclass
+class Claim:
+    id: str
+    source: str
+    quote: str
+    metric: str
+    rule: object
+    #: the weakened variant of the mechanism (its name), measured with the same rule
+    control_variant: str = ""
+    ours: Measured | None = None
+    control: Measured | None = None
+    notes: list = field(default_factory=list)
+
+    def measure(self, e: Estimate) -> Measured:
+        v, why = self.rule.judge(e)
+        return Measured(e, v, why)
+
+    def measure_parts(self, parts: Sequence[tuple[str, Estimate]]) -> Measured:
+        judged = [(label, e, *self.rule.judge(e)) for label, e in parts]
+        v = combine([p[2] for p in judged])
+        held = sum(p[2] == HOLDS for p in judged)
+        if held == len(judged):
+            why = f"all {len(judged)} parts hold"
+        else:
+            why = f"{held} of {len(judged)} parts hold (" + "; ".join(f"{p[0]}: {p[2]}, {p[3]}" for p in judged) + ")"
+        return Measured(None, v, why, judged)
+
+    @property
+    def verdict(self) -> str:
+        """The claim's verdict with its control: a claim that holds while its control holds
+        too is one the experiment cannot tell apart from the weakened mechanism."""
+        if self.ours is None:
+            return NA
+        if self.ours.verdict == HOLDS and self.control is not None and self.control.verdict == HOLDS:
+            return CANNOT_TELL
+        return self.ours.verdict
+
+    def why(self) -> str:
+        if self.ours is None:
+            return "not measured"
+        text = self.ours.why
+        if self.control is not None:
+            if self.verdict == CANNOT_TELL:
+                text += f"; but it holds under the control ({self.control_variant}) too: the experiment cannot tell the mechanism from its weakened variant"
+            elif self.ours.verdict == HOLDS:
+                text += f"; under the control ({self.control_variant}) it {self.control.verdict}"
+        return text
+
+    def to_dict(self) -> dict:
+        def m(x: Measured | None):
+            if x is None:
+                return None
+            return {"estimate": asdict(x.estimate) if x.estimate else None, "verdict": x.verdict, "why": x.why,
+                    "parts": [{"label": p[0], "estimate": asdict(p[1]), "verdict": p[2], "why": p[3]} for p in x.parts]}
+
+        return {"id": self.id, "source": self.source, "quote": self.quote, "metric": self.metric, "rule": self.rule.text(),
+                "ours": m(self.ours), "verdict": self.verdict, "why": self.why(),
+                "control": {"variant": self.control_variant, **(m(self.control) or {"verdict": NA})} if self.control_variant else None,
+                "notes": list(self.notes)}
+
+
+def _number(m: Measured | None) -> str:
+    if m is None:
+        return "—"
+    if m.estimate is not None:
+        return m.estimate.text()
+    return "; ".join(f"{label}: {e.text()}" for label, e, _, _ in m.parts)
+
+
+def table(claims: Sequence[Claim]) -> tuple[list, list]:
+    """The report's table of claims: (headers, rows), every cell from the claims' data."""
+    headers = ("claim", "where", "the paper", "metric", "ours", "verdict", "control", "control's verdict")
+    rows = [[c.id, c.source, f"“{c.quote}”", c.metric, _number(c.ours), f"**{c.verdict}**: {c.why()}",
+             c.control_variant or "—", (c.control.verdict + ": " + _number(c.control)) if c.control else "—"] for c in claims]
+    return headers, rows
+
+
+def write(claims: Sequence[Claim], out_dir) -> str:
+    """``out_dir/claims.json``, atomically."""
+    import os
+
+    from .._io import write_text_atomic
+
+    path = os.path.join(os.fspath(out_dir), "claims.json")
+    write_text_atomic(path, json.dumps(to_jsonable(claims), indent=2, allow_nan=False) + "\n")
+    return path
+
+
+def to_jsonable(claims: Sequence[Claim]) -> list:
+    """The claims as claims.json holds them (NaN written as null)."""
+    def clean(x):
+        if isinstance(x, float) and not math.isfinite(x):
+            return None
+        if isinstance(x, dict):
+            return {k: clean(v) for k, v in x.items()}
+        if isinstance(x, list):
+            return [clean(v) for v in x]
+        return x
+
+    return [clean(c.to_dict()) for c in claims]
