@@ -18,6 +18,9 @@ TEST_DEPS := "pytest>=7" "pytest-xdist>=3" "hypothesis>=6" "simso==0.8.5" "nbcli
 # LTO or debug info), shared by the test binaries, the extension and the sched_ext loader.
 TEST_PROFILE := ci
 RUST_TESTS := cargo test --workspace --exclude rtsched-py --exclude rtsched-scx --profile $(TEST_PROFILE)
+# The loom model test: feature `loom` of rtsched-policies, in the same target directory (only
+# that crate and its dependents are built again; built by build-rust-tests).
+LOOM_TEST := cargo test --profile $(TEST_PROFILE) -p rtsched-policies --features loom --test loom_cpudl
 PYTEST := $(PY) -m pytest -q -p no:cacheprovider
 # The simulator-only Python tests run without CAP_SYS_NICE (as root: setpriv), so none can
 # start a real-time thread beside the others; tests that make real runs carry the `real` mark.
@@ -66,6 +69,7 @@ build-test: setup
 
 build-rust-tests:
 	$(RUST_TESTS) --no-run
+	$(LOOM_TEST) --no-run
 
 demo: build
 	$(VENV)/bin/rtsched demo
@@ -78,7 +82,7 @@ test-rust:
 
 # The concurrent cpudl under loom: every interleaving of a few threads (bounded preemptions).
 test-loom:
-	RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom cargo test --profile $(TEST_PROFILE) -p rtsched-policies --test loom_cpudl
+	$(LOOM_TEST)
 
 # The sched_ext kernel driver, in a QEMU guest booting a kernel with sched_ext (installs qemu,
 # clang-19 and the pinned kernel as root; says why it skips elsewhere).

@@ -366,6 +366,26 @@ mod tests {
         assert_eq!(decimal_value("ab"), None);
     }
 
+    proptest::proptest! {
+        /// A bare number is let through only when the float it is read into keeps its value
+        /// exactly (as written, with its digits and exponent), whatever its length.
+        #[test]
+        fn a_bare_number_passes_only_if_its_float_keeps_it(int in 0u64..10_000_000, frac in "[0-9]{1,24}", exp in proptest::option::of(-30i32..30)) {
+            let mut text = format!("{int}.{frac}");
+            if let Some(e) = exp {
+                text.push_str(&format!("e{e}"));
+            }
+            let f: f64 = text.parse().unwrap();
+            let kept = decimal_value(&format!("{f}")) == decimal_value(&text);
+            let doc = format!("tasks:\n  - {{name: a, period: {text}}}\n");
+            proptest::prop_assert_eq!(inexact_number(&doc).is_none(), kept, "{}", text);
+            if kept {
+                let v = from_yaml(&doc).ok().unwrap();
+                proptest::prop_assert_eq!(v["tasks"][0]["period"].as_f64(), Some(f));
+            }
+        }
+    }
+
     fn refused_yaml(text: &str) -> (String, Problem) {
         match from_yaml(text) {
             Err(ReadError::Refused(r)) => (path_string(&r.path), r.problem),

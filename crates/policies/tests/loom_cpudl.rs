@@ -4,11 +4,10 @@
 //! root always pairs a deadline with the CPU that set it, the CPU being in its low bits), and
 //! exactness once the threads have joined.
 //!
-//!     RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom \
-//!         cargo test --release -p rtsched-policies --test loom_cpudl
+//!     cargo test --release -p rtsched-policies --features loom --test loom_cpudl
 //!
 //! Exploration is bounded to 3 preemptions per execution (LOOM_MAX_PREEMPTIONS overrides).
-#![cfg(loom)]
+#![cfg(feature = "loom")]
 
 use loom::sync::Arc;
 use loom::thread;

@@ -318,3 +318,27 @@ def to_jsonable(claims: Sequence[Claim]) -> list:
         return x
 
     return [clean(c.to_dict()) for c in claims]
+
+
+def markdown(path) -> str:
+    """A compact Markdown table of a claims.json (for docs/papers/*.md): claim, where, verdict,
+    ours, control; every cell from the file."""
+    doc = json.loads(open(path).read())
+
+    def num(m):
+        if not m:
+            return "—"
+        if m.get("estimate"):
+            e = m["estimate"]
+            return "no data" if e["value"] is None else f"{e['value']:.3g} [{e['lo']:.3g}, {e['hi']:.3g}]"
+        return "; ".join(f"{p['label']}: " + ("no data" if p["estimate"]["value"] is None else
+                                             f"{p['estimate']['value']:.3g} [{p['estimate']['lo']:.3g}, {p['estimate']['hi']:.3g}]")
+                         for p in m.get("parts", []))
+
+    lines = ["| claim | where | the paper | verdict | ours (95% interval) | control: verdict |", "|---|---|---|---|---|---|"]
+    for c in doc:
+        ctrl = c.get("control") or {}
+        cell = lambda s: str(s).replace("|", "\\|")  # noqa: E731
+        lines.append(f"| {c['id']} | {cell(c['source'])} | “{cell(c['quote'])}” | **{c['verdict']}** | {cell(num(c['ours']))} | "
+                     f"{cell(ctrl.get('variant', '—'))}: {ctrl.get('verdict', '—')} |")
+    return "\n".join(lines)

@@ -25,21 +25,20 @@
 //! during and after) and the loom model test, run with
 //!
 //! ```text
-//! RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom \
-//!     cargo test --release -p rtsched-policies --test loom_cpudl
+//! cargo test --release -p rtsched-policies --features loom --test loom_cpudl
 //! ```
 //!
-//! (a separate target directory keeps the normal build cache intact). Under `cfg(loom)` the
-//! locks and atomics below are loom's, and the tests shrink to 2–3 threads and 2 CPUs.
+//! (`make test-loom`). Under the feature `loom` the locks and atomics below are loom's, and
+//! the tests shrink to 2–3 threads and 2 CPUs.
 
 use super::cpudl::Cpudl;
 
-#[cfg(loom)]
+#[cfg(feature = "loom")]
 use loom::sync::{
     atomic::{AtomicU32, AtomicU64, Ordering::SeqCst},
     Mutex,
 };
-#[cfg(not(loom))]
+#[cfg(not(feature = "loom"))]
 use std::sync::{
     atomic::{AtomicU32, AtomicU64, Ordering::SeqCst},
     Mutex,
@@ -47,9 +46,9 @@ use std::sync::{
 
 #[inline]
 fn relax() {
-    #[cfg(loom)]
+    #[cfg(feature = "loom")]
     loom::thread::yield_now();
-    #[cfg(not(loom))]
+    #[cfg(not(feature = "loom"))]
     std::hint::spin_loop();
 }
 
