@@ -356,35 +356,31 @@ def _written_to(path, row_group, ts, go):
 
 
 @contextlib.contextmanager
+def _sink_file(make, path):
+    """An open file `make(path)` that runs stream their records into (None: yields None),
+    closed (moved into place) when the block ends, discarded if it raises."""
+    if path is None:
+        yield None
+        return
+    f = make(str(path))
+    try:
+        yield f
+        f.close()
+    except BaseException:
+        f.discard()
+        raise
+
+
 def parquet_file(path, row_group=None):
     """An open _core.JobsParquetFile at `path` (None: yields None) that runs stream their
     records into; closed (moved into place) when the block ends, discarded if it raises."""
-    if path is None:
-        yield None
-        return
-    f = _core.JobsParquetFile(str(path), row_group=row_group)
-    try:
-        yield f
-        f.close()
-    except BaseException:
-        f.discard()
-        raise
+    return _sink_file(lambda p: _core.JobsParquetFile(p, row_group=row_group), path)
 
 
-@contextlib.contextmanager
 def csv_file(path):
-    """An open _core.JobsCsvFile at `path` (None: yields None) that runs stream their records
-    into as CSV lines; moved into place when the block ends, discarded if it raises."""
-    if path is None:
-        yield None
-        return
-    f = _core.JobsCsvFile(str(path))
-    try:
-        yield f
-        f.close()
-    except BaseException:
-        f.discard()
-        raise
+    """An open _core.JobsCsvFile at `path` (None: yields None), as :func:`parquet_file`: runs
+    stream their records into it as CSV lines."""
+    return _sink_file(_core.JobsCsvFile, path)
 
 
 # Row groups of a real run's Parquet file: a real run makes a few hundred records a second, and

@@ -188,43 +188,76 @@ fn finish<E: fmt::Display>(st: RefCell<State>, r: Result<Value, E>, pos: impl Fn
 /// refuses the document anyway, so deeper text is refused here, at once.
 const MAX_FLOW_DEPTH: usize = 200;
 
+/// Text read character by character before it is parsed, for checks that need positions serde
+/// does not give: whether a character is plain text (outside quoted scalars and comments), and
+/// where it is. Written by hand: no YAML library here exposes its scanner. (A block scalar is
+/// read as plain text.)
+struct Lexer {
+    line: usize,
+    col: usize,
+    quote: Option<char>,
+    comment: bool,
+    escaped: bool,
+    prev: char,
+}
+
+impl Lexer {
+    fn new() -> Self {
+        Lexer { line: 1, col: 0, quote: None, comment: false, escaped: false, prev: '\n' }
+    }
+    /// Whether the next character is plain text.
+    fn plain(&self) -> bool {
+        self.quote.is_none() && !self.comment
+    }
+    /// The 1-based line and column of the next character.
+    fn next_pos(&self) -> (usize, usize) {
+        (self.line, self.col + 1)
+    }
+    /// Take `c`; a quote character opens a quoted scalar only if `quote_may_open`.
+    fn step(&mut self, c: char, quote_may_open: bool) {
+        self.col += 1;
+        if c == '\n' {
+            (self.line, self.col, self.comment) = (self.line + 1, 0, false);
+            if self.quote != Some('"') {
+                self.escaped = false;
+            }
+        } else {
+            match self.quote {
+                _ if self.comment => {}
+                Some('"') if self.escaped => self.escaped = false,
+                Some('"') if c == '\\' => self.escaped = true,
+                Some(q) if c == q => self.quote = None,
+                Some(_) => {}
+                None => match c {
+                    '#' if self.prev.is_whitespace() => self.comment = true,
+                    '"' | '\'' if quote_may_open => self.quote = Some(c),
+                    _ => {}
+                },
+            }
+        }
+        self.prev = c;
+    }
+}
+
 /// Where flow nesting first exceeds [`MAX_FLOW_DEPTH`] (1-based line and column), skipping
 /// quoted scalars and comments. (A block scalar full of brackets could be miscounted; such text
 /// would need 200 unclosed ones.)
 fn too_deep(text: &str) -> Option<(usize, usize)> {
-    let (mut depth, mut line, mut col) = (0usize, 1usize, 0usize);
-    let mut quote: Option<char> = None;
-    let (mut comment, mut escaped, mut prev) = (false, false, '\n');
+    let (mut lx, mut depth) = (Lexer::new(), 0usize);
     for c in text.chars() {
-        col += 1;
-        if c == '\n' {
-            (line, col, comment) = (line + 1, 0, false);
-            if quote != Some('"') {
-                escaped = false;
-            }
-            prev = c;
-            continue;
-        }
-        match quote {
-            _ if comment => {}
-            Some('"') if escaped => escaped = false,
-            Some('"') if c == '\\' => escaped = true,
-            Some(q) if c == q => quote = None,
-            Some(_) => {}
-            None => match c {
-                '#' if prev.is_whitespace() => comment = true,
-                '"' | '\'' => quote = Some(c),
+        if lx.plain() {
+            match c {
                 '[' | '{' => {
                     depth += 1;
                     if depth > MAX_FLOW_DEPTH {
-                        return Some((line, col));
+                        return Some(lx.next_pos());
                     }
                 }
                 ']' | '}' => depth = depth.saturating_sub(1),
                 _ => {}
-            },
+            }
         }
-        prev = c;
+        lx.step(c, true);
     }
     None
 }
@@ -258,9 +291,7 @@ fn decimal_value(s: &str) -> Option<(bool, String, i64)> {
 /// so a bare one must not be rounded without a word. Quoted scalars and comments are skipped,
 /// as in [`too_deep`].
 fn inexact_number(text: &str) -> Option<(usize, usize, String, String)> {
-    let (mut line, mut col) = (1usize, 0usize);
-    let mut quote: Option<char> = None;
-    let (mut comment, mut escaped, mut prev) = (false, false, '\n');
+    let mut lx = Lexer::new();
     let mut token = String::new();
     let mut start = (0, 0);
     let check = |token: &str, at: (usize, usize)| -> Option<(usize, usize, String, String)> {
@@ -273,13 +304,11 @@ fn inexact_number(text: &str) -> Option<(usize, usize, String, String)> {
         (f.is_finite() && decimal_value(&read) != Some(written)).then(|| (at.0, at.1, token.to_string(), read))
     };
     for c in text.chars() {
-        col += 1;
-        let plain = quote.is_none() && !comment;
         let delimiter = c.is_whitespace() || matches!(c, ',' | '[' | ']' | '{' | '}' | ':' | '#');
         // A quote opens a quoted scalar only where a scalar starts (`don't` is plain text).
-        if plain && !delimiter && !(token.is_empty() && matches!(c, '"' | '\'')) {
+        if lx.plain() && !delimiter && !(token.is_empty() && matches!(c, '"' | '\'')) {
             if token.is_empty() {
-                start = (line, col);
+                start = lx.next_pos();
             }
             token.push(c);
         } else if !token.is_empty() {
@@ -288,27 +317,7 @@ fn inexact_number(text: &str) -> Option<(usize, usize, String, String)> {
             }
             token.clear();
         }
-        if c == '\n' {
-            (line, col, comment) = (line + 1, 0, false);
-            if quote != Some('"') {
-                escaped = false;
-            }
-            prev = c;
-            continue;
-        }
-        match quote {
-            _ if comment => {}
-            Some('"') if escaped => escaped = false,
-            Some('"') if c == '\\' => escaped = true,
-            Some(q) if c == q => quote = None,
-            Some(_) => {}
-            None => match c {
-                '#' if prev.is_whitespace() => comment = true,
-                '"' | '\'' if token.is_empty() => quote = Some(c),
-                _ => {}
-            },
-        }
-        prev = c;
+        lx.step(c, token.is_empty());
     }
     check(&token, start)
 }

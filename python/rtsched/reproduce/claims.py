@@ -136,43 +136,36 @@ def loglog_slope(x: Sequence[float], y: Sequence[float], seed: int = 1, floor: f
 # --- rules: an interval to a verdict, in the paper's words ------------------------------------
 
 @dataclass(frozen=True)
-class Above:
-    """The paper says the metric exceeds ``threshold`` (its words in ``words``)."""
+class Threshold:
+    """The paper says the metric is above (or below) ``threshold`` (its words in ``words``):
+    holds when the whole interval is beyond it, does not hold when none of it is."""
 
     threshold: float
     words: str = ""
+    above: bool = True
 
     def judge(self, e: Estimate) -> tuple[str, str]:
-        t = self.threshold
-        if not e.n or math.isnan(e.lo):
+        t, side = self.threshold, "above" if self.above else "below"
+        if not e.n or math.isnan(e.lo) or math.isnan(e.hi):
             return NA, "no interval"
-        if e.lo > t:
-            return HOLDS, f"the interval's lower end {e.lo:.3g} is above {t:g}"
-        if e.hi <= t:
-            return NOT, f"the interval's upper end {e.hi:.3g} is not above {t:g}"
+        (near, near_end), (far, far_end) = ((e.lo, "lower"), (e.hi, "upper")) if self.above else ((e.hi, "upper"), (e.lo, "lower"))
+        beyond = (lambda x: x > t) if self.above else (lambda x: x < t)  # noqa: E731
+        if beyond(near):
+            return HOLDS, f"the interval's {near_end} end {near:.3g} is {side} {t:g}"
+        if not beyond(far):
+            return NOT, f"the interval's {far_end} end {far:.3g} is not {side} {t:g}"
         return PARTLY, f"the interval [{e.lo:.3g}, {e.hi:.3g}] contains {t:g}"
 
     def text(self) -> str:
-        return self.words or f"above {self.threshold:g}"
+        return self.words or f"{'above' if self.above else 'below'} {self.threshold:g}"
 
 
-@dataclass(frozen=True)
-class Below:
-    threshold: float
-    words: str = ""
+def Above(threshold: float, words: str = "") -> Threshold:  # noqa: N802 - reads as the rule it makes
+    return Threshold(threshold, words, True)
 
-    def judge(self, e: Estimate) -> tuple[str, str]:
-        t = self.threshold
-        if not e.n or math.isnan(e.hi):
-            return NA, "no interval"
-        if e.hi < t:
-            return HOLDS, f"the interval's upper end {e.hi:.3g} is below {t:g}"
-        if e.lo >= t:
-            return NOT, f"the interval's lower end {e.lo:.3g} is not below {t:g}"
-        return PARTLY, f"the interval [{e.lo:.3g}, {e.hi:.3g}] contains {t:g}"
 
-    def text(self) -> str:
-        return self.words or f"below {self.threshold:g}"
+def Below(threshold: float, words: str = "") -> Threshold:  # noqa: N802
+    return Threshold(threshold, words, False)
 
 
 @dataclass(frozen=True)
