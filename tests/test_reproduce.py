@@ -59,7 +59,10 @@ def test_quick_reproduction(tmp_path, name):
     if (d / "claims.json").exists():  # on the claims engine: the table is rendered from claims.json
         header = next(line for line in report.splitlines() if line.startswith("| claim"))
         assert "| the paper |" in header and "| ours |" in header and "| control |" in header
-        assert len(json.loads((d / "claims.json").read_text())) == sum(line.startswith("| L") for line in report.splitlines())
+        doc = json.loads((d / "claims.json").read_text())
+        assert doc and all(f"| {c['id']} |" in report for c in doc)
+        for c in doc:  # the Done-when of the claims issue: a quote, a computed verdict, a control
+            assert c["quote"] and c["verdict"] and c["control"] and c["control"]["variant"], c
     else:
         header = next(line for line in report.splitlines() if line.startswith("| quantity"))
         assert "| paper |" in header and "| rtsched |" in header

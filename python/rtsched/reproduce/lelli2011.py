@@ -82,18 +82,15 @@ def run(out_dir, quick, executor):
 
     figs = _figures(med, out_dir)
     found = claims(df)
-    C.write(found, out_dir)
     rep = Report("lelli2011", "Global EDF with distributed run queues: cost per operation vs CPUs",
                  "Lelli et al., OSPERT 2011, §6", quick)
     rep.para(__doc__.split("\n\n", 1)[1])
-    rep.heading("The paper's claims, checked")
-    rep.table(*C.table(found))
-    rep.para("Each claim is judged first on the work an operation does, counted (CPUs, mask words, heap slots or "
+    rep.claims(found, out_dir, note=("Each claim is judged first on the work an operation does, counted (CPUs, mask words, heap slots or "
              "priority levels read per push, written per enqueue: deterministic, the same on any machine), then on its "
              "time (ns, net of the timer pair's own cost; the `-time` claims). Intervals are 95% bootstraps over the "
              f"task sets (m <= 48, the paper's range: {int((df.m <= 48).sum() / len(VARIANTS))} sets). The control "
              "runs the same comparison with the mechanism the claim credits taken away; a claim that still holds under "
-             "it cannot be credited to the mechanism. The same data: claims.json.")
+             "it cannot be credited to the mechanism. The same data: claims.json."))
     for R in Rs:
         rep.heading(f"R = {R}: median ns per push / per enqueue")
         sub = med[med.R == R]

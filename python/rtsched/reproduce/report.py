@@ -48,6 +48,31 @@ class Report:
         rel = os.path.relpath(path, rel_to)
         self.parts += [f"![{caption}]({rel})", "", f"*{caption}*", ""]
 
+    def claims(self, found, out_dir, note: str = "", heading: str = "The paper's claims, checked"):
+        """The skeleton's claims step: ``out_dir/claims.json`` written from ``found`` (a list of
+        :class:`rtsched.reproduce.claims.Claim`) and the report's table rendered from the same
+        data; ``note`` says how the claims were measured. Returns claims.json's path."""
+        from . import claims as C
+
+        path = C.write(found, out_dir)
+        self.heading(heading)
+        self.table(*C.table(found))
+        if note:
+            self.para(note)
+        return path
+
+    def figures(self, figs, out_dir, heading: str = "Figures"):
+        """The skeleton's figures step: each ``(figure, stem, caption)`` saved atomically as
+        ``out_dir/STEM.png`` and ``.svg`` and shown in the report."""
+        from .. import plots
+
+        if not figs:
+            return
+        self.heading(heading)
+        for fig, stem, caption in figs:
+            plots.save(fig, Path(out_dir) / stem)
+            self.figure(Path(out_dir) / f"{stem}.png", caption, out_dir)
+
     def not_reproduced(self, items):
         self.heading("Not reproduced yet")
         self.parts += [f"- {i}" for i in items] + [""]
