@@ -32,7 +32,11 @@
 //!    group) — and a `Balance { from, to }` moves one waiting entity when `from` has at least
 //!    two runnable fair entities more than `to` (utilisations lag the queues; without this a
 //!    busy pair would trade tasks back and forth). Either balancer moves only waiting entities
-//!    from a queue of two or more (`busiest->nr_running > 1`).
+//!    from a queue of two or more (`busiest->nr_running > 1`). Option `guard` sets the
+//!    two-more rule for either balancer (default: on for opzone, off for linux; the opzone
+//!    reproduction's ablation turns it off, and on for Linux, to see what it does). Option
+//!    `checks=periodic` moves the zone check from the paper's check points to Linux's: every
+//!    CPU at its balance interval (doubling while nothing moves), none at creation or wake-up.
 //! 5. **Cost** (§2 "direct" and "latency" costs). A balance pass occupies its CPU for
 //!    `balance_cost` + `balance_cost_per_cpu` × m (the scan of `find_busiest_group`), an opzone
 //!    check for `check_cost`; each migration holds both run queues' locks for `lock` (the
@@ -60,7 +64,8 @@ pub const INFO: PolicyInfo = PolicyInfo {
     options: "balancer=linux|opzone|none (default linux); opzone: zone=cold|warm-low|warm-mid|warm-high|hot, cold_threshold, hot_threshold, \
               warm_spot_low/mid/high, prize_time, punish_time, score_step, util=per-cpu|average; tick=1ms, latency=6ms, min_granularity=750us, \
               wakeup_granularity=1ms, balance_min=10ms, balance_max=100ms, imbalance_pct=117, balance_cost=2us, balance_cost_per_cpu=250ns, \
-              check_cost=1us, lock=20us",
+              check_cost=1us, lock=20us, guard=on|off (move only from a queue of two more fair entities; default on for opzone, off for linux), \
+              checks=points|periodic (opzone: the paper's check points, or every CPU's balance interval as Linux)",
 };
 
 const NONE: u32 = u32::MAX;
@@ -89,6 +94,12 @@ pub struct CfsParams {
     pub balance_cost_per_cpu: Time,
     pub check_cost: Time,
     pub lock: Time,
+    /// Move only from a queue with at least two runnable fair entities more than the target's
+    /// (rule 4); `None`: the balancer's own (opzone on, linux off).
+    pub guard: Option<bool>,
+    /// Opzone: check at every CPU's balance interval (Linux's sites) instead of the paper's
+    /// check points (option `checks=periodic`).
+    pub periodic_checks: bool,
 }
 
 impl Default for CfsParams {
@@ -105,6 +116,8 @@ impl Default for CfsParams {
             balance_cost_per_cpu: 250,
             check_cost: NS_PER_US,
             lock: 20 * NS_PER_US,
+            guard: None,
+            periodic_checks: false,
         }
     }
 }
@@ -424,6 +437,12 @@ impl Cfs {
             })
     }
 
+    /// Whether a move needs two runnable fair entities more on its source than on its target
+    /// (option `guard`; by default the opzone balancer's rule, not Linux's).
+    fn guarded(&self) -> bool {
+        self.p.guard.unwrap_or(matches!(self.balancer, Balancer::Opzone(_)))
+    }
+
     /// Linux's `load_balance` for `this` (rule 4): returns whether it moved anything.
     fn load_balance(&mut self, this: u32, now: Time, d: &mut Dispatch<'_>) -> bool {
         self.invocations += 1;
@@ -441,6 +460,9 @@ impl Cfs {
         let mut to_move = (bl - tl) / 2;
         let mut moved = false;
         while to_move > 0 {
+            if self.guarded() && self.rqs[busiest as usize].fair.len() <= self.rqs[this as usize].fair.len() + 1 {
+                break;
+            }
             let Some(e) = self.movable(busiest, d) else {
                 break;
             };
@@ -467,8 +489,9 @@ impl Cfs {
             self.invocations += 1;
             // Only from a queue with more runnable fair entities than the target's: otherwise the
             // move would shift the imbalance, not reduce it (the utilisation lags the queues).
+            // Without the guard (`guard=off`), Linux's rule: a queue of two or more.
             let (nf, nt) = (self.rqs[b.from as usize].fair.len(), self.rqs[b.to as usize].fair.len());
-            if nf <= nt + 1 {
+            if nf < 2 || (self.guarded() && nf <= nt + 1) {
                 return;
             }
             if let Some(e) = self.movable(b.from, d) {
@@ -625,7 +648,7 @@ impl Policy for Cfs {
                     self.rqs[cpu as usize].resched = true;
                 }
             }
-            if let Balancer::Opzone(_) = self.balancer {
+            if let (Balancer::Opzone(_), false) = (&self.balancer, self.p.periodic_checks) {
                 if first {
                     self.zone_check(Trigger::TaskCreated, cpu, now, d);
                 } else if was_idle {
@@ -648,6 +671,19 @@ impl Policy for Cfs {
                 Balancer::None => {}
                 Balancer::Linux => {
                     let moved = self.load_balance(c, now, d);
+                    let rq = &mut self.rqs[c as usize];
+                    rq.interval = if moved || idle {
+                        self.p.balance_min
+                    } else {
+                        (rq.interval * 2).min(self.p.balance_max)
+                    };
+                }
+                Balancer::Opzone(_) if self.p.periodic_checks => {
+                    // Linux's sites (`checks=periodic`): every CPU at its interval, which doubles
+                    // while the check moves nothing (the trigger is only a name for a check).
+                    let before = self.migrations;
+                    self.zone_check(Trigger::BusiestGroup, c, now, d);
+                    let moved = self.migrations > before;
                     let rq = &mut self.rqs[c as usize];
                     rq.interval = if moved || idle {
                         self.p.balance_min
@@ -765,6 +801,20 @@ pub fn build(spec: &SchedulerSpec, ctx: &mut BuildCtx) -> Result<Box<dyn Policy>
             };
             *slot = t;
             shown.push(format!("{k}={v}"));
+        } else if k == "guard" {
+            p.guard = Some(match v.as_str() {
+                "on" => true,
+                "off" => false,
+                _ => return Err(format!("scheduler '{name}': option 'guard': expected on or off, got '{v}'")),
+            });
+            shown.push(format!("{k}={v}"));
+        } else if k == "checks" {
+            p.periodic_checks = match v.as_str() {
+                "points" => false,
+                "periodic" => true,
+                _ => return Err(format!("scheduler '{name}': option 'checks': expected points or periodic, got '{v}'")),
+            };
+            shown.push(format!("{k}={v}"));
         } else if k == "imbalance_pct" {
             p.imbalance_pct = v
                 .parse()
@@ -773,7 +823,7 @@ pub fn build(spec: &SchedulerSpec, ctx: &mut BuildCtx) -> Result<Box<dyn Policy>
                 .ok_or_else(|| format!("scheduler '{name}': option 'imbalance_pct': expected an integer percent from 100 to 1000, got '{v}'"))?;
             shown.push(format!("{k}={v}"));
         } else {
-            let mut known: Vec<&str> = vec!["balancer", "imbalance_pct"];
+            let mut known: Vec<&str> = vec!["balancer", "imbalance_pct", "guard", "checks"];
             known.extend(TIME_KEYS);
             known.extend(ZoneConfig::KEYS);
             let hint = rtsched_model::file::closest(k, &known)
@@ -794,6 +844,9 @@ pub fn build(spec: &SchedulerSpec, ctx: &mut BuildCtx) -> Result<Box<dyn Policy>
     }
     if p.balance_max < p.balance_min {
         return Err(format!("scheduler '{name}': option 'balance_max': is below balance_min"));
+    }
+    if balancer != "opzone" && p.periodic_checks {
+        return Err(format!("scheduler '{name}': option 'checks' applies to balancer=opzone only"));
     }
     if balancer != "opzone" && !zone_opts.is_empty() {
         return Err(format!("scheduler '{name}': option '{}' applies to balancer=opzone only", zone_opts[0].0));

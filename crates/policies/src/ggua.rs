@@ -19,6 +19,9 @@
 //!
 //! Defaults `model=stw,mapper=3pass` (ChronOS runs G-GUA stop-the-world). TUFs must be
 //! non-increasing (checked at build). Cost: O(n log n + n·m·(m + n)) per decision.
+//! Negative controls (not G-GUA; for experiments that credit one of its mechanisms):
+//! `abort=off` skips step 1 (a hopeless job is then dropped by step 3's feasibility test, not
+//! aborted), `chains=off` skips step 2's lending of chain PUD (`ua::Mechanisms`).
 
 use crate::common::global_model::{self, Choice, Choose, GlobalModel, Mapper, Model};
 use crate::common::ua::{self, Candidate, Tracked};
@@ -39,6 +42,8 @@ pub struct Ggua {
     heads: Vec<usize>,
     /// A deadlock cycle to break at the next decision.
     cycle: Vec<EntityId>,
+    /// Mechanisms switched off for a negative control (`abort=off`, `chains=off`).
+    mech: ua::Mechanisms,
 }
 
 impl Ggua {
@@ -76,7 +81,7 @@ impl Choose for Ggua {
             out.abort.push(e);
         }
         self.cycle.clear();
-        ua::candidates(now, view, tracked, &mut self.deps, &mut out.abort, &mut self.cands);
+        ua::candidates(now, view, tracked, self.mech, &mut self.deps, &mut out.abort, &mut self.cands);
         self.cands.sort_unstable_by(|a, b| b.pud.total_cmp(&a.pud).then(a.key.cmp(&b.key)));
         let m = m as usize;
         self.sched.resize_with(m, Vec::new);
@@ -108,6 +113,9 @@ impl Choose for Ggua {
         self.cycle.extend_from_slice(cycle);
     }
     fn wake(&self, now: Time, view: &dyn RunView, tracked: &Tracked, m: u32) -> Option<Time> {
+        if !self.mech.abort {
+            return None;
+        }
         ua::next_hopeless(now, view, tracked, m)
     }
 }
@@ -116,12 +124,19 @@ pub const INFO: PolicyInfo = PolicyInfo {
     name: "ggua",
     summary: "greedy global utility accrual (PUD order, per-CPU feasible EDF schedules, aborts)",
     paper: "ChronOS §6.1; Garyali et al. OPODIS 2010 (G-GUA)",
-    options: "model=stw|ac, mapper=3pass|none (default stw, 3pass)",
+    options: "model=stw|ac, mapper=3pass|none (default stw, 3pass); negative controls (each mechanism is on unless switched off): abort=off (no abort of hopeless jobs), chains=off (no PUD lent along dependency chains)",
 };
 
-/// `model=`, `mapper=`.
+/// `model=`, `mapper=`; the controls `abort=`, `chains=` (on|off, default on).
 pub fn build(spec: &SchedulerSpec, ctx: &mut BuildCtx) -> Result<Box<dyn Policy>, String> {
-    let (model, mapper) = global_model::options(spec)?.unwrap_or((Model::StopTheWorld, Mapper::ThreePass));
+    let mech = ua::check_options(spec, &[])?;
+    let (model, mapper) = global_model::read(spec)?.unwrap_or((Model::StopTheWorld, Mapper::ThreePass));
     ua::require_non_increasing_tufs(ctx.ts, &spec.name)?;
-    Ok(Box::new(GlobalModel::new(global_model::label("ggua", model, mapper), Ggua::default(), ctx.cpus(), model, mapper)))
+    let mut label = global_model::label("ggua", model, mapper);
+    for (on, key) in [(mech.abort, "abort"), (mech.chains, "chains")] {
+        if !on {
+            label.push_str(&format!(",{key}=off"));
+        }
+    }
+    Ok(Box::new(GlobalModel::new(label, Ggua { mech, ..Ggua::default() }, ctx.cpus(), model, mapper)))
 }

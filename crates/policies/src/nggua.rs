@@ -15,6 +15,9 @@
 //!
 //! Defaults `model=stw,mapper=3pass`. TUFs must be non-increasing (checked at build).
 //! Cost: O(n log n + n·m) to assign, O(n²) per CPU to shed in the worst case.
+//! Negative controls (not NG-GUA; for experiments that credit one of its mechanisms):
+//! `shed=off` skips step 3 (what remains is G-EDF's choice with step 1's aborts), `abort=off`
+//! skips step 1, `chains=off` lends no chain PUD to a chain's head (`ua::Mechanisms`).
 
 use crate::common::global_model::{self, Choice, Choose, GlobalModel, Mapper, Model};
 use crate::common::ua::{self, Candidate, Tracked};
@@ -25,7 +28,6 @@ use crate::registry::{PolicyInfo, SchedulerSpec};
 use rtsched_model::Time;
 
 /// NG-GUA's chooser, with its scratch space.
-#[derive(Default)]
 pub struct Nggua {
     cands: Vec<Candidate>,
     deps: Vec<EntityId>,
@@ -33,6 +35,16 @@ pub struct Nggua {
     load: Vec<Time>,
     heads: Vec<usize>,
     cycle: Vec<EntityId>,
+    /// Mechanisms switched off for a negative control (`abort=off`, `chains=off`).
+    mech: ua::Mechanisms,
+    /// Step 3 (`shed=off` skips it: a negative control, G-EDF with the UA aborts).
+    shed: bool,
+}
+
+impl Default for Nggua {
+    fn default() -> Self {
+        Nggua { cands: Vec::new(), deps: Vec::new(), sched: Vec::new(), load: Vec::new(), heads: Vec::new(), cycle: Vec::new(), mech: ua::Mechanisms::default(), shed: true }
+    }
 }
 
 impl Choose for Nggua {
@@ -45,7 +57,7 @@ impl Choose for Nggua {
             out.abort.push(e);
         }
         self.cycle.clear();
-        ua::candidates(now, view, tracked, &mut self.deps, &mut out.abort, &mut self.cands);
+        ua::candidates(now, view, tracked, self.mech, &mut self.deps, &mut out.abort, &mut self.cands);
         self.cands.sort_unstable_by_key(|c| c.key);
         let m = m as usize;
         self.sched.resize_with(m, Vec::new);
@@ -58,10 +70,12 @@ impl Choose for Nggua {
             self.load[c] += self.cands[j].rem;
         }
         let cands = &self.cands;
-        for s in self.sched.iter_mut() {
-            while !ua::feasible(now, s.iter().map(|&i| (cands[i].deadline, cands[i].rem))) {
-                let worst = (0..s.len()).min_by(|&a, &b| cands[s[a]].pud.total_cmp(&cands[s[b]].pud).then(cands[s[b]].key.cmp(&cands[s[a]].key))).expect("an infeasible schedule is not empty");
-                s.remove(worst);
+        if self.shed {
+            for s in self.sched.iter_mut() {
+                while !ua::feasible(now, s.iter().map(|&i| (cands[i].deadline, cands[i].rem))) {
+                    let worst = (0..s.len()).min_by(|&a, &b| cands[s[a]].pud.total_cmp(&cands[s[b]].pud).then(cands[s[b]].key.cmp(&cands[s[a]].key))).expect("an infeasible schedule is not empty");
+                    s.remove(worst);
+                }
             }
         }
         heads_in_edf_order(&self.sched, &self.cands, &mut self.heads, out);
@@ -77,6 +91,9 @@ impl Choose for Nggua {
         self.cycle.extend_from_slice(cycle);
     }
     fn wake(&self, now: Time, view: &dyn RunView, tracked: &Tracked, m: u32) -> Option<Time> {
+        if !self.mech.abort {
+            return None;
+        }
         ua::next_hopeless(now, view, tracked, m)
     }
 }
@@ -85,12 +102,20 @@ pub const INFO: PolicyInfo = PolicyInfo {
     name: "nggua",
     summary: "non-greedy global utility accrual (EDF to least-loaded CPUs, shed lowest PUD, aborts)",
     paper: "ChronOS §6.1; Garyali et al. OPODIS 2010 (NG-GUA)",
-    options: "model=stw|ac, mapper=3pass|none (default stw, 3pass)",
+    options: "model=stw|ac, mapper=3pass|none (default stw, 3pass); negative controls (each mechanism is on unless switched off): shed=off (no step 3), abort=off (no abort of hopeless jobs), chains=off (no PUD lent along dependency chains)",
 };
 
-/// `model=`, `mapper=`.
+/// `model=`, `mapper=`; the controls `shed=`, `abort=`, `chains=` (on|off, default on).
 pub fn build(spec: &SchedulerSpec, ctx: &mut BuildCtx) -> Result<Box<dyn Policy>, String> {
-    let (model, mapper) = global_model::options(spec)?.unwrap_or((Model::StopTheWorld, Mapper::ThreePass));
+    let mech = ua::check_options(spec, &["shed"])?;
+    let shed = ua::switch(spec, "shed")?;
+    let (model, mapper) = global_model::read(spec)?.unwrap_or((Model::StopTheWorld, Mapper::ThreePass));
     ua::require_non_increasing_tufs(ctx.ts, &spec.name)?;
-    Ok(Box::new(GlobalModel::new(global_model::label("nggua", model, mapper), Nggua::default(), ctx.cpus(), model, mapper)))
+    let mut label = global_model::label("nggua", model, mapper);
+    for (on, key) in [(shed, "shed"), (mech.abort, "abort"), (mech.chains, "chains")] {
+        if !on {
+            label.push_str(&format!(",{key}=off"));
+        }
+    }
+    Ok(Box::new(GlobalModel::new(label, Nggua { mech, shed, ..Nggua::default() }, ctx.cpus(), model, mapper)))
 }

@@ -207,15 +207,55 @@ fn job_aborted(tracked: &Tracked, aborts: &[EntityId], e: EntityId) -> bool {
     aborts.iter().any(|&a| tracked.get(a).is_some_and(|x| x.task == i.task && x.job == i.job))
 }
 
+/// Two mechanisms of the global UA policies that an option can switch off, for negative
+/// controls (an experiment that credits a mechanism runs again without it): `abort=off` (no
+/// abort of hopeless jobs, no timer for them: a late job follows the run's `on_miss`; a
+/// deadlock is still broken) and `chains=off` (a blocked job does not lend its chain's PUD to
+/// the head of its chain). Both are on by default: the published algorithms.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Mechanisms {
+    pub abort: bool,
+    pub chains: bool,
+}
+
+impl Default for Mechanisms {
+    fn default() -> Self {
+        Mechanisms { abort: true, chains: true }
+    }
+}
+
+/// Read the `on|off` switch `key` of `spec` (default on).
+pub fn switch(spec: &SchedulerSpec, key: &str) -> Result<bool, String> {
+    match spec.options.iter().rev().find(|(k, _)| k == key).map(|(_, v)| v.as_str()) {
+        None | Some("on") => Ok(true),
+        Some("off") => Ok(false),
+        Some(x) => Err(format!("scheduler '{}': option '{key}': '{x}' is not on or off", spec.name)),
+    }
+}
+
+/// The options of a global UA policy: `model=`, `mapper=` (`global_model::read`), `abort=`,
+/// `chains=` and the policy's own `extra` switches; any other option is an error.
+pub fn check_options(spec: &SchedulerSpec, extra: &[&str]) -> Result<Mechanisms, String> {
+    let known = ["model", "mapper", "abort", "chains"];
+    for (k, v) in &spec.options {
+        if !known.contains(&k.as_str()) && !extra.contains(&k.as_str()) {
+            let k = if k.is_empty() { v.as_str() } else { k.as_str() };
+            let all: Vec<&str> = known.iter().chain(extra).copied().collect();
+            return Err(format!("scheduler '{}' has no option '{k}' (known: {}; e.g. model=stw|ac, mapper=3pass|none, abort=on|off)", spec.name, all.join(", ")));
+        }
+    }
+    Ok(Mechanisms { abort: switch(spec, "abort")?, chains: switch(spec, "chains")? })
+}
+
 /// The global UA policies' first step: abort each tracked job that can no longer complete by
 /// its deadline (`now + remaining > deadline`, so also one whose deadline has passed), into
-/// `aborts` (one entity per job); then the runnable candidates with their PUDs into `out`,
-/// sorted by entity id. `deps` is scratch.
-pub fn candidates(now: Time, view: &dyn RunView, tracked: &Tracked, deps: &mut Vec<EntityId>, aborts: &mut Vec<EntityId>, out: &mut Vec<Candidate>) {
+/// `aborts` (one entity per job; none with `abort=off`); then the runnable candidates with
+/// their PUDs into `out`, sorted by entity id. `deps` is scratch.
+pub fn candidates(now: Time, view: &dyn RunView, tracked: &Tracked, mech: Mechanisms, deps: &mut Vec<EntityId>, aborts: &mut Vec<EntityId>, out: &mut Vec<Candidate>) {
     out.clear();
     for &e in tracked.ids() {
         let i = tracked.get(e).expect("listed ids are tracked");
-        if hopeless(now, view, i) && !job_aborted(tracked, aborts, e) {
+        if mech.abort && hopeless(now, view, i) && !job_aborted(tracked, aborts, e) {
             aborts.push(e);
         }
     }
@@ -228,6 +268,9 @@ pub fn candidates(now: Time, view: &dyn RunView, tracked: &Tracked, deps: &mut V
         out.push(Candidate { e, key: crate::common::key::Key::new(i.deadline, i.release, i), deadline: i.deadline, rem, pud: pud(view, now, i, &[]) });
     }
     out.sort_unstable_by_key(|c| c.e);
+    if !mech.chains {
+        return;
+    }
     for &b in tracked.ids() {
         if !tracked.is_blocked(b) || job_aborted(tracked, aborts, b) {
             continue;
@@ -349,6 +392,20 @@ mod tests {
         assert_eq!(t.ids(), &[1]);
         t.remove(3);
         assert_eq!(t.len(), 1);
+    }
+
+    #[test]
+    fn control_switches_default_on_and_refuse_the_unknown() {
+        let spec = |s: &str| SchedulerSpec::parse(s).unwrap();
+        assert_eq!(check_options(&spec("ggua"), &[]).unwrap(), Mechanisms::default());
+        let m = check_options(&spec("ggua:model=ac,abort=off"), &[]).unwrap();
+        assert!(!m.abort && m.chains);
+        assert!(!check_options(&spec("nggua:chains=off,shed=off"), &["shed"]).unwrap().chains);
+        assert!(!switch(&spec("nggua:shed=off"), "shed").unwrap());
+        let e = check_options(&spec("ggua:shed=off"), &[]).unwrap_err();
+        assert!(e.contains("'ggua'") && e.contains("no option 'shed'"), "{e}");
+        let e = check_options(&spec("ggua:abort=maybe"), &[]).unwrap_err();
+        assert!(e.contains("'abort'") && e.contains("maybe"), "{e}");
     }
 
     /// u = .9, .2, .7, .6 on 2 CPUs: .9→0; .7→1; .6→1 (loads .9, .7); .2→0 (loads .9, 1.3).
