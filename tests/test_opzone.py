@@ -5,6 +5,7 @@ and the balancers' invariants on random sets (hypothesis)."""
 import json
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -74,6 +75,9 @@ BAD = [
     ("  - {name: bg, behaviour: hog}", "cfs:balancer=opzone,hot_threshold=120%", "hot_threshold"),
     ("  - {name: bg, behaviour: hog}", "cfs:balancer=opzone,zone=tepid", "unknown operation zone 'tepid'"),
     ("  - {name: bg, behaviour: hog}", "cfs:balancer=opzone,cold_threshold=-5%", "cold_threshold"),
+    ("  - {name: bg, behaviour: hog}", "cfs:balancer=opzone,guard=maybe", "option 'guard'"),
+    ("  - {name: bg, behaviour: hog}", "cfs:balancer=opzone,checks=sometimes", "option 'checks'"),
+    ("  - {name: bg, behaviour: hog}", "cfs:balancer=linux,checks=periodic", "option 'checks' applies to balancer=opzone only"),
 ]
 
 
@@ -135,3 +139,94 @@ def test_balancers_keep_their_invariants(m, tasks, spec):
     assert sum(fair_shares(r).values()) <= m + 1e-9
     doc = json.loads(json.dumps(r.to_json(jobs=False)))
     assert doc["counters"]["overheads"]["policy_ns"] == r.measurements.get("balance.ns", 0)
+
+
+# --- the opzone2012 reproduction's ablation options and claims ----------------------------------
+
+def _heavy(seed=1, duration="500ms"):
+    from rtsched.reproduce.opzone2012 import taskset_yaml
+
+    return rtsched.parse_taskset(taskset_yaml(4, duration, seed), "yaml", "heavy.yaml")
+
+
+def test_guard_and_check_site_options():
+    """`guard` (the two-more rule) and `checks=periodic` (Linux's check sites) change what the
+    balancers do, and name themselves in the label; the defaults are the balancers' own."""
+    ts = _heavy()
+    run = lambda spec: rtsched.simulate(ts, spec)  # noqa: E731
+    lin, lin_g = run("cfs:balancer=linux"), run("cfs:balancer=linux,guard=off")
+    assert lin.measurements == lin_g.measurements  # Linux: off by default
+    assert run("cfs:balancer=linux,guard=on").measurements["balance.migrations"] < lin.measurements["balance.migrations"]
+    oz, oz_g = run("cfs:balancer=opzone"), run("cfs:balancer=opzone,guard=on")
+    assert oz.measurements == oz_g.measurements  # opzone: on by default
+    assert run("cfs:balancer=opzone,guard=off").measurements["balance.migrations"] >= oz.measurements["balance.migrations"]
+    per = run("cfs:balancer=opzone,checks=periodic")
+    assert per.scheduler == "cfs:balancer=opzone,zone=warm-high,checks=periodic", per.scheduler
+    assert per.measurements["balance.checks"] != oz.measurements["balance.checks"]
+    assert run("cfs:balancer=opzone,checks=points").measurements == oz.measurements
+
+
+@pytest.fixture(scope="module")
+def small_claims():
+    """opzone2012's claims on 3 short stress sets (not the quick run: its test is test_reproduce's)."""
+    import pandas as pd
+
+    from rtsched.reproduce import opzone2012 as oz
+
+    seeds = [1, 2, 3]
+    heavy = oz._runs([(n, s) for n, s, _ in oz.ABLATION], seeds, "500ms", "heavy")
+    moderate = oz._runs(oz.MODERATE, seeds, "500ms", "moderate")
+    locks = pd.concat([heavy[heavy.variant.isin(["linux", "warm-high"])].assign(lock_us=20)], ignore_index=True)
+    return oz, heavy, oz.claims(heavy, moderate, locks)
+
+
+def test_every_claim_has_a_quote_a_computed_verdict_and_a_control(small_claims):
+    from rtsched.reproduce import claims as C
+
+    oz, heavy, found = small_claims
+    assert [c.id for c in found] == ["O1", "O2", "O3", "O4", "O5", "O6", "O7"]
+    by = {c.id: c for c in found}
+    for c in found:
+        assert c.quote and c.control_variant and c.ours and c.control and c.verdict in C.VERDICTS, c.id
+        # The verdict is the engine's, from the two measurements.
+        if c.ours.verdict == C.HOLDS and c.control.verdict == C.HOLDS:
+            assert c.verdict == C.CANNOT_TELL
+        else:
+            assert c.verdict == c.ours.verdict
+    # O2 credits the zone policy: its control (zones off) is the same comparison, so whatever
+    # the gain is, the verdict is measured on both; O5's control (no balancer) has no migration
+    # to lock, so its two lock lengths give one schedule: a ratio of exactly 1.
+    assert by["O5"].control.estimate.value == 1.0 and by["O5"].control.verdict == C.NOT
+    assert by["O1"].ours.estimate.value == pytest.approx(
+        heavy[heavy.variant == "linux"].mean_us.mean() / heavy[heavy.variant == "warm-high"].mean_us.mean())
+    doc = C.to_jsonable(found)
+    assert all(d["control"]["variant"] and d["quote"] for d in doc)
+
+
+def test_ablation_rows_and_gap_are_paired_over_the_same_sets(small_claims):
+    oz, heavy, _ = small_claims
+    rows = {r["variant"]: r for r in oz.ablation_rows(heavy)}
+    assert set(rows) == {n for n, _, _ in oz.ABLATION}
+    assert rows["warm-high"]["over_warm_high"].value == 1.0 and rows["linux"]["linux_over"].value == 1.0
+    assert rows["none"]["migrations"].value == 0
+    # Linux without its double lock closes most of its gap to warm-high in the model.
+    e = oz.gap_closed(heavy, "linux, no double lock")
+    assert e.n == 3 and e.lo <= e.value <= e.hi
+    assert "Interval above 1" in oz._acts(list(rows.values()))
+
+
+def test_the_real_claim_comes_from_the_engine():
+    """--real's O1 on per-run means (synthetic here: the real runs need root)."""
+    from rtsched.reproduce import claims as C
+    from rtsched.reproduce.opzone2012 import real_claim
+
+    def cond(means, steal=1.0):
+        return {"runs": [{"probe": {"mean_us": m}} for m in means], "steal_pct": steal}
+
+    res = {"conditions": {"kernel": cond([700, 650, 720]), "zone:warm-high": cond([300, 310, 290]), "zone:cold": cond([690, 660, 700])}}
+    c = real_claim(res)
+    assert c.ours.verdict == C.HOLDS and c.control.verdict == C.NOT and c.verdict == C.HOLDS
+    res["conditions"]["zone:cold"] = cond([300, 300, 300])
+    assert real_claim(res).verdict == C.CANNOT_TELL
+    del res["conditions"]["zone:warm-high"]
+    assert real_claim(res) is None

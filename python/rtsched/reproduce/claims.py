@@ -63,22 +63,48 @@ def nothing(method: str = "no data", unit: str = "") -> Estimate:
 
 
 def _bootstrap(stat: Callable[[np.ndarray], float], n: int, seed: int) -> tuple[float, float, float]:
-    """`stat(idx)` on all n samples, and its percentile interval over resamples of them."""
+    """`stat(idx)` on all n samples, and its percentile interval over resamples of them (one
+    call per resample: for statistics that do not vectorise, such as a fitted slope)."""
+    return _percentiles(lambda rows: np.array([stat(r) for r in rows], dtype=float), n, seed)
+
+
+def _percentiles(stat_rows: Callable[[np.ndarray], np.ndarray], n: int, seed: int) -> tuple[float, float, float]:
+    """The percentile bootstrap: ``stat_rows(idx)`` takes a (k, n) array of resampled indices
+    and gives one statistic per row. The value on all n samples, and the interval over
+    BOOTSTRAP resamples from a seeded generator (the same numbers give the same interval)."""
     if n == 0:
         return float("nan"), float("nan"), float("nan")
-    everything = np.arange(n)
-    value = float(stat(everything))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        value = float(np.asarray(stat_rows(np.arange(n)[None, :]), float)[0])
     if n == 1:
         return value, value, value
     rng = np.random.Generator(np.random.PCG64(seed))
-    draws = rng.integers(0, n, size=(BOOTSTRAP, n))
-    boots = np.array([stat(d) for d in draws], dtype=float)
+    # In blocks of rows, so that memory stays bounded for large n (a million samples would be
+    # 32 GB of indices at once). Up to 50 million indices they are drawn at once; past that,
+    # block by block (a different, equally seeded stream).
+    block = max(1, 4_000_000 // n)
+    at_once = BOOTSTRAP * n <= 50_000_000
+    draws = rng.integers(0, n, size=(BOOTSTRAP, n)) if at_once else None
+    parts = []
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for k in range(0, BOOTSTRAP, block):
+            rows = draws[k:k + block] if at_once else rng.integers(0, n, size=(min(block, BOOTSTRAP - k), n))
+            parts.append(np.asarray(stat_rows(rows), float))
+    boots = np.concatenate(parts)
     boots = boots[np.isfinite(boots)]
     if boots.size == 0:
         return value, float("nan"), float("nan")
     a = (1 - LEVEL) / 2
     lo, hi = np.quantile(boots, [a, 1 - a])
     return value, float(lo), float(hi)
+
+
+def bootstrap(stat_rows: Callable[[np.ndarray], np.ndarray], n: int, method: str, unit: str = "", seed: int = 1) -> Estimate:
+    """Any statistic of n paired samples with its percentile interval, vectorised:
+    ``stat_rows(idx)`` maps a (k, n) array of sample indices to k values (for example
+    ``lambda i: (a[i].mean(1) - b[i].mean(1)) / c[i].mean(1)``). :func:`mean`,
+    :func:`mean_difference` and :func:`ratio_of_means` are this with their statistic."""
+    return Estimate(*_percentiles(stat_rows, n, seed), n, method, unit)
 
 
 def ratio_of_means(a: Sequence[float], b: Sequence[float], unit: str = "", seed: int = 1) -> Estimate:
@@ -88,24 +114,21 @@ def ratio_of_means(a: Sequence[float], b: Sequence[float], unit: str = "", seed:
         raise ValueError(f"paired samples of different sizes: {a.shape} and {b.shape}")
 
     def stat(i):
-        d = b[i].mean()
-        return a[i].mean() / d if d != 0 else (math.inf if a[i].mean() > 0 else float("nan"))
+        num, den = a[i].mean(axis=1), b[i].mean(axis=1)
+        return np.where(den != 0, num / np.where(den != 0, den, 1), np.where(num > 0, np.inf, np.nan))
 
-    v, lo, hi = _bootstrap(stat, len(a), seed)
-    return Estimate(v, lo, hi, len(a), "ratio of means, paired bootstrap", unit)
+    return bootstrap(stat, len(a), "ratio of means, paired bootstrap", unit, seed)
 
 
 def mean_difference(a: Sequence[float], b: Sequence[float], unit: str = "", seed: int = 1) -> Estimate:
     """mean(a − b) over paired samples, bootstrapped by pair."""
     d = np.asarray(a, float) - np.asarray(b, float)
-    v, lo, hi = _bootstrap(lambda i: d[i].mean(), len(d), seed)
-    return Estimate(v, lo, hi, len(d), "mean paired difference, bootstrap", unit)
+    return bootstrap(lambda i: d[i].mean(axis=1), len(d), "mean paired difference, bootstrap", unit, seed)
 
 
 def mean(a: Sequence[float], unit: str = "", seed: int = 1) -> Estimate:
     x = np.asarray(a, float)
-    v, lo, hi = _bootstrap(lambda i: x[i].mean(), len(x), seed)
-    return Estimate(v, lo, hi, len(x), "mean, bootstrap", unit)
+    return bootstrap(lambda i: x[i].mean(axis=1), len(x), "mean, bootstrap", unit, seed)
 
 
 def proportion(k: int, n: int) -> Estimate:

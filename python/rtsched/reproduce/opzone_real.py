@@ -129,7 +129,7 @@ def real_comparison(duration_s: float = 5.0, out_dir="out/opzone2012", repeats: 
     """
     from .. import latency
     from .._core import InputError, PrivilegeError
-    from .._io import write_atomic, write_text_atomic
+    from .._io import write_text_atomic
     from ._real import can_run_real
 
     ok, why = can_run_real()
@@ -235,17 +235,16 @@ def real_comparison(duration_s: float = 5.0, out_dir="out/opzone2012", repeats: 
         "figure": str(out_dir / "opzone_real_latency.png"),
         "json": str(out_dir / "opzone_real.json"),
     }
-    _plot(samples, doc["figure"], write_atomic)
+    _plot(samples, doc["figure"])
     write_text_atomic(doc["json"], json.dumps(doc, indent=2) + "\n")
     return doc
 
 
-def _plot(samples: dict, path, write_atomic):
-    import matplotlib
+def _plot(samples: dict, path):
+    """The probe's latency histograms, one per condition (PNG and SVG, atomically)."""
+    from ..plots import _plt, save
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = _plt()
     pooled = {n: np.concatenate(v) / 1e3 for n, v in samples.items()}
     hi = max(float(np.percentile(v, 99.9)) for v in pooled.values() if len(v))
     bins = np.linspace(0, max(hi, 1.0), 80)
@@ -258,5 +257,4 @@ def _plot(samples: dict, path, write_atomic):
     ax.set_title("opzone 2012 Fig 7 on this machine (under rtsched stress)")
     ax.legend(fontsize=8)
     fig.tight_layout()
-    write_atomic(path, lambda tmp: fig.savefig(tmp, dpi=120, format="png"), suffix=".png")
-    plt.close(fig)
+    save(fig, path)
