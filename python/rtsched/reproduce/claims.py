@@ -264,10 +264,11 @@ class Claim:
     @property
     def verdict(self) -> str:
         """The claim's verdict with its control: a claim that holds while its control holds
-        too is one the experiment cannot tell apart from the weakened mechanism."""
+        too (or while its control could not be measured) is one the experiment cannot tell
+        apart from the weakened mechanism."""
         if self.ours is None:
             return NA
-        if self.ours.verdict == HOLDS and self.control is not None and self.control.verdict == HOLDS:
+        if self.ours.verdict == HOLDS and (self.control is None or self.control.verdict in (HOLDS, NA)):
             return CANNOT_TELL
         return self.ours.verdict
 
@@ -275,11 +276,13 @@ class Claim:
         if self.ours is None:
             return "not measured"
         text = self.ours.why
-        if self.control is not None:
-            if self.verdict == CANNOT_TELL:
+        if self.verdict == CANNOT_TELL:
+            if self.control is None or self.control.verdict == NA:
+                text += f"; but its control ({self.control_variant or 'none named'}) was not measured: nothing shows the mechanism is what makes it hold"
+            else:
                 text += f"; but it holds under the control ({self.control_variant}) too: the experiment cannot tell the mechanism from its weakened variant"
-            elif self.ours.verdict == HOLDS:
-                text += f"; under the control ({self.control_variant}) it {self.control.verdict}"
+        elif self.control is not None and self.ours.verdict == HOLDS:
+            text += f"; under the control ({self.control_variant}) it {self.control.verdict}"
         return text
 
     def to_dict(self) -> dict:
