@@ -8,7 +8,6 @@ import re
 import time
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 import pytest
 

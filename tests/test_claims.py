@@ -27,6 +27,24 @@ def test_intervals_cover_what_they_should_and_are_reproducible():
     assert C.proportion(0, 0).n == 0
 
 
+def test_the_vectorised_bootstrap_is_the_resample_by_resample_one():
+    """mean, mean_difference and ratio_of_means gather every resample at once (C.bootstrap);
+    their intervals are, to the bit, those of one statistic call per resample."""
+    rng = np.random.default_rng(11)
+    a, b = rng.random(37), rng.random(37) + 0.2
+
+    def slow(stat):
+        return C._bootstrap(stat, len(a), 1)
+
+    assert (C.mean(a).value, C.mean(a).lo, C.mean(a).hi) == slow(lambda i: a[i].mean())
+    d = C.mean_difference(a, b)
+    assert (d.value, d.lo, d.hi) == slow(lambda i: (a - b)[i].mean())
+    r = C.ratio_of_means(a, b)
+    assert (r.value, r.lo, r.hi) == slow(lambda i: a[i].mean() / b[i].mean())
+    share = C.bootstrap(lambda i: (a[i].mean(1) - b[i].mean(1)) / a[i].mean(1), len(a), "share", seed=3)
+    assert (share.value, share.lo, share.hi) == C._bootstrap(lambda i: (a[i].mean() - b[i].mean()) / a[i].mean(), len(a), 3)
+
+
 @pytest.mark.parametrize("rule,lo,hi,verdict", [
     (C.Above(2.0), 2.1, 2.5, C.HOLDS), (C.Above(2.0), 1.5, 2.0, C.NOT), (C.Above(2.0), 1.9, 2.3, C.PARTLY),
     (C.Below(1.0), 0.5, 0.9, C.HOLDS), (C.Below(1.0), 1.0, 1.2, C.NOT), (C.Below(1.0), 0.9, 1.1, C.PARTLY),
@@ -45,6 +63,11 @@ def test_a_claim_that_holds_under_its_control_cannot_tell():
     assert c.verdict == C.HOLDS and "under the control (A without its mechanism) it does not hold" in c.why()
     c.control = c.measure(C.Estimate(2.9, 2.4, 3.4, 20, "test"))
     assert c.verdict == C.CANNOT_TELL and "cannot tell" in c.why()
+    # A control that could not be measured shows nothing either.
+    c.control = c.measure(C.nothing())
+    assert c.verdict == C.CANNOT_TELL and "was not measured" in c.why()
+    c.control = None
+    assert c.verdict == C.CANNOT_TELL
     # A claim that does not hold keeps its verdict whatever its control.
     c.ours = c.measure(C.Estimate(1.0, 0.9, 1.1, 20, "test"))
     assert c.verdict == C.NOT
@@ -94,3 +117,25 @@ def test_lelli2011_quick_writes_its_claims_computed_with_controls(tmp_path):
     source = inspect.getsource(lelli2011)
     for word in ('"holds"', '"partly"', '"does not hold"', '"yes"', '"no"'):
         assert word not in source, word
+
+
+#: The reproductions, each on the claims engine.
+REPRODUCTIONS = ("lelli2011", "paws2013", "lwfg2012", "opzone2012", "chronos2011")
+
+
+@pytest.mark.parametrize("name", REPRODUCTIONS)
+def test_no_reproduction_types_a_verdict_of_its_own(name):
+    """Verdict words live in claims.py only: a reproduction's module (and its real part) holds
+    none of them as a literal, and no `_verdict` helper of its own."""
+    import importlib
+    import inspect
+
+    modules = [importlib.import_module(f"rtsched.reproduce.{name}")]
+    if name == "opzone2012":
+        modules.append(importlib.import_module("rtsched.reproduce.opzone_real"))
+    for mod in modules:
+        source = inspect.getsource(mod)
+        for word in ('"holds', '"partly', '"does not hold', "'holds", "'partly", "'does not hold", '"yes"', '"no"'):
+            assert word not in source, f"{mod.__name__} types {word}"
+        assert "def _verdict" not in source, mod.__name__
+    assert ".claims(" in inspect.getsource(modules[0]), f"{name} does not go through Report.claims"

@@ -5,7 +5,6 @@ rules on made-up rows, so that each can fail (a tie is no win)."""
 
 import json
 import math
-import re
 from pathlib import Path
 
 import pandas as pd

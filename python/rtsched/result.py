@@ -35,10 +35,12 @@ def _as_taskset(taskset) -> TaskSet:
 
 #: Run-level counters (``counters`` in the results document) that :attr:`Result.summary` adds
 #: to the total summary: decisions asked of the policy, work stealing (0 for policies that do
-#: not steal), priority inversions, and deadlocks the policy resolved by an abort
+#: not steal), priority inversions (onsets, time, and per job: docs/semantics.md), migrations as a
+#: kernel counts them, and deadlocks the policy resolved by an abort
 #: (docs/semantics.md "Run-level counters").
 RUN_COUNTERS = ("scheduler_invocations", "steals", "steal_attempts", "failed_steals", "priority_inversions",
-                "priority_inversion_ns", "deadlocks")
+                "priority_inversion_ns", "inverted_jobs", "inversion_job_ns", "inversion_job_max_ns", "inversion_job_p99_ns",
+                "kernel_migrations", "deadlocks")
 
 
 #: Runs with more counted jobs than this build :attr:`Result.jobs` from Parquet (pyarrow)

@@ -165,6 +165,19 @@ pub struct Counters {
     /// documents ([`NOT_MEASURED_IN_KERNEL_RUNS`]).
     pub priority_inversions: u64,
     pub priority_inversion_ns: Time,
+    /// Priority inversion per job (docs/semantics.md): a counted job accrues the time during
+    /// which it has a ready entity with a strictly earlier deadline than an entity some CPU
+    /// runs. How many jobs accrued any, their sum, the longest, and the 99th percentile over
+    /// all counted jobs (nearest rank, zeros included). Kernel runs: `null`.
+    pub inverted_jobs: u64,
+    pub inversion_job_ns: Time,
+    pub inversion_job_max_ns: Time,
+    pub inversion_job_p99_ns: Time,
+    /// Migrations as a kernel counts them (`set_task_cpu`, docs/semantics.md): dispatches on a
+    /// CPU other than the one the entity was forked or woken on (first run) or last ran on —
+    /// `migrations` plus steals and fresh threads first run elsewhere. Kernel runs: `null`
+    /// (their `migrations` is the kernel's own count).
+    pub kernel_migrations: u64,
     /// Deadlocks the job ledger detected (a cycle of jobs each waiting for a resource the next
     /// holds), each resolved by the policy's abort. Kernel runs: `null`.
     pub deadlocks: u64,
@@ -218,7 +231,10 @@ pub struct CacheTotals {
 }
 
 /// Run-level counters a kernel run (`kernel:*`, no ledger) cannot measure: `null` in its document.
-pub const NOT_MEASURED_IN_KERNEL_RUNS: [&str; 6] = ["steals", "steal_attempts", "failed_steals", "priority_inversions", "priority_inversion_ns", "deadlocks"];
+pub const NOT_MEASURED_IN_KERNEL_RUNS: [&str; 11] = [
+    "steals", "steal_attempts", "failed_steals", "priority_inversions", "priority_inversion_ns", "inverted_jobs",
+    "inversion_job_ns", "inversion_job_max_ns", "inversion_job_p99_ns", "kernel_migrations", "deadlocks",
+];
 
 /// Everything a run produces.
 #[derive(Clone, Debug, PartialEq, Serialize)]

@@ -41,6 +41,15 @@
 //!   where the paper says FIFO.
 //! - Free cores are filled in rounds — local work, then the global queue, then steals — so an
 //!   owner whose join just freed it takes its own threads before another core steals them.
+//!
+//! # Weakened variants (negative controls of docs/papers/paws.md's claims)
+//!
+//! Not the paper's scheduler: each takes one credited mechanism away. `steal=bottom` steals
+//! the bottom (newest) thread of the victim's most urgent deque instead of the top (Rule E's
+//! "top-right" thread); `steal=none` never steals (Rule E off: a free core waits for the
+//! global queue); `fork=global` puts a forked region's threads on the global queue as jobs
+//! instead of the forking core's deque (Rules B and C off: no locality, and the threads
+//! preempt like arriving jobs).
 
 use crate::common::{IndexedHeap, Key, Order};
 use crate::ctx::BuildCtx;
@@ -177,10 +186,27 @@ pub struct Paws {
     attempted: Vec<u64>,
     decision: u64,
     counts: Counts,
+    /// The weakened variants (module doc): Rule E's end of the deque, or no steal; and
+    /// whether forked threads go to the global queue.
+    steal: Steal,
+    fork_global: bool,
+}
+
+/// Which thread a free core steals (Rule E: the top), or none.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Steal {
+    Top,
+    Bottom,
+    Never,
 }
 
 impl Paws {
     pub fn new(cpus: u32, rng: ChaCha8Rng) -> Self {
+        Paws::with(cpus, rng, Steal::Top, false)
+    }
+
+    /// A weakened variant (module doc); `with(m, rng, Steal::Top, false)` is the paper's.
+    pub fn with(cpus: u32, rng: ChaCha8Rng, steal: Steal, fork_global: bool) -> Self {
         let m = cpus as usize;
         Paws {
             global: IndexedHeap::with_capacity(64),
@@ -193,6 +219,8 @@ impl Paws {
             attempted: vec![0; m],
             decision: 0,
             counts: Counts::default(),
+            steal,
+            fork_global,
         }
     }
 
@@ -260,6 +288,9 @@ impl Paws {
                 }
             }
             for c in 0..self.running.len() {
+                if self.steal == Steal::Never {
+                    break;
+                }
                 if self.running[c].is_some() || !self.local[c].is_empty() || !self.global.is_empty() {
                     continue;
                 }
@@ -282,7 +313,9 @@ impl Paws {
                     self.counts.failed_steals -= 1;
                 }
                 let v = self.victims[self.rng.random_range(0..self.victims.len())];
-                let e = self.local[v as usize].steal_top().expect("a victim has a thread");
+                let q = &mut self.local[v as usize];
+                let e = if self.steal == Steal::Bottom { q.pop_bottom() } else { q.steal_top() };
+                let e = e.expect("a victim has a thread");
                 if let Some(x) = self.ents[e as usize].as_mut() {
                     x.origin = Origin::Stolen;
                 }
@@ -338,13 +371,13 @@ impl Policy for Paws {
 
     fn forked(&mut self, _now: Time, cpu: Option<u32>, threads: &[EntityInfo]) {
         match cpu {
-            Some(c) => {
+            Some(c) if !self.fork_global => {
                 for t in threads {
                     self.set(t, Origin::Local(c));
                     self.local[c as usize].push_bottom(t.id, t.deadline);
                 }
             }
-            None => {
+            _ => {
                 for t in threads {
                     self.set(t, Origin::Job);
                     self.to_global(t.id);
@@ -407,14 +440,26 @@ pub const INFO: PolicyInfo = PolicyInfo {
     name: "paws",
     summary: "global EDF for jobs + priority-aware work stealing of parallel threads (per-core deques)",
     paper: "PAWS §4 (Rules A–F)",
-    options: "",
+    options: "steal=top|bottom|none, fork=local|global (weakened variants for controls; default: the paper's top, local)",
 };
 
-/// No options; the victim choice draws from the run's seeded generator.
+/// The victim choice draws from the run's seeded generator. Options (weakened variants, not the
+/// paper's scheduler): `steal=top|bottom|none`, `fork=local|global`.
 pub fn build(spec: &SchedulerSpec, ctx: &mut BuildCtx) -> Result<Box<dyn Policy>, String> {
-    spec.option("", &[])?;
+    const KNOWN: [&str; 2] = ["steal", "fork"];
+    let steal = match spec.option("steal", &KNOWN)?.as_deref() {
+        None | Some("top") => Steal::Top,
+        Some("bottom") => Steal::Bottom,
+        Some("none") => Steal::Never,
+        Some(x) => return Err(format!("paws: steal={x}: expected top, bottom or none")),
+    };
+    let fork_global = match spec.option("fork", &KNOWN)?.as_deref() {
+        None | Some("local") => false,
+        Some("global") => true,
+        Some(x) => return Err(format!("paws: fork={x}: expected local or global")),
+    };
     let rng = ctx.rng().clone();
-    Ok(Box::new(Paws::new(ctx.cpus(), rng)))
+    Ok(Box::new(Paws::with(ctx.cpus(), rng, steal, fork_global)))
 }
 
 #[cfg(test)]
@@ -440,5 +485,17 @@ mod tests {
         assert_eq!(q.spare.len(), 3);
         q.push_bottom(4, 10);
         assert_eq!(q.spare.len(), 2);
+    }
+
+    #[test]
+    fn the_weakened_variants_parse_and_bad_values_are_refused() {
+        let ts = rtsched_model::parse_taskset("platform: {cpus: 2}\ntasks:\n  - {name: p, period: 20, regions: [2, [4, 4], 2]}\n", rtsched_model::Format::Yaml, "t.yaml").unwrap();
+        for ok in ["paws", "paws:steal=top", "paws:steal=bottom", "paws:steal=none", "paws:fork=global", "paws:steal=none,fork=local"] {
+            assert!(crate::build(ok, &ts).is_ok(), "{ok}");
+        }
+        for (bad, says) in [("paws:steal=left", "steal=left"), ("paws:fork=far", "fork=far"), ("paws:victim=first", "no option 'victim'")] {
+            let e = crate::build(bad, &ts).err().expect(bad);
+            assert!(e.contains(says), "{bad}: {e}");
+        }
     }
 }

@@ -14,10 +14,11 @@ use rtsched_model::results::{RunResult, Summary, TotalSink};
 
 /// Integer columns of a row (the sweep table's names; `table.py` SUMMARY_COLUMNS and
 /// MODEL_COLUMNS hold the order).
-const INT_COLUMNS: [&str; 24] = [
+const INT_COLUMNS: [&str; 29] = [
     "jobs", "completed", "met", "missed", "aborted", "max_tardiness_ns", "max_response_ns", "p99_response_ns",
     "preemptions", "migrations", "context_switches", "scheduler_invocations", "steals", "steal_attempts", "failed_steals",
-    "priority_inversions", "priority_inversion_ns", "deadlocks", "misses_l1", "misses_l2", "misses_llc", "invalidations",
+    "priority_inversions", "priority_inversion_ns", "inverted_jobs", "inversion_job_ns", "inversion_job_max_ns",
+    "inversion_job_p99_ns", "kernel_migrations", "deadlocks", "misses_l1", "misses_l2", "misses_llc", "invalidations",
     "evictions", "overhead_ns",
 ];
 const FLOAT_COLUMNS: [&str; 8] = ["dsr", "accrued_utility", "possible_utility", "aur", "mean_tardiness_ns", "mean_response_ns", "exec_inflation", "ipc_proxy"];
@@ -27,7 +28,7 @@ const STATUS: [&str; 4] = ["ok", "partition-failed", "deadlock", "too-long"];
 
 /// The numeric columns of one completed run (its counters, and `s`, its total summary), in
 /// the order of `INT_COLUMNS` / `FLOAT_COLUMNS`.
-fn summarise(r: &RunResult, s: &Summary) -> ([i64; 24], [f64; 8]) {
+fn summarise(r: &RunResult, s: &Summary) -> ([i64; 29], [f64; 8]) {
     let c = &r.counters;
     let o = &c.overheads;
     // As the row-at-a-time worker adds up the results document's `overheads`: every kind but
@@ -38,6 +39,7 @@ fn summarise(r: &RunResult, s: &Summary) -> ([i64; 24], [f64; 8]) {
         i(s.jobs), i(s.completed), i(s.met), i(s.missed), i(s.aborted), i(s.max_tardiness_ns), i(s.max_response_ns),
         i(s.p99_response_ns), i(s.preemptions), i(s.migrations), i(s.context_switches), i(c.scheduler_invocations),
         i(c.steals), i(c.steal_attempts), i(c.failed_steals), i(c.priority_inversions), i(c.priority_inversion_ns),
+        i(c.inverted_jobs), i(c.inversion_job_ns), i(c.inversion_job_max_ns), i(c.inversion_job_p99_ns), i(c.kernel_migrations),
         i(c.deadlocks), i(s.misses[0]), i(s.misses[1]), i(s.misses[2]), i(c.cache.invalidations), i(c.cache.evictions),
         i(overhead),
     ];
@@ -83,7 +85,7 @@ struct Columns {
     n: Vec<i64>,
     u: Vec<f64>,
     status: Vec<u8>,
-    ints: Vec<[i64; 24]>,
+    ints: Vec<[i64; 29]>,
     floats: Vec<[f64; 8]>,
     errors: Vec<(usize, String)>,
     notes: std::collections::BTreeSet<Note>,
@@ -172,7 +174,7 @@ fn run_sets(sh: &Shared<'_>, set_gen: &[u32], set_params: &[String], set_seed: &
                     } else {
                         1
                     });
-                    out.ints.push([0; 24]);
+                    out.ints.push([0; 29]);
                     out.floats.push([0.0; 8]);
                     out.errors.push((out.status.len() - 1, e));
                 }

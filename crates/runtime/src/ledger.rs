@@ -31,8 +31,17 @@
 //!    unfinished jobs whose deadline passed are misses and blocked threads add their wait.
 //! 8. **Priority inversions.** Every change of readiness and of what a CPU runs is told to the
 //!    inversion meter (`inversion.rs`), which after each decision says whether a CPU runs a
-//!    later deadline than a ready entity's; [`Outcome`] carries the onsets and the time, and
-//!    the policy's `stats`, from which [`Outcome::fill_counters`] takes the run-level counters.
+//!    later deadline than a ready entity's, and which counted jobs are its victims;
+//!    [`Outcome`] carries the onsets, the time, each job's time (`PerJob`) and the policy's
+//!    `stats`, from which [`Outcome::fill_counters`] takes the run-level counters.
+//! 9. **Migrations as a kernel counts them.** Besides `migrations` (an entity resumes on a
+//!    CPU other than the one it last ran on), `kernel_migrations` counts every dispatch of an
+//!    entity on a CPU other than its *kernel CPU* — the CPU a kernel's `set_task_cpu` would
+//!    have it on: for a fresh thread, the CPU it was forked on (a region's threads: the CPU
+//!    where the previous region joined) or woken on (a job's first thread: the CPU where its
+//!    task last completed a thread, unknown for a task's first job); afterwards, the CPU it
+//!    last ran on. A stolen thread moved to the thief, a fresh thread first run elsewhere and
+//!    a job resuming elsewhere each count one (docs/semantics.md).
 //!
 //! What stays with a driver is how time passes and how work is done: the simulator's event
 //! queue and cost model, the testbed's threads, clocks and mailboxes. The driver learns of the
@@ -78,6 +87,9 @@ pub struct Ent {
     /// The CPU it is linked to by the last applied decision (NONE if none), and the last one.
     pub cpu: u32,
     pub last_cpu: u32,
+    /// Its kernel CPU (`kernel_migrations`, overview 9): where it was forked or woken until it
+    /// first runs, then where it last ran (NONE: not known).
+    pub kcpu: u32,
     /// A real worker executes it right now: its slot is not reused until it stops.
     pub executing: bool,
     free_when_stopped: bool,
@@ -100,6 +112,7 @@ impl Ent {
         blocked_since: 0,
         cpu: NONE,
         last_cpu: NONE,
+        kcpu: NONE,
         executing: false,
         free_when_stopped: false,
     };
@@ -343,6 +356,10 @@ pub struct Run<'t> {
     deadlocks: u64,
     /// Ready entities and running deadlines: priority inversions (crate::inversion).
     inv: Inversions,
+    /// Per task, the CPU where it last completed a thread (NONE before its first), and the
+    /// dispatches on a CPU other than the entity's kernel CPU (overview 9).
+    task_last: Vec<u32>,
+    kernel_migrations: u64,
     now: Time,
     /// Copied out of the task set for the hot path.
     duration: Time,
@@ -528,6 +545,10 @@ pub struct Outcome {
     /// Priority inversions (docs/semantics.md): onsets, and the time one held.
     pub priority_inversions: u64,
     pub priority_inversion_ns: Time,
+    /// Priority-inversion time per counted job (its victims: docs/semantics.md).
+    pub inversion_per_job: crate::inversion::PerJob,
+    /// Migrations as a kernel counts them (overview 9).
+    pub kernel_migrations: u64,
     /// The policy's own counters ([`Policy::stats`]) at the end of the run.
     pub stats: Vec<(String, f64)>,
     /// Deadlocks detected (each resolved by an abort of the policy).
@@ -562,6 +583,11 @@ impl Outcome {
         c.releases = self.releases;
         c.priority_inversions = self.priority_inversions;
         c.priority_inversion_ns = self.priority_inversion_ns;
+        c.inverted_jobs = self.inversion_per_job.jobs;
+        c.inversion_job_ns = self.inversion_per_job.total_ns;
+        c.inversion_job_max_ns = self.inversion_per_job.max_ns;
+        c.inversion_job_p99_ns = self.inversion_per_job.p99_ns;
+        c.kernel_migrations = self.kernel_migrations;
         c.steals = stat("steals");
         c.steal_attempts = stat("steal_attempts");
         c.failed_steals = stat("failed_steals");
@@ -632,7 +658,7 @@ impl<'t> Ledger<'t> {
         let expected_jobs = ts.jobs_released_by(duration);
         let LedgerParts {
             mut programs, ents, free, mut jobs, mut spare, free_jobs, cpus, mut streams, next_job, task_busy, mut held,
-            mut records, task_cpu, bursts, wakeups, inv_bits, dec, lists, pinned,
+            mut records, task_cpu, bursts, wakeups, inv_bits, task_last, dec, lists, pinned,
         } = parts;
         // Each task's program over the one its slot held (a sweep's sets are alike: no allocation).
         programs.truncate(n);
@@ -699,7 +725,13 @@ impl<'t> Ledger<'t> {
                 charged: 0,
                 abort_handler_ns: 0,
                 deadlocks: 0,
-                inv: Inversions::in_buffer(inv_bits, 2 * width + m),
+                inv: {
+                    let mut inv = Inversions::in_buffer(inv_bits, 2 * width + m);
+                    inv.bound_jobs(expected_jobs);
+                    inv
+                },
+                task_last: filled(task_last, n, NONE),
+                kernel_migrations: 0,
                 now: 0,
                 duration,
                 abort_at_deadline: ts.run.on_miss == OnMiss::Abort,
@@ -940,15 +972,18 @@ impl<'t> Ledger<'t> {
         let n = self.run.programs[task as usize].regions[region as usize].len();
         self.run.jobs[j as usize].pending = n as u32;
         self.dec.note_global_event();
+        // Where a kernel would have the fresh threads: the CPU they fork on, or for a job's
+        // first region the one its task last ran on (overview 9).
+        let home = cpu.unwrap_or(self.run.task_last[task as usize]);
         if n == 1 {
             // The common case (every sequential job): no fork event, no scratch list.
-            let info = self.new_thread(j, 0);
+            let info = self.new_thread(j, 0, home);
             self.policy.get().release(now, &info);
             return;
         }
         self.lists.forked.clear();
         for t in 0..n {
-            let info = self.new_thread(j, t);
+            let info = self.new_thread(j, t, home);
             self.lists.forked.push(info);
         }
         let forked = std::mem::take(&mut self.lists.forked);
@@ -958,7 +993,7 @@ impl<'t> Ledger<'t> {
 
     /// A fresh entity for thread `t` of job `j`'s current region.
     #[inline]
-    fn new_thread(&mut self, j: u32, t: usize) -> EntityInfo {
+    fn new_thread(&mut self, j: u32, t: usize, home: u32) -> EntityInfo {
         let r = &mut self.run;
         let job = &r.jobs[j as usize];
         let (task, region) = (job.task, job.region);
@@ -976,7 +1011,7 @@ impl<'t> Ledger<'t> {
         let info = EntityInfo { id: slot, task, job: jobno, region, thread: t as u32, release, deadline };
         let e = &mut r.ents[slot as usize];
         let generation = e.generation.wrapping_add(1);
-        *e = Ent { info, generation, live: true, job: j, rec, demand, ncp, ..Ent::EMPTY };
+        *e = Ent { info, generation, live: true, job: j, rec, demand, ncp, kcpu: home, ..Ent::EMPTY };
         r.inv.ready(slot, deadline);
         r.jobs[j as usize].ents.push(slot);
         info
@@ -1194,6 +1229,7 @@ impl<'t> Ledger<'t> {
         x.cpu = NONE;
         x.last_cpu = cpu;
         x.live = false;
+        self.run.task_last[x.info.task as usize] = cpu;
         if x.rec != NONE {
             // Its CPU time is final (a real worker reports its last piece before this).
             self.run.records[rec_at(self.run.rec_base, self.run.rec_front, x.rec)].exec += x.ran;
@@ -1233,6 +1269,7 @@ impl<'t> Ledger<'t> {
         job.live = false;
         let fair = job.deadline == NEVER;
         if job.rec != NONE {
+            self.run.inv.job_done(j, now);
             let r = &mut self.run.records[rec_at(self.run.rec_base, self.run.rec_front, job.rec)];
             r.finish = Some(finish);
             r.missed = finish > r.deadline;
@@ -1335,6 +1372,7 @@ impl<'t> Ledger<'t> {
         }
         self.run.jobs[j as usize].live = false;
         if rec != NONE {
+            self.run.inv.job_done(j, now);
             let r = &mut self.run.records[rec_at(self.run.rec_base, self.run.rec_front, rec)];
             r.aborted = true;
             r.aborted_at = Some(now);
@@ -1535,6 +1573,8 @@ impl<'t> Ledger<'t> {
             let c = &mut self.run.cpus[cpu as usize];
             let switched = c.last != id;
             let migrated = x.last_cpu != NONE && x.last_cpu != cpu;
+            self.run.kernel_migrations += (x.kcpu != NONE && x.kcpu != cpu) as u64;
+            x.kcpu = cpu;
             c.running = Some(e);
             c.deadline = d;
             c.last = id;
@@ -1639,6 +1679,8 @@ impl<'t> Ledger<'t> {
             });
         }
         r.inv.finish(end);
+        let counted = u64::from(r.rec_base) + r.records.len() as u64;
+        let inversion_per_job = r.inv.per_job(counted);
         if let Some(sink) = self.sink.as_mut() {
             let sink = sink.get();
             // The undecided stretch, final now that the end is known.
@@ -1655,6 +1697,8 @@ impl<'t> Ledger<'t> {
             abort_handler_ns: r.abort_handler_ns,
             priority_inversions: r.inv.onsets,
             priority_inversion_ns: r.inv.ns,
+            inversion_per_job,
+            kernel_migrations: r.kernel_migrations,
             stats: self.policy.get().stats(),
             deadlocks: r.deadlocks,
             policy_ns: self.measure.then_some(self.policy_ns),
@@ -1662,10 +1706,10 @@ impl<'t> Ledger<'t> {
             end,
         };
         let Ledger { run, dec, lists, pinned, .. } = self;
-        let Run { programs, ents, free, jobs, spare, free_jobs, cpus, streams, next_job, task_busy, held, records, task_cpu, bursts, wakeups, inv, .. } = run;
+        let Run { programs, ents, free, jobs, spare, free_jobs, cpus, streams, next_job, task_busy, held, records, task_cpu, bursts, wakeups, inv, task_last, .. } = run;
         let parts = LedgerParts {
             programs, ents, free, jobs, spare, free_jobs, cpus, streams, next_job, task_busy, held, records, task_cpu, bursts,
-            wakeups, inv_bits: inv.into_buffer(), dec: Some(dec), lists, pinned,
+            wakeups, inv_bits: inv.into_buffer(), task_last, dec: Some(dec), lists, pinned,
         };
         (outcome, parts)
     }
@@ -1691,6 +1735,7 @@ pub struct LedgerParts {
     bursts: Vec<u64>,
     wakeups: Vec<(Time, u32)>,
     inv_bits: Vec<u64>,
+    task_last: Vec<u32>,
     dec: Option<Decisions>,
     lists: Lists,
     pinned: Vec<u32>,
@@ -1848,6 +1893,91 @@ mod tests {
             assert_eq!(got.len(), 1);
             assert!(got[0].aborted && got[0].exec >= 123, "{:?}", got[0]);
         }
+    }
+
+    /// A minimal driver: every task's first job released at 0, each running entity's demand
+    /// worked off at rate 1, completions in CPU order, a decision after each instant.
+    fn drive(yaml: &str, policy: &str) -> Outcome {
+        let ts = rtsched_model::parse_taskset(yaml, rtsched_model::Format::Yaml, "drive.yaml").unwrap();
+        let n = ts.tasks.len() as u32;
+        let m = ts.platform.cpus;
+        let policy = rtsched_policies::build(policy, &ts).unwrap();
+        let mut led = Ledger::owned(ts, policy, true);
+        for t in 0..n {
+            led.release(0, t, 0);
+        }
+        led.decide(0, &mut Nop);
+        let (mut now, mut left) = (0, std::collections::HashMap::<EntityId, Time>::new());
+        loop {
+            let running: Vec<(u32, EntityId)> = (0..m).filter_map(|c| led.run.cpu(c).running.map(|e| (c, e))).collect();
+            if running.is_empty() {
+                break;
+            }
+            for &(_, e) in &running {
+                left.entry(e).or_insert(led.run.ent(e).demand);
+            }
+            let dt = running.iter().map(|(_, e)| left[e]).min().unwrap();
+            now += dt;
+            for &(c, e) in &running {
+                let l = left.get_mut(&e).unwrap();
+                *l -= dt;
+                if *l == 0 {
+                    left.remove(&e);
+                    led.complete(now, c, e, now, &mut Nop);
+                }
+            }
+            led.decide(now, &mut Nop);
+        }
+        led.finish(now)
+    }
+
+    /// One steal (the hand-worked case of crates/sim/tests/paws.rs): p, regions [2, [4, 4, 4],
+    /// 2], alone on 2 CPUs under PAWS. CPU 0 runs the first region; at 2 p forks on CPU 0,
+    /// which takes thread 2 while CPU 1 steals thread 0 — one kernel migration (the thief's
+    /// `set_task_cpu`), none as an entity resuming elsewhere. At 6 CPU 0 takes thread 1 from
+    /// its own deque; at 10 the last region forks on CPU 0 and runs there.
+    #[test]
+    fn a_steal_is_a_kernel_migration() {
+        let o = drive("platform: {cpus: 2}\nrun: {duration: 20}\ntasks:\n  - {name: p, period: 20, regions: [2, [4, 4, 4], 2]}\n", "paws");
+        let stat = |k: &str| o.stats.iter().find(|(n, _)| n == k).map(|&(_, v)| v as u64);
+        assert_eq!(stat("steals"), Some(1));
+        assert_eq!(o.kernel_migrations, 1);
+        assert_eq!(o.jobs[0].migrations, 0);
+        assert_eq!(o.jobs[0].finish, Some(12 * MS));
+    }
+
+    /// A fork placing a thread on the other CPU: p, regions [2, [4, 4]], alone on 2 CPUs under
+    /// global EDF. The first region runs on one CPU; at 2 both threads, forked there, go to
+    /// the global queue and each CPU takes one: the thread first run on the other CPU is one
+    /// kernel migration; no entity resumed elsewhere.
+    #[test]
+    fn a_fresh_thread_first_run_elsewhere_is_a_kernel_migration() {
+        let o = drive("platform: {cpus: 2}\nrun: {duration: 20}\ntasks:\n  - {name: p, period: 20, regions: [2, [4, 4]]}\n", "gedf");
+        assert_eq!((o.kernel_migrations, o.jobs[0].migrations), (1, 0));
+        assert_eq!(o.jobs[0].finish, Some(6 * MS));
+        // One job's thread alone: nothing moves.
+        let o = drive("platform: {cpus: 2}\nrun: {duration: 20}\ntasks:\n  - {name: s, period: 20, wcet: 5}\n", "gedf");
+        assert_eq!(o.kernel_migrations, 0);
+    }
+
+    /// An inversion of known length, attributed to its victim (the case of
+    /// crates/sim/tests/metrics.rs `paws_controlled_priority_inversion...`): on 2 CPUs under
+    /// PAWS, l (10 ms, deadline 80) runs on CPU 1 while p (regions [1, [3, 3, 3]], deadline
+    /// 30) forks on CPU 0 at 1; p's threads wait in CPU 0's deque until 7: p accrues 6 ms, l
+    /// none. Of 2 jobs the 99th percentile (nearest rank: the 2nd) is p's 6 ms. Global EDF:
+    /// no victim.
+    #[test]
+    fn inversion_time_goes_to_the_job_that_waits() {
+        let yaml = "platform: {cpus: 2}\nrun: {duration: 20}\ntasks:\n  - {name: l, period: 100, wcet: 10, deadline: 80}\n  - {name: p, period: 100, deadline: 30, regions: [1, [3, 3, 3]]}\n";
+        let o = drive(yaml, "paws");
+        assert_eq!((o.priority_inversions, o.priority_inversion_ns), (1, 6 * MS));
+        assert_eq!(o.inversion_per_job, crate::inversion::PerJob { jobs: 1, total_ns: 6 * MS, max_ns: 6 * MS, p99_ns: 6 * MS });
+        let g = drive(yaml, "gedf");
+        assert_eq!(g.inversion_per_job, crate::inversion::PerJob::default());
+        // In the run's counters.
+        let mut c = Counters::default();
+        o.fill_counters(&mut c);
+        assert_eq!((c.inverted_jobs, c.inversion_job_ns, c.inversion_job_max_ns, c.inversion_job_p99_ns), (1, 6 * MS, 6 * MS, 6 * MS));
     }
 
     #[test]

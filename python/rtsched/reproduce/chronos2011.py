@@ -436,7 +436,7 @@ def _claims(df, spec_of, over, runlen, deps, prefix, loads):
     rivals = [n for n in ("gedf", "nggua", "ghvdf") if s(n)]
     out.append(_claim(
         f"{prefix}C10", "§6.3, Fig. 7", "G-GUA performs by far the most migrations on a given task-set",
-        f"migrations per job of G-GUA / of each other global preemptive scheduler, paired over the same sets of every load "
+        "migrations per job of G-GUA / of each other global preemptive scheduler, paired over the same sets of every load "
         "(the 3-pass mapper on; the partitioned ones and G-NP-EDF migrate nothing)",
         C.Above(2.0, "by far the most: more than twice each other's"), "NG-GUA in G-GUA's place",
         [(f"G-GUA / {name(n)}", _ratio(df, s("ggua"), s(n), all_loads, "mig")) for n in rivals if n != "ggua"] if s("ggua") else None,

@@ -144,16 +144,17 @@ def proportion(k: int, n: int) -> Estimate:
 def loglog_slope(x: Sequence[float], y: Sequence[float], seed: int = 1, floor: float = 1.0) -> Estimate:
     """The slope of log y against log x (1: linear growth, 0: constant), bootstrapped over
     the (x, y) samples. A y below ``floor`` (one unit: a count, a ns) is read as ``floor``, so a
-    cost measured as 0 does not weigh as minus infinity."""
+    cost measured as 0 does not weigh as minus infinity. Each resample's least-squares slope in
+    closed form (a resample whose x are all equal has none)."""
     lx, ly = np.log(np.asarray(x, float)), np.log(np.maximum(np.asarray(y, float), floor))
 
     def stat(i):
-        if np.ptp(lx[i]) == 0:
-            return float("nan")
-        return float(np.polyfit(lx[i], ly[i], 1)[0])
+        X, Y = lx[i], ly[i]
+        mx, my = X.mean(-1, keepdims=True), Y.mean(-1, keepdims=True)
+        sxx = ((X - mx) ** 2).sum(-1)
+        return np.where(np.ptp(X, axis=-1) == 0, np.nan, ((X - mx) * (Y - my)).sum(-1) / np.where(sxx == 0, 1, sxx))
 
-    v, lo, hi = _bootstrap(stat, len(lx), seed)
-    return Estimate(v, lo, hi, len(lx), "log-log slope, bootstrap")
+    return bootstrap(stat, len(lx), "log-log slope, bootstrap", seed=seed)
 
 
 # --- rules: an interval to a verdict, in the paper's words ------------------------------------
@@ -210,6 +211,38 @@ class Within:
         return self.words or f"within [{self.lo:g}, {self.hi:g}]"
 
 
+@dataclass(frozen=True)
+class Contains:
+    """The paper reports ``value`` (a count as a proportion, say): holds when our 95% interval
+    contains it, does not hold when it lies outside."""
+
+    value: float
+    words: str = ""
+
+    def judge(self, e: Estimate) -> tuple[str, str]:
+        if not e.n or math.isnan(e.lo) or math.isnan(e.hi):
+            return NA, "no interval"
+        inside = e.lo <= self.value <= e.hi
+        return (HOLDS if inside else NOT), f"the paper's {self.value:.3g} lies {'in' if inside else 'outside'} [{e.lo:.3g}, {e.hi:.3g}]"
+
+    def text(self) -> str:
+        return self.words or f"the interval contains {self.value:g}"
+
+
+@dataclass(frozen=True)
+class PerPart:
+    """The rule of a claim whose parts each have their own (the paper's count, window by
+    window): measured with :meth:`Claim.measure_parts` on (label, estimate, rule) parts."""
+
+    words: str
+
+    def judge(self, e: Estimate) -> tuple[str, str]:
+        raise ValueError("a claim with a rule per part is measured part by part, each with its rule")
+
+    def text(self) -> str:
+        return self.words
+
+
 def combine(verdicts: Sequence[str]) -> str:
     """Several parts of one claim: holds if every part holds, does not hold if none does."""
     vs = [v for v in verdicts if v != NA]
@@ -251,8 +284,10 @@ class Claim:
         v, why = self.rule.judge(e)
         return Measured(e, v, why)
 
-    def measure_parts(self, parts: Sequence[tuple[str, Estimate]]) -> Measured:
-        judged = [(label, e, *self.rule.judge(e)) for label, e in parts]
+    def measure_parts(self, parts: Sequence[tuple]) -> Measured:
+        """Each part (label, estimate) judged by the claim's rule, or (label, estimate, rule)
+        by its own; the verdict combines them (:func:`combine`)."""
+        judged = [(p[0], p[1], *(p[2] if len(p) > 2 else self.rule).judge(p[1])) for p in parts]
         v = combine([p[2] for p in judged])
         held = sum(p[2] == HOLDS for p in judged)
         if held == len(judged):

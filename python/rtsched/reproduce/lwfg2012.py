@@ -761,7 +761,7 @@ def fig4_claims(fig4) -> list:
     c = C.Claim("F4-60", "§5, Fig. 4(b)", "up to 60% reduction over BF in Figure 4(b)",
                 f"mean maximum tardiness, {OVERFLOW} / BF, at the ratio where it is lowest, paired sets",
                 C.Below(0.4, "a 60% reduction: the ratio's interval below 0.4"), control_variant=f"{NOGROUP_OVERFLOW} in LWFG's place")
-    (k, e), (kc, ec) = best(ours), best(ctrl)
+    (k, e), (_, ec) = best(ours), best(ctrl)
     c.ours, c.control = c.measure(e), c.measure(ec)
     if k:
         c.notes.append(f"lowest at {k} (a minimum over {len(rs)} ratios: its interval is optimistic)")

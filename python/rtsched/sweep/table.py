@@ -21,7 +21,8 @@ SUMMARY_COLUMNS = [
     "jobs", "completed", "met", "missed", "aborted", "dsr", "accrued_utility", "possible_utility", "aur",
     "max_tardiness_ns", "mean_tardiness_ns", "max_response_ns", "mean_response_ns", "p99_response_ns",
     "preemptions", "migrations", "context_switches", "scheduler_invocations",
-    "steals", "steal_attempts", "failed_steals", "priority_inversions", "priority_inversion_ns", "deadlocks",
+    "steals", "steal_attempts", "failed_steals", "priority_inversions", "priority_inversion_ns", "inverted_jobs",
+    "inversion_job_ns", "inversion_job_max_ns", "inversion_job_p99_ns", "kernel_migrations", "deadlocks",
     "exec_inflation", "ipc_proxy",
 ]
 #: The cache and overhead models' totals (0 with the models off): cache-line misses at L1, L2
@@ -41,7 +42,8 @@ COLUMNS = COORD_COLUMNS + OUTCOME_COLUMNS
 _INT_COLUMNS = {"replication", "taskset_seed", "m", "n", "duration_ns", "jobs", "completed", "met", "missed", "aborted",
                 "max_tardiness_ns", "max_response_ns", "p99_response_ns", "preemptions", "migrations",
                 "context_switches", "scheduler_invocations", "steals", "steal_attempts", "failed_steals",
-                "priority_inversions", "priority_inversion_ns", "deadlocks"} | set(MODEL_COLUMNS)
+                "priority_inversions", "priority_inversion_ns", "inverted_jobs", "inversion_job_ns", "inversion_job_max_ns",
+                "inversion_job_p99_ns", "kernel_migrations", "deadlocks"} | set(MODEL_COLUMNS)
 _FLOAT_COLUMNS = {"point", "U", "dsr", "mean_tardiness_ns", "mean_response_ns", "accrued_utility", "possible_utility", "aur",
                   "exec_inflation", "ipc_proxy"}
 _STR_COLUMNS = {"key", "sweep", "generator", "gen_params", "param", "scheduler", "on_miss", "run", "topology", "status",
@@ -124,8 +126,9 @@ def current_schema() -> str:
 def stale(df):
     """Rows to recompute, as a boolean Series: rows computed under another results schema
     (older tables have no ``schema`` column: every row is stale), and completed rows of this
-    schema written before the sweep recorded the cache model's columns (no ``ipc_proxy``)."""
-    return (df["schema"] != current_schema()) | ((df["status"] == "ok") & df["ipc_proxy"].isna())
+    schema written before the sweep recorded the cache model's columns (no ``ipc_proxy``) or the
+    kernel's migrations and per-job inversions (no ``kernel_migrations``)."""
+    return (df["schema"] != current_schema()) | ((df["status"] == "ok") & (df["ipc_proxy"].isna() | df["kernel_migrations"].isna()))
 
 
 def _frame(rows):
