@@ -80,7 +80,7 @@ def run(out_dir, quick, executor):
     df.to_csv(out_dir / "operations.csv", index=False)
     med = df.groupby(["R", "m", "variant"])[["push_ns", "enqueue_ns", "dequeue_ns", "pull_ns", "find_cpu_ns"]].median().reset_index()
 
-    figs = _figures(med, out_dir)
+    figs = _figures(med)
     found = claims(df)
     rep = Report("lelli2011", "Global EDF with distributed run queues: cost per operation vs CPUs",
                  "Lelli et al., OSPERT 2011, §6", quick)
@@ -102,8 +102,7 @@ def run(out_dir, quick, executor):
                 cells.append(f"{x.push_ns.iloc[0]:.0f} / {x.enqueue_ns.iloc[0]:.0f}" if len(x) else "")
             tab.append(cells)
         rep.table(["m"] + [v for v, _ in VARIANTS], tab)
-    for path, caption in figs:
-        rep.figure(path, caption, out_dir)
+    rep.figures(figs, out_dir)
     rep.not_reproduced([
         "absolute cycle counts: these are a user-space simulation's ns, without the kernel's run-queue locks, "
         "cache-line transfers between NUMA nodes or sched_debug accounting; compare shapes and orderings",
@@ -113,13 +112,12 @@ def run(out_dir, quick, executor):
     return rep.write(out_dir / "report.md")
 
 
-def _figures(med, out_dir):
+def _figures(med):
+    """Figs 8-11's analogs: (figure, file stem, caption) for Report.figures."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-
-    from .._io import write_atomic
 
     out = []
     for metric, label, fig_no in (("push_ns", "push", "8-9"), ("enqueue_ns", "enqueue", "10-11")):
@@ -137,11 +135,7 @@ def _figures(med, out_dir):
             ax.grid(alpha=0.3)
         axes[0][0].legend()
         fig.tight_layout()
-        for ext in ("png", "svg"):
-            p = out_dir / f"{label}_cost.{ext}"
-            write_atomic(p, lambda tmp, ext=ext: fig.savefig(tmp, dpi=110, format=ext), suffix="." + ext)
-        plt.close(fig)
-        out.append((out_dir / f"{label}_cost.png", f"ns per {label} vs m (analog of the paper's Figs {fig_no})"))
+        out.append((fig, f"{label}_cost", f"ns per {label} vs m (analog of the paper's Figs {fig_no})"))
     return out
 
 
