@@ -89,7 +89,13 @@ def test_the_profile_round_trips_and_the_simulator_charges_it(profiles, tmp_path
     ts_file.write_text(ts_file.read_text().replace("overheads: profile.yaml", "overheads: {profile: profile.yaml, statistic: p99}"))
     r99 = rtsched.simulate(rtsched.load_taskset(ts_file), "gedf")
     assert r99.counters["overheads"]["release_ns"] == r99.counters["releases"] * ns(doc["costs"]["release"]["p99"])
-    assert r99.counters["overheads"]["decision_ns"] >= oh["decision_ns"]
+    # Per decision: the schedule itself changes under the larger costs (a fresh-clone run here
+    # charged fewer decisions under p99, 27.8 us in all against 70.5 us), so the totals need not
+    # order; each decision charged is the p99's, which is at least the median's.
+    d50, d99 = ns(doc["costs"]["decision"]["median"]), ns(doc["costs"]["decision"]["p99"])
+    assert d99 >= d50 > 0
+    assert r99.counters["overheads"]["decision_ns"] > 0 and r99.counters["overheads"]["decision_ns"] % d99 == 0
+    assert oh["decision_ns"] % d50 == 0
     # The CLI's simulate reads the same file (`rtsched simulate` charges it).
     out = tmp_path / "r.json"
     run_cli("simulate", ts_file, "-s", "gedf", "--json", out, check=0)

@@ -532,28 +532,37 @@ def test_an_outage_explains_the_misses_it_causes_and_nothing_else(tmp_path, hog_
     hog = ("import os, time\n"
            f"os.sched_setaffinity(0, {{0}}); os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param({hog_prio}))\n"
            f"t = time.monotonic(); print(t, flush=True)\nwhile time.monotonic() - t < {spin_s}: pass\n")
-    spun = []
+    # Up to three tries, each printed, the last asserted: at 95 a real host outage the probe
+    # sees (not the spin: the probe preempts it) can fall in a held job's window and explain it
+    # (a fresh-clone run here: 1 of 11 held jobs, beside 10 host outages of up to 3 ms on CPU 0).
+    for attempt in range(1, 4):
+        spun = []
 
-    def beside(launch):
-        time.sleep(max(0.0, launch + 5.0 - time.monotonic()))
-        out = subprocess.run([sys.executable, "-c", hog], capture_output=True, text=True, timeout=30, check=True)
-        spun.append(float(out.stdout))
+        def beside(launch):
+            time.sleep(max(0.0, launch + 5.0 - time.monotonic()))
+            out = subprocess.run([sys.executable, "-c", hog], capture_output=True, text=True, timeout=30, check=True)
+            spun.append(float(out.stdout))
 
-    r = soak("kernel:fifo", tmp_path, seconds=12.0, beside=beside)
-    unexplained, report = explain_misses("kernel:fifo", r)
-    print(json.dumps(dict(hog_prio=hog_prio, **report)))
-    assert spun, "the spinning thread did not run"
-    jobs = r["jobs"]
-    spin_ns = int(spun[0] * 1e9) - r["t0_ns"]
-    # The jobs the spin held back: on CPU 0, released before it ended, finished after it began.
-    held = jobs[jobs.missed & (jobs.release_ns < spin_ns + int(spin_s * 1e9)) & (jobs.finish_ns > spin_ns)]
-    on_cpu0 = {t["name"] for t in yaml.safe_load(SOAK)["tasks"] if t["cpu"] == 0}
-    assert len(held) > 0 and set(held.task) <= on_cpu0, jobs[jobs.missed][["task", "job", "release_ns", "finish_ns", "cpus"]]
-    outages = r["probe"].outages()
-    during = max(outage_within(o, r["t0_ns"] + spin_ns, r["t0_ns"] + spin_ns + int(spin_s * 1e9)) for o in outages) / 1e9
-    if hog_prio == 99:
-        assert during >= spin_s * 0.95, (during, report)
-        assert set(held.index).isdisjoint(unexplained.index), (report, unexplained)
-    else:
+        (tmp_path / f"try{attempt}").mkdir()
+        r = soak("kernel:fifo", tmp_path / f"try{attempt}", seconds=12.0, beside=beside)
+        unexplained, report = explain_misses("kernel:fifo", r)
+        print(json.dumps(dict(hog_prio=hog_prio, attempt=attempt, **report)))
+        assert spun, "the spinning thread did not run"
+        jobs = r["jobs"]
+        spin_ns = int(spun[0] * 1e9) - r["t0_ns"]
+        # The jobs the spin held back: on CPU 0, released before it ended, finished after it began.
+        held = jobs[jobs.missed & (jobs.release_ns < spin_ns + int(spin_s * 1e9)) & (jobs.finish_ns > spin_ns)]
+        on_cpu0 = {t["name"] for t in yaml.safe_load(SOAK)["tasks"] if t["cpu"] == 0}
+        assert len(held) > 0 and set(held.task) <= on_cpu0, jobs[jobs.missed][["task", "job", "release_ns", "finish_ns", "cpus"]]
+        outages = r["probe"].outages()
+        during = max(outage_within(o, r["t0_ns"] + spin_ns, r["t0_ns"] + spin_ns + int(spin_s * 1e9)) for o in outages) / 1e9
+        if hog_prio == 99:
+            assert during >= spin_s * 0.95, (during, report)
+            assert set(held.index).isdisjoint(unexplained.index), (report, unexplained)
+            return
         assert during < spin_s / 2, (during, report)
-        assert set(held.index) <= set(unexplained.index) or report["missed_explained_by_steal"] > 0, (report, unexplained)
+        if set(held.index) <= set(unexplained.index) or report["missed_explained_by_steal"] > 0 or attempt == 3:
+            break
+        print(f"try {attempt}: {len(set(held.index) - set(unexplained.index))} of {len(held)} held jobs explained by a "
+              f"host outage the probe saw ({report['outages_per_cpu']} outages per CPU); trying again")
+    assert set(held.index) <= set(unexplained.index) or report["missed_explained_by_steal"] > 0, (report, unexplained)
