@@ -31,8 +31,7 @@ its WCET (``execution: uniform``). Every set is drawn from its seed.
 accrued / possible utility; migrations per job; overhead = policy ns per decision. **Claims**: each
 verdict comes from a 95% interval (paired bootstrap over the same task sets; Wilson for a count of
 jobs) through a rule in the paper's words, and is measured again on a control (the mechanism the
-claim credits weakened); a claim that holds under its control too is one the experiment cannot
-tell. The controls use options that exist for this purpose only: ``nggua:shed=off`` (no shedding:
+claim credits weakened; claims.py says what a control that does as well means). The controls use options that exist for this purpose only: ``nggua:shed=off`` (no shedding:
 G-EDF's choice plus the UA abort of hopeless jobs), ``ggua:abort=off`` and ``nggua:abort=off`` (no
 abort of hopeless jobs), ``chains=off`` (no PUD lent along a dependency chain).
 """
@@ -591,8 +590,7 @@ def run(out_dir, quick, executor, real=False):
         f"Experiment 1: {sets} sets per load, {duration} each; overhead: {oh_sets} sets of {oh_ns // 1_000_000_000} s per point; "
         f"experiment 2: {dep_sets} sets per load of {dep_ns // 1_000_000_000} s at loads {_loads_text(DEP_LOADS)}. "
         "Intervals: 95% bootstrap over the task sets (paired where two schedulers are compared on the same sets), Wilson for "
-        "a count of jobs. The control runs the same comparison with the mechanism the claim credits weakened; a claim that "
-        "still holds under it is one this experiment cannot tell. The same data: claims.json."
+        "a count of jobs."
         + (f" IDs R-… are the real-core runs (m = {REAL_M})." if real_df is not None else "")))
 
     # ---- tables ----
@@ -669,14 +667,11 @@ def run(out_dir, quick, executor, real=False):
 
 
 def _band(values):
-    """(mean, lo, hi) of per-set values for the tables and figures: the percentile bootstrap of
-    the mean that claims.mean computes, vectorised (the tables have hundreds of cells)."""
+    """(mean, lo, hi) of per-set values for the tables and figures: claims.mean's bootstrap."""
     x = np.asarray(values, float)
     x = x[np.isfinite(x)]
     if not len(x):
         return None
-    if len(x) == 1:
-        return x[0], x[0], x[0]
     e = C.mean(x)
     return e.value, e.lo, e.hi
 

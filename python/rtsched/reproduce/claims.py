@@ -50,11 +50,16 @@ class Estimate:
     method: str
     unit: str = ""
 
+    def short(self, digits: int = 3) -> str:
+        """``value [lo, hi]`` (for a table's cell)."""
+        f = lambda x: f"{x:.{digits}g}"  # noqa: E731
+        return f"{f(self.value)} [{f(self.lo)}, {f(self.hi)}]"
+
     def text(self, digits: int = 3) -> str:
         if not self.n or math.isnan(self.value):
             return "no data"
-        f = lambda x: f"{x:.{digits}g}"  # noqa: E731
         unit = f" {self.unit}" if self.unit else ""
+        f = lambda x: f"{x:.{digits}g}"  # noqa: E731
         return f"{f(self.value)}{unit} [{f(self.lo)}, {f(self.hi)}] ({self.method}, n = {self.n})"
 
 
@@ -331,6 +336,13 @@ class Claim:
                 "ours": m(self.ours), "verdict": self.verdict, "why": self.why(),
                 "control": {"variant": self.control_variant, **(m(self.control) or {"verdict": NA})} if self.control_variant else None,
                 "notes": list(self.notes)}
+
+
+#: What every report says of controls, once (Report.claims appends it), in the verdict words above.
+CONTROLS_TEXT = (f"Each claim is measured again on its control: the same comparison with the mechanism it credits "
+                 f"weakened, by the same rule. A claim that {HOLDS} under its control too, or whose control could not be "
+                 f"measured, is reported as “{CANNOT_TELL}”: the experiment cannot credit the mechanism. The same data: "
+                 f"claims.json.")
 
 
 def _number(m: Measured | None) -> str:

@@ -863,13 +863,12 @@ def _report(out_dir: Path, cfg: Config, df, fig4, quick: bool, real=None, asked_
     found = claims(df, fig4, cfg.dists, real_rows)
     n_main = df.drop_duplicates(KEY).shape[0]
     rep.claims(found, out_dir, note=(
-        "Each claim's metric is measured on the mechanism the paper credits (ours) and on a weakened variant of it (the "
-        f"control, same rule); a claim that holds under its control too is one this experiment cannot tell. {NOGROUP} is LWFG "
+        f"{NOGROUP} is LWFG "
         "partitioning the set with its memory-sharing groups hidden (the tasks still share memory when they run). Intervals: "
         "95% paired bootstraps over task sets (ratios of means, mean differences), Wilson for shares, a bootstrap within "
         "(distribution, cap) points for Obs. 4's spreads. Comparisons of IPC and DSR are over the sets every compared "
         f"heuristic partitioned: n in each cell, of {n_main} sets in the main runs and {fig4.drop_duplicates(KEY).shape[0]} "
-        "(set, ratio) pairs in Fig. 4; section (a) says which sets each heuristic partitioned. The same data: claims.json."))
+        "(set, ratio) pairs in Fig. 4; section (a) says which sets each heuristic partitioned."))
 
     figs = []
     # (a) partition success and survivorship

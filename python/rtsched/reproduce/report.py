@@ -51,14 +51,14 @@ class Report:
     def claims(self, found, out_dir, note: str = "", heading: str = "The paper's claims, checked"):
         """The skeleton's claims step: ``out_dir/claims.json`` written from ``found`` (a list of
         :class:`rtsched.reproduce.claims.Claim`) and the report's table rendered from the same
-        data; ``note`` says how the claims were measured. Returns claims.json's path."""
+        data; ``note`` says how the claims were measured, and the rule for controls follows it
+        (claims.CONTROLS_TEXT, in one place). Returns claims.json's path."""
         from . import claims as C
 
         path = C.write(found, out_dir)
         self.heading(heading)
         self.table(*C.table(found))
-        if note:
-            self.para(note)
+        self.para(" ".join(x for x in (note.strip(), C.CONTROLS_TEXT) if x))
         return path
 
     def figures(self, figs, out_dir, heading: str = "Figures"):
