@@ -19,12 +19,16 @@
 //!   per free core per decision) and `failed_steals` (no core had a thread to steal); the
 //!   results take them into their run-level counters.
 //! - **Rule F** (a stolen thread that is preempted goes to the global queue, a local one back
-//!   to its deque, a job to the global queue): [`Paws::requeue`], by [`Origin`].
+//!   to its deque, a job to the global queue): [`Paws::requeue`], by [`Origin`]. As in the
+//!   authors' kernel (`pull_task_rtws`), a stolen thread that its home core (the one it was
+//!   stolen from) takes back from the global queue is a local thread again.
 //!
-//! Parallel threads preempt nothing unless stolen and requeued globally: a local thread is
-//! only taken by its own core when it is free (the paper's "controlled priority inversion").
-//! A released job finds an idle core directly (the global queue is read by every free core in
-//! the same decision: the paper's dispatching routine).
+//! Only arrivals in the global queue preempt (a released job, a first region's threads, an
+//! unblocked job or stolen thread): forked threads wait in their core's local queue until that
+//! core is free or a free core steals them (the paper's "controlled priority inversion"), and a
+//! preempted stolen thread requeued in the global queue waits there for a free core. A released
+//! job finds an idle core directly (the global queue is read by every free core in the same
+//! decision: the paper's dispatching routine).
 //!
 //! # Readings (docs/papers/paws.md)
 //!
@@ -32,15 +36,20 @@
 //!   first) and the owner takes the last thread first.
 //! - "Randomly select a busy core": uniformly among the cores that run something *and* have a
 //!   thread to steal, so a steal fails only when nobody has one.
-//! - Only arrivals preempt: a job released (or unblocked) while every core is busy; a job that
-//!   waits in the global queue because a free core took local work first does not preempt
-//!   later (Rules C before D).
+//! - Only arrivals preempt (above); a job that waits in the global queue because a free core
+//!   took local work first does not preempt later (Rules C before D).
 //! - A first region with several threads, forked at release on no core, goes to the global
 //!   queue thread by thread as jobs (the paper's jobs start sequentially).
 //! - Global-queue ties: deadline, then release, task, job and thread (the EDF total order),
 //!   where the paper says FIFO.
 //! - Free cores are filled in rounds — local work, then the global queue, then steals — so an
 //!   owner whose join just freed it takes its own threads before another core steals them.
+//! - `pull=empty` (default, Rule D as written) or `pull=inversion` (the authors' kernel,
+//!   `dec_pjobs_rtws`): a core whose entity left and whose local queue's most urgent deadline
+//!   is now later than both the leaving entity's and the global head's takes the global head.
+//! - `master=global` (default) or `master=joining`: the master thread resuming after a join (a
+//!   one-thread region, which reaches the policy by `release`) enters the global queue as a
+//!   job, or is forked on the core where the region joined, as a region of one thread.
 //!
 //! # Weakened variants (negative controls of docs/papers/paws.md's claims)
 //!
@@ -69,8 +78,10 @@ enum Origin {
     Job,
     /// A thread of a region forked on `home`: back to that core's deque.
     Local(u32),
-    /// A thread another core stole: to the global queue.
-    Stolen,
+    /// A thread that another core stole from `home`'s deque: to the global queue. Taken
+    /// back from the global queue by `home`, it is `Local(home)` again (the kernel's
+    /// `pull_task_rtws` clears `stolen` when the puller is the core it was stolen from).
+    Stolen(u32),
 }
 
 /// One entry of a local priority queue: the threads of equal deadline, top (oldest) first.
@@ -96,6 +107,10 @@ impl LocalQueue {
     }
     pub fn len(&self) -> usize {
         self.len
+    }
+    /// The deadline of the most urgent non-empty deque.
+    pub fn first_deadline(&self) -> Option<Time> {
+        self.deques.first().map(|q| q.deadline)
     }
     /// Owner: `e` with deadline `d` at the bottom of its deque.
     pub fn push_bottom(&mut self, e: EntityId, d: Time) {
@@ -166,6 +181,8 @@ struct Counts {
     steal_attempts: u64,
     failed_steals: u64,
     preemptions: u64,
+    /// Global heads taken over local work under `pull=inversion`.
+    inversion_pulls: u64,
     requeued_local: u64,
     requeued_global: u64,
 }
@@ -186,10 +203,13 @@ pub struct Paws {
     attempted: Vec<u64>,
     decision: u64,
     counts: Counts,
-    /// The weakened variants (module doc): Rule E's end of the deque, or no steal; and
-    /// whether forked threads go to the global queue.
-    steal: Steal,
-    fork_global: bool,
+    opts: Options,
+    /// Per core, the deadline of the entity that left it (completed or blocked) since the last
+    /// decision (`pull=inversion`).
+    left: Vec<Option<Time>>,
+    /// Where the last `complete` happened and whose thread it was (task, job): the join that a
+    /// one-thread region's `release` follows (`master=joining`).
+    last_complete: Option<(u32, u32, u64)>,
 }
 
 /// Which thread a free core steals (Rule E: the top), or none.
@@ -200,13 +220,48 @@ pub enum Steal {
     Never,
 }
 
+/// When a core that has local work takes the global queue's head instead (module doc).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pull {
+    /// Rule D as written: only when its local queue is empty.
+    Empty,
+    /// The authors' kernel (`dec_pjobs_rtws`, `priority_inversion_rtws`): also when the entity
+    /// that left it was more urgent than its local queue, and the global head is too.
+    Inversion,
+}
+
+/// Where the master thread resumes after a join (a one-thread region; module doc).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Master {
+    /// In the global queue, as a job.
+    Global,
+    /// Forked on the joining core, as a region of one thread (Rule B).
+    Joining,
+}
+
+/// The readings and weakened variants of [`Paws`] (module doc); `Default` is the paper's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Options {
+    pub steal: Steal,
+    /// Forked threads go to the global queue as jobs (`fork=global`).
+    pub fork_global: bool,
+    pub pull: Pull,
+    pub master: Master,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options { steal: Steal::Top, fork_global: false, pull: Pull::Empty, master: Master::Global }
+    }
+}
+
 impl Paws {
     pub fn new(cpus: u32, rng: ChaCha8Rng) -> Self {
-        Paws::with(cpus, rng, Steal::Top, false)
+        Paws::with(cpus, rng, Options::default())
     }
 
-    /// A weakened variant (module doc); `with(m, rng, Steal::Top, false)` is the paper's.
-    pub fn with(cpus: u32, rng: ChaCha8Rng, steal: Steal, fork_global: bool) -> Self {
+    /// A reading or weakened variant (module doc).
+    pub fn with(cpus: u32, rng: ChaCha8Rng, opts: Options) -> Self {
         let m = cpus as usize;
         Paws {
             global: IndexedHeap::with_capacity(64),
@@ -219,8 +274,9 @@ impl Paws {
             attempted: vec![0; m],
             decision: 0,
             counts: Counts::default(),
-            steal,
-            fork_global,
+            opts,
+            left: vec![None; m],
+            last_complete: None,
         }
     }
 
@@ -251,11 +307,35 @@ impl Paws {
                 self.local[home as usize].push_bottom(e, x.info.deadline);
                 self.counts.requeued_local += 1;
             }
-            Origin::Job | Origin::Stolen => {
+            Origin::Job | Origin::Stolen(_) => {
                 self.global.push(e, x.key);
                 self.counts.requeued_global += 1;
             }
         }
+    }
+
+    /// Core `c` takes the global queue's head (Rule D). A stolen thread taken back by its home
+    /// core is local again (Rule F then returns it to that core's deque).
+    fn pull(&mut self, c: usize) -> Option<EntityId> {
+        let (_, e) = self.global.pop()?;
+        self.counts.global_picks += 1;
+        if let Some(x) = self.ents[e as usize].as_mut() {
+            if x.origin == Origin::Stolen(c as u32) {
+                x.origin = Origin::Local(c as u32);
+            }
+        }
+        Some(e)
+    }
+
+    /// `pull=inversion` (the kernel's `dec_pjobs_rtws`): core `c`, freed by an entity of
+    /// deadline `left`, takes the global head instead of its local work when its most urgent
+    /// local deadline is later than both `left` (the core's deadline level drops) and the
+    /// global head's.
+    fn inversion_pull(&self, c: usize) -> bool {
+        let (Some(left), Some(local), Some((head, _))) = (self.left[c], self.local[c].first_deadline(), self.global.peek()) else {
+            return false;
+        };
+        left < local && head.primary < local
     }
 
     fn run(&mut self, cpu: u32, e: EntityId, d: &mut Dispatch<'_>) {
@@ -271,24 +351,29 @@ impl Paws {
             let mut progress = false;
             for c in 0..self.running.len() {
                 if self.running[c].is_none() {
-                    if let Some(e) = self.local[c].pop_bottom() {
+                    if self.opts.pull == Pull::Inversion && self.inversion_pull(c) {
+                        let e = self.pull(c).expect("the global queue has a head");
+                        self.counts.inversion_pulls += 1;
+                        self.run(c as u32, e, d);
+                        progress = true;
+                    } else if let Some(e) = self.local[c].pop_bottom() {
                         self.counts.local_picks += 1;
                         self.run(c as u32, e, d);
                         progress = true;
                     }
                 }
             }
+            // A core still free has no local work (it would have taken it above).
             for c in 0..self.running.len() {
-                if self.running[c].is_none() && self.local[c].is_empty() {
-                    if let Some((_, e)) = self.global.pop() {
-                        self.counts.global_picks += 1;
+                if self.running[c].is_none() {
+                    if let Some(e) = self.pull(c) {
                         self.run(c as u32, e, d);
                         progress = true;
                     }
                 }
             }
             for c in 0..self.running.len() {
-                if self.steal == Steal::Never {
+                if self.opts.steal == Steal::Never {
                     break;
                 }
                 if self.running[c].is_some() || !self.local[c].is_empty() || !self.global.is_empty() {
@@ -314,10 +399,10 @@ impl Paws {
                 }
                 let v = self.victims[self.rng.random_range(0..self.victims.len())];
                 let q = &mut self.local[v as usize];
-                let e = if self.steal == Steal::Bottom { q.pop_bottom() } else { q.steal_top() };
+                let e = if self.opts.steal == Steal::Bottom { q.pop_bottom() } else { q.steal_top() };
                 let e = e.expect("a victim has a thread");
                 if let Some(x) = self.ents[e as usize].as_mut() {
-                    x.origin = Origin::Stolen;
+                    x.origin = Origin::Stolen(v);
                 }
                 self.counts.steals += 1;
                 self.run(c as u32, e, d);
@@ -364,14 +449,20 @@ impl Policy for Paws {
         m.saturating_mul(m).saturating_add(n)
     }
 
-    fn release(&mut self, _now: Time, e: &EntityInfo) {
+    fn release(&mut self, now: Time, e: &EntityInfo) {
+        // A one-thread region after a join comes right after the `complete` that joined it.
+        if let (Master::Joining, true, Some((c, task, job))) = (self.opts.master, e.region > 0, self.last_complete) {
+            if (task, job) == (e.task, e.job) {
+                return self.forked(now, Some(c), std::slice::from_ref(e));
+            }
+        }
         self.set(e, Origin::Job);
         self.to_global(e.id);
     }
 
     fn forked(&mut self, _now: Time, cpu: Option<u32>, threads: &[EntityInfo]) {
         match cpu {
-            Some(c) if !self.fork_global => {
+            Some(c) if !self.opts.fork_global => {
                 for t in threads {
                     self.set(t, Origin::Local(c));
                     self.local[c as usize].push_bottom(t.id, t.deadline);
@@ -389,18 +480,22 @@ impl Policy for Paws {
     fn complete(&mut self, _now: Time, e: EntityId, cpu: u32) {
         debug_assert_eq!(self.running[cpu as usize], Some(e));
         self.running[cpu as usize] = None;
+        let x = self.ent(e);
+        self.left[cpu as usize] = Some(x.info.deadline);
+        self.last_complete = Some((cpu, x.info.task, x.info.job));
         self.ents[e as usize] = None;
     }
 
     fn blocked(&mut self, _now: Time, e: EntityId, cpu: u32) {
         debug_assert_eq!(self.running[cpu as usize], Some(e));
         self.running[cpu as usize] = None;
+        self.left[cpu as usize] = Some(self.ent(e).info.deadline);
     }
 
     fn unblocked(&mut self, _now: Time, e: &EntityInfo) {
         match self.ent(e.id).origin {
             Origin::Local(home) => self.local[home as usize].push_bottom(e.id, e.deadline),
-            Origin::Job | Origin::Stolen => self.to_global(e.id),
+            Origin::Job | Origin::Stolen(_) => self.to_global(e.id),
         }
     }
 
@@ -419,6 +514,8 @@ impl Policy for Paws {
         self.fill(d);
         self.preempt(d);
         // A preemption can leave nothing free, so nothing more to fill.
+        self.left.fill(None);
+        self.last_complete = None;
     }
 
     fn stats(&self) -> Vec<(String, f64)> {
@@ -430,6 +527,7 @@ impl Policy for Paws {
             ("steal_attempts", c.steal_attempts),
             ("failed_steals", c.failed_steals),
             ("preemptions", c.preemptions),
+            ("inversion_pulls", c.inversion_pulls),
             ("requeued_local", c.requeued_local),
             ("requeued_global", c.requeued_global),
         ])
@@ -440,13 +538,14 @@ pub const INFO: PolicyInfo = PolicyInfo {
     name: "paws",
     summary: "global EDF for jobs + priority-aware work stealing of parallel threads (per-core deques)",
     paper: "PAWS §4 (Rules A–F)",
-    options: "steal=top|bottom|none, fork=local|global (weakened variants for controls; default: the paper's top, local)",
+    options: "pull=empty|inversion (Rule D as written, or also on a priority inversion as the authors' kernel), master=global|joining (where the master resumes after a join); weakened controls: steal=top|bottom|none, fork=local|global (defaults: empty, global, top, local)",
 };
 
-/// The victim choice draws from the run's seeded generator. Options (weakened variants, not the
-/// paper's scheduler): `steal=top|bottom|none`, `fork=local|global`.
+/// The victim choice draws from the run's seeded generator. Options: the readings
+/// `pull=empty|inversion` and `master=global|joining`; the weakened variants (not the paper's
+/// scheduler) `steal=top|bottom|none` and `fork=local|global`.
 pub fn build(spec: &SchedulerSpec, ctx: &mut BuildCtx) -> Result<Box<dyn Policy>, String> {
-    const KNOWN: [&str; 2] = ["steal", "fork"];
+    const KNOWN: [&str; 4] = ["steal", "fork", "pull", "master"];
     let steal = match spec.option("steal", &KNOWN)?.as_deref() {
         None | Some("top") => Steal::Top,
         Some("bottom") => Steal::Bottom,
@@ -458,8 +557,18 @@ pub fn build(spec: &SchedulerSpec, ctx: &mut BuildCtx) -> Result<Box<dyn Policy>
         Some("global") => true,
         Some(x) => return Err(format!("paws: fork={x}: expected local or global")),
     };
+    let pull = match spec.option("pull", &KNOWN)?.as_deref() {
+        None | Some("empty") => Pull::Empty,
+        Some("inversion") => Pull::Inversion,
+        Some(x) => return Err(format!("paws: pull={x}: expected empty or inversion")),
+    };
+    let master = match spec.option("master", &KNOWN)?.as_deref() {
+        None | Some("global") => Master::Global,
+        Some("joining") => Master::Joining,
+        Some(x) => return Err(format!("paws: master={x}: expected global or joining")),
+    };
     let rng = ctx.rng().clone();
-    Ok(Box::new(Paws::with(ctx.cpus(), rng, steal, fork_global)))
+    Ok(Box::new(Paws::with(ctx.cpus(), rng, Options { steal, fork_global, pull, master })))
 }
 
 #[cfg(test)]
@@ -488,12 +597,30 @@ mod tests {
     }
 
     #[test]
-    fn the_weakened_variants_parse_and_bad_values_are_refused() {
+    fn the_readings_and_weakened_variants_parse_and_bad_values_are_refused() {
         let ts = rtsched_model::parse_taskset("platform: {cpus: 2}\ntasks:\n  - {name: p, period: 20, regions: [2, [4, 4], 2]}\n", rtsched_model::Format::Yaml, "t.yaml").unwrap();
-        for ok in ["paws", "paws:steal=top", "paws:steal=bottom", "paws:steal=none", "paws:fork=global", "paws:steal=none,fork=local"] {
+        for ok in [
+            "paws",
+            "paws:steal=top",
+            "paws:steal=bottom",
+            "paws:steal=none",
+            "paws:fork=global",
+            "paws:steal=none,fork=local",
+            "paws:pull=empty",
+            "paws:pull=inversion",
+            "paws:master=global",
+            "paws:master=joining",
+            "paws:pull=inversion,master=joining",
+        ] {
             assert!(crate::build(ok, &ts).is_ok(), "{ok}");
         }
-        for (bad, says) in [("paws:steal=left", "steal=left"), ("paws:fork=far", "fork=far"), ("paws:victim=first", "no option 'victim'")] {
+        for (bad, says) in [
+            ("paws:steal=left", "steal=left: expected top, bottom or none"),
+            ("paws:fork=far", "fork=far"),
+            ("paws:pull=always", "paws: pull=always: expected empty or inversion"),
+            ("paws:master=forking", "paws: master=forking: expected global or joining"),
+            ("paws:victim=first", "no option 'victim' (known: steal, fork, pull, master)"),
+        ] {
             let e = crate::build(bad, &ts).err().expect(bad);
             assert!(e.contains(says), "{bad}: {e}");
         }

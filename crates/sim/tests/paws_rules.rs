@@ -160,6 +160,8 @@ tasks:
 /// (Global EDF would run q on CPU 1 at 4 and end it at 6.)
 /// Fails if the global queue is read before the local queue (CPU 1 takes q at 4); if a job
 /// waiting in the global queue keeps the right to preempt (q takes x1's CPU at 4).
+/// This is Rule D as written (`pull=empty`, the default); the authors' kernel takes q at 4
+/// (`pull=inversion`, tests/paws_readings.rs).
 #[test]
 fn rule_d_a_free_core_takes_local_work_before_the_global_queue() {
     let t = ts("platform: {cpus: 2}
@@ -386,13 +388,13 @@ tasks:
     assert_eq!(r.jobs[1].blocked, 2 * MS);
 }
 
-/// Not a documented reading, recorded as the current behaviour: a one-thread region after a
-/// join reaches the policy by `release` (the ledger's protocol), without the CPU where the
-/// job joined, so PAWS treats it as a job arriving in the global queue: the first free core
-/// takes it, which need not be the core where the job joined. 2 CPUs, p (regions [1, [3, 2],
-/// 1]) alone: CPU 0 runs region 0 [0,1] and forks; it takes thread 1 [1,3], CPU 1 steals
-/// thread 0 [1,4]. The job joins on CPU 1 at 4, and region 2 runs on CPU 0 [4,5]: a migration
-/// the paper's kernel (whose joining thread continues where it is) would not make.
+/// Reading "where the master resumes after a join", `master=global` (the default): a
+/// one-thread region after a join reaches the policy by `release`, without the CPU where the
+/// job joined, and PAWS puts it in the global queue like a job: the first free core takes it,
+/// which need not be the core where the job joined. 2 CPUs, p (regions [1, [3, 2], 1]) alone:
+/// CPU 0 runs region 0 [0,1] and forks; it takes thread 1 [1,3], CPU 1 steals thread 0
+/// [1,4]. The job joins on CPU 1 at 4, and region 2 runs on CPU 0 [4,5].
+/// (`master=joining` runs it on CPU 1: tests/paws_readings.rs.)
 #[test]
 fn a_one_thread_region_after_a_join_goes_to_the_first_free_core() {
     let t = ts("platform: {cpus: 2}\nrun: {duration: 20}\ntasks:\n  - {name: p, period: 20, regions: [1, [3, 2], 1]}\n");
@@ -405,10 +407,11 @@ fn a_one_thread_region_after_a_join_goes_to_the_first_free_core() {
 // Properties of fork-join schedules, black-box, under every policy in POLICIES_UNDER_TEST
 // ------------------------------------------------------------------------------------------
 
-/// The schedulers the properties run under. `federated` refuses most of these sets (their
-/// light tasks need more than the CPUs its heavy tasks leave); its own properties, on sets
-/// sized for it, are in tests/federated.rs.
-const POLICIES_UNDER_TEST: &[&str] = &["paws", "gedf", "gedf-seq"];
+/// The schedulers the properties run under: `paws` with the paper's readings and with the
+/// other readings of docs/papers/paws.md. `federated` refuses most of these sets (their light
+/// tasks need more than the CPUs its heavy tasks leave); its own properties, on sets sized for
+/// it, are in tests/federated.rs.
+const POLICIES_UNDER_TEST: &[&str] = &["paws", "paws:pull=inversion,master=joining", "gedf", "gedf-seq"];
 
 /// Random task sets per policy.
 const CASES: u32 = 1000;
@@ -430,7 +433,7 @@ struct Promises {
 
 fn promises(spec: &str) -> Promises {
     match spec {
-        "paws" => Promises { work_conserving: true, steals_from_busy_cores_only: true, only_arrivals_preempt: true },
+        "paws" | "paws:pull=inversion,master=joining" => Promises { work_conserving: true, steals_from_busy_cores_only: true, only_arrivals_preempt: true },
         // Global EDF schedules every thread from one queue: it has no fork CPU to steal from,
         // and a forked thread preempts like any job.
         "gedf" => Promises { work_conserving: true, steals_from_busy_cores_only: false, only_arrivals_preempt: false },
