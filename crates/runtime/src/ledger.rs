@@ -23,6 +23,9 @@
 //! 5. **Aborts.** Deadline aborts (`on_miss: abort`) and the policy's own take the whole job:
 //!    waiting threads leave their queues, running threads leave their CPUs, the policy hears
 //!    `aborted` for each thread it still has, and then the job's resources are handed on.
+//!    Each thread's abort handler (`run.overheads.abort_handler`) is charged on its kernel
+//!    CPU (9): the CPU it last ran on, whether it runs or waits; for a thread that never ran,
+//!    where it was forked or woken (no charge if unknown).
 //! 6. **Decisions.** [`Ledger::decide`] calls `schedule`, applies grants and CPU changes with
 //!    the counting rules of DESIGN.md "Semantics" (preemption, migration, context switch) and
 //!    the invariants every driver asserts (only ready entities run; no entity on two CPUs),
@@ -1341,13 +1344,13 @@ impl<'t> Ledger<'t> {
                     r.exec += x.ran;
                     r.overhead = r.overhead.saturating_sub(x.owed);
                 }
-                if x.cpu != NONE {
-                    if handler > 0 {
-                        // The abort handler cleans up on the CPU the thread ran on: whatever
-                        // runs there next pays it first (an idle CPU absorbs it).
-                        self.dec.add_charge(x.cpu, handler);
-                        self.run.abort_handler_ns += handler;
-                    }
+                // The abort handler cleans up on the CPU the thread last ran on, running there
+                // or not (docs/semantics.md): its kernel CPU (overview 9), which for a thread
+                // that never ran is where it was forked or woken — none for a task's first job,
+                // which is not charged. Whatever runs there next pays it (an idle CPU absorbs it).
+                if handler > 0 && x.kcpu != NONE {
+                    self.dec.add_charge(x.kcpu, handler);
+                    self.run.abort_handler_ns += handler;
                 }
                 if x.live {
                     for r in 0..self.run.resources.len() {
