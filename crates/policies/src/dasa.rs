@@ -6,10 +6,13 @@
 //! At each decision, for the jobs of each CPU (ready, running and blocked: `ua::Tracked`):
 //! 1. **Deadlock.** If the ledger reported a cycle, abort the job of the cycle's entity with
 //!    the least potential utility density of its own (utility at now + remaining, per
-//!    remaining; ties: the latest deadline, then the later EDF order), and decide again.
-//! 2. **Abort infeasible.** A job that can no longer finish by its deadline (now + remaining
-//!    > deadline; remaining = WCET − executed) is aborted, blocked or not. Best-effort
-//!    policies abort on their own (DESIGN.md "Semantics"), whatever `on_miss` says.
+//!    remaining; ties: the later EDF order — latest deadline first; `ua::least_pud`), and
+//!    decide again.
+//! 2. **Abort the hopeless.** A job that can no longer finish by its TUF's termination (now +
+//!    remaining > release + X, `ua::hopeless`; remaining = WCET − executed; X = the deadline
+//!    for a step TUF) is aborted, blocked or not, at that very instant: a timer is set for the
+//!    next job to become so (`ua::hopeless_at`). Best-effort policies abort on their own
+//!    (DESIGN.md "Semantics"), whatever `on_miss` says.
 //! 3. **PUD.** Each job's dependency chain (the holder of what it waits for, its holder, ...:
 //!    `ua::chain`) and its potential utility density over the chain (`ua::pud`).
 //! 4. **Tentative schedule.** Jobs in decreasing PUD (ties: EDF order — deadline, release,
@@ -17,11 +20,15 @@
 //!    order; a holder goes before its dependent and inherits the dependent's deadline when that
 //!    is earlier (deadline inheritance). A job already placed as a holder is not inserted
 //!    again. The insertion is kept if every job of the schedule, run back to back from now,
-//!    still completes by its own deadline (`ua::feasible`), else undone.
+//!    still completes by its own deadline — Clark's critical time (`ua::feasible`) — else
+//!    undone.
 //! 5. **Dispatch** the first runnable (not blocked) job of the schedule. If none is runnable,
 //!    run the highest-PUD runnable job, or the runnable local end of its chain (ChronOS's
 //!    `sched_dasa` returns its best-density job when its schedule is empty: an idle CPU earns
-//!    nothing); with nothing runnable, idle.
+//!    nothing; so a job whose TUF outlives its deadline still runs there); with nothing
+//!    runnable, idle.
+//! 6. **Freed resources** go to the waiter of highest PUD (`ua::grant_pending`; ChronOS §3.2:
+//!    the scheduling algorithm picks who gets a released resource).
 //!
 //! In underload every insertion is feasible, the schedule is all jobs in deadline order and
 //! DASA is EDF (Clark §3; tested job by job).
@@ -59,9 +66,10 @@ struct Slot {
     remaining: Time,
 }
 
-/// A job in PUD order.
+/// A job of this CPU in PUD order: blocked ones included, its PUD over its own chain (unlike
+/// `ua::Candidate`, a runnable job that stands for the chains ending at it).
 #[derive(Clone, Copy, Debug)]
-struct Candidate {
+struct Ranked {
     pud: f64,
     key: Key,
     e: EntityId,
@@ -74,8 +82,11 @@ pub struct Dasa {
     jobs: Tracked,
     /// The deadlock the ledger reported, to break in the next `schedule`.
     cycle: Vec<EntityId>,
+    /// The timer for the next job to become hopeless.
+    alarm: ua::Alarm,
     // Scratch, reused by every decision.
-    candidates: Vec<Candidate>,
+    candidates: Vec<Ranked>,
+    pending: Vec<crate::policy::ResourceId>,
     chain: Vec<EntityId>,
     schedule: Vec<Slot>,
     tentative: Vec<Slot>,
@@ -89,7 +100,9 @@ impl Dasa {
             cpu_of_task,
             jobs: Tracked::new(),
             cycle: Vec::new(),
+            alarm: ua::Alarm::default(),
             candidates: Vec::new(),
+            pending: Vec::new(),
             chain: Vec::new(),
             schedule: Vec::new(),
             tentative: Vec::new(),
@@ -145,7 +158,7 @@ impl Dasa {
             }
             self.local_chain(view, e, cpu);
             let pud = ua::pud(view, now, &info, &self.chain);
-            self.candidates.push(Candidate { pud, key: EdfOrder.key(&info), e });
+            self.candidates.push(Ranked { pud, key: EdfOrder.key(&info), e });
         }
         self.candidates.sort_by(|a, b| b.pud.total_cmp(&a.pud).then(a.key.cmp(&b.key)));
 
@@ -184,16 +197,10 @@ impl Dasa {
         None
     }
 
-    /// Step 1: abort the cycle's job of least own PUD (ties: latest deadline, later EDF order).
+    /// Step 1: abort the cycle's job of least own PUD (`ua::least_pud`).
     fn break_deadlock(&mut self, now: Time, view: &dyn RunView, d: &mut Dispatch) {
-        let victim = self
-            .cycle
-            .iter()
-            .filter_map(|&e| self.jobs.get(e).copied())
-            .map(|i| (ua::pud(view, now, &i, &[]), i))
-            .min_by(|(pa, a), (pb, b)| pa.total_cmp(pb).then(b.deadline.cmp(&a.deadline)).then(EdfOrder.key(b).cmp(&EdfOrder.key(a))));
-        if let Some((_, i)) = victim {
-            d.abort(i.id);
+        if let Some(e) = ua::least_pud(now, view, &self.cycle) {
+            d.abort(e);
         }
         self.cycle.clear();
     }
@@ -222,6 +229,15 @@ impl Policy for Dasa {
     fn unblocked(&mut self, _now: Time, e: &EntityInfo) {
         self.jobs.add(e);
     }
+    fn requested(&mut self, _now: Time, e: EntityId, r: crate::policy::ResourceId, _holder: Option<EntityId>) {
+        self.jobs.set_waiting(e, r);
+    }
+    fn grants_resources(&self) -> bool {
+        true
+    }
+    fn timer(&mut self, now: Time) {
+        self.alarm.fired(now);
+    }
     fn uses_tufs(&self) -> bool {
         true
     }
@@ -235,6 +251,7 @@ impl Policy for Dasa {
     fn schedule(&mut self, now: Time, d: &mut Dispatch<'_>) {
         let view = d.run();
         self.jobs.prune(view);
+        ua::grant_pending(now, view, &mut self.jobs, ua::GrantBy::Pud, &mut self.pending, d);
         if !self.cycle.is_empty() {
             // The ledger calls `schedule` again at this instant, after the abort.
             return self.break_deadlock(now, view, d);
@@ -249,6 +266,9 @@ impl Policy for Dasa {
                 d.assign(cpu, run);
             }
         }
+        let cpus = self.cpus;
+        let at = ua::next_hopeless(now, view, &self.jobs, |e| (0..cpus).any(|c| d.current(c) == Some(e)));
+        self.alarm.arm(now, at, d);
     }
 }
 

@@ -1,27 +1,36 @@
 //! `ggua` — Greedy Global Utility Accrual (G-GUA): P. Garyali, M. Dellinger, B. Ravindran,
 //! "On best-effort utility accrual real-time scheduling on multiprocessors", OPODIS 2010;
-//! ChronOS §6.1. A best-effort global scheduler for overloads: it keeps what earns the most
-//! utility per unit of time and still meets deadlines, and aborts what cannot.
+//! ChronOS §6.1 ("For brevity, the details of the algorithms have been omitted": where the
+//! paper is silent, ChronOS's `ggua.c`). A best-effort global scheduler for overloads: it keeps
+//! what earns the most utility per unit of time and still meets deadlines, and aborts what
+//! cannot earn any more.
 //!
 //! Rules, at each decision (a [`Choose`] run under ChronOS's global models, `global_model`):
-//! 1. Abort every job that can no longer complete by its deadline (now + remaining >
-//!    deadline; remaining = WCET − executed, as a kernel estimates it).
+//! 1. Abort every job that can no longer complete by its TUF's termination (`ua::hopeless`:
+//!    now + remaining > release + X; remaining = WCET − executed, as a kernel estimates it).
+//!    A timer fires when a waiting job becomes so (`ua::hopeless_at`).
 //! 2. Weigh each runnable job by its potential utility density (PUD, `ua::pud`). A blocked
 //!    job is represented by the head of its dependency chain (the "zero in-degree" job,
-//!    ChronOS Fig 3): the head's PUD is the larger of its own and that of the blocked job
-//!    with its chain.
+//!    ChronOS Fig 3): the head's PUD is that of itself and every job waiting on it, summed
+//!    (ChronOS's `agg_util` / `agg_left`; `chain_pud=max`: the larger of its own and each
+//!    single chain's, `ua::ChainPud`).
 //! 3. In decreasing PUD (ties: EDF order), insert each job into the deadline-ordered
 //!    tentative schedule of one CPU: the least-loaded one (load = sum of remaining times;
-//!    ties: lower index) where that schedule stays feasible (`ua::feasible`), trying CPUs in
-//!    increasing load. A job feasible on no CPU is dropped from this decision (not aborted).
-//! 4. The head of each CPU's schedule is chosen; the chosen list is ordered by EDF.
-//! Deadlocks: the job of least PUD in the cycle is aborted.
+//!    ties: lower index) where that schedule stays feasible (`ua::feasible`: each job by its
+//!    deadline), trying CPUs in increasing load (`find_processor_ex`). A job feasible on no
+//!    CPU is dropped from this decision (not aborted).
+//! 4. The head of each CPU's schedule is chosen; a CPU whose schedule is empty takes the
+//!    densest dropped job that is not hopeless (ours: ChronOS's step TUFs end at the deadline,
+//!    so there a job infeasible alone is aborted; a TUF that outlives its deadline still pays).
+//!    The chosen list is ordered by EDF.
+//! 5. A freed resource goes to its waiter of highest PUD (`ua::grant_pending`, ChronOS §3.2).
+//! Deadlocks: the job of least PUD in the cycle is aborted (`ua::least_pud`).
 //!
 //! Defaults `model=stw,mapper=3pass` (ChronOS runs G-GUA stop-the-world). TUFs must be
 //! non-increasing (checked at build). Cost: O(n log n + n·m·(m + n)) per decision.
 //! Negative controls (not G-GUA; for experiments that credit one of its mechanisms):
 //! `abort=off` skips step 1 (a hopeless job is then dropped by step 3's feasibility test, not
-//! aborted), `chains=off` skips step 2's lending of chain PUD (`ua::Mechanisms`).
+//! aborted), `chains=off` skips step 2's lending along chains (`ua::Mechanisms`).
 
 use crate::common::global_model::{self, Choice, Choose, GlobalModel, Mapper, Model};
 use crate::common::ua::{self, Candidate, Tracked};
@@ -34,7 +43,9 @@ use rtsched_model::Time;
 #[derive(Default)]
 pub struct Ggua {
     cands: Vec<Candidate>,
-    deps: Vec<EntityId>,
+    scratch: ua::Scratch,
+    /// Per candidate: whether a CPU's schedule holds it.
+    placed: Vec<bool>,
     /// Per CPU: its tentative schedule (candidate indices in EDF order) and load.
     sched: Vec<Vec<usize>>,
     load: Vec<Time>,
@@ -64,7 +75,7 @@ impl Ggua {
 }
 
 /// The head of each CPU's schedule (candidate indices), chosen in EDF order.
-pub(crate) fn heads_in_edf_order(sched: &[Vec<usize>], cands: &[Candidate], heads: &mut Vec<usize>, out: &mut Choice) {
+fn heads_in_edf_order(sched: &[Vec<usize>], cands: &[Candidate], heads: &mut Vec<usize>, out: &mut Choice) {
     heads.clear();
     heads.extend(sched.iter().filter_map(|s| s.first().copied()));
     heads.sort_unstable_by_key(|&i| cands[i].key);
@@ -81,7 +92,7 @@ impl Choose for Ggua {
             out.abort.push(e);
         }
         self.cycle.clear();
-        ua::candidates(now, view, tracked, self.mech, &mut self.deps, &mut out.abort, &mut self.cands);
+        ua::candidates(now, view, tracked, self.mech, &mut self.scratch, &mut out.abort, &mut self.cands);
         self.cands.sort_unstable_by(|a, b| b.pud.total_cmp(&a.pud).then(a.key.cmp(&b.key)));
         let m = m as usize;
         self.sched.resize_with(m, Vec::new);
@@ -100,6 +111,28 @@ impl Choose for Ggua {
                 }
             }
         }
+        // Step 4: an empty schedule takes the densest dropped job that can still earn.
+        self.placed.clear();
+        self.placed.resize(self.cands.len(), false);
+        for s in &self.sched {
+            for &j in s {
+                self.placed[j] = true;
+            }
+        }
+        let mut next = 0;
+        for c in 0..m {
+            if !self.sched[c].is_empty() {
+                continue;
+            }
+            while next < self.cands.len() && (self.placed[next] || self.cands[next].hopeless) {
+                next += 1;
+            }
+            if next == self.cands.len() {
+                break;
+            }
+            self.placed[next] = true;
+            self.sched[c].push(next);
+        }
         heads_in_edf_order(&self.sched, &self.cands, &mut self.heads, out);
     }
     fn uses_tufs(&self) -> bool {
@@ -116,7 +149,10 @@ impl Choose for Ggua {
         if !self.mech.abort {
             return None;
         }
-        ua::next_hopeless(now, view, tracked, m)
+        ua::next_hopeless(now, view, tracked, |e| (0..m).any(|c| view.running(c) == Some(e)))
+    }
+    fn grant_by(&self) -> Option<ua::GrantBy> {
+        Some(ua::GrantBy::Pud)
     }
 }
 
@@ -124,10 +160,10 @@ pub const INFO: PolicyInfo = PolicyInfo {
     name: "ggua",
     summary: "greedy global utility accrual (PUD order, per-CPU feasible EDF schedules, aborts)",
     paper: "ChronOS §6.1; Garyali et al. OPODIS 2010 (G-GUA)",
-    options: "model=stw|ac, mapper=3pass|none (default stw, 3pass); negative controls (each mechanism is on unless switched off): abort=off (no abort of hopeless jobs), chains=off (no PUD lent along dependency chains)",
+    options: "model=stw|ac, mapper=3pass|none (default stw, 3pass); chain_pud=sum|max (a chain head's PUD: all its dependents summed, ChronOS's, the default; or the best single chain); negative controls (each mechanism is on unless switched off): abort=off (no abort of hopeless jobs), chains=off (no PUD lent along dependency chains)",
 };
 
-/// `model=`, `mapper=`; the controls `abort=`, `chains=` (on|off, default on).
+/// `model=`, `mapper=`, `chain_pud=`; the controls `abort=`, `chains=` (on|off, default on).
 pub fn build(spec: &SchedulerSpec, ctx: &mut BuildCtx) -> Result<Box<dyn Policy>, String> {
     let mech = ua::check_options(spec, &[])?;
     let (model, mapper) = global_model::read(spec)?.unwrap_or((Model::StopTheWorld, Mapper::ThreePass));
@@ -137,6 +173,9 @@ pub fn build(spec: &SchedulerSpec, ctx: &mut BuildCtx) -> Result<Box<dyn Policy>
         if !on {
             label.push_str(&format!(",{key}=off"));
         }
+    }
+    if mech.chain_pud == ua::ChainPud::Max {
+        label.push_str(",chain_pud=max");
     }
     Ok(Box::new(GlobalModel::new(label, Ggua { mech, ..Ggua::default() }, ctx.cpus(), model, mapper)))
 }

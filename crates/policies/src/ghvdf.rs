@@ -1,13 +1,16 @@
 //! `ghvdf` — global highest value density first (ChronOS's GHVDF, after Locke's value-density
-//! heuristic): the m runnable jobs of highest value density run.
+//! heuristic; not in the paper): the m runnable jobs of highest value density run.
 //!
 //! Value density = the utility the job earns if it completes after its remaining time
 //! (TUF at now + remaining), divided by that remaining time (WCET − executed) — `ua::pud`
 //! without a chain. Total order: density (higher first), then EDF's (deadline, release,
-//! task, job, thread). A job whose deadline has passed is aborted (ChronOS's GHVDF runs
-//! `check_task_failure` first; a timer makes it happen at the deadline), not earlier: unlike
-//! DASA and the GUA family, GHVDF does not judge feasibility. A density changes as a job runs,
-//! so it is recomputed at each decision. Defaults `model=stw,mapper=3pass`. Cost: O(n log n) per decision.
+//! task, job, thread). A job whose TUF has ended (now > release + X, `ua::termination`; the
+//! deadline for a step TUF) is aborted (ChronOS's GHVDF runs `check_task_failure` first; a
+//! timer makes it happen then), not earlier: unlike DASA and the GUA family, GHVDF does not
+//! judge feasibility. A freed resource goes to its densest waiter (`ua::grant_pending`).
+//! TUFs must be non-increasing, as for every UA policy (`ua::require_non_increasing_tufs`).
+//! A density changes as a job runs, so it is recomputed at each decision. Defaults
+//! `model=stw,mapper=3pass`. Cost: O(n log n) per decision.
 
 use crate::common::global_model::{self, Choice, Choose, GlobalModel, Mapper, Model};
 use crate::common::key::Key;
@@ -32,8 +35,8 @@ impl Choose for Ghvdf {
         self.scratch.clear();
         for &e in tracked.ids() {
             let i = tracked.get(e).expect("listed ids are tracked");
-            if now > i.deadline {
-                // ChronOS's `check_task_failure`: a job past its deadline is aborted.
+            if now > ua::termination(view, i) {
+                // ChronOS's `check_task_failure`: a job whose TUF has ended is aborted.
                 out.abort.push(e);
                 continue;
             }
@@ -48,9 +51,12 @@ impl Choose for Ghvdf {
     fn uses_tufs(&self) -> bool {
         true
     }
-    /// The instant just after the earliest deadline still ahead: its job is aborted then.
-    fn wake(&self, now: Time, _view: &dyn RunView, tracked: &Tracked, _m: u32) -> Option<Time> {
-        tracked.ids().iter().filter_map(|&e| tracked.get(e)).map(|i| i.deadline + 1).filter(|&t| t > now).min()
+    /// The instant just after the earliest termination still ahead: its job is aborted then.
+    fn wake(&self, now: Time, view: &dyn RunView, tracked: &Tracked, _m: u32) -> Option<Time> {
+        tracked.ids().iter().filter_map(|&e| tracked.get(e)).map(|i| ua::termination(view, i) + 1).filter(|&t| t > now).min()
+    }
+    fn grant_by(&self) -> Option<ua::GrantBy> {
+        Some(ua::GrantBy::Pud)
     }
 }
 
@@ -64,5 +70,6 @@ pub const INFO: PolicyInfo = PolicyInfo {
 /// `model=`, `mapper=`.
 pub fn build(spec: &SchedulerSpec, ctx: &mut BuildCtx) -> Result<Box<dyn Policy>, String> {
     let (model, mapper) = global_model::options(spec)?.unwrap_or((Model::StopTheWorld, Mapper::ThreePass));
+    ua::require_non_increasing_tufs(ctx.ts, &spec.name)?;
     Ok(Box::new(GlobalModel::new(global_model::label("ghvdf", model, mapper), Ghvdf::default(), ctx.cpus(), model, mapper)))
 }

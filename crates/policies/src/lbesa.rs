@@ -4,22 +4,26 @@
 //! density until it can. Uniprocessor; per CPU on a partition when m > 1.
 //!
 //! At each decision, for the ready and running jobs of each CPU:
-//! 1. **Abort infeasible.** A job that can no longer finish by its deadline (now + remaining
-//!    > deadline; remaining = WCET − executed) is aborted — blocked ones too, which frees what
-//!    they hold. Best-effort policies abort on their own (DESIGN.md "Semantics"), whatever
-//!    `on_miss` says; ChronOS's `check_task_failure` does the same before each decision.
+//! 1. **Abort the hopeless.** A job that can no longer finish by its TUF's termination (now +
+//!    remaining > release + X, `ua::hopeless`; remaining = WCET − executed; X = the deadline
+//!    for a step TUF) is aborted — blocked ones too, which frees what they hold — at that very
+//!    instant: a timer is set for the next job to become so (`ua::hopeless_at`). Best-effort
+//!    policies abort on their own (DESIGN.md "Semantics"), whatever `on_miss` says; ChronOS's
+//!    `check_task_failure` does so before each decision.
 //! 2. **Schedule** the jobs in EDF order (deadline, release, task, job, thread).
 //! 3. **Shed.** While the schedule is infeasible (`ua::feasible`: run back to back from now,
-//!    some job finishes after its deadline), remove from it the job of least *value density*:
-//!    its utility at its expected completion (now + remaining) per ns of remaining time (ties:
-//!    the later EDF order goes first). A shed job is not aborted — it can still complete in time
-//!    on its own (step 1 took those that cannot) — only not run now; the next decision
-//!    reconsiders it (as ChronOS's `sched_lbesa`, which only unlinks it from its EDF list).
-//! 4. **Dispatch** the head of what is left (never empty while a job is ready: a job that
-//!    survived step 1 is feasible alone).
+//!    some job finishes after its deadline) and holds more than one job, remove from it the
+//!    job of least *value density*: its utility at its expected completion (now + remaining)
+//!    per ns of remaining time (ties: the later EDF order goes first). ChronOS's `sched_lbesa`
+//!    never unlinks the densest job, so a job whose TUF outlives its deadline still runs
+//!    alone. A shed job is not aborted — it can still earn (step 1 took those that cannot) —
+//!    only not run now; the next decision reconsiders it.
+//! 4. **Dispatch** the head of what is left (never empty while a job is ready).
+//! 5. **Freed resources** go to the waiter first in EDF order (`ua::grant_pending`; ChronOS
+//!    §3.2: the scheduling algorithm picks who gets a released resource).
 //!
-//! No dependency awareness: a blocked job leaves the schedule until the ledger hands it the
-//! resource (FIFO, the default). TUFs must be non-increasing (the build refuses others).
+//! No dependency awareness otherwise: a blocked job leaves the schedule until it is handed the
+//! resource. TUFs must be non-increasing (the build refuses others).
 //! Partition as DASA (`ua::partition`): none on one CPU; else `cpu` fields or
 //! `partition=HEURISTIC` (`load` for overload). Complexity: O(n log n) for the EDF order plus
 //! O(n²) for shedding (at most n removals, each an O(n) feasibility check) per CPU and
@@ -49,13 +53,16 @@ pub struct Lbesa {
     cpus: u32,
     cpu_of_task: Vec<u32>,
     jobs: Tracked,
+    /// The timer for the next job to become hopeless.
+    alarm: ua::Alarm,
     /// Scratch, reused by every decision.
     schedule: Vec<Slot>,
+    pending: Vec<crate::policy::ResourceId>,
 }
 
 impl Lbesa {
     pub fn new(label: String, cpus: u32, cpu_of_task: Vec<u32>) -> Self {
-        Lbesa { label, cpus, cpu_of_task, jobs: Tracked::new(), schedule: Vec::new() }
+        Lbesa { label, cpus, cpu_of_task, jobs: Tracked::new(), alarm: ua::Alarm::default(), schedule: Vec::new(), pending: Vec::new() }
     }
 
     /// Steps 2–4 for `cpu`: the job it should run.
@@ -71,13 +78,13 @@ impl Lbesa {
             self.schedule.push(Slot { key: EdfOrder.key(info), e, deadline: info.deadline, remaining, density });
         }
         self.schedule.sort_by(|a, b| a.key.cmp(&b.key));
-        while !ua::feasible(now, self.schedule.iter().map(|s| (s.deadline, s.remaining))) {
+        while self.schedule.len() > 1 && !ua::feasible(now, self.schedule.iter().map(|s| (s.deadline, s.remaining))) {
             let least = (0..self.schedule.len())
                 .min_by(|&a, &b| {
                     let (a, b) = (&self.schedule[a], &self.schedule[b]);
                     a.density.total_cmp(&b.density).then(b.key.cmp(&a.key))
                 })
-                .expect("an infeasible schedule is not empty");
+                .expect("a schedule of two or more jobs");
             self.schedule.remove(least);
         }
         self.schedule.first().map(|s| s.e)
@@ -107,12 +114,22 @@ impl Policy for Lbesa {
     fn unblocked(&mut self, _now: Time, e: &EntityInfo) {
         self.jobs.add(e);
     }
+    fn requested(&mut self, _now: Time, e: EntityId, r: crate::policy::ResourceId, _holder: Option<EntityId>) {
+        self.jobs.set_waiting(e, r);
+    }
+    fn grants_resources(&self) -> bool {
+        true
+    }
+    fn timer(&mut self, now: Time) {
+        self.alarm.fired(now);
+    }
     fn uses_tufs(&self) -> bool {
         true
     }
     fn schedule(&mut self, now: Time, d: &mut Dispatch<'_>) {
         let view = d.run();
         self.jobs.prune(view);
+        ua::grant_pending(now, view, &mut self.jobs, ua::GrantBy::Deadline, &mut self.pending, d);
         if ua::abort_hopeless(now, view, &self.jobs, d) {
             // The ledger calls `schedule` again at this instant, after the aborts.
             return;
@@ -123,6 +140,9 @@ impl Policy for Lbesa {
                 d.assign(cpu, run);
             }
         }
+        let cpus = self.cpus;
+        let at = ua::next_hopeless(now, view, &self.jobs, |e| (0..cpus).any(|c| d.current(c) == Some(e)));
+        self.alarm.arm(now, at, d);
     }
 }
 

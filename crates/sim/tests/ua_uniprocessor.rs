@@ -30,7 +30,8 @@ fn accrued(r: &RunResult) -> f64 {
 /// (2, 4, 4) released at 4. Step TUFs. Total demand 11 by 10: overload.
 /// DASA at 0, by PUD: b 6/3 = 2, then a and c at 0.5 (EDF tie-break: a first). [b] is
 /// feasible; [a, b] is not (b would end at 7 > 6): a is left out; [b, c] ends 3, 5: kept.
-/// b runs [0,3]. At 3 a can no longer finish (3 + 4 > 5): aborted; c runs [3,4]. At 4 d
+/// b runs [0,3]. At 1 ms + 1 ns a can no longer finish (+ 4 > 5): aborted then (DASA's
+/// hopeless timer; before it, at the next event, 3). c runs [3,4]. At 4 d
 /// (PUD 2) and c (rem 1, PUD 1): [d, c] ends 6, 7: d runs [4,6], c [6,7].
 /// Accrued 6 + 1 + 4 = 11 of 13. EDF (gedf on 1 CPU): a [0,4] 2, b [4,7] late 0, d [7,9]
 /// late 0, c [9,11] late 0: accrues 2.
@@ -46,7 +47,8 @@ tasks:
 ");
     let r = simulate(&t, "dasa", true).unwrap();
     assert_eq!(ivs(&r), vec![(0, 1, 0, 0, 3), (0, 2, 0, 3, 4), (0, 2, 0, 6, 7), (0, 3, 0, 4, 6)]);
-    assert_eq!(outcome(&r), vec![(0, None, Some(3), 0.0), (1, Some(3), None, 6.0), (2, Some(7), None, 1.0), (3, Some(6), None, 4.0)]);
+    assert_eq!(outcome(&r), vec![(0, None, Some(1), 0.0), (1, Some(3), None, 6.0), (2, Some(7), None, 1.0), (3, Some(6), None, 4.0)]);
+    assert_eq!(r.jobs[0].aborted_at, Some(MS + 1));
     assert_eq!(accrued(&r), 11.0);
     assert_eq!(accrued(&simulate(&t, "gedf", false).unwrap()), 2.0);
 }
@@ -54,9 +56,9 @@ tasks:
 /// 1 CPU (C, D, utility; value density u/C): a (2, 3, 4; 2), b (2, 5, 1; .5), c (3, 6, 9; 3).
 /// LBESA at 0: EDF order [a, b, c] ends 2, 4, 7 > 6: shed the least density, b; [a, c] ends
 /// 2, 5: a runs [0,2]. At 2 b can still finish by 5 (2 + 2), so it is not aborted, but
-/// [b, c] ends 4, 7 > 6: b is shed again, c runs [2,5]. At 5 b cannot finish (5 + 2 > 5):
-/// aborted then, not at its first shedding. Accrued 4 + 9 = 13 of 14; EDF: a, b, then c
-/// late: 5.
+/// [b, c] ends 4, 7 > 6: b is shed again, c runs [2,5]. At 3 ms + 1 ns b cannot finish
+/// (+ 2 > 5): aborted then (LBESA's hopeless timer; before it, at the next event, 5), not at
+/// its first shedding. Accrued 4 + 9 = 13 of 14; EDF: a, b, then c late: 5.
 #[test]
 fn lbesa_by_hand_sheds_the_least_value_density() {
     let t = ts("platform: {cpus: 1}
@@ -68,7 +70,8 @@ tasks:
 ");
     let r = simulate(&t, "lbesa", true).unwrap();
     assert_eq!(ivs(&r), vec![(0, 0, 0, 0, 2), (0, 2, 0, 2, 5)]);
-    assert_eq!(outcome(&r), vec![(0, Some(2), None, 4.0), (1, None, Some(5), 0.0), (2, Some(5), None, 9.0)]);
+    assert_eq!(outcome(&r), vec![(0, Some(2), None, 4.0), (1, None, Some(3), 0.0), (2, Some(5), None, 9.0)]);
+    assert_eq!(r.jobs[1].aborted_at, Some(3 * MS + 1));
     assert_eq!(accrued(&simulate(&t, "gedf", false).unwrap()), 5.0);
     // DASA reaches the same schedule here: c (PUD 3), a (2), then b does not fit.
     assert_eq!(ivs(&simulate(&t, "dasa", true).unwrap()), ivs(&r));

@@ -35,13 +35,14 @@
 //!
 //! Aborts asked by `choose` are issued before placement and never placed; the ledger calls
 //! `schedule` again at the same instant, which decides again. A chooser may ask for a timer
-//! ([`Choose::wake`]), e.g. when a waiting job stops being able to meet its deadline.
+//! ([`Choose::wake`]), e.g. when a waiting job becomes hopeless, and may choose who gets a
+//! freed resource ([`Choose::grant_by`]: before `choose`, so the grantee is a candidate).
 //!
 //! Cost per decision: O(m + n) here plus the chooser's (O(n log n) for a sort). Scratch
 //! vectors live in the wrapper; nothing is allocated per decision once ids have been seen.
 
-use super::ua::Tracked;
-use crate::policy::{Dispatch, EntityId, EntityInfo, Policy, RunView};
+use super::ua::{self, Alarm, GrantBy, Tracked};
+use crate::policy::{Dispatch, EntityId, EntityInfo, Policy, ResourceId, RunView};
 use crate::registry::SchedulerSpec;
 use rtsched_model::Time;
 
@@ -78,6 +79,10 @@ pub trait Choose: Send + 'static {
     fn deadlock(&mut self, _now: Time, _cycle: &[EntityId]) {}
     /// When the chooser wants to decide again even if nothing happens (after `choose`).
     fn wake(&self, _now: Time, _view: &dyn RunView, _tracked: &Tracked, _m: u32) -> Option<Time> {
+        None
+    }
+    /// How the chooser hands a freed resource to a waiter (`None`: the substrate's FIFO).
+    fn grant_by(&self) -> Option<GrantBy> {
         None
     }
 }
@@ -167,7 +172,9 @@ pub struct GlobalModel<C: Choose> {
     /// Decide at the next `schedule` even without events (own aborts, deadlock, timer).
     force: bool,
     /// The earliest timer asked for and not yet fired.
-    armed: Option<Time>,
+    alarm: Alarm,
+    /// Scratch: the resources awaiting a grant.
+    pending: Vec<ResourceId>,
     choice: Choice,
     /// Scratch: per CPU the placement being built; per entity id its rank in the chosen list
     /// (valid when `stamp_of[e] == stamp`) and whether it is placed.
@@ -192,7 +199,8 @@ impl<C: Choose> GlobalModel<C> {
             task_last: Vec::new(),
             woken: Vec::with_capacity(cpus as usize),
             force: false,
-            armed: None,
+            alarm: Alarm::default(),
+            pending: Vec::new(),
             choice: Choice { run: Vec::with_capacity(cpus as usize), abort: Vec::new() },
             target: vec![None; cpus as usize],
             rank: Vec::with_capacity(64),
@@ -375,17 +383,29 @@ impl<C: Choose> Policy for GlobalModel<C> {
         self.force = true;
     }
     fn timer(&mut self, now: Time) {
-        if self.armed.is_some_and(|a| a <= now) {
-            self.armed = None;
-        }
+        self.alarm.fired(now);
         self.force = true;
     }
+    fn requested(&mut self, _now: Time, e: EntityId, r: ResourceId, _holder: Option<EntityId>) {
+        self.tracked.set_waiting(e, r);
+    }
+    fn grants_resources(&self) -> bool {
+        self.chooser.grant_by().is_some()
+    }
     fn schedule(&mut self, now: Time, d: &mut Dispatch<'_>) {
-        if !(self.force || d.global_event() || !d.event_cpus().is_empty()) {
+        if !(self.force || d.global_event() || !d.event_cpus().is_empty() || !d.pending_grants().is_empty()) {
             return;
         }
         let view = d.run();
         self.tracked.prune(view);
+        if let Some(by) = self.chooser.grant_by() {
+            ua::grant_pending(now, view, &mut self.tracked, by, &mut self.pending, d);
+            // A grantee is ready again, as after `unblocked`: its queued CPU decides (ac).
+            for &(_, e) in d.granted() {
+                self.grow(e);
+                self.woken.push(self.last_cpu[e as usize]);
+            }
+        }
         self.choice.run.clear();
         self.choice.abort.clear();
         self.chooser.choose(now, view, &self.tracked, self.m, &mut self.choice);
@@ -415,12 +435,8 @@ impl<C: Choose> Policy for GlobalModel<C> {
                 }
             }
         }
-        if let Some(w) = self.chooser.wake(now, view, &self.tracked, self.m) {
-            if w > now && self.armed.is_none_or(|a| a <= now || w < a) {
-                self.armed = Some(w);
-                d.wake_at(w);
-            }
-        }
+        let w = self.chooser.wake(now, view, &self.tracked, self.m);
+        self.alarm.arm(now, w, d);
     }
 }
 
