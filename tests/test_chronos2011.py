@@ -165,3 +165,28 @@ def test_control_options_weaken_what_they_name():
     assert not any(cols("ggua:abort=off")["aborted"]) and any(cols("ggua")["aborted"])
     with pytest.raises(rtsched.InputError, match="no option 'shed'"):
         _core.simulate(ts, "ggua:shed=off", False)
+
+
+def test_gnpedf_runs_application_concurrent_in_every_part():
+    """§5.2.1 names G-NP-EDF as using the application-concurrent model: every spec the module
+    builds for it says ``model=ac`` — experiment 1 and the overhead runs (both take
+    ``_variants``' specs), the real runs' plan and runs (``_real_backends``, with the testbed's
+    ``concurrent`` driver: ``_real_groups``); experiment 2 and the runs without the mapper do
+    not run it."""
+    specs = [sp for sp, name, _ in C._variants([]) if name == "gnpedf"]
+    real = [b for q in (True, False) for part in C.real_plan(q) for b in part.backends]
+    real += C._real_backends(C.REAL_BACKENDS)
+    specs += [b for b in real if "gnpedf" in b]
+    assert len(specs) >= 3 and any(s.startswith("testbed:") for s in specs)
+    for s in specs:
+        assert re.fullmatch(r"(testbed:)?gnpedf:(.+,)?model=ac(,.+)?", s), s
+    assert "gnpedf" not in C.NO_MAPPER
+    # On real cores the testbed's driver is application-concurrent for it too (each worker
+    # decides for its own CPU), stop-the-world (a decider thread) for the others.
+    groups = C._real_groups(C.REAL_BACKENDS)
+    assert [b for b in groups["concurrent"]] == ["testbed:gnpedf:model=ac"]
+    assert not any("gnpedf" in b for b in groups["stw"])
+    assert "--model concurrent" in C.real_plan(False)[0].what
+    # The spec runs as the model it names.
+    ts = rtsched.generate("chronos2011", seed=1, m=4, U=2.0, n=6).taskset.with_run(duration_ns=200_000_000, seed=1, on_miss="continue")
+    assert "model=ac" in _core.simulate(ts, C._spec("gnpedf"), False).scheduler
