@@ -5,8 +5,10 @@ rules on made-up rows, so that each can fail (a tie is no win)."""
 
 import json
 import math
+import re
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -229,3 +231,48 @@ def test_a_rerun_reuses_the_runs_of_the_same_config_only(tiny):
     other = L.Config(TINY.dists, TINY.points, TINY.seeds, "300ms", TINY.ratios, TINY.fig4_seeds, TINY.fig4_duration)
     assert L._reuse(path, L.jobs(other)) is None
 
+
+
+def _wss_and_u(dist, sets=20, cap=44):
+    """Every task's (u, WSS in bytes, WCET in ns, group) over ``sets`` sets of ``dist`` (seeds
+    0..sets-1, m = 48, U = cap)."""
+    import rtsched
+
+    out = []
+    for seed in range(sets):
+        for t in L._tasks(rtsched.generate(dist, seed=seed, m=L.M, U=cap).taskset):
+            out.append((t["wcet"] / t["period"], t["wss"], t["wcet"], (seed, t["group"])))
+    return out
+
+
+def test_wss_follows_utilisation_in_mlu_and_mmu_only_as_the_doc_says():
+    # Table 1's last column: MLU and MMU compute an MTT's WSS from its execution time,
+    # e/3 · 128 kB with e = u·T in ms; the six MW* distributions draw it on their own
+    # ([64, 512] or [4096, 8192] kB per MTT). Worked out from the bounds, with u ~ U[lo, hi]
+    # and T ~ U[24, 240] ms drawn independently, WSS ∝ u·T and
+    #   r(u, uT) = E[T]·Var(u) / sqrt(Var(u)·Var(uT)),  Var(uT) = E[u²]E[T²] − E[u]²E[T]²,
+    #   E[T] = 132, E[T²] = 132² + 216²/12 = 21,312.
+    # MLU, u in [0.01, 0.1]: Var(u) = 0.09²/12 = 6.75e-4, E[u²] = 0.055² + 6.75e-4 = 3.7e-3,
+    #   Var(uT) = 78.85 − 52.71 = 26.15, r = 0.0891 / sqrt(6.75e-4 · 26.15) = 0.67.
+    # MMU, u in [0.1, 0.4]: Var(u) = 7.5e-3, E[u²] = 0.07, Var(uT) = 1,491.8 − 1,089 = 402.8,
+    #   r = 0.99 / sqrt(7.5e-3 · 402.8) = 0.57.
+    # MW*: 0 (measured on these seeds: −0.029 to −0.015).
+    text = " ".join((Path(__file__).resolve().parents[1] / "docs" / "papers" / "lwfg.md").read_text().split())
+    assert "independent of utilisation in every" not in text
+    stated = re.search(r"correlation of WSS with u: MLU (\d\.\d+), MMU (\d\.\d+), the MW\* distributions 0", text)
+    assert stated, "docs/papers/lwfg.md states the correlation per distribution"
+    for dist, worked in [("mlu", 0.67), ("mmu", 0.57)]:
+        rows = _wss_and_u(dist)
+        # the rule itself, per task: WSS = e/3 · 128 KiB (e the task's = its MTT's WCET, in ms)
+        assert all(abs(w - c / 1e6 / 3 * 128 * 1024) <= 1 for _, w, c, _ in rows), dist
+        r = float(np.corrcoef([u for u, *_ in rows], [w for _, w, *_ in rows])[0, 1])
+        assert abs(r - worked) < 0.02, (dist, r)
+        assert float(stated.group(1 if dist == "mlu" else 2)) == worked
+    for dist in ["mwl", "mwh", "mwlp", "mwhp", "mwlu", "mwhu"]:
+        rows = _wss_and_u(dist)
+        lo, hi = (64, 512) if dist.startswith("mwl") else (4096, 8192)
+        assert all(w % 1024 == 0 and lo <= w // 1024 <= hi for _, w, _, _ in rows), dist
+        mtt = {}
+        assert all(mtt.setdefault(g, w) == w for _, w, _, g in rows), f"{dist}: one WSS per MTT"
+        r = float(np.corrcoef([u for u, *_ in rows], [w for _, w, *_ in rows])[0, 1])
+        assert abs(r) < 0.05, (dist, r)

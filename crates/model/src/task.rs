@@ -319,7 +319,7 @@ impl Default for CacheParams {
     fn default() -> Self {
         // Effective per-line costs in the range of the Opteron 6164's published latencies
         // (L2 ~ 15 cycles, L3 ~ 50, memory ~ 100 ns) divided by the memory-level parallelism
-        // of a streaming pass (docs/cache-model.md "Parameters").
+        // of a streaming pass (docs/cache-model.md, its example lists each default).
         CacheParams {
             enabled: false,
             l2_ps: 2_000,

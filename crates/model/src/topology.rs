@@ -3,10 +3,12 @@
 //! cache-aware partitioners read it; nothing here simulates anything.
 //!
 //! A topology is a list of cache *instances* (one per group of CPUs sharing it) and a list of
-//! nodes. In task files (docs/taskset-format.md "topology") it is a preset name — `opteron6164x4`
-//! (LWFG's 4 × 12-core AMD Opteron 6164 HE: private 64 KiB L1-I and L1-D and 512 KiB L2, a
-//! 5118 KiB L3 shared by 6 cores, nodes of 12) or `host` (this machine, from sysfs) — or levels
-//! written out, each shared by groups of `shared_by` consecutive CPUs or by explicit CPU lists.
+//! nodes. In task files (docs/taskset-format.md "topology") it is a preset name —
+//! `opteron6164x4` (LWFG's 4 × 12-core AMD Opteron 6164 HE as Table 2 gives it: private 64 KiB
+//! L1-I and L1-D and 512 KiB L2, a 5118 KiB L3 shared by 6 cores, NUMA nodes of 12 cores),
+//! `opteron6164x4-dies` (the same caches, a NUMA node per 6-core die as the processor has it)
+//! or `host` (this machine, from sysfs) — or levels written out, each shared by groups of
+//! `shared_by` consecutive CPUs or by explicit CPU lists.
 
 use serde::Serialize;
 
@@ -64,12 +66,35 @@ pub struct Topology {
 
 impl Topology {
     /// The known preset names.
-    pub const PRESETS: &'static [&'static str] = &["opteron6164x4", "host"];
+    pub const PRESETS: &'static [&'static str] = &["opteron6164x4", "opteron6164x4-dies", "host"];
 
-    /// LWFG's platform (Table 2), restricted to its first `cpus` CPUs (at most 48).
+    /// LWFG's platform as Table 2 gives it, restricted to its first `cpus` CPUs (at most 48).
+    ///
+    /// From the paper (Table 2, "12-core AMD Opteron 6164 HE", 4 of them): L1-I and L1-D 64 Kb
+    /// 2-way and L2 512 Kb 16-way per core, L3 5118 Kb 48-way "shared between 6 cores", "NUMA
+    /// Node: 12 cores", 64-byte lines (§4.1.1). From the processor (Magny-Cours, socket G34): a
+    /// package is two 6-core dies, each with its own L3 (6 MB, of which HT Assist's probe filter
+    /// takes 1 MB on multi-socket machines: about the 5118 KiB Table 2 lists) and its own memory
+    /// controller; so an L3 group here is a die (CPUs 6k..6k+5) and Table 2's 12-core node a
+    /// package. A node per die: [`Topology::opteron6164x4_dies`].
     pub fn opteron6164x4(cpus: u32) -> Result<Topology, String> {
+        Self::opteron("opteron6164x4", cpus, 12)
+    }
+
+    /// [`Topology::opteron6164x4`] with a NUMA node per die (8 nodes of 6 cores), as the
+    /// processor has it: each die's memory controller drives its own DDR3 channels, and the
+    /// other die of the same package is reached over HyperTransport like another package's.
+    /// Table 2 says "NUMA Node: 12 cores" (4 Gb of its 16 Gb), which a BIOS interleaving the two
+    /// dies' memory, or memory on one die only, would give; the paper does not say which.
+    pub fn opteron6164x4_dies(cpus: u32) -> Result<Topology, String> {
+        Self::opteron("opteron6164x4-dies", cpus, 6)
+    }
+
+    /// 48 Opteron 6164 HE cores with Table 2's caches (an L3 per 6-core die) and NUMA nodes of
+    /// `node` consecutive cores, restricted to the first `cpus`.
+    fn opteron(name: &str, cpus: u32, node: u32) -> Result<Topology, String> {
         if cpus > 48 {
-            return Err(format!("preset 'opteron6164x4' has 48 CPUs; the platform has {cpus}"));
+            return Err(format!("preset '{name}' has 48 CPUs; the platform has {cpus}"));
         }
         const KIB: u64 = 1024;
         let levels = [
@@ -82,7 +107,7 @@ impl Topology {
         for (level, kind, size, ways, shared_by) in levels {
             caches.extend(groups(cpus, shared_by).into_iter().map(|g| Cache { level, kind, size, line: 64, ways, cpus: g }));
         }
-        Ok(Topology { preset: Some("opteron6164x4".into()), caches, nodes: groups(cpus, 12) })
+        Ok(Topology { preset: Some(name.into()), caches, nodes: groups(cpus, node) })
     }
 
     /// This machine's topology, read from sysfs (`/sys/devices/system/cpu/cpu*/cache`,
@@ -133,6 +158,7 @@ impl Topology {
     pub fn preset(name: &str, cpus: u32) -> Result<Topology, String> {
         match name {
             "opteron6164x4" => Self::opteron6164x4(cpus),
+            "opteron6164x4-dies" => Self::opteron6164x4_dies(cpus),
             "host" => Self::host(cpus),
             other => Err(format!("unknown topology preset '{other}' (known: {})", Self::PRESETS.join(", "))),
         }
@@ -273,19 +299,37 @@ mod tests {
         let t = Topology::opteron6164x4(48).unwrap();
         t.validate(48).unwrap();
         let l3: Vec<&Cache> = t.caches.iter().filter(|c| c.level == 3).collect();
-        assert_eq!(l3.len(), 8, "one L3 per 6 cores");
+        assert_eq!(l3.len(), 8, "one L3 per 6 cores (Table 2), i.e. per die");
         assert!(l3.iter().all(|c| c.size == 5118 * 1024 && c.ways == 48 && c.cpus.len() == 6));
         assert_eq!(t.caches.iter().filter(|c| c.level == 1).count(), 96, "private L1-I and L1-D");
-        assert_eq!(t.nodes.len(), 4);
+        // Table 2: "NUMA Node: 12 cores" — 4 nodes, each a package of two dies (two L3s).
+        assert_eq!(t.nodes, groups(48, 12));
         assert_eq!((t.shared_level(0, 0), t.shared_level(0, 5), t.shared_level(0, 6)), (Some(1), Some(3), None));
         assert_eq!(t.llc(7).unwrap().cpus, (6..12).collect::<Vec<_>>());
-        assert_eq!((t.node_of(11), t.node_of(12)), (0, 1));
+        assert_eq!((t.node_of(6), t.node_of(11), t.node_of(12)), (0, 0, 1), "CPU 6 (die 1) on CPU 0's node");
         // Fewer CPUs: the first ones, groups cut short.
         let t8 = Topology::opteron6164x4(8).unwrap();
         t8.validate(8).unwrap();
         assert_eq!(t8.llc(7).unwrap().cpus, vec![6, 7]);
         assert!(Topology::opteron6164x4(49).unwrap_err().contains("48 CPUs"));
         assert_eq!(t.describe(), "opteron6164x4: L1-I 64KiB x48, L1-D 64KiB x48, L2 512KiB x48, L3 5118KiB x8 (6 CPUs each); 4 NUMA nodes");
+    }
+
+    #[test]
+    fn the_dies_preset_has_a_node_per_die() {
+        // The processor: each 6-core die has its own L3 and memory controller, so 48 cores are
+        // 8 nodes of 6, and a node is exactly an L3 group. CPU 6 is on die 1 of package 0:
+        // CPU 0's node under Table 2 (above), another node here.
+        let t = Topology::preset("opteron6164x4-dies", 48).unwrap();
+        t.validate(48).unwrap();
+        assert_eq!(t.caches, Topology::opteron6164x4(48).unwrap().caches, "Table 2's caches");
+        assert_eq!(t.nodes, groups(48, 6));
+        assert!(t.nodes.iter().all(|n| t.llc(n[0]).unwrap().cpus == *n), "a node per L3");
+        assert_eq!((t.node_of(5), t.node_of(6), t.node_of(47)), (0, 1, 7));
+        assert_eq!(Topology::preset("opteron6164x4-dies", 8).unwrap().nodes, vec![(0..6).collect::<Vec<_>>(), vec![6, 7]]);
+        assert!(Topology::preset("opteron6164x4-dies", 49).unwrap_err().contains("preset 'opteron6164x4-dies' has 48 CPUs"));
+        assert_eq!(t.describe(), "opteron6164x4-dies: L1-I 64KiB x48, L1-D 64KiB x48, L2 512KiB x48, L3 5118KiB x8 (6 CPUs each); 8 NUMA nodes");
+        assert!(Topology::preset("opteron", 4).unwrap_err().contains("known: opteron6164x4, opteron6164x4-dies, host"));
     }
 
     #[test]

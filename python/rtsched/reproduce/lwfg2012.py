@@ -62,6 +62,8 @@ PARTITIONERS = HEURISTICS + [CHAIN]
 MAIN_VARIANTS = HEURISTICS + [CHAIN, OVERFLOW, NOGROUP]
 FIG4_VARIANTS = HEURISTICS + [CHAIN, OVERFLOW, NOGROUP_OVERFLOW]
 M = 48
+#: Table 2's platform with its "NUMA Node: 12 cores" (the processor has a node per 6-core die:
+#: preset ``opteron6164x4-dies``, docs/cache-model.md "The Opteron presets").
 TOPOLOGY = "opteron6164x4"
 #: Fig. 4: "the maximum taskset utilization is fixed at 95% of the theoretical bound" (m = 48).
 FIG4_CAP = 0.95 * M
