@@ -17,7 +17,7 @@ import pytest
 from conftest import RTSCHED, real, run_cli
 from rtsched import InputError
 from rtsched._core import ZoneBalancer
-from rtsched.balance import Balancer, TaskStat, read_task
+from rtsched.balance import Balancer, TaskStat, read_schedstat, read_task
 
 BUSY = [sys.executable, "-c", "while True: pass"]
 TWO_CPUS = pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="needs 2 CPUs")
@@ -35,8 +35,26 @@ def test_binding_agrees_with_the_rust_doc_example_figure_4():
     assert ZoneBalancer([("zone", "warm-high")], 4).check("busiest-group", [500, 850, 250, 550], 0) == (1, 2)
     assert ZoneBalancer([("zone", "hot")], 4).check("tick", [1000, 0, 0, 0], 0) is None, "a tick is no check point"
     assert [k for k, _ in ZoneBalancer.defaults()] == ["zone", "cold_threshold", "hot_threshold", "warm_spot_low", "warm_spot_mid",
-                                                       "warm_spot_high", "prize_time", "punish_time", "score_step", "util"]
+                                                       "warm_spot_high", "prize_time", "punish_time", "score_step", "util",
+                                                       "task_floor", "task_usage"]
     assert dict(ZoneBalancer.defaults())["zone"] == "warm-high"
+    assert dict(ZoneBalancer.defaults())["task_usage"] == "demand"
+
+
+def test_binding_choose_is_the_simulators_task_rule():
+    """The same cases as the Rust unit tests of ZoneBalancer::choose: (util, nice, vruntime, id).
+    A at 25% and nice -5 (weight 3121) is heavier than B at 60%, nice 0 (1024), but under the
+    warm zone (30%); the guard needs two runnable more on `from` than on `to`."""
+    tasks = [(250, -5, 0, 7), (600, 0, 0, 8)]
+    assert ZoneBalancer([("zone", "warm-high")], 2).choose(3, 0, tasks) == 1
+    assert ZoneBalancer([("zone", "warm-high"), ("task_floor", "off")], 2).choose(3, 0, tasks) == 0
+    assert ZoneBalancer([("zone", "warm-high"), ("task_floor", "spot")], 2).choose(3, 0, tasks) is None
+    assert ZoneBalancer([("zone", "hot")], 2).choose(3, 0, tasks) == 0, "no warm zone: any task"
+    hot = ZoneBalancer([("zone", "hot")], 2)
+    assert hot.choose(2, 1, tasks) is None and hot.choose(2, 1, tasks, guard=False) == 0 and hot.choose(1, 0, tasks, guard=False) is None
+    assert hot.choose(3, 0, [(900, 0, 3, 5), (900, 0, 9, 6), (900, 0, 9, 4)]) == 2, "latest vruntime, then lowest id"
+    with pytest.raises(InputError, match="nice 20"):
+        hot.choose(3, 0, [(900, 20, 0, 1)])
 
 
 def test_binding_rejects_bad_input_with_input_error():
@@ -60,6 +78,8 @@ def test_binding_rejects_bad_input_with_input_error():
     (["--hot-threshold", "120%"], "--hot-threshold"),
     (["--util", "avg"], "--util"),
     (["--prize-time", "5parsecs"], "--prize-time"),
+    (["--task-floor", "low"], "--task-floor"),
+    (["--task-usage", "waiting"], "--task-usage"),
     (["--period", "0"], "--period"),
     (["--pid", "999999999"], "--pid"),
 ])
@@ -100,26 +120,141 @@ def busy():
 
 
 @TWO_CPUS
-def test_a_balance_moves_the_busiest_task_of_from_and_restore_undoes_it(busy):
-    """One sample by hand: CPU0 100%, CPU1 idle, the child last ran on CPU0 and used CPU time,
-    so the cold policy moves it to CPU1 (pinned); restore gives its mask back."""
-    (child,) = busy(1)
-    full = os.sched_getaffinity(child.pid)
-    b = Balancer([("zone", "cold")], pids=[child.pid])
-    t = read_task(child.pid, child.pid)
-    key = (t.tid, t.start)
-    b.seen.add(key)
-    b.prev_cpu_time[key] = t.cpu_time - 5
+def test_a_balance_moves_a_task_of_from_and_restore_undoes_it(busy):
+    """One sample by hand: CPU0 100%, CPU1 idle, three children last ran on CPU0 (runnable,
+    nice 0) and used CPU time, so the cold policy moves one (the latest vruntime: the
+    simulator's rule) to CPU1, pinned; restore gives its mask back. (One child alone would not
+    move: a CPU's only runnable task is the running one.)"""
+    kids = busy(3)
+    full = os.sched_getaffinity(kids[0].pid)
+    b = Balancer([("zone", "cold")], pids=[k.pid for k in kids])
     cpus = b.cpu_ids
+    tasks = []
+    for k in kids:
+        t = read_task(k.pid, k.pid)
+        b.seen.add((t.tid, t.start))
+        b.prev_cpu_time[(t.tid, t.start)] = t.cpu_time - 5
+        tasks.append(TaskStat(**{**t.__dict__, "processor": cpus[0], "state": "R"}))
     prev = {c: (0, 0, 0) for c in cpus}
     cur = {c: ((100 if c == cpus[0] else 0), 100, 0) for c in cpus}
-    task = TaskStat(**{**t.__dict__, "processor": cpus[0]})
-    b.step(prev, cur, None, b.t0 + 100_000_000, [task])
+    b.step(prev, cur, None, b.t0 + 100_000_000, tasks)
     assert b.counters.checks["busiest-group"] == 1 and b.counters.migrations == 1
-    assert os.sched_getaffinity(child.pid) == {cpus[-1]}
-    assert b.migrations[0]["from"] == cpus[0] and b.migrations[0]["to"] == cpus[-1]
+    (moved,) = [k for k in kids if os.sched_getaffinity(k.pid) != full]
+    assert os.sched_getaffinity(moved.pid) == {cpus[-1]}
+    assert b.migrations[0]["from"] == cpus[0] and b.migrations[0]["to"] == cpus[-1] and b.migrations[0]["tid"] == moved.pid
     b.restore()
-    assert os.sched_getaffinity(child.pid) == full and b.counters.restored == 1
+    assert all(os.sched_getaffinity(k.pid) == full for k in kids) and b.counters.restored == 1
+
+
+@pytest.fixture
+def sleepers():
+    """Start sleeping processes (real tids whose affinity the dry run can read); all killed at
+    the end."""
+    procs = []
+
+    def start(n):
+        new = [subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"]) for _ in range(n)]
+        procs.extend(new)
+        return [p.pid for p in new]
+
+    yield start
+    for p in procs:
+        p.kill()
+        p.wait()
+
+
+def _sampler(bal, frm):
+    """One sample by hand: CPU ``frm`` 100 %, every other idle; ``used`` gives each tid's
+    (ns on a CPU, ns waiting on a run queue) in the window (schedstat's fields 1 and 2)."""
+    cpus = bal.cpu_ids
+
+    def sample(tasks, used, now_ns):
+        for t in tasks:
+            run, wait = used.get(t.tid, (0, 0))
+            bal.seen.add((t.tid, t.start))
+            bal.prev_sched[(t.tid, t.start)] = (t.run_ns - run, t.wait_ns - wait)
+            bal.prev_cpu_time[(t.tid, t.start)] = t.cpu_time - (run > 0)  # ran: the busiest-group check point
+        prev = {x: (0, 0, 0) for x in cpus}
+        cur = {x: ((100 if x == frm else 0), 100, 0) for x in cpus}
+        bal.step(prev, cur, None, now_ns, tasks)
+
+    return sample
+
+
+def _task(tid, nice, cpu):
+    return TaskStat(tid=tid, pid=tid, start=1, cpu_time=1000, processor=cpu, policy=0, flags=0, ppid=0, comm=f"t{tid}",
+                    nice=nice, state="R", run_ns=10**12, wait_ns=10**12)
+
+
+MS = 1_000_000
+
+
+@TWO_CPUS
+def test_the_real_balancer_moves_the_task_the_simulator_would(sleepers):
+    """One sample by hand, warm-high (dry run): CPU0 100%, the last CPU idle, so the zone check
+    answers (CPU0, last). CPU0's three runnable tasks, in the 100 ms window, ran and waited
+    A 60 + 30 ms (demand 90%, nice 0: weight 1024), B 30 + 10 ms (40%, nice -5: 3121), C 10 +
+    10 ms (20%, nice -10: 9548). The old rule (most CPU in the window) moved A. The
+    simulator's (ZoneBalancer.choose): C is the heaviest but 20% is under the warm zone (30%),
+    so B. Then a second sample with only A and B on CPU0 and one runnable task on the target:
+    2 is not two more than 1, so nothing moves (the old rule moved A again)."""
+    a, b_, c = sleepers(3)
+    bal = Balancer([("zone", "warm-high")], dry_run=True)
+    frm, to = bal.cpu_ids[0], bal.cpu_ids[-1]
+    sample = _sampler(bal, frm)
+    sample([_task(a, 0, frm), _task(b_, -5, frm), _task(c, -10, frm)],
+           {a: (60 * MS, 30 * MS), b_: (30 * MS, 10 * MS), c: (10 * MS, 10 * MS)}, bal.t0 + 100 * MS)
+    assert bal.counters.balances == 1 and [m["tid"] for m in bal.migrations] == [b_]
+    assert bal.migrations[0]["from"] == frm and bal.migrations[0]["to"] == to
+    (d,) = sleepers(1)
+    sample([_task(a, 0, frm), _task(b_, -5, frm), _task(d, 0, to)], {a: (90 * MS, 0), b_: (40 * MS, 0)}, bal.t0 + 200 * MS)
+    assert bal.counters.balances == 2 and bal.counters.migrations == 1 and bal.counters.no_task == 1
+
+
+@TWO_CPUS
+def test_a_hog_sharing_a_cpu_moves_on_its_demand(sleepers):
+    """The real balancer reads a task's usage as the simulator does (task_usage=demand): the
+    share of the window it was runnable, schedstat's run + wait. One 100 ms window, warm-high,
+    CPU0 100 %: four hogs share it, each ran 25 ms and waited 75 ms — a demand of 100 %,
+    though each ran 25 % — H (nice -5, weight 3121) and three of nice 0; L, a light task of
+    nice -10 (9548, the heaviest), ran 10 ms and waited 10 ms: 20 %. Demand: L is under the
+    warm zone's 30 %, so the heaviest hog, H, moves. Counted as running time
+    (task_usage=running, the reading before) every task is under 30 %: nothing moves."""
+    h, h1, h2, h3, light = sleepers(5)
+    moved = {}
+    for usage in ("demand", "running"):
+        bal = Balancer([("zone", "warm-high"), ("task_usage", usage)], dry_run=True)
+        frm = bal.cpu_ids[0]
+        tasks = [_task(h, -5, frm), _task(h1, 0, frm), _task(h2, 0, frm), _task(h3, 0, frm), _task(light, -10, frm)]
+        used = {t.tid: (25 * MS, 75 * MS) for t in tasks[:4]} | {light: (10 * MS, 10 * MS)}
+        _sampler(bal, frm)(tasks, used, bal.t0 + 100 * MS)
+        assert bal.counters.balances == 1, usage
+        moved[usage] = [m["tid"] for m in bal.migrations]
+    assert moved == {"demand": [h], "running": []}
+
+
+def test_read_schedstat_counts_running_and_waiting():
+    """Two busy children sharing one CPU for 0.5 s: each runs about half of it and waits the
+    rest, so each one's demand (run + wait) is near the whole window, its running time near
+    half. An unreadable thread reads (0, 0)."""
+    assert read_schedstat(999_999_999, 999_999_999) == (0, 0)
+    cpu = min(os.sched_getaffinity(0))
+    kids = [subprocess.Popen([sys.executable, "-c", f"import os; os.sched_setaffinity(0, {{{cpu}}})\nwhile True: pass"])
+            for _ in range(2)]
+    try:
+        time.sleep(0.3)
+        before = [read_schedstat(k.pid, k.pid) for k in kids]
+        t0 = time.monotonic_ns()
+        time.sleep(0.5)
+        after = [read_schedstat(k.pid, k.pid) for k in kids]
+        window = time.monotonic_ns() - t0
+    finally:
+        for k in kids:
+            k.kill()
+            k.wait()
+    for (r0, w0), (r1, w1) in zip(before, after):
+        run, demand = (r1 - r0) / window, (r1 - r0 + w1 - w0) / window
+        assert 0.2 < run < 0.8 and demand > 0.8, (run, demand)
 
 
 def test_rt_threads_and_kernel_threads_are_never_managed():

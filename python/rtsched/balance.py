@@ -15,10 +15,18 @@ drift. This module only measures and moves:
    - *task of the busiest group*: a managed task ran on the busiest CPU in this window
      (evaluated every sample).
    Each check point asks ``check``; between them ``observe`` feeds the weight-based score.
-3. **What moves** (§3.1.3, Fig 4): on Balance{from, to}, ONE managed task whose last CPU
-   (/proc/PID/task/TID/stat field 39) is ``from`` and that used the most CPU in the window
-   (fields 14 + 15) is pinned to ``to`` with sched_setaffinity. At most one move per sample:
-   after a move the window's utilisations are stale.
+3. **What moves** (§3.1.3, Fig 4): on Balance{from, to}, ONE managed task is pinned to ``to``
+   with sched_setaffinity, the one the simulator's own rule picks (``ZoneBalancer.choose``,
+   Rust ``ZoneBalancer::choose``): among the runnable managed tasks (state R) whose last CPU
+   (/proc/PID/task/TID/stat field 39) is ``from``, none when ``from`` has fewer than two or
+   not two more than ``to`` (the guard), under a warm policy none whose own usage is below
+   the warm zone; of the rest the heaviest (nice, field 19), then the latest vruntime
+   (/proc/PID/task/TID/sched, 0 where the kernel has no such file), then the lowest tid. A
+   task's usage is the simulator's (``task_usage``): by default its *demand*, the share of
+   the window it was runnable — time on a CPU plus time waiting on a run queue, fields 1 and
+   2 of /proc/PID/task/TID/schedstat, differenced over the window (0 where unreadable) — or
+   with ``task_usage=running`` field 1 alone. At most one move per sample: after a move the
+   window's utilisations are stale.
 
 Managed tasks: the processes the balancer started (``-- CMD``), the ``--pid`` processes, and
 all their descendants and threads; with ``all_tasks`` every user thread instead (never kernel
@@ -96,6 +104,10 @@ class TaskStat:
     flags: int  # field 9
     ppid: int  # field 4
     comm: str
+    nice: int = 0  # field 19
+    state: str = "R"  # field 3: R runnable (running or waiting), S sleeping, ...
+    run_ns: int = 0  # schedstat field 1: ns on a CPU since it started (0: unreadable)
+    wait_ns: int = 0  # schedstat field 2: ns waiting on a run queue since it started
 
 
 def read_task(pid: int, tid: int) -> TaskStat | None:
@@ -119,7 +131,33 @@ def _parse_stat(s: str, pid: int, tid: int) -> TaskStat | None:
         return int(rest[n - 3])
 
     return TaskStat(tid=tid, pid=pid, start=f(22), cpu_time=f(14) + f(15), processor=f(39), policy=f(41), flags=f(9),
-                    ppid=f(4), comm=s[s.find("(") + 1:r])
+                    ppid=f(4), comm=s[s.find("(") + 1:r], nice=f(19), state=rest[0])
+
+
+def read_schedstat(pid: int, tid: int) -> tuple[int, int]:
+    """(ns on a CPU, ns waiting on a run queue) of the thread since it started, fields 1 and
+    2 of /proc/PID/task/TID/schedstat; (0, 0) if the kernel does not show it or the thread is
+    gone."""
+    try:
+        with open(f"/proc/{pid}/task/{tid}/schedstat") as f:
+            run, wait = f.read().split()[:2]
+        return int(run), int(wait)
+    except (FileNotFoundError, ProcessLookupError, PermissionError, ValueError, OSError):
+        return 0, 0
+
+
+def read_vruntime(pid: int, tid: int) -> int:
+    """The thread's CFS virtual runtime in ns (``se.vruntime`` of /proc/PID/task/TID/sched, in
+    ms with six decimals), or 0 if the kernel does not show it or the thread is gone."""
+    try:
+        with open(f"/proc/{pid}/task/{tid}/sched") as f:
+            for line in f:
+                if line.startswith("se.vruntime"):
+                    ms, _, frac = line.split(":", 1)[1].strip().partition(".")
+                    return max(0, int(ms) * 1_000_000 + int((frac + "000000")[:6]))
+    except (FileNotFoundError, ProcessLookupError, PermissionError, ValueError, OSError):
+        pass
+    return 0
 
 
 def _pids() -> list[int]:
@@ -155,7 +193,7 @@ class Counters:
     checks: dict = field(default_factory=lambda: {t: 0 for t in TRIGGERS})
     balances: int = 0  # check answered Balance{from, to}
     migrations: int = 0  # a task was moved
-    no_task: int = 0  # a balance with no movable managed task on `from`
+    no_task: int = 0  # a balance on which the shared rule moves no managed task (ZoneBalancer.choose)
     held: int = 0  # tasks pinned where first seen (hold)
     restored: int = 0
     restore_gone: int = 0  # changed tasks that had exited by the restore
@@ -200,11 +238,15 @@ class Balancer:
         self.applied: dict[int, set[int]] = {}  # tid -> the mask we set on it (to recognise inheritance)
         self.seen: set[tuple[int, int]] = set()
         self.prev_cpu_time: dict[tuple[int, int], int] = {}
+        # Per task, its schedstat (run_ns, wait_ns) at the last sample; when that sample was.
+        self.prev_sched: dict[tuple[int, int], tuple[int, int]] = {}
+        self.demand = dict(self.zb.config())["task_usage"] == "demand"
         self.migrations: list[dict] = []
         # The last samples' utilisations (for plotting what the balancer saw), bounded.
         self.trace: deque = deque(maxlen=10_000)
         self.counters = Counters()
         self.t0 = time.monotonic_ns()
+        self.prev_now = self.t0
         self._stopping = False
 
     def add_process(self, pid: int):
@@ -247,6 +289,7 @@ class Balancer:
                     continue
                 if self.all_tasks and (t.flags & PF_KTHREAD or pid == 2 or t.ppid == 2):
                     continue
+                t.run_ns, t.wait_ns = read_schedstat(pid, tid)
                 out.append(t)
         return out
 
@@ -328,11 +371,21 @@ class Balancer:
             del self.original[(tid, start)]
             self.applied.pop(tid, None)
 
-    def _migrate(self, frm: int, to: int, tasks: list[TaskStat], deltas: dict, utils, now_s: float) -> bool:
-        cands = [t for t in tasks if t.processor == frm and self._movable(t)]
-        # Most CPU used in the window first: the task that makes `from` the busiest.
-        cands.sort(key=lambda t: deltas.get((t.tid, t.start), 0), reverse=True)
-        for t in cands:
+    def _migrate(self, frm: int, to: int, tasks: list[TaskStat], usage: dict, utils, now_s: float) -> bool:
+        """Move the task the simulator's rule picks (``ZoneBalancer.choose``) from CPU ``frm`` to
+        ``to``; ``usage``: each task's usage in the window, per-mille (see ``step``)."""
+        runnable = [t for t in tasks if t.state == "R" and self._movable(t)]
+        nf = sum(t.processor == frm for t in runnable)
+        nt = sum(t.processor == to for t in runnable)
+        cands = [t for t in runnable if t.processor == frm]
+        rows = [(usage.get((t.tid, t.start), 0), max(-20, min(19, t.nice)), read_vruntime(t.pid, t.tid), t.tid) for t in cands]
+        while True:
+            i = self.zb.choose(nf, nt, rows)
+            if i is None:
+                break
+            t = cands.pop(i)
+            rows.pop(i)
+            # A task the affinity cannot move (gone, or its own mask excludes `to`): the next.
             if self.dry_run and to in self._mask(t) or not self.dry_run and self._set_affinity(t, to):
                 rec = {"t_s": round(now_s, 4), "tid": t.tid, "pid": t.pid, "comm": t.comm, "from": frm, "to": to,
                        "utils_permille": list(utils), **({"dry_run": True} if self.dry_run else {})}
@@ -356,11 +409,19 @@ class Balancer:
             b1, t1, _ = cur_cpu[cpu]
             dt = t1 - t0
             utils.append(min(1000, max(0, (b1 - b0) * 1000 // dt)) if dt > 0 else 0)
-        deltas, new = {}, False
+        # Each task's usage in the window (per-mille of it, for the task floor): its demand, ns
+        # on a CPU + ns waiting on a run queue (schedstat), or ns on a CPU alone (task_usage).
+        window = now_ns - self.prev_now
+        self.prev_now = now_ns
+        deltas, usage, new = {}, {}, False
         for t in tasks:
             key = (t.tid, t.start)
             deltas[key] = t.cpu_time - self.prev_cpu_time.get(key, t.cpu_time)
             self.prev_cpu_time[key] = t.cpu_time
+            run0, wait0 = self.prev_sched.get(key, (t.run_ns, t.wait_ns))
+            used = max(0, t.run_ns - run0) + (max(0, t.wait_ns - wait0) if self.demand else 0)
+            usage[key] = min(1000, used * 1000 // window) if window > 0 else 0
+            self.prev_sched[key] = (t.run_ns, t.wait_ns)
             if key not in self.seen:
                 self.seen.add(key)
                 new = True
@@ -370,6 +431,7 @@ class Balancer:
         live = {(t.tid, t.start) for t in tasks}
         for k in [k for k in self.prev_cpu_time if k not in live]:
             del self.prev_cpu_time[k]
+            self.prev_sched.pop(k, None)
         busiest = max(range(len(utils)), key=lambda i: utils[i])
         fired = []
         if new:
@@ -394,7 +456,7 @@ class Balancer:
             c.balances += 1
             t = time.perf_counter_ns()
             frm, to = (self.cpu_ids[i] for i in decision)
-            self._migrate(frm, to, tasks, deltas, utils, now_s)
+            self._migrate(frm, to, tasks, usage, utils, now_s)
             c.migrate_ns += time.perf_counter_ns() - t
         return utils
 
@@ -436,12 +498,14 @@ class Balancer:
     def _loop(self, until, duration_ns):
         fault = os.environ.get("RTSCHED_BALANCE_FAULT")  # tests only: fail once an affinity is changed
         prev_cpu, prev_utils = read_cpu_times(), None
+        self.prev_now = time.monotonic_ns()
         t = time.perf_counter_ns()
         tasks = self.scan()
         self.counters.scan_ns += time.perf_counter_ns() - t
         for ts in tasks:  # what exists at the start is not "newly created"
             self.seen.add((ts.tid, ts.start))
             self.prev_cpu_time[(ts.tid, ts.start)] = ts.cpu_time
+            self.prev_sched[(ts.tid, ts.start)] = (ts.run_ns, ts.wait_ns)
             if self.hold and self._movable(ts) and self._set_affinity(ts, ts.processor):
                 self.counters.held += 1
         next_t = time.monotonic_ns() + self.period_ns
@@ -493,7 +557,7 @@ def summary_lines(rep: dict) -> list[str]:
         f"zone balancer {rep['config']['zone']} ({rep['config']['util']}), {rep['elapsed_s']:.1f} s, {c['samples']} samples every {rep['period_ns'] / 1e6:g} ms",
         f"checks {c['checks_total']} ({checks}); balances {c['balances']}; migrations {c['migrations']}"
         + (" (dry run: none done)" if rep["dry_run"] else "")
-        + (f"; {c['no_task']} balances had no movable managed task on the busiest CPU" if c["no_task"] else "")
+        + (f"; {c['no_task']} balances moved no task (the shared rule: guard, warm zone floor)" if c["no_task"] else "")
         + (f"; {c['held']} tasks held on their first CPU" if rep["hold"] else ""),
         f"deciding {c['decide_ns'] / samples / 1e3:.1f} us/sample, reading /proc {c['scan_ns'] / samples / 1e3:.0f} us/sample, "
         f"moving {c['migrate_ns'] / max(1, c['balances']) / 1e3:.0f} us/balance",

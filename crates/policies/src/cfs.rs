@@ -29,9 +29,12 @@
 //!    once (newly idle). **Opzone balancer** (§3): no periodic balancing; the zone check
 //!    ([`ZoneBalancer::check`]) runs only at the check points — a task's creation, a task's
 //!    wake-up on an idle CPU, and the busiest CPU's balance interval (a task of the busiest
-//!    group) — and a `Balance { from, to }` moves one waiting entity when `from` has at least
-//!    two runnable fair entities more than `to` (utilisations lag the queues; without this a
-//!    busy pair would trade tasks back and forth). Either balancer moves only waiting entities
+//!    group) — and a `Balance { from, to }` moves the one waiting entity that
+//!    [`ZoneBalancer::choose`] picks (the rule the real balancer shares): only when `from` has
+//!    at least two runnable fair entities more than `to` (utilisations lag the queues; without
+//!    this a busy pair would trade tasks back and forth), under a warm policy never a task whose
+//!    own usage (rule 6) is below the warm zone (option `task_floor`), then the heaviest,
+//!    the latest in virtual runtime. Either balancer moves only waiting entities
 //!    from a queue of two or more (`busiest->nr_running > 1`). Option `guard` sets the
 //!    two-more rule for either balancer (default: on for opzone, off for linux; the opzone
 //!    reproduction's ablation turns it off, and on for Linux, to see what it does). Option
@@ -45,13 +48,17 @@
 //!    measures), and their time is charged to what the CPU runs. A moved entity also pays the
 //!    overhead model's migration cost when it next runs.
 //! 6. **Utilisation** for the zones: per CPU, a running average of busy ticks (the PELT-like
-//!    `util = util × 31/32 + busy/32` per tick, about 22 ticks' half-life), in per-mille.
+//!    `util = util × 31/32 + busy/32` per tick, about 22 ticks' half-life), in per-mille; per
+//!    fair task (opzone only, for the task floor) the same average of its *demand*, busy at the
+//!    ticks it is runnable — running or waiting in a queue — (`task_usage=demand`, the
+//!    default; a hog sharing a CPU with three others demands ~100 % though it runs 25 %), or
+//!    busy at the ticks it runs (`task_usage=running`).
 //!
 //! The total order per CPU: real-time (priority, release, task, job, thread), then fair
 //! (virtual runtime, task, job).
 
 use crate::ctx::BuildCtx;
-use crate::opzone::{Permille, Trigger, ZoneBalancer, ZoneConfig};
+use crate::opzone::{Candidate, Permille, TaskUsage, Trigger, ZoneBalancer, ZoneConfig};
 use crate::policy::{Dispatch, EntityId, EntityInfo, Policy};
 use crate::registry::{PolicyInfo, SchedulerSpec};
 use rtsched_model::time::{parse_duration_str, NS_PER_MS, NS_PER_US};
@@ -62,7 +69,9 @@ pub const INFO: PolicyInfo = PolicyInfo {
     summary: "Linux's classes on per-CPU run queues: SCHED_FIFO above a CFS-like fair class, with a load balancer (linux, opzone or none)",
     paper: "opzone (Lim, Min & Eom, Linux Symposium 2012) §2–3; Linux CFS",
     options: "balancer=linux|opzone|none (default linux); opzone: zone=cold|warm-low|warm-mid|warm-high|hot, cold_threshold, hot_threshold, \
-              warm_spot_low/mid/high, prize_time, punish_time, score_step, util=per-cpu|average; tick=1ms, latency=6ms, min_granularity=750us, \
+              warm_spot_low/mid/high, prize_time, punish_time, score_step, util=per-cpu|average, \
+              task_floor=warm-zone|spot|off (warm policies: move no task below the warm zone / not above the spot / any), \
+              task_usage=demand|running (a task's usage for the floor: its runnable or its running share); tick=1ms, latency=6ms, min_granularity=750us, \
               wakeup_granularity=1ms, balance_min=10ms, balance_max=100ms, imbalance_pct=117, balance_cost=2us, balance_cost_per_cpu=250ns, \
               check_cost=1us, lock=20us, guard=on|off (move only from a queue of two more fair entities; default on for opzone, off for linux), \
               checks=points|periodic (opzone: the paper's check points, or every CPU's balance interval as Linux)",
@@ -145,6 +154,23 @@ struct TaskState {
     vruntime: u64,
     last_cpu: u32,
     created: bool,
+    /// Its own usage (opzone balancer only, for the warm zone's task floor): rule 6's running
+    /// average over the ticks, busy at the ticks it is runnable (or runs: `task_usage`),
+    /// counted up to (not including) tick number `util_tick`.
+    util: Permille,
+    util_tick: u64,
+}
+
+/// `util` after `ticks` idle ticks (rule 6's average with busy = 0); it reaches 0
+/// within a few hundred ticks, so the loop is bounded.
+fn decay(mut util: Permille, ticks: u64) -> Permille {
+    for _ in 0..ticks {
+        if util == 0 {
+            break;
+        }
+        util = util * 31 / 32;
+    }
+    util
 }
 
 /// Per entity (indexed by id).
@@ -205,6 +231,8 @@ pub struct Cfs {
     utils: Vec<Permille>,
     ticked: Vec<u32>,
     pending: Vec<EntityId>,
+    /// Scratch: the tasks an opzone balance could move.
+    candidates: Vec<Candidate>,
     // Counters (`stats`).
     invocations: u64,
     checks: u64,
@@ -237,6 +265,8 @@ impl Cfs {
                 vruntime: 0,
                 last_cpu: t.cpu.unwrap_or(0),
                 created: false,
+                util: 0,
+                util_tick: 0,
             })
             .collect();
         let balancer = match (balancer, linux) {
@@ -261,6 +291,7 @@ impl Cfs {
             utils: vec![0; m as usize],
             ticked: Vec::with_capacity(m as usize),
             pending: Vec::new(),
+            candidates: Vec::new(),
             invocations: 0,
             checks: 0,
             migrations: 0,
@@ -419,8 +450,9 @@ impl Cfs {
         d.wake_at(start + self.p.lock);
     }
 
-    /// A waiting (not running) unpinned fair entity of `cpu`'s queue, the heaviest first (the
-    /// balancer moves load), then the latest in virtual runtime (cache-coldest).
+    /// Linux's balancer: a waiting (not running) unpinned fair entity of `cpu`'s queue, the
+    /// heaviest first (the balancer moves load), then the latest in virtual runtime
+    /// (cache-coldest) — the order opzone's `ZoneBalancer::choose` shares.
     fn movable(&self, cpu: u32, d: &Dispatch<'_>) -> Option<EntityId> {
         let running = d.current(cpu);
         self.rqs[cpu as usize]
@@ -485,18 +517,27 @@ impl Cfs {
         let Balancer::Opzone(zb) = &mut self.balancer else {
             return;
         };
-        if let Some(b) = zb.check(trigger, &self.utils, now) {
-            self.invocations += 1;
-            // Only from a queue with more runnable fair entities than the target's: otherwise the
-            // move would shift the imbalance, not reduce it (the utilisation lags the queues).
-            // Without the guard (`guard=off`), Linux's rule: a queue of two or more.
-            let (nf, nt) = (self.rqs[b.from as usize].fair.len(), self.rqs[b.to as usize].fair.len());
-            if nf < 2 || (self.guarded() && nf <= nt + 1) {
-                return;
+        let Some(b) = zb.check(trigger, &self.utils, now) else {
+            return;
+        };
+        self.invocations += 1;
+        // Which entity moves is the shared rule (`ZoneBalancer::choose`, also the real
+        // balancer's): the queue counts for its guard, the waiting unpinned entities with their
+        // tasks' own usage (rule 6, decayed to now) for its task floor.
+        let (nf, nt) = (self.rqs[b.from as usize].fair.len(), self.rqs[b.to as usize].fair.len());
+        let (running, k) = (d.current(b.from), now / self.p.tick);
+        self.candidates.clear();
+        for &e in &self.rqs[b.from as usize].fair {
+            let t = &self.tasks[self.ents[e as usize].task as usize];
+            if Some(e) != running && t.pinned.is_none() {
+                let util = decay(t.util, (k + 1).saturating_sub(t.util_tick));
+                self.candidates.push(Candidate { util, weight: t.weight, vruntime: self.ents[e as usize].vruntime, id: e as u64 });
             }
-            if let Some(e) = self.movable(b.from, d) {
-                self.migrate(e, b.to, now, d);
-            }
+        }
+        let guard = self.guarded();
+        let Balancer::Opzone(zb) = &self.balancer else { return };
+        if let Some(i) = zb.choose(nf, nt, guard, &self.candidates) {
+            self.migrate(self.candidates[i].id as EntityId, b.to, now, d);
         }
     }
 
@@ -592,6 +633,26 @@ impl Policy for Cfs {
             let busy = d.current(c).is_some() || self.rqs[c as usize].held_until > now;
             let rq = &mut self.rqs[c as usize];
             rq.util = ((rq.util as u64 * 31 + busy as u64 * 1000) / 32) as Permille;
+            // The fair tasks' own usage, the same average (opzone's task floor): busy at this
+            // tick every runnable one of its queue (demand), or only the running one.
+            if let Balancer::Opzone(zb) = &self.balancer {
+                let k = now / self.p.tick;
+                let demand = zb.config().task_usage == TaskUsage::Demand;
+                let running = d.current(c);
+                let (tasks, ents) = (&mut self.tasks, &self.ents);
+                let mut busy_tick = |e: EntityId| {
+                    let t = &mut tasks[ents[e as usize].task as usize];
+                    if t.rt.is_none() && t.util_tick <= k {
+                        t.util = ((decay(t.util, k - t.util_tick) as u64 * 31 + 1000) / 32) as Permille;
+                        t.util_tick = k + 1;
+                    }
+                };
+                if demand {
+                    self.rqs[c as usize].fair.iter().for_each(|&e| busy_tick(e));
+                } else if let Some(e) = running {
+                    busy_tick(e);
+                }
+            }
         }
         if !ticked.is_empty() {
             if let Balancer::Opzone(_) = self.balancer {

@@ -1,7 +1,8 @@
 //! `opzone` — the decision logic of the operation-zone load balancer (opzone paper: Lim, Min,
 //! Eom, "Load-Balancing for Improving User Responsiveness on Multicore Embedded Systems", §3).
-//! Pure logic, no run queues: a fair policy with per-CPU run queues asks it *whether* to run
-//! its load balance and *from which CPU to which*, and does the moving itself.
+//! Pure logic, no run queues: a fair policy with per-CPU run queues (the simulator's `cfs`, the
+//! real balancer `python/rtsched/balance.py` through the binding) asks it *whether* to run its
+//! load balance, *from which CPU to which* and *which task*, and does the moving itself.
 //!
 //! The rules (§3, §3.1, §3.2):
 //! 1. **Check points** (§3, Fig 2). Balancing is considered only when the status of tasks can
@@ -19,7 +20,11 @@
 //! 4. **Utilisation** (§3.2): per CPU (default) or the average of all CPUs
 //!    (`balance_cpus_avg_enable=1`), [`UtilMode`].
 //! 5. **What moves** (§3.1.3, Fig 4): a task of the CPU with the highest utilisation goes to
-//!    the CPU with the lowest.
+//!    the CPU with the lowest ([`Balance`]). Which task: [`ZoneBalancer::choose`] — never one
+//!    "lower than the CPU usage of the *warm zone* area" under a warm policy ([`TaskFloor`]),
+//!    nothing from a CPU with one runnable task, nor (the guard) unless it has two more than
+//!    the target; of the rest the heaviest, then the latest in virtual runtime. A task's usage
+//!    is the caller's measure, by default its *demand* ([`TaskUsage`]).
 //!
 //! Units: utilisation in per-mille ([`Permille`], 1000 = 100 %, values above 1000 allowed for
 //! an overloaded CPU); time in integer ns. [`ZoneBalancer::new`] allocates its per-unit state
@@ -79,6 +84,27 @@
 //!   system's zone is the zone of its busiest CPU (per-CPU) or of the average.
 //! - **Nothing to move.** When the chosen source is not strictly busier than the least used
 //!   CPU (one CPU, or all equal) there is no imbalance: no balance.
+//! - **Tasks below the warm zone.** "In case of *high spot* and the *warm zone* policy, the
+//!   load-balancer starts the operations when the average usage of CPU is over 80%. Tasks that
+//!   are lower than the CPU usage of the *warm zone* area is not migrated into another CPU":
+//!   a task's *own* usage (the CPU's is already judged by the zone check). The warm zone area
+//!   starts at the low spot ("This spot has the lowest CPU usage in the *warm zone* policy"),
+//!   so by default (`task_floor=warm-zone`) a task under `warm_spot_low` stays. The paragraph
+//!   before says "If CPU usage of a task is higher than that of the configured spot [...],
+//!   kernel performs load-balancing through task migration": `task_floor=spot` moves only a
+//!   task above the configured (unweighted) spot; `task_floor=off` any task. Cold and hot
+//!   policies have no warm zone to be under: any task.
+//! - **A task's CPU usage is its demand.** The paper defines a CPU's usage, not a task's
+//!   ("the CPU usage information [...] is calculated by the scheduling element of a task",
+//!   which keeps both its time on a CPU and its time waiting). As time *running*, a task
+//!   sharing a CPU hardly reaches the floor — a hog sharing a CPU with three others runs 25 %
+//!   — yet the paper's warm-high runs under "heavy background stress" of more tasks than CPUs
+//!   "while maintaining overall CPU utilization balanced". So by default (`task_usage=demand`)
+//!   a task's usage is the share of the window it was *runnable*, running or waiting on a run
+//!   queue: a hog demands ~100 % wherever it runs, a light periodic task its duty cycle.
+//!   `task_usage=running`: time on a CPU only (the reading before). The caller measures it
+//!   ([`Candidate::util`]): the simulator over its ticks, the real balancer from
+//!   `/proc/<pid>/task/<tid>/schedstat`.
 //! - **Default policy.** The paper states no default zone; the default here is warm-high, the
 //!   configuration of its evaluation (§4.2, Fig 7).
 //! - **Spots lie in the warm zone** (low ≥ cold threshold, high ≤ hot threshold, as the
@@ -140,6 +166,64 @@ impl UtilMode {
     }
 }
 
+/// Which of its tasks a warm policy may move (§3.1.3: "Tasks that are lower than the CPU usage
+/// of the *warm zone* area is not migrated"; option `task_floor`, see "Reading the paper").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TaskFloor {
+    /// A task below the warm zone — its own utilisation under `warm_spot_low`, "the lowest CPU
+    /// usage in the warm zone policy" — stays (the default).
+    WarmZone,
+    /// Only a task whose own utilisation is higher than the configured spot moves ("If CPU
+    /// usage of a task is higher than that of the configured spot ...").
+    Spot,
+    /// Any task may move (the reading before issue #38).
+    Off,
+}
+
+/// What a task's own CPU usage is, for the [`TaskFloor`] (option `task_usage`, see "Reading the
+/// paper"). [`ZoneBalancer::choose`] compares whatever [`Candidate::util`] holds; this tells
+/// the caller what to measure.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TaskUsage {
+    /// The share of the window it was runnable: running or waiting on a run queue (the
+    /// default).
+    Demand,
+    /// The share of the window it ran.
+    Running,
+}
+
+impl TaskUsage {
+    pub const NAMES: [&'static str; 2] = ["demand", "running"];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Demand => "demand",
+            Self::Running => "running",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<TaskUsage> {
+        match s {
+            "demand" => Some(Self::Demand),
+            "running" => Some(Self::Running),
+            _ => None,
+        }
+    }
+}
+
+impl TaskFloor {
+    pub const NAMES: [&'static str; 3] = ["warm-zone", "spot", "off"];
+    const ALL: [TaskFloor; 3] = [Self::WarmZone, Self::Spot, Self::Off];
+
+    pub fn name(self) -> &'static str {
+        Self::NAMES[Self::ALL.iter().position(|&f| f == self).expect("listed")]
+    }
+
+    pub fn parse(s: &str) -> Option<TaskFloor> {
+        Self::NAMES.iter().position(|&n| n == s).map(|i| Self::ALL[i])
+    }
+}
+
 /// Every threshold and time of §3, named as in the paper. `Default` is the paper's.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ZoneConfig {
@@ -161,6 +245,11 @@ pub struct ZoneConfig {
     pub score_step: Permille,
     /// Per-CPU or average utilisation (`balance_cpus_avg_enable`; default per-CPU).
     pub util: UtilMode,
+    /// Which tasks a warm policy may move (option `task_floor`; default warm-zone).
+    pub task_floor: TaskFloor,
+    /// What the floor compares: a task's demand or its running time (option `task_usage`;
+    /// default demand). Measured by the caller.
+    pub task_usage: TaskUsage,
 }
 
 impl Default for ZoneConfig {
@@ -176,13 +265,15 @@ impl Default for ZoneConfig {
             punish_time: 5 * NS_PER_S,
             score_step: 50,
             util: UtilMode::PerCpu,
+            task_floor: TaskFloor::WarmZone,
+            task_usage: TaskUsage::Demand,
         }
     }
 }
 
 impl ZoneConfig {
     /// The option keys [`ZoneConfig::from_options`] reads.
-    pub const KEYS: [&'static str; 10] = [
+    pub const KEYS: [&'static str; 12] = [
         "zone",
         "cold_threshold",
         "hot_threshold",
@@ -193,6 +284,8 @@ impl ZoneConfig {
         "punish_time",
         "score_step",
         "util",
+        "task_floor",
+        "task_usage",
     ];
 
     /// The spot of a warm policy (None for cold and hot).
@@ -250,6 +343,16 @@ impl ZoneConfig {
                             return Err(err(format!("option 'util': unknown utilisation mode '{v}'; known: {known}")));
                         }
                     }
+                }
+                "task_floor" => {
+                    c.task_floor = TaskFloor::parse(v).ok_or_else(|| {
+                        err(format!("option 'task_floor': unknown task floor '{v}'; known: {}", TaskFloor::NAMES.join(", ")))
+                    })?
+                }
+                "task_usage" => {
+                    c.task_usage = TaskUsage::parse(v).ok_or_else(|| {
+                        err(format!("option 'task_usage': unknown task usage '{v}'; known: {}", TaskUsage::NAMES.join(", ")))
+                    })?
                 }
                 "prize_time" | "punish_time" => {
                     let t = parse_duration_str(v).map_err(|e| err(format!("option '{key}': {e}")))?;
@@ -385,6 +488,21 @@ pub struct Balance {
     pub to: u32,
 }
 
+/// A task of the source CPU that its owner could move (waiting, allowed on the target): what
+/// [`ZoneBalancer::choose`] needs to know of it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Candidate {
+    /// Its own CPU usage, per-mille, over a window as the CPUs' are: its demand (the share it
+    /// was runnable) or its running time, as [`ZoneConfig::task_usage`] says.
+    pub util: Permille,
+    /// Its load weight (the kernel's nice-to-weight table).
+    pub weight: u64,
+    /// Its virtual runtime on the source CPU, ns.
+    pub vruntime: u64,
+    /// The caller's identity for it (entity id, thread id): the last tie-break, lowest first.
+    pub id: u64,
+}
+
 /// One scored unit's current episode of usage above its configured spot.
 #[derive(Clone, Copy, Debug, Default)]
 struct Episode {
@@ -510,6 +628,41 @@ impl ZoneBalancer {
         (utils[from] > utils[to]).then_some(Balance { from: from as u32, to: to as u32 })
     }
 
+    /// Which task moves on a [`Balance`] (rule 5): the index in `candidates` of the heaviest
+    /// (the balancer moves load), then the latest in virtual runtime (cache-coldest), then the
+    /// lowest `id`; or `None`. `from_runnable` and `to_runnable` count the runnable fair tasks
+    /// on the two CPUs, the candidates among them. Nothing moves from a CPU with fewer than two
+    /// (its one task is running: `busiest->nr_running > 1`), nor, with `guard`, unless the
+    /// source has two more than the target (utilisations lag the queues: a move between
+    /// nearly equal queues would shift the imbalance, not reduce it). A warm policy never moves
+    /// a task under its [`TaskFloor`]. A task's usage only filters: the paper says which tasks
+    /// stay, not which of the rest moves, so the order is the balancer's (load, then cache).
+    /// Pure and allocation-free.
+    pub fn choose(&self, from_runnable: usize, to_runnable: usize, guard: bool, candidates: &[Candidate]) -> Option<usize> {
+        if from_runnable < 2 || (guard && from_runnable <= to_runnable + 1) {
+            return None;
+        }
+        let c = &self.config;
+        let floor = match (c.spot(), c.task_floor) {
+            (None, _) | (_, TaskFloor::Off) => None,
+            // "lower than the CPU usage of the warm zone area is not migrated": from the low spot.
+            (Some(_), TaskFloor::WarmZone) => Some(c.warm_spot_low),
+            // "higher than that of the configured spot": above it.
+            (Some(spot), TaskFloor::Spot) => Some(spot + 1),
+        };
+        let mut best: Option<usize> = None;
+        for (i, t) in candidates.iter().enumerate() {
+            if floor.is_some_and(|f| t.util < f) {
+                continue;
+            }
+            let key = |t: &Candidate| (t.weight, t.vruntime, std::cmp::Reverse(t.id));
+            if best.is_none_or(|b| key(t) > key(&candidates[b])) {
+                best = Some(i);
+            }
+        }
+        best
+    }
+
     /// Whether `sum` over `n` CPUs is over the policy's bar (`unit`'s score for warm ones).
     fn over(&self, unit: usize, sum: u64, n: u64) -> bool {
         let c = &self.config;
@@ -591,6 +744,8 @@ mod tests {
         assert_eq!(c.util, UtilMode::PerCpu);
         assert_eq!(c.operation_zone, OperationZone::WarmHigh);
         assert_eq!(c.spot(), Some(800));
+        assert_eq!(c.task_floor, TaskFloor::WarmZone);
+        assert_eq!(c.task_usage, TaskUsage::Demand);
         assert!(c.validate().is_ok());
         for (i, n) in OperationZone::NAMES.iter().enumerate() {
             assert_eq!(OperationZone::parse(n).unwrap().name(), *n, "zone {i}");
@@ -619,6 +774,10 @@ mod tests {
         assert_eq!(c.warm_spot_mid, 500, "untouched");
         assert_eq!(parse("").unwrap(), ZoneConfig::default());
         assert_eq!(parse("prize_time=250").unwrap().prize_time, 250 * NS_PER_MS, "a bare number is ms");
+        assert_eq!(parse("task_floor=spot").unwrap().task_floor, TaskFloor::Spot);
+        assert_eq!(parse("task_floor=off").unwrap().task_floor.name(), "off");
+        assert_eq!(parse("task_usage=running").unwrap().task_usage, TaskUsage::Running);
+        assert_eq!(parse("task_usage=demand").unwrap().task_usage.name(), "demand");
         // cold and hot policies do not use the spots, so their thresholds may pass them.
         assert_eq!(parse("zone=cold,cold_threshold=40%").unwrap().cold_threshold, 400);
         assert_eq!(parse("zone=hot,hot_threshold=70%").unwrap().hot_threshold, 700);
@@ -798,6 +957,48 @@ mod tests {
         assert_eq!(balancer("zone=warm-high,score_step=0", 1).scores(), [800]);
     }
 
+    fn cand(util: Permille, weight: u64, vruntime: u64, id: u64) -> Candidate {
+        Candidate { util, weight, vruntime, id }
+    }
+
+    /// §3.1.3: "Tasks that are lower than the CPU usage of the warm zone area is not migrated".
+    /// CPU0's waiting tasks: A uses 25% itself at nice -5 (weight 3121), B 60% at nice 0 (1024);
+    /// 3 runnable on CPU0, 0 on CPU1. Warm-high: A is heavier, but 25% < the low spot 30%, so B
+    /// (index 1) moves; without the floor (the old rule) A (index 0). `task_floor=spot`: only a
+    /// task above the 80% spot — neither of these; one at 81% does. Cold and hot: no warm zone,
+    /// the heavier A.
+    #[test]
+    fn a_task_below_the_warm_zone_is_not_migrated() {
+        let tasks = [cand(250, 3121, 0, 7), cand(600, 1024, 0, 8)];
+        let choose = |spec: &str, tasks: &[Candidate]| balancer(spec, 2).choose(3, 0, true, tasks);
+        assert_eq!(choose("zone=warm-high", &tasks), Some(1));
+        assert_eq!(choose("zone=warm-low", &tasks), Some(1));
+        assert_eq!(choose("zone=warm-high,task_floor=off", &tasks), Some(0));
+        assert_eq!(choose("zone=warm-high,task_floor=spot", &tasks), None);
+        assert_eq!(choose("zone=warm-high,task_floor=spot", &[tasks[0], tasks[1], cand(810, 15, 0, 9)]), Some(2));
+        assert_eq!(choose("zone=warm-high", &[cand(299, 1024, 0, 1)]), None, "29.9% is under 30%");
+        assert_eq!(choose("zone=warm-high", &[cand(300, 1024, 0, 1)]), Some(0), "30% is the low spot");
+        assert_eq!(choose("zone=warm-mid,warm_spot_low=40%", &[cand(350, 1024, 0, 1)]), None, "the configured low spot");
+        assert_eq!(choose("zone=cold", &tasks), Some(0));
+        assert_eq!(choose("zone=hot", &tasks), Some(0));
+    }
+
+    /// Rule 5's order and queue rules. Equal weights: the latest virtual runtime (id 5, at 9 ms),
+    /// then of equal runtimes the lowest id. 2 runnable against 1: the guard (2 <= 1 + 1)
+    /// refuses, without it the move is allowed; 1 runnable: nothing waits, nothing moves.
+    #[test]
+    fn choose_orders_by_weight_then_vruntime_and_keeps_the_guard() {
+        let b = balancer("zone=hot", 2);
+        let tasks = [cand(900, 1024, 3_000_000, 4), cand(900, 1024, 9_000_000, 5), cand(900, 1024, 9_000_000, 6)];
+        assert_eq!(b.choose(4, 0, true, &tasks), Some(1));
+        assert_eq!(b.choose(4, 0, true, &[tasks[2], tasks[1]]), Some(1), "id 5 before id 6, in any order");
+        assert_eq!(b.choose(2, 1, true, &tasks), None, "the guard: 2 is not two more than 1");
+        assert_eq!(b.choose(3, 1, true, &tasks), Some(1));
+        assert_eq!(b.choose(2, 1, false, &tasks), Some(1));
+        assert_eq!(b.choose(1, 0, false, &tasks), None, "one runnable task: it is the running one");
+        assert_eq!(b.choose(5, 0, true, &[]), None);
+    }
+
     /// A valid configuration: sorted thresholds and spots, any policy and mode, steps and
     /// times small enough that prizes and punishes happen within a sequence.
     fn any_config() -> impl Strategy<Value = ZoneConfig> {
@@ -816,6 +1017,8 @@ mod tests {
                     prize_time: prize_ms * NS_PER_MS,
                     punish_time: punish_ms * NS_PER_MS,
                     util: if avg { UtilMode::Average } else { UtilMode::PerCpu },
+                    task_floor: TaskFloor::WarmZone,
+                    task_usage: TaskUsage::Demand,
                 })
             },
         )
@@ -874,6 +1077,8 @@ mod tests {
             ("zone=warm", "scheduler 'cfs': option 'zone': unknown operation zone 'warm'; known: cold, warm-low, warm-mid, warm-high, hot"),
             ("zone=hto", "scheduler 'cfs': option 'zone': unknown operation zone 'hto' (did you mean 'hot'?)"),
             ("util=avg", "scheduler 'cfs': option 'util': unknown utilisation mode 'avg'; known: per-cpu, average"),
+            ("task_floor=low", "scheduler 'cfs': option 'task_floor': unknown task floor 'low'; known: warm-zone, spot, off"),
+            ("task_usage=waiting", "scheduler 'cfs': option 'task_usage': unknown task usage 'waiting'; known: demand, running"),
             ("prize_time=5parsecs", "scheduler 'cfs': option 'prize_time': unknown unit 'parsecs'"),
             ("punish_time=0s", "scheduler 'cfs': option 'punish_time': must be positive, got 0"),
             ("prize_time=-1s", "scheduler 'cfs': option 'prize_time': must not be negative"),

@@ -6,7 +6,8 @@
 use crate::input_err;
 use pyo3::prelude::*;
 use rtsched_model::time::{fmt_duration, Time};
-use rtsched_policies::opzone::{Balance, Permille, Trigger, Zone, ZoneBalancer, ZoneConfig};
+use rtsched_model::task::nice_weight;
+use rtsched_policies::opzone::{Balance, Candidate, Permille, Trigger, Zone, ZoneBalancer, ZoneConfig};
 
 /// `_core.ZoneBalancer(options, cpus, source="balance")`: options are (key, value) pairs of
 /// `ZoneConfig::KEYS` (`[("zone", "warm-high"), ("prize_time", "5s")]`); errors read
@@ -68,6 +69,26 @@ impl PyZoneBalancer {
         let t = parse_trigger(trigger)?;
         self.guard(&utils_permille, now_ns)?;
         Ok(self.inner.check(t, &utils_permille, now_ns).map(|Balance { from, to }| (from, to)))
+    }
+
+    /// Which task moves on a balance, by the simulator's own rule (`ZoneBalancer::choose`):
+    /// `candidates` are the source CPU's movable tasks as (util_permille, nice, vruntime_ns,
+    /// id), util being the task's usage as `config()`'s `task_usage` says (its demand, the
+    /// share of the window it was runnable, by default); `from_runnable` / `to_runnable` count the runnable tasks of the two CPUs. Returns
+    /// the index of the task to move, or None: none when the source has fewer than two
+    /// runnable, or (`guard`) not two more than the target, and under a warm policy never a
+    /// task below the warm zone (`task_floor`); else the heaviest (nice), the latest vruntime,
+    /// the lowest id.
+    #[pyo3(signature = (from_runnable, to_runnable, candidates, guard=true))]
+    fn choose(&self, from_runnable: usize, to_runnable: usize, candidates: Vec<(Permille, i64, u64, u64)>, guard: bool) -> PyResult<Option<usize>> {
+        let mut cands = Vec::with_capacity(candidates.len());
+        for (i, &(util, nice, vruntime, id)) in candidates.iter().enumerate() {
+            if !(-20..=19).contains(&nice) {
+                return Err(input_err(format!("candidates[{i}]: nice {nice} is outside -20..19")));
+            }
+            cands.push(Candidate { util, weight: nice_weight(nice as i8), vruntime, id });
+        }
+        Ok(self.inner.choose(from_runnable, to_runnable, guard, &cands))
     }
 
     /// The weighted spots (per CPU, or one for the average; none for cold and hot).
@@ -156,6 +177,8 @@ fn config_items(c: &ZoneConfig) -> Vec<(&'static str, String)> {
                 "punish_time" => fmt_duration(c.punish_time),
                 "score_step" => pct(c.score_step),
                 "util" => c.util.name().to_string(),
+                "task_floor" => c.task_floor.name().to_string(),
+                "task_usage" => c.task_usage.name().to_string(),
                 _ => unreachable!("every key of ZoneConfig::KEYS is listed"),
             };
             (k, v)

@@ -98,7 +98,10 @@ fn a_hot_zone_imbalance_is_corrected_at_the_next_check() {
 }
 
 /// Warm zone, high spot (§3.1.3): the same three hogs are balanced once CPU 0 is above 80 %,
-/// at the same check (a usage that just crossed the spot has not yet moved the score).
+/// at the same check as the hot policy (a usage that just crossed the spot has not yet moved
+/// the score). Each hog is runnable at every tick, so its demand (`task_usage=demand`, the
+/// default) rises as CPU 0's does — 1000 (1 - (31/32)^n), 80 % at tick 53 — far over the task
+/// floor's 30 %: the floor keeps none.
 #[test]
 fn warm_high_balances_above_its_spot() {
     let t = ts(
@@ -108,9 +111,70 @@ fn warm_high_balances_above_its_spot() {
     let warm = run(&t, "cfs:balancer=opzone,zone=warm-high");
     let first = |r: &RunResult| r.intervals.iter().filter(|i| i.cpu == 1).map(|i| i.start).min();
     assert_eq!(first(&warm), first(&hot));
-    // Warm-low (30 %) acts sooner: CPU 0 crosses 30 % after 12 ticks, checked at 20 ms.
+    assert_eq!(first(&run(&t, "cfs:balancer=opzone,zone=warm-high,task_floor=off")), first(&hot));
+    // Warm-low (30 %) acts sooner: CPU 0 crosses 30 % after 12 ticks (each hog's demand too),
+    // checked at 20 ms.
     let low = run(&t, "cfs:balancer=opzone,zone=warm-low");
     assert_eq!(first(&low), Some(20 * MS + 21 * US));
+    // Counted as running time (`task_usage=running`) a hog uses a third of CPU 0 and moves
+    // only once that reaches 30 %: later than the hot policy.
+    let running = run(&t, "cfs:balancer=opzone,zone=warm-high,task_usage=running");
+    assert!(first(&running) > first(&hot), "{:?} vs {:?}", first(&running), first(&hot));
+}
+
+/// §3.1.3: "Tasks that are lower than the CPU usage of the *warm zone* area is not migrated",
+/// a task's usage read as its demand. Four hogs on CPU 0 of two: CPU 0 is busy every tick
+/// (100 %, over the high spot) and every hog is runnable at every tick, so each demands what
+/// CPU 0 uses (1000 (1 - (31/32)^n), over 30 % from tick 12): warm-high moves them as the hot
+/// policy does, 4-0, then 3-1 (two more), then 2-2: 2 migrations. Counted as running time
+/// each hog runs 2 ticks of every 8 (a 6 ms latency over 4 is a 1.5 ms slice, ended at the
+/// second 1 ms tick), peaking at 1000 (1 - r²) / (1 - r⁸) = 274 per-mille, r = 31/32: under
+/// 30 %, so under `task_usage=running` (the reading before) nothing moves.
+#[test]
+fn a_hog_sharing_a_cpu_demands_it_all_and_is_migrated() {
+    let r: f64 = 31.0 / 32.0;
+    let peak = 1000.0 * (1.0 - r.powi(2)) / (1.0 - r.powi(8));
+    assert!((273.0..275.0).contains(&peak), "hand-worked peak {peak}");
+    let t = ts("platform: {cpus: 2}\nrun: {duration: 1s}\ntasks:\n  - {name: h0, behaviour: hog}\n  - {name: h1, behaviour: hog}\n  - {name: h2, behaviour: hog}\n  - {name: h3, behaviour: hog}\n");
+    let warm = run(&t, "cfs:balancer=opzone,zone=warm-high");
+    let hot = run(&t, "cfs:balancer=opzone,zone=hot");
+    assert_eq!(stat(&warm, "balance.migrations"), 2.0, "4-0, then 3-1 (two more), then 2-2");
+    assert_eq!(stat(&hot, "balance.migrations"), 2.0);
+    assert_eq!(stat(&run(&t, "cfs:balancer=opzone,zone=warm-high,task_floor=off"), "balance.migrations"), 2.0);
+    let running = run(&t, "cfs:balancer=opzone,zone=warm-high,task_usage=running");
+    assert_eq!(stat(&running, "balance.migrations"), 0.0);
+    assert!(stat(&running, "balance.invocations") > 10.0, "CPU 0 was over the spot at many checks");
+    assert!(running.intervals.iter().all(|i| i.cpu == 0));
+    // task_floor=spot: a task must demand more than 80 % itself; every hog soon does.
+    assert_eq!(stat(&run(&t, "cfs:balancer=opzone,zone=warm-high,task_floor=spot"), "balance.migrations"), 2.0);
+}
+
+/// The floor still keeps a light task. CPU 0 holds two hogs pinned to it (100 %, over the
+/// high spot) and a light task `l` (runs 1 ms, sleeps 53 ms) free to move. Without wake-up
+/// preemption (`wakeup_granularity=100ms`) a waking `l` waits for the running hog's slice to
+/// end — at most 7 ticks (a 20 ms latency over 3 runnable is 6.7 ms) — then runs its 1 ms:
+/// runnable at most 8 ticks of every 54, a demand peaking under 1000 (1 - r⁸) / (1 - r⁵⁴) =
+/// 274 per-mille, r = 31/32: under the low spot, 30 %. (Its first wait, from its creation,
+/// is longer, but ends while CPU 0 is still under the spot.) With `l` awake CPU 0 has 3
+/// runnable against CPU 1's 0, so the guard lets it move: with the floor off it is moved at
+/// the check at 70 ms, where it waits; with the floor (on demand or on running time) never.
+#[test]
+fn a_light_task_below_the_warm_zone_is_not_migrated() {
+    let r: f64 = 31.0 / 32.0;
+    let peak = 1000.0 * (1.0 - r.powi(8)) / (1.0 - r.powi(54));
+    assert!((273.0..275.0).contains(&peak), "hand-worked peak {peak}");
+    let t = ts("platform: {cpus: 2}\nrun: {duration: 2s}\ntasks:\n  - {name: h0, behaviour: hog, cpu: 0}\n  - {name: h1, behaviour: hog, cpu: 0}\n  - {name: l, behaviour: sleeper, run: 1ms, sleep: 53ms}\n");
+    let spec = "cfs:balancer=opzone,zone=warm-high,latency=20ms,wakeup_granularity=100ms";
+    let off = run(&t, &format!("{spec},task_floor=off"));
+    assert_eq!(stat(&off, "balance.migrations"), 1.0, "without the floor the light task moves");
+    let first = off.intervals.iter().filter(|i| i.cpu == 1).map(|i| i.start).min();
+    assert_eq!(first, Some(70 * MS + 21 * US), "after the check (1 us) and the double lock (20 us)");
+    for usage in ["demand", "running"] {
+        let floored = run(&t, &format!("{spec},task_usage={usage}"));
+        assert_eq!(stat(&floored, "balance.migrations"), 0.0, "{usage}");
+        assert!(stat(&floored, "balance.invocations") > 10.0, "{usage}: CPU 0 was over the spot at many checks");
+        assert!(on_cpu(&floored, "l").all(|i| i.cpu == 0), "{usage}");
+    }
 }
 
 /// The balancers' invariants under a heavy, shifting load: a pinned task (fair or real-time)
@@ -187,6 +251,8 @@ fn bad_options_are_refused_with_the_field_named() {
     assert!(err("cfs:balancer=opzone,warm_spot_low=60%").contains("warm_spot_low"));
     assert!(err("cfs:balancer=opzone,hot_threshold=120%").contains("hot_threshold"));
     assert!(err("cfs:zone=hot").contains("balancer=opzone only"));
+    assert!(err("cfs:balancer=opzone,task_floor=low").contains("option 'task_floor': unknown task floor 'low'; known: warm-zone, spot, off"));
+    assert!(err("cfs:balancer=opzone,task_usage=waiting").contains("option 'task_usage': unknown task usage 'waiting'; known: demand, running"));
     assert!(err("cfs:lokc=1us").contains("did you mean 'lock'"));
     assert!(err("gedf").contains("task 'h' is best-effort"));
 }

@@ -23,6 +23,11 @@ ZONE_OPTIONS = [
     ("--score-step", "score_step", "how far one prize or punish moves the score (percent; 0 turns the weighting off)"),
     ("--util", "util", "per-cpu: judge each CPU's utilisation (the paper's default); average: judge the average of all "
                        "CPUs (balance_cpus_avg_enable=1)"),
+    ("--task-floor", "task_floor", "which tasks a warm policy may move (§3.1.3: \"Tasks that are lower than the CPU usage of the "
+                                   "warm zone area is not migrated\"): warm-zone (none whose own usage is under the low spot), "
+                                   "spot (only one above the configured spot), off (any); cold and hot move any"),
+    ("--task-usage", "task_usage", "a task's own usage for --task-floor, per sampling window: demand (the share it was runnable: "
+                                   "on a CPU or waiting on a run queue, /proc/PID/task/TID/schedstat) or running (on a CPU only)"),
 ]
 
 
@@ -37,7 +42,10 @@ def register(sub):
                     "Every PERIOD it reads each CPU's utilisation from /proc/stat and, at the paper's check points\n"
                     "(a task is newly created, an idle CPU's task wakes up, a task runs on the busiest CPU), asks\n"
                     "the same ZoneBalancer as the simulator whether to balance. On a balance it pins ONE managed\n"
-                    "task of the busiest CPU (the one that used the most CPU in the window) to the least used CPU.\n\n"
+                    "runnable task of the busiest CPU to the least used CPU, the one the simulator's rule picks: none\n"
+                    "unless that CPU has two runnable more than the target, under a warm policy none whose own usage\n"
+                    "(by default its demand: its share of the window on a CPU or waiting for one) is below the warm\n"
+                    "zone (--task-floor, --task-usage); of the rest the heaviest (nice), then the latest vruntime.\n\n"
                     "Managed tasks: the command after '--', the --pid processes, their descendants and threads;\n"
                     "with --all every user thread (never kernel threads, SCHED_FIFO/RR/DEADLINE threads, or itself).\n"
                     "Every affinity it changes is restored when it ends: normally, on Ctrl-C, SIGTERM, SIGHUP or an\n"

@@ -509,7 +509,6 @@ def run(out_dir, quick, executor, real: bool = False):
         "network and disk stress as such: the model has them as bursty fair tasks (the real section uses real disk and loopback I/O)",
         "the kernel implementation of the zones (/proc knobs inside the scheduler): here the simulator's `cfs` and the user-space "
         "`rtsched balance` (by affinity, beside the kernel's own balancer)",
-        "§3.1.3's \"tasks lower than the warm zone are not migrated\" (audit 2026-11): the zone balancer moves the heaviest waiting task",
         "the ablation's check-site variant (`checks=periodic`) has Linux's periodic sites but not its newly-idle pull",
     ])
     return rep.write(out_dir / "report.md")
