@@ -43,7 +43,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import time
 from pathlib import Path
 
@@ -677,11 +676,6 @@ def run(out_dir, quick, executor, real=False):
     # ---- figures ----
     figs = _figures(df, variants, main, over, deps, dep_specs)
     rep.figures(figs, out_dir)
-    if not quick:
-        img = Path(__file__).resolve().parents[3] / "docs" / "papers" / "img"
-        if img.is_dir():
-            for _, stem, _ in figs:
-                shutil.copyfile(out_dir / f"{stem}.png", img / f"chronos2011-{stem}.png")
     rep.not_reproduced([
         "The paper's kernel (ChronOS on Linux 2.6.31 PREEMPT_RT) and its Phenom: the simulator has no overheads; the "
         "real-core part runs rtsched's testbed on this machine's 2 cores, not 4.",
