@@ -155,7 +155,13 @@ pub fn next_hopeless(now: Time, view: &dyn RunView, tracked: &Tracked, running: 
     let mut best: Option<Time> = None;
     for &e in tracked.ids() {
         let i = tracked.get(e).expect("listed ids are tracked");
-        let t = hopeless_at(view, i, running(e));
+        let waiting = hopeless_at(view, i, false);
+        // Running, the instant is later still (the termination): skip the (costlier) check
+        // of whether `e` runs when even the waiting instant cannot be the earliest.
+        if waiting > now && best.is_some_and(|b| waiting >= b) {
+            continue;
+        }
+        let t = if running(e) { hopeless_at(view, i, true) } else { waiting };
         if t > now && best.is_none_or(|b| t < b) {
             best = Some(t);
         }
@@ -438,7 +444,9 @@ pub fn candidates(now: Time, view: &dyn RunView, tracked: &Tracked, mech: Mechan
         let i = tracked.get(e).expect("listed ids are tracked");
         let rem = remaining(view, i);
         let key = crate::common::key::Key::new(i.deadline, i.release, i);
-        out.push(Candidate { e, key, deadline: i.deadline, rem, pud: pud(view, now, i, &[]), pip: i.deadline, hopeless: hopeless(now, view, i) });
+        // With aborts on, a hopeless job was listed in `aborts` above and skipped here.
+        let hopeless = !mech.abort && hopeless(now, view, i);
+        out.push(Candidate { e, key, deadline: i.deadline, rem, pud: pud(view, now, i, &[]), pip: i.deadline, hopeless });
     }
     out.sort_unstable_by_key(|c| c.e);
     if !mech.chains {
