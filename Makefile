@@ -42,12 +42,13 @@ $(VENV)/.deps: pyproject.toml Makefile
 setup: $(VENV)/.deps
 
 # Debian packages the tests use, installed as root (CI) when missing; elsewhere the tests that
-# need them skip and say so. rt-tests: the real cyclictest, beside the latency probe; the
+# need them skip and say so. rt-tests: the real cyclictest, beside the latency probe; rt-app
+# and trace-cmd: real runs of exported rt-app files and `rtsched record --from FILE.dat`; the
 # kernel guest's (crates/scx/guest/test.sh DEBS), early, so `make test` fetches them while it
 # compiles.
 system-deps:
 	@if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
-		missing=""; for p in rt-tests $(GUEST_DEBS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+		missing=""; for p in rt-tests rt-app trace-cmd $(GUEST_DEBS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 		if [ -n "$$missing" ]; then \
 			echo "system-deps: installing$$missing"; \
 			(apt-get install -y -q --no-install-recommends $$missing >/dev/null 2>&1 \
