@@ -11,6 +11,7 @@
 
 pub mod papers;
 pub mod utilisation;
+pub mod waters;
 
 pub use utilisation::{randfixedsum, uunifast, uunifast_discard};
 
@@ -247,6 +248,7 @@ pub const GENERATORS: &[GeneratorInfo] = &[
     GeneratorInfo { name: "mwlu", summary: "LWFG Table 1 MWLU: as MWL but T per task", params: LWFG_HELP },
     GeneratorInfo { name: "mwhu", summary: "LWFG Table 1 MWHU: as MWH but T per task", params: LWFG_HELP },
     GeneratorInfo { name: "chronos2011", summary: "ChronOS §6.2: 12 tasks, T in [40 ms, 2 s], step TUFs with utilities in [1, 100], cpu fields by worst fit on load", params: "m=4, U=m/2 (may exceed m: overload; at most n), n=12, tmin=40ms, tmax=2s, place=wf|none (cpu fields for partitioned policies)" },
+    GeneratorInfo { name: "waters2015", summary: "Kramer et al., WATERS 2015: automotive runnables by the paper's period shares, ACETs and BCET/WCET factors, grouped into tasks", params: waters::HELP },
 ];
 
 const GENERIC_HELP: &str = "n, U (required); m=1, u_min=0, u_max=1 (uunifast: no bound), period=loguniform|uniform|harmonic, tmin=10ms, tmax=100ms, deadline=implicit|constrained, f=0, granularity=1us";
@@ -283,6 +285,10 @@ pub fn by_name(name: &str, params: &Params, seed: u64) -> Result<Generated, Stri
                 other => return Err(format!("generator chronos2011: parameter place={other}: known: wf (worst fit on load, no admission), none")),
             };
             papers::chronos2011(&mut rng, m, params.f64_or("U", 0.5 * m as f64)?, tasks_param(params.uint_or("n", 12)?)?, periods, place)?
+        }
+        "waters2015" => {
+            params.check_known(name, waters::KEYS)?;
+            waters::waters2015(&mut rng, params)?
         }
         _ => match papers::Mtt::by_name(name) {
             Some(dist) => {
