@@ -113,3 +113,12 @@ def test_round_trip_through_a_dict(gen, seed):
     name, params = gen
     text = to_yaml(rtsched.generate(name, seed=seed, **params).taskset)
     assert to_yaml(rtsched.load_taskset(yaml.safe_load(text))) == text
+
+
+def test_simulate_takes_a_dict_or_a_list_as_load_taskset_does():
+    doc = {"platform": {"cpus": 1}, "tasks": [{"name": "a", "period": 10, "wcet": 2}]}
+    by_dict = rtsched.simulate(doc, "gedf").summary
+    by_list = rtsched.simulate(doc["tasks"], "gedf").summary
+    assert by_dict["jobs"] == by_list["jobs"] == 100 and by_dict["met"] == 100
+    with pytest.raises(rtsched.InputError, match=r"<dict>: task 'a'.*'wcett'"):
+        rtsched.simulate({"platform": {"cpus": 1}, "tasks": [{"name": "a", "period": 10, "wcett": 2}]}, "gedf")

@@ -28,9 +28,11 @@ def duration_ns(value) -> int:
 def _as_taskset(taskset) -> TaskSet:
     if isinstance(taskset, TaskSet):
         return taskset
-    if isinstance(taskset, (str, Path)):
-        return _core.load_taskset(str(taskset))
-    raise InputError(f"expected a TaskSet or a path to a task-set file, got {type(taskset).__name__}")
+    if isinstance(taskset, (str, Path, dict, list, tuple)):
+        # A path, or the document (dict) or its tasks (list) as rtsched.load_taskset takes them.
+        from . import load_taskset
+        return load_taskset(taskset)
+    raise InputError(f"expected a TaskSet, a path to a task-set file, a dict or a list of tasks, got {type(taskset).__name__}")
 
 
 #: Run-level counters (``counters`` in the results document) that :attr:`Result.summary` adds
