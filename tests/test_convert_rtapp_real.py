@@ -1,0 +1,126 @@
+"""A task set exported by `rtsched convert --to rt-app` runs in the real rt-app (Debian's 1.0,
+/usr/bin/rt-app), and rt-app's own log of that run agrees with rtsched's real run of the same
+set under the same kernel policy (SCHED_FIFO, kernel:fifo:file; SCHED_DEADLINE,
+kernel:deadline).
+
+The set (hand-worked): `fast` T = 10 ms, C = 1 ms, priority 60; `slow` T = 20 ms, C = 3 ms,
+priority 50; 2 s on every CPU (global). Expected per run: 2 s / 10 ms = 200 activations of
+fast, 2 s / 20 ms = 100 of slow (each side within ±1 per second, so ±2); every activation's
+period 10 ms / 20 ms (the mean within 2 %), its run time 1 ms / 3 ms (the median within 30 %,
+the issue's tolerance for execution times: rt-app's `run` is a loop count calibrated once at
+its start, its log column is the wall time it took, and it moved by −3 % to +10 % between runs
+here).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import statistics
+import subprocess
+
+import pytest
+
+import rtsched
+from rtsched.convert import rtapp_text
+from rtsched.convert.rtapp import read_log
+
+from conftest import real
+
+RTAPP = shutil.which("rt-app")
+pytestmark = pytest.mark.skipif(RTAPP is None, reason="needs rt-app (Debian's rt-app package; make system-deps installs it as root)")
+
+SET = """\
+platform: {cpus: %d}
+run: {duration: 2s}
+tasks:
+  - {name: fast, period: 10ms, wcet: 1ms, priority: 60}
+  - {name: slow, period: 20ms, wcet: 3ms, priority: 50}
+"""
+WANT = {"fast": (10_000, 1_000, 200), "slow": (20_000, 3_000, 100)}  # period us, run us, activations in 2 s
+
+
+def run_rtapp(tmp_path, ts, backend):
+    doc = json.loads(rtapp_text(ts, backend))
+    logdir = tmp_path / "log"
+    logdir.mkdir()
+    doc["global"]["logdir"] = str(logdir)
+    f = tmp_path / "set-rtapp.json"
+    f.write_text(json.dumps(doc, indent=2))
+    p = subprocess.run([RTAPP, str(f)], capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "crit" not in p.stdout + p.stderr, p.stdout + p.stderr
+    logs = {}
+    for i, name in enumerate(doc["tasks"]):
+        logs[name] = read_log(logdir / f"rt-app-{name}-{i}.log")
+    return doc, logs
+
+
+def _compare(tmp_path, ts, backend, policy):
+    """One rt-app run and one rtsched real run of `ts`; what disagrees with WANT (empty: all
+    agree), and the measurements."""
+    doc, logs = run_rtapp(tmp_path, ts, backend)
+    ours = rtsched.run(ts, backend=backend, trace=False).jobs
+    bad, seen_all = [], {}
+    for name, (period, run, n) in WANT.items():
+        log = logs[name]
+        rows = log["rows"]
+        jobs = ours[ours.task == name]
+        seen = {"rt-app activations": len(rows), "rt-app mean period us": statistics.mean(r["period"] for r in rows[1:]),
+                "rt-app median run us": statistics.median(r["run"] for r in rows), "rtsched jobs": len(jobs),
+                "rtsched mean start gap us": jobs.start_ns.diff().dropna().mean() / 1000,
+                "rtsched median exec us": jobs.exec_ns.median() / 1000, "rtsched missed": int(jobs.missed.sum())}
+        seen_all[name] = seen
+        checks = {
+            # rt-app: the policy and configured values as exported, activations, periods, run times.
+            "policy": policy in log["policy"],
+            "configured": all(r["c_period"] == period and r["c_duration"] == run for r in rows),
+            "rt-app activations": abs(seen["rt-app activations"] - n) <= 2,
+            "rt-app period": abs(seen["rt-app mean period us"] - period) <= 0.02 * period,
+            "rt-app run": abs(seen["rt-app median run us"] - run) <= 0.3 * run,
+            # rtsched's own real run of the same file under the same policy.
+            "rtsched jobs": abs(seen["rtsched jobs"] - n) <= 2,
+            "same activations": abs(seen["rtsched jobs"] - seen["rt-app activations"]) <= 2,
+            "rtsched period": abs(seen["rtsched mean start gap us"] - period) <= 0.02 * period,
+            "rtsched exec": abs(seen["rtsched median exec us"] - run) <= 0.3 * run,
+            "rtsched no miss": seen["rtsched missed"] == 0,
+        }
+        bad += [f"{name}: {k}" for k, ok in checks.items() if not ok]
+    return bad, seen_all
+
+
+@real
+@pytest.mark.parametrize("backend,policy", [("kernel:fifo:file", "SCHED_FIFO"), ("kernel:deadline", "SCHED_DEADLINE")])
+def test_exported_set_runs_in_rtapp_like_rtsched(tmp_path, backend, policy):
+    """Up to three attempts (host steal on this VM can stretch one run), each printed; the
+    last is asserted, with every check as strict as the first."""
+    import os
+
+    f = tmp_path / "set.yaml"
+    f.write_text(SET % (os.cpu_count() or 1))
+    ts = rtsched.load_taskset(f)
+    for attempt in range(3):
+        d = tmp_path / f"attempt{attempt}"
+        d.mkdir()
+        bad, seen = _compare(d, ts, backend, policy)
+        print(f"{backend} attempt {attempt + 1}: {seen}; failed: {bad or 'none'}")
+        if not bad:
+            break
+    assert not bad, (bad, seen)
+
+
+@real
+def test_fork_join_export_runs_in_rtapp(tmp_path):
+    """fft (40 ms; regions [2 ms], [3 ms, 1.5 ms], [1 ms]) as two rt-app threads joined by
+    barriers: rt-app 1.0 accepts the barriers and both lanes loop once per period: 2 s / 40 ms
+    = 50 activations each (±2); lane 0's run per loop 2 + 3 + 1 = 6 ms, lane 1's 1.5 ms."""
+    from test_convert import FORK_JOIN
+
+    f = tmp_path / "fj.yaml"
+    f.write_text(FORK_JOIN + "run: {duration: 2s}\n")
+    doc, logs = run_rtapp(tmp_path, rtsched.load_taskset(f), "kernel:fifo")
+    for name, run in (("fft.0", 6000), ("fft.1", 1500)):
+        rows = logs[name]["rows"]
+        assert abs(len(rows) - 50) <= 2, (name, len(rows))
+        assert all(r["c_duration"] == run and r["c_period"] == 40000 for r in rows)
+        assert abs(statistics.mean(r["period"] for r in rows[1:]) - 40000) <= 0.02 * 40000
