@@ -15,7 +15,7 @@ import sys
 
 from ._core import InputError, PrivilegeError, RunFailed
 
-COMMANDS = ["simulate", "schedulers", "validate", "demo", "run", "compare", "latency", "gen", "analyze", "partition", "calibrate", "balance", "stress"]
+COMMANDS = ["simulate", "schedulers", "validate", "demo", "run", "compare", "latency", "gen", "analyze", "partition", "calibrate", "balance", "stress", "convert", "record"]
 OPTIONAL_COMMANDS = ["sweep", "reproduce"]
 
 

@@ -1,0 +1,686 @@
+"""Record a running application into a task set (`rtsched record`, issue #39).
+
+Three parts, each usable alone:
+
+- **Parsing** (:func:`parse_trace`): the text of the kernel's scheduler tracepoints, as tracefs'
+  ``trace_pipe`` prints it or as ``trace-cmd report`` prints a ``.dat`` file (raw ``-R`` fields
+  or trace-cmd's plugin format), into :class:`Event` records.
+- **Extraction** (:func:`extract`): per thread, activations (a wakeup, then CPU time until the
+  thread next sleeps), and from them a periodic or a sporadic task with its fit
+  (:class:`ThreadFit`).
+- **Recording** (:func:`record_live`, :func:`report_dat`): running a command under a tracefs
+  instance of its own, or reading a ``.dat`` file through ``trace-cmd report``.
+
+docs/workloads-record.md gives the rules with a worked example.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+import select
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+
+from ._core import InputError, PrivilegeError
+
+#: The tracepoints enabled (system sched).
+EVENTS = ("sched_switch", "sched_wakeup", "sched_wakeup_new", "sched_process_fork", "sched_process_exit")
+
+# ---------------------------------------------------------------------------------------------
+# Parsing
+
+_HEAD = re.compile(
+    r"^(?P<head>.*)-(?P<pid>\d+)\s+(?:\(\s*[\d-]+\)\s+)?\[(?P<cpu>\d+)\]\s+(?:[^\s\[\]]{4,6}\s+)?"
+    r"(?P<secs>\d+)\.(?P<frac>\d+):\s+(?P<event>\w+):\s*(?P<rest>.*?)\s*$")
+_LOST = re.compile(r"CPU:\s*(\d+)\s+\[LOST\s+(\d+)\s+EVENTS\]")
+_SWITCH = [
+    # tracefs (print fmt, with ==>) and trace-cmd report -R (raw fields, numeric prev_state)
+    re.compile(r"^prev_comm=(?P<pc>.*) prev_pid=(?P<pp>-?\d+) prev_prio=(?P<ppr>-?\d+) prev_state=(?P<st>\S+)"
+               r"(?: ==>)? next_comm=(?P<nc>.*) next_pid=(?P<np>-?\d+) next_prio=(?P<npr>-?\d+)$"),
+    # trace-cmd's sched_switch plugin: "bash:19325 [120] S ==> swapper/0:0 [120]"
+    re.compile(r"^(?P<pc>.*):(?P<pp>-?\d+) \[(?P<ppr>-?\d+)\] (?P<st>\S+) ==> (?P<nc>.*):(?P<np>-?\d+) \[(?P<npr>-?\d+)\]$"),
+]
+_WAKEUP = [
+    re.compile(r"^comm=(?P<c>.*) pid=(?P<p>-?\d+) prio=(?P<pr>-?\d+)(?: success=\d+)? target_cpu=(?P<t>\d+)$"),
+    re.compile(r"^(?P<c>.*):(?P<p>-?\d+) \[(?P<pr>-?\d+)\](?: success=\d+)? CPU:(?P<t>\d+)$"),
+]
+_FORK = re.compile(r"^(?:parent_)?comm=(?P<c>.*) (?:parent_)?pid=(?P<p>-?\d+) child_comm=(?P<cc>.*) child_pid=(?P<cp>-?\d+)")
+_EXIT = re.compile(r"^comm=(?P<c>.*) pid=(?P<p>-?\d+) prio=(?P<pr>-?\d+)")
+
+
+@dataclass
+class Event:
+    """One tracepoint record. ``kind`` is "switch", "wakeup" (sched_wakeup and
+    sched_wakeup_new: ``new`` tells which), "fork" or "exit"; times in ns."""
+
+    ts: int
+    cpu: int
+    kind: str
+    pid: int = 0          # switch: prev_pid; wakeup/exit: the thread; fork: the parent
+    comm: str = ""
+    prio: int = 0
+    next_pid: int = 0     # switch only
+    next_comm: str = ""
+    next_prio: int = 0
+    sleeping: bool = False  # switch: prev left the CPU to sleep (not preempted)
+    exiting: bool = False   # switch: prev left the CPU dead (X/Z)
+    child: int = 0        # fork only
+    new: bool = False     # sched_wakeup_new
+
+
+def state_sleeps(state: str) -> tuple[bool, bool]:
+    """(sleeping, exiting) of a sched_switch prev_state: a number (trace-cmd report -R, the
+    kernel's TASK_REPORT bits: 0 and 0x100 = preempted, running) or letters (tracefs: "R",
+    "R+", "S", "D", "D|K", …)."""
+    s = state.strip()
+    if re.fullmatch(r"-?\d+|0x[0-9a-fA-F]+", s):
+        v = int(s, 0) & 0xFF
+        return v != 0, bool(v & 0x30)
+    letters = s.rstrip("+")
+    sleeping = letters not in ("", "R")
+    return sleeping, sleeping and any(c in letters for c in "XZ")
+
+
+@dataclass
+class Trace:
+    events: list = field(default_factory=list)
+    lost: int = 0          # events the kernel reported lost ([LOST n EVENTS] lines, overruns)
+    lines: int = 0
+    unparsed: int = 0      # lines of a traced event that did not parse
+    cpus: int | None = None  # "cpus=N" of trace-cmd report
+
+
+def parse_trace(text_or_lines) -> Trace:
+    """Parse tracepoint text (tracefs trace/trace_pipe, or trace-cmd report with or without
+    -R/-t). Events other than the five traced ones, and other lines, are skipped; records of a
+    traced event that do not parse are counted in ``unparsed``. Events come out in time order."""
+    lines = text_or_lines.splitlines() if isinstance(text_or_lines, str) else text_or_lines
+    tr = Trace()
+    for line in lines:
+        tr.lines += 1
+        if line.startswith("cpus="):
+            try:
+                tr.cpus = int(line[5:].strip())
+            except ValueError:
+                pass
+            continue
+        m = _LOST.search(line)
+        if m and not _HEAD.match(line):
+            tr.lost += int(m.group(2))
+            continue
+        m = _HEAD.match(line)
+        if not m or m.group("event") not in EVENTS:
+            continue
+        ts = int(m.group("secs")) * 1_000_000_000 + int(m.group("frac").ljust(9, "0")[:9])
+        cpu, ev, rest = int(m.group("cpu")), m.group("event"), m.group("rest")
+        e = None
+        if ev == "sched_switch":
+            f = next((x for x in (r.match(rest) for r in _SWITCH) if x), None)
+            if f:
+                sl, ex = state_sleeps(f.group("st"))
+                e = Event(ts, cpu, "switch", int(f.group("pp")), f.group("pc"), int(f.group("ppr")),
+                          int(f.group("np")), f.group("nc"), int(f.group("npr")), sl, ex)
+        elif ev in ("sched_wakeup", "sched_wakeup_new"):
+            f = next((x for x in (r.match(rest) for r in _WAKEUP) if x), None)
+            if f:
+                e = Event(ts, cpu, "wakeup", int(f.group("p")), f.group("c"), int(f.group("pr")), new=ev == "sched_wakeup_new")
+        elif ev == "sched_process_fork":
+            f = _FORK.match(rest)
+            if f:
+                e = Event(ts, cpu, "fork", int(f.group("p")), f.group("cc"), child=int(f.group("cp")))
+        else:
+            f = _EXIT.match(rest)
+            if f:
+                e = Event(ts, cpu, "exit", int(f.group("p")), f.group("c"), int(f.group("pr")))
+        if e is None:
+            tr.unparsed += 1
+        else:
+            tr.events.append(e)
+    tr.events.sort(key=lambda e: e.ts)  # stable: same-time events keep their order
+    return tr
+
+
+# ---------------------------------------------------------------------------------------------
+# Extraction
+
+
+@dataclass
+class Activation:
+    wakeup: int     # ns: the sched_wakeup (the release)
+    cpu_ns: int     # CPU time from the wakeup until the thread next slept
+    end: int        # ns: the switch-out to sleep
+    inferred: int = 0  # run intervals whose switch-in was missing (counted from the wakeup or last switch-out)
+
+
+@dataclass
+class ThreadFit:
+    """One thread's activations and the task made of them (``kind`` None: too few)."""
+
+    tid: int
+    comm: str
+    prio: int | None
+    activations: list
+    kind: str | None = None          # "periodic", "sporadic" or None (not made a task)
+    why: str = ""                    # why not a task, or how it was classed
+    period: int = 0                  # periodic: median inter-activation time
+    min_interarrival: int = 0
+    max_interarrival: int = 0
+    in_tolerance: float = 0.0        # share of inter-activation times within ±tol of the median
+    jitter: int = 0                  # p95 (nearest rank) of |inter-activation time − median|
+    wcet: int = 0                    # the percentile of per-activation CPU time
+    exec_min: int = 0
+    exec_median: int = 0
+    exec_max: int = 0
+    name: str = ""
+
+    @property
+    def inferred(self) -> int:
+        """Run intervals of its activations whose switch-in was not in the trace."""
+        return sum(a.inferred for a in self.activations)
+
+    @property
+    def policy(self) -> str:
+        """From the kernel's prio: < 0 SCHED_DEADLINE, < 100 SCHED_FIFO/RR, else SCHED_OTHER."""
+        if self.prio is None:
+            return "?"
+        return "deadline" if self.prio < 0 else "fifo/rr" if self.prio < 100 else "other"
+
+    @property
+    def rt_priority(self) -> int | None:
+        """SCHED_FIFO/RR priority (1…99, larger is more urgent) = 99 − the kernel's prio."""
+        return 99 - self.prio if self.prio is not None and 0 <= self.prio < 100 else None
+
+
+def percentile(values, p: float) -> int:
+    """Nearest-rank percentile: the ceil(p/100 · n)-th smallest value (a measured value)."""
+    s = sorted(values)
+    k = max(1, math.ceil(p / 100 * len(s)))
+    return s[min(k, len(s)) - 1]
+
+
+def activations(events, threads=None) -> dict:
+    """Per thread id: [comm, prio, [Activation…]]. ``threads``: the tids to follow (None:
+    every thread but the idle task 0). An activation starts at a wakeup of a sleeping thread
+    and ends when it switches out sleeping; its CPU time is the sum of its run intervals (one
+    whose switch-in is missing from the trace runs from the wakeup or the thread's previous
+    switch-out, counted in ``Activation.inferred``). A
+    thread already running when the trace starts, an activation still open at its end and one
+    ended by the thread's exit are left out. The prio is the one most of the thread's events
+    carry."""
+    st: dict = {}  # tid -> dict(state, act_start, cpu, run_since, comm, prio, acts)
+
+    def th(tid, comm=None, prio=None):
+        t = st.get(tid)
+        if t is None:
+            t = st[tid] = {"state": "unknown", "start": None, "cpu": 0, "since": None, "off": None, "inferred": 0,
+                           "comm": comm or "", "prio": Counter(), "acts": []}
+        if comm:
+            t["comm"] = comm
+        if prio is not None:
+            t["prio"][prio] += 1
+        return t
+
+    def followed(tid):
+        return tid != 0 and (threads is None or tid in threads)
+
+    for e in events:
+        if e.kind == "switch":
+            if followed(e.pid):
+                t = th(e.pid, e.comm, e.prio)
+                if t["since"] is not None:
+                    t["cpu"] += e.ts - t["since"]
+                elif t["state"] == "active" and t["off"] is not None:
+                    # Its switch-in was not recorded (this VM's kernel drops the idle task's
+                    # switches on some CPUs): it ran from its wakeup or its last switch-out.
+                    t["cpu"] += e.ts - t["off"]
+                    t["inferred"] += 1
+                t["since"], t["off"] = None, e.ts
+                if e.sleeping:
+                    if t["state"] == "active" and not e.exiting:
+                        t["acts"].append(Activation(t["start"], t["cpu"], e.ts, t["inferred"]))
+                    t["state"], t["start"], t["cpu"], t["off"], t["inferred"] = "sleeping", None, 0, None, 0
+            if followed(e.next_pid):
+                t = th(e.next_pid, e.next_comm, e.next_prio)
+                t["since"] = e.ts
+                if t["state"] == "unknown":
+                    t["state"] = "partial"  # running before the trace: its first activation is unknown
+        elif e.kind == "wakeup":
+            if followed(e.pid):
+                t = th(e.pid, e.comm, e.prio)
+                if t["state"] in ("sleeping", "unknown"):
+                    # A switch-in already seen (CPU clocks a few us apart) counts from the wakeup.
+                    t["state"], t["start"], t["cpu"], t["off"], t["inferred"] = "active", e.ts, 0, e.ts, 0
+                    if t["since"] is not None:
+                        t["since"] = max(t["since"], e.ts)
+        elif e.kind == "exit":
+            if followed(e.pid):
+                th(e.pid, e.comm, e.prio)
+    # The thread's prio: the one of most of its events (a thread sets its policy after it
+    # starts, a PI boost lends another for a while).
+    return {tid: [t["comm"], t["prio"].most_common(1)[0][0] if t["prio"] else None, t["acts"]] for tid, t in st.items()}
+
+
+def process_tree(events, roots) -> set:
+    """The thread ids of ``roots`` and of everything they forked or cloned (fork events in time
+    order)."""
+    tree = set(roots)
+    for e in events:
+        if e.kind == "fork" and e.pid in tree:
+            tree.add(e.child)
+    return tree
+
+
+def fit_thread(tid, comm, prio, acts, percentile_p=99.0, tolerance=0.10, min_activations=3) -> ThreadFit:
+    """Class one thread's activations: periodic when at least 90 % of its inter-activation
+    times lie within ±``tolerance`` of their median (the period), else sporadic with its
+    minimum inter-activation time. WCET: the ``percentile_p`` nearest-rank percentile of the
+    per-activation CPU times."""
+    f = ThreadFit(tid, comm, prio, list(acts))
+    n = len(acts)
+    if n < min_activations:
+        f.why = f"{n} complete activation{'s' if n != 1 else ''} (fewer than {min_activations})"
+        return f
+    cpu = [a.cpu_ns for a in acts]
+    inter = [b.wakeup - a.wakeup for a, b in zip(acts, acts[1:])]
+    med = round(statistics.median(inter))
+    f.exec_min, f.exec_max = min(cpu), max(cpu)
+    f.exec_median = round(statistics.median(cpu))
+    f.wcet = max(1, percentile(cpu, percentile_p))
+    f.min_interarrival, f.max_interarrival = min(inter), max(inter)
+    f.jitter = percentile([abs(d - med) for d in inter], 95)
+    f.in_tolerance = sum(abs(d - med) <= tolerance * med for d in inter) / len(inter)
+    if med > 0 and f.in_tolerance >= 0.9:
+        f.kind, f.period = "periodic", med
+        f.why = f"{f.in_tolerance:.0%} of inter-activation times within ±{tolerance:.0%} of the median"
+    else:
+        f.kind = "sporadic"
+        f.why = f"only {f.in_tolerance:.0%} of inter-activation times within ±{tolerance:.0%} of the median"
+    return f
+
+
+def extract(events, roots=None, percentile_p=99.0, tolerance=0.10, min_activations=3, comm=None, all_threads=False) -> list:
+    """The threads of a trace as :class:`ThreadFit` (ordered by tid): those of the process
+    trees of ``roots`` (None: every thread), whose comm matches the regex ``comm`` if given.
+    When some are SCHED_FIFO/RR threads, the others (SCHED_OTHER, e.g. a main thread that
+    waits) are not made tasks unless ``all_threads``."""
+    threads = process_tree(events, roots) if roots else None
+    per = activations(events, threads)
+    fits = []
+    for tid in sorted(per):
+        c, prio, acts = per[tid]
+        if comm is not None and not re.search(comm, c):
+            continue
+        fits.append(fit_thread(tid, c, prio, acts, percentile_p, tolerance, min_activations))
+    if not all_threads and any(f.kind and f.rt_priority is not None for f in fits):
+        for f in fits:
+            if f.kind and f.rt_priority is None:
+                f.kind, f.why = None, f"{f.policy} thread beside real-time ones (--all-threads keeps it)"
+    _name(fits)
+    return fits
+
+
+def _name(fits):
+    tasks = [f for f in fits if f.kind]
+    count: dict = {}
+    for f in tasks:
+        count[f.comm] = count.get(f.comm, 0) + 1
+    for f in fits:
+        base = f.comm or "thread"
+        f.name = base if f.kind and count.get(f.comm) == 1 else f"{base}-{f.tid}"
+
+
+# ---------------------------------------------------------------------------------------------
+# Writing
+
+
+def fmt_ns(ns: int) -> str:
+    """A duration as an exact string: whole ms "10ms", else ms with up to 6 decimals
+    "1.0425ms" (exact: rtsched reads decimals exactly)."""
+    ms, rem = divmod(int(ns), 1_000_000)
+    if rem == 0:
+        return f"{ms}ms"
+    return f"{ms}.{rem:06d}".rstrip("0") + "ms"
+
+
+def _us(ns) -> str:
+    return f"{ns / 1000:.1f}"
+
+
+def fit_table(fits, percentile_p) -> tuple[list, list]:
+    """Header and rows of the fit report (times in µs)."""
+    head = ["task", "tid", "policy", "prio", "kind", "acts", "period/min_ia", "inter min..max", "jitter",
+            "in ±tol", "exec min", "median", f"p{percentile_p:g}=wcet", "max"]
+    rows = []
+    for f in fits:
+        if not f.kind:
+            rows.append([f.name, f.tid, f.policy, f.rt_priority if f.rt_priority is not None else f.prio, "-",
+                         len(f.activations), "", "", "", "", "", "", "", f.why])
+            continue
+        t = f.period if f.kind == "periodic" else f.min_interarrival
+        rows.append([f.name, f.tid, f.policy, f.rt_priority if f.rt_priority is not None else f.prio, f.kind,
+                     len(f.activations), _us(t), f"{_us(f.min_interarrival)}..{_us(f.max_interarrival)}", _us(f.jitter),
+                     f"{f.in_tolerance:.0%}", _us(f.exec_min), _us(f.exec_median), _us(f.wcet), _us(f.exec_max)])
+    return head, rows
+
+
+def _q(s: str) -> str:
+    import json
+
+    return json.dumps(s, ensure_ascii=False)
+
+
+def taskset_yaml(fits, cpus: int, duration_ns: int, header: str = "", percentile_p: float = 99.0, times_file=None) -> str:
+    """The task set of ``fits`` (those with a kind) as YAML with the fit of each task as a
+    comment on its line. Priorities are written when every task has a SCHED_FIFO/RR priority
+    (the file's rule: all or none)."""
+    tasks = [f for f in fits if f.kind]
+    if not tasks:
+        raise InputError("no thread of the recording had enough activations to be a task "
+                         "(see the table above; a longer --duration or --min-activations may help)")
+    all_rt = all(f.rt_priority is not None for f in tasks)
+    out = [f"# {line}" if line else "#" for line in header.splitlines()]
+    out.append(f"# per task: policy and kernel prio from the trace; period = median inter-activation time; "
+               f"wcet = p{percentile_p:g} of per-activation CPU time")
+    if times_file:
+        out.append(f"# the measured activations (release, CPU time) of every task: {times_file}")
+    if not all_rt:
+        out.append("# no priorities written: not every task had a SCHED_FIFO/RR priority in the trace")
+    out.append(f"platform: {{cpus: {int(cpus)}}}")
+    out.append(f"run: {{duration: {_q(fmt_ns(max(duration_ns, 1_000_000)))}}}")
+    out.append("tasks:")
+    for f in tasks:
+        parts = [f"name: {_q(f.name)}"]
+        if f.kind == "periodic":
+            parts.append(f"period: {_q(fmt_ns(f.period))}")
+        else:
+            parts.append(f"min_interarrival: {_q(fmt_ns(max(1, f.min_interarrival)))}")
+        parts.append(f"wcet: {_q(fmt_ns(f.wcet))}")
+        if all_rt:
+            parts.append(f"priority: {f.rt_priority}")
+        note = (f"tid {f.tid}, {f.policy} prio {f.prio}, {len(f.activations)} activations; inter-activation "
+                f"{_us(f.min_interarrival)}..{_us(f.max_interarrival)} us, jitter (p95) {_us(f.jitter)} us, "
+                f"{f.in_tolerance:.0%} within tolerance; exec min/median/max {_us(f.exec_min)}/{_us(f.exec_median)}/"
+                f"{_us(f.exec_max)} us" + (f"; {f.inferred} switch-ins missing from the trace" if f.inferred else ""))
+        out.append(f"  - {{{', '.join(parts)}}}   # {note}")
+    return "\n".join(out) + "\n"
+
+
+def times_csv(fits) -> str:
+    """Every task's measured activations, one a row: task, tid, index, release_ns (from the
+    first activation of the recording), inter_arrival_ns, cpu_ns, response_ns (wakeup to
+    sleep)."""
+    tasks = [f for f in fits if f.kind]
+    t0 = min((f.activations[0].wakeup for f in tasks if f.activations), default=0)
+    rows = ["task,tid,index,release_ns,inter_arrival_ns,cpu_ns,response_ns"]
+    for f in tasks:
+        prev = None
+        for i, a in enumerate(f.activations):
+            ia = "" if prev is None else str(a.wakeup - prev)
+            name = f.name if not any(c in f.name for c in ',"\n') else '"' + f.name.replace('"', '""') + '"'
+            rows.append(f"{name},{f.tid},{i},{a.wakeup - t0},{ia},{a.cpu_ns},{a.end - a.wakeup}")
+            prev = a.wakeup
+    return "\n".join(rows) + "\n"
+
+
+# ---------------------------------------------------------------------------------------------
+# Recording: tracefs and trace-cmd
+
+TRACEFS_PATHS = ("/sys/kernel/tracing", "/sys/kernel/debug/tracing")
+
+
+def find_tracefs():
+    for p in TRACEFS_PATHS:
+        if os.path.isdir(os.path.join(p, "instances")):
+            return p
+    return None
+
+
+def _needs(what: str):
+    return PrivilegeError(f"rtsched record {what}")
+
+
+def _mount_tracefs() -> str | None:
+    """Mount tracefs at /sys/kernel/tracing when the kernel has it and nothing is mounted
+    there (as trace-cmd does); the caller unmounts it. None when it cannot."""
+    try:
+        with open("/proc/filesystems") as f:
+            if "tracefs" not in f.read():
+                return None
+    except OSError:
+        return None
+    p = TRACEFS_PATHS[0]
+    if not os.path.isdir(p):
+        return None
+    r = subprocess.run(["mount", "-t", "tracefs", "nodev", p], capture_output=True, text=True)
+    return p if r.returncode == 0 and os.path.isdir(os.path.join(p, "instances")) else None
+
+
+def _w(path, value):
+    with open(path, "w") as f:
+        f.write(str(value))
+
+
+def _r(path) -> str:
+    with open(path) as f:
+        return f.read()
+
+
+@dataclass
+class Recording:
+    trace: Trace
+    root: int
+    started: int       # ns, CLOCK_MONOTONIC, when the command was released
+    elapsed: int       # ns recorded
+    exit_status: int | None  # the command's, None when it was stopped at the duration
+    lost: int          # events lost (overruns + dropped + [LOST] lines)
+    instance: str
+    total: int = 0     # events read (every thread's); ``trace`` holds the command's
+
+
+def record_live(cmd, duration_ns=None, buffer_kb=8192, log=None) -> Recording:
+    """Run ``cmd`` under a tracefs instance of its own with the sched tracepoints enabled for
+    every thread (the command's process tree is taken from fork events), reading trace_pipe as it goes; stop after
+    ``duration_ns`` or when the command exits; always remove the instance. Raises
+    PrivilegeError (exit 2) without root or tracefs."""
+    if os.geteuid() != 0:
+        raise _needs("needs root: it enables the kernel's scheduler tracepoints through tracefs "
+                     "(/sys/kernel/tracing); run it as root (or record elsewhere with trace-cmd and use --from FILE.dat)")
+    if shutil.which(cmd[0]) is None and not os.path.exists(cmd[0]):
+        raise InputError(f"{cmd[0]}: no such command")
+    # /sys/kernel/tracing, mounted there for the recording when it is not (and unmounted
+    # after); /sys/kernel/debug/tracing only when that fails (looking there may automount it).
+    tracefs = TRACEFS_PATHS[0] if os.path.isdir(os.path.join(TRACEFS_PATHS[0], "instances")) else None
+    mounted = None
+    if tracefs is None:
+        mounted = tracefs = _mount_tracefs()
+        if tracefs is None:
+            tracefs = find_tracefs()
+        if tracefs is None:
+            raise _needs("needs tracefs: none is mounted at /sys/kernel/tracing or /sys/kernel/debug/tracing and "
+                         "mounting one failed (a kernel with CONFIG_FTRACE and the sched tracepoints is needed)")
+    inst = os.path.join(tracefs, "instances", f"rtsched-record-{os.getpid()}")
+    old_handlers = {}
+
+    def stop(signum, frame):  # SIGTERM/SIGHUP: unwind through the cleanup below ("interrupted", 130)
+        raise KeyboardInterrupt(signal.Signals(signum).name)
+
+    for s in (signal.SIGTERM, signal.SIGHUP):
+        old_handlers[s] = signal.signal(s, stop)
+    child = fd = None
+    rfd, wfd = os.pipe()
+    keep = None
+    try:
+        try:
+            os.mkdir(inst)
+        except OSError as e:
+            raise _needs(f"cannot create the tracefs instance {inst}: {e.strerror or e}") from None
+        _w(os.path.join(inst, "tracing_on"), 0)
+        _w(os.path.join(inst, "buffer_size_kb"), int(buffer_kb))
+        try:  # one clock for every CPU (the default "local" may differ between CPUs)
+            _w(os.path.join(inst, "trace_clock"), "mono")
+        except OSError:
+            pass
+        for ev in EVENTS:
+            _w(os.path.join(inst, "events", "sched", ev, "enable"), 1)
+
+        # The command starts held: a small wrapper waits on the pipe, then execs it (same pid),
+        # so tracing is on before it runs and its pid is known.
+        wrapper = "import os, sys; os.read(int(sys.argv[1]), 1); os.close(int(sys.argv[1])); os.execvp(sys.argv[2], sys.argv[2:])"
+        child = subprocess.Popen([sys.executable, "-c", wrapper, str(rfd), *cmd], start_new_session=True, pass_fds=(rfd,))
+        os.close(rfd)
+        rfd = None
+        # No set_event_pid: with it this kernel (6.18) dropped the switch-in of a thread woken
+        # on an idle CPU; every thread is traced and the command's tree taken from fork events.
+        fd = os.open(os.path.join(inst, "trace_pipe"), os.O_RDONLY | os.O_NONBLOCK)
+        _w(os.path.join(inst, "tracing_on"), 1)
+        started = time.monotonic_ns()
+        keep = _Keep(child.pid)
+        os.write(wfd, b"g")
+        os.close(wfd)
+        wfd = None
+        deadline = None if duration_ns is None else started + duration_ns
+        status = None
+        while True:
+            r, _, _ = select.select([fd], [], [], 0.05)
+            if r:
+                try:
+                    b = os.read(fd, 1 << 16)
+                    if b:
+                        keep.feed(b)
+                except BlockingIOError:
+                    pass
+            status = child.poll()
+            if status is not None or (deadline is not None and time.monotonic_ns() >= deadline):
+                break
+        elapsed = time.monotonic_ns() - started
+        _w(os.path.join(inst, "tracing_on"), 0)
+        while True:  # drain what is left
+            try:
+                b = os.read(fd, 1 << 16)
+            except BlockingIOError:
+                break
+            if not b:
+                break
+            keep.feed(b)
+        lost = 0
+        for cpu in sorted(os.listdir(os.path.join(inst, "per_cpu"))):
+            try:
+                stats = _r(os.path.join(inst, "per_cpu", cpu, "stats"))
+            except OSError:
+                continue
+            for line in stats.splitlines():
+                k, _, v = line.partition(":")
+                if k.strip() in ("overrun", "dropped events"):
+                    try:
+                        lost += int(v.strip())
+                    except ValueError:
+                        pass
+        tr = keep.finish()
+        return Recording(tr, child.pid, started, elapsed, status, max(lost, tr.lost), inst, keep.total)
+    finally:
+        if child is not None and child.poll() is None:
+            _kill_tree(child)
+        for x in (rfd, wfd, fd):
+            if x is not None:
+                try:
+                    os.close(x)
+                except OSError:
+                    pass
+        if os.path.isdir(inst):
+            for ev in EVENTS:
+                try:
+                    _w(os.path.join(inst, "events", "sched", ev, "enable"), 0)
+                except OSError:
+                    pass
+            try:
+                _w(os.path.join(inst, "tracing_on"), 0)
+            except OSError:
+                pass
+            try:
+                os.rmdir(inst)
+            except OSError as e:
+                if log:
+                    log(f"rtsched record: could not remove the tracefs instance {inst}: {e.strerror or e}")
+        if mounted:
+            subprocess.run(["umount", mounted], capture_output=True)
+        for s, h in old_handlers.items():
+            signal.signal(s, h)
+
+
+class _Keep:
+    """Parses trace_pipe text as it comes and keeps only the events of ``root``'s process tree
+    (trace_pipe is in time order, so a fork comes before its child's events): memory grows
+    with the command's events, not the machine's."""
+
+    def __init__(self, root):
+        self.tree = {root}
+        self.tail = b""
+        self.trace = Trace()
+        self.total = 0
+
+    def feed(self, data: bytes):
+        data = self.tail + data
+        cut = data.rfind(b"\n") + 1
+        self.tail = data[cut:]
+        if cut:
+            self._lines(data[:cut])
+
+    def _lines(self, data: bytes):
+        tr = parse_trace(data.decode("utf-8", "replace"))
+        self.trace.lost += tr.lost
+        self.trace.unparsed += tr.unparsed
+        self.trace.lines += tr.lines
+        self.total += len(tr.events)
+        tree = self.tree
+        for e in tr.events:
+            if e.kind == "fork":
+                if e.pid in tree:
+                    tree.add(e.child)
+                    self.trace.events.append(e)
+            elif e.pid in tree or (e.kind == "switch" and e.next_pid in tree):
+                self.trace.events.append(e)
+
+    def finish(self) -> Trace:
+        if self.tail:
+            self._lines(self.tail + b"\n")
+            self.tail = b""
+        self.trace.events.sort(key=lambda e: e.ts)
+        return self.trace
+
+
+def _kill_tree(child):
+    """SIGTERM the command's session (it was started in a new one), then SIGKILL after 2 s."""
+    try:
+        os.killpg(child.pid, signal.SIGTERM)
+    except ProcessLookupError:
+        pass
+    try:
+        child.wait(timeout=2)
+    except subprocess.TimeoutExpired:
+        try:
+            os.killpg(child.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        child.wait()
+
+
+def report_dat(path) -> str:
+    """The text of ``trace-cmd report -R -t`` of a .dat file (raw fields, ns timestamps)."""
+    exe = shutil.which("trace-cmd")
+    if exe is None:
+        raise InputError(f"{path}: reading a .dat file needs trace-cmd (Debian package trace-cmd), which is not installed")
+    if not os.path.isfile(path):
+        raise InputError(f"{path}: no such file")
+    r = subprocess.run([exe, "report", "-R", "-t", "-i", os.fspath(path)], capture_output=True, text=True, errors="replace")
+    if r.returncode != 0:
+        msg = (r.stderr.strip().splitlines() or ["failed"])[-1]
+        raise InputError(f"{path}: trace-cmd report failed: {msg}")
+    return r.stdout
