@@ -1,4 +1,4 @@
-"""`rtsched convert`: rt-app JSON in and out, SimSo XML in (issue #39; docs/workloads-convert.md).
+"""`rtsched convert`: rt-app JSON in and out, SimSo XML in (issue #39; docs/workloads.md).
 
 Hand-worked: tests/data/convert/workload.json describes, on 2 CPUs,
 - `sensor` ×2 (instance 2), SCHED_FIFO (global default_policy) priority 50 on CPU 1: run 1000 us

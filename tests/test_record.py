@@ -1,5 +1,5 @@
 """`rtsched record`: trace parsing and task extraction on hand-worked event lists (issue #39;
-docs/workloads-record.md). Real recordings: tests/test_record_real.py."""
+docs/workloads.md). Real recordings: tests/test_record_real.py."""
 
 from __future__ import annotations
 

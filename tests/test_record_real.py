@@ -1,4 +1,4 @@
-"""`rtsched record` of real programs, as root (issue #39; docs/workloads-record.md).
+"""`rtsched record` of real programs, as root (issue #39; docs/workloads.md).
 
 Debian's rt-app runs a hand-written two-thread SCHED_FIFO workload (10 ms / 1 ms and
 20 ms / 3 ms, 3 s); `rtsched record` started it under tracefs, or read a trace-cmd .dat
@@ -68,7 +68,7 @@ def check_tasks(out, fits_text=""):
 
 def test_record_rtapp_live(tmp_path):
     """rt-app started by record: t10 → period 10 ms, WCET ≈ 1 ms, priority 20; t20 → 20 ms,
-    ≈ 3 ms, 10 (measured here: see docs/workloads-record.md). The main thread (SCHED_OTHER)
+    ≈ 3 ms, 10 (measured here: see docs/workloads.md). The main thread (SCHED_OTHER)
     is left out; the instance is removed."""
     js = rtapp_json(tmp_path)
     out = tmp_path / "two.yaml"

@@ -11,7 +11,7 @@ Three parts, each usable alone:
 - **Recording** (:func:`record_live`, :func:`report_dat`): running a command under a tracefs
   instance of its own, or reading a ``.dat`` file through ``trace-cmd report``.
 
-docs/workloads-record.md gives the rules with a worked example.
+docs/workloads.md ("Recording a running application") gives the rules with a worked example.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""rt-app JSON in and out (docs/workloads-convert.md has the mapping table).
+"""rt-app JSON in and out (docs/workloads.md "From and to rt-app" has the mapping table).
 
 rt-app (scheduler-tools/rt-app; Debian ships 1.0) describes each thread as a loop of events:
 ``run``/``runtime`` (busy for N µs), ``sleep``, ``timer`` (wait for the next tick of a
