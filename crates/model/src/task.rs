@@ -240,8 +240,8 @@ pub enum ExecModel {
 ///   its release time; its deadline is still counted from the release time;
 /// - `tick`: one timer tick every `tick_period` on each busy CPU, charged to what it runs;
 /// - `abort_handler`: an aborted job's abort handler (ChronOS §3.2 aborts; DASA's abort cost),
-///   charged to the CPU the job was running on when it was aborted (a job aborted while it
-///   waited costs nothing: it has no CPU to clean up on);
+///   charged, for each of its threads, to the CPU the thread last ran on, running or waiting
+///   (one that never ran: the CPU it was forked or woken on; docs/semantics.md);
 /// - `rt_runtime` / `rt_period`: the kernel's real-time bandwidth cap (RT throttling,
 ///   `sched_rt_runtime_us` of `sched_rt_period_us`; on kernels with the fair server, the time it
 ///   takes for waiting ordinary tasks): per CPU, in each period starting at a multiple of
