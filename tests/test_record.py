@@ -226,6 +226,23 @@ def test_cli_from_text_trace(tmp_path):
     assert rtsched.load_taskset(tmp_path / "c.yaml").task_names == ["irq"]
 
 
+def test_replay_writes_the_measured_times_and_the_simulation_replays_them(tmp_path):
+    """`--replay`: job's four activations took 990, 1000, 1100 and 1000 us of CPU (the
+    hand-worked trace above); the task set lists them, and a simulation of it runs job k for
+    the k-th of them in turn (the first four jobs finish 0.99, 1.0, 1.1 and 1.0 ms after their
+    releases, the fifth 0.99 again), not its WCET."""
+    f = tmp_path / "t.txt"
+    f.write_text(tracefs_lines(JOB + IRQ))
+    out = tmp_path / "r.yaml"
+    run_cli("record", "--from", f, "-o", out, "--replay", "--comm", "^job$", check=0)
+    text = out.read_text()
+    assert "execution_times: [990000ns, 1000000ns, 1100000ns, 1000000ns]" in text
+    ts = rtsched.load_taskset(out).with_run(duration_ns=50_000_000)
+    jobs = rtsched.simulate(ts, "gedf", keep_jobs=True).jobs
+    took = [int(f - r) for f, r in zip(jobs.finish_ns, jobs.release_ns)]
+    assert took == [990_000, 1_000_000, 1_100_000, 1_000_000, 990_000]
+
+
 @pytest.mark.parametrize("args,msg", [
     (["-o", "o.yaml"], "nothing to record"),
     (["-o", "o.yaml", "--from", "t.txt", "--", "true"], "not both"),

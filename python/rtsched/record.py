@@ -377,10 +377,13 @@ def _q(s: str) -> str:
     return json.dumps(s, ensure_ascii=False)
 
 
-def taskset_yaml(fits, cpus: int, duration_ns: int, header: str = "", percentile_p: float = 99.0, times_file=None) -> str:
+def taskset_yaml(fits, cpus: int, duration_ns: int, header: str = "", percentile_p: float = 99.0, times_file=None,
+                 replay: bool = False) -> str:
     """The task set of ``fits`` (those with a kind) as YAML with the fit of each task as a
     comment on its line. Priorities are written when every task has a SCHED_FIFO/RR priority
-    (the file's rule: all or none)."""
+    (the file's rule: all or none). With ``replay``, each task lists its measured CPU time per
+    activation (`execution_times`, at least 1 ns each), which the simulator and `rtsched run`
+    replay in turn in place of the run's execution model."""
     tasks = [f for f in fits if f.kind]
     if not tasks:
         raise InputError("no thread of the recording had enough activations to be a task "
@@ -405,6 +408,8 @@ def taskset_yaml(fits, cpus: int, duration_ns: int, header: str = "", percentile
         parts.append(f"wcet: {_q(fmt_ns(f.wcet))}")
         if all_rt:
             parts.append(f"priority: {f.rt_priority}")
+        if replay and f.activations:
+            parts.append("execution_times: [" + ", ".join(f"{max(1, a.cpu_ns)}ns" for a in f.activations) + "]")
         note = (f"tid {f.tid}, {f.policy} prio {f.prio}, {len(f.activations)} activations; inter-activation "
                 f"{_us(f.min_interarrival)}..{_us(f.max_interarrival)} us, jitter (p95) {_us(f.jitter)} us, "
                 f"{f.in_tolerance:.0%} within tolerance; exec min/median/max {_us(f.exec_min)}/{_us(f.exec_median)}/"

@@ -804,7 +804,11 @@ fn task_main(sp: Spawn, ts: &TaskSet) -> ThreadOut {
     let mut cpu_mark = sys::thread_cpu_ns();
     while release < duration && !interrupted() && !ctx.failed.load(Ordering::Relaxed) {
         demands.clear();
-        let demand = streams.job_demands(&ts.run.execution, program, &mut demands);
+        let demand = if task.execution_times.is_empty() {
+            streams.job_demands(&ts.run.execution, program, &mut demands)
+        } else {
+            rtsched_runtime::streams::replayed(&task.execution_times, job, &mut demands)
+        };
         if let Some(r) = &ctx.scx {
             // Job boundary (ChronOS's begin_rt_seg): the job's deadline is in the registry
             // before the wake-up at its release, for every lane of the task.
@@ -887,7 +891,11 @@ fn task_main(sp: Spawn, ts: &TaskSet) -> ThreadOut {
     // were never started, and miss.
     while release < duration {
         demands.clear();
-        let demand = streams.job_demands(&ts.run.execution, program, &mut demands);
+        let demand = if task.execution_times.is_empty() {
+            streams.job_demands(&ts.run.execution, program, &mut demands)
+        } else {
+            rtsched_runtime::streams::replayed(&task.execution_times, job, &mut demands)
+        };
         let deadline = release + task.deadline;
         keep(&mut out, &sp.handoff, JobRecord { task: ti as u32, job, release, deadline, demand, missed: true, max_utility: task.max_utility(), ..Default::default() });
         job += 1;

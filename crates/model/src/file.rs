@@ -191,7 +191,10 @@ const RUN_FIELDS: &[&str] = &["duration", "seed", "on_miss", "execution", "overh
 const TASK_FIELDS: &[&str] = &[
     "name", "period", "min_interarrival", "max_interarrival", "deadline", "wcet", "offset",
     "priority", "cpu", "wss", "group", "regions", "sections", "tuf", "class", "nice", "behaviour", "run", "sleep",
+    "execution_times",
 ];
+/// The most measured execution times one task may list (`execution_times`).
+const MAX_EXECUTION_TIMES: usize = 1_000_000;
 /// What a best-effort (fair-class) task may give; the real-time timing fields do not apply.
 const FAIR_FIELDS: &[&str] = &["name", "class", "nice", "behaviour", "run", "sleep", "cpu", "offset", "wss", "group"];
 const TUF_FIELDS: &[&str] = &["shape", "utility", "termination", "points"];
@@ -690,7 +693,24 @@ impl<'a> Validator<'a> {
             None | Some(Value::Null) => None,
             Some(v) => Some(self.tuf(v, ctx, deadline)?),
         };
-        Ok(Task { name, period, max_interarrival, deadline, wcet, offset, priority, cpu, wss, group, regions, sections, tuf, class: crate::task::Class::Rt })
+        let execution_times = match m.get("execution_times") {
+            None | Some(Value::Null) => Vec::new(),
+            Some(Value::Array(a)) => {
+                if !regions.is_empty() {
+                    return Err(self.err(ctx, Some("execution_times"), "applies to sequential tasks only (this task has regions)"));
+                }
+                if a.is_empty() || a.len() > MAX_EXECUTION_TIMES {
+                    return Err(self.err(ctx, Some("execution_times"), format!("expected 1 to {MAX_EXECUTION_TIMES} durations, got {}", a.len())));
+                }
+                let mut v = Vec::with_capacity(a.len());
+                for (i, x) in a.iter().enumerate() {
+                    v.push(self.positive_duration(x, ctx, &format!("execution_times[{i}]"))?);
+                }
+                v
+            }
+            Some(v) => return Err(self.err(ctx, Some("execution_times"), format!("expected a list of durations, got {}", show(v)))),
+        };
+        Ok(Task { name, period, max_interarrival, deadline, wcet, offset, priority, cpu, wss, group, regions, sections, tuf, class: crate::task::Class::Rt, execution_times })
     }
 
     /// A best-effort task: `{name, class: fair, nice: 5, behaviour: sleeper, run: 2ms, sleep:
@@ -1414,6 +1434,9 @@ pub fn to_yaml(ts: &TaskSet) -> String {
                     write!(out, ", tuf: {{shape: {}, utility: {}, termination: {}}}", f.shape(), num(*utility), d(*termination))
                 }
             };
+        }
+        if !t.execution_times.is_empty() {
+            let _ = write!(out, ", execution_times: [{}]", t.execution_times.iter().map(|&x| d(x)).collect::<Vec<_>>().join(", "));
         }
         out.push_str("}\n");
     }

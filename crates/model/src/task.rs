@@ -54,6 +54,11 @@ pub struct Task {
     /// Real-time (the default) or best-effort: a fair-share task (opzone paper §4's background
     /// stress) scheduled below every real-time task by a fair policy (`cfs`).
     pub class: Class,
+    /// Measured execution times to replay (`rtsched record --replay`): job k of this
+    /// (sequential) task demands `execution_times[k mod n]`, in place of the run's execution
+    /// model. Empty: the model.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub execution_times: Vec<Time>,
 }
 
 /// A task's scheduling class.
@@ -134,6 +139,7 @@ impl Task {
             sections: Vec::new(),
             tuf: None,
             class: Class::Rt,
+            execution_times: Vec::new(),
         }
     }
     /// A best-effort task of the fair class (its `period` / `wcet` are the mean cycle / burst).

@@ -909,7 +909,11 @@ impl<'t> Ledger<'t> {
         // make a priority inversion); its successor comes after it and a sleep.
         let fair = r.streams[task as usize].fair.is_some();
         let (demand, next, deadline) = if !fair {
-            let d = r.streams[task as usize].job_demands(&ts.run.execution, &r.programs[task as usize], &mut demands);
+            let d = if t.execution_times.is_empty() {
+                r.streams[task as usize].job_demands(&ts.run.execution, &r.programs[task as usize], &mut demands)
+            } else {
+                crate::streams::replayed(&t.execution_times, job, &mut demands)
+            };
             (d, at + r.streams[task as usize].interarrival(t), at + rel_deadline)
         } else {
             r.bursts[task as usize] += 1;

@@ -6,6 +6,17 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rtsched_model::{Behaviour, ExecModel, Program, Task, Time, FOREVER};
 
+/// Job `job`'s demand when its task replays measured execution times (`Task::execution_times`,
+/// sequential tasks only): the times in turn, from the first again after the last. Appends it
+/// to `out` and returns it.
+#[cold]
+#[inline(never)]
+pub fn replayed(times: &[Time], job: u64, out: &mut Vec<Time>) -> Time {
+    let d = times[(job % times.len() as u64) as usize].max(1);
+    out.push(d);
+    d
+}
+
 pub struct TaskStreams {
     demand: ChaCha8Rng,
     arrival: ChaCha8Rng,

@@ -39,6 +39,8 @@ def register(sub):
     p.add_argument("--cpus", type=int, metavar="N", help="platform.cpus of the task set (default: this machine's, or the trace's)")
     p.add_argument("--times", metavar="FILE.csv",
                    help="where to write the measured activations (default: OUT with .activations.csv)")
+    p.add_argument("--replay", action="store_true",
+                   help="write each task's measured CPU time per activation (execution_times) into the task set, so a simulation or real run replays them in turn instead of the run's execution model")
     p.add_argument("--buffer-kb", type=int, default=8192, metavar="KB", help="trace buffer per CPU (default 8192)")
     p.add_argument("cmd", nargs=argparse.REMAINDER, metavar="-- CMD [ARGS...]", help="the command to run and record")
     p.set_defaults(func=run)
@@ -132,7 +134,7 @@ def run(args):
           f"±{args.tolerance:g}% of the median")
     print(table(head, rows, ["<", ">", "<", ">", "<", ">", ">", ">", ">", ">", ">", ">", ">", "<"]))
     header = what + (f"\nwarning: {lost} events were lost during the recording" if lost else "")
-    text = rec.taskset_yaml(fits, cpus, span, header, p, times_file=os.path.basename(times))
+    text = rec.taskset_yaml(fits, cpus, span, header, p, times_file=os.path.basename(times), replay=args.replay)
     import rtsched
 
     rtsched.parse_taskset(text, "yaml", args.output)  # what is written loads
