@@ -4,7 +4,7 @@ recorded from the kernel's trace. Its tasks give back the periods within 5 % and
 times within 30 % (issue 39's bound).
 
 The set (hand-worked): `fast` T = 10 ms, C = 1 ms, priority 60; `slow` T = 20 ms, C = 3 ms,
-priority 50; 3 s on every CPU. The recorded WCET is taken at `--percentile 50`, the median of
+priority 50; 2 s on every CPU (`test_convert_rtapp_real.SET`). The recorded WCET is taken at `--percentile 50`, the median of
 the per-activation CPU times: what rt-app's `run` asks for (its calibrated loop takes ~10 %
 longer here; the default p99 includes the longest activations, up to +27 % on `slow`).
 Up to three attempts (host steal on this VM can stretch one run), each printed; the last is
@@ -22,16 +22,10 @@ import pytest
 import rtsched
 
 from conftest import RTSCHED, real
+from test_convert_rtapp_real import SET  # the same hand-worked set, 2 s
 
 pytestmark = [pytest.mark.skipif(shutil.which("rt-app") is None, reason="needs rt-app (Debian's rt-app package; make system-deps installs it as root)")]
 
-SET = """\
-platform: {cpus: %d}
-run: {duration: 3s}
-tasks:
-  - {name: fast, period: 10ms, wcet: 1ms, priority: 60}
-  - {name: slow, period: 20ms, wcet: 3ms, priority: 50}
-"""
 WANT = {"fast": (10_000_000, 1_000_000), "slow": (20_000_000, 3_000_000)}  # period, wcet in ns
 
 
