@@ -20,12 +20,22 @@ fn main() {
         .map(PathBuf::from)
         .unwrap_or_else(|| manifest.join("../../target/scx-guest/include/vmlinux.h"));
     println!("cargo:rerun-if-changed={}", vmlinux.display());
-    let clang = std::env::var("RTSCHED_CLANG").ok().into_iter().chain(["clang-19".to_string(), "clang".to_string()]).find(|c| {
-        Command::new(c).arg("--version").output().is_ok_and(|o| o.status.success())
-    });
+    let clang = std::env::var("RTSCHED_CLANG")
+        .ok()
+        .into_iter()
+        .chain(["clang-19".to_string(), "clang".to_string()])
+        .find(|c| {
+            Command::new(c)
+                .arg("--version")
+                .output()
+                .is_ok_and(|o| o.status.success())
+        });
     let missing = match (&clang, vmlinux.is_file()) {
         (None, _) => Some("no clang (clang-19 or clang) on PATH".to_string()),
-        (_, false) => Some(format!("no vmlinux.h at {} (set RTSCHED_VMLINUX_H)", vmlinux.display())),
+        (_, false) => Some(format!(
+            "no vmlinux.h at {} (set RTSCHED_VMLINUX_H)",
+            vmlinux.display()
+        )),
         _ => None,
     };
     if let Some(why) = missing {
@@ -37,7 +47,16 @@ fn main() {
     // RTSCHED_BPF_TRACE=1: the user-space mode's trace lines (bpf_printk), a development aid.
     let trace = std::env::var("RTSCHED_BPF_TRACE").is_ok_and(|v| v == "1");
     let status = Command::new(clang.unwrap())
-        .args(["-g", "-O2", "-target", "bpf", "-D__TARGET_ARCH_x86", "-Wall", "-Wno-missing-declarations", "-Wno-unused-function"])
+        .args([
+            "-g",
+            "-O2",
+            "-target",
+            "bpf",
+            "-D__TARGET_ARCH_x86",
+            "-Wall",
+            "-Wno-missing-declarations",
+            "-Wno-unused-function",
+        ])
         .args(trace.then_some("-DRTSCHED_TRACE"))
         .arg("-I")
         .arg(vmlinux.parent().unwrap())
@@ -47,7 +66,10 @@ fn main() {
         .arg(&obj)
         .status()
         .expect("run clang");
-    assert!(status.success(), "clang failed to compile bpf/rtsched.bpf.c");
+    assert!(
+        status.success(),
+        "clang failed to compile bpf/rtsched.bpf.c"
+    );
     println!("cargo:rustc-cfg=rtsched_bpf");
     if trace {
         println!("cargo:rustc-cfg=rtsched_bpf_trace");

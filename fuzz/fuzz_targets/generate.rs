@@ -26,8 +26,26 @@ struct Input {
 
 /// Every key any generator reads, and one it does not.
 const KEYS: &[&str] = &[
-    "n", "m", "U", "u_min", "u_max", "period", "tmin", "tmax", "deadline", "f", "granularity", "window", "U_min", "U_max", "absolute", "parallel", "R", "x",
-    "place", "nope",
+    "n",
+    "m",
+    "U",
+    "u_min",
+    "u_max",
+    "period",
+    "tmin",
+    "tmax",
+    "deadline",
+    "f",
+    "granularity",
+    "window",
+    "U_min",
+    "U_max",
+    "absolute",
+    "parallel",
+    "R",
+    "x",
+    "place",
+    "nope",
 ];
 
 fuzz_target!(|input: Input| {
@@ -48,12 +66,21 @@ fuzz_target!(|input: Input| {
             (KEYS[*k as usize % KEYS.len()].to_string(), v)
         })
         .collect();
-    let refs: Vec<(&str, &str)> = pairs.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    let refs: Vec<(&str, &str)> = pairs
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.as_str()))
+        .collect();
     if let Ok(g) = by_name(name, &Params::from_pairs(&refs), input.seed) {
         let ts = &g.taskset;
-        assert!(!ts.tasks.is_empty() && ts.platform.cpus >= 1, "{name}: an empty set or no CPU");
+        assert!(
+            !ts.tasks.is_empty() && ts.platform.cpus >= 1,
+            "{name}: an empty set or no CPU"
+        );
         for t in &ts.tasks {
-            assert!(t.wcet >= 1 && t.period >= 1 && t.deadline >= 1, "{name}: task {t:?}");
+            assert!(
+                t.wcet >= 1 && t.period >= 1 && t.deadline >= 1,
+                "{name}: task {t:?}"
+            );
         }
         // What `rtsched gen` writes must read back (checked on sets of a size the fuzzer can
         // afford many of; the loader's scale is measured by `load_scale`).
@@ -61,7 +88,8 @@ fuzz_target!(|input: Input| {
             return;
         }
         let yaml = rtsched_model::file::to_yaml(ts);
-        if let Err(e) = rtsched_model::parse_taskset(&yaml, rtsched_model::Format::Yaml, "gen.yaml") {
+        if let Err(e) = rtsched_model::parse_taskset(&yaml, rtsched_model::Format::Yaml, "gen.yaml")
+        {
             panic!("{name}: the generated set does not read back: {e}");
         }
     }

@@ -40,7 +40,9 @@ fuzz_target!(|input: rtsched_fuzz::SetInput| {
     let mut checked = ProtocolChecker::new(policy, ts.platform.cpus);
     // An unresolved deadlock (a lock-order cycle the file was warned about) stops the run with
     // an error: an accepted outcome (docs/taskset-format.md "Critical sections").
-    let Ok(r) = Engine::new(&ts, &mut checked, NoObserver, NoCache, true).try_run() else { return };
+    let Ok(r) = Engine::new(&ts, &mut checked, NoObserver, NoCache, true).try_run() else {
+        return;
+    };
 
     let m = ts.platform.cpus as usize;
     let exact = !ts.run.overheads.any();
@@ -50,7 +52,10 @@ fuzz_target!(|input: rtsched_fuzz::SetInput| {
     let mut work: HashMap<(u32, u64), (Time, Time, Time)> = HashMap::new();
     let mut per_cpu: Vec<Vec<(Time, Time)>> = vec![Vec::new(); m];
     for iv in &r.intervals {
-        assert!(iv.end > iv.start && (iv.cpu as usize) < m, "{spec}: interval {iv:?}");
+        assert!(
+            iv.end > iv.start && (iv.cpu as usize) < m,
+            "{spec}: interval {iv:?}"
+        );
         per_cpu[iv.cpu as usize].push((iv.start, iv.end));
         let len = iv.end - iv.start;
         let paid = iv.overhead.min(len);
@@ -60,7 +65,10 @@ fuzz_target!(|input: rtsched_fuzz::SetInput| {
     for ivs in &mut per_cpu {
         ivs.sort_unstable();
         for w in ivs.windows(2) {
-            assert!(w[0].1 <= w[1].0, "{spec}: a CPU runs two things at once: {w:?}\n{doc}");
+            assert!(
+                w[0].1 <= w[1].0,
+                "{spec}: a CPU runs two things at once: {w:?}\n{doc}"
+            );
         }
     }
     for j in &r.jobs {
@@ -72,28 +80,71 @@ fuzz_target!(|input: rtsched_fuzz::SetInput| {
         if exact {
             // The record's CPU time and overhead are what its intervals show (no cache model
             // here, so no stall; no bandwidth-cap stops without run.overheads).
-            assert_eq!((j.exec, j.overhead), (cpu, paid), "{spec}: job {}/{} exec and overhead against its intervals\n{doc}", j.task, j.job);
+            assert_eq!(
+                (j.exec, j.overhead),
+                (cpu, paid),
+                "{spec}: job {}/{} exec and overhead against its intervals\n{doc}",
+                j.task,
+                j.job
+            );
         }
         match j.finish {
             Some(f) => {
-                assert!(f >= j.release, "{spec}: job {}/{} finishes before its release", j.task, j.job);
-                assert_eq!(j.missed, f > j.deadline, "{spec}: job {}/{} miss flag\n{doc}", j.task, j.job);
+                assert!(
+                    f >= j.release,
+                    "{spec}: job {}/{} finishes before its release",
+                    j.task,
+                    j.job
+                );
+                assert_eq!(
+                    j.missed,
+                    f > j.deadline,
+                    "{spec}: job {}/{} miss flag\n{doc}",
+                    j.task,
+                    j.job
+                );
                 if exact {
-                    assert_eq!(got, j.demand, "{spec}: job {}/{} ran {got} ns of its demand {}\n{doc}", j.task, j.job, j.demand);
+                    assert_eq!(
+                        got, j.demand,
+                        "{spec}: job {}/{} ran {got} ns of its demand {}\n{doc}",
+                        j.task, j.job, j.demand
+                    );
                 }
             }
             None => {
-                assert!(j.missed || j.deadline > r.end, "{spec}: unfinished job {}/{} past its deadline not missed\n{doc}", j.task, j.job);
+                assert!(
+                    j.missed || j.deadline > r.end,
+                    "{spec}: unfinished job {}/{} past its deadline not missed\n{doc}",
+                    j.task,
+                    j.job
+                );
                 if exact {
-                    assert!(got < j.demand, "{spec}: unfinished job {}/{} ran its whole demand\n{doc}", j.task, j.job);
+                    assert!(
+                        got < j.demand,
+                        "{spec}: unfinished job {}/{} ran its whole demand\n{doc}",
+                        j.task,
+                        j.job
+                    );
                 }
             }
         }
         if j.aborted {
-            assert!(j.missed && j.finish.is_none() && j.aborted_at.is_some_and(|a| a >= j.release), "{spec}: aborted job {j:?}");
+            assert!(
+                j.missed && j.finish.is_none() && j.aborted_at.is_some_and(|a| a >= j.release),
+                "{spec}: aborted job {j:?}"
+            );
         }
-        assert!(j.utility >= 0.0 && j.utility <= t.max_utility(), "{spec}: utility {} of at most {}", j.utility, t.max_utility());
+        assert!(
+            j.utility >= 0.0 && j.utility <= t.max_utility(),
+            "{spec}: utility {} of at most {}",
+            j.utility,
+            t.max_utility()
+        );
     }
     let s = r.summaries().total;
-    assert!((0.0..=1.0).contains(&s.aur) || s.aur.is_nan(), "{spec}: AUR {}", s.aur);
+    assert!(
+        (0.0..=1.0).contains(&s.aur) || s.aur.is_nan(),
+        "{spec}: AUR {}",
+        s.aur
+    );
 });

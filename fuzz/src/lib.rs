@@ -10,16 +10,31 @@ use serde_json::{json, Value};
 /// The reader's contract on any text: a task set that writes back to YAML and reads back to the
 /// same value, or an error that names the file. Never a panic.
 pub fn check_taskset(text: &str, format: Format) {
-    let source = if format == Format::Json { "fuzz.json" } else { "fuzz.yaml" };
+    let source = if format == Format::Json {
+        "fuzz.json"
+    } else {
+        "fuzz.yaml"
+    };
     match parse_taskset(text, format, source) {
         Err(e) => {
             let shown = e.to_string();
-            assert!(shown.starts_with(source) && !e.message.is_empty(), "an error that does not name the file: {shown:?}");
+            assert!(
+                shown.starts_with(source) && !e.message.is_empty(),
+                "an error that does not name the file: {shown:?}"
+            );
         }
         Ok(ts) => {
             let yaml = to_yaml(&ts);
-            let back = parse_taskset(&yaml, Format::Yaml, "round-trip.yaml").unwrap_or_else(|e| panic!("to_yaml wrote what the reader refuses: {e}\n{yaml}"));
-            assert_eq!(TaskSet { source: ts.source.clone(), ..back }, ts, "to_yaml does not read back to the same task set:\n{yaml}");
+            let back = parse_taskset(&yaml, Format::Yaml, "round-trip.yaml")
+                .unwrap_or_else(|e| panic!("to_yaml wrote what the reader refuses: {e}\n{yaml}"));
+            assert_eq!(
+                TaskSet {
+                    source: ts.source.clone(),
+                    ..back
+                },
+                ts,
+                "to_yaml does not read back to the same task set:\n{yaml}"
+            );
         }
     }
 }
@@ -79,7 +94,13 @@ fn us(x: u64) -> Value {
 impl SetInput {
     /// The task-set document (JSON) this input describes.
     pub fn document(&self) -> Value {
-        let tasks: Vec<Value> = self.tasks.iter().take(6).enumerate().map(|(i, t)| t.document(i, self.resources)).collect();
+        let tasks: Vec<Value> = self
+            .tasks
+            .iter()
+            .take(6)
+            .enumerate()
+            .map(|(i, t)| t.document(i, self.resources))
+            .collect();
         let mut run = json!({
             "duration": us((self.duration as u64 % 40 + 1) * 100),
             "seed": self.seed,
@@ -95,7 +116,9 @@ impl SetInput {
         }
         let mut doc = json!({"platform": {"cpus": self.cpus % 5}, "run": run, "tasks": tasks});
         if self.resources % 4 > 0 {
-            doc["resources"] = json!((0..self.resources % 4).map(|r| format!("R{r}")).collect::<Vec<_>>());
+            doc["resources"] = json!((0..self.resources % 4)
+                .map(|r| format!("R{r}"))
+                .collect::<Vec<_>>());
         }
         doc
     }
@@ -116,7 +139,10 @@ impl TaskInput {
                 _ => {
                     t["behaviour"] = json!("bursty");
                     t["run"] = json!([us(run as u64 * 10), us(run as u64 * 10 + 50)]);
-                    t["sleep"] = json!([us(self.period as u64 * 10), us(self.period as u64 * 10 + 100)]);
+                    t["sleep"] = json!([
+                        us(self.period as u64 * 10),
+                        us(self.period as u64 * 10 + 100)
+                    ]);
                 }
             }
             return t;
@@ -133,7 +159,18 @@ impl TaskInput {
             t["wcet"] = Value::String(format!("{}ns", self.wcet as u64 % 2501 * 100));
         }
         if !self.regions.is_empty() {
-            let regions: Vec<Value> = self.regions.iter().take(3).map(|r| json!(r.iter().take(4).map(|&w| us(w as u64 % 50)).collect::<Vec<_>>())).collect();
+            let regions: Vec<Value> = self
+                .regions
+                .iter()
+                .take(3)
+                .map(|r| {
+                    json!(r
+                        .iter()
+                        .take(4)
+                        .map(|&w| us(w as u64 % 50))
+                        .collect::<Vec<_>>())
+                })
+                .collect();
             t["regions"] = json!(regions);
         }
         if let Some(d) = self.deadline {
@@ -162,14 +199,20 @@ impl TaskInput {
             t["tuf"] = match f {
                 TufInput::Step(u) => json!(*u as f64 / 4.0),
                 TufInput::Linear(u, x) => match x {
-                    Some(x) => json!({"shape": "linear", "utility": u, "termination": us(*x as u64 % 3000)}),
+                    Some(x) => {
+                        json!({"shape": "linear", "utility": u, "termination": us(*x as u64 % 3000)})
+                    }
                     None => json!({"shape": "linear", "utility": u}),
                 },
                 TufInput::Quadratic(u, x) => match x {
-                    Some(x) => json!({"shape": "quadratic", "utility": u, "termination": us(*x as u64 % 3000)}),
+                    Some(x) => {
+                        json!({"shape": "quadratic", "utility": u, "termination": us(*x as u64 % 3000)})
+                    }
                     None => json!({"shape": "quadratic", "utility": u}),
                 },
-                TufInput::Piecewise(pts) => json!({"shape": "piecewise", "points": pts.iter().take(4).map(|(t, u)| json!([us(*t as u64 % 3000), u])).collect::<Vec<_>>()}),
+                TufInput::Piecewise(pts) => {
+                    json!({"shape": "piecewise", "points": pts.iter().take(4).map(|(t, u)| json!([us(*t as u64 % 3000), u])).collect::<Vec<_>>()})
+                }
             };
         }
         t
@@ -179,10 +222,24 @@ impl TaskInput {
 /// Every scheduler in the registry, and the variants with options of their own code paths
 /// (push variants, partitioners, priority orders, ChronOS's global models).
 pub fn schedulers() -> Vec<String> {
-    let mut s: Vec<String> = rtsched_policies::registry::names().into_iter().map(String::from).collect();
+    let mut s: Vec<String> = rtsched_policies::registry::names()
+        .into_iter()
+        .map(String::from)
+        .collect();
     for v in [
-        "gfp:rm", "gfp:dm", "pfp:rm", "pedf:ffd", "pedf:wfd", "pedf:lwfg+ffd", "pfp:partition=bfd", "gedf-dist:linear", "gedf-dist:fmask",
-        "gfp-dist:dm,push=heap", "ggua:model=ac", "gedf:model=ac,mapper=none", "gnpedf:model=stw",
+        "gfp:rm",
+        "gfp:dm",
+        "pfp:rm",
+        "pedf:ffd",
+        "pedf:wfd",
+        "pedf:lwfg+ffd",
+        "pfp:partition=bfd",
+        "gedf-dist:linear",
+        "gedf-dist:fmask",
+        "gfp-dist:dm,push=heap",
+        "ggua:model=ac",
+        "gedf:model=ac,mapper=none",
+        "gnpedf:model=stw",
     ] {
         s.push(v.to_string());
     }

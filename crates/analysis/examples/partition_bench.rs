@@ -14,8 +14,14 @@ use std::time::Instant;
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    let sets: usize = args.get(1).map(|s| s.parse().expect("SETS is a number")).unwrap_or(50_000);
-    let m: u32 = args.get(2).map(|s| s.parse().expect("CPUS is a number")).unwrap_or(48);
+    let sets: usize = args
+        .get(1)
+        .map(|s| s.parse().expect("SETS is a number"))
+        .unwrap_or(50_000);
+    let m: u32 = args
+        .get(2)
+        .map(|s| s.parse().expect("CPUS is a number"))
+        .unwrap_or(48);
     let caps = [0.25, 0.5, 0.75, 0.85, 0.95];
 
     let t0 = Instant::now();
@@ -29,15 +35,26 @@ fn main() {
         .collect();
     let gen_s = t0.elapsed().as_secs_f64();
     let tasks: usize = tasksets.iter().map(|t| t.tasks.len()).sum();
-    println!("generated {sets} task sets for {m} CPUs ({:.1} tasks/set) in {gen_s:.3} s ({:.0} sets/s)", tasks as f64 / sets as f64, sets as f64 / gen_s);
+    println!(
+        "generated {sets} task sets for {m} CPUs ({:.1} tasks/set) in {gen_s:.3} s ({:.0} sets/s)",
+        tasks as f64 / sets as f64,
+        sets as f64 / gen_s
+    );
 
     let mut baseline = None;
     for name in ["ffd", "lwfg", "wfd"] {
         let p = partitioner(name).unwrap();
         let t = Instant::now();
-        let ok = tasksets.iter().filter(|ts| p.partition(ts, &Admission::EdfExact).is_ok()).count();
+        let ok = tasksets
+            .iter()
+            .filter(|ts| p.partition(ts, &Admission::EdfExact).is_ok())
+            .count();
         let s = t.elapsed().as_secs_f64();
         let base = *baseline.get_or_insert(s);
-        println!("{name:>5}: {s:7.3} s  {:>9.0} sets/s  partitioned {ok}/{sets}  ({:.2}x ffd's time)", sets as f64 / s, s / base);
+        println!(
+            "{name:>5}: {s:7.3} s  {:>9.0} sets/s  partitioned {ok}/{sets}  ({:.2}x ffd's time)",
+            sets as f64 / s,
+            s / base
+        );
     }
 }

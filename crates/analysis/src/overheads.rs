@@ -95,7 +95,11 @@ const CAP: u128 = 1 << 62;
 fn stretch(c: Time, extra: u128, tick: Time, period: Time, stop: Time, rt_period: Time) -> Time {
     let base = c as u128 + extra;
     let (p, r) = (period as u128, rt_period as u128);
-    let v = if tick == 0 && stop == 0 { base } else { (base * p * r).div_ceil(p * r - tick as u128 * r - stop as u128 * p) };
+    let v = if tick == 0 && stop == 0 {
+        base
+    } else {
+        (base * p * r).div_ceil(p * r - tick as u128 * r - stop as u128 * p)
+    };
     v.min(CAP) as Time
 }
 
@@ -115,18 +119,32 @@ pub fn inflate(tasks: &[Cdt], oh: &Overheads, class: Class) -> Result<Vec<Inflat
     if tick > 0 && tick >= period {
         return Err(Infeasible {
             task: None,
-            message: format!("tick {} ≥ tick_period {}: a busy CPU only runs its tick handler", fmt_duration(tick), fmt_duration(period)),
+            message: format!(
+                "tick {} ≥ tick_period {}: a busy CPU only runs its tick handler",
+                fmt_duration(tick),
+                fmt_duration(period)
+            ),
         });
     }
     if let Some(i) = tasks.iter().position(|x| x.d <= oh.release) {
         return Err(Infeasible {
             task: Some(i),
-            message: format!("release latency {} ≥ D = {}: every job arrives after its deadline", fmt_duration(oh.release), fmt_duration(tasks[i].d)),
+            message: format!(
+                "release latency {} ≥ D = {}: every job arrives after its deadline",
+                fmt_duration(oh.release),
+                fmt_duration(tasks[i].d)
+            ),
         });
     }
     // The real-time bandwidth cap: a busy CPU stops for at most B at the end of each period.
-    let (stop, rt_period) = if oh.throttles() { (oh.rt_period - oh.rt_runtime, oh.rt_period) } else { (0, 1) };
-    if tick as u128 * rt_period as u128 + stop as u128 * period as u128 >= period as u128 * rt_period as u128 {
+    let (stop, rt_period) = if oh.throttles() {
+        (oh.rt_period - oh.rt_runtime, oh.rt_period)
+    } else {
+        (0, 1)
+    };
+    if tick as u128 * rt_period as u128 + stop as u128 * period as u128
+        >= period as u128 * rt_period as u128
+    {
         return Err(Infeasible {
             task: None,
             message: format!(
@@ -149,10 +167,23 @@ pub fn inflate(tasks: &[Cdt], oh: &Overheads, class: Class) -> Result<Vec<Inflat
                     // Each of the job's f stays on a CPU may meet one more tick and one more stop.
                     let p = global_preemptions(tasks, i, &d);
                     let f = p.saturating_add(1);
-                    (f, p, f as u128 * (o + tick as u128 + stop as u128) + p as u128 * oh.migration as u128)
+                    (
+                        f,
+                        p,
+                        f as u128 * (o + tick as u128 + stop as u128)
+                            + p as u128 * oh.migration as u128,
+                    )
                 }
             };
-            Inflated { task: Cdt { c: stretch(x.c, extra, tick, period, stop, rt_period), d: d[i], t: x.t }, dispatches: f, migrations: mig }
+            Inflated {
+                task: Cdt {
+                    c: stretch(x.c, extra, tick, period, stop, rt_period),
+                    d: d[i],
+                    t: x.t,
+                },
+                dispatches: f,
+                migrations: mig,
+            }
         })
         .collect())
 }
@@ -191,7 +222,10 @@ fn with_inflated(ts: &TaskSet, inf: &[Inflated]) -> TaskSet {
 fn as_bound(mut v: Verdict) -> Verdict {
     if v.schedulable == Some(false) {
         v.schedulable = None;
-        v.detail = format!("fails with inflated WCETs (a bound, not a proof of a miss): {}", v.detail);
+        v.detail = format!(
+            "fails with inflated WCETs (a bound, not a proof of a miss): {}",
+            v.detail
+        );
     }
     v
 }
@@ -202,18 +236,28 @@ fn as_bound(mut v: Verdict) -> Verdict {
 /// context_switch between its arrival and its deadline, and Σ of that over T at most m.
 /// Test names are those of the plain analysis, so the two can be shown side by side.
 pub fn analyze_with_overheads(ts: &TaskSet, oh: &Overheads) -> OverheadAnalysis {
-    let plain_names: Vec<String> = schedulability::analyze(ts).into_iter().map(|v| v.test).collect();
+    let plain_names: Vec<String> = schedulability::analyze(ts)
+        .into_iter()
+        .map(|v| v.test)
+        .collect();
     if ts.has_structure() {
         let verdicts = plain_names
             .into_iter()
             .map(|n| Verdict::new(n, None, "not applicable: the overhead-aware analysis covers independent sequential tasks only"))
             .collect();
-        return OverheadAnalysis { verdicts, tasks: Vec::new() };
+        return OverheadAnalysis {
+            verdicts,
+            tasks: Vec::new(),
+        };
     }
     let m = ts.platform.cpus;
     let cdt: Vec<Cdt> = ts.tasks.iter().map(Cdt::from).collect();
     let part = inflate(&cdt, oh, Class::Partitioned);
-    let glob = if m > 1 { Some(inflate(&cdt, oh, Class::Global)) } else { None };
+    let glob = if m > 1 {
+        Some(inflate(&cdt, oh, Class::Global))
+    } else {
+        None
+    };
     let (part, glob) = match (part, glob.transpose()) {
         (Ok(p), Ok(g)) => (p, g),
         (Err(e), _) | (_, Err(e)) => {
@@ -222,19 +266,48 @@ pub fn analyze_with_overheads(ts: &TaskSet, oh: &Overheads) -> OverheadAnalysis 
                 None => e.message,
             };
             let mut verdicts = vec![Verdict::new("necessary", Some(false), why.clone())];
-            verdicts.extend(plain_names.into_iter().filter(|n| n != "necessary").map(|n| Verdict::new(n, Some(false), why.clone())));
-            return OverheadAnalysis { verdicts, tasks: Vec::new() };
+            verdicts.extend(
+                plain_names
+                    .into_iter()
+                    .filter(|n| n != "necessary")
+                    .map(|n| Verdict::new(n, Some(false), why.clone())),
+            );
+            return OverheadAnalysis {
+                verdicts,
+                tasks: Vec::new(),
+            };
         }
     };
     // Necessary: the first dispatch always costs decision + context switch (a new entity).
-    let least: Vec<Cdt> = cdt.iter().zip(&part).map(|(x, p)| Cdt { c: x.c + oh.decision + oh.context_switch, d: p.task.d, t: x.t }).collect();
+    let least: Vec<Cdt> = cdt
+        .iter()
+        .zip(&part)
+        .map(|(x, p)| Cdt {
+            c: x.c + oh.decision + oh.context_switch,
+            d: p.task.d,
+            t: x.t,
+        })
+        .collect();
     let mut necessary = global::necessary(&least, m);
-    necessary.detail = format!("with C + decision + context switch, D − release: {}", necessary.detail);
+    necessary.detail = format!(
+        "with C + decision + context switch, D − release: {}",
+        necessary.detail
+    );
     let mut verdicts = vec![necessary];
     let on_part = schedulability::analyze(&with_inflated(ts, &part));
     if let Some(g) = &glob {
-        verdicts.extend(schedulability::analyze(&with_inflated(ts, g)).into_iter().filter(|v| v.test.starts_with("gedf-")).map(as_bound));
-        verdicts.extend(on_part.into_iter().filter(|v| v.test.starts_with("p-")).map(as_bound));
+        verdicts.extend(
+            schedulability::analyze(&with_inflated(ts, g))
+                .into_iter()
+                .filter(|v| v.test.starts_with("gedf-"))
+                .map(as_bound),
+        );
+        verdicts.extend(
+            on_part
+                .into_iter()
+                .filter(|v| v.test.starts_with("p-"))
+                .map(as_bound),
+        );
     } else {
         verdicts.extend(on_part.into_iter().map(as_bound));
     }
@@ -242,14 +315,23 @@ pub fn analyze_with_overheads(ts: &TaskSet, oh: &Overheads) -> OverheadAnalysis 
     // D' = D − release is shorter) still gets a row, so the two lists line up.
     for n in plain_names {
         if !verdicts.iter().any(|v| v.test == n) {
-            verdicts.push(Verdict::new(n, None, "not applicable to the inflated set (D' = D − release latency is not T)"));
+            verdicts.push(Verdict::new(
+                n,
+                None,
+                "not applicable to the inflated set (D' = D − release latency is not T)",
+            ));
         }
     }
     let tasks = ts
         .tasks
         .iter()
         .enumerate()
-        .map(|(i, t)| TaskRow { name: t.name.clone(), plain: cdt[i], partitioned: part[i], global: glob.as_ref().map(|g| g[i]) })
+        .map(|(i, t)| TaskRow {
+            name: t.name.clone(),
+            plain: cdt[i],
+            partitioned: part[i],
+            global: glob.as_ref().map(|g| g[i]),
+        })
         .collect();
     OverheadAnalysis { verdicts, tasks }
 }
@@ -277,8 +359,23 @@ mod tests {
 
     const US: Time = 1_000;
 
-    fn oh(decision: Time, cs: Time, mig: Time, release: Time, tick: Time, period: Time) -> Overheads {
-        Overheads { decision, context_switch: cs, migration: mig, release, tick, tick_period: period, ..Overheads::default() }
+    fn oh(
+        decision: Time,
+        cs: Time,
+        mig: Time,
+        release: Time,
+        tick: Time,
+        period: Time,
+    ) -> Overheads {
+        Overheads {
+            decision,
+            context_switch: cs,
+            migration: mig,
+            release,
+            tick,
+            tick_period: period,
+            ..Overheads::default()
+        }
     }
 
     fn cdt(c: Time, d: Time, t: Time) -> Cdt {
@@ -291,13 +388,26 @@ mod tests {
     #[test]
     fn partitioned_inflation_by_hand() {
         let ts = [cdt(1000 * US, 4000 * US, 5000 * US)];
-        let r = inflate(&ts, &oh(5 * US, 10 * US, 99 * US, 50 * US, 20 * US, 1000 * US), Class::Partitioned).unwrap();
+        let r = inflate(
+            &ts,
+            &oh(5 * US, 10 * US, 99 * US, 50 * US, 20 * US, 1000 * US),
+            Class::Partitioned,
+        )
+        .unwrap();
         assert_eq!(r[0].task, cdt(1_071_429, 3950 * US, 5000 * US));
         assert_eq!((r[0].dispatches, r[0].migrations), (2, 0));
-        let r = inflate(&ts, &oh(5 * US, 10 * US, 99 * US, 0, 0, 1000 * US), Class::Partitioned).unwrap();
+        let r = inflate(
+            &ts,
+            &oh(5 * US, 10 * US, 99 * US, 0, 0, 1000 * US),
+            Class::Partitioned,
+        )
+        .unwrap();
         assert_eq!(r[0].task, cdt(1030 * US, 4000 * US, 5000 * US));
         // No overheads: no change.
-        assert_eq!(inflate(&ts, &Overheads::default(), Class::Partitioned).unwrap()[0].task, ts[0]);
+        assert_eq!(
+            inflate(&ts, &Overheads::default(), Class::Partitioned).unwrap()[0].task,
+            ts[0]
+        );
     }
 
     /// Global, by hand: tasks (C, D, T) in us a = (100, 1000, 1000), b = (200, 3000, 4000),
@@ -308,14 +418,38 @@ mod tests {
     /// With tick 10us every 100us: c = ⌈(50 + 1·(3 + 10))·100/90⌉ = ⌈70⌉ = 70us.
     #[test]
     fn global_inflation_by_hand() {
-        let ts = [cdt(100 * US, 1000 * US, 1000 * US), cdt(200 * US, 3000 * US, 4000 * US), cdt(50 * US, 250 * US, 500 * US)];
+        let ts = [
+            cdt(100 * US, 1000 * US, 1000 * US),
+            cdt(200 * US, 3000 * US, 4000 * US),
+            cdt(50 * US, 250 * US, 500 * US),
+        ];
         let r = inflate(&ts, &oh(US, 2 * US, 4 * US, 0, 0, 1000 * US), Class::Global).unwrap();
-        assert_eq!(r.iter().map(|x| (x.task.c / US, x.dispatches, x.migrations)).collect::<Vec<_>>(), vec![(117, 3, 2), (259, 9, 8), (53, 1, 0)]);
-        let r = inflate(&ts, &oh(US, 2 * US, 4 * US, 0, 10 * US, 100 * US), Class::Global).unwrap();
+        assert_eq!(
+            r.iter()
+                .map(|x| (x.task.c / US, x.dispatches, x.migrations))
+                .collect::<Vec<_>>(),
+            vec![(117, 3, 2), (259, 9, 8), (53, 1, 0)]
+        );
+        let r = inflate(
+            &ts,
+            &oh(US, 2 * US, 4 * US, 0, 10 * US, 100 * US),
+            Class::Global,
+        )
+        .unwrap();
         assert_eq!(r[2].task.c, 70 * US);
         // A release latency shortens every D' alike, so the preemption counts stay.
-        let r = inflate(&ts, &oh(US, 2 * US, 4 * US, 100 * US, 0, 1000 * US), Class::Global).unwrap();
-        assert_eq!(r.iter().map(|x| (x.task.d / US, x.dispatches)).collect::<Vec<_>>(), vec![(900, 3), (2900, 9), (150, 1)]);
+        let r = inflate(
+            &ts,
+            &oh(US, 2 * US, 4 * US, 100 * US, 0, 1000 * US),
+            Class::Global,
+        )
+        .unwrap();
+        assert_eq!(
+            r.iter()
+                .map(|x| (x.task.d / US, x.dispatches))
+                .collect::<Vec<_>>(),
+            vec![(900, 3), (2900, 9), (150, 1)]
+        );
     }
 
     #[test]
@@ -336,8 +470,16 @@ mod tests {
     fn analysis_side_by_side() {
         use rtsched_model::Task;
         let ms = 1_000_000;
-        let ts = TaskSet::new(1, vec![Task::periodic("a", 10 * ms, 4 * ms), Task::periodic("b", 10 * ms, 5 * ms)]);
-        let get = |a: &OverheadAnalysis, n: &str| a.verdicts.iter().find(|v| v.test == n).unwrap().schedulable;
+        let ts = TaskSet::new(
+            1,
+            vec![
+                Task::periodic("a", 10 * ms, 4 * ms),
+                Task::periodic("b", 10 * ms, 5 * ms),
+            ],
+        );
+        let get = |a: &OverheadAnalysis, n: &str| {
+            a.verdicts.iter().find(|v| v.test == n).unwrap().schedulable
+        };
         let a = analyze_with_overheads(&ts, &oh(40 * US, 10 * US, 0, 0, 0, ms));
         assert_eq!(get(&a, "edf-exact"), Some(true));
         assert_eq!(a.tasks[1].partitioned.task.c, 5100 * US);
@@ -346,15 +488,33 @@ mod tests {
         assert_eq!(get(&a, "necessary"), None);
         // The plain names all appear (the RM bounds too, as not applicable: D' < T with a
         // release latency), plus `necessary`.
-        let plain: Vec<String> = schedulability::analyze(&ts).into_iter().map(|v| v.test).collect();
-        assert!(plain.iter().all(|n| a.verdicts.iter().any(|v| &v.test == n)));
+        let plain: Vec<String> = schedulability::analyze(&ts)
+            .into_iter()
+            .map(|v| v.test)
+            .collect();
+        assert!(plain
+            .iter()
+            .all(|n| a.verdicts.iter().any(|v| &v.test == n)));
         let a = analyze_with_overheads(&ts, &oh(0, 0, 0, US, 0, ms));
-        let ll = a.verdicts.iter().find(|v| v.test == "rm-liu-layland").unwrap();
-        assert!(ll.schedulable.is_none() && ll.detail.contains("not applicable"), "{ll:?}");
+        let ll = a
+            .verdicts
+            .iter()
+            .find(|v| v.test == "rm-liu-layland")
+            .unwrap();
+        assert!(
+            ll.schedulable.is_none() && ll.detail.contains("not applicable"),
+            "{ll:?}"
+        );
         // C + decision + cs > D − release: certainly a miss.
         let a = analyze_with_overheads(&ts, &oh(1000 * US, 0, 0, 4500 * US, 0, ms));
         assert_eq!(get(&a, "necessary"), Some(false));
         let a = analyze_with_overheads(&ts, &oh(0, 0, 0, 10 * ms, 0, ms));
-        assert!(a.verdicts.iter().all(|v| v.schedulable == Some(false) && v.detail.contains("task 'a'")), "{:?}", a.verdicts);
+        assert!(
+            a.verdicts
+                .iter()
+                .all(|v| v.schedulable == Some(false) && v.detail.contains("task 'a'")),
+            "{:?}",
+            a.verdicts
+        );
     }
 }

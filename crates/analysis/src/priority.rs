@@ -30,7 +30,12 @@ mod tests {
 
     #[test]
     fn rm_and_dm_by_hand() {
-        let mut ts = vec![Task::periodic("a", 20, 1), Task::periodic("b", 5, 1), Task::periodic("c", 10, 1), Task::periodic("d", 10, 1)];
+        let mut ts = vec![
+            Task::periodic("a", 20, 1),
+            Task::periodic("b", 5, 1),
+            Task::periodic("c", 10, 1),
+            Task::periodic("d", 10, 1),
+        ];
         assert_eq!(rate_monotonic(&ts), vec![1, 4, 3, 2]);
         ts[0].deadline = 2;
         assert_eq!(deadline_monotonic(&ts), vec![4, 3, 2, 1]);

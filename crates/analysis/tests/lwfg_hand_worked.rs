@@ -24,7 +24,11 @@ use rtsched_model::{Task, TaskSet};
 
 /// An MTT thread as Table 1 draws them (MWL: period, utilisation and WSS per MTT).
 fn thread(name: &str, period_ms: u64, u_tenths: u64, wss_kib: u64, group: u32) -> Task {
-    let mut t = Task::periodic(name, period_ms * NS_PER_MS, period_ms * u_tenths * NS_PER_MS / 10);
+    let mut t = Task::periodic(
+        name,
+        period_ms * NS_PER_MS,
+        period_ms * u_tenths * NS_PER_MS / 10,
+    );
     t.wss = Some(wss_kib * 1024);
     t.group = Some(group);
     t
@@ -41,19 +45,26 @@ fn thread(name: &str, period_ms: u64, u_tenths: u64, wss_kib: u64, group: u32) -
 ///
 /// File order = WSS order: p q r1 r2 s1 s2 s3 (tasks[0..7]).
 fn example() -> TaskSet {
-    TaskSet::new(3, vec![
-        thread("p", 40, 3, 448, 0),
-        thread("q", 20, 3, 384, 1),
-        thread("r1", 50, 4, 256, 2),
-        thread("r2", 50, 4, 256, 2),
-        thread("s1", 10, 4, 64, 3),
-        thread("s2", 10, 4, 64, 3),
-        thread("s3", 10, 4, 64, 3),
-    ])
+    TaskSet::new(
+        3,
+        vec![
+            thread("p", 40, 3, 448, 0),
+            thread("q", 20, 3, 384, 1),
+            thread("r1", 50, 4, 256, 2),
+            thread("r2", 50, 4, 256, 2),
+            thread("s1", 10, 4, 64, 3),
+            thread("s2", 10, 4, 64, 3),
+            thread("s3", 10, 4, 64, 3),
+        ],
+    )
 }
 
 fn run(name: &str, ts: &TaskSet) -> Result<Vec<u32>, usize> {
-    by_name(name).unwrap().partition(ts, &Admission::EdfExact).map(|p| p.cpu_of_task).map_err(|e| e.task)
+    by_name(name)
+        .unwrap()
+        .partition(ts, &Admission::EdfExact)
+        .map(|p| p.cpu_of_task)
+        .map_err(|e| e.task)
 }
 
 /// Algorithm 1 by hand (loads in tenths; `last` starts at CPU 2, so the first scan starts at 0):
@@ -84,8 +95,15 @@ fn run(name: &str, ts: &TaskSet) -> Result<Vec<u32>, usize> {
 fn lwfg_fails_where_every_decreasing_or_first_fit_heuristic_succeeds() {
     let ts = example();
     assert_eq!(run("lwfg", &ts), Err(6), "LWFG fails at s3");
-    let e = by_name("lwfg").unwrap().partition(&ts, &Admission::EdfExact).unwrap_err();
-    assert!(e.to_string().starts_with("lwfg: task 's3' (tasks[6]) fits on none of the 3 CPUs"), "{e}");
+    let e = by_name("lwfg")
+        .unwrap()
+        .partition(&ts, &Admission::EdfExact)
+        .unwrap_err();
+    assert!(
+        e.to_string()
+            .starts_with("lwfg: task 's3' (tasks[6]) fits on none of the 3 CPUs"),
+        "{e}"
+    );
     assert_eq!(run("next:wss", &ts), Err(6));
     assert_eq!(run("first:wss", &ts), Ok(vec![0, 0, 0, 1, 1, 2, 2]));
     assert_eq!(run("nfd", &ts), Ok(vec![2, 2, 0, 1, 2, 0, 1]));
@@ -93,7 +111,10 @@ fn lwfg_fails_where_every_decreasing_or_first_fit_heuristic_succeeds() {
     assert_eq!(run("wfd", &ts), Ok(vec![2, 2, 0, 1, 2, 0, 1]));
     assert_eq!(run("bf", &ts), Ok(vec![1, 1, 2, 2, 0, 0, 1]));
     // The fallback §3.2 recommends rescues the set.
-    let p = by_name("lwfg,ffd").unwrap().partition(&ts, &Admission::EdfExact).unwrap();
+    let p = by_name("lwfg,ffd")
+        .unwrap()
+        .partition(&ts, &Admission::EdfExact)
+        .unwrap();
     assert_eq!(p.heuristic, "ffd");
 }
 
@@ -144,7 +165,12 @@ enum Tie {
 }
 
 impl Reading {
-    const OURS: Reading = Reading { scan: Scan::Wrap, tie: Tie::Latest, grouping: true, order: Order::DecreasingWss };
+    const OURS: Reading = Reading {
+        scan: Scan::Wrap,
+        tie: Tie::Latest,
+        grouping: true,
+        order: Order::DecreasingWss,
+    };
 }
 
 /// Algorithm 1, plainly, under `r`. `Err(i)`: task i alone fit nowhere.
@@ -163,7 +189,12 @@ fn reference(ts: &TaskSet, r: Reading, adm: &Admission) -> Result<Vec<u32>, usiz
         }
         let mut group = vec![task];
         if let (true, Some(g)) = (r.grouping, ts.tasks[task].group) {
-            group.extend(order[pos + 1..].iter().copied().filter(|&j| !placed[j] && ts.tasks[j].group == Some(g)));
+            group.extend(
+                order[pos + 1..]
+                    .iter()
+                    .copied()
+                    .filter(|&j| !placed[j] && ts.tasks[j].group == Some(g)),
+            );
         }
         loop {
             let start = last.map_or(0, |l| l + 1);
@@ -185,12 +216,22 @@ fn reference(ts: &TaskSet, r: Reading, adm: &Admission) -> Result<Vec<u32>, usiz
             }
             // Members share min(w_first, w_j) = w_j with the first (§2: whole WSS shared).
             let least = group[1..].iter().map(|&j| wss[j]).min().unwrap();
-            let tied: Vec<usize> = (1..group.len()).filter(|&k| wss[group[k]] == least).collect();
+            let tied: Vec<usize> = (1..group.len())
+                .filter(|&k| wss[group[k]] == least)
+                .collect();
             let dens = |k: &usize| tasks[group[*k]].density();
             let at = match r.tie {
                 Tie::Latest => *tied.last().unwrap(),
-                Tie::LargestDensity => *tied.iter().rev().max_by(|a, b| dens(a).total_cmp(&dens(b))).unwrap(),
-                Tie::SmallestDensity => *tied.iter().rev().min_by(|a, b| dens(a).total_cmp(&dens(b))).unwrap(),
+                Tie::LargestDensity => *tied
+                    .iter()
+                    .rev()
+                    .max_by(|a, b| dens(a).total_cmp(&dens(b)))
+                    .unwrap(),
+                Tie::SmallestDensity => *tied
+                    .iter()
+                    .rev()
+                    .min_by(|a, b| dens(a).total_cmp(&dens(b)))
+                    .unwrap(),
             };
             group.remove(at);
         }
@@ -208,7 +249,11 @@ fn every_reading_fails_the_example() {
         f(&mut r);
         reference(&ts, r, &Admission::EdfExact)
     };
-    assert_eq!(with(|_| ()), run("lwfg", &ts), "the reference is our reading");
+    assert_eq!(
+        with(|_| ()),
+        run("lwfg", &ts),
+        "the reference is our reading"
+    );
     // Without wrapping, step 4 has no CPU after CPU 2: S shrinks to s1, which fails.
     assert_eq!(with(|r| r.scan = Scan::NoWrap), Err(4));
     // `break` one level out: step 4 tries only CPU 0 for each smaller S, s1 fits there (.7);
@@ -218,7 +263,14 @@ fn every_reading_fails_the_example() {
     assert_eq!(with(|r| r.tie = Tie::LargestDensity), Err(6));
     assert_eq!(with(|r| r.tie = Tie::SmallestDensity), Err(6));
     // Implicit deadlines: Σ density ≤ 1 (the paper's test) and exact EDF admit the same sets.
-    assert_eq!(by_name("lwfg").unwrap().partition(&ts, &Admission::Density).map_err(|e| e.task).unwrap_err(), 6);
+    assert_eq!(
+        by_name("lwfg")
+            .unwrap()
+            .partition(&ts, &Admission::Density)
+            .map_err(|e| e.task)
+            .unwrap_err(),
+        6
+    );
     // `last ← 0` literally starts the first scan at CPU 1: every CPU index shifts by one
     // (p 1, q 2, r 0, s1 1, s2 2) and s3 still fails. Relabelled by hand: no switch needed.
     // The ablations: first fit keeps groups whole too and succeeds here; so does
@@ -226,7 +278,6 @@ fn every_reading_fails_the_example() {
     assert!(with(|r| r.scan = Scan::First).is_ok());
     assert!(with(|r| r.order = Order::DecreasingUtilisation).is_ok());
 }
-
 
 const TABLE_1: [&str; 8] = ["mlu", "mmu", "mwl", "mwh", "mwlp", "mwhp", "mwlu", "mwhu"];
 
@@ -243,7 +294,11 @@ fn reference_equals_the_implementation_on_generated_sets() {
         for cap in [24.0, 42.0, 45.0] {
             for seed in 1..=3 {
                 let ts = generated(dist, cap, seed);
-                assert_eq!(reference(&ts, Reading::OURS, &Admission::EdfExact), run("lwfg", &ts), "{dist} U={cap} seed {seed}");
+                assert_eq!(
+                    reference(&ts, Reading::OURS, &Admission::EdfExact),
+                    run("lwfg", &ts),
+                    "{dist} U={cap} seed {seed}"
+                );
             }
         }
     }
@@ -262,13 +317,99 @@ fn readings_measured() {
     let o = Reading::OURS;
     let variants: Vec<Variant> = vec![
         ("lwfg", Box::new(|ts| run("lwfg", ts).is_ok())),
-        ("no-wrap", Box::new(move |ts| reference(ts, Reading { scan: Scan::NoWrap, ..o }, &Admission::EdfExact).is_ok())),
-        ("only-next", Box::new(move |ts| reference(ts, Reading { scan: Scan::OnlyNext, ..o }, &Admission::EdfExact).is_ok())),
-        ("tie-big", Box::new(move |ts| reference(ts, Reading { tie: Tie::LargestDensity, ..o }, &Admission::EdfExact).is_ok())),
-        ("tie-small", Box::new(move |ts| reference(ts, Reading { tie: Tie::SmallestDensity, ..o }, &Admission::EdfExact).is_ok())),
-        ("density", Box::new(|ts| by_name("lwfg").unwrap().partition(ts, &Admission::Density).is_ok())),
-        ("grp-first", Box::new(move |ts| reference(ts, Reading { scan: Scan::First, ..o }, &Admission::EdfExact).is_ok())),
-        ("grp-nx-util", Box::new(move |ts| reference(ts, Reading { order: Order::DecreasingUtilisation, ..o }, &Admission::EdfExact).is_ok())),
+        (
+            "no-wrap",
+            Box::new(move |ts| {
+                reference(
+                    ts,
+                    Reading {
+                        scan: Scan::NoWrap,
+                        ..o
+                    },
+                    &Admission::EdfExact,
+                )
+                .is_ok()
+            }),
+        ),
+        (
+            "only-next",
+            Box::new(move |ts| {
+                reference(
+                    ts,
+                    Reading {
+                        scan: Scan::OnlyNext,
+                        ..o
+                    },
+                    &Admission::EdfExact,
+                )
+                .is_ok()
+            }),
+        ),
+        (
+            "tie-big",
+            Box::new(move |ts| {
+                reference(
+                    ts,
+                    Reading {
+                        tie: Tie::LargestDensity,
+                        ..o
+                    },
+                    &Admission::EdfExact,
+                )
+                .is_ok()
+            }),
+        ),
+        (
+            "tie-small",
+            Box::new(move |ts| {
+                reference(
+                    ts,
+                    Reading {
+                        tie: Tie::SmallestDensity,
+                        ..o
+                    },
+                    &Admission::EdfExact,
+                )
+                .is_ok()
+            }),
+        ),
+        (
+            "density",
+            Box::new(|ts| {
+                by_name("lwfg")
+                    .unwrap()
+                    .partition(ts, &Admission::Density)
+                    .is_ok()
+            }),
+        ),
+        (
+            "grp-first",
+            Box::new(move |ts| {
+                reference(
+                    ts,
+                    Reading {
+                        scan: Scan::First,
+                        ..o
+                    },
+                    &Admission::EdfExact,
+                )
+                .is_ok()
+            }),
+        ),
+        (
+            "grp-nx-util",
+            Box::new(move |ts| {
+                reference(
+                    ts,
+                    Reading {
+                        order: Order::DecreasingUtilisation,
+                        ..o
+                    },
+                    &Admission::EdfExact,
+                )
+                .is_ok()
+            }),
+        ),
         ("next:wss", Box::new(|ts| run("next:wss", ts).is_ok())),
         ("first:wss", Box::new(|ts| run("first:wss", ts).is_ok())),
         ("nfd", Box::new(|ts| run("nfd", ts).is_ok())),
@@ -296,7 +437,8 @@ fn readings_measured() {
                 high_n += sets as u32;
             }
             print!("{dist:5} {cap:>4}");
-            ok.iter().for_each(|k| print!(" {:>10.0}%", 100.0 * *k as f64 / sets as f64));
+            ok.iter()
+                .for_each(|k| print!(" {:>10.0}%", 100.0 * *k as f64 / sets as f64));
             println!();
         }
     }

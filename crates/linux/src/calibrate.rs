@@ -58,10 +58,14 @@ pub enum Backend {
 impl Backend {
     pub fn parse(s: &str) -> Result<Backend, String> {
         match s.split_once(':') {
-            None if s == "testbed" => Ok(Backend::Testbed { policy: "gedf".into() }),
+            None if s == "testbed" => Ok(Backend::Testbed {
+                policy: "gedf".into(),
+            }),
             Some(("testbed", p)) if !p.is_empty() => Ok(Backend::Testbed { policy: p.into() }),
             None if s == "kernel" => Ok(Backend::Kernel),
-            _ => Err(format!("unknown calibration backend '{s}' (testbed, testbed:POLICY or kernel)")),
+            _ => Err(format!(
+                "unknown calibration backend '{s}' (testbed, testbed:POLICY or kernel)"
+            )),
         }
     }
     pub fn name(&self) -> String {
@@ -93,7 +97,11 @@ pub fn stat_of(xs: &mut [u64]) -> Stat {
         return Stat::default();
     }
     xs.sort_unstable();
-    Stat { median: rank(xs, 0.5), p99: rank(xs, 0.99), samples: xs.len() as u64 }
+    Stat {
+        median: rank(xs, 0.5),
+        p99: rank(xs, 0.99),
+        samples: xs.len() as u64,
+    }
 }
 
 /// The `q` quantile of sorted `xs` by nearest rank: the smallest x with at least q·n samples
@@ -127,7 +135,13 @@ struct Meter<'a> {
 impl Meter<'_> {
     /// Run `f` on its own thread; while it runs, report `steps` of progress from its counter,
     /// or from the elapsed time against `estimate_ns` if `f` does not count.
-    fn stage<T: Send>(&mut self, name: &str, steps: u64, estimate_ns: Option<u64>, f: impl FnOnce(&AtomicU64) -> T + Send) -> T {
+    fn stage<T: Send>(
+        &mut self,
+        name: &str,
+        steps: u64,
+        estimate_ns: Option<u64>,
+        f: impl FnOnce(&AtomicU64) -> T + Send,
+    ) -> T {
         let counter = AtomicU64::new(0);
         let t0 = sys::mono_ns();
         let out = std::thread::scope(|s| {
@@ -137,7 +151,11 @@ impl Meter<'_> {
                     Some(e) => (sys::mono_ns() - t0) * steps / e.max(1),
                     None => counter.load(Ordering::Relaxed),
                 };
-                (self.progress)(name, self.base + done.min(steps.saturating_sub(1)), self.total);
+                (self.progress)(
+                    name,
+                    self.base + done.min(steps.saturating_sub(1)),
+                    self.total,
+                );
                 std::thread::sleep(std::time::Duration::from_millis(50));
             }
             h.join()
@@ -153,7 +171,11 @@ impl Meter<'_> {
 
 fn pin_fifo(cpu: usize, prio: u32) -> Result<(), String> {
     let tid = sys::gettid();
-    sys::set_affinity(tid, Some(cpu)).and_then(|_| sys::set_fifo(tid, prio)).map_err(|e| format!("cannot pin a measuring thread to CPU {cpu} under SCHED_FIFO {prio}: {e}"))
+    sys::set_affinity(tid, Some(cpu))
+        .and_then(|_| sys::set_fifo(tid, prio))
+        .map_err(|e| {
+            format!("cannot pin a measuring thread to CPU {cpu} under SCHED_FIFO {prio}: {e}")
+        })
 }
 
 /// A small deterministic generator for the pauses between samples (so they do not lock onto
@@ -161,7 +183,10 @@ fn pin_fifo(cpu: usize, prio: u32) -> Result<(), String> {
 struct Lcg(u64);
 impl Lcg {
     fn below(&mut self, n: u64) -> u64 {
-        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
         (self.0 >> 33) % n.max(1)
     }
 }
@@ -169,7 +194,12 @@ impl Lcg {
 /// Testbed dispatch: publisher on `from` stamps, publishes and futex-wakes; the idle worker on
 /// `to` measures from the stamp to running. The testbed's `Publish::publish` and worker loop,
 /// without the ledger.
-fn dispatch_samples(n: usize, from: usize, to: usize, counter: &AtomicU64) -> Result<Vec<u64>, String> {
+fn dispatch_samples(
+    n: usize,
+    from: usize,
+    to: usize,
+    counter: &AtomicU64,
+) -> Result<Vec<u64>, String> {
     let word = AtomicU32::new(0);
     let stamp = AtomicU64::new(0);
     let ack = AtomicU32::new(0);
@@ -209,7 +239,9 @@ fn dispatch_samples(n: usize, from: usize, to: usize, counter: &AtomicU64) -> Re
                     }
                     if sys::mono_ns() > give_up {
                         stop.store(true, Ordering::SeqCst);
-                        return Err("dispatch benchmark: the worker did not answer within 1 s".into());
+                        return Err(
+                            "dispatch benchmark: the worker did not answer within 1 s".into()
+                        );
                     }
                     std::hint::spin_loop();
                 }
@@ -220,10 +252,14 @@ fn dispatch_samples(n: usize, from: usize, to: usize, counter: &AtomicU64) -> Re
             }
             Ok(())
         });
-        let p = publisher.join().unwrap_or_else(|_| Err("dispatch publisher panicked".into()));
+        let p = publisher
+            .join()
+            .unwrap_or_else(|_| Err("dispatch publisher panicked".into()));
         stop.store(true, Ordering::SeqCst);
         sys::futex_wake(&word);
-        let w = worker.join().unwrap_or_else(|_| Err("dispatch worker panicked".into()));
+        let w = worker
+            .join()
+            .unwrap_or_else(|_| Err("dispatch worker panicked".into()));
         p.and(w)
     })
 }
@@ -276,13 +312,21 @@ fn yield_pingpong(n: usize, cpu: usize, counter: &AtomicU64) -> Result<Vec<u64>,
             out.push((sys::mono_ns() - t0) / 2);
             counter.fetch_add(1, Ordering::Relaxed);
         }
-        Ok(if out.len() > 2 * EDGE { out[EDGE..out.len() - EDGE].to_vec() } else { Vec::new() })
+        Ok(if out.len() > 2 * EDGE {
+            out[EDGE..out.len() - EDGE].to_vec()
+        } else {
+            Vec::new()
+        })
     };
     std::thread::scope(|s| {
         let a = s.spawn(one);
         let b = s.spawn(one);
-        let a = a.join().unwrap_or_else(|_| Err("ping-pong thread panicked".into()))?;
-        let b = b.join().unwrap_or_else(|_| Err("ping-pong thread panicked".into()))?;
+        let a = a
+            .join()
+            .unwrap_or_else(|_| Err("ping-pong thread panicked".into()))?;
+        let b = b
+            .join()
+            .unwrap_or_else(|_| Err("ping-pong thread panicked".into()))?;
         Ok([a, b].concat())
     })
 }
@@ -292,7 +336,12 @@ fn yield_pingpong(n: usize, cpu: usize, counter: &AtomicU64) -> Result<Vec<u64>,
 /// the same pass there. The sample is the difference: the refill the move cost. The passes
 /// stride like the testbed's memory workload ([`crate::work::memory`]), defeating the
 /// next-line prefetcher.
-fn migration_samples(n: usize, wss: u64, cpus: [usize; 2], counter: &AtomicU64) -> Result<(Vec<u64>, Vec<u64>), String> {
+fn migration_samples(
+    n: usize,
+    wss: u64,
+    cpus: [usize; 2],
+    counter: &AtomicU64,
+) -> Result<(Vec<u64>, Vec<u64>), String> {
     std::thread::scope(|s| {
         s.spawn(|| -> Result<(Vec<u64>, Vec<u64>), String> {
             pin_fifo(cpus[0], PRIO)?;
@@ -307,7 +356,9 @@ fn migration_samples(n: usize, wss: u64, cpus: [usize; 2], counter: &AtomicU64) 
                 pos = buf.stride(pos, lines);
                 let warm = sys::mono_ns() - t0;
                 at = 1 - at;
-                sys::set_affinity(tid, Some(cpus[at])).map_err(|e| format!("migration benchmark: cannot move to CPU {}: {e}", cpus[at]))?;
+                sys::set_affinity(tid, Some(cpus[at])).map_err(|e| {
+                    format!("migration benchmark: cannot move to CPU {}: {e}", cpus[at])
+                })?;
                 if sys::current_cpu() as usize != cpus[at] {
                     // Not moved yet (it happens at the next scheduling point): let it happen.
                     // SAFETY: no arguments.
@@ -330,7 +381,12 @@ fn migration_samples(n: usize, wss: u64, cpus: [usize; 2], counter: &AtomicU64) 
 /// Wake-up lateness of pinned FIFO threads (one per CPU) sleeping to absolute CLOCK_MONOTONIC
 /// times about `interval` apart, without asking for low idle latency (a `kernel:*` task's
 /// thread sleeps the same way).
-fn release_samples(n: usize, cpus: &[usize], interval: Time, counter: &AtomicU64) -> Result<Vec<u64>, String> {
+fn release_samples(
+    n: usize,
+    cpus: &[usize],
+    interval: Time,
+    counter: &AtomicU64,
+) -> Result<Vec<u64>, String> {
     let per = n.div_ceil(cpus.len());
     let start = sys::mono_ns() + 5_000_000;
     let stop = AtomicBool::new(false);
@@ -356,7 +412,10 @@ fn release_samples(n: usize, cpus: &[usize], interval: Time, counter: &AtomicU64
             .collect();
         let mut all = Vec::new();
         for h in hs {
-            all.extend(h.join().unwrap_or_else(|_| Err("release benchmark panicked".into()))?);
+            all.extend(
+                h.join()
+                    .unwrap_or_else(|_| Err("release benchmark panicked".into()))?,
+            );
         }
         Ok(all)
     })
@@ -368,7 +427,12 @@ fn local_timer_interrupts() -> Option<Vec<u64>> {
     let text = std::fs::read_to_string("/proc/interrupts").ok()?;
     let line = text.lines().find(|l| l.trim_start().starts_with("LOC:"))?;
     let n = sys::online_cpus();
-    let v: Vec<u64> = line.split_whitespace().skip(1).take(n).map_while(|x| x.parse().ok()).collect();
+    let v: Vec<u64> = line
+        .split_whitespace()
+        .skip(1)
+        .take(n)
+        .map_while(|x| x.parse().ok())
+        .collect();
     (v.len() == n).then_some(v)
 }
 
@@ -398,7 +462,9 @@ fn busy_window(ns: u64, mut gaps: Option<&mut Vec<(u64, u64)>>) -> (u64, u64) {
 /// The kernel's jiffies counter (/proc/timer_list, root only).
 fn jiffies() -> Option<u64> {
     let text = std::fs::read_to_string("/proc/timer_list").ok()?;
-    text.lines().find_map(|l| l.strip_prefix("jiffies:")).and_then(|v| v.trim().parse().ok())
+    text.lines()
+        .find_map(|l| l.strip_prefix("jiffies:"))
+        .and_then(|v| v.trim().parse().ok())
 }
 
 /// The kernel's tick from `count` ticks in `took` ns: the nearest CONFIG_HZ choice if within
@@ -407,8 +473,15 @@ pub fn snap_tick(took: u64, count: u64) -> Option<Time> {
     let per = took.checked_div(count)?;
     // The choices of kernel/Kconfig.hz.
     const HZ: [u64; 4] = [100, 250, 300, 1000];
-    let best = HZ.iter().map(|hz| 1_000_000_000 / hz).min_by_key(|p| p.abs_diff(per))?;
-    Some(if best.abs_diff(per) * 20 <= best { best } else { round_to(per, 10_000) })
+    let best = HZ
+        .iter()
+        .map(|hz| 1_000_000_000 / hz)
+        .min_by_key(|p| p.abs_diff(per))?;
+    Some(if best.abs_diff(per) * 20 <= best {
+        best
+    } else {
+        round_to(per, 10_000)
+    })
 }
 
 /// What a CPU kept busy by one SCHED_FIFO thread for [`SATURATED_NS`] showed.
@@ -425,7 +498,11 @@ struct Saturated {
 /// The kernel's real-time bandwidth cap as (runtime, period) in ns: `sched_rt_runtime_us` of
 /// `sched_rt_period_us`; (0, 0) when unlimited (-1) or unreadable.
 fn rt_bandwidth() -> (Time, Time) {
-    let read = |f: &str| std::fs::read_to_string(format!("/proc/sys/kernel/sched_rt_{f}_us")).ok().and_then(|x| x.trim().parse::<i64>().ok());
+    let read = |f: &str| {
+        std::fs::read_to_string(format!("/proc/sys/kernel/sched_rt_{f}_us"))
+            .ok()
+            .and_then(|x| x.trim().parse::<i64>().ok())
+    };
     match (read("runtime"), read("period")) {
         (Some(r), Some(p)) if r >= 0 && p > 0 && r < p => (r as Time * 1_000, p as Time * 1_000),
         _ => (0, 0),
@@ -474,7 +551,12 @@ fn saturated(cpu: usize) -> Result<Saturated, String> {
 /// Per CPU in parallel: busy windows one tick period long, each followed by a pause (so the
 /// CPUs are not saturated for seconds, which would bring in RT throttling or the fair server);
 /// per window, wall minus CPU time (the tick cost) and the interruption gaps (the handler).
-fn tick_samples(n: usize, cpus: &[usize], period: Time, counter: &AtomicU64) -> Result<(Vec<u64>, Vec<u64>), String> {
+fn tick_samples(
+    n: usize,
+    cpus: &[usize],
+    period: Time,
+    counter: &AtomicU64,
+) -> Result<(Vec<u64>, Vec<u64>), String> {
     let per = n.div_ceil(cpus.len());
     let stop = AtomicBool::new(false);
     std::thread::scope(|s| {
@@ -484,7 +566,8 @@ fn tick_samples(n: usize, cpus: &[usize], period: Time, counter: &AtomicU64) -> 
                 let stop = &stop;
                 s.spawn(move || -> Result<(Vec<u64>, Vec<u64>), String> {
                     pin_fifo(cpu, PRIO)?;
-                    let (mut loss, mut handler) = (Vec::with_capacity(per), Vec::with_capacity(per));
+                    let (mut loss, mut handler) =
+                        (Vec::with_capacity(per), Vec::with_capacity(per));
                     while loss.len() < per && !interrupted() {
                         let (l, g) = busy_window(period, None);
                         loss.push(l);
@@ -498,7 +581,9 @@ fn tick_samples(n: usize, cpus: &[usize], period: Time, counter: &AtomicU64) -> 
             .collect();
         let (mut a, mut b) = (Vec::new(), Vec::new());
         for h in hs {
-            let (x, y) = h.join().unwrap_or_else(|_| Err("tick benchmark panicked".into()))?;
+            let (x, y) = h
+                .join()
+                .unwrap_or_else(|_| Err("tick benchmark panicked".into()))?;
             a.extend(x);
             b.extend(y);
         }
@@ -522,11 +607,28 @@ const TESTBED_RELEASES_PER_S: u64 = 1176;
 
 fn machine() -> String {
     let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
-    let model = cpuinfo.lines().find(|l| l.starts_with("model name")).and_then(|l| l.split_once(':')).map(|x| x.1.trim().to_string()).unwrap_or_else(|| std::env::consts::ARCH.into());
-    let virt = if cpuinfo.lines().any(|l| l.starts_with("flags") && l.split_whitespace().any(|f| f == "hypervisor")) { ", virtual machine" } else { "" };
+    let model = cpuinfo
+        .lines()
+        .find(|l| l.starts_with("model name"))
+        .and_then(|l| l.split_once(':'))
+        .map(|x| x.1.trim().to_string())
+        .unwrap_or_else(|| std::env::consts::ARCH.into());
+    let virt = if cpuinfo
+        .lines()
+        .any(|l| l.starts_with("flags") && l.split_whitespace().any(|f| f == "hypervisor"))
+    {
+        ", virtual machine"
+    } else {
+        ""
+    };
     let release = std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap_or_default();
     let host = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap_or_default();
-    format!("{} ({model}, {} CPUs, Linux {}{virt})", host.trim(), sys::online_cpus(), release.trim())
+    format!(
+        "{} ({model}, {} CPUs, Linux {}{virt})",
+        host.trim(),
+        sys::online_cpus(),
+        release.trim()
+    )
 }
 
 /// A stage's outcome: interrupted (Ctrl-C) wins over whatever it returned.
@@ -546,29 +648,47 @@ fn us(ns: u64) -> String {
 pub fn calibrate(opts: &Options, progress: Progress) -> Result<Calibration, RunError> {
     let n = opts.samples;
     if !(10..=1_000_000).contains(&n) {
-        return Err(RunError::Input(format!("calibrate: --samples must be between 10 and 1000000, got {n}")));
+        return Err(RunError::Input(format!(
+            "calibrate: --samples must be between 10 and 1000000, got {n}"
+        )));
     }
     if !(64..=(1 << 30)).contains(&opts.wss) {
-        return Err(RunError::Input(format!("calibrate: --wss must be between 64 B and 1 GiB, got {} B", opts.wss)));
+        return Err(RunError::Input(format!(
+            "calibrate: --wss must be between 64 B and 1 GiB, got {} B",
+            opts.wss
+        )));
     }
     let online = sys::online_cpus();
     if online < 2 {
-        return Err(RunError::Input("calibrate: needs at least 2 online CPUs (a migration cost moves between two)".into()));
+        return Err(RunError::Input(
+            "calibrate: needs at least 2 online CPUs (a migration cost moves between two)".into(),
+        ));
     }
-    let mut testbed_set = rtsched_model::parse_taskset(TESTBED_SET, Format::Yaml, "calibrate").expect("the calibration set is valid");
+    let mut testbed_set = rtsched_model::parse_taskset(TESTBED_SET, Format::Yaml, "calibrate")
+        .expect("the calibration set is valid");
     if let Backend::Testbed { policy } = &opts.backend {
         rtsched_policies::build(policy, &testbed_set).map_err(RunError::Input)?;
         // Enough releases for `n` jitter samples (and about twice as many decisions).
-        testbed_set.run.duration = round_to(n as u64 * 1_000_000_000 / TESTBED_RELEASES_PER_S, 1_000_000).clamp(300_000_000, 120_000_000_000);
+        testbed_set.run.duration =
+            round_to(n as u64 * 1_000_000_000 / TESTBED_RELEASES_PER_S, 1_000_000)
+                .clamp(300_000_000, 120_000_000_000);
     }
     sys::check_rt_privilege().map_err(RunError::Privilege)?;
     let _guard = crate::SignalGuard::install();
     let steal0 = crate::steal_ticks();
-    let load = std::fs::read_to_string("/proc/loadavg").ok().and_then(|l| l.split_whitespace().next().and_then(|x| x.parse::<f64>().ok()));
+    let load = std::fs::read_to_string("/proc/loadavg").ok().and_then(|l| {
+        l.split_whitespace()
+            .next()
+            .and_then(|x| x.parse::<f64>().ok())
+    });
     let cpus: Vec<usize> = (0..online).collect();
     let pair = [0, 1];
     let steps = n as u64;
-    let mut meter = Meter { progress, base: 0, total: 5 * steps };
+    let mut meter = Meter {
+        progress,
+        base: 0,
+        total: 5 * steps,
+    };
     let mut notes: Vec<(String, String)> = Vec::new();
 
     // Decision and release (testbed: one run; kernel: yield and sleep benchmarks).
@@ -576,19 +696,34 @@ pub fn calibrate(opts: &Options, progress: Progress) -> Result<Calibration, RunE
         Backend::Testbed { policy } => {
             let ts = &testbed_set;
             let backend = format!("testbed:{policy}");
-            let run_opts = RunOptions { record_intervals: false, ..Default::default() };
+            let run_opts = RunOptions {
+                record_intervals: false,
+                ..Default::default()
+            };
             let est = ts.run.duration + 100_000_000;
-            let r = meter.stage("testbed run", 2 * steps, Some(est), |_| crate::run(ts, &backend, &run_opts));
+            let r = meter.stage("testbed run", 2 * steps, Some(est), |_| {
+                crate::run(ts, &backend, &run_opts)
+            });
             let r = r?;
             let m = &r.measurements;
-            let st = |k: &str| Stat { median: m[&format!("{k}.median_ns")] as u64, p99: m[&format!("{k}.p99_ns")] as u64, samples: m[&format!("{k}.count")] as u64 };
+            let st = |k: &str| Stat {
+                median: m[&format!("{k}.median_ns")] as u64,
+                p99: m[&format!("{k}.p99_ns")] as u64,
+                samples: m[&format!("{k}.count")] as u64,
+            };
             for k in ["decision_overhead", "release_jitter"] {
                 if !m.contains_key(&format!("{k}.count")) {
-                    return Err(RunError::Failed(format!("the calibration run on {backend} measured no {k}")));
+                    return Err(RunError::Failed(format!(
+                        "the calibration run on {backend} measured no {k}"
+                    )));
                 }
             }
             let s = r.summaries().total;
-            let mut lat: Vec<u64> = r.jobs.iter().filter_map(|j| j.start.map(|t| t.saturating_sub(j.release))).collect();
+            let mut lat: Vec<u64> = r
+                .jobs
+                .iter()
+                .filter_map(|j| j.start.map(|t| t.saturating_sub(j.release)))
+                .collect();
             let lat = stat_of(&mut lat);
             notes.push((
                 "testbed run".into(),
@@ -608,9 +743,13 @@ pub fn calibrate(opts: &Options, progress: Progress) -> Result<Calibration, RunE
             (st("decision_overhead"), st("release_jitter"))
         }
         Backend::Kernel => {
-            let mut d = check(meter.stage("decision (sched_yield)", steps, None, |c| yield_alone(n, 0, c)))?;
+            let mut d = check(meter.stage("decision (sched_yield)", steps, None, |c| {
+                yield_alone(n, 0, c)
+            }))?;
             let d = stat_of(&mut d);
-            let mut rel = check(meter.stage("release latency", steps, None, |c| release_samples(n, &cpus, 1_000_000, c)))?;
+            let mut rel = check(meter.stage("release latency", steps, None, |c| {
+                release_samples(n, &cpus, 1_000_000, c)
+            }))?;
             (d, stat_of(&mut rel))
         }
     };
@@ -627,7 +766,9 @@ pub fn calibrate(opts: &Options, progress: Progress) -> Result<Calibration, RunE
             stat_of(&mut xs)
         }
         Backend::Kernel => {
-            let hops = check(meter.stage("context switch (ping-pong)", steps, None, |c| yield_pingpong(n, 0, c)))?;
+            let hops = check(meter.stage("context switch (ping-pong)", steps, None, |c| {
+                yield_pingpong(n, 0, c)
+            }))?;
             let mut hops_sorted = hops.clone();
             let hop = stat_of(&mut hops_sorted);
             notes.push(("context switch".into(), format!("one hop between two FIFO threads (decision + switch): median {}, p99 {}; the profile's context_switch is that minus the median decision", us(hop.median), us(hop.p99))));
@@ -636,7 +777,9 @@ pub fn calibrate(opts: &Options, progress: Progress) -> Result<Calibration, RunE
     };
 
     // Migration with a cold working set.
-    let (mut mig, mut warm) = check(meter.stage("migration", steps, None, |c| migration_samples(n, opts.wss, pair, c)))?;
+    let (mut mig, mut warm) = check(meter.stage("migration", steps, None, |c| {
+        migration_samples(n, opts.wss, pair, c)
+    }))?;
     let migration = stat_of(&mut mig);
     let warm = stat_of(&mut warm);
     notes.push((
@@ -645,10 +788,22 @@ pub fn calibrate(opts: &Options, progress: Progress) -> Result<Calibration, RunE
     ));
 
     // Tick.
-    let sat = check(meter.stage("tick period", steps / 4, Some(SATURATED_NS + 10_000_000), |_| saturated(0)))?;
+    let sat = check(meter.stage(
+        "tick period",
+        steps / 4,
+        Some(SATURATED_NS + 10_000_000),
+        |_| saturated(0),
+    ))?;
     let period = sat.period;
-    notes.push(("tick period".into(), format!("{} from {}", fmt_duration(period), sat.how)));
-    let rt = |f: &str| std::fs::read_to_string(format!("/proc/sys/kernel/sched_rt_{f}_us")).map(|x| x.trim().to_string()).unwrap_or_else(|_| "?".into());
+    notes.push((
+        "tick period".into(),
+        format!("{} from {}", fmt_duration(period), sat.how),
+    ));
+    let rt = |f: &str| {
+        std::fs::read_to_string(format!("/proc/sys/kernel/sched_rt_{f}_us"))
+            .map(|x| x.trim().to_string())
+            .unwrap_or_else(|_| "?".into())
+    };
     notes.push((
         "saturated CPU".into(),
         format!(
@@ -664,7 +819,9 @@ pub fn calibrate(opts: &Options, progress: Progress) -> Result<Calibration, RunE
             rt("period")
         ),
     ));
-    let (mut loss, mut handler) = check(meter.stage("tick", steps - steps / 4, None, |c| tick_samples(n, &cpus, period, c)))?;
+    let (mut loss, mut handler) = check(meter.stage("tick", steps - steps / 4, None, |c| {
+        tick_samples(n, &cpus, period, c)
+    }))?;
     let tick = stat_of(&mut loss);
     let handler = stat_of(&mut handler);
     notes.push((
@@ -688,7 +845,13 @@ pub fn calibrate(opts: &Options, progress: Progress) -> Result<Calibration, RunE
         ));
     }
     if let (Some(a), Some(b)) = (steal0, crate::steal_ticks()) {
-        notes.push(("host steal".into(), format!("{:.0} ms of CPU time during the calibration (/proc/stat)", b.saturating_sub(a) as f64 * 1000.0 / crate::clock_ticks() as f64)));
+        notes.push((
+            "host steal".into(),
+            format!(
+                "{:.0} ms of CPU time during the calibration (/proc/stat)",
+                b.saturating_sub(a) as f64 * 1000.0 / crate::clock_ticks() as f64
+            ),
+        ));
     }
     let (rt_runtime, rt_period) = rt_bandwidth();
     let profile = Profile {
@@ -712,15 +875,38 @@ mod tests {
     fn nearest_rank_statistics_by_hand() {
         // 1..=100: the median is the 50th value, the p99 the 99th.
         let mut xs: Vec<u64> = (1..=100).rev().collect();
-        assert_eq!(stat_of(&mut xs), Stat { median: 50, p99: 99, samples: 100 });
+        assert_eq!(
+            stat_of(&mut xs),
+            Stat {
+                median: 50,
+                p99: 99,
+                samples: 100
+            }
+        );
         // Odd count: the middle one; p99 of 7 samples is the largest (ceil(6.93) = 7).
         let mut xs = vec![9, 1, 5, 3, 7, 2, 8];
-        assert_eq!(stat_of(&mut xs), Stat { median: 5, p99: 9, samples: 7 });
+        assert_eq!(
+            stat_of(&mut xs),
+            Stat {
+                median: 5,
+                p99: 9,
+                samples: 7
+            }
+        );
         let mut one = vec![42];
-        assert_eq!(stat_of(&mut one), Stat { median: 42, p99: 42, samples: 1 });
+        assert_eq!(
+            stat_of(&mut one),
+            Stat {
+                median: 42,
+                p99: 42,
+                samples: 1
+            }
+        );
         assert_eq!(stat_of(&mut []), Stat::default());
         // A tail of 2% outliers reaches the p99 but not the median.
-        let mut xs: Vec<u64> = (0..1000).map(|i| if i % 50 == 0 { 1_000_000 } else { 10 }).collect();
+        let mut xs: Vec<u64> = (0..1000)
+            .map(|i| if i % 50 == 0 { 1_000_000 } else { 10 })
+            .collect();
         let s = stat_of(&mut xs);
         assert_eq!((s.median, s.p99), (10, 1_000_000));
     }
@@ -752,10 +938,20 @@ mod tests {
 
     #[test]
     fn backends_parse() {
-        assert_eq!(Backend::parse("testbed"), Ok(Backend::Testbed { policy: "gedf".into() }));
-        assert_eq!(Backend::parse("testbed:pedf").map(|b| b.name()), Ok("testbed:pedf".into()));
+        assert_eq!(
+            Backend::parse("testbed"),
+            Ok(Backend::Testbed {
+                policy: "gedf".into()
+            })
+        );
+        assert_eq!(
+            Backend::parse("testbed:pedf").map(|b| b.name()),
+            Ok("testbed:pedf".into())
+        );
         assert_eq!(Backend::parse("kernel"), Ok(Backend::Kernel));
-        assert!(Backend::parse("simulator").unwrap_err().contains("testbed, testbed:POLICY or kernel"));
+        assert!(Backend::parse("simulator")
+            .unwrap_err()
+            .contains("testbed, testbed:POLICY or kernel"));
         assert!(Backend::parse("testbed:").is_err());
     }
 
@@ -763,11 +959,27 @@ mod tests {
     fn bad_options_are_refused_before_anything_runs() {
         let mut called = false;
         let mut p = |_: &str, _: u64, _: u64| called = true;
-        let o = Options { backend: Backend::Kernel, samples: 3, wss: DEFAULT_WSS };
-        assert!(matches!(calibrate(&o, &mut p), Err(RunError::Input(m)) if m.contains("--samples")));
-        let o = Options { backend: Backend::Testbed { policy: "nosuch".into() }, samples: 100, wss: DEFAULT_WSS };
+        let o = Options {
+            backend: Backend::Kernel,
+            samples: 3,
+            wss: DEFAULT_WSS,
+        };
+        assert!(
+            matches!(calibrate(&o, &mut p), Err(RunError::Input(m)) if m.contains("--samples"))
+        );
+        let o = Options {
+            backend: Backend::Testbed {
+                policy: "nosuch".into(),
+            },
+            samples: 100,
+            wss: DEFAULT_WSS,
+        };
         assert!(matches!(calibrate(&o, &mut p), Err(RunError::Input(_))));
-        let o = Options { backend: Backend::Kernel, samples: 100, wss: 1 };
+        let o = Options {
+            backend: Backend::Kernel,
+            samples: 100,
+            wss: 1,
+        };
         assert!(matches!(calibrate(&o, &mut p), Err(RunError::Input(m)) if m.contains("--wss")));
         assert!(!called);
     }
@@ -786,7 +998,12 @@ mod tests {
             return;
         }
         let _one = crate::real_threads_lock();
-        for backend in [Backend::Testbed { policy: "gedf".into() }, Backend::Kernel] {
+        for backend in [
+            Backend::Testbed {
+                policy: "gedf".into(),
+            },
+            Backend::Kernel,
+        ] {
             // Decision, switch and release always take time; a migration's refill and the
             // tick's loss can measure 0 on a quiet machine with a shared cache. A median of 0
             // for one that takes time is host noise (seen once in four fresh-clone runs here:
@@ -799,21 +1016,45 @@ mod tests {
                     assert!(d >= last.0 && d <= t, "progress went back or past the end");
                     last = (d, t);
                 };
-                let c = calibrate(&Options { backend: backend.clone(), samples: 60, wss: 64 * 1024 }, &mut progress).unwrap();
+                let c = calibrate(
+                    &Options {
+                        backend: backend.clone(),
+                        samples: 60,
+                        wss: 64 * 1024,
+                    },
+                    &mut progress,
+                )
+                .unwrap();
                 assert_eq!(last.0, last.1, "progress ends at its total");
-                let zero: Vec<_> = [0, 1, 3].into_iter().filter(|&i| c.profile.costs[i].median == 0).collect();
-                tries.push(zero.iter().map(|&i| rtsched_model::overheads::KINDS[i]).collect::<Vec<_>>());
+                let zero: Vec<_> = [0, 1, 3]
+                    .into_iter()
+                    .filter(|&i| c.profile.costs[i].median == 0)
+                    .collect();
+                tries.push(
+                    zero.iter()
+                        .map(|&i| rtsched_model::overheads::KINDS[i])
+                        .collect::<Vec<_>>(),
+                );
                 if zero.is_empty() || tries.len() == 3 {
                     break c.profile;
                 }
             };
             assert_eq!(p.backend, backend.name());
-            assert!(p.tick_period >= 1_000_000 && p.tick_period <= 10_000_000, "{}", p.tick_period);
+            assert!(
+                p.tick_period >= 1_000_000 && p.tick_period <= 10_000_000,
+                "{}",
+                p.tick_period
+            );
             for (k, s) in rtsched_model::overheads::KINDS.iter().zip(&p.costs) {
                 assert!(s.p99 >= s.median && s.samples >= 10, "{k}: {s:?}");
             }
             for i in [0, 1, 3] {
-                assert!(p.costs[i].median > 0, "{}: {:?} (costs at 0 in each try: {tries:?})", rtsched_model::overheads::KINDS[i], p.costs[i]);
+                assert!(
+                    p.costs[i].median > 0,
+                    "{}: {:?} (costs at 0 in each try: {tries:?})",
+                    rtsched_model::overheads::KINDS[i],
+                    p.costs[i]
+                );
             }
             assert_eq!(parse_profile(&p.to_yaml(), "p.yaml").unwrap(), p);
         }

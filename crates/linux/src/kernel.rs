@@ -29,11 +29,11 @@
 //!   threads run + times switched out, preemptions = involuntary switches (a thread that waits
 //!   for a mutex is not preempted), migrations = CPU changes while a thread ran its work.
 
+use crate::samples::Samples;
+use crate::stream::{self, Collector, Merger, Outbox};
 use crate::sys::{self, ThreadCounters};
 use crate::{interrupted, perf, work, RunError, RunOptions};
 use rtsched_model::program::{scale, Action, Program, ThreadProgram};
-use crate::samples::Samples;
-use crate::stream::{self, Collector, Merger, Outbox};
 use rtsched_model::results::{CpuSet, HwCounters, Interval, JobRecord, RunResult};
 use rtsched_model::{TaskSet, Time};
 use rtsched_runtime::TaskStreams;
@@ -43,14 +43,23 @@ use std::sync::{Arc, Barrier, Mutex};
 #[derive(Clone, Debug, PartialEq)]
 pub enum KernelPolicy {
     /// SCHED_DEADLINE; `reclaim` sets SCHED_FLAG_RECLAIM (GRUB bandwidth reclaiming).
-    Deadline { reclaim: bool },
+    Deadline {
+        reclaim: bool,
+    },
     /// SCHED_FIFO priority per task (1..=99) and optional CPU per task.
-    Fifo { prio: Vec<u32>, cpu: Vec<Option<u32>>, label: String },
+    Fifo {
+        prio: Vec<u32>,
+        cpu: Vec<Option<u32>>,
+        label: String,
+    },
     Other,
     /// rtsched's sched_ext scheduler (crates/scx) in `mode` (gedf, gedf-linear, pedf): each
     /// thread registers its timing ([`crate::scx`]) and runs under SCHED_EXT; `cpu` is the
     /// P-EDF partition.
-    Scx { mode: String, cpu: Vec<Option<u32>> },
+    Scx {
+        mode: String,
+        cpu: Vec<Option<u32>>,
+    },
 }
 
 pub struct KernelPlan {
@@ -99,11 +108,20 @@ impl KernelPlan {
 
         for (i, o) in opts.iter().enumerate() {
             if !known.contains(o) {
-                let what = if name == "fifo" { "option or priority assignment" } else { "option" };
-                return Err(RunError::Input(format!("kernel:{name}: unknown {what} '{o}' (known: {})", known.join(", "))));
+                let what = if name == "fifo" {
+                    "option or priority assignment"
+                } else {
+                    "option"
+                };
+                return Err(RunError::Input(format!(
+                    "kernel:{name}: unknown {what} '{o}' (known: {})",
+                    known.join(", ")
+                )));
             }
             if opts[..i].contains(o) {
-                return Err(RunError::Input(format!("kernel:{name}: option '{o}' given twice")));
+                return Err(RunError::Input(format!(
+                    "kernel:{name}: option '{o}' given twice"
+                )));
             }
         }
         let inherit = opts.contains(&"pi");
@@ -124,7 +142,11 @@ impl KernelPlan {
                             ts.source, t.name
                         )));
                     }
-                    if let Some((k, w)) = lane_wcets(&t.program()).into_iter().enumerate().find(|&(_, w)| w > t.deadline) {
+                    if let Some((k, w)) = lane_wcets(&t.program())
+                        .into_iter()
+                        .enumerate()
+                        .find(|&(_, w)| w > t.deadline)
+                    {
                         return Err(RunError::Input(format!(
                             "{}: task '{}': field 'regions': SCHED_DEADLINE needs each thread's runtime <= deadline, but thread {k} \
                              of the regions runs {} ns per job ({} ns deadline)",
@@ -133,8 +155,15 @@ impl KernelPlan {
                     }
                 }
                 let reclaim = opts.contains(&"reclaim");
-                let label = format!("kernel:deadline{}{pi}", if reclaim { ":reclaim" } else { "" });
-                Ok(KernelPlan { policy: KernelPolicy::Deadline { reclaim }, label, inherit })
+                let label = format!(
+                    "kernel:deadline{}{pi}",
+                    if reclaim { ":reclaim" } else { "" }
+                );
+                Ok(KernelPlan {
+                    policy: KernelPolicy::Deadline { reclaim },
+                    label,
+                    inherit,
+                })
             }
             "fifo" => {
                 if opts.len() > 1 {
@@ -157,18 +186,44 @@ impl KernelPlan {
                     },
                 };
                 let partitioned = ts.tasks.iter().all(|t| t.cpu.is_some());
-                let cpu = ts.tasks.iter().map(|t| if partitioned { t.cpu } else { None }).collect();
-                let label = format!("kernel:fifo:{mode}{pi}{}", if partitioned { " (partitioned)" } else { "" });
-                Ok(KernelPlan { policy: KernelPolicy::Fifo { prio: fifo_levels(&prio), cpu, label: label.clone() }, label, inherit })
+                let cpu = ts
+                    .tasks
+                    .iter()
+                    .map(|t| if partitioned { t.cpu } else { None })
+                    .collect();
+                let label = format!(
+                    "kernel:fifo:{mode}{pi}{}",
+                    if partitioned { " (partitioned)" } else { "" }
+                );
+                Ok(KernelPlan {
+                    policy: KernelPolicy::Fifo {
+                        prio: fifo_levels(&prio),
+                        cpu,
+                        label: label.clone(),
+                    },
+                    label,
+                    inherit,
+                })
             }
             "scx-gedf" => {
                 let linear = opts.contains(&"linear");
                 scx_admission(ts, None)?;
                 let mode = if linear { "gedf-linear" } else { "gedf" };
                 let label = format!("kernel:scx-gedf{}", if linear { ":linear" } else { "" });
-                Ok(KernelPlan { policy: KernelPolicy::Scx { mode: mode.into(), cpu: vec![None; ts.tasks.len()] }, label, inherit })
+                Ok(KernelPlan {
+                    policy: KernelPolicy::Scx {
+                        mode: mode.into(),
+                        cpu: vec![None; ts.tasks.len()],
+                    },
+                    label,
+                    inherit,
+                })
             }
-            _ => Ok(KernelPlan { policy: KernelPolicy::Other, label: format!("kernel:other{pi}"), inherit }),
+            _ => Ok(KernelPlan {
+                policy: KernelPolicy::Other,
+                label: format!("kernel:other{pi}"),
+                inherit,
+            }),
         }
     }
 
@@ -176,14 +231,30 @@ impl KernelPlan {
     /// a partitioning heuristic exactly as the `pedf` policy makes it (`ffd`, `wfd`,
     /// `lwfg+ffd`, ...).
     fn scx_pedf(ts: &TaskSet, opts: &[&str]) -> Result<KernelPlan, RunError> {
-        let spec_text = if opts.is_empty() { "pedf".to_string() } else { format!("pedf:{}", opts.join(":")) };
-        let spec = rtsched_policies::SchedulerSpec::parse(&spec_text).map_err(|e| RunError::Input(format!("kernel:scx-pedf: {e}")))?;
+        let spec_text = if opts.is_empty() {
+            "pedf".to_string()
+        } else {
+            format!("pedf:{}", opts.join(":"))
+        };
+        let spec = rtsched_policies::SchedulerSpec::parse(&spec_text)
+            .map_err(|e| RunError::Input(format!("kernel:scx-pedf: {e}")))?;
         let ctx = rtsched_policies::ctx::BuildCtx::new(ts);
-        let (cpus, how) = rtsched_policies::pedf::partition(&spec, &ctx).map_err(|e| RunError::Input(format!("kernel:scx-pedf: {e}")))?;
+        let (cpus, how) = rtsched_policies::pedf::partition(&spec, &ctx)
+            .map_err(|e| RunError::Input(format!("kernel:scx-pedf: {e}")))?;
         let cpu: Vec<Option<u32>> = cpus.into_iter().map(Some).collect();
         scx_admission(ts, Some(&cpu))?;
-        let label = format!("kernel:scx-pedf{}", how.map_or(String::new(), |h| format!(":{h}")));
-        Ok(KernelPlan { policy: KernelPolicy::Scx { mode: "pedf".into(), cpu }, label, inherit: false })
+        let label = format!(
+            "kernel:scx-pedf{}",
+            how.map_or(String::new(), |h| format!(":{h}"))
+        );
+        Ok(KernelPlan {
+            policy: KernelPolicy::Scx {
+                mode: "pedf".into(),
+                cpu,
+            },
+            label,
+            inherit: false,
+        })
     }
 }
 
@@ -191,7 +262,12 @@ impl KernelPlan {
 /// thread of every task) within the CPUs, and within 1 on each CPU of a partition. The
 /// registry applies the same test thread by thread ([`crate::scx::Registry::register`]).
 pub(crate) fn scx_admission(ts: &TaskSet, cpu: Option<&[Option<u32>]>) -> Result<(), RunError> {
-    let bw = |t: &rtsched_model::Task| lane_wcets(&t.program()).iter().map(|&w| w as f64 / t.period as f64).sum::<f64>();
+    let bw = |t: &rtsched_model::Task| {
+        lane_wcets(&t.program())
+            .iter()
+            .map(|&w| w as f64 / t.period as f64)
+            .sum::<f64>()
+    };
     let total: f64 = ts.tasks.iter().map(bw).sum();
     let m = ts.platform.cpus;
     if total > m as f64 + 1e-9 {
@@ -202,14 +278,23 @@ pub(crate) fn scx_admission(ts: &TaskSet, cpu: Option<&[Option<u32>]>) -> Result
     }
     if let Some(cpu) = cpu {
         for c in 0..m {
-            let on: Vec<&rtsched_model::Task> = ts.tasks.iter().zip(cpu).filter(|(_, &x)| x == Some(c)).map(|(t, _)| t).collect();
+            let on: Vec<&rtsched_model::Task> = ts
+                .tasks
+                .iter()
+                .zip(cpu)
+                .filter(|(_, &x)| x == Some(c))
+                .map(|(t, _)| t)
+                .collect();
             let u: f64 = on.iter().map(|t| bw(t)).sum();
             if u > 1.0 + 1e-9 {
                 return Err(RunError::Input(format!(
                     "{}: task '{}': field 'cpu': CPU {c} would carry bandwidth {u:.3} > 1 ({})",
                     ts.source,
                     on.last().unwrap().name,
-                    on.iter().map(|t| format!("{} {:.3}", t.name, bw(t))).collect::<Vec<_>>().join(", ")
+                    on.iter()
+                        .map(|t| format!("{} {:.3}", t.name, bw(t)))
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 )));
             }
         }
@@ -253,7 +338,10 @@ pub fn dl_runtime(t: &rtsched_model::Task) -> Time {
 /// therefore the sum of its lanes' runtimes over the period: larger than C / T by one
 /// allowance per lane. A sequential task has the one reservation [`dl_runtime`].
 pub fn dl_runtimes(t: &rtsched_model::Task) -> Vec<Time> {
-    lane_wcets(&t.program()).into_iter().map(|w| dl_margin(w, t.deadline)).collect()
+    lane_wcets(&t.program())
+        .into_iter()
+        .map(|w| dl_margin(w, t.deadline))
+        .collect()
 }
 
 /// Turns per-chunk CPU samples into execution intervals: consecutive chunks on one CPU with no
@@ -295,19 +383,38 @@ struct ThreadOut {
 }
 
 fn admission_message(ts: &TaskSet, upto: usize, err: &std::io::Error) -> String {
-    let read = |f: &str| std::fs::read_to_string(f).ok().and_then(|s| s.trim().parse::<f64>().ok());
-    let (rt, period) = (read("/proc/sys/kernel/sched_rt_runtime_us"), read("/proc/sys/kernel/sched_rt_period_us"));
-    let bw: f64 = ts.tasks[..=upto].iter().map(|t| dl_runtimes(t).iter().sum::<Time>() as f64 / t.period as f64).sum();
+    let read = |f: &str| {
+        std::fs::read_to_string(f)
+            .ok()
+            .and_then(|s| s.trim().parse::<f64>().ok())
+    };
+    let (rt, period) = (
+        read("/proc/sys/kernel/sched_rt_runtime_us"),
+        read("/proc/sys/kernel/sched_rt_period_us"),
+    );
+    let bw: f64 = ts.tasks[..=upto]
+        .iter()
+        .map(|t| dl_runtimes(t).iter().sum::<Time>() as f64 / t.period as f64)
+        .sum();
     let in_use = match dl_reserved(ts.platform.cpus) {
         (u, true) if u > 0.0 => format!(", less {u:.3} already reserved (the kernel's fair servers and other deadline tasks: .dl_bw->total_bw in /sys/kernel/debug/sched/debug)"),
         (u, false) if u > 0.0 => format!(", less about {u:.3} for the kernel's fair servers (5% per CPU by default since Linux 6.12; mount debugfs for the exact figure)"),
         _ => String::new(),
     };
     let limit = match (rt, period) {
-        (Some(r), Some(p)) if r >= 0.0 && p > 0.0 => format!("{:.2} (= {} CPUs x {:.0}% from sched_rt_runtime_us/sched_rt_period_us){in_use}", ts.platform.cpus as f64 * r / p, ts.platform.cpus, 100.0 * r / p),
+        (Some(r), Some(p)) if r >= 0.0 && p > 0.0 => format!(
+            "{:.2} (= {} CPUs x {:.0}% from sched_rt_runtime_us/sched_rt_period_us){in_use}",
+            ts.platform.cpus as f64 * r / p,
+            ts.platform.cpus,
+            100.0 * r / p
+        ),
         _ => "the kernel's real-time bandwidth limit".into(),
     };
-    let helpers = if ts.tasks[..=upto].iter().any(|t| t.is_parallel()) { " (one reservation per thread of a parallel task)" } else { "" };
+    let helpers = if ts.tasks[..=upto].iter().any(|t| t.is_parallel()) {
+        " (one reservation per thread of a parallel task)"
+    } else {
+        ""
+    };
     format!(
         "{}: task '{}': the kernel refused SCHED_DEADLINE admission ({err}). Admission control accepts a new reservation \
          only while the total bandwidth (runtime/period) stays within {limit}; admitting tasks 0..={upto} needs {bw:.3}{helpers}. \
@@ -433,7 +540,8 @@ impl Drop for ScxSlot {
     /// real-time thread behind others while it holds the registry's lock.
     fn drop(&mut self) {
         let _ = sys::set_other(sys::gettid());
-        self.tally.add(self.task, self.registry.unregister(self.slot));
+        self.tally
+            .add(self.task, self.registry.unregister(self.slot));
     }
 }
 
@@ -447,16 +555,39 @@ impl Ctx {
 /// checkpoints (scaled to the demand), taking and releasing resources there. Returns with no
 /// mutex held, whether it completed or was stopped.
 #[allow(clippy::too_many_arguments)]
-fn run_thread(ctx: &Ctx, counters: &ThreadCounters, tp: &ThreadProgram, demand: Time, job: u64, thread: u32, begin: Time, chunks: &mut Vec<(u32, Time, Time)>) -> ThreadRun {
+fn run_thread(
+    ctx: &Ctx,
+    counters: &ThreadCounters,
+    tp: &ThreadProgram,
+    demand: Time,
+    job: u64,
+    thread: u32,
+    begin: Time,
+    chunks: &mut Vec<(u32, Time, Time)>,
+) -> ThreadRun {
     let cpu0 = sys::thread_cpu_ns();
     let (cs0, mig0) = counters.read();
     let can_block = !tp.checkpoints.is_empty();
-    let vol0 = if can_block { sys::voluntary_switches() } else { 0 };
-    let mut out = ThreadRun { done: true, ..Default::default() };
-    let mut ib = IntervalBuilder { cpu: sys::current_cpu(), start: begin, last: begin };
+    let vol0 = if can_block {
+        sys::voluntary_switches()
+    } else {
+        0
+    };
+    let mut out = ThreadRun {
+        done: true,
+        ..Default::default()
+    };
+    let mut ib = IntervalBuilder {
+        cpu: sys::current_cpu(),
+        start: begin,
+        last: begin,
+    };
     chunks.clear();
     {
-        let mut held = Held { locks: &ctx.locks, held: Vec::new() };
+        let mut held = Held {
+            locks: &ctx.locks,
+            held: Vec::new(),
+        };
         let (cpus, record, base) = (&mut out.cpus, ctx.record, ctx.base);
         let (exec, hw) = (&mut out.exec, &mut out.hw);
         let mut piece = |ns: Time| -> bool {
@@ -464,12 +595,16 @@ fn run_thread(ctx: &Ctx, counters: &ThreadCounters, tp: &ThreadProgram, demand: 
                 return true;
             }
             let hw0 = ctx.hw.as_ref().map(|g| g.read());
-            let d = ctx.workload.execute(ns, || ctx.should_stop(), |cpu| {
-                cpus.insert(cpu);
-                if record {
-                    ib.sample(cpu, sys::mono_ns() - base, chunks);
-                }
-            });
+            let d = ctx.workload.execute(
+                ns,
+                || ctx.should_stop(),
+                |cpu| {
+                    cpus.insert(cpu);
+                    if record {
+                        ib.sample(cpu, sys::mono_ns() - base, chunks);
+                    }
+                },
+            );
             *exec += d.cpu;
             if let (Some(g), Some(s0)) = (&ctx.hw, hw0) {
                 perf::add(hw, g.read().since(&s0));
@@ -504,13 +639,29 @@ fn run_thread(ctx: &Ctx, counters: &ThreadCounters, tp: &ThreadProgram, demand: 
     let (cs1, mig1) = counters.read();
     out.switches = cs1.saturating_sub(cs0);
     out.migrations = mig1.saturating_sub(mig0);
-    out.preemptions = if can_block { out.switches.saturating_sub(sys::voluntary_switches().saturating_sub(vol0)) } else { out.switches };
+    out.preemptions = if can_block {
+        out.switches
+            .saturating_sub(sys::voluntary_switches().saturating_sub(vol0))
+    } else {
+        out.switches
+    };
     if matches!(*ctx.workload, work::Workload::Cpu) {
-        out.overhead = sys::thread_cpu_ns().saturating_sub(cpu0).saturating_sub(demand);
+        out.overhead = sys::thread_cpu_ns()
+            .saturating_sub(cpu0)
+            .saturating_sub(demand);
     }
     if ctx.record {
         ib.close(chunks);
-        out.intervals.extend(chunks.iter().map(|&(cpu, s, e)| Interval { cpu, task: ctx.task, job, thread, start: s, end: e, overhead: 0 }));
+        out.intervals
+            .extend(chunks.iter().map(|&(cpu, s, e)| Interval {
+                cpu,
+                task: ctx.task,
+                job,
+                thread,
+                start: s,
+                end: e,
+                overhead: 0,
+            }));
     }
     out
 }
@@ -550,7 +701,11 @@ struct Team {
 
 impl Team {
     fn new(helpers: usize) -> Team {
-        Team { slots: (0..helpers).map(|_| Slot::default()).collect(), scx_slots: (0..helpers).map(|_| Default::default()).collect(), ..Default::default() }
+        Team {
+            slots: (0..helpers).map(|_| Slot::default()).collect(),
+            scx_slots: (0..helpers).map(|_| Default::default()).collect(),
+            ..Default::default()
+        }
     }
 
     /// Hand thread k (1..=demands.len()) of the region to helper k.
@@ -558,7 +713,12 @@ impl Team {
         self.pending.store(demands.len() as u32, Ordering::SeqCst);
         for (i, &demand) in demands.iter().enumerate() {
             let s = &self.slots[i];
-            *s.work.lock().unwrap_or_else(|p| p.into_inner()) = Some(Handoff { job, region, thread: i as u32 + 1, demand });
+            *s.work.lock().unwrap_or_else(|p| p.into_inner()) = Some(Handoff {
+                job,
+                region,
+                thread: i as u32 + 1,
+                demand,
+            });
             s.seq.fetch_add(1, Ordering::SeqCst);
             sys::futex_wake(&s.seq);
         }
@@ -579,7 +739,12 @@ impl Team {
     }
 
     fn report(&self, helper: usize) -> ThreadRun {
-        std::mem::take(&mut *self.slots[helper].report.lock().unwrap_or_else(|p| p.into_inner()))
+        std::mem::take(
+            &mut *self.slots[helper]
+                .report
+                .lock()
+                .unwrap_or_else(|p| p.into_inner()),
+        )
     }
 
     /// Tell every helper to exit (the task's thread is done, or unwinding).
@@ -628,7 +793,12 @@ impl Drop for HelperGuard<'_> {
 }
 
 /// Set the calling thread's policy for `lane` of task `ti`.
-fn set_policy(policy: &KernelPolicy, ti: usize, dl_runtime: Time, task: &rtsched_model::Task) -> std::io::Result<()> {
+fn set_policy(
+    policy: &KernelPolicy,
+    ti: usize,
+    dl_runtime: Time,
+    task: &rtsched_model::Task,
+) -> std::io::Result<()> {
     let tid = sys::gettid();
     match policy {
         // Registered by Spawn::begin (it needs the registry); here only the CPU of a partition.
@@ -640,15 +810,25 @@ fn set_policy(policy: &KernelPolicy, ti: usize, dl_runtime: Time, task: &rtsched
             // reporting it.
             let give_up = std::time::Instant::now() + std::time::Duration::from_secs(1);
             loop {
-                match sys::set_deadline(tid, dl_runtime, task.deadline, task.period, if *reclaim { sys::SCHED_FLAG_RECLAIM } else { 0 }) {
-                    Err(e) if e.raw_os_error() == Some(libc::EBUSY) && std::time::Instant::now() < give_up => {
+                match sys::set_deadline(
+                    tid,
+                    dl_runtime,
+                    task.deadline,
+                    task.period,
+                    if *reclaim { sys::SCHED_FLAG_RECLAIM } else { 0 },
+                ) {
+                    Err(e)
+                        if e.raw_os_error() == Some(libc::EBUSY)
+                            && std::time::Instant::now() < give_up =>
+                    {
                         std::thread::sleep(std::time::Duration::from_millis(20));
                     }
                     r => break r,
                 }
             }
         }
-        KernelPolicy::Fifo { prio, cpu, .. } => sys::set_affinity(tid, cpu[ti].map(|c| c as usize)).and_then(|_| sys::set_fifo(tid, prio[ti])),
+        KernelPolicy::Fifo { prio, cpu, .. } => sys::set_affinity(tid, cpu[ti].map(|c| c as usize))
+            .and_then(|_| sys::set_fifo(tid, prio[ti])),
         KernelPolicy::Other => sys::set_other(tid),
     }
 }
@@ -667,7 +847,10 @@ impl Start {
     /// called off, else the run's time base.
     fn wait(&self, ti: usize, set: std::io::Result<()>) -> Option<Time> {
         if let Err(e) = set {
-            self.errors.lock().unwrap_or_else(|p| p.into_inner()).push((ti, e));
+            self.errors
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .push((ti, e));
         }
         self.ready.wait();
         self.go.wait();
@@ -710,12 +893,24 @@ impl Spawn {
     fn begin(&self) -> Option<Ctx> {
         let mut set = set_policy(&self.policy, self.ti, self.runtime, &self.task);
         let mut scx = None;
-        if let (Ok(()), Some(registry), KernelPolicy::Scx { cpu, .. }) = (&set, &self.scx, &self.policy) {
+        if let (Ok(()), Some(registry), KernelPolicy::Scx { cpu, .. }) =
+            (&set, &self.scx, &self.policy)
+        {
             let tid = sys::gettid();
-            let d = crate::scx::Declared { period: self.task.period, deadline: self.task.deadline, wcet: self.lane_wcet, cpu: cpu[self.ti] };
+            let d = crate::scx::Declared {
+                period: self.task.period,
+                deadline: self.task.deadline,
+                wcet: self.lane_wcet,
+                cpu: cpu[self.ti],
+            };
             set = match registry.register(tid, d) {
                 Ok(slot) => {
-                    let s = ScxSlot { registry: registry.clone(), slot, tally: self.scx_tally.clone(), task: self.ti };
+                    let s = ScxSlot {
+                        registry: registry.clone(),
+                        slot,
+                        tally: self.scx_tally.clone(),
+                        task: self.ti,
+                    };
                     if self.lane > 0 {
                         self.team.scx_slots[self.lane - 1].store(slot + 1, Ordering::SeqCst);
                     }
@@ -770,11 +965,25 @@ fn helper_main(sp: Spawn, lane: usize) {
         if team.quit.load(Ordering::SeqCst) {
             return;
         }
-        let Some(h) = slot.work.lock().unwrap_or_else(|p| p.into_inner()).take() else { continue };
-        let _guard = HelperGuard { team, failed: &ctx.failed };
+        let Some(h) = slot.work.lock().unwrap_or_else(|p| p.into_inner()).take() else {
+            continue;
+        };
+        let _guard = HelperGuard {
+            team,
+            failed: &ctx.failed,
+        };
         let tp = &program.regions[h.region as usize][h.thread as usize];
         let begin = sys::mono_ns() - ctx.base;
-        let run = run_thread(&ctx, &counters, tp, h.demand, h.job, h.thread, begin, &mut chunks);
+        let run = run_thread(
+            &ctx,
+            &counters,
+            tp,
+            h.demand,
+            h.job,
+            h.thread,
+            begin,
+            &mut chunks,
+        );
         *slot.report.lock().unwrap_or_else(|p| p.into_inner()) = run;
     }
 }
@@ -782,13 +991,21 @@ fn helper_main(sp: Spawn, lane: usize) {
 /// The task's own thread: releases, runs thread 0 of every region, forks and joins helpers.
 fn task_main(sp: Spawn, ts: &TaskSet) -> ThreadOut {
     let duration = ts.run.duration;
-    let mut out = ThreadOut { jobs: Vec::new(), overhead: Samples::default(), intervals: Vec::new(), counter_source: "" };
+    let mut out = ThreadOut {
+        jobs: Vec::new(),
+        overhead: Samples::default(),
+        intervals: Vec::new(),
+        counter_source: "",
+    };
     let Some(ctx) = sp.begin() else {
         sp.team.dismiss();
         return out;
     };
     let (ti, task, program, team, base) = (sp.ti, &sp.task, &*sp.program, &*sp.team, ctx.base);
-    let _guard = TaskGuard { team, failed: &ctx.failed };
+    let _guard = TaskGuard {
+        team,
+        failed: &ctx.failed,
+    };
     let counters = ThreadCounters::open();
     out.counter_source = counters.source();
     let mut streams = TaskStreams::new(ts.run.seed, ti as u32);
@@ -823,7 +1040,11 @@ fn task_main(sp: Spawn, ts: &TaskSet) -> ThreadOut {
         }
         sys::sleep_until(base + release, &crate::INTERRUPTED);
         let start = sys::mono_ns() - base;
-        let mut acc = ThreadRun { end: start, done: true, ..Default::default() };
+        let mut acc = ThreadRun {
+            end: start,
+            done: true,
+            ..Default::default()
+        };
         let mut runs = 0u32;
         let mut first = 0;
         let mut own_work = 0;
@@ -833,7 +1054,16 @@ fn task_main(sp: Spawn, ts: &TaskSet) -> ThreadOut {
                 team.fork(job, r as u32, &demands[first + 1..first + n]);
             }
             let begin = if r == 0 { start } else { sys::mono_ns() - base };
-            let own = run_thread(&ctx, &counters, &region[0], demands[first], job, 0, begin, &mut chunks);
+            let own = run_thread(
+                &ctx,
+                &counters,
+                &region[0],
+                demands[first],
+                job,
+                0,
+                begin,
+                &mut chunks,
+            );
             own_work += own.exec;
             merge(&mut acc, own, &mut out.intervals);
             if n > 1 {
@@ -897,7 +1127,20 @@ fn task_main(sp: Spawn, ts: &TaskSet) -> ThreadOut {
             rtsched_runtime::streams::replayed(&task.execution_times, job, &mut demands)
         };
         let deadline = release + task.deadline;
-        keep(&mut out, &sp.handoff, JobRecord { task: ti as u32, job, release, deadline, demand, missed: true, max_utility: task.max_utility(), ..Default::default() });
+        keep(
+            &mut out,
+            &sp.handoff,
+            JobRecord {
+                task: ti as u32,
+                job,
+                release,
+                deadline,
+                demand,
+                missed: true,
+                max_utility: task.max_utility(),
+                ..Default::default()
+            },
+        );
         job += 1;
         release += streams.interarrival(task);
     }
@@ -934,8 +1177,15 @@ fn merge(acc: &mut ThreadRun, run: ThreadRun, intervals: &mut Vec<Interval>) {
 /// The kernel's real-time bandwidth for `m` CPUs (sched_rt_runtime_us / sched_rt_period_us),
 /// or `None` when unlimited or unreadable.
 fn rt_bandwidth(m: u32) -> Option<f64> {
-    let read = |f: &str| std::fs::read_to_string(f).ok().and_then(|s| s.trim().parse::<f64>().ok());
-    match (read("/proc/sys/kernel/sched_rt_runtime_us"), read("/proc/sys/kernel/sched_rt_period_us")) {
+    let read = |f: &str| {
+        std::fs::read_to_string(f)
+            .ok()
+            .and_then(|s| s.trim().parse::<f64>().ok())
+    };
+    match (
+        read("/proc/sys/kernel/sched_rt_runtime_us"),
+        read("/proc/sys/kernel/sched_rt_period_us"),
+    ) {
         (Some(r), Some(p)) if r >= 0.0 && p > 0.0 => Some(m as f64 * r / p),
         _ => None,
     }
@@ -955,7 +1205,10 @@ fn dl_bandwidth_in_use() -> Option<f64> {
 /// servers' default 50 ms every second on each CPU, on kernels that have them (6.12+).
 fn fair_servers_default(m: u32) -> f64 {
     let release = std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap_or_default();
-    let mut v = release.trim().split(|c: char| !c.is_ascii_digit()).filter_map(|x| x.parse::<u32>().ok());
+    let mut v = release
+        .trim()
+        .split(|c: char| !c.is_ascii_digit())
+        .filter_map(|x| x.parse::<u32>().ok());
     match (v.next(), v.next()) {
         (Some(major), Some(minor)) if (major, minor) >= (6, 12) => 0.05 * m as f64,
         _ => 0.0,
@@ -972,7 +1225,9 @@ fn dl_reserved(m: u32) -> (f64, bool) {
 }
 
 fn parse_total_bw(text: &str) -> Option<f64> {
-    let line = text.lines().find(|l| l.trim_start().starts_with(".dl_bw->total_bw"))?;
+    let line = text
+        .lines()
+        .find(|l| l.trim_start().starts_with(".dl_bw->total_bw"))?;
     let v: i64 = line.rsplit(':').next()?.trim().parse().ok()?;
     Some(v.max(0) as f64 / (1u64 << 20) as f64)
 }
@@ -982,7 +1237,9 @@ fn parse_total_bw(text: &str) -> Option<f64> {
 /// admitting reservations only to drop them at once is both wasteful and, on some kernels,
 /// the path on which the DL bandwidth total went wrong (see `Spawn::begin`).
 fn deadline_precheck(ts: &TaskSet) -> Result<(), RunError> {
-    let Some(cap) = rt_bandwidth(ts.platform.cpus) else { return Ok(()) };
+    let Some(cap) = rt_bandwidth(ts.platform.cpus) else {
+        return Ok(());
+    };
     let cap = cap - dl_reserved(ts.platform.cpus).0;
     let mut total = 0.0;
     for (i, t) in ts.tasks.iter().enumerate() {
@@ -1006,7 +1263,13 @@ pub const MAX_KERNEL_THREADS: usize = 4096;
 fn check_thread_count(ts: &TaskSet) -> Result<(), RunError> {
     let mut threads = 0usize;
     for t in &ts.tasks {
-        threads += t.regions.iter().map(|r| r.threads.len()).max().unwrap_or(1).max(1);
+        threads += t
+            .regions
+            .iter()
+            .map(|r| r.threads.len())
+            .max()
+            .unwrap_or(1)
+            .max(1);
         if threads > MAX_KERNEL_THREADS {
             return Err(RunError::Input(format!(
                 "{}: task '{}': field 'regions': a kernel run starts one thread per thread of a region; the tasks up to this one need {threads}, more than the limit of {MAX_KERNEL_THREADS} (the testbed backends run any number on one worker per CPU)",
@@ -1024,14 +1287,25 @@ pub fn run(ts: &TaskSet, plan: &KernelPlan, opts: &RunOptions) -> Result<RunResu
 /// [`run`], its records streamed to `out` as its jobs end instead of held (`None`: held):
 /// each task thread hands its records over, this thread interleaves them into release order
 /// ([`Merger`]) while it waits for the run to end.
-pub(crate) fn run_into(ts: &TaskSet, plan: &KernelPlan, opts: &RunOptions, mut out: Option<&mut Collector<'_>>) -> Result<RunResult, RunError> {
+pub(crate) fn run_into(
+    ts: &TaskSet,
+    plan: &KernelPlan,
+    opts: &RunOptions,
+    mut out: Option<&mut Collector<'_>>,
+) -> Result<RunResult, RunError> {
     check_thread_count(ts)?;
     if matches!(plan.policy, KernelPolicy::Deadline { .. }) {
         deadline_precheck(ts)?;
     }
     let n = ts.tasks.len();
     let duration = ts.run.duration;
-    let drain = ts.tasks.iter().map(|t| t.deadline.max(t.period)).max().unwrap_or(0) * 2;
+    let drain = ts
+        .tasks
+        .iter()
+        .map(|t| t.deadline.max(t.period))
+        .max()
+        .unwrap_or(0)
+        * 2;
     let programs: Vec<Arc<Program>> = ts.tasks.iter().map(|t| Arc::new(t.program())).collect();
     let threads: usize = programs.iter().map(|p| p.width()).sum();
     let start = Arc::new(Start {
@@ -1058,12 +1332,16 @@ pub(crate) fn run_into(ts: &TaskSet, plan: &KernelPlan, opts: &RunOptions, mut o
     let failed = Arc::new(AtomicBool::new(false));
     // kernel:scx-*: load the scheduler first (it refuses here if the kernel cannot).
     let session = match &plan.policy {
-        KernelPolicy::Scx { mode, .. } => Some(crate::scx::Session::start(mode).map_err(RunError::Input)?),
+        KernelPolicy::Scx { mode, .. } => {
+            Some(crate::scx::Session::start(mode).map_err(RunError::Input)?)
+        }
         _ => None,
     };
     let registry = match &session {
         Some(s) => Some(Arc::new(
-            crate::scx::Registry::open(&s.pin, sys::online_cpus() as u32).map_err(|e| RunError::Failed(format!("cannot open the sched_ext registry: {e}")))?,
+            crate::scx::Registry::open(&s.pin, sys::online_cpus() as u32).map_err(|e| {
+                RunError::Failed(format!("cannot open the sched_ext registry: {e}"))
+            })?,
         )),
         None => None,
     };
@@ -1104,13 +1382,19 @@ pub(crate) fn run_into(ts: &TaskSet, plan: &KernelPlan, opts: &RunOptions, mut o
         };
         for (lane, &runtime) in runtimes.iter().enumerate().skip(1) {
             let sp = spawn(lane, runtime);
-            match std::thread::Builder::new().name(format!("rtsched-{}.{lane}", task.name)).spawn(move || helper_main(sp, lane)) {
+            match std::thread::Builder::new()
+                .name(format!("rtsched-{}.{lane}", task.name))
+                .spawn(move || helper_main(sp, lane))
+            {
                 Ok(h) => helpers.push(h),
                 Err(e) => spawn_error = Some(e),
             }
         }
         let (sp, ts2) = (spawn(0, runtimes[0]), ts.clone());
-        match std::thread::Builder::new().name(format!("rtsched-{}", task.name)).spawn(move || task_main(sp, &ts2)) {
+        match std::thread::Builder::new()
+            .name(format!("rtsched-{}", task.name))
+            .spawn(move || task_main(sp, &ts2))
+        {
             Ok(h) => mains.push(h),
             Err(e) => spawn_error = Some(e),
         }
@@ -1129,7 +1413,9 @@ pub(crate) fn run_into(ts: &TaskSet, plan: &KernelPlan, opts: &RunOptions, mut o
     if !errs.is_empty() {
         start.abort.store(true, Ordering::SeqCst);
     }
-    start.t0.store(sys::mono_ns() + 20_000_000, Ordering::SeqCst);
+    start
+        .t0
+        .store(sys::mono_ns() + 20_000_000, Ordering::SeqCst);
     start.go.wait();
     let mut buf = Vec::new();
     if let Some(c) = out.as_deref_mut() {
@@ -1138,7 +1424,9 @@ pub(crate) fn run_into(ts: &TaskSet, plan: &KernelPlan, opts: &RunOptions, mut o
         while ended.iter().any(|e| !e) {
             std::thread::sleep(stream::DRAIN_EVERY);
             // A thread seen finished before the take has handed over all it will.
-            let finished: Vec<usize> = (0..mains.len()).filter(|&t| !ended[t] && mains[t].is_finished()).collect();
+            let finished: Vec<usize> = (0..mains.len())
+                .filter(|&t| !ended[t] && mains[t].is_finished())
+                .collect();
             handoff.take(&mut buf);
             for rec in buf.drain(..) {
                 merger.push(rec);
@@ -1166,7 +1454,9 @@ pub(crate) fn run_into(ts: &TaskSet, plan: &KernelPlan, opts: &RunOptions, mut o
         panicked |= h.join().is_err();
     }
     if panicked {
-        return Err(RunError::Failed("a task thread panicked; every thread was stopped".into()));
+        return Err(RunError::Failed(
+            "a task thread panicked; every thread was stopped".into(),
+        ));
     }
     // Every thread has left the registry: unload the scheduler and keep its counters.
     drop(registry);
@@ -1175,19 +1465,27 @@ pub(crate) fn run_into(ts: &TaskSet, plan: &KernelPlan, opts: &RunOptions, mut o
         None => None,
     };
     if let Some((ti, e)) = errs.into_iter().min_by_key(|(ti, _)| *ti) {
-        let msg = if e.raw_os_error() == Some(libc::EBUSY) && matches!(plan.policy, KernelPolicy::Deadline { .. }) {
+        let msg = if e.raw_os_error() == Some(libc::EBUSY)
+            && matches!(plan.policy, KernelPolicy::Deadline { .. })
+        {
             admission_message(ts, ti, &e)
         } else if e.raw_os_error() == Some(libc::EPERM) {
             format!("{}: task '{}': not permitted to set the scheduling policy ({e}); real runs need root or CAP_SYS_NICE. Nothing was run.", ts.source, ts.tasks[ti].name)
         } else {
-            format!("{}: task '{}': cannot set the scheduling policy for {}: {e}. Nothing was run.", ts.source, ts.tasks[ti].name, plan.label)
+            format!(
+                "{}: task '{}': cannot set the scheduling policy for {}: {e}. Nothing was run.",
+                ts.source, ts.tasks[ti].name, plan.label
+            )
         };
         return Err(RunError::Input(msg));
     }
     let mut r = RunResult::new("kernel", &plan.label, ts);
     // Where the run's time 0 lies on CLOCK_MONOTONIC, to line its records up with anything
     // else timed on this machine (a trace, a latency probe, /proc samples).
-    r.measurements.insert(crate::TIME_ZERO_KEY.into(), start.t0.load(Ordering::SeqCst) as f64);
+    r.measurements.insert(
+        crate::TIME_ZERO_KEY.into(),
+        start.t0.load(Ordering::SeqCst) as f64,
+    );
     if let Some(stats) = scx_stats {
         r.measurements.extend(stats);
         tally.report(&r.task_names, &mut r.measurements);
@@ -1204,7 +1502,8 @@ pub(crate) fn run_into(ts: &TaskSet, plan: &KernelPlan, opts: &RunOptions, mut o
         r.jobs.append(&mut o.jobs);
         r.intervals.append(&mut o.intervals);
         if !o.counter_source.is_empty() {
-            r.measurements.insert(format!("counters_from_{}", o.counter_source), 1.0);
+            r.measurements
+                .insert(format!("counters_from_{}", o.counter_source), 1.0);
         }
     }
     let mut overhead = Samples::default();
@@ -1213,9 +1512,18 @@ pub(crate) fn run_into(ts: &TaskSet, plan: &KernelPlan, opts: &RunOptions, mut o
     }
     crate::testbed::put_stats(&mut r, "job_cpu_overhead", &mut overhead);
     for (name, l) in ts.resources.iter().zip(locks.iter()) {
-        r.measurements.insert(format!("resource.{name}.acquisitions"), l.acquisitions.load(Ordering::SeqCst) as f64);
-        r.measurements.insert(format!("resource.{name}.contended"), l.contended.load(Ordering::SeqCst) as f64);
-        r.measurements.insert(format!("resource.{name}.max_holders"), l.max_holders.load(Ordering::SeqCst) as f64);
+        r.measurements.insert(
+            format!("resource.{name}.acquisitions"),
+            l.acquisitions.load(Ordering::SeqCst) as f64,
+        );
+        r.measurements.insert(
+            format!("resource.{name}.contended"),
+            l.contended.load(Ordering::SeqCst) as f64,
+        );
+        r.measurements.insert(
+            format!("resource.{name}.max_holders"),
+            l.max_holders.load(Ordering::SeqCst) as f64,
+        );
     }
     r.jobs.sort_by_key(|j| (j.release, j.task, j.job));
     r.intervals.sort_by_key(|i| (i.start, i.cpu));
@@ -1227,7 +1535,12 @@ pub(crate) fn run_into(ts: &TaskSet, plan: &KernelPlan, opts: &RunOptions, mut o
         for rec in buf.drain(..) {
             merger.push(rec);
         }
-        merger.finish(c, |o, rest| rest.iter().flatten().map(|j| j.finish.unwrap_or(j.deadline)).fold(o.latest, Time::max));
+        merger.finish(c, |o, rest| {
+            rest.iter()
+                .flatten()
+                .map(|j| j.finish.unwrap_or(j.deadline))
+                .fold(o.latest, Time::max)
+        });
         r.end = c.latest;
         r.counters.releases = c.jobs;
         if let Some(d) = &mut c.start_delays {
@@ -1250,12 +1563,18 @@ mod tests {
         };
         assert!(check_thread_count(&set(4095)).is_ok());
         match check_thread_count(&set(4096)) {
-            Err(RunError::Input(m)) => assert!(m.starts_with("w.yaml: task 'p': field 'regions'") && m.contains("need 4097, more than the limit of 4096"), "{m}"),
+            Err(RunError::Input(m)) => assert!(
+                m.starts_with("w.yaml: task 'p': field 'regions'")
+                    && m.contains("need 4097, more than the limit of 4096"),
+                "{m}"
+            ),
             other => panic!("{:?}", other.err()),
         }
         // And through the run itself, with no thread started (no privilege needed to see it).
         let plan = KernelPlan::new(&set(10_000), "fifo").unwrap();
-        assert!(matches!(run(&set(10_000), &plan, &RunOptions::default()), Err(RunError::Input(m)) if m.contains("limit of 4096")));
+        assert!(
+            matches!(run(&set(10_000), &plan, &RunOptions::default()), Err(RunError::Input(m)) if m.contains("limit of 4096"))
+        );
     }
 
     /// The line as Linux 6.18 prints it here: two fair servers of 5% each on a 2-CPU root domain.
@@ -1265,7 +1584,8 @@ mod tests {
         let got = parse_total_bw(text).unwrap();
         assert!((got - 0.1).abs() < 1e-3, "{got}");
         assert_eq!(parse_total_bw("nothing here"), None);
-        assert_eq!(parse_total_bw("  .dl_bw->total_bw : -414189\n"), Some(0.0)); // a corrupted total reads as none
+        assert_eq!(parse_total_bw("  .dl_bw->total_bw : -414189\n"), Some(0.0));
+        // a corrupted total reads as none
     }
 
     #[test]
@@ -1275,7 +1595,12 @@ mod tests {
         let over = taskset("platform: {cpus: 2}\ntasks:\n  - {name: a, period: 10, wcet: 9.8}\n  - {name: b, period: 10, wcet: 9.8}\n");
         match deadline_precheck(&over) {
             Err(RunError::Input(m)) => {
-                assert!(m.contains("task 'b'") && m.contains("checked before asking the kernel") && m.contains("Nothing was run"), "{m}")
+                assert!(
+                    m.contains("task 'b'")
+                        && m.contains("checked before asking the kernel")
+                        && m.contains("Nothing was run"),
+                    "{m}"
+                )
             }
             other => panic!("expected a refusal under cap {cap}, got {other:?}"),
         }
@@ -1313,10 +1638,22 @@ mod tests {
             let p = KernelPlan::new(&ts, spec).unwrap();
             assert_eq!((p.label.as_str(), p.inherit), (label, pi), "{spec}");
         }
-        assert!(matches!(KernelPlan::new(&ts, "fifo:rm").unwrap().policy, KernelPolicy::Fifo { .. }));
-        assert_eq!(err(&ts, "deadline:pie"), "kernel:deadline: unknown option 'pie' (known: reclaim, pi)");
-        assert_eq!(err(&ts, "fifo:xx"), "kernel:fifo: unknown option or priority assignment 'xx' (known: rm, dm, file, pi)");
-        assert_eq!(err(&ts, "other:reclaim"), "kernel:other: unknown option 'reclaim' (known: pi)");
+        assert!(matches!(
+            KernelPlan::new(&ts, "fifo:rm").unwrap().policy,
+            KernelPolicy::Fifo { .. }
+        ));
+        assert_eq!(
+            err(&ts, "deadline:pie"),
+            "kernel:deadline: unknown option 'pie' (known: reclaim, pi)"
+        );
+        assert_eq!(
+            err(&ts, "fifo:xx"),
+            "kernel:fifo: unknown option or priority assignment 'xx' (known: rm, dm, file, pi)"
+        );
+        assert_eq!(
+            err(&ts, "other:reclaim"),
+            "kernel:other: unknown option 'reclaim' (known: pi)"
+        );
         assert!(err(&ts, "fifo:rm:dm").contains("choose one priority assignment"));
         assert!(err(&ts, "deadline:pi:pi").contains("given twice"));
         assert!(err(&ts, "fifo:file").contains("task 'a': field 'priority'"));
@@ -1329,13 +1666,25 @@ mod tests {
         let p = KernelPlan::new(&ts, "scx-gedf").unwrap();
         assert_eq!(p.label, "kernel:scx-gedf");
         assert!(matches!(&p.policy, KernelPolicy::Scx { mode, .. } if mode == "gedf"));
-        assert_eq!(KernelPlan::new(&ts, "scx-gedf:linear").unwrap().label, "kernel:scx-gedf:linear");
-        assert_eq!(err(&ts, "scx-gedf:pi"), "kernel:scx-gedf: unknown option 'pi' (known: linear)");
+        assert_eq!(
+            KernelPlan::new(&ts, "scx-gedf:linear").unwrap().label,
+            "kernel:scx-gedf:linear"
+        );
+        assert_eq!(
+            err(&ts, "scx-gedf:pi"),
+            "kernel:scx-gedf: unknown option 'pi' (known: linear)"
+        );
         // A heuristic makes the partition, as for the pedf policy: .6+.4 and .5.
         let p = KernelPlan::new(&ts, "scx-pedf:ffd").unwrap();
         assert_eq!(p.label, "kernel:scx-pedf:ffd");
-        assert!(matches!(&p.policy, KernelPolicy::Scx { cpu, .. } if cpu == &[Some(0), Some(1), Some(0)]));
-        assert!(err(&ts, "scx-pedf").contains("field 'cpu'"), "{}", err(&ts, "scx-pedf"));
+        assert!(
+            matches!(&p.policy, KernelPolicy::Scx { cpu, .. } if cpu == &[Some(0), Some(1), Some(0)])
+        );
+        assert!(
+            err(&ts, "scx-pedf").contains("field 'cpu'"),
+            "{}",
+            err(&ts, "scx-pedf")
+        );
         assert!(err(&ts, "scx-pedf:fdd").contains("unknown partitioner 'fdd'"));
         // Admission: 2.1 on 2 CPUs is refused with the numbers; so is a CPU above 1.
         let over = taskset("platform: {cpus: 2}\ntasks:\n  - {name: a, period: 10, wcet: 8}\n  - {name: b, period: 10, wcet: 7}\n  - {name: c, period: 10, wcet: 6}\n");
@@ -1359,7 +1708,10 @@ tasks:
     fn lanes_and_reservations_of_a_parallel_task() {
         let ts = taskset(PAR);
         let t = &ts.tasks[0];
-        assert_eq!(lane_wcets(&t.program()), vec![8_000_000, 3_500_000, 2_000_000]);
+        assert_eq!(
+            lane_wcets(&t.program()),
+            vec![8_000_000, 3_500_000, 2_000_000]
+        );
         // 10% allowance, at least 250 us, per lane.
         assert_eq!(dl_runtimes(t), vec![8_800_000, 3_850_000, 2_250_000]);
         let seq = taskset(PLAIN);
@@ -1368,7 +1720,9 @@ tasks:
         let tight = taskset(&PAR.replace("period: 20", "period: 20\n    deadline: 10"));
         assert!(KernelPlan::new(&tight, "deadline").is_ok());
         let too_long = taskset(&PAR.replace("period: 20", "period: 20\n    deadline: 7"));
-        assert!(err(&too_long, "deadline").contains("thread 0 of the regions runs 8000000 ns per job"));
+        assert!(
+            err(&too_long, "deadline").contains("thread 0 of the regions runs 8000000 ns per job")
+        );
     }
 
     /// SCHED_OTHER needs no privilege, so these run anywhere (timing assertions are loose:
@@ -1388,7 +1742,12 @@ tasks:
         assert_eq!(r.jobs.len(), 3);
         for j in &r.jobs {
             let mut d = Vec::new();
-            assert_eq!(j.demand, streams.job_demands(&ts.run.execution, &program, &mut d), "job {}", j.job);
+            assert_eq!(
+                j.demand,
+                streams.job_demands(&ts.run.execution, &program, &mut d),
+                "job {}",
+                j.job
+            );
             assert!(j.finish.is_some() && !j.cpus.is_empty());
             // The regions run one after another: at least the longest thread of each region.
             let (mut first, mut path) = (0, 0);
@@ -1396,11 +1755,21 @@ tasks:
                 path += d[first..first + region.len()].iter().max().unwrap();
                 first += region.len();
             }
-            assert!(j.finish.unwrap() - j.start.unwrap() >= path, "job {} ended before its critical path", j.job);
+            assert!(
+                j.finish.unwrap() - j.start.unwrap() >= path,
+                "job {} ended before its critical path",
+                j.job
+            );
             // Thread runs: 1 + 3 + 1 + 2 context switches at least.
             assert!(j.context_switches >= 7);
             for thread in 0..3 {
-                assert!(r.intervals.iter().any(|i| i.job == j.job && i.thread == thread), "job {} thread {thread} never ran", j.job);
+                assert!(
+                    r.intervals
+                        .iter()
+                        .any(|i| i.job == j.job && i.thread == thread),
+                    "job {} thread {thread} never ran",
+                    j.job
+                );
             }
         }
         assert!(!r.intervals.iter().any(|i| i.thread > 2));
@@ -1423,7 +1792,10 @@ tasks:
         assert_eq!((a.task, b.task), (0, 1));
         assert_eq!(a.blocked, 0);
         assert!(b.blocked >= 10_000_000, "b waited {} ns", b.blocked);
-        assert!(b.finish.unwrap() >= a.start.unwrap() + 40_000_000, "b finished inside a's section");
+        assert!(
+            b.finish.unwrap() >= a.start.unwrap() + 40_000_000,
+            "b finished inside a's section"
+        );
         assert_eq!(r.measurements["resource.r.max_holders"], 1.0);
         assert_eq!(r.measurements["resource.r.acquisitions"], 2.0);
         assert_eq!(r.measurements["resource.r.contended"], 1.0);

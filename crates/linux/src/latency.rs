@@ -22,25 +22,46 @@ pub const MAX_PROBE_DURATION: Time = 900 * 1_000_000_000;
 /// `pm_qos`: ask for zero wake-up latency (/dev/cpu_dma_latency) while probing, as cyclictest
 /// does; without it the CPUs idle as they would anyway (what a probe watching a run wants: the
 /// request keeps idle vCPUs polling, which changes what the host does).
-pub fn probe(duration: Time, interval: Time, priority: u32, cpus: Option<Vec<usize>>, pm_qos: bool) -> Result<ProbeResult, RunError> {
+pub fn probe(
+    duration: Time,
+    interval: Time,
+    priority: u32,
+    cpus: Option<Vec<usize>>,
+    pm_qos: bool,
+) -> Result<ProbeResult, RunError> {
     if !(10_000..=1_000_000_000).contains(&interval) {
-        return Err(RunError::Input(format!("latency probe: interval must be between 10 us and 1 s, got {interval} ns")));
+        return Err(RunError::Input(format!(
+            "latency probe: interval must be between 10 us and 1 s, got {interval} ns"
+        )));
     }
     if duration > MAX_PROBE_DURATION || duration < interval {
-        return Err(RunError::Input(format!("latency probe: duration must be at least one interval and at most {} s", MAX_PROBE_DURATION / 1_000_000_000)));
+        return Err(RunError::Input(format!(
+            "latency probe: duration must be at least one interval and at most {} s",
+            MAX_PROBE_DURATION / 1_000_000_000
+        )));
     }
     if !(1..=99).contains(&priority) {
-        return Err(RunError::Input(format!("latency probe: SCHED_FIFO priority must be 1..99, got {priority}")));
+        return Err(RunError::Input(format!(
+            "latency probe: SCHED_FIFO priority must be 1..99, got {priority}"
+        )));
     }
     let online = sys::online_cpus();
     let cpus = cpus.unwrap_or_else(|| (0..online).collect());
     if let Some(c) = cpus.iter().find(|&&c| c >= online) {
-        return Err(RunError::Input(format!("latency probe: CPU {c} is not online (this machine has {online})")));
+        return Err(RunError::Input(format!(
+            "latency probe: CPU {c} is not online (this machine has {online})"
+        )));
     }
     sys::check_rt_privilege().map_err(RunError::Privilege)?;
     let _guard = crate::SignalGuard::install();
     // Keep the CPUs out of deep idle states while we measure, as cyclictest does.
-    let dma = pm_qos.then(|| std::fs::OpenOptions::new().write(true).open("/dev/cpu_dma_latency").and_then(|mut f| f.write_all(&0i32.to_ne_bytes()).map(|_| f)).ok());
+    let dma = pm_qos.then(|| {
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/cpu_dma_latency")
+            .and_then(|mut f| f.write_all(&0i32.to_ne_bytes()).map(|_| f))
+            .ok()
+    });
     let start = sys::mono_ns() + 10_000_000;
     let stop = std::sync::atomic::AtomicBool::new(false);
     let results: Vec<Result<Vec<Time>, String>> = std::thread::scope(|s| {
@@ -52,7 +73,9 @@ pub fn probe(duration: Time, interval: Time, priority: u32, cpus: Option<Vec<usi
                     .name(format!("rtsched-probe{cpu}"))
                     .spawn_scoped(s, move || -> Result<Vec<Time>, String> {
                         let tid = sys::gettid();
-                        sys::set_affinity(tid, Some(cpu)).and_then(|_| sys::set_fifo(tid, priority)).map_err(|e| format!("CPU {cpu}: {e}"))?;
+                        sys::set_affinity(tid, Some(cpu))
+                            .and_then(|_| sys::set_fifo(tid, priority))
+                            .map_err(|e| format!("CPU {cpu}: {e}"))?;
                         let n = (duration / interval) as usize;
                         let mut out = Vec::with_capacity(n);
                         let mut next = start;
@@ -70,12 +93,21 @@ pub fn probe(duration: Time, interval: Time, priority: u32, cpus: Option<Vec<usi
                     .expect("spawn probe thread")
             })
             .collect();
-        handles.into_iter().map(|h| h.join().unwrap_or_else(|_| Err("probe thread panicked".into()))).collect()
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| Err("probe thread panicked".into()))
+            })
+            .collect()
     });
     drop(dma);
     if interrupted() {
         return Err(RunError::Interrupted);
     }
-    let samples = results.into_iter().collect::<Result<Vec<_>, _>>().map_err(RunError::Failed)?;
+    let samples = results
+        .into_iter()
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(RunError::Failed)?;
     Ok(ProbeResult { samples, start })
 }

@@ -80,7 +80,11 @@ pub struct RunOptions {
 
 impl Default for RunOptions {
     fn default() -> Self {
-        RunOptions { allow_overload: false, model: GlobalModel::StopTheWorld, record_intervals: true }
+        RunOptions {
+            allow_overload: false,
+            model: GlobalModel::StopTheWorld,
+            record_intervals: true,
+        }
     }
 }
 
@@ -181,7 +185,12 @@ pub fn run(ts: &TaskSet, backend: &str, opts: &RunOptions) -> Result<RunResult, 
 /// summaries and then to `next` (a Parquet writer) as its job ends, so memory stays bounded
 /// whatever the duration ([`crate::stream`]). The result's `jobs` is empty and `streamed`
 /// holds the count and the summaries.
-pub fn run_streamed(ts: &TaskSet, backend: &str, opts: &RunOptions, next: Option<&mut (dyn JobSink + Send)>) -> Result<RunResult, RunError> {
+pub fn run_streamed(
+    ts: &TaskSet,
+    backend: &str,
+    opts: &RunOptions,
+    next: Option<&mut (dyn JobSink + Send)>,
+) -> Result<RunResult, RunError> {
     let mut c = stream::Collector::for_run(ts, next);
     let mut r = run_with(ts, backend, opts, Some(&mut c))?;
     r.streamed = Some(c.streamed(&r.task_names));
@@ -194,16 +203,27 @@ pub fn scheduler_label(ts: &TaskSet, backend: &str) -> Result<String, RunError> 
     let (kind, rest) = backend.split_once(':').unwrap_or((backend, ""));
     match kind {
         "kernel" if rest.starts_with("scx:") => {
-            let p = rtsched_policies::build(&rest[4..], ts).map_err(|e| RunError::Input(format!("kernel:scx: {e}")))?;
+            let p = rtsched_policies::build(&rest[4..], ts)
+                .map_err(|e| RunError::Input(format!("kernel:scx: {e}")))?;
             Ok(format!("kernel:scx:{}", p.name()))
         }
         "kernel" => Ok(kernel::KernelPlan::new(ts, rest)?.label),
-        "testbed" => Ok(format!("testbed:{}", rtsched_policies::build(rest, ts).map_err(RunError::Input)?.name())),
+        "testbed" => Ok(format!(
+            "testbed:{}",
+            rtsched_policies::build(rest, ts)
+                .map_err(RunError::Input)?
+                .name()
+        )),
         _ => Err(RunError::Input(format!("unknown backend '{backend}'"))),
     }
 }
 
-fn run_with(ts: &TaskSet, backend: &str, opts: &RunOptions, out: Option<&mut stream::Collector<'_>>) -> Result<RunResult, RunError> {
+fn run_with(
+    ts: &TaskSet,
+    backend: &str,
+    opts: &RunOptions,
+    out: Option<&mut stream::Collector<'_>>,
+) -> Result<RunResult, RunError> {
     check_common(ts, opts)?;
     let (kind, rest) = backend.split_once(':').unwrap_or((backend, ""));
     // Validate everything before touching any thread.
@@ -211,7 +231,8 @@ fn run_with(ts: &TaskSet, backend: &str, opts: &RunOptions, out: Option<&mut str
     let user_scx = kind == "kernel" && rest.starts_with("scx:");
     let plan = match kind {
         "kernel" if user_scx => {
-            rtsched_policies::build(&rest[4..], ts).map_err(|e| RunError::Input(format!("kernel:scx: {e}")))?;
+            rtsched_policies::build(&rest[4..], ts)
+                .map_err(|e| RunError::Input(format!("kernel:scx: {e}")))?;
             None
         }
         "kernel" => Some(kernel::KernelPlan::new(ts, rest)?),
@@ -221,7 +242,10 @@ fn run_with(ts: &TaskSet, backend: &str, opts: &RunOptions, out: Option<&mut str
         }
         _ => {
             let known: Vec<&str> = BACKENDS.iter().map(|b| b.0).collect();
-            return Err(RunError::Input(format!("unknown backend '{backend}'; known: {}", known.join(", "))));
+            return Err(RunError::Input(format!(
+                "unknown backend '{backend}'; known: {}",
+                known.join(", ")
+            )));
         }
     };
     sys::check_rt_privilege().map_err(RunError::Privilege)?;
@@ -239,7 +263,10 @@ fn run_with(ts: &TaskSet, backend: &str, opts: &RunOptions, out: Option<&mut str
         // In a virtual machine the host may take the CPUs away; a run with much steal measured
         // the host as much as the scheduler.
         if let (Some(a), Some(b)) = (steal0, steal_ticks()) {
-            r.measurements.insert("host.steal_ms".into(), (b.saturating_sub(a)) as f64 * 1000.0 / clock_ticks() as f64);
+            r.measurements.insert(
+                "host.steal_ms".into(),
+                (b.saturating_sub(a)) as f64 * 1000.0 / clock_ticks() as f64,
+            );
         }
         r
     })

@@ -72,7 +72,16 @@ fn open_event(kind: u32, config: u64, group: i32, read_format: u64) -> io::Resul
     };
     // SAFETY: attr is a valid, fully initialised perf_event_attr of the size it declares;
     // pid 0 = the calling thread, cpu -1 = any, group -1 or an fd this thread opened.
-    let fd = unsafe { libc::syscall(libc::SYS_perf_event_open, &attr as *const PerfEventAttr, 0, -1, group, PERF_FLAG_FD_CLOEXEC) };
+    let fd = unsafe {
+        libc::syscall(
+            libc::SYS_perf_event_open,
+            &attr as *const PerfEventAttr,
+            0,
+            -1,
+            group,
+            PERF_FLAG_FD_CLOEXEC,
+        )
+    };
     if fd < 0 {
         Err(io::Error::last_os_error())
     } else {
@@ -97,13 +106,20 @@ impl Group {
     /// Open `events` ((type, config), the first the leader) for the calling thread. On a
     /// failure, says which event the kernel refused.
     pub fn open(events: &[(u32, u64)]) -> Result<Group, (usize, io::Error)> {
-        assert!(!events.is_empty() && events.len() <= 3, "a group of 1 to 3 events");
-        let mut g = Group { fds: Vec::with_capacity(events.len()) };
+        assert!(
+            !events.is_empty() && events.len() <= 3,
+            "a group of 1 to 3 events"
+        );
+        let mut g = Group {
+            fds: Vec::with_capacity(events.len()),
+        };
         for (i, &(kind, config)) in events.iter().enumerate() {
             let leader = g.fds.first().copied().unwrap_or(-1);
-            let format = PERF_FORMAT_GROUP | PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
+            let format =
+                PERF_FORMAT_GROUP | PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
             // On an error `g` is dropped, closing what was opened.
-            g.fds.push(open_event(kind, config, leader, format).map_err(|e| (i, e))?);
+            g.fds
+                .push(open_event(kind, config, leader, format).map_err(|e| (i, e))?);
         }
         Ok(g)
     }
@@ -139,9 +155,15 @@ impl Sample {
     /// Each counter's increase since `before`, scaled up by enabled / running if the group
     /// was multiplexed meanwhile (0 if it never ran).
     pub fn delta(&self, before: &Sample) -> [u64; 3] {
-        let (de, dr) = (self.enabled.saturating_sub(before.enabled), self.running.saturating_sub(before.running));
+        let (de, dr) = (
+            self.enabled.saturating_sub(before.enabled),
+            self.running.saturating_sub(before.running),
+        );
         let mut out = [0u64; 3];
-        for (o, (a, b)) in out.iter_mut().zip(self.values.iter().zip(before.values.iter())) {
+        for (o, (a, b)) in out
+            .iter_mut()
+            .zip(self.values.iter().zip(before.values.iter()))
+        {
             let d = a.saturating_sub(*b);
             *o = if dr == 0 {
                 0
@@ -157,7 +179,11 @@ impl Sample {
     /// As hardware counters (a group opened by [`HwGroup`]: cycles, instructions, LLC misses).
     pub fn since(&self, before: &Sample) -> HwCounters {
         let [cycles, instructions, llc_misses] = self.delta(before);
-        HwCounters { instructions, cycles, llc_misses }
+        HwCounters {
+            instructions,
+            cycles,
+            llc_misses,
+        }
     }
 }
 
@@ -166,7 +192,12 @@ pub struct HwGroup(Group);
 
 impl HwGroup {
     fn open(llc: LlcEvent) -> Result<HwGroup, (usize, io::Error)> {
-        Group::open(&[(PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES), (PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS), llc.event()]).map(HwGroup)
+        Group::open(&[
+            (PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES),
+            (PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS),
+            llc.event(),
+        ])
+        .map(HwGroup)
     }
 
     /// For a thread of a run whose [`probe`] found `llc`; `None` if this thread cannot have
@@ -188,7 +219,11 @@ pub fn add(hw: &mut Option<HwCounters>, d: HwCounters) {
     h.llc_misses += d.llc_misses;
 }
 
-const NAMES: [&str; 3] = ["PERF_COUNT_HW_CPU_CYCLES", "PERF_COUNT_HW_INSTRUCTIONS", "the LLC-miss event"];
+const NAMES: [&str; 3] = [
+    "PERF_COUNT_HW_CPU_CYCLES",
+    "PERF_COUNT_HW_INSTRUCTIONS",
+    "the LLC-miss event",
+];
 
 /// Can this machine count cycles, instructions and LLC misses for a thread? Tried once, on
 /// the calling thread (the counters are closed again). `Ok`: which LLC event to use; `Err`:
@@ -222,7 +257,9 @@ pub fn reason(what: &str, e: &io::Error) -> String {
             }
         }
         libc::EACCES | libc::EPERM => {
-            let p = std::fs::read_to_string("/proc/sys/kernel/perf_event_paranoid").map(|s| s.trim().to_string()).unwrap_or_else(|_| "?".into());
+            let p = std::fs::read_to_string("/proc/sys/kernel/perf_event_paranoid")
+                .map(|s| s.trim().to_string())
+                .unwrap_or_else(|_| "?".into());
             format!("not permitted: kernel.perf_event_paranoid = {p} (counting one's own threads in user space needs <= 2, or CAP_PERFMON)")
         }
         _ => "the kernel refused it".to_string(),
@@ -232,12 +269,18 @@ pub fn reason(what: &str, e: &io::Error) -> String {
 
 /// Is a core PMU listed (named `cpu`, or `cpu_core`/`cpu_atom` on hybrid Intel CPUs)?
 fn pmu_listed() -> bool {
-    ["cpu", "cpu_core", "cpu_atom"].iter().any(|d| std::path::Path::new("/sys/bus/event_source/devices").join(d).exists())
+    ["cpu", "cpu_core", "cpu_atom"].iter().any(|d| {
+        std::path::Path::new("/sys/bus/event_source/devices")
+            .join(d)
+            .exists()
+    })
 }
 
 /// The text of `unavailable["hardware_counters"]` for a probe failure.
 pub fn unavailable_text(why: &str) -> String {
-    format!("not available here: {why}; execution-time inflation (exec_ns / demand_ns) is the measure")
+    format!(
+        "not available here: {why}; execution-time inflation (exec_ns / demand_ns) is the measure"
+    )
 }
 
 /// Record the run's probe: on success, which LLC event was used (`hw.llc_event.NAME = 1` in
@@ -245,10 +288,12 @@ pub fn unavailable_text(why: &str) -> String {
 pub fn report(probe: &Result<LlcEvent, String>, r: &mut RunResult) {
     match probe {
         Ok(llc) => {
-            r.measurements.insert(format!("hw.llc_event.{}", llc.name()), 1.0);
+            r.measurements
+                .insert(format!("hw.llc_event.{}", llc.name()), 1.0);
         }
         Err(why) => {
-            r.unavailable.insert("hardware_counters".into(), unavailable_text(why));
+            r.unavailable
+                .insert("hardware_counters".into(), unavailable_text(why));
         }
     }
 }
@@ -267,7 +312,11 @@ mod tests {
     /// space only, as the hardware group does; a page fault counts where user code faulted.)
     #[test]
     fn a_software_group_counts_the_calling_threads_work() {
-        let g = match Group::open(&[(PERF_TYPE_SOFTWARE, SW_TASK_CLOCK), (PERF_TYPE_SOFTWARE, SW_PAGE_FAULTS), (PERF_TYPE_SOFTWARE, SW_PAGE_FAULTS_MIN)]) {
+        let g = match Group::open(&[
+            (PERF_TYPE_SOFTWARE, SW_TASK_CLOCK),
+            (PERF_TYPE_SOFTWARE, SW_PAGE_FAULTS),
+            (PERF_TYPE_SOFTWARE, SW_PAGE_FAULTS_MIN),
+        ]) {
             Ok(g) => g,
             Err((i, e)) => {
                 // perf_event_open itself may be forbidden (paranoid 3, seccomp): nothing to test.
@@ -282,7 +331,14 @@ mod tests {
         let len = 256 * 4096;
         // SAFETY: a fresh private anonymous mapping, written within its length, then unmapped.
         unsafe {
-            let p = libc::mmap(std::ptr::null_mut(), len, libc::PROT_READ | libc::PROT_WRITE, libc::MAP_PRIVATE | libc::MAP_ANONYMOUS, -1, 0) as *mut u8;
+            let p = libc::mmap(
+                std::ptr::null_mut(),
+                len,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+                -1,
+                0,
+            ) as *mut u8;
             assert!(p as *mut libc::c_void != libc::MAP_FAILED);
             for i in (0..len).step_by(4096) {
                 std::ptr::write_volatile(p.add(i), 1);
@@ -292,8 +348,14 @@ mod tests {
         let b = g.read();
         let [task_clock, faults, minor] = b.delta(&a);
         assert!(done);
-        assert!(b.enabled > a.enabled && b.running > a.running, "{a:?} {b:?}");
-        assert!(task_clock >= 3_000_000, "task clock {task_clock} ns for 3 ms of burn");
+        assert!(
+            b.enabled > a.enabled && b.running > a.running,
+            "{a:?} {b:?}"
+        );
+        assert!(
+            task_clock >= 3_000_000,
+            "task clock {task_clock} ns for 3 ms of burn"
+        );
         // One read gives both fault counters at one instant: minor faults are among the faults.
         // (Not asserted >= 256: in one of about 50 runs here neither counted the touches.)
         assert!(minor <= faults, "{a:?} {b:?}");
@@ -301,19 +363,50 @@ mod tests {
 
     #[test]
     fn deltas_scale_for_multiplexing_and_never_underflow() {
-        let before = Sample { enabled: 100, running: 100, values: [10, 20, 30] };
-        let after = Sample { enabled: 300, running: 200, values: [60, 70, 40] };
+        let before = Sample {
+            enabled: 100,
+            running: 100,
+            values: [10, 20, 30],
+        };
+        let after = Sample {
+            enabled: 300,
+            running: 200,
+            values: [60, 70, 40],
+        };
         // Ran 100 of the 200 ns enabled: the counts are doubled.
         assert_eq!(after.delta(&before), [100, 100, 20]);
         let h = after.since(&before);
         assert_eq!((h.cycles, h.instructions, h.llc_misses), (100, 100, 20));
         // Never scheduled: nothing counted. A counter that went backwards: 0.
-        assert_eq!(Sample { enabled: 300, running: 100, values: [60, 70, 40] }.delta(&before), [0; 3]);
-        assert_eq!(Sample { enabled: 200, running: 200, values: [5, 20, 30] }.delta(&before), [0, 0, 0]);
+        assert_eq!(
+            Sample {
+                enabled: 300,
+                running: 100,
+                values: [60, 70, 40]
+            }
+            .delta(&before),
+            [0; 3]
+        );
+        assert_eq!(
+            Sample {
+                enabled: 200,
+                running: 200,
+                values: [5, 20, 30]
+            }
+            .delta(&before),
+            [0, 0, 0]
+        );
         let mut hw = None;
         add(&mut hw, h);
         add(&mut hw, h);
-        assert_eq!(hw, Some(HwCounters { instructions: 200, cycles: 200, llc_misses: 40 }));
+        assert_eq!(
+            hw,
+            Some(HwCounters {
+                instructions: 200,
+                cycles: 200,
+                llc_misses: 40
+            })
+        );
     }
 
     /// On this project's VMs (no PMU) the probe reports why, in words, and never panics; on a
@@ -329,13 +422,26 @@ mod tests {
                 assert!(h.cycles > 0 && h.instructions > 0, "{h:?}");
             }
             Err(why) => {
-                assert!(why.starts_with("perf_event_open(PERF_COUNT_HW_CPU_CYCLES) failed: "), "{why}");
+                assert!(
+                    why.starts_with("perf_event_open(PERF_COUNT_HW_CPU_CYCLES) failed: "),
+                    "{why}"
+                );
                 if !pmu_listed() {
                     assert!(why.contains("no hardware PMU"), "{why}");
                 }
                 let text = unavailable_text(&why);
-                assert!(text.starts_with("not available here: ") && text.ends_with("execution-time inflation (exec_ns / demand_ns) is the measure"));
-                let ts = rtsched_model::parse_taskset("platform: {cpus: 1}\ntasks: [{name: a, period: 10, wcet: 1}]\n", rtsched_model::Format::Yaml, "p.yaml").unwrap();
+                assert!(
+                    text.starts_with("not available here: ")
+                        && text.ends_with(
+                            "execution-time inflation (exec_ns / demand_ns) is the measure"
+                        )
+                );
+                let ts = rtsched_model::parse_taskset(
+                    "platform: {cpus: 1}\ntasks: [{name: a, period: 10, wcet: 1}]\n",
+                    rtsched_model::Format::Yaml,
+                    "p.yaml",
+                )
+                .unwrap();
                 let mut r = RunResult::new("testbed", "testbed:pedf", &ts);
                 report(&Err(why), &mut r);
                 assert_eq!(r.unavailable.get("hardware_counters"), Some(&text));
@@ -347,10 +453,25 @@ mod tests {
     fn refusals_are_explained() {
         let e = |n| io::Error::from_raw_os_error(n);
         let r = reason("PERF_COUNT_HW_CPU_CYCLES", &e(libc::EACCES));
-        assert!(r.contains("Permission denied") && r.contains("kernel.perf_event_paranoid = "), "{r}");
+        assert!(
+            r.contains("Permission denied") && r.contains("kernel.perf_event_paranoid = "),
+            "{r}"
+        );
         let r = reason("PERF_COUNT_HW_INSTRUCTIONS", &e(libc::ENOENT));
-        assert!(r.starts_with("perf_event_open(PERF_COUNT_HW_INSTRUCTIONS) failed: No such file or directory"), "{r}");
-        assert!(r.contains(if pmu_listed() { "does not support the event" } else { "no hardware PMU" }), "{r}");
+        assert!(
+            r.starts_with(
+                "perf_event_open(PERF_COUNT_HW_INSTRUCTIONS) failed: No such file or directory"
+            ),
+            "{r}"
+        );
+        assert!(
+            r.contains(if pmu_listed() {
+                "does not support the event"
+            } else {
+                "no hardware PMU"
+            }),
+            "{r}"
+        );
         assert!(reason("x", &e(libc::EINVAL)).ends_with("the kernel refused it"));
     }
 }

@@ -142,7 +142,10 @@ mod tests {
             assert!(b < BUCKETS && b >= last, "{v}: {b}");
             last = b;
             let m = midpoint(b);
-            assert!((m - v as f64).abs() <= v as f64 / 128.0 + 0.5, "{v}: midpoint {m}");
+            assert!(
+                (m - v as f64).abs() <= v as f64 / 128.0 + 0.5,
+                "{v}: midpoint {m}"
+            );
         }
     }
 

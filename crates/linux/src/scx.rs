@@ -50,7 +50,14 @@ pub const MAX_CPUS: usize = 64;
 
 fn bpf(cmd: libc::c_long, attr: &mut [u64; 10]) -> io::Result<i64> {
     // SAFETY: `attr` is a zero-padded union bpf_attr of 80 bytes, valid for the call.
-    let r = unsafe { libc::syscall(libc::SYS_bpf, cmd, attr.as_mut_ptr(), std::mem::size_of_val(attr) as u32) };
+    let r = unsafe {
+        libc::syscall(
+            libc::SYS_bpf,
+            cmd,
+            attr.as_mut_ptr(),
+            std::mem::size_of_val(attr) as u32,
+        )
+    };
     if r < 0 {
         Err(io::Error::last_os_error())
     } else {
@@ -59,10 +66,12 @@ fn bpf(cmd: libc::c_long, attr: &mut [u64; 10]) -> io::Result<i64> {
 }
 
 fn obj_get(path: &Path) -> io::Result<OwnedFd> {
-    let c = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()).map_err(|_| io::Error::other("path with NUL"))?;
+    let c = std::ffi::CString::new(path.as_os_str().as_encoded_bytes())
+        .map_err(|_| io::Error::other("path with NUL"))?;
     let mut attr = [0u64; 10];
     attr[0] = c.as_ptr() as u64;
-    let fd = bpf(BPF_OBJ_GET, &mut attr).map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
+    let fd = bpf(BPF_OBJ_GET, &mut attr)
+        .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
     // SAFETY: the kernel just returned this new descriptor.
     Ok(unsafe { OwnedFd::from_raw_fd(fd as i32) })
 }
@@ -119,21 +128,46 @@ impl Registry {
         let tid_slot = obj_get(&dir.join("tid_slot"))?;
         let len = MAX_SLOTS * std::mem::size_of::<Slot>();
         // SAFETY: mapping the whole mmap-able array map; checked for MAP_FAILED.
-        let p = unsafe { libc::mmap(std::ptr::null_mut(), len, libc::PROT_READ | libc::PROT_WRITE, libc::MAP_SHARED, slots_fd.as_raw_fd(), 0) };
+        let p = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                len,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_SHARED,
+                slots_fd.as_raw_fd(),
+                0,
+            )
+        };
         if p == libc::MAP_FAILED {
             return Err(io::Error::last_os_error());
         }
         let choice_fd = obj_get(&dir.join("choice"))?;
         let kick = obj_get(&dir.join("kick"))?;
         // SAFETY: as above, the `choice` array of MAX_CPUS u64.
-        let c = unsafe { libc::mmap(std::ptr::null_mut(), MAX_CPUS * 8, libc::PROT_READ | libc::PROT_WRITE, libc::MAP_SHARED, choice_fd.as_raw_fd(), 0) };
+        let c = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                MAX_CPUS * 8,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_SHARED,
+                choice_fd.as_raw_fd(),
+                0,
+            )
+        };
         if c == libc::MAP_FAILED {
             let e = io::Error::last_os_error();
             // SAFETY: the mapping just made.
             unsafe { libc::munmap(p, len) };
             return Err(e);
         }
-        Ok(Registry { slots: p as *mut Slot, len, tid_slot, cpus, choice: c as *mut std::sync::atomic::AtomicU64, kick })
+        Ok(Registry {
+            slots: p as *mut Slot,
+            len,
+            tid_slot,
+            cpus,
+            choice: c as *mut std::sync::atomic::AtomicU64,
+            kick,
+        })
     }
 
     /// User-space mode: CPU `cpu` must run thread `tid` (0: none, the fair queue); the thread's
@@ -162,7 +196,9 @@ impl Registry {
         bpf(BPF_PROG_TEST_RUN, &mut attr)?;
         match (attr[0] >> 32) as i32 {
             0 => Ok(()),
-            r => Err(io::Error::other(format!("rtsched_kick({cpu}) returned {r}"))),
+            r => Err(io::Error::other(format!(
+                "rtsched_kick({cpu}) returned {r}"
+            ))),
         }
     }
 
@@ -174,7 +210,12 @@ impl Registry {
 
     fn lock(&self) -> SlotLock<'_> {
         let me = std::process::id().max(1);
-        while self.slot(0).tid.compare_exchange(0, me, Ordering::Acquire, Ordering::Relaxed).is_err() {
+        while self
+            .slot(0)
+            .tid
+            .compare_exchange(0, me, Ordering::Acquire, Ordering::Relaxed)
+            .is_err()
+        {
             std::thread::yield_now();
         }
         SlotLock(self)
@@ -194,7 +235,10 @@ impl Registry {
                 free.get_or_insert(i);
                 continue;
             }
-            let b = bw(s.wcet.load(Ordering::Relaxed), s.period.load(Ordering::Relaxed));
+            let b = bw(
+                s.wcet.load(Ordering::Relaxed),
+                s.period.load(Ordering::Relaxed),
+            );
             total += b;
             if d.cpu.is_some() && s.cpu.load(Ordering::Relaxed) == d.cpu.unwrap() {
                 on_cpu += b;
@@ -258,7 +302,10 @@ impl Registry {
     pub fn unregister(&self, slot: usize) -> (u64, u64) {
         let _l = self.lock();
         let s = self.slot(slot);
-        let counts = (s.runs.load(Ordering::Relaxed), s.kicks.load(Ordering::Relaxed));
+        let counts = (
+            s.runs.load(Ordering::Relaxed),
+            s.kicks.load(Ordering::Relaxed),
+        );
         let key = s.tid.load(Ordering::Relaxed);
         let mut attr = [0u64; 10];
         attr[0] = self.tid_slot.as_raw_fd() as u64;
@@ -284,8 +331,14 @@ impl Tally {
     /// `scx.task.NAME.runs` and `.kicks`, into a run's measurements.
     pub fn report(&self, names: &[String], out: &mut std::collections::BTreeMap<String, f64>) {
         for (t, name) in self.0.iter().zip(names) {
-            out.insert(format!("scx.task.{name}.runs"), t[0].load(Ordering::Relaxed) as f64);
-            out.insert(format!("scx.task.{name}.kicks"), t[1].load(Ordering::Relaxed) as f64);
+            out.insert(
+                format!("scx.task.{name}.runs"),
+                t[0].load(Ordering::Relaxed) as f64,
+            );
+            out.insert(
+                format!("scx.task.{name}.kicks"),
+                t[1].load(Ordering::Relaxed) as f64,
+            );
         }
     }
 }
@@ -378,7 +431,12 @@ impl Session {
                 break;
             }
         }
-        Ok(Session { child, stdin, stdout, pin })
+        Ok(Session {
+            child,
+            stdin,
+            stdout,
+            pin,
+        })
     }
 
     /// Stop the loader (the kernel returns every SCHED_EXT task to the fair class) and return

@@ -56,7 +56,11 @@ impl Default for Outbox {
 
 impl Outbox {
     pub fn with_capacity(ring: usize) -> Self {
-        Outbox(Arc::new(Shared { ring: ArrayQueue::new(ring.max(1)), spill: Mutex::new(Vec::new()), spilling: AtomicBool::new(false) }))
+        Outbox(Arc::new(Shared {
+            ring: ArrayQueue::new(ring.max(1)),
+            spill: Mutex::new(Vec::new()),
+            spilling: AtomicBool::new(false),
+        }))
     }
 
     pub fn push(&self, rec: JobRecord) {
@@ -116,12 +120,25 @@ pub struct Collector<'a> {
 impl<'a> Collector<'a> {
     /// Keeping every response time (tests).
     pub fn new(tasks: usize, next: Option<&'a mut (dyn JobSink + Send)>) -> Self {
-        Collector { acc: SummarySink::new(tasks, next), jobs: 0, latest: 0, start_delays: None }
+        Collector {
+            acc: SummarySink::new(tasks, next),
+            jobs: 0,
+            latest: 0,
+            start_delays: None,
+        }
     }
     /// For a run of `ts`: the p99s keep about 1% of the response times
     /// ([`SummarySink::for_run`]).
-    pub fn for_run(ts: &rtsched_model::TaskSet, next: Option<&'a mut (dyn JobSink + Send)>) -> Self {
-        Collector { acc: SummarySink::for_run(ts, next), jobs: 0, latest: 0, start_delays: None }
+    pub fn for_run(
+        ts: &rtsched_model::TaskSet,
+        next: Option<&'a mut (dyn JobSink + Send)>,
+    ) -> Self {
+        Collector {
+            acc: SummarySink::for_run(ts, next),
+            jobs: 0,
+            latest: 0,
+            start_delays: None,
+        }
     }
     pub fn job(&mut self, rec: &JobRecord, end: Time) {
         self.jobs += 1;
@@ -132,10 +149,14 @@ impl<'a> Collector<'a> {
         self.acc.job(rec, end);
     }
     pub fn track_start_delays(&mut self, tasks: usize) {
-        self.start_delays.get_or_insert_with(|| StartDelays::new(tasks));
+        self.start_delays
+            .get_or_insert_with(|| StartDelays::new(tasks));
     }
     pub fn streamed(mut self, task_names: &[String]) -> Streamed {
-        Streamed { jobs: self.jobs, summaries: self.acc.summaries(task_names) }
+        Streamed {
+            jobs: self.jobs,
+            summaries: self.acc.summaries(task_names),
+        }
     }
 }
 
@@ -150,7 +171,10 @@ pub struct StartDelays {
 
 impl StartDelays {
     pub fn new(tasks: usize) -> Self {
-        StartDelays { last_finish: vec![0; tasks], samples: Samples::default() }
+        StartDelays {
+            last_finish: vec![0; tasks],
+            samples: Samples::default(),
+        }
     }
     pub fn job(&mut self, rec: &JobRecord) {
         let last = &mut self.last_finish[rec.task as usize];
@@ -176,7 +200,11 @@ pub struct Merger {
 
 impl Merger {
     pub fn new(tasks: usize) -> Self {
-        Merger { queues: (0..tasks).map(|_| VecDeque::new()).collect(), ended: vec![false; tasks], held_back: false }
+        Merger {
+            queues: (0..tasks).map(|_| VecDeque::new()).collect(),
+            ended: vec![false; tasks],
+            held_back: false,
+        }
     }
 
     /// A record of its task's stream (in that task's job order).
@@ -221,7 +249,11 @@ impl Merger {
     }
 
     /// Every task has ended: everything left, in order, with the run's end.
-    pub fn finish(mut self, out: &mut Collector<'_>, end: impl FnOnce(&Collector<'_>, &[VecDeque<JobRecord>]) -> Time) {
+    pub fn finish(
+        mut self,
+        out: &mut Collector<'_>,
+        end: impl FnOnce(&Collector<'_>, &[VecDeque<JobRecord>]) -> Time,
+    ) {
         self.ended.iter_mut().for_each(|e| *e = true);
         self.emit(out);
         let end = end(out, &self.queues);
@@ -243,7 +275,15 @@ mod tests {
     use proptest::prelude::*;
 
     fn rec(task: u32, job: u64, release: Time, finish: Option<Time>) -> JobRecord {
-        JobRecord { task, job, release, deadline: release + 10, finish, start: Some(release), ..Default::default() }
+        JobRecord {
+            task,
+            job,
+            release,
+            deadline: release + 10,
+            finish,
+            start: Some(release),
+            ..Default::default()
+        }
     }
 
     /// Four producers and a consumer taking as they push, into a ring of 8 (so they spill
@@ -304,7 +344,10 @@ mod tests {
         assert!(pushed, "a push waited for the consumer's lock");
         let mut buf = Vec::new();
         ob.take(&mut buf);
-        assert_eq!(buf.iter().map(|r| r.job).collect::<Vec<_>>(), (0..10).collect::<Vec<_>>());
+        assert_eq!(
+            buf.iter().map(|r| r.job).collect::<Vec<_>>(),
+            (0..10).collect::<Vec<_>>()
+        );
     }
 
     proptest! {
@@ -359,14 +402,23 @@ mod tests {
         m.push(rec(0, 0, 0, Some(1)));
         m.push(rec(0, 1, 5, Some(6)));
         m.emit(&mut out);
-        assert_eq!(out.jobs, 0, "task 1 may still push a record released at 0..5");
+        assert_eq!(
+            out.jobs, 0,
+            "task 1 may still push a record released at 0..5"
+        );
         m.push(rec(1, 0, 3, Some(4)));
         m.emit(&mut out);
-        assert_eq!(out.jobs, 2, "0@0 and 1@3 are certain; 0@5 waits for task 1's next");
+        assert_eq!(
+            out.jobs, 2,
+            "0@0 and 1@3 are certain; 0@5 waits for task 1's next"
+        );
         m.end_task(1);
         m.emit(&mut out);
         assert_eq!(out.jobs, 3);
         m.finish(&mut out, |o, _| o.latest);
-        assert_eq!(held.iter().map(|r| (r.task, r.job)).collect::<Vec<_>>(), vec![(0, 0), (1, 0), (0, 1)]);
+        assert_eq!(
+            held.iter().map(|r| (r.task, r.job)).collect::<Vec<_>>(),
+            vec![(0, 0), (1, 0), (0, 1)]
+        );
     }
 }

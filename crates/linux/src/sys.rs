@@ -23,14 +23,20 @@ pub fn thread_cpu_ns() -> u64 {
 
 #[inline]
 fn clock_ns(clock: libc::clockid_t) -> u64 {
-    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
     // SAFETY: valid pointer to a timespec.
     unsafe { libc::clock_gettime(clock, &mut ts) };
     ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
 }
 
 fn timespec(ns: u64) -> libc::timespec {
-    libc::timespec { tv_sec: (ns / 1_000_000_000) as libc::time_t, tv_nsec: (ns % 1_000_000_000) as libc::c_long }
+    libc::timespec {
+        tv_sec: (ns / 1_000_000_000) as libc::time_t,
+        tv_nsec: (ns % 1_000_000_000) as libc::c_long,
+    }
 }
 
 /// Sleep until CLOCK_MONOTONIC reaches `abs_ns` (restarting after signals unless `stop`).
@@ -38,7 +44,14 @@ pub fn sleep_until(abs_ns: u64, stop: &std::sync::atomic::AtomicBool) {
     let ts = timespec(abs_ns);
     loop {
         // SAFETY: valid timespec; no remaining-time pointer with TIMER_ABSTIME.
-        let r = unsafe { libc::clock_nanosleep(libc::CLOCK_MONOTONIC, libc::TIMER_ABSTIME, &ts, std::ptr::null_mut()) };
+        let r = unsafe {
+            libc::clock_nanosleep(
+                libc::CLOCK_MONOTONIC,
+                libc::TIMER_ABSTIME,
+                &ts,
+                std::ptr::null_mut(),
+            )
+        };
         if r != libc::EINTR || stop.load(std::sync::atomic::Ordering::Relaxed) {
             return;
         }
@@ -77,22 +90,61 @@ fn setattr(tid: i32, a: &SchedAttr) -> io::Result<()> {
 pub const SCHED_FLAG_RECLAIM: u64 = 0x02;
 
 /// SCHED_DEADLINE with the given reservation (runtime <= deadline <= period, all >= 1024 ns).
-pub fn set_deadline(tid: i32, runtime: u64, deadline: u64, period: u64, flags: u64) -> io::Result<()> {
-    setattr(tid, &SchedAttr { size: std::mem::size_of::<SchedAttr>() as u32, policy: SCHED_DEADLINE, flags, runtime, deadline, period, ..Default::default() })
+pub fn set_deadline(
+    tid: i32,
+    runtime: u64,
+    deadline: u64,
+    period: u64,
+    flags: u64,
+) -> io::Result<()> {
+    setattr(
+        tid,
+        &SchedAttr {
+            size: std::mem::size_of::<SchedAttr>() as u32,
+            policy: SCHED_DEADLINE,
+            flags,
+            runtime,
+            deadline,
+            period,
+            ..Default::default()
+        },
+    )
 }
 
 pub fn set_fifo(tid: i32, priority: u32) -> io::Result<()> {
-    setattr(tid, &SchedAttr { size: std::mem::size_of::<SchedAttr>() as u32, policy: SCHED_FIFO, priority, ..Default::default() })
+    setattr(
+        tid,
+        &SchedAttr {
+            size: std::mem::size_of::<SchedAttr>() as u32,
+            policy: SCHED_FIFO,
+            priority,
+            ..Default::default()
+        },
+    )
 }
 
 /// SCHED_EXT (7): the thread is scheduled by the loaded sched_ext BPF scheduler (or by the
 /// fair class while none is loaded).
 pub fn set_ext(tid: i32) -> io::Result<()> {
-    setattr(tid, &SchedAttr { size: std::mem::size_of::<SchedAttr>() as u32, policy: 7, ..Default::default() })
+    setattr(
+        tid,
+        &SchedAttr {
+            size: std::mem::size_of::<SchedAttr>() as u32,
+            policy: 7,
+            ..Default::default()
+        },
+    )
 }
 
 pub fn set_other(tid: i32) -> io::Result<()> {
-    setattr(tid, &SchedAttr { size: std::mem::size_of::<SchedAttr>() as u32, policy: SCHED_OTHER, ..Default::default() })
+    setattr(
+        tid,
+        &SchedAttr {
+            size: std::mem::size_of::<SchedAttr>() as u32,
+            policy: SCHED_OTHER,
+            ..Default::default()
+        },
+    )
 }
 
 /// The calling thread's scheduling policy.
@@ -136,7 +188,9 @@ pub fn current_cpu() -> u32 {
 /// Wait while `*word == expected`, at most until CLOCK_MONOTONIC `abs_ns` (`None`: forever).
 pub fn futex_wait_until(word: &AtomicU32, expected: u32, abs_ns: Option<u64>) {
     let ts = abs_ns.map(timespec);
-    let tsp = ts.as_ref().map_or(std::ptr::null(), |t| t as *const libc::timespec);
+    let tsp = ts
+        .as_ref()
+        .map_or(std::ptr::null(), |t| t as *const libc::timespec);
     // SAFETY: word is a valid, aligned u32 for the duration of the call. FUTEX_WAIT_BITSET
     // takes an absolute CLOCK_MONOTONIC timeout (no FUTEX_CLOCK_REALTIME flag).
     unsafe {
@@ -155,7 +209,12 @@ pub fn futex_wait_until(word: &AtomicU32, expected: u32, abs_ns: Option<u64>) {
 pub fn futex_wake(word: &AtomicU32) {
     // SAFETY: word is valid; waking waiters has no memory effects on it.
     unsafe {
-        libc::syscall(libc::SYS_futex, word.as_ptr(), libc::FUTEX_WAKE | libc::FUTEX_PRIVATE_FLAG, i32::MAX);
+        libc::syscall(
+            libc::SYS_futex,
+            word.as_ptr(),
+            libc::FUTEX_WAKE | libc::FUTEX_PRIVATE_FLAG,
+            i32::MAX,
+        );
     }
 }
 
@@ -187,7 +246,10 @@ fn check(what: &str, r: libc::c_int) -> io::Result<()> {
     if r == 0 {
         Ok(())
     } else {
-        Err(io::Error::new(io::Error::from_raw_os_error(r).kind(), format!("{what}: {}", io::Error::from_raw_os_error(r))))
+        Err(io::Error::new(
+            io::Error::from_raw_os_error(r).kind(),
+            format!("{what}: {}", io::Error::from_raw_os_error(r)),
+        ))
     }
 }
 
@@ -197,12 +259,32 @@ impl PthreadMutex {
         // is initialised in place in its box and not used before that.
         unsafe {
             let mut attr: libc::pthread_mutexattr_t = std::mem::zeroed();
-            check("pthread_mutexattr_init", libc::pthread_mutexattr_init(&mut attr))?;
-            let protocol = if inherit { libc::PTHREAD_PRIO_INHERIT } else { libc::PTHREAD_PRIO_NONE };
-            let r = check("pthread_mutexattr_setprotocol", libc::pthread_mutexattr_setprotocol(&mut attr, protocol))
-                .and_then(|_| check("pthread_mutexattr_settype", libc::pthread_mutexattr_settype(&mut attr, libc::PTHREAD_MUTEX_NORMAL)));
+            check(
+                "pthread_mutexattr_init",
+                libc::pthread_mutexattr_init(&mut attr),
+            )?;
+            let protocol = if inherit {
+                libc::PTHREAD_PRIO_INHERIT
+            } else {
+                libc::PTHREAD_PRIO_NONE
+            };
+            let r = check(
+                "pthread_mutexattr_setprotocol",
+                libc::pthread_mutexattr_setprotocol(&mut attr, protocol),
+            )
+            .and_then(|_| {
+                check(
+                    "pthread_mutexattr_settype",
+                    libc::pthread_mutexattr_settype(&mut attr, libc::PTHREAD_MUTEX_NORMAL),
+                )
+            });
             let m = Box::new(std::cell::UnsafeCell::new(std::mem::zeroed()));
-            let r = r.and_then(|_| check("pthread_mutex_init", libc::pthread_mutex_init(m.get(), &attr)));
+            let r = r.and_then(|_| {
+                check(
+                    "pthread_mutex_init",
+                    libc::pthread_mutex_init(m.get(), &attr),
+                )
+            });
             libc::pthread_mutexattr_destroy(&mut attr);
             r.map(|_| PthreadMutex { m })
         }
@@ -217,13 +299,17 @@ impl PthreadMutex {
     /// Take the mutex, waiting (blocked, off the CPU) while another thread holds it.
     pub fn lock(&self) -> io::Result<()> {
         // SAFETY: initialised mutex.
-        check("pthread_mutex_lock", unsafe { libc::pthread_mutex_lock(self.m.get()) })
+        check("pthread_mutex_lock", unsafe {
+            libc::pthread_mutex_lock(self.m.get())
+        })
     }
 
     /// Release the mutex; the caller must hold it.
     pub fn unlock(&self) -> io::Result<()> {
         // SAFETY: initialised mutex, held by the caller.
-        check("pthread_mutex_unlock", unsafe { libc::pthread_mutex_unlock(self.m.get()) })
+        check("pthread_mutex_unlock", unsafe {
+            libc::pthread_mutex_unlock(self.m.get())
+        })
     }
 }
 
@@ -279,11 +365,28 @@ impl ThreadCounters {
     pub fn open() -> ThreadCounters {
         let tid = gettid();
         let open = |config: u64| -> i32 {
-            let attr = PerfEventAttr { type_: PERF_TYPE_SOFTWARE, size: std::mem::size_of::<PerfEventAttr>() as u32, config, ..Default::default() };
+            let attr = PerfEventAttr {
+                type_: PERF_TYPE_SOFTWARE,
+                size: std::mem::size_of::<PerfEventAttr>() as u32,
+                config,
+                ..Default::default()
+            };
             // SAFETY: attr is a valid perf_event_attr; pid = this thread, any CPU, no group.
-            unsafe { libc::syscall(libc::SYS_perf_event_open, &attr as *const PerfEventAttr, 0, -1, -1, 8u64 /* PERF_FLAG_FD_CLOEXEC */) as i32 }
+            unsafe {
+                libc::syscall(
+                    libc::SYS_perf_event_open,
+                    &attr as *const PerfEventAttr,
+                    0,
+                    -1,
+                    -1,
+                    8u64, /* PERF_FLAG_FD_CLOEXEC */
+                ) as i32
+            }
         };
-        let (a, b) = (open(PERF_COUNT_SW_CONTEXT_SWITCHES), open(PERF_COUNT_SW_CPU_MIGRATIONS));
+        let (a, b) = (
+            open(PERF_COUNT_SW_CONTEXT_SWITCHES),
+            open(PERF_COUNT_SW_CPU_MIGRATIONS),
+        );
         let fds = if a >= 0 && b >= 0 {
             Some([a, b])
         } else {
@@ -307,7 +410,11 @@ impl ThreadCounters {
     }
 
     pub fn source(&self) -> &'static str {
-        if self.fds.is_some() { "perf" } else { "proc" }
+        if self.fds.is_some() {
+            "perf"
+        } else {
+            "proc"
+        }
     }
 }
 
@@ -379,7 +486,10 @@ mod tests {
             let released = mono_ns();
             m.unlock().unwrap();
             let got = waiter.join().unwrap();
-            assert!(got >= released && got - t0 >= 30_000_000, "the waiter ran before the holder released");
+            assert!(
+                got >= released && got - t0 >= 30_000_000,
+                "the waiter ran before the holder released"
+            );
             m.lock().unwrap();
             m.unlock().unwrap();
         }

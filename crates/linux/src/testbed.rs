@@ -99,12 +99,33 @@ impl Substrate for Publish<'_> {
             Off::Preempted => {}
         }
     }
-    fn on_cpu(&mut self, _now: Time, _cpu: u32, _c: &mut CpuState, _ent: &mut Ent, _switched: bool, _migrated: bool, _work: Time, _rec: Option<&mut JobRecord>) {}
+    fn on_cpu(
+        &mut self,
+        _now: Time,
+        _cpu: u32,
+        _c: &mut CpuState,
+        _ent: &mut Ent,
+        _switched: bool,
+        _migrated: bool,
+        _work: Time,
+        _rec: Option<&mut JobRecord>,
+    ) {
+    }
     fn assigned(&mut self, cpu: u32, e: Option<EntityId>) {
         self.publish(cpu as usize, e);
     }
     /// A policy's operation costs real time here already: only counted (by the ledger).
-    fn charged(&mut self, _now: Time, _cpu: u32, _c: &mut CpuState, _ent: &mut Ent, _ns: Time, _work: Time, _rec: Option<&mut JobRecord>) {}
+    fn charged(
+        &mut self,
+        _now: Time,
+        _cpu: u32,
+        _c: &mut CpuState,
+        _ent: &mut Ent,
+        _ns: Time,
+        _work: Time,
+        _rec: Option<&mut JobRecord>,
+    ) {
+    }
 }
 
 struct State {
@@ -251,14 +272,20 @@ impl Shared {
                 Some(k) => {
                     let l = &x.lanes[k];
                     l.cpu.store(c as u32 + 1, Ordering::SeqCst);
-                    x.registry.choose(c, l.tid.load(Ordering::SeqCst), (l.slot.load(Ordering::SeqCst) as usize).checked_sub(1));
+                    x.registry.choose(
+                        c,
+                        l.tid.load(Ordering::SeqCst),
+                        (l.slot.load(Ordering::SeqCst) as usize).checked_sub(1),
+                    );
                     l.word.fetch_add(1, Ordering::SeqCst);
                     sys::futex_wake(&l.word);
                 }
                 None => x.registry.choose(c, 0, None),
             }
             if let Err(e) = x.registry.kick(c) {
-                self.fail(format!("cannot kick CPU {c} through the sched_ext scheduler: {e}"));
+                self.fail(format!(
+                    "cannot kick CPU {c} through the sched_ext scheduler: {e}"
+                ));
             }
         }
         boxes.published = published;
@@ -275,7 +302,10 @@ impl Shared {
             // SAFETY: set by lane_worker to its registry slot, which outlives the thread's use.
             unsafe { &*f }.fetch_add(1, Ordering::SeqCst);
         }
-        StGuard { g: Some(self.st.lock().unwrap_or_else(|p| p.into_inner())), flag }
+        StGuard {
+            g: Some(self.st.lock().unwrap_or_else(|p| p.into_inner())),
+            flag,
+        }
     }
     fn now(&self) -> Time {
         sys::mono_ns().saturating_sub(self.t0)
@@ -284,7 +314,10 @@ impl Shared {
         self.stop.load(Ordering::Relaxed) || interrupted()
     }
     fn fail(&self, msg: String) {
-        self.failure.lock().unwrap_or_else(|p| p.into_inner()).get_or_insert(msg);
+        self.failure
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get_or_insert(msg);
         self.stop.store(true, Ordering::SeqCst);
         self.wake_all();
     }
@@ -340,7 +373,11 @@ impl Shared {
     fn decide(&self, st: &mut State, now: Time) {
         let began = sys::mono_ns();
         let State { led, boxes, .. } = st;
-        let mut sub = Publish { cells: &self.cpus, boxes, scx: self.scx.is_some() };
+        let mut sub = Publish {
+            cells: &self.cpus,
+            boxes,
+            scx: self.scx.is_some(),
+        };
         // Aborts and releases due by `now`, earliest first (an abort before a release at the same
         // instant, as in the simulator), releases of one instant in task order. A decider that
         // comes late (host steal) catches up in that order too: the records are made in release
@@ -386,15 +423,27 @@ impl Shared {
         // worker (it would otherwise keep looking at an entity it can no longer run).
         for i in 0..sub.boxes.vacated.len() {
             let c = sub.boxes.vacated[i] as usize;
-            if led.run.cpu(c as u32).running.is_none() && self.cpus[c].assign.load(Ordering::SeqCst) & 0xffff_ffff != 0 {
+            if led.run.cpu(c as u32).running.is_none()
+                && self.cpus[c].assign.load(Ordering::SeqCst) & 0xffff_ffff != 0
+            {
                 sub.publish(c, None);
             }
         }
         sub.boxes.vacated.clear();
-        let next_rel = st.next_release.iter().copied().filter(|&r| led.keeps_releasing(r)).min().unwrap_or(u64::MAX);
+        let next_rel = st
+            .next_release
+            .iter()
+            .copied()
+            .filter(|&r| led.keeps_releasing(r))
+            .min()
+            .unwrap_or(u64::MAX);
         let next_abort = st.aborts.peek().map_or(u64::MAX, |Reverse((d, _, _))| *d);
         let next_timer = st.timers.peek().map_or(u64::MAX, |Reverse(t)| *t);
-        let next_tick = if st.tick.is_some() { st.next_tick } else { u64::MAX };
+        let next_tick = if st.tick.is_some() {
+            st.next_tick
+        } else {
+            u64::MAX
+        };
         let next = next_rel.min(next_abort).min(next_timer).min(next_tick);
         let before = self.next_event.swap(next, Ordering::SeqCst);
         if self.model == GlobalModel::Concurrent && next < before {
@@ -430,8 +479,11 @@ enum Stop {
 
 fn worker(sh: &Shared, cpu: usize) -> (u64, u64) {
     let tid = sys::gettid();
-    if let Err(e) = sys::set_affinity(tid, Some(cpu)).and_then(|_| sys::set_fifo(tid, WORKER_PRIO)) {
-        sh.fail(format!("worker for CPU {cpu}: cannot pin and set SCHED_FIFO: {e}"));
+    if let Err(e) = sys::set_affinity(tid, Some(cpu)).and_then(|_| sys::set_fifo(tid, WORKER_PRIO))
+    {
+        sh.fail(format!(
+            "worker for CPU {cpu}: cannot pin and set SCHED_FIFO: {e}"
+        ));
         return (0, 0);
     }
     let counters = ThreadCounters::open();
@@ -454,7 +506,11 @@ fn worker(sh: &Shared, cpu: usize) -> (u64, u64) {
             }
         }
         if slot == 0 {
-            let wake = if concurrent { Some(sh.t0 + sh.next_event.load(Ordering::SeqCst).min(sh.limit + 1)) } else { Some(sys::mono_ns() + 50_000_000) };
+            let wake = if concurrent {
+                Some(sh.t0 + sh.next_event.load(Ordering::SeqCst).min(sh.limit + 1))
+            } else {
+                Some(sys::mono_ns() + 50_000_000)
+            };
             sys::futex_wait_until(&cell.word, w, wake);
             continue;
         }
@@ -462,7 +518,11 @@ fn worker(sh: &Shared, cpu: usize) -> (u64, u64) {
             Served::Retry | Served::Ran => {}
             Served::Wait => {
                 let soon = sys::mono_ns() + 1_000_000;
-                let wake = if concurrent { soon.min(sh.t0 + sh.next_event.load(Ordering::SeqCst)) } else { soon };
+                let wake = if concurrent {
+                    soon.min(sh.t0 + sh.next_event.load(Ordering::SeqCst))
+                } else {
+                    soon
+                };
                 sys::futex_wait_until(&cell.word, w, Some(wake));
             }
         }
@@ -486,7 +546,15 @@ enum Served {
 /// entity's lane thread (kernel:scx:POLICY, `lane`), which `fresh` says got this assignment
 /// for the first time.
 #[allow(clippy::too_many_arguments)]
-fn serve(sh: &Shared, cpu: usize, a: u64, e: EntityId, hw: &Option<perf::HwGroup>, lane: Option<usize>, fresh: bool) -> Served {
+fn serve(
+    sh: &Shared,
+    cpu: usize,
+    a: u64,
+    e: EntityId,
+    hw: &Option<perf::HwGroup>,
+    lane: Option<usize>,
+    fresh: bool,
+) -> Served {
     let cell = &sh.cpus[cpu];
     let c = cpu as u32;
     let concurrent = sh.model == GlobalModel::Concurrent;
@@ -536,7 +604,11 @@ fn serve(sh: &Shared, cpu: usize, a: u64, e: EntityId, hw: &Option<perf::HwGroup
             if holds {
                 led.run.running_mut(c).expect("its CPU runs it").0.mark = now;
             }
-            let mut sub = Publish { cells: &sh.cpus, boxes, scx: sh.scx.is_some() };
+            let mut sub = Publish {
+                cells: &sh.cpus,
+                boxes,
+                scx: sh.scx.is_some(),
+            };
             let step = led.advance(now, c, e, holds, &mut sub);
             if step == Step::Done {
                 led.stopped_executing(e);
@@ -583,7 +655,10 @@ fn serve(sh: &Shared, cpu: usize, a: u64, e: EntityId, hw: &Option<perf::HwGroup
         let hw_delta = hw.as_ref().zip(hw0).map(|(g, s0)| g.read().since(&s0));
         st = sh.lock();
         let x = st.led.run.ent_mut(e);
-        assert_eq!(x.generation, generation, "a slot was reused while a worker ran it");
+        assert_eq!(
+            x.generation, generation,
+            "a slot was reused while a worker ran it"
+        );
         // Progress is the work done (calibrated ns); CPU time is what it took: the two
         // differ for memory work whose cache was taken (execution-time inflation).
         x.done += d.work;
@@ -615,7 +690,10 @@ fn serve(sh: &Shared, cpu: usize, a: u64, e: EntityId, hw: &Option<perf::HwGroup
         if cell.assign.load(Ordering::SeqCst) != a {
             // A lane thread learns of its preemption only when it runs again, which may be
             // much later: its interval ends when the kernel was told to take its CPU.
-            let lost = x.lanes[k].lost_at.load(Ordering::SeqCst).saturating_sub(sh.t0);
+            let lost = x.lanes[k]
+                .lost_at
+                .load(Ordering::SeqCst)
+                .saturating_sub(sh.t0);
             if lost > started {
                 t = t.min(lost);
             }
@@ -623,7 +701,15 @@ fn serve(sh: &Shared, cpu: usize, a: u64, e: EntityId, hw: &Option<perf::HwGroup
     }
     if sh.record && ran && t > started {
         let i = ent.info;
-        st.intervals.push(Interval { cpu: c, task: i.task, job: i.job, thread: i.thread, start: started, end: t, overhead: 0 });
+        st.intervals.push(Interval {
+            cpu: c,
+            task: i.task,
+            job: i.job,
+            thread: i.thread,
+            start: started,
+            end: t,
+            overhead: 0,
+        });
     }
     match stop {
         Stop::Gone => {}
@@ -644,10 +730,18 @@ fn serve(sh: &Shared, cpu: usize, a: u64, e: EntityId, hw: &Option<perf::HwGroup
 /// scheduler and switches to SCHED_EXT, then runs whatever entity of its lane the policy put
 /// on a CPU -- the kernel runs it on that CPU only when the BPF scheduler dispatches it there.
 fn lane_worker(sh: &Shared, k: usize) -> (u64, u64) {
-    let x = sh.scx.as_ref().expect("lane threads exist in kernel:scx:POLICY runs");
+    let x = sh
+        .scx
+        .as_ref()
+        .expect("lane threads exist in kernel:scx:POLICY runs");
     let l = &x.lanes[k];
     let tid = sys::gettid();
-    let d = crate::scx::Declared { period: l.period, deadline: l.deadline, wcet: l.wcet, cpu: None };
+    let d = crate::scx::Declared {
+        period: l.period,
+        deadline: l.deadline,
+        wcet: l.wcet,
+        cpu: None,
+    };
     let slot = match x.registry.register(tid, d) {
         Ok(s) => s,
         Err(e) => {
@@ -719,10 +813,14 @@ pub(crate) fn put_stats(r: &mut RunResult, name: &str, xs: &mut Samples) {
     if xs.is_empty() {
         return;
     }
-    r.measurements.insert(format!("{name}.median_ns"), xs.quantile(0.5));
-    r.measurements.insert(format!("{name}.p99_ns"), xs.quantile(0.99));
-    r.measurements.insert(format!("{name}.max_ns"), xs.max() as f64);
-    r.measurements.insert(format!("{name}.count"), xs.count() as f64);
+    r.measurements
+        .insert(format!("{name}.median_ns"), xs.quantile(0.5));
+    r.measurements
+        .insert(format!("{name}.p99_ns"), xs.quantile(0.99));
+    r.measurements
+        .insert(format!("{name}.max_ns"), xs.max() as f64);
+    r.measurements
+        .insert(format!("{name}.count"), xs.count() as f64);
 }
 
 /// Start delays of a thread-per-task run that held its records ([`stream::StartDelays`]).
@@ -739,20 +837,34 @@ pub fn run(ts: &TaskSet, spec: &str, opts: &RunOptions) -> Result<RunResult, Run
 }
 
 /// [`run`], its records streamed to `out` as its jobs end instead of held (`None`: held).
-pub(crate) fn run_into(ts: &TaskSet, spec: &str, opts: &RunOptions, out: Option<&mut Collector<'_>>) -> Result<RunResult, RunError> {
+pub(crate) fn run_into(
+    ts: &TaskSet,
+    spec: &str,
+    opts: &RunOptions,
+    out: Option<&mut Collector<'_>>,
+) -> Result<RunResult, RunError> {
     let policy = rtsched_policies::build(spec, ts).map_err(RunError::Input)?;
     run_on(ts, policy, opts, None, out)
 }
 
 /// Run `ts` under an already-built policy (the caller checked privilege and limits).
 #[cfg(test)]
-pub(crate) fn run_policy(ts: &TaskSet, policy: Box<dyn Policy>, opts: &RunOptions) -> Result<RunResult, RunError> {
+pub(crate) fn run_policy(
+    ts: &TaskSet,
+    policy: Box<dyn Policy>,
+    opts: &RunOptions,
+) -> Result<RunResult, RunError> {
     run_on(ts, policy, opts, None, None)
 }
 
 /// kernel:scx:POLICY: the policy decides in user space, rtsched's sched_ext scheduler (in its
 /// user-space mode) dispatches each task's own SCHED_EXT threads as decided (see [`ScxLanes`]).
-pub fn run_scx(ts: &TaskSet, spec: &str, opts: &RunOptions, out: Option<&mut Collector<'_>>) -> Result<RunResult, RunError> {
+pub fn run_scx(
+    ts: &TaskSet,
+    spec: &str,
+    opts: &RunOptions,
+    out: Option<&mut Collector<'_>>,
+) -> Result<RunResult, RunError> {
     if opts.model != GlobalModel::StopTheWorld {
         return Err(RunError::Input("kernel:scx:POLICY decides in one user-space decider (stop-the-world); the concurrent model is the testbed's".into()));
     }
@@ -760,18 +872,36 @@ pub fn run_scx(ts: &TaskSet, spec: &str, opts: &RunOptions, out: Option<&mut Col
     crate::kernel::scx_admission(ts, None)?;
     let session = crate::scx::Session::start("user").map_err(RunError::Input)?;
     let registry = Arc::new(
-        crate::scx::Registry::open(&session.pin, sys::online_cpus() as u32).map_err(|e| RunError::Failed(format!("cannot open the sched_ext registry: {e}")))?,
+        crate::scx::Registry::open(&session.pin, sys::online_cpus() as u32)
+            .map_err(|e| RunError::Failed(format!("cannot open the sched_ext registry: {e}")))?,
     );
     let mut lanes = Vec::new();
     let mut first = Vec::new();
     for (ti, t) in ts.tasks.iter().enumerate() {
         first.push(lanes.len());
         for w in crate::kernel::lane_wcets(&t.program()) {
-            lanes.push(Lane { task: ti, period: t.period, deadline: t.deadline, wcet: w, ..Default::default() });
+            lanes.push(Lane {
+                task: ti,
+                period: t.period,
+                deadline: t.deadline,
+                wcet: w,
+                ..Default::default()
+            });
         }
     }
     let tally = Arc::new(crate::scx::Tally::new(ts.tasks.len()));
-    let r = run_on(ts, policy, opts, Some(ScxLanes { registry, tally: tally.clone(), lanes, first }), out);
+    let r = run_on(
+        ts,
+        policy,
+        opts,
+        Some(ScxLanes {
+            registry,
+            tally: tally.clone(),
+            lanes,
+            first,
+        }),
+        out,
+    );
     let stats = session.stop().map_err(RunError::Failed);
     let mut r = r?;
     r.measurements.extend(stats?);
@@ -790,12 +920,18 @@ fn spawn_executor(
 ) -> bool {
     let sh2 = sh.clone();
     let who2 = who.clone();
-    let h = std::thread::Builder::new().name(name).spawn(move || match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(&sh2))) {
-        Ok(c) => c,
-        Err(p) => {
-            let msg = p.downcast_ref::<String>().cloned().or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string())).unwrap_or_default();
-            sh2.fail(format!("{who2} panicked: {msg}; every thread was stopped"));
-            (0, 0)
+    let h = std::thread::Builder::new().name(name).spawn(move || {
+        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(&sh2))) {
+            Ok(c) => c,
+            Err(p) => {
+                let msg = p
+                    .downcast_ref::<String>()
+                    .cloned()
+                    .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+                    .unwrap_or_default();
+                sh2.fail(format!("{who2} panicked: {msg}; every thread was stopped"));
+                (0, 0)
+            }
         }
     });
     match h {
@@ -810,7 +946,13 @@ fn spawn_executor(
     }
 }
 
-fn run_on(ts: &TaskSet, policy: Box<dyn Policy>, opts: &RunOptions, scx: Option<ScxLanes>, mut out: Option<&mut Collector<'_>>) -> Result<RunResult, RunError> {
+fn run_on(
+    ts: &TaskSet,
+    policy: Box<dyn Policy>,
+    opts: &RunOptions,
+    scx: Option<ScxLanes>,
+    mut out: Option<&mut Collector<'_>>,
+) -> Result<RunResult, RunError> {
     let m = ts.platform.cpus as usize;
     let label = policy.name();
     let mut led = Ledger::owned(ts.clone(), policy, false);
@@ -826,7 +968,13 @@ fn run_on(ts: &TaskSet, policy: Box<dyn Policy>, opts: &RunOptions, scx: Option<
     let limit = led.limit();
     let st = State {
         led,
-        boxes: Mailboxes { epoch: vec![0; m], decided_at: vec![0; m], vacated: Vec::with_capacity(m), published: Vec::with_capacity(m), chosen: vec![None; m] },
+        boxes: Mailboxes {
+            epoch: vec![0; m],
+            decided_at: vec![0; m],
+            vacated: Vec::with_capacity(m),
+            published: Vec::with_capacity(m),
+            chosen: vec![None; m],
+        },
         next_release: ts.tasks.iter().map(|t| t.offset).collect(),
         aborts: BinaryHeap::with_capacity(2 * ts.tasks.len()),
         timers: BinaryHeap::new(),
@@ -851,12 +999,22 @@ fn run_on(ts: &TaskSet, policy: Box<dyn Policy>, opts: &RunOptions, scx: Option<
         hw_event: probe.as_ref().ok().copied(),
         duration: ts.run.duration,
         // kernel:scx:POLICY leaves its threads time to register before the first decision.
-        t0: sys::mono_ns() + if scx.is_some() { 200_000_000 } else { 20_000_000 },
+        t0: sys::mono_ns()
+            + if scx.is_some() {
+                200_000_000
+            } else {
+                20_000_000
+            },
         limit,
         model: opts.model,
         record: opts.record_intervals,
         stop: AtomicBool::new(false),
-        cpus: (0..m).map(|_| CpuCell { assign: AtomicU64::new(0), word: AtomicU32::new(0) }).collect(),
+        cpus: (0..m)
+            .map(|_| CpuCell {
+                assign: AtomicU64::new(0),
+                word: AtomicU32::new(0),
+            })
+            .collect(),
         decider_word: AtomicU32::new(0),
         next_event: AtomicU64::new(first.min(tick.unwrap_or(u64::MAX))),
         st: Mutex::new(st),
@@ -867,7 +1025,13 @@ fn run_on(ts: &TaskSet, policy: Box<dyn Policy>, opts: &RunOptions, scx: Option<
     // kernel:scx:POLICY: one kernel thread per lane instead of one worker per CPU.
     if let Some(x) = &sh.scx {
         for k in 0..x.lanes.len() {
-            if !spawn_executor(&sh, &mut handles, format!("rtsched-lane{k}"), format!("lane thread {k}"), move |sh| lane_worker(sh, k)) {
+            if !spawn_executor(
+                &sh,
+                &mut handles,
+                format!("rtsched-lane{k}"),
+                format!("lane thread {k}"),
+                move |sh| lane_worker(sh, k),
+            ) {
                 break;
             }
         }
@@ -877,14 +1041,23 @@ fn run_on(ts: &TaskSet, policy: Box<dyn Policy>, opts: &RunOptions, scx: Option<
         let give_up = sys::mono_ns() + 2_000_000_000;
         while x.lanes.iter().any(|l| l.slot.load(Ordering::SeqCst) == 0) && !sh.stopping() {
             if sys::mono_ns() > give_up {
-                sh.fail("the task threads did not register with the sched_ext scheduler within 2 s".into());
+                sh.fail(
+                    "the task threads did not register with the sched_ext scheduler within 2 s"
+                        .into(),
+                );
                 break;
             }
             std::thread::sleep(std::time::Duration::from_millis(1));
         }
     }
     for cpu in 0..if sh.scx.is_some() { 0 } else { m } {
-        if !spawn_executor(&sh, &mut handles, format!("rtsched-cpu{cpu}"), format!("worker for CPU {cpu}"), move |sh| worker(sh, cpu)) {
+        if !spawn_executor(
+            &sh,
+            &mut handles,
+            format!("rtsched-cpu{cpu}"),
+            format!("worker for CPU {cpu}"),
+            move |sh| worker(sh, cpu),
+        ) {
             break;
         }
     }
@@ -910,7 +1083,9 @@ fn run_on(ts: &TaskSet, policy: Box<dyn Policy>, opts: &RunOptions, scx: Option<
     let mut kernel_mig = 0;
     let mut buf = Vec::new();
     if let Some(c) = out.as_deref_mut() {
-        while !(handles.iter().all(|h| h.is_finished()) && dec.as_ref().is_none_or(|d| d.is_finished())) {
+        while !(handles.iter().all(|h| h.is_finished())
+            && dec.as_ref().is_none_or(|d| d.is_finished()))
+        {
             std::thread::sleep(stream::DRAIN_EVERY);
             handoff.take(&mut buf);
             for rec in &buf {
@@ -933,13 +1108,18 @@ fn run_on(ts: &TaskSet, policy: Box<dyn Policy>, opts: &RunOptions, scx: Option<
     if let Some(f) = sh.failure.lock().unwrap_or_else(|p| p.into_inner()).take() {
         return Err(RunError::Failed(f));
     }
-    let sh = Arc::try_unwrap(sh).map_err(|_| RunError::Failed("a thread outlived the run".into()))?;
+    let sh =
+        Arc::try_unwrap(sh).map_err(|_| RunError::Failed("a thread outlived the run".into()))?;
     let mut st = sh.st.into_inner().unwrap_or_else(|p| p.into_inner());
     let model = match opts.model {
         GlobalModel::StopTheWorld => "stw",
         GlobalModel::Concurrent => "concurrent",
     };
-    let mut r = if sh.scx.is_some() { RunResult::new("kernel", &format!("kernel:scx:{label}"), ts) } else { RunResult::new("testbed", &format!("testbed:{label}"), ts) };
+    let mut r = if sh.scx.is_some() {
+        RunResult::new("kernel", &format!("kernel:scx:{label}"), ts)
+    } else {
+        RunResult::new("testbed", &format!("testbed:{label}"), ts)
+    };
     r.measurements.insert(format!("model_{model}"), 1.0);
     workloads.report(&mut r.measurements);
     perf::report(&probe, &mut r);
@@ -952,7 +1132,8 @@ fn run_on(ts: &TaskSet, policy: Box<dyn Policy>, opts: &RunOptions, scx: Option<
         r.measurements.insert(format!("policy.{k}"), *v);
     }
     if out.charged > 0 {
-        r.measurements.insert("policy.charged_ns".into(), out.charged as f64);
+        r.measurements
+            .insert("policy.charged_ns".into(), out.charged as f64);
     }
     r.end = end;
     r.jobs = out.jobs;
@@ -966,15 +1147,21 @@ fn run_on(ts: &TaskSet, policy: Box<dyn Policy>, opts: &RunOptions, scx: Option<
     }
     r.intervals = std::mem::take(&mut st.intervals);
     r.intervals.sort_by_key(|i| (i.start, i.cpu));
-    r.measurements.insert(crate::TIME_ZERO_KEY.into(), sh.t0 as f64);
-    r.measurements.insert("kernel.worker_context_switches".into(), kernel_cs as f64);
-    r.measurements.insert("kernel.worker_migrations".into(), kernel_mig as f64);
+    r.measurements
+        .insert(crate::TIME_ZERO_KEY.into(), sh.t0 as f64);
+    r.measurements
+        .insert("kernel.worker_context_switches".into(), kernel_cs as f64);
+    r.measurements
+        .insert("kernel.worker_migrations".into(), kernel_mig as f64);
     put_stats(&mut r, "decision_overhead", &mut st.decision_ns);
     put_stats(&mut r, "release_jitter", &mut st.jitter_ns);
     put_stats(&mut r, "preemption_latency", &mut st.preempt_latency_ns);
     if sh.scx.is_some() {
         put_stats(&mut r, "scx.dispatch_latency", &mut st.dispatch_latency_ns);
-        r.measurements.insert("scx.dispatch_wrong_cpu".into(), st.dispatch_wrong_cpu as f64);
+        r.measurements.insert(
+            "scx.dispatch_wrong_cpu".into(),
+            st.dispatch_wrong_cpu as f64,
+        );
     }
     Ok(r)
 }
@@ -988,8 +1175,15 @@ enum Due {
 
 /// The earliest of the earliest pending abort (`abort`) and the tasks' next releases that are
 /// due by `now`: an abort first at a tie, releases of one instant in task order.
-fn next_due(abort: Option<Time>, next_release: &[Time], releasing: impl Fn(Time) -> bool, now: Time) -> Option<Due> {
-    let release = (0..next_release.len()).filter(|&t| next_release[t] <= now && releasing(next_release[t])).min_by_key(|&t| (next_release[t], t));
+fn next_due(
+    abort: Option<Time>,
+    next_release: &[Time],
+    releasing: impl Fn(Time) -> bool,
+    now: Time,
+) -> Option<Due> {
+    let release = (0..next_release.len())
+        .filter(|&t| next_release[t] <= now && releasing(next_release[t]))
+        .min_by_key(|&t| (next_release[t], t));
     match (abort.filter(|&d| d <= now), release) {
         (Some(d), r) if r.is_none_or(|t| d <= next_release[t]) => Some(Due::Abort),
         (_, Some(t)) => Some(Due::Release(t)),
@@ -1008,7 +1202,6 @@ mod tests {
     const MS: Time = 1_000_000;
 
     // --- real runs (need real-time privilege; one at a time: they occupy every CPU) ---
-
 
     fn privileged() -> bool {
         match sys::check_rt_privilege() {
@@ -1045,12 +1238,16 @@ tasks:
 ",
         );
         for model in [GlobalModel::StopTheWorld, GlobalModel::Concurrent] {
-            let opts = RunOptions { model, ..Default::default() };
+            let opts = RunOptions {
+                model,
+                ..Default::default()
+            };
             let r = run(&ts, "gedf", &opts).unwrap();
             for (i, t) in ts.tasks.iter().enumerate() {
                 let mut streams = TaskStreams::new(ts.run.seed, i as u32);
                 let program = t.program();
-                let mut jobs: Vec<&JobRecord> = r.jobs.iter().filter(|j| j.task == i as u32).collect();
+                let mut jobs: Vec<&JobRecord> =
+                    r.jobs.iter().filter(|j| j.task == i as u32).collect();
                 jobs.sort_by_key(|j| j.job);
                 assert_eq!(jobs.len(), (120 / (t.period / MS)) as usize, "{}", t.name);
                 let mut out = Vec::new();
@@ -1059,7 +1256,12 @@ tasks:
                     let total = streams.job_demands(&ts.run.execution, &program, &mut out);
                     assert_eq!(out.len(), program.threads());
                     assert_eq!(j.demand, total, "task {} job {} ({model:?})", t.name, j.job);
-                    assert!(j.finish.is_some(), "task {} job {} unfinished ({model:?})", t.name, j.job);
+                    assert!(
+                        j.finish.is_some(),
+                        "task {} job {} unfinished ({model:?})",
+                        t.name,
+                        j.job
+                    );
                 }
             }
         }
@@ -1090,19 +1292,35 @@ tasks:
             let mut attempt = 0;
             loop {
                 attempt += 1;
-                match run(&ts, "gedf", &RunOptions { model, ..Default::default() }) {
+                match run(
+                    &ts,
+                    "gedf",
+                    &RunOptions {
+                        model,
+                        ..Default::default()
+                    },
+                ) {
                     Err(RunError::Failed(m)) => {
                         // Usually a#0 and b#0; a job delayed past the next release (host steal)
                         // makes it a#1 and b#0: the cycle is named with the jobs that are in it.
-                        let cycle = m.contains(" waits for 'y', held by b#") && m.contains(" waits for 'x', held by a#");
-                        assert!(m.contains("deadlock at") && cycle && m.contains("does not resolve deadlocks"), "{model:?}: {m}");
+                        let cycle = m.contains(" waits for 'y', held by b#")
+                            && m.contains(" waits for 'x', held by a#");
+                        assert!(
+                            m.contains("deadlock at")
+                                && cycle
+                                && m.contains("does not resolve deadlocks"),
+                            "{model:?}: {m}"
+                        );
                         break;
                     }
                     Ok(r) if attempt < 3 => {
                         let starts: Vec<Option<Time>> = r.jobs.iter().map(|j| j.start).collect();
                         eprintln!("{model:?}: no deadlock (job starts {starts:?}, host steal {} ms): run again", r.measurements.get("host.steal_ms").copied().unwrap_or(0.0));
                     }
-                    other => panic!("{model:?}: expected the deadlock error, got {:?}", other.map(|r| r.summaries().total)),
+                    other => panic!(
+                        "{model:?}: expected the deadlock error, got {:?}",
+                        other.map(|r| r.summaries().total)
+                    ),
                 }
             }
         }
@@ -1184,7 +1402,10 @@ tasks:
         fn aborted(&mut self, now: Time, e: EntityId) {
             let n = self.name_of(e);
             let blocked = self.blocked[e as usize];
-            self.note(format!("aborted {n}{}", if blocked { " WHILE BLOCKED" } else { "" }));
+            self.note(format!(
+                "aborted {n}{}",
+                if blocked { " WHILE BLOCKED" } else { "" }
+            ));
             self.inner.aborted(now, e)
         }
         fn blocked(&mut self, now: Time, e: EntityId, cpu: u32) {
@@ -1194,7 +1415,10 @@ tasks:
             self.inner.blocked(now, e, cpu)
         }
         fn unblocked(&mut self, now: Time, e: &EntityInfo) {
-            assert!(self.blocked[e.id as usize], "unblocked an entity that was not blocked");
+            assert!(
+                self.blocked[e.id as usize],
+                "unblocked an entity that was not blocked"
+            );
             self.blocked[e.id as usize] = false;
             let n = self.name_of(e.id);
             self.note(format!("unblocked {n}"));
@@ -1244,15 +1468,33 @@ tasks:
             let (r, log, steal) = loop {
                 attempts += 1;
                 let log = Arc::new(Mutex::new(Vec::new()));
-                let policy = Recorder { inner: rtsched_policies::build("gedf", &ts).unwrap(), log: log.clone(), infos: Vec::new(), blocked: Vec::new() };
-                let (r, steal) = with_steal(|| run_policy(&ts, Box::new(policy), &RunOptions { model, ..Default::default() }).unwrap());
+                let policy = Recorder {
+                    inner: rtsched_policies::build("gedf", &ts).unwrap(),
+                    log: log.clone(),
+                    infos: Vec::new(),
+                    blocked: Vec::new(),
+                };
+                let (r, steal) = with_steal(|| {
+                    run_policy(
+                        &ts,
+                        Box::new(policy),
+                        &RunOptions {
+                            model,
+                            ..Default::default()
+                        },
+                    )
+                    .unwrap()
+                });
                 let log = log.lock().unwrap().clone();
                 if log == expected || attempts == 3 {
                     break (r, log, steal);
                 }
             };
             // Whatever the timing: a blocked entity is never reported aborted.
-            assert!(!log.iter().any(|l| l.contains("WHILE BLOCKED")), "{model:?}: {log:?}");
+            assert!(
+                !log.iter().any(|l| l.contains("WHILE BLOCKED")),
+                "{model:?}: {log:?}"
+            );
             if log != expected && steal > 0 {
                 eprintln!("{model:?}: the host stole CPU time in each of 3 runs; order not testable now: {log:?}");
                 continue;
@@ -1323,7 +1565,10 @@ tasks:
             }
             if std::mem::take(&mut self.tick_due) {
                 while let Some(first) = self.ready.first().copied() {
-                    let (c, victim) = (0..self.linked.len()).filter_map(|c| self.linked[c].map(|x| (c, x))).max_by_key(|(_, x)| key(x)).expect("no idle CPU");
+                    let (c, victim) = (0..self.linked.len())
+                        .filter_map(|c| self.linked[c].map(|x| (c, x)))
+                        .max_by_key(|(_, x)| key(x))
+                        .expect("no idle CPU");
                     if key(&first) >= key(&victim) {
                         break;
                     }
@@ -1341,10 +1586,18 @@ tasks:
 
     fn parity_policy(spec: &str, ts: &TaskSet) -> Box<dyn Policy> {
         let inner: Box<dyn Policy> = match spec {
-            "ticked" => Box::new(TickedEdf { quantum: 10 * MS, ready: Vec::new(), linked: vec![None; ts.platform.cpus as usize], tick_due: false }),
+            "ticked" => Box::new(TickedEdf {
+                quantum: 10 * MS,
+                ready: Vec::new(),
+                linked: vec![None; ts.platform.cpus as usize],
+                tick_due: false,
+            }),
             _ => rtsched_policies::build(spec, ts).unwrap(),
         };
-        Box::new(rtsched_runtime::ProtocolChecker::new(inner, ts.platform.cpus))
+        Box::new(rtsched_runtime::ProtocolChecker::new(
+            inner,
+            ts.platform.cpus,
+        ))
     }
 
     /// Per CPU, the entities (task, job, thread) in the order they ran, repeats merged.
@@ -1367,7 +1620,11 @@ tasks:
         let ts = parse(PARITY);
         let mut p = parity_policy("ticked", &ts);
         let r = rtsched_sim::simulate_policy(&ts, p.as_mut(), true);
-        let mut ivs: Vec<_> = r.intervals.iter().map(|i| (i.cpu, i.task, i.thread, i.start / MS, i.end / MS)).collect();
+        let mut ivs: Vec<_> = r
+            .intervals
+            .iter()
+            .map(|i| (i.cpu, i.task, i.thread, i.start / MS, i.end / MS))
+            .collect();
         ivs.sort();
         assert_eq!(
             ivs,
@@ -1383,7 +1640,10 @@ tasks:
             ]
         );
         let (p, q, rr) = (&r.jobs[0], &r.jobs[1], &r.jobs[2]);
-        assert_eq!((p.finish, q.finish, q.blocked), (Some(42 * MS), Some(42 * MS), 10 * MS));
+        assert_eq!(
+            (p.finish, q.finish, q.blocked),
+            (Some(42 * MS), Some(42 * MS), 10 * MS)
+        );
         assert!(rr.aborted && rr.missed);
         assert_eq!((p.preemptions, q.preemptions), (1, 0));
     }
@@ -1406,13 +1666,23 @@ tasks:
             let sim = rtsched_sim::simulate_policy(&ts, p.as_mut(), true);
             let sim_stats = p.stats();
             let want = per_cpu_order(&sim);
-            let outcome = |r: &RunResult| r.jobs.iter().map(|j| (j.task, j.finish.is_some(), j.missed, j.aborted)).collect::<Vec<_>>();
+            let outcome = |r: &RunResult| {
+                r.jobs
+                    .iter()
+                    .map(|j| (j.task, j.finish.is_some(), j.missed, j.aborted))
+                    .collect::<Vec<_>>()
+            };
             for model in [GlobalModel::StopTheWorld, GlobalModel::Concurrent] {
-                let opts = RunOptions { model, record_intervals: true, ..Default::default() };
+                let opts = RunOptions {
+                    model,
+                    record_intervals: true,
+                    ..Default::default()
+                };
                 let mut attempts = 0;
                 let (r, steal) = loop {
                     attempts += 1;
-                    let (r, steal) = with_steal(|| run_policy(&ts, parity_policy(spec, &ts), &opts).unwrap());
+                    let (r, steal) =
+                        with_steal(|| run_policy(&ts, parity_policy(spec, &ts), &opts).unwrap());
                     if per_cpu_order(&r) == want || attempts == 3 {
                         break (r, steal);
                     }
@@ -1426,7 +1696,11 @@ tasks:
                 // The policy's own counters reach the results, as the simulator's stats do.
                 for (k, v) in &sim_stats {
                     let got = r.measurements.get(&format!("policy.{k}"));
-                    assert!(got.is_some(), "{spec} {model:?}: policy.{k} missing from {:?}", r.measurements.keys());
+                    assert!(
+                        got.is_some(),
+                        "{spec} {model:?}: policy.{k} missing from {:?}",
+                        r.measurements.keys()
+                    );
                     if k == "enqueue" {
                         // Same releases, forks and unblocks as the simulator: same enqueues.
                         assert_eq!(got, Some(v), "{spec} {model:?}");
@@ -1454,10 +1728,23 @@ tasks:
         let _one = crate::real_threads_lock();
         let pedf = parse(include_str!("../../../tests/data/pedf-inversions.yaml"));
         let sim = rtsched_sim::simulate(&pedf, "pedf", false).unwrap();
-        assert_eq!((sim.counters.priority_inversions, sim.counters.priority_inversion_ns), (2, 14 * MS));
-        let close = |r: &RunResult| r.counters.priority_inversions == 2 && r.counters.priority_inversion_ns.abs_diff(14 * MS) <= 3 * MS;
+        assert_eq!(
+            (
+                sim.counters.priority_inversions,
+                sim.counters.priority_inversion_ns
+            ),
+            (2, 14 * MS)
+        );
+        let close = |r: &RunResult| {
+            r.counters.priority_inversions == 2
+                && r.counters.priority_inversion_ns.abs_diff(14 * MS) <= 3 * MS
+        };
         for model in [GlobalModel::StopTheWorld, GlobalModel::Concurrent] {
-            let opts = RunOptions { model, record_intervals: false, ..Default::default() };
+            let opts = RunOptions {
+                model,
+                record_intervals: false,
+                ..Default::default()
+            };
             let mut attempts = 0;
             let (r, steal) = loop {
                 attempts += 1;
@@ -1471,20 +1758,43 @@ tasks:
                 continue;
             }
             assert!(close(&r), "pedf {model:?}: {:?}", r.counters);
-            assert_eq!((r.counters.steals, r.counters.steal_attempts, r.counters.failed_steals), (0, 0, 0));
+            assert_eq!(
+                (
+                    r.counters.steals,
+                    r.counters.steal_attempts,
+                    r.counters.failed_steals
+                ),
+                (0, 0, 0)
+            );
         }
         // PAWS: the fork-join case of crates/sim/tests/paws.rs. The testbed may decide more
         // often than the simulator (events the simulator handles at one instant can arrive
         // apart), so only what holds for any sequence of decisions is checked.
         let paws = parse("platform: {cpus: 2}\nrun: {duration: 20}\ntasks:\n  - {name: p, period: 20, regions: [2, [4, 4, 4], 2]}\n");
         for model in [GlobalModel::StopTheWorld, GlobalModel::Concurrent] {
-            let opts = RunOptions { model, record_intervals: false, ..Default::default() };
+            let opts = RunOptions {
+                model,
+                record_intervals: false,
+                ..Default::default()
+            };
             let r = run(&paws, "paws", &opts).unwrap();
             let c = &r.counters;
-            assert_eq!(c.steal_attempts, c.steals + c.failed_steals, "{model:?}: {c:?}");
+            assert_eq!(
+                c.steal_attempts,
+                c.steals + c.failed_steals,
+                "{model:?}: {c:?}"
+            );
             assert!(c.steals >= 1 && c.failed_steals >= 1, "{model:?}: {c:?}");
-            for (k, v) in [("steals", c.steals), ("steal_attempts", c.steal_attempts), ("failed_steals", c.failed_steals)] {
-                assert_eq!(r.measurements.get(&format!("policy.{k}")), Some(&(v as f64)), "{model:?}");
+            for (k, v) in [
+                ("steals", c.steals),
+                ("steal_attempts", c.steal_attempts),
+                ("failed_steals", c.failed_steals),
+            ] {
+                assert_eq!(
+                    r.measurements.get(&format!("policy.{k}")),
+                    Some(&(v as f64)),
+                    "{model:?}"
+                );
             }
         }
     }

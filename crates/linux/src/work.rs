@@ -33,7 +33,11 @@ fn spin(mut x: u64) -> u64 {
 
 /// Burn up to `ns` of thread CPU time. Returns (CPU time used, completed). Stops early, between
 /// chunks, as soon as `should_stop` says so. `on_chunk` sees the CPU after each chunk.
-pub fn burn(ns: u64, mut should_stop: impl FnMut() -> bool, mut on_chunk: impl FnMut(u32)) -> (u64, bool) {
+pub fn burn(
+    ns: u64,
+    mut should_stop: impl FnMut() -> bool,
+    mut on_chunk: impl FnMut(u32),
+) -> (u64, bool) {
     let start = sys::thread_cpu_ns();
     let mut x = start | 1;
     loop {
@@ -59,7 +63,14 @@ mod tests {
         assert!(done);
         assert!((2_000_000..2_200_000).contains(&used), "{used}");
         let mut n = 0;
-        let (used, done) = burn(50_000_000, || { n += 1; n > 3 }, |_| {});
+        let (used, done) = burn(
+            50_000_000,
+            || {
+                n += 1;
+                n > 3
+            },
+            |_| {},
+        );
         assert!(!done && used < 50_000_000);
     }
 }
@@ -132,19 +143,45 @@ pub mod memory {
             let len = lines * 64;
             let map_len = len + HUGE;
             // SAFETY: a fresh private anonymous mapping; nothing else refers to it.
-            let base = unsafe { libc::mmap(std::ptr::null_mut(), map_len, libc::PROT_READ | libc::PROT_WRITE, libc::MAP_PRIVATE | libc::MAP_ANONYMOUS, -1, 0) };
-            assert!(base != libc::MAP_FAILED, "cannot map {len} bytes for a working set: {}", std::io::Error::last_os_error());
+            let base = unsafe {
+                libc::mmap(
+                    std::ptr::null_mut(),
+                    map_len,
+                    libc::PROT_READ | libc::PROT_WRITE,
+                    libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+                    -1,
+                    0,
+                )
+            };
+            assert!(
+                base != libc::MAP_FAILED,
+                "cannot map {len} bytes for a working set: {}",
+                std::io::Error::last_os_error()
+            );
             let start = (base as usize).next_multiple_of(HUGE);
             // SAFETY: [start, start + len) lies within the mapping (map_len = len + HUGE);
             // madvise is only advice (it fails harmlessly where THP is off).
-            unsafe { libc::madvise(start as *mut libc::c_void, len.next_multiple_of(HUGE).min(base as usize + map_len - start), libc::MADV_HUGEPAGE) };
+            unsafe {
+                libc::madvise(
+                    start as *mut libc::c_void,
+                    len.next_multiple_of(HUGE)
+                        .min(base as usize + map_len - start),
+                    libc::MADV_HUGEPAGE,
+                )
+            };
             let words = start as *const AtomicU64;
             for i in 0..lines * LINE_WORDS {
                 // SAFETY: i < lines * 8 words of 8 bytes = len bytes from start, in the mapping;
                 // start is 2 MiB-aligned, more than AtomicU64 needs.
                 unsafe { (*words.add(i)).store(i as u64, Ordering::Relaxed) };
             }
-            Buffer { base, map_len, words, lines, next: AtomicUsize::new(0) }
+            Buffer {
+                base,
+                map_len,
+                words,
+                lines,
+                next: AtomicUsize::new(0),
+            }
         }
         pub fn bytes(&self) -> usize {
             self.lines * 64
@@ -161,7 +198,12 @@ pub mod memory {
                 // SAFETY: pos < lines (checked on entry, kept below by the wrap), so the
                 // word is inside the buffer, initialised in new and alive while self is.
                 let w = unsafe { &*self.words.add(pos * LINE_WORDS) };
-                w.store(w.load(Ordering::Relaxed).wrapping_mul(6364136223846793005).wrapping_add(1), Ordering::Relaxed);
+                w.store(
+                    w.load(Ordering::Relaxed)
+                        .wrapping_mul(6364136223846793005)
+                        .wrapping_add(1),
+                    Ordering::Relaxed,
+                );
                 pos += STEP;
                 if pos >= self.lines {
                     pos -= self.lines;
@@ -173,7 +215,12 @@ pub mod memory {
         /// Touch up to `total` lines from where the last piece stopped, in chunks, asking
         /// `should_stop` between chunks. Returns the lines touched.
         #[inline]
-        fn sweep(&self, total: u64, mut should_stop: impl FnMut() -> bool, mut on_chunk: impl FnMut(u32)) -> u64 {
+        fn sweep(
+            &self,
+            total: u64,
+            mut should_stop: impl FnMut() -> bool,
+            mut on_chunk: impl FnMut(u32),
+        ) -> u64 {
             let mut pos = self.next.load(Ordering::Relaxed) % self.lines;
             let mut done = 0u64;
             while done < total {
@@ -248,8 +295,21 @@ pub mod memory {
                 *r = n as f64 / timed(n) as f64;
             }
             rates.sort_by(f64::total_cmp);
-            let cal = Calibration { bytes: buf.bytes(), rate: rates[TRIALS / 2], min: rates[0], max: rates[TRIALS - 1], took_ns: thread_cpu_ns() - start, trial_lines: n };
-            (MemWork { buf, rate: cal.rate }, cal)
+            let cal = Calibration {
+                bytes: buf.bytes(),
+                rate: rates[TRIALS / 2],
+                min: rates[0],
+                max: rates[TRIALS - 1],
+                took_ns: thread_cpu_ns() - start,
+                trial_lines: n,
+            };
+            (
+                MemWork {
+                    buf,
+                    rate: cal.rate,
+                },
+                cal,
+            )
         }
 
         /// Line updates worth `ns` of calibrated work (at least one).
@@ -259,15 +319,28 @@ pub mod memory {
 
         /// Do the work worth `ns` at the calibrated rate, stopping early between chunks if
         /// asked.
-        pub fn run(&self, ns: Time, should_stop: impl FnMut() -> bool, on_chunk: impl FnMut(u32)) -> Done {
+        pub fn run(
+            &self,
+            ns: Time,
+            should_stop: impl FnMut() -> bool,
+            on_chunk: impl FnMut(u32),
+        ) -> Done {
             let t0 = thread_cpu_ns();
             let total = self.lines_for(ns);
             let done = self.buf.sweep(total, should_stop, on_chunk);
             let cpu = thread_cpu_ns() - t0;
             if done >= total {
-                Done { cpu, work: ns, completed: true }
+                Done {
+                    cpu,
+                    work: ns,
+                    completed: true,
+                }
             } else {
-                Done { cpu, work: (((done as f64) / self.rate) as Time).min(ns), completed: false }
+                Done {
+                    cpu,
+                    work: (((done as f64) / self.rate) as Time).min(ns),
+                    completed: false,
+                }
             }
         }
     }
@@ -281,13 +354,30 @@ pub mod memory {
         #[test]
         fn pieces_sweep_the_buffer_in_turn() {
             let buf = Arc::new(Buffer::new(64 * 200));
-            let (a, b) = (MemWork { buf: buf.clone(), rate: 1.0 }, MemWork { buf: buf.clone(), rate: 1.0 });
+            let (a, b) = (
+                MemWork {
+                    buf: buf.clone(),
+                    rate: 1.0,
+                },
+                MemWork {
+                    buf: buf.clone(),
+                    rate: 1.0,
+                },
+            );
             assert!(a.run(100, || false, |_| {}).completed);
             assert!(b.run(100, || false, |_| {}).completed);
             // SAFETY (test): reading the first word of each line, all initialised.
-            let first = |l: usize| unsafe { (*buf.words.add(l * LINE_WORDS)).load(Ordering::Relaxed) };
-            let once = |l: usize| (l as u64 * 8).wrapping_mul(6364136223846793005).wrapping_add(1);
-            assert!((0..200).all(|l| first(l) == once(l)), "some line was touched twice or never");
+            let first =
+                |l: usize| unsafe { (*buf.words.add(l * LINE_WORDS)).load(Ordering::Relaxed) };
+            let once = |l: usize| {
+                (l as u64 * 8)
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1)
+            };
+            assert!(
+                (0..200).all(|l| first(l) == once(l)),
+                "some line was touched twice or never"
+            );
             assert_eq!(buf.next.load(Ordering::Relaxed), 0);
         }
     }
@@ -301,11 +391,20 @@ pub enum Workload {
 }
 
 impl Workload {
-    pub fn execute(&self, ns: Time, should_stop: impl FnMut() -> bool, on_chunk: impl FnMut(u32)) -> Done {
+    pub fn execute(
+        &self,
+        ns: Time,
+        should_stop: impl FnMut() -> bool,
+        on_chunk: impl FnMut(u32),
+    ) -> Done {
         match self {
             Workload::Cpu => {
                 let (cpu, completed) = burn(ns, should_stop, on_chunk);
-                Done { cpu, work: if completed { ns } else { cpu.min(ns) }, completed }
+                Done {
+                    cpu,
+                    work: if completed { ns } else { cpu.min(ns) },
+                    completed,
+                }
             }
             Workload::Memory(m) => m.run(ns, should_stop, on_chunk),
         }
@@ -334,7 +433,10 @@ impl Workloads {
             }
         }
         if ts.tasks.iter().all(|t| t.wss.is_none()) {
-            return Workloads { per_task: ts.tasks.iter().map(|_| Arc::new(Workload::Cpu)).collect(), calibrations: Vec::new() };
+            return Workloads {
+                per_task: ts.tasks.iter().map(|_| Arc::new(Workload::Cpu)).collect(),
+                calibrations: Vec::new(),
+            };
         }
         // Calibrate on a thread of its own under SCHED_FIFO where permitted (a real run is),
         // so that no ordinary process preempts a trial and refills the caches meanwhile.
@@ -348,7 +450,10 @@ impl Workloads {
         })
     }
 
-    fn build(ts: &rtsched_model::TaskSet, group_size: &std::collections::BTreeMap<u32, u64>) -> Workloads {
+    fn build(
+        ts: &rtsched_model::TaskSet,
+        group_size: &std::collections::BTreeMap<u32, u64>,
+    ) -> Workloads {
         use std::collections::BTreeMap;
         use std::sync::Arc;
         let mut group_buf: BTreeMap<u32, Arc<memory::Buffer>> = BTreeMap::new();
@@ -360,7 +465,10 @@ impl Workloads {
                 None => Arc::new(Workload::Cpu),
                 Some(w) => {
                     let buf = match t.group {
-                        Some(g) => group_buf.entry(g).or_insert_with(|| Arc::new(memory::Buffer::new(group_size[&g]))).clone(),
+                        Some(g) => group_buf
+                            .entry(g)
+                            .or_insert_with(|| Arc::new(memory::Buffer::new(group_size[&g])))
+                            .clone(),
                         None => Arc::new(memory::Buffer::new(w)),
                     };
                     let mw = match calibrations.iter().find(|c| c.bytes == buf.bytes()) {
@@ -375,7 +483,10 @@ impl Workloads {
                 }
             })
             .collect();
-        Workloads { per_task, calibrations }
+        Workloads {
+            per_task,
+            calibrations,
+        }
     }
 
     /// Put the calibration in a run's measurements: per buffer size, `memory.<bytes>B.lines_per_us`
@@ -390,7 +501,10 @@ impl Workloads {
             m.insert(format!("memory.{}B.lines_per_us_min", c.bytes), c.min * 1e3);
             m.insert(format!("memory.{}B.lines_per_us_max", c.bytes), c.max * 1e3);
         }
-        m.insert("memory.calibration_ms".into(), self.calibrations.iter().map(|c| c.took_ns).sum::<Time>() as f64 / 1e6);
+        m.insert(
+            "memory.calibration_ms".into(),
+            self.calibrations.iter().map(|c| c.took_ns).sum::<Time>() as f64 / 1e6,
+        );
     }
 }
 
@@ -415,7 +529,10 @@ mod memory_tests {
     fn calibrated_work_takes_about_its_demand_when_alone() {
         let _one = crate::real_threads_lock();
         let (mw, cal) = MemWork::calibrate(Arc::new(Buffer::new(32 * 1024)));
-        assert!(cal.min <= cal.rate && cal.rate <= cal.max && cal.rate > 0.0, "{cal:?}");
+        assert!(
+            cal.min <= cal.rate && cal.rate <= cal.max && cal.rate > 0.0,
+            "{cal:?}"
+        );
         assert_eq!(cal.bytes, 32 * 1024);
         let d = mw.run(3_000_000, || false, |_| {});
         assert!(d.completed && d.work == 3_000_000, "{d:?}");
@@ -428,7 +545,14 @@ mod memory_tests {
         let _one = crate::real_threads_lock();
         let (mw, _) = MemWork::calibrate(Arc::new(Buffer::new(64 * 1024)));
         let mut n = 0;
-        let d = mw.run(50_000_000, || { n += 1; n > 10 }, |_| {});
+        let d = mw.run(
+            50_000_000,
+            || {
+                n += 1;
+                n > 10
+            },
+            |_| {},
+        );
         assert!(!d.completed && d.work < 50_000_000 && d.cpu > 0, "{d:?}");
         // 11 chunks of 256 lines at the calibrated rate.
         let expect = (11.0 * 256.0 / mw.rate) as u64;
@@ -477,17 +601,37 @@ tasks:
         // at least the nine of them.
         let c = &w.calibrations[0];
         let trials_ns = 9.0 * c.trial_lines as f64 / c.max;
-        assert!(c.took_ns as f64 >= trials_ns * (1.0 - 1e-9), "{m:?}: {} ns < {trials_ns} ns", c.took_ns);
-        assert!(m["memory.calibration_ms"] * 1e6 >= trials_ns * (1.0 - 1e-9), "{m:?}");
+        assert!(
+            c.took_ns as f64 >= trials_ns * (1.0 - 1e-9),
+            "{m:?}: {} ns < {trials_ns} ns",
+            c.took_ns
+        );
+        assert!(
+            m["memory.calibration_ms"] * 1e6 >= trials_ns * (1.0 - 1e-9),
+            "{m:?}"
+        );
     }
 
     #[test]
     fn cpu_work_reports_its_cpu_time_as_its_work() {
         let _one = crate::real_threads_lock();
         let d = Workload::Cpu.execute(1_000_000, || false, |_| {});
-        assert!(d.completed && d.work == 1_000_000 && d.cpu >= 1_000_000, "{d:?}");
+        assert!(
+            d.completed && d.work == 1_000_000 && d.cpu >= 1_000_000,
+            "{d:?}"
+        );
         let mut n = 0;
-        let d = Workload::Cpu.execute(50_000_000, || { n += 1; n > 3 }, |_| {});
-        assert!(!d.completed && d.work == d.cpu && d.work < 50_000_000, "{d:?}");
+        let d = Workload::Cpu.execute(
+            50_000_000,
+            || {
+                n += 1;
+                n > 3
+            },
+            |_| {},
+        );
+        assert!(
+            !d.completed && d.work == d.cpu && d.work < 50_000_000,
+            "{d:?}"
+        );
     }
 }

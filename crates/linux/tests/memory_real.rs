@@ -41,7 +41,11 @@ fn median(mut xs: Vec<f64>) -> f64 {
 
 /// CPU time of the work / demand of each completed job of task `t`.
 fn ratios(r: &RunResult, t: u32) -> Vec<f64> {
-    r.jobs.iter().filter(|j| j.task == t && j.finish.is_some()).map(|j| (j.exec - j.overhead) as f64 / j.demand as f64).collect()
+    r.jobs
+        .iter()
+        .filter(|j| j.task == t && j.finish.is_some())
+        .map(|j| (j.exec - j.overhead) as f64 / j.demand as f64)
+        .collect()
 }
 
 /// One run of `backend`. Structural facts are asserted; what host noise can move (the memory
@@ -51,22 +55,40 @@ fn check(ts: &TaskSet, backend: &str) -> Result<(), String> {
     let steal = r.measurements.get("host.steal_ms").copied().unwrap_or(0.0);
     assert_eq!(r.jobs.len(), 60, "{backend}");
     for j in r.jobs.iter().filter(|j| j.finish.is_some()) {
-        assert!(j.exec > j.overhead, "{backend}: job {j:?} has no execution time");
+        assert!(
+            j.exec > j.overhead,
+            "{backend}: job {j:?} has no execution time"
+        );
         // The testbed's workers measure the work alone; a kernel backend's task thread also
         // what it is charged between jobs (wake-up, bookkeeping), as the job's overhead.
         if backend.starts_with("kernel:") {
-            assert!(j.overhead > 0, "{backend}: job {j:?}: no CPU time outside its work");
+            assert!(
+                j.overhead > 0,
+                "{backend}: job {j:?}: no CPU time outside its work"
+            );
         } else {
             assert_eq!(j.overhead, 0, "{backend}: job {j:?}");
         }
     }
     // CPU burn: the work's CPU time, at least the demand, at most a chunk (~1 us) more per
     // piece (a job is cut into few pieces here: one task per CPU).
-    let c: Vec<_> = r.jobs.iter().filter(|j| j.task == 1 && j.finish.is_some()).collect();
-    assert!(c.len() >= 29, "{backend}: {} of 30 CPU jobs completed (steal {steal} ms)", c.len());
+    let c: Vec<_> = r
+        .jobs
+        .iter()
+        .filter(|j| j.task == 1 && j.finish.is_some())
+        .collect();
+    assert!(
+        c.len() >= 29,
+        "{backend}: {} of 30 CPU jobs completed (steal {steal} ms)",
+        c.len()
+    );
     for j in &c {
         let work = j.exec - j.overhead;
-        assert!(work >= j.demand && work <= j.demand + j.demand / 20 + 50_000, "{backend}: CPU job's work {work} for demand {}", j.demand);
+        assert!(
+            work >= j.demand && work <= j.demand + j.demand / 20 + 50_000,
+            "{backend}: CPU job's work {work} for demand {}",
+            j.demand
+        );
     }
     // Memory work from L2, alone: the calibrated rate holds, so exec ~ demand. (Loose: the
     // rate is a median of nine 1 ms trials on a machine whose host takes CPUs away.)
@@ -75,17 +97,30 @@ fn check(ts: &TaskSet, backend: &str) -> Result<(), String> {
     let rate_holds = (0.6..1.6).contains(&m);
     // The calibration is reported; 256 KiB = 4096 lines (not a multiple of the 97-line step).
     let rate = r.measurements.get("memory.262144B.lines_per_us").copied();
-    assert!(rate.is_some_and(|x| x > 0.0), "{backend}: {:?}", r.measurements.keys().filter(|k| k.starts_with("memory")).collect::<Vec<_>>());
+    assert!(
+        rate.is_some_and(|x| x > 0.0),
+        "{backend}: {:?}",
+        r.measurements
+            .keys()
+            .filter(|k| k.starts_with("memory"))
+            .collect::<Vec<_>>()
+    );
     assert!(r.measurements["memory.calibration_ms"] > 0.0);
     // Hardware counters: in every job, or declared unavailable with the kernel's reason.
     match r.unavailable.get("hardware_counters") {
         Some(why) => {
-            assert!(why.starts_with("not available here: perf_event_open(") && why.contains("execution-time inflation"), "{why}");
+            assert!(
+                why.starts_with("not available here: perf_event_open(")
+                    && why.contains("execution-time inflation"),
+                "{why}"
+            );
             assert!(r.jobs.iter().all(|j| j.hw.is_none()), "{backend}");
         }
         None => {
             for j in r.jobs.iter().filter(|j| j.finish.is_some()) {
-                let h = j.hw.unwrap_or_else(|| panic!("{backend}: counters available but job {j:?} has none"));
+                let h = j.hw.unwrap_or_else(|| {
+                    panic!("{backend}: counters available but job {j:?} has none")
+                });
                 assert!(h.instructions > 0 && h.cycles > 0, "{backend}: {h:?}");
             }
         }
@@ -97,12 +132,20 @@ fn check(ts: &TaskSet, backend: &str) -> Result<(), String> {
     for j in r.jobs.iter().filter(|j| j.finish.is_some()) {
         (demand, exec, overhead) = (demand + j.demand, exec + j.exec, overhead + j.overhead);
     }
-    assert!((s.exec_inflation - exec as f64 / demand as f64).abs() < 1e-9, "{backend}: {s:?}");
-    assert!((s.ipc_proxy - demand as f64 / (exec - overhead) as f64).abs() < 1e-9, "{backend}: {s:?}");
+    assert!(
+        (s.exec_inflation - exec as f64 / demand as f64).abs() < 1e-9,
+        "{backend}: {s:?}"
+    );
+    assert!(
+        (s.ipc_proxy - demand as f64 / (exec - overhead) as f64).abs() < 1e-9,
+        "{backend}: {s:?}"
+    );
     if rate_holds {
         Ok(())
     } else {
-        Err(format!("{backend}: median exec/demand of the memory task {m:.3} (steal {steal} ms)"))
+        Err(format!(
+            "{backend}: median exec/demand of the memory task {m:.3} (steal {steal} ms)"
+        ))
     }
 }
 

@@ -6,9 +6,9 @@
 
 use crate::program::{CriticalSection, Region};
 use crate::task::*;
+use crate::time::{fmt_duration, ms_f64_to_ns, parse_decimal_scaled, parse_duration_str, Time};
 use crate::topology::{Cache, CacheKind, Topology};
 use crate::tuf::Tuf;
-use crate::time::{fmt_duration, ms_f64_to_ns, parse_decimal_scaled, parse_duration_str, Time};
 use serde_json::{Map, Value};
 use std::fmt;
 use std::path::Path;
@@ -25,7 +25,12 @@ pub struct InputError {
 
 impl InputError {
     pub fn new(file: &str, message: impl Into<String>) -> Self {
-        InputError { file: file.into(), context: None, field: None, message: message.into() }
+        InputError {
+            file: file.into(),
+            context: None,
+            field: None,
+            message: message.into(),
+        }
     }
 }
 
@@ -97,19 +102,35 @@ pub fn read_input_text(path: &Path, max: u64, what: &str) -> std::io::Result<Str
         return Err(std::io::Error::other("is a directory"));
     }
     if !ft.is_file() && !ft.is_fifo() {
-        let kind = if ft.is_char_device() { "a character device" } else if ft.is_block_device() { "a block device" } else { "not a regular file" };
+        let kind = if ft.is_char_device() {
+            "a character device"
+        } else if ft.is_block_device() {
+            "a block device"
+        } else {
+            "not a regular file"
+        };
         return Err(std::io::Error::other(format!("is {kind}, not {what}")));
     }
     if meta.len() > max {
-        return Err(std::io::Error::other(format!("{} bytes, more than {what}'s limit of {max} bytes", meta.len())));
+        return Err(std::io::Error::other(format!(
+            "{} bytes, more than {what}'s limit of {max} bytes",
+            meta.len()
+        )));
     }
     let f = std::fs::File::open(path)?;
     let mut bytes = Vec::new();
     f.take(max + 1).read_to_end(&mut bytes)?;
     if bytes.len() as u64 > max {
-        return Err(std::io::Error::other(format!("more than {what}'s limit of {max} bytes")));
+        return Err(std::io::Error::other(format!(
+            "more than {what}'s limit of {max} bytes"
+        )));
     }
-    String::from_utf8(bytes).map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, format!("not UTF-8 text (byte {})", e.utf8_error().valid_up_to())))
+    String::from_utf8(bytes).map_err(|e| {
+        std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!("not UTF-8 text (byte {})", e.utf8_error().valid_up_to()),
+        )
+    })
 }
 
 /// Parse and validate task-set text; `source` names it in messages.
@@ -183,26 +204,89 @@ fn strip_pos(msg: &str) -> String {
     }
 }
 
-const TOP_FIELDS: &[&str] = &["name", "description", "platform", "run", "tasks", "resources"];
+const TOP_FIELDS: &[&str] = &[
+    "name",
+    "description",
+    "platform",
+    "run",
+    "tasks",
+    "resources",
+];
 const PLATFORM_FIELDS: &[&str] = &["cpus", "topology"];
 const TOPOLOGY_FIELDS: &[&str] = &["preset", "caches", "nodes"];
 const CACHE_FIELDS: &[&str] = &["level", "type", "size", "line", "ways", "shared_by", "cpus"];
-const RUN_FIELDS: &[&str] = &["duration", "seed", "on_miss", "execution", "overheads", "cache"];
+const RUN_FIELDS: &[&str] = &[
+    "duration",
+    "seed",
+    "on_miss",
+    "execution",
+    "overheads",
+    "cache",
+];
 const TASK_FIELDS: &[&str] = &[
-    "name", "period", "min_interarrival", "max_interarrival", "deadline", "wcet", "offset",
-    "priority", "cpu", "wss", "group", "regions", "sections", "tuf", "class", "nice", "behaviour", "run", "sleep",
+    "name",
+    "period",
+    "min_interarrival",
+    "max_interarrival",
+    "deadline",
+    "wcet",
+    "offset",
+    "priority",
+    "cpu",
+    "wss",
+    "group",
+    "regions",
+    "sections",
+    "tuf",
+    "class",
+    "nice",
+    "behaviour",
+    "run",
+    "sleep",
     "execution_times",
 ];
 /// The most measured execution times one task may list (`execution_times`).
 const MAX_EXECUTION_TIMES: usize = 1_000_000;
 /// What a best-effort (fair-class) task may give; the real-time timing fields do not apply.
-const FAIR_FIELDS: &[&str] = &["name", "class", "nice", "behaviour", "run", "sleep", "cpu", "offset", "wss", "group"];
+const FAIR_FIELDS: &[&str] = &[
+    "name",
+    "class",
+    "nice",
+    "behaviour",
+    "run",
+    "sleep",
+    "cpu",
+    "offset",
+    "wss",
+    "group",
+];
 const TUF_FIELDS: &[&str] = &["shape", "utility", "termination", "points"];
 const REGION_FIELDS: &[&str] = &["threads", "wcet"];
 const SECTION_FIELDS: &[&str] = &["resource", "start", "length", "region", "thread"];
 const EXEC_FIELDS: &[&str] = &["model", "min", "max", "ratio", "probability"];
-const OVERHEAD_FIELDS: &[&str] = &["profile", "statistic", "decision", "context_switch", "migration", "release", "tick", "tick_period", "abort_handler", "rt_runtime", "rt_period"];
-const CACHE_PARAM_FIELDS: &[&str] = &["enabled", "l2", "l3", "remote_cache", "remote_node", "memory", "remote_memory", "passes"];
+const OVERHEAD_FIELDS: &[&str] = &[
+    "profile",
+    "statistic",
+    "decision",
+    "context_switch",
+    "migration",
+    "release",
+    "tick",
+    "tick_period",
+    "abort_handler",
+    "rt_runtime",
+    "rt_period",
+];
+const CACHE_PARAM_FIELDS: &[&str] = &[
+    "enabled",
+    "l2",
+    "l3",
+    "remote_cache",
+    "remote_node",
+    "memory",
+    "remote_memory",
+    "passes",
+];
 
 pub(crate) struct Validator<'a> {
     file: &'a str,
@@ -213,22 +297,52 @@ impl<'a> Validator<'a> {
     pub(crate) fn new(file: &'a str) -> Self {
         Validator { file }
     }
-    pub(crate) fn error(&self, ctx: Option<&str>, field: Option<&str>, msg: impl Into<String>) -> InputError {
+    pub(crate) fn error(
+        &self,
+        ctx: Option<&str>,
+        field: Option<&str>,
+        msg: impl Into<String>,
+    ) -> InputError {
         self.err(ctx, field, msg)
     }
-    pub(crate) fn object_of<'v>(&self, v: &'v Value, ctx: Option<&str>, field: Option<&str>) -> Result<&'v Map<String, Value>, InputError> {
+    pub(crate) fn object_of<'v>(
+        &self,
+        v: &'v Value,
+        ctx: Option<&str>,
+        field: Option<&str>,
+    ) -> Result<&'v Map<String, Value>, InputError> {
         self.object(v, ctx, field)
     }
-    pub(crate) fn fields(&self, m: &Map<String, Value>, known: &[&str], ctx: Option<&str>) -> Result<(), InputError> {
+    pub(crate) fn fields(
+        &self,
+        m: &Map<String, Value>,
+        known: &[&str],
+        ctx: Option<&str>,
+    ) -> Result<(), InputError> {
         self.check_fields(m, known, ctx)
     }
-    pub(crate) fn duration_of(&self, v: &Value, ctx: Option<&str>, field: &str) -> Result<Time, InputError> {
+    pub(crate) fn duration_of(
+        &self,
+        v: &Value,
+        ctx: Option<&str>,
+        field: &str,
+    ) -> Result<Time, InputError> {
         self.duration(v, ctx, field)
     }
-    pub(crate) fn size_of(&self, v: &Value, ctx: Option<&str>, field: &str) -> Result<u64, InputError> {
+    pub(crate) fn size_of(
+        &self,
+        v: &Value,
+        ctx: Option<&str>,
+        field: &str,
+    ) -> Result<u64, InputError> {
         self.size(v, ctx, field)
     }
-    pub(crate) fn uint_of(&self, v: &Value, ctx: Option<&str>, field: &str) -> Result<u64, InputError> {
+    pub(crate) fn uint_of(
+        &self,
+        v: &Value,
+        ctx: Option<&str>,
+        field: &str,
+    ) -> Result<u64, InputError> {
         self.uint(v, ctx, field)
     }
 }
@@ -243,12 +357,22 @@ impl<'a> Validator<'a> {
         }
     }
 
-    fn object<'v>(&self, v: &'v Value, ctx: Option<&str>, field: Option<&str>) -> Result<&'v Map<String, Value>, InputError> {
+    fn object<'v>(
+        &self,
+        v: &'v Value,
+        ctx: Option<&str>,
+        field: Option<&str>,
+    ) -> Result<&'v Map<String, Value>, InputError> {
         v.as_object()
             .ok_or_else(|| self.err(ctx, field, format!("expected a mapping, got {}", kind(v))))
     }
 
-    fn check_fields(&self, m: &Map<String, Value>, known: &[&str], ctx: Option<&str>) -> Result<(), InputError> {
+    fn check_fields(
+        &self,
+        m: &Map<String, Value>,
+        known: &[&str],
+        ctx: Option<&str>,
+    ) -> Result<(), InputError> {
         for k in m.keys() {
             if !known.contains(&k.as_str()) {
                 let hint = closest(k, known)
@@ -268,7 +392,8 @@ impl<'a> Validator<'a> {
         let r = match v {
             Value::Number(n) => {
                 if let Some(u) = n.as_u64() {
-                    u.checked_mul(crate::time::NS_PER_MS).ok_or_else(|| "is too large".to_string())
+                    u.checked_mul(crate::time::NS_PER_MS)
+                        .ok_or_else(|| "is too large".to_string())
                 } else if let Some(f) = n.as_f64() {
                     ms_f64_to_ns(f)
                 } else {
@@ -284,7 +409,12 @@ impl<'a> Validator<'a> {
         r.map_err(|m| self.err(ctx, Some(field), m))
     }
 
-    fn positive_duration(&self, v: &Value, ctx: Option<&str>, field: &str) -> Result<Time, InputError> {
+    fn positive_duration(
+        &self,
+        v: &Value,
+        ctx: Option<&str>,
+        field: &str,
+    ) -> Result<Time, InputError> {
         let d = self.duration(v, ctx, field)?;
         if d == 0 {
             return Err(self.err(ctx, Some(field), format!("must be > 0, got {}", show(v))));
@@ -294,14 +424,22 @@ impl<'a> Validator<'a> {
 
     fn uint(&self, v: &Value, ctx: Option<&str>, field: &str) -> Result<u64, InputError> {
         v.as_u64().ok_or_else(|| {
-            self.err(ctx, Some(field), format!("expected a non-negative integer, got {}", show(v)))
+            self.err(
+                ctx,
+                Some(field),
+                format!("expected a non-negative integer, got {}", show(v)),
+            )
         })
     }
 
     fn float(&self, v: &Value, ctx: Option<&str>, field: &str) -> Result<f64, InputError> {
-        v.as_f64()
-            .filter(|f| f.is_finite())
-            .ok_or_else(|| self.err(ctx, Some(field), format!("expected a number, got {}", show(v))))
+        v.as_f64().filter(|f| f.is_finite()).ok_or_else(|| {
+            self.err(
+                ctx,
+                Some(field),
+                format!("expected a number, got {}", show(v)),
+            )
+        })
     }
 
     /// `run.overheads`: a profile's path (`overheads: profile.yaml`), or a mapping of costs,
@@ -317,29 +455,53 @@ impl<'a> Validator<'a> {
                 let p = match m.get("profile") {
                     None => None,
                     Some(Value::String(p)) => Some(p.as_str()),
-                    Some(x) => return Err(self.err(ctx, Some("profile"), format!("expected the path of an overhead profile, got {}", show(x)))),
+                    Some(x) => {
+                        return Err(self.err(
+                            ctx,
+                            Some("profile"),
+                            format!("expected the path of an overhead profile, got {}", show(x)),
+                        ))
+                    }
                 };
                 (Some(m), p)
             }
         };
         let statistic = match m.and_then(|m| m.get("statistic")) {
             None => crate::overheads::Statistic::Median,
-            Some(x) => crate::overheads::Statistic::parse(x.as_str().unwrap_or("")).map_err(|e| self.err(ctx, Some("statistic"), e))?,
+            Some(x) => crate::overheads::Statistic::parse(x.as_str().unwrap_or(""))
+                .map_err(|e| self.err(ctx, Some("statistic"), e))?,
         };
         let mut o = match profile {
-            None => Overheads { statistic, ..Overheads::default() },
+            None => Overheads {
+                statistic,
+                ..Overheads::default()
+            },
             Some(p) => {
                 let path = Path::new(p);
                 let path = match Path::new(self.file).parent() {
-                    Some(dir) if path.is_relative() && !self.file.starts_with('<') => dir.join(path),
+                    Some(dir) if path.is_relative() && !self.file.starts_with('<') => {
+                        dir.join(path)
+                    }
                     _ => path.to_path_buf(),
                 };
                 // Errors name this file and the field first, then (when the profile is what is
                 // wrong) the profile's own file and field.
-                let (pctx, pfield) = if m.is_some() { (ctx, "profile") } else { (Some("run"), "overheads") };
-                let text = crate::overheads::read_profile_text(&path).map_err(|e| self.err(pctx, Some(pfield), format!("cannot read overhead profile {}: {e}", path.display())))?;
+                let (pctx, pfield) = if m.is_some() {
+                    (ctx, "profile")
+                } else {
+                    (Some("run"), "overheads")
+                };
+                let text = crate::overheads::read_profile_text(&path).map_err(|e| {
+                    self.err(
+                        pctx,
+                        Some(pfield),
+                        format!("cannot read overhead profile {}: {e}", path.display()),
+                    )
+                })?;
                 let prof = crate::overheads::parse_profile(&text, &path.display().to_string())
-                    .map_err(|e| self.err(pctx, Some(pfield), format!("in the overhead profile: {e}")))?;
+                    .map_err(|e| {
+                        self.err(pctx, Some(pfield), format!("in the overhead profile: {e}"))
+                    })?;
                 prof.overheads(statistic, p)
             }
         };
@@ -367,7 +529,15 @@ impl<'a> Validator<'a> {
             }
         }
         if o.rt_runtime > o.rt_period {
-            return Err(self.err(ctx, Some("rt_runtime"), format!("{} is longer than rt_period ({})", crate::time::fmt_duration(o.rt_runtime), crate::time::fmt_duration(o.rt_period))));
+            return Err(self.err(
+                ctx,
+                Some("rt_runtime"),
+                format!(
+                    "{} is longer than rt_period ({})",
+                    crate::time::fmt_duration(o.rt_runtime),
+                    crate::time::fmt_duration(o.rt_period)
+                ),
+            ));
         }
         Ok(o)
     }
@@ -376,14 +546,23 @@ impl<'a> Validator<'a> {
     /// may carry decimals down to the picosecond here) and passes per job.
     fn cache_params(&self, v: &Value) -> Result<CacheParams, InputError> {
         let ctx = Some("run.cache");
-        let mut c = CacheParams { enabled: true, ..CacheParams::default() };
+        let mut c = CacheParams {
+            enabled: true,
+            ..CacheParams::default()
+        };
         match v {
             Value::Bool(b) => c.enabled = *b,
             _ => {
                 let m = self.object(v, ctx, None)?;
                 self.check_fields(m, CACHE_PARAM_FIELDS, ctx)?;
                 if let Some(x) = m.get("enabled") {
-                    c.enabled = x.as_bool().ok_or_else(|| self.err(ctx, Some("enabled"), format!("expected true or false, got {}", show(x))))?;
+                    c.enabled = x.as_bool().ok_or_else(|| {
+                        self.err(
+                            ctx,
+                            Some("enabled"),
+                            format!("expected true or false, got {}", show(x)),
+                        )
+                    })?;
                 }
                 for (k, slot) in [
                     ("l2", &mut c.l2_ps),
@@ -400,7 +579,11 @@ impl<'a> Validator<'a> {
                 if let Some(x) = m.get("passes") {
                     let n = self.uint(x, ctx, "passes")?;
                     if n == 0 || n > 1_000 {
-                        return Err(self.err(ctx, Some("passes"), format!("must be 1 to 1000, got {n}")));
+                        return Err(self.err(
+                            ctx,
+                            Some("passes"),
+                            format!("must be 1 to 1000, got {n}"),
+                        ));
                     }
                     c.passes = n as u32;
                 }
@@ -412,7 +595,11 @@ impl<'a> Validator<'a> {
     /// A per-line cost in picoseconds: a number of ns (may be fractional) or "1.5ns"/"2000ps".
     fn picos(&self, v: &Value, ctx: Option<&str>, field: &str) -> Result<u64, InputError> {
         let r = match v {
-            Value::Number(n) => n.as_f64().filter(|f| f.is_finite() && *f >= 0.0).map(|f| (f * 1000.0).round() as u64).ok_or_else(|| format!("expected a non-negative number of ns, got {n}")),
+            Value::Number(n) => n
+                .as_f64()
+                .filter(|f| f.is_finite() && *f >= 0.0)
+                .map(|f| (f * 1000.0).round() as u64)
+                .ok_or_else(|| format!("expected a non-negative number of ns, got {n}")),
             Value::String(s) => {
                 let t = s.trim();
                 let (num, scale) = if let Some(x) = t.strip_suffix("ps") {
@@ -422,9 +609,19 @@ impl<'a> Validator<'a> {
                 } else {
                     (t, 1000.0)
                 };
-                num.trim().parse::<f64>().ok().filter(|f| f.is_finite() && *f >= 0.0).map(|f| (f * scale).round() as u64).ok_or_else(|| format!("expected a per-line cost like \"1.5ns\" or \"800ps\", got '{s}'"))
+                num.trim()
+                    .parse::<f64>()
+                    .ok()
+                    .filter(|f| f.is_finite() && *f >= 0.0)
+                    .map(|f| (f * scale).round() as u64)
+                    .ok_or_else(|| {
+                        format!("expected a per-line cost like \"1.5ns\" or \"800ps\", got '{s}'")
+                    })
             }
-            other => Err(format!("expected a per-line cost in ns, got {}", kind(other))),
+            other => Err(format!(
+                "expected a per-line cost in ns, got {}",
+                kind(other)
+            )),
         };
         r.map_err(|m| self.err(ctx, Some(field), m))
     }
@@ -434,7 +631,13 @@ impl<'a> Validator<'a> {
         self.check_fields(top, TOP_FIELDS, None)?;
 
         let platform = match top.get("platform") {
-            None => return Err(self.err(None, Some("platform"), "missing required field (e.g. platform: {cpus: 4})")),
+            None => {
+                return Err(self.err(
+                    None,
+                    Some("platform"),
+                    "missing required field (e.g. platform: {cpus: 4})",
+                ))
+            }
             Some(p) => {
                 let ctx = Some("platform");
                 let m = self.object(p, ctx, None)?;
@@ -444,13 +647,20 @@ impl<'a> Validator<'a> {
                     Some(v) => self.uint(v, ctx, "cpus")?,
                 };
                 if cpus == 0 || cpus > 65_536 {
-                    return Err(self.err(ctx, Some("cpus"), format!("must be between 1 and 65536, got {cpus}")));
+                    return Err(self.err(
+                        ctx,
+                        Some("cpus"),
+                        format!("must be between 1 and 65536, got {cpus}"),
+                    ));
                 }
                 let topology = match m.get("topology") {
                     None | Some(Value::Null) => None,
                     Some(t) => Some(self.topology(t, cpus as u32)?),
                 };
-                Platform { cpus: cpus as u32, topology }
+                Platform {
+                    cpus: cpus as u32,
+                    topology,
+                }
             }
         };
 
@@ -469,7 +679,13 @@ impl<'a> Validator<'a> {
                 run.on_miss = match v.as_str() {
                     Some("continue") => OnMiss::Continue,
                     Some("abort") => OnMiss::Abort,
-                    _ => return Err(self.err(ctx, Some("on_miss"), format!("expected 'continue' or 'abort', got {}", show(v)))),
+                    _ => {
+                        return Err(self.err(
+                            ctx,
+                            Some("on_miss"),
+                            format!("expected 'continue' or 'abort', got {}", show(v)),
+                        ))
+                    }
                 };
             }
             if let Some(v) = m.get("execution") {
@@ -483,12 +699,20 @@ impl<'a> Validator<'a> {
             }
         }
 
-        let tasks_v = top
-            .get("tasks")
-            .ok_or_else(|| self.err(None, Some("tasks"), "missing required field (a list of tasks)"))?;
-        let list = tasks_v
-            .as_array()
-            .ok_or_else(|| self.err(None, Some("tasks"), format!("expected a list, got {}", kind(tasks_v))))?;
+        let tasks_v = top.get("tasks").ok_or_else(|| {
+            self.err(
+                None,
+                Some("tasks"),
+                "missing required field (a list of tasks)",
+            )
+        })?;
+        let list = tasks_v.as_array().ok_or_else(|| {
+            self.err(
+                None,
+                Some("tasks"),
+                format!("expected a list, got {}", kind(tasks_v)),
+            )
+        })?;
         if list.is_empty() {
             return Err(self.err(None, Some("tasks"), "the task list is empty"));
         }
@@ -497,21 +721,41 @@ impl<'a> Validator<'a> {
         let mut resources: Vec<String> = Vec::new();
         let declared = top.get("resources").is_some();
         if let Some(rv) = top.get("resources") {
-            let names = rv.as_array().ok_or_else(|| self.err(None, Some("resources"), format!("expected a list of resource names, got {}", kind(rv))))?;
+            let names = rv.as_array().ok_or_else(|| {
+                self.err(
+                    None,
+                    Some("resources"),
+                    format!("expected a list of resource names, got {}", kind(rv)),
+                )
+            })?;
             for (k, n) in names.iter().enumerate() {
                 match n.as_str() {
-                    Some(x) if !x.trim().is_empty() && !resources.iter().any(|r| r == x) => resources.push(x.to_string()),
-                    _ => return Err(self.err(None, Some(&format!("resources[{k}]")), format!("expected a new, non-empty resource name, got {}", show(n)))),
+                    Some(x) if !x.trim().is_empty() && !resources.iter().any(|r| r == x) => {
+                        resources.push(x.to_string())
+                    }
+                    _ => {
+                        return Err(self.err(
+                            None,
+                            Some(&format!("resources[{k}]")),
+                            format!("expected a new, non-empty resource name, got {}", show(n)),
+                        ))
+                    }
                 }
             }
         }
         let fixed = declared.then_some(resources.len());
         // Names seen, by position: a scan of the tasks before each one made loading quadratic.
-        let mut seen: std::collections::HashMap<String, usize> = std::collections::HashMap::with_capacity(list.len());
+        let mut seen: std::collections::HashMap<String, usize> =
+            std::collections::HashMap::with_capacity(list.len());
         let mut threads = 0u64;
         for (i, tv) in list.iter().enumerate() {
             let task = self.task(i, tv, &platform, &mut resources, fixed)?;
-            threads += task.regions.iter().map(|r| r.threads.len() as u64).sum::<u64>().max(1);
+            threads += task
+                .regions
+                .iter()
+                .map(|r| r.threads.len() as u64)
+                .sum::<u64>()
+                .max(1);
             if threads > MAX_THREADS_PER_SET {
                 return Err(self.err(
                     Some(&format!("task '{}' (tasks[{i}])", task.name)),
@@ -528,7 +772,13 @@ impl<'a> Validator<'a> {
             }
             tasks.push(task);
         }
-        Ok(TaskSet { source: self.file.into(), platform, run, tasks, resources })
+        Ok(TaskSet {
+            source: self.file.into(),
+            platform,
+            run,
+            tasks,
+            resources,
+        })
     }
 
     fn exec_model(&self, v: &Value) -> Result<ExecModel, InputError> {
@@ -536,7 +786,11 @@ impl<'a> Validator<'a> {
         if let Some(s) = v.as_str() {
             return match s {
                 "wcet" => Ok(ExecModel::Wcet),
-                _ => Err(self.err(ctx, Some("model"), format!("unknown execution model '{s}' (known: wcet, uniform, overrun)"))),
+                _ => Err(self.err(
+                    ctx,
+                    Some("model"),
+                    format!("unknown execution model '{s}' (known: wcet, uniform, overrun)"),
+                )),
             };
         }
         let m = self.object(v, ctx, None)?;
@@ -546,7 +800,11 @@ impl<'a> Validator<'a> {
             match (m.get(f), default) {
                 (Some(x), _) => self.float(x, ctx, f),
                 (None, Some(d)) => Ok(d),
-                (None, None) => Err(self.err(ctx, Some(f), format!("missing required field for model '{model}'"))),
+                (None, None) => Err(self.err(
+                    ctx,
+                    Some(f),
+                    format!("missing required field for model '{model}'"),
+                )),
             }
         };
         match model {
@@ -554,7 +812,11 @@ impl<'a> Validator<'a> {
             "uniform" => {
                 let (min, max) = (get("min", None)?, get("max", Some(1.0))?);
                 if !(min > 0.0 && min <= max) {
-                    return Err(self.err(ctx, Some("min"), format!("need 0 < min <= max, got min={min} max={max}")));
+                    return Err(self.err(
+                        ctx,
+                        Some("min"),
+                        format!("need 0 < min <= max, got min={min} max={max}"),
+                    ));
                 }
                 Ok(ExecModel::Uniform { min, max })
             }
@@ -564,21 +826,45 @@ impl<'a> Validator<'a> {
                     return Err(self.err(ctx, Some("ratio"), format!("must be > 0, got {ratio}")));
                 }
                 if !(0.0..=1.0).contains(&probability) {
-                    return Err(self.err(ctx, Some("probability"), format!("must be in [0, 1], got {probability}")));
+                    return Err(self.err(
+                        ctx,
+                        Some("probability"),
+                        format!("must be in [0, 1], got {probability}"),
+                    ));
                 }
                 Ok(ExecModel::Overrun { ratio, probability })
             }
-            _ => Err(self.err(ctx, Some("model"), format!("unknown execution model {} (known: wcet, uniform, overrun)", show(m.get("model").unwrap_or(&Value::Null))))),
+            _ => Err(self.err(
+                ctx,
+                Some("model"),
+                format!(
+                    "unknown execution model {} (known: wcet, uniform, overrun)",
+                    show(m.get("model").unwrap_or(&Value::Null))
+                ),
+            )),
         }
     }
 
-    fn task(&self, i: usize, tv: &Value, platform: &Platform, resources: &mut Vec<String>, declared: Option<usize>) -> Result<Task, InputError> {
+    fn task(
+        &self,
+        i: usize,
+        tv: &Value,
+        platform: &Platform,
+        resources: &mut Vec<String>,
+        declared: Option<usize>,
+    ) -> Result<Task, InputError> {
         let pos = format!("tasks[{i}]");
         let m = self.object(tv, Some(&pos), None)?;
         let name = match m.get("name") {
             Some(Value::String(s)) if !s.trim().is_empty() => s.clone(),
             Some(Value::Number(n)) => n.to_string(),
-            Some(v) => return Err(self.err(Some(&pos), Some("name"), format!("expected a non-empty string, got {}", show(v)))),
+            Some(v) => {
+                return Err(self.err(
+                    Some(&pos),
+                    Some("name"),
+                    format!("expected a non-empty string, got {}", show(v)),
+                ))
+            }
             None => return Err(self.err(Some(&pos), Some("name"), "missing required field")),
         };
         let ctx_s = format!("task '{name}' ({pos})");
@@ -588,28 +874,54 @@ impl<'a> Validator<'a> {
             None | Some(Value::Null) => m.contains_key("nice") || m.contains_key("behaviour"),
             Some(Value::String(c)) if c == "fair" => true,
             Some(Value::String(c)) if c == "rt" => false,
-            Some(v) => return Err(self.err(ctx, Some("class"), format!("unknown class {} (known: rt, fair)", show(v)))),
+            Some(v) => {
+                return Err(self.err(
+                    ctx,
+                    Some("class"),
+                    format!("unknown class {} (known: rt, fair)", show(v)),
+                ))
+            }
         };
         if fair {
             return self.fair_task(name, m, ctx, platform);
         }
         for f in ["nice", "behaviour", "run", "sleep"] {
             if m.contains_key(f) {
-                return Err(self.err(ctx, Some(f), "applies to best-effort tasks only (class: fair)"));
+                return Err(self.err(
+                    ctx,
+                    Some(f),
+                    "applies to best-effort tasks only (class: fair)",
+                ));
             }
         }
         let period = match (m.get("period"), m.get("min_interarrival")) {
-            (Some(_), Some(_)) => return Err(self.err(ctx, Some("min_interarrival"), "give either 'period' or 'min_interarrival', not both")),
+            (Some(_), Some(_)) => {
+                return Err(self.err(
+                    ctx,
+                    Some("min_interarrival"),
+                    "give either 'period' or 'min_interarrival', not both",
+                ))
+            }
             (Some(v), None) => self.positive_duration(v, ctx, "period")?,
             (None, Some(v)) => self.positive_duration(v, ctx, "min_interarrival")?,
-            (None, None) => return Err(self.err(ctx, Some("period"), "missing required field (or 'min_interarrival' for a sporadic task)")),
+            (None, None) => {
+                return Err(self.err(
+                    ctx,
+                    Some("period"),
+                    "missing required field (or 'min_interarrival' for a sporadic task)",
+                ))
+            }
         };
         let max_interarrival = match m.get("max_interarrival") {
             None => None,
             Some(v) => {
                 let x = self.positive_duration(v, ctx, "max_interarrival")?;
                 if x < period {
-                    return Err(self.err(ctx, Some("max_interarrival"), "must be >= the period / min_interarrival"));
+                    return Err(self.err(
+                        ctx,
+                        Some("max_interarrival"),
+                        "must be >= the period / min_interarrival",
+                    ));
                 }
                 Some(x)
             }
@@ -669,7 +981,11 @@ impl<'a> Validator<'a> {
                     return Err(self.err(
                         ctx,
                         Some("cpu"),
-                        format!("CPU {c} is out of range: the platform has {} CPUs (0..={})", platform.cpus, platform.cpus - 1),
+                        format!(
+                            "CPU {c} is out of range: the platform has {} CPUs (0..={})",
+                            platform.cpus,
+                            platform.cpus - 1
+                        ),
                     ));
                 }
                 Some(c as u32)
@@ -697,10 +1013,21 @@ impl<'a> Validator<'a> {
             None | Some(Value::Null) => Vec::new(),
             Some(Value::Array(a)) => {
                 if !regions.is_empty() {
-                    return Err(self.err(ctx, Some("execution_times"), "applies to sequential tasks only (this task has regions)"));
+                    return Err(self.err(
+                        ctx,
+                        Some("execution_times"),
+                        "applies to sequential tasks only (this task has regions)",
+                    ));
                 }
                 if a.is_empty() || a.len() > MAX_EXECUTION_TIMES {
-                    return Err(self.err(ctx, Some("execution_times"), format!("expected 1 to {MAX_EXECUTION_TIMES} durations, got {}", a.len())));
+                    return Err(self.err(
+                        ctx,
+                        Some("execution_times"),
+                        format!(
+                            "expected 1 to {MAX_EXECUTION_TIMES} durations, got {}",
+                            a.len()
+                        ),
+                    ));
                 }
                 let mut v = Vec::with_capacity(a.len());
                 for (i, x) in a.iter().enumerate() {
@@ -708,33 +1035,88 @@ impl<'a> Validator<'a> {
                 }
                 v
             }
-            Some(v) => return Err(self.err(ctx, Some("execution_times"), format!("expected a list of durations, got {}", show(v)))),
+            Some(v) => {
+                return Err(self.err(
+                    ctx,
+                    Some("execution_times"),
+                    format!("expected a list of durations, got {}", show(v)),
+                ))
+            }
         };
-        Ok(Task { name, period, max_interarrival, deadline, wcet, offset, priority, cpu, wss, group, regions, sections, tuf, class: crate::task::Class::Rt, execution_times })
+        Ok(Task {
+            name,
+            period,
+            max_interarrival,
+            deadline,
+            wcet,
+            offset,
+            priority,
+            cpu,
+            wss,
+            group,
+            regions,
+            sections,
+            tuf,
+            class: crate::task::Class::Rt,
+            execution_times,
+        })
     }
 
     /// A best-effort task: `{name, class: fair, nice: 5, behaviour: sleeper, run: 2ms, sleep:
     /// 8ms}`; `behaviour: hog` needs no run / sleep; `bursty` takes ranges `run: [1ms, 20ms]`.
-    fn fair_task(&self, name: String, m: &Map<String, Value>, ctx: Option<&str>, platform: &Platform) -> Result<Task, InputError> {
+    fn fair_task(
+        &self,
+        name: String,
+        m: &Map<String, Value>,
+        ctx: Option<&str>,
+        platform: &Platform,
+    ) -> Result<Task, InputError> {
         for k in m.keys() {
             if !FAIR_FIELDS.contains(&k.as_str()) {
-                return Err(self.err(ctx, Some(k), format!("does not apply to a best-effort task (class: fair); its fields: {}", FAIR_FIELDS.join(", "))));
+                return Err(self.err(
+                    ctx,
+                    Some(k),
+                    format!(
+                        "does not apply to a best-effort task (class: fair); its fields: {}",
+                        FAIR_FIELDS.join(", ")
+                    ),
+                ));
             }
         }
         let nice = match m.get("nice") {
             None | Some(Value::Null) => 0,
             Some(v) => match v.as_i64() {
                 Some(n) if (-20..=19).contains(&n) => n as i8,
-                _ => return Err(self.err(ctx, Some("nice"), format!("must be an integer from -20 to 19 (Linux nice), got {}", show(v)))),
+                _ => {
+                    return Err(self.err(
+                        ctx,
+                        Some("nice"),
+                        format!(
+                            "must be an integer from -20 to 19 (Linux nice), got {}",
+                            show(v)
+                        ),
+                    ))
+                }
             },
         };
         let range = |field: &str| -> Result<(Time, Time), InputError> {
             match m.get(field) {
-                None => Err(self.err(ctx, Some(field), "missing required field for this behaviour")),
+                None => Err(self.err(
+                    ctx,
+                    Some(field),
+                    "missing required field for this behaviour",
+                )),
                 Some(Value::Array(xs)) if xs.len() == 2 => {
-                    let (a, b) = (self.duration(&xs[0], ctx, field)?, self.duration(&xs[1], ctx, field)?);
+                    let (a, b) = (
+                        self.duration(&xs[0], ctx, field)?,
+                        self.duration(&xs[1], ctx, field)?,
+                    );
                     if a > b {
-                        return Err(self.err(ctx, Some(field), "a range [min, max] needs min <= max"));
+                        return Err(self.err(
+                            ctx,
+                            Some(field),
+                            "a range [min, max] needs min <= max",
+                        ));
                     }
                     Ok((a, b))
                 }
@@ -750,23 +1132,50 @@ impl<'a> Validator<'a> {
             Some(Value::String(b)) if b == "sleeper" => {
                 let (run, sleep) = (range("run")?, range("sleep")?);
                 if run.0 != run.1 || sleep.0 != sleep.1 {
-                    return Err(self.err(ctx, Some("run"), "a sleeper takes one run and one sleep (ranges: behaviour: bursty)"));
+                    return Err(self.err(
+                        ctx,
+                        Some("run"),
+                        "a sleeper takes one run and one sleep (ranges: behaviour: bursty)",
+                    ));
                 }
-                Behaviour::Sleeper { run: run.0, sleep: sleep.0 }
+                Behaviour::Sleeper {
+                    run: run.0,
+                    sleep: sleep.0,
+                }
             }
-            Some(Value::String(b)) if b == "bursty" => Behaviour::Bursty { run: range("run")?, sleep: range("sleep")? },
-            Some(v) => return Err(self.err(ctx, Some("behaviour"), format!("unknown behaviour {} (known: hog, sleeper, bursty)", show(v)))),
+            Some(Value::String(b)) if b == "bursty" => Behaviour::Bursty {
+                run: range("run")?,
+                sleep: range("sleep")?,
+            },
+            Some(v) => {
+                return Err(self.err(
+                    ctx,
+                    Some("behaviour"),
+                    format!(
+                        "unknown behaviour {} (known: hog, sleeper, bursty)",
+                        show(v)
+                    ),
+                ))
+            }
         };
         if matches!(behaviour, Behaviour::Hog) {
             for f in ["run", "sleep"] {
                 if m.contains_key(f) {
-                    return Err(self.err(ctx, Some(f), "a hog runs without a break; give behaviour: sleeper or bursty"));
+                    return Err(self.err(
+                        ctx,
+                        Some(f),
+                        "a hog runs without a break; give behaviour: sleeper or bursty",
+                    ));
                 }
             }
         }
         match behaviour {
-            Behaviour::Sleeper { run: 0, .. } => return Err(self.err(ctx, Some("run"), "must be > 0")),
-            Behaviour::Bursty { run, .. } if run.0 == 0 => return Err(self.err(ctx, Some("run"), "must be > 0")),
+            Behaviour::Sleeper { run: 0, .. } => {
+                return Err(self.err(ctx, Some("run"), "must be > 0"))
+            }
+            Behaviour::Bursty { run, .. } if run.0 == 0 => {
+                return Err(self.err(ctx, Some("run"), "must be > 0"))
+            }
             _ => {}
         }
         let mut t = Task::fair(name, nice, behaviour);
@@ -776,7 +1185,15 @@ impl<'a> Validator<'a> {
         if let Some(v) = m.get("cpu").filter(|v| !v.is_null()) {
             let c = self.uint(v, ctx, "cpu")?;
             if c >= platform.cpus as u64 {
-                return Err(self.err(ctx, Some("cpu"), format!("CPU {c} is out of range: the platform has {} CPUs (0..={})", platform.cpus, platform.cpus - 1)));
+                return Err(self.err(
+                    ctx,
+                    Some("cpu"),
+                    format!(
+                        "CPU {c} is out of range: the platform has {} CPUs (0..={})",
+                        platform.cpus,
+                        platform.cpus - 1
+                    ),
+                ));
             }
             t.cpu = Some(c as u32);
         }
@@ -801,7 +1218,10 @@ impl<'a> Validator<'a> {
             Ok(u)
         };
         if v.is_number() {
-            return Ok(Tuf::Step { utility: utility(v, "tuf")?, termination: deadline });
+            return Ok(Tuf::Step {
+                utility: utility(v, "tuf")?,
+                termination: deadline,
+            });
         }
         let m = self.object(v, ctx, Some("tuf"))?;
         let fctx = ctx.map(|c| format!("{c}: field 'tuf'"));
@@ -809,7 +1229,16 @@ impl<'a> Validator<'a> {
         let shape = match m.get("shape") {
             None => "step".to_string(),
             Some(Value::String(s)) => s.to_ascii_lowercase(),
-            Some(other) => return Err(self.err(ctx, Some("tuf.shape"), format!("expected step, linear, quadratic or piecewise, got {}", show(other)))),
+            Some(other) => {
+                return Err(self.err(
+                    ctx,
+                    Some("tuf.shape"),
+                    format!(
+                        "expected step, linear, quadratic or piecewise, got {}",
+                        show(other)
+                    ),
+                ))
+            }
         };
         let termination = || -> Result<Time, InputError> {
             match m.get("termination") {
@@ -829,7 +1258,14 @@ impl<'a> Validator<'a> {
         let only = |allowed: &[&str]| -> Result<(), InputError> {
             for k in m.keys() {
                 if !allowed.contains(&k.as_str()) {
-                    return Err(self.err(ctx, Some(&format!("tuf.{k}")), format!("does not apply to a {shape} TUF (its fields: {})", allowed.join(", "))));
+                    return Err(self.err(
+                        ctx,
+                        Some(&format!("tuf.{k}")),
+                        format!(
+                            "does not apply to a {shape} TUF (its fields: {})",
+                            allowed.join(", ")
+                        ),
+                    ));
                 }
             }
             Ok(())
@@ -837,15 +1273,24 @@ impl<'a> Validator<'a> {
         match shape.as_str() {
             "step" => {
                 only(&["shape", "utility", "termination"])?;
-                Ok(Tuf::Step { utility: u()?, termination: termination()? })
+                Ok(Tuf::Step {
+                    utility: u()?,
+                    termination: termination()?,
+                })
             }
             "linear" => {
                 only(&["shape", "utility", "termination"])?;
-                Ok(Tuf::Linear { utility: u()?, termination: termination()? })
+                Ok(Tuf::Linear {
+                    utility: u()?,
+                    termination: termination()?,
+                })
             }
             "quadratic" => {
                 only(&["shape", "utility", "termination"])?;
-                Ok(Tuf::Quadratic { utility: u()?, termination: termination()? })
+                Ok(Tuf::Quadratic {
+                    utility: u()?,
+                    termination: termination()?,
+                })
             }
             "piecewise" => {
                 only(&["shape", "points"])?;
@@ -853,12 +1298,22 @@ impl<'a> Validator<'a> {
                     self.err(ctx, Some("tuf.points"), "a piecewise TUF needs 'points': a list of [time, utility] pairs in increasing time")
                 })?;
                 if list.is_empty() {
-                    return Err(self.err(ctx, Some("tuf.points"), "is empty: give at least one [time, utility] pair"));
+                    return Err(self.err(
+                        ctx,
+                        Some("tuf.points"),
+                        "is empty: give at least one [time, utility] pair",
+                    ));
                 }
                 let mut points = Vec::with_capacity(list.len());
                 for (i, p) in list.iter().enumerate() {
                     let field = format!("tuf.points[{i}]");
-                    let pair = p.as_array().filter(|a| a.len() == 2).ok_or_else(|| self.err(ctx, Some(&field), format!("expected [time, utility], got {}", show(p))))?;
+                    let pair = p.as_array().filter(|a| a.len() == 2).ok_or_else(|| {
+                        self.err(
+                            ctx,
+                            Some(&field),
+                            format!("expected [time, utility], got {}", show(p)),
+                        )
+                    })?;
                     let t = self.duration(&pair[0], ctx, &field)?;
                     let u = utility(&pair[1], &field)?;
                     if let Some(&(prev, _)) = points.last() {
@@ -874,7 +1329,11 @@ impl<'a> Validator<'a> {
                 }
                 Ok(Tuf::Piecewise { points })
             }
-            other => Err(self.err(ctx, Some("tuf.shape"), format!("unknown shape '{other}' (known: step, linear, quadratic, piecewise)"))),
+            other => Err(self.err(
+                ctx,
+                Some("tuf.shape"),
+                format!("unknown shape '{other}' (known: step, linear, quadratic, piecewise)"),
+            )),
         }
     }
 
@@ -884,7 +1343,11 @@ impl<'a> Validator<'a> {
             self.err(ctx, Some("regions"), format!("expected a list of regions (each a duration, a list of thread WCETs, or {{threads: N, wcet: D}}), got {}", kind(v)))
         })?;
         if list.is_empty() {
-            return Err(self.err(ctx, Some("regions"), "is empty; leave it out for a sequential task"));
+            return Err(self.err(
+                ctx,
+                Some("regions"),
+                "is empty; leave it out for a sequential task",
+            ));
         }
         let mut out = Vec::with_capacity(list.len().min(1024));
         // Threads so far, checked before each region's are made (a region of {threads: N} is
@@ -897,7 +1360,11 @@ impl<'a> Validator<'a> {
             let field = format!("regions[{r}]");
             count += match rv {
                 Value::Array(ts) => ts.len() as u64,
-                Value::Object(o) => o.get("threads").and_then(Value::as_u64).unwrap_or(1).min(1 << 40),
+                Value::Object(o) => o
+                    .get("threads")
+                    .and_then(Value::as_u64)
+                    .unwrap_or(1)
+                    .min(1 << 40),
                 _ => 1,
             };
             if count > MAX_THREADS_PER_TASK {
@@ -906,7 +1373,11 @@ impl<'a> Validator<'a> {
             let threads = match rv {
                 Value::Array(ts) => {
                     if ts.is_empty() {
-                        return Err(self.err(ctx, Some(&field), "a region needs at least one thread"));
+                        return Err(self.err(
+                            ctx,
+                            Some(&field),
+                            "a region needs at least one thread",
+                        ));
                     }
                     ts.iter()
                         .enumerate()
@@ -917,14 +1388,26 @@ impl<'a> Validator<'a> {
                     let c = format!("{} {field}", ctx.unwrap_or(""));
                     self.check_fields(o, REGION_FIELDS, Some(&c))?;
                     let n = match o.get("threads") {
-                        None => return Err(self.err(Some(&c), Some("threads"), "missing required field")),
+                        None => {
+                            return Err(self.err(
+                                Some(&c),
+                                Some("threads"),
+                                "missing required field",
+                            ))
+                        }
                         Some(x) => self.uint(x, Some(&c), "threads")?,
                     };
                     if n == 0 || n > MAX_THREADS_PER_TASK {
                         return Err(self.err(Some(&c), Some("threads"), format!("must be between 1 and {MAX_THREADS_PER_TASK} (the threads a task may have), got {n}")));
                     }
                     let w = match o.get("wcet") {
-                        None => return Err(self.err(Some(&c), Some("wcet"), "missing required field (each thread's WCET)")),
+                        None => {
+                            return Err(self.err(
+                                Some(&c),
+                                Some("wcet"),
+                                "missing required field (each thread's WCET)",
+                            ))
+                        }
                         Some(x) => self.positive_duration(x, Some(&c), "wcet")?,
                     };
                     vec![w; n as usize]
@@ -946,9 +1429,13 @@ impl<'a> Validator<'a> {
         resources: &mut Vec<String>,
         declared: Option<usize>,
     ) -> Result<Vec<CriticalSection>, InputError> {
-        let list = v
-            .as_array()
-            .ok_or_else(|| self.err(ctx, Some("sections"), format!("expected a list of critical sections, got {}", kind(v))))?;
+        let list = v.as_array().ok_or_else(|| {
+            self.err(
+                ctx,
+                Some("sections"),
+                format!("expected a list of critical sections, got {}", kind(v)),
+            )
+        })?;
         let mut out = Vec::with_capacity(list.len());
         let mut names = Vec::with_capacity(list.len());
         for (k, sv) in list.iter().enumerate() {
@@ -958,8 +1445,20 @@ impl<'a> Validator<'a> {
             self.check_fields(o, SECTION_FIELDS, cx)?;
             let name = match o.get("resource") {
                 Some(Value::String(s)) if !s.trim().is_empty() => s.clone(),
-                Some(x) => return Err(self.err(cx, Some("resource"), format!("expected a resource name, got {}", show(x)))),
-                None => return Err(self.err(cx, Some("resource"), "missing required field (the name of the mutex)")),
+                Some(x) => {
+                    return Err(self.err(
+                        cx,
+                        Some("resource"),
+                        format!("expected a resource name, got {}", show(x)),
+                    ))
+                }
+                None => {
+                    return Err(self.err(
+                        cx,
+                        Some("resource"),
+                        "missing required field (the name of the mutex)",
+                    ))
+                }
             };
             let region = match o.get("region") {
                 None => 0,
@@ -967,22 +1466,47 @@ impl<'a> Validator<'a> {
             };
             let nregions = regions.len().max(1) as u64;
             if region >= nregions {
-                return Err(self.err(cx, Some("region"), format!("region {region} is out of range: the task has {nregions} region(s)")));
+                return Err(self.err(
+                    cx,
+                    Some("region"),
+                    format!("region {region} is out of range: the task has {nregions} region(s)"),
+                ));
             }
-            let thread_wcets: &[Time] = if regions.is_empty() { std::slice::from_ref(&wcet) } else { &regions[region as usize].threads };
+            let thread_wcets: &[Time] = if regions.is_empty() {
+                std::slice::from_ref(&wcet)
+            } else {
+                &regions[region as usize].threads
+            };
             let thread = match o.get("thread") {
                 None => 0,
                 Some(x) => self.uint(x, cx, "thread")?,
             };
             if thread >= thread_wcets.len() as u64 {
-                return Err(self.err(cx, Some("thread"), format!("thread {thread} is out of range: region {region} has {} thread(s)", thread_wcets.len())));
+                return Err(self.err(
+                    cx,
+                    Some("thread"),
+                    format!(
+                        "thread {thread} is out of range: region {region} has {} thread(s)",
+                        thread_wcets.len()
+                    ),
+                ));
             }
             let start = match o.get("start") {
-                None => return Err(self.err(cx, Some("start"), "missing required field (work the thread does before it requests the resource)")),
+                None => return Err(self.err(
+                    cx,
+                    Some("start"),
+                    "missing required field (work the thread does before it requests the resource)",
+                )),
                 Some(x) => self.duration(x, cx, "start")?,
             };
             let length = match o.get("length") {
-                None => return Err(self.err(cx, Some("length"), "missing required field (work done while holding the resource)")),
+                None => {
+                    return Err(self.err(
+                        cx,
+                        Some("length"),
+                        "missing required field (work done while holding the resource)",
+                    ))
+                }
                 Some(x) => self.positive_duration(x, cx, "length")?,
             };
             let tw = thread_wcets[thread as usize];
@@ -990,27 +1514,54 @@ impl<'a> Validator<'a> {
                 return Err(self.err(
                     cx,
                     Some("length"),
-                    format!("the section ends at {} of work, after the thread's WCET {}", fmt_duration(start.saturating_add(length)), fmt_duration(tw)),
+                    format!(
+                        "the section ends at {} of work, after the thread's WCET {}",
+                        fmt_duration(start.saturating_add(length)),
+                        fmt_duration(tw)
+                    ),
                 ));
             }
             let resource = match resources.iter().position(|r| *r == name) {
                 Some(r) => r as u32,
                 None if declared.is_some() => {
                     let known: Vec<&str> = resources.iter().map(String::as_str).collect();
-                    let hint = closest(&name, &known).map(|s| format!(" (did you mean '{s}'?)")).unwrap_or_default();
-                    return Err(self.err(cx, Some("resource"), format!("'{name}' is not in the top-level 'resources' list{hint}; declared: {}", known.join(", "))));
+                    let hint = closest(&name, &known)
+                        .map(|s| format!(" (did you mean '{s}'?)"))
+                        .unwrap_or_default();
+                    return Err(self.err(
+                        cx,
+                        Some("resource"),
+                        format!(
+                            "'{name}' is not in the top-level 'resources' list{hint}; declared: {}",
+                            known.join(", ")
+                        ),
+                    ));
                 }
                 None => {
                     resources.push(name.clone());
                     (resources.len() - 1) as u32
                 }
             };
-            out.push(CriticalSection { resource, region: region as u32, thread: thread as u32, start, length });
+            out.push(CriticalSection {
+                resource,
+                region: region as u32,
+                thread: thread as u32,
+                start,
+                length,
+            });
             names.push((k, name));
         }
         // Outer sections first at equal starts, so `Program::build` nests them correctly.
         let mut order: Vec<usize> = (0..out.len()).collect();
-        order.sort_by_key(|&i| (out[i].region, out[i].thread, out[i].start, std::cmp::Reverse(out[i].length), i));
+        order.sort_by_key(|&i| {
+            (
+                out[i].region,
+                out[i].thread,
+                out[i].start,
+                std::cmp::Reverse(out[i].length),
+                i,
+            )
+        });
         // Proper nesting within each thread: a stack of the open sections.
         let mut open: Vec<usize> = Vec::new();
         for (pos, &i) in order.iter().enumerate() {
@@ -1045,7 +1596,6 @@ impl<'a> Validator<'a> {
         }
         Ok(order.into_iter().map(|i| out[i].clone()).collect())
     }
-
 }
 
 /// Nested sections make a thread request one resource while holding others. If those "held
@@ -1054,65 +1604,79 @@ impl<'a> Validator<'a> {
 /// an abort (DASA, the GUA family); a policy that cannot is stopped with a clear error, and the
 /// CLI warns beforehand (the classic remedy: acquire resources in one global order).
 pub fn lock_order_cycle(tasks: &[Task], resources: &[String]) -> Option<String> {
-        let n = resources.len();
-        if n < 2 {
-            return None;
-        }
-        // edges[a] = (b, task) : some thread of `task` requests b while holding a.
-        let mut edges: Vec<Vec<(usize, usize)>> = vec![Vec::new(); n];
-        for (ti, t) in tasks.iter().enumerate() {
-            let mut open: Vec<&CriticalSection> = Vec::new();
-            let mut at = (u32::MAX, u32::MAX);
-            for s in &t.sections {
-                if (s.region, s.thread) != at {
-                    open.clear();
-                    at = (s.region, s.thread);
-                }
-                while open.last().is_some_and(|o| o.end() <= s.start) {
-                    open.pop();
-                }
-                for o in &open {
-                    edges[o.resource as usize].push((s.resource as usize, ti));
-                }
-                open.push(s);
+    let n = resources.len();
+    if n < 2 {
+        return None;
+    }
+    // edges[a] = (b, task) : some thread of `task` requests b while holding a.
+    let mut edges: Vec<Vec<(usize, usize)>> = vec![Vec::new(); n];
+    for (ti, t) in tasks.iter().enumerate() {
+        let mut open: Vec<&CriticalSection> = Vec::new();
+        let mut at = (u32::MAX, u32::MAX);
+        for s in &t.sections {
+            if (s.region, s.thread) != at {
+                open.clear();
+                at = (s.region, s.thread);
             }
-        }
-        // Depth-first search for a cycle (colour 1 = on the path).
-        fn dfs(u: usize, edges: &[Vec<(usize, usize)>], colour: &mut [u8], path: &mut Vec<(usize, usize)>) -> bool {
-            colour[u] = 1;
-            for &(v, t) in &edges[u] {
-                path.push((v, t));
-                if colour[v] == 1 || (colour[v] == 0 && dfs(v, edges, colour, path)) {
-                    return true;
-                }
-                path.pop();
+            while open.last().is_some_and(|o| o.end() <= s.start) {
+                open.pop();
             }
-            colour[u] = 2;
-            false
-        }
-        let mut colour = vec![0u8; n];
-        for r in 0..n {
-            let mut path = vec![(r, usize::MAX)];
-            if colour[r] == 0 && dfs(r, &edges, &mut colour, &mut path) {
-                let last = path.last().expect("a cycle has edges").0;
-                let from = path.iter().position(|p| p.0 == last).unwrap_or(0);
-                let steps: Vec<String> = path[from..]
-                    .windows(2)
-                    .map(|w| format!("task '{}' requests '{}' while holding '{}'", tasks[w[1].1].name, resources[w[1].0], resources[w[0].0]))
-                    .collect();
-                return Some(format!("nested critical sections can deadlock: {}", steps.join(", and ")));
+            for o in &open {
+                edges[o.resource as usize].push((s.resource as usize, ti));
             }
+            open.push(s);
         }
-        None
+    }
+    // Depth-first search for a cycle (colour 1 = on the path).
+    fn dfs(
+        u: usize,
+        edges: &[Vec<(usize, usize)>],
+        colour: &mut [u8],
+        path: &mut Vec<(usize, usize)>,
+    ) -> bool {
+        colour[u] = 1;
+        for &(v, t) in &edges[u] {
+            path.push((v, t));
+            if colour[v] == 1 || (colour[v] == 0 && dfs(v, edges, colour, path)) {
+                return true;
+            }
+            path.pop();
+        }
+        colour[u] = 2;
+        false
+    }
+    let mut colour = vec![0u8; n];
+    for r in 0..n {
+        let mut path = vec![(r, usize::MAX)];
+        if colour[r] == 0 && dfs(r, &edges, &mut colour, &mut path) {
+            let last = path.last().expect("a cycle has edges").0;
+            let from = path.iter().position(|p| p.0 == last).unwrap_or(0);
+            let steps: Vec<String> = path[from..]
+                .windows(2)
+                .map(|w| {
+                    format!(
+                        "task '{}' requests '{}' while holding '{}'",
+                        tasks[w[1].1].name, resources[w[1].0], resources[w[0].0]
+                    )
+                })
+                .collect();
+            return Some(format!(
+                "nested critical sections can deadlock: {}",
+                steps.join(", and ")
+            ));
+        }
+    }
+    None
 }
 
 impl Validator<'_> {
-
     /// `topology: opteron6164x4` / `host`, or `{caches: [{level, type, size, line, ways,
     /// shared_by | cpus}], nodes: N | [[cpus]]}` (docs/taskset-format.md "topology").
     fn topology(&self, v: &Value, cpus: u32) -> Result<Topology, InputError> {
         let ctx = Some("platform");
-        let preset = |name: &str| Topology::preset(name, cpus).map_err(|e| self.err(ctx, Some("topology"), e));
+        let preset = |name: &str| {
+            Topology::preset(name, cpus).map_err(|e| self.err(ctx, Some("topology"), e))
+        };
         if let Value::String(name) = v {
             return preset(name);
         }
@@ -1120,43 +1684,92 @@ impl Validator<'_> {
         self.check_fields(m, TOPOLOGY_FIELDS, Some("platform.topology"))?;
         let mut t = match m.get("preset") {
             Some(Value::String(name)) => preset(name)?,
-            Some(other) => return Err(self.err(ctx, Some("topology.preset"), format!("expected a preset name, got {}", show(other)))),
+            Some(other) => {
+                return Err(self.err(
+                    ctx,
+                    Some("topology.preset"),
+                    format!("expected a preset name, got {}", show(other)),
+                ))
+            }
             None => Topology::default(),
         };
         // Where each cache instance was written (`caches[i]`, `caches[i].cpus[k]`), for errors.
         let mut origin: Vec<String> = Vec::new();
         if let Some(list) = m.get("caches") {
-            let list = list.as_array().ok_or_else(|| self.err(ctx, Some("topology.caches"), format!("expected a list of cache levels, got {}", kind(list))))?;
+            let list = list.as_array().ok_or_else(|| {
+                self.err(
+                    ctx,
+                    Some("topology.caches"),
+                    format!("expected a list of cache levels, got {}", kind(list)),
+                )
+            })?;
             t.preset = None;
             t.caches.clear();
             for (i, cv) in list.iter().enumerate() {
                 let f = |x: &str| format!("topology.caches[{i}].{x}");
                 let cm = self.object(cv, ctx, Some(&format!("topology.caches[{i}]")))?;
-                self.check_fields(cm, CACHE_FIELDS, Some(&format!("platform.topology.caches[{i}]")))?;
+                self.check_fields(
+                    cm,
+                    CACHE_FIELDS,
+                    Some(&format!("platform.topology.caches[{i}]")),
+                )?;
                 let level = match cm.get("level") {
                     Some(x) => self.uint(x, ctx, &f("level"))?,
                     None => return Err(self.err(ctx, Some(&f("level")), "missing required field")),
                 };
                 if level == 0 || level > 9 {
-                    return Err(self.err(ctx, Some(&f("level")), format!("must be 1 to 9, got {level}")));
+                    return Err(self.err(
+                        ctx,
+                        Some(&f("level")),
+                        format!("must be 1 to 9, got {level}"),
+                    ));
                 }
                 let kind_ = match cm.get("type") {
                     None => CacheKind::Unified,
-                    Some(Value::String(x)) => CacheKind::parse(x).ok_or_else(|| self.err(ctx, Some(&f("type")), format!("expected data, instruction or unified, got '{x}'")))?,
-                    Some(other) => return Err(self.err(ctx, Some(&f("type")), format!("expected data, instruction or unified, got {}", show(other)))),
+                    Some(Value::String(x)) => CacheKind::parse(x).ok_or_else(|| {
+                        self.err(
+                            ctx,
+                            Some(&f("type")),
+                            format!("expected data, instruction or unified, got '{x}'"),
+                        )
+                    })?,
+                    Some(other) => {
+                        return Err(self.err(
+                            ctx,
+                            Some(&f("type")),
+                            format!("expected data, instruction or unified, got {}", show(other)),
+                        ))
+                    }
                 };
                 let size = match cm.get("size") {
                     Some(x) => self.size(x, ctx, &f("size"))?,
                     None => return Err(self.err(ctx, Some(&f("size")), "missing required field")),
                 };
-                let line = cm.get("line").map_or(Ok(64), |x| self.size(x, ctx, &f("line")))?;
-                let ways = cm.get("ways").map_or(Ok(1), |x| self.uint(x, ctx, &f("ways")))?.min(u32::MAX as u64) as u32;
+                let line = cm
+                    .get("line")
+                    .map_or(Ok(64), |x| self.size(x, ctx, &f("line")))?;
+                let ways = cm
+                    .get("ways")
+                    .map_or(Ok(1), |x| self.uint(x, ctx, &f("ways")))?
+                    .min(u32::MAX as u64) as u32;
                 let groups: Vec<Vec<u32>> = match (cm.get("shared_by"), cm.get("cpus")) {
-                    (Some(_), Some(_)) => return Err(self.err(ctx, Some(&f("cpus")), "give either 'shared_by' or 'cpus', not both")),
+                    (Some(_), Some(_)) => {
+                        return Err(self.err(
+                            ctx,
+                            Some(&f("cpus")),
+                            "give either 'shared_by' or 'cpus', not both",
+                        ))
+                    }
                     (Some(x), None) => {
                         let n = self.uint(x, ctx, &f("shared_by"))?;
                         if n == 0 || n > cpus as u64 {
-                            return Err(self.err(ctx, Some(&f("shared_by")), format!("must be between 1 and the platform's {cpus} CPUs, got {n}")));
+                            return Err(self.err(
+                                ctx,
+                                Some(&f("shared_by")),
+                                format!(
+                                    "must be between 1 and the platform's {cpus} CPUs, got {n}"
+                                ),
+                            ));
                         }
                         crate::topology::groups(cpus, n as u32)
                     }
@@ -1173,15 +1786,32 @@ impl Validator<'_> {
                         }
                         out
                     }
-                    (None, Some(other)) => return Err(self.err(ctx, Some(&f("cpus")), format!("expected a list of CPU groups, got {}", kind(other)))),
+                    (None, Some(other)) => {
+                        return Err(self.err(
+                            ctx,
+                            Some(&f("cpus")),
+                            format!("expected a list of CPU groups, got {}", kind(other)),
+                        ))
+                    }
                     (None, None) => crate::topology::groups(cpus, 1),
                 };
                 let explicit = matches!(cm.get("cpus"), Some(Value::Array(_)));
                 for (k, mut g) in groups.into_iter().enumerate() {
                     g.sort_unstable();
                     g.dedup();
-                    origin.push(if explicit { format!("caches[{i}].cpus[{k}]") } else { format!("caches[{i}]") });
-                    t.caches.push(Cache { level: level as u8, kind: kind_, size, line, ways, cpus: g });
+                    origin.push(if explicit {
+                        format!("caches[{i}].cpus[{k}]")
+                    } else {
+                        format!("caches[{i}]")
+                    });
+                    t.caches.push(Cache {
+                        level: level as u8,
+                        kind: kind_,
+                        size,
+                        line,
+                        ways,
+                        cpus: g,
+                    });
                 }
             }
         }
@@ -1191,7 +1821,11 @@ impl Validator<'_> {
                 Value::Number(_) => {
                     let n = self.uint(nv, ctx, "topology.nodes")?;
                     if n == 0 {
-                        return Err(self.err(ctx, Some("topology.nodes"), "CPUs per node must be at least 1"));
+                        return Err(self.err(
+                            ctx,
+                            Some("topology.nodes"),
+                            "CPUs per node must be at least 1",
+                        ));
                     }
                     crate::topology::groups(cpus, n.min(u32::MAX as u64) as u32)
                 }
@@ -1199,20 +1833,45 @@ impl Validator<'_> {
                     .iter()
                     .enumerate()
                     .map(|(k, g)| match g {
-                        Value::String(sl) => crate::topology::parse_cpu_list(sl).map_err(|e| self.err(ctx, Some(&format!("topology.nodes[{k}]")), e)),
-                        Value::Array(xs) => xs.iter().map(|x| self.uint(x, ctx, &format!("topology.nodes[{k}]")).map(|c| c.min(u32::MAX as u64) as u32)).collect(),
-                        other => Err(self.err(ctx, Some(&format!("topology.nodes[{k}]")), format!("expected a list of CPUs, got {}", show(other)))),
+                        Value::String(sl) => crate::topology::parse_cpu_list(sl)
+                            .map_err(|e| self.err(ctx, Some(&format!("topology.nodes[{k}]")), e)),
+                        Value::Array(xs) => xs
+                            .iter()
+                            .map(|x| {
+                                self.uint(x, ctx, &format!("topology.nodes[{k}]"))
+                                    .map(|c| c.min(u32::MAX as u64) as u32)
+                            })
+                            .collect(),
+                        other => Err(self.err(
+                            ctx,
+                            Some(&format!("topology.nodes[{k}]")),
+                            format!("expected a list of CPUs, got {}", show(other)),
+                        )),
                     })
                     .collect::<Result<_, _>>()?,
-                other => return Err(self.err(ctx, Some("topology.nodes"), format!("expected CPUs per node or a list of CPU lists, got {}", show(other)))),
+                other => {
+                    return Err(self.err(
+                        ctx,
+                        Some("topology.nodes"),
+                        format!(
+                            "expected CPUs per node or a list of CPU lists, got {}",
+                            show(other)
+                        ),
+                    ))
+                }
             };
         }
         t.validate(cpus).map_err(|(cache, field, msg)| {
             let path = match cache.map(|j| origin.get(j)) {
                 // `caches[i].cpus[k]` already names the field for a CPU problem.
-                Some(Some(o)) if o.ends_with(']') && o.contains(".cpus[") && field == "cpus" => format!("topology.{o}"),
+                Some(Some(o)) if o.ends_with(']') && o.contains(".cpus[") && field == "cpus" => {
+                    format!("topology.{o}")
+                }
                 Some(Some(o)) => format!("topology.{o}.{field}"),
-                Some(None) => format!("topology (cache {} of the preset).{field}", cache.unwrap_or(0)),
+                Some(None) => format!(
+                    "topology (cache {} of the preset).{field}",
+                    cache.unwrap_or(0)
+                ),
                 None => format!("topology.{field}"),
             };
             self.err(ctx, Some(&path), msg)
@@ -1222,9 +1881,14 @@ impl Validator<'_> {
 
     fn size(&self, v: &Value, ctx: Option<&str>, field: &str) -> Result<u64, InputError> {
         let r = match v {
-            Value::Number(n) => n.as_u64().ok_or_else(|| format!("expected a whole number of bytes, got {n}")),
+            Value::Number(n) => n
+                .as_u64()
+                .ok_or_else(|| format!("expected a whole number of bytes, got {n}")),
             Value::String(s) => parse_size(s),
-            other => Err(format!("expected a size (bytes, or a string like \"64KiB\"), got {}", kind(other))),
+            other => Err(format!(
+                "expected a size (bytes, or a string like \"64KiB\"), got {}",
+                kind(other)
+            )),
         };
         r.map_err(|m| self.err(ctx, Some(field), m))
     }
@@ -1241,7 +1905,11 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
         "KiB" => 1 << 10,
         "MiB" => 1 << 20,
         "GiB" => 1 << 30,
-        other => return Err(format!("unknown size unit '{other}' in '{s}' (use B, KiB, MiB, GiB)")),
+        other => {
+            return Err(format!(
+                "unknown size unit '{other}' in '{s}' (use B, KiB, MiB, GiB)"
+            ))
+        }
     };
     parse_decimal_scaled(num.trim(), scale).map_err(|e| e.replace("nanoseconds", "bytes"))
 }
@@ -1256,11 +1924,25 @@ pub fn to_yaml(ts: &TaskSet) -> String {
     // which a YAML reader folds as line breaks: those go as \u escapes.
     let q = |s: &str| {
         let json = serde_json::to_string(s).expect("a string serialises");
-        let printable = |c: char| !matches!(c, '\u{7f}'..='\u{9f}' | '\u{2028}' | '\u{2029}' | '\u{feff}' | '\u{fffe}' | '\u{ffff}');
+        let printable = |c: char| {
+            !matches!(
+                c,
+                '\u{7f}'
+                    ..='\u{9f}' | '\u{2028}' | '\u{2029}' | '\u{feff}' | '\u{fffe}' | '\u{ffff}'
+            )
+        };
         if json.chars().all(printable) {
             return json;
         }
-        json.chars().map(|c| if printable(c) { c.to_string() } else { format!("\\u{:04X}", c as u32) }).collect::<String>()
+        json.chars()
+            .map(|c| {
+                if printable(c) {
+                    c.to_string()
+                } else {
+                    format!("\\u{:04X}", c as u32)
+                }
+            })
+            .collect::<String>()
     };
     let d = |ns: Time| format!("\"{}\"", fmt_duration(ns));
     let mut out = String::new();
@@ -1270,14 +1952,26 @@ pub fn to_yaml(ts: &TaskSet) -> String {
             let _ = writeln!(out, "platform: {{cpus: {}}}", ts.platform.cpus);
         }
         Some(t) if t.preset.as_deref() == Some("opteron6164x4") => {
-            let _ = writeln!(out, "platform: {{cpus: {}, topology: opteron6164x4}}", ts.platform.cpus);
+            let _ = writeln!(
+                out,
+                "platform: {{cpus: {}, topology: opteron6164x4}}",
+                ts.platform.cpus
+            );
         }
         Some(t) => {
             // Written out (a `host` topology too: the file must mean the same on another machine).
-            let list = |g: &[u32]| format!("[{}]", g.iter().map(u32::to_string).collect::<Vec<_>>().join(", "));
+            let list = |g: &[u32]| {
+                format!(
+                    "[{}]",
+                    g.iter().map(u32::to_string).collect::<Vec<_>>().join(", ")
+                )
+            };
             let mut levels: Vec<(&Cache, Vec<&[u32]>)> = Vec::new();
             for c in &t.caches {
-                match levels.iter_mut().find(|(k, _)| (k.level, k.kind, k.size, k.line, k.ways) == (c.level, c.kind, c.size, c.line, c.ways)) {
+                match levels.iter_mut().find(|(k, _)| {
+                    (k.level, k.kind, k.size, k.line, k.ways)
+                        == (c.level, c.kind, c.size, c.line, c.ways)
+                }) {
                     Some((_, gs)) => gs.push(&c.cpus),
                     None => levels.push((c, vec![&c.cpus])),
                 }
@@ -1297,13 +1991,23 @@ pub fn to_yaml(ts: &TaskSet) -> String {
                 })
                 .collect();
             let nodes: Vec<String> = t.nodes.iter().map(|g| list(g)).collect();
-            let _ = writeln!(out, "platform:\n  cpus: {}\n  topology:\n    caches: [{}]\n    nodes: [{}]", ts.platform.cpus, caches.join(", "), nodes.join(", "));
+            let _ = writeln!(
+                out,
+                "platform:\n  cpus: {}\n  topology:\n    caches: [{}]\n    nodes: [{}]",
+                ts.platform.cpus,
+                caches.join(", "),
+                nodes.join(", ")
+            );
         }
     }
     let exec = match &r.execution {
         ExecModel::Wcet => "wcet".to_string(),
-        ExecModel::Uniform { min, max } => format!("{{model: uniform, min: {min:?}, max: {max:?}}}"),
-        ExecModel::Overrun { ratio, probability } => format!("{{model: overrun, ratio: {ratio:?}, probability: {probability:?}}}"),
+        ExecModel::Uniform { min, max } => {
+            format!("{{model: uniform, min: {min:?}, max: {max:?}}}")
+        }
+        ExecModel::Overrun { ratio, probability } => {
+            format!("{{model: overrun, ratio: {ratio:?}, probability: {probability:?}}}")
+        }
     };
     let on_miss = match r.on_miss {
         OnMiss::Continue => "continue",
@@ -1324,7 +2028,11 @@ pub fn to_yaml(ts: &TaskSet) -> String {
         overheads.push_str(&format!(", statistic: {}", o.statistic.name()));
     }
     if o.rt_runtime > 0 {
-        overheads.push_str(&format!(", rt_runtime: {}, rt_period: {}", d(o.rt_runtime), d(o.rt_period)));
+        overheads.push_str(&format!(
+            ", rt_runtime: {}, rt_period: {}",
+            d(o.rt_runtime),
+            d(o.rt_period)
+        ));
     }
     overheads.push('}');
     let _ = write!(out, "run: {{duration: {}, seed: {}, on_miss: {on_miss}, execution: {exec}, overheads: {overheads}", d(r.duration), r.seed);
@@ -1346,19 +2054,44 @@ pub fn to_yaml(ts: &TaskSet) -> String {
     }
     out.push_str("}\n");
     if !ts.resources.is_empty() {
-        let _ = writeln!(out, "resources: [{}]", ts.resources.iter().map(|r| q(r)).collect::<Vec<_>>().join(", "));
+        let _ = writeln!(
+            out,
+            "resources: [{}]",
+            ts.resources
+                .iter()
+                .map(|r| q(r))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
     }
     out.push_str("tasks:\n");
     for t in &ts.tasks {
         if let Some(f) = t.fair_params() {
-            let _ = write!(out, "  - {{name: {}, class: fair, nice: {}", q(&t.name), f.nice);
+            let _ = write!(
+                out,
+                "  - {{name: {}, class: fair, nice: {}",
+                q(&t.name),
+                f.nice
+            );
             match f.behaviour {
                 Behaviour::Hog => out.push_str(", behaviour: hog"),
                 Behaviour::Sleeper { run, sleep } => {
-                    let _ = write!(out, ", behaviour: sleeper, run: {}, sleep: {}", d(run), d(sleep));
+                    let _ = write!(
+                        out,
+                        ", behaviour: sleeper, run: {}, sleep: {}",
+                        d(run),
+                        d(sleep)
+                    );
                 }
                 Behaviour::Bursty { run, sleep } => {
-                    let _ = write!(out, ", behaviour: bursty, run: [{}, {}], sleep: [{}, {}]", d(run.0), d(run.1), d(sleep.0), d(sleep.1));
+                    let _ = write!(
+                        out,
+                        ", behaviour: bursty, run: [{}, {}], sleep: [{}, {}]",
+                        d(run.0),
+                        d(run.1),
+                        d(sleep.0),
+                        d(sleep.1)
+                    );
                 }
             }
             let extra = [
@@ -1375,7 +2108,13 @@ pub fn to_yaml(ts: &TaskSet) -> String {
             out.push_str("}\n");
             continue;
         }
-        let _ = write!(out, "  - {{name: {}, period: {}, wcet: {}", q(&t.name), d(t.period), d(t.wcet));
+        let _ = write!(
+            out,
+            "  - {{name: {}, period: {}, wcet: {}",
+            q(&t.name),
+            d(t.period),
+            d(t.wcet)
+        );
         if t.deadline != t.period {
             let _ = write!(out, ", deadline: {}", d(t.deadline));
         }
@@ -1401,7 +2140,16 @@ pub fn to_yaml(ts: &TaskSet) -> String {
             let rs: Vec<String> = t
                 .regions
                 .iter()
-                .map(|r| format!("[{}]", r.threads.iter().map(|&w| d(w)).collect::<Vec<_>>().join(", ")))
+                .map(|r| {
+                    format!(
+                        "[{}]",
+                        r.threads
+                            .iter()
+                            .map(|&w| d(w))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    )
+                })
                 .collect();
             let _ = write!(out, ", regions: [{}]", rs.join(", "));
         }
@@ -1428,15 +2176,44 @@ pub fn to_yaml(ts: &TaskSet) -> String {
                 Tuf::Piecewise { points } => write!(
                     out,
                     ", tuf: {{shape: piecewise, points: [{}]}}",
-                    points.iter().map(|&(t, u)| format!("[{}, {}]", d(t), num(u))).collect::<Vec<_>>().join(", ")
+                    points
+                        .iter()
+                        .map(|&(t, u)| format!("[{}, {}]", d(t), num(u)))
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 ),
-                Tuf::Step { utility, termination } | Tuf::Linear { utility, termination } | Tuf::Quadratic { utility, termination } => {
-                    write!(out, ", tuf: {{shape: {}, utility: {}, termination: {}}}", f.shape(), num(*utility), d(*termination))
+                Tuf::Step {
+                    utility,
+                    termination,
+                }
+                | Tuf::Linear {
+                    utility,
+                    termination,
+                }
+                | Tuf::Quadratic {
+                    utility,
+                    termination,
+                } => {
+                    write!(
+                        out,
+                        ", tuf: {{shape: {}, utility: {}, termination: {}}}",
+                        f.shape(),
+                        num(*utility),
+                        d(*termination)
+                    )
                 }
             };
         }
         if !t.execution_times.is_empty() {
-            let _ = write!(out, ", execution_times: [{}]", t.execution_times.iter().map(|&x| d(x)).collect::<Vec<_>>().join(", "));
+            let _ = write!(
+                out,
+                ", execution_times: [{}]",
+                t.execution_times
+                    .iter()
+                    .map(|&x| d(x))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
         }
         out.push_str("}\n");
     }
@@ -1480,7 +2257,9 @@ fn edit_distance(a: &str, b: &str) -> usize {
     for (i, ca) in a.chars().enumerate() {
         let mut cur = vec![i + 1; b.len() + 1];
         for (j, cb) in b.iter().enumerate() {
-            cur[j + 1] = (prev[j] + (ca != *cb) as usize).min(prev[j + 1] + 1).min(cur[j] + 1);
+            cur[j + 1] = (prev[j] + (ca != *cb) as usize)
+                .min(prev[j + 1] + 1)
+                .min(cur[j] + 1);
         }
         prev = cur;
     }
@@ -1521,7 +2300,11 @@ mod tests {
             "ts.yaml: task 'a' (tasks[0]): field 'regions[1][1]': negative infinity is not a value rtsched accepts"
         );
         assert_eq!(msg("platform: {cpus: 2}\nplatform: {cpus: 4}\ntasks: []\n"), "ts.yaml: field 'platform': given twice in the same mapping (the second would silently replace the first)");
-        let json = |t: &str| parse_taskset(t, Format::Json, "ts.json").unwrap_err().to_string();
+        let json = |t: &str| {
+            parse_taskset(t, Format::Json, "ts.json")
+                .unwrap_err()
+                .to_string()
+        };
         assert_eq!(
             json(r#"{"platform": {"cpus": 2}, "tasks": [{"name": "a", "period": NaN, "wcet": 1}]}"#),
             "ts.json: line 1 column 61: NaN is not a value rtsched accepts (JSON has no NaN; write a number)"
@@ -1574,33 +2357,105 @@ mod tests {
         let p = "platform: {cpus: 2}\ntasks:\n";
         // 49 regions of 4,096 threads: 200,704 threads from 1.3 KB of text.
         let wide = vec!["{threads: 4096, wcet: 1us}"; 49].join(", ");
-        expect_err(&format!("{p}  - {{name: a, period: 10, regions: [{wide}]}}\n"), &["task 'a'", "'regions[48]'", "200704 threads", "limit of 200000 threads in a task"]);
-        expect_err(&format!("{p}  - {{name: a, period: 10, regions: [{{threads: 200001, wcet: 1us}}]}}\n"), &["'regions[0]'", "200001 threads"]);
+        expect_err(
+            &format!("{p}  - {{name: a, period: 10, regions: [{wide}]}}\n"),
+            &[
+                "task 'a'",
+                "'regions[48]'",
+                "200704 threads",
+                "limit of 200000 threads in a task",
+            ],
+        );
+        expect_err(
+            &format!("{p}  - {{name: a, period: 10, regions: [{{threads: 200001, wcet: 1us}}]}}\n"),
+            &["'regions[0]'", "200001 threads"],
+        );
         // At the limits: accepted.
         let at = yaml(&format!("{p}  - {{name: a, period: 10, regions: [{{threads: 199998, wcet: 1ns}}, [1ns, 1ns]]}}\n")).unwrap();
-        assert_eq!(at.tasks[0].regions.iter().map(|r| r.threads.len()).sum::<usize>(), 200_000);
+        assert_eq!(
+            at.tasks[0]
+                .regions
+                .iter()
+                .map(|r| r.threads.len())
+                .sum::<usize>(),
+            200_000
+        );
         // Ten tasks of 200,000 threads are the set's limit; an eleventh (even sequential) is over.
-        let tasks: String = (0..10).map(|i| format!("  - {{name: t{i}, period: 10, regions: [{{threads: 200000, wcet: 1ns}}]}}\n")).collect();
+        let tasks: String = (0..10)
+            .map(|i| {
+                format!(
+                    "  - {{name: t{i}, period: 10, regions: [{{threads: 200000, wcet: 1ns}}]}}\n"
+                )
+            })
+            .collect();
         assert!(yaml(&format!("{p}{tasks}")).is_ok());
-        expect_err(&format!("{p}{tasks}  - {{name: s, period: 10, wcet: 1}}\n"), &["task 's' (tasks[10])", "2000001 threads", "limit of 2000000 threads in a set"]);
+        expect_err(
+            &format!("{p}{tasks}  - {{name: s, period: 10, wcet: 1}}\n"),
+            &[
+                "task 's' (tasks[10])",
+                "2000001 threads",
+                "limit of 2000000 threads in a set",
+            ],
+        );
     }
 
     #[test]
     fn bad_inputs_name_file_task_field() {
         let p = "platform: {cpus: 2}\ntasks:\n";
-        expect_err(&format!("{p}  - {{name: t0, perod: 10, wcet: 2}}"), &["task 't0'", "'perod'", "did you mean 'period'"]);
-        expect_err(&format!("{p}  - {{name: t0, wcet: 2}}"), &["task 't0'", "'period'", "missing"]);
-        expect_err(&format!("{p}  - {{name: t0, period: 0, wcet: 2}}"), &["'period'", "must be > 0"]);
-        expect_err(&format!("{p}  - {{name: t0, period: -3, wcet: 2}}"), &["'period'", "negative"]);
-        expect_err(&format!("{p}  - {{name: t0, period: 10, wcet: 0}}"), &["'wcet'", "> 0"]);
-        expect_err(&format!("{p}  - {{name: t0, period: 10, wcet: 1, deadline: 0}}"), &["'deadline'", "> 0"]);
-        expect_err(&format!("{p}  - {{name: t0, period: 10, wcet: 1, cpu: 2}}"), &["'cpu'", "out of range"]);
-        expect_err(&format!("{p}  - {{name: t0, period: 10, wcet: 1}}\n  - {{name: t0, period: 5, wcet: 1}}"), &["tasks[1]", "duplicate", "tasks[0]"]);
-        expect_err(&format!("{p}  - {{name: t0, period: [1], wcet: 1}}"), &["'period'", "expected a duration"]);
-        expect_err(&format!("{p}  - {{name: t0, period: \"10 parsecs\", wcet: 1}}"), &["unknown unit"]);
-        expect_err("platform: {cpus: 2}\ntasks: [{name: t0, period: 10, wcet: 1}", &["line", "column", "malformed YAML"]);
-        expect_err("platform: {cpus: 0}\ntasks: [{name: t0, period: 10, wcet: 1}]", &["platform", "'cpus'"]);
-        expect_err("tasks: [{name: t0, period: 10, wcet: 1}]", &["'platform'", "missing"]);
+        expect_err(
+            &format!("{p}  - {{name: t0, perod: 10, wcet: 2}}"),
+            &["task 't0'", "'perod'", "did you mean 'period'"],
+        );
+        expect_err(
+            &format!("{p}  - {{name: t0, wcet: 2}}"),
+            &["task 't0'", "'period'", "missing"],
+        );
+        expect_err(
+            &format!("{p}  - {{name: t0, period: 0, wcet: 2}}"),
+            &["'period'", "must be > 0"],
+        );
+        expect_err(
+            &format!("{p}  - {{name: t0, period: -3, wcet: 2}}"),
+            &["'period'", "negative"],
+        );
+        expect_err(
+            &format!("{p}  - {{name: t0, period: 10, wcet: 0}}"),
+            &["'wcet'", "> 0"],
+        );
+        expect_err(
+            &format!("{p}  - {{name: t0, period: 10, wcet: 1, deadline: 0}}"),
+            &["'deadline'", "> 0"],
+        );
+        expect_err(
+            &format!("{p}  - {{name: t0, period: 10, wcet: 1, cpu: 2}}"),
+            &["'cpu'", "out of range"],
+        );
+        expect_err(
+            &format!(
+                "{p}  - {{name: t0, period: 10, wcet: 1}}\n  - {{name: t0, period: 5, wcet: 1}}"
+            ),
+            &["tasks[1]", "duplicate", "tasks[0]"],
+        );
+        expect_err(
+            &format!("{p}  - {{name: t0, period: [1], wcet: 1}}"),
+            &["'period'", "expected a duration"],
+        );
+        expect_err(
+            &format!("{p}  - {{name: t0, period: \"10 parsecs\", wcet: 1}}"),
+            &["unknown unit"],
+        );
+        expect_err(
+            "platform: {cpus: 2}\ntasks: [{name: t0, period: 10, wcet: 1}",
+            &["line", "column", "malformed YAML"],
+        );
+        expect_err(
+            "platform: {cpus: 0}\ntasks: [{name: t0, period: 10, wcet: 1}]",
+            &["platform", "'cpus'"],
+        );
+        expect_err(
+            "tasks: [{name: t0, period: 10, wcet: 1}]",
+            &["'platform'", "missing"],
+        );
         expect_err("platform: {cpus: 1}\nrun: {on_miss: explode}\ntasks: [{name: t0, period: 10, wcet: 1}]", &["run", "'on_miss'"]);
         expect_err("platform: {cpus: 1}\ntasks: []", &["empty"]);
     }
@@ -1614,11 +2469,26 @@ mod tests {
         assert_eq!(ts.tasks[1].group, None);
         assert_eq!(ts.tasks[2].wss, Some(1_572_864));
         let p = "platform: {cpus: 2}\ntasks:\n";
-        expect_err(&format!("{p}  - {{name: t0, period: 10, wcet: 1, wss: \"64kB\"}}"), &["task 't0'", "'wss'", "unknown size unit 'kB'"]);
-        expect_err(&format!("{p}  - {{name: t0, period: 10, wcet: 1, wss: -5}}"), &["task 't0'", "'wss'", "whole number of bytes"]);
-        expect_err(&format!("{p}  - {{name: t0, period: 10, wcet: 1, wss: \"0.5B\"}}"), &["'wss'", "whole number of bytes"]);
-        expect_err(&format!("{p}  - {{name: t0, period: 10, wcet: 1, group: -1}}"), &["task 't0'", "'group'", "non-negative integer"]);
-        expect_err(&format!("{p}  - {{name: t0, period: 10, wcet: 1, group: x}}"), &["'group'"]);
+        expect_err(
+            &format!("{p}  - {{name: t0, period: 10, wcet: 1, wss: \"64kB\"}}"),
+            &["task 't0'", "'wss'", "unknown size unit 'kB'"],
+        );
+        expect_err(
+            &format!("{p}  - {{name: t0, period: 10, wcet: 1, wss: -5}}"),
+            &["task 't0'", "'wss'", "whole number of bytes"],
+        );
+        expect_err(
+            &format!("{p}  - {{name: t0, period: 10, wcet: 1, wss: \"0.5B\"}}"),
+            &["'wss'", "whole number of bytes"],
+        );
+        expect_err(
+            &format!("{p}  - {{name: t0, period: 10, wcet: 1, group: -1}}"),
+            &["task 't0'", "'group'", "non-negative integer"],
+        );
+        expect_err(
+            &format!("{p}  - {{name: t0, period: 10, wcet: 1, group: x}}"),
+            &["'group'"],
+        );
     }
 
     #[test]
@@ -1631,7 +2501,10 @@ mod tests {
         assert!(out.contains("cpu: 2"), "{out}");
         assert!(out.contains("period: \"10000001ns\""), "{out}");
         let mut u = ts.clone();
-        u.run.execution = ExecModel::Uniform { min: 0.1 + 0.2, max: 1.0 };
+        u.run.execution = ExecModel::Uniform {
+            min: 0.1 + 0.2,
+            max: 1.0,
+        };
         assert_eq!(yaml(&to_yaml(&u)).unwrap(), u);
     }
 
@@ -1646,28 +2519,59 @@ mod tests {
         assert!(t.is_parallel() && ts.has_structure());
         assert_eq!(ts.resources, vec!["log".to_string(), "bus".to_string()]);
         // Sorted by (region, thread, start, longest first): bus encloses log at 0.5 ms.
-        assert_eq!((t.sections[0].resource, t.sections[1].resource, t.sections[2].region), (1, 0, 1));
+        assert_eq!(
+            (
+                t.sections[0].resource,
+                t.sections[1].resource,
+                t.sections[2].region
+            ),
+            (1, 0, 1)
+        );
         let p = t.program();
-        let cps: Vec<_> = p.regions[0][0].checkpoints.iter().map(|c| (c.at / 1000, c.action)).collect();
+        let cps: Vec<_> = p.regions[0][0]
+            .checkpoints
+            .iter()
+            .map(|c| (c.at / 1000, c.action))
+            .collect();
         assert_eq!(
             cps,
-            vec![(500, Action::Acquire(1)), (500, Action::Acquire(0)), (750, Action::Release(0)), (1500, Action::Release(1))]
+            vec![
+                (500, Action::Acquire(1)),
+                (500, Action::Acquire(0)),
+                (750, Action::Release(0)),
+                (1500, Action::Release(1))
+            ]
         );
         assert_eq!((p.threads(), p.width()), (8, 3));
         let back = yaml(&to_yaml(&ts)).unwrap();
         assert_eq!(back.tasks, ts.tasks);
         assert_eq!(back.resources, ts.resources);
         // The scaled boundaries of a thread that ran 60% of its WCET.
-        assert_eq!(crate::program::scale(1_500_000, 2_000_000, 1_200_000), 900_000);
+        assert_eq!(
+            crate::program::scale(1_500_000, 2_000_000, 1_200_000),
+            900_000
+        );
     }
 
     #[test]
     fn bad_structure_is_named() {
         let p = "platform: {cpus: 2}\ntasks:\n";
-        expect_err(&format!("{p}  - {{name: a, period: 10, wcet: 3, regions: [1, [1, 2]]}}\n"), &["task 'a'", "'wcet'", "sum to 4ms"]);
-        expect_err(&format!("{p}  - {{name: a, period: 10, regions: [1, []]}}\n"), &["'regions[1]'", "at least one thread"]);
-        expect_err(&format!("{p}  - {{name: a, period: 10, regions: [1, {{threads: 0, wcet: 1}}]}}\n"), &["regions[1]", "'threads'"]);
-        expect_err(&format!("{p}  - {{name: a, period: 10, regions: [1, [1, -2]]}}\n"), &["'regions[1][1]'"]);
+        expect_err(
+            &format!("{p}  - {{name: a, period: 10, wcet: 3, regions: [1, [1, 2]]}}\n"),
+            &["task 'a'", "'wcet'", "sum to 4ms"],
+        );
+        expect_err(
+            &format!("{p}  - {{name: a, period: 10, regions: [1, []]}}\n"),
+            &["'regions[1]'", "at least one thread"],
+        );
+        expect_err(
+            &format!("{p}  - {{name: a, period: 10, regions: [1, {{threads: 0, wcet: 1}}]}}\n"),
+            &["regions[1]", "'threads'"],
+        );
+        expect_err(
+            &format!("{p}  - {{name: a, period: 10, regions: [1, [1, -2]]}}\n"),
+            &["'regions[1][1]'"],
+        );
         expect_err(&format!("{p}  - {{name: a, period: 10, wcet: 2, sections: [{{resource: r, start: 1, length: 2}}]}}\n"), &["sections[0]", "'length'", "after the thread's WCET 2ms"]);
         expect_err(&format!("{p}  - {{name: a, period: 10, wcet: 2, sections: [{{resource: r, start: 0, length: 1, thread: 1}}]}}\n"), &["'thread'", "out of range"]);
         expect_err(&format!("{p}  - {{name: a, period: 10, wcet: 2, sections: [{{resource: r, start: 0, lenght: 1}}]}}\n"), &["did you mean 'length'"]);
@@ -1690,43 +2594,107 @@ mod tests {
         ))
         .unwrap();
         let c = ts.lock_order_cycle().expect("a cycle");
-        for n in ["can deadlock", "task 'a' requests 'y' while holding 'x'", "task 'b' requests 'x' while holding 'y'"] {
+        for n in [
+            "can deadlock",
+            "task 'a' requests 'y' while holding 'x'",
+            "task 'b' requests 'x' while holding 'y'",
+        ] {
             assert!(c.contains(n), "{c}");
         }
     }
 
     #[test]
     fn topologies_parse_validate_and_round_trip() {
-        let t = |platform: &str| yaml(&format!("platform: {platform}\ntasks: [{{name: a, period: 10, wcet: 1}}]\n"));
+        let t = |platform: &str| {
+            yaml(&format!(
+                "platform: {platform}\ntasks: [{{name: a, period: 10, wcet: 1}}]\n"
+            ))
+        };
         let opteron = t("{cpus: 48, topology: opteron6164x4}").unwrap();
         let topo = opteron.platform.topology.as_ref().unwrap();
-        assert_eq!((topo.caches.len(), topo.nodes.len(), topo.shared_level(0, 5)), (48 * 3 + 8, 4, Some(3)));
-        assert_eq!(yaml(&to_yaml(&opteron)).unwrap().platform, opteron.platform, "a preset round-trips by name");
+        assert_eq!(
+            (topo.caches.len(), topo.nodes.len(), topo.shared_level(0, 5)),
+            (48 * 3 + 8, 4, Some(3))
+        );
+        assert_eq!(
+            yaml(&to_yaml(&opteron)).unwrap().platform,
+            opteron.platform,
+            "a preset round-trips by name"
+        );
         let written = t("{cpus: 4, topology: {caches: [{level: 1, type: data, size: 32KiB, ways: 8}, {level: 2, size: 1MiB, line: 64, ways: 16, shared_by: 2}, {level: 3, size: 8MiB, ways: 16, cpus: [\"0-3\"]}], nodes: [[0, 1], [2, 3]]}}").unwrap();
         let w = written.platform.topology.as_ref().unwrap();
         assert_eq!(w.caches.len(), 4 + 2 + 1);
-        assert_eq!((w.shared_level(0, 1), w.shared_level(1, 2), w.shared_level(2, 2)), (Some(2), Some(3), Some(1)));
+        assert_eq!(
+            (
+                w.shared_level(0, 1),
+                w.shared_level(1, 2),
+                w.shared_level(2, 2)
+            ),
+            (Some(2), Some(3), Some(1))
+        );
         assert_eq!((w.llc(3).unwrap().size, w.node_of(2)), (8 << 20, 1));
-        assert_eq!(yaml(&to_yaml(&written)).unwrap().platform, written.platform, "written out, it round-trips");
+        assert_eq!(
+            yaml(&to_yaml(&written)).unwrap().platform,
+            written.platform,
+            "written out, it round-trips"
+        );
         let host = t("{cpus: 1, topology: host}").unwrap();
         let h = yaml(&to_yaml(&host)).unwrap().platform;
-        assert_eq!((h.topology.as_ref().unwrap().preset.clone(), &h.topology.as_ref().unwrap().caches), (None, &host.platform.topology.as_ref().unwrap().caches), "host is written out");
+        assert_eq!(
+            (
+                h.topology.as_ref().unwrap().preset.clone(),
+                &h.topology.as_ref().unwrap().caches
+            ),
+            (None, &host.platform.topology.as_ref().unwrap().caches),
+            "host is written out"
+        );
         let bad = |platform: &str, needles: &[&str]| {
             let e = t(platform).unwrap_err().to_string();
             for n in needles {
                 assert!(e.contains(n), "{e:?} lacks {n:?}");
             }
         };
-        bad("{cpus: 4, topology: {caches: [{level: 2, size: 1MiB, cpus: [[0, 1], [2, 5]]}]}}", &["platform", "'topology.caches[0].cpus[1]'", "CPU 5 does not exist"]);
-        bad("{cpus: 2, topology: {caches: [{level: 1, size: 32, line: 64}]}}", &["'topology.caches[0].size'", "smaller than one line"]);
+        bad(
+            "{cpus: 4, topology: {caches: [{level: 2, size: 1MiB, cpus: [[0, 1], [2, 5]]}]}}",
+            &[
+                "platform",
+                "'topology.caches[0].cpus[1]'",
+                "CPU 5 does not exist",
+            ],
+        );
+        bad(
+            "{cpus: 2, topology: {caches: [{level: 1, size: 32, line: 64}]}}",
+            &["'topology.caches[0].size'", "smaller than one line"],
+        );
         bad("{cpus: 2, topology: {caches: [{level: 1, size: 4KiB}, {level: 1, size: 4KiB, shared_by: 2}]}}", &["'topology.caches[1].cpus'", "already has a level-1"]);
-        bad("{cpus: 2, topology: {caches: [{level: 1, size: 4KiB, type: victim}]}}", &["'topology.caches[0].type'", "victim"]);
-        bad("{cpus: 2, topology: {caches: [{size: 4KiB}]}}", &["'topology.caches[0].level'", "missing"]);
-        bad("{cpus: 2, topology: {caches: [{level: 1, size: 4KiB, shared_by: 3}]}}", &["'topology.caches[0].shared_by'"]);
-        bad("{cpus: 2, topology: {nodes: [[0], [0, 1]]}}", &["'topology.nodes[1]'", "two nodes"]);
-        bad("{cpus: 64, topology: opteron6164x4}", &["'topology'", "48 CPUs"]);
-        bad("{cpus: 2, topology: optron}", &["unknown topology preset 'optron'"]);
-        bad("{cpus: 2, topology: {cache: []}}", &["did you mean 'caches'"]);
+        bad(
+            "{cpus: 2, topology: {caches: [{level: 1, size: 4KiB, type: victim}]}}",
+            &["'topology.caches[0].type'", "victim"],
+        );
+        bad(
+            "{cpus: 2, topology: {caches: [{size: 4KiB}]}}",
+            &["'topology.caches[0].level'", "missing"],
+        );
+        bad(
+            "{cpus: 2, topology: {caches: [{level: 1, size: 4KiB, shared_by: 3}]}}",
+            &["'topology.caches[0].shared_by'"],
+        );
+        bad(
+            "{cpus: 2, topology: {nodes: [[0], [0, 1]]}}",
+            &["'topology.nodes[1]'", "two nodes"],
+        );
+        bad(
+            "{cpus: 64, topology: opteron6164x4}",
+            &["'topology'", "48 CPUs"],
+        );
+        bad(
+            "{cpus: 2, topology: optron}",
+            &["unknown topology preset 'optron'"],
+        );
+        bad(
+            "{cpus: 2, topology: {cache: []}}",
+            &["did you mean 'caches'"],
+        );
     }
 
     #[test]
@@ -1737,28 +2705,88 @@ mod tests {
         ))
         .unwrap();
         let ms = crate::time::NS_PER_MS;
-        assert_eq!(ts.tasks[0].tuf, Some(Tuf::Step { utility: 4.0, termination: 10 * ms }));
-        assert_eq!(ts.tasks[1].tuf, Some(Tuf::Linear { utility: 8.0, termination: 20 * ms }));
-        assert_eq!(ts.tasks[2].tuf, Some(Tuf::Quadratic { utility: 2.0, termination: 5 * ms }), "termination defaults to the deadline");
-        assert_eq!(ts.tasks[3].tuf, Some(Tuf::Piecewise { points: vec![(0, 3.0), (4 * ms, 3.0), (8 * ms, 1.0)] }));
-        assert_eq!((ts.tasks[4].tuf.clone(), ts.tasks[4].max_utility(), ts.tasks[4].utility_at(10 * ms), ts.tasks[4].utility_at(10 * ms + 1)), (None, 1.0, 1.0, 0.0));
+        assert_eq!(
+            ts.tasks[0].tuf,
+            Some(Tuf::Step {
+                utility: 4.0,
+                termination: 10 * ms
+            })
+        );
+        assert_eq!(
+            ts.tasks[1].tuf,
+            Some(Tuf::Linear {
+                utility: 8.0,
+                termination: 20 * ms
+            })
+        );
+        assert_eq!(
+            ts.tasks[2].tuf,
+            Some(Tuf::Quadratic {
+                utility: 2.0,
+                termination: 5 * ms
+            }),
+            "termination defaults to the deadline"
+        );
+        assert_eq!(
+            ts.tasks[3].tuf,
+            Some(Tuf::Piecewise {
+                points: vec![(0, 3.0), (4 * ms, 3.0), (8 * ms, 1.0)]
+            })
+        );
+        assert_eq!(
+            (
+                ts.tasks[4].tuf.clone(),
+                ts.tasks[4].max_utility(),
+                ts.tasks[4].utility_at(10 * ms),
+                ts.tasks[4].utility_at(10 * ms + 1)
+            ),
+            (None, 1.0, 1.0, 0.0)
+        );
         assert_eq!(yaml(&to_yaml(&ts)).unwrap().tasks, ts.tasks, "round trip");
-        let bad = |tuf: &str, needles: &[&str]| expect_err(&format!("{p}  - {{name: t0, period: 10, wcet: 1, tuf: {tuf}}}"), &[&["task 't0'"][..], needles].concat());
+        let bad = |tuf: &str, needles: &[&str]| {
+            expect_err(
+                &format!("{p}  - {{name: t0, period: 10, wcet: 1, tuf: {tuf}}}"),
+                &[&["task 't0'"][..], needles].concat(),
+            )
+        };
         bad("-1", &["'tuf'", "utility must be >= 0"]);
         bad("{shape: linear, utility: -2}", &["'tuf.utility'", ">= 0"]);
-        bad("{shape: linear, termination: -5}", &["'tuf.termination'", "after it"]);
-        bad("{shape: linear, termination: 0}", &["'tuf.termination'", "after it"]);
-        bad("{shape: piecewise, points: [[0, 1], [5, 2], [3, 0]]}", &["'tuf.points[2]'", "out of order"]);
-        bad("{shape: piecewise, points: [[0, 1], [2, -1]]}", &["'tuf.points[1]'", ">= 0"]);
+        bad(
+            "{shape: linear, termination: -5}",
+            &["'tuf.termination'", "after it"],
+        );
+        bad(
+            "{shape: linear, termination: 0}",
+            &["'tuf.termination'", "after it"],
+        );
+        bad(
+            "{shape: piecewise, points: [[0, 1], [5, 2], [3, 0]]}",
+            &["'tuf.points[2]'", "out of order"],
+        );
+        bad(
+            "{shape: piecewise, points: [[0, 1], [2, -1]]}",
+            &["'tuf.points[1]'", ">= 0"],
+        );
         bad("{shape: piecewise}", &["'tuf.points'", "needs 'points'"]);
-        bad("{shape: piecewise, points: [[0, 1]], utility: 3}", &["'tuf.utility'", "does not apply"]);
+        bad(
+            "{shape: piecewise, points: [[0, 1]], utility: 3}",
+            &["'tuf.utility'", "does not apply"],
+        );
         bad("{shape: cubic}", &["'tuf.shape'", "unknown shape 'cubic'"]);
-        bad("{shape: step, utilty: 3}", &["utilty", "did you mean 'utility'"]);
+        bad(
+            "{shape: step, utilty: 3}",
+            &["utilty", "did you mean 'utility'"],
+        );
     }
 
     #[test]
     fn malformed_json_has_position() {
-        let e = parse_taskset("{\"platform\": {\"cpus\": 2},\n \"tasks\": [}", Format::Json, "x.json").unwrap_err();
+        let e = parse_taskset(
+            "{\"platform\": {\"cpus\": 2},\n \"tasks\": [}",
+            Format::Json,
+            "x.json",
+        )
+        .unwrap_err();
         let s = e.to_string();
         assert!(s.contains("x.json: line 2 column"), "{s}");
     }

@@ -68,23 +68,44 @@ const SCHEMA_TEXT: &str = "message rtsched_jobs {
 /// rest — `response_ns`, `demand_ns`, `exec_ns` (few distinct values per task), the counts
 /// and `cpus` — keep the dictionary, which measured smaller for them (docs/outputs.md "Cost").
 const DELTA_COLUMNS: [&str; 16] = [
-    "job", "release_ns", "deadline_ns", "start_ns", "finish_ns", "tardiness_ns", "blocked_ns", "aborted_at_ns", "overhead_ns", "stall_ns", "misses_l1", "misses_l2", "misses_llc",
-    "hw_instructions", "hw_cycles", "hw_llc_misses",
+    "job",
+    "release_ns",
+    "deadline_ns",
+    "start_ns",
+    "finish_ns",
+    "tardiness_ns",
+    "blocked_ns",
+    "aborted_at_ns",
+    "overhead_ns",
+    "stall_ns",
+    "misses_l1",
+    "misses_l2",
+    "misses_llc",
+    "hw_instructions",
+    "hw_cycles",
+    "hw_llc_misses",
 ];
 
 fn properties() -> WriterProperties {
     let mut b = WriterProperties::builder()
-        .set_compression(Compression::ZSTD(ZstdLevel::try_new(1).expect("level 1 is valid")))
+        .set_compression(Compression::ZSTD(
+            ZstdLevel::try_new(1).expect("level 1 is valid"),
+        ))
         // Page statistics buy nothing for a table read whole; chunk statistics stay.
         .set_statistics_enabled(EnabledStatistics::Chunk)
-        .set_key_value_metadata(Some(vec![KeyValue::new("rtsched.schema".into(), SCHEMA.to_string())]));
+        .set_key_value_metadata(Some(vec![KeyValue::new(
+            "rtsched.schema".into(),
+            SCHEMA.to_string(),
+        )]));
     // Min / max of the names would cost a string comparison a row, and filter nothing.
     for c in ["scheduler", "task"] {
         b = b.set_column_statistics_enabled(ColumnPath::from(c), EnabledStatistics::None);
     }
     for c in DELTA_COLUMNS {
         let p = ColumnPath::from(c);
-        b = b.set_column_dictionary_enabled(p.clone(), false).set_column_encoding(p, Encoding::DELTA_BINARY_PACKED);
+        b = b
+            .set_column_dictionary_enabled(p.clone(), false)
+            .set_column_encoding(p, Encoding::DELTA_BINARY_PACKED);
     }
     b.build()
 }
@@ -154,7 +175,11 @@ enum Backend<W: Write + Send> {
     /// Full row groups go to the encoder thread (at most one waits), which hands the emptied
     /// columns back for reuse; `Finish` carries the runs' metadata for the footer.
     // (The receiver in a mutex only so that the writer is `Sync`: one thread uses it.)
-    Thread { to: std::sync::mpsc::SyncSender<ToEncoder>, back: std::sync::Mutex<std::sync::mpsc::Receiver<Columns>>, handle: std::thread::JoinHandle<io::Result<W>> },
+    Thread {
+        to: std::sync::mpsc::SyncSender<ToEncoder>,
+        back: std::sync::Mutex<std::sync::mpsc::Receiver<Columns>>,
+        handle: std::thread::JoinHandle<io::Result<W>>,
+    },
     Gone,
 }
 
@@ -164,11 +189,16 @@ enum ToEncoder {
 }
 
 fn new_file_writer<W: Write + Send>(w: W) -> io::Result<SerializedFileWriter<W>> {
-    let schema = Arc::new(parquet::schema::parser::parse_message_type(SCHEMA_TEXT).expect("the schema text parses"));
+    let schema = Arc::new(
+        parquet::schema::parser::parse_message_type(SCHEMA_TEXT).expect("the schema text parses"),
+    );
     SerializedFileWriter::new(w, schema, Arc::new(properties())).map_err(pq_err)
 }
 
-fn write_group<W: Write + Send>(fw: &mut SerializedFileWriter<W>, cols: &Columns) -> io::Result<()> {
+fn write_group<W: Write + Send>(
+    fw: &mut SerializedFileWriter<W>,
+    cols: &Columns,
+) -> io::Result<()> {
     let mut rg = fw.next_row_group().map_err(pq_err)?;
     cols.write(&mut rg).map_err(pq_err)?;
     rg.close().map_err(pq_err)?;
@@ -186,7 +216,19 @@ impl<W: Write + Send> JobsParquetWriter<W> {
     }
 
     fn with(backend: Backend<W>) -> Self {
-        JobsParquetWriter { backend, cols: Columns::default(), rows: 0, group_jobs: ROW_GROUP_JOBS, sched: ByteArray::from(""), names: Vec::new(), groups: 0, first: 0, run_jobs: 0, runs: Vec::new(), error: None }
+        JobsParquetWriter {
+            backend,
+            cols: Columns::default(),
+            rows: 0,
+            group_jobs: ROW_GROUP_JOBS,
+            sched: ByteArray::from(""),
+            names: Vec::new(),
+            groups: 0,
+            first: 0,
+            run_jobs: 0,
+            runs: Vec::new(),
+            error: None,
+        }
     }
 
     /// Row groups of `n` records (at least 1) instead of [`ROW_GROUP_JOBS`]: a writer fed
@@ -199,7 +241,10 @@ impl<W: Write + Send> JobsParquetWriter<W> {
     /// The records that follow are run `scheduler`'s, over tasks `task_names`.
     pub fn begin_run(&mut self, scheduler: &str, task_names: &[String]) {
         self.sched = ByteArray::from(scheduler);
-        self.names = task_names.iter().map(|n| ByteArray::from(n.as_str())).collect();
+        self.names = task_names
+            .iter()
+            .map(|n| ByteArray::from(n.as_str()))
+            .collect();
         self.first = self.groups;
         self.run_jobs = 0;
     }
@@ -215,7 +260,10 @@ impl<W: Write + Send> JobsParquetWriter<W> {
             }
             Backend::Thread { to, back, .. } => {
                 // The encoder's emptied columns if it has handed some back, else new ones.
-                let spare = back.get_mut().map(|b| b.try_recv().unwrap_or_default()).unwrap_or_default();
+                let spare = back
+                    .get_mut()
+                    .map(|b| b.try_recv().unwrap_or_default())
+                    .unwrap_or_default();
                 let full = std::mem::replace(&mut self.cols, spare);
                 // A send fails only if the encoder stopped on an error: `close` reports it.
                 let _ = to.send(ToEncoder::Group(full));
@@ -233,7 +281,8 @@ impl<W: Write + Send> JobsParquetWriter<W> {
             return Err(e);
         }
         self.flush()?;
-        self.runs.push(run_metadata(r, self.run_jobs, self.first, self.groups));
+        self.runs
+            .push(run_metadata(r, self.run_jobs, self.first, self.groups));
         Ok(())
     }
 
@@ -249,7 +298,9 @@ impl<W: Write + Send> JobsParquetWriter<W> {
             Backend::Thread { to, handle, .. } => {
                 let _ = to.send(ToEncoder::Finish(runs));
                 drop(to);
-                handle.join().unwrap_or_else(|_| Err(io::Error::other("the Parquet encoder thread panicked")))
+                handle.join().unwrap_or_else(|_| {
+                    Err(io::Error::other("the Parquet encoder thread panicked"))
+                })
             }
             Backend::Gone => unreachable!("closed once"),
         }
@@ -262,27 +313,36 @@ impl<W: Write + Send + 'static> JobsParquetWriter<W> {
         let mut fw = new_file_writer(w)?;
         let (to, from) = std::sync::mpsc::sync_channel::<ToEncoder>(1);
         let (give_back, back) = std::sync::mpsc::channel::<Columns>();
-        let handle = std::thread::Builder::new().name("rtsched-parquet".into()).spawn(move || {
-            let mut error = None;
-            for msg in from {
-                match msg {
-                    ToEncoder::Group(mut cols) => {
-                        if error.is_none() {
-                            error = write_group(&mut fw, &cols).err();
+        let handle = std::thread::Builder::new()
+            .name("rtsched-parquet".into())
+            .spawn(move || {
+                let mut error = None;
+                for msg in from {
+                    match msg {
+                        ToEncoder::Group(mut cols) => {
+                            if error.is_none() {
+                                error = write_group(&mut fw, &cols).err();
+                            }
+                            cols.clear();
+                            let _ = give_back.send(cols);
                         }
-                        cols.clear();
-                        let _ = give_back.send(cols);
+                        ToEncoder::Finish(runs) => {
+                            return match error {
+                                Some(e) => Err(e),
+                                None => finish_file(fw, runs),
+                            }
+                        }
                     }
-                    ToEncoder::Finish(runs) => return match error {
-                        Some(e) => Err(e),
-                        None => finish_file(fw, runs),
-                    },
                 }
-            }
-            // Dropped without `close`: the file is given up (an `AtomicFile` removes itself).
-            Err(error.unwrap_or_else(|| io::Error::other("the Parquet writer was dropped unclosed")))
-        })?;
-        Ok(Self::with(Backend::Thread { to, back: std::sync::Mutex::new(back), handle }))
+                // Dropped without `close`: the file is given up (an `AtomicFile` removes itself).
+                Err(error
+                    .unwrap_or_else(|| io::Error::other("the Parquet writer was dropped unclosed")))
+            })?;
+        Ok(Self::with(Backend::Thread {
+            to,
+            back: std::sync::Mutex::new(back),
+            handle,
+        }))
     }
 }
 
@@ -290,7 +350,9 @@ impl<W: Write + Send> Drop for JobsParquetWriter<W> {
     /// A threaded writer dropped unclosed waits for its encoder to give the file up, so that
     /// nothing of it is left once the drop returns.
     fn drop(&mut self) {
-        if let Backend::Thread { to, handle, .. } = std::mem::replace(&mut self.backend, Backend::Gone) {
+        if let Backend::Thread { to, handle, .. } =
+            std::mem::replace(&mut self.backend, Backend::Gone)
+        {
             drop(to);
             let _ = handle.join();
         }
@@ -372,11 +434,46 @@ impl Columns {
         macro_rules! clear {
             ($($v:expr),*) => { $( $v.clear(); )* };
         }
-        clear!(self.scheduler, self.task, self.job, self.release, self.deadline, self.tardiness, self.demand, self.cpus, self.cpus_defs, self.cpus_reps);
-        clear!(self.preemptions, self.migrations, self.context_switches, self.missed, self.aborted, self.blocked, self.utility, self.max_utility);
-        clear!(self.exec, self.overhead, self.stall, self.misses[0], self.misses[1], self.misses[2]);
+        clear!(
+            self.scheduler,
+            self.task,
+            self.job,
+            self.release,
+            self.deadline,
+            self.tardiness,
+            self.demand,
+            self.cpus,
+            self.cpus_defs,
+            self.cpus_reps
+        );
+        clear!(
+            self.preemptions,
+            self.migrations,
+            self.context_switches,
+            self.missed,
+            self.aborted,
+            self.blocked,
+            self.utility,
+            self.max_utility
+        );
+        clear!(
+            self.exec,
+            self.overhead,
+            self.stall,
+            self.misses[0],
+            self.misses[1],
+            self.misses[2]
+        );
         let [h0, h1, h2] = &mut self.hw;
-        for n in [&mut self.start, &mut self.finish, &mut self.response, &mut self.aborted_at, h0, h1, h2] {
+        for n in [
+            &mut self.start,
+            &mut self.finish,
+            &mut self.response,
+            &mut self.aborted_at,
+            h0,
+            h1,
+            h2,
+        ] {
             clear!(n.values, n.defs);
         }
     }
@@ -393,7 +490,8 @@ impl Columns {
             self.start.push(j.start);
             self.finish.push(j.finish);
             self.response.push(j.response());
-            self.tardiness.push(if j.missed { j.tardiness(end) } else { 0 } as i64);
+            self.tardiness
+                .push(if j.missed { j.tardiness(end) } else { 0 } as i64);
             self.demand.push(j.demand as i64);
             // Repetition level 0 starts a row's list, 1 continues it; an empty list (a job
             // that never ran) is one level-0 entry with definition level 0.
@@ -430,11 +528,12 @@ impl Columns {
 
     /// The columns in schema order (the row group hands them out in that order).
     fn write<W: Write + Send>(&self, rg: &mut SerializedRowGroupWriter<'_, W>) -> PqResult<()> {
-        let mut next = |f: &mut dyn FnMut(&mut ColumnWriter<'_>) -> PqResult<usize>| -> PqResult<()> {
-            let mut c = rg.next_column()?.expect("the schema has this column");
-            f(c.untyped())?;
-            c.close()
-        };
+        let mut next =
+            |f: &mut dyn FnMut(&mut ColumnWriter<'_>) -> PqResult<usize>| -> PqResult<()> {
+                let mut c = rg.next_column()?.expect("the schema has this column");
+                f(c.untyped())?;
+                c.close()
+            };
         fn strings(cw: &mut ColumnWriter<'_>, v: &[ByteArray]) -> PqResult<usize> {
             match cw {
                 ColumnWriter::ByteArrayColumnWriter(w) => w.write_batch(v, None, None),
@@ -473,7 +572,9 @@ impl Columns {
         next(&mut |cw| ints(cw, &self.tardiness, None))?;
         next(&mut |cw| ints(cw, &self.demand, None))?;
         next(&mut |cw| match cw {
-            ColumnWriter::Int32ColumnWriter(w) => w.write_batch(&self.cpus, Some(&self.cpus_defs), Some(&self.cpus_reps)),
+            ColumnWriter::Int32ColumnWriter(w) => {
+                w.write_batch(&self.cpus, Some(&self.cpus_defs), Some(&self.cpus_reps))
+            }
             _ => unreachable!("an INT32 list"),
         })?;
         next(&mut |cw| ints(cw, &self.preemptions, None))?;
@@ -508,7 +609,10 @@ mod tests {
 
     /// Jobs that exercise every column: nulls, CPUs past 64, no CPUs, aborts, hardware counters.
     fn run(scheduler: &str, n: usize) -> RunResult {
-        let ts = TaskSet::new(2, vec![Task::periodic("a", 10, 1), Task::periodic("b,x", 7, 2)]);
+        let ts = TaskSet::new(
+            2,
+            vec![Task::periodic("a", 10, 1), Task::periodic("b,x", 7, 2)],
+        );
         let mut r = RunResult::new("sim", scheduler, &ts);
         r.end = 10 * n as Time + 50;
         r.jobs = (0..n)
@@ -543,7 +647,11 @@ mod tests {
                     overhead: 1,
                     stall: (i % 2) as Time,
                     misses: [i as u64, 2, 3],
-                    hw: (i % 9 == 0).then_some(HwCounters { instructions: i as u64 * 1000, cycles: 7, llc_misses: 1 }),
+                    hw: (i % 9 == 0).then_some(HwCounters {
+                        instructions: i as u64 * 1000,
+                        cycles: 7,
+                        llc_misses: 1,
+                    }),
                 }
             })
             .collect();
@@ -568,9 +676,14 @@ mod tests {
     #[test]
     fn round_trips_to_the_csv_rows() {
         // More than one row group in the first run, a short second run, an empty third.
-        let (a, b, c) = (run("gedf", ROW_GROUP_JOBS + 37), run("pedf:ffd", 300), run("gfp", 0));
+        let (a, b, c) = (
+            run("gedf", ROW_GROUP_JOBS + 37),
+            run("pedf:ffd", 300),
+            run("gfp", 0),
+        );
         let runs = [&a, &b, &c];
-        let path = std::env::temp_dir().join(format!("rtsched-jobs-{}.parquet", std::process::id()));
+        let path =
+            std::env::temp_dir().join(format!("rtsched-jobs-{}.parquet", std::process::id()));
         write_jobs_parquet(&runs, std::fs::File::create(&path).unwrap()).unwrap();
         let mut csv = Vec::new();
         write_jobs_csv(&runs, &mut csv).unwrap();
@@ -581,12 +694,45 @@ mod tests {
         let reader = SerializedFileReader::new(std::fs::File::open(&path).unwrap()).unwrap();
         let meta = reader.metadata();
         assert_eq!(meta.num_row_groups(), 3);
-        let names: Vec<String> = reader.metadata().file_metadata().schema_descr().root_schema().get_fields().iter().map(|f| f.name().to_string()).collect();
+        let names: Vec<String> = reader
+            .metadata()
+            .file_metadata()
+            .schema_descr()
+            .root_schema()
+            .get_fields()
+            .iter()
+            .map(|f| f.name().to_string())
+            .collect();
         assert_eq!(names.join(","), header);
         let kv = meta.file_metadata().key_value_metadata().unwrap();
-        let runs_kv: serde_json::Value = serde_json::from_str(kv.iter().find(|k| k.key == "rtsched.runs").unwrap().value.as_deref().unwrap()).unwrap();
-        let groups: Vec<_> = runs_kv.as_array().unwrap().iter().map(|r| (r["scheduler"].as_str().unwrap().to_string(), r["row_groups"].clone())).collect();
-        assert_eq!(groups, [("gedf".into(), serde_json::json!([0, 2])), ("pedf:ffd".into(), serde_json::json!([2, 3])), ("gfp".into(), serde_json::json!([3, 3]))]);
+        let runs_kv: serde_json::Value = serde_json::from_str(
+            kv.iter()
+                .find(|k| k.key == "rtsched.runs")
+                .unwrap()
+                .value
+                .as_deref()
+                .unwrap(),
+        )
+        .unwrap();
+        let groups: Vec<_> = runs_kv
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| {
+                (
+                    r["scheduler"].as_str().unwrap().to_string(),
+                    r["row_groups"].clone(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            groups,
+            [
+                ("gedf".into(), serde_json::json!([0, 2])),
+                ("pedf:ffd".into(), serde_json::json!([2, 3])),
+                ("gfp".into(), serde_json::json!([3, 3]))
+            ]
+        );
 
         let mut n = 0;
         for row in reader.get_row_iter(None).unwrap() {

@@ -13,7 +13,9 @@ pub mod topology;
 pub mod tuf;
 
 pub use file::{load_taskset, parse_taskset, Format, InputError};
-pub use program::{Action, Checkpoint, CriticalSection, Program, Region, ResourceId, ThreadProgram};
+pub use program::{
+    Action, Checkpoint, CriticalSection, Program, Region, ResourceId, ThreadProgram,
+};
 pub use task::*;
 pub use time::Time;
 pub use topology::{Cache, CacheKind, Topology};

@@ -89,7 +89,10 @@ pub struct Profile {
 
 impl Profile {
     pub fn cost(&self, kind: &str) -> Option<&Stat> {
-        KINDS.iter().position(|k| *k == kind).map(|i| &self.costs[i])
+        KINDS
+            .iter()
+            .position(|k| *k == kind)
+            .map(|i| &self.costs[i])
     }
 
     /// The overheads to charge, with `statistic` of each cost (abort handler: not measured, 0).
@@ -101,10 +104,18 @@ impl Profile {
             migration: g(2),
             release: g(3),
             tick: g(4),
-            tick_period: if self.tick_period > 0 { self.tick_period } else { Overheads::default().tick_period },
+            tick_period: if self.tick_period > 0 {
+                self.tick_period
+            } else {
+                Overheads::default().tick_period
+            },
             abort_handler: 0,
             rt_runtime: self.rt_runtime,
-            rt_period: if self.rt_period > 0 { self.rt_period } else { Overheads::default().rt_period },
+            rt_period: if self.rt_period > 0 {
+                self.rt_period
+            } else {
+                Overheads::default().rt_period
+            },
             profile: Some(source.to_string()),
             statistic,
         }
@@ -120,11 +131,20 @@ impl Profile {
             ns(self.tick_period),
         );
         if self.rt_runtime > 0 {
-            s.push_str(&format!("rt_runtime: {}\nrt_period: {}\n", ns(self.rt_runtime), ns(self.rt_period)));
+            s.push_str(&format!(
+                "rt_runtime: {}\nrt_period: {}\n",
+                ns(self.rt_runtime),
+                ns(self.rt_period)
+            ));
         }
         s.push_str("costs:\n");
         for (k, c) in KINDS.iter().zip(&self.costs) {
-            s.push_str(&format!("  {k}: {{median: {}, p99: {}, samples: {}}}\n", ns(c.median), ns(c.p99), c.samples));
+            s.push_str(&format!(
+                "  {k}: {{median: {}, p99: {}, samples: {}}}\n",
+                ns(c.median),
+                ns(c.p99),
+                c.samples
+            ));
         }
         s
     }
@@ -134,7 +154,14 @@ impl Profile {
         KINDS
             .iter()
             .zip(&self.costs)
-            .map(|(k, c)| format!("{k:>15}: median {:>9}  p99 {:>9}  ({} samples)", fmt_duration(c.median), fmt_duration(c.p99), c.samples))
+            .map(|(k, c)| {
+                format!(
+                    "{k:>15}: median {:>9}  p99 {:>9}  ({} samples)",
+                    fmt_duration(c.median),
+                    fmt_duration(c.p99),
+                    c.samples
+                )
+            })
             .collect::<Vec<_>>()
             .join("\n")
     }
@@ -145,7 +172,16 @@ fn ns(t: Time) -> String {
     format!("\"{t}ns\"")
 }
 
-const PROFILE_FIELDS: &[&str] = &["schema", "machine", "backend", "migration_wss", "tick_period", "rt_runtime", "rt_period", "costs"];
+const PROFILE_FIELDS: &[&str] = &[
+    "schema",
+    "machine",
+    "backend",
+    "migration_wss",
+    "tick_period",
+    "rt_runtime",
+    "rt_period",
+    "costs",
+];
 const STAT_FIELDS: &[&str] = &["median", "p99", "samples"];
 
 /// Read and validate a profile file. Every cost kind is required; a missing or negative one
@@ -153,7 +189,8 @@ const STAT_FIELDS: &[&str] = &["median", "p99", "samples"];
 pub fn load_profile(path: impl AsRef<Path>) -> Result<Profile, InputError> {
     let path = path.as_ref();
     let name = path.display().to_string();
-    let text = read_profile_text(path).map_err(|e| InputError::new(&name, format!("cannot read overhead profile: {e}")))?;
+    let text = read_profile_text(path)
+        .map_err(|e| InputError::new(&name, format!("cannot read overhead profile: {e}")))?;
     parse_profile(&text, &name)
 }
 
@@ -170,11 +207,27 @@ pub fn parse_profile(text: &str, source: &str) -> Result<Profile, InputError> {
     v.fields(top, PROFILE_FIELDS, None)?;
     match top.get("schema").and_then(Value::as_str) {
         Some(PROFILE_SCHEMA) => {}
-        Some(other) => return Err(v.error(None, Some("schema"), format!("unknown profile schema '{other}' (this rtsched reads {PROFILE_SCHEMA})"))),
-        None => return Err(v.error(None, Some("schema"), format!("missing (an overhead profile starts with 'schema: {PROFILE_SCHEMA}')"))),
+        Some(other) => {
+            return Err(v.error(
+                None,
+                Some("schema"),
+                format!("unknown profile schema '{other}' (this rtsched reads {PROFILE_SCHEMA})"),
+            ))
+        }
+        None => {
+            return Err(v.error(
+                None,
+                Some("schema"),
+                format!("missing (an overhead profile starts with 'schema: {PROFILE_SCHEMA}')"),
+            ))
+        }
     }
     let text_of = |k: &str| top.get(k).and_then(Value::as_str).unwrap_or("").to_string();
-    let mut p = Profile { machine: text_of("machine"), backend: text_of("backend"), ..Default::default() };
+    let mut p = Profile {
+        machine: text_of("machine"),
+        backend: text_of("backend"),
+        ..Default::default()
+    };
     if let Some(x) = top.get("migration_wss") {
         p.migration_wss = v.size_of(x, None, "migration_wss")?;
     }
@@ -183,30 +236,66 @@ pub fn parse_profile(text: &str, source: &str) -> Result<Profile, InputError> {
     }
     if let Some(x) = top.get("rt_runtime") {
         p.rt_runtime = v.duration_of(x, None, "rt_runtime")?;
-        let x = top.get("rt_period").ok_or_else(|| v.error(None, Some("rt_period"), "missing (rt_runtime is a share of it)"))?;
+        let x = top.get("rt_period").ok_or_else(|| {
+            v.error(
+                None,
+                Some("rt_period"),
+                "missing (rt_runtime is a share of it)",
+            )
+        })?;
         p.rt_period = v.duration_of(x, None, "rt_period")?;
         if p.rt_period == 0 || p.rt_runtime > p.rt_period {
-            return Err(v.error(None, Some("rt_runtime"), format!("must be at most rt_period ({} > {})", fmt_duration(p.rt_runtime), fmt_duration(p.rt_period))));
+            return Err(v.error(
+                None,
+                Some("rt_runtime"),
+                format!(
+                    "must be at most rt_period ({} > {})",
+                    fmt_duration(p.rt_runtime),
+                    fmt_duration(p.rt_period)
+                ),
+            ));
         }
     }
-    let costs = top.get("costs").ok_or_else(|| v.error(None, Some("costs"), format!("missing (one entry per cost: {})", KINDS.join(", "))))?;
+    let costs = top.get("costs").ok_or_else(|| {
+        v.error(
+            None,
+            Some("costs"),
+            format!("missing (one entry per cost: {})", KINDS.join(", ")),
+        )
+    })?;
     let costs = v.object_of(costs, None, Some("costs"))?;
     v.fields(costs, &KINDS, Some("costs"))?;
     for (i, k) in KINDS.iter().enumerate() {
         let ctx = format!("costs.{k}");
-        let c = costs.get(*k).ok_or_else(|| v.error(Some("costs"), Some(k), "missing: every cost kind must be measured (or written as 0)"))?;
+        let c = costs.get(*k).ok_or_else(|| {
+            v.error(
+                Some("costs"),
+                Some(k),
+                "missing: every cost kind must be measured (or written as 0)",
+            )
+        })?;
         let c = v.object_of(c, Some(&ctx), None)?;
         v.fields(c, STAT_FIELDS, Some(&ctx))?;
         let mut st = Stat::default();
         for (f, slot) in [("median", &mut st.median), ("p99", &mut st.p99)] {
-            let x = c.get(f).ok_or_else(|| v.error(Some(&ctx), Some(f), "missing"))?;
+            let x = c
+                .get(f)
+                .ok_or_else(|| v.error(Some(&ctx), Some(f), "missing"))?;
             *slot = v.duration_of(x, Some(&ctx), f)?;
         }
         if let Some(x) = c.get("samples") {
             st.samples = v.uint_of(x, Some(&ctx), "samples")?;
         }
         if st.p99 < st.median {
-            return Err(v.error(Some(&ctx), Some("p99"), format!("is below the median ({} < {})", fmt_duration(st.p99), fmt_duration(st.median))));
+            return Err(v.error(
+                Some(&ctx),
+                Some("p99"),
+                format!(
+                    "is below the median ({} < {})",
+                    fmt_duration(st.p99),
+                    fmt_duration(st.median)
+                ),
+            ));
         }
         p.costs[i] = st;
     }
@@ -218,9 +307,19 @@ mod tests {
     use super::*;
 
     fn sample() -> Profile {
-        let mut p = Profile { machine: "test box: 2 CPUs".into(), backend: "testbed".into(), migration_wss: 262_144, tick_period: 4_000_000, ..Default::default() };
+        let mut p = Profile {
+            machine: "test box: 2 CPUs".into(),
+            backend: "testbed".into(),
+            migration_wss: 262_144,
+            tick_period: 4_000_000,
+            ..Default::default()
+        };
         for (i, c) in p.costs.iter_mut().enumerate() {
-            *c = Stat { median: 1_000 * (i as u64 + 1) + 7, p99: 9_000 * (i as u64 + 1), samples: 100 + i as u64 };
+            *c = Stat {
+                median: 1_000 * (i as u64 + 1) + 7,
+                p99: 9_000 * (i as u64 + 1),
+                samples: 100 + i as u64,
+            };
         }
         p
     }
@@ -230,7 +329,11 @@ mod tests {
         let p = sample();
         assert_eq!(parse_profile(&p.to_yaml(), "p.yaml").unwrap(), p);
         // With the machine's real-time bandwidth cap, which the overheads carry.
-        let capped = Profile { rt_runtime: 950_000_000, rt_period: 1_000_000_000, ..sample() };
+        let capped = Profile {
+            rt_runtime: 950_000_000,
+            rt_period: 1_000_000_000,
+            ..sample()
+        };
         assert_eq!(parse_profile(&capped.to_yaml(), "p.yaml").unwrap(), capped);
         let o = capped.overheads(Statistic::Median, "p.yaml");
         assert!(o.throttles() && (o.rt_runtime, o.rt_period) == (950_000_000, 1_000_000_000));
@@ -239,25 +342,62 @@ mod tests {
 
     #[test]
     fn a_bad_bandwidth_cap_names_the_field() {
-        let y = Profile { rt_runtime: 950_000_000, rt_period: 1_000_000_000, ..sample() }.to_yaml();
-        let e = parse_profile(&y.replace("rt_period: \"1000000000ns\"\n", ""), "p.yaml").unwrap_err().to_string();
+        let y = Profile {
+            rt_runtime: 950_000_000,
+            rt_period: 1_000_000_000,
+            ..sample()
+        }
+        .to_yaml();
+        let e = parse_profile(&y.replace("rt_period: \"1000000000ns\"\n", ""), "p.yaml")
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("'rt_period'") && e.contains("missing"), "{e}");
-        let e = parse_profile(&y.replace("rt_runtime: \"950000000ns\"", "rt_runtime: 2s"), "p.yaml").unwrap_err().to_string();
-        assert!(e.contains("'rt_runtime'") && e.contains("at most rt_period"), "{e}");
+        let e = parse_profile(
+            &y.replace("rt_runtime: \"950000000ns\"", "rt_runtime: 2s"),
+            "p.yaml",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.contains("'rt_runtime'") && e.contains("at most rt_period"),
+            "{e}"
+        );
     }
 
     #[test]
     fn bad_profiles_name_the_field() {
         let y = sample().to_yaml();
-        let e = parse_profile(&y.replace("  tick: ", "  tock: "), "p.yaml").unwrap_err().to_string();
+        let e = parse_profile(&y.replace("  tick: ", "  tock: "), "p.yaml")
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("costs") && e.contains("tock"), "{e}");
-        let e = parse_profile(&y.replace("migration: {median: \"3007ns\"", "migration: {median: \"-3us\""), "p.yaml").unwrap_err().to_string();
-        assert!(e.contains("costs.migration") && e.contains("'median'"), "{e}");
-        let e = parse_profile(&y.replace("p99: \"36000ns\", ", ""), "p.yaml").unwrap_err().to_string();
-        assert!(e.contains("costs.release") && e.contains("'p99'") && e.contains("missing"), "{e}");
-        let e = parse_profile("schema: rtsched.overheads/1\ncosts: {}\n", "p.yaml").unwrap_err().to_string();
+        let e = parse_profile(
+            &y.replace(
+                "migration: {median: \"3007ns\"",
+                "migration: {median: \"-3us\"",
+            ),
+            "p.yaml",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.contains("costs.migration") && e.contains("'median'"),
+            "{e}"
+        );
+        let e = parse_profile(&y.replace("p99: \"36000ns\", ", ""), "p.yaml")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("costs.release") && e.contains("'p99'") && e.contains("missing"),
+            "{e}"
+        );
+        let e = parse_profile("schema: rtsched.overheads/1\ncosts: {}\n", "p.yaml")
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("'decision'") && e.contains("missing"), "{e}");
-        let e = parse_profile("costs: {}\n", "p.yaml").unwrap_err().to_string();
+        let e = parse_profile("costs: {}\n", "p.yaml")
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("'schema'"), "{e}");
     }
 
@@ -265,7 +405,10 @@ mod tests {
     fn statistic_picks_the_column() {
         let p = sample();
         let o = p.overheads(Statistic::P99, "p.yaml");
-        assert_eq!((o.decision, o.context_switch, o.migration, o.release, o.tick), (9_000, 18_000, 27_000, 36_000, 45_000));
+        assert_eq!(
+            (o.decision, o.context_switch, o.migration, o.release, o.tick),
+            (9_000, 18_000, 27_000, 36_000, 45_000)
+        );
         assert_eq!(p.overheads(Statistic::Median, "p.yaml").decision, 1_007);
         assert_eq!(o.tick_period, 4_000_000);
     }

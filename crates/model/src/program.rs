@@ -95,7 +95,12 @@ impl Program {
         if regions.is_empty() && sections.is_empty() {
             // A plain sequential task (most of them): what the general path gives, in two
             // allocations instead of six; a sweep builds one per task per run.
-            return Program { regions: vec![vec![ThreadProgram { wcet, checkpoints: Vec::new() }]] };
+            return Program {
+                regions: vec![vec![ThreadProgram {
+                    wcet,
+                    checkpoints: Vec::new(),
+                }]],
+            };
         }
         Program::build_general(wcet, regions, sections)
     }
@@ -113,8 +118,11 @@ impl Program {
     }
 
     fn build_general(wcet: Time, regions: &[Region], sections: &[CriticalSection]) -> Program {
-        let shape: Vec<Vec<Time>> =
-            if regions.is_empty() { vec![vec![wcet]] } else { regions.iter().map(|r| r.threads.clone()).collect() };
+        let shape: Vec<Vec<Time>> = if regions.is_empty() {
+            vec![vec![wcet]]
+        } else {
+            regions.iter().map(|r| r.threads.clone()).collect()
+        };
         // Per thread, checkpoints with a sort key: (work, releases before acquires, nesting).
         // At a shared boundary an outer section (earlier in `sections` after validation's sort
         // by start then longest first) is acquired before and released after an inner one.
@@ -137,7 +145,13 @@ impl Program {
                         cps.sort_by_key(|c| (c.0, c.1, c.2));
                         ThreadProgram {
                             wcet: w,
-                            checkpoints: cps.into_iter().map(|c| Checkpoint { at: c.0, action: c.3 }).collect(),
+                            checkpoints: cps
+                                .into_iter()
+                                .map(|c| Checkpoint {
+                                    at: c.0,
+                                    action: c.3,
+                                })
+                                .collect(),
                         }
                     })
                     .collect()
@@ -157,10 +171,12 @@ impl Program {
         self.regions.iter().map(Vec::len).max().unwrap_or(1)
     }
     pub fn has_sections(&self) -> bool {
-        self.regions.iter().flatten().any(|t| !t.checkpoints.is_empty())
+        self.regions
+            .iter()
+            .flatten()
+            .any(|t| !t.checkpoints.is_empty())
     }
 }
-
 
 #[cfg(test)]
 mod tests {
@@ -178,8 +194,19 @@ mod tests {
 
     #[test]
     fn a_rebuilt_program_is_the_built_one_whatever_it_was_before() {
-        let parallel = [Region { threads: vec![3, 4] }, Region { threads: vec![5] }];
-        let section = [CriticalSection { resource: 0, region: 0, thread: 0, start: 1, length: 2 }];
+        let parallel = [
+            Region {
+                threads: vec![3, 4],
+            },
+            Region { threads: vec![5] },
+        ];
+        let section = [CriticalSection {
+            resource: 0,
+            region: 0,
+            thread: 0,
+            start: 1,
+            length: 2,
+        }];
         let before = [
             Program::build(9, &[], &[]),
             Program::build(9, &parallel, &[]),
@@ -187,7 +214,11 @@ mod tests {
             Program::build(12, &parallel, &section),
         ];
         for old in &before {
-            for (wcet, regions, sections) in [(7, &[][..], &[][..]), (12, &parallel[..], &[][..]), (10, &[][..], &section[..])] {
+            for (wcet, regions, sections) in [
+                (7, &[][..], &[][..]),
+                (12, &parallel[..], &[][..]),
+                (10, &[][..], &section[..]),
+            ] {
                 let mut p = old.clone();
                 p.rebuild(wcet, regions, sections);
                 assert_eq!(p, Program::build(wcet, regions, sections));

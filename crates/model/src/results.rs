@@ -37,7 +37,9 @@ impl CpuSet {
         }
     }
     pub fn iter(&self) -> impl Iterator<Item = u32> + '_ {
-        (0..64u32).filter(move |c| self.low & (1 << c) != 0).chain(self.high.iter().copied())
+        (0..64u32)
+            .filter(move |c| self.low & (1 << c) != 0)
+            .chain(self.high.iter().copied())
     }
     pub fn len(&self) -> usize {
         self.low.count_ones() as usize + self.high.len()
@@ -213,7 +215,12 @@ fn is_zero(t: &Time) -> bool {
 impl OverheadTotals {
     /// Overhead that took CPU time (release latency delays a job but takes no CPU).
     pub fn cpu_ns(&self) -> Time {
-        self.decision_ns + self.context_switch_ns + self.migration_ns + self.tick_ns + self.abort_handler_ns + self.policy_ns
+        self.decision_ns
+            + self.context_switch_ns
+            + self.migration_ns
+            + self.tick_ns
+            + self.abort_handler_ns
+            + self.policy_ns
     }
 }
 
@@ -232,8 +239,17 @@ pub struct CacheTotals {
 
 /// Run-level counters a kernel run (`kernel:*`, no ledger) cannot measure: `null` in its document.
 pub const NOT_MEASURED_IN_KERNEL_RUNS: [&str; 11] = [
-    "steals", "steal_attempts", "failed_steals", "priority_inversions", "priority_inversion_ns", "inverted_jobs",
-    "inversion_job_ns", "inversion_job_max_ns", "inversion_job_p99_ns", "kernel_migrations", "deadlocks",
+    "steals",
+    "steal_attempts",
+    "failed_steals",
+    "priority_inversions",
+    "priority_inversion_ns",
+    "inverted_jobs",
+    "inversion_job_ns",
+    "inversion_job_max_ns",
+    "inversion_job_p99_ns",
+    "kernel_migrations",
+    "deadlocks",
 ];
 
 /// Everything a run produces.
@@ -312,9 +328,16 @@ pub struct Summary {
 }
 
 impl Summary {
-    fn of<'a>(jobs: impl Iterator<Item = &'a JobRecord>, end: Time, scratch: &mut Vec<Time>) -> Summary {
+    fn of<'a>(
+        jobs: impl Iterator<Item = &'a JobRecord>,
+        end: Time,
+        scratch: &mut Vec<Time>,
+    ) -> Summary {
         scratch.clear();
-        let mut acc = SummaryAcc { responses: Tail::every(std::mem::take(scratch)), ..SummaryAcc::default() };
+        let mut acc = SummaryAcc {
+            responses: Tail::every(std::mem::take(scratch)),
+            ..SummaryAcc::default()
+        };
         for j in jobs {
             acc.add(j, end);
         }
@@ -346,13 +369,23 @@ impl Tail {
     /// Keep every value (in `buf`, emptied first, whose room is reused).
     fn every(mut buf: Vec<Time>) -> Self {
         buf.clear();
-        Tail { keep: None, bound: u64::MAX, kept: buf, count: 0 }
+        Tail {
+            keep: None,
+            bound: u64::MAX,
+            kept: buf,
+            count: 0,
+        }
     }
     /// Keep what the p99 of at most `n` values needs (in `buf`, emptied first).
     fn bounded(n: u64, mut buf: Vec<Time>) -> Self {
         buf.clear();
         let keep = usize::try_from(n / 100 + 2).unwrap_or(usize::MAX);
-        Tail { keep: Some(keep), bound: n, kept: buf, count: 0 }
+        Tail {
+            keep: Some(keep),
+            bound: n,
+            kept: buf,
+            count: 0,
+        }
     }
     fn into_buffer(self) -> Vec<Time> {
         self.kept
@@ -375,13 +408,20 @@ impl Tail {
             // More values than the bound (a driver counting more jobs than its task set can
             // release): keep every one from here on, so only values dropped before now can be
             // missing from the p99. Not expected; a debug build stops here.
-            debug_assert!(false, "{} response times, more than the bound {}", self.count, self.bound);
+            debug_assert!(
+                false,
+                "{} response times, more than the bound {}",
+                self.count, self.bound
+            );
             self.keep = None;
         }
     }
     /// Add every value `o` kept (tails that keep everything; a bounded total is fed directly).
     fn extend(&mut self, o: &Tail) {
-        debug_assert!(self.keep.is_none() && o.keep.is_none(), "only tails keeping every value merge");
+        debug_assert!(
+            self.keep.is_none() && o.keep.is_none(),
+            "only tails keeping every value merge"
+        );
         self.kept.extend_from_slice(&o.kept);
         self.count += o.count;
     }
@@ -393,7 +433,9 @@ impl Tail {
         let rank = ((0.99 * self.count as f64).ceil() as u64).max(1);
         // The rank-th smallest of all is the (count - rank + 1)-th largest: the
         // (kept - (count - rank + 1))-th smallest of the largest ones kept.
-        let from_top = usize::try_from(self.count - rank + 1).unwrap_or(usize::MAX).min(self.kept.len());
+        let from_top = usize::try_from(self.count - rank + 1)
+            .unwrap_or(usize::MAX)
+            .min(self.kept.len());
         let i = self.kept.len() - from_top;
         // O(kept): the same value a full sort puts there.
         *self.kept.select_nth_unstable(i).1
@@ -413,7 +455,11 @@ fn sift_down_min(h: &mut [Time]) {
         if l >= n {
             break;
         }
-        let c = if l + 1 < n && h[l + 1] < h[l] { l + 1 } else { l };
+        let c = if l + 1 < n && h[l + 1] < h[l] {
+            l + 1
+        } else {
+            l
+        };
         if h[c] >= v {
             break;
         }
@@ -496,9 +542,21 @@ impl SummaryAcc {
     /// The summary of the jobs counted so far (reorders the response times for the p99).
     pub fn summary(&mut self) -> Summary {
         let mut s = self.s.clone();
-        s.exec_inflation = if self.demand > 0 { self.exec as f64 / self.demand as f64 } else { 1.0 };
-        s.ipc_proxy = if self.busy > 0 { self.demand as f64 / self.busy as f64 } else { 1.0 };
-        s.aur = if s.possible_utility > 0.0 { s.accrued_utility / s.possible_utility } else { 1.0 };
+        s.exec_inflation = if self.demand > 0 {
+            self.exec as f64 / self.demand as f64
+        } else {
+            1.0
+        };
+        s.ipc_proxy = if self.busy > 0 {
+            self.demand as f64 / self.busy as f64
+        } else {
+            1.0
+        };
+        s.aur = if s.possible_utility > 0.0 {
+            s.accrued_utility / s.possible_utility
+        } else {
+            1.0
+        };
         if s.jobs > 0 {
             s.dsr = s.met as f64 / s.jobs as f64;
             s.mean_tardiness_ns = self.tard_sum as f64 / s.jobs as f64;
@@ -539,7 +597,13 @@ pub struct SummarySink<'a> {
 impl<'a> SummarySink<'a> {
     /// For a run of `tasks` tasks, keeping every response time.
     pub fn new(tasks: usize, next: Option<&'a mut (dyn JobSink + Send)>) -> Self {
-        SummarySink { tasks: vec![SummaryAcc::default(); tasks], total_tail: None, accrued: 0.0, possible: 0.0, next }
+        SummarySink {
+            tasks: vec![SummaryAcc::default(); tasks],
+            total_tail: None,
+            accrued: 0.0,
+            possible: 0.0,
+            next,
+        }
     }
     /// For a run of `ts` over its window (`run.duration`): each task counts at most
     /// [`Task::jobs_released_by`](crate::task::Task::jobs_released_by) jobs, so the p99s need
@@ -547,10 +611,23 @@ impl<'a> SummarySink<'a> {
     /// run's length.
     pub fn for_run(ts: &TaskSet, next: Option<&'a mut (dyn JobSink + Send)>) -> Self {
         let d = ts.run.duration;
-        let acc = |n| SummaryAcc { responses: Tail::bounded(n, Vec::new()), ..SummaryAcc::default() };
-        let tasks = ts.tasks.iter().map(|t| acc(t.jobs_released_by(d))).collect();
+        let acc = |n| SummaryAcc {
+            responses: Tail::bounded(n, Vec::new()),
+            ..SummaryAcc::default()
+        };
+        let tasks = ts
+            .tasks
+            .iter()
+            .map(|t| acc(t.jobs_released_by(d)))
+            .collect();
         let total_tail = Some(Tail::bounded(ts.jobs_released_by(d), Vec::new()));
-        SummarySink { tasks, total_tail, accrued: 0.0, possible: 0.0, next }
+        SummarySink {
+            tasks,
+            total_tail,
+            accrued: 0.0,
+            possible: 0.0,
+            next,
+        }
     }
     /// Records seen so far.
     pub fn jobs(&self) -> u64 {
@@ -567,8 +644,19 @@ impl<'a> SummarySink<'a> {
         }
         total.s.accrued_utility = self.accrued;
         total.s.possible_utility = self.possible;
-        let tasks = self.tasks.iter_mut().zip(task_names).map(|(a, n)| TaskSummary { name: n.clone(), summary: a.summary() }).collect();
-        Summaries { total: total.summary(), tasks }
+        let tasks = self
+            .tasks
+            .iter_mut()
+            .zip(task_names)
+            .map(|(a, n)| TaskSummary {
+                name: n.clone(),
+                summary: a.summary(),
+            })
+            .collect();
+        Summaries {
+            total: total.summary(),
+            tasks,
+        }
     }
 }
 
@@ -634,7 +722,10 @@ impl TotalSink {
     pub fn reset_for(&mut self, ts: &TaskSet) {
         let buf = std::mem::take(&mut self.acc.responses).into_buffer();
         let n = ts.jobs_released_by(ts.run.duration);
-        self.acc = SummaryAcc { responses: Tail::bounded(n, buf), ..SummaryAcc::default() };
+        self.acc = SummaryAcc {
+            responses: Tail::bounded(n, buf),
+            ..SummaryAcc::default()
+        };
     }
     /// The summary of the records seen since the last reset.
     pub fn summary(&mut self) -> Summary {
@@ -693,7 +784,9 @@ impl RunResult {
 
     /// Counted jobs: held in `jobs`, or streamed away.
     pub fn job_count(&self) -> u64 {
-        self.streamed.as_ref().map_or(self.jobs.len() as u64, |s| s.jobs)
+        self.streamed
+            .as_ref()
+            .map_or(self.jobs.len() as u64, |s| s.jobs)
     }
 
     pub fn summaries(&self) -> Summaries {
@@ -711,7 +804,10 @@ impl RunResult {
         let tasks = by_task
             .iter()
             .enumerate()
-            .map(|(t, jobs)| TaskSummary { name: self.task_names[t].clone(), summary: Summary::of(jobs.iter().copied(), self.end, &mut scratch) })
+            .map(|(t, jobs)| TaskSummary {
+                name: self.task_names[t].clone(),
+                summary: Summary::of(jobs.iter().copied(), self.end, &mut scratch),
+            })
             .collect();
         Summaries { total, tasks }
     }
@@ -722,7 +818,11 @@ impl RunResult {
         if let Some(s) = &self.streamed {
             return s.summaries.total.clone();
         }
-        Summary::of(self.jobs.iter(), self.end, &mut Vec::with_capacity(self.jobs.len()))
+        Summary::of(
+            self.jobs.iter(),
+            self.end,
+            &mut Vec::with_capacity(self.jobs.len()),
+        )
     }
 
     /// The results document: run header, summaries, counters and (optionally) per-job records.
@@ -749,13 +849,20 @@ impl RunResult {
             }
         }
         if !self.measurements.is_empty() {
-            v["measurements"] = serde_json::to_value(&self.measurements).expect("numbers serialise");
+            v["measurements"] =
+                serde_json::to_value(&self.measurements).expect("numbers serialise");
         }
         if !self.unavailable.is_empty() {
             v["unavailable"] = serde_json::to_value(&self.unavailable).expect("strings serialise");
         }
         if with_jobs {
-            v["jobs"] = self.jobs.iter().map(|j| serde_json::to_value(JobJson { run: self, job: j }).expect("a job serialises")).collect();
+            v["jobs"] = self
+                .jobs
+                .iter()
+                .map(|j| {
+                    serde_json::to_value(JobJson { run: self, job: j }).expect("a job serialises")
+                })
+                .collect();
         }
         v
     }
@@ -802,7 +909,11 @@ impl Serialize for JobJson<'_> {
 /// each document ends with its per-job records, streamed one record per line as they are
 /// serialised: neither the document nor the records are ever held as one JSON value, so a
 /// run of millions of jobs writes in constant memory.
-pub fn write_results_json(runs: &[&RunResult], with_jobs: bool, w: &mut dyn Write) -> io::Result<()> {
+pub fn write_results_json(
+    runs: &[&RunResult],
+    with_jobs: bool,
+    w: &mut dyn Write,
+) -> io::Result<()> {
     held_jobs(runs, with_jobs)?;
     write!(w, "{{\n  \"schema\": {},\n  \"runs\": [", json_str(SCHEMA))?;
     for (i, r) in runs.iter().enumerate() {
@@ -813,20 +924,35 @@ pub fn write_results_json(runs: &[&RunResult], with_jobs: bool, w: &mut dyn Writ
             w.write_all(head.as_bytes())?;
             continue;
         }
-        let open = head.strip_suffix('}').expect("a document is an object").trim_end();
+        let open = head
+            .strip_suffix('}')
+            .expect("a document is an object")
+            .trim_end();
         write!(w, "{open},\n      \"jobs\": [")?;
         // serde_json writes a record in dozens of small pieces: a buffer of a concrete type
         // takes them inline instead of through `dyn Write` calls.
         let mut bw = io::BufWriter::with_capacity(1 << 16, &mut *w);
         for (k, j) in r.jobs.iter().enumerate() {
-            bw.write_all(if k == 0 { b"\n        " } else { b",\n        " })?;
+            bw.write_all(if k == 0 {
+                b"\n        "
+            } else {
+                b",\n        "
+            })?;
             serde_json::to_writer(&mut bw, &JobJson { run: r, job: j })?;
         }
         bw.flush()?;
         drop(bw);
-        w.write_all(if r.jobs.is_empty() { b"]\n    }" } else { b"\n      ]\n    }" })?;
+        w.write_all(if r.jobs.is_empty() {
+            b"]\n    }"
+        } else {
+            b"\n      ]\n    }"
+        })?;
     }
-    w.write_all(if runs.is_empty() { b"]\n}\n" } else { b"\n  ]\n}\n" })
+    w.write_all(if runs.is_empty() {
+        b"]\n}\n"
+    } else {
+        b"\n  ]\n}\n"
+    })
 }
 
 /// The CSV header for per-job records.
@@ -846,7 +972,13 @@ pub fn write_jobs_csv(runs: &[&RunResult], w: &mut (impl Write + ?Sized)) -> io:
     for r in runs {
         let sched = csv_field(&r.scheduler);
         for j in &r.jobs {
-            jobs_csv_row(w, &sched, &csv_field(&r.task_names[j.task as usize]), j, r.end)?;
+            jobs_csv_row(
+                w,
+                &sched,
+                &csv_field(&r.task_names[j.task as usize]),
+                j,
+                r.end,
+            )?;
         }
     }
     Ok(())
@@ -854,7 +986,13 @@ pub fn write_jobs_csv(runs: &[&RunResult], w: &mut (impl Write + ?Sized)) -> io:
 
 /// One record as a line of [`JOBS_CSV_HEADER`]'s columns (`sched` and `task` already quoted as
 /// CSV needs); `end` is the run's end, for the tardiness of a job missed and unfinished.
-fn jobs_csv_row(w: &mut (impl Write + ?Sized), sched: &str, task: &str, j: &JobRecord, end: Time) -> io::Result<()> {
+fn jobs_csv_row(
+    w: &mut (impl Write + ?Sized),
+    sched: &str,
+    task: &str,
+    j: &JobRecord,
+    end: Time,
+) -> io::Result<()> {
     let opt = |x: Option<Time>| x.map(|v| v.to_string()).unwrap_or_default();
     let cpus: Vec<String> = j.cpus.iter().map(|c| c.to_string()).collect();
     writeln!(
@@ -907,7 +1045,12 @@ impl<W: Write> JobsCsvWriter<W> {
     pub fn new(w: W) -> io::Result<Self> {
         let mut out = io::BufWriter::with_capacity(1 << 16, w);
         writeln!(out, "{JOBS_CSV_HEADER}")?;
-        Ok(JobsCsvWriter { out, sched: String::new(), tasks: Vec::new(), error: None })
+        Ok(JobsCsvWriter {
+            out,
+            sched: String::new(),
+            tasks: Vec::new(),
+            error: None,
+        })
     }
     /// The records that follow are run `scheduler`'s, over tasks `task_names`.
     pub fn begin_run(&mut self, scheduler: &str, task_names: &[String]) {
@@ -962,7 +1105,11 @@ pub fn write_trace(runs: &[&RunResult], w: &mut dyn Write) -> io::Result<()> {
     };
     for (pid, r) in runs.iter().enumerate() {
         sep(w)?;
-        write!(w, "{{\"ph\":\"M\",\"pid\":{pid},\"name\":\"process_name\",\"args\":{{\"name\":{}}}}}", json_str(&format!("{} ({})", r.scheduler, r.substrate)))?;
+        write!(
+            w,
+            "{{\"ph\":\"M\",\"pid\":{pid},\"name\":\"process_name\",\"args\":{{\"name\":{}}}}}",
+            json_str(&format!("{} ({})", r.scheduler, r.substrate))
+        )?;
         for cpu in 0..r.cpus {
             sep(w)?;
             write!(w, "{{\"ph\":\"M\",\"pid\":{pid},\"tid\":{cpu},\"name\":\"thread_name\",\"args\":{{\"name\":\"CPU {cpu}\"}}}}")?;
@@ -972,7 +1119,11 @@ pub fn write_trace(runs: &[&RunResult], w: &mut dyn Write) -> io::Result<()> {
         for iv in &r.intervals {
             sep(w)?;
             let name = &r.task_names[iv.task as usize];
-            let label = if iv.thread == 0 { format!("{name}/{}", iv.job) } else { format!("{name}/{}.{}", iv.job, iv.thread) };
+            let label = if iv.thread == 0 {
+                format!("{name}/{}", iv.job)
+            } else {
+                format!("{name}/{}.{}", iv.job, iv.thread)
+            };
             write!(
                 w,
                 "{{\"ph\":\"X\",\"pid\":{pid},\"tid\":{},\"ts\":{},\"dur\":{},\"name\":{},\"cat\":{}}}",
@@ -1021,12 +1172,18 @@ pub(crate) fn held_jobs(runs: &[&RunResult], needed: bool) -> io::Result<()> {
 /// over the target. A crash or error leaves either the old file or the new one, never half.
 /// What the path names decides how (see [`AtomicFile::create`]): a device is written through,
 /// never replaced; a directory or an other kind of file is refused.
-pub fn write_atomic(path: &Path, f: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> io::Result<()> {
+pub fn write_atomic(
+    path: &Path,
+    f: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+) -> io::Result<()> {
     write_atomic_file(path, |w| f(w))
 }
 
 /// [`write_atomic`] for writers that need a concrete, `Send` writer (the Parquet writer).
-pub fn write_atomic_file(path: &Path, f: impl FnOnce(&mut io::BufWriter<std::fs::File>) -> io::Result<()>) -> io::Result<()> {
+pub fn write_atomic_file(
+    path: &Path,
+    f: impl FnOnce(&mut io::BufWriter<std::fs::File>) -> io::Result<()>,
+) -> io::Result<()> {
     let mut a = AtomicFile::create(path)?;
     f(a.writer())?;
     a.commit()
@@ -1052,7 +1209,9 @@ pub fn output_target(path: &Path) -> io::Result<OutputTarget> {
         return Ok(OutputTarget::Through(path.to_path_buf()));
     }
     let meta = match std::fs::symlink_metadata(path) {
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(OutputTarget::Replace(path.to_path_buf())),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            return Ok(OutputTarget::Replace(path.to_path_buf()))
+        }
         Err(e) => return Err(e),
         Ok(m) => m,
     };
@@ -1072,7 +1231,13 @@ pub fn output_target(path: &Path) -> io::Result<OutputTarget> {
     } else if ft.is_dir() {
         refuse("is a directory".into())
     } else {
-        let kind = if ft.is_block_device() { "a block device" } else if ft.is_socket() { "a socket" } else { "not a regular file" };
+        let kind = if ft.is_block_device() {
+            "a block device"
+        } else if ft.is_socket() {
+            "a socket"
+        } else {
+            "not a regular file"
+        };
         refuse(format!("is {kind}: refusing to replace it"))
     }
 }
@@ -1098,7 +1263,11 @@ impl AtomicFile {
                 } else {
                     std::fs::OpenOptions::new().write(true).open(&p)?
                 };
-                return Ok(AtomicFile { path: p, tmp: None, w: Some(io::BufWriter::with_capacity(1 << 16, file)) });
+                return Ok(AtomicFile {
+                    path: p,
+                    tmp: None,
+                    w: Some(io::BufWriter::with_capacity(1 << 16, file)),
+                });
             }
             OutputTarget::Replace(p) => p,
         };
@@ -1107,21 +1276,35 @@ impl AtomicFile {
             _ => std::path::PathBuf::from("."),
         };
         std::fs::create_dir_all(&dir)?;
-        let fname = path.file_name().ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "not a file path"))?;
+        let fname = path
+            .file_name()
+            .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "not a file path"))?;
         // A new file only (O_EXCL): whatever already has a temporary file's name, a link
         // someone left there included, is never opened or written.
         static SEQ: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
         let mut attempt = 0;
         let (tmp, file) = loop {
             let n = SEQ.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            let tmp = dir.join(format!(".{}.tmp.{}.{n}", fname.to_string_lossy(), std::process::id()));
-            match std::fs::OpenOptions::new().write(true).create_new(true).open(&tmp) {
+            let tmp = dir.join(format!(
+                ".{}.tmp.{}.{n}",
+                fname.to_string_lossy(),
+                std::process::id()
+            ));
+            match std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(&tmp)
+            {
                 Ok(f) => break (tmp, f),
                 Err(e) if e.kind() == io::ErrorKind::AlreadyExists && attempt < 100 => attempt += 1,
                 Err(e) => return Err(e),
             }
         };
-        Ok(AtomicFile { path, tmp: Some(tmp), w: Some(io::BufWriter::with_capacity(1 << 16, file)) })
+        Ok(AtomicFile {
+            path,
+            tmp: Some(tmp),
+            w: Some(io::BufWriter::with_capacity(1 << 16, file)),
+        })
     }
 
     pub fn writer(&mut self) -> &mut io::BufWriter<std::fs::File> {
@@ -1183,11 +1366,22 @@ mod tests {
 
     #[test]
     fn summary_by_hand() {
-        let mut ts = crate::task::TaskSet::new(1, vec![crate::task::Task::periodic("a", 10, 1), crate::task::Task::periodic("b", 10, 1)]);
+        let mut ts = crate::task::TaskSet::new(
+            1,
+            vec![
+                crate::task::Task::periodic("a", 10, 1),
+                crate::task::Task::periodic("b", 10, 1),
+            ],
+        );
         ts.source = "x".into();
         let mut r = RunResult::new("sim", "gedf", &ts);
         r.end = 100;
-        r.jobs = vec![job(0, 0, 10, Some(5)), job(0, 10, 20, Some(25)), job(1, 0, 10, None), job(1, 10, 20, Some(20))];
+        r.jobs = vec![
+            job(0, 0, 10, Some(5)),
+            job(0, 10, 20, Some(25)),
+            job(1, 0, 10, None),
+            job(1, 10, 20, Some(20)),
+        ];
         let s = r.summaries();
         assert_eq!(s.total.jobs, 4);
         assert_eq!(s.total.missed, 2);
@@ -1199,12 +1393,22 @@ mod tests {
         assert_eq!(s.total.p99_response_ns, 15);
         assert_eq!(s.tasks[1].summary.jobs, 2);
         assert_eq!(s.tasks[1].summary.completed, 1);
-        assert_eq!(r.total_summary(), s.total, "a sweep row's summary is the document's total");
+        assert_eq!(
+            r.total_summary(),
+            s.total,
+            "a sweep row's summary is the document's total"
+        );
     }
 
     #[test]
     fn streamed_json_is_the_documents() {
-        let ts = crate::task::TaskSet::new(1, vec![crate::task::Task::periodic("a", 10, 1), crate::task::Task::periodic("b", 10, 1)]);
+        let ts = crate::task::TaskSet::new(
+            1,
+            vec![
+                crate::task::Task::periodic("a", 10, 1),
+                crate::task::Task::periodic("b", 10, 1),
+            ],
+        );
         let mut r = RunResult::new("sim", "gedf", &ts);
         r.end = 100;
         r.jobs = vec![job(0, 0, 10, Some(5)), job(1, 0, 10, None)];
@@ -1218,14 +1422,23 @@ mod tests {
             String::from_utf8(out).unwrap()
         };
         // Without jobs: exactly the pretty-printed document.
-        assert_eq!(text(false), serde_json::to_string_pretty(&doc(false)).unwrap() + "\n");
+        assert_eq!(
+            text(false),
+            serde_json::to_string_pretty(&doc(false)).unwrap() + "\n"
+        );
         let with: serde_json::Value = serde_json::from_str(&text(true)).unwrap();
         assert_eq!(with, doc(true));
-        assert_eq!(with["runs"][0]["jobs"][1]["finish_ns"], serde_json::Value::Null);
+        assert_eq!(
+            with["runs"][0]["jobs"][1]["finish_ns"],
+            serde_json::Value::Null
+        );
         assert_eq!(with["runs"][1]["jobs"], serde_json::json!([]));
         let mut none = Vec::new();
         write_results_json(&[], true, &mut none).unwrap();
-        assert_eq!(serde_json::from_slice::<serde_json::Value>(&none).unwrap(), serde_json::json!({"schema": SCHEMA, "runs": []}));
+        assert_eq!(
+            serde_json::from_slice::<serde_json::Value>(&none).unwrap(),
+            serde_json::json!({"schema": SCHEMA, "runs": []})
+        );
     }
 
     #[test]
@@ -1264,20 +1477,32 @@ mod tests {
         let link = d.join("link.txt");
         symlink(&file, &link).unwrap();
         write_atomic(&link, |w| w.write_all(b"new")).unwrap();
-        assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
+        assert!(std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink());
         assert_eq!(std::fs::read_to_string(&file).unwrap(), "new");
 
         let dangling = d.join("dangling");
         symlink(d.join("nowhere/x"), &dangling).unwrap();
         let e = write_atomic(&dangling, |w| w.write_all(b"x")).unwrap_err();
         assert!(e.to_string().contains("leads to no file"), "{e}");
-        assert!(std::fs::symlink_metadata(&dangling).unwrap().file_type().is_symlink());
+        assert!(std::fs::symlink_metadata(&dangling)
+            .unwrap()
+            .file_type()
+            .is_symlink());
         assert!(!d.join("nowhere").exists());
 
         let e = write_atomic(&d, |w| w.write_all(b"x")).unwrap_err();
         assert!(e.to_string().contains("is a directory"), "{e}");
-        assert_eq!(output_target(Path::new("/dev/null")).unwrap(), OutputTarget::Through("/dev/null".into()));
-        assert_eq!(output_target(Path::new("-")).unwrap(), OutputTarget::Through("-".into()));
+        assert_eq!(
+            output_target(Path::new("/dev/null")).unwrap(),
+            OutputTarget::Through("/dev/null".into())
+        );
+        assert_eq!(
+            output_target(Path::new("-")).unwrap(),
+            OutputTarget::Through("-".into())
+        );
 
         // A FIFO: written through to its reader, still a FIFO after.
         let fifo = d.join("fifo");
@@ -1293,8 +1518,14 @@ mod tests {
         };
         write_atomic(&fifo, |w| w.write_all(b"through")).unwrap();
         assert_eq!(reader.join().unwrap(), "through");
-        assert!(std::fs::symlink_metadata(&fifo).unwrap().file_type().is_fifo());
-        let names: Vec<_> = std::fs::read_dir(&d).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert!(std::fs::symlink_metadata(&fifo)
+            .unwrap()
+            .file_type()
+            .is_fifo());
+        let names: Vec<_> = std::fs::read_dir(&d)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
         assert_eq!(names.len(), 4, "no temporary file left: {names:?}");
         std::fs::remove_dir_all(&d).unwrap();
     }

@@ -31,9 +31,15 @@ pub enum Problem {
 impl Problem {
     pub fn message(&self) -> String {
         match self {
-            Problem::DuplicateKey => "given twice in the same mapping (the second would silently replace the first)".into(),
+            Problem::DuplicateKey => {
+                "given twice in the same mapping (the second would silently replace the first)"
+                    .into()
+            }
             Problem::Nan => "NaN (not a number) is not a value rtsched accepts".into(),
-            Problem::Infinity { negative } => format!("{}infinity is not a value rtsched accepts", if *negative { "negative " } else { "" }),
+            Problem::Infinity { negative } => format!(
+                "{}infinity is not a value rtsched accepts",
+                if *negative { "negative " } else { "" }
+            ),
             Problem::NegativeZero => "negative zero (-0.0): write 0 if zero is meant".into(),
         }
     }
@@ -164,20 +170,37 @@ impl<'de> Visitor<'de> for Seed<'_> {
 /// (serde's own message, with its position when it has one).
 pub enum ReadError {
     Refused(Refused),
-    Malformed { line: Option<usize>, column: Option<usize>, message: String },
+    Malformed {
+        line: Option<usize>,
+        column: Option<usize>,
+        message: String,
+    },
     /// A bare number the float it is read into cannot hold (`10.00000000000000001` is read
     /// as 10): at `line`, `column`, as written and as it would be read.
-    Inexact { line: usize, column: usize, written: String, read: String },
+    Inexact {
+        line: usize,
+        column: usize,
+        written: String,
+        read: String,
+    },
 }
 
-fn finish<E: fmt::Display>(st: RefCell<State>, r: Result<Value, E>, pos: impl FnOnce(&E) -> Option<(usize, usize)>) -> Result<Value, ReadError> {
+fn finish<E: fmt::Display>(
+    st: RefCell<State>,
+    r: Result<Value, E>,
+    pos: impl FnOnce(&E) -> Option<(usize, usize)>,
+) -> Result<Value, ReadError> {
     match r {
         Ok(v) => Ok(v),
         Err(e) => match st.into_inner().refused {
             Some(refused) => Err(ReadError::Refused(refused)),
             None => {
                 let (line, column) = pos(&e).map_or((None, None), |(l, c)| (Some(l), Some(c)));
-                Err(ReadError::Malformed { line, column, message: e.to_string() })
+                Err(ReadError::Malformed {
+                    line,
+                    column,
+                    message: e.to_string(),
+                })
             }
         },
     }
@@ -203,7 +226,14 @@ struct Lexer {
 
 impl Lexer {
     fn new() -> Self {
-        Lexer { line: 1, col: 0, quote: None, comment: false, escaped: false, prev: '\n' }
+        Lexer {
+            line: 1,
+            col: 0,
+            quote: None,
+            comment: false,
+            escaped: false,
+            prev: '\n',
+        }
     }
     /// Whether the next character is plain text.
     fn plain(&self) -> bool {
@@ -275,14 +305,22 @@ fn decimal_value(s: &str) -> Option<(bool, String, i64)> {
         None => (t, 0),
     };
     let (int, frac) = mant.split_once('.').unwrap_or((mant, ""));
-    if (int.is_empty() && frac.is_empty()) || !int.bytes().chain(frac.bytes()).all(|b| b.is_ascii_digit()) {
+    if (int.is_empty() && frac.is_empty())
+        || !int.bytes().chain(frac.bytes()).all(|b| b.is_ascii_digit())
+    {
         return None;
     }
     let all = format!("{int}{frac}");
     let digits = all.trim_start_matches('0');
     let kept = digits.trim_end_matches('0');
-    let exp = exp.checked_sub(frac.len() as i64)?.checked_add((digits.len() - kept.len()) as i64)?;
-    Some((neg && !kept.is_empty(), kept.to_string(), if kept.is_empty() { 0 } else { exp }))
+    let exp = exp
+        .checked_sub(frac.len() as i64)?
+        .checked_add((digits.len() - kept.len()) as i64)?;
+    Some((
+        neg && !kept.is_empty(),
+        kept.to_string(),
+        if kept.is_empty() { 0 } else { exp },
+    ))
 }
 
 /// The first bare (unquoted) number with a fraction or an exponent that reading it as a
@@ -301,7 +339,8 @@ fn inexact_number(text: &str) -> Option<(usize, usize, String, String)> {
         let written = decimal_value(token)?;
         let f: f64 = token.parse().ok()?;
         let read = format!("{f}");
-        (f.is_finite() && decimal_value(&read) != Some(written)).then(|| (at.0, at.1, token.to_string(), read))
+        (f.is_finite() && decimal_value(&read) != Some(written))
+            .then(|| (at.0, at.1, token.to_string(), read))
     };
     for c in text.chars() {
         let delimiter = c.is_whitespace() || matches!(c, ',' | '[' | ']' | '{' | '}' | ':' | '#');
@@ -325,26 +364,46 @@ fn inexact_number(text: &str) -> Option<(usize, usize, String, String)> {
 /// Read YAML text strictly.
 pub fn from_yaml(text: &str) -> Result<Value, ReadError> {
     if let Some((line, column)) = too_deep(text) {
-        return Err(ReadError::Malformed { line: Some(line), column: Some(column), message: format!("nested more than {MAX_FLOW_DEPTH} levels deep") });
+        return Err(ReadError::Malformed {
+            line: Some(line),
+            column: Some(column),
+            message: format!("nested more than {MAX_FLOW_DEPTH} levels deep"),
+        });
     }
     if let Some((line, column, written, read)) = inexact_number(text) {
-        return Err(ReadError::Inexact { line, column, written, read });
+        return Err(ReadError::Inexact {
+            line,
+            column,
+            written,
+            read,
+        });
     }
     let st = RefCell::new(State::default());
     let r = Seed(&st).deserialize(serde_yaml_ng::Deserializer::from_str(text));
-    finish(st, r, |e: &serde_yaml_ng::Error| e.location().map(|l| (l.line(), l.column())))
+    finish(st, r, |e: &serde_yaml_ng::Error| {
+        e.location().map(|l| (l.line(), l.column()))
+    })
 }
 
 /// Read JSON text strictly (JSON has no NaN or infinity literals; negative zero and duplicate
 /// keys are what it can carry).
 pub fn from_json(text: &str) -> Result<Value, ReadError> {
     if let Some((line, column, written, read)) = inexact_number(text) {
-        return Err(ReadError::Inexact { line, column, written, read });
+        return Err(ReadError::Inexact {
+            line,
+            column,
+            written,
+            read,
+        });
     }
     let st = RefCell::new(State::default());
     let mut de = serde_json::Deserializer::from_str(text);
-    let r = Seed(&st).deserialize(&mut de).and_then(|v| de.end().map(|()| v));
-    finish(st, r, |e: &serde_json::Error| (e.line() > 0).then(|| (e.line(), e.column())))
+    let r = Seed(&st)
+        .deserialize(&mut de)
+        .and_then(|v| de.end().map(|()| v));
+    finish(st, r, |e: &serde_json::Error| {
+        (e.line() > 0).then(|| (e.line(), e.column()))
+    })
 }
 
 #[cfg(test)]
@@ -353,7 +412,9 @@ mod tests {
 
     #[test]
     fn a_bare_number_a_float_would_change_is_found_with_its_place() {
-        let found = inexact_number("tasks:\n  - {name: a, period: 10.00000000000000001, wcet: 1}\n").unwrap();
+        let found =
+            inexact_number("tasks:\n  - {name: a, period: 10.00000000000000001, wcet: 1}\n")
+                .unwrap();
         assert_eq!(found, (2, 23, "10.00000000000000001".into(), "10".into()));
         // JSON the same; exact ones, integers, quoted text and comments are left alone.
         assert!(inexact_number("{\"period\": 0.30000000000000000001}").is_some());
@@ -369,7 +430,14 @@ mod tests {
         ] {
             assert_eq!(inexact_number(ok), None, "{ok}");
         }
-        assert!(matches!(from_yaml("a: 1.00000000000000000001\n"), Err(ReadError::Inexact { line: 1, column: 4, .. })));
+        assert!(matches!(
+            from_yaml("a: 1.00000000000000000001\n"),
+            Err(ReadError::Inexact {
+                line: 1,
+                column: 4,
+                ..
+            })
+        ));
         assert_eq!(decimal_value("10.000"), decimal_value("1e1"));
         assert_eq!(decimal_value("-0.0"), decimal_value("0"));
         assert_eq!(decimal_value("ab"), None);
@@ -398,7 +466,9 @@ mod tests {
     fn refused_yaml(text: &str) -> (String, Problem) {
         match from_yaml(text) {
             Err(ReadError::Refused(r)) => (path_string(&r.path), r.problem),
-            Err(ReadError::Malformed { message, .. }) => panic!("malformed, not refused: {message}"),
+            Err(ReadError::Malformed { message, .. }) => {
+                panic!("malformed, not refused: {message}")
+            }
             Err(ReadError::Inexact { written, .. }) => panic!("inexact, not refused: {written}"),
             Ok(v) => panic!("accepted: {v}"),
         }
@@ -407,7 +477,10 @@ mod tests {
     #[test]
     fn duplicate_keys_are_refused_with_their_path() {
         let (p, what) = refused_yaml("tasks:\n  - {name: a, period: 10, wcet: 1, period: 5}\n");
-        assert_eq!((p.as_str(), what), ("tasks[0].period", Problem::DuplicateKey));
+        assert_eq!(
+            (p.as_str(), what),
+            ("tasks[0].period", Problem::DuplicateKey)
+        );
         let (p, _) = refused_yaml("platform: {cpus: 2}\nplatform: {cpus: 4}\n");
         assert_eq!(p, "platform");
         match from_json(r#"{"a": {"b": [1, {"c": 1, "c": 2}]}}"#) {
@@ -418,11 +491,26 @@ mod tests {
 
     #[test]
     fn nan_infinity_and_negative_zero_are_refused() {
-        assert_eq!(refused_yaml("x: [1, {wcet: .nan}]"), ("x[1].wcet".into(), Problem::Nan));
-        assert_eq!(refused_yaml("wcet: .inf").1, Problem::Infinity { negative: false });
-        assert_eq!(refused_yaml("wcet: -.inf").1, Problem::Infinity { negative: true });
+        assert_eq!(
+            refused_yaml("x: [1, {wcet: .nan}]"),
+            ("x[1].wcet".into(), Problem::Nan)
+        );
+        assert_eq!(
+            refused_yaml("wcet: .inf").1,
+            Problem::Infinity { negative: false }
+        );
+        assert_eq!(
+            refused_yaml("wcet: -.inf").1,
+            Problem::Infinity { negative: true }
+        );
         assert_eq!(refused_yaml("offset: -0.0").1, Problem::NegativeZero);
-        assert!(matches!(from_json(r#"{"offset": -0.0}"#), Err(ReadError::Refused(Refused { problem: Problem::NegativeZero, .. }))));
+        assert!(matches!(
+            from_json(r#"{"offset": -0.0}"#),
+            Err(ReadError::Refused(Refused {
+                problem: Problem::NegativeZero,
+                ..
+            }))
+        ));
     }
 
     #[test]
@@ -431,19 +519,38 @@ mod tests {
         let want: Value = serde_yaml_ng::from_str(y).unwrap();
         assert_eq!(from_yaml(y).ok().unwrap(), want);
         // (JSON's `-0` is negative zero to serde_json, refused like `-0.0`; YAML's `-0` is 0.)
-        let j = r#"{"a": 1, "b": ["x", 2.5, -3, null, true], "c": {"d": "10ms", "e": 0.0, "f": 0}}"#;
-        assert_eq!(from_json(j).ok().unwrap(), serde_json::from_str::<Value>(j).unwrap());
+        let j =
+            r#"{"a": 1, "b": ["x", 2.5, -3, null, true], "c": {"d": "10ms", "e": 0.0, "f": 0}}"#;
+        assert_eq!(
+            from_json(j).ok().unwrap(),
+            serde_json::from_str::<Value>(j).unwrap()
+        );
         // Key order is kept (the validators report the first unknown field in file order).
         let v = from_yaml("z: 1\na: 2\n").ok().unwrap();
-        assert_eq!(v.as_object().unwrap().keys().collect::<Vec<_>>(), ["z", "a"]);
+        assert_eq!(
+            v.as_object().unwrap().keys().collect::<Vec<_>>(),
+            ["z", "a"]
+        );
     }
 
     #[test]
     fn deep_flow_nesting_is_refused_before_parsing() {
         let deep = format!("a: {}{}", "[".repeat(100_000), "]".repeat(100_000));
-        assert!(matches!(from_yaml(&deep), Err(ReadError::Malformed { line: Some(1), column: Some(204), .. })));
+        assert!(matches!(
+            from_yaml(&deep),
+            Err(ReadError::Malformed {
+                line: Some(1),
+                column: Some(204),
+                ..
+            })
+        ));
         // Brackets in quotes and comments are not nesting.
-        let quoted = format!("a: '{}'\nb: \"{}\" # {}\n", "[".repeat(500), "{".repeat(500), "[".repeat(500));
+        let quoted = format!(
+            "a: '{}'\nb: \"{}\" # {}\n",
+            "[".repeat(500),
+            "{".repeat(500),
+            "[".repeat(500)
+        );
         assert!(from_yaml(&quoted).is_ok());
         assert!(from_yaml(&format!("a: {}1{}", "[".repeat(100), "]".repeat(100))).is_ok());
     }
@@ -451,7 +558,9 @@ mod tests {
     #[test]
     fn malformed_text_keeps_its_position() {
         match from_json("{\"a\": NaN}") {
-            Err(ReadError::Malformed { line, column, .. }) => assert_eq!((line, column), (Some(1), Some(7))),
+            Err(ReadError::Malformed { line, column, .. }) => {
+                assert_eq!((line, column), (Some(1), Some(7)))
+            }
             _ => panic!("NaN literal accepted in JSON"),
         }
     }

@@ -198,7 +198,10 @@ impl Task {
         if self.regions.is_empty() {
             return self.wcet;
         }
-        self.regions.iter().map(|r| r.threads.iter().copied().max().unwrap_or(0)).sum()
+        self.regions
+            .iter()
+            .map(|r| r.threads.iter().copied().max().unwrap_or(0))
+            .sum()
     }
     /// Whether some region has more than one thread.
     pub fn is_parallel(&self) -> bool {
@@ -291,7 +294,14 @@ impl Default for Overheads {
 impl Overheads {
     /// Whether any cost is charged at all (the simulator skips the bookkeeping otherwise).
     pub fn any(&self) -> bool {
-        self.decision + self.context_switch + self.migration + self.release + self.tick + self.abort_handler > 0 || self.throttles()
+        self.decision
+            + self.context_switch
+            + self.migration
+            + self.release
+            + self.tick
+            + self.abort_handler
+            > 0
+            || self.throttles()
     }
 
     /// Whether the real-time bandwidth cap is on (`rt_runtime` below `rt_period`).
@@ -378,7 +388,10 @@ impl TaskSet {
     pub fn new(cpus: u32, tasks: Vec<Task>) -> Self {
         TaskSet {
             source: "<memory>".into(),
-            platform: Platform { cpus, topology: None },
+            platform: Platform {
+                cpus,
+                topology: None,
+            },
             run: RunOptions::default(),
             tasks,
             resources: Vec::new(),
@@ -399,7 +412,9 @@ impl TaskSet {
     /// Whether any task has parallel regions or critical sections (the classic schedulability
     /// tests assume neither).
     pub fn has_structure(&self) -> bool {
-        self.tasks.iter().any(|t| t.is_parallel() || !t.sections.is_empty())
+        self.tasks
+            .iter()
+            .any(|t| t.is_parallel() || !t.sections.is_empty())
     }
     /// A cycle of nested critical sections that can deadlock, described (`file::lock_order_cycle`).
     pub fn lock_order_cycle(&self) -> Option<String> {
@@ -413,10 +428,16 @@ impl TaskSet {
     /// minimum inter-arrival time, the period): what a run must hold before it starts. Saturates
     /// at `u64::MAX`; O(n).
     pub fn jobs_released_by(&self, horizon: Time) -> u64 {
-        self.tasks.iter().map(|t| t.jobs_released_by(horizon)).fold(0u64, u64::saturating_add)
+        self.tasks
+            .iter()
+            .map(|t| t.jobs_released_by(horizon))
+            .fold(0u64, u64::saturating_add)
     }
     pub fn task_index(&self, name: &str) -> Option<TaskId> {
-        self.tasks.iter().position(|t| t.name == name).map(|i| i as TaskId)
+        self.tasks
+            .iter()
+            .position(|t| t.name == name)
+            .map(|i| i as TaskId)
     }
 }
 
@@ -441,7 +462,10 @@ mod tests {
     fn critical_path_is_the_sum_of_each_regions_longest_thread() {
         let mut t = Task::periodic("p", 100, 7);
         assert_eq!(t.critical_path(), 7, "sequential: L = C");
-        t.regions = [vec![2], vec![4, 3, 4], vec![1, 5]].into_iter().map(|threads| Region { threads }).collect();
+        t.regions = [vec![2], vec![4, 3, 4], vec![1, 5]]
+            .into_iter()
+            .map(|threads| Region { threads })
+            .collect();
         t.wcet = 19;
         assert_eq!(t.critical_path(), 2 + 4 + 5);
     }

@@ -72,9 +72,7 @@ pub fn parse_decimal_scaled(text: &str, unit_ns: Time) -> Result<Time, String> {
     }
     while scale < 0 {
         if !value.is_multiple_of(10) {
-            return Err(format!(
-                "'{text}' is not a whole number of nanoseconds"
-            ));
+            return Err(format!("'{text}' is not a whole number of nanoseconds"));
         }
         value /= 10;
         scale += 1;
@@ -173,7 +171,16 @@ mod tests {
 
     #[test]
     fn fmt_roundtrip() {
-        for ns in [0, 1, 999, 1000, 250_000, 10_000_000, 2_000_000_000, 1_500_000] {
+        for ns in [
+            0,
+            1,
+            999,
+            1000,
+            250_000,
+            10_000_000,
+            2_000_000_000,
+            1_500_000,
+        ] {
             if ns > 0 {
                 assert_eq!(parse_duration_str(&fmt_duration(ns)).unwrap(), ns);
             }

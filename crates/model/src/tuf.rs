@@ -29,28 +29,40 @@ pub enum Tuf {
 impl Tuf {
     /// The default TUF of a task with relative deadline `deadline`: 1 until the deadline.
     pub fn unit_step(deadline: Time) -> Tuf {
-        Tuf::Step { utility: 1.0, termination: deadline }
+        Tuf::Step {
+            utility: 1.0,
+            termination: deadline,
+        }
     }
 
     /// The utility of completing `t` ns after the release.
     #[inline]
     pub fn at(&self, t: Time) -> f64 {
         match *self {
-            Tuf::Step { utility, termination } => {
+            Tuf::Step {
+                utility,
+                termination,
+            } => {
                 if t <= termination {
                     utility
                 } else {
                     0.0
                 }
             }
-            Tuf::Linear { utility, termination } => {
+            Tuf::Linear {
+                utility,
+                termination,
+            } => {
                 if t >= termination {
                     0.0
                 } else {
                     utility * (1.0 - t as f64 / termination as f64)
                 }
             }
-            Tuf::Quadratic { utility, termination } => {
+            Tuf::Quadratic {
+                utility,
+                termination,
+            } => {
                 if t >= termination {
                     0.0
                 } else {
@@ -65,7 +77,9 @@ impl Tuf {
     /// The most a job can accrue: the TUF's maximum (its possible utility).
     pub fn max(&self) -> f64 {
         match self {
-            Tuf::Step { utility, .. } | Tuf::Linear { utility, .. } | Tuf::Quadratic { utility, .. } => *utility,
+            Tuf::Step { utility, .. }
+            | Tuf::Linear { utility, .. }
+            | Tuf::Quadratic { utility, .. } => *utility,
             Tuf::Piecewise { points } => points.iter().map(|p| p.1).fold(0.0, f64::max),
         }
     }
@@ -73,7 +87,9 @@ impl Tuf {
     /// After this time (relative to the release) the TUF is 0: completing later is worthless.
     pub fn termination(&self) -> Time {
         match self {
-            Tuf::Step { termination, .. } | Tuf::Linear { termination, .. } | Tuf::Quadratic { termination, .. } => *termination,
+            Tuf::Step { termination, .. }
+            | Tuf::Linear { termination, .. }
+            | Tuf::Quadratic { termination, .. } => *termination,
             Tuf::Piecewise { points } => points.last().map_or(0, |p| p.0),
         }
     }
@@ -99,7 +115,9 @@ impl Tuf {
 }
 
 fn piecewise_at(points: &[(Time, f64)], t: Time) -> f64 {
-    let Some(&(t0, u0)) = points.first() else { return 0.0 };
+    let Some(&(t0, u0)) = points.first() else {
+        return 0.0;
+    };
     if t <= t0 {
         return u0;
     }
@@ -121,16 +139,39 @@ mod tests {
 
     #[test]
     fn shapes_at_their_landmarks() {
-        let s = Tuf::Step { utility: 5.0, termination: 100 };
-        assert_eq!((s.at(0), s.at(100), s.at(101), s.max()), (5.0, 5.0, 0.0, 5.0));
-        let l = Tuf::Linear { utility: 8.0, termination: 100 };
-        assert_eq!((l.at(0), l.at(25), l.at(100), l.at(500)), (8.0, 6.0, 0.0, 0.0));
-        let q = Tuf::Quadratic { utility: 4.0, termination: 100 };
+        let s = Tuf::Step {
+            utility: 5.0,
+            termination: 100,
+        };
+        assert_eq!(
+            (s.at(0), s.at(100), s.at(101), s.max()),
+            (5.0, 5.0, 0.0, 5.0)
+        );
+        let l = Tuf::Linear {
+            utility: 8.0,
+            termination: 100,
+        };
+        assert_eq!(
+            (l.at(0), l.at(25), l.at(100), l.at(500)),
+            (8.0, 6.0, 0.0, 0.0)
+        );
+        let q = Tuf::Quadratic {
+            utility: 4.0,
+            termination: 100,
+        };
         assert_eq!((q.at(0), q.at(50), q.at(100)), (4.0, 3.0, 0.0));
-        let p = Tuf::Piecewise { points: vec![(10, 6.0), (20, 6.0), (40, 2.0)] };
-        assert_eq!((p.at(0), p.at(15), p.at(30), p.at(40), p.at(41)), (6.0, 6.0, 4.0, 2.0, 0.0));
+        let p = Tuf::Piecewise {
+            points: vec![(10, 6.0), (20, 6.0), (40, 2.0)],
+        };
+        assert_eq!(
+            (p.at(0), p.at(15), p.at(30), p.at(40), p.at(41)),
+            (6.0, 6.0, 4.0, 2.0, 0.0)
+        );
         assert_eq!((p.max(), p.termination()), (6.0, 40));
         assert!(p.is_non_increasing());
-        assert!(!Tuf::Piecewise { points: vec![(0, 1.0), (10, 3.0)] }.is_non_increasing());
+        assert!(!Tuf::Piecewise {
+            points: vec![(0, 1.0), (10, 3.0)]
+        }
+        .is_non_increasing());
     }
 }

@@ -9,12 +9,28 @@ fn yaml(s: &str) -> Result<rtsched_model::TaskSet, String> {
 
 #[test]
 fn deeply_nested_yaml_is_refused_not_overflowed() {
-    let deep = format!("platform: {{cpus: 1}}\ntasks: {}{}", "[".repeat(100_000), "]".repeat(100_000));
+    let deep = format!(
+        "platform: {{cpus: 1}}\ntasks: {}{}",
+        "[".repeat(100_000),
+        "]".repeat(100_000)
+    );
     let e = yaml(&deep).unwrap_err();
-    assert_eq!(e, "adv.yaml: line 2 column 208: malformed YAML: nested more than 200 levels deep");
-    let deep_json = format!("{{\"platform\": {{\"cpus\": 1}}, \"tasks\": {}{}}}", "[".repeat(100_000), "]".repeat(100_000));
-    let e = parse_taskset(&deep_json, Format::Json, "adv.json").unwrap_err().to_string();
-    assert!(e.starts_with("adv.json: ") && e.contains("recursion"), "{e}");
+    assert_eq!(
+        e,
+        "adv.yaml: line 2 column 208: malformed YAML: nested more than 200 levels deep"
+    );
+    let deep_json = format!(
+        "{{\"platform\": {{\"cpus\": 1}}, \"tasks\": {}{}}}",
+        "[".repeat(100_000),
+        "]".repeat(100_000)
+    );
+    let e = parse_taskset(&deep_json, Format::Json, "adv.json")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.starts_with("adv.json: ") && e.contains("recursion"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -22,7 +38,11 @@ fn non_utf8_bytes_are_a_clear_error() {
     let dir = std::env::temp_dir().join(format!("rtsched-adv-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let p = dir.join("bad.yaml");
-    std::fs::write(&p, b"platform: {cpus: 1}\ntasks:\n  - {name: \xff\xfe, period: 10, wcet: 1}\n").unwrap();
+    std::fs::write(
+        &p,
+        b"platform: {cpus: 1}\ntasks:\n  - {name: \xff\xfe, period: 10, wcet: 1}\n",
+    )
+    .unwrap();
     let e = load_taskset(&p).unwrap_err().to_string();
     std::fs::remove_dir_all(&dir).ok();
     assert!(e.contains("bad.yaml") && e.contains("UTF-8"), "{e}");
@@ -36,9 +56,16 @@ fn extreme_periods_and_full_utilisation_are_taken_exactly() {
     assert_eq!(ts.tasks[1].period, 720 * 3600 * 1_000_000_000);
     assert_eq!(ts.tasks[1].wcet, ts.tasks[1].period);
     // Beyond u64 nanoseconds: an error naming the field, not a wrap-around.
-    let e = yaml("platform: {cpus: 1}\ntasks:\n  - {name: t, period: 1e30, wcet: 1}\n").unwrap_err();
-    assert!(e.contains("task 't'") && e.contains("field 'period'"), "{e}");
-    let e = yaml("platform: {cpus: 1}\ntasks:\n  - {name: t, period: 10, wcet: 18446744073709551615}\n").unwrap_err();
+    let e =
+        yaml("platform: {cpus: 1}\ntasks:\n  - {name: t, period: 1e30, wcet: 1}\n").unwrap_err();
+    assert!(
+        e.contains("task 't'") && e.contains("field 'period'"),
+        "{e}"
+    );
+    let e = yaml(
+        "platform: {cpus: 1}\ntasks:\n  - {name: t, period: 10, wcet: 18446744073709551615}\n",
+    )
+    .unwrap_err();
     assert!(e.contains("field 'wcet'"), "{e}");
 }
 
@@ -48,12 +75,18 @@ fn a_hundred_thousand_tasks_with_coprime_periods_load() {
     // (How the time grows with the count is measured by `--example load_scale`, not here.)
     let mut s = String::from("platform: {cpus: 64}\ntasks:\n");
     for i in 0..100_000u64 {
-        s.push_str(&format!("  - {{name: t{i}, period: {}us, wcet: 1ns}}\n", 10_007 + 2 * i));
+        s.push_str(&format!(
+            "  - {{name: t{i}, period: {}us, wcet: 1ns}}\n",
+            10_007 + 2 * i
+        ));
     }
     let ts = yaml(&s).unwrap();
     assert_eq!(ts.tasks.len(), 100_000);
     let dup = format!("{s}  - {{name: t5, period: 1ms, wcet: 1ns}}\n");
-    assert_eq!(yaml(&dup).unwrap_err(), "adv.yaml: task 't5' (tasks[100000]): field 'name': duplicate task name (also tasks[5])");
+    assert_eq!(
+        yaml(&dup).unwrap_err(),
+        "adv.yaml: task 't5' (tasks[100000]): field 'name': duplicate task name (also tasks[5])"
+    );
 }
 
 /// Found by the `taskset_json` fuzzer: JSON takes a task name holding DEL (U+007F), which YAML
@@ -62,17 +95,30 @@ fn a_hundred_thousand_tasks_with_coprime_periods_load() {
 /// separators, U+FEFF and U+FFFF now go as `\u` escapes and round-trip.
 #[test]
 fn names_with_characters_yaml_cannot_print_round_trip() {
-    for name in ["a\u{7f}b", "x\u{9b}y", "\u{85}nel", "l\u{2028}s\u{2029}p", "bom\u{feff}", "end\u{ffff}"] {
+    for name in [
+        "a\u{7f}b",
+        "x\u{9b}y",
+        "\u{85}nel",
+        "l\u{2028}s\u{2029}p",
+        "bom\u{feff}",
+        "end\u{ffff}",
+    ] {
         let text = serde_json::json!({"platform": {"cpus": 1}, "tasks": [{"name": name, "period": 10, "wcet": 1}]}).to_string();
         let ts = parse_taskset(&text, Format::Json, "fuzz.json").unwrap();
         let yaml = rtsched_model::file::to_yaml(&ts);
-        let back = parse_taskset(&yaml, Format::Yaml, "back.yaml").unwrap_or_else(|e| panic!("{name:?}: {e}\n{yaml}"));
+        let back = parse_taskset(&yaml, Format::Yaml, "back.yaml")
+            .unwrap_or_else(|e| panic!("{name:?}: {e}\n{yaml}"));
         assert_eq!(back.tasks[0].name, name);
     }
     // The fuzzer's own input.
     let crash = include_str!("../../../fuzz/corpus/taskset_json/regression-del-in-name.json");
     let ts = parse_taskset(crash, Format::Json, "fuzz.json").unwrap();
-    let back = parse_taskset(&rtsched_model::file::to_yaml(&ts), Format::Yaml, "back.yaml").unwrap();
+    let back = parse_taskset(
+        &rtsched_model::file::to_yaml(&ts),
+        Format::Yaml,
+        "back.yaml",
+    )
+    .unwrap();
     assert_eq!(back.tasks, ts.tasks);
 }
 
@@ -82,16 +128,23 @@ fn names_with_characters_yaml_cannot_print_round_trip() {
 fn devices_directories_and_huge_files_are_refused_before_reading() {
     let t = std::time::Instant::now();
     let e = load_taskset("/dev/zero").unwrap_err().to_string();
-    assert!(e.contains("/dev/zero") && e.contains("is a character device, not a task-set file"), "{e}");
+    assert!(
+        e.contains("/dev/zero") && e.contains("is a character device, not a task-set file"),
+        "{e}"
+    );
     let dir = std::env::temp_dir().join(format!("rtsched-adv-big-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let e = load_taskset(&dir).unwrap_err().to_string();
     assert!(e.contains("is a directory"), "{e}");
     let big = dir.join("big.yaml");
     let f = std::fs::File::create(&big).unwrap();
-    f.set_len(rtsched_model::file::MAX_TASKSET_BYTES + 1).unwrap(); // sparse: nothing is written
+    f.set_len(rtsched_model::file::MAX_TASKSET_BYTES + 1)
+        .unwrap(); // sparse: nothing is written
     let e = load_taskset(&big).unwrap_err().to_string();
-    assert!(e.contains("big.yaml") && e.contains("more than a task-set file's limit of 33554432 bytes"), "{e}");
+    assert!(
+        e.contains("big.yaml") && e.contains("more than a task-set file's limit of 33554432 bytes"),
+        "{e}"
+    );
     std::fs::remove_dir_all(&dir).ok();
     assert!(t.elapsed() < std::time::Duration::from_secs(5));
 }

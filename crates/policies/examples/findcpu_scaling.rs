@@ -112,8 +112,15 @@ fn simulate(spec: &str, ts: &TaskSet) -> SimRow {
 
 fn main() {
     let quick = std::env::args().any(|a| a == "--quick");
-    let ms: Vec<u32> = (1..=10).map(|i| 1u32 << i).filter(|&m| !quick || m <= 256).collect();
-    let loads = [("light R=0.6", 0.6), ("R=0.8", 0.8), ("heavy (no free CPU)", 1.0)];
+    let ms: Vec<u32> = (1..=10)
+        .map(|i| 1u32 << i)
+        .filter(|&m| !quick || m <= 256)
+        .collect();
+    let loads = [
+        ("light R=0.6", 0.6),
+        ("R=0.8", 0.8),
+        ("heavy (no free CPU)", 1.0),
+    ];
 
     println!("# A. structure level: ns per find-CPU / per update (push = find + update)\n");
     // [load][variant][m] -> (find, update)
@@ -138,12 +145,20 @@ fn main() {
     }
 
     println!("# B. simulation (N = 3m, U = R*m, periods 10-100 ms log-uniform, WCET): ns per op, net of one timer pair\n");
-    let specs = ["gedf-dist:linear,measure", "gedf-dist:fmask,measure", "gedf-dist:heap,measure", "gfp-dist:rm,push=cpupri,measure"];
+    let specs = [
+        "gedf-dist:linear,measure",
+        "gedf-dist:fmask,measure",
+        "gedf-dist:heap,measure",
+        "gfp-dist:rm,push=cpupri,measure",
+    ];
     // [r][spec][m]
     let mut b: Vec<Vec<Vec<SimRow>>> = Vec::new();
     for r in [0.6, 0.8] {
         println!("## R = {r}");
-        println!("{:>6} | {:<34} | {:>8} {:>8} {:>8} {:>8} {:>8} | {:>9} {:>9}", "m", "scheduler", "push", "find", "enqueue", "dequeue", "pull", "pushes", "read/find");
+        println!(
+            "{:>6} | {:<34} | {:>8} {:>8} {:>8} {:>8} {:>8} | {:>9} {:>9}",
+            "m", "scheduler", "push", "find", "enqueue", "dequeue", "pull", "pushes", "read/find"
+        );
         let mut per_spec: Vec<Vec<SimRow>> = (0..specs.len()).map(|_| Vec::new()).collect();
         for &m in &ms {
             let duration_ms = if m >= 512 { 300 } else { 1000 };
@@ -152,7 +167,13 @@ fn main() {
                 let row = simulate(spec, &ts);
                 println!(
                     "{m:>6} | {spec:<34} | {:>8.1} {:>8.1} {:>8.1} {:>8.1} {:>8.1} | {:>9} {:>9.1}",
-                    row.push, row.find, row.enqueue, row.dequeue, row.pull, row.pushes, row.touched_per_find
+                    row.push,
+                    row.find,
+                    row.enqueue,
+                    row.dequeue,
+                    row.pull,
+                    row.pushes,
+                    row.touched_per_find
                 );
                 per_spec[si].push(row);
             }
@@ -174,7 +195,10 @@ fn main() {
         a[heavy][heap][hi].0 / a[heavy][heap][lo].0,
         a[heavy][heap][hi].1 / a[heavy][heap][lo].1
     );
-    println!("heap push (find+update), heavy: m={mhi} / m={mlo} = {:.2}x", push(heavy, heap, hi) / push(heavy, heap, lo));
+    println!(
+        "heap push (find+update), heavy: m={mhi} / m={mlo} = {:.2}x",
+        push(heavy, heap, hi) / push(heavy, heap, lo)
+    );
     println!(
         "linear find, heavy: m={mhi} / m={mlo} = {:.1}x for {}x more CPUs ({:.2} ns per CPU at m={mhi})",
         a[heavy][linear][hi].0 / a[heavy][linear][lo].0,
@@ -200,7 +224,10 @@ fn main() {
             push(r08, linear, i) / push(r08, heap, i),
             push(heavy, linear, i) / push(heavy, heap, i)
         );
-        println!("m=256, R=0.8, simulated push: linear / heap = {:.1}x", b[1][linear][i].push / b[1][heap][i].push.max(1.0));
+        println!(
+            "m=256, R=0.8, simulated push: linear / heap = {:.1}x",
+            b[1][linear][i].push / b[1][heap][i].push.max(1.0)
+        );
         println!(
             "m=256, R=0.8, simulated enqueue: heap {:.1} ns, linear {:.1} ns (the heap's update cost, Figs 10-11; linear is within timer noise)",
             b[1][heap][i].enqueue,

@@ -242,13 +242,20 @@ pub struct Cfs {
 }
 
 impl Cfs {
-    pub fn new(label: String, ts: &TaskSet, p: CfsParams, balancer: Option<ZoneConfig>, linux: bool) -> Cfs {
+    pub fn new(
+        label: String,
+        ts: &TaskSet,
+        p: CfsParams,
+        balancer: Option<ZoneConfig>,
+        linux: bool,
+    ) -> Cfs {
         let m = ts.platform.cpus;
         // Real-time priorities: the file's; when no real-time task has one, rate-monotonic (as
         // `kernel:fifo`), the shortest period the most urgent.
         let rt: Vec<&rtsched_model::Task> = ts.tasks.iter().filter(|t| !t.is_fair()).collect();
         let rm = rt.iter().all(|t| t.priority.is_none());
-        let rank = |t: &rtsched_model::Task| rt.iter().filter(|o| o.period > t.period).count() as u32 + 1;
+        let rank =
+            |t: &rtsched_model::Task| rt.iter().filter(|o| o.period > t.period).count() as u32 + 1;
         let tasks = ts
             .tasks
             .iter()
@@ -311,8 +318,12 @@ impl Cfs {
     /// `SCHED_FIFO` order: is `a` more urgent than `b`?
     fn rt_before(&self, a: EntityId, b: EntityId) -> bool {
         let (x, y) = (&self.ents[a as usize], &self.ents[b as usize]);
-        let (px, py) = (self.tasks[x.task as usize].rt, self.tasks[y.task as usize].rt);
-        (std::cmp::Reverse(px), x.release, x.task, x.job, x.thread) < (std::cmp::Reverse(py), y.release, y.task, y.job, y.thread)
+        let (px, py) = (
+            self.tasks[x.task as usize].rt,
+            self.tasks[y.task as usize].rt,
+        );
+        (std::cmp::Reverse(px), x.release, x.task, x.job, x.thread)
+            < (std::cmp::Reverse(py), y.release, y.task, y.job, y.thread)
     }
 
     /// Fair order: least virtual runtime, then task, job.
@@ -355,7 +366,11 @@ impl Cfs {
         }
         let rq = &mut self.rqs[x.rq as usize];
         let w = self.tasks[x.task as usize].weight;
-        let list = if self.tasks[x.task as usize].rt.is_some() { &mut rq.rt } else { &mut rq.fair };
+        let list = if self.tasks[x.task as usize].rt.is_some() {
+            &mut rq.rt
+        } else {
+            &mut rq.fair
+        };
         if let Some(i) = list.iter().position(|&y| y == e) {
             list.swap_remove(i);
             if self.tasks[x.task as usize].rt.is_none() {
@@ -368,7 +383,12 @@ impl Cfs {
     /// The queue's minimum virtual runtime, kept monotone (`update_min_vruntime`).
     fn update_min_vruntime(&mut self, cpu: u32) {
         let rq = &self.rqs[cpu as usize];
-        if let Some(v) = rq.fair.iter().map(|&e| self.ents[e as usize].vruntime).min() {
+        if let Some(v) = rq
+            .fair
+            .iter()
+            .map(|&e| self.ents[e as usize].vruntime)
+            .min()
+        {
             let rq = &mut self.rqs[cpu as usize];
             rq.min_vruntime = rq.min_vruntime.max(v);
         }
@@ -402,7 +422,11 @@ impl Cfs {
         (0..self.m())
             .min_by_key(|&c| {
                 let rq = &self.rqs[c as usize];
-                (rq.load + rq.rt.len() as u64 * NICE_0, rq.fair.len() + rq.rt.len(), c)
+                (
+                    rq.load + rq.rt.len() as u64 * NICE_0,
+                    rq.fair.len() + rq.rt.len(),
+                    c,
+                )
             })
             .unwrap_or(0)
     }
@@ -431,14 +455,19 @@ impl Cfs {
     /// holding both queues' locks for `lock`.
     fn migrate(&mut self, e: EntityId, to: u32, now: Time, d: &mut Dispatch<'_>) {
         let from = self.ents[e as usize].rq;
-        let rel = self.ents[e as usize].vruntime.saturating_sub(self.rqs[from as usize].min_vruntime);
+        let rel = self.ents[e as usize]
+            .vruntime
+            .saturating_sub(self.rqs[from as usize].min_vruntime);
         self.dequeue(e);
         self.ents[e as usize].vruntime = self.rqs[to as usize].min_vruntime + rel;
         self.enqueue(e, to);
         self.tasks[self.ents[e as usize].task as usize].last_cpu = to;
         self.migrations += 1;
         // Both CPUs wait for the double lock (one after the other would not be more exact).
-        let start = self.rqs[from as usize].held_until.max(self.rqs[to as usize].held_until).max(now);
+        let start = self.rqs[from as usize]
+            .held_until
+            .max(self.rqs[to as usize].held_until)
+            .max(now);
         for c in [from, to] {
             let rq = &mut self.rqs[c as usize];
             let until = start + self.p.lock;
@@ -459,7 +488,12 @@ impl Cfs {
             .fair
             .iter()
             .copied()
-            .filter(|&e| Some(e) != running && self.tasks[self.ents[e as usize].task as usize].pinned.is_none())
+            .filter(|&e| {
+                Some(e) != running
+                    && self.tasks[self.ents[e as usize].task as usize]
+                        .pinned
+                        .is_none()
+            })
             .max_by_key(|&e| {
                 (
                     self.tasks[self.ents[e as usize].task as usize].weight,
@@ -472,7 +506,9 @@ impl Cfs {
     /// Whether a move needs two runnable fair entities more on its source than on its target
     /// (option `guard`; by default the opzone balancer's rule, not Linux's).
     fn guarded(&self) -> bool {
-        self.p.guard.unwrap_or(matches!(self.balancer, Balancer::Opzone(_)))
+        self.p
+            .guard
+            .unwrap_or(matches!(self.balancer, Balancer::Opzone(_)))
     }
 
     /// Linux's `load_balance` for `this` (rule 4): returns whether it moved anything.
@@ -484,15 +520,23 @@ impl Cfs {
             .filter(|&c| c != this)
             .max_by_key(|&c| (self.rqs[c as usize].load, std::cmp::Reverse(c)));
         let Some(busiest) = busiest else { return false };
-        let (bl, tl) = (self.rqs[busiest as usize].load, self.rqs[this as usize].load);
+        let (bl, tl) = (
+            self.rqs[busiest as usize].load,
+            self.rqs[this as usize].load,
+        );
         // A queue of one entity has nothing waiting to move (`busiest->nr_running > 1`).
-        if self.rqs[busiest as usize].fair.len() < 2 || bl * 100 <= tl * self.p.imbalance_pct || bl <= tl {
+        if self.rqs[busiest as usize].fair.len() < 2
+            || bl * 100 <= tl * self.p.imbalance_pct
+            || bl <= tl
+        {
             return false;
         }
         let mut to_move = (bl - tl) / 2;
         let mut moved = false;
         while to_move > 0 {
-            if self.guarded() && self.rqs[busiest as usize].fair.len() <= self.rqs[this as usize].fair.len() + 1 {
+            if self.guarded()
+                && self.rqs[busiest as usize].fair.len() <= self.rqs[this as usize].fair.len() + 1
+            {
                 break;
             }
             let Some(e) = self.movable(busiest, d) else {
@@ -524,18 +568,28 @@ impl Cfs {
         // Which entity moves is the shared rule (`ZoneBalancer::choose`, also the real
         // balancer's): the queue counts for its guard, the waiting unpinned entities with their
         // tasks' own usage (rule 6, decayed to now) for its task floor.
-        let (nf, nt) = (self.rqs[b.from as usize].fair.len(), self.rqs[b.to as usize].fair.len());
+        let (nf, nt) = (
+            self.rqs[b.from as usize].fair.len(),
+            self.rqs[b.to as usize].fair.len(),
+        );
         let (running, k) = (d.current(b.from), now / self.p.tick);
         self.candidates.clear();
         for &e in &self.rqs[b.from as usize].fair {
             let t = &self.tasks[self.ents[e as usize].task as usize];
             if Some(e) != running && t.pinned.is_none() {
                 let util = decay(t.util, (k + 1).saturating_sub(t.util_tick));
-                self.candidates.push(Candidate { util, weight: t.weight, vruntime: self.ents[e as usize].vruntime, id: e as u64 });
+                self.candidates.push(Candidate {
+                    util,
+                    weight: t.weight,
+                    vruntime: self.ents[e as usize].vruntime,
+                    id: e as u64,
+                });
             }
         }
         let guard = self.guarded();
-        let Balancer::Opzone(zb) = &self.balancer else { return };
+        let Balancer::Opzone(zb) = &self.balancer else {
+            return;
+        };
         if let Some(i) = zb.choose(nf, nt, guard, &self.candidates) {
             self.migrate(self.candidates[i].id as EntityId, b.to, now, d);
         }
@@ -553,7 +607,9 @@ impl Cfs {
         if best.is_some() {
             return best;
         }
-        let cur = d.current(cpu).filter(|&e| self.ents[e as usize].rq == cpu && !self.is_rt(e));
+        let cur = d
+            .current(cpu)
+            .filter(|&e| self.ents[e as usize].rq == cpu && !self.is_rt(e));
         if let Some(c) = cur {
             if !rq.resched {
                 return Some(c);
@@ -566,7 +622,10 @@ impl Cfs {
     fn slice(&self, cpu: u32, e: EntityId) -> Time {
         let rq = &self.rqs[cpu as usize];
         let w = self.tasks[self.ents[e as usize].task as usize].weight;
-        let period = self.p.latency.max(self.p.min_granularity * rq.fair.len() as u64);
+        let period = self
+            .p
+            .latency
+            .max(self.p.min_granularity * rq.fair.len() as u64);
         (period as u128 * w as u128 / rq.load.max(1) as u128) as Time
     }
 }
@@ -643,7 +702,8 @@ impl Policy for Cfs {
                 let mut busy_tick = |e: EntityId| {
                     let t = &mut tasks[ents[e as usize].task as usize];
                     if t.rt.is_none() && t.util_tick <= k {
-                        t.util = ((decay(t.util, k - t.util_tick) as u64 * 31 + 1000) / 32) as Permille;
+                        t.util =
+                            ((decay(t.util, k - t.util_tick) as u64 * 31 + 1000) / 32) as Permille;
                         t.util_tick = k + 1;
                     }
                 };
@@ -683,9 +743,15 @@ impl Policy for Cfs {
                 (Balancer::Linux, true) => self.idlest(task),
                 (Balancer::Linux, false) => {
                     let prev = t.last_cpu;
-                    if t.pinned.is_none() && (d.current(prev).is_some() || !self.rqs[prev as usize].fair.is_empty()) {
+                    if t.pinned.is_none()
+                        && (d.current(prev).is_some() || !self.rqs[prev as usize].fair.is_empty())
+                    {
                         (0..m)
-                            .find(|&c| d.current(c).is_none() && self.rqs[c as usize].fair.is_empty() && self.rqs[c as usize].rt.is_empty())
+                            .find(|&c| {
+                                d.current(c).is_none()
+                                    && self.rqs[c as usize].fair.is_empty()
+                                    && self.rqs[c as usize].rt.is_empty()
+                            })
                             .unwrap_or(prev)
                     } else {
                         prev
@@ -705,7 +771,9 @@ impl Policy for Cfs {
             self.ents[i].vruntime = v;
             self.enqueue(e, cpu);
             if let Some(cur) = d.current(cpu) {
-                if !self.is_rt(cur) && self.ents[cur as usize].vruntime > v + self.p.wakeup_granularity {
+                if !self.is_rt(cur)
+                    && self.ents[cur as usize].vruntime > v + self.p.wakeup_granularity
+                {
                     self.rqs[cpu as usize].resched = true;
                 }
             }
@@ -720,7 +788,10 @@ impl Policy for Cfs {
         // Ticks: slices, and the periodic balancers.
         for &c in &ticked {
             if let Some(e) = d.current(c) {
-                if !self.is_rt(e) && now.saturating_sub(self.rqs[c as usize].slice_start) >= self.slice(c, e).max(self.p.min_granularity) {
+                if !self.is_rt(e)
+                    && now.saturating_sub(self.rqs[c as usize].slice_start)
+                        >= self.slice(c, e).max(self.p.min_granularity)
+                {
                     self.rqs[c as usize].resched = true;
                 }
             }
@@ -754,7 +825,9 @@ impl Policy for Cfs {
                 }
                 Balancer::Opzone(_) => {
                     // A task of the busiest group: the busiest CPU's interval is a check point.
-                    let busiest = (0..m).max_by_key(|&x| (self.rqs[x as usize].load, std::cmp::Reverse(x))).unwrap_or(0);
+                    let busiest = (0..m)
+                        .max_by_key(|&x| (self.rqs[x as usize].load, std::cmp::Reverse(x)))
+                        .unwrap_or(0);
                     if busiest == c && d.current(c).is_some_and(|e| !self.is_rt(e)) {
                         self.zone_check(Trigger::BusiestGroup, c, now, d);
                     }
@@ -847,7 +920,8 @@ pub fn build(spec: &SchedulerSpec, ctx: &mut BuildCtx) -> Result<Box<dyn Policy>
             zone_opts.push((k.to_string(), v.clone()));
             shown.push(format!("{k}={v}"));
         } else if TIME_KEYS.contains(&k) {
-            let t = parse_duration_str(v).map_err(|e| format!("scheduler '{name}': option '{k}': {e}"))?;
+            let t = parse_duration_str(v)
+                .map_err(|e| format!("scheduler '{name}': option '{k}': {e}"))?;
             let slot = match k {
                 "tick" => &mut p.tick,
                 "latency" => &mut p.latency,
@@ -866,14 +940,20 @@ pub fn build(spec: &SchedulerSpec, ctx: &mut BuildCtx) -> Result<Box<dyn Policy>
             p.guard = Some(match v.as_str() {
                 "on" => true,
                 "off" => false,
-                _ => return Err(format!("scheduler '{name}': option 'guard': expected on or off, got '{v}'")),
+                _ => {
+                    return Err(format!(
+                        "scheduler '{name}': option 'guard': expected on or off, got '{v}'"
+                    ))
+                }
             });
             shown.push(format!("{k}={v}"));
         } else if k == "checks" {
             p.periodic_checks = match v.as_str() {
                 "points" => false,
                 "periodic" => true,
-                _ => return Err(format!("scheduler '{name}': option 'checks': expected points or periodic, got '{v}'")),
+                _ => return Err(format!(
+                    "scheduler '{name}': option 'checks': expected points or periodic, got '{v}'"
+                )),
             };
             shown.push(format!("{k}={v}"));
         } else if k == "imbalance_pct" {
@@ -890,7 +970,10 @@ pub fn build(spec: &SchedulerSpec, ctx: &mut BuildCtx) -> Result<Box<dyn Policy>
             let hint = rtsched_model::file::closest(k, &known)
                 .map(|s| format!(" (did you mean '{s}'?)"))
                 .unwrap_or_default();
-            return Err(format!("scheduler '{name}' has no option '{k}'{hint} (known: {})", known.join(", ")));
+            return Err(format!(
+                "scheduler '{name}' has no option '{k}'{hint} (known: {})",
+                known.join(", ")
+            ));
         }
     }
     for (k, t) in [
@@ -900,17 +983,26 @@ pub fn build(spec: &SchedulerSpec, ctx: &mut BuildCtx) -> Result<Box<dyn Policy>
         ("balance_min", p.balance_min),
     ] {
         if t == 0 {
-            return Err(format!("scheduler '{name}': option '{k}': must be positive"));
+            return Err(format!(
+                "scheduler '{name}': option '{k}': must be positive"
+            ));
         }
     }
     if p.balance_max < p.balance_min {
-        return Err(format!("scheduler '{name}': option 'balance_max': is below balance_min"));
+        return Err(format!(
+            "scheduler '{name}': option 'balance_max': is below balance_min"
+        ));
     }
     if balancer != "opzone" && p.periodic_checks {
-        return Err(format!("scheduler '{name}': option 'checks' applies to balancer=opzone only"));
+        return Err(format!(
+            "scheduler '{name}': option 'checks' applies to balancer=opzone only"
+        ));
     }
     if balancer != "opzone" && !zone_opts.is_empty() {
-        return Err(format!("scheduler '{name}': option '{}' applies to balancer=opzone only", zone_opts[0].0));
+        return Err(format!(
+            "scheduler '{name}': option '{}' applies to balancer=opzone only",
+            zone_opts[0].0
+        ));
     }
     let zone = if balancer == "opzone" {
         Some(ZoneConfig::from_options(name, &zone_opts)?)
@@ -927,5 +1019,11 @@ pub fn build(spec: &SchedulerSpec, ctx: &mut BuildCtx) -> Result<Box<dyn Policy>
         label.push(',');
         label.push_str(&s);
     }
-    Ok(Box::new(Cfs::new(label, ctx.ts, p, zone, balancer == "linux")))
+    Ok(Box::new(Cfs::new(
+        label,
+        ctx.ts,
+        p,
+        zone,
+        balancer == "linux",
+    )))
 }

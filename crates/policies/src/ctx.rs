@@ -56,7 +56,10 @@ pub struct DistOptions {
 
 impl<'a> BuildCtx<'a> {
     pub fn new(ts: &'a TaskSet) -> Self {
-        BuildCtx { ts, rng: policy_rng(ts.run.seed) }
+        BuildCtx {
+            ts,
+            rng: policy_rng(ts.run.seed),
+        }
     }
 
     /// The number of CPUs of the platform.
@@ -74,7 +77,11 @@ impl<'a> BuildCtx<'a> {
     /// (`NAME:file|rm|dm`). The main option (bare) is `prio`; `allowed` lists every option
     /// the spec may carry (including `prio`). Without `prio`: `file` if every task has a
     /// priority, `rm` if none has, else an error.
-    pub fn priorities(&self, spec: &SchedulerSpec, allowed: &[&str]) -> Result<(Vec<u32>, String), String> {
+    pub fn priorities(
+        &self,
+        spec: &SchedulerSpec,
+        allowed: &[&str],
+    ) -> Result<(Vec<u32>, String), String> {
         let ts = self.ts;
         let mode = spec.option("prio", allowed)?;
         let given = ts.tasks.iter().filter(|t| t.priority.is_some()).count();
@@ -83,7 +90,11 @@ impl<'a> BuildCtx<'a> {
             None if given == ts.tasks.len() => "file".into(),
             None if given == 0 => "rm".into(),
             None => {
-                let missing = ts.tasks.iter().find(|t| t.priority.is_none()).expect("some task lacks one");
+                let missing = ts
+                    .tasks
+                    .iter()
+                    .find(|t| t.priority.is_none())
+                    .expect("some task lacks one");
                 return Err(format!(
                     "{}: task '{}': field 'priority': missing, while other tasks have one; give every task a priority, or choose {}:rm / {}:dm",
                     ts.source, missing.name, spec.name, spec.name
@@ -99,7 +110,12 @@ impl<'a> BuildCtx<'a> {
             }
             "rm" => rtsched_analysis::priority::rate_monotonic(&ts.tasks),
             "dm" => rtsched_analysis::priority::deadline_monotonic(&ts.tasks),
-            other => return Err(format!("scheduler '{}': unknown priority assignment '{other}' (known: file, rm, dm)", spec.name)),
+            other => {
+                return Err(format!(
+                    "scheduler '{}': unknown priority assignment '{other}' (known: file, rm, dm)",
+                    spec.name
+                ))
+            }
         };
         Ok((prio, format!("{}:{mode}", spec.name)))
     }
@@ -108,12 +124,24 @@ impl<'a> BuildCtx<'a> {
     /// the heuristic that succeeded. Computed by the partitioner named in `partition=NAME`
     /// (also the bare option when `bare_is_partition`; the last one given wins), admitting a
     /// task to a CPU by `admission`; else read from the tasks' `cpu` fields.
-    pub fn partition_labelled(&self, spec: &SchedulerSpec, bare_is_partition: bool, admission: Admission) -> Result<(Vec<u32>, Option<String>), String> {
+    pub fn partition_labelled(
+        &self,
+        spec: &SchedulerSpec,
+        bare_is_partition: bool,
+        admission: Admission,
+    ) -> Result<(Vec<u32>, Option<String>), String> {
         let ts = self.ts;
-        let chosen = spec.options.iter().rev().find(|(k, _)| k == "partition" || (k.is_empty() && bare_is_partition));
+        let chosen = spec
+            .options
+            .iter()
+            .rev()
+            .find(|(k, _)| k == "partition" || (k.is_empty() && bare_is_partition));
         if let Some((_, name)) = chosen {
-            let partitioner = by_name(name).map_err(|e| format!("scheduler '{}': {e}", spec.name))?;
-            let p = partitioner.partition(ts, &admission).map_err(|e| format!("{}: {e}", ts.source))?;
+            let partitioner =
+                by_name(name).map_err(|e| format!("scheduler '{}': {e}", spec.name))?;
+            let p = partitioner
+                .partition(ts, &admission)
+                .map_err(|e| format!("{}: {e}", ts.source))?;
             if p.is_global() {
                 return Err(format!(
                     "{}: partitioner '{name}' fell back to 'global': the task set cannot be partitioned onto {} CPUs; use a global scheduler",
@@ -139,14 +167,26 @@ impl<'a> BuildCtx<'a> {
     /// The options of the distributed-run-queue policies: `push=VARIANT` (also bare when
     /// `bare_is_push`, and then no other option is allowed), `measure[=on|off]`; the others
     /// are returned in `rest` for the policy to read.
-    pub fn dist_options(&self, spec: &SchedulerSpec, bare_is_push: bool) -> Result<DistOptions, String> {
+    pub fn dist_options(
+        &self,
+        spec: &SchedulerSpec,
+        bare_is_push: bool,
+    ) -> Result<DistOptions, String> {
         let (mut find, mut measure) = (None, false);
-        let mut rest = SchedulerSpec { name: spec.name.clone(), options: Vec::new() };
+        let mut rest = SchedulerSpec {
+            name: spec.name.clone(),
+            options: Vec::new(),
+        };
         for (k, v) in &spec.options {
             match (k.as_str(), v.as_str()) {
                 ("", "measure") | ("measure", "on" | "true" | "1") => measure = true,
                 ("measure", "off" | "false" | "0") => measure = false,
-                ("measure", other) => return Err(format!("scheduler '{}': measure={other}: expected on or off", spec.name)),
+                ("measure", other) => {
+                    return Err(format!(
+                        "scheduler '{}': measure={other}: expected on or off",
+                        spec.name
+                    ))
+                }
                 ("push", v) | ("", v) if k == "push" || bare_is_push => {
                     find = Some(PushFind::parse(v).ok_or_else(|| {
                         format!("scheduler '{}': unknown push variant '{v}' (known: linear, fmask, heap, cpupri)", spec.name)
@@ -158,7 +198,11 @@ impl<'a> BuildCtx<'a> {
         if bare_is_push {
             rest.option("push", &["push", "measure"])?;
         }
-        Ok(DistOptions { find, measure, rest })
+        Ok(DistOptions {
+            find,
+            measure,
+            rest,
+        })
     }
 }
 
@@ -180,7 +224,11 @@ mod tests {
         assert_eq!(a, draws(BuildCtx::new(&ts).rng()), "same seed, same draws");
         assert_eq!(a, draws(&mut policy_rng(42)));
         ts.run.seed = 43;
-        assert_ne!(a, draws(BuildCtx::new(&ts).rng()), "another seed, other draws");
+        assert_ne!(
+            a,
+            draws(BuildCtx::new(&ts).rng()),
+            "another seed, other draws"
+        );
         // The simulator's per-task streams (2·task, 2·task+1) of the same seed draw otherwise.
         for stream in 0..8 {
             let mut sim = ChaCha8Rng::seed_from_u64(42);

@@ -117,7 +117,10 @@ impl Dasa {
     /// not a tracked job of this CPU.
     fn local_chain(&mut self, view: &dyn RunView, e: EntityId, cpu: u32) {
         ua::chain(view, e, &mut self.chain);
-        let cut = self.chain.iter().position(|&h| !self.jobs.get(h).is_some_and(|i| self.local(i, cpu)));
+        let cut = self
+            .chain
+            .iter()
+            .position(|&h| !self.jobs.get(h).is_some_and(|i| self.local(i, cpu)));
         if let Some(k) = cut {
             self.chain.truncate(k);
         }
@@ -137,11 +140,20 @@ impl Dasa {
             }
             None => {
                 let info = *self.jobs.get(e).expect("chains hold tracked jobs");
-                Slot { e, inherited: info.deadline, key: EdfOrder.key(&info), deadline: info.deadline, remaining: ua::remaining(view, &info) }
+                Slot {
+                    e,
+                    inherited: info.deadline,
+                    key: EdfOrder.key(&info),
+                    deadline: info.deadline,
+                    remaining: ua::remaining(view, &info),
+                }
             }
         };
         slot.inherited = slot.inherited.min(want);
-        let by_deadline = t.iter().position(|s| (slot.inherited, slot.key) < (s.inherited, s.key)).unwrap_or(t.len());
+        let by_deadline = t
+            .iter()
+            .position(|s| (slot.inherited, slot.key) < (s.inherited, s.key))
+            .unwrap_or(t.len());
         let at = by_deadline.min(limit);
         t.insert(at, slot);
         at
@@ -158,9 +170,14 @@ impl Dasa {
             }
             self.local_chain(view, e, cpu);
             let pud = ua::pud(view, now, &info, &self.chain);
-            self.candidates.push(Ranked { pud, key: EdfOrder.key(&info), e });
+            self.candidates.push(Ranked {
+                pud,
+                key: EdfOrder.key(&info),
+                e,
+            });
         }
-        self.candidates.sort_by(|a, b| b.pud.total_cmp(&a.pud).then(a.key.cmp(&b.key)));
+        self.candidates
+            .sort_by(|a, b| b.pud.total_cmp(&a.pud).then(a.key.cmp(&b.key)));
 
         self.schedule.clear();
         for c in 0..self.candidates.len() {
@@ -177,7 +194,10 @@ impl Dasa {
                 let want = self.tentative[at].inherited;
                 at = self.place(view, self.chain[k], want, at);
             }
-            if ua::feasible(now, self.tentative.iter().map(|s| (s.deadline, s.remaining))) {
+            if ua::feasible(
+                now,
+                self.tentative.iter().map(|s| (s.deadline, s.remaining)),
+            ) {
                 std::mem::swap(&mut self.schedule, &mut self.tentative);
             }
         }
@@ -229,7 +249,13 @@ impl Policy for Dasa {
     fn unblocked(&mut self, _now: Time, e: &EntityInfo) {
         self.jobs.add(e);
     }
-    fn requested(&mut self, _now: Time, e: EntityId, r: crate::policy::ResourceId, _holder: Option<EntityId>) {
+    fn requested(
+        &mut self,
+        _now: Time,
+        e: EntityId,
+        r: crate::policy::ResourceId,
+        _holder: Option<EntityId>,
+    ) {
         self.jobs.set_waiting(e, r);
     }
     fn grants_resources(&self) -> bool {
@@ -251,7 +277,14 @@ impl Policy for Dasa {
     fn schedule(&mut self, now: Time, d: &mut Dispatch<'_>) {
         let view = d.run();
         self.jobs.prune(view);
-        ua::grant_pending(now, view, &mut self.jobs, ua::GrantBy::Pud, &mut self.pending, d);
+        ua::grant_pending(
+            now,
+            view,
+            &mut self.jobs,
+            ua::GrantBy::Pud,
+            &mut self.pending,
+            d,
+        );
         if !self.cycle.is_empty() {
             // The ledger calls `schedule` again at this instant, after the abort.
             return self.break_deadlock(now, view, d);
@@ -267,7 +300,9 @@ impl Policy for Dasa {
             }
         }
         let cpus = self.cpus;
-        let at = ua::next_hopeless(now, view, &self.jobs, |e| (0..cpus).any(|c| d.current(c) == Some(e)));
+        let at = ua::next_hopeless(now, view, &self.jobs, |e| {
+            (0..cpus).any(|c| d.current(c) == Some(e))
+        });
         self.alarm.arm(now, at, d);
     }
 }

@@ -147,7 +147,10 @@ pub fn place(ts: &TaskSet) -> Result<Placement, String> {
             ));
         }
     }
-    Ok(Placement { dedicated, shared: next as u32..m as u32 })
+    Ok(Placement {
+        dedicated,
+        shared: next as u32..m as u32,
+    })
 }
 
 /// A task's domain: a heavy task's cluster index, or `LIGHT`.
@@ -180,9 +183,21 @@ impl Federated {
             for c in cpus.clone() {
                 domain_of_cpu[c as usize] = k;
             }
-            clusters.push(GlobalDomain::on_cpus(format!("federated:{}", ts.tasks[i].name), EdfOrder, cpus.start, cpus.len() as u32, true));
+            clusters.push(GlobalDomain::on_cpus(
+                format!("federated:{}", ts.tasks[i].name),
+                EdfOrder,
+                cpus.start,
+                cpus.len() as u32,
+                true,
+            ));
         }
-        let shared = SequentialDomain::new(GlobalDomain::on_cpus("federated", EdfOrder, placement.shared.start, placement.shared.len() as u32, true));
+        let shared = SequentialDomain::new(GlobalDomain::on_cpus(
+            "federated",
+            EdfOrder,
+            placement.shared.start,
+            placement.shared.len() as u32,
+            true,
+        ));
         Federated {
             placement,
             names: ts.tasks.iter().map(|t| t.name.clone()).collect(),
@@ -225,7 +240,9 @@ impl Policy for Federated {
         }
         match k {
             LIGHT => self.shared.forked(threads),
-            k => threads.iter().for_each(|t| self.clusters[k as usize].release(t)),
+            k => threads
+                .iter()
+                .for_each(|t| self.clusters[k as usize].release(t)),
         }
     }
 
@@ -266,10 +283,19 @@ impl Policy for Federated {
     }
 
     fn stats(&self) -> Vec<(String, f64)> {
-        let dedicated: u32 = self.placement.dedicated.iter().flatten().map(|r| r.len() as u32).sum();
+        let dedicated: u32 = self
+            .placement
+            .dedicated
+            .iter()
+            .flatten()
+            .map(|r| r.len() as u32)
+            .sum();
         let mut out = crate::common::counters(&[
             ("heavy_tasks", self.clusters.len() as u64),
-            ("light_tasks", (self.names.len() - self.clusters.len()) as u64),
+            (
+                "light_tasks",
+                (self.names.len() - self.clusters.len()) as u64,
+            ),
             ("dedicated_cpus", dedicated as u64),
             ("shared_cpus", self.placement.shared.len() as u64),
             ("serialised_threads", self.shared.serialised),
@@ -309,7 +335,12 @@ mod tests {
     /// A task with period = deadline `d` ms and the given regions (ms); C is their sum.
     fn task(name: &str, d: u64, regions: &[&[u64]]) -> Task {
         let mut t = Task::periodic(name, d * MS, 0);
-        t.regions = regions.iter().map(|r| Region { threads: r.iter().map(|&x| x * MS).collect() }).collect();
+        t.regions = regions
+            .iter()
+            .map(|r| Region {
+                threads: r.iter().map(|&x| x * MS).collect(),
+            })
+            .collect();
         t.wcet = t.regions.iter().flat_map(|r| r.threads.iter()).sum();
         t
     }
@@ -326,8 +357,11 @@ mod tests {
         assert_eq!(cores_needed(101, 10, 20), Some(10)); // 91/10 → 10
         assert_eq!(cores_needed(30, 10, 10), None); // L = D: unbounded
         assert_eq!(cores_needed(30, 12, 10), None); // L > D
-        // Times in ns at the scale of real task sets (no overflow in C − L).
-        assert_eq!(cores_needed(u64::MAX, 1, 3), Some((u64::MAX - 1).div_ceil(2)));
+                                                    // Times in ns at the scale of real task sets (no overflow in C − L).
+        assert_eq!(
+            cores_needed(u64::MAX, 1, 3),
+            Some((u64::MAX - 1).div_ceil(2))
+        );
     }
 
     #[test]
@@ -366,7 +400,10 @@ mod tests {
         ts.tasks.remove(1);
         ts.platform.cpus = 6;
         let p = place(&ts).unwrap();
-        assert_eq!((p.dedicated, p.shared), (vec![Some(0..3), Some(3..6)], 6..6));
+        assert_eq!(
+            (p.dedicated, p.shared),
+            (vec![Some(0..3), Some(3..6)], 6..6)
+        );
     }
 
     #[test]
@@ -375,33 +412,68 @@ mod tests {
         let long = task("long", 10, &[&[6], &[4, 4], &[2]]);
         let ts = TaskSet::new(8, vec![task("ok", 10, &[&[1]]), long]);
         let e = place(&ts).unwrap_err();
-        assert!(e.contains("task 'long'") && e.contains("L = 12ms ≥ D = 10ms") && e.contains("C = 16ms"), "{e}");
+        assert!(
+            e.contains("task 'long'")
+                && e.contains("L = 12ms ≥ D = 10ms")
+                && e.contains("C = 16ms"),
+            "{e}"
+        );
         // L ≥ min(D, T) when T < D.
         let mut t = task("t", 20, &[&[1], &[6, 6]]);
         t.period = 7 * MS;
         let e = place(&TaskSet::new(4, vec![t])).unwrap_err();
-        assert!(e.contains("L = 7ms ≥ D = min(deadline, period) = 7ms"), "{e}");
+        assert!(
+            e.contains("L = 7ms ≥ D = min(deadline, period) = 7ms"),
+            "{e}"
+        );
         // Σ n_i > m: h1 needs 3 (fits on 4), h2 needs 3 with 1 left; 6 in all.
         let h1 = task("h1", 10, &[&[1], &[4, 4, 4, 4], &[1]]);
         let h2 = task("h2", 10, &[&[1], &[4, 4, 4, 4], &[1]]);
         let e = place(&TaskSet::new(4, vec![h1.clone(), h2])).unwrap_err();
-        assert!(e.contains("task 'h2'") && e.contains("= 3 dedicated CPUs") && e.contains("only 1 of the 4 CPUs") && e.contains("6 CPUs in all"), "{e}");
+        assert!(
+            e.contains("task 'h2'")
+                && e.contains("= 3 dedicated CPUs")
+                && e.contains("only 1 of the 4 CPUs")
+                && e.contains("6 CPUs in all"),
+            "{e}"
+        );
         assert!(e.contains("⌈(18ms − 6ms)/(10ms − 6ms)⌉"), "{e}");
         // Light tasks, no CPU left.
         let e = place(&TaskSet::new(3, vec![h1.clone(), task("x", 10, &[&[3]])])).unwrap_err();
-        assert!(e.contains("all 3 CPUs") && e.contains("1 light task(s)") && e.contains("'x'"), "{e}");
+        assert!(
+            e.contains("all 3 CPUs") && e.contains("1 light task(s)") && e.contains("'x'"),
+            "{e}"
+        );
         // Light tasks over the CPUs left: u = .6 + .6 > 1.
         let ts = TaskSet::new(4, vec![h1, task("x", 10, &[&[6]]), task("y", 10, &[&[6]])]);
         let e = place(&ts).unwrap_err();
-        assert!(e.contains("2 light task(s)") && e.contains("1.200000 > the 1 CPU(s) left") && e.contains("heavy tasks' 3"), "{e}");
+        assert!(
+            e.contains("2 light task(s)")
+                && e.contains("1.200000 > the 1 CPU(s) left")
+                && e.contains("heavy tasks' 3"),
+            "{e}"
+        );
         // Exactly full: u = 1 on the one CPU left is placed.
-        let ts = TaskSet::new(4, vec![task("h1", 10, &[&[1], &[4, 4, 4, 4], &[1]]), task("x", 10, &[&[6]]), task("y", 10, &[&[4]])]);
+        let ts = TaskSet::new(
+            4,
+            vec![
+                task("h1", 10, &[&[1], &[4, 4, 4, 4], &[1]]),
+                task("x", 10, &[&[6]]),
+                task("y", 10, &[&[4]]),
+            ],
+        );
         assert_eq!(place(&ts).unwrap().shared, 3..4);
     }
 
     #[test]
     fn build_rejects_options_and_reports_the_placement_in_stats() {
-        let ts = TaskSet::new(4, vec![task("l", 10, &[&[2]]), task("h", 10, &[&[1], &[4, 4, 4, 4], &[1]])]);
+        let ts = TaskSet::new(
+            4,
+            vec![
+                task("l", 10, &[&[2]]),
+                task("h", 10, &[&[1], &[4, 4, 4, 4], &[1]]),
+            ],
+        );
         let e = crate::build("federated:fast", &ts).err().unwrap();
         assert!(e.contains("takes no options"), "{e}");
         let p = crate::build("federated", &ts).unwrap();

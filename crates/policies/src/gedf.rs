@@ -7,8 +7,8 @@
 //!
 //! Total order: absolute deadline, then release time, then task index, job index, thread.
 
-use crate::common::{GlobalDomain, Key, Order};
 use crate::common::global_model;
+use crate::common::{GlobalDomain, Key, Order};
 use crate::ctx::BuildCtx;
 use crate::policy::{EntityInfo, Policy};
 use crate::registry::{PolicyInfo, SchedulerSpec};
@@ -38,7 +38,13 @@ pub const INFO: PolicyInfo = PolicyInfo {
 /// `model=`, `mapper=` (run through [`global_model`]); none: the native domain.
 pub fn build(spec: &SchedulerSpec, ctx: &mut BuildCtx) -> Result<Box<dyn Policy>, String> {
     if let Some(mm) = global_model::options(spec)? {
-        return Ok(global_model::ordered("gedf", EdfOrder, true, ctx.cpus(), mm));
+        return Ok(global_model::ordered(
+            "gedf",
+            EdfOrder,
+            true,
+            ctx.cpus(),
+            mm,
+        ));
     }
     Ok(Box::new(gedf(ctx.cpus())))
 }

@@ -24,8 +24,15 @@ pub use crate::common::findcpu::PushFind;
 
 /// Global EDF with distributed run queues; `find` chooses the push variant.
 pub fn gedf_dist(cpus: u32, find: PushFind, measure: bool) -> DistDomain<EdfOrder> {
-    assert!(find != PushFind::Cpupri, "cpupri needs a small fixed set of priority levels; EDF has none");
-    let label = format!("gedf-dist:{}{}", find.name(), if measure { ",measure" } else { "" });
+    assert!(
+        find != PushFind::Cpupri,
+        "cpupri needs a small fixed set of priority levels; EDF has none"
+    );
+    let label = format!(
+        "gedf-dist:{}{}",
+        find.name(),
+        if measure { ",measure" } else { "" }
+    );
     DistDomain::new(label, EdfOrder, cpus, find, Vec::new(), measure)
 }
 

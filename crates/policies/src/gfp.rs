@@ -8,8 +8,8 @@
 //!
 //! Total order: priority (higher first), then release time, task, job, thread.
 
-use crate::common::{GlobalDomain, Key, Order};
 use crate::common::global_model;
+use crate::common::{GlobalDomain, Key, Order};
 use crate::ctx::BuildCtx;
 use crate::policy::{EntityInfo, Policy};
 use crate::registry::{PolicyInfo, SchedulerSpec};
@@ -23,7 +23,11 @@ pub struct FpOrder {
 impl Order for FpOrder {
     #[inline]
     fn key(&self, e: &EntityInfo) -> Key {
-        Key::new((u32::MAX - self.priority[e.task as usize]) as u64, e.release, e)
+        Key::new(
+            (u32::MAX - self.priority[e.task as usize]) as u64,
+            e.release,
+            e,
+        )
     }
 }
 
@@ -42,7 +46,13 @@ pub const INFO: PolicyInfo = PolicyInfo {
 pub fn build(spec: &SchedulerSpec, ctx: &mut BuildCtx) -> Result<Box<dyn Policy>, String> {
     let (p, label) = ctx.priorities(spec, &["prio", "model", "mapper"])?;
     if let Some(mm) = global_model::read(spec)? {
-        return Ok(global_model::ordered(&label, FpOrder { priority: p }, true, ctx.cpus(), mm));
+        return Ok(global_model::ordered(
+            &label,
+            FpOrder { priority: p },
+            true,
+            ctx.cpus(),
+            mm,
+        ));
     }
     Ok(Box::new(gfp(label, ctx.cpus(), p)))
 }

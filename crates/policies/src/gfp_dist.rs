@@ -26,9 +26,19 @@ use crate::gfp::FpOrder;
 use crate::policy::Policy;
 use crate::registry::{PolicyInfo, SchedulerSpec};
 
-pub fn gfp_dist(label: String, cpus: u32, priority: Vec<u32>, find: PushFind, measure: bool) -> DistDomain<FpOrder> {
+pub fn gfp_dist(
+    label: String,
+    cpus: u32,
+    priority: Vec<u32>,
+    find: PushFind,
+    measure: bool,
+) -> DistDomain<FpOrder> {
     let levels: Vec<u64> = priority.iter().map(|&p| (u32::MAX - p) as u64).collect();
-    let label = format!("{label},push={}{}", find.name(), if measure { ",measure" } else { "" });
+    let label = format!(
+        "{label},push={}{}",
+        find.name(),
+        if measure { ",measure" } else { "" }
+    );
     DistDomain::new(label, FpOrder { priority }, cpus, find, levels, measure)
 }
 
@@ -43,5 +53,11 @@ pub const INFO: PolicyInfo = PolicyInfo {
 pub fn build(spec: &SchedulerSpec, ctx: &mut BuildCtx) -> Result<Box<dyn Policy>, String> {
     let o = ctx.dist_options(spec, false)?;
     let (p, label) = ctx.priorities(&o.rest, &["prio"])?;
-    Ok(Box::new(gfp_dist(label, ctx.cpus(), p, o.find.unwrap_or(PushFind::Cpupri), o.measure)))
+    Ok(Box::new(gfp_dist(
+        label,
+        ctx.cpus(),
+        p,
+        o.find.unwrap_or(PushFind::Cpupri),
+        o.measure,
+    )))
 }

@@ -75,7 +75,12 @@ impl Ggua {
 }
 
 /// The head of each CPU's schedule (candidate indices), chosen in EDF order.
-fn heads_in_edf_order(sched: &[Vec<usize>], cands: &[Candidate], heads: &mut Vec<usize>, out: &mut Choice) {
+fn heads_in_edf_order(
+    sched: &[Vec<usize>],
+    cands: &[Candidate],
+    heads: &mut Vec<usize>,
+    out: &mut Choice,
+) {
     heads.clear();
     heads.extend(sched.iter().filter_map(|s| s.first().copied()));
     heads.sort_unstable_by_key(|&i| cands[i].key);
@@ -87,13 +92,29 @@ impl Choose for Ggua {
     fn decision_work(&self, m: u64, n: u64) -> u64 {
         n.saturating_mul(m).saturating_mul(m.saturating_add(n))
     }
-    fn choose(&mut self, now: Time, view: &dyn RunView, tracked: &Tracked, m: u32, out: &mut Choice) {
+    fn choose(
+        &mut self,
+        now: Time,
+        view: &dyn RunView,
+        tracked: &Tracked,
+        m: u32,
+        out: &mut Choice,
+    ) {
         if let Some(e) = ua::least_pud(now, view, &self.cycle) {
             out.abort.push(e);
         }
         self.cycle.clear();
-        ua::candidates(now, view, tracked, self.mech, &mut self.scratch, &mut out.abort, &mut self.cands);
-        self.cands.sort_unstable_by(|a, b| b.pud.total_cmp(&a.pud).then(a.key.cmp(&b.key)));
+        ua::candidates(
+            now,
+            view,
+            tracked,
+            self.mech,
+            &mut self.scratch,
+            &mut out.abort,
+            &mut self.cands,
+        );
+        self.cands
+            .sort_unstable_by(|a, b| b.pud.total_cmp(&a.pud).then(a.key.cmp(&b.key)));
         let m = m as usize;
         self.sched.resize_with(m, Vec::new);
         self.sched.iter_mut().for_each(Vec::clear);
@@ -149,7 +170,9 @@ impl Choose for Ggua {
         if !self.mech.abort {
             return None;
         }
-        ua::next_hopeless(now, view, tracked, |e| (0..m).any(|c| view.running(c) == Some(e)))
+        ua::next_hopeless(now, view, tracked, |e| {
+            (0..m).any(|c| view.running(c) == Some(e))
+        })
     }
     fn grant_by(&self) -> Option<ua::GrantBy> {
         Some(ua::GrantBy::Pud)
@@ -166,7 +189,8 @@ pub const INFO: PolicyInfo = PolicyInfo {
 /// `model=`, `mapper=`, `chain_pud=`; the controls `abort=`, `chains=` (on|off, default on).
 pub fn build(spec: &SchedulerSpec, ctx: &mut BuildCtx) -> Result<Box<dyn Policy>, String> {
     let mech = ua::check_options(spec, &[])?;
-    let (model, mapper) = global_model::read(spec)?.unwrap_or((Model::StopTheWorld, Mapper::ThreePass));
+    let (model, mapper) =
+        global_model::read(spec)?.unwrap_or((Model::StopTheWorld, Mapper::ThreePass));
     ua::require_non_increasing_tufs(ctx.ts, &spec.name)?;
     let mut label = global_model::label("ggua", model, mapper);
     for (on, key) in [(mech.abort, "abort"), (mech.chains, "chains")] {
@@ -177,5 +201,14 @@ pub fn build(spec: &SchedulerSpec, ctx: &mut BuildCtx) -> Result<Box<dyn Policy>
     if mech.chain_pud == ua::ChainPud::Max {
         label.push_str(",chain_pud=max");
     }
-    Ok(Box::new(GlobalModel::new(label, Ggua { mech, ..Ggua::default() }, ctx.cpus(), model, mapper)))
+    Ok(Box::new(GlobalModel::new(
+        label,
+        Ggua {
+            mech,
+            ..Ggua::default()
+        },
+        ctx.cpus(),
+        model,
+        mapper,
+    )))
 }

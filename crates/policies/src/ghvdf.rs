@@ -31,7 +31,14 @@ impl Choose for Ghvdf {
     fn decision_work(&self, _m: u64, n: u64) -> u64 {
         n.saturating_mul(64 - n.leading_zeros() as u64)
     }
-    fn choose(&mut self, now: Time, view: &dyn RunView, tracked: &Tracked, m: u32, out: &mut Choice) {
+    fn choose(
+        &mut self,
+        now: Time,
+        view: &dyn RunView,
+        tracked: &Tracked,
+        m: u32,
+        out: &mut Choice,
+    ) {
         self.scratch.clear();
         for &e in tracked.ids() {
             let i = tracked.get(e).expect("listed ids are tracked");
@@ -43,17 +50,29 @@ impl Choose for Ghvdf {
             if tracked.is_blocked(e) {
                 continue;
             }
-            self.scratch.push((ua::pud(view, now, i, &[]), Key::new(i.deadline, i.release, i), e));
+            self.scratch.push((
+                ua::pud(view, now, i, &[]),
+                Key::new(i.deadline, i.release, i),
+                e,
+            ));
         }
-        self.scratch.sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
-        out.run.extend(self.scratch.iter().take(m as usize).map(|x| x.2));
+        self.scratch
+            .sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+        out.run
+            .extend(self.scratch.iter().take(m as usize).map(|x| x.2));
     }
     fn uses_tufs(&self) -> bool {
         true
     }
     /// The instant just after the earliest termination still ahead: its job is aborted then.
     fn wake(&self, now: Time, view: &dyn RunView, tracked: &Tracked, _m: u32) -> Option<Time> {
-        tracked.ids().iter().filter_map(|&e| tracked.get(e)).map(|i| ua::termination(view, i) + 1).filter(|&t| t > now).min()
+        tracked
+            .ids()
+            .iter()
+            .filter_map(|&e| tracked.get(e))
+            .map(|i| ua::termination(view, i) + 1)
+            .filter(|&t| t > now)
+            .min()
     }
     fn grant_by(&self) -> Option<ua::GrantBy> {
         Some(ua::GrantBy::Pud)
@@ -69,7 +88,14 @@ pub const INFO: PolicyInfo = PolicyInfo {
 
 /// `model=`, `mapper=`.
 pub fn build(spec: &SchedulerSpec, ctx: &mut BuildCtx) -> Result<Box<dyn Policy>, String> {
-    let (model, mapper) = global_model::options(spec)?.unwrap_or((Model::StopTheWorld, Mapper::ThreePass));
+    let (model, mapper) =
+        global_model::options(spec)?.unwrap_or((Model::StopTheWorld, Mapper::ThreePass));
     ua::require_non_increasing_tufs(ctx.ts, &spec.name)?;
-    Ok(Box::new(GlobalModel::new(global_model::label("ghvdf", model, mapper), Ghvdf::default(), ctx.cpus(), model, mapper)))
+    Ok(Box::new(GlobalModel::new(
+        global_model::label("ghvdf", model, mapper),
+        Ghvdf::default(),
+        ctx.cpus(),
+        model,
+        mapper,
+    )))
 }

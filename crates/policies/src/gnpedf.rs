@@ -5,8 +5,8 @@
 //!
 //! Total order: EDF's (absolute deadline, release, task, job, thread).
 
-use crate::common::GlobalDomain;
 use crate::common::global_model;
+use crate::common::GlobalDomain;
 use crate::ctx::BuildCtx;
 use crate::gedf::EdfOrder;
 use crate::policy::Policy;
@@ -26,7 +26,13 @@ pub const INFO: PolicyInfo = PolicyInfo {
 /// `model=`, `mapper=` (run through [`global_model`]); none: the native domain.
 pub fn build(spec: &SchedulerSpec, ctx: &mut BuildCtx) -> Result<Box<dyn Policy>, String> {
     if let Some(mm) = global_model::options(spec)? {
-        return Ok(global_model::ordered("gnpedf", EdfOrder, false, ctx.cpus(), mm));
+        return Ok(global_model::ordered(
+            "gnpedf",
+            EdfOrder,
+            false,
+            ctx.cpus(),
+            mm,
+        ));
     }
     Ok(Box::new(gnpedf(ctx.cpus())))
 }

@@ -62,7 +62,15 @@ pub struct Lbesa {
 
 impl Lbesa {
     pub fn new(label: String, cpus: u32, cpu_of_task: Vec<u32>) -> Self {
-        Lbesa { label, cpus, cpu_of_task, jobs: Tracked::new(), alarm: ua::Alarm::default(), schedule: Vec::new(), pending: Vec::new() }
+        Lbesa {
+            label,
+            cpus,
+            cpu_of_task,
+            jobs: Tracked::new(),
+            alarm: ua::Alarm::default(),
+            schedule: Vec::new(),
+            pending: Vec::new(),
+        }
     }
 
     /// Steps 2–4 for `cpu`: the job it should run.
@@ -75,10 +83,18 @@ impl Lbesa {
             }
             let remaining = ua::remaining(view, info);
             let density = ua::pud(view, now, info, &[]);
-            self.schedule.push(Slot { key: EdfOrder.key(info), e, deadline: info.deadline, remaining, density });
+            self.schedule.push(Slot {
+                key: EdfOrder.key(info),
+                e,
+                deadline: info.deadline,
+                remaining,
+                density,
+            });
         }
         self.schedule.sort_by(|a, b| a.key.cmp(&b.key));
-        while self.schedule.len() > 1 && !ua::feasible(now, self.schedule.iter().map(|s| (s.deadline, s.remaining))) {
+        while self.schedule.len() > 1
+            && !ua::feasible(now, self.schedule.iter().map(|s| (s.deadline, s.remaining)))
+        {
             let least = (0..self.schedule.len())
                 .min_by(|&a, &b| {
                     let (a, b) = (&self.schedule[a], &self.schedule[b]);
@@ -114,7 +130,13 @@ impl Policy for Lbesa {
     fn unblocked(&mut self, _now: Time, e: &EntityInfo) {
         self.jobs.add(e);
     }
-    fn requested(&mut self, _now: Time, e: EntityId, r: crate::policy::ResourceId, _holder: Option<EntityId>) {
+    fn requested(
+        &mut self,
+        _now: Time,
+        e: EntityId,
+        r: crate::policy::ResourceId,
+        _holder: Option<EntityId>,
+    ) {
         self.jobs.set_waiting(e, r);
     }
     fn grants_resources(&self) -> bool {
@@ -129,7 +151,14 @@ impl Policy for Lbesa {
     fn schedule(&mut self, now: Time, d: &mut Dispatch<'_>) {
         let view = d.run();
         self.jobs.prune(view);
-        ua::grant_pending(now, view, &mut self.jobs, ua::GrantBy::Deadline, &mut self.pending, d);
+        ua::grant_pending(
+            now,
+            view,
+            &mut self.jobs,
+            ua::GrantBy::Deadline,
+            &mut self.pending,
+            d,
+        );
         if ua::abort_hopeless(now, view, &self.jobs, d) {
             // The ledger calls `schedule` again at this instant, after the aborts.
             return;
@@ -141,7 +170,9 @@ impl Policy for Lbesa {
             }
         }
         let cpus = self.cpus;
-        let at = ua::next_hopeless(now, view, &self.jobs, |e| (0..cpus).any(|c| d.current(c) == Some(e)));
+        let at = ua::next_hopeless(now, view, &self.jobs, |e| {
+            (0..cpus).any(|c| d.current(c) == Some(e))
+        });
         self.alarm.arm(now, at, d);
     }
 }

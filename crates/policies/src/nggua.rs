@@ -51,21 +51,46 @@ pub struct Nggua {
 
 impl Default for Nggua {
     fn default() -> Self {
-        Nggua { cands: Vec::new(), scratch: ua::Scratch::default(), sched: Vec::new(), load: Vec::new(), heads: Vec::new(), cycle: Vec::new(), mech: ua::Mechanisms::default(), shed: true }
+        Nggua {
+            cands: Vec::new(),
+            scratch: ua::Scratch::default(),
+            sched: Vec::new(),
+            load: Vec::new(),
+            heads: Vec::new(),
+            cycle: Vec::new(),
+            mech: ua::Mechanisms::default(),
+            shed: true,
+        }
     }
 }
 
 impl Choose for Nggua {
     /// The overview's cost: n·m to assign, n² a CPU to shed (the n log n sort is below them).
     fn decision_work(&self, m: u64, n: u64) -> u64 {
-        n.saturating_mul(m).saturating_add(m.saturating_mul(n).saturating_mul(n))
+        n.saturating_mul(m)
+            .saturating_add(m.saturating_mul(n).saturating_mul(n))
     }
-    fn choose(&mut self, now: Time, view: &dyn RunView, tracked: &Tracked, m: u32, out: &mut Choice) {
+    fn choose(
+        &mut self,
+        now: Time,
+        view: &dyn RunView,
+        tracked: &Tracked,
+        m: u32,
+        out: &mut Choice,
+    ) {
         if let Some(e) = ua::least_pud(now, view, &self.cycle) {
             out.abort.push(e);
         }
         self.cycle.clear();
-        ua::candidates(now, view, tracked, self.mech, &mut self.scratch, &mut out.abort, &mut self.cands);
+        ua::candidates(
+            now,
+            view,
+            tracked,
+            self.mech,
+            &mut self.scratch,
+            &mut out.abort,
+            &mut self.cands,
+        );
         self.cands.sort_unstable_by_key(|c| (c.pip, c.key));
         let m = m as usize;
         self.sched.resize_with(m, Vec::new);
@@ -80,8 +105,17 @@ impl Choose for Nggua {
         let cands = &self.cands;
         if self.shed {
             for s in self.sched.iter_mut() {
-                while s.len() > 1 && !ua::feasible(now, s.iter().map(|&i| (cands[i].deadline, cands[i].rem))) {
-                    let worst = (0..s.len()).min_by(|&a, &b| cands[s[a]].pud.total_cmp(&cands[s[b]].pud).then(cands[s[b]].key.cmp(&cands[s[a]].key))).expect("an infeasible schedule is not empty");
+                while s.len() > 1
+                    && !ua::feasible(now, s.iter().map(|&i| (cands[i].deadline, cands[i].rem)))
+                {
+                    let worst = (0..s.len())
+                        .min_by(|&a, &b| {
+                            cands[s[a]]
+                                .pud
+                                .total_cmp(&cands[s[b]].pud)
+                                .then(cands[s[b]].key.cmp(&cands[s[a]].key))
+                        })
+                        .expect("an infeasible schedule is not empty");
                     s.remove(worst);
                 }
                 if s.len() == 1 && cands[s[0]].hopeless {
@@ -91,7 +125,8 @@ impl Choose for Nggua {
         }
         // The heads in step 2's order (candidate indices are in it).
         self.heads.clear();
-        self.heads.extend(self.sched.iter().filter_map(|s| s.first().copied()));
+        self.heads
+            .extend(self.sched.iter().filter_map(|s| s.first().copied()));
         self.heads.sort_unstable();
         out.run.extend(self.heads.iter().map(|&i| self.cands[i].e));
     }
@@ -109,7 +144,9 @@ impl Choose for Nggua {
         if !self.mech.abort {
             return None;
         }
-        ua::next_hopeless(now, view, tracked, |e| (0..m).any(|c| view.running(c) == Some(e)))
+        ua::next_hopeless(now, view, tracked, |e| {
+            (0..m).any(|c| view.running(c) == Some(e))
+        })
     }
     fn grant_by(&self) -> Option<ua::GrantBy> {
         Some(ua::GrantBy::Deadline)
@@ -127,10 +164,15 @@ pub const INFO: PolicyInfo = PolicyInfo {
 pub fn build(spec: &SchedulerSpec, ctx: &mut BuildCtx) -> Result<Box<dyn Policy>, String> {
     let mech = ua::check_options(spec, &["shed"])?;
     let shed = ua::switch(spec, "shed")?;
-    let (model, mapper) = global_model::read(spec)?.unwrap_or((Model::StopTheWorld, Mapper::ThreePass));
+    let (model, mapper) =
+        global_model::read(spec)?.unwrap_or((Model::StopTheWorld, Mapper::ThreePass));
     ua::require_non_increasing_tufs(ctx.ts, &spec.name)?;
     let mut label = global_model::label("nggua", model, mapper);
-    for (on, key) in [(shed, "shed"), (mech.abort, "abort"), (mech.chains, "chains")] {
+    for (on, key) in [
+        (shed, "shed"),
+        (mech.abort, "abort"),
+        (mech.chains, "chains"),
+    ] {
         if !on {
             label.push_str(&format!(",{key}=off"));
         }
@@ -138,5 +180,15 @@ pub fn build(spec: &SchedulerSpec, ctx: &mut BuildCtx) -> Result<Box<dyn Policy>
     if mech.chain_pud == ua::ChainPud::Max {
         label.push_str(",chain_pud=max");
     }
-    Ok(Box::new(GlobalModel::new(label, Nggua { mech, shed, ..Nggua::default() }, ctx.cpus(), model, mapper)))
+    Ok(Box::new(GlobalModel::new(
+        label,
+        Nggua {
+            mech,
+            shed,
+            ..Nggua::default()
+        },
+        ctx.cpus(),
+        model,
+        mapper,
+    )))
 }

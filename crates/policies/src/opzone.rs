@@ -131,14 +131,23 @@ pub enum OperationZone {
 
 impl OperationZone {
     pub const NAMES: [&'static str; 5] = ["cold", "warm-low", "warm-mid", "warm-high", "hot"];
-    const ALL: [OperationZone; 5] = [Self::Cold, Self::WarmLow, Self::WarmMid, Self::WarmHigh, Self::Hot];
+    const ALL: [OperationZone; 5] = [
+        Self::Cold,
+        Self::WarmLow,
+        Self::WarmMid,
+        Self::WarmHigh,
+        Self::Hot,
+    ];
 
     pub fn name(self) -> &'static str {
         Self::NAMES[Self::ALL.iter().position(|&z| z == self).expect("listed")]
     }
 
     pub fn parse(s: &str) -> Option<OperationZone> {
-        Self::NAMES.iter().position(|&n| n == s).map(|i| Self::ALL[i])
+        Self::NAMES
+            .iter()
+            .position(|&n| n == s)
+            .map(|i| Self::ALL[i])
     }
 
     pub fn is_warm(self) -> bool {
@@ -220,7 +229,10 @@ impl TaskFloor {
     }
 
     pub fn parse(s: &str) -> Option<TaskFloor> {
-        Self::NAMES.iter().position(|&n| n == s).map(|i| Self::ALL[i])
+        Self::NAMES
+            .iter()
+            .position(|&n| n == s)
+            .map(|i| Self::ALL[i])
     }
 }
 
@@ -316,12 +328,17 @@ impl ZoneConfig {
     /// at most: `32.5%`), durations with a unit (`5s`, `500ms`; a bare number is ms, as in
     /// files). Errors name the scheduler and the option: "scheduler 'cfs': option
     /// 'warm_spot_low': 60% is above warm_spot_mid (50%)".
-    pub fn from_options(scheduler: &str, options: &[(String, String)]) -> Result<ZoneConfig, String> {
+    pub fn from_options(
+        scheduler: &str,
+        options: &[(String, String)],
+    ) -> Result<ZoneConfig, String> {
         let err = |e: String| format!("scheduler '{scheduler}': {e}");
         let mut c = ZoneConfig::default();
         let mut given: Vec<&str> = Vec::new();
         for (key, value) in options {
-            let Some(&key) = Self::KEYS.iter().find(|&&k| k == key) else { continue };
+            let Some(&key) = Self::KEYS.iter().find(|&&k| k == key) else {
+                continue;
+            };
             if given.contains(&key) {
                 return Err(err(format!("option '{key}' is given twice")));
             }
@@ -330,8 +347,13 @@ impl ZoneConfig {
             match key {
                 "zone" => {
                     c.operation_zone = OperationZone::parse(v).ok_or_else(|| {
-                        let hint = closest(v, &OperationZone::NAMES).map(|s| format!(" (did you mean '{s}'?)")).unwrap_or_default();
-                        err(format!("option 'zone': unknown operation zone '{v}'{hint}; known: {}", OperationZone::NAMES.join(", ")))
+                        let hint = closest(v, &OperationZone::NAMES)
+                            .map(|s| format!(" (did you mean '{s}'?)"))
+                            .unwrap_or_default();
+                        err(format!(
+                            "option 'zone': unknown operation zone '{v}'{hint}; known: {}",
+                            OperationZone::NAMES.join(", ")
+                        ))
                     })?
                 }
                 "util" => {
@@ -340,23 +362,36 @@ impl ZoneConfig {
                         "average" => UtilMode::Average,
                         _ => {
                             let known = UtilMode::NAMES.join(", ");
-                            return Err(err(format!("option 'util': unknown utilisation mode '{v}'; known: {known}")));
+                            return Err(err(format!(
+                                "option 'util': unknown utilisation mode '{v}'; known: {known}"
+                            )));
                         }
                     }
                 }
                 "task_floor" => {
                     c.task_floor = TaskFloor::parse(v).ok_or_else(|| {
-                        err(format!("option 'task_floor': unknown task floor '{v}'; known: {}", TaskFloor::NAMES.join(", ")))
+                        err(format!(
+                            "option 'task_floor': unknown task floor '{v}'; known: {}",
+                            TaskFloor::NAMES.join(", ")
+                        ))
                     })?
                 }
                 "task_usage" => {
                     c.task_usage = TaskUsage::parse(v).ok_or_else(|| {
-                        err(format!("option 'task_usage': unknown task usage '{v}'; known: {}", TaskUsage::NAMES.join(", ")))
+                        err(format!(
+                            "option 'task_usage': unknown task usage '{v}'; known: {}",
+                            TaskUsage::NAMES.join(", ")
+                        ))
                     })?
                 }
                 "prize_time" | "punish_time" => {
-                    let t = parse_duration_str(v).map_err(|e| err(format!("option '{key}': {e}")))?;
-                    *if key == "prize_time" { &mut c.prize_time } else { &mut c.punish_time } = t;
+                    let t =
+                        parse_duration_str(v).map_err(|e| err(format!("option '{key}': {e}")))?;
+                    *if key == "prize_time" {
+                        &mut c.prize_time
+                    } else {
+                        &mut c.punish_time
+                    } = t;
                 }
                 _ => {
                     let p = parse_percent(v).map_err(|e| err(format!("option '{key}': {e}")))?;
@@ -398,29 +433,70 @@ impl ZoneConfig {
                 return Err(format!("option '{name}': {} is outside 0–100%", fmt_pct(p)));
             }
         }
-        for (name, t) in [("prize_time", self.prize_time), ("punish_time", self.punish_time)] {
+        for (name, t) in [
+            ("prize_time", self.prize_time),
+            ("punish_time", self.punish_time),
+        ] {
             if t == 0 {
                 return Err(format!("option '{name}': must be positive, got 0"));
             }
         }
         // (lower field, its value, upper field, its value, strict).
         let mut order = vec![
-            ("cold_threshold", self.cold_threshold, "hot_threshold", self.hot_threshold, true),
-            ("warm_spot_low", self.warm_spot_low, "warm_spot_mid", self.warm_spot_mid, false),
-            ("warm_spot_mid", self.warm_spot_mid, "warm_spot_high", self.warm_spot_high, false),
+            (
+                "cold_threshold",
+                self.cold_threshold,
+                "hot_threshold",
+                self.hot_threshold,
+                true,
+            ),
+            (
+                "warm_spot_low",
+                self.warm_spot_low,
+                "warm_spot_mid",
+                self.warm_spot_mid,
+                false,
+            ),
+            (
+                "warm_spot_mid",
+                self.warm_spot_mid,
+                "warm_spot_high",
+                self.warm_spot_high,
+                false,
+            ),
         ];
         if self.operation_zone.is_warm() {
-            order.push(("cold_threshold", self.cold_threshold, "warm_spot_low", self.warm_spot_low, false));
-            order.push(("warm_spot_high", self.warm_spot_high, "hot_threshold", self.hot_threshold, false));
+            order.push((
+                "cold_threshold",
+                self.cold_threshold,
+                "warm_spot_low",
+                self.warm_spot_low,
+                false,
+            ));
+            order.push((
+                "warm_spot_high",
+                self.warm_spot_high,
+                "hot_threshold",
+                self.hot_threshold,
+                false,
+            ));
         }
         for (lo_name, lo, hi_name, hi, strict) in order {
             if lo > hi || (strict && lo == hi) {
                 let relation = if strict { "not below" } else { "above" };
                 return Err(if given.contains(&hi_name) && !given.contains(&lo_name) {
                     let relation = if strict { "not above" } else { "below" };
-                    format!("option '{hi_name}': {} is {relation} {lo_name} ({})", fmt_pct(hi), fmt_pct(lo))
+                    format!(
+                        "option '{hi_name}': {} is {relation} {lo_name} ({})",
+                        fmt_pct(hi),
+                        fmt_pct(lo)
+                    )
                 } else {
-                    format!("option '{lo_name}': {} is {relation} {hi_name} ({})", fmt_pct(lo), fmt_pct(hi))
+                    format!(
+                        "option '{lo_name}': {} is {relation} {hi_name} ({})",
+                        fmt_pct(lo),
+                        fmt_pct(hi)
+                    )
                 });
             }
         }
@@ -435,7 +511,9 @@ fn parse_percent(text: &str) -> Result<Permille, String> {
     if num.starts_with('-') {
         return Err(format!("{t} is outside 0–100%"));
     }
-    let p = parse_decimal_scaled(num, 10).map_err(|_| format!("'{t}' is not a percentage with at most one decimal (e.g. 30% or 32.5%)"))?;
+    let p = parse_decimal_scaled(num, 10).map_err(|_| {
+        format!("'{t}' is not a percentage with at most one decimal (e.g. 30% or 32.5%)")
+    })?;
     if p > 1000 {
         return Err(format!("{}% is outside 0–100%", num));
     }
@@ -542,7 +620,13 @@ impl ZoneBalancer {
             (Some(s), UtilMode::PerCpu) => (cpus as usize, s),
             (Some(s), UtilMode::Average) => (1, s),
         };
-        ZoneBalancer { config, cpus, scores: vec![spot; units].into(), episodes: vec![Episode::default(); units].into(), last_now: 0 }
+        ZoneBalancer {
+            config,
+            cpus,
+            scores: vec![spot; units].into(),
+            episodes: vec![Episode::default(); units].into(),
+            last_now: 0,
+        }
     }
 
     pub fn config(&self) -> &ZoneConfig {
@@ -579,19 +663,37 @@ impl ZoneBalancer {
     /// `punish_time` lowers it by `score_step`, down to warm_spot_low.
     pub fn observe(&mut self, utils: &[Permille], now: Time) {
         assert_eq!(utils.len(), self.cpus as usize, "one utilisation per CPU");
-        debug_assert!(now >= self.last_now, "time went back from {} to {now}", self.last_now);
+        debug_assert!(
+            now >= self.last_now,
+            "time went back from {} to {now}",
+            self.last_now
+        );
         self.last_now = now;
-        let Some(spot) = self.config.spot() else { return };
+        let Some(spot) = self.config.spot() else {
+            return;
+        };
         match self.config.util {
             UtilMode::PerCpu => {
                 for (i, &u) in utils.iter().enumerate() {
-                    weigh(&self.config, &mut self.scores[i], &mut self.episodes[i], u > spot, now);
+                    weigh(
+                        &self.config,
+                        &mut self.scores[i],
+                        &mut self.episodes[i],
+                        u > spot,
+                        now,
+                    );
                 }
             }
             UtilMode::Average => {
                 let sum: u64 = utils.iter().map(|&u| u as u64).sum();
                 let above = sum > spot as u64 * utils.len() as u64;
-                weigh(&self.config, &mut self.scores[0], &mut self.episodes[0], above, now);
+                weigh(
+                    &self.config,
+                    &mut self.scores[0],
+                    &mut self.episodes[0],
+                    above,
+                    now,
+                );
             }
         }
     }
@@ -625,7 +727,10 @@ impl ZoneBalancer {
             }
         };
         let to = extreme(utils, |u, b| u < b);
-        (utils[from] > utils[to]).then_some(Balance { from: from as u32, to: to as u32 })
+        (utils[from] > utils[to]).then_some(Balance {
+            from: from as u32,
+            to: to as u32,
+        })
     }
 
     /// Which task moves on a [`Balance`] (rule 5): the index in `candidates` of the heaviest
@@ -638,7 +743,13 @@ impl ZoneBalancer {
     /// a task under its [`TaskFloor`]. A task's usage only filters: the paper says which tasks
     /// stay, not which of the rest moves, so the order is the balancer's (load, then cache).
     /// Pure and allocation-free.
-    pub fn choose(&self, from_runnable: usize, to_runnable: usize, guard: bool, candidates: &[Candidate]) -> Option<usize> {
+    pub fn choose(
+        &self,
+        from_runnable: usize,
+        to_runnable: usize,
+        guard: bool,
+        candidates: &[Candidate],
+    ) -> Option<usize> {
         if from_runnable < 2 || (guard && from_runnable <= to_runnable + 1) {
             return None;
         }
@@ -698,7 +809,10 @@ fn extreme(utils: &[Permille], better: impl Fn(Permille, Permille) -> bool) -> u
 fn weigh(c: &ZoneConfig, score: &mut Permille, ep: &mut Episode, above: bool, now: Time) {
     if above {
         if ep.since.is_none() {
-            *ep = Episode { since: Some(now), prized_to: now };
+            *ep = Episode {
+                since: Some(now),
+                prized_to: now,
+            };
         }
         let prizes = now.saturating_sub(ep.prized_to) / c.prize_time;
         if prizes > 0 {
@@ -738,7 +852,10 @@ mod tests {
     fn defaults_are_the_papers() {
         let c = ZoneConfig::default();
         assert_eq!((c.cold_threshold, c.hot_threshold), (300, 800));
-        assert_eq!((c.warm_spot_low, c.warm_spot_mid, c.warm_spot_high), (300, 500, 800));
+        assert_eq!(
+            (c.warm_spot_low, c.warm_spot_mid, c.warm_spot_high),
+            (300, 500, 800)
+        );
         assert_eq!((c.prize_time, c.punish_time), (5 * NS_PER_S, 5 * NS_PER_S));
         assert_eq!(c.score_step, 50);
         assert_eq!(c.util, UtilMode::PerCpu);
@@ -768,23 +885,51 @@ mod tests {
         let spec = "balancer=opzone,zone=warm-mid,prize_time=3s,punish_time=500ms,util=average,warm_spot_low=32.5%,score_step=10,fast";
         let c = parse(spec).unwrap();
         assert_eq!(c.operation_zone, OperationZone::WarmMid);
-        assert_eq!((c.prize_time, c.punish_time), (3 * NS_PER_S, 500 * NS_PER_MS));
+        assert_eq!(
+            (c.prize_time, c.punish_time),
+            (3 * NS_PER_S, 500 * NS_PER_MS)
+        );
         assert_eq!(c.util, UtilMode::Average);
         assert_eq!((c.warm_spot_low, c.score_step), (325, 100));
         assert_eq!(c.warm_spot_mid, 500, "untouched");
         assert_eq!(parse("").unwrap(), ZoneConfig::default());
-        assert_eq!(parse("prize_time=250").unwrap().prize_time, 250 * NS_PER_MS, "a bare number is ms");
-        assert_eq!(parse("task_floor=spot").unwrap().task_floor, TaskFloor::Spot);
+        assert_eq!(
+            parse("prize_time=250").unwrap().prize_time,
+            250 * NS_PER_MS,
+            "a bare number is ms"
+        );
+        assert_eq!(
+            parse("task_floor=spot").unwrap().task_floor,
+            TaskFloor::Spot
+        );
         assert_eq!(parse("task_floor=off").unwrap().task_floor.name(), "off");
-        assert_eq!(parse("task_usage=running").unwrap().task_usage, TaskUsage::Running);
-        assert_eq!(parse("task_usage=demand").unwrap().task_usage.name(), "demand");
+        assert_eq!(
+            parse("task_usage=running").unwrap().task_usage,
+            TaskUsage::Running
+        );
+        assert_eq!(
+            parse("task_usage=demand").unwrap().task_usage.name(),
+            "demand"
+        );
         // cold and hot policies do not use the spots, so their thresholds may pass them.
-        assert_eq!(parse("zone=cold,cold_threshold=40%").unwrap().cold_threshold, 400);
-        assert_eq!(parse("zone=hot,hot_threshold=70%").unwrap().hot_threshold, 700);
+        assert_eq!(
+            parse("zone=cold,cold_threshold=40%")
+                .unwrap()
+                .cold_threshold,
+            400
+        );
+        assert_eq!(
+            parse("zone=hot,hot_threshold=70%").unwrap().hot_threshold,
+            700
+        );
     }
 
     const S: Time = NS_PER_S;
-    const CHECKS: [Trigger; 3] = [Trigger::TaskCreated, Trigger::IdleWakeup, Trigger::BusiestGroup];
+    const CHECKS: [Trigger; 3] = [
+        Trigger::TaskCreated,
+        Trigger::IdleWakeup,
+        Trigger::BusiestGroup,
+    ];
 
     fn balancer(spec: &str, cpus: u32) -> ZoneBalancer {
         ZoneBalancer::new(parse(spec).unwrap(), cpus)
@@ -800,7 +945,12 @@ mod tests {
     fn cold_zone_never_balances() {
         let mut b = balancer("zone=cold", 4);
         let mut now = 0;
-        for utils in [[300, 0, 0, 0], [300, 300, 0, 100], [0, 0, 0, 0], [250, 0, 300, 10]] {
+        for utils in [
+            [300, 0, 0, 0],
+            [300, 300, 0, 100],
+            [0, 0, 0, 0],
+            [250, 0, 300, 10],
+        ] {
             assert_eq!(b.zone(&utils), Zone::Cold);
             for _ in 0..30 {
                 for t in CHECKS {
@@ -809,12 +959,18 @@ mod tests {
                 now += S;
             }
         }
-        assert_eq!(b.check(Trigger::TaskCreated, &[301, 0, 0, 0], now), mv(0, 1));
+        assert_eq!(
+            b.check(Trigger::TaskCreated, &[301, 0, 0, 0], now),
+            mv(0, 1)
+        );
         // Average mode: 100%, 20%, 0, 0 average to exactly 30%, still cold.
         let mut avg = balancer("zone=cold,util=average", 4);
         assert_eq!(avg.zone(&[1000, 200, 0, 0]), Zone::Cold);
         assert_eq!(avg.check(Trigger::TaskCreated, &[1000, 200, 0, 0], 0), None);
-        assert_eq!(avg.check(Trigger::TaskCreated, &[1000, 201, 0, 0], 0), mv(0, 2));
+        assert_eq!(
+            avg.check(Trigger::TaskCreated, &[1000, 201, 0, 0], 0),
+            mv(0, 2)
+        );
     }
 
     /// §3.1.2: an imbalance in the hot zone (80~100%) is balanced at the next check point (not
@@ -824,13 +980,29 @@ mod tests {
         let mut b = balancer("zone=hot", 4);
         let utils = [850, 100, 400, 400];
         assert_eq!(b.zone(&utils), Zone::Hot);
-        assert_eq!(b.check(Trigger::Tick, &utils, 0), None, "a tick is no check point");
+        assert_eq!(
+            b.check(Trigger::Tick, &utils, 0),
+            None,
+            "a tick is no check point"
+        );
         for (i, t) in CHECKS.into_iter().enumerate() {
             assert_eq!(b.check(t, &utils, i as Time), mv(0, 1), "{t:?}");
         }
-        assert_eq!(b.check(Trigger::IdleWakeup, &[100, 799, 0, 400], 5), None, "79.9% is warm");
-        assert_eq!(b.check(Trigger::IdleWakeup, &[100, 800, 0, 400], 6), mv(1, 2), "80% is hot");
-        assert_eq!(b.check(Trigger::IdleWakeup, &[900, 900, 900, 900], 7), None, "hot but nothing to even out");
+        assert_eq!(
+            b.check(Trigger::IdleWakeup, &[100, 799, 0, 400], 5),
+            None,
+            "79.9% is warm"
+        );
+        assert_eq!(
+            b.check(Trigger::IdleWakeup, &[100, 800, 0, 400], 6),
+            mv(1, 2),
+            "80% is hot"
+        );
+        assert_eq!(
+            b.check(Trigger::IdleWakeup, &[900, 900, 900, 900], 7),
+            None,
+            "hot but nothing to even out"
+        );
         assert_eq!(b.check(Trigger::Tick, &[1000, 0, 0, 0], 8), None);
     }
 
@@ -845,8 +1017,16 @@ mod tests {
         assert_eq!(check("zone=warm-high,util=average"), None);
         assert_eq!(check("zone=warm-high,util=per-cpu"), mv(1, 2));
         assert_eq!(check("zone=warm-mid"), mv(1, 2));
-        assert_eq!(balancer("zone=warm-high", 4).zone(&fig4), Zone::Hot, "its busiest CPU");
-        assert_eq!(balancer("zone=warm-high,util=average", 4).zone(&fig4), Zone::Warm, "53.75%");
+        assert_eq!(
+            balancer("zone=warm-high", 4).zone(&fig4),
+            Zone::Hot,
+            "its busiest CPU"
+        );
+        assert_eq!(
+            balancer("zone=warm-high,util=average", 4).zone(&fig4),
+            Zone::Warm,
+            "53.75%"
+        );
     }
 
     /// The average is compared exactly: 49.9% and 50.1% average to 50%, not over the mid spot,
@@ -854,7 +1034,9 @@ mod tests {
     /// rounded-down average would say 50%).
     #[test]
     fn average_is_compared_exactly() {
-        let check = |spec: &str, utils: [Permille; 2]| balancer(spec, 2).check(Trigger::BusiestGroup, &utils, 0);
+        let check = |spec: &str, utils: [Permille; 2]| {
+            balancer(spec, 2).check(Trigger::BusiestGroup, &utils, 0)
+        };
         assert_eq!(check("zone=warm-mid,util=average", [499, 501]), None);
         assert_eq!(check("zone=warm-mid,util=per-cpu", [499, 501]), mv(1, 0));
         assert_eq!(check("zone=warm-mid,util=average", [500, 501]), mv(1, 0));
@@ -878,12 +1060,20 @@ mod tests {
         assert_eq!(b.scores(), [550, 500]);
         b.observe(&busy, 10 * S - 1);
         assert_eq!(b.scores(), [550, 500]);
-        assert_eq!(b.check(Trigger::TaskCreated, &busy, 10 * S), None, "60% is not over 60%");
+        assert_eq!(
+            b.check(Trigger::TaskCreated, &busy, 10 * S),
+            None,
+            "60% is not over 60%"
+        );
         assert_eq!(b.scores(), [600, 500]);
         for s in 11..=60 {
             b.observe(&busy, s * S);
         }
-        assert_eq!(b.scores(), [800, 500], "500 + 12 x 50 stops at the high spot");
+        assert_eq!(
+            b.scores(),
+            [800, 500],
+            "500 + 12 x 50 stops at the high spot"
+        );
         assert_eq!(b.check(Trigger::TaskCreated, &[800, 100], 61 * S), None);
         assert_eq!(b.check(Trigger::TaskCreated, &[810, 100], 62 * S), mv(0, 1));
     }
@@ -911,7 +1101,10 @@ mod tests {
         }
         assert_eq!(b.scores(), [300, 500], "450 - 4 x 50 stops at the low spot");
         assert_eq!(b.check(Trigger::IdleWakeup, &[310, 0], 30 * S), mv(0, 1));
-        assert_eq!(balancer("zone=warm-mid", 2).check(Trigger::IdleWakeup, &[310, 0], 30 * S), None);
+        assert_eq!(
+            balancer("zone=warm-mid", 2).check(Trigger::IdleWakeup, &[310, 0], 30 * S),
+            None
+        );
     }
 
     /// §3.1.3's spots: "the task of high spot cannot go up any more", "the task of low spot
@@ -931,7 +1124,11 @@ mod tests {
         assert_eq!(sustained("zone=warm-high"), 800);
         assert_eq!(bursts("zone=warm-high"), 550, "five bursts: 800 - 5 x 50");
         assert_eq!(bursts("zone=warm-low"), 300);
-        assert_eq!(sustained("zone=warm-low"), 500, "four prizes in 20 s: 300 + 4 x 50");
+        assert_eq!(
+            sustained("zone=warm-low"),
+            500,
+            "four prizes in 20 s: 300 + 4 x 50"
+        );
     }
 
     /// Observations 17 s apart still count every whole prize time in between.
@@ -945,7 +1142,10 @@ mod tests {
         assert_eq!(b.scores(), [700], "the fourth at 20 s, not 17 + 5 s");
         // The average (55%) is not over the weighted spot (70%) any more.
         assert_eq!(b.check(Trigger::TaskCreated, &[700, 400], 21 * S), None);
-        assert_eq!(b.check(Trigger::TaskCreated, &[1000, 401], 22 * S), mv(0, 1));
+        assert_eq!(
+            b.check(Trigger::TaskCreated, &[1000, 401], 22 * S),
+            mv(0, 1)
+        );
     }
 
     #[test]
@@ -958,7 +1158,12 @@ mod tests {
     }
 
     fn cand(util: Permille, weight: u64, vruntime: u64, id: u64) -> Candidate {
-        Candidate { util, weight, vruntime, id }
+        Candidate {
+            util,
+            weight,
+            vruntime,
+            id,
+        }
     }
 
     /// §3.1.3: "Tasks that are lower than the CPU usage of the warm zone area is not migrated".
@@ -975,10 +1180,28 @@ mod tests {
         assert_eq!(choose("zone=warm-low", &tasks), Some(1));
         assert_eq!(choose("zone=warm-high,task_floor=off", &tasks), Some(0));
         assert_eq!(choose("zone=warm-high,task_floor=spot", &tasks), None);
-        assert_eq!(choose("zone=warm-high,task_floor=spot", &[tasks[0], tasks[1], cand(810, 15, 0, 9)]), Some(2));
-        assert_eq!(choose("zone=warm-high", &[cand(299, 1024, 0, 1)]), None, "29.9% is under 30%");
-        assert_eq!(choose("zone=warm-high", &[cand(300, 1024, 0, 1)]), Some(0), "30% is the low spot");
-        assert_eq!(choose("zone=warm-mid,warm_spot_low=40%", &[cand(350, 1024, 0, 1)]), None, "the configured low spot");
+        assert_eq!(
+            choose(
+                "zone=warm-high,task_floor=spot",
+                &[tasks[0], tasks[1], cand(810, 15, 0, 9)]
+            ),
+            Some(2)
+        );
+        assert_eq!(
+            choose("zone=warm-high", &[cand(299, 1024, 0, 1)]),
+            None,
+            "29.9% is under 30%"
+        );
+        assert_eq!(
+            choose("zone=warm-high", &[cand(300, 1024, 0, 1)]),
+            Some(0),
+            "30% is the low spot"
+        );
+        assert_eq!(
+            choose("zone=warm-mid,warm_spot_low=40%", &[cand(350, 1024, 0, 1)]),
+            None,
+            "the configured low spot"
+        );
         assert_eq!(choose("zone=cold", &tasks), Some(0));
         assert_eq!(choose("zone=hot", &tasks), Some(0));
     }
@@ -989,39 +1212,67 @@ mod tests {
     #[test]
     fn choose_orders_by_weight_then_vruntime_and_keeps_the_guard() {
         let b = balancer("zone=hot", 2);
-        let tasks = [cand(900, 1024, 3_000_000, 4), cand(900, 1024, 9_000_000, 5), cand(900, 1024, 9_000_000, 6)];
+        let tasks = [
+            cand(900, 1024, 3_000_000, 4),
+            cand(900, 1024, 9_000_000, 5),
+            cand(900, 1024, 9_000_000, 6),
+        ];
         assert_eq!(b.choose(4, 0, true, &tasks), Some(1));
-        assert_eq!(b.choose(4, 0, true, &[tasks[2], tasks[1]]), Some(1), "id 5 before id 6, in any order");
-        assert_eq!(b.choose(2, 1, true, &tasks), None, "the guard: 2 is not two more than 1");
+        assert_eq!(
+            b.choose(4, 0, true, &[tasks[2], tasks[1]]),
+            Some(1),
+            "id 5 before id 6, in any order"
+        );
+        assert_eq!(
+            b.choose(2, 1, true, &tasks),
+            None,
+            "the guard: 2 is not two more than 1"
+        );
         assert_eq!(b.choose(3, 1, true, &tasks), Some(1));
         assert_eq!(b.choose(2, 1, false, &tasks), Some(1));
-        assert_eq!(b.choose(1, 0, false, &tasks), None, "one runnable task: it is the running one");
+        assert_eq!(
+            b.choose(1, 0, false, &tasks),
+            None,
+            "one runnable task: it is the running one"
+        );
         assert_eq!(b.choose(5, 0, true, &[]), None);
     }
 
     /// A valid configuration: sorted thresholds and spots, any policy and mode, steps and
     /// times small enough that prizes and punishes happen within a sequence.
     fn any_config() -> impl Strategy<Value = ZoneConfig> {
-        (proptest::collection::vec(0u32..=1000, 5), 0usize..5, any::<bool>(), 0u32..=400, 1u64..=3000, 1u64..=3000).prop_filter_map(
-            "cold below hot",
-            |(mut v, zone, avg, step, prize_ms, punish_ms)| {
-                v.sort_unstable();
-                (v[0] < v[4]).then(|| ZoneConfig {
-                    operation_zone: OperationZone::ALL[zone],
-                    cold_threshold: v[0],
-                    warm_spot_low: v[1],
-                    warm_spot_mid: v[2],
-                    warm_spot_high: v[3],
-                    hot_threshold: v[4],
-                    score_step: step,
-                    prize_time: prize_ms * NS_PER_MS,
-                    punish_time: punish_ms * NS_PER_MS,
-                    util: if avg { UtilMode::Average } else { UtilMode::PerCpu },
-                    task_floor: TaskFloor::WarmZone,
-                    task_usage: TaskUsage::Demand,
-                })
-            },
+        (
+            proptest::collection::vec(0u32..=1000, 5),
+            0usize..5,
+            any::<bool>(),
+            0u32..=400,
+            1u64..=3000,
+            1u64..=3000,
         )
+            .prop_filter_map(
+                "cold below hot",
+                |(mut v, zone, avg, step, prize_ms, punish_ms)| {
+                    v.sort_unstable();
+                    (v[0] < v[4]).then(|| ZoneConfig {
+                        operation_zone: OperationZone::ALL[zone],
+                        cold_threshold: v[0],
+                        warm_spot_low: v[1],
+                        warm_spot_mid: v[2],
+                        warm_spot_high: v[3],
+                        hot_threshold: v[4],
+                        score_step: step,
+                        prize_time: prize_ms * NS_PER_MS,
+                        punish_time: punish_ms * NS_PER_MS,
+                        util: if avg {
+                            UtilMode::Average
+                        } else {
+                            UtilMode::PerCpu
+                        },
+                        task_floor: TaskFloor::WarmZone,
+                        task_usage: TaskUsage::Demand,
+                    })
+                },
+            )
     }
 
     proptest! {
@@ -1086,10 +1337,19 @@ mod tests {
         ];
         for (spec, want) in cases {
             let e = parse(spec).expect_err(spec);
-            assert!(e.starts_with(want), "{spec}: got \"{e}\", want \"{want}...\"");
+            assert!(
+                e.starts_with(want),
+                "{spec}: got \"{e}\", want \"{want}...\""
+            );
         }
         // A configuration built by hand is checked the same way.
-        let c = ZoneConfig { warm_spot_low: 600, ..ZoneConfig::default() };
-        assert_eq!(c.validate().unwrap_err(), "option 'warm_spot_low': 60% is above warm_spot_mid (50%)");
+        let c = ZoneConfig {
+            warm_spot_low: 600,
+            ..ZoneConfig::default()
+        };
+        assert_eq!(
+            c.validate().unwrap_err(),
+            "option 'warm_spot_low': 60% is above warm_spot_mid (50%)"
+        );
     }
 }

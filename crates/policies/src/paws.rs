@@ -70,7 +70,6 @@ use rand_chacha::ChaCha8Rng;
 use rtsched_model::Time;
 use std::collections::VecDeque;
 
-
 /// Where an entity came from, which decides where it goes when it is preempted (Rule F).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Origin {
@@ -118,7 +117,13 @@ impl LocalQueue {
             Ok(i) => i,
             Err(i) => {
                 let threads = self.spare.pop().unwrap_or_default();
-                self.deques.insert(i, Deque { deadline: d, threads });
+                self.deques.insert(
+                    i,
+                    Deque {
+                        deadline: d,
+                        threads,
+                    },
+                );
                 i
             }
         };
@@ -251,7 +256,12 @@ pub struct Options {
 
 impl Default for Options {
     fn default() -> Self {
-        Options { steal: Steal::Top, fork_global: false, pull: Pull::Empty, master: Master::Global }
+        Options {
+            steal: Steal::Top,
+            fork_global: false,
+            pull: Pull::Empty,
+            master: Master::Global,
+        }
     }
 }
 
@@ -285,7 +295,11 @@ impl Paws {
         if self.ents.len() <= i {
             self.ents.resize(i + 1, None);
         }
-        self.ents[i] = Some(Ent { info: *info, key: EdfOrder.key(info), origin });
+        self.ents[i] = Some(Ent {
+            info: *info,
+            key: EdfOrder.key(info),
+            origin,
+        });
     }
 
     fn ent(&self, e: EntityId) -> Ent {
@@ -332,7 +346,11 @@ impl Paws {
     /// local deadline is later than both `left` (the core's deadline level drops) and the
     /// global head's.
     fn inversion_pull(&self, c: usize) -> bool {
-        let (Some(left), Some(local), Some((head, _))) = (self.left[c], self.local[c].first_deadline(), self.global.peek()) else {
+        let (Some(left), Some(local), Some((head, _))) = (
+            self.left[c],
+            self.local[c].first_deadline(),
+            self.global.peek(),
+        ) else {
             return false;
         };
         left < local && head.primary < local
@@ -376,7 +394,8 @@ impl Paws {
                 if self.opts.steal == Steal::Never {
                     break;
                 }
-                if self.running[c].is_some() || !self.local[c].is_empty() || !self.global.is_empty() {
+                if self.running[c].is_some() || !self.local[c].is_empty() || !self.global.is_empty()
+                {
                     continue;
                 }
                 self.victims.clear();
@@ -399,7 +418,11 @@ impl Paws {
                 }
                 let v = self.victims[self.rng.random_range(0..self.victims.len())];
                 let q = &mut self.local[v as usize];
-                let e = if self.opts.steal == Steal::Bottom { q.pop_bottom() } else { q.steal_top() };
+                let e = if self.opts.steal == Steal::Bottom {
+                    q.pop_bottom()
+                } else {
+                    q.steal_top()
+                };
                 let e = e.expect("a victim has a thread");
                 if let Some(x) = self.ents[e as usize].as_mut() {
                     x.origin = Origin::Stolen(v);
@@ -417,10 +440,13 @@ impl Paws {
     /// Rule A's preemption: each arrival still in the global queue, most urgent first, takes
     /// the CPU of the running entity with the latest deadline if its own is earlier.
     fn preempt(&mut self, d: &mut Dispatch<'_>) {
-        self.arrived.sort_unstable_by_key(|&e| self.ents[e as usize].map(|x| x.key));
+        self.arrived
+            .sort_unstable_by_key(|&e| self.ents[e as usize].map(|x| x.key));
         for i in 0..self.arrived.len() {
             let e = self.arrived[i];
-            let Some(k) = self.global.key_of(e) else { continue }; // placed, or gone
+            let Some(k) = self.global.key_of(e) else {
+                continue;
+            }; // placed, or gone
             let victim = (0..self.running.len())
                 .filter_map(|c| self.running[c].map(|r| (self.ent(r).key, c as u32, r)))
                 .max();
@@ -451,7 +477,9 @@ impl Policy for Paws {
 
     fn release(&mut self, now: Time, e: &EntityInfo) {
         // A one-thread region after a join comes right after the `complete` that joined it.
-        if let (Master::Joining, true, Some((c, task, job))) = (self.opts.master, e.region > 0, self.last_complete) {
+        if let (Master::Joining, true, Some((c, task, job))) =
+            (self.opts.master, e.region > 0, self.last_complete)
+        {
             if (task, job) == (e.task, e.job) {
                 return self.forked(now, Some(c), std::slice::from_ref(e));
             }
@@ -503,7 +531,13 @@ impl Policy for Paws {
         if self.global.remove(e).is_none() {
             if let Some(c) = self.running.iter().position(|r| *r == Some(e)) {
                 self.running[c] = None;
-            } else if let Some(Origin::Local(home)) = self.ents.get(e as usize).copied().flatten().map(|x| x.origin) {
+            } else if let Some(Origin::Local(home)) = self
+                .ents
+                .get(e as usize)
+                .copied()
+                .flatten()
+                .map(|x| x.origin)
+            {
                 self.local[home as usize].remove(e);
             }
         }
@@ -568,7 +602,16 @@ pub fn build(spec: &SchedulerSpec, ctx: &mut BuildCtx) -> Result<Box<dyn Policy>
         Some(x) => return Err(format!("paws: master={x}: expected global or joining")),
     };
     let rng = ctx.rng().clone();
-    Ok(Box::new(Paws::with(ctx.cpus(), rng, Options { steal, fork_global, pull, master })))
+    Ok(Box::new(Paws::with(
+        ctx.cpus(),
+        rng,
+        Options {
+            steal,
+            fork_global,
+            pull,
+            master,
+        },
+    )))
 }
 
 #[cfg(test)]
@@ -598,7 +641,12 @@ mod tests {
 
     #[test]
     fn the_readings_and_weakened_variants_parse_and_bad_values_are_refused() {
-        let ts = rtsched_model::parse_taskset("platform: {cpus: 2}\ntasks:\n  - {name: p, period: 20, regions: [2, [4, 4], 2]}\n", rtsched_model::Format::Yaml, "t.yaml").unwrap();
+        let ts = rtsched_model::parse_taskset(
+            "platform: {cpus: 2}\ntasks:\n  - {name: p, period: 20, regions: [2, [4, 4], 2]}\n",
+            rtsched_model::Format::Yaml,
+            "t.yaml",
+        )
+        .unwrap();
         for ok in [
             "paws",
             "paws:steal=top",
@@ -615,11 +663,23 @@ mod tests {
             assert!(crate::build(ok, &ts).is_ok(), "{ok}");
         }
         for (bad, says) in [
-            ("paws:steal=left", "steal=left: expected top, bottom or none"),
+            (
+                "paws:steal=left",
+                "steal=left: expected top, bottom or none",
+            ),
             ("paws:fork=far", "fork=far"),
-            ("paws:pull=always", "paws: pull=always: expected empty or inversion"),
-            ("paws:master=forking", "paws: master=forking: expected global or joining"),
-            ("paws:victim=first", "no option 'victim' (known: steal, fork, pull, master)"),
+            (
+                "paws:pull=always",
+                "paws: pull=always: expected empty or inversion",
+            ),
+            (
+                "paws:master=forking",
+                "paws: master=forking: expected global or joining",
+            ),
+            (
+                "paws:victim=first",
+                "no option 'victim' (known: steal, fork, pull, master)",
+            ),
         ] {
             let e = crate::build(bad, &ts).err().expect(bad);
             assert!(e.contains(says), "{bad}: {e}");

@@ -33,7 +33,10 @@ pub fn build(spec: &SchedulerSpec, ctx: &mut BuildCtx) -> Result<Box<dyn Policy>
 }
 
 /// The partition and, when a heuristic made it, the heuristic that succeeded.
-pub fn partition(spec: &SchedulerSpec, ctx: &BuildCtx) -> Result<(Vec<u32>, Option<String>), String> {
+pub fn partition(
+    spec: &SchedulerSpec,
+    ctx: &BuildCtx,
+) -> Result<(Vec<u32>, Option<String>), String> {
     spec.option("partition", &["partition"])?;
     ctx.partition_labelled(spec, true, Admission::EdfExact)
 }

@@ -13,7 +13,12 @@ use crate::policy::Policy;
 use crate::registry::{PolicyInfo, SchedulerSpec};
 use rtsched_analysis::partition::Admission;
 
-pub fn pfp(label: String, cpus: u32, cpu_of_task: Vec<u32>, priority: Vec<u32>) -> PartitionedDomain<FpOrder> {
+pub fn pfp(
+    label: String,
+    cpus: u32,
+    cpu_of_task: Vec<u32>,
+    priority: Vec<u32>,
+) -> PartitionedDomain<FpOrder> {
     PartitionedDomain::new(label, FpOrder { priority }, cpus, cpu_of_task, true)
 }
 
@@ -37,7 +42,10 @@ const OPTIONS: &[&str] = &["prio", "partition"];
 
 /// The partition and, when a heuristic made it, the heuristic that succeeded.
 #[cfg(test)]
-pub(crate) fn partition(spec: &SchedulerSpec, ctx: &BuildCtx) -> Result<(Vec<u32>, Option<String>), String> {
+pub(crate) fn partition(
+    spec: &SchedulerSpec,
+    ctx: &BuildCtx,
+) -> Result<(Vec<u32>, Option<String>), String> {
     let (p, _) = ctx.priorities(spec, OPTIONS)?;
     ctx.partition_labelled(spec, false, Admission::FpRta(p))
 }

@@ -10,7 +10,10 @@
 
 use crate::ctx::BuildCtx;
 use crate::policy::Policy;
-use crate::{cfs, dasa, federated, gedf, gedf_dist, gedf_seq, gfifo, gfp, gfp_dist, ggua, ghvdf, gnpedf, lbesa, nggua, paws, pedf, pfp};
+use crate::{
+    cfs, dasa, federated, gedf, gedf_dist, gedf_seq, gfifo, gfp, gfp_dist, ggua, ghvdf, gnpedf,
+    lbesa, nggua, paws, pedf, pfp,
+};
 use rtsched_model::file::closest;
 use rtsched_model::TaskSet;
 
@@ -38,24 +41,78 @@ pub struct Entry {
 
 /// Every policy, in the order `rtsched schedulers` lists them.
 pub const ENTRIES: &[Entry] = &[
-    Entry { info: gedf::INFO, build: gedf::build },
-    Entry { info: gnpedf::INFO, build: gnpedf::build },
-    Entry { info: pedf::INFO, build: pedf::build },
-    Entry { info: gfp::INFO, build: gfp::build },
-    Entry { info: pfp::INFO, build: pfp::build },
-    Entry { info: gedf_dist::INFO, build: gedf_dist::build },
-    Entry { info: gfp_dist::INFO, build: gfp_dist::build },
-    Entry { info: gfifo::INFO, build: gfifo::build },
-    Entry { info: paws::INFO, build: paws::build },
-    Entry { info: federated::INFO, build: federated::build },
-    Entry { info: gedf_seq::INFO, build: gedf_seq::build },
-    Entry { info: ggua::INFO, build: ggua::build },
-    Entry { info: nggua::INFO, build: nggua::build },
-    Entry { info: ghvdf::INFO, build: ghvdf::build },
-    Entry { info: dasa::INFO, build: dasa::build },
-    Entry { info: dasa::INFO_PARTITIONED, build: dasa::build },
-    Entry { info: lbesa::INFO, build: lbesa::build },
-    Entry { info: cfs::INFO, build: cfs::build },
+    Entry {
+        info: gedf::INFO,
+        build: gedf::build,
+    },
+    Entry {
+        info: gnpedf::INFO,
+        build: gnpedf::build,
+    },
+    Entry {
+        info: pedf::INFO,
+        build: pedf::build,
+    },
+    Entry {
+        info: gfp::INFO,
+        build: gfp::build,
+    },
+    Entry {
+        info: pfp::INFO,
+        build: pfp::build,
+    },
+    Entry {
+        info: gedf_dist::INFO,
+        build: gedf_dist::build,
+    },
+    Entry {
+        info: gfp_dist::INFO,
+        build: gfp_dist::build,
+    },
+    Entry {
+        info: gfifo::INFO,
+        build: gfifo::build,
+    },
+    Entry {
+        info: paws::INFO,
+        build: paws::build,
+    },
+    Entry {
+        info: federated::INFO,
+        build: federated::build,
+    },
+    Entry {
+        info: gedf_seq::INFO,
+        build: gedf_seq::build,
+    },
+    Entry {
+        info: ggua::INFO,
+        build: ggua::build,
+    },
+    Entry {
+        info: nggua::INFO,
+        build: nggua::build,
+    },
+    Entry {
+        info: ghvdf::INFO,
+        build: ghvdf::build,
+    },
+    Entry {
+        info: dasa::INFO,
+        build: dasa::build,
+    },
+    Entry {
+        info: dasa::INFO_PARTITIONED,
+        build: dasa::build,
+    },
+    Entry {
+        info: lbesa::INFO,
+        build: lbesa::build,
+    },
+    Entry {
+        info: cfs::INFO,
+        build: cfs::build,
+    },
 ];
 
 /// The descriptions of [`ENTRIES`], in their order (what the CLI and the Python package list).
@@ -93,8 +150,13 @@ impl SchedulerSpec {
         let spec = spec.trim();
         let (name, rest) = spec.split_once(':').unwrap_or((spec, ""));
         if find(name).is_none() {
-            let hint = closest(name, &names()).map(|s| format!(" (did you mean '{s}'?)")).unwrap_or_default();
-            return Err(format!("unknown scheduler '{name}'{hint}; known schedulers: {}", names().join(", ")));
+            let hint = closest(name, &names())
+                .map(|s| format!(" (did you mean '{s}'?)"))
+                .unwrap_or_default();
+            return Err(format!(
+                "unknown scheduler '{name}'{hint}; known schedulers: {}",
+                names().join(", ")
+            ));
         }
         let mut options = Vec::new();
         for part in rest.split(',').filter(|s| !s.is_empty()) {
@@ -103,7 +165,10 @@ impl SchedulerSpec {
                 None => options.push((String::new(), part.trim().to_string())),
             }
         }
-        Ok(SchedulerSpec { name: name.to_string(), options })
+        Ok(SchedulerSpec {
+            name: name.to_string(),
+            options,
+        })
     }
 
     /// The value of option `key` (a bare option counts as `main`), checking no other is given.
@@ -112,8 +177,15 @@ impl SchedulerSpec {
         for (k, val) in &self.options {
             let k = if k.is_empty() { main } else { k.as_str() };
             if !allowed.contains(&k) {
-                let known = if allowed.is_empty() { "it takes no options".to_string() } else { format!("known: {}", allowed.join(", ")) };
-                return Err(format!("scheduler '{}' has no option '{k}' ({known})", self.name));
+                let known = if allowed.is_empty() {
+                    "it takes no options".to_string()
+                } else {
+                    format!("known: {}", allowed.join(", "))
+                };
+                return Err(format!(
+                    "scheduler '{}' has no option '{k}' ({known})",
+                    self.name
+                ));
             }
             if k == main {
                 v = Some(val.clone());
@@ -165,36 +237,95 @@ mod tests {
         assert_eq!(POLICIES.len(), ENTRIES.len());
         for (i, (p, e)) in POLICIES.iter().zip(ENTRIES).enumerate() {
             assert_eq!(p.name, e.info.name);
-            assert!(ENTRIES[..i].iter().all(|o| o.info.name != p.name), "'{}' listed twice", p.name);
+            assert!(
+                ENTRIES[..i].iter().all(|o| o.info.name != p.name),
+                "'{}' listed twice",
+                p.name
+            );
             assert_eq!(SchedulerSpec::parse(p.name).unwrap().name, p.name);
         }
-        assert_eq!(names(), ["gedf", "gnpedf", "pedf", "gfp", "pfp", "gedf-dist", "gfp-dist", "gfifo", "paws", "federated", "gedf-seq", "ggua", "nggua", "ghvdf", "dasa", "pdasa", "lbesa", "cfs"]);
+        assert_eq!(
+            names(),
+            [
+                "gedf",
+                "gnpedf",
+                "pedf",
+                "gfp",
+                "pfp",
+                "gedf-dist",
+                "gfp-dist",
+                "gfifo",
+                "paws",
+                "federated",
+                "gedf-seq",
+                "ggua",
+                "nggua",
+                "ghvdf",
+                "dasa",
+                "pdasa",
+                "lbesa",
+                "cfs"
+            ]
+        );
     }
 
     #[test]
     fn specs() {
-        assert!(SchedulerSpec::parse("gedff").unwrap_err().contains("did you mean 'gedf'"));
-        let ts = TaskSet::new(2, vec![Task::periodic("a", 10, 1), Task::periodic("b", 5, 1)]);
+        assert!(SchedulerSpec::parse("gedff")
+            .unwrap_err()
+            .contains("did you mean 'gedf'"));
+        let ts = TaskSet::new(
+            2,
+            vec![Task::periodic("a", 10, 1), Task::periodic("b", 5, 1)],
+        );
         assert_eq!(build("gfp", &ts).unwrap().name(), "gfp:rm");
         assert_eq!(build("gfp:dm", &ts).unwrap().name(), "gfp:dm");
         assert!(build("gfp:file", &ts).err().unwrap().contains("'priority'"));
-        assert!(build("gedf:fast", &ts).err().unwrap().contains("no option 'fast'"));
+        assert!(build("gedf:fast", &ts)
+            .err()
+            .unwrap()
+            .contains("no option 'fast'"));
         assert!(build("pedf", &ts).err().unwrap().contains("field 'cpu'"));
         assert_eq!(build("gedf-dist", &ts).unwrap().name(), "gedf-dist:heap");
-        assert_eq!(build("gedf-dist:linear,measure", &ts).unwrap().name(), "gedf-dist:linear,measure");
-        assert_eq!(build("gedf-dist:push=fmask", &ts).unwrap().name(), "gedf-dist:fmask");
-        assert!(build("gedf-dist:cpupri", &ts).err().unwrap().contains("gfp-dist"));
-        assert!(build("gedf-dist:tree", &ts).err().unwrap().contains("unknown push variant"));
-        assert!(build("gedf-dist:heap,prio=rm", &ts).err().unwrap().contains("no option 'prio'"));
-        assert_eq!(build("gfp-dist", &ts).unwrap().name(), "gfp-dist:rm,push=cpupri");
-        assert_eq!(build("gfp-dist:dm,push=heap", &ts).unwrap().name(), "gfp-dist:dm,push=heap");
+        assert_eq!(
+            build("gedf-dist:linear,measure", &ts).unwrap().name(),
+            "gedf-dist:linear,measure"
+        );
+        assert_eq!(
+            build("gedf-dist:push=fmask", &ts).unwrap().name(),
+            "gedf-dist:fmask"
+        );
+        assert!(build("gedf-dist:cpupri", &ts)
+            .err()
+            .unwrap()
+            .contains("gfp-dist"));
+        assert!(build("gedf-dist:tree", &ts)
+            .err()
+            .unwrap()
+            .contains("unknown push variant"));
+        assert!(build("gedf-dist:heap,prio=rm", &ts)
+            .err()
+            .unwrap()
+            .contains("no option 'prio'"));
+        assert_eq!(
+            build("gfp-dist", &ts).unwrap().name(),
+            "gfp-dist:rm,push=cpupri"
+        );
+        assert_eq!(
+            build("gfp-dist:dm,push=heap", &ts).unwrap().name(),
+            "gfp-dist:dm,push=heap"
+        );
     }
 
     #[test]
     fn partitioned_policies_can_partition() {
         use rtsched_model::time::NS_PER_MS;
         // u = .6, .5, .4, .3 on 2 CPUs; no `cpu` fields.
-        let tasks: Vec<Task> = [6, 5, 4, 3].iter().enumerate().map(|(i, &c)| Task::periodic(format!("t{i}"), 10 * NS_PER_MS, c * NS_PER_MS)).collect();
+        let tasks: Vec<Task> = [6, 5, 4, 3]
+            .iter()
+            .enumerate()
+            .map(|(i, &c)| Task::periodic(format!("t{i}"), 10 * NS_PER_MS, c * NS_PER_MS))
+            .collect();
         let ts = TaskSet::new(2, tasks.clone());
         let cpus = |spec: &str| partition(&SchedulerSpec::parse(spec).unwrap(), &ts);
         assert_eq!(cpus("pedf:ffd").unwrap(), vec![0, 1, 0, 1]);
@@ -204,13 +335,32 @@ mod tests {
         assert!(build("pedf:ffd", &ts).is_ok());
         assert!(build("pfp:prio=dm,partition=bfd", &ts).is_ok());
         assert!(build("pfp:partition=ffd,prio=rm", &ts).is_ok());
-        assert!(build("pedf:fdd", &ts).err().unwrap().contains("unknown partitioner 'fdd'"));
-        assert!(build("pfp:ffd", &ts).err().unwrap().contains("unknown priority assignment 'ffd'"));
-        assert!(build("gfp:partition=ffd", &ts).err().unwrap().contains("no option 'partition'"));
-        assert!(build("pedf:global", &ts).err().unwrap().contains("use a global scheduler"));
+        assert!(build("pedf:fdd", &ts)
+            .err()
+            .unwrap()
+            .contains("unknown partitioner 'fdd'"));
+        assert!(build("pfp:ffd", &ts)
+            .err()
+            .unwrap()
+            .contains("unknown priority assignment 'ffd'"));
+        assert!(build("gfp:partition=ffd", &ts)
+            .err()
+            .unwrap()
+            .contains("no option 'partition'"));
+        assert!(build("pedf:global", &ts)
+            .err()
+            .unwrap()
+            .contains("use a global scheduler"));
         // RM admission is stricter than EDF: (1,4), (2,6), (4,10) ms fit one CPU under EDF only.
         let ms = |x: u64| x * NS_PER_MS;
-        let one = TaskSet::new(1, vec![Task::periodic("a", ms(4), ms(1)), Task::periodic("b", ms(6), ms(2)), Task::periodic("c", ms(10), ms(4))]);
+        let one = TaskSet::new(
+            1,
+            vec![
+                Task::periodic("a", ms(4), ms(1)),
+                Task::periodic("b", ms(6), ms(2)),
+                Task::periodic("c", ms(10), ms(4)),
+            ],
+        );
         assert!(partition(&SchedulerSpec::parse("pedf:ffd").unwrap(), &one).is_ok());
         let e = partition(&SchedulerSpec::parse("pfp:partition=ffd").unwrap(), &one).unwrap_err();
         // FFD takes c (.4), b (.33), then a (.25), whose arrival pushes c's response time past 10 ms.

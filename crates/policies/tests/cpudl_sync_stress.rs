@@ -18,21 +18,32 @@ fn stress(h: Arc<dyn ConcurrentCpudl>, threads: u32, iters: u64) {
             let h = Arc::clone(&h);
             std::thread::spawn(move || {
                 let mut x = 0x9E37_79B9u64 ^ ((t as u64 + 1) * 0x1234_5678_9ABC_DEF1);
-                let mut last: Vec<(u32, Option<u64>)> = (t..m).step_by(threads as usize).map(|c| (c, None)).collect();
+                let mut last: Vec<(u32, Option<u64>)> = (t..m)
+                    .step_by(threads as usize)
+                    .map(|c| (c, None))
+                    .collect();
                 for i in 0..iters {
                     x ^= x << 13;
                     x ^= x >> 7;
                     x ^= x << 17;
                     let slot = (x % last.len() as u64) as usize;
                     let cpu = last[slot].0;
-                    let dl = if x.is_multiple_of(5) { None } else { Some((((x >> 20) % 1_000_000 + i) << CPU_BITS) | cpu as u64) };
+                    let dl = if x.is_multiple_of(5) {
+                        None
+                    } else {
+                        Some((((x >> 20) % 1_000_000 + i) << CPU_BITS) | cpu as u64)
+                    };
                     match dl {
                         Some(d) => h.set(cpu, d),
                         None => h.clear(cpu),
                     }
                     last[slot].1 = dl;
                     if let Some((c, d)) = h.maximum() {
-                        assert_eq!((d & ((1 << CPU_BITS) - 1)) as u32, c, "torn read: deadline {d:#x} paired with cpu {c}");
+                        assert_eq!(
+                            (d & ((1 << CPU_BITS) - 1)) as u32,
+                            c,
+                            "torn read: deadline {d:#x} paired with cpu {c}"
+                        );
                     }
                     if let Some(c) = h.find(x >> 24) {
                         assert!(c < m);
@@ -50,7 +61,11 @@ fn stress(h: Arc<dyn ConcurrentCpudl>, threads: u32, iters: u64) {
     for (cpu, dl) in &finals {
         assert_eq!(h.key_of(*cpu), *dl, "cpu {cpu}");
     }
-    let want = finals.iter().filter_map(|(c, d)| d.map(|d| (d, *c))).max().map(|(d, c)| (c, d));
+    let want = finals
+        .iter()
+        .filter_map(|(c, d)| d.map(|d| (d, *c)))
+        .max()
+        .map(|(d, c)| (c, d));
     assert_eq!(h.maximum(), want);
 }
 

@@ -16,26 +16,43 @@ type GeneratedTuple = (PyTaskSet, Vec<f64>, Option<Vec<u32>>, Option<Vec<f64>>);
 #[pyo3(signature = (name, params="", seed=1))]
 fn generate(py: Python<'_>, name: &str, params: &str, seed: u64) -> PyResult<GeneratedTuple> {
     let p = gen::Params::parse(params).map_err(input_err)?;
-    let g = py.detach(|| gen::by_name(name, &p, seed)).map_err(input_err)?;
-    Ok((PyTaskSet { inner: g.taskset }, g.utilisations, g.threads, g.utilities))
+    let g = py
+        .detach(|| gen::by_name(name, &p, seed))
+        .map_err(input_err)?;
+    Ok((
+        PyTaskSet { inner: g.taskset },
+        g.utilisations,
+        g.threads,
+        g.utilities,
+    ))
 }
 
 /// Every generator: (name, summary, parameters).
 #[pyfunction]
 fn generators() -> Vec<(&'static str, &'static str, &'static str)> {
-    gen::GENERATORS.iter().map(|g| (g.name, g.summary, g.params)).collect()
+    gen::GENERATORS
+        .iter()
+        .map(|g| (g.name, g.summary, g.params))
+        .collect()
 }
 
 /// Every applicable schedulability test: (test, verdict True/False/None, detail).
 #[pyfunction]
 fn analyze(py: Python<'_>, taskset: &PyTaskSet) -> Vec<(String, Option<bool>, String)> {
     let ts = &taskset.inner;
-    py.detach(|| schedulability::analyze(ts)).into_iter().map(|v| (v.test, v.schedulable, v.detail)).collect()
+    py.detach(|| schedulability::analyze(ts))
+        .into_iter()
+        .map(|v| (v.test, v.schedulable, v.detail))
+        .collect()
 }
 
 /// The overheads an analysis charges: those of the profile file `profile` (its `statistic`
 /// column), or else the task set's own `run.overheads` when it sets any; None otherwise.
-fn overheads_for(ts: &TaskSet, profile: Option<&str>, statistic: &str) -> PyResult<Option<Overheads>> {
+fn overheads_for(
+    ts: &TaskSet,
+    profile: Option<&str>,
+    statistic: &str,
+) -> PyResult<Option<Overheads>> {
     let stat = Statistic::parse(statistic).map_err(|e| input_err(format!("statistic: {e}")))?;
     match profile {
         Some(p) => Ok(Some(load_profile(p).map_err(input_err)?.overheads(stat, p))),
@@ -61,14 +78,29 @@ fn costs(o: &Overheads) -> Costs {
 /// (one-line description, costs in ns by kind), or None.
 #[pyfunction]
 #[pyo3(signature = (taskset, profile=None, statistic="p99"))]
-fn analysis_overheads(taskset: &PyTaskSet, profile: Option<&str>, statistic: &str) -> PyResult<Option<(String, Costs)>> {
+fn analysis_overheads(
+    taskset: &PyTaskSet,
+    profile: Option<&str>,
+    statistic: &str,
+) -> PyResult<Option<(String, Costs)>> {
     Ok(overheads_for(&taskset.inner, profile, statistic)?.map(|o| (oha::describe(&o), costs(&o))))
 }
 
 /// One task of an overhead-aware analysis: (name, C, D, T, C'' and D' on one CPU / per CPU,
 /// dispatches charged per job there, C'' under global EDF or None, its dispatches, its
 /// migrations), ns.
-type TaskRow = (String, u64, u64, u64, u64, u64, u64, Option<u64>, Option<u64>, Option<u64>);
+type TaskRow = (
+    String,
+    u64,
+    u64,
+    u64,
+    u64,
+    u64,
+    u64,
+    Option<u64>,
+    Option<u64>,
+    Option<u64>,
+);
 
 /// Every applicable test with the overheads charged (WCETs inflated; analysis crate,
 /// `overheads.rs`): (overheads description, verdicts as in `analyze`, per-task inflation), or
@@ -76,17 +108,39 @@ type TaskRow = (String, u64, u64, u64, u64, u64, u64, Option<u64>, Option<u64>, 
 #[pyfunction]
 #[pyo3(signature = (taskset, profile=None, statistic="p99"))]
 #[allow(clippy::type_complexity)]
-fn analyze_overheads(py: Python<'_>, taskset: &PyTaskSet, profile: Option<&str>, statistic: &str) -> PyResult<Option<(String, Vec<(String, Option<bool>, String)>, Vec<TaskRow>)>> {
+fn analyze_overheads(
+    py: Python<'_>,
+    taskset: &PyTaskSet,
+    profile: Option<&str>,
+    statistic: &str,
+) -> PyResult<Option<(String, Vec<(String, Option<bool>, String)>, Vec<TaskRow>)>> {
     let ts = &taskset.inner;
-    let Some(oh) = overheads_for(ts, profile, statistic)? else { return Ok(None) };
+    let Some(oh) = overheads_for(ts, profile, statistic)? else {
+        return Ok(None);
+    };
     let a = py.detach(|| oha::analyze_with_overheads(ts, &oh));
-    let verdicts = a.verdicts.into_iter().map(|v| (v.test, v.schedulable, v.detail)).collect();
+    let verdicts = a
+        .verdicts
+        .into_iter()
+        .map(|v| (v.test, v.schedulable, v.detail))
+        .collect();
     let rows = a
         .tasks
         .into_iter()
         .map(|r| {
             let p = r.partitioned;
-            (r.name, r.plain.c, r.plain.d, r.plain.t, p.task.c, p.task.d, p.dispatches, r.global.map(|g| g.task.c), r.global.map(|g| g.dispatches), r.global.map(|g| g.migrations))
+            (
+                r.name,
+                r.plain.c,
+                r.plain.d,
+                r.plain.t,
+                p.task.c,
+                p.task.d,
+                p.dispatches,
+                r.global.map(|g| g.task.c),
+                r.global.map(|g| g.dispatches),
+                r.global.map(|g| g.migrations),
+            )
         })
         .collect();
     Ok(Some((oha::describe(&oh), verdicts, rows)))
@@ -100,7 +154,14 @@ fn analyze_overheads(py: Python<'_>, taskset: &PyTaskSet, profile: Option<&str>,
 /// `-overflow` heuristic placed tasks no CPU admitted).
 #[pyfunction]
 #[pyo3(signature = (taskset, heuristic, admission="edf", profile=None, statistic="p99"))]
-fn partition_taskset(py: Python<'_>, taskset: &PyTaskSet, heuristic: &str, admission: &str, profile: Option<&str>, statistic: &str) -> PyResult<(Option<PyTaskSet>, String)> {
+fn partition_taskset(
+    py: Python<'_>,
+    taskset: &PyTaskSet,
+    heuristic: &str,
+    admission: &str,
+    profile: Option<&str>,
+    statistic: &str,
+) -> PyResult<(Option<PyTaskSet>, String)> {
     let ts = &taskset.inner;
     let oh = overheads_for(ts, profile, statistic)?;
     let adm = match admission {
@@ -115,7 +176,9 @@ fn partition_taskset(py: Python<'_>, taskset: &PyTaskSet, heuristic: &str, admis
         o => return Err(input_err(format!("unknown admission test '{o}' (known: edf, density, rm, dm, file)"))),
     };
     let p = partition::by_name(heuristic).map_err(input_err)?;
-    let r = py.detach(|| p.partition_with(ts, &adm, oh.as_ref())).map_err(|e| input_err(format!("{}: {e}", ts.source)))?;
+    let r = py
+        .detach(|| p.partition_with(ts, &adm, oh.as_ref()))
+        .map_err(|e| input_err(format!("{}: {e}", ts.source)))?;
     if r.is_global() {
         return Ok((None, r.heuristic));
     }
@@ -125,7 +188,11 @@ fn partition_taskset(py: Python<'_>, taskset: &PyTaskSet, heuristic: &str, admis
     }
     let mut used = r.heuristic;
     if !r.overflowed.is_empty() {
-        let names: Vec<&str> = r.overflowed.iter().map(|&i| ts.tasks[i].name.as_str()).collect();
+        let names: Vec<&str> = r
+            .overflowed
+            .iter()
+            .map(|&i| ts.tasks[i].name.as_str())
+            .collect();
         used = format!("{used}; placed beyond admission: {}", names.join(", "));
     }
     Ok((Some(PyTaskSet { inner: out }), used))

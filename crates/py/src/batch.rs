@@ -15,13 +15,46 @@ use rtsched_model::results::{RunResult, Summary, TotalSink};
 /// Integer columns of a row (the sweep table's names; `table.py` SUMMARY_COLUMNS and
 /// MODEL_COLUMNS hold the order).
 const INT_COLUMNS: [&str; 29] = [
-    "jobs", "completed", "met", "missed", "aborted", "max_tardiness_ns", "max_response_ns", "p99_response_ns",
-    "preemptions", "migrations", "context_switches", "scheduler_invocations", "steals", "steal_attempts", "failed_steals",
-    "priority_inversions", "priority_inversion_ns", "inverted_jobs", "inversion_job_ns", "inversion_job_max_ns",
-    "inversion_job_p99_ns", "kernel_migrations", "deadlocks", "misses_l1", "misses_l2", "misses_llc", "invalidations",
-    "evictions", "overhead_ns",
+    "jobs",
+    "completed",
+    "met",
+    "missed",
+    "aborted",
+    "max_tardiness_ns",
+    "max_response_ns",
+    "p99_response_ns",
+    "preemptions",
+    "migrations",
+    "context_switches",
+    "scheduler_invocations",
+    "steals",
+    "steal_attempts",
+    "failed_steals",
+    "priority_inversions",
+    "priority_inversion_ns",
+    "inverted_jobs",
+    "inversion_job_ns",
+    "inversion_job_max_ns",
+    "inversion_job_p99_ns",
+    "kernel_migrations",
+    "deadlocks",
+    "misses_l1",
+    "misses_l2",
+    "misses_llc",
+    "invalidations",
+    "evictions",
+    "overhead_ns",
 ];
-const FLOAT_COLUMNS: [&str; 8] = ["dsr", "accrued_utility", "possible_utility", "aur", "mean_tardiness_ns", "mean_response_ns", "exec_inflation", "ipc_proxy"];
+const FLOAT_COLUMNS: [&str; 8] = [
+    "dsr",
+    "accrued_utility",
+    "possible_utility",
+    "aur",
+    "mean_tardiness_ns",
+    "mean_response_ns",
+    "exec_inflation",
+    "ipc_proxy",
+];
 
 /// A row's outcome (`status` column): what the codes of the `status` buffer mean.
 const STATUS: [&str; 4] = ["ok", "partition-failed", "deadlock", "too-long"];
@@ -36,14 +69,46 @@ fn summarise(r: &RunResult, s: &Summary) -> ([i64; 29], [f64; 8]) {
     let overhead = o.cpu_ns() + o.throttle_ns;
     let i = |x: u64| x as i64;
     let ints = [
-        i(s.jobs), i(s.completed), i(s.met), i(s.missed), i(s.aborted), i(s.max_tardiness_ns), i(s.max_response_ns),
-        i(s.p99_response_ns), i(s.preemptions), i(s.migrations), i(s.context_switches), i(c.scheduler_invocations),
-        i(c.steals), i(c.steal_attempts), i(c.failed_steals), i(c.priority_inversions), i(c.priority_inversion_ns),
-        i(c.inverted_jobs), i(c.inversion_job_ns), i(c.inversion_job_max_ns), i(c.inversion_job_p99_ns), i(c.kernel_migrations),
-        i(c.deadlocks), i(s.misses[0]), i(s.misses[1]), i(s.misses[2]), i(c.cache.invalidations), i(c.cache.evictions),
+        i(s.jobs),
+        i(s.completed),
+        i(s.met),
+        i(s.missed),
+        i(s.aborted),
+        i(s.max_tardiness_ns),
+        i(s.max_response_ns),
+        i(s.p99_response_ns),
+        i(s.preemptions),
+        i(s.migrations),
+        i(s.context_switches),
+        i(c.scheduler_invocations),
+        i(c.steals),
+        i(c.steal_attempts),
+        i(c.failed_steals),
+        i(c.priority_inversions),
+        i(c.priority_inversion_ns),
+        i(c.inverted_jobs),
+        i(c.inversion_job_ns),
+        i(c.inversion_job_max_ns),
+        i(c.inversion_job_p99_ns),
+        i(c.kernel_migrations),
+        i(c.deadlocks),
+        i(s.misses[0]),
+        i(s.misses[1]),
+        i(s.misses[2]),
+        i(c.cache.invalidations),
+        i(c.cache.evictions),
         i(overhead),
     ];
-    let floats = [s.dsr, s.accrued_utility, s.possible_utility, s.aur, s.mean_tardiness_ns, s.mean_response_ns, s.exec_inflation, s.ipc_proxy];
+    let floats = [
+        s.dsr,
+        s.accrued_utility,
+        s.possible_utility,
+        s.aur,
+        s.mean_tardiness_ns,
+        s.mean_response_ns,
+        s.exec_inflation,
+        s.ipc_proxy,
+    ];
     (ints, floats)
 }
 
@@ -55,7 +120,12 @@ enum Note {
     Deadlock(String, String),
 }
 
-fn notes(ts: &rtsched_model::TaskSet, sched: &str, cycle: &Option<String>, out: &mut std::collections::BTreeSet<Note>) {
+fn notes(
+    ts: &rtsched_model::TaskSet,
+    sched: &str,
+    cycle: &Option<String>,
+    out: &mut std::collections::BTreeSet<Note>,
+) {
     let tufs = ts.has_tufs();
     if !tufs && cycle.is_none() {
         return;
@@ -116,7 +186,13 @@ pub(crate) fn too_long(ts: &rtsched_model::TaskSet, sched: &str) -> Option<Strin
     })
 }
 
-fn run_sets(sh: &Shared<'_>, set_gen: &[u32], set_params: &[String], set_seed: &[u64], todo: &[u8]) -> PyResult<Columns> {
+fn run_sets(
+    sh: &Shared<'_>,
+    set_gen: &[u32],
+    set_params: &[String],
+    set_seed: &[u64],
+    todo: &[u8],
+) -> PyResult<Columns> {
     let k = sh.schedulers.len();
     let mut out = Columns::default();
     // Each run's records go into the total summary as they are decided, none held: a row needs
@@ -133,13 +209,21 @@ fn run_sets(sh: &Shared<'_>, set_gen: &[u32], set_params: &[String], set_seed: &
         let g = gen::by_name(name, &p, seed).map_err(input_err)?;
         // The same steps, in the same code, as the row-at-a-time worker: with_run, then the
         // options read by the task-file reader.
-        let mut ts = PyTaskSet { inner: g.taskset }.with_run(Some(sh.duration_ns), Some(seed), Some(sh.on_miss))?;
+        let mut ts = PyTaskSet { inner: g.taskset }.with_run(
+            Some(sh.duration_ns),
+            Some(seed),
+            Some(sh.on_miss),
+        )?;
         if sh.run.is_some() || sh.topology.is_some() {
             ts = ts.with_options(sh.run, sh.topology, sh.source)?;
         }
         let ts = ts.inner;
         let cycle = ts.lock_order_cycle();
-        let (m, n, u) = (ts.platform.cpus as i64, ts.tasks.len() as i64, ts.utilization());
+        let (m, n, u) = (
+            ts.platform.cpus as i64,
+            ts.tasks.len() as i64,
+            ts.utilization(),
+        );
         for (j, sched) in sh.schedulers.iter().enumerate() {
             if todo[s * k + j] == 0 {
                 continue;
@@ -187,7 +271,10 @@ fn run_sets(sh: &Shared<'_>, set_gen: &[u32], set_params: &[String], set_seed: &
 /// A column as a `bytes` of little-endian values, written in place (no buffer to grow and
 /// copy: a batch's columns are megabytes).
 fn le_bytes<'py, T: Copy, const W: usize>(
-    py: Python<'py>, n: usize, xs: impl Iterator<Item = T>, to: impl Fn(T) -> [u8; W],
+    py: Python<'py>,
+    n: usize,
+    xs: impl Iterator<Item = T>,
+    to: impl Fn(T) -> [u8; W],
 ) -> PyResult<Bound<'py, PyBytes>> {
     PyBytes::new_with(py, n * W, |buf| {
         for (cell, x) in buf.chunks_exact_mut(W).zip(xs) {
@@ -213,28 +300,77 @@ fn le_bytes<'py, T: Copy, const W: usize>(
 #[pyo3(signature = (schedulers, generators, set_gen, set_params, set_seed, todo, duration_ns, on_miss, run=None, topology=None, source="<sweep options>"))]
 #[allow(clippy::too_many_arguments)]
 fn sweep_batch<'py>(
-    py: Python<'py>, schedulers: Vec<String>, generators: Vec<String>, set_gen: Vec<u32>, set_params: Vec<String>, set_seed: Vec<u64>, todo: &[u8],
-    duration_ns: u64, on_miss: &str, run: Option<&str>, topology: Option<&str>, source: &str,
+    py: Python<'py>,
+    schedulers: Vec<String>,
+    generators: Vec<String>,
+    set_gen: Vec<u32>,
+    set_params: Vec<String>,
+    set_seed: Vec<u64>,
+    todo: &[u8],
+    duration_ns: u64,
+    on_miss: &str,
+    run: Option<&str>,
+    topology: Option<&str>,
+    source: &str,
 ) -> PyResult<Bound<'py, PyDict>> {
     let sets = set_params.len();
     if set_gen.len() != sets || set_seed.len() != sets || todo.len() != sets * schedulers.len() {
-        return Err(input_err(format!("sweep_batch: {sets} sets need as many generators and seeds and {sets} x {} todo flags", schedulers.len())));
+        return Err(input_err(format!(
+            "sweep_batch: {sets} sets need as many generators and seeds and {sets} x {} todo flags",
+            schedulers.len()
+        )));
     }
     if let Some(&g) = set_gen.iter().find(|&&g| g as usize >= generators.len()) {
-        return Err(input_err(format!("sweep_batch: generator index {g} of {}", generators.len())));
+        return Err(input_err(format!(
+            "sweep_batch: generator index {g} of {}",
+            generators.len()
+        )));
     }
-    let sh = Shared { schedulers: &schedulers, generators: &generators, duration_ns, on_miss, run, topology, source };
+    let sh = Shared {
+        schedulers: &schedulers,
+        generators: &generators,
+        duration_ns,
+        on_miss,
+        run,
+        topology,
+        source,
+    };
     let c = py.detach(|| run_sets(&sh, &set_gen, &set_params, &set_seed, todo))?;
     let d = PyDict::new(py);
     d.set_item("rows", c.status.len())?;
-    d.set_item("m", le_bytes(py, c.m.len(), c.m.iter().copied(), i64::to_le_bytes)?)?;
-    d.set_item("n", le_bytes(py, c.n.len(), c.n.iter().copied(), i64::to_le_bytes)?)?;
-    d.set_item("U", le_bytes(py, c.u.len(), c.u.iter().copied(), f64::to_le_bytes)?)?;
+    d.set_item(
+        "m",
+        le_bytes(py, c.m.len(), c.m.iter().copied(), i64::to_le_bytes)?,
+    )?;
+    d.set_item(
+        "n",
+        le_bytes(py, c.n.len(), c.n.iter().copied(), i64::to_le_bytes)?,
+    )?;
+    d.set_item(
+        "U",
+        le_bytes(py, c.u.len(), c.u.iter().copied(), f64::to_le_bytes)?,
+    )?;
     for (k, name) in INT_COLUMNS.iter().enumerate() {
-        d.set_item(*name, le_bytes(py, c.ints.len(), c.ints.iter().map(|r| r[k]), i64::to_le_bytes)?)?;
+        d.set_item(
+            *name,
+            le_bytes(
+                py,
+                c.ints.len(),
+                c.ints.iter().map(|r| r[k]),
+                i64::to_le_bytes,
+            )?,
+        )?;
     }
     for (k, name) in FLOAT_COLUMNS.iter().enumerate() {
-        d.set_item(*name, le_bytes(py, c.floats.len(), c.floats.iter().map(|r| r[k]), f64::to_le_bytes)?)?;
+        d.set_item(
+            *name,
+            le_bytes(
+                py,
+                c.floats.len(),
+                c.floats.iter().map(|r| r[k]),
+                f64::to_le_bytes,
+            )?,
+        )?;
     }
     d.set_item("status", PyBytes::new(py, &c.status))?;
     d.set_item("statuses", STATUS.to_vec())?;
@@ -257,14 +393,22 @@ fn sweep_batch<'py>(
 /// (`keys.row_key`). Returns the seeds and the keys as an Arrow string column's buffers
 /// (little-endian i32 offsets, UTF-8 data): no Python object per row or per set.
 #[pyfunction]
-fn span_rows<'py>(py: Python<'py>, pieces: Vec<(String, String, Vec<u64>, Vec<String>)>) -> PyResult<(Vec<u64>, Bound<'py, PyBytes>, Bound<'py, PyBytes>)> {
+fn span_rows<'py>(
+    py: Python<'py>,
+    pieces: Vec<(String, String, Vec<u64>, Vec<String>)>,
+) -> PyResult<(Vec<u64>, Bound<'py, PyBytes>, Bound<'py, PyBytes>)> {
     use sha2::{Digest, Sha256};
     use std::fmt::Write;
     let sets: usize = pieces.iter().map(|p| p.2.len()).sum();
     let rows: usize = pieces.iter().map(|p| p.2.len() * p.3.len()).sum();
     let mut seeds = Vec::with_capacity(sets);
     let mut offsets: Vec<u8> = Vec::with_capacity(4 * (rows + 1));
-    let bytes: usize = pieces.iter().map(|(_, at, reps, tails)| reps.len() * tails.iter().map(|t| at.len() + 10 + t.len()).sum::<usize>()).sum();
+    let bytes: usize = pieces
+        .iter()
+        .map(|(_, at, reps, tails)| {
+            reps.len() * tails.iter().map(|t| at.len() + 10 + t.len()).sum::<usize>()
+        })
+        .sum();
     let mut data = String::with_capacity(bytes);
     let mut text = String::new();
     offsets.extend_from_slice(&0i32.to_le_bytes());
@@ -273,16 +417,23 @@ fn span_rows<'py>(py: Python<'py>, pieces: Vec<(String, String, Vec<u64>, Vec<St
             text.clear();
             let _ = write!(text, "{head}{r}]");
             let digest = Sha256::digest(text.as_bytes());
-            let first: [u8; 8] = digest[..8].try_into().expect("a SHA-256 digest has 32 bytes");
+            let first: [u8; 8] = digest[..8]
+                .try_into()
+                .expect("a SHA-256 digest has 32 bytes");
             seeds.push(u64::from_be_bytes(first) >> 1);
             for tail in tails {
                 let _ = write!(data, "{at}{r:010}{tail}");
-                let end = i32::try_from(data.len()).map_err(|_| input_err("span_rows: keys over 2 GiB in one batch"))?;
+                let end = i32::try_from(data.len())
+                    .map_err(|_| input_err("span_rows: keys over 2 GiB in one batch"))?;
                 offsets.extend_from_slice(&end.to_le_bytes());
             }
         }
     }
-    Ok((seeds, PyBytes::new(py, &offsets), PyBytes::new(py, data.as_bytes())))
+    Ok((
+        seeds,
+        PyBytes::new(py, &offsets),
+        PyBytes::new(py, data.as_bytes()),
+    ))
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

@@ -24,7 +24,9 @@ pub struct PyJobsParquetFile {
 impl PyJobsParquetFile {
     pub fn writer(&mut self) -> PyResult<&mut JobsParquetWriter<AtomicFile>> {
         let path = &self.path;
-        self.w.as_mut().ok_or_else(|| pyo3::exceptions::PyValueError::new_err(format!("{path}: already closed")))
+        self.w.as_mut().ok_or_else(|| {
+            pyo3::exceptions::PyValueError::new_err(format!("{path}: already closed"))
+        })
     }
 }
 
@@ -45,8 +47,11 @@ impl PyJobsParquetFile {
     /// Write the footer and move the file into place.
     fn close(&mut self, py: Python<'_>) -> PyResult<()> {
         let path = self.path.clone();
-        let w = self.w.take().ok_or_else(|| pyo3::exceptions::PyValueError::new_err(format!("{path}: already closed")))?;
-        py.detach(|| w.close().and_then(|f| f.commit())).map_err(|e| io_err(&path, e))
+        let w = self.w.take().ok_or_else(|| {
+            pyo3::exceptions::PyValueError::new_err(format!("{path}: already closed"))
+        })?;
+        py.detach(|| w.close().and_then(|f| f.commit()))
+            .map_err(|e| io_err(&path, e))
     }
     /// Give up the file (its temporary is removed; `path` is left as it was).
     fn discard(&mut self) {
@@ -65,7 +70,9 @@ pub struct PyJobsCsvFile {
 impl PyJobsCsvFile {
     pub fn writer(&mut self) -> PyResult<&mut JobsCsvWriter<AtomicFile>> {
         let path = &self.path;
-        self.w.as_mut().ok_or_else(|| pyo3::exceptions::PyValueError::new_err(format!("{path}: already closed")))
+        self.w.as_mut().ok_or_else(|| {
+            pyo3::exceptions::PyValueError::new_err(format!("{path}: already closed"))
+        })
     }
 }
 
@@ -80,8 +87,11 @@ impl PyJobsCsvFile {
     /// Flush and move the file into place.
     fn close(&mut self, py: Python<'_>) -> PyResult<()> {
         let path = self.path.clone();
-        let w = self.w.take().ok_or_else(|| pyo3::exceptions::PyValueError::new_err(format!("{path}: already closed")))?;
-        py.detach(|| w.finish().and_then(|f| f.commit())).map_err(|e| io_err(&path, e))
+        let w = self.w.take().ok_or_else(|| {
+            pyo3::exceptions::PyValueError::new_err(format!("{path}: already closed"))
+        })?;
+        py.detach(|| w.finish().and_then(|f| f.commit()))
+            .map_err(|e| io_err(&path, e))
     }
     /// Give up the file (its temporary is removed; `path` is left as it was).
     fn discard(&mut self) {
@@ -90,7 +100,10 @@ impl PyJobsCsvFile {
 }
 
 /// Two sinks fed the same records (a run streaming to --jobs-parquet and --jobs-csv at once).
-pub struct Tee<'a>(pub Option<&'a mut (dyn JobSink + Send)>, pub Option<&'a mut (dyn JobSink + Send)>);
+pub struct Tee<'a>(
+    pub Option<&'a mut (dyn JobSink + Send)>,
+    pub Option<&'a mut (dyn JobSink + Send)>,
+);
 
 impl JobSink for Tee<'_> {
     fn job(&mut self, rec: &JobRecord, end: Time) {
@@ -108,16 +121,23 @@ impl JobSink for Tee<'_> {
 fn write_jobs_parquet(py: Python<'_>, runs: &Bound<'_, PyList>, path: &str) -> PyResult<()> {
     let refs = runs_of(runs)?;
     let v: Vec<&RunResult> = refs.iter().map(|r| &r.inner).collect();
-    py.detach(|| results::write_atomic_file(Path::new(path), |w| jobs_parquet::write_jobs_parquet(&v, w))).map_err(|e| io_err(path, e))
+    py.detach(|| {
+        results::write_atomic_file(Path::new(path), |w| jobs_parquet::write_jobs_parquet(&v, w))
+    })
+    .map_err(|e| io_err(path, e))
 }
 
 /// One run's per-job records as the bytes of a Parquet file (the GIL is released while they
 /// are encoded).
 #[pyfunction]
-fn jobs_parquet_bytes<'py>(py: Python<'py>, run: PyRef<'py, PyRunResult>) -> PyResult<Bound<'py, PyBytes>> {
+fn jobs_parquet_bytes<'py>(
+    py: Python<'py>,
+    run: PyRef<'py, PyRunResult>,
+) -> PyResult<Bound<'py, PyBytes>> {
     let r = &run.inner;
     let mut buf = Vec::with_capacity(64 * r.jobs.len());
-    py.detach(|| jobs_parquet::write_jobs_parquet(&[r], &mut buf)).map_err(|e| pyo3::exceptions::PyRuntimeError::new_err(e.to_string()))?;
+    py.detach(|| jobs_parquet::write_jobs_parquet(&[r], &mut buf))
+        .map_err(|e| pyo3::exceptions::PyRuntimeError::new_err(e.to_string()))?;
     Ok(PyBytes::new(py, &buf))
 }
 

@@ -15,9 +15,24 @@ use rtsched_model::results::{self, RunResult};
 use rtsched_model::{Format, InputError as ModelInputError, OnMiss, TaskSet};
 use std::path::Path;
 
-create_exception!(_core, InputError, PyValueError, "Bad user input: a file, task, field or option. The message names them.");
-create_exception!(_core, PrivilegeError, pyo3::exceptions::PyPermissionError, "Real-time scheduling is not permitted; nothing was run.");
-create_exception!(_core, RunFailed, pyo3::exceptions::PyRuntimeError, "A real run failed; every thread was stopped.");
+create_exception!(
+    _core,
+    InputError,
+    PyValueError,
+    "Bad user input: a file, task, field or option. The message names them."
+);
+create_exception!(
+    _core,
+    PrivilegeError,
+    pyo3::exceptions::PyPermissionError,
+    "Real-time scheduling is not permitted; nothing was run."
+);
+create_exception!(
+    _core,
+    RunFailed,
+    pyo3::exceptions::PyRuntimeError,
+    "A real run failed; every thread was stopped."
+);
 
 pub(crate) fn input_err(e: impl std::fmt::Display) -> PyErr {
     InputError::new_err(e.to_string())
@@ -164,7 +179,13 @@ impl PyTaskSet {
             d.set_item("cpu", t.cpu)?;
             d.set_item("utilization", t.utilization())?;
             // Regions as lists of thread WCETs (ns); empty for a sequential task.
-            d.set_item("regions", t.regions.iter().map(|r| r.threads.clone()).collect::<Vec<_>>())?;
+            d.set_item(
+                "regions",
+                t.regions
+                    .iter()
+                    .map(|r| r.threads.clone())
+                    .collect::<Vec<_>>(),
+            )?;
             let secs = PyList::empty(py);
             for s in &t.sections {
                 let x = PyDict::new(py);
@@ -182,7 +203,12 @@ impl PyTaskSet {
     }
     /// A copy with run options replaced.
     #[pyo3(signature = (duration_ns=None, seed=None, on_miss=None))]
-    fn with_run(&self, duration_ns: Option<u64>, seed: Option<u64>, on_miss: Option<&str>) -> PyResult<PyTaskSet> {
+    fn with_run(
+        &self,
+        duration_ns: Option<u64>,
+        seed: Option<u64>,
+        on_miss: Option<&str>,
+    ) -> PyResult<PyTaskSet> {
         let mut ts = self.inner.clone();
         if let Some(d) = duration_ns {
             if d == 0 {
@@ -197,7 +223,11 @@ impl PyTaskSet {
             None => {}
             Some("continue") => ts.run.on_miss = OnMiss::Continue,
             Some("abort") => ts.run.on_miss = OnMiss::Abort,
-            Some(o) => return Err(input_err(format!("on_miss: expected 'continue' or 'abort', got '{o}'"))),
+            Some(o) => {
+                return Err(input_err(format!(
+                    "on_miss: expected 'continue' or 'abort', got '{o}'"
+                )))
+            }
         }
         Ok(PyTaskSet { inner: ts })
     }
@@ -207,12 +237,18 @@ impl PyTaskSet {
     /// mapping). Read exactly as a task file named `source` reads them, so errors name
     /// `source` and the field, and a relative overhead profile is read beside `source`.
     #[pyo3(signature = (run=None, topology=None, source="<options>"))]
-    fn with_options(&self, run: Option<&str>, topology: Option<&str>, source: &str) -> PyResult<PyTaskSet> {
+    fn with_options(
+        &self,
+        run: Option<&str>,
+        topology: Option<&str>,
+        source: &str,
+    ) -> PyResult<PyTaskSet> {
         let mut ts = self.inner.clone();
         let topo = topology.map_or(String::new(), |t| format!(", \"topology\": {t}"));
         let run_field = run.map_or(String::new(), |r| format!(", \"run\": {r}"));
         let doc = format!("{{\"platform\": {{\"cpus\": {}{topo}}}{run_field}, \"tasks\": [{{\"name\": \"_\", \"period\": 1, \"wcet\": 1}}]}}", ts.platform.cpus);
-        let probe = rtsched_model::file::parse_taskset(&doc, Format::Json, source).map_err(input_err)?;
+        let probe =
+            rtsched_model::file::parse_taskset(&doc, Format::Json, source).map_err(input_err)?;
         if run.is_some() {
             ts.run.execution = probe.run.execution;
             ts.run.overheads = probe.run.overheads;
@@ -224,7 +260,13 @@ impl PyTaskSet {
         Ok(PyTaskSet { inner: ts })
     }
     fn __repr__(&self) -> String {
-        format!("<TaskSet {} : {} tasks on {} CPUs, U={:.3}>", self.inner.source, self.inner.tasks.len(), self.inner.platform.cpus, self.inner.utilization())
+        format!(
+            "<TaskSet {} : {} tasks on {} CPUs, U={:.3}>",
+            self.inner.source,
+            self.inner.tasks.len(),
+            self.inner.platform.cpus,
+            self.inner.utilization()
+        )
     }
 }
 
@@ -282,35 +324,93 @@ impl PyRunResult {
         let j = &self.inner.jobs;
         let d = PyDict::new(py);
         let names = &self.inner.task_names;
-        d.set_item("task", j.iter().map(|x| names[x.task as usize].as_str()).collect::<Vec<_>>())?;
+        d.set_item(
+            "task",
+            j.iter()
+                .map(|x| names[x.task as usize].as_str())
+                .collect::<Vec<_>>(),
+        )?;
         d.set_item("job", j.iter().map(|x| x.job).collect::<Vec<_>>())?;
-        d.set_item("release_ns", j.iter().map(|x| x.release).collect::<Vec<_>>())?;
-        d.set_item("deadline_ns", j.iter().map(|x| x.deadline).collect::<Vec<_>>())?;
+        d.set_item(
+            "release_ns",
+            j.iter().map(|x| x.release).collect::<Vec<_>>(),
+        )?;
+        d.set_item(
+            "deadline_ns",
+            j.iter().map(|x| x.deadline).collect::<Vec<_>>(),
+        )?;
         d.set_item("start_ns", j.iter().map(|x| x.start).collect::<Vec<_>>())?;
         d.set_item("finish_ns", j.iter().map(|x| x.finish).collect::<Vec<_>>())?;
-        d.set_item("response_ns", j.iter().map(|x| x.response()).collect::<Vec<_>>())?;
+        d.set_item(
+            "response_ns",
+            j.iter().map(|x| x.response()).collect::<Vec<_>>(),
+        )?;
         let end = self.inner.end;
-        d.set_item("tardiness_ns", j.iter().map(|x| if x.missed { x.tardiness(end) } else { 0 }).collect::<Vec<_>>())?;
+        d.set_item(
+            "tardiness_ns",
+            j.iter()
+                .map(|x| if x.missed { x.tardiness(end) } else { 0 })
+                .collect::<Vec<_>>(),
+        )?;
         d.set_item("demand_ns", j.iter().map(|x| x.demand).collect::<Vec<_>>())?;
-        d.set_item("cpus", j.iter().map(|x| x.cpus.iter().collect::<Vec<u32>>()).collect::<Vec<_>>())?;
-        d.set_item("preemptions", j.iter().map(|x| x.preemptions).collect::<Vec<_>>())?;
-        d.set_item("migrations", j.iter().map(|x| x.migrations).collect::<Vec<_>>())?;
-        d.set_item("context_switches", j.iter().map(|x| x.context_switches).collect::<Vec<_>>())?;
+        d.set_item(
+            "cpus",
+            j.iter()
+                .map(|x| x.cpus.iter().collect::<Vec<u32>>())
+                .collect::<Vec<_>>(),
+        )?;
+        d.set_item(
+            "preemptions",
+            j.iter().map(|x| x.preemptions).collect::<Vec<_>>(),
+        )?;
+        d.set_item(
+            "migrations",
+            j.iter().map(|x| x.migrations).collect::<Vec<_>>(),
+        )?;
+        d.set_item(
+            "context_switches",
+            j.iter().map(|x| x.context_switches).collect::<Vec<_>>(),
+        )?;
         d.set_item("missed", j.iter().map(|x| x.missed).collect::<Vec<_>>())?;
         d.set_item("aborted", j.iter().map(|x| x.aborted).collect::<Vec<_>>())?;
-        d.set_item("blocked_ns", j.iter().map(|x| x.blocked).collect::<Vec<_>>())?;
-        d.set_item("aborted_at_ns", j.iter().map(|x| x.aborted_at).collect::<Vec<_>>())?;
+        d.set_item(
+            "blocked_ns",
+            j.iter().map(|x| x.blocked).collect::<Vec<_>>(),
+        )?;
+        d.set_item(
+            "aborted_at_ns",
+            j.iter().map(|x| x.aborted_at).collect::<Vec<_>>(),
+        )?;
         d.set_item("utility", j.iter().map(|x| x.utility).collect::<Vec<_>>())?;
-        d.set_item("max_utility", j.iter().map(|x| x.max_utility).collect::<Vec<_>>())?;
+        d.set_item(
+            "max_utility",
+            j.iter().map(|x| x.max_utility).collect::<Vec<_>>(),
+        )?;
         d.set_item("exec_ns", j.iter().map(|x| x.exec).collect::<Vec<_>>())?;
-        d.set_item("overhead_ns", j.iter().map(|x| x.overhead).collect::<Vec<_>>())?;
+        d.set_item(
+            "overhead_ns",
+            j.iter().map(|x| x.overhead).collect::<Vec<_>>(),
+        )?;
         d.set_item("stall_ns", j.iter().map(|x| x.stall).collect::<Vec<_>>())?;
         for (l, name) in ["misses_l1", "misses_l2", "misses_llc"].iter().enumerate() {
             d.set_item(*name, j.iter().map(|x| x.misses[l]).collect::<Vec<_>>())?;
         }
-        d.set_item("hw_instructions", j.iter().map(|x| x.hw.map(|h| h.instructions)).collect::<Vec<_>>())?;
-        d.set_item("hw_cycles", j.iter().map(|x| x.hw.map(|h| h.cycles)).collect::<Vec<_>>())?;
-        d.set_item("hw_llc_misses", j.iter().map(|x| x.hw.map(|h| h.llc_misses)).collect::<Vec<_>>())?;
+        d.set_item(
+            "hw_instructions",
+            j.iter()
+                .map(|x| x.hw.map(|h| h.instructions))
+                .collect::<Vec<_>>(),
+        )?;
+        d.set_item(
+            "hw_cycles",
+            j.iter().map(|x| x.hw.map(|h| h.cycles)).collect::<Vec<_>>(),
+        )?;
+        d.set_item(
+            "hw_llc_misses",
+            j.iter()
+                .map(|x| x.hw.map(|h| h.llc_misses))
+                .collect::<Vec<_>>(),
+        )?;
         Ok(d)
     }
     /// Execution intervals as columns (recorded only if the run asked for them).
@@ -319,23 +419,36 @@ impl PyRunResult {
         let names = &self.inner.task_names;
         let d = PyDict::new(py);
         d.set_item("cpu", iv.iter().map(|x| x.cpu).collect::<Vec<_>>())?;
-        d.set_item("task", iv.iter().map(|x| names[x.task as usize].as_str()).collect::<Vec<_>>())?;
+        d.set_item(
+            "task",
+            iv.iter()
+                .map(|x| names[x.task as usize].as_str())
+                .collect::<Vec<_>>(),
+        )?;
         d.set_item("job", iv.iter().map(|x| x.job).collect::<Vec<_>>())?;
         d.set_item("thread", iv.iter().map(|x| x.thread).collect::<Vec<_>>())?;
         d.set_item("start_ns", iv.iter().map(|x| x.start).collect::<Vec<_>>())?;
         d.set_item("end_ns", iv.iter().map(|x| x.end).collect::<Vec<_>>())?;
-        d.set_item("overhead_ns", iv.iter().map(|x| x.overhead).collect::<Vec<_>>())?;
+        d.set_item(
+            "overhead_ns",
+            iv.iter().map(|x| x.overhead).collect::<Vec<_>>(),
+        )?;
         Ok(d)
     }
     fn __repr__(&self) -> String {
         let s = self.inner.summaries().total;
-        format!("<RunResult {} ({}): {} jobs, {} missed>", self.inner.scheduler, self.inner.substrate, s.jobs, s.missed)
+        format!(
+            "<RunResult {} ({}): {} jobs, {} missed>",
+            self.inner.scheduler, self.inner.substrate, s.jobs, s.missed
+        )
     }
 }
 
 #[pyfunction]
 fn load_taskset(py: Python<'_>, path: &str) -> PyResult<PyTaskSet> {
-    let ts = py.detach(|| rtsched_model::load_taskset(path)).map_err(|e: ModelInputError| input_err(e))?;
+    let ts = py
+        .detach(|| rtsched_model::load_taskset(path))
+        .map_err(|e: ModelInputError| input_err(e))?;
     Ok(PyTaskSet { inner: ts })
 }
 
@@ -348,7 +461,9 @@ fn parse_taskset(text: &str, format: &str, source: &str) -> PyResult<PyTaskSet> 
         "json" => Format::Json,
         o => return Err(input_err(format!("unknown format '{o}' (yaml or json)"))),
     };
-    Ok(PyTaskSet { inner: rtsched_model::parse_taskset(text, f, source).map_err(input_err)? })
+    Ok(PyTaskSet {
+        inner: rtsched_model::parse_taskset(text, f, source).map_err(input_err)?,
+    })
 }
 
 /// A duration as written in files ("250us", "10ms", "2s", or a number string in ms) to ns.
@@ -365,16 +480,42 @@ fn parse_duration(text: &str) -> PyResult<u64> {
 #[pyfunction]
 #[pyo3(signature = (taskset, scheduler, record_intervals=false, measure_policy=false, keep_jobs=true, parquet=None, csv=None))]
 fn simulate(
-    py: Python<'_>, taskset: &PyTaskSet, scheduler: &str, record_intervals: bool, measure_policy: bool, keep_jobs: bool,
-    parquet: Option<PyRefMut<'_, jobs_out::PyJobsParquetFile>>, csv: Option<PyRefMut<'_, jobs_out::PyJobsCsvFile>>,
+    py: Python<'_>,
+    taskset: &PyTaskSet,
+    scheduler: &str,
+    record_intervals: bool,
+    measure_policy: bool,
+    keep_jobs: bool,
+    parquet: Option<PyRefMut<'_, jobs_out::PyJobsParquetFile>>,
+    csv: Option<PyRefMut<'_, jobs_out::PyJobsCsvFile>>,
 ) -> PyResult<PyRunResult> {
     let ts = &taskset.inner;
     let r = if parquet.is_some() || csv.is_some() {
-        streamed_into(parquet, csv, scheduler, ts, |sink| py.detach(|| rtsched_sim::simulate_streamed(ts, scheduler, record_intervals, measure_policy, Some(sink)).map(|(r, _)| r)).map_err(input_err))?
+        streamed_into(parquet, csv, scheduler, ts, |sink| {
+            py.detach(|| {
+                rtsched_sim::simulate_streamed(
+                    ts,
+                    scheduler,
+                    record_intervals,
+                    measure_policy,
+                    Some(sink),
+                )
+                .map(|(r, _)| r)
+            })
+            .map_err(input_err)
+        })?
     } else if !keep_jobs {
-        py.detach(|| rtsched_sim::simulate_streamed(ts, scheduler, record_intervals, measure_policy, None).map(|(r, _)| r)).map_err(input_err)?
+        py.detach(|| {
+            rtsched_sim::simulate_streamed(ts, scheduler, record_intervals, measure_policy, None)
+                .map(|(r, _)| r)
+        })
+        .map_err(input_err)?
     } else {
-        py.detach(|| rtsched_sim::simulate_measured(ts, scheduler, record_intervals, measure_policy).map(|(r, _)| r)).map_err(input_err)?
+        py.detach(|| {
+            rtsched_sim::simulate_measured(ts, scheduler, record_intervals, measure_policy)
+                .map(|(r, _)| r)
+        })
+        .map_err(input_err)?
     };
     Ok(PyRunResult { inner: r })
 }
@@ -382,8 +523,13 @@ fn simulate(
 /// A run (`go`, given the sink) whose records stream into the open Parquet and/or CSV files,
 /// labelled `label`; each file's run is ended, and a write error reported naming its file.
 fn streamed_into(
-    mut parquet: Option<PyRefMut<'_, jobs_out::PyJobsParquetFile>>, mut csv: Option<PyRefMut<'_, jobs_out::PyJobsCsvFile>>, label: &str, ts: &TaskSet,
-    go: impl FnOnce(&mut (dyn rtsched_model::results::JobSink + Send)) -> PyResult<rtsched_model::results::RunResult>,
+    mut parquet: Option<PyRefMut<'_, jobs_out::PyJobsParquetFile>>,
+    mut csv: Option<PyRefMut<'_, jobs_out::PyJobsCsvFile>>,
+    label: &str,
+    ts: &TaskSet,
+    go: impl FnOnce(
+        &mut (dyn rtsched_model::results::JobSink + Send),
+    ) -> PyResult<rtsched_model::results::RunResult>,
 ) -> PyResult<rtsched_model::results::RunResult> {
     let names: Vec<String> = ts.tasks.iter().map(|t| t.name.clone()).collect();
     let ppath = parquet.as_ref().map(|f| f.path.clone()).unwrap_or_default();
@@ -403,8 +549,12 @@ fn streamed_into(
         w.begin_run(label, &names);
     }
     let r = {
-        let a = pw.as_deref_mut().map(|w| w as &mut (dyn rtsched_model::results::JobSink + Send));
-        let b = cw.as_deref_mut().map(|w| w as &mut (dyn rtsched_model::results::JobSink + Send));
+        let a = pw
+            .as_deref_mut()
+            .map(|w| w as &mut (dyn rtsched_model::results::JobSink + Send));
+        let b = cw
+            .as_deref_mut()
+            .map(|w| w as &mut (dyn rtsched_model::results::JobSink + Send));
         go(&mut jobs_out::Tee(a, b))?
     };
     if let Some(w) = pw {
@@ -424,15 +574,30 @@ fn streamed_into(
 #[pyfunction]
 #[pyo3(signature = (taskset, backend, allow_overload=false, model="stw", record_intervals=true, keep_jobs=true, parquet=None, csv=None))]
 fn run_real(
-    py: Python<'_>, taskset: &PyTaskSet, backend: &str, allow_overload: bool, model: &str, record_intervals: bool, keep_jobs: bool,
-    parquet: Option<PyRefMut<'_, jobs_out::PyJobsParquetFile>>, csv: Option<PyRefMut<'_, jobs_out::PyJobsCsvFile>>,
+    py: Python<'_>,
+    taskset: &PyTaskSet,
+    backend: &str,
+    allow_overload: bool,
+    model: &str,
+    record_intervals: bool,
+    keep_jobs: bool,
+    parquet: Option<PyRefMut<'_, jobs_out::PyJobsParquetFile>>,
+    csv: Option<PyRefMut<'_, jobs_out::PyJobsCsvFile>>,
 ) -> PyResult<PyRunResult> {
     let model = match model {
         "stw" | "stop-the-world" => rtsched_linux::GlobalModel::StopTheWorld,
         "concurrent" | "application-concurrent" => rtsched_linux::GlobalModel::Concurrent,
-        o => return Err(input_err(format!("unknown global model '{o}' (stw or concurrent)"))),
+        o => {
+            return Err(input_err(format!(
+                "unknown global model '{o}' (stw or concurrent)"
+            )))
+        }
     };
-    let opts = rtsched_linux::RunOptions { allow_overload, model, record_intervals };
+    let opts = rtsched_linux::RunOptions {
+        allow_overload,
+        model,
+        record_intervals,
+    };
     let ts = &taskset.inner;
     let r = if parquet.is_some() || csv.is_some() {
         let label = match rtsched_linux::scheduler_label(ts, backend) {
@@ -443,10 +608,11 @@ fn run_real(
         // The run's own error is kept apart from the files' (a failed run ends no file's run).
         let mut failed = None;
         let r = streamed_into(parquet, csv, &label, ts, |sink| {
-            py.detach(|| rtsched_linux::run_streamed(ts, backend, &opts, Some(sink))).map_err(|e| {
-                failed = Some(e);
-                pyo3::exceptions::PyRuntimeError::new_err("")
-            })
+            py.detach(|| rtsched_linux::run_streamed(ts, backend, &opts, Some(sink)))
+                .map_err(|e| {
+                    failed = Some(e);
+                    pyo3::exceptions::PyRuntimeError::new_err("")
+                })
         });
         match (r, failed) {
             (_, Some(e)) => Err(e),
@@ -462,7 +628,11 @@ fn run_real(
         Ok(r) => Ok(PyRunResult { inner: r }),
         Err(rtsched_linux::RunError::Input(s)) => Err(InputError::new_err(s)),
         Err(rtsched_linux::RunError::Privilege(s)) => Err(PrivilegeError::new_err(s)),
-        Err(rtsched_linux::RunError::Interrupted) => Err(pyo3::exceptions::PyKeyboardInterrupt::new_err("interrupted; every rtsched thread was stopped")),
+        Err(rtsched_linux::RunError::Interrupted) => {
+            Err(pyo3::exceptions::PyKeyboardInterrupt::new_err(
+                "interrupted; every rtsched thread was stopped",
+            ))
+        }
         Err(rtsched_linux::RunError::Failed(s)) => Err(RunFailed::new_err(s)),
     }
 }
@@ -472,12 +642,23 @@ fn run_real(
 /// `pm_qos`: hold /dev/cpu_dma_latency at 0 while probing (as cyclictest does).
 #[pyfunction]
 #[pyo3(signature = (duration_ns, interval_ns=1_000_000, priority=80, cpus=None, pm_qos=true))]
-fn latency_probe(py: Python<'_>, duration_ns: u64, interval_ns: u64, priority: u32, cpus: Option<Vec<usize>>, pm_qos: bool) -> PyResult<(u64, Vec<Vec<u64>>)> {
-    match py.detach(|| rtsched_linux::latency::probe(duration_ns, interval_ns, priority, cpus, pm_qos)) {
+fn latency_probe(
+    py: Python<'_>,
+    duration_ns: u64,
+    interval_ns: u64,
+    priority: u32,
+    cpus: Option<Vec<usize>>,
+    pm_qos: bool,
+) -> PyResult<(u64, Vec<Vec<u64>>)> {
+    match py
+        .detach(|| rtsched_linux::latency::probe(duration_ns, interval_ns, priority, cpus, pm_qos))
+    {
         Ok(r) => Ok((r.start, r.samples)),
         Err(rtsched_linux::RunError::Input(s)) => Err(InputError::new_err(s)),
         Err(rtsched_linux::RunError::Privilege(s)) => Err(PrivilegeError::new_err(s)),
-        Err(rtsched_linux::RunError::Interrupted) => Err(pyo3::exceptions::PyKeyboardInterrupt::new_err("interrupted")),
+        Err(rtsched_linux::RunError::Interrupted) => Err(
+            pyo3::exceptions::PyKeyboardInterrupt::new_err("interrupted"),
+        ),
         Err(rtsched_linux::RunError::Failed(s)) => Err(RunFailed::new_err(s)),
     }
 }
@@ -488,11 +669,21 @@ fn latency_probe(py: Python<'_>, duration_ns: u64, interval_ns: u64, priority: u
 /// profile as YAML and notes on what else was measured, as (name, text).
 #[pyfunction]
 #[pyo3(signature = (backend="testbed", samples=2000, wss="256KiB", progress=None))]
-fn calibrate(py: Python<'_>, backend: &str, samples: usize, wss: &str, progress: Option<Py<PyAny>>) -> PyResult<(String, Vec<(String, String)>)> {
+fn calibrate(
+    py: Python<'_>,
+    backend: &str,
+    samples: usize,
+    wss: &str,
+    progress: Option<Py<PyAny>>,
+) -> PyResult<(String, Vec<(String, String)>)> {
     use rtsched_linux::calibrate as cal;
     let backend = cal::Backend::parse(backend).map_err(input_err)?;
     let wss = rtsched_model::file::parse_size(wss).map_err(|e| input_err(format!("--wss: {e}")))?;
-    let opts = cal::Options { backend, samples, wss };
+    let opts = cal::Options {
+        backend,
+        samples,
+        wss,
+    };
     let mut report = |stage: &str, done: u64, total: u64| {
         if let Some(cb) = &progress {
             // A failing progress callback must not stop a measurement.
@@ -503,7 +694,11 @@ fn calibrate(py: Python<'_>, backend: &str, samples: usize, wss: &str, progress:
         Ok(c) => Ok((c.profile.to_yaml(), c.notes)),
         Err(rtsched_linux::RunError::Input(s)) => Err(InputError::new_err(s)),
         Err(rtsched_linux::RunError::Privilege(s)) => Err(PrivilegeError::new_err(s)),
-        Err(rtsched_linux::RunError::Interrupted) => Err(pyo3::exceptions::PyKeyboardInterrupt::new_err("interrupted; every rtsched thread was stopped")),
+        Err(rtsched_linux::RunError::Interrupted) => {
+            Err(pyo3::exceptions::PyKeyboardInterrupt::new_err(
+                "interrupted; every rtsched thread was stopped",
+            ))
+        }
         Err(rtsched_linux::RunError::Failed(s)) => Err(RunFailed::new_err(s)),
     }
 }
@@ -520,15 +715,26 @@ fn backends() -> Vec<(&'static str, &'static str)> {
 /// CPU time than that in a period is throttled to the next one.
 #[pyfunction]
 fn sched_deadline_runtimes(taskset: &PyTaskSet) -> Vec<Vec<u64>> {
-    taskset.inner.tasks.iter().map(rtsched_linux::kernel::dl_runtimes).collect()
+    taskset
+        .inner
+        .tasks
+        .iter()
+        .map(rtsched_linux::kernel::dl_runtimes)
+        .collect()
 }
 
 /// Simulate and also return the policy's own operation counters (pushes, pulls, find-CPU
 /// calls; ns per operation for specs with `measure`), as a list of (name, value).
 #[pyfunction]
-fn simulate_stats(py: Python<'_>, taskset: &PyTaskSet, scheduler: &str) -> PyResult<(PyRunResult, Vec<(String, f64)>)> {
+fn simulate_stats(
+    py: Python<'_>,
+    taskset: &PyTaskSet,
+    scheduler: &str,
+) -> PyResult<(PyRunResult, Vec<(String, f64)>)> {
     let ts = &taskset.inner;
-    let (r, stats) = py.detach(|| rtsched_sim::simulate_with_stats(ts, scheduler, false)).map_err(input_err)?;
+    let (r, stats) = py
+        .detach(|| rtsched_sim::simulate_with_stats(ts, scheduler, false))
+        .map_err(input_err)?;
     Ok((PyRunResult { inner: r }, stats))
 }
 
@@ -558,21 +764,36 @@ fn sweep_row_too_long(ts: PyRef<'_, PyTaskSet>, scheduler: &str) -> Option<Strin
 /// Every policy: (name, summary, paper, options).
 #[pyfunction]
 fn schedulers() -> Vec<(&'static str, &'static str, &'static str, &'static str)> {
-    rtsched_policies::POLICIES.iter().map(|p| (p.name, p.summary, p.paper, p.options)).collect()
+    rtsched_policies::POLICIES
+        .iter()
+        .map(|p| (p.name, p.summary, p.paper, p.options))
+        .collect()
 }
 
 pub(crate) fn runs_of<'py>(list: &Bound<'py, PyList>) -> PyResult<Vec<PyRef<'py, PyRunResult>>> {
-    list.iter().map(|x| x.extract::<PyRef<'_, PyRunResult>>().map_err(PyErr::from)).collect()
+    list.iter()
+        .map(|x| x.extract::<PyRef<'_, PyRunResult>>().map_err(PyErr::from))
+        .collect()
 }
 
 /// Write the results document(s) to `path` as JSON, atomically; with `jobs`, each run's
 /// per-job records too, streamed.
 #[pyfunction]
 #[pyo3(signature = (runs, path, jobs=false))]
-fn write_results_json(py: Python<'_>, runs: &Bound<'_, PyList>, path: &str, jobs: bool) -> PyResult<()> {
+fn write_results_json(
+    py: Python<'_>,
+    runs: &Bound<'_, PyList>,
+    path: &str,
+    jobs: bool,
+) -> PyResult<()> {
     let refs = runs_of(runs)?;
     let v: Vec<&RunResult> = refs.iter().map(|r| &r.inner).collect();
-    py.detach(|| results::write_atomic(Path::new(path), |w| results::write_results_json(&v, jobs, w))).map_err(|e| io_err(path, e))
+    py.detach(|| {
+        results::write_atomic(Path::new(path), |w| {
+            results::write_results_json(&v, jobs, w)
+        })
+    })
+    .map_err(|e| io_err(path, e))
 }
 
 /// Write per-job records of every run to one CSV, atomically.
@@ -580,7 +801,8 @@ fn write_results_json(py: Python<'_>, runs: &Bound<'_, PyList>, path: &str, jobs
 fn write_jobs_csv(py: Python<'_>, runs: &Bound<'_, PyList>, path: &str) -> PyResult<()> {
     let refs = runs_of(runs)?;
     let v: Vec<&RunResult> = refs.iter().map(|r| &r.inner).collect();
-    py.detach(|| results::write_atomic(Path::new(path), |w| results::write_jobs_csv(&v, w))).map_err(|e| io_err(path, e))
+    py.detach(|| results::write_atomic(Path::new(path), |w| results::write_jobs_csv(&v, w)))
+        .map_err(|e| io_err(path, e))
 }
 
 /// Write a Chrome/Perfetto trace of every run (one process per run, one track per CPU).
@@ -588,10 +810,9 @@ fn write_jobs_csv(py: Python<'_>, runs: &Bound<'_, PyList>, path: &str) -> PyRes
 fn write_trace(py: Python<'_>, runs: &Bound<'_, PyList>, path: &str) -> PyResult<()> {
     let refs = runs_of(runs)?;
     let v: Vec<&RunResult> = refs.iter().map(|r| &r.inner).collect();
-    py.detach(|| results::write_atomic(Path::new(path), |w| results::write_trace(&v, w))).map_err(|e| io_err(path, e))
+    py.detach(|| results::write_atomic(Path::new(path), |w| results::write_trace(&v, w)))
+        .map_err(|e| io_err(path, e))
 }
-
-
 
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {

@@ -5,9 +5,11 @@
 
 use crate::input_err;
 use pyo3::prelude::*;
-use rtsched_model::time::{fmt_duration, Time};
 use rtsched_model::task::nice_weight;
-use rtsched_policies::opzone::{Balance, Candidate, Permille, Trigger, Zone, ZoneBalancer, ZoneConfig};
+use rtsched_model::time::{fmt_duration, Time};
+use rtsched_policies::opzone::{
+    Balance, Candidate, Permille, Trigger, Zone, ZoneBalancer, ZoneConfig,
+};
 
 /// `_core.ZoneBalancer(options, cpus, source="balance")`: options are (key, value) pairs of
 /// `ZoneConfig::KEYS` (`[("zone", "warm-high"), ("prize_time", "5s")]`); errors read
@@ -25,8 +27,14 @@ impl PyZoneBalancer {
     #[pyo3(signature = (options, cpus, source="balance"))]
     fn new(options: Vec<(String, String)>, cpus: u32, source: &str) -> PyResult<Self> {
         // Unlike a scheduler spec, nothing else here reads options: an unknown key is an error.
-        if let Some((k, _)) = options.iter().find(|(k, _)| !ZoneConfig::KEYS.contains(&k.as_str())) {
-            return Err(input_err(format!("{source}: unknown option '{k}'; known: {}", ZoneConfig::KEYS.join(", "))));
+        if let Some((k, _)) = options
+            .iter()
+            .find(|(k, _)| !ZoneConfig::KEYS.contains(&k.as_str()))
+        {
+            return Err(input_err(format!(
+                "{source}: unknown option '{k}'; known: {}",
+                ZoneConfig::KEYS.join(", ")
+            )));
         }
         if cpus == 0 {
             return Err(input_err(format!("{source}: cpus must be at least 1")));
@@ -34,9 +42,15 @@ impl PyZoneBalancer {
         // from_options names a scheduler; here the caller is a command, so say its name instead.
         let config = ZoneConfig::from_options(source, &options).map_err(|e| {
             let prefix = format!("scheduler '{source}': ");
-            input_err(format!("{source}: {}", e.strip_prefix(&prefix).unwrap_or(&e)))
+            input_err(format!(
+                "{source}: {}",
+                e.strip_prefix(&prefix).unwrap_or(&e)
+            ))
         })?;
-        Ok(PyZoneBalancer { inner: ZoneBalancer::new(config, cpus), last_now: 0 })
+        Ok(PyZoneBalancer {
+            inner: ZoneBalancer::new(config, cpus),
+            last_now: 0,
+        })
     }
 
     #[getter]
@@ -65,10 +79,18 @@ impl PyZoneBalancer {
 
     /// At check point `trigger` ("task-created", "idle-wakeup", "busiest-group"; "tick" is
     /// never one): (from, to) when one task of CPU `from` should move to CPU `to`, else None.
-    fn check(&mut self, trigger: &str, utils_permille: Vec<Permille>, now_ns: Time) -> PyResult<Option<(u32, u32)>> {
+    fn check(
+        &mut self,
+        trigger: &str,
+        utils_permille: Vec<Permille>,
+        now_ns: Time,
+    ) -> PyResult<Option<(u32, u32)>> {
         let t = parse_trigger(trigger)?;
         self.guard(&utils_permille, now_ns)?;
-        Ok(self.inner.check(t, &utils_permille, now_ns).map(|Balance { from, to }| (from, to)))
+        Ok(self
+            .inner
+            .check(t, &utils_permille, now_ns)
+            .map(|Balance { from, to }| (from, to)))
     }
 
     /// Which task moves on a balance, by the simulator's own rule (`ZoneBalancer::choose`):
@@ -80,13 +102,26 @@ impl PyZoneBalancer {
     /// task below the warm zone (`task_floor`); else the heaviest (nice), the latest vruntime,
     /// the lowest id.
     #[pyo3(signature = (from_runnable, to_runnable, candidates, guard=true))]
-    fn choose(&self, from_runnable: usize, to_runnable: usize, candidates: Vec<(Permille, i64, u64, u64)>, guard: bool) -> PyResult<Option<usize>> {
+    fn choose(
+        &self,
+        from_runnable: usize,
+        to_runnable: usize,
+        candidates: Vec<(Permille, i64, u64, u64)>,
+        guard: bool,
+    ) -> PyResult<Option<usize>> {
         let mut cands = Vec::with_capacity(candidates.len());
         for (i, &(util, nice, vruntime, id)) in candidates.iter().enumerate() {
             if !(-20..=19).contains(&nice) {
-                return Err(input_err(format!("candidates[{i}]: nice {nice} is outside -20..19")));
+                return Err(input_err(format!(
+                    "candidates[{i}]: nice {nice} is outside -20..19"
+                )));
             }
-            cands.push(Candidate { util, weight: nice_weight(nice as i8), vruntime, id });
+            cands.push(Candidate {
+                util,
+                weight: nice_weight(nice as i8),
+                vruntime,
+                id,
+            });
         }
         Ok(self.inner.choose(from_runnable, to_runnable, guard, &cands))
     }
@@ -120,7 +155,12 @@ impl PyZoneBalancer {
 
     fn __repr__(&self) -> String {
         let c = self.inner.config();
-        format!("<ZoneBalancer {} ({}) on {} CPUs>", c.operation_zone.name(), c.util.name(), self.inner.cpus())
+        format!(
+            "<ZoneBalancer {} ({}) on {} CPUs>",
+            c.operation_zone.name(),
+            c.util.name(),
+            self.inner.cpus()
+        )
     }
 }
 
@@ -128,7 +168,10 @@ impl PyZoneBalancer {
     fn guard_len(&self, utils: &[Permille]) -> PyResult<()> {
         let n = self.inner.cpus() as usize;
         if utils.len() != n {
-            return Err(input_err(format!("utils_permille: {} values for {n} CPUs (one per CPU)", utils.len())));
+            return Err(input_err(format!(
+                "utils_permille: {} values for {n} CPUs (one per CPU)",
+                utils.len()
+            )));
         }
         Ok(())
     }
@@ -136,7 +179,10 @@ impl PyZoneBalancer {
     fn guard(&mut self, utils: &[Permille], now: Time) -> PyResult<()> {
         self.guard_len(utils)?;
         if now < self.last_now {
-            return Err(input_err(format!("now_ns: time went back from {} to {now}", self.last_now)));
+            return Err(input_err(format!(
+                "now_ns: time went back from {} to {now}",
+                self.last_now
+            )));
         }
         self.last_now = now;
         Ok(())
@@ -149,7 +195,11 @@ fn parse_trigger(s: &str) -> PyResult<Trigger> {
         "idle-wakeup" => Trigger::IdleWakeup,
         "busiest-group" => Trigger::BusiestGroup,
         "tick" => Trigger::Tick,
-        _ => return Err(input_err(format!("trigger: unknown '{s}'; known: task-created, idle-wakeup, busiest-group, tick"))),
+        _ => {
+            return Err(input_err(format!(
+                "trigger: unknown '{s}'; known: task-created, idle-wakeup, busiest-group, tick"
+            )))
+        }
     })
 }
 

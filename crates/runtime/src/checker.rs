@@ -42,7 +42,15 @@ pub struct ProtocolChecker {
 
 impl ProtocolChecker {
     pub fn new(inner: Box<dyn Policy>, cpus: u32) -> Self {
-        ProtocolChecker { inner, ents: Vec::new(), cpus: vec![None; cpus as usize], now: 0, requested: None, calls: 0, log: None }
+        ProtocolChecker {
+            inner,
+            ents: Vec::new(),
+            cpus: vec![None; cpus as usize],
+            now: 0,
+            requested: None,
+            calls: 0,
+            log: None,
+        }
     }
 
     /// Also write every event, as `"<verb> task.job.region.thread"`, to `log`.
@@ -58,13 +66,20 @@ impl ProtocolChecker {
 
     #[track_caller]
     fn fail(&self, what: &str) -> ! {
-        panic!("protocol violation at t={} in policy '{}': {what}", self.now, self.inner.name());
+        panic!(
+            "protocol violation at t={} in policy '{}': {what}",
+            self.now,
+            self.inner.name()
+        );
     }
 
     fn at(&mut self, now: Time, call: &str) {
         self.calls += 1;
         if now < self.now {
-            self.fail(&format!("{call}: time went back from {} to {now}", self.now));
+            self.fail(&format!(
+                "{call}: time went back from {} to {now}",
+                self.now
+            ));
         }
         self.now = now;
     }
@@ -72,7 +87,9 @@ impl ProtocolChecker {
     fn state(&self, e: EntityId, call: &str) -> (EntityInfo, State) {
         match self.ents.get(e as usize).copied().flatten() {
             Some(s) => s,
-            None => self.fail(&format!("{call}: entity {e}, which the policy does not have")),
+            None => self.fail(&format!(
+                "{call}: entity {e}, which the policy does not have"
+            )),
         }
     }
 
@@ -86,7 +103,10 @@ impl ProtocolChecker {
 
     fn note(&self, verb: &str, i: &EntityInfo) {
         if let Some(l) = &self.log {
-            l.lock().unwrap_or_else(|p| p.into_inner()).push(format!("{verb} {}.{}.{}.{}", i.task, i.job, i.region, i.thread));
+            l.lock().unwrap_or_else(|p| p.into_inner()).push(format!(
+                "{verb} {}.{}.{}.{}",
+                i.task, i.job, i.region, i.thread
+            ));
         }
     }
 
@@ -95,11 +115,17 @@ impl ProtocolChecker {
         // blocked), so its slot may come back; any other still belongs to the policy.
         if let Some((_, s)) = self.ents.get(i.id as usize).copied().flatten() {
             if s != State::Blocked {
-                self.fail(&format!("{call}: entity {} arrives while the policy still has it ({s:?})", i.id));
+                self.fail(&format!(
+                    "{call}: entity {} arrives while the policy still has it ({s:?})",
+                    i.id
+                ));
             }
         }
         if i.release > now || i.deadline < i.release {
-            self.fail(&format!("{call}: entity {} has release {} and deadline {} at {now}", i.id, i.release, i.deadline));
+            self.fail(&format!(
+                "{call}: entity {} has release {} and deadline {} at {now}",
+                i.id, i.release, i.deadline
+            ));
         }
         self.set(i.id, Some((*i, State::Ready)));
     }
@@ -107,7 +133,10 @@ impl ProtocolChecker {
     fn off_cpu(&mut self, e: EntityId, cpu: u32, call: &str) -> EntityInfo {
         let (i, s) = self.state(e, call);
         if s != State::Running(cpu) || self.cpus.get(cpu as usize).copied().flatten() != Some(e) {
-            self.fail(&format!("{call}: entity {e} on CPU {cpu}, but it is {s:?} and the CPU runs {:?}", self.cpus.get(cpu as usize)));
+            self.fail(&format!(
+                "{call}: entity {e} on CPU {cpu}, but it is {s:?} and the CPU runs {:?}",
+                self.cpus.get(cpu as usize)
+            ));
         }
         self.cpus[cpu as usize] = None;
         i
@@ -129,7 +158,10 @@ impl Policy for ProtocolChecker {
     fn forked(&mut self, now: Time, cpu: Option<u32>, threads: &[EntityInfo]) {
         self.at(now, "forked");
         if threads.len() < 2 {
-            self.fail(&format!("forked: {} thread(s); a single thread arrives by release", threads.len()));
+            self.fail(&format!(
+                "forked: {} thread(s); a single thread arrives by release",
+                threads.len()
+            ));
         }
         if cpu.is_some_and(|c| c as usize >= self.cpus.len()) {
             self.fail(&format!("forked: on CPU {cpu:?}, which does not exist"));
@@ -137,13 +169,20 @@ impl Policy for ProtocolChecker {
         for (k, t) in threads.iter().enumerate() {
             let f = &threads[0];
             if (t.task, t.job, t.region, t.thread) != (f.task, f.job, f.region, k as u32) {
-                self.fail(&format!("forked: thread {k} is {t:?}, not thread {k} of the region of {f:?}"));
+                self.fail(&format!(
+                    "forked: thread {k} is {t:?}, not thread {k} of the region of {f:?}"
+                ));
             }
             self.arrive(now, t, "forked");
         }
         if let Some(l) = &self.log {
-            let names: Vec<String> = threads.iter().map(|i| format!("{}.{}.{}.{}", i.task, i.job, i.region, i.thread)).collect();
-            l.lock().unwrap_or_else(|p| p.into_inner()).push(format!("forked {} on {cpu:?}", names.join(" ")));
+            let names: Vec<String> = threads
+                .iter()
+                .map(|i| format!("{}.{}.{}.{}", i.task, i.job, i.region, i.thread))
+                .collect();
+            l.lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .push(format!("forked {} on {cpu:?}", names.join(" ")));
         }
         self.inner.forked(now, cpu, threads)
     }
@@ -160,7 +199,9 @@ impl Policy for ProtocolChecker {
         self.at(now, "aborted");
         let (i, s) = self.state(e, "aborted");
         match s {
-            State::Blocked => self.fail(&format!("aborted: entity {e} is blocked (the policy gave it up)")),
+            State::Blocked => self.fail(&format!(
+                "aborted: entity {e} is blocked (the policy gave it up)"
+            )),
             State::Running(c) => {
                 self.off_cpu(e, c, "aborted");
             }
@@ -179,7 +220,9 @@ impl Policy for ProtocolChecker {
         }
         if let Some(h) = holder {
             if h == e {
-                self.fail(&format!("requested: entity {e} requests resource {r}, which it holds"));
+                self.fail(&format!(
+                    "requested: entity {e} requests resource {r}, which it holds"
+                ));
             }
             self.state(h, "requested (holder)");
         }
@@ -190,7 +233,9 @@ impl Policy for ProtocolChecker {
     fn blocked(&mut self, now: Time, e: EntityId, cpu: u32) {
         self.at(now, "blocked");
         if self.requested.take() != Some(e) {
-            self.fail(&format!("blocked: entity {e} blocked without `requested` just before"));
+            self.fail(&format!(
+                "blocked: entity {e} blocked without `requested` just before"
+            ));
         }
         let i = self.off_cpu(e, cpu, "blocked");
         self.set(e, Some((i, State::Blocked)));
@@ -208,7 +253,10 @@ impl Policy for ProtocolChecker {
         self.at(now, "unblocked");
         let (i, s) = self.state(e.id, "unblocked");
         if s != State::Blocked || i != *e {
-            self.fail(&format!("unblocked: entity {} is {s:?} (info {i:?}, given {e:?})", e.id));
+            self.fail(&format!(
+                "unblocked: entity {} is {s:?} (info {i:?}, given {e:?})",
+                e.id
+            ));
         }
         self.set(e.id, Some((i, State::Ready)));
         self.note("unblocked", e);
@@ -235,7 +283,9 @@ impl Policy for ProtocolChecker {
         for &e in cycle {
             let (_, s) = self.state(e, "deadlock");
             if s != State::Blocked {
-                self.fail(&format!("deadlock: entity {e} of the cycle is {s:?}, not blocked"));
+                self.fail(&format!(
+                    "deadlock: entity {e} of the cycle is {s:?}, not blocked"
+                ));
             }
         }
         self.inner.deadlock(now, cycle)
@@ -262,17 +312,27 @@ impl Policy for ProtocolChecker {
         self.at(now, "schedule");
         for c in 0..self.cpus.len() {
             if d.current(c as u32) != self.cpus[c] {
-                self.fail(&format!("schedule: CPU {c} shows {:?}, but the policy's last decision there is {:?}", d.current(c as u32), self.cpus[c]));
+                self.fail(&format!(
+                    "schedule: CPU {c} shows {:?}, but the policy's last decision there is {:?}",
+                    d.current(c as u32),
+                    self.cpus[c]
+                ));
             }
             if d.run().running(c as u32) != self.cpus[c] {
-                self.fail(&format!("schedule: the run view says CPU {c} runs {:?}, expected {:?}", d.run().running(c as u32), self.cpus[c]));
+                self.fail(&format!(
+                    "schedule: the run view says CPU {c} runs {:?}, expected {:?}",
+                    d.run().running(c as u32),
+                    self.cpus[c]
+                ));
             }
         }
         self.inner.schedule(now, d);
         for &(r, e) in d.granted() {
             match self.state(e, "grant") {
                 (i, State::Blocked) => self.set(e, Some((i, State::Ready))),
-                (_, s) => self.fail(&format!("grant: resource {r} to entity {e}, which is {s:?}, not blocked")),
+                (_, s) => self.fail(&format!(
+                    "grant: resource {r} to entity {e}, which is {s:?}, not blocked"
+                )),
             }
         }
         let mut placed = vec![None; self.cpus.len()];
@@ -367,7 +427,15 @@ mod tests {
     }
 
     fn info(id: EntityId) -> EntityInfo {
-        EntityInfo { id, task: id, job: 0, region: 0, thread: 0, release: 0, deadline: 10 }
+        EntityInfo {
+            id,
+            task: id,
+            job: 0,
+            region: 0,
+            thread: 0,
+            release: 0,
+            deadline: 10,
+        }
     }
 
     fn checker() -> ProtocolChecker {
@@ -386,7 +454,9 @@ mod tests {
         let view = Blank(Task::periodic("t", 10, 1));
         c.release(0, &info(0));
         c.release(0, &info(1));
-        c.inner = Box::new(Puppet { place: vec![(0, Some(0)), (1, Some(1))] });
+        c.inner = Box::new(Puppet {
+            place: vec![(0, Some(0)), (1, Some(1))],
+        });
         c.schedule(0, &mut Dispatch::new(&mut dec, &view));
         dec.vacate(0);
         c.complete(3, 0, 0);
@@ -427,7 +497,9 @@ mod tests {
             let mut dec = Decisions::new(2);
             let view = Blank(Task::periodic("t", 10, 1));
             c.release(0, &info(0));
-            c.inner = Box::new(Puppet { place: vec![(0, Some(0))] });
+            c.inner = Box::new(Puppet {
+                place: vec![(0, Some(0))],
+            });
             c.schedule(0, &mut Dispatch::new(&mut dec, &view));
             dec.vacate(0);
             (c, dec)
@@ -446,7 +518,9 @@ mod tests {
             let view = Blank(Task::periodic("t", 10, 1));
             c.requested(1, 0, 0, None);
             c.blocked(1, 0, 0);
-            c.inner = Box::new(Puppet { place: vec![(1, Some(0))] });
+            c.inner = Box::new(Puppet {
+                place: vec![(1, Some(0))],
+            });
             c.schedule(2, &mut Dispatch::new(&mut dec, &view));
         });
         assert!(m.contains("placed blocked entity"), "{m}");

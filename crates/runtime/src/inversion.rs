@@ -324,8 +324,20 @@ impl Inversions {
         let from_top = (jobs + 1).saturating_sub(rank);
         let mut largest: Vec<Time> = self.tail.iter().map(|&Reverse(t)| t).collect();
         largest.sort_unstable_by(|a, b| b.cmp(a));
-        let p99 = if rank == 0 { 0 } else { usize::try_from(from_top - 1).ok().and_then(|i| largest.get(i).copied()).unwrap_or(0) };
-        PerJob { jobs: self.ended, total_ns: self.total, max_ns: self.max, p99_ns: p99 }
+        let p99 = if rank == 0 {
+            0
+        } else {
+            usize::try_from(from_top - 1)
+                .ok()
+                .and_then(|i| largest.get(i).copied())
+                .unwrap_or(0)
+        };
+        PerJob {
+            jobs: self.ended,
+            total_ns: self.total,
+            max_ns: self.max,
+            p99_ns: p99,
+        }
     }
 
     /// Whether an inversion held after the last decision (observers, tests).
@@ -365,18 +377,39 @@ mod tests {
             inv
         };
         // 3 of 3 jobs: the 99th percentile is the largest.
-        assert_eq!(three().per_job(3), PerJob { jobs: 3, total_ns: 52, max_ns: 40, p99_ns: 40 });
+        assert_eq!(
+            three().per_job(3),
+            PerJob {
+                jobs: 3,
+                total_ns: 52,
+                max_ns: 40,
+                p99_ns: 40
+            }
+        );
         // 200 jobs, 197 without: rank 198 is the smallest of the three.
         assert_eq!(three().per_job(200).p99_ns, 5);
         // 1,000 jobs: rank 990 is a zero.
-        assert_eq!(three().per_job(1000), PerJob { jobs: 3, total_ns: 52, max_ns: 40, p99_ns: 0 });
-        assert_eq!(Inversions::in_buffer(Vec::new(), 1).per_job(0), PerJob::default());
+        assert_eq!(
+            three().per_job(1000),
+            PerJob {
+                jobs: 3,
+                total_ns: 52,
+                max_ns: 40,
+                p99_ns: 0
+            }
+        );
+        assert_eq!(
+            Inversions::in_buffer(Vec::new(), 1).per_job(0),
+            PerJob::default()
+        );
     }
 
     /// A bounded tail gives the p99 of keeping every time; the map holds the live jobs only.
     #[test]
     fn the_bounded_tail_gives_the_same_p99_as_every_time() {
-        let times: Vec<Time> = (0..5_000u64).map(|i| (i * 7919) % 1_013 * u64::from(i % 3 != 0)).collect();
+        let times: Vec<Time> = (0..5_000u64)
+            .map(|i| (i * 7919) % 1_013 * u64::from(i % 3 != 0))
+            .collect();
         let mut every = Inversions::in_buffer(Vec::new(), 64);
         let mut bounded = Inversions::in_buffer(Vec::new(), 64);
         bounded.bound_jobs(times.len() as u64);

@@ -100,7 +100,15 @@ pub struct Ent {
 
 impl Ent {
     const EMPTY: Ent = Ent {
-        info: EntityInfo { id: 0, task: 0, job: 0, region: 0, thread: 0, release: 0, deadline: 0 },
+        info: EntityInfo {
+            id: 0,
+            task: 0,
+            job: 0,
+            region: 0,
+            thread: 0,
+            release: 0,
+            deadline: 0,
+        },
         generation: 0,
         live: false,
         job: NONE,
@@ -170,7 +178,11 @@ struct Resource {
 
 impl Default for Resource {
     fn default() -> Self {
-        Resource { holder: NONE, queue: VecDeque::new(), pending: false }
+        Resource {
+            holder: NONE,
+            queue: VecDeque::new(),
+            pending: false,
+        }
     }
 }
 
@@ -201,7 +213,10 @@ impl Resource {
     /// The holder `e` lets go. With `fifo`, the longest waiter takes it and is returned; else
     /// a resource with waiters awaits the policy's grant.
     fn release(&mut self, e: EntityId, fifo: bool) -> Option<EntityId> {
-        assert_eq!(self.holder, e, "entity {e} released a resource it does not hold");
+        assert_eq!(
+            self.holder, e,
+            "entity {e} released a resource it does not hold"
+        );
         self.holder = NONE;
         if self.queue.is_empty() {
             return None;
@@ -253,12 +268,31 @@ pub trait Substrate {
     /// `rec`: its job's record (None outside the counted window), for what the driver counts
     /// per job (overhead, stalls, misses).
     #[allow(clippy::too_many_arguments)]
-    fn on_cpu(&mut self, now: Time, cpu: u32, c: &mut CpuState, ent: &mut Ent, switched: bool, migrated: bool, work: Time, rec: Option<&mut JobRecord>);
+    fn on_cpu(
+        &mut self,
+        now: Time,
+        cpu: u32,
+        c: &mut CpuState,
+        ent: &mut Ent,
+        switched: bool,
+        migrated: bool,
+        work: Time,
+        rec: Option<&mut JobRecord>,
+    );
     /// After a decision: `cpu` now runs `e` (only CPUs whose assignment changed).
     fn assigned(&mut self, _cpu: u32, _e: Option<EntityId>) {}
     /// The policy charged `ns` of overhead on `cpu`, which runs `ent` (`work` as in `on_cpu`).
     #[allow(clippy::too_many_arguments)]
-    fn charged(&mut self, now: Time, cpu: u32, c: &mut CpuState, ent: &mut Ent, ns: Time, work: Time, rec: Option<&mut JobRecord>);
+    fn charged(
+        &mut self,
+        now: Time,
+        cpu: u32,
+        c: &mut CpuState,
+        ent: &mut Ent,
+        ns: Time,
+        work: Time,
+        rec: Option<&mut JobRecord>,
+    );
 }
 
 /// The next step of a running entity, after the checkpoints it reached were handled.
@@ -315,7 +349,12 @@ fn rec_at(base: u32, front: usize, rec: u32) -> usize {
 
 /// How long after the counted window a run may go on so that the last counted jobs finish.
 pub fn drain_limit(ts: &TaskSet) -> Time {
-    ts.tasks.iter().map(|t| t.deadline.max(t.max_interarrival.unwrap_or(t.period))).max().unwrap_or(0) * 2
+    ts.tasks
+        .iter()
+        .map(|t| t.deadline.max(t.max_interarrival.unwrap_or(t.period)))
+        .max()
+        .unwrap_or(0)
+        * 2
 }
 
 /// The run's state, which a policy reads through [`RunView`] while it decides.
@@ -381,12 +420,22 @@ impl RunView for Run<'_> {
     }
     fn executed(&self, e: EntityId) -> Time {
         match self.ents.get(e as usize) {
-            Some(x) if x.live => x.ran + if x.cpu != NONE { self.now.saturating_sub(self.cpus[x.cpu as usize].mark) } else { 0 },
+            Some(x) if x.live => {
+                x.ran
+                    + if x.cpu != NONE {
+                        self.now.saturating_sub(self.cpus[x.cpu as usize].mark)
+                    } else {
+                        0
+                    }
+            }
             _ => 0,
         }
     }
     fn waiting_for(&self, e: EntityId) -> Option<(ResourceId, EntityId)> {
-        let x = self.ents.get(e as usize).filter(|x| x.live && x.is_blocked())?;
+        let x = self
+            .ents
+            .get(e as usize)
+            .filter(|x| x.live && x.is_blocked())?;
         let h = self.resources[x.blocked_on as usize].holder;
         (h != NONE).then_some((x.blocked_on, h))
     }
@@ -395,7 +444,10 @@ impl RunView for Run<'_> {
         (h != NONE).then_some(h)
     }
     fn waiters(&self, r: ResourceId) -> Vec<EntityId> {
-        self.resources.get(r as usize).map(|x| x.queue.iter().copied().collect()).unwrap_or_default()
+        self.resources
+            .get(r as usize)
+            .map(|x| x.queue.iter().copied().collect())
+            .unwrap_or_default()
     }
     fn task(&self, t: TaskId) -> &Task {
         &self.ts.tasks[t as usize]
@@ -428,7 +480,11 @@ impl Run<'_> {
         let x = &self.ents[e as usize];
         if x.cp >= x.ncp {
             // No checkpoint left (every thread without sections): no program to look up.
-            return if x.done < x.demand { Next::Run(x.demand - x.done) } else { Next::Done };
+            return if x.done < x.demand {
+                Next::Run(x.demand - x.done)
+            } else {
+                Next::Done
+            };
         }
         next_step(self.thread_program(&x.info), x.demand, x.done, x.cp)
     }
@@ -450,11 +506,18 @@ impl Run<'_> {
     /// The CPU's state, the entity it runs and that entity's job record (None outside the
     /// counted window): for a driver charging it overhead (the simulator's ticks).
     #[inline]
-    pub fn running_with_record(&mut self, c: u32) -> Option<(&mut CpuState, &mut Ent, Option<&mut JobRecord>)> {
+    pub fn running_with_record(
+        &mut self,
+        c: u32,
+    ) -> Option<(&mut CpuState, &mut Ent, Option<&mut JobRecord>)> {
         let cpu = &mut self.cpus[c as usize];
         let e = cpu.running?;
         let x = &mut self.ents[e as usize];
-        let rec = if x.rec != NONE { Some(&mut self.records[rec_at(self.rec_base, self.rec_front, x.rec)]) } else { None };
+        let rec = if x.rec != NONE {
+            Some(&mut self.records[rec_at(self.rec_base, self.rec_front, x.rec)])
+        } else {
+            None
+        };
         Some((cpu, x, rec))
     }
     /// Entity `e`'s slot, for a driver's accounting of work done (testbed).
@@ -464,19 +527,34 @@ impl Run<'_> {
     }
     /// Every ready or running entity (live, not blocked) and its CPU.
     pub fn live(&self) -> impl Iterator<Item = (EntityInfo, Option<u32>)> + '_ {
-        self.ents.iter().filter(|e| e.live && !e.is_blocked()).map(|e| (e.info, (e.cpu != NONE).then_some(e.cpu)))
+        self.ents
+            .iter()
+            .filter(|e| e.live && !e.is_blocked())
+            .map(|e| (e.info, (e.cpu != NONE).then_some(e.cpu)))
     }
     /// Per resource, the entity holding it (if any) and whether that entity is live.
     pub fn holders(&self) -> impl Iterator<Item = Option<(EntityInfo, bool)>> + '_ {
-        self.resources.iter().map(|r| (r.holder != NONE).then(|| (self.ents[r.holder as usize].info, self.ents[r.holder as usize].live)))
+        self.resources.iter().map(|r| {
+            (r.holder != NONE).then(|| {
+                (
+                    self.ents[r.holder as usize].info,
+                    self.ents[r.holder as usize].live,
+                )
+            })
+        })
     }
     /// Blocked entities: (entity, resource, whether it is in that resource's queue, whether a
     /// CPU runs it). A correct ledger answers (_, _, true, false).
     pub fn blocked(&self) -> impl Iterator<Item = (EntityInfo, u32, bool, bool)> + '_ {
-        self.ents.iter().filter(|e| e.live && e.is_blocked()).map(|e| {
-            let queued = self.resources[e.blocked_on as usize].queue.contains(&e.info.id);
-            (e.info, e.blocked_on, queued, e.cpu != NONE)
-        })
+        self.ents
+            .iter()
+            .filter(|e| e.live && e.is_blocked())
+            .map(|e| {
+                let queued = self.resources[e.blocked_on as usize]
+                    .queue
+                    .contains(&e.info.id);
+                (e.info, e.blocked_on, queued, e.cpu != NONE)
+            })
     }
     /// Whether a priority inversion held after the last decision (docs/semantics.md).
     pub fn priority_inversion(&self) -> bool {
@@ -581,7 +659,12 @@ impl Outcome {
     /// reports by name in `stats` (`steals`, `steal_attempts`, `failed_steals`; 0 when it
     /// reports none). `events` is the driver's.
     pub fn fill_counters(&self, c: &mut Counters) {
-        let stat = |k: &str| self.stats.iter().find(|(n, _)| n == k).map_or(0, |&(_, v)| v as u64);
+        let stat = |k: &str| {
+            self.stats
+                .iter()
+                .find(|(n, _)| n == k)
+                .map_or(0, |&(_, v)| v as u64)
+        };
         c.scheduler_invocations = self.invocations;
         c.releases = self.releases;
         c.priority_inversions = self.priority_inversions;
@@ -615,7 +698,10 @@ impl Outcome {
         if let Some((total, max)) = self.policy_ns {
             m.insert("policy_ns_total".into(), total as f64);
             m.insert("policy_ns_max".into(), max as f64);
-            m.insert("policy_ns_per_invocation".into(), total as f64 / self.invocations.max(1) as f64);
+            m.insert(
+                "policy_ns_per_invocation".into(),
+                total as f64 / self.invocations.max(1) as f64,
+            );
         }
     }
 }
@@ -654,14 +740,37 @@ impl<'t> Ledger<'t> {
     /// A fresh ledger in the buffers of an earlier one (`parts`): the same state as
     /// [`Ledger::with`] builds (every list empty, slots numbered from 0), only the memory is
     /// reused, so a sweep running many short simulations does not allocate it anew each time.
-    fn with_parts(ts: Cow<'t, TaskSet>, policy: PolicyRef<'t>, start_at_dispatch: bool, parts: LedgerParts) -> Self {
+    fn with_parts(
+        ts: Cow<'t, TaskSet>,
+        policy: PolicyRef<'t>,
+        start_at_dispatch: bool,
+        parts: LedgerParts,
+    ) -> Self {
         let m = ts.platform.cpus as usize;
         let n = ts.tasks.len();
         let duration = ts.run.duration;
         let expected_jobs = ts.jobs_released_by(duration);
         let LedgerParts {
-            mut programs, ents, free, mut jobs, mut spare, free_jobs, cpus, mut streams, next_job, task_busy, mut held,
-            mut records, task_cpu, bursts, wakeups, inv_bits, task_last, dec, lists, pinned,
+            mut programs,
+            ents,
+            free,
+            mut jobs,
+            mut spare,
+            free_jobs,
+            cpus,
+            mut streams,
+            next_job,
+            task_busy,
+            mut held,
+            mut records,
+            task_cpu,
+            bursts,
+            wakeups,
+            inv_bits,
+            task_last,
+            dec,
+            lists,
+            pinned,
         } = parts;
         // Each task's program over the one its slot held (a sweep's sets are alike: no allocation).
         programs.truncate(n);
@@ -673,7 +782,12 @@ impl<'t> Ledger<'t> {
         let width: usize = programs.iter().map(Program::width).sum();
         let widest = programs.iter().map(Program::width).max().unwrap_or(1);
         let threads: usize = programs.iter().map(Program::threads).sum();
-        let resources = (0..ts.resources.len()).map(|_| Resource { queue: VecDeque::with_capacity(threads), ..Resource::default() }).collect();
+        let resources = (0..ts.resources.len())
+            .map(|_| Resource {
+                queue: VecDeque::with_capacity(threads),
+                ..Resource::default()
+            })
+            .collect();
         let seeded = TaskStreams::seeded(ts.run.seed);
         streams.clear();
         streams.extend((0..n as u32).map(|i| {
@@ -707,7 +821,16 @@ impl<'t> Ledger<'t> {
                 spare,
                 free_jobs: empty(free_jobs, 2 * n),
                 resources,
-                cpus: filled(cpus, m, CpuState { running: None, mark: 0, last: u64::MAX, deadline: 0 }),
+                cpus: filled(
+                    cpus,
+                    m,
+                    CpuState {
+                        running: None,
+                        mark: 0,
+                        last: u64::MAX,
+                        deadline: 0,
+                    },
+                ),
                 streams,
                 next_job: filled(next_job, n, 0),
                 task_busy: filled(task_busy, n, false),
@@ -755,14 +878,28 @@ impl<'t> Ledger<'t> {
     }
 
     /// [`Ledger::borrowed`] in the buffers an earlier ledger left ([`Ledger::finish_parts`]).
-    pub fn borrowed_in(ts: &'t TaskSet, policy: &'t mut dyn Policy, start_at_dispatch: bool, parts: LedgerParts) -> Self {
-        Ledger::with_parts(Cow::Borrowed(ts), PolicyRef::Borrowed(policy), start_at_dispatch, parts)
+    pub fn borrowed_in(
+        ts: &'t TaskSet,
+        policy: &'t mut dyn Policy,
+        start_at_dispatch: bool,
+        parts: LedgerParts,
+    ) -> Self {
+        Ledger::with_parts(
+            Cow::Borrowed(ts),
+            PolicyRef::Borrowed(policy),
+            start_at_dispatch,
+            parts,
+        )
     }
 
     /// A ledger over a borrowed task set and policy (the simulator). `start_at_dispatch`: see
     /// [`Ledger::mark_started`].
     pub fn borrowed(ts: &'t TaskSet, policy: &'t mut dyn Policy, start_at_dispatch: bool) -> Self {
-        Ledger::with(Cow::Borrowed(ts), PolicyRef::Borrowed(policy), start_at_dispatch)
+        Ledger::with(
+            Cow::Borrowed(ts),
+            PolicyRef::Borrowed(policy),
+            start_at_dispatch,
+        )
     }
 
     /// Hand each counted job's record to `sink` as soon as it and every earlier one are
@@ -815,14 +952,20 @@ impl<'t> Ledger<'t> {
 
     #[inline]
     fn hand_on_front(&mut self) {
-        let Some(sink) = self.sink.as_mut() else { return };
+        let Some(sink) = self.sink.as_mut() else {
+            return;
+        };
         let sink = sink.get();
         let r = &mut self.run;
         while let Some(rec) = r.records.get(r.rec_front) {
             if rec.finish.is_none() && !rec.aborted {
                 break;
             }
-            if !self.pinned.is_empty() && self.pinned.contains(&r.rec_base.wrapping_add(r.rec_front as u32)) {
+            if !self.pinned.is_empty()
+                && self
+                    .pinned
+                    .contains(&r.rec_base.wrapping_add(r.rec_front as u32))
+            {
                 break;
             }
             sink.job(rec, Time::MAX);
@@ -910,24 +1053,43 @@ impl<'t> Ledger<'t> {
         let fair = r.streams[task as usize].fair.is_some();
         let (demand, next, deadline) = if !fair {
             let d = if t.execution_times.is_empty() {
-                r.streams[task as usize].job_demands(&ts.run.execution, &r.programs[task as usize], &mut demands)
+                r.streams[task as usize].job_demands(
+                    &ts.run.execution,
+                    &r.programs[task as usize],
+                    &mut demands,
+                )
             } else {
                 crate::streams::replayed(&t.execution_times, job, &mut demands)
             };
-            (d, at + r.streams[task as usize].interarrival(t), at + rel_deadline)
+            (
+                d,
+                at + r.streams[task as usize].interarrival(t),
+                at + rel_deadline,
+            )
         } else {
             r.bursts[task as usize] += 1;
-            (r.streams[task as usize].fair_burst(&mut demands), NEVER, NEVER)
+            (
+                r.streams[task as usize].fair_burst(&mut demands),
+                NEVER,
+                NEVER,
+            )
         };
         let rec = if at < duration && !fair {
             let id = r.rec_base.wrapping_add(r.records.len() as u32);
             if id == NONE && self.failure.is_none() {
                 // Four billion counted jobs: ids would wrap onto "no record". The driver stops
                 // the run with this (the CLI refuses such runs up front, `--max-jobs`).
-                self.failure = Some(format!("more than {} counted jobs in one run: shorten the window", NONE - 1));
+                self.failure = Some(format!(
+                    "more than {} counted jobs in one run: shorten the window",
+                    NONE - 1
+                ));
             }
             if r.records.capacity() == 0 {
-                let room = if self.sink.is_some() { Self::STREAMED_RECORDS } else { r.expected_jobs };
+                let room = if self.sink.is_some() {
+                    Self::STREAMED_RECORDS
+                } else {
+                    r.expected_jobs
+                };
                 let room = room.min(r.expected_jobs).max(1);
                 // A run that holds its records asks for them all at once: refused by the
                 // machine, that is the run's error, not an abort of the process.
@@ -938,7 +1100,15 @@ impl<'t> Ledger<'t> {
                     ));
                 }
             }
-            r.records.push(JobRecord { task, job, release: at, deadline, demand, max_utility: t.max_utility(), ..Default::default() });
+            r.records.push(JobRecord {
+                task,
+                job,
+                release: at,
+                deadline,
+                demand,
+                max_utility: t.max_utility(),
+                ..Default::default()
+            });
             r.undecided += 1;
             id
         } else {
@@ -1006,7 +1176,9 @@ impl<'t> Ledger<'t> {
         let (task, region) = (job.task, job.region);
         let demand = job.demands[job.first as usize + t];
         let (jobno, release, deadline, rec) = (job.job, job.release, job.deadline, job.rec);
-        let ncp = r.programs[task as usize].regions[region as usize][t].checkpoints.len() as u32;
+        let ncp = r.programs[task as usize].regions[region as usize][t]
+            .checkpoints
+            .len() as u32;
         let slot = match r.free.pop() {
             Some(s) => s,
             None => {
@@ -1015,10 +1187,28 @@ impl<'t> Ledger<'t> {
                 (r.ents.len() - 1) as u32
             }
         };
-        let info = EntityInfo { id: slot, task, job: jobno, region, thread: t as u32, release, deadline };
+        let info = EntityInfo {
+            id: slot,
+            task,
+            job: jobno,
+            region,
+            thread: t as u32,
+            release,
+            deadline,
+        };
         let e = &mut r.ents[slot as usize];
         let generation = e.generation.wrapping_add(1);
-        *e = Ent { info, generation, live: true, job: j, rec, demand, ncp, kcpu: home, ..Ent::EMPTY };
+        *e = Ent {
+            info,
+            generation,
+            live: true,
+            job: j,
+            rec,
+            demand,
+            ncp,
+            kcpu: home,
+            ..Ent::EMPTY
+        };
         r.inv.ready(slot, deadline);
         r.jobs[j as usize].ents.push(slot);
         info
@@ -1089,12 +1279,21 @@ impl<'t> Ledger<'t> {
     /// if not, only releases are handled and it stops (`Step::Stop`), to go on — or complete —
     /// when it runs again.
     #[inline]
-    pub fn advance<S: Substrate>(&mut self, now: Time, cpu: u32, e: EntityId, holds_cpu: bool, sub: &mut S) -> Step {
+    pub fn advance<S: Substrate>(
+        &mut self,
+        now: Time,
+        cpu: u32,
+        e: EntityId,
+        holds_cpu: bool,
+        sub: &mut S,
+    ) -> Step {
         loop {
             let owed = self.run.ents[e as usize].owed;
             match self.run.next_of(e) {
                 Next::Run(work) if holds_cpu => return Step::Run { owed, work },
-                Next::At(_) | Next::Done if owed > 0 && holds_cpu => return Step::Run { owed, work: 0 },
+                Next::At(_) | Next::Done if owed > 0 && holds_cpu => {
+                    return Step::Run { owed, work: 0 }
+                }
                 Next::At(Action::Release(r)) => {
                     self.run.ents[e as usize].cp += 1;
                     self.release_resource(now, r, e);
@@ -1116,8 +1315,18 @@ impl<'t> Ledger<'t> {
 
     /// `e`, running on `cpu`, requested `r`, which `holder` holds (or which awaits a grant),
     /// and is queued: it leaves its CPU and waits.
-    fn block<S: Substrate>(&mut self, now: Time, cpu: u32, e: EntityId, r: u32, holder: u32, sub: &mut S) {
-        self.policy.get().requested(now, e, r, (holder != NONE).then_some(holder));
+    fn block<S: Substrate>(
+        &mut self,
+        now: Time,
+        cpu: u32,
+        e: EntityId,
+        r: u32,
+        holder: u32,
+        sub: &mut S,
+    ) {
+        self.policy
+            .get()
+            .requested(now, e, r, (holder != NONE).then_some(holder));
         self.unlink(now, cpu, e, Off::Blocked, sub);
         let x = &mut self.run.ents[e as usize];
         x.blocked_on = r;
@@ -1180,7 +1389,11 @@ impl<'t> Ledger<'t> {
                 format!("{} waits for '{}', held by {}", name(e), rname, name(next))
             })
             .collect();
-        format!("deadlock at {}: {}", rtsched_model::time::fmt_duration(now), steps.join("; "))
+        format!(
+            "deadlock at {}: {}",
+            rtsched_model::time::fmt_duration(now),
+            steps.join("; ")
+        )
     }
 
     /// Why the run cannot go on (an unresolved deadlock), if it cannot. Drivers check it after
@@ -1229,10 +1442,26 @@ impl<'t> Ledger<'t> {
     /// The entity `e` on `cpu` finished its work and its program (`Step::Done`). `finish` is
     /// the completion time recorded (the simulator's `now`; a real run's measured instant).
     #[inline]
-    pub fn complete<S: Substrate>(&mut self, now: Time, cpu: u32, e: EntityId, finish: Time, sub: &mut S) {
+    pub fn complete<S: Substrate>(
+        &mut self,
+        now: Time,
+        cpu: u32,
+        e: EntityId,
+        finish: Time,
+        sub: &mut S,
+    ) {
         let x = &mut self.run.ents[e as usize];
-        assert!(x.live && x.cpu == cpu, "entity {e} completed on CPU {cpu}, which does not run it");
-        sub.off_cpu(now, cpu, &mut self.run.cpus[cpu as usize], x, Off::Completed);
+        assert!(
+            x.live && x.cpu == cpu,
+            "entity {e} completed on CPU {cpu}, which does not run it"
+        );
+        sub.off_cpu(
+            now,
+            cpu,
+            &mut self.run.cpus[cpu as usize],
+            x,
+            Off::Completed,
+        );
         x.cpu = NONE;
         x.last_cpu = cpu;
         x.live = false;
@@ -1291,7 +1520,13 @@ impl<'t> Ledger<'t> {
     // ------------------------------------------------------------------ aborts, ticks, timers
 
     /// The deadline of job slot `slot` (generation `generation`) passed under `on_miss: abort`.
-    pub fn deadline_abort<S: Substrate>(&mut self, now: Time, slot: u32, generation: u32, sub: &mut S) {
+    pub fn deadline_abort<S: Substrate>(
+        &mut self,
+        now: Time,
+        slot: u32,
+        generation: u32,
+        sub: &mut S,
+    ) {
         let j = &self.run.jobs[slot as usize];
         if j.live && j.generation == generation {
             self.abort_job(now, slot, sub);
@@ -1326,7 +1561,8 @@ impl<'t> Ledger<'t> {
                         self.dec.drop_pending_grant(r as ResourceId);
                     }
                     if rec != NONE {
-                        self.run.records[rec_at(self.run.rec_base, self.run.rec_front, rec)].blocked += waited;
+                        self.run.records[rec_at(self.run.rec_base, self.run.rec_front, rec)]
+                            .blocked += waited;
                     }
                 }
             }
@@ -1334,7 +1570,9 @@ impl<'t> Ledger<'t> {
             // what they held is handed on (to other jobs' threads).
             let handler = self.run.ts.run.overheads.abort_handler;
             for &e in &doomed {
-                self.run.inv.gone(e, self.run.ents[e as usize].info.deadline);
+                self.run
+                    .inv
+                    .gone(e, self.run.ents[e as usize].info.deadline);
                 let x = self.run.ents[e as usize];
                 if x.cpu != NONE {
                     self.unlink(now, x.cpu, e, Off::Aborted, sub);
@@ -1344,7 +1582,8 @@ impl<'t> Ledger<'t> {
                     // when it stops: the testbed does). Overhead it still owed (a charge cut
                     // off by the abort) was never paid: not CPU time of the job.
                     let x = &self.run.ents[e as usize];
-                    let r = &mut self.run.records[rec_at(self.run.rec_base, self.run.rec_front, rec)];
+                    let r =
+                        &mut self.run.records[rec_at(self.run.rec_base, self.run.rec_front, rec)];
                     r.exec += x.ran;
                     r.overhead = r.overhead.saturating_sub(x.owed);
                 }
@@ -1445,12 +1684,16 @@ impl<'t> Ledger<'t> {
             self.run.invocations += 1;
             if self.measure {
                 let t0 = std::time::Instant::now();
-                self.policy.get().schedule(now, &mut Dispatch::new(&mut self.dec, &self.run));
+                self.policy
+                    .get()
+                    .schedule(now, &mut Dispatch::new(&mut self.dec, &self.run));
                 let ns = t0.elapsed().as_nanos() as u64;
                 self.policy_ns.0 += ns;
                 self.policy_ns.1 = self.policy_ns.1.max(ns);
             } else {
-                self.policy.get().schedule(now, &mut Dispatch::new(&mut self.dec, &self.run));
+                self.policy
+                    .get()
+                    .schedule(now, &mut Dispatch::new(&mut self.dec, &self.run));
             }
             self.dec.clear_events();
             let again = self.grants_resources && self.apply_grants(now);
@@ -1523,7 +1766,10 @@ impl<'t> Ledger<'t> {
             if !res.pending {
                 continue;
             }
-            let w = res.queue.pop_front().expect("a pending resource has waiters");
+            let w = res
+                .queue
+                .pop_front()
+                .expect("a pending resource has waiters");
             self.took(now, r, w);
             let info = self.run.ents[w as usize].info;
             self.dec.note_global_event();
@@ -1548,7 +1794,13 @@ impl<'t> Ledger<'t> {
             }
             if let Some(o) = old {
                 let x = &mut self.run.ents[o as usize];
-                sub.off_cpu(now, cpu, &mut self.run.cpus[cpu as usize], x, Off::Preempted);
+                sub.off_cpu(
+                    now,
+                    cpu,
+                    &mut self.run.cpus[cpu as usize],
+                    x,
+                    Off::Preempted,
+                );
                 x.cpu = NONE;
                 x.last_cpu = cpu;
                 self.run.inv.ready(o, x.info.deadline);
@@ -1565,7 +1817,9 @@ impl<'t> Ledger<'t> {
         // entity moved between two CPUs has left the first by now).
         for i in 0..self.lists.dirty.len() {
             let cpu = self.lists.dirty[i];
-            let Some(e) = self.dec.current(cpu) else { continue };
+            let Some(e) = self.dec.current(cpu) else {
+                continue;
+            };
             if self.run.cpus[cpu as usize].running == Some(e) {
                 continue;
             }
@@ -1573,7 +1827,11 @@ impl<'t> Ledger<'t> {
             if !(x.live && !x.is_blocked() && x.cpu == NONE) {
                 self.invalid_dispatch(cpu, e);
             }
-            let work = if x.cp >= x.ncp { x.demand - x.done } else { self.run.work_to_next(e) };
+            let work = if x.cp >= x.ncp {
+                x.demand - x.done
+            } else {
+                self.run.work_to_next(e)
+            };
             let d = x.info.deadline;
             let x = &mut self.run.ents[e as usize];
             let id = ((x.generation as u64) << 32) | e as u64;
@@ -1588,7 +1846,8 @@ impl<'t> Ledger<'t> {
             c.mark = now;
             x.cpu = cpu;
             if x.rec != NONE {
-                let rec = &mut self.run.records[rec_at(self.run.rec_base, self.run.rec_front, x.rec)];
+                let rec =
+                    &mut self.run.records[rec_at(self.run.rec_base, self.run.rec_front, x.rec)];
                 if self.start_at_dispatch {
                     rec.start.get_or_insert(now);
                 }
@@ -1596,7 +1855,11 @@ impl<'t> Ledger<'t> {
                 rec.context_switches += switched as u32;
                 rec.migrations += migrated as u32;
             }
-            let rec = if x.rec != NONE { Some(&mut self.run.records[rec_at(self.run.rec_base, self.run.rec_front, x.rec)]) } else { None };
+            let rec = if x.rec != NONE {
+                Some(&mut self.run.records[rec_at(self.run.rec_base, self.run.rec_front, x.rec)])
+            } else {
+                None
+            };
             sub.on_cpu(now, cpu, c, x, switched, migrated, work, rec);
             sub.assigned(cpu, Some(e));
             self.run.inv.unready(e, d);
@@ -1604,7 +1867,8 @@ impl<'t> Ledger<'t> {
         for i in 0..self.lists.stopped.len() {
             let x = &self.run.ents[self.lists.stopped[i] as usize];
             if x.cpu == NONE && x.live && x.rec != NONE {
-                self.run.records[rec_at(self.run.rec_base, self.run.rec_front, x.rec)].preemptions += 1;
+                self.run.records[rec_at(self.run.rec_base, self.run.rec_front, x.rec)]
+                    .preemptions += 1;
             }
         }
         if !self.dec.has_charges() {
@@ -1617,7 +1881,13 @@ impl<'t> Ledger<'t> {
             if let Some(e) = self.run.cpus[cpu as usize].running {
                 let work = self.run.work_to_next(e);
                 let x = &mut self.run.ents[e as usize];
-                let rec = if x.rec != NONE { Some(&mut self.run.records[rec_at(self.run.rec_base, self.run.rec_front, x.rec)]) } else { None };
+                let rec = if x.rec != NONE {
+                    Some(
+                        &mut self.run.records[rec_at(self.run.rec_base, self.run.rec_front, x.rec)],
+                    )
+                } else {
+                    None
+                };
                 sub.charged(now, cpu, &mut self.run.cpus[cpu as usize], x, ns, work, rec);
             }
         }
@@ -1630,14 +1900,19 @@ impl<'t> Ledger<'t> {
         if !x.live || x.is_blocked() {
             panic!("policy '{name}' dispatched entity {e}, which is not ready");
         }
-        panic!("policy '{name}' put entity {e} on CPU {cpu} while it runs on CPU {}", x.cpu);
+        panic!(
+            "policy '{name}' put entity {e} on CPU {cpu} while it runs on CPU {}",
+            x.cpu
+        );
     }
 
     /// A driver that measures when work really begins records it here (first time only).
     pub fn mark_started(&mut self, e: EntityId, at: Time) {
         let rec = self.run.ents[e as usize].rec;
         if rec != NONE {
-            self.run.records[rec_at(self.run.rec_base, self.run.rec_front, rec)].start.get_or_insert(at);
+            self.run.records[rec_at(self.run.rec_base, self.run.rec_front, rec)]
+                .start
+                .get_or_insert(at);
         }
     }
 
@@ -1653,7 +1928,8 @@ impl<'t> Ledger<'t> {
         let r = &mut self.run;
         for e in r.ents.iter().filter(|e| e.live && e.is_blocked()) {
             if e.rec != NONE {
-                r.records[rec_at(r.rec_base, r.rec_front, e.rec)].blocked += end.saturating_sub(e.blocked_since);
+                r.records[rec_at(r.rec_base, r.rec_front, e.rec)].blocked +=
+                    end.saturating_sub(e.blocked_since);
             }
         }
         for j in r.jobs.iter().filter(|j| j.live && j.rec != NONE) {
@@ -1712,11 +1988,54 @@ impl<'t> Ledger<'t> {
             fair,
             end,
         };
-        let Ledger { run, dec, lists, pinned, .. } = self;
-        let Run { programs, ents, free, jobs, spare, free_jobs, cpus, streams, next_job, task_busy, held, records, task_cpu, bursts, wakeups, inv, task_last, .. } = run;
+        let Ledger {
+            run,
+            dec,
+            lists,
+            pinned,
+            ..
+        } = self;
+        let Run {
+            programs,
+            ents,
+            free,
+            jobs,
+            spare,
+            free_jobs,
+            cpus,
+            streams,
+            next_job,
+            task_busy,
+            held,
+            records,
+            task_cpu,
+            bursts,
+            wakeups,
+            inv,
+            task_last,
+            ..
+        } = run;
         let parts = LedgerParts {
-            programs, ents, free, jobs, spare, free_jobs, cpus, streams, next_job, task_busy, held, records, task_cpu, bursts,
-            wakeups, inv_bits: inv.into_buffer(), task_last, dec: Some(dec), lists, pinned,
+            programs,
+            ents,
+            free,
+            jobs,
+            spare,
+            free_jobs,
+            cpus,
+            streams,
+            next_job,
+            task_busy,
+            held,
+            records,
+            task_cpu,
+            bursts,
+            wakeups,
+            inv_bits: inv.into_buffer(),
+            task_last,
+            dec: Some(dec),
+            lists,
+            pinned,
         };
         (outcome, parts)
     }
@@ -1766,7 +2085,17 @@ struct Lists {
 impl Lists {
     /// Every list empty, with room for `m` CPUs' changes and a region of `widest` threads.
     fn emptied(self, m: usize, widest: usize) -> Lists {
-        let Lists { dirty, stopped, aborts, grants, ungranted, charges, forked, doomed, cycle } = self;
+        let Lists {
+            dirty,
+            stopped,
+            aborts,
+            grants,
+            ungranted,
+            charges,
+            forked,
+            doomed,
+            cycle,
+        } = self;
         Lists {
             dirty: empty(dirty, m),
             stopped: empty(stopped, m),
@@ -1798,14 +2127,26 @@ mod tests {
     #[test]
     fn pieces_end_at_checkpoints_scaled_to_the_demand() {
         // One thread of WCET 10 ms holding resource 0 for work [2, 6) ms.
-        let sections = [CriticalSection { resource: 0, region: 0, thread: 0, start: 2 * MS, length: 4 * MS }];
+        let sections = [CriticalSection {
+            resource: 0,
+            region: 0,
+            thread: 0,
+            start: 2 * MS,
+            length: 4 * MS,
+        }];
         let p = Program::build(10 * MS, &[], &sections);
         let tp = &p.regions[0][0];
         // At its WCET: run 2, acquire, run 4, release, run 4, done.
         assert_eq!(next_step(tp, 10 * MS, 0, 0), Next::Run(2 * MS));
-        assert_eq!(next_step(tp, 10 * MS, 2 * MS, 0), Next::At(Action::Acquire(0)));
+        assert_eq!(
+            next_step(tp, 10 * MS, 2 * MS, 0),
+            Next::At(Action::Acquire(0))
+        );
         assert_eq!(next_step(tp, 10 * MS, 2 * MS, 1), Next::Run(4 * MS));
-        assert_eq!(next_step(tp, 10 * MS, 6 * MS, 1), Next::At(Action::Release(0)));
+        assert_eq!(
+            next_step(tp, 10 * MS, 6 * MS, 1),
+            Next::At(Action::Release(0))
+        );
         assert_eq!(next_step(tp, 10 * MS, 6 * MS, 2), Next::Run(4 * MS));
         assert_eq!(next_step(tp, 10 * MS, 10 * MS, 2), Next::Done);
         // At half its WCET every boundary halves: acquire at 1, release at 3, end at 5.
@@ -1813,17 +2154,55 @@ mod tests {
         assert_eq!(next_step(tp, 5 * MS, MS, 1), Next::Run(2 * MS));
         assert_eq!(next_step(tp, 5 * MS, 3 * MS, 2), Next::Run(2 * MS));
         // A boundary that does not divide exactly is rounded down (7 ms of 10 at 3 ms: 2.1).
-        let odd = Program::build(10 * MS, &[], &[CriticalSection { resource: 0, region: 0, thread: 0, start: 7 * MS, length: 3 * MS }]);
-        assert_eq!(next_step(&odd.regions[0][0], 3 * MS, 0, 0), Next::Run(2_100_000));
+        let odd = Program::build(
+            10 * MS,
+            &[],
+            &[CriticalSection {
+                resource: 0,
+                region: 0,
+                thread: 0,
+                start: 7 * MS,
+                length: 3 * MS,
+            }],
+        );
+        assert_eq!(
+            next_step(&odd.regions[0][0], 3 * MS, 0, 0),
+            Next::Run(2_100_000)
+        );
         // A section from the start to the end: acquire before any work, release before done.
-        let whole = Program::build(4 * MS, &[], &[CriticalSection { resource: 1, region: 0, thread: 0, start: 0, length: 4 * MS }]);
+        let whole = Program::build(
+            4 * MS,
+            &[],
+            &[CriticalSection {
+                resource: 1,
+                region: 0,
+                thread: 0,
+                start: 0,
+                length: 4 * MS,
+            }],
+        );
         let tp = &whole.regions[0][0];
         assert_eq!(next_step(tp, 4 * MS, 0, 0), Next::At(Action::Acquire(1)));
-        assert_eq!(next_step(tp, 4 * MS, 4 * MS, 1), Next::At(Action::Release(1)));
+        assert_eq!(
+            next_step(tp, 4 * MS, 4 * MS, 1),
+            Next::At(Action::Release(1))
+        );
         assert_eq!(next_step(tp, 4 * MS, 4 * MS, 2), Next::Done);
         // A thread of a later region, with its own WCET.
-        let par = Program::build(9 * MS, &[Region { threads: vec![MS] }, Region { threads: vec![3 * MS, 5 * MS] }], &[]);
-        assert_eq!(next_step(&par.regions[1][1], 5 * MS, 0, 0), Next::Run(5 * MS));
+        let par = Program::build(
+            9 * MS,
+            &[
+                Region { threads: vec![MS] },
+                Region {
+                    threads: vec![3 * MS, 5 * MS],
+                },
+            ],
+            &[],
+        );
+        assert_eq!(
+            next_step(&par.regions[1][1], 5 * MS, 0, 0),
+            Next::Run(5 * MS)
+        );
     }
 
     #[test]
@@ -1852,8 +2231,29 @@ mod tests {
     struct Nop;
     impl Substrate for Nop {
         fn off_cpu(&mut self, _: Time, _: u32, _: &mut CpuState, _: &mut Ent, _: Off) {}
-        fn on_cpu(&mut self, _: Time, _: u32, _: &mut CpuState, _: &mut Ent, _: bool, _: bool, _: Time, _: Option<&mut JobRecord>) {}
-        fn charged(&mut self, _: Time, _: u32, _: &mut CpuState, _: &mut Ent, _: Time, _: Time, _: Option<&mut JobRecord>) {}
+        fn on_cpu(
+            &mut self,
+            _: Time,
+            _: u32,
+            _: &mut CpuState,
+            _: &mut Ent,
+            _: bool,
+            _: bool,
+            _: Time,
+            _: Option<&mut JobRecord>,
+        ) {
+        }
+        fn charged(
+            &mut self,
+            _: Time,
+            _: u32,
+            _: &mut CpuState,
+            _: &mut Ent,
+            _: Time,
+            _: Time,
+            _: Option<&mut JobRecord>,
+        ) {
+        }
     }
 
     #[derive(Clone, Default)]
@@ -1905,7 +2305,8 @@ mod tests {
     /// A minimal driver: every task's first job released at 0, each running entity's demand
     /// worked off at rate 1, completions in CPU order, a decision after each instant.
     fn drive(yaml: &str, policy: &str) -> Outcome {
-        let ts = rtsched_model::parse_taskset(yaml, rtsched_model::Format::Yaml, "drive.yaml").unwrap();
+        let ts =
+            rtsched_model::parse_taskset(yaml, rtsched_model::Format::Yaml, "drive.yaml").unwrap();
         let n = ts.tasks.len() as u32;
         let m = ts.platform.cpus;
         let policy = rtsched_policies::build(policy, &ts).unwrap();
@@ -1916,7 +2317,9 @@ mod tests {
         led.decide(0, &mut Nop);
         let (mut now, mut left) = (0, std::collections::HashMap::<EntityId, Time>::new());
         loop {
-            let running: Vec<(u32, EntityId)> = (0..m).filter_map(|c| led.run.cpu(c).running.map(|e| (c, e))).collect();
+            let running: Vec<(u32, EntityId)> = (0..m)
+                .filter_map(|c| led.run.cpu(c).running.map(|e| (c, e)))
+                .collect();
             if running.is_empty() {
                 break;
             }
@@ -1977,14 +2380,33 @@ mod tests {
     fn inversion_time_goes_to_the_job_that_waits() {
         let yaml = "platform: {cpus: 2}\nrun: {duration: 20}\ntasks:\n  - {name: l, period: 100, wcet: 10, deadline: 80}\n  - {name: p, period: 100, deadline: 30, regions: [1, [3, 3, 3]]}\n";
         let o = drive(yaml, "paws");
-        assert_eq!((o.priority_inversions, o.priority_inversion_ns), (1, 6 * MS));
-        assert_eq!(o.inversion_per_job, crate::inversion::PerJob { jobs: 1, total_ns: 6 * MS, max_ns: 6 * MS, p99_ns: 6 * MS });
+        assert_eq!(
+            (o.priority_inversions, o.priority_inversion_ns),
+            (1, 6 * MS)
+        );
+        assert_eq!(
+            o.inversion_per_job,
+            crate::inversion::PerJob {
+                jobs: 1,
+                total_ns: 6 * MS,
+                max_ns: 6 * MS,
+                p99_ns: 6 * MS
+            }
+        );
         let g = drive(yaml, "gedf");
         assert_eq!(g.inversion_per_job, crate::inversion::PerJob::default());
         // In the run's counters.
         let mut c = Counters::default();
         o.fill_counters(&mut c);
-        assert_eq!((c.inverted_jobs, c.inversion_job_ns, c.inversion_job_max_ns, c.inversion_job_p99_ns), (1, 6 * MS, 6 * MS, 6 * MS));
+        assert_eq!(
+            (
+                c.inverted_jobs,
+                c.inversion_job_ns,
+                c.inversion_job_max_ns,
+                c.inversion_job_p99_ns
+            ),
+            (1, 6 * MS, 6 * MS, 6 * MS)
+        );
     }
 
     #[test]
@@ -1994,5 +2416,4 @@ mod tests {
         assert!(r.request(1));
         r.release(2, true);
     }
-
 }

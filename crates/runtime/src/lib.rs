@@ -13,5 +13,8 @@ pub mod ledger;
 pub mod streams;
 
 pub use checker::ProtocolChecker;
-pub use ledger::{drain_limit, next_step, CpuState, Ent, Ledger, LedgerParts, Next, Off, Outcome, Released, Run, Step, Substrate, NONE};
+pub use ledger::{
+    drain_limit, next_step, CpuState, Ent, Ledger, LedgerParts, Next, Off, Outcome, Released, Run,
+    Step, Substrate, NONE,
+};
 pub use streams::TaskStreams;

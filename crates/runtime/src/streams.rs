@@ -42,7 +42,11 @@ impl TaskStreams {
         demand.set_stream(2 * task as u64);
         let mut arrival = seeded.clone();
         arrival.set_stream(2 * task as u64 + 1);
-        TaskStreams { demand, arrival, fair: None }
+        TaskStreams {
+            demand,
+            arrival,
+            fair: None,
+        }
     }
 
     /// The actual execution demand of the next job (>= 1 ns).
@@ -50,7 +54,11 @@ impl TaskStreams {
         let d = match *model {
             ExecModel::Wcet => wcet,
             ExecModel::Uniform { min, max } => {
-                let f = if max > min { self.demand.random_range(min..=max) } else { min };
+                let f = if max > min {
+                    self.demand.random_range(min..=max)
+                } else {
+                    min
+                };
                 (wcet as f64 * f).round() as Time
             }
             ExecModel::Overrun { ratio, probability } => {
@@ -69,7 +77,12 @@ impl TaskStreams {
     /// one draw [`TaskStreams::demand`] makes, so adding structure changes nothing else.
     /// Appends to `out`; returns the job's total demand.
     #[inline]
-    pub fn job_demands(&mut self, model: &ExecModel, program: &Program, out: &mut Vec<Time>) -> Time {
+    pub fn job_demands(
+        &mut self,
+        model: &ExecModel,
+        program: &Program,
+        out: &mut Vec<Time>,
+    ) -> Time {
         if let [region] = &program.regions[..] {
             if let [t] = &region[..] {
                 // A sequential job (most of them): its one draw, without walking the lists.
@@ -138,7 +151,10 @@ mod tests {
             let seeded = TaskStreams::seeded(seed);
             for task in [0, 1, 7] {
                 let mut s = TaskStreams::from_seeded(&seeded, task);
-                for (stream, rng) in [(2 * task as u64, &mut s.demand), (2 * task as u64 + 1, &mut s.arrival)] {
+                for (stream, rng) in [
+                    (2 * task as u64, &mut s.demand),
+                    (2 * task as u64 + 1, &mut s.arrival),
+                ] {
                     let mut alone = ChaCha8Rng::seed_from_u64(seed);
                     alone.set_stream(stream);
                     let want: Vec<u64> = (0..40).map(|_| alone.next_u64()).collect();

@@ -34,7 +34,9 @@ impl Mode {
             "gedf-linear" => Ok(Mode::Gedf { linear: true }),
             "pedf" => Ok(Mode::Pedf),
             "user" => Ok(Mode::User),
-            o => Err(format!("unknown mode '{o}' (known: gedf, gedf-linear, pedf, user)")),
+            o => Err(format!(
+                "unknown mode '{o}' (known: gedf, gedf-linear, pedf, user)"
+            )),
         }
     }
     pub fn name(self) -> &'static str {
@@ -94,7 +96,13 @@ pub struct Options {
 
 impl Default for Options {
     fn default() -> Self {
-        Options { mode: Mode::Gedf { linear: false }, fair_starve_ns: 1_000_000_000, fair_slice_ns: 2_000_000, pin: None, attach: true }
+        Options {
+            mode: Mode::Gedf { linear: false },
+            fair_starve_ns: 1_000_000_000,
+            fair_slice_ns: 2_000_000,
+            pin: None,
+            attach: true,
+        }
     }
 }
 
@@ -119,19 +127,28 @@ fn online_cpus() -> u32 {
 /// Why loading is not possible here, before anything is changed.
 pub fn precheck(attach: bool) -> Result<(), String> {
     if OBJECT.is_none() {
-        return Err(format!("this build has no BPF scheduler: {}", option_env!("RTSCHED_BPF_MISSING").unwrap_or("unknown")));
+        return Err(format!(
+            "this build has no BPF scheduler: {}",
+            option_env!("RTSCHED_BPF_MISSING").unwrap_or("unknown")
+        ));
     }
     let st = rtsched_linux::scx::state()?;
     // SAFETY: plain query.
     if unsafe { libc::geteuid() } != 0 {
-        return Err("loading a BPF scheduler needs root (CAP_BPF and CAP_SYS_ADMIN). Nothing was changed.".into());
+        return Err(
+            "loading a BPF scheduler needs root (CAP_BPF and CAP_SYS_ADMIN). Nothing was changed."
+                .into(),
+        );
     }
     if attach && st != "disabled" {
         let ops = std::fs::read_to_string("/sys/kernel/sched_ext/root/ops").unwrap_or_default();
         return Err(format!("a sched_ext scheduler is already loaded ({STATE}: {st}, ops: {}). Nothing was changed.", ops.trim()));
     }
     if online_cpus() > 64 {
-        return Err(format!("this machine has {} CPUs; the scheduler's cpudl mask holds 64", online_cpus()));
+        return Err(format!(
+            "this machine has {} CPUs; the scheduler's cpudl mask holds 64",
+            online_cpus()
+        ));
     }
     Ok(())
 }
@@ -140,7 +157,9 @@ impl Loaded {
     pub fn load(o: &Options) -> Result<Loaded, String> {
         precheck(o.attach)?;
         let bytes = OBJECT.expect("prechecked");
-        let mut open = ObjectBuilder::default().open_memory(bytes).map_err(|e| format!("cannot open the BPF object: {e}"))?;
+        let mut open = ObjectBuilder::default()
+            .open_memory(bytes)
+            .map_err(|e| format!("cannot open the BPF object: {e}"))?;
         let cfg = Config {
             mode: match o.mode {
                 Mode::Gedf { .. } => 0,
@@ -156,42 +175,64 @@ impl Loaded {
         let mut set = false;
         for mut m in open.maps_mut() {
             if m.name().to_string_lossy().ends_with(".rodata") {
-                let v = m.initial_value_mut().ok_or("the object's .rodata has no initial value")?;
+                let v = m
+                    .initial_value_mut()
+                    .ok_or("the object's .rodata has no initial value")?;
                 let n = std::mem::size_of::<Config>();
                 // SAFETY: Config is plain repr(C) data of n bytes.
-                let raw = unsafe { std::slice::from_raw_parts(&cfg as *const Config as *const u8, n) };
-                v.get_mut(..n).ok_or("the object's .rodata is smaller than its config")?.copy_from_slice(raw);
+                let raw =
+                    unsafe { std::slice::from_raw_parts(&cfg as *const Config as *const u8, n) };
+                v.get_mut(..n)
+                    .ok_or("the object's .rodata is smaller than its config")?
+                    .copy_from_slice(raw);
                 set = true;
             }
         }
         if !set {
             return Err("the BPF object has no .rodata config".into());
         }
-        let obj = open.load().map_err(|e| format!("the kernel refused the BPF scheduler: {e}"))?;
-        let mut loaded = Loaded { obj, link: None, pin: None };
+        let obj = open
+            .load()
+            .map_err(|e| format!("the kernel refused the BPF scheduler: {e}"))?;
+        let mut loaded = Loaded {
+            obj,
+            link: None,
+            pin: None,
+        };
         loaded.associate_kick();
         if let Some(dir) = &o.pin {
             if o.attach {
                 remove_stale_pins(dir);
             }
-            std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {} (is a bpffs mounted at /sys/fs/bpf?): {e}", dir.display()))?;
+            std::fs::create_dir_all(dir).map_err(|e| {
+                format!(
+                    "cannot create {} (is a bpffs mounted at /sys/fs/bpf?): {e}",
+                    dir.display()
+                )
+            })?;
             loaded.pin = Some(dir.clone());
             for mut m in loaded.obj.maps_mut() {
                 let name = m.name().to_string_lossy().to_string();
                 if PINNED_MAPS.contains(&name.as_str()) {
-                    m.pin(dir.join(&name)).map_err(|e| format!("cannot pin {name} under {}: {e}", dir.display()))?;
+                    m.pin(dir.join(&name))
+                        .map_err(|e| format!("cannot pin {name} under {}: {e}", dir.display()))?;
                 }
             }
             for mut p in loaded.obj.progs_mut() {
                 if p.name() == "rtsched_kick" {
-                    p.pin(dir.join("kick")).map_err(|e| format!("cannot pin the kick program under {}: {e}", dir.display()))?;
+                    p.pin(dir.join("kick")).map_err(|e| {
+                        format!("cannot pin the kick program under {}: {e}", dir.display())
+                    })?;
                 }
             }
         }
         if o.attach {
             for mut m in loaded.obj.maps_mut() {
                 if m.name() == "rtsched_ops" {
-                    loaded.link = Some(m.attach_struct_ops().map_err(|e| format!("cannot attach the scheduler: {e}"))?);
+                    loaded.link = Some(
+                        m.attach_struct_ops()
+                            .map_err(|e| format!("cannot attach the scheduler: {e}"))?,
+                    );
                 }
             }
             if loaded.link.is_none() {
@@ -206,11 +247,24 @@ impl Loaded {
     /// program outside the struct_ops (the decider's kick) acts for the scheduler its program is
     /// associated with. Older kernels have no such command and need none.
     fn associate_kick(&self) {
-        let Some(ops) = self.obj.maps().find(|m| m.name() == "rtsched_ops") else { return };
-        let Some(kick) = self.obj.progs().find(|p| p.name() == "rtsched_kick") else { return };
-        let mut opts = libbpf_sys::bpf_prog_assoc_struct_ops_opts { sz: std::mem::size_of::<libbpf_sys::bpf_prog_assoc_struct_ops_opts>() as _, ..Default::default() };
+        let Some(ops) = self.obj.maps().find(|m| m.name() == "rtsched_ops") else {
+            return;
+        };
+        let Some(kick) = self.obj.progs().find(|p| p.name() == "rtsched_kick") else {
+            return;
+        };
+        let mut opts = libbpf_sys::bpf_prog_assoc_struct_ops_opts {
+            sz: std::mem::size_of::<libbpf_sys::bpf_prog_assoc_struct_ops_opts>() as _,
+            ..Default::default()
+        };
         // SAFETY: two live descriptors of this object and a sized options struct.
-        let r = unsafe { libbpf_sys::bpf_prog_assoc_struct_ops(kick.as_fd().as_raw_fd(), ops.as_fd().as_raw_fd(), &mut opts) };
+        let r = unsafe {
+            libbpf_sys::bpf_prog_assoc_struct_ops(
+                kick.as_fd().as_raw_fd(),
+                ops.as_fd().as_raw_fd(),
+                &mut opts,
+            )
+        };
         if r != 0 && r != -libc::EINVAL && r != -libc::EOPNOTSUPP {
             eprintln!("rtsched-scx: warning: cannot associate the kick program with the scheduler ({r}); user-space decisions may wait for the next scheduling event");
         }
@@ -225,14 +279,21 @@ impl Loaded {
                 let mut info: libbpf_sys::bpf_prog_info = unsafe { std::mem::zeroed() };
                 let mut len = std::mem::size_of_val(&info) as u32;
                 let fd = p.as_fd().as_raw_fd();
-                let ok = unsafe { libbpf_sys::bpf_prog_get_info_by_fd(fd, &mut info, &mut len) } == 0;
-                Verified { program: p.name().to_string_lossy().to_string(), verified_insns: if ok { info.verified_insns } else { 0 }, insns: p.insn_cnt() }
+                let ok =
+                    unsafe { libbpf_sys::bpf_prog_get_info_by_fd(fd, &mut info, &mut len) } == 0;
+                Verified {
+                    program: p.name().to_string_lossy().to_string(),
+                    verified_insns: if ok { info.verified_insns } else { 0 },
+                    insns: p.insn_cnt(),
+                }
             })
             .collect()
     }
 
     pub fn stats(&self) -> Vec<(&'static str, u64)> {
-        let Some(m) = self.obj.maps().find(|m| m.name() == "stats") else { return Vec::new() };
+        let Some(m) = self.obj.maps().find(|m| m.name() == "stats") else {
+            return Vec::new();
+        };
         STATS
             .iter()
             .enumerate()
@@ -250,12 +311,30 @@ impl Loaded {
 
     /// The kernel's reason if it stopped the scheduler (kind 0: still running).
     pub fn exit_info(&self) -> (i64, String) {
-        let Some(m) = self.obj.maps().find(|m| m.name() == "exit_info") else { return (0, String::new()) };
-        let Some(b) = m.lookup(&0u32.to_ne_bytes(), libbpf_rs::MapFlags::ANY).ok().flatten() else { return (0, String::new()) };
+        let Some(m) = self.obj.maps().find(|m| m.name() == "exit_info") else {
+            return (0, String::new());
+        };
+        let Some(b) = m
+            .lookup(&0u32.to_ne_bytes(), libbpf_rs::MapFlags::ANY)
+            .ok()
+            .flatten()
+        else {
+            return (0, String::new());
+        };
         let kind = i64::from_ne_bytes(b[..8].try_into().unwrap());
-        let cstr = |s: &[u8]| String::from_utf8_lossy(&s[..s.iter().position(|&c| c == 0).unwrap_or(s.len())]).to_string();
+        let cstr = |s: &[u8]| {
+            String::from_utf8_lossy(&s[..s.iter().position(|&c| c == 0).unwrap_or(s.len())])
+                .to_string()
+        };
         let (reason, msg) = (cstr(&b[16..144]), cstr(&b[144..400]));
-        (kind, if msg.is_empty() { reason } else { format!("{reason}: {msg}") })
+        (
+            kind,
+            if msg.is_empty() {
+                reason
+            } else {
+                format!("{reason}: {msg}")
+            },
+        )
     }
 
     pub fn attached(&self) -> bool {
@@ -287,10 +366,14 @@ fn remove_stale_pins(dir: &Path) {
     };
     remove(dir);
     let Some(parent) = dir.parent() else { return };
-    let Ok(entries) = std::fs::read_dir(parent) else { return };
+    let Ok(entries) = std::fs::read_dir(parent) else {
+        return;
+    };
     for e in entries.flatten() {
         let name = e.file_name().to_string_lossy().to_string();
-        let pid = name.strip_prefix("rtsched-").and_then(|p| p.parse::<u32>().ok());
+        let pid = name
+            .strip_prefix("rtsched-")
+            .and_then(|p| p.parse::<u32>().ok());
         if pid.is_some_and(|pid| !Path::new(&format!("/proc/{pid}")).exists()) {
             remove(&e.path());
         }
@@ -320,7 +403,9 @@ mod tests {
         for m in ["gedf", "gedf-linear", "pedf", "user"] {
             assert_eq!(Mode::parse(m).unwrap().name(), m);
         }
-        assert!(Mode::parse("edf").unwrap_err().contains("known: gedf, gedf-linear, pedf, user"));
+        assert!(Mode::parse("edf")
+            .unwrap_err()
+            .contains("known: gedf, gedf-linear, pedf, user"));
     }
 
     /// The BPF object and the Rust side agree on what they share: the config in .rodata, the
@@ -328,7 +413,10 @@ mod tests {
     #[test]
     fn the_object_and_the_rust_layouts_agree() {
         let Some(bytes) = OBJECT else {
-            eprintln!("not checked: {}", option_env!("RTSCHED_BPF_MISSING").unwrap_or("no BPF object"));
+            eprintln!(
+                "not checked: {}",
+                option_env!("RTSCHED_BPF_MISSING").unwrap_or("no BPF object")
+            );
             return;
         };
         use libbpf_rs::AsRawLibbpf;
@@ -338,13 +426,26 @@ mod tests {
             let name = m.name().to_string_lossy().to_string();
             let raw = m.as_libbpf_object().as_ptr();
             // SAFETY: `raw` is a live map of the open object.
-            let (key, value) = unsafe { (libbpf_sys::bpf_map__key_size(raw), libbpf_sys::bpf_map__value_size(raw)) };
+            let (key, value) = unsafe {
+                (
+                    libbpf_sys::bpf_map__key_size(raw),
+                    libbpf_sys::bpf_map__value_size(raw),
+                )
+            };
             match name.as_str() {
                 // A trace build's bpf_printk formats follow the config (a global, first).
-                n if n.ends_with(".rodata") && cfg!(rtsched_bpf_trace) => assert!(m.initial_value().unwrap().len() >= std::mem::size_of::<Config>()),
-                n if n.ends_with(".rodata") => assert_eq!(m.initial_value().unwrap().len(), std::mem::size_of::<Config>()),
+                n if n.ends_with(".rodata") && cfg!(rtsched_bpf_trace) => {
+                    assert!(m.initial_value().unwrap().len() >= std::mem::size_of::<Config>())
+                }
+                n if n.ends_with(".rodata") => assert_eq!(
+                    m.initial_value().unwrap().len(),
+                    std::mem::size_of::<Config>()
+                ),
                 "slots" => {
-                    assert_eq!(value as usize, std::mem::size_of::<rtsched_linux::scx::Slot>());
+                    assert_eq!(
+                        value as usize,
+                        std::mem::size_of::<rtsched_linux::scx::Slot>()
+                    );
                     assert_eq!(m.max_entries() as usize, rtsched_linux::scx::MAX_SLOTS);
                 }
                 "tid_slot" => assert_eq!((key, value), (4, 4)),
@@ -354,8 +455,19 @@ mod tests {
             }
             seen.push(name);
         }
-        for want in ["slots", "tid_slot", "choice", "stats", "exit_info", "cpudl_map", "rtsched_ops"] {
-            assert!(seen.iter().any(|s| s == want), "{want} missing from {seen:?}");
+        for want in [
+            "slots",
+            "tid_slot",
+            "choice",
+            "stats",
+            "exit_info",
+            "cpudl_map",
+            "rtsched_ops",
+        ] {
+            assert!(
+                seen.iter().any(|s| s == want),
+                "{want} missing from {seen:?}"
+            );
         }
     }
 
@@ -365,7 +477,13 @@ mod tests {
             return;
         }
         let e = Loaded::load(&Options::default()).err().unwrap();
-        assert!(e.contains("CONFIG_SCHED_CLASS_EXT") || e.contains("no BPF scheduler"), "{e}");
-        assert!(e.contains("Nothing was") || e.contains("no BPF scheduler"), "{e}");
+        assert!(
+            e.contains("CONFIG_SCHED_CLASS_EXT") || e.contains("no BPF scheduler"),
+            "{e}"
+        );
+        assert!(
+            e.contains("Nothing was") || e.contains("no BPF scheduler"),
+            "{e}"
+        );
     }
 }

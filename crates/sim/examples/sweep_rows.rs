@@ -21,18 +21,27 @@ const POINTS: [f64; 10] = [0.8, 1.0, 1.2, 1.4, 1.6, 1.7, 1.8, 1.9, 1.95, 2.0];
 const SCHEDULERS: [&str; 4] = ["gedf", "pedf:ffd", "gfp:rm", "gnpedf"];
 
 /// Jobs and misses of one row; a partitioner that finds no partition is a row too (0 jobs).
-fn row(ts: &rtsched_model::TaskSet, sched: &str, mode: &str, total: &mut TotalSink, scratch: &mut SimScratch) -> (u64, u64) {
+fn row(
+    ts: &rtsched_model::TaskSet,
+    sched: &str,
+    mode: &str,
+    total: &mut TotalSink,
+    scratch: &mut SimScratch,
+) -> (u64, u64) {
     let r: Result<RunResult, String> = match mode {
         "--fresh" => {
             total.reset_for(ts);
             let s = rtsched_sim::simulate_into(ts, sched, total).map(|_| total.summary());
             return s.map(|s| (s.jobs, s.missed)).unwrap_or((0, 0));
         }
-        "--streamed" => rtsched_sim::simulate_streamed(ts, sched, false, false, None).map(|(r, _)| r),
+        "--streamed" => {
+            rtsched_sim::simulate_streamed(ts, sched, false, false, None).map(|(r, _)| r)
+        }
         "--held" => rtsched_sim::simulate(ts, sched, false),
         _ => {
             total.reset_for(ts);
-            let s = rtsched_sim::simulate_into_reusing(ts, sched, total, scratch).map(|_| total.summary());
+            let s = rtsched_sim::simulate_into_reusing(ts, sched, total, scratch)
+                .map(|_| total.summary());
             return s.map(|s| (s.jobs, s.missed)).unwrap_or((0, 0));
         }
     };
@@ -45,7 +54,11 @@ fn row(ts: &rtsched_model::TaskSet, sched: &str, mode: &str, total: &mut TotalSi
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let mode = args.iter().find(|a| a.starts_with("--")).map_or("--total", |a| a.as_str()).to_string();
+    let mode = args
+        .iter()
+        .find(|a| a.starts_with("--"))
+        .map_or("--total", |a| a.as_str())
+        .to_string();
     let mut total = TotalSink::default();
     let mut scratch = SimScratch::default();
     let nums: Vec<u64> = args.iter().filter_map(|a| a.parse().ok()).collect();

@@ -55,7 +55,10 @@ fn taskset(m: u32, n: usize, seed: u64, secs: u64) -> TaskSet {
         .iter()
         .enumerate()
         .map(|(i, u)| {
-            let p = rng.random_range((10_000f64).ln()..(100_000f64).ln()).exp().round() as u64;
+            let p = rng
+                .random_range((10_000f64).ln()..(100_000f64).ln())
+                .exp()
+                .round() as u64;
             let c = ((u * p as f64).round() as u64).clamp(1, p);
             Task::periodic(format!("t{i}"), p * US, c * US)
         })
@@ -73,7 +76,10 @@ fn with_memory(mut ts: TaskSet, seed: u64) -> TaskSet {
         t.wss = Some(kib * 1024);
         t.group = Some(i as u32 / 3);
     }
-    ts.platform.topology = Some(rtsched_model::topology::Topology::opteron6164x4(ts.platform.cpus).expect("at most 48 CPUs"));
+    ts.platform.topology = Some(
+        rtsched_model::topology::Topology::opteron6164x4(ts.platform.cpus)
+            .expect("at most 48 CPUs"),
+    );
     ts
 }
 
@@ -84,7 +90,10 @@ fn timed(ts: &TaskSet) -> (f64, usize) {
 }
 
 fn cache_cost(secs: u64, only: Option<u32>) {
-    println!("{:>3} {:>4} {:>10} {:>14} {:>14} {:>9}", "m", "n", "jobs", "off jobs/s", "on jobs/s", "slowdown");
+    println!(
+        "{:>3} {:>4} {:>10} {:>14} {:>14} {:>9}",
+        "m", "n", "jobs", "off jobs/s", "on jobs/s", "slowdown"
+    );
     for (m, n) in [(2u32, 6usize), (8, 24), (32, 96)] {
         if only.is_some_and(|o| o != m) {
             continue;
@@ -102,20 +111,33 @@ fn cache_cost(secs: u64, only: Option<u32>) {
         }
         // Stalls change the schedule a little: each side's rate uses its own job count.
         let (r_off, r_on) = (jobs.0 as f64 / best_off, jobs.1 as f64 / best_on);
-        println!("{m:>3} {n:>4} {:>10} {r_off:>14.0} {r_on:>14.0} {:>8.2}x", jobs.1, r_off / r_on);
+        println!(
+            "{m:>3} {n:>4} {:>10} {r_off:>14.0} {r_on:>14.0} {:>8.2}x",
+            jobs.1,
+            r_off / r_on
+        );
     }
 }
 
 fn main() {
     let cache = std::env::args().any(|a| a == "--cache");
     let streamed = std::env::args().any(|a| a == "--streamed");
-    let args: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with("--")).collect();
-    let secs: u64 = args.first().map(|s| s.parse().expect("SECONDS")).unwrap_or(60);
+    let args: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with("--"))
+        .collect();
+    let secs: u64 = args
+        .first()
+        .map(|s| s.parse().expect("SECONDS"))
+        .unwrap_or(60);
     let only: Option<u32> = args.get(1).map(|s| s.parse().expect("M"));
     if cache {
         return cache_cost(secs, only);
     }
-    println!("{:>3} {:>4} {:>10} {:>12} {:>14}", "m", "n", "jobs", "best wall s", "jobs/s");
+    println!(
+        "{:>3} {:>4} {:>10} {:>12} {:>14}",
+        "m", "n", "jobs", "best wall s", "jobs/s"
+    );
     for (m, n) in [(2u32, 6usize), (8, 24), (32, 96), (128, 384), (1024, 3072)] {
         if only.is_none() && m > 32 {
             continue;
@@ -129,7 +151,8 @@ fn main() {
         for _ in 0..3 {
             let t0 = Instant::now();
             if streamed {
-                let (r, _) = rtsched_sim::simulate_streamed(&ts, "gedf", false, false, None).unwrap();
+                let (r, _) =
+                    rtsched_sim::simulate_streamed(&ts, "gedf", false, false, None).unwrap();
                 best = best.min(t0.elapsed().as_secs_f64());
                 jobs = r.job_count() as usize;
             } else {
@@ -138,6 +161,9 @@ fn main() {
                 jobs = r.jobs.len();
             }
         }
-        println!("{m:>3} {n:>4} {jobs:>10} {best:>12.4} {:>14.0}", jobs as f64 / best);
+        println!(
+            "{m:>3} {n:>4} {jobs:>10} {best:>12.4} {:>14.0}",
+            jobs as f64 / best
+        );
     }
 }

@@ -61,11 +61,36 @@ pub fn default_topology(cpus: u32) -> Topology {
     let all: Vec<u32> = (0..cpus).collect();
     let mut caches = Vec::new();
     for c in 0..cpus {
-        caches.push(Cache { level: 1, kind: CacheKind::Data, size: 32 * KIB, line: 64, ways: 8, cpus: vec![c] });
-        caches.push(Cache { level: 2, kind: CacheKind::Unified, size: 1024 * KIB, line: 64, ways: 16, cpus: vec![c] });
+        caches.push(Cache {
+            level: 1,
+            kind: CacheKind::Data,
+            size: 32 * KIB,
+            line: 64,
+            ways: 8,
+            cpus: vec![c],
+        });
+        caches.push(Cache {
+            level: 2,
+            kind: CacheKind::Unified,
+            size: 1024 * KIB,
+            line: 64,
+            ways: 16,
+            cpus: vec![c],
+        });
     }
-    caches.push(Cache { level: 3, kind: CacheKind::Unified, size: 2048 * KIB * cpus.max(1) as u64, line: 64, ways: 16, cpus: all });
-    Topology { preset: Some("default".into()), caches, nodes: Vec::new() }
+    caches.push(Cache {
+        level: 3,
+        kind: CacheKind::Unified,
+        size: 2048 * KIB * cpus.max(1) as u64,
+        line: 64,
+        ways: 16,
+        cpus: all,
+    });
+    Topology {
+        preset: Some("default".into()),
+        caches,
+        nodes: Vec::new(),
+    }
 }
 
 /// One cache instance.
@@ -115,7 +140,13 @@ struct EntState {
 }
 
 impl EntState {
-    const EMPTY: EntState = EntState { task: NONE, job: 0, region: 0, thread: 0, cpu: NONE };
+    const EMPTY: EntState = EntState {
+        task: NONE,
+        job: 0,
+        region: 0,
+        thread: 0,
+        cpu: NONE,
+    };
 }
 
 /// The cache model of a task set (`run.cache`, `platform.topology`, tasks' `wss` and `group`).
@@ -154,22 +185,45 @@ impl CacheModel {
             }
         };
         topo.validate(m).map_err(|(i, field, msg)| match i {
-            Some(i) => format!("{}: platform.topology.caches[{i}]: field '{field}': {msg}", ts.source),
+            Some(i) => format!(
+                "{}: platform.topology.caches[{i}]: field '{field}': {msg}",
+                ts.source
+            ),
             None => format!("{}: platform.topology: field '{field}': {msg}", ts.source),
         })?;
-        let data: Vec<&Cache> = topo.caches.iter().filter(|c| c.kind != CacheKind::Instruction).collect();
+        let data: Vec<&Cache> = topo
+            .caches
+            .iter()
+            .filter(|c| c.kind != CacheKind::Instruction)
+            .collect();
         // One line size for the whole model: the smallest (normally every cache's).
         let line = data.iter().map(|c| c.line).min().unwrap_or(64);
-        let insts: Vec<Inst> = data.iter().map(|c| Inst { lines: c.size / line, used: 0, head: NONE, tail: NONE }).collect();
+        let insts: Vec<Inst> = data
+            .iter()
+            .map(|c| Inst {
+                lines: c.size / line,
+                used: 0,
+                head: NONE,
+                tail: NONE,
+            })
+            .collect();
         let ncpus = m as usize;
         let mut cpus = Vec::with_capacity(ncpus);
         for c in 0..m {
-            let mut on: Vec<usize> = (0..data.len()).filter(|&i| data[i].cpus.contains(&c)).collect();
+            let mut on: Vec<usize> = (0..data.len())
+                .filter(|&i| data[i].cpus.contains(&c))
+                .collect();
             on.sort_by_key(|&i| (data[i].level, data[i].kind == CacheKind::Unified));
             if on.len() > MAX_LEVELS {
                 return Err(format!("{}: platform.topology: CPU {c} has {} data caches; the cache model takes at most {MAX_LEVELS}", ts.source, on.len()));
             }
-            let mut path = CpuPath { caches: [NONE; MAX_LEVELS], len: on.len(), node: topo.node_of(c), cost: [0; TIERS], miss: [MISS_L1 | MISS_L2 | MISS_LLC; TIERS] };
+            let mut path = CpuPath {
+                caches: [NONE; MAX_LEVELS],
+                len: on.len(),
+                node: topo.node_of(c),
+                cost: [0; TIERS],
+                miss: [MISS_L1 | MISS_L2 | MISS_LLC; TIERS],
+            };
             for (k, &i) in on.iter().enumerate() {
                 path.caches[k] = i as u32;
                 let level = data[i].level;
@@ -178,7 +232,8 @@ impl CacheModel {
                     2 => p.l2_ps,
                     _ => p.l3_ps,
                 };
-                path.miss[k] = if level > 1 { MISS_L1 } else { 0 } | if level > 2 { MISS_L2 } else { 0 };
+                path.miss[k] =
+                    if level > 1 { MISS_L1 } else { 0 } | if level > 2 { MISS_L2 } else { 0 };
             }
             path.cost[T_SAME_LLC] = p.l3_ps;
             path.cost[T_SAME_NODE] = p.remote_cache_ps;
@@ -203,7 +258,9 @@ impl CacheModel {
                 tier[i * ncpus + c] = match own {
                     Some(k) => k,
                     None if x.cpus.iter().any(|&y| under_llc[c * ncpus + y as usize]) => T_SAME_LLC,
-                    None if x.cpus.iter().any(|&y| cpus[y as usize].node == path.node) => T_SAME_NODE,
+                    None if x.cpus.iter().any(|&y| cpus[y as usize].node == path.node) => {
+                        T_SAME_NODE
+                    }
                     None => T_OTHER_NODE,
                 } as u8;
             }
@@ -242,7 +299,17 @@ impl CacheModel {
             tier,
             ncpus,
             task_ws,
-            ws: vec![Ws { holder: NONE, res: [0; MAX_LEVELS], prev: [NONE; MAX_LEVELS], next: [NONE; MAX_LEVELS], home: NONE, running: 0 }; nws as usize],
+            ws: vec![
+                Ws {
+                    holder: NONE,
+                    res: [0; MAX_LEVELS],
+                    prev: [NONE; MAX_LEVELS],
+                    next: [NONE; MAX_LEVELS],
+                    home: NONE,
+                    running: 0
+                };
+                nws as usize
+            ],
             ents: Vec::with_capacity(2 * ts.tasks.len() + ncpus),
             running: vec![NONE; ncpus],
             passes: p.passes.max(1) as u64,
@@ -308,7 +375,9 @@ impl CacheModel {
     #[inline]
     fn steady_tier(&self, c: usize, lines: u64) -> usize {
         let p = &self.cpus[c];
-        (0..p.len).find(|&k| self.insts[p.caches[k] as usize].lines >= lines).unwrap_or(T_MEMORY)
+        (0..p.len)
+            .find(|&k| self.insts[p.caches[k] as usize].lines >= lines)
+            .unwrap_or(T_MEMORY)
     }
 
     /// Where CPU `c` finds the lines CPU `d` (running a sharer) keeps writing: the nearest of
@@ -333,7 +402,8 @@ impl CacheModel {
     fn fill(&mut self, c: usize, w: usize, lines: u64) {
         let holder = self.ws[w].holder;
         if holder as usize != c {
-            let (mut res, mut prev, mut next) = ([0u64; MAX_LEVELS], [NONE; MAX_LEVELS], [NONE; MAX_LEVELS]);
+            let (mut res, mut prev, mut next) =
+                ([0u64; MAX_LEVELS], [NONE; MAX_LEVELS], [NONE; MAX_LEVELS]);
             if holder != NONE {
                 let h = self.cpus[holder as usize];
                 for (k, &x) in h.caches[..h.len].iter().enumerate() {
@@ -387,7 +457,10 @@ impl CacheModel {
     #[inline]
     fn pos(&self, x: usize, v: u32) -> usize {
         let k = self.tier[x * self.ncpus + self.ws[v as usize].holder as usize] as usize;
-        debug_assert!(k < MAX_LEVELS, "a cache holds only working sets of its holders' paths");
+        debug_assert!(
+            k < MAX_LEVELS,
+            "a cache holds only working sets of its holders' paths"
+        );
         k
     }
 
@@ -458,15 +531,29 @@ impl CacheModel {
             while v != NONE {
                 let k = self.pos(x, v);
                 let ws = &self.ws[v as usize];
-                assert!(ws.res[k] > 0 && ws.prev[k] == prev, "cache {x}: working set {v} listed wrongly");
+                assert!(
+                    ws.res[k] > 0 && ws.prev[k] == prev,
+                    "cache {x}: working set {v} listed wrongly"
+                );
                 sum += ws.res[k];
                 n += 1;
                 (prev, v) = (v, ws.next[k]);
             }
             assert_eq!((inst.tail, sum), (prev, inst.used), "cache {x}");
             assert!(inst.used <= inst.lines, "cache {x} over capacity");
-            let holding = self.ws.iter().filter(|w| w.holder != NONE && self.tier[x * self.ncpus + w.holder as usize] < MAX_LEVELS as u8 && w.res[self.tier[x * self.ncpus + w.holder as usize] as usize] > 0).count();
-            assert_eq!(n, holding, "cache {x}: a working set holding lines is not listed");
+            let holding = self
+                .ws
+                .iter()
+                .filter(|w| {
+                    w.holder != NONE
+                        && self.tier[x * self.ncpus + w.holder as usize] < MAX_LEVELS as u8
+                        && w.res[self.tier[x * self.ncpus + w.holder as usize] as usize] > 0
+                })
+                .count();
+            assert_eq!(
+                n, holding,
+                "cache {x}: a working set holding lines is not listed"
+            );
         }
     }
 
@@ -492,7 +579,15 @@ fn add_misses(miss: &mut [u64; 3], bits: u8, n: u64) {
 }
 
 impl CostModel for CacheModel {
-    fn dispatch(&mut self, _now: Time, cpu: u32, e: &EntityInfo, _switched: bool, _migrated: bool, _rec: Option<&JobRecord>) -> Time {
+    fn dispatch(
+        &mut self,
+        _now: Time,
+        cpu: u32,
+        e: &EntityInfo,
+        _switched: bool,
+        _migrated: bool,
+        _rec: Option<&JobRecord>,
+    ) -> Time {
         self.pending = [0; 3];
         let c = cpu as usize;
         let (w, lines) = self.task_ws[e.task as usize];
@@ -512,7 +607,13 @@ impl CostModel for CacheModel {
         let first = (st.task, st.job, st.region, st.thread) != (e.task, e.job, e.region, e.thread);
         let (mut ps, mut miss) = self.sweep(c, w, lines);
         if first {
-            self.ents[id] = EntState { task: e.task, job: e.job, region: e.region, thread: e.thread, cpu };
+            self.ents[id] = EntState {
+                task: e.task,
+                job: e.job,
+                region: e.region,
+                thread: e.thread,
+                cpu,
+            };
             self.totals.accesses += lines * self.passes;
             if self.passes > 1 {
                 let mut t = self.steady_tier(c, lines);

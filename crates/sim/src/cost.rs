@@ -19,7 +19,15 @@ pub trait CostModel {
     /// `e` last ran on another CPU). Returns the stall it pays before its work resumes (the
     /// refill of its working set). `rec`: its job's record, read-only here.
     #[inline]
-    fn dispatch(&mut self, _now: Time, _cpu: u32, _e: &EntityInfo, _switched: bool, _migrated: bool, _rec: Option<&JobRecord>) -> Time {
+    fn dispatch(
+        &mut self,
+        _now: Time,
+        _cpu: u32,
+        _e: &EntityInfo,
+        _switched: bool,
+        _migrated: bool,
+        _rec: Option<&JobRecord>,
+    ) -> Time {
         0
     }
     /// After `dispatch`: add what this dispatch cost to the job's record (misses per level).

@@ -19,7 +19,9 @@
 
 use crate::cache::CacheModel;
 use crate::cost::{CostModel, NoCache};
-use rtsched_model::results::{Interval, JobRecord, JobSink, OverheadTotals, RunResult, Streamed, SummarySink};
+use rtsched_model::results::{
+    Interval, JobRecord, JobSink, OverheadTotals, RunResult, Streamed, SummarySink,
+};
 use rtsched_model::{TaskSet, Time};
 use rtsched_policies::{EntityId, EntityInfo, Policy};
 use rtsched_runtime::{CpuState, Ent, Ledger, LedgerParts, Off, Run, Step, Substrate};
@@ -53,7 +55,11 @@ impl Event {
     #[inline]
     fn new(time: Time, kind: u8, seq: u64, a: u32, b: u32) -> Event {
         debug_assert!(seq < 1 << Self::KIND_SHIFT && kind < 8);
-        Event { key: ((time as u128) << 64) | ((kind as u128) << Self::KIND_SHIFT) | seq as u128, a, b }
+        Event {
+            key: ((time as u128) << 64) | ((kind as u128) << Self::KIND_SHIFT) | seq as u128,
+            a,
+            b,
+        }
     }
     #[inline]
     fn time(&self) -> Time {
@@ -161,7 +167,8 @@ impl<C: CostModel> Sim<C> {
     #[inline]
     fn push(&mut self, time: Time, kind: u8, a: u32, b: u32) {
         self.seq += 1;
-        self.events.push(Reverse(Event::new(time, kind, self.seq, a, b)));
+        self.events
+            .push(Reverse(Event::new(time, kind, self.seq, a, b)));
     }
 
     /// Account the CPU time `ent` had on `cpu` since the CPU's mark: overheads, then work.
@@ -189,7 +196,15 @@ impl<C: CostModel> Sim<C> {
         let s = &self.cpus[cpu as usize];
         if self.record_intervals && now > s.since {
             let i = ent.info;
-            self.intervals.push(Interval { cpu, task: i.task, job: i.job, thread: i.thread, start: s.since, end: now, overhead: s.overhead });
+            self.intervals.push(Interval {
+                cpu,
+                task: i.task,
+                job: i.job,
+                thread: i.thread,
+                start: s.since,
+                end: now,
+                overhead: s.overhead,
+            });
         }
     }
 
@@ -197,7 +212,16 @@ impl<C: CostModel> Sim<C> {
     /// handler): account what it ran at the old plan, then re-plan with the charge owed. In
     /// the trace, a new interval starts here whose first `ns` are the charge.
     #[inline]
-    fn charge(&mut self, now: Time, cpu: u32, c: &mut CpuState, ent: &mut Ent, ns: Time, work: Time, rec: Option<&mut JobRecord>) {
+    fn charge(
+        &mut self,
+        now: Time,
+        cpu: u32,
+        c: &mut CpuState,
+        ent: &mut Ent,
+        ns: Time,
+        work: Time,
+        rec: Option<&mut JobRecord>,
+    ) {
         self.close_interval(now, cpu, ent);
         // `work` was measured before this accounting: what it did since its mark is done.
         let before = ent.done;
@@ -273,14 +297,29 @@ impl<C: CostModel> Substrate for Sim<C> {
     }
 
     #[inline(always)]
-    fn on_cpu(&mut self, now: Time, cpu: u32, c: &mut CpuState, ent: &mut Ent, switched: bool, migrated: bool, work: Time, rec: Option<&mut JobRecord>) {
+    fn on_cpu(
+        &mut self,
+        now: Time,
+        cpu: u32,
+        c: &mut CpuState,
+        ent: &mut Ent,
+        switched: bool,
+        migrated: bool,
+        work: Time,
+        rec: Option<&mut JobRecord>,
+    ) {
         let o = &self.oh;
-        let (cs, mig) = (o.context_switch * switched as u64, o.migration * migrated as u64);
+        let (cs, mig) = (
+            o.context_switch * switched as u64,
+            o.migration * migrated as u64,
+        );
         let overhead = o.decision + cs + mig;
         self.totals.decision_ns += o.decision;
         self.totals.context_switch_ns += cs;
         self.totals.migration_ns += mig;
-        let stall = self.cost.dispatch(now, cpu, &ent.info, switched, migrated, rec.as_deref());
+        let stall = self
+            .cost
+            .dispatch(now, cpu, &ent.info, switched, migrated, rec.as_deref());
         ent.owed += overhead + stall;
         if let Some(r) = rec {
             r.overhead += overhead;
@@ -290,11 +329,24 @@ impl<C: CostModel> Substrate for Sim<C> {
         let s = &mut self.cpus[cpu as usize];
         s.since = now;
         s.overhead = ent.owed;
-        let from = if self.oh.rt_runtime > 0 { self.capped_start(now, cpu, c) } else { now };
+        let from = if self.oh.rt_runtime > 0 {
+            self.capped_start(now, cpu, c)
+        } else {
+            now
+        };
         self.plan(from, cpu, ent, work);
     }
 
-    fn charged(&mut self, now: Time, cpu: u32, c: &mut CpuState, ent: &mut Ent, ns: Time, work: Time, rec: Option<&mut JobRecord>) {
+    fn charged(
+        &mut self,
+        now: Time,
+        cpu: u32,
+        c: &mut CpuState,
+        ent: &mut Ent,
+        ns: Time,
+        work: Time,
+        rec: Option<&mut JobRecord>,
+    ) {
         // `work` was measured before this accounting; nothing ran in between (same instant).
         self.charge(now, cpu, c, ent, ns, work, rec);
     }
@@ -352,23 +404,73 @@ pub struct Engine<'p, O: Observer, C: CostModel> {
 }
 
 impl<'p, O: Observer, C: CostModel> Engine<'p, O, C> {
-    pub fn new(ts: &'p TaskSet, policy: &'p mut dyn Policy, observer: O, cost: C, record_intervals: bool) -> Self {
-        Engine::new_in(ts, policy, observer, cost, record_intervals, SimScratch::default())
+    pub fn new(
+        ts: &'p TaskSet,
+        policy: &'p mut dyn Policy,
+        observer: O,
+        cost: C,
+        record_intervals: bool,
+    ) -> Self {
+        Engine::new_in(
+            ts,
+            policy,
+            observer,
+            cost,
+            record_intervals,
+            SimScratch::default(),
+        )
     }
 
     /// [`Engine::new`] in the buffers an earlier run left ([`Engine::try_run_in`]).
-    pub fn new_in(ts: &'p TaskSet, policy: &'p mut dyn Policy, observer: O, cost: C, record_intervals: bool, scratch: SimScratch) -> Self {
-        let SimScratch { ledger, mut events, mut cpus, mut timers, mut wakeups } = scratch;
+    pub fn new_in(
+        ts: &'p TaskSet,
+        policy: &'p mut dyn Policy,
+        observer: O,
+        cost: C,
+        record_intervals: bool,
+        scratch: SimScratch,
+    ) -> Self {
+        let SimScratch {
+            ledger,
+            mut events,
+            mut cpus,
+            mut timers,
+            mut wakeups,
+        } = scratch;
         let m = ts.platform.cpus as usize;
         let n = ts.tasks.len();
         let result = RunResult::new("sim", &policy.name(), ts);
         let o = &ts.run.overheads;
-        let (rt_runtime, rt_period) = if o.throttles() { (o.rt_runtime, o.rt_period) } else { (0, 0) };
-        let oh = Overheads { decision: o.decision, context_switch: o.context_switch, migration: o.migration, release: o.release, tick: o.tick, tick_period: o.tick_period.max(1), rt_runtime, rt_period };
+        let (rt_runtime, rt_period) = if o.throttles() {
+            (o.rt_runtime, o.rt_period)
+        } else {
+            (0, 0)
+        };
+        let oh = Overheads {
+            decision: o.decision,
+            context_switch: o.context_switch,
+            migration: o.migration,
+            release: o.release,
+            tick: o.tick,
+            tick_period: o.tick_period.max(1),
+            rt_runtime,
+            rt_period,
+        };
         events.clear();
         events.reserve(2 * n + 2 * m + 16);
         cpus.clear();
-        cpus.resize(m, SimCpu { since: 0, overhead: 0, version: 0, rt_used: 0, rt_end: rt_period, stopped_until: 0, rt_mark: 0 });
+        cpus.resize(
+            m,
+            SimCpu {
+                since: 0,
+                overhead: 0,
+                version: 0,
+                rt_used: 0,
+                rt_end: rt_period,
+                stopped_until: 0,
+                rt_mark: 0,
+            },
+        );
         timers.clear();
         wakeups.clear();
         Engine {
@@ -450,12 +552,14 @@ impl<'p, O: Observer, C: CostModel> Engine<'p, O, C> {
         }
         if self.sim.oh.tick > 0 {
             for c in 0..self.sim.cpus.len() {
-                self.sim.push(self.sim.oh.tick_period, EV_OH_TICK, c as u32, 0);
+                self.sim
+                    .push(self.sim.oh.tick_period, EV_OH_TICK, c as u32, 0);
             }
         }
         if self.sim.oh.rt_runtime > 0 {
             for c in 0..self.sim.cpus.len() {
-                self.sim.push(self.sim.oh.tick_period, EV_OH_RT, c as u32, 0);
+                self.sim
+                    .push(self.sim.oh.tick_period, EV_OH_RT, c as u32, 0);
             }
         }
         let mut end = 0;
@@ -504,12 +608,22 @@ impl<'p, O: Observer, C: CostModel> Engine<'p, O, C> {
                 }
             }
             if O::ACTIVE {
-                let view = View { now, running: (0..self.sim.cpus.len() as u32).map(|c| self.led.run.cpu(c).running).collect(), run: &self.led.run };
+                let view = View {
+                    now,
+                    running: (0..self.sim.cpus.len() as u32)
+                        .map(|c| self.led.run.cpu(c).running)
+                        .collect(),
+                    run: &self.led.run,
+                };
                 self.observer.after_instant(&view);
             }
         }
         // Stopped by the drain limit with counted jobs still unfinished: time ran to the limit.
-        Ok(if self.led.run.undecided() > 0 { limit } else { end })
+        Ok(if self.led.run.undecided() > 0 {
+            limit
+        } else {
+            end
+        })
     }
 
     fn finish(mut self, end: Time) -> (RunResult, SimScratch) {
@@ -532,10 +646,17 @@ impl<'p, O: Observer, C: CostModel> Engine<'p, O, C> {
         r.counters.overheads.abort_handler_ns = out.abort_handler_ns;
         self.sim.cost.finish(&mut r.counters.cache);
         if out.charged > 0 {
-            r.measurements.insert("policy.charged_ns".into(), out.charged as f64);
+            r.measurements
+                .insert("policy.charged_ns".into(), out.charged as f64);
         }
         r.end = end;
-        let scratch = SimScratch { ledger, events: self.sim.events, cpus: self.sim.cpus, timers: self.timers, wakeups: self.wakeups };
+        let scratch = SimScratch {
+            ledger,
+            events: self.sim.events,
+            cpus: self.sim.cpus,
+            timers: self.timers,
+            wakeups: self.wakeups,
+        };
         (r, scratch)
     }
 
@@ -594,12 +715,17 @@ impl<'p, O: Observer, C: CostModel> Engine<'p, O, C> {
                 if let Some(e) = self.led.run.cpu(a).running {
                     // The tick interrupts what the CPU runs: it pays the handler first.
                     let work = self.led.run.work_to_next(e);
-                    let (c, ent, rec) = self.led.run.running_with_record(a).expect("the CPU runs it");
+                    let (c, ent, rec) = self
+                        .led
+                        .run
+                        .running_with_record(a)
+                        .expect("the CPU runs it");
                     debug_assert_eq!(ent.info.id, e);
                     self.sim.charge(now, a, c, ent, cost, work, rec);
                     self.sim.totals.tick_ns += cost;
                 }
-                self.sim.push(now + self.sim.oh.tick_period, EV_OH_TICK, a, 0);
+                self.sim
+                    .push(now + self.sim.oh.tick_period, EV_OH_TICK, a, 0);
             }
             EV_OH_RT => self.on_rt_step(now, a),
             _ => self.led.timer(now),
@@ -613,7 +739,11 @@ impl<'p, O: Observer, C: CostModel> Engine<'p, O, C> {
     /// its tick; the stop is charged to the entity as owed time (`off_cpu` / `on_cpu` move it
     /// with the CPU, not with the entity).
     fn on_rt_step(&mut self, now: Time, cpu: u32) {
-        let (step, runtime, period) = (self.sim.oh.tick_period, self.sim.oh.rt_runtime, self.sim.oh.rt_period);
+        let (step, runtime, period) = (
+            self.sim.oh.tick_period,
+            self.sim.oh.rt_runtime,
+            self.sim.oh.rt_period,
+        );
         // Busy time is counted exactly (on_cpu marks, off_cpu and each step add); the cap is
         // checked at each step.
         let s = &mut self.sim.cpus[cpu as usize];
@@ -648,7 +778,11 @@ impl<'p, O: Observer, C: CostModel> Engine<'p, O, C> {
         if self.sim.cpus[cpu as usize].version != version {
             return; // the entity was stopped since this event was planned
         }
-        let (c, ent) = self.led.run.running_mut(cpu).expect("a valid progress event has a running entity");
+        let (c, ent) = self
+            .led
+            .run
+            .running_mut(cpu)
+            .expect("a valid progress event has a running entity");
         self.sim.account(now, cpu, c, ent);
         let e = ent.info.id;
         match self.led.advance(now, cpu, e, true, &mut self.sim) {
@@ -663,29 +797,53 @@ impl<'p, O: Observer, C: CostModel> Engine<'p, O, C> {
 /// Run `ts` with the cost model its task file asks for: the cache model with `run.cache`
 /// enabled (docs/cache-model.md), else none. The engine is generic over the model, so the
 /// choice is made once here and the hot path calls the model directly.
-fn run_with<'p, O: Observer>(ts: &'p TaskSet, policy: &'p mut dyn Policy, observer: O, record_intervals: bool, measure_policy: bool, sink: Option<&'p mut (dyn JobSink + Send)>) -> Result<RunResult, String> {
+fn run_with<'p, O: Observer>(
+    ts: &'p TaskSet,
+    policy: &'p mut dyn Policy,
+    observer: O,
+    record_intervals: bool,
+    measure_policy: bool,
+    sink: Option<&'p mut (dyn JobSink + Send)>,
+) -> Result<RunResult, String> {
     if ts.run.cache.enabled {
         let cost = CacheModel::new(ts)?;
-        Engine::new(ts, policy, observer, cost, record_intervals).measure_policy(measure_policy).stream_records(sink).try_run()
+        Engine::new(ts, policy, observer, cost, record_intervals)
+            .measure_policy(measure_policy)
+            .stream_records(sink)
+            .try_run()
     } else {
-        Engine::new(ts, policy, observer, NoCache, record_intervals).measure_policy(measure_policy).stream_records(sink).try_run()
+        Engine::new(ts, policy, observer, NoCache, record_intervals)
+            .measure_policy(measure_policy)
+            .stream_records(sink)
+            .try_run()
     }
 }
 
 /// Simulate `ts` under an already-built policy. Panics where [`simulate`] returns an error
 /// (bad cache-model input, an unresolved deadlock).
 pub fn simulate_policy(ts: &TaskSet, policy: &mut dyn Policy, record_intervals: bool) -> RunResult {
-    run_with(ts, policy, NoObserver, record_intervals, false, None).unwrap_or_else(|e| panic!("{e}"))
+    run_with(ts, policy, NoObserver, record_intervals, false, None)
+        .unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// Simulate `ts` under an already-built policy, calling `observer` after every instant.
-pub fn simulate_observed<O: Observer>(ts: &TaskSet, policy: &mut dyn Policy, observer: O, record_intervals: bool) -> RunResult {
+pub fn simulate_observed<O: Observer>(
+    ts: &TaskSet,
+    policy: &mut dyn Policy,
+    observer: O,
+    record_intervals: bool,
+) -> RunResult {
     run_with(ts, policy, observer, record_intervals, false, None).unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// Simulate `ts` under an already-built policy with a cost model of the caller's (whatever
 /// `run.cache` says).
-pub fn simulate_costed<C: CostModel>(ts: &TaskSet, policy: &mut dyn Policy, cost: C, record_intervals: bool) -> RunResult {
+pub fn simulate_costed<C: CostModel>(
+    ts: &TaskSet,
+    policy: &mut dyn Policy,
+    cost: C,
+    record_intervals: bool,
+) -> RunResult {
     Engine::new(ts, policy, NoObserver, cost, record_intervals).run()
 }
 
@@ -696,9 +854,21 @@ pub fn simulate(ts: &TaskSet, spec: &str, record_intervals: bool) -> Result<RunR
 
 /// Simulate `ts` under `spec`, optionally timing the policy's decisions
 /// ([`Engine::measure_policy`]); returns the result and the policy's own counters.
-pub fn simulate_measured(ts: &TaskSet, spec: &str, record_intervals: bool, measure_policy: bool) -> Result<(RunResult, Vec<(String, f64)>), String> {
+pub fn simulate_measured(
+    ts: &TaskSet,
+    spec: &str,
+    record_intervals: bool,
+    measure_policy: bool,
+) -> Result<(RunResult, Vec<(String, f64)>), String> {
     let mut p = rtsched_policies::build(spec, ts)?;
-    let r = run_with(ts, p.as_mut(), NoObserver, record_intervals, measure_policy, None)?;
+    let r = run_with(
+        ts,
+        p.as_mut(),
+        NoObserver,
+        record_intervals,
+        measure_policy,
+        None,
+    )?;
     Ok((r, p.stats()))
 }
 
@@ -706,32 +876,61 @@ pub fn simulate_measured(ts: &TaskSet, spec: &str, record_intervals: bool, measu
 /// decided, into the run's summaries and on to `sink` if given (a Parquet writer), so memory
 /// stays bounded whatever the run's length. The result's `jobs` is empty and `streamed` holds
 /// the count and the summaries, equal to those of the held records (same order, same sums).
-pub fn simulate_streamed(ts: &TaskSet, spec: &str, record_intervals: bool, measure_policy: bool, sink: Option<&mut (dyn JobSink + Send)>) -> Result<(RunResult, Vec<(String, f64)>), String> {
+pub fn simulate_streamed(
+    ts: &TaskSet,
+    spec: &str,
+    record_intervals: bool,
+    measure_policy: bool,
+    sink: Option<&mut (dyn JobSink + Send)>,
+) -> Result<(RunResult, Vec<(String, f64)>), String> {
     let mut p = rtsched_policies::build(spec, ts)?;
     let mut acc = SummarySink::for_run(ts, sink);
-    let mut r = run_with(ts, p.as_mut(), NoObserver, record_intervals, measure_policy, Some(&mut acc))?;
-    r.streamed = Some(Streamed { jobs: acc.jobs(), summaries: acc.summaries(&r.task_names) });
+    let mut r = run_with(
+        ts,
+        p.as_mut(),
+        NoObserver,
+        record_intervals,
+        measure_policy,
+        Some(&mut acc),
+    )?;
+    r.streamed = Some(Streamed {
+        jobs: acc.jobs(),
+        summaries: acc.summaries(&r.task_names),
+    });
     Ok((r, p.stats()))
 }
 
 /// Simulate `ts` under `spec`, each per-job record going to `sink` as it is decided and
 /// none held: the result's `jobs` is empty and it has no summaries of its own (`sink` is where
 /// they are kept, e.g. a [`TotalSink`](rtsched_model::results::TotalSink) for a sweep's row).
-pub fn simulate_into(ts: &TaskSet, spec: &str, sink: &mut (dyn JobSink + Send)) -> Result<RunResult, String> {
+pub fn simulate_into(
+    ts: &TaskSet,
+    spec: &str,
+    sink: &mut (dyn JobSink + Send),
+) -> Result<RunResult, String> {
     let mut p = rtsched_policies::build(spec, ts)?;
     run_with(ts, p.as_mut(), NoObserver, false, false, Some(sink))
 }
 
 /// [`simulate_into`] in the buffers of the run before (`scratch`, left for the next): the same
 /// result, without allocating the simulator's state anew for each of many short runs.
-pub fn simulate_into_reusing(ts: &TaskSet, spec: &str, sink: &mut (dyn JobSink + Send), scratch: &mut SimScratch) -> Result<RunResult, String> {
+pub fn simulate_into_reusing(
+    ts: &TaskSet,
+    spec: &str,
+    sink: &mut (dyn JobSink + Send),
+    scratch: &mut SimScratch,
+) -> Result<RunResult, String> {
     let mut p = rtsched_policies::build(spec, ts)?;
     let s = std::mem::take(scratch);
     let (r, s) = if ts.run.cache.enabled {
         let cost = CacheModel::new(ts)?;
-        Engine::new_in(ts, p.as_mut(), NoObserver, cost, false, s).stream_records(Some(sink)).try_run_in()
+        Engine::new_in(ts, p.as_mut(), NoObserver, cost, false, s)
+            .stream_records(Some(sink))
+            .try_run_in()
     } else {
-        Engine::new_in(ts, p.as_mut(), NoObserver, NoCache, false, s).stream_records(Some(sink)).try_run_in()
+        Engine::new_in(ts, p.as_mut(), NoObserver, NoCache, false, s)
+            .stream_records(Some(sink))
+            .try_run_in()
     };
     *scratch = s;
     r
@@ -742,6 +941,10 @@ pub fn simulate_into_reusing(ts: &TaskSet, spec: &str, sink: &mut (dyn JobSink +
 /// Apart from the work-stealing ones the results schema names (`steals`, `steal_attempts`,
 /// `failed_steals` in `counters`), they stay out of the results document, which remains free
 /// of wall-clock figures.
-pub fn simulate_with_stats(ts: &TaskSet, spec: &str, record_intervals: bool) -> Result<(RunResult, Vec<(String, f64)>), String> {
+pub fn simulate_with_stats(
+    ts: &TaskSet,
+    spec: &str,
+    record_intervals: bool,
+) -> Result<(RunResult, Vec<(String, f64)>), String> {
     simulate_measured(ts, spec, record_intervals, false)
 }

@@ -51,7 +51,12 @@ pub fn estimate(ts: &TaskSet, policy: &dyn Policy) -> Estimate {
     let mut decisions = 0u64;
     let mut threads = 0u64;
     for t in &ts.tasks {
-        let width: u64 = t.regions.iter().map(|r| r.threads.len() as u64).sum::<u64>().max(1);
+        let width: u64 = t
+            .regions
+            .iter()
+            .map(|r| r.threads.len() as u64)
+            .sum::<u64>()
+            .max(1);
         threads = threads.saturating_add(width);
         let per_job = 1 + width + 2 * t.sections.len() as u64;
         decisions = decisions.saturating_add(t.jobs_released_by(window).saturating_mul(per_job));
@@ -72,7 +77,15 @@ pub fn estimate(ts: &TaskSet, policy: &dyn Policy) -> Estimate {
         add(ticks(window, o.tick_period, m));
     }
     let per_decision = DECISION_BASE.saturating_add(policy.decision_work(m, threads));
-    Estimate { decisions, ticks: tick_events, per_decision, steps: decisions.saturating_mul(per_decision).saturating_add(tick_events), threads }
+    Estimate {
+        decisions,
+        ticks: tick_events,
+        per_decision,
+        steps: decisions
+            .saturating_mul(per_decision)
+            .saturating_add(tick_events),
+        threads,
+    }
 }
 
 /// [`estimate`] for a scheduler spec (`gedf`, `cfs:tick=1ms`), building the policy as a run
@@ -115,12 +128,23 @@ mod tests {
 
     #[test]
     fn a_policy_whose_cost_grows_with_m_says_so() {
-        let on = |m: u32| set(&format!("platform: {{cpus: {m}}}\nrun: {{duration: 1s}}\ntasks:\n  - {{name: a, period: 1, wcet: 0.5}}\n  - {{name: b, period: 2, wcet: 1}}\n"));
+        let on = |m: u32| {
+            set(&format!("platform: {{cpus: {m}}}\nrun: {{duration: 1s}}\ntasks:\n  - {{name: a, period: 1, wcet: 0.5}}\n  - {{name: b, period: 2, wcet: 1}}\n"))
+        };
         // The same 1,500 jobs: G-EDF's estimate grows with m, PAWS's with m².
-        let (g2, g64k) = (estimate_spec(&on(2), "gedf").unwrap(), estimate_spec(&on(65536), "gedf").unwrap());
-        let (p2, p64k) = (estimate_spec(&on(2), "paws").unwrap(), estimate_spec(&on(65536), "paws").unwrap());
+        let (g2, g64k) = (
+            estimate_spec(&on(2), "gedf").unwrap(),
+            estimate_spec(&on(65536), "gedf").unwrap(),
+        );
+        let (p2, p64k) = (
+            estimate_spec(&on(2), "paws").unwrap(),
+            estimate_spec(&on(65536), "paws").unwrap(),
+        );
         assert_eq!(g2.decisions, 1500 * 2);
-        assert!(g64k.steps < DEFAULT_MAX_WORK && p2.steps < DEFAULT_MAX_WORK, "{g64k:?} {p2:?}");
+        assert!(
+            g64k.steps < DEFAULT_MAX_WORK && p2.steps < DEFAULT_MAX_WORK,
+            "{g64k:?} {p2:?}"
+        );
         assert!(p64k.steps > DEFAULT_MAX_WORK, "{p64k:?}");
         assert_eq!(p64k.per_decision, DECISION_BASE + 65536 * 65536 + 2);
     }

@@ -14,5 +14,9 @@ pub mod exec {
 
 pub use cache::CacheModel;
 pub use cost::{CostModel, NoCache};
+pub use engine::{
+    simulate, simulate_costed, simulate_into, simulate_into_reusing, simulate_measured,
+    simulate_observed, simulate_policy, simulate_streamed, simulate_with_stats, Observer,
+    SimScratch, View,
+};
 pub use estimate::{estimate, estimate_spec, Estimate, DEFAULT_MAX_WORK};
-pub use engine::{simulate, simulate_costed, simulate_into, simulate_into_reusing, simulate_measured, simulate_observed, simulate_policy, simulate_streamed, simulate_with_stats, Observer, SimScratch, View};

@@ -28,15 +28,28 @@ fn run(handler: &str) -> RunResult {
 #[test]
 fn a_job_aborted_while_waiting_costs_the_cpu_it_last_ran_on_the_handler() {
     let free = run("0");
-    assert_eq!(ivs(&free), vec![(0, 0, 0, 0, 12), (1, 1, 0, 0, 2), (1, 2, 0, 2, 12)]);
-    assert_eq!((free.jobs[1].aborted, free.jobs[1].aborted_at), (true, Some(5 * MS)));
+    assert_eq!(
+        ivs(&free),
+        vec![(0, 0, 0, 0, 12), (1, 1, 0, 0, 2), (1, 2, 0, 2, 12)]
+    );
+    assert_eq!(
+        (free.jobs[1].aborted, free.jobs[1].aborted_at),
+        (true, Some(5 * MS))
+    );
     assert_eq!(free.counters.overheads.abort_handler_ns, 0);
 
     let r = run("2ms");
-    assert_eq!((r.jobs[1].aborted, r.jobs[1].aborted_at), (true, Some(5 * MS)));
+    assert_eq!(
+        (r.jobs[1].aborted, r.jobs[1].aborted_at),
+        (true, Some(5 * MS))
+    );
     assert_eq!(r.counters.overheads.abort_handler_ns, 2 * MS);
     assert_eq!(r.jobs[0].finish, Some(12 * MS), "CPU 0 is not charged");
-    assert_eq!(r.jobs[2].finish, Some(14 * MS), "h2, next on CPU 1, pays the handler");
+    assert_eq!(
+        r.jobs[2].finish,
+        Some(14 * MS),
+        "h2, next on CPU 1, pays the handler"
+    );
     assert_eq!(r.jobs[2].overhead, 2 * MS);
     // The handler is not the policy's charge.
     assert_eq!(r.counters.overheads.policy_ns, 0);
@@ -60,15 +73,38 @@ fn a_job_that_never_ran_costs_the_cpu_its_task_last_ran_on() {
              - {{name: y, period: 40, wcet: 1, deadline: 2, offset: 3, priority: 1}}\n"
         )
     };
-    let run = |handler: &str| simulate(&ts_named(&yaml(handler), "never-ran.yaml"), "gfp", true).unwrap();
-    let aborted = |r: &RunResult| -> Vec<(u32, u64, Option<u64>)> { r.jobs.iter().filter(|j| j.aborted).map(|j| (j.task, j.job, j.aborted_at)).collect() };
-    let finish = |r: &RunResult, task: u32| r.jobs.iter().find(|j| j.task == task && j.job == 0).unwrap().finish;
+    let run =
+        |handler: &str| simulate(&ts_named(&yaml(handler), "never-ran.yaml"), "gfp", true).unwrap();
+    let aborted = |r: &RunResult| -> Vec<(u32, u64, Option<u64>)> {
+        r.jobs
+            .iter()
+            .filter(|j| j.aborted)
+            .map(|j| (j.task, j.job, j.aborted_at))
+            .collect()
+    };
+    let finish = |r: &RunResult, task: u32| {
+        r.jobs
+            .iter()
+            .find(|j| j.task == task && j.job == 0)
+            .unwrap()
+            .finish
+    };
     let free = run("0");
-    assert_eq!(aborted(&free), vec![(3, 0, Some(5 * MS)), (2, 1, Some(9 * MS))]);
-    assert!(ivs(&free).contains(&(1, 2, 0, 0, 1)), "x#0 ran on CPU 1: {:?}", ivs(&free));
+    assert_eq!(
+        aborted(&free),
+        vec![(3, 0, Some(5 * MS)), (2, 1, Some(9 * MS))]
+    );
+    assert!(
+        ivs(&free).contains(&(1, 2, 0, 0, 1)),
+        "x#0 ran on CPU 1: {:?}",
+        ivs(&free)
+    );
     assert_eq!(finish(&free, 1), Some(12 * MS));
     let r = run("2ms");
     assert_eq!(aborted(&r), aborted(&free));
     assert_eq!(r.counters.overheads.abort_handler_ns, 2 * MS, "x#1 only");
-    assert_eq!((finish(&r, 0), finish(&r, 1)), (Some(12 * MS), Some(14 * MS)));
+    assert_eq!(
+        (finish(&r, 0), finish(&r, 1)),
+        (Some(12 * MS), Some(14 * MS))
+    );
 }

@@ -36,7 +36,8 @@ fn arb_taskset() -> impl Strategy<Value = TaskSet> {
                 .enumerate()
                 .map(|(i, &(p, cpct, dpct, prio, cpu))| {
                     let period = p * 250 * US;
-                    let mut t = Task::periodic(format!("t{i}"), period, (period * cpct / 100).max(1));
+                    let mut t =
+                        Task::periodic(format!("t{i}"), period, (period * cpct / 100).max(1));
                     t.deadline = (period * dpct / 100).max(t.wcet);
                     t.priority = Some(prio * 10 + i as u32); // distinct
                     t.cpu = partitioned.then_some(cpu % m);
@@ -70,7 +71,13 @@ proptest! {
 #[test]
 fn every_test_name_is_mapped() {
     // A renamed or new test must be mapped above, or this property would silently skip it.
-    let mut ts = TaskSet::new(2, vec![Task::periodic("a", 10 * US, US), Task::periodic("b", 20 * US, 2 * US)]);
+    let mut ts = TaskSet::new(
+        2,
+        vec![
+            Task::periodic("a", 10 * US, US),
+            Task::periodic("b", 20 * US, 2 * US),
+        ],
+    );
     for (i, t) in ts.tasks.iter_mut().enumerate() {
         t.cpu = Some(i as u32);
         t.priority = Some(i as u32 + 1);
@@ -79,6 +86,10 @@ fn every_test_name_is_mapped() {
     one.platform.cpus = 1;
     one.tasks.iter_mut().for_each(|t| t.cpu = None);
     for v in analyze(&ts).into_iter().chain(analyze(&one)) {
-        assert!(v.test == "necessary" || scheduler_for(&v.test).is_some(), "unmapped test {}", v.test);
+        assert!(
+            v.test == "necessary" || scheduler_for(&v.test).is_some(),
+            "unmapped test {}",
+            v.test
+        );
     }
 }

@@ -30,7 +30,11 @@ fn run(ts: &TaskSet, spec: &str) -> RunResult {
 
 /// Per job of task `t`: its stall.
 fn stalls(r: &RunResult, t: u32) -> Vec<Time> {
-    r.jobs.iter().filter(|j| j.task == t).map(|j| j.stall).collect()
+    r.jobs
+        .iter()
+        .filter(|j| j.task == t)
+        .map(|j| j.stall)
+        .collect()
 }
 
 #[test]
@@ -39,15 +43,26 @@ fn a_task_alone_warms_its_cache() {
     // default 512). Job 0 finds nothing: 512 lines from local memory, 512 × 25 ns = 12.8 us,
     // a miss at every level. Jobs 1-4 find all 512 in their L1: 0 ns, no miss.
     for topology in ["topology: opteron6164x4", "{}"] {
-        let platform = if topology == "{}" { "{cpus: 1}".to_string() } else { format!("{{cpus: 1, {topology}}}") };
+        let platform = if topology == "{}" {
+            "{cpus: 1}".to_string()
+        } else {
+            format!("{{cpus: 1, {topology}}}")
+        };
         let t = ts(&format!("platform: {platform}\nrun: {{duration: 50, cache: true}}\ntasks:\n  - {{name: a, period: 10, wcet: 1, wss: 32KiB}}\n"));
         let r = run(&t, "gedf");
         assert_eq!(stalls(&r, 0), vec![12_800, 0, 0, 0, 0], "{topology}");
         assert_eq!(r.jobs[0].misses, [512, 512, 512]);
         assert!(r.jobs[1..].iter().all(|j| j.misses == [0; 3]));
-        assert_eq!((r.jobs[0].exec, r.jobs[0].finish), (MS + 12_800, Some(MS + 12_800)), "the stall delays its work");
+        assert_eq!(
+            (r.jobs[0].exec, r.jobs[0].finish),
+            (MS + 12_800, Some(MS + 12_800)),
+            "the stall delays its work"
+        );
         let c = &r.counters.cache;
-        assert_eq!((c.accesses, c.misses, c.invalidations, c.evictions), (5 * 512, [512; 3], 0, 0));
+        assert_eq!(
+            (c.accesses, c.misses, c.invalidations, c.evictions),
+            (5 * 512, [512; 3], 0, 0)
+        );
     }
 }
 
@@ -68,7 +83,11 @@ fn two_tasks_whose_working_sets_overflow_the_llc_evict_each_other() {
     let (cold, warm) = (1_638_400, 1_360_416);
     assert_eq!(stalls(&r, 0), vec![cold, warm, warm, warm]);
     assert_eq!(stalls(&r, 1), vec![cold, warm, warm, warm]);
-    assert!(r.jobs.iter().filter(|j| j.job > 0).all(|j| j.misses == [65536, 65536, 49184]));
+    assert!(r
+        .jobs
+        .iter()
+        .filter(|j| j.job > 0)
+        .all(|j| j.misses == [65536, 65536, 49184]));
     // Evicted: b0's 1024 + 8192 + 49184 = 58400 of a's, then every later job the same of the
     // other's: 7 × 58400.
     assert_eq!(r.counters.cache.evictions, 7 * 58_400);
@@ -103,19 +122,41 @@ fn memory_sharers_sharing_an_l3_miss_less_than_sharers_that_do_not() {
     // - CPUs 0, 12 (other node): 4096 × 30 ns = 122_880 ns.
     // - CPU 0 for both (run one after the other): the lines are in its L2, 4096 × 2 ns = 8192.
     let cold = 102_400;
-    let cases = [((0, 1), 32_768, [4096, 4096, 0], 5120), ((0, 6), 81_920, [4096; 3], 9216), ((0, 12), 122_880, [4096; 3], 9216), ((0, 0), 8_192, [4096, 0, 0], 0)];
+    let cases = [
+        ((0, 1), 32_768, [4096, 4096, 0], 5120),
+        ((0, 6), 81_920, [4096; 3], 9216),
+        ((0, 12), 122_880, [4096; 3], 9216),
+        ((0, 0), 8_192, [4096, 0, 0], 0),
+    ];
     let mut llc = Vec::new();
     for ((a, b), each, misses, invalidated) in cases {
         let r = sharers(a, b);
         assert_eq!(stalls(&r, 0), vec![cold, each, each], "cpus {a},{b}");
         assert_eq!(stalls(&r, 1), vec![each; 3], "cpus {a},{b}");
-        assert!(r.jobs.iter().filter(|j| j.stall == each).all(|j| j.misses == misses), "cpus {a},{b}");
-        assert_eq!(r.counters.cache.invalidations, 5 * invalidated, "cpus {a},{b}");
+        assert!(
+            r.jobs
+                .iter()
+                .filter(|j| j.stall == each)
+                .all(|j| j.misses == misses),
+            "cpus {a},{b}"
+        );
+        assert_eq!(
+            r.counters.cache.invalidations,
+            5 * invalidated,
+            "cpus {a},{b}"
+        );
         let s = r.summaries().total;
-        llc.push((s.misses[2], r.jobs.iter().map(|j| j.stall).sum::<Time>(), s.ipc_proxy));
+        llc.push((
+            s.misses[2],
+            r.jobs.iter().map(|j| j.stall).sum::<Time>(),
+            s.ipc_proxy,
+        ));
     }
     // Sharing an L3 beats not sharing one on every measure; same core beats both.
-    assert!(llc[0].0 < llc[1].0 && llc[0].1 < llc[1].1 && llc[0].2 > llc[1].2, "{llc:?}");
+    assert!(
+        llc[0].0 < llc[1].0 && llc[0].1 < llc[1].1 && llc[0].2 > llc[1].2,
+        "{llc:?}"
+    );
     assert!(llc[1].1 < llc[2].1 && llc[3].1 < llc[0].1, "{llc:?}");
 }
 
@@ -137,12 +178,23 @@ fn a_migration_to_a_cpu_not_sharing_the_cache_costs_a_refill() {
     // LLC miss. Had nothing happened x would have found them in its L1 (0 ns): that is the
     // refill.
     let private = "{caches: [{level: 1, type: data, size: 64KiB, ways: 2}, {level: 2, size: 512KiB, ways: 16}]}";
-    for (topology, refill, misses) in [(private, 10_240, [512, 512, 512]), ("opteron6164x4", 4_096, [512, 512, 0])] {
+    for (topology, refill, misses) in [
+        (private, 10_240, [512, 512, 512]),
+        ("opteron6164x4", 4_096, [512, 512, 0]),
+    ] {
         let r = migrating(topology);
         let x = &r.jobs[0];
-        assert_eq!((x.task, x.migrations, x.preemptions), (0, 1, 1), "{topology}");
+        assert_eq!(
+            (x.task, x.migrations, x.preemptions),
+            (0, 1, 1),
+            "{topology}"
+        );
         assert_eq!(x.stall, 12_800 + refill, "{topology}");
-        assert_eq!(x.misses, [512 + misses[0], 512 + misses[1], 512 + misses[2]], "{topology}");
+        assert_eq!(
+            x.misses,
+            [512 + misses[0], 512 + misses[1], 512 + misses[2]],
+            "{topology}"
+        );
         assert_eq!(x.exec, 10 * MS + x.stall);
     }
     // Preempted but not migrated (one CPU): z has no working set, x's L1 still holds its
@@ -154,13 +206,26 @@ fn a_migration_to_a_cpu_not_sharing_the_cache_costs_a_refill() {
 
 #[test]
 fn results_show_stalls_as_ipc_proxy_below_one_and_inflation_above_one() {
-    let yaml = |cache: &str, wss: &str| format!("platform: {{cpus: 2, topology: opteron6164x4}}\nrun: {{duration: 100, cache: {cache}}}\ntasks:\n  - {{name: a, period: 10, wcet: 1{wss}}}\n  - {{name: b, period: 15, wcet: 2{wss}, group: 1}}\n  - {{name: c, period: 20, wcet: 3{wss}, group: 1}}\n");
-    let s = run(&ts(&yaml("true", ", wss: 1MiB")), "gedf").summaries().total;
-    assert!(s.ipc_proxy < 1.0 && s.exec_inflation > 1.0, "{} {}", s.ipc_proxy, s.exec_inflation);
+    let yaml = |cache: &str, wss: &str| {
+        format!("platform: {{cpus: 2, topology: opteron6164x4}}\nrun: {{duration: 100, cache: {cache}}}\ntasks:\n  - {{name: a, period: 10, wcet: 1{wss}}}\n  - {{name: b, period: 15, wcet: 2{wss}, group: 1}}\n  - {{name: c, period: 20, wcet: 3{wss}, group: 1}}\n")
+    };
+    let s = run(&ts(&yaml("true", ", wss: 1MiB")), "gedf")
+        .summaries()
+        .total;
+    assert!(
+        s.ipc_proxy < 1.0 && s.exec_inflation > 1.0,
+        "{} {}",
+        s.ipc_proxy,
+        s.exec_inflation
+    );
     assert!(s.misses[0] > 0);
     for (cache, wss) in [("true", ""), ("false", ", wss: 1MiB")] {
         let s = run(&ts(&yaml(cache, wss)), "gedf").summaries().total;
-        assert_eq!((s.ipc_proxy, s.exec_inflation, s.misses), (1.0, 1.0, [0; 3]), "cache {cache} wss '{wss}'");
+        assert_eq!(
+            (s.ipc_proxy, s.exec_inflation, s.misses),
+            (1.0, 1.0, [0; 3]),
+            "cache {cache} wss '{wss}'"
+        );
     }
 }
 
@@ -170,7 +235,9 @@ fn passes_over_a_working_set_larger_than_a_level_thrash_it() {
     // the L1: 12_800 ns, then 0. 256 KiB = 4096 lines (fits L2, not L1): the first pass from
     // memory (102_400 ns), each later pass from the L2 (4096 × 2 ns = 8_192 ns): 118_784 ns;
     // later jobs 3 × 8_192 = 24_576 ns (misses L1 only).
-    let yaml = |wss: &str| format!("platform: {{cpus: 1, topology: opteron6164x4}}\nrun: {{duration: 30, cache: {{passes: 3}}}}\ntasks:\n  - {{name: a, period: 10, wcet: 1, wss: {wss}}}\n");
+    let yaml = |wss: &str| {
+        format!("platform: {{cpus: 1, topology: opteron6164x4}}\nrun: {{duration: 30, cache: {{passes: 3}}}}\ntasks:\n  - {{name: a, period: 10, wcet: 1, wss: {wss}}}\n")
+    };
     let r = run(&ts(&yaml("32KiB")), "gedf");
     assert_eq!(stalls(&r, 0), vec![12_800, 0, 0]);
     assert_eq!(r.counters.cache.accesses, 3 * 3 * 512);
@@ -196,14 +263,34 @@ fn sharers_running_at_once_on_cpus_not_sharing_a_cache_ping_pong() {
 
 #[test]
 fn bad_input_is_an_error_naming_the_task_and_field() {
-    let mut t = ts("platform: {cpus: 1}\nrun: {cache: true}\ntasks:\n  - {name: big, period: 10, wcet: 1}\n");
+    let mut t = ts(
+        "platform: {cpus: 1}\nrun: {cache: true}\ntasks:\n  - {name: big, period: 10, wcet: 1}\n",
+    );
     t.tasks[0].wss = Some(2 << 40);
     let e = simulate(&t, "gedf", false).unwrap_err();
-    assert!(e.contains("task 'big'") && e.contains("field 'wss'") && e.contains("1 TiB"), "{e}");
-    let mut t = ts("platform: {cpus: 2}\nrun: {cache: true}\ntasks:\n  - {name: a, period: 10, wcet: 1}\n");
-    t.platform.topology = Some(Topology { preset: None, caches: vec![Cache { level: 1, kind: CacheKind::Data, size: 4096, line: 64, ways: 2, cpus: vec![2] }], nodes: vec![] });
+    assert!(
+        e.contains("task 'big'") && e.contains("field 'wss'") && e.contains("1 TiB"),
+        "{e}"
+    );
+    let mut t =
+        ts("platform: {cpus: 2}\nrun: {cache: true}\ntasks:\n  - {name: a, period: 10, wcet: 1}\n");
+    t.platform.topology = Some(Topology {
+        preset: None,
+        caches: vec![Cache {
+            level: 1,
+            kind: CacheKind::Data,
+            size: 4096,
+            line: 64,
+            ways: 2,
+            cpus: vec![2],
+        }],
+        nodes: vec![],
+    });
     let e = simulate(&t, "gedf", false).unwrap_err();
-    assert!(e.contains("caches[0]") && e.contains("field 'cpus'") && e.contains("CPU 2 does not exist"), "{e}");
+    assert!(
+        e.contains("caches[0]") && e.contains("field 'cpus'") && e.contains("CPU 2 does not exist"),
+        "{e}"
+    );
     // Off, the model reads nothing.
     t.run.cache.enabled = false;
     assert!(simulate(&t, "gedf", false).is_ok());
@@ -221,27 +308,36 @@ fn arb_partitioned() -> impl Strategy<Value = (TaskSet, usize, u64)> {
     (1u32..=12, 1usize..=12, 1u32..=2, any::<u64>()).prop_flat_map(|(m, n, passes, seed)| {
         let n = n.min(m as usize);
         let task = (0u64..3, 100u64..=1000, 0u64..=3, 0u8..4, 1u64..=8192);
-        (proptest::collection::vec(task, n), proptest::collection::vec(1u64..=8192, 3), Just(m), Just(passes), Just(seed), 0..n, 0u64..=1024).prop_map(move |(tasks, gsize, m, passes, seed, target, grow)| {
-            let mut ts = TaskSet::new(m, Vec::new());
-            for (i, (p, c, off, g, kib)) in tasks.into_iter().enumerate() {
-                let mut t = Task::periodic(format!("t{i}"), (20 << p) * MS, c * US);
-                t.offset = off * MS;
-                t.cpu = Some(i as u32);
-                if g < 3 {
-                    t.group = Some(g as u32);
-                    t.wss = Some(gsize[g as usize] * 1024);
-                } else {
-                    t.wss = Some(kib * 1024);
+        (
+            proptest::collection::vec(task, n),
+            proptest::collection::vec(1u64..=8192, 3),
+            Just(m),
+            Just(passes),
+            Just(seed),
+            0..n,
+            0u64..=1024,
+        )
+            .prop_map(move |(tasks, gsize, m, passes, seed, target, grow)| {
+                let mut ts = TaskSet::new(m, Vec::new());
+                for (i, (p, c, off, g, kib)) in tasks.into_iter().enumerate() {
+                    let mut t = Task::periodic(format!("t{i}"), (20 << p) * MS, c * US);
+                    t.offset = off * MS;
+                    t.cpu = Some(i as u32);
+                    if g < 3 {
+                        t.group = Some(g as u32);
+                        t.wss = Some(gsize[g as usize] * 1024);
+                    } else {
+                        t.wss = Some(kib * 1024);
+                    }
+                    ts.tasks.push(t);
                 }
-                ts.tasks.push(t);
-            }
-            ts.platform.topology = Some(Topology::opteron6164x4(m).unwrap());
-            ts.run.duration = 400 * MS;
-            ts.run.seed = seed;
-            ts.run.cache.enabled = true;
-            ts.run.cache.passes = passes;
-            (ts, target, grow * 1024)
-        })
+                ts.platform.topology = Some(Topology::opteron6164x4(m).unwrap());
+                ts.run.duration = 400 * MS;
+                ts.run.seed = seed;
+                ts.run.cache.enabled = true;
+                ts.run.cache.passes = passes;
+                (ts, target, grow * 1024)
+            })
     })
 }
 

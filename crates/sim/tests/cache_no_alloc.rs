@@ -21,7 +21,17 @@ fn taskset(seconds: u64, topology: bool) -> TaskSet {
             t.group = (i % 3 == 0).then_some((i % 4) as u32);
             t.cpu = Some((i % 12) as u32);
             if i % 5 == 0 {
-                t.regions = vec![Region { threads: vec![ms / 2] }, Region { threads: vec![ms / 2; 3] }, Region { threads: vec![ms / 2] }];
+                t.regions = vec![
+                    Region {
+                        threads: vec![ms / 2],
+                    },
+                    Region {
+                        threads: vec![ms / 2; 3],
+                    },
+                    Region {
+                        threads: vec![ms / 2],
+                    },
+                ];
                 t.wcet = 5 * ms / 2;
             }
             t
@@ -43,7 +53,11 @@ fn allocations(spec: &str, seconds: u64, topology: bool) -> (u64, u64, u64) {
     let mut policy = rtsched_policies::build(spec, &ts).unwrap();
     let before = allocated_so_far();
     let r = rtsched_sim::simulate_policy(&ts, policy.as_mut(), false);
-    (allocated_so_far() - before, r.counters.events, r.counters.cache.misses[0])
+    (
+        allocated_so_far() - before,
+        r.counters.events,
+        r.counters.cache.misses[0],
+    )
 }
 
 #[test]
@@ -52,7 +66,10 @@ fn the_cache_model_allocates_nothing_per_event() {
         for topology in [true, false] {
             let (short, ev_short, miss_short) = allocations(spec, 5, topology);
             let (long, ev_long, miss_long) = allocations(spec, 20, topology);
-            assert!(ev_long > 3 * ev_short && miss_long > 3 * miss_short, "{spec}: the long run must do much more (and the model must work)");
+            assert!(
+                ev_long > 3 * ev_short && miss_long > 3 * miss_short,
+                "{spec}: the long run must do much more (and the model must work)"
+            );
             assert!(long <= short + 16, "{spec} (topology: {topology}): {short} allocations for {ev_short} events, {long} for {ev_long}");
         }
     }

@@ -39,10 +39,16 @@ fn the_fair_class_shares_the_cpu_by_weight() {
     for (name, w) in ["a", "b", "c"].iter().zip(w) {
         let share = stat(&r, &format!("fair.{name}.share"));
         let want = w as f64 / sum as f64;
-        assert!((share / want - 1.0).abs() < 0.02, "{name}: share {share:.4}, weight says {want:.4}");
+        assert!(
+            (share / want - 1.0).abs() < 0.02,
+            "{name}: share {share:.4}, weight says {want:.4}"
+        );
     }
     // The CPU was never idle: the shares add up to one.
-    let total: f64 = ["a", "b", "c"].iter().map(|n| stat(&r, &format!("fair.{n}.share"))).sum();
+    let total: f64 = ["a", "b", "c"]
+        .iter()
+        .map(|n| stat(&r, &format!("fair.{n}.share")))
+        .sum();
     assert!((total - 1.0).abs() < 1e-3, "{total}");
 }
 
@@ -55,7 +61,11 @@ fn a_sleeper_runs_its_bursts_beside_a_hog() {
     // A cycle of at least 10 ms: at most 100 bursts in 1 s, and it gets its 20 %.
     let bursts = stat(&r, "fair.s.bursts");
     assert!((95.0..=100.0).contains(&bursts), "{bursts}");
-    assert!((stat(&r, "fair.s.share") - 0.2).abs() < 0.01, "{}", stat(&r, "fair.s.share"));
+    assert!(
+        (stat(&r, "fair.s.share") - 0.2).abs() < 0.01,
+        "{}",
+        stat(&r, "fair.s.share")
+    );
 }
 
 /// Cold zone (§3.1.1): two light sleepers (10 % each) spawned on CPU 0 stay there — 20 % is in
@@ -66,8 +76,14 @@ fn a_cold_zone_system_never_migrates() {
     let t = ts("platform: {cpus: 2}\nrun: {duration: 2s}\ntasks:\n  - {name: s0, behaviour: sleeper, run: 1ms, sleep: 9ms}\n  - {name: s1, behaviour: sleeper, run: 1ms, sleep: 9ms, offset: 0.5}\n");
     let r = run(&t, "cfs:balancer=opzone,zone=cold");
     assert_eq!(stat(&r, "balance.migrations"), 0.0);
-    assert!(stat(&r, "balance.checks") > 100.0, "the check points were reached");
-    assert!(r.intervals.iter().all(|i| i.cpu == 0), "everything ran on CPU 0");
+    assert!(
+        stat(&r, "balance.checks") > 100.0,
+        "the check points were reached"
+    );
+    assert!(
+        r.intervals.iter().all(|i| i.cpu == 0),
+        "everything ran on CPU 0"
+    );
     let l = run(&t, "cfs:balancer=linux");
     assert!(on_cpu(&l, "s0").all(|i| i.cpu == 0) && on_cpu(&l, "s1").all(|i| i.cpu == 1));
 }
@@ -88,9 +104,18 @@ fn a_hot_zone_imbalance_is_corrected_at_the_next_check() {
         n += 1;
         u = (u * 31 + 1000) / 32;
     }
-    assert_eq!(n, 53, "hand-worked: 1000 (1 - (31/32)^n) first reaches 800 at n = 53 (integer steps)");
+    assert_eq!(
+        n, 53,
+        "hand-worked: 1000 (1 - (31/32)^n) first reaches 800 at n = 53 (integer steps)"
+    );
     let check = (n as Time * MS).div_ceil(10 * MS) * 10 * MS;
-    let first = r.intervals.iter().filter(|i| i.cpu == 1).map(|i| i.start).min().expect("CPU 1 ran something");
+    let first = r
+        .intervals
+        .iter()
+        .filter(|i| i.cpu == 1)
+        .map(|i| i.start)
+        .min()
+        .expect("CPU 1 ran something");
     assert_eq!(first, check + US + 20 * US, "first run on CPU 1 at {first}");
     // After it: one hog on CPU 1, two on CPU 0 (each a half); hot stays hot, nothing else moves
     // (a waiting hog moving back and forth would show as more migrations).
@@ -109,9 +134,21 @@ fn warm_high_balances_above_its_spot() {
     );
     let hot = run(&t, "cfs:balancer=opzone,zone=hot");
     let warm = run(&t, "cfs:balancer=opzone,zone=warm-high");
-    let first = |r: &RunResult| r.intervals.iter().filter(|i| i.cpu == 1).map(|i| i.start).min();
+    let first = |r: &RunResult| {
+        r.intervals
+            .iter()
+            .filter(|i| i.cpu == 1)
+            .map(|i| i.start)
+            .min()
+    };
     assert_eq!(first(&warm), first(&hot));
-    assert_eq!(first(&run(&t, "cfs:balancer=opzone,zone=warm-high,task_floor=off")), first(&hot));
+    assert_eq!(
+        first(&run(
+            &t,
+            "cfs:balancer=opzone,zone=warm-high,task_floor=off"
+        )),
+        first(&hot)
+    );
     // Warm-low (30 %) acts sooner: CPU 0 crosses 30 % after 12 ticks (each hog's demand too),
     // checked at 20 ms.
     let low = run(&t, "cfs:balancer=opzone,zone=warm-low");
@@ -119,7 +156,12 @@ fn warm_high_balances_above_its_spot() {
     // Counted as running time (`task_usage=running`) a hog uses a third of CPU 0 and moves
     // only once that reaches 30 %: later than the hot policy.
     let running = run(&t, "cfs:balancer=opzone,zone=warm-high,task_usage=running");
-    assert!(first(&running) > first(&hot), "{:?} vs {:?}", first(&running), first(&hot));
+    assert!(
+        first(&running) > first(&hot),
+        "{:?} vs {:?}",
+        first(&running),
+        first(&hot)
+    );
 }
 
 /// §3.1.3: "Tasks that are lower than the CPU usage of the *warm zone* area is not migrated",
@@ -138,15 +180,34 @@ fn a_hog_sharing_a_cpu_demands_it_all_and_is_migrated() {
     let t = ts("platform: {cpus: 2}\nrun: {duration: 1s}\ntasks:\n  - {name: h0, behaviour: hog}\n  - {name: h1, behaviour: hog}\n  - {name: h2, behaviour: hog}\n  - {name: h3, behaviour: hog}\n");
     let warm = run(&t, "cfs:balancer=opzone,zone=warm-high");
     let hot = run(&t, "cfs:balancer=opzone,zone=hot");
-    assert_eq!(stat(&warm, "balance.migrations"), 2.0, "4-0, then 3-1 (two more), then 2-2");
+    assert_eq!(
+        stat(&warm, "balance.migrations"),
+        2.0,
+        "4-0, then 3-1 (two more), then 2-2"
+    );
     assert_eq!(stat(&hot, "balance.migrations"), 2.0);
-    assert_eq!(stat(&run(&t, "cfs:balancer=opzone,zone=warm-high,task_floor=off"), "balance.migrations"), 2.0);
+    assert_eq!(
+        stat(
+            &run(&t, "cfs:balancer=opzone,zone=warm-high,task_floor=off"),
+            "balance.migrations"
+        ),
+        2.0
+    );
     let running = run(&t, "cfs:balancer=opzone,zone=warm-high,task_usage=running");
     assert_eq!(stat(&running, "balance.migrations"), 0.0);
-    assert!(stat(&running, "balance.invocations") > 10.0, "CPU 0 was over the spot at many checks");
+    assert!(
+        stat(&running, "balance.invocations") > 10.0,
+        "CPU 0 was over the spot at many checks"
+    );
     assert!(running.intervals.iter().all(|i| i.cpu == 0));
     // task_floor=spot: a task must demand more than 80 % itself; every hog soon does.
-    assert_eq!(stat(&run(&t, "cfs:balancer=opzone,zone=warm-high,task_floor=spot"), "balance.migrations"), 2.0);
+    assert_eq!(
+        stat(
+            &run(&t, "cfs:balancer=opzone,zone=warm-high,task_floor=spot"),
+            "balance.migrations"
+        ),
+        2.0
+    );
 }
 
 /// The floor still keeps a light task. CPU 0 holds two hogs pinned to it (100 %, over the
@@ -166,13 +227,29 @@ fn a_light_task_below_the_warm_zone_is_not_migrated() {
     let t = ts("platform: {cpus: 2}\nrun: {duration: 2s}\ntasks:\n  - {name: h0, behaviour: hog, cpu: 0}\n  - {name: h1, behaviour: hog, cpu: 0}\n  - {name: l, behaviour: sleeper, run: 1ms, sleep: 53ms}\n");
     let spec = "cfs:balancer=opzone,zone=warm-high,latency=20ms,wakeup_granularity=100ms";
     let off = run(&t, &format!("{spec},task_floor=off"));
-    assert_eq!(stat(&off, "balance.migrations"), 1.0, "without the floor the light task moves");
-    let first = off.intervals.iter().filter(|i| i.cpu == 1).map(|i| i.start).min();
-    assert_eq!(first, Some(70 * MS + 21 * US), "after the check (1 us) and the double lock (20 us)");
+    assert_eq!(
+        stat(&off, "balance.migrations"),
+        1.0,
+        "without the floor the light task moves"
+    );
+    let first = off
+        .intervals
+        .iter()
+        .filter(|i| i.cpu == 1)
+        .map(|i| i.start)
+        .min();
+    assert_eq!(
+        first,
+        Some(70 * MS + 21 * US),
+        "after the check (1 us) and the double lock (20 us)"
+    );
     for usage in ["demand", "running"] {
         let floored = run(&t, &format!("{spec},task_usage={usage}"));
         assert_eq!(stat(&floored, "balance.migrations"), 0.0, "{usage}");
-        assert!(stat(&floored, "balance.invocations") > 10.0, "{usage}: CPU 0 was over the spot at many checks");
+        assert!(
+            stat(&floored, "balance.invocations") > 10.0,
+            "{usage}: CPU 0 was over the spot at many checks"
+        );
         assert!(on_cpu(&floored, "l").all(|i| i.cpu == 0), "{usage}");
     }
 }
@@ -195,7 +272,11 @@ fn balancers_never_move_pinned_tasks() {
         "  - {name: s0, behaviour: sleeper, run: 3ms, sleep: 5ms}",
     ]
     .join("\n"));
-    for spec in ["cfs", "cfs:balancer=opzone,zone=warm-low", "cfs:balancer=opzone,zone=cold,util=average"] {
+    for spec in [
+        "cfs",
+        "cfs:balancer=opzone,zone=warm-low",
+        "cfs:balancer=opzone,zone=cold,util=average",
+    ] {
         let r = run(&t, spec);
         assert!(on_cpu(&r, "urgent").all(|i| i.cpu == 3), "{spec}");
         assert!(on_cpu(&r, "pinned").all(|i| i.cpu == 2), "{spec}");
@@ -205,11 +286,22 @@ fn balancers_never_move_pinned_tasks() {
         }
         for (c, v) in by_cpu.iter_mut().enumerate() {
             v.sort();
-            assert!(v.windows(2).all(|w| w[0].1 <= w[1].0), "{spec}: CPU {c} ran two entities at once");
+            assert!(
+                v.windows(2).all(|w| w[0].1 <= w[1].0),
+                "{spec}: CPU {c} ran two entities at once"
+            );
         }
-        assert_eq!(r.summaries().total.met, 2000, "{spec}: the urgent task meets every deadline");
+        assert_eq!(
+            r.summaries().total.met,
+            2000,
+            "{spec}: the urgent task meets every deadline"
+        );
         if spec == "cfs" {
-            assert!(stat(&r, "balance.migrations") > 10.0, "{}", stat(&r, "balance.migrations"));
+            assert!(
+                stat(&r, "balance.migrations") > 10.0,
+                "{}",
+                stat(&r, "balance.migrations")
+            );
         }
     }
 }
@@ -230,7 +322,13 @@ fn balancing_sections_delay_the_urgent_task() {
         "  - {name: b0, behaviour: bursty, run: [1ms, 20ms], sleep: [5ms, 50ms]}",
     ]
     .join("\n"));
-    let lat = |r: &RunResult| r.jobs.iter().filter(|j| j.task == 0).map(|j| j.start.unwrap() - j.release).collect::<Vec<_>>();
+    let lat = |r: &RunResult| {
+        r.jobs
+            .iter()
+            .filter(|j| j.task == 0)
+            .map(|j| j.start.unwrap() - j.release)
+            .collect::<Vec<_>>()
+    };
     let none = run(&t, "cfs:balancer=none");
     assert!(lat(&none).iter().all(|&l| l == 0));
     let linux = run(&t, "cfs:lock=40us");
@@ -238,7 +336,11 @@ fn balancing_sections_delay_the_urgent_task() {
     let delayed = l.iter().filter(|&&x| x > 0).count();
     assert!(delayed > 0 && stat(&linux, "balance.held_waits") > 0.0);
     // A pass costs 2 us + 2 x 250 ns; each migration 40 us more; at most a few per pass.
-    assert!(l.iter().all(|&x| x <= 3 * US + 4 * 40 * US), "max {}", l.iter().max().unwrap());
+    assert!(
+        l.iter().all(|&x| x <= 3 * US + 4 * 40 * US),
+        "max {}",
+        l.iter().max().unwrap()
+    );
 }
 
 /// Bad options name the field.
@@ -251,8 +353,10 @@ fn bad_options_are_refused_with_the_field_named() {
     assert!(err("cfs:balancer=opzone,warm_spot_low=60%").contains("warm_spot_low"));
     assert!(err("cfs:balancer=opzone,hot_threshold=120%").contains("hot_threshold"));
     assert!(err("cfs:zone=hot").contains("balancer=opzone only"));
-    assert!(err("cfs:balancer=opzone,task_floor=low").contains("option 'task_floor': unknown task floor 'low'; known: warm-zone, spot, off"));
-    assert!(err("cfs:balancer=opzone,task_usage=waiting").contains("option 'task_usage': unknown task usage 'waiting'; known: demand, running"));
+    assert!(err("cfs:balancer=opzone,task_floor=low")
+        .contains("option 'task_floor': unknown task floor 'low'; known: warm-zone, spot, off"));
+    assert!(err("cfs:balancer=opzone,task_usage=waiting")
+        .contains("option 'task_usage': unknown task usage 'waiting'; known: demand, running"));
     assert!(err("cfs:lokc=1us").contains("did you mean 'lock'"));
     assert!(err("gedf").contains("task 'h' is best-effort"));
 }

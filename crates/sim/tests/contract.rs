@@ -30,7 +30,14 @@ struct Probe {
 
 impl Probe {
     fn new(ts: &TaskSet, log: Log) -> Probe {
-        Probe { inner: rtsched_policies::build("gedf", ts).unwrap(), log, grant_lifo: None, timer_at: None, charge_at_release: None, tick: None }
+        Probe {
+            inner: rtsched_policies::build("gedf", ts).unwrap(),
+            log,
+            grant_lifo: None,
+            timer_at: None,
+            charge_at_release: None,
+            tick: None,
+        }
     }
     fn note(&self, s: String) {
         self.log.lock().unwrap().push(s);
@@ -61,7 +68,10 @@ impl Policy for Probe {
         self.inner.unblocked(now, e)
     }
     fn requested(&mut self, now: Time, e: EntityId, r: ResourceId, holder: Option<EntityId>) {
-        self.note(format!("{} requested e{e} r{r} held by {holder:?}", now / MS));
+        self.note(format!(
+            "{} requested e{e} r{r} held by {holder:?}",
+            now / MS
+        ));
     }
     fn released(&mut self, now: Time, e: EntityId, r: ResourceId) {
         self.note(format!("{} released e{e} r{r}", now / MS));
@@ -100,7 +110,14 @@ impl Policy for Probe {
                 chains.push(chain.join(" "));
             }
         }
-        self.note(format!("{} schedule events={:?} global={} running=[{}] chains=[{}]", now / MS, d.event_cpus(), d.global_event(), running.join(" "), chains.join("; ")));
+        self.note(format!(
+            "{} schedule events={:?} global={} running=[{}] chains=[{}]",
+            now / MS,
+            d.event_cpus(),
+            d.global_event(),
+            running.join(" "),
+            chains.join("; ")
+        ));
         if let (Some(lifo), Some(&r)) = (self.grant_lifo, d.pending_grants().first()) {
             if lifo {
                 let w = *run.waiters(r).last().unwrap();
@@ -134,7 +151,13 @@ fn the_run_view_shows_executed_time_and_event_cpus() {
     let log = Log::default();
     let mut p = Probe::new(&t, log.clone()).checked(1);
     let r = simulate_policy(&t, &mut p, false);
-    assert_eq!(r.jobs.iter().map(|j| j.finish.unwrap() / MS).collect::<Vec<_>>(), vec![6, 3]);
+    assert_eq!(
+        r.jobs
+            .iter()
+            .map(|j| j.finish.unwrap() / MS)
+            .collect::<Vec<_>>(),
+        vec![6, 3]
+    );
     let log = log.lock().unwrap().clone();
     assert_eq!(
         log,
@@ -166,20 +189,44 @@ tasks:
     let mut p = Probe::new(&t, log.clone()).checked(3);
     let r = simulate_policy(&t, &mut p, false);
     let log = log.lock().unwrap().clone();
-    let pick = |prefix: &str| log.iter().filter(|l| l.starts_with(prefix)).cloned().collect::<Vec<_>>();
+    let pick = |prefix: &str| {
+        log.iter()
+            .filter(|l| l.starts_with(prefix))
+            .cloned()
+            .collect::<Vec<_>>()
+    };
     // a (entity 1) requests R1 held by b (entity 0) at 2; c (entity 2) requests R0 held by a at 3.
-    assert!(log.contains(&"2 requested e1 r1 held by Some(0)".to_string()), "{log:#?}");
-    assert!(log.contains(&"3 requested e2 r0 held by Some(1)".to_string()), "{log:#?}");
+    assert!(
+        log.contains(&"2 requested e1 r1 held by Some(0)".to_string()),
+        "{log:#?}"
+    );
+    assert!(
+        log.contains(&"3 requested e2 r0 held by Some(1)".to_string()),
+        "{log:#?}"
+    );
     // Two instants at 3: c's release, then its request (at 0 of its work) once it runs.
     let at3 = pick("3 schedule");
     assert_eq!(at3.len(), 2);
     assert!(at3[0].contains("chains=[t1 r1->t0]"), "{at3:?}");
-    assert!(at3[1].contains("chains=[t1 r1->t0; t2 r0->t1 r1->t0]"), "{at3:?}");
+    assert!(
+        at3[1].contains("chains=[t1 r1->t0; t2 r0->t1 r1->t0]"),
+        "{at3:?}"
+    );
     // b releases R1 at 5: a takes it (FIFO default), is ready; a finishes its section...
-    assert!(log.contains(&"5 released e0 r1".to_string()) && log.contains(&"5 unblocked 1".to_string()), "{log:#?}");
+    assert!(
+        log.contains(&"5 released e0 r1".to_string()) && log.contains(&"5 unblocked 1".to_string()),
+        "{log:#?}"
+    );
     // a: 1 ms done at 2, resumes at 5, releases R1 at 6 and R0 at 7; c gets R0 at 7.
-    assert!(log.contains(&"7 released e1 r0".to_string()) && log.contains(&"7 unblocked 2".to_string()), "{log:#?}");
-    let fin: Vec<_> = r.jobs.iter().map(|j| (j.finish.unwrap() / MS, j.blocked / MS)).collect();
+    assert!(
+        log.contains(&"7 released e1 r0".to_string()) && log.contains(&"7 unblocked 2".to_string()),
+        "{log:#?}"
+    );
+    let fin: Vec<_> = r
+        .jobs
+        .iter()
+        .map(|j| (j.finish.unwrap() / MS, j.blocked / MS))
+        .collect();
     assert_eq!(fin, vec![(6, 0), (8, 3), (9, 4)]);
 }
 
@@ -203,7 +250,13 @@ tasks:
         let mut p = p.checked(3);
         let r = simulate_policy(&t, &mut p, false);
         let lines = log.lock().unwrap().clone();
-        (r.jobs.iter().map(|j| (j.finish.unwrap() / MS, j.blocked / MS)).collect::<Vec<_>>(), lines)
+        (
+            r.jobs
+                .iter()
+                .map(|j| (j.finish.unwrap() / MS, j.blocked / MS))
+                .collect::<Vec<_>>(),
+            lines,
+        )
     };
     let (fifo, _) = finishes(None);
     assert_eq!(fifo, vec![(5, 0), (7, 4), (9, 5)]);
@@ -222,41 +275,69 @@ tasks:
 /// set for "now" fires at once.
 #[test]
 fn timers_fire_once_at_their_time() {
-    let t = ts("platform: {cpus: 1}\nrun: {duration: 10}\ntasks:\n  - {name: a, period: 10, wcet: 4}\n");
+    let t = ts(
+        "platform: {cpus: 1}\nrun: {duration: 10}\ntasks:\n  - {name: a, period: 10, wcet: 4}\n",
+    );
     let log = Log::default();
     let mut p = Probe::new(&t, log.clone());
     p.timer_at = Some(7 * MS);
     let mut p = p.checked(1);
     simulate_policy(&t, &mut p, false);
     let log = log.lock().unwrap().clone();
-    let timers: Vec<_> = log.iter().filter(|l| l.ends_with("timer")).cloned().collect();
+    let timers: Vec<_> = log
+        .iter()
+        .filter(|l| l.ends_with("timer"))
+        .cloned()
+        .collect();
     assert_eq!(timers, vec!["0 timer", "7 timer"]);
-    assert!(log.contains(&"7 schedule events=[] global=true running=[] chains=[]".to_string()), "{log:#?}");
+    assert!(
+        log.contains(&"7 schedule events=[] global=true running=[] chains=[]".to_string()),
+        "{log:#?}"
+    );
 }
 
 /// A policy that charges CPU 0 1 ms at each release delays what runs there by 1 ms; the
 /// charges are counted in the results.
 #[test]
 fn charged_operations_delay_the_work_and_are_counted() {
-    let t = ts("platform: {cpus: 1}\nrun: {duration: 20}\ntasks:\n  - {name: a, period: 10, wcet: 4}\n");
+    let t = ts(
+        "platform: {cpus: 1}\nrun: {duration: 20}\ntasks:\n  - {name: a, period: 10, wcet: 4}\n",
+    );
     let log = Log::default();
     let mut p = Probe::new(&t, log.clone());
     p.charge_at_release = Some(MS);
     let mut p = p.checked(1);
     let r = simulate_policy(&t, &mut p, false);
-    assert_eq!(r.jobs.iter().map(|j| j.finish.unwrap() / MS).collect::<Vec<_>>(), vec![5, 15]);
-    assert_eq!(r.measurements.get("policy.charged_ns"), Some(&(2.0 * MS as f64)));
+    assert_eq!(
+        r.jobs
+            .iter()
+            .map(|j| j.finish.unwrap() / MS)
+            .collect::<Vec<_>>(),
+        vec![5, 15]
+    );
+    assert_eq!(
+        r.measurements.get("policy.charged_ns"),
+        Some(&(2.0 * MS as f64))
+    );
     // Without charges, nothing changes and nothing is counted.
     let mut plain = Probe::new(&t, Log::default()).checked(1);
     let r = simulate_policy(&t, &mut plain, false);
-    assert_eq!(r.jobs.iter().map(|j| j.finish.unwrap() / MS).collect::<Vec<_>>(), vec![4, 14]);
+    assert_eq!(
+        r.jobs
+            .iter()
+            .map(|j| j.finish.unwrap() / MS)
+            .collect::<Vec<_>>(),
+        vec![4, 14]
+    );
     assert!(!r.measurements.contains_key("policy.charged_ns"));
 }
 
 /// Ticks reach every CPU at each period until the run ends, and name their CPU as an event.
 #[test]
 fn ticks_are_delivered_per_cpu() {
-    let t = ts("platform: {cpus: 2}\nrun: {duration: 10}\ntasks:\n  - {name: a, period: 10, wcet: 9}\n");
+    let t = ts(
+        "platform: {cpus: 2}\nrun: {duration: 10}\ntasks:\n  - {name: a, period: 10, wcet: 9}\n",
+    );
     let log = Log::default();
     let mut p = Probe::new(&t, log.clone());
     p.tick = Some(3 * MS);
@@ -264,6 +345,14 @@ fn ticks_are_delivered_per_cpu() {
     simulate_policy(&t, &mut p, false);
     let log = log.lock().unwrap().clone();
     let ticks: Vec<_> = log.iter().filter(|l| l.contains("tick")).cloned().collect();
-    assert_eq!(ticks, vec!["3 tick 0", "3 tick 1", "6 tick 0", "6 tick 1", "9 tick 0", "9 tick 1"]);
-    assert!(log.contains(&"3 schedule events=[0, 1] global=false running=[cpu0:t0=3] chains=[]".to_string()), "{log:#?}");
+    assert_eq!(
+        ticks,
+        vec!["3 tick 0", "3 tick 1", "6 tick 0", "6 tick 1", "9 tick 0", "9 tick 1"]
+    );
+    assert!(
+        log.contains(
+            &"3 schedule events=[0, 1] global=false running=[cpu0:t0=3] chains=[]".to_string()
+        ),
+        "{log:#?}"
+    );
 }

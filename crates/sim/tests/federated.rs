@@ -22,7 +22,6 @@ fn ts(yaml: &str) -> TaskSet {
     worked::ts_named(yaml, "federated.yaml")
 }
 
-
 /// 4 CPUs. h: T = D = 10, regions [1, [4, 4, 4, 4], 1]: C = 18 > D, L = 6, so
 /// n = ⌈(18 − 6)/(10 − 6)⌉ = 3: CPUs 0–2. Light a (C 3, T 10) and b (T = D = 8, regions
 /// [1, [1, 1]]) share CPU 3 (u = .3 + .375).
@@ -42,7 +41,8 @@ tasks:
   - {name: b, period: 8, regions: [1, [1, 1]]}
 ");
     let r = simulate(&t, "federated", true).unwrap();
-    let before = |v: Vec<(u32, u32, u32, u64, u64)>| v.into_iter().filter(|x| x.3 < 11).collect::<Vec<_>>();
+    let before =
+        |v: Vec<(u32, u32, u32, u64, u64)>| v.into_iter().filter(|x| x.3 < 11).collect::<Vec<_>>();
     assert_eq!(
         before(ivs(&r)),
         vec![
@@ -62,15 +62,36 @@ tasks:
             (3, 2, 1, 10, 11),
         ]
     );
-    let finish = |task: u32, job: u64| r.jobs.iter().find(|j| j.task == task && j.job == job).unwrap().finish.map(|f| f / MS);
-    assert_eq!((finish(0, 0), finish(1, 0), finish(2, 0), finish(2, 1)), (Some(10), Some(6), Some(3), Some(11)));
+    let finish = |task: u32, job: u64| {
+        r.jobs
+            .iter()
+            .find(|j| j.task == task && j.job == job)
+            .unwrap()
+            .finish
+            .map(|f| f / MS)
+    };
+    assert_eq!(
+        (finish(0, 0), finish(1, 0), finish(2, 0), finish(2, 1)),
+        (Some(10), Some(6), Some(3), Some(11))
+    );
     assert_eq!(r.summaries().total.missed, 0);
     // The placement, as a user reads it from the policy's stats.
     let stats = simulate_with_stats(&t, "federated", false).unwrap().1;
     let get = |k: &str| stats.iter().find(|(n, _)| n == k).map(|(_, v)| *v);
-    assert_eq!((get("heavy_tasks"), get("dedicated_cpus"), get("shared_cpus")), (Some(1.0), Some(3.0), Some(1.0)));
+    assert_eq!(
+        (
+            get("heavy_tasks"),
+            get("dedicated_cpus"),
+            get("shared_cpus")
+        ),
+        (Some(1.0), Some(3.0), Some(1.0))
+    );
     assert_eq!((get("first_cpu:h"), get("cpus:h")), (Some(0.0), Some(3.0)));
-    assert_eq!(get("serialised_threads"), Some(2.0), "b's thread 1, in each of its two jobs");
+    assert_eq!(
+        get("serialised_threads"),
+        Some(2.0),
+        "b's thread 1, in each of its two jobs"
+    );
     // gedf runs b's threads in parallel and spreads h over every CPU.
     let g = simulate(&t, "gedf", true).unwrap();
     assert!(g.intervals.iter().any(|i| i.task == 0 && i.cpu == 3));
@@ -81,10 +102,16 @@ tasks:
 fn a_set_it_cannot_place_is_refused() {
     let t = ts("platform: {cpus: 4}\nrun: {duration: 10}\ntasks:\n  - {name: h, period: 10, regions: [1, [4, 4, 4, 4], 1]}\n  - {name: k, period: 10, regions: [1, [4, 4, 4, 4], 1]}\n");
     let e = simulate(&t, "federated", false).unwrap_err();
-    assert!(e.starts_with("federated.yaml: task 'k': federated: needs n = "), "{e}");
+    assert!(
+        e.starts_with("federated.yaml: task 'k': federated: needs n = "),
+        "{e}"
+    );
     let t = ts("platform: {cpus: 8}\nrun: {duration: 10}\ntasks:\n  - {name: deep, period: 10, regions: [5, [4, 4], 2]}\n");
     let e = simulate(&t, "federated", false).unwrap_err();
-    assert!(e.contains("task 'deep'") && e.contains("L = 11ms ≥ D = 10ms"), "{e}");
+    assert!(
+        e.contains("task 'deep'") && e.contains("L = 11ms ≥ D = 10ms"),
+        "{e}"
+    );
 }
 
 /// One thread's run on one CPU, with its region (intervals carry no region).
@@ -106,13 +133,20 @@ struct Timeline {
 
 impl Timeline {
     fn new(placement: Placement, m: u32) -> Self {
-        Timeline { placement, on: vec![None; m as usize], segs: Vec::new(), failure: None }
+        Timeline {
+            placement,
+            on: vec![None; m as usize],
+            segs: Vec::new(),
+            failure: None,
+        }
     }
     fn fail(&mut self, msg: String) {
         self.failure.get_or_insert(msg);
     }
     fn cpus_of(&self, task: u32) -> Range<u32> {
-        self.placement.dedicated[task as usize].clone().unwrap_or(self.placement.shared.clone())
+        self.placement.dedicated[task as usize]
+            .clone()
+            .unwrap_or(self.placement.shared.clone())
     }
 }
 
@@ -128,17 +162,33 @@ impl Observer for &mut Timeline {
                     self.fail(format!("t={} entity {} on two CPUs", v.now, e.id));
                 }
                 if !self.cpus_of(e.task).contains(&(c as u32)) {
-                    self.fail(format!("t={} task {} (thread {}.{}) on CPU {c}, outside {:?}", v.now, e.task, e.region, e.thread, self.cpus_of(e.task)));
+                    self.fail(format!(
+                        "t={} task {} (thread {}.{}) on CPU {c}, outside {:?}",
+                        v.now,
+                        e.task,
+                        e.region,
+                        e.thread,
+                        self.cpus_of(e.task)
+                    ));
                 }
-                if self.placement.dedicated[e.task as usize].is_none() && !light_jobs.insert((e.task, e.job)) {
-                    self.fail(format!("t={} light task {} job {} runs two threads at once", v.now, e.task, e.job));
+                if self.placement.dedicated[e.task as usize].is_none()
+                    && !light_jobs.insert((e.task, e.job))
+                {
+                    self.fail(format!(
+                        "t={} light task {} job {} runs two threads at once",
+                        v.now, e.task, e.job
+                    ));
                 }
             }
             let prev = self.on[c];
             if prev.map(|p| p.0) != now {
                 if let Some((e, since)) = prev {
                     if v.now > since {
-                        self.segs.push(Seg { e, start: since, end: v.now });
+                        self.segs.push(Seg {
+                            e,
+                            start: since,
+                            end: v.now,
+                        });
                     }
                 }
                 self.on[c] = now.map(|e| (e, v.now));
@@ -163,12 +213,25 @@ fn arb_task() -> impl Strategy<Value = Task> {
         .prop_map(|(regions, heavy, n, slack, tslack, off, sporadic)| {
             let unit = 100 * US;
             let mut t = Task::periodic("t", 1, 0);
-            t.regions = regions.iter().map(|r| Region { threads: r.iter().map(|&x| x * unit).collect() }).collect();
+            t.regions = regions
+                .iter()
+                .map(|r| Region {
+                    threads: r.iter().map(|&x| x * unit).collect(),
+                })
+                .collect();
             t.wcet = t.regions.iter().flat_map(|r| r.threads.iter()).sum();
             let (c, l) = (t.wcet, t.critical_path());
-            t.deadline = if heavy && c - l >= 2 * unit { l + (c - l).div_ceil(n).max(1) } else { c + c * slack / 100 };
+            t.deadline = if heavy && c - l >= 2 * unit {
+                l + (c - l).div_ceil(n).max(1)
+            } else {
+                c + c * slack / 100
+            };
             // Light tasks get longer periods (u ≤ 1/(1 + tslack%)... and down to 1/3.5).
-            let stretch = if t.deadline >= c { 100 + tslack + 150 } else { 100 + tslack };
+            let stretch = if t.deadline >= c {
+                100 + tslack + 150
+            } else {
+                100 + tslack
+            };
             t.period = t.deadline * stretch / 100;
             t.offset = off * 250 * US;
             if sporadic {
@@ -180,30 +243,49 @@ fn arb_task() -> impl Strategy<Value = Task> {
 
 /// Sets federated can place: m = Σ n_i + ⌈U_light⌉ + extra.
 fn arb_set() -> impl Strategy<Value = TaskSet> {
-    (prop::collection::vec(arb_task(), 1..=6), 0u32..=2, any::<u64>()).prop_map(|(mut tasks, extra, seed)| {
-        for (i, t) in tasks.iter_mut().enumerate() {
-            t.name = format!("t{i}");
-        }
-        let heavy: u64 = tasks
-            .iter()
-            .filter(|t| federated::is_heavy(t))
-            .map(|t| federated::cores_needed(t.wcet, t.critical_path(), federated::deadline(t)).unwrap())
-            .sum();
-        let u_light: f64 = tasks.iter().filter(|t| !federated::is_heavy(t)).map(Task::utilization).sum();
-        let m = heavy as u32 + u_light.ceil() as u32 + extra;
-        let mut ts = TaskSet::new(m.max(1), tasks);
-        let longest = ts.tasks.iter().map(|t| t.period).max().unwrap();
-        ts.run.duration = 6 * longest;
-        ts.run.seed = seed;
-        ts
-    })
+    (
+        prop::collection::vec(arb_task(), 1..=6),
+        0u32..=2,
+        any::<u64>(),
+    )
+        .prop_map(|(mut tasks, extra, seed)| {
+            for (i, t) in tasks.iter_mut().enumerate() {
+                t.name = format!("t{i}");
+            }
+            let heavy: u64 = tasks
+                .iter()
+                .filter(|t| federated::is_heavy(t))
+                .map(|t| {
+                    federated::cores_needed(t.wcet, t.critical_path(), federated::deadline(t))
+                        .unwrap()
+                })
+                .sum();
+            let u_light: f64 = tasks
+                .iter()
+                .filter(|t| !federated::is_heavy(t))
+                .map(Task::utilization)
+                .sum();
+            let m = heavy as u32 + u_light.ceil() as u32 + extra;
+            let mut ts = TaskSet::new(m.max(1), tasks);
+            let longest = ts.tasks.iter().map(|t| t.period).max().unwrap();
+            ts.run.duration = 6 * longest;
+            ts.run.seed = seed;
+            ts
+        })
 }
 
 /// Whether global EDF on `m` CPUs provably meets the light tasks' deadlines (GFB or BCL, for
 /// sequential sporadic tasks: the light tasks run sequentially).
 fn light_tasks_pass_a_gedf_test(ts: &TaskSet, m: u32) -> bool {
-    let light: Vec<Cdt> = ts.tasks.iter().filter(|t| !federated::is_heavy(t)).map(Cdt::from).collect();
-    light.is_empty() || global::gfb(&light, m).schedulable == Some(true) || global::bcl(&light, m).schedulable == Some(true)
+    let light: Vec<Cdt> = ts
+        .tasks
+        .iter()
+        .filter(|t| !federated::is_heavy(t))
+        .map(Cdt::from)
+        .collect();
+    light.is_empty()
+        || global::gfb(&light, m).schedulable == Some(true)
+        || global::bcl(&light, m).schedulable == Some(true)
 }
 
 proptest! {
@@ -276,5 +358,8 @@ fn the_generator_makes_heavy_and_light_tasks() {
         mixed += (h > 0 && h < ts.tasks.len()) as u32;
         guaranteed += light_tasks_pass_a_gedf_test(&ts, p.shared.len() as u32) as u32;
     }
-    assert!(heavy > 150 && light > 150 && mixed > 100 && guaranteed > 100, "heavy {heavy}, light {light}, mixed {mixed}, light guaranteed {guaranteed}");
+    assert!(
+        heavy > 150 && light > 150 && mixed > 100 && guaranteed > 100,
+        "heavy {heavy}, light {light}, mixed {mixed}, light guaranteed {guaranteed}"
+    );
 }

@@ -45,10 +45,17 @@ fn random_taskset(seed: u64) -> TaskSet {
     let mut ts = TaskSet::new(m, tasks);
     ts.run.duration = 30 * 500 * US;
     ts.run.seed = seed;
-    ts.run.on_miss = if rng.random_bool(0.5) { OnMiss::Abort } else { OnMiss::Continue };
+    ts.run.on_miss = if rng.random_bool(0.5) {
+        OnMiss::Abort
+    } else {
+        OnMiss::Continue
+    };
     ts.run.execution = match rng.random_range(0..4) {
         0 => ExecModel::Wcet,
-        1 => ExecModel::Overrun { ratio: 1.5, probability: 0.3 },
+        1 => ExecModel::Overrun {
+            ratio: 1.5,
+            probability: 0.3,
+        },
         _ => ExecModel::Uniform { min: 0.3, max: 1.0 },
     };
     ts
@@ -68,7 +75,10 @@ impl Observer for &mut Checker {
         if self.failure.is_some() {
             return;
         }
-        let mut keys: Vec<_> = v.live().map(|(e, c)| ((self.key)(&e), c.is_some())).collect();
+        let mut keys: Vec<_> = v
+            .live()
+            .map(|(e, c)| ((self.key)(&e), c.is_some()))
+            .collect();
         keys.sort();
         for (i, (k, on)) in keys.iter().enumerate() {
             if *on != (i < self.m) {
@@ -82,11 +92,18 @@ impl Observer for &mut Checker {
 type JobKey = (u32, u64, Option<Time>, Option<Time>, bool, bool);
 
 fn jobs(r: &RunResult) -> Vec<JobKey> {
-    r.jobs.iter().map(|j| (j.task, j.job, j.start, j.finish, j.aborted, j.missed)).collect()
+    r.jobs
+        .iter()
+        .map(|j| (j.task, j.job, j.start, j.finish, j.aborted, j.missed))
+        .collect()
 }
 
 fn run(ts: &TaskSet, spec: &str, key: KeyFn) -> (RunResult, Vec<(String, f64)>) {
-    let mut checker = Checker { m: ts.platform.cpus as usize, key, failure: None };
+    let mut checker = Checker {
+        m: ts.platform.cpus as usize,
+        key,
+        failure: None,
+    };
     let mut p = rtsched_policies::build(spec, ts).unwrap();
     let r = simulate_observed(ts, p.as_mut(), &mut checker, true);
     if let Some(f) = checker.failure {
@@ -96,22 +113,38 @@ fn run(ts: &TaskSet, spec: &str, key: KeyFn) -> (RunResult, Vec<(String, f64)>) 
 }
 
 fn stat(s: &[(String, f64)], name: &str) -> f64 {
-    s.iter().find(|(k, _)| k == name).map(|x| x.1).unwrap_or_else(|| panic!("no stat {name}"))
+    s.iter()
+        .find(|(k, _)| k == name)
+        .map(|x| x.1)
+        .unwrap_or_else(|| panic!("no stat {name}"))
 }
 
 #[test]
 fn distributed_variants_reproduce_the_global_queue_schedule() {
-    let cases = std::env::var("RTSCHED_DIFF_CASES").ok().and_then(|s| s.parse().ok()).unwrap_or(1200u64);
+    let cases = std::env::var("RTSCHED_DIFF_CASES")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(1200u64);
     let (mut jobs_compared, mut max_m, mut pushes, mut pulls) = (0u64, 0, 0.0, 0.0);
     for seed in 0..cases {
         let ts = random_taskset(seed);
         let m = ts.platform.cpus;
         max_m = max_m.max(m);
         let prio: Vec<u32> = ts.tasks.iter().map(|t| t.priority.unwrap()).collect();
-        let edf = || -> KeyFn { Box::new(|e: &EntityInfo| (e.deadline, e.release, e.task, e.job, e.thread)) };
+        let edf = || -> KeyFn {
+            Box::new(|e: &EntityInfo| (e.deadline, e.release, e.task, e.job, e.thread))
+        };
         let fp = || -> KeyFn {
             let prio = prio.clone();
-            Box::new(move |e: &EntityInfo| ((u32::MAX - prio[e.task as usize]) as u64, e.release, e.task, e.job, e.thread))
+            Box::new(move |e: &EntityInfo| {
+                (
+                    (u32::MAX - prio[e.task as usize]) as u64,
+                    e.release,
+                    e.task,
+                    e.job,
+                    e.thread,
+                )
+            })
         };
 
         let reference = rtsched_sim::simulate(&ts, "gedf", false).unwrap();
@@ -120,14 +153,25 @@ fn distributed_variants_reproduce_the_global_queue_schedule() {
         for variant in ["linear", "fmask", "heap"] {
             let spec = format!("gedf-dist:{variant}");
             let (r, stats) = run(&ts, &spec, edf());
-            assert_eq!(jobs(&r), want, "seed {seed} m={m}: {spec} differs from gedf");
+            assert_eq!(
+                jobs(&r),
+                want,
+                "seed {seed} m={m}: {spec} differs from gedf"
+            );
             // Same CPU choice rule: identical placements.
             match &placements {
                 None => placements = Some(r.intervals.clone()),
-                Some(p) => assert_eq!(&r.intervals, p, "seed {seed}: {spec} placed jobs differently from linear"),
+                Some(p) => assert_eq!(
+                    &r.intervals, p,
+                    "seed {seed}: {spec} placed jobs differently from linear"
+                ),
             }
             if variant == "linear" {
-                assert_eq!(stat(&stats, "find_cpu_touched"), stat(&stats, "find_cpu_calls") * m as f64, "linear reads every CPU");
+                assert_eq!(
+                    stat(&stats, "find_cpu_touched"),
+                    stat(&stats, "find_cpu_calls") * m as f64,
+                    "linear reads every CPU"
+                );
             }
             pushes += stat(&stats, "pushed");
             pulls += stat(&stats, "pulled");
@@ -144,7 +188,10 @@ fn distributed_variants_reproduce_the_global_queue_schedule() {
         }
     }
     eprintln!("{cases} task sets (m up to {max_m}), {jobs_compared} job records compared; {pushes} pushes and {pulls} pulls moved entities");
-    assert!(pushes > 0.0 && pulls > 0.0, "the test exercises both migration paths");
+    assert!(
+        pushes > 0.0 && pulls > 0.0,
+        "the test exercises both migration paths"
+    );
 }
 
 /// The stats carry wall-clock figures only when asked, and the results never do.

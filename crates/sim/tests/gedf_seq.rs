@@ -16,7 +16,6 @@ fn ts(yaml: &str) -> TaskSet {
     worked::ts_named(yaml, "gedf-seq.yaml")
 }
 
-
 fn finishes(r: &RunResult) -> Vec<u64> {
     r.jobs.iter().map(|j| j.finish.unwrap() / MS).collect()
 }
@@ -29,10 +28,21 @@ fn finishes(r: &RunResult) -> Vec<u64> {
 fn a_forked_region_runs_one_thread_after_another() {
     let t = ts("platform: {cpus: 2}\nrun: {duration: 20}\ntasks:\n  - {name: p, period: 20, regions: [2, [4, 4, 4], 2]}\n");
     let r = simulate(&t, "gedf-seq", true).unwrap();
-    assert_eq!(ivs(&r), vec![(0, 0, 0, 0, 2), (0, 0, 0, 2, 6), (0, 0, 0, 14, 16), (0, 0, 1, 6, 10), (0, 0, 2, 10, 14)]);
+    assert_eq!(
+        ivs(&r),
+        vec![
+            (0, 0, 0, 0, 2),
+            (0, 0, 0, 2, 6),
+            (0, 0, 0, 14, 16),
+            (0, 0, 1, 6, 10),
+            (0, 0, 2, 10, 14)
+        ]
+    );
     assert_eq!(finishes(&r), vec![16]);
     assert_eq!(finishes(&simulate(&t, "gedf", false).unwrap()), vec![12]);
-    let stats = rtsched_sim::simulate_with_stats(&t, "gedf-seq", false).unwrap().1;
+    let stats = rtsched_sim::simulate_with_stats(&t, "gedf-seq", false)
+        .unwrap()
+        .1;
     assert_eq!(stats, vec![("serialised_threads".to_string(), 2.0)]);
 }
 
@@ -51,15 +61,31 @@ tasks:
   - {name: s, period: 30, wcet: 6}
 ");
     let r = simulate(&t, "gedf-seq", true).unwrap();
-    assert_eq!(ivs(&r), vec![(0, 0, 0, 0, 2), (0, 0, 1, 2, 4), (0, 0, 2, 4, 6), (0, 2, 0, 6, 12), (1, 1, 0, 0, 6)]);
+    assert_eq!(
+        ivs(&r),
+        vec![
+            (0, 0, 0, 0, 2),
+            (0, 0, 1, 2, 4),
+            (0, 0, 2, 4, 6),
+            (0, 2, 0, 6, 12),
+            (1, 1, 0, 0, 6)
+        ]
+    );
     assert_eq!(finishes(&r), vec![6, 6, 12]);
-    assert_eq!(finishes(&simulate(&t, "gedf", false).unwrap()), vec![4, 8, 10]);
+    assert_eq!(
+        finishes(&simulate(&t, "gedf", false).unwrap()),
+        vec![4, 8, 10]
+    );
 }
-
 
 /// Fork-join sets: each task's C split into regions of threads of random lengths.
 fn arb_fork_join() -> impl Strategy<Value = TaskSet> {
-    let task = (1u64..=20, prop::collection::vec(prop::collection::vec(1u64..=20, 1..=4), 1..=3), 0u64..=5, 50u64..=100);
+    let task = (
+        1u64..=20,
+        prop::collection::vec(prop::collection::vec(1u64..=20, 1..=4), 1..=3),
+        0u64..=5,
+        50u64..=100,
+    );
     (1u32..=6, prop::collection::vec(task, 1..8), any::<u64>()).prop_map(|(m, tasks, seed)| {
         let tasks = tasks
             .into_iter()
@@ -67,7 +93,12 @@ fn arb_fork_join() -> impl Strategy<Value = TaskSet> {
             .map(|(i, (p, regions, o, dpct))| {
                 let period = p * 500 * US;
                 let mut t = Task::periodic(format!("t{i}"), period, 0);
-                t.regions = regions.iter().map(|r| Region { threads: r.iter().map(|&x| x * 10 * US).collect() }).collect();
+                t.regions = regions
+                    .iter()
+                    .map(|r| Region {
+                        threads: r.iter().map(|&x| x * 10 * US).collect(),
+                    })
+                    .collect();
                 t.wcet = t.regions.iter().flat_map(|r| r.threads.iter()).sum();
                 t.deadline = period * dpct / 100;
                 t.offset = o * 250 * US;
@@ -85,7 +116,10 @@ fn arb_fork_join() -> impl Strategy<Value = TaskSet> {
 type JobOutcome = (u32, u64, Option<u64>, Option<u64>, bool);
 
 fn jobs(r: &RunResult) -> Vec<JobOutcome> {
-    r.jobs.iter().map(|j| (j.task, j.job, j.start, j.finish, j.missed)).collect()
+    r.jobs
+        .iter()
+        .map(|j| (j.task, j.job, j.start, j.finish, j.missed))
+        .collect()
 }
 
 proptest! {

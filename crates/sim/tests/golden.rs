@@ -47,11 +47,26 @@ fn fixed_priority_matches_rta() {
             t.tasks.iter_mut().for_each(|x| x.cpu = Some(0));
         }
         let r = simulate(&t, spec, false).unwrap();
-        let first = |task| r.jobs.iter().find(|j| j.task == task && j.job == 0).unwrap().response().unwrap();
-        assert_eq!([first(0), first(1), first(2)], [MS, 3 * MS, 10 * MS], "{spec}");
+        let first = |task| {
+            r.jobs
+                .iter()
+                .find(|j| j.task == task && j.job == 0)
+                .unwrap()
+                .response()
+                .unwrap()
+        };
+        assert_eq!(
+            [first(0), first(1), first(2)],
+            [MS, 3 * MS, 10 * MS],
+            "{spec}"
+        );
         let s = r.summaries();
         assert_eq!(s.total.missed, 0);
-        assert_eq!(s.tasks[2].summary.max_response_ns, 10 * MS, "RTA bound is reached at the critical instant");
+        assert_eq!(
+            s.tasks[2].summary.max_response_ns,
+            10 * MS,
+            "RTA bound is reached at the critical instant"
+        );
     }
 }
 
@@ -73,7 +88,10 @@ fn explicit_priorities_larger_is_more_urgent() {
 fn non_preemptive_edf_blocks() {
     let t = ts("platform: {cpus: 1}\nrun: {duration: 20}\ntasks:\n  - {name: x, period: 20, wcet: 5}\n  - {name: y, period: 20, wcet: 1, deadline: 3, offset: 1}\n");
     let p = simulate(&t, "gedf", false).unwrap();
-    assert_eq!(p.jobs.iter().find(|j| j.task == 1).unwrap().finish, Some(2 * MS));
+    assert_eq!(
+        p.jobs.iter().find(|j| j.task == 1).unwrap().finish,
+        Some(2 * MS)
+    );
     assert_eq!(p.jobs.iter().find(|j| j.task == 0).unwrap().preemptions, 1);
     let np = simulate(&t, "gnpedf", false).unwrap();
     let y = np.jobs.iter().find(|j| j.task == 1).unwrap();
@@ -81,7 +99,10 @@ fn non_preemptive_edf_blocks() {
     assert!(y.missed);
     assert_eq!(np.summaries().total.preemptions, 0);
     let fifo = simulate(&t, "gfifo", false).unwrap();
-    assert_eq!(fifo.jobs.iter().find(|j| j.task == 1).unwrap().finish, Some(6 * MS));
+    assert_eq!(
+        fifo.jobs.iter().find(|j| j.task == 1).unwrap().finish,
+        Some(6 * MS)
+    );
 }
 
 /// Counting rules. 2 CPUs, gedf. a=(C 4, T 10), b=(C 4, T 10), c=(C 2, D 3, T 10, offset 1).
@@ -94,9 +115,19 @@ fn preemption_migration_context_switch_counting() {
     let t = ts("platform: {cpus: 2}\nrun: {duration: 10}\ntasks:\n  - {name: a, period: 10, wcet: 4}\n  - {name: b, period: 10, wcet: 4}\n  - {name: c, period: 10, wcet: 2, deadline: 3, offset: 1}\n");
     let r = simulate(&t, "gedf", true).unwrap();
     let j = |task: u32| r.jobs.iter().find(|j| j.task == task).unwrap();
-    assert_eq!((j(0).preemptions, j(1).preemptions, j(2).preemptions), (0, 1, 0));
+    assert_eq!(
+        (j(0).preemptions, j(1).preemptions, j(2).preemptions),
+        (0, 1, 0)
+    );
     assert_eq!(r.summaries().total.migrations, 0);
-    assert_eq!((j(0).context_switches, j(1).context_switches, j(2).context_switches), (1, 2, 1));
+    assert_eq!(
+        (
+            j(0).context_switches,
+            j(1).context_switches,
+            j(2).context_switches
+        ),
+        (1, 2, 1)
+    );
     assert_eq!(j(1).finish, Some(6 * MS));
     assert_eq!(j(1).cpus.iter().collect::<Vec<_>>(), vec![1]);
     assert_eq!(r.intervals.len(), 4);
@@ -136,7 +167,11 @@ fn jobs_of_a_task_never_overlap() {
         let r = simulate(&ts(&y.replace("MODE", "continue")), spec, true).unwrap();
         let a: Vec<_> = r.jobs.iter().filter(|j| j.task == 0).collect();
         assert_eq!(a[0].finish, Some(12 * MS), "{spec}");
-        assert_eq!((a[1].release, a[1].deadline), (10 * MS, 20 * MS), "{spec}: a held job keeps its release and deadline");
+        assert_eq!(
+            (a[1].release, a[1].deadline),
+            (10 * MS, 20 * MS),
+            "{spec}: a held job keeps its release and deadline"
+        );
         assert_eq!(a[1].start, Some(12 * MS), "{spec}");
         assert_eq!(a[1].finish, Some(22 * MS), "{spec}");
         assert!(a[1].missed, "{spec}");
@@ -148,7 +183,11 @@ fn jobs_of_a_task_never_overlap() {
         if let (Some(f), Some(s)) = (j.finish, j.start) {
             let prev = r.jobs.iter().find(|p| p.task == 0 && p.job + 1 == j.job);
             if let Some(p) = prev.and_then(|p| p.finish) {
-                assert!(s >= p, "job {} started at {s} before its predecessor finished at {p}", j.job);
+                assert!(
+                    s >= p,
+                    "job {} started at {s} before its predecessor finished at {p}",
+                    j.job
+                );
             }
             assert!(f <= j.deadline);
         }

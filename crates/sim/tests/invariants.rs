@@ -27,7 +27,10 @@ enum Kind {
     Sequential,
     /// Federated scheduling: each heavy task preemptive global on its own CPUs; the light
     /// tasks `Sequential` on the shared CPUs.
-    Federated { dedicated: Vec<Option<Range<u32>>>, shared: Range<u32> },
+    Federated {
+        dedicated: Vec<Option<Range<u32>>>,
+        shared: Range<u32>,
+    },
 }
 
 type KeyFn = Box<dyn Fn(&EntityInfo) -> (u64, u64, u32, u64, u32)>;
@@ -55,10 +58,14 @@ impl Checker {
         keys.sort();
         for (i, (k, on)) in keys.into_iter().enumerate() {
             if on.is_some() != (i < cpus.len()) {
-                self.fail(format!("t={now} CPUs {cpus:?}: rank {i} key {k:?} running={on:?}"));
+                self.fail(format!(
+                    "t={now} CPUs {cpus:?}: rank {i} key {k:?} running={on:?}"
+                ));
             }
             if on.is_some_and(|c| !cpus.contains(&c)) {
-                self.fail(format!("t={now} key {k:?} runs on {on:?}, outside {cpus:?}"));
+                self.fail(format!(
+                    "t={now} key {k:?} runs on {on:?}, outside {cpus:?}"
+                ));
             }
         }
     }
@@ -75,7 +82,8 @@ fn heads(v: &View<'_>, live: &[Placed]) -> (Vec<Placed>, Vec<Placed>) {
         let t = first.entry((e.task, e.job)).or_insert(e.thread);
         *t = (*t).min(e.thread);
     }
-    live.iter().partition(|(e, _)| first[&(e.task, e.job)] == e.thread)
+    live.iter()
+        .partition(|(e, _)| first[&(e.task, e.job)] == e.thread)
 }
 
 impl Observer for &mut Checker {
@@ -92,9 +100,16 @@ impl Observer for &mut Checker {
         }
         let live: Vec<(EntityInfo, Option<u32>)> = v.live().collect();
         for (e, cpu) in &live {
-            let on = v.running.iter().position(|r| *r == Some(e.id)).map(|c| c as u32);
+            let on = v
+                .running
+                .iter()
+                .position(|r| *r == Some(e.id))
+                .map(|c| c as u32);
             if on != *cpu {
-                self.fail(format!("t={} entity {} thinks it is on {cpu:?}, CPUs say {on:?}", v.now, e.id));
+                self.fail(format!(
+                    "t={} entity {} thinks it is on {cpu:?}, CPUs say {on:?}",
+                    v.now, e.id
+                ));
             }
         }
         // Resources: a holder is live; a blocked entity is queued, not running, and waits for
@@ -103,13 +118,19 @@ impl Observer for &mut Checker {
         for (r, h) in holders.iter().enumerate() {
             if let Some((e, live)) = h {
                 if !live {
-                    self.fail(format!("t={} resource {r} held by dead entity {}", v.now, e.id));
+                    self.fail(format!(
+                        "t={} resource {r} held by dead entity {}",
+                        v.now, e.id
+                    ));
                 }
             }
         }
         for (e, r, queued, on_cpu) in v.blocked() {
             if !queued || on_cpu || holders[r as usize].is_none() {
-                self.fail(format!("t={} entity {} blocked on {r}: queued={queued} on_cpu={on_cpu} holder={:?}", v.now, e.id, holders[r as usize]));
+                self.fail(format!(
+                    "t={} entity {} blocked on {r}: queued={queued} on_cpu={on_cpu} holder={:?}",
+                    v.now, e.id, holders[r as usize]
+                ));
             }
         }
         let running = live.iter().filter(|(_, c)| c.is_some()).count();
@@ -117,10 +138,19 @@ impl Observer for &mut Checker {
             Kind::GlobalPreemptive | Kind::GlobalNonPreemptive => {
                 // Work-conserving: no idle CPU while an entity waits.
                 if running != live.len().min(self.m) {
-                    self.fail(format!("t={} {} live, {} running on {} CPUs", v.now, live.len(), running, self.m));
+                    self.fail(format!(
+                        "t={} {} live, {} running on {} CPUs",
+                        v.now,
+                        live.len(),
+                        running,
+                        self.m
+                    ));
                 }
                 if self.kind == Kind::GlobalPreemptive {
-                    let mut keys: Vec<_> = live.iter().map(|(e, c)| ((self.key)(e), c.is_some())).collect();
+                    let mut keys: Vec<_> = live
+                        .iter()
+                        .map(|(e, c)| ((self.key)(e), c.is_some()))
+                        .collect();
                     keys.sort();
                     for (i, (k, on)) in keys.iter().enumerate() {
                         if *on != (i < self.m) {
@@ -139,7 +169,10 @@ impl Observer for &mut Checker {
                     mine.sort();
                     if let Some((_, on)) = mine.first() {
                         if *on != Some(c) {
-                            self.fail(format!("t={} CPU {c}: most urgent of its tasks not running", v.now));
+                            self.fail(format!(
+                                "t={} CPU {c}: most urgent of its tasks not running",
+                                v.now
+                            ));
                         }
                     }
                     if mine.iter().skip(1).any(|(_, on)| on.is_some()) {
@@ -151,17 +184,28 @@ impl Observer for &mut Checker {
                 let (heads, rest) = heads(v, &live);
                 self.ranked(v.now, &heads, 0..self.m as u32);
                 if let Some((e, c)) = rest.iter().find(|(_, c)| c.is_some()) {
-                    self.fail(format!("t={} thread {}.{} of job {}/{} runs on {c:?} before its sibling ends", v.now, e.region, e.thread, e.task, e.job));
+                    self.fail(format!(
+                        "t={} thread {}.{} of job {}/{} runs on {c:?} before its sibling ends",
+                        v.now, e.region, e.thread, e.task, e.job
+                    ));
                 }
             }
             Kind::Federated { dedicated, shared } => {
                 for (task, cpus) in dedicated.iter().enumerate() {
                     if let Some(cpus) = cpus {
-                        let mine: Vec<_> = live.iter().filter(|(e, _)| e.task as usize == task).copied().collect();
+                        let mine: Vec<_> = live
+                            .iter()
+                            .filter(|(e, _)| e.task as usize == task)
+                            .copied()
+                            .collect();
                         self.ranked(v.now, &mine, cpus.clone());
                     }
                 }
-                let light: Vec<_> = live.iter().filter(|(e, _)| dedicated[e.task as usize].is_none()).copied().collect();
+                let light: Vec<_> = live
+                    .iter()
+                    .filter(|(e, _)| dedicated[e.task as usize].is_none())
+                    .copied()
+                    .collect();
                 let (heads, rest) = heads(v, &light);
                 self.ranked(v.now, &heads, shared);
                 if let Some((e, c)) = rest.iter().find(|(_, c)| c.is_some()) {
@@ -217,7 +261,11 @@ impl rtsched_policies::Policy for Granting {
                 let i = run.entity(*w).expect("a waiter is live");
                 (i.deadline, i.release, i.task, i.job, i.thread)
             };
-            let w = run.waiters(r).into_iter().min_by_key(key).expect("a pending resource has waiters");
+            let w = run
+                .waiters(r)
+                .into_iter()
+                .min_by_key(key)
+                .expect("a pending resource has waiters");
             let info = run.entity(w).unwrap();
             d.grant(r, w);
             self.inner.unblocked(now, &info);
@@ -238,7 +286,15 @@ fn check(ts: &TaskSet, spec: &str) -> Result<(), TestCaseError> {
     let m = ts.platform.cpus as usize;
     let prio: Vec<u32> = ts.tasks.iter().map(|t| t.priority.unwrap()).collect();
     let edf: KeyFn = Box::new(|e| (e.deadline, e.release, e.task, e.job, e.thread));
-    let fp: KeyFn = Box::new(move |e| ((u32::MAX - prio[e.task as usize]) as u64, e.release, e.task, e.job, e.thread));
+    let fp: KeyFn = Box::new(move |e| {
+        (
+            (u32::MAX - prio[e.task as usize]) as u64,
+            e.release,
+            e.task,
+            e.job,
+            e.thread,
+        )
+    });
     let (kind, key) = match spec {
         "gedf" | "granting" => (Kind::GlobalPreemptive, edf),
         "gfp:file" => (Kind::GlobalPreemptive, fp),
@@ -250,15 +306,34 @@ fn check(ts: &TaskSet, spec: &str) -> Result<(), TestCaseError> {
         "gedf-seq" => (Kind::Sequential, edf),
         // A set federated cannot place is refused at build: nothing to run.
         "federated" => match rtsched_policies::federated::place(ts) {
-            Ok(p) => (Kind::Federated { dedicated: p.dedicated, shared: p.shared }, edf),
+            Ok(p) => (
+                Kind::Federated {
+                    dedicated: p.dedicated,
+                    shared: p.shared,
+                },
+                edf,
+            ),
             Err(_) => return Ok(()),
         },
         _ => unreachable!(),
     };
-    let mut checker = Checker { m, kind, key, cpu_of_task: ts.tasks.iter().map(|t| t.cpu.unwrap()).collect(), instants: 0, failure: None };
+    let mut checker = Checker {
+        m,
+        kind,
+        key,
+        cpu_of_task: ts.tasks.iter().map(|t| t.cpu.unwrap()).collect(),
+        instants: 0,
+        failure: None,
+    };
     // Every policy runs under the protocol checker too (it panics on a violation).
     let inner: Box<dyn rtsched_policies::Policy> = match spec {
-        "granting" => Box::new(Granting { inner: rtsched_policies::build("gedf", ts).unwrap(), charge: 0, charges: 0, timers_set: 0, timers_fired: 0 }),
+        "granting" => Box::new(Granting {
+            inner: rtsched_policies::build("gedf", ts).unwrap(),
+            charge: 0,
+            charges: 0,
+            timers_set: 0,
+            timers_fired: 0,
+        }),
         _ => rtsched_policies::build(spec, ts).unwrap(),
     };
     let mut policy = ProtocolChecker::new(inner, m as u32);
@@ -274,7 +349,11 @@ fn check(ts: &TaskSet, spec: &str) -> Result<(), TestCaseError> {
 /// demand and nothing ran for an aborted one past its abort; misses, aborts and utility agree
 /// (a job accrues at most its possible utility, an aborted or unfinished one nothing); no CPU
 /// runs two things at once.
-fn accounting(ts: &TaskSet, spec: &str, r: &rtsched_model::results::RunResult) -> Result<(), TestCaseError> {
+fn accounting(
+    ts: &TaskSet,
+    spec: &str,
+    r: &rtsched_model::results::RunResult,
+) -> Result<(), TestCaseError> {
     let m = ts.platform.cpus as usize;
     // Each finished job received exactly its execution demand; nothing else ran for it.
     let mut work: HashMap<(u32, u64), Time> = HashMap::new();
@@ -324,12 +403,27 @@ fn with_tufs(mut ts: TaskSet, variant: u8) -> TaskSet {
     use rtsched_model::Tuf;
     for (i, t) in ts.tasks.iter_mut().enumerate() {
         let u = 1.0 + ((i as u64 * 7 + variant as u64) % 10) as f64;
-        let x = if variant % 2 == 0 { t.deadline } else { t.deadline + t.deadline / 2 };
+        let x = if variant % 2 == 0 {
+            t.deadline
+        } else {
+            t.deadline + t.deadline / 2
+        };
         t.tuf = Some(match (i + variant as usize) % 4 {
-            0 => Tuf::Step { utility: u, termination: t.deadline },
-            1 => Tuf::Linear { utility: u, termination: x },
-            2 => Tuf::Quadratic { utility: u, termination: x },
-            _ => Tuf::Piecewise { points: vec![(0, u), (t.deadline / 2, u), (x, u / 4.0)] },
+            0 => Tuf::Step {
+                utility: u,
+                termination: t.deadline,
+            },
+            1 => Tuf::Linear {
+                utility: u,
+                termination: x,
+            },
+            2 => Tuf::Quadratic {
+                utility: u,
+                termination: x,
+            },
+            _ => Tuf::Piecewise {
+                points: vec![(0, u), (t.deadline / 2, u), (x, u / 4.0)],
+            },
         });
     }
     ts

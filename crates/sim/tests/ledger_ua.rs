@@ -30,7 +30,12 @@ struct Resolver {
 impl Resolver {
     fn new(victim: Option<usize>) -> Self {
         let ts = ts_named(DEADLOCK, "deadlock.yaml");
-        Resolver { inner: rtsched_policies::build("gedf", &ts).unwrap(), victim, told: Vec::new(), pending: None }
+        Resolver {
+            inner: rtsched_policies::build("gedf", &ts).unwrap(),
+            victim,
+            told: Vec::new(),
+            pending: None,
+        }
     }
 }
 
@@ -76,7 +81,13 @@ fn a_deadlock_under_a_policy_that_cannot_resolve_it_stops_the_run_naming_the_cyc
     let ts = ts_named(DEADLOCK, "deadlock.yaml");
     assert!(ts.lock_order_cycle().is_some());
     let e = simulate(&ts, "gedf", false).unwrap_err();
-    for needle in ["deadlock.yaml", "deadlock at 1ms", "b#0 waits for 'x', held by a#0", "a#0 waits for 'y', held by b#0", "'gedf' does not resolve deadlocks"] {
+    for needle in [
+        "deadlock.yaml",
+        "deadlock at 1ms",
+        "b#0 waits for 'x', held by a#0",
+        "a#0 waits for 'y', held by b#0",
+        "'gedf' does not resolve deadlocks",
+    ] {
         assert!(e.contains(needle), "{needle:?} not in {e:?}");
     }
 }
@@ -85,9 +96,18 @@ fn a_deadlock_under_a_policy_that_cannot_resolve_it_stops_the_run_naming_the_cyc
 fn a_policy_told_of_a_deadlock_that_aborts_nobody_gets_an_error_too() {
     let ts = ts_named(DEADLOCK, "deadlock.yaml");
     let mut p = Resolver::new(None);
-    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| simulate_policy(&ts, &mut p, false)));
-    let msg = *r.expect_err("the run must stop").downcast::<String>().unwrap();
-    assert!(msg.contains("deadlock at 1ms") && msg.contains("'resolver' was told of it and aborted none of its jobs"), "{msg}");
+    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        simulate_policy(&ts, &mut p, false)
+    }));
+    let msg = *r
+        .expect_err("the run must stop")
+        .downcast::<String>()
+        .unwrap();
+    assert!(
+        msg.contains("deadlock at 1ms")
+            && msg.contains("'resolver' was told of it and aborted none of its jobs"),
+        "{msg}"
+    );
 }
 
 #[test]
@@ -102,13 +122,19 @@ fn a_deadlock_resolved_by_an_abort_lets_the_other_job_finish() {
     let (a, b) = (&r.jobs[0], &r.jobs[1]);
     assert_eq!((a.task, b.task), (0, 1));
     assert_eq!((a.finish, a.missed, a.utility), (Some(4 * MS), false, 5.0));
-    assert_eq!((b.aborted, b.aborted_at, b.missed, b.utility, b.max_utility), (true, Some(MS), true, 0.0, 2.0));
+    assert_eq!(
+        (b.aborted, b.aborted_at, b.missed, b.utility, b.max_utility),
+        (true, Some(MS), true, 0.0, 2.0)
+    );
     let s = r.summaries().total;
     assert_eq!((s.accrued_utility, s.possible_utility), (5.0, 7.0));
     assert!((s.aur - 5.0 / 7.0).abs() < 1e-12);
     // a blocked at 1 ms and was handed y at once by the abort (same instant): it resumes on
     // CPU 0 and finishes at 4 ms; b's interval ends at its abort.
-    assert_eq!(ivs(&r), vec![(0, 0, 0, 0, 1), (0, 0, 0, 1, 4), (1, 1, 0, 0, 1)]);
+    assert_eq!(
+        ivs(&r),
+        vec![(0, 0, 0, 0, 1), (0, 0, 0, 1, 4), (1, 1, 0, 0, 1)]
+    );
 }
 
 #[test]
@@ -139,17 +165,30 @@ tasks:
         "tuf.yaml",
     );
     let r = simulate(&ts, "gedf", false).unwrap();
-    let got: Vec<(Option<u64>, f64, f64)> = r.jobs.iter().map(|j| (j.finish, j.utility, j.max_utility)).collect();
+    let got: Vec<(Option<u64>, f64, f64)> = r
+        .jobs
+        .iter()
+        .map(|j| (j.finish, j.utility, j.max_utility))
+        .collect();
     assert_eq!(got[0], (Some(2 * MS), 7.5, 10.0));
     assert_eq!(got[1].0, Some(7 * MS));
-    assert!((got[1].1 - 4.0 * (1.0 - 0.49)).abs() < 1e-12, "{}", got[1].1);
+    assert!(
+        (got[1].1 - 4.0 * (1.0 - 0.49)).abs() < 1e-12,
+        "{}",
+        got[1].1
+    );
     assert_eq!(got[2], (Some(8 * MS), 0.0, 3.0));
     let s = r.summaries().total;
     assert!((s.aur - (7.5 + 2.04) / 17.0).abs() < 1e-12, "{}", s.aur);
     // Without TUFs, utility is 1 per job met: AUR is the DSR.
     let plain = ts_named("platform: {cpus: 1}\nrun: {duration: 30}\ntasks:\n  - {name: a, period: 10, wcet: 6}\n  - {name: b, period: 15, wcet: 7}\n", "plain.yaml");
     let s = simulate(&plain, "gedf", false).unwrap().summaries().total;
-    assert!(s.missed > 0 && (s.aur - s.dsr).abs() < 1e-12, "aur {} dsr {}", s.aur, s.dsr);
+    assert!(
+        s.missed > 0 && (s.aur - s.dsr).abs() < 1e-12,
+        "aur {} dsr {}",
+        s.aur,
+        s.dsr
+    );
 }
 
 #[test]
@@ -164,8 +203,14 @@ fn an_aborted_running_job_costs_its_cpu_the_abort_handler() {
     };
     let finish_b = |handler: &str| {
         let r = simulate(&ts_named(&yaml(handler), "abort.yaml"), "gedf", false).unwrap();
-        assert_eq!((r.jobs[0].aborted, r.jobs[0].aborted_at), (true, Some(4 * MS)));
-        assert!(!r.measurements.contains_key("policy.charged_ns"), "the handler is not the policy's charge");
+        assert_eq!(
+            (r.jobs[0].aborted, r.jobs[0].aborted_at),
+            (true, Some(4 * MS))
+        );
+        assert!(
+            !r.measurements.contains_key("policy.charged_ns"),
+            "the handler is not the policy's charge"
+        );
         r.jobs[1].finish
     };
     assert_eq!(finish_b("0"), Some(9 * MS));

@@ -36,7 +36,11 @@ impl Oracle {
     }
     /// Instants at which the ledger and the oracle disagree.
     fn disagreements(&self) -> Vec<(Time, bool, bool)> {
-        self.states.iter().copied().filter(|&(_, a, b)| a != b).collect()
+        self.states
+            .iter()
+            .copied()
+            .filter(|&(_, a, b)| a != b)
+            .collect()
     }
 }
 
@@ -111,17 +115,45 @@ fn partitioned_edf_inversions_worked_by_hand() {
     let t = ts(PEDF_CASE);
     let (r, oracle) = observed(&t, "pedf");
     assert_eq!(r.summaries().total.missed, 0);
-    assert_eq!((r.counters.priority_inversions, r.counters.priority_inversion_ns), (2, 14 * MS));
+    assert_eq!(
+        (
+            r.counters.priority_inversions,
+            r.counters.priority_inversion_ns
+        ),
+        (2, 14 * MS)
+    );
     // When it held: after the decisions at 0 and 4 (persisting) and 20; not at 8, 26, 40.
-    let held: Vec<(Time, bool)> = oracle.states.iter().map(|&(now, ledger, _)| (now / MS, ledger)).collect();
-    for (at, want) in [(0, true), (4, true), (8, false), (10, false), (20, true), (26, false), (40, false)] {
+    let held: Vec<(Time, bool)> = oracle
+        .states
+        .iter()
+        .map(|&(now, ledger, _)| (now / MS, ledger))
+        .collect();
+    for (at, want) in [
+        (0, true),
+        (4, true),
+        (8, false),
+        (10, false),
+        (20, true),
+        (26, false),
+        (40, false),
+    ] {
         assert!(held.contains(&(at, want)), "at {at} ms: {held:?}");
     }
-    assert!(oracle.disagreements().is_empty(), "{:?}", oracle.disagreements());
+    assert!(
+        oracle.disagreements().is_empty(),
+        "{:?}",
+        oracle.disagreements()
+    );
     assert_eq!(oracle.totals(r.end), (2, 14 * MS));
     // The same jobs under global EDF: the most urgent always run.
     let g = simulate(&t, "gedf", false).unwrap();
-    assert_eq!((g.counters.priority_inversions, g.counters.priority_inversion_ns), (0, 0));
+    assert_eq!(
+        (
+            g.counters.priority_inversions,
+            g.counters.priority_inversion_ns
+        ),
+        (0, 0)
+    );
     // In the results document.
     let doc = r.to_json_value(false);
     assert_eq!(doc["counters"]["priority_inversions"], 2);
@@ -145,7 +177,13 @@ tasks:
     assert!(oracle.disagreements().is_empty());
     assert_eq!(r.end, 2010 * MS);
     assert!(r.jobs.iter().any(|j| j.task == 1 && j.finish.is_none()));
-    assert_eq!((r.counters.priority_inversions, r.counters.priority_inversion_ns), (1, 2010 * MS));
+    assert_eq!(
+        (
+            r.counters.priority_inversions,
+            r.counters.priority_inversion_ns
+        ),
+        (1, 2010 * MS)
+    );
     assert_eq!(oracle.totals(r.end), (1, 2010 * MS));
 }
 
@@ -168,10 +206,27 @@ tasks:
   - {name: p, period: 100, deadline: 30, regions: [1, [3, 3, 3]]}
 ");
     let (r, oracle) = observed(&t, "paws");
-    assert!(oracle.disagreements().is_empty(), "{:?}", oracle.disagreements());
+    assert!(
+        oracle.disagreements().is_empty(),
+        "{:?}",
+        oracle.disagreements()
+    );
     assert_eq!(r.summaries().total.missed, 0);
-    assert_eq!((r.counters.priority_inversions, r.counters.priority_inversion_ns), (1, 6 * MS));
-    assert_eq!((r.counters.steals, r.counters.steal_attempts, r.counters.failed_steals), (0, 2, 2));
+    assert_eq!(
+        (
+            r.counters.priority_inversions,
+            r.counters.priority_inversion_ns
+        ),
+        (1, 6 * MS)
+    );
+    assert_eq!(
+        (
+            r.counters.steals,
+            r.counters.steal_attempts,
+            r.counters.failed_steals
+        ),
+        (0, 2, 2)
+    );
     let g = simulate(&t, "gedf", false).unwrap();
     assert_eq!(g.counters.priority_inversions, 0);
 }
@@ -190,18 +245,47 @@ tasks:
 fn paws_steal_attempts_worked_by_hand() {
     let t = ts("platform: {cpus: 2}\nrun: {duration: 20}\ntasks:\n  - {name: p, period: 20, regions: [2, [4, 4, 4], 2]}\n");
     let r = simulate(&t, "paws", false).unwrap();
-    assert_eq!((r.counters.steals, r.counters.steal_attempts, r.counters.failed_steals), (1, 6, 5));
+    assert_eq!(
+        (
+            r.counters.steals,
+            r.counters.steal_attempts,
+            r.counters.failed_steals
+        ),
+        (1, 6, 5)
+    );
     // The policy's own counters say the same.
-    let stats = rtsched_sim::simulate_with_stats(&t, "paws", false).unwrap().1;
+    let stats = rtsched_sim::simulate_with_stats(&t, "paws", false)
+        .unwrap()
+        .1;
     let get = |k: &str| stats.iter().find(|(n, _)| n == k).map(|&(_, v)| v as u64);
-    assert_eq!((get("steals"), get("steal_attempts"), get("failed_steals")), (Some(1), Some(6), Some(5)));
+    assert_eq!(
+        (get("steals"), get("steal_attempts"), get("failed_steals")),
+        (Some(1), Some(6), Some(5))
+    );
     let doc = r.to_json_value(false);
-    assert_eq!((doc["counters"]["steals"].as_u64(), doc["counters"]["steal_attempts"].as_u64(), doc["counters"]["failed_steals"].as_u64()), (Some(1), Some(6), Some(5)));
+    assert_eq!(
+        (
+            doc["counters"]["steals"].as_u64(),
+            doc["counters"]["steal_attempts"].as_u64(),
+            doc["counters"]["failed_steals"].as_u64()
+        ),
+        (Some(1), Some(6), Some(5))
+    );
     // No inversion: one job.
     assert_eq!(r.counters.priority_inversions, 0);
 }
 
-const POLICIES: [&str; 9] = ["gedf", "gfp:file", "gnpedf", "gfifo", "pedf", "pfp:file", "paws", "gedf-seq", "federated"];
+const POLICIES: [&str; 9] = [
+    "gedf",
+    "gfp:file",
+    "gnpedf",
+    "gfifo",
+    "pedf",
+    "pfp:file",
+    "paws",
+    "gedf-seq",
+    "federated",
+];
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(300))]

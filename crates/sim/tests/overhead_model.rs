@@ -21,11 +21,21 @@ fn a_dispatch_pays_decision_and_context_switch_first() {
     let r = simulate(&t, "gedf", false).unwrap();
     let j = &r.jobs[0];
     assert_eq!((j.start, j.finish), (Some(0), Some(2 * MS + 150 * US)));
-    assert_eq!((j.exec, j.overhead, j.stall), (2 * MS + 150 * US, 150 * US, 0));
+    assert_eq!(
+        (j.exec, j.overhead, j.stall),
+        (2 * MS + 150 * US, 150 * US, 0)
+    );
     let o = &r.counters.overheads;
-    assert_eq!((o.decision_ns, o.context_switch_ns, o.migration_ns), (100 * US, 50 * US, 0));
+    assert_eq!(
+        (o.decision_ns, o.context_switch_ns, o.migration_ns),
+        (100 * US, 50 * US, 0)
+    );
     let s = r.summaries().total;
-    assert!((s.exec_inflation - 2.15 / 2.0).abs() < 1e-12, "{}", s.exec_inflation);
+    assert!(
+        (s.exec_inflation - 2.15 / 2.0).abs() < 1e-12,
+        "{}",
+        s.exec_inflation
+    );
     assert_eq!(s.ipc_proxy, 1.0, "overhead is not a stall");
 }
 
@@ -38,11 +48,20 @@ fn release_latency_delays_readiness_not_the_deadline() {
     for (k, j) in r.jobs.iter().enumerate() {
         let rel = k as Time * 10 * MS;
         assert_eq!((j.release, j.deadline), (rel, rel + 2 * MS));
-        assert_eq!((j.start, j.finish), (Some(rel + 30 * US), Some(rel + 2 * MS + 30 * US)));
-        assert!(j.missed, "a job that needs all of its deadline misses it by the latency");
+        assert_eq!(
+            (j.start, j.finish),
+            (Some(rel + 30 * US), Some(rel + 2 * MS + 30 * US))
+        );
+        assert!(
+            j.missed,
+            "a job that needs all of its deadline misses it by the latency"
+        );
         assert_eq!(j.overhead, 0, "latency takes no CPU time");
     }
-    assert_eq!(r.counters.overheads.release_ns, 30 * US * r.counters.releases);
+    assert_eq!(
+        r.counters.overheads.release_ns,
+        30 * US * r.counters.releases
+    );
 }
 
 /// Ticks every 1 ms cost 10 us each on a busy CPU, charged to what runs: the job of 2.5 ms
@@ -57,12 +76,29 @@ fn ticks_charge_what_runs() {
     assert_eq!((j.exec, j.overhead), (2_520 * US, 20 * US));
     assert_eq!(r.counters.overheads.tick_ns, 20 * US);
     // The trace splits the job's execution at each tick; each later piece begins with it.
-    let iv: Vec<_> = r.intervals.iter().map(|i| (i.start, i.end, i.overhead)).collect();
-    assert_eq!(iv, vec![(0, MS, 0), (MS, 2 * MS, 10 * US), (2 * MS, 2_520 * US, 10 * US)]);
+    let iv: Vec<_> = r
+        .intervals
+        .iter()
+        .map(|i| (i.start, i.end, i.overhead))
+        .collect();
+    assert_eq!(
+        iv,
+        vec![
+            (0, MS, 0),
+            (MS, 2 * MS, 10 * US),
+            (2 * MS, 2_520 * US, 10 * US)
+        ]
+    );
     let mut out = Vec::new();
     write_trace(&[&r], &mut out).unwrap();
     let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
-    let slices: Vec<_> = v["traceEvents"].as_array().unwrap().iter().filter(|e| e["name"] == "overhead").map(|e| (e["ts"].as_f64().unwrap(), e["dur"].as_f64().unwrap())).collect();
+    let slices: Vec<_> = v["traceEvents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["name"] == "overhead")
+        .map(|e| (e["ts"].as_f64().unwrap(), e["dur"].as_f64().unwrap()))
+        .collect();
     assert_eq!(slices, vec![(1000.0, 10.0), (2000.0, 10.0)]);
 }
 
@@ -74,7 +110,10 @@ fn a_migration_is_charged_to_the_migrated_entity() {
     let t = ts("platform: {cpus: 2}\nrun: {duration: 10, overheads: {migration: 200us}}\ntasks:\n  - {name: a, period: 100, wcet: 2, deadline: 10}\n  - {name: b, period: 100, wcet: 6, deadline: 20}\n  - {name: c, period: 100, wcet: 2, deadline: 3, offset: 1}\n");
     let r = simulate(&t, "gedf", false).unwrap();
     let b = r.jobs.iter().find(|j| j.task == 1).unwrap();
-    assert_eq!((b.migrations, b.overhead, b.finish), (1, 200 * US, Some(7_200 * US)));
+    assert_eq!(
+        (b.migrations, b.overhead, b.finish),
+        (1, 200 * US, Some(7_200 * US))
+    );
     assert_eq!(r.counters.overheads.migration_ns, 200 * US);
     let a = r.jobs.iter().find(|j| j.task == 0).unwrap();
     assert_eq!((a.overhead, a.finish), (0, Some(2 * MS)));
@@ -112,15 +151,27 @@ fn the_bandwidth_cap_stops_a_cpu_that_used_its_runtime() {
         let want = (k as Time + 1) * 100 * MS + late * MS;
         assert_eq!(j.finish, Some(want), "job {k}");
         assert_eq!(j.missed, k >= 9, "job {k}");
-        assert_eq!(j.overhead, 0, "the stop is the CPU's, not the job's overhead");
+        assert_eq!(
+            j.overhead, 0,
+            "the stop is the CPU's, not the job's overhead"
+        );
     }
     assert_eq!(r.counters.overheads.throttle_ns, 2 * 50 * MS);
     assert_eq!(r.counters.overheads.cpu_ns(), 0);
     // The trace shows each stop as the start of the interval that resumes after it.
-    assert!(r.intervals.iter().any(|i| i.start == 950 * MS && i.overhead == 50 * MS), "{:?}", r.intervals);
+    assert!(
+        r.intervals
+            .iter()
+            .any(|i| i.start == 950 * MS && i.overhead == 50 * MS),
+        "{:?}",
+        r.intervals
+    );
     let light = ts("platform: {cpus: 1}\nrun: {duration: 2000, overheads: {rt_runtime: 950ms, rt_period: 1s, tick_period: 1ms}}\ntasks:\n  - {name: a, period: 100, wcet: 90}\n");
     let r = simulate(&light, "gedf", false).unwrap();
-    assert!(r.jobs.iter().all(|j| !j.missed && j.finish == Some(j.release + 90 * MS)));
+    assert!(r
+        .jobs
+        .iter()
+        .all(|j| !j.missed && j.finish == Some(j.release + 90 * MS)));
     assert_eq!(r.counters.overheads.throttle_ns, 0);
 }
 
@@ -151,7 +202,11 @@ fn charges_during_a_stop_are_paid_after_it() {
     let j = &r.jobs[0];
     // Work 990 ms + one 10 us tick per ms of running and of standing stopped.
     assert!(j.finish.unwrap() > 1040 * MS, "{:?}", j.finish);
-    assert_eq!(j.exec, j.demand + j.overhead, "the stop is not CPU time of the job");
+    assert_eq!(
+        j.exec,
+        j.demand + j.overhead,
+        "the stop is not CPU time of the job"
+    );
     assert_eq!(r.counters.overheads.throttle_ns, 50 * MS);
     // The stopped CPU's ticks are still counted as ticks (charged when it resumes).
     assert_eq!(r.counters.overheads.tick_ns, j.overhead);
@@ -167,19 +222,35 @@ fn an_abort_mid_charge_counts_only_the_overhead_paid() {
     let j = &r.jobs[0];
     assert!(j.aborted && j.finish.is_none());
     assert_eq!((j.exec, j.overhead), (2 * MS, 2 * MS));
-    let iv: Vec<_> = r.intervals.iter().filter(|i| i.task == 0 && i.job == 0).map(|i| (i.start, i.end, i.overhead)).collect();
-    assert_eq!(iv, vec![(0, 2 * MS, 3 * MS)], "the trace shows the charge it owed");
+    let iv: Vec<_> = r
+        .intervals
+        .iter()
+        .filter(|i| i.task == 0 && i.job == 0)
+        .map(|i| (i.start, i.end, i.overhead))
+        .collect();
+    assert_eq!(
+        iv,
+        vec![(0, 2 * MS, 3 * MS)],
+        "the trace shows the charge it owed"
+    );
 }
 
 /// A job still running when the run stops at its drain limit (10 ms window + 2 × 10 ms):
 /// its CPU time is all it ran, 30 ms — the last stretch included, as in the trace.
 #[test]
 fn a_job_running_at_the_end_counts_its_last_stretch() {
-    let t = ts("platform: {cpus: 1}\nrun: {duration: 10}\ntasks:\n  - {name: a, period: 10, wcet: 50}\n");
+    let t = ts(
+        "platform: {cpus: 1}\nrun: {duration: 10}\ntasks:\n  - {name: a, period: 10, wcet: 50}\n",
+    );
     let r = simulate(&t, "gedf", true).unwrap();
     assert_eq!(r.end, 30 * MS);
     let j = &r.jobs[0];
     assert_eq!((j.finish, j.exec, j.overhead), (None, 30 * MS, 0));
-    let ran: Time = r.intervals.iter().filter(|i| i.task == 0 && i.job == 0).map(|i| i.end - i.start).sum();
+    let ran: Time = r
+        .intervals
+        .iter()
+        .filter(|i| i.task == 0 && i.job == 0)
+        .map(|i| i.end - i.start)
+        .sum();
     assert_eq!(ran, 30 * MS);
 }

@@ -9,11 +9,9 @@ use rtsched_model::TaskSet;
 use rtsched_sim::simulate;
 use worked::{arb_sequential, ivs, MS};
 
-
 fn ts(yaml: &str) -> TaskSet {
     worked::ts_named(yaml, "paws.yaml")
 }
-
 
 /// One job p, regions [2, [4, 4, 4], 2] ms, on 2 CPUs.
 ///   [0,2] region 0 on CPU 0 (from the global queue). At 2 it forks on CPU 0: the threads go
@@ -25,11 +23,25 @@ fn ts(yaml: &str) -> TaskSet {
 fn threads_stay_on_the_forking_core_and_an_idle_core_steals_the_top() {
     let t = ts("platform: {cpus: 2}\nrun: {duration: 20}\ntasks:\n  - {name: p, period: 20, regions: [2, [4, 4, 4], 2]}\n");
     let r = simulate(&t, "paws", true).unwrap();
-    assert_eq!(ivs(&r), vec![(0, 0, 0, 0, 2), (0, 0, 0, 10, 12), (0, 0, 1, 6, 10), (0, 0, 2, 2, 6), (1, 0, 0, 2, 6)]);
+    assert_eq!(
+        ivs(&r),
+        vec![
+            (0, 0, 0, 0, 2),
+            (0, 0, 0, 10, 12),
+            (0, 0, 1, 6, 10),
+            (0, 0, 2, 2, 6),
+            (1, 0, 0, 2, 6)
+        ]
+    );
     assert_eq!(r.jobs[0].finish, Some(12 * MS));
-    let stats = rtsched_sim::simulate_with_stats(&t, "paws", false).unwrap().1;
+    let stats = rtsched_sim::simulate_with_stats(&t, "paws", false)
+        .unwrap()
+        .1;
     let get = |k: &str| stats.iter().find(|(n, _)| n == k).map(|(_, v)| *v);
-    assert_eq!((get("steals"), get("local_picks"), get("global_picks")), (Some(1.0), Some(2.0), Some(2.0)));
+    assert_eq!(
+        (get("steals"), get("local_picks"), get("global_picks")),
+        (Some(1.0), Some(2.0), Some(2.0))
+    );
 }
 
 /// Rule F. As above, and two urgent jobs q1, q2 (C = 2, deadline 10) arrive at 3 while both
@@ -63,7 +75,13 @@ tasks:
             (1, 2, 0, 3, 5),
         ]
     );
-    assert_eq!(r.jobs.iter().map(|j| j.finish.unwrap() / MS).collect::<Vec<_>>(), vec![14, 5, 5]);
+    assert_eq!(
+        r.jobs
+            .iter()
+            .map(|j| j.finish.unwrap() / MS)
+            .collect::<Vec<_>>(),
+        vec![14, 5, 5]
+    );
 }
 
 /// Forked threads preempt nothing: a region forked while a less urgent job runs elsewhere
@@ -80,12 +98,23 @@ tasks:
   - {name: r, period: 60, deadline: 50, wcet: 10}
 ");
     let r = simulate(&t, "paws", true).unwrap();
-    assert_eq!(ivs(&r), vec![(0, 0, 0, 0, 1), (0, 0, 0, 4, 7), (0, 0, 1, 1, 4), (1, 1, 0, 0, 10)]);
+    assert_eq!(
+        ivs(&r),
+        vec![
+            (0, 0, 0, 0, 1),
+            (0, 0, 0, 4, 7),
+            (0, 0, 1, 1, 4),
+            (1, 1, 0, 0, 10)
+        ]
+    );
     let g = simulate(&t, "gedf", true).unwrap();
-    assert_eq!(g.jobs[0].finish, Some(4 * MS), "gedf runs both threads at once");
+    assert_eq!(
+        g.jobs[0].finish,
+        Some(4 * MS),
+        "gedf runs both threads at once"
+    );
     assert_eq!(r.jobs[0].finish, Some(7 * MS));
 }
-
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(400))]
@@ -114,5 +143,8 @@ fn steals_are_deterministic_for_a_seed() {
         (r.to_json_value(true).to_string(), ivs(&r))
     };
     assert_eq!(run(1), run(1));
-    assert!((2..12).any(|s| run(s).1 != run(1).1), "ten seeds, one schedule: the victim draw is not used");
+    assert!(
+        (2..12).any(|s| run(s).1 != run(1).1),
+        "ten seeds, one schedule: the victim draw is not used"
+    );
 }

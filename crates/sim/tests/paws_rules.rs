@@ -12,7 +12,9 @@
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestCaseError, TestRunner};
 use rtsched_model::results::{Interval, RunResult};
-use rtsched_model::{parse_taskset, CriticalSection, ExecModel, Format, OnMiss, Region, Task, TaskSet, Time};
+use rtsched_model::{
+    parse_taskset, CriticalSection, ExecModel, Format, OnMiss, Region, Task, TaskSet, Time,
+};
 use rtsched_policies::{Dispatch, EntityId, EntityInfo, Policy, ResourceId};
 use rtsched_runtime::ProtocolChecker;
 use rtsched_sim::{simulate, simulate_observed, simulate_with_stats, Observer, View};
@@ -32,13 +34,20 @@ type Iv = (u32, u32, u32, f64, f64);
 /// (cpu, task, thread, start ms, end ms), in (start, cpu) order.
 fn ivs(r: &RunResult) -> Vec<Iv> {
     let ms = |t: Time| t as f64 / MS as f64;
-    let mut v: Vec<Iv> = r.intervals.iter().map(|i| (i.cpu, i.task, i.thread, ms(i.start), ms(i.end))).collect();
+    let mut v: Vec<Iv> = r
+        .intervals
+        .iter()
+        .map(|i| (i.cpu, i.task, i.thread, ms(i.start), ms(i.end)))
+        .collect();
     v.sort_by(|a, b| (a.3, a.0, a.4).partial_cmp(&(b.3, b.0, b.4)).unwrap());
     v
 }
 
 fn finishes(r: &RunResult) -> Vec<Option<f64>> {
-    r.jobs.iter().map(|j| j.finish.map(|f| f as f64 / MS as f64)).collect()
+    r.jobs
+        .iter()
+        .map(|j| j.finish.map(|f| f as f64 / MS as f64))
+        .collect()
 }
 
 fn paws(t: &TaskSet) -> RunResult {
@@ -51,7 +60,11 @@ fn run(t: &TaskSet, spec: &str) -> RunResult {
 
 fn stat(t: &TaskSet, spec: &str, name: &str) -> f64 {
     let stats = simulate_with_stats(t, spec, false).unwrap().1;
-    stats.iter().find(|(n, _)| n == name).map(|(_, v)| *v).unwrap_or_else(|| panic!("no stat {name}"))
+    stats
+        .iter()
+        .find(|(n, _)| n == name)
+        .map(|(_, v)| *v)
+        .unwrap_or_else(|| panic!("no stat {name}"))
 }
 
 // ------------------------------------------------------------------------------------------
@@ -84,9 +97,18 @@ tasks:
     let r = paws(&t);
     assert_eq!(
         ivs(&r),
-        vec![(0, 0, 0, 0.0, 6.0), (1, 1, 0, 0.0, 2.0), (1, 3, 0, 2.0, 4.0), (1, 1, 0, 4.0, 8.0), (0, 2, 0, 6.0, 8.0)]
+        vec![
+            (0, 0, 0, 0.0, 6.0),
+            (1, 1, 0, 0.0, 2.0),
+            (1, 3, 0, 2.0, 4.0),
+            (1, 1, 0, 4.0, 8.0),
+            (0, 2, 0, 6.0, 8.0)
+        ]
     );
-    assert_eq!(finishes(&r), vec![Some(6.0), Some(8.0), Some(8.0), Some(4.0)]);
+    assert_eq!(
+        finishes(&r),
+        vec![Some(6.0), Some(8.0), Some(8.0), Some(4.0)]
+    );
     // Sequential jobs: exactly global EDF.
     assert_eq!(ivs(&simulate(&t, "gedf", true).unwrap()), ivs(&r));
 }
@@ -111,11 +133,29 @@ tasks:
   - {name: r, period: 60, deadline: 50, wcet: 10}
 ");
     let r = paws(&t);
-    assert_eq!(ivs(&r), vec![(0, 0, 0, 0.0, 1.0), (1, 1, 0, 0.0, 10.0), (0, 0, 1, 1.0, 4.0), (0, 0, 0, 4.0, 7.0)]);
+    assert_eq!(
+        ivs(&r),
+        vec![
+            (0, 0, 0, 0.0, 1.0),
+            (1, 1, 0, 0.0, 10.0),
+            (0, 0, 1, 1.0, 4.0),
+            (0, 0, 0, 4.0, 7.0)
+        ]
+    );
     assert_eq!(finishes(&r), vec![Some(7.0), Some(10.0)]);
     let p = &r.jobs[0];
-    assert_eq!((p.cpus.iter().collect::<Vec<_>>(), p.migrations, p.preemptions), (vec![0], 0, 0));
-    assert_eq!(simulate(&t, "gedf", false).unwrap().jobs[0].finish, Some(4 * MS));
+    assert_eq!(
+        (
+            p.cpus.iter().collect::<Vec<_>>(),
+            p.migrations,
+            p.preemptions
+        ),
+        (vec![0], 0, 0)
+    );
+    assert_eq!(
+        simulate(&t, "gedf", false).unwrap().jobs[0].finish,
+        Some(4 * MS)
+    );
 }
 
 /// Rule C: the owner takes the *bottom* thread of its *most urgent* deque. One CPU (nobody
@@ -197,8 +237,14 @@ fn rule_d_a_free_core_takes_local_work_before_the_global_queue() {
             (1, 1, 0, 7.0, 11.0),
         ]
     );
-    assert_eq!(finishes(&r), vec![Some(6.0), Some(11.0), Some(4.0), Some(8.0)]);
-    assert_eq!(simulate(&t, "gedf", false).unwrap().jobs[3].finish, Some(6 * MS));
+    assert_eq!(
+        finishes(&r),
+        vec![Some(6.0), Some(11.0), Some(4.0), Some(8.0)]
+    );
+    assert_eq!(
+        simulate(&t, "gedf", false).unwrap().jobs[3].finish,
+        Some(6 * MS)
+    );
 }
 
 /// Rule E: a core with no local work and an empty global queue steals the *top* thread of a
@@ -224,10 +270,21 @@ tasks:
         let r = paws(&ts(&yaml.replace("SEED", &seed.to_string())));
         assert_eq!(
             ivs(&r),
-            vec![(0, 0, 0, 0.0, 1.0), (1, 1, 0, 0.0, 1.0), (2, 2, 0, 0.0, 2.0), (0, 2, 0, 2.0, 4.0), (1, 2, 1, 2.0, 5.0), (2, 2, 2, 2.0, 6.0)],
+            vec![
+                (0, 0, 0, 0.0, 1.0),
+                (1, 1, 0, 0.0, 1.0),
+                (2, 2, 0, 0.0, 2.0),
+                (0, 2, 0, 2.0, 4.0),
+                (1, 2, 1, 2.0, 5.0),
+                (2, 2, 2, 2.0, 6.0)
+            ],
             "seed {seed}"
         );
-        assert_eq!(finishes(&r), vec![Some(1.0), Some(1.0), Some(6.0)], "seed {seed}");
+        assert_eq!(
+            finishes(&r),
+            vec![Some(1.0), Some(1.0), Some(6.0)],
+            "seed {seed}"
+        );
     }
 }
 
@@ -270,7 +327,11 @@ tasks:
             ],
             "seed {seed}"
         );
-        assert_eq!(finishes(&r), vec![Some(8.0), Some(4.5), Some(5.5)], "seed {seed}");
+        assert_eq!(
+            finishes(&r),
+            vec![Some(8.0), Some(4.5), Some(5.5)],
+            "seed {seed}"
+        );
     }
 }
 
@@ -339,7 +400,16 @@ tasks:
 #[test]
 fn reading_an_owner_freed_by_its_join_takes_its_own_thread_before_a_steal() {
     let r = paws(&ts(FILL_ROUNDS));
-    assert_eq!(ivs(&r), vec![(0, 0, 0, 0.0, 1.0), (1, 1, 0, 0.0, 1.0), (2, 2, 0, 0.0, 2.0), (0, 2, 0, 2.0, 5.0), (2, 2, 1, 2.0, 6.0)]);
+    assert_eq!(
+        ivs(&r),
+        vec![
+            (0, 0, 0, 0.0, 1.0),
+            (1, 1, 0, 0.0, 1.0),
+            (2, 2, 0, 0.0, 2.0),
+            (0, 2, 0, 2.0, 5.0),
+            (2, 2, 1, 2.0, 6.0)
+        ]
+    );
     assert_eq!(r.jobs[2].cpus.iter().collect::<Vec<_>>(), vec![0, 2]);
 }
 
@@ -395,7 +465,16 @@ tasks:
   - {name: r, period: 50, wcet: 10}
 ");
     let r = paws(&t);
-    assert_eq!(ivs(&r), vec![(0, 0, 0, 0.0, 4.0), (1, 1, 0, 0.0, 1.0), (2, 2, 0, 0.0, 10.0), (1, 1, 0, 1.0, 4.0), (1, 1, 1, 4.0, 7.0)]);
+    assert_eq!(
+        ivs(&r),
+        vec![
+            (0, 0, 0, 0.0, 4.0),
+            (1, 1, 0, 0.0, 1.0),
+            (2, 2, 0, 0.0, 10.0),
+            (1, 1, 0, 1.0, 4.0),
+            (1, 1, 1, 4.0, 7.0)
+        ]
+    );
     assert_eq!(finishes(&r), vec![Some(4.0), Some(7.0), Some(10.0)]);
     assert_eq!(r.jobs[1].blocked, 2 * MS);
 }
@@ -411,7 +490,15 @@ tasks:
 fn a_one_thread_region_after_a_join_goes_to_the_first_free_core() {
     let t = ts("platform: {cpus: 2}\nrun: {duration: 20}\ntasks:\n  - {name: p, period: 20, regions: [1, [3, 2], 1]}\n");
     let r = paws(&t);
-    assert_eq!(ivs(&r), vec![(0, 0, 0, 0.0, 1.0), (0, 0, 1, 1.0, 3.0), (1, 0, 0, 1.0, 4.0), (0, 0, 0, 4.0, 5.0)]);
+    assert_eq!(
+        ivs(&r),
+        vec![
+            (0, 0, 0, 0.0, 1.0),
+            (0, 0, 1, 1.0, 3.0),
+            (1, 0, 0, 1.0, 4.0),
+            (0, 0, 0, 4.0, 5.0)
+        ]
+    );
     assert_eq!(r.jobs[0].finish, Some(5 * MS));
 }
 
@@ -423,7 +510,12 @@ fn a_one_thread_region_after_a_join_goes_to_the_first_free_core() {
 /// other readings of docs/papers/paws.md. `federated` refuses most of these sets (their light
 /// tasks need more than the CPUs its heavy tasks leave); its own properties, on sets sized for
 /// it, are in tests/federated.rs.
-const POLICIES_UNDER_TEST: &[&str] = &["paws", "paws:pull=inversion,master=joining", "gedf", "gedf-seq"];
+const POLICIES_UNDER_TEST: &[&str] = &[
+    "paws",
+    "paws:pull=inversion,master=joining",
+    "gedf",
+    "gedf-seq",
+];
 
 /// Random task sets per policy.
 const CASES: u32 = 1000;
@@ -445,13 +537,25 @@ struct Promises {
 
 fn promises(spec: &str) -> Promises {
     match spec {
-        "paws" | "paws:pull=inversion,master=joining" => Promises { work_conserving: true, steals_from_busy_cores_only: true, only_arrivals_preempt: true },
+        "paws" | "paws:pull=inversion,master=joining" => Promises {
+            work_conserving: true,
+            steals_from_busy_cores_only: true,
+            only_arrivals_preempt: true,
+        },
         // Global EDF schedules every thread from one queue: it has no fork CPU to steal from,
         // and a forked thread preempts like any job.
-        "gedf" => Promises { work_conserving: true, steals_from_busy_cores_only: false, only_arrivals_preempt: false },
+        "gedf" => Promises {
+            work_conserving: true,
+            steals_from_busy_cores_only: false,
+            only_arrivals_preempt: false,
+        },
         // `gedf-seq` holds a forked region's threads back (one at a time per job): idle CPUs
         // beside waiting threads are its design, so it is held to the common properties only.
-        _ => Promises { work_conserving: false, steals_from_busy_cores_only: false, only_arrivals_preempt: false },
+        _ => Promises {
+            work_conserving: false,
+            steals_from_busy_cores_only: false,
+            only_arrivals_preempt: false,
+        },
     }
 }
 
@@ -461,7 +565,13 @@ fn arb_regions() -> impl Strategy<Value = Vec<Vec<u64>>> {
     // 0..=3 parallel regions of 1..=6 threads, sequential regions between them, usually one
     // before (a quarter of the tasks start with a parallel region, forked at release on no
     // CPU) and sometimes one after. 0 parallel regions: a sequential task.
-    (0usize..=3, prop::bool::weighted(0.25), any::<bool>(), prop::collection::vec(prop::collection::vec(1u64..=20, 1..=6), 3), prop::collection::vec(1u64..=20, 4))
+    (
+        0usize..=3,
+        prop::bool::weighted(0.25),
+        any::<bool>(),
+        prop::collection::vec(prop::collection::vec(1u64..=20, 1..=6), 3),
+        prop::collection::vec(1u64..=20, 4),
+    )
         .prop_map(|(npar, lead_parallel, tail, par, seq)| {
             if npar == 0 {
                 return vec![vec![seq[0]]];
@@ -488,61 +598,119 @@ fn arb_regions() -> impl Strategy<Value = Vec<Vec<u64>>> {
 /// 0.1-1.5 each, constrained deadlines; WCET or uniform execution times, continue or abort on a miss; a quarter of the
 /// sets with critical sections (up to two nested) on three shared resources.
 fn arb_fork_join_taskset() -> impl Strategy<Value = TaskSet> {
-    let task = (arb_regions(), 0usize..10, 10u64..=150, 0usize..3, 0u64..=8, (0u8..3, 0u32..3, 1u64..60, 1u64..40, any::<prop::sample::Index>(), any::<prop::sample::Index>()));
-    (2u32..=8, prop::collection::vec(task, 1..=8), any::<u64>(), any::<bool>(), 0u8..3, prop::bool::weighted(0.25)).prop_map(|(m, tasks, seed, abort, exec, sections)| {
-        const PERIODS_MS: [u64; 10] = [2, 3, 4, 5, 6, 8, 10, 12, 15, 20];
-        const GRAIN: u64 = 50 * US;
-        let tasks: Vec<Task> = tasks
-            .into_iter()
-            .enumerate()
-            .map(|(i, (weights, p, upct, d, off, (sec, res, at_pct, len_pct, ri, ti)))| {
-                let period = PERIODS_MS[p] * MS;
-                // Threads share the budget U * T in proportion to their weights.
-                let total: u64 = weights.iter().flatten().sum();
-                let budget = period * upct / 100;
-                let regions: Vec<Region> = weights
-                    .iter()
-                    .map(|r| Region { threads: r.iter().map(|&w| (budget * w / total / GRAIN).max(1) * GRAIN).collect() })
-                    .collect();
-                let wcet = regions.iter().flat_map(|r| r.threads.iter()).sum();
-                let mut t = Task::periodic(format!("t{i}"), period, wcet);
-                t.deadline = period * [50, 75, 100][d] / 100;
-                t.offset = off * 250 * US;
-                if regions.len() > 1 || regions[0].threads.len() > 1 {
-                    t.regions = regions;
-                }
-                if sections && sec > 0 {
-                    // A section in one thread, and with sec == 2 one nested in it on a
-                    // higher-numbered resource (the order the loader demands).
-                    let region = ri.index(t.regions.len().max(1));
-                    let thread = if t.regions.is_empty() { 0 } else { ti.index(t.regions[region].threads.len()) };
-                    let tw = if t.regions.is_empty() { t.wcet } else { t.regions[region].threads[thread] };
-                    let start = tw * at_pct / 100;
-                    let length = ((tw - start) * len_pct / 100).max(1).min(tw - start);
-                    let (region, thread) = (region as u32, thread as u32);
-                    if length > 0 {
-                        t.sections.push(CriticalSection { resource: res, region, thread, start, length });
-                        if sec == 2 && res < 2 && length >= 3 {
-                            t.sections.push(CriticalSection { resource: res + 1, region, thread, start: start + 1, length: length - 2 });
+    let task = (
+        arb_regions(),
+        0usize..10,
+        10u64..=150,
+        0usize..3,
+        0u64..=8,
+        (
+            0u8..3,
+            0u32..3,
+            1u64..60,
+            1u64..40,
+            any::<prop::sample::Index>(),
+            any::<prop::sample::Index>(),
+        ),
+    );
+    (
+        2u32..=8,
+        prop::collection::vec(task, 1..=8),
+        any::<u64>(),
+        any::<bool>(),
+        0u8..3,
+        prop::bool::weighted(0.25),
+    )
+        .prop_map(|(m, tasks, seed, abort, exec, sections)| {
+            const PERIODS_MS: [u64; 10] = [2, 3, 4, 5, 6, 8, 10, 12, 15, 20];
+            const GRAIN: u64 = 50 * US;
+            let tasks: Vec<Task> = tasks
+                .into_iter()
+                .enumerate()
+                .map(
+                    |(i, (weights, p, upct, d, off, (sec, res, at_pct, len_pct, ri, ti)))| {
+                        let period = PERIODS_MS[p] * MS;
+                        // Threads share the budget U * T in proportion to their weights.
+                        let total: u64 = weights.iter().flatten().sum();
+                        let budget = period * upct / 100;
+                        let regions: Vec<Region> = weights
+                            .iter()
+                            .map(|r| Region {
+                                threads: r
+                                    .iter()
+                                    .map(|&w| (budget * w / total / GRAIN).max(1) * GRAIN)
+                                    .collect(),
+                            })
+                            .collect();
+                        let wcet = regions.iter().flat_map(|r| r.threads.iter()).sum();
+                        let mut t = Task::periodic(format!("t{i}"), period, wcet);
+                        t.deadline = period * [50, 75, 100][d] / 100;
+                        t.offset = off * 250 * US;
+                        if regions.len() > 1 || regions[0].threads.len() > 1 {
+                            t.regions = regions;
                         }
-                    }
-                }
-                t
-            })
-            .collect();
-        let mut ts = TaskSet::new(m, tasks);
-        if sections {
-            ts.resources = vec!["R0".into(), "R1".into(), "R2".into()];
-        }
-        ts.run.duration = 30 * MS;
-        ts.run.seed = seed;
-        ts.run.on_miss = if abort { OnMiss::Abort } else { OnMiss::Continue };
-        ts.run.execution = if exec == 0 { ExecModel::Uniform { min: 0.3, max: 1.0 } } else { ExecModel::Wcet };
-        // Through the file format and back: the set is one a user could write, and a failing
-        // case prints as a file to rerun.
-        let yaml = rtsched_model::file::to_yaml(&ts);
-        parse_taskset(&yaml, Format::Yaml, "generated.yaml").unwrap_or_else(|e| panic!("generated set does not load: {e}\n{yaml}"))
-    })
+                        if sections && sec > 0 {
+                            // A section in one thread, and with sec == 2 one nested in it on a
+                            // higher-numbered resource (the order the loader demands).
+                            let region = ri.index(t.regions.len().max(1));
+                            let thread = if t.regions.is_empty() {
+                                0
+                            } else {
+                                ti.index(t.regions[region].threads.len())
+                            };
+                            let tw = if t.regions.is_empty() {
+                                t.wcet
+                            } else {
+                                t.regions[region].threads[thread]
+                            };
+                            let start = tw * at_pct / 100;
+                            let length = ((tw - start) * len_pct / 100).max(1).min(tw - start);
+                            let (region, thread) = (region as u32, thread as u32);
+                            if length > 0 {
+                                t.sections.push(CriticalSection {
+                                    resource: res,
+                                    region,
+                                    thread,
+                                    start,
+                                    length,
+                                });
+                                if sec == 2 && res < 2 && length >= 3 {
+                                    t.sections.push(CriticalSection {
+                                        resource: res + 1,
+                                        region,
+                                        thread,
+                                        start: start + 1,
+                                        length: length - 2,
+                                    });
+                                }
+                            }
+                        }
+                        t
+                    },
+                )
+                .collect();
+            let mut ts = TaskSet::new(m, tasks);
+            if sections {
+                ts.resources = vec!["R0".into(), "R1".into(), "R2".into()];
+            }
+            ts.run.duration = 30 * MS;
+            ts.run.seed = seed;
+            ts.run.on_miss = if abort {
+                OnMiss::Abort
+            } else {
+                OnMiss::Continue
+            };
+            ts.run.execution = if exec == 0 {
+                ExecModel::Uniform { min: 0.3, max: 1.0 }
+            } else {
+                ExecModel::Wcet
+            };
+            // Through the file format and back: the set is one a user could write, and a failing
+            // case prints as a file to rerun.
+            let yaml = rtsched_model::file::to_yaml(&ts);
+            parse_taskset(&yaml, Format::Yaml, "generated.yaml")
+                .unwrap_or_else(|e| panic!("generated set does not load: {e}\n{yaml}"))
+        })
 }
 
 /// A region fork as the ledger announced it to the policy.
@@ -594,9 +762,17 @@ impl Policy for PolicyLog {
     fn forked(&mut self, now: Time, cpu: Option<u32>, threads: &[EntityInfo]) {
         let f = &threads[0];
         let mut log = self.log.lock().unwrap();
-        log.forks.push(Fork { at: now, cpu, task: f.task, job: f.job, region: f.region, threads: threads.len() as u32 });
+        log.forks.push(Fork {
+            at: now,
+            cpu,
+            task: f.task,
+            job: f.job,
+            region: f.region,
+            threads: threads.len() as u32,
+        });
         if cpu.is_none() {
-            log.arrivals.extend(threads.iter().map(|t| (now, thread_of(t))));
+            log.arrivals
+                .extend(threads.iter().map(|t| (now, thread_of(t))));
         }
         drop(log);
         self.inner.forked(now, cpu, threads)
@@ -662,7 +838,12 @@ impl Timeline {
     fn close(&mut self, cpu: usize, now: Time) {
         if let Some((thread, start)) = self.open[cpu].take() {
             if now > start {
-                self.segs.push(Seg { cpu: cpu as u32, thread, start, end: now });
+                self.segs.push(Seg {
+                    cpu: cpu as u32,
+                    thread,
+                    start,
+                    end: now,
+                });
             }
         }
     }
@@ -674,11 +855,22 @@ impl Observer for &mut Timeline {
         // A thread that ran on CPU c until now and is still ready but not on c was preempted.
         // If only arrivals preempt, what runs on c now arrived now, with an earlier deadline
         // (EDF order), and took c from it.
-        let arrived: Vec<Thread> = self.log.lock().unwrap().arrivals.iter().rev().take_while(|(at, _)| *at == v.now).map(|x| x.1).collect();
+        let arrived: Vec<Thread> = self
+            .log
+            .lock()
+            .unwrap()
+            .arrivals
+            .iter()
+            .rev()
+            .take_while(|(at, _)| *at == v.now)
+            .map(|x| x.1)
+            .collect();
         let key = |i: &EntityInfo| (i.deadline, i.release, i.task, i.job, i.thread);
         for c in 0..self.open.len() {
             let Some((p, _)) = self.open[c] else { continue };
-            let Some((pi, at)) = live.iter().find(|(i, _)| thread_of(i) == p) else { continue }; // ended, blocked or aborted
+            let Some((pi, at)) = live.iter().find(|(i, _)| thread_of(i) == p) else {
+                continue;
+            }; // ended, blocked or aborted
             if *at == Some(c as u32) {
                 continue;
             }
@@ -689,15 +881,24 @@ impl Observer for &mut Timeline {
             }
             self.preemptions += 1;
             let by = live.iter().find(|(_, at)| *at == Some(c as u32));
-            if self.promise.only_arrivals_preempt && !by.is_some_and(|(a, _)| arrived.contains(&thread_of(a)) && key(a) < key(pi)) {
+            if self.promise.only_arrivals_preempt
+                && !by.is_some_and(|(a, _)| arrived.contains(&thread_of(a)) && key(a) < key(pi))
+            {
                 let by = by.map(|x| thread_of(&x.0));
                 self.failure.get_or_insert(format!("t={} {p:?} left CPU {c} for {by:?} while still ready (arrivals now: {arrived:?})", v.now));
             }
         }
         for c in 0..self.open.len() {
-            let on: Vec<Thread> = live.iter().filter(|(_, at)| *at == Some(c as u32)).map(|(i, _)| (i.task, i.job, i.region, i.thread)).collect();
+            let on: Vec<Thread> = live
+                .iter()
+                .filter(|(_, at)| *at == Some(c as u32))
+                .map(|(i, _)| (i.task, i.job, i.region, i.thread))
+                .collect();
             if on.len() > 1 || on.len() != v.running[c].is_some() as usize {
-                self.failure.get_or_insert(format!("t={} CPU {c} runs {:?}, live entities there: {on:?}", v.now, v.running[c]));
+                self.failure.get_or_insert(format!(
+                    "t={} CPU {c} runs {:?}, live entities there: {on:?}",
+                    v.now, v.running[c]
+                ));
             }
             if self.open[c].map(|(t, _)| t) != on.first().copied() {
                 self.close(c, v.now);
@@ -706,9 +907,16 @@ impl Observer for &mut Timeline {
         }
         if self.promise.work_conserving {
             let idle = v.running.iter().filter(|r| r.is_none()).count();
-            let waiting: Vec<_> = live.iter().filter(|(_, at)| at.is_none()).map(|(i, _)| (i.task, i.job, i.region, i.thread)).collect();
+            let waiting: Vec<_> = live
+                .iter()
+                .filter(|(_, at)| at.is_none())
+                .map(|(i, _)| (i.task, i.job, i.region, i.thread))
+                .collect();
             if idle > 0 && !waiting.is_empty() {
-                self.failure.get_or_insert(format!("t={} {idle} CPU(s) idle while {waiting:?} wait", v.now));
+                self.failure.get_or_insert(format!(
+                    "t={} {idle} CPU(s) idle while {waiting:?} wait",
+                    v.now
+                ));
             }
         }
     }
@@ -773,10 +981,25 @@ struct Observed {
 /// `Ok(None)`: the policy refused the set (a build error).
 fn observe(ts: &TaskSet, spec: &str) -> Result<Option<Observed>, TestCaseError> {
     let m = ts.platform.cpus as usize;
-    let Ok(inner) = rtsched_policies::build(spec, ts) else { return Ok(None) };
+    let Ok(inner) = rtsched_policies::build(spec, ts) else {
+        return Ok(None);
+    };
     let log = Arc::new(Mutex::new(Log::default()));
-    let mut policy = ProtocolChecker::new(Box::new(PolicyLog { inner, log: log.clone() }), m as u32);
-    let mut tl = Timeline { promise: promises(spec), log: log.clone(), open: vec![None; m], segs: Vec::new(), preemptions: 0, failure: None };
+    let mut policy = ProtocolChecker::new(
+        Box::new(PolicyLog {
+            inner,
+            log: log.clone(),
+        }),
+        m as u32,
+    );
+    let mut tl = Timeline {
+        promise: promises(spec),
+        log: log.clone(),
+        open: vec![None; m],
+        segs: Vec::new(),
+        preemptions: 0,
+        failure: None,
+    };
     let r = simulate_observed(ts, &mut policy, &mut tl, true);
     for c in 0..m {
         tl.close(c, r.end);
@@ -785,7 +1008,12 @@ fn observe(ts: &TaskSet, spec: &str) -> Result<Option<Observed>, TestCaseError> 
         return Err(TestCaseError::fail(format!("{spec}: {f}")));
     }
     let forks = std::mem::take(&mut log.lock().unwrap().forks);
-    Ok(Some(Observed { r, segs: tl.segs, forks, preemptions: tl.preemptions }))
+    Ok(Some(Observed {
+        r,
+        segs: tl.segs,
+        forks,
+        preemptions: tl.preemptions,
+    }))
 }
 
 /// Check every property `spec` promises on the observed run `o` of `ts`, but determinism.
@@ -795,9 +1023,23 @@ fn verify(ts: &TaskSet, spec: &str, o: &Observed) -> Result<Seen, TestCaseError>
     let (r, segs, forks) = (&o.r, &o.segs, &o.forks);
 
     // The timeline is the recorded schedule, with regions.
-    let recorded = merged(r.intervals.iter().map(|i: &Interval| (i.cpu, i.task, i.job, i.thread, i.start, i.end)).collect());
-    let rebuilt = merged(segs.iter().map(|s| (s.cpu, s.thread.0, s.thread.1, s.thread.3, s.start, s.end)).collect());
-    prop_assert_eq!(&recorded, &rebuilt, "{}: recorded intervals differ from the per-instant schedule", spec);
+    let recorded = merged(
+        r.intervals
+            .iter()
+            .map(|i: &Interval| (i.cpu, i.task, i.job, i.thread, i.start, i.end))
+            .collect(),
+    );
+    let rebuilt = merged(
+        segs.iter()
+            .map(|s| (s.cpu, s.thread.0, s.thread.1, s.thread.3, s.start, s.end))
+            .collect(),
+    );
+    prop_assert_eq!(
+        &recorded,
+        &rebuilt,
+        "{}: recorded intervals differ from the per-instant schedule",
+        spec
+    );
 
     // No CPU runs two things at once.
     let mut per_cpu: Vec<Vec<(Time, Time)>> = vec![Vec::new(); m];
@@ -808,18 +1050,33 @@ fn verify(ts: &TaskSet, spec: &str, o: &Observed) -> Result<Seen, TestCaseError>
     for (c, v) in per_cpu.iter_mut().enumerate() {
         v.sort();
         for w in v.windows(2) {
-            prop_assert!(w[0].1 <= w[1].0, "{}: CPU {} runs two things at once: {:?}", spec, c, w);
+            prop_assert!(
+                w[0].1 <= w[1].0,
+                "{}: CPU {} runs two things at once: {:?}",
+                spec,
+                c,
+                w
+            );
         }
     }
     // No thread on two CPUs at once.
     let mut of_thread: BTreeMap<Thread, Vec<(Time, Time, u32)>> = BTreeMap::new();
     for s in segs {
-        of_thread.entry(s.thread).or_default().push((s.start, s.end, s.cpu));
+        of_thread
+            .entry(s.thread)
+            .or_default()
+            .push((s.start, s.end, s.cpu));
     }
     for (th, v) in of_thread.iter_mut() {
         v.sort();
         for w in v.windows(2) {
-            prop_assert!(w[0].1 <= w[1].0, "{}: thread {:?} on two CPUs at once: {:?}", spec, th, w);
+            prop_assert!(
+                w[0].1 <= w[1].0,
+                "{}: thread {:?} on two CPUs at once: {:?}",
+                spec,
+                th,
+                w
+            );
         }
     }
 
@@ -827,7 +1084,11 @@ fn verify(ts: &TaskSet, spec: &str, o: &Observed) -> Result<Seen, TestCaseError>
     type Regions = BTreeMap<u32, (Time, Time, BTreeMap<u32, Time>)>;
     let mut jobs: HashMap<(u32, u64), Regions> = HashMap::new();
     for (&(task, job, region, thread), v) in &of_thread {
-        let e = jobs.entry((task, job)).or_default().entry(region).or_insert((Time::MAX, 0, BTreeMap::new()));
+        let e = jobs
+            .entry((task, job))
+            .or_default()
+            .entry(region)
+            .or_insert((Time::MAX, 0, BTreeMap::new()));
         for &(s, end, _) in v {
             e.0 = e.0.min(s);
             e.1 = e.1.max(end);
@@ -841,19 +1102,54 @@ fn verify(ts: &TaskSet, spec: &str, o: &Observed) -> Result<Seen, TestCaseError>
             prop_assert!(k < nregions);
             for (&th, &got) in threads {
                 // No thread runs more than its WCET (no model here draws more).
-                prop_assert!(got <= wcet_of(ts, task, k, th), "{}: thread {:?} ran {} > its WCET", spec, (task, job, k, th), got);
+                prop_assert!(
+                    got <= wcet_of(ts, task, k, th),
+                    "{}: thread {:?} ran {} > its WCET",
+                    spec,
+                    (task, job, k, th),
+                    got
+                );
             }
             // Region barrier: region k starts after every thread of region k-1 ended, each
             // having run its whole demand.
             if k > 0 {
                 let prev = regions.get(&(k - 1));
-                prop_assert!(prev.is_some(), "{}: job {:?} runs region {} but never ran region {}", spec, (task, job), k, k - 1);
+                prop_assert!(
+                    prev.is_some(),
+                    "{}: job {:?} runs region {} but never ran region {}",
+                    spec,
+                    (task, job),
+                    k,
+                    k - 1
+                );
                 let (_, prev_end, prev_threads) = prev.unwrap();
-                prop_assert!(*first >= *prev_end, "{}: job {:?}: region {} starts at {} before region {} ends at {}", spec, (task, job), k, first, k - 1, prev_end);
-                prop_assert_eq!(prev_threads.len(), threads_in(ts, task, k - 1), "{}: job {:?} region {} joined without all its threads", spec, (task, job), k - 1);
+                prop_assert!(
+                    *first >= *prev_end,
+                    "{}: job {:?}: region {} starts at {} before region {} ends at {}",
+                    spec,
+                    (task, job),
+                    k,
+                    first,
+                    k - 1,
+                    prev_end
+                );
+                prop_assert_eq!(
+                    prev_threads.len(),
+                    threads_in(ts, task, k - 1),
+                    "{}: job {:?} region {} joined without all its threads",
+                    spec,
+                    (task, job),
+                    k - 1
+                );
                 if wcet_model {
                     for (&th, &got) in prev_threads {
-                        prop_assert_eq!(got, wcet_of(ts, task, k - 1, th), "{}: thread {:?} joined before its demand", spec, (task, job, k - 1, th));
+                        prop_assert_eq!(
+                            got,
+                            wcet_of(ts, task, k - 1, th),
+                            "{}: thread {:?} joined before its demand",
+                            spec,
+                            (task, job, k - 1, th)
+                        );
                     }
                 }
             }
@@ -863,7 +1159,9 @@ fn verify(ts: &TaskSet, spec: &str, o: &Observed) -> Result<Seen, TestCaseError>
     // their last thread did.
     for j in &r.jobs {
         let regions = jobs.get(&(j.task, j.job));
-        let total: Time = regions.map(|rs| rs.values().flat_map(|x| x.2.values()).sum()).unwrap_or(0);
+        let total: Time = regions
+            .map(|rs| rs.values().flat_map(|x| x.2.values()).sum())
+            .unwrap_or(0);
         match j.finish {
             Some(f) => {
                 let rs = regions.unwrap();
@@ -874,34 +1172,100 @@ fn verify(ts: &TaskSet, spec: &str, o: &Observed) -> Result<Seen, TestCaseError>
                     prop_assert_eq!(threads.len(), threads_in(ts, j.task, k));
                     if wcet_model {
                         for (&th, &got) in threads {
-                            prop_assert_eq!(got, wcet_of(ts, j.task, k, th), "{}: thread {:?}", spec, (j.task, j.job, k, th));
+                            prop_assert_eq!(
+                                got,
+                                wcet_of(ts, j.task, k, th),
+                                "{}: thread {:?}",
+                                spec,
+                                (j.task, j.job, k, th)
+                            );
                         }
                     }
                 }
-                prop_assert_eq!(rs.values().map(|x| x.1).max(), Some(f), "{}: job {}/{} finish", spec, j.task, j.job);
+                prop_assert_eq!(
+                    rs.values().map(|x| x.1).max(),
+                    Some(f),
+                    "{}: job {}/{} finish",
+                    spec,
+                    j.task,
+                    j.job
+                );
             }
-            None => prop_assert!(total < j.demand, "{}: unfinished job {}/{} ran {} of {}", spec, j.task, j.job, total, j.demand),
+            None => prop_assert!(
+                total < j.demand,
+                "{}: unfinished job {}/{} ran {} of {}",
+                spec,
+                j.task,
+                j.job,
+                total,
+                j.demand
+            ),
         }
     }
 
     // Each region forks where its job joined, and (if promised) a thread first runs away from
     // its fork CPU only while that CPU is busy: it was stolen from a busy core.
     let busy_at = |c: u32, t: Time| per_cpu[c as usize].iter().any(|&(s, e)| s <= t && t < e);
-    let mut seen = Seen { preemptions: o.preemptions, ..Seen::default() };
+    let mut seen = Seen {
+        preemptions: o.preemptions,
+        ..Seen::default()
+    };
     for f in forks {
-        prop_assert_eq!(f.threads as usize, threads_in(ts, f.task, f.region), "{}: {:?}", spec, f);
+        prop_assert_eq!(
+            f.threads as usize,
+            threads_in(ts, f.task, f.region),
+            "{}: {:?}",
+            spec,
+            f
+        );
         let Some(c) = f.cpu else {
-            prop_assert_eq!(f.region, 0, "{}: {:?} forked on no CPU after a join", spec, f);
+            prop_assert_eq!(
+                f.region,
+                0,
+                "{}: {:?} forked on no CPU after a join",
+                spec,
+                f
+            );
             continue;
         };
-        prop_assert!(f.region > 0, "{}: {:?}: a first region forked on a CPU", spec, f);
+        prop_assert!(
+            f.region > 0,
+            "{}: {:?}: a first region forked on a CPU",
+            spec,
+            f
+        );
         seen.forks_on_a_cpu += 1;
-        let prev = jobs.get(&(f.task, f.job)).and_then(|rs| rs.get(&(f.region - 1)));
-        prop_assert_eq!(prev.map(|p| p.1), Some(f.at), "{}: {:?}: the previous region did not end there", spec, f);
-        let joined_on_c = segs.iter().any(|s| s.thread.0 == f.task && s.thread.1 == f.job && s.thread.2 == f.region - 1 && s.cpu == c && s.end == f.at);
-        prop_assert!(joined_on_c, "{}: {:?}: no thread of the previous region ended on CPU {} then", spec, f, c);
+        let prev = jobs
+            .get(&(f.task, f.job))
+            .and_then(|rs| rs.get(&(f.region - 1)));
+        prop_assert_eq!(
+            prev.map(|p| p.1),
+            Some(f.at),
+            "{}: {:?}: the previous region did not end there",
+            spec,
+            f
+        );
+        let joined_on_c = segs.iter().any(|s| {
+            s.thread.0 == f.task
+                && s.thread.1 == f.job
+                && s.thread.2 == f.region - 1
+                && s.cpu == c
+                && s.end == f.at
+        });
+        prop_assert!(
+            joined_on_c,
+            "{}: {:?}: no thread of the previous region ended on CPU {} then",
+            spec,
+            f,
+            c
+        );
         for k in 0..f.threads {
-            let Some(&(start, _, cpu)) = of_thread.get(&(f.task, f.job, f.region, k)).and_then(|v| v.first()) else { continue };
+            let Some(&(start, _, cpu)) = of_thread
+                .get(&(f.task, f.job, f.region, k))
+                .and_then(|v| v.first())
+            else {
+                continue;
+            };
             if cpu != c {
                 seen.away_from_fork_cpu += 1;
                 if promise.steals_from_busy_cores_only {
@@ -918,7 +1282,9 @@ fn verify(ts: &TaskSet, spec: &str, o: &Observed) -> Result<Seen, TestCaseError>
 /// Simulate `ts` under `spec` and check every property it promises. `Ok(None)`: the policy
 /// refused the set.
 fn check(ts: &TaskSet, spec: &str) -> Result<Option<Seen>, TestCaseError> {
-    let Some(o) = observe(ts, spec)? else { return Ok(None) };
+    let Some(o) = observe(ts, spec)? else {
+        return Ok(None);
+    };
     let seen = verify(ts, spec, &o)?;
     // Determinism: the same set and seed give the same results to the byte, with or without
     // the checking wrappers.
@@ -939,7 +1305,10 @@ fn check(ts: &TaskSet, spec: &str) -> Result<Option<Seen>, TestCaseError> {
 #[test]
 fn the_checks_catch_broken_schedules() {
     fn at(o: &Observed, cpu: u32, thread: Thread, start_ms: u64) -> usize {
-        o.segs.iter().position(|s| (s.cpu, s.thread, s.start) == (cpu, thread, start_ms * MS)).expect("a stretch of the hand-worked schedule")
+        o.segs
+            .iter()
+            .position(|s| (s.cpu, s.thread, s.start) == (cpu, thread, start_ms * MS))
+            .expect("a stretch of the hand-worked schedule")
     }
     fn caught(yaml: &str, fault: &str, want: &str, edit: &dyn Fn(&mut Observed)) {
         let t = ts(yaml);
@@ -948,40 +1317,97 @@ fn the_checks_catch_broken_schedules() {
         edit(&mut o);
         // The recorded intervals follow the edited schedule, unless the fault is between them.
         if want != "recorded intervals differ" {
-            o.r.intervals = o.segs.iter().map(|s| Interval { cpu: s.cpu, task: s.thread.0, job: s.thread.1, thread: s.thread.3, start: s.start, end: s.end, overhead: 0 }).collect();
+            o.r.intervals = o
+                .segs
+                .iter()
+                .map(|s| Interval {
+                    cpu: s.cpu,
+                    task: s.thread.0,
+                    job: s.thread.1,
+                    thread: s.thread.3,
+                    start: s.start,
+                    end: s.end,
+                    overhead: 0,
+                })
+                .collect();
         }
         match verify(&t, "paws", &o) {
             Ok(_) => panic!("{fault}: not caught"),
-            Err(e) => assert!(e.to_string().contains(want), "{fault}: caught as {e}, expected {want:?}"),
+            Err(e) => assert!(
+                e.to_string().contains(want),
+                "{fault}: caught as {e}, expected {want:?}"
+            ),
         }
     }
     // Rule F's schedule: p = task 0 (regions [2, [4, 4, 4], 2]), q1 = task 1.
-    caught(RULE_F, "an interval lost from the record", "recorded intervals differ", &|o| {
-        o.r.intervals.pop();
+    caught(
+        RULE_F,
+        "an interval lost from the record",
+        "recorded intervals differ",
+        &|o| {
+            o.r.intervals.pop();
+        },
+    );
+    caught(
+        RULE_F,
+        "q1 runs on into p's thread 2 on CPU 0",
+        "runs two things at once",
+        &|o| {
+            let i = at(o, 0, (1, 0, 0, 0), 3);
+            o.segs[i].end = 6 * MS;
+        },
+    );
+    caught(
+        RULE_F,
+        "thread 1 of region 1 also on CPU 1",
+        "on two CPUs at once",
+        &|o| {
+            let s = o.segs[at(o, 0, (0, 0, 1, 1), 8)];
+            o.segs.push(Seg { cpu: 1, ..s });
+        },
+    );
+    caught(
+        RULE_F,
+        "region 2 starts on CPU 1 at 11, before thread 1 ends at 12",
+        "before region 1 ends",
+        &|o| {
+            let i = at(o, 0, (0, 0, 2, 0), 12);
+            o.segs[i] = Seg {
+                cpu: 1,
+                start: 11 * MS,
+                end: 13 * MS,
+                ..o.segs[i]
+            };
+        },
+    );
+    caught(
+        RULE_F,
+        "thread 1 of region 1 ends 1 ms short",
+        "joined before its demand",
+        &|o| {
+            let i = at(o, 0, (0, 0, 1, 1), 8);
+            o.segs[i].end = 11 * MS;
+        },
+    );
+    caught(RULE_F, "p's record finishes at 15", "finish", &|o| {
+        o.r.jobs[0].finish = Some(15 * MS)
     });
-    caught(RULE_F, "q1 runs on into p's thread 2 on CPU 0", "runs two things at once", &|o| {
-        let i = at(o, 0, (1, 0, 0, 0), 3);
-        o.segs[i].end = 6 * MS;
-    });
-    caught(RULE_F, "thread 1 of region 1 also on CPU 1", "on two CPUs at once", &|o| {
-        let s = o.segs[at(o, 0, (0, 0, 1, 1), 8)];
-        o.segs.push(Seg { cpu: 1, ..s });
-    });
-    caught(RULE_F, "region 2 starts on CPU 1 at 11, before thread 1 ends at 12", "before region 1 ends", &|o| {
-        let i = at(o, 0, (0, 0, 2, 0), 12);
-        o.segs[i] = Seg { cpu: 1, start: 11 * MS, end: 13 * MS, ..o.segs[i] };
-    });
-    caught(RULE_F, "thread 1 of region 1 ends 1 ms short", "joined before its demand", &|o| {
-        let i = at(o, 0, (0, 0, 1, 1), 8);
-        o.segs[i].end = 11 * MS;
-    });
-    caught(RULE_F, "p's record finishes at 15", "finish", &|o| o.r.jobs[0].finish = Some(15 * MS));
-    caught(RULE_F, "region 1 forked on CPU 1, where region 0 did not end", "no thread of the previous region ended", &|o| o.forks[0].cpu = Some(1));
+    caught(
+        RULE_F,
+        "region 1 forked on CPU 1, where region 0 did not end",
+        "no thread of the previous region ended",
+        &|o| o.forks[0].cpu = Some(1),
+    );
     // The fill-rounds schedule: p = task 2 forks [3, 4] on CPU 2 at 2; CPU 1 is idle.
-    caught(FILL_ROUNDS, "CPU 1 robs the idle CPU 2 of p1", "while CPU 2 was idle", &|o| {
-        let i = at(o, 2, (2, 0, 1, 1), 2);
-        o.segs[i].cpu = 1;
-    });
+    caught(
+        FILL_ROUNDS,
+        "CPU 1 robs the idle CPU 2 of p1",
+        "while CPU 2 was idle",
+        &|o| {
+            let i = at(o, 2, (2, 0, 1, 1), 2);
+            o.segs[i].cpu = 1;
+        },
+    );
 }
 
 /// Per policy: cases that ran, cases the policy refused, and what they exercised.
@@ -996,7 +1422,11 @@ struct Tally {
 }
 
 fn run_properties(spec: &str, cases: u32) -> Tally {
-    let mut runner = TestRunner::new(Config { cases, failure_persistence: None, ..Config::default() });
+    let mut runner = TestRunner::new(Config {
+        cases,
+        failure_persistence: None,
+        ..Config::default()
+    });
     let tally = Cell::new(Tally::default());
     let result = runner.run(&arb_fork_join_taskset(), |ts| {
         let yaml = || rtsched_model::file::to_yaml(&ts);
@@ -1005,8 +1435,15 @@ fn run_properties(spec: &str, cases: u32) -> Tally {
             Ok(Ok(s)) => s,
             Ok(Err(e)) => return Err(TestCaseError::fail(format!("{e}\ntask set:\n{}", yaml()))),
             Err(p) => {
-                let msg = p.downcast_ref::<String>().cloned().or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string())).unwrap_or_default();
-                return Err(TestCaseError::fail(format!("{spec} panicked: {msg}\ntask set:\n{}", yaml())));
+                let msg = p
+                    .downcast_ref::<String>()
+                    .cloned()
+                    .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+                    .unwrap_or_default();
+                return Err(TestCaseError::fail(format!(
+                    "{spec} panicked: {msg}\ntask set:\n{}",
+                    yaml()
+                )));
             }
         };
         let mut t = tally.get();
@@ -1037,13 +1474,28 @@ fn fork_join_properties_hold_under_every_policy() {
     for &spec in POLICIES_UNDER_TEST {
         let t = run_properties(spec, CASES);
         eprintln!("{spec}: {t:?}");
-        assert!(t.ran > CASES / 2, "{spec}: only {} of {} cases ran ({} refused)", t.ran, CASES, t.refused);
-        assert!(t.with_forks_on_a_cpu >= t.ran / 2, "{spec}: few sets fork on a CPU: {t:?}");
+        assert!(
+            t.ran > CASES / 2,
+            "{spec}: only {} of {} cases ran ({} refused)",
+            t.ran,
+            CASES,
+            t.refused
+        );
+        assert!(
+            t.with_forks_on_a_cpu >= t.ran / 2,
+            "{spec}: few sets fork on a CPU: {t:?}"
+        );
         if promises(spec).steals_from_busy_cores_only {
-            assert!(t.with_away_from_fork_cpu >= t.ran / 4, "{spec}: few sets steal: {t:?}");
+            assert!(
+                t.with_away_from_fork_cpu >= t.ran / 4,
+                "{spec}: few sets steal: {t:?}"
+            );
         }
         if promises(spec).only_arrivals_preempt {
-            assert!(t.with_preemptions >= t.ran / 4, "{spec}: few sets preempt: {t:?}");
+            assert!(
+                t.with_preemptions >= t.ran / 4,
+                "{spec}: few sets preempt: {t:?}"
+            );
         }
     }
 }
@@ -1071,9 +1523,20 @@ tasks:
     // The instant itself: t1 (job 1) runs on CPU 2 up to 20.20448 ms and, after it, elsewhere.
     let r = paws(&t);
     let at = 20_204_480;
-    let before = r.intervals.iter().find(|i| i.task == 1 && i.end == at).expect("t1 runs up to the instant");
-    let after = r.intervals.iter().find(|i| i.task == 1 && i.start == at).expect("t1 runs from the instant");
-    assert_ne!(before.cpu, after.cpu, "the case no longer makes the same-instant move it was kept for");
+    let before = r
+        .intervals
+        .iter()
+        .find(|i| i.task == 1 && i.end == at)
+        .expect("t1 runs up to the instant");
+    let after = r
+        .intervals
+        .iter()
+        .find(|i| i.task == 1 && i.start == at)
+        .expect("t1 runs from the instant");
+    assert_ne!(
+        before.cpu, after.cpu,
+        "the case no longer makes the same-instant move it was kept for"
+    );
 }
 
 // ==========================================================================================
@@ -1135,7 +1598,10 @@ fn a_preempted_stolen_thread_requeued_globally_preempts_nothing() {
             (1, 1, 0, 12.0, 17.0),
         ]
     );
-    assert_eq!(finishes(&r), vec![Some(3.5), Some(17.0), Some(14.5), Some(5.0), Some(11.0)]);
+    assert_eq!(
+        finishes(&r),
+        vec![Some(3.5), Some(17.0), Some(14.5), Some(5.0), Some(11.0)]
+    );
 }
 
 // ------------------------------------------------------------------------------------------
@@ -1186,9 +1652,18 @@ tasks:
             (1, 4, 0, 10.0, 12.0),
         ]
     );
-    assert_eq!(finishes(&r), vec![Some(11.0), Some(3.0), Some(10.0), Some(9.0), Some(12.0)]);
+    assert_eq!(
+        finishes(&r),
+        vec![Some(11.0), Some(3.0), Some(10.0), Some(9.0), Some(12.0)]
+    );
     // p0 was requeued twice: to the global queue at 2 (stolen), to CPU 0's deque at 7.
-    assert_eq!((stat(&t, "paws", "requeued_global"), stat(&t, "paws", "requeued_local")), (1.0, 2.0));
+    assert_eq!(
+        (
+            stat(&t, "paws", "requeued_global"),
+            stat(&t, "paws", "requeued_local")
+        ),
+        (1.0, 2.0)
+    );
 }
 
 // ------------------------------------------------------------------------------------------
@@ -1207,17 +1682,46 @@ tasks:
 #[test]
 fn pull_inversion_takes_the_global_head_when_the_local_deadline_level_drops() {
     let t = ts(RULE_D);
-    let common = [(0, 0, 0, 0.0, 6.0), (1, 1, 0, 0.0, 1.0), (1, 1, 1, 1.0, 2.0), (1, 2, 0, 2.0, 4.0)];
+    let common = [
+        (0, 0, 0, 0.0, 6.0),
+        (1, 1, 0, 0.0, 1.0),
+        (1, 1, 1, 1.0, 2.0),
+        (1, 2, 0, 2.0, 4.0),
+    ];
     let empty = run(&t, "paws:pull=empty");
     assert_eq!(ivs(&empty)[..4], common);
-    assert_eq!(ivs(&empty)[4..], [(1, 1, 1, 4.0, 7.0), (0, 3, 0, 6.0, 8.0), (1, 1, 0, 7.0, 11.0)]);
-    assert_eq!(finishes(&empty), vec![Some(6.0), Some(11.0), Some(4.0), Some(8.0)]);
-    assert_eq!(ivs(&run(&t, "paws")), ivs(&empty), "pull=empty is the default");
+    assert_eq!(
+        ivs(&empty)[4..],
+        [
+            (1, 1, 1, 4.0, 7.0),
+            (0, 3, 0, 6.0, 8.0),
+            (1, 1, 0, 7.0, 11.0)
+        ]
+    );
+    assert_eq!(
+        finishes(&empty),
+        vec![Some(6.0), Some(11.0), Some(4.0), Some(8.0)]
+    );
+    assert_eq!(
+        ivs(&run(&t, "paws")),
+        ivs(&empty),
+        "pull=empty is the default"
+    );
 
     let inversion = run(&t, "paws:pull=inversion");
     assert_eq!(ivs(&inversion)[..4], common);
-    assert_eq!(ivs(&inversion)[4..], [(1, 3, 0, 4.0, 6.0), (0, 1, 0, 6.0, 10.0), (1, 1, 1, 6.0, 9.0)]);
-    assert_eq!(finishes(&inversion), vec![Some(6.0), Some(10.0), Some(4.0), Some(6.0)]);
+    assert_eq!(
+        ivs(&inversion)[4..],
+        [
+            (1, 3, 0, 4.0, 6.0),
+            (0, 1, 0, 6.0, 10.0),
+            (1, 1, 1, 6.0, 9.0)
+        ]
+    );
+    assert_eq!(
+        finishes(&inversion),
+        vec![Some(6.0), Some(10.0), Some(4.0), Some(6.0)]
+    );
     assert_eq!(stat(&t, "paws:pull=inversion", "inversion_pulls"), 1.0);
     assert_eq!(stat(&t, "paws", "inversion_pulls"), 0.0);
 }
@@ -1233,9 +1737,17 @@ fn pull_inversion_brings_a_requeued_stolen_thread_back_to_its_home_core() {
     let r = run(&t, "paws:pull=inversion");
     assert_eq!(
         ivs(&r)[8..],
-        [(1, 2, 1, 5.0, 8.0), (1, 2, 0, 8.0, 11.5), (0, 1, 0, 11.0, 16.0), (1, 1, 1, 11.5, 15.5)]
+        [
+            (1, 2, 1, 5.0, 8.0),
+            (1, 2, 0, 8.0, 11.5),
+            (0, 1, 0, 11.0, 16.0),
+            (1, 1, 1, 11.5, 15.5)
+        ]
     );
-    assert_eq!(finishes(&r), vec![Some(3.5), Some(16.0), Some(11.5), Some(5.0), Some(11.0)]);
+    assert_eq!(
+        finishes(&r),
+        vec![Some(3.5), Some(16.0), Some(11.5), Some(5.0), Some(11.0)]
+    );
     assert_eq!(stat(&t, "paws:pull=inversion", "inversion_pulls"), 1.0);
 }
 
@@ -1253,12 +1765,20 @@ fn pull_inversion_brings_a_requeued_stolen_thread_back_to_its_home_core() {
 #[test]
 fn master_joining_resumes_the_master_on_the_joining_core() {
     let t = ts("platform: {cpus: 2}\nrun: {duration: 20}\ntasks:\n  - {name: p, period: 20, regions: [1, [3, 2], 1]}\n");
-    let before = [(0, 0, 0, 0.0, 1.0), (0, 0, 1, 1.0, 3.0), (1, 0, 0, 1.0, 4.0)];
+    let before = [
+        (0, 0, 0, 0.0, 1.0),
+        (0, 0, 1, 1.0, 3.0),
+        (1, 0, 0, 1.0, 4.0),
+    ];
     let global = run(&t, "paws:master=global");
     assert_eq!(ivs(&global)[..3], before);
     assert_eq!(ivs(&global)[3..], [(0, 0, 0, 4.0, 5.0)]);
     assert_eq!(global.counters.kernel_migrations, 2);
-    assert_eq!(ivs(&run(&t, "paws")), ivs(&global), "master=global is the default");
+    assert_eq!(
+        ivs(&run(&t, "paws")),
+        ivs(&global),
+        "master=global is the default"
+    );
 
     let joining = run(&t, "paws:master=joining");
     assert_eq!(ivs(&joining)[..3], before);

@@ -18,7 +18,11 @@ fn jobs_replay_the_measured_times_in_turn() {
     )
     .unwrap();
     let r = simulate(&ts, "gedf", true).unwrap();
-    let ran: Vec<u64> = r.jobs.iter().map(|j| j.finish.unwrap() - j.release).collect();
+    let ran: Vec<u64> = r
+        .jobs
+        .iter()
+        .map(|j| j.finish.unwrap() - j.release)
+        .collect();
     assert_eq!(ran, vec![MS, 3 * MS, 2 * MS, MS, 3 * MS]);
     // Written back, read again: the same list.
     let back = parse_taskset(&to_yaml(&ts), Format::Yaml, "back.yaml").unwrap();
@@ -28,14 +32,26 @@ fn jobs_replay_the_measured_times_in_turn() {
 #[test]
 fn bad_execution_times_name_the_task_and_the_field() {
     let err = |tasks: &str| {
-        parse_taskset(&format!("platform: {{cpus: 1}}\ntasks:\n  - {tasks}\n"), Format::Yaml, "bad.yaml").unwrap_err().to_string()
+        parse_taskset(
+            &format!("platform: {{cpus: 1}}\ntasks:\n  - {tasks}\n"),
+            Format::Yaml,
+            "bad.yaml",
+        )
+        .unwrap_err()
+        .to_string()
     };
     let e = err("{name: a, period: 10ms, wcet: 4ms, execution_times: [1ms, 0]}");
-    assert!(e.contains("task 'a'") && e.contains("execution_times[1]") && e.contains("> 0"), "{e}");
+    assert!(
+        e.contains("task 'a'") && e.contains("execution_times[1]") && e.contains("> 0"),
+        "{e}"
+    );
     let e = err("{name: a, period: 10ms, wcet: 4ms, execution_times: []}");
     assert!(e.contains("execution_times") && e.contains("got 0"), "{e}");
     let e = err("{name: a, period: 10ms, wcet: 4ms, execution_times: 3ms}");
     assert!(e.contains("execution_times") && e.contains("list"), "{e}");
     let e = err("{name: a, period: 10ms, regions: [[1ms, 1ms]], execution_times: [1ms]}");
-    assert!(e.contains("execution_times") && e.contains("sequential"), "{e}");
+    assert!(
+        e.contains("execution_times") && e.contains("sequential"),
+        "{e}"
+    );
 }

@@ -11,12 +11,17 @@ use rtsched_model::results::JobRecord;
 use rtsched_model::{TaskSet, Tuf};
 use rtsched_sim::{simulate_into, simulate_into_reusing, SimScratch};
 
-const SPECS: [&str; 9] = ["gedf", "pedf", "gfp:rm", "gnpedf", "gedf-seq", "paws", "dasa", "lbesa", "pedf:ffd"];
+const SPECS: [&str; 9] = [
+    "gedf", "pedf", "gfp:rm", "gnpedf", "gedf-seq", "paws", "dasa", "lbesa", "pedf:ffd",
+];
 
 fn varied(mut ts: TaskSet, abort: bool, tufs: bool) -> TaskSet {
     if tufs {
         for (i, t) in ts.tasks.iter_mut().enumerate() {
-            t.tuf = Some(Tuf::Step { utility: 1.0 + i as f64, termination: t.deadline });
+            t.tuf = Some(Tuf::Step {
+                utility: 1.0 + i as f64,
+                termination: t.deadline,
+            });
         }
     }
     if abort {

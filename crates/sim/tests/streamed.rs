@@ -23,20 +23,49 @@ fn same_run(ts: &TaskSet, spec: &str) -> Result<(), TestCaseError> {
             prop_assert_eq!(a, b);
             return Ok(());
         }
-        (a, b) => return Err(TestCaseError::fail(format!("{spec}: held {:?} but streamed {:?}", a.map(|_| ()), b.map(|_| ())))),
+        (a, b) => {
+            return Err(TestCaseError::fail(format!(
+                "{spec}: held {:?} but streamed {:?}",
+                a.map(|_| ()),
+                b.map(|_| ())
+            )))
+        }
     };
-    prop_assert!(streamed.jobs.is_empty(), "{spec}: a streamed run holds its records");
+    prop_assert!(
+        streamed.jobs.is_empty(),
+        "{spec}: a streamed run holds its records"
+    );
     prop_assert_eq!(streamed.job_count(), held.jobs.len() as u64);
-    prop_assert_eq!(&got, &held.jobs, "{}: the sink's records differ from the held ones", spec);
+    prop_assert_eq!(
+        &got,
+        &held.jobs,
+        "{}: the sink's records differ from the held ones",
+        spec
+    );
     prop_assert_eq!(streamed.summaries(), held.summaries(), "{}", spec);
-    prop_assert_eq!(streamed.to_json_value(false), held.to_json_value(false), "{}", spec);
+    prop_assert_eq!(
+        streamed.to_json_value(false),
+        held.to_json_value(false),
+        "{}",
+        spec
+    );
     Ok(())
 }
 
 fn with_tufs(mut ts: TaskSet) -> TaskSet {
     for (i, t) in ts.tasks.iter_mut().enumerate() {
         let u = 1.0 + i as f64;
-        t.tuf = Some(if i % 2 == 0 { Tuf::Step { utility: u, termination: t.deadline } } else { Tuf::Linear { utility: u, termination: t.deadline + t.deadline / 2 } });
+        t.tuf = Some(if i % 2 == 0 {
+            Tuf::Step {
+                utility: u,
+                termination: t.deadline,
+            }
+        } else {
+            Tuf::Linear {
+                utility: u,
+                termination: t.deadline + t.deadline / 2,
+            }
+        });
     }
     ts
 }
@@ -60,7 +89,13 @@ proptest! {
 /// release order, with the end-dependent tardiness of the unfinished ones.
 #[test]
 fn a_starved_job_holds_back_the_stream_until_the_end() {
-    let mut ts = TaskSet::new(1, vec![Task::periodic("hog", 10 * MS, 10 * MS), Task::periodic("starved", 20 * MS, 5 * MS)]);
+    let mut ts = TaskSet::new(
+        1,
+        vec![
+            Task::periodic("hog", 10 * MS, 10 * MS),
+            Task::periodic("starved", 20 * MS, 5 * MS),
+        ],
+    );
     ts.run.duration = 200 * MS;
     for spec in ["gfp:rm", "gedf"] {
         same_run(&ts, spec).unwrap();
@@ -68,7 +103,10 @@ fn a_starved_job_holds_back_the_stream_until_the_end() {
     let mut got: Vec<JobRecord> = Vec::new();
     let (r, _) = simulate_streamed(&ts, "gfp:rm", false, false, Some(&mut got)).unwrap();
     let starved: Vec<&JobRecord> = got.iter().filter(|j| j.task == 1).collect();
-    assert!(starved.iter().all(|j| j.finish.is_none() && j.missed), "{starved:?}");
+    assert!(
+        starved.iter().all(|j| j.finish.is_none() && j.missed),
+        "{starved:?}"
+    );
     assert_eq!(r.summaries().tasks[1].summary.met, 0);
 }
 
@@ -76,7 +114,9 @@ fn a_starved_job_holds_back_the_stream_until_the_end() {
 /// of the held run (the memory it saves is measured by benchmarks/jobs_output.py).
 #[test]
 fn a_long_run_streams_every_record_once() {
-    let tasks = (0..12).map(|i| Task::periodic(format!("t{i}"), (10 + 7 * i) * MS, (2 + i % 3) * MS)).collect();
+    let tasks = (0..12)
+        .map(|i| Task::periodic(format!("t{i}"), (10 + 7 * i) * MS, (2 + i % 3) * MS))
+        .collect();
     let mut ts = TaskSet::new(4, tasks);
     ts.run.duration = 400_000 * MS;
     let (held, _) = simulate_measured(&ts, "gedf", false, false).unwrap();
@@ -84,7 +124,13 @@ fn a_long_run_streams_every_record_once() {
     let (s, _) = simulate_streamed(&ts, "gedf", false, false, Some(&mut n)).unwrap();
     assert!(held.jobs.len() > 100_000, "{}", held.jobs.len());
     assert_eq!(n.0, held.jobs.len() as u64);
-    assert_eq!(n.1, held.jobs.iter().map(|j| j.job ^ j.task as u64).fold(0u64, |a, x| a.wrapping_mul(31).wrapping_add(x)));
+    assert_eq!(
+        n.1,
+        held.jobs
+            .iter()
+            .map(|j| j.job ^ j.task as u64)
+            .fold(0u64, |a, x| a.wrapping_mul(31).wrapping_add(x))
+    );
     assert_eq!(s.summaries(), held.summaries());
 }
 
@@ -92,6 +138,9 @@ struct Counter(u64, u64);
 impl rtsched_model::results::JobSink for Counter {
     fn job(&mut self, rec: &JobRecord, _end: Time) {
         self.0 += 1;
-        self.1 = self.1.wrapping_mul(31).wrapping_add(rec.job ^ rec.task as u64);
+        self.1 = self
+            .1
+            .wrapping_mul(31)
+            .wrapping_add(rec.job ^ rec.task as u64);
     }
 }

@@ -15,7 +15,12 @@ fn ts(yaml: &str) -> TaskSet {
 }
 
 fn iv(r: &rtsched_model::results::RunResult, task: u32) -> Vec<(u32, u32, u64, u64)> {
-    let mut v: Vec<_> = r.intervals.iter().filter(|i| i.task == task && i.job == 0).map(|i: &Interval| (i.cpu, i.thread, i.start / US, i.end / US)).collect();
+    let mut v: Vec<_> = r
+        .intervals
+        .iter()
+        .filter(|i| i.task == task && i.job == 0)
+        .map(|i: &Interval| (i.cpu, i.thread, i.start / US, i.end / US))
+        .collect();
     v.sort_by_key(|x| (x.2, x.0));
     v
 }
@@ -32,14 +37,31 @@ fn fork_join_runs_threads_in_parallel_and_joins() {
     for spec in ["gedf", "gfp:rm", "gnpedf", "gedf-dist:heap"] {
         let r = simulate(&t, spec, true).unwrap();
         let j = &r.jobs[0];
-        assert_eq!((j.start, j.finish, j.demand), (Some(0), Some(7 * MS), 10 * MS), "{spec}");
+        assert_eq!(
+            (j.start, j.finish, j.demand),
+            (Some(0), Some(7 * MS), 10 * MS),
+            "{spec}"
+        );
         assert_eq!(j.cpus.iter().collect::<Vec<_>>(), vec![0, 1], "{spec}");
         if !spec.contains("dist") {
             // (gedf-dist may pick either idle CPU for region 2.)
-            assert_eq!(iv(&r, 0), vec![(0, 0, 0, 2000), (0, 0, 2000, 6000), (1, 1, 2000, 5000), (0, 0, 6000, 7000)], "{spec}");
+            assert_eq!(
+                iv(&r, 0),
+                vec![
+                    (0, 0, 0, 2000),
+                    (0, 0, 2000, 6000),
+                    (1, 1, 2000, 5000),
+                    (0, 0, 6000, 7000)
+                ],
+                "{spec}"
+            );
         }
         // Four threads, each started once: four context switches, no migration or preemption.
-        assert_eq!((j.context_switches, j.migrations, j.preemptions), (4, 0, 0), "{spec}");
+        assert_eq!(
+            (j.context_switches, j.migrations, j.preemptions),
+            (4, 0, 0),
+            "{spec}"
+        );
     }
     // Partitioned: every thread on the task's CPU, so no parallelism: response = C.
     let mut p = t.clone();
@@ -60,14 +82,20 @@ fn a_held_resource_blocks_until_released() {
     let r = simulate(&t, "gedf", true).unwrap();
     let (a, b) = (&r.jobs[0], &r.jobs[1]);
     assert_eq!((a.finish, a.blocked), (Some(4 * MS), 0));
-    assert_eq!((b.start, b.finish, b.blocked), (Some(2 * MS), Some(6 * MS), MS));
+    assert_eq!(
+        (b.start, b.finish, b.blocked),
+        (Some(2 * MS), Some(6 * MS), MS)
+    );
     // Blocking is not a preemption; b resumes on its CPU: no migration.
     assert_eq!((b.preemptions, b.migrations, b.context_switches), (0, 0, 1));
     assert_eq!(iv(&r, 1), vec![(1, 0, 3000, 6000)]);
     // Without the section b would finish at 5.
     let mut free = t.clone();
     free.tasks[1].sections.clear();
-    assert_eq!(simulate(&free, "gedf", false).unwrap().jobs[1].finish, Some(5 * MS));
+    assert_eq!(
+        simulate(&free, "gedf", false).unwrap().jobs[1].finish,
+        Some(5 * MS)
+    );
 }
 
 /// Priority inversion on one CPU (gedf): low-urgency l (D=100, C=4, R at [1,3]) takes R at 1;
@@ -81,7 +109,10 @@ fn priority_inversion_on_one_cpu() {
     let (l, h) = (&r.jobs[0], &r.jobs[1]);
     assert_eq!((h.finish, h.blocked, h.preemptions), (Some(5 * MS), MS, 0));
     assert_eq!((l.finish, l.blocked, l.preemptions), (Some(6 * MS), 0, 2));
-    assert_eq!(iv(&r, 0), vec![(0, 0, 0, 2000), (0, 0, 2500, 3500), (0, 0, 5000, 6000)]);
+    assert_eq!(
+        iv(&r, 0),
+        vec![(0, 0, 0, 2000), (0, 0, 2500, 3500), (0, 0, 5000, 6000)]
+    );
     assert_eq!(iv(&r, 1), vec![(0, 0, 2000, 2500), (0, 0, 3500, 5000)]);
 }
 
@@ -95,7 +126,10 @@ fn nested_sections_hand_over_the_inner_resource_first() {
     let t = ts("platform: {cpus: 2}\nresources: [O, I]\nrun: {duration: 20}\ntasks:\n  - {name: a, period: 20, wcet: 6, sections: [{resource: O, start: 0, length: 5}, {resource: I, start: 1, length: 1}]}\n  - {name: b, period: 20, offset: 1, wcet: 2, sections: [{resource: I, start: 0.5, length: 1}]}\n");
     let r = simulate(&t, "gedf", false).unwrap();
     assert_eq!((r.jobs[0].finish, r.jobs[0].blocked), (Some(6 * MS), 0));
-    assert_eq!((r.jobs[1].finish, r.jobs[1].blocked), (Some(3500 * US), 500 * US));
+    assert_eq!(
+        (r.jobs[1].finish, r.jobs[1].blocked),
+        (Some(3500 * US), 500 * US)
+    );
 }
 
 /// A job aborted at its deadline while holding a resource releases it to its waiter.
@@ -107,7 +141,10 @@ fn abort_releases_held_resources() {
     let r = simulate(&t, "gedf", false).unwrap();
     let (l, h) = (&r.jobs[0], r.jobs.iter().find(|j| j.task == 1).unwrap());
     assert!(l.aborted && l.missed);
-    assert_eq!((h.finish, h.blocked, h.missed), (Some(4 * MS), 2 * MS, false));
+    assert_eq!(
+        (h.finish, h.blocked, h.missed),
+        (Some(4 * MS), 2 * MS, false)
+    );
     // The next job of l (released 10) is outside the window; the run ends cleanly.
     assert_eq!(r.summaries().total.jobs, 2);
 }
@@ -129,11 +166,21 @@ fn aborted_waiter_leaves_the_queue() {
 #[test]
 fn thread_demands_are_schedule_independent() {
     let t = ts("platform: {cpus: 2}\nrun: {duration: 200, execution: {model: uniform, min: 0.3}}\ntasks:\n  - {name: p, period: 20, regions: [2, [4, 3, 3], 1], sections: [{resource: R, region: 1, thread: 2, start: 1, length: 1}]}\n  - {name: q, period: 15, wcet: 6, sections: [{resource: R, start: 2, length: 2}]}\n");
-    let d = |spec: &str| simulate(&t, spec, false).unwrap().jobs.iter().map(|j| (j.task, j.job, j.demand)).collect::<Vec<_>>();
+    let d = |spec: &str| {
+        simulate(&t, spec, false)
+            .unwrap()
+            .jobs
+            .iter()
+            .map(|j| (j.task, j.job, j.demand))
+            .collect::<Vec<_>>()
+    };
     let g = d("gedf");
     assert_eq!(g, d("gfp:rm"));
     assert_eq!(g, d("gnpedf"));
-    assert!(g.iter().any(|x| x.2 != 10 * MS), "the uniform model varies demand");
+    assert!(
+        g.iter().any(|x| x.2 != 10 * MS),
+        "the uniform model varies demand"
+    );
 }
 
 fn arb_parallel_task() -> impl Strategy<Value = Vec<Vec<u64>>> {

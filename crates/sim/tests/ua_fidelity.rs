@@ -22,7 +22,10 @@ fn run(t: &rtsched_model::TaskSet, spec: &str) -> RunResult {
 
 /// Per job: (task, finish ms, aborted at ns, utility).
 fn outcome(r: &RunResult) -> Vec<(u32, Option<u64>, Option<u64>, f64)> {
-    r.jobs.iter().map(|j| (j.task, j.finish.map(|f| f / MS), j.aborted_at, j.utility)).collect()
+    r.jobs
+        .iter()
+        .map(|j| (j.task, j.finish.map(|f| f / MS), j.aborted_at, j.utility))
+        .collect()
 }
 
 const UA: [&str; 5] = ["dasa", "lbesa", "ggua", "nggua", "ghvdf"];
@@ -56,9 +59,16 @@ fn the_termination_bounds_what_a_job_may_still_earn() {
     let t = ts("platform: {cpus: 1}\nrun: {duration: 20}\ntasks:\n  \
         - {name: a, period: 20, wcet: 16, deadline: 5, tuf: {shape: linear, utility: 10, termination: 15}}\n");
     for spec in ["dasa", "lbesa", "ggua", "nggua"] {
-        assert_eq!(outcome(&run(&t, spec)), vec![(0, None, Some(0), 0.0)], "{spec}");
+        assert_eq!(
+            outcome(&run(&t, spec)),
+            vec![(0, None, Some(0), 0.0)],
+            "{spec}"
+        );
     }
-    assert_eq!(outcome(&run(&t, "ghvdf")), vec![(0, None, Some(15 * MS + 1), 0.0)]);
+    assert_eq!(
+        outcome(&run(&t, "ghvdf")),
+        vec![(0, None, Some(15 * MS + 1), 0.0)]
+    );
 }
 
 /// NG-GUA's order on one CPU (ms). h (C 4, D 20, utility 1) holds r for its first 3 ms of
@@ -78,10 +88,33 @@ fn nggua_runs_a_holder_by_the_deadline_of_its_dependents() {
         - {name: m, period: 40, wcet: 4, deadline: 10, offset: 1, tuf: 2}\n");
     let r = run(&t, "nggua");
     // h's interval breaks at 1, where t took the CPU for no time before it blocked.
-    assert_eq!(ivs(&r), vec![(0, 0, 0, 0, 1), (0, 0, 0, 1, 3), (0, 0, 0, 9, 10), (0, 1, 0, 3, 5), (0, 2, 0, 5, 9)]);
-    assert_eq!(outcome(&r), vec![(0, Some(10), None, 1.0), (1, Some(5), None, 5.0), (2, Some(9), None, 2.0)]);
+    assert_eq!(
+        ivs(&r),
+        vec![
+            (0, 0, 0, 0, 1),
+            (0, 0, 0, 1, 3),
+            (0, 0, 0, 9, 10),
+            (0, 1, 0, 3, 5),
+            (0, 2, 0, 5, 9)
+        ]
+    );
+    assert_eq!(
+        outcome(&r),
+        vec![
+            (0, Some(10), None, 1.0),
+            (1, Some(5), None, 5.0),
+            (2, Some(9), None, 2.0)
+        ]
+    );
     let own = run(&t, "nggua:chains=off");
-    assert_eq!(outcome(&own), vec![(0, Some(8), None, 1.0), (1, None, Some(6 * MS + 1), 0.0), (2, Some(5), None, 2.0)]);
+    assert_eq!(
+        outcome(&own),
+        vec![
+            (0, Some(8), None, 1.0),
+            (1, None, Some(6 * MS + 1), 0.0),
+            (2, Some(5), None, 2.0)
+        ]
+    );
 }
 
 /// G-GUA's chain PUD on one CPU (ms). h (C 4, D 7, utility 1) holds r for all its work.
@@ -101,13 +134,35 @@ fn ggua_sums_the_pud_of_every_job_waiting_on_a_holder() {
         - {name: b2, period: 20, wcet: 1, deadline: 5, offset: 1, tuf: 2, sections: [{resource: r, start: 0, length: 1}]}\n  \
         - {name: x, period: 20, wcet: 4, deadline: 4, offset: 2, tuf: 4.4}\n");
     let sum = run(&t, "ggua");
-    assert_eq!(outcome(&sum), vec![(0, Some(4), None, 1.0), (1, Some(5), None, 2.0), (2, Some(6), None, 2.0), (3, None, Some(2 * MS + 1), 0.0)]);
+    assert_eq!(
+        outcome(&sum),
+        vec![
+            (0, Some(4), None, 1.0),
+            (1, Some(5), None, 2.0),
+            (2, Some(6), None, 2.0),
+            (3, None, Some(2 * MS + 1), 0.0)
+        ]
+    );
     assert_eq!(sum.summaries().total.accrued_utility, 5.0);
     let max = run(&t, "ggua:chain_pud=max");
-    assert_eq!(outcome(&max), vec![(0, None, Some(5 * MS + 1), 0.0), (1, None, Some(5 * MS + 1), 0.0), (2, None, Some(5 * MS + 1), 0.0), (3, Some(6), None, 4.4)]);
+    assert_eq!(
+        outcome(&max),
+        vec![
+            (0, None, Some(5 * MS + 1), 0.0),
+            (1, None, Some(5 * MS + 1), 0.0),
+            (2, None, Some(5 * MS + 1), 0.0),
+            (3, Some(6), None, 4.4)
+        ]
+    );
     assert_eq!(run(&t, "ggua:chain_pud=sum").jobs.len(), 4);
     let e = simulate(&t, "ggua:chain_pud=avg", false).unwrap_err();
-    assert!(e.contains("'ggua'") && e.contains("'chain_pud'") && e.contains("avg") && e.contains("sum, max"), "{e}");
+    assert!(
+        e.contains("'ggua'")
+            && e.contains("'chain_pud'")
+            && e.contains("avg")
+            && e.contains("sum, max"),
+        "{e}"
+    );
 }
 
 /// Every UA policy refuses a rising TUF with the same message; G-HVDF accepted it before.
@@ -116,7 +171,14 @@ fn ghvdf_refuses_a_rising_tuf_as_every_ua_policy_does() {
     let up = ts("platform: {cpus: 1}\ntasks:\n  - {name: a, period: 10, wcet: 1, tuf: {shape: piecewise, points: [[0, 1], [4ms, 3], [8ms, 0]]}}\n");
     for spec in UA {
         let e = simulate(&up, spec, false).unwrap_err();
-        assert!(e.contains("ua-fidelity.yaml") && e.contains("task 'a'") && e.contains("field 'tuf'") && e.contains("non-increasing") && e.contains(&format!("'{spec}'")), "{spec}: {e}");
+        assert!(
+            e.contains("ua-fidelity.yaml")
+                && e.contains("task 'a'")
+                && e.contains("field 'tuf'")
+                && e.contains("non-increasing")
+                && e.contains(&format!("'{spec}'")),
+            "{spec}: {e}"
+        );
     }
 }
 
@@ -132,7 +194,11 @@ fn dasa_and_lbesa_abort_a_job_the_instant_it_becomes_hopeless() {
         - {name: b, period: 20, wcet: 3, deadline: 4, tuf: 1}\n");
     for spec in ["dasa", "lbesa", "pdasa"] {
         let r = run(&t, spec);
-        assert_eq!(outcome(&r), vec![(0, Some(4), None, 5.0), (1, None, Some(MS + 1), 0.0)], "{spec}");
+        assert_eq!(
+            outcome(&r),
+            vec![(0, Some(4), None, 5.0), (1, None, Some(MS + 1), 0.0)],
+            "{spec}"
+        );
     }
 }
 
@@ -198,10 +264,24 @@ fn a_freed_resource_goes_to_the_waiter_the_policy_ranks_first() {
         - {name: w1, period: 40, wcet: 3, deadline: 5, offset: 1, tuf: 1, sections: [{resource: r, start: 0, length: 3}]}\n  \
         - {name: w2, period: 40, wcet: 2, deadline: 6, offset: 1, tuf: 10, sections: [{resource: r, start: 0, length: 1}]}\n");
     let chosen = run(&t, "dasa");
-    assert_eq!(outcome(&chosen), vec![(0, Some(6), None, 1.0), (1, None, Some(3 * MS + 1), 0.0), (2, Some(5), None, 10.0)]);
+    assert_eq!(
+        outcome(&chosen),
+        vec![
+            (0, Some(6), None, 1.0),
+            (1, None, Some(3 * MS + 1), 0.0),
+            (2, Some(5), None, 10.0)
+        ]
+    );
     let mut fifo = Fifo(rtsched_policies::build("dasa", &t).unwrap());
     let before = simulate_policy(&t, &mut fifo, true);
-    assert_eq!(outcome(&before), vec![(0, Some(7), None, 1.0), (1, Some(6), None, 1.0), (2, None, Some(5 * MS + 1), 0.0)]);
+    assert_eq!(
+        outcome(&before),
+        vec![
+            (0, Some(7), None, 1.0),
+            (1, Some(6), None, 1.0),
+            (2, None, Some(5 * MS + 1), 0.0)
+        ]
+    );
 }
 
 /// Every UA policy grants, each by its own order, where FIFO loses a job. One CPU (ms): h
@@ -219,10 +299,24 @@ fn every_ua_policy_grants_by_its_own_order() {
         - {name: w2, period: 40, wcet: 2, deadline: 5, offset: 2, tuf: 4, sections: [{resource: r, start: 0, length: 1}]}\n");
     for spec in UA {
         let r = run(&t, spec);
-        assert_eq!((r.jobs[2].finish, r.jobs[2].utility), (Some(5 * MS), 4.0), "{spec}: {:?}", ivs(&r));
-        assert_eq!(r.summaries().total.accrued_utility, 6.0, "{spec}: {:?}", outcome(&r));
+        assert_eq!(
+            (r.jobs[2].finish, r.jobs[2].utility),
+            (Some(5 * MS), 4.0),
+            "{spec}: {:?}",
+            ivs(&r)
+        );
+        assert_eq!(
+            r.summaries().total.accrued_utility,
+            6.0,
+            "{spec}: {:?}",
+            outcome(&r)
+        );
         let mut fifo = Fifo(rtsched_policies::build(spec, &t).unwrap());
         let before = simulate_policy(&t, &mut fifo, true);
-        assert!(before.jobs[2].aborted && before.jobs[1].finish.is_some(), "{spec}: {:?}", outcome(&before));
+        assert!(
+            before.jobs[2].aborted && before.jobs[1].finish.is_some(),
+            "{spec}: {:?}",
+            outcome(&before)
+        );
     }
 }

@@ -23,7 +23,10 @@ fn run(ts: &TaskSet, spec: &str) -> RunResult {
 
 /// Per job: (task, job, start, finish, missed).
 fn jobs(r: &RunResult) -> Vec<(u32, u64, Option<u64>, Option<u64>, bool)> {
-    r.jobs.iter().map(|j| (j.task, j.job, j.start, j.finish, j.missed)).collect()
+    r.jobs
+        .iter()
+        .map(|j| (j.task, j.job, j.start, j.finish, j.missed))
+        .collect()
 }
 
 /// G-GUA on 2 CPUs, four jobs released at 0 (ms): a (C 4, D 5, U 10), b (C 4, D 6, U 4),
@@ -43,7 +46,10 @@ fn ggua_hand_worked_on_two_cpus() {
         - {name: c, period: 20, wcet: 3, deadline: 8, tuf: 6}\n  \
         - {name: d, period: 20, wcet: 2, deadline: 4, tuf: 1}\n");
     let r = run(&t, "ggua");
-    assert_eq!(ivs(&r), vec![(0, 0, 0, 0, 4), (0, 2, 0, 4, 7), (1, 1, 0, 0, 4)]);
+    assert_eq!(
+        ivs(&r),
+        vec![(0, 0, 0, 0, 4), (0, 2, 0, 4, 7), (1, 1, 0, 0, 4)]
+    );
     let d = &r.jobs[3];
     assert!(d.aborted && d.missed && d.start.is_none());
     assert_eq!(d.aborted_at, Some(2 * MS + 1));
@@ -70,10 +76,21 @@ fn ac_preempts_only_at_a_deciding_cpus_event() {
         - {name: b, period: 40, wcet: 4, deadline: 18}\n  \
         - {name: c, period: 40, wcet: 2, deadline: 4, offset: 1}\n");
     let stw = run(&t, "gedf:model=stw");
-    assert_eq!(ivs(&stw), vec![(0, 1, 0, 0, 4), (1, 0, 0, 0, 1), (1, 0, 0, 3, 8), (1, 2, 0, 1, 3)]);
+    assert_eq!(
+        ivs(&stw),
+        vec![
+            (0, 1, 0, 0, 4),
+            (1, 0, 0, 0, 1),
+            (1, 0, 0, 3, 8),
+            (1, 2, 0, 1, 3)
+        ]
+    );
     assert!(stw.jobs.iter().all(|j| !j.missed));
     let ac = run(&t, "gedf:model=ac");
-    assert_eq!(ivs(&ac), vec![(0, 1, 0, 0, 4), (0, 2, 0, 4, 6), (1, 0, 0, 0, 6)]);
+    assert_eq!(
+        ivs(&ac),
+        vec![(0, 1, 0, 0, 4), (0, 2, 0, 4, 6), (1, 0, 0, 0, 6)]
+    );
     assert!(ac.jobs[2].missed && !ac.jobs[0].missed && !ac.jobs[1].missed);
 }
 
@@ -90,12 +107,25 @@ fn three_pass_mapper_keeps_running_jobs_in_place() {
         - {name: z, period: 40, wcet: 6, deadline: 10}\n  \
         - {name: w, period: 40, wcet: 2, deadline: 3, offset: 2}\n");
     let p3 = run(&t, "gedf:mapper=3pass");
-    assert_eq!(ivs(&p3), vec![(0, 2, 0, 0, 6), (1, 1, 0, 0, 8), (2, 0, 0, 0, 2), (2, 0, 0, 4, 12), (2, 3, 0, 2, 4)]);
+    assert_eq!(
+        ivs(&p3),
+        vec![
+            (0, 2, 0, 0, 6),
+            (1, 1, 0, 0, 8),
+            (2, 0, 0, 0, 2),
+            (2, 0, 0, 4, 12),
+            (2, 3, 0, 2, 4)
+        ]
+    );
     assert_eq!(p3.summaries().total.migrations, 0);
     let none = run(&t, "gedf:mapper=none");
     assert_eq!(none.summaries().total.migrations, 7, "{:?}", ivs(&none));
     let finish = |r: &RunResult| r.jobs.iter().map(|j| j.finish).collect::<Vec<_>>();
-    assert_eq!(finish(&p3), finish(&none), "same chosen sets, same finishing times");
+    assert_eq!(
+        finish(&p3),
+        finish(&none),
+        "same chosen sets, same finishing times"
+    );
 }
 
 /// A fixed overload, normalised load 1.5 on 2 CPUs: six tasks of utilisation 1/2 with step
@@ -115,7 +145,12 @@ fn overload_gua_beats_gedf_domino() {
     let ng = run(&t, "nggua").summaries().total;
     let hv = run(&t, "ghvdf").summaries().total;
     eprintln!("gedf aur {:.3} dsr {:.3}; ggua aur {:.3} dsr {:.3}; nggua aur {:.3} dsr {:.3}; ghvdf aur {:.3}", g.aur, g.dsr, gg.aur, gg.dsr, ng.aur, ng.dsr, hv.aur);
-    assert!(g.dsr < 0.3 && g.aur < 0.3, "the domino effect: gedf aur {} dsr {}", g.aur, g.dsr);
+    assert!(
+        g.dsr < 0.3 && g.aur < 0.3,
+        "the domino effect: gedf aur {} dsr {}",
+        g.aur,
+        g.dsr
+    );
     assert!(gg.aur > g.aur && ng.aur > g.aur);
     assert!(gg.aur > 0.5 && ng.aur > 0.5);
 }
@@ -124,40 +159,66 @@ fn overload_gua_beats_gedf_domino() {
 fn bad_options_name_the_scheduler_and_option() {
     let t = ts("platform: {cpus: 2}\ntasks:\n  - {name: a, period: 10, wcet: 1}\n");
     let e = simulate(&t, "ggua:model=xyz", false).unwrap_err();
-    assert!(e.contains("'ggua'") && e.contains("'model'") && e.contains("xyz"), "{e}");
+    assert!(
+        e.contains("'ggua'") && e.contains("'model'") && e.contains("xyz"),
+        "{e}"
+    );
     let e = simulate(&t, "gedf:mapper=foo", false).unwrap_err();
-    assert!(e.contains("'gedf'") && e.contains("'mapper'") && e.contains("foo"), "{e}");
+    assert!(
+        e.contains("'gedf'") && e.contains("'mapper'") && e.contains("foo"),
+        "{e}"
+    );
     let e = simulate(&t, "nggua:fast", false).unwrap_err();
-    assert!(e.contains("'nggua'") && e.contains("no option 'fast'"), "{e}");
+    assert!(
+        e.contains("'nggua'") && e.contains("no option 'fast'"),
+        "{e}"
+    );
     assert!(simulate(&t, "gfp:rm,model=ac", false).is_ok());
     let up = ts("platform: {cpus: 2}\ntasks:\n  - {name: a, period: 10, wcet: 1, tuf: {shape: piecewise, points: [[0, 1], [4, 3], [8, 0]]}}\n");
     let e = simulate(&up, "ggua", false).unwrap_err();
-    assert!(e.contains("ua-global.yaml") && e.contains("task 'a'") && e.contains("field 'tuf'"), "{e}");
+    assert!(
+        e.contains("ua-global.yaml") && e.contains("task 'a'") && e.contains("field 'tuf'"),
+        "{e}"
+    );
 }
 
 /// Underloaded implicit-deadline sets that pass the GFB test (U ≤ m − (m−1)·u_max, so G-EDF
 /// meets every deadline), with step TUFs of random utilities.
 fn arb_underloaded() -> impl Strategy<Value = TaskSet> {
-    (2u32..=4, proptest::collection::vec((1u64..=16, 5u64..=60, 1u32..=10), 2..9)).prop_filter_map("GFB", |(m, tasks)| {
-        let tasks: Vec<Task> = tasks
-            .into_iter()
-            .enumerate()
-            .map(|(i, (p, pct, u))| {
-                let period = p * 500_000;
-                let mut t = Task::periodic(format!("t{i}"), period, (period * pct / 100).max(1));
-                t.tuf = Some(Tuf::Step { utility: u as f64, termination: period });
-                t
-            })
-            .collect();
-        let us: Vec<f64> = tasks.iter().map(|t| t.wcet as f64 / t.period as f64).collect();
-        let (sum, max) = (us.iter().sum::<f64>(), us.iter().cloned().fold(0.0, f64::max));
-        if sum > m as f64 - (m - 1) as f64 * max {
-            return None;
-        }
-        let mut ts = TaskSet::new(m, tasks);
-        ts.run.duration = 40 * 500_000;
-        Some(ts)
-    })
+    (
+        2u32..=4,
+        proptest::collection::vec((1u64..=16, 5u64..=60, 1u32..=10), 2..9),
+    )
+        .prop_filter_map("GFB", |(m, tasks)| {
+            let tasks: Vec<Task> = tasks
+                .into_iter()
+                .enumerate()
+                .map(|(i, (p, pct, u))| {
+                    let period = p * 500_000;
+                    let mut t =
+                        Task::periodic(format!("t{i}"), period, (period * pct / 100).max(1));
+                    t.tuf = Some(Tuf::Step {
+                        utility: u as f64,
+                        termination: period,
+                    });
+                    t
+                })
+                .collect();
+            let us: Vec<f64> = tasks
+                .iter()
+                .map(|t| t.wcet as f64 / t.period as f64)
+                .collect();
+            let (sum, max) = (
+                us.iter().sum::<f64>(),
+                us.iter().cloned().fold(0.0, f64::max),
+            );
+            if sum > m as f64 - (m - 1) as f64 * max {
+                return None;
+            }
+            let mut ts = TaskSet::new(m, tasks);
+            ts.run.duration = 40 * 500_000;
+            Some(ts)
+        })
 }
 
 proptest! {
@@ -219,7 +280,10 @@ fn ghvdf_runs_the_densest_and_aborts_a_job_past_its_deadline() {
     .unwrap();
     assert_eq!(ivs(&r), vec![(0, 0, 0, 2, 4), (0, 1, 0, 0, 2)]);
     let (a, b) = (&r.jobs[0], &r.jobs[1]);
-    assert_eq!((a.aborted, a.aborted_at, a.utility), (true, Some(4 * MS + 1), 0.0));
+    assert_eq!(
+        (a.aborted, a.aborted_at, a.utility),
+        (true, Some(4 * MS + 1), 0.0)
+    );
     assert_eq!((b.finish, b.utility), (Some(2 * MS), 1.0));
 }
 
@@ -252,10 +316,21 @@ fn ggua_under_ac_aborts_what_stw_would_have_run_in_time() {
         - {name: b, period: 40, wcet: 4, deadline: 18}\n  \
         - {name: c, period: 40, wcet: 2, deadline: 4, offset: 1}\n");
     let stw = run(&t, "ggua:model=stw");
-    assert_eq!(ivs(&stw), vec![(0, 1, 0, 0, 4), (1, 0, 0, 0, 1), (1, 0, 0, 3, 8), (1, 2, 0, 1, 3)]);
+    assert_eq!(
+        ivs(&stw),
+        vec![
+            (0, 1, 0, 0, 4),
+            (1, 0, 0, 0, 1),
+            (1, 0, 0, 3, 8),
+            (1, 2, 0, 1, 3)
+        ]
+    );
     assert_eq!(stw.summaries().total.aur, 1.0);
     let ac = run(&t, "ggua:model=ac");
     assert_eq!(ivs(&ac), vec![(0, 1, 0, 0, 4), (1, 0, 0, 0, 6)]);
-    assert_eq!((ac.jobs[2].aborted, ac.jobs[2].aborted_at), (true, Some(3 * MS + 1)));
+    assert_eq!(
+        (ac.jobs[2].aborted, ac.jobs[2].aborted_at),
+        (true, Some(3 * MS + 1))
+    );
     assert!((ac.summaries().total.aur - 2.0 / 3.0).abs() < 1e-12);
 }

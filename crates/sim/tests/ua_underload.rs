@@ -72,11 +72,29 @@ fn audit_case_one_job_past_its_deadline_earns_what_gedf_earns() {
     let g = run(&ts_named(&yaml(1), "audit.yaml"), "gedf");
     assert_eq!(g.jobs[0].finish, Some(4 * MS));
     assert!((accrued(&g) - 0.6).abs() < 1e-12, "{}", accrued(&g));
-    for (m, spec) in [(1, "dasa"), (1, "lbesa"), (1, "ggua"), (1, "nggua"), (1, "ghvdf"), (2, "pdasa"), (2, "ggua"), (2, "nggua"), (2, "ghvdf")] {
+    for (m, spec) in [
+        (1, "dasa"),
+        (1, "lbesa"),
+        (1, "ggua"),
+        (1, "nggua"),
+        (1, "ghvdf"),
+        (2, "pdasa"),
+        (2, "ggua"),
+        (2, "nggua"),
+        (2, "ghvdf"),
+    ] {
         let r = run(&ts_named(&yaml(m), "audit.yaml"), spec);
         let j = &r.jobs[0];
-        assert_eq!((j.aborted, j.finish), (false, Some(4 * MS)), "{spec} on {m} CPU(s)");
-        assert!((accrued(&r) - 0.6).abs() < 1e-12, "{spec} on {m} CPU(s): {}", accrued(&r));
+        assert_eq!(
+            (j.aborted, j.finish),
+            (false, Some(4 * MS)),
+            "{spec} on {m} CPU(s)"
+        );
+        assert!(
+            (accrued(&r) - 0.6).abs() < 1e-12,
+            "{spec} on {m} CPU(s): {}",
+            accrued(&r)
+        );
     }
 }
 
@@ -93,7 +111,10 @@ fn ghvdf_is_not_edf_under_contention() {
     );
     assert_eq!(accrued(&run(&t, "gedf")), 11.0);
     let h = run(&t, "ghvdf");
-    assert_eq!((h.jobs[1].finish, h.jobs[0].aborted, h.jobs[0].finish), (Some(2 * MS), true, None));
+    assert_eq!(
+        (h.jobs[1].finish, h.jobs[0].aborted, h.jobs[0].finish),
+        (Some(2 * MS), true, None)
+    );
     assert_eq!(accrued(&h), 10.0);
 }
 
@@ -110,11 +131,18 @@ fn a_deadline_miss_that_edf_still_pays_for_is_not_underload() {
         "late.yaml",
     );
     let g = run(&t, "gedf");
-    assert_eq!(finishes(&g), vec![(0, 0, Some(4 * MS)), (1, 0, Some(6 * MS))]);
+    assert_eq!(
+        finishes(&g),
+        vec![(0, 0, Some(4 * MS)), (1, 0, Some(6 * MS))]
+    );
     assert!((accrued(&g) - 1.6).abs() < 1e-12);
     for spec in ["dasa", "nggua"] {
         let r = run(&t, spec);
-        assert_eq!(finishes(&r), vec![(0, 0, Some(6 * MS)), (1, 0, Some(2 * MS))], "{spec}");
+        assert_eq!(
+            finishes(&r),
+            vec![(0, 0, Some(6 * MS)), (1, 0, Some(2 * MS))],
+            "{spec}"
+        );
         assert!((accrued(&r) - 1.4).abs() < 1e-12, "{spec}: {}", accrued(&r));
     }
 }
@@ -123,12 +151,23 @@ fn a_deadline_miss_that_edf_still_pays_for_is_not_underload() {
 /// linear, quadratic, or piecewise through (0, u), (x·k/4, u·a/4), (x, that·b/4).
 fn tuf(shape: u8, u: f64, x: Time, k: u64, a: u64, b: u64) -> Tuf {
     match shape {
-        0 => Tuf::Step { utility: u, termination: x },
-        1 => Tuf::Linear { utility: u, termination: x },
-        2 => Tuf::Quadratic { utility: u, termination: x },
+        0 => Tuf::Step {
+            utility: u,
+            termination: x,
+        },
+        1 => Tuf::Linear {
+            utility: u,
+            termination: x,
+        },
+        2 => Tuf::Quadratic {
+            utility: u,
+            termination: x,
+        },
         _ => {
             let mid = u * a as f64 / 4.0;
-            Tuf::Piecewise { points: vec![(0, u), (x * k / 4, mid), (x, mid * b as f64 / 4.0)] }
+            Tuf::Piecewise {
+                points: vec![(0, u), (x * k / 4, mid), (x, mid * b as f64 / 4.0)],
+            }
         }
     }
 }
@@ -136,7 +175,14 @@ fn tuf(shape: u8, u: f64, x: Time, k: u64, a: u64, b: u64) -> Tuf {
 /// One task's TUF parameters: shape, utility, termination past the deadline in quarters of
 /// it (0: at the deadline), the piecewise knee and drops.
 fn arb_tuf() -> impl Strategy<Value = (u8, u32, u64, u64, u64, u64)> {
-    (0u8..4, 1u32..=10, prop_oneof![Just(0u64), 1u64..=8], 1u64..=3, 0u64..=4, 0u64..=4)
+    (
+        0u8..4,
+        1u32..=10,
+        prop_oneof![Just(0u64), 1u64..=8],
+        1u64..=3,
+        0u64..=4,
+        0u64..=4,
+    )
 }
 
 fn with_tuf(t: &mut Task, (shape, u, extra, k, a, b): (u8, u32, u64, u64, u64, u64)) {
@@ -149,7 +195,15 @@ fn with_tuf(t: &mut Task, (shape, u, extra, k, a, b): (u8, u32, u64, u64, u64, u
 /// and the termination too), offsets; 20 ms runs.
 fn arb_uncontended() -> impl Strategy<Value = TaskSet> {
     (1u32..=4)
-        .prop_flat_map(|m| (Just(m), proptest::collection::vec((2u64..=16, 50u64..=100, 5u64..=150, 0u64..=4, arb_tuf()), 1..=m as usize)))
+        .prop_flat_map(|m| {
+            (
+                Just(m),
+                proptest::collection::vec(
+                    (2u64..=16, 50u64..=100, 5u64..=150, 0u64..=4, arb_tuf()),
+                    1..=m as usize,
+                ),
+            )
+        })
         .prop_map(|(m, tasks)| {
             let tasks = tasks
                 .into_iter()
@@ -176,9 +230,14 @@ fn arb_uncontended() -> impl Strategy<Value = TaskSet> {
 /// grid, D = 50-100% of T, offsets, C scaled so the densities C/D sum to 60-100% of 1 (m = 1)
 /// or of m/2, then kept only if the density test (GFB with densities) passes.
 fn arb_deadline_underload(m: u32) -> impl Strategy<Value = TaskSet> {
-    (proptest::collection::vec((1u64..=20, 50u64..=100, 1u64..=100, 0u64..=4, arb_tuf()), 2..8), 60u64..=100).prop_filter_map(
-        "density test",
-        move |(tasks, pct)| {
+    (
+        proptest::collection::vec(
+            (1u64..=20, 50u64..=100, 1u64..=100, 0u64..=4, arb_tuf()),
+            2..8,
+        ),
+        60u64..=100,
+    )
+        .prop_filter_map("density test", move |(tasks, pct)| {
             let weight: u64 = tasks.iter().map(|t| t.2).sum();
             // Densities in proportion to the weights, their sum pct% of what one CPU (m = 1)
             // or the m CPUs of GFB could carry at the largest density (checked below).
@@ -190,14 +249,21 @@ fn arb_deadline_underload(m: u32) -> impl Strategy<Value = TaskSet> {
                     let period = p * MS / 2;
                     let deadline = period * dpct / 100;
                     let share = budget * pct as f64 / 100.0 * w as f64 / weight as f64;
-                    let mut t = Task::periodic(format!("t{i}"), period, ((deadline as f64 * share.min(1.0)) as Time).max(1));
+                    let mut t = Task::periodic(
+                        format!("t{i}"),
+                        period,
+                        ((deadline as f64 * share.min(1.0)) as Time).max(1),
+                    );
                     t.deadline = deadline;
                     t.offset = o * MS / 4;
                     with_tuf(&mut t, f);
                     t
                 })
                 .collect();
-            let d: Vec<f64> = tasks.iter().map(|t| t.wcet as f64 / t.deadline as f64).collect();
+            let d: Vec<f64> = tasks
+                .iter()
+                .map(|t| t.wcet as f64 / t.deadline as f64)
+                .collect();
             let (sum, max) = (d.iter().sum::<f64>(), d.iter().cloned().fold(0.0, f64::max));
             if sum > m as f64 - (m - 1) as f64 * max + 1e-12 {
                 return None;
@@ -205,8 +271,7 @@ fn arb_deadline_underload(m: u32) -> impl Strategy<Value = TaskSet> {
             let mut ts = TaskSet::new(m, tasks);
             ts.run.duration = 20 * MS;
             Some(ts)
-        },
-    )
+        })
 }
 
 proptest! {

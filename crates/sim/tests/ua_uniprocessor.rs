@@ -19,7 +19,17 @@ fn ts(yaml: &str) -> TaskSet {
 
 /// Per job in record order: (task, finish ms, aborted at ms, utility).
 fn outcome(r: &RunResult) -> Vec<(u32, Option<u64>, Option<u64>, f64)> {
-    r.jobs.iter().map(|j| (j.task, j.finish.map(|f| f / MS), j.aborted_at.map(|a| a / MS), j.utility)).collect()
+    r.jobs
+        .iter()
+        .map(|j| {
+            (
+                j.task,
+                j.finish.map(|f| f / MS),
+                j.aborted_at.map(|a| a / MS),
+                j.utility,
+            )
+        })
+        .collect()
 }
 
 fn accrued(r: &RunResult) -> f64 {
@@ -46,8 +56,24 @@ tasks:
   - {name: d, period: 20, wcet: 2, deadline: 4, offset: 4, tuf: 4}
 ");
     let r = simulate(&t, "dasa", true).unwrap();
-    assert_eq!(ivs(&r), vec![(0, 1, 0, 0, 3), (0, 2, 0, 3, 4), (0, 2, 0, 6, 7), (0, 3, 0, 4, 6)]);
-    assert_eq!(outcome(&r), vec![(0, None, Some(1), 0.0), (1, Some(3), None, 6.0), (2, Some(7), None, 1.0), (3, Some(6), None, 4.0)]);
+    assert_eq!(
+        ivs(&r),
+        vec![
+            (0, 1, 0, 0, 3),
+            (0, 2, 0, 3, 4),
+            (0, 2, 0, 6, 7),
+            (0, 3, 0, 4, 6)
+        ]
+    );
+    assert_eq!(
+        outcome(&r),
+        vec![
+            (0, None, Some(1), 0.0),
+            (1, Some(3), None, 6.0),
+            (2, Some(7), None, 1.0),
+            (3, Some(6), None, 4.0)
+        ]
+    );
     assert_eq!(r.jobs[0].aborted_at, Some(MS + 1));
     assert_eq!(accrued(&r), 11.0);
     assert_eq!(accrued(&simulate(&t, "gedf", false).unwrap()), 2.0);
@@ -70,7 +96,14 @@ tasks:
 ");
     let r = simulate(&t, "lbesa", true).unwrap();
     assert_eq!(ivs(&r), vec![(0, 0, 0, 0, 2), (0, 2, 0, 2, 5)]);
-    assert_eq!(outcome(&r), vec![(0, Some(2), None, 4.0), (1, None, Some(3), 0.0), (2, Some(5), None, 9.0)]);
+    assert_eq!(
+        outcome(&r),
+        vec![
+            (0, Some(2), None, 4.0),
+            (1, None, Some(3), 0.0),
+            (2, Some(5), None, 9.0)
+        ]
+    );
     assert_eq!(r.jobs[1].aborted_at, Some(3 * MS + 1));
     assert_eq!(accrued(&simulate(&t, "gedf", false).unwrap()), 5.0);
     // DASA reaches the same schedule here: c (PUD 3), a (2), then b does not fit.
@@ -94,8 +127,25 @@ tasks:
   - {name: m, period: 20, wcet: 4, deadline: 9, offset: 1, tuf: 3}
 ");
     let r = simulate(&t, "dasa", true).unwrap();
-    assert_eq!(ivs(&r), vec![(0, 0, 0, 0, 1), (0, 0, 0, 2, 4), (0, 0, 0, 9, 10), (0, 1, 0, 1, 2), (0, 1, 0, 4, 5), (0, 2, 0, 5, 9)]);
-    assert_eq!(outcome(&r), vec![(0, Some(10), None, 1.0), (1, Some(5), None, 10.0), (2, Some(9), None, 3.0)]);
+    assert_eq!(
+        ivs(&r),
+        vec![
+            (0, 0, 0, 0, 1),
+            (0, 0, 0, 2, 4),
+            (0, 0, 0, 9, 10),
+            (0, 1, 0, 1, 2),
+            (0, 1, 0, 4, 5),
+            (0, 2, 0, 5, 9)
+        ]
+    );
+    assert_eq!(
+        outcome(&r),
+        vec![
+            (0, Some(10), None, 1.0),
+            (1, Some(5), None, 10.0),
+            (2, Some(9), None, 3.0)
+        ]
+    );
     let edf = simulate(&t, "gedf", true).unwrap();
     assert_eq!(outcome(&edf)[1], (1, Some(9), None, 0.0), "{:?}", ivs(&edf));
 }
@@ -115,7 +165,10 @@ tasks:
 ");
     let r = simulate(&t, "dasa", true).unwrap();
     assert!(r.counters.deadlocks >= 1, "{:?} {:?}", ivs(&r), outcome(&r));
-    assert_eq!(outcome(&r), vec![(0, None, Some(3), 0.0), (1, Some(7), None, 6.0)]);
+    assert_eq!(
+        outcome(&r),
+        vec![(0, None, Some(3), 0.0), (1, Some(7), None, 6.0)]
+    );
 }
 
 /// The same cycle on 2 CPUs, both released at 0 (the sections of the issue): a and b take x
@@ -132,7 +185,11 @@ tasks:
     for spec in ["pdasa", "dasa"] {
         let r = simulate(&t, spec, false).unwrap();
         assert!(r.counters.deadlocks >= 1, "{spec}");
-        assert_eq!(outcome(&r), vec![(0, None, Some(1), 0.0), (1, Some(5), None, 6.0)], "{spec}");
+        assert_eq!(
+            outcome(&r),
+            vec![(0, None, Some(1), 0.0), (1, Some(5), None, 6.0)],
+            "{spec}"
+        );
     }
     for spec in ["gedf", "pedf"] {
         let e = simulate(&t, spec, false).unwrap_err();
@@ -154,7 +211,12 @@ tasks:
   - {name: c, period: 20, wcet: 10, tuf: 4}
 ");
     let edf = simulate(&t, "gedf", false).unwrap().summaries().total;
-    assert!(edf.missed * 2 > edf.jobs, "EDF: {} of {} missed", edf.missed, edf.jobs);
+    assert!(
+        edf.missed * 2 > edf.jobs,
+        "EDF: {} of {} missed",
+        edf.missed,
+        edf.jobs
+    );
     for spec in ["dasa", "lbesa"] {
         let s = simulate(&t, spec, false).unwrap().summaries().total;
         assert!(s.aur > edf.aur, "{spec}: AUR {} vs EDF {}", s.aur, edf.aur);
@@ -171,7 +233,10 @@ tasks:
 ");
     for spec in ["dasa", "pdasa", "lbesa"] {
         let e = simulate(&rising, spec, false).unwrap_err();
-        assert!(e.contains("task 'up'") && e.contains("'tuf'") && e.contains("non-increasing"), "{e}");
+        assert!(
+            e.contains("task 'up'") && e.contains("'tuf'") && e.contains("non-increasing"),
+            "{e}"
+        );
     }
     let two = ts("platform: {cpus: 2}
 tasks:
@@ -186,31 +251,50 @@ tasks:
     // Overloaded (1.8 on 2 CPUs): no admission test partitions it, the load heuristic does.
     let e = simulate(&two, "dasa:wfd", false).unwrap_err();
     assert!(e.contains("does not fit"), "{e}");
-    assert_eq!(rtsched_policies::build("pdasa:partition=load", &two).unwrap().name(), "pdasa:load");
+    assert_eq!(
+        rtsched_policies::build("pdasa:partition=load", &two)
+            .unwrap()
+            .name(),
+        "pdasa:load"
+    );
     assert!(simulate(&two, "lbesa:load", false).is_ok());
-    assert!(rtsched_policies::build("dasa:prio=rm", &two).err().unwrap().contains("no option 'prio'"));
+    assert!(rtsched_policies::build("dasa:prio=rm", &two)
+        .err()
+        .unwrap()
+        .contains("no option 'prio'"));
 }
 
 /// Underloaded implicit-deadline sets on 1 CPU (U ≤ 1) with step TUFs of random utilities.
 fn arb_underloaded() -> impl Strategy<Value = TaskSet> {
-    (proptest::collection::vec((1u64..=20, 1u64..=100, 1u32..=9, 0u64..=4), 1..7), 50u64..=100).prop_map(|(tasks, u_pct)| {
-        let weight: u64 = tasks.iter().map(|t| t.1).sum();
-        let tasks = tasks
-            .iter()
-            .enumerate()
-            .map(|(i, &(p, w, u, o))| {
-                let period = p * MS / 2;
-                // Floor keeps Σ C/T ≤ u_pct / 100 ≤ 1.
-                let mut t = Task::periodic(format!("t{i}"), period, (period * w * u_pct / (100 * weight)).max(1));
-                t.offset = o * MS / 4;
-                t.tuf = Some(Tuf::Step { utility: u as f64, termination: t.deadline });
-                t
-            })
-            .collect();
-        let mut ts = TaskSet::new(1, tasks);
-        ts.run.duration = 20 * MS;
-        ts
-    })
+    (
+        proptest::collection::vec((1u64..=20, 1u64..=100, 1u32..=9, 0u64..=4), 1..7),
+        50u64..=100,
+    )
+        .prop_map(|(tasks, u_pct)| {
+            let weight: u64 = tasks.iter().map(|t| t.1).sum();
+            let tasks = tasks
+                .iter()
+                .enumerate()
+                .map(|(i, &(p, w, u, o))| {
+                    let period = p * MS / 2;
+                    // Floor keeps Σ C/T ≤ u_pct / 100 ≤ 1.
+                    let mut t = Task::periodic(
+                        format!("t{i}"),
+                        period,
+                        (period * w * u_pct / (100 * weight)).max(1),
+                    );
+                    t.offset = o * MS / 4;
+                    t.tuf = Some(Tuf::Step {
+                        utility: u as f64,
+                        termination: t.deadline,
+                    });
+                    t
+                })
+                .collect();
+            let mut ts = TaskSet::new(1, tasks);
+            ts.run.duration = 20 * MS;
+            ts
+        })
 }
 
 /// Structured sets (resources, nesting in one order, regions) with step TUFs of utilities
@@ -218,7 +302,10 @@ fn arb_underloaded() -> impl Strategy<Value = TaskSet> {
 fn arb_ua_structured() -> impl Strategy<Value = TaskSet> {
     common::arb_structured_taskset().prop_map(|mut ts| {
         for (i, t) in ts.tasks.iter_mut().enumerate() {
-            t.tuf = Some(Tuf::Step { utility: (1 + (i * 7) % 5) as f64, termination: t.deadline });
+            t.tuf = Some(Tuf::Step {
+                utility: (1 + (i * 7) % 5) as f64,
+                termination: t.deadline,
+            });
         }
         ts
     })

@@ -52,7 +52,9 @@ pub enum PeriodDist {
 impl PeriodDist {
     fn bounds(&self) -> (Time, Time) {
         match *self {
-            PeriodDist::Uniform { min, max } | PeriodDist::LogUniform { min, max } | PeriodDist::Harmonic { min, max } => (min, max),
+            PeriodDist::Uniform { min, max }
+            | PeriodDist::LogUniform { min, max }
+            | PeriodDist::Harmonic { min, max } => (min, max),
         }
     }
 
@@ -62,7 +64,11 @@ impl PeriodDist {
             return Err("minimum period tmin must be > 0".into());
         }
         if min > max {
-            return Err(format!("minimum period tmin={} exceeds maximum period tmax={}", fmt_duration(min), fmt_duration(max)));
+            return Err(format!(
+                "minimum period tmin={} exceeds maximum period tmax={}",
+                fmt_duration(min),
+                fmt_duration(max)
+            ));
         }
         Ok(())
     }
@@ -72,7 +78,9 @@ impl PeriodDist {
         let x: f64 = rng.random();
         let raw = match *self {
             PeriodDist::Uniform { min, max } => min as f64 + x * (max - min) as f64,
-            PeriodDist::LogUniform { min, max } => ((min as f64).ln() + x * ((max as f64).ln() - (min as f64).ln())).exp(),
+            PeriodDist::LogUniform { min, max } => {
+                ((min as f64).ln() + x * ((max as f64).ln() - (min as f64).ln())).exp()
+            }
             PeriodDist::Harmonic { min, max } => {
                 let levels = (max / min).ilog2() + 1;
                 return round_to(min << rng.random_range(0..levels), granularity);
@@ -100,7 +108,9 @@ pub enum DeadlineDist {
 impl DeadlineDist {
     pub fn check(&self) -> Result<(), String> {
         match *self {
-            DeadlineDist::Constrained { f } if !(0.0..=1.0).contains(&f) => Err(format!("deadline factor f={f} must be in [0, 1]")),
+            DeadlineDist::Constrained { f } if !(0.0..=1.0).contains(&f) => {
+                Err(format!("deadline factor f={f} must be in [0, 1]"))
+            }
             _ => Ok(()),
         }
     }
@@ -129,7 +139,12 @@ pub struct Generated {
 }
 
 /// Tasks `t0..t{n-1}` from utilisations and periods; WCET = max(1, round(u·T)).
-pub fn build<R: Rng>(rng: &mut R, utils: &[f64], periods: &[Time], deadlines: DeadlineDist) -> Vec<Task> {
+pub fn build<R: Rng>(
+    rng: &mut R,
+    utils: &[f64],
+    periods: &[Time],
+    deadlines: DeadlineDist,
+) -> Vec<Task> {
     utils
         .iter()
         .zip(periods)
@@ -159,30 +174,50 @@ impl Params {
     pub fn parse(text: &str) -> Result<Params, String> {
         let mut items = Vec::new();
         for part in text.split(',').map(str::trim).filter(|s| !s.is_empty()) {
-            let (k, v) = part.split_once('=').ok_or_else(|| format!("generator parameter '{part}' is not of the form key=value"))?;
+            let (k, v) = part.split_once('=').ok_or_else(|| {
+                format!("generator parameter '{part}' is not of the form key=value")
+            })?;
             items.push((k.trim().to_string(), v.trim().to_string()));
         }
         Ok(Params { items })
     }
     pub fn from_pairs(pairs: &[(&str, &str)]) -> Params {
-        Params { items: pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect() }
+        Params {
+            items: pairs
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+        }
     }
     fn check_known(&self, gen: &str, known: &[&str]) -> Result<(), String> {
         for (k, _) in &self.items {
             if !known.contains(&k.as_str()) {
-                let hint = closest(k, known).map(|s| format!(" (did you mean '{s}'?)")).unwrap_or_default();
-                return Err(format!("generator '{gen}' has no parameter '{k}'{hint}; known: {}", known.join(", ")));
+                let hint = closest(k, known)
+                    .map(|s| format!(" (did you mean '{s}'?)"))
+                    .unwrap_or_default();
+                return Err(format!(
+                    "generator '{gen}' has no parameter '{k}'{hint}; known: {}",
+                    known.join(", ")
+                ));
             }
         }
         Ok(())
     }
     fn raw(&self, key: &str) -> Option<&str> {
-        self.items.iter().rev().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
+        self.items
+            .iter()
+            .rev()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.as_str())
     }
     pub fn f64_or(&self, key: &str, default: f64) -> Result<f64, String> {
         match self.raw(key) {
             None => Ok(default),
-            Some(v) => v.parse::<f64>().ok().filter(|x| x.is_finite()).ok_or_else(|| format!("parameter {key}={v} is not a number")),
+            Some(v) => v
+                .parse::<f64>()
+                .ok()
+                .filter(|x| x.is_finite())
+                .ok_or_else(|| format!("parameter {key}={v} is not a number")),
         }
     }
     pub fn f64_req(&self, key: &str) -> Result<f64, String> {
@@ -194,7 +229,9 @@ impl Params {
     pub fn uint_or(&self, key: &str, default: u64) -> Result<u64, String> {
         match self.raw(key) {
             None => Ok(default),
-            Some(v) => v.parse::<u64>().map_err(|_| format!("parameter {key}={v} is not a non-negative integer")),
+            Some(v) => v
+                .parse::<u64>()
+                .map_err(|_| format!("parameter {key}={v} is not a non-negative integer")),
         }
     }
     pub fn uint_req(&self, key: &str) -> Result<u64, String> {
@@ -231,7 +268,19 @@ pub struct GeneratorInfo {
     pub params: &'static str,
 }
 
-const GENERIC_KEYS: &[&str] = &["n", "m", "U", "u_min", "u_max", "period", "tmin", "tmax", "deadline", "f", "granularity"];
+const GENERIC_KEYS: &[&str] = &[
+    "n",
+    "m",
+    "U",
+    "u_min",
+    "u_max",
+    "period",
+    "tmin",
+    "tmax",
+    "deadline",
+    "f",
+    "granularity",
+];
 
 pub const GENERATORS: &[GeneratorInfo] = &[
     GeneratorInfo { name: "uunifast", summary: "UUniFast (Bini & Buttazzo 2005): uniform over the simplex", params: GENERIC_HELP },
@@ -252,7 +301,8 @@ pub const GENERATORS: &[GeneratorInfo] = &[
 ];
 
 const GENERIC_HELP: &str = "n, U (required); m=1, u_min=0, u_max=1 (uunifast: no bound), period=loguniform|uniform|harmonic, tmin=10ms, tmax=100ms, deadline=implicit|constrained, f=0, granularity=1us";
-const LWFG_HELP: &str = "m=48, U=m/2 (utilisation cap: tasks are added until the next would exceed it)";
+const LWFG_HELP: &str =
+    "m=48, U=m/2 (utilisation cap: tasks are added until the next would exceed it)";
 
 pub fn names() -> Vec<&'static str> {
     GENERATORS.iter().map(|g| g.name).collect()
@@ -267,24 +317,45 @@ pub fn by_name(name: &str, params: &Params, seed: u64) -> Result<Generated, Stri
             generic(name, params, &mut rng)?
         }
         "paws2013" => {
-            params.check_known(name, &["m", "window", "U_min", "U_max", "u_min", "u_max", "tmin", "tmax", "absolute", "parallel"])?;
+            params.check_known(
+                name,
+                &[
+                    "m", "window", "U_min", "U_max", "u_min", "u_max", "tmin", "tmax", "absolute",
+                    "parallel",
+                ],
+            )?;
             papers::paws2013(&mut rng, params)?
         }
         "lelli2011" => {
             params.check_known(name, &["m", "R", "x"])?;
             let m = params.cpus_or("m", 4)?;
-            papers::lelli2011(&mut rng, m, params.f64_or("R", 0.6)?, params.uint_or("x", 3)?)?
+            papers::lelli2011(
+                &mut rng,
+                m,
+                params.f64_or("R", 0.6)?,
+                params.uint_or("x", 3)?,
+            )?
         }
         "chronos2011" => {
             params.check_known(name, &["m", "U", "n", "tmin", "tmax", "place"])?;
             let m = params.cpus_or("m", 4)?;
-            let periods = PeriodDist::LogUniform { min: params.duration_or("tmin", 40 * NS_PER_MS)?, max: params.duration_or("tmax", 2_000 * NS_PER_MS)? };
+            let periods = PeriodDist::LogUniform {
+                min: params.duration_or("tmin", 40 * NS_PER_MS)?,
+                max: params.duration_or("tmax", 2_000 * NS_PER_MS)?,
+            };
             let place = match params.str_or("place", "wf") {
                 "wf" => papers::Placement::WorstFitLoad,
                 "none" => papers::Placement::None,
                 other => return Err(format!("generator chronos2011: parameter place={other}: known: wf (worst fit on load, no admission), none")),
             };
-            papers::chronos2011(&mut rng, m, params.f64_or("U", 0.5 * m as f64)?, tasks_param(params.uint_or("n", 12)?)?, periods, place)?
+            papers::chronos2011(
+                &mut rng,
+                m,
+                params.f64_or("U", 0.5 * m as f64)?,
+                tasks_param(params.uint_or("n", 12)?)?,
+                periods,
+                place,
+            )?
         }
         "waters2015" => {
             params.check_known(name, waters::KEYS)?;
@@ -297,13 +368,25 @@ pub fn by_name(name: &str, params: &Params, seed: u64) -> Result<Generated, Stri
                 papers::lwfg_mtt(&mut rng, &dist, m, params.f64_or("U", 0.5 * m as f64)?)?
             }
             None => {
-                let hint = closest(name, &names()).map(|s| format!(" (did you mean '{s}'?)")).unwrap_or_default();
-                return Err(format!("unknown generator '{name}'{hint}; known generators: {}", names().join(", ")));
+                let hint = closest(name, &names())
+                    .map(|s| format!(" (did you mean '{s}'?)"))
+                    .unwrap_or_default();
+                return Err(format!(
+                    "unknown generator '{name}'{hint}; known generators: {}",
+                    names().join(", ")
+                ));
             }
         },
     };
-    let shown: Vec<String> = params.items.iter().map(|(k, v)| format!("{k}={v}")).collect();
-    g.taskset.source = format!("gen:{name}({}seed={seed})", shown.iter().map(|s| format!("{s},")).collect::<String>());
+    let shown: Vec<String> = params
+        .items
+        .iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect();
+    g.taskset.source = format!(
+        "gen:{name}({}seed={seed})",
+        shown.iter().map(|s| format!("{s},")).collect::<String>()
+    );
     g.taskset.run.seed = seed;
     Ok(g)
 }
@@ -339,29 +422,61 @@ fn generic<R: Rng>(name: &str, p: &Params, rng: &mut R) -> Result<Generated, Str
     let n = tasks_param(p.uint_req("n")?)?;
     let m = p.cpus_or("m", 1)?;
     let total = p.f64_req("U")?;
-    let (u_min, u_max) = (p.f64_or("u_min", 0.0)?, p.f64_or("u_max", if name == "uunifast" { f64::INFINITY } else { 1.0 })?);
+    let (u_min, u_max) = (
+        p.f64_or("u_min", 0.0)?,
+        p.f64_or(
+            "u_max",
+            if name == "uunifast" {
+                f64::INFINITY
+            } else {
+                1.0
+            },
+        )?,
+    );
     let utils = match name {
         "uunifast" => {
             if p.raw("u_min").is_some() || p.raw("u_max").is_some() {
-                return Err("uunifast takes no u_min/u_max (use uunifast-discard or randfixedsum)".into());
+                return Err(
+                    "uunifast takes no u_min/u_max (use uunifast-discard or randfixedsum)".into(),
+                );
             }
             uunifast(rng, n, total)?
         }
         "uunifast-discard" => uunifast_discard(rng, n, total, u_min, u_max, discard_tries(n))?,
         _ => randfixedsum(rng, n, total, u_min, u_max)?,
     };
-    let (tmin, tmax) = (p.duration_or("tmin", 10 * NS_PER_MS)?, p.duration_or("tmax", 100 * NS_PER_MS)?);
+    let (tmin, tmax) = (
+        p.duration_or("tmin", 10 * NS_PER_MS)?,
+        p.duration_or("tmax", 100 * NS_PER_MS)?,
+    );
     let periods = match p.str_or("period", "loguniform") {
-        "uniform" => PeriodDist::Uniform { min: tmin, max: tmax },
-        "loguniform" => PeriodDist::LogUniform { min: tmin, max: tmax },
-        "harmonic" => PeriodDist::Harmonic { min: tmin, max: tmax },
-        other => return Err(format!("parameter period={other}: known period distributions: uniform, loguniform, harmonic")),
+        "uniform" => PeriodDist::Uniform {
+            min: tmin,
+            max: tmax,
+        },
+        "loguniform" => PeriodDist::LogUniform {
+            min: tmin,
+            max: tmax,
+        },
+        "harmonic" => PeriodDist::Harmonic {
+            min: tmin,
+            max: tmax,
+        },
+        other => return Err(format!(
+            "parameter period={other}: known period distributions: uniform, loguniform, harmonic"
+        )),
     };
     periods.check()?;
     let deadlines = match p.str_or("deadline", "implicit") {
         "implicit" => DeadlineDist::Implicit,
-        "constrained" => DeadlineDist::Constrained { f: p.f64_or("f", 0.0)? },
-        other => return Err(format!("parameter deadline={other}: known: implicit, constrained")),
+        "constrained" => DeadlineDist::Constrained {
+            f: p.f64_or("f", 0.0)?,
+        },
+        other => {
+            return Err(format!(
+                "parameter deadline={other}: known: implicit, constrained"
+            ))
+        }
     };
     deadlines.check()?;
     let g = p.duration_or("granularity", NS_PER_US)?;
@@ -370,7 +485,12 @@ fn generic<R: Rng>(name: &str, p: &Params, rng: &mut R) -> Result<Generated, Str
     }
     let ps: Vec<Time> = (0..n).map(|_| periods.draw(rng, g)).collect();
     let tasks = build(rng, &utils, &ps, deadlines);
-    Ok(Generated { taskset: TaskSet::new(m, tasks), utilisations: utils, threads: None, utilities: None })
+    Ok(Generated {
+        taskset: TaskSet::new(m, tasks),
+        utilisations: utils,
+        threads: None,
+        utilities: None,
+    })
 }
 
 #[cfg(test)]
@@ -408,9 +528,18 @@ mod tests {
 
     #[test]
     fn harmonic_periods_divide_each_other() {
-        let g = gen("uunifast", "n=20,U=0.9,period=harmonic,tmin=5ms,tmax=80ms", 3).unwrap();
+        let g = gen(
+            "uunifast",
+            "n=20,U=0.9,period=harmonic,tmin=5ms,tmax=80ms",
+            3,
+        )
+        .unwrap();
         let ps: Vec<Time> = g.taskset.tasks.iter().map(|t| t.period).collect();
-        assert!(ps.iter().all(|&p| [5, 10, 20, 40, 80].contains(&(p / NS_PER_MS)) && p % NS_PER_MS == 0), "{ps:?}");
+        assert!(
+            ps.iter()
+                .all(|&p| [5, 10, 20, 40, 80].contains(&(p / NS_PER_MS)) && p % NS_PER_MS == 0),
+            "{ps:?}"
+        );
         assert!(ps.iter().any(|&p| p != ps[0]));
     }
 
@@ -419,21 +548,44 @@ mod tests {
         let g = gen("lelli2011", "m=8,R=0.7", 1).unwrap();
         assert_eq!(g.taskset.tasks.len(), 24);
         assert!((g.utilisations.iter().sum::<f64>() - 5.6).abs() < 1e-9);
-        assert!(g.taskset.tasks.iter().all(|t| (10 * NS_PER_MS..=100 * NS_PER_MS).contains(&t.period)));
+        assert!(g
+            .taskset
+            .tasks
+            .iter()
+            .all(|t| (10 * NS_PER_MS..=100 * NS_PER_MS).contains(&t.period)));
 
         let g = gen("paws2013", "m=2,window=3", 5).unwrap();
         let u: f64 = g.utilisations.iter().sum();
         assert!((1.56..=1.60).contains(&u), "{u}");
         assert!(g.utilisations.iter().all(|u| (0.1..=0.4).contains(u)));
-        assert!(g.threads.as_ref().unwrap().iter().all(|&n| (1..=6).contains(&n)));
-        assert!(g.taskset.tasks.iter().all(|t| (100 * NS_PER_MS..=150 * NS_PER_MS).contains(&t.period)));
+        assert!(g
+            .threads
+            .as_ref()
+            .unwrap()
+            .iter()
+            .all(|&n| (1..=6).contains(&n)));
+        assert!(g
+            .taskset
+            .tasks
+            .iter()
+            .all(|t| (100 * NS_PER_MS..=150 * NS_PER_MS).contains(&t.period)));
         // Each task with n_i > 1: sequential, n_i parallel threads, sequential; sum = C.
         for (t, &n) in g.taskset.tasks.iter().zip(g.threads.as_ref().unwrap()) {
             if n > 1 {
                 let shape: Vec<usize> = t.regions.iter().map(|r| r.threads.len()).collect();
                 assert_eq!(shape, vec![1, n as usize, 1]);
-                assert_eq!(t.regions.iter().flat_map(|r| r.threads.iter()).sum::<Time>(), t.wcet);
-                assert!(t.regions.iter().flat_map(|r| r.threads.iter()).all(|&w| w > 0));
+                assert_eq!(
+                    t.regions
+                        .iter()
+                        .flat_map(|r| r.threads.iter())
+                        .sum::<Time>(),
+                    t.wcet
+                );
+                assert!(t
+                    .regions
+                    .iter()
+                    .flat_map(|r| r.threads.iter())
+                    .all(|&w| w > 0));
             } else {
                 assert!(t.regions.is_empty());
             }
@@ -444,8 +596,17 @@ mod tests {
 
         let g = gen("chronos2011", "U=3", 9).unwrap();
         assert_eq!(g.taskset.tasks.len(), 12);
-        assert!(g.utilities.as_ref().unwrap().iter().all(|&v| (1.0..=100.0).contains(&v)));
-        assert!(g.taskset.tasks.iter().all(|t| (40 * NS_PER_MS..=2_000 * NS_PER_MS).contains(&t.period)));
+        assert!(g
+            .utilities
+            .as_ref()
+            .unwrap()
+            .iter()
+            .all(|&v| (1.0..=100.0).contains(&v)));
+        assert!(g
+            .taskset
+            .tasks
+            .iter()
+            .all(|t| (40 * NS_PER_MS..=2_000 * NS_PER_MS).contains(&t.period)));
     }
 
     proptest! {
@@ -481,12 +642,27 @@ mod tests {
     fn chronos2011_options() {
         let g = gen("chronos2011", "m=2,U=3,place=none,tmin=10ms,tmax=200ms", 4).unwrap();
         assert_eq!(g.taskset.platform.cpus, 2);
-        assert!(g.taskset.tasks.iter().all(|t| t.cpu.is_none() && (10 * NS_PER_MS..=200 * NS_PER_MS).contains(&t.period)));
+        assert!(g
+            .taskset
+            .tasks
+            .iter()
+            .all(|t| t.cpu.is_none() && (10 * NS_PER_MS..=200 * NS_PER_MS).contains(&t.period)));
         // Seeded: the same set again, another with the next seed.
-        assert_eq!(gen("chronos2011", "U=6", 11).unwrap(), gen("chronos2011", "U=6", 11).unwrap());
-        assert_ne!(gen("chronos2011", "U=6", 11).unwrap().taskset.tasks, gen("chronos2011", "U=6", 12).unwrap().taskset.tasks);
-        assert!(gen("chronos2011", "place=ffd", 1).unwrap_err().contains("chronos2011: parameter place=ffd"));
-        assert!(gen("chronos2011", "n=4,U=5", 1).is_err(), "Σu = 5 cannot split into 4 tasks of u ≤ 1");
+        assert_eq!(
+            gen("chronos2011", "U=6", 11).unwrap(),
+            gen("chronos2011", "U=6", 11).unwrap()
+        );
+        assert_ne!(
+            gen("chronos2011", "U=6", 11).unwrap().taskset.tasks,
+            gen("chronos2011", "U=6", 12).unwrap().taskset.tasks
+        );
+        assert!(gen("chronos2011", "place=ffd", 1)
+            .unwrap_err()
+            .contains("chronos2011: parameter place=ffd"));
+        assert!(
+            gen("chronos2011", "n=4,U=5", 1).is_err(),
+            "Σu = 5 cannot split into 4 tasks of u ≤ 1"
+        );
     }
 
     #[test]
@@ -498,11 +674,18 @@ mod tests {
             assert!(u <= 6.0 && u > 6.0 - d.util.1, "{}: U={u}", d.name);
             let groups = ts.tasks.iter().map(|t| t.group.unwrap()).max().unwrap() + 1;
             for gid in 0..groups {
-                let members: Vec<usize> = (0..ts.tasks.len()).filter(|&i| ts.tasks[i].group == Some(gid)).collect();
+                let members: Vec<usize> = (0..ts.tasks.len())
+                    .filter(|&i| ts.tasks[i].group == Some(gid))
+                    .collect();
                 // The last MTT may be cut short by the cap; the others have their full size.
                 assert!(members.len() as u32 <= d.tasks_per_mtt.1, "{}", d.name);
-                let same = |f: &dyn Fn(usize) -> u64| members.iter().all(|&i| f(i) == f(members[0]));
-                assert!(same(&|i| ts.tasks[i].wss.unwrap()), "{}: WSS differs within an MTT", d.name);
+                let same =
+                    |f: &dyn Fn(usize) -> u64| members.iter().all(|&i| f(i) == f(members[0]));
+                assert!(
+                    same(&|i| ts.tasks[i].wss.unwrap()),
+                    "{}: WSS differs within an MTT",
+                    d.name
+                );
                 if !d.period_per_task {
                     assert!(same(&|i| ts.tasks[i].period), "{}", d.name);
                 }
@@ -511,37 +694,78 @@ mod tests {
                 }
                 let w = ts.tasks[members[0]].wss.unwrap();
                 match d.wss {
-                    papers::WssRule::UniformKiB(lo, hi) => assert!(w / 1024 * 1024 == w && (lo..=hi).contains(&(w / 1024))),
+                    papers::WssRule::UniformKiB(lo, hi) => {
+                        assert!(w / 1024 * 1024 == w && (lo..=hi).contains(&(w / 1024)))
+                    }
                     papers::WssRule::FromExecution => {
                         let e_ms = ts.tasks[members[0]].wcet as f64 / NS_PER_MS as f64;
-                        assert!((w as f64 - e_ms / 3.0 * 128.0 * 1024.0).abs() < 2.0, "{w} vs e={e_ms}");
+                        assert!(
+                            (w as f64 - e_ms / 3.0 * 128.0 * 1024.0).abs() < 2.0,
+                            "{w} vs e={e_ms}"
+                        );
                     }
                 }
             }
-            assert!(g.utilisations.iter().all(|u| (d.util.0..=d.util.1).contains(u)));
+            assert!(g
+                .utilisations
+                .iter()
+                .all(|u| (d.util.0..=d.util.1).contains(u)));
         }
         // Per-task utilisations differ within an MTT in MWLP, periods in MWLU.
         let g = gen("mwlp", "m=8,U=6", 1).unwrap();
-        assert!(g.taskset.tasks.windows(2).any(|w| w[0].group == w[1].group && w[0].wcet != w[1].wcet));
+        assert!(g
+            .taskset
+            .tasks
+            .windows(2)
+            .any(|w| w[0].group == w[1].group && w[0].wcet != w[1].wcet));
     }
 
     #[test]
     fn bad_parameters_are_named() {
-        assert_eq!(gen("randfixedsum", "n=4,U=5", 1).unwrap_err(), "total utilisation U=5 exceeds n·u_max = 4");
-        assert!(gen("randfixedsum", "n=4,U=1,u_min=0.5,u_max=0.2", 1).unwrap_err().contains("u_min=0.5 exceeds u_max=0.2"));
+        assert_eq!(
+            gen("randfixedsum", "n=4,U=5", 1).unwrap_err(),
+            "total utilisation U=5 exceeds n·u_max = 4"
+        );
+        assert!(gen("randfixedsum", "n=4,U=1,u_min=0.5,u_max=0.2", 1)
+            .unwrap_err()
+            .contains("u_min=0.5 exceeds u_max=0.2"));
         assert!(gen("uunifast", "n=0,U=1", 1).unwrap_err().contains("n=0"));
-        assert!(gen("uunifast", "U=1", 1).unwrap_err().contains("missing parameter n"));
-        assert!(gen("uunifast", "n=3,U=1,tmin=10ms,tmax=1ms", 1).unwrap_err().contains("tmin=10ms exceeds maximum period tmax=1ms"));
-        assert!(gen("uunifast", "n=3,U=1,period=gaussian", 1).unwrap_err().contains("period=gaussian"));
-        assert!(gen("uunifast", "n=3,U=1,deadline=constrained,f=2", 1).unwrap_err().contains("f=2"));
-        assert!(gen("uunifast", "n=3,U=1,nn=3", 1).unwrap_err().contains("no parameter 'nn' (did you mean 'n'?)"));
-        assert!(gen("uunifast", "n=3,U=x", 1).unwrap_err().contains("U=x is not a number"));
-        assert!(gen("lelli2011", "m=2,R=1.5", 1).unwrap_err().contains("R=1.5"));
-        assert!(gen("mwl", "m=4,U=9", 1).unwrap_err().contains("exceeds the platform's m = 4"));
-        assert!(gen("paws2013", "U_min=0.5,U_max=0.4", 1).unwrap_err().contains("exceeds U_max"));
-        assert!(gen("paws2013", "window=5", 1).unwrap_err().contains("window=5 must be 1, 2, 3 or 4"));
-        assert!(gen("paws2013", "window=0", 1).unwrap_err().contains("window=0"));
-        assert!(gen("uunifst", "", 1).unwrap_err().contains("did you mean 'uunifast'"));
+        assert!(gen("uunifast", "U=1", 1)
+            .unwrap_err()
+            .contains("missing parameter n"));
+        assert!(gen("uunifast", "n=3,U=1,tmin=10ms,tmax=1ms", 1)
+            .unwrap_err()
+            .contains("tmin=10ms exceeds maximum period tmax=1ms"));
+        assert!(gen("uunifast", "n=3,U=1,period=gaussian", 1)
+            .unwrap_err()
+            .contains("period=gaussian"));
+        assert!(gen("uunifast", "n=3,U=1,deadline=constrained,f=2", 1)
+            .unwrap_err()
+            .contains("f=2"));
+        assert!(gen("uunifast", "n=3,U=1,nn=3", 1)
+            .unwrap_err()
+            .contains("no parameter 'nn' (did you mean 'n'?)"));
+        assert!(gen("uunifast", "n=3,U=x", 1)
+            .unwrap_err()
+            .contains("U=x is not a number"));
+        assert!(gen("lelli2011", "m=2,R=1.5", 1)
+            .unwrap_err()
+            .contains("R=1.5"));
+        assert!(gen("mwl", "m=4,U=9", 1)
+            .unwrap_err()
+            .contains("exceeds the platform's m = 4"));
+        assert!(gen("paws2013", "U_min=0.5,U_max=0.4", 1)
+            .unwrap_err()
+            .contains("exceeds U_max"));
+        assert!(gen("paws2013", "window=5", 1)
+            .unwrap_err()
+            .contains("window=5 must be 1, 2, 3 or 4"));
+        assert!(gen("paws2013", "window=0", 1)
+            .unwrap_err()
+            .contains("window=0"));
+        assert!(gen("uunifst", "", 1)
+            .unwrap_err()
+            .contains("did you mean 'uunifast'"));
         assert!(Params::parse("m4").unwrap_err().contains("key=value"));
     }
 
@@ -550,7 +774,8 @@ mod tests {
         for (name, p) in [("mwh", "m=4,U=3"), ("paws2013", "m=4,window=2")] {
             let g = gen(name, p, 7).unwrap();
             let text = rtsched_model::file::to_yaml(&g.taskset);
-            let back = rtsched_model::parse_taskset(&text, rtsched_model::Format::Yaml, "x.yaml").unwrap();
+            let back =
+                rtsched_model::parse_taskset(&text, rtsched_model::Format::Yaml, "x.yaml").unwrap();
             assert_eq!(back.tasks, g.taskset.tasks, "{name}");
         }
     }

@@ -10,7 +10,9 @@
 //!   random utilities; CPUs by worst fit on load (for the partitioned schedulers in overload).
 
 use super::utilisation::{check_bounds, randfixedsum, MAX_RANDFIXEDSUM_TASKS};
-use super::{build, wcet_of, DeadlineDist, Generated, Params, PeriodDist, MAX_DRAWS, MAX_TASKS, MAX_THREADS};
+use super::{
+    build, wcet_of, DeadlineDist, Generated, Params, PeriodDist, MAX_DRAWS, MAX_TASKS, MAX_THREADS,
+};
 use rand::Rng;
 use rtsched_model::time::{NS_PER_MS, NS_PER_US};
 use rtsched_model::{Region, Task, TaskSet, Time, Tuf};
@@ -28,25 +30,43 @@ pub fn paws2013<R: Rng>(rng: &mut R, p: &Params) -> Result<Generated, String> {
     let (u_lo, u_hi) = (p.f64_or("u_min", 0.1)?, p.f64_or("u_max", 0.4)?);
     check_bounds(1, u_lo, u_lo, u_hi)?;
     if u_lo <= 0.0 {
-        return Err(format!("u_min={u_lo} must be > 0 (tasks are added until the window is reached)"));
+        return Err(format!(
+            "u_min={u_lo} must be > 0 (tasks are added until the window is reached)"
+        ));
     }
-    let scale = if p.uint_or("absolute", 0)? == 1 { 1.0 } else { m as f64 };
+    let scale = if p.uint_or("absolute", 0)? == 1 {
+        1.0
+    } else {
+        m as f64
+    };
     let parallel = p.uint_or("parallel", 1)? == 1;
     // The four windows of PAWS §5 / Table 1; `window=k` picks one, U_min / U_max override.
     const WINDOWS: [(f64, f64); 4] = [(0.28, 0.30), (0.58, 0.60), (0.78, 0.80), (0.83, 0.85)];
     let k = p.uint_or("window", 1)? as usize;
-    let (d_lo, d_hi) = *WINDOWS.get(k.wrapping_sub(1)).ok_or_else(|| format!("window={k} must be 1, 2, 3 or 4 (PAWS §5: 28-30%, 58-60%, 78-80%, 83-85%)"))?;
-    let (w_lo, w_hi) = (p.f64_or("U_min", d_lo)? * scale, p.f64_or("U_max", d_hi)? * scale);
+    let (d_lo, d_hi) = *WINDOWS.get(k.wrapping_sub(1)).ok_or_else(|| {
+        format!("window={k} must be 1, 2, 3 or 4 (PAWS §5: 28-30%, 58-60%, 78-80%, 83-85%)")
+    })?;
+    let (w_lo, w_hi) = (
+        p.f64_or("U_min", d_lo)? * scale,
+        p.f64_or("U_max", d_hi)? * scale,
+    );
     if w_lo > w_hi {
         return Err(format!("window U_min={w_lo} exceeds U_max={w_hi}"));
     }
     if w_hi < u_lo {
-        return Err(format!("window U_max={w_hi} is below u_min={u_lo}: no task fits"));
+        return Err(format!(
+            "window U_max={w_hi} is below u_min={u_lo}: no task fits"
+        ));
     }
     if w_hi > m as f64 {
-        return Err(format!("window U_max={w_hi} exceeds the platform's m = {m}"));
+        return Err(format!(
+            "window U_max={w_hi} exceeds the platform's m = {m}"
+        ));
     }
-    let periods = PeriodDist::Uniform { min: p.duration_or("tmin", 100 * NS_PER_MS)?, max: p.duration_or("tmax", 150 * NS_PER_MS)? };
+    let periods = PeriodDist::Uniform {
+        min: p.duration_or("tmin", 100 * NS_PER_MS)?,
+        max: p.duration_or("tmax", 150 * NS_PER_MS)?,
+    };
     periods.check()?;
     // Rejection on the whole set: adding tasks until Σu ≥ U_min overshoots U_max in some draws;
     // those sets are thrown away rather than trimmed, so no task's u is biased.
@@ -72,7 +92,10 @@ pub fn paws2013<R: Rng>(rng: &mut R, p: &Params) -> Result<Generated, String> {
             let ps: Vec<Time> = utils.iter().map(|_| periods.draw(rng, NS_PER_US)).collect();
             let mut tasks = build(rng, &utils, &ps, DeadlineDist::Implicit);
             // n_i = x·3m threads, x in (0, 1], so 1 ≤ n_i ≤ 3m.
-            let threads: Vec<u32> = utils.iter().map(|_| (rng.random::<f64>() * 3.0 * m as f64).floor() as u32 + 1).collect();
+            let threads: Vec<u32> = utils
+                .iter()
+                .map(|_| (rng.random::<f64>() * 3.0 * m as f64).floor() as u32 + 1)
+                .collect();
             let all: u64 = threads.iter().map(|&n| n as u64).sum();
             if parallel && all > MAX_THREADS {
                 return Err(format!("{} tasks of up to 3m = {} threads each: {all} threads in all, more than the limit of {MAX_THREADS} (use a smaller m, or parallel=0)", utils.len(), 3 * m as u64));
@@ -82,10 +105,17 @@ pub fn paws2013<R: Rng>(rng: &mut R, p: &Params) -> Result<Generated, String> {
                     t.regions = paws_regions(rng, t.wcet, n);
                 }
             }
-            return Ok(Generated { taskset: TaskSet::new(m, tasks), utilisations: utils, threads: Some(threads), utilities: None });
+            return Ok(Generated {
+                taskset: TaskSet::new(m, tasks),
+                utilisations: utils,
+                threads: Some(threads),
+                utilities: None,
+            });
         }
     }
-    Err(format!("no task set with Σu in [{w_lo}, {w_hi}] found in 1000000 tries; widen the window"))
+    Err(format!(
+        "no task set with Σu in [{w_lo}, {w_hi}] found in 1000000 tries; widen the window"
+    ))
 }
 
 /// PAWS §5's workload: "executes sequentially; splits into multiple parallel threads;
@@ -100,7 +130,10 @@ fn paws_regions<R: Rng>(rng: &mut R, wcet: Time, n: u32) -> Vec<Region> {
     let split = |rng: &mut R, total: Time, k: usize| -> Vec<Time> {
         let w: Vec<f64> = (0..k).map(|_| 1.0 - rng.random::<f64>()).collect(); // (0, 1]
         let sum: f64 = w.iter().sum();
-        let mut parts: Vec<Time> = w.iter().map(|x| ((x / sum) * total as f64).floor().max(1.0) as Time).collect();
+        let mut parts: Vec<Time> = w
+            .iter()
+            .map(|x| ((x / sum) * total as f64).floor().max(1.0) as Time)
+            .collect();
         let used: Time = parts[..k - 1].iter().sum();
         parts[k - 1] = total.saturating_sub(used).max(1);
         parts
@@ -108,7 +141,15 @@ fn paws_regions<R: Rng>(rng: &mut R, wcet: Time, n: u32) -> Vec<Region> {
     let thirds = split(rng, wcet - n as Time - 2, 3);
     let (seq1, par, seq2) = (thirds[0] + 1, thirds[1] + n as Time, thirds[2] + 1);
     let threads = split(rng, par, n as usize);
-    let mut regions = vec![Region { threads: vec![seq1] }, Region { threads }, Region { threads: vec![seq2] }];
+    let mut regions = vec![
+        Region {
+            threads: vec![seq1],
+        },
+        Region { threads },
+        Region {
+            threads: vec![seq2],
+        },
+    ];
     // Rounding can leave the sum a few ns off C; settle it on the last region.
     let total: Time = regions.iter().flat_map(|r| r.threads.iter()).sum();
     let last = &mut regions[2].threads[0];
@@ -128,10 +169,18 @@ pub fn lelli2011<R: Rng>(rng: &mut R, m: u32, r: f64, x: u64) -> Result<Generate
     }
     let n = n as usize;
     let utils = randfixedsum(rng, n, r * m as f64, 0.0, 1.0)?;
-    let periods = PeriodDist::LogUniform { min: 10 * NS_PER_MS, max: 100 * NS_PER_MS };
+    let periods = PeriodDist::LogUniform {
+        min: 10 * NS_PER_MS,
+        max: 100 * NS_PER_MS,
+    };
     let ps: Vec<Time> = utils.iter().map(|_| periods.draw(rng, NS_PER_US)).collect();
     let tasks = build(rng, &utils, &ps, DeadlineDist::Implicit);
-    Ok(Generated { taskset: TaskSet::new(m, tasks), utilisations: utils, threads: None, utilities: None })
+    Ok(Generated {
+        taskset: TaskSet::new(m, tasks),
+        utilisations: utils,
+        threads: None,
+        utilities: None,
+    })
 }
 
 /// Where `chronos2011` puts each task's `cpu` field (read by partitioned policies only).
@@ -150,15 +199,28 @@ pub enum Placement {
 /// rejections, which at U = 8 of 12 keep one draw in 4000), D = T, and a step TUF per task
 /// whose height (utility) is an integer uniform in [1, 100] and which ends at the deadline.
 /// The utilities are also returned in `Generated::utilities`.
-pub fn chronos2011<R: Rng>(rng: &mut R, m: u32, total: f64, n: usize, periods: PeriodDist, place: Placement) -> Result<Generated, String> {
+pub fn chronos2011<R: Rng>(
+    rng: &mut R,
+    m: u32,
+    total: f64,
+    n: usize,
+    periods: PeriodDist,
+    place: Placement,
+) -> Result<Generated, String> {
     let m = cpus(m)?;
     periods.check()?;
     let utils = randfixedsum(rng, n, total, 0.0, 1.0)?;
     let ps: Vec<Time> = utils.iter().map(|_| periods.draw(rng, NS_PER_US)).collect();
     let mut tasks = build(rng, &utils, &ps, DeadlineDist::Implicit);
-    let utilities: Vec<f64> = utils.iter().map(|_| rng.random_range(1..=100u32) as f64).collect();
+    let utilities: Vec<f64> = utils
+        .iter()
+        .map(|_| rng.random_range(1..=100u32) as f64)
+        .collect();
     for (t, &v) in tasks.iter_mut().zip(&utilities) {
-        t.tuf = Some(Tuf::Step { utility: v, termination: t.deadline });
+        t.tuf = Some(Tuf::Step {
+            utility: v,
+            termination: t.deadline,
+        });
     }
     if place == Placement::WorstFitLoad {
         let mut order: Vec<usize> = (0..n).collect();
@@ -166,12 +228,19 @@ pub fn chronos2011<R: Rng>(rng: &mut R, m: u32, total: f64, n: usize, periods: P
         order.sort_by(|&a, &b| utils[b].total_cmp(&utils[a]).then(a.cmp(&b)));
         let mut load = vec![0.0f64; m as usize];
         for i in order {
-            let cpu = (0..m as usize).min_by(|&a, &b| load[a].total_cmp(&load[b]).then(a.cmp(&b))).unwrap_or(0);
+            let cpu = (0..m as usize)
+                .min_by(|&a, &b| load[a].total_cmp(&load[b]).then(a.cmp(&b)))
+                .unwrap_or(0);
             load[cpu] += utils[i];
             tasks[i].cpu = Some(cpu as u32);
         }
     }
-    Ok(Generated { taskset: TaskSet::new(m, tasks), utilisations: utils, threads: None, utilities: Some(utilities) })
+    Ok(Generated {
+        taskset: TaskSet::new(m, tasks),
+        utilisations: utils,
+        threads: None,
+        utilities: Some(utilities),
+    })
 }
 
 /// How an MTT's working-set size is chosen (LWFG Table 1, last column).
@@ -198,14 +267,78 @@ pub struct Mtt {
 
 impl Mtt {
     pub const TABLE_1: [Mtt; 8] = [
-        Mtt { name: "mlu", tasks_per_mtt: (1, 4), util: (0.01, 0.1), util_per_task: false, period_ms: (24, 240), period_per_task: false, wss: WssRule::FromExecution },
-        Mtt { name: "mmu", tasks_per_mtt: (1, 4), util: (0.1, 0.4), util_per_task: false, period_ms: (24, 240), period_per_task: false, wss: WssRule::FromExecution },
-        Mtt { name: "mwl", tasks_per_mtt: (1, 8), util: (0.1, 0.4), util_per_task: false, period_ms: (10, 250), period_per_task: false, wss: WssRule::UniformKiB(64, 512) },
-        Mtt { name: "mwh", tasks_per_mtt: (1, 8), util: (0.1, 0.4), util_per_task: false, period_ms: (10, 250), period_per_task: false, wss: WssRule::UniformKiB(4096, 8192) },
-        Mtt { name: "mwlp", tasks_per_mtt: (1, 8), util: (0.1, 0.4), util_per_task: true, period_ms: (10, 250), period_per_task: false, wss: WssRule::UniformKiB(64, 512) },
-        Mtt { name: "mwhp", tasks_per_mtt: (1, 8), util: (0.1, 0.4), util_per_task: true, period_ms: (10, 250), period_per_task: false, wss: WssRule::UniformKiB(4096, 8192) },
-        Mtt { name: "mwlu", tasks_per_mtt: (1, 8), util: (0.1, 0.4), util_per_task: false, period_ms: (10, 250), period_per_task: true, wss: WssRule::UniformKiB(64, 512) },
-        Mtt { name: "mwhu", tasks_per_mtt: (1, 8), util: (0.1, 0.4), util_per_task: false, period_ms: (10, 250), period_per_task: true, wss: WssRule::UniformKiB(4096, 8192) },
+        Mtt {
+            name: "mlu",
+            tasks_per_mtt: (1, 4),
+            util: (0.01, 0.1),
+            util_per_task: false,
+            period_ms: (24, 240),
+            period_per_task: false,
+            wss: WssRule::FromExecution,
+        },
+        Mtt {
+            name: "mmu",
+            tasks_per_mtt: (1, 4),
+            util: (0.1, 0.4),
+            util_per_task: false,
+            period_ms: (24, 240),
+            period_per_task: false,
+            wss: WssRule::FromExecution,
+        },
+        Mtt {
+            name: "mwl",
+            tasks_per_mtt: (1, 8),
+            util: (0.1, 0.4),
+            util_per_task: false,
+            period_ms: (10, 250),
+            period_per_task: false,
+            wss: WssRule::UniformKiB(64, 512),
+        },
+        Mtt {
+            name: "mwh",
+            tasks_per_mtt: (1, 8),
+            util: (0.1, 0.4),
+            util_per_task: false,
+            period_ms: (10, 250),
+            period_per_task: false,
+            wss: WssRule::UniformKiB(4096, 8192),
+        },
+        Mtt {
+            name: "mwlp",
+            tasks_per_mtt: (1, 8),
+            util: (0.1, 0.4),
+            util_per_task: true,
+            period_ms: (10, 250),
+            period_per_task: false,
+            wss: WssRule::UniformKiB(64, 512),
+        },
+        Mtt {
+            name: "mwhp",
+            tasks_per_mtt: (1, 8),
+            util: (0.1, 0.4),
+            util_per_task: true,
+            period_ms: (10, 250),
+            period_per_task: false,
+            wss: WssRule::UniformKiB(4096, 8192),
+        },
+        Mtt {
+            name: "mwlu",
+            tasks_per_mtt: (1, 8),
+            util: (0.1, 0.4),
+            util_per_task: false,
+            period_ms: (10, 250),
+            period_per_task: true,
+            wss: WssRule::UniformKiB(64, 512),
+        },
+        Mtt {
+            name: "mwhu",
+            tasks_per_mtt: (1, 8),
+            util: (0.1, 0.4),
+            util_per_task: false,
+            period_ms: (10, 250),
+            period_per_task: true,
+            wss: WssRule::UniformKiB(4096, 8192),
+        },
     ];
 
     pub fn by_name(name: &str) -> Option<Mtt> {
@@ -218,12 +351,20 @@ impl Mtt {
 pub fn lwfg_mtt<R: Rng>(rng: &mut R, d: &Mtt, m: u32, cap: f64) -> Result<Generated, String> {
     let m = cpus(m)?;
     if !(cap.is_finite() && cap >= d.util.1) {
-        return Err(format!("utilisation cap U={cap} must be at least the largest task utilisation {} of {}", d.util.1, d.name));
+        return Err(format!(
+            "utilisation cap U={cap} must be at least the largest task utilisation {} of {}",
+            d.util.1, d.name
+        ));
     }
     if cap > m as f64 {
-        return Err(format!("utilisation cap U={cap} exceeds the platform's m = {m}"));
+        return Err(format!(
+            "utilisation cap U={cap} exceeds the platform's m = {m}"
+        ));
     }
-    let period = PeriodDist::Uniform { min: d.period_ms.0 * NS_PER_MS, max: d.period_ms.1 * NS_PER_MS };
+    let period = PeriodDist::Uniform {
+        min: d.period_ms.0 * NS_PER_MS,
+        max: d.period_ms.1 * NS_PER_MS,
+    };
     let draw_u = |rng: &mut R| d.util.0 + rng.random::<f64>() * (d.util.1 - d.util.0);
     let mut tasks: Vec<Task> = Vec::new();
     let mut utils = Vec::new();
@@ -232,12 +373,20 @@ pub fn lwfg_mtt<R: Rng>(rng: &mut R, d: &Mtt, m: u32, cap: f64) -> Result<Genera
         let threads = rng.random_range(d.tasks_per_mtt.0..=d.tasks_per_mtt.1);
         let (mtt_u, mtt_t) = (draw_u(rng), period.draw(rng, NS_PER_US));
         let wss = match d.wss {
-            WssRule::FromExecution => ((mtt_u * mtt_t as f64 / NS_PER_MS as f64) / 3.0 * 128.0 * 1024.0).round().max(1.0) as u64,
+            WssRule::FromExecution => {
+                ((mtt_u * mtt_t as f64 / NS_PER_MS as f64) / 3.0 * 128.0 * 1024.0)
+                    .round()
+                    .max(1.0) as u64
+            }
             WssRule::UniformKiB(lo, hi) => rng.random_range(lo..=hi) * 1024,
         };
         for _ in 0..threads {
             let u = if d.util_per_task { draw_u(rng) } else { mtt_u };
-            let t = if d.period_per_task { period.draw(rng, NS_PER_US) } else { mtt_t };
+            let t = if d.period_per_task {
+                period.draw(rng, NS_PER_US)
+            } else {
+                mtt_t
+            };
             if sum + u > cap {
                 break 'mtts;
             }
@@ -252,5 +401,10 @@ pub fn lwfg_mtt<R: Rng>(rng: &mut R, d: &Mtt, m: u32, cap: f64) -> Result<Genera
             utils.push(u);
         }
     }
-    Ok(Generated { taskset: TaskSet::new(m, tasks), utilisations: utils, threads: None, utilities: None })
+    Ok(Generated {
+        taskset: TaskSet::new(m, tasks),
+        utilisations: utils,
+        threads: None,
+        utilities: None,
+    })
 }

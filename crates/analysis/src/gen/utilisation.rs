@@ -15,13 +15,20 @@ pub fn check_bounds(n: usize, total: f64, u_min: f64, u_max: f64) -> Result<(), 
         return Err(format!("number of tasks n={n} must be at least 1"));
     }
     if n > super::MAX_TASKS {
-        return Err(format!("number of tasks n={n} exceeds the limit of {} tasks", super::MAX_TASKS));
+        return Err(format!(
+            "number of tasks n={n} exceeds the limit of {} tasks",
+            super::MAX_TASKS
+        ));
     }
     if !total.is_finite() || total < 0.0 {
-        return Err(format!("total utilisation U={total} must be a finite number >= 0"));
+        return Err(format!(
+            "total utilisation U={total} must be a finite number >= 0"
+        ));
     }
     if !(u_min.is_finite() && u_max.is_finite()) || u_min < 0.0 {
-        return Err(format!("per-task bounds u_min={u_min}, u_max={u_max} must be finite and u_min >= 0"));
+        return Err(format!(
+            "per-task bounds u_min={u_min}, u_max={u_max} must be finite and u_min >= 0"
+        ));
     }
     if u_min > u_max {
         return Err(format!("u_min={u_min} exceeds u_max={u_max}"));
@@ -29,10 +36,16 @@ pub fn check_bounds(n: usize, total: f64, u_min: f64, u_max: f64) -> Result<(), 
     // A relative slack: n·u_max computed in floating point may sit a rounding error below U.
     let slack = 1e-12 * total.max(1.0);
     if total > n as f64 * u_max + slack {
-        return Err(format!("total utilisation U={total} exceeds n·u_max = {}", n as f64 * u_max));
+        return Err(format!(
+            "total utilisation U={total} exceeds n·u_max = {}",
+            n as f64 * u_max
+        ));
     }
     if total + slack < n as f64 * u_min {
-        return Err(format!("total utilisation U={total} is below n·u_min = {}", n as f64 * u_min));
+        return Err(format!(
+            "total utilisation U={total} is below n·u_min = {}",
+            n as f64 * u_min
+        ));
     }
     Ok(())
 }
@@ -90,7 +103,13 @@ pub const MAX_RANDFIXEDSUM_TASKS: usize = 2_000;
 /// lower-dimensional slices, picks one simplex with probability proportional to its volume;
 /// a uniform point inside it is then built coordinate by coordinate; finally the coordinates
 /// are shuffled (the simplices are ordered, the target polytope is symmetric).
-pub fn randfixedsum<R: Rng>(rng: &mut R, n: usize, total: f64, a: f64, b: f64) -> Result<Vec<f64>, String> {
+pub fn randfixedsum<R: Rng>(
+    rng: &mut R,
+    n: usize,
+    total: f64,
+    a: f64,
+    b: f64,
+) -> Result<Vec<f64>, String> {
     check_bounds(n, total, a, b)?;
     if n > MAX_RANDFIXEDSUM_TASKS {
         return Err(format!(
@@ -126,7 +145,11 @@ pub fn randfixedsum<R: Rng>(rng: &mut R, n: usize, total: f64, a: f64, b: f64) -
             w[i - 1][j] = tmp1 + tmp2;
             let tmp3 = w[i - 1][j] + f64::MIN_POSITIVE;
             // When both volumes underflow to 0, lean on the side the geometry favours.
-            t[i - 2][j - 1] = if s2[n - i + j - 1] > s1[j - 1] { tmp2 / tmp3 } else { 1.0 - tmp1 / tmp3 };
+            t[i - 2][j - 1] = if s2[n - i + j - 1] > s1[j - 1] {
+                tmp2 / tmp3
+            } else {
+                1.0 - tmp1 / tmp3
+            };
         }
     }
 
@@ -154,7 +177,9 @@ pub fn randfixedsum<R: Rng>(rng: &mut R, n: usize, total: f64, a: f64, b: f64) -
         let r = rng.random_range(0..=i);
         x.swap(i, r);
     }
-    Ok(x.into_iter().map(|v| (a + (b - a) * v).clamp(a, b)).collect())
+    Ok(x.into_iter()
+        .map(|v| (a + (b - a) * v).clamp(a, b))
+        .collect())
 }
 
 #[cfg(test)]
@@ -196,12 +221,21 @@ mod tests {
     #[test]
     fn impossible_parameters_name_the_parameter() {
         let r = &mut rng(1);
-        assert_eq!(randfixedsum(r, 4, 5.0, 0.0, 1.0).unwrap_err(), "total utilisation U=5 exceeds n·u_max = 4");
-        assert!(randfixedsum(r, 4, 0.2, 0.1, 1.0).unwrap_err().contains("below n·u_min = 0.4"));
-        assert!(randfixedsum(r, 4, 1.0, 0.5, 0.2).unwrap_err().contains("u_min=0.5 exceeds u_max=0.2"));
+        assert_eq!(
+            randfixedsum(r, 4, 5.0, 0.0, 1.0).unwrap_err(),
+            "total utilisation U=5 exceeds n·u_max = 4"
+        );
+        assert!(randfixedsum(r, 4, 0.2, 0.1, 1.0)
+            .unwrap_err()
+            .contains("below n·u_min = 0.4"));
+        assert!(randfixedsum(r, 4, 1.0, 0.5, 0.2)
+            .unwrap_err()
+            .contains("u_min=0.5 exceeds u_max=0.2"));
         assert!(uunifast(r, 0, 1.0).unwrap_err().contains("n=0"));
         assert!(uunifast(r, 3, -1.0).unwrap_err().contains("U=-1"));
-        assert!(uunifast_discard(r, 20, 19.5, 0.0, 1.0, 10).unwrap_err().contains("in 10 tries"));
+        assert!(uunifast_discard(r, 20, 19.5, 0.0, 1.0, 10)
+            .unwrap_err()
+            .contains("in 10 tries"));
     }
 
     /// Pearson χ² of the first coordinate of n = 3 RandFixedSum vectors, bounds [0.1, 0.6],
@@ -212,10 +246,12 @@ mod tests {
         let width = (b - a) / bins as f64;
         let len = |x: f64| f64::max(0.0, f64::min(b, 1.0 - x - a) - f64::max(a, 1.0 - x - b));
         // The kink at 0.3 is a bin edge, so the trapezoid rule on each bin is exact.
-        let mass: Vec<f64> = (0..bins).map(|k| {
-            let lo = a + k as f64 * width;
-            (len(lo) + len(lo + width)) / 2.0 * width
-        }).collect();
+        let mass: Vec<f64> = (0..bins)
+            .map(|k| {
+                let lo = a + k as f64 * width;
+                (len(lo) + len(lo + width)) / 2.0 * width
+            })
+            .collect();
         let total: f64 = mass.iter().sum();
         let mut count = vec![0usize; bins];
         let r = &mut rng(2011);
@@ -223,10 +259,12 @@ mod tests {
             let x = sample(r);
             count[(((x - a) / width) as usize).min(bins - 1)] += 1;
         }
-        (0..bins).map(|k| {
-            let e = draws as f64 * mass[k] / total;
-            (count[k] as f64 - e).powi(2) / e
-        }).sum()
+        (0..bins)
+            .map(|k| {
+                let e = draws as f64 * mass[k] / total;
+                (count[k] as f64 - e).powi(2) / e
+            })
+            .sum()
     }
 
     /// χ²(19 degrees of freedom) exceeds 43.82 with probability 0.001.
@@ -248,6 +286,9 @@ mod tests {
             }
         });
         eprintln!("normalise-and-reject (biased) : chi-square = {biased:.2}");
-        assert!(biased > CHI2_19_P001, "the check should reject a biased generator, got {biased}");
+        assert!(
+            biased > CHI2_19_P001,
+            "the check should reject a biased generator, got {biased}"
+        );
     }
 }

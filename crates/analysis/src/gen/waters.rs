@@ -55,22 +55,106 @@ pub struct PeriodClass {
     pub wcet_factor: (f64, f64),
 }
 
-const fn class(label: &'static str, period_ms: Option<u64>, share: u32, acet_us: (f64, f64, f64), bcet_factor: (f64, f64), wcet_factor: (f64, f64)) -> PeriodClass {
-    PeriodClass { label, period_ms, share, acet_us, bcet_factor, wcet_factor }
+const fn class(
+    label: &'static str,
+    period_ms: Option<u64>,
+    share: u32,
+    acet_us: (f64, f64, f64),
+    bcet_factor: (f64, f64),
+    wcet_factor: (f64, f64),
+) -> PeriodClass {
+    PeriodClass {
+        label,
+        period_ms,
+        share,
+        acet_us,
+        bcet_factor,
+        wcet_factor,
+    }
 }
 
 /// Kramer, Ziegenbein & Hamann (WATERS 2015), Tables III (share), IV (ACET) and V (factors).
 pub const TABLE: [PeriodClass; 10] = [
-    class("1ms", Some(1), 3, (0.34, 5.00, 30.11), (0.19, 0.92), (1.30, 29.11)),
-    class("2ms", Some(2), 2, (0.32, 4.20, 40.69), (0.12, 0.89), (1.54, 19.04)),
-    class("5ms", Some(5), 2, (0.36, 11.04, 83.38), (0.17, 0.94), (1.13, 18.44)),
-    class("10ms", Some(10), 25, (0.21, 10.09, 309.87), (0.05, 0.99), (1.06, 30.03)),
-    class("20ms", Some(20), 25, (0.25, 8.74, 291.42), (0.11, 0.98), (1.06, 15.61)),
-    class("50ms", Some(50), 3, (0.29, 17.56, 92.98), (0.32, 0.95), (1.13, 7.76)),
-    class("100ms", Some(100), 20, (0.21, 10.53, 420.43), (0.09, 0.99), (1.02, 8.88)),
-    class("200ms", Some(200), 1, (0.22, 2.56, 21.95), (0.45, 0.98), (1.03, 4.90)),
-    class("1000ms", Some(1000), 4, (0.37, 0.43, 0.46), (0.68, 0.80), (1.84, 4.75)),
-    class("angle", None, 15, (0.45, 6.52, 88.58), (0.13, 0.92), (1.20, 28.17)),
+    class(
+        "1ms",
+        Some(1),
+        3,
+        (0.34, 5.00, 30.11),
+        (0.19, 0.92),
+        (1.30, 29.11),
+    ),
+    class(
+        "2ms",
+        Some(2),
+        2,
+        (0.32, 4.20, 40.69),
+        (0.12, 0.89),
+        (1.54, 19.04),
+    ),
+    class(
+        "5ms",
+        Some(5),
+        2,
+        (0.36, 11.04, 83.38),
+        (0.17, 0.94),
+        (1.13, 18.44),
+    ),
+    class(
+        "10ms",
+        Some(10),
+        25,
+        (0.21, 10.09, 309.87),
+        (0.05, 0.99),
+        (1.06, 30.03),
+    ),
+    class(
+        "20ms",
+        Some(20),
+        25,
+        (0.25, 8.74, 291.42),
+        (0.11, 0.98),
+        (1.06, 15.61),
+    ),
+    class(
+        "50ms",
+        Some(50),
+        3,
+        (0.29, 17.56, 92.98),
+        (0.32, 0.95),
+        (1.13, 7.76),
+    ),
+    class(
+        "100ms",
+        Some(100),
+        20,
+        (0.21, 10.53, 420.43),
+        (0.09, 0.99),
+        (1.02, 8.88),
+    ),
+    class(
+        "200ms",
+        Some(200),
+        1,
+        (0.22, 2.56, 21.95),
+        (0.45, 0.98),
+        (1.03, 4.90),
+    ),
+    class(
+        "1000ms",
+        Some(1000),
+        4,
+        (0.37, 0.43, 0.46),
+        (0.68, 0.80),
+        (1.84, 4.75),
+    ),
+    class(
+        "angle",
+        None,
+        15,
+        (0.45, 6.52, 88.58),
+        (0.13, 0.92),
+        (1.20, 28.17),
+    ),
 ];
 
 /// The most sets drawn and discarded before `waters2015` gives up on a window.
@@ -80,7 +164,17 @@ pub const MAX_TRIES: u32 = 100_000;
 pub const ANGLE: usize = 9;
 
 /// The parameters `waters2015` reads.
-pub const KEYS: &[&str] = &["m", "U", "tolerance", "n", "tasks", "angle", "rpm_min", "rpm_max", "cylinders"];
+pub const KEYS: &[&str] = &[
+    "m",
+    "U",
+    "tolerance",
+    "n",
+    "tasks",
+    "angle",
+    "rpm_min",
+    "rpm_max",
+    "cylinders",
+];
 
 /// Help text for `rtsched gen --list`.
 pub const HELP: &str = "m=4, U=m/2 (Σ WCET/T lands in [U·(1-tolerance), U]), tolerance=0.01; or n (runnables); tasks=period|runnable, angle=sporadic|periodic|exclude, rpm_min=1000, rpm_max=6000, cylinders=4";
@@ -163,8 +257,14 @@ impl Config {
     pub fn from_params(p: &Params) -> Result<Config, String> {
         let m = p.cpus_or("m", 4)?;
         let amount = match (p.raw("n"), p.raw("U")) {
-            (Some(_), Some(_)) => return Err("generator waters2015: give n (runnables) or U (utilisation), not both".into()),
-            (Some(_), None) if p.raw("tolerance").is_some() => return Err("generator waters2015: tolerance is for U, not n".into()),
+            (Some(_), Some(_)) => {
+                return Err(
+                    "generator waters2015: give n (runnables) or U (utilisation), not both".into(),
+                )
+            }
+            (Some(_), None) if p.raw("tolerance").is_some() => {
+                return Err("generator waters2015: tolerance is for U, not n".into())
+            }
             (Some(_), None) => {
                 let n = p.uint_req("n")?;
                 if n == 0 {
@@ -181,11 +281,15 @@ impl Config {
                     return Err(format!("utilisation U={cap} must be > 0"));
                 }
                 if cap > m as f64 {
-                    return Err(format!("utilisation U={cap} exceeds the platform's m = {m}"));
+                    return Err(format!(
+                        "utilisation U={cap} exceeds the platform's m = {m}"
+                    ));
                 }
                 let tolerance = p.f64_or("tolerance", 0.01)?;
                 if !(tolerance > 0.0 && tolerance <= 1.0) {
-                    return Err(format!("parameter tolerance={tolerance} must be in (0, 1] (a fraction of U)"));
+                    return Err(format!(
+                        "parameter tolerance={tolerance} must be in (0, 1] (a fraction of U)"
+                    ));
                 }
                 Amount::Cap { cap, tolerance }
             }
@@ -195,14 +299,23 @@ impl Config {
             "runnable" => Mapping::Runnable,
             other => return Err(format!("generator waters2015: parameter tasks={other}: known: period (one task per period class), runnable (one task per runnable)")),
         };
-        let (rpm_min, rpm_max, cyl) = (p.uint_or("rpm_min", 1000)?, p.uint_or("rpm_max", 6000)?, p.uint_or("cylinders", 4)?);
+        let (rpm_min, rpm_max, cyl) = (
+            p.uint_or("rpm_min", 1000)?,
+            p.uint_or("rpm_max", 6000)?,
+            p.uint_or("cylinders", 4)?,
+        );
         if rpm_min == 0 || cyl == 0 {
-            return Err(format!("parameters rpm_min={rpm_min} and cylinders={cyl} must be > 0"));
+            return Err(format!(
+                "parameters rpm_min={rpm_min} and cylinders={cyl} must be > 0"
+            ));
         }
         if rpm_min > rpm_max {
             return Err(format!("rpm_min={rpm_min} exceeds rpm_max={rpm_max}"));
         }
-        let (t_min, t_max) = (combustion_interval(rpm_max, cyl), combustion_interval(rpm_min, cyl));
+        let (t_min, t_max) = (
+            combustion_interval(rpm_max, cyl),
+            combustion_interval(rpm_min, cyl),
+        );
         let longest = us_to_ns(TABLE[ANGLE].acet_us.2 * TABLE[ANGLE].wcet_factor.1);
         let angle = match p.str_or("angle", "sporadic") {
             "exclude" => Angle::Exclude,
@@ -215,14 +328,24 @@ impl Config {
                     ));
                 }
                 if a == "sporadic" {
-                    Angle::Sporadic { min: t_min, max: t_max }
+                    Angle::Sporadic {
+                        min: t_min,
+                        max: t_max,
+                    }
                 } else {
                     Angle::Periodic(t_min)
                 }
             }
-            other => return Err(format!("generator waters2015: parameter angle={other}: known: sporadic, periodic, exclude")),
+            other => return Err(format!(
+                "generator waters2015: parameter angle={other}: known: sporadic, periodic, exclude"
+            )),
         };
-        Ok(Config { m, amount, mapping, angle })
+        Ok(Config {
+            m,
+            amount,
+            mapping,
+            angle,
+        })
     }
 
     /// The period (for a sporadic class: the minimum inter-arrival time) of class `c`.
@@ -230,7 +353,9 @@ impl Config {
         match (TABLE[c].period_ms, self.angle) {
             (Some(ms), _) => ms * NS_PER_MS,
             (None, Angle::Sporadic { min, .. }) | (None, Angle::Periodic(min)) => min,
-            (None, Angle::Exclude) => unreachable!("no angle-synchronous runnable is drawn with angle=exclude"),
+            (None, Angle::Exclude) => {
+                unreachable!("no angle-synchronous runnable is drawn with angle=exclude")
+            }
         }
     }
 
@@ -248,7 +373,13 @@ impl Config {
 /// (0 < r < 1): mean(s) = 1/s − 1/(e^s − 1), falling from 1 to 0 as s goes from −∞ to ∞.
 /// Solved by bisection; s = 0 (the uniform law) at r = 1/2.
 pub fn truncated_exponential_rate(r: f64) -> f64 {
-    let mean = |s: f64| if s.abs() < 1e-6 { 0.5 - s / 12.0 } else { 1.0 / s - 1.0 / s.exp_m1() };
+    let mean = |s: f64| {
+        if s.abs() < 1e-6 {
+            0.5 - s / 12.0
+        } else {
+            1.0 / s - 1.0 / s.exp_m1()
+        }
+    };
     let (mut lo, mut hi) = (-700.0f64, 700.0f64);
     for _ in 0..200 {
         let mid = 0.5 * (lo + hi);
@@ -264,7 +395,11 @@ pub fn truncated_exponential_rate(r: f64) -> f64 {
 /// A draw in [0, 1] from the exponential of rate `s` truncated to [0, 1] (inverse CDF).
 fn truncated_exponential<R: Rng>(rng: &mut R, s: f64) -> f64 {
     let u: f64 = rng.random();
-    let y = if s.abs() < 1e-9 { u } else { -(u * (-s).exp_m1()).ln_1p() / s };
+    let y = if s.abs() < 1e-9 {
+        u
+    } else {
+        -(u * (-s).exp_m1()).ln_1p() / s
+    };
     y.clamp(0.0, 1.0)
 }
 
@@ -292,7 +427,12 @@ pub fn draw_runnable<R: Rng>(rng: &mut R, classes: usize, rates: &[f64; 10]) -> 
     let uniform = |rng: &mut R, (a, b): (f64, f64)| a + (b - a) * rng.random::<f64>();
     let bcet_factor = uniform(rng, row.bcet_factor);
     let wcet_factor = uniform(rng, row.wcet_factor);
-    Runnable { class, acet_us, bcet_factor, wcet_factor }
+    Runnable {
+        class,
+        acet_us,
+        bcet_factor,
+        wcet_factor,
+    }
 }
 
 /// The runnables of one set, in draw order.
@@ -300,7 +440,9 @@ pub fn draw_runnables<R: Rng>(rng: &mut R, cfg: &Config) -> Result<Vec<Runnable>
     let rates = acet_rates();
     let classes = cfg.classes();
     match cfg.amount {
-        Amount::Runnables(n) => Ok((0..n).map(|_| draw_runnable(rng, classes, &rates)).collect()),
+        Amount::Runnables(n) => Ok((0..n)
+            .map(|_| draw_runnable(rng, classes, &rates))
+            .collect()),
         Amount::Cap { cap, tolerance } => {
             let floor = cap * (1.0 - tolerance);
             let mut out = Vec::new();
@@ -347,12 +489,26 @@ pub fn tasks_of(cfg: &Config, runnables: &[Runnable]) -> (Vec<Task>, Vec<Vec<usi
         Mapping::Runnable => runnables
             .iter()
             .enumerate()
-            .map(|(i, r)| (task(cfg, format!("r{i}_{}", TABLE[r.class].label), r.class, r.wcet_ns()), vec![i]))
+            .map(|(i, r)| {
+                (
+                    task(
+                        cfg,
+                        format!("r{i}_{}", TABLE[r.class].label),
+                        r.class,
+                        r.wcet_ns(),
+                    ),
+                    vec![i],
+                )
+            })
             .unzip(),
         Mapping::Period => {
             let (mut tasks, mut members) = (Vec::new(), Vec::new());
             for (c, row) in TABLE.iter().enumerate() {
-                let period = if c == ANGLE && cfg.angle == Angle::Exclude { continue } else { cfg.period(c) };
+                let period = if c == ANGLE && cfg.angle == Angle::Exclude {
+                    continue;
+                } else {
+                    cfg.period(c)
+                };
                 let mut parts: Vec<(Time, Vec<usize>)> = Vec::new();
                 for (i, r) in runnables.iter().enumerate().filter(|(_, r)| r.class == c) {
                     let w = r.wcet_ns();
@@ -365,7 +521,11 @@ pub fn tasks_of(cfg: &Config, runnables: &[Runnable]) -> (Vec<Task>, Vec<Vec<usi
                     }
                 }
                 for (k, (wcet, idx)) in parts.into_iter().enumerate() {
-                    let name = if k == 0 { format!("task_{}", row.label) } else { format!("task_{}_{k}", row.label) };
+                    let name = if k == 0 {
+                        format!("task_{}", row.label)
+                    } else {
+                        format!("task_{}_{k}", row.label)
+                    };
                     tasks.push(task(cfg, name, c, wcet));
                     members.push(idx);
                 }
@@ -380,8 +540,16 @@ pub fn waters2015<R: Rng>(rng: &mut R, p: &Params) -> Result<Generated, String> 
     let cfg = Config::from_params(p)?;
     let runnables = draw_runnables(rng, &cfg)?;
     let (tasks, _) = tasks_of(&cfg, &runnables);
-    let utilisations = tasks.iter().map(|t| t.wcet as f64 / t.period as f64).collect();
-    Ok(Generated { taskset: TaskSet::new(cfg.m, tasks), utilisations, threads: None, utilities: None })
+    let utilisations = tasks
+        .iter()
+        .map(|t| t.wcet as f64 / t.period as f64)
+        .collect();
+    Ok(Generated {
+        taskset: TaskSet::new(cfg.m, tasks),
+        utilisations,
+        threads: None,
+        utilities: None,
+    })
 }
 
 #[cfg(test)]
@@ -413,21 +581,52 @@ mod tests {
             count[r.class] += 1;
             acet_sum[r.class] += r.acet_us;
             acet_sq[r.class] += r.acet_us * r.acet_us;
-            assert!((row.acet_us.0..=row.acet_us.2).contains(&r.acet_us), "{}: ACET {} µs", row.label, r.acet_us);
-            assert!((row.bcet_factor.0..=row.bcet_factor.1).contains(&r.bcet_factor), "{}: f_min {}", row.label, r.bcet_factor);
-            assert!((row.wcet_factor.0..=row.wcet_factor.1).contains(&r.wcet_factor), "{}: f_max {}", row.label, r.wcet_factor);
-            assert_eq!(r.wcet_ns(), ((r.acet_us * r.wcet_factor * 1000.0).round() as Time).max(1));
-            assert!(r.bcet_ns() <= r.acet_ns() && r.acet_ns() <= r.wcet_ns(), "{r:?}");
+            assert!(
+                (row.acet_us.0..=row.acet_us.2).contains(&r.acet_us),
+                "{}: ACET {} µs",
+                row.label,
+                r.acet_us
+            );
+            assert!(
+                (row.bcet_factor.0..=row.bcet_factor.1).contains(&r.bcet_factor),
+                "{}: f_min {}",
+                row.label,
+                r.bcet_factor
+            );
+            assert!(
+                (row.wcet_factor.0..=row.wcet_factor.1).contains(&r.wcet_factor),
+                "{}: f_max {}",
+                row.label,
+                r.wcet_factor
+            );
+            assert_eq!(
+                r.wcet_ns(),
+                ((r.acet_us * r.wcet_factor * 1000.0).round() as Time).max(1)
+            );
+            assert!(
+                r.bcet_ns() <= r.acet_ns() && r.acet_ns() <= r.wcet_ns(),
+                "{r:?}"
+            );
         }
         for (c, row) in TABLE.iter().enumerate() {
             let share = 100.0 * count[c] as f64 / n as f64;
-            assert!((share - row.share as f64).abs() < 1.0, "{}: {share:.2}% drawn, Table III {}%", row.label, row.share);
+            assert!(
+                (share - row.share as f64).abs() < 1.0,
+                "{}: {share:.2}% drawn, Table III {}%",
+                row.label,
+                row.share
+            );
             // The sample mean within 4 standard errors of the table's average.
             let k = count[c] as f64;
             let mean = acet_sum[c] / k;
             let se = ((acet_sq[c] / k - mean * mean) / k).sqrt();
             eprintln!("{:>6}: {share:5.2}% (Table III {:2}%), mean ACET {mean:7.3} µs (Table IV {:6.2}, se {se:.3})", row.label, row.share, row.acet_us.1);
-            assert!((mean - row.acet_us.1).abs() < 4.0 * se, "{}: mean ACET {mean:.3} µs, Table IV {} (se {se:.3})", row.label, row.acet_us.1);
+            assert!(
+                (mean - row.acet_us.1).abs() < 4.0 * se,
+                "{}: mean ACET {mean:.3} µs, Table IV {} (se {se:.3})",
+                row.label,
+                row.acet_us.1
+            );
         }
     }
 
@@ -458,42 +657,96 @@ mod tests {
     /// the angle-synchronous runnable is a sporadic task in [5 ms, 30 ms].
     #[test]
     fn period_mapping_splits_by_next_fit() {
-        let r = |class, acet_us: f64, wcet_factor| Runnable { class, acet_us, bcet_factor: 0.5, wcet_factor };
-        let rs = [r(3, 300.0, 20.0), r(3, 250.0, 20.0), r(ANGLE, 50.0, 2.0), r(3, 200.0, 20.0), r(0, 10.0, 2.0)];
+        let r = |class, acet_us: f64, wcet_factor| Runnable {
+            class,
+            acet_us,
+            bcet_factor: 0.5,
+            wcet_factor,
+        };
+        let rs = [
+            r(3, 300.0, 20.0),
+            r(3, 250.0, 20.0),
+            r(ANGLE, 50.0, 2.0),
+            r(3, 200.0, 20.0),
+            r(0, 10.0, 2.0),
+        ];
         let c = cfg("");
         let (tasks, members) = tasks_of(&c, &rs);
         let names: Vec<&str> = tasks.iter().map(|t| t.name.as_str()).collect();
-        assert_eq!(names, ["task_1ms", "task_10ms", "task_10ms_1", "task_angle"]);
+        assert_eq!(
+            names,
+            ["task_1ms", "task_10ms", "task_10ms_1", "task_angle"]
+        );
         assert_eq!(members, vec![vec![4], vec![0], vec![1, 3], vec![2]]);
         let wcets: Vec<Time> = tasks.iter().map(|t| t.wcet).collect();
         assert_eq!(wcets, [20_000, 6_000_000, 9_000_000, 100_000]);
-        assert_eq!((tasks[3].period, tasks[3].max_interarrival, tasks[3].deadline), (5 * NS_PER_MS, Some(30 * NS_PER_MS), 5 * NS_PER_MS));
-        let (per, _) = tasks_of(&Config { mapping: Mapping::Runnable, ..c }, &rs);
-        assert_eq!(per.iter().map(|t| t.name.as_str()).collect::<Vec<_>>(), ["r0_10ms", "r1_10ms", "r2_angle", "r3_10ms", "r4_1ms"]);
+        assert_eq!(
+            (
+                tasks[3].period,
+                tasks[3].max_interarrival,
+                tasks[3].deadline
+            ),
+            (5 * NS_PER_MS, Some(30 * NS_PER_MS), 5 * NS_PER_MS)
+        );
+        let (per, _) = tasks_of(
+            &Config {
+                mapping: Mapping::Runnable,
+                ..c
+            },
+            &rs,
+        );
+        assert_eq!(
+            per.iter().map(|t| t.name.as_str()).collect::<Vec<_>>(),
+            ["r0_10ms", "r1_10ms", "r2_angle", "r3_10ms", "r4_1ms"]
+        );
     }
 
     #[test]
     fn sets_respect_the_cap_and_fit_their_periods() {
-        for (p, seed) in [("m=4,U=2", 1), ("m=8,U=7.5", 2), ("m=2,U=1.5,tasks=runnable", 3), ("m=4,U=3,angle=periodic", 4), ("m=1,U=0.9,angle=exclude", 5)] {
+        for (p, seed) in [
+            ("m=4,U=2", 1),
+            ("m=8,U=7.5", 2),
+            ("m=2,U=1.5,tasks=runnable", 3),
+            ("m=4,U=3,angle=periodic", 4),
+            ("m=1,U=0.9,angle=exclude", 5),
+        ] {
             let g = gen(p, seed).unwrap();
             let ts = &g.taskset;
-            let cap: f64 = p.split(',').find_map(|kv| kv.strip_prefix("U=")).unwrap().parse().unwrap();
+            let cap: f64 = p
+                .split(',')
+                .find_map(|kv| kv.strip_prefix("U="))
+                .unwrap()
+                .parse()
+                .unwrap();
             let u = ts.utilization();
             assert!(u <= cap + 1e-9 && u >= 0.99 * cap - 1e-9, "{p}: U = {u}");
             assert!((g.utilisations.iter().sum::<f64>() - u).abs() < 1e-9);
             for t in &ts.tasks {
-                assert!(t.wcet >= 1 && t.wcet <= t.period && t.deadline == t.period, "{p}: {t:?}");
+                assert!(
+                    t.wcet >= 1 && t.wcet <= t.period && t.deadline == t.period,
+                    "{p}: {t:?}"
+                );
             }
             let periods: Vec<Time> = ts.tasks.iter().map(|t| t.period).collect();
-            let allowed: Vec<Time> = TABLE[..ANGLE].iter().map(|c| c.period_ms.unwrap() * NS_PER_MS).chain([5 * NS_PER_MS]).collect();
-            assert!(periods.iter().all(|p| allowed.contains(p)), "{p}: {periods:?}");
+            let allowed: Vec<Time> = TABLE[..ANGLE]
+                .iter()
+                .map(|c| c.period_ms.unwrap() * NS_PER_MS)
+                .chain([5 * NS_PER_MS])
+                .collect();
+            assert!(
+                periods.iter().all(|p| allowed.contains(p)),
+                "{p}: {periods:?}"
+            );
         }
         // The default (m = 4, U = 2) on seed 1: a set per period class, split where needed.
         let g = gen("", 1).unwrap();
         assert_eq!(g.taskset.platform.cpus, 4);
         assert!(g.taskset.tasks.iter().any(|t| t.name == "task_10ms"));
         // n runnables: exactly n tasks with tasks=runnable.
-        assert_eq!(gen("n=50,tasks=runnable", 9).unwrap().taskset.tasks.len(), 50);
+        assert_eq!(
+            gen("n=50,tasks=runnable", 9).unwrap().taskset.tasks.len(),
+            50
+        );
     }
 
     #[test]
@@ -520,7 +773,8 @@ mod tests {
         assert!(err("angle=crank").contains("angle=crank"));
         assert!(err("rpm_min=7000").contains("rpm_min=7000 exceeds rpm_max=6000"));
         assert!(err("cylinders=0").contains("cylinders=0"));
-        assert!(err("rpm_max=12000,cylinders=8").contains("shorter than the longest angle-synchronous WCET"));
+        assert!(err("rpm_max=12000,cylinders=8")
+            .contains("shorter than the longest angle-synchronous WCET"));
         assert!(err("U=0.0000001").contains("widen tolerance"));
         assert!(err("rpm=3000").contains("no parameter 'rpm'"));
         // angle=exclude needs no engine: a fast one is no error then.
@@ -538,7 +792,8 @@ mod tests {
     fn generated_sets_survive_the_yaml_round_trip() {
         let g = gen("m=4,U=2", 3).unwrap();
         let text = rtsched_model::file::to_yaml(&g.taskset);
-        let back = rtsched_model::parse_taskset(&text, rtsched_model::Format::Yaml, "x.yaml").unwrap();
+        let back =
+            rtsched_model::parse_taskset(&text, rtsched_model::Format::Yaml, "x.yaml").unwrap();
         assert_eq!(back.tasks, g.taskset.tasks);
     }
 }

@@ -59,11 +59,18 @@ impl Order {
     pub fn sort(self, tasks: &[Cdt], wss: &[u64]) -> Vec<usize> {
         let mut idx: Vec<usize> = (0..tasks.len()).collect();
         // Fractions compared by cross-multiplication, so equal utilisations tie exactly.
-        let frac_desc = |a: (u64, u64), b: (u64, u64)| (b.0 as u128 * a.1 as u128).cmp(&(a.0 as u128 * b.1 as u128));
+        let frac_desc = |a: (u64, u64), b: (u64, u64)| {
+            (b.0 as u128 * a.1 as u128).cmp(&(a.0 as u128 * b.1 as u128))
+        };
         match self {
-            Order::DecreasingUtilisation => idx.sort_by(|&a, &b| frac_desc((tasks[a].c, tasks[a].t), (tasks[b].c, tasks[b].t))),
+            Order::DecreasingUtilisation => {
+                idx.sort_by(|&a, &b| frac_desc((tasks[a].c, tasks[a].t), (tasks[b].c, tasks[b].t)))
+            }
             Order::DecreasingDensity => idx.sort_by(|&a, &b| {
-                frac_desc((tasks[a].c, tasks[a].d.min(tasks[a].t)), (tasks[b].c, tasks[b].d.min(tasks[b].t)))
+                frac_desc(
+                    (tasks[a].c, tasks[a].d.min(tasks[a].t)),
+                    (tasks[b].c, tasks[b].d.min(tasks[b].t)),
+                )
             }),
             Order::IncreasingDeadline => idx.sort_by_key(|&i| tasks[i].d),
             Order::DecreasingWss => idx.sort_by(|&a, &b| wss[b].cmp(&wss[a])),
@@ -75,7 +82,15 @@ impl Order {
 
 /// Place every task; `Err(i)` names the first task that no CPU admits. With `overflow`, such a
 /// task goes to the least utilised CPU instead (`Bins::overflow`) and placing goes on.
-pub fn any_fit(tasks: &[Cdt], wss: &[u64], m: u32, adm: &Admission, fit: Fit, order: Order, overflow: bool) -> Result<(Vec<u32>, Vec<usize>), usize> {
+pub fn any_fit(
+    tasks: &[Cdt],
+    wss: &[u64],
+    m: u32,
+    adm: &Admission,
+    fit: Fit,
+    order: Order,
+    overflow: bool,
+) -> Result<(Vec<u32>, Vec<usize>), usize> {
     let mut bins = Bins::new(tasks, m, adm);
     let cpus = bins.cpus();
     // `last` starts on the last CPU so that next fit's first scan begins at CPU 0.
@@ -85,14 +100,22 @@ pub fn any_fit(tasks: &[Cdt], wss: &[u64], m: u32, adm: &Admission, fit: Fit, or
         let new = bins.newcomers(&one);
         let chosen = match fit {
             Fit::First => (0..cpus).find(|&c| bins.admits(c, &new)),
-            Fit::Next => (1..=cpus).map(|k| (last + k) % cpus).find(|&c| bins.admits(c, &new)),
+            Fit::Next => (1..=cpus)
+                .map(|k| (last + k) % cpus)
+                .find(|&c| bins.admits(c, &new)),
             Fit::Best | Fit::Worst => {
                 let mut best: Option<(usize, f64)> = None;
                 for c in 0..cpus {
                     let load = bins.load(c);
                     let better = match best {
                         None => true,
-                        Some((_, b)) => if fit == Fit::Best { load > b } else { load < b },
+                        Some((_, b)) => {
+                            if fit == Fit::Best {
+                                load > b
+                            } else {
+                                load < b
+                            }
+                        }
                     };
                     if better && bins.admits(c, &new) {
                         best = Some((c, load));

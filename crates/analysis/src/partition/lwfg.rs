@@ -37,7 +37,14 @@ use crate::schedulability::Cdt;
 /// beside the tasks placed before it.
 /// With `overflow`, a task that fits nowhere goes to the least utilised CPU (`Bins::overflow`)
 /// and LWFG goes on (`last` moves there, as after any placement).
-pub fn lwfg(tasks: &[Cdt], wss: &[u64], group: &[Option<u32>], m: u32, adm: &Admission, overflow: bool) -> Result<(Vec<u32>, Vec<usize>), usize> {
+pub fn lwfg(
+    tasks: &[Cdt],
+    wss: &[u64],
+    group: &[Option<u32>],
+    m: u32,
+    adm: &Admission,
+    overflow: bool,
+) -> Result<(Vec<u32>, Vec<usize>), usize> {
     let order = Order::DecreasingWss.sort(tasks, wss);
     let mut bins = Bins::new(tasks, m, adm);
     let cpus = bins.cpus();
@@ -52,11 +59,19 @@ pub fn lwfg(tasks: &[Cdt], wss: &[u64], group: &[Option<u32>], m: u32, adm: &Adm
         members.clear();
         members.push(task);
         if let Some(g) = group[task] {
-            members.extend(order[pos + 1..].iter().copied().filter(|&j| !placed[j] && group[j] == Some(g)));
+            members.extend(
+                order[pos + 1..]
+                    .iter()
+                    .copied()
+                    .filter(|&j| !placed[j] && group[j] == Some(g)),
+            );
         }
         loop {
             let new = bins.newcomers(&members);
-            if let Some(c) = (1..=cpus).map(|k| (last + k) % cpus).find(|&c| bins.admits(c, &new)) {
+            if let Some(c) = (1..=cpus)
+                .map(|k| (last + k) % cpus)
+                .find(|&c| bins.admits(c, &new))
+            {
                 bins.place(c, &new);
                 for &j in &members {
                     placed[j] = true;
@@ -77,7 +92,10 @@ pub fn lwfg(tasks: &[Cdt], wss: &[u64], group: &[Option<u32>], m: u32, adm: &Adm
             // remove_least_shared: smallest WSS; members are in WSS order, so the last one
             // with the minimum is the latest in that order.
             let min_w = members[1..].iter().map(|&j| wss[j]).min().expect("len > 1");
-            let at = members.iter().rposition(|&j| wss[j] == min_w).expect("present");
+            let at = members
+                .iter()
+                .rposition(|&j| wss[j] == min_w)
+                .expect("present");
             members.remove(at);
         }
     }

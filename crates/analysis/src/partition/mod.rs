@@ -86,7 +86,11 @@ pub struct PartitionError {
 
 impl fmt::Display for PartitionError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: task '{}' (tasks[{}]) {}", self.heuristic, self.task_name, self.task, self.message)
+        write!(
+            f,
+            "{}: task '{}' (tasks[{}]) {}",
+            self.heuristic, self.task_name, self.task, self.message
+        )
     }
 }
 
@@ -120,7 +124,16 @@ const NEAR: f64 = 1e-9;
 impl<'a> Bins<'a> {
     pub fn new(tasks: &'a [Cdt], m: u32, admission: &'a Admission) -> Self {
         let m = m as usize;
-        Bins { tasks, admission, members: vec![Vec::new(); m], util: vec![0.0; m], dens: vec![0.0; m], d_ge_t: vec![true; m], scratch: Vec::new(), overflowed: Vec::new() }
+        Bins {
+            tasks,
+            admission,
+            members: vec![Vec::new(); m],
+            util: vec![0.0; m],
+            dens: vec![0.0; m],
+            d_ge_t: vec![true; m],
+            scratch: Vec::new(),
+            overflowed: Vec::new(),
+        }
     }
 
     pub fn cpus(&self) -> usize {
@@ -132,14 +145,23 @@ impl<'a> Bins<'a> {
         self.dens[cpu]
     }
 
-    fn sum_le_one(&self, cpu: usize, new: &[usize], fast: f64, term: impl Fn(&Cdt) -> (u64, u64)) -> bool {
+    fn sum_le_one(
+        &self,
+        cpu: usize,
+        new: &[usize],
+        fast: f64,
+        term: impl Fn(&Cdt) -> (u64, u64),
+    ) -> bool {
         if fast < 1.0 - NEAR {
             return true;
         }
         if fast > 1.0 + NEAR {
             return false;
         }
-        let all = self.members[cpu].iter().chain(new).map(|&i| term(&self.tasks[i]));
+        let all = self.members[cpu]
+            .iter()
+            .chain(new)
+            .map(|&i| term(&self.tasks[i]));
         cmp_sum(all, 1, 1) != Ordering::Greater
     }
 
@@ -175,7 +197,11 @@ impl<'a> Bins<'a> {
                 edf_exact(&self.scratch) == Some(true)
             }
             Admission::FpRta(prio) => {
-                let p: Vec<u32> = self.members[cpu].iter().chain(idx).map(|&i| prio[i]).collect();
+                let p: Vec<u32> = self.members[cpu]
+                    .iter()
+                    .chain(idx)
+                    .map(|&i| prio[i])
+                    .collect();
                 self.fill_scratch(cpu, idx);
                 fp_rta(&self.scratch, &p).0
             }
@@ -185,7 +211,8 @@ impl<'a> Bins<'a> {
     fn fill_scratch(&mut self, cpu: usize, new: &[usize]) {
         self.scratch.clear();
         let tasks = self.tasks;
-        self.scratch.extend(self.members[cpu].iter().chain(new).map(|&i| tasks[i]));
+        self.scratch
+            .extend(self.members[cpu].iter().chain(new).map(|&i| tasks[i]));
     }
 
     pub fn place(&mut self, cpu: usize, new: &Newcomers) {
@@ -202,7 +229,9 @@ impl<'a> Bins<'a> {
     /// Overflow: the CPU with the least utilisation (lowest index on ties) takes `new` although
     /// it does not admit it; remembered for `Partition::overflowed`.
     pub fn overflow(&mut self, new: &Newcomers) -> usize {
-        let c = (0..self.cpus()).min_by(|&a, &b| self.util[a].total_cmp(&self.util[b]).then(a.cmp(&b))).expect("m >= 1");
+        let c = (0..self.cpus())
+            .min_by(|&a, &b| self.util[a].total_cmp(&self.util[b]).then(a.cmp(&b)))
+            .expect("m >= 1");
         self.overflowed.extend_from_slice(new.idx);
         c
     }
@@ -214,7 +243,10 @@ impl<'a> Bins<'a> {
                 cpu_of[i] = c as u32;
             }
         }
-        debug_assert!(cpu_of.iter().all(|&c| c != u32::MAX), "a task was left unplaced");
+        debug_assert!(
+            cpu_of.iter().all(|&c| c != u32::MAX),
+            "a task was left unplaced"
+        );
         (cpu_of, self.overflowed)
     }
 }
@@ -234,8 +266,15 @@ struct Job<'j> {
 /// A partitioning heuristic (or a fallback chain of them).
 #[derive(Clone, Debug, PartialEq)]
 pub enum Partitioner {
-    AnyFit { name: String, fit: Fit, order: Order, overflow: bool },
-    Lwfg { overflow: bool },
+    AnyFit {
+        name: String,
+        fit: Fit,
+        order: Order,
+        overflow: bool,
+    },
+    Lwfg {
+        overflow: bool,
+    },
     /// Never fails: the answer "schedule this set globally".
     Global,
     Chain(Vec<Partitioner>),
@@ -245,15 +284,29 @@ impl Partitioner {
     pub fn name(&self) -> String {
         match self {
             Partitioner::AnyFit { name, .. } => name.clone(),
-            Partitioner::Lwfg { overflow } => if *overflow { "lwfg-overflow".into() } else { "lwfg".into() },
+            Partitioner::Lwfg { overflow } => {
+                if *overflow {
+                    "lwfg-overflow".into()
+                } else {
+                    "lwfg".into()
+                }
+            }
             Partitioner::Global => "global".into(),
-            Partitioner::Chain(v) => v.iter().map(Partitioner::name).collect::<Vec<_>>().join(","),
+            Partitioner::Chain(v) => v
+                .iter()
+                .map(Partitioner::name)
+                .collect::<Vec<_>>()
+                .join(","),
         }
     }
 
     /// Partition `ts` onto its platform's CPUs. When the task file sets overheads
     /// (`run.overheads`), admission charges them (`partition_with`).
-    pub fn partition(&self, ts: &TaskSet, admission: &Admission) -> Result<Partition, PartitionError> {
+    pub fn partition(
+        &self,
+        ts: &TaskSet,
+        admission: &Admission,
+    ) -> Result<Partition, PartitionError> {
         let oh = &ts.run.overheads;
         self.partition_with(ts, admission, oh.any().then_some(oh))
     }
@@ -261,7 +314,12 @@ impl Partitioner {
     /// Partition `ts` with the admission test run on the tasks' WCETs inflated by `overheads`
     /// (`crate::overheads`, partitioned class: each job pays two dispatches, ticks stretch it,
     /// release latency shortens its deadline), or on the plain WCETs with `None`.
-    pub fn partition_with(&self, ts: &TaskSet, admission: &Admission, overheads: Option<&Overheads>) -> Result<Partition, PartitionError> {
+    pub fn partition_with(
+        &self,
+        ts: &TaskSet,
+        admission: &Admission,
+        overheads: Option<&Overheads>,
+    ) -> Result<Partition, PartitionError> {
         let mut cdt: Vec<Cdt> = ts.tasks.iter().map(Cdt::from).collect();
         let mut infeasible = None;
         if let Some(oh) = overheads {
@@ -273,19 +331,50 @@ impl Partitioner {
         let wss: Vec<u64> = ts.tasks.iter().map(|t| t.wss.unwrap_or(0)).collect();
         let group: Vec<Option<u32>> = ts.tasks.iter().map(|t| t.group).collect();
         let name_of = |i: usize| ts.tasks[i].name.clone();
-        let job = Job { cdt: &cdt, wss: &wss, group: &group, m: ts.platform.cpus, adm: admission, overheads: overheads.is_some(), infeasible: infeasible.as_ref() };
+        let job = Job {
+            cdt: &cdt,
+            wss: &wss,
+            group: &group,
+            m: ts.platform.cpus,
+            adm: admission,
+            overheads: overheads.is_some(),
+            infeasible: infeasible.as_ref(),
+        };
         self.run(&job, &name_of)
     }
 
-    fn run(&self, job: &Job, name_of: &dyn Fn(usize) -> String) -> Result<Partition, PartitionError> {
-        let Job { cdt, wss, group, m, adm, .. } = *job;
+    fn run(
+        &self,
+        job: &Job,
+        name_of: &dyn Fn(usize) -> String,
+    ) -> Result<Partition, PartitionError> {
+        let Job {
+            cdt,
+            wss,
+            group,
+            m,
+            adm,
+            ..
+        } = *job;
         if let Admission::FpRta(p) = adm {
             assert_eq!(p.len(), cdt.len(), "one priority per task");
         }
-        let fail = |heuristic: String, i: usize, msg: String| PartitionError { heuristic, task: i, task_name: name_of(i), message: msg };
+        let fail = |heuristic: String, i: usize, msg: String| PartitionError {
+            heuristic,
+            task: i,
+            task_name: name_of(i),
+            message: msg,
+        };
         // With overheads, what admission saw is the inflated task: say so.
-        let (with, seen) = if job.overheads { (" with overheads", "inflated ") } else { ("", "") };
-        if let (Some((i, why)), false) = (job.infeasible, matches!(self, Partitioner::Global | Partitioner::Chain(_))) {
+        let (with, seen) = if job.overheads {
+            (" with overheads", "inflated ")
+        } else {
+            ("", "")
+        };
+        if let (Some((i, why)), false) = (
+            job.infeasible,
+            matches!(self, Partitioner::Global | Partitioner::Chain(_)),
+        ) {
             return Err(fail(self.name(), *i, format!("fits on no CPU: {why}")));
         }
         match self {
@@ -327,9 +416,18 @@ pub const NAMED: &[(&str, &str)] = &[
     ("bfdd", "best fit, decreasing density"),
     ("wfdd", "worst fit, decreasing density"),
     ("nfdd", "next fit, decreasing density"),
-    ("bf", "Baruah & Fisher: first fit, increasing relative deadline"),
-    ("lwfg", "LWFG Algorithm 1: next fit, decreasing WSS, memory-sharing groups placed whole"),
-    ("global", "no partition: schedule globally (end of a fallback chain)"),
+    (
+        "bf",
+        "Baruah & Fisher: first fit, increasing relative deadline",
+    ),
+    (
+        "lwfg",
+        "LWFG Algorithm 1: next fit, decreasing WSS, memory-sharing groups placed whole",
+    ),
+    (
+        "global",
+        "no partition: schedule globally (end of a fallback chain)",
+    ),
 ];
 
 fn one(name: &str) -> Result<Partitioner, String> {
@@ -340,7 +438,14 @@ fn one(name: &str) -> Result<Partitioner, String> {
             _ => Err(format!("partitioner '{name}': '-overflow' applies to a heuristic (ffd, lwfg, FIT:ORDER, ...), not to '{base}'")),
         };
     }
-    let any = |fit, order| Ok(Partitioner::AnyFit { name: name.to_string(), fit, order, overflow: false });
+    let any = |fit, order| {
+        Ok(Partitioner::AnyFit {
+            name: name.to_string(),
+            fit,
+            order,
+            overflow: false,
+        })
+    };
     match name {
         "ffd" => any(Fit::First, Order::DecreasingUtilisation),
         "bfd" => any(Fit::Best, Order::DecreasingUtilisation),
@@ -361,7 +466,9 @@ fn one(name: &str) -> Result<Partitioner, String> {
                 return Err(format!("unknown partitioner '{name}': FIT:ORDER takes FIT in first|next|best|worst and ORDER in util|density|deadline|wss|none"));
             }
             let known: Vec<&str> = NAMED.iter().map(|(n, _)| *n).collect();
-            let hint = closest(name, &known).map(|s| format!(" (did you mean '{s}'?)")).unwrap_or_default();
+            let hint = closest(name, &known)
+                .map(|s| format!(" (did you mean '{s}'?)"))
+                .unwrap_or_default();
             Err(format!("unknown partitioner '{name}'{hint}; known: {}, FIT:ORDER, or a chain like lwfg,ffd,global", known.join(", ")))
         }
     }
@@ -378,10 +485,14 @@ pub fn by_name(name: &str) -> Result<Partitioner, String> {
     }
     if let Some(i) = parts.iter().position(|&p| p == "global") {
         if i != parts.len() - 1 {
-            return Err(format!("partitioner '{name}': 'global' always succeeds, so it can only come last"));
+            return Err(format!(
+                "partitioner '{name}': 'global' always succeeds, so it can only come last"
+            ));
         }
     }
-    Ok(Partitioner::Chain(parts.into_iter().map(one).collect::<Result<_, _>>()?))
+    Ok(Partitioner::Chain(
+        parts.into_iter().map(one).collect::<Result<_, _>>()?,
+    ))
 }
 
 #[cfg(test)]
@@ -392,12 +503,20 @@ mod tests {
 
     /// Implicit-deadline tasks with T = 10 ms and C in ms (so u = C/10).
     fn set(m: u32, c_tenths: &[u64]) -> TaskSet {
-        let tasks = c_tenths.iter().enumerate().map(|(i, &c)| Task::periodic(format!("t{i}"), 10 * NS_PER_MS, c * NS_PER_MS)).collect();
+        let tasks = c_tenths
+            .iter()
+            .enumerate()
+            .map(|(i, &c)| Task::periodic(format!("t{i}"), 10 * NS_PER_MS, c * NS_PER_MS))
+            .collect();
         TaskSet::new(m, tasks)
     }
 
     fn run(name: &str, ts: &TaskSet) -> Vec<u32> {
-        by_name(name).unwrap().partition(ts, &Admission::EdfExact).unwrap().cpu_of_task
+        by_name(name)
+            .unwrap()
+            .partition(ts, &Admission::EdfExact)
+            .unwrap()
+            .cpu_of_task
     }
 
     /// u = 0.6, 0.5, 0.4, 0.3, 0.2 on 3 CPUs (already in decreasing order):
@@ -442,12 +561,32 @@ mod tests {
         };
         let ts = TaskSet::new(1, vec![mk("a", 2, 4, 8), mk("b", 2, 3, 6)]);
         // Density 2/4 + 2/3 > 1 but processor demand holds: h(3)=2, h(4)=4, h(9)=6, h(12)=8.
-        assert!(by_name("bf").unwrap().partition(&ts, &Admission::Density).is_err());
-        assert_eq!(by_name("bf").unwrap().partition(&ts, &Admission::EdfExact).unwrap().cpu_of_task, vec![0, 0]);
-        let ts2 = TaskSet::new(2, vec![mk("a", 2, 4, 8), mk("b", 2, 3, 6), mk("c", 3, 5, 10)]);
+        assert!(by_name("bf")
+            .unwrap()
+            .partition(&ts, &Admission::Density)
+            .is_err());
+        assert_eq!(
+            by_name("bf")
+                .unwrap()
+                .partition(&ts, &Admission::EdfExact)
+                .unwrap()
+                .cpu_of_task,
+            vec![0, 0]
+        );
+        let ts2 = TaskSet::new(
+            2,
+            vec![mk("a", 2, 4, 8), mk("b", 2, 3, 6), mk("c", 3, 5, 10)],
+        );
         // Deadline order b(3), a(4), c(5): b→0, a→0 (exact EDF), c: h on CPU 0 at t=3: 2+0,
         // t=4: 4, t=5: 4+3 = 7 > 5, so CPU 1.
-        assert_eq!(by_name("bf").unwrap().partition(&ts2, &Admission::EdfExact).unwrap().cpu_of_task, vec![0, 0, 1]);
+        assert_eq!(
+            by_name("bf")
+                .unwrap()
+                .partition(&ts2, &Admission::EdfExact)
+                .unwrap()
+                .cpu_of_task,
+            vec![0, 0, 1]
+        );
     }
 
     fn wss_task(name: &str, c_tenths: u64, wss_kib: u64, group: Option<u32>) -> Task {
@@ -470,20 +609,41 @@ mod tests {
     /// leave Y (.2) without room: the rule matters.
     #[test]
     fn lwfg_splits_a_group_by_hand() {
-        let ts = TaskSet::new(2, vec![
-            wss_task("A", 5, 4096, Some(1)),
-            wss_task("B", 3, 3072, Some(1)),
-            wss_task("C", 4, 2048, Some(1)),
-            wss_task("X", 6, 2560, None),
-            wss_task("Y", 2, 512, None),
-        ]);
-        let p = by_name("lwfg").unwrap().partition(&ts, &Admission::EdfExact).unwrap();
+        let ts = TaskSet::new(
+            2,
+            vec![
+                wss_task("A", 5, 4096, Some(1)),
+                wss_task("B", 3, 3072, Some(1)),
+                wss_task("C", 4, 2048, Some(1)),
+                wss_task("X", 6, 2560, None),
+                wss_task("Y", 2, 512, None),
+            ],
+        );
+        let p = by_name("lwfg")
+            .unwrap()
+            .partition(&ts, &Admission::EdfExact)
+            .unwrap();
         assert_eq!(p.cpu_of_task, vec![0, 0, 1, 1, 0]);
         assert_eq!(p.heuristic, "lwfg");
         // A group that fits whole stays whole, even where next fit alone would spread it.
         // WSS order A, Z, W, B; next fit alone: A0 Z1 W0 B1; LWFG: {A, B}0, Z1, W0.
-        let ts = TaskSet::new(2, vec![wss_task("A", 3, 100, Some(7)), wss_task("B", 3, 90, Some(7)), wss_task("Z", 3, 95, None), wss_task("W", 3, 92, None)]);
-        assert_eq!(by_name("lwfg").unwrap().partition(&ts, &Admission::EdfExact).unwrap().cpu_of_task, vec![0, 0, 1, 0]);
+        let ts = TaskSet::new(
+            2,
+            vec![
+                wss_task("A", 3, 100, Some(7)),
+                wss_task("B", 3, 90, Some(7)),
+                wss_task("Z", 3, 95, None),
+                wss_task("W", 3, 92, None),
+            ],
+        );
+        assert_eq!(
+            by_name("lwfg")
+                .unwrap()
+                .partition(&ts, &Admission::EdfExact)
+                .unwrap()
+                .cpu_of_task,
+            vec![0, 0, 1, 0]
+        );
         assert_eq!(run("next:wss", &ts), vec![0, 1, 1, 0]);
         assert_eq!(run("first:wss", &ts), vec![0, 1, 0, 0]); // A0 Z0 W0, B has to go to 1
     }
@@ -492,27 +652,75 @@ mod tests {
     fn lwfg_fails_naming_the_task_and_chain_falls_back() {
         // WSS order A(.3), B(.7), C(.3), D(.7): next fit puts A, C on 0 and B on 1; D fits
         // nowhere. FFD (.7, .7, .3, .3) pairs them and succeeds.
-        let ts = TaskSet::new(2, vec![wss_task("A", 3, 9, None), wss_task("B", 7, 8, None), wss_task("C", 3, 7, None), wss_task("D", 7, 6, None)]);
-        let e = by_name("lwfg").unwrap().partition(&ts, &Admission::EdfExact).unwrap_err();
+        let ts = TaskSet::new(
+            2,
+            vec![
+                wss_task("A", 3, 9, None),
+                wss_task("B", 7, 8, None),
+                wss_task("C", 3, 7, None),
+                wss_task("D", 7, 6, None),
+            ],
+        );
+        let e = by_name("lwfg")
+            .unwrap()
+            .partition(&ts, &Admission::EdfExact)
+            .unwrap_err();
         assert_eq!((e.task, e.task_name.as_str()), (3, "D"));
-        assert!(e.to_string().starts_with("lwfg: task 'D' (tasks[3]) fits on none"), "{e}");
-        let p = by_name("lwfg,ffd,global").unwrap().partition(&ts, &Admission::EdfExact).unwrap();
-        assert_eq!((p.heuristic.as_str(), p.cpu_of_task), ("ffd", vec![0, 0, 1, 1]));
+        assert!(
+            e.to_string()
+                .starts_with("lwfg: task 'D' (tasks[3]) fits on none"),
+            "{e}"
+        );
+        let p = by_name("lwfg,ffd,global")
+            .unwrap()
+            .partition(&ts, &Admission::EdfExact)
+            .unwrap();
+        assert_eq!(
+            (p.heuristic.as_str(), p.cpu_of_task),
+            ("ffd", vec![0, 0, 1, 1])
+        );
         let over = set(2, &[9, 9, 9]);
-        let p = by_name("lwfg+ffd+global").unwrap().partition(&over, &Admission::EdfExact).unwrap();
+        let p = by_name("lwfg+ffd+global")
+            .unwrap()
+            .partition(&over, &Admission::EdfExact)
+            .unwrap();
         assert!(p.is_global() && p.cpu_of_task.is_empty());
-        let e = by_name("lwfg,wfd").unwrap().partition(&over, &Admission::EdfExact).unwrap_err();
-        assert!(e.to_string().contains("under wfd") && e.to_string().contains("earlier: lwfg"), "{e}");
+        let e = by_name("lwfg,wfd")
+            .unwrap()
+            .partition(&over, &Admission::EdfExact)
+            .unwrap_err();
+        assert!(
+            e.to_string().contains("under wfd") && e.to_string().contains("earlier: lwfg"),
+            "{e}"
+        );
     }
 
     #[test]
     fn fp_rta_admission() {
         // (C, T) = (1,4), (2,6), (4,10) ms: U = .983 fits EDF on one CPU but not RM (R3 = 11 > 10).
-        let tasks = vec![Task::periodic("a", 4 * NS_PER_MS, NS_PER_MS), Task::periodic("b", 6 * NS_PER_MS, 2 * NS_PER_MS), Task::periodic("c", 10 * NS_PER_MS, 4 * NS_PER_MS)];
+        let tasks = vec![
+            Task::periodic("a", 4 * NS_PER_MS, NS_PER_MS),
+            Task::periodic("b", 6 * NS_PER_MS, 2 * NS_PER_MS),
+            Task::periodic("c", 10 * NS_PER_MS, 4 * NS_PER_MS),
+        ];
         let ts = TaskSet::new(2, tasks.clone());
         let rm = crate::priority::rate_monotonic(&tasks);
-        assert_eq!(by_name("first:none").unwrap().partition(&ts, &Admission::EdfExact).unwrap().cpu_of_task, vec![0, 0, 0]);
-        assert_eq!(by_name("first:none").unwrap().partition(&ts, &Admission::FpRta(rm)).unwrap().cpu_of_task, vec![0, 0, 1]);
+        assert_eq!(
+            by_name("first:none")
+                .unwrap()
+                .partition(&ts, &Admission::EdfExact)
+                .unwrap()
+                .cpu_of_task,
+            vec![0, 0, 0]
+        );
+        assert_eq!(
+            by_name("first:none")
+                .unwrap()
+                .partition(&ts, &Admission::FpRta(rm))
+                .unwrap()
+                .cpu_of_task,
+            vec![0, 0, 1]
+        );
     }
 
     /// u = .5, .5, .8 (T = 10ms) on 2 CPUs. Plainly FFD gives t2→0, t0, t1→1 (1.0 exactly).
@@ -523,15 +731,37 @@ mod tests {
     fn admission_charges_overheads_by_hand() {
         let mut ts = set(2, &[5, 5, 8]);
         assert_eq!(run("ffd", &ts), vec![1, 1, 0]);
-        ts.run.overheads = Overheads { decision: 10_000, context_switch: 20_000, tick: 100_000, tick_period: NS_PER_MS, ..Overheads::default() };
-        let e = by_name("ffd").unwrap().partition(&ts, &Admission::EdfExact).unwrap_err();
+        ts.run.overheads = Overheads {
+            decision: 10_000,
+            context_switch: 20_000,
+            tick: 100_000,
+            tick_period: NS_PER_MS,
+            ..Overheads::default()
+        };
+        let e = by_name("ffd")
+            .unwrap()
+            .partition(&ts, &Admission::EdfExact)
+            .unwrap_err();
         assert_eq!(e.task_name, "t1");
-        assert!(e.message.contains("with overheads, inflated u=0.5733"), "{e}");
-        let plain = by_name("ffd").unwrap().partition_with(&ts, &Admission::EdfExact, None).unwrap();
+        assert!(
+            e.message.contains("with overheads, inflated u=0.5733"),
+            "{e}"
+        );
+        let plain = by_name("ffd")
+            .unwrap()
+            .partition_with(&ts, &Admission::EdfExact, None)
+            .unwrap();
         assert_eq!(plain.cpu_of_task, vec![1, 1, 0]);
-        assert!(by_name("ffd,global").unwrap().partition(&ts, &Admission::EdfExact).unwrap().is_global());
+        assert!(by_name("ffd,global")
+            .unwrap()
+            .partition(&ts, &Admission::EdfExact)
+            .unwrap()
+            .is_global());
         ts.run.overheads.tick = NS_PER_MS;
-        let e = by_name("lwfg").unwrap().partition(&ts, &Admission::Density).unwrap_err();
+        let e = by_name("lwfg")
+            .unwrap()
+            .partition(&ts, &Admission::Density)
+            .unwrap_err();
         assert!(e.message.contains("tick"), "{e}");
     }
 
@@ -539,15 +769,22 @@ mod tests {
     fn names() {
         assert!(by_name("ffdx").unwrap_err().contains("did you mean 'ffd'"));
         assert!(by_name("best:size").unwrap_err().contains("ORDER in"));
-        assert!(by_name("global,ffd").unwrap_err().contains("only come last"));
+        assert!(by_name("global,ffd")
+            .unwrap_err()
+            .contains("only come last"));
         assert!(by_name("lwfg,,ffd").is_err());
         for (n, _) in NAMED {
             assert_eq!(by_name(n).unwrap().name(), *n);
             if *n != "global" {
-                assert_eq!(by_name(&format!("{n}-overflow")).unwrap().name(), format!("{n}-overflow"));
+                assert_eq!(
+                    by_name(&format!("{n}-overflow")).unwrap().name(),
+                    format!("{n}-overflow")
+                );
             }
         }
-        assert!(by_name("global-overflow").unwrap_err().contains("applies to a heuristic"));
+        assert!(by_name("global-overflow")
+            .unwrap_err()
+            .contains("applies to a heuristic"));
         assert!(by_name("ffd-overflow-overflow").is_ok_and(|p| p.name() == "ffd-overflow-overflow"));
     }
 
@@ -556,19 +793,41 @@ mod tests {
     #[test]
     fn overflow_places_what_fits_nowhere_on_the_least_utilised_cpu() {
         let ts = set(2, &[6, 6, 6, 3]);
-        assert!(by_name("ffd").unwrap().partition(&ts, &Admission::EdfExact).is_err());
-        let p = by_name("ffd-overflow").unwrap().partition(&ts, &Admission::EdfExact).unwrap();
+        assert!(by_name("ffd")
+            .unwrap()
+            .partition(&ts, &Admission::EdfExact)
+            .is_err());
+        let p = by_name("ffd-overflow")
+            .unwrap()
+            .partition(&ts, &Admission::EdfExact)
+            .unwrap();
         // 0.6→0, 0.6→1, 0.6 fits nowhere → least utilised (tie → 0), 0.3 first fit → 1.
-        assert_eq!((p.cpu_of_task, p.overflowed, p.heuristic.as_str()), (vec![0, 1, 0, 1], vec![2], "ffd-overflow"));
+        assert_eq!(
+            (p.cpu_of_task, p.overflowed, p.heuristic.as_str()),
+            (vec![0, 1, 0, 1], vec![2], "ffd-overflow")
+        );
         // LWFG: WSS order is file order here (no wss): next fit 0.6→0, 0.6→1, 0.6 → overflow to 0, 0.3 → next after 0 = 1.
-        let p = by_name("lwfg-overflow").unwrap().partition(&ts, &Admission::EdfExact).unwrap();
+        let p = by_name("lwfg-overflow")
+            .unwrap()
+            .partition(&ts, &Admission::EdfExact)
+            .unwrap();
         assert_eq!((p.cpu_of_task, p.overflowed), (vec![0, 1, 0, 1], vec![2]));
         // A set that fits: overflow changes nothing.
         let ok = set(2, &[6, 4, 4, 6]);
         for h in ["ffd", "wfd", "lwfg", "bf"] {
-            let a = by_name(h).unwrap().partition(&ok, &Admission::EdfExact).unwrap();
-            let b = by_name(&format!("{h}-overflow")).unwrap().partition(&ok, &Admission::EdfExact).unwrap();
-            assert_eq!((a.cpu_of_task, b.overflowed.len()), (b.cpu_of_task, 0), "{h}");
+            let a = by_name(h)
+                .unwrap()
+                .partition(&ok, &Admission::EdfExact)
+                .unwrap();
+            let b = by_name(&format!("{h}-overflow"))
+                .unwrap()
+                .partition(&ok, &Admission::EdfExact)
+                .unwrap();
+            assert_eq!(
+                (a.cpu_of_task, b.overflowed.len()),
+                (b.cpu_of_task, 0),
+                "{h}"
+            );
         }
     }
 }

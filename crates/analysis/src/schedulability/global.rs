@@ -18,23 +18,36 @@ pub fn necessary(ts: &[Cdt], m: u32) -> Verdict {
     if let Some(i) = ts.iter().position(|x| x.c > x.d) {
         return Verdict::new("necessary", Some(false), format!("task {i}: C > D"));
     }
-    let s = if cmp_sum(ts.iter().map(|x| (x.c, x.t)), m as u64, 1) == Ordering::Greater { Some(false) } else { None };
+    let s = if cmp_sum(ts.iter().map(|x| (x.c, x.t)), m as u64, 1) == Ordering::Greater {
+        Some(false)
+    } else {
+        None
+    };
     Verdict::new("necessary", s, format!("U={u:.6} vs m={m}"))
 }
 
 /// GFB: Σλ + (m − 1)·λ_max ≤ m, exactly (λ = u with implicit deadlines).
 pub fn gfb(ts: &[Cdt], m: u32) -> Verdict {
     let dens = |x: &Cdt| (x.c, x.d.min(x.t));
-    let Some(max) = ts.iter().max_by(|a, b| (a.c as u128 * b.d.min(b.t) as u128).cmp(&(b.c as u128 * a.d.min(a.t) as u128))) else {
+    let Some(max) = ts.iter().max_by(|a, b| {
+        (a.c as u128 * b.d.min(b.t) as u128).cmp(&(b.c as u128 * a.d.min(a.t) as u128))
+    }) else {
         return Verdict::new("gedf-gfb", Some(true), "no tasks");
     };
     let (cm, dm) = dens(max);
-    let terms = ts.iter().map(dens).chain(std::iter::once(((m as u64 - 1) * cm, dm)));
+    let terms = ts
+        .iter()
+        .map(dens)
+        .chain(std::iter::once(((m as u64 - 1) * cm, dm)));
     let l: f64 = ts.iter().map(Cdt::density).sum();
     let lmax = max.density();
     let bound = m as f64 - (m as f64 - 1.0) * lmax;
     let ok = lmax <= 1.0 && cmp_sum(terms, m as u64, 1) != Ordering::Greater;
-    Verdict::new("gedf-gfb", if ok { Some(true) } else { None }, format!("Σλ={l:.6} vs m-(m-1)λmax={bound:.6}"))
+    Verdict::new(
+        "gedf-gfb",
+        if ok { Some(true) } else { None },
+        format!("Σλ={l:.6} vs m-(m-1)λmax={bound:.6}"),
+    )
 }
 
 /// BCL, exactly in integers (the test scaled by D_k).
@@ -64,7 +77,11 @@ pub fn bcl(ts: &[Cdt], m: u32) -> Verdict {
         }
         let cap = m as u128 * slack;
         if !(sum < cap || (sum == cap && small_positive)) {
-            return Verdict::new("gedf-bcl", None, format!("task {k}: Σmin(W_i, D_k-C_k)={sum} vs m(D_k-C_k)={cap}"));
+            return Verdict::new(
+                "gedf-bcl",
+                None,
+                format!("task {k}: Σmin(W_i, D_k-C_k)={sum} vs m(D_k-C_k)={cap}"),
+            );
         }
     }
     Verdict::new("gedf-bcl", Some(true), "every task passes")

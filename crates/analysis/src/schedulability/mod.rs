@@ -28,7 +28,11 @@ pub struct Cdt {
 
 impl From<&Task> for Cdt {
     fn from(t: &Task) -> Cdt {
-        Cdt { c: t.wcet, d: t.deadline, t: t.period }
+        Cdt {
+            c: t.wcet,
+            d: t.deadline,
+            t: t.period,
+        }
     }
 }
 
@@ -52,14 +56,26 @@ pub struct Verdict {
 }
 
 impl Verdict {
-    pub fn new(test: impl Into<String>, schedulable: Option<bool>, detail: impl Into<String>) -> Verdict {
-        Verdict { test: test.into(), schedulable, detail: detail.into() }
+    pub fn new(
+        test: impl Into<String>,
+        schedulable: Option<bool>,
+        detail: impl Into<String>,
+    ) -> Verdict {
+        Verdict {
+            test: test.into(),
+            schedulable,
+            detail: detail.into(),
+        }
     }
 }
 
 /// Compare Σ num_i/den_i with lim_num/lim_den, exactly when the common denominator fits in
 /// u128 (and in f64 otherwise, which only matters within ~1e-15 of the limit).
-pub fn cmp_sum(terms: impl Iterator<Item = (u64, u64)> + Clone, lim_num: u64, lim_den: u64) -> Ordering {
+pub fn cmp_sum(
+    terms: impl Iterator<Item = (u64, u64)> + Clone,
+    lim_num: u64,
+    lim_den: u64,
+) -> Ordering {
     let approx: f64 = terms.clone().map(|(a, b)| a as f64 / b as f64).sum();
     let lim = lim_num as f64 / lim_den as f64;
     let margin = 1e-9 * lim.max(1.0);
@@ -69,7 +85,8 @@ pub fn cmp_sum(terms: impl Iterator<Item = (u64, u64)> + Clone, lim_num: u64, li
     if approx > lim + margin {
         return Ordering::Greater;
     }
-    exact_cmp(terms, lim_num, lim_den).unwrap_or_else(|| approx.partial_cmp(&lim).unwrap_or(Ordering::Greater))
+    exact_cmp(terms, lim_num, lim_den)
+        .unwrap_or_else(|| approx.partial_cmp(&lim).unwrap_or(Ordering::Greater))
 }
 
 fn gcd(mut a: u128, mut b: u128) -> u128 {
@@ -79,13 +96,19 @@ fn gcd(mut a: u128, mut b: u128) -> u128 {
     a
 }
 
-fn exact_cmp(terms: impl Iterator<Item = (u64, u64)>, lim_num: u64, lim_den: u64) -> Option<Ordering> {
+fn exact_cmp(
+    terms: impl Iterator<Item = (u64, u64)>,
+    lim_num: u64,
+    lim_den: u64,
+) -> Option<Ordering> {
     let (mut num, mut den): (u128, u128) = (0, 1);
     for (a, b) in terms {
         let (a, b) = (a as u128, b as u128);
         let g = gcd(den, b);
         let l = den.checked_mul(b / g)?;
-        num = num.checked_mul(l / den)?.checked_add(a.checked_mul(l / b)?)?;
+        num = num
+            .checked_mul(l / den)?
+            .checked_add(a.checked_mul(l / b)?)?;
         den = l;
         let r = gcd(num, den);
         if r > 1 {
@@ -93,7 +116,10 @@ fn exact_cmp(terms: impl Iterator<Item = (u64, u64)>, lim_num: u64, lim_den: u64
             den /= r;
         }
     }
-    Some(num.checked_mul(lim_den as u128)?.cmp(&(lim_num as u128).checked_mul(den)?))
+    Some(
+        num.checked_mul(lim_den as u128)?
+            .cmp(&(lim_num as u128).checked_mul(den)?),
+    )
 }
 
 /// Σ C/T compared with 1.
@@ -115,16 +141,30 @@ fn analyze_structured(ts: &TaskSet) -> Vec<Verdict> {
     let m = ts.platform.cpus;
     let mut out = Vec::new();
     let u = ts.utilization();
-    let mut necessary = Verdict::new("necessary", if u > m as f64 { Some(false) } else { None }, format!("U={u:.6} vs m={m}; critical paths ≤ D"));
+    let mut necessary = Verdict::new(
+        "necessary",
+        if u > m as f64 { Some(false) } else { None },
+        format!("U={u:.6} vs m={m}; critical paths ≤ D"),
+    );
     for t in &ts.tasks {
         let path = t.critical_path();
         if path > t.deadline {
-            necessary = Verdict::new("necessary", Some(false), format!("task '{}': critical path {path} ns > D {} ns", t.name, t.deadline));
+            necessary = Verdict::new(
+                "necessary",
+                Some(false),
+                format!(
+                    "task '{}': critical path {path} ns > D {} ns",
+                    t.name, t.deadline
+                ),
+            );
             break;
         }
     }
     out.push(necessary);
-    let why = match (ts.tasks.iter().any(|t| t.is_parallel()), ts.tasks.iter().any(|t| !t.sections.is_empty())) {
+    let why = match (
+        ts.tasks.iter().any(|t| t.is_parallel()),
+        ts.tasks.iter().any(|t| !t.sections.is_empty()),
+    ) {
         (true, true) => "parallel regions and critical sections",
         (true, false) => "parallel regions",
         _ => "critical sections (blocking)",
@@ -135,12 +175,22 @@ fn analyze_structured(ts: &TaskSet) -> Vec<Verdict> {
         t.sections.clear();
     }
     plain.resources.clear();
-    for v in analyze(&plain).into_iter().filter(|v| v.test != "necessary") {
-        out.push(Verdict::new(v.test, None, format!("not applicable: the test does not model {why} (ignoring them it would say {})", match v.schedulable {
-            Some(true) => "schedulable",
-            Some(false) => "unschedulable",
-            None => "inconclusive",
-        })));
+    for v in analyze(&plain)
+        .into_iter()
+        .filter(|v| v.test != "necessary")
+    {
+        out.push(Verdict::new(
+            v.test,
+            None,
+            format!(
+                "not applicable: the test does not model {why} (ignoring them it would say {})",
+                match v.schedulable {
+                    Some(true) => "schedulable",
+                    Some(false) => "unschedulable",
+                    None => "inconclusive",
+                }
+            ),
+        ));
     }
     out
 }
@@ -157,24 +207,46 @@ pub fn analyze(ts: &TaskSet) -> Vec<Verdict> {
     let cdt: Vec<Cdt> = ts.tasks.iter().map(Cdt::from).collect();
     let file_prio: Option<Vec<u32>> = ts.tasks.iter().map(|t| t.priority).collect();
     if m == 1 {
-        return uniprocessor::all(&cdt, &rate_monotonic(&ts.tasks), &deadline_monotonic(&ts.tasks), file_prio.as_deref());
+        return uniprocessor::all(
+            &cdt,
+            &rate_monotonic(&ts.tasks),
+            &deadline_monotonic(&ts.tasks),
+            file_prio.as_deref(),
+        );
     }
-    let mut out = vec![global::necessary(&cdt, m), global::gfb(&cdt, m), global::bcl(&cdt, m)];
+    let mut out = vec![
+        global::necessary(&cdt, m),
+        global::gfb(&cdt, m),
+        global::bcl(&cdt, m),
+    ];
     if ts.tasks.iter().all(|t| t.cpu.is_some()) {
         let mut per_cpu: Vec<Vec<Verdict>> = Vec::new();
         for cpu in 0..m {
-            let idx: Vec<usize> = (0..ts.tasks.len()).filter(|&i| ts.tasks[i].cpu == Some(cpu)).collect();
+            let idx: Vec<usize> = (0..ts.tasks.len())
+                .filter(|&i| ts.tasks[i].cpu == Some(cpu))
+                .collect();
             if idx.is_empty() {
                 continue;
             }
             let sub: Vec<Task> = idx.iter().map(|&i| ts.tasks[i].clone()).collect();
             let c: Vec<Cdt> = idx.iter().map(|&i| cdt[i]).collect();
-            let fp: Option<Vec<u32>> = file_prio.as_ref().map(|p| idx.iter().map(|&i| p[i]).collect());
-            let v = uniprocessor::all(&c, &rate_monotonic(&sub), &deadline_monotonic(&sub), fp.as_deref());
-            per_cpu.push(v.into_iter().map(|mut x| {
-                x.detail = format!("cpu {cpu}: {}", x.detail);
-                x
-            }).collect());
+            let fp: Option<Vec<u32>> = file_prio
+                .as_ref()
+                .map(|p| idx.iter().map(|&i| p[i]).collect());
+            let v = uniprocessor::all(
+                &c,
+                &rate_monotonic(&sub),
+                &deadline_monotonic(&sub),
+                fp.as_deref(),
+            );
+            per_cpu.push(
+                v.into_iter()
+                    .map(|mut x| {
+                        x.detail = format!("cpu {cpu}: {}", x.detail);
+                        x
+                    })
+                    .collect(),
+            );
         }
         // Combine test by test, by name (CPUs may differ in which tests apply, e.g. the
         // Liu-Layland bound only with implicit deadlines): the first CPU that fails, lacks the
@@ -186,8 +258,15 @@ pub fn analyze(ts: &TaskSet) -> Vec<Verdict> {
             }
         }
         for name in names {
-            let column: Vec<Option<&Verdict>> = per_cpu.iter().map(|vs| vs.iter().find(|v| v.test == name)).collect();
-            let (s, detail) = if let Some(b) = column.iter().flatten().find(|v| v.schedulable == Some(false)) {
+            let column: Vec<Option<&Verdict>> = per_cpu
+                .iter()
+                .map(|vs| vs.iter().find(|v| v.test == name))
+                .collect();
+            let (s, detail) = if let Some(b) = column
+                .iter()
+                .flatten()
+                .find(|v| v.schedulable == Some(false))
+            {
                 (Some(false), b.detail.clone())
             } else if column.iter().any(Option::is_none) {
                 (None, "does not apply to every used CPU".to_string())
@@ -213,12 +292,28 @@ mod tests {
     fn structured_sets_get_only_necessary_verdicts() {
         let ms = 1_000_000;
         let mut t = Task::periodic("p", 10 * ms, 0);
-        t.regions = vec![rtsched_model::Region { threads: vec![2 * ms] }, rtsched_model::Region { threads: vec![6 * ms, 6 * ms] }];
+        t.regions = vec![
+            rtsched_model::Region {
+                threads: vec![2 * ms],
+            },
+            rtsched_model::Region {
+                threads: vec![6 * ms, 6 * ms],
+            },
+        ];
         t.wcet = 14 * ms; // C > D = T, yet the critical path 8 ms fits on 2 CPUs
         let ts = TaskSet::new(2, vec![t.clone()]);
         let v = analyze(&ts);
-        assert_eq!((v[0].test.as_str(), v[0].schedulable), ("necessary", None), "{v:?}");
-        assert!(v[1..].iter().all(|x| x.schedulable.is_none() && x.detail.contains("parallel regions")), "{v:?}");
+        assert_eq!(
+            (v[0].test.as_str(), v[0].schedulable),
+            ("necessary", None),
+            "{v:?}"
+        );
+        assert!(
+            v[1..]
+                .iter()
+                .all(|x| x.schedulable.is_none() && x.detail.contains("parallel regions")),
+            "{v:?}"
+        );
         t.deadline = 7 * ms; // now the critical path exceeds D
         let v = analyze(&TaskSet::new(2, vec![t]));
         assert_eq!(v[0].schedulable, Some(false), "{v:?}");
@@ -237,7 +332,12 @@ mod tests {
     fn rta_by_hand() {
         let ts = [cdt(1, 4, 4), cdt(2, 6, 6), cdt(3, 10, 10)];
         let rm = [3, 2, 1];
-        assert_eq!((0..3).map(|i| response_time(&ts, &rm, i)).collect::<Vec<_>>(), vec![Some(1), Some(3), Some(10)]);
+        assert_eq!(
+            (0..3)
+                .map(|i| response_time(&ts, &rm, i))
+                .collect::<Vec<_>>(),
+            vec![Some(1), Some(3), Some(10)]
+        );
         assert!(fp_rta(&ts, &rm).0);
         assert_eq!(liu_layland(&ts).schedulable, None);
         assert_eq!(hyperbolic(&ts).schedulable, None);
@@ -274,7 +374,10 @@ mod tests {
         assert_eq!(edf_exact(&good), Some(true));
         assert_eq!(uniprocessor::density(&good).schedulable, None);
         assert_eq!(edf_exact(&[cdt(5, 10, 10), cdt(5, 10, 10)]), Some(true)); // U = 1 exactly
-        assert_eq!(edf_exact(&[cdt(5, 10, 10), cdt(5, 10, 10), cdt(1, 1_000_000, 1_000_000)]), Some(false));
+        assert_eq!(
+            edf_exact(&[cdt(5, 10, 10), cdt(5, 10, 10), cdt(1, 1_000_000, 1_000_000)]),
+            Some(false)
+        );
         // U = 1 with a constrained deadline: only the busy period bounds L.
         // (1,1,2), (2,3,4): h(3) = 2 + 2 > 3. (1,2,2), (2,3,4): h(4k+3) = (2k+1) + (2k+2) = t,
         // demand meets supply exactly at every second deadline, never exceeds it.
@@ -308,9 +411,21 @@ mod tests {
     #[test]
     fn analyze_runs_what_applies() {
         use rtsched_model::Task;
-        let mut ts = TaskSet::new(1, vec![Task::periodic("a", 4, 1), Task::periodic("b", 6, 2), Task::periodic("c", 10, 4)]);
+        let mut ts = TaskSet::new(
+            1,
+            vec![
+                Task::periodic("a", 4, 1),
+                Task::periodic("b", 6, 2),
+                Task::periodic("c", 10, 4),
+            ],
+        );
         let v = analyze(&ts);
-        let get = |v: &[Verdict], n: &str| v.iter().find(|x| x.test == n).unwrap_or_else(|| panic!("{n} missing")).schedulable;
+        let get = |v: &[Verdict], n: &str| {
+            v.iter()
+                .find(|x| x.test == n)
+                .unwrap_or_else(|| panic!("{n} missing"))
+                .schedulable
+        };
         assert_eq!(get(&v, "edf-exact"), Some(true));
         assert_eq!(get(&v, "fp-rta-rm"), Some(false));
         assert!(v.iter().all(|x| x.test != "fp-rta-file"));
@@ -327,14 +442,22 @@ mod tests {
         ts.tasks[2].cpu = Some(0);
         let v = analyze(&ts);
         assert_eq!(get(&v, "p-fp-rta-rm"), Some(false));
-        assert!(v.iter().find(|x| x.test == "p-fp-rta-rm").unwrap().detail.starts_with("cpu 0"));
+        assert!(v
+            .iter()
+            .find(|x| x.test == "p-fp-rta-rm")
+            .unwrap()
+            .detail
+            .starts_with("cpu 0"));
     }
 
     /// Reference: h(t) ≤ t at every t up to the hyperperiod plus the largest deadline.
     fn demand_brute(ts: &[Cdt]) -> bool {
-        let h: u64 = ts.iter().fold(1, |l, x| l / gcd(l as u128, x.t as u128) as u64 * x.t);
+        let h: u64 = ts
+            .iter()
+            .fold(1, |l, x| l / gcd(l as u128, x.t as u128) as u64 * x.t);
         let dmax = ts.iter().map(|x| x.d).max().unwrap();
-        utilisation_cmp_one(ts) != Ordering::Greater && (1..=h + dmax).all(|t| uniprocessor::demand(ts, t) <= t as u128)
+        utilisation_cmp_one(ts) != Ordering::Greater
+            && (1..=h + dmax).all(|t| uniprocessor::demand(ts, t) <= t as u128)
     }
 
     /// Reference: simulate preemptive FP from a synchronous release (the critical instant for
@@ -352,7 +475,9 @@ mod tests {
                     rem[i] += x.c;
                 }
             }
-            let run = (0..ts.len()).filter(|&i| rem[i] > 0).max_by_key(|&i| (prio[i], i == k));
+            let run = (0..ts.len())
+                .filter(|&i| rem[i] > 0)
+                .max_by_key(|&i| (prio[i], i == k));
             if let Some(i) = run {
                 rem[i] -= 1;
             }
@@ -365,20 +490,24 @@ mod tests {
 
     fn small_set() -> impl Strategy<Value = Vec<Cdt>> {
         prop::collection::vec((1u64..=12, 1u64..=12, 1u64..=12), 1..=4).prop_map(|v| {
-            v.into_iter().map(|(t, c, d)| {
-                let c = 1 + (c - 1) % t;
-                cdt(c, c + (d - 1) % (t - c + 1), t)
-            }).collect()
+            v.into_iter()
+                .map(|(t, c, d)| {
+                    let c = 1 + (c - 1) % t;
+                    cdt(c, c + (d - 1) % (t - c + 1), t)
+                })
+                .collect()
         })
     }
 
     /// Like `small_set`, with deadlines up to T + 8 (arbitrary deadlines).
     fn arbitrary_set() -> impl Strategy<Value = Vec<Cdt>> {
         prop::collection::vec((1u64..=12, 1u64..=12, 0u64..=20), 1..=4).prop_map(|v| {
-            v.into_iter().map(|(t, c, d)| {
-                let c = 1 + (c - 1) % t;
-                cdt(c, c + d % (t - c + 9), t)
-            }).collect()
+            v.into_iter()
+                .map(|(t, c, d)| {
+                    let c = 1 + (c - 1) % t;
+                    cdt(c, c + d % (t - c + 9), t)
+                })
+                .collect()
         })
     }
 
@@ -386,7 +515,9 @@ mod tests {
     /// integer parameters every release and completion falls on an integer, so this is exact).
     /// Ties: earlier deadline, then lower task index. True iff no job misses.
     fn gedf_sim(ts: &[Cdt], m: usize) -> bool {
-        let h: u64 = ts.iter().fold(1, |l, x| l / gcd(l as u128, x.t as u128) as u64 * x.t);
+        let h: u64 = ts
+            .iter()
+            .fold(1, |l, x| l / gcd(l as u128, x.t as u128) as u64 * x.t);
         let horizon = h + ts.iter().map(|x| x.d).max().unwrap();
         let mut jobs: Vec<(u64, usize, u64)> = Vec::new(); // (absolute deadline, task, remaining)
         for now in 0..horizon {

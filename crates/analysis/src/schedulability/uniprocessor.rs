@@ -27,14 +27,20 @@ pub fn demand(ts: &[Cdt], t: Time) -> u128 {
 
 /// The latest absolute deadline strictly before `t`, if any.
 fn deadline_before(ts: &[Cdt], t: Time) -> Option<Time> {
-    ts.iter().filter(|x| x.d < t).map(|x| x.d + (t - x.d - 1) / x.t * x.t).max()
+    ts.iter()
+        .filter(|x| x.d < t)
+        .map(|x| x.d + (t - x.d - 1) / x.t * x.t)
+        .max()
 }
 
 /// Length of the synchronous busy period (all tasks released at 0), or None past `limit`.
 fn busy_period(ts: &[Cdt], limit: Time) -> Option<Time> {
     let mut w: Time = ts.iter().map(|x| x.c).sum();
     for _ in 0..MAX_ITER {
-        let next: u128 = ts.iter().map(|x| w.div_ceil(x.t) as u128 * x.c as u128).sum();
+        let next: u128 = ts
+            .iter()
+            .map(|x| w.div_ceil(x.t) as u128 * x.c as u128)
+            .sum();
         if next > limit as u128 {
             return None;
         }
@@ -63,10 +69,18 @@ pub fn edf_exact(ts: &[Cdt]) -> Option<bool> {
     let d_max = ts.iter().map(|x| x.d).max().unwrap_or(0);
     let l_a = if u == Ordering::Less {
         let total_u: f64 = ts.iter().map(Cdt::utilisation).sum();
-        let s: f64 = ts.iter().filter(|x| x.t > x.d).map(|x| (x.t - x.d) as f64 * x.utilisation()).sum();
+        let s: f64 = ts
+            .iter()
+            .filter(|x| x.t > x.d)
+            .map(|x| (x.t - x.d) as f64 * x.utilisation())
+            .sum();
         // Rounded up with a margin: a larger L is always safe, only slower.
         let bound = s / (1.0 - total_u).max(1e-12);
-        Some(if bound.is_finite() && bound < 1e18 { d_max.max(bound.ceil() as Time + 1) } else { Time::MAX / 4 })
+        Some(if bound.is_finite() && bound < 1e18 {
+            d_max.max(bound.ceil() as Time + 1)
+        } else {
+            Time::MAX / 4
+        })
     } else {
         None
     };
@@ -106,8 +120,15 @@ pub fn edf_exact(ts: &[Cdt]) -> Option<bool> {
 /// (or the busy period does not close within the iteration cap).
 pub fn response_time(ts: &[Cdt], prio: &[u32], i: usize) -> Option<Time> {
     let me = ts[i];
-    let hp: Vec<Cdt> = (0..ts.len()).filter(|&j| j != i && prio[j] >= prio[i]).map(|j| ts[j]).collect();
-    let interference = |w: Time| -> u128 { hp.iter().map(|x| w.div_ceil(x.t) as u128 * x.c as u128).sum() };
+    let hp: Vec<Cdt> = (0..ts.len())
+        .filter(|&j| j != i && prio[j] >= prio[i])
+        .map(|j| ts[j])
+        .collect();
+    let interference = |w: Time| -> u128 {
+        hp.iter()
+            .map(|x| w.div_ceil(x.t) as u128 * x.c as u128)
+            .sum()
+    };
     let mut worst: Time = 0;
     // Job q of the level-i busy period (q = 0 is the only one when D ≤ T and it meets D).
     for q in 0..MAX_ITER as u64 {
@@ -170,13 +191,22 @@ pub fn liu_layland(ts: &[Cdt]) -> Verdict {
     } else {
         None
     };
-    Verdict::new("rm-liu-layland", s, format!("U={u:.6} vs n(2^(1/n)-1)={bound:.6}"))
+    Verdict::new(
+        "rm-liu-layland",
+        s,
+        format!("U={u:.6} vs n(2^(1/n)-1)={bound:.6}"),
+    )
 }
 
 /// Hyperbolic bound: Π(u_i + 1) ≤ 2 suffices for RM with implicit deadlines.
 pub fn hyperbolic(ts: &[Cdt]) -> Verdict {
     // Π(C_i + T_i) ≤ 2·Π T_i, exactly in u128 when it fits.
-    let exact = ts.iter().try_fold((1u128, 1u128), |(p, q), x| Some((p.checked_mul((x.c + x.t) as u128)?, q.checked_mul(x.t as u128)?)));
+    let exact = ts.iter().try_fold((1u128, 1u128), |(p, q), x| {
+        Some((
+            p.checked_mul((x.c + x.t) as u128)?,
+            q.checked_mul(x.t as u128)?,
+        ))
+    });
     let prod: f64 = ts.iter().map(|x| x.utilisation() + 1.0).product();
     let ok = match exact.and_then(|(p, q)| Some((p, q.checked_mul(2)?))) {
         Some((p, q2)) => p <= q2,
@@ -209,10 +239,18 @@ pub fn density(ts: &[Cdt]) -> Verdict {
 pub fn all(ts: &[Cdt], rm: &[u32], dm: &[u32], file: Option<&[u32]>) -> Vec<Verdict> {
     let u: f64 = ts.iter().map(Cdt::utilisation).sum();
     let mut out = vec![
-        Verdict::new("edf-exact", edf_exact(ts), format!("U={u:.6}; processor demand (QPA)")),
+        Verdict::new(
+            "edf-exact",
+            edf_exact(ts),
+            format!("U={u:.6}; processor demand (QPA)"),
+        ),
         density(ts),
     ];
-    for (name, prio) in [("fp-rta-rm", Some(rm)), ("fp-rta-dm", Some(dm)), ("fp-rta-file", file)] {
+    for (name, prio) in [
+        ("fp-rta-rm", Some(rm)),
+        ("fp-rta-dm", Some(dm)),
+        ("fp-rta-file", file),
+    ] {
         if let Some(p) = prio {
             let (ok, detail) = fp_rta(ts, p);
             out.push(Verdict::new(name, Some(ok), detail));

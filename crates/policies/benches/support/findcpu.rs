@@ -18,7 +18,12 @@ pub enum Variant {
     Cpupri,
 }
 
-pub const VARIANTS: [Variant; 4] = [Variant::Linear, Variant::Fmask, Variant::Heap, Variant::Cpupri];
+pub const VARIANTS: [Variant; 4] = [
+    Variant::Linear,
+    Variant::Fmask,
+    Variant::Heap,
+    Variant::Cpupri,
+];
 
 impl Variant {
     pub fn name(self) -> &'static str {

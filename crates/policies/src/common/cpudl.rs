@@ -34,7 +34,11 @@ pub struct Cpudl<K> {
 impl<K: Ord + Copy> Cpudl<K> {
     /// Every one of `cpus` CPUs free.
     pub fn new(cpus: u32) -> Self {
-        Cpudl { elements: Vec::with_capacity(cpus as usize), idx: vec![NOT_IN_HEAP; cpus as usize], free_cpus: CpuMask::full(cpus) }
+        Cpudl {
+            elements: Vec::with_capacity(cpus as usize),
+            idx: vec![NOT_IN_HEAP; cpus as usize],
+            free_cpus: CpuMask::full(cpus),
+        }
     }
     #[inline]
     pub fn cpus(&self) -> u32 {
@@ -99,7 +103,11 @@ impl<K: Ord + Copy> Cpudl<K> {
                 let i = i as usize;
                 let old = self.elements[i].0;
                 self.elements[i].0 = key;
-                1 + if key > old { self.sift_up(i) } else { self.sift_down(i) }
+                1 + if key > old {
+                    self.sift_up(i)
+                } else {
+                    self.sift_down(i)
+                }
             }
         }
     }
@@ -154,7 +162,11 @@ impl<K: Ord + Copy> Cpudl<K> {
                 break;
             }
             let r = l + 1;
-            let c = if r < n && self.elements[r].0 > self.elements[l].0 { r } else { l };
+            let c = if r < n && self.elements[r].0 > self.elements[l].0 {
+                r
+            } else {
+                l
+            };
             touched += 1 + (r < n) as u32;
             if self.elements[c].0 <= item.0 {
                 break;
@@ -172,7 +184,10 @@ impl<K: Ord + Copy> Cpudl<K> {
     pub fn check(&self) -> Result<(), String> {
         for (i, &(k, c)) in self.elements.iter().enumerate() {
             if self.idx[c as usize] != i as u32 {
-                return Err(format!("cpu {c} at slot {i} but idx says {}", self.idx[c as usize]));
+                return Err(format!(
+                    "cpu {c} at slot {i} but idx says {}",
+                    self.idx[c as usize]
+                ));
             }
             if i > 0 && self.elements[(i - 1) / 2].0 < k {
                 return Err(format!("slot {i} is later than its parent"));
@@ -210,7 +225,11 @@ mod tests {
         h.set(2, 5);
         assert_eq!(h.maximum(), Some((3, 40)));
         h.clear(3);
-        assert_eq!(h.find(100, Some(1)).0, Some(3), "a free CPU wins over the root");
+        assert_eq!(
+            h.find(100, Some(1)).0,
+            Some(3),
+            "a free CPU wins over the root"
+        );
         h.check().unwrap();
     }
 

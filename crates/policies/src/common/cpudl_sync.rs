@@ -79,7 +79,10 @@ pub struct LockedCpudl {
 
 impl LockedCpudl {
     pub fn new(cpus: u32) -> Self {
-        LockedCpudl { heap: Mutex::new(Cpudl::new(cpus)), cpus }
+        LockedCpudl {
+            heap: Mutex::new(Cpudl::new(cpus)),
+            cpus,
+        }
     }
 }
 
@@ -140,16 +143,29 @@ impl ShardedCpudl {
             .map(|w| {
                 let lo = w as u32 * 64;
                 let bits = (cpus - lo).min(64);
-                AtomicU64::new(if bits == 64 { u64::MAX } else { (1u64 << bits) - 1 })
+                AtomicU64::new(if bits == 64 {
+                    u64::MAX
+                } else {
+                    (1u64 << bits) - 1
+                })
             })
             .collect();
-        ShardedCpudl { cpus, shard_size, shards, free }
+        ShardedCpudl {
+            cpus,
+            shard_size,
+            shards,
+            free,
+        }
     }
 
     #[inline]
     fn locate(&self, cpu: u32) -> (&Shard, u32, u32) {
         let s = cpu / self.shard_size;
-        (&self.shards[s as usize], s * self.shard_size, cpu - s * self.shard_size)
+        (
+            &self.shards[s as usize],
+            s * self.shard_size,
+            cpu - s * self.shard_size,
+        )
     }
 
     /// Under the shard's lock: publish its root.
@@ -208,7 +224,10 @@ impl ConcurrentCpudl for ShardedCpudl {
         self.free[(cpu / 64) as usize].fetch_or(1u64 << (cpu % 64), SeqCst);
     }
     fn maximum(&self) -> Option<(u32, u64)> {
-        self.shards.iter().filter_map(Self::root).max_by_key(|&(_, dl)| dl)
+        self.shards
+            .iter()
+            .filter_map(Self::root)
+            .max_by_key(|&(_, dl)| dl)
     }
     fn find(&self, dl: u64) -> Option<u32> {
         if let Some(c) = self.first_free() {
@@ -223,13 +242,18 @@ impl ConcurrentCpudl for ShardedCpudl {
             heap.check()?;
             let want = heap.maximum().map(|(c, d)| (base + c, d));
             if Self::root(shard) != want {
-                return Err(format!("shard {s}: published root {:?}, heap root {want:?}", Self::root(shard)));
+                return Err(format!(
+                    "shard {s}: published root {:?}, heap root {want:?}",
+                    Self::root(shard)
+                ));
             }
             for local in 0..heap.cpus() {
                 let cpu = base + local;
                 let free = self.free[(cpu / 64) as usize].load(SeqCst) & (1u64 << (cpu % 64)) != 0;
                 if free != heap.key_of(local).is_none() {
-                    return Err(format!("cpu {cpu}: free bit {free} disagrees with the heap"));
+                    return Err(format!(
+                        "cpu {cpu}: free bit {free} disagrees with the heap"
+                    ));
                 }
             }
         }

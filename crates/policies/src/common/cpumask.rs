@@ -12,7 +12,10 @@ pub struct CpuMask {
 impl CpuMask {
     /// An empty mask over `cpus` CPUs.
     pub fn new(cpus: u32) -> Self {
-        CpuMask { words: vec![0; (cpus as usize).div_ceil(64).max(1)], cpus }
+        CpuMask {
+            words: vec![0; (cpus as usize).div_ceil(64).max(1)],
+            cpus,
+        }
     }
     /// A mask with every one of `cpus` CPUs set.
     pub fn full(cpus: u32) -> Self {

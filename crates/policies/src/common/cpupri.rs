@@ -30,7 +30,11 @@ impl CpuPri {
         masks[FREE as usize] = CpuMask::full(cpus);
         let mut counts = vec![0; levels as usize + 1];
         counts[FREE as usize] = cpus;
-        CpuPri { level_of: vec![FREE; cpus as usize], masks, counts }
+        CpuPri {
+            level_of: vec![FREE; cpus as usize],
+            masks,
+            counts,
+        }
     }
     #[inline]
     pub fn level_of(&self, cpu: u32) -> u32 {
@@ -82,16 +86,28 @@ mod tests {
     #[test]
     fn lowest_level_first() {
         let mut p = CpuPri::new(4, 3);
-        assert_eq!(p.find_lower(1, Some(2)).0, Some(2), "free CPUs are below every level");
+        assert_eq!(
+            p.find_lower(1, Some(2)).0,
+            Some(2),
+            "free CPUs are below every level"
+        );
         p.set(0, 3);
         p.set(1, 1);
         p.set(2, 2);
         p.set(3, 2);
         assert_eq!(p.find_lower(3, None).0, Some(1));
-        assert_eq!(p.find_lower(1, None).0, None, "nothing strictly below level 1");
+        assert_eq!(
+            p.find_lower(1, None).0,
+            None,
+            "nothing strictly below level 1"
+        );
         p.set(1, FREE);
         assert_eq!(p.find_lower(1, None).0, Some(1));
         assert_eq!(p.cpus_at(2).iter().collect::<Vec<_>>(), vec![2, 3]);
-        assert_eq!(p.find_lower(3, Some(3)).0, Some(1), "a lower level wins over prefer");
+        assert_eq!(
+            p.find_lower(3, Some(3)).0,
+            Some(1),
+            "a lower level wins over prefer"
+        );
     }
 }

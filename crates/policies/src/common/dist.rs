@@ -131,8 +131,14 @@ impl DistStats {
         ]);
         if measured {
             let per = |ns: u64, n: u64| if n == 0 { 0.0 } else { ns as f64 / n as f64 };
-            v.push(("ns_per_enqueue".into(), per(self.ns_enqueue, self.timed_enqueue)));
-            v.push(("ns_per_dequeue".into(), per(self.ns_dequeue, self.timed_dequeue)));
+            v.push((
+                "ns_per_enqueue".into(),
+                per(self.ns_enqueue, self.timed_enqueue),
+            ));
+            v.push((
+                "ns_per_dequeue".into(),
+                per(self.ns_dequeue, self.timed_dequeue),
+            ));
             v.push(("ns_per_push".into(), per(self.ns_push, self.timed_push)));
             v.push(("ns_per_pull".into(), per(self.ns_pull, self.timed_pull)));
             v.push(("ns_per_find_cpu".into(), per(self.ns_find, self.timed_find)));
@@ -184,7 +190,14 @@ macro_rules! timed {
 
 impl<O: Order> DistDomain<O> {
     /// `levels`: for `PushFind::Cpupri`, the distinct primary keys of the order (any order).
-    pub fn new(label: impl Into<String>, order: O, cpus: u32, find: PushFind, levels: Vec<u64>, measure: bool) -> Self {
+    pub fn new(
+        label: impl Into<String>,
+        order: O,
+        cpus: u32,
+        find: PushFind,
+        levels: Vec<u64>,
+        measure: bool,
+    ) -> Self {
         DistDomain {
             label: label.into(),
             order,
@@ -273,7 +286,12 @@ impl<O: Order> DistDomain<O> {
     /// choice among several).
     fn find_cpu(&mut self, k: Key, prefer: u32) -> Option<u32> {
         let prefer = (prefer != NONE).then_some(prefer);
-        let (cpu, touched) = timed!(self, ns_find, timed_find, self.finder.find(&self.rqs, k, prefer));
+        let (cpu, touched) = timed!(
+            self,
+            ns_find,
+            timed_find,
+            self.finder.find(&self.rqs, k, prefer)
+        );
         self.stats.find_calls += 1;
         self.stats.find_touched += touched as u64;
         cpu
@@ -283,7 +301,9 @@ impl<O: Order> DistDomain<O> {
     /// pushable.
     fn pick(&mut self, cpu: u32) {
         let (rq, pos) = (&mut self.rqs[cpu as usize], &mut self.pos);
-        let Some((k, e)) = rq.pushable.peek() else { return };
+        let Some((k, e)) = rq.pushable.peek() else {
+            return;
+        };
         if rq.curr.is_some_and(|(ck, _)| ck < k) {
             return;
         }
@@ -302,7 +322,11 @@ impl<O: Order> DistDomain<O> {
     fn push(&mut self, cpu: u32) {
         while let Some(k) = self.rqs[cpu as usize].next {
             let moved = timed!(self, ns_push, timed_push, {
-                let e = self.rqs[cpu as usize].pushable.peek().expect("next is cached").1;
+                let e = self.rqs[cpu as usize]
+                    .pushable
+                    .peek()
+                    .expect("next is cached")
+                    .1;
                 let prefer = self.task_cpu[self.keys[e as usize].task as usize];
                 match self.find_cpu(k, prefer) {
                     Some(t) => {
@@ -334,7 +358,9 @@ impl<O: Order> DistDomain<O> {
                     }
                     self.stats.pull_scanned += 1;
                     let s = &self.rqs[src as usize];
-                    let Some((k, e)) = s.pushable.peek() else { continue };
+                    let Some((k, e)) = s.pushable.peek() else {
+                        continue;
+                    };
                     // It is about to run where it is.
                     let runs_there = s.curr.is_none_or(|(ck, _)| k < ck);
                     if runs_there || self.rqs[cpu as usize].earliest.is_some_and(|mine| mine < k) {
@@ -444,7 +470,10 @@ impl<O: Order> DistDomain<O> {
         #[cfg(debug_assertions)]
         {
             if let Err(msg) = self.check() {
-                panic!("{}: not at the global fixed point after schedule: {msg}", self.label);
+                panic!(
+                    "{}: not at the global fixed point after schedule: {msg}",
+                    self.label
+                );
             }
         }
     }

@@ -167,7 +167,9 @@ impl Finder {
             h.check()?;
             for (c, rq) in rqs.iter().enumerate() {
                 if h.key_of(c as u32) != rq.earliest {
-                    return Err(format!("cpu {c}: heap key differs from the queue's earliest"));
+                    return Err(format!(
+                        "cpu {c}: heap key differs from the queue's earliest"
+                    ));
                 }
             }
         }
@@ -177,7 +179,12 @@ impl Finder {
 
 /// The loop over every CPU (Fig 3): a free CPU (`prefer` first), else the latest earliest
 /// key later than `k`. With `skip_free`, the caller already knows no CPU is free.
-fn scan(rqs: &[RunQueue], k: Key, prefer: Option<u32>, skip_free: Option<&CpuMask>) -> (Option<u32>, u32) {
+fn scan(
+    rqs: &[RunQueue],
+    k: Key,
+    prefer: Option<u32>,
+    skip_free: Option<&CpuMask>,
+) -> (Option<u32>, u32) {
     let mut free: Option<u32> = None;
     let mut latest: Option<(Key, u32)> = None;
     for (c, rq) in rqs.iter().enumerate() {
@@ -204,25 +211,42 @@ mod tests {
 
     /// Keys by primary; the task index breaks ties, as in every policy's total order.
     fn key(primary: u64, task: u32) -> Key {
-        Key { primary, secondary: 0, task, job: 0, thread: 0 }
+        Key {
+            primary,
+            secondary: 0,
+            task,
+            job: 0,
+            thread: 0,
+        }
     }
 
     /// Queues with these earliest keys, and each variant's structure updated to match.
     fn setup(earliest: &[Option<Key>]) -> (Vec<RunQueue>, Vec<(PushFind, Finder)>) {
         let m = earliest.len() as u32;
-        let rqs: Vec<RunQueue> = earliest.iter().map(|&e| RunQueue { earliest: e, ..RunQueue::empty() }).collect();
-        let levels = vec![10, 20, 30, 40];
-        let finders = [PushFind::Linear, PushFind::Fmask, PushFind::Heap, PushFind::Cpupri]
-            .into_iter()
-            .map(|v| {
-                let mut f = Finder::new(v, m, levels.clone());
-                for (c, &e) in earliest.iter().enumerate() {
-                    f.update(c as u32, e);
-                }
-                f.check(&rqs).unwrap();
-                (v, f)
+        let rqs: Vec<RunQueue> = earliest
+            .iter()
+            .map(|&e| RunQueue {
+                earliest: e,
+                ..RunQueue::empty()
             })
             .collect();
+        let levels = vec![10, 20, 30, 40];
+        let finders = [
+            PushFind::Linear,
+            PushFind::Fmask,
+            PushFind::Heap,
+            PushFind::Cpupri,
+        ]
+        .into_iter()
+        .map(|v| {
+            let mut f = Finder::new(v, m, levels.clone());
+            for (c, &e) in earliest.iter().enumerate() {
+                f.update(c as u32, e);
+            }
+            f.check(&rqs).unwrap();
+            (v, f)
+        })
+        .collect();
         (rqs, finders)
     }
 
@@ -230,22 +254,51 @@ mod tests {
     fn free_cpus_first_the_preferred_one_if_free() {
         let (rqs, finders) = setup(&[Some(key(10, 0)), None, Some(key(30, 2)), None]);
         for (v, f) in &finders {
-            assert_eq!(f.find(&rqs, key(5, 9), Some(3)).0, Some(3), "{v:?}: the task's last CPU is free");
-            assert_eq!(f.find(&rqs, key(5, 9), Some(0)).0, Some(1), "{v:?}: else the lowest free CPU");
-            assert_eq!(f.find(&rqs, key(50, 9), None).0, Some(1), "{v:?}: a free CPU even for a late key");
+            assert_eq!(
+                f.find(&rqs, key(5, 9), Some(3)).0,
+                Some(3),
+                "{v:?}: the task's last CPU is free"
+            );
+            assert_eq!(
+                f.find(&rqs, key(5, 9), Some(0)).0,
+                Some(1),
+                "{v:?}: else the lowest free CPU"
+            );
+            assert_eq!(
+                f.find(&rqs, key(50, 9), None).0,
+                Some(1),
+                "{v:?}: a free CPU even for a late key"
+            );
         }
     }
 
     #[test]
     fn busy_cpus_the_latest_earliest_key_later_than_the_entity() {
         // Levels 4, 1, 2, 3 for cpupri (10 is the most urgent key).
-        let (rqs, finders) = setup(&[Some(key(10, 0)), Some(key(40, 1)), Some(key(30, 2)), Some(key(20, 3))]);
+        let (rqs, finders) = setup(&[
+            Some(key(10, 0)),
+            Some(key(40, 1)),
+            Some(key(30, 2)),
+            Some(key(20, 3)),
+        ]);
         for (v, f) in &finders {
-            assert_eq!(f.find(&rqs, key(20, 9), Some(3)).0, Some(1), "{v:?}: the CPU running 40, not the preferred one");
+            assert_eq!(
+                f.find(&rqs, key(20, 9), Some(3)).0,
+                Some(1),
+                "{v:?}: the CPU running 40, not the preferred one"
+            );
             assert_eq!(f.find(&rqs, key(10, 9), None).0, Some(1), "{v:?}");
-            assert_eq!(f.find(&rqs, key(40, 9), None).0, None, "{v:?}: every CPU runs something earlier");
+            assert_eq!(
+                f.find(&rqs, key(40, 9), None).0,
+                None,
+                "{v:?}: every CPU runs something earlier"
+            );
             // Equal primary keys: the task index decides (cpupri: its own-level scan).
-            assert_eq!(f.find(&rqs, key(40, 0), None).0, Some(1), "{v:?}: earlier than the running (40, task 1)");
+            assert_eq!(
+                f.find(&rqs, key(40, 0), None).0,
+                Some(1),
+                "{v:?}: earlier than the running (40, task 1)"
+            );
         }
     }
 
@@ -254,8 +307,15 @@ mod tests {
         let mut f = Finder::new(PushFind::Fmask, 2, Vec::new());
         assert_eq!(f.update(0, Some(key(1, 0))), 1);
         let mut f = Finder::new(PushFind::Cpupri, 2, vec![7, 3, 7]);
-        assert_eq!(f.update(0, Some(key(7, 0))), 2, "free -> level 1: two masks");
+        assert_eq!(
+            f.update(0, Some(key(7, 0))),
+            2,
+            "free -> level 1: two masks"
+        );
         assert_eq!(f.update(0, Some(key(7, 1))), 0, "same level: nothing");
-        assert_eq!(Finder::new(PushFind::Linear, 2, Vec::new()).update(1, None), 0);
+        assert_eq!(
+            Finder::new(PushFind::Linear, 2, Vec::new()).update(1, None),
+            0
+        );
     }
 }

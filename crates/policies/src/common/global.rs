@@ -41,7 +41,13 @@ impl<O: Order> GlobalDomain<O> {
     }
 
     /// A domain over the `count` CPUs `first..first + count` only.
-    pub fn on_cpus(label: impl Into<String>, order: O, first: u32, count: u32, preemptive: bool) -> Self {
+    pub fn on_cpus(
+        label: impl Into<String>,
+        order: O,
+        first: u32,
+        count: u32,
+        preemptive: bool,
+    ) -> Self {
         GlobalDomain {
             label: label.into(),
             order,
@@ -78,7 +84,11 @@ impl<O: Order> GlobalDomain<O> {
 
     pub fn aborted(&mut self, e: EntityId) {
         if self.ready.remove(e).is_none() {
-            if let Some(c) = self.linked.iter().position(|l| l.is_some_and(|(_, x)| x == e)) {
+            if let Some(c) = self
+                .linked
+                .iter()
+                .position(|l| l.is_some_and(|(_, x)| x == e))
+            {
                 self.linked[c] = None;
             }
         }
@@ -93,7 +103,10 @@ impl<O: Order> GlobalDomain<O> {
         if prefer != NO_CPU && self.linked[prefer as usize].is_none() {
             return Some(prefer);
         }
-        self.linked.iter().position(Option::is_none).map(|c| c as u32)
+        self.linked
+            .iter()
+            .position(Option::is_none)
+            .map(|c| c as u32)
     }
 
     /// The CPU linked to the least urgent entity (largest key).
@@ -126,7 +139,9 @@ impl<O: Order> GlobalDomain<O> {
             if !self.preemptive {
                 break;
             }
-            let (cpu, lowest) = self.lowest_cpu().expect("no idle CPU means every CPU is linked");
+            let (cpu, lowest) = self
+                .lowest_cpu()
+                .expect("no idle CPU means every CPU is linked");
             if k >= lowest {
                 break;
             }

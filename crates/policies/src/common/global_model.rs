@@ -60,7 +60,14 @@ pub struct Choice {
 pub trait Choose: Send + 'static {
     /// Fill `out` (cleared by the caller): at most `m` runnable tracked entities (live, not
     /// blocked, not aborted), best first, and the entities whose jobs to abort.
-    fn choose(&mut self, now: Time, view: &dyn RunView, tracked: &Tracked, m: u32, out: &mut Choice);
+    fn choose(
+        &mut self,
+        now: Time,
+        view: &dyn RunView,
+        tracked: &Tracked,
+        m: u32,
+        out: &mut Choice,
+    );
     /// Whether a better entity may take a CPU from a running one (used by `ac`).
     fn preemptive(&self) -> bool {
         true
@@ -137,7 +144,13 @@ pub fn options(spec: &SchedulerSpec) -> Result<Option<(Model, Mapper)>, String> 
 
 /// Read `model=` and `mapper=` from `spec`, whose other options the caller validates.
 pub fn read(spec: &SchedulerSpec) -> Result<Option<(Model, Mapper)>, String> {
-    let value = |key: &str| spec.options.iter().rev().find(|(k, _)| k == key).map(|(_, v)| v.clone());
+    let value = |key: &str| {
+        spec.options
+            .iter()
+            .rev()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.clone())
+    };
     let (model, mapper) = (value("model"), value("mapper"));
     if model.is_none() && mapper.is_none() {
         return Ok(None);
@@ -145,12 +158,22 @@ pub fn read(spec: &SchedulerSpec) -> Result<Option<(Model, Mapper)>, String> {
     let model = match model.as_deref() {
         None | Some("stw") => Model::StopTheWorld,
         Some("ac") => Model::AppConcurrent,
-        Some(x) => return Err(format!("scheduler '{}': option 'model': unknown model '{x}' (known: stw, ac)", spec.name)),
+        Some(x) => {
+            return Err(format!(
+                "scheduler '{}': option 'model': unknown model '{x}' (known: stw, ac)",
+                spec.name
+            ))
+        }
     };
     let mapper = match mapper.as_deref() {
         None | Some("3pass") => Mapper::ThreePass,
         Some("none") => Mapper::None,
-        Some(x) => return Err(format!("scheduler '{}': option 'mapper': unknown mapper '{x}' (known: 3pass, none)", spec.name)),
+        Some(x) => {
+            return Err(format!(
+                "scheduler '{}': option 'mapper': unknown mapper '{x}' (known: 3pass, none)",
+                spec.name
+            ))
+        }
     };
     Ok(Some((model, mapper)))
 }
@@ -187,7 +210,13 @@ pub struct GlobalModel<C: Choose> {
 }
 
 impl<C: Choose> GlobalModel<C> {
-    pub fn new(label: impl Into<String>, chooser: C, cpus: u32, model: Model, mapper: Mapper) -> Self {
+    pub fn new(
+        label: impl Into<String>,
+        chooser: C,
+        cpus: u32,
+        model: Model,
+        mapper: Mapper,
+    ) -> Self {
         GlobalModel {
             label: label.into(),
             chooser,
@@ -201,7 +230,10 @@ impl<C: Choose> GlobalModel<C> {
             force: false,
             alarm: Alarm::default(),
             pending: Vec::new(),
-            choice: Choice { run: Vec::with_capacity(cpus as usize), abort: Vec::new() },
+            choice: Choice {
+                run: Vec::with_capacity(cpus as usize),
+                abort: Vec::new(),
+            },
             target: vec![None; cpus as usize],
             rank: Vec::with_capacity(64),
             stamp_of: Vec::with_capacity(64),
@@ -297,7 +329,8 @@ impl<C: Choose> GlobalModel<C> {
     fn decide_each(&mut self, d: &mut Dispatch) {
         self.deciders.clear();
         self.deciders.extend_from_slice(d.event_cpus());
-        self.deciders.extend(self.woken.iter().copied().filter(|&q| q < self.m));
+        self.deciders
+            .extend(self.woken.iter().copied().filter(|&q| q < self.m));
         for c in 0..self.m {
             if d.current(c).is_none() {
                 self.deciders.push(c);
@@ -318,7 +351,12 @@ impl<C: Choose> GlobalModel<C> {
         for k in 0..self.deciders.len() {
             let c = self.deciders[k];
             let own = d.current(c).filter(|e| !self.choice.abort.contains(e));
-            let cand = self.choice.run.iter().copied().find(|&e| !self.is_placed(e));
+            let cand = self
+                .choice
+                .run
+                .iter()
+                .copied()
+                .find(|&e| !self.is_placed(e));
             let take = match (own, cand) {
                 (None, _) => cand,
                 (Some(o), Some(x)) if preemptive && self.rank_of(x) < self.rank_of(o) => Some(x),
@@ -376,7 +414,10 @@ impl<C: Choose> Policy for GlobalModel<C> {
         self.chooser.resolves_deadlocks()
     }
     fn decision_work(&self, m: u64, n: u64) -> u64 {
-        self.chooser.decision_work(m, n).saturating_add(m).saturating_add(n)
+        self.chooser
+            .decision_work(m, n)
+            .saturating_add(m)
+            .saturating_add(n)
     }
     fn deadlock(&mut self, now: Time, cycle: &[EntityId]) {
         self.chooser.deadlock(now, cycle);
@@ -393,7 +434,11 @@ impl<C: Choose> Policy for GlobalModel<C> {
         self.chooser.grant_by().is_some()
     }
     fn schedule(&mut self, now: Time, d: &mut Dispatch<'_>) {
-        if !(self.force || d.global_event() || !d.event_cpus().is_empty() || !d.pending_grants().is_empty()) {
+        if !(self.force
+            || d.global_event()
+            || !d.event_cpus().is_empty()
+            || !d.pending_grants().is_empty())
+        {
             return;
         }
         let view = d.run();
@@ -408,7 +453,8 @@ impl<C: Choose> Policy for GlobalModel<C> {
         }
         self.choice.run.clear();
         self.choice.abort.clear();
-        self.chooser.choose(now, view, &self.tracked, self.m, &mut self.choice);
+        self.chooser
+            .choose(now, view, &self.tracked, self.m, &mut self.choice);
         debug_assert!(self.choice.run.len() <= self.m as usize);
         self.stamp = self.stamp.wrapping_add(1).max(1);
         for i in 0..self.choice.run.len() {
@@ -443,7 +489,11 @@ impl<C: Choose> Policy for GlobalModel<C> {
 /// A label with the two options: `NAME:model=M,mapper=P` (`gfp:rm,model=M,mapper=P`).
 pub fn label(name: &str, model: Model, mapper: Mapper) -> String {
     let sep = if name.contains(':') { ',' } else { ':' };
-    format!("{name}{sep}model={},mapper={}", model.as_str(), mapper.as_str())
+    format!(
+        "{name}{sep}model={},mapper={}",
+        model.as_str(),
+        mapper.as_str()
+    )
 }
 
 /// The chooser of a job-level fixed-priority global policy (G-EDF, G-FP, G-FIFO, G-NP-EDF)
@@ -457,12 +507,23 @@ pub struct OrderChooser<O: super::key::Order> {
 
 impl<O: super::key::Order> OrderChooser<O> {
     pub fn new(order: O, preemptive: bool) -> Self {
-        OrderChooser { order, preemptive, scratch: Vec::with_capacity(64) }
+        OrderChooser {
+            order,
+            preemptive,
+            scratch: Vec::with_capacity(64),
+        }
     }
 }
 
 impl<O: super::key::Order> Choose for OrderChooser<O> {
-    fn choose(&mut self, _now: Time, view: &dyn RunView, tracked: &Tracked, m: u32, out: &mut Choice) {
+    fn choose(
+        &mut self,
+        _now: Time,
+        view: &dyn RunView,
+        tracked: &Tracked,
+        m: u32,
+        out: &mut Choice,
+    ) {
         self.scratch.clear();
         for &e in tracked.ids() {
             if tracked.is_blocked(e) {
@@ -478,7 +539,8 @@ impl<O: super::key::Order> Choose for OrderChooser<O> {
             self.scratch.push((k, e));
         }
         self.scratch.sort_unstable();
-        out.run.extend(self.scratch.iter().take(m as usize).map(|&(_, e)| e));
+        out.run
+            .extend(self.scratch.iter().take(m as usize).map(|&(_, e)| e));
     }
     fn preemptive(&self) -> bool {
         self.preemptive
@@ -486,6 +548,18 @@ impl<O: super::key::Order> Choose for OrderChooser<O> {
 }
 
 /// Build a job-level fixed-priority policy under a model, named `name:model=..,mapper=..`.
-pub fn ordered<O: super::key::Order>(name: &str, order: O, preemptive: bool, cpus: u32, (model, mapper): (Model, Mapper)) -> Box<dyn Policy> {
-    Box::new(GlobalModel::new(label(name, model, mapper), OrderChooser::new(order, preemptive), cpus, model, mapper))
+pub fn ordered<O: super::key::Order>(
+    name: &str,
+    order: O,
+    preemptive: bool,
+    cpus: u32,
+    (model, mapper): (Model, Mapper),
+) -> Box<dyn Policy> {
+    Box::new(GlobalModel::new(
+        label(name, model, mapper),
+        OrderChooser::new(order, preemptive),
+        cpus,
+        model,
+        mapper,
+    ))
 }

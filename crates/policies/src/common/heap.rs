@@ -19,10 +19,16 @@ impl<K: Ord + Copy> Default for IndexedHeap<K> {
 
 impl<K: Ord + Copy> IndexedHeap<K> {
     pub fn new() -> Self {
-        IndexedHeap { heap: Vec::new(), pos: Vec::new() }
+        IndexedHeap {
+            heap: Vec::new(),
+            pos: Vec::new(),
+        }
     }
     pub fn with_capacity(n: usize) -> Self {
-        IndexedHeap { heap: Vec::with_capacity(n), pos: Vec::with_capacity(n) }
+        IndexedHeap {
+            heap: Vec::with_capacity(n),
+            pos: Vec::with_capacity(n),
+        }
     }
     #[inline]
     pub fn len(&self) -> usize {
@@ -41,7 +47,10 @@ impl<K: Ord + Copy> IndexedHeap<K> {
         self.heap.first().copied()
     }
     pub fn key_of(&self, id: u32) -> Option<K> {
-        self.pos.get(id as usize).filter(|&&p| p != ABSENT).map(|&p| self.heap[p as usize].0)
+        self.pos
+            .get(id as usize)
+            .filter(|&&p| p != ABSENT)
+            .map(|&p| self.heap[p as usize].0)
     }
 
     /// Insert `id` with `key`. Precondition: `id` is not in the heap.

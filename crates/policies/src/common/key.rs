@@ -18,7 +18,13 @@ pub struct Key {
 impl Key {
     #[inline]
     pub fn new(primary: u64, secondary: u64, e: &EntityInfo) -> Key {
-        Key { primary, secondary, task: e.task, job: e.job, thread: e.thread }
+        Key {
+            primary,
+            secondary,
+            task: e.task,
+            job: e.job,
+            thread: e.thread,
+        }
     }
 }
 

@@ -31,5 +31,8 @@ pub use sequential::SequentialDomain;
 
 /// A policy's named operation counters as `Policy::stats` reports them.
 pub fn counters(named: &[(&str, u64)]) -> Vec<(String, f64)> {
-    named.iter().map(|&(k, x)| (k.to_string(), x as f64)).collect()
+    named
+        .iter()
+        .map(|&(k, x)| (k.to_string(), x as f64))
+        .collect()
 }

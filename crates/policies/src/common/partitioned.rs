@@ -22,7 +22,13 @@ pub struct PartitionedDomain<O: Order> {
 }
 
 impl<O: Order> PartitionedDomain<O> {
-    pub fn new(label: impl Into<String>, order: O, cpus: u32, cpu_of_task: Vec<u32>, preemptive: bool) -> Self {
+    pub fn new(
+        label: impl Into<String>,
+        order: O,
+        cpus: u32,
+        cpu_of_task: Vec<u32>,
+        preemptive: bool,
+    ) -> Self {
         PartitionedDomain {
             label: label.into(),
             order,
@@ -61,7 +67,9 @@ impl<O: Order> PartitionedDomain<O> {
 
     pub fn aborted(&mut self, e: EntityId) {
         let cpu = self.cpu_of_entity[e as usize];
-        if self.ready[cpu as usize].remove(e).is_none() && self.linked[cpu as usize].is_some_and(|(_, x)| x == e) {
+        if self.ready[cpu as usize].remove(e).is_none()
+            && self.linked[cpu as usize].is_some_and(|(_, x)| x == e)
+        {
             self.linked[cpu as usize] = None;
         }
         self.touch(cpu);
@@ -72,7 +80,9 @@ impl<O: Order> PartitionedDomain<O> {
             let cpu = self.dirty[i];
             self.is_dirty[cpu as usize] = false;
             let c = cpu as usize;
-            let Some((k, e)) = self.ready[c].peek() else { continue };
+            let Some((k, e)) = self.ready[c].peek() else {
+                continue;
+            };
             match self.linked[c] {
                 None => {
                     self.ready[c].pop();

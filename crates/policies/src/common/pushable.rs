@@ -85,7 +85,11 @@ impl Pushable {
             if l >= n {
                 break;
             }
-            let c = if l + 1 < n && self.heap[l + 1].0 < self.heap[l].0 { l + 1 } else { l };
+            let c = if l + 1 < n && self.heap[l + 1].0 < self.heap[l].0 {
+                l + 1
+            } else {
+                l
+            };
             if self.heap[c].0 >= item.0 {
                 break;
             }
@@ -105,7 +109,13 @@ mod tests {
     use std::collections::BTreeSet;
 
     fn key(primary: u64, e: EntityId) -> Key {
-        Key { primary, secondary: 0, task: e, job: 0, thread: 0 }
+        Key {
+            primary,
+            secondary: 0,
+            task: e,
+            job: 0,
+            thread: 0,
+        }
     }
 
     proptest! {

@@ -29,7 +29,12 @@ pub struct SequentialDomain<O: Order> {
 
 impl<O: Order> SequentialDomain<O> {
     pub fn new(domain: GlobalDomain<O>) -> Self {
-        SequentialDomain { domain, next: Vec::with_capacity(64), held: Vec::with_capacity(64), serialised: 0 }
+        SequentialDomain {
+            domain,
+            next: Vec::with_capacity(64),
+            held: Vec::with_capacity(64),
+            serialised: 0,
+        }
     }
 
     fn slot(&mut self, e: EntityId) -> usize {
@@ -51,7 +56,9 @@ impl<O: Order> SequentialDomain<O> {
 
     /// A region forked: its first thread is ready, the others wait in thread order.
     pub fn forked(&mut self, threads: &[EntityInfo]) {
-        let Some((first, rest)) = threads.split_first() else { return };
+        let Some((first, rest)) = threads.split_first() else {
+            return;
+        };
         self.release(first);
         let mut prev = first.id;
         for t in rest {

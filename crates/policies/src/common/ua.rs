@@ -40,7 +40,11 @@ use rtsched_model::{Task, TaskSet, Time};
 #[inline]
 pub fn thread_wcet(task: &Task, info: &EntityInfo) -> Time {
     match task.regions.get(info.region as usize) {
-        Some(r) => r.threads.get(info.thread as usize).copied().unwrap_or(task.wcet),
+        Some(r) => r
+            .threads
+            .get(info.thread as usize)
+            .copied()
+            .unwrap_or(task.wcet),
         None => task.wcet,
     }
 }
@@ -49,13 +53,16 @@ pub fn thread_wcet(task: &Task, info: &EntityInfo) -> Time {
 #[inline]
 pub fn remaining(view: &dyn RunView, info: &EntityInfo) -> Time {
     let task = view.task(info.task);
-    thread_wcet(task, info).saturating_sub(view.executed(info.id)).max(1)
+    thread_wcet(task, info)
+        .saturating_sub(view.executed(info.id))
+        .max(1)
 }
 
 /// The utility `info`'s job accrues if it completes at `at`.
 #[inline]
 pub fn utility_at(view: &dyn RunView, info: &EntityInfo, at: Time) -> f64 {
-    view.task(info.task).utility_at(at.saturating_sub(info.release))
+    view.task(info.task)
+        .utility_at(at.saturating_sub(info.release))
 }
 
 /// `e`'s dependency chain after `e` itself: the holder of what it waits for, that holder's
@@ -138,7 +145,12 @@ pub fn hopeless(now: Time, view: &dyn RunView, info: &EntityInfo) -> bool {
 
 /// Ask to abort every tracked job that is [`hopeless`]; whether any was. The ledger calls
 /// `schedule` again at this instant after the aborts, so a policy returns at once when true.
-pub fn abort_hopeless(now: Time, view: &dyn RunView, tracked: &Tracked, d: &mut crate::policy::Dispatch<'_>) -> bool {
+pub fn abort_hopeless(
+    now: Time,
+    view: &dyn RunView,
+    tracked: &Tracked,
+    d: &mut crate::policy::Dispatch<'_>,
+) -> bool {
     let mut any = false;
     for &e in tracked.ids() {
         if hopeless(now, view, tracked.get(e).expect("listed ids are tracked")) {
@@ -151,7 +163,12 @@ pub fn abort_hopeless(now: Time, view: &dyn RunView, tracked: &Tracked, d: &mut 
 
 /// The next instant after `now` at which a tracked job becomes [`hopeless`] ([`hopeless_at`];
 /// `running(e)`: whether `e` runs, or is being dispatched).
-pub fn next_hopeless(now: Time, view: &dyn RunView, tracked: &Tracked, running: impl Fn(EntityId) -> bool) -> Option<Time> {
+pub fn next_hopeless(
+    now: Time,
+    view: &dyn RunView,
+    tracked: &Tracked,
+    running: impl Fn(EntityId) -> bool,
+) -> Option<Time> {
     let mut best: Option<Time> = None;
     for &e in tracked.ids() {
         let i = tracked.get(e).expect("listed ids are tracked");
@@ -161,7 +178,11 @@ pub fn next_hopeless(now: Time, view: &dyn RunView, tracked: &Tracked, running: 
         if waiting > now && best.is_some_and(|b| waiting >= b) {
             continue;
         }
-        let t = if running(e) { hopeless_at(view, i, true) } else { waiting };
+        let t = if running(e) {
+            hopeless_at(view, i, true)
+        } else {
+            waiting
+        };
         if t > now && best.is_none_or(|b| t < b) {
             best = Some(t);
         }
@@ -235,7 +256,11 @@ impl Tracked {
     pub fn remove(&mut self, e: EntityId) {
         if let Some(slot) = self.info.get_mut(e as usize) {
             if slot.take().is_some() {
-                let p = self.ids.iter().position(|&x| x == e).expect("tracked ids are listed");
+                let p = self
+                    .ids
+                    .iter()
+                    .position(|&x| x == e)
+                    .expect("tracked ids are listed");
                 self.ids.swap_remove(p);
             }
         }
@@ -309,7 +334,14 @@ pub enum GrantBy {
 /// the new task is done by the scheduling algorithm"); the grantee is ready from now on.
 /// `scratch` holds the pending list. A resource none of whose waiters is tracked is left to
 /// the substrate (FIFO).
-pub fn grant_pending(now: Time, view: &dyn RunView, tracked: &mut Tracked, by: GrantBy, scratch: &mut Vec<crate::policy::ResourceId>, d: &mut crate::policy::Dispatch<'_>) {
+pub fn grant_pending(
+    now: Time,
+    view: &dyn RunView,
+    tracked: &mut Tracked,
+    by: GrantBy,
+    scratch: &mut Vec<crate::policy::ResourceId>,
+    d: &mut crate::policy::Dispatch<'_>,
+) {
     scratch.clear();
     scratch.extend_from_slice(d.pending_grants());
     for &r in scratch.iter() {
@@ -319,10 +351,24 @@ pub fn grant_pending(now: Time, view: &dyn RunView, tracked: &mut Tracked, by: G
                 continue;
             }
             let i = tracked.get(w).expect("listed ids are tracked");
-            let rank = (hopeless(now, view, i), if by == GrantBy::Pud { -pud(view, now, i, &[]) } else { 0.0 }, crate::common::key::Key::new(i.deadline, i.release, i), w);
+            let rank = (
+                hopeless(now, view, i),
+                if by == GrantBy::Pud {
+                    -pud(view, now, i, &[])
+                } else {
+                    0.0
+                },
+                crate::common::key::Key::new(i.deadline, i.release, i),
+                w,
+            );
             let better = match &best {
                 None => true,
-                Some(b) => rank.0.cmp(&b.0).then(rank.1.total_cmp(&b.1)).then(rank.2.cmp(&b.2)).is_lt(),
+                Some(b) => rank
+                    .0
+                    .cmp(&b.0)
+                    .then(rank.1.total_cmp(&b.1))
+                    .then(rank.2.cmp(&b.2))
+                    .is_lt(),
             };
             if better {
                 best = Some(rank);
@@ -367,7 +413,11 @@ pub struct Candidate {
 /// Whether `e`'s job is among those of `aborts` (one abort ends every thread of a job).
 fn job_aborted(tracked: &Tracked, aborts: &[EntityId], e: EntityId) -> bool {
     let Some(i) = tracked.get(e) else { return true };
-    aborts.iter().any(|&a| tracked.get(a).is_some_and(|x| x.task == i.task && x.job == i.job))
+    aborts.iter().any(|&a| {
+        tracked
+            .get(a)
+            .is_some_and(|x| x.task == i.task && x.job == i.job)
+    })
 }
 
 /// Two mechanisms of the global UA policies that an option can switch off, for negative
@@ -385,16 +435,29 @@ pub struct Mechanisms {
 
 impl Default for Mechanisms {
     fn default() -> Self {
-        Mechanisms { abort: true, chains: true, chain_pud: ChainPud::Sum }
+        Mechanisms {
+            abort: true,
+            chains: true,
+            chain_pud: ChainPud::Sum,
+        }
     }
 }
 
 /// Read the `on|off` switch `key` of `spec` (default on).
 pub fn switch(spec: &SchedulerSpec, key: &str) -> Result<bool, String> {
-    match spec.options.iter().rev().find(|(k, _)| k == key).map(|(_, v)| v.as_str()) {
+    match spec
+        .options
+        .iter()
+        .rev()
+        .find(|(k, _)| k == key)
+        .map(|(_, v)| v.as_str())
+    {
         None | Some("on") => Ok(true),
         Some("off") => Ok(false),
-        Some(x) => Err(format!("scheduler '{}': option '{key}': '{x}' is not on or off", spec.name)),
+        Some(x) => Err(format!(
+            "scheduler '{}': option '{key}': '{x}' is not on or off",
+            spec.name
+        )),
     }
 }
 
@@ -409,12 +472,27 @@ pub fn check_options(spec: &SchedulerSpec, extra: &[&str]) -> Result<Mechanisms,
             return Err(format!("scheduler '{}' has no option '{k}' (known: {}; e.g. model=stw|ac, mapper=3pass|none, abort=on|off, chain_pud=sum|max)", spec.name, all.join(", ")));
         }
     }
-    let chain_pud = match spec.options.iter().rev().find(|(k, _)| k == "chain_pud").map(|(_, v)| v.as_str()) {
+    let chain_pud = match spec
+        .options
+        .iter()
+        .rev()
+        .find(|(k, _)| k == "chain_pud")
+        .map(|(_, v)| v.as_str())
+    {
         None | Some("sum") => ChainPud::Sum,
         Some("max") => ChainPud::Max,
-        Some(x) => return Err(format!("scheduler '{}': option 'chain_pud': unknown reading '{x}' (known: sum, max)", spec.name)),
+        Some(x) => {
+            return Err(format!(
+                "scheduler '{}': option 'chain_pud': unknown reading '{x}' (known: sum, max)",
+                spec.name
+            ))
+        }
     };
-    Ok(Mechanisms { abort: switch(spec, "abort")?, chains: switch(spec, "chains")?, chain_pud })
+    Ok(Mechanisms {
+        abort: switch(spec, "abort")?,
+        chains: switch(spec, "chains")?,
+        chain_pud,
+    })
 }
 
 /// Scratch space of [`candidates`], reused by every decision.
@@ -429,7 +507,15 @@ pub struct Scratch {
 /// one whose termination has passed), into `aborts` (one entity per job; none with
 /// `abort=off`); then the runnable candidates into `out`, sorted by entity id, each head of a
 /// chain with the PUD and PIP deadline its dependents lend it (`mech.chains`, [`ChainPud`]).
-pub fn candidates(now: Time, view: &dyn RunView, tracked: &Tracked, mech: Mechanisms, scratch: &mut Scratch, aborts: &mut Vec<EntityId>, out: &mut Vec<Candidate>) {
+pub fn candidates(
+    now: Time,
+    view: &dyn RunView,
+    tracked: &Tracked,
+    mech: Mechanisms,
+    scratch: &mut Scratch,
+    aborts: &mut Vec<EntityId>,
+    out: &mut Vec<Candidate>,
+) {
     out.clear();
     for &e in tracked.ids() {
         let i = tracked.get(e).expect("listed ids are tracked");
@@ -446,7 +532,15 @@ pub fn candidates(now: Time, view: &dyn RunView, tracked: &Tracked, mech: Mechan
         let key = crate::common::key::Key::new(i.deadline, i.release, i);
         // With aborts on, a hopeless job was listed in `aborts` above and skipped here.
         let hopeless = !mech.abort && hopeless(now, view, i);
-        out.push(Candidate { e, key, deadline: i.deadline, rem, pud: pud(view, now, i, &[]), pip: i.deadline, hopeless });
+        out.push(Candidate {
+            e,
+            key,
+            deadline: i.deadline,
+            rem,
+            pud: pud(view, now, i, &[]),
+            pip: i.deadline,
+            hopeless,
+        });
     }
     out.sort_unstable_by_key(|c| c.e);
     if !mech.chains {
@@ -473,7 +567,11 @@ pub fn candidates(now: Time, view: &dyn RunView, tracked: &Tracked, mech: Mechan
                         out[k].pud = p;
                     }
                 }
-                ChainPud::Sum => dependents.push((k, crate::common::key::Key::new(bi.deadline, bi.release, bi), b)),
+                ChainPud::Sum => dependents.push((
+                    k,
+                    crate::common::key::Key::new(bi.deadline, bi.release, bi),
+                    b,
+                )),
             }
         }
     }
@@ -485,7 +583,9 @@ pub fn candidates(now: Time, view: &dyn RunView, tracked: &Tracked, mech: Mechan
         let mut t = now + out[k].rem;
         let mut u = utility_at(view, head, t);
         while g < dependents.len() && dependents[g].0 == k {
-            let d = tracked.get(dependents[g].2).expect("dependents are tracked");
+            let d = tracked
+                .get(dependents[g].2)
+                .expect("dependents are tracked");
             t += remaining(view, d);
             u += utility_at(view, d, t);
             g += 1;
@@ -499,7 +599,15 @@ pub fn candidates(now: Time, view: &dyn RunView, tracked: &Tracked, mech: Mechan
 pub fn least_pud(now: Time, view: &dyn RunView, cycle: &[EntityId]) -> Option<EntityId> {
     cycle
         .iter()
-        .filter_map(|&e| view.entity(e).map(|i| (pud(view, now, &i, &[]), crate::common::key::Key::new(i.deadline, i.release, &i), e)))
+        .filter_map(|&e| {
+            view.entity(e).map(|i| {
+                (
+                    pud(view, now, &i, &[]),
+                    crate::common::key::Key::new(i.deadline, i.release, &i),
+                    e,
+                )
+            })
+        })
         .min_by(|a, b| a.0.total_cmp(&b.0).then(b.1.cmp(&a.1)))
         .map(|x| x.2)
 }
@@ -524,7 +632,10 @@ pub fn require_non_increasing_tufs(ts: &TaskSet, scheduler: &str) -> Result<(), 
 /// - `partition=NAME` (also bare; any partitioner of `rtsched_analysis::partition`), admitting
 ///   by the exact EDF test as `pedf` does;
 /// - else, on one CPU, every task on CPU 0; on more, the tasks' `cpu` fields.
-pub fn partition(spec: &SchedulerSpec, ctx: &BuildCtx) -> Result<(Vec<u32>, Option<String>), String> {
+pub fn partition(
+    spec: &SchedulerSpec,
+    ctx: &BuildCtx,
+) -> Result<(Vec<u32>, Option<String>), String> {
     let ts = ctx.ts;
     match spec.option("partition", &["partition"])? {
         Some(name) if name == "load" => Ok((by_load(ts), Some(name))),
@@ -543,12 +654,18 @@ pub fn partition(spec: &SchedulerSpec, ctx: &BuildCtx) -> Result<(Vec<u32>, Opti
 /// Worst fit by utilisation, no admission (see [`partition`]).
 pub fn by_load(ts: &TaskSet) -> Vec<u32> {
     let m = ts.platform.cpus.max(1) as usize;
-    let u: Vec<f64> = ts.tasks.iter().map(|t| t.wcet as f64 / t.period.max(1) as f64).collect();
+    let u: Vec<f64> = ts
+        .tasks
+        .iter()
+        .map(|t| t.wcet as f64 / t.period.max(1) as f64)
+        .collect();
     let mut order: Vec<usize> = (0..u.len()).collect();
     order.sort_by(|&a, &b| u[b].total_cmp(&u[a]).then(a.cmp(&b)));
     let (mut load, mut cpu) = (vec![0.0f64; m], vec![0u32; u.len()]);
     for i in order {
-        let c = (0..m).min_by(|&a, &b| load[a].total_cmp(&load[b]).then(a.cmp(&b))).expect("m >= 1");
+        let c = (0..m)
+            .min_by(|&a, &b| load[a].total_cmp(&load[b]).then(a.cmp(&b)))
+            .expect("m >= 1");
         load[c] += u[i];
         cpu[i] = c as u32;
     }
@@ -569,14 +686,25 @@ mod tests {
 
     #[test]
     fn tracked_adds_removes_and_blocks() {
-        let info = |id| EntityInfo { id, task: 0, job: id as u64, region: 0, thread: 0, release: 0, deadline: 10 };
+        let info = |id| EntityInfo {
+            id,
+            task: 0,
+            job: id as u64,
+            region: 0,
+            thread: 0,
+            release: 0,
+            deadline: 10,
+        };
         let mut t = Tracked::new();
         t.add(&info(3));
         t.add(&info(1));
         t.set_blocked(3, true);
         assert!(t.is_blocked(3) && !t.is_blocked(1) && t.len() == 2);
         t.add(&info(3));
-        assert!(!t.is_blocked(3) && t.len() == 2, "re-adding an id replaces it");
+        assert!(
+            !t.is_blocked(3) && t.len() == 2,
+            "re-adding an id replaces it"
+        );
         t.remove(3);
         assert_eq!(t.ids(), &[1]);
         t.remove(3);
@@ -586,26 +714,54 @@ mod tests {
     #[test]
     fn control_switches_default_on_and_refuse_the_unknown() {
         let spec = |s: &str| SchedulerSpec::parse(s).unwrap();
-        assert_eq!(check_options(&spec("ggua"), &[]).unwrap(), Mechanisms::default());
+        assert_eq!(
+            check_options(&spec("ggua"), &[]).unwrap(),
+            Mechanisms::default()
+        );
         let m = check_options(&spec("ggua:model=ac,abort=off"), &[]).unwrap();
         assert!(!m.abort && m.chains);
-        assert!(!check_options(&spec("nggua:chains=off,shed=off"), &["shed"]).unwrap().chains);
+        assert!(
+            !check_options(&spec("nggua:chains=off,shed=off"), &["shed"])
+                .unwrap()
+                .chains
+        );
         assert!(!switch(&spec("nggua:shed=off"), "shed").unwrap());
         let e = check_options(&spec("ggua:shed=off"), &[]).unwrap_err();
-        assert!(e.contains("'ggua'") && e.contains("no option 'shed'"), "{e}");
+        assert!(
+            e.contains("'ggua'") && e.contains("no option 'shed'"),
+            "{e}"
+        );
         let e = check_options(&spec("ggua:abort=maybe"), &[]).unwrap_err();
         assert!(e.contains("'abort'") && e.contains("maybe"), "{e}");
-        assert_eq!(check_options(&spec("ggua"), &[]).unwrap().chain_pud, ChainPud::Sum);
-        assert_eq!(check_options(&spec("nggua:chain_pud=max"), &["shed"]).unwrap().chain_pud, ChainPud::Max);
+        assert_eq!(
+            check_options(&spec("ggua"), &[]).unwrap().chain_pud,
+            ChainPud::Sum
+        );
+        assert_eq!(
+            check_options(&spec("nggua:chain_pud=max"), &["shed"])
+                .unwrap()
+                .chain_pud,
+            ChainPud::Max
+        );
         let e = check_options(&spec("ggua:chain_pud=mean"), &[]).unwrap_err();
-        assert!(e.contains("'ggua'") && e.contains("'chain_pud'") && e.contains("mean") && e.contains("sum, max"), "{e}");
+        assert!(
+            e.contains("'ggua'")
+                && e.contains("'chain_pud'")
+                && e.contains("mean")
+                && e.contains("sum, max"),
+            "{e}"
+        );
     }
 
     /// u = .9, .2, .7, .6 on 2 CPUs: .9→0; .7→1; .6→1 (loads .9, .7); .2→0 (loads .9, 1.3).
     #[test]
     fn load_partition_is_worst_fit_without_admission() {
         let ms = 1_000_000;
-        let tasks = [9, 2, 7, 6].iter().enumerate().map(|(i, &c)| Task::periodic(format!("t{i}"), 10 * ms, c * ms)).collect();
+        let tasks = [9, 2, 7, 6]
+            .iter()
+            .enumerate()
+            .map(|(i, &c)| Task::periodic(format!("t{i}"), 10 * ms, c * ms))
+            .collect();
         assert_eq!(by_load(&TaskSet::new(2, tasks)), vec![0, 0, 1, 1]);
     }
 }

@@ -19,8 +19,13 @@ use rtsched_model::{parse_taskset, Format};
 fn segments(r: &RunResult, names: &[String]) -> Vec<(u64, String, u64)> {
     // Counted jobs only (released before the end of the run; later ones may run as
     // interference in one driver and not the other).
-    let counted: std::collections::HashSet<(u32, u64)> = r.jobs.iter().map(|j| (j.task, j.job)).collect();
-    let iv: Vec<_> = r.intervals.iter().filter(|i| i.thread == 0 && counted.contains(&(i.task, i.job))).collect();
+    let counted: std::collections::HashSet<(u32, u64)> =
+        r.jobs.iter().map(|j| (j.task, j.job)).collect();
+    let iv: Vec<_> = r
+        .intervals
+        .iter()
+        .filter(|i| i.thread == 0 && counted.contains(&(i.task, i.job)))
+        .collect();
     let mut jobs: std::collections::BTreeMap<(u32, u64), Vec<_>> = Default::default();
     for i in &iv {
         jobs.entry((i.task, i.job)).or_default().push(*i);
@@ -31,7 +36,12 @@ fn segments(r: &RunResult, names: &[String]) -> Vec<(u64, String, u64)> {
         out.push((v[0].start, names[t as usize].clone(), j));
         for w in v.windows(2) {
             let (prev, next) = (w[0], w[1]);
-            let displaced = iv.iter().any(|k| (k.task, k.job) != (t, j) && k.cpu == prev.cpu && k.start >= prev.end && k.start < next.start);
+            let displaced = iv.iter().any(|k| {
+                (k.task, k.job) != (t, j)
+                    && k.cpu == prev.cpu
+                    && k.start >= prev.end
+                    && k.start < next.start
+            });
             if displaced {
                 out.push((next.start, names[t as usize].clone(), j));
             }
@@ -51,14 +61,25 @@ fn order(file: &str, backend: &str, sim: &str) -> bool {
     // delays the first decisions of a run by tens of milliseconds (more in user-space mode,
     // whose decider runs the ledger and the policy). Its result is shown, not checked.
     if let Ok(w) = run(&ts, backend, &RunOptions::default()) {
-        println!("warm-up {backend}: {} of {} jobs missed", w.jobs.iter().filter(|j| j.missed).count(), w.jobs.len());
+        println!(
+            "warm-up {backend}: {} of {} jobs missed",
+            w.jobs.iter().filter(|j| j.missed).count(),
+            w.jobs.len()
+        );
     }
     // Up to three checked runs, each shown: the emulator's vCPUs stop when the host steals their
     // time (a fresh-clone run here missed 1 of 15 jobs once, and the order followed), so a run
     // that is out of order or misses is run again; the last is judged.
     let mut real = None;
     for attempt in 1..=3 {
-        let r = match run(&ts, backend, &RunOptions { record_intervals: true, ..Default::default() }) {
+        let r = match run(
+            &ts,
+            backend,
+            &RunOptions {
+                record_intervals: true,
+                ..Default::default()
+            },
+        ) {
             Ok(r) => r,
             Err(e) => {
                 println!("CHECK order {backend} FAIL the run failed: {e}");
@@ -67,10 +88,22 @@ fn order(file: &str, backend: &str, sim: &str) -> bool {
         };
         let b = segments(&r, &names);
         let misses = r.jobs.iter().filter(|j| j.missed).count();
-        let keys = |v: &[(u64, String, u64)]| v.iter().map(|(_, n, j)| (n.clone(), *j)).collect::<Vec<_>>();
+        let keys = |v: &[(u64, String, u64)]| {
+            v.iter()
+                .map(|(_, n, j)| (n.clone(), *j))
+                .collect::<Vec<_>>()
+        };
         let clean = keys(&a) == keys(&b) && misses == 0;
         if !clean && attempt < 3 {
-            println!("attempt {attempt} {backend}: {misses} of {} jobs missed, order {}: run again", r.jobs.len(), if keys(&a) == keys(&b) { "the simulator's" } else { "differs" });
+            println!(
+                "attempt {attempt} {backend}: {misses} of {} jobs missed, order {}: run again",
+                r.jobs.len(),
+                if keys(&a) == keys(&b) {
+                    "the simulator's"
+                } else {
+                    "differs"
+                }
+            );
         }
         real = Some(r);
         if clean {
@@ -79,34 +112,76 @@ fn order(file: &str, backend: &str, sim: &str) -> bool {
     }
     let real = real.expect("at least one run");
     let b = segments(&real, &names);
-    let fmt = |v: &[(u64, String, u64)]| v.iter().map(|(s, n, j)| format!("{n}{j}@{}", s / 1_000_000)).collect::<Vec<_>>().join(" ");
+    let fmt = |v: &[(u64, String, u64)]| {
+        v.iter()
+            .map(|(s, n, j)| format!("{n}{j}@{}", s / 1_000_000))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
     println!("sim  {sim}: {}", fmt(&a));
     println!("real {backend}: {}", fmt(&b));
-    let keys = |v: &[(u64, String, u64)]| v.iter().map(|(_, n, j)| (n.clone(), *j)).collect::<Vec<_>>();
+    let keys = |v: &[(u64, String, u64)]| {
+        v.iter()
+            .map(|(_, n, j)| (n.clone(), *j))
+            .collect::<Vec<_>>()
+    };
     if std::env::var_os("RTSCHED_CHECK_VERBOSE").is_some() {
         for i in &real.intervals {
-            println!("interval {}{} thread {} cpu {} {:.3}-{:.3} ms", names[i.task as usize], i.job, i.thread, i.cpu, i.start as f64 / 1e6, i.end as f64 / 1e6);
+            println!(
+                "interval {}{} thread {} cpu {} {:.3}-{:.3} ms",
+                names[i.task as usize],
+                i.job,
+                i.thread,
+                i.cpu,
+                i.start as f64 / 1e6,
+                i.end as f64 / 1e6
+            );
         }
     }
     let misses = real.jobs.iter().filter(|j| j.missed).count();
-    let stats: Vec<String> = real.measurements.iter().filter(|(k, _)| k.starts_with("scx.")).map(|(k, v)| format!("{k}={v}")).collect();
+    let stats: Vec<String> = real
+        .measurements
+        .iter()
+        .filter(|(k, _)| k.starts_with("scx."))
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect();
     println!("stats {backend}: {}", stats.join(" "));
     let mut ok = true;
     if keys(&a) == keys(&b) {
-        println!("CHECK order {backend} ok {} execution segments in the simulator's order ({sim})", a.len());
+        println!(
+            "CHECK order {backend} ok {} execution segments in the simulator's order ({sim})",
+            a.len()
+        );
     } else {
-        let i = keys(&a).iter().zip(keys(&b).iter()).position(|(x, y)| x != y).unwrap_or(a.len().min(b.len()));
+        let i = keys(&a)
+            .iter()
+            .zip(keys(&b).iter())
+            .position(|(x, y)| x != y)
+            .unwrap_or(a.len().min(b.len()));
         println!("CHECK order {backend} FAIL first difference at start #{i} ({} segments simulated, {} real)", a.len(), b.len());
         ok = false;
     }
     if misses == 0 {
-        println!("CHECK misses {backend} ok 0 of {} jobs missed", real.jobs.len());
+        println!(
+            "CHECK misses {backend} ok 0 of {} jobs missed",
+            real.jobs.len()
+        );
     } else {
-        println!("CHECK misses {backend} FAIL {misses} of {} jobs missed", real.jobs.len());
+        println!(
+            "CHECK misses {backend} FAIL {misses} of {} jobs missed",
+            real.jobs.len()
+        );
         ok = false;
     }
     let unloaded = real.measurements.get("scx.unloaded").copied() == Some(1.0);
-    println!("CHECK unload {backend} {}", if unloaded { "ok state back to disabled" } else { "FAIL the scheduler did not unload" });
+    println!(
+        "CHECK unload {backend} {}",
+        if unloaded {
+            "ok state back to disabled"
+        } else {
+            "FAIL the scheduler did not unload"
+        }
+    );
     ok && unloaded
 }
 
@@ -132,15 +207,28 @@ fn hog(secs: u64) -> bool {
     let pin = std::env::var("RTSCHED_SCX_PIN").unwrap_or_default();
     let ext = std::thread::spawn(move || {
         let tid = sys::gettid();
-        let reg = rtsched_linux::scx::Registry::open(std::path::Path::new(&pin), cpus as u32).expect("registry");
-        let slot = reg.register(tid, rtsched_linux::scx::Declared { period: 10_000_000, deadline: 10_000_000, wcet: 1_000_000, cpu: None }).expect("register");
+        let reg = rtsched_linux::scx::Registry::open(std::path::Path::new(&pin), cpus as u32)
+            .expect("registry");
+        let slot = reg
+            .register(
+                tid,
+                rtsched_linux::scx::Declared {
+                    period: 10_000_000,
+                    deadline: 10_000_000,
+                    wcet: 1_000_000,
+                    cpu: None,
+                },
+            )
+            .expect("register");
         sys::set_ext(tid).expect("SCHED_EXT");
         let mut woke = 0u64;
         let mut t = sys::mono_ns();
         while t < end {
             t += 10_000_000;
             reg.job(slot, t + 10_000_000, woke);
-            std::thread::sleep(std::time::Duration::from_nanos(t.saturating_sub(sys::mono_ns())));
+            std::thread::sleep(std::time::Duration::from_nanos(
+                t.saturating_sub(sys::mono_ns()),
+            ));
             woke += 1;
         }
         let _ = reg.unregister(slot);

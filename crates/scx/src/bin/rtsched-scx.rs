@@ -26,12 +26,18 @@ fn usage(msg: &str) -> ! {
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let Some(cmd) = args.first() else { usage("no command") };
+    let Some(cmd) = args.first() else {
+        usage("no command")
+    };
     let mut o = Options::default();
     let mut stdin = false;
     let mut i = 1;
     while i < args.len() {
-        let val = |i: usize| args.get(i + 1).cloned().unwrap_or_else(|| usage(&format!("{} needs a value", args[i])));
+        let val = |i: usize| {
+            args.get(i + 1)
+                .cloned()
+                .unwrap_or_else(|| usage(&format!("{} needs a value", args[i])))
+        };
         match args[i].as_str() {
             "--mode" => {
                 o.mode = Mode::parse(&val(i)).unwrap_or_else(|e| usage(&e));
@@ -42,7 +48,9 @@ fn main() {
                 i += 1;
             }
             "--fair-starve-ms" => {
-                let ms: u64 = val(i).parse().unwrap_or_else(|_| usage("--fair-starve-ms needs a whole number of milliseconds"));
+                let ms: u64 = val(i).parse().unwrap_or_else(|_| {
+                    usage("--fair-starve-ms needs a whole number of milliseconds")
+                });
                 if ms == 0 || ms > 10_000 {
                     usage("--fair-starve-ms must be 1..=10000 (the watchdog ejects a scheduler that starves a task for 10 s)");
                 }
@@ -69,9 +77,16 @@ fn main() {
             let v = l.verified();
             let total: u64 = v.iter().map(|p| p.verified_insns as u64).sum();
             for p in &v {
-                println!("verified {:<24} {:>7} insns processed, {:>5} insns", p.program, p.verified_insns, p.insns);
+                println!(
+                    "verified {:<24} {:>7} insns processed, {:>5} insns",
+                    p.program, p.verified_insns, p.insns
+                );
             }
-            println!("verified total {} {total} insns processed by the verifier, {} programs", o.mode.name(), v.len());
+            println!(
+                "verified total {} {total} insns processed by the verifier, {} programs",
+                o.mode.name(),
+                v.len()
+            );
         }
         "load" => {
             // SAFETY: installing a handler that only stores to an atomic.
@@ -80,7 +95,11 @@ fn main() {
                 libc::signal(libc::SIGTERM, on_signal as *const () as libc::sighandler_t);
             }
             let l = load(&o);
-            eprintln!("rtsched-scx: {} attached ({STATE}: {})", o.mode.name(), std::fs::read_to_string(STATE).unwrap_or_default().trim());
+            eprintln!(
+                "rtsched-scx: {} attached ({STATE}: {})",
+                o.mode.name(),
+                std::fs::read_to_string(STATE).unwrap_or_default().trim()
+            );
             println!("ready");
             let _ = std::io::stdout().flush();
             if stdin {
@@ -106,10 +125,15 @@ fn main() {
             let unloaded = wait_state("disabled", 2000);
             println!("scx.unloaded {}", unloaded as u8);
             if ejected || kind != 0 && !STOP.load(Ordering::SeqCst) {
-                eprintln!("rtsched-scx: the kernel stopped the scheduler (exit kind {kind}): {why}");
+                eprintln!(
+                    "rtsched-scx: the kernel stopped the scheduler (exit kind {kind}): {why}"
+                );
                 std::process::exit(1);
             }
-            eprintln!("rtsched-scx: detached; {STATE}: {}", std::fs::read_to_string(STATE).unwrap_or_default().trim());
+            eprintln!(
+                "rtsched-scx: detached; {STATE}: {}",
+                std::fs::read_to_string(STATE).unwrap_or_default().trim()
+            );
         }
         c => usage(&format!("unknown command '{c}'")),
     }
