@@ -13,7 +13,7 @@ export CARGO_TERM_COLOR ?= never
 export MPLBACKEND ?= Agg
 
 PY_DEPS   := "maturin>=1.5,<2" "numpy>=1.24" "pandas>=2.0" "matplotlib>=3.7" "pyyaml>=6" "pyarrow>=12" "dask[distributed]>=2023.1" "tqdm>=4.64" "pydantic>=2.6" "scipy>=1.10"
-TEST_DEPS := "pytest>=7" "pytest-xdist>=3" "hypothesis>=6" "simso==0.8.5" "nbclient>=0.7" "nbformat>=5" "ipykernel>=6"
+TEST_DEPS := "pytest>=7" "pytest-xdist>=3" "hypothesis>=6" "simso==0.8.5" "nbclient>=0.7" "nbformat>=5" "ipykernel>=6" "ruff>=0.17,<0.18"
 # The Cargo profile of everything `make test` builds (Cargo.toml [profile.ci]: release without
 # LTO or debug info), shared by the test binaries, the extension and the sched_ext loader.
 TEST_PROFILE := ci
@@ -30,7 +30,7 @@ NO_RT := $(shell [ "$$(id -u)" = 0 ] && command -v setpriv >/dev/null 2>&1 && ec
 BUILT_TEST := $(if $(RTSCHED_TEST_BUILT),,build-test)
 GUEST_DEBS := $(shell sed -n 's/^DEBS="\(.*\)"/\1/p' crates/scx/guest/test.sh)
 
-.PHONY: all setup system-deps build build-test build-rust-tests demo test test-rust test-loom test-kernel test-python test-real test-cache-interference test-hostile test-fuzz test-soak soak bench clean
+.PHONY: all setup system-deps build build-test build-rust-tests demo lint test test-rust test-loom test-kernel test-python test-real test-cache-interference test-hostile test-fuzz test-soak soak bench clean
 
 all: demo
 
@@ -74,6 +74,16 @@ build-rust-tests:
 
 demo: build
 	$(VENV)/bin/rtsched demo
+
+# Lint, part of `make test`: rustfmt's layout (the workspace and the fuzz targets), clippy with
+# every warning an error on every target of the workspace (libraries, binaries, tests, benches;
+# the loom feature too), ruff on the Python (rules: pyproject.toml [tool.ruff]).
+lint: setup
+	cargo fmt --all --check
+	cd fuzz && cargo fmt --check
+	cargo clippy --workspace --all-targets --profile $(TEST_PROFILE) -- -D warnings
+	cargo clippy -p rtsched-policies --features loom --all-targets --profile $(TEST_PROFILE) -- -D warnings
+	$(VENV)/bin/ruff check python tests tools benchmarks fuzz
 
 # rtsched-scx (the sched_ext scheduler) needs clang-19, libelf and a sched_ext kernel's
 # vmlinux.h: it is built and tested by test-kernel. The tests that make real runs are

@@ -52,7 +52,7 @@ STEPS = [
     [Stage("Rust tests", "test-rust", after=("build-rust-tests",)), Stage("loom (cpudl)", "test-loom")],
     [Stage("Python tests (simulator)", "test-python", after=("build-test",))],
     [Stage("kernel guest (sched_ext)", "test-kernel", after=("build-rust-tests", "system-deps")),
-     Stage("fuzzers", "test-fuzz")],
+     Stage("fuzzers", "test-fuzz"), Stage("lint: fmt, clippy, ruff", "lint", after=("setup",))],
     [Stage("real runs (Rust, Python)", "test-real", after=("build-test", "build-rust-tests", "system-deps"))],
     [Stage("soak (CI length)", "test-soak", after=("build-test",))],
 ]
