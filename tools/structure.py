@@ -435,10 +435,10 @@ def python_graph(pkg: Path) -> Graph:
         if item in defines[mod] or (mod, item) in seen:
             return mod
         seen.add((mod, item))
-        if item in binds[mod]:
-            return resolve(binds[mod][item], seen) or mod
-        if mods[mod].name == "__init__.py":
+        if mods[mod].name == "__init__.py" and binds[mod].get(item, f"{mod}.{item}") == f"{mod}.{item}":
             return None  # a submodule not in the tree: the compiled extension (rtsched._core)
+        if item in binds[mod]:
+            return resolve(binds[mod][item], seen)  # None: re-exported from outside the tree
         return mod
 
     for name, tree in trees.items():
