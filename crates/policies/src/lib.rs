@@ -8,6 +8,7 @@ pub mod common;
 pub mod ctx;
 pub mod policy;
 pub mod registry;
+pub mod spec;
 
 pub mod cfs;
 pub mod dasa;
@@ -29,4 +30,5 @@ pub mod pedf;
 pub mod pfp;
 
 pub use policy::*;
-pub use registry::{build, PolicyInfo, SchedulerSpec, POLICIES};
+pub use registry::{build, POLICIES};
+pub use spec::{PolicyInfo, SchedulerSpec};
