@@ -22,7 +22,8 @@ What an edge is (module A imports module B)
   from that inline module. Comments and string literals are ignored (intra-doc links are not
   imports). A path to an item is an edge to the module that defines the item, following
   `use` re-exports (a `pub use x::Item` in lib.rs does not make every user of `crate::Item`
-  depend on lib.rs); a path ending at a module is an edge to that module. Declaring a child
+  depend on lib.rs), and a path to a method (`Type::f`) is an edge to the module whose
+  inherent `impl Type` block defines `f`; a path ending at a module is an edge to that module. Declaring a child
   (`mod x;`) is containment, not an edge; other crates are not followed (Cargo forbids
   circles between crates). An edge from a module to one of its ancestors (`super::Item`,
   `crate::Item` defined in lib.rs, `crate::dir::Item` defined in dir/mod.rs, from inside
@@ -146,6 +147,7 @@ _RUST_USE = re.compile(r"\buse\s+([^;]+);")
 _RUST_PATH = re.compile(r"(?<![\w:])(\$?crate|super|self|[A-Za-z_]\w*)((?:\s*::\s*\w+)+)")
 _RUST_INLINE_MOD = re.compile(r"\bmod\s+(\w+)\s*\{")
 _RUST_FILE_MOD = re.compile(r"\bmod\s+(\w+)\s*;")
+_RUST_IMPL = re.compile(r"\bimpl\s*(?:<[^{;]*?>)?\s*(\w+)\s*(?:<[^{;]*?>)?\s*(?:where[^{;]*)?\{")
 _RUST_VIS_IN = re.compile(r"\bpub\s*\(\s*in\s+[\w:\s]+\)")
 
 
@@ -244,6 +246,8 @@ class RustModule:
     binds: dict[str, list[str]] = field(default_factory=dict)
     globs: list[list[str]] = field(default_factory=list)
     children: set[str] = field(default_factory=set)
+    # type -> functions of its inherent `impl` blocks in this module
+    methods: dict[str, set[str]] = field(default_factory=dict)
 
 
 def _rust_use_trees(text: str):
@@ -252,19 +256,21 @@ def _rust_use_trees(text: str):
         yield m.start(), m.group(1)
 
 
+def _block_end(text: str, start: int) -> int:
+    """The end of the block whose `{` is just before `start`."""
+    depth, j = 1, start
+    while j < len(text) and depth:
+        if text[j] == "{":
+            depth += 1
+        elif text[j] == "}":
+            depth -= 1
+        j += 1
+    return j
+
+
 def _inline_scopes(text: str) -> list[tuple[int, int, str]]:
     """(start, end, name) of each inline `mod name { ... }` block."""
-    scopes = []
-    for m in _RUST_INLINE_MOD.finditer(text):
-        depth, j = 1, m.end()
-        while j < len(text) and depth:
-            if text[j] == "{":
-                depth += 1
-            elif text[j] == "}":
-                depth -= 1
-            j += 1
-        scopes.append((m.start(), j, m.group(1)))
-    return scopes
+    return [(m.start(), _block_end(text, m.end()), m.group(1)) for m in _RUST_INLINE_MOD.finditer(text)]
 
 
 def _scope_at(scopes, pos: int) -> list[str]:
@@ -288,6 +294,9 @@ def rust_graph(crate: Path) -> Graph:
     for p, m in mods.items():
         g.modules[_rname(p)] = m.file
         m.defines = {a or b for a, b in _RUST_ITEM.findall(m.text)}
+        for x in _RUST_IMPL.finditer(m.text):
+            body = m.text[x.end():_block_end(m.text, x.end())]
+            m.methods.setdefault(x.group(1), set()).update(re.findall(r"\bfn\s+(\w+)", body))
         m.children = set(_RUST_FILE_MOD.findall(m.text)) | {
             name for _, _, name in _inline_scopes(m.text)
         }
@@ -308,13 +317,11 @@ def rust_graph(crate: Path) -> Graph:
                 return None
             return here[: len(here) - k] + segs[k:]
         # a bare path: a module declared in the current one, or a name bound by `use` there
-        owner = mods.get(tuple(here))
-        if owner is None:
-            # inside an inline module: its children are declared in the file's text
-            return here + segs if (tuple(here) + (first,)) in mods else None
-        if first in owner.children:
+        owner = mods[mod]
+        if first in owner.children and not scope:
             return here + segs
-        if first in owner.binds and not scope:
+        # inside an inline module, the file's names (most such modules `use super::*`)
+        if first in owner.binds:
             return owner.binds[first] + segs[1:]
         return None
 
@@ -345,6 +352,11 @@ def rust_graph(crate: Path) -> Graph:
         item = path[k]
         m = mods[mod]
         seen = seen or set()
+        if item in m.defines and len(path) > k + 1 and path[k + 1] not in m.methods.get(item, ()):
+            # a method of the type written in another module's `impl` block
+            for other in mods.values():
+                if item not in other.defines and path[k + 1] in other.methods.get(item, ()):
+                    return other.path
         if item in m.defines or (mod, item) in seen:
             return mod
         seen.add((mod, item))
