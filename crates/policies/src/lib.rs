@@ -1,8 +1,9 @@
 //! rtsched's scheduling policies, written once against [`policy::Policy`] and driven by any
 //! substrate (the simulator, the real-threads testbed). One file per policy, each opening with
 //! its rules and the paper section it implements and ending with its registry entry (`INFO`,
-//! `build`, listed in [`registry::ENTRIES`]); what constructors are handed in [`ctx`]; shared,
-//! policy-free pieces in [`common`].
+//! `build`, listed in [`registry::ENTRIES`]); what constructors are handed in [`ctx`] and
+//! [`spec`] (which the policies import, never the registry); shared, policy-free pieces in
+//! [`common`].
 
 pub mod common;
 pub mod ctx;
