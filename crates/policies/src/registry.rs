@@ -134,7 +134,7 @@ impl SchedulerSpec {
         let s = SchedulerSpec::split(spec);
         if find(&s.name).is_none() {
             let hint = closest(&s.name, &names())
-                .map(|s| format!(" (did you mean '{s}'?)"))
+                .map(|c| format!(" (did you mean '{c}'?)"))
                 .unwrap_or_default();
             return Err(format!(
                 "unknown scheduler '{}'{hint}; known schedulers: {}",
