@@ -60,7 +60,7 @@
 use crate::ctx::BuildCtx;
 use crate::opzone::{Candidate, Permille, TaskUsage, Trigger, ZoneBalancer, ZoneConfig};
 use crate::policy::{Dispatch, EntityId, EntityInfo, Policy};
-use crate::registry::{PolicyInfo, SchedulerSpec};
+use crate::spec::{PolicyInfo, SchedulerSpec};
 use rtsched_model::time::{parse_duration_str, NS_PER_MS, NS_PER_US};
 use rtsched_model::{TaskSet, Time};
 
@@ -951,9 +951,11 @@ pub fn build(spec: &SchedulerSpec, ctx: &mut BuildCtx) -> Result<Box<dyn Policy>
             p.periodic_checks = match v.as_str() {
                 "points" => false,
                 "periodic" => true,
-                _ => return Err(format!(
+                _ => {
+                    return Err(format!(
                     "scheduler '{name}': option 'checks': expected points or periodic, got '{v}'"
-                )),
+                ))
+                }
             };
             shown.push(format!("{k}={v}"));
         } else if k == "imbalance_pct" {

@@ -18,7 +18,7 @@
 //! streams (execution demands and arrival gaps, `crates/sim/src/exec.rs`).
 
 use crate::common::findcpu::PushFind;
-use crate::registry::SchedulerSpec;
+use crate::spec::SchedulerSpec;
 use rand_chacha::rand_core::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use rtsched_analysis::partition::{by_name, Admission};

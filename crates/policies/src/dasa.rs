@@ -51,7 +51,7 @@ use crate::common::{Key, Order};
 use crate::ctx::BuildCtx;
 use crate::gedf::EdfOrder;
 use crate::policy::{Dispatch, EntityId, EntityInfo, Policy, RunView};
-use crate::registry::{PolicyInfo, SchedulerSpec};
+use crate::spec::{PolicyInfo, SchedulerSpec};
 use rtsched_model::Time;
 
 /// A job of the tentative schedule.

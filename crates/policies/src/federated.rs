@@ -40,7 +40,7 @@ use crate::common::{GlobalDomain, SequentialDomain};
 use crate::ctx::BuildCtx;
 use crate::gedf::EdfOrder;
 use crate::policy::{Dispatch, EntityId, EntityInfo, Policy};
-use crate::registry::{PolicyInfo, SchedulerSpec};
+use crate::spec::{PolicyInfo, SchedulerSpec};
 use rtsched_analysis::schedulability::cmp_sum;
 use rtsched_model::time::fmt_duration;
 use rtsched_model::{Task, TaskSet, Time};
@@ -474,9 +474,10 @@ mod tests {
                 task("h", 10, &[&[1], &[4, 4, 4, 4], &[1]]),
             ],
         );
-        let e = crate::build("federated:fast", &ts).err().unwrap();
+        let build = |s: &str| build(&SchedulerSpec::split(s), &mut BuildCtx::new(&ts));
+        let e = build("federated:fast").err().unwrap();
         assert!(e.contains("takes no options"), "{e}");
-        let p = crate::build("federated", &ts).unwrap();
+        let p = build("federated").unwrap();
         assert_eq!(p.name(), "federated");
         let stats = p.stats();
         let get = |k: &str| stats.iter().find(|(n, _)| n == k).map(|(_, v)| *v);

@@ -11,7 +11,7 @@ use crate::common::global_model;
 use crate::common::{GlobalDomain, Key, Order};
 use crate::ctx::BuildCtx;
 use crate::policy::{EntityInfo, Policy};
-use crate::registry::{PolicyInfo, SchedulerSpec};
+use crate::spec::{PolicyInfo, SchedulerSpec};
 
 /// EDF's comparator, shared by every EDF variant (global, partitioned, non-preemptive).
 #[derive(Clone, Copy, Debug, Default)]

@@ -16,7 +16,7 @@
 use crate::ctx::BuildCtx;
 use crate::gedf::EdfOrder;
 use crate::policy::Policy;
-use crate::registry::{PolicyInfo, SchedulerSpec};
+use crate::spec::{PolicyInfo, SchedulerSpec};
 
 // The machinery's old home: kept so existing paths (`gedf_dist::PushFind`, ...) still resolve.
 pub use crate::common::dist::{timer_overhead_ns, DistDomain, DistStats};

@@ -15,7 +15,7 @@ use crate::common::{GlobalDomain, SequentialDomain};
 use crate::ctx::BuildCtx;
 use crate::gedf::EdfOrder;
 use crate::policy::Policy;
-use crate::registry::{PolicyInfo, SchedulerSpec};
+use crate::spec::{PolicyInfo, SchedulerSpec};
 
 pub fn gedf_seq(cpus: u32) -> SequentialDomain<EdfOrder> {
     SequentialDomain::new(GlobalDomain::new("gedf-seq", EdfOrder, cpus, true))

@@ -8,7 +8,7 @@ use crate::common::global_model;
 use crate::common::{GlobalDomain, Key, Order};
 use crate::ctx::BuildCtx;
 use crate::policy::{EntityInfo, Policy};
-use crate::registry::{PolicyInfo, SchedulerSpec};
+use crate::spec::{PolicyInfo, SchedulerSpec};
 
 #[derive(Clone, Copy, Debug, Default)]
 pub struct FifoOrder;

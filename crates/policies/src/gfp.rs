@@ -12,7 +12,7 @@ use crate::common::global_model;
 use crate::common::{GlobalDomain, Key, Order};
 use crate::ctx::BuildCtx;
 use crate::policy::{EntityInfo, Policy};
-use crate::registry::{PolicyInfo, SchedulerSpec};
+use crate::spec::{PolicyInfo, SchedulerSpec};
 
 /// Fixed-priority comparator over per-task priorities (larger = more urgent).
 #[derive(Clone, Debug)]

@@ -24,7 +24,7 @@ use crate::common::findcpu::PushFind;
 use crate::ctx::BuildCtx;
 use crate::gfp::FpOrder;
 use crate::policy::Policy;
-use crate::registry::{PolicyInfo, SchedulerSpec};
+use crate::spec::{PolicyInfo, SchedulerSpec};
 
 pub fn gfp_dist(
     label: String,

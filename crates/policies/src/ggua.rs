@@ -36,7 +36,7 @@ use crate::common::global_model::{self, Choice, Choose, GlobalModel, Mapper, Mod
 use crate::common::ua::{self, Candidate, Tracked};
 use crate::ctx::BuildCtx;
 use crate::policy::{EntityId, Policy, RunView};
-use crate::registry::{PolicyInfo, SchedulerSpec};
+use crate::spec::{PolicyInfo, SchedulerSpec};
 use rtsched_model::Time;
 
 /// G-GUA's chooser, with its scratch space.

@@ -17,7 +17,7 @@ use crate::common::key::Key;
 use crate::common::ua::{self, Tracked};
 use crate::ctx::BuildCtx;
 use crate::policy::{EntityId, Policy, RunView};
-use crate::registry::{PolicyInfo, SchedulerSpec};
+use crate::spec::{PolicyInfo, SchedulerSpec};
 use rtsched_model::Time;
 
 /// GHVDF's chooser, with its scratch space.

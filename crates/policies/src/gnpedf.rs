@@ -10,7 +10,7 @@ use crate::common::GlobalDomain;
 use crate::ctx::BuildCtx;
 use crate::gedf::EdfOrder;
 use crate::policy::Policy;
-use crate::registry::{PolicyInfo, SchedulerSpec};
+use crate::spec::{PolicyInfo, SchedulerSpec};
 
 pub fn gnpedf(cpus: u32) -> GlobalDomain<EdfOrder> {
     GlobalDomain::new("gnpedf", EdfOrder, cpus, false)

@@ -1,13 +1,15 @@
 //! rtsched's scheduling policies, written once against [`policy::Policy`] and driven by any
 //! substrate (the simulator, the real-threads testbed). One file per policy, each opening with
 //! its rules and the paper section it implements and ending with its registry entry (`INFO`,
-//! `build`, listed in [`registry::ENTRIES`]); what constructors are handed in [`ctx`]; shared,
-//! policy-free pieces in [`common`].
+//! `build`, listed in [`registry::ENTRIES`]); what constructors are handed in [`ctx`] and
+//! [`spec`] (which the policies import, never the registry); shared, policy-free pieces in
+//! [`common`].
 
 pub mod common;
 pub mod ctx;
 pub mod policy;
 pub mod registry;
+pub mod spec;
 
 pub mod cfs;
 pub mod dasa;
@@ -29,4 +31,5 @@ pub mod pedf;
 pub mod pfp;
 
 pub use policy::*;
-pub use registry::{build, PolicyInfo, SchedulerSpec, POLICIES};
+pub use registry::{build, POLICIES};
+pub use spec::{PolicyInfo, SchedulerSpec};

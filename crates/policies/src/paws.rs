@@ -64,7 +64,7 @@ use crate::common::{IndexedHeap, Key, Order};
 use crate::ctx::BuildCtx;
 use crate::gedf::EdfOrder;
 use crate::policy::{Dispatch, EntityId, EntityInfo, Policy};
-use crate::registry::{PolicyInfo, SchedulerSpec};
+use crate::spec::{PolicyInfo, SchedulerSpec};
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 use rtsched_model::Time;
@@ -647,6 +647,7 @@ mod tests {
             "t.yaml",
         )
         .unwrap();
+        let build = |s: &str| build(&SchedulerSpec::split(s), &mut BuildCtx::new(&ts));
         for ok in [
             "paws",
             "paws:steal=top",
@@ -660,7 +661,7 @@ mod tests {
             "paws:master=joining",
             "paws:pull=inversion,master=joining",
         ] {
-            assert!(crate::build(ok, &ts).is_ok(), "{ok}");
+            assert!(build(ok).is_ok(), "{ok}");
         }
         for (bad, says) in [
             (
@@ -681,7 +682,7 @@ mod tests {
                 "no option 'victim' (known: steal, fork, pull, master)",
             ),
         ] {
-            let e = crate::build(bad, &ts).err().expect(bad);
+            let e = build(bad).err().expect(bad);
             assert!(e.contains(says), "{bad}: {e}");
         }
     }

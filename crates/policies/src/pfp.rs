@@ -10,7 +10,7 @@ use crate::common::PartitionedDomain;
 use crate::ctx::BuildCtx;
 use crate::gfp::FpOrder;
 use crate::policy::Policy;
-use crate::registry::{PolicyInfo, SchedulerSpec};
+use crate::spec::{PolicyInfo, SchedulerSpec};
 use rtsched_analysis::partition::Admission;
 
 pub fn pfp(

@@ -10,23 +10,13 @@
 
 use crate::ctx::BuildCtx;
 use crate::policy::Policy;
+use crate::spec::{PolicyInfo, SchedulerSpec};
 use crate::{
     cfs, dasa, federated, gedf, gedf_dist, gedf_seq, gfifo, gfp, gfp_dist, ggua, ghvdf, gnpedf,
     lbesa, nggua, paws, pedf, pfp,
 };
 use rtsched_model::file::closest;
 use rtsched_model::TaskSet;
-
-/// What users are told of a policy (`rtsched schedulers`, the Python package's list).
-#[derive(Clone, Copy, Debug)]
-pub struct PolicyInfo {
-    pub name: &'static str,
-    pub summary: &'static str,
-    /// Where it comes from.
-    pub paper: &'static str,
-    /// Options it takes, for the help text.
-    pub options: &'static str,
-}
 
 /// A policy's constructor: from its parsed spec (whose name is the policy's) and the build
 /// context. It validates the options, so its errors name what the user wrote.
@@ -137,61 +127,22 @@ pub fn names() -> Vec<&'static str> {
     POLICIES.iter().map(|p| p.name).collect()
 }
 
-/// A parsed scheduler spec.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SchedulerSpec {
-    pub name: String,
-    /// (key, value); a bare option has key "".
-    pub options: Vec<(String, String)>,
-}
-
 impl SchedulerSpec {
+    /// Parse `NAME[:OPTION[,KEY=VALUE...]]`, checking the name against the registry (hence
+    /// here and not beside the type: the policies name the type, the registry names them).
     pub fn parse(spec: &str) -> Result<SchedulerSpec, String> {
-        let spec = spec.trim();
-        let (name, rest) = spec.split_once(':').unwrap_or((spec, ""));
-        if find(name).is_none() {
-            let hint = closest(name, &names())
-                .map(|s| format!(" (did you mean '{s}'?)"))
+        let s = SchedulerSpec::split(spec);
+        if find(&s.name).is_none() {
+            let hint = closest(&s.name, &names())
+                .map(|c| format!(" (did you mean '{c}'?)"))
                 .unwrap_or_default();
             return Err(format!(
-                "unknown scheduler '{name}'{hint}; known schedulers: {}",
+                "unknown scheduler '{}'{hint}; known schedulers: {}",
+                s.name,
                 names().join(", ")
             ));
         }
-        let mut options = Vec::new();
-        for part in rest.split(',').filter(|s| !s.is_empty()) {
-            match part.split_once('=') {
-                Some((k, v)) => options.push((k.trim().to_string(), v.trim().to_string())),
-                None => options.push((String::new(), part.trim().to_string())),
-            }
-        }
-        Ok(SchedulerSpec {
-            name: name.to_string(),
-            options,
-        })
-    }
-
-    /// The value of option `key` (a bare option counts as `main`), checking no other is given.
-    pub fn option(&self, main: &str, allowed: &[&str]) -> Result<Option<String>, String> {
-        let mut v = None;
-        for (k, val) in &self.options {
-            let k = if k.is_empty() { main } else { k.as_str() };
-            if !allowed.contains(&k) {
-                let known = if allowed.is_empty() {
-                    "it takes no options".to_string()
-                } else {
-                    format!("known: {}", allowed.join(", "))
-                };
-                return Err(format!(
-                    "scheduler '{}' has no option '{k}' ({known})",
-                    self.name
-                ));
-            }
-            if k == main {
-                v = Some(val.clone());
-            }
-        }
-        Ok(v)
+        Ok(s)
     }
 }
 

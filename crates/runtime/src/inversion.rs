@@ -41,7 +41,7 @@
 //! Held jobs are not entities yet, and a blocked entity is not ready: neither is ever in the
 //! set.
 
-use crate::ledger::{CpuState, Ent, NONE};
+use crate::state::{CpuState, Ent, NONE};
 use rtsched_model::Time;
 use rtsched_policies::EntityId;
 use std::cmp::Reverse;

@@ -10,11 +10,12 @@
 pub mod checker;
 mod inversion;
 pub mod ledger;
+pub mod state;
 pub mod streams;
 
 pub use checker::ProtocolChecker;
 pub use ledger::{
-    drain_limit, next_step, CpuState, Ent, Ledger, LedgerParts, Next, Off, Outcome, Released, Run,
-    Step, Substrate, NONE,
+    drain_limit, next_step, Ledger, LedgerParts, Next, Off, Outcome, Released, Run, Step, Substrate,
 };
+pub use state::{CpuState, Ent, NONE};
 pub use streams::TaskStreams;

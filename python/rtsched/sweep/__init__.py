@@ -29,6 +29,7 @@ The package, one concern per module:
 
 - :mod:`.spec` — the spec: its model, validation and the early probe (:func:`parse_spec`, :func:`load_spec`);
 - :mod:`.schema` — the spec's checks (pydantic) and the wording of their errors;
+- :mod:`.generator` — one generator of a sweep, as the spec holds it and the schema builds it;
 - :mod:`.keys` — task-set seeds, row keys, the units of work (:func:`units`) and the batches sent to workers;
 - :mod:`.worker` — what a worker process runs (:func:`run_batch`; :func:`run_unit`, one row at a time, as reference);
 - :mod:`.table` — the results table on disk: columns, atomic writes, part files, consolidation;
@@ -43,7 +44,8 @@ from .cluster import DASK_CONFIG, dask_env, local_cluster
 from .keys import Batch, Batcher, Unit, all_keys, row_key, taskset_seed, units
 from .progress import Progress
 from .runner import sweep, sweep_rows
-from .spec import DEFAULT_PARAM, Generator, Spec, load_spec, parse_spec
+from .generator import DEFAULT_PARAM, Generator
+from .spec import Spec, load_spec, parse_spec
 from .table import COLUMNS, COORD_COLUMNS, MODEL_COLUMNS, OUTCOME_COLUMNS, SUMMARY_COLUMNS, consolidate, parts_dir, read_table
 from .table import _read_all  # noqa: F401 - the table and its parts as one frame (tests reach it here)
 from .worker import run_batch, run_chunk, run_unit

@@ -21,7 +21,11 @@ from pydantic import (AfterValidator, AliasChoices, AllowInfNan, BaseModel, Befo
 from pydantic_core import PydanticCustomError
 
 from .._core import InputError
-from .spec import DEFAULT_PARAM, Generator, _err
+from .generator import DEFAULT_PARAM, Generator
+
+
+def _err(source, fieldname, msg):
+    return InputError(f"{source}: field '{fieldname}': {msg}")
 
 
 def _fail(msg: str, at: str = "") -> PydanticCustomError:
@@ -289,7 +293,7 @@ class _SpecModel(_Model):
         return self
 
     def generator_list(self) -> tuple:
-        """The :class:`~.spec.Generator` of each generator entry, defaults filled in."""
+        """The :class:`~.generator.Generator` of each generator entry, defaults filled in."""
         return self._generators
 
 

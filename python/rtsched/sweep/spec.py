@@ -16,23 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .._core import InputError
-
-# Which generator parameter the utilisation points set, when the spec does not say.
-DEFAULT_PARAM = {"paws2013": "window", "lelli2011": "R"}
-
-
-@dataclass(frozen=True)
-class Generator:
-    """One generator of a sweep: its name, fixed parameters, and which parameter the points set."""
-
-    name: str
-    params: tuple  # sorted (key, value) pairs, values as strings
-    param: str
-    label: str
-
-    @property
-    def params_dict(self) -> dict:
-        return dict(self.params)
+from .generator import Generator
 
 
 @dataclass(frozen=True)
@@ -61,10 +45,6 @@ class Spec:
     def size(self) -> int:
         """Rows the sweep produces: task sets × schedulers."""
         return len(self.generators) * len(self.points) * len(self.replications) * len(self.schedulers)
-
-
-def _err(source, fieldname, msg):
-    return InputError(f"{source}: field '{fieldname}': {msg}")
 
 
 def parse_spec(d: dict, source: str = "<spec>") -> Spec:
@@ -239,6 +219,7 @@ def _probe(spec: Spec):
 
     from .. import _core
     from ..analysis import generate_from
+    from .schema import _err
 
     cpus = 1
     placed = []  # generated sets: a partitioned scheduler may read their `cpu` fields (chronos2011)
@@ -277,8 +258,6 @@ def _probe(spec: Spec):
 
 def _runs_on_all(scheduler: str, tasksets) -> bool:
     """Whether ``scheduler`` accepts every generated set (whose generators set `cpu` fields)."""
-    from .. import _core
-
     try:
         for ts in tasksets:
             ts.with_run(duration_ns=1).estimated_work(scheduler)

@@ -43,7 +43,7 @@
 
 use super::ua::{self, Alarm, GrantBy, Tracked};
 use crate::policy::{Dispatch, EntityId, EntityInfo, Policy, ResourceId, RunView};
-use crate::registry::SchedulerSpec;
+use crate::spec::SchedulerSpec;
 use rtsched_model::Time;
 
 const NO_CPU: u32 = u32::MAX;

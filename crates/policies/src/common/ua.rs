@@ -32,7 +32,7 @@
 
 use crate::ctx::BuildCtx;
 use crate::policy::{EntityId, EntityInfo, RunView};
-use crate::registry::SchedulerSpec;
+use crate::spec::SchedulerSpec;
 use rtsched_analysis::partition::Admission;
 use rtsched_model::{Task, TaskSet, Time};
 
@@ -713,7 +713,7 @@ mod tests {
 
     #[test]
     fn control_switches_default_on_and_refuse_the_unknown() {
-        let spec = |s: &str| SchedulerSpec::parse(s).unwrap();
+        let spec = SchedulerSpec::split;
         assert_eq!(
             check_options(&spec("ggua"), &[]).unwrap(),
             Mechanisms::default()
