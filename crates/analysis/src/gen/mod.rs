@@ -462,9 +462,11 @@ fn generic<R: Rng>(name: &str, p: &Params, rng: &mut R) -> Result<Generated, Str
             min: tmin,
             max: tmax,
         },
-        other => return Err(format!(
+        other => {
+            return Err(format!(
             "parameter period={other}: known period distributions: uniform, loguniform, harmonic"
-        )),
+        ))
+        }
     };
     periods.check()?;
     let deadlines = match p.str_or("deadline", "implicit") {

@@ -336,9 +336,11 @@ impl Config {
                     Angle::Periodic(t_min)
                 }
             }
-            other => return Err(format!(
+            other => {
+                return Err(format!(
                 "generator waters2015: parameter angle={other}: known: sporadic, periodic, exclude"
-            )),
+            ))
+            }
         };
         Ok(Config {
             m,
