@@ -14,7 +14,7 @@ pub mod streams;
 
 pub use checker::ProtocolChecker;
 pub use ledger::{
-    drain_limit, next_step, CpuState, Ent, Ledger, LedgerParts, Next, Off, Outcome, Released, Run,
-    Step, Substrate, NONE,
+    drain_limit, next_step, CpuState, Ent, Failure, Ledger, LedgerParts, Next, Off, Outcome,
+    Released, Run, Step, Substrate, NONE,
 };
 pub use streams::TaskStreams;
