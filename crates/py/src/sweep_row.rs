@@ -264,7 +264,7 @@ pub fn notes(ts: &TaskSet, cycle: Option<&str>, sched: &str, out: &mut impl Exte
 /// so the same spec gives the same sets on any executor. The first 8 bytes (big-endian) of
 /// the SHA-256 of the canonical JSON list `[spec seed, generator, params, param, per_cpu,
 /// repr(point), replication]`, shifted right by one; `head` is that text up to the
-/// replication ("[…,", `keys._point_prefixes`: one per generator and point). `text` is a
+/// replication ("[…,", `keys._seed_head`: one per generator and point). `text` is a
 /// buffer reused from set to set.
 pub fn taskset_seed(head: &str, replication: i128, text: &mut String) -> u64 {
     use sha2::{Digest, Sha256};
@@ -278,7 +278,7 @@ pub fn taskset_seed(head: &str, replication: i128, text: &mut String) -> u64 {
 }
 
 /// Append a row's key, readable, sortable and unique: `at` ("GENERATOR/POINT/", the point as
-/// `016.6f`; `keys._point_prefixes`), the replication in 10 digits, and `tail`
+/// `016.6f`; `keys._key_at`), the replication in 10 digits, and `tail`
 /// ("/SCHEDULER/VARIANT").
 pub fn push_key(out: &mut String, at: &str, replication: i128, tail: &str) {
     let _ = write!(out, "{at}{replication:010}{tail}");
