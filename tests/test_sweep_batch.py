@@ -1,6 +1,7 @@
-"""Batched sweeps: a batch computed in one call into Rust gives the rows the row-at-a-time
-worker gives (row for row), the keys and seeds of earlier versions (their tables resume), and
-every row exactly once when a worker or the whole sweep is killed in the middle of a batch."""
+"""Batched sweeps: a batch computed in one call into Rust gives the rows worked out apart from
+it (tests/sweep_reference.py, row for row), the keys and seeds of earlier versions (their
+tables resume), and every row exactly once when a worker or the whole sweep is killed in the
+middle of a batch."""
 
 import importlib
 import os
@@ -17,6 +18,7 @@ import yaml
 
 import rtsched
 from conftest import RTSCHED, comparable, run_cli
+from sweep_reference import key_of, reference_rows, seed_of
 
 S = importlib.import_module("rtsched.sweep")  # the module (rtsched.sweep is the function)
 R = importlib.import_module("rtsched.sweep.runner")
@@ -57,9 +59,9 @@ SPECS = {
 
 
 @pytest.mark.parametrize("name", sorted(SPECS))
-def test_batched_sweep_equals_the_row_at_a_time_sweep_row_for_row(name, tmp_path):
+def test_batched_sweep_equals_the_rows_worked_out_apart_row_for_row(name, tmp_path):
     spec = SPECS[name]
-    ref, notes = S.sweep_rows(spec)
+    ref, notes = reference_rows(spec)
     assert len(ref) == S.parse_spec(spec).size
     batched = rtsched.sweep(spec, workers=2, progress=False)
     pd.testing.assert_frame_equal(comparable(batched), comparable(ref))
@@ -67,7 +69,7 @@ def test_batched_sweep_equals_the_row_at_a_time_sweep_row_for_row(name, tmp_path
     pd.testing.assert_frame_equal(comparable(on_disk), comparable(ref))
     csv = rtsched.sweep(spec, output=tmp_path / "t.csv", workers=1, progress=False)
     pd.testing.assert_frame_equal(comparable(csv), comparable(ref), check_dtype=False)
-    # The workers' notes are the row path's, batch by batch.
+    # The workers' notes are the reference's, batch by batch.
     one = S.run_batch(S.Batcher(S.units(S.parse_spec(spec)), S.parse_spec(spec).schedulers).take(10**9))
     assert set(one[1]) == notes
     if name == "plain":
@@ -173,7 +175,7 @@ def test_a_worker_killed_mid_batch_loses_nothing(tmp_path):
     assert "a worker died" in err, err
     df = S.read_table(out)
     assert df["key"].is_unique and sorted(df.key) == sorted(S.all_keys(S.parse_spec(spec)))
-    ref, _ = S.sweep_rows(spec)
+    ref, _ = reference_rows(spec)
     pd.testing.assert_frame_equal(comparable(df), comparable(ref))
 
 
@@ -209,29 +211,39 @@ def test_resume_after_a_kill_mid_batch_gives_every_row_once(tmp_path):
     run_cli("sweep", spec_path, "-o", out, "-j", "2", "--no-plots", "-q", check=0)
     df = S.read_table(out)
     assert df["key"].is_unique and len(df) == total and not parts.exists()
-    ref, _ = S.sweep_rows(spec)
+    ref, _ = reference_rows(spec)
     pd.testing.assert_frame_equal(comparable(df), comparable(ref))
     # The rows written before the kill are in the table as they were.
     kept = comparable(partial)
     pd.testing.assert_frame_equal(comparable(df[df.key.isin(kept.key)]), kept)
 
 
-def test_units_build_the_seeds_and_keys_of_taskset_seed_and_row_key():
+def test_units_seeds_and_keys_are_those_of_their_definitions():
+    # The seeds and keys made in Rust, a chunk of replications at a time, against their
+    # definitions worked out in Python (sweep_reference), and the functions one at a time.
     sp = S.parse_spec(SPECS["options"])
     for u in S.units(sp):
         g = next(g for g in sp.generators if g.label == u.label)
-        assert u.seed == S.taskset_seed(sp.seed, g, sp.per_cpu, u.point, u.replication)
+        assert u.seed == seed_of(sp, g, u.point, u.replication) == S.taskset_seed(sp.seed, g, sp.per_cpu, u.point, u.replication)
         variant = S.keys._variant_hash(sp, g)
         # In key order (the order a batch's rows come back in), whatever the spec's order.
-        assert u.schedulers == sorted(((s, S.row_key(g.label, u.point, u.replication, s, variant)) for s in sp.schedulers), key=lambda x: x[1])
+        assert u.schedulers == sorted(((s, key_of(g.label, u.point, u.replication, s, variant)) for s in sp.schedulers), key=lambda x: x[1])
+        assert [k for _, k in u.schedulers] == [S.row_key(g.label, u.point, u.replication, s, variant) for s, _ in u.schedulers]
         keys = [k for _, k in u.schedulers]
         assert keys == sorted(keys) and [s for s, _ in u.schedulers] != list(sp.schedulers)
     sp = S.parse_spec(spec_of(seeds=[3, 11, 250], utilisation={"points": [0.25, 1.0 / 3, 1.95]}))
     assert len(S.units(sp)) == 9
     for u in S.units(sp):
         g = sp.generators[0]
-        assert u.seed == S.taskset_seed(sp.seed, g, sp.per_cpu, u.point, u.replication)
-        assert dict(u.schedulers)["pedf:ffd"] == S.row_key(g.label, u.point, u.replication, "pedf:ffd", S.keys._variant_hash(sp, g))
+        assert u.seed == seed_of(sp, g, u.point, u.replication)
+        assert dict(u.schedulers)["pedf:ffd"] == key_of(g.label, u.point, u.replication, "pedf:ffd", S.keys._variant_hash(sp, g))
+    # More replications than one call into Rust makes: the chunks join up.
+    sp = S.parse_spec(spec_of(seeds=S.keys._CHUNK + 3, utilisation={"points": [1.0]}, schedulers=["gedf"]))
+    us = S.units(sp)
+    assert [u.replication for u in us] == list(range(1, S.keys._CHUNK + 4))
+    for u in us[S.keys._CHUNK - 1:S.keys._CHUNK + 1]:
+        assert u.seed == seed_of(sp, sp.generators[0], 1.0, u.replication)
+        assert u.schedulers == [("gedf", key_of(u.label, 1.0, u.replication, "gedf", S.keys._variant_hash(sp, sp.generators[0])))]
 
 
 def test_batches_come_back_sorted_and_the_table_is_put_in_order_without_sorting_rows():
@@ -265,7 +277,7 @@ def test_batches_come_back_sorted_and_the_table_is_put_in_order_without_sorting_
 def test_parquet_parts_of_earlier_versions_are_resumed(tmp_path):
     # Earlier versions wrote a Parquet table's parts as Parquet; now they are Arrow IPC files.
     spec = spec_of(duration="300ms")
-    ref, _ = S.sweep_rows(spec)
+    ref, _ = reference_rows(spec)
     out = tmp_path / "r.parquet"
     S.parts_dir(out).mkdir()
     T = importlib.import_module("rtsched.sweep.table")
@@ -292,19 +304,17 @@ def test_a_span_makes_the_batch_its_units_make(name, cut):
     assert not batcher
 
 
-@pytest.mark.parametrize("reps", [[1, 2, 3], [0, 7, 2**40, 2**63 - 1], [-1, 5], [3, True]])
-def test_span_seeds_and_keys_made_in_rust_are_taskset_seed_and_row_key(reps):
-    # Plain replication numbers take the Rust path (keys._seed_at's text hashed alike); others,
-    # such as negative ones, stay in Python: both give taskset_seed's and row_key's values.
+@pytest.mark.parametrize("reps", [[1, 2, 3], [0, 7, 2**40, 2**63 - 1, 2**64 + 5], [-1, 5]])
+def test_span_seeds_and_keys_made_in_rust_are_those_of_their_definitions(reps):
+    # Made in Rust for any whole replication number, against their definitions in Python.
     from dataclasses import replace
 
     sp = replace(S.parse_spec(SPECS["options"]), replications=tuple(reps))
     g, variant = sp.generators[0], S.keys._variant_hash(sp, sp.generators[0])
     b = S.keys.Span(replace(sp, points=(), replications=()), [(0, variant, sp.points[0], list(reps))]).batch()
-    keys = b.keys.to_pylist() if isinstance(b.keys, pa.Array) else b.keys
-    assert isinstance(b.keys, pa.Array) == all(type(r) is int and r >= 0 for r in reps)
-    assert b.set_seed == [S.taskset_seed(sp.seed, g, sp.per_cpu, sp.points[0], r) for r in reps]
-    assert keys == [S.row_key(g.label, sp.points[0], r, s, variant) for r in reps for s in b.schedulers]
+    assert isinstance(b.keys, pa.Array)
+    assert b.set_seed == [seed_of(sp, g, sp.points[0], r) for r in reps]
+    assert b.keys.to_pylist() == [key_of(g.label, sp.points[0], r, s, variant) for r in reps for s in b.schedulers]
 
 
 def test_spans_give_the_units_of_the_whole_sweep():

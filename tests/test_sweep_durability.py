@@ -27,6 +27,7 @@ import yaml
 
 import rtsched
 from conftest import RTSCHED, comparable, exit_now, sweep_in_thread
+from sweep_reference import reference_rows
 
 S = importlib.import_module("rtsched.sweep")  # the module (rtsched.sweep is the function)
 
@@ -169,7 +170,7 @@ def test_sweep_killed_at_random_points_resumes_to_every_row_once(tmp_path):
 def test_consolidate_removes_what_a_killed_part_write_left(tmp_path):
     # A SIGKILL while a part is written leaves its temporary file in the parts directory.
     spec = spec_of(seeds=1, duration="300ms")
-    ref, _ = S.sweep_rows(spec)
+    ref, _ = reference_rows(spec)
     out = tmp_path / "r.parquet"
     T = importlib.import_module("rtsched.sweep.table")
     S.parts_dir(out).mkdir()
@@ -183,10 +184,10 @@ def test_consolidate_removes_what_a_killed_part_write_left(tmp_path):
 
 def test_rows_still_buffered_at_the_end_go_into_the_table_without_a_part(tmp_path, monkeypatch):
     # A run that ends with rows buffered (fewer than a part's) writes them straight into the
-    # table: no part is written and read back. The table equals the row-at-a-time reference.
+    # table: no part is written and read back. The table equals the reference.
     T = importlib.import_module("rtsched.sweep.table")
     spec = spec_of(seeds=3, duration="300ms")
-    ref, _ = S.sweep_rows(spec)
+    ref, _ = reference_rows(spec)
     written = []
     flush = T._Sink.flush
     monkeypatch.setattr(T._Sink, "flush", lambda self: (written.append(self.buffered), flush(self))[1])
@@ -205,7 +206,7 @@ def test_rows_still_buffered_are_kept_in_a_part_when_the_table_cannot_be_written
     # part, and the next run consolidates them without computing any row again.
     T = importlib.import_module("rtsched.sweep.table")
     spec = spec_of(seeds=3, duration="300ms")
-    ref, _ = S.sweep_rows(spec)
+    ref, _ = reference_rows(spec)
     out = tmp_path / "r.parquet"
     real = os.replace
 
@@ -243,7 +244,7 @@ def test_a_part_that_cannot_be_written_stops_the_sweep_and_loses_no_row(tmp_path
     T = importlib.import_module("rtsched.sweep.table")
     io_ = importlib.import_module("rtsched._io")
     spec = spec_of(seeds=6, duration="300ms")
-    ref, _ = S.sweep_rows(spec)
+    ref, _ = reference_rows(spec)
     out = tmp_path / "r.parquet"
     real, failed = io_.os.replace, []
 
@@ -306,7 +307,7 @@ def test_local_workers_hand_their_batches_over_as_files(tmp_path, monkeypatch, f
     T = importlib.import_module("rtsched.sweep.table")
     io_ = importlib.import_module("rtsched._io")
     spec = spec_of(seeds=4, duration="300ms")
-    ref, _ = S.sweep_rows(spec)
+    ref, _ = reference_rows(spec)
     out = tmp_path / f"r.{fmt}"
     received, copied, adopted = [], [], []
     add, real, replace = T._Sink.add, io_.write_atomic, T.os.replace
@@ -335,13 +336,13 @@ def test_local_workers_hand_their_batches_over_as_files(tmp_path, monkeypatch, f
 def test_a_fresh_table_is_encoded_while_the_sweep_runs(tmp_path, monkeypatch, points):
     # A sweep into a new Parquet table encodes it as its batches come back, in the order the
     # batches were cut, in row groups of at least ROW_GROUP rows; the file is the table, in key
-    # order, equal to the row-at-a-time reference. Points listed out of key order cut batches
+    # order, equal to the reference. Points listed out of key order cut batches
     # out of key order: the stream gives up and the table is written at the end, as before.
     T = importlib.import_module("rtsched.sweep.table")
     pq = importlib.import_module("pyarrow.parquet")
     monkeypatch.setattr(T._Stream, "ROW_GROUP", 20)
     spec = spec_of(seeds=12, duration="300ms", utilisation={"points": points})
-    ref, _ = S.sweep_rows(spec)
+    ref, _ = reference_rows(spec)
     finished = []
     finish = T._Stream.finish
     monkeypatch.setattr(T._Stream, "finish", lambda self, rows: (finished.append(finish(self, rows)), finished[-1])[1])

@@ -8,7 +8,9 @@ Two mismatches are legal but easy to miss:
   that does not resolve deadlocks: if the cycle closes, the run stops with an error.
 
 A warning is one line on stderr; it never changes the exit code. Each kind is said once per
-run (naming every scheduler it concerns), and once per sweep (see ``sweep/runner.py``).
+run (naming every scheduler it concerns), and once per sweep (see ``sweep/runner.py``). What
+to warn about is decided in Rust, for a run and for a sweep's rows alike
+(``_core.taskset_notes``, crates/py/src/sweep_row.rs); this module words it.
 """
 
 from __future__ import annotations
@@ -46,18 +48,6 @@ def deadlock_resolving_schedulers() -> list[str]:
     return [n for n, (_, dl) in registered_traits().items() if dl]
 
 
-def traits(ts, scheduler: str) -> tuple[bool, bool]:
-    """(uses TUFs, resolves deadlocks) of ``scheduler`` — a policy spec, or a real-run backend
-    (``testbed:POLICY`` is the policy; the kernel's schedulers do neither)."""
-    if scheduler.startswith("kernel:"):
-        return (False, False)
-    policy = scheduler.removeprefix("testbed:")
-    try:
-        return tuple(_core.policy_traits(ts, policy))
-    except InputError:
-        return (True, True)  # does not build for this set: the run itself will say why
-
-
 def _quoted(names) -> str:
     return ", ".join(f"'{n}'" for n in names)
 
@@ -83,17 +73,14 @@ def deadlock_warning(subject: str, cycle: str, unresolving: list[str],
 
 def taskset_warnings(ts, schedulers) -> list[str]:
     """The warnings for running ``ts`` under each of ``schedulers`` (at most one per kind)."""
-    has_tufs, cycle = ts.has_tufs, ts.lock_order_cycle
-    if not has_tufs and not cycle:
-        return []
-    t = {s: traits(ts, s) for s in dict.fromkeys(schedulers)}
+    notes = _core.taskset_notes(ts, list(dict.fromkeys(schedulers)))
     out = []
-    ignoring = [s for s, (tufs, _) in t.items() if not tufs]
-    if has_tufs and ignoring:
+    ignoring = [n[1] for n in notes if n[0] == "tufs"]
+    if ignoring:
         out.append(tuf_warning(f"task set {ts.source} has", ignoring))
-    unresolving = [s for s, (_, dl) in t.items() if not dl]
-    if cycle and unresolving:
-        out.append(deadlock_warning(f"task set {ts.source}", cycle, unresolving))
+    deadlocks = [n for n in notes if n[0] == "deadlock"]
+    if deadlocks:
+        out.append(deadlock_warning(f"task set {ts.source}", deadlocks[0][2], [n[1] for n in deadlocks]))
     return out
 
 

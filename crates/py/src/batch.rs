@@ -1,152 +1,15 @@
 //! A batch of sweep rows computed without the GIL and without a Python object per row: for
-//! each task set, generate it, apply the run options, simulate it under each of its
-//! schedulers and summarise each run into the sweep table's numeric columns. The columns come
-//! back as little-endian byte buffers (NumPy reads them without a copy per value).
-//!
-//! What a row holds is the row-at-a-time worker's (`python/rtsched/sweep/worker.py`,
-//! `run_unit`), value for value; `tests/test_sweep_batch.py` compares the two tables.
+//! each task set, make it and run it under each of its schedulers (`sweep_row`), the rows'
+//! columns collected as they come. The columns go back as little-endian byte buffers (NumPy
+//! reads them without a copy per value). Also the seeds and keys of rows, and the notes of a
+//! task set, for the Python side that needs them without running a row.
 
+use crate::sweep_row::{self, Note, Outcome, SetOptions, Status, FLOAT_COLUMNS, INT_COLUMNS};
 use crate::{input_err, PyTaskSet};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
-use rtsched_analysis::gen;
-use rtsched_model::results::{RunResult, Summary, TotalSink};
-
-/// Integer columns of a row (the sweep table's names; `table.py` SUMMARY_COLUMNS and
-/// MODEL_COLUMNS hold the order).
-const INT_COLUMNS: [&str; 29] = [
-    "jobs",
-    "completed",
-    "met",
-    "missed",
-    "aborted",
-    "max_tardiness_ns",
-    "max_response_ns",
-    "p99_response_ns",
-    "preemptions",
-    "migrations",
-    "context_switches",
-    "scheduler_invocations",
-    "steals",
-    "steal_attempts",
-    "failed_steals",
-    "priority_inversions",
-    "priority_inversion_ns",
-    "inverted_jobs",
-    "inversion_job_ns",
-    "inversion_job_max_ns",
-    "inversion_job_p99_ns",
-    "kernel_migrations",
-    "deadlocks",
-    "misses_l1",
-    "misses_l2",
-    "misses_llc",
-    "invalidations",
-    "evictions",
-    "overhead_ns",
-];
-const FLOAT_COLUMNS: [&str; 8] = [
-    "dsr",
-    "accrued_utility",
-    "possible_utility",
-    "aur",
-    "mean_tardiness_ns",
-    "mean_response_ns",
-    "exec_inflation",
-    "ipc_proxy",
-];
-
-/// A row's outcome (`status` column): what the codes of the `status` buffer mean.
-const STATUS: [&str; 4] = ["ok", "partition-failed", "deadlock", "too-long"];
-
-/// The numeric columns of one completed run (its counters, and `s`, its total summary), in
-/// the order of `INT_COLUMNS` / `FLOAT_COLUMNS`.
-fn summarise(r: &RunResult, s: &Summary) -> ([i64; 29], [f64; 8]) {
-    let c = &r.counters;
-    let o = &c.overheads;
-    // As the row-at-a-time worker adds up the results document's `overheads`: every kind but
-    // the release latency (which takes no CPU), and the throttled time when the cap is on.
-    let overhead = o.cpu_ns() + o.throttle_ns;
-    let i = |x: u64| x as i64;
-    let ints = [
-        i(s.jobs),
-        i(s.completed),
-        i(s.met),
-        i(s.missed),
-        i(s.aborted),
-        i(s.max_tardiness_ns),
-        i(s.max_response_ns),
-        i(s.p99_response_ns),
-        i(s.preemptions),
-        i(s.migrations),
-        i(s.context_switches),
-        i(c.scheduler_invocations),
-        i(c.steals),
-        i(c.steal_attempts),
-        i(c.failed_steals),
-        i(c.priority_inversions),
-        i(c.priority_inversion_ns),
-        i(c.inverted_jobs),
-        i(c.inversion_job_ns),
-        i(c.inversion_job_max_ns),
-        i(c.inversion_job_p99_ns),
-        i(c.kernel_migrations),
-        i(c.deadlocks),
-        i(s.misses[0]),
-        i(s.misses[1]),
-        i(s.misses[2]),
-        i(c.cache.invalidations),
-        i(c.cache.evictions),
-        i(overhead),
-    ];
-    let floats = [
-        s.dsr,
-        s.accrued_utility,
-        s.possible_utility,
-        s.aur,
-        s.mean_tardiness_ns,
-        s.mean_response_ns,
-        s.exec_inflation,
-        s.ipc_proxy,
-    ];
-    (ints, floats)
-}
-
-/// What one task set and one scheduler warn about (`worker.WARNINGS`): TUFs the scheduler
-/// ignores, a lock-order cycle it does not resolve.
-#[derive(Clone, PartialEq, Eq, PartialOrd, Ord)]
-enum Note {
-    Tufs(String),
-    Deadlock(String, String),
-}
-
-fn notes(
-    ts: &rtsched_model::TaskSet,
-    sched: &str,
-    cycle: &Option<String>,
-    out: &mut std::collections::BTreeSet<Note>,
-) {
-    let tufs = ts.has_tufs();
-    if !tufs && cycle.is_none() {
-        return;
-    }
-    // As `checks.traits`: the kernel's schedulers do neither; a spec that does not build for
-    // this set says why when it runs, so it is not warned about.
-    let (uses_tufs, resolves) = if sched.starts_with("kernel:") {
-        (false, false)
-    } else {
-        match rtsched_policies::build(sched.strip_prefix("testbed:").unwrap_or(sched), ts) {
-            Ok(p) => (p.uses_tufs(), p.resolves_deadlocks()),
-            Err(_) => (true, true),
-        }
-    };
-    if tufs && !uses_tufs {
-        out.insert(Note::Tufs(sched.to_string()));
-    }
-    if let (Some(c), false) = (cycle, resolves) {
-        out.insert(Note::Deadlock(sched.to_string(), c.clone()));
-    }
-}
+use rtsched_model::results::TotalSink;
+use std::collections::BTreeSet;
 
 /// The batch's columns, row by row (rows in set order, then in the order of `schedulers`).
 #[derive(Default)]
@@ -158,106 +21,49 @@ struct Columns {
     ints: Vec<[i64; 29]>,
     floats: Vec<[f64; 8]>,
     errors: Vec<(usize, String)>,
-    notes: std::collections::BTreeSet<Note>,
-}
-
-/// The options every set of a batch shares.
-struct Shared<'a> {
-    schedulers: &'a [String],
-    generators: &'a [String],
-    duration_ns: u64,
-    on_miss: &'a str,
-    run: Option<&'a str>,
-    topology: Option<&'a str>,
-    source: &'a str,
-}
-
-/// How a row's error says it was not run for its estimated work.
-pub(crate) const TOO_LONG: &str = "not run: the run would take";
-
-/// The error of a row whose estimated work is over the default limit (`None`: run it).
-pub(crate) fn too_long(ts: &rtsched_model::TaskSet, sched: &str) -> Option<String> {
-    let e = rtsched_sim::estimate_spec(ts, sched).ok()?;
-    (e.steps > rtsched_sim::DEFAULT_MAX_WORK).then(|| {
-        format!(
-            "{TOO_LONG} about {:.2e} steps of scheduling work ({} decisions of about {} steps each on {} CPUs), more than the limit of {:.0e}",
-            e.steps as f64, e.decisions, e.per_decision, ts.platform.cpus, rtsched_sim::DEFAULT_MAX_WORK as f64
-        )
-    })
+    notes: BTreeSet<Note>,
 }
 
 fn run_sets(
-    sh: &Shared<'_>,
+    schedulers: &[String],
+    generators: &[String],
+    o: &SetOptions<'_>,
     set_gen: &[u32],
     set_params: &[String],
     set_seed: &[u64],
     todo: &[u8],
 ) -> PyResult<Columns> {
-    let k = sh.schedulers.len();
+    let k = schedulers.len();
     let mut out = Columns::default();
-    // Each run's records go into the total summary as they are decided, none held: a row needs
-    // no more, and the buffers stay small and are reused from run to run (a run holding its
-    // records allocates them anew each time, which costs half as much again where malloc
-    // gives freed memory back early, as in Dask's workers: MALLOC_TRIM_THRESHOLD_=65536).
+    // One summary and one set of simulator buffers for every run of the batch, reused: a
+    // run holding its records allocates them anew each time, which costs half as much again
+    // where malloc gives freed memory back early (Dask's workers: MALLOC_TRIM_THRESHOLD_=65536).
     let mut total = TotalSink::default();
-    // Likewise each run reuses the simulator's buffers of the run before.
     let mut scratch = rtsched_sim::SimScratch::default();
     for (s, params) in set_params.iter().enumerate() {
-        let name = &sh.generators[set_gen[s] as usize];
-        let seed = set_seed[s];
-        let p = gen::Params::parse(params).map_err(input_err)?;
-        let g = gen::by_name(name, &p, seed).map_err(input_err)?;
-        // The same steps, in the same code, as the row-at-a-time worker: with_run, then the
-        // options read by the task-file reader.
-        let mut ts = PyTaskSet { inner: g.taskset }.with_run(
-            Some(sh.duration_ns),
-            Some(seed),
-            Some(sh.on_miss),
-        )?;
-        if sh.run.is_some() || sh.topology.is_some() {
-            ts = ts.with_options(sh.run, sh.topology, sh.source)?;
-        }
-        let ts = ts.inner;
+        let ts = sweep_row::make_set(&generators[set_gen[s] as usize], params, set_seed[s], o)?;
         let cycle = ts.lock_order_cycle();
         let (m, n, u) = (
             ts.platform.cpus as i64,
             ts.tasks.len() as i64,
             ts.utilization(),
         );
-        for (j, sched) in sh.schedulers.iter().enumerate() {
+        for (j, sched) in schedulers.iter().enumerate() {
             if todo[s * k + j] == 0 {
                 continue;
             }
-            notes(&ts, sched, &cycle, &mut out.notes);
+            sweep_row::notes(&ts, cycle.as_deref(), sched, &mut out.notes);
             out.m.push(m);
             out.n.push(n);
             out.u.push(u);
-            // A row whose run would take hours (PAWS on tens of thousands of CPUs, a 1 ns
-            // tick) is not run: its status says so, with the estimate (the CLI's --max-work).
-            let run = match too_long(&ts, sched) {
-                Some(e) => Err(e),
-                None => {
-                    total.reset_for(&ts);
-                    rtsched_sim::simulate_into_reusing(&ts, sched, &mut total, &mut scratch)
-                }
-            };
-            match run {
-                Ok(r) => {
-                    let (i, f) = summarise(&r, &total.summary());
-                    out.status.push(0);
+            match sweep_row::run(&ts, sched, &mut total, &mut scratch) {
+                Outcome::Ran(i, f) => {
+                    out.status.push(Status::Ok as u8);
                     out.ints.push(i);
                     out.floats.push(f);
                 }
-                Err(e) => {
-                    // The scheduler was probed on a trivial set, so this is about this set: a
-                    // partitioner that found no partition, or a deadlock left unresolved.
-                    out.status.push(if e.starts_with(TOO_LONG) {
-                        3
-                    } else if e.contains("deadlock at") {
-                        2
-                    } else {
-                        1
-                    });
+                Outcome::NotRun(status, e) => {
+                    out.status.push(status as u8);
                     out.ints.push([0; 29]);
                     out.floats.push([0.0; 8]);
                     out.errors.push((out.status.len() - 1, e));
@@ -326,16 +132,24 @@ fn sweep_batch<'py>(
             generators.len()
         )));
     }
-    let sh = Shared {
-        schedulers: &schedulers,
-        generators: &generators,
+    let o = SetOptions {
         duration_ns,
         on_miss,
         run,
         topology,
         source,
     };
-    let c = py.detach(|| run_sets(&sh, &set_gen, &set_params, &set_seed, todo))?;
+    let c = py.detach(|| {
+        run_sets(
+            &schedulers,
+            &generators,
+            &o,
+            &set_gen,
+            &set_params,
+            &set_seed,
+            todo,
+        )
+    })?;
     let d = PyDict::new(py);
     d.set_item("rows", c.status.len())?;
     d.set_item(
@@ -373,32 +187,22 @@ fn sweep_batch<'py>(
         )?;
     }
     d.set_item("status", PyBytes::new(py, &c.status))?;
-    d.set_item("statuses", STATUS.to_vec())?;
+    d.set_item("statuses", Status::ALL.map(Status::name).to_vec())?;
     d.set_item("errors", c.errors)?;
-    let notes = PyList::empty(py);
-    for n in c.notes {
-        match n {
-            Note::Tufs(s) => notes.append(("tufs", s))?,
-            Note::Deadlock(s, cycle) => notes.append(("deadlock", s, cycle))?,
-        }
-    }
-    d.set_item("warnings", notes)?;
+    d.set_item("warnings", notes_list(py, c.notes)?)?;
     Ok(d)
 }
 
 /// The task-set seeds and row keys of a span's sets (`keys.Span.batch`): for each piece
-/// `(head, at, replications, tails)` of one generator and point, per replication `r` the seed
-/// `sha256(head + str(r) + "]")`'s first 8 bytes, big-endian, shifted right by one
-/// (`keys._seed_at`), and the keys `at + r as 10 digits + tail` for each tail
-/// (`keys.row_key`). Returns the seeds and the keys as an Arrow string column's buffers
-/// (little-endian i32 offsets, UTF-8 data): no Python object per row or per set.
+/// `(head, at, replications, tails)` of one generator and point, per replication its seed
+/// ([`sweep_row::taskset_seed`] of `head`) and a key per tail ([`sweep_row::push_key`]).
+/// Returns the seeds and the keys as an Arrow string column's buffers (little-endian i32
+/// offsets, UTF-8 data): no Python object per row or per set.
 #[pyfunction]
 fn span_rows<'py>(
     py: Python<'py>,
-    pieces: Vec<(String, String, Vec<u64>, Vec<String>)>,
+    pieces: Vec<(String, String, Vec<i128>, Vec<String>)>,
 ) -> PyResult<(Vec<u64>, Bound<'py, PyBytes>, Bound<'py, PyBytes>)> {
-    use sha2::{Digest, Sha256};
-    use std::fmt::Write;
     let sets: usize = pieces.iter().map(|p| p.2.len()).sum();
     let rows: usize = pieces.iter().map(|p| p.2.len() * p.3.len()).sum();
     let mut seeds = Vec::with_capacity(sets);
@@ -414,15 +218,9 @@ fn span_rows<'py>(
     offsets.extend_from_slice(&0i32.to_le_bytes());
     for (head, at, reps, tails) in &pieces {
         for &r in reps {
-            text.clear();
-            let _ = write!(text, "{head}{r}]");
-            let digest = Sha256::digest(text.as_bytes());
-            let first: [u8; 8] = digest[..8]
-                .try_into()
-                .expect("a SHA-256 digest has 32 bytes");
-            seeds.push(u64::from_be_bytes(first) >> 1);
+            seeds.push(sweep_row::taskset_seed(head, r, &mut text));
             for tail in tails {
-                let _ = write!(data, "{at}{r:010}{tail}");
+                sweep_row::push_key(&mut data, at, r, tail);
                 let end = i32::try_from(data.len())
                     .map_err(|_| input_err("span_rows: keys over 2 GiB in one batch"))?;
                 offsets.extend_from_slice(&end.to_le_bytes());
@@ -436,8 +234,67 @@ fn span_rows<'py>(
     ))
 }
 
+/// [`span_rows`] of one piece as Python values: the seed of each replication, and its keys
+/// (one per tail, replication after replication) as strings (`keys.units`, which filters
+/// them against the rows done).
+#[pyfunction]
+fn point_rows(
+    head: &str,
+    at: &str,
+    replications: Vec<i128>,
+    tails: Vec<String>,
+) -> (Vec<u64>, Vec<String>) {
+    let mut text = String::new();
+    let mut key = String::new();
+    let mut seeds = Vec::with_capacity(replications.len());
+    let mut keys = Vec::with_capacity(replications.len() * tails.len());
+    for &r in &replications {
+        seeds.push(sweep_row::taskset_seed(head, r, &mut text));
+        for tail in &tails {
+            key.clear();
+            sweep_row::push_key(&mut key, at, r, tail);
+            keys.push(key.clone());
+        }
+    }
+    (seeds, keys)
+}
+
+/// The notes of running `taskset` under each of `schedulers` (`checks.taskset_warnings`), in
+/// their order: `("tufs", scheduler)` and `("deadlock", scheduler, cycle)`.
+#[pyfunction]
+fn taskset_notes<'py>(
+    py: Python<'py>,
+    taskset: &PyTaskSet,
+    schedulers: Vec<String>,
+) -> PyResult<Bound<'py, PyList>> {
+    let ts = &taskset.inner;
+    let cycle = ts.lock_order_cycle();
+    let mut notes = Vec::new();
+    for s in &schedulers {
+        sweep_row::notes(ts, cycle.as_deref(), s, &mut notes);
+    }
+    notes_list(py, notes)
+}
+
+/// Notes as Python tuples.
+fn notes_list<'py>(
+    py: Python<'py>,
+    notes: impl IntoIterator<Item = Note>,
+) -> PyResult<Bound<'py, PyList>> {
+    let out = PyList::empty(py);
+    for n in notes {
+        match n {
+            Note::Tufs(s) => out.append(("tufs", s))?,
+            Note::Deadlock(s, cycle) => out.append(("deadlock", s, cycle))?,
+        }
+    }
+    Ok(out)
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(sweep_batch, m)?)?;
     m.add_function(wrap_pyfunction!(span_rows, m)?)?;
+    m.add_function(wrap_pyfunction!(point_rows, m)?)?;
+    m.add_function(wrap_pyfunction!(taskset_notes, m)?)?;
     Ok(())
 }

@@ -6,6 +6,7 @@ mod analysis;
 mod batch;
 mod jobs_out;
 mod opzone;
+mod sweep_row;
 
 use pyo3::create_exception;
 use pyo3::exceptions::PyValueError;
@@ -755,12 +756,6 @@ fn parse_scheduler(spec: &str) -> PyResult<(String, Vec<(String, String)>)> {
     Ok((s.name, s.options))
 }
 
-/// A sweep row's error when its estimated work is over the default limit (None: run it).
-#[pyfunction]
-fn sweep_row_too_long(ts: PyRef<'_, PyTaskSet>, scheduler: &str) -> Option<String> {
-    batch::too_long(&ts.inner, scheduler)
-}
-
 /// Every policy: (name, summary, paper, options).
 #[pyfunction]
 fn schedulers() -> Vec<(&'static str, &'static str, &'static str, &'static str)> {
@@ -829,8 +824,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(load_taskset, m)?)?;
     m.add_function(wrap_pyfunction!(parse_taskset, m)?)?;
     m.add("DEFAULT_MAX_WORK", rtsched_sim::DEFAULT_MAX_WORK)?;
-    m.add("SWEEP_TOO_LONG", batch::TOO_LONG)?;
-    m.add_function(wrap_pyfunction!(sweep_row_too_long, m)?)?;
     m.add_function(wrap_pyfunction!(parse_duration, m)?)?;
     m.add_function(wrap_pyfunction!(simulate, m)?)?;
     m.add_function(wrap_pyfunction!(simulate_stats, m)?)?;

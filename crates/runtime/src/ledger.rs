@@ -606,6 +606,31 @@ impl Outcome {
     }
 }
 
+/// Why a run stopped before its end ([`Ledger::failure`]): a value, so that a driver's caller
+/// (a sweep's row) tells a deadlock from the rest without reading the message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Failure {
+    /// A deadlock the policy does not resolve (or was told of and did not break); the message
+    /// names the cycle ("deadlock at 1ms: a#0 waits for 'y', held by b#0; ...").
+    Deadlock(String),
+    /// The run outgrew what it can hold (job ids, the per-job records' memory).
+    Capacity(String),
+}
+
+impl Failure {
+    pub fn message(&self) -> &str {
+        match self {
+            Failure::Deadlock(m) | Failure::Capacity(m) => m,
+        }
+    }
+}
+
+impl std::fmt::Display for Failure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.message())
+    }
+}
+
 /// The job ledger and the policy it drives. One per run.
 pub struct Ledger<'t> {
     pub run: Run<'t>,
@@ -619,7 +644,7 @@ pub struct Ledger<'t> {
     lists: Lists,
     /// A deadlock told to the policy, to be broken by its next decision.
     unresolved: Option<Vec<EntityId>>,
-    failure: Option<String>,
+    failure: Option<Failure>,
     /// Where decided records go, in release order, as soon as every earlier one is decided
     /// too ([`Ledger::stream_records`]); memory then holds only the undecided stretch.
     sink: Option<SinkRef<'t>>,
@@ -979,10 +1004,10 @@ impl<'t> Ledger<'t> {
             if id == NONE && self.failure.is_none() {
                 // Four billion counted jobs: ids would wrap onto "no record". The driver stops
                 // the run with this (the CLI refuses such runs up front, `--max-jobs`).
-                self.failure = Some(format!(
+                self.failure = Some(Failure::Capacity(format!(
                     "more than {} counted jobs in one run: shorten the window",
                     NONE - 1
-                ));
+                )));
             }
             if r.records.capacity() == 0 {
                 let room = if self.sink.is_some() {
@@ -994,10 +1019,10 @@ impl<'t> Ledger<'t> {
                 // A run that holds its records asks for them all at once: refused by the
                 // machine, that is the run's error, not an abort of the process.
                 if r.records.try_reserve_exact(room).is_err() && self.failure.is_none() {
-                    self.failure = Some(format!(
+                    self.failure = Some(Failure::Capacity(format!(
                         "cannot hold the run's {room} per-job records ({:.1} GB): the machine refused the memory; stream them instead (--jobs-parquet, or no output that reads them after the run)",
                         (room * std::mem::size_of::<JobRecord>()) as f64 / 1e9
-                    ));
+                    )));
                 }
             }
             r.records.push(JobRecord {
@@ -1262,11 +1287,11 @@ impl<'t> Ledger<'t> {
                 self.policy.get().deadlock(now, &cycle);
                 self.unresolved = Some(cycle.clone());
             } else if self.failure.is_none() {
-                self.failure = Some(format!(
+                self.failure = Some(Failure::Deadlock(format!(
                     "{}; scheduler '{}' does not resolve deadlocks (dasa, pdasa, ggua and nggua abort a job to break one), or acquire the resources in one global order",
                     self.describe_deadlock(now, &cycle),
                     self.policy.get().name()
-                ));
+                )));
             }
         }
         self.lists.cycle = cycle;
@@ -1296,10 +1321,10 @@ impl<'t> Ledger<'t> {
         )
     }
 
-    /// Why the run cannot go on (an unresolved deadlock), if it cannot. Drivers check it after
-    /// each decision and stop with this message.
-    pub fn failure(&self) -> Option<&str> {
-        self.failure.as_deref()
+    /// Why the run cannot go on (an unresolved deadlock, a run too big to hold), if it cannot.
+    /// Drivers check it after each decision and stop with it.
+    pub fn failure(&self) -> Option<&Failure> {
+        self.failure.as_ref()
     }
 
     /// `e` releases `r`: tell the policy, then hand `r` on.
@@ -1626,11 +1651,11 @@ impl<'t> Ledger<'t> {
         let gen = |x: &Ent| x.live && x.is_blocked();
         // Broken if some entity of the cycle is gone (aborted; its slot may be reused since).
         if cycle.iter().all(|&e| gen(&self.run.ents[e as usize])) && self.failure.is_none() {
-            self.failure = Some(format!(
+            self.failure = Some(Failure::Deadlock(format!(
                 "{}; scheduler '{}' was told of it and aborted none of its jobs",
                 self.describe_deadlock(now, &cycle),
                 self.policy.get().name()
-            ));
+            )));
         }
     }
 

@@ -15,7 +15,8 @@ pub mod streams;
 
 pub use checker::ProtocolChecker;
 pub use ledger::{
-    drain_limit, next_step, Ledger, LedgerParts, Next, Off, Outcome, Released, Run, Step, Substrate,
+    drain_limit, next_step, Failure, Ledger, LedgerParts, Next, Off, Outcome, Released, Run, Step,
+    Substrate,
 };
 pub use state::{CpuState, Ent, NONE};
 pub use streams::TaskStreams;

@@ -19,6 +19,7 @@
 
 use crate::cache::CacheModel;
 use crate::cost::{CostModel, NoCache};
+use crate::error::SimError;
 use rtsched_model::results::{
     Interval, JobRecord, JobSink, OverheadTotals, RunResult, Streamed, SummarySink,
 };
@@ -514,15 +515,16 @@ impl<'p, O: Observer, C: CostModel> Engine<'p, O, C> {
         self.try_run().unwrap_or_else(|e| panic!("{e}"))
     }
 
-    /// Run to the end; an unresolved deadlock stops the run with its description.
-    pub fn try_run(mut self) -> Result<RunResult, String> {
+    /// Run to the end; a run that cannot go on (an unresolved deadlock) stops with its
+    /// [`SimError`].
+    pub fn try_run(mut self) -> Result<RunResult, SimError> {
         let end = self.run_to_end()?;
         Ok(self.finish(end).0)
     }
 
     /// [`Engine::try_run`], and the run's buffers for the next one ([`Engine::new_in`]; none
     /// after an error).
-    pub fn try_run_in(mut self) -> (Result<RunResult, String>, SimScratch) {
+    pub fn try_run_in(mut self) -> (Result<RunResult, SimError>, SimScratch) {
         match self.run_to_end() {
             Ok(end) => {
                 let (r, scratch) = self.finish(end);
@@ -534,7 +536,7 @@ impl<'p, O: Observer, C: CostModel> Engine<'p, O, C> {
 
     /// Run the events to the end of the run; the time it ends (see `finish`).
     #[inline(never)]
-    fn run_to_end(&mut self) -> Result<Time, String> {
+    fn run_to_end(&mut self) -> Result<Time, SimError> {
         let duration = self.led.duration();
         let limit = self.led.limit();
         let release = self.sim.oh.release;
@@ -595,7 +597,10 @@ impl<'p, O: Observer, C: CostModel> Engine<'p, O, C> {
             }
             self.led.decide(now, &mut self.sim);
             if let Some(f) = self.led.failure() {
-                return Err(format!("{}: {f}", self.led.run.taskset().source));
+                return Err(SimError::Stopped {
+                    source: self.led.run.taskset().source.clone(),
+                    failure: f.clone(),
+                });
             }
             if self.led.has_wakeups() {
                 self.wake(now);
@@ -804,9 +809,9 @@ fn run_with<'p, O: Observer>(
     record_intervals: bool,
     measure_policy: bool,
     sink: Option<&'p mut (dyn JobSink + Send)>,
-) -> Result<RunResult, String> {
+) -> Result<RunResult, SimError> {
     if ts.run.cache.enabled {
-        let cost = CacheModel::new(ts)?;
+        let cost = CacheModel::new(ts).map_err(SimError::Input)?;
         Engine::new(ts, policy, observer, cost, record_intervals)
             .measure_policy(measure_policy)
             .stream_records(sink)
@@ -909,7 +914,14 @@ pub fn simulate_into(
     sink: &mut (dyn JobSink + Send),
 ) -> Result<RunResult, String> {
     let mut p = rtsched_policies::build(spec, ts)?;
-    run_with(ts, p.as_mut(), NoObserver, false, false, Some(sink))
+    Ok(run_with(
+        ts,
+        p.as_mut(),
+        NoObserver,
+        false,
+        false,
+        Some(sink),
+    )?)
 }
 
 /// [`simulate_into`] in the buffers of the run before (`scratch`, left for the next): the same
@@ -919,11 +931,11 @@ pub fn simulate_into_reusing(
     spec: &str,
     sink: &mut (dyn JobSink + Send),
     scratch: &mut SimScratch,
-) -> Result<RunResult, String> {
-    let mut p = rtsched_policies::build(spec, ts)?;
+) -> Result<RunResult, SimError> {
+    let mut p = rtsched_policies::build(spec, ts).map_err(SimError::Input)?;
     let s = std::mem::take(scratch);
     let (r, s) = if ts.run.cache.enabled {
-        let cost = CacheModel::new(ts)?;
+        let cost = CacheModel::new(ts).map_err(SimError::Input)?;
         Engine::new_in(ts, p.as_mut(), NoObserver, cost, false, s)
             .stream_records(Some(sink))
             .try_run_in()

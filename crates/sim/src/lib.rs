@@ -5,6 +5,7 @@
 pub mod cache;
 pub mod cost;
 pub mod engine;
+pub mod error;
 pub mod estimate;
 
 /// The execution-time and arrival streams (moved to the ledger's crate; kept here by name).
@@ -19,4 +20,5 @@ pub use engine::{
     simulate_observed, simulate_policy, simulate_streamed, simulate_with_stats, Observer,
     SimScratch, View,
 };
+pub use error::{Failure, SimError};
 pub use estimate::{estimate, estimate_spec, Estimate, DEFAULT_MAX_WORK};

@@ -31,7 +31,7 @@ The package, one concern per module:
 - :mod:`.schema` — the spec's checks (pydantic) and the wording of their errors;
 - :mod:`.generator` — one generator of a sweep, as the spec holds it and the schema builds it;
 - :mod:`.keys` — task-set seeds, row keys, the units of work (:func:`units`) and the batches sent to workers;
-- :mod:`.worker` — what a worker process runs (:func:`run_batch`; :func:`run_unit`, one row at a time, as reference);
+- :mod:`.worker` — what a worker process runs (:func:`run_batch`: a batch of rows in one call into Rust);
 - :mod:`.table` — the results table on disk: columns, atomic writes, part files, consolidation;
 - :mod:`.progress` — the progress bar;
 - :mod:`.runner` — :func:`sweep`: executors (local process pool, Dask), batch sizes, retries;
@@ -43,17 +43,17 @@ from __future__ import annotations
 from .cluster import DASK_CONFIG, dask_env, local_cluster
 from .keys import Batch, Batcher, Unit, all_keys, row_key, taskset_seed, units
 from .progress import Progress
-from .runner import sweep, sweep_rows
 from .generator import DEFAULT_PARAM, Generator
+from .runner import sweep
 from .spec import Spec, load_spec, parse_spec
 from .table import COLUMNS, COORD_COLUMNS, MODEL_COLUMNS, OUTCOME_COLUMNS, SUMMARY_COLUMNS, consolidate, parts_dir, read_table
 from .table import _read_all  # noqa: F401 - the table and its parts as one frame (tests reach it here)
-from .worker import run_batch, run_chunk, run_unit
+from .worker import run_batch
 
 __all__ = [
     "COLUMNS", "COORD_COLUMNS", "DASK_CONFIG", "DEFAULT_PARAM", "MODEL_COLUMNS", "OUTCOME_COLUMNS",
     "SUMMARY_COLUMNS",
     "Batch", "Batcher", "Generator", "Progress", "Spec", "Unit",
     "all_keys", "consolidate", "dask_env", "load_spec", "local_cluster", "parse_spec", "parts_dir", "read_table",
-    "row_key", "run_batch", "run_chunk", "run_unit", "sweep", "sweep_rows", "taskset_seed", "units",
+    "row_key", "run_batch", "sweep", "taskset_seed", "units",
 ]

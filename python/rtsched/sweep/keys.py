@@ -1,7 +1,9 @@
 """Seeds, row keys and units: what identifies a row and what a worker is sent.
 
 A task set's seed and a row's key are hashes of the row's coordinates only (never of the
-completion order), so the same spec gives the same rows on any executor.
+completion order), so the same spec gives the same rows on any executor. They are made in
+Rust (``_core.point_rows`` and ``_core.span_rows``, crates/py/src/sweep_row.rs) from the text
+of what one generator and point share, made here (:func:`_seed_head`, :func:`_key_at`).
 """
 
 from __future__ import annotations
@@ -48,13 +50,27 @@ def run_identity(run: str):
 
 def taskset_seed(spec_seed: int, g: Generator, per_cpu: bool, point: float, replication: int) -> int:
     """The task set's seed (generator and execution model): a hash of its coordinates only."""
-    what = [spec_seed, g.name, g.params, g.param, per_cpu, repr(float(point)), replication]
-    return int.from_bytes(hashlib.sha256(_canon(what).encode()).digest()[:8], "big") >> 1
+    from .. import _core
+
+    return _core.point_rows(_seed_head(spec_seed, g, per_cpu, point), "", [replication], [])[0][0]
 
 
 def row_key(g_label: str, point: float, replication: int, scheduler: str, variant: str) -> str:
     """Readable, sortable and unique: GENERATOR/POINT/REPLICATION/SCHEDULER/VARIANT."""
-    return f"{g_label}/{point:016.6f}/{replication:010d}/{scheduler}/{variant}"
+    from .. import _core
+
+    return _core.point_rows("", _key_at(g_label, point), [replication], [f"/{scheduler}/{variant}"])[1][0]
+
+
+def _seed_head(spec_seed: int, g: Generator, per_cpu: bool, point) -> str:
+    """What the seeds of one generator and point share: the canonical JSON list of a task
+    set's coordinates without its last item, the replication ("[…,")."""
+    return _canon([spec_seed, g.name, g.params, g.param, per_cpu, repr(float(point))])[:-1] + ","
+
+
+def _key_at(g_label: str, point) -> str:
+    """What the keys of one generator and point share: "GENERATOR/POINT/"."""
+    return f"{g_label}/{point:016.6f}/"
 
 
 @dataclass
@@ -96,35 +112,31 @@ def iter_units(spec: Spec, done=frozenset()):
             yield from _point_units(spec, g, variant, p, spec.replications, done)
 
 
+#: Replications whose seeds and keys one call into Rust makes (a point may have a million).
+_CHUNK = 4096
+
+
 def _point_units(spec: Spec, g: Generator, variant: str, p, reps, done=frozenset()):
-    """The units of one generator and point, for the replications ``reps``.
+    """The units of one generator and point, for the replications ``reps``: the seeds and
+    keys of :func:`taskset_seed` and :func:`row_key`, made a chunk of replications at a time
+    from what they share per point, since a big sweep has millions of them. Units of one
+    point share their ``params`` dict."""
+    from .. import _core
 
-    The seeds and keys are :func:`taskset_seed`'s and :func:`row_key`'s, built from the parts
-    they share per point (the same text, hashed the same way: tested against those functions),
-    since a big sweep has millions of them. Units of one point share their ``params`` dict."""
-    tails = [(s, f"/{s}/{variant}") for s in key_order(spec.schedulers)]
+    schedulers = key_order(spec.schedulers)
+    tails = [f"/{s}/{variant}" for s in schedulers]
+    k = len(tails)
     params = _gen_params(spec, g, p)
-    head, at = _point_prefixes(spec, g, p)
-    for r in reps:
-        rk = f"{at}{r:010d}"
-        todo = [(s, k) for s, tail in tails if (k := rk + tail) not in done]
-        if todo:
-            seed = _seed_at(head, r)
-            yield Unit(spec.name, g.name, g.label, params, g.param, p, r, seed, spec.duration_ns, spec.on_miss, todo,
-                       spec.run, spec.topology)
-
-
-def _point_prefixes(spec: Spec, g: Generator, p):
-    """What the seeds and keys of one generator and point share: taskset_seed's canonical list
-    without its last item (the replication), "[…,", and the keys' "LABEL/POINT/"."""
-    head = _canon([spec.seed, g.name, g.params, g.param, spec.per_cpu, repr(float(p))])[:-1] + ","
-    return head, f"{g.label}/{p:016.6f}/"
-
-
-def _seed_at(head: str, r) -> int:
-    """taskset_seed of replication ``r``, from its point's ``head`` (:func:`_point_prefixes`)."""
-    text = head + (str(r) if type(r) is int else _canon(r)) + "]"
-    return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big") >> 1
+    head, at = _seed_head(spec.seed, g, spec.per_cpu, p), _key_at(g.label, p)
+    reps = list(reps)
+    for c in range(0, len(reps), _CHUNK):
+        chunk = reps[c:c + _CHUNK]
+        seeds, keys = _core.point_rows(head, at, chunk, tails)
+        for i, r in enumerate(chunk):
+            todo = [(s, key) for s, key in zip(schedulers, keys[i * k:(i + 1) * k]) if key not in done]
+            if todo:
+                yield Unit(spec.name, g.name, g.label, params, g.param, p, r, seeds[i], spec.duration_ns, spec.on_miss,
+                           todo, spec.run, spec.topology)
 
 
 @dataclass
@@ -151,15 +163,15 @@ class Span:
         equal), built without a :class:`Unit` per task set. Every row is to be computed, so the
         strings of a point (parameters, the seed's canonical text less the replication, the
         keys' parts) are made once and a set costs one hash and its keys."""
+        import pyarrow as pa
+
+        from .. import _core
         from ..analysis import _params
 
         sp, k = self.spec, len(self.spec.schedulers)
         schedulers = key_order(sp.schedulers)
         gens, gindex = [], {}
-        set_gen, params, canon, point, rep, seed, keys = [], [], [], [], [], [], []
-        # Seeds and keys of plain replication numbers are made in Rust (the same text, hashed
-        # the same way; tested against taskset_seed and row_key), the keys as an Arrow column.
-        native = all(type(r) is int and 0 <= r < 1 << 63 for x in self.pieces for r in x[3])
+        set_gen, params, canon, point, rep = [], [], [], [], []
         rows = []
         for gi, variant, p, reps in self.pieces:
             g = sp.generators[gi]
@@ -168,28 +180,17 @@ class Span:
                 gindex[gk] = len(gens)
                 gens.append(gk)
             pp = _gen_params(sp, g, p)
-            head, at = _point_prefixes(sp, g, p)
-            tails = [f"/{s}/{variant}" for s in schedulers]
             n = len(reps)
             set_gen += [gindex[gk]] * n
             params += [_params(pp)] * n
             canon += [_canon(pp)] * n
             point += [float(p)] * n
             rep += reps
-            if native:
-                rows.append((head, at, reps, tails))
-                continue
-            for r in reps:
-                seed.append(_seed_at(head, r))
-                rk = f"{at}{r:010d}"
-                keys += [rk + t for t in tails]
-        if native:
-            import pyarrow as pa
-
-            from .. import _core
-
-            seed, offsets, data = _core.span_rows(rows)
-            keys = pa.Array.from_buffers(pa.string(), len(seed) * k, [None, pa.py_buffer(offsets), pa.py_buffer(data)])
+            rows.append((_seed_head(sp.seed, g, sp.per_cpu, p), _key_at(g.label, p), reps,
+                         [f"/{s}/{variant}" for s in schedulers]))
+        # The keys as an Arrow column: no Python object per row.
+        seed, offsets, data = _core.span_rows(rows)
+        keys = pa.Array.from_buffers(pa.string(), len(seed) * k, [None, pa.py_buffer(offsets), pa.py_buffer(data)])
         return Batch(sp.name, schedulers, tuple(gens), set_gen, params, canon, point, rep, seed,
                      b"\x01" * (len(seed) * k), keys, sp.duration_ns, sp.on_miss, sp.run, sp.topology)
 

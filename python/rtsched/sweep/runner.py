@@ -212,7 +212,7 @@ def _sweep(spec, executor, output, progress, workers, batch_rows, batch_seconds,
 
 
 def sweep_warnings(name, notes) -> list[str]:
-    """The workers' notes (``worker.WARNINGS``) as one warning per kind for the whole sweep."""
+    """The workers' notes (:func:`~.worker.run_batch`) as one warning per kind for the whole sweep."""
     from ..checks import deadlock_warning, tuf_warning
 
     tufs = sorted({n[1] for n in notes if n[0] == "tufs"})
@@ -323,18 +323,3 @@ def _run(batcher, retries, executor, workers, sink, bar, fn=run_batch):
     finally:
         if own:
             executor.shutdown(wait=True, cancel_futures=True)
-
-
-def sweep_rows(spec):
-    """The reference the batched sweep is tested against: every row of ``spec`` computed one
-    Python dict at a time in this process (:func:`~.worker.run_chunk`), no table on disk.
-    Returns (DataFrame sorted by key, the workers' notes)."""
-    from .table import _frame
-    from .worker import WARNINGS, run_chunk
-
-    spec = parse_spec(spec) if isinstance(spec, dict) else spec
-    rows = run_chunk(units(spec))
-    notes = set()
-    for r in rows:
-        notes.update(r.pop(WARNINGS, ()))
-    return _frame(rows).sort_values("key", kind="stable").reset_index(drop=True), notes

@@ -576,7 +576,7 @@ class _Sink:
         self.received = 0  # rows, every batch so far
         # stream: the sweep starts from nothing, so its table can be encoded as it runs
         self.stream = _Stream(path) if stream and path is not None and _fmt(path) == "parquet" else None
-        self.notes = set()  # what the workers warn about (worker.WARNINGS), said once per sweep
+        self.notes = set()  # what the workers warn about (worker.run_batch's notes), said once per sweep
         self.run_id = f"{int(time.time())}-{os.getpid()}-{uuid.uuid4().hex[:6]}"
         self.count = 0
 
