@@ -14,7 +14,7 @@ use crate::{
     cfs, dasa, federated, gedf, gedf_dist, gedf_seq, gfifo, gfp, gfp_dist, ggua, ghvdf, gnpedf,
     lbesa, nggua, paws, pedf, pfp,
 };
-use rtsched_model::file::closest;
+use rtsched_model::text::closest;
 use rtsched_model::TaskSet;
 
 /// What users are told of a policy (`rtsched schedulers`, the Python package's list).
