@@ -349,8 +349,27 @@ pub(crate) fn held_jobs(runs: &[&RunResult], needed: bool) -> io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::results::schema::LEDGER_COUNTERS;
     use crate::results::stats::tests::job;
     use crate::task::{Task, TaskSet};
+
+    /// The counters a driver lists as unmeasured are `null`, in their places; the rest stay.
+    #[test]
+    fn unmeasured_counters_are_null() {
+        let ts = TaskSet::new(1, vec![Task::periodic("a", 10, 1)]);
+        let measured = RunResult::new("sim", "gedf", &ts).to_json_value(false);
+        let mut r = RunResult::new("kernel", "kernel:gedf", &ts);
+        r.unmeasured = &LEDGER_COUNTERS;
+        let v = r.to_json_value(false);
+        let keys = |v: &serde_json::Value| -> Vec<String> {
+            v["counters"].as_object().unwrap().keys().cloned().collect()
+        };
+        assert_eq!(keys(&v), keys(&measured));
+        for (k, x) in v["counters"].as_object().unwrap() {
+            let unmeasured = LEDGER_COUNTERS.contains(&k.as_str());
+            assert_eq!(x.is_null(), unmeasured, "{k}");
+        }
+    }
 
     #[test]
     fn streamed_json_is_the_documents() {
