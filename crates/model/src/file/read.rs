@@ -127,6 +127,7 @@ const CACHE_PARAM_FIELDS: &[&str] = &[
     "passes",
 ];
 
+// The task file's sections, each read with the field checks of `crate::validate`.
 impl Validator<'_> {
     /// `run.overheads`: a profile's path (`overheads: profile.yaml`), or a mapping of costs,
     /// optionally on top of a profile (`{profile: p.yaml, statistic: p99, tick: 0}`). A
@@ -1248,9 +1249,7 @@ impl Validator<'_> {
         }
         Ok(order.into_iter().map(|i| out[i].clone()).collect())
     }
-}
 
-impl Validator<'_> {
     /// `topology: opteron6164x4` / `host`, or `{caches: [{level, type, size, line, ways,
     /// shared_by | cpus}], nodes: N | [[cpus]]}` (docs/taskset-format.md "topology").
     fn topology(&self, v: &Value, cpus: u32) -> Result<Topology, InputError> {
