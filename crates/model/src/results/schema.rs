@@ -150,9 +150,10 @@ pub struct Counters {
     pub events: u64,
     /// Jobs released (counted or not).
     pub releases: u64,
-    /// Work stealing, as the policy counts it (PAWS; 0 for policies that do not steal): threads
-    /// stolen; attempts (a free core with no local work and an empty global queue looked for a
-    /// victim, at most once per core per decision); attempts that found no victim. Always
+    /// The policy's own counters of these names, as it reports them (0 when it reports none).
+    /// Columns of the schema since version 2, kept for a work-stealing policy: threads stolen;
+    /// attempts (a free core with no local work and an empty global queue looked for a victim,
+    /// at most once per core per decision); attempts that found no victim. Always
     /// `steal_attempts == steals + failed_steals`.
     pub steals: u64,
     pub steal_attempts: u64,
@@ -196,7 +197,7 @@ pub struct OverheadTotals {
     pub release_ns: Time,
     pub tick_ns: Time,
     pub abort_handler_ns: Time,
-    /// Charged by the policy itself (`Dispatch::charge`: e.g. PAWS's steal cost).
+    /// Charged by the policy itself (e.g. the cost of a steal).
     pub policy_ns: Time,
     /// Wall time CPUs stood stopped by the real-time bandwidth cap (`rt_runtime` of
     /// `rt_period`) with an entity on them; not CPU work, so not in `cpu_ns`. Written only
