@@ -2,7 +2,7 @@
 or an error leaves the old file or the new one, never half of one.
 
 Only a regular file (or a path where nothing is yet) is ever replaced, the same rules as the
-Rust writers' (crates/model/src/results.rs ``output_target``): a symbolic link is followed and
+Rust writers' (crates/model/src/results/atomic.rs ``output_target``): a symbolic link is followed and
 stays a link; ``-`` (standard output), a character device (/dev/null, /dev/stdout) and a FIFO
 are written through, never replaced; a directory, a block device, a socket or a link to no file
 is refused; so is an input of the run (:func:`resolve_output`'s ``inputs``), as root too.

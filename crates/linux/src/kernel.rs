@@ -34,7 +34,7 @@ use crate::stream::{self, Collector, Merger, Outbox};
 use crate::sys::{self, ThreadCounters};
 use crate::{interrupted, perf, work, RunError, RunOptions};
 use rtsched_model::program::{scale, Action, Program, ThreadProgram};
-use rtsched_model::results::{CpuSet, HwCounters, Interval, JobRecord, RunResult};
+use rtsched_model::results::{CpuSet, HwCounters, Interval, JobRecord, RunResult, LEDGER_COUNTERS};
 use rtsched_model::{TaskSet, Time};
 use rtsched_runtime::TaskStreams;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
@@ -1480,6 +1480,7 @@ pub(crate) fn run_into(
         return Err(RunError::Input(msg));
     }
     let mut r = RunResult::new("kernel", &plan.label, ts);
+    r.unmeasured = &LEDGER_COUNTERS;
     // Where the run's time 0 lies on CLOCK_MONOTONIC, to line its records up with anything
     // else timed on this machine (a trace, a latency probe, /proc samples).
     r.measurements.insert(

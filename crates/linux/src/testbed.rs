@@ -38,7 +38,7 @@ use crate::samples::Samples;
 use crate::stream::{self, Collector, Outbox};
 use crate::sys::{self, ThreadCounters};
 use crate::{interrupted, perf, work, GlobalModel, RunError, RunOptions};
-use rtsched_model::results::{Interval, JobRecord, RunResult};
+use rtsched_model::results::{Interval, JobRecord, RunResult, LEDGER_COUNTERS};
 use rtsched_model::{TaskSet, Time};
 use rtsched_policies::{EntityId, Policy};
 use rtsched_runtime::{CpuState, Ent, Ledger, Off, Step, Substrate};
@@ -1116,7 +1116,9 @@ fn run_on(
         GlobalModel::Concurrent => "concurrent",
     };
     let mut r = if sh.scx.is_some() {
-        RunResult::new("kernel", &format!("kernel:scx:{label}"), ts)
+        let mut r = RunResult::new("kernel", &format!("kernel:scx:{label}"), ts);
+        r.unmeasured = &LEDGER_COUNTERS;
+        r
     } else {
         RunResult::new("testbed", &format!("testbed:{label}"), ts)
     };

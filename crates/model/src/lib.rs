@@ -2,17 +2,22 @@
 //! It knows nothing of scheduling; every substrate (simulator, real threads, kernel) shares it.
 
 pub mod file;
+mod input;
 pub mod jobs_parquet;
+pub mod locks;
 pub mod overheads;
 pub mod program;
 pub mod results;
 pub mod strict;
 pub mod task;
+pub mod text;
 pub mod time;
 pub mod topology;
 pub mod tuf;
+mod validate;
 
 pub use file::{load_taskset, parse_taskset, Format, InputError};
+pub use overheads::Overheads;
 pub use program::{
     Action, Checkpoint, CriticalSection, Program, Region, ResourceId, ThreadProgram,
 };

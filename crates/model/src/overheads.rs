@@ -1,4 +1,5 @@
-//! Overhead profiles: the costs `rtsched calibrate` measures on one machine (medians and 99th
+//! Overheads: the costs the simulator charges ([`Overheads`], a task set's `run.overheads`),
+//! and overhead profiles: the costs `rtsched calibrate` measures on one machine (medians and 99th
 //! percentiles), written as YAML and loaded by the simulator (`run: {overheads: FILE}`) and by
 //! the overhead-aware analysis (`rtsched analyze --overheads FILE`). docs/overheads.md.
 //!
@@ -16,9 +17,9 @@
 //!   tick:           {…}
 //! ```
 
-use crate::file::{InputError, Validator};
-use crate::task::Overheads;
-use crate::time::{fmt_duration, Time};
+use crate::input::{read_document, read_input_text, Format, InputError};
+use crate::time::{fmt_duration, Time, NS_PER_MS, NS_PER_S};
+use crate::validate::Validator;
 use serde::Serialize;
 use serde_json::Value;
 use std::path::Path;
@@ -27,6 +28,79 @@ pub const PROFILE_SCHEMA: &str = "rtsched.overheads/1";
 
 /// The cost kinds a profile holds, in the order they are written.
 pub const KINDS: [&str; 5] = ["decision", "context_switch", "migration", "release", "tick"];
+
+/// Overheads the simulator charges (zero by default; docs/overheads.md). Each is charged as
+/// time the CPU spends on the scheduler's behalf, paid before the entity's own work resumes:
+/// - `decision`: a scheduling decision that (re)assigns a CPU, charged to the entity it
+///   dispatches (with the dispatch);
+/// - `context_switch`: every dispatch of an entity other than the one the CPU ran last;
+/// - `migration`: a dispatch on another CPU than the entity last ran on (with the cache model
+///   on, the refill it causes is computed by the model instead and this stays an extra
+///   constant: the kernel's migration bookkeeping);
+/// - `release`: release latency: a job becomes ready (is given to the policy) this long after
+///   its release time; its deadline is still counted from the release time;
+/// - `tick`: one timer tick every `tick_period` on each busy CPU, charged to what it runs;
+/// - `abort_handler`: an aborted job's abort handler (ChronOS §3.2 aborts; DASA's abort cost),
+///   charged, for each of its threads, to the CPU the thread last ran on, running or waiting
+///   (one that never ran: the CPU it was forked or woken on; docs/semantics.md);
+/// - `rt_runtime` / `rt_period`: the kernel's real-time bandwidth cap (RT throttling,
+///   `sched_rt_runtime_us` of `sched_rt_period_us`; on kernels with the fair server, the time it
+///   takes for waiting ordinary tasks): per CPU, in each period starting at a multiple of
+///   `rt_period`, at most `rt_runtime` of execution; a CPU that has used it stops until the
+///   period ends (what it runs, or is dispatched, waits). 0 (the default): no cap.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Overheads {
+    pub decision: Time,
+    pub context_switch: Time,
+    pub migration: Time,
+    pub release: Time,
+    pub tick: Time,
+    pub tick_period: Time,
+    pub abort_handler: Time,
+    pub rt_runtime: Time,
+    pub rt_period: Time,
+    /// The calibrated profile these came from (`run: {overheads: profile.yaml}`), if any,
+    /// and which of its statistics was taken.
+    pub profile: Option<String>,
+    pub statistic: Statistic,
+}
+
+impl Default for Overheads {
+    fn default() -> Self {
+        Overheads {
+            decision: 0,
+            context_switch: 0,
+            migration: 0,
+            release: 0,
+            tick: 0,
+            tick_period: NS_PER_MS,
+            abort_handler: 0,
+            rt_runtime: 0,
+            rt_period: NS_PER_S,
+            profile: None,
+            statistic: Statistic::Median,
+        }
+    }
+}
+
+impl Overheads {
+    /// Whether any cost is charged at all (the simulator skips the bookkeeping otherwise).
+    pub fn any(&self) -> bool {
+        self.decision
+            + self.context_switch
+            + self.migration
+            + self.release
+            + self.tick
+            + self.abort_handler
+            > 0
+            || self.throttles()
+    }
+
+    /// Whether the real-time bandwidth cap is on (`rt_runtime` below `rt_period`).
+    pub fn throttles(&self) -> bool {
+        self.rt_runtime > 0 && self.rt_runtime < self.rt_period
+    }
+}
 
 /// Which statistic of a profile's measurements to charge: the median predicts typical
 /// behaviour (the simulator's default); the 99th percentile is the safer bound (the
@@ -197,25 +271,25 @@ pub fn load_profile(path: impl AsRef<Path>) -> Result<Profile, InputError> {
 /// An overhead profile's text: a regular file (or a FIFO) of at most 1 MiB (a profile is a few
 /// hundred bytes; a device or a huge file named by mistake is refused, not read forever).
 pub(crate) fn read_profile_text(path: &Path) -> std::io::Result<String> {
-    crate::file::read_input_text(path, 1 << 20, "an overhead profile")
+    read_input_text(path, 1 << 20, "an overhead profile")
 }
 
 pub fn parse_profile(text: &str, source: &str) -> Result<Profile, InputError> {
-    let root = crate::file::read_document(text, crate::file::Format::Yaml, source)?;
+    let root = read_document(text, Format::Yaml, source)?;
     let v = Validator::new(source);
-    let top = v.object_of(&root, None, None)?;
-    v.fields(top, PROFILE_FIELDS, None)?;
+    let top = v.object(&root, None, None)?;
+    v.check_fields(top, PROFILE_FIELDS, None)?;
     match top.get("schema").and_then(Value::as_str) {
         Some(PROFILE_SCHEMA) => {}
         Some(other) => {
-            return Err(v.error(
+            return Err(v.err(
                 None,
                 Some("schema"),
                 format!("unknown profile schema '{other}' (this rtsched reads {PROFILE_SCHEMA})"),
             ))
         }
         None => {
-            return Err(v.error(
+            return Err(v.err(
                 None,
                 Some("schema"),
                 format!("missing (an overhead profile starts with 'schema: {PROFILE_SCHEMA}')"),
@@ -229,23 +303,23 @@ pub fn parse_profile(text: &str, source: &str) -> Result<Profile, InputError> {
         ..Default::default()
     };
     if let Some(x) = top.get("migration_wss") {
-        p.migration_wss = v.size_of(x, None, "migration_wss")?;
+        p.migration_wss = v.size(x, None, "migration_wss")?;
     }
     if let Some(x) = top.get("tick_period") {
-        p.tick_period = v.duration_of(x, None, "tick_period")?;
+        p.tick_period = v.duration(x, None, "tick_period")?;
     }
     if let Some(x) = top.get("rt_runtime") {
-        p.rt_runtime = v.duration_of(x, None, "rt_runtime")?;
+        p.rt_runtime = v.duration(x, None, "rt_runtime")?;
         let x = top.get("rt_period").ok_or_else(|| {
-            v.error(
+            v.err(
                 None,
                 Some("rt_period"),
                 "missing (rt_runtime is a share of it)",
             )
         })?;
-        p.rt_period = v.duration_of(x, None, "rt_period")?;
+        p.rt_period = v.duration(x, None, "rt_period")?;
         if p.rt_period == 0 || p.rt_runtime > p.rt_period {
-            return Err(v.error(
+            return Err(v.err(
                 None,
                 Some("rt_runtime"),
                 format!(
@@ -257,37 +331,37 @@ pub fn parse_profile(text: &str, source: &str) -> Result<Profile, InputError> {
         }
     }
     let costs = top.get("costs").ok_or_else(|| {
-        v.error(
+        v.err(
             None,
             Some("costs"),
             format!("missing (one entry per cost: {})", KINDS.join(", ")),
         )
     })?;
-    let costs = v.object_of(costs, None, Some("costs"))?;
-    v.fields(costs, &KINDS, Some("costs"))?;
+    let costs = v.object(costs, None, Some("costs"))?;
+    v.check_fields(costs, &KINDS, Some("costs"))?;
     for (i, k) in KINDS.iter().enumerate() {
         let ctx = format!("costs.{k}");
         let c = costs.get(*k).ok_or_else(|| {
-            v.error(
+            v.err(
                 Some("costs"),
                 Some(k),
                 "missing: every cost kind must be measured (or written as 0)",
             )
         })?;
-        let c = v.object_of(c, Some(&ctx), None)?;
-        v.fields(c, STAT_FIELDS, Some(&ctx))?;
+        let c = v.object(c, Some(&ctx), None)?;
+        v.check_fields(c, STAT_FIELDS, Some(&ctx))?;
         let mut st = Stat::default();
         for (f, slot) in [("median", &mut st.median), ("p99", &mut st.p99)] {
             let x = c
                 .get(f)
-                .ok_or_else(|| v.error(Some(&ctx), Some(f), "missing"))?;
-            *slot = v.duration_of(x, Some(&ctx), f)?;
+                .ok_or_else(|| v.err(Some(&ctx), Some(f), "missing"))?;
+            *slot = v.duration(x, Some(&ctx), f)?;
         }
         if let Some(x) = c.get("samples") {
-            st.samples = v.uint_of(x, Some(&ctx), "samples")?;
+            st.samples = v.uint(x, Some(&ctx), "samples")?;
         }
         if st.p99 < st.median {
-            return Err(v.error(
+            return Err(v.err(
                 Some(&ctx),
                 Some("p99"),
                 format!(

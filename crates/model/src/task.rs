@@ -4,6 +4,7 @@
 //! (time-utility function, working set, memory group, parallel regions, critical sections);
 //! every field is optional with a default that means "the classic sporadic task".
 
+use crate::overheads::Overheads;
 use crate::program::{CriticalSection, Program, Region};
 use crate::time::Time;
 use crate::tuf::Tuf;
@@ -237,79 +238,6 @@ pub enum ExecModel {
     Overrun { ratio: f64, probability: f64 },
 }
 
-/// Overheads the simulator charges (zero by default; docs/overheads.md). Each is charged as
-/// time the CPU spends on the scheduler's behalf, paid before the entity's own work resumes:
-/// - `decision`: a scheduling decision that (re)assigns a CPU, charged to the entity it
-///   dispatches (with the dispatch);
-/// - `context_switch`: every dispatch of an entity other than the one the CPU ran last;
-/// - `migration`: a dispatch on another CPU than the entity last ran on (with the cache model
-///   on, the refill it causes is computed by the model instead and this stays an extra
-///   constant: the kernel's migration bookkeeping);
-/// - `release`: release latency: a job becomes ready (is given to the policy) this long after
-///   its release time; its deadline is still counted from the release time;
-/// - `tick`: one timer tick every `tick_period` on each busy CPU, charged to what it runs;
-/// - `abort_handler`: an aborted job's abort handler (ChronOS §3.2 aborts; DASA's abort cost),
-///   charged, for each of its threads, to the CPU the thread last ran on, running or waiting
-///   (one that never ran: the CPU it was forked or woken on; docs/semantics.md);
-/// - `rt_runtime` / `rt_period`: the kernel's real-time bandwidth cap (RT throttling,
-///   `sched_rt_runtime_us` of `sched_rt_period_us`; on kernels with the fair server, the time it
-///   takes for waiting ordinary tasks): per CPU, in each period starting at a multiple of
-///   `rt_period`, at most `rt_runtime` of execution; a CPU that has used it stops until the
-///   period ends (what it runs, or is dispatched, waits). 0 (the default): no cap.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Overheads {
-    pub decision: Time,
-    pub context_switch: Time,
-    pub migration: Time,
-    pub release: Time,
-    pub tick: Time,
-    pub tick_period: Time,
-    pub abort_handler: Time,
-    pub rt_runtime: Time,
-    pub rt_period: Time,
-    /// The calibrated profile these came from (`run: {overheads: profile.yaml}`), if any,
-    /// and which of its statistics was taken.
-    pub profile: Option<String>,
-    pub statistic: crate::overheads::Statistic,
-}
-
-impl Default for Overheads {
-    fn default() -> Self {
-        Overheads {
-            decision: 0,
-            context_switch: 0,
-            migration: 0,
-            release: 0,
-            tick: 0,
-            tick_period: crate::time::NS_PER_MS,
-            abort_handler: 0,
-            rt_runtime: 0,
-            rt_period: crate::time::NS_PER_S,
-            profile: None,
-            statistic: crate::overheads::Statistic::Median,
-        }
-    }
-}
-
-impl Overheads {
-    /// Whether any cost is charged at all (the simulator skips the bookkeeping otherwise).
-    pub fn any(&self) -> bool {
-        self.decision
-            + self.context_switch
-            + self.migration
-            + self.release
-            + self.tick
-            + self.abort_handler
-            > 0
-            || self.throttles()
-    }
-
-    /// Whether the real-time bandwidth cap is on (`rt_runtime` below `rt_period`).
-    pub fn throttles(&self) -> bool {
-        self.rt_runtime > 0 && self.rt_runtime < self.rt_period
-    }
-}
-
 /// The simulator's cache model (docs/cache-model.md): off unless `run.cache` is given. Costs
 /// are per cache line (64 B on the presets), in picoseconds so that sub-nanosecond effective
 /// costs (memory-level parallelism) stay integers. A job's demand drawn by the execution model
@@ -415,10 +343,6 @@ impl TaskSet {
         self.tasks
             .iter()
             .any(|t| t.is_parallel() || !t.sections.is_empty())
-    }
-    /// A cycle of nested critical sections that can deadlock, described (`file::lock_order_cycle`).
-    pub fn lock_order_cycle(&self) -> Option<String> {
-        crate::file::lock_order_cycle(&self.tasks, &self.resources)
     }
     /// Whether any task carries a time-utility function.
     pub fn has_tufs(&self) -> bool {

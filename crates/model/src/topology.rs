@@ -151,7 +151,7 @@ impl Topology {
                     .map_err(|e| format!("{}: level: {e}", ix.display()))?;
                 let kind = CacheKind::parse(&read(ix.join("type"))?)
                     .ok_or_else(|| format!("{}: unknown cache type", ix.display()))?;
-                let size = crate::file::parse_size(
+                let size = crate::text::parse_size(
                     &read(ix.join("size"))?
                         .replace('K', "KiB")
                         .replace('M', "MiB"),

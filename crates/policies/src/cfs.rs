@@ -969,7 +969,7 @@ pub fn build(spec: &SchedulerSpec, ctx: &mut BuildCtx) -> Result<Box<dyn Policy>
             let mut known: Vec<&str> = vec!["balancer", "imbalance_pct", "guard", "checks"];
             known.extend(TIME_KEYS);
             known.extend(ZoneConfig::KEYS);
-            let hint = rtsched_model::file::closest(k, &known)
+            let hint = rtsched_model::text::closest(k, &known)
                 .map(|s| format!(" (did you mean '{s}'?)"))
                 .unwrap_or_default();
             return Err(format!(

@@ -110,7 +110,7 @@
 //! - **Spots lie in the warm zone** (low ≥ cold threshold, high ≤ hot threshold, as the
 //!   defaults 30/80 do): checked for warm policies only, where the spots are used.
 
-use rtsched_model::file::closest;
+use rtsched_model::text::closest;
 use rtsched_model::time::{parse_decimal_scaled, parse_duration_str, Time, NS_PER_S};
 
 /// Utilisation (and thresholds, spots, score steps) in per-mille: 1000 = 100 %.

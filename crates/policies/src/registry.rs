@@ -15,7 +15,7 @@ use crate::{
     cfs, dasa, federated, gedf, gedf_dist, gedf_seq, gfifo, gfp, gfp_dist, ggua, ghvdf, gnpedf,
     lbesa, nggua, paws, pedf, pfp,
 };
-use rtsched_model::file::closest;
+use rtsched_model::text::closest;
 use rtsched_model::TaskSet;
 
 /// A policy's constructor: from its parsed spec (whose name is the policy's) and the build

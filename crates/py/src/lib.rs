@@ -679,7 +679,7 @@ fn calibrate(
 ) -> PyResult<(String, Vec<(String, String)>)> {
     use rtsched_linux::calibrate as cal;
     let backend = cal::Backend::parse(backend).map_err(input_err)?;
-    let wss = rtsched_model::file::parse_size(wss).map_err(|e| input_err(format!("--wss: {e}")))?;
+    let wss = rtsched_model::text::parse_size(wss).map_err(|e| input_err(format!("--wss: {e}")))?;
     let opts = cal::Options {
         backend,
         samples,

@@ -17,7 +17,7 @@ pub use utilisation::{randfixedsum, uunifast, uunifast_discard};
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use rtsched_model::file::closest;
+use rtsched_model::text::closest;
 use rtsched_model::time::{fmt_duration, parse_duration_str, NS_PER_MS, NS_PER_US};
 use rtsched_model::{Task, TaskSet, Time};
 

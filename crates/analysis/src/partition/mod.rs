@@ -30,7 +30,7 @@ pub use fit::{Fit, Order};
 use crate::overheads::{inflate, Class};
 use crate::schedulability::uniprocessor::{edf_exact, fp_rta};
 use crate::schedulability::{cmp_sum, Cdt};
-use rtsched_model::file::closest;
+use rtsched_model::text::closest;
 use rtsched_model::{Overheads, TaskSet};
 use std::cmp::Ordering;
 use std::fmt;

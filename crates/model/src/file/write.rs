@@ -1,0 +1,313 @@
+//! Writing a task set as a task-set file (YAML).
+
+use crate::overheads::Statistic;
+use crate::task::*;
+use crate::time::{fmt_duration, Time};
+use crate::topology::Cache;
+use crate::tuf::Tuf;
+
+/// The task set as YAML that `parse_taskset` reads back to the same value (except `source`).
+/// Durations are strings with a unit (`fmt_duration`), so they are exact; optional fields are
+/// written only when they differ from their defaults.
+pub fn to_yaml(ts: &TaskSet) -> String {
+    use std::fmt::Write;
+    // A JSON string is a YAML double-quoted string, but JSON leaves DEL, the C1 controls,
+    // U+FEFF, U+FFFE / U+FFFF unescaped, which YAML may not print, and NEL, U+2028 and U+2029,
+    // which a YAML reader folds as line breaks: those go as \u escapes.
+    let q = |s: &str| {
+        let json = serde_json::to_string(s).expect("a string serialises");
+        let printable = |c: char| {
+            !matches!(
+                c,
+                '\u{7f}'
+                    ..='\u{9f}' | '\u{2028}' | '\u{2029}' | '\u{feff}' | '\u{fffe}' | '\u{ffff}'
+            )
+        };
+        if json.chars().all(printable) {
+            return json;
+        }
+        json.chars()
+            .map(|c| {
+                if printable(c) {
+                    c.to_string()
+                } else {
+                    format!("\\u{:04X}", c as u32)
+                }
+            })
+            .collect::<String>()
+    };
+    let d = |ns: Time| format!("\"{}\"", fmt_duration(ns));
+    let mut out = String::new();
+    let r = &ts.run;
+    match &ts.platform.topology {
+        None => {
+            let _ = writeln!(out, "platform: {{cpus: {}}}", ts.platform.cpus);
+        }
+        Some(t) if t.preset.as_deref() == Some("opteron6164x4") => {
+            let _ = writeln!(
+                out,
+                "platform: {{cpus: {}, topology: opteron6164x4}}",
+                ts.platform.cpus
+            );
+        }
+        Some(t) => {
+            // Written out (a `host` topology too: the file must mean the same on another machine).
+            let list = |g: &[u32]| {
+                format!(
+                    "[{}]",
+                    g.iter().map(u32::to_string).collect::<Vec<_>>().join(", ")
+                )
+            };
+            let mut levels: Vec<(&Cache, Vec<&[u32]>)> = Vec::new();
+            for c in &t.caches {
+                match levels.iter_mut().find(|(k, _)| {
+                    (k.level, k.kind, k.size, k.line, k.ways)
+                        == (c.level, c.kind, c.size, c.line, c.ways)
+                }) {
+                    Some((_, gs)) => gs.push(&c.cpus),
+                    None => levels.push((c, vec![&c.cpus])),
+                }
+            }
+            let caches: Vec<String> = levels
+                .iter()
+                .map(|(c, gs)| {
+                    format!(
+                        "{{level: {}, type: {}, size: {}, line: {}, ways: {}, cpus: [{}]}}",
+                        c.level,
+                        c.kind.as_str(),
+                        c.size,
+                        c.line,
+                        c.ways,
+                        gs.iter().map(|g| list(g)).collect::<Vec<_>>().join(", ")
+                    )
+                })
+                .collect();
+            let nodes: Vec<String> = t.nodes.iter().map(|g| list(g)).collect();
+            let _ = writeln!(
+                out,
+                "platform:\n  cpus: {}\n  topology:\n    caches: [{}]\n    nodes: [{}]",
+                ts.platform.cpus,
+                caches.join(", "),
+                nodes.join(", ")
+            );
+        }
+    }
+    let exec = match &r.execution {
+        ExecModel::Wcet => "wcet".to_string(),
+        ExecModel::Uniform { min, max } => {
+            format!("{{model: uniform, min: {min:?}, max: {max:?}}}")
+        }
+        ExecModel::Overrun { ratio, probability } => {
+            format!("{{model: overrun, ratio: {ratio:?}, probability: {probability:?}}}")
+        }
+    };
+    let on_miss = match r.on_miss {
+        OnMiss::Continue => "continue",
+        OnMiss::Abort => "abort",
+    };
+    let o = &r.overheads;
+    let mut overheads = format!(
+        "{{decision: {}, context_switch: {}, migration: {}, release: {}, tick: {}, tick_period: {}, abort_handler: {}",
+        d(o.decision),
+        d(o.context_switch),
+        d(o.migration),
+        d(o.release),
+        d(o.tick),
+        d(o.tick_period),
+        d(o.abort_handler)
+    );
+    if o.statistic != Statistic::Median {
+        overheads.push_str(&format!(", statistic: {}", o.statistic.name()));
+    }
+    if o.rt_runtime > 0 {
+        overheads.push_str(&format!(
+            ", rt_runtime: {}, rt_period: {}",
+            d(o.rt_runtime),
+            d(o.rt_period)
+        ));
+    }
+    overheads.push('}');
+    let _ = write!(out, "run: {{duration: {}, seed: {}, on_miss: {on_miss}, execution: {exec}, overheads: {overheads}", d(r.duration), r.seed);
+    let c = &r.cache;
+    if c.enabled || *c != CacheParams::default() {
+        let ps = |x: u64| format!("\"{x}ps\"");
+        let _ = write!(
+            out,
+            ", cache: {{enabled: {}, l2: {}, l3: {}, remote_cache: {}, remote_node: {}, memory: {}, remote_memory: {}, passes: {}}}",
+            c.enabled,
+            ps(c.l2_ps),
+            ps(c.l3_ps),
+            ps(c.remote_cache_ps),
+            ps(c.remote_node_ps),
+            ps(c.memory_ps),
+            ps(c.remote_memory_ps),
+            c.passes
+        );
+    }
+    out.push_str("}\n");
+    if !ts.resources.is_empty() {
+        let _ = writeln!(
+            out,
+            "resources: [{}]",
+            ts.resources
+                .iter()
+                .map(|r| q(r))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
+    out.push_str("tasks:\n");
+    for t in &ts.tasks {
+        if let Some(f) = t.fair_params() {
+            let _ = write!(
+                out,
+                "  - {{name: {}, class: fair, nice: {}",
+                q(&t.name),
+                f.nice
+            );
+            match f.behaviour {
+                Behaviour::Hog => out.push_str(", behaviour: hog"),
+                Behaviour::Sleeper { run, sleep } => {
+                    let _ = write!(
+                        out,
+                        ", behaviour: sleeper, run: {}, sleep: {}",
+                        d(run),
+                        d(sleep)
+                    );
+                }
+                Behaviour::Bursty { run, sleep } => {
+                    let _ = write!(
+                        out,
+                        ", behaviour: bursty, run: [{}, {}], sleep: [{}, {}]",
+                        d(run.0),
+                        d(run.1),
+                        d(sleep.0),
+                        d(sleep.1)
+                    );
+                }
+            }
+            let extra = [
+                ("offset", (t.offset != 0).then(|| d(t.offset))),
+                ("cpu", t.cpu.map(|c| c.to_string())),
+                ("wss", t.wss.map(|w| w.to_string())),
+                ("group", t.group.map(|g| g.to_string())),
+            ];
+            for (k, v) in extra {
+                if let Some(v) = v {
+                    let _ = write!(out, ", {k}: {v}");
+                }
+            }
+            out.push_str("}\n");
+            continue;
+        }
+        let _ = write!(
+            out,
+            "  - {{name: {}, period: {}, wcet: {}",
+            q(&t.name),
+            d(t.period),
+            d(t.wcet)
+        );
+        if t.deadline != t.period {
+            let _ = write!(out, ", deadline: {}", d(t.deadline));
+        }
+        if let Some(x) = t.max_interarrival {
+            let _ = write!(out, ", max_interarrival: {}", d(x));
+        }
+        if t.offset != 0 {
+            let _ = write!(out, ", offset: {}", d(t.offset));
+        }
+        if let Some(p) = t.priority {
+            let _ = write!(out, ", priority: {p}");
+        }
+        if let Some(c) = t.cpu {
+            let _ = write!(out, ", cpu: {c}");
+        }
+        if let Some(w) = t.wss {
+            let _ = write!(out, ", wss: {w}");
+        }
+        if let Some(g) = t.group {
+            let _ = write!(out, ", group: {g}");
+        }
+        if !t.regions.is_empty() {
+            let rs: Vec<String> = t
+                .regions
+                .iter()
+                .map(|r| {
+                    format!(
+                        "[{}]",
+                        r.threads
+                            .iter()
+                            .map(|&w| d(w))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    )
+                })
+                .collect();
+            let _ = write!(out, ", regions: [{}]", rs.join(", "));
+        }
+        if !t.sections.is_empty() {
+            let ss: Vec<String> = t
+                .sections
+                .iter()
+                .map(|s| {
+                    format!(
+                        "{{resource: {}, region: {}, thread: {}, start: {}, length: {}}}",
+                        q(&ts.resources[s.resource as usize]),
+                        s.region,
+                        s.thread,
+                        d(s.start),
+                        d(s.length)
+                    )
+                })
+                .collect();
+            let _ = write!(out, ", sections: [{}]", ss.join(", "));
+        }
+        if let Some(f) = &t.tuf {
+            let num = |u: f64| format!("{u:?}");
+            let _ = match f {
+                Tuf::Piecewise { points } => write!(
+                    out,
+                    ", tuf: {{shape: piecewise, points: [{}]}}",
+                    points
+                        .iter()
+                        .map(|&(t, u)| format!("[{}, {}]", d(t), num(u)))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+                Tuf::Step {
+                    utility,
+                    termination,
+                }
+                | Tuf::Linear {
+                    utility,
+                    termination,
+                }
+                | Tuf::Quadratic {
+                    utility,
+                    termination,
+                } => {
+                    write!(
+                        out,
+                        ", tuf: {{shape: {}, utility: {}, termination: {}}}",
+                        f.shape(),
+                        num(*utility),
+                        d(*termination)
+                    )
+                }
+            };
+        }
+        if !t.execution_times.is_empty() {
+            let _ = write!(
+                out,
+                ", execution_times: [{}]",
+                t.execution_times
+                    .iter()
+                    .map(|&x| d(x))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+        }
+        out.push_str("}\n");
+    }
+    out
+}

@@ -1,0 +1,17 @@
+//! The one results schema (DESIGN.md "Semantics"): per-job records, per-task and total
+//! summaries, counters, and execution intervals. The simulator, real runs and kernel runs all
+//! fill a [`RunResult`]; everything else (JSON, CSV, Perfetto trace, tables, plots) is
+//! computed from it, so any two runs can be diffed. The document's types (`schema.rs`), the
+//! statistics over its records (`stats.rs`), its written forms (`write.rs`) and the atomic
+//! output file (`atomic.rs`) are apart.
+
+mod atomic;
+mod schema;
+mod stats;
+mod write;
+
+pub use atomic::{output_target, write_atomic, write_atomic_file, AtomicFile, OutputTarget};
+pub use schema::*;
+pub use stats::{SummaryAcc, SummarySink, TotalSink};
+pub(crate) use write::held_jobs;
+pub use write::{write_jobs_csv, write_results_json, write_trace, JobsCsvWriter, JOBS_CSV_HEADER};
