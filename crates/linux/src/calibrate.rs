@@ -30,7 +30,9 @@
 //! Every measuring thread is created here, pinned and under SCHED_FIFO; the calling thread's
 //! policy never changes. Without real-time privilege nothing runs ([`RunError::Privilege`]).
 
-use crate::{interrupted, sys, RunError, RunOptions};
+use crate::options::{RunError, RunOptions};
+use crate::signal::{interrupted, SignalGuard};
+use crate::sys;
 use rtsched_model::overheads::{Profile, Stat};
 use rtsched_model::time::fmt_duration;
 use rtsched_model::{Format, Time};
@@ -91,7 +93,7 @@ pub struct Calibration {
     pub notes: Vec<(String, String)>,
 }
 
-/// Median and 99th percentile by nearest rank (as the testbed's `put_stats`), over `xs`.
+/// Median and 99th percentile by nearest rank (as [`crate::samples::Samples::report`]), over `xs`.
 pub fn stat_of(xs: &mut [u64]) -> Stat {
     if xs.is_empty() {
         return Stat::default();
@@ -674,8 +676,8 @@ pub fn calibrate(opts: &Options, progress: Progress) -> Result<Calibration, RunE
                 .clamp(300_000_000, 120_000_000_000);
     }
     sys::check_rt_privilege().map_err(RunError::Privilege)?;
-    let _guard = crate::SignalGuard::install();
-    let steal0 = crate::steal_ticks();
+    let _guard = SignalGuard::install();
+    let steal0 = sys::steal_ticks();
     let load = std::fs::read_to_string("/proc/loadavg").ok().and_then(|l| {
         l.split_whitespace()
             .next()
@@ -702,7 +704,7 @@ pub fn calibrate(opts: &Options, progress: Progress) -> Result<Calibration, RunE
             };
             let est = ts.run.duration + 100_000_000;
             let r = meter.stage("testbed run", 2 * steps, Some(est), |_| {
-                crate::run(ts, &backend, &run_opts)
+                crate::backend::run(ts, &backend, &run_opts)
             });
             let r = r?;
             let m = &r.measurements;
@@ -844,12 +846,12 @@ pub fn calibrate(opts: &Options, progress: Progress) -> Result<Calibration, RunE
             ),
         ));
     }
-    if let (Some(a), Some(b)) = (steal0, crate::steal_ticks()) {
+    if let (Some(a), Some(b)) = (steal0, sys::steal_ticks()) {
         notes.push((
             "host steal".into(),
             format!(
                 "{:.0} ms of CPU time during the calibration (/proc/stat)",
-                b.saturating_sub(a) as f64 * 1000.0 / crate::clock_ticks() as f64
+                b.saturating_sub(a) as f64 * 1000.0 / sys::clock_ticks() as f64
             ),
         ));
     }
@@ -997,7 +999,7 @@ mod tests {
             eprintln!("calibration test not run: no real-time privilege or fewer than 2 CPUs");
             return;
         }
-        let _one = crate::real_threads_lock();
+        let _one = crate::options::real_threads_lock();
         for backend in [
             Backend::Testbed {
                 policy: "gedf".into(),

@@ -29,10 +29,13 @@
 //!   threads run + times switched out, preemptions = involuntary switches (a thread that waits
 //!   for a mutex is not preempted), migrations = CPU changes while a thread ran its work.
 
+use crate::lanes::lane_wcets;
+use crate::options::{RunError, RunOptions, TIME_ZERO_KEY};
 use crate::samples::Samples;
+use crate::signal::{interrupted, INTERRUPTED};
 use crate::stream::{self, Collector, Merger, Outbox};
 use crate::sys::{self, ThreadCounters};
-use crate::{interrupted, perf, work, RunError, RunOptions};
+use crate::{perf, scx, work};
 use rtsched_model::program::{scale, Action, Program, ThreadProgram};
 use rtsched_model::results::{CpuSet, HwCounters, Interval, JobRecord, RunResult};
 use rtsched_model::{TaskSet, Time};
@@ -207,7 +210,7 @@ impl KernelPlan {
             }
             "scx-gedf" => {
                 let linear = opts.contains(&"linear");
-                scx_admission(ts, None)?;
+                scx::admission(ts, None)?;
                 let mode = if linear { "gedf-linear" } else { "gedf" };
                 let label = format!("kernel:scx-gedf{}", if linear { ":linear" } else { "" });
                 Ok(KernelPlan {
@@ -242,7 +245,7 @@ impl KernelPlan {
         let (cpus, how) = rtsched_policies::pedf::partition(&spec, &ctx)
             .map_err(|e| RunError::Input(format!("kernel:scx-pedf: {e}")))?;
         let cpu: Vec<Option<u32>> = cpus.into_iter().map(Some).collect();
-        scx_admission(ts, Some(&cpu))?;
+        scx::admission(ts, Some(&cpu))?;
         let label = format!(
             "kernel:scx-pedf{}",
             how.map_or(String::new(), |h| format!(":{h}"))
@@ -256,63 +259,6 @@ impl KernelPlan {
             inherit: false,
         })
     }
-}
-
-/// The scheduler's admission test, before anything runs: the sum of WCET/period (over every
-/// thread of every task) within the CPUs, and within 1 on each CPU of a partition. The
-/// registry applies the same test thread by thread ([`crate::scx::Registry::register`]).
-pub(crate) fn scx_admission(ts: &TaskSet, cpu: Option<&[Option<u32>]>) -> Result<(), RunError> {
-    let bw = |t: &rtsched_model::Task| {
-        lane_wcets(&t.program())
-            .iter()
-            .map(|&w| w as f64 / t.period as f64)
-            .sum::<f64>()
-    };
-    let total: f64 = ts.tasks.iter().map(bw).sum();
-    let m = ts.platform.cpus;
-    if total > m as f64 + 1e-9 {
-        return Err(RunError::Input(format!(
-            "{}: field 'tasks': total bandwidth {total:.3} (sum of WCET/period) exceeds the {m} CPUs; kernel:scx-* refuses it at registration"
-            , ts.source
-        )));
-    }
-    if let Some(cpu) = cpu {
-        for c in 0..m {
-            let on: Vec<&rtsched_model::Task> = ts
-                .tasks
-                .iter()
-                .zip(cpu)
-                .filter(|(_, &x)| x == Some(c))
-                .map(|(t, _)| t)
-                .collect();
-            let u: f64 = on.iter().map(|t| bw(t)).sum();
-            if u > 1.0 + 1e-9 {
-                return Err(RunError::Input(format!(
-                    "{}: task '{}': field 'cpu': CPU {c} would carry bandwidth {u:.3} > 1 ({})",
-                    ts.source,
-                    on.last().unwrap().name,
-                    on.iter()
-                        .map(|t| format!("{} {:.3}", t.name, bw(t)))
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                )));
-            }
-        }
-    }
-    Ok(())
-}
-
-/// Per-job WCET of each kernel thread of a task: lane 0 is the task's own thread (thread 0 of
-/// every region), lane k >= 1 its k-th helper (thread k of every region that has one). A
-/// sequential task has one lane of its WCET.
-pub fn lane_wcets(p: &Program) -> Vec<Time> {
-    let mut w = vec![0; p.width()];
-    for region in &p.regions {
-        for (k, t) in region.iter().enumerate() {
-            w[k] += t.wcet;
-        }
-    }
-    w
 }
 
 /// A SCHED_DEADLINE runtime for `wcet` of work per period: an allowance of 10% (at least
@@ -523,9 +469,9 @@ struct Ctx {
 
 /// A registered thread's slot; leaving the registry when the thread ends.
 struct ScxSlot {
-    registry: Arc<crate::scx::Registry>,
+    registry: Arc<scx::Registry>,
     slot: usize,
-    tally: Arc<crate::scx::Tally>,
+    tally: Arc<scx::Tally>,
     task: usize,
 }
 
@@ -880,8 +826,8 @@ struct Spawn {
     window: Time,
     record: bool,
     /// kernel:scx-*: the registry, and this thread's lane (0: the task's own thread) and WCET.
-    scx: Option<Arc<crate::scx::Registry>>,
-    scx_tally: Arc<crate::scx::Tally>,
+    scx: Option<Arc<scx::Registry>>,
+    scx_tally: Arc<scx::Tally>,
     lane: usize,
     lane_wcet: Time,
     /// Streaming: where the task's records go as its jobs end (else they are held).
@@ -897,7 +843,7 @@ impl Spawn {
             (&set, &self.scx, &self.policy)
         {
             let tid = sys::gettid();
-            let d = crate::scx::Declared {
+            let d = scx::Declared {
                 period: self.task.period,
                 deadline: self.task.deadline,
                 wcet: self.lane_wcet,
@@ -1038,7 +984,7 @@ fn task_main(sp: Spawn, ts: &TaskSet) -> ThreadOut {
                 }
             }
         }
-        sys::sleep_until(base + release, &crate::INTERRUPTED);
+        sys::sleep_until(base + release, &INTERRUPTED);
         let start = sys::mono_ns() - base;
         let mut acc = ThreadRun {
             end: start,
@@ -1280,6 +1226,15 @@ fn check_thread_count(ts: &TaskSet) -> Result<(), RunError> {
     Ok(())
 }
 
+/// Start delays of a run that held its records ([`stream::StartDelays`]).
+fn add_start_delay(r: &mut RunResult) {
+    let mut d = stream::StartDelays::new(r.task_names.len());
+    for j in &r.jobs {
+        d.job(j);
+    }
+    d.samples.report("start_delay", &mut r.measurements);
+}
+
 pub fn run(ts: &TaskSet, plan: &KernelPlan, opts: &RunOptions) -> Result<RunResult, RunError> {
     run_into(ts, plan, opts, None)
 }
@@ -1332,20 +1287,18 @@ pub(crate) fn run_into(
     let failed = Arc::new(AtomicBool::new(false));
     // kernel:scx-*: load the scheduler first (it refuses here if the kernel cannot).
     let session = match &plan.policy {
-        KernelPolicy::Scx { mode, .. } => {
-            Some(crate::scx::Session::start(mode).map_err(RunError::Input)?)
-        }
+        KernelPolicy::Scx { mode, .. } => Some(scx::Session::start(mode).map_err(RunError::Input)?),
         _ => None,
     };
     let registry = match &session {
         Some(s) => Some(Arc::new(
-            crate::scx::Registry::open(&s.pin, sys::online_cpus() as u32).map_err(|e| {
+            scx::Registry::open(&s.pin, sys::online_cpus() as u32).map_err(|e| {
                 RunError::Failed(format!("cannot open the sched_ext registry: {e}"))
             })?,
         )),
         None => None,
     };
-    let tally = Arc::new(crate::scx::Tally::new(n));
+    let tally = Arc::new(scx::Tally::new(n));
     let handoff = Outbox::default();
     let mut merger = Merger::new(n);
     // Before any thread starts: calibrate the memory work and probe the PMU (once per run).
@@ -1482,10 +1435,8 @@ pub(crate) fn run_into(
     let mut r = RunResult::new("kernel", &plan.label, ts);
     // Where the run's time 0 lies on CLOCK_MONOTONIC, to line its records up with anything
     // else timed on this machine (a trace, a latency probe, /proc samples).
-    r.measurements.insert(
-        crate::TIME_ZERO_KEY.into(),
-        start.t0.load(Ordering::SeqCst) as f64,
-    );
+    r.measurements
+        .insert(TIME_ZERO_KEY.into(), start.t0.load(Ordering::SeqCst) as f64);
     if let Some(stats) = scx_stats {
         r.measurements.extend(stats);
         tally.report(&r.task_names, &mut r.measurements);
@@ -1510,7 +1461,7 @@ pub(crate) fn run_into(
     for o in &outs {
         overhead.merge(&o.overhead);
     }
-    crate::testbed::put_stats(&mut r, "job_cpu_overhead", &mut overhead);
+    overhead.report("job_cpu_overhead", &mut r.measurements);
     for (name, l) in ts.resources.iter().zip(locks.iter()) {
         r.measurements.insert(
             format!("resource.{name}.acquisitions"),
@@ -1529,7 +1480,7 @@ pub(crate) fn run_into(
     r.intervals.sort_by_key(|i| (i.start, i.cpu));
     r.end = end;
     r.counters.releases = r.jobs.len() as u64;
-    crate::testbed::add_start_delay(&mut r);
+    add_start_delay(&mut r);
     if let Some(c) = out {
         handoff.take(&mut buf);
         for rec in buf.drain(..) {
@@ -1544,7 +1495,7 @@ pub(crate) fn run_into(
         r.end = c.latest;
         r.counters.releases = c.jobs;
         if let Some(d) = &mut c.start_delays {
-            crate::testbed::put_stats(&mut r, "start_delay", &mut d.samples);
+            d.samples.report("start_delay", &mut r.measurements);
         }
     }
     Ok(r)
@@ -1729,7 +1680,7 @@ tasks:
     /// other tests run beside them).
     fn run_other(ts: &TaskSet) -> RunResult {
         let plan = KernelPlan::new(ts, "other").unwrap();
-        let _one = crate::real_threads_lock();
+        let _one = crate::options::real_threads_lock();
         run(ts, &plan, &RunOptions::default()).unwrap()
     }
 

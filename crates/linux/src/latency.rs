@@ -3,7 +3,9 @@
 //! measurement as `cyclictest -S -m`, against which the tests validate it). Like cyclictest it
 //! asks for zero wake-up latency through /dev/cpu_dma_latency while it runs (`pm_qos`).
 
-use crate::{interrupted, sys, RunError};
+use crate::options::RunError;
+use crate::signal::{interrupted, SignalGuard};
+use crate::sys;
 use rtsched_model::Time;
 use std::io::Write;
 
@@ -14,7 +16,7 @@ pub struct ProbeResult {
     pub start: Time,
 }
 
-/// The longest probe: a 10-minute real run (crate::MAX_DURATION) watched with a margin on each
+/// The longest probe: a 10-minute real run (crate::options::MAX_DURATION) watched with a margin on each
 /// side. A probe sleeps almost all the time; what bounds it is the samples it keeps (8 bytes a
 /// cycle and CPU: 7.2 MB per CPU at 1 ms).
 pub const MAX_PROBE_DURATION: Time = 900 * 1_000_000_000;
@@ -53,7 +55,7 @@ pub fn probe(
         )));
     }
     sys::check_rt_privilege().map_err(RunError::Privilege)?;
-    let _guard = crate::SignalGuard::install();
+    let _guard = SignalGuard::install();
     // Keep the CPUs out of deep idle states while we measure, as cyclictest does.
     let dma = pm_qos.then(|| {
         std::fs::OpenOptions::new()
