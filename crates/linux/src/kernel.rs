@@ -548,59 +548,7 @@ fn run_thread(
         last: begin,
     };
     chunks.clear();
-    {
-        let mut held = Held {
-            locks: &ctx.locks,
-            held: Vec::new(),
-        };
-        let (cpus, record, base) = (&mut out.cpus, ctx.record, ctx.base);
-        let (exec, hw) = (&mut out.exec, &mut out.hw);
-        let mut piece = |ns: Time| -> bool {
-            if ns == 0 {
-                return true;
-            }
-            let hw0 = ctx.hw.as_ref().map(|g| g.read());
-            let d = ctx.workload.execute(
-                ns,
-                || ctx.should_stop(),
-                |cpu| {
-                    cpus.insert(cpu);
-                    if record {
-                        ib.sample(cpu, sys::mono_ns() - base, chunks);
-                    }
-                },
-            );
-            *exec += d.cpu;
-            if let (Some(g), Some(s0)) = (&ctx.hw, hw0) {
-                perf::add(hw, g.read().since(&s0));
-            }
-            d.completed
-        };
-        let mut pos = 0;
-        for cp in &tp.checkpoints {
-            let at = scale(cp.at, tp.wcet, demand);
-            if !piece(at.saturating_sub(pos)) {
-                out.done = false;
-                break;
-            }
-            pos = pos.max(at);
-            match cp.action {
-                Action::Acquire(r) => {
-                    if ctx.should_stop() {
-                        out.done = false;
-                        break;
-                    }
-                    out.blocked += held.acquire(r);
-                }
-                Action::Release(r) => held.release(r),
-            }
-        }
-        if out.done {
-            out.done = piece(demand.saturating_sub(pos));
-        }
-        out.end = sys::mono_ns() - ctx.base;
-        drop(held);
-    }
+    work_between_checkpoints(ctx, tp, demand, &mut out, &mut ib, chunks);
     let (cs1, mig1) = counters.read();
     out.switches = cs1.saturating_sub(cs0);
     out.migrations = mig1.saturating_sub(mig0);
@@ -629,6 +577,70 @@ fn run_thread(
             }));
     }
     out
+}
+
+/// The thread's work: its demand in pieces between its checkpoints (scaled to the demand),
+/// taking and releasing resources at each; what it ran and waited into `out`, the CPUs it
+/// ran on sampled into `chunks`. Returns with no mutex held.
+fn work_between_checkpoints(
+    ctx: &Ctx,
+    tp: &ThreadProgram,
+    demand: Time,
+    out: &mut ThreadRun,
+    ib: &mut IntervalBuilder,
+    chunks: &mut Vec<(u32, Time, Time)>,
+) {
+    let mut held = Held {
+        locks: &ctx.locks,
+        held: Vec::new(),
+    };
+    let (cpus, record, base) = (&mut out.cpus, ctx.record, ctx.base);
+    let (exec, hw) = (&mut out.exec, &mut out.hw);
+    let mut piece = |ns: Time| -> bool {
+        if ns == 0 {
+            return true;
+        }
+        let hw0 = ctx.hw.as_ref().map(|g| g.read());
+        let d = ctx.workload.execute(
+            ns,
+            || ctx.should_stop(),
+            |cpu| {
+                cpus.insert(cpu);
+                if record {
+                    ib.sample(cpu, sys::mono_ns() - base, chunks);
+                }
+            },
+        );
+        *exec += d.cpu;
+        if let (Some(g), Some(s0)) = (&ctx.hw, hw0) {
+            perf::add(hw, g.read().since(&s0));
+        }
+        d.completed
+    };
+    let mut pos = 0;
+    for cp in &tp.checkpoints {
+        let at = scale(cp.at, tp.wcet, demand);
+        if !piece(at.saturating_sub(pos)) {
+            out.done = false;
+            break;
+        }
+        pos = pos.max(at);
+        match cp.action {
+            Action::Acquire(r) => {
+                if ctx.should_stop() {
+                    out.done = false;
+                    break;
+                }
+                out.blocked += held.acquire(r);
+            }
+            Action::Release(r) => held.release(r),
+        }
+    }
+    if out.done {
+        out.done = piece(demand.saturating_sub(pos));
+    }
+    out.end = sys::mono_ns() - ctx.base;
+    drop(held);
 }
 
 /// Work handed to a helper: thread `thread` of region `region` of job `job`.

@@ -9,8 +9,8 @@
 //! - `testbed:POLICY` — any rtsched policy decides, one pinned SCHED_FIFO worker per CPU executes
 //!   what it chose ([`testbed`]), in ChronOS's stop-the-world or application-concurrent model.
 //!
-//! [`backend`] parses the backend once and hands it to its driver; the drivers share the
-//! modules below them (the decision machinery of [`userspace`], the run's records in
+//! `backend` parses the backend once and hands it to its driver; the drivers share the
+//! modules below them (the decision machinery of `userspace`, the run's records in
 //! [`stream`] and [`samples`], the system calls in [`sys`]) and never each other.
 //!
 //! Safety: refuses without real-time privilege (and runs nothing); never touches the kernel's
