@@ -1061,26 +1061,38 @@ fn task_main(sp: Spawn, ts: &TaskSet) -> ThreadOut {
     }
     // Counted jobs the thread never reached (it ran out of time behind late jobs): they exist,
     // were never started, and miss.
-    while release < duration {
-        let demand = draw(ts, task, program, &mut streams, job, &mut demands);
-        keep(
-            &mut out,
-            &sp.handoff,
-            JobRecord {
-                task: ti as u32,
-                job,
-                release,
-                deadline: release + task.deadline,
-                demand,
-                missed: true,
-                max_utility: task.max_utility(),
-                ..Default::default()
-            },
-        );
-        job += 1;
-        release += streams.interarrival(task);
+    let mut next = (release, job);
+    while next.0 < duration {
+        let rec = unreached(ts, ti, task, program, &mut streams, &mut demands, &mut next);
+        keep(&mut out, &sp.handoff, rec);
     }
     out
+}
+
+/// The record of job `next` = (release, job), which its thread never reached: drawn like
+/// every job, never started, missed. `next` moves on to the task's next job.
+fn unreached(
+    ts: &TaskSet,
+    ti: usize,
+    task: &rtsched_model::Task,
+    program: &Program,
+    streams: &mut TaskStreams,
+    demands: &mut Vec<Time>,
+    next: &mut (Time, u64),
+) -> JobRecord {
+    let (release, job) = *next;
+    let demand = draw(ts, task, program, streams, job, demands);
+    *next = (release + streams.interarrival(task), job + 1);
+    JobRecord {
+        task: ti as u32,
+        job,
+        release,
+        deadline: release + task.deadline,
+        demand,
+        missed: true,
+        max_utility: task.max_utility(),
+        ..Default::default()
+    }
 }
 
 /// Job `job`'s demand, and each of its threads' into `demands`: drawn from the task's seeded
