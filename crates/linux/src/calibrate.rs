@@ -30,10 +30,12 @@
 //! Every measuring thread is created here, pinned and under SCHED_FIFO; the calling thread's
 //! policy never changes. Without real-time privilege nothing runs ([`RunError::Privilege`]).
 
-use crate::{interrupted, sys, RunError, RunOptions};
+use crate::options::{RunError, RunOptions};
+use crate::signal::{interrupted, SignalGuard};
+use crate::sys;
 use rtsched_model::overheads::{Profile, Stat};
 use rtsched_model::time::fmt_duration;
-use rtsched_model::{Format, Time};
+use rtsched_model::{Format, TaskSet, Time};
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::Barrier;
 
@@ -91,7 +93,7 @@ pub struct Calibration {
     pub notes: Vec<(String, String)>,
 }
 
-/// Median and 99th percentile by nearest rank (as the testbed's `put_stats`), over `xs`.
+/// Median and 99th percentile by nearest rank (as [`crate::samples::Samples::report`]), over `xs`.
 pub fn stat_of(xs: &mut [u64]) -> Stat {
     if xs.is_empty() {
         return Stat::default();
@@ -647,6 +649,46 @@ fn us(ns: u64) -> String {
 /// real-time privilege or with fewer than 2 CPUs (a migration needs two).
 pub fn calibrate(opts: &Options, progress: Progress) -> Result<Calibration, RunError> {
     let n = opts.samples;
+    let online = check_options(opts)?;
+    let testbed_set = calibration_set(opts)?;
+    sys::check_rt_privilege().map_err(RunError::Privilege)?;
+    let _guard = SignalGuard::install();
+    let steal0 = sys::steal_ticks();
+    let load = std::fs::read_to_string("/proc/loadavg").ok().and_then(|l| {
+        l.split_whitespace()
+            .next()
+            .and_then(|x| x.parse::<f64>().ok())
+    });
+    let cpus: Vec<usize> = (0..online).collect();
+    let steps = n as u64;
+    let mut meter = Meter {
+        progress,
+        base: 0,
+        total: 5 * steps,
+    };
+    let mut notes: Vec<(String, String)> = Vec::new();
+    let (decision, release) =
+        decision_and_release(opts, &testbed_set, &cpus, &mut meter, &mut notes)?;
+    let context_switch = context_switch(opts, decision, &mut meter, &mut notes)?;
+    let migration = migration(opts, &mut meter, &mut notes)?;
+    let (period, tick) = tick(n, &cpus, &mut meter, &mut notes)?;
+    machine_notes(load, steal0, &mut notes);
+    let (rt_runtime, rt_period) = rt_bandwidth();
+    let profile = Profile {
+        machine: machine(),
+        backend: opts.backend.name(),
+        migration_wss: opts.wss,
+        tick_period: period,
+        rt_runtime,
+        rt_period,
+        costs: [decision, context_switch, migration, release, tick],
+    };
+    Ok(Calibration { profile, notes })
+}
+
+/// The options within their bounds on this machine; its online CPUs.
+fn check_options(opts: &Options) -> Result<usize, RunError> {
+    let n = opts.samples;
     if !(10..=1_000_000).contains(&n) {
         return Err(RunError::Input(format!(
             "calibrate: --samples must be between 10 and 1000000, got {n}"
@@ -664,37 +706,37 @@ pub fn calibrate(opts: &Options, progress: Progress) -> Result<Calibration, RunE
             "calibrate: needs at least 2 online CPUs (a migration cost moves between two)".into(),
         ));
     }
+    Ok(online)
+}
+
+/// The testbed's calibration set, its policy checked, long enough for the samples asked.
+fn calibration_set(opts: &Options) -> Result<TaskSet, RunError> {
     let mut testbed_set = rtsched_model::parse_taskset(TESTBED_SET, Format::Yaml, "calibrate")
         .expect("the calibration set is valid");
     if let Backend::Testbed { policy } = &opts.backend {
         rtsched_policies::build(policy, &testbed_set).map_err(RunError::Input)?;
         // Enough releases for `n` jitter samples (and about twice as many decisions).
-        testbed_set.run.duration =
-            round_to(n as u64 * 1_000_000_000 / TESTBED_RELEASES_PER_S, 1_000_000)
-                .clamp(300_000_000, 120_000_000_000);
+        testbed_set.run.duration = round_to(
+            opts.samples as u64 * 1_000_000_000 / TESTBED_RELEASES_PER_S,
+            1_000_000,
+        )
+        .clamp(300_000_000, 120_000_000_000);
     }
-    sys::check_rt_privilege().map_err(RunError::Privilege)?;
-    let _guard = crate::SignalGuard::install();
-    let steal0 = crate::steal_ticks();
-    let load = std::fs::read_to_string("/proc/loadavg").ok().and_then(|l| {
-        l.split_whitespace()
-            .next()
-            .and_then(|x| x.parse::<f64>().ok())
-    });
-    let cpus: Vec<usize> = (0..online).collect();
-    let pair = [0, 1];
-    let steps = n as u64;
-    let mut meter = Meter {
-        progress,
-        base: 0,
-        total: 5 * steps,
-    };
-    let mut notes: Vec<(String, String)> = Vec::new();
+    Ok(testbed_set)
+}
 
-    // Decision and release (testbed: one run; kernel: yield and sleep benchmarks).
-    let (decision, release) = match &opts.backend {
+/// Decision and release (testbed: one run; kernel: yield and sleep benchmarks).
+fn decision_and_release(
+    opts: &Options,
+    testbed_set: &TaskSet,
+    cpus: &[usize],
+    meter: &mut Meter<'_>,
+    notes: &mut Vec<(String, String)>,
+) -> Result<(Stat, Stat), RunError> {
+    let (n, steps) = (opts.samples, opts.samples as u64);
+    match &opts.backend {
         Backend::Testbed { policy } => {
-            let ts = &testbed_set;
+            let ts = testbed_set;
             let backend = format!("testbed:{policy}");
             let run_opts = RunOptions {
                 record_intervals: false,
@@ -702,7 +744,7 @@ pub fn calibrate(opts: &Options, progress: Progress) -> Result<Calibration, RunE
             };
             let est = ts.run.duration + 100_000_000;
             let r = meter.stage("testbed run", 2 * steps, Some(est), |_| {
-                crate::run(ts, &backend, &run_opts)
+                crate::backend::run(ts, &backend, &run_opts)
             });
             let r = r?;
             let m = &r.measurements;
@@ -740,7 +782,7 @@ pub fn calibrate(opts: &Options, progress: Progress) -> Result<Calibration, RunE
                     m.get("host.steal_ms").copied().unwrap_or(0.0)
                 ),
             ));
-            (st("decision_overhead"), st("release_jitter"))
+            Ok((st("decision_overhead"), st("release_jitter")))
         }
         Backend::Kernel => {
             let mut d = check(meter.stage("decision (sched_yield)", steps, None, |c| {
@@ -748,14 +790,23 @@ pub fn calibrate(opts: &Options, progress: Progress) -> Result<Calibration, RunE
             }))?;
             let d = stat_of(&mut d);
             let mut rel = check(meter.stage("release latency", steps, None, |c| {
-                release_samples(n, &cpus, 1_000_000, c)
+                release_samples(n, cpus, 1_000_000, c)
             }))?;
-            (d, stat_of(&mut rel))
+            Ok((d, stat_of(&mut rel)))
         }
-    };
+    }
+}
 
-    // Context switch.
-    let context_switch = match &opts.backend {
+/// Context switch (testbed: a dispatch between two workers; kernel: a ping-pong hop less
+/// the decision).
+fn context_switch(
+    opts: &Options,
+    decision: Stat,
+    meter: &mut Meter<'_>,
+    notes: &mut Vec<(String, String)>,
+) -> Result<Stat, RunError> {
+    let (n, steps, pair) = (opts.samples, opts.samples as u64, [0, 1]);
+    Ok(match &opts.backend {
         Backend::Testbed { .. } => {
             let half = n.div_ceil(2);
             let mut xs = check(meter.stage("dispatch", steps, None, |c| {
@@ -774,9 +825,16 @@ pub fn calibrate(opts: &Options, progress: Progress) -> Result<Calibration, RunE
             notes.push(("context switch".into(), format!("one hop between two FIFO threads (decision + switch): median {}, p99 {}; the profile's context_switch is that minus the median decision", us(hop.median), us(hop.p99))));
             stat_of(&mut net_of(&hops, decision.median))
         }
-    };
+    })
+}
 
-    // Migration with a cold working set.
+/// Migration with a cold working set.
+fn migration(
+    opts: &Options,
+    meter: &mut Meter<'_>,
+    notes: &mut Vec<(String, String)>,
+) -> Result<Stat, RunError> {
+    let (n, steps, pair) = (opts.samples, opts.samples as u64, [0, 1]);
     let (mut mig, mut warm) = check(meter.stage("migration", steps, None, |c| {
         migration_samples(n, opts.wss, pair, c)
     }))?;
@@ -786,8 +844,17 @@ pub fn calibrate(opts: &Options, progress: Progress) -> Result<Calibration, RunE
         "migration".into(),
         format!("a warm pass over {} B took median {}; the pass right after moving CPU took {} more (median)", opts.wss, us(warm.median), us(migration.median)),
     ));
+    Ok(migration)
+}
 
-    // Tick.
+/// The tick: its period (from a saturated CPU) and what a busy thread loses to it.
+fn tick(
+    n: usize,
+    cpus: &[usize],
+    meter: &mut Meter<'_>,
+    notes: &mut Vec<(String, String)>,
+) -> Result<(Time, Stat), RunError> {
+    let steps = n as u64;
     let sat = check(meter.stage(
         "tick period",
         steps / 4,
@@ -820,7 +887,7 @@ pub fn calibrate(opts: &Options, progress: Progress) -> Result<Calibration, RunE
         ),
     ));
     let (mut loss, mut handler) = check(meter.stage("tick", steps - steps / 4, None, |c| {
-        tick_samples(n, &cpus, period, c)
+        tick_samples(n, cpus, period, c)
     }))?;
     let tick = stat_of(&mut loss);
     let handler = stat_of(&mut handler);
@@ -835,6 +902,11 @@ pub fn calibrate(opts: &Options, progress: Progress) -> Result<Calibration, RunE
             us(handler.p99)
         ),
     ));
+    Ok((period, tick))
+}
+
+/// What the machine did beside the calibration: its load at the start, the host's steal.
+fn machine_notes(load: Option<f64>, steal0: Option<u64>, notes: &mut Vec<(String, String)>) {
     if let Some(l) = load.filter(|&l| l >= 0.5) {
         notes.push((
             "machine busy".into(),
@@ -844,26 +916,15 @@ pub fn calibrate(opts: &Options, progress: Progress) -> Result<Calibration, RunE
             ),
         ));
     }
-    if let (Some(a), Some(b)) = (steal0, crate::steal_ticks()) {
+    if let (Some(a), Some(b)) = (steal0, sys::steal_ticks()) {
         notes.push((
             "host steal".into(),
             format!(
                 "{:.0} ms of CPU time during the calibration (/proc/stat)",
-                b.saturating_sub(a) as f64 * 1000.0 / crate::clock_ticks() as f64
+                b.saturating_sub(a) as f64 * 1000.0 / sys::clock_ticks() as f64
             ),
         ));
     }
-    let (rt_runtime, rt_period) = rt_bandwidth();
-    let profile = Profile {
-        machine: machine(),
-        backend: opts.backend.name(),
-        migration_wss: opts.wss,
-        tick_period: period,
-        rt_runtime,
-        rt_period,
-        costs: [decision, context_switch, migration, release, tick],
-    };
-    Ok(Calibration { profile, notes })
 }
 
 #[cfg(test)]
@@ -997,7 +1058,7 @@ mod tests {
             eprintln!("calibration test not run: no real-time privilege or fewer than 2 CPUs");
             return;
         }
-        let _one = crate::real_threads_lock();
+        let _one = crate::options::real_threads_lock();
         for backend in [
             Backend::Testbed {
                 policy: "gedf".into(),

@@ -29,10 +29,13 @@
 //!   threads run + times switched out, preemptions = involuntary switches (a thread that waits
 //!   for a mutex is not preempted), migrations = CPU changes while a thread ran its work.
 
+use crate::lanes::lane_wcets;
+use crate::options::{RunError, RunOptions, TIME_ZERO_KEY};
 use crate::samples::Samples;
+use crate::signal::{interrupted, INTERRUPTED};
 use crate::stream::{self, Collector, Merger, Outbox};
 use crate::sys::{self, ThreadCounters};
-use crate::{interrupted, perf, work, RunError, RunOptions};
+use crate::{perf, scx, work};
 use rtsched_model::program::{scale, Action, Program, ThreadProgram};
 use rtsched_model::results::{CpuSet, HwCounters, Interval, JobRecord, RunResult, LEDGER_COUNTERS};
 use rtsched_model::{TaskSet, Time};
@@ -85,6 +88,29 @@ fn fifo_levels(prio: &[u32]) -> Vec<u32> {
         .collect()
 }
 
+/// Every option of `kernel:{name}` is one of `known`, and none is given twice.
+fn check_options(name: &str, known: &[&str], opts: &[&str]) -> Result<(), RunError> {
+    for (i, o) in opts.iter().enumerate() {
+        if !known.contains(o) {
+            let what = if name == "fifo" {
+                "option or priority assignment"
+            } else {
+                "option"
+            };
+            return Err(RunError::Input(format!(
+                "kernel:{name}: unknown {what} '{o}' (known: {})",
+                known.join(", ")
+            )));
+        }
+        if opts[..i].contains(o) {
+            return Err(RunError::Input(format!(
+                "kernel:{name}: option '{o}' given twice"
+            )));
+        }
+    }
+    Ok(())
+}
+
 impl KernelPlan {
     /// `rest` is what follows `kernel:`: the backend's name, then options separated by ':'
     /// (`deadline[:reclaim][:pi]`, `fifo[:rm|:dm|:file][:pi]`, `other[:pi]`).
@@ -105,126 +131,109 @@ impl KernelPlan {
                 )))
             }
         };
-
-        for (i, o) in opts.iter().enumerate() {
-            if !known.contains(o) {
-                let what = if name == "fifo" {
-                    "option or priority assignment"
-                } else {
-                    "option"
-                };
-                return Err(RunError::Input(format!(
-                    "kernel:{name}: unknown {what} '{o}' (known: {})",
-                    known.join(", ")
-                )));
-            }
-            if opts[..i].contains(o) {
-                return Err(RunError::Input(format!(
-                    "kernel:{name}: option '{o}' given twice"
-                )));
-            }
-        }
+        check_options(name, known, &opts)?;
         let inherit = opts.contains(&"pi");
         opts.retain(|o| *o != "pi");
         let pi = if inherit { ":pi" } else { "" };
-        match name {
-            "deadline" => {
-                for t in &ts.tasks {
-                    if t.deadline > t.period {
-                        return Err(RunError::Input(format!(
-                            "{}: task '{}': field 'deadline': SCHED_DEADLINE needs deadline <= period ({} > {} ns)",
-                            ts.source, t.name, t.deadline, t.period
-                        )));
-                    }
-                    if t.wcet < 1024 || (!t.is_parallel() && t.wcet > t.deadline) {
-                        return Err(RunError::Input(format!(
-                            "{}: task '{}': field 'wcet': SCHED_DEADLINE needs 1024 ns <= runtime (WCET) <= deadline",
-                            ts.source, t.name
-                        )));
-                    }
-                    if let Some((k, w)) = lane_wcets(&t.program())
-                        .into_iter()
-                        .enumerate()
-                        .find(|&(_, w)| w > t.deadline)
-                    {
-                        return Err(RunError::Input(format!(
-                            "{}: task '{}': field 'regions': SCHED_DEADLINE needs each thread's runtime <= deadline, but thread {k} \
-                             of the regions runs {} ns per job ({} ns deadline)",
-                            ts.source, t.name, w, t.deadline
-                        )));
-                    }
-                }
-                let reclaim = opts.contains(&"reclaim");
-                let label = format!(
-                    "kernel:deadline{}{pi}",
-                    if reclaim { ":reclaim" } else { "" }
-                );
-                Ok(KernelPlan {
-                    policy: KernelPolicy::Deadline { reclaim },
-                    label,
-                    inherit,
-                })
+        let (policy, label) = match name {
+            "deadline" => Self::deadline(ts, &opts, pi)?,
+            "fifo" => Self::fifo(ts, &opts, pi)?,
+            "scx-gedf" => Self::scx_gedf(ts, &opts)?,
+            _ => (KernelPolicy::Other, format!("kernel:other{pi}")),
+        };
+        Ok(KernelPlan {
+            policy,
+            label,
+            inherit,
+        })
+    }
+
+    /// `kernel:deadline[:reclaim]`: every task within what SCHED_DEADLINE admits.
+    fn deadline(ts: &TaskSet, opts: &[&str], pi: &str) -> Result<(KernelPolicy, String), RunError> {
+        for t in &ts.tasks {
+            if t.deadline > t.period {
+                return Err(RunError::Input(format!(
+                    "{}: task '{}': field 'deadline': SCHED_DEADLINE needs deadline <= period ({} > {} ns)",
+                    ts.source, t.name, t.deadline, t.period
+                )));
             }
-            "fifo" => {
-                if opts.len() > 1 {
-                    return Err(RunError::Input(format!(
-                        "kernel:fifo: choose one priority assignment, got '{}' and '{}' (known: rm, dm, file)",
-                        opts[0], opts[1]
-                    )));
-                }
-                let mode = match opts.first() {
-                    Some(m) => *m,
-                    None if ts.tasks.iter().all(|t| t.priority.is_some()) => "file",
-                    None => "rm",
-                };
-                let prio = match mode {
-                    "rm" => rtsched_analysis::priority::rate_monotonic(&ts.tasks),
-                    "dm" => rtsched_analysis::priority::deadline_monotonic(&ts.tasks),
-                    _ => match ts.tasks.iter().find(|t| t.priority.is_none()) {
-                        Some(t) => return Err(RunError::Input(format!("{}: task '{}': field 'priority': missing, and kernel:fifo:file needs every task's priority", ts.source, t.name))),
-                        None => ts.tasks.iter().map(|t| t.priority.unwrap()).collect(),
-                    },
-                };
-                let partitioned = ts.tasks.iter().all(|t| t.cpu.is_some());
-                let cpu = ts
-                    .tasks
-                    .iter()
-                    .map(|t| if partitioned { t.cpu } else { None })
-                    .collect();
-                let label = format!(
-                    "kernel:fifo:{mode}{pi}{}",
-                    if partitioned { " (partitioned)" } else { "" }
-                );
-                Ok(KernelPlan {
-                    policy: KernelPolicy::Fifo {
-                        prio: fifo_levels(&prio),
-                        cpu,
-                        label: label.clone(),
-                    },
-                    label,
-                    inherit,
-                })
+            if t.wcet < 1024 || (!t.is_parallel() && t.wcet > t.deadline) {
+                return Err(RunError::Input(format!(
+                    "{}: task '{}': field 'wcet': SCHED_DEADLINE needs 1024 ns <= runtime (WCET) <= deadline",
+                    ts.source, t.name
+                )));
             }
-            "scx-gedf" => {
-                let linear = opts.contains(&"linear");
-                scx_admission(ts, None)?;
-                let mode = if linear { "gedf-linear" } else { "gedf" };
-                let label = format!("kernel:scx-gedf{}", if linear { ":linear" } else { "" });
-                Ok(KernelPlan {
-                    policy: KernelPolicy::Scx {
-                        mode: mode.into(),
-                        cpu: vec![None; ts.tasks.len()],
-                    },
-                    label,
-                    inherit,
-                })
+            if let Some((k, w)) = lane_wcets(&t.program())
+                .into_iter()
+                .enumerate()
+                .find(|&(_, w)| w > t.deadline)
+            {
+                return Err(RunError::Input(format!(
+                    "{}: task '{}': field 'regions': SCHED_DEADLINE needs each thread's runtime <= deadline, but thread {k} \
+                     of the regions runs {} ns per job ({} ns deadline)",
+                    ts.source, t.name, w, t.deadline
+                )));
             }
-            _ => Ok(KernelPlan {
-                policy: KernelPolicy::Other,
-                label: format!("kernel:other{pi}"),
-                inherit,
-            }),
         }
+        let reclaim = opts.contains(&"reclaim");
+        let label = format!(
+            "kernel:deadline{}{pi}",
+            if reclaim { ":reclaim" } else { "" }
+        );
+        Ok((KernelPolicy::Deadline { reclaim }, label))
+    }
+
+    /// `kernel:fifo[:rm|:dm|:file]`: the priorities (the file's if every task has one and no
+    /// assignment is named, else RM), partitioned if every task has a CPU.
+    fn fifo(ts: &TaskSet, opts: &[&str], pi: &str) -> Result<(KernelPolicy, String), RunError> {
+        if opts.len() > 1 {
+            return Err(RunError::Input(format!(
+                "kernel:fifo: choose one priority assignment, got '{}' and '{}' (known: rm, dm, file)",
+                opts[0], opts[1]
+            )));
+        }
+        let mode = match opts.first() {
+            Some(m) => *m,
+            None if ts.tasks.iter().all(|t| t.priority.is_some()) => "file",
+            None => "rm",
+        };
+        let prio = match mode {
+            "rm" => rtsched_analysis::priority::rate_monotonic(&ts.tasks),
+            "dm" => rtsched_analysis::priority::deadline_monotonic(&ts.tasks),
+            _ => match ts.tasks.iter().find(|t| t.priority.is_none()) {
+                Some(t) => return Err(RunError::Input(format!("{}: task '{}': field 'priority': missing, and kernel:fifo:file needs every task's priority", ts.source, t.name))),
+                None => ts.tasks.iter().map(|t| t.priority.unwrap()).collect(),
+            },
+        };
+        let partitioned = ts.tasks.iter().all(|t| t.cpu.is_some());
+        let cpu = ts
+            .tasks
+            .iter()
+            .map(|t| if partitioned { t.cpu } else { None })
+            .collect();
+        let label = format!(
+            "kernel:fifo:{mode}{pi}{}",
+            if partitioned { " (partitioned)" } else { "" }
+        );
+        let policy = KernelPolicy::Fifo {
+            prio: fifo_levels(&prio),
+            cpu,
+            label: label.clone(),
+        };
+        Ok((policy, label))
+    }
+
+    /// `kernel:scx-gedf[:linear]`: admitted as the scheduler will admit it.
+    fn scx_gedf(ts: &TaskSet, opts: &[&str]) -> Result<(KernelPolicy, String), RunError> {
+        let linear = opts.contains(&"linear");
+        scx::admission(ts, None)?;
+        let mode = if linear { "gedf-linear" } else { "gedf" };
+        let label = format!("kernel:scx-gedf{}", if linear { ":linear" } else { "" });
+        let policy = KernelPolicy::Scx {
+            mode: mode.into(),
+            cpu: vec![None; ts.tasks.len()],
+        };
+        Ok((policy, label))
     }
 
     /// `kernel:scx-pedf[:HEURISTIC]`: the partition from the file's `cpu` fields, or made by
@@ -242,7 +251,7 @@ impl KernelPlan {
         let (cpus, how) = rtsched_policies::pedf::partition(&spec, &ctx)
             .map_err(|e| RunError::Input(format!("kernel:scx-pedf: {e}")))?;
         let cpu: Vec<Option<u32>> = cpus.into_iter().map(Some).collect();
-        scx_admission(ts, Some(&cpu))?;
+        scx::admission(ts, Some(&cpu))?;
         let label = format!(
             "kernel:scx-pedf{}",
             how.map_or(String::new(), |h| format!(":{h}"))
@@ -256,63 +265,6 @@ impl KernelPlan {
             inherit: false,
         })
     }
-}
-
-/// The scheduler's admission test, before anything runs: the sum of WCET/period (over every
-/// thread of every task) within the CPUs, and within 1 on each CPU of a partition. The
-/// registry applies the same test thread by thread ([`crate::scx::Registry::register`]).
-pub(crate) fn scx_admission(ts: &TaskSet, cpu: Option<&[Option<u32>]>) -> Result<(), RunError> {
-    let bw = |t: &rtsched_model::Task| {
-        lane_wcets(&t.program())
-            .iter()
-            .map(|&w| w as f64 / t.period as f64)
-            .sum::<f64>()
-    };
-    let total: f64 = ts.tasks.iter().map(bw).sum();
-    let m = ts.platform.cpus;
-    if total > m as f64 + 1e-9 {
-        return Err(RunError::Input(format!(
-            "{}: field 'tasks': total bandwidth {total:.3} (sum of WCET/period) exceeds the {m} CPUs; kernel:scx-* refuses it at registration"
-            , ts.source
-        )));
-    }
-    if let Some(cpu) = cpu {
-        for c in 0..m {
-            let on: Vec<&rtsched_model::Task> = ts
-                .tasks
-                .iter()
-                .zip(cpu)
-                .filter(|(_, &x)| x == Some(c))
-                .map(|(t, _)| t)
-                .collect();
-            let u: f64 = on.iter().map(|t| bw(t)).sum();
-            if u > 1.0 + 1e-9 {
-                return Err(RunError::Input(format!(
-                    "{}: task '{}': field 'cpu': CPU {c} would carry bandwidth {u:.3} > 1 ({})",
-                    ts.source,
-                    on.last().unwrap().name,
-                    on.iter()
-                        .map(|t| format!("{} {:.3}", t.name, bw(t)))
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                )));
-            }
-        }
-    }
-    Ok(())
-}
-
-/// Per-job WCET of each kernel thread of a task: lane 0 is the task's own thread (thread 0 of
-/// every region), lane k >= 1 its k-th helper (thread k of every region that has one). A
-/// sequential task has one lane of its WCET.
-pub fn lane_wcets(p: &Program) -> Vec<Time> {
-    let mut w = vec![0; p.width()];
-    for region in &p.regions {
-        for (k, t) in region.iter().enumerate() {
-            w[k] += t.wcet;
-        }
-    }
-    w
 }
 
 /// A SCHED_DEADLINE runtime for `wcet` of work per period: an allowance of 10% (at least
@@ -523,15 +475,28 @@ struct Ctx {
 
 /// A registered thread's slot; leaving the registry when the thread ends.
 struct ScxSlot {
-    registry: Arc<crate::scx::Registry>,
+    registry: Arc<scx::Registry>,
     slot: usize,
-    tally: Arc<crate::scx::Tally>,
+    tally: Arc<scx::Tally>,
     task: usize,
 }
 
 impl ScxSlot {
-    fn job(&self, abs_deadline: Time, job: u64) {
+    /// Mark job `job` (absolute deadline `abs_deadline`) for this thread and for the task's
+    /// helpers registered in `helpers` (slot + 1 each, 0: none).
+    fn job_for_lanes(
+        &self,
+        helpers: &[std::sync::atomic::AtomicUsize],
+        abs_deadline: Time,
+        job: u64,
+    ) {
         self.registry.job(self.slot, abs_deadline, job);
+        for s in helpers {
+            match s.load(Ordering::SeqCst) {
+                0 => {}
+                k => self.registry.job(k - 1, abs_deadline, job),
+            }
+        }
     }
 }
 
@@ -583,59 +548,7 @@ fn run_thread(
         last: begin,
     };
     chunks.clear();
-    {
-        let mut held = Held {
-            locks: &ctx.locks,
-            held: Vec::new(),
-        };
-        let (cpus, record, base) = (&mut out.cpus, ctx.record, ctx.base);
-        let (exec, hw) = (&mut out.exec, &mut out.hw);
-        let mut piece = |ns: Time| -> bool {
-            if ns == 0 {
-                return true;
-            }
-            let hw0 = ctx.hw.as_ref().map(|g| g.read());
-            let d = ctx.workload.execute(
-                ns,
-                || ctx.should_stop(),
-                |cpu| {
-                    cpus.insert(cpu);
-                    if record {
-                        ib.sample(cpu, sys::mono_ns() - base, chunks);
-                    }
-                },
-            );
-            *exec += d.cpu;
-            if let (Some(g), Some(s0)) = (&ctx.hw, hw0) {
-                perf::add(hw, g.read().since(&s0));
-            }
-            d.completed
-        };
-        let mut pos = 0;
-        for cp in &tp.checkpoints {
-            let at = scale(cp.at, tp.wcet, demand);
-            if !piece(at.saturating_sub(pos)) {
-                out.done = false;
-                break;
-            }
-            pos = pos.max(at);
-            match cp.action {
-                Action::Acquire(r) => {
-                    if ctx.should_stop() {
-                        out.done = false;
-                        break;
-                    }
-                    out.blocked += held.acquire(r);
-                }
-                Action::Release(r) => held.release(r),
-            }
-        }
-        if out.done {
-            out.done = piece(demand.saturating_sub(pos));
-        }
-        out.end = sys::mono_ns() - ctx.base;
-        drop(held);
-    }
+    work_between_checkpoints(ctx, tp, demand, &mut out, &mut ib, chunks);
     let (cs1, mig1) = counters.read();
     out.switches = cs1.saturating_sub(cs0);
     out.migrations = mig1.saturating_sub(mig0);
@@ -664,6 +577,70 @@ fn run_thread(
             }));
     }
     out
+}
+
+/// The thread's work: its demand in pieces between its checkpoints (scaled to the demand),
+/// taking and releasing resources at each; what it ran and waited into `out`, the CPUs it
+/// ran on sampled into `chunks`. Returns with no mutex held.
+fn work_between_checkpoints(
+    ctx: &Ctx,
+    tp: &ThreadProgram,
+    demand: Time,
+    out: &mut ThreadRun,
+    ib: &mut IntervalBuilder,
+    chunks: &mut Vec<(u32, Time, Time)>,
+) {
+    let mut held = Held {
+        locks: &ctx.locks,
+        held: Vec::new(),
+    };
+    let (cpus, record, base) = (&mut out.cpus, ctx.record, ctx.base);
+    let (exec, hw) = (&mut out.exec, &mut out.hw);
+    let mut piece = |ns: Time| -> bool {
+        if ns == 0 {
+            return true;
+        }
+        let hw0 = ctx.hw.as_ref().map(|g| g.read());
+        let d = ctx.workload.execute(
+            ns,
+            || ctx.should_stop(),
+            |cpu| {
+                cpus.insert(cpu);
+                if record {
+                    ib.sample(cpu, sys::mono_ns() - base, chunks);
+                }
+            },
+        );
+        *exec += d.cpu;
+        if let (Some(g), Some(s0)) = (&ctx.hw, hw0) {
+            perf::add(hw, g.read().since(&s0));
+        }
+        d.completed
+    };
+    let mut pos = 0;
+    for cp in &tp.checkpoints {
+        let at = scale(cp.at, tp.wcet, demand);
+        if !piece(at.saturating_sub(pos)) {
+            out.done = false;
+            break;
+        }
+        pos = pos.max(at);
+        match cp.action {
+            Action::Acquire(r) => {
+                if ctx.should_stop() {
+                    out.done = false;
+                    break;
+                }
+                out.blocked += held.acquire(r);
+            }
+            Action::Release(r) => held.release(r),
+        }
+    }
+    if out.done {
+        out.done = piece(demand.saturating_sub(pos));
+    }
+    out.end = sys::mono_ns() - ctx.base;
+    drop(held);
 }
 
 /// Work handed to a helper: thread `thread` of region `region` of job `job`.
@@ -843,6 +820,20 @@ struct Start {
 }
 
 impl Start {
+    /// The main thread's side: wait until every thread is ready, call the run off if any
+    /// could not take its policy, set the time base (20 ms ahead) and let them go. The
+    /// threads' setup errors, by task.
+    fn release(&self) -> Vec<(usize, std::io::Error)> {
+        self.ready.wait();
+        let errs = std::mem::take(&mut *self.errors.lock().unwrap_or_else(|p| p.into_inner()));
+        if !errs.is_empty() {
+            self.abort.store(true, Ordering::SeqCst);
+        }
+        self.t0.store(sys::mono_ns() + 20_000_000, Ordering::SeqCst);
+        self.go.wait();
+        errs
+    }
+
     /// Report the policy result, wait for every thread and the start; `None` if the run was
     /// called off, else the run's time base.
     fn wait(&self, ti: usize, set: std::io::Result<()>) -> Option<Time> {
@@ -880,8 +871,8 @@ struct Spawn {
     window: Time,
     record: bool,
     /// kernel:scx-*: the registry, and this thread's lane (0: the task's own thread) and WCET.
-    scx: Option<Arc<crate::scx::Registry>>,
-    scx_tally: Arc<crate::scx::Tally>,
+    scx: Option<Arc<scx::Registry>>,
+    scx_tally: Arc<scx::Tally>,
     lane: usize,
     lane_wcet: Time,
     /// Streaming: where the task's records go as its jobs end (else they are held).
@@ -897,7 +888,7 @@ impl Spawn {
             (&set, &self.scx, &self.policy)
         {
             let tid = sys::gettid();
-            let d = crate::scx::Declared {
+            let d = scx::Declared {
                 period: self.task.period,
                 deadline: self.task.deadline,
                 wcet: self.lane_wcet,
@@ -1020,95 +1011,46 @@ fn task_main(sp: Spawn, ts: &TaskSet) -> ThreadOut {
     // with its work inside the runtime (docs/real-runs.md, "Findings").
     let mut cpu_mark = sys::thread_cpu_ns();
     while release < duration && !interrupted() && !ctx.failed.load(Ordering::Relaxed) {
-        demands.clear();
-        let demand = if task.execution_times.is_empty() {
-            streams.job_demands(&ts.run.execution, program, &mut demands)
-        } else {
-            rtsched_runtime::streams::replayed(&task.execution_times, job, &mut demands)
-        };
+        let demand = draw(ts, task, program, &mut streams, job, &mut demands);
         if let Some(r) = &ctx.scx {
             // Job boundary (ChronOS's begin_rt_seg): the job's deadline is in the registry
             // before the wake-up at its release, for every lane of the task.
-            let abs = base + release + task.deadline;
-            r.job(abs, job);
-            for s in &team.scx_slots {
-                match s.load(Ordering::SeqCst) {
-                    0 => {}
-                    k => r.registry.job(k - 1, abs, job),
-                }
-            }
+            r.job_for_lanes(&team.scx_slots, base + release + task.deadline, job);
         }
-        sys::sleep_until(base + release, &crate::INTERRUPTED);
+        sys::sleep_until(base + release, &INTERRUPTED);
         let start = sys::mono_ns() - base;
-        let mut acc = ThreadRun {
-            end: start,
-            done: true,
-            ..Default::default()
+        let j = Job {
+            job,
+            start,
+            demands: &demands,
         };
-        let mut runs = 0u32;
-        let mut first = 0;
-        let mut own_work = 0;
-        for (r, region) in program.regions.iter().enumerate() {
-            let n = region.len();
-            if n > 1 {
-                team.fork(job, r as u32, &demands[first + 1..first + n]);
-            }
-            let begin = if r == 0 { start } else { sys::mono_ns() - base };
-            let own = run_thread(
-                &ctx,
-                &counters,
-                &region[0],
-                demands[first],
-                job,
-                0,
-                begin,
-                &mut chunks,
-            );
-            own_work += own.exec;
-            merge(&mut acc, own, &mut out.intervals);
-            if n > 1 {
-                team.join();
-                for k in 1..n {
-                    merge(&mut acc, team.report(k - 1), &mut out.intervals);
-                }
-            }
-            runs += n as u32;
-            first += n;
-            if !acc.done {
-                break;
-            }
-        }
-        let done = acc.done;
-        let finish = acc.end;
+        let (acc, runs, own_work) = run_regions(
+            &ctx,
+            &counters,
+            team,
+            program,
+            &j,
+            &mut chunks,
+            &mut out.intervals,
+        );
         let cpu_now = sys::thread_cpu_ns();
         let outside = cpu_now.saturating_sub(cpu_mark).saturating_sub(own_work);
         cpu_mark = cpu_now;
         if is_cpu {
             out.overhead.push(acc.overhead);
         }
-        let deadline = release + task.deadline;
-        let mut rec = JobRecord {
-            task: ti as u32,
+        let done = acc.done;
+        let mut rec = job_record(
+            ti,
             job,
             release,
-            deadline,
             demand,
-            start: Some(start),
-            finish: done.then_some(finish),
-            cpus: acc.cpus,
-            preemptions: acc.preemptions as u32,
-            migrations: acc.migrations as u32,
-            context_switches: runs + acc.switches as u32,
-            missed: !done || finish > deadline,
-            aborted: false,
-            blocked: acc.blocked,
-            // As the simulator's: every CPU time charged to the job, and of it the overhead.
-            // Its helpers' threads (parallel regions) count their work only.
-            exec: acc.exec + outside,
-            overhead: outside,
-            hw: acc.hw,
-            ..Default::default()
-        };
+            start,
+            task.deadline,
+            acc,
+            runs,
+            outside,
+        );
         rec.accrue(task);
         keep(&mut out, &sp.handoff, rec);
         job += 1;
@@ -1119,32 +1061,161 @@ fn task_main(sp: Spawn, ts: &TaskSet) -> ThreadOut {
     }
     // Counted jobs the thread never reached (it ran out of time behind late jobs): they exist,
     // were never started, and miss.
-    while release < duration {
-        demands.clear();
-        let demand = if task.execution_times.is_empty() {
-            streams.job_demands(&ts.run.execution, program, &mut demands)
-        } else {
-            rtsched_runtime::streams::replayed(&task.execution_times, job, &mut demands)
-        };
-        let deadline = release + task.deadline;
-        keep(
-            &mut out,
-            &sp.handoff,
-            JobRecord {
-                task: ti as u32,
-                job,
-                release,
-                deadline,
-                demand,
-                missed: true,
-                max_utility: task.max_utility(),
-                ..Default::default()
-            },
-        );
-        job += 1;
-        release += streams.interarrival(task);
+    let mut next = (release, job);
+    while next.0 < duration {
+        let rec = unreached(ts, ti, task, program, &mut streams, &mut demands, &mut next);
+        keep(&mut out, &sp.handoff, rec);
     }
     out
+}
+
+/// The record of job `next` = (release, job), which its thread never reached: drawn like
+/// every job, never started, missed. `next` moves on to the task's next job.
+fn unreached(
+    ts: &TaskSet,
+    ti: usize,
+    task: &rtsched_model::Task,
+    program: &Program,
+    streams: &mut TaskStreams,
+    demands: &mut Vec<Time>,
+    next: &mut (Time, u64),
+) -> JobRecord {
+    let (release, job) = *next;
+    let demand = draw(ts, task, program, streams, job, demands);
+    *next = (release + streams.interarrival(task), job + 1);
+    JobRecord {
+        task: ti as u32,
+        job,
+        release,
+        deadline: release + task.deadline,
+        demand,
+        missed: true,
+        max_utility: task.max_utility(),
+        ..Default::default()
+    }
+}
+
+/// Job `job`'s demand, and each of its threads' into `demands`: drawn from the task's seeded
+/// streams as the simulator draws them, or replayed from the task's execution times.
+fn draw(
+    ts: &TaskSet,
+    task: &rtsched_model::Task,
+    program: &Program,
+    streams: &mut TaskStreams,
+    job: u64,
+    demands: &mut Vec<Time>,
+) -> Time {
+    demands.clear();
+    if task.execution_times.is_empty() {
+        streams.job_demands(&ts.run.execution, program, demands)
+    } else {
+        rtsched_runtime::streams::replayed(&task.execution_times, job, demands)
+    }
+}
+
+/// The job a task's thread runs: its number, when it started (run time base) and each of its
+/// threads' demand.
+struct Job<'a> {
+    job: u64,
+    start: Time,
+    demands: &'a [Time],
+}
+
+/// Run job `j`'s regions one after another: thread 0 of each on the calling thread, the
+/// others forked to the helpers and joined. The job's totals, the threads run and the calling
+/// thread's own work (CPU time).
+fn run_regions(
+    ctx: &Ctx,
+    counters: &ThreadCounters,
+    team: &Team,
+    program: &Program,
+    j: &Job<'_>,
+    chunks: &mut Vec<(u32, Time, Time)>,
+    intervals: &mut Vec<Interval>,
+) -> (ThreadRun, u32, Time) {
+    let mut acc = ThreadRun {
+        end: j.start,
+        done: true,
+        ..Default::default()
+    };
+    let mut runs = 0u32;
+    let mut first = 0;
+    let mut own_work = 0;
+    for (r, region) in program.regions.iter().enumerate() {
+        let n = region.len();
+        if n > 1 {
+            team.fork(j.job, r as u32, &j.demands[first + 1..first + n]);
+        }
+        let begin = if r == 0 {
+            j.start
+        } else {
+            sys::mono_ns() - ctx.base
+        };
+        let own = run_thread(
+            ctx,
+            counters,
+            &region[0],
+            j.demands[first],
+            j.job,
+            0,
+            begin,
+            chunks,
+        );
+        own_work += own.exec;
+        merge(&mut acc, own, intervals);
+        if n > 1 {
+            team.join();
+            for k in 1..n {
+                merge(&mut acc, team.report(k - 1), intervals);
+            }
+        }
+        runs += n as u32;
+        first += n;
+        if !acc.done {
+            break;
+        }
+    }
+    (acc, runs, own_work)
+}
+
+/// The record of job `job` of task `ti` that ran `runs` threads with the totals `acc`;
+/// `outside` is the CPU time its thread was charged beyond its work.
+#[allow(clippy::too_many_arguments)]
+fn job_record(
+    ti: usize,
+    job: u64,
+    release: Time,
+    demand: Time,
+    start: Time,
+    relative_deadline: Time,
+    acc: ThreadRun,
+    runs: u32,
+    outside: Time,
+) -> JobRecord {
+    let (done, finish) = (acc.done, acc.end);
+    let deadline = release + relative_deadline;
+    JobRecord {
+        task: ti as u32,
+        job,
+        release,
+        deadline,
+        demand,
+        start: Some(start),
+        finish: done.then_some(finish),
+        cpus: acc.cpus,
+        preemptions: acc.preemptions as u32,
+        migrations: acc.migrations as u32,
+        context_switches: runs + acc.switches as u32,
+        missed: !done || finish > deadline,
+        aborted: false,
+        blocked: acc.blocked,
+        // As the simulator's: every CPU time charged to the job, and of it the overhead.
+        // Its helpers' threads (parallel regions) count their work only.
+        exec: acc.exec + outside,
+        overhead: outside,
+        hw: acc.hw,
+        ..Default::default()
+    }
 }
 
 /// A job's record, final: held in the thread's output, or handed to the main thread.
@@ -1280,6 +1351,15 @@ fn check_thread_count(ts: &TaskSet) -> Result<(), RunError> {
     Ok(())
 }
 
+/// Start delays of a run that held its records ([`stream::StartDelays`]).
+fn add_start_delay(r: &mut RunResult) {
+    let mut d = stream::StartDelays::new(r.task_names.len());
+    for j in &r.jobs {
+        d.job(j);
+    }
+    d.samples.report("start_delay", &mut r.measurements);
+}
+
 pub fn run(ts: &TaskSet, plan: &KernelPlan, opts: &RunOptions) -> Result<RunResult, RunError> {
     run_into(ts, plan, opts, None)
 }
@@ -1298,14 +1378,6 @@ pub(crate) fn run_into(
         deadline_precheck(ts)?;
     }
     let n = ts.tasks.len();
-    let duration = ts.run.duration;
-    let drain = ts
-        .tasks
-        .iter()
-        .map(|t| t.deadline.max(t.period))
-        .max()
-        .unwrap_or(0)
-        * 2;
     let programs: Vec<Arc<Program>> = ts.tasks.iter().map(|t| Arc::new(t.program())).collect();
     let threads: usize = programs.iter().map(|p| p.width()).sum();
     let start = Arc::new(Start {
@@ -1315,44 +1387,142 @@ pub(crate) fn run_into(
         t0: AtomicU64::new(0),
         errors: Mutex::new(Vec::new()),
     });
-    let locks: Arc<Vec<Lock>> = Arc::new(
-        (0..ts.resources.len())
-            .map(|_| {
-                Ok(Lock {
-                    mutex: sys::PthreadMutex::new(plan.inherit)?,
-                    holders: AtomicU32::new(0),
-                    max_holders: AtomicU32::new(0),
-                    acquisitions: AtomicU64::new(0),
-                    contended: AtomicU64::new(0),
-                })
-            })
-            .collect::<std::io::Result<_>>()
-            .map_err(|e| RunError::Failed(format!("cannot create the resources' mutexes: {e}")))?,
-    );
+    let locks = Arc::new(resource_locks(ts, plan.inherit)?);
     let failed = Arc::new(AtomicBool::new(false));
     // kernel:scx-*: load the scheduler first (it refuses here if the kernel cannot).
-    let session = match &plan.policy {
-        KernelPolicy::Scx { mode, .. } => {
-            Some(crate::scx::Session::start(mode).map_err(RunError::Input)?)
-        }
-        _ => None,
-    };
-    let registry = match &session {
-        Some(s) => Some(Arc::new(
-            crate::scx::Registry::open(&s.pin, sys::online_cpus() as u32).map_err(|e| {
-                RunError::Failed(format!("cannot open the sched_ext registry: {e}"))
-            })?,
-        )),
-        None => None,
-    };
-    let tally = Arc::new(crate::scx::Tally::new(n));
+    let (session, registry) = load_scx(plan)?;
+    let tally = Arc::new(scx::Tally::new(n));
     let handoff = Outbox::default();
-    let mut merger = Merger::new(n);
     // Before any thread starts: calibrate the memory work and probe the PMU (once per run).
     let workloads = work::Workloads::for_taskset(ts);
     let probe = perf::probe();
-    let mut mains = Vec::with_capacity(n);
-    let mut helpers = Vec::new();
+    let window = ts.run.duration + drain(ts);
+    let spawned = spawn_threads(ts, &programs, |l, task, team| Spawn {
+        ti: l.ti,
+        task: task.clone(),
+        program: programs[l.ti].clone(),
+        policy: plan.policy.clone(),
+        runtime: l.runtime,
+        start: start.clone(),
+        team: team.clone(),
+        workload: workloads.per_task[l.ti].clone(),
+        hw_event: probe.as_ref().ok().copied(),
+        locks: locks.clone(),
+        failed: failed.clone(),
+        window,
+        record: opts.record_intervals,
+        scx: registry.clone(),
+        scx_tally: tally.clone(),
+        lane: l.lane,
+        lane_wcet: l.wcet,
+        handoff: out.is_some().then(|| handoff.clone()),
+    });
+    let (mains, helpers) = match spawned {
+        Ok(threads) => threads,
+        Err(e) => {
+            // The threads already started wait at the barrier, which cannot be called off;
+            // they are left there (they have not run anything) and end with the process.
+            start.abort.store(true, Ordering::SeqCst);
+            return Err(RunError::Failed(format!("cannot start a thread: {e}")));
+        }
+    };
+    let errs = start.release();
+    let mut merger = Merger::new(n);
+    if let Some(c) = out.as_deref_mut() {
+        drain_while_running(&mains, &handoff, &mut merger, c);
+    }
+    let outs = join_threads(mains, helpers, &failed)?;
+    // Every thread has left the registry: unload the scheduler and keep its counters.
+    drop(registry);
+    let scx_stats = match session {
+        Some(s) => Some(s.stop().map_err(RunError::Failed)?),
+        None => None,
+    };
+    if let Some((ti, e)) = errs.into_iter().min_by_key(|(ti, _)| *ti) {
+        return Err(RunError::Input(setup_error(ts, plan, ti, &e)));
+    }
+    let mut r = RunResult::new("kernel", &plan.label, ts);
+    r.unmeasured = &LEDGER_COUNTERS;
+    // Where the run's time 0 lies on CLOCK_MONOTONIC, to line its records up with anything
+    // else timed on this machine (a trace, a latency probe, /proc samples).
+    r.measurements
+        .insert(TIME_ZERO_KEY.into(), start.t0.load(Ordering::SeqCst) as f64);
+    if let Some(stats) = scx_stats {
+        r.measurements.extend(stats);
+        tally.report(&r.task_names, &mut r.measurements);
+    }
+    workloads.report(&mut r.measurements);
+    perf::report(&probe, &mut r);
+    assemble(ts, outs, &locks, &mut r);
+    if let Some(c) = out {
+        finish_stream(&handoff, merger, c, &mut r);
+    }
+    Ok(r)
+}
+
+/// How long after the run's duration its threads may still work: twice the longest
+/// deadline or period, for the last jobs to end.
+fn drain(ts: &TaskSet) -> Time {
+    ts.tasks
+        .iter()
+        .map(|t| t.deadline.max(t.period))
+        .max()
+        .unwrap_or(0)
+        * 2
+}
+
+/// One mutex per resource of the task set (`inherit`: with priority inheritance).
+fn resource_locks(ts: &TaskSet, inherit: bool) -> Result<Vec<Lock>, RunError> {
+    (0..ts.resources.len())
+        .map(|_| {
+            Ok(Lock {
+                mutex: sys::PthreadMutex::new(inherit)?,
+                holders: AtomicU32::new(0),
+                max_holders: AtomicU32::new(0),
+                acquisitions: AtomicU64::new(0),
+                contended: AtomicU64::new(0),
+            })
+        })
+        .collect::<std::io::Result<_>>()
+        .map_err(|e| RunError::Failed(format!("cannot create the resources' mutexes: {e}")))
+}
+
+/// kernel:scx-*: load rtsched's sched_ext scheduler in the plan's mode and open its registry.
+fn load_scx(
+    plan: &KernelPlan,
+) -> Result<(Option<scx::Session>, Option<Arc<scx::Registry>>), RunError> {
+    let KernelPolicy::Scx { mode, .. } = &plan.policy else {
+        return Ok((None, None));
+    };
+    let session = scx::Session::start(mode).map_err(RunError::Input)?;
+    let registry = scx::Registry::open(&session.pin, sys::online_cpus() as u32)
+        .map_err(|e| RunError::Failed(format!("cannot open the sched_ext registry: {e}")))?;
+    Ok((Some(session), Some(Arc::new(registry))))
+}
+
+type Threads = (
+    Vec<std::thread::JoinHandle<ThreadOut>>,
+    Vec<std::thread::JoinHandle<()>>,
+);
+
+/// Lane `lane` of task `ti`: its SCHED_DEADLINE runtime ([`dl_runtimes`]) and its WCET per
+/// job ([`lane_wcets`]).
+struct LaneOf {
+    ti: usize,
+    lane: usize,
+    runtime: Time,
+    wcet: Time,
+}
+
+/// Start every task's threads, each task's helpers (lanes 1..) before its own thread, each
+/// given what `spawn` makes for its lane. They wait at the start barrier. A thread that
+/// cannot be started ends the spawning after its task.
+fn spawn_threads(
+    ts: &TaskSet,
+    programs: &[Arc<Program>],
+    spawn: impl Fn(&LaneOf, &Arc<rtsched_model::Task>, &Arc<Team>) -> Spawn,
+) -> std::io::Result<Threads> {
+    let (mut mains, mut helpers) = (Vec::with_capacity(ts.tasks.len()), Vec::new());
     let mut spawn_error = None;
     for (ti, task) in ts.tasks.iter().enumerate() {
         // Shared by the task's lanes: a clone each would be quadratic in the task's threads.
@@ -1360,37 +1530,23 @@ pub(crate) fn run_into(
         let runtimes = dl_runtimes(task);
         let wcets = lane_wcets(&programs[ti]);
         let team = Arc::new(Team::new(runtimes.len() - 1));
-        let spawn = |lane: usize, runtime: Time| Spawn {
+        let lane = |lane: usize| LaneOf {
             ti,
-            task: shared.clone(),
-            program: programs[ti].clone(),
-            policy: plan.policy.clone(),
-            runtime,
-            start: start.clone(),
-            team: team.clone(),
-            workload: workloads.per_task[ti].clone(),
-            hw_event: probe.as_ref().ok().copied(),
-            locks: locks.clone(),
-            failed: failed.clone(),
-            window: duration + drain,
-            record: opts.record_intervals,
-            scx: registry.clone(),
-            scx_tally: tally.clone(),
             lane,
-            lane_wcet: wcets[lane],
-            handoff: out.is_some().then(|| handoff.clone()),
+            runtime: runtimes[lane],
+            wcet: wcets[lane],
         };
-        for (lane, &runtime) in runtimes.iter().enumerate().skip(1) {
-            let sp = spawn(lane, runtime);
+        for k in 1..runtimes.len() {
+            let sp = spawn(&lane(k), &shared, &team);
             match std::thread::Builder::new()
-                .name(format!("rtsched-{}.{lane}", task.name))
-                .spawn(move || helper_main(sp, lane))
+                .name(format!("rtsched-{}.{k}", task.name))
+                .spawn(move || helper_main(sp, k))
             {
                 Ok(h) => helpers.push(h),
                 Err(e) => spawn_error = Some(e),
             }
         }
-        let (sp, ts2) = (spawn(0, runtimes[0]), ts.clone());
+        let (sp, ts2) = (spawn(&lane(0), &shared, &team), ts.clone());
         match std::thread::Builder::new()
             .name(format!("rtsched-{}", task.name))
             .spawn(move || task_main(sp, &ts2))
@@ -1402,44 +1558,49 @@ pub(crate) fn run_into(
             break;
         }
     }
-    if let Some(e) = spawn_error {
-        // The threads already started wait at the barrier, which cannot be called off; they
-        // are left there (they have not run anything) and end with the process.
-        start.abort.store(true, Ordering::SeqCst);
-        return Err(RunError::Failed(format!("cannot start a thread: {e}")));
+    match spawn_error {
+        Some(e) => Err(e),
+        None => Ok((mains, helpers)),
     }
-    start.ready.wait();
-    let errs = std::mem::take(&mut *start.errors.lock().unwrap_or_else(|p| p.into_inner()));
-    if !errs.is_empty() {
-        start.abort.store(true, Ordering::SeqCst);
-    }
-    start
-        .t0
-        .store(sys::mono_ns() + 20_000_000, Ordering::SeqCst);
-    start.go.wait();
+}
+
+/// Streaming: while the task threads run, move their records on in release order.
+fn drain_while_running(
+    mains: &[std::thread::JoinHandle<ThreadOut>],
+    handoff: &Outbox,
+    merger: &mut Merger,
+    c: &mut Collector<'_>,
+) {
+    let n = mains.len();
+    c.track_start_delays(n);
     let mut buf = Vec::new();
-    if let Some(c) = out.as_deref_mut() {
-        c.track_start_delays(n);
-        let mut ended = vec![false; n];
-        while ended.iter().any(|e| !e) {
-            std::thread::sleep(stream::DRAIN_EVERY);
-            // A thread seen finished before the take has handed over all it will.
-            let finished: Vec<usize> = (0..mains.len())
-                .filter(|&t| !ended[t] && mains[t].is_finished())
-                .collect();
-            handoff.take(&mut buf);
-            for rec in buf.drain(..) {
-                merger.push(rec);
-            }
-            for t in finished {
-                ended[t] = true;
-                merger.end_task(t);
-            }
-            merger.emit(c);
+    let mut ended = vec![false; n];
+    while ended.iter().any(|e| !e) {
+        std::thread::sleep(stream::DRAIN_EVERY);
+        // A thread seen finished before the take has handed over all it will.
+        let finished: Vec<usize> = (0..mains.len())
+            .filter(|&t| !ended[t] && mains[t].is_finished())
+            .collect();
+        handoff.take(&mut buf);
+        for rec in buf.drain(..) {
+            merger.push(rec);
         }
+        for t in finished {
+            ended[t] = true;
+            merger.end_task(t);
+        }
+        merger.emit(c);
     }
-    // Join every thread before deciding anything, so none outlives the run.
-    let mut outs = Vec::with_capacity(n);
+}
+
+/// Join every thread before deciding anything, so none outlives the run; the task threads'
+/// outputs.
+fn join_threads(
+    mains: Vec<std::thread::JoinHandle<ThreadOut>>,
+    helpers: Vec<std::thread::JoinHandle<()>>,
+    failed: &AtomicBool,
+) -> Result<Vec<ThreadOut>, RunError> {
+    let mut outs = Vec::with_capacity(mains.len());
     let mut panicked = false;
     for h in mains {
         match h.join() {
@@ -1458,41 +1619,26 @@ pub(crate) fn run_into(
             "a task thread panicked; every thread was stopped".into(),
         ));
     }
-    // Every thread has left the registry: unload the scheduler and keep its counters.
-    drop(registry);
-    let scx_stats = match session {
-        Some(s) => Some(s.stop().map_err(RunError::Failed)?),
-        None => None,
-    };
-    if let Some((ti, e)) = errs.into_iter().min_by_key(|(ti, _)| *ti) {
-        let msg = if e.raw_os_error() == Some(libc::EBUSY)
-            && matches!(plan.policy, KernelPolicy::Deadline { .. })
-        {
-            admission_message(ts, ti, &e)
-        } else if e.raw_os_error() == Some(libc::EPERM) {
-            format!("{}: task '{}': not permitted to set the scheduling policy ({e}); real runs need root or CAP_SYS_NICE. Nothing was run.", ts.source, ts.tasks[ti].name)
-        } else {
-            format!(
-                "{}: task '{}': cannot set the scheduling policy for {}: {e}. Nothing was run.",
-                ts.source, ts.tasks[ti].name, plan.label
-            )
-        };
-        return Err(RunError::Input(msg));
+    Ok(outs)
+}
+
+/// Why task `ti`'s thread could not take its scheduling policy, said for the user.
+fn setup_error(ts: &TaskSet, plan: &KernelPlan, ti: usize, e: &std::io::Error) -> String {
+    if e.raw_os_error() == Some(libc::EBUSY) && matches!(plan.policy, KernelPolicy::Deadline { .. })
+    {
+        admission_message(ts, ti, e)
+    } else if e.raw_os_error() == Some(libc::EPERM) {
+        format!("{}: task '{}': not permitted to set the scheduling policy ({e}); real runs need root or CAP_SYS_NICE. Nothing was run.", ts.source, ts.tasks[ti].name)
+    } else {
+        format!(
+            "{}: task '{}': cannot set the scheduling policy for {}: {e}. Nothing was run.",
+            ts.source, ts.tasks[ti].name, plan.label
+        )
     }
-    let mut r = RunResult::new("kernel", &plan.label, ts);
-    r.unmeasured = &LEDGER_COUNTERS;
-    // Where the run's time 0 lies on CLOCK_MONOTONIC, to line its records up with anything
-    // else timed on this machine (a trace, a latency probe, /proc samples).
-    r.measurements.insert(
-        crate::TIME_ZERO_KEY.into(),
-        start.t0.load(Ordering::SeqCst) as f64,
-    );
-    if let Some(stats) = scx_stats {
-        r.measurements.extend(stats);
-        tally.report(&r.task_names, &mut r.measurements);
-    }
-    workloads.report(&mut r.measurements);
-    perf::report(&probe, &mut r);
+}
+
+/// The task threads' records, intervals and samples, and the resources' counts, into `r`.
+fn assemble(ts: &TaskSet, mut outs: Vec<ThreadOut>, locks: &[Lock], r: &mut RunResult) {
     let mut end = 0;
     for o in &outs {
         for j in &o.jobs {
@@ -1511,7 +1657,7 @@ pub(crate) fn run_into(
     for o in &outs {
         overhead.merge(&o.overhead);
     }
-    crate::testbed::put_stats(&mut r, "job_cpu_overhead", &mut overhead);
+    overhead.report("job_cpu_overhead", &mut r.measurements);
     for (name, l) in ts.resources.iter().zip(locks.iter()) {
         r.measurements.insert(
             format!("resource.{name}.acquisitions"),
@@ -1530,25 +1676,28 @@ pub(crate) fn run_into(
     r.intervals.sort_by_key(|i| (i.start, i.cpu));
     r.end = end;
     r.counters.releases = r.jobs.len() as u64;
-    crate::testbed::add_start_delay(&mut r);
-    if let Some(c) = out {
-        handoff.take(&mut buf);
-        for rec in buf.drain(..) {
-            merger.push(rec);
-        }
-        merger.finish(c, |o, rest| {
-            rest.iter()
-                .flatten()
-                .map(|j| j.finish.unwrap_or(j.deadline))
-                .fold(o.latest, Time::max)
-        });
-        r.end = c.latest;
-        r.counters.releases = c.jobs;
-        if let Some(d) = &mut c.start_delays {
-            crate::testbed::put_stats(&mut r, "start_delay", &mut d.samples);
-        }
+    add_start_delay(r);
+}
+
+/// Streaming: the records handed over last, then the rest in release order; the run's end,
+/// job count and start delays are the stream's.
+fn finish_stream(handoff: &Outbox, mut merger: Merger, c: &mut Collector<'_>, r: &mut RunResult) {
+    let mut buf = Vec::new();
+    handoff.take(&mut buf);
+    for rec in buf.drain(..) {
+        merger.push(rec);
     }
-    Ok(r)
+    merger.finish(c, |o, rest| {
+        rest.iter()
+            .flatten()
+            .map(|j| j.finish.unwrap_or(j.deadline))
+            .fold(o.latest, Time::max)
+    });
+    r.end = c.latest;
+    r.counters.releases = c.jobs;
+    if let Some(d) = &mut c.start_delays {
+        d.samples.report("start_delay", &mut r.measurements);
+    }
 }
 
 #[cfg(test)]
@@ -1730,7 +1879,7 @@ tasks:
     /// other tests run beside them).
     fn run_other(ts: &TaskSet) -> RunResult {
         let plan = KernelPlan::new(ts, "other").unwrap();
-        let _one = crate::real_threads_lock();
+        let _one = crate::options::real_threads_lock();
         run(ts, &plan, &RunOptions::default()).unwrap()
     }
 

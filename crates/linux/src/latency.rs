@@ -3,7 +3,9 @@
 //! measurement as `cyclictest -S -m`, against which the tests validate it). Like cyclictest it
 //! asks for zero wake-up latency through /dev/cpu_dma_latency while it runs (`pm_qos`).
 
-use crate::{interrupted, sys, RunError};
+use crate::options::RunError;
+use crate::signal::{interrupted, SignalGuard};
+use crate::sys;
 use rtsched_model::Time;
 use std::io::Write;
 
@@ -19,16 +21,13 @@ pub struct ProbeResult {
 /// cycle and CPU: 7.2 MB per CPU at 1 ms).
 pub const MAX_PROBE_DURATION: Time = 900 * 1_000_000_000;
 
-/// `pm_qos`: ask for zero wake-up latency (/dev/cpu_dma_latency) while probing, as cyclictest
-/// does; without it the CPUs idle as they would anyway (what a probe watching a run wants: the
-/// request keeps idle vCPUs polling, which changes what the host does).
-pub fn probe(
+/// The probe's options within their bounds on this machine; the CPUs to probe.
+fn check(
     duration: Time,
     interval: Time,
     priority: u32,
     cpus: Option<Vec<usize>>,
-    pm_qos: bool,
-) -> Result<ProbeResult, RunError> {
+) -> Result<Vec<usize>, RunError> {
     if !(10_000..=1_000_000_000).contains(&interval) {
         return Err(RunError::Input(format!(
             "latency probe: interval must be between 10 us and 1 s, got {interval} ns"
@@ -52,8 +51,48 @@ pub fn probe(
             "latency probe: CPU {c} is not online (this machine has {online})"
         )));
     }
+    Ok(cpus)
+}
+
+/// On the calling thread, pinned to `cpu` under SCHED_FIFO `priority`: how late it woke for
+/// each of `cycles` = (start, interval, count) absolute deadlines.
+fn wake_latencies(
+    cpu: usize,
+    priority: u32,
+    (start, interval, n): (Time, Time, usize),
+    stop: &std::sync::atomic::AtomicBool,
+) -> Result<Vec<Time>, String> {
+    let tid = sys::gettid();
+    sys::set_affinity(tid, Some(cpu))
+        .and_then(|_| sys::set_fifo(tid, priority))
+        .map_err(|e| format!("CPU {cpu}: {e}"))?;
+    let mut out = Vec::with_capacity(n);
+    let mut next = start;
+    for _ in 0..n {
+        next += interval;
+        sys::sleep_until(next, stop);
+        let now = sys::mono_ns();
+        if interrupted() {
+            break;
+        }
+        out.push(now.saturating_sub(next));
+    }
+    Ok(out)
+}
+
+/// `pm_qos`: ask for zero wake-up latency (/dev/cpu_dma_latency) while probing, as cyclictest
+/// does; without it the CPUs idle as they would anyway (what a probe watching a run wants: the
+/// request keeps idle vCPUs polling, which changes what the host does).
+pub fn probe(
+    duration: Time,
+    interval: Time,
+    priority: u32,
+    cpus: Option<Vec<usize>>,
+    pm_qos: bool,
+) -> Result<ProbeResult, RunError> {
+    let cpus = check(duration, interval, priority, cpus)?;
     sys::check_rt_privilege().map_err(RunError::Privilege)?;
-    let _guard = crate::SignalGuard::install();
+    let _guard = SignalGuard::install();
     // Keep the CPUs out of deep idle states while we measure, as cyclictest does.
     let dma = pm_qos.then(|| {
         std::fs::OpenOptions::new()
@@ -71,24 +110,9 @@ pub fn probe(
                 let stop = &stop;
                 std::thread::Builder::new()
                     .name(format!("rtsched-probe{cpu}"))
-                    .spawn_scoped(s, move || -> Result<Vec<Time>, String> {
-                        let tid = sys::gettid();
-                        sys::set_affinity(tid, Some(cpu))
-                            .and_then(|_| sys::set_fifo(tid, priority))
-                            .map_err(|e| format!("CPU {cpu}: {e}"))?;
-                        let n = (duration / interval) as usize;
-                        let mut out = Vec::with_capacity(n);
-                        let mut next = start;
-                        for _ in 0..n {
-                            next += interval;
-                            sys::sleep_until(next, stop);
-                            let now = sys::mono_ns();
-                            if interrupted() {
-                                break;
-                            }
-                            out.push(now.saturating_sub(next));
-                        }
-                        Ok(out)
+                    .spawn_scoped(s, move || {
+                        let cycles = (start, interval, (duration / interval) as usize);
+                        wake_latencies(cpu, priority, cycles, stop)
                     })
                     .expect("spawn probe thread")
             })

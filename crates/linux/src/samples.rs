@@ -8,6 +8,8 @@
 //! max stay exact. (Written here rather than taken from a crate: it is 60 lines, and the
 //! exact-then-histogram switch is what keeps short runs' figures unchanged.)
 
+use std::collections::BTreeMap;
+
 /// Samples kept exactly before the histogram takes over (512 KB of them).
 pub const EXACT_UP_TO: usize = 65_536;
 
@@ -121,6 +123,18 @@ impl Samples {
                 self.max as f64
             }
         }
+    }
+
+    /// Median, p99 (nearest rank), max and count into a run's `measurements`, under
+    /// `name.*`; nothing if there is no sample.
+    pub fn report(&mut self, name: &str, measurements: &mut BTreeMap<String, f64>) {
+        if self.is_empty() {
+            return;
+        }
+        measurements.insert(format!("{name}.median_ns"), self.quantile(0.5));
+        measurements.insert(format!("{name}.p99_ns"), self.quantile(0.99));
+        measurements.insert(format!("{name}.max_ns"), self.max() as f64);
+        measurements.insert(format!("{name}.count"), self.count() as f64);
     }
 }
 

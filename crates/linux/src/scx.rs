@@ -11,6 +11,9 @@
 //! and `kernel:scx-pedf`: it waits until the scheduler is attached, hands out the registry,
 //! and at the end stops the loader and collects its counters.
 
+use crate::lanes::lane_wcets;
+use crate::options::RunError;
+use rtsched_model::TaskSet;
 use std::io::{self, BufRead, BufReader, Write};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::path::{Path, PathBuf};
@@ -358,6 +361,50 @@ impl Drop for Registry {
             libc::munmap(self.choice as *mut libc::c_void, MAX_CPUS * 8);
         }
     }
+}
+
+/// The scheduler's admission test, before anything runs: the sum of WCET/period (over every
+/// thread of every task) within the CPUs, and within 1 on each CPU of a partition. The
+/// registry applies the same test thread by thread ([`Registry::register`]).
+pub(crate) fn admission(ts: &TaskSet, cpu: Option<&[Option<u32>]>) -> Result<(), RunError> {
+    let bw = |t: &rtsched_model::Task| {
+        lane_wcets(&t.program())
+            .iter()
+            .map(|&w| w as f64 / t.period as f64)
+            .sum::<f64>()
+    };
+    let total: f64 = ts.tasks.iter().map(bw).sum();
+    let m = ts.platform.cpus;
+    if total > m as f64 + 1e-9 {
+        return Err(RunError::Input(format!(
+            "{}: field 'tasks': total bandwidth {total:.3} (sum of WCET/period) exceeds the {m} CPUs; kernel:scx-* refuses it at registration"
+            , ts.source
+        )));
+    }
+    if let Some(cpu) = cpu {
+        for c in 0..m {
+            let on: Vec<&rtsched_model::Task> = ts
+                .tasks
+                .iter()
+                .zip(cpu)
+                .filter(|(_, &x)| x == Some(c))
+                .map(|(t, _)| t)
+                .collect();
+            let u: f64 = on.iter().map(|t| bw(t)).sum();
+            if u > 1.0 + 1e-9 {
+                return Err(RunError::Input(format!(
+                    "{}: task '{}': field 'cpu': CPU {c} would carry bandwidth {u:.3} > 1 ({})",
+                    ts.source,
+                    on.last().unwrap().name,
+                    on.iter()
+                        .map(|t| format!("{} {:.3}", t.name, bw(t)))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Whether this kernel can load a sched_ext scheduler, and whether one is loaded.

@@ -229,6 +229,18 @@ pub fn voluntary_switches() -> u64 {
     }
 }
 
+/// CPU time stolen by the hypervisor, all CPUs, in clock ticks (/proc/stat "cpu" line, 8th).
+pub fn steal_ticks() -> Option<u64> {
+    let s = std::fs::read_to_string("/proc/stat").ok()?;
+    s.lines().next()?.split_whitespace().nth(8)?.parse().ok()
+}
+
+/// Clock ticks per second (the unit of [`steal_ticks`]).
+pub fn clock_ticks() -> u64 {
+    // SAFETY: sysconf has no memory effects.
+    (unsafe { libc::sysconf(libc::_SC_CLK_TCK) }).max(1) as u64
+}
+
 /// A process-private `pthread_mutex_t` (the mutex a real application's critical section would
 /// use). The mutex lives in its own allocation, so it never moves after initialisation.
 /// `inherit` selects `PTHREAD_PRIO_INHERIT` (a holder runs at the priority of its most urgent

@@ -527,7 +527,7 @@ mod memory_tests {
 
     #[test]
     fn calibrated_work_takes_about_its_demand_when_alone() {
-        let _one = crate::real_threads_lock();
+        let _one = crate::options::real_threads_lock();
         let (mw, cal) = MemWork::calibrate(Arc::new(Buffer::new(32 * 1024)));
         assert!(
             cal.min <= cal.rate && cal.rate <= cal.max && cal.rate > 0.0,
@@ -542,7 +542,7 @@ mod memory_tests {
 
     #[test]
     fn stopped_work_reports_its_part() {
-        let _one = crate::real_threads_lock();
+        let _one = crate::options::real_threads_lock();
         let (mw, _) = MemWork::calibrate(Arc::new(Buffer::new(64 * 1024)));
         let mut n = 0;
         let d = mw.run(
@@ -567,7 +567,7 @@ mod workload_tests {
 
     #[test]
     fn groups_share_one_buffer_and_each_size_is_calibrated_once() {
-        let _one = crate::real_threads_lock();
+        let _one = crate::options::real_threads_lock();
         let ts = parse_taskset(
             "platform: {cpus: 2}
 tasks:
@@ -614,7 +614,7 @@ tasks:
 
     #[test]
     fn cpu_work_reports_its_cpu_time_as_its_work() {
-        let _one = crate::real_threads_lock();
+        let _one = crate::options::real_threads_lock();
         let d = Workload::Cpu.execute(1_000_000, || false, |_| {});
         assert!(
             d.completed && d.work == 1_000_000 && d.cpu >= 1_000_000,

@@ -1,0 +1,173 @@
+//! The backends a real run can take: one parse of the backend's name into a [`Backend`], the
+//! checks every real run passes before any thread starts, and the hand-over to the driver.
+
+use crate::kernel::{self, KernelPlan};
+use crate::options::{RunError, RunOptions, MAX_DURATION};
+use crate::signal::{interrupted, SignalGuard};
+use crate::stream::{self, Collector};
+use crate::{scx_user, sys, testbed};
+use rtsched_model::results::{JobSink, RunResult};
+use rtsched_model::TaskSet;
+use rtsched_policies::Policy;
+
+/// The backends, for help texts. Every kernel backend takes the option `:pi`: critical
+/// sections lock their pthread mutexes with `PTHREAD_PRIO_INHERIT` instead of `PTHREAD_PRIO_NONE`.
+pub const BACKENDS: &[(&str, &str)] = &[
+    ("kernel:deadline", "each task's threads under SCHED_DEADLINE (runtime = WCET + max(250 us, 10%), deadline, period; one reservation per thread of a parallel task); kernel:deadline:reclaim adds GRUB reclaiming, :pi priority inheritance"),
+    ("kernel:fifo", "each task's threads under SCHED_FIFO, RM priorities (kernel:fifo:dm for DM, :file for the file's; :pi for priority inheritance, e.g. kernel:fifo:rm:pi); partitioned through affinity if every task has a cpu"),
+    ("kernel:other", "each task's threads under SCHED_OTHER (CFS/EEVDF): what a user gets by default (kernel:other:pi for priority inheritance)"),
+    ("kernel:scx-gedf", "rtsched's sched_ext scheduler (needs a kernel with sched_ext and the rtsched-scx loader): global EDF in BPF, idle CPU first, else preempt the latest deadline found in the cpudl tree (kernel:scx-gedf:linear scans instead); tasks register period, deadline and WCET"),
+    ("kernel:scx-pedf", "rtsched's sched_ext scheduler: partitioned EDF in BPF, partition from the file's cpu fields or a heuristic (kernel:scx-pedf:ffd, :wfd, :lwfg+ffd, ...)"),
+    ("kernel:scx:POLICY", "rtsched's sched_ext scheduler in user-space mode: any rtsched policy decides over the job ledger (as on the testbed), BPF puts each task's own SCHED_EXT thread on the CPU decided for it (e.g. kernel:scx:gedf, kernel:scx:ggua)"),
+    ("testbed:POLICY", "any rtsched policy decides, one pinned SCHED_FIFO worker per CPU executes (e.g. testbed:gedf, testbed:pedf)"),
+];
+
+/// A backend, parsed and checked against its task set: what its driver runs.
+pub enum Backend {
+    /// `kernel:deadline`, `kernel:fifo`, `kernel:other`, `kernel:scx-gedf`, `kernel:scx-pedf`:
+    /// each task's threads under the kernel's own policy ([`kernel`]).
+    Kernel(KernelPlan),
+    /// `kernel:scx:POLICY`: the policy decides in user space, rtsched's sched_ext scheduler
+    /// runs each task's own threads as decided ([`scx_user`]).
+    ScxUser(Box<dyn Policy>),
+    /// `testbed:POLICY`: the policy decides, one worker per CPU executes ([`testbed`]).
+    Testbed(Box<dyn Policy>),
+}
+
+impl Backend {
+    /// Parse `backend` (see [`BACKENDS`]) for `ts`: the kernel plan or the policy built.
+    pub fn parse(ts: &TaskSet, backend: &str) -> Result<Backend, RunError> {
+        Self::parse_known(ts, backend)?.ok_or_else(|| {
+            let known: Vec<&str> = BACKENDS.iter().map(|b| b.0).collect();
+            RunError::Input(format!(
+                "unknown backend '{backend}'; known: {}",
+                known.join(", ")
+            ))
+        })
+    }
+
+    /// [`Backend::parse`], `None` for a name that is neither `kernel:` nor `testbed:`.
+    fn parse_known(ts: &TaskSet, backend: &str) -> Result<Option<Backend>, RunError> {
+        let (kind, rest) = backend.split_once(':').unwrap_or((backend, ""));
+        Ok(Some(match kind {
+            "kernel" => match rest.strip_prefix("scx:") {
+                Some(spec) => Backend::ScxUser(
+                    rtsched_policies::build(spec, ts)
+                        .map_err(|e| RunError::Input(format!("kernel:scx: {e}")))?,
+                ),
+                None => Backend::Kernel(KernelPlan::new(ts, rest)?),
+            },
+            "testbed" => {
+                Backend::Testbed(rtsched_policies::build(rest, ts).map_err(RunError::Input)?)
+            }
+            _ => return Ok(None),
+        }))
+    }
+
+    /// The `scheduler` a run on this backend reports (e.g. `kernel:fifo:file (partitioned)`,
+    /// `testbed:gedf`).
+    pub fn label(&self) -> String {
+        match self {
+            Backend::Kernel(plan) => plan.label.clone(),
+            Backend::ScxUser(p) => format!("kernel:scx:{}", p.name()),
+            Backend::Testbed(p) => format!("testbed:{}", p.name()),
+        }
+    }
+}
+
+fn check_common(ts: &TaskSet, opts: &RunOptions) -> Result<(), RunError> {
+    if let Some(t) = ts.tasks.iter().find(|t| t.is_fair()) {
+        // Best-effort tasks live in the simulator (`cfs`); on a real machine the kernel's own
+        // fair class runs them: `rtsched stress` makes the load, `rtsched balance` moves it.
+        return Err(RunError::Input(format!(
+            "{}: task '{}': field 'class': best-effort (fair) tasks are simulated only (scheduler cfs); on this machine use `rtsched stress` for the load and `rtsched balance` for the zone balancer",
+            ts.source, t.name
+        )));
+    }
+    if ts.run.duration > MAX_DURATION {
+        return Err(RunError::Input(format!(
+            "{}: run: field 'duration': a real run is limited to {} s, got {} s",
+            ts.source,
+            MAX_DURATION / 1_000_000_000,
+            ts.run.duration as f64 / 1e9
+        )));
+    }
+    let u = ts.utilization();
+    if u > ts.platform.cpus as f64 && !opts.allow_overload {
+        return Err(RunError::Input(format!(
+            "{}: total utilisation {u:.3} exceeds the {} CPUs; a real run of an overloaded set is refused unless --allow-overload",
+            ts.source, ts.platform.cpus
+        )));
+    }
+    let online = sys::online_cpus();
+    if ts.platform.cpus as usize > online {
+        return Err(RunError::Input(format!(
+            "{}: platform: field 'cpus': the task set needs {} CPUs, this machine has {online} online",
+            ts.source, ts.platform.cpus
+        )));
+    }
+    Ok(())
+}
+
+/// Run `ts` for real on `backend` (see [`BACKENDS`]).
+pub fn run(ts: &TaskSet, backend: &str, opts: &RunOptions) -> Result<RunResult, RunError> {
+    run_with(ts, backend, opts, None)
+}
+
+/// [`run`] without holding the per-job records: each goes, in release order, into the
+/// summaries and then to `next` (a Parquet writer) as its job ends, so memory stays bounded
+/// whatever the duration ([`crate::stream`]). The result's `jobs` is empty and `streamed`
+/// holds the count and the summaries.
+pub fn run_streamed(
+    ts: &TaskSet,
+    backend: &str,
+    opts: &RunOptions,
+    next: Option<&mut (dyn JobSink + Send)>,
+) -> Result<RunResult, RunError> {
+    let mut c = stream::Collector::for_run(ts, next);
+    let mut r = run_with(ts, backend, opts, Some(&mut c))?;
+    r.streamed = Some(c.streamed(&r.task_names));
+    Ok(r)
+}
+
+/// The `scheduler` a run of `ts` on `backend` will report, known before it runs: a streamed
+/// run's Parquet rows carry it.
+pub fn scheduler_label(ts: &TaskSet, backend: &str) -> Result<String, RunError> {
+    match Backend::parse_known(ts, backend)? {
+        Some(b) => Ok(b.label()),
+        None => Err(RunError::Input(format!("unknown backend '{backend}'"))),
+    }
+}
+
+fn run_with(
+    ts: &TaskSet,
+    backend: &str,
+    opts: &RunOptions,
+    out: Option<&mut Collector<'_>>,
+) -> Result<RunResult, RunError> {
+    check_common(ts, opts)?;
+    // Validate everything before touching any thread.
+    let backend = Backend::parse(ts, backend)?;
+    sys::check_rt_privilege().map_err(RunError::Privilege)?;
+    let _guard = SignalGuard::install();
+    let steal0 = sys::steal_ticks();
+    let r = match backend {
+        Backend::Kernel(plan) => kernel::run_into(ts, &plan, opts, out),
+        Backend::ScxUser(policy) => scx_user::run_into(ts, policy, opts, out),
+        Backend::Testbed(policy) => testbed::run_into(ts, policy, opts, out),
+    };
+    if interrupted() {
+        return Err(RunError::Interrupted);
+    }
+    r.map(|mut r| {
+        // In a virtual machine the host may take the CPUs away; a run with much steal measured
+        // the host as much as the scheduler.
+        if let (Some(a), Some(b)) = (steal0, sys::steal_ticks()) {
+            r.measurements.insert(
+                "host.steal_ms".into(),
+                (b.saturating_sub(a)) as f64 * 1000.0 / sys::clock_ticks() as f64,
+            );
+        }
+        r
+    })
+}
