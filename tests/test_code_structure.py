@@ -135,3 +135,23 @@ def test_python_no_circle_and_package_names(tmp_path):
     (tmp_path / "python/p/__init__.py").write_text("from .b import B\nVERSION = 1\n")
     (tmp_path / "python/p/d.py").write_text("def f():\n    from p import VERSION\n")
     assert circles(tmp_path) == {"p": [["p", "p.b", "p.c", "p.d"]]}
+
+
+def test_every_policy_file_is_in_the_registry():
+    """A policy is one file, its `pub mod` and one line of `registry::ENTRIES`
+    (docs/architecture.md "Where a change goes"): a description no entry lists would be a
+    policy no user, driver or property test can reach."""
+    import re
+
+    src = ROOT / "crates/policies/src"
+    registry = (src / "registry.rs").read_text()
+    listed = set(re.findall(r"info:\s*(\w+)::(INFO\w*)", registry))
+    lib = (src / "lib.rs").read_text()
+    declared = set()
+    for f in sorted(src.glob("*.rs")):
+        for const in re.findall(r"^pub const (INFO\w*): PolicyInfo", f.read_text(), re.M):
+            declared.add((f.stem, const))
+            assert re.search(rf"^pub mod {f.stem};", lib, re.M), f"{f.name}: no `pub mod {f.stem};` in lib.rs"
+    assert declared, "no policy description found: the pattern is stale"
+    assert declared - listed == set(), f"policy descriptions not in registry::ENTRIES: {sorted(declared - listed)}"
+    assert listed - declared == set(), f"ENTRIES names descriptions that do not exist: {sorted(listed - declared)}"

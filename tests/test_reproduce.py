@@ -124,9 +124,9 @@ def test_a_plan_names_every_backend_with_its_policy():
 
 
 def test_the_testbeds_priorities_are_the_rust_constants():
-    src = (Path(ROOT) / "crates" / "linux" / "src" / "testbed.rs").read_text()
-    assert f"const WORKER_PRIO: u32 = {_real.TESTBED_WORKER_PRIO};" in src
-    assert f"const DECIDER_PRIO: u32 = {_real.TESTBED_DECIDER_PRIO};" in src
+    src = Path(ROOT) / "crates" / "linux" / "src"
+    assert f"const WORKER_PRIO: u32 = {_real.TESTBED_WORKER_PRIO};" in (src / "testbed.rs").read_text()
+    assert f"const DECIDER_PRIO: u32 = {_real.TESTBED_DECIDER_PRIO};" in (src / "userspace.rs").read_text()
 
 
 def test_an_experiment_without_real_runs_says_real_changes_nothing(tmp_path):

@@ -55,13 +55,13 @@ impl Samples {
             None => {
                 self.exact.push(v);
                 if self.exact.len() > EXACT_UP_TO {
-                    self.to_histogram();
+                    self.spill_to_histogram();
                 }
             }
         }
     }
 
-    fn to_histogram(&mut self) {
+    fn spill_to_histogram(&mut self) {
         let mut h = vec![0u64; BUCKETS].into_boxed_slice();
         for &v in &self.exact {
             h[bucket(v)] += 1;
@@ -76,7 +76,7 @@ impl Samples {
             None => o.exact.iter().for_each(|&v| self.push(v)),
             Some(oh) => {
                 if self.hist.is_none() {
-                    self.to_histogram();
+                    self.spill_to_histogram();
                 }
                 let h = self.hist.as_mut().expect("just made");
                 h.iter_mut().zip(oh.iter()).for_each(|(a, b)| *a += b);

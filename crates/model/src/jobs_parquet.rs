@@ -183,6 +183,9 @@ enum Backend<W: Write + Send> {
     Gone,
 }
 
+// Columns move by value, once a row group (a few thousand jobs); boxing them would add an
+// allocation a group for nothing.
+#[allow(clippy::large_enum_variant)]
 enum ToEncoder {
     Group(Columns),
     Finish(String),

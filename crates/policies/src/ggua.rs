@@ -24,6 +24,7 @@
 //!    so there a job infeasible alone is aborted; a TUF that outlives its deadline still pays).
 //!    The chosen list is ordered by EDF.
 //! 5. A freed resource goes to its waiter of highest PUD (`ua::grant_pending`, ChronOS §3.2).
+//!
 //! Deadlocks: the job of least PUD in the cycle is aborted (`ua::least_pud`).
 //!
 //! Defaults `model=stw,mapper=3pass` (ChronOS runs G-GUA stop-the-world). TUFs must be

@@ -91,7 +91,7 @@ impl Lbesa {
                 density,
             });
         }
-        self.schedule.sort_by(|a, b| a.key.cmp(&b.key));
+        self.schedule.sort_by_key(|s| s.key);
         while self.schedule.len() > 1
             && !ua::feasible(now, self.schedule.iter().map(|s| (s.deadline, s.remaining)))
         {

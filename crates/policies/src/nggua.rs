@@ -18,6 +18,7 @@
 //!    not aborted.
 //! 4. The heads of the per-CPU schedules are chosen, in the order of step 2.
 //! 5. A freed resource goes to its waiter of earliest deadline (`ua::grant_pending`, §3.2).
+//!
 //! In underload nothing is removed: the first m jobs in EDF order land on m distinct CPUs, so
 //! the chosen set is G-EDF's (tests/ua_global.rs checks it job by job).
 //!

@@ -307,7 +307,7 @@ impl Paws {
     }
 
     /// A global-queue entry arrives (Rule A): it may take a CPU in this decision.
-    fn to_global(&mut self, e: EntityId) {
+    fn enqueue_global(&mut self, e: EntityId) {
         let k = self.ent(e).key;
         self.global.push(e, k);
         self.arrived.push(e);
@@ -485,7 +485,7 @@ impl Policy for Paws {
             }
         }
         self.set(e, Origin::Job);
-        self.to_global(e.id);
+        self.enqueue_global(e.id);
     }
 
     fn forked(&mut self, _now: Time, cpu: Option<u32>, threads: &[EntityInfo]) {
@@ -499,7 +499,7 @@ impl Policy for Paws {
             _ => {
                 for t in threads {
                     self.set(t, Origin::Job);
-                    self.to_global(t.id);
+                    self.enqueue_global(t.id);
                 }
             }
         }
@@ -523,7 +523,7 @@ impl Policy for Paws {
     fn unblocked(&mut self, _now: Time, e: &EntityInfo) {
         match self.ent(e.id).origin {
             Origin::Local(home) => self.local[home as usize].push_bottom(e.id, e.deadline),
-            Origin::Job | Origin::Stolen(_) => self.to_global(e.id),
+            Origin::Job | Origin::Stolen(_) => self.enqueue_global(e.id),
         }
     }
 

@@ -4,7 +4,7 @@
 //! so a torn read (a deadline paired with the wrong CPU) is detected. After the threads join,
 //! the structure must be exact: heap property, back-indices, free mask, published shard roots,
 //! and every CPU's final deadline as its owner last set it.
-#![cfg(not(loom))]
+#![cfg(not(feature = "loom"))]
 
 use rtsched_policies::common::cpudl_sync::{ConcurrentCpudl, LockedCpudl, ShardedCpudl};
 use std::sync::Arc;

@@ -27,7 +27,7 @@ SUMMARY = ["jobs", "completed", "missed", "aborted", "dsr", "aur", "max_tardines
            "preemptions", "migrations", "context_switches", "exec_inflation", "ipc_proxy"]
 
 
-#: The testbed's thread priorities (crates/linux/src/testbed.rs WORKER_PRIO and DECIDER_PRIO;
+#: The testbed's thread priorities (crates/linux/src/testbed.rs WORKER_PRIO, userspace.rs DECIDER_PRIO;
 #: tests/test_reproduce.py keeps them equal).
 TESTBED_WORKER_PRIO, TESTBED_DECIDER_PRIO = 50, 60
 

@@ -434,10 +434,10 @@ impl<C: Choose> Policy for GlobalModel<C> {
         self.chooser.grant_by().is_some()
     }
     fn schedule(&mut self, now: Time, d: &mut Dispatch<'_>) {
-        if !(self.force
-            || d.global_event()
-            || !d.event_cpus().is_empty()
-            || !d.pending_grants().is_empty())
+        if !self.force
+            && !d.global_event()
+            && d.event_cpus().is_empty()
+            && d.pending_grants().is_empty()
         {
             return;
         }
