@@ -238,7 +238,10 @@ fn run_sets(
                 Some(e) => Err(e),
                 None => {
                     total.reset_for(&ts);
-                    rtsched_sim::simulate_into_reusing(&ts, sched, &mut total, &mut scratch)
+                    let options = rtsched_sim::Options::spec(sched)
+                        .records(rtsched_sim::Records::Into(&mut total))
+                        .scratch(&mut scratch);
+                    rtsched_sim::simulate(&ts, options).map(|o| o.result)
                 }
             };
             match run {
