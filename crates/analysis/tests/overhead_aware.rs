@@ -124,7 +124,9 @@ fn arb_raw() -> impl Strategy<Value = Raw> {
 }
 
 fn misses(ts: &TaskSet, spec: &str) -> u64 {
-    let r = simulate(ts, Options::spec(spec)).unwrap_or_else(|e| panic!("{spec}: {e}")).result;
+    let r = simulate(ts, Options::spec(spec))
+        .unwrap_or_else(|e| panic!("{spec}: {e}"))
+        .result;
     // What the analysis relies on: a job occupies its CPUs for its work and its charges only.
     for j in r.jobs.iter().filter(|j| j.finish.is_some()) {
         assert_eq!(

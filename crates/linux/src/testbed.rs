@@ -1619,7 +1619,12 @@ tasks:
     fn the_parity_case_in_the_simulator_is_the_hand_worked_one() {
         let ts = parse(PARITY);
         let mut p = parity_policy("ticked", &ts);
-        let r = rtsched_sim::simulate(&ts, rtsched_sim::Options::policy(p.as_mut()).intervals(true)).unwrap().result;
+        let r = rtsched_sim::simulate(
+            &ts,
+            rtsched_sim::Options::policy(p.as_mut()).intervals(true),
+        )
+        .unwrap()
+        .result;
         let mut ivs: Vec<_> = r
             .intervals
             .iter()
@@ -1663,7 +1668,12 @@ tasks:
         let ts = parse(PARITY);
         for spec in ["ticked", "gedf", "gedf-dist"] {
             let mut p = parity_policy(spec, &ts);
-            let sim = rtsched_sim::simulate(&ts, rtsched_sim::Options::policy(p.as_mut()).intervals(true)).unwrap().result;
+            let sim = rtsched_sim::simulate(
+                &ts,
+                rtsched_sim::Options::policy(p.as_mut()).intervals(true),
+            )
+            .unwrap()
+            .result;
             let sim_stats = p.stats();
             let want = per_cpu_order(&sim);
             let outcome = |r: &RunResult| {
@@ -1727,7 +1737,9 @@ tasks:
         }
         let _one = crate::real_threads_lock();
         let pedf = parse(include_str!("../../../tests/data/pedf-inversions.yaml"));
-        let sim = rtsched_sim::simulate(&pedf, rtsched_sim::Options::spec("pedf")).unwrap().result;
+        let sim = rtsched_sim::simulate(&pedf, rtsched_sim::Options::spec("pedf"))
+            .unwrap()
+            .result;
         assert_eq!(
             (
                 sim.counters.priority_inversions,

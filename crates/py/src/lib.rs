@@ -538,17 +538,10 @@ fn simulate(
     policy_stats: bool,
 ) -> PyResult<PyRunResult> {
     let ts = &taskset.inner;
-    let options = |records| {
-        rtsched_sim::Options::spec(scheduler)
-            .intervals(record_intervals)
-            .measure_policy(measure_policy)
-            .policy_stats(policy_stats)
-            .records(records)
-    };
     let mut stats = Vec::new();
     let r = if parquet.is_some() || csv.is_some() {
         streamed_into(parquet, csv, scheduler, ts, |sink| {
-            // The sink lives in this call only: its options are built here.
+            // The sink lives in this call only, so the options are built in it.
             let options = rtsched_sim::Options::spec(scheduler)
                 .intervals(record_intervals)
                 .measure_policy(measure_policy)
@@ -562,13 +555,17 @@ fn simulate(
                 .map_err(input_err)
         })?
     } else {
-        let records = if keep_jobs {
-            rtsched_sim::Records::Held
-        } else {
-            rtsched_sim::Records::Summarised(None)
-        };
+        let options = rtsched_sim::Options::spec(scheduler)
+            .intervals(record_intervals)
+            .measure_policy(measure_policy)
+            .policy_stats(policy_stats)
+            .records(if keep_jobs {
+                rtsched_sim::Records::Held
+            } else {
+                rtsched_sim::Records::Summarised(None)
+            });
         let o = py
-            .detach(|| rtsched_sim::simulate(ts, options(records)))
+            .detach(|| rtsched_sim::simulate(ts, options))
             .map_err(input_err)?;
         stats = o.stats;
         o.result

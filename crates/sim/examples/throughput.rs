@@ -85,7 +85,9 @@ fn with_memory(mut ts: TaskSet, seed: u64) -> TaskSet {
 
 fn timed(ts: &TaskSet) -> (f64, usize) {
     let t0 = Instant::now();
-    let r = rtsched_sim::simulate(ts, rtsched_sim::Options::spec("gedf")).unwrap().result;
+    let r = rtsched_sim::simulate(ts, rtsched_sim::Options::spec("gedf"))
+        .unwrap()
+        .result;
     (t0.elapsed().as_secs_f64(), r.jobs.len())
 }
 
@@ -157,7 +159,9 @@ fn main() {
                 best = best.min(t0.elapsed().as_secs_f64());
                 jobs = r.job_count() as usize;
             } else {
-                let r = rtsched_sim::simulate(&ts, rtsched_sim::Options::spec("gedf")).unwrap().result;
+                let r = rtsched_sim::simulate(&ts, rtsched_sim::Options::spec("gedf"))
+                    .unwrap()
+                    .result;
                 best = best.min(t0.elapsed().as_secs_f64());
                 jobs = r.jobs.len();
             }

@@ -170,26 +170,30 @@ pub fn simulate<O: Observer, C: CostModel>(
         }
         Scheduler::Policy(p) => p,
     };
-    let (mut summarised, mut into) = match records {
-        Records::Held => (None, None),
-        Records::Summarised(next) => (Some(SummarySink::for_run(ts, next)), None),
-        Records::Into(sink) => (None, Some(sink)),
+    let mut summarised = None;
+    let sink: Option<&mut (dyn JobSink + Send)> = match records {
+        Records::Held => None,
+        Records::Summarised(next) => Some(summarised.insert(SummarySink::for_run(ts, next))),
+        Records::Into(sink) => Some(sink),
     };
-    let sink: Option<&mut (dyn JobSink + Send)> = match (summarised.as_mut(), into.as_deref_mut()) {
-        (Some(acc), _) => Some(acc),
-        (None, Some(sink)) => Some(sink),
-        (None, None) => None,
+    let run = Run {
+        ts,
+        policy: &mut *policy,
+        observer,
+        intervals,
+        measure_policy,
+        sink,
+        buffers: scratch
+            .as_deref_mut()
+            .map(std::mem::take)
+            .unwrap_or_default(),
     };
-    let buffers = scratch.as_deref_mut().map(std::mem::take).unwrap_or_default();
     // The engine is generic over the cost model, so the choice is made once here and the hot
     // path calls the model directly.
     let (run, buffers) = match cost {
-        Some(c) => run_engine(ts, &mut *policy, observer, c, intervals, measure_policy, sink, buffers),
-        None if ts.run.cache.enabled => {
-            let c = CacheModel::new(ts)?;
-            run_engine(ts, &mut *policy, observer, c, intervals, measure_policy, sink, buffers)
-        }
-        None => run_engine(ts, &mut *policy, observer, NoCache, intervals, measure_policy, sink, buffers),
+        Some(c) => run.with(c),
+        None if ts.run.cache.enabled => run.with(CacheModel::new(ts)?),
+        None => run.with(NoCache),
     };
     if let Some(s) = scratch {
         *s = buffers;
@@ -209,19 +213,30 @@ pub fn simulate<O: Observer, C: CostModel>(
     Ok(Outcome { result, stats })
 }
 
-#[allow(clippy::too_many_arguments)]
-fn run_engine<'p, O: Observer, C: CostModel>(
+/// A run's engine but its cost model, which [`simulate`] chooses.
+struct Run<'p, O: Observer> {
     ts: &'p TaskSet,
     policy: &'p mut dyn Policy,
     observer: O,
-    cost: C,
     intervals: bool,
     measure_policy: bool,
     sink: Option<&'p mut (dyn JobSink + Send)>,
     buffers: SimScratch,
-) -> (Result<RunResult, String>, SimScratch) {
-    Engine::new_in(ts, policy, observer, cost, intervals, buffers)
-        .measure_policy(measure_policy)
-        .stream_records(sink)
+}
+
+impl<'p, O: Observer> Run<'p, O> {
+    /// Run to the end; the result and the buffers for the next run (none after an error).
+    fn with<C: CostModel>(self, cost: C) -> (Result<RunResult, String>, SimScratch) {
+        Engine::new_in(
+            self.ts,
+            self.policy,
+            self.observer,
+            cost,
+            self.intervals,
+            self.buffers,
+        )
+        .measure_policy(self.measure_policy)
+        .stream_records(self.sink)
         .try_run_in()
+    }
 }

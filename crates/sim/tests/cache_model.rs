@@ -15,7 +15,7 @@ use proptest::prelude::*;
 use rtsched_model::results::RunResult;
 use rtsched_model::topology::{Cache, CacheKind, Topology};
 use rtsched_model::{parse_taskset, Format, Task, TaskSet, Time};
-use rtsched_sim::{simulate, Options, NoCache};
+use rtsched_sim::{simulate, NoCache, Options};
 
 const US: Time = 1_000;
 const MS: Time = 1_000_000;

@@ -15,7 +15,9 @@ fn ts(yaml: &str) -> TaskSet {
 }
 
 fn run(t: &TaskSet, spec: &str) -> RunResult {
-    simulate(t, Options::spec(spec).intervals(true)).unwrap().result
+    simulate(t, Options::spec(spec).intervals(true))
+        .unwrap()
+        .result
 }
 
 fn stat(r: &RunResult, k: &str) -> f64 {

@@ -11,7 +11,7 @@ use rtsched_model::{Region, Task, TaskSet, Time};
 use rtsched_policies::federated::{self, Placement};
 use rtsched_policies::EntityInfo;
 use rtsched_runtime::ProtocolChecker;
-use rtsched_sim::{simulate, Options, Observer, View};
+use rtsched_sim::{simulate, Observer, Options, View};
 use std::collections::{BTreeMap, HashSet};
 use std::ops::Range;
 use worked::{ivs, MS};
@@ -40,7 +40,9 @@ tasks:
   - {name: a, period: 10, wcet: 3}
   - {name: b, period: 8, regions: [1, [1, 1]]}
 ");
-    let r = simulate(&t, Options::spec("federated").intervals(true)).unwrap().result;
+    let r = simulate(&t, Options::spec("federated").intervals(true))
+        .unwrap()
+        .result;
     let before =
         |v: Vec<(u32, u32, u32, u64, u64)>| v.into_iter().filter(|x| x.3 < 11).collect::<Vec<_>>();
     assert_eq!(
@@ -76,7 +78,9 @@ tasks:
     );
     assert_eq!(r.summaries().total.missed, 0);
     // The placement, as a user reads it from the policy's stats.
-    let stats = simulate(&t, Options::spec("federated").policy_stats(true)).unwrap().stats;
+    let stats = simulate(&t, Options::spec("federated").policy_stats(true))
+        .unwrap()
+        .stats;
     let get = |k: &str| stats.iter().find(|(n, _)| n == k).map(|(_, v)| *v);
     assert_eq!(
         (
@@ -93,7 +97,9 @@ tasks:
         "b's thread 1, in each of its two jobs"
     );
     // gedf runs b's threads in parallel and spreads h over every CPU.
-    let g = simulate(&t, Options::spec("gedf").intervals(true)).unwrap().result;
+    let g = simulate(&t, Options::spec("gedf").intervals(true))
+        .unwrap()
+        .result;
     assert!(g.intervals.iter().any(|i| i.task == 0 && i.cpu == 3));
 }
 

@@ -27,7 +27,9 @@ fn finishes(r: &RunResult) -> Vec<u64> {
 #[test]
 fn a_forked_region_runs_one_thread_after_another() {
     let t = ts("platform: {cpus: 2}\nrun: {duration: 20}\ntasks:\n  - {name: p, period: 20, regions: [2, [4, 4, 4], 2]}\n");
-    let r = simulate(&t, Options::spec("gedf-seq").intervals(true)).unwrap().result;
+    let r = simulate(&t, Options::spec("gedf-seq").intervals(true))
+        .unwrap()
+        .result;
     assert_eq!(
         ivs(&r),
         vec![
@@ -39,7 +41,10 @@ fn a_forked_region_runs_one_thread_after_another() {
         ]
     );
     assert_eq!(finishes(&r), vec![16]);
-    assert_eq!(finishes(&simulate(&t, Options::spec("gedf")).unwrap().result), vec![12]);
+    assert_eq!(
+        finishes(&simulate(&t, Options::spec("gedf")).unwrap().result),
+        vec![12]
+    );
     let stats = simulate(&t, Options::spec("gedf-seq").policy_stats(true))
         .unwrap()
         .stats;
@@ -60,7 +65,9 @@ tasks:
   - {name: r, period: 30, deadline: 20, wcet: 6}
   - {name: s, period: 30, wcet: 6}
 ");
-    let r = simulate(&t, Options::spec("gedf-seq").intervals(true)).unwrap().result;
+    let r = simulate(&t, Options::spec("gedf-seq").intervals(true))
+        .unwrap()
+        .result;
     assert_eq!(
         ivs(&r),
         vec![

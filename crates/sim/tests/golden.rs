@@ -113,7 +113,9 @@ fn non_preemptive_edf_blocks() {
 #[test]
 fn preemption_migration_context_switch_counting() {
     let t = ts("platform: {cpus: 2}\nrun: {duration: 10}\ntasks:\n  - {name: a, period: 10, wcet: 4}\n  - {name: b, period: 10, wcet: 4}\n  - {name: c, period: 10, wcet: 2, deadline: 3, offset: 1}\n");
-    let r = simulate(&t, Options::spec("gedf").intervals(true)).unwrap().result;
+    let r = simulate(&t, Options::spec("gedf").intervals(true))
+        .unwrap()
+        .result;
     let j = |task: u32| r.jobs.iter().find(|j| j.task == task).unwrap();
     assert_eq!(
         (j(0).preemptions, j(1).preemptions, j(2).preemptions),
@@ -137,10 +139,14 @@ fn preemption_migration_context_switch_counting() {
 #[test]
 fn abort_at_deadline() {
     let y = "platform: {cpus: 1}\nrun: {duration: 10, on_miss: MODE}\ntasks:\n  - {name: a, period: 10, wcet: 6}\n  - {name: b, period: 10, wcet: 6}\n";
-    let r = simulate(&ts(&y.replace("MODE", "abort")), Options::spec("gedf")).unwrap().result;
+    let r = simulate(&ts(&y.replace("MODE", "abort")), Options::spec("gedf"))
+        .unwrap()
+        .result;
     let b = &r.jobs[1];
     assert!(b.aborted && b.missed && b.finish.is_none());
-    let r = simulate(&ts(&y.replace("MODE", "continue")), Options::spec("gedf")).unwrap().result;
+    let r = simulate(&ts(&y.replace("MODE", "continue")), Options::spec("gedf"))
+        .unwrap()
+        .result;
     let b = &r.jobs[1];
     assert_eq!(b.finish, Some(12 * MS));
     assert_eq!(r.summaries().total.max_tardiness_ns, 2 * MS);
@@ -164,7 +170,12 @@ fn overheads_inflate_execution() {
 fn jobs_of_a_task_never_overlap() {
     let y = "platform: {cpus: 2}\nrun: {duration: 20, on_miss: MODE}\ntasks:\n  - {name: a, period: 10, wcet: 10}\n  - {name: b, period: 100, wcet: 2, deadline: 5}\n  - {name: c, period: 100, wcet: 2, deadline: 5}\n";
     for spec in ["gedf", "gfp:dm", "gnpedf"] {
-        let r = simulate(&ts(&y.replace("MODE", "continue")), Options::spec(spec).intervals(true)).unwrap().result;
+        let r = simulate(
+            &ts(&y.replace("MODE", "continue")),
+            Options::spec(spec).intervals(true),
+        )
+        .unwrap()
+        .result;
         let a: Vec<_> = r.jobs.iter().filter(|j| j.task == 0).collect();
         assert_eq!(a[0].finish, Some(12 * MS), "{spec}");
         assert_eq!(

@@ -8,7 +8,7 @@ use proptest::prelude::*;
 use rtsched_model::{Task, TaskSet, Time};
 use rtsched_policies::EntityInfo;
 use rtsched_runtime::ProtocolChecker;
-use rtsched_sim::{simulate, Options, Observer, View};
+use rtsched_sim::{simulate, Observer, Options, View};
 use std::collections::HashMap;
 use std::ops::Range;
 
@@ -337,7 +337,14 @@ fn check(ts: &TaskSet, spec: &str) -> Result<(), TestCaseError> {
         _ => rtsched_policies::build(spec, ts).unwrap(),
     };
     let mut policy = ProtocolChecker::new(inner, m as u32);
-    let r = simulate(ts, Options::policy(&mut policy).observer(&mut checker).intervals(true)).unwrap().result;
+    let r = simulate(
+        ts,
+        Options::policy(&mut policy)
+            .observer(&mut checker)
+            .intervals(true),
+    )
+    .unwrap()
+    .result;
     if let Some(f) = checker.failure {
         return Err(TestCaseError::fail(format!("{spec}: {f}")));
     }

@@ -116,7 +116,9 @@ fn a_deadlock_resolved_by_an_abort_lets_the_other_job_finish() {
     // Both request at 1 ms; b's request (task order) comes second and closes the cycle:
     // the cycle is [b, a]. Abort b (index 0): a takes y at once and finishes at 4 ms.
     let mut p = Resolver::new(Some(0));
-    let r = simulate(&ts, Options::policy(&mut p).intervals(true)).unwrap().result;
+    let r = simulate(&ts, Options::policy(&mut p).intervals(true))
+        .unwrap()
+        .result;
     assert_eq!(p.told.len(), 1, "told once");
     assert_eq!(r.counters.deadlocks, 1);
     let (a, b) = (&r.jobs[0], &r.jobs[1]);
@@ -182,7 +184,11 @@ tasks:
     assert!((s.aur - (7.5 + 2.04) / 17.0).abs() < 1e-12, "{}", s.aur);
     // Without TUFs, utility is 1 per job met: AUR is the DSR.
     let plain = ts_named("platform: {cpus: 1}\nrun: {duration: 30}\ntasks:\n  - {name: a, period: 10, wcet: 6}\n  - {name: b, period: 15, wcet: 7}\n", "plain.yaml");
-    let s = simulate(&plain, Options::spec("gedf")).unwrap().result.summaries().total;
+    let s = simulate(&plain, Options::spec("gedf"))
+        .unwrap()
+        .result
+        .summaries()
+        .total;
     assert!(
         s.missed > 0 && (s.aur - s.dsr).abs() < 1e-12,
         "aur {} dsr {}",
@@ -202,7 +208,12 @@ fn an_aborted_running_job_costs_its_cpu_the_abort_handler() {
         )
     };
     let finish_b = |handler: &str| {
-        let r = simulate(&ts_named(&yaml(handler), "abort.yaml"), Options::spec("gedf")).unwrap().result;
+        let r = simulate(
+            &ts_named(&yaml(handler), "abort.yaml"),
+            Options::spec("gedf"),
+        )
+        .unwrap()
+        .result;
         assert_eq!(
             (r.jobs[0].aborted, r.jobs[0].aborted_at),
             (true, Some(4 * MS))

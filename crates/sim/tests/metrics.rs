@@ -10,7 +10,7 @@ use proptest::prelude::*;
 use rtsched_model::results::RunResult;
 use rtsched_model::{parse_taskset, Format, TaskSet, Time};
 use rtsched_runtime::ProtocolChecker;
-use rtsched_sim::{simulate, Options, Observer, View};
+use rtsched_sim::{simulate, Observer, Options, View};
 
 const MS: Time = 1_000_000;
 
@@ -79,7 +79,9 @@ fn observed(t: &TaskSet, spec: &str) -> (RunResult, Oracle) {
 fn try_observed(t: &TaskSet, spec: &str) -> Option<(RunResult, Oracle)> {
     let mut oracle = Oracle::default();
     let mut p = ProtocolChecker::new(rtsched_policies::build(spec, t).ok()?, t.platform.cpus);
-    let r = simulate(t, Options::policy(&mut p).observer(&mut oracle)).unwrap().result;
+    let r = simulate(t, Options::policy(&mut p).observer(&mut oracle))
+        .unwrap()
+        .result;
     Some((r, oracle))
 }
 

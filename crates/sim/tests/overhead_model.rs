@@ -70,7 +70,9 @@ fn release_latency_delays_readiness_not_the_deadline() {
 #[test]
 fn ticks_charge_what_runs() {
     let t = ts("platform: {cpus: 1}\nrun: {duration: 10, overheads: {tick: 10us, tick_period: 1ms}}\ntasks:\n  - {name: a, period: 10, wcet: 2.5}\n");
-    let r = simulate(&t, Options::spec("gedf").intervals(true)).unwrap().result;
+    let r = simulate(&t, Options::spec("gedf").intervals(true))
+        .unwrap()
+        .result;
     let j = &r.jobs[0];
     assert_eq!(j.finish, Some(2_520 * US));
     assert_eq!((j.exec, j.overhead), (2_520 * US, 20 * US));
@@ -140,7 +142,9 @@ fn no_overheads_no_charges() {
 #[test]
 fn the_bandwidth_cap_stops_a_cpu_that_used_its_runtime() {
     let full = ts("platform: {cpus: 1}\nrun: {duration: 2000, on_miss: continue, overheads: {rt_runtime: 950ms, rt_period: 1s, tick_period: 1ms}}\ntasks:\n  - {name: a, period: 100, wcet: 100}\n");
-    let r = simulate(&full, Options::spec("gedf").intervals(true)).unwrap().result;
+    let r = simulate(&full, Options::spec("gedf").intervals(true))
+        .unwrap()
+        .result;
     assert_eq!(r.jobs.len(), 20);
     for (k, j) in r.jobs.iter().enumerate() {
         let late = match k {
@@ -218,7 +222,9 @@ fn charges_during_a_stop_are_paid_after_it() {
 #[test]
 fn an_abort_mid_charge_counts_only_the_overhead_paid() {
     let t = ts("platform: {cpus: 1}\nrun: {duration: 10, on_miss: abort, overheads: {decision: 3ms}}\ntasks:\n  - {name: a, period: 10, wcet: 1, deadline: 2}\n");
-    let r = simulate(&t, Options::spec("gedf").intervals(true)).unwrap().result;
+    let r = simulate(&t, Options::spec("gedf").intervals(true))
+        .unwrap()
+        .result;
     let j = &r.jobs[0];
     assert!(j.aborted && j.finish.is_none());
     assert_eq!((j.exec, j.overhead), (2 * MS, 2 * MS));
@@ -242,7 +248,9 @@ fn a_job_running_at_the_end_counts_its_last_stretch() {
     let t = ts(
         "platform: {cpus: 1}\nrun: {duration: 10}\ntasks:\n  - {name: a, period: 10, wcet: 50}\n",
     );
-    let r = simulate(&t, Options::spec("gedf").intervals(true)).unwrap().result;
+    let r = simulate(&t, Options::spec("gedf").intervals(true))
+        .unwrap()
+        .result;
     assert_eq!(r.end, 30 * MS);
     let j = &r.jobs[0];
     assert_eq!((j.finish, j.exec, j.overhead), (None, 30 * MS, 0));

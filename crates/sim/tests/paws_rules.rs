@@ -17,7 +17,7 @@ use rtsched_model::{
 };
 use rtsched_policies::{Dispatch, EntityId, EntityInfo, Policy, ResourceId};
 use rtsched_runtime::ProtocolChecker;
-use rtsched_sim::{simulate, Options, Observer, View};
+use rtsched_sim::{simulate, Observer, Options, View};
 use std::cell::Cell;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};
@@ -51,15 +51,21 @@ fn finishes(r: &RunResult) -> Vec<Option<f64>> {
 }
 
 fn paws(t: &TaskSet) -> RunResult {
-    simulate(t, Options::spec("paws").intervals(true)).unwrap().result
+    simulate(t, Options::spec("paws").intervals(true))
+        .unwrap()
+        .result
 }
 
 fn run(t: &TaskSet, spec: &str) -> RunResult {
-    simulate(t, Options::spec(spec).intervals(true)).unwrap().result
+    simulate(t, Options::spec(spec).intervals(true))
+        .unwrap()
+        .result
 }
 
 fn stat(t: &TaskSet, spec: &str, name: &str) -> f64 {
-    let stats = simulate(t, Options::spec(spec).policy_stats(true)).unwrap().stats;
+    let stats = simulate(t, Options::spec(spec).policy_stats(true))
+        .unwrap()
+        .stats;
     stats
         .iter()
         .find(|(n, _)| n == name)
@@ -110,7 +116,12 @@ tasks:
         vec![Some(6.0), Some(8.0), Some(8.0), Some(4.0)]
     );
     // Sequential jobs: exactly global EDF.
-    assert_eq!(ivs(&simulate(&t, Options::spec("gedf").intervals(true)).unwrap().result), ivs(&r));
+    assert_eq!(
+        ivs(&simulate(&t, Options::spec("gedf").intervals(true))
+            .unwrap()
+            .result),
+        ivs(&r)
+    );
 }
 
 /// Rule B: a region's threads go to the local queue of the core that forked them, never to
@@ -1000,7 +1011,14 @@ fn observe(ts: &TaskSet, spec: &str) -> Result<Option<Observed>, TestCaseError> 
         preemptions: 0,
         failure: None,
     };
-    let r = simulate(ts, Options::policy(&mut policy).observer(&mut tl).intervals(true)).unwrap().result;
+    let r = simulate(
+        ts,
+        Options::policy(&mut policy)
+            .observer(&mut tl)
+            .intervals(true),
+    )
+    .unwrap()
+    .result;
     for c in 0..m {
         tl.close(c, r.end);
     }
@@ -1288,8 +1306,12 @@ fn check(ts: &TaskSet, spec: &str) -> Result<Option<Seen>, TestCaseError> {
     let seen = verify(ts, spec, &o)?;
     // Determinism: the same set and seed give the same results to the byte, with or without
     // the checking wrappers.
-    let a = simulate(ts, Options::spec(spec).intervals(true)).unwrap().result;
-    let b = simulate(ts, Options::spec(spec).intervals(true)).unwrap().result;
+    let a = simulate(ts, Options::spec(spec).intervals(true))
+        .unwrap()
+        .result;
+    let b = simulate(ts, Options::spec(spec).intervals(true))
+        .unwrap()
+        .result;
     let json = |x: &RunResult| x.to_json_value(true).to_string();
     prop_assert_eq!(json(&a), json(&b), "{}: two runs differ", spec);
     prop_assert_eq!(&a.intervals, &b.intervals);

@@ -17,7 +17,9 @@ fn jobs_replay_the_measured_times_in_turn() {
         "replay.yaml",
     )
     .unwrap();
-    let r = simulate(&ts, Options::spec("gedf").intervals(true)).unwrap().result;
+    let r = simulate(&ts, Options::spec("gedf").intervals(true))
+        .unwrap()
+        .result;
     let ran: Vec<u64> = r
         .jobs
         .iter()

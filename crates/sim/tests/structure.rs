@@ -35,7 +35,9 @@ fn fork_join_runs_threads_in_parallel_and_joins() {
     let t = ts("platform: {cpus: 2}\nrun: {duration: 20}\ntasks:\n  - {name: p, period: 20, regions: [2, [4, 3], 1]}\n");
     assert_eq!(t.tasks[0].wcet, 10 * MS);
     for spec in ["gedf", "gfp:rm", "gnpedf", "gedf-dist:heap"] {
-        let r = simulate(&t, Options::spec(spec).intervals(true)).unwrap().result;
+        let r = simulate(&t, Options::spec(spec).intervals(true))
+            .unwrap()
+            .result;
         let j = &r.jobs[0];
         assert_eq!(
             (j.start, j.finish, j.demand),
@@ -79,7 +81,9 @@ fn fork_join_runs_threads_in_parallel_and_joins() {
 #[test]
 fn a_held_resource_blocks_until_released() {
     let t = ts("platform: {cpus: 2}\nrun: {duration: 20}\ntasks:\n  - {name: a, period: 20, wcet: 4, sections: [{resource: R, start: 1, length: 2}]}\n  - {name: b, period: 20, offset: 2, wcet: 3, sections: [{resource: R, start: 0, length: 2}]}\n");
-    let r = simulate(&t, Options::spec("gedf").intervals(true)).unwrap().result;
+    let r = simulate(&t, Options::spec("gedf").intervals(true))
+        .unwrap()
+        .result;
     let (a, b) = (&r.jobs[0], &r.jobs[1]);
     assert_eq!((a.finish, a.blocked), (Some(4 * MS), 0));
     assert_eq!(
@@ -105,7 +109,9 @@ fn a_held_resource_blocks_until_released() {
 #[test]
 fn priority_inversion_on_one_cpu() {
     let t = ts("platform: {cpus: 1}\nrun: {duration: 50}\ntasks:\n  - {name: l, period: 100, wcet: 4, sections: [{resource: R, start: 1, length: 2}]}\n  - {name: h, period: 50, deadline: 10, offset: 2, wcet: 2, sections: [{resource: R, start: 0.5, length: 1}]}\n");
-    let r = simulate(&t, Options::spec("gedf").intervals(true)).unwrap().result;
+    let r = simulate(&t, Options::spec("gedf").intervals(true))
+        .unwrap()
+        .result;
     let (l, h) = (&r.jobs[0], &r.jobs[1]);
     assert_eq!((h.finish, h.blocked, h.preemptions), (Some(5 * MS), MS, 0));
     assert_eq!((l.finish, l.blocked, l.preemptions), (Some(6 * MS), 0, 2));
@@ -167,7 +173,8 @@ fn aborted_waiter_leaves_the_queue() {
 fn thread_demands_are_schedule_independent() {
     let t = ts("platform: {cpus: 2}\nrun: {duration: 200, execution: {model: uniform, min: 0.3}}\ntasks:\n  - {name: p, period: 20, regions: [2, [4, 3, 3], 1], sections: [{resource: R, region: 1, thread: 2, start: 1, length: 1}]}\n  - {name: q, period: 15, wcet: 6, sections: [{resource: R, start: 2, length: 2}]}\n");
     let d = |spec: &str| {
-        simulate(&t, Options::spec(spec)).map(|o| o.result)
+        simulate(&t, Options::spec(spec))
+            .map(|o| o.result)
             .unwrap()
             .jobs
             .iter()

@@ -17,7 +17,9 @@ fn ts(yaml: &str) -> rtsched_model::TaskSet {
 }
 
 fn run(t: &rtsched_model::TaskSet, spec: &str) -> RunResult {
-    simulate(t, Options::spec(spec).intervals(true)).unwrap_or_else(|e| panic!("{spec}: {e}")).result
+    simulate(t, Options::spec(spec).intervals(true))
+        .unwrap_or_else(|e| panic!("{spec}: {e}"))
+        .result
 }
 
 /// Per job: (task, finish ms, aborted at ns, utility).
@@ -273,7 +275,9 @@ fn a_freed_resource_goes_to_the_waiter_the_policy_ranks_first() {
         ]
     );
     let mut fifo = Fifo(rtsched_policies::build("dasa", &t).unwrap());
-    let before = simulate(&t, Options::policy(&mut fifo).intervals(true)).unwrap().result;
+    let before = simulate(&t, Options::policy(&mut fifo).intervals(true))
+        .unwrap()
+        .result;
     assert_eq!(
         outcome(&before),
         vec![
@@ -312,7 +316,9 @@ fn every_ua_policy_grants_by_its_own_order() {
             outcome(&r)
         );
         let mut fifo = Fifo(rtsched_policies::build(spec, &t).unwrap());
-        let before = simulate(&t, Options::policy(&mut fifo).intervals(true)).unwrap().result;
+        let before = simulate(&t, Options::policy(&mut fifo).intervals(true))
+            .unwrap()
+            .result;
         assert!(
             before.jobs[2].aborted && before.jobs[1].finish.is_some(),
             "{spec}: {:?}",

@@ -18,7 +18,9 @@ fn ts(yaml: &str) -> TaskSet {
 }
 
 fn run(ts: &TaskSet, spec: &str) -> RunResult {
-    simulate(ts, Options::spec(spec).intervals(true)).unwrap_or_else(|e| panic!("{spec}: {e}")).result
+    simulate(ts, Options::spec(spec).intervals(true))
+        .unwrap_or_else(|e| panic!("{spec}: {e}"))
+        .result
 }
 
 /// Per job: (task, job, start, finish, missed).
@@ -173,7 +175,7 @@ fn bad_options_name_the_scheduler_and_option() {
         e.contains("'nggua'") && e.contains("no option 'fast'"),
         "{e}"
     );
-    assert!(simulate(&t, "gfp:rm,model=ac", false).is_ok());
+    assert!(simulate(&t, Options::spec("gfp:rm,model=ac")).is_ok());
     let up = ts("platform: {cpus: 2}\ntasks:\n  - {name: a, period: 10, wcet: 1, tuf: {shape: piecewise, points: [[0, 1], [4, 3], [8, 0]]}}\n");
     let e = simulate(&up, Options::spec("ggua")).unwrap_err();
     assert!(

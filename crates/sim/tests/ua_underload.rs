@@ -47,7 +47,9 @@ use rtsched_sim::{simulate, Options};
 use worked::{ts_named, MS};
 
 fn run(ts: &TaskSet, spec: &str) -> RunResult {
-    simulate(ts, Options::spec(spec)).unwrap_or_else(|e| panic!("{spec}: {e}")).result
+    simulate(ts, Options::spec(spec))
+        .unwrap_or_else(|e| panic!("{spec}: {e}"))
+        .result
 }
 
 fn accrued(r: &RunResult) -> f64 {
