@@ -391,6 +391,8 @@ impl Observer for NoObserver {
     const ACTIVE: bool = false;
 }
 
+/// One run of the simulator. [`crate::simulate`] makes and runs one as its options say; the
+/// fuzz target drives one directly.
 pub struct Engine<'p, O: Observer, C: CostModel> {
     led: Ledger<'p>,
     sim: Sim<C>,

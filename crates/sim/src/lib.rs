@@ -17,4 +17,4 @@ pub use cache::CacheModel;
 pub use cost::{CostModel, NoCache};
 pub use engine::{NoObserver, Observer, SimScratch, View};
 pub use estimate::{estimate, estimate_spec, Estimate, DEFAULT_MAX_WORK};
-pub use simulation::{simulate, Options, Outcome, Records, Scheduler};
+pub use simulation::{simulate, Options, Outcome, Records};

@@ -10,7 +10,7 @@ use rtsched_model::TaskSet;
 use rtsched_policies::Policy;
 
 /// The policy a simulation runs.
-pub enum Scheduler<'a> {
+enum Scheduler<'a> {
     /// Built from a spec (e.g. `"gedf"`, `"gfp:rm"`) for the task set.
     Spec(&'a str),
     /// Already built by the caller (who may look at it after the run).
