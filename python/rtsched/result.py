@@ -10,6 +10,7 @@ from pathlib import Path
 
 from . import _core
 from ._core import InputError, TaskSet
+from .taskset import load_taskset
 
 
 def duration_ns(value) -> int:
@@ -30,7 +31,6 @@ def _as_taskset(taskset) -> TaskSet:
         return taskset
     if isinstance(taskset, (str, Path, dict, list, tuple)):
         # A path, or the document (dict) or its tasks (list) as rtsched.load_taskset takes them.
-        from . import load_taskset
         return load_taskset(taskset)
     raise InputError(f"expected a TaskSet, a path to a task-set file, a dict or a list of tasks, got {type(taskset).__name__}")
 
@@ -123,8 +123,9 @@ class Result:
 
     @cached_property
     def document(self) -> dict:
-        """The results document (header, counters, total and per-task summaries)."""
-        return json.loads(self.raw.to_json(False))
+        """The results document (header, counters, total and per-task summaries), as the
+        core builds it."""
+        return self.raw.document()
 
     @property
     def measurements(self) -> dict:
@@ -214,7 +215,7 @@ class Result:
         if jobs:
             self._need_jobs("to_json(jobs=True)")
         if path is None:
-            return json.loads(self.raw.to_json(jobs))
+            return self.raw.document(jobs)
         _core.write_results_json([self.raw], str(path), bool(jobs))
 
     def gantt(self, path=None, start=None, end=None, ax=None):

@@ -11,7 +11,7 @@ use rtsched_analysis::overheads::analyze_with_overheads;
 use rtsched_analysis::partition::{by_name, Admission};
 use rtsched_analysis::schedulability::analyze;
 use rtsched_model::{Overheads, Task, TaskSet, Time};
-use rtsched_sim::simulate;
+use rtsched_sim::{simulate, Options};
 
 const US: Time = 1_000;
 const MS: Time = 1_000_000;
@@ -124,7 +124,9 @@ fn arb_raw() -> impl Strategy<Value = Raw> {
 }
 
 fn misses(ts: &TaskSet, spec: &str) -> u64 {
-    let r = simulate(ts, spec, false).unwrap_or_else(|e| panic!("{spec}: {e}"));
+    let r = simulate(ts, Options::spec(spec))
+        .unwrap_or_else(|e| panic!("{spec}: {e}"))
+        .result;
     // What the analysis relies on: a job occupies its CPUs for its work and its charges only.
     for j in r.jobs.iter().filter(|j| j.finish.is_some()) {
         assert_eq!(
@@ -279,7 +281,7 @@ fn tick_steals_the_slack_by_hand() {
     let a = analyze_with_overheads(&ts, &ts.run.overheads);
     assert_eq!(a.tasks[0].partitioned.task.c, 4_929_412);
     assert_eq!(a.tasks[1].partitioned.task.c, 6_105_883);
-    let r = simulate(&ts, "gedf", false).unwrap();
+    let r = simulate(&ts, Options::spec("gedf")).unwrap().result;
     assert_eq!(
         (r.jobs[0].finish, r.jobs[1].finish),
         (Some(4_620_000), Some(10_540_000))
@@ -304,7 +306,7 @@ fn tick_steals_the_slack_by_hand() {
             .schedulable,
         Some(true)
     );
-    let r = simulate(&ts, "gedf", false).unwrap();
+    let r = simulate(&ts, Options::spec("gedf")).unwrap().result;
     assert_eq!(r.summaries().total.missed, 0);
     assert_eq!(
         (r.jobs[0].finish, r.jobs[0].overhead),
@@ -349,7 +351,7 @@ fn global_dispatch_cost_by_hand() {
     ts.run.overheads.decision = 10 * US;
     let a = analyze_with_overheads(&ts, &ts.run.overheads);
     assert_eq!(bcl(&a.verdicts), Some(true));
-    let r = simulate(&ts, "gedf", false).unwrap();
+    let r = simulate(&ts, Options::spec("gedf")).unwrap().result;
     assert_eq!(
         (r.summaries().total.missed, r.jobs[0].finish),
         (0, Some(990 * US))

@@ -537,7 +537,12 @@ tasks:
     fn the_parity_case_in_the_simulator_is_the_hand_worked_one() {
         let ts = parse(PARITY);
         let mut p = parity_policy("ticked", &ts);
-        let r = rtsched_sim::simulate_policy(&ts, p.as_mut(), true);
+        let r = rtsched_sim::simulate(
+            &ts,
+            rtsched_sim::Options::policy(p.as_mut()).intervals(true),
+        )
+        .unwrap()
+        .result;
         let mut ivs: Vec<_> = r
             .intervals
             .iter()
@@ -581,7 +586,12 @@ tasks:
         let ts = parse(PARITY);
         for spec in ["ticked", "gedf", "gedf-dist"] {
             let mut p = parity_policy(spec, &ts);
-            let sim = rtsched_sim::simulate_policy(&ts, p.as_mut(), true);
+            let sim = rtsched_sim::simulate(
+                &ts,
+                rtsched_sim::Options::policy(p.as_mut()).intervals(true),
+            )
+            .unwrap()
+            .result;
             let sim_stats = p.stats();
             let want = per_cpu_order(&sim);
             let outcome = |r: &RunResult| {
@@ -646,7 +656,9 @@ tasks:
         }
         let _one = crate::options::real_threads_lock();
         let pedf = parse(include_str!("../../../tests/data/pedf-inversions.yaml"));
-        let sim = rtsched_sim::simulate(&pedf, "pedf", false).unwrap();
+        let sim = rtsched_sim::simulate(&pedf, rtsched_sim::Options::spec("pedf"))
+            .unwrap()
+            .result;
         assert_eq!(
             (
                 sim.counters.priority_inversions,

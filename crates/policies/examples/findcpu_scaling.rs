@@ -94,7 +94,7 @@ struct SimRow {
 
 fn simulate(spec: &str, ts: &TaskSet) -> SimRow {
     let mut p = rtsched_policies::build(spec, ts).unwrap();
-    rtsched_sim::simulate_policy(ts, p.as_mut(), false);
+    rtsched_sim::simulate(ts, rtsched_sim::Options::policy(p.as_mut())).unwrap();
     let s = p.stats();
     let get = |k: &str| s.iter().find(|(n, _)| n == k).map(|x| x.1).unwrap_or(0.0);
     let oh = get("ns_timer_overhead");

@@ -275,6 +275,8 @@ impl PyTaskSet {
 #[pyclass(name = "RunResult", module = "rtsched._core", frozen)]
 pub struct PyRunResult {
     pub inner: RunResult,
+    /// The policy's own operation counters, of a simulation asked for them (else empty).
+    pub policy_stats: Vec<(String, f64)>,
 }
 
 #[pymethods]
@@ -308,6 +310,19 @@ impl PyRunResult {
     #[pyo3(signature = (jobs=false))]
     fn to_json(&self, jobs: bool) -> String {
         self.inner.to_json_value(jobs).to_string()
+    }
+    /// The results document (header, summaries, counters; per-job records if `jobs`) as
+    /// Python objects, built here: the values `json.loads(to_json(jobs))` gives, without the
+    /// text in between.
+    #[pyo3(signature = (jobs=false))]
+    fn document<'py>(&self, py: Python<'py>, jobs: bool) -> PyResult<Bound<'py, PyAny>> {
+        to_python(py, &self.inner.to_json_value(jobs))
+    }
+    /// The policy's own operation counters (pushes, pulls, find-CPU calls; ns per operation
+    /// for specs with `measure`) as (name, value), of a simulation run with `policy_stats`.
+    #[getter]
+    fn policy_stats(&self) -> Vec<(String, f64)> {
+        self.policy_stats.clone()
     }
     /// Counted jobs, whether their records are held or were streamed away.
     #[getter]
@@ -445,6 +460,35 @@ impl PyRunResult {
     }
 }
 
+/// A JSON value as the Python object `json.loads` makes of its text.
+fn to_python<'py>(py: Python<'py>, v: &serde_json::Value) -> PyResult<Bound<'py, PyAny>> {
+    use serde_json::Value;
+    Ok(match v {
+        Value::Null => py.None().into_bound(py),
+        Value::Bool(b) => b.into_pyobject(py)?.to_owned().into_any(),
+        Value::Number(n) => match (n.as_u64(), n.as_i64()) {
+            (Some(u), _) => u.into_pyobject(py)?.into_any(),
+            (None, Some(i)) => i.into_pyobject(py)?.into_any(),
+            _ => n.as_f64().expect("a number").into_pyobject(py)?.into_any(),
+        },
+        Value::String(s) => s.into_pyobject(py)?.into_any(),
+        Value::Array(a) => {
+            let l = PyList::empty(py);
+            for x in a {
+                l.append(to_python(py, x)?)?;
+            }
+            l.into_any()
+        }
+        Value::Object(o) => {
+            let d = PyDict::new(py);
+            for (k, x) in o {
+                d.set_item(k, to_python(py, x)?)?;
+            }
+            d.into_any()
+        }
+    })
+}
+
 #[pyfunction]
 fn load_taskset(py: Python<'_>, path: &str) -> PyResult<PyTaskSet> {
     let ts = py
@@ -473,13 +517,16 @@ fn parse_duration(text: &str) -> PyResult<u64> {
     rtsched_model::time::parse_duration_str(text).map_err(input_err)
 }
 
-/// Simulate `taskset` under `scheduler`; releases the GIL while it runs.
+/// Simulate `taskset` under `scheduler` (`rtsched_sim::simulate`, its options as keywords);
+/// releases the GIL while it runs. `record_intervals`: keep the execution intervals.
 /// `measure_policy`: time every decision of the policy (measurements `policy_ns_*`).
 /// `keep_jobs`: hold every per-job record in the result (else only the summaries, built as
-/// each job is decided, so memory stays bounded); `parquet`: also stream each record into
-/// this open [`jobs_out::PyJobsParquetFile`] as it is decided (implies not holding them).
+/// each job is decided, so memory stays bounded); `parquet`, `csv`: also stream each record
+/// into these open files as it is decided (implies not holding them). `policy_stats`: keep
+/// the policy's own counters (the result's `policy_stats`).
 #[pyfunction]
-#[pyo3(signature = (taskset, scheduler, record_intervals=false, measure_policy=false, keep_jobs=true, parquet=None, csv=None))]
+#[pyo3(signature = (taskset, scheduler, record_intervals=false, measure_policy=false, keep_jobs=true, parquet=None, csv=None, policy_stats=false))]
+#[allow(clippy::too_many_arguments)]
 fn simulate(
     py: Python<'_>,
     taskset: &PyTaskSet,
@@ -489,36 +536,45 @@ fn simulate(
     keep_jobs: bool,
     parquet: Option<PyRefMut<'_, jobs_out::PyJobsParquetFile>>,
     csv: Option<PyRefMut<'_, jobs_out::PyJobsCsvFile>>,
+    policy_stats: bool,
 ) -> PyResult<PyRunResult> {
     let ts = &taskset.inner;
+    let mut stats = Vec::new();
     let r = if parquet.is_some() || csv.is_some() {
         streamed_into(parquet, csv, scheduler, ts, |sink| {
-            py.detach(|| {
-                rtsched_sim::simulate_streamed(
-                    ts,
-                    scheduler,
-                    record_intervals,
-                    measure_policy,
-                    Some(sink),
-                )
-                .map(|(r, _)| r)
-            })
-            .map_err(input_err)
+            // The sink lives in this call only, so the options are built in it.
+            let options = rtsched_sim::Options::spec(scheduler)
+                .intervals(record_intervals)
+                .measure_policy(measure_policy)
+                .policy_stats(policy_stats)
+                .records(rtsched_sim::Records::Summarised(Some(sink)));
+            py.detach(|| rtsched_sim::simulate(ts, options))
+                .map(|o| {
+                    stats = o.stats;
+                    o.result
+                })
+                .map_err(input_err)
         })?
-    } else if !keep_jobs {
-        py.detach(|| {
-            rtsched_sim::simulate_streamed(ts, scheduler, record_intervals, measure_policy, None)
-                .map(|(r, _)| r)
-        })
-        .map_err(input_err)?
     } else {
-        py.detach(|| {
-            rtsched_sim::simulate_measured(ts, scheduler, record_intervals, measure_policy)
-                .map(|(r, _)| r)
-        })
-        .map_err(input_err)?
+        let options = rtsched_sim::Options::spec(scheduler)
+            .intervals(record_intervals)
+            .measure_policy(measure_policy)
+            .policy_stats(policy_stats)
+            .records(if keep_jobs {
+                rtsched_sim::Records::Held
+            } else {
+                rtsched_sim::Records::Summarised(None)
+            });
+        let o = py
+            .detach(|| rtsched_sim::simulate(ts, options))
+            .map_err(input_err)?;
+        stats = o.stats;
+        o.result
     };
-    Ok(PyRunResult { inner: r })
+    Ok(PyRunResult {
+        inner: r,
+        policy_stats: stats,
+    })
 }
 
 /// A run (`go`, given the sink) whose records stream into the open Parquet and/or CSV files,
@@ -626,7 +682,10 @@ fn run_real(
         py.detach(|| rtsched_linux::run(ts, backend, &opts))
     };
     match r {
-        Ok(r) => Ok(PyRunResult { inner: r }),
+        Ok(r) => Ok(PyRunResult {
+            inner: r,
+            policy_stats: Vec::new(),
+        }),
         Err(rtsched_linux::RunError::Input(s)) => Err(InputError::new_err(s)),
         Err(rtsched_linux::RunError::Privilege(s)) => Err(PrivilegeError::new_err(s)),
         Err(rtsched_linux::RunError::Interrupted) => {
@@ -724,21 +783,6 @@ fn sched_deadline_runtimes(taskset: &PyTaskSet) -> Vec<Vec<u64>> {
         .collect()
 }
 
-/// Simulate and also return the policy's own operation counters (pushes, pulls, find-CPU
-/// calls; ns per operation for specs with `measure`), as a list of (name, value).
-#[pyfunction]
-fn simulate_stats(
-    py: Python<'_>,
-    taskset: &PyTaskSet,
-    scheduler: &str,
-) -> PyResult<(PyRunResult, Vec<(String, f64)>)> {
-    let ts = &taskset.inner;
-    let (r, stats) = py
-        .detach(|| rtsched_sim::simulate_with_stats(ts, scheduler, false))
-        .map_err(input_err)?;
-    Ok((PyRunResult { inner: r }, stats))
-}
-
 /// What a built scheduler does with a task set's extras: (reads TUFs, resolves deadlocks).
 /// Raises InputError if the spec does not build for `taskset`.
 #[pyfunction]
@@ -826,7 +870,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("DEFAULT_MAX_WORK", rtsched_sim::DEFAULT_MAX_WORK)?;
     m.add_function(wrap_pyfunction!(parse_duration, m)?)?;
     m.add_function(wrap_pyfunction!(simulate, m)?)?;
-    m.add_function(wrap_pyfunction!(simulate_stats, m)?)?;
     m.add_function(wrap_pyfunction!(policy_traits, m)?)?;
     m.add_function(wrap_pyfunction!(schedulers, m)?)?;
     m.add_function(wrap_pyfunction!(parse_scheduler, m)?)?;

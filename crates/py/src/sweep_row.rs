@@ -8,7 +8,7 @@ use pyo3::PyResult;
 use rtsched_analysis::gen;
 use rtsched_model::results::{RunResult, Summary, TotalSink};
 use rtsched_model::TaskSet;
-use rtsched_sim::{Failure, SimError, SimScratch};
+use rtsched_sim::{Failure, Options, Records, SimError, SimScratch};
 use std::fmt::Write;
 
 /// Integer columns of a row (the sweep table's names; `table.py` SUMMARY_COLUMNS and
@@ -153,9 +153,12 @@ pub fn run(ts: &TaskSet, sched: &str, total: &mut TotalSink, scratch: &mut SimSc
         return Outcome::NotRun(Status::TooLong, e);
     }
     total.reset_for(ts);
-    match rtsched_sim::simulate_into_reusing(ts, sched, total, scratch) {
-        Ok(r) => {
-            let (i, f) = summarise(&r, &total.summary());
+    let options = Options::spec(sched)
+        .records(Records::Into(total))
+        .scratch(scratch);
+    match rtsched_sim::simulate(ts, options) {
+        Ok(o) => {
+            let (i, f) = summarise(&o.result, &total.summary());
             Outcome::Ran(i, f)
         }
         Err(e) => Outcome::NotRun(Status::of(&e), e.to_string()),

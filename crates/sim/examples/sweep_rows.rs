@@ -7,14 +7,14 @@
 //!
 //! Prints rows/s and jobs/s (best of 3). By default each job goes, as it is decided, into a
 //! total-only summary reused from row to row, and each run reuses the buffers of the one
-//! before (`simulate_into_reusing` + `TotalSink`: what a sweep batch does); `--fresh` is the
-//! same with every run allocating its own (`simulate_into`); `--held` holds the records and
-//! summarises them at the end (`simulate`);
-//! `--streamed` keeps every task's summary too (`simulate_streamed`, as `rtsched simulate`).
+//! before (`Records::Into` a `TotalSink` + `Options::scratch`: what a sweep batch does);
+//! `--fresh` is the same with every run allocating its own; `--held` holds the records and
+//! summarises them at the end; `--streamed` keeps every task's summary too
+//! (`Records::Summarised`, as `rtsched simulate`).
 
 use rtsched_analysis::gen;
 use rtsched_model::results::{RunResult, TotalSink};
-use rtsched_sim::SimScratch;
+use rtsched_sim::{simulate, Options, Records, SimScratch};
 use std::time::Instant;
 
 const POINTS: [f64; 10] = [0.8, 1.0, 1.2, 1.4, 1.6, 1.7, 1.8, 1.9, 1.95, 2.0];
@@ -28,19 +28,18 @@ fn row(
     total: &mut TotalSink,
     scratch: &mut SimScratch,
 ) -> (u64, u64) {
-    let r: Result<RunResult, String> = match mode {
+    let options = Options::spec(sched);
+    let r: Result<RunResult, rtsched_sim::SimError> = match mode {
         "--fresh" => {
             total.reset_for(ts);
-            let s = rtsched_sim::simulate_into(ts, sched, total).map(|_| total.summary());
+            let s = simulate(ts, options.records(Records::Into(total))).map(|_| total.summary());
             return s.map(|s| (s.jobs, s.missed)).unwrap_or((0, 0));
         }
-        "--streamed" => {
-            rtsched_sim::simulate_streamed(ts, sched, false, false, None).map(|(r, _)| r)
-        }
-        "--held" => rtsched_sim::simulate(ts, sched, false),
+        "--streamed" => simulate(ts, options.records(Records::Summarised(None))).map(|o| o.result),
+        "--held" => simulate(ts, options).map(|o| o.result),
         _ => {
             total.reset_for(ts);
-            let s = rtsched_sim::simulate_into_reusing(ts, sched, total, scratch)
+            let s = simulate(ts, options.records(Records::Into(total)).scratch(scratch))
                 .map(|_| total.summary());
             return s.map(|s| (s.jobs, s.missed)).unwrap_or((0, 0));
         }

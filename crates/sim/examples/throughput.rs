@@ -7,7 +7,7 @@
 //!
 //! With M, only the size with that many CPUs (for profiling one size; 128 and 1024 only so).
 //! With `--streamed`, the per-job records are not held but summarised as they are decided
-//! (`simulate_streamed`, what `rtsched simulate` does when no per-job output is asked for).
+//! (`Records::Summarised`, what `rtsched simulate` does when no per-job output is asked for).
 //!
 //! With `--cache`, the cache model's cost (docs/cache-model.md): the same sets given working
 //! sets (log-uniform 16 KiB - 4 MiB, memory groups of three consecutive tasks) on the Opteron
@@ -85,7 +85,9 @@ fn with_memory(mut ts: TaskSet, seed: u64) -> TaskSet {
 
 fn timed(ts: &TaskSet) -> (f64, usize) {
     let t0 = Instant::now();
-    let r = rtsched_sim::simulate(ts, "gedf", false).unwrap();
+    let r = rtsched_sim::simulate(ts, rtsched_sim::Options::spec("gedf"))
+        .unwrap()
+        .result;
     (t0.elapsed().as_secs_f64(), r.jobs.len())
 }
 
@@ -151,12 +153,15 @@ fn main() {
         for _ in 0..3 {
             let t0 = Instant::now();
             if streamed {
-                let (r, _) =
-                    rtsched_sim::simulate_streamed(&ts, "gedf", false, false, None).unwrap();
+                let options = rtsched_sim::Options::spec("gedf")
+                    .records(rtsched_sim::Records::Summarised(None));
+                let r = rtsched_sim::simulate(&ts, options).unwrap().result;
                 best = best.min(t0.elapsed().as_secs_f64());
                 jobs = r.job_count() as usize;
             } else {
-                let r = rtsched_sim::simulate(&ts, "gedf", false).unwrap();
+                let r = rtsched_sim::simulate(&ts, rtsched_sim::Options::spec("gedf"))
+                    .unwrap()
+                    .result;
                 best = best.min(t0.elapsed().as_secs_f64());
                 jobs = r.jobs.len();
             }

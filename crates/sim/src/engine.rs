@@ -17,12 +17,9 @@
 //! events (of entities that left their CPU) are skipped by a per-CPU version number instead of
 //! being removed.
 
-use crate::cache::CacheModel;
-use crate::cost::{CostModel, NoCache};
+use crate::cost::CostModel;
 use crate::error::SimError;
-use rtsched_model::results::{
-    Interval, JobRecord, JobSink, OverheadTotals, RunResult, Streamed, SummarySink,
-};
+use rtsched_model::results::{Interval, JobRecord, JobSink, OverheadTotals, RunResult};
 use rtsched_model::{TaskSet, Time};
 use rtsched_policies::{EntityId, EntityInfo, Policy};
 use rtsched_runtime::{CpuState, Ent, Ledger, LedgerParts, Off, Run, Step, Substrate};
@@ -111,7 +108,7 @@ impl Ord for Event {
 
 /// What one simulation leaves for the next to reuse: the ledger's lists, the event queue, the
 /// CPUs' state (allocations only; every run starts from an empty state). A sweep batch runs
-/// thousands of short simulations through one ([`simulate_into_reusing`]).
+/// thousands of short simulations through one (`Options::scratch`).
 #[derive(Default)]
 pub struct SimScratch {
     ledger: LedgerParts,
@@ -395,6 +392,8 @@ impl Observer for NoObserver {
     const ACTIVE: bool = false;
 }
 
+/// One run of the simulator. [`crate::simulate`] makes and runs one as its options say; the
+/// fuzz target drives one directly.
 pub struct Engine<'p, O: Observer, C: CostModel> {
     led: Ledger<'p>,
     sim: Sim<C>,
@@ -507,12 +506,6 @@ impl<'p, O: Observer, C: CostModel> Engine<'p, O, C> {
             self.led.stream_records(s);
         }
         self
-    }
-
-    /// Run to the end and return the results. Panics if the run cannot go on (a deadlock the
-    /// policy does not resolve); [`Engine::try_run`] returns that as an error.
-    pub fn run(self) -> RunResult {
-        self.try_run().unwrap_or_else(|e| panic!("{e}"))
     }
 
     /// Run to the end; a run that cannot go on (an unresolved deadlock) stops with its
@@ -797,166 +790,4 @@ impl<'p, O: Observer, C: CostModel> Engine<'p, O, C> {
             Step::Stop => unreachable!("a simulated entity holds its CPU while it runs"),
         }
     }
-}
-
-/// Run `ts` with the cost model its task file asks for: the cache model with `run.cache`
-/// enabled (docs/cache-model.md), else none. The engine is generic over the model, so the
-/// choice is made once here and the hot path calls the model directly.
-fn run_with<'p, O: Observer>(
-    ts: &'p TaskSet,
-    policy: &'p mut dyn Policy,
-    observer: O,
-    record_intervals: bool,
-    measure_policy: bool,
-    sink: Option<&'p mut (dyn JobSink + Send)>,
-) -> Result<RunResult, SimError> {
-    if ts.run.cache.enabled {
-        let cost = CacheModel::new(ts).map_err(SimError::Input)?;
-        Engine::new(ts, policy, observer, cost, record_intervals)
-            .measure_policy(measure_policy)
-            .stream_records(sink)
-            .try_run()
-    } else {
-        Engine::new(ts, policy, observer, NoCache, record_intervals)
-            .measure_policy(measure_policy)
-            .stream_records(sink)
-            .try_run()
-    }
-}
-
-/// Simulate `ts` under an already-built policy. Panics where [`simulate`] returns an error
-/// (bad cache-model input, an unresolved deadlock).
-pub fn simulate_policy(ts: &TaskSet, policy: &mut dyn Policy, record_intervals: bool) -> RunResult {
-    run_with(ts, policy, NoObserver, record_intervals, false, None)
-        .unwrap_or_else(|e| panic!("{e}"))
-}
-
-/// Simulate `ts` under an already-built policy, calling `observer` after every instant.
-pub fn simulate_observed<O: Observer>(
-    ts: &TaskSet,
-    policy: &mut dyn Policy,
-    observer: O,
-    record_intervals: bool,
-) -> RunResult {
-    run_with(ts, policy, observer, record_intervals, false, None).unwrap_or_else(|e| panic!("{e}"))
-}
-
-/// Simulate `ts` under an already-built policy with a cost model of the caller's (whatever
-/// `run.cache` says).
-pub fn simulate_costed<C: CostModel>(
-    ts: &TaskSet,
-    policy: &mut dyn Policy,
-    cost: C,
-    record_intervals: bool,
-) -> RunResult {
-    Engine::new(ts, policy, NoObserver, cost, record_intervals).run()
-}
-
-/// Simulate `ts` under the scheduler `spec` (e.g. `"gedf"`, `"gfp:rm"`).
-pub fn simulate(ts: &TaskSet, spec: &str, record_intervals: bool) -> Result<RunResult, String> {
-    simulate_measured(ts, spec, record_intervals, false).map(|(r, _)| r)
-}
-
-/// Simulate `ts` under `spec`, optionally timing the policy's decisions
-/// ([`Engine::measure_policy`]); returns the result and the policy's own counters.
-pub fn simulate_measured(
-    ts: &TaskSet,
-    spec: &str,
-    record_intervals: bool,
-    measure_policy: bool,
-) -> Result<(RunResult, Vec<(String, f64)>), String> {
-    let mut p = rtsched_policies::build(spec, ts)?;
-    let r = run_with(
-        ts,
-        p.as_mut(),
-        NoObserver,
-        record_intervals,
-        measure_policy,
-        None,
-    )?;
-    Ok((r, p.stats()))
-}
-
-/// [`simulate_measured`] without holding the per-job records: each goes, as soon as it is
-/// decided, into the run's summaries and on to `sink` if given (a Parquet writer), so memory
-/// stays bounded whatever the run's length. The result's `jobs` is empty and `streamed` holds
-/// the count and the summaries, equal to those of the held records (same order, same sums).
-pub fn simulate_streamed(
-    ts: &TaskSet,
-    spec: &str,
-    record_intervals: bool,
-    measure_policy: bool,
-    sink: Option<&mut (dyn JobSink + Send)>,
-) -> Result<(RunResult, Vec<(String, f64)>), String> {
-    let mut p = rtsched_policies::build(spec, ts)?;
-    let mut acc = SummarySink::for_run(ts, sink);
-    let mut r = run_with(
-        ts,
-        p.as_mut(),
-        NoObserver,
-        record_intervals,
-        measure_policy,
-        Some(&mut acc),
-    )?;
-    r.streamed = Some(Streamed {
-        jobs: acc.jobs(),
-        summaries: acc.summaries(&r.task_names),
-    });
-    Ok((r, p.stats()))
-}
-
-/// Simulate `ts` under `spec`, each per-job record going to `sink` as it is decided and
-/// none held: the result's `jobs` is empty and it has no summaries of its own (`sink` is where
-/// they are kept, e.g. a [`TotalSink`](rtsched_model::results::TotalSink) for a sweep's row).
-pub fn simulate_into(
-    ts: &TaskSet,
-    spec: &str,
-    sink: &mut (dyn JobSink + Send),
-) -> Result<RunResult, String> {
-    let mut p = rtsched_policies::build(spec, ts)?;
-    Ok(run_with(
-        ts,
-        p.as_mut(),
-        NoObserver,
-        false,
-        false,
-        Some(sink),
-    )?)
-}
-
-/// [`simulate_into`] in the buffers of the run before (`scratch`, left for the next): the same
-/// result, without allocating the simulator's state anew for each of many short runs.
-pub fn simulate_into_reusing(
-    ts: &TaskSet,
-    spec: &str,
-    sink: &mut (dyn JobSink + Send),
-    scratch: &mut SimScratch,
-) -> Result<RunResult, SimError> {
-    let mut p = rtsched_policies::build(spec, ts).map_err(SimError::Input)?;
-    let s = std::mem::take(scratch);
-    let (r, s) = if ts.run.cache.enabled {
-        let cost = CacheModel::new(ts).map_err(SimError::Input)?;
-        Engine::new_in(ts, p.as_mut(), NoObserver, cost, false, s)
-            .stream_records(Some(sink))
-            .try_run_in()
-    } else {
-        Engine::new_in(ts, p.as_mut(), NoObserver, NoCache, false, s)
-            .stream_records(Some(sink))
-            .try_run_in()
-    };
-    *scratch = s;
-    r
-}
-
-/// Simulate `ts` under `spec` and also return the policy's own operation counters
-/// ([`Policy::stats`]: pushes, pulls, find-CPU calls, and ns per operation with `measure`).
-/// Apart from the work-stealing ones the results schema names (`steals`, `steal_attempts`,
-/// `failed_steals` in `counters`), they stay out of the results document, which remains free
-/// of wall-clock figures.
-pub fn simulate_with_stats(
-    ts: &TaskSet,
-    spec: &str,
-    record_intervals: bool,
-) -> Result<(RunResult, Vec<(String, f64)>), String> {
-    simulate_measured(ts, spec, record_intervals, false)
 }

@@ -7,6 +7,7 @@ pub mod cost;
 pub mod engine;
 pub mod error;
 pub mod estimate;
+pub mod simulation;
 
 /// The execution-time and arrival streams (moved to the ledger's crate; kept here by name).
 pub mod exec {
@@ -15,10 +16,7 @@ pub mod exec {
 
 pub use cache::CacheModel;
 pub use cost::{CostModel, NoCache};
-pub use engine::{
-    simulate, simulate_costed, simulate_into, simulate_into_reusing, simulate_measured,
-    simulate_observed, simulate_policy, simulate_streamed, simulate_with_stats, Observer,
-    SimScratch, View,
-};
+pub use engine::{NoObserver, Observer, SimScratch, View};
 pub use error::{Failure, SimError};
 pub use estimate::{estimate, estimate_spec, Estimate, DEFAULT_MAX_WORK};
+pub use simulation::{simulate, Options, Outcome, Records};

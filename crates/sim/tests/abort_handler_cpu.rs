@@ -5,7 +5,7 @@
 mod worked;
 
 use rtsched_model::results::RunResult;
-use rtsched_sim::simulate;
+use rtsched_sim::{simulate, Options};
 use worked::{ivs, ts_named, MS};
 
 fn run(handler: &str) -> RunResult {
@@ -16,7 +16,12 @@ fn run(handler: &str) -> RunResult {
          - {{name: x, period: 40, wcet: 6, deadline: 5, priority: 1}}\n  \
          - {{name: h2, period: 40, wcet: 10, deadline: 40, offset: 2, priority: 2}}\n"
     );
-    simulate(&ts_named(&yaml, "abort-cpu.yaml"), "gfp", true).unwrap()
+    simulate(
+        &ts_named(&yaml, "abort-cpu.yaml"),
+        Options::spec("gfp").intervals(true),
+    )
+    .unwrap()
+    .result
 }
 
 /// G-FP on 2 CPUs (ms): h1 (C 12) runs [0, 12] on CPU 0; x (C 6, D 5) runs [0, 2] on CPU 1,
@@ -73,8 +78,14 @@ fn a_job_that_never_ran_costs_the_cpu_its_task_last_ran_on() {
              - {{name: y, period: 40, wcet: 1, deadline: 2, offset: 3, priority: 1}}\n"
         )
     };
-    let run =
-        |handler: &str| simulate(&ts_named(&yaml(handler), "never-ran.yaml"), "gfp", true).unwrap();
+    let run = |handler: &str| {
+        simulate(
+            &ts_named(&yaml(handler), "never-ran.yaml"),
+            Options::spec("gfp").intervals(true),
+        )
+        .unwrap()
+        .result
+    };
     let aborted = |r: &RunResult| -> Vec<(u32, u64, Option<u64>)> {
         r.jobs
             .iter()

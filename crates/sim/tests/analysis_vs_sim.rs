@@ -8,7 +8,7 @@
 use proptest::prelude::*;
 use rtsched_analysis::schedulability::analyze;
 use rtsched_model::{Task, TaskSet, Time};
-use rtsched_sim::simulate;
+use rtsched_sim::{simulate, Options};
 
 const US: Time = 1_000;
 
@@ -61,7 +61,7 @@ proptest! {
                 continue;
             }
             let Some(spec) = scheduler_for(&v.test) else { continue };
-            let r = simulate(&ts, spec, false).unwrap();
+            let r = simulate(&ts, Options::spec(spec)).unwrap().result;
             let missed = r.summaries().total.missed;
             prop_assert_eq!(missed, 0, "{} said schedulable ({}) but {} missed {} deadlines", v.test, v.detail, spec, missed);
         }

@@ -15,7 +15,7 @@ use proptest::prelude::*;
 use rtsched_model::results::RunResult;
 use rtsched_model::topology::{Cache, CacheKind, Topology};
 use rtsched_model::{parse_taskset, Format, Task, TaskSet, Time};
-use rtsched_sim::{simulate, simulate_costed, NoCache};
+use rtsched_sim::{simulate, NoCache, Options};
 
 const US: Time = 1_000;
 const MS: Time = 1_000_000;
@@ -25,7 +25,7 @@ fn ts(yaml: &str) -> TaskSet {
 }
 
 fn run(ts: &TaskSet, spec: &str) -> RunResult {
-    simulate(ts, spec, false).unwrap()
+    simulate(ts, Options::spec(spec)).unwrap().result
 }
 
 /// Per job of task `t`: its stall.
@@ -267,7 +267,7 @@ fn bad_input_is_an_error_naming_the_task_and_field() {
         "platform: {cpus: 1}\nrun: {cache: true}\ntasks:\n  - {name: big, period: 10, wcet: 1}\n",
     );
     t.tasks[0].wss = Some(2 << 40);
-    let e = simulate(&t, "gedf", false).unwrap_err();
+    let e = simulate(&t, Options::spec("gedf")).unwrap_err().to_string();
     assert!(
         e.contains("task 'big'") && e.contains("field 'wss'") && e.contains("1 TiB"),
         "{e}"
@@ -286,14 +286,14 @@ fn bad_input_is_an_error_naming_the_task_and_field() {
         }],
         nodes: vec![],
     });
-    let e = simulate(&t, "gedf", false).unwrap_err();
+    let e = simulate(&t, Options::spec("gedf")).unwrap_err().to_string();
     assert!(
         e.contains("caches[0]") && e.contains("field 'cpus'") && e.contains("CPU 2 does not exist"),
         "{e}"
     );
     // Off, the model reads nothing.
     t.run.cache.enabled = false;
-    assert!(simulate(&t, "gedf", false).is_ok());
+    assert!(simulate(&t, Options::spec("gedf")).is_ok());
 }
 
 // ---- properties ----------------------------------------------------------------------------
@@ -383,7 +383,7 @@ proptest! {
         }
         with.platform.topology = Some(Topology::opteron6164x4(ts.platform.cpus).unwrap());
         let mut p = rtsched_policies::build(spec, &ts).unwrap();
-        let reference = simulate_costed(&ts, p.as_mut(), NoCache, false);
+        let reference = simulate(&ts, Options::policy(p.as_mut()).cost(NoCache)).unwrap().result;
         prop_assert_eq!(&run(&with, spec), &reference);
         let mut on = ts.clone();
         on.run.cache.enabled = true;

@@ -52,7 +52,9 @@ fn allocations(spec: &str, seconds: u64, topology: bool) -> (u64, u64, u64) {
     let ts = taskset(seconds, topology);
     let mut policy = rtsched_policies::build(spec, &ts).unwrap();
     let before = allocated_so_far();
-    let r = rtsched_sim::simulate_policy(&ts, policy.as_mut(), false);
+    let r = rtsched_sim::simulate(&ts, rtsched_sim::Options::policy(policy.as_mut()))
+        .unwrap()
+        .result;
     (
         allocated_so_far() - before,
         r.counters.events,

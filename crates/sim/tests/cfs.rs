@@ -5,7 +5,7 @@
 use rtsched_model::results::Interval;
 use rtsched_model::results::RunResult;
 use rtsched_model::{nice_weight, parse_taskset, Format, TaskSet, Time};
-use rtsched_sim::simulate;
+use rtsched_sim::{simulate, Options};
 
 const US: Time = 1_000;
 const MS: Time = 1_000_000;
@@ -15,7 +15,9 @@ fn ts(yaml: &str) -> TaskSet {
 }
 
 fn run(t: &TaskSet, spec: &str) -> RunResult {
-    simulate(t, spec, true).unwrap()
+    simulate(t, Options::spec(spec).intervals(true))
+        .unwrap()
+        .result
 }
 
 fn stat(r: &RunResult, k: &str) -> f64 {
@@ -347,7 +349,7 @@ fn balancing_sections_delay_the_urgent_task() {
 #[test]
 fn bad_options_are_refused_with_the_field_named() {
     let t = ts("platform: {cpus: 2}\ntasks:\n  - {name: h, behaviour: hog}\n");
-    let err = |spec: &str| simulate(&t, spec, false).err().unwrap();
+    let err = |spec: &str| simulate(&t, Options::spec(spec)).err().unwrap().to_string();
     assert!(err("cfs:balancer=fast").contains("unknown balancer 'fast'"));
     assert!(err("cfs:balancer=opzone,zone=tepid").contains("unknown operation zone 'tepid'"));
     assert!(err("cfs:balancer=opzone,warm_spot_low=60%").contains("warm_spot_low"));

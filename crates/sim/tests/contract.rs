@@ -6,7 +6,7 @@
 use rtsched_model::{parse_taskset, Format, TaskSet, Time};
 use rtsched_policies::{Dispatch, EntityId, EntityInfo, Policy, ResourceId};
 use rtsched_runtime::ProtocolChecker;
-use rtsched_sim::simulate_policy;
+use rtsched_sim::{simulate, Options};
 use std::sync::{Arc, Mutex};
 
 const MS: Time = 1_000_000;
@@ -150,7 +150,7 @@ fn the_run_view_shows_executed_time_and_event_cpus() {
     let t = ts("platform: {cpus: 1}\nrun: {duration: 10}\ntasks:\n  - {name: a, period: 10, wcet: 4}\n  - {name: b, period: 10, deadline: 5, offset: 1, wcet: 2}\n");
     let log = Log::default();
     let mut p = Probe::new(&t, log.clone()).checked(1);
-    let r = simulate_policy(&t, &mut p, false);
+    let r = simulate(&t, Options::policy(&mut p)).unwrap().result;
     assert_eq!(
         r.jobs
             .iter()
@@ -187,7 +187,7 @@ tasks:
 ");
     let log = Log::default();
     let mut p = Probe::new(&t, log.clone()).checked(3);
-    let r = simulate_policy(&t, &mut p, false);
+    let r = simulate(&t, Options::policy(&mut p)).unwrap().result;
     let log = log.lock().unwrap().clone();
     let pick = |prefix: &str| {
         log.iter()
@@ -248,7 +248,7 @@ tasks:
         let mut p = Probe::new(&t, log.clone());
         p.grant_lifo = grant;
         let mut p = p.checked(3);
-        let r = simulate_policy(&t, &mut p, false);
+        let r = simulate(&t, Options::policy(&mut p)).unwrap().result;
         let lines = log.lock().unwrap().clone();
         (
             r.jobs
@@ -282,7 +282,7 @@ fn timers_fire_once_at_their_time() {
     let mut p = Probe::new(&t, log.clone());
     p.timer_at = Some(7 * MS);
     let mut p = p.checked(1);
-    simulate_policy(&t, &mut p, false);
+    simulate(&t, Options::policy(&mut p)).unwrap();
     let log = log.lock().unwrap().clone();
     let timers: Vec<_> = log
         .iter()
@@ -307,7 +307,7 @@ fn charged_operations_delay_the_work_and_are_counted() {
     let mut p = Probe::new(&t, log.clone());
     p.charge_at_release = Some(MS);
     let mut p = p.checked(1);
-    let r = simulate_policy(&t, &mut p, false);
+    let r = simulate(&t, Options::policy(&mut p)).unwrap().result;
     assert_eq!(
         r.jobs
             .iter()
@@ -321,7 +321,7 @@ fn charged_operations_delay_the_work_and_are_counted() {
     );
     // Without charges, nothing changes and nothing is counted.
     let mut plain = Probe::new(&t, Log::default()).checked(1);
-    let r = simulate_policy(&t, &mut plain, false);
+    let r = simulate(&t, Options::policy(&mut plain)).unwrap().result;
     assert_eq!(
         r.jobs
             .iter()
@@ -342,7 +342,7 @@ fn ticks_are_delivered_per_cpu() {
     let mut p = Probe::new(&t, log.clone());
     p.tick = Some(3 * MS);
     let mut p = p.checked(2);
-    simulate_policy(&t, &mut p, false);
+    simulate(&t, Options::policy(&mut p)).unwrap();
     let log = log.lock().unwrap().clone();
     let ticks: Vec<_> = log.iter().filter(|l| l.contains("tick")).cloned().collect();
     assert_eq!(

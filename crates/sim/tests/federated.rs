@@ -11,7 +11,7 @@ use rtsched_model::{Region, Task, TaskSet, Time};
 use rtsched_policies::federated::{self, Placement};
 use rtsched_policies::EntityInfo;
 use rtsched_runtime::ProtocolChecker;
-use rtsched_sim::{simulate, simulate_observed, simulate_with_stats, Observer, View};
+use rtsched_sim::{simulate, Observer, Options, View};
 use std::collections::{BTreeMap, HashSet};
 use std::ops::Range;
 use worked::{ivs, MS};
@@ -40,7 +40,9 @@ tasks:
   - {name: a, period: 10, wcet: 3}
   - {name: b, period: 8, regions: [1, [1, 1]]}
 ");
-    let r = simulate(&t, "federated", true).unwrap();
+    let r = simulate(&t, Options::spec("federated").intervals(true))
+        .unwrap()
+        .result;
     let before =
         |v: Vec<(u32, u32, u32, u64, u64)>| v.into_iter().filter(|x| x.3 < 11).collect::<Vec<_>>();
     assert_eq!(
@@ -76,7 +78,9 @@ tasks:
     );
     assert_eq!(r.summaries().total.missed, 0);
     // The placement, as a user reads it from the policy's stats.
-    let stats = simulate_with_stats(&t, "federated", false).unwrap().1;
+    let stats = simulate(&t, Options::spec("federated").policy_stats(true))
+        .unwrap()
+        .stats;
     let get = |k: &str| stats.iter().find(|(n, _)| n == k).map(|(_, v)| *v);
     assert_eq!(
         (
@@ -93,7 +97,9 @@ tasks:
         "b's thread 1, in each of its two jobs"
     );
     // gedf runs b's threads in parallel and spreads h over every CPU.
-    let g = simulate(&t, "gedf", true).unwrap();
+    let g = simulate(&t, Options::spec("gedf").intervals(true))
+        .unwrap()
+        .result;
     assert!(g.intervals.iter().any(|i| i.task == 0 && i.cpu == 3));
 }
 
@@ -101,13 +107,17 @@ tasks:
 #[test]
 fn a_set_it_cannot_place_is_refused() {
     let t = ts("platform: {cpus: 4}\nrun: {duration: 10}\ntasks:\n  - {name: h, period: 10, regions: [1, [4, 4, 4, 4], 1]}\n  - {name: k, period: 10, regions: [1, [4, 4, 4, 4], 1]}\n");
-    let e = simulate(&t, "federated", false).unwrap_err();
+    let e = simulate(&t, Options::spec("federated"))
+        .unwrap_err()
+        .to_string();
     assert!(
         e.starts_with("federated.yaml: task 'k': federated: needs n = "),
         "{e}"
     );
     let t = ts("platform: {cpus: 8}\nrun: {duration: 10}\ntasks:\n  - {name: deep, period: 10, regions: [5, [4, 4], 2]}\n");
-    let e = simulate(&t, "federated", false).unwrap_err();
+    let e = simulate(&t, Options::spec("federated"))
+        .unwrap_err()
+        .to_string();
     assert!(
         e.contains("task 'deep'") && e.contains("L = 11ms ≥ D = 10ms"),
         "{e}"
@@ -306,7 +316,7 @@ proptest! {
         let m = ts.platform.cpus;
         let mut policy = ProtocolChecker::new(rtsched_policies::build("federated", &ts).unwrap(), m);
         let mut tl = Timeline::new(placement.clone(), m);
-        let r = simulate_observed(&ts, &mut policy, &mut tl, true);
+        let r = simulate(&ts, Options::policy(&mut policy).observer(&mut tl).intervals(true)).unwrap().result;
         if let Some(f) = tl.failure.take() {
             return Err(TestCaseError::fail(f));
         }

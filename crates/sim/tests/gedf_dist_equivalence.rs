@@ -15,7 +15,7 @@ use rand_chacha::ChaCha8Rng;
 use rtsched_model::results::RunResult;
 use rtsched_model::{ExecModel, OnMiss, Task, TaskSet, Time};
 use rtsched_policies::EntityInfo;
-use rtsched_sim::{simulate_observed, simulate_policy, Observer, View};
+use rtsched_sim::{simulate, Observer, Options, View};
 
 const US: Time = 1_000;
 
@@ -105,7 +105,14 @@ fn run(ts: &TaskSet, spec: &str, key: KeyFn) -> (RunResult, Vec<(String, f64)>) 
         failure: None,
     };
     let mut p = rtsched_policies::build(spec, ts).unwrap();
-    let r = simulate_observed(ts, p.as_mut(), &mut checker, true);
+    let r = simulate(
+        ts,
+        Options::policy(p.as_mut())
+            .observer(&mut checker)
+            .intervals(true),
+    )
+    .unwrap()
+    .result;
     if let Some(f) = checker.failure {
         panic!("seed {} m={} {spec}: {f}", ts.run.seed, ts.platform.cpus);
     }
@@ -147,7 +154,9 @@ fn distributed_variants_reproduce_the_global_queue_schedule() {
             })
         };
 
-        let reference = rtsched_sim::simulate(&ts, "gedf", false).unwrap();
+        let reference = rtsched_sim::simulate(&ts, rtsched_sim::Options::spec("gedf"))
+            .unwrap()
+            .result;
         let want = jobs(&reference);
         let mut placements = None;
         for variant in ["linear", "fmask", "heap"] {
@@ -178,7 +187,9 @@ fn distributed_variants_reproduce_the_global_queue_schedule() {
             jobs_compared += want.len() as u64;
         }
 
-        let reference = rtsched_sim::simulate(&ts, "gfp:file", false).unwrap();
+        let reference = rtsched_sim::simulate(&ts, rtsched_sim::Options::spec("gfp:file"))
+            .unwrap()
+            .result;
         let want = jobs(&reference);
         for variant in ["cpupri", "heap"] {
             let spec = format!("gfp-dist:file,push={variant}");
@@ -200,8 +211,12 @@ fn measure_option_only_adds_stats() {
     let ts = random_taskset(7);
     let mut plain = rtsched_policies::build("gedf-dist:heap", &ts).unwrap();
     let mut timed = rtsched_policies::build("gedf-dist:heap,measure", &ts).unwrap();
-    let a = simulate_policy(&ts, plain.as_mut(), true);
-    let b = simulate_policy(&ts, timed.as_mut(), true);
+    let a = simulate(&ts, Options::policy(plain.as_mut()).intervals(true))
+        .unwrap()
+        .result;
+    let b = simulate(&ts, Options::policy(timed.as_mut()).intervals(true))
+        .unwrap()
+        .result;
     assert_eq!(jobs(&a), jobs(&b));
     assert_eq!(a.intervals, b.intervals);
     assert!(plain.stats().iter().all(|(k, _)| !k.starts_with("ns_")));

@@ -7,7 +7,7 @@ mod worked;
 use proptest::prelude::*;
 use rtsched_model::results::RunResult;
 use rtsched_model::{Region, Task, TaskSet};
-use rtsched_sim::simulate;
+use rtsched_sim::{simulate, Options};
 use worked::{arb_sequential, ivs, MS};
 
 const US: u64 = 1_000;
@@ -27,7 +27,9 @@ fn finishes(r: &RunResult) -> Vec<u64> {
 #[test]
 fn a_forked_region_runs_one_thread_after_another() {
     let t = ts("platform: {cpus: 2}\nrun: {duration: 20}\ntasks:\n  - {name: p, period: 20, regions: [2, [4, 4, 4], 2]}\n");
-    let r = simulate(&t, "gedf-seq", true).unwrap();
+    let r = simulate(&t, Options::spec("gedf-seq").intervals(true))
+        .unwrap()
+        .result;
     assert_eq!(
         ivs(&r),
         vec![
@@ -39,10 +41,13 @@ fn a_forked_region_runs_one_thread_after_another() {
         ]
     );
     assert_eq!(finishes(&r), vec![16]);
-    assert_eq!(finishes(&simulate(&t, "gedf", false).unwrap()), vec![12]);
-    let stats = rtsched_sim::simulate_with_stats(&t, "gedf-seq", false)
+    assert_eq!(
+        finishes(&simulate(&t, Options::spec("gedf")).unwrap().result),
+        vec![12]
+    );
+    let stats = simulate(&t, Options::spec("gedf-seq").policy_stats(true))
         .unwrap()
-        .1;
+        .stats;
     assert_eq!(stats, vec![("serialised_threads".to_string(), 2.0)]);
 }
 
@@ -60,7 +65,9 @@ tasks:
   - {name: r, period: 30, deadline: 20, wcet: 6}
   - {name: s, period: 30, wcet: 6}
 ");
-    let r = simulate(&t, "gedf-seq", true).unwrap();
+    let r = simulate(&t, Options::spec("gedf-seq").intervals(true))
+        .unwrap()
+        .result;
     assert_eq!(
         ivs(&r),
         vec![
@@ -73,7 +80,7 @@ tasks:
     );
     assert_eq!(finishes(&r), vec![6, 6, 12]);
     assert_eq!(
-        finishes(&simulate(&t, "gedf", false).unwrap()),
+        finishes(&simulate(&t, Options::spec("gedf")).unwrap().result),
         vec![4, 8, 10]
     );
 }
@@ -128,7 +135,7 @@ proptest! {
     /// Without parallel regions there is nothing to hold: gedf-seq is gedf, job for job.
     #[test]
     fn with_sequential_jobs_gedf_seq_is_global_edf(ts in arb_sequential()) {
-        prop_assert_eq!(jobs(&simulate(&ts, "gedf-seq", false).unwrap()), jobs(&simulate(&ts, "gedf", false).unwrap()));
+        prop_assert_eq!(jobs(&simulate(&ts, Options::spec("gedf-seq")).unwrap().result), jobs(&simulate(&ts, Options::spec("gedf")).unwrap().result));
     }
 
     /// A sequentialised fork-join job is, to EDF, a sequential job of the same C: gedf-seq on
@@ -138,7 +145,7 @@ proptest! {
     fn on_fork_join_sets_gedf_seq_is_gedf_on_the_tasks_made_sequential(ts in arb_fork_join()) {
         let mut flat = ts.clone();
         flat.tasks.iter_mut().for_each(|t| t.regions.clear());
-        prop_assert_eq!(jobs(&simulate(&ts, "gedf-seq", false).unwrap()), jobs(&simulate(&flat, "gedf", false).unwrap()));
+        prop_assert_eq!(jobs(&simulate(&ts, Options::spec("gedf-seq")).unwrap().result), jobs(&simulate(&flat, Options::spec("gedf")).unwrap().result));
     }
 
     /// Alone on any number of CPUs, a fork-join job takes exactly its C, and never runs two
@@ -150,7 +157,7 @@ proptest! {
         task.wcet = task.regions.iter().flat_map(|r| r.threads.iter()).sum();
         let mut t = TaskSet::new(m, vec![task]);
         t.run.duration = 100 * MS;
-        let r = simulate(&t, "gedf-seq", true).unwrap();
+        let r = simulate(&t, Options::spec("gedf-seq").intervals(true)).unwrap().result;
         prop_assert_eq!(r.jobs[0].finish, Some(t.tasks[0].wcet));
         let mut iv: Vec<_> = r.intervals.iter().map(|i| (i.start, i.end)).collect();
         iv.sort();

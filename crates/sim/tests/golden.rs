@@ -1,7 +1,7 @@
 //! Hand-worked cases from the literature, each checked job by job.
 
 use rtsched_model::{parse_taskset, Format, TaskSet};
-use rtsched_sim::simulate;
+use rtsched_sim::{simulate, Options};
 
 const MS: u64 = 1_000_000;
 
@@ -16,7 +16,7 @@ fn ts(yaml: &str) -> TaskSet {
 #[test]
 fn dhall_effect_under_global_edf() {
     let t = ts("platform: {cpus: 2}\nrun: {duration: 11}\ntasks:\n  - {name: l1, period: 10, wcet: 2}\n  - {name: l2, period: 10, wcet: 2}\n  - {name: heavy, period: 11, wcet: 10}\n");
-    let r = simulate(&t, "gedf", false).unwrap();
+    let r = simulate(&t, Options::spec("gedf")).unwrap().result;
     let heavy: Vec<_> = r.jobs.iter().filter(|j| j.task == 2).collect();
     assert_eq!(heavy[0].start, Some(2 * MS));
     assert_eq!(heavy[0].finish, Some(12 * MS));
@@ -27,7 +27,7 @@ fn dhall_effect_under_global_edf() {
     }
     // Partitioned EDF (heavy alone on CPU 1) meets every deadline.
     let p = ts("platform: {cpus: 2}\nrun: {duration: 110}\ntasks:\n  - {name: l1, period: 10, wcet: 2, cpu: 0}\n  - {name: l2, period: 10, wcet: 2, cpu: 0}\n  - {name: heavy, period: 11, wcet: 10, cpu: 1}\n");
-    let r = simulate(&p, "pedf", false).unwrap();
+    let r = simulate(&p, Options::spec("pedf")).unwrap().result;
     assert_eq!(r.summaries().total.missed, 0);
 }
 
@@ -46,7 +46,7 @@ fn fixed_priority_matches_rta() {
         if spec.starts_with('p') {
             t.tasks.iter_mut().for_each(|x| x.cpu = Some(0));
         }
-        let r = simulate(&t, spec, false).unwrap();
+        let r = simulate(&t, Options::spec(spec)).unwrap().result;
         let first = |task| {
             r.jobs
                 .iter()
@@ -75,7 +75,7 @@ fn fixed_priority_matches_rta() {
 #[test]
 fn explicit_priorities_larger_is_more_urgent() {
     let t = ts("platform: {cpus: 1}\nrun: {duration: 12}\ntasks:\n  - {name: a, period: 4, wcet: 1, priority: 1}\n  - {name: c, period: 13, wcet: 3, priority: 9}\n");
-    let r = simulate(&t, "gfp", false).unwrap();
+    let r = simulate(&t, Options::spec("gfp")).unwrap().result;
     assert_eq!(r.scheduler, "gfp:file");
     assert_eq!(r.jobs[0].task, 0);
     assert_eq!(r.jobs[0].finish, Some(4 * MS));
@@ -87,18 +87,18 @@ fn explicit_priorities_larger_is_more_urgent() {
 #[test]
 fn non_preemptive_edf_blocks() {
     let t = ts("platform: {cpus: 1}\nrun: {duration: 20}\ntasks:\n  - {name: x, period: 20, wcet: 5}\n  - {name: y, period: 20, wcet: 1, deadline: 3, offset: 1}\n");
-    let p = simulate(&t, "gedf", false).unwrap();
+    let p = simulate(&t, Options::spec("gedf")).unwrap().result;
     assert_eq!(
         p.jobs.iter().find(|j| j.task == 1).unwrap().finish,
         Some(2 * MS)
     );
     assert_eq!(p.jobs.iter().find(|j| j.task == 0).unwrap().preemptions, 1);
-    let np = simulate(&t, "gnpedf", false).unwrap();
+    let np = simulate(&t, Options::spec("gnpedf")).unwrap().result;
     let y = np.jobs.iter().find(|j| j.task == 1).unwrap();
     assert_eq!(y.finish, Some(6 * MS));
     assert!(y.missed);
     assert_eq!(np.summaries().total.preemptions, 0);
-    let fifo = simulate(&t, "gfifo", false).unwrap();
+    let fifo = simulate(&t, Options::spec("gfifo")).unwrap().result;
     assert_eq!(
         fifo.jobs.iter().find(|j| j.task == 1).unwrap().finish,
         Some(6 * MS)
@@ -113,7 +113,9 @@ fn non_preemptive_edf_blocks() {
 #[test]
 fn preemption_migration_context_switch_counting() {
     let t = ts("platform: {cpus: 2}\nrun: {duration: 10}\ntasks:\n  - {name: a, period: 10, wcet: 4}\n  - {name: b, period: 10, wcet: 4}\n  - {name: c, period: 10, wcet: 2, deadline: 3, offset: 1}\n");
-    let r = simulate(&t, "gedf", true).unwrap();
+    let r = simulate(&t, Options::spec("gedf").intervals(true))
+        .unwrap()
+        .result;
     let j = |task: u32| r.jobs.iter().find(|j| j.task == task).unwrap();
     assert_eq!(
         (j(0).preemptions, j(1).preemptions, j(2).preemptions),
@@ -137,10 +139,14 @@ fn preemption_migration_context_switch_counting() {
 #[test]
 fn abort_at_deadline() {
     let y = "platform: {cpus: 1}\nrun: {duration: 10, on_miss: MODE}\ntasks:\n  - {name: a, period: 10, wcet: 6}\n  - {name: b, period: 10, wcet: 6}\n";
-    let r = simulate(&ts(&y.replace("MODE", "abort")), "gedf", false).unwrap();
+    let r = simulate(&ts(&y.replace("MODE", "abort")), Options::spec("gedf"))
+        .unwrap()
+        .result;
     let b = &r.jobs[1];
     assert!(b.aborted && b.missed && b.finish.is_none());
-    let r = simulate(&ts(&y.replace("MODE", "continue")), "gedf", false).unwrap();
+    let r = simulate(&ts(&y.replace("MODE", "continue")), Options::spec("gedf"))
+        .unwrap()
+        .result;
     let b = &r.jobs[1];
     assert_eq!(b.finish, Some(12 * MS));
     assert_eq!(r.summaries().total.max_tardiness_ns, 2 * MS);
@@ -151,7 +157,7 @@ fn abort_at_deadline() {
 #[test]
 fn overheads_inflate_execution() {
     let t = ts("platform: {cpus: 1}\nrun: {duration: 10, overheads: {context_switch: 0.5}}\ntasks:\n  - {name: a, period: 10, wcet: 2}\n");
-    let r = simulate(&t, "gedf", false).unwrap();
+    let r = simulate(&t, Options::spec("gedf")).unwrap().result;
     assert_eq!(r.jobs[0].finish, Some(2 * MS + MS / 2));
 }
 
@@ -164,7 +170,12 @@ fn overheads_inflate_execution() {
 fn jobs_of_a_task_never_overlap() {
     let y = "platform: {cpus: 2}\nrun: {duration: 20, on_miss: MODE}\ntasks:\n  - {name: a, period: 10, wcet: 10}\n  - {name: b, period: 100, wcet: 2, deadline: 5}\n  - {name: c, period: 100, wcet: 2, deadline: 5}\n";
     for spec in ["gedf", "gfp:dm", "gnpedf"] {
-        let r = simulate(&ts(&y.replace("MODE", "continue")), spec, true).unwrap();
+        let r = simulate(
+            &ts(&y.replace("MODE", "continue")),
+            Options::spec(spec).intervals(true),
+        )
+        .unwrap()
+        .result;
         let a: Vec<_> = r.jobs.iter().filter(|j| j.task == 0).collect();
         assert_eq!(a[0].finish, Some(12 * MS), "{spec}");
         assert_eq!(
@@ -178,7 +189,7 @@ fn jobs_of_a_task_never_overlap() {
     }
     // Held past its deadline with on_miss: abort: removed without the policy ever seeing it.
     let y2 = "platform: {cpus: 2}\nrun: {duration: 20, on_miss: abort}\ntasks:\n  - {name: a, period: 4, wcet: 3, deadline: 9}\n  - {name: b, period: 100, wcet: 8}\n  - {name: c, period: 100, wcet: 8}\n";
-    let r = simulate(&ts(y2), "gedf", false).unwrap();
+    let r = simulate(&ts(y2), Options::spec("gedf")).unwrap().result;
     for j in r.jobs.iter().filter(|j| j.task == 0) {
         if let (Some(f), Some(s)) = (j.finish, j.start) {
             let prev = r.jobs.iter().find(|p| p.task == 0 && p.job + 1 == j.job);

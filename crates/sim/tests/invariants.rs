@@ -8,7 +8,7 @@ use proptest::prelude::*;
 use rtsched_model::{Task, TaskSet, Time};
 use rtsched_policies::EntityInfo;
 use rtsched_runtime::ProtocolChecker;
-use rtsched_sim::{simulate_observed, Observer, View};
+use rtsched_sim::{simulate, Observer, Options, View};
 use std::collections::HashMap;
 use std::ops::Range;
 
@@ -337,7 +337,14 @@ fn check(ts: &TaskSet, spec: &str) -> Result<(), TestCaseError> {
         _ => rtsched_policies::build(spec, ts).unwrap(),
     };
     let mut policy = ProtocolChecker::new(inner, m as u32);
-    let r = simulate_observed(ts, &mut policy, &mut checker, true);
+    let r = simulate(
+        ts,
+        Options::policy(&mut policy)
+            .observer(&mut checker)
+            .intervals(true),
+    )
+    .unwrap()
+    .result;
     if let Some(f) = checker.failure {
         return Err(TestCaseError::fail(format!("{spec}: {f}")));
     }
@@ -482,7 +489,12 @@ fn every_registered_policy_keeps_the_protocol_and_the_accounting() {
                 };
                 ran.set(ran.get() + 1);
                 let mut policy = ProtocolChecker::new(inner, ts.platform.cpus);
-                let r = rtsched_sim::simulate_policy(&ts, &mut policy, true);
+                let r = rtsched_sim::simulate(
+                    &ts,
+                    rtsched_sim::Options::policy(&mut policy).intervals(true),
+                )
+                .unwrap()
+                .result;
                 accounting(&ts, info.name, &r)
             })
             .unwrap_or_else(|e| panic!("{}: {e}", info.name));
@@ -514,7 +526,7 @@ proptest! {
         }
         let spec = ["dasa", "pdasa", "lbesa", "ggua", "nggua", "ghvdf", "ggua:model=ac", "gedf:model=ac,mapper=none", "gnpedf:model=stw"][which];
         let mut policy = ProtocolChecker::new(rtsched_policies::build(spec, &ts).unwrap(), ts.platform.cpus);
-        let r = rtsched_sim::simulate_policy(&ts, &mut policy, true);
+        let r = rtsched_sim::simulate(&ts, rtsched_sim::Options::policy(&mut policy).intervals(true)).unwrap().result;
         accounting(&ts, spec, &r)?;
     }
 
@@ -571,7 +583,7 @@ proptest! {
         let edf: KeyFn = Box::new(|e| (e.deadline, e.release, e.task, e.job, e.thread));
         let mut checker = Checker { m, kind: Kind::GlobalPreemptive, key: edf, cpu_of_task: vec![0; ts.tasks.len()], instants: 0, failure: None };
         let mut g = Granting { inner: rtsched_policies::build("gedf", &ts).unwrap(), charge: ns, charges: 0, timers_set: 0, timers_fired: 0 };
-        let r = simulate_observed(&ts, &mut g, &mut checker, true);
+        let r = simulate(&ts, Options::policy(&mut g).observer(&mut checker).intervals(true)).unwrap().result;
         if let Some(f) = checker.failure {
             return Err(TestCaseError::fail(f));
         }
@@ -591,8 +603,8 @@ proptest! {
     #[test]
     fn deterministic(ts in arb_taskset()) {
         for spec in ["gedf", "pedf"] {
-            let a = rtsched_sim::simulate(&ts, spec, true).unwrap();
-            let b = rtsched_sim::simulate(&ts, spec, true).unwrap();
+            let a = rtsched_sim::simulate(&ts, rtsched_sim::Options::spec(spec).intervals(true)).unwrap().result;
+            let b = rtsched_sim::simulate(&ts, rtsched_sim::Options::spec(spec).intervals(true)).unwrap().result;
             prop_assert_eq!(a.to_json_value(true).to_string(), b.to_json_value(true).to_string());
             prop_assert_eq!(a.intervals, b.intervals);
         }
@@ -613,7 +625,7 @@ proptest! {
         prop_assume!(u <= 1.0);
         let mut ts = TaskSet::new(1, tasks);
         ts.run.duration = 400 * 100 * US;
-        let r = rtsched_sim::simulate(&ts, "gedf", false).unwrap();
+        let r = rtsched_sim::simulate(&ts, rtsched_sim::Options::spec("gedf")).unwrap().result;
         prop_assert_eq!(r.summaries().total.missed, 0, "U = {}", u);
     }
 }

@@ -6,7 +6,7 @@
 mod worked;
 
 use rtsched_policies::{Dispatch, EntityId, EntityInfo, Policy, ResourceId};
-use rtsched_sim::{simulate, simulate_policy};
+use rtsched_sim::{simulate, Options};
 use worked::{ivs, ts_named, MS};
 
 /// Two tasks that take x / y at 0 and request y / x at 1 ms: on 2 CPUs they deadlock at 1 ms.
@@ -80,7 +80,9 @@ impl Policy for Resolver {
 fn a_deadlock_under_a_policy_that_cannot_resolve_it_stops_the_run_naming_the_cycle() {
     let ts = ts_named(DEADLOCK, "deadlock.yaml");
     assert!(ts.lock_order_cycle().is_some());
-    let e = simulate(&ts, "gedf", false).unwrap_err();
+    let e = simulate(&ts, Options::spec("gedf"))
+        .unwrap_err()
+        .to_string();
     for needle in [
         "deadlock.yaml",
         "deadlock at 1ms",
@@ -97,7 +99,7 @@ fn a_policy_told_of_a_deadlock_that_aborts_nobody_gets_an_error_too() {
     let ts = ts_named(DEADLOCK, "deadlock.yaml");
     let mut p = Resolver::new(None);
     let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        simulate_policy(&ts, &mut p, false)
+        simulate(&ts, Options::policy(&mut p)).unwrap().result
     }));
     let msg = *r
         .expect_err("the run must stop")
@@ -116,7 +118,9 @@ fn a_deadlock_resolved_by_an_abort_lets_the_other_job_finish() {
     // Both request at 1 ms; b's request (task order) comes second and closes the cycle:
     // the cycle is [b, a]. Abort b (index 0): a takes y at once and finishes at 4 ms.
     let mut p = Resolver::new(Some(0));
-    let r = simulate_policy(&ts, &mut p, true);
+    let r = simulate(&ts, Options::policy(&mut p).intervals(true))
+        .unwrap()
+        .result;
     assert_eq!(p.told.len(), 1, "told once");
     assert_eq!(r.counters.deadlocks, 1);
     let (a, b) = (&r.jobs[0], &r.jobs[1]);
@@ -142,7 +146,7 @@ fn the_deadlock_event_keeps_the_protocol() {
     // Under the protocol checker: the cycle's entities are all blocked when it is reported.
     let ts = ts_named(DEADLOCK, "deadlock.yaml");
     let mut p = rtsched_runtime::ProtocolChecker::new(Box::new(Resolver::new(Some(1))), 2);
-    let r = simulate_policy(&ts, &mut p, false);
+    let r = simulate(&ts, Options::policy(&mut p)).unwrap().result;
     assert_eq!(r.counters.deadlocks, 1);
     // Aborting a (index 1) lets b finish instead.
     assert!(r.jobs[0].aborted && r.jobs[1].finish == Some(4 * MS));
@@ -164,7 +168,7 @@ tasks:
 ",
         "tuf.yaml",
     );
-    let r = simulate(&ts, "gedf", false).unwrap();
+    let r = simulate(&ts, Options::spec("gedf")).unwrap().result;
     let got: Vec<(Option<u64>, f64, f64)> = r
         .jobs
         .iter()
@@ -182,7 +186,11 @@ tasks:
     assert!((s.aur - (7.5 + 2.04) / 17.0).abs() < 1e-12, "{}", s.aur);
     // Without TUFs, utility is 1 per job met: AUR is the DSR.
     let plain = ts_named("platform: {cpus: 1}\nrun: {duration: 30}\ntasks:\n  - {name: a, period: 10, wcet: 6}\n  - {name: b, period: 15, wcet: 7}\n", "plain.yaml");
-    let s = simulate(&plain, "gedf", false).unwrap().summaries().total;
+    let s = simulate(&plain, Options::spec("gedf"))
+        .unwrap()
+        .result
+        .summaries()
+        .total;
     assert!(
         s.missed > 0 && (s.aur - s.dsr).abs() < 1e-12,
         "aur {} dsr {}",
@@ -202,7 +210,12 @@ fn an_aborted_running_job_costs_its_cpu_the_abort_handler() {
         )
     };
     let finish_b = |handler: &str| {
-        let r = simulate(&ts_named(&yaml(handler), "abort.yaml"), "gedf", false).unwrap();
+        let r = simulate(
+            &ts_named(&yaml(handler), "abort.yaml"),
+            Options::spec("gedf"),
+        )
+        .unwrap()
+        .result;
         assert_eq!(
             (r.jobs[0].aborted, r.jobs[0].aborted_at),
             (true, Some(4 * MS))

@@ -10,7 +10,7 @@ use proptest::prelude::*;
 use rtsched_model::results::RunResult;
 use rtsched_model::{parse_taskset, Format, TaskSet, Time};
 use rtsched_runtime::ProtocolChecker;
-use rtsched_sim::{simulate, simulate_observed, Observer, View};
+use rtsched_sim::{simulate, Observer, Options, View};
 
 const MS: Time = 1_000_000;
 
@@ -79,7 +79,9 @@ fn observed(t: &TaskSet, spec: &str) -> (RunResult, Oracle) {
 fn try_observed(t: &TaskSet, spec: &str) -> Option<(RunResult, Oracle)> {
     let mut oracle = Oracle::default();
     let mut p = ProtocolChecker::new(rtsched_policies::build(spec, t).ok()?, t.platform.cpus);
-    let r = simulate_observed(t, &mut p, &mut oracle, false);
+    let r = simulate(t, Options::policy(&mut p).observer(&mut oracle))
+        .unwrap()
+        .result;
     Some((r, oracle))
 }
 
@@ -146,7 +148,7 @@ fn partitioned_edf_inversions_worked_by_hand() {
     );
     assert_eq!(oracle.totals(r.end), (2, 14 * MS));
     // The same jobs under global EDF: the most urgent always run.
-    let g = simulate(&t, "gedf", false).unwrap();
+    let g = simulate(&t, Options::spec("gedf")).unwrap().result;
     assert_eq!(
         (
             g.counters.priority_inversions,
@@ -227,7 +229,7 @@ tasks:
         ),
         (0, 2, 2)
     );
-    let g = simulate(&t, "gedf", false).unwrap();
+    let g = simulate(&t, Options::spec("gedf")).unwrap().result;
     assert_eq!(g.counters.priority_inversions, 0);
 }
 
@@ -244,7 +246,7 @@ tasks:
 #[test]
 fn paws_steal_attempts_worked_by_hand() {
     let t = ts("platform: {cpus: 2}\nrun: {duration: 20}\ntasks:\n  - {name: p, period: 20, regions: [2, [4, 4, 4], 2]}\n");
-    let r = simulate(&t, "paws", false).unwrap();
+    let r = simulate(&t, Options::spec("paws")).unwrap().result;
     assert_eq!(
         (
             r.counters.steals,
@@ -254,9 +256,9 @@ fn paws_steal_attempts_worked_by_hand() {
         (1, 6, 5)
     );
     // The policy's own counters say the same.
-    let stats = rtsched_sim::simulate_with_stats(&t, "paws", false)
+    let stats = simulate(&t, Options::spec("paws").policy_stats(true))
         .unwrap()
-        .1;
+        .stats;
     let get = |k: &str| stats.iter().find(|(n, _)| n == k).map(|&(_, v)| v as u64);
     assert_eq!(
         (get("steals"), get("steal_attempts"), get("failed_steals")),
@@ -305,17 +307,17 @@ proptest! {
     /// Global EDF runs the m most urgent ready entities at every instant: no inversion, ever.
     #[test]
     fn global_edf_has_no_inversions_on_sequential_sets(t in arb_taskset()) {
-        let r = simulate(&t, "gedf", false).unwrap();
+        let r = simulate(&t, Options::spec("gedf")).unwrap().result;
         prop_assert_eq!((r.counters.priority_inversions, r.counters.priority_inversion_ns), (0, 0));
     }
 
     /// PAWS: every attempt is a steal or a failed steal; policies that do not steal report 0.
     #[test]
     fn steal_attempts_are_steals_plus_failed_steals(t in arb_structured_taskset()) {
-        let r = simulate(&t, "paws", false).unwrap();
+        let r = simulate(&t, Options::spec("paws")).unwrap().result;
         let c = &r.counters;
         prop_assert_eq!(c.steal_attempts, c.steals + c.failed_steals);
-        let g = simulate(&t, "gedf", false).unwrap();
+        let g = simulate(&t, Options::spec("gedf")).unwrap().result;
         prop_assert_eq!((g.counters.steals, g.counters.steal_attempts, g.counters.failed_steals), (0, 0, 0));
     }
 }

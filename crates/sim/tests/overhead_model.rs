@@ -3,7 +3,7 @@
 
 use rtsched_model::results::write_trace;
 use rtsched_model::{parse_taskset, Format, TaskSet, Time};
-use rtsched_sim::simulate;
+use rtsched_sim::{simulate, Options};
 
 const US: Time = 1_000;
 const MS: Time = 1_000_000;
@@ -18,7 +18,7 @@ fn ts(yaml: &str) -> TaskSet {
 #[test]
 fn a_dispatch_pays_decision_and_context_switch_first() {
     let t = ts("platform: {cpus: 1}\nrun: {duration: 10, overheads: {decision: 100us, context_switch: 50us}}\ntasks:\n  - {name: a, period: 10, wcet: 2}\n");
-    let r = simulate(&t, "gedf", false).unwrap();
+    let r = simulate(&t, Options::spec("gedf")).unwrap().result;
     let j = &r.jobs[0];
     assert_eq!((j.start, j.finish), (Some(0), Some(2 * MS + 150 * US)));
     assert_eq!(
@@ -44,7 +44,7 @@ fn a_dispatch_pays_decision_and_context_switch_first() {
 #[test]
 fn release_latency_delays_readiness_not_the_deadline() {
     let t = ts("platform: {cpus: 1}\nrun: {duration: 20, overheads: {release: 30us}}\ntasks:\n  - {name: a, period: 10, wcet: 2, deadline: 2}\n");
-    let r = simulate(&t, "gedf", false).unwrap();
+    let r = simulate(&t, Options::spec("gedf")).unwrap().result;
     for (k, j) in r.jobs.iter().enumerate() {
         let rel = k as Time * 10 * MS;
         assert_eq!((j.release, j.deadline), (rel, rel + 2 * MS));
@@ -70,7 +70,9 @@ fn release_latency_delays_readiness_not_the_deadline() {
 #[test]
 fn ticks_charge_what_runs() {
     let t = ts("platform: {cpus: 1}\nrun: {duration: 10, overheads: {tick: 10us, tick_period: 1ms}}\ntasks:\n  - {name: a, period: 10, wcet: 2.5}\n");
-    let r = simulate(&t, "gedf", true).unwrap();
+    let r = simulate(&t, Options::spec("gedf").intervals(true))
+        .unwrap()
+        .result;
     let j = &r.jobs[0];
     assert_eq!(j.finish, Some(2_520 * US));
     assert_eq!((j.exec, j.overhead), (2_520 * US, 20 * US));
@@ -108,7 +110,7 @@ fn ticks_charge_what_runs() {
 #[test]
 fn a_migration_is_charged_to_the_migrated_entity() {
     let t = ts("platform: {cpus: 2}\nrun: {duration: 10, overheads: {migration: 200us}}\ntasks:\n  - {name: a, period: 100, wcet: 2, deadline: 10}\n  - {name: b, period: 100, wcet: 6, deadline: 20}\n  - {name: c, period: 100, wcet: 2, deadline: 3, offset: 1}\n");
-    let r = simulate(&t, "gedf", false).unwrap();
+    let r = simulate(&t, Options::spec("gedf")).unwrap().result;
     let b = r.jobs.iter().find(|j| j.task == 1).unwrap();
     assert_eq!(
         (b.migrations, b.overhead, b.finish),
@@ -124,7 +126,7 @@ fn a_migration_is_charged_to_the_migrated_entity() {
 #[test]
 fn no_overheads_no_charges() {
     let t = ts("platform: {cpus: 2}\nrun: {duration: 50}\ntasks:\n  - {name: a, period: 4, wcet: 3}\n  - {name: b, period: 6, wcet: 4}\n  - {name: c, period: 12, wcet: 5}\n");
-    let r = simulate(&t, "gedf", false).unwrap();
+    let r = simulate(&t, Options::spec("gedf")).unwrap().result;
     assert_eq!(r.counters.overheads, Default::default());
     for j in r.jobs.iter().filter(|j| j.finish.is_some()) {
         assert_eq!((j.exec, j.overhead), (j.demand, 0), "{j:?}");
@@ -140,7 +142,9 @@ fn no_overheads_no_charges() {
 #[test]
 fn the_bandwidth_cap_stops_a_cpu_that_used_its_runtime() {
     let full = ts("platform: {cpus: 1}\nrun: {duration: 2000, on_miss: continue, overheads: {rt_runtime: 950ms, rt_period: 1s, tick_period: 1ms}}\ntasks:\n  - {name: a, period: 100, wcet: 100}\n");
-    let r = simulate(&full, "gedf", true).unwrap();
+    let r = simulate(&full, Options::spec("gedf").intervals(true))
+        .unwrap()
+        .result;
     assert_eq!(r.jobs.len(), 20);
     for (k, j) in r.jobs.iter().enumerate() {
         let late = match k {
@@ -167,7 +171,7 @@ fn the_bandwidth_cap_stops_a_cpu_that_used_its_runtime() {
         r.intervals
     );
     let light = ts("platform: {cpus: 1}\nrun: {duration: 2000, overheads: {rt_runtime: 950ms, rt_period: 1s, tick_period: 1ms}}\ntasks:\n  - {name: a, period: 100, wcet: 90}\n");
-    let r = simulate(&light, "gedf", false).unwrap();
+    let r = simulate(&light, Options::spec("gedf")).unwrap().result;
     assert!(r
         .jobs
         .iter()
@@ -182,7 +186,7 @@ fn the_bandwidth_cap_stops_a_cpu_that_used_its_runtime() {
 #[test]
 fn the_stop_stays_with_the_cpu() {
     let t = ts("platform: {cpus: 1}\nrun: {duration: 100, on_miss: continue, overheads: {rt_runtime: 50ms, rt_period: 100ms, tick_period: 1ms}}\ntasks:\n  - {name: a, period: 200, wcet: 60, deadline: 200}\n  - {name: b, period: 200, wcet: 5, deadline: 10, offset: 60}\n");
-    let r = simulate(&t, "gedf", false).unwrap();
+    let r = simulate(&t, Options::spec("gedf")).unwrap().result;
     let (a, b) = (&r.jobs[0], &r.jobs[1]);
     assert_eq!((b.start, b.finish), (Some(60 * MS), Some(105 * MS)));
     assert!(b.missed);
@@ -198,7 +202,7 @@ fn the_stop_stays_with_the_cpu() {
 #[test]
 fn charges_during_a_stop_are_paid_after_it() {
     let t = ts("platform: {cpus: 1}\nrun: {duration: 1000, on_miss: continue, overheads: {tick: 10us, tick_period: 1ms, rt_runtime: 950ms, rt_period: 1s}}\ntasks:\n  - {name: a, period: 1000, wcet: 990}\n");
-    let r = simulate(&t, "gedf", false).unwrap();
+    let r = simulate(&t, Options::spec("gedf")).unwrap().result;
     let j = &r.jobs[0];
     // Work 990 ms + one 10 us tick per ms of running and of standing stopped.
     assert!(j.finish.unwrap() > 1040 * MS, "{:?}", j.finish);
@@ -218,7 +222,9 @@ fn charges_during_a_stop_are_paid_after_it() {
 #[test]
 fn an_abort_mid_charge_counts_only_the_overhead_paid() {
     let t = ts("platform: {cpus: 1}\nrun: {duration: 10, on_miss: abort, overheads: {decision: 3ms}}\ntasks:\n  - {name: a, period: 10, wcet: 1, deadline: 2}\n");
-    let r = simulate(&t, "gedf", true).unwrap();
+    let r = simulate(&t, Options::spec("gedf").intervals(true))
+        .unwrap()
+        .result;
     let j = &r.jobs[0];
     assert!(j.aborted && j.finish.is_none());
     assert_eq!((j.exec, j.overhead), (2 * MS, 2 * MS));
@@ -242,7 +248,9 @@ fn a_job_running_at_the_end_counts_its_last_stretch() {
     let t = ts(
         "platform: {cpus: 1}\nrun: {duration: 10}\ntasks:\n  - {name: a, period: 10, wcet: 50}\n",
     );
-    let r = simulate(&t, "gedf", true).unwrap();
+    let r = simulate(&t, Options::spec("gedf").intervals(true))
+        .unwrap()
+        .result;
     assert_eq!(r.end, 30 * MS);
     let j = &r.jobs[0];
     assert_eq!((j.finish, j.exec, j.overhead), (None, 30 * MS, 0));

@@ -6,7 +6,7 @@ mod worked;
 use proptest::prelude::*;
 use rtsched_model::results::RunResult;
 use rtsched_model::TaskSet;
-use rtsched_sim::simulate;
+use rtsched_sim::{simulate, Options};
 use worked::{arb_sequential, ivs, MS};
 
 fn ts(yaml: &str) -> TaskSet {
@@ -22,7 +22,9 @@ fn ts(yaml: &str) -> TaskSet {
 #[test]
 fn threads_stay_on_the_forking_core_and_an_idle_core_steals_the_top() {
     let t = ts("platform: {cpus: 2}\nrun: {duration: 20}\ntasks:\n  - {name: p, period: 20, regions: [2, [4, 4, 4], 2]}\n");
-    let r = simulate(&t, "paws", true).unwrap();
+    let r = simulate(&t, Options::spec("paws").intervals(true))
+        .unwrap()
+        .result;
     assert_eq!(
         ivs(&r),
         vec![
@@ -34,9 +36,9 @@ fn threads_stay_on_the_forking_core_and_an_idle_core_steals_the_top() {
         ]
     );
     assert_eq!(r.jobs[0].finish, Some(12 * MS));
-    let stats = rtsched_sim::simulate_with_stats(&t, "paws", false)
+    let stats = simulate(&t, Options::spec("paws").policy_stats(true))
         .unwrap()
-        .1;
+        .stats;
     let get = |k: &str| stats.iter().find(|(n, _)| n == k).map(|(_, v)| *v);
     assert_eq!(
         (get("steals"), get("local_picks"), get("global_picks")),
@@ -60,7 +62,9 @@ tasks:
   - {name: q1, period: 100, offset: 3, deadline: 10, wcet: 2}
   - {name: q2, period: 100, offset: 3, deadline: 10, wcet: 2}
 ");
-    let r = simulate(&t, "paws", true).unwrap();
+    let r = simulate(&t, Options::spec("paws").intervals(true))
+        .unwrap()
+        .result;
     assert_eq!(
         ivs(&r),
         vec![
@@ -97,7 +101,9 @@ tasks:
   - {name: p, period: 60, deadline: 20, regions: [1, [3, 3]]}
   - {name: r, period: 60, deadline: 50, wcet: 10}
 ");
-    let r = simulate(&t, "paws", true).unwrap();
+    let r = simulate(&t, Options::spec("paws").intervals(true))
+        .unwrap()
+        .result;
     assert_eq!(
         ivs(&r),
         vec![
@@ -107,7 +113,9 @@ tasks:
             (1, 1, 0, 0, 10)
         ]
     );
-    let g = simulate(&t, "gedf", true).unwrap();
+    let g = simulate(&t, Options::spec("gedf").intervals(true))
+        .unwrap()
+        .result;
     assert_eq!(
         g.jobs[0].finish,
         Some(4 * MS),
@@ -124,10 +132,10 @@ proptest! {
     /// no join to resume after).
     #[test]
     fn with_sequential_jobs_paws_is_global_edf(ts in arb_sequential()) {
-        let b = simulate(&ts, "gedf", false).unwrap();
+        let b = simulate(&ts, Options::spec("gedf")).unwrap().result;
         let key = |r: &RunResult| r.jobs.iter().map(|j| (j.task, j.job, j.start, j.finish, j.missed)).collect::<Vec<_>>();
         for spec in ["paws", "paws:pull=inversion", "paws:master=joining"] {
-            let a = simulate(&ts, spec, false).unwrap();
+            let a = simulate(&ts, Options::spec(spec)).unwrap().result;
             prop_assert_eq!(key(&a), key(&b), "{}", spec);
         }
     }
@@ -139,7 +147,12 @@ proptest! {
 fn steals_are_deterministic_for_a_seed() {
     let yaml = "platform: {cpus: 4}\nrun: {duration: 200, seed: SEED}\ntasks:\n  - {name: a, period: 40, regions: [1, [3, 3, 3, 3, 3, 3], 1]}\n  - {name: b, period: 50, regions: [1, [4, 4, 4, 4], 1]}\n  - {name: c, period: 30, regions: [1, [2, 2, 2, 2, 2], 1]}\n";
     let run = |seed: u64| {
-        let r = simulate(&ts(&yaml.replace("SEED", &seed.to_string())), "paws", true).unwrap();
+        let r = simulate(
+            &ts(&yaml.replace("SEED", &seed.to_string())),
+            Options::spec("paws").intervals(true),
+        )
+        .unwrap()
+        .result;
         (r.to_json_value(true).to_string(), ivs(&r))
     };
     assert_eq!(run(1), run(1));

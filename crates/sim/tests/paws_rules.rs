@@ -17,7 +17,7 @@ use rtsched_model::{
 };
 use rtsched_policies::{Dispatch, EntityId, EntityInfo, Policy, ResourceId};
 use rtsched_runtime::ProtocolChecker;
-use rtsched_sim::{simulate, simulate_observed, simulate_with_stats, Observer, View};
+use rtsched_sim::{simulate, Observer, Options, View};
 use std::cell::Cell;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};
@@ -51,15 +51,21 @@ fn finishes(r: &RunResult) -> Vec<Option<f64>> {
 }
 
 fn paws(t: &TaskSet) -> RunResult {
-    simulate(t, "paws", true).unwrap()
+    simulate(t, Options::spec("paws").intervals(true))
+        .unwrap()
+        .result
 }
 
 fn run(t: &TaskSet, spec: &str) -> RunResult {
-    simulate(t, spec, true).unwrap()
+    simulate(t, Options::spec(spec).intervals(true))
+        .unwrap()
+        .result
 }
 
 fn stat(t: &TaskSet, spec: &str, name: &str) -> f64 {
-    let stats = simulate_with_stats(t, spec, false).unwrap().1;
+    let stats = simulate(t, Options::spec(spec).policy_stats(true))
+        .unwrap()
+        .stats;
     stats
         .iter()
         .find(|(n, _)| n == name)
@@ -110,7 +116,12 @@ tasks:
         vec![Some(6.0), Some(8.0), Some(8.0), Some(4.0)]
     );
     // Sequential jobs: exactly global EDF.
-    assert_eq!(ivs(&simulate(&t, "gedf", true).unwrap()), ivs(&r));
+    assert_eq!(
+        ivs(&simulate(&t, Options::spec("gedf").intervals(true))
+            .unwrap()
+            .result),
+        ivs(&r)
+    );
 }
 
 /// Rule B: a region's threads go to the local queue of the core that forked them, never to
@@ -153,7 +164,7 @@ tasks:
         (vec![0], 0, 0)
     );
     assert_eq!(
-        simulate(&t, "gedf", false).unwrap().jobs[0].finish,
+        simulate(&t, Options::spec("gedf")).unwrap().result.jobs[0].finish,
         Some(4 * MS)
     );
 }
@@ -242,7 +253,7 @@ fn rule_d_a_free_core_takes_local_work_before_the_global_queue() {
         vec![Some(6.0), Some(11.0), Some(4.0), Some(8.0)]
     );
     assert_eq!(
-        simulate(&t, "gedf", false).unwrap().jobs[3].finish,
+        simulate(&t, Options::spec("gedf")).unwrap().result.jobs[3].finish,
         Some(6 * MS)
     );
 }
@@ -1000,7 +1011,14 @@ fn observe(ts: &TaskSet, spec: &str) -> Result<Option<Observed>, TestCaseError> 
         preemptions: 0,
         failure: None,
     };
-    let r = simulate_observed(ts, &mut policy, &mut tl, true);
+    let r = simulate(
+        ts,
+        Options::policy(&mut policy)
+            .observer(&mut tl)
+            .intervals(true),
+    )
+    .unwrap()
+    .result;
     for c in 0..m {
         tl.close(c, r.end);
     }
@@ -1288,8 +1306,12 @@ fn check(ts: &TaskSet, spec: &str) -> Result<Option<Seen>, TestCaseError> {
     let seen = verify(ts, spec, &o)?;
     // Determinism: the same set and seed give the same results to the byte, with or without
     // the checking wrappers.
-    let a = simulate(ts, spec, true).unwrap();
-    let b = simulate(ts, spec, true).unwrap();
+    let a = simulate(ts, Options::spec(spec).intervals(true))
+        .unwrap()
+        .result;
+    let b = simulate(ts, Options::spec(spec).intervals(true))
+        .unwrap()
+        .result;
     let json = |x: &RunResult| x.to_json_value(true).to_string();
     prop_assert_eq!(json(&a), json(&b), "{}: two runs differ", spec);
     prop_assert_eq!(&a.intervals, &b.intervals);

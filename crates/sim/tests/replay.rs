@@ -3,7 +3,7 @@
 
 use rtsched_model::file::to_yaml;
 use rtsched_model::{parse_taskset, Format};
-use rtsched_sim::simulate;
+use rtsched_sim::{simulate, Options};
 
 const MS: u64 = 1_000_000;
 
@@ -17,7 +17,9 @@ fn jobs_replay_the_measured_times_in_turn() {
         "replay.yaml",
     )
     .unwrap();
-    let r = simulate(&ts, "gedf", true).unwrap();
+    let r = simulate(&ts, Options::spec("gedf").intervals(true))
+        .unwrap()
+        .result;
     let ran: Vec<u64> = r
         .jobs
         .iter()

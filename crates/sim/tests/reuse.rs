@@ -1,4 +1,4 @@
-//! A run in the buffers an earlier run left (`simulate_into_reusing`, as a sweep batch runs its
+//! A run in the buffers an earlier run left (`Options::scratch`, as a sweep batch runs its
 //! rows) is the run a fresh simulator makes: the same records reach the sink in the same order
 //! and the results are equal, whatever ran before in those buffers — more or fewer CPUs and
 //! tasks, parallel regions, critical sections, TUFs, aborts, another policy, a run that failed.
@@ -9,7 +9,7 @@ use common::arb_structured_taskset;
 use proptest::prelude::*;
 use rtsched_model::results::JobRecord;
 use rtsched_model::{TaskSet, Tuf};
-use rtsched_sim::{simulate_into, simulate_into_reusing, SimScratch};
+use rtsched_sim::{simulate, Options, Records, SimScratch};
 
 const SPECS: [&str; 9] = [
     "gedf", "pedf", "gfp:rm", "gnpedf", "gedf-seq", "paws", "dasa", "lbesa", "pedf:ffd",
@@ -43,14 +43,14 @@ proptest! {
             let spec = SPECS[which];
             let mut fresh: Vec<JobRecord> = Vec::new();
             let mut reused: Vec<JobRecord> = Vec::new();
-            let a = simulate_into(&ts, spec, &mut fresh);
-            let b = simulate_into_reusing(&ts, spec, &mut reused, &mut scratch);
-            match (a, b) {
+            let a = simulate(&ts, Options::spec(spec).records(Records::Into(&mut fresh)));
+            let b = simulate(&ts, Options::spec(spec).records(Records::Into(&mut reused)).scratch(&mut scratch));
+            match (a.map(|o| o.result), b.map(|o| o.result)) {
                 (Ok(a), Ok(b)) => {
                     prop_assert_eq!(&reused, &fresh, "run {} ({}): the records differ", i, spec);
                     prop_assert_eq!(a.to_json_value(false), b.to_json_value(false), "run {} ({})", i, spec);
                 }
-                (Err(a), Err(b)) => prop_assert_eq!(a, b.to_string()),
+                (Err(a), Err(b)) => prop_assert_eq!(a, b),
                 (a, b) => return Err(TestCaseError::fail(format!("run {i} ({spec}): fresh {:?} but reused {:?}", a.map(|_| ()), b.map(|_| ())))),
             }
         }

@@ -4,7 +4,7 @@
 
 use rtsched_model::results::TotalSink;
 use rtsched_model::{file::parse_taskset, Format, TaskSet};
-use rtsched_sim::{simulate_into_reusing, Failure, SimError, SimScratch};
+use rtsched_sim::{simulate, Failure, Options, Records, SimError, SimScratch};
 
 fn ts(yaml: &str) -> TaskSet {
     parse_taskset(yaml, Format::Yaml, "t.yaml").unwrap()
@@ -13,7 +13,11 @@ fn ts(yaml: &str) -> TaskSet {
 fn run(ts: &TaskSet, spec: &str) -> Result<(), SimError> {
     let mut total = TotalSink::default();
     total.reset_for(ts);
-    simulate_into_reusing(ts, spec, &mut total, &mut SimScratch::default()).map(|_| ())
+    let mut scratch = SimScratch::default();
+    let options = Options::spec(spec)
+        .records(Records::Into(&mut total))
+        .scratch(&mut scratch);
+    simulate(ts, options).map(|_| ())
 }
 
 /// Two tasks that take x / y at 0 and request y / x at 1 ms: on 2 CPUs they deadlock at 1 ms.

@@ -1,4 +1,4 @@
-//! A run that streams its per-job records away (`simulate_streamed`) is the run that holds
+//! A run that streams its per-job records away (`Records::Summarised`) is the run that holds
 //! them: the same records in the same order reach the sink, and the summaries accumulated
 //! from the stream equal those of the held records, field for field (same order, same sums),
 //! under every kind of policy, with parallel regions, critical sections, TUFs and aborts.
@@ -9,16 +9,19 @@ use common::arb_structured_taskset;
 use proptest::prelude::*;
 use rtsched_model::results::JobRecord;
 use rtsched_model::{Task, TaskSet, Time, Tuf};
-use rtsched_sim::{simulate_measured, simulate_streamed};
+use rtsched_sim::{simulate, Options, Records};
 
 const MS: Time = 1_000_000;
 
 fn same_run(ts: &TaskSet, spec: &str) -> Result<(), TestCaseError> {
-    let held = simulate_measured(ts, spec, false, false);
+    let held = simulate(ts, Options::spec(spec));
     let mut got: Vec<JobRecord> = Vec::new();
-    let streamed = simulate_streamed(ts, spec, false, false, Some(&mut got));
+    let streamed = simulate(
+        ts,
+        Options::spec(spec).records(Records::Summarised(Some(&mut got))),
+    );
     let (held, streamed) = match (held, streamed) {
-        (Ok((h, _)), Ok((s, _))) => (h, s),
+        (Ok(h), Ok(s)) => (h.result, s.result),
         (Err(a), Err(b)) => {
             prop_assert_eq!(a, b);
             return Ok(());
@@ -101,7 +104,12 @@ fn a_starved_job_holds_back_the_stream_until_the_end() {
         same_run(&ts, spec).unwrap();
     }
     let mut got: Vec<JobRecord> = Vec::new();
-    let (r, _) = simulate_streamed(&ts, "gfp:rm", false, false, Some(&mut got)).unwrap();
+    let r = simulate(
+        &ts,
+        Options::spec("gfp:rm").records(Records::Summarised(Some(&mut got))),
+    )
+    .unwrap()
+    .result;
     let starved: Vec<&JobRecord> = got.iter().filter(|j| j.task == 1).collect();
     assert!(
         starved.iter().all(|j| j.finish.is_none() && j.missed),
@@ -119,9 +127,14 @@ fn a_long_run_streams_every_record_once() {
         .collect();
     let mut ts = TaskSet::new(4, tasks);
     ts.run.duration = 400_000 * MS;
-    let (held, _) = simulate_measured(&ts, "gedf", false, false).unwrap();
+    let held = simulate(&ts, Options::spec("gedf")).unwrap().result;
     let mut n = Counter(0, 0);
-    let (s, _) = simulate_streamed(&ts, "gedf", false, false, Some(&mut n)).unwrap();
+    let s = simulate(
+        &ts,
+        Options::spec("gedf").records(Records::Summarised(Some(&mut n))),
+    )
+    .unwrap()
+    .result;
     assert!(held.jobs.len() > 100_000, "{}", held.jobs.len());
     assert_eq!(n.0, held.jobs.len() as u64);
     assert_eq!(

@@ -5,7 +5,7 @@
 use proptest::prelude::*;
 use rtsched_model::results::Interval;
 use rtsched_model::{parse_taskset, Format, Region, Task, TaskSet};
-use rtsched_sim::simulate;
+use rtsched_sim::{simulate, Options};
 
 const MS: u64 = 1_000_000;
 const US: u64 = 1_000;
@@ -35,7 +35,9 @@ fn fork_join_runs_threads_in_parallel_and_joins() {
     let t = ts("platform: {cpus: 2}\nrun: {duration: 20}\ntasks:\n  - {name: p, period: 20, regions: [2, [4, 3], 1]}\n");
     assert_eq!(t.tasks[0].wcet, 10 * MS);
     for spec in ["gedf", "gfp:rm", "gnpedf", "gedf-dist:heap"] {
-        let r = simulate(&t, spec, true).unwrap();
+        let r = simulate(&t, Options::spec(spec).intervals(true))
+            .unwrap()
+            .result;
         let j = &r.jobs[0];
         assert_eq!(
             (j.start, j.finish, j.demand),
@@ -66,7 +68,7 @@ fn fork_join_runs_threads_in_parallel_and_joins() {
     // Partitioned: every thread on the task's CPU, so no parallelism: response = C.
     let mut p = t.clone();
     p.tasks[0].cpu = Some(1);
-    let r = simulate(&p, "pedf", false).unwrap();
+    let r = simulate(&p, Options::spec("pedf")).unwrap().result;
     assert_eq!(r.jobs[0].finish, Some(10 * MS));
     assert_eq!(r.jobs[0].cpus.iter().collect::<Vec<_>>(), vec![1]);
 }
@@ -79,7 +81,9 @@ fn fork_join_runs_threads_in_parallel_and_joins() {
 #[test]
 fn a_held_resource_blocks_until_released() {
     let t = ts("platform: {cpus: 2}\nrun: {duration: 20}\ntasks:\n  - {name: a, period: 20, wcet: 4, sections: [{resource: R, start: 1, length: 2}]}\n  - {name: b, period: 20, offset: 2, wcet: 3, sections: [{resource: R, start: 0, length: 2}]}\n");
-    let r = simulate(&t, "gedf", true).unwrap();
+    let r = simulate(&t, Options::spec("gedf").intervals(true))
+        .unwrap()
+        .result;
     let (a, b) = (&r.jobs[0], &r.jobs[1]);
     assert_eq!((a.finish, a.blocked), (Some(4 * MS), 0));
     assert_eq!(
@@ -93,7 +97,7 @@ fn a_held_resource_blocks_until_released() {
     let mut free = t.clone();
     free.tasks[1].sections.clear();
     assert_eq!(
-        simulate(&free, "gedf", false).unwrap().jobs[1].finish,
+        simulate(&free, Options::spec("gedf")).unwrap().result.jobs[1].finish,
         Some(5 * MS)
     );
 }
@@ -105,7 +109,9 @@ fn a_held_resource_blocks_until_released() {
 #[test]
 fn priority_inversion_on_one_cpu() {
     let t = ts("platform: {cpus: 1}\nrun: {duration: 50}\ntasks:\n  - {name: l, period: 100, wcet: 4, sections: [{resource: R, start: 1, length: 2}]}\n  - {name: h, period: 50, deadline: 10, offset: 2, wcet: 2, sections: [{resource: R, start: 0.5, length: 1}]}\n");
-    let r = simulate(&t, "gedf", true).unwrap();
+    let r = simulate(&t, Options::spec("gedf").intervals(true))
+        .unwrap()
+        .result;
     let (l, h) = (&r.jobs[0], &r.jobs[1]);
     assert_eq!((h.finish, h.blocked, h.preemptions), (Some(5 * MS), MS, 0));
     assert_eq!((l.finish, l.blocked, l.preemptions), (Some(6 * MS), 0, 2));
@@ -124,7 +130,7 @@ fn priority_inversion_on_one_cpu() {
 #[test]
 fn nested_sections_hand_over_the_inner_resource_first() {
     let t = ts("platform: {cpus: 2}\nresources: [O, I]\nrun: {duration: 20}\ntasks:\n  - {name: a, period: 20, wcet: 6, sections: [{resource: O, start: 0, length: 5}, {resource: I, start: 1, length: 1}]}\n  - {name: b, period: 20, offset: 1, wcet: 2, sections: [{resource: I, start: 0.5, length: 1}]}\n");
-    let r = simulate(&t, "gedf", false).unwrap();
+    let r = simulate(&t, Options::spec("gedf")).unwrap().result;
     assert_eq!((r.jobs[0].finish, r.jobs[0].blocked), (Some(6 * MS), 0));
     assert_eq!(
         (r.jobs[1].finish, r.jobs[1].blocked),
@@ -138,7 +144,7 @@ fn nested_sections_hand_over_the_inner_resource_first() {
 #[test]
 fn abort_releases_held_resources() {
     let t = ts("platform: {cpus: 2}\nrun: {duration: 10, on_miss: abort}\ntasks:\n  - {name: l, period: 10, deadline: 3, wcet: 5, sections: [{resource: R, start: 0, length: 5}]}\n  - {name: h, period: 20, offset: 1, wcet: 1, sections: [{resource: R, start: 0, length: 1}]}\n");
-    let r = simulate(&t, "gedf", false).unwrap();
+    let r = simulate(&t, Options::spec("gedf")).unwrap().result;
     let (l, h) = (&r.jobs[0], r.jobs.iter().find(|j| j.task == 1).unwrap());
     assert!(l.aborted && l.missed);
     assert_eq!(
@@ -155,7 +161,7 @@ fn abort_releases_held_resources() {
 #[test]
 fn aborted_waiter_leaves_the_queue() {
     let t = ts("platform: {cpus: 3}\nrun: {duration: 10, on_miss: abort}\ntasks:\n  - {name: a, period: 20, wcet: 4, sections: [{resource: R, start: 0, length: 4}]}\n  - {name: b, period: 20, offset: 0.5, deadline: 2, wcet: 1, sections: [{resource: R, start: 0, length: 1}]}\n  - {name: c, period: 20, offset: 1, wcet: 1, sections: [{resource: R, start: 0, length: 1}]}\n");
-    let r = simulate(&t, "gedf", false).unwrap();
+    let r = simulate(&t, Options::spec("gedf")).unwrap().result;
     let job = |task| r.jobs.iter().find(|j| j.task == task).unwrap();
     assert!(job(1).aborted);
     assert_eq!(job(1).blocked, 2 * MS);
@@ -167,7 +173,8 @@ fn aborted_waiter_leaves_the_queue() {
 fn thread_demands_are_schedule_independent() {
     let t = ts("platform: {cpus: 2}\nrun: {duration: 200, execution: {model: uniform, min: 0.3}}\ntasks:\n  - {name: p, period: 20, regions: [2, [4, 3, 3], 1], sections: [{resource: R, region: 1, thread: 2, start: 1, length: 1}]}\n  - {name: q, period: 15, wcet: 6, sections: [{resource: R, start: 2, length: 2}]}\n");
     let d = |spec: &str| {
-        simulate(&t, spec, false)
+        simulate(&t, Options::spec(spec))
+            .map(|o| o.result)
             .unwrap()
             .jobs
             .iter()
@@ -202,7 +209,7 @@ proptest! {
         t.run.duration = 100 * MS;
         let path: u64 = regions.iter().map(|r| r.iter().max().unwrap() * 100 * US).sum();
         for spec in ["gedf", "gfp:rm", "gnpedf", "gfifo", "gedf-dist:fmask"] {
-            let r = simulate(&t, spec, true).unwrap();
+            let r = simulate(&t, Options::spec(spec).intervals(true)).unwrap().result;
             prop_assert_eq!(r.jobs[0].finish, Some(path), "{}", spec);
             let busy: u64 = r.intervals.iter().map(|i| i.end - i.start).sum();
             prop_assert_eq!(busy, t.tasks[0].wcet, "{}: every thread gets exactly its demand", spec);
@@ -217,7 +224,7 @@ proptest! {
         task.wcet = task.regions.iter().flat_map(|r| r.threads.iter()).sum();
         let mut t = TaskSet::new(1, vec![task]);
         t.run.duration = 100 * MS;
-        let r = simulate(&t, "gedf", false).unwrap();
+        let r = simulate(&t, Options::spec("gedf")).unwrap().result;
         prop_assert_eq!(r.jobs[0].finish, Some(t.tasks[0].wcet));
     }
 }

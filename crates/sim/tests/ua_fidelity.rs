@@ -9,7 +9,7 @@ mod worked;
 use rtsched_model::results::RunResult;
 use rtsched_model::Time;
 use rtsched_policies::{Dispatch, EntityId, EntityInfo, Policy, ResourceId};
-use rtsched_sim::{simulate, simulate_policy};
+use rtsched_sim::{simulate, Options};
 use worked::{ivs, MS};
 
 fn ts(yaml: &str) -> rtsched_model::TaskSet {
@@ -17,7 +17,9 @@ fn ts(yaml: &str) -> rtsched_model::TaskSet {
 }
 
 fn run(t: &rtsched_model::TaskSet, spec: &str) -> RunResult {
-    simulate(t, spec, true).unwrap_or_else(|e| panic!("{spec}: {e}"))
+    simulate(t, Options::spec(spec).intervals(true))
+        .unwrap_or_else(|e| panic!("{spec}: {e}"))
+        .result
 }
 
 /// Per job: (task, finish ms, aborted at ns, utility).
@@ -155,7 +157,9 @@ fn ggua_sums_the_pud_of_every_job_waiting_on_a_holder() {
         ]
     );
     assert_eq!(run(&t, "ggua:chain_pud=sum").jobs.len(), 4);
-    let e = simulate(&t, "ggua:chain_pud=avg", false).unwrap_err();
+    let e = simulate(&t, Options::spec("ggua:chain_pud=avg"))
+        .unwrap_err()
+        .to_string();
     assert!(
         e.contains("'ggua'")
             && e.contains("'chain_pud'")
@@ -170,7 +174,7 @@ fn ggua_sums_the_pud_of_every_job_waiting_on_a_holder() {
 fn ghvdf_refuses_a_rising_tuf_as_every_ua_policy_does() {
     let up = ts("platform: {cpus: 1}\ntasks:\n  - {name: a, period: 10, wcet: 1, tuf: {shape: piecewise, points: [[0, 1], [4ms, 3], [8ms, 0]]}}\n");
     for spec in UA {
-        let e = simulate(&up, spec, false).unwrap_err();
+        let e = simulate(&up, Options::spec(spec)).unwrap_err().to_string();
         assert!(
             e.contains("ua-fidelity.yaml")
                 && e.contains("task 'a'")
@@ -273,7 +277,9 @@ fn a_freed_resource_goes_to_the_waiter_the_policy_ranks_first() {
         ]
     );
     let mut fifo = Fifo(rtsched_policies::build("dasa", &t).unwrap());
-    let before = simulate_policy(&t, &mut fifo, true);
+    let before = simulate(&t, Options::policy(&mut fifo).intervals(true))
+        .unwrap()
+        .result;
     assert_eq!(
         outcome(&before),
         vec![
@@ -312,7 +318,9 @@ fn every_ua_policy_grants_by_its_own_order() {
             outcome(&r)
         );
         let mut fifo = Fifo(rtsched_policies::build(spec, &t).unwrap());
-        let before = simulate_policy(&t, &mut fifo, true);
+        let before = simulate(&t, Options::policy(&mut fifo).intervals(true))
+            .unwrap()
+            .result;
         assert!(
             before.jobs[2].aborted && before.jobs[1].finish.is_some(),
             "{spec}: {:?}",

@@ -10,7 +10,7 @@ use proptest::prelude::*;
 use rtsched_model::results::RunResult;
 use rtsched_model::{Task, TaskSet, Tuf};
 use rtsched_runtime::ProtocolChecker;
-use rtsched_sim::{simulate, simulate_policy};
+use rtsched_sim::{simulate, Options};
 use worked::{ivs, MS};
 
 fn ts(yaml: &str) -> TaskSet {
@@ -18,7 +18,9 @@ fn ts(yaml: &str) -> TaskSet {
 }
 
 fn run(ts: &TaskSet, spec: &str) -> RunResult {
-    simulate(ts, spec, true).unwrap_or_else(|e| panic!("{spec}: {e}"))
+    simulate(ts, Options::spec(spec).intervals(true))
+        .unwrap_or_else(|e| panic!("{spec}: {e}"))
+        .result
 }
 
 /// Per job: (task, job, start, finish, missed).
@@ -158,24 +160,32 @@ fn overload_gua_beats_gedf_domino() {
 #[test]
 fn bad_options_name_the_scheduler_and_option() {
     let t = ts("platform: {cpus: 2}\ntasks:\n  - {name: a, period: 10, wcet: 1}\n");
-    let e = simulate(&t, "ggua:model=xyz", false).unwrap_err();
+    let e = simulate(&t, Options::spec("ggua:model=xyz"))
+        .unwrap_err()
+        .to_string();
     assert!(
         e.contains("'ggua'") && e.contains("'model'") && e.contains("xyz"),
         "{e}"
     );
-    let e = simulate(&t, "gedf:mapper=foo", false).unwrap_err();
+    let e = simulate(&t, Options::spec("gedf:mapper=foo"))
+        .unwrap_err()
+        .to_string();
     assert!(
         e.contains("'gedf'") && e.contains("'mapper'") && e.contains("foo"),
         "{e}"
     );
-    let e = simulate(&t, "nggua:fast", false).unwrap_err();
+    let e = simulate(&t, Options::spec("nggua:fast"))
+        .unwrap_err()
+        .to_string();
     assert!(
         e.contains("'nggua'") && e.contains("no option 'fast'"),
         "{e}"
     );
-    assert!(simulate(&t, "gfp:rm,model=ac", false).is_ok());
+    assert!(simulate(&t, Options::spec("gfp:rm,model=ac")).is_ok());
     let up = ts("platform: {cpus: 2}\ntasks:\n  - {name: a, period: 10, wcet: 1, tuf: {shape: piecewise, points: [[0, 1], [4, 3], [8, 0]]}}\n");
-    let e = simulate(&up, "ggua", false).unwrap_err();
+    let e = simulate(&up, Options::spec("ggua"))
+        .unwrap_err()
+        .to_string();
     assert!(
         e.contains("ua-global.yaml") && e.contains("task 'a'") && e.contains("field 'tuf'"),
         "{e}"
@@ -261,7 +271,7 @@ proptest! {
         Just("ggua"), Just("ggua:model=ac"), Just("nggua:model=ac"), Just("ghvdf:model=ac,mapper=none")]) {
         let m = t.platform.cpus;
         let mut p = ProtocolChecker::new(rtsched_policies::build(spec, &t).unwrap(), m);
-        let r = simulate_policy(&t, &mut p, false);
+        let r = simulate(&t, Options::policy(&mut p)).unwrap().result;
         prop_assert!(r.jobs.iter().all(|j| j.finish.is_some() || j.aborted || j.missed || j.start.is_none() || j.deadline >= r.end));
     }
 }
@@ -272,11 +282,7 @@ fn ghvdf_runs_the_densest_and_aborts_a_job_past_its_deadline() {
     // density is 0; b: C = 2, D = 10, utility 1, density 1/2 per ms. b runs [0, 2); a then runs
     // [2, 4] and is aborted just after its deadline (ChronOS's check_task_failure), not before:
     // GHVDF does not judge feasibility.
-    let r = simulate(
-        &ts("platform: {cpus: 1}\nrun: {duration: 10}\ntasks:\n  - {name: a, period: 20, wcet: 5, deadline: 4, tuf: 10}\n  - {name: b, period: 20, wcet: 2, deadline: 10, tuf: 1}\n"),
-        "ghvdf",
-        true,
-    )
+    let r = simulate(&ts("platform: {cpus: 1}\nrun: {duration: 10}\ntasks:\n  - {name: a, period: 20, wcet: 5, deadline: 4, tuf: 10}\n  - {name: b, period: 20, wcet: 2, deadline: 10, tuf: 1}\n"), Options::spec("ghvdf").intervals(true)).map(|o| o.result)
     .unwrap();
     assert_eq!(ivs(&r), vec![(0, 0, 0, 2, 4), (0, 1, 0, 0, 2)]);
     let (a, b) = (&r.jobs[0], &r.jobs[1]);
@@ -295,7 +301,7 @@ fn ggua_and_nggua_break_a_deadlock_by_aborting_the_least_pud() {
     let set = ts("platform: {cpus: 2}\nrun: {duration: 10}\ntasks:\n  - {name: a, period: 10, wcet: 4, tuf: 5, sections: [{resource: x, start: 0, length: 3}, {resource: y, start: 1, length: 1}]}\n  - {name: b, period: 10, wcet: 4, tuf: 2, sections: [{resource: y, start: 0, length: 3}, {resource: x, start: 1, length: 1}]}\n");
     for spec in ["ggua", "nggua", "ggua:model=ac"] {
         let mut p = ProtocolChecker::new(rtsched_policies::build(spec, &set).unwrap(), 2);
-        let r = simulate_policy(&set, &mut p, false);
+        let r = simulate(&set, Options::policy(&mut p)).unwrap().result;
         assert_eq!(r.counters.deadlocks, 1, "{spec}");
         let (a, b) = (&r.jobs[0], &r.jobs[1]);
         assert_eq!((a.finish, a.utility), (Some(4 * MS), 5.0), "{spec}");

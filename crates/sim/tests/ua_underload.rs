@@ -43,11 +43,13 @@ mod worked;
 use proptest::prelude::*;
 use rtsched_model::results::RunResult;
 use rtsched_model::{Task, TaskSet, Time, Tuf};
-use rtsched_sim::simulate;
+use rtsched_sim::{simulate, Options};
 use worked::{ts_named, MS};
 
 fn run(ts: &TaskSet, spec: &str) -> RunResult {
-    simulate(ts, spec, false).unwrap_or_else(|e| panic!("{spec}: {e}"))
+    simulate(ts, Options::spec(spec))
+        .unwrap_or_else(|e| panic!("{spec}: {e}"))
+        .result
 }
 
 fn accrued(r: &RunResult) -> f64 {

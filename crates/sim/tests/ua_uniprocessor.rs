@@ -10,7 +10,7 @@ use proptest::prelude::*;
 use rtsched_model::results::RunResult;
 use rtsched_model::{Task, TaskSet, Tuf};
 use rtsched_runtime::ProtocolChecker;
-use rtsched_sim::{simulate, simulate_policy};
+use rtsched_sim::{simulate, Options};
 use worked::{ivs, MS};
 
 fn ts(yaml: &str) -> TaskSet {
@@ -55,7 +55,9 @@ tasks:
   - {name: c, period: 20, wcet: 2, deadline: 10, tuf: 1}
   - {name: d, period: 20, wcet: 2, deadline: 4, offset: 4, tuf: 4}
 ");
-    let r = simulate(&t, "dasa", true).unwrap();
+    let r = simulate(&t, Options::spec("dasa").intervals(true))
+        .unwrap()
+        .result;
     assert_eq!(
         ivs(&r),
         vec![
@@ -76,7 +78,10 @@ tasks:
     );
     assert_eq!(r.jobs[0].aborted_at, Some(MS + 1));
     assert_eq!(accrued(&r), 11.0);
-    assert_eq!(accrued(&simulate(&t, "gedf", false).unwrap()), 2.0);
+    assert_eq!(
+        accrued(&simulate(&t, Options::spec("gedf")).unwrap().result),
+        2.0
+    );
 }
 
 /// 1 CPU (C, D, utility; value density u/C): a (2, 3, 4; 2), b (2, 5, 1; .5), c (3, 6, 9; 3).
@@ -94,7 +99,9 @@ tasks:
   - {name: b, period: 20, wcet: 2, deadline: 5, tuf: 1}
   - {name: c, period: 20, wcet: 3, deadline: 6, tuf: 9}
 ");
-    let r = simulate(&t, "lbesa", true).unwrap();
+    let r = simulate(&t, Options::spec("lbesa").intervals(true))
+        .unwrap()
+        .result;
     assert_eq!(ivs(&r), vec![(0, 0, 0, 0, 2), (0, 2, 0, 2, 5)]);
     assert_eq!(
         outcome(&r),
@@ -105,9 +112,17 @@ tasks:
         ]
     );
     assert_eq!(r.jobs[1].aborted_at, Some(3 * MS + 1));
-    assert_eq!(accrued(&simulate(&t, "gedf", false).unwrap()), 5.0);
+    assert_eq!(
+        accrued(&simulate(&t, Options::spec("gedf")).unwrap().result),
+        5.0
+    );
     // DASA reaches the same schedule here: c (PUD 3), a (2), then b does not fit.
-    assert_eq!(ivs(&simulate(&t, "dasa", true).unwrap()), ivs(&r));
+    assert_eq!(
+        ivs(&simulate(&t, Options::spec("dasa").intervals(true))
+            .unwrap()
+            .result),
+        ivs(&r)
+    );
 }
 
 /// 1 CPU. l (C 4, D 20, utility 1) holds r for its first 3 ms; h (C 2, D 7, utility 10) and
@@ -126,7 +141,9 @@ tasks:
   - {name: h, period: 20, wcet: 2, deadline: 7, offset: 1, tuf: 10, sections: [{resource: r, start: 1, length: 1}]}
   - {name: m, period: 20, wcet: 4, deadline: 9, offset: 1, tuf: 3}
 ");
-    let r = simulate(&t, "dasa", true).unwrap();
+    let r = simulate(&t, Options::spec("dasa").intervals(true))
+        .unwrap()
+        .result;
     assert_eq!(
         ivs(&r),
         vec![
@@ -146,7 +163,9 @@ tasks:
             (2, Some(9), None, 3.0)
         ]
     );
-    let edf = simulate(&t, "gedf", true).unwrap();
+    let edf = simulate(&t, Options::spec("gedf").intervals(true))
+        .unwrap()
+        .result;
     assert_eq!(outcome(&edf)[1], (1, Some(9), None, 0.0), "{:?}", ivs(&edf));
 }
 
@@ -163,7 +182,9 @@ tasks:
   - {name: a, period: 20, wcet: 5, tuf: 2, sections: [{resource: x, start: 0, length: 3}, {resource: y, start: 2, length: 1}]}
   - {name: b, period: 20, wcet: 5, deadline: 10, offset: 1, tuf: 6, sections: [{resource: y, start: 0, length: 3}, {resource: x, start: 1, length: 1}]}
 ");
-    let r = simulate(&t, "dasa", true).unwrap();
+    let r = simulate(&t, Options::spec("dasa").intervals(true))
+        .unwrap()
+        .result;
     assert!(r.counters.deadlocks >= 1, "{:?} {:?}", ivs(&r), outcome(&r));
     assert_eq!(
         outcome(&r),
@@ -183,7 +204,7 @@ tasks:
   - {name: b, period: 20, wcet: 5, cpu: 1, tuf: 6, sections: [{resource: y, start: 0, length: 3}, {resource: x, start: 1, length: 1}]}
 ");
     for spec in ["pdasa", "dasa"] {
-        let r = simulate(&t, spec, false).unwrap();
+        let r = simulate(&t, Options::spec(spec)).unwrap().result;
         assert!(r.counters.deadlocks >= 1, "{spec}");
         assert_eq!(
             outcome(&r),
@@ -192,7 +213,7 @@ tasks:
         );
     }
     for spec in ["gedf", "pedf"] {
-        let e = simulate(&t, spec, false).unwrap_err();
+        let e = simulate(&t, Options::spec(spec)).unwrap_err().to_string();
         for n in ["deadlock", "a#0", "b#0", "'x'", "'y'"] {
             assert!(e.contains(n), "{spec}: {e}");
         }
@@ -210,7 +231,11 @@ tasks:
   - {name: b, period: 10, wcet: 5, tuf: 2}
   - {name: c, period: 20, wcet: 10, tuf: 4}
 ");
-    let edf = simulate(&t, "gedf", false).unwrap().summaries().total;
+    let edf = simulate(&t, Options::spec("gedf"))
+        .unwrap()
+        .result
+        .summaries()
+        .total;
     assert!(
         edf.missed * 2 > edf.jobs,
         "EDF: {} of {} missed",
@@ -218,7 +243,11 @@ tasks:
         edf.jobs
     );
     for spec in ["dasa", "lbesa"] {
-        let s = simulate(&t, spec, false).unwrap().summaries().total;
+        let s = simulate(&t, Options::spec(spec))
+            .unwrap()
+            .result
+            .summaries()
+            .total;
         assert!(s.aur > edf.aur, "{spec}: AUR {} vs EDF {}", s.aur, edf.aur);
         assert!(s.met * 2 > s.jobs, "{spec}: {} of {} met", s.met, s.jobs);
     }
@@ -232,7 +261,9 @@ tasks:
   - {name: up, period: 10, wcet: 1, tuf: {shape: piecewise, points: [[0, 1], [4ms, 3], [8ms, 0]]}}
 ");
     for spec in ["dasa", "pdasa", "lbesa"] {
-        let e = simulate(&rising, spec, false).unwrap_err();
+        let e = simulate(&rising, Options::spec(spec))
+            .unwrap_err()
+            .to_string();
         assert!(
             e.contains("task 'up'") && e.contains("'tuf'") && e.contains("non-increasing"),
             "{e}"
@@ -245,11 +276,13 @@ tasks:
   - {name: c, period: 10, wcet: 6}
 ");
     for spec in ["dasa", "pdasa", "lbesa"] {
-        let e = simulate(&two, spec, false).unwrap_err();
+        let e = simulate(&two, Options::spec(spec)).unwrap_err().to_string();
         assert!(e.contains("'cpu'") && e.contains("partition="), "{e}");
     }
     // Overloaded (1.8 on 2 CPUs): no admission test partitions it, the load heuristic does.
-    let e = simulate(&two, "dasa:wfd", false).unwrap_err();
+    let e = simulate(&two, Options::spec("dasa:wfd"))
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("does not fit"), "{e}");
     assert_eq!(
         rtsched_policies::build("pdasa:partition=load", &two)
@@ -257,7 +290,7 @@ tasks:
             .name(),
         "pdasa:load"
     );
-    assert!(simulate(&two, "lbesa:load", false).is_ok());
+    assert!(simulate(&two, Options::spec("lbesa:load")).is_ok());
     assert!(rtsched_policies::build("dasa:prio=rm", &two)
         .err()
         .unwrap()
@@ -318,10 +351,10 @@ proptest! {
     /// finishing when it does under EDF.
     #[test]
     fn underload_equals_edf_job_by_job(t in arb_underloaded()) {
-        let edf = simulate(&t, "gedf", false).unwrap();
+        let edf = simulate(&t, Options::spec("gedf")).unwrap().result;
         let fin = |r: &RunResult| r.jobs.iter().map(|j| (j.task, j.job, j.finish)).collect::<Vec<_>>();
         for spec in ["dasa", "lbesa"] {
-            let r = simulate(&t, spec, false).unwrap();
+            let r = simulate(&t, Options::spec(spec)).unwrap().result;
             let s = r.summaries().total;
             prop_assert_eq!(s.met, s.jobs, "{}", spec);
             prop_assert_eq!(fin(&r), fin(&edf), "{}", spec);
@@ -335,7 +368,7 @@ proptest! {
         let m = t.platform.cpus;
         for spec in ["dasa", "lbesa"] {
             let mut p = ProtocolChecker::new(rtsched_policies::build(spec, &t).unwrap(), m);
-            let r = simulate_policy(&t, &mut p, false);
+            let r = simulate(&t, Options::policy(&mut p)).unwrap().result;
             prop_assert!(r.jobs.iter().all(|j| !j.aborted || j.finish.is_none()));
         }
     }

@@ -38,8 +38,8 @@ def _one(args):
     ts = rtsched.generate("lelli2011", m=m, R=R, seed=seed).taskset.with_run(duration_ns=duration_ns)
     rows, finish = [], None
     for name, spec in VARIANTS:
-        r, stats = _core.simulate_stats(ts, spec)
-        s = dict(stats)
+        r = _core.simulate(ts, spec, policy_stats=True)
+        s = dict(r.policy_stats)
         timer = s.get("ns_timer_overhead", 0.0)
         net = lambda k: max(0.0, s.get(k, float("nan")) - timer)  # noqa: E731
         per = lambda k, n: s.get(k, 0.0) / s[n] if s.get(n) else float("nan")  # noqa: E731

@@ -225,7 +225,7 @@ def run_set(job) -> list:
             key = (cpus, ratio)
             if key not in done:
                 r = _core.simulate(_taskset(tasks, compute, seed, duration_ns, cpus=cpus), "pedf", True)
-                total = json.loads(r.to_json(False))["total"]
+                total = r.document()["total"]
                 jc = r.jobs_columns()
                 work = np.asarray(jc["exec_ns"], float) - np.asarray(jc["overhead_ns"], float)
                 by_name = {t["name"]: d for t, d in zip(tasks, declared)}

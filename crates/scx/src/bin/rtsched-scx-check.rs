@@ -55,7 +55,9 @@ fn order(file: &str, backend: &str, sim: &str) -> bool {
     let text = std::fs::read_to_string(file).unwrap_or_else(|e| panic!("{file}: {e}"));
     let ts = parse_taskset(&text, Format::Yaml, file).unwrap_or_else(|e| panic!("{e}"));
     let names: Vec<String> = ts.tasks.iter().map(|t| t.name.clone()).collect();
-    let simulated = rtsched_sim::simulate(&ts, sim, true).unwrap_or_else(|e| panic!("{e}"));
+    let simulated = rtsched_sim::simulate(&ts, rtsched_sim::Options::spec(sim).intervals(true))
+        .unwrap_or_else(|e| panic!("{e}"))
+        .result;
     let a = segments(&simulated, &names);
     // A first run warms the emulator up: TCG translates code the first time it runs it, which
     // delays the first decisions of a run by tens of milliseconds (more in user-space mode,
