@@ -42,9 +42,8 @@ import sys
 import time
 from pathlib import Path
 
-from _results import write_atomic
-
 import rtsched
+from _results import write_atomic
 
 SIZES = [(2, 6), (8, 24), (32, 96), (128, 384), (1024, 3072)]
 #: Simulated seconds at each size beyond 32 CPUs (60 s there would be millions of jobs).

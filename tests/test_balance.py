@@ -13,10 +13,10 @@ import time
 from pathlib import Path
 
 import pytest
+from rtsched._core import ZoneBalancer
 
 from conftest import RTSCHED, real, run_cli
 from rtsched import InputError
-from rtsched._core import ZoneBalancer
 from rtsched.balance import Balancer, TaskStat, read_schedstat, read_task
 
 BUSY = [sys.executable, "-c", "while True: pass"]

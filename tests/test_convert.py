@@ -23,10 +23,9 @@ from pathlib import Path
 import pytest
 
 import rtsched
+from conftest import run_cli
 from rtsched.convert import from_document, read, rtapp_text
 from rtsched.convert.rtapp import fifo_levels, loads, to_rtapp
-
-from conftest import run_cli
 
 DATA = Path(__file__).resolve().parent / "data" / "convert"
 MS = 1_000_000
@@ -171,7 +170,8 @@ def test_round_trip_through_the_cli(tmp_path):
 
 
 hypothesis = pytest.importorskip("hypothesis")
-from hypothesis import given, settings, strategies as st  # noqa: E402
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
 
 
 @st.composite

@@ -22,10 +22,9 @@ import subprocess
 import pytest
 
 import rtsched
+from conftest import real
 from rtsched.convert import rtapp_text
 from rtsched.convert.rtapp import read_log
-
-from conftest import real
 
 RTAPP = shutil.which("rt-app")
 pytestmark = pytest.mark.skipif(RTAPP is None, reason="needs rt-app (Debian's rt-app package; make system-deps installs it as root)")

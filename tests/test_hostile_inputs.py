@@ -10,7 +10,7 @@ from hostile import CASES, run_case
 
 
 def _params():
-    for i, c in enumerate(CASES):
+    for _i, c in enumerate(CASES):
         marks = list(REAL) if c.root else []
         if c.heavy:
             marks.append(pytest.mark.slow)

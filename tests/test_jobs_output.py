@@ -8,8 +8,8 @@ import pyarrow.parquet as pq
 import pytest
 
 import rtsched
-from rtsched import result as result_mod
 from conftest import EXAMPLES, run_cli
+from rtsched import result as result_mod
 
 # Runs with aborts (aborted_at_ns), utilities, unfinished jobs, blocking and parallel jobs.
 CASES = [
@@ -156,7 +156,7 @@ def test_a_run_that_keeps_no_jobs_has_the_same_summaries_and_says_why_it_has_no_
     assert lean.document == held.document
     assert lean.raw.job_count == held.raw.job_count == len(held.jobs)
     with pytest.raises(ValueError, match="did not keep its per-job records"):
-        lean.jobs
+        _ = lean.jobs
     with pytest.raises(ValueError, match="did not keep"):
         lean.to_json(jobs=True)
     streamed = rtsched.simulate(ts, "gedf", on_miss="abort", jobs_parquet=tmp_path / "s.parquet")

@@ -85,7 +85,7 @@ def spans(r):
 def overlap_ratios(r):
     """Per job: how much of the shorter thread span overlaps the other (0 if run one after the other)."""
     out = []
-    for job, sp in spans(r).items():
+    for _job, sp in spans(r).items():
         (s0, e0), (s1, e1) = sp[0], sp[1]
         out.append(max(0, min(e0, e1) - max(s0, s1)) / min(e0 - s0, e1 - s1))
     return out

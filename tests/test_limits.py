@@ -4,7 +4,9 @@ import os
 import subprocess
 
 import pytest
-from conftest import RTSCHED, run_cli as rtsched
+
+from conftest import RTSCHED
+from conftest import run_cli as rtsched
 
 
 @pytest.fixture

@@ -10,9 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import rtsched
+from conftest import EXAMPLES
 from rtsched import InputError
 from rtsched.analysis import to_yaml
-from conftest import EXAMPLES
 
 #: Two tasks written by hand: U = 3/10 + 5/25 = 0.5.
 DOC = {

@@ -9,7 +9,6 @@ compares jobs of one run with each other (medians over many jobs, or neighbourin
 pairs), reruns a bounded number of times, and reports the host's steal with any failure."""
 
 import json
-import os
 import statistics
 from pathlib import Path
 

@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import rtsched
-from rtsched.balance_metrics import cpu_utilisation, fair_shares, latencies_ns
 from conftest import run_cli, write_dedented
+from rtsched.balance_metrics import cpu_utilisation, fair_shares, latencies_ns
 
 MIXED = """\
 platform: {cpus: 2}

@@ -1,7 +1,6 @@
 """PAWS and its baselines from the user's side: bad options and unplaceable sets exit 2 with a
 message naming what is wrong; the reproduction's real runs resume instead of rerunning."""
 
-import pytest
 
 import rtsched
 from conftest import real, run_cli

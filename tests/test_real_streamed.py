@@ -7,7 +7,6 @@ once each, in release order, and the summaries built on the way must be what tho
 """
 
 import json
-import os
 
 import numpy as np
 import pytest
@@ -107,7 +106,7 @@ def test_run_without_keep_jobs_has_summaries_and_says_why_it_has_no_records(tmp_
     assert r.summary["jobs"] == ts.with_run(duration_ns=300_000_000).estimated_jobs
     assert r.measurements["start_delay.count"] > 0
     with pytest.raises(ValueError, match="did not keep its per-job records"):
-        r.jobs
+        _ = r.jobs
     # jobs_parquet=PATH: written as the run went, and read back as Result.jobs.
     r = rtsched.run(ts, "testbed:gedf", duration="300ms", jobs_parquet=tmp_path / "j.parquet", trace=False)
     assert len(r.jobs) == r.summary["jobs"] and np.isin(r.jobs.task, ts.task_names).all()

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from rtsched.reproduce import _REGISTRY, _real, experiments, register
 from conftest import ROOT, RTSCHED, real, run_cli, run_cli_watching_rt
+from rtsched.reproduce import _REGISTRY, _real, experiments, register
 
 NAMES = [e.name for e in experiments()]
 WITH_REAL = [e.name for e in experiments() if e.real_plan is not None]

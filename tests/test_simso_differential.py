@@ -44,12 +44,12 @@ import random
 
 import pandas as pd
 import pytest
-
-import rtsched
 from simso.configuration import Configuration
 from simso.core import Model
 from simso.core.Scheduler import SchedulerInfo
 from simso.utils.PartitionedScheduler import PartitionedScheduler
+
+import rtsched
 
 pytestmark = pytest.mark.simso
 

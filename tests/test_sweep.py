@@ -4,7 +4,6 @@ import importlib
 import os
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -115,7 +114,7 @@ def test_resume_after_kill_gives_each_key_once_and_same_values(tmp_path):
     total = S.parse_spec(spec).size
     assert 0 < len(partial) < total, (len(partial), total)
     # Rerun: only the missing rows are computed, every key lands exactly once.
-    r = run_cli("sweep", spec_path, "-o", out, "-j", "2", "--no-plots", "-q", check=0)
+    run_cli("sweep", spec_path, "-o", out, "-j", "2", "--no-plots", "-q", check=0)
     resumed = S.read_table(out)
     assert_each_key_once(resumed, spec)
     assert not parts.exists()

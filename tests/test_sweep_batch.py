@@ -11,8 +11,8 @@ import sys
 import time
 
 import pandas as pd
-import pyarrow as pa
 import psutil
+import pyarrow as pa
 import pytest
 import yaml
 

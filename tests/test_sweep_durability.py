@@ -224,7 +224,7 @@ def test_rows_still_buffered_are_kept_in_a_part_when_the_table_cannot_be_written
         monkeypatch.setattr(T.os, "replace", real)
         ran = []
         run = importlib.import_module("rtsched.sweep.runner")._run
-        monkeypatch.setattr(importlib.import_module("rtsched.sweep.runner"), "_run", lambda *a, **k: ran.append(a))
+        monkeypatch.setattr(importlib.import_module("rtsched.sweep.runner"), "_run", lambda *a, **k: ran.append(a))  # noqa: B023
         df = rtsched.sweep(spec, output=out, workers=2, progress=False)
         assert ran == [], "a row was computed again"
         check_rows(df, ref, "after the failed write")

@@ -4,15 +4,13 @@ schedule with a fork, a join and a blocked request is followed in both global mo
 of a job holding a resource hands it to the waiter, and per-job demands are the per-thread draws.
 Needs root or CAP_SYS_NICE, as the other real-run tests."""
 
-import os
 from pathlib import Path
 
 import pytest
 
 import rtsched
-from test_real import run_until_clean, steal_excused
-
 from conftest import REAL
+from test_real import run_until_clean, steal_excused
 
 pytestmark = REAL
 

@@ -20,7 +20,6 @@ import subprocess
 import pytest
 
 import rtsched
-
 from conftest import RTSCHED, real
 from test_convert_rtapp_real import SET  # the same hand-worked set, 2 s
 

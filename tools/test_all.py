@@ -124,7 +124,7 @@ def run_step(step, done: dict):
             st.wall = time.monotonic() - t0
             f.close()
             running.remove((st, p, t0, f))
-    for st, p, log, t0, f in procs:
+    for st, p, log, _t0, f in procs:
         text = log.read_text(errors="replace")
         if f is not None:
             print(f"\n--- {st.name} (make {st.target}): output ---")

@@ -12,13 +12,13 @@ schema. The Rust core does the work; this package is the user-facing API::
 
 from __future__ import annotations
 
+from . import plots  # noqa: E402 - the standard figures (matplotlib is imported only when drawing)
 from ._core import InputError, PrivilegeError, RunFailed, TaskSet, parse_duration, parse_scheduler, parse_taskset
 from ._core import schedulers as _schedulers
 from .analysis import analyze, generate, generators, partition
-from .taskset import load_taskset
 from .result import Result, read_jobs, run, simulate
-from . import plots  # noqa: E402 - the standard figures (matplotlib is imported only when drawing)
 from .sweep import sweep  # noqa: E402 - rtsched.sweep(spec): the function; the module is importlib.import_module("rtsched.sweep")
+from .taskset import load_taskset
 
 __all__ = [
     "analyze",

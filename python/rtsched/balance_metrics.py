@@ -4,8 +4,6 @@ fair tasks' CPU shares, and per-CPU utilisation over time (opzone paper §4, Fig
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 
 

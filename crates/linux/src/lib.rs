@@ -1,4 +1,4 @@
-//! Real runs on Linux (DESIGN.md "Real runs on Linux"), producing the same results schema as
+//! Real runs on Linux (docs/real-runs.md; docs/architecture.md "The ledger and the drivers"), producing the same results schema as
 //! the simulator:
 //!
 //! - `kernel:deadline`, `kernel:fifo[:rm|:dm]`, `kernel:other` (option `:pi`: mutexes with

@@ -1,5 +1,5 @@
-//! A task's *program*: its parallel structure and its critical sections (DESIGN.md "Semantics":
-//! optional parallel structure, optional critical sections).
+//! A task's *program*: its parallel structure and its critical sections (docs/semantics.md,
+//! docs/taskset-format.md: optional parallel structure, optional critical sections).
 //!
 //! **Regions** follow PAWS §3 (the synchronous fork-join model): a job is a sequence of regions;
 //! region r holds n_r threads w^1..w^{n_r} with execution requirements e^j that may differ; the

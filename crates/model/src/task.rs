@@ -1,4 +1,4 @@
-//! The task model: platform, tasks, run options (DESIGN.md "Semantics").
+//! The task model: platform, tasks, run options (docs/taskset-format.md, docs/semantics.md).
 //!
 //! Nothing here knows about scheduling. Later parts extend `Task` with optional fields
 //! (time-utility function, working set, memory group, parallel regions, critical sections);

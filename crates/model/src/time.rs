@@ -1,4 +1,4 @@
-//! Time is integer nanoseconds everywhere (DESIGN.md, "Semantics").
+//! Time is integer nanoseconds everywhere (docs/semantics.md).
 //!
 //! Files give durations either as a number of milliseconds (decimals allowed) or as a string
 //! with a unit. A number is converted *exactly*: we print the parsed `f64` with Rust's

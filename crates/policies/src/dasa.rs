@@ -12,7 +12,7 @@
 //!    remaining > release + X, `ua::hopeless`; remaining = WCET − executed; X = the deadline
 //!    for a step TUF) is aborted, blocked or not, at that very instant: a timer is set for the
 //!    next job to become so (`ua::hopeless_at`). Best-effort policies abort on their own
-//!    (DESIGN.md "Semantics"), whatever `on_miss` says.
+//!    (docs/semantics.md), whatever `on_miss` says.
 //! 3. **PUD.** Each job's dependency chain (the holder of what it waits for, its holder, ...:
 //!    `ua::chain`) and its potential utility density over the chain (`ua::pud`).
 //! 4. **Tentative schedule.** Jobs in decreasing PUD (ties: EDF order — deadline, release,

@@ -8,7 +8,7 @@
 //!    remaining > release + X, `ua::hopeless`; remaining = WCET − executed; X = the deadline
 //!    for a step TUF) is aborted — blocked ones too, which frees what they hold — at that very
 //!    instant: a timer is set for the next job to become so (`ua::hopeless_at`). Best-effort
-//!    policies abort on their own (DESIGN.md "Semantics"), whatever `on_miss` says; ChronOS's
+//!    policies abort on their own (docs/semantics.md), whatever `on_miss` says; ChronOS's
 //!    `check_task_failure` does so before each decision.
 //! 2. **Schedule** the jobs in EDF order (deadline, release, task, job, thread).
 //! 3. **Shed.** While the schedule is infeasible (`ua::feasible`: run back to back from now,

@@ -1,4 +1,4 @@
-//! The policy interface (DESIGN.md "The policy interface").
+//! The policy interface (docs/architecture.md "The policy contract"; docs/ledger.md).
 //!
 //! Modelled on the kernel's `struct sched_class` and LITMUS^RT's `sched_plugin`: a policy
 //! receives *events* from a substrate (the simulator, or the real-threads testbed) and answers

@@ -630,6 +630,7 @@ fn streamed_into(
 /// record into this open [`jobs_out::PyJobsParquetFile`] as its job ends (implies not holding).
 #[pyfunction]
 #[pyo3(signature = (taskset, backend, allow_overload=false, model="stw", record_intervals=true, keep_jobs=true, parquet=None, csv=None))]
+#[allow(clippy::too_many_arguments)] // the Python function's keyword arguments, one by one
 fn run_real(
     py: Python<'_>,
     taskset: &PyTaskSet,

@@ -27,7 +27,7 @@
 //!    CPU (9): the CPU it last ran on, whether it runs or waits; for a thread that never ran,
 //!    where it was forked or woken (no charge if unknown).
 //! 6. **Decisions.** [`Ledger::decide`] calls `schedule`, applies grants and CPU changes with
-//!    the counting rules of DESIGN.md "Semantics" (preemption, migration, context switch) and
+//!    the counting rules of docs/semantics.md (preemption, migration, context switch) and
 //!    the invariants every driver asserts (only ready entities run; no entity on two CPUs),
 //!    then handles aborts and ungranted resources, calling `schedule` again at the instant.
 //! 7. **Records.** One [`JobRecord`] per job released in the counted window; at the end,

@@ -1,4 +1,4 @@
-//! The runtime layer of DESIGN.md: the one place that knows what a job is while it runs.
+//! The runtime layer (docs/architecture.md): the one place that knows what a job is while it runs.
 //!
 //! Every driver — the simulator, the real-threads testbed, and later the kernel scheduler —
 //! runs jobs through the same [`Ledger`]: slots, held jobs, fork/join, resources and their

@@ -210,6 +210,7 @@ impl<C: CostModel> Sim<C> {
     /// handler): account what it ran at the old plan, then re-plan with the charge owed. In
     /// the trace, a new interval starts here whose first `ns` are the charge.
     #[inline]
+    #[allow(clippy::too_many_arguments)] // the `Substrate::charged` hook's, passed through
     fn charge(
         &mut self,
         now: Time,
@@ -757,12 +758,11 @@ impl<'p, O: Observer, C: CostModel> Engine<'p, O, C> {
             }
             s.rt_used = 0;
         }
-        if now >= s.stopped_until && running.is_some() {
-            if s.rt_used >= runtime {
+        if let Some(e) = running {
+            if now >= s.stopped_until && s.rt_used >= runtime {
                 let stop = s.rt_end - now;
                 s.stopped_until = s.rt_end;
                 self.sim.totals.throttle_ns += stop;
-                let e = running.expect("checked");
                 let work = self.led.run.work_to_next(e);
                 let (c, ent) = self.led.run.running_mut(cpu).expect("the CPU runs it");
                 self.sim.stop(now, cpu, c, ent, work);

@@ -1,4 +1,4 @@
-//! DESIGN.md "no allocation per event on the hot path", with the cache model on
+//! docs/architecture.md "Rules every part keeps" (no allocation per event on the hot path), with the cache model on
 //! (docs/cache-model.md): its tables are sized when it is built (per cache instance, per CPU,
 //! per working set), so simulating four times as long allocates no more than a quarter-length
 //! run, beyond a small constant. Its own test binary: the counting allocator sees every thread.

@@ -1,4 +1,5 @@
-//! Property tests over thousands of random task sets: the invariants of DESIGN.md checked
+//! Property tests over thousands of random task sets: the invariants of the policy contract
+//! (docs/architecture.md, docs/ledger.md) checked
 //! after every scheduling instant, and exact work accounting after the run.
 
 mod common;
@@ -424,7 +425,7 @@ fn with_tufs(mut ts: TaskSet, variant: u8) -> TaskSet {
     use rtsched_model::Tuf;
     for (i, t) in ts.tasks.iter_mut().enumerate() {
         let u = 1.0 + ((i as u64 * 7 + variant as u64) % 10) as f64;
-        let x = if variant % 2 == 0 {
+        let x = if variant & 1 == 0 {
             t.deadline
         } else {
             t.deadline + t.deadline / 2

@@ -1,4 +1,4 @@
-//! DESIGN.md: "no allocation per event on the hot path". With a counting global allocator,
+//! docs/architecture.md "Rules every part keeps": no allocation per event on the hot path. With a counting global allocator,
 //! simulating four times as long (four times the events and jobs) must not allocate more than
 //! a run of a quarter of the length, beyond a small constant: every per-event structure is
 //! preallocated or reused (entity slots, per-CPU state, the event heap, the records, which are

@@ -34,8 +34,8 @@ const UA: [&str; 5] = ["dasa", "lbesa", "ggua", "nggua", "ghvdf"];
 
 /// The audit's case. One job on one CPU: C 6, D 5, linear TUF 10 → 0 at X = 15 ms. It cannot
 /// meet its deadline, but completing at 6 still earns 10 · (1 − 6/15) = 6 of 10 (AUR 0.6).
-/// G-EDF runs it [0, 6]. Before, every UA policy aborted it at 0 (0 + 6 > 5; G-HVDF at 5 ms
-/// + 1 ns, its deadline passed): 0. Now it is hopeless only once now + 6 > 15, at 9 ms + 1 ns;
+/// G-EDF runs it [0, 6]. Before, every UA policy aborted it at 0 (0 + 6 > 5; G-HVDF at
+/// 5 ms + 1 ns, its deadline passed): 0. Now it is hopeless only once now + 6 > 15, at 9 ms + 1 ns;
 /// no feasibility test (by the deadline) admits it, but a CPU the schedule leaves idle runs
 /// it (DASA's and G-GUA's empty schedule; LBESA and NG-GUA never shed a CPU's densest job;
 /// G-HVDF does not test feasibility): each earns 6, as G-EDF.

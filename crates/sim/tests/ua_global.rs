@@ -24,7 +24,9 @@ fn run(ts: &TaskSet, spec: &str) -> RunResult {
 }
 
 /// Per job: (task, job, start, finish, missed).
-fn jobs(r: &RunResult) -> Vec<(u32, u64, Option<u64>, Option<u64>, bool)> {
+type JobRow = (u32, u64, Option<u64>, Option<u64>, bool);
+
+fn jobs(r: &RunResult) -> Vec<JobRow> {
     r.jobs
         .iter()
         .map(|j| (j.task, j.job, j.start, j.finish, j.missed))
@@ -39,6 +41,7 @@ fn jobs(r: &RunResult) -> Vec<(u32, u64, Option<u64>, Option<u64>, bool)> {
 /// - d could still finish by 4 if it started by 2; 1 ns later it cannot: aborted at 2 ms + 1 ns
 ///   (the timer G-GUA set for that instant).
 /// - At 4 a and b complete; c runs [4, 7] on CPU 0 (pass 3: lowest free CPU) and meets 8.
+///
 /// Accrued 10 + 4 + 6 = 20 of 21.
 #[test]
 fn ggua_hand_worked_on_two_cpus() {

@@ -6,7 +6,8 @@ from .. import _core
 from ..checks import warn
 from ..cli import seed
 from ..report import table
-from ..result import run as real_run, simulate
+from ..result import run as real_run
+from ..result import simulate
 from .run import measurement_table
 from .simulate import add_output_arguments, check_duration, check_job_limit, check_work, output_paths, write_outputs
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import sys
 
 from .. import _core
-from ..analysis import partition, to_yaml
 from .._io import write_text_atomic
+from ..analysis import partition, to_yaml
 
 
 def register(sub):

@@ -6,7 +6,8 @@ from .. import _core
 from ..checks import warn
 from ..cli import seed
 from ..report import comparison_table, table
-from ..result import REAL_RUN_ROW_GROUP, csv_file, parquet_file, run as real_run
+from ..result import REAL_RUN_ROW_GROUP, csv_file, parquet_file
+from ..result import run as real_run
 from .simulate import add_output_arguments, check_duration, check_job_limit, check_work, keeps_jobs, output_paths, write_outputs
 
 

@@ -13,9 +13,8 @@ from ..balance_metrics import is_mixed, mixed_tables, utilisation_plot
 from ..checks import warn
 from ..cli import seed
 from ..report import comparison_table, per_task_table
-from ..result import DEFAULT_MAX_JOBS, DEFAULT_MAX_WORK, csv_file, duration_ns, parquet_file, simulate
+from ..result import DEFAULT_MAX_JOBS, DEFAULT_MAX_WORK, check_work_limit, csv_file, duration_ns, parquet_file, simulate
 from ..result import check_job_limit as check_jobs
-from ..result import check_work_limit
 
 
 def register(sub):

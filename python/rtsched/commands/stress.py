@@ -36,7 +36,6 @@ def register(sub):
 def run(args):
     from ..result import duration_ns
     from ..stress import Stress, run_stress
-
     from .balance import _duration
 
     def dur(flag, text):

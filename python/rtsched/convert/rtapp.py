@@ -180,7 +180,7 @@ def _job_work(name, job, src, allow_sleep):
     work = sleep = 0
     held = []  # (resource, start, index into sections)
     sections = []
-    for kind, key, val, ph in job:
+    for kind, key, val, _ph in job:
         at = f"{where}: event '{key}'"
         if kind in ("run", "runtime"):
             work += _int(val, at)

@@ -134,7 +134,7 @@ def _variants(notes):
     """(spec, name, variant) for every scheduler this build has; ``notes`` gets what was skipped.
     ``name`` is a key of SCHEDULERS or CONTROLS; variant "main" is the curve of Figs 5-7."""
     out = []
-    for name, (paper, kind, _) in SCHEDULERS.items():
+    for name, (paper, _kind, _) in SCHEDULERS.items():
         why = _probe(_spec(name))
         if why is not None:
             notes.append(f"scheduler {name} ({paper}) not available in this build: {why}")
@@ -265,8 +265,9 @@ def dep_taskset(seed: int, load: float, duration_ns: int, m: int = M, n: int = 1
     """Experiment 2's task set of ``seed`` at normalised ``load`` (see the module doc): the
     chronos2011 generator's periods, WCETs, utilities and CPUs; a TUF shape, critical sections and
     the execution model drawn from a generator seeded by ``seed``. Same seed, same set."""
-    import rtsched
     import yaml
+
+    import rtsched
 
     from ..analysis import to_yaml
 
@@ -301,6 +302,7 @@ def _dependencies(specs, sets, duration_ns, out_dir, quick):
     """Experiment 2's runs: a row (scheduler, load, set, jobs, met, dsr, aur, mig, blocked) per
     run, also written to deps[-quick].csv."""
     import pandas as pd
+
     from rtsched import _core
 
     rows = []
@@ -625,7 +627,7 @@ def run(out_dir, quick, executor, real=False):
     # ---- tables ----
     rep.heading(f"Fig. 5: DSR and AUR per scheduler and load (m = {M}, simulated, mean [95% bootstrap interval] over {sets} sets, {duration} each)")
     rows = []
-    for spec, name, variant in variants:
+    for spec, name, _variant in variants:
         label = SCHEDULERS[name][0] if name in SCHEDULERS else CONTROLS[name][1]
         for load in LOADS:
             d = df[(df["scheduler"] == spec) & (df["load"] == load)]
@@ -638,7 +640,7 @@ def run(out_dir, quick, executor, real=False):
     nx = sorted(over[over["axis"] == "n"]["x"].unique())
     orows = []
     for spec in oh_specs:
-        cell = lambda axis, x: _cell(over[(over["scheduler"] == spec) & (over["axis"] == axis) & (over["x"] == x)]["ns"], 0)  # noqa: E731
+        cell = lambda axis, x: _cell(over[(over["scheduler"] == spec) & (over["axis"] == axis) & (over["x"] == x)]["ns"], 0)  # noqa: E731, B023 - used within the iteration
         orows.append([spec, *[cell("load", x) for x in lx], *[cell("n", x) for x in nx]])
     rep.table(["scheduler", *[f"load {x:.1f}" for x in lx], *[f"n = {x} (load {N_LOAD})" for x in nx]], orows)
     rep.para(f"{oh_sets} set(s) per point, {oh_ns // 1_000_000_000} s simulated each; wall-clock times on a shared machine.")

@@ -246,7 +246,7 @@ def jobs(cfg: Config) -> list:
     set per seed, every ratio on the same set). Seeds are fixed: the same config, the same sets."""
     out = []
     main_ns, fig4_ns = _ns(cfg.duration), _ns(cfg.fig4_duration)
-    for di, g in enumerate(cfg.dists):
+    for _di, g in enumerate(cfg.dists):
         for p in cfg.points:
             for rep in range(cfg.seeds):
                 out.append(("main", g, p, rep, 2012_000_000 + 100_000 * DISTRIBUTIONS.index(g) + 100 * int(p) + rep, main_ns, (1.0,),

@@ -446,7 +446,7 @@ def run(out_dir, quick, executor, real=False):
                 if not len(g):
                     continue
                 ok = g[g["status"] == "ok"]
-                f = lambda c, s=1.0, p=0: _n(ok[c].mean() * s, p) if len(ok) and c in ok else "n/a"  # noqa: E731
+                f = lambda c, s=1.0, p=0: _n(ok[c].mean() * s, p) if len(ok) and c in ok else "n/a"  # noqa: E731, B023 - used within the iteration
                 paper = PAPER_PAWS_MISSES[w] if "paws" in b else PAPER_DEADLINE_MISSES[w] if b == "kernel:deadline" else "—"
                 rrows.append([label, b, len(ok), len(g) - len(ok), paper, int((ok["missed"] > 0).sum()) if len(ok) else "n/a",
                               f("mean_response_ns", 1e-6, 2), f("migrations"), f("context_switches"), f("steals"),

@@ -41,13 +41,22 @@ The package, one concern per module:
 from __future__ import annotations
 
 from .cluster import DASK_CONFIG, dask_env, local_cluster
+from .generator import DEFAULT_PARAM, Generator
 from .keys import Batch, Batcher, Unit, all_keys, row_key, taskset_seed, units
 from .progress import Progress
-from .generator import DEFAULT_PARAM, Generator
 from .runner import sweep
 from .spec import Spec, load_spec, parse_spec
-from .table import COLUMNS, COORD_COLUMNS, MODEL_COLUMNS, OUTCOME_COLUMNS, SUMMARY_COLUMNS, consolidate, parts_dir, read_table
-from .table import _read_all  # noqa: F401 - the table and its parts as one frame (tests reach it here)
+from .table import (
+    COLUMNS,
+    COORD_COLUMNS,
+    MODEL_COLUMNS,
+    OUTCOME_COLUMNS,
+    SUMMARY_COLUMNS,
+    _read_all,  # noqa: F401 - the table and its parts as one frame (tests reach it here)
+    consolidate,
+    parts_dir,
+    read_table,
+)
 from .worker import run_batch
 
 __all__ = [

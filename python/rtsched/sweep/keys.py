@@ -158,7 +158,7 @@ class Span:
     def rows(self) -> int:
         return self.sets * len(self.spec.schedulers)
 
-    def batch(self) -> "Batch":
+    def batch(self) -> Batch:
         """The span's :class:`Batch`: what ``Batcher(units).take`` makes of its units (tested
         equal), built without a :class:`Unit` per task set. Every row is to be computed, so the
         strings of a point (parameters, the seed's canonical text less the replication, the

@@ -14,10 +14,22 @@ import math
 import numbers
 from functools import lru_cache
 from pathlib import Path
-from typing import Annotated, Any, Literal, Optional, Union
+from typing import Annotated, Any, Literal
 
-from pydantic import (AfterValidator, AliasChoices, AllowInfNan, BaseModel, BeforeValidator, ConfigDict, Discriminator,
-                      Field, PrivateAttr, Tag, ValidationError, model_validator)
+from pydantic import (
+    AfterValidator,
+    AliasChoices,
+    AllowInfNan,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Discriminator,
+    Field,
+    PrivateAttr,
+    Tag,
+    ValidationError,
+    model_validator,
+)
 from pydantic_core import PydanticCustomError
 
 from .._core import InputError
@@ -105,9 +117,9 @@ def _generator_name(name: str) -> str:
 
 class _GeneratorModel(_Model):
     name: Annotated[str, AfterValidator(_generator_name)]
-    params: Optional[dict[str, Annotated[Any, AfterValidator(_param_text)]]] = None
-    param: Optional[Name] = None
-    label: Optional[Annotated[str, Field(min_length=1, pattern=r"^[^/]*$")]] = None
+    params: dict[str, Annotated[Any, AfterValidator(_param_text)]] | None = None
+    param: Name | None = None
+    label: Annotated[str, Field(min_length=1, pattern=r"^[^/]*$")] | None = None
 
 
 # A generator may be written as its bare name.
@@ -159,7 +171,7 @@ def _distinct(what):
 # Points are a list or a {from, to, step} range; the tags (dropped from field names in
 # messages) make pydantic report only the errors of the form the spec used.
 _Points = Annotated[
-    Union[Annotated[list[Number], Field(min_length=1, max_length=MAX_POINTS), Tag("<list>")], Annotated[_RangeModel, Tag("<range>")]],
+    Annotated[list[Number], Field(min_length=1, max_length=MAX_POINTS), Tag("<list>")] | Annotated[_RangeModel, Tag("<range>")],
     Discriminator(lambda v: "<range>" if isinstance(v, dict) else "<list>"),
     AfterValidator(_points),
 ]
@@ -167,7 +179,7 @@ _Points = Annotated[
 
 class _UtilisationModel(_Model):
     points: _Points
-    param: Optional[Name] = None
+    param: Name | None = None
     per_cpu: bool = False
 
 
@@ -213,9 +225,9 @@ class _RunModel(_Model):
     (its values are checked by the task-file reader itself, in :func:`.spec.parse_spec`);
     duration, seed and on_miss are the spec's own top-level fields."""
 
-    execution: Optional[Any] = None
-    cache: Optional[Any] = None
-    overheads: Optional[Any] = None
+    execution: Any | None = None
+    cache: Any | None = None
+    overheads: Any | None = None
 
     @model_validator(mode="before")
     @classmethod
@@ -237,25 +249,23 @@ def _topology(v):
 
 
 class _SpecModel(_Model):
-    name: Optional[Name] = None
+    name: Name | None = None
     seed: Annotated[int, Field(ge=0)] = 1
-    generator: Optional[_GeneratorItem] = None
-    generators: Optional[Annotated[list[_GeneratorItem], Field(min_length=1)]] = None
+    generator: _GeneratorItem | None = None
+    generators: Annotated[list[_GeneratorItem], Field(min_length=1)] | None = None
     utilisation: _UtilisationModel = Field(validation_alias=AliasChoices("utilisation", "utilization"))
     schedulers: Annotated[list[Name], Field(min_length=1), BeforeValidator(lambda v: [v] if isinstance(v, str) else v),
                           AfterValidator(_schedulers)]
     seeds: Annotated[
-        Union[Annotated[int, Field(ge=1), AfterValidator(_seed_count), Tag("<count>")],
-              Annotated[list[Annotated[int, Field(ge=0)]], Field(min_length=1, max_length=MAX_SEEDS), AfterValidator(_distinct("seeds repeat")),
-                        Tag("<list>")]],
+        Annotated[int, Field(ge=1), AfterValidator(_seed_count), Tag("<count>")] | Annotated[list[Annotated[int, Field(ge=0)]], Field(min_length=1, max_length=MAX_SEEDS), AfterValidator(_distinct("seeds repeat")), Tag("<list>")],
         Discriminator(lambda v: "<list>" if isinstance(v, list) else "<count>"),
     ] = 1
     duration: Annotated[Any, AfterValidator(_duration)]  # in ns once validated
     on_miss: Literal["continue", "abort"] = "continue"
-    output: Optional[Annotated[str, AfterValidator(_output)]] = None
+    output: Annotated[str, AfterValidator(_output)] | None = None
     retries: Annotated[int, Field(ge=0)] = 3
-    run: Optional[_RunModel] = None
-    topology: Optional[Annotated[Any, AfterValidator(_topology)]] = None
+    run: _RunModel | None = None
+    topology: Annotated[Any, AfterValidator(_topology)] | None = None
 
     _generators: tuple = PrivateAttr(default=())
 
@@ -368,7 +378,7 @@ def _message(e: dict) -> tuple[str, str]:
     return where, f"expected {expected}, got {got!r}"
 
 
-def validate(d: dict, source: str) -> "_SpecModel":
+def validate(d: dict, source: str) -> _SpecModel:
     """The validated model of ``d``; raises :class:`InputError` naming the first bad field."""
     try:
         return _SpecModel.model_validate(d)

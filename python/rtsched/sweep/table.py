@@ -84,8 +84,8 @@ def batch_table(b, cols):
     def pick(values, index):
         return pa.array(values, pa.string()).take(pa.array(index))
 
-    def same(v, typ=pa.string()):
-        return pa.repeat(pa.scalar(v, typ), n)
+    def same(v, typ=None):
+        return pa.repeat(pa.scalar(v, typ or pa.string()), n)
 
     def per_set(values, dtype):
         return pa.array(np.asarray(values, dtype=dtype)[row_set])
@@ -158,7 +158,7 @@ def _coerce(df):
         if df[c].dtype != "float64":
             df[c] = pd.to_numeric(df[c], errors="coerce").astype("float64")
     for c in _STR_COLUMNS:
-        if df[c].dtype != text or text == object or df[c].isna().any():  # object: any value may hide there
+        if df[c].dtype != text or text == object or df[c].isna().any():  # noqa: E721 - dtypes, not types; object: any value may hide there
             df[c] = df[c].astype(object).where(df[c].notna(), "").astype(str)
     if df["schedulable"].dtype != bool:  # CSV text, or missing
         df["schedulable"] = df["schedulable"].astype(str).str.lower().isin(["true", "1", "1.0"])

@@ -1,4 +1,4 @@
-//! The one results schema (DESIGN.md "Semantics"): per-job records, per-task and total
+//! The one results schema (docs/semantics.md, docs/outputs.md): per-job records, per-task and total
 //! summaries, counters, and execution intervals. The simulator, real runs and kernel runs all
 //! fill a [`RunResult`]; everything else (JSON, CSV, Perfetto trace, tables, plots) is
 //! computed from it, so any two runs can be diffed. The document's types (`schema.rs`), the
