@@ -26,6 +26,12 @@ pub enum RunError {
     Interrupted,
     /// A worker failed; every thread was stopped.
     Failed(String),
+    /// The ledger stopped the run (a deadlock the policy does not resolve, a capacity
+    /// exceeded); `source` is the task set's, which the message begins with.
+    Stopped {
+        source: String,
+        failure: rtsched_runtime::Failure,
+    },
 }
 
 impl std::fmt::Display for RunError {
@@ -33,6 +39,7 @@ impl std::fmt::Display for RunError {
         match self {
             RunError::Input(s) | RunError::Privilege(s) | RunError::Failed(s) => f.write_str(s),
             RunError::Interrupted => f.write_str("interrupted; every rtsched thread was stopped"),
+            RunError::Stopped { source, failure } => write!(f, "{source}: {failure}"),
         }
     }
 }

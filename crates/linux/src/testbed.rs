@@ -138,7 +138,7 @@ mod tests {
     use rtsched_model::results::JobRecord;
     use rtsched_model::Format;
     use rtsched_policies::{Dispatch, EntityId, EntityInfo};
-    use rtsched_runtime::TaskStreams;
+    use rtsched_runtime::{Failure, TaskStreams};
     use std::sync::Mutex;
 
     const MS: Time = 1_000_000;
@@ -242,13 +242,16 @@ tasks:
                         ..Default::default()
                     },
                 ) {
-                    Err(RunError::Failed(m)) => {
+                    Err(RunError::Stopped {
+                        failure: Failure::Deadlock(m),
+                        ..
+                    }) => {
                         // Usually a#0 and b#0; a job delayed past the next release (host steal)
                         // makes it a#1 and b#0: the cycle is named with the jobs that are in it.
                         let cycle = m.contains(" waits for 'y', held by b#")
                             && m.contains(" waits for 'x', held by a#");
                         assert!(
-                            m.contains("deadlock at")
+                            m.starts_with("deadlock at")
                                 && cycle
                                 && m.contains("does not resolve deadlocks"),
                             "{model:?}: {m}"

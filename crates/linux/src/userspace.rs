@@ -332,7 +332,7 @@ pub(crate) struct Shared<X: Executors> {
     /// Next timed event (release, abort, tick or timer), ns since t0.
     pub next_event: AtomicU64,
     st: Mutex<State<X>>,
-    failure: Mutex<Option<String>>,
+    failure: Mutex<Option<RunError>>,
     /// The threads that execute the entities.
     pub ex: X,
 }
@@ -356,10 +356,14 @@ impl<X: Executors> Shared<X> {
         self.stop.load(Ordering::Relaxed) || interrupted()
     }
     pub fn fail(&self, msg: String) {
+        self.stop_with(RunError::Failed(msg));
+    }
+    /// Stop every thread; the run ends with `e` (the first failure, if several).
+    fn stop_with(&self, e: RunError) {
         self.failure
             .lock()
             .unwrap_or_else(|p| p.into_inner())
-            .get_or_insert(msg);
+            .get_or_insert(e);
         self.stop.store(true, Ordering::SeqCst);
         self.wake_all();
     }
@@ -426,7 +430,10 @@ impl<X: Executors> Shared<X> {
         timed.tick_and_fire(led, self.cpus.len() as u32, now);
         led.decide(now, &mut sub);
         if let Some(f) = led.failure() {
-            self.fail(format!("{}: {f}", led.run.taskset().source));
+            self.stop_with(RunError::Stopped {
+                source: led.run.taskset().source.clone(),
+                failure: f.clone(),
+            });
         }
         timed.arm(led);
         self.tell_vacated(led, &mut sub);
@@ -875,8 +882,8 @@ pub(crate) fn run_on<X: Executors>(
     X::start(&sh, &mut handles);
     let dec = start_decider(&sh);
     let (kernel_cs, kernel_mig) = wait_for_threads(&sh, handles, dec, &handoff, out.as_deref_mut());
-    if let Some(f) = sh.failure.lock().unwrap_or_else(|p| p.into_inner()).take() {
-        return Err(RunError::Failed(f));
+    if let Some(e) = sh.failure.lock().unwrap_or_else(|p| p.into_inner()).take() {
+        return Err(e);
     }
     let sh =
         Arc::try_unwrap(sh).map_err(|_| RunError::Failed("a thread outlived the run".into()))?;

@@ -694,6 +694,7 @@ fn run_real(
                 "interrupted; every rtsched thread was stopped",
             ))
         }
+        Err(e @ rtsched_linux::RunError::Stopped { .. }) => Err(RunFailed::new_err(e.to_string())),
         Err(rtsched_linux::RunError::Failed(s)) => Err(RunFailed::new_err(s)),
     }
 }
@@ -720,6 +721,7 @@ fn latency_probe(
         Err(rtsched_linux::RunError::Interrupted) => Err(
             pyo3::exceptions::PyKeyboardInterrupt::new_err("interrupted"),
         ),
+        Err(e @ rtsched_linux::RunError::Stopped { .. }) => Err(RunFailed::new_err(e.to_string())),
         Err(rtsched_linux::RunError::Failed(s)) => Err(RunFailed::new_err(s)),
     }
 }
@@ -760,6 +762,7 @@ fn calibrate(
                 "interrupted; every rtsched thread was stopped",
             ))
         }
+        Err(e @ rtsched_linux::RunError::Stopped { .. }) => Err(RunFailed::new_err(e.to_string())),
         Err(rtsched_linux::RunError::Failed(s)) => Err(RunFailed::new_err(s)),
     }
 }
