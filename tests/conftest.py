@@ -10,10 +10,15 @@ EXAMPLES = ROOT / "examples"
 RTSCHED = str(Path(sys.executable).parent / "rtsched")
 
 
-def run_cli(*args, cwd=None, check=None):
-    """Run the installed `rtsched` command; returns CompletedProcess with text output."""
+def run_cli(*args, cwd=None, check=None, env=None):
+    """Run the installed `rtsched` command; returns CompletedProcess with text output. Its
+    output is a pipe and COLUMNS is unset (tables at full width, whatever the shell exports),
+    unless `env` (added to the environment) sets it."""
+    extra = dict(env or {})
     env = dict(os.environ, MPLBACKEND="Agg")
     env.pop("RTSCHED_DEBUG", None)
+    env.pop("COLUMNS", None)
+    env.update(extra)
     p = subprocess.run([RTSCHED, *map(str, args)], capture_output=True, text=True, cwd=cwd or ROOT, env=env, timeout=300)
     if check is not None:
         assert p.returncode == check, f"exit {p.returncode}\nstdout:\n{p.stdout}\nstderr:\n{p.stderr}"

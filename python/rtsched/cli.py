@@ -80,7 +80,16 @@ def main(argv=None) -> int:
         parser.print_help()
         return 2
     try:
-        if any(getattr(args, k, None) == "-" for k in OUTPUT_OPTIONS):
+        to_stdout = [k for k in OUTPUT_OPTIONS if getattr(args, k, None) == "-"]
+        if getattr(args, "format", "table") not in (None, "table"):
+            # Rows for machines (--format csv|json) go to standard output, alone: the command's
+            # own messages go to stderr, and no output file may be written there too.
+            if to_stdout:
+                raise UsageError(f"--format {args.format} and --{to_stdout[0].replace('_', '-')} - both write to standard output: "
+                                 "give the file a name")
+            args.rows_out = sys.stdout
+            to_stdout = ["format"]
+        if to_stdout:
             # An output written to standard output: the command's own messages go to stderr.
             import contextlib
 

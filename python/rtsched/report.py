@@ -1,28 +1,18 @@
-"""Plain-text tables for the terminal."""
+"""The tables rtsched prints: the comparison table of runs (one row per run, the columns
+:func:`default_columns` or ``--columns`` chooses, fitted to the terminal: :mod:`rtsched.tables`),
+the per-task table, and the same summaries for machines (:func:`summary_records`)."""
 
 from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from ._core import InputError
+from .tables import Column, plain, render
 
 
 def _ms(ns) -> str:
     return "-" if ns is None else f"{ns / 1e6:.3f}"
-
-
-COLUMNS = [
-    ("scheduler", lambda r, s: r.scheduler, "<"),
-    ("jobs", lambda r, s: str(s["jobs"]), ">"),
-    ("missed", lambda r, s: str(s["missed"]), ">"),
-    ("DSR", lambda r, s: f"{s['dsr']:.4f}", ">"),
-    ("AUR", lambda r, s: _ratio(s.get("aur")), ">"),
-    ("max tard ms", lambda r, s: _ms(s["max_tardiness_ns"]), ">"),
-    ("mean resp ms", lambda r, s: _ms(s["mean_response_ns"]), ">"),
-    ("p99 resp ms", lambda r, s: _ms(s["p99_response_ns"]), ">"),
-    ("preempt", lambda r, s: str(s["preemptions"]), ">"),
-    ("migr", lambda r, s: str(s["migrations"]), ">"),
-    ("ctx sw", lambda r, s: str(s["context_switches"]), ">"),
-    ("sched calls", lambda r, s: str(s["scheduler_invocations"]), ">"),
-    ("prio inv", lambda r, s: _measured(r, str(s["priority_inversions"])), ">"),
-    ("inv ms", lambda r, s: _measured(r, _ms(s["priority_inversion_ns"])), ">"),
-]
 
 
 def _ratio(x) -> str:
@@ -35,45 +25,89 @@ def _measured(r, text) -> str:
     return "-" if r.substrate == "kernel" else text
 
 
-def _cell(c) -> str:
-    """A cell as the terminal should show it: control characters (in a task name, say) escaped."""
-    c = str(c)
-    return c if c.isprintable() else "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in c)
-
-
 def table(headers, rows, aligns) -> str:
-    headers = [_cell(h) for h in headers]
-    rows = [[_cell(c) for c in r] for r in rows]
-    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(headers)]
-
-    def fmt(cells):
-        return "  ".join(c.ljust(w) if a == "<" else c.rjust(w) for c, w, a in zip(cells, widths, aligns)).rstrip()
-
-    lines = [fmt(headers), "  ".join("-" * w for w in widths)]
-    lines += [fmt(r) for r in rows]
-    return "\n".join(lines)
+    """A plain table at full width: `headers`, `rows` of cells, `aligns` of "<" or ">"."""
+    return plain(headers, rows, aligns)
 
 
-BLOCKED = ("max blocked ms", lambda r, s: _ms(s.get("max_blocked_ns", 0)), ">")
+@dataclass(frozen=True)
+class SummaryColumn:
+    """A column of the comparison table: its header, the summary key it shows (the key in
+    ``--format csv|json`` and in the results JSON's ``total``), how a run's cell reads, and its
+    rank: when the table is wider than the terminal, the highest rank is left out first (0:
+    never)."""
+
+    header: str
+    key: str
+    text: Callable
+    rank: int
+    align: str = ">"
+    ledger: bool = False  # measured by the job ledger: not measured in kernel runs
+
+    def cell(self, r, s) -> str:
+        t = self.text(r, s)
+        return _measured(r, t) if self.ledger else t
+
+    def value(self, r, s):
+        """The raw value, for machines (None where not measured)."""
+        if self.ledger and r.substrate == "kernel":
+            return None
+        return RAW.get(self.key, lambda r, s, k=self.key: s.get(k))(r, s)
+
+
+def _col(header, key, text, rank, **kw) -> SummaryColumn:
+    return SummaryColumn(header, key, text, rank, **kw)
+
+
+SCHEDULER = _col("scheduler", "scheduler", lambda r, s: r.scheduler, 0, align="<")
+COLUMNS = [
+    SCHEDULER,
+    _col("jobs", "jobs", lambda r, s: str(s["jobs"]), 2),
+    _col("missed", "missed", lambda r, s: str(s["missed"]), 1),
+    _col("DSR", "dsr", lambda r, s: f"{s['dsr']:.4f}", 1),
+    _col("AUR", "aur", lambda r, s: _ratio(s.get("aur")), 5),
+    _col("max tard ms", "max_tardiness_ns", lambda r, s: _ms(s["max_tardiness_ns"]), 2),
+    _col("mean resp ms", "mean_response_ns", lambda r, s: _ms(s["mean_response_ns"]), 4),
+    _col("p99 resp ms", "p99_response_ns", lambda r, s: _ms(s["p99_response_ns"]), 3),
+    _col("preempt", "preemptions", lambda r, s: str(s["preemptions"]), 4),
+    _col("migr", "migrations", lambda r, s: str(s["migrations"]), 4),
+    _col("ctx sw", "context_switches", lambda r, s: str(s["context_switches"]), 7),
+    _col("sched calls", "scheduler_invocations", lambda r, s: str(s["scheduler_invocations"]), 7),
+    _col("prio inv", "priority_inversions", lambda r, s: str(s["priority_inversions"]), 6, ledger=True),
+    _col("inv ms", "priority_inversion_ns", lambda r, s: _ms(s["priority_inversion_ns"]), 6, ledger=True),
+]
+BLOCKED = _col("max blocked ms", "max_blocked_ns", lambda r, s: _ms(s.get("max_blocked_ns", 0)), 3)
 STEALS = [
-    ("steals", lambda r, s: _measured(r, str(s.get("steals", 0))), ">"),
-    ("steal tries", lambda r, s: _measured(r, str(s.get("steal_attempts", 0))), ">"),
-    ("failed", lambda r, s: _measured(r, str(s.get("failed_steals", 0))), ">"),
+    _col("steals", "steals", lambda r, s: str(s.get("steals", 0)), 5, ledger=True),
+    _col("steal tries", "steal_attempts", lambda r, s: str(s.get("steal_attempts", 0)), 6, ledger=True),
+    _col("failed", "failed_steals", lambda r, s: str(s.get("failed_steals", 0)), 6, ledger=True),
 ]
 #: Runs with aborts (``on_miss: abort``, or a utility-accrual scheduler's) show how many;
 #: runs that resolved deadlocks, how many; runs whose policy was timed, its ns per decision.
-ABORTED = ("aborted", lambda r, s: str(s.get("aborted", 0)), ">")
-DEADLOCKS = ("deadlocks", lambda r, s: _measured(r, str(s.get("deadlocks", 0))), ">")
-POLICY_NS = ("policy ns/decision", lambda r, s: _policy_ns(r), ">")
+ABORTED = _col("aborted", "aborted", lambda r, s: str(s.get("aborted", 0)), 2)
+DEADLOCKS = _col("deadlocks", "deadlocks", lambda r, s: str(s.get("deadlocks", 0)), 2, ledger=True)
+POLICY_NS = _col("policy ns/decision", "policy_ns_per_invocation", lambda r, s: _policy_ns(r), 3)
 
 
 #: Runs that were charged overheads (``run.overheads``) show the CPU time they took; runs with
 #: stalls (the cache model, or real memory work) show the execution-time inflation and the IPC
 #: proxy; runs with cache misses, the LLC misses.
-OVERHEAD = ("overhead ms", lambda r, s: _ms(_overhead_ns(r)), ">")
-INFLATION = ("exec infl", lambda r, s: _ratio(s.get("exec_inflation")), ">")
-IPC = ("IPC proxy", lambda r, s: _ratio(s.get("ipc_proxy")), ">")
-LLC = ("LLC misses", lambda r, s: str((s.get("misses") or [0, 0, 0])[2]), ">")
+OVERHEAD = _col("overhead ms", "overhead_ns", lambda r, s: _ms(_overhead_ns(r)), 4)
+INFLATION = _col("exec infl", "exec_inflation", lambda r, s: _ratio(s.get("exec_inflation")), 4)
+IPC = _col("IPC proxy", "ipc_proxy", lambda r, s: _ratio(s.get("ipc_proxy")), 5)
+LLC = _col("LLC misses", "llc_misses", lambda r, s: str((s.get("misses") or [0, 0, 0])[2]), 5)
+
+#: Every column the comparison table can show, in its order (``--columns`` chooses among them).
+ALL_COLUMNS = COLUMNS[:3] + [ABORTED] + COLUMNS[3:8] + [BLOCKED] + COLUMNS[8:12] + STEALS + COLUMNS[12:] + \
+    [DEADLOCKS, POLICY_NS, OVERHEAD, INFLATION, IPC, LLC]
+
+#: Raw values of the columns that are not a summary key as such.
+RAW = {
+    "scheduler": lambda r, s: r.scheduler,
+    "policy_ns_per_invocation": lambda r, s: r.measurements.get("policy_ns_per_invocation"),
+    "overhead_ns": lambda r, s: _overhead_ns(r),
+    "llc_misses": lambda r, s: (s.get("misses") or [0, 0, 0])[2],
+}
 
 
 def _overhead_ns(r):
@@ -86,12 +120,37 @@ def _policy_ns(r) -> str:
     return "-" if v is None else f"{v:.0f}"
 
 
-def comparison_table(results) -> str:
-    """One row per run: the comparison users read first. Runs with critical sections get a
-    column for the longest time a job waited for a resource; runs of a work-stealing policy
-    (PAWS) get its steals, steal attempts and failed steals; runs with aborts, resolved
-    deadlocks or a timed policy (``--measure-policy``, real runs) get those columns, and so do
-    runs charged overheads, with stalls, or with cache misses."""
+def known_columns() -> str:
+    """The names --columns takes, for messages and help."""
+    return ", ".join(c.header for c in ALL_COLUMNS)
+
+
+def parse_columns(text: str) -> list:
+    """``--columns a,b,c``: the comparison table's columns by header ("max tard ms") or summary
+    key ("max_tardiness_ns"), any case, in the order given. An unknown or empty name raises
+    InputError naming it and listing the known ones."""
+    by_name = {}
+    for c in ALL_COLUMNS:
+        by_name.setdefault(c.header.lower(), c)
+        by_name.setdefault(c.key.lower(), c)
+    out = []
+    for name in text.split(","):
+        c = by_name.get(" ".join(name.split()).lower())
+        if c is None:
+            what = f"unknown column {name.strip()!r}" if name.strip() else f"an empty column name in {text!r}"
+            raise InputError(f"{what}; known: {known_columns()} "
+                             f"(or their summary keys: {', '.join(c.key for c in ALL_COLUMNS)})")
+        if c not in out:
+            out.append(c)
+    return out
+
+
+def default_columns(results) -> list:
+    """The columns shown by default: the base ones, and those the runs have something in.
+    Runs with critical sections get a column for the longest time a job waited for a resource;
+    runs of a work-stealing policy (PAWS) get its steals, steal attempts and failed steals; runs
+    with aborts, resolved deadlocks or a timed policy (``--measure-policy``, real runs) get
+    those columns, and so do runs charged overheads, with stalls, or with cache misses."""
     cols = list(COLUMNS)
     sums = [r.summary for r in results]
     if any(s.get("steal_attempts", 0) for s in sums):
@@ -112,18 +171,58 @@ def comparison_table(results) -> str:
         cols.append(IPC)
     if any((s.get("misses") or [0, 0, 0])[2] for s in sums):
         cols.append(LLC)
-    rows = [[f(r, s) for _, f, _ in cols] for r, s in zip(results, sums)]
-    return table([c[0] for c in cols], rows, [c[2] for c in cols])
+    return cols
 
 
-def per_task_table(result) -> str:
+def comparison_table(results, width: int | None = None, columns=None) -> str:
+    """One row per run: the comparison users read first (the columns: :func:`default_columns`).
+
+    `width` (e.g. :func:`rtsched.tables.output_width`): fit it, leaving out the columns of
+    highest rank first, with a line saying which. `columns` (a list from :func:`parse_columns`):
+    exactly those, in that order, never left out."""
+    cols = list(columns) if columns else default_columns(results)
+    rows = [[c.cell(r, r.summary) for c in cols] for r in results]
+    spec = [Column(c.header, c.align, 0 if columns else c.rank) for c in cols]
+    out = render(spec, rows, width)
+    note = out.note(width, "--columns chooses, --format csv|json shows all")
+    return out.text + ("\n" + note if note else "")
+
+
+def summary_records(results, columns=None) -> list[dict]:
+    """The runs' summaries for machines (``--format csv|json``): with `columns`, those columns'
+    raw values by summary key; else every summary key and the columns' derived values (times in
+    ns, ratios as numbers, None where not measured)."""
+    out = []
+    for r in results:
+        s = r.summary
+        if columns:
+            out.append({c.key: c.value(r, s) for c in columns})
+            continue
+        rec = {"scheduler": r.scheduler, "substrate": r.substrate}
+        rec.update(s)
+        for c in ALL_COLUMNS:
+            if c.key not in rec:
+                rec[c.key] = c.value(r, s)
+        for c in ALL_COLUMNS:
+            if c.ledger and r.substrate == "kernel":
+                rec[c.key] = None
+        out.append(rec)
+    return out
+
+
+def per_task_table(result, width: int | None = None) -> str:
+    """One row per task of a run, fitted to `width` as :func:`comparison_table` is."""
     # From the document, not the DataFrame: a row of a frame with float columns turns the
     # counts into floats ("4.0 jobs").
-    headers = ["task", "jobs", "missed", "DSR", "AUR", "utility", "max tard ms", "max resp ms", "p99 resp ms", "preempt", "migr"]
+    spec = [Column("task", "<", 0), Column("jobs", ">", 2), Column("missed", ">", 1), Column("DSR", ">", 1),
+            Column("AUR", ">", 4), Column("utility", ">", 4), Column("max tard ms", ">", 2), Column("max resp ms", ">", 3),
+            Column("p99 resp ms", ">", 3), Column("preempt", ">", 5), Column("migr", ">", 5)]
     rows = [
         [t["name"], str(t["jobs"]), str(t["missed"]), f"{t['dsr']:.4f}", _ratio(t.get("aur")),
          f"{t.get('accrued_utility', 0):.4g}/{t.get('possible_utility', 0):.4g}", _ms(t["max_tardiness_ns"]),
          _ms(t["max_response_ns"]), _ms(t["p99_response_ns"]), str(t["preemptions"]), str(t["migrations"])]
         for t in result.document["tasks"]
     ]
-    return table(headers, rows, ["<"] + [">"] * (len(headers) - 1))
+    out = render(spec, rows, width)
+    note = out.note(width, "--json OUT holds every one")
+    return out.text + ("\n" + note if note else "")

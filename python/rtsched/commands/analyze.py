@@ -4,9 +4,11 @@ by side with the inflated WCETs (docs/overheads.md, "Overhead-aware analysis")."
 
 from __future__ import annotations
 
+import textwrap
+
 from .. import _core
 from ..analysis import analyze, overhead_analysis
-from ..report import table
+from ..tables import Column, output_width, render, to_json
 
 WORD = {True: "schedulable", False: "NOT schedulable", None: "inconclusive"}
 
@@ -22,11 +24,25 @@ def register(sub):
                    help="an overhead profile (rtsched.overheads/1, as `rtsched calibrate` writes): charge its costs")
     p.add_argument("--statistic", choices=["median", "p99"], default=None,
                    help="which of the profile's statistics to charge (default p99, the safer bound)")
+    p.add_argument("--json", action="store_true",
+                   help="print the results as JSON instead of tables: the task set (file, tasks, cpus, utilization), "
+                        "'tests' (test, schedulable: true/false/null for inconclusive, detail; with overheads also "
+                        "with_overheads and overhead_detail) and, with overheads, 'overheads' (description, costs in ns) "
+                        "and 'inflated' (each task's inflated WCET and deadline in ns)")
     p.set_defaults(func=run)
 
 
 def _us(ns) -> str:
     return "-" if ns is None else f"{ns / 1e3:.3f}"
+
+
+def _table(columns, rows) -> str:
+    """A table fitted to the terminal: the detail columns fold, and columns of rank > 0 are left
+    out if folding is not enough."""
+    width = output_width()
+    out = render(columns, rows, width)
+    note = out.note(width, "--json prints them all")
+    return out.text + ("\n" + note if note else "")
 
 
 def run(args):
@@ -37,14 +53,24 @@ def run(args):
         raise UsageError("--statistic chooses a column of the --overheads profile; give --overheads too")
     statistic = args.statistic or "p99"
     oa = overhead_analysis(ts, args.overheads, statistic)  # a bad profile fails before any output
+    if args.json:
+        doc = {"file": ts.source, "tasks": len(ts.task_names), "cpus": ts.cpus, "utilization": ts.utilization,
+               "tests": analyze(ts, args.overheads, statistic)}
+        if oa is not None:
+            doc["overheads"] = {"description": oa["overheads"], "statistic": statistic if args.overheads else None,
+                                "costs_ns": oa["costs"]}
+            doc["inflated"] = oa["tasks"]
+        print(to_json(doc))
+        return 0
     print(f"{ts.source}: {len(ts.task_names)} tasks on {ts.cpus} CPUs, U = {ts.utilization:.3f}")
     if oa is None:
         verdicts = analyze(ts)
         rows = [[v["test"], WORD[v["schedulable"]], v["detail"]] for v in verdicts]
-        print(table(["test", "verdict", "detail"], rows, ["<", "<", "<"]))
+        print(_table([Column("test"), Column("verdict"), Column("detail", fold=True)], rows))
         return 0
     source = "" if args.overheads else " (the task file's run.overheads)"
-    print(f"overheads{source}: {oa['overheads']}")
+    line, width = f"overheads{source}: {oa['overheads']}", output_width()
+    print(textwrap.fill(line, width, subsequent_indent="  ", break_on_hyphens=False) if width else line)
     if oa["tasks"]:
         glob = ts.cpus > 1
         head = ["task", "C us", "D us", "T us", "C'' us", "D' us", "dispatches"] + (["C'' global us", "dispatches global"] if glob else [])
@@ -57,9 +83,12 @@ def run(args):
             rows.append(row)
         label = "one CPU" if not glob else "per CPU (partitioned); global: under global EDF"
         print(f"inflated WCETs ({label}):")
-        print(table(head, rows, ["<"] + [">"] * (len(head) - 1)))
+        # Left out last to first when the terminal is narrow: the global columns, the counts.
+        ranks = [0, 1, 1, 1, 0, 0, 2] + ([3, 4] if glob else [])
+        print(_table([Column(h, "<" if i == 0 else ">", rank) for i, (h, rank) in enumerate(zip(head, ranks))], rows))
     verdicts = analyze(ts, args.overheads, statistic)
     rows = [[v["test"], "-" if v["detail"] == "-" else WORD[v["schedulable"]], WORD[v["with_overheads"]], v["detail"], v["overhead_detail"]]
             for v in verdicts]
-    print(table(["test", "plain", "with overheads", "detail (plain)", "detail (with overheads)"], rows, ["<"] * 5))
+    print(_table([Column("test"), Column("plain"), Column("with overheads"), Column("detail (plain)", fold=True),
+                  Column("detail (with overheads)", fold=True)], rows))
     return 0

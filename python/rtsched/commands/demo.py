@@ -8,6 +8,7 @@ import os
 
 from .. import _core
 from ..report import comparison_table
+from ..tables import output_width
 from .simulate import expand_schedulers, run_all, write_outputs
 
 
@@ -29,7 +30,7 @@ def run(args):
         stem = os.path.splitext(os.path.basename(f))[0]
         print(f"\n== {f}: {len(ts.task_names)} tasks on {ts.cpus} CPUs, U = {ts.utilization:.3f}, "
               f"{ts.duration_ns / 1e6:g} ms simulated")
-        print(comparison_table(results))
+        print(comparison_table(results, output_width()))
         for name, why in skipped:
             print(f"(skipped {name}: {why})")
         base = os.path.join(args.out, stem)

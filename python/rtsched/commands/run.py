@@ -5,10 +5,20 @@ from __future__ import annotations
 from .. import _core
 from ..checks import warn
 from ..cli import seed
-from ..report import comparison_table, table
+from ..report import table
 from ..result import REAL_RUN_ROW_GROUP, csv_file, parquet_file
 from ..result import run as real_run
-from .simulate import add_output_arguments, check_duration, check_job_limit, check_work, keeps_jobs, output_paths, write_outputs
+from .simulate import (
+    add_output_arguments,
+    add_table_arguments,
+    check_duration,
+    check_job_limit,
+    check_work,
+    keeps_jobs,
+    output_paths,
+    print_summaries,
+    write_outputs,
+)
 
 
 def register(sub):
@@ -29,6 +39,7 @@ def register(sub):
     p.add_argument("--model", choices=["stw", "concurrent"], default="stw",
                    help="testbed global model: stw = stop-the-world (one decider), concurrent = application-concurrent (each CPU decides under a lock)")
     p.add_argument("--allow-overload", action="store_true", help="run even if total utilisation exceeds the CPUs")
+    add_table_arguments(p)
     add_output_arguments(p)
     p.add_argument("--trace", metavar="OUT")
     p.add_argument("--gantt", metavar="OUT.png")
@@ -73,7 +84,7 @@ def run(args):
     r0 = results[0]
     print(f"{ts.source}: {len(ts.task_names)} tasks on {ts.cpus} CPUs, U = {ts.utilization:.3f}; "
           f"real run of {r0.document['duration_ns'] / 1e6:g} ms")
-    print(comparison_table(results))
+    print_summaries(results, args)
     mt = measurement_table(results)
     if mt:
         print()

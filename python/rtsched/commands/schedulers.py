@@ -2,22 +2,37 @@
 
 from __future__ import annotations
 
+import sys
+import textwrap
+
 from .. import schedulers
-from ..report import table
+from ..tables import FORMATS, Column, as_format, output_width, render
 
 
 def register(sub):
     p = sub.add_parser("schedulers", help="list every scheduling policy with its paper",
                        description="Every scheduling policy. Write NAME[:OPTION[,KEY=VALUE...]], e.g. gfp:rm.")
+    p.add_argument("--format", choices=FORMATS, default="table",
+                   help="'table' (default: on a terminal, or with COLUMNS set, the descriptions and papers are folded "
+                        "to fit its width), or 'csv' or 'json' for machines: name, summary, paper, options")
     p.set_defaults(func=run)
 
 
+#: The table: the name on one line, what it does and where it comes from folded to fit.
+COLUMNS = [Column("name"), Column("what it does", fold=True), Column("from", fold=True)]
+
+
 def run(args):
+    if args.format != "table":
+        print(as_format(args.format, schedulers()), file=getattr(args, "rows_out", None) or sys.stdout)
+        return 0
     rows = [[s["name"], s["summary"], s["paper"]] for s in schedulers()]
-    print(table(["name", "what it does", "from"], rows, ["<", "<", "<"]))
+    print(render(COLUMNS, rows, output_width()).text)
     opts = [s for s in schedulers() if s["options"]]
     if opts:
         print("\noptions:")
+        width = output_width()
         for s in opts:
-            print(f"  {s['name']}: {s['options']}")
+            line = f"  {s['name']}: {s['options']}"
+            print(textwrap.fill(line, width, subsequent_indent="    ", break_on_hyphens=False) if width else line)
     return 0

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 import tempfile
@@ -12,9 +13,10 @@ from .._io import resolve_output
 from ..balance_metrics import is_mixed, mixed_tables, utilisation_plot
 from ..checks import warn
 from ..cli import seed
-from ..report import comparison_table, per_task_table
+from ..report import ALL_COLUMNS, comparison_table, parse_columns, per_task_table, summary_records
 from ..result import DEFAULT_MAX_JOBS, DEFAULT_MAX_WORK, check_work_limit, csv_file, duration_ns, parquet_file, simulate
 from ..result import check_job_limit as check_jobs
+from ..tables import FORMATS, as_format, output_width
 
 
 def register(sub):
@@ -29,6 +31,7 @@ def register(sub):
     p.add_argument("--duration", metavar="D", help="counted window: jobs released in [0, D) (overrides the file's run.duration)")
     p.add_argument("--seed", type=seed, metavar="N", help="seed of the execution-time and arrival models (overrides the file)")
     p.add_argument("--on-miss", choices=["continue", "abort"], help="what happens to a job at a missed deadline")
+    add_table_arguments(p)
     add_output_arguments(p)
     p.add_argument("--trace", metavar="OUT", help="write a Chrome/Perfetto trace (open in ui.perfetto.dev)")
     p.add_argument("--gantt", metavar="OUT.png", help="draw a Gantt chart (PNG or SVG)")
@@ -41,6 +44,40 @@ def register(sub):
                         "('policy ns/decision'); kept in the JSON's measurements (policy_ns_per_invocation, "
                         "policy_ns_max, policy_ns_total). Timings vary from run to run; the schedule does not")
     p.set_defaults(func=run)
+
+
+def add_table_arguments(p):
+    """The summary table's options (simulate, run): which columns, and in which format."""
+    p.add_argument("--columns", type=_columns, metavar="A,B,...",
+                   help="the summary table's columns, in this order, by header or summary key, e.g. "
+                        "'scheduler,missed,dsr,max_tardiness_ns' (quote headers with spaces: 'scheduler,max tard ms'); "
+                        "headers: " + ", ".join(c.header for c in ALL_COLUMNS) + ". Without it the usual columns are shown, "
+                        "and on a terminal (width: COLUMNS, else the terminal's) those that do not fit are left out, "
+                        "least important first, saying which; output to a pipe or a file without COLUMNS keeps every column")
+    p.add_argument("--format", choices=FORMATS, default="table",
+                   help="how the summaries are printed: 'table' (default), or 'csv' or 'json' on standard output for "
+                        "machines (one row or object per run: every summary key, or the --columns' keys; raw numbers, "
+                        "times in ns, no width limit); the command's other lines then go to standard error")
+
+
+def _columns(text):
+    """argparse type of --columns: the chosen columns (report.parse_columns); an unknown name is
+    a usage error (exit 2) naming it and listing the known ones."""
+    try:
+        return parse_columns(text)
+    except InputError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
+def print_summaries(results, args):
+    """The runs' summaries on standard output: the comparison table, fitted to the terminal's
+    width, or with --format csv|json the rows for machines (on the command's standard output
+    even though its other lines go to stderr: cli.main)."""
+    fmt = getattr(args, "format", "table")
+    if fmt == "table":
+        print(comparison_table(results, output_width(), args.columns))
+    else:
+        print(as_format(fmt, summary_records(results, args.columns)), file=getattr(args, "rows_out", None) or sys.stdout)
 
 
 def add_output_arguments(p):
@@ -256,7 +293,7 @@ def run(args):
     r0 = results[0]
     print(f"{ts.source}: {len(ts.task_names)} tasks on {ts.cpus} CPUs, U = {ts.utilization:.3f}; "
           f"counted window {r0.document['duration_ns'] / 1e6:g} ms, seed {r0.document['seed']}")
-    print(comparison_table(results))
+    print_summaries(results, args)
     for name, why in skipped:
         print(f"(skipped {name}: {why})")
     if any(is_mixed(r) for r in results):
@@ -274,7 +311,7 @@ def run(args):
     if args.per_task:
         for r in results:
             print(f"\n{r.scheduler}:")
-            print(per_task_table(r))
+            print(per_task_table(r, output_width()))
     write_outputs(results, args.json, args.jobs_csv, args.trace, args.gantt, parquet_path=args.jobs_parquet,
                   json_jobs=args.json_jobs)
     return 0
