@@ -1,16 +1,20 @@
 """Warnings about a task set and the schedulers chosen for it, printed before a run.
 
-Two mismatches are legal but easy to miss:
+A load no scheduler can meet (``load_warnings``: U > m, a task with C > D or C > T, a likely
+unit mix) is said by ``validate``, ``simulate`` and ``gen``. Two mismatches between a set and
+its schedulers are legal but easy to miss:
 
 - a task set with time-utility functions (TUFs) under a scheduler that ignores them: the run
   still measures the accrued utility ratio (AUR), but nothing tried to maximise it;
 - nested critical sections that can deadlock (``TaskSet.lock_order_cycle``) under a scheduler
   that does not resolve deadlocks: if the cycle closes, the run stops with an error.
 
-A warning is one line on stderr; it never changes the exit code. Each kind is said once per
-run (naming every scheduler it concerns), and once per sweep (see ``sweep/runner.py``). What
-to warn about is decided in Rust, for a run and for a sweep's rows alike
-(``_core.taskset_notes``, crates/py/src/sweep_row.rs); this module words it.
+A warning is one line on stderr; it never changes the exit code. A load warning names the task
+set and the task; each scheduler mismatch is said once per run (naming every scheduler it
+concerns), and once per sweep (see ``sweep/runner.py``). What to warn about TUFs and deadlocks
+is decided in Rust, for a run and for a sweep's rows alike (``_core.taskset_notes``,
+crates/py/src/sweep_row.rs); this module words it. The load warnings read only the parsed task
+set (``TaskSet.tasks()``), so they hold for a file, a dict and a generated set alike.
 """
 
 from __future__ import annotations
@@ -85,5 +89,95 @@ def taskset_warnings(ts, schedulers) -> list[str]:
 
 
 def warn(ts, schedulers, out=None) -> None:
-    for w in taskset_warnings(ts, schedulers):
+    """Print, before a run of ``ts`` under ``schedulers``, its load warnings and the warnings
+    about the schedulers chosen for it."""
+    for w in load_warnings(ts) + taskset_warnings(ts, schedulers):
         print(w, file=out or sys.stderr)
+
+
+# --- Loads no scheduler can meet ---------------------------------------------------------------
+#
+# What a file says can be legal and still impossible: more work than the CPUs can do, a job
+# longer than its deadline, or (the usual cause of both) a duration without a unit — a bare
+# number is milliseconds, so `period: 1000us, wcet: 200` is a WCET of 200 ms every 1 ms.
+# `load_warnings` says so for `validate`, `simulate` and `gen` (docs/taskset-format.md
+# "Warnings"). Best-effort (fair) tasks never trigger a per-task warning: their `wcet` is one
+# burst and their `period` the burst plus its sleep.
+
+#: A task whose longest path (its WCET when sequential) is at least this many times its period
+#: or its deadline, whichever is smaller, is reported as a likely unit mix rather than as an
+#: overload: a job needing ten CPUs' worth of one CPU is rarely meant, while a WCET meant in
+#: microseconds and read as milliseconds is a thousand times too large.
+UNIT_MIX_FACTOR = 10
+
+#: At most this many per-task warnings for one task set; one more line counts the rest.
+MAX_TASK_WARNINGS = 5
+
+
+def _dur(ns) -> str:
+    """A duration in the largest unit that keeps it at least 1, spelt as a task file does."""
+    for unit, scale in (("s", 1_000_000_000), ("ms", 1_000_000), ("us", 1_000)):
+        if ns >= scale:
+            return f"{ns / scale:g}{unit}"
+    return f"{ns}ns"
+
+
+def _longest_path_ns(task) -> int:
+    """A job's longest chain of work: the sum of each region's longest thread (its WCET when
+    the task is sequential)."""
+    return sum(max(r) for r in task["regions"]) if task["regions"] else task["wcet_ns"]
+
+
+def _task_warning(task) -> str | None:
+    """The one warning for a task (unit mix, then C > D, then C > T), or None."""
+    t_ns, d_ns = task["period_ns"], task["deadline_ns"]
+    length = _longest_path_ns(task)
+    parallel = any(len(r) > 1 for r in task["regions"])
+    what = f"longest path {_dur(length)}" if parallel else f"wcet {_dur(length)}"
+    period = "minimum inter-arrival time" if task["max_interarrival_ns"] is not None else "period"
+    bound, bound_name = (d_ns, "deadline") if d_ns < t_ns else (t_ns, period)
+    head = f"task '{task['name']}': {what}"
+    if length >= UNIT_MIX_FACTOR * bound:
+        hint = ""
+        if not parallel:
+            number = f"{length / 1_000_000:g}"
+            if length <= bound * 1_000:
+                hint = f"; did you mean wcet: {number}us?"
+            elif length <= bound * 1_000_000:
+                hint = f"; did you mean wcet: {number}ns?"
+        return (f"{head} is {length / bound:,.0f}× its {bound_name} {_dur(bound)}: likely mixed units "
+                f"(a number without a unit is ms){hint}")
+    if length > d_ns:
+        return (f"{head} > deadline {_dur(d_ns)}: a job that runs its worst case misses its deadline "
+                "under every scheduler")
+    if length > t_ns:
+        return (f"{head} > {period} {_dur(t_ns)}: its jobs run one after another, so at their worst case "
+                "each starts later than the one before and the delay grows without bound")
+    return None
+
+
+def load_warnings(ts) -> list[str]:
+    """Warnings for a load no scheduler can meet: the total utilisation U above the CPU count m,
+    and per task (at most ``MAX_TASK_WARNINGS`` lines, then a count): a likely unit mix (the
+    longest path ``UNIT_MIX_FACTOR`` times its period or deadline or more), C > D, C > T.
+    Each line starts ``warning: SOURCE:``; none changes the exit code."""
+    out = []
+    u, m = ts.utilization, ts.cpus
+    if u > m * (1 + 1e-9):
+        out.append(f"U = {u:,.3f} > m = {m} CPU{'s' if m != 1 else ''}: more work than the platform can do; "
+                   "at their worst case every scheduler misses deadlines")
+    tasks = [w for w in map(_task_warning, ts.tasks()) if w]
+    out += tasks[:MAX_TASK_WARNINGS]
+    if len(tasks) > MAX_TASK_WARNINGS:
+        rest = len(tasks) - MAX_TASK_WARNINGS
+        out.append(f"… and {rest} more task{'s' if rest != 1 else ''} like these")
+    return [f"warning: {ts.source}: {w}" for w in out]
+
+
+def missing_m_warning(generator: str, params: dict, cpus: int) -> str | None:
+    """The warning for a generator run without ``m``: the set is for the generator's default
+    platform, which the user never chose (``gen randfixedsum n=8 U=2.5`` is for 1 CPU)."""
+    if "m" in params:
+        return None
+    return (f"warning: gen {generator}: no m given, so the set is for the generator's default of "
+            f"{cpus} CPU{'s' if cpus != 1 else ''} (platform.cpus: {cpus}); pass m=N for N CPUs")

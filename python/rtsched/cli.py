@@ -9,6 +9,7 @@ errors.
 from __future__ import annotations
 
 import argparse
+import difflib
 import importlib
 import os
 import sys
@@ -54,7 +55,22 @@ def build_parser() -> argparse.ArgumentParser:
                 continue
             raise
         mod.register(sub)
+    p.commands = sub.choices  # each command's own parser, to report what it does not know
     return p
+
+
+def unrecognized(parser: argparse.ArgumentParser, command: str | None, extra: list[str]) -> None:
+    """Exit 2 on arguments no parser took, with the usage of the command they were given to
+    (argparse would print the top-level one) and the closest option to each misspelt one."""
+    target = parser.commands.get(command, parser) if command else parser
+    options = [o for a in target._actions for o in a.option_strings]
+    hints = []
+    for x in extra:
+        if x.startswith("-"):
+            close = difflib.get_close_matches(x.split("=", 1)[0], options, n=1, cutoff=0.6)
+            if close:
+                hints.append(f"{x}: did you mean {close[0]}?")
+    target.error(f"unrecognized arguments: {' '.join(extra)}" + (f" ({'; '.join(hints)})" if hints else ""))
 
 
 #: The longest error message printed: a message quotes what the user gave, which may be a
@@ -75,7 +91,9 @@ def printable(message) -> str:
 
 def main(argv=None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, extra = parser.parse_known_args(argv)
+    if extra:
+        unrecognized(parser, args.command, extra)
     if not getattr(args, "func", None):
         parser.print_help()
         return 2

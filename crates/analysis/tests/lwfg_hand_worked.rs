@@ -111,7 +111,7 @@ fn lwfg_fails_where_every_decreasing_or_first_fit_heuristic_succeeds() {
     assert_eq!(run("wfd", &ts), Ok(vec![2, 2, 0, 1, 2, 0, 1]));
     assert_eq!(run("bf", &ts), Ok(vec![1, 1, 2, 2, 0, 0, 1]));
     // The fallback §3.2 recommends rescues the set.
-    let p = by_name("lwfg,ffd")
+    let p = by_name("lwfg+ffd")
         .unwrap()
         .partition(&ts, &Admission::EdfExact)
         .unwrap();

@@ -121,9 +121,12 @@ impl<'a> BuildCtx<'a> {
     }
 
     /// The partition (CPU of each task) of a partitioned policy and, when a heuristic made it,
-    /// the heuristic that succeeded. Computed by the partitioner named in `partition=NAME`
-    /// (also the bare option when `bare_is_partition`; the last one given wins), admitting a
-    /// task to a CPU by `admission`; else read from the tasks' `cpu` fields.
+    /// the heuristic's name for the run's label: a fallback chain's whole name (`lwfg+ffd`),
+    /// whichever of its heuristics succeeded, so every set run under one spec has one label.
+    /// Computed by the partitioner named in `partition=NAME` (also the bare option when
+    /// `bare_is_partition`; two of them are refused: a chain is written `a+b`, since `,`
+    /// separates options), admitting a task to a CPU by `admission`; else read from the tasks'
+    /// `cpu` fields.
     pub fn partition_labelled(
         &self,
         spec: &SchedulerSpec,
@@ -131,12 +134,25 @@ impl<'a> BuildCtx<'a> {
         admission: Admission,
     ) -> Result<(Vec<u32>, Option<String>), String> {
         let ts = self.ts;
-        let chosen = spec
+        let given: Vec<&String> = spec
             .options
             .iter()
-            .rev()
-            .find(|(k, _)| k == "partition" || (k.is_empty() && bare_is_partition));
-        if let Some((_, name)) = chosen {
+            .filter(|(k, _)| k == "partition" || (k.is_empty() && bare_is_partition))
+            .map(|(_, v)| v)
+            .collect();
+        if given.len() > 1 {
+            let names: Vec<&str> = given.iter().map(|s| s.as_str()).collect();
+            let key = if bare_is_partition { "" } else { "partition=" };
+            return Err(format!(
+                "scheduler '{}': {} partitioners given ({}); a fallback chain is written with '+': {}:{key}{}",
+                spec.name,
+                names.len(),
+                names.join(", "),
+                spec.name,
+                names.join("+")
+            ));
+        }
+        if let Some(name) = given.first() {
             let partitioner =
                 by_name(name).map_err(|e| format!("scheduler '{}': {e}", spec.name))?;
             let p = partitioner
@@ -148,7 +164,7 @@ impl<'a> BuildCtx<'a> {
                     ts.source, ts.platform.cpus
                 ));
             }
-            return Ok((p.cpu_of_task, Some(p.heuristic)));
+            return Ok((p.cpu_of_task, Some(partitioner.name())));
         }
         let from_file: Result<Vec<u32>, String> = ts.tasks
             .iter()

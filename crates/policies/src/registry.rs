@@ -302,6 +302,27 @@ mod tests {
             .err()
             .unwrap()
             .contains("use a global scheduler"));
+        // A chain is labelled with its whole name, whichever of its heuristics placed the
+        // tasks, and is written with '+' only (',' separates options).
+        assert_eq!(build("pedf:lwfg+ffd", &ts).unwrap().name(), "pedf:lwfg+ffd");
+        assert_eq!(
+            build("pedf:partition= lwfg + ffd", &ts).unwrap().name(),
+            "pedf:lwfg+ffd"
+        );
+        assert_eq!(build("pedf:ffd", &ts).unwrap().name(), "pedf:ffd");
+        assert_eq!(
+            build("pfp:rm,partition=lwfg+ffd", &ts).unwrap().name(),
+            "pfp:rm,partition=lwfg+ffd"
+        );
+        let e = build("pedf:lwfg,ffd", &ts).err().unwrap();
+        assert!(
+            e.contains("2 partitioners given (lwfg, ffd)") && e.contains("pedf:lwfg+ffd"),
+            "{e}"
+        );
+        let e = build("pfp:partition=lwfg,partition=ffd", &ts)
+            .err()
+            .unwrap();
+        assert!(e.contains("pfp:partition=lwfg+ffd"), "{e}");
         // RM admission is stricter than EDF: (1,4), (2,6), (4,10) ms fit one CPU under EDF only.
         let ms = |x: u64| x * NS_PER_MS;
         let one = TaskSet::new(

@@ -13,7 +13,12 @@ from .simulate import expand_schedulers, run_all, write_outputs
 
 
 def register(sub):
-    p = sub.add_parser("demo", help="simulate the bundled examples under every scheduler; write charts and traces to out/")
+    p = sub.add_parser("demo", help="simulate the bundled examples under every scheduler; write charts and traces to out/",
+                       description="Simulate every task-set file in the examples folder (*.yaml, *.json) under every "
+                                   "scheduler that builds for it, print one comparison table per file, and write per file "
+                                   "under --out: a Gantt chart (NAME-gantt.png), a Perfetto trace (NAME.trace.json), the "
+                                   "results document (NAME.json) and per-job records (NAME-jobs.csv). Run it from the "
+                                   "repository root, or pass --examples.")
     p.add_argument("--examples", default="examples", metavar="DIR", help="folder of task-set files (default: examples)")
     p.add_argument("--out", default="out", metavar="DIR", help="output folder (default: out)")
     p.set_defaults(func=run)

@@ -6,13 +6,16 @@ import sys
 
 from .._io import write_text_atomic
 from ..analysis import generate_from, generators, to_yaml
+from ..checks import load_warnings, missing_m_warning
 from ..cli import seed
 from ..report import table
 
 
 def register(sub):
     p = sub.add_parser("gen", help="generate a task set (UUniFast, RandFixedSum, or a paper's setup)",
-                       description="Generate a task set and write it as YAML. Run 'rtsched gen --list' for generators and their parameters.")
+                       description="Generate a task set and write it as YAML. Run 'rtsched gen --list' for generators and their "
+                                   "parameters. Warns on stderr (exit 0) when m is not given (the generator's default "
+                                   "platform is used) and when the set is a load no scheduler can meet (U > m).")
     p.add_argument("name", nargs="?", metavar="NAME", help="generator, e.g. randfixedsum, lelli2011, paws2013, mwh, chronos2011")
     p.add_argument("params", nargs="*", metavar="KEY=VALUE", help="generator parameters, e.g. n=8 m=4 U=2.5")
     p.add_argument("--seed", type=seed, default=1, metavar="N")
@@ -40,6 +43,9 @@ def run(args):
         params[k] = v
     g = generate_from(args.name, args.seed, params)
     ts = g.taskset
+    for w in [missing_m_warning(args.name, params, ts.cpus), *load_warnings(ts)]:
+        if w:
+            print(w, file=sys.stderr)
     if args.duration is not None:
         from ..result import duration_ns
 

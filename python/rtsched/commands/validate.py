@@ -1,19 +1,31 @@
-"""rtsched validate FILE... — check task-set files and summarise them."""
+"""rtsched validate FILE... — check task-set files, summarise them, and warn on loads no
+scheduler can meet."""
 
 from __future__ import annotations
 
+import sys
+
 from .. import _core
+from ..checks import load_warnings
 
 
 def register(sub):
-    p = sub.add_parser("validate", help="check task-set files (exit 2 on the first bad one)")
-    p.add_argument("files", nargs="+", metavar="FILE")
+    p = sub.add_parser(
+        "validate", help="check task-set files and warn on impossible loads (exit 2 on the first bad one)",
+        description="Check task-set files (docs/taskset-format.md): every field, unit and limit. For each good file print "
+                    "one line (tasks, CPUs, U, duration, seed) and what else it models. A bad file ends the run with "
+                    "exit 2 and one message naming the file, the task and the field. Loads that are legal but that no "
+                    "scheduler can meet are warned about on stderr (exit 0): U > m, a task with C > D or C > T, and "
+                    "likely mixed units such as 'period: 1000us, wcet: 200' (a number without a unit is ms).")
+    p.add_argument("files", nargs="+", metavar="FILE", help="task-set files, YAML or JSON (.json is read as JSON)")
     p.set_defaults(func=run)
 
 
 def run(args):
     for f in args.files:
         ts = _core.load_taskset(f)
+        for w in load_warnings(ts):
+            print(w, file=sys.stderr)
         print(f"{f}: ok — {len(ts.task_names)} tasks on {ts.cpus} CPUs, U = {ts.utilization:.3f}, "
               f"duration {ts.duration_ns / 1e6:g} ms, seed {ts.seed}, on_miss {ts.on_miss}")
         if ts.topology:

@@ -192,7 +192,13 @@ impl Params {
     fn check_known(&self, gen: &str, known: &[&str]) -> Result<(), String> {
         for (k, _) in &self.items {
             if !known.contains(&k.as_str()) {
-                let hint = closest(k, known)
+                // A key that differs only in case is the one meant (`u=2.5` for `U`), before
+                // any key one edit away (`n`).
+                let hint = known
+                    .iter()
+                    .find(|c| c.eq_ignore_ascii_case(k))
+                    .copied()
+                    .or_else(|| closest(k, known))
                     .map(|s| format!(" (did you mean '{s}'?)"))
                     .unwrap_or_default();
                 return Err(format!(
@@ -747,6 +753,19 @@ mod tests {
         assert!(gen("uunifast", "n=3,U=1,nn=3", 1)
             .unwrap_err()
             .contains("no parameter 'nn' (did you mean 'n'?)"));
+        // A key that differs only in case is the one meant, before one an edit away.
+        for (g, p) in [
+            ("randfixedsum", "n=8,u=2.5"),
+            ("mwl", "m=4,u=2"),
+            ("lelli2011", "r=0.5"),
+        ] {
+            let e = gen(g, p, 1).unwrap_err();
+            let meant = if g == "lelli2011" { "R" } else { "U" };
+            assert!(
+                e.contains(&format!("(did you mean '{meant}'?)")),
+                "{g}: {e}"
+            );
+        }
         assert!(gen("uunifast", "n=3,U=x", 1)
             .unwrap_err()
             .contains("U=x is not a number"));

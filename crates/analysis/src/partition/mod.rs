@@ -9,8 +9,10 @@
 //! Names (`by_name`): `ffd`, `bfd`, `wfd`, `nfd` (decreasing utilisation), `ffdd`, `bfdd`, `wfdd`,
 //! `nfdd` (decreasing density), `bf` (Baruah & Fisher: first fit, increasing relative deadline),
 //! `lwfg`, any `FIT:ORDER` (FIT in first|next|best|worst, ORDER in util|density|deadline|wss|none),
-//! `global` (always "succeeds", meaning: schedule globally), and fallback chains separated by `,`
-//! or `+` (`lwfg,ffd,global`, as LWFG §3.2 recommends), tried left to right.
+//! `global` (always "succeeds", meaning: schedule globally), and fallback chains joined by `+`
+//! (`lwfg+ffd+global`, as LWFG §3.2 recommends), tried left to right. `+` is the one chain form,
+//! here, in `rtsched partition` and inside a scheduler spec (where `,` separates options, so
+//! `pedf:lwfg,ffd` would be two options); a `,` in a name is refused, saying so.
 //!
 //! Overflow: `NAME-overflow` (e.g. `lwfg-overflow`, `ffd-overflow`) runs the heuristic but places
 //! a task that no CPU admits on the least utilised CPU and goes on, instead of failing: the
@@ -62,7 +64,8 @@ impl Admission {
 pub struct Partition {
     /// CPU of each task (file order). Empty when `heuristic == "global"`.
     pub cpu_of_task: Vec<u32>,
-    /// The heuristic that produced it (in a chain, the one that succeeded).
+    /// The heuristic that produced it (in a chain, the one that succeeded; the chain's own name
+    /// is `Partitioner::name`).
     pub heuristic: String,
     /// Tasks placed without passing admission (`-overflow` heuristics only), in placing order.
     pub overflowed: Vec<usize>,
@@ -296,7 +299,7 @@ impl Partitioner {
                 .iter()
                 .map(Partitioner::name)
                 .collect::<Vec<_>>()
-                .join(","),
+                .join("+"),
         }
     }
 
@@ -469,14 +472,21 @@ fn one(name: &str) -> Result<Partitioner, String> {
             let hint = closest(name, &known)
                 .map(|s| format!(" (did you mean '{s}'?)"))
                 .unwrap_or_default();
-            Err(format!("unknown partitioner '{name}'{hint}; known: {}, FIT:ORDER, or a chain like lwfg,ffd,global", known.join(", ")))
+            Err(format!("unknown partitioner '{name}'{hint}; known: {}, FIT:ORDER, or a chain like lwfg+ffd+global", known.join(", ")))
         }
     }
 }
 
-/// A partitioner by name, or a fallback chain `a,b,c` / `a+b+c`.
+/// A partitioner by name, or a fallback chain `a+b+c`.
 pub fn by_name(name: &str) -> Result<Partitioner, String> {
-    let parts: Vec<&str> = name.split([',', '+']).map(str::trim).collect();
+    if name.contains(',') {
+        let chain: Vec<&str> = name.split([',', '+']).map(str::trim).collect();
+        return Err(format!(
+            "partitioner '{name}': a fallback chain is written with '+' ({}), the same everywhere (in a scheduler spec ',' separates options)",
+            chain.join("+")
+        ));
+    }
+    let parts: Vec<&str> = name.split('+').map(str::trim).collect();
     if parts.iter().any(|p| p.is_empty()) {
         return Err(format!("partitioner '{name}': empty name in chain"));
     }
@@ -671,10 +681,9 @@ mod tests {
                 .starts_with("lwfg: task 'D' (tasks[3]) fits on none"),
             "{e}"
         );
-        let p = by_name("lwfg,ffd,global")
-            .unwrap()
-            .partition(&ts, &Admission::EdfExact)
-            .unwrap();
+        let chain = by_name("lwfg+ffd+global").unwrap();
+        assert_eq!(chain.name(), "lwfg+ffd+global");
+        let p = chain.partition(&ts, &Admission::EdfExact).unwrap();
         assert_eq!(
             (p.heuristic.as_str(), p.cpu_of_task),
             ("ffd", vec![0, 0, 1, 1])
@@ -685,7 +694,7 @@ mod tests {
             .partition(&over, &Admission::EdfExact)
             .unwrap();
         assert!(p.is_global() && p.cpu_of_task.is_empty());
-        let e = by_name("lwfg,wfd")
+        let e = by_name("lwfg+wfd")
             .unwrap()
             .partition(&over, &Admission::EdfExact)
             .unwrap_err();
@@ -752,7 +761,7 @@ mod tests {
             .partition_with(&ts, &Admission::EdfExact, None)
             .unwrap();
         assert_eq!(plain.cpu_of_task, vec![1, 1, 0]);
-        assert!(by_name("ffd,global")
+        assert!(by_name("ffd+global")
             .unwrap()
             .partition(&ts, &Admission::EdfExact)
             .unwrap()
@@ -769,10 +778,14 @@ mod tests {
     fn names() {
         assert!(by_name("ffdx").unwrap_err().contains("did you mean 'ffd'"));
         assert!(by_name("best:size").unwrap_err().contains("ORDER in"));
-        assert!(by_name("global,ffd")
+        assert!(by_name("global+ffd")
             .unwrap_err()
             .contains("only come last"));
-        assert!(by_name("lwfg,,ffd").is_err());
+        assert!(by_name("lwfg++ffd").unwrap_err().contains("empty name"));
+        // One chain form: ',' is refused, naming the '+' spelling.
+        let e = by_name("lwfg, ffd,global").unwrap_err();
+        assert!(e.contains("written with '+' (lwfg+ffd+global)"), "{e}");
+        assert_eq!(by_name(" lwfg + ffd ").unwrap().name(), "lwfg+ffd");
         for (n, _) in NAMED {
             assert_eq!(by_name(n).unwrap().name(), *n);
             if *n != "global" {
