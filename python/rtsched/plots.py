@@ -205,14 +205,17 @@ def schedulability(df, path=None, x="point", title="schedulability ratio"):
     return fig
 
 
-def gantt(results, path=None, start=None, end=None):
-    """Gantt chart of one or more traced runs (``simulate(..., trace=True)``), one panel per run."""
+def gantt(results, path=None, start=None, end=None, window=None):
+    """Gantt chart of one or more traced runs (``simulate(..., trace=True)``), one panel per run:
+    CPU rows, releases and deadlines, critical sections (:mod:`rtsched.gantt`). ``window``:
+    ``"START:END"`` (ms or with units) or ``start``/``end`` in ns. A run with no recorded
+    intervals raises :class:`InputError`."""
     from .gantt import gantt as draw
 
     if not isinstance(results, (list, tuple)):
         results = [results]
     _plt()
-    fig = draw(list(results), path=None, start=start, end=end)
+    fig = draw(list(results), path=None, start=start, end=end, window=window)
     if path is not None:
         save(fig, path)
     return fig
