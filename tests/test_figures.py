@@ -1,15 +1,131 @@
-"""Figures a reader can put in a paper: Gantt charts (a window to choose, releases and
-deadlines, critical sections, the legend beside the chart, an error instead of an empty
-chart)."""
+"""Figures a reader can put in a paper: sweep figures (axis words that match the points, the
+experiment in the title, failures drawn as failures, intervals inside their range) and Gantt
+charts (a window to choose, releases and deadlines, critical sections, the legend beside the
+chart, an error instead of an empty chart)."""
 
 import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
 import pytest
+import yaml
 
 import rtsched
 from conftest import EXAMPLES, run_cli
 from rtsched import plots
 from rtsched.gantt import parse_window
+from rtsched.sweep.table import read_table
 
+
+def table(per_cpu=True, fail_at=(), dsr=None):
+    """A sweep table of 2 schedulers × 3 points × 4 seeds on m = 4, n = 8 (per-CPU points, or
+    total ones), with pedf:ffd's partition failing in the replications ``fail_at``."""
+    rows = []
+    for p in (0.5, 0.75, 1.0):
+        for rep in range(1, 5):
+            for s in ("gedf", "pedf:ffd"):
+                failed = s == "pedf:ffd" and p == 1.0 and rep in fail_at
+                d = (dsr or {}).get((s, p, rep), 1.0)
+                rows.append(dict(generator="randfixedsum", param="U", point=p * (1 if per_cpu else 4), replication=rep,
+                                 scheduler=s, m=4, n=8, U=4 * p + 1e-4 * rep, duration_ns=500_000_000,
+                                 status="partition-failed" if failed else "ok", dsr=np.nan if failed else d,
+                                 schedulable=not failed and d == 1.0, max_tardiness_ns=np.nan if failed else (1 - d) * 1e6,
+                                 migrations=np.nan if failed else rep))
+    return pd.DataFrame(rows)
+
+
+def texts(fig):
+    out = [t.get_text() for t in fig.texts]
+    for a in fig.axes:
+        out += [a.get_title(), a.get_xlabel(), a.get_ylabel()] + [t.get_text() for t in a.texts]
+        if a.get_legend():
+            out += [t.get_text() for t in a.get_legend().get_texts()]
+    return out
+
+
+def test_axis_says_per_cpu_when_the_points_are():
+    fig = plots.dsr(table(per_cpu=True))
+    assert fig.axes[0].get_xlabel() == "utilisation per CPU U/m (point)"
+    fig = plots.dsr(table(per_cpu=False))
+    assert fig.axes[0].get_xlabel() == "total utilisation U (point)"
+    # The spec's word overrides the judgement from the table.
+    assert plots.dsr(table(per_cpu=False), per_cpu=True).axes[0].get_xlabel() == "utilisation per CPU U/m (point)"
+    plt.close("all")
+
+
+def test_title_carries_the_experiment():
+    fig = plots.schedulability(table())
+    assert fig.texts[0].get_text() == "schedulability ratio"  # the suptitle
+    assert fig.axes[0].get_title() == "randfixedsum: m = 4, n = 8, 4 seeds per point, 500 ms simulated"
+    assert plots.caption(table().assign(m=[2, 8] * 12)).startswith("m = 2–8, n = 8")
+    plt.close("all")
+
+
+def test_failed_partitions_are_drawn_as_failures():
+    fig = plots.dsr(table(fail_at=(1, 3)))
+    ax = fig.axes[0]
+    crosses = [ln for ln in ax.lines if ln.get_marker() == "x"]
+    assert len(crosses) == 1 and ax.texts[0].get_text().strip() == "2/4", [t.get_text() for t in ax.texts]
+    words = texts(fig)
+    assert "sets not run (partition failed): count/total" in words
+    assert "pedf:ffd (mean of the sets that ran)" in words and "gedf" in words
+    # Every set at a point failed: no mean there, the line breaks, the × says 4/4.
+    fig = plots.dsr(table(fail_at=(1, 2, 3, 4)))
+    assert [t.get_text().strip() for t in fig.axes[0].texts] == ["4/4"]
+    # No failure: no ×, no note.
+    fig = plots.dsr(table())
+    assert not [ln for ln in fig.axes[0].lines if ln.get_marker() == "x"]
+    assert not any("not run" in w for w in texts(fig))
+    plt.close("all")
+
+
+def bar_ends(fig):
+    """The y extents of every error bar of the figure."""
+    ys = []
+    for a in fig.axes:
+        for c in a.collections:
+            for seg in c.get_segments():
+                ys += [y for _, y in seg]
+    return ys
+
+
+def test_intervals_stay_inside_their_range():
+    # One seed in four misses much: the t interval of the mean crosses 1 above and 0 below.
+    spread = {("gedf", 1.0, 1): 0.0, ("gedf", 1.0, 2): 1.0, ("gedf", 1.0, 3): 1.0, ("gedf", 1.0, 4): 1.0}
+    df = table(dsr=spread)
+    m, h, _ = plots.mean_ci(df[(df.scheduler == "gedf") & (df.point == 1.0)].dsr)
+    assert m + h > 1 and m - h < 0  # the raw interval leaves [0, 1]
+    ys = bar_ends(plots.dsr(df))
+    assert ys and min(ys) >= 0 and max(ys) <= 1
+    ys = bar_ends(plots.tardiness(df))
+    assert ys and min(ys) >= 0  # tardiness is never negative
+    assert plots.BOUNDS["aur"] == (0.0, 1.0)
+    # An explicit range wins; a column with negative values is left unbounded.
+    ys = bar_ends(plots.metric_vs_utilisation(df, "dsr", bounds=(0.5, None)))
+    assert min(ys) == 0.5 and max(ys) > 1
+    ys = bar_ends(plots.metric_vs_utilisation(df.assign(x=df.dsr - 0.5), "x"))
+    assert min(ys) < -0.5
+    plt.close("all")
+
+
+def test_sweep_figures_per_cpu_spec(tmp_path):
+    """A real sweep with per-CPU points: the CLI's figures say so, and carry the experiment."""
+    spec = {"name": "pc", "seed": 1, "generator": {"name": "randfixedsum", "params": {"n": 4, "m": 2, "tmin": "10ms",
+                                                                                       "tmax": "20ms"}},
+            "utilisation": {"points": [0.5, 0.9], "per_cpu": True}, "schedulers": ["gedf", "pedf:ffd"], "seeds": 2,
+            "duration": "100ms", "output": "pc.csv"}
+    path = tmp_path / "pc.yaml"
+    path.write_text(yaml.safe_dump(spec))
+    r = run_cli("sweep", path, "-j", "1", "-q", check=0)
+    assert "wrote 8 figures" in r.stdout, r.stdout
+    df = read_table(tmp_path / "pc.csv")
+    fig = plots.dsr(df, per_cpu=True)
+    assert fig.axes[0].get_xlabel() == "utilisation per CPU U/m (point)"
+    assert plots.dsr(df).axes[0].get_xlabel() == "utilisation per CPU U/m (point)"  # judged from the table too
+    assert fig.axes[0].get_title() == "randfixedsum: m = 2, n = 4, 2 seeds per point, 100 ms simulated"
+    plt.close("all")
+
+
+# ---- Gantt charts ----
 
 def test_parse_window():
     assert parse_window("0:40") == (0, 40_000_000)
