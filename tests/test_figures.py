@@ -94,8 +94,10 @@ def test_intervals_stay_inside_their_range():
     df = table(dsr=spread)
     m, h, _ = plots.mean_ci(df[(df.scheduler == "gedf") & (df.point == 1.0)].dsr)
     assert m + h > 1 and m - h < 0  # the raw interval leaves [0, 1]
-    ys = bar_ends(plots.dsr(df))
+    fig = plots.dsr(df)
+    ys = bar_ends(fig)
     assert ys and min(ys) >= 0 and max(ys) <= 1
+    assert 1 < fig.axes[0].get_ylim()[1] < 1.04  # the axis stops just above DSR 1
     ys = bar_ends(plots.tardiness(df))
     assert ys and min(ys) >= 0  # tardiness is never negative
     assert plots.BOUNDS["aur"] == (0.0, 1.0)

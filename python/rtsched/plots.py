@@ -226,10 +226,11 @@ def _clip(y, lo, hi, bounds):
 FOOT_ROW = 0.05
 
 
-def _per_point_plot(df, x, title, ylabel, point, ylim=None, per_cpu=None, failed=None):
+def _per_point_plot(df, x, title, ylabel, point, ylim=None, per_cpu=None, failed=None, top=None):
     """One panel per generator, one line per scheduler: ``point(group)`` gives (y, yerr) for the
     rows at one x value (or None to leave it out). ``failed``: the rows that did not run, drawn
-    as × at the foot of the panel, each with its count. Returns the figure."""
+    as × at the foot of the panel, each with its count. ``top``: the most the metric can be (the
+    axis stops just above it). Returns the figure."""
     import pandas as pd
     from matplotlib.lines import Line2D
     from matplotlib.transforms import blended_transform_factory
@@ -239,7 +240,7 @@ def _per_point_plot(df, x, title, ylabel, point, ylim=None, per_cpu=None, failed
     everything = df if failed is None else pd.concat([df, failed])
     fig, axes, gens = _panels(everything, title, ylabel, _xlabel(everything, per_cpu))
     scheds = _schedulers(everything)
-    said = set()
+    said, foot_rows = set(), 0
     for a, g in zip(axes, gens):
         sub = df[df["generator"] == g] if g else df
         fgen = None if failed is None else (failed[failed["generator"] == g] if g else failed)
@@ -276,14 +277,21 @@ def _per_point_plot(df, x, title, ylabel, point, ylim=None, per_cpu=None, failed
                 a.errorbar(xs, ys, yerr=[lo, hi], marker="o", markersize=3, capsize=3, label=label, color=colour)
             elif some_failed:
                 a.plot([], [], marker="o", markersize=3, label=label, color=colour)  # never ran: only its ×
-        if ylim is not None:
-            a.set_ylim(*ylim)
-        elif failing:
-            low, high = a.get_ylim()  # a strip at the foot for the ×, clear of the data, without ticks
-            ticks = [t for t in a.get_yticks() if low <= t <= high]
-            strip = FOOT_ROW * (len(failing) + 0.4)
-            a.set_ylim(low - strip / (1 - strip) * (high - low), high)
-            a.set_yticks(ticks)
+        foot_rows = max(foot_rows, len(failing))
+    # The panels share their y axis: its range is set once, for all of them.
+    if ylim is not None:
+        axes[0].set_ylim(*ylim)
+    else:
+        low, high = axes[0].get_ylim()
+        if top is not None and high > top:  # no room above what the metric can reach
+            high = top + 0.03 * (top - low)
+            axes[0].set_ylim(low, high)
+        if foot_rows:
+            # A strip at the foot for the ×, clear of the data, without ticks.
+            ticks = [t for t in axes[0].get_yticks() if low <= t <= (high if top is None else min(high, top))]
+            strip = FOOT_ROW * (foot_rows + 0.4)
+            axes[0].set_ylim(low - strip / (1 - strip) * (high - low), high)
+            axes[0].set_yticks(ticks)
     handles, labels = axes[-1].get_legend_handles_labels()
     if said:
         why = ", ".join(NOT_RUN.get(w, w) for w in sorted(said))
@@ -314,7 +322,7 @@ def metric_vs_utilisation(df, metric, path=None, ylabel=None, title=None, scale=
         m, h, n = mean_ci(grp[metric].astype("float64") * scale)
         return (m, _clip(m, h, h, bounds)) if n else None
 
-    fig = _per_point_plot(df, x, title or metric, ylabel or metric, point, per_cpu=per_cpu, failed=failed)
+    fig = _per_point_plot(df, x, title or metric, ylabel or metric, point, per_cpu=per_cpu, failed=failed, top=bounds[1])
     if path is not None:
         save(fig, path)
     return fig
