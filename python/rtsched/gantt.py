@@ -1,9 +1,58 @@
-"""Gantt charts of schedules: one row per CPU, one colour per task, releases and deadline
-misses marked. Several runs are stacked, one panel per scheduler, on one time axis."""
+"""Gantt charts of schedules, one panel per run (scheduler) on one time axis.
+
+A panel has one row per CPU, where each execution interval is a bar in its task's colour
+(hatched while the job holds a resource: its critical sections), and below them one lane per
+task with its jobs' releases (▲) and deadlines (▼; red, with a dashed line across the CPUs,
+when the job missed it). The legend sits to the right of the first panel. The window is
+``start``..``end`` (ns) or ``window="START:END"`` (:func:`parse_window`); by default the first
+four periods of the longest-period task, and the x axis says which part of the run it shows.
+
+A run that recorded no execution intervals (``simulate(..., trace=False)``) has nothing to
+draw: :class:`InputError`, saying how to record them, rather than an empty chart.
+"""
 
 from __future__ import annotations
 
 import os
+
+from ._core import InputError, parse_duration
+
+#: More tasks than this share one lane of releases and deadlines (a lane each would be taller
+#: than the CPUs' rows).
+MAX_TASK_LANES = 24
+
+#: Hatches of the resources a bar holds, by the resource's index in the task set.
+HATCHES = ("////", "\\\\\\\\", "xxxx", "....", "++++", "oo")
+
+HOW_TO_TRACE = "simulate(..., trace=True) records them; on the command line --gantt OUT.png does"
+
+
+def parse_window(text, flag="window"):
+    """``"START:END"`` as (start_ns, end_ns): each a duration (a number of ms, or with a unit:
+    ``"2s:2.5s"``, ``"0:40"``); either may be left out (``":40"``: from the start of the run;
+    ``"100:"``: to the default end). A pair ``(start, end)`` of such durations is taken too.
+    Raises :class:`InputError` naming ``flag``."""
+    if isinstance(text, (tuple, list)):
+        if len(text) != 2:
+            raise InputError(f"{flag}: expected (start, end), got {text!r}")
+        parts = ["" if v is None else (v if isinstance(v, str) else repr(v)) for v in text]
+    elif isinstance(text, str):
+        parts = text.split(":")
+        if len(parts) != 2:
+            raise InputError(f"{flag} {text}: expected START:END (in ms or with units, e.g. 0:40 or 1s:1.2s)")
+    else:
+        raise InputError(f"{flag}: expected 'START:END' or (start, end), got {text!r}")
+    out = []
+    for p in parts:
+        p = p.strip()
+        try:
+            out.append(parse_duration(p) if p else None)
+        except InputError as e:
+            raise InputError(f"{flag} {text if isinstance(text, str) else tuple(text)}: {e}") from None
+    start, end = out
+    if start is not None and end is not None and end <= start:
+        raise InputError(f"{flag} {text if isinstance(text, str) else tuple(text)}: the end must be after the start")
+    return start, end
 
 
 def _pick_window(results, start, end):
@@ -13,11 +62,60 @@ def _pick_window(results, start, end):
     if end is None:
         periods = [t["period_ns"] for r in results for t in r.taskset.tasks()]
         # Long enough to see several jobs of the slowest task, short enough to read.
-        end = min(max(ends), start + 4 * max(periods))
+        end = max(start + 1, min(max(ends), start + 4 * max(periods, default=1)))
     return start, end
 
 
-def gantt(results, path=None, start=None, end=None, ax=None):
+def _sections(taskset):
+    """Per task name: [(resource index, start_ns, length_ns)] of a task whose sections can be
+    placed on its bars: one thread, one region (a fork-join task's intervals do not say which
+    region they belong to)."""
+    resources = list(taskset.resources)
+    out = {}
+    for t in taskset.tasks():
+        if t["sections"] and len(t["regions"]) <= 1 and all(len(r) == 1 for r in t["regions"]):
+            out[t["name"]] = (t["wcet_ns"], [(resources.index(s["resource"]), s["start_ns"], s["length_ns"])
+                                             for s in t["sections"]])
+    return out
+
+
+def _held_spans(iv, jobs, sections):
+    """(cpu, start, end, resource) of every stretch of ``iv`` (intervals) in which a job held a
+    resource: a section starts when the thread has done ``start`` of its work (scaled by
+    demand / WCET, rounded down, as the ledger does: docs/semantics.md) and lasts ``length``
+    of work; the first ``overhead_ns`` of an interval is overhead, not work."""
+    demand = {}
+    if len(jobs):
+        demand = dict(zip(zip(jobs.task, jobs.job), jobs.demand_ns))
+    spans = []
+    for (task, job), g in iv[iv.task.isin(list(sections))].groupby(["task", "job"], sort=False):
+        wcet, secs = sections[task]
+        work = (g.end_ns - g.start_ns - g.overhead_ns).clip(lower=0)
+        d = int(demand.get((task, job), work.sum()))
+        scaled = [(res, s * d // wcet if d != wcet and wcet else min(s, d),
+                   (s + n) * d // wcet if d != wcet and wcet else min(s + n, d)) for res, s, n in secs]
+        done = 0
+        for cpu, s, o, w in zip(g.cpu, g.start_ns, g.overhead_ns, work):
+            begin = s + o  # the work of this interval runs from here
+            for res, a, b in scaled:
+                lo, hi = max(a, done), min(b, done + w)
+                if hi > lo:
+                    spans.append((cpu, begin + lo - done, begin + hi - done, res))
+            done += w
+    return spans
+
+
+def _marks(ax, xs, y, marker, size, face):
+    """Markers at ``xs`` on the lane at ``y`` (drawn past the axes' edge at the window's ends)."""
+    if xs:  # (an empty line drawn unclipped would stretch the layout to the origin)
+        ax.plot(xs, [y] * len(xs), linestyle="none", marker=marker, markersize=size, color=face, markeredgecolor="black",
+                markeredgewidth=0.3, clip_on=False)
+
+
+def gantt(results, path=None, start=None, end=None, ax=None, window=None):
+    """Draw ``results`` (traced runs), one panel per run; ``window`` ("START:END" or a pair,
+    :func:`parse_window`) or ``start``/``end`` in ns choose the time shown. Written to
+    ``path`` (format from its extension) if given. Returns the figure."""
     import matplotlib
 
     if path is not None and ax is None:
@@ -25,42 +123,108 @@ def gantt(results, path=None, start=None, end=None, ax=None):
     import matplotlib.pyplot as plt
     from matplotlib.patches import Patch
 
+    if window is not None:
+        w0, w1 = parse_window(window)
+        start = w0 if w0 is not None else start
+        end = w1 if w1 is not None else end
+    if all(len(r.intervals) == 0 for r in results):
+        runs = ", ".join(r.scheduler for r in results)
+        raise InputError(f"Gantt chart: the run(s) of {runs} recorded no execution intervals ({HOW_TO_TRACE})")
     start, end = _pick_window(results, start, end)
+    if start >= max(r.raw.end_ns for r in results):
+        last = max(r.raw.end_ns for r in results)
+        raise InputError(f"the Gantt chart's window starts at {start / 1e6:g} ms, but the run(s) end at "
+                         f"{last / 1e6:g} ms: choose a window that starts before it")
     names = results[0].raw.task_names
     cmap = plt.get_cmap("tab20" if len(names) > 10 else "tab10")
     colour = {n: cmap(i % cmap.N) for i, n in enumerate(names)}
     scale, unit = (1e6, "ms") if end - start >= 2_000_000 else (1e3, "µs")
+    lanes = len(names) if len(names) <= MAX_TASK_LANES else 1
+    lane_h = 0.6
+
+    def x(t):
+        return t / scale
 
     if ax is None:
-        rows = sum(r.raw.cpus for r in results)
-        fig, axes = plt.subplots(len(results), 1, figsize=(12, 0.9 + 0.45 * rows + 0.5 * len(results)), sharex=True, squeeze=False)
+        rows = sum(r.raw.cpus + lane_h * lanes + 0.3 for r in results)
+        fig, axes = plt.subplots(len(results), 1, figsize=(12, 1.1 + 0.42 * rows + 0.55 * len(results)), sharex=True,
+                                 squeeze=False)
         axes = [a[0] for a in axes]
     else:
         fig, axes = ax.figure, [ax]
+    sections = _sections(results[0].taskset)
+    resources = list(results[0].taskset.resources)
+    held_any, missed_any = set(), False
     for a, r in zip(axes, results):
+        m = r.raw.cpus
+        lane0 = m - 0.5 + 0.3 + lane_h / 2  # the first task lane's centre, below the CPU rows
+        a.set_xlim(x(start), x(end))
         iv = r.intervals
+        try:
+            jobs = r.jobs
+        except ValueError:  # a run that kept no per-job records: no releases or deadlines to mark
+            jobs = None
         if len(iv) == 0:
-            a.text(0.5, 0.5, "no intervals recorded (simulate with trace=True)", ha="center", transform=a.transAxes)
-            continue
-        iv = iv[(iv.end_ns > start) & (iv.start_ns < end)]
-        for (cpu, task), g in iv.groupby(["cpu", "task"]):
-            bars = [((max(s, start) - start) / scale, (min(e, end) - max(s, start)) / scale) for s, e in zip(g.start_ns, g.end_ns)]
-            a.broken_barh(bars, (cpu - 0.4, 0.8), facecolors=colour[task], edgecolor="black", linewidth=0.3)
-        jobs = r.jobs
-        missed = jobs[jobs.missed & (jobs.deadline_ns >= start) & (jobs.deadline_ns <= end)]
-        for d in missed.deadline_ns:
-            a.axvline((d - start) / scale, color="red", linewidth=0.8, linestyle="--")
-        a.set_yticks(range(r.raw.cpus))
-        a.set_yticklabels([f"CPU {c}" for c in range(r.raw.cpus)])
-        a.set_ylim(r.raw.cpus - 0.5, -0.5)
+            a.text(0.5, 0.5, f"no intervals recorded ({HOW_TO_TRACE})", ha="center", transform=a.transAxes)
+        else:
+            for (cpu, task), g in iv[(iv.end_ns > start) & (iv.start_ns < end)].groupby(["cpu", "task"]):
+                bars = [(x(max(s, start)), x(min(e, end)) - x(max(s, start))) for s, e in zip(g.start_ns, g.end_ns)]
+                a.broken_barh(bars, (cpu - 0.4, 0.8), facecolors=colour[task], edgecolor="black", linewidth=0.3)
+            if sections:
+                for cpu, s, e, res in _held_spans(iv, jobs if jobs is not None else iv.iloc[0:0], sections):
+                    if e > start and s < end:
+                        a.broken_barh([(x(max(s, start)), x(min(e, end)) - x(max(s, start)))], (cpu - 0.4, 0.8),
+                                      facecolors="none", edgecolor="black", linewidth=0.0,
+                                      hatch=HATCHES[res % len(HATCHES)])
+                        held_any.add(res)
+        if jobs is not None and len(jobs):
+            lane = {n: lane0 + lane_h * (i if lanes > 1 else 0) for i, n in enumerate(names)}
+            shown = jobs[(jobs.release_ns >= start) & (jobs.release_ns <= end)]
+            for task, g in shown.groupby("task"):
+                _marks(a, [x(t) for t in g.release_ns], lane[task], "^", 7, colour[task])
+            due = jobs[(jobs.deadline_ns >= start) & (jobs.deadline_ns <= end)]
+            for task, g in due.groupby("task"):
+                _marks(a, [x(t) for t in g[~g.missed].deadline_ns], lane[task], "v", 7, colour[task])
+                missed = [x(t) for t in g[g.missed].deadline_ns]
+                _marks(a, missed, lane[task], "v", 8, "red")
+                for d in missed:
+                    a.plot([d, d], [-0.5, m - 0.5], color="red", linewidth=0.8, linestyle="--")
+                missed_any |= len(missed) > 0
+        a.axhline(m - 0.5 + 0.15, color="grey", linewidth=0.5)
+        ticks = list(range(m)) + ([lane0 + lane_h * i for i in range(lanes)])
+        labels = [f"CPU {c}" for c in range(m)] + (list(names) if lanes > 1 else ["releases ▲ / deadlines ▼"])
+        a.set_yticks(ticks)
+        a.set_yticklabels(labels, fontsize=8 if lanes > 1 else 9)
+        for t, n in zip(a.get_yticklabels()[m:], names if lanes > 1 else []):
+            t.set_color(colour[n])
+        a.set_ylim(lane0 + lane_h * (lanes - 0.5) + 0.1, -0.5)
         s = r.summary
         a.set_title(f"{r.scheduler}: {s['missed']} of {s['jobs']} jobs missed (DSR {s['dsr']:.3f})", fontsize=10, loc="left")
         a.grid(axis="x", alpha=0.3)
-    axes[-1].set_xlabel(f"time ({unit}) from {start / 1e6:g} ms")
+    total = max(r.raw.end_ns for r in results)
+    axes[-1].set_xlabel(f"time ({unit}): the window {start / 1e6:g}–{end / 1e6:g} ms of a {total / 1e6:g} ms run")
     handles = [Patch(facecolor=colour[n], edgecolor="black", label=n) for n in names]
-    handles.append(plt.Line2D([], [], color="red", linestyle="--", label="missed deadline"))
-    fig.legend(handles=handles, loc="upper right", fontsize=8, ncol=min(len(handles), 8))
-    fig.tight_layout(rect=(0, 0, 1, 0.93))
+    handles.append(plt.Line2D([], [], linestyle="none", marker="^", color="grey", markeredgecolor="black",
+                              markeredgewidth=0.3, label="release"))
+    handles.append(plt.Line2D([], [], linestyle="none", marker="v", color="grey", markeredgecolor="black",
+                              markeredgewidth=0.3, label="deadline"))
+    if missed_any:
+        handles.append(plt.Line2D([], [], color="red", linestyle="--", marker="v", label="missed deadline"))
+    for res in sorted(held_any):
+        handles.append(Patch(facecolor="white", edgecolor="black", hatch=HATCHES[res % len(HATCHES)],
+                             label=f"holds {resources[res]}"))
+    if ax is None:
+        # Beside the first panel, its top at the panel's top, in a margin kept for it (a figure
+        # legend: tight_layout would otherwise open a gap under the first panel for its height).
+        chars = max(len(h.get_label()) for h in handles)
+        right = max(0.6, 1 - (0.55 + 0.075 * chars) / fig.get_figwidth())
+        fig.tight_layout(rect=(0, 0, right, 1))
+        top = axes[0].get_position().y1
+        fig.legend(handles=handles, loc="upper left", bbox_to_anchor=(right, top), borderaxespad=0.0, fontsize=8,
+                   frameon=False)
+    else:
+        ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.005, 1.0), borderaxespad=0.0, fontsize=8,
+                  frameon=False)
     if path is not None:
         from ._io import write_atomic
 

@@ -91,11 +91,13 @@ def save(fig, path, formats=("png", "svg"), close=True) -> list[str]:
 
 
 def _panels(df, title, ylabel, xlabel):
+    """A figure of one panel per generator: ``title`` above them all, each panel titled with
+    its experiment (generator, m, n, seeds, duration: :func:`caption`)."""
     plt = _plt()
     gens = list(dict.fromkeys(df["generator"])) if "generator" in df.columns and len(df) else [""]
     cols = min(4, len(gens))
     rows = -(-len(gens) // cols)
-    fig, grid = plt.subplots(rows, cols, figsize=(5.2 * cols if cols > 1 else 7.0, 3.8 * rows + 0.6), squeeze=False,
+    fig, grid = plt.subplots(rows, cols, figsize=(5.2 * cols if cols > 1 else 7.0, 3.8 * rows + 0.9), squeeze=False,
                              sharey=True)
     axes = [a for row in grid for a in row]
     for a in axes[len(gens):]:
@@ -104,18 +106,82 @@ def _panels(df, title, ylabel, xlabel):
     for a, g in zip(axes, gens):
         a.set_xlabel(xlabel)
         a.grid(alpha=0.3)
-        a.set_title(f"{title} — {g}" if g and len(gens) > 1 else title, fontsize=10)
+        text = caption(df[df["generator"] == g] if g else df)
+        text = f"{g}: {text}" if g and text else (g or text)
+        if text:
+            a.set_title(text, fontsize=9)
+    fig.suptitle(title, fontsize=11)
     for i, a in enumerate(axes):
         if i % cols == 0:
             a.set_ylabel(ylabel)
     return fig, axes, gens
 
 
-def _xlabel(df):
+def _values(df, column, fmt=str):
+    """The values of ``column`` in ``df`` as text: one value, a range of numbers, or None."""
+    if column not in df.columns:
+        return None
+    vals = sorted({v for v in df[column] if v is not None and v == v})
+    if not vals:
+        return None
+    if len(vals) == 1:
+        return fmt(vals[0])
+    return f"{fmt(vals[0])}–{fmt(vals[-1])}"
+
+
+def _duration_text(ns) -> str:
+    ns = float(ns)
+    for unit, div in (("s", 1e9), ("ms", 1e6), ("µs", 1e3)):
+        if ns >= div:
+            return f"{ns / div:g} {unit}"
+    return f"{ns:g} ns"
+
+
+def caption(df) -> str:
+    """The experiment behind ``df``'s rows, as a figure says it: ``m = 4, n = 8, 10 seeds per
+    point, 1 s simulated`` (each part only when the table has its column; a range when the
+    rows differ)."""
+    parts = []
+    for col in ("m", "n"):
+        v = _values(df, col, lambda x: f"{int(x)}")
+        if v is not None:
+            parts.append(f"{col} = {v}")
+    if "replication" in df.columns and len(df):
+        keys = [c for c in ("generator", "point", "scheduler") if c in df.columns]
+        per = df.groupby(keys)["replication"].nunique() if keys else df[["replication"]].nunique()
+        lo, hi = int(per.min()), int(per.max())
+        parts.append(f"{lo if lo == hi else f'{lo}–{hi}'} seed{'s' if hi > 1 else ''} per point")
+    d = _values(df, "duration_ns", _duration_text)
+    if d is not None:
+        parts.append(f"{d} simulated")
+    return ", ".join(parts)
+
+
+def _per_cpu(df) -> bool:
+    """Whether the points of a table whose parameter is U are per CPU (a spec's ``per_cpu:
+    true``: the generator got point × m): the sets' actual U is nearer point × m than point."""
+    need = {"U", "m", "point"}
+    if not need <= set(df.columns):
+        return False
+    rows = df[df["U"].notna() & (df["m"] > 1)] if len(df) else df
+    if not len(rows):
+        return False
+    per = (rows["U"] - rows["point"] * rows["m"]).abs().median()
+    total = (rows["U"] - rows["point"]).abs().median()
+    return bool(per < total)
+
+
+def _xlabel(df, per_cpu=None):
+    """The x axis's words for the table's points: what the generator's parameter is, and per
+    CPU when the points are (``per_cpu``; None: from the table, :func:`_per_cpu`)."""
     if "param" in df.columns and len(df):
         p = df["param"].iloc[0]
-        return {"U": "total utilisation U (point)", "R": "utilisation per CPU R", "window": "utilisation window"}.get(p, p)
-    return "utilisation"
+        if p == "U":
+            if per_cpu is None:
+                per_cpu = _per_cpu(df)
+            return "utilisation per CPU U/m (point)" if per_cpu else "total utilisation U (point)"
+        return {"R": "utilisation per CPU R", "window": "utilisation window"}.get(p, p)
+    return "utilisation per CPU U/m" if per_cpu else "utilisation"
 
 
 def _schedulers(df):
@@ -129,68 +195,161 @@ def _dodge(df, x, i, k):
     return (i - (k - 1) / 2) * 0.06 * step / max(1, k - 1) * (k > 1)
 
 
-def _per_point_plot(df, x, title, ylabel, point, ylim=None):
+#: The range a metric of the sweep table can take: a confidence interval is clipped to it.
+#: Every other column of the table counts or measures time, so is at least 0.
+BOUNDS = {"dsr": (0.0, 1.0), "aur": (0.0, 1.0), "schedulable": (0.0, 1.0)}
+
+#: A row's status when nothing ran, as a figure's legend says it (docs/sweeps.md).
+NOT_RUN = {"partition-failed": "partition failed", "deadlock": "deadlocked", "too-long": "too long to run"}
+
+
+def _bounds(df, metric, bounds):
+    if bounds is not None:
+        return bounds
+    if metric in BOUNDS:
+        return BOUNDS[metric]
+    values = df[metric].astype("float64") if metric in df.columns else []
+    return (0.0, None) if len(values) and (values.dropna() >= 0).all() else (None, None)
+
+
+def _clip(y, lo, hi, bounds):
+    """(lo, hi) error bar lengths below and above ``y``, cut at ``bounds`` (None: unbounded)."""
+    low, high = bounds
+    if low is not None:
+        lo = min(lo, max(0.0, y - low))
+    if high is not None:
+        hi = min(hi, max(0.0, high - y))
+    return lo, hi
+
+
+#: The height of one row of × (sets not run) at the foot of a panel, as a fraction of the panel.
+FOOT_ROW = 0.05
+
+
+def _per_point_plot(df, x, title, ylabel, point, ylim=None, per_cpu=None, failed=None, top=None):
     """One panel per generator, one line per scheduler: ``point(group)`` gives (y, yerr) for the
-    rows at one x value (or None to leave it out). Returns the figure."""
-    fig, axes, gens = _panels(df, title, ylabel, _xlabel(df))
+    rows at one x value (or None to leave it out). ``failed``: the rows that did not run, drawn
+    as × at the foot of the panel, each with its count. ``top``: the most the metric can be (the
+    axis stops just above it). Returns the figure."""
+    import pandas as pd
+    from matplotlib.lines import Line2D
+    from matplotlib.transforms import blended_transform_factory
+
+    if failed is not None and not len(failed):
+        failed = None
+    everything = df if failed is None else pd.concat([df, failed])
+    fig, axes, gens = _panels(everything, title, ylabel, _xlabel(everything, per_cpu))
+    scheds = _schedulers(everything)
+    said, foot_rows = set(), 0
     for a, g in zip(axes, gens):
         sub = df[df["generator"] == g] if g else df
-        scheds = _schedulers(df)
+        fgen = None if failed is None else (failed[failed["generator"] == g] if g else failed)
+        foot = blended_transform_factory(a.transData, a.transAxes)
+        # One row of × per scheduler with failures, at the foot of the panel.
+        failing = [] if fgen is None else [s for s in scheds if (fgen["scheduler"] == s).any()]
         for i, s in enumerate(scheds):
+            colour = f"C{i % 10}"
             pts = sub[sub["scheduler"] == s]
-            off = _dodge(df, x, i, len(scheds))
+            off = _dodge(everything, x, i, len(scheds))
             xs, ys, lo, hi = [], [], [], []
             for xv, grp in pts.groupby(x, sort=True):
                 p = point(grp)
                 if p is not None:
                     (y, (e_lo, e_hi)) = p
                     xs.append(xv + off), ys.append(y), lo.append(e_lo), hi.append(e_hi)
+            if fgen is not None:
+                fsub = fgen[fgen["scheduler"] == s]
+                ran = set(pts[x])
+                for xv, grp in fsub.groupby(x, sort=True):
+                    total = len(grp) + int((pts[x] == xv).sum())
+                    y = FOOT_ROW * (failing.index(s) + 0.7)
+                    a.plot([xv + off], [y], marker="x", color=colour, markersize=6, transform=foot, clip_on=False)
+                    a.text(xv + off, y, f"  {len(grp)}/{total}", color=colour, fontsize=7, ha="left", va="center",
+                           transform=foot)
+                    said |= set(grp["status"])
+                    if xv not in ran:  # nothing ran here: break the line rather than join across
+                        xs.append(xv + off), ys.append(float("nan")), lo.append(0.0), hi.append(0.0)
+                order = sorted(range(len(xs)), key=xs.__getitem__)
+                xs, ys, lo, hi = ([v[k] for k in order] for v in (xs, ys, lo, hi))
+            some_failed = fgen is not None and (fgen["scheduler"] == s).any()
+            label = f"{s} (mean of the sets that ran)" if some_failed else s
             if xs:
-                a.errorbar(xs, ys, yerr=[lo, hi], marker="o", markersize=3, capsize=3, label=s)
-        if ylim is not None:
-            a.set_ylim(*ylim)
-    axes[-1].legend(fontsize=8)
+                a.errorbar(xs, ys, yerr=[lo, hi], marker="o", markersize=3, capsize=3, label=label, color=colour)
+            elif some_failed:
+                a.plot([], [], marker="o", markersize=3, label=label, color=colour)  # never ran: only its ×
+        foot_rows = max(foot_rows, len(failing))
+    # The panels share their y axis: its range is set once, for all of them.
+    if ylim is not None:
+        axes[0].set_ylim(*ylim)
+    else:
+        low, high = axes[0].get_ylim()
+        if top is not None and high > top:  # no room above what the metric can reach
+            high = top + 0.03 * (top - low)
+            axes[0].set_ylim(low, high)
+        if foot_rows:
+            # A strip at the foot for the ×, clear of the data, without ticks.
+            ticks = [t for t in axes[0].get_yticks() if low <= t <= (high if top is None else min(high, top))]
+            strip = FOOT_ROW * (foot_rows + 0.4)
+            axes[0].set_ylim(low - strip / (1 - strip) * (high - low), high)
+            axes[0].set_yticks(ticks)
+    handles, labels = axes[-1].get_legend_handles_labels()
+    if said:
+        why = ", ".join(NOT_RUN.get(w, w) for w in sorted(said))
+        handles.append(Line2D([], [], marker="x", color="grey", linestyle="none"))
+        labels.append(f"sets not run ({why}): count/total")
+    axes[-1].legend(handles, labels, fontsize=8)
     fig.tight_layout()
     return fig
 
 
-def metric_vs_utilisation(df, metric, path=None, ylabel=None, title=None, scale=1.0, x="point", only_ok=True):
-    """``metric`` against ``x`` per scheduler: mean ± 95% CI over seeds. Rows whose status is
-    not ``ok`` (a failed partition ran nothing) are left out when ``only_ok``."""
+def metric_vs_utilisation(df, metric, path=None, ylabel=None, title=None, scale=1.0, x="point", only_ok=True,
+                          per_cpu=None, bounds=None):
+    """``metric`` against ``x`` per scheduler: mean ± 95% CI over seeds, the interval clipped
+    to the metric's range (``bounds`` = (low, high), None for either end: unbounded; by
+    default :data:`BOUNDS`, else at 0 for a metric never negative). Rows whose status is not
+    ``ok`` (a failed partition ran nothing) are left out of the mean when ``only_ok``, and
+    shown as failures: × at the foot of the panel with how many of the sets did not run."""
     if metric not in df.columns:
         raise KeyError(f"no column {metric!r} in the table")
+    failed = None
     if only_ok and "status" in df.columns:
+        failed = df[df["status"] != "ok"]
         df = df[df["status"] == "ok"]
+    bounds = _bounds(df, metric, bounds)
+    bounds = tuple(None if b is None else b * scale for b in bounds)
 
     def point(grp):
         m, h, n = mean_ci(grp[metric].astype("float64") * scale)
-        return (m, (h, h)) if n else None
+        return (m, _clip(m, h, h, bounds)) if n else None
 
-    fig = _per_point_plot(df, x, title or metric, ylabel or metric, point)
+    fig = _per_point_plot(df, x, title or metric, ylabel or metric, point, per_cpu=per_cpu, failed=failed, top=bounds[1])
     if path is not None:
         save(fig, path)
     return fig
 
 
-def dsr(df, path=None):
-    return metric_vs_utilisation(df, "dsr", path, ylabel="deadline satisfaction ratio (DSR)", title="DSR vs utilisation")
+def dsr(df, path=None, per_cpu=None):
+    return metric_vs_utilisation(df, "dsr", path, ylabel="deadline satisfaction ratio (DSR)", title="DSR vs utilisation",
+                                 per_cpu=per_cpu)
 
 
-def aur(df, path=None):
+def aur(df, path=None, per_cpu=None):
     """Accrued utility ratio (step TUFs; only generators that draw utilities, e.g. chronos2011)."""
-    return metric_vs_utilisation(df, "aur", path, ylabel="accrued utility ratio (AUR)", title="AUR vs utilisation")
+    return metric_vs_utilisation(df, "aur", path, ylabel="accrued utility ratio (AUR)", title="AUR vs utilisation",
+                                 per_cpu=per_cpu)
 
 
-def tardiness(df, path=None, metric="max_tardiness_ns"):
+def tardiness(df, path=None, metric="max_tardiness_ns", per_cpu=None):
     return metric_vs_utilisation(df, metric, path, ylabel=f"{metric.replace('_ns', '').replace('_', ' ')} (ms)",
-                                 title="tardiness vs utilisation", scale=1e-6)
+                                 title="tardiness vs utilisation", scale=1e-6, per_cpu=per_cpu)
 
 
-def migrations(df, path=None):
-    return metric_vs_utilisation(df, "migrations", path, ylabel="migrations per task set", title="migrations vs utilisation")
+def migrations(df, path=None, per_cpu=None):
+    return metric_vs_utilisation(df, "migrations", path, ylabel="migrations per task set", title="migrations vs utilisation",
+                                 per_cpu=per_cpu)
 
 
-def schedulability(df, path=None, x="point", title="schedulability ratio"):
+def schedulability(df, path=None, x="point", title="schedulability ratio", per_cpu=None):
     """Fraction of task sets with no missed deadline (a failed partition is a failure), per
     scheduler, with 95% Wilson intervals."""
 
@@ -199,20 +358,23 @@ def schedulability(df, path=None, x="point", title="schedulability ratio"):
         lw, hg = wilson(k, n)
         return (k / n, (k / n - lw, hg - k / n))
 
-    fig = _per_point_plot(df, x, title, "fraction of task sets schedulable", point, ylim=(-0.05, 1.05))
+    fig = _per_point_plot(df, x, title, "fraction of task sets schedulable", point, ylim=(-0.05, 1.05), per_cpu=per_cpu)
     if path is not None:
         save(fig, path)
     return fig
 
 
-def gantt(results, path=None, start=None, end=None):
-    """Gantt chart of one or more traced runs (``simulate(..., trace=True)``), one panel per run."""
+def gantt(results, path=None, start=None, end=None, window=None):
+    """Gantt chart of one or more traced runs (``simulate(..., trace=True)``), one panel per run:
+    CPU rows, releases and deadlines, critical sections (:mod:`rtsched.gantt`). ``window``:
+    ``"START:END"`` (ms or with units) or ``start``/``end`` in ns. A run with no recorded
+    intervals raises :class:`InputError`."""
     from .gantt import gantt as draw
 
     if not isinstance(results, (list, tuple)):
         results = [results]
     _plt()
-    fig = draw(list(results), path=None, start=start, end=end)
+    fig = draw(list(results), path=None, start=start, end=end, window=window)
     if path is not None:
         save(fig, path)
     return fig
@@ -246,10 +408,11 @@ def latency_histogram(latencies_ns, path=None, bins=50, label=None, title="laten
     return fig
 
 
-def sweep_figures(df, prefix) -> list[str]:
+def sweep_figures(df, prefix, per_cpu=None) -> list[str]:
     """The default figures of a sweep table: ``PREFIX-{dsr,schedulability,tardiness,migrations}``
     (and ``-aur`` when some job could accrue other than 1 — TUFs or generated utilities; with
-    unit utilities the AUR is the DSR), each as PNG and SVG. Returns the paths."""
+    unit utilities the AUR is the DSR), each as PNG and SVG. ``per_cpu``: the spec's points are
+    per CPU (None: judged from the table). Returns the paths."""
     prefix = os.fspath(prefix)
     written = []
     if not len(df):
@@ -259,6 +422,6 @@ def sweep_figures(df, prefix) -> list[str]:
         if "possible_utility" not in df.columns or (df["possible_utility"] != df["jobs"]).fillna(False).any():
             figs.append(("aur", aur))
     for name, fn in figs:
-        fig = fn(df)
+        fig = fn(df, per_cpu=per_cpu)
         written += save(fig, f"{prefix}-{name}")
     return written

@@ -218,11 +218,15 @@ class Result:
             return self.raw.document(jobs)
         _core.write_results_json([self.raw], str(path), bool(jobs))
 
-    def gantt(self, path=None, start=None, end=None, ax=None):
-        """Draw a Gantt chart (one row per CPU). Needs a run with ``trace=True``."""
+    def gantt(self, path=None, start=None, end=None, ax=None, window=None):
+        """Draw a Gantt chart: one row per CPU, releases and deadlines per task, critical
+        sections hatched (:mod:`rtsched.gantt`). ``window``: the time shown, ``"START:END"``
+        in ms or with units (``"0:40"``, ``"1s:1.2s"``) or a pair of such durations; or
+        ``start``/``end`` in ns; by default four periods of the longest-period task. Needs a
+        run with ``trace=True`` (else :class:`InputError`)."""
         from .gantt import gantt
 
-        return gantt([self], path=path, start=start, end=end, ax=ax)
+        return gantt([self], path=path, start=start, end=end, ax=ax, window=window)
 
     def __repr__(self) -> str:
         s = self.summary

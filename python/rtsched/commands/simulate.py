@@ -35,6 +35,9 @@ def register(sub):
     add_output_arguments(p)
     p.add_argument("--trace", metavar="OUT", help="write a Chrome/Perfetto trace (open in ui.perfetto.dev)")
     p.add_argument("--gantt", metavar="OUT.png", help="draw a Gantt chart (PNG or SVG)")
+    p.add_argument("--gantt-window", metavar="START:END",
+                   help="with --gantt: the time the chart shows, in ms or with units (0:40, 1s:1.2s; either end may be "
+                        "left out); default: four periods of the longest-period task")
     p.add_argument("--partition", metavar="NAME", help="partition for pedf/pfp with this heuristic (ffd, wfd, bfd, nfd, bf, lwfg, chains like lwfg+ffd) instead of the file's cpu fields")
     p.add_argument("--per-task", action="store_true", help="also print per-task summaries")
     p.add_argument("--util-plot", metavar="OUT.png",
@@ -122,6 +125,18 @@ def check_figure_path(flag, path):
     if ext not in FIGURE_FORMATS:
         raise InputError(f"{flag} {path}: the figure's format comes from its extension, one of "
                          f"{', '.join('.' + f for f in FIGURE_FORMATS[:3])} (or {', '.join('.' + f for f in FIGURE_FORMATS[3:])})")
+
+
+def gantt_window(args):
+    """--gantt-window as (start_ns, end_ns), checked before the run (InputError naming the option)."""
+    text = getattr(args, "gantt_window", None)
+    if text is None:
+        return None
+    if not args.gantt:
+        raise InputError(f"--gantt-window {text}: needs --gantt OUT.png (the chart it sets the window of)")
+    from ..gantt import parse_window
+
+    return parse_window(text, "--gantt-window")
 
 
 def check_job_limit(ts, args, runs=1, held=True):
@@ -246,7 +261,7 @@ def keeps_jobs(args, ts) -> bool:
 
 
 def write_outputs(results, json_path=None, csv_path=None, trace_path=None, gantt_path=None, out=None,
-                  parquet_path=None, json_jobs=False):
+                  parquet_path=None, json_jobs=False, gantt_window=None):
     """Write the result files asked for, each atomically (an error leaves the old file or none)."""
     out = out or sys.stdout  # looked up now: with an output to '-' the CLI points it at stderr
     raws = [r.raw for r in results]
@@ -271,7 +286,10 @@ def write_outputs(results, json_path=None, csv_path=None, trace_path=None, gantt
     if gantt_path:
         from ..gantt import gantt
 
-        gantt(results, path=gantt_path)
+        try:
+            gantt(results, path=gantt_path, window=gantt_window)
+        except InputError as e:
+            raise InputError(f"--gantt {gantt_path}: {e}") from None
         print(f"wrote {gantt_path}", file=out)
 
 
@@ -279,6 +297,7 @@ def run(args):
     ts = _core.load_taskset(args.file)
     check_duration(args)  # early, with the user's spelling in the message
     output_paths(args, inputs=(args.file,), util_plot=args.util_plot)
+    gantt_window(args)  # checked before the run
     held = keeps_jobs(args, ts)
     check_job_limit(ts, args, runs=max(1, len(args.schedulers or [])), held=held)
     names, skipped = expand_schedulers(args.schedulers, ts, args.partition)
@@ -313,5 +332,5 @@ def run(args):
             print(f"\n{r.scheduler}:")
             print(per_task_table(r, output_width()))
     write_outputs(results, args.json, args.jobs_csv, args.trace, args.gantt, parquet_path=args.jobs_parquet,
-                  json_jobs=args.json_jobs)
+                  json_jobs=args.json_jobs, gantt_window=args.gantt_window)
     return 0

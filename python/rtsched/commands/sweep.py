@@ -80,6 +80,6 @@ def run(args):
         from ..plots import sweep_figures
 
         prefix = str(Path(output).with_suffix(""))
-        paths = sweep_figures(df, prefix)
+        paths = sweep_figures(df, prefix, per_cpu=spec.per_cpu)
         print(f"wrote {len(paths)} figures: {prefix}-{{{','.join(sorted({Path(p).stem.rsplit('-', 1)[-1] for p in paths}))}}}.{{png,svg}}")
     return 0

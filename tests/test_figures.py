@@ -1,0 +1,217 @@
+"""Figures a reader can put in a paper: sweep figures (axis words that match the points, the
+experiment in the title, failures drawn as failures, intervals inside their range) and Gantt
+charts (a window to choose, releases and deadlines, critical sections, the legend beside the
+chart, an error instead of an empty chart)."""
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+import pytest
+import yaml
+
+import rtsched
+from conftest import EXAMPLES, run_cli
+from rtsched import plots
+from rtsched.gantt import parse_window
+from rtsched.sweep.table import read_table
+
+
+def table(per_cpu=True, fail_at=(), dsr=None):
+    """A sweep table of 2 schedulers × 3 points × 4 seeds on m = 4, n = 8 (per-CPU points, or
+    total ones), with pedf:ffd's partition failing in the replications ``fail_at``."""
+    rows = []
+    for p in (0.5, 0.75, 1.0):
+        for rep in range(1, 5):
+            for s in ("gedf", "pedf:ffd"):
+                failed = s == "pedf:ffd" and p == 1.0 and rep in fail_at
+                d = (dsr or {}).get((s, p, rep), 1.0)
+                rows.append(dict(generator="randfixedsum", param="U", point=p * (1 if per_cpu else 4), replication=rep,
+                                 scheduler=s, m=4, n=8, U=4 * p + 1e-4 * rep, duration_ns=500_000_000,
+                                 status="partition-failed" if failed else "ok", dsr=np.nan if failed else d,
+                                 schedulable=not failed and d == 1.0, max_tardiness_ns=np.nan if failed else (1 - d) * 1e6,
+                                 migrations=np.nan if failed else rep))
+    return pd.DataFrame(rows)
+
+
+def texts(fig):
+    out = [t.get_text() for t in fig.texts]
+    for a in fig.axes:
+        out += [a.get_title(), a.get_xlabel(), a.get_ylabel()] + [t.get_text() for t in a.texts]
+        if a.get_legend():
+            out += [t.get_text() for t in a.get_legend().get_texts()]
+    return out
+
+
+def test_axis_says_per_cpu_when_the_points_are():
+    fig = plots.dsr(table(per_cpu=True))
+    assert fig.axes[0].get_xlabel() == "utilisation per CPU U/m (point)"
+    fig = plots.dsr(table(per_cpu=False))
+    assert fig.axes[0].get_xlabel() == "total utilisation U (point)"
+    # The spec's word overrides the judgement from the table.
+    assert plots.dsr(table(per_cpu=False), per_cpu=True).axes[0].get_xlabel() == "utilisation per CPU U/m (point)"
+    plt.close("all")
+
+
+def test_title_carries_the_experiment():
+    fig = plots.schedulability(table())
+    assert fig.texts[0].get_text() == "schedulability ratio"  # the suptitle
+    assert fig.axes[0].get_title() == "randfixedsum: m = 4, n = 8, 4 seeds per point, 500 ms simulated"
+    assert plots.caption(table().assign(m=[2, 8] * 12)).startswith("m = 2–8, n = 8")
+    plt.close("all")
+
+
+def test_failed_partitions_are_drawn_as_failures():
+    fig = plots.dsr(table(fail_at=(1, 3)))
+    ax = fig.axes[0]
+    crosses = [ln for ln in ax.lines if ln.get_marker() == "x"]
+    assert len(crosses) == 1 and ax.texts[0].get_text().strip() == "2/4", [t.get_text() for t in ax.texts]
+    words = texts(fig)
+    assert "sets not run (partition failed): count/total" in words
+    assert "pedf:ffd (mean of the sets that ran)" in words and "gedf" in words
+    # Every set at a point failed: no mean there, the line breaks, the × says 4/4.
+    fig = plots.dsr(table(fail_at=(1, 2, 3, 4)))
+    assert [t.get_text().strip() for t in fig.axes[0].texts] == ["4/4"]
+    # No failure: no ×, no note.
+    fig = plots.dsr(table())
+    assert not [ln for ln in fig.axes[0].lines if ln.get_marker() == "x"]
+    assert not any("not run" in w for w in texts(fig))
+    plt.close("all")
+
+
+def bar_ends(fig):
+    """The y extents of every error bar of the figure."""
+    ys = []
+    for a in fig.axes:
+        for c in a.collections:
+            for seg in c.get_segments():
+                ys += [y for _, y in seg]
+    return ys
+
+
+def test_intervals_stay_inside_their_range():
+    # One seed in four misses much: the t interval of the mean crosses 1 above and 0 below.
+    spread = {("gedf", 1.0, 1): 0.0, ("gedf", 1.0, 2): 1.0, ("gedf", 1.0, 3): 1.0, ("gedf", 1.0, 4): 1.0}
+    df = table(dsr=spread)
+    m, h, _ = plots.mean_ci(df[(df.scheduler == "gedf") & (df.point == 1.0)].dsr)
+    assert m + h > 1 and m - h < 0  # the raw interval leaves [0, 1]
+    fig = plots.dsr(df)
+    ys = bar_ends(fig)
+    assert ys and min(ys) >= 0 and max(ys) <= 1
+    assert 1 < fig.axes[0].get_ylim()[1] < 1.04  # the axis stops just above DSR 1
+    ys = bar_ends(plots.tardiness(df))
+    assert ys and min(ys) >= 0  # tardiness is never negative
+    assert plots.BOUNDS["aur"] == (0.0, 1.0)
+    # An explicit range wins; a column with negative values is left unbounded.
+    ys = bar_ends(plots.metric_vs_utilisation(df, "dsr", bounds=(0.5, None)))
+    assert min(ys) == 0.5 and max(ys) > 1
+    ys = bar_ends(plots.metric_vs_utilisation(df.assign(x=df.dsr - 0.5), "x"))
+    assert min(ys) < -0.5
+    plt.close("all")
+
+
+def test_sweep_figures_per_cpu_spec(tmp_path):
+    """A real sweep with per-CPU points: the CLI's figures say so, and carry the experiment."""
+    spec = {"name": "pc", "seed": 1, "generator": {"name": "randfixedsum", "params": {"n": 4, "m": 2, "tmin": "10ms",
+                                                                                       "tmax": "20ms"}},
+            "utilisation": {"points": [0.5, 0.9], "per_cpu": True}, "schedulers": ["gedf", "pedf:ffd"], "seeds": 2,
+            "duration": "100ms", "output": "pc.csv"}
+    path = tmp_path / "pc.yaml"
+    path.write_text(yaml.safe_dump(spec))
+    r = run_cli("sweep", path, "-j", "1", "-q", check=0)
+    assert "wrote 8 figures" in r.stdout, r.stdout
+    df = read_table(tmp_path / "pc.csv")
+    fig = plots.dsr(df, per_cpu=True)
+    assert fig.axes[0].get_xlabel() == "utilisation per CPU U/m (point)"
+    assert plots.dsr(df).axes[0].get_xlabel() == "utilisation per CPU U/m (point)"  # judged from the table too
+    assert fig.axes[0].get_title() == "randfixedsum: m = 2, n = 4, 2 seeds per point, 100 ms simulated"
+    plt.close("all")
+
+
+# ---- Gantt charts ----
+
+def test_parse_window():
+    assert parse_window("0:40") == (0, 40_000_000)
+    assert parse_window("1s:1.2s") == (1_000_000_000, 1_200_000_000)
+    assert parse_window(":3") == (None, 3_000_000) and parse_window("100:") == (100_000_000, None)
+    assert parse_window((10, "20ms")) == (10_000_000, 20_000_000)
+    for bad, says in [("20:10", "the end must be after the start"), ("5", "expected START:END"),
+                      ("1x:2", "unknown unit 'x'"), ("1:2:3", "expected START:END")]:
+        with pytest.raises(rtsched.InputError, match=says):
+            parse_window(bad, "--gantt-window")
+
+
+def test_gantt_window_marks_and_legend(tmp_path):
+    rs = [rtsched.simulate(EXAMPLES / "dhall.yaml", s, trace=True) for s in ("gedf", "pedf")]
+    fig = plots.gantt(rs, tmp_path / "g.png", window="5:30")
+    assert (tmp_path / "g.png").read_bytes()[:4] == b"\x89PNG"
+    a0 = fig.axes[0]
+    assert a0.get_xlim() == (5.0, 30.0)
+    assert "window 5–30 ms of a 109 ms run" in fig.axes[-1].get_xlabel()
+    # Releases (▲) and deadlines (▼) in one lane per task; gedf's missed one in red.
+    assert [t.get_text() for t in a0.get_yticklabels()] == ["CPU 0", "CPU 1", "light1", "light2", "heavy"]
+    markers = {ln.get_marker() for ln in a0.lines}
+    assert {"^", "v"} <= markers
+    red = [ln for ln in a0.lines if ln.get_marker() == "v" and ln.get_color() == "red"]
+    assert len(red) == 1 and list(red[0].get_xdata()) == [11.0]  # heavy's deadline at 11 ms
+    assert not [ln for ln in fig.axes[1].lines if ln.get_color() == "red"]  # pedf misses nothing
+    # The legend sits beside the first panel, right of the plot, top-aligned with it.
+    leg = fig.legends[0]
+    labels = [t.get_text() for t in leg.get_texts()]
+    assert labels == ["light1", "light2", "heavy", "release", "deadline", "missed deadline"]
+    fig.canvas.draw()
+    lb, ab = leg.get_window_extent(), a0.get_window_extent()
+    assert lb.x0 >= ab.x1 and abs(lb.y1 - ab.y1) < 5
+    plt.close("all")
+
+
+def test_gantt_default_window_is_said():
+    r = rtsched.simulate(EXAMPLES / "dhall.yaml", "gedf", trace=True)
+    fig = r.gantt()
+    assert fig.axes[0].get_xlim() == (0.0, 44.0)  # four periods of the longest-period task (11 ms)
+    assert "the window 0–44 ms of a 109 ms run" in fig.axes[0].get_xlabel()
+    plt.close("all")
+
+
+def test_gantt_critical_sections(tmp_path):
+    r = rtsched.simulate(EXAMPLES / "fork-join.yaml", "gedf", trace=True)
+    fig = r.gantt(tmp_path / "fj.png", window="0:30")
+    hatched = [c for c in fig.axes[0].collections if c.get_hatch()]
+    assert hatched
+    labels = [t.get_text() for t in fig.legends[0].get_texts()]
+    assert "holds can_bus" in labels and "holds log" in labels
+    # control (C = 1.2 ms, scaled by its demand) holds can_bus from 0.8 to 1.1 ms of its work:
+    # its first job runs alone from 0, so the section is at [0.8, 1.1] × demand / WCET.
+    j = r.jobs[(r.jobs.task == "control") & (r.jobs.job == 0)].iloc[0]
+    d = int(j.demand_ns)
+    lo, hi = 800_000 * d // 1_200_000, 1_100_000 * d // 1_200_000
+    iv = r.intervals[(r.intervals.task == "control") & (r.intervals.job == 0)]
+    assert len(iv) == 1 and iv.overhead_ns.iloc[0] == 0  # ran without a break (no overhead model)
+    s0 = int(iv.start_ns.iloc[0])
+    spans = [(v[:, 0].min(), v[:, 0].max()) for c in hatched for v in [c.get_paths()[0].vertices]]
+    assert any(abs(a - (s0 + lo) / 1e6) < 1e-9 and abs(b - (s0 + hi) / 1e6) < 1e-9 for a, b in spans), spans
+    plt.close("all")
+
+
+def test_gantt_without_a_trace_is_an_error():
+    r = rtsched.simulate(EXAMPLES / "dhall.yaml", "gedf")  # trace=False: no intervals
+    with pytest.raises(rtsched.InputError, match=r"recorded no execution intervals \(simulate\(\.\.\., trace=True\)"):
+        r.gantt()
+    r = rtsched.simulate(EXAMPLES / "dhall.yaml", "gedf", trace=True)
+    with pytest.raises(rtsched.InputError, match="starts at 5000 ms, but the run.s. end at 109 ms"):
+        r.gantt(window="5s:6s")
+
+
+def test_cli_gantt_window(tmp_path):
+    out = tmp_path / "g.png"
+    run_cli("simulate", EXAMPLES / "dhall.yaml", "-s", "gedf", "pedf", "--gantt", out, "--gantt-window", "10ms:30ms",
+            check=0)
+    assert out.read_bytes()[:4] == b"\x89PNG"
+    cases = [
+        (["--gantt-window", "0:20"], "--gantt-window 0:20: needs --gantt OUT.png"),
+        (["--gantt", out, "--gantt-window", "20:10"], "--gantt-window 20:10: the end must be after the start"),
+        (["--gantt", out, "--gantt-window", "1x:2"], "--gantt-window 1x:2: unknown unit 'x'"),
+        (["--gantt", out, "--gantt-window", "5s:"], f"--gantt {out}: the Gantt chart's window starts at 5000 ms"),
+    ]
+    for args, says in cases:
+        r = run_cli("simulate", EXAMPLES / "dhall.yaml", "-s", "gedf", *args)
+        assert r.returncode == 2 and says in r.stderr and "Traceback" not in r.stderr, (args, r.stderr)
