@@ -107,7 +107,7 @@ REAL_BACKENDS = ["gedf", "gnpedf", "ggua", "nggua", "pdasa"]
 
 
 def _durations(quick):
-    # Full: 120 s holds ≥ 60 jobs of the 2 s tasks; the run-length check measures whether it is
+    # Full: 120 s gives ≥ 60 jobs of the 2 s tasks; the run-length check measures whether it is
     # enough. Quick: 10 s.
     return ("10s", 10_000_000_000) if quick else ("120s", 120_000_000_000)
 
@@ -536,7 +536,7 @@ def _real_runs(rtsched, quick, main, out_dir):
         for k in range(per):
             seed = 8000 + 100 * k + int(10 * load)
             ts = rtsched.generate("chronos2011", seed=seed, m=REAL_M, U=load * REAL_M, tmax=REAL_TMAX).taskset
-            # The key holds integers: _real reads a CSV cell 2.0 back as 2, so a float load
+            # The key keeps integers: _real reads a CSV cell 2.0 back as 2, so a float load
             # would not match its own row and be run again.
             units.append(({"load_pct": round(100 * load), "taskset_seed": seed}, ts.with_run(on_miss="continue")))
     # One call per testbed driver model; each returns every row of the CSV so far.

@@ -257,7 +257,7 @@ def jobs(cfg: Config) -> list:
 
 
 def _reuse(path: Path, todo):
-    """The rows of ``path`` if it holds exactly the runs of ``todo`` (same sets, seeds, durations,
+    """The rows of ``path`` if it contains exactly the runs of ``todo`` (same sets, seeds, durations,
     ratios and variants: a rerun only rewrites the report), else None."""
     import pandas as pd
 
@@ -384,7 +384,7 @@ def real_summary(rows):
     """Per (case, backend, partition): runs, mean and range of exec inflation, mean DSR, steal.
 
     The inflation of the work: CPU time of the jobs' work over their demand (1 / ipc_proxy).
-    A kernel backend's `exec_inflation` also holds the CPU time its threads are charged
+    A kernel backend's `exec_inflation` also counts the CPU time its threads are charged
     between jobs (`overhead_ns`), the same under either partition, which would only thin the
     contrast measured here."""
     ok = rows[rows["status"] == "ok"]

@@ -213,7 +213,7 @@ def claims(heavy, moderate, locks):
                 control_variant="no balancer (no migration), the same two lock lengths")
     c.ours = c.measure(_ratio(heavy, "linux", "linux, no double lock"))
     c.control = c.measure(_ratio(heavy, "none", "none, no double lock"))
-    c.notes.append("in the model a migration delays by construction (cfs.rs rule 5: a migration holds both CPUs for `lock`)")
+    c.notes.append("in the model a migration delays by construction (cfs.rs rule 5: a migration occupies both CPUs for `lock`)")
     out.append(c)
 
     c = C.Claim("O6", "§3.1.1-3.1.2",

@@ -95,7 +95,7 @@ def real_comparison(duration_s: float = 5.0, out_dir="out/opzone2012", repeats: 
     nothing), so the processes and the /proc reading are the same and only the moves differ.
     Needs root (SCHED_FIFO 99): raises PrivilegeError otherwise.
 
-    Per run: 1 s of load first (the balancer holds its tasks), then the probe
+    Per run: 1 s of load first (the balancer keeps its tasks), then the probe
     (``rtsched.latency.probe``, FIFO 99, pinned to ``cpu``, default the last CPU) for
     ``duration_s``, then, if ``cyclictest`` and it is installed, the real ``cyclictest -S -m``
     (FIFO 99, one thread per CPU) for ``duration_s``; steal is read around both.
