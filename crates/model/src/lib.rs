@@ -1,6 +1,7 @@
 //! rtsched's model: tasks, platform, task-set files and the results schema.
 //! It knows nothing of scheduling; every substrate (simulator, real threads, kernel) shares it.
 
+pub mod dag;
 pub mod file;
 mod input;
 pub mod jobs_parquet;
@@ -16,6 +17,7 @@ pub mod topology;
 pub mod tuf;
 mod validate;
 
+pub use dag::{Dag, Node};
 pub use file::{load_taskset, parse_taskset, Format, InputError};
 pub use overheads::Overheads;
 pub use program::{

@@ -4,6 +4,7 @@
 //! (time-utility function, working set, memory group, parallel regions, critical sections);
 //! every field is optional with a default that means "the classic sporadic task".
 
+use crate::dag::Dag;
 use crate::overheads::Overheads;
 use crate::program::{CriticalSection, Program, Region};
 use crate::time::Time;
@@ -48,6 +49,10 @@ pub struct Task {
     /// region's end. Empty: one sequential region of one thread of length `wcet`. When given,
     /// `wcet` is the sum of every thread's WCET.
     pub regions: Vec<Region>,
+    /// A job as a directed acyclic graph of nodes (`dag.rs`), instead of `regions`. When
+    /// given, `wcet` is the DAG's work (every node's WCET summed) and `regions` is empty.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dag: Option<Dag>,
     /// Critical sections (ChronOS §III), sorted by (region, thread, start, longest first).
     pub sections: Vec<CriticalSection>,
     /// Time-utility function (ChronOS §3.2; `tuf.rs`). `None`: utility 1 until the deadline.
@@ -137,6 +142,7 @@ impl Task {
             wss: None,
             group: None,
             regions: Vec::new(),
+            dag: None,
             sections: Vec::new(),
             tuf: None,
             class: Class::Rt,

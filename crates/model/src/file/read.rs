@@ -708,6 +708,7 @@ impl Validator<'_> {
             wss,
             group,
             regions,
+            dag: None,
             sections,
             tuf,
             class: crate::task::Class::Rt,
