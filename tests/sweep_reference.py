@@ -11,6 +11,7 @@ notes from the policy's traits. Slow: small specs only.
 import hashlib
 import json
 
+import rtsched
 from rtsched import _core
 from rtsched.analysis import generate_from
 from rtsched.result import RUN_COUNTERS
@@ -58,6 +59,8 @@ def reference_rows(spec):
 
 
 def _outcome(ts, sched) -> dict:
+    if sched.startswith("test:"):
+        return _tested(ts, sched[len("test:"):])
     try:
         raw = _core.simulate(ts, sched, False)
     except _core.InputError as e:
@@ -75,7 +78,25 @@ def _outcome(ts, sched) -> dict:
                # CPU time the overheads took (release latency delays a job but takes no CPU).
                overhead_ns=sum(v for k, v in ovh.items() if k != "release_ns" and isinstance(v, int)))
     assert set(MODEL_COLUMNS) <= set(out)
-    return dict(out, status="ok", error="", schedulable=total["missed"] == 0)
+    return dict(out, status="ok", error="", schedulable=total["missed"] == 0, kind="sim")
+
+
+def _tested(ts, name) -> dict:
+    """A test's row through the public analysis API: ``rtsched.analyze`` (its overhead-aware
+    verdict when the set's run options give overheads) or ``rtsched.partition`` (an error is
+    no partition)."""
+    if name.startswith("partition:"):
+        try:
+            rtsched.partition(ts, name[len("partition:"):])
+            verdict = True
+        except _core.InputError:
+            verdict = False
+    else:
+        (v,) = [v for v in rtsched.analyze(ts) if v["test"] == name]
+        verdict = v["with_overheads"] if "with_overheads" in v else v["schedulable"]
+        if name == "necessary" and verdict is None:
+            verdict = True  # a necessary condition met: not refuted
+    return {"status": "ok", "error": "", "kind": "test", "verdict": verdict, "schedulable": verdict is True}
 
 
 def _notes(ts, sched) -> set:

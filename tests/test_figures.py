@@ -118,7 +118,7 @@ def test_sweep_figures_per_cpu_spec(tmp_path):
     path = tmp_path / "pc.yaml"
     path.write_text(yaml.safe_dump(spec))
     r = run_cli("sweep", path, "-j", "1", "-q", check=0)
-    assert "wrote 8 figures" in r.stdout, r.stdout
+    assert "wrote 10 figures" in r.stdout and "weighted" in r.stdout, r.stdout
     df = read_table(tmp_path / "pc.csv")
     fig = plots.dsr(df, per_cpu=True)
     assert fig.axes[0].get_xlabel() == "utilisation per CPU U/m (point)"

@@ -55,6 +55,13 @@ SPECS = {
                 "run": {"execution": {"model": "overrun", "ratio": 1.3, "probability": 0.5}, "cache": True,
                         "overheads": {"context_switch": "5us", "decision": "2us", "migration": "10us"}},
                 "topology": "opteron6164x4"},
+    # Schedulability tests as schedulers, beside the simulation they bound; and with overheads
+    # (the overhead-aware forms of the tests; partitions admitted on inflated WCETs).
+    "tests": spec_of(utilisation={"points": [1.0, 1.6, 1.9]}, seeds=5, duration="300ms",
+                     schedulers=["gedf", "test:gedf-gfb", "test:gedf-bcl", "test:necessary", "test:partition:ffd"]),
+    "tests-overheads": spec_of(utilisation={"points": [1.0, 1.6]}, seeds=4, duration="300ms",
+                               schedulers=["gedf", "test:gedf-gfb", "test:partition:wfd"],
+                               run={"overheads": {"context_switch": "500us", "decision": "100us", "release": "100us"}}),
 }
 
 

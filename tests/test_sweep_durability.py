@@ -102,6 +102,15 @@ def run_to_end(spec_path, out, history=()):
     return first, last, time.monotonic() - t
 
 
+def part_files(parts) -> set:
+    """The part files in ``parts`` now: none when the directory is gone, also when the run
+    consolidates and removes it while it is listed."""
+    try:
+        return set(parts.glob("part-*"))
+    except FileNotFoundError:
+        return set()
+
+
 def test_sweep_killed_at_random_points_resumes_to_every_row_once(tmp_path):
     spec = spec_of(seeds=30, duration="40s")
     spec_path = tmp_path / "spec.yaml"
@@ -133,14 +142,14 @@ def test_sweep_killed_at_random_points_resumes_to_every_row_once(tmp_path):
             check_rows(S.read_table(out), ref, f"table completed (seed {SEED}, history {history})")
             out.unlink()
             on_disk = 0
-        before = set(parts.glob("part-*")) if parts.is_dir() else set()
+        before = part_files(parts)
         t = time.monotonic()
         p = start(spec_path, out)
         if on_disk == 0 and rng.random() < 1 / 3:
             phase, delay = "start", rng.uniform(0, first)
         elif on_disk < len(ref):
             phase = "rows"
-            while p.poll() is None and not (parts.is_dir() and set(parts.glob("part-*")) - before) and time.monotonic() - t < 60:
+            while p.poll() is None and not part_files(parts) - before and time.monotonic() - t < 60:
                 time.sleep(0.01)
             delay = rng.uniform(0, (last - first) * (len(ref) - on_disk) / len(ref))
         else:

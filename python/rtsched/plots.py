@@ -200,7 +200,21 @@ def _dodge(df, x, i, k):
 BOUNDS = {"dsr": (0.0, 1.0), "aur": (0.0, 1.0), "schedulable": (0.0, 1.0)}
 
 #: A row's status when nothing ran, as a figure's legend says it (docs/sweeps.md).
-NOT_RUN = {"partition-failed": "partition failed", "deadlock": "deadlocked", "too-long": "too long to run"}
+NOT_RUN = {"partition-failed": "partition failed", "deadlock": "deadlocked", "too-long": "too long to run",
+           "not-applicable": "test does not apply"}
+
+
+def _is_test(scheduler: str) -> bool:
+    """A ``test:NAME`` row: a schedulability test's verdict, not a simulation."""
+    return str(scheduler).startswith("test:")
+
+
+def _simulated(df):
+    """The rows that were simulated (a table with tests also has their rows, which have no
+    simulation metrics)."""
+    if "kind" in df.columns:
+        return df[df["kind"] != "test"]
+    return df[~df["scheduler"].map(_is_test)] if "scheduler" in df.columns else df
 
 
 def _bounds(df, metric, bounds):
@@ -240,6 +254,7 @@ def _per_point_plot(df, x, title, ylabel, point, ylim=None, per_cpu=None, failed
     everything = df if failed is None else pd.concat([df, failed])
     fig, axes, gens = _panels(everything, title, ylabel, _xlabel(everything, per_cpu))
     scheds = _schedulers(everything)
+    mixed = any(map(_is_test, scheds)) and not all(map(_is_test, scheds))
     said, foot_rows = set(), 0
     for a, g in zip(axes, gens):
         sub = df[df["generator"] == g] if g else df
@@ -272,31 +287,35 @@ def _per_point_plot(df, x, title, ylabel, point, ylim=None, per_cpu=None, failed
                 order = sorted(range(len(xs)), key=xs.__getitem__)
                 xs, ys, lo, hi = ([v[k] for k in order] for v in (xs, ys, lo, hi))
             some_failed = fgen is not None and (fgen["scheduler"] == s).any()
-            label = f"{s} (mean of the sets that ran)" if some_failed else s
+            label = f"{s} (simulation)" if mixed and not _is_test(s) else s
+            label = f"{label} (mean of the sets that ran)" if some_failed and not _is_test(s) else label
+            # Tests dashed with square markers, simulations solid with round ones.
+            style = {"marker": "s", "linestyle": "--"} if _is_test(s) else {"marker": "o", "linestyle": "-"}
             if xs:
-                a.errorbar(xs, ys, yerr=[lo, hi], marker="o", markersize=3, capsize=3, label=label, color=colour)
+                a.errorbar(xs, ys, yerr=[lo, hi], markersize=3, capsize=3, label=label, color=colour, **style)
             elif some_failed:
-                a.plot([], [], marker="o", markersize=3, label=label, color=colour)  # never ran: only its ×
+                a.plot([], [], markersize=3, label=label, color=colour, **style)  # never ran: only its ×
         foot_rows = max(foot_rows, len(failing))
     # The panels share their y axis: its range is set once, for all of them.
     if ylim is not None:
         axes[0].set_ylim(*ylim)
+        low, high = ylim
     else:
         low, high = axes[0].get_ylim()
         if top is not None and high > top:  # no room above what the metric can reach
             high = top + 0.03 * (top - low)
             axes[0].set_ylim(low, high)
-        if foot_rows:
-            # A strip at the foot for the ×, clear of the data, without ticks.
-            ticks = [t for t in axes[0].get_yticks() if low <= t <= (high if top is None else min(high, top))]
-            strip = FOOT_ROW * (foot_rows + 0.4)
-            axes[0].set_ylim(low - strip / (1 - strip) * (high - low), high)
-            axes[0].set_yticks(ticks)
+    if foot_rows:
+        # A strip at the foot for the ×, clear of the data, without ticks.
+        ticks = [t for t in axes[0].get_yticks() if low <= t <= (high if top is None else min(high, top))]
+        strip = FOOT_ROW * (foot_rows + 0.4)
+        axes[0].set_ylim(low - strip / (1 - strip) * (high - low), high)
+        axes[0].set_yticks(ticks)
     handles, labels = axes[-1].get_legend_handles_labels()
     if said:
         why = ", ".join(NOT_RUN.get(w, w) for w in sorted(said))
         handles.append(Line2D([], [], marker="x", color="grey", linestyle="none"))
-        labels.append(f"sets not run ({why}): count/total")
+        labels.append(f"sets not run ({why}): count/total" if said != {"not-applicable"} else "sets the test does not apply to: count/total")
     axes[-1].legend(handles, labels, fontsize=8)
     fig.tight_layout()
     return fig
@@ -311,6 +330,7 @@ def metric_vs_utilisation(df, metric, path=None, ylabel=None, title=None, scale=
     shown as failures: × at the foot of the panel with how many of the sets did not run."""
     if metric not in df.columns:
         raise KeyError(f"no column {metric!r} in the table")
+    df = _simulated(df)  # a test's row has no simulation metrics
     failed = None
     if only_ok and "status" in df.columns:
         failed = df[df["status"] != "ok"]
@@ -349,16 +369,88 @@ def migrations(df, path=None, per_cpu=None):
                                  per_cpu=per_cpu)
 
 
-def schedulability(df, path=None, x="point", title="schedulability ratio", per_cpu=None):
-    """Fraction of task sets with no missed deadline (a failed partition is a failure), per
-    scheduler, with 95% Wilson intervals."""
+def schedulability(df, path=None, x="point", title=None, per_cpu=None):
+    """The acceptance ratio per scheduler, with 95% Wilson intervals: for a simulated
+    scheduler the fraction of task sets with no missed deadline (a failed partition is a
+    failure); for a ``test:NAME`` (dashed) the fraction the test proves schedulable (an
+    inconclusive verdict is not a proof). Sets a test does not apply to are shown as × with
+    their count, not counted."""
 
     def point(grp):
         k, n = int(grp["schedulable"].sum()), len(grp)
         lw, hg = wilson(k, n)
         return (k / n, (k / n - lw, hg - k / n))
 
-    fig = _per_point_plot(df, x, title, "fraction of task sets schedulable", point, ylim=(-0.05, 1.05), per_cpu=per_cpu)
+    failed = df[df["status"] == "not-applicable"] if "status" in df.columns else None
+    if failed is not None:
+        df = df[df["status"] != "not-applicable"]
+    tests = "scheduler" in df.columns and df["scheduler"].map(_is_test).any()
+    if title is None:
+        title = "acceptance ratio: tests and simulation" if tests else "schedulability ratio"
+    ylabel = "acceptance ratio (sets schedulable)" if tests else "fraction of task sets schedulable"
+    fig = _per_point_plot(df, x, title, ylabel, point, ylim=(-0.05, 1.05), per_cpu=per_cpu, failed=failed)
+    if path is not None:
+        save(fig, path)
+    return fig
+
+
+def weighted(df, column="schedulable"):
+    """Weighted schedulability per (generator, scheduler): W = Σ U·S / Σ U over the task sets,
+    S = 1 for a set schedulable (``column``) and U its utilisation (Bastoni, Brandenburg &
+    Anderson, OSPERT 2010: one number that weighs a high-utilisation set more, in place of a
+    whole curve). The 95% interval is Wilson's at Kish's effective sample size
+    (Σ U)² / Σ U² — W is a weighted mean of 0/1 outcomes. Sets a test does not apply to are left
+    out. Returns a DataFrame: generator, scheduler, W, low, high, sets."""
+    import pandas as pd
+
+    if "status" in df.columns:
+        df = df[df["status"] != "not-applicable"]
+    rows = []
+    gens = list(dict.fromkeys(df["generator"])) if "generator" in df.columns else [""]
+    for g in gens:
+        sub = df[df["generator"] == g] if g else df
+        for s in _schedulers(sub):
+            grp = sub[sub["scheduler"] == s]
+            u = grp["U"].astype("float64").to_numpy()
+            ok = grp[column].astype(bool).to_numpy()
+            total, squares = float(u.sum()), float((u * u).sum())
+            if not len(grp) or total <= 0:
+                continue
+            w = float((u * ok).sum()) / total
+            n_eff = total * total / squares
+            low, high = wilson(w * n_eff, n_eff)
+            rows.append({"generator": g, "scheduler": s, "W": w, "low": min(low, w), "high": max(high, w), "sets": len(grp)})
+    return pd.DataFrame(rows, columns=["generator", "scheduler", "W", "low", "high", "sets"])
+
+
+def weighted_schedulability(df, path=None, per_cpu=None):
+    """Weighted schedulability (:func:`weighted`) as bars: one group per generator, one bar per
+    scheduler or test (tests hatched), each with its 95% interval and its value."""
+    plt = _plt()
+    w = weighted(df)
+    gens = list(dict.fromkeys(w["generator"])) or [""]
+    scheds = list(dict.fromkeys(w["scheduler"]))
+    fig, ax = plt.subplots(figsize=(max(6.0, 1.2 + 0.55 * len(gens) * len(scheds)), 4.4))
+    width = 0.8 / max(1, len(scheds))
+    for i, s in enumerate(scheds):
+        part = w[w["scheduler"] == s].set_index("generator")
+        xs = [gi + (i - (len(scheds) - 1) / 2) * width for gi, g in enumerate(gens) if g in part.index]
+        ys = [part.loc[g, "W"] for g in gens if g in part.index]
+        lo = [part.loc[g, "W"] - part.loc[g, "low"] for g in gens if g in part.index]
+        hi = [part.loc[g, "high"] - part.loc[g, "W"] for g in gens if g in part.index]
+        ax.bar(xs, ys, width * 0.92, yerr=[lo, hi], capsize=3, color=f"C{i % 10}", label=s,
+               hatch="//" if _is_test(s) else None, edgecolor="white" if _is_test(s) else None)
+        for x, y, h in zip(xs, ys, hi):  # the value above its interval, clear of the cap
+            ax.text(x, y + h + 0.015, f"{y:.2f}", ha="center", va="bottom", fontsize=7)
+    ax.set_xticks(range(len(gens)))
+    ax.set_xticklabels([g or "all sets" for g in gens], fontsize=8)
+    ax.set_ylim(0, 1.12)
+    ax.set_ylabel("weighted schedulability W = Σ U·S / Σ U")
+    ax.grid(alpha=0.3, axis="y")
+    text = caption(df)
+    ax.set_title(("weighted schedulability" + (f"\n{text}" if text else "")), fontsize=10)
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    fig.tight_layout()
     if path is not None:
         save(fig, path)
     return fig
@@ -409,16 +501,21 @@ def latency_histogram(latencies_ns, path=None, bins=50, label=None, title="laten
 
 
 def sweep_figures(df, prefix, per_cpu=None) -> list[str]:
-    """The default figures of a sweep table: ``PREFIX-{dsr,schedulability,tardiness,migrations}``
-    (and ``-aur`` when some job could accrue other than 1 — TUFs or generated utilities; with
-    unit utilities the AUR is the DSR), each as PNG and SVG. ``per_cpu``: the spec's points are
+    """The default figures of a sweep table: ``PREFIX-{schedulability,weighted}`` (acceptance
+    ratio of every scheduler and test, and weighted schedulability), ``PREFIX-{dsr,tardiness,
+    migrations}`` of the simulated schedulers (none when every entry is a test), and ``-aur``
+    when some job could accrue other than 1 — TUFs or generated utilities; with unit utilities
+    the AUR is the DSR), each as PNG and SVG. ``per_cpu``: the spec's points are
     per CPU (None: judged from the table). Returns the paths."""
     prefix = os.fspath(prefix)
     written = []
     if not len(df):
         return written
-    figs = [("schedulability", schedulability), ("dsr", dsr), ("tardiness", tardiness), ("migrations", migrations)]
-    if "aur" in df.columns and df["aur"].notna().any():
+    figs = [("schedulability", schedulability), ("weighted", weighted_schedulability)]
+    sim = _simulated(df)
+    if len(sim):
+        figs += [("dsr", dsr), ("tardiness", tardiness), ("migrations", migrations)]
+    if "aur" in sim.columns and sim["aur"].notna().any():
         if "possible_utility" not in df.columns or (df["possible_utility"] != df["jobs"]).fillna(False).any():
             figs.append(("aur", aur))
     for name, fn in figs:

@@ -46,6 +46,21 @@ fn analyze(py: Python<'_>, taskset: &PyTaskSet) -> Vec<(String, Option<bool>, St
         .collect()
 }
 
+/// Check a sweep's `test:NAME` scheduler (`name` without the prefix): InputError naming the
+/// closest known test when it is not one.
+#[pyfunction]
+fn check_test(name: &str) -> PyResult<()> {
+    schedulability::named::Named::parse(name)
+        .map(|_| ())
+        .map_err(input_err)
+}
+
+/// The tests a sweep can run as `test:NAME`: (name, what it is).
+#[pyfunction]
+fn tests() -> Vec<(&'static str, &'static str)> {
+    schedulability::named::TESTS.to_vec()
+}
+
 /// The overheads an analysis charges: those of the profile file `profile` (its `statistic`
 /// column), or else the task set's own `run.overheads` when it sets any; None otherwise.
 fn overheads_for(
@@ -208,6 +223,8 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(generate, m)?)?;
     m.add_function(wrap_pyfunction!(generators, m)?)?;
     m.add_function(wrap_pyfunction!(analyze, m)?)?;
+    m.add_function(wrap_pyfunction!(check_test, m)?)?;
+    m.add_function(wrap_pyfunction!(tests, m)?)?;
     m.add_function(wrap_pyfunction!(analyze_overheads, m)?)?;
     m.add_function(wrap_pyfunction!(analysis_overheads, m)?)?;
     m.add_function(wrap_pyfunction!(partition_taskset, m)?)?;

@@ -18,11 +18,17 @@ struct Columns {
     n: Vec<i64>,
     u: Vec<f64>,
     status: Vec<u8>,
+    /// Per row: 0 / 1 a test's verdict false / true, 2 inconclusive, 3 not a test's row.
+    verdict: Vec<u8>,
     ints: Vec<[i64; 29]>,
     floats: Vec<[f64; 8]>,
     errors: Vec<(usize, String)>,
     notes: BTreeSet<Note>,
 }
+
+/// `verdict` codes besides false (0) and true (1).
+const VERDICT_INCONCLUSIVE: u8 = 2;
+const VERDICT_NONE: u8 = 3;
 
 fn run_sets(
     schedulers: &[String],
@@ -59,11 +65,19 @@ fn run_sets(
             match sweep_row::run(&ts, sched, &mut total, &mut scratch) {
                 Outcome::Ran(i, f) => {
                     out.status.push(Status::Ok as u8);
+                    out.verdict.push(VERDICT_NONE);
                     out.ints.push(i);
                     out.floats.push(f);
                 }
+                Outcome::Tested(v) => {
+                    out.status.push(Status::Ok as u8);
+                    out.verdict.push(v.map_or(VERDICT_INCONCLUSIVE, u8::from));
+                    out.ints.push([0; 29]);
+                    out.floats.push([0.0; 8]);
+                }
                 Outcome::NotRun(status, e) => {
                     out.status.push(status as u8);
+                    out.verdict.push(VERDICT_NONE);
                     out.ints.push([0; 29]);
                     out.floats.push([0.0; 8]);
                     out.errors.push((out.status.len() - 1, e));
@@ -98,9 +112,11 @@ fn le_bytes<'py, T: Copy, const W: usize>(
 ///
 /// Returns a dict: `rows`; `m`, `n` and each integer column as little-endian i64 bytes; `U`
 /// and each float column as little-endian f64 bytes; `status` as one byte per row (an index
-/// into `statuses`); `errors` as [(row, message)] for rows that did not run; `warnings` as
-/// the batch's distinct notes (`("tufs", scheduler)`, `("deadlock", scheduler, cycle)`).
-/// The metric columns of a row that did not run hold 0 (the caller masks them).
+/// into `statuses`); `verdict` as one byte per row (a `test:NAME` row's verdict: 0 false, 1
+/// true, 2 inconclusive; 3 for a simulated row or a test that did not apply); `errors` as
+/// [(row, message)] for rows that did not run; `warnings` as the batch's distinct notes
+/// (`("tufs", scheduler)`, `("deadlock", scheduler, cycle)`). The metric columns of a row that
+/// did not run, or of a test's row, hold 0 (the caller masks them).
 /// A generator or options error raises InputError; nothing is returned for the batch.
 #[pyfunction]
 #[pyo3(signature = (schedulers, generators, set_gen, set_params, set_seed, todo, duration_ns, on_miss, run=None, topology=None, source="<sweep options>"))]
@@ -187,6 +203,7 @@ fn sweep_batch<'py>(
         )?;
     }
     d.set_item("status", PyBytes::new(py, &c.status))?;
+    d.set_item("verdict", PyBytes::new(py, &c.verdict))?;
     d.set_item("statuses", Status::ALL.map(Status::name).to_vec())?;
     d.set_item("errors", c.errors)?;
     d.set_item("warnings", notes_list(py, c.notes)?)?;

@@ -6,6 +6,7 @@
 use crate::PyTaskSet;
 use pyo3::PyResult;
 use rtsched_analysis::gen;
+use rtsched_analysis::schedulability::named::{Named, NotApplicable};
 use rtsched_model::results::{RunResult, Summary, TotalSink};
 use rtsched_model::TaskSet;
 use rtsched_sim::{Failure, Options, Records, SimError, SimScratch};
@@ -67,15 +68,18 @@ pub enum Status {
     Deadlock = 2,
     /// Not run: its estimated work is over the limit.
     TooLong = 3,
+    /// A `test:NAME` row whose test does not apply to the set (the error says why).
+    NotApplicable = 4,
 }
 
 impl Status {
     /// Every status, in the order of their codes.
-    pub const ALL: [Status; 4] = [
+    pub const ALL: [Status; 5] = [
         Status::Ok,
         Status::PartitionFailed,
         Status::Deadlock,
         Status::TooLong,
+        Status::NotApplicable,
     ];
 
     pub fn name(self) -> &'static str {
@@ -84,6 +88,7 @@ impl Status {
             Status::PartitionFailed => "partition-failed",
             Status::Deadlock => "deadlock",
             Status::TooLong => "too-long",
+            Status::NotApplicable => "not-applicable",
         }
     }
 
@@ -112,6 +117,8 @@ impl Status {
 pub enum Outcome {
     /// The run completed: its numeric columns, in the order of `INT_COLUMNS` / `FLOAT_COLUMNS`.
     Ran([i64; 29], [f64; 8]),
+    /// A `test:NAME` row: the test's verdict (`None`: inconclusive).
+    Tested(Option<bool>),
     /// It did not: why, and the message of the `error` column.
     NotRun(Status, String),
 }
@@ -147,6 +154,9 @@ pub fn make_set(name: &str, params: &str, seed: u64, o: &SetOptions<'_>) -> PyRe
 /// are decided, none held (a row needs no more), and `scratch` holds the simulator's buffers
 /// from run to run: many short runs allocate nothing anew.
 pub fn run(ts: &TaskSet, sched: &str, total: &mut TotalSink, scratch: &mut SimScratch) -> Outcome {
+    if let Some(name) = sched.strip_prefix(TEST_PREFIX) {
+        return tested(ts, name);
+    }
     // A row whose run would take hours (PAWS on tens of thousands of CPUs, a 1 ns tick) is
     // not run: its status says so, with the estimate (the CLI's --max-work).
     if let Some(e) = too_long(ts, sched) {
@@ -162,6 +172,22 @@ pub fn run(ts: &TaskSet, sched: &str, total: &mut TotalSink, scratch: &mut SimSc
             Outcome::Ran(i, f)
         }
         Err(e) => Outcome::NotRun(Status::of(&e), e.to_string()),
+    }
+}
+
+/// A sweep scheduler that is a schedulability test: `test:NAME` (`named::Named`).
+pub const TEST_PREFIX: &str = "test:";
+
+/// A `test:NAME` row: the named test's verdict on `ts` (with the overheads of its run options,
+/// if any), or why it does not apply. The name was checked when the spec was read; a name
+/// that does not parse here is reported as not applicable, with the parser's message.
+fn tested(ts: &TaskSet, name: &str) -> Outcome {
+    match Named::parse(name) {
+        Ok(t) => match t.verdict(ts) {
+            Ok(v) => Outcome::Tested(v.schedulable),
+            Err(NotApplicable(why)) => Outcome::NotRun(Status::NotApplicable, why),
+        },
+        Err(e) => Outcome::NotRun(Status::NotApplicable, e),
     }
 }
 
@@ -244,7 +270,7 @@ pub enum Note {
 /// its run says why.
 pub fn notes(ts: &TaskSet, cycle: Option<&str>, sched: &str, out: &mut impl Extend<Note>) {
     let tufs = ts.has_tufs();
-    if !tufs && cycle.is_none() {
+    if (!tufs && cycle.is_none()) || sched.starts_with(TEST_PREFIX) {
         return;
     }
     let (uses_tufs, resolves) = if sched.starts_with("kernel:") {

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 import textwrap
 
-from .. import schedulers
+from .. import _core, schedulers
 from ..tables import FORMATS, Column, as_format, output_width, render
 
 
@@ -17,6 +17,9 @@ def register(sub):
                         "to fit its width), or 'csv' or 'json' for machines: name, summary, paper, options")
     p.set_defaults(func=run)
 
+
+#: The schedulability tests a sweep can run in place of a simulation.
+TESTS = [Column("entry"), Column("what it tests", fold=True)]
 
 #: The table: the name on one line, what it does and where it comes from folded to fit.
 COLUMNS = [Column("name"), Column("what it does", fold=True), Column("from", fold=True)]
@@ -35,4 +38,6 @@ def run(args):
         for s in opts:
             line = f"  {s['name']}: {s['options']}"
             print(textwrap.fill(line, width, subsequent_indent="    ", break_on_hyphens=False) if width else line)
+    print("\ntests, as sweep entries 'test:NAME' (docs/sweeps.md; `rtsched analyze` runs them on a file):")
+    print(render(TESTS, [[f"test:{n}", what] for n, what in _core.tests()], output_width()).text)
     return 0

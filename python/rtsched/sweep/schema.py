@@ -183,6 +183,11 @@ class _UtilisationModel(_Model):
     per_cpu: bool = False
 
 
+#: A sweep "scheduler" that is a schedulability test (``test:gedf-bcl``, ``test:partition:ffd``):
+#: its rows carry the test's verdict instead of a simulation's metrics.
+TEST_PREFIX = "test:"
+
+
 def _schedulers(names: list) -> list:
     from .. import _core
 
@@ -190,7 +195,10 @@ def _schedulers(names: list) -> list:
         if "/" in s:
             raise _fail(f"{s!r}: scheduler names may not contain '/'")
         try:
-            _core.parse_scheduler(s)
+            if s.startswith(TEST_PREFIX):  # a schedulability test in place of a simulation
+                _core.check_test(s[len(TEST_PREFIX):])
+            else:
+                _core.parse_scheduler(s)
         except InputError as e:
             raise _fail(f"{s!r}: {e}") from None
     return _distinct("a scheduler is listed twice")(names)
@@ -310,7 +318,7 @@ class _SpecModel(_Model):
 # What a field holds, by the field's name, where the type alone says too little.
 _EXPECTED = {
     "points": "a non-empty list of numbers or {from, to, step}",
-    "schedulers": "a non-empty list of scheduler names (e.g. [gedf, 'pedf:ffd', 'gfp:rm'])",
+    "schedulers": "a non-empty list of scheduler names or tests (e.g. [gedf, 'pedf:ffd', 'test:gedf-bcl', 'test:partition:ffd'])",
     "generator": "a mapping with 'name' and 'params' (or a generator name)",
     "generators": "a non-empty list of generators ({name, params, param, label})",
     "params": "a mapping of parameters",
@@ -331,7 +339,7 @@ _MISSING = {
     "from": "a range is written {from: A, to: B, step: S}",
     "to": "a range is written {from: A, to: B, step: S}",
     "step": "a range is written {from: A, to: B, step: S}",
-    "schedulers": "e.g. [gedf, 'pedf:ffd', 'gfp:rm']",
+    "schedulers": "e.g. [gedf, 'pedf:ffd', 'gfp:rm', 'test:gedf-bcl']",
     "duration": "e.g. 1s, 500ms, or a number of ms",
 }
 # pydantic's error types in the words of the rest of rtsched's messages.

@@ -14,6 +14,7 @@ import uuid
 from pathlib import Path
 
 from .._core import InputError
+from .schema import TEST_PREFIX
 
 #: Summary columns, in order, as :attr:`rtsched.Result.summary` names them (the total summary,
 #: then the run-level counters of ``rtsched.result.RUN_COUNTERS``).
@@ -32,12 +33,18 @@ MODEL_COLUMNS = ["misses_l1", "misses_l2", "misses_llc", "invalidations", "evict
 #: Coordinates of a row (what it is), then its outcome.
 COORD_COLUMNS = [
     "key", "sweep", "generator", "gen_params", "param", "point", "replication", "taskset_seed",
-    "scheduler", "m", "n", "U", "duration_ns", "on_miss", "run", "topology",
+    "scheduler", "kind", "m", "n", "U", "duration_ns", "on_miss", "run", "topology",
 ]
+#: ``kind``: ``sim`` for a simulated row, ``test`` for a schedulability test's (a ``test:NAME``
+#: scheduler), whose ``verdict`` is the test's (true / false / empty: inconclusive) and whose
+#: metric columns are empty. ``schedulable``: a simulated set missed no deadline (and ran); a
+#: tested set was proven schedulable (``verdict`` true).
 #: ``schema``: the results schema the row was computed under (``rtsched._core.RESULTS_SCHEMA``).
 #: A row of another (older) schema lacks columns added since (schema 3: the utility columns and
 #: ``deadlocks``): a resumed sweep recomputes it; reading an old table gives those columns empty.
-OUTCOME_COLUMNS = ["status", "error"] + SUMMARY_COLUMNS + MODEL_COLUMNS + ["schedulable", "schema"]
+OUTCOME_COLUMNS = ["status", "error"] + SUMMARY_COLUMNS + MODEL_COLUMNS + ["schedulable", "verdict", "schema"]
+#: Columns of a bool type (``verdict`` may be empty).
+_BOOL_COLUMNS = {"schedulable", "verdict"}
 COLUMNS = COORD_COLUMNS + OUTCOME_COLUMNS
 _INT_COLUMNS = {"replication", "taskset_seed", "m", "n", "duration_ns", "jobs", "completed", "met", "missed", "aborted",
                 "max_tardiness_ns", "max_response_ns", "p99_response_ns", "preemptions", "migrations",
@@ -46,7 +53,7 @@ _INT_COLUMNS = {"replication", "taskset_seed", "m", "n", "duration_ns", "jobs", 
                 "inversion_job_p99_ns", "kernel_migrations", "deadlocks"} | set(MODEL_COLUMNS)
 _FLOAT_COLUMNS = {"point", "U", "dsr", "mean_tardiness_ns", "mean_response_ns", "accrued_utility", "possible_utility", "aur",
                   "exec_inflation", "ipc_proxy"}
-_STR_COLUMNS = {"key", "sweep", "generator", "gen_params", "param", "scheduler", "on_miss", "run", "topology", "status",
+_STR_COLUMNS = {"key", "sweep", "generator", "gen_params", "param", "scheduler", "kind", "on_miss", "run", "topology", "status",
                 "error", "schema"}
 
 
@@ -59,7 +66,7 @@ def arrow_schema():
             return pa.int64()
         if c in _FLOAT_COLUMNS:
             return pa.float64()
-        return pa.bool_() if c == "schedulable" else pa.string()
+        return pa.bool_() if c in _BOOL_COLUMNS else pa.string()
 
     return pa.schema([(c, t(c)) for c in COLUMNS])
 
@@ -79,7 +86,13 @@ def batch_table(b, cols):
     row_gen = np.asarray(b.set_gen, dtype=np.int64)[row_set]
     status = np.frombuffer(cols["status"], dtype=np.uint8)
     failed = status != 0
-    mask = failed if failed.any() else None
+    is_test = np.array([s.startswith(TEST_PREFIX) for s in b.schedulers], dtype=bool)[row_sched]
+    # verdict codes (`_core.sweep_batch`): 0 false, 1 true, 2 inconclusive, 3 no verdict.
+    code = np.frombuffer(cols["verdict"], dtype=np.uint8)
+    verdict = pa.array(code == 1, mask=code > 1)
+    empty = failed | is_test  # rows with no simulation metrics
+    mask = empty if empty.any() else None
+    schedulable = np.where(is_test, code == 1, ~failed & (np.frombuffer(cols["missed"], "<i8") == 0))
 
     def pick(values, index):
         return pa.array(values, pa.string()).take(pa.array(index))
@@ -102,11 +115,12 @@ def batch_table(b, cols):
         "param": pick([g[2] for g in b.generators], row_gen), "point": per_set(b.set_point, np.float64),
         "replication": per_set(b.set_replication, np.int64), "taskset_seed": per_set(b.set_seed, np.int64),
         "scheduler": pick(b.schedulers, row_sched),
+        "kind": pick(["test" if s.startswith(TEST_PREFIX) else "sim" for s in b.schedulers], row_sched),
         "m": pa.array(np.frombuffer(cols["m"], "<i8")), "n": pa.array(np.frombuffer(cols["n"], "<i8")),
         "U": pa.array(np.frombuffer(cols["U"], "<f8")),
         "duration_ns": same(b.duration_ns, pa.int64()), "on_miss": same(b.on_miss), "run": same(b.run or ""),
         "topology": same(b.topology or ""), "status": pick(cols["statuses"], status), "error": error,
-        "schedulable": pa.array(~failed & (np.frombuffer(cols["missed"], "<i8") == 0)),
+        "schedulable": pa.array(schedulable), "verdict": verdict,
         "schema": same(_core.RESULTS_SCHEMA),
     }
     for c in SUMMARY_COLUMNS + MODEL_COLUMNS:
@@ -127,8 +141,10 @@ def stale(df):
     """Rows to recompute, as a boolean Series: rows computed under another results schema
     (older tables have no ``schema`` column: every row is stale), and completed rows of this
     schema written before the sweep recorded the cache model's columns (no ``ipc_proxy``) or the
-    kernel's migrations and per-job inversions (no ``kernel_migrations``)."""
-    return (df["schema"] != current_schema()) | ((df["status"] == "ok") & (df["ipc_proxy"].isna() | df["kernel_migrations"].isna()))
+    kernel's migrations and per-job inversions (no ``kernel_migrations``). A test's row has no
+    such columns by nature."""
+    simulated = (df["status"] == "ok") & (df["kind"] != "test")
+    return (df["schema"] != current_schema()) | (simulated & (df["ipc_proxy"].isna() | df["kernel_migrations"].isna()))
 
 
 def _frame(rows):
@@ -162,6 +178,12 @@ def _coerce(df):
             df[c] = df[c].astype(object).where(df[c].notna(), "").astype(str)
     if df["schedulable"].dtype != bool:  # CSV text, or missing
         df["schedulable"] = df["schedulable"].astype(str).str.lower().isin(["true", "1", "1.0"])
+    if df["verdict"].dtype != "boolean":  # CSV text, or missing (a table from before tests)
+        text = df["verdict"].astype(object).where(df["verdict"].notna(), "").astype(str).str.lower()
+        df["verdict"] = pd.array([True if t in ("true", "1", "1.0") else False if t in ("false", "0", "0.0") else pd.NA
+                                  for t in text], dtype="boolean")
+    if (df["kind"] == "").any():  # a table from before tests: every row was simulated
+        df["kind"] = df["kind"].where(df["kind"] != "", "sim")
     return df
 
 
@@ -326,7 +348,8 @@ def _dedup_arrow(t):
         return fast
 
     fresh = pc.and_(pc.equal(t["schema"], current_schema()),
-                    pc.invert(pc.and_(pc.equal(t["status"], "ok"), pc.is_null(t["ipc_proxy"]))))
+                    pc.invert(pc.and_(pc.and_(pc.equal(t["status"], "ok"), pc.not_equal(t["kind"], "test")),
+                                      pc.is_null(t["ipc_proxy"]))))
     stale = pc.invert(pc.fill_null(fresh, False))
     by = pa.table({"key": t["key"], "stale": stale})
     order = pc.sort_indices(by, [("key", "ascending"), ("stale", "ascending")])  # stable

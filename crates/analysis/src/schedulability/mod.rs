@@ -12,6 +12,7 @@
 //! a bound (U = 1, U = m − (m−1)u_max) is judged the way the theorem says.
 
 pub mod global;
+pub mod named;
 pub mod uniprocessor;
 
 use crate::priority::{deadline_monotonic, rate_monotonic};
