@@ -8,6 +8,7 @@ from ..cli import seed
 from ..report import table
 from ..result import REAL_RUN_ROW_GROUP, csv_file, parquet_file
 from ..result import run as real_run
+from ..tables import output_width
 from .simulate import (
     add_output_arguments,
     add_table_arguments,
@@ -46,7 +47,8 @@ def register(sub):
     p.set_defaults(func=run)
 
 
-def measurement_table(results) -> str:
+def measurement_table(results, width=None) -> str:
+    """The real runs' own measurements (µs), fitted to `width`."""
     # (The policy's own time per decision, policy_ns_per_invocation, is a column of the
     # comparison table.)
     keys = ["decision_overhead", "preemption_latency", "release_jitter", "start_delay"]
@@ -61,7 +63,8 @@ def measurement_table(results) -> str:
     note = ("\nCPU time the hypervisor took during the run (host steal): " + ", ".join(steal)) if steal else ""
     if not rows:
         return note.strip()
-    return table(["run", "measurement", "median us", "p99 us", "max us", "n"], rows, ["<", "<", ">", ">", ">", ">"]) + note
+    return table(["run", "measurement", "median us", "p99 us", "max us", "n"], rows, ["<", "<", ">", ">", ">", ">"], width,
+                 ranks=[0, 0, 1, 0, 0, 2]) + note
 
 
 def run(args):
@@ -85,7 +88,7 @@ def run(args):
     print(f"{ts.source}: {len(ts.task_names)} tasks on {ts.cpus} CPUs, U = {ts.utilization:.3f}; "
           f"real run of {r0.document['duration_ns'] / 1e6:g} ms")
     print_summaries(results, args)
-    mt = measurement_table(results)
+    mt = measurement_table(results, output_width())
     if mt:
         print()
         print(mt)
