@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 import rtsched
-from conftest import EXAMPLES, run_cli
+from conftest import EXAMPLES, real, run_cli
 from rtsched import plots
 from rtsched.gantt import parse_window
 from rtsched.sweep.table import read_table
@@ -215,3 +215,30 @@ def test_cli_gantt_window(tmp_path):
     for args, says in cases:
         r = run_cli("simulate", EXAMPLES / "dhall.yaml", "-s", "gedf", *args)
         assert r.returncode == 2 and says in r.stderr and "Traceback" not in r.stderr, (args, r.stderr)
+
+
+def test_run_gantt_window_is_checked_before_any_real_run(tmp_path):
+    # As simulate's: a window without a chart, or one that does not parse, exits 2 before a
+    # real-time thread starts (no privilege needed to see it).
+    out = tmp_path / "g.png"
+    cases = [
+        (["--gantt-window", "0:20"], "--gantt-window 0:20: needs --gantt OUT.png"),
+        (["--gantt", out, "--gantt-window", "20:10"], "--gantt-window 20:10: the end must be after the start"),
+        (["--gantt", out, "--gantt-window", "1x:2"], "--gantt-window 1x:2: unknown unit 'x'"),
+    ]
+    for args, says in cases:
+        r = run_cli("run", EXAMPLES / "dhall.yaml", "-b", "testbed:gedf", "--duration", "20ms", *args)
+        assert r.returncode == 2 and says in r.stderr and "Traceback" not in r.stderr, (args, r.stderr)
+        assert r.stdout == "" and not out.exists(), (args, r.stdout)
+    assert "--gantt-window START:END" in run_cli("run", "--help", check=0).stdout
+
+
+@real
+def test_run_gantt_window_draws_that_window(tmp_path):
+    out = tmp_path / "g.png"
+    r = run_cli("run", EXAMPLES / "dhall.yaml", "-b", "testbed:gedf", "--duration", "60ms", "--gantt", out,
+                "--gantt-window", "10ms:30ms", check=0)
+    assert f"wrote {out}" in r.stdout + r.stderr and out.read_bytes()[:4] == b"\x89PNG"
+    r = run_cli("run", EXAMPLES / "dhall.yaml", "-b", "testbed:gedf", "--duration", "60ms", "--gantt", out,
+                "--gantt-window", "5s:")
+    assert r.returncode == 2 and f"--gantt {out}: the Gantt chart's window starts at 5000 ms" in r.stderr, r.stderr

@@ -15,6 +15,7 @@ from .simulate import (
     check_duration,
     check_job_limit,
     check_work,
+    gantt_window,
     keeps_jobs,
     output_paths,
     print_summaries,
@@ -43,7 +44,10 @@ def register(sub):
     add_table_arguments(p)
     add_output_arguments(p)
     p.add_argument("--trace", metavar="OUT")
-    p.add_argument("--gantt", metavar="OUT.png")
+    p.add_argument("--gantt", metavar="OUT.png", help="draw a Gantt chart of the run (PNG or SVG)")
+    p.add_argument("--gantt-window", metavar="START:END",
+                   help="with --gantt: the time the chart shows, in ms or with units (0:40, 1s:1.2s; either end may be "
+                        "left out); default: four periods of the longest-period task")
     p.set_defaults(func=run)
 
 
@@ -71,6 +75,7 @@ def run(args):
     ts = _core.load_taskset(args.file)
     check_duration(args)
     output_paths(args, inputs=(args.file,))
+    gantt_window(args)  # checked before the run: a bad window costs no real run
     # Records are held only for an output that reads them after the run; otherwise they are
     # folded into the summaries (and written to --jobs-parquet) as each job ends, so a long
     # run's memory does not grow with its jobs.
@@ -93,5 +98,5 @@ def run(args):
         print()
         print(mt)
     write_outputs(results, args.json, args.jobs_csv, args.trace, args.gantt, parquet_path=args.jobs_parquet,
-                  json_jobs=args.json_jobs)
+                  json_jobs=args.json_jobs, gantt_window=args.gantt_window)
     return 0
