@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 import rtsched
-from conftest import EXAMPLES, real, run_cli
+from conftest import EXAMPLES, real, run_cli, write_dedented
 from rtsched import plots
 from rtsched.gantt import parse_window
 from rtsched.sweep.table import read_table
@@ -189,6 +189,51 @@ def test_gantt_critical_sections(tmp_path):
     s0 = int(iv.start_ns.iloc[0])
     spans = [(v[:, 0].min(), v[:, 0].max()) for c in hatched for v in [c.get_paths()[0].vertices]]
     assert any(abs(a - (s0 + lo) / 1e6) < 1e-9 and abs(b - (s0 + hi) / 1e6) < 1e-9 for a, b in spans), spans
+    plt.close("all")
+
+
+# One fork-join job p on 2 CPUs under PAWS (crates/sim/tests/paws.rs, hand-worked): region 0
+# [0,2] on CPU 0; region 1's thread 2 [2,6] on CPU 0, thread 0 [2,6] on CPU 1, thread 1 [6,10]
+# on CPU 0; region 2 [10,12] on CPU 0. Thread 2 holds bus from 1 ms of its work for 2 ms, the
+# last region from 0.5 ms for 1 ms, thread 1 takes log for its last 1 ms.
+FORK_JOIN_SECTIONS = """\
+    platform: {cpus: 2}
+    run: {duration: 20EXEC}
+    resources: [bus, log]
+    tasks:
+      - name: p
+        period: 20
+        regions: [2, [4, 4, 4], 2]
+        sections:
+          - {resource: bus, region: 1, thread: 2, start: 1ms, length: 2ms}
+          - {resource: log, region: 1, thread: 1, start: 3ms, length: 1ms}
+          - {resource: bus, region: 2, start: 0.5ms, length: 1ms}
+    """
+
+
+def test_gantt_hatches_the_sections_of_fork_join_threads(tmp_path):
+    from rtsched.gantt import _held_spans, _sections
+
+    p = write_dedented(tmp_path, FORK_JOIN_SECTIONS.replace("EXEC", ""))
+    r = rtsched.simulate(p, "paws", trace=True)
+    assert sorted(_held_spans(r.intervals, _sections(r.taskset))) == [
+        (0, 3_000_000, 5_000_000, 0), (0, 9_000_000, 10_000_000, 1), (0, 10_500_000, 11_500_000, 0)]
+    fig = r.gantt(tmp_path / "fj.png")
+    hatched = sorted((round(v[:, 0].min(), 6), round(v[:, 0].max(), 6), c.get_hatch())
+                     for c in fig.axes[0].collections if c.get_hatch() for v in [c.get_paths()[0].vertices])
+    assert hatched == [(3.0, 5.0, "////"), (9.0, 10.0, "\\\\\\\\"), (10.5, 11.5, "////")], hatched
+    labels = [t.get_text() for t in fig.legends[0].get_texts()]
+    assert "holds bus" in labels and "holds log" in labels
+    plt.close("all")
+    # With drawn demands, each thread's section is scaled by its own demand (the interval's):
+    # thread 2 of each job holds bus from 1 × d / 4 ms of its work for 2 × d / 4 ms.
+    p = write_dedented(tmp_path, FORK_JOIN_SECTIONS.replace("EXEC", ", seed: 5, execution: {model: uniform, min: 0.5, max: 1.0}"))
+    r = rtsched.simulate(p, "paws", trace=True)
+    spans = _held_spans(r.intervals, _sections(r.taskset))
+    t2 = r.intervals[(r.intervals.job == 0) & (r.intervals.region == 1) & (r.intervals.thread == 2)]
+    assert len(t2) == 1 and t2.demand_ns.iloc[0] < 4_000_000 and t2.overhead_ns.iloc[0] == 0
+    d, s0, cpu = int(t2.demand_ns.iloc[0]), int(t2.start_ns.iloc[0]), int(t2.cpu.iloc[0])
+    assert (cpu, s0 + 1_000_000 * d // 4_000_000, s0 + 3_000_000 * d // 4_000_000, 0) in spans, (spans, d, s0)
     plt.close("all")
 
 
