@@ -165,6 +165,7 @@ def _draw(columns, rows, widths) -> str:
     from rich.table import Table
     from rich.text import Text
 
+    # GAP cells between columns: a cell's right padding (none after the last) and the rule.
     t = Table(box=Box(PLAIN_BOX, ascii=True), show_edge=False, pad_edge=False, padding=(0, GAP - 1, 0, 0), expand=False,
               highlight=False)
     for col, w in zip(columns, widths):
