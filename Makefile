@@ -12,7 +12,7 @@ export VIRTUAL_ENV := $(abspath $(VENV))
 export CARGO_TERM_COLOR ?= never
 export MPLBACKEND ?= Agg
 
-PY_DEPS   := "maturin>=1.5,<2" "numpy>=1.24" "pandas>=2.0" "matplotlib>=3.7" "pyyaml>=6" "pyarrow>=12" "dask[distributed]>=2023.1" "tqdm>=4.64" "pydantic>=2.6" "scipy>=1.10"
+PY_DEPS   := "maturin>=1.5,<2" "numpy>=1.24" "pandas>=2.0" "matplotlib>=3.7" "pyyaml>=6" "pyarrow>=12" "dask[distributed]>=2023.1" "tqdm>=4.64" "pydantic>=2.6" "scipy>=1.10" "rich>=13"
 TEST_DEPS := "pytest>=7" "pytest-xdist>=3" "hypothesis>=6" "simso==0.8.5" "nbclient>=0.7" "nbformat>=5" "ipykernel>=6" "ruff>=0.17,<0.18"
 # The Cargo profile of everything `make test` builds (Cargo.toml [profile.ci]: release without
 # LTO or debug info), shared by the test binaries, the extension and the sched_ext loader.

@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 import rtsched
-from conftest import EXAMPLES, run_cli
+from conftest import EXAMPLES, real, run_cli, write_dedented
 from rtsched import plots
 from rtsched.gantt import parse_window
 from rtsched.sweep.table import read_table
@@ -192,6 +192,51 @@ def test_gantt_critical_sections(tmp_path):
     plt.close("all")
 
 
+# One fork-join job p on 2 CPUs under PAWS (crates/sim/tests/paws.rs, hand-worked): region 0
+# [0,2] on CPU 0; region 1's thread 2 [2,6] on CPU 0, thread 0 [2,6] on CPU 1, thread 1 [6,10]
+# on CPU 0; region 2 [10,12] on CPU 0. Thread 2 holds bus from 1 ms of its work for 2 ms, the
+# last region from 0.5 ms for 1 ms, thread 1 takes log for its last 1 ms.
+FORK_JOIN_SECTIONS = """\
+    platform: {cpus: 2}
+    run: {duration: 20EXEC}
+    resources: [bus, log]
+    tasks:
+      - name: p
+        period: 20
+        regions: [2, [4, 4, 4], 2]
+        sections:
+          - {resource: bus, region: 1, thread: 2, start: 1ms, length: 2ms}
+          - {resource: log, region: 1, thread: 1, start: 3ms, length: 1ms}
+          - {resource: bus, region: 2, start: 0.5ms, length: 1ms}
+    """
+
+
+def test_gantt_hatches_the_sections_of_fork_join_threads(tmp_path):
+    from rtsched.gantt import _held_spans, _sections
+
+    p = write_dedented(tmp_path, FORK_JOIN_SECTIONS.replace("EXEC", ""))
+    r = rtsched.simulate(p, "paws", trace=True)
+    assert sorted(_held_spans(r.intervals, _sections(r.taskset))) == [
+        (0, 3_000_000, 5_000_000, 0), (0, 9_000_000, 10_000_000, 1), (0, 10_500_000, 11_500_000, 0)]
+    fig = r.gantt(tmp_path / "fj.png")
+    hatched = sorted((round(v[:, 0].min(), 6), round(v[:, 0].max(), 6), c.get_hatch())
+                     for c in fig.axes[0].collections if c.get_hatch() for v in [c.get_paths()[0].vertices])
+    assert hatched == [(3.0, 5.0, "////"), (9.0, 10.0, "\\\\\\\\"), (10.5, 11.5, "////")], hatched
+    labels = [t.get_text() for t in fig.legends[0].get_texts()]
+    assert "holds bus" in labels and "holds log" in labels
+    plt.close("all")
+    # With drawn demands, each thread's section is scaled by its own demand (the interval's):
+    # thread 2 of each job holds bus from 1 × d / 4 ms of its work for 2 × d / 4 ms.
+    p = write_dedented(tmp_path, FORK_JOIN_SECTIONS.replace("EXEC", ", seed: 5, execution: {model: uniform, min: 0.5, max: 1.0}"))
+    r = rtsched.simulate(p, "paws", trace=True)
+    spans = _held_spans(r.intervals, _sections(r.taskset))
+    t2 = r.intervals[(r.intervals.job == 0) & (r.intervals.region == 1) & (r.intervals.thread == 2)]
+    assert len(t2) == 1 and t2.demand_ns.iloc[0] < 4_000_000 and t2.overhead_ns.iloc[0] == 0
+    d, s0, cpu = int(t2.demand_ns.iloc[0]), int(t2.start_ns.iloc[0]), int(t2.cpu.iloc[0])
+    assert (cpu, s0 + 1_000_000 * d // 4_000_000, s0 + 3_000_000 * d // 4_000_000, 0) in spans, (spans, d, s0)
+    plt.close("all")
+
+
 def test_gantt_without_a_trace_is_an_error():
     r = rtsched.simulate(EXAMPLES / "dhall.yaml", "gedf")  # trace=False: no intervals
     with pytest.raises(rtsched.InputError, match=r"recorded no execution intervals \(simulate\(\.\.\., trace=True\)"):
@@ -215,3 +260,30 @@ def test_cli_gantt_window(tmp_path):
     for args, says in cases:
         r = run_cli("simulate", EXAMPLES / "dhall.yaml", "-s", "gedf", *args)
         assert r.returncode == 2 and says in r.stderr and "Traceback" not in r.stderr, (args, r.stderr)
+
+
+def test_run_gantt_window_is_checked_before_any_real_run(tmp_path):
+    # As simulate's: a window without a chart, or one that does not parse, exits 2 before a
+    # real-time thread starts (no privilege needed to see it).
+    out = tmp_path / "g.png"
+    cases = [
+        (["--gantt-window", "0:20"], "--gantt-window 0:20: needs --gantt OUT.png"),
+        (["--gantt", out, "--gantt-window", "20:10"], "--gantt-window 20:10: the end must be after the start"),
+        (["--gantt", out, "--gantt-window", "1x:2"], "--gantt-window 1x:2: unknown unit 'x'"),
+    ]
+    for args, says in cases:
+        r = run_cli("run", EXAMPLES / "dhall.yaml", "-b", "testbed:gedf", "--duration", "20ms", *args)
+        assert r.returncode == 2 and says in r.stderr and "Traceback" not in r.stderr, (args, r.stderr)
+        assert r.stdout == "" and not out.exists(), (args, r.stdout)
+    assert "--gantt-window START:END" in run_cli("run", "--help", check=0).stdout
+
+
+@real
+def test_run_gantt_window_draws_that_window(tmp_path):
+    out = tmp_path / "g.png"
+    r = run_cli("run", EXAMPLES / "dhall.yaml", "-b", "testbed:gedf", "--duration", "60ms", "--gantt", out,
+                "--gantt-window", "10ms:30ms", check=0)
+    assert f"wrote {out}" in r.stdout + r.stderr and out.read_bytes()[:4] == b"\x89PNG"
+    r = run_cli("run", EXAMPLES / "dhall.yaml", "-b", "testbed:gedf", "--duration", "60ms", "--gantt", out,
+                "--gantt-window", "5s:")
+    assert r.returncode == 2 and f"--gantt {out}: the Gantt chart's window starts at 5000 ms" in r.stderr, r.stderr

@@ -302,3 +302,18 @@ def test_periodic_thread_round_trip(period, frac, lag, n, prio):
     assert (f.kind, f.period, f.wcet, f.jitter, f.rt_priority) == ("periodic", period, run, 0, 99 - prio)
     ts = rtsched.parse_taskset(rec.taskset_yaml([f], 1, n * period), "yaml")
     assert ts.task_names == ["th"]
+
+
+def test_cli_fit_table_fits_the_terminal(tmp_path):
+    from rtsched.tables import cells_wide
+
+    f = tmp_path / "t.txt"
+    f.write_text(tracefs_lines(JOB + IRQ))
+    full = run_cli("record", "--from", f, "-o", tmp_path / "a.yaml", check=0).stdout
+    r = run_cli("record", "--from", f, "-o", tmp_path / "b.yaml", env={"COLUMNS": "80"}, check=0).stdout
+    assert max(map(cells_wide, r.splitlines())) <= 80 < max(map(cells_wide, full.splitlines())), r
+    note = " ".join(r[r.index("(left out to fit 80 columns: "):].split())
+    assert "periodic" in r and "b.yaml holds the fit of each task" in note, r
+    # The task set written is the same (but for the name of its activations file).
+    a, b = ((tmp_path / n).read_text() for n in ("a.yaml", "b.yaml"))
+    assert a.replace("a.activations.csv", "b.activations.csv") == b

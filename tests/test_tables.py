@@ -9,6 +9,7 @@ import re
 
 import pytest
 
+import rtsched
 from conftest import ROOT, run_cli
 from rtsched.tables import Column, cells_wide, output_width, render
 
@@ -33,10 +34,11 @@ COLS = [Column("name"), Column("a", ">", rank=1), Column("bb", ">", rank=3), Col
 ROWS = [["x", "1", "22", "333", "4444"], ["yy", "10", "2", "3", "4"]]
 
 
-def test_without_a_width_the_layout_is_as_it_always_was():
-    # Two spaces between columns, dashes under the header, trailing spaces stripped.
+def test_without_a_width_every_column_is_shown_in_the_plain_layout():
+    # Drawn by rich: two spaces between columns, under the header a dash over each column and
+    # the space after it, trailing spaces stripped.
     assert render(COLS, ROWS).text == ("name   a  bb  ccc     d\n"
-                                       "----  --  --  ---  ----\n"
+                                       "----- --- --- ---- ----\n"
                                        "x      1  22  333  4444\n"
                                        "yy    10   2    3     4")
     assert render(COLS, ROWS).left_out == ()
@@ -78,6 +80,19 @@ def test_wide_characters_take_two_cells():
     assert cells_wide("日本") == 4 and cells_wide("e\u0301") == 1 and cells_wide("abc") == 3
     out = render([Column("task"), Column("n", ">")], [["日本", "1"], ["ab", "22"]]).text
     assert [cells_wide(line) for line in out.splitlines()] == [8, 8, 8, 8], out
+
+
+def test_no_colour_or_markup_whatever_the_environment(monkeypatch):
+    # A cell is shown as written (no rich markup, no emoji codes), and no terminal setting
+    # (colour forced, a colour terminal) changes a byte.
+    rows = [["[bold]x[/bold]", ":smile:"], ["[red]", "1"]]
+    cols = [Column("name"), Column("v", ">")]
+    plain_text = render(cols, rows, 40).text
+    assert plain_text.splitlines()[2:] == ["[bold]x[/bold]  :smile:", "[red]                 1"], plain_text
+    for k, v in {"FORCE_COLOR": "1", "TERM": "xterm-256color", "COLORTERM": "truecolor", "TTY_COMPATIBLE": "1"}.items():
+        monkeypatch.setenv(k, v)
+    again = render(cols, rows, 40).text
+    assert again == plain_text and "\x1b" not in again
 
 
 def test_control_characters_in_a_cell_are_escaped():
@@ -227,3 +242,62 @@ def test_analyze_tables_fit():
     r = run_cli("analyze", DHALL, "--overheads", PROFILE, env={"COLUMNS": "100"}, check=0)
     assert widest(r.stdout) <= 100, r.stdout
     assert "p-edf-exact" in r.stdout and "inconclusive" in r.stdout
+
+
+# -- every command's summary table fits (COLUMNS=80); piped without COLUMNS, as before -------
+
+W = 80
+
+
+@pytest.mark.parametrize("args", [["gen", "--list"], ["reproduce", "--list"], ["analyze", "examples/fork-join.yaml"],
+                                  ["schedulers"]])
+def test_listing_commands_fit_80_columns_and_lose_no_word(args):
+    full = run_cli(*args, check=0).stdout
+    r = run_cli(*args, env={"COLUMNS": str(W)}, check=0)
+    assert widest(r.stdout) <= W < widest(full), (args, r.stdout)
+    words = lambda text: sorted(w for w in text.split() if set(w) != {"-"})  # noqa: E731 - folded, not cut
+    assert words(r.stdout) == words(full), args
+
+
+def test_the_mixed_tables_fit(tmp_path):
+    # Best-effort tasks beside real-time ones (cfs): latency, balancing and one share column per
+    # fair task, ten of them with long names: the rightmost shares are left out, saying so.
+    fair = "".join(f"  - {{name: background-worker-{i}, class: fair, behaviour: hog}}\n" for i in range(10))
+    p = tmp_path / "mixed.yaml"
+    p.write_text("platform: {cpus: 2}\nrun: {duration: 50}\ntasks:\n  - {name: rt, period: 10, wcet: 2}\n" + fair)
+    full = run_cli("simulate", p, "-s", "cfs", check=0).stdout
+    assert "best-effort CPU share" in full and widest(full) > W
+    r = run_cli("simulate", p, "-s", "cfs", env={"COLUMNS": str(W)}, check=0)
+    shares = r.stdout.split("best-effort CPU share (% of the run):\n")[1]
+    assert widest(shares) <= W and "background-worker-0" in shares and "background-worker-9" not in shares.split("(left")[0]
+    assert "(left out to fit 80 columns: " in shares and "background-worker-9" in shares, shares
+    assert widest(r.stdout.split("examples")[-1].split("\n", 1)[1]) <= W, r.stdout
+
+
+def test_compare_run_calibrate_latency_tables_fit():
+    from types import SimpleNamespace
+
+    from rtsched.commands.calibrate import describe
+    from rtsched.commands.compare import side_by_side
+    from rtsched.commands.latency import latency_table
+    from rtsched.commands.run import measurement_table
+
+    long_name = "gfp-dist:rm,push=cpupri"
+    # compare: two runs side by side (the simulator twice: the layout is the point).
+    a, b = rtsched.simulate(ROOT / DHALL, long_name), rtsched.simulate(ROOT / DHALL, long_name, seed=3)
+    text = side_by_side(a, b, W)
+    assert widest(text) <= W and "response time, real minus simulated" in text, text
+    # run: the real runs' measurements, one row per run and measurement.
+    m = {f"{k}.{s}": 12345.0 for k in ("decision_overhead", "preemption_latency", "release_jitter", "start_delay")
+         for s in ("median_ns", "p99_ns", "max_ns", "count")}
+    runs = [SimpleNamespace(scheduler=f"kernel:scx:{long_name}{i}", measurements=m) for i in range(2)]
+    full = measurement_table(runs)
+    fitted = measurement_table(runs, W)
+    assert widest(full) > W >= widest(fitted) and "p99 us" in fitted and "(left out to fit 80 columns: " in fitted, fitted
+    # latency: probe and cyclictest, per CPU.
+    rows = [["cyclictest", str(c), "100000", "1.5", "2.5", "2.0", "10.1", "123456.7"] for c in range(4)]
+    assert widest(latency_table(rows, 40)) <= 40 and "max us" in latency_table(rows, 40)
+    # calibrate: the profile's header lines fold too.
+    doc = {"machine": "a machine with a very long description " * 4, "backend": "testbed", "migration_wss": 1 << 20,
+           "tick_period": "4ms", "costs": {"tick": {"median": "1us", "p99": "2us", "samples": 9}}}
+    assert widest(describe(doc)) > W >= widest(describe(doc, W))

@@ -47,6 +47,17 @@ def test_simulate_warns_before_running_and_exits_0(tmp_path):
     assert "warning" not in r.stdout and any(line.startswith("gedf") for line in r.stdout.splitlines()), r.stdout
 
 
+def test_demo_says_the_load_warnings_of_the_sets_it_runs(tmp_path):
+    ex = tmp_path / "examples"
+    ex.mkdir()
+    for name in ("dhall.yaml", "tuf-overload.yaml"):
+        (ex / name).write_text((EXAMPLES / name).read_text())
+    r = run_cli("demo", "--examples", ex, "--out", tmp_path / "out", check=0)
+    assert r.stderr.splitlines().count(f"warning: {ex / 'tuf-overload.yaml'}: U = 2.100 > m = 2 CPUs: more work than the "
+                                       "platform can do; at their worst case every scheduler misses deadlines") == 1, r.stderr
+    assert "dhall" not in r.stderr and "warning" not in r.stdout, (r.stdout, r.stderr)
+
+
 def test_the_bundled_examples_warn_only_where_overloaded():
     files = sorted(EXAMPLES.glob("*.yaml")) + sorted(EXAMPLES.glob("*.json"))
     for f in files:

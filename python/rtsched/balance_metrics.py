@@ -43,9 +43,10 @@ def balance_counters(result) -> dict:
     return {k[len("balance."):]: v for k, v in m.items() if k.startswith("balance.")}
 
 
-def mixed_tables(results) -> str:
+def mixed_tables(results, width=None) -> str:
     """The tables `rtsched simulate` prints for a mixed set: latency per real-time task and
-    scheduler, the balancer's work, and the fair tasks' shares."""
+    scheduler, the balancer's work, and the fair tasks' shares; fitted to `width` (the
+    shares of the rightmost fair tasks are left out first)."""
     from .report import table
 
     rows = []
@@ -55,16 +56,19 @@ def mixed_tables(results) -> str:
             if s["count"]:
                 rows.append([r.scheduler, t, str(s["count"]), f"{s['min_us']:.1f}", f"{s['mean_us']:.2f}", f"{s['p99_us']:.1f}", f"{s['max_us']:.1f}"])
     out = ["scheduling latency (release to first run):",
-           table(["scheduler", "task", "jobs", "min us", "mean us", "p99 us", "max us"], rows, ["<", "<"] + [">"] * 5)]
+           table(["scheduler", "task", "jobs", "min us", "mean us", "p99 us", "max us"], rows, ["<", "<"] + [">"] * 5, width,
+                 ranks=[0, 0, 2, 1, 1, 0, 0])]
     rows = []
     for r in results:
         b = balance_counters(r)
         rows.append([r.scheduler, f"{b.get('invocations', 0):.0f}", f"{b.get('checks', 0):.0f}", f"{b.get('migrations', 0):.0f}",
                      f"{b.get('ns', 0) / 1e6:.3f}", f"{b.get('held_waits', 0):.0f}"])
-    out += ["", "load balancing:", table(["scheduler", "passes", "zone checks", "migrations", "balancing ms", "waits on a section"], rows, ["<"] + [">"] * 5)]
+    out += ["", "load balancing:", table(["scheduler", "passes", "zone checks", "migrations", "balancing ms", "waits on a section"], rows,
+                                      ["<"] + [">"] * 5, width, ranks=[0, 1, 2, 0, 1, 2])]
     names = sorted({n for r in results for n in fair_shares(r)})
     rows = [[r.scheduler] + [f"{100 * fair_shares(r).get(n, 0):.1f}" for n in names] for r in results]
-    out += ["", "best-effort CPU share (% of the run):", table(["scheduler"] + names, rows, ["<"] + [">"] * len(names))]
+    out += ["", "best-effort CPU share (% of the run):", table(["scheduler"] + names, rows, ["<"] + [">"] * len(names), width,
+                                                                     ranks=[0] + [1] * len(names))]
     return "\n".join(out)
 
 

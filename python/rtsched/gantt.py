@@ -1,7 +1,9 @@
 """Gantt charts of schedules, one panel per run (scheduler) on one time axis.
 
 A panel has one row per CPU, where each execution interval is a bar in its task's colour
-(hatched while the job holds a resource: its critical sections), and below them one lane per
+(hatched while its thread holds a resource: the critical sections of a sequential job and of
+each thread of a fork-join job, placed by the region, thread and demand each interval
+carries), and below them one lane per
 task with its jobs' releases (▲) and deadlines (▼; red, with a dashed line across the CPUs,
 when the job missed it). The legend sits to the right of the first panel. The window is
 ``start``..``end`` (ns) or ``window="START:END"`` (:func:`parse_window`); by default the first
@@ -67,33 +69,36 @@ def _pick_window(results, start, end):
 
 
 def _sections(taskset):
-    """Per task name: [(resource index, start_ns, length_ns)] of a task whose sections can be
-    placed on its bars: one thread, one region (a fork-join task's intervals do not say which
-    region they belong to)."""
+    """Per task name, per thread ``(region, thread)`` with critical sections: (the thread's
+    WCET, [(resource index, start_ns, length_ns)]). A sequential task is thread (0, 0)."""
     resources = list(taskset.resources)
     out = {}
     for t in taskset.tasks():
-        if t["sections"] and len(t["regions"]) <= 1 and all(len(r) == 1 for r in t["regions"]):
-            out[t["name"]] = (t["wcet_ns"], [(resources.index(s["resource"]), s["start_ns"], s["length_ns"])
-                                             for s in t["sections"]])
+        for sec in t["sections"]:
+            at = (sec["region"], sec["thread"])
+            wcet = t["regions"][at[0]][at[1]] if t["regions"] else t["wcet_ns"]
+            secs = out.setdefault(t["name"], {}).setdefault(at, (wcet, []))[1]
+            secs.append((resources.index(sec["resource"]), sec["start_ns"], sec["length_ns"]))
     return out
 
 
-def _held_spans(iv, jobs, sections):
-    """(cpu, start, end, resource) of every stretch of ``iv`` (intervals) in which a job held a
-    resource: a section starts when the thread has done ``start`` of its work (scaled by
-    demand / WCET, rounded down, as the ledger does: docs/semantics.md) and lasts ``length``
-    of work; the first ``overhead_ns`` of an interval is overhead, not work."""
-    demand = {}
-    if len(jobs):
-        demand = dict(zip(zip(jobs.task, jobs.job), jobs.demand_ns))
+def _held_spans(iv, sections):
+    """(cpu, start, end, resource) of every stretch of ``iv`` (intervals) in which a thread (a
+    sequential job's only one, or one of a fork-join job's) held a resource: a section starts
+    when the thread has done ``start`` of its work, scaled by the thread's demand (the
+    interval's ``demand_ns``) over its WCET and rounded down, as the ledger does
+    (docs/semantics.md), and lasts ``length`` of work; the first ``overhead_ns`` of an
+    interval is overhead, not work."""
     spans = []
-    for (task, job), g in iv[iv.task.isin(list(sections))].groupby(["task", "job"], sort=False):
-        wcet, secs = sections[task]
-        work = (g.end_ns - g.start_ns - g.overhead_ns).clip(lower=0)
-        d = int(demand.get((task, job), work.sum()))
+    iv = iv[iv.task.isin(list(sections))].sort_values("start_ns", kind="stable")
+    for (task, _job, region, thread), g in iv.groupby(["task", "job", "region", "thread"], sort=False):
+        if (region, thread) not in sections[task]:
+            continue
+        wcet, secs = sections[task][(region, thread)]
+        d = int(g.demand_ns.iloc[0])
         scaled = [(res, s * d // wcet if d != wcet and wcet else min(s, d),
                    (s + n) * d // wcet if d != wcet and wcet else min(s + n, d)) for res, s, n in secs]
+        work = (g.end_ns - g.start_ns - g.overhead_ns).clip(lower=0)
         done = 0
         for cpu, s, o, w in zip(g.cpu, g.start_ns, g.overhead_ns, work):
             begin = s + o  # the work of this interval runs from here
@@ -171,7 +176,7 @@ def gantt(results, path=None, start=None, end=None, ax=None, window=None):
                 bars = [(x(max(s, start)), x(min(e, end)) - x(max(s, start))) for s, e in zip(g.start_ns, g.end_ns)]
                 a.broken_barh(bars, (cpu - 0.4, 0.8), facecolors=colour[task], edgecolor="black", linewidth=0.3)
             if sections:
-                for cpu, s, e, res in _held_spans(iv, jobs if jobs is not None else iv.iloc[0:0], sections):
+                for cpu, s, e, res in _held_spans(iv, sections):
                     if e > start and s < end:
                         a.broken_barh([(x(max(s, start)), x(min(e, end)) - x(max(s, start)))], (cpu - 0.4, 0.8),
                                       facecolors="none", edgecolor="black", linewidth=0.0,

@@ -25,9 +25,19 @@ def _measured(r, text) -> str:
     return "-" if r.substrate == "kernel" else text
 
 
-def table(headers, rows, aligns) -> str:
-    """A plain table at full width: `headers`, `rows` of cells, `aligns` of "<" or ">"."""
-    return plain(headers, rows, aligns)
+def table(headers, rows, aligns, width: int | None = None, fold=(), ranks=None, hint: str = "") -> str:
+    """A table of `headers`, `rows` of cells, `aligns` of "<" or ">", fitted to `width` (e.g.
+    :func:`rtsched.tables.output_width`; None: every column at full width): the columns whose
+    headers are in `fold` (text) fold over several lines; then, with `ranks` (one per column,
+    0: never), the highest rank is left out first, and a line under the table says which
+    (with `hint`: where the rest are)."""
+    if width is None:
+        return plain(headers, rows, aligns)
+    ranks = ranks or [0] * len(headers)
+    spec = [Column(h, a, k, h in fold) for h, a, k in zip(headers, aligns, ranks)]
+    out = render(spec, rows, width)
+    note = out.note(width, hint)
+    return out.text + ("\n" + note if note else "")
 
 
 @dataclass(frozen=True)

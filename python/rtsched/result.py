@@ -204,7 +204,10 @@ class Result:
 
     @cached_property
     def intervals(self):
-        """Execution intervals (only if the run recorded them: ``simulate(..., trace=True)``)."""
+        """Execution intervals (only if the run recorded them: ``simulate(..., trace=True)``):
+        ``cpu``, ``task``, ``job``, ``region`` and ``thread`` (of a fork-join job; 0 and 0 for a
+        sequential one), ``demand_ns`` (that thread's actual demand), ``start_ns``, ``end_ns``,
+        ``overhead_ns`` (paid at the interval's start)."""
         import pandas as pd
 
         return pd.DataFrame(self.raw.intervals_columns())

@@ -1,24 +1,28 @@
-"""Plain-text tables that fit the terminal, and the same rows for machines (CSV, JSON).
+"""Tables that fit the terminal, and the same rows for machines (CSV, JSON).
 
-A table is a list of :class:`Column` and rows of cells. :func:`render` pads the columns by two
-spaces under a line of dashes (the layout every rtsched table has had, which scripts parse).
-Given a width (:func:`output_width`: ``COLUMNS``, else the terminal's), a table wider than it
-is fitted in two ways, in this order:
+A table is a list of :class:`Column` and rows of cells. :func:`render` draws it with rich
+(``rich.table.Table`` through a ``rich.console.Console`` of the fitted width): no borders, a
+line of dashes under the header, columns two cells apart, no colour or markup whatever the
+output is (the text is the same on a terminal, in a pipe and in a test, and cells are shown
+as written: ``[b]`` is not markup). Given a width (:func:`output_width`: ``COLUMNS``, else the
+terminal's), a table wider than it is fitted in two ways, in this order:
 
 1. text columns (``fold=True``: a description, a paper's title) are folded over several lines
-   at spaces, down to a readable minimum;
+   (rich wraps at spaces and folds a word longer than the column), down to a readable minimum;
 2. columns are left out, highest ``rank`` first (the rightmost first among equals) until the
    table fits; then each one left out that fits in the room left is taken back, most important
    first (a narrow column may fit where a wide one did not). Rank 0 is never left out. The
    caller says which were left out (:meth:`Rendered.note`).
 
-A table that still does not fit (its rank-0 columns alone are wider) is printed as it is.
+Rich folds and shrinks columns but never leaves one out, and shrinks a number as readily as a
+sentence; so which columns are shown and how wide each is (numbers whole, text at least
+MIN_FOLD cells and its words whole where the room allows) is decided here, and rich is given
+those widths. A table that still does not fit (its rank-0 columns alone are wider) is printed
+as it is.
 
-Output that is not a terminal, with no ``COLUMNS``, has no width: every column, at full width,
-as before (a script reading ``rtsched simulate | ...`` sees what it always saw).
-
-Standard library only (shutil, textwrap, unicodedata): the tables keep their plain layout, and
-a cell's width is counted in terminal cells (a wide character takes two).
+Output that is not a terminal, with no ``COLUMNS``, has no width: every column, at full width
+(a script reading ``rtsched simulate | ...`` sees every column). A cell's width is counted in
+terminal cells (``rich.cells.cell_len``: a wide character takes two, a combining mark none).
 """
 
 from __future__ import annotations
@@ -31,7 +35,6 @@ import os
 import shutil
 import sys
 import textwrap
-import unicodedata
 from dataclasses import dataclass
 
 #: The space between two columns.
@@ -98,12 +101,9 @@ def cells_wide(text: str) -> int:
     combining marks none)."""
     if text.isascii():
         return len(text)
-    return sum(0 if unicodedata.combining(ch) else 2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+    from rich.cells import cell_len  # (rich is imported only by a command that draws a table)
 
-
-def _pad(text: str, width: int, align: str) -> str:
-    fill = " " * max(0, width - cells_wide(text))
-    return text + fill if align == "<" else fill + text
+    return cell_len(text)
 
 
 def _total(widths) -> int:
@@ -149,10 +149,36 @@ def _widths(columns, natural, width, words=None):
     return out
 
 
-def _fold(text: str, width: int) -> list[str]:
-    if cells_wide(text) <= width:
-        return [text]
-    return textwrap.wrap(text, width, break_long_words=True, break_on_hyphens=False) or [""]
+#: rich's box for our tables (``rich.box.Box``): no edges and a blank rule between columns;
+#: under the header a dash over each column and its padding. ASCII only (the same bytes on any
+#: terminal or file). Rows: top, head, head row, mid, row, foot row, foot, bottom; each one's
+#: left, line, cross, right.
+PLAIN_BOX = "    \n    \n -  \n    \n    \n    \n    \n    \n"
+
+
+def _draw(columns, rows, widths) -> str:
+    """The table drawn by rich at exactly `widths` (each column's, padding not counted): a
+    column's cells right-aligned or left, folded if it is a fold column (the others are as wide
+    as their widest cell, so never folded). Trailing spaces are stripped from each line."""
+    from rich.box import Box
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+
+    # GAP cells between columns: a cell's right padding (none after the last) and the rule.
+    t = Table(box=Box(PLAIN_BOX, ascii=True), show_edge=False, pad_edge=False, padding=(0, GAP - 1, 0, 0), expand=False,
+              highlight=False)
+    for col, w in zip(columns, widths):
+        t.add_column(Text(cell(col.header)), width=w, justify="right" if col.align == ">" else "left",
+                     no_wrap=not col.fold, overflow="fold")
+    for r in rows:
+        t.add_row(*(Text(c) for c in r))
+    buf = io.StringIO()
+    # Nothing from the environment (TERM, NO_COLOR, COLUMNS...): the width is the one given.
+    console = Console(file=buf, width=max(1, _total(widths)), color_system=None, force_terminal=False, no_color=True,
+                      highlight=False, markup=False, emoji=False, legacy_windows=False, soft_wrap=False, _environ={})
+    console.print(t)
+    return "\n".join(line.rstrip() for line in buf.getvalue().splitlines())
 
 
 def render(columns, rows, width: int | None = None) -> Rendered:
@@ -188,19 +214,8 @@ def render(columns, rows, width: int | None = None) -> Rendered:
             fitted = [_fold_floor(columns[i], natural[i]) if columns[i].fold else natural[i] for i in keep]
         widths = fitted
     cols = [columns[i] for i in keep]
-    lines = []
-
-    def emit(cells):
-        parts = [_fold(c, w) if col.fold else [c] for c, w, col in zip(cells, widths, cols)]
-        for k in range(max(len(p) for p in parts) if parts else 1):
-            line = (" " * GAP).join(_pad(p[k] if k < len(p) else "", w, col.align) for p, w, col in zip(parts, widths, cols))
-            lines.append(line.rstrip())
-
-    emit([heads[i] for i in keep])
-    lines.append((" " * GAP).join("-" * w for w in widths))
-    for r in rows:
-        emit([r[i] for i in keep])
-    return Rendered("\n".join(lines), tuple(heads[i] for i in sorted(left_out)))
+    text = _draw(cols, [[r[i] for i in keep] for r in rows], widths)
+    return Rendered(text, tuple(heads[i] for i in sorted(left_out)))
 
 
 def plain(headers, rows, aligns) -> str:

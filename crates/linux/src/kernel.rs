@@ -526,7 +526,7 @@ fn run_thread(
     tp: &ThreadProgram,
     demand: Time,
     job: u64,
-    thread: u32,
+    (region, thread): (u32, u32),
     begin: Time,
     chunks: &mut Vec<(u32, Time, Time)>,
 ) -> ThreadRun {
@@ -570,7 +570,9 @@ fn run_thread(
                 cpu,
                 task: ctx.task,
                 job,
+                region,
                 thread,
+                demand,
                 start: s,
                 end: e,
                 overhead: 0,
@@ -971,7 +973,7 @@ fn helper_main(sp: Spawn, lane: usize) {
             tp,
             h.demand,
             h.job,
-            h.thread,
+            (h.region, h.thread),
             begin,
             &mut chunks,
         );
@@ -1157,7 +1159,7 @@ fn run_regions(
             &region[0],
             j.demands[first],
             j.job,
-            0,
+            (r as u32, 0),
             begin,
             chunks,
         );

@@ -508,6 +508,8 @@ struct Serving {
     e: EntityId,
     generation: u32,
     info: EntityInfo,
+    /// Its actual demand (for the recorded intervals).
+    demand: Time,
     started: Time,
     /// It executed at least one piece.
     ran: bool,
@@ -584,6 +586,7 @@ fn take<X: Executors>(
         e,
         generation: ent.generation,
         info: ent.info,
+        demand: ent.demand,
         started,
         ran: false,
         early: false,
@@ -740,7 +743,9 @@ fn end_stretch<'a, X: Executors>(
             cpu: s.cpu as u32,
             task: i.task,
             job: i.job,
+            region: i.region,
             thread: i.thread,
+            demand: s.demand,
             start: s.started,
             end: t,
             overhead: 0,

@@ -442,7 +442,9 @@ impl PyRunResult {
                 .collect::<Vec<_>>(),
         )?;
         d.set_item("job", iv.iter().map(|x| x.job).collect::<Vec<_>>())?;
+        d.set_item("region", iv.iter().map(|x| x.region).collect::<Vec<_>>())?;
         d.set_item("thread", iv.iter().map(|x| x.thread).collect::<Vec<_>>())?;
+        d.set_item("demand_ns", iv.iter().map(|x| x.demand).collect::<Vec<_>>())?;
         d.set_item("start_ns", iv.iter().map(|x| x.start).collect::<Vec<_>>())?;
         d.set_item("end_ns", iv.iter().map(|x| x.end).collect::<Vec<_>>())?;
         d.set_item(

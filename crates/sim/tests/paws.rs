@@ -46,6 +46,72 @@ fn threads_stay_on_the_forking_core_and_an_idle_core_steals_the_top() {
     );
 }
 
+/// The recorded intervals say which region and thread ran and that entity's demand, so a
+/// Gantt chart can place a fork-join thread's critical sections on its bars. The job above,
+/// hand-worked: region 0 [0,2], region 1's threads 2 and 0 [2,6] and thread 1 [6,10], region
+/// 2 [10,12]; at WCET (the default model) each demand is its thread's WCET. With demands drawn
+/// (uniform 0.5-1.0 of the WCET), each thread has its own draw, and the work of a finished
+/// job's thread adds up to it.
+#[test]
+fn intervals_carry_their_region_thread_and_demand() {
+    let yaml = "platform: {cpus: 2}\nrun: {duration: 20EXEC}\ntasks:\n  - {name: p, period: 20, regions: [2, [4, 4, 4], 2]}\n";
+    let r = simulate(
+        &ts(&yaml.replace("EXEC", "")),
+        Options::spec("paws").intervals(true),
+    )
+    .unwrap()
+    .result;
+    let mut got: Vec<_> = r
+        .intervals
+        .iter()
+        .map(|i| {
+            (
+                i.start / MS,
+                i.end / MS,
+                i.cpu,
+                i.region,
+                i.thread,
+                i.demand / MS,
+            )
+        })
+        .collect();
+    got.sort();
+    assert_eq!(
+        got,
+        vec![
+            (0, 2, 0, 0, 0, 2),
+            (2, 6, 0, 1, 2, 4),
+            (2, 6, 1, 1, 0, 4),
+            (6, 10, 0, 1, 1, 4),
+            (10, 12, 0, 2, 0, 2)
+        ]
+    );
+    let drawn = yaml.replace(
+        "EXEC",
+        ", seed: 3, execution: {model: uniform, min: 0.5, max: 1.0}",
+    );
+    let r = simulate(&ts(&drawn), Options::spec("paws").intervals(true))
+        .unwrap()
+        .result;
+    assert!(r.jobs[0].finish.is_some());
+    let mut per: std::collections::BTreeMap<(u32, u32), (u64, u64)> = Default::default();
+    for i in r.intervals.iter().filter(|i| i.job == 0) {
+        let e = per.entry((i.region, i.thread)).or_insert((i.demand, 0));
+        assert_eq!(e.0, i.demand, "one entity, one demand");
+        e.1 += i.end - i.start - i.overhead;
+    }
+    assert_eq!(per.len(), 5);
+    for (k, (demand, work)) in &per {
+        assert_eq!(demand, work, "thread {k:?}: its work is its demand");
+    }
+    let demands: std::collections::BTreeSet<_> = per.values().map(|v| v.0).collect();
+    assert!(
+        demands.len() > 2,
+        "each thread draws its own demand: {per:?}"
+    );
+    assert_eq!(per.values().map(|v| v.0).sum::<u64>(), r.jobs[0].demand);
+}
+
 /// Rule F. As above, and two urgent jobs q1, q2 (C = 2, deadline 10) arrive at 3 while both
 /// cores are busy with p's threads (deadline 100). Each preempts the running entity with the
 /// latest key: q1 takes CPU 0 from thread 2 (a local thread: back to the bottom of CPU 0's

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import textwrap
 
 import yaml
 
@@ -12,6 +13,7 @@ from .. import _core
 from .._io import write_text_atomic
 from ..cli import seed
 from ..report import table
+from ..tables import output_width
 
 
 def register(sub):
@@ -60,14 +62,15 @@ def measure(backend: str, samples: int, wss: str, output: str, progress: bool = 
         bar.close()
     write_text_atomic(output, f"# rtsched calibrate --backend {backend} --samples {samples} --wss {wss}\n{text}")
     print(f"wrote {output}: the {backend} backend's overheads on this machine\n")
-    print(describe(yaml.safe_load(text)))
+    print(describe(yaml.safe_load(text), output_width()))
     print()
     for name, note in notes:
         print(f"{name}: {note}")
 
 
-def describe(profile: dict) -> str:
-    """A profile (as loaded from YAML) as a table in microseconds."""
+def describe(profile: dict, width=None) -> str:
+    """A profile (as loaded from YAML) as a table in microseconds, fitted to `width` (its
+    header lines folded too)."""
     us = lambda d: f"{_core.parse_duration(str(d)) / 1e3:.1f}"  # noqa: E731
     rows = [[k, us(c["median"]), us(c["p99"]), str(c.get("samples", ""))] for k, c in profile["costs"].items()]
     head = (f"{profile.get('machine', '')}\nbackend {profile.get('backend', '')}, migration with a cold working set of "
@@ -76,8 +79,11 @@ def describe(profile: dict) -> str:
         ms = lambda d: f"{_core.parse_duration(str(d)) / 1e6:g} ms"  # noqa: E731
         head += (f"real-time bandwidth cap: {ms(profile['rt_runtime'])} of every {ms(profile['rt_period'])} per CPU "
                  "(RT throttling; the simulator stops a CPU that used it)\n")
+    if width:
+        head = "".join(textwrap.fill(line, width, break_long_words=False, break_on_hyphens=False) + "\n" if line else "\n"
+                       for line in head.split("\n")[:-1])
     head += "\n"
-    return head + table(["cost", "median us", "p99 us", "samples"], rows, ["<", ">", ">", ">"])
+    return head + table(["cost", "median us", "p99 us", "samples"], rows, ["<", ">", ">", ">"], width, ranks=[0, 0, 0, 1])
 
 
 def run(args):

@@ -8,6 +8,7 @@ from ..cli import seed
 from ..report import table
 from ..result import run as real_run
 from ..result import simulate
+from ..tables import output_width
 from .run import measurement_table
 from .simulate import add_output_arguments, check_duration, check_job_limit, check_work, output_paths, write_outputs
 
@@ -31,7 +32,8 @@ def _ms(x):
     return f"{x / 1e6:.3f}"
 
 
-def side_by_side(sim, real) -> str:
+def side_by_side(sim, real, width=None) -> str:
+    """The two runs' summaries side by side, and the response-time gap per task, fitted to `width`."""
     rows = []
     s, r = sim.summary, real.summary
     na = lambda f: lambda v: "not measured" if v is None else f(v)  # noqa: E731 - kernel runs have no ledger
@@ -60,13 +62,13 @@ def side_by_side(sim, real) -> str:
     # Per-task response-time gap: real minus simulated, on the jobs both completed.
     j = sim.jobs.merge(real.jobs, on=["task", "job"], suffixes=("_sim", "_real"))
     j = j.dropna(subset=["response_ns_sim", "response_ns_real"])
-    out = table(["", "simulator", "testbed"], rows, ["<", ">", ">"])
+    out = table(["", "simulator", "testbed"], rows, ["<", ">", ">"], width)
     if len(j):
         gap = (j.response_ns_real - j.response_ns_sim).astype("float64")
         per = j.assign(gap=gap).groupby("task", sort=False).gap.agg(["mean", "max"])
         trows = [[t, f"{v['mean'] / 1e3:.1f}", f"{v['max'] / 1e3:.1f}"] for t, v in per.iterrows()]
         out += "\n\nresponse time, real minus simulated (same jobs):\n"
-        out += table(["task", "mean us", "max us"], trows, ["<", ">", ">"])
+        out += table(["task", "mean us", "max us"], trows, ["<", ">", ">"], width)
         out += f"\nover {len(j)} jobs: mean {gap.mean() / 1e3:.1f} us, median {gap.median() / 1e3:.1f} us, max {gap.max() / 1e3:.1f} us"
     return out
 
@@ -84,8 +86,8 @@ def run(args):
     real = real_run(ts, "testbed:" + args.policy, duration=args.duration, seed=args.seed, max_jobs=args.max_jobs, max_work=args.max_work,
                     allow_overload=args.allow_overload, model=args.model)
     print(f"{ts.source}: {args.policy}, simulator vs testbed ({args.model}), {sim.document['duration_ns'] / 1e6:g} ms")
-    print(side_by_side(sim, real))
-    mt = measurement_table([real])
+    print(side_by_side(sim, real, output_width()))
+    mt = measurement_table([real], output_width())
     if mt:
         print()
         print(mt)

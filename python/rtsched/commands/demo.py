@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import glob
 import os
+import sys
 
 from .. import _core
+from ..checks import load_warnings
 from ..report import comparison_table
 from ..tables import output_width
 from .simulate import expand_schedulers, run_all, write_outputs
@@ -30,6 +32,8 @@ def run(args):
         raise _core.InputError(f"{args.examples}: no task-set files (*.yaml, *.json) found; run from the repository root or pass --examples DIR")
     for f in files:
         ts = _core.load_taskset(f)
+        for w in load_warnings(ts):  # as simulate says them: on stderr, before the set's table
+            print(w, file=sys.stderr)
         names, skipped = expand_schedulers(["all"], ts)
         results = run_all(ts, names, trace=True)
         stem = os.path.splitext(os.path.basename(f))[0]

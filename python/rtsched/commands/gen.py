@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import sys
+import textwrap
 
 from .._io import write_text_atomic
 from ..analysis import generate_from, generators, to_yaml
 from ..checks import load_warnings, missing_m_warning
 from ..cli import seed
 from ..report import table
+from ..tables import output_width
 
 
 def register(sub):
@@ -27,11 +29,14 @@ def register(sub):
 
 def run(args):
     if args.list or not args.name:
+        width = output_width()
         rows = [[g["name"], g["summary"]] for g in generators()]
-        print(table(["generator", "what"], rows, ["<", "<"]))
+        print(table(["generator", "what"], rows, ["<", "<"], width, fold=("what",)))
         print("\nparameters:")
         for g in generators():
-            print(f"  {g['name']}: {g['params']}")
+            line = f"  {g['name']}: {g['params']}"
+            print(textwrap.fill(line, width, subsequent_indent="    ", break_long_words=False, break_on_hyphens=False)
+                  if width else line)
         return 0 if args.list else 2
     params = {}
     for kv in args.params:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ..latency import cyclictest, probe, summarize
 from ..report import table
+from ..tables import output_width
 
 
 def register(sub):
@@ -21,6 +22,12 @@ def register(sub):
     p.set_defaults(func=run)
 
 
+def latency_table(rows, width=None) -> str:
+    """The probe's (and cyclictest's) wake-up latency per CPU, fitted to `width`."""
+    return table(["probe", "cpu", "cycles", "min us", "avg us", "median us", "p99 us", "max us"], rows, ["<"] + [">"] * 7, width,
+                 ranks=[0, 0, 2, 1, 1, 1, 0, 0], hint="max and p99 kept")
+
+
 def run(args):
     res = probe(args.duration, args.interval, args.priority, pm_qos=not args.no_pm_qos)
     rows = []
@@ -30,7 +37,7 @@ def run(args):
     if args.cyclictest:
         for cpu, s in sorted(cyclictest(args.duration, args.interval, args.priority).items()):
             rows.append(["cyclictest", str(cpu), str(s["count"]), f"{s['min_us']:.1f}", f"{s['avg_us']:.1f}", "", "", f"{s['max_us']:.1f}"])
-    print(table(["probe", "cpu", "cycles", "min us", "avg us", "median us", "p99 us", "max us"], rows, ["<"] + [">"] * 7))
+    print(latency_table(rows, output_width()))
     if args.plot:
         from ..plots_latency import latency_histogram
 

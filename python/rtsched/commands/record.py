@@ -6,10 +6,12 @@ import argparse
 import os
 import shlex
 import sys
+import textwrap
 
 from .._core import InputError
 from .._io import resolve_output, write_text_atomic
 from ..report import table
+from ..tables import output_width
 
 #: The first bytes of a trace-cmd .dat file.
 DAT_MAGIC = b"\x17\x08\x44tracing"
@@ -130,9 +132,14 @@ def run(args):
         print(f"note: {missing} run intervals had no recorded switch-in (the kernel dropped it); they are counted from the "
               "thread's wakeup or its previous switch-out", file=sys.stderr)
     head, rows = rec.fit_table(fits, p)
-    print("times in us; jitter = p95 of |inter-activation - median|; in ±tol = share of inter-activation times within "
-          f"±{args.tolerance:g}% of the median")
-    print(table(head, rows, ["<", ">", "<", ">", "<", ">", ">", ">", ">", ">", ">", ">", ">", "<"]))
+    width = output_width()
+    legend = ("times in us; jitter = p95 of |inter-activation - median|; in ±tol = share of inter-activation times within "
+              f"±{args.tolerance:g}% of the median")
+    print(textwrap.fill(legend, width, break_long_words=False, break_on_hyphens=False) if width else legend)
+    # Folded or left out to fit the terminal: the task set written keeps every number.
+    print(table(head, rows, ["<", ">", "<", ">", "<", ">", ">", ">", ">", ">", ">", ">", ">", ">", "<"], width,
+                fold=("note",), ranks=[0, 2, 2, 3, 1, 1, 0, 3, 2, 3, 3, 1, 0, 2, 1],
+                hint=f"{args.output} holds the fit of each task"))
     header = what + (f"\nwarning: {lost} events were lost during the recording" if lost else "")
     text = rec.taskset_yaml(fits, cpus, span, header, p, times_file=os.path.basename(times), replay=args.replay)
     import rtsched

@@ -27,7 +27,10 @@ def run(args):
     from ..reproduce import experiments, get, reproduce
 
     if args.list or not args.name:
-        print(table(["experiment", "what", "paper"], [[e.name, e.description, e.paper] for e in experiments()], ["<", "<", "<"]))
+        from ..tables import output_width
+
+        print(table(["experiment", "what", "paper"], [[e.name, e.description, e.paper] for e in experiments()], ["<", "<", "<"],
+                    output_width(), fold=("what", "paper")))
         return 0 if args.list else 2
     get(args.name)  # unknown names: exit 2 before any work
     client, executor = None, None

@@ -8,12 +8,14 @@ from ..cli import seed
 from ..report import table
 from ..result import REAL_RUN_ROW_GROUP, csv_file, parquet_file
 from ..result import run as real_run
+from ..tables import output_width
 from .simulate import (
     add_output_arguments,
     add_table_arguments,
     check_duration,
     check_job_limit,
     check_work,
+    gantt_window,
     keeps_jobs,
     output_paths,
     print_summaries,
@@ -42,11 +44,15 @@ def register(sub):
     add_table_arguments(p)
     add_output_arguments(p)
     p.add_argument("--trace", metavar="OUT")
-    p.add_argument("--gantt", metavar="OUT.png")
+    p.add_argument("--gantt", metavar="OUT.png", help="draw a Gantt chart of the run (PNG or SVG)")
+    p.add_argument("--gantt-window", metavar="START:END",
+                   help="with --gantt: the time the chart shows, in ms or with units (0:40, 1s:1.2s; either end may be "
+                        "left out); default: four periods of the longest-period task")
     p.set_defaults(func=run)
 
 
-def measurement_table(results) -> str:
+def measurement_table(results, width=None) -> str:
+    """The real runs' own measurements (µs), fitted to `width`."""
     # (The policy's own time per decision, policy_ns_per_invocation, is a column of the
     # comparison table.)
     keys = ["decision_overhead", "preemption_latency", "release_jitter", "start_delay"]
@@ -61,13 +67,15 @@ def measurement_table(results) -> str:
     note = ("\nCPU time the hypervisor took during the run (host steal): " + ", ".join(steal)) if steal else ""
     if not rows:
         return note.strip()
-    return table(["run", "measurement", "median us", "p99 us", "max us", "n"], rows, ["<", "<", ">", ">", ">", ">"]) + note
+    return table(["run", "measurement", "median us", "p99 us", "max us", "n"], rows, ["<", "<", ">", ">", ">", ">"], width,
+                 ranks=[0, 0, 1, 0, 0, 2]) + note
 
 
 def run(args):
     ts = _core.load_taskset(args.file)
     check_duration(args)
     output_paths(args, inputs=(args.file,))
+    gantt_window(args)  # checked before the run: a bad window costs no real run
     # Records are held only for an output that reads them after the run; otherwise they are
     # folded into the summaries (and written to --jobs-parquet) as each job ends, so a long
     # run's memory does not grow with its jobs.
@@ -85,10 +93,10 @@ def run(args):
     print(f"{ts.source}: {len(ts.task_names)} tasks on {ts.cpus} CPUs, U = {ts.utilization:.3f}; "
           f"real run of {r0.document['duration_ns'] / 1e6:g} ms")
     print_summaries(results, args)
-    mt = measurement_table(results)
+    mt = measurement_table(results, output_width())
     if mt:
         print()
         print(mt)
     write_outputs(results, args.json, args.jobs_csv, args.trace, args.gantt, parquet_path=args.jobs_parquet,
-                  json_jobs=args.json_jobs)
+                  json_jobs=args.json_jobs, gantt_window=args.gantt_window)
     return 0

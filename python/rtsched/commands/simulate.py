@@ -318,7 +318,7 @@ def run(args):
     if any(is_mixed(r) for r in results):
         # Best-effort tasks beside real-time ones (opzone paper §4): latency, balancing, shares.
         print()
-        print(mixed_tables(results))
+        print(mixed_tables(results, output_width()))
         if args.util_plot:
             import os
 

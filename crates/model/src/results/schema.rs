@@ -127,13 +127,20 @@ impl JobRecord {
     }
 }
 
-/// A stretch of time during which one CPU ran one entity.
+/// A stretch of time during which one CPU ran one entity: a job, or thread `thread` of region
+/// `region` of a fork-join job (PAWS §3; both 0 for a sequential job). Intervals are kept for
+/// traces and Gantt charts only (never in the results document).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct Interval {
     pub cpu: u32,
     pub task: TaskId,
     pub job: u64,
+    pub region: u32,
     pub thread: u32,
+    /// The entity's actual demand (its thread's, for a fork-join job): where its critical
+    /// sections fall in its work, as the ledger scales them (docs/semantics.md "Demand"),
+    /// for a chart to place them on the interval.
+    pub demand: Time,
     pub start: Time,
     pub end: Time,
     /// The first `overhead` ns of it were overhead paid before the entity's work resumed
