@@ -38,6 +38,8 @@ def run(args):
         for s in opts:
             line = f"  {s['name']}: {s['options']}"
             print(textwrap.fill(line, width, subsequent_indent="    ", break_on_hyphens=False) if width else line)
-    print("\ntests, as sweep entries 'test:NAME' (docs/sweeps.md; `rtsched analyze` runs them on a file):")
-    print(render(TESTS, [[f"test:{n}", what] for n, what in _core.tests()], output_width()).text)
+    width = output_width()
+    head = "tests, as sweep entries 'test:NAME' (docs/sweeps.md; `rtsched analyze` runs them on a file):"
+    print("\n" + (textwrap.fill(head, width, break_on_hyphens=False) if width else head))
+    print(render(TESTS, [[f"test:{n}", what] for n, what in _core.tests()], width).text)
     return 0
