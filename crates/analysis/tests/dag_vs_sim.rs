@@ -14,10 +14,11 @@
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
+use rtsched_analysis::gen::dag;
 use rtsched_analysis::schedulability::dag::{
     cores_needed, federated, federated_with, gedf_li, gedf_li_with, DagTask,
 };
-use rtsched_model::{Dag, ExecModel, Node, Region, Task, TaskSet, Time};
+use rtsched_model::{ExecModel, Region, Task, TaskSet, Time};
 use rtsched_policies::federated::{Federated, Placement};
 use rtsched_sim::{simulate, Options};
 
@@ -29,14 +30,15 @@ const UNIT: Time = 100_000;
 enum Shape {
     /// Fork-join regions (`regions:`), which the simulator runs.
     ForkJoin,
-    /// A random DAG (`dag:`): node i > 0 has predecessors among nodes 0..i, every node without
-    /// a successor joins into the last one.
+    /// A DAG (`dag:`) drawn by the generators' shapes (`gen::dag`: nested fork-join or
+    /// layered), its work split over the nodes as they split it.
     Dag,
 }
 
 /// The shapes the properties simulate. Add `Shape::Dag` once the simulator executes `dag:`
-/// tasks (today it runs their `wcet` as one sequential job); the analysis side already takes
-/// both (`dag_shape_is_analysed_like_its_work_and_span`).
+/// tasks and `federated` places them by their DAG's critical path (before that, the simulation
+/// fails: federated refuses a heavy DAG task whose `Task::critical_path` is its whole work);
+/// the analysis side already takes both (`dag_shape_is_analysed_like_its_work_and_span`).
 const SIMULATED: &[Shape] = &[Shape::ForkJoin];
 
 fn arb_shape() -> impl Strategy<Value = Shape> {
@@ -59,37 +61,30 @@ fn arb_structure(shape: Shape) -> BoxedStrategy<Task> {
                 t
             })
             .boxed(),
-        Shape::Dag => prop::collection::vec((1u64..=30, any::<u32>()), 2..=12)
-            .prop_map(|nodes| {
-                let n = nodes.len();
-                let mut dag = Dag::default();
-                for (i, &(w, mask)) in nodes.iter().enumerate() {
-                    dag.nodes.push(Node {
-                        name: format!("v{i}"),
-                        wcet: w * UNIT,
-                    });
-                    if i == 0 {
-                        continue;
+        Shape::Dag => (any::<u64>(), any::<bool>(), 1u64..=12)
+            .prop_map(|(seed, nested, per_node)| {
+                // The DAG generators' shapes (`gen::dag`), each node 1..=12 units on average.
+                let shape = if nested {
+                    dag::Shape::NestedForkJoin {
+                        p: 0.7,
+                        k: 3,
+                        d: 2,
+                        p_add: 0.1,
                     }
-                    let preds: Vec<u32> = (0..i as u32)
-                        .filter(|&j| mask >> (j % 32) & 1 == 1)
-                        .collect();
-                    if preds.is_empty() {
-                        dag.edges.push((mask % i as u32, i as u32));
+                } else {
+                    dag::Shape::Layered {
+                        nodes: (3, 10),
+                        layers: (1, 3),
+                        p: 0.5,
                     }
-                    dag.edges.extend(preds.into_iter().map(|j| (j, i as u32)));
-                }
-                let has_succ: Vec<bool> = (0..n as u32)
-                    .map(|u| dag.edges.iter().any(|&(a, _)| a == u))
-                    .collect();
-                for u in 0..n as u32 - 1 {
-                    if !has_succ[u as usize] {
-                        dag.edges.push((u, n as u32 - 1));
-                    }
-                }
+                };
+                let mut rng = rtsched_analysis::gen::rng(seed);
+                let mut g = shape.draw(&mut rng);
+                let c = g.nodes.len() as Time * per_node * UNIT;
+                dag::split_work(&mut rng, &mut g, c);
                 let mut t = Task::periodic("t", 1, 0);
-                t.wcet = dag.work();
-                t.dag = Some(dag);
+                t.wcet = g.work();
+                t.dag = Some(g);
                 t
             })
             .boxed(),
