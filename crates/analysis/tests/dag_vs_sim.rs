@@ -264,6 +264,29 @@ proptest! {
         }
     }
 
+    /// The test counts CPUs as the policy places them: when it accepts, `federated::place`
+    /// succeeds with n_i = ⌈(C − L)/(D − L)⌉ CPUs per heavy task and the rest shared; and a set
+    /// the policy refuses is never accepted. Up to 3 CPUs fewer than the set was made for, so
+    /// that the policy refuses some.
+    #[test]
+    fn federated_counts_cpus_as_the_policy_places(mut ts in arb_federated(false), cut in 0u32..=3) {
+        ts.platform.cpus = ts.platform.cpus.saturating_sub(cut).max(1);
+        let dt: Vec<DagTask> = ts.tasks.iter().map(DagTask::from).collect();
+        let accepted = federated(&dt, ts.platform.cpus).schedulable == Some(true);
+        match rtsched_policies::federated::place(&ts) {
+            Ok(p) => {
+                let mut used = 0;
+                for (x, d) in dt.iter().zip(&p.dedicated) {
+                    let n = x.is_heavy().then(|| cores_needed(x.c, x.l, x.federated_deadline()).unwrap());
+                    prop_assert_eq!(d.as_ref().map(|r| r.len() as u64), n);
+                    used += n.unwrap_or(0);
+                }
+                prop_assert_eq!(p.shared.len() as u64, ts.platform.cpus as u64 - used);
+            }
+            Err(e) => prop_assert!(!accepted, "accepted, but the policy refuses: {}", e),
+        }
+    }
+
     #[test]
     fn a_gedf_dag_li_acceptance_never_misses(ts in arb_gedf(Bound::Li)) {
         if let Some(missed) = gedf_case(&ts, Bound::Li) {
