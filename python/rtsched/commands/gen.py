@@ -55,8 +55,8 @@ def run(args):
         # A writer without `dag:` would write each DAG task as one sequential job of its work.
         from .._core import InputError
 
-        raise InputError(f"generator {args.name}: this build cannot write DAG tasks (dag:) to a task file yet; "
-                         "use the generator from Python (rtsched.generate) or a sweep")
+        raise InputError(f"generator {args.name}: this build cannot write DAG tasks (dag:) to a task file yet "
+                         "(rtsched.generate gives the task set in Python)")
     if g.threads is not None:
         text += "# threads per task (PAWS parallel regions): " + " ".join(map(str, g.threads)) + "\n"
     if g.utilities is not None:
