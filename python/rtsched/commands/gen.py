@@ -56,6 +56,12 @@ def run(args):
 
         ts = ts.with_run(duration_ns=duration_ns(args.duration))
     text = f"# rtsched gen {args.name} {' '.join(args.params)} --seed {args.seed}\n" + to_yaml(ts)
+    if args.name.startswith("dag-") and "dag:" not in text:
+        # A writer without `dag:` would write each DAG task as one sequential job of its work.
+        from .._core import InputError
+
+        raise InputError(f"generator {args.name}: this build cannot write DAG tasks (dag:) to a task file yet "
+                         "(rtsched.generate gives the task set in Python)")
     if g.threads is not None:
         text += "# threads per task (PAWS parallel regions): " + " ".join(map(str, g.threads)) + "\n"
     if g.utilities is not None:

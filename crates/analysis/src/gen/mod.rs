@@ -9,6 +9,7 @@
 //! `Generated::utilisations` are the drawn values before rounding (they sum to U exactly up to
 //! floating-point error); the task set's own utilisation differs from U by at most n·0.5 ns / T_min.
 
+pub mod dag;
 pub mod papers;
 pub mod utilisation;
 pub mod waters;
@@ -303,6 +304,8 @@ pub const GENERATORS: &[GeneratorInfo] = &[
     GeneratorInfo { name: "mwlu", summary: "LWFG Table 1 MWLU: as MWL but T per task", params: LWFG_HELP },
     GeneratorInfo { name: "mwhu", summary: "LWFG Table 1 MWHU: as MWH but T per task", params: LWFG_HELP },
     GeneratorInfo { name: "chronos2011", summary: "ChronOS §6.2: 12 tasks, T in [40 ms, 2 s], step TUFs with utilities in [1, 100], cpu fields by worst fit on load", params: "m=4, U=m/2 (may exceed m: overload; at most n), n=12, tmin=40ms, tmax=2s, place=wf|none (cpu fields for partitioned policies)" },
+    GeneratorInfo { name: "dag-nfj", summary: "DAG tasks: nested fork-join (Melani et al., ECRTS 2015): forks with probability p into 2..k branches, depth d; u by RandFixedSum or UUniFast", params: dag::NFJ_HELP },
+    GeneratorInfo { name: "dag-layered", summary: "DAG tasks: layered random graphs, one source and one sink, edges between adjacent layers with probability p; u by RandFixedSum or UUniFast", params: dag::LAYERED_HELP },
     GeneratorInfo { name: "waters2015", summary: "Kramer et al., WATERS 2015: automotive runnables by the paper's period shares, ACETs and BCET/WCET factors, grouped into tasks", params: waters::HELP },
 ];
 
@@ -362,6 +365,15 @@ pub fn by_name(name: &str, params: &Params, seed: u64) -> Result<Generated, Stri
                 periods,
                 place,
             )?
+        }
+        "dag-nfj" | "dag-layered" => {
+            let shape: &[&str] = if name == "dag-nfj" {
+                &["p", "k", "d", "p_add"]
+            } else {
+                &["nodes", "layers", "p"]
+            };
+            params.check_known(name, &[dag::COMMON_KEYS, shape].concat())?;
+            dag::generate(&mut rng, name, params)?
         }
         "waters2015" => {
             params.check_known(name, waters::KEYS)?;
@@ -451,6 +463,22 @@ fn generic<R: Rng>(name: &str, p: &Params, rng: &mut R) -> Result<Generated, Str
         "uunifast-discard" => uunifast_discard(rng, n, total, u_min, u_max, discard_tries(n))?,
         _ => randfixedsum(rng, n, total, u_min, u_max)?,
     };
+    let periods = period_param(p)?;
+    let deadlines = deadline_param(p)?;
+    let g = granularity_param(p)?;
+    let ps: Vec<Time> = (0..n).map(|_| periods.draw(rng, g)).collect();
+    let tasks = build(rng, &utils, &ps, deadlines);
+    Ok(Generated {
+        taskset: TaskSet::new(m, tasks),
+        utilisations: utils,
+        threads: None,
+        utilities: None,
+    })
+}
+
+/// `period=loguniform|uniform|harmonic`, `tmin=10ms`, `tmax=100ms`: the generic generators'
+/// period parameters (the DAG generators take them too).
+fn period_param(p: &Params) -> Result<PeriodDist, String> {
     let (tmin, tmax) = (
         p.duration_or("tmin", 10 * NS_PER_MS)?,
         p.duration_or("tmax", 100 * NS_PER_MS)?,
@@ -475,6 +503,11 @@ fn generic<R: Rng>(name: &str, p: &Params, rng: &mut R) -> Result<Generated, Str
         }
     };
     periods.check()?;
+    Ok(periods)
+}
+
+/// `deadline=implicit|constrained`, `f=0`.
+fn deadline_param(p: &Params) -> Result<DeadlineDist, String> {
     let deadlines = match p.str_or("deadline", "implicit") {
         "implicit" => DeadlineDist::Implicit,
         "constrained" => DeadlineDist::Constrained {
@@ -487,18 +520,16 @@ fn generic<R: Rng>(name: &str, p: &Params, rng: &mut R) -> Result<Generated, Str
         }
     };
     deadlines.check()?;
+    Ok(deadlines)
+}
+
+/// `granularity=1us`, > 0.
+fn granularity_param(p: &Params) -> Result<Time, String> {
     let g = p.duration_or("granularity", NS_PER_US)?;
     if g == 0 {
         return Err("parameter granularity must be > 0".into());
     }
-    let ps: Vec<Time> = (0..n).map(|_| periods.draw(rng, g)).collect();
-    let tasks = build(rng, &utils, &ps, deadlines);
-    Ok(Generated {
-        taskset: TaskSet::new(m, tasks),
-        utilisations: utils,
-        threads: None,
-        utilities: None,
-    })
+    Ok(g)
 }
 
 #[cfg(test)]

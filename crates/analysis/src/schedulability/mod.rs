@@ -7,10 +7,13 @@
 //!   Liu & Layland's RM bound (1973) and the hyperbolic bound (Bini, Buttazzo & Buttazzo 2003).
 //! - `global`: global EDF on m CPUs — GFB (Goossens, Funk & Baruah 2003; quoted in PAWS §2)
 //!   and BCL (Bertogna, Cirinei & Lipari 2005).
+//! - `dag`: parallel (DAG and fork-join) tasks — federated scheduling's admission (Li et al.,
+//!   ECRTS 2014) and global EDF's capacity augmentation bound 4 − 2/m (Li et al., ECRTS 2013).
 //!
 //! All comparisons are made in integer ns or exact rationals, so a task set sitting exactly on
 //! a bound (U = 1, U = m − (m−1)u_max) is judged the way the theorem says.
 
+pub mod dag;
 pub mod global;
 pub mod named;
 pub mod uniprocessor;
@@ -133,11 +136,13 @@ pub fn density_cmp_one(ts: &[Cdt]) -> Ordering {
     cmp_sum(ts.iter().map(|x| (x.c, x.d.min(x.t))), 1, 1)
 }
 
-/// Parallel regions and critical sections are outside every test here (they assume
+/// Parallel tasks and critical sections are outside every sequential test here (they assume
 /// independent sequential tasks: no intra-job parallelism, no blocking). Only necessary
-/// conditions stay valid — Σ C/T ≤ m (total work) and, per task, its critical path (the sum
-/// over regions of the longest thread) ≤ D — so those are checked and every sufficient test
-/// is reported as not applicable rather than giving an unsound "schedulable".
+/// conditions stay valid — Σ C/T ≤ m (total work) and, per task, its critical path (the
+/// longest chain of its DAG; for regions, the sum over regions of the longest thread) ≤ D — so
+/// those are checked and every sequential test is reported as not applicable rather than
+/// giving an unsound "schedulable". When some task is parallel, the DAG tests (`dag.rs`) follow
+/// `necessary`, with verdicts if no task has critical sections.
 fn analyze_structured(ts: &TaskSet) -> Vec<Verdict> {
     let m = ts.platform.cpus;
     let mut out = Vec::new();
@@ -148,7 +153,7 @@ fn analyze_structured(ts: &TaskSet) -> Vec<Verdict> {
         format!("U={u:.6} vs m={m}; critical paths ≤ D"),
     );
     for t in &ts.tasks {
-        let path = t.critical_path();
+        let path = dag::span(t);
         if path > t.deadline {
             necessary = Verdict::new(
                 "necessary",
@@ -162,17 +167,37 @@ fn analyze_structured(ts: &TaskSet) -> Vec<Verdict> {
         }
     }
     out.push(necessary);
-    let why = match (
-        ts.tasks.iter().any(|t| t.is_parallel()),
-        ts.tasks.iter().any(|t| !t.sections.is_empty()),
-    ) {
-        (true, true) => "parallel regions and critical sections",
-        (true, false) => "parallel regions",
-        _ => "critical sections (blocking)",
+    let parallel = if ts.tasks.iter().any(|t| t.is_parallel()) {
+        Some("parallel regions")
+    } else if ts.tasks.iter().any(dag::is_parallel) {
+        Some("DAG tasks")
+    } else {
+        None
+    };
+    let sections = ts.tasks.iter().any(|t| !t.sections.is_empty());
+    if parallel.is_some() {
+        let tasks: Vec<dag::DagTask> = ts.tasks.iter().map(dag::DagTask::from).collect();
+        for v in dag::all(&tasks, m) {
+            out.push(if sections {
+                Verdict::new(
+                    v.test,
+                    None,
+                    "not applicable: the test does not model critical sections (blocking)",
+                )
+            } else {
+                v
+            });
+        }
+    }
+    let why = match (parallel, sections) {
+        (Some(p), true) => format!("{p} and critical sections"),
+        (Some(p), false) => p.to_string(),
+        _ => "critical sections (blocking)".to_string(),
     };
     let mut plain = ts.clone();
     for t in &mut plain.tasks {
         t.regions.clear();
+        t.dag = None;
         t.sections.clear();
     }
     plain.resources.clear();
@@ -199,9 +224,10 @@ fn analyze_structured(ts: &TaskSet) -> Vec<Verdict> {
 /// Every applicable test on `ts`:
 /// - one CPU: the uniprocessor tests on the whole set;
 /// - m > 1: a necessary condition and the global EDF tests; and, when every task has a `cpu`,
-///   the uniprocessor tests on each CPU, prefixed `p-` (schedulable iff every CPU is).
+///   the uniprocessor tests on each CPU, prefixed `p-` (schedulable iff every CPU is);
+/// - parallel tasks (regions, DAGs) or critical sections: see `analyze_structured`.
 pub fn analyze(ts: &TaskSet) -> Vec<Verdict> {
-    if ts.has_structure() {
+    if ts.has_structure() || ts.tasks.iter().any(|t| t.dag.is_some()) {
         return analyze_structured(ts);
     }
     let m = ts.platform.cpus;
@@ -289,8 +315,11 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
+    /// A fork-join task: regions [2], [6, 6] (C = 14, L = 8), D = T = 10 on 2 CPUs.
+    /// federated: heavy, n = ⌈(14 − 8)/(10 − 8)⌉ = 3 > 2; gedf-dag-li (b = 3): L = 8 > 10/3.
+    /// Both inconclusive, the sequential tests not applicable. On 3 CPUs federated passes.
     #[test]
-    fn structured_sets_get_only_necessary_verdicts() {
+    fn structured_sets_get_necessary_dag_and_not_applicable_verdicts() {
         let ms = 1_000_000;
         let mut t = Task::periodic("p", 10 * ms, 0);
         t.regions = vec![
@@ -309,10 +338,49 @@ mod tests {
             ("necessary", None),
             "{v:?}"
         );
+        assert_eq!(
+            v[1..3]
+                .iter()
+                .map(|x| (x.test.as_str(), x.schedulable))
+                .collect::<Vec<_>>(),
+            vec![("federated", None), ("gedf-dag-li", None)],
+            "{v:?}"
+        );
+        assert!(v[1].detail.contains("Σn=3 > m=2"), "{v:?}");
         assert!(
-            v[1..]
+            v[3..]
                 .iter()
                 .all(|x| x.schedulable.is_none() && x.detail.contains("parallel regions")),
+            "{v:?}"
+        );
+        let v = analyze(&TaskSet::new(3, vec![t.clone()]));
+        assert_eq!(v[1].schedulable, Some(true), "{v:?}");
+        // The same task written as its DAG gets the same verdicts.
+        let mut d = t.clone();
+        d.dag = Some(rtsched_model::Dag::from_regions(&t.regions));
+        d.regions.clear();
+        let vd = analyze(&TaskSet::new(3, vec![d]));
+        assert_eq!(
+            vd.iter()
+                .map(|x| (&x.test, x.schedulable))
+                .collect::<Vec<_>>(),
+            v.iter()
+                .map(|x| (&x.test, x.schedulable))
+                .collect::<Vec<_>>()
+        );
+        assert!(vd[3].detail.contains("DAG tasks"), "{vd:?}");
+        // Critical sections: the DAG tests are not applicable.
+        let mut s = TaskSet::new(3, vec![t.clone()]);
+        s.tasks[0].sections = vec![rtsched_model::CriticalSection {
+            resource: 0,
+            region: 0,
+            thread: 0,
+            start: 0,
+            length: ms,
+        }];
+        let v = analyze(&s);
+        assert!(
+            v[1].schedulable.is_none() && v[1].detail.contains("critical sections"),
             "{v:?}"
         );
         t.deadline = 7 * ms; // now the critical path exceeds D
