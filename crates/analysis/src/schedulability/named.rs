@@ -4,7 +4,7 @@
 //! Bertogna et al. 2005 Fig. 3).
 //!
 //! - `NAME`: a test [`analyze`](super::analyze) reports (`gedf-gfb`, `gedf-bcl`, `edf-exact`,
-//!   …; [`TESTS`]). When the set's run options carry overheads (`run.overheads`, e.g. from a
+//!   `federated` and `gedf-dag-li` for parallel tasks, …; [`TESTS`]). When the set's run options carry overheads (`run.overheads`, e.g. from a
 //!   profile), the overhead-aware form of the test is run (`crate::overheads`), as
 //!   `rtsched analyze --overheads` shows it.
 //! - `partition:HEURISTIC`: whether HEURISTIC (a name or `+` chain of `partition::by_name`)
@@ -39,6 +39,14 @@ pub const TESTS: &[(&str, &str)] = &[
         "global EDF, Goossens, Funk & Baruah 2003 (U ≤ m − (m−1)·u_max)",
     ),
     ("gedf-bcl", "global EDF, Bertogna, Cirinei & Lipari 2005"),
+    (
+        "federated",
+        "parallel (DAG, fork-join) tasks: federated scheduling's admission, Li et al. 2014",
+    ),
+    (
+        "gedf-dag-li",
+        "parallel (DAG, fork-join) tasks: global EDF, capacity bound 4 − 2/m, Li et al. 2013; D = T",
+    ),
     (
         "edf-exact",
         "uniprocessor EDF, exact (processor demand, QPA); one CPU",
@@ -279,7 +287,16 @@ mod tests {
             t.cpu = Some(c);
             t.priority = Some(c + 1);
         }
-        for ts in [&one, &two] {
+        let mut par = two.clone();
+        for t in &mut par.tasks {
+            t.cpu = None;
+        }
+        // Task 2 (C = 3) as a fork-join: one thread, then two.
+        par.tasks[2].regions = [vec![1], vec![1, 1]]
+            .into_iter()
+            .map(|threads| rtsched_model::Region { threads })
+            .collect();
+        for ts in [&one, &two, &par] {
             for v in analyze(ts) {
                 assert!(Named::parse(&v.test).is_ok(), "{}", v.test);
             }
