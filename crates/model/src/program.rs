@@ -18,6 +18,7 @@
 //! demand is drawn separately and every section boundary is scaled by that thread's
 //! demand / WCET ratio (rounded down): a thread that runs 60% of its WCET runs 60% of every piece.
 
+use crate::dag::{Dag, Precedence};
 use crate::time::Time;
 use serde::Serialize;
 
@@ -82,10 +83,13 @@ pub fn scale(at: Time, wcet: Time, demand: Time) -> Time {
     ((at as u128 * demand as u128) / wcet as u128) as Time
 }
 
-/// The regions of a task, each a list of threads, with their checkpoints.
+/// The regions of a task, each a list of threads, with their checkpoints. A DAG task
+/// (`dag.rs`) is one region whose threads are its nodes, in file order, with `dag` its
+/// precedence: a node is forked when its last predecessor completes, not with its region.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Program {
     pub regions: Vec<Vec<ThreadProgram>>,
+    pub dag: Option<Precedence>,
 }
 
 impl Program {
@@ -100,15 +104,27 @@ impl Program {
                     wcet,
                     checkpoints: Vec::new(),
                 }]],
+                dag: None,
             };
         }
         Program::build_general(wcet, regions, sections)
     }
 
+    /// A DAG task's program: one region of its nodes (sections name a node as region 0,
+    /// thread = node index), and its precedence.
+    pub fn build_dag(dag: &Dag, sections: &[CriticalSection]) -> Program {
+        let nodes = [Region {
+            threads: dag.nodes.iter().map(|n| n.wcet).collect(),
+        }];
+        let mut p = Program::build_general(dag.work(), &nodes, sections);
+        p.dag = Some(Precedence::of(dag));
+        p
+    }
+
     /// Make `self` [`Program::build`]'s program, reusing its lists where it can (a plain
     /// sequential task's program over an earlier one of the same shape: no allocation).
     pub fn rebuild(&mut self, wcet: Time, regions: &[Region], sections: &[CriticalSection]) {
-        if regions.is_empty() && sections.is_empty() && self.is_sequential() {
+        if regions.is_empty() && sections.is_empty() && self.is_sequential() && self.dag.is_none() {
             let t = &mut self.regions[0][0];
             t.wcet = wcet;
             t.checkpoints.clear();
@@ -157,7 +173,7 @@ impl Program {
                     .collect()
             })
             .collect();
-        Program { regions }
+        Program { regions, dag: None }
     }
 
     pub fn is_sequential(&self) -> bool {
