@@ -7,7 +7,9 @@
 //! away until `unblocked`). It checks, for each call:
 //! - `now` never decreases;
 //! - `release`/`forked` bring entities the policy does not have, released no later than `now`,
-//!   with ids equal to their slots; a fork's threads are one job's region;
+//!   with ids equal to their slots; a fork's threads are one job's region (threads 0, 1, ...);
+//!   for a DAG task ([`ProtocolChecker::with_dags`]), one job's nodes in increasing index
+//!   order, one node only when forked on a CPU (a node completed there, others still live);
 //! - `complete(e, cpu)` and `blocked(e, cpu)`: `e` runs on `cpu`; `blocked` follows
 //!   `requested` for the same entity; `requested` names a running requester and a holder the
 //!   policy knows;
@@ -38,6 +40,8 @@ pub struct ProtocolChecker {
     requested: Option<EntityId>,
     calls: u64,
     log: Option<Arc<Mutex<Vec<String>>>>,
+    /// Per task: whether its jobs are DAGs (empty: none is).
+    dags: Vec<bool>,
 }
 
 impl ProtocolChecker {
@@ -50,7 +54,14 @@ impl ProtocolChecker {
             requested: None,
             calls: 0,
             log: None,
+            dags: Vec::new(),
         }
+    }
+
+    /// Check forks of `ts`'s DAG tasks by the DAG rule (see the module doc).
+    pub fn with_dags(mut self, ts: &rtsched_model::TaskSet) -> Self {
+        self.dags = ts.tasks.iter().map(|t| t.dag.is_some()).collect();
+        self
     }
 
     /// Also write every event, as `"<verb> task.job.region.thread"`, to `log`.
@@ -157,7 +168,27 @@ impl Policy for ProtocolChecker {
 
     fn forked(&mut self, now: Time, cpu: Option<u32>, threads: &[EntityInfo]) {
         self.at(now, "forked");
-        if threads.len() < 2 {
+        let dag = threads
+            .first()
+            .is_some_and(|f| self.dags.get(f.task as usize).copied().unwrap_or(false));
+        if dag {
+            if threads.is_empty() || (threads.len() < 2 && cpu.is_none()) {
+                self.fail(&format!(
+                    "forked: {} node(s) on {cpu:?}; a job's single source arrives by release",
+                    threads.len()
+                ));
+            }
+            let f = &threads[0];
+            for (k, t) in threads.iter().enumerate() {
+                if (t.task, t.job, t.region) != (f.task, f.job, 0)
+                    || (k > 0 && t.thread <= threads[k - 1].thread)
+                {
+                    self.fail(&format!(
+                        "forked: node {k} is {t:?}, not a later node of the job of {f:?}"
+                    ));
+                }
+            }
+        } else if threads.len() < 2 {
             self.fail(&format!(
                 "forked: {} thread(s); a single thread arrives by release",
                 threads.len()
@@ -168,7 +199,7 @@ impl Policy for ProtocolChecker {
         }
         for (k, t) in threads.iter().enumerate() {
             let f = &threads[0];
-            if (t.task, t.job, t.region, t.thread) != (f.task, f.job, f.region, k as u32) {
+            if !dag && (t.task, t.job, t.region, t.thread) != (f.task, f.job, f.region, k as u32) {
                 self.fail(&format!(
                     "forked: thread {k} is {t:?}, not thread {k} of the region of {f:?}"
                 ));

@@ -36,9 +36,16 @@ use crate::spec::SchedulerSpec;
 use rtsched_analysis::partition::Admission;
 use rtsched_model::{Task, TaskSet, Time};
 
-/// A thread's WCET: its region's thread WCET, or the task's WCET for a sequential task.
+/// A thread's WCET: its region's thread WCET, a DAG node's WCET (the node is the thread
+/// index), or the task's WCET for a sequential task.
 #[inline]
 pub fn thread_wcet(task: &Task, info: &EntityInfo) -> Time {
+    if let Some(d) = &task.dag {
+        return d
+            .nodes
+            .get(info.thread as usize)
+            .map_or(task.wcet, |n| n.wcet);
+    }
     match task.regions.get(info.region as usize) {
         Some(r) => r
             .threads
