@@ -13,7 +13,7 @@
 //! (predecessor counts, successor lists, a topological order) are computed by the methods
 //! below, which assume a validated, acyclic graph.
 
-use crate::program::Region;
+use crate::program::{CriticalSection, Precedence, Program, Region};
 use crate::time::Time;
 use serde::Serialize;
 
@@ -121,19 +121,8 @@ impl Dag {
     }
 }
 
-/// A validated DAG as a job runs it: each node's predecessor count, its successors (compressed:
-/// node u's are `succ[start[u]..start[u + 1]]`, in index order) and the sources in index order.
-/// Built once per task; a job copies `indeg` into its own counts at release (no allocation in
-/// the steady state).
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
-pub struct Precedence {
-    pub indeg: Vec<u32>,
-    pub start: Vec<u32>,
-    pub succ: Vec<u32>,
-    pub sources: Vec<u32>,
-}
-
 impl Precedence {
+    /// A validated DAG's precedence (`program.rs`).
     pub fn of(dag: &Dag) -> Precedence {
         let n = dag.nodes.len();
         let indeg = dag.in_degrees();
@@ -163,11 +152,18 @@ impl Precedence {
             sources,
         }
     }
+}
 
-    /// Node `u`'s successors.
-    #[inline]
-    pub fn successors(&self, u: u32) -> &[u32] {
-        &self.succ[self.start[u as usize] as usize..self.start[u as usize + 1] as usize]
+impl Program {
+    /// A DAG task's program: one region of its nodes (a section names its node as region 0,
+    /// thread = node index), and its precedence.
+    pub fn build_dag(dag: &Dag, sections: &[CriticalSection]) -> Program {
+        let nodes = [Region {
+            threads: dag.nodes.iter().map(|n| n.wcet).collect(),
+        }];
+        let mut p = Program::build_general(dag.work(), &nodes, sections);
+        p.dag = Some(Precedence::of(dag));
+        p
     }
 }
 

@@ -18,7 +18,6 @@
 //! demand is drawn separately and every section boundary is scaled by that thread's
 //! demand / WCET ratio (rounded down): a thread that runs 60% of its WCET runs 60% of every piece.
 
-use crate::dag::{Dag, Precedence};
 use crate::time::Time;
 use serde::Serialize;
 
@@ -83,6 +82,27 @@ pub fn scale(at: Time, wcet: Time, demand: Time) -> Time {
     ((at as u128 * demand as u128) / wcet as u128) as Time
 }
 
+/// A DAG task's precedence as its jobs run it (`dag.rs` builds it: `Precedence::of`): each
+/// node's predecessor count, its successors (compressed: node u's are
+/// `succ[start[u]..start[u + 1]]`, in index order) and the sources in index order. Built once
+/// per task; a job copies `indeg` into its own counts at release (no allocation in the steady
+/// state).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Precedence {
+    pub indeg: Vec<u32>,
+    pub start: Vec<u32>,
+    pub succ: Vec<u32>,
+    pub sources: Vec<u32>,
+}
+
+impl Precedence {
+    /// Node `u`'s successors.
+    #[inline]
+    pub fn successors(&self, u: u32) -> &[u32] {
+        &self.succ[self.start[u as usize] as usize..self.start[u as usize + 1] as usize]
+    }
+}
+
 /// The regions of a task, each a list of threads, with their checkpoints. A DAG task
 /// (`dag.rs`) is one region whose threads are its nodes, in file order, with `dag` its
 /// precedence: a node is forked when its last predecessor completes, not with its region.
@@ -110,17 +130,6 @@ impl Program {
         Program::build_general(wcet, regions, sections)
     }
 
-    /// A DAG task's program: one region of its nodes (sections name a node as region 0,
-    /// thread = node index), and its precedence.
-    pub fn build_dag(dag: &Dag, sections: &[CriticalSection]) -> Program {
-        let nodes = [Region {
-            threads: dag.nodes.iter().map(|n| n.wcet).collect(),
-        }];
-        let mut p = Program::build_general(dag.work(), &nodes, sections);
-        p.dag = Some(Precedence::of(dag));
-        p
-    }
-
     /// Make `self` [`Program::build`]'s program, reusing its lists where it can (a plain
     /// sequential task's program over an earlier one of the same shape: no allocation).
     pub fn rebuild(&mut self, wcet: Time, regions: &[Region], sections: &[CriticalSection]) {
@@ -133,7 +142,11 @@ impl Program {
         }
     }
 
-    fn build_general(wcet: Time, regions: &[Region], sections: &[CriticalSection]) -> Program {
+    pub(crate) fn build_general(
+        wcet: Time,
+        regions: &[Region],
+        sections: &[CriticalSection],
+    ) -> Program {
         let shape: Vec<Vec<Time>> = if regions.is_empty() {
             vec![vec![wcet]]
         } else {

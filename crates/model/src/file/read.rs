@@ -1308,6 +1308,7 @@ impl Validator<'_> {
     }
 
     /// `sections: [{resource: bus, start: 1ms, length: 0.5ms, region: 0, thread: 0}]`.
+    #[allow(clippy::too_many_arguments)]
     fn sections(
         &self,
         v: &Value,
