@@ -162,7 +162,7 @@ impl Program {
             threads: dag.nodes.iter().map(|n| n.wcet).collect(),
         }];
         let mut p = Program::build_general(dag.work(), &nodes, sections);
-        p.dag = Some(Precedence::of(dag));
+        p.dag = Some(Box::new(Precedence::of(dag)));
         p
     }
 }

@@ -109,7 +109,8 @@ impl Precedence {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Program {
     pub regions: Vec<Vec<ThreadProgram>>,
-    pub dag: Option<Precedence>,
+    /// Boxed: a program is read on every release, and most have none.
+    pub dag: Option<Box<Precedence>>,
 }
 
 impl Program {

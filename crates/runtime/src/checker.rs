@@ -180,7 +180,7 @@ impl Policy for ProtocolChecker {
             }
             let f = &threads[0];
             for (k, t) in threads.iter().enumerate() {
-                if (t.task, t.job, t.region) != (f.task, f.job, 0)
+                if (t.task, t.job, t.region) != (f.task, f.job, rtsched_policies::DAG_REGION)
                     || (k > 0 && t.thread <= threads[k - 1].thread)
                 {
                     self.fail(&format!(

@@ -14,7 +14,8 @@
 //! 3. **Fork and join (PAWS §3).** A job is a sequence of regions of threads. A region's
 //!    threads reach the policy together (`release` for one, `forked` for several) and join
 //!    when the last completes; the next region forks on the CPU where it joined.
-//!    A DAG task's job (`rtsched_model::dag`) is one region of nodes with a precedence: its
+//!    A DAG task's job (`rtsched_model::dag`) is one region of nodes with a precedence (a node's entity has
+//!    region `DAG_REGION` and its node index as thread): its
 //!    sources reach the policy together at release (as a first region's threads); when a
 //!    node completes, the successors whose last predecessor it was reach the policy together
 //!    on its CPU (`forked`, as a region forks where the previous one joined) — or by
@@ -62,7 +63,9 @@ use crate::streams::TaskStreams;
 use rtsched_model::program::scale;
 use rtsched_model::results::{Counters, JobRecord, JobSink};
 use rtsched_model::{Action, OnMiss, Program, Task, TaskId, TaskSet, Time};
-use rtsched_policies::{Decisions, Dispatch, EntityId, EntityInfo, Policy, ResourceId, RunView};
+use rtsched_policies::{
+    Decisions, Dispatch, EntityId, EntityInfo, Policy, ResourceId, RunView, DAG_REGION,
+};
 use std::borrow::Cow;
 use std::collections::VecDeque;
 
@@ -89,6 +92,8 @@ struct Job {
     /// A DAG job: per node, its predecessors not yet completed (`pending` counts its nodes
     /// not yet completed). Its capacity is kept when the slot is reused.
     preds: Vec<u32>,
+    /// Whether the job is a DAG's (kept here so that a completion need not read the program).
+    dag: bool,
 }
 
 /// A mutex: its holder, its FIFO queue, and whether it awaits the policy's grant.
@@ -381,7 +386,9 @@ impl Run<'_> {
     /// The thread program of entity info `i`.
     #[inline]
     pub fn thread_program(&self, i: &EntityInfo) -> &rtsched_model::ThreadProgram {
-        &self.programs[i.task as usize].regions[i.region as usize][i.thread as usize]
+        // A DAG node (region DAG_REGION) is a thread of the program's one region of nodes.
+        let region = if i.region == DAG_REGION { 0 } else { i.region };
+        &self.programs[i.task as usize].regions[region as usize][i.thread as usize]
     }
     /// Where entity `e` stands in its program.
     #[inline]
@@ -977,6 +984,7 @@ impl<'t> Ledger<'t> {
                     first: 0,
                     ents,
                     preds: Vec::new(),
+                    dag: false,
                 });
                 (r.jobs.len() - 1) as u32
             }
@@ -1062,6 +1070,7 @@ impl<'t> Ledger<'t> {
         j.rec = rec;
         j.region = 0;
         j.pending = 0;
+        j.dag = r.programs[task as usize].dag.is_some();
         j.demands = demands;
         j.first = 0;
         j.ents.clear();
@@ -1081,7 +1090,7 @@ impl<'t> Ledger<'t> {
     fn fork(&mut self, now: Time, j: u32, cpu: Option<u32>) {
         let job = &self.run.jobs[j as usize];
         let (task, region) = (job.task, job.region);
-        if self.run.programs[task as usize].dag.is_some() {
+        if job.dag {
             return self.fork_sources(now, j);
         }
         let n = self.run.programs[task as usize].regions[region as usize].len();
@@ -1185,7 +1194,7 @@ impl<'t> Ledger<'t> {
     fn new_thread(&mut self, j: u32, t: usize, home: u32) -> EntityInfo {
         let r = &mut self.run;
         let job = &r.jobs[j as usize];
-        let (task, region) = (job.task, job.region);
+        let (task, region, dag) = (job.task, job.region, job.dag);
         let demand = job.demands[job.first as usize + t];
         let (jobno, release, deadline, rec) = (job.job, job.release, job.deadline, job.rec);
         let ncp = r.programs[task as usize].regions[region as usize][t]
@@ -1203,7 +1212,7 @@ impl<'t> Ledger<'t> {
             id: slot,
             task,
             job: jobno,
-            region,
+            region: if dag { DAG_REGION } else { region },
             thread: t as u32,
             release,
             deadline,
@@ -1505,7 +1514,7 @@ impl<'t> Ledger<'t> {
         }
         job.pending -= 1;
         let task = job.task as usize;
-        if self.run.programs[task].dag.is_some() {
+        if job.dag {
             if job.pending > 0 {
                 self.fork_successors(now, j, node, cpu);
                 return;

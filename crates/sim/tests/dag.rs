@@ -80,14 +80,21 @@ fn same(ts: &TaskSet, spec: &str) {
 }
 
 /// The PAWS hand-worked shape (regions [2, [4, 4, 4], 2]) beside a sequential task, under the
-/// three schedulers the issue names and gedf-seq.
+/// three schedulers the issue names (PAWS with its readings' options too) and gedf-seq.
 #[test]
 fn a_fork_join_task_written_as_a_dag_gives_the_same_schedule() {
     let ts = worked::ts_named(
         "platform: {cpus: 2}\nrun: {duration: 60}\ntasks:\n  - {name: p, period: 20, deadline: 18, regions: [2, [4, 4, 4], 2]}\n  - {name: s, period: 10, wcet: 3, deadline: 5}\n  - {name: q, period: 30, regions: [[1, 2], 3, [2, 2, 2, 1]], sections: [{resource: r, region: 2, thread: 1, start: 0.5, length: 1}]}\n",
         "fj.yaml",
     );
-    for spec in ["gedf", "paws", "federated", "gedf-seq"] {
+    for spec in [
+        "gedf",
+        "paws",
+        "paws:master=joining",
+        "paws:pull=inversion",
+        "federated",
+        "gedf-seq",
+    ] {
         let (a, b) = both(&ts, spec).unwrap();
         assert!(!a.jobs.is_empty());
         assert_eq!(a.jobs, b.jobs, "{spec}");
