@@ -81,7 +81,8 @@ struct Job {
     live: bool,
     held: bool,
     rec: u32,
-    /// Current region, and how many of its threads have not completed.
+    /// Current region, and how many of its threads have not completed. A DAG job's region is
+    /// `DAG_REGION` (its entities' too) and `pending` counts its nodes not yet completed.
     region: u32,
     pending: u32,
     /// Every thread's demand (region then thread order), and where the current region's start.
@@ -89,11 +90,6 @@ struct Job {
     first: u32,
     /// Live entities of the current region (of a DAG job: of the job).
     ents: Vec<EntityId>,
-    /// A DAG job: per node, its predecessors not yet completed (`pending` counts its nodes
-    /// not yet completed). Its capacity is kept when the slot is reused.
-    preds: Vec<u32>,
-    /// Whether the job is a DAG's (kept here so that a completion need not read the program).
-    dag: bool,
 }
 
 /// A mutex: its holder, its FIFO queue, and whether it awaits the policy's grant.
@@ -278,6 +274,10 @@ pub struct Run<'t> {
     pub(crate) ents: Vec<Ent>,
     free: Vec<u32>,
     jobs: Vec<Job>,
+    /// Per job slot, a DAG job's predecessors not yet completed, per node (kept apart from
+    /// `Job`, whose size the fork-join path feels; each keeps its capacity when the slot is
+    /// reused).
+    preds: Vec<Vec<u32>>,
     /// Per-job lists of slots an earlier run used, for new slots (`LedgerParts`).
     spare: Vec<(Vec<Time>, Vec<EntityId>)>,
     free_jobs: Vec<u32>,
@@ -758,6 +758,7 @@ impl<'t> Ledger<'t> {
                 programs,
                 ents: empty(ents, 2 * width + m),
                 free: empty(free, 2 * width + m),
+                preds: Vec::new(),
                 jobs: empty(jobs, 2 * n),
                 spare,
                 free_jobs: empty(free_jobs, 2 * n),
@@ -983,9 +984,8 @@ impl<'t> Ledger<'t> {
                     demands,
                     first: 0,
                     ents,
-                    preds: Vec::new(),
-                    dag: false,
                 });
+                r.preds.push(Vec::new());
                 (r.jobs.len() - 1) as u32
             }
         };
@@ -1068,9 +1068,12 @@ impl<'t> Ledger<'t> {
         j.live = true;
         j.held = held;
         j.rec = rec;
-        j.region = 0;
+        j.region = if r.programs[task as usize].dag.is_some() {
+            DAG_REGION
+        } else {
+            0
+        };
         j.pending = 0;
-        j.dag = r.programs[task as usize].dag.is_some();
         j.demands = demands;
         j.first = 0;
         j.ents.clear();
@@ -1090,7 +1093,7 @@ impl<'t> Ledger<'t> {
     fn fork(&mut self, now: Time, j: u32, cpu: Option<u32>) {
         let job = &self.run.jobs[j as usize];
         let (task, region) = (job.task, job.region);
-        if job.dag {
+        if region == DAG_REGION {
             return self.fork_sources(now, j);
         }
         let n = self.run.programs[task as usize].regions[region as usize].len();
@@ -1121,10 +1124,10 @@ impl<'t> Ledger<'t> {
     fn fork_sources(&mut self, now: Time, j: u32) {
         let task = self.run.jobs[j as usize].task as usize;
         let prec = self.run.programs[task].dag.as_ref().expect("a DAG task");
-        let job = &mut self.run.jobs[j as usize];
-        job.preds.clear();
-        job.preds.extend_from_slice(&prec.indeg);
-        job.pending = prec.indeg.len() as u32;
+        let preds = &mut self.run.preds[j as usize];
+        preds.clear();
+        preds.extend_from_slice(&prec.indeg);
+        self.run.jobs[j as usize].pending = prec.indeg.len() as u32;
         let sources = prec.sources.len();
         self.dec.note_global_event();
         let home = self.run.task_last[task];
@@ -1159,7 +1162,7 @@ impl<'t> Ledger<'t> {
                 .as_ref()
                 .expect("a DAG task")
                 .succ[i];
-            let left = &mut self.run.jobs[j as usize].preds[v as usize];
+            let left = &mut self.run.preds[j as usize][v as usize];
             *left -= 1;
             if *left == 0 {
                 let info = self.new_thread(j, v as usize, cpu);
@@ -1194,10 +1197,12 @@ impl<'t> Ledger<'t> {
     fn new_thread(&mut self, j: u32, t: usize, home: u32) -> EntityInfo {
         let r = &mut self.run;
         let job = &r.jobs[j as usize];
-        let (task, region, dag) = (job.task, job.region, job.dag);
+        let (task, region) = (job.task, job.region);
         let demand = job.demands[job.first as usize + t];
         let (jobno, release, deadline, rec) = (job.job, job.release, job.deadline, job.rec);
-        let ncp = r.programs[task as usize].regions[region as usize][t]
+        // A DAG job's nodes are the program's one region.
+        let in_program = if region == DAG_REGION { 0 } else { region };
+        let ncp = r.programs[task as usize].regions[in_program as usize][t]
             .checkpoints
             .len() as u32;
         let slot = match r.free.pop() {
@@ -1212,7 +1217,7 @@ impl<'t> Ledger<'t> {
             id: slot,
             task,
             job: jobno,
-            region: if dag { DAG_REGION } else { region },
+            region,
             thread: t as u32,
             release,
             deadline,
@@ -1514,7 +1519,7 @@ impl<'t> Ledger<'t> {
         }
         job.pending -= 1;
         let task = job.task as usize;
-        if job.dag {
+        if job.region == DAG_REGION {
             if job.pending > 0 {
                 self.fork_successors(now, j, node, cpu);
                 return;
