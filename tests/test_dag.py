@@ -168,3 +168,10 @@ def test_a_dag_set_on_the_testbed_under_paws_counts_as_in_the_simulator():
     if counts(real_run) != counts(sim) and real_run.measurements.get("host.steal_ms", 0) > 0:
         pytest.skip(f"the host stole CPU time in each of 3 runs ({real_run.measurements['host.steal_ms']:.0f} ms); not testable now")
     assert counts(real_run) == counts(sim)
+
+
+def test_a_dag_tasks_sections_are_not_hatched_as_a_sequential_tasks():
+    """Its intervals are per node: placing its sections by the job's work would misplace them."""
+    from rtsched.gantt import _sections
+    doc = with_dag(DIAMOND["tasks"][1]["dag"], sections=[{"resource": "bus", "node": "b", "start": 1, "length": 2}])
+    assert "p" not in _sections(rtsched.load_taskset(doc))

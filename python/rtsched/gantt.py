@@ -69,11 +69,12 @@ def _pick_window(results, start, end):
 def _sections(taskset):
     """Per task name: [(resource index, start_ns, length_ns)] of a task whose sections can be
     placed on its bars: one thread, one region (a fork-join task's intervals do not say which
-    region they belong to)."""
+    region they belong to; a DAG task's sections are in its nodes, whose demands a job's record
+    does not give, so they are not hatched)."""
     resources = list(taskset.resources)
     out = {}
     for t in taskset.tasks():
-        if t["sections"] and len(t["regions"]) <= 1 and all(len(r) == 1 for r in t["regions"]):
+        if t["sections"] and not t.get("dag") and len(t["regions"]) <= 1 and all(len(r) == 1 for r in t["regions"]):
             out[t["name"]] = (t["wcet_ns"], [(resources.index(s["resource"]), s["start_ns"], s["length_ns"])
                                              for s in t["sections"]])
     return out
