@@ -175,3 +175,16 @@ def test_a_dag_tasks_sections_are_not_hatched_as_a_sequential_tasks():
     from rtsched.gantt import _sections
     doc = with_dag(DIAMOND["tasks"][1]["dag"], sections=[{"resource": "bus", "node": "b", "start": 1, "length": 2}])
     assert "p" not in _sections(rtsched.load_taskset(doc))
+
+
+def test_warnings_judge_a_dag_by_its_critical_path(cli, tmp_path):
+    """A heavy DAG task (C 9 ms > D 8 ms, L 7 ms) is legal: no warning. A critical path longer
+    than the deadline is warned about, named as the longest path (exit 0)."""
+    heavy = with_dag(DIAMOND["tasks"][1]["dag"], deadline=8)
+    f = tmp_path / "heavy.json"
+    f.write_text(json.dumps(heavy))
+    p = cli("validate", f, check=0)
+    assert p.stderr == ""
+    f.write_text(json.dumps(with_dag(DIAMOND["tasks"][1]["dag"], deadline=6)))
+    p = cli("validate", f, check=0)
+    assert "task 'p': longest path 7ms > deadline 6ms" in p.stderr
