@@ -8,8 +8,8 @@
 //! - `now` never decreases;
 //! - `release`/`forked` bring entities the policy does not have, released no later than `now`,
 //!   with ids equal to their slots; a fork's threads are one job's region (threads 0, 1, ...);
-//!   for a DAG task ([`ProtocolChecker::with_dags`]), one job's nodes in increasing index
-//!   order, one node only when forked on a CPU (a node completed there, others still live);
+//!   for a DAG job (region `DAG_REGION`), one job's nodes in increasing index order, one node
+//!   only when forked on a CPU (a node completed there, others still live);
 //! - `complete(e, cpu)` and `blocked(e, cpu)`: `e` runs on `cpu`; `blocked` follows
 //!   `requested` for the same entity; `requested` names a running requester and a holder the
 //!   policy knows;
@@ -40,8 +40,6 @@ pub struct ProtocolChecker {
     requested: Option<EntityId>,
     calls: u64,
     log: Option<Arc<Mutex<Vec<String>>>>,
-    /// Per task: whether its jobs are DAGs (empty: none is).
-    dags: Vec<bool>,
 }
 
 impl ProtocolChecker {
@@ -54,14 +52,7 @@ impl ProtocolChecker {
             requested: None,
             calls: 0,
             log: None,
-            dags: Vec::new(),
         }
-    }
-
-    /// Check forks of `ts`'s DAG tasks by the DAG rule (see the module doc).
-    pub fn with_dags(mut self, ts: &rtsched_model::TaskSet) -> Self {
-        self.dags = ts.tasks.iter().map(|t| t.dag.is_some()).collect();
-        self
     }
 
     /// Also write every event, as `"<verb> task.job.region.thread"`, to `log`.
@@ -170,7 +161,7 @@ impl Policy for ProtocolChecker {
         self.at(now, "forked");
         let dag = threads
             .first()
-            .is_some_and(|f| self.dags.get(f.task as usize).copied().unwrap_or(false));
+            .is_some_and(|f| f.region == rtsched_policies::DAG_REGION);
         if dag {
             if threads.is_empty() || (threads.len() < 2 && cpu.is_none()) {
                 self.fail(&format!(
@@ -498,6 +489,36 @@ mod tests {
         c.schedule(5, &mut Dispatch::new(&mut dec, &view));
         c.aborted(6, 1);
         assert!(c.calls() >= 9);
+    }
+
+    /// DAG forks: one node may be forked on a CPU (others of the job live); a single node
+    /// forked on no CPU (a job's one source arrives by release), nodes out of index order or of
+    /// two jobs are violations; a region's fork keeps its own rule.
+    #[test]
+    fn dag_forks_follow_the_dag_rule() {
+        let node = |id: EntityId, thread: u32, job: u64| EntityInfo {
+            task: 0,
+            job,
+            region: rtsched_policies::DAG_REGION,
+            thread,
+            ..info(id)
+        };
+        let mut c = checker();
+        c.forked(0, Some(1), &[node(0, 2, 0)]);
+        c.forked(0, None, &[node(1, 0, 0), node(2, 3, 0)]);
+        let m = panics(|| checker().forked(0, None, &[node(0, 0, 0)]));
+        assert!(m.contains("single source"), "{m}");
+        let m = panics(|| checker().forked(0, Some(0), &[node(0, 3, 0), node(1, 1, 0)]));
+        assert!(m.contains("not a later node"), "{m}");
+        let m = panics(|| checker().forked(0, Some(0), &[node(0, 1, 0), node(1, 2, 1)]));
+        assert!(m.contains("not a later node"), "{m}");
+        let thread = |id: EntityId, thread: u32| EntityInfo {
+            task: 0,
+            thread,
+            ..info(id)
+        };
+        let m = panics(|| checker().forked(0, Some(0), &[thread(0, 0)]));
+        assert!(m.contains("arrives by release"), "{m}");
     }
 
     #[test]

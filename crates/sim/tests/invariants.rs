@@ -516,7 +516,7 @@ fn every_registered_policy_keeps_the_protocol_and_the_accounting() {
                     }
                 };
                 ran.set(ran.get() + 1);
-                let mut policy = ProtocolChecker::new(inner, ts.platform.cpus).with_dags(&ts);
+                let mut policy = ProtocolChecker::new(inner, ts.platform.cpus);
                 let r = rtsched_sim::simulate(
                     &ts,
                     rtsched_sim::Options::policy(&mut policy).intervals(true),
