@@ -70,10 +70,13 @@ def _pick_window(results, start, end):
 
 def _sections(taskset):
     """Per task name, per thread ``(region, thread)`` with critical sections: (the thread's
-    WCET, [(resource index, start_ns, length_ns)]). A sequential task is thread (0, 0)."""
+    WCET, [(resource index, start_ns, length_ns)]). A sequential task is thread (0, 0). A DAG
+    task's sections are in its nodes, not placed here (not hatched)."""
     resources = list(taskset.resources)
     out = {}
     for t in taskset.tasks():
+        if t.get("dag"):
+            continue
         for sec in t["sections"]:
             at = (sec["region"], sec["thread"])
             wcet = t["regions"][at[0]][at[1]] if t["regions"] else t["wcet_ns"]
@@ -115,6 +118,22 @@ def _marks(ax, xs, y, marker, size, face):
     if xs:  # (an empty line drawn unclipped would stretch the layout to the origin)
         ax.plot(xs, [y] * len(xs), linestyle="none", marker=marker, markersize=size, color=face, markeredgecolor="black",
                 markeredgewidth=0.3, clip_on=False)
+
+
+#: The most DAG node names written on one panel's bars (more would not be read).
+MAX_NODE_LABELS = 200
+
+
+def _node_labels(a, iv, start, end, x):
+    """A DAG task's bars carry their node's name (docs/dag.md), where the bar is wide enough
+    (at least 3 % of the window) and at most MAX_NODE_LABELS per panel."""
+    if "node" not in iv.columns:
+        return
+    shown = iv[iv.node.notna() & (iv.end_ns > start) & (iv.start_ns < end)]
+    shown = shown[(shown.end_ns.clip(upper=end) - shown.start_ns.clip(lower=start)) >= 0.03 * (end - start)]
+    for row in shown.head(MAX_NODE_LABELS).itertuples():
+        mid = (x(max(row.start_ns, start)) + x(min(row.end_ns, end))) / 2
+        a.text(mid, row.cpu, row.node, ha="center", va="center", fontsize=6, clip_on=True)
 
 
 def gantt(results, path=None, start=None, end=None, ax=None, window=None):
@@ -175,6 +194,7 @@ def gantt(results, path=None, start=None, end=None, ax=None, window=None):
             for (cpu, task), g in iv[(iv.end_ns > start) & (iv.start_ns < end)].groupby(["cpu", "task"]):
                 bars = [(x(max(s, start)), x(min(e, end)) - x(max(s, start))) for s, e in zip(g.start_ns, g.end_ns)]
                 a.broken_barh(bars, (cpu - 0.4, 0.8), facecolors=colour[task], edgecolor="black", linewidth=0.3)
+            _node_labels(a, iv, start, end, x)
             if sections:
                 for cpu, s, e, res in _held_spans(iv, sections):
                     if e > start and s < end:

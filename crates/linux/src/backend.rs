@@ -171,3 +171,24 @@ fn run_with(
         r
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// DAG sets: refused by the kernel's own policies (`kernel.rs`), taken by the backends that
+    /// run through the job ledger.
+    #[test]
+    fn the_ledger_backends_take_dag_sets() {
+        let ts = rtsched_model::parse_taskset(
+            "platform: {cpus: 2}\ntasks:\n  - {name: p, period: 20, dag: {nodes: {x: 1, y: 2}, edges: [[x, y]]}}\n",
+            rtsched_model::Format::Yaml,
+            "t.yaml",
+        )
+        .unwrap();
+        for backend in ["testbed:paws", "testbed:gedf", "kernel:scx:paws"] {
+            assert!(Backend::parse(&ts, backend).is_ok(), "{backend}");
+        }
+        assert!(Backend::parse(&ts, "kernel:fifo").is_err());
+    }
+}

@@ -115,6 +115,15 @@ impl KernelPlan {
     /// `rest` is what follows `kernel:`: the backend's name, then options separated by ':'
     /// (`deadline[:reclaim][:pi]`, `fifo[:rm|:dm|:file][:pi]`, `other[:pi]`).
     pub fn new(ts: &TaskSet, rest: &str) -> Result<KernelPlan, RunError> {
+        // The kernel's own policies run a job's threads as lanes joined by barriers (regions);
+        // a DAG's precedence has no such form.
+        if let Some(t) = ts.tasks.iter().find(|t| t.dag.is_some()) {
+            return Err(RunError::Input(format!(
+                "{}: task '{}': field 'dag': kernel:{rest} runs a job's threads as fork-join lanes joined by barriers, which cannot keep a DAG's precedence; run DAG tasks in the simulator, on testbed:POLICY or on kernel:scx:POLICY (docs/dag.md)",
+                ts.source,
+                t.name
+            )));
+        }
         let mut parts = rest.split(':');
         let name = parts.next().unwrap_or("");
         let mut opts: Vec<&str> = parts.collect();
@@ -1771,6 +1780,20 @@ mod tests {
             Err(RunError::Input(m)) => m,
             Ok(p) => panic!("{spec} accepted as {}", p.label),
             Err(e) => panic!("{spec}: {e}"),
+        }
+    }
+
+    /// The kernel's own policies cannot keep a DAG's precedence: every one refuses a DAG set,
+    /// naming the task and the field (the user-space modes take it: `backend.rs`).
+    #[test]
+    fn the_kernel_policies_refuse_dag_tasks() {
+        let ts = taskset("platform: {cpus: 2}\ntasks:\n  - {name: a, period: 10, wcet: 2}\n  - {name: p, period: 20, dag: {nodes: {x: 1, y: 2}, edges: [[x, y]]}}\n");
+        for spec in ["fifo", "deadline", "other", "scx-gedf", "scx-pedf"] {
+            let m = err(&ts, spec);
+            assert!(
+                m.starts_with("t.yaml: task 'p': field 'dag': ") && m.contains("docs/dag.md"),
+                "{spec}: {m}"
+            );
         }
     }
 

@@ -13,7 +13,7 @@
 //! (predecessor counts, successor lists, a topological order) are computed by the methods
 //! below, which assume a validated, acyclic graph.
 
-use crate::program::Region;
+use crate::program::{CriticalSection, Precedence, Program, Region};
 use crate::time::Time;
 use serde::Serialize;
 
@@ -121,6 +121,145 @@ impl Dag {
     }
 }
 
+impl Precedence {
+    /// A validated DAG's precedence (`program.rs`).
+    pub fn of(dag: &Dag) -> Precedence {
+        let n = dag.nodes.len();
+        let indeg = dag.in_degrees();
+        let mut start = vec![0u32; n + 1];
+        for &(u, _) in &dag.edges {
+            start[u as usize + 1] += 1;
+        }
+        for i in 0..n {
+            start[i + 1] += start[i];
+        }
+        let mut fill = start.clone();
+        let mut succ = vec![0u32; dag.edges.len()];
+        for &(u, v) in &dag.edges {
+            succ[fill[u as usize] as usize] = v;
+            fill[u as usize] += 1;
+        }
+        // Each node's successors in index order: nodes made ready together reach the policy
+        // in index order.
+        for u in 0..n {
+            succ[start[u] as usize..start[u + 1] as usize].sort_unstable();
+        }
+        let sources = (0..n as u32).filter(|&i| indeg[i as usize] == 0).collect();
+        Precedence {
+            indeg,
+            start,
+            succ,
+            sources,
+        }
+    }
+}
+
+impl Program {
+    /// A DAG task's program: one region of its nodes (a section names its node as region 0,
+    /// thread = node index), and its precedence.
+    pub fn build_dag(dag: &Dag, sections: &[CriticalSection]) -> Program {
+        let nodes = [Region {
+            threads: dag.nodes.iter().map(|n| n.wcet).collect(),
+        }];
+        let mut p = Program::build_general(dag.work(), &nodes, sections);
+        p.dag = Some(Box::new(Precedence::of(dag)));
+        p
+    }
+}
+
+impl Dag {
+    /// A cycle (its nodes in order, the first repeated at the end), or `None` if the graph is
+    /// acyclic. Depth-first from each node in index order, so the cycle named is deterministic.
+    pub fn find_cycle(&self) -> Option<Vec<u32>> {
+        let succ = self.successors();
+        let n = self.nodes.len();
+        // 0: not seen, 1: on the current path, 2: done.
+        let mut state = vec![0u8; n];
+        let mut path: Vec<u32> = Vec::new();
+        let mut next: Vec<usize> = Vec::new();
+        for root in 0..n as u32 {
+            if state[root as usize] != 0 {
+                continue;
+            }
+            state[root as usize] = 1;
+            path.push(root);
+            next.push(0);
+            while let Some(&u) = path.last() {
+                let k = next.last_mut().expect("parallel to path");
+                if let Some(&v) = succ[u as usize].get(*k) {
+                    *k += 1;
+                    match state[v as usize] {
+                        0 => {
+                            state[v as usize] = 1;
+                            path.push(v);
+                            next.push(0);
+                        }
+                        1 => {
+                            let at = path.iter().position(|&x| x == v).expect("on the path");
+                            let mut cycle = path[at..].to_vec();
+                            cycle.push(v);
+                            return Some(cycle);
+                        }
+                        _ => {}
+                    }
+                } else {
+                    state[u as usize] = 2;
+                    path.pop();
+                    next.pop();
+                }
+            }
+        }
+        None
+    }
+
+    /// The nodes not reachable from node 0 when edges are taken in either direction (empty:
+    /// the graph is weakly connected).
+    pub fn unconnected(&self) -> Vec<u32> {
+        let n = self.nodes.len();
+        if n == 0 {
+            return Vec::new();
+        }
+        let mut adj = vec![Vec::new(); n];
+        for &(u, v) in &self.edges {
+            adj[u as usize].push(v);
+            adj[v as usize].push(u);
+        }
+        let mut seen = vec![false; n];
+        let mut stack = vec![0u32];
+        seen[0] = true;
+        while let Some(u) = stack.pop() {
+            for &v in &adj[u as usize] {
+                if !seen[v as usize] {
+                    seen[v as usize] = true;
+                    stack.push(v);
+                }
+            }
+        }
+        (0..n as u32).filter(|&i| !seen[i as usize]).collect()
+    }
+
+    /// The nodes without predecessors (where a job starts) and without successors (where it
+    /// ends), in index order.
+    pub fn sources_and_sinks(&self) -> (Vec<u32>, Vec<u32>) {
+        let n = self.nodes.len();
+        let (mut has_in, mut has_out) = (vec![false; n], vec![false; n]);
+        for &(u, v) in &self.edges {
+            has_out[u as usize] = true;
+            has_in[v as usize] = true;
+        }
+        (
+            (0..n as u32).filter(|&i| !has_in[i as usize]).collect(),
+            (0..n as u32).filter(|&i| !has_out[i as usize]).collect(),
+        )
+    }
+
+    /// Whether some two nodes may run at once (some node has two successors or two sources).
+    pub fn is_parallel(&self) -> bool {
+        let (sources, _) = self.sources_and_sinks();
+        sources.len() > 1 || self.successors().iter().any(|s| s.len() > 1)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -166,5 +305,28 @@ mod tests {
         assert_eq!(dag.edges.len(), 3 + 6);
         assert_eq!(dag.nodes[3].name, "r2.t3");
         assert_eq!((dag.work(), dag.critical_path()), (19, 11));
+    }
+
+    #[test]
+    fn cycles_connectivity_and_precedence() {
+        let mut dag = Dag {
+            nodes: vec![node("a", 1), node("b", 1), node("c", 1), node("d", 1)],
+            edges: vec![(0, 1), (1, 2), (2, 1), (0, 3)],
+        };
+        assert_eq!(dag.find_cycle(), Some(vec![1, 2, 1]));
+        dag.edges = vec![(0, 1), (0, 2), (1, 3), (2, 3)];
+        assert_eq!(dag.find_cycle(), None);
+        assert!(dag.unconnected().is_empty() && dag.is_parallel());
+        assert_eq!(dag.sources_and_sinks(), (vec![0], vec![3]));
+        let p = Precedence::of(&dag);
+        assert_eq!((p.successors(0), p.successors(3)), (&[1, 2][..], &[][..]));
+        assert_eq!(
+            (p.indeg.clone(), p.sources.clone()),
+            (vec![0, 1, 1, 2], vec![0])
+        );
+        dag.edges = vec![(0, 1), (2, 3)];
+        assert_eq!(dag.unconnected(), vec![2, 3]);
+        let chain = Dag::from_regions(&[Region { threads: vec![1] }, Region { threads: vec![2] }]);
+        assert!(!chain.is_parallel());
     }
 }

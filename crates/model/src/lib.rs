@@ -21,7 +21,7 @@ pub use dag::{Dag, Node};
 pub use file::{load_taskset, parse_taskset, Format, InputError};
 pub use overheads::Overheads;
 pub use program::{
-    Action, Checkpoint, CriticalSection, Program, Region, ResourceId, ThreadProgram,
+    Action, Checkpoint, CriticalSection, Precedence, Program, Region, ResourceId, ThreadProgram,
 };
 pub use task::*;
 pub use time::Time;

@@ -82,10 +82,35 @@ pub fn scale(at: Time, wcet: Time, demand: Time) -> Time {
     ((at as u128 * demand as u128) / wcet as u128) as Time
 }
 
-/// The regions of a task, each a list of threads, with their checkpoints.
+/// A DAG task's precedence as its jobs run it (`dag.rs` builds it: `Precedence::of`): each
+/// node's predecessor count, its successors (compressed: node u's are
+/// `succ[start[u]..start[u + 1]]`, in index order) and the sources in index order. Built once
+/// per task; a job copies `indeg` into its own counts at release (no allocation in the steady
+/// state).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Precedence {
+    pub indeg: Vec<u32>,
+    pub start: Vec<u32>,
+    pub succ: Vec<u32>,
+    pub sources: Vec<u32>,
+}
+
+impl Precedence {
+    /// Node `u`'s successors.
+    #[inline]
+    pub fn successors(&self, u: u32) -> &[u32] {
+        &self.succ[self.start[u as usize] as usize..self.start[u as usize + 1] as usize]
+    }
+}
+
+/// The regions of a task, each a list of threads, with their checkpoints. A DAG task
+/// (`dag.rs`) is one region whose threads are its nodes, in file order, with `dag` its
+/// precedence: a node is forked when its last predecessor completes, not with its region.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Program {
     pub regions: Vec<Vec<ThreadProgram>>,
+    /// Boxed: a program is read on every release, and most have none.
+    pub dag: Option<Box<Precedence>>,
 }
 
 impl Program {
@@ -100,6 +125,7 @@ impl Program {
                     wcet,
                     checkpoints: Vec::new(),
                 }]],
+                dag: None,
             };
         }
         Program::build_general(wcet, regions, sections)
@@ -108,7 +134,7 @@ impl Program {
     /// Make `self` [`Program::build`]'s program, reusing its lists where it can (a plain
     /// sequential task's program over an earlier one of the same shape: no allocation).
     pub fn rebuild(&mut self, wcet: Time, regions: &[Region], sections: &[CriticalSection]) {
-        if regions.is_empty() && sections.is_empty() && self.is_sequential() {
+        if regions.is_empty() && sections.is_empty() && self.is_sequential() && self.dag.is_none() {
             let t = &mut self.regions[0][0];
             t.wcet = wcet;
             t.checkpoints.clear();
@@ -117,7 +143,11 @@ impl Program {
         }
     }
 
-    fn build_general(wcet: Time, regions: &[Region], sections: &[CriticalSection]) -> Program {
+    pub(crate) fn build_general(
+        wcet: Time,
+        regions: &[Region],
+        sections: &[CriticalSection],
+    ) -> Program {
         let shape: Vec<Vec<Time>> = if regions.is_empty() {
             vec![vec![wcet]]
         } else {
@@ -157,7 +187,7 @@ impl Program {
                     .collect()
             })
             .collect();
-        Program { regions }
+        Program { regions, dag: None }
     }
 
     pub fn is_sequential(&self) -> bool {

@@ -196,12 +196,25 @@ impl Task {
     }
     /// The task's regions and critical sections as the substrates execute them.
     pub fn program(&self) -> Program {
-        Program::build(self.wcet, &self.regions, &self.sections)
+        match &self.dag {
+            Some(d) => Program::build_dag(d, &self.sections),
+            None => Program::build(self.wcet, &self.regions, &self.sections),
+        }
+    }
+    /// Make `p` [`Task::program`], reusing its lists where it can.
+    pub fn rebuild_program(&self, p: &mut Program) {
+        match &self.dag {
+            Some(_) => *p = self.program(),
+            None => p.rebuild(self.wcet, &self.regions, &self.sections),
+        }
     }
     /// The critical path L (PAWS §3; L_i in federated scheduling): the sum over regions of the
     /// longest thread's WCET, what the job takes alone on enough CPUs. `wcet` for a sequential
     /// task.
     pub fn critical_path(&self) -> Time {
+        if let Some(d) = &self.dag {
+            return d.critical_path();
+        }
         if self.regions.is_empty() {
             return self.wcet;
         }
@@ -210,8 +223,11 @@ impl Task {
             .map(|r| r.threads.iter().copied().max().unwrap_or(0))
             .sum()
     }
-    /// Whether some region has more than one thread.
+    /// Whether some region has more than one thread, or the DAG lets two nodes run at once.
     pub fn is_parallel(&self) -> bool {
+        if let Some(d) = &self.dag {
+            return d.is_parallel();
+        }
         self.regions.iter().any(|r| r.threads.len() > 1)
     }
     pub fn utilization(&self) -> f64 {
@@ -343,12 +359,14 @@ impl TaskSet {
     pub fn has_fair(&self) -> bool {
         self.tasks.iter().any(Task::is_fair)
     }
-    /// Whether any task has parallel regions or critical sections (the classic schedulability
-    /// tests assume neither).
+    /// Whether any task has parallel regions, a DAG of more than one node, or critical sections
+    /// (the classic schedulability tests assume none).
     pub fn has_structure(&self) -> bool {
-        self.tasks
-            .iter()
-            .any(|t| t.is_parallel() || !t.sections.is_empty())
+        self.tasks.iter().any(|t| {
+            t.is_parallel()
+                || !t.sections.is_empty()
+                || t.dag.as_ref().is_some_and(|d| d.nodes.len() > 1)
+        })
     }
     /// Whether any task carries a time-utility function.
     pub fn has_tufs(&self) -> bool {

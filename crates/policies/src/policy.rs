@@ -47,6 +47,10 @@ use rtsched_model::{Task, TaskId, Time};
 /// vectors indexed by id.
 pub type EntityId = u32;
 
+/// The `region` of a DAG job's node (docs/dag.md): a DAG has no regions; its node is the
+/// entity's `thread`, an index into the task's `dag.nodes`.
+pub const DAG_REGION: u32 = u32::MAX;
+
 /// What a policy is told about a newly ready entity.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct EntityInfo {
@@ -54,9 +58,10 @@ pub struct EntityInfo {
     pub task: TaskId,
     /// Job index within its task (0, 1, ...).
     pub job: u64,
-    /// Region of the job (0 for sequential jobs; PAWS §3).
+    /// Region of the job (0 for sequential jobs; PAWS §3); [`DAG_REGION`] for a node of a DAG
+    /// job.
     pub region: u32,
-    /// Thread index within its region (0 for sequential jobs).
+    /// Thread index within its region (0 for sequential jobs); a DAG job's node index.
     pub thread: u32,
     pub release: Time,
     /// Absolute deadline.

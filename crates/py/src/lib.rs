@@ -187,6 +187,24 @@ impl PyTaskSet {
                     .map(|r| r.threads.clone())
                     .collect::<Vec<_>>(),
             )?;
+            // A DAG task's graph: {"nodes": [[name, wcet_ns], ...], "edges": [[from, to], ...]}
+            // (edges as node indices); None for a task without one.
+            match &t.dag {
+                Some(g) => {
+                    let x = PyDict::new(py);
+                    x.set_item(
+                        "nodes",
+                        g.nodes
+                            .iter()
+                            .map(|n| (n.name.clone(), n.wcet))
+                            .collect::<Vec<_>>(),
+                    )?;
+                    x.set_item("edges", g.edges.clone())?;
+                    x.set_item("critical_path_ns", g.critical_path())?;
+                    d.set_item("dag", x)?;
+                }
+                None => d.set_item("dag", py.None())?,
+            }
             let secs = PyList::empty(py);
             for s in &t.sections {
                 let x = PyDict::new(py);
@@ -445,6 +463,20 @@ impl PyRunResult {
         d.set_item("region", iv.iter().map(|x| x.region).collect::<Vec<_>>())?;
         d.set_item("thread", iv.iter().map(|x| x.thread).collect::<Vec<_>>())?;
         d.set_item("demand_ns", iv.iter().map(|x| x.demand).collect::<Vec<_>>())?;
+        // A set with DAG tasks: each interval's node name (None for a task without a DAG).
+        let nodes = &self.inner.node_names;
+        if nodes.iter().any(|n| !n.is_empty()) {
+            d.set_item(
+                "node",
+                iv.iter()
+                    .map(|x| {
+                        nodes[x.task as usize]
+                            .get(x.thread as usize)
+                            .map(String::as_str)
+                    })
+                    .collect::<Vec<_>>(),
+            )?;
+        }
         d.set_item("start_ns", iv.iter().map(|x| x.start).collect::<Vec<_>>())?;
         d.set_item("end_ns", iv.iter().map(|x| x.end).collect::<Vec<_>>())?;
         d.set_item(

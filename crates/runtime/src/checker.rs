@@ -7,7 +7,9 @@
 //! away until `unblocked`). It checks, for each call:
 //! - `now` never decreases;
 //! - `release`/`forked` bring entities the policy does not have, released no later than `now`,
-//!   with ids equal to their slots; a fork's threads are one job's region;
+//!   with ids equal to their slots; a fork's threads are one job's region (threads 0, 1, ...);
+//!   for a DAG job (region `DAG_REGION`), one job's nodes in increasing index order, one node
+//!   only when forked on a CPU (a node completed there, others still live);
 //! - `complete(e, cpu)` and `blocked(e, cpu)`: `e` runs on `cpu`; `blocked` follows
 //!   `requested` for the same entity; `requested` names a running requester and a holder the
 //!   policy knows;
@@ -157,7 +159,27 @@ impl Policy for ProtocolChecker {
 
     fn forked(&mut self, now: Time, cpu: Option<u32>, threads: &[EntityInfo]) {
         self.at(now, "forked");
-        if threads.len() < 2 {
+        let dag = threads
+            .first()
+            .is_some_and(|f| f.region == rtsched_policies::DAG_REGION);
+        if dag {
+            if threads.is_empty() || (threads.len() < 2 && cpu.is_none()) {
+                self.fail(&format!(
+                    "forked: {} node(s) on {cpu:?}; a job's single source arrives by release",
+                    threads.len()
+                ));
+            }
+            let f = &threads[0];
+            for (k, t) in threads.iter().enumerate() {
+                if (t.task, t.job, t.region) != (f.task, f.job, rtsched_policies::DAG_REGION)
+                    || (k > 0 && t.thread <= threads[k - 1].thread)
+                {
+                    self.fail(&format!(
+                        "forked: node {k} is {t:?}, not a later node of the job of {f:?}"
+                    ));
+                }
+            }
+        } else if threads.len() < 2 {
             self.fail(&format!(
                 "forked: {} thread(s); a single thread arrives by release",
                 threads.len()
@@ -168,7 +190,7 @@ impl Policy for ProtocolChecker {
         }
         for (k, t) in threads.iter().enumerate() {
             let f = &threads[0];
-            if (t.task, t.job, t.region, t.thread) != (f.task, f.job, f.region, k as u32) {
+            if !dag && (t.task, t.job, t.region, t.thread) != (f.task, f.job, f.region, k as u32) {
                 self.fail(&format!(
                     "forked: thread {k} is {t:?}, not thread {k} of the region of {f:?}"
                 ));
@@ -467,6 +489,36 @@ mod tests {
         c.schedule(5, &mut Dispatch::new(&mut dec, &view));
         c.aborted(6, 1);
         assert!(c.calls() >= 9);
+    }
+
+    /// DAG forks: one node may be forked on a CPU (others of the job live); a single node
+    /// forked on no CPU (a job's one source arrives by release), nodes out of index order or of
+    /// two jobs are violations; a region's fork keeps its own rule.
+    #[test]
+    fn dag_forks_follow_the_dag_rule() {
+        let node = |id: EntityId, thread: u32, job: u64| EntityInfo {
+            task: 0,
+            job,
+            region: rtsched_policies::DAG_REGION,
+            thread,
+            ..info(id)
+        };
+        let mut c = checker();
+        c.forked(0, Some(1), &[node(0, 2, 0)]);
+        c.forked(0, None, &[node(1, 0, 0), node(2, 3, 0)]);
+        let m = panics(|| checker().forked(0, None, &[node(0, 0, 0)]));
+        assert!(m.contains("single source"), "{m}");
+        let m = panics(|| checker().forked(0, Some(0), &[node(0, 3, 0), node(1, 1, 0)]));
+        assert!(m.contains("not a later node"), "{m}");
+        let m = panics(|| checker().forked(0, Some(0), &[node(0, 1, 0), node(1, 2, 1)]));
+        assert!(m.contains("not a later node"), "{m}");
+        let thread = |id: EntityId, thread: u32| EntityInfo {
+            task: 0,
+            thread,
+            ..info(id)
+        };
+        let m = panics(|| checker().forked(0, Some(0), &[thread(0, 0)]));
+        assert!(m.contains("arrives by release"), "{m}");
     }
 
     #[test]

@@ -14,6 +14,13 @@
 //! 3. **Fork and join (PAWS §3).** A job is a sequence of regions of threads. A region's
 //!    threads reach the policy together (`release` for one, `forked` for several) and join
 //!    when the last completes; the next region forks on the CPU where it joined.
+//!    A DAG task's job (`rtsched_model::dag`) is one region of nodes with a precedence (a node's entity has
+//!    region `DAG_REGION` and its node index as thread): its
+//!    sources reach the policy together at release (as a first region's threads); when a
+//!    node completes, the successors whose last predecessor it was reach the policy together
+//!    on its CPU (`forked`, as a region forks where the previous one joined) — or by
+//!    `release` when it is one node and nothing else of the job is live (a join, as a
+//!    one-thread region after a join). The job completes when every node has.
 //! 4. **Checkpoints and resources (ChronOS §3).** A thread's program has checkpoints (acquire,
 //!    release) scaled to its actual demand; [`Ledger::advance`] handles those reached. A
 //!    request for a held resource reports `requested`, blocks the thread (its CPU is vacated)
@@ -56,7 +63,9 @@ use crate::streams::TaskStreams;
 use rtsched_model::program::scale;
 use rtsched_model::results::{Counters, JobRecord, JobSink};
 use rtsched_model::{Action, OnMiss, Program, Task, TaskId, TaskSet, Time};
-use rtsched_policies::{Decisions, Dispatch, EntityId, EntityInfo, Policy, ResourceId, RunView};
+use rtsched_policies::{
+    Decisions, Dispatch, EntityId, EntityInfo, Policy, ResourceId, RunView, DAG_REGION,
+};
 use std::borrow::Cow;
 use std::collections::VecDeque;
 
@@ -72,13 +81,14 @@ struct Job {
     live: bool,
     held: bool,
     rec: u32,
-    /// Current region, and how many of its threads have not completed.
+    /// Current region, and how many of its threads have not completed. A DAG job's region is
+    /// `DAG_REGION` (its entities' too) and `pending` counts its nodes not yet completed.
     region: u32,
     pending: u32,
     /// Every thread's demand (region then thread order), and where the current region's start.
     demands: Vec<Time>,
     first: u32,
-    /// Live entities of the current region.
+    /// Live entities of the current region (of a DAG job: of the job).
     ents: Vec<EntityId>,
 }
 
@@ -264,6 +274,10 @@ pub struct Run<'t> {
     pub(crate) ents: Vec<Ent>,
     free: Vec<u32>,
     jobs: Vec<Job>,
+    /// Per job slot, a DAG job's predecessors not yet completed, per node (kept apart from
+    /// `Job`, whose size the fork-join path feels; each keeps its capacity when the slot is
+    /// reused).
+    preds: Vec<Vec<u32>>,
     /// Per-job lists of slots an earlier run used, for new slots (`LedgerParts`).
     spare: Vec<(Vec<Time>, Vec<EntityId>)>,
     free_jobs: Vec<u32>,
@@ -372,7 +386,9 @@ impl Run<'_> {
     /// The thread program of entity info `i`.
     #[inline]
     pub fn thread_program(&self, i: &EntityInfo) -> &rtsched_model::ThreadProgram {
-        &self.programs[i.task as usize].regions[i.region as usize][i.thread as usize]
+        // A DAG node (region DAG_REGION) is a thread of the program's one region of nodes.
+        let region = if i.region == DAG_REGION { 0 } else { i.region };
+        &self.programs[i.task as usize].regions[region as usize][i.thread as usize]
     }
     /// Where entity `e` stands in its program.
     #[inline]
@@ -700,7 +716,7 @@ impl<'t> Ledger<'t> {
         // Each task's program over the one its slot held (a sweep's sets are alike: no allocation).
         programs.truncate(n);
         for (p, t) in programs.iter_mut().zip(&ts.tasks) {
-            p.rebuild(t.wcet, &t.regions, &t.sections);
+            t.rebuild_program(p);
         }
         let built = programs.len();
         programs.extend(ts.tasks[built..].iter().map(|t| t.program()));
@@ -742,6 +758,7 @@ impl<'t> Ledger<'t> {
                 programs,
                 ents: empty(ents, 2 * width + m),
                 free: empty(free, 2 * width + m),
+                preds: Vec::new(),
                 jobs: empty(jobs, 2 * n),
                 spare,
                 free_jobs: empty(free_jobs, 2 * n),
@@ -968,6 +985,7 @@ impl<'t> Ledger<'t> {
                     first: 0,
                     ents,
                 });
+                r.preds.push(Vec::new());
                 (r.jobs.len() - 1) as u32
             }
         };
@@ -1050,7 +1068,11 @@ impl<'t> Ledger<'t> {
         j.live = true;
         j.held = held;
         j.rec = rec;
-        j.region = 0;
+        j.region = if r.programs[task as usize].dag.is_some() {
+            DAG_REGION
+        } else {
+            0
+        };
         j.pending = 0;
         j.demands = demands;
         j.first = 0;
@@ -1071,6 +1093,9 @@ impl<'t> Ledger<'t> {
     fn fork(&mut self, now: Time, j: u32, cpu: Option<u32>) {
         let job = &self.run.jobs[j as usize];
         let (task, region) = (job.task, job.region);
+        if region == DAG_REGION {
+            return self.fork_sources(now, j);
+        }
         let n = self.run.programs[task as usize].regions[region as usize].len();
         self.run.jobs[j as usize].pending = n as u32;
         self.dec.note_global_event();
@@ -1093,6 +1118,80 @@ impl<'t> Ledger<'t> {
         self.lists.forked = forked;
     }
 
+    /// A DAG job starts: its predecessor counts set, its sources given to the policy (one by
+    /// `release`, several by `forked` on no CPU, as a first region's threads).
+    #[inline(never)]
+    fn fork_sources(&mut self, now: Time, j: u32) {
+        let task = self.run.jobs[j as usize].task as usize;
+        let prec = self.run.programs[task].dag.as_ref().expect("a DAG task");
+        let preds = &mut self.run.preds[j as usize];
+        preds.clear();
+        preds.extend_from_slice(&prec.indeg);
+        self.run.jobs[j as usize].pending = prec.indeg.len() as u32;
+        let sources = prec.sources.len();
+        self.dec.note_global_event();
+        let home = self.run.task_last[task];
+        self.lists.forked.clear();
+        for k in 0..sources {
+            let t = self.run.programs[task]
+                .dag
+                .as_ref()
+                .expect("a DAG task")
+                .sources[k];
+            let info = self.new_thread(j, t as usize, home);
+            self.lists.forked.push(info);
+        }
+        self.hand_forked(now, None, false);
+    }
+
+    /// Node `node` of DAG job `j` completed on `cpu` (other nodes remain): each successor whose
+    /// last predecessor it was becomes a fresh entity, kernel CPU `cpu`, and they reach the
+    /// policy together.
+    #[inline(never)]
+    fn fork_successors(&mut self, now: Time, j: u32, node: u32, cpu: u32) {
+        let task = self.run.jobs[j as usize].task as usize;
+        let prec = self.run.programs[task].dag.as_ref().expect("a DAG task");
+        let (a, b) = (
+            prec.start[node as usize] as usize,
+            prec.start[node as usize + 1] as usize,
+        );
+        self.lists.forked.clear();
+        for i in a..b {
+            let v = self.run.programs[task]
+                .dag
+                .as_ref()
+                .expect("a DAG task")
+                .succ[i];
+            let left = &mut self.run.preds[j as usize][v as usize];
+            *left -= 1;
+            if *left == 0 {
+                let info = self.new_thread(j, v as usize, cpu);
+                self.lists.forked.push(info);
+            }
+        }
+        if self.lists.forked.is_empty() {
+            return;
+        }
+        self.dec.note_global_event();
+        // A join: one node ready and nothing else of the job live.
+        let join = self.run.jobs[j as usize].ents.len() == 1;
+        self.hand_forked(now, Some(cpu), join);
+    }
+
+    /// Give `lists.forked` to the policy: one by `release` if it is a job's first or a join
+    /// (`alone`), else all by `forked` on `cpu`.
+    #[inline]
+    fn hand_forked(&mut self, now: Time, cpu: Option<u32>, alone: bool) {
+        if self.lists.forked.len() == 1 && (cpu.is_none() || alone) {
+            let info = self.lists.forked[0];
+            self.policy.get().release(now, &info);
+            return;
+        }
+        let forked = std::mem::take(&mut self.lists.forked);
+        self.policy.get().forked(now, cpu, &forked);
+        self.lists.forked = forked;
+    }
+
     /// A fresh entity for thread `t` of job `j`'s current region.
     #[inline]
     fn new_thread(&mut self, j: u32, t: usize, home: u32) -> EntityInfo {
@@ -1101,7 +1200,9 @@ impl<'t> Ledger<'t> {
         let (task, region) = (job.task, job.region);
         let demand = job.demands[job.first as usize + t];
         let (jobno, release, deadline, rec) = (job.job, job.release, job.deadline, job.rec);
-        let ncp = r.programs[task as usize].regions[region as usize][t]
+        // A DAG job's nodes are the program's one region.
+        let in_program = if region == DAG_REGION { 0 } else { region };
+        let ncp = r.programs[task as usize].regions[in_program as usize][t]
             .checkpoints
             .len() as u32;
         let slot = match r.free.pop() {
@@ -1400,6 +1501,7 @@ impl<'t> Ledger<'t> {
             self.run.task_cpu[x.info.task as usize] += x.ran;
         }
         let j = x.job;
+        let node = x.info.thread;
         if x.executing {
             x.free_when_stopped = true;
         } else {
@@ -1416,11 +1518,15 @@ impl<'t> Ledger<'t> {
             job.ents.swap_remove(p);
         }
         job.pending -= 1;
-        if job.pending > 0 {
-            return;
-        }
         let task = job.task as usize;
-        if (job.region as usize) + 1 < self.run.programs[task].regions.len() {
+        if job.region == DAG_REGION {
+            if job.pending > 0 {
+                self.fork_successors(now, j, node, cpu);
+                return;
+            }
+        } else if job.pending > 0 {
+            return;
+        } else if (job.region as usize) + 1 < self.run.programs[task].regions.len() {
             // Join: the next region forks where this one ended.
             job.first += self.run.programs[task].regions[job.region as usize].len() as u32;
             job.region += 1;

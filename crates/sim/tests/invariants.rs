@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{arb_structured_taskset, arb_taskset};
+use common::{arb_dag_taskset, arb_structured_taskset, arb_taskset};
 use proptest::prelude::*;
 use rtsched_model::{Task, TaskSet, Time};
 use rtsched_policies::EntityInfo;
@@ -406,6 +406,33 @@ fn accounting(
     );
     let s = r.summaries().total;
     prop_assert!((0.0..=1.0).contains(&s.aur), "{}: AUR {}", spec, s.aur);
+    // A DAG node starts only after every predecessor has finished (docs/dag.md).
+    let mut span: HashMap<(u32, u64, u32), (Time, Time)> = HashMap::new();
+    for iv in &r.intervals {
+        if ts.tasks[iv.task as usize].dag.is_some() {
+            let s = span
+                .entry((iv.task, iv.job, iv.thread))
+                .or_insert((iv.start, iv.end));
+            *s = (s.0.min(iv.start), s.1.max(iv.end));
+        }
+    }
+    for (&(task, job, v), &(start, _)) in &span {
+        let g = ts.tasks[task as usize].dag.as_ref().unwrap();
+        for &(u, _) in g.edges.iter().filter(|e| e.1 == v) {
+            let done = span.get(&(task, job, u)).map(|s| s.1);
+            prop_assert!(
+                done.is_some_and(|d| d <= start),
+                "{}: node {} of {}/{} started at {} before its predecessor {} finished ({:?})",
+                spec,
+                v,
+                task,
+                job,
+                start,
+                u,
+                done
+            );
+        }
+    }
     // Intervals on one CPU never overlap.
     let mut per_cpu: Vec<Vec<(Time, Time)>> = vec![Vec::new(); m];
     for iv in &r.intervals {
@@ -463,7 +490,7 @@ fn every_registered_policy_keeps_the_protocol_and_the_accounting() {
     // Sets per policy (the whole registry at 256: under a second on one core).
     const CASES: u32 = 256;
     let sets = (
-        prop_oneof![arb_taskset(), arb_structured_taskset()],
+        prop_oneof![arb_taskset(), arb_structured_taskset(), arb_dag_taskset()],
         proptest::option::of(0u8..8),
     );
     for info in rtsched_policies::POLICIES {

@@ -4,10 +4,46 @@
 //! preallocated or reused (entity slots, per-CPU state, the event heap, the records, which are
 //! reserved from the expected job count).
 
-use rtsched_model::{CriticalSection, ExecModel, Region, Task, TaskSet};
+use rtsched_model::{CriticalSection, Dag, ExecModel, Node, Region, Task, TaskSet};
 #[path = "common/counting_alloc.rs"]
 mod counting_alloc;
 use counting_alloc::allocations as allocated_so_far;
+
+/// The structured set with its fork-join tasks written as DAGs (`Dag::from_regions`, sections
+/// moved to their node) and a third of the others made a DAG with two sinks, a(1) -> {b(2),
+/// c(1)}, b -> d(1), whose nodes fork one at a time while others run: DAG jobs reuse their
+/// slots' predecessor counts.
+fn dag_taskset(seconds: u64) -> TaskSet {
+    let ms = 1_000_000;
+    let mut ts = taskset(seconds, true);
+    for (i, t) in ts.tasks.iter_mut().enumerate() {
+        if !t.regions.is_empty() {
+            let regions = std::mem::take(&mut t.regions);
+            for s in &mut t.sections {
+                s.thread += if s.region > 0 { 1 } else { 0 };
+                s.region = 0;
+            }
+            t.dag = Some(Dag::from_regions(&regions));
+        } else if i % 3 == 1 && t.sections.is_empty() {
+            let node = |name: &str, wcet| Node {
+                name: name.into(),
+                wcet,
+            };
+            let d = Dag {
+                nodes: vec![
+                    node("a", ms / 2),
+                    node("b", ms),
+                    node("c", ms / 2),
+                    node("d", ms / 2),
+                ],
+                edges: vec![(0, 1), (0, 2), (1, 3)],
+            };
+            t.wcet = d.work();
+            t.dag = Some(d);
+        }
+    }
+    ts
+}
 
 fn taskset(seconds: u64, structured: bool) -> TaskSet {
     let ms = 1_000_000;
@@ -61,8 +97,14 @@ fn taskset(seconds: u64, structured: bool) -> TaskSet {
     ts
 }
 
-fn allocations(spec: &str, seconds: u64, structured: bool) -> (u64, u64) {
-    let mut ts = taskset(seconds, structured);
+/// Allocations and events of one run; `kind`: 0 plain, 1 structured, 2 with DAGs.
+fn allocations(spec: &str, seconds: u64, kind: u8) -> (u64, u64) {
+    let structured = kind > 0;
+    let mut ts = if kind == 2 {
+        dag_taskset(seconds)
+    } else {
+        taskset(seconds, structured)
+    };
     if spec == "federated" && structured {
         // A heavy task on 2 CPUs of its own (C = 14 > D = 10 ms, L = 4 ms: ⌈10/6⌉), so that
         // its cluster runs too.
@@ -104,13 +146,13 @@ fn allocations_do_not_grow_with_the_number_of_events() {
         "ghvdf",
         "gedf:model=ac,mapper=none",
     ];
-    for (spec, structured) in specs.iter().flat_map(|s| [(*s, false), (*s, true)]) {
-        let (short, ev_short) = allocations(spec, 5, structured);
-        let (long, ev_long) = allocations(spec, 20, structured);
+    for (spec, kind) in specs.iter().flat_map(|s| [(*s, 0), (*s, 1), (*s, 2)]) {
+        let (short, ev_short) = allocations(spec, 5, kind);
+        let (long, ev_long) = allocations(spec, 20, kind);
         assert!(
             ev_long > 3 * ev_short,
             "{spec}: the long run must have many more events"
         );
-        assert!(long <= short + 16, "{spec} (structured: {structured}): {short} allocations for {ev_short} events, {long} for {ev_long}");
+        assert!(long <= short + 16, "{spec} (kind {kind}: plain, structured, DAGs): {short} allocations for {ev_short} events, {long} for {ev_long}");
     }
 }

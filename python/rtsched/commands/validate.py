@@ -39,6 +39,10 @@ def run(args):
         if parallel:
             widest = max(max(len(r) for r in t["regions"]) for t in parallel)
             print(f"  {len(parallel)} parallel task(s) (fork-join regions, up to {widest} threads per region)")
+        dags = [t for t in tasks if t.get("dag")]
+        if dags:
+            most = max(len(t["dag"]["nodes"]) for t in dags)
+            print(f"  {len(dags)} DAG task(s) (up to {most} nodes; docs/dag.md)")
         with_cs = [t for t in tasks if t["sections"]]
         if with_cs:
             print(f"  {len(with_cs)} task(s) with critical sections on {len(ts.resources)} resource(s): "

@@ -397,6 +397,9 @@ def _lanes(t, where, warn):
     sequential task; for a fork-join task one per lane (lane k runs thread k of every region
     that has one, as ``rtsched run`` places them), each region closed by a barrier that
     every lane reaches (rt-app counts a barrier's users by its references)."""
+    if t.get("dag"):
+        raise InputError(f"{where}: a DAG task (field 'dag') has no rt-app form: rt-app's barriers join every lane, "
+                         f"so only fork-join regions convert (docs/dag.md)")
     regions = t["regions"] or [[t["wcet_ns"]]]
     width = max(len(r) for r in regions)
     lanes = []

@@ -2,6 +2,7 @@
 //! [`TaskSet`] (docs/taskset-format.md). Unknown fields are errors (with a "did you mean"
 //! hint): a typo must never silently fall back to a default.
 
+use crate::dag::{Dag, Node};
 use crate::input::{read_document, read_input_text, Format, InputError};
 use crate::overheads::{self, Overheads};
 use crate::program::{CriticalSection, Region};
@@ -75,6 +76,7 @@ const TASK_FIELDS: &[&str] = &[
     "wss",
     "group",
     "regions",
+    "dag",
     "sections",
     "tuf",
     "class",
@@ -101,7 +103,8 @@ const FAIR_FIELDS: &[&str] = &[
 ];
 const TUF_FIELDS: &[&str] = &["shape", "utility", "termination", "points"];
 const REGION_FIELDS: &[&str] = &["threads", "wcet"];
-const SECTION_FIELDS: &[&str] = &["resource", "start", "length", "region", "thread"];
+const SECTION_FIELDS: &[&str] = &["resource", "start", "length", "region", "thread", "node"];
+const DAG_FIELDS: &[&str] = &["nodes", "edges"];
 const EXEC_FIELDS: &[&str] = &["model", "min", "max", "ratio", "probability"];
 const OVERHEAD_FIELDS: &[&str] = &[
     "profile",
@@ -403,12 +406,15 @@ impl Validator<'_> {
         let mut threads = 0u64;
         for (i, tv) in list.iter().enumerate() {
             let task = self.task(i, tv, &platform, &mut resources, fixed)?;
-            threads += task
-                .regions
-                .iter()
-                .map(|r| r.threads.len() as u64)
-                .sum::<u64>()
-                .max(1);
+            threads += match &task.dag {
+                Some(d) => d.nodes.len() as u64,
+                None => task
+                    .regions
+                    .iter()
+                    .map(|r| r.threads.len() as u64)
+                    .sum::<u64>()
+                    .max(1),
+            };
             if threads > MAX_THREADS_PER_SET {
                 return Err(self.err(
                     Some(&format!("task '{}' (tasks[{i}])", task.name)),
@@ -583,8 +589,39 @@ impl Validator<'_> {
             None | Some(Value::Null) => Vec::new(),
             Some(v) => self.regions(v, ctx)?,
         };
-        let total: Time = regions.iter().flat_map(|r| r.threads.iter()).sum();
-        let wcet = match (m.get("wcet"), regions.is_empty()) {
+        let dag = match m.get("dag") {
+            None | Some(Value::Null) => None,
+            Some(_) if !regions.is_empty() => {
+                return Err(self.err(
+                    ctx,
+                    Some("dag"),
+                    "give either 'regions' or 'dag', not both (fork-join regions are a DAG: write them as one or the other)",
+                ))
+            }
+            Some(v) => Some(self.dag(v, ctx)?),
+        };
+        if let Some(d) = &dag {
+            let work = d.work();
+            if let Some(v) = m.get("wcet") {
+                let w = self.positive_duration(v, ctx, "wcet")?;
+                if w != work {
+                    return Err(self.err(
+                        ctx,
+                        Some("wcet"),
+                        format!(
+                            "is {} but the DAG's nodes sum to {} (the work C of a DAG task is the sum of its nodes' WCETs); leave 'wcet' out to use the sum",
+                            fmt_duration(w),
+                            fmt_duration(work)
+                        ),
+                    ));
+                }
+            }
+        }
+        let total: Time = match &dag {
+            Some(d) => d.work(),
+            None => regions.iter().flat_map(|r| r.threads.iter()).sum(),
+        };
+        let wcet = match (m.get("wcet"), regions.is_empty() && dag.is_none()) {
             (None, true) => return Err(self.err(ctx, Some("wcet"), "missing required field")),
             (None, false) => total,
             (Some(v), true) => self.positive_duration(v, ctx, "wcet")?,
@@ -606,7 +643,7 @@ impl Validator<'_> {
         };
         let sections = match m.get("sections") {
             None | Some(Value::Null) => Vec::new(),
-            Some(v) => self.sections(v, ctx, wcet, &regions, resources, declared)?,
+            Some(v) => self.sections(v, ctx, wcet, &regions, dag.as_ref(), resources, declared)?,
         };
         let deadline = match m.get("deadline") {
             None => period,
@@ -665,11 +702,14 @@ impl Validator<'_> {
         let execution_times = match m.get("execution_times") {
             None | Some(Value::Null) => Vec::new(),
             Some(Value::Array(a)) => {
-                if !regions.is_empty() {
+                if !regions.is_empty() || dag.is_some() {
                     return Err(self.err(
                         ctx,
                         Some("execution_times"),
-                        "applies to sequential tasks only (this task has regions)",
+                        format!(
+                            "applies to sequential tasks only (this task has {})",
+                            if dag.is_some() { "a DAG" } else { "regions" }
+                        ),
                     ));
                 }
                 if a.is_empty() || a.len() > MAX_EXECUTION_TIMES {
@@ -708,7 +748,7 @@ impl Validator<'_> {
             wss,
             group,
             regions,
-            dag: None,
+            dag,
             sections,
             tuf,
             class: crate::task::Class::Rt,
@@ -1073,16 +1113,217 @@ impl Validator<'_> {
         Ok(out)
     }
 
+    /// An unknown node name, with the closest known one.
+    fn unknown_node(
+        &self,
+        ctx: Option<&str>,
+        field: &str,
+        name: &str,
+        known: &[&str],
+    ) -> InputError {
+        let hint = closest(name, known)
+            .map(|s| format!(" (did you mean '{s}'?)"))
+            .unwrap_or_default();
+        self.err(ctx, Some(field), format!("unknown node '{name}'{hint}"))
+    }
+
+    /// `dag: {nodes: {a: 2ms, b: 4ms, c: 3ms, d: 1ms}, edges: [[a, b], [a, c], [b, d], [c, d]]}`:
+    /// nodes in file order, each with its WCET; edges (from, to). Checked: names non-empty,
+    /// WCETs > 0, edges naming known nodes, no self-loop, no duplicate edge, no cycle (one is
+    /// named), weakly connected. Several sources or sinks are allowed (docs/dag.md).
+    fn dag(&self, v: &Value, ctx: Option<&str>) -> Result<Dag, InputError> {
+        let m = v.as_object().ok_or_else(|| {
+            self.err(
+                ctx,
+                Some("dag"),
+                format!(
+                    "expected a mapping {{nodes: {{NAME: WCET, ...}}, edges: [[FROM, TO], ...]}}, got {}",
+                    kind(v)
+                ),
+            )
+        })?;
+        for k in m.keys() {
+            if !DAG_FIELDS.contains(&k.as_str()) {
+                let hint = closest(k, DAG_FIELDS)
+                    .map(|s| format!(" (did you mean '{s}'?)"))
+                    .unwrap_or_default();
+                return Err(self.err(
+                    ctx,
+                    Some(&format!("dag.{k}")),
+                    format!(
+                        "unknown field{hint}; known fields: {}",
+                        DAG_FIELDS.join(", ")
+                    ),
+                ));
+            }
+        }
+        let nodes_v = m.get("nodes").ok_or_else(|| {
+            self.err(
+                ctx,
+                Some("dag.nodes"),
+                "missing required field (a mapping of node names to WCETs)",
+            )
+        })?;
+        let nm = nodes_v.as_object().ok_or_else(|| {
+            self.err(
+                ctx,
+                Some("dag.nodes"),
+                format!(
+                    "expected a mapping of node names to WCETs (e.g. {{a: 2ms, b: 1ms}}), got {}",
+                    kind(nodes_v)
+                ),
+            )
+        })?;
+        if nm.is_empty() {
+            return Err(self.err(
+                ctx,
+                Some("dag.nodes"),
+                "is empty: a DAG needs at least one node",
+            ));
+        }
+        if nm.len() as u64 > MAX_THREADS_PER_TASK {
+            return Err(self.err(
+                ctx,
+                Some("dag.nodes"),
+                format!(
+                    "has {} nodes, more than the limit of {MAX_THREADS_PER_TASK} threads in a task",
+                    nm.len()
+                ),
+            ));
+        }
+        let mut dag = Dag::default();
+        let mut index: std::collections::HashMap<&str, u32> =
+            std::collections::HashMap::with_capacity(nm.len());
+        for (name, w) in nm {
+            // Duplicate keys are refused by the document reader; names are unique here.
+            if name.trim().is_empty() {
+                return Err(self.err(ctx, Some("dag.nodes"), "a node name is empty"));
+            }
+            let wcet = self.positive_duration(w, ctx, &format!("dag.nodes.{name}"))?;
+            index.insert(name.as_str(), dag.nodes.len() as u32);
+            dag.nodes.push(Node {
+                name: name.clone(),
+                wcet,
+            });
+        }
+        let names: Vec<&str> = dag.nodes.iter().map(|n| n.name.as_str()).collect();
+        let edges_v = m.get("edges");
+        let list: &[Value] = match edges_v {
+            None | Some(Value::Null) => &[],
+            Some(Value::Array(a)) => a,
+            Some(x) => {
+                return Err(self.err(
+                    ctx,
+                    Some("dag.edges"),
+                    format!("expected a list of [FROM, TO] pairs, got {}", kind(x)),
+                ))
+            }
+        };
+        let mut seen: std::collections::HashMap<(u32, u32), usize> =
+            std::collections::HashMap::with_capacity(list.len());
+        for (k, e) in list.iter().enumerate() {
+            let field = format!("dag.edges[{k}]");
+            let pair = match e {
+                Value::Array(p) if p.len() == 2 => p,
+                x => {
+                    return Err(self.err(
+                        ctx,
+                        Some(&field),
+                        format!("expected a pair [FROM, TO] of node names, got {}", show(x)),
+                    ))
+                }
+            };
+            let mut ends = [0u32; 2];
+            for (i, x) in pair.iter().enumerate() {
+                let name = match x {
+                    Value::String(s) => s.clone(),
+                    Value::Number(n) => n.to_string(),
+                    other => {
+                        return Err(self.err(
+                            ctx,
+                            Some(&field),
+                            format!("expected a node name, got {}", show(other)),
+                        ))
+                    }
+                };
+                ends[i] = match index.get(name.as_str()) {
+                    Some(&u) => u,
+                    None => return Err(self.unknown_node(ctx, &field, &name, &names)),
+                };
+            }
+            let [u, v] = ends;
+            if u == v {
+                return Err(self.err(
+                    ctx,
+                    Some(&field),
+                    format!(
+                        "a self-loop on '{}': a node cannot precede itself",
+                        names[u as usize]
+                    ),
+                ));
+            }
+            if let Some(j) = seen.insert((u, v), k) {
+                return Err(self.err(
+                    ctx,
+                    Some(&field),
+                    format!(
+                        "duplicate edge '{}' -> '{}' (also dag.edges[{j}])",
+                        names[u as usize], names[v as usize]
+                    ),
+                ));
+            }
+            dag.edges.push((u, v));
+        }
+        if let Some(cycle) = dag.find_cycle() {
+            let path: Vec<&str> = cycle.iter().map(|&u| names[u as usize]).collect();
+            return Err(self.err(
+                ctx,
+                Some("dag.edges"),
+                format!(
+                    "the graph has a cycle: {} (a DAG is acyclic)",
+                    path.join(" -> ")
+                ),
+            ));
+        }
+        let apart = dag.unconnected();
+        if !apart.is_empty() {
+            let shown: Vec<String> = apart
+                .iter()
+                .take(5)
+                .map(|&u| format!("'{}'", names[u as usize]))
+                .collect();
+            return Err(self.err(
+                ctx,
+                Some("dag.edges"),
+                format!(
+                    "the graph is not connected: {}{}{} not linked to '{}' by any edge (one task is one connected DAG; give separate tasks separately)",
+                    shown.join(", "),
+                    if apart.len() > 5 { ", ..." } else { "" },
+                    if apart.len() == 1 { " is" } else { " are" },
+                    names[0]
+                ),
+            ));
+        }
+        Ok(dag)
+    }
+
     /// `sections: [{resource: bus, start: 1ms, length: 0.5ms, region: 0, thread: 0}]`.
+    #[allow(clippy::too_many_arguments)]
     fn sections(
         &self,
         v: &Value,
         ctx: Option<&str>,
         wcet: Time,
         regions: &[Region],
+        dag: Option<&Dag>,
         resources: &mut Vec<String>,
         declared: Option<usize>,
     ) -> Result<Vec<CriticalSection>, InputError> {
+        // A DAG task's section names its node; the node is thread `index` of the one region
+        // the program makes of the nodes (`Program::build_dag`).
+        let node_wcets: Vec<Time> = dag
+            .map(|d| d.nodes.iter().map(|n| n.wcet).collect())
+            .unwrap_or_default();
         let list = v.as_array().ok_or_else(|| {
             self.err(
                 ctx,
@@ -1114,6 +1355,54 @@ impl Validator<'_> {
                     ))
                 }
             };
+            let mut dag_node: Option<u64> = None;
+            if let Some(d) = dag {
+                for f in ["region", "thread"] {
+                    if o.contains_key(f) {
+                        return Err(self.err(
+                            cx,
+                            Some(f),
+                            "a DAG task's section names its node ('node: NAME'), not a region or thread",
+                        ));
+                    }
+                }
+                let names: Vec<&str> = d.nodes.iter().map(|n| n.name.as_str()).collect();
+                let k = match o.get("node") {
+                    Some(Value::String(x)) => match names.iter().position(|n| n == x) {
+                        Some(k) => k,
+                        None => return Err(self.unknown_node(cx, "node", x, &names)),
+                    },
+                    Some(Value::Number(x)) => {
+                        let x = x.to_string();
+                        match names.iter().position(|n| *n == x) {
+                            Some(k) => k,
+                            None => return Err(self.unknown_node(cx, "node", &x, &names)),
+                        }
+                    }
+                    Some(x) => {
+                        return Err(self.err(
+                            cx,
+                            Some("node"),
+                            format!("expected a node name, got {}", show(x)),
+                        ))
+                    }
+                    None if names.len() == 1 => 0,
+                    None => {
+                        return Err(self.err(
+                            cx,
+                            Some("node"),
+                            "missing required field (the DAG node the section is in)",
+                        ))
+                    }
+                };
+                dag_node = Some(k as u64);
+            } else if o.contains_key("node") {
+                return Err(self.err(
+                    cx,
+                    Some("node"),
+                    "applies to DAG tasks only (this task gives 'region' and 'thread')",
+                ));
+            }
             let region = match o.get("region") {
                 None => 0,
                 Some(x) => self.uint(x, cx, "region")?,
@@ -1126,14 +1415,17 @@ impl Validator<'_> {
                     format!("region {region} is out of range: the task has {nregions} region(s)"),
                 ));
             }
-            let thread_wcets: &[Time] = if regions.is_empty() {
+            let thread_wcets: &[Time] = if dag.is_some() {
+                &node_wcets
+            } else if regions.is_empty() {
                 std::slice::from_ref(&wcet)
             } else {
                 &regions[region as usize].threads
             };
-            let thread = match o.get("thread") {
-                None => 0,
-                Some(x) => self.uint(x, cx, "thread")?,
+            let thread = match (dag_node, o.get("thread")) {
+                (Some(k), _) => k,
+                (None, None) => 0,
+                (None, Some(x)) => self.uint(x, cx, "thread")?,
             };
             if thread >= thread_wcets.len() as u64 {
                 return Err(self.err(

@@ -532,3 +532,134 @@ fn execution_models() {
     let e = yaml("platform: {cpus: 1}\nrun: {execution: {model: uniform, min: 2, max: 1}}\ntasks: [{name: a, period: 10, wcet: 1}]");
     assert!(e.is_err());
 }
+
+/// The diamond a(2) -> {b(4), c(3)} -> d(1), with a section in b.
+const DIAMOND: &str = "platform: {cpus: 2}\ntasks:\n  - {name: s, period: 5, wcet: 1}\n  - name: p\n    period: 20\n    dag:\n      nodes: {a: 2ms, b: 4, c: \"3ms\", d: 1}\n      edges: [[a, b], [a, c], [b, d], [c, d]]\n    sections: [{resource: bus, node: b, start: 1, length: 2}]\n";
+
+#[test]
+fn a_dag_parses_with_its_work_and_critical_path() {
+    let ts = yaml(DIAMOND).unwrap();
+    let t = &ts.tasks[1];
+    let d = t.dag.as_ref().unwrap();
+    let names: Vec<&str> = d.nodes.iter().map(|n| n.name.as_str()).collect();
+    assert_eq!(names, ["a", "b", "c", "d"]);
+    assert_eq!(d.edges, vec![(0, 1), (0, 2), (1, 3), (2, 3)]);
+    assert!(t.regions.is_empty());
+    assert_eq!((t.wcet, t.critical_path()), (10_000_000, 7_000_000));
+    assert!(t.is_parallel() && ts.has_structure());
+    // The section is in node b: thread 1 of the program's one region of nodes.
+    assert_eq!((t.sections[0].region, t.sections[0].thread), (0, 1));
+    let p = t.program();
+    assert_eq!(p.regions.len(), 1);
+    assert_eq!(p.regions[0][1].checkpoints.len(), 2);
+    assert_eq!(p.dag.as_ref().unwrap().sources, vec![0]);
+    // JSON reads the same; the writer writes the DAG back.
+    let json = parse_taskset(
+        r#"{"platform": {"cpus": 2}, "tasks": [{"name": "s", "period": 5, "wcet": 1}, {"name": "p", "period": 20, "dag": {"nodes": {"a": "2ms", "b": 4, "c": 3, "d": 1}, "edges": [["a", "b"], ["a", "c"], ["b", "d"], ["c", "d"]]}, "sections": [{"resource": "bus", "node": "b", "start": 1, "length": 2}]}]}"#,
+        Format::Json,
+        "ts.yaml",
+    )
+    .unwrap();
+    assert_eq!(json, ts);
+    let out = to_yaml(&ts);
+    assert!(out.contains("dag: {nodes: {\"a\": \"2ms\""), "{out}");
+    assert!(out.contains("node: \"b\""), "{out}");
+    assert_eq!(yaml(&out).unwrap(), ts, "{out}");
+    // Several sources and sinks, and wcet given equal to the work.
+    let two = "platform: {cpus: 2}\ntasks:\n  - {name: q, period: 20, wcet: 6, dag: {nodes: {x: 1, y: 2, z: 3}, edges: [[x, z], [y, z]]}}\n";
+    let ts = yaml(two).unwrap();
+    assert_eq!(
+        ts.tasks[0].dag.as_ref().unwrap().sources_and_sinks().0,
+        vec![0, 1]
+    );
+    assert_eq!(yaml(&to_yaml(&ts)).unwrap(), ts);
+}
+
+#[test]
+fn bad_dags_are_named() {
+    let p = "platform: {cpus: 2}\ntasks:\n  - {name: s, period: 5, wcet: 1}\n";
+    let t = |dag: &str| format!("{p}  - {{name: p, period: 20, dag: {dag}}}\n");
+    let cases: &[(&str, &[&str])] = &[
+        (
+            "{nodes: {a: 1, b: 1, c: 1}, edges: [[a, b], [b, c], [a, c], [a, x]]}",
+            &["task 'p' (tasks[1])", "'dag.edges[3]'", "unknown node 'x'"],
+        ),
+        (
+            "{nodes: {a: 1, bb: 1, cc: 1}, edges: [[a, bb], [bb, cd]]}",
+            &["'dag.edges[1]'", "unknown node 'cd' (did you mean 'cc'?)"],
+        ),
+        (
+            "{nodes: {a: 1, b: 1, c: 1}, edges: [[a, b], [b, c], [c, b]]}",
+            &["'dag.edges'", "cycle: b -> c -> b"],
+        ),
+        (
+            "{nodes: {a: 1, b: 1, c: 1, d: 1}, edges: [[a, b], [c, d]]}",
+            &[
+                "'dag.edges'",
+                "not connected: 'c', 'd' are not linked to 'a'",
+            ],
+        ),
+        (
+            "{nodes: {a: 1, b: 1}, edges: [[a, a]]}",
+            &["'dag.edges[0]'", "self-loop on 'a'"],
+        ),
+        (
+            "{nodes: {a: 1, b: 1}, edges: [[a, b], [a, b]]}",
+            &[
+                "'dag.edges[1]'",
+                "duplicate edge 'a' -> 'b' (also dag.edges[0])",
+            ],
+        ),
+        (
+            "{nodes: {a: 1, b: 0}, edges: [[a, b]]}",
+            &["'dag.nodes.b'", "must be > 0"],
+        ),
+        ("{nodes: {a: 1, a: 2}}", &["'dag.nodes.a'", "given twice"]),
+        ("{nodes: {}}", &["'dag.nodes'", "at least one node"]),
+        ("{edges: []}", &["'dag.nodes'", "missing required field"]),
+        (
+            "{nodes: {a: 1}, edge: []}",
+            &["'dag.edge'", "did you mean 'edges'"],
+        ),
+        (
+            "{nodes: {a: 1, b: 1}, edges: [[a]]}",
+            &["'dag.edges[0]'", "a pair"],
+        ),
+        ("[1, 2]", &["'dag'", "expected a mapping"]),
+    ];
+    for (dag, needles) in cases {
+        expect_err(&t(dag), needles);
+    }
+    expect_err(
+        &format!(
+            "{p}  - {{name: p, period: 20, regions: [1, [1, 1]], dag: {{nodes: {{a: 1}}}}}}\n"
+        ),
+        &["'dag'", "either 'regions' or 'dag'"],
+    );
+    expect_err(
+        &format!("{p}  - {{name: p, period: 20, wcet: 3, dag: {{nodes: {{a: 1, b: 1}}, edges: [[a, b]]}}}}\n"),
+        &["'wcet'", "is 3ms but the DAG's nodes sum to 2ms"],
+    );
+    expect_err(
+        &format!("{p}  - {{name: p, period: 20, dag: {{nodes: {{a: 1, b: 2}}, edges: [[a, b]]}}, sections: [{{resource: r, region: 0, start: 0, length: 1}}]}}\n"),
+        &["'region'", "names its node"],
+    );
+    expect_err(
+        &format!("{p}  - {{name: p, period: 20, dag: {{nodes: {{a: 1, b: 2}}, edges: [[a, b]]}}, sections: [{{resource: r, node: c, start: 0, length: 1}}]}}\n"),
+        &["'node'", "unknown node 'c'"],
+    );
+    expect_err(
+        &format!("{p}  - {{name: p, period: 20, dag: {{nodes: {{a: 1, b: 2}}, edges: [[a, b]]}}, sections: [{{resource: r, node: a, start: 0, length: 2}}]}}\n"),
+        &["'length'", "after the thread's WCET 1ms"],
+    );
+    expect_err(
+        &format!("{p}  - {{name: p, period: 20, wcet: 2, sections: [{{resource: r, node: a, start: 0, length: 1}}]}}\n"),
+        &["'node'", "DAG tasks only"],
+    );
+    expect_err(
+        &format!(
+            "{p}  - {{name: p, period: 20, dag: {{nodes: {{a: 1}}}}, execution_times: [1]}}\n"
+        ),
+        &["'execution_times'", "a DAG"],
+    );
+}

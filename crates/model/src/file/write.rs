@@ -245,16 +245,42 @@ pub fn to_yaml(ts: &TaskSet) -> String {
                 .collect();
             let _ = write!(out, ", regions: [{}]", rs.join(", "));
         }
+        if let Some(g) = &t.dag {
+            let nodes: Vec<String> = g
+                .nodes
+                .iter()
+                .map(|n| format!("{}: {}", q(&n.name), d(n.wcet)))
+                .collect();
+            let edges: Vec<String> = g
+                .edges
+                .iter()
+                .map(|&(u, v)| {
+                    format!(
+                        "[{}, {}]",
+                        q(&g.nodes[u as usize].name),
+                        q(&g.nodes[v as usize].name)
+                    )
+                })
+                .collect();
+            let _ = write!(
+                out,
+                ", dag: {{nodes: {{{}}}, edges: [{}]}}",
+                nodes.join(", "),
+                edges.join(", ")
+            );
+        }
         if !t.sections.is_empty() {
             let ss: Vec<String> = t
                 .sections
                 .iter()
                 .map(|s| {
+                    let place = match &t.dag {
+                        Some(g) => format!("node: {}", q(&g.nodes[s.thread as usize].name)),
+                        None => format!("region: {}, thread: {}", s.region, s.thread),
+                    };
                     format!(
-                        "{{resource: {}, region: {}, thread: {}, start: {}, length: {}}}",
+                        "{{resource: {}, {place}, start: {}, length: {}}}",
                         q(&ts.resources[s.resource as usize]),
-                        s.region,
-                        s.thread,
                         d(s.start),
                         d(s.length)
                     )

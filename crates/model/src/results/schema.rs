@@ -274,6 +274,10 @@ pub struct RunResult {
     /// When the run stopped (every counted job was decided by then).
     pub end: Time,
     pub task_names: Vec<String>,
+    /// Per task, its DAG's node names (empty for a task without a DAG): what traces show
+    /// where an interval's `thread` is a node index.
+    #[serde(skip)]
+    pub node_names: Vec<Vec<String>>,
     pub counters: Counters,
     /// The per-job records, in release order; empty when the run streamed them to a
     /// [`JobSink`] instead (then `streamed` holds the summaries and the count).
@@ -374,6 +378,16 @@ impl RunResult {
             seed: ts.run.seed,
             end: 0,
             task_names: ts.tasks.iter().map(|t| t.name.clone()).collect(),
+            node_names: ts
+                .tasks
+                .iter()
+                .map(|t| {
+                    t.dag
+                        .as_ref()
+                        .map(|d| d.nodes.iter().map(|n| n.name.clone()).collect())
+                        .unwrap_or_default()
+                })
+                .collect(),
             counters: Counters::default(),
             jobs: Vec::new(),
             streamed: None,

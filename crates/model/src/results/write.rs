@@ -297,7 +297,14 @@ pub fn write_trace(runs: &[&RunResult], w: &mut dyn Write) -> io::Result<()> {
         for iv in &r.intervals {
             sep(w)?;
             let name = &r.task_names[iv.task as usize];
-            let label = if iv.thread == 0 {
+            let node = r
+                .node_names
+                .get(iv.task as usize)
+                .and_then(|n| n.get(iv.thread as usize));
+            let label = if let Some(node) = node {
+                // A DAG task's interval: its node by name.
+                format!("{name}/{}.{node}", iv.job)
+            } else if iv.thread == 0 {
                 format!("{name}/{}", iv.job)
             } else {
                 format!("{name}/{}.{}", iv.job, iv.thread)

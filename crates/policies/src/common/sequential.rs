@@ -3,14 +3,18 @@
 //! its application is not parallelised (`gedf-seq`), and how federated scheduling runs its
 //! light tasks ("treated as sequential tasks").
 //!
-//! The threads of a region reach the policy together (`forked`). The first goes to the
-//! [`GlobalDomain`]; the others are *held* in a chain, each behind its predecessor, and the next
-//! is released to the domain when the one before it completes. Only the job's current thread
-//! is ever ready in the domain, so the domain's order compares jobs exactly as it would compare
-//! sequential jobs. A held thread is live for the substrate (it was forked) but never dispatched.
+//! The threads of a region reach the policy together (`forked`); a DAG job's nodes arrive as
+//! their predecessors complete (`forked`, or `release` at a join). Each job has at most one
+//! *active* entity in the [`GlobalDomain`] (ready, running or blocked); the others are *held*
+//! per task (a task has at most one job with the policy), and when the active one completes
+//! the held entity of lowest thread (node) index becomes active. The pick waits for the
+//! instant's `schedule`, so that a DAG node forked by the completion competes with the nodes
+//! held before it. Only a job's active entity is ever ready in the domain, so the domain's
+//! order compares jobs exactly as it would compare sequential jobs. A held entity is live for
+//! the substrate (it was forked) but never dispatched.
 //!
-//! No allocation per event: the chain is one slot per entity id (`next`), grown to the largest
-//! id seen.
+//! No allocation per event in the steady state: the per-task lists keep their capacity, the
+//! per-entity flags grow to the largest id seen.
 
 use super::global::GlobalDomain;
 use super::key::Order;
@@ -19,10 +23,15 @@ use rtsched_model::Time;
 
 pub struct SequentialDomain<O: Order> {
     pub domain: GlobalDomain<O>,
-    /// Per entity id: the thread of its region to release when it completes.
-    next: Vec<Option<EntityInfo>>,
-    /// Per entity id: forked but held behind a sibling (not in the domain).
-    held: Vec<bool>,
+    /// Per task: its held entities, by thread index, highest first (the next is the last).
+    held: Vec<Vec<EntityInfo>>,
+    /// Per task: its job's active entity, if any.
+    active: Vec<Option<EntityId>>,
+    /// Per entity id: held (not in the domain), and its task.
+    is_held: Vec<bool>,
+    task_of: Vec<u32>,
+    /// Tasks whose active entity completed with others held: picked at `schedule`.
+    pick: Vec<u32>,
     /// Threads that were held behind a sibling (stats).
     pub serialised: u64,
 }
@@ -31,56 +40,80 @@ impl<O: Order> SequentialDomain<O> {
     pub fn new(domain: GlobalDomain<O>) -> Self {
         SequentialDomain {
             domain,
-            next: Vec::with_capacity(64),
-            held: Vec::with_capacity(64),
+            held: Vec::new(),
+            active: Vec::new(),
+            is_held: Vec::with_capacity(64),
+            task_of: Vec::with_capacity(64),
+            pick: Vec::new(),
             serialised: 0,
         }
     }
 
-    fn slot(&mut self, e: EntityId) -> usize {
-        let i = e as usize;
-        if self.next.len() <= i {
-            self.next.resize(i + 1, None);
-            self.held.resize(i + 1, false);
+    fn grow(&mut self, e: &EntityInfo) {
+        let (i, t) = (e.id as usize, e.task as usize);
+        if self.is_held.len() <= i {
+            self.is_held.resize(i + 1, false);
+            self.task_of.resize(i + 1, 0);
         }
-        i
+        self.task_of[i] = e.task;
+        if self.held.len() <= t {
+            self.held.resize_with(t + 1, Vec::new);
+            self.active.resize(t + 1, None);
+        }
     }
 
-    /// A job (or a one-thread region) is ready.
-    pub fn release(&mut self, e: &EntityInfo) {
-        let i = self.slot(e.id);
-        self.next[i] = None;
-        self.held[i] = false;
+    fn activate(&mut self, e: &EntityInfo) {
+        self.is_held[e.id as usize] = false;
+        self.active[e.task as usize] = Some(e.id);
         self.domain.release(e);
     }
 
-    /// A region forked: its first thread is ready, the others wait in thread order.
+    /// A job (or a one-thread region, or a DAG node at a join) is ready.
+    pub fn release(&mut self, e: &EntityInfo) {
+        self.grow(e);
+        self.activate(e);
+    }
+
+    /// Threads of a job are ready: the job's next one (lowest index) becomes active if it has
+    /// none active; the others are held.
     pub fn forked(&mut self, threads: &[EntityInfo]) {
-        let Some((first, rest)) = threads.split_first() else {
-            return;
-        };
-        self.release(first);
-        let mut prev = first.id;
-        for t in rest {
-            let i = self.slot(t.id);
-            self.held[i] = true;
-            self.next[i] = None;
-            self.next[prev as usize] = Some(*t);
-            prev = t.id;
+        for t in threads {
+            self.grow(t);
+            self.is_held[t.id as usize] = true;
+            let h = &mut self.held[t.task as usize];
+            let at = h.partition_point(|x| x.thread > t.thread);
+            h.insert(at, *t);
             self.serialised += 1;
         }
-    }
-
-    /// `e` completed on `cpu`: the next thread of its region, if any, becomes ready.
-    pub fn complete(&mut self, e: EntityId, cpu: u32) {
-        self.domain.complete(e, cpu);
-        if let Some(n) = self.next[e as usize].take() {
-            self.held[n.id as usize] = false;
-            self.domain.release(&n);
+        if let Some(f) = threads.first() {
+            if self.active[f.task as usize].is_none() {
+                self.serialised -= 1;
+                self.next(f.task);
+            }
         }
     }
 
-    /// `e` blocked on a resource: it leaves its CPU, and its successors keep waiting for it.
+    /// Task `task`'s lowest held entity becomes active.
+    fn next(&mut self, task: u32) {
+        if let Some(n) = self.held[task as usize].pop() {
+            self.activate(&n);
+        }
+    }
+
+    /// `e` completed on `cpu`: its job's next held entity, if any, becomes active at the
+    /// instant's `schedule`.
+    pub fn complete(&mut self, e: EntityId, cpu: u32) {
+        self.domain.complete(e, cpu);
+        let t = self.task_of[e as usize];
+        if self.active[t as usize] == Some(e) {
+            self.active[t as usize] = None;
+            if !self.held[t as usize].is_empty() {
+                self.pick.push(t);
+            }
+        }
+    }
+
+    /// `e` blocked on a resource: it leaves its CPU, and stays its job's active entity.
     pub fn blocked(&mut self, e: EntityId, cpu: u32) {
         self.domain.complete(e, cpu);
     }
@@ -90,19 +123,31 @@ impl<O: Order> SequentialDomain<O> {
         self.domain.release(e);
     }
 
-    /// `e`'s job was aborted: the substrate reports every thread of the region, held or not,
-    /// in any order, so each forgets only its own link.
+    /// `e`'s job was aborted: the substrate reports every entity of it, held or not.
     pub fn aborted(&mut self, e: EntityId) {
         let i = e as usize;
-        self.next[i] = None;
-        if self.held[i] {
-            self.held[i] = false;
+        if self.is_held.get(i).copied().unwrap_or(false) {
+            self.is_held[i] = false;
+            let h = &mut self.held[self.task_of[i] as usize];
+            if let Some(k) = h.iter().position(|x| x.id == e) {
+                h.remove(k);
+            }
         } else {
             self.domain.aborted(e);
+            if let Some(a) = self.active.get_mut(self.task_of[i] as usize) {
+                if *a == Some(e) {
+                    *a = None;
+                }
+            }
         }
     }
 
     pub fn schedule(&mut self, now: Time, d: &mut Dispatch) {
+        while let Some(t) = self.pick.pop() {
+            if self.active[t as usize].is_none() {
+                self.next(t);
+            }
+        }
         self.domain.schedule(now, d);
     }
 }

@@ -36,7 +36,9 @@ use crate::spec::SchedulerSpec;
 use rtsched_analysis::partition::Admission;
 use rtsched_model::{Task, TaskSet, Time};
 
-/// A thread's WCET: its region's thread WCET, or the task's WCET for a sequential task.
+/// A thread's WCET: its region's thread WCET, a DAG node's WCET (region `DAG_REGION`, the
+/// node is the thread index), or the task's WCET for a sequential task. Hot in the UA
+/// policies' feasibility checks: a sequential task's answer reads neither `dag` nor a list.
 #[inline]
 pub fn thread_wcet(task: &Task, info: &EntityInfo) -> Time {
     match task.regions.get(info.region as usize) {
@@ -45,8 +47,17 @@ pub fn thread_wcet(task: &Task, info: &EntityInfo) -> Time {
             .get(info.thread as usize)
             .copied()
             .unwrap_or(task.wcet),
+        None if info.region == crate::policy::DAG_REGION => node_wcet(task, info.thread),
         None => task.wcet,
     }
+}
+
+#[cold]
+fn node_wcet(task: &Task, node: u32) -> Time {
+    task.dag
+        .as_ref()
+        .and_then(|d| d.nodes.get(node as usize))
+        .map_or(task.wcet, |n| n.wcet)
 }
 
 /// The remaining time of `info` as a scheduler estimates it: WCET minus executed, at least 1.

@@ -1,7 +1,7 @@
 //! Shared by the property tests: random task sets (proptest strategies).
 
 use proptest::prelude::*;
-use rtsched_model::{CriticalSection, ExecModel, OnMiss, Region, Task, TaskSet, Time};
+use rtsched_model::{CriticalSection, Dag, ExecModel, Node, OnMiss, Region, Task, TaskSet, Time};
 
 const US: Time = 1_000;
 
@@ -119,6 +119,70 @@ pub fn arb_structured_taskset() -> impl Strategy<Value = TaskSet> {
                         });
                     }
                 }
+            }
+            ts
+        })
+}
+
+/// The sequential sets with some tasks made random DAGs (docs/dag.md): 1-7 nodes sharing the
+/// task's WCET unevenly, an edge (i, j), i < j, for each set bit; a node left apart is linked
+/// from node 0, so the graph is connected but may have several sources and sinks. Some DAGs
+/// get a critical section in one node.
+#[allow(dead_code)] // used by the tests that run DAG sets, not by every one that shares this
+pub fn arb_dag_taskset() -> impl Strategy<Value = TaskSet> {
+    (
+        arb_taskset(),
+        proptest::collection::vec(
+            (
+                any::<bool>(),
+                proptest::collection::vec(1u64..=9, 1..=7),
+                any::<u32>(),
+                0u32..3,
+                any::<bool>(),
+            ),
+            10,
+        ),
+    )
+        .prop_map(|(mut ts, shapes)| {
+            ts.resources = vec!["R0".into(), "R1".into(), "R2".into()];
+            for (t, (dag, weights, bits, res, section)) in ts.tasks.iter_mut().zip(shapes) {
+                if !dag {
+                    continue;
+                }
+                let total: u64 = weights.iter().sum();
+                let n = weights.len();
+                let mut g = Dag::default();
+                for (k, w) in weights.iter().enumerate() {
+                    g.nodes.push(Node {
+                        name: format!("n{k}"),
+                        wcet: (t.wcet * w / total).max(1),
+                    });
+                }
+                let mut bit = 0;
+                for j in 1..n as u32 {
+                    for i in 0..j {
+                        if bits >> (bit % 32) & 1 == 1 {
+                            g.edges.push((i, j));
+                        }
+                        bit += 1;
+                    }
+                }
+                for k in g.unconnected() {
+                    g.edges.push((0, k));
+                }
+                t.wcet = g.work();
+                if section {
+                    let k = (bits as usize) % n;
+                    let w = g.nodes[k].wcet;
+                    t.sections.push(CriticalSection {
+                        resource: res,
+                        region: 0,
+                        thread: k as u32,
+                        start: w / 4,
+                        length: (w / 2).max(1).min(w - w / 4),
+                    });
+                }
+                t.dag = Some(g);
             }
             ts
         })
