@@ -226,3 +226,45 @@ fn several_sources_and_sinks() {
         );
     }
 }
+
+/// Federated scheduling with a heavy DAG task: the diamond a(2) -> {b(4), c(2)} -> d(1) with
+/// D = 8 has C = 9 > D, L = 7 (the DAG's critical path, not a region's), so it gets
+/// ⌈(C − L)/(D − L)⌉ = ⌈2/1⌉ = 2 CPUs of its own and runs there as under global EDF: a [0,2],
+/// b [2,6] beside c [2,4], d [6,7]. The light s (C 3, T 10) runs on the third CPU alone.
+#[test]
+fn a_heavy_dag_task_gets_its_cores_under_federated() {
+    let ts = worked::ts_named(
+        "platform: {cpus: 3}\nrun: {duration: 20}\ntasks:\n  - name: p\n    period: 20\n    deadline: 8\n    dag: {nodes: {a: 2, b: 4, c: 2, d: 1}, edges: [[a, b], [a, c], [b, d], [c, d]]}\n  - {name: s, period: 10, wcet: 3}\n",
+        "heavy.yaml",
+    );
+    assert_eq!(
+        (ts.tasks[0].wcet, ts.tasks[0].critical_path()),
+        (9 * MS, 7 * MS)
+    );
+    let r = simulate(&ts, Options::spec("federated").intervals(true))
+        .unwrap()
+        .result;
+    let cpus = |task: u32| {
+        let mut c: Vec<u32> = r
+            .intervals
+            .iter()
+            .filter(|i| i.task == task)
+            .map(|i| i.cpu)
+            .collect();
+        c.sort();
+        c.dedup();
+        c
+    };
+    let (p, s) = (cpus(0), cpus(1));
+    assert_eq!(p.len(), 2, "p's CPUs {p:?}");
+    assert!(s.len() == 1 && !p.contains(&s[0]), "p on {p:?}, s on {s:?}");
+    let mut iv: Vec<(u32, u64, u64)> = r
+        .intervals
+        .iter()
+        .filter(|i| i.task == 0)
+        .map(|i| (i.thread, i.start / MS, i.end / MS))
+        .collect();
+    iv.sort();
+    assert_eq!(iv, vec![(0, 0, 2), (1, 2, 6), (2, 2, 4), (3, 6, 7)]);
+    assert!(r.jobs.iter().all(|j| !j.missed));
+}
