@@ -35,11 +35,9 @@ enum Shape {
     Dag,
 }
 
-/// The shapes the properties simulate. Add `Shape::Dag` once the simulator executes `dag:`
-/// tasks and `federated` places them by their DAG's critical path (before that, the simulation
-/// fails: federated refuses a heavy DAG task whose `Task::critical_path` is its whole work);
-/// the analysis side already takes both (`dag_shape_is_analysed_like_its_work_and_span`).
-const SIMULATED: &[Shape] = &[Shape::ForkJoin];
+/// The shapes the properties simulate: fork-join regions and DAGs (the simulator runs both,
+/// and `federated` places a DAG task by its DAG's critical path).
+const SIMULATED: &[Shape] = &[Shape::ForkJoin, Shape::Dag];
 
 fn arb_shape() -> impl Strategy<Value = Shape> {
     prop::sample::select(SIMULATED.to_vec())
