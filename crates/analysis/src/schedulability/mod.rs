@@ -167,12 +167,13 @@ fn analyze_structured(ts: &TaskSet) -> Vec<Verdict> {
         }
     }
     out.push(necessary);
-    let parallel = if ts.tasks.iter().any(|t| t.is_parallel()) {
-        Some("parallel regions")
-    } else if ts.tasks.iter().any(dag::is_parallel) {
-        Some("DAG tasks")
-    } else {
-        None
+    let fork_join = ts.tasks.iter().any(|t| t.dag.is_none() && t.is_parallel());
+    let dags = ts.tasks.iter().any(|t| t.dag.is_some());
+    let parallel = match (fork_join, dags) {
+        (true, true) => Some("parallel regions and DAG tasks"),
+        (true, false) => Some("parallel regions"),
+        (false, true) => Some("DAG tasks"),
+        (false, false) => None,
     };
     let sections = ts.tasks.iter().any(|t| !t.sections.is_empty());
     if parallel.is_some() {
