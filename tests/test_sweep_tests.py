@@ -153,3 +153,20 @@ def test_verdict_reads_back_from_csv_with_its_empty_cells(tmp_path):
     back = read_table(out)
     assert str(back["verdict"].dtype) == "boolean"
     assert np.array_equal(back.sort_values("key")["verdict"].isna().to_numpy(), df.sort_values("key")["verdict"].isna().to_numpy())
+
+
+def test_dag_tests_never_accept_a_set_their_scheduler_misses_on():
+    # DAG sets (layered random graphs, some heavier than a CPU): the federated admission
+    # bounds the federated scheduler, the capacity-augmentation bound global EDF.
+    spec = spec_of(generator={"name": "dag-layered", "params": {"n": 4, "m": 4, "nodes": "8..20", "layers": "3..4",
+                                                                "u_max": 2, "tmin": "5ms", "tmax": "50ms"}},
+                   utilisation={"points": [0.5, 1.0, 1.5, 2.0, 3.0]}, seeds=10,
+                   schedulers=["gedf", "federated", "test:federated", "test:gedf-dag-li", "test:necessary"])
+    df = rtsched.sweep(spec, workers=1, progress=False)
+    s = by_set(df)
+    for test, sim in [("test:federated", "federated"), ("test:gedf-dag-li", "gedf")]:
+        accepted = s[s[test]]
+        assert len(accepted) >= 5, f"{test} accepted too few sets to say anything"
+        assert accepted[sim].all(), f"{test} accepted sets {sim} missed on: {list(accepted[~accepted[sim]].index)}"
+    assert s.loc[s["gedf"] | s["federated"], "test:necessary"].all()
+    assert set(df.loc[df["kind"] == "test", "status"]) == {"ok"}
