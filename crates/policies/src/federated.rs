@@ -32,7 +32,8 @@
 //!   release, task, job, thread): lower thread indices first.
 //! - The light tasks are admitted on utilisation only (Σ u ≤ CPUs left): a placement that can
 //!   work, not a guarantee; whether global EDF meets their deadlines on the shared CPUs is a
-//!   schedulability test's question (`rtsched analyze` on the light tasks alone).
+//!   schedulability test's question: the `federated` test of `rtsched analyze` (analysis
+//!   crate, `schedulability/dag.rs`) asks it with GFB and BCL on the CPUs left.
 //! - The placement is reported in the policy's stats (`Policy::stats`): `heavy_tasks`,
 //!   `dedicated_cpus`, `shared_cpus`, and per heavy task `first_cpu:NAME`, `cpus:NAME`.
 

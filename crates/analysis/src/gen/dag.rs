@@ -33,21 +33,9 @@ use rtsched_model::{Dag, Node, Task, TaskSet, Time};
 /// The most nodes in one task's DAG.
 pub const MAX_DAG_NODES: u64 = 10_000;
 
-/// Parameters every DAG generator reads (besides its shape's).
-pub const COMMON_KEYS: &[&str] = &[
-    "n",
-    "m",
-    "U",
-    "util",
-    "u_min",
-    "u_max",
-    "period",
-    "tmin",
-    "tmax",
-    "deadline",
-    "f",
-    "granularity",
-];
+/// Parameters every DAG generator reads besides the generic ones (`gen::GENERIC_KEYS`) and its
+/// shape's: how the task utilisations are drawn.
+pub const COMMON_KEYS: &[&str] = &["util"];
 
 pub const NFJ_HELP: &str = "n, U (required); m=1, p=0.8 (fork probability), k=4 (2..k branches), d=3 (nesting depth), p_add=0 (extra forward edges), util=randfixedsum|uunifast, u_min=0, u_max=1 (may exceed 1), period=loguniform|uniform|harmonic, tmin=10ms, tmax=100ms, deadline=implicit|constrained, f=0 (D in [L+f(T-L), T]), granularity=1us";
 pub const LAYERED_HELP: &str = "n, U (required); m=1, nodes=10 (or A..B per task; source and sink included), layers=3 (or A..B; at most nodes-2), p=0.5 (edge probability between adjacent layers), util, u_min, u_max, period, tmin, tmax, deadline, f, granularity as dag-nfj";

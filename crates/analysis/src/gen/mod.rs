@@ -372,7 +372,7 @@ pub fn by_name(name: &str, params: &Params, seed: u64) -> Result<Generated, Stri
             } else {
                 &["nodes", "layers", "p"]
             };
-            params.check_known(name, &[dag::COMMON_KEYS, shape].concat())?;
+            params.check_known(name, &[GENERIC_KEYS, dag::COMMON_KEYS, shape].concat())?;
             dag::generate(&mut rng, name, params)?
         }
         "waters2015" => {
