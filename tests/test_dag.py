@@ -170,11 +170,22 @@ def test_a_dag_set_on_the_testbed_under_paws_counts_as_in_the_simulator():
     assert counts(real_run) == counts(sim)
 
 
-def test_a_dag_tasks_sections_are_not_hatched_as_a_sequential_tasks():
-    """Its intervals are per node: placing its sections by the job's work would misplace them."""
-    from rtsched.gantt import _sections
+def test_a_dag_tasks_sections_are_hatched_on_their_node(tmp_path):
+    """Node b's section (from 1 ms of b's work, 2 ms long) on the diamond under gedf, by hand:
+    s (C 3, D 4) and a run at 0; a ends at 2 and forks b and c on its CPU, where b (the lower
+    index) runs 2-6; so b holds bus over 3-5 ms, and again 20 ms later in p's second job."""
+    from rtsched.gantt import _held_spans, _sections
+
     doc = with_dag(DIAMOND["tasks"][1]["dag"], sections=[{"resource": "bus", "node": "b", "start": 1, "length": 2}])
-    assert "p" not in _sections(rtsched.load_taskset(doc))
+    doc["resources"] = ["bus"]
+    r = rtsched.simulate(rtsched.load_taskset(doc), "gedf", trace=True)
+    spans = sorted(_held_spans(r.intervals, _sections(r.taskset)), key=lambda x: x[1])
+    assert [x[1:] for x in spans] == [(3_000_000, 5_000_000, 0), (23_000_000, 25_000_000, 0)], spans
+    b = r.intervals[(r.intervals.task == "p") & (r.intervals.thread == 1)]
+    assert set(b.cpu) == {spans[0][0]}
+    fig = r.gantt(tmp_path / "g.png")
+    hatched = [c for c in fig.axes[0].collections if c.get_hatch()]
+    assert len(hatched) == 2
 
 
 def test_warnings_judge_a_dag_by_its_critical_path(cli, tmp_path):

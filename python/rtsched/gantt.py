@@ -68,18 +68,25 @@ def _pick_window(results, start, end):
     return start, end
 
 
+#: The region of a DAG node's intervals (``rtsched_policies::DAG_REGION``): its ``thread`` is
+#: the node's index.
+DAG_REGION = 2**32 - 1
+
+
 def _sections(taskset):
     """Per task name, per thread ``(region, thread)`` with critical sections: (the thread's
-    WCET, [(resource index, start_ns, length_ns)]). A sequential task is thread (0, 0). A DAG
-    task's sections are in its nodes, not placed here (not hatched)."""
+    WCET, [(resource index, start_ns, length_ns)]). A sequential task is thread (0, 0); a DAG
+    task's node k is thread ``(DAG_REGION, k)``, its WCET the node's."""
     resources = list(taskset.resources)
     out = {}
     for t in taskset.tasks():
-        if t.get("dag"):
-            continue
         for sec in t["sections"]:
-            at = (sec["region"], sec["thread"])
-            wcet = t["regions"][at[0]][at[1]] if t["regions"] else t["wcet_ns"]
+            if t.get("dag"):  # a section of a DAG task names its node: thread k of one region
+                at = (DAG_REGION, sec["thread"])
+                wcet = t["dag"]["nodes"][at[1]][1]
+            else:
+                at = (sec["region"], sec["thread"])
+                wcet = t["regions"][at[0]][at[1]] if t["regions"] else t["wcet_ns"]
             secs = out.setdefault(t["name"], {}).setdefault(at, (wcet, []))[1]
             secs.append((resources.index(sec["resource"]), sec["start_ns"], sec["length_ns"]))
     return out
