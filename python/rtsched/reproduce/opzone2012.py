@@ -278,19 +278,18 @@ def ablation_rows(heavy):
 def _acts(rows) -> str:
     """What the ablation's intervals say, from the numbers: which changes move the latency off
     warm-high's (variant / warm-high interval without 1) and which leave it there."""
-    def side(r):
-        e = r["over_warm_high"]
-        return "above" if e.lo > 1 else "below" if e.hi < 1 else "within"
-
     def fmt(rs):
         return "; ".join(f"{r['variant']} {r['over_warm_high'].value:.3f} [{r['over_warm_high'].lo:.3f}, {r['over_warm_high'].hi:.3f}]"
                          for r in rs) or "none"
 
+    def beyond(rule):  # the variants whose interval lies wholly beyond 1, by the claims' own rule
+        return [r for r in rows if rule.judge(r["over_warm_high"])[0] == C.HOLDS]
+
     rows = [r for r in rows if r["variant"] != "warm-high"]
-    groups = {k: [r for r in rows if side(r) == k] for k in ("above", "within", "below")}
+    above, below = beyond(C.Above(1.0)), beyond(C.Below(1.0))
+    rest = [r for r in rows if r not in above and r not in below]
     return (f"Mean latency of each variant over warm-high's (paired, 95% interval). Interval above 1 (slower than "
-            f"warm-high): {fmt(groups['above'])}. Interval containing 1: {fmt(groups['within'])}. Interval below 1 "
-            f"(faster): {fmt(groups['below'])}.")
+            f"warm-high): {fmt(above)}. Interval containing 1: {fmt(rest)}. Interval below 1 (faster): {fmt(below)}.")
 
 
 def gap_closed(heavy, variant) -> C.Estimate:
