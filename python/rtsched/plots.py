@@ -206,7 +206,9 @@ NOT_RUN = {"partition-failed": "partition failed", "deadlock": "deadlocked", "to
 
 def _is_test(scheduler: str) -> bool:
     """A ``test:NAME`` row: a schedulability test's verdict, not a simulation."""
-    return str(scheduler).startswith("test:")
+    from .sweep.schema import TEST_PREFIX  # here: plots alone need not import the sweep's checks
+
+    return str(scheduler).startswith(TEST_PREFIX)
 
 
 def _simulated(df):

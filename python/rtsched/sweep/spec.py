@@ -219,7 +219,7 @@ def _probe(spec: Spec):
 
     from .. import _core
     from ..analysis import generate_from
-    from .schema import _err
+    from .schema import TEST_PREFIX, _err
 
     cpus = 1
     placed = []  # generated sets: a partitioned scheduler may read their `cpu` fields (chronos2011)
@@ -244,7 +244,7 @@ def _probe(spec: Spec):
     probe = {"platform": {"cpus": cpus}, "tasks": [{"name": "probe", "period": 100, "wcet": 1}]}
     tiny = _core.parse_taskset(yaml.safe_dump(probe), "yaml", "<probe>")
     for s in spec.schedulers:
-        if s.startswith("test:"):  # a test: its name was checked with the spec; nothing to build
+        if s.startswith(TEST_PREFIX):  # a test: its name was checked with the spec; nothing to build
             continue
         # Built, not run: a run of PAWS on 65,536 CPUs took 10 s even for one job.
         try:
