@@ -30,8 +30,10 @@ def generate(name: str, seed: int = 1, **params) -> Generated:
 
     Generators: ``rtsched.generators()``; each paper's named setup (``lelli2011``, ``paws2013``,
     ``chronos2011``, LWFG's ``mlu`` … ``mwhu``) and the classic ones (``uunifast``,
-    ``uunifast-discard``, ``randfixedsum``). Impossible parameters raise :class:`InputError`
-    naming the parameter.
+    ``uunifast-discard``, ``randfixedsum``). A generator gives the U asked (within integer-ns
+    rounding) or raises :class:`InputError` naming the parameter: ``uunifast`` refuses U > 1 (a
+    task could get u > 1), ``uunifast-discard`` and ``randfixedsum`` take any U up to n·u_max
+    with u_max ≤ 1 (docs/generators.md, "What each generator promises").
     """
     return generate_from(name, seed, params)
 

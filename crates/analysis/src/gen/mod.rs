@@ -343,7 +343,7 @@ const GENERIC_KEYS: &[&str] = &[
 ];
 
 pub const GENERATORS: &[GeneratorInfo] = &[
-    GeneratorInfo { name: "uunifast", summary: "UUniFast (Bini & Buttazzo 2005): uniform over the simplex; U <= 1 (above, a share could exceed 1: use uunifast-discard or randfixedsum)", params: GENERIC_HELP },
+    GeneratorInfo { name: "uunifast", summary: "UUniFast (Bini & Buttazzo 2005): uniform over the simplex; U <= 1 (above, a share could exceed 1: use uunifast-discard or randfixedsum)", params: UUNIFAST_HELP },
     GeneratorInfo { name: "uunifast-discard", summary: "UUniFast-Discard (Davis & Burns 2009): UUniFast redrawn until u in [u_min, u_max]", params: GENERIC_HELP },
     GeneratorInfo { name: "randfixedsum", summary: "RandFixedSum (Stafford; Emberson et al. 2010): uniform with u in [u_min, u_max]", params: GENERIC_HELP },
     GeneratorInfo { name: "paws2013", summary: "PAWS §5: u in [0.1,0.4], T in [100,150] ms, tasks added until U is in a window; threads per task", params: "m=2, window=1..4 (the paper's 28-30%, 58-60%, 78-80%, 83-85%; default 1) or U_min, U_max (fractions of m unless absolute=1), u_min=0.1, u_max=0.4, tmin=100ms, tmax=150ms, absolute=0, parallel=1 (0: sequential tasks, no regions)" },
@@ -362,7 +362,8 @@ pub const GENERATORS: &[GeneratorInfo] = &[
     GeneratorInfo { name: "waters2015", summary: "Kramer et al., WATERS 2015: automotive runnables by the paper's period shares, ACETs and BCET/WCET factors, grouped into tasks", params: waters::HELP },
 ];
 
-const GENERIC_HELP: &str = "n, U (required; uunifast: U <= 1, refused above: use uunifast-discard or randfixedsum); m=1, u_min=0, u_max=1 (at most 1: sequential tasks; uunifast takes neither), period=loguniform|uniform|harmonic, tmin=10ms, tmax=100ms, deadline=implicit|constrained, f=0, granularity=1us";
+const UUNIFAST_HELP: &str = "n, U (required; U <= 1, refused above: use uunifast-discard or randfixedsum); m=1, period=loguniform|uniform|harmonic, tmin=10ms, tmax=100ms, deadline=implicit|constrained, f=0, granularity=1us";
+const GENERIC_HELP: &str = "n, U (required); m=1, u_min=0, u_max=1 (at most 1: sequential tasks), period=loguniform|uniform|harmonic, tmin=10ms, tmax=100ms, deadline=implicit|constrained, f=0, granularity=1us";
 const LWFG_HELP: &str =
     "m=48, U=m/2 (utilisation cap: tasks are added until the next would exceed it)";
 
