@@ -213,17 +213,20 @@ def utilisation_drift(df, tolerance: float = DRIFT):
     need = {"generator", "gen_params", "point", "U", "m"}
     if not need <= set(df.columns) or not len(df):
         return pd.DataFrame(columns=cols)
-    keys = df[["generator", "gen_params", "m"]].drop_duplicates()
-    asked = {(g, p, m): _asked(g, p, m) for g, p, m in keys.itertuples(index=False)}
-    a = pd.Series([asked[k] for k in zip(df["generator"], df["gen_params"], df["m"])], index=df.index, dtype="float64")
-    diff = df["U"].astype("float64") - a
-    far = diff.abs() > (tolerance * a.abs()).clip(lower=1e-6)
+    # The U asked, worked out once per (generator, parameters, m): a sweep has millions of rows
+    # and few of these.
+    on = ["generator", "gen_params", "m"]
+    keys = df[on].drop_duplicates()
+    keys = keys.assign(asked=[_asked(g, p, m) for g, p, m in keys.itertuples(index=False)])
+    asked = df[on].merge(keys, on=on, how="left")["asked"].to_numpy(dtype="float64")
+    work = pd.DataFrame({"generator": df["generator"].to_numpy(), "point": df["point"].to_numpy(), "asked": asked,
+                         "diff": df["U"].to_numpy(dtype="float64") - asked})
+    work["far"] = work["diff"].abs() > (tolerance * work["asked"].abs()).clip(lower=1e-6)
     rows = []
-    for (g, pt), grp in df.assign(_diff=diff, _far=far, _asked=a).groupby(["generator", "point"], sort=True):
-        if grp["_far"].any():
-            d = grp["_diff"]
-            rows.append([g, pt, float(grp["_asked"].iloc[0]), len(grp), int(grp["_far"].sum()), float(d.min()),
-                         float(d.mean()), float(d.max())])
+    for (g, pt), grp in work[work.groupby(["generator", "point"])["far"].transform("any")].groupby(["generator", "point"]):
+        d = grp["diff"]
+        rows.append([g, pt, float(grp["asked"].iloc[0]), len(grp), int(grp["far"].sum()), float(d.min()), float(d.mean()),
+                     float(d.max())])
     return pd.DataFrame(rows, columns=cols)
 
 

@@ -187,12 +187,12 @@ pub fn wcet_error_ns(u: f64, period: Time, least: Time) -> f64 {
 pub const SEQUENTIAL_MAX_U: f64 = 1.0;
 
 /// The largest total utilisation `uunifast` takes. UUniFast (Bini & Buttazzo, "Measuring the
-/// performance of schedulability tests", Real-Time Systems 30(1-2), 2005, §4) draws uniformly
+/// performance of schedulability tests", Real-Time Systems 30(1-2), 2005) draws uniformly
 /// over the whole simplex {u ≥ 0, Σu = U}, and it was written for one processor (U ≤ 1). For
 /// U > 1 every vertex (U, 0, …, 0) of that simplex, and a region around it of positive
 /// volume, has a share above 1: any U > 1 gives each draw a nonzero chance of a sequential
 /// task with C > T. Davis & Burns ("Priority assignment for global fixed priority pre-emptive
-/// scheduling in multiprocessor real-time systems", RTSS 2009, §6) introduced UUniFast-Discard
+/// scheduling in multiprocessor real-time systems", RTSS 2009) introduced UUniFast-Discard
 /// for U > 1: the same draw, discarded until every share is at most 1. So `uunifast` refuses
 /// U > 1 — always, not only on the seeds whose draw goes above 1, so that whether a sweep
 /// point runs does not depend on its seeds — and names the two generators that honour u_max.
