@@ -51,18 +51,20 @@ def generators() -> list[dict]:
 
 
 def analyze(taskset, overheads: str | None = None, statistic: str = "p99") -> list[dict]:
-    """Every applicable schedulability test: ``{"test", "schedulable" (True/False/None), "detail"}``.
+    """Every applicable schedulability test: ``{"test", "schedulable" (True/False/None), "detail",
+    "verdict"}``; ``verdict`` says it in words: "schedulable", "NOT schedulable", "inconclusive",
+    or "not refuted" where the necessary condition holds (``schedulable`` None: no proof).
 
     With ``overheads`` (an overhead profile, ``rtsched.overheads/1``; its ``statistic`` column,
     ``"p99"`` by default), or when the task file sets ``run.overheads``, each entry also has
-    ``"with_overheads"`` (True/False/None) and ``"overhead_detail"``: the same test on the WCETs
+    ``"with_overheads"`` (True/False/None), ``"verdict_with_overheads"`` and ``"overhead_detail"``: the same test on the WCETs
     inflated by the overheads (:func:`overhead_analysis`), and the list also holds
     ``necessary`` when only that side has it. Without overheads the two keys are absent.
     """
     from .result import _as_taskset
 
     ts = _as_taskset(taskset)
-    plain = [{"test": t, "schedulable": v, "detail": d} for t, v, d in _core.analyze(ts)]
+    plain = [{"test": t, "schedulable": v, "detail": d, "verdict": w} for t, v, d, w in _core.analyze(ts)]
     oa = overhead_analysis(ts, overheads, statistic)
     if oa is None:
         return plain
@@ -70,9 +72,11 @@ def analyze(taskset, overheads: str | None = None, statistic: str = "p99") -> li
     out = []
     for v in plain:
         o = by_test.pop(v["test"], None)
-        out.append(dict(v, with_overheads=o and o["schedulable"], overhead_detail=o["detail"] if o else "-"))
+        out.append(dict(v, with_overheads=o and o["schedulable"], overhead_detail=o["detail"] if o else "-",
+                        verdict_with_overheads=o["verdict"] if o else "inconclusive"))
     # Tests only the overhead-aware side has (`necessary` on one CPU) come first.
-    extra = [{"test": t, "schedulable": None, "detail": "-", "with_overheads": o["schedulable"], "overhead_detail": o["detail"]} for t, o in by_test.items()]
+    extra = [{"test": t, "schedulable": None, "detail": "-", "verdict": "-", "with_overheads": o["schedulable"],
+              "overhead_detail": o["detail"], "verdict_with_overheads": o["verdict"]} for t, o in by_test.items()]
     return extra + out
 
 
@@ -104,7 +108,7 @@ def overhead_analysis(taskset, overheads: str | None = None, statistic: str = "p
     return {
         "overheads": desc,
         "costs": costs,
-        "verdicts": [{"test": t, "schedulable": v, "detail": d} for t, v, d in verdicts],
+        "verdicts": [{"test": t, "schedulable": v, "detail": d, "verdict": w} for t, v, d, w in verdicts],
         "tasks": [dict(zip(keys, row)) for row in rows],
     }
 
