@@ -81,5 +81,6 @@ def test_partition_failure_names_the_task(tmp_path):
     p.write_text("platform: {cpus: 2}\ntasks:\n  - {name: a, period: 10, wcet: 6}\n  - {name: b, period: 10, wcet: 6}\n  - {name: c, period: 10, wcet: 6}\n")
     r = run_cli("partition", p, "--heuristic", "ffd")
     assert r.returncode == 2 and "task 'c'" in r.stderr and "Traceback" not in r.stderr
+    # A chain that falls back to global places no partition either: exit 2 as any input error.
     r = run_cli("partition", p, "--heuristic", "ffd+global")
-    assert r.returncode == 1 and "globally" in r.stderr
+    assert r.returncode == 2 and "globally" in r.stderr and r.stderr.startswith("rtsched: error: ") and not r.stdout

@@ -4,7 +4,6 @@ the per-task table, and the same summaries for machines (:func:`summary_records`
 
 from __future__ import annotations
 
-import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
@@ -97,7 +96,7 @@ STEALS = [
 ]
 #: Runs with jobs that did not complete (aborted, or still unfinished when the run ended) show
 #: how many, beside the response times, which average the completed jobs only.
-UNFINISHED = _col("unfinished", "unfinished", lambda r, s: str(_unfinished(s)), 1)
+UNFINISHED = _col("unfinished", "unfinished", lambda r, s: str(_unfinished(s)), 3)
 
 
 def _unfinished(s) -> int:
@@ -228,7 +227,7 @@ def _uses_tufs(r) -> bool:
 
 
 #: The column of the comparison table that says whether each scheduler ran (shown only when
-#: one did not); the reasons follow the table, one line each.
+#: one did not); why one did not is said on standard error (:func:`not_run_lines`).
 STATUS = Column("status", "<", 0)
 
 
@@ -239,7 +238,7 @@ def comparison_table(results, width: int | None = None, columns=None) -> str:
     highest rank first, with a line saying which. `columns` (a list from :func:`parse_columns`):
     exactly those, in that order, never left out. A scheduler that could not run
     (:class:`rtsched.result.NotRun`) has '-' in every column but its name and its status (a
-    last column, shown when some scheduler did not run), and a line under the table says why."""
+    last column, shown when some scheduler did not run); :func:`not_run_lines` say why."""
     cols = list(columns) if columns else default_columns(results)
     rows = [[c.cell(r, r.summary) if r.ok else (r.scheduler if c is SCHEDULER else "-") for c in cols]
             for r in results]
@@ -251,10 +250,13 @@ def comparison_table(results, width: int | None = None, columns=None) -> str:
             row.append(r.status)
     out = render(spec, rows, width)
     note = out.note(width, "--columns chooses, --format csv|json shows all")
-    why = [f"{r.scheduler}: {r.status}: {r.error}" for r in failed]
-    if width:
-        why = [textwrap.fill(w, width, subsequent_indent="  ", break_long_words=False, break_on_hyphens=False) for w in why]
-    return "\n".join([out.text] + ([note] if note else []) + why)
+    return out.text + ("\n" + note if note else "")
+
+
+def not_run_lines(results) -> list[str]:
+    """Why each scheduler that could not run did not, one message each (for standard error:
+    the comparison table's ``status`` column says which did not)."""
+    return [f"rtsched: error: {r.scheduler} did not run ({r.status}): {r.error}" for r in results if not r.ok]
 
 
 def summary_records(results, columns=None) -> list[dict]:
@@ -262,8 +264,12 @@ def summary_records(results, columns=None) -> list[dict]:
     raw values by summary key; else every summary key and the columns' derived values (times in
     ns, ratios as numbers, None where not measured). Every record ends with ``status`` (``ok``,
     or why the scheduler did not run: :class:`rtsched.result.NotRun`) and ``error`` (None, or
-    the reason); a scheduler that did not run has None for every number."""
+    the reason) — with `columns`, only when some scheduler did not run; a scheduler that did
+    not run has None for every number."""
     out = []
+    # Status and error end every record, but with --columns only when some scheduler did not
+    # run (the columns asked for, and what is needed to read them).
+    tail = not columns or not all(r.ok for r in results)
     for r in results:
         if not r.ok:  # a scheduler that could not run: its status and why, no numbers
             rec = {c.key: None for c in columns} if columns else {"scheduler": None, "substrate": r.substrate}
@@ -273,10 +279,11 @@ def summary_records(results, columns=None) -> list[dict]:
             continue
         s = r.summary
         if columns:
-            out.append(dict({c.key: c.value(r, s) for c in columns}, status="ok", error=None))
+            out.append(dict({c.key: c.value(r, s) for c in columns}, **({"status": "ok", "error": None} if tail else {})))
             continue
-        rec = {"scheduler": r.scheduler, "substrate": r.substrate, "status": "ok", "error": None}
+        rec = {"scheduler": r.scheduler, "substrate": r.substrate}
         rec.update(s)
+        rec.update(status="ok", error=None)
         for c in ALL_COLUMNS:
             if c.key not in rec:
                 rec[c.key] = c.value(r, s)
@@ -284,6 +291,9 @@ def summary_records(results, columns=None) -> list[dict]:
             if c.ledger and r.substrate == "kernel":
                 rec[c.key] = None
         out.append(rec)
+    if not columns:  # a scheduler that did not run: every key of the others, None, in their order
+        keys = list(dict.fromkeys(k for rec in out for k in rec if k not in ("status", "error")))
+        out = [{**{k: rec.get(k) for k in keys}, "status": rec["status"], "error": rec["error"]} for rec in out]
     return out
 
 

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import sys
+
 from .. import _core
 from .._core import InputError, RunFailed
 from ..checks import warn
-from ..cli import seed
-from ..report import comparison_table, table
+from ..cli import printable, seed
+from ..report import comparison_table, not_run_lines, table
 from ..result import NotRun, exit_status, simulate
 from ..result import run as real_run
 from ..tables import output_width
@@ -109,6 +111,9 @@ def run(args):
         print(side_by_side(sim, real, output_width()))
     else:
         print(comparison_table([sim, real], output_width()))
+        sys.stdout.flush()
+        for line in not_run_lines([sim, real]):
+            print(printable(line), file=sys.stderr)
     mt = measurement_table([real] if real.ok else [], output_width())
     if mt:
         print()

@@ -13,8 +13,8 @@ from .._core import InputError
 from .._io import resolve_output
 from ..balance_metrics import is_mixed, mixed_tables, utilisation_plot
 from ..checks import warn
-from ..cli import seed
-from ..report import ALL_COLUMNS, comparison_table, parse_columns, per_task_table, summary_records
+from ..cli import printable, seed
+from ..report import ALL_COLUMNS, comparison_table, not_run_lines, parse_columns, per_task_table, summary_records
 from ..result import (
     DEFAULT_MAX_JOBS,
     DEFAULT_MAX_WORK,
@@ -86,12 +86,16 @@ def _columns(text):
 def print_summaries(results, args):
     """The runs' summaries on standard output: the comparison table, fitted to the terminal's
     width, or with --format csv|json the rows for machines (on the command's standard output
-    even though its other lines go to stderr: cli.main)."""
+    even though its other lines go to stderr: cli.main); then, on standard error, why each
+    scheduler that could not run did not (its row's status says which)."""
     fmt = getattr(args, "format", "table")
     if fmt == "table":
         print(comparison_table(results, output_width(), args.columns))
     else:
         print(as_format(fmt, summary_records(results, args.columns)), file=getattr(args, "rows_out", None) or sys.stdout)
+    sys.stdout.flush()  # the table before the reasons below it, on a terminal showing both
+    for line in not_run_lines(results):
+        print(printable(line), file=sys.stderr)
 
 
 def add_output_arguments(p):
@@ -313,10 +317,12 @@ def write_outputs(results, json_path=None, csv_path=None, trace_path=None, gantt
                   parquet_path=None, json_jobs=False, gantt_window=None):
     """Write the result files asked for, each atomically (an error leaves the old file or none).
     Schedulers that could not run (:class:`~rtsched.result.NotRun`) are listed in the JSON's
-    ``not_run``; the other files hold the runs."""
+    ``not_run``; the other files hold the runs. When none ran, nothing is written."""
     out = out or sys.stdout  # looked up now: with an output to '-' the CLI points it at stderr
     not_run = [(r.scheduler, r.substrate, r.status, r.error) for r in results if not r.ok]
     results = [r for r in results if r.ok]
+    if not results:
+        return
     raws = [r.raw for r in results]
     if json_path:
         _core.write_results_json(raws, json_path, json_jobs, not_run)

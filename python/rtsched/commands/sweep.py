@@ -75,8 +75,9 @@ def run(args):
         if cluster is not None:
             cluster.close()
     counts = df["status"].value_counts()
-    # Each status by its count: ok, partition-failed, deadlock, too-long (docs/sweeps.md).
-    words = {"ok": "ran", "partition-failed": "partition failures", "deadlock": "deadlocked", "too-long": "not run: too long"}
+    # Each status by its count: ok, partition-failed, deadlock, too-long, not-applicable (docs/sweeps.md).
+    words = {"ok": "ran", "partition-failed": "partition failures", "deadlock": "deadlocked", "too-long": "not run: too long",
+             "not-applicable": "not applicable"}
     said = ", ".join(f"{int(counts[s])} {words.get(s, s)}" for s in words if s in counts)
     print(f"wrote {output}: {len(df)} rows of this sweep ({said or 'none'})")
     from ..plots import drift_warnings
