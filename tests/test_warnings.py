@@ -11,7 +11,7 @@ from rtsched.checks import MAX_TASK_WARNINGS, UNIT_MIX_FACTOR, load_warnings
 # The issue's set: units on the period, none on the WCET, so the WCET is 200 ms every 1 ms.
 UNIT_MIXED = """\
     platform: {cpus: 2}
-    run: {duration: 10}
+    run: {duration: 20}
     tasks:
       - {name: ctrl, period: 1000us, wcet: 200}
       - {name: log, period: 10ms, wcet: 1ms}

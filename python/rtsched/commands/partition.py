@@ -63,7 +63,7 @@ def run(args):
     if any(t["sections"] for t in ts.tasks()):
         print(f"warning: {ts.source}: admission ({args.admission}) ignores critical sections: the time a job waits "
               "for a resource held by a task on another CPU is not charged, so a partitioned scheduler on this "
-              "partition (pedf, pfp) can miss deadlines every CPU's test admitted; simulate it to see", file=sys.stderr)
+              "partition can miss deadlines that every CPU's test admitted; simulate it to see", file=sys.stderr)
     charged = _core.analysis_overheads(ts, args.overheads, statistic)
     with_oh = f"; overheads charged: {charged[0]}" if charged else ""
     text = f"# partitioned by rtsched: {used} (admission {args.admission}{with_oh})\n" + to_yaml(out)

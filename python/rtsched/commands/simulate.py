@@ -34,7 +34,10 @@ def register(sub):
     p = sub.add_parser(
         "simulate",
         help="simulate a task set under one or more schedulers and print a comparison table",
-        description="Simulate FILE under each scheduler (deterministic: same file and seed give byte-identical outputs).",
+        description="Simulate FILE under each scheduler (deterministic: same file and seed give byte-identical outputs). "
+                    "A scheduler that cannot run the set (its partitioner places no partition, a deadlock it does not "
+                    "resolve, a set it refuses) gets a row with its status, its reason on stderr, and the others run; "
+                    "exit 0 when all ran, 2 when some could not (docs/outputs.md).",
     )
     p.add_argument("file", metavar="FILE", help="task-set file (YAML or JSON)")
     p.add_argument("-s", "--scheduler", dest="schedulers", action="extend", nargs="+", metavar="NAME",
