@@ -6,7 +6,7 @@
 use crate::PyTaskSet;
 use pyo3::PyResult;
 use rtsched_analysis::gen;
-use rtsched_analysis::schedulability::named::{Named, NotApplicable};
+use rtsched_analysis::schedulability::named::Named;
 use rtsched_model::results::{RunResult, Summary, TotalSink};
 use rtsched_model::TaskSet;
 use rtsched_sim::{Failure, Options, Records, SimError, SimScratch};
@@ -192,7 +192,7 @@ fn tested(ts: &TaskSet, name: &str) -> Outcome {
     match Named::parse(name) {
         Ok(t) => match t.verdict(ts) {
             Ok(v) => Outcome::Tested(v.schedulable),
-            Err(NotApplicable(why)) => Outcome::NotRun(Status::NotApplicable, why),
+            Err(why) => Outcome::NotRun(Status::NotApplicable, why.to_string()),
         },
         Err(e) => Outcome::NotRun(Status::NotApplicable, e),
     }
