@@ -20,9 +20,8 @@ def register(sub):
 
 
 #: The schedulability tests a sweep can run in place of a simulation (the analysis crate's
-#: registry); when the terminal is narrow, the kind of answer is left out first, then the source.
-TESTS = [Column("entry"), Column("answer", rank=2), Column("what it tests", fold=True), Column("applies to", fold=True),
-         Column("from", fold=True, rank=1)]
+#: registry): what each tests, the kind of answer it gives and its source; the sets it applies to.
+TESTS = [Column("entry"), Column("what it tests", fold=True), Column("applies to", fold=True)]
 
 #: The table: the name on one line, what it does and where it comes from folded to fit.
 COLUMNS = [Column("name"), Column("what it does", fold=True), Column("from", fold=True)]
@@ -44,8 +43,6 @@ def run(args):
     width = output_width()
     head = "tests, as sweep entries 'test:NAME' (docs/sweeps.md; `rtsched analyze` runs them on a file):"
     print("\n" + (textwrap.fill(head, width, break_on_hyphens=False) if width else head))
-    rows = [[f"test:{t['name']}", t["kind"], t["summary"], t["applies"], t["citation"]] for t in tests()]
-    out = render(TESTS, rows, width)
-    note = out.note(width)
-    print(out.text + ("\n" + note if note else ""))
+    rows = [[f"test:{t['name']}", f"{t['summary']} — {t['kind']}; {t['citation']}", t["applies"]] for t in tests()]
+    print(render(TESTS, rows, width).text)
     return 0
