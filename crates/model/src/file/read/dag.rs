@@ -7,7 +7,8 @@ use crate::dag::{Dag, Node};
 use crate::input::InputError;
 use crate::text::closest;
 use crate::validate::{kind, show, Validator};
-use serde_json::Value;
+use serde_json::{Map, Value};
+use std::collections::HashMap;
 
 const DAG_FIELDS: &[&str] = &["nodes", "edges"];
 
@@ -56,6 +57,18 @@ impl Validator<'_> {
                 ));
             }
         }
+        let (mut dag, index) = self.dag_nodes(m, ctx)?;
+        self.dag_edges(m, ctx, &mut dag, &index)?;
+        self.dag_shape(&dag, ctx)?;
+        Ok(dag)
+    }
+
+    /// `dag.nodes`: a non-empty mapping of names to WCETs, in file order; with each name's index.
+    fn dag_nodes<'v>(
+        &self,
+        m: &'v Map<String, Value>,
+        ctx: Option<&str>,
+    ) -> Result<(Dag, HashMap<&'v str, u32>), InputError> {
         let nodes_v = m.get("nodes").ok_or_else(|| {
             self.err(
                 ctx,
@@ -91,8 +104,7 @@ impl Validator<'_> {
             ));
         }
         let mut dag = Dag::default();
-        let mut index: std::collections::HashMap<&str, u32> =
-            std::collections::HashMap::with_capacity(nm.len());
+        let mut index: HashMap<&str, u32> = HashMap::with_capacity(nm.len());
         for (name, w) in nm {
             // Duplicate keys are refused by the document reader; names are unique here.
             if name.trim().is_empty() {
@@ -105,6 +117,17 @@ impl Validator<'_> {
                 wcet,
             });
         }
+        Ok((dag, index))
+    }
+
+    /// `dag.edges`: pairs [FROM, TO] of known nodes, no self-loop, no duplicate.
+    fn dag_edges(
+        &self,
+        m: &Map<String, Value>,
+        ctx: Option<&str>,
+        dag: &mut Dag,
+        index: &HashMap<&str, u32>,
+    ) -> Result<(), InputError> {
         let names: Vec<&str> = dag.nodes.iter().map(|n| n.name.as_str()).collect();
         let edges_v = m.get("edges");
         let list: &[Value] = match edges_v {
@@ -173,6 +196,12 @@ impl Validator<'_> {
             }
             dag.edges.push((u, v));
         }
+        Ok(())
+    }
+
+    /// The graph as a whole: acyclic (a cycle is named) and weakly connected.
+    fn dag_shape(&self, dag: &Dag, ctx: Option<&str>) -> Result<(), InputError> {
+        let names: Vec<&str> = dag.nodes.iter().map(|n| n.name.as_str()).collect();
         if let Some(cycle) = dag.find_cycle() {
             let path: Vec<&str> = cycle.iter().map(|&u| names[u as usize]).collect();
             return Err(self.err(
@@ -203,6 +232,6 @@ impl Validator<'_> {
                 ),
             ));
         }
-        Ok(dag)
+        Ok(())
     }
 }

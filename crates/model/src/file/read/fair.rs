@@ -60,33 +60,31 @@ impl Validator<'_> {
                 }
             },
         };
-        let range = |field: &str| -> Result<(Time, Time), InputError> {
-            match m.get(field) {
-                None => Err(self.err(
-                    ctx,
-                    Some(field),
-                    "missing required field for this behaviour",
-                )),
-                Some(Value::Array(xs)) if xs.len() == 2 => {
-                    let (a, b) = (
-                        self.duration(&xs[0], ctx, field)?,
-                        self.duration(&xs[1], ctx, field)?,
-                    );
-                    if a > b {
-                        return Err(self.err(
-                            ctx,
-                            Some(field),
-                            "a range [min, max] needs min <= max",
-                        ));
-                    }
-                    Ok((a, b))
-                }
-                Some(v) => {
-                    let x = self.duration(v, ctx, field)?;
-                    Ok((x, x))
-                }
-            }
-        };
+        let behaviour = self.behaviour(m, ctx)?;
+        let mut t = Task::fair(name, nice, behaviour);
+        if let Some(v) = m.get("offset") {
+            t.offset = self.duration(v, ctx, "offset")?;
+        }
+        if let Some(v) = m.get("cpu").filter(|v| !v.is_null()) {
+            t.cpu = Some(self.cpu(v, ctx, platform)?);
+        }
+        if let Some(v) = m.get("wss").filter(|v| !v.is_null()) {
+            t.wss = Some(self.size(v, ctx, "wss")?);
+        }
+        if let Some(v) = m.get("group").filter(|v| !v.is_null()) {
+            t.group = Some(self.uint(v, ctx, "group")? as u32);
+        }
+        Ok(t)
+    }
+
+    /// `behaviour` with its `run` and `sleep`: a hog takes neither, a sleeper one duration
+    /// each, a bursty task a `[min, max]` range (or one duration) each; a burst is > 0.
+    fn behaviour(
+        &self,
+        m: &Map<String, Value>,
+        ctx: Option<&str>,
+    ) -> Result<Behaviour, InputError> {
+        let range = |field: &str| self.burst_range(m, ctx, field);
         let behaviour = match m.get("behaviour") {
             None | Some(Value::Null) => Behaviour::Hog,
             Some(Value::String(b)) if b == "hog" => Behaviour::Hog,
@@ -131,39 +129,42 @@ impl Validator<'_> {
             }
         }
         match behaviour {
-            Behaviour::Sleeper { run: 0, .. } => {
-                return Err(self.err(ctx, Some("run"), "must be > 0"))
-            }
+            Behaviour::Sleeper { run: 0, .. } => Err(self.err(ctx, Some("run"), "must be > 0")),
             Behaviour::Bursty { run, .. } if run.0 == 0 => {
-                return Err(self.err(ctx, Some("run"), "must be > 0"))
+                Err(self.err(ctx, Some("run"), "must be > 0"))
             }
-            _ => {}
+            _ => Ok(behaviour),
         }
-        let mut t = Task::fair(name, nice, behaviour);
-        if let Some(v) = m.get("offset") {
-            t.offset = self.duration(v, ctx, "offset")?;
-        }
-        if let Some(v) = m.get("cpu").filter(|v| !v.is_null()) {
-            let c = self.uint(v, ctx, "cpu")?;
-            if c >= platform.cpus as u64 {
-                return Err(self.err(
-                    ctx,
-                    Some("cpu"),
-                    format!(
-                        "CPU {c} is out of range: the platform has {} CPUs (0..={})",
-                        platform.cpus,
-                        platform.cpus - 1
-                    ),
-                ));
+    }
+
+    /// `run` or `sleep` of a sleeper or a bursty task: a `[min, max]` range, or one duration
+    /// (a range of one value).
+    fn burst_range(
+        &self,
+        m: &Map<String, Value>,
+        ctx: Option<&str>,
+        field: &str,
+    ) -> Result<(Time, Time), InputError> {
+        match m.get(field) {
+            None => Err(self.err(
+                ctx,
+                Some(field),
+                "missing required field for this behaviour",
+            )),
+            Some(Value::Array(xs)) if xs.len() == 2 => {
+                let (a, b) = (
+                    self.duration(&xs[0], ctx, field)?,
+                    self.duration(&xs[1], ctx, field)?,
+                );
+                if a > b {
+                    return Err(self.err(ctx, Some(field), "a range [min, max] needs min <= max"));
+                }
+                Ok((a, b))
             }
-            t.cpu = Some(c as u32);
+            Some(v) => {
+                let x = self.duration(v, ctx, field)?;
+                Ok((x, x))
+            }
         }
-        if let Some(v) = m.get("wss").filter(|v| !v.is_null()) {
-            t.wss = Some(self.size(v, ctx, "wss")?);
-        }
-        if let Some(v) = m.get("group").filter(|v| !v.is_null()) {
-            t.group = Some(self.uint(v, ctx, "group")? as u32);
-        }
-        Ok(t)
     }
 }

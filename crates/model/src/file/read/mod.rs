@@ -22,7 +22,7 @@ mod tuf;
 use crate::input::{read_document, read_input_text, Format, InputError};
 use crate::task::*;
 use crate::validate::{kind, show, Validator};
-use serde_json::Value;
+use serde_json::{Map, Value};
 use std::path::Path;
 
 /// The largest task-set file read: 100,000 tasks (the generators' limit) take about 10 MB of
@@ -63,21 +63,12 @@ const TOP_FIELDS: &[&str] = &[
     "resources",
 ];
 const PLATFORM_FIELDS: &[&str] = &["cpus", "topology"];
-const RUN_FIELDS: &[&str] = &[
-    "duration",
-    "seed",
-    "on_miss",
-    "execution",
-    "overheads",
-    "cache",
-];
 
 // The document's top level.
 impl Validator<'_> {
     pub(super) fn taskset(&self, root: &Value) -> Result<TaskSet, InputError> {
         let top = self.object(root, None, None)?;
         self.check_fields(top, TOP_FIELDS, None)?;
-
         let platform = match top.get("platform") {
             None => {
                 return Err(self.err(
@@ -86,67 +77,58 @@ impl Validator<'_> {
                     "missing required field (e.g. platform: {cpus: 4})",
                 ))
             }
-            Some(p) => {
-                let ctx = Some("platform");
-                let m = self.object(p, ctx, None)?;
-                self.check_fields(m, PLATFORM_FIELDS, ctx)?;
-                let cpus = match m.get("cpus") {
-                    None => return Err(self.err(ctx, Some("cpus"), "missing required field")),
-                    Some(v) => self.uint(v, ctx, "cpus")?,
-                };
-                if cpus == 0 || cpus > 65_536 {
-                    return Err(self.err(
-                        ctx,
-                        Some("cpus"),
-                        format!("must be between 1 and 65536, got {cpus}"),
-                    ));
-                }
-                let topology = match m.get("topology") {
-                    None | Some(Value::Null) => None,
-                    Some(t) => Some(self.topology(t, cpus as u32)?),
-                };
-                Platform {
-                    cpus: cpus as u32,
-                    topology,
-                }
-            }
+            Some(p) => self.platform(p)?,
         };
-
-        let mut run = RunOptions::default();
-        if let Some(r) = top.get("run") {
-            let ctx = Some("run");
-            let m = self.object(r, ctx, None)?;
-            self.check_fields(m, RUN_FIELDS, ctx)?;
-            if let Some(v) = m.get("duration") {
-                run.duration = self.positive_duration(v, ctx, "duration")?;
-            }
-            if let Some(v) = m.get("seed") {
-                run.seed = self.uint(v, ctx, "seed")?;
-            }
-            if let Some(v) = m.get("on_miss") {
-                run.on_miss = match v.as_str() {
-                    Some("continue") => OnMiss::Continue,
-                    Some("abort") => OnMiss::Abort,
-                    _ => {
-                        return Err(self.err(
-                            ctx,
-                            Some("on_miss"),
-                            format!("expected 'continue' or 'abort', got {}", show(v)),
-                        ))
-                    }
-                };
-            }
-            if let Some(v) = m.get("execution") {
-                run.execution = self.exec_model(v)?;
-            }
-            if let Some(v) = m.get("overheads") {
-                run.overheads = self.overheads(v)?;
-            }
-            if let Some(v) = m.get("cache") {
-                run.cache = self.cache_params(v)?;
-            }
+        let run = match top.get("run") {
+            None => RunOptions::default(),
+            Some(r) => self.run_options(r)?,
+        };
+        let list = self.task_list(top)?;
+        // Declared resources fix their order and catch typos in section names.
+        let mut resources: Vec<String> = Vec::new();
+        let declared = top.get("resources").is_some();
+        if let Some(rv) = top.get("resources") {
+            resources = self.resources(rv)?;
         }
+        let fixed = declared.then_some(resources.len());
+        let tasks = self.tasks(list, &platform, &mut resources, fixed)?;
+        Ok(TaskSet {
+            source: self.file.into(),
+            platform,
+            run,
+            tasks,
+            resources,
+        })
+    }
 
+    /// `platform`: `cpus` (1 to 65,536) and an optional `topology`.
+    fn platform(&self, p: &Value) -> Result<Platform, InputError> {
+        let ctx = Some("platform");
+        let m = self.object(p, ctx, None)?;
+        self.check_fields(m, PLATFORM_FIELDS, ctx)?;
+        let cpus = match m.get("cpus") {
+            None => return Err(self.err(ctx, Some("cpus"), "missing required field")),
+            Some(v) => self.uint(v, ctx, "cpus")?,
+        };
+        if cpus == 0 || cpus > 65_536 {
+            return Err(self.err(
+                ctx,
+                Some("cpus"),
+                format!("must be between 1 and 65536, got {cpus}"),
+            ));
+        }
+        let topology = match m.get("topology") {
+            None | Some(Value::Null) => None,
+            Some(t) => Some(self.topology(t, cpus as u32)?),
+        };
+        Ok(Platform {
+            cpus: cpus as u32,
+            topology,
+        })
+    }
+
+    /// `tasks`: a non-empty list.
+    fn task_list<'v>(&self, top: &'v Map<String, Value>) -> Result<&'v [Value], InputError> {
         let tasks_v = top.get("tasks").ok_or_else(|| {
             self.err(
                 None,
@@ -164,40 +146,51 @@ impl Validator<'_> {
         if list.is_empty() {
             return Err(self.err(None, Some("tasks"), "the task list is empty"));
         }
-        let mut tasks: Vec<Task> = Vec::with_capacity(list.len());
-        // Declared resources fix their order and catch typos in section names.
+        Ok(list)
+    }
+
+    /// `resources`: names, each new and non-empty, in the order their indices take.
+    fn resources(&self, rv: &Value) -> Result<Vec<String>, InputError> {
         let mut resources: Vec<String> = Vec::new();
-        let declared = top.get("resources").is_some();
-        if let Some(rv) = top.get("resources") {
-            let names = rv.as_array().ok_or_else(|| {
-                self.err(
-                    None,
-                    Some("resources"),
-                    format!("expected a list of resource names, got {}", kind(rv)),
-                )
-            })?;
-            for (k, n) in names.iter().enumerate() {
-                match n.as_str() {
-                    Some(x) if !x.trim().is_empty() && !resources.iter().any(|r| r == x) => {
-                        resources.push(x.to_string())
-                    }
-                    _ => {
-                        return Err(self.err(
-                            None,
-                            Some(&format!("resources[{k}]")),
-                            format!("expected a new, non-empty resource name, got {}", show(n)),
-                        ))
-                    }
+        let names = rv.as_array().ok_or_else(|| {
+            self.err(
+                None,
+                Some("resources"),
+                format!("expected a list of resource names, got {}", kind(rv)),
+            )
+        })?;
+        for (k, n) in names.iter().enumerate() {
+            match n.as_str() {
+                Some(x) if !x.trim().is_empty() && !resources.iter().any(|r| r == x) => {
+                    resources.push(x.to_string())
+                }
+                _ => {
+                    return Err(self.err(
+                        None,
+                        Some(&format!("resources[{k}]")),
+                        format!("expected a new, non-empty resource name, got {}", show(n)),
+                    ))
                 }
             }
         }
-        let fixed = declared.then_some(resources.len());
+        Ok(resources)
+    }
+
+    /// Each task of the list, its name unique, the set's threads within MAX_THREADS_PER_SET.
+    fn tasks(
+        &self,
+        list: &[Value],
+        platform: &Platform,
+        resources: &mut Vec<String>,
+        fixed: Option<usize>,
+    ) -> Result<Vec<Task>, InputError> {
+        let mut tasks: Vec<Task> = Vec::with_capacity(list.len());
         // Names seen, by position: a scan of the tasks before each one made loading quadratic.
         let mut seen: std::collections::HashMap<String, usize> =
             std::collections::HashMap::with_capacity(list.len());
         let mut threads = 0u64;
         for (i, tv) in list.iter().enumerate() {
-            let task = self.task(i, tv, &platform, &mut resources, fixed)?;
+            let task = self.task(i, tv, platform, resources, fixed)?;
             threads += match &task.dag {
                 Some(d) => d.nodes.len() as u64,
                 None => task
@@ -223,12 +216,6 @@ impl Validator<'_> {
             }
             tasks.push(task);
         }
-        Ok(TaskSet {
-            source: self.file.into(),
-            platform,
-            run,
-            tasks,
-            resources,
-        })
+        Ok(tasks)
     }
 }

@@ -11,6 +11,14 @@ use crate::validate::{show, Validator};
 use serde_json::Value;
 use std::path::Path;
 
+const RUN_FIELDS: &[&str] = &[
+    "duration",
+    "seed",
+    "on_miss",
+    "execution",
+    "overheads",
+    "cache",
+];
 const EXEC_FIELDS: &[&str] = &["model", "min", "max", "ratio", "probability"];
 const OVERHEAD_FIELDS: &[&str] = &[
     "profile",
@@ -37,6 +45,43 @@ const CACHE_PARAM_FIELDS: &[&str] = &[
 ];
 
 impl Validator<'_> {
+    /// `run`: `duration`, `seed`, `on_miss`, and the models of `execution`, `overheads`
+    /// and `cache`; what is not given keeps its default.
+    pub(super) fn run_options(&self, r: &Value) -> Result<RunOptions, InputError> {
+        let mut run = RunOptions::default();
+        let ctx = Some("run");
+        let m = self.object(r, ctx, None)?;
+        self.check_fields(m, RUN_FIELDS, ctx)?;
+        if let Some(v) = m.get("duration") {
+            run.duration = self.positive_duration(v, ctx, "duration")?;
+        }
+        if let Some(v) = m.get("seed") {
+            run.seed = self.uint(v, ctx, "seed")?;
+        }
+        if let Some(v) = m.get("on_miss") {
+            run.on_miss = match v.as_str() {
+                Some("continue") => OnMiss::Continue,
+                Some("abort") => OnMiss::Abort,
+                _ => {
+                    return Err(self.err(
+                        ctx,
+                        Some("on_miss"),
+                        format!("expected 'continue' or 'abort', got {}", show(v)),
+                    ))
+                }
+            };
+        }
+        if let Some(v) = m.get("execution") {
+            run.execution = self.exec_model(v)?;
+        }
+        if let Some(v) = m.get("overheads") {
+            run.overheads = self.overheads(v)?;
+        }
+        if let Some(v) = m.get("cache") {
+            run.cache = self.cache_params(v)?;
+        }
+        Ok(run)
+    }
     /// `run.overheads`: a profile's path (`overheads: profile.yaml`), or a mapping of costs,
     /// optionally on top of a profile (`{profile: p.yaml, statistic: p99, tick: 0}`). A
     /// relative profile path is read beside the task file.

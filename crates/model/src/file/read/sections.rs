@@ -10,7 +10,7 @@ use crate::program::{CriticalSection, Region};
 use crate::text::closest;
 use crate::time::{fmt_duration, Time};
 use crate::validate::{kind, show, Validator};
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 const SECTION_FIELDS: &[&str] = &["resource", "start", "length", "region", "thread", "node"];
 
@@ -63,139 +63,10 @@ impl Validator<'_> {
                     ))
                 }
             };
-            let mut dag_node: Option<u64> = None;
-            if let Some(d) = dag {
-                for f in ["region", "thread"] {
-                    if o.contains_key(f) {
-                        return Err(self.err(
-                            cx,
-                            Some(f),
-                            "a DAG task's section names its node ('node: NAME'), not a region or thread",
-                        ));
-                    }
-                }
-                let names: Vec<&str> = d.nodes.iter().map(|n| n.name.as_str()).collect();
-                let k = match o.get("node") {
-                    Some(Value::String(x)) => match names.iter().position(|n| n == x) {
-                        Some(k) => k,
-                        None => return Err(self.unknown_node(cx, "node", x, &names)),
-                    },
-                    Some(Value::Number(x)) => {
-                        let x = x.to_string();
-                        match names.iter().position(|n| *n == x) {
-                            Some(k) => k,
-                            None => return Err(self.unknown_node(cx, "node", &x, &names)),
-                        }
-                    }
-                    Some(x) => {
-                        return Err(self.err(
-                            cx,
-                            Some("node"),
-                            format!("expected a node name, got {}", show(x)),
-                        ))
-                    }
-                    None if names.len() == 1 => 0,
-                    None => {
-                        return Err(self.err(
-                            cx,
-                            Some("node"),
-                            "missing required field (the DAG node the section is in)",
-                        ))
-                    }
-                };
-                dag_node = Some(k as u64);
-            } else if o.contains_key("node") {
-                return Err(self.err(
-                    cx,
-                    Some("node"),
-                    "applies to DAG tasks only (this task gives 'region' and 'thread')",
-                ));
-            }
-            let region = match o.get("region") {
-                None => 0,
-                Some(x) => self.uint(x, cx, "region")?,
-            };
-            let nregions = regions.len().max(1) as u64;
-            if region >= nregions {
-                return Err(self.err(
-                    cx,
-                    Some("region"),
-                    format!("region {region} is out of range: the task has {nregions} region(s)"),
-                ));
-            }
-            let thread_wcets: &[Time] = if dag.is_some() {
-                &node_wcets
-            } else if regions.is_empty() {
-                std::slice::from_ref(&wcet)
-            } else {
-                &regions[region as usize].threads
-            };
-            let thread = match (dag_node, o.get("thread")) {
-                (Some(k), _) => k,
-                (None, None) => 0,
-                (None, Some(x)) => self.uint(x, cx, "thread")?,
-            };
-            if thread >= thread_wcets.len() as u64 {
-                return Err(self.err(
-                    cx,
-                    Some("thread"),
-                    format!(
-                        "thread {thread} is out of range: region {region} has {} thread(s)",
-                        thread_wcets.len()
-                    ),
-                ));
-            }
-            let start = match o.get("start") {
-                None => return Err(self.err(
-                    cx,
-                    Some("start"),
-                    "missing required field (work the thread does before it requests the resource)",
-                )),
-                Some(x) => self.duration(x, cx, "start")?,
-            };
-            let length = match o.get("length") {
-                None => {
-                    return Err(self.err(
-                        cx,
-                        Some("length"),
-                        "missing required field (work done while holding the resource)",
-                    ))
-                }
-                Some(x) => self.positive_duration(x, cx, "length")?,
-            };
-            let tw = thread_wcets[thread as usize];
-            if start.checked_add(length).is_none_or(|e| e > tw) {
-                return Err(self.err(
-                    cx,
-                    Some("length"),
-                    format!(
-                        "the section ends at {} of work, after the thread's WCET {}",
-                        fmt_duration(start.saturating_add(length)),
-                        fmt_duration(tw)
-                    ),
-                ));
-            }
-            let resource = match resources.iter().position(|r| *r == name) {
-                Some(r) => r as u32,
-                None if declared.is_some() => {
-                    let known: Vec<&str> = resources.iter().map(String::as_str).collect();
-                    let hint = closest(&name, &known)
-                        .map(|s| format!(" (did you mean '{s}'?)"))
-                        .unwrap_or_default();
-                    return Err(self.err(
-                        cx,
-                        Some("resource"),
-                        format!(
-                            "'{name}' is not in the top-level 'resources' list{hint}; declared: {}",
-                            known.join(", ")
-                        ),
-                    ));
-                }
-                None => {
-                    resources.push(name.clone());
-                    (resources.len() - 1) as u32
-                }
-            };
+            let (region, thread, tw) =
+                self.section_thread(o, cx, wcet, regions, dag, &node_wcets)?;
+            let (start, length) = self.section_extent(o, cx, tw)?;
+            let resource = self.resource_index(&name, cx, resources, declared)?;
             out.push(CriticalSection {
                 resource,
                 region: region as u32,
@@ -205,6 +76,198 @@ impl Validator<'_> {
             });
             names.push((k, name));
         }
+        self.nesting(ctx, out, &names)
+    }
+
+    /// Where the section is: a DAG task's `node`, or `region` and `thread` (default 0, 0);
+    /// with that thread's WCET.
+    fn section_thread(
+        &self,
+        o: &Map<String, Value>,
+        cx: Option<&str>,
+        wcet: Time,
+        regions: &[Region],
+        dag: Option<&Dag>,
+        node_wcets: &[Time],
+    ) -> Result<(u64, u64, Time), InputError> {
+        let mut dag_node: Option<u64> = None;
+        if let Some(d) = dag {
+            dag_node = Some(self.section_node(o, cx, d)?);
+        } else if o.contains_key("node") {
+            return Err(self.err(
+                cx,
+                Some("node"),
+                "applies to DAG tasks only (this task gives 'region' and 'thread')",
+            ));
+        }
+        let region = match o.get("region") {
+            None => 0,
+            Some(x) => self.uint(x, cx, "region")?,
+        };
+        let nregions = regions.len().max(1) as u64;
+        if region >= nregions {
+            return Err(self.err(
+                cx,
+                Some("region"),
+                format!("region {region} is out of range: the task has {nregions} region(s)"),
+            ));
+        }
+        let thread_wcets: &[Time] = if dag.is_some() {
+            node_wcets
+        } else if regions.is_empty() {
+            std::slice::from_ref(&wcet)
+        } else {
+            &regions[region as usize].threads
+        };
+        let thread = match (dag_node, o.get("thread")) {
+            (Some(k), _) => k,
+            (None, None) => 0,
+            (None, Some(x)) => self.uint(x, cx, "thread")?,
+        };
+        if thread >= thread_wcets.len() as u64 {
+            return Err(self.err(
+                cx,
+                Some("thread"),
+                format!(
+                    "thread {thread} is out of range: region {region} has {} thread(s)",
+                    thread_wcets.len()
+                ),
+            ));
+        }
+        Ok((region, thread, thread_wcets[thread as usize]))
+    }
+
+    /// A DAG task's section: its `node` (by name; optional when the DAG has one node), never a
+    /// region or thread.
+    fn section_node(
+        &self,
+        o: &Map<String, Value>,
+        cx: Option<&str>,
+        d: &Dag,
+    ) -> Result<u64, InputError> {
+        for f in ["region", "thread"] {
+            if o.contains_key(f) {
+                return Err(self.err(
+                    cx,
+                    Some(f),
+                    "a DAG task's section names its node ('node: NAME'), not a region or thread",
+                ));
+            }
+        }
+        let names: Vec<&str> = d.nodes.iter().map(|n| n.name.as_str()).collect();
+        let k = match o.get("node") {
+            Some(Value::String(x)) => match names.iter().position(|n| n == x) {
+                Some(k) => k,
+                None => return Err(self.unknown_node(cx, "node", x, &names)),
+            },
+            Some(Value::Number(x)) => {
+                let x = x.to_string();
+                match names.iter().position(|n| *n == x) {
+                    Some(k) => k,
+                    None => return Err(self.unknown_node(cx, "node", &x, &names)),
+                }
+            }
+            Some(x) => {
+                return Err(self.err(
+                    cx,
+                    Some("node"),
+                    format!("expected a node name, got {}", show(x)),
+                ))
+            }
+            None if names.len() == 1 => 0,
+            None => {
+                return Err(self.err(
+                    cx,
+                    Some("node"),
+                    "missing required field (the DAG node the section is in)",
+                ))
+            }
+        };
+        Ok(k as u64)
+    }
+
+    /// `start` (work before the request) and `length` (work holding it), within the
+    /// thread's WCET `tw`.
+    fn section_extent(
+        &self,
+        o: &Map<String, Value>,
+        cx: Option<&str>,
+        tw: Time,
+    ) -> Result<(Time, Time), InputError> {
+        let start =
+            match o.get("start") {
+                None => return Err(self.err(
+                    cx,
+                    Some("start"),
+                    "missing required field (work the thread does before it requests the resource)",
+                )),
+                Some(x) => self.duration(x, cx, "start")?,
+            };
+        let length = match o.get("length") {
+            None => {
+                return Err(self.err(
+                    cx,
+                    Some("length"),
+                    "missing required field (work done while holding the resource)",
+                ))
+            }
+            Some(x) => self.positive_duration(x, cx, "length")?,
+        };
+        if start.checked_add(length).is_none_or(|e| e > tw) {
+            return Err(self.err(
+                cx,
+                Some("length"),
+                format!(
+                    "the section ends at {} of work, after the thread's WCET {}",
+                    fmt_duration(start.saturating_add(length)),
+                    fmt_duration(tw)
+                ),
+            ));
+        }
+        Ok((start, length))
+    }
+
+    /// The index of resource `name`: its place in the declared `resources` list (a name not
+    /// in it is refused, with the closest), or, without that list, in the order of first use.
+    fn resource_index(
+        &self,
+        name: &str,
+        cx: Option<&str>,
+        resources: &mut Vec<String>,
+        declared: Option<usize>,
+    ) -> Result<u32, InputError> {
+        let resource = match resources.iter().position(|r| *r == name) {
+            Some(r) => r as u32,
+            None if declared.is_some() => {
+                let known: Vec<&str> = resources.iter().map(String::as_str).collect();
+                let hint = closest(name, &known)
+                    .map(|s| format!(" (did you mean '{s}'?)"))
+                    .unwrap_or_default();
+                return Err(self.err(
+                    cx,
+                    Some("resource"),
+                    format!(
+                        "'{name}' is not in the top-level 'resources' list{hint}; declared: {}",
+                        known.join(", ")
+                    ),
+                ));
+            }
+            None => {
+                resources.push(name.to_string());
+                (resources.len() - 1) as u32
+            }
+        };
+        Ok(resource)
+    }
+
+    /// The sections in the order `Program::build` reads them, checked to be disjoint or
+    /// properly nested within each thread and never to request a held resource.
+    fn nesting(
+        &self,
+        ctx: Option<&str>,
+        out: Vec<CriticalSection>,
+        names: &[(usize, String)],
+    ) -> Result<Vec<CriticalSection>, InputError> {
         // Outer sections first at equal starts, so `Program::build` nests them correctly.
         let mut order: Vec<usize> = (0..out.len()).collect();
         order.sort_by_key(|&i| {

@@ -5,12 +5,13 @@
 //! (docs/taskset-format.md "tasks").
 
 use super::MAX_THREADS_PER_TASK;
+use crate::dag::Dag;
 use crate::input::InputError;
 use crate::program::Region;
 use crate::task::*;
 use crate::time::{fmt_duration, Time};
 use crate::validate::{kind, show, Validator};
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 const TASK_FIELDS: &[&str] = &[
     "name",
@@ -40,6 +41,9 @@ const MAX_EXECUTION_TIMES: usize = 1_000_000;
 const REGION_FIELDS: &[&str] = &["threads", "wcet"];
 
 impl Validator<'_> {
+    /// `tasks[i]`: a real-time task, or (`class: fair`, or `nice` / `behaviour` given) a
+    /// best-effort one. The fields are read in a fixed order, so a task with several faults
+    /// is refused for the same one every time.
     pub(super) fn task(
         &self,
         i: usize,
@@ -50,34 +54,11 @@ impl Validator<'_> {
     ) -> Result<Task, InputError> {
         let pos = format!("tasks[{i}]");
         let m = self.object(tv, Some(&pos), None)?;
-        let name = match m.get("name") {
-            Some(Value::String(s)) if !s.trim().is_empty() => s.clone(),
-            Some(Value::Number(n)) => n.to_string(),
-            Some(v) => {
-                return Err(self.err(
-                    Some(&pos),
-                    Some("name"),
-                    format!("expected a non-empty string, got {}", show(v)),
-                ))
-            }
-            None => return Err(self.err(Some(&pos), Some("name"), "missing required field")),
-        };
+        let name = self.task_name(m, &pos)?;
         let ctx_s = format!("task '{name}' ({pos})");
         let ctx = Some(ctx_s.as_str());
         self.check_fields(m, TASK_FIELDS, ctx)?;
-        let fair = match m.get("class") {
-            None | Some(Value::Null) => m.contains_key("nice") || m.contains_key("behaviour"),
-            Some(Value::String(c)) if c == "fair" => true,
-            Some(Value::String(c)) if c == "rt" => false,
-            Some(v) => {
-                return Err(self.err(
-                    ctx,
-                    Some("class"),
-                    format!("unknown class {} (known: rt, fair)", show(v)),
-                ))
-            }
-        };
-        if fair {
+        if self.is_fair(m, ctx)? {
             return self.fair_task(name, m, ctx, platform);
         }
         for f in ["nice", "behaviour", "run", "sleep"] {
@@ -89,6 +70,96 @@ impl Validator<'_> {
                 ));
             }
         }
+        let (period, max_interarrival) = self.arrivals(m, ctx)?;
+        let (regions, dag, wcet) = self.work(m, ctx)?;
+        let sections = match m.get("sections") {
+            None | Some(Value::Null) => Vec::new(),
+            Some(v) => self.sections(v, ctx, wcet, &regions, dag.as_ref(), resources, declared)?,
+        };
+        let deadline = match m.get("deadline") {
+            None => period,
+            Some(v) => self.positive_duration(v, ctx, "deadline")?,
+        };
+        let offset = match m.get("offset") {
+            None => 0,
+            Some(v) => self.duration(v, ctx, "offset")?,
+        };
+        let priority = match m.get("priority") {
+            None => None,
+            Some(v) => Some(self.u32_field(v, ctx, "priority")?),
+        };
+        let cpu = match m.get("cpu") {
+            None | Some(Value::Null) => None,
+            Some(v) => Some(self.cpu(v, ctx, platform)?),
+        };
+        let wss = match m.get("wss") {
+            None | Some(Value::Null) => None,
+            Some(v) => Some(self.size(v, ctx, "wss")?),
+        };
+        let group = match m.get("group") {
+            None | Some(Value::Null) => None,
+            Some(v) => Some(self.u32_field(v, ctx, "group")?),
+        };
+        let tuf = match m.get("tuf") {
+            None | Some(Value::Null) => None,
+            Some(v) => Some(self.tuf(v, ctx, deadline)?),
+        };
+        let execution_times = self.execution_times(m, ctx, !regions.is_empty(), dag.is_some())?;
+        Ok(Task {
+            name,
+            period,
+            max_interarrival,
+            deadline,
+            wcet,
+            offset,
+            priority,
+            cpu,
+            wss,
+            group,
+            regions,
+            dag,
+            sections,
+            tuf,
+            class: crate::task::Class::Rt,
+            execution_times,
+        })
+    }
+
+    /// `name`: a non-empty string (a number is taken as its text).
+    fn task_name(&self, m: &Map<String, Value>, pos: &str) -> Result<String, InputError> {
+        match m.get("name") {
+            Some(Value::String(s)) if !s.trim().is_empty() => Ok(s.clone()),
+            Some(Value::Number(n)) => Ok(n.to_string()),
+            Some(v) => Err(self.err(
+                Some(pos),
+                Some("name"),
+                format!("expected a non-empty string, got {}", show(v)),
+            )),
+            None => Err(self.err(Some(pos), Some("name"), "missing required field")),
+        }
+    }
+
+    /// Whether the task is best-effort: `class: fair`, or (no class) `nice` or `behaviour`.
+    fn is_fair(&self, m: &Map<String, Value>, ctx: Option<&str>) -> Result<bool, InputError> {
+        match m.get("class") {
+            None | Some(Value::Null) => Ok(m.contains_key("nice") || m.contains_key("behaviour")),
+            Some(Value::String(c)) if c == "fair" => Ok(true),
+            Some(Value::String(c)) if c == "rt" => Ok(false),
+            Some(v) => Err(self.err(
+                ctx,
+                Some("class"),
+                format!("unknown class {} (known: rt, fair)", show(v)),
+            )),
+        }
+    }
+
+    /// `period` or `min_interarrival` (T), and `max_interarrival` (sporadic arrivals in
+    /// [T, max]).
+    fn arrivals(
+        &self,
+        m: &Map<String, Value>,
+        ctx: Option<&str>,
+    ) -> Result<(Time, Option<Time>), InputError> {
         let period = match (m.get("period"), m.get("min_interarrival")) {
             (Some(_), Some(_)) => {
                 return Err(self.err(
@@ -121,6 +192,16 @@ impl Validator<'_> {
                 Some(x)
             }
         };
+        Ok((period, max_interarrival))
+    }
+
+    /// The job's work: `regions` or a `dag`, and the WCET C, which is their sum (PAWS §3; a
+    /// DAG's work) and may be left out for them.
+    fn work(
+        &self,
+        m: &Map<String, Value>,
+        ctx: Option<&str>,
+    ) -> Result<(Vec<Region>, Option<Dag>, Time), InputError> {
         let regions = match m.get("regions") {
             None | Some(Value::Null) => Vec::new(),
             Some(v) => self.regions(v, ctx)?,
@@ -177,74 +258,58 @@ impl Validator<'_> {
                 w
             }
         };
-        let sections = match m.get("sections") {
-            None | Some(Value::Null) => Vec::new(),
-            Some(v) => self.sections(v, ctx, wcet, &regions, dag.as_ref(), resources, declared)?,
-        };
-        let deadline = match m.get("deadline") {
-            None => period,
-            Some(v) => self.positive_duration(v, ctx, "deadline")?,
-        };
-        let offset = match m.get("offset") {
-            None => 0,
-            Some(v) => self.duration(v, ctx, "offset")?,
-        };
-        let priority = match m.get("priority") {
-            None => None,
-            Some(v) => {
-                let p = self.uint(v, ctx, "priority")?;
-                if p > u32::MAX as u64 {
-                    return Err(self.err(ctx, Some("priority"), "is too large"));
-                }
-                Some(p as u32)
-            }
-        };
-        let cpu = match m.get("cpu") {
-            None | Some(Value::Null) => None,
-            Some(v) => {
-                let c = self.uint(v, ctx, "cpu")?;
-                if c >= platform.cpus as u64 {
-                    return Err(self.err(
-                        ctx,
-                        Some("cpu"),
-                        format!(
-                            "CPU {c} is out of range: the platform has {} CPUs (0..={})",
-                            platform.cpus,
-                            platform.cpus - 1
-                        ),
-                    ));
-                }
-                Some(c as u32)
-            }
-        };
-        let wss = match m.get("wss") {
-            None | Some(Value::Null) => None,
-            Some(v) => Some(self.size(v, ctx, "wss")?),
-        };
-        let group = match m.get("group") {
-            None | Some(Value::Null) => None,
-            Some(v) => {
-                let g = self.uint(v, ctx, "group")?;
-                if g > u32::MAX as u64 {
-                    return Err(self.err(ctx, Some("group"), "is too large"));
-                }
-                Some(g as u32)
-            }
-        };
-        let tuf = match m.get("tuf") {
-            None | Some(Value::Null) => None,
-            Some(v) => Some(self.tuf(v, ctx, deadline)?),
-        };
-        let execution_times = match m.get("execution_times") {
-            None | Some(Value::Null) => Vec::new(),
+        Ok((regions, dag, wcet))
+    }
+
+    /// A whole number up to `u32::MAX` (`priority`, `group`).
+    fn u32_field(&self, v: &Value, ctx: Option<&str>, field: &str) -> Result<u32, InputError> {
+        let x = self.uint(v, ctx, field)?;
+        if x > u32::MAX as u64 {
+            return Err(self.err(ctx, Some(field), "is too large"));
+        }
+        Ok(x as u32)
+    }
+
+    /// `cpu`: one of the platform's CPUs (a real-time or a best-effort task's).
+    pub(super) fn cpu(
+        &self,
+        v: &Value,
+        ctx: Option<&str>,
+        platform: &Platform,
+    ) -> Result<u32, InputError> {
+        let c = self.uint(v, ctx, "cpu")?;
+        if c >= platform.cpus as u64 {
+            return Err(self.err(
+                ctx,
+                Some("cpu"),
+                format!(
+                    "CPU {c} is out of range: the platform has {} CPUs (0..={})",
+                    platform.cpus,
+                    platform.cpus - 1
+                ),
+            ));
+        }
+        Ok(c as u32)
+    }
+
+    /// `execution_times`: measured execution times to replay, for a sequential task only.
+    fn execution_times(
+        &self,
+        m: &Map<String, Value>,
+        ctx: Option<&str>,
+        has_regions: bool,
+        has_dag: bool,
+    ) -> Result<Vec<Time>, InputError> {
+        match m.get("execution_times") {
+            None | Some(Value::Null) => Ok(Vec::new()),
             Some(Value::Array(a)) => {
-                if !regions.is_empty() || dag.is_some() {
+                if has_regions || has_dag {
                     return Err(self.err(
                         ctx,
                         Some("execution_times"),
                         format!(
                             "applies to sequential tasks only (this task has {})",
-                            if dag.is_some() { "a DAG" } else { "regions" }
+                            if has_dag { "a DAG" } else { "regions" }
                         ),
                     ));
                 }
@@ -262,34 +327,14 @@ impl Validator<'_> {
                 for (i, x) in a.iter().enumerate() {
                     v.push(self.positive_duration(x, ctx, &format!("execution_times[{i}]"))?);
                 }
-                v
+                Ok(v)
             }
-            Some(v) => {
-                return Err(self.err(
-                    ctx,
-                    Some("execution_times"),
-                    format!("expected a list of durations, got {}", show(v)),
-                ))
-            }
-        };
-        Ok(Task {
-            name,
-            period,
-            max_interarrival,
-            deadline,
-            wcet,
-            offset,
-            priority,
-            cpu,
-            wss,
-            group,
-            regions,
-            dag,
-            sections,
-            tuf,
-            class: crate::task::Class::Rt,
-            execution_times,
-        })
+            Some(v) => Err(self.err(
+                ctx,
+                Some("execution_times"),
+                format!("expected a list of durations, got {}", show(v)),
+            )),
+        }
     }
 
     /// `regions: [2ms, [3ms, 1ms, 1ms], {threads: 4, wcet: 2ms}, 1ms]`.
