@@ -4,7 +4,8 @@
 //! - **Jobs.** The task's own thread sleeps until each release (absolute CLOCK_MONOTONIC) and
 //!   runs the job; it records release, start (when it woke) and finish. Jobs and every thread's
 //!   demand come from the same seeded streams as the simulator's
-//!   ([`TaskStreams::job_demands`]), so a simulated and a real run see the same jobs.
+//!   ([`TaskStreams::job_demands`](rtsched_runtime::TaskStreams::job_demands)), so a simulated
+//!   and a real run see the same jobs.
 //! - **Parallel regions** (PAWS §3 fork-join) run on real threads: a task whose widest region
 //!   has `w` threads gets `w - 1` *helper* threads at setup, under the same policy as its own
 //!   thread (same SCHED_FIFO priority and affinity; under SCHED_DEADLINE each helper has its

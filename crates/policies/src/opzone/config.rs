@@ -82,8 +82,8 @@ pub enum TaskFloor {
 }
 
 /// What a task's own CPU usage is, for the [`TaskFloor`] (option `task_usage`, see "Reading the
-/// paper"). [`ZoneBalancer::choose`] compares whatever [`Candidate::util`] holds; this tells
-/// the caller what to measure.
+/// paper"). [`ZoneBalancer::choose`](super::ZoneBalancer::choose) compares whatever
+/// [`Candidate::util`](super::Candidate::util) holds; this tells the caller what to measure.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TaskUsage {
     /// The share of the window it was runnable: running or waiting on a run queue (the
