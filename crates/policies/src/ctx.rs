@@ -24,7 +24,7 @@
 //! streams (execution demands and arrival gaps, `crates/sim/src/exec.rs`).
 
 use crate::common::findcpu::PushFind;
-use crate::spec::SchedulerSpec;
+use crate::spec::{Partitioning, SchedulerSpec};
 use rand_chacha::rand_core::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use rtsched_analysis::partition::{by_name, Admission};
@@ -125,15 +125,22 @@ impl<'a> BuildCtx<'a> {
     /// the heuristic's name for the run's label: a fallback chain's whole name (`lwfg+ffd`),
     /// whichever of its heuristics succeeded, so every set run under one spec has one label.
     /// Computed by the partitioner named in `partition=NAME` (also the bare option when
-    /// `bare_is_partition`; two of them are refused: a chain is written `a+b`, since `,`
-    /// separates options), admitting a task to a CPU by `admission`; else read from the tasks'
-    /// `cpu` fields.
+    /// `how.bare`, as the policy's [`crate::PolicyInfo::partition`] says; two of them are
+    /// refused: a chain is written `a+b`, since `,` separates options), admitting a task to a
+    /// CPU by `admission` (of the kind `how` declares); else read from the tasks' `cpu` fields.
     pub fn partition_labelled(
         &self,
         spec: &SchedulerSpec,
-        bare_is_partition: bool,
+        how: &Partitioning,
         admission: Admission,
     ) -> Result<(Vec<u32>, Option<String>), String> {
+        assert_eq!(
+            admission.name(),
+            how.admission.name(),
+            "scheduler '{}' admits otherwise than its description says",
+            spec.name
+        );
+        let bare_is_partition = how.bare;
         let ts = self.ts;
         let given: Vec<&String> = spec
             .options

@@ -64,7 +64,7 @@ use crate::common::{IndexedHeap, Key, Order};
 use crate::ctx::BuildCtx;
 use crate::gedf::EdfOrder;
 use crate::policy::{Dispatch, EntityId, EntityInfo, Policy};
-use crate::spec::{PolicyInfo, SchedulerSpec};
+use crate::spec::{PolicyInfo, SchedulerSpec, Takes, Tufs};
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 use rtsched_model::Time;
@@ -573,6 +573,12 @@ pub const INFO: PolicyInfo = PolicyInfo {
     summary: "global EDF for jobs + priority-aware work stealing of parallel threads (per-core deques)",
     paper: "PAWS §4 (Rules A–F)",
     options: "pull=empty|inversion (Rule D as written, or also on a priority inversion as the authors' kernel), master=global|joining (where the master resumes after a join); weakened controls: steal=top|bottom|none, fork=local|global (defaults: empty, global, top, local)",
+    partition: None,
+    fixed_priorities: false,
+    takes: Takes::REAL_TIME,
+    tufs: Tufs::Ignored,
+    resolves_deadlocks: false,
+    grants_resources: false,
 };
 
 /// The victim choice draws from the run's seeded generator. Options: the readings
