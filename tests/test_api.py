@@ -81,6 +81,12 @@ def test_with_partition_adds_the_heuristic_only_where_none_is_chosen():
     assert with_partition("pedf:wfd", "ffd") == "pedf:wfd"  # pedf's bare option is its heuristic
     assert with_partition("pfp:partition=bfd", "ffd") == "pfp:partition=bfd"
     assert with_partition("gedf", "ffd") == "gedf"
+    # Every partitioned policy, as the registry describes it (not a list of names here).
+    assert with_partition("pdasa", "wfd") == "pdasa:partition=wfd"
+    assert with_partition("lbesa:load", "wfd") == "lbesa:load"  # lbesa's bare option is its heuristic
+    assert with_partition("dasa", "load") == "dasa:partition=load"
+    assert with_partition("pfp:dm", "ffd") == "pfp:dm,partition=ffd"  # pfp's bare option is its priorities
+    assert with_partition("gfp:dm", "ffd") == "gfp:dm" and with_partition("cfs", "ffd") == "cfs"
     assert with_partition("nope", None) == "nope"  # no heuristic: left for the simulator to report
     with pytest.raises(rtsched.InputError, match="unknown scheduler 'nope'"):
         with_partition("nope", "ffd")

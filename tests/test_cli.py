@@ -213,6 +213,20 @@ def test_failed_write_leaves_no_partial_file(tmp_path):
     assert not [f for f in tmp_path.iterdir() if f.name.startswith(".") and "tmp" in f.name]
 
 
+def test_partition_reaches_every_partitioned_scheduler(tmp_path):
+    # --partition was applied to pedf and pfp only (a list of names): pdasa and lbesa, which
+    # take a partition too, ran on the file's cpu fields instead. The registry says which.
+    p = write(tmp_path, "platform: {cpus: 2}\nrun: {duration: 40}\ntasks:\n" + "".join(
+        f"  - {{name: t{i}, period: 10, wcet: {w}, cpu: 0}}\n" for i, w in enumerate([3, 3, 2, 2])))
+    r = run_cli("simulate", p, "-s", "pedf", "pfp:rm", "pdasa", "lbesa", "dasa", "gedf", "--partition", "wfd",
+                "--json", tmp_path / "r.json", check=0)
+    names = [run["scheduler"] for run in json.loads((tmp_path / "r.json").read_text())["runs"]]
+    assert names == ["pedf:wfd", "pfp:rm,partition=wfd", "pdasa:wfd", "lbesa:wfd", "dasa:wfd", "gedf"], names
+    # Without it, the cpu fields (all on CPU 0: U = 1.0 there).
+    r = run_cli("simulate", p, "-s", "pdasa", "--json", tmp_path / "r.json", check=0)
+    assert json.loads((tmp_path / "r.json").read_text())["runs"][0]["scheduler"] == "pdasa", r.stdout
+
+
 def test_schedulers_lists_every_policy_with_paper():
     r = run_cli("schedulers", check=0)
     for s in ("gedf", "gnpedf", "pedf", "gfp", "pfp", "gfifo", "paws", "federated", "gedf-seq"):

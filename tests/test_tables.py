@@ -161,9 +161,15 @@ def test_schedulers_fold_to_the_width():
 
 def test_schedulers_as_json_and_csv():
     doc = json.loads(run_cli("schedulers", "--format", "json", check=0).stdout)
-    assert {"name", "summary", "paper", "options"} == set(doc[0]) and any(d["name"] == "gedf" for d in doc)
+    assert {"name", "summary", "paper", "options", "partition", "fixed_priorities", "takes", "tufs", "resolves_deadlocks",
+            "grants_resources"} == set(doc[0]) and any(d["name"] == "gedf" for d in doc)
+    assert next(d for d in doc if d["name"] == "pfp")["partition"] == {"bare": False, "admission": "fp-rta", "own": []}
     rows = list(csv.DictReader(io.StringIO(run_cli("schedulers", "--format", "csv", check=0).stdout)))
     assert [r["name"] for r in rows] == [d["name"] for d in doc]
+    pdasa = next(r for r in rows if r["name"] == "pdasa")
+    assert (pdasa["partition.bare"], pdasa["partition.own"], pdasa["takes.fair"], pdasa["tufs"]) == \
+        ("True", "load", "False", "non-increasing"), pdasa
+    assert next(r for r in rows if r["name"] == "gedf")["partition.bare"] == ""  # no partition
 
 
 def test_columns_chooses_by_header_or_key():

@@ -6,6 +6,7 @@ mod analysis;
 mod batch;
 mod jobs_out;
 mod opzone;
+mod policies;
 mod sweep_row;
 
 use pyo3::create_exception;
@@ -857,14 +858,6 @@ fn sched_deadline_runtimes(taskset: &PyTaskSet) -> Vec<Vec<u64>> {
         .collect()
 }
 
-/// What a built scheduler does with a task set's extras: (reads TUFs, resolves deadlocks).
-/// Raises InputError if the spec does not build for `taskset`.
-#[pyfunction]
-fn policy_traits(taskset: &PyTaskSet, scheduler: &str) -> PyResult<(bool, bool)> {
-    let p = rtsched_policies::build(scheduler, &taskset.inner).map_err(input_err)?;
-    Ok((p.uses_tufs(), p.resolves_deadlocks()))
-}
-
 /// Split a scheduler spec (`NAME[:OPTION,KEY=VALUE,...]`) the way the core does: (name,
 /// [(key, value)]), a bare option with key "". An unknown name raises InputError (with a
 /// did-you-mean hint); options are checked by the policy itself, not here.
@@ -872,15 +865,6 @@ fn policy_traits(taskset: &PyTaskSet, scheduler: &str) -> PyResult<(bool, bool)>
 fn parse_scheduler(spec: &str) -> PyResult<(String, Vec<(String, String)>)> {
     let s = rtsched_policies::SchedulerSpec::parse(spec).map_err(input_err)?;
     Ok((s.name, s.options))
-}
-
-/// Every policy: (name, summary, paper, options).
-#[pyfunction]
-fn schedulers() -> Vec<(&'static str, &'static str, &'static str, &'static str)> {
-    rtsched_policies::POLICIES
-        .iter()
-        .map(|p| (p.name, p.summary, p.paper, p.options))
-        .collect()
 }
 
 pub(crate) fn runs_of<'py>(list: &Bound<'py, PyList>) -> PyResult<Vec<PyRef<'py, PyRunResult>>> {
@@ -956,8 +940,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("DEFAULT_MAX_WORK", rtsched_sim::DEFAULT_MAX_WORK)?;
     m.add_function(wrap_pyfunction!(parse_duration, m)?)?;
     m.add_function(wrap_pyfunction!(simulate, m)?)?;
-    m.add_function(wrap_pyfunction!(policy_traits, m)?)?;
-    m.add_function(wrap_pyfunction!(schedulers, m)?)?;
     m.add_function(wrap_pyfunction!(parse_scheduler, m)?)?;
     m.add_function(wrap_pyfunction!(write_results_json, m)?)?;
     m.add_function(wrap_pyfunction!(write_jobs_csv, m)?)?;
@@ -965,6 +947,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     analysis::register(m)?;
     batch::register(m)?;
     opzone::register(m)?;
+    policies::register(m)?;
     jobs_out::register(m)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("RESULTS_SCHEMA", results::SCHEMA)?;

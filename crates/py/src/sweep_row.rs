@@ -9,6 +9,7 @@ use rtsched_analysis::gen;
 use rtsched_analysis::schedulability::named::Named;
 use rtsched_model::results::{RunResult, Summary, TotalSink};
 use rtsched_model::TaskSet;
+use rtsched_policies::Tufs;
 use rtsched_sim::{Failure, Options, Records, SimError, SimScratch};
 use std::fmt::Write;
 
@@ -272,26 +273,38 @@ pub enum Note {
 }
 
 /// The notes of running `ts` (whose lock-order cycle is `cycle`) under `sched`: a policy spec
-/// or a real-run backend (`testbed:POLICY` is the policy; the kernel's schedulers neither read
-/// TUFs nor resolve deadlocks). A spec that does not build for the set is not warned about:
-/// its run says why.
+/// or a real-run backend (`testbed:POLICY` and `kernel:scx:POLICY` are the policy, as its
+/// description says, `PolicyInfo`; the kernel's own schedulers neither read TUFs nor resolve
+/// deadlocks). A spec that does not build for the set is not warned about: its run says why.
 pub fn notes(ts: &TaskSet, cycle: Option<&str>, sched: &str, out: &mut impl Extend<Note>) {
     let tufs = ts.has_tufs();
     if (!tufs && cycle.is_none()) || sched.starts_with(TEST_PREFIX) {
         return;
     }
-    let (uses_tufs, resolves) = if sched.starts_with("kernel:") {
-        (false, false)
-    } else {
-        match rtsched_policies::build(sched.strip_prefix("testbed:").unwrap_or(sched), ts) {
-            Ok(p) => (p.uses_tufs(), p.resolves_deadlocks()),
-            Err(_) => (true, true),
-        }
+    let policy = match sched.strip_prefix("kernel:") {
+        Some(rest) => rest.strip_prefix("scx:"),
+        None => Some(sched.strip_prefix("testbed:").unwrap_or(sched)),
     };
-    if tufs && !uses_tufs {
+    let info = policy.map(|p| rtsched_policies::SchedulerSpec::parse(p).map(|s| s.name));
+    let (uses_tufs, resolves) = match &info {
+        None => (false, false),
+        Some(Ok(name)) => {
+            let info = &rtsched_policies::registry::find(name).expect("parsed").info;
+            (info.tufs != Tufs::Ignored, info.resolves_deadlocks)
+        }
+        Some(Err(_)) => (true, true),
+    };
+    let tufs = tufs && !uses_tufs;
+    let deadlock = cycle.filter(|_| !resolves);
+    if (tufs || deadlock.is_some())
+        && policy.is_some_and(|p| rtsched_policies::build(p, ts).is_err())
+    {
+        return;
+    }
+    if tufs {
         out.extend([Note::Tufs(sched.to_string())]);
     }
-    if let (Some(c), false) = (cycle, resolves) {
+    if let Some(c) = deadlock {
         out.extend([Note::Deadlock(sched.to_string(), c.to_string())]);
     }
 }

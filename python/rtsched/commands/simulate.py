@@ -14,6 +14,7 @@ from .._io import resolve_output
 from ..balance_metrics import is_mixed, mixed_tables, utilisation_plot
 from ..checks import warn
 from ..cli import printable, seed
+from ..policies import descriptions, info, partitioned
 from ..report import ALL_COLUMNS, comparison_table, not_run_lines, parse_columns, per_task_table, summary_records
 from ..result import (
     DEFAULT_MAX_JOBS,
@@ -52,7 +53,9 @@ def register(sub):
     p.add_argument("--gantt-window", metavar="START:END",
                    help="with --gantt: the time the chart shows, in ms or with units (0:40, 1s:1.2s; either end may be "
                         "left out); default: four periods of the longest-period task, at most forty of the shortest-period one")
-    p.add_argument("--partition", metavar="NAME", help="partition for pedf/pfp with this heuristic (ffd, wfd, bfd, nfd, bf, lwfg, chains like lwfg+ffd) instead of the file's cpu fields")
+    p.add_argument("--partition", metavar="NAME",
+                   help=f"partition with this heuristic (ffd, wfd, bfd, nfd, bf, lwfg, chains like lwfg+ffd) instead of the file's "
+                        f"cpu fields, for every partitioned scheduler given that names none itself ({', '.join(partitioned())})")
     p.add_argument("--per-task", action="store_true", help="also print per-task summaries")
     p.add_argument("--util-plot", metavar="OUT.png",
                    help="with best-effort tasks (scheduler cfs): plot per-CPU utilisation over time, one file per scheduler (OUT-SCHED.png)")
@@ -256,28 +259,32 @@ def _probe_directory(d):
 
 
 def with_partition(name: str, heuristic) -> str:
-    """Add `partition=HEURISTIC` to a partitioned scheduler that does not choose one itself
-    (pedf's bare option, e.g. `pedf:ffd`, is its heuristic). The core splits the spec."""
+    """Add `partition=HEURISTIC` to a partitioned scheduler (its description's ``partition``:
+    ``rtsched.policies``) that does not choose one itself (a bare option that names the
+    heuristic, e.g. `pedf:ffd`, chooses it). The core splits the spec."""
     if not heuristic:
         return name
     base, options = _core.parse_scheduler(name)
-    if base not in ("pedf", "pfp") or any(k == "partition" or (base == "pedf" and k == "") for k, _ in options):
+    how = info(base)["partition"]
+    if how is None or any(k == "partition" or (how["bare"] and k == "") for k, _ in options):
         return name
     opts = [f"{k}={v}" if k else v for k, v in options] + [f"partition={heuristic}"]
     return f"{base}:{','.join(opts)}"
 
 
 def expand_schedulers(names, ts, partition=None):
-    """Resolve 'all' to every policy that can run this task set (saying which cannot, and why)."""
+    """Resolve 'all' to every policy that builds for this task set (saying which cannot, and
+    why: a part of the set it does not take, priorities or a partition it needs, a partition
+    its heuristic cannot place); what the built ones do with the set is their runs' to say."""
     if not names:
         return ["gedf"], []
     out, skipped = [], []
     for n in names:
         if n == "all":
-            for name, *_ in _core.schedulers():
-                name = with_partition(name, partition)
+            for p in descriptions():
+                name = with_partition(p["name"], partition)
                 try:
-                    _core.simulate(ts.with_run(duration_ns=1), name, False)
+                    ts.estimated_work(name)  # the build, as a run's first step
                     out.append(name)
                 except _core.InputError as e:
                     skipped.append((name, str(e)))
