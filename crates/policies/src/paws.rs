@@ -515,8 +515,34 @@ impl Paws {
 }
 
 impl Policy for Paws {
+    /// `paws`, with the options that differ from the paper's (e.g. `paws:steal=random`), so
+    /// that a run's results say which variant ran.
     fn name(&self) -> String {
-        "paws".into()
+        let o = &self.opts;
+        let d = Options::default();
+        let mut parts: Vec<&str> = Vec::new();
+        if o.steal != d.steal {
+            parts.push(match o.steal {
+                Steal::Top => "steal=top",
+                Steal::Random => "steal=random",
+                Steal::Bottom => "steal=bottom",
+                Steal::Never => "steal=none",
+            });
+        }
+        if o.fork_global {
+            parts.push("fork=global");
+        }
+        if o.pull == Pull::Inversion {
+            parts.push("pull=inversion");
+        }
+        if o.master == Master::Joining {
+            parts.push("master=joining");
+        }
+        if parts.is_empty() {
+            "paws".into()
+        } else {
+            format!("paws:{}", parts.join(","))
+        }
     }
 
     /// Each free CPU looks through the other CPUs' queues for a victim: m² a decision when
@@ -745,6 +771,11 @@ mod tests {
         )
         .unwrap();
         let build = |s: &str| build(&SchedulerSpec::split(s), &mut BuildCtx::new(&ts));
+        // A variant's name is its spec (options in the order steal, fork, pull, master).
+        for v in VARIANTS {
+            assert_eq!(build(v).unwrap().name(), v);
+        }
+        assert_eq!(build("paws:steal=top,fork=local").unwrap().name(), "paws");
         for ok in [
             "paws",
             "paws:steal=top",
