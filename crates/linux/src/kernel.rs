@@ -1102,6 +1102,8 @@ fn unreached(
         demand,
         missed: true,
         max_utility: task.max_utility(),
+        // The kernel's run queues are not seen: pulls not measured.
+        pulls: None,
         ..Default::default()
     }
 }
@@ -1225,6 +1227,7 @@ fn job_record(
         exec: acc.exec + outside,
         overhead: outside,
         hw: acc.hw,
+        pulls: None,
         ..Default::default()
     }
 }

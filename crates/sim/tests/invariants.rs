@@ -390,6 +390,13 @@ fn accounting(
             prop_assert!(j.missed && j.finish.is_none() && j.aborted_at.is_some());
             prop_assert!(j.aborted_at.unwrap() >= j.release);
         }
+        // A thread resuming elsewhere is taken from the run queue it sits on: a pull.
+        prop_assert!(
+            j.pulls.is_some_and(|p| p >= j.migrations),
+            "{} {:?}",
+            spec,
+            j
+        );
         let t = &ts.tasks[j.task as usize];
         prop_assert_eq!(j.max_utility, t.max_utility());
         match j.finish {

@@ -277,6 +277,118 @@ fn paws_steal_attempts_worked_by_hand() {
     assert_eq!(r.counters.priority_inversions, 0);
 }
 
+// ------------------------------------------------------------------------------------------
+// Pulls (docs/semantics.md "Pull"; ChronOS §6.3, Fig. 7)
+// ------------------------------------------------------------------------------------------
+
+/// G-NP-EDF on 2 CPUs (ms): a pull is a CPU taking a thread from another CPU's run queue, which
+/// a non-preemptive scheduler does although no job ever resumes elsewhere (migrations = 0):
+///
+/// | task | index, created on | release | WCET | deadline (abs.) | period |
+/// |---|---|---|---|---|---|
+/// | a | 0, CPU 0 | 0, 10 | 2 | 10, 20 | 10 |
+/// | c | 1, CPU 1 | 1, 11 | 3 | 10, 20 | 10 |
+/// | b | 2, CPU 0 | 0 | 4 | 20 | 20 |
+///
+/// - 0: a and b wake on CPU 0, where their threads were created; a takes CPU 0 [0,2] and b
+///   CPU 1 [0,4]: b is pulled from CPU 0 (one pull, b#0).
+/// - 1: c#0 wakes on CPU 1, busy (as is CPU 0): it waits there. 2: a ends on CPU 0, which
+///   takes c#0 [2,5] from CPU 1's run queue: a pull (c#0). c#0 ends on CPU 0.
+/// - 10: a#1 wakes on CPU 0 (where a#0 ended) and runs there [10,12]: no pull. 11: c#1 wakes
+///   on CPU 0 (where c#0 ended), busy; CPU 1 is idle and takes it [11,14]: a pull (c#1).
+///
+/// Pulls: a 0, c 2, b 1 — 3 in all; migrations 0; `kernel_migrations` 1 (c#1 only: it has no
+/// CPU for a task's first job). Fails if a first job sits nowhere (2 pulls); if a woken job
+/// sits where its task's thread was created rather than where it last ran (c#1: no pull); if
+/// the pull is counted at release instead of at dispatch (a#1 would count).
+#[test]
+fn gnpedf_pulls_worked_by_hand() {
+    let t = ts("platform: {cpus: 2}
+run: {duration: 20}
+tasks:
+  - {name: a, period: 10, wcet: 2}
+  - {name: c, period: 10, offset: 1, deadline: 9, wcet: 3}
+  - {name: b, period: 20, wcet: 4}
+");
+    let r = simulate(&t, Options::spec("gnpedf").intervals(true))
+        .unwrap()
+        .result;
+    let mut ivs: Vec<_> = r
+        .intervals
+        .iter()
+        .map(|i| (i.start / MS, i.cpu, i.task, i.job, i.end / MS))
+        .collect();
+    ivs.sort();
+    assert_eq!(
+        ivs,
+        vec![
+            (0, 0, 0, 0, 2),
+            (0, 1, 2, 0, 4),
+            (2, 0, 1, 0, 5),
+            (10, 0, 0, 1, 12),
+            (11, 1, 1, 1, 14)
+        ]
+    );
+    let pulls: Vec<_> = r.jobs.iter().map(|j| (j.task, j.job, j.pulls)).collect();
+    assert_eq!(
+        pulls,
+        vec![
+            (0, 0, Some(0)),
+            (2, 0, Some(1)),
+            (1, 0, Some(1)),
+            (0, 1, Some(0)),
+            (1, 1, Some(1))
+        ]
+    );
+    let s = r.summaries();
+    let per_task: Vec<_> = s.tasks.iter().map(|t| t.summary.pulls).collect();
+    assert_eq!(per_task, vec![Some(0), Some(2), Some(1)]);
+    assert_eq!((s.total.pulls, s.total.migrations), (Some(3), 0));
+    assert_eq!(r.counters.kernel_migrations, 1);
+    // In the document: per job, per task and in the total, beside migrations.
+    let doc = r.to_json_value(true);
+    assert_eq!(doc["total"]["pulls"], 3);
+    assert_eq!(doc["tasks"][1]["pulls"], 2);
+    assert_eq!(doc["jobs"][2]["pulls"], 1);
+}
+
+/// Where a file places a task (`cpu`), its thread is created there: P-EDF on its own CPUs
+/// pulls nothing, a partitioned scheduler's threads never leaving their CPU's run queue.
+#[test]
+fn partitioned_edf_on_the_files_cpus_pulls_nothing() {
+    let t = ts(PEDF_CASE);
+    let r = simulate(&t, Options::spec("pedf")).unwrap().result;
+    assert!(r.jobs.iter().all(|j| j.pulls == Some(0)));
+    assert_eq!(r.summaries().total.pulls, Some(0));
+}
+
+/// Where each task's thread sits, from the intervals alone, for sequential tasks (one thread
+/// per job, jobs of a task one after another): on the CPU the task's last interval ran on,
+/// or before its first where it was created (its `cpu` field, which `arb_taskset` sets). A
+/// job's pulls are its intervals that start on another CPU than that. An aborted job that
+/// never ran leaves the task where it was; one that ran, where it last ran: the same rule.
+fn oracle_pulls(t: &TaskSet, r: &RunResult) -> Vec<(u32, u64, u32)> {
+    let mut sits: Vec<u32> = t.tasks.iter().map(|x| x.cpu.unwrap()).collect();
+    let mut ivs: Vec<_> = r.intervals.iter().collect();
+    ivs.sort_by_key(|i| (i.start, i.end, i.cpu));
+    let mut pulls: std::collections::BTreeMap<(u32, u64), u32> = Default::default();
+    for i in ivs {
+        let at = &mut sits[i.task as usize];
+        *pulls.entry((i.task, i.job)).or_default() += (*at != i.cpu) as u32;
+        *at = i.cpu;
+    }
+    r.jobs
+        .iter()
+        .map(|j| {
+            (
+                j.task,
+                j.job,
+                pulls.get(&(j.task, j.job)).copied().unwrap_or(0),
+            )
+        })
+        .collect()
+}
+
 const POLICIES: [&str; 9] = [
     "gedf",
     "gfp:file",
@@ -302,6 +414,34 @@ proptest! {
         prop_assert!(oracle.disagreements().is_empty(), "{}: {:?}", spec, oracle.disagreements());
         prop_assert_eq!((r.counters.priority_inversions, r.counters.priority_inversion_ns), oracle.totals(r.end), "{}", spec);
         prop_assert!(r.counters.priority_inversion_ns <= r.end);
+    }
+
+    /// Every job's pulls are what the intervals show (`oracle_pulls`), under every registered
+    /// policy (with its defaults) on sequential sets, with aborts at deadlines, overruns and
+    /// critical sections' blocking; and a job resuming elsewhere (a migration) is always a
+    /// pull. The utility-accrual policies abort on their own and then decide again within the
+    /// instant: a dispatch undone there runs for no time and leaves no interval, but is
+    /// counted (as its preemption and migration are), so for them the intervals show at most
+    /// the ledger's pulls.
+    #[test]
+    fn pulls_are_what_the_intervals_show(t in arb_taskset(), which in 0usize..rtsched_policies::POLICIES.len()) {
+        let spec = rtsched_policies::POLICIES[which].name;
+        let Ok(p) = rtsched_policies::build(spec, &t) else { return Ok(()) };
+        let redecides = p.uses_tufs() || p.resolves_deadlocks();
+        let mut p = ProtocolChecker::new(p, t.platform.cpus);
+        let r = simulate(&t, Options::policy(&mut p).intervals(true)).unwrap().result;
+        let got: Vec<_> = r.jobs.iter().map(|j| (j.task, j.job, j.pulls.unwrap())).collect();
+        let seen = oracle_pulls(&t, &r);
+        if redecides {
+            for (g, s) in got.iter().zip(&seen) {
+                prop_assert!(g.2 >= s.2, "{}: {:?} < {:?}", spec, g, s);
+            }
+        } else {
+            prop_assert_eq!(got, seen, "{}", spec);
+        }
+        for j in &r.jobs {
+            prop_assert!(j.pulls.unwrap() >= j.migrations, "{}: {:?}", spec, j);
+        }
     }
 
     /// Global EDF runs the m most urgent ready entities at every instant: no inversion, ever.

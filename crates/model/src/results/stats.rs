@@ -176,6 +176,9 @@ pub struct SummaryAcc {
     exec: u128,
     busy: u128,
     responses: Tail,
+    /// Pulls summed, and whether some job's were not measured (the summary's is then null).
+    pulls: u64,
+    pulls_unmeasured: bool,
 }
 
 impl SummaryAcc {
@@ -202,6 +205,10 @@ impl SummaryAcc {
         s.max_tardiness_ns = s.max_tardiness_ns.max(t);
         s.preemptions += j.preemptions as u64;
         s.migrations += j.migrations as u64;
+        match j.pulls {
+            Some(p) => self.pulls += p as u64,
+            None => self.pulls_unmeasured = true,
+        }
         s.context_switches += j.context_switches as u64;
         s.max_blocked_ns = s.max_blocked_ns.max(j.blocked);
         s.total_blocked_ns += j.blocked;
@@ -220,6 +227,7 @@ impl SummaryAcc {
     /// The summary of the jobs counted so far (reorders the response times for the p99).
     pub fn summary(&mut self) -> Summary {
         let mut s = self.s.clone();
+        s.pulls = (!self.pulls_unmeasured).then_some(self.pulls);
         s.exec_inflation = if self.demand > 0 {
             self.exec as f64 / self.demand as f64
         } else {
@@ -343,6 +351,8 @@ impl SummaryAcc {
         s.max_response_ns = s.max_response_ns.max(t.max_response_ns);
         s.preemptions += t.preemptions;
         s.migrations += t.migrations;
+        self.pulls += o.pulls;
+        self.pulls_unmeasured |= o.pulls_unmeasured;
         s.context_switches += t.context_switches;
         s.max_blocked_ns = s.max_blocked_ns.max(t.max_blocked_ns);
         s.total_blocked_ns += t.total_blocked_ns;
