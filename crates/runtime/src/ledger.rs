@@ -53,16 +53,16 @@
 //!    last ran on. A stolen thread moved to the thief, a fresh thread first run elsewhere and
 //!    a job resuming elsewhere each count one (docs/semantics.md).
 //! 10. **Run queues and pulls (ChronOS §6.3, Fig. 7).** Every thread sits on one CPU's run
-//!    queue ([`Ent::rq`](crate::state::Ent)), as in a kernel: a forked thread where it was
-//!    forked; a job's first thread where its task's thread sits between jobs ([`Run`]'s
-//!    `task_rq`: where its previous job ended — the CPU its last thread completed on, or for
-//!    an aborted job the run queue its thread sat on — or, before its first job, the CPU the
-//!    thread was created on: the task's `cpu` field, else task index mod m); after it runs,
-//!    the CPU it last ran on. A *pull* is a dispatch on another CPU than the one whose run
-//!    queue the entity sits on (it then sits there): ChronOS's `_pull_global_task` taking a
-//!    task from a remote run queue. Counted per job (`JobRecord::pulls`). It differs from
-//!    `kernel_migrations` (9) only in where a thread sits before it first runs: a task's first
-//!    job has a CPU here, and an aborted job leaves its task on the run queue it sat on.
+//!     queue ([`Ent::rq`](crate::state::Ent)), as in a kernel: a forked thread where it was
+//!     forked; a job's first thread where its task's thread sits between jobs ([`Run`]'s
+//!     `task_rq`: where its previous job ended — the CPU its last thread completed on, or for
+//!     an aborted job the run queue its thread sat on — or, before its first job, the CPU the
+//!     thread was created on: the task's `cpu` field, else task index mod m); after it runs,
+//!     the CPU it last ran on. A *pull* is a dispatch on another CPU than the one whose run
+//!     queue the entity sits on (it then sits there): ChronOS's `_pull_global_task` taking a
+//!     task from a remote run queue. Counted per job (`JobRecord::pulls`). It differs from
+//!     `kernel_migrations` (9) only in where a thread sits before it first runs: a task's first
+//!     job has a CPU here, and an aborted job leaves its task on the run queue it sat on.
 //!
 //! What stays with a driver is how time passes and how work is done: the simulator's event
 //! queue and cost model, the testbed's threads, clocks and mailboxes. The driver learns of the

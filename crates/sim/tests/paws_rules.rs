@@ -601,9 +601,9 @@ fn a_one_thread_region_after_a_join_goes_to_the_first_free_core() {
 
 /// The schedulers the properties run under: `paws` with the paper's readings, with the
 /// other readings of docs/papers/paws.md, and with priority-unaware stealing (the control
-/// keeps every promise of PAWS: only which thread it steals differs). `federated` refuses most of these sets (their light
-/// tasks need more than the CPUs its heavy tasks leave); its own properties, on sets sized for
-/// it, are in tests/federated.rs.
+/// keeps every promise of PAWS: only which thread it steals differs). `federated` refuses
+/// most of these sets (their light tasks need more than the CPUs its heavy tasks leave); its
+/// own properties, on sets sized for it, are in tests/federated.rs.
 const POLICIES_UNDER_TEST: &[&str] = &[
     "paws",
     "paws:pull=inversion,master=joining",
