@@ -518,6 +518,50 @@ pub(super) mod tests {
             "a sweep row's summary is the document's total"
         );
     }
+
+    /// Pulls sum per task and in the total; a summary over a job whose pulls were not
+    /// measured is null, held or streamed alike.
+    #[test]
+    fn pulls_sum_and_are_null_where_a_job_was_not_measured() {
+        let ts = TaskSet::new(
+            2,
+            vec![Task::periodic("a", 10, 1), Task::periodic("b", 10, 1)],
+        );
+        let mut r = RunResult::new("sim", "gnpedf", &ts);
+        r.end = 100;
+        let with = |mut j: JobRecord, p: Option<u32>| {
+            j.pulls = p;
+            j
+        };
+        r.jobs = vec![
+            with(job(0, 0, 10, Some(5)), Some(1)),
+            with(job(1, 0, 10, Some(5)), Some(2)),
+            with(job(0, 10, 20, Some(15)), Some(3)),
+        ];
+        let s = r.summaries();
+        assert_eq!(s.total.pulls, Some(6));
+        assert_eq!(
+            (s.tasks[0].summary.pulls, s.tasks[1].summary.pulls),
+            (Some(4), Some(2))
+        );
+        let mut sink = SummarySink::for_run(&ts, None);
+        r.jobs.iter().for_each(|j| sink.job(j, Time::MAX));
+        assert_eq!(sink.summaries(&r.task_names), s);
+        r.jobs.push(with(job(1, 10, 20, Some(15)), None));
+        let s = r.summaries();
+        assert_eq!(s.total.pulls, None);
+        assert_eq!(
+            (s.tasks[0].summary.pulls, s.tasks[1].summary.pulls),
+            (Some(4), None)
+        );
+        let mut sink = SummarySink::for_run(&ts, None);
+        r.jobs.iter().for_each(|j| sink.job(j, Time::MAX));
+        assert_eq!(sink.summaries(&r.task_names), s);
+        assert_eq!(
+            r.to_json_value(false)["total"]["pulls"],
+            serde_json::Value::Null
+        );
+    }
 }
 
 #[cfg(test)]
