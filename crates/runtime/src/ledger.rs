@@ -2396,12 +2396,20 @@ mod tests {
     /// A minimal driver: every task's first job released at 0, each running entity's demand
     /// worked off at rate 1, completions in CPU order, a decision after each instant.
     fn drive(yaml: &str, policy: &str) -> Outcome {
+        drive_with(yaml, policy, true)
+    }
+
+    /// [`drive`], with pulls measured or not ([`Ledger::pulls_unmeasured`]).
+    fn drive_with(yaml: &str, policy: &str, pulls: bool) -> Outcome {
         let ts =
             rtsched_model::parse_taskset(yaml, rtsched_model::Format::Yaml, "drive.yaml").unwrap();
         let n = ts.tasks.len() as u32;
         let m = ts.platform.cpus;
         let policy = rtsched_policies::build(policy, &ts).unwrap();
         let mut led = Ledger::owned(ts, policy, true);
+        if !pulls {
+            led.pulls_unmeasured();
+        }
         for t in 0..n {
             led.release(0, t, 0);
         }
@@ -2445,6 +2453,18 @@ mod tests {
         assert_eq!(o.kernel_migrations, 1);
         assert_eq!(o.jobs[0].migrations, 0);
         assert_eq!(o.jobs[0].finish, Some(12 * MS));
+    }
+
+    /// The same steal is a pull (overview 10): p's thread, created on CPU 0 (task 0), runs its
+    /// first region there; the forked threads sit on CPU 0, and the thief takes thread 0 from
+    /// CPU 0's run queue; the last region forks and runs on CPU 0. One pull. A driver whose
+    /// threads a real kernel places records none (`None`: not measured).
+    #[test]
+    fn a_steal_is_a_pull_unless_a_kernel_places_the_threads() {
+        let yaml = "platform: {cpus: 2}\nrun: {duration: 20}\ntasks:\n  - {name: p, period: 20, regions: [2, [4, 4, 4], 2]}\n";
+        assert_eq!(drive(yaml, "paws").jobs[0].pulls, Some(1));
+        let o = drive_with(yaml, "paws", false);
+        assert_eq!((o.jobs[0].pulls, o.jobs[0].finish), (None, Some(12 * MS)));
     }
 
     /// A fork placing a thread on the other CPU: p, regions [2, [4, 4]], alone on 2 CPUs under
