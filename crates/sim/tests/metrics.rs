@@ -298,9 +298,10 @@ fn paws_steal_attempts_worked_by_hand() {
 ///   on CPU 0 (where c#0 ended), busy; CPU 1 is idle and takes it [11,14]: a pull (c#1).
 ///
 /// Pulls: a 0, c 2, b 1 — 3 in all; migrations 0; `kernel_migrations` 1 (c#1 only: it has no
-/// CPU for a task's first job). Fails if a first job sits nowhere (2 pulls); if a woken job
-/// sits where its task's thread was created rather than where it last ran (c#1: no pull); if
-/// the pull is counted at release instead of at dispatch (a#1 would count).
+/// CPU for a task's first job). Fails if a first job sits nowhere (c#1's pull only); if a
+/// woken job sits where its task's thread was created rather than where it last ran (c#1: no
+/// pull); if a job woken on a busy CPU were placed on an idle one at wake-up (Linux's
+/// `select_task_rq_rt`, not modelled: c#1 no pull).
 #[test]
 fn gnpedf_pulls_worked_by_hand() {
     let t = ts("platform: {cpus: 2}
