@@ -363,31 +363,58 @@ fn partitioned_edf_on_the_files_cpus_pulls_nothing() {
     assert_eq!(r.summaries().total.pulls, Some(0));
 }
 
-/// Where each task's thread sits, from the intervals alone, for sequential tasks (one thread
-/// per job, jobs of a task one after another): on the CPU the task's last interval ran on,
-/// or before its first where it was created (its `cpu` field, which `arb_taskset` sets). A
-/// job's pulls are its intervals that start on another CPU than that. An aborted job that
-/// never ran leaves the task where it was; one that ran, where it last ran: the same rule.
-fn oracle_pulls(t: &TaskSet, r: &RunResult) -> Vec<(u32, u64, u32)> {
-    let mut sits: Vec<u32> = t.tasks.iter().map(|x| x.cpu.unwrap()).collect();
-    let mut ivs: Vec<_> = r.intervals.iter().collect();
-    ivs.sort_by_key(|i| (i.start, i.end, i.cpu));
-    let mut pulls: std::collections::BTreeMap<(u32, u64), u32> = Default::default();
-    for i in ivs {
-        let at = &mut sits[i.task as usize];
-        *pulls.entry((i.task, i.job)).or_default() += (*at != i.cpu) as u32;
-        *at = i.cpu;
+/// Pulls seen from outside the ledger, for sequential tasks (one thread per job, jobs of a
+/// task one after another): after every instant, each entity on a CPU that did not run it
+/// after the previous instant was dispatched there, and is pulled if its task's thread sat
+/// elsewhere — on the CPU of the task's last dispatch, or before its first where it was
+/// created (its `cpu` field, which `arb_taskset` sets). An aborted job that never ran leaves
+/// the task where it was; one that ran, where it last ran: the same rule. (The intervals
+/// would not do: a dispatch at the run's last instant runs for no time and leaves none.)
+struct PullOracle {
+    sits: Vec<u32>,
+    /// Per CPU, the (task, job) it ran after the previous instant.
+    ran: Vec<Option<(u32, u64)>>,
+    pulls: std::collections::BTreeMap<(u32, u64), u32>,
+}
+
+impl PullOracle {
+    fn new(t: &TaskSet) -> Self {
+        PullOracle {
+            sits: t.tasks.iter().map(|x| x.cpu.unwrap()).collect(),
+            ran: vec![None; t.platform.cpus as usize],
+            pulls: Default::default(),
+        }
     }
-    r.jobs
-        .iter()
-        .map(|j| {
-            (
-                j.task,
-                j.job,
-                pulls.get(&(j.task, j.job)).copied().unwrap_or(0),
-            )
-        })
-        .collect()
+    /// Per counted job of `r`, (task, job, pulls).
+    fn per_job(&self, r: &RunResult) -> Vec<(u32, u64, u32)> {
+        r.jobs
+            .iter()
+            .map(|j| {
+                (
+                    j.task,
+                    j.job,
+                    self.pulls.get(&(j.task, j.job)).copied().unwrap_or(0),
+                )
+            })
+            .collect()
+    }
+}
+
+impl Observer for &mut PullOracle {
+    fn after_instant(&mut self, v: &View<'_>) {
+        let mut now_ran = vec![None; self.ran.len()];
+        for (e, cpu) in v.live() {
+            let Some(c) = cpu else { continue };
+            now_ran[c as usize] = Some((e.task, e.job));
+            if self.ran[c as usize] == Some((e.task, e.job)) {
+                continue;
+            }
+            let at = &mut self.sits[e.task as usize];
+            *self.pulls.entry((e.task, e.job)).or_default() += (*at != c) as u32;
+            *at = c;
+        }
+        self.ran = now_ran;
+    }
 }
 
 const POLICIES: [&str; 9] = [
@@ -417,22 +444,22 @@ proptest! {
         prop_assert!(r.counters.priority_inversion_ns <= r.end);
     }
 
-    /// Every job's pulls are what the intervals show (`oracle_pulls`), under every registered
-    /// policy (with its defaults) on sequential sets, with aborts at deadlines, overruns and
-    /// critical sections' blocking; and a job resuming elsewhere (a migration) is always a
-    /// pull. The utility-accrual policies abort on their own and then decide again within the
-    /// instant: a dispatch undone there runs for no time and leaves no interval, but is
-    /// counted (as its preemption and migration are), so for them the intervals show at most
-    /// the ledger's pulls.
+    /// Every job's pulls are what an observer sees after every instant (`PullOracle`), under
+    /// every registered policy (with its defaults) on sequential sets, with aborts at
+    /// deadlines and overruns; and a job resuming elsewhere (a migration) is always a pull.
+    /// The utility-accrual policies abort on their own and then decide again within the
+    /// instant: a dispatch undone there is never seen from outside, but is counted (as its
+    /// preemption and migration are), so for them the observer sees at most the ledger's.
     #[test]
-    fn pulls_are_what_the_intervals_show(t in arb_taskset(), which in 0usize..rtsched_policies::POLICIES.len()) {
+    fn pulls_are_what_an_observer_sees(t in arb_taskset(), which in 0usize..rtsched_policies::POLICIES.len()) {
         let spec = rtsched_policies::POLICIES[which].name;
         let Ok(p) = rtsched_policies::build(spec, &t) else { return Ok(()) };
         let redecides = p.uses_tufs() || p.resolves_deadlocks();
         let mut p = ProtocolChecker::new(p, t.platform.cpus);
-        let r = simulate(&t, Options::policy(&mut p).intervals(true)).unwrap().result;
+        let mut oracle = PullOracle::new(&t);
+        let r = simulate(&t, Options::policy(&mut p).observer(&mut oracle)).unwrap().result;
         let got: Vec<_> = r.jobs.iter().map(|j| (j.task, j.job, j.pulls.unwrap())).collect();
-        let seen = oracle_pulls(&t, &r);
+        let seen = oracle.per_job(&r);
         if redecides {
             for (g, s) in got.iter().zip(&seen) {
                 prop_assert!(g.2 >= s.2, "{}: {:?} < {:?}", spec, g, s);
