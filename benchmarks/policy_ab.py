@@ -2,10 +2,11 @@
 """Jobs per second of the simulator per policy, for an A/B of two builds (docs/performance.md
 "Policy A/B").
 
-Runs fixed sets — gedf on uunifast m = 2 and 8 (U = 0.7 m, 20 s), paws on paws2013 m = 8
-windows 1 and 4 (20 s), and each utility-accrual policy on one uunifast set of 12 tasks on 4
-CPUs at loads 0.6 and 1.4 (5 s) — streamed (no per-job records), best of 5 each, and prints
-one JSON object {case: jobs/s}. For an A/B, build the old commit's extension into a second
+Runs fixed sets — gedf on uunifast-discard m = 2 and 8 (U = 0.7 m, 20 s), paws on paws2013
+m = 8 windows 1 and 4 (20 s), and each utility-accrual policy on one uunifast-discard set of 12
+tasks on 4 CPUs at loads 0.6 and 1.4 (5 s) — streamed (no per-job records), best of 5 each,
+and prints one JSON object {case: jobs/s}. (Before issue 49 these were `uunifast` sets; the
+same draws except load 1.4, whose set had a share of 2.04 clipped to 1: U = 4.56, not 5.6.) For an A/B, build the old commit's extension into a second
 virtual environment (`git worktree add /tmp/old OLD && cd /tmp/old && maturin build --profile
 ci`, then `pip install` the wheel there) and run this script with each environment's Python,
 alternating, on a quiet machine; compare the ratios, not the absolute numbers.
@@ -25,13 +26,13 @@ UA = ("pdasa:partition=load", "lbesa:partition=load", "ggua:model=stw,mapper=3pa
 
 def cases():
     for m in (2, 8):
-        ts = rtsched.generate("uunifast", n=3 * m, U=0.7 * m, m=m, seed=7).taskset.with_run(duration_ns=20 * 10**9)
+        ts = rtsched.generate("uunifast-discard", n=3 * m, U=0.7 * m, m=m, seed=7).taskset.with_run(duration_ns=20 * 10**9)
         yield f"gedf m={m}", ts, "gedf"
     for w in (1, 4):
         ts = rtsched.generate("paws2013", seed=11, m=8, window=w).taskset.with_run(duration_ns=20 * 10**9)
         yield f"paws m=8 w={w}", ts, "paws"
     for load in (0.6, 1.4):
-        ts = rtsched.generate("uunifast", n=12, U=load * 4, m=4, seed=5).taskset.with_run(duration_ns=5 * 10**9)
+        ts = rtsched.generate("uunifast-discard", n=12, U=load * 4, m=4, seed=5).taskset.with_run(duration_ns=5 * 10**9)
         for s in UA:
             yield f"{s.split(':')[0]} m=4 load={load}", ts, s
 

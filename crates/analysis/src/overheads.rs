@@ -265,7 +265,7 @@ pub fn analyze_with_overheads(ts: &TaskSet, oh: &Overheads) -> OverheadAnalysis 
                 Some(i) => format!("task '{}': {}", ts.tasks[i].name, e.message),
                 None => e.message,
             };
-            let mut verdicts = vec![Verdict::new("necessary", Some(false), why.clone())];
+            let mut verdicts = vec![Verdict::necessary(Some(false), why.clone())];
             verdicts.extend(
                 plain_names
                     .into_iter()

@@ -279,6 +279,13 @@ impl<W: Write + Send> JobsParquetWriter<W> {
         Ok(())
     }
 
+    /// The run whose records came since `begin_run` stopped part-way (a deadlock its policy
+    /// does not resolve): the records it streamed are written, their `scheduler` column naming
+    /// it, but no run of the metadata holds them, so the next run's row groups start after.
+    pub fn abandon_run(&mut self) -> io::Result<()> {
+        self.flush()
+    }
+
     /// The run whose records came since `begin_run` ended with result `r` (its header).
     pub fn end_run(&mut self, r: &RunResult) -> io::Result<()> {
         if let Some(e) = self.error.take() {

@@ -31,5 +31,5 @@ pub mod pedf;
 pub mod pfp;
 
 pub use policy::*;
-pub use registry::{build, POLICIES};
+pub use registry::{build, build_for, BuildError, POLICIES};
 pub use spec::{PolicyInfo, SchedulerSpec};

@@ -58,29 +58,35 @@ pub const FLOAT_COLUMNS: [&str; 8] = [
 ];
 
 /// A row's outcome (the `status` column); the discriminant is its code in a batch's `status`
-/// buffer.
+/// buffer. The same words name why a scheduler of a comparison (`rtsched simulate -s A B`,
+/// `run`, `compare`) did not run: the `status` of the error `_core.simulate` and
+/// `_core.run_real` raise (lib.rs `sim_err`, `run_err`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(u8)]
 pub enum Status {
     Ok = 0,
-    /// The scheduler does not build for this set (a partitioner that found no partition).
+    /// The scheduler's partitioner (or federated placement) found no place for every task.
     PartitionFailed = 1,
     /// A deadlock the scheduler did not resolve stopped the run.
     Deadlock = 2,
-    /// Not run: its estimated work is over the limit.
+    /// Not run: its estimated work is over the limit (or the run outgrew what it can hold).
     TooLong = 3,
-    /// A `test:NAME` row whose test does not apply to the set (the error says why).
+    /// The scheduler (or a `test:NAME` row's test) does not apply to the set: the error says
+    /// why (a scheduler that refuses the set for another reason than placement).
     NotApplicable = 4,
+    /// A real run failed (a worker, the machine): never a sweep's row, which simulates.
+    RunFailed = 5,
 }
 
 impl Status {
     /// Every status, in the order of their codes.
-    pub const ALL: [Status; 5] = [
+    pub const ALL: [Status; 6] = [
         Status::Ok,
         Status::PartitionFailed,
         Status::Deadlock,
         Status::TooLong,
         Status::NotApplicable,
+        Status::RunFailed,
     ];
 
     pub fn name(self) -> &'static str {
@@ -90,24 +96,25 @@ impl Status {
             Status::Deadlock => "deadlock",
             Status::TooLong => "too-long",
             Status::NotApplicable => "not-applicable",
+            Status::RunFailed => "run-failed",
         }
     }
 
-    /// The status of a run that failed. Every scheduler of a spec was probed on a trivial
-    /// set, so an error is about this set: one that does not build is a partitioner that found
-    /// no partition; a run that outgrew what it can hold has no status of its own and is
-    /// counted there too.
-    fn of(e: &SimError) -> Status {
+    /// The status of a simulation that failed. Every scheduler of a spec (or of a comparison)
+    /// was first built for a trivial set, so an error is about this set: a placement failure,
+    /// a deadlock, a run that outgrew what it can hold, or a set the scheduler refuses.
+    pub fn of(e: &SimError) -> Status {
         match e {
             SimError::Stopped {
                 failure: Failure::Deadlock(_),
                 ..
             } => Status::Deadlock,
-            SimError::Input(_)
-            | SimError::Stopped {
+            SimError::Stopped {
                 failure: Failure::Capacity(_),
                 ..
-            } => Status::PartitionFailed,
+            } => Status::TooLong,
+            SimError::Unplaced(_) => Status::PartitionFailed,
+            SimError::Input(_) => Status::NotApplicable,
         }
     }
 }

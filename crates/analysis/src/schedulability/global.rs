@@ -16,14 +16,14 @@ use std::cmp::Ordering;
 pub fn necessary(ts: &[Cdt], m: u32) -> Verdict {
     let u: f64 = ts.iter().map(Cdt::utilisation).sum();
     if let Some(i) = ts.iter().position(|x| x.c > x.d) {
-        return Verdict::new("necessary", Some(false), format!("task {i}: C > D"));
+        return Verdict::necessary(Some(false), format!("task {i}: C > D"));
     }
     let s = if cmp_sum(ts.iter().map(|x| (x.c, x.t)), m as u64, 1) == Ordering::Greater {
         Some(false)
     } else {
         None
     };
-    Verdict::new("necessary", s, format!("U={u:.6} vs m={m}"))
+    Verdict::necessary(s, format!("U={u:.6} vs m={m}"))
 }
 
 /// GFB: Σλ + (m − 1)·λ_max ≤ m, exactly (λ = u with implicit deadlines).

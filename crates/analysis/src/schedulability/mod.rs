@@ -57,6 +57,9 @@ pub struct Verdict {
     pub schedulable: Option<bool>,
     /// The quantity the test compared, e.g. "U=0.883 > bound 0.780".
     pub detail: String,
+    /// A necessary condition ([`Verdict::necessary`]): it refutes (`Some(false)`) or stays
+    /// silent, and its silence (`None`) reads "not refuted", never "inconclusive".
+    pub necessary: bool,
 }
 
 impl Verdict {
@@ -69,6 +72,27 @@ impl Verdict {
             test: test.into(),
             schedulable,
             detail: detail.into(),
+            necessary: false,
+        }
+    }
+
+    /// The verdict of the necessary condition (test `necessary`): `Some(false)` refutes the
+    /// set; `None` is "not refuted" (the condition holds, which proves nothing).
+    pub fn necessary(schedulable: Option<bool>, detail: impl Into<String>) -> Verdict {
+        Verdict {
+            necessary: true,
+            ..Verdict::new("necessary", schedulable, detail)
+        }
+    }
+
+    /// The verdict in words: "schedulable", "NOT schedulable", "inconclusive", or "not
+    /// refuted" for a necessary condition that holds.
+    pub fn word(&self) -> &'static str {
+        match (self.schedulable, self.necessary) {
+            (Some(true), _) => "schedulable",
+            (Some(false), _) => "NOT schedulable",
+            (None, true) => "not refuted",
+            (None, false) => "inconclusive",
         }
     }
 }
@@ -147,16 +171,14 @@ fn analyze_structured(ts: &TaskSet) -> Vec<Verdict> {
     let m = ts.platform.cpus;
     let mut out = Vec::new();
     let u = ts.utilization();
-    let mut necessary = Verdict::new(
-        "necessary",
+    let mut necessary = Verdict::necessary(
         if u > m as f64 { Some(false) } else { None },
         format!("U={u:.6} vs m={m}; critical paths ≤ D"),
     );
     for t in &ts.tasks {
         let path = dag::span(t);
         if path > t.deadline {
-            necessary = Verdict::new(
-                "necessary",
+            necessary = Verdict::necessary(
                 Some(false),
                 format!(
                     "task '{}': critical path {path} ns > D {} ns",

@@ -163,7 +163,7 @@ impl Named {
                 }
                 // A necessary condition refutes or stays silent; its acceptance (the upper
                 // bound of every scheduler's) is "not refuted".
-                if name == "necessary" && v.schedulable.is_none() {
+                if v.necessary && v.schedulable.is_none() {
                     return Ok(Verdict::new(
                         v.test,
                         Some(true),

@@ -84,12 +84,25 @@ impl Serialize for JobJson<'_> {
     }
 }
 
-/// The results file: `{"schema", "runs": [document, ...]}`, pretty-printed. With `with_jobs`,
-/// each document ends with its per-job records, streamed one record per line as they are
-/// serialised: neither the document nor the records are ever held as one JSON value, so a
-/// run of millions of jobs writes in constant memory.
+/// A scheduler of a comparison that could not run (`rtsched simulate -s A B`, `run`,
+/// `compare`): the results file lists it under `not_run` with the status a sweep's row would
+/// have (`partition-failed`, `deadlock`, `not-applicable`, `too-long`, `run-failed`) and why.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct NotRun {
+    pub scheduler: String,
+    pub substrate: String,
+    pub status: String,
+    pub error: String,
+}
+
+/// The results file: `{"schema", "runs": [document, ...]}`, pretty-printed, and, when some
+/// scheduler could not run, `"not_run": [{scheduler, substrate, status, error}, ...]` after
+/// the runs. With `with_jobs`, each document ends with its per-job records, streamed one record
+/// per line as they are serialised: neither the document nor the records are ever held as one
+/// JSON value, so a run of millions of jobs writes in constant memory.
 pub fn write_results_json(
     runs: &[&RunResult],
+    not_run: &[NotRun],
     with_jobs: bool,
     w: &mut dyn Write,
 ) -> io::Result<()> {
@@ -127,11 +140,12 @@ pub fn write_results_json(
             b"\n      ]\n    }"
         })?;
     }
-    w.write_all(if runs.is_empty() {
-        b"]\n}\n"
-    } else {
-        b"\n  ]\n}\n"
-    })
+    w.write_all(if runs.is_empty() { b"]" } else { b"\n  ]" })?;
+    if !not_run.is_empty() {
+        let list = serde_json::to_string_pretty(not_run)?.replace('\n', "\n  ");
+        write!(w, ",\n  \"not_run\": {list}")?;
+    }
+    w.write_all(b"\n}\n")
 }
 
 /// The CSV header for per-job records.
@@ -395,7 +409,7 @@ mod tests {
         let doc = |jobs: bool| serde_json::json!({"schema": SCHEMA, "runs": runs.iter().map(|r| r.to_json_value(jobs)).collect::<Vec<_>>()});
         let text = |jobs: bool| {
             let mut out = Vec::new();
-            write_results_json(&runs, jobs, &mut out).unwrap();
+            write_results_json(&runs, &[], jobs, &mut out).unwrap();
             String::from_utf8(out).unwrap()
         };
         // Without jobs: exactly the pretty-printed document.
@@ -411,10 +425,25 @@ mod tests {
         );
         assert_eq!(with["runs"][1]["jobs"], serde_json::json!([]));
         let mut none = Vec::new();
-        write_results_json(&[], true, &mut none).unwrap();
+        write_results_json(&[], &[], true, &mut none).unwrap();
         assert_eq!(
             serde_json::from_slice::<serde_json::Value>(&none).unwrap(),
             serde_json::json!({"schema": SCHEMA, "runs": []})
+        );
+        // A scheduler that could not run is listed after the runs, with its status and why.
+        let failed = NotRun {
+            scheduler: "pedf:ffd".into(),
+            substrate: "sim".into(),
+            status: "partition-failed".into(),
+            error: "t.yaml: task 'a' does not fit".into(),
+        };
+        let mut out = Vec::new();
+        write_results_json(&runs, std::slice::from_ref(&failed), false, &mut out).unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+        assert_eq!(v["runs"], doc(false)["runs"]);
+        assert_eq!(
+            v["not_run"],
+            serde_json::json!([{"scheduler": "pedf:ffd", "substrate": "sim", "status": "partition-failed", "error": "t.yaml: task 'a' does not fit"}])
         );
     }
 }
