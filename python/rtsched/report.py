@@ -94,6 +94,9 @@ STEALS = [
     _col("steal tries", "steal_attempts", lambda r, s: str(s.get("steal_attempts", 0)), 6, ledger=True),
     _col("failed", "failed_steals", lambda r, s: str(s.get("failed_steals", 0)), 6, ledger=True),
 ]
+#: Pulls (docs/semantics.md "Pull"): on request (``--columns pulls``), and in ``--format
+#: csv|json``; not measured where a real kernel placed the threads.
+PULLS = _col("pulls", "pulls", lambda r, s: str(s.get("pulls")), 4, ledger=True)
 #: Runs with jobs that did not complete (aborted, or still unfinished when the run ended) show
 #: how many, beside the response times, which average the completed jobs only.
 UNFINISHED = _col("unfinished", "unfinished", lambda r, s: str(_unfinished(s)), 3)
@@ -119,8 +122,8 @@ IPC = _col("IPC proxy", "ipc_proxy", lambda r, s: _ratio(s.get("ipc_proxy")), 5)
 LLC = _col("LLC misses", "llc_misses", lambda r, s: str((s.get("misses") or [0, 0, 0])[2]), 5)
 
 #: Every column the comparison table can show, in its order (``--columns`` chooses among them).
-ALL_COLUMNS = COLUMNS[:3] + [ABORTED] + COLUMNS[3:6] + [UNFINISHED] + COLUMNS[6:8] + [BLOCKED] + COLUMNS[8:12] + STEALS + \
-    COLUMNS[12:] + [DEADLOCKS, POLICY_NS, OVERHEAD, INFLATION, IPC, LLC]
+ALL_COLUMNS = COLUMNS[:3] + [ABORTED] + COLUMNS[3:6] + [UNFINISHED] + COLUMNS[6:8] + [BLOCKED] + COLUMNS[8:10] + [PULLS] + \
+    COLUMNS[10:12] + STEALS + COLUMNS[12:] + [DEADLOCKS, POLICY_NS, OVERHEAD, INFLATION, IPC, LLC]
 
 #: Headers --columns still takes, for columns whose header changed.
 OLD_HEADERS = {"mean resp ms": "mean_response_ns", "p99 resp ms": "p99_response_ns"}

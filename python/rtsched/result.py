@@ -49,8 +49,9 @@ RUN_COUNTERS = ("scheduler_invocations", "steals", "steal_attempts", "failed_ste
 #: instead of Python lists, which take several times the time and memory for millions of jobs.
 PARQUET_JOBS_ABOVE = 100_000
 
-#: Per-job columns that may be null (empty cells in the CSV); as pandas ``Int64``.
-NULLABLE_JOB_COLUMNS = ("start_ns", "finish_ns", "response_ns", "aborted_at_ns", "hw_instructions", "hw_cycles",
+#: Per-job columns that may be null (empty cells in the CSV); as pandas ``Int64``. ``pulls`` is
+#: null where a real kernel placed the threads (the kernel backends: not measured).
+NULLABLE_JOB_COLUMNS = ("start_ns", "finish_ns", "response_ns", "pulls", "aborted_at_ns", "hw_instructions", "hw_cycles",
                         "hw_llc_misses")
 
 
@@ -148,8 +149,8 @@ class Result:
     def summary(self) -> dict:
         """Total summary: jobs, met, missed, aborted, dsr, utility (``accrued_utility``,
         ``possible_utility``, ``aur`` = accrued / possible), tardiness, response times,
-        preemptions, migrations, context switches, and the run-level counters of
-        ``RUN_COUNTERS``."""
+        preemptions, migrations, pulls (None where not measured: kernel runs), context
+        switches, and the run-level counters of ``RUN_COUNTERS``."""
         d = dict(self.document["total"])
         c = self.document["counters"]
         for k in RUN_COUNTERS:

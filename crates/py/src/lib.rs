@@ -443,6 +443,7 @@ impl PyRunResult {
             "migrations",
             j.iter().map(|x| x.migrations).collect::<Vec<_>>(),
         )?;
+        d.set_item("pulls", j.iter().map(|x| x.pulls).collect::<Vec<_>>())?;
         d.set_item(
             "context_switches",
             j.iter().map(|x| x.context_switches).collect::<Vec<_>>(),

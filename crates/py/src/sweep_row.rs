@@ -14,7 +14,7 @@ use std::fmt::Write;
 
 /// Integer columns of a row (the sweep table's names; `table.py` SUMMARY_COLUMNS and
 /// MODEL_COLUMNS hold the order).
-pub const INT_COLUMNS: [&str; 29] = [
+pub const INT_COLUMNS: [&str; 30] = [
     "jobs",
     "completed",
     "met",
@@ -25,6 +25,7 @@ pub const INT_COLUMNS: [&str; 29] = [
     "p99_response_ns",
     "preemptions",
     "migrations",
+    "pulls",
     "context_switches",
     "scheduler_invocations",
     "steals",
@@ -123,7 +124,7 @@ impl Status {
 #[allow(clippy::large_enum_variant)]
 pub enum Outcome {
     /// The run completed: its numeric columns, in the order of `INT_COLUMNS` / `FLOAT_COLUMNS`.
-    Ran([i64; 29], [f64; 8]),
+    Ran([i64; 30], [f64; 8]),
     /// A `test:NAME` row: the test's verdict (`None`: inconclusive).
     Tested(Option<bool>),
     /// It did not: why, and the message of the `error` column.
@@ -210,7 +211,7 @@ fn too_long(ts: &TaskSet, sched: &str) -> Option<String> {
 }
 
 /// The numeric columns of one completed run (its counters, and `s`, its total summary).
-fn summarise(r: &RunResult, s: &Summary) -> ([i64; 29], [f64; 8]) {
+fn summarise(r: &RunResult, s: &Summary) -> ([i64; 30], [f64; 8]) {
     let c = &r.counters;
     let o = &c.overheads;
     // The CPU time the overheads took: every kind but the release latency (which delays a job
@@ -228,6 +229,8 @@ fn summarise(r: &RunResult, s: &Summary) -> ([i64; 29], [f64; 8]) {
         i(s.p99_response_ns),
         i(s.preemptions),
         i(s.migrations),
+        // The simulator measures every job's (`None` only where a real kernel placed them).
+        i(s.pulls.unwrap_or(0)),
         i(s.context_switches),
         i(c.scheduler_invocations),
         i(c.steals),

@@ -56,7 +56,7 @@ impl Serialize for JobJson<'_> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         let j = self.job;
-        let mut m = s.serialize_struct("Job", 22)?;
+        let mut m = s.serialize_struct("Job", 23)?;
         m.serialize_field("task", &self.run.task_names[j.task as usize])?;
         m.serialize_field("job", &j.job)?;
         m.serialize_field("release_ns", &j.release)?;
@@ -67,6 +67,7 @@ impl Serialize for JobJson<'_> {
         m.serialize_field("cpus", &j.cpus)?;
         m.serialize_field("preemptions", &j.preemptions)?;
         m.serialize_field("migrations", &j.migrations)?;
+        m.serialize_field("pulls", &j.pulls)?;
         m.serialize_field("context_switches", &j.context_switches)?;
         m.serialize_field("blocked_ns", &j.blocked)?;
         m.serialize_field("missed", &j.missed)?;
@@ -148,7 +149,7 @@ pub fn write_results_json(
 }
 
 /// The CSV header for per-job records.
-pub const JOBS_CSV_HEADER: &str = "scheduler,task,job,release_ns,deadline_ns,start_ns,finish_ns,response_ns,tardiness_ns,demand_ns,cpus,preemptions,migrations,context_switches,missed,aborted,blocked_ns,aborted_at_ns,utility,max_utility,exec_ns,overhead_ns,stall_ns,misses_l1,misses_l2,misses_llc,hw_instructions,hw_cycles,hw_llc_misses";
+pub const JOBS_CSV_HEADER: &str = "scheduler,task,job,release_ns,deadline_ns,start_ns,finish_ns,response_ns,tardiness_ns,demand_ns,cpus,preemptions,migrations,pulls,context_switches,missed,aborted,blocked_ns,aborted_at_ns,utility,max_utility,exec_ns,overhead_ns,stall_ns,misses_l1,misses_l2,misses_llc,hw_instructions,hw_cycles,hw_llc_misses";
 
 fn csv_field(s: &str) -> String {
     if s.contains([',', '"', '\n']) {
@@ -189,7 +190,7 @@ fn jobs_csv_row(
     let cpus: Vec<String> = j.cpus.iter().map(|c| c.to_string()).collect();
     writeln!(
         w,
-        "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{:?},{:?},{},{},{},{},{},{},{},{},{}",
+        "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{:?},{:?},{},{},{},{},{},{},{},{},{}",
         sched,
         task,
         j.job,
@@ -203,6 +204,7 @@ fn jobs_csv_row(
         cpus.join(";"),
         j.preemptions,
         j.migrations,
+        opt(j.pulls.map(u64::from)),
         j.context_switches,
         j.missed as u8,
         j.aborted as u8,
