@@ -2,7 +2,7 @@
 //!
 //! [`Ledger::decide`] calls `schedule`, applies grants and CPU changes with the counting rules
 //! of docs/semantics.md (preemption, migration, context switch; kernel migrations and pulls,
-//! overview 9, 10) and the invariants every driver asserts (only ready entities run; no entity
+//! queues.rs) and the invariants every driver asserts (only ready entities run; no entity
 //! on two CPUs), then handles aborts and ungranted resources, calling `schedule` again at the
 //! instant. Every CPU that changes stops its old entity before any new one starts, so an entity
 //! moved between two CPUs has left the first; overhead the policy charged goes to what its CPU
@@ -11,7 +11,7 @@
 //! Also here: the events that only reach the policy (ticks, timers), and an entity taken off
 //! its CPU outside a decision (blocked, aborted).
 
-use super::{rec_at, Ledger, Off, Substrate};
+use super::{queues, rec_at, Ledger, Off, Substrate};
 use crate::state::NONE;
 use rtsched_model::Time;
 use rtsched_policies::{Dispatch, EntityId};
@@ -65,6 +65,30 @@ impl<'t> Ledger<'t> {
     #[inline(always)]
     fn apply<S: Substrate>(&mut self, now: Time, sub: &mut S) {
         self.dec.take_dirty(&mut self.lists.dirty);
+        self.stop_leaving(now, sub);
+        // Every CPU that changed has stopped its old entity: now the new ones start (an
+        // entity moved between two CPUs has left the first by now).
+        for i in 0..self.lists.dirty.len() {
+            let cpu = self.lists.dirty[i];
+            let Some(e) = self.dec.current(cpu) else {
+                continue;
+            };
+            if self.run.cpus[cpu as usize].running == Some(e) {
+                continue;
+            }
+            self.start(now, cpu, e, sub);
+        }
+        self.count_preemptions();
+        if !self.dec.has_charges() {
+            return;
+        }
+        self.pay_charges(now, sub);
+    }
+
+    /// Each changed CPU's old entity leaves it (preempted: ready again), listed in
+    /// `lists.stopped`; a CPU left idle is told to the driver.
+    #[inline(always)]
+    fn stop_leaving<S: Substrate>(&mut self, now: Time, sub: &mut S) {
         self.lists.stopped.clear();
         for i in 0..self.lists.dirty.len() {
             let cpu = self.lists.dirty[i];
@@ -94,62 +118,60 @@ impl<'t> Ledger<'t> {
                 sub.assigned(cpu, None);
             }
         }
-        // Every CPU that changed has stopped its old entity: now the new ones start (an
-        // entity moved between two CPUs has left the first by now).
-        for i in 0..self.lists.dirty.len() {
-            let cpu = self.lists.dirty[i];
-            let Some(e) = self.dec.current(cpu) else {
-                continue;
-            };
-            if self.run.cpus[cpu as usize].running == Some(e) {
-                continue;
-            }
-            let x = &self.run.ents[e as usize];
-            if !(x.live && !x.is_blocked() && x.cpu == NONE) {
-                self.invalid_dispatch(cpu, e);
-            }
-            let work = if x.cp >= x.ncp {
-                x.demand - x.done
-            } else {
-                self.run.work_to_next(e)
-            };
-            let d = x.info.deadline;
-            let x = &mut self.run.ents[e as usize];
-            let id = ((x.generation as u64) << 32) | e as u64;
-            let c = &mut self.run.cpus[cpu as usize];
-            let switched = c.last != id;
-            let migrated = x.last_cpu != NONE && x.last_cpu != cpu;
-            self.run.kernel_migrations += (x.kcpu != NONE && x.kcpu != cpu) as u64;
-            x.kcpu = cpu;
-            let pulled = x.rq != cpu;
-            x.rq = cpu;
-            c.running = Some(e);
-            c.deadline = d;
-            c.last = id;
-            c.mark = now;
-            x.cpu = cpu;
-            if x.rec != NONE {
-                let rec =
-                    &mut self.run.records[rec_at(self.run.rec_base, self.run.rec_front, x.rec)];
-                if self.start_at_dispatch {
-                    rec.start.get_or_insert(now);
-                }
-                rec.cpus.insert(cpu);
-                rec.context_switches += switched as u32;
-                rec.migrations += migrated as u32;
-                if let Some(p) = rec.pulls.as_mut() {
-                    *p += pulled as u32;
-                }
-            }
-            let rec = if x.rec != NONE {
-                Some(&mut self.run.records[rec_at(self.run.rec_base, self.run.rec_front, x.rec)])
-            } else {
-                None
-            };
-            sub.on_cpu(now, cpu, c, x, switched, migrated, work, rec);
-            sub.assigned(cpu, Some(e));
-            self.run.inv.unready(e, d);
+    }
+
+    /// `e` starts on `cpu`, which runs nothing now: the invariants asserted, the counting done
+    /// (context switch, migration, kernel migration, pull; queues.rs), its job's record told,
+    /// and the driver.
+    #[inline(always)]
+    fn start<S: Substrate>(&mut self, now: Time, cpu: u32, e: EntityId, sub: &mut S) {
+        let x = &self.run.ents[e as usize];
+        if !(x.live && !x.is_blocked() && x.cpu == NONE) {
+            self.invalid_dispatch(cpu, e);
         }
+        let work = if x.cp >= x.ncp {
+            x.demand - x.done
+        } else {
+            self.run.work_to_next(e)
+        };
+        let d = x.info.deadline;
+        let x = &mut self.run.ents[e as usize];
+        let id = ((x.generation as u64) << 32) | e as u64;
+        let c = &mut self.run.cpus[cpu as usize];
+        let switched = c.last != id;
+        let migrated = x.last_cpu != NONE && x.last_cpu != cpu;
+        let (kernel_migrated, pulled) = queues::dispatched(x, cpu);
+        self.run.kernel_migrations += kernel_migrated as u64;
+        c.running = Some(e);
+        c.deadline = d;
+        c.last = id;
+        c.mark = now;
+        x.cpu = cpu;
+        if x.rec != NONE {
+            let rec = &mut self.run.records[rec_at(self.run.rec_base, self.run.rec_front, x.rec)];
+            if self.start_at_dispatch {
+                rec.start.get_or_insert(now);
+            }
+            rec.cpus.insert(cpu);
+            rec.context_switches += switched as u32;
+            rec.migrations += migrated as u32;
+            if let Some(p) = rec.pulls.as_mut() {
+                *p += pulled as u32;
+            }
+        }
+        let rec = if x.rec != NONE {
+            Some(&mut self.run.records[rec_at(self.run.rec_base, self.run.rec_front, x.rec)])
+        } else {
+            None
+        };
+        sub.on_cpu(now, cpu, c, x, switched, migrated, work, rec);
+        sub.assigned(cpu, Some(e));
+        self.run.inv.unready(e, d);
+    }
+
+    /// A preemption for each stopped entity that is ready, not running elsewhere now.
+    #[inline(always)]
+    fn count_preemptions(&mut self) {
         for i in 0..self.lists.stopped.len() {
             let x = &self.run.ents[self.lists.stopped[i] as usize];
             if x.cpu == NONE && x.live && x.rec != NONE {
@@ -157,9 +179,11 @@ impl<'t> Ledger<'t> {
                     .preemptions += 1;
             }
         }
-        if !self.dec.has_charges() {
-            return;
-        }
+    }
+
+    /// The overhead the policy charged, each to what its CPU runs (an idle CPU absorbs it).
+    #[inline(always)]
+    fn pay_charges<S: Substrate>(&mut self, now: Time, sub: &mut S) {
         self.dec.take_charges(&mut self.lists.charges);
         for i in 0..self.lists.charges.len() {
             let (cpu, ns) = self.lists.charges[i];

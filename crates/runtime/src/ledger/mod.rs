@@ -30,30 +30,19 @@
 //!    later deadline than a ready entity's, and which counted jobs are its victims;
 //!    [`Outcome`] carries the onsets, the time, each job's time (`PerJob`) and the policy's
 //!    `stats`, from which [`Outcome::fill_counters`] takes the run-level counters.
-//! 9. **Migrations as a kernel counts them.** Besides `migrations` (an entity resumes on a
-//!    CPU other than the one it last ran on), `kernel_migrations` counts every dispatch of an
-//!    entity on a CPU other than its *kernel CPU* — the CPU a kernel's `set_task_cpu` would
-//!    have it on: for a fresh thread, the CPU it was forked on (a region's threads: the CPU
-//!    where the previous region joined) or woken on (a job's first thread: the CPU where its
-//!    task last completed a thread, unknown for a task's first job); afterwards, the CPU it
-//!    last ran on. A stolen thread moved to the thief, a fresh thread first run elsewhere and
-//!    a job resuming elsewhere each count one (docs/semantics.md).
-//! 10. **Run queues and pulls (ChronOS §6.3, Fig. 7).** Every thread sits on one CPU's run
-//!     queue ([`Ent::rq`](crate::state::Ent)), as in a kernel: a forked thread where it was
-//!     forked; a job's first thread where its task's thread sits between jobs ([`Run`]'s
-//!     `task_rq`: where its previous job ended — the CPU its last thread completed on, or for
-//!     an aborted job the run queue its thread sat on — or, before its first job, the CPU the
-//!     thread was created on: the task's `cpu` field, else task index mod m); after it runs,
-//!     the CPU it last ran on. A *pull* is a dispatch on another CPU than the one whose run
-//!     queue the entity sits on (it then sits there): ChronOS's `_pull_global_task` taking a
-//!     task from a remote run queue. Counted per job (`JobRecord::pulls`). It differs from
-//!     `kernel_migrations` (9) only in where a thread sits before it first runs: a task's first
-//!     job has a CPU here, and an aborted job leaves its task on the run queue it sat on.
+//! 9. **Migrations as a kernel counts them** (`queues.rs`). Besides `migrations` (an entity
+//!    resumes elsewhere), `kernel_migrations` counts every dispatch of an entity on a CPU
+//!    other than its *kernel CPU*, the CPU a kernel's `set_task_cpu` would have it on.
+//! 10. **Run queues and pulls** (`queues.rs`, ChronOS §6.3, Fig. 7). Every thread sits on one
+//!     CPU's run queue, as in a kernel; a *pull* is a dispatch on another CPU than the one
+//!     whose run queue the entity sits on, counted per job (`JobRecord::pulls`).
 //!
 //! Besides: what a policy and a driver read of the run (`view.rs`), and a ledger built fresh
 //! or in the buffers of an earlier run (`parts.rs`). Every file sees this one's private state
 //! (a module's children see its private items); what one file calls in another is
-//! `pub(super)`, and `#[inline]` where the hot path crosses files.
+//! `pub(super)`. A step cut out of an `#[inline]` or generic function of the hot path is
+//! `#[inline]` itself (`#[inline(always)]` out of `apply`), so that a driver's crate, which
+//! compiles those functions, still has the whole path to inline.
 //!
 //! What stays with a driver is how time passes and how work is done: the simulator's event
 //! queue and cost model, the testbed's threads, clocks and mailboxes. The driver learns of the
@@ -65,6 +54,7 @@ mod decide;
 mod fork;
 mod parts;
 mod progress;
+mod queues;
 mod records;
 mod release;
 mod resources;
@@ -160,10 +150,10 @@ pub struct Run<'t> {
     /// Ready entities and running deadlines: priority inversions (crate::inversion).
     inv: Inversions,
     /// Per task, the CPU where it last completed a thread (NONE before its first), and the
-    /// dispatches on a CPU other than the entity's kernel CPU (overview 9).
+    /// dispatches on a CPU other than the entity's kernel CPU (queues.rs).
     task_last: Vec<u32>,
     kernel_migrations: u64,
-    /// Per task, the CPU whose run queue its thread sits on between jobs (overview 10), and
+    /// Per task, the CPU whose run queue its thread sits on between jobs (queues.rs), and
     /// whether records count pulls (a driver whose threads a real kernel places does not).
     task_rq: Vec<u32>,
     pulls: bool,

@@ -10,7 +10,7 @@
 //! handled, the rest waits until it runs again.
 //!
 //! [`Ledger::complete`] ends an entity that is done: it leaves its CPU and its slot, its
-//! task's thread now sits on that CPU (overview 9, 10), and its job moves on — the next
+//! task's thread now sits on that CPU (queues.rs), and its job moves on — the next
 //! region forks where this one joined, a DAG node's successors fork (fork.rs), or the job is
 //! finished: its record closed (records.rs) and its task's next held job given to the policy
 //! (release.rs).
@@ -130,8 +130,6 @@ impl<'t> Ledger<'t> {
         x.cpu = NONE;
         x.last_cpu = cpu;
         x.live = false;
-        self.run.task_last[x.info.task as usize] = cpu;
-        self.run.task_rq[x.info.task as usize] = cpu;
         if x.rec != NONE {
             // Its CPU time is final (a real worker reports its last piece before this).
             self.run.records[rec_at(self.run.rec_base, self.run.rec_front, x.rec)].exec += x.ran;
@@ -140,13 +138,13 @@ impl<'t> Ledger<'t> {
             // A best-effort burst: its task's CPU share.
             self.run.task_cpu[x.info.task as usize] += x.ran;
         }
-        let j = x.job;
-        let node = x.info.thread;
+        let (j, node, task) = (x.job, x.info.thread, x.info.task);
         if x.executing {
             x.free_when_stopped = true;
         } else {
             self.run.free.push(e);
         }
+        self.run.thread_completed_on(task, cpu);
         let c = &mut self.run.cpus[cpu as usize];
         c.running = None;
         c.deadline = 0;

@@ -9,7 +9,7 @@
 //! are misses, blocked threads add their wait, and [`Outcome`] carries the run's counters.
 
 use super::parts::LedgerParts;
-use super::{rec_at, Ledger, Run};
+use super::{rec_at, Failure, Ledger, Run};
 use crate::state::NONE;
 use rtsched_model::results::{Counters, JobRecord, JobSink};
 use rtsched_model::Time;
@@ -45,7 +45,7 @@ pub struct Outcome {
     pub priority_inversion_ns: Time,
     /// Priority-inversion time per counted job (its victims: docs/semantics.md).
     pub inversion_per_job: crate::inversion::PerJob,
-    /// Migrations as a kernel counts them (overview 9).
+    /// Migrations as a kernel counts them (queues.rs).
     pub kernel_migrations: u64,
     /// The policy's own counters ([`Policy::stats`](rtsched_policies::Policy::stats)) at the end of the run.
     pub stats: Vec<(String, f64)>,
@@ -146,6 +146,58 @@ impl<'t> Ledger<'t> {
     /// is given back to the system and faulted in again by every one of them.
     pub(super) const STREAMED_RECORDS: usize = 32;
 
+    /// Open the record of a counted job (`job` of `task`, released at `at`, its `deadline` and
+    /// `demand`) and return its id. Ids that would wrap onto "no record", and a run whose
+    /// records the machine cannot hold, set the run's failure (the driver stops it).
+    #[inline]
+    pub(super) fn open_record(
+        &mut self,
+        task: u32,
+        job: u64,
+        at: Time,
+        deadline: Time,
+        demand: Time,
+    ) -> u32 {
+        let r = &mut self.run;
+        let id = r.rec_base.wrapping_add(r.records.len() as u32);
+        if id == NONE && self.failure.is_none() {
+            // Four billion counted jobs: ids would wrap onto "no record". The driver stops
+            // the run with this (the CLI refuses such runs up front, `--max-jobs`).
+            self.failure = Some(Failure::Capacity(format!(
+                "more than {} counted jobs in one run: shorten the window",
+                NONE - 1
+            )));
+        }
+        if r.records.capacity() == 0 {
+            let room = if self.sink.is_some() {
+                Self::STREAMED_RECORDS
+            } else {
+                r.expected_jobs
+            };
+            let room = room.min(r.expected_jobs).max(1);
+            // A run that holds its records asks for them all at once: refused by the
+            // machine, that is the run's error, not an abort of the process.
+            if r.records.try_reserve_exact(room).is_err() && self.failure.is_none() {
+                self.failure = Some(Failure::Capacity(format!(
+                    "cannot hold the run's {room} per-job records ({:.1} GB): the machine refused the memory; stream them instead (--jobs-parquet, or no output that reads them after the run)",
+                    (room * std::mem::size_of::<JobRecord>()) as f64 / 1e9
+                )));
+            }
+        }
+        r.records.push(JobRecord {
+            task,
+            job,
+            release: at,
+            deadline,
+            demand,
+            max_utility: r.ts.tasks[task as usize].max_utility(),
+            pulls: r.pulls.then_some(0),
+            ..Default::default()
+        });
+        r.undecided += 1;
+        id
+    }
+
     /// Keep record `rec` (and every later one) from the stream until [`Ledger::unpin_record`]:
     /// the driver will still add to it, even if its job is decided meanwhile.
     pub fn pin_record(&mut self, rec: u32) {
@@ -226,7 +278,51 @@ impl<'t> Ledger<'t> {
     /// [`Ledger::finish`], and the ledger's buffers for the next run
     /// ([`Ledger::borrowed_in`]).
     pub fn finish_parts(mut self, end: Time) -> (Outcome, LedgerParts) {
+        self.run.close_records(end);
+        let fair = self.run.fair_outcomes(end);
+        let outcome = self.outcome(end, fair);
+        (outcome, self.into_parts())
+    }
+
+    /// The run's accounting at `end`, its records closed: the undecided stretch handed on to
+    /// the sink (final now that the end is known), or every record in [`Outcome::jobs`].
+    fn outcome(&mut self, end: Time, fair: Vec<FairOutcome>) -> Outcome {
         let r = &mut self.run;
+        r.inv.finish(end);
+        let counted = u64::from(r.rec_base) + r.records.len() as u64;
+        let inversion_per_job = r.inv.per_job(counted);
+        if let Some(sink) = self.sink.as_mut() {
+            let sink = sink.get();
+            // The undecided stretch, final now that the end is known.
+            for rec in &r.records[r.rec_front..] {
+                sink.job(rec, end);
+            }
+            r.records.clear();
+        }
+        Outcome {
+            jobs: std::mem::take(&mut r.records),
+            releases: r.releases,
+            invocations: r.invocations,
+            charged: r.charged - r.abort_handler_ns,
+            abort_handler_ns: r.abort_handler_ns,
+            priority_inversions: r.inv.onsets,
+            priority_inversion_ns: r.inv.ns,
+            inversion_per_job,
+            kernel_migrations: r.kernel_migrations,
+            stats: self.policy.get().stats(),
+            deadlocks: r.deadlocks,
+            policy_ns: self.measure.then_some(self.policy_ns),
+            fair,
+            end,
+        }
+    }
+}
+
+impl Run<'_> {
+    /// The records of the jobs still live at `end`: blocked threads add their wait so far,
+    /// a job whose deadline passed is a miss, and each thread's CPU time is added.
+    fn close_records(&mut self, end: Time) {
+        let r = self;
         for e in r.ents.iter().filter(|e| e.live && e.is_blocked()) {
             if e.rec != NONE {
                 r.records[rec_at(r.rec_base, r.rec_front, e.rec)].blocked +=
@@ -245,6 +341,11 @@ impl<'t> Ledger<'t> {
             rec.exec += e.ran;
             rec.overhead = rec.overhead.saturating_sub(e.owed);
         }
+    }
+
+    /// What each best-effort task got up to `end`, live entities' CPU time included.
+    fn fair_outcomes(&mut self, end: Time) -> Vec<FairOutcome> {
+        let r = self;
         let mut fair = Vec::new();
         for e in r.ents.iter().filter(|e| e.live) {
             // A running entity's time since its CPU's mark is not yet in `ran`.
@@ -262,84 +363,6 @@ impl<'t> Ledger<'t> {
                 bursts: r.bursts[i],
             });
         }
-        r.inv.finish(end);
-        let counted = u64::from(r.rec_base) + r.records.len() as u64;
-        let inversion_per_job = r.inv.per_job(counted);
-        if let Some(sink) = self.sink.as_mut() {
-            let sink = sink.get();
-            // The undecided stretch, final now that the end is known.
-            for rec in &r.records[r.rec_front..] {
-                sink.job(rec, end);
-            }
-            r.records.clear();
-        }
-        let outcome = Outcome {
-            jobs: std::mem::take(&mut r.records),
-            releases: r.releases,
-            invocations: r.invocations,
-            charged: r.charged - r.abort_handler_ns,
-            abort_handler_ns: r.abort_handler_ns,
-            priority_inversions: r.inv.onsets,
-            priority_inversion_ns: r.inv.ns,
-            inversion_per_job,
-            kernel_migrations: r.kernel_migrations,
-            stats: self.policy.get().stats(),
-            deadlocks: r.deadlocks,
-            policy_ns: self.measure.then_some(self.policy_ns),
-            fair,
-            end,
-        };
-        let Ledger {
-            run,
-            dec,
-            lists,
-            pinned,
-            ..
-        } = self;
-        let Run {
-            programs,
-            ents,
-            free,
-            jobs,
-            spare,
-            free_jobs,
-            cpus,
-            streams,
-            next_job,
-            task_busy,
-            held,
-            records,
-            task_cpu,
-            bursts,
-            wakeups,
-            inv,
-            task_last,
-            task_rq,
-            ..
-        } = run;
-        let parts = LedgerParts {
-            programs,
-            ents,
-            free,
-            jobs,
-            spare,
-            free_jobs,
-            cpus,
-            streams,
-            next_job,
-            task_busy,
-            held,
-            records,
-            task_cpu,
-            bursts,
-            wakeups,
-            inv_bits: inv.into_buffer(),
-            task_last,
-            task_rq,
-            dec: Some(dec),
-            lists,
-            pinned,
-        };
-        (outcome, parts)
+        fair
     }
 }

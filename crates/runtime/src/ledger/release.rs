@@ -14,9 +14,8 @@
 //! - the release tells the driver when the task's next job is due and, under `on_miss: abort`,
 //!   when to abort this one ([`Released`]).
 
-use super::{Failure, Job, Ledger};
+use super::{Ledger, Run};
 use crate::state::{NEVER, NONE};
-use rtsched_model::results::JobRecord;
 use rtsched_model::{TaskSet, Time};
 use rtsched_policies::DAG_REGION;
 
@@ -35,103 +34,19 @@ impl<'t> Ledger<'t> {
     #[inline]
     pub fn release(&mut self, now: Time, task: u32, at: Time) -> Released {
         let r = &mut self.run;
-        let ts: &TaskSet = &r.ts;
-        let t = &ts.tasks[task as usize];
-        let (rel_deadline, duration) = (t.deadline, r.duration);
         let job = r.next_job[task as usize];
         r.next_job[task as usize] += 1;
-        let slot = match r.free_jobs.pop() {
-            Some(s) => s,
-            None => {
-                let (demands, ents) = r.spare.pop().unwrap_or_default();
-                r.jobs.push(Job {
-                    task: 0,
-                    job: 0,
-                    release: 0,
-                    deadline: 0,
-                    generation: 0,
-                    live: false,
-                    held: false,
-                    rec: NONE,
-                    region: 0,
-                    pending: 0,
-                    demands,
-                    first: 0,
-                    ents,
-                });
-                r.preds.push(Vec::new());
-                (r.jobs.len() - 1) as u32
-            }
-        };
+        let slot = r.job_slot();
         let mut demands = std::mem::take(&mut r.jobs[slot as usize].demands);
         demands.clear();
-        // A best-effort burst (rare; out of line): no deadline (NEVER, so two fair entities never
-        // make a priority inversion); its successor comes after it and a sleep.
         let fair = r.streams[task as usize].fair.is_some();
-        let (demand, next, deadline) = if !fair {
-            let d = if t.execution_times.is_empty() {
-                r.streams[task as usize].job_demands(
-                    &ts.run.execution,
-                    &r.programs[task as usize],
-                    &mut demands,
-                )
-            } else {
-                crate::streams::replayed(&t.execution_times, job, &mut demands)
-            };
-            (
-                d,
-                at + r.streams[task as usize].interarrival(t),
-                at + rel_deadline,
-            )
-        } else {
-            r.bursts[task as usize] += 1;
-            (
-                r.streams[task as usize].fair_burst(&mut demands),
-                NEVER,
-                NEVER,
-            )
-        };
-        let rec = if at < duration && !fair {
-            let id = r.rec_base.wrapping_add(r.records.len() as u32);
-            if id == NONE && self.failure.is_none() {
-                // Four billion counted jobs: ids would wrap onto "no record". The driver stops
-                // the run with this (the CLI refuses such runs up front, `--max-jobs`).
-                self.failure = Some(Failure::Capacity(format!(
-                    "more than {} counted jobs in one run: shorten the window",
-                    NONE - 1
-                )));
-            }
-            if r.records.capacity() == 0 {
-                let room = if self.sink.is_some() {
-                    Self::STREAMED_RECORDS
-                } else {
-                    r.expected_jobs
-                };
-                let room = room.min(r.expected_jobs).max(1);
-                // A run that holds its records asks for them all at once: refused by the
-                // machine, that is the run's error, not an abort of the process.
-                if r.records.try_reserve_exact(room).is_err() && self.failure.is_none() {
-                    self.failure = Some(Failure::Capacity(format!(
-                        "cannot hold the run's {room} per-job records ({:.1} GB): the machine refused the memory; stream them instead (--jobs-parquet, or no output that reads them after the run)",
-                        (room * std::mem::size_of::<JobRecord>()) as f64 / 1e9
-                    )));
-                }
-            }
-            r.records.push(JobRecord {
-                task,
-                job,
-                release: at,
-                deadline,
-                demand,
-                max_utility: t.max_utility(),
-                pulls: r.pulls.then_some(0),
-                ..Default::default()
-            });
-            r.undecided += 1;
-            id
+        let (demand, next, deadline) = r.draw(task, job, at, &mut demands);
+        let rec = if at < r.duration && !fair {
+            self.open_record(task, job, at, deadline, demand)
         } else {
             NONE
         };
+        let r = &mut self.run;
         let held = r.task_busy[task as usize];
         let j = &mut r.jobs[slot as usize];
         j.generation = j.generation.wrapping_add(1);
@@ -197,5 +112,35 @@ impl<'t> Ledger<'t> {
     pub fn take_wakeups(&mut self, out: &mut Vec<(Time, u32)>) {
         out.clear();
         out.append(&mut self.run.wakeups);
+    }
+}
+
+impl Run<'_> {
+    /// Job `job` of `task`, due at `at`: each thread's demand (into `demands`), their total,
+    /// when the task's next job is due and this one's deadline. Drawn from the task's streams,
+    /// or replayed from its `execution_times`. A best-effort burst (rare): no deadline
+    /// (`NEVER`), its successor after it and a sleep.
+    #[inline]
+    fn draw(
+        &mut self,
+        task: u32,
+        job: u64,
+        at: Time,
+        demands: &mut Vec<Time>,
+    ) -> (Time, Time, Time) {
+        let ts: &TaskSet = &self.ts;
+        let t = &ts.tasks[task as usize];
+        let s = &mut self.streams[task as usize];
+        if s.fair.is_none() {
+            let d = if t.execution_times.is_empty() {
+                s.job_demands(&ts.run.execution, &self.programs[task as usize], demands)
+            } else {
+                crate::streams::replayed(&t.execution_times, job, demands)
+            };
+            (d, at + s.interarrival(t), at + t.deadline)
+        } else {
+            self.bursts[task as usize] += 1;
+            (s.fair_burst(demands), NEVER, NEVER)
+        }
     }
 }

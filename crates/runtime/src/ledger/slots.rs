@@ -5,27 +5,26 @@
 //! ends, so policies can index plain vectors by [`EntityId`]. The rules:
 //! - a fresh entity takes a free slot, or a new one (the inversion meter grows with it), and
 //!   the slot's next generation; it starts ready, so it is told to the inversion meter;
-//! - where a fresh thread sits — its kernel CPU and its run queue (overview 9, 10) — is the
+//! - where a fresh thread sits — its kernel CPU and its run queue (queues.rs) — is the
 //!   CPU it forks on, else where its task's thread is;
 //! - an entity that a real worker still executes keeps its slot until the worker lets go
 //!   ([`Ledger::stopped_executing`]): its end only marks it (`free_when_stopped`).
 
-use super::Ledger;
-use crate::state::Ent;
+use super::{Job, Ledger, Run};
+use crate::state::{Ent, NONE};
 use rtsched_policies::{EntityId, EntityInfo, DAG_REGION};
 
 impl<'t> Ledger<'t> {
     /// A fresh entity for thread `t` of job `j`'s current region, forked on `cpu` (`None`: a
     /// job's first thread, woken). Where a kernel has it: the CPU it forks on, or where its
     /// task's thread is — for `kernel_migrations` the CPU its task last completed a thread on
-    /// (overview 9), for pulls and the abort handler the run queue it sits on (overview 10).
+    /// (queues.rs), for pulls and the abort handler the run queue it sits on (queues.rs).
     #[inline]
     pub(super) fn new_thread(&mut self, j: u32, t: usize, cpu: Option<u32>) -> EntityInfo {
         let r = &mut self.run;
         let job = &r.jobs[j as usize];
         let (task, region) = (job.task, job.region);
-        let kcpu = cpu.unwrap_or(r.task_last[task as usize]);
-        let rq = cpu.unwrap_or(r.task_rq[task as usize]);
+        let (kcpu, rq) = r.fresh_thread_on(task, cpu);
         let demand = job.demands[job.first as usize + t];
         let (jobno, release, deadline, rec) = (job.job, job.release, job.deadline, job.rec);
         // A DAG job's nodes are the program's one region.
@@ -86,6 +85,36 @@ impl<'t> Ledger<'t> {
         if x.free_when_stopped {
             x.free_when_stopped = false;
             self.run.free.push(e);
+        }
+    }
+}
+
+impl Run<'_> {
+    /// A free job slot, or a new one (its lists an earlier run's, if any are left).
+    #[inline]
+    pub(super) fn job_slot(&mut self) -> u32 {
+        match self.free_jobs.pop() {
+            Some(s) => s,
+            None => {
+                let (demands, ents) = self.spare.pop().unwrap_or_default();
+                self.jobs.push(Job {
+                    task: 0,
+                    job: 0,
+                    release: 0,
+                    deadline: 0,
+                    generation: 0,
+                    live: false,
+                    held: false,
+                    rec: NONE,
+                    region: 0,
+                    pending: 0,
+                    demands,
+                    first: 0,
+                    ents,
+                });
+                self.preds.push(Vec::new());
+                (self.jobs.len() - 1) as u32
+            }
         }
     }
 }

@@ -144,7 +144,7 @@ fn a_steal_is_a_kernel_migration() {
     assert_eq!(o.jobs[0].finish, Some(12 * MS));
 }
 
-/// The same steal is a pull (overview 10): p's thread, created on CPU 0 (task 0), runs its
+/// The same steal is a pull (queues.rs): p's thread, created on CPU 0 (task 0), runs its
 /// first region there; the forked threads sit on CPU 0, and the thief takes thread 0 from
 /// CPU 0's run queue; the last region forks and runs on CPU 0. One pull. A driver whose
 /// threads a real kernel places records none (`None`: not measured).
