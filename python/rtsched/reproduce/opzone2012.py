@@ -34,6 +34,9 @@ PAPER_MEAN_US = {"linux": 72.0, "warm-high": 31.0}
 # order of a 2012 desktop's (docs/overheads.md; `rtsched calibrate` measures this machine's).
 OVERHEADS = "{release: 5us, context_switch: 2us, migration: 10us}"
 
+#: The least effect the paper resolves: its means have two digits (72 and 31 us), about 5 %.
+EFFECT = 0.05
+
 LINUX = "cfs:balancer=linux"
 WARM_HIGH = "cfs:balancer=opzone,zone=warm-high"
 #: Zones off: the cold policy with its bar at 0 % balances at every check point where one CPU
@@ -188,7 +191,7 @@ def claims(heavy, moderate, locks):
 
     c = C.Claim("O2", "§4.2",
                 "our approach can reduce average scheduling latency of tasks by effectively removing vital costs caused by "
-                "the load-balancing", gain_metric, C.Above(1.0, "reduce: the ratio's lower end above 1"),
+                "the load-balancing", gain_metric, C.Above(1.0, "reduce: the ratio's lower end above 1", effect=EFFECT),
                 control_variant="zones off (zone=cold, cold_threshold=0%): the zone policy the paper configures taken away")
     c.ours = c.measure(_ratio(heavy, "linux", "warm-high"))
     c.control = c.measure(_ratio(heavy, "linux", "zones off"))
@@ -197,7 +200,7 @@ def claims(heavy, moderate, locks):
     c = C.Claim("O3", "§3, Fig 2",
                 "The existing load-balancer ... regularly checks whether load-balancing is needed or not. On the contrary, "
                 "our approach checks only when the status of tasks can be changed", gain_metric,
-                C.Above(1.0, "reduce: the ratio's lower end above 1"),
+                C.Above(1.0, "reduce: the ratio's lower end above 1", effect=EFFECT),
                 control_variant="Linux's check sites (checks=periodic: every CPU at its balance interval, none at creation or wake-up)")
     c.ours = c.measure(_ratio(heavy, "linux", "warm-high"))
     c.control = c.measure(_ratio(heavy, "linux", "warm-high, Linux's check sites"))
@@ -227,7 +230,7 @@ def claims(heavy, moderate, locks):
                 "If the system is configured in mid spot of the warm zone policy, the load-balancer starts operations when "
                 "the average usage of CPU is over 50% ... In case of high spot ..., over 80%",
                 f"migrations, warm zone mid spot / high spot, 4 CPUs, moderate load, paired over {moderate.seed.nunique()} sets",
-                C.Above(1.0, "the mid spot balances more: the ratio's lower end above 1"),
+                C.Above(1.0, "the mid spot balances more: the ratio's lower end above 1", effect=EFFECT),
                 control_variant="the same two spots at Fig 7's heavy stress, where every CPU is past both spots")
     c.ours = c.measure(_ratio(moderate, "warm-mid", "warm-high", "migrations"))
     c.control = c.measure(_ratio(heavy, "warm-mid", "warm-high", "migrations"))
