@@ -60,7 +60,7 @@ def _one(args):
         r = _core.simulate(ts, spec, policy_stats=True)
         s = dict(r.policy_stats)
         timer = s.get("ns_timer_overhead", 0.0)
-        # Net of the timer pair's cost, not clamped: an operation the timer cannot resolve
+        # Net of what the timer adds to each operation, not clamped: one the timer cannot resolve
         # comes out ≤ 0, and the statistics say so (claims.slope_of_means, ratio_of_means).
         net = lambda k: s.get(k, float("nan")) - timer  # noqa: E731, B023 - used within the iteration
         per = lambda k, n: s.get(k, 0.0) / s[n] if s.get(n) else float("nan")  # noqa: E731, B023
@@ -110,7 +110,8 @@ def run(out_dir, quick, executor):
     rep.para(__doc__.split("\n\n", 1)[1])
     rep.claims(found, out_dir, note=("Each claim is judged on the work an operation does, counted (CPUs, mask words, heap slots or "
              "priority levels read per push, written per enqueue: deterministic, the same on any machine), and on its "
-             "time (ns, net of the timer pair's own cost, not clamped; the `-time` claims). Claims the code guarantees on "
+             "time (ns, net of what the timer adds to each, not clamped, without the operations the machine preempted; "
+             "the `-time` claims). Claims the code guarantees on "
              "counted work (the scan reads m CPUs a push; the original writes nothing per enqueue) are judged on time "
              "only. Intervals are 95% bootstraps over the task sets (m <= 48, the paper's range: "
              f"{int((df.m <= PAPER_M).sum() / len(VARIANTS + CONTROLS))} sets); slopes resample the sets within each m. "
