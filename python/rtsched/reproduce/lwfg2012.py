@@ -832,7 +832,7 @@ def dsr_claims(df) -> list:
     c.ours, c.control = c.measure_parts(lw_vs("lwfg", "ffd")), c.measure_parts(lw_vs(NOGROUP, "ffd"))
     out.append(c)
 
-    part = per_set(mw, "ran", [CHAIN, CHAIN_BF, "lwfg"] + RIVALS).fillna(False).astype(float)
+    part = per_set(mw, "ran", [CHAIN, CHAIN_BF, "lwfg"] + RIVALS).astype(float).fillna(0.0)
     fallback = {h: CHAIN_BF if h == "ffd" else CHAIN for h in RIVALS}
     c = C.Claim("O6-infeasible", "§5 Obs. 6",
                 "While LWFG's improvement in execution efficiency helps it avoid some missed deadlines, it is not enough to "
