@@ -38,6 +38,27 @@ def test_impossible_generator_parameters_exit_2(args, needle):
     assert r.returncode == 2 and "Traceback" not in r.stderr and needle in r.stderr, r.stderr
 
 
+def test_uunifast_above_one_refuses_and_discard_gives_the_u_asked(tmp_path):
+    """UUniFast for U > 1 could give a task u > 1; it used to be clipped to C = T, writing
+    U = 3.050 for U = 3.5 without a word. Now it refuses, naming the generators that honour
+    u_max, and UUniFast-Discard writes the U asked."""
+    r = run_cli("gen", "uunifast", "n=8", "m=4", "U=3.5", "--seed", 2)
+    assert r.returncode == 2 and "Traceback" not in r.stderr and not r.stdout, r.stderr
+    assert "parameter U=3.5" in r.stderr and "uunifast-discard" in r.stderr and "randfixedsum" in r.stderr, r.stderr
+    out = tmp_path / "ud.yaml"
+    r = run_cli("gen", "uunifast-discard", "n=8", "m=4", "U=3.5", "--seed", 2, "-o", out, check=0)
+    assert "U = 3.500" in r.stderr, r.stderr
+    ts = rtsched.load_taskset(out)
+    assert abs(ts.utilization - 3.5) <= 8 * 0.5 / 10e6  # n · 0.5 ns / the shortest period (10 ms)
+    assert all(t["wcet_ns"] <= t["period_ns"] for t in ts.tasks())
+    with pytest.raises(rtsched.InputError, match="uunifast-discard"):
+        rtsched.generate("uunifast", n=8, m=4, U=3.5)
+    with pytest.raises(rtsched.InputError, match="parameter u_max=1.5"):
+        rtsched.generate("randfixedsum", n=8, m=4, U=3.5, u_max=1.5)
+    r = run_cli("gen", "--list")
+    assert "no bound" not in r.stdout and "U <= 1" in r.stdout
+
+
 def test_gen_analyze_partition_simulate_pipeline(tmp_path):
     ts = tmp_path / "ts.yaml"
     run_cli("gen", "uunifast-discard", "n=8", "m=4", "U=2.2", "--seed", 4, "-o", ts, check=0)
@@ -60,5 +81,6 @@ def test_partition_failure_names_the_task(tmp_path):
     p.write_text("platform: {cpus: 2}\ntasks:\n  - {name: a, period: 10, wcet: 6}\n  - {name: b, period: 10, wcet: 6}\n  - {name: c, period: 10, wcet: 6}\n")
     r = run_cli("partition", p, "--heuristic", "ffd")
     assert r.returncode == 2 and "task 'c'" in r.stderr and "Traceback" not in r.stderr
+    # A chain that falls back to global places no partition either: exit 2 as any input error.
     r = run_cli("partition", p, "--heuristic", "ffd+global")
-    assert r.returncode == 1 and "globally" in r.stderr
+    assert r.returncode == 2 and "globally" in r.stderr and r.stderr.startswith("rtsched: error: ") and not r.stdout

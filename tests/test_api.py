@@ -139,3 +139,21 @@ def test_summary_is_consistent_with_jobs(m, tasks, seed, sched):
     assert ((done.finish_ns > done.deadline_ns) == done.missed).all()
     assert (j.release_ns < ts.duration_ns).all()
     assert abs(s["dsr"] - s["met"] / s["jobs"]) < 1e-12
+
+
+def test_a_scheduler_that_cannot_run_the_set_raises_with_its_status():
+    # The status comes from the kind of failure (the core's), in the words of a sweep's rows.
+    four = rtsched.load_taskset({"platform": {"cpus": 4}, "run": {"duration": 20},
+                                 "tasks": [{"name": f"t{i}", "period": 10, "wcet": w} for i, w in enumerate([9, 9, 9, 9, 3])]})
+    cases = [("pedf:ffd", "partition-failed"), ("pedf:ffd+global", "partition-failed"), ("pedf", "not-applicable")]
+    for spec, status in cases:
+        with pytest.raises(rtsched.InputError) as e:
+            rtsched.simulate(four, spec)
+        assert e.value.status == status, (spec, e.value)
+    dl = rtsched.load_taskset({"platform": {"cpus": 2}, "run": {"duration": 20}, "tasks": [
+        {"name": "a", "period": 10, "wcet": 4, "sections": [{"resource": "x", "start": 0, "length": 3}, {"resource": "y", "start": 1, "length": 1}]},
+        {"name": "b", "period": 10, "wcet": 4, "sections": [{"resource": "y", "start": 0, "length": 3}, {"resource": "x", "start": 1, "length": 1}]}]})
+    with pytest.raises(rtsched.InputError) as e:
+        rtsched.simulate(dl, "gedf")
+    assert e.value.status == "deadlock" and "deadlock at 1ms" in str(e.value)
+    assert rtsched.simulate(four, "gedf").ok and rtsched.simulate(four, "gedf").status == "ok"

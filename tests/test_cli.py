@@ -237,3 +237,87 @@ def test_demo_writes_gantt_and_trace(tmp_path):
     block = next(b for b in r.stdout.split("== ")[1:] if b.split(":")[0].endswith("dhall.yaml"))
     rows = {line.split()[0]: line.split() for line in block.splitlines() if line and line.split()[0] in ("gedf", "pedf")}
     assert int(rows["gedf"][2]) > 0 and int(rows["pedf"][2]) == 0
+
+
+# -- A comparison survives one scheduler's failure (issue 49) -----------------------------------
+
+# FFD places the four 0.9 tasks one to a CPU and then finds no room for the 0.3 one; global
+# schedulers run the set (U = 3.9 ≤ 4).
+FFD_CANNOT = "platform: {cpus: 4}\nrun: {duration: 40}\ntasks:\n" + "".join(
+    f"  - {{name: t{i}, period: 10, wcet: {w}}}\n" for i, w in enumerate([9, 9, 9, 9, 3], 1))
+
+
+def rows_of(stdout, names):
+    return {line.split()[0]: line.split() for line in stdout.splitlines() if line.split()[:1] and line.split()[0] in names}
+
+
+def test_a_partition_failure_is_one_row_and_the_others_run(tmp_path):
+    p = write(tmp_path, FFD_CANNOT)
+    r = run_cli("simulate", p, "-s", "gedf", "pedf:ffd", "gfp:rm", "--json", tmp_path / "r.json")
+    assert r.returncode == 2, r.stderr  # some scheduler could not run because of the input
+    rows = rows_of(r.stdout, ("gedf", "pedf:ffd", "gfp:rm"))
+    assert set(rows) == {"gedf", "pedf:ffd", "gfp:rm"}, r.stdout
+    assert rows["gedf"][-1] == rows["gfp:rm"][-1] == "ok" and rows["gedf"][1] == "20"  # 5 tasks × 4 jobs
+    assert rows["pedf:ffd"][-1] == "partition-failed" and set(rows["pedf:ffd"][1:-1]) == {"-"}
+    assert only_line(r.stderr, "pedf:ffd did not run (partition-failed)") and "task 't5'" in r.stderr
+    doc = json.loads((tmp_path / "r.json").read_text())
+    assert [d["scheduler"] for d in doc["runs"]] == ["gedf", "gfp:rm"]
+    assert [(d["scheduler"], d["status"]) for d in doc["not_run"]] == [("pedf:ffd", "partition-failed")]
+    # The rows for machines carry the status too, with no numbers for the one that did not run.
+    j = json.loads(run_cli("simulate", p, "-s", "gedf", "pedf:ffd", "--format", "json", check=2).stdout)
+    assert [(d["scheduler"], d["status"]) for d in j] == [("gedf", "ok"), ("pedf:ffd", "partition-failed")]
+    assert j[1]["dsr"] is None and "does not fit" in j[1]["error"] and j[0]["error"] is None
+    # Negative control: when every scheduler runs, exit 0 and no status column.
+    ok = run_cli("simulate", p, "-s", "gedf", "gfp:rm", check=0)
+    assert "status" not in ok.stdout.splitlines()[1]
+
+
+def only_line(text, part):
+    return sum(part in line for line in text.splitlines()) == 1
+
+
+def test_a_deadlock_under_one_scheduler_leaves_the_others(tmp_path):
+    p = write(tmp_path, """\
+        platform: {cpus: 2}
+        run: {duration: 20}
+        tasks:
+          - {name: a, period: 10, wcet: 4, tuf: 5, sections: [{resource: x, start: 0, length: 3}, {resource: y, start: 1, length: 1}]}
+          - {name: b, period: 10, wcet: 4, tuf: 2, sections: [{resource: y, start: 0, length: 3}, {resource: x, start: 1, length: 1}]}
+        """)
+    r = run_cli("simulate", p, "-s", "gedf", "ggua", check=2)
+    rows = rows_of(r.stdout, ("gedf", "ggua:model=stw,mapper=3pass"))
+    assert rows["gedf"][-1] == "deadlock" and rows["ggua:model=stw,mapper=3pass"][-1] == "ok", r.stdout
+    assert only_line(r.stderr, "gedf did not run (deadlock): ") and "deadlock at 1ms" in r.stderr
+
+
+def test_a_spec_wrong_whatever_the_set_is_still_the_commands_error(tmp_path):
+    # An unknown scheduler or option is no row: it is said before anything runs, with a hint.
+    p = write(tmp_path, FFD_CANNOT)
+    for bad, hint in (("GEDF", "did you mean 'gedf'?"), ("pedf:fdd", "did you mean 'ffd'?")):
+        r = run_cli("simulate", p, "-s", "gedf", bad, check=2)
+        assert hint in r.stderr and not r.stdout, r.stderr
+
+
+def test_run_and_compare_give_a_backend_that_cannot_place_the_set_its_row(tmp_path):
+    # Refused before any thread starts (the policy is built first): no real-time thread runs.
+    p = write(tmp_path, FFD_CANNOT)
+    r = run_cli("run", p, "-b", "testbed:pedf:ffd", check=2)
+    assert rows_of(r.stdout, ("testbed:pedf:ffd",))["testbed:pedf:ffd"][-1] == "partition-failed", r.stdout
+    assert "testbed:pedf:ffd did not run (partition-failed)" in r.stderr
+    c = run_cli("compare", p, "-p", "pedf:ffd", check=2)
+    rows = rows_of(c.stdout, ("pedf:ffd", "testbed:pedf:ffd"))
+    assert [rows[k][-1] for k in ("pedf:ffd", "testbed:pedf:ffd")] == ["partition-failed"] * 2, c.stdout
+    # A backend wrong whatever the set is the command's error, as for simulate.
+    bad = run_cli("run", p, "-b", "testbed:pedf:fdd", check=2)
+    assert "did you mean 'ffd'?" in bad.stderr and not bad.stdout
+
+
+def test_the_exit_code_says_whether_any_failed():
+    from rtsched.result import NotRun, exit_status
+
+    class Ran:
+        ok = True
+
+    assert exit_status([Ran(), Ran()]) == 0
+    assert exit_status([Ran(), NotRun("pedf:ffd", "sim", "partition-failed", "")]) == 2
+    assert exit_status([NotRun("a", "sim", "deadlock", ""), NotRun("b", "testbed", "run-failed", "")]) == 1

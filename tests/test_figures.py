@@ -127,6 +127,77 @@ def test_sweep_figures_per_cpu_spec(tmp_path):
     plt.close("all")
 
 
+def drifting(cap_below=0.0):
+    """``table(per_cpu=False)`` with the parameters each set was asked for, its actual U that far
+    below the point (0: within rounding), and one row of each scheduler failed at point 4."""
+    import json
+
+    df = table(per_cpu=False, fail_at=(1,))
+    df["gen_params"] = [json.dumps({"U": repr(float(p)), "m": "4", "n": "8"}, sort_keys=True, separators=(",", ":"))
+                        for p in df["point"]]
+    df["U"] = df["point"] - cap_below * df["replication"] / 4 + 1e-9
+    return df
+
+
+def test_the_actual_u_can_be_the_x_axis():
+    # Sets asked for U = 2, 3, 4 that have U up to 1 below (a cap, as LWFG's): against the
+    # point they sit at 2, 3, 4; against their actual U they fall in bins of the points' spacing.
+    df = drifting(cap_below=1.0)
+    fig = plots.dsr(df)
+    assert fig.axes[0].get_xlabel() == "total utilisation U (point)"
+    xs = {x for ln in fig.axes[0].lines for x in ln.get_xdata() if ln.get_marker() == "o"}
+    assert {round(x) for x in xs} == {2, 3, 4}
+    fig = plots.dsr(df, x="U")
+    assert fig.axes[0].get_xlabel() == "total utilisation U (actual, bins of 1)"
+    xs = {round(x) for ln in fig.axes[0].lines for x in ln.get_xdata() if ln.get_marker() == "o"}
+    assert xs == {1, 2, 3, 4}, xs  # U = point − rep/4: 2 − 1 = 1 is in the bin of 1
+    # The failed set (point 4, replication 1: U = 3.75) is drawn in its actual U's bin.
+    assert [round(t.get_position()[0]) for t in fig.axes[0].texts] == [4]
+    fig = plots.schedulability(df, x="U")
+    assert fig.axes[0].get_xlabel() == "total utilisation U (actual, bins of 1)"
+    # Per-CPU points: U/m, binned at the points' spacing (0.25 per CPU).
+    fig = plots.dsr(table(per_cpu=True), x="U")
+    assert fig.axes[0].get_xlabel() == "utilisation per CPU U/m (actual, bins of 0.25)"
+    plt.close("all")
+
+
+def test_sets_off_their_point_are_reported():
+    assert plots.utilisation_drift(drifting(0.0)).empty and plots.drift_warnings(drifting(0.0)) == []
+    # 0.2% below, beyond the 0.1% rounding never reaches: reported.
+    d = plots.utilisation_drift(drifting(cap_below=0.01))
+    assert list(d["point"]) == [2.0, 3.0, 4.0] and (d["rows"] == 8).all() and (d["drifting"] > 0).all()
+    assert d["least"].min() == pytest.approx(-0.01) and d["largest"].max() < 0
+    w = plots.drift_warnings(drifting(cap_below=1.0), "--plot-x U")
+    assert len(w) == 1 and w[0].startswith("warning: randfixedsum: at 3 of 3 points the sets' actual U differs from the U asked")
+    assert "(-1.000 to -0.250, mean -0.625;" in w[0] and "--plot-x U places it at its actual U" in w[0], w
+    # lelli2011's point is R: the U asked is R × m.
+    lelli = drifting(0.0).assign(generator="lelli2011", gen_params='{"R":"0.5","m":"4","x":"3"}', U=2.0)
+    assert plots.utilisation_drift(lelli).empty
+    assert len(plots.utilisation_drift(lelli.assign(U=1.9))) == 3
+    # A table without gen_params (or a window generator's) cannot say: nothing reported.
+    assert plots.utilisation_drift(table()).empty
+
+
+def test_cli_sweep_warns_of_a_cap_and_plots_the_actual_u(tmp_path):
+    """LWFG's U is a cap (cap − u_max < Σu ≤ cap): the sweep says the sets are below their
+    points, and --plot-x U draws them at their actual U. Tests only: nothing is simulated."""
+    spec = {"name": "cap", "seed": 1, "generators": [{"name": "mwl", "params": {"m": 4}},
+                                                     {"name": "randfixedsum", "params": {"n": 6, "m": 4}}],
+            "utilisation": {"points": [2.0, 3.0]}, "schedulers": ["test:necessary"], "seeds": 3, "duration": "10ms",
+            "output": "cap.csv"}
+    path = tmp_path / "cap.yaml"
+    path.write_text(yaml.safe_dump(spec))
+    r = run_cli("sweep", path, "-j", "1", "-q", "--plot-x", "U", "--no-plots", check=0)  # drawn: above
+    assert "warning: mwl: at 2 of 2 points the sets' actual U differs from the U asked" in r.stderr, r.stderr
+    assert "randfixedsum" not in r.stderr and "the figures place each set at its actual U, binned" in r.stderr
+    df = read_table(tmp_path / "cap.csv")
+    assert (df[df.generator == "mwl"]["U"] <= df[df.generator == "mwl"]["point"] + 1e-6).all()
+    assert ((df[df.generator == "randfixedsum"]["U"] - df[df.generator == "randfixedsum"]["point"]).abs() < 1e-6).all()
+    r = run_cli("sweep", path, "--plot-x", "actual")
+    assert r.returncode == 2 and "--plot-x" in r.stderr
+    plt.close("all")
+
+
 # ---- Gantt charts ----
 
 def test_parse_window():

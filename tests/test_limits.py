@@ -96,7 +96,7 @@ def test_gen_of_absurd_size_is_refused_at_once(params, words):
 
 def test_gen_of_the_largest_allowed_set_works(tmp_path):
     out = tmp_path / "big.yaml"
-    r = rtsched("gen", "uunifast", "n=100000", "U=40", "m=64", "-o", out)
+    r = rtsched("gen", "uunifast-discard", "n=100000", "U=40", "m=64", "-o", out)
     assert r.returncode == 0, r.stderr
     r = rtsched("validate", out)
     assert r.returncode == 0 and "100000 tasks on 64 CPUs" in r.stdout, r.stderr

@@ -49,7 +49,7 @@ SPECS = {
     "options": {"name": "o", "seed": 5,
                 # The topology's preset has 48 CPUs.
                 "generators": [{"name": "randfixedsum", "params": {"n": 60, "m": 48, "tmin": "2ms", "tmax": "20ms"}, "label": "a"},
-                               {"name": "uunifast", "params": {"n": 60, "m": 48, "tmin": "2ms", "tmax": "20ms"}, "label": "b"}],
+                               {"name": "randfixedsum", "params": {"n": 60, "m": 48, "tmin": "2ms", "tmax": "20ms", "u_max": 0.9}, "label": "b"}],
                 "utilisation": {"points": [0.3, 0.6], "per_cpu": True}, "schedulers": ["gedf", "pedf:ffd", "paws"],
                 "seeds": 2, "duration": "200ms", "on_miss": "abort",
                 "run": {"execution": {"model": "overrun", "ratio": 1.3, "probability": 0.5}, "cache": True,

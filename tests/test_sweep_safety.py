@@ -152,3 +152,31 @@ def test_a_generator_parameter_called_name_or_seed_is_refused_naming_it(tmp_path
         path.write_text(yaml.safe_dump(spec))
         r = run_cli("sweep", path, "-o", tmp_path / f"{key}.parquet", "--no-plots", "-q")
         assert r.returncode == 2 and "Traceback" not in r.stderr and key in r.stderr, r.stderr
+
+
+def test_the_table_lock_file_goes_when_the_sweep_ends_also_on_ctrl_c(tmp_path):
+    from rtsched._core import InputError
+
+    from rtsched.sweep.runner import table_lock
+
+    out = tmp_path / "t.parquet"
+    lock = tmp_path / "t.parquet.lock"
+    with table_lock(out):
+        assert lock.exists()
+        with pytest.raises(InputError, match="another sweep"):  # one sweep at a time, still
+            with table_lock(out):
+                pass
+    assert not lock.exists()
+    with pytest.raises(KeyboardInterrupt):
+        with table_lock(out):
+            raise KeyboardInterrupt
+    assert not lock.exists()
+    # A sweep that opened the file before it was removed, and locks it after, locks a fresh one.
+    import fcntl
+
+    with table_lock(out):
+        stale = os.open(lock, os.O_RDWR)
+    fcntl.flock(stale, fcntl.LOCK_EX | fcntl.LOCK_NB)  # the unlinked inode: nobody else sees it
+    with table_lock(out):
+        assert lock.exists() and not os.path.samestat(os.fstat(stale), os.stat(lock))
+    os.close(stale)

@@ -123,7 +123,7 @@ def test_simulate_fits_100_columns_and_says_what_it_left_out():
     r = run_cli("simulate", DHALL, *FOUR, env={"COLUMNS": "100"}, check=0)
     assert widest(r.stdout) <= 100, r.stdout
     shown = header_of(r.stdout)
-    note = " ".join(r.stdout[r.stdout.index("(left out to fit 100 columns: "):].split(")")[0].splitlines())
+    note = " ".join(r.stdout[r.stdout.index("(left out to fit 100 columns: "):].split("shows all)")[0].splitlines())
     left = note[len("(left out to fit 100 columns: "):].split(";")[0].split(", ")
     # What is shown and what is left out make up the full table, in its order.
     names = re.split(r"\s{2,}", head.strip())
@@ -166,6 +166,20 @@ def test_schedulers_as_json_and_csv():
     assert [r["name"] for r in rows] == [d["name"] for d in doc]
 
 
+def test_pulls_on_request_per_run_per_task_and_per_job():
+    """`pulls` (docs/semantics.md "Pull"): a column on request, not by default; in the summary,
+    the per-task frame and the per-job records of the API. P-EDF on dhall's `cpu` fields pulls
+    nothing; global EDF does."""
+    r = run_cli("simulate", DHALL, "-s", "gedf", "pedf", "--columns", "scheduler,migr,pulls", check=0)
+    assert re.split(r"\s{2,}", header_of(r.stdout)) == ["scheduler", "migr", "pulls"], r.stdout
+    pedf = next(line for line in r.stdout.splitlines() if line.startswith("pedf "))
+    assert pedf.split()[2] == "0", r.stdout
+    assert "pulls" not in header_of(run_cli("simulate", DHALL, "-s", "gedf", check=0).stdout)
+    res = rtsched.simulate(rtsched.load_taskset(ROOT / DHALL), "gedf")
+    assert res.summary["pulls"] == res.tasks["pulls"].sum() == res.jobs["pulls"].sum() > 0
+    assert res.summary["pulls"] >= res.summary["migrations"]
+
+
 def test_columns_chooses_by_header_or_key():
     r = run_cli("simulate", DHALL, "-s", "gedf", "pedf", "--columns", "scheduler, Missed,max_tardiness_ns,steals", check=0)
     lines = r.stdout.splitlines()
@@ -191,7 +205,7 @@ def test_format_csv_and_json_hold_every_summary_key():
     assert [x["scheduler"] for x in rows] == ["gedf", "pedf"], r.stdout
     assert int(rows[0]["missed"]) > 0 and rows[1]["missed"] == "0" and float(rows[1]["dsr"]) == 1.0
     for key in ("jobs", "max_tardiness_ns", "mean_response_ns", "context_switches", "scheduler_invocations",
-                "priority_inversions", "steals", "overhead_ns", "llc_misses"):
+                "priority_inversions", "steals", "overhead_ns", "llc_misses", "pulls"):
         assert key in rows[0], key
     assert "dhall" in r.stderr and "dhall" not in r.stdout  # the task set's line goes to stderr
     j = run_cli("simulate", DHALL, "-s", "gedf", "pedf", "--format", "json", check=0)
@@ -228,7 +242,10 @@ def test_analyze_json_matches_the_table():
     word = {True: "schedulable", False: "NOT schedulable", None: "inconclusive"}
     for t in doc["tests"]:
         line = next(line for line in table.splitlines() if line.startswith(t["test"] + " "))
-        assert re.split(r"\s{2,}", line)[1] == word[t["schedulable"]], (t, line)
+        assert re.split(r"\s{2,}", line)[1] == t["verdict"], (t, line)
+        # A necessary condition that holds proves nothing and refutes nothing: "not refuted".
+        assert t["verdict"] == ("not refuted" if (t["test"], t["schedulable"]) == ("necessary", None)
+                                else word[t["schedulable"]]), t
     assert "overheads" not in doc
     oh = json.loads(run_cli("analyze", DHALL, "--overheads", PROFILE, "--json", check=0).stdout)
     pe = next(t for t in oh["tests"] if t["test"] == "p-edf-exact")
@@ -301,3 +318,68 @@ def test_compare_run_calibrate_latency_tables_fit():
     doc = {"machine": "a machine with a very long description " * 4, "backend": "testbed", "migration_wss": 1 << 20,
            "tick_period": "4ms", "costs": {"tick": {"median": "1us", "p99": "2us", "samples": 9}}}
     assert widest(describe(doc)) > W >= widest(describe(doc, W))
+
+
+# -- Tables that tell the truth (issue 49) ------------------------------------------------------
+
+def test_response_times_say_they_average_completed_jobs_and_the_unfinished_are_counted(tmp_path):
+    # on_miss: abort, with a task of 9 ms every 10 ms beside one of 2 ms every 2 ms on one CPU:
+    # most jobs are aborted at their deadlines; the response times are of the few that finish.
+    p = tmp_path / "abort.yaml"
+    p.write_text("platform: {cpus: 1}\nrun: {duration: 20, on_miss: abort}\ntasks:\n"
+                 "  - {name: a, period: 2, wcet: 1.5}\n  - {name: b, period: 10, wcet: 9}\n")
+    r = run_cli("simulate", p, "-s", "gedf", check=0)
+    head = re.split(r"\s{2,}", header_of(r.stdout).strip())
+    assert "mean resp ms (done)" in head and "p99 resp ms (done)" in head, head
+    assert head.index("unfinished") == head.index("mean resp ms (done)") - 1  # beside them
+    row = dict(zip(head, re.split(r"\s{2,}", r.stdout.splitlines()[3].strip())))
+    s = rtsched.simulate(str(p), "gedf").summary
+    assert int(row["unfinished"]) == s["jobs"] - s["completed"] > 0, row
+    # The old headers still choose the columns.
+    old = run_cli("simulate", p, "--columns", "scheduler,mean resp ms", check=0)
+    assert "mean resp ms (done)" in old.stdout
+    # Negative control: a set whose jobs all complete shows no unfinished column.
+    assert "unfinished" not in header_of(run_cli("simulate", DHALL, "-s", "gedf", check=0).stdout)
+
+
+def test_a_narrow_table_keeps_aur_for_a_utility_accrual_scheduler():
+    ua = run_cli("simulate", "examples/tuf-overload.yaml", "-s", "ggua", env={"COLUMNS": "60"}, check=0)
+    assert "AUR" in header_of(ua.stdout), ua.stdout
+    # Under a deadline scheduler AUR is still the first to go.
+    ed = run_cli("simulate", "examples/tuf-overload.yaml", "-s", "gedf", env={"COLUMNS": "60"}, check=0)
+    assert "AUR" not in header_of(ed.stdout) and "AUR" in ed.stdout.split("left out")[1]
+    from rtsched.checks import utility_accrual_schedulers
+
+    assert "ggua" in utility_accrual_schedulers() and "gedf" not in utility_accrual_schedulers()
+
+
+def test_partition_shows_each_cpus_load_and_warns_of_ignored_critical_sections(tmp_path):
+    p = tmp_path / "cs.yaml"
+    p.write_text("platform: {cpus: 2}\ntasks:\n"
+                 "  - {name: a, period: 10, wcet: 6, sections: [{resource: r, start: 1, length: 4}]}\n"
+                 "  - {name: b, period: 10, wcet: 5, sections: [{resource: r, start: 0, length: 4}]}\n"
+                 "  - {name: c, period: 10, wcet: 3}\n")
+    r = run_cli("partition", p, check=0)
+    assert "CPU 0: U = 0.900  a, c" in r.stderr and "CPU 1: U = 0.500  b" in r.stderr, r.stderr
+    assert "ignores critical sections" in r.stderr
+    q = tmp_path / "plain.yaml"
+    q.write_text("platform: {cpus: 2}\ntasks:\n  - {name: a, period: 10, wcet: 6}\n  - {name: b, period: 10, wcet: 5}\n")
+    plain = run_cli("partition", q, check=0)
+    assert "CPU 1: U = 0.500  b" in plain.stderr and "warning" not in plain.stderr
+
+
+def test_the_default_gantt_window_follows_the_shortest_periods(tmp_path):
+    from rtsched.gantt import default_window_ns
+
+    ms = 1_000_000
+    waters = rtsched.load_taskset([{"name": "fast", "period": 1, "wcet": 0.1}, {"name": "slow", "period": 1000, "wcet": 10}])
+    close = rtsched.load_taskset([{"name": "a", "period": 10, "wcet": 1}, {"name": "b", "period": 11, "wcet": 1}])
+    assert default_window_ns([waters]) == 40 * ms  # forty periods of the 1 ms task, not 4 s
+    assert default_window_ns([close]) == 44 * ms  # four of the longest, as before
+    r = rtsched.simulate(waters, duration=100, trace=True)
+    fig = r.gantt()
+    title = fig.axes[0].get_title(loc="left")
+    assert f"shown 0–40 ms of {r.raw.end_ns / 1e6:g} ms" in title, title
+    import matplotlib.pyplot as plt
+
+    plt.close(fig)

@@ -11,7 +11,7 @@ from rtsched.checks import MAX_TASK_WARNINGS, UNIT_MIX_FACTOR, load_warnings
 # The issue's set: units on the period, none on the WCET, so the WCET is 200 ms every 1 ms.
 UNIT_MIXED = """\
     platform: {cpus: 2}
-    run: {duration: 10}
+    run: {duration: 20}
     tasks:
       - {name: ctrl, period: 1000us, wcet: 200}
       - {name: log, period: 10ms, wcet: 1ms}
@@ -154,3 +154,72 @@ def test_warnings_name_the_source(source):
         {} if source == "<dict>" else {"cpus": 2}))
     ws = load_warnings(ts)
     assert ws and all(w.startswith(f"warning: {source}: ") for w in ws), ws
+
+
+# -- Through the Python API (issue 49) ----------------------------------------------------------
+
+def test_the_api_gives_the_load_warnings_as_load_warnings():
+    import warnings
+
+    ts = rtsched.load_taskset({"platform": {"cpus": 2}, "run": {"duration": 10},
+                               "tasks": [{"name": "ctrl", "period": "1000us", "wcet": 200}]})
+    assert issubclass(rtsched.LoadWarning, UserWarning)
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        rtsched.simulate(ts)
+    texts = [str(w.message) for w in seen if w.category is rtsched.LoadWarning]
+    assert any("likely mixed units" in t and "did you mean wcet: 200us?" in t for t in texts), texts
+    assert texts == ts.warnings  # the set's own list, the texts the CLI prints
+    assert all(w.filename == __file__ for w in seen)  # pointing at the caller
+    # A set with nothing to say gives no warning.
+    fine = rtsched.load_taskset([{"name": "a", "period": 10, "wcet": 1}])
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        rtsched.simulate(fine, duration=100)
+    assert fine.warnings == [] and seen == []
+
+
+def test_the_cli_prints_each_warning_once(tmp_path):
+    p = write_dedented(tmp_path, UNIT_MIXED)
+    r = run_cli("simulate", p, check=0)
+    ws = [line for line in r.stderr.splitlines() if line.startswith("warning: ")]
+    assert ws == [f"warning: {w}" for w in rtsched.load_taskset(str(p)).warnings], r.stderr
+
+
+# Periods up to 81 ms: a 5 ms window counts one job of most tasks (8 in all).
+SHORT_WINDOW = [{"name": f"t{p}", "period": p, "wcet": 0.5} for p in (3, 9, 27, 81)]
+
+
+def test_a_window_too_short_for_the_periods_is_warned_about(tmp_path):
+    ts = rtsched.load_taskset(SHORT_WINDOW, cpus=1)
+    w = only(ts.with_run(duration_ns=5_000_000).warnings)
+    assert "the counted window 5ms holds 1 job of task 't81' (period 81ms) (and 2 more tasks), 5 jobs in all" in w, w
+    assert "a window of 162ms or more" in w
+    # Long enough for two jobs of every task: nothing to say.
+    assert ts.with_run(duration_ns=162_000_000).warnings == []
+    p = tmp_path / "s.yaml"
+    p.write_text(yaml_of(SHORT_WINDOW))
+    r = run_cli("simulate", p, "--duration", "5", check=0)
+    assert sum("the counted window 5ms holds" in line for line in r.stderr.splitlines()) == 1, r.stderr
+    assert "the counted window" not in run_cli("simulate", p, "--duration", "200", check=0).stderr
+
+
+def yaml_of(tasks, cpus=1):
+    import yaml
+
+    return yaml.safe_dump({"platform": {"cpus": cpus}, "tasks": tasks})
+
+
+def test_the_docs_say_lock_order_cycles_are_accepted(tmp_path):
+    from conftest import ROOT
+
+    text = " ".join((ROOT / "docs" / "semantics.md").read_text().split())
+    assert "lock-order cycle are refused" not in text and "are accepted, with a warning" in text
+    p = write_dedented(tmp_path, """\
+        platform: {cpus: 2}
+        tasks:
+          - {name: a, period: 10, wcet: 4, sections: [{resource: x, start: 0, length: 3}, {resource: y, start: 1, length: 1}]}
+          - {name: b, period: 10, wcet: 4, sections: [{resource: y, start: 0, length: 3}, {resource: x, start: 1, length: 1}]}
+        """)
+    r = run_cli("validate", p, check=0)
+    assert rtsched.load_taskset(str(p)).lock_order_cycle, r.stderr

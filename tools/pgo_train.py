@@ -75,7 +75,7 @@ def main():
         # The throughput benchmark's sets (global EDF, streamed; and held, with per-job Parquet).
         for m, secs in ((2, 20), (8, 10), (32, 3)):
             path = d / f"u{m}.yaml"
-            _cli("gen", "uunifast", f"n={3 * m}", f"m={m}", f"U={0.7 * m}", "tmin=10ms", "tmax=100ms", "--seed", 1,
+            _cli("gen", "uunifast-discard", f"n={3 * m}", f"m={m}", f"U={0.7 * m}", "tmin=10ms", "tmax=100ms", "--seed", 1,
                  "-o", path)
             _cli("simulate", path, "-s", "gedf", "gedf-dist", "gfp", "--duration", f"{secs}s")
             _cli("simulate", path, "-s", "gedf", "--duration", f"{secs}s", "--jobs-parquet", d / f"u{m}.parquet")

@@ -16,7 +16,8 @@ from . import plots  # noqa: E402 - the standard figures (matplotlib is imported
 from ._core import InputError, PrivilegeError, RunFailed, TaskSet, parse_duration, parse_scheduler, parse_taskset
 from ._core import schedulers as _schedulers
 from .analysis import analyze, generate, generators, partition
-from .result import Result, read_jobs, run, simulate
+from .checks import LoadWarning, set_warnings
+from .result import NotRun, Result, read_jobs, run, simulate
 from .sweep import sweep  # noqa: E402 - rtsched.sweep(spec): the function; the module is importlib.import_module("rtsched.sweep")
 from .taskset import load_taskset
 
@@ -26,6 +27,8 @@ __all__ = [
     "generators",
     "partition",
     "InputError",
+    "LoadWarning",
+    "NotRun",
     "PrivilegeError",
     "RunFailed",
     "Result",
@@ -42,6 +45,11 @@ __all__ = [
     "sweep",
 ]
 __version__ = "0.1.0"
+
+# ``TaskSet.warnings``: the set's load and window warnings (rtsched.checks.set_warnings), the
+# texts rtsched.simulate gives as LoadWarning and the commands print.
+TaskSet.warnings = property(set_warnings, doc="The task set's warnings: load (U > m, C > D, C > T, a likely unit "
+                                              "mix) and counted window (shorter than its periods need), as texts.")
 
 
 def schedulers() -> list[dict]:

@@ -30,8 +30,10 @@ def generate(name: str, seed: int = 1, **params) -> Generated:
 
     Generators: ``rtsched.generators()``; each paper's named setup (``lelli2011``, ``paws2013``,
     ``chronos2011``, LWFG's ``mlu`` … ``mwhu``) and the classic ones (``uunifast``,
-    ``uunifast-discard``, ``randfixedsum``). Impossible parameters raise :class:`InputError`
-    naming the parameter.
+    ``uunifast-discard``, ``randfixedsum``). A generator gives the U asked (within integer-ns
+    rounding) or raises :class:`InputError` naming the parameter: ``uunifast`` refuses U > 1 (a
+    task could get u > 1), ``uunifast-discard`` and ``randfixedsum`` take any U up to n·u_max
+    with u_max ≤ 1 (docs/generators.md, "What each generator promises").
     """
     return generate_from(name, seed, params)
 
@@ -49,29 +51,34 @@ def generators() -> list[dict]:
 
 
 def analyze(taskset, overheads: str | None = None, statistic: str = "p99") -> list[dict]:
-    """Every applicable schedulability test: ``{"test", "schedulable" (True/False/None), "detail"}``.
+    """Every applicable schedulability test: ``{"test", "schedulable" (True/False/None), "detail",
+    "verdict"}``; ``verdict`` says it in words: "schedulable", "NOT schedulable", "inconclusive",
+    or "not refuted" where the necessary condition holds (``schedulable`` None: no proof).
 
     With ``overheads`` (an overhead profile, ``rtsched.overheads/1``; its ``statistic`` column,
     ``"p99"`` by default), or when the task file sets ``run.overheads``, each entry also has
-    ``"with_overheads"`` (True/False/None) and ``"overhead_detail"``: the same test on the WCETs
-    inflated by the overheads (:func:`overhead_analysis`), and the list also holds
-    ``necessary`` when only that side has it. Without overheads the two keys are absent.
+    ``"with_overheads"`` (True/False/None), ``"verdict_with_overheads"`` and ``"overhead_detail"``:
+    the same test on the WCETs inflated by the overheads (:func:`overhead_analysis`, whose rows
+    are these, in this order). Without overheads the three keys are absent. :func:`tests` lists
+    every test.
     """
     from .result import _as_taskset
 
     ts = _as_taskset(taskset)
-    plain = [{"test": t, "schedulable": v, "detail": d} for t, v, d in _core.analyze(ts)]
+    plain = [{"test": t, "schedulable": v, "detail": d, "verdict": w} for t, v, d, w in _core.analyze(ts)]
     oa = overhead_analysis(ts, overheads, statistic)
     if oa is None:
         return plain
-    by_test = {v["test"]: v for v in oa["verdicts"]}
-    out = []
-    for v in plain:
-        o = by_test.pop(v["test"], None)
-        out.append(dict(v, with_overheads=o and o["schedulable"], overhead_detail=o["detail"] if o else "-"))
-    # Tests only the overhead-aware side has (`necessary` on one CPU) come first.
-    extra = [{"test": t, "schedulable": None, "detail": "-", "with_overheads": o["schedulable"], "overhead_detail": o["detail"]} for t, o in by_test.items()]
-    return extra + out
+    return [dict(v, with_overheads=o["schedulable"], overhead_detail=o["detail"], verdict_with_overheads=o["verdict"])
+            for v, o in zip(plain, oa["verdicts"], strict=True)]
+
+
+def tests() -> list[dict]:
+    """Every schedulability test (the analysis crate's registry), in the order :func:`analyze`
+    reports them: ``{"name", "summary", "applies" (the sets it applies to, in words),
+    "citation", "kind" ("exact", "sufficient" or "necessary")}``; the last is the family
+    ``partition:HEURISTIC``. A sweep runs any of them as ``test:NAME``."""
+    return [dict(zip(("name", "summary", "applies", "citation", "kind"), t)) for t in _core.tests()]
 
 
 def overhead_analysis(taskset, overheads: str | None = None, statistic: str = "p99") -> dict | None:
@@ -102,7 +109,7 @@ def overhead_analysis(taskset, overheads: str | None = None, statistic: str = "p
     return {
         "overheads": desc,
         "costs": costs,
-        "verdicts": [{"test": t, "schedulable": v, "detail": d} for t, v, d in verdicts],
+        "verdicts": [{"test": t, "schedulable": v, "detail": d, "verdict": w} for t, v, d, w in verdicts],
         "tasks": [dict(zip(keys, row)) for row in rows],
     }
 

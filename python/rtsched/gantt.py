@@ -6,8 +6,10 @@ each thread of a fork-join job, placed by the region, thread and demand each int
 carries), and below them one lane per
 task with its jobs' releases (▲) and deadlines (▼; red, with a dashed line across the CPUs,
 when the job missed it). The legend sits to the right of the first panel. The window is
-``start``..``end`` (ns) or ``window="START:END"`` (:func:`parse_window`); by default the first
-four periods of the longest-period task, and the x axis says which part of the run it shows.
+``start``..``end`` (ns) or ``window="START:END"`` (:func:`parse_window`); by default from 0 for
+four periods of the longest-period task, at most forty of the shortest-period one
+(:func:`default_window_ns`), and each panel's title and the x axis say which part of the run
+it shows.
 
 A run that recorded no execution intervals (``simulate(..., trace=False)``) has nothing to
 draw: :class:`InputError`, saying how to record them, rather than an empty chart.
@@ -57,14 +59,36 @@ def parse_window(text, flag="window"):
     return start, end
 
 
+#: The default window: four periods of the longest-period task, but no more than
+#: ``SHORTEST_PERIODS`` periods of the shortest-period one.
+LONGEST_PERIODS = 4
+#: A chart 12 inches wide shows about 1,200 pixels of time: forty periods of the shortest task
+#: leave each of its periods 30 pixels, wide enough to see its job, its release and its
+#: deadline; a WATERS set's 1 ms tasks beside its 1 s ones are then shown over 40 ms, not 4 s.
+SHORTEST_PERIODS = 40
+
+
+def _span(start, end) -> str:
+    """The window shown, in ms: ``0–40 ms``."""
+    return f"{start / 1e6:g}–{end / 1e6:g} ms"
+
+
+def default_window_ns(tasksets) -> int:
+    """The default window's length: ``LONGEST_PERIODS`` periods of the longest-period task,
+    capped at ``SHORTEST_PERIODS`` periods of the shortest (sets of close periods show every
+    task's jobs; a set whose periods span decades shows its fastest tasks readably)."""
+    periods = [t["period_ns"] for ts in tasksets for t in ts.tasks() if t["period_ns"] > 0]
+    if not periods:
+        return 1
+    return min(LONGEST_PERIODS * max(periods), SHORTEST_PERIODS * min(periods))
+
+
 def _pick_window(results, start, end):
     ends = [r.raw.end_ns for r in results]
     if start is None:
         start = 0
     if end is None:
-        periods = [t["period_ns"] for r in results for t in r.taskset.tasks()]
-        # Long enough to see several jobs of the slowest task, short enough to read.
-        end = max(start + 1, min(max(ends), start + 4 * max(periods, default=1)))
+        end = max(start + 1, min(max(ends), start + default_window_ns([r.taskset for r in results])))
     return start, end
 
 
@@ -231,7 +255,8 @@ def gantt(results, path=None, start=None, end=None, ax=None, window=None):
             t.set_color(colour[n])
         a.set_ylim(lane0 + lane_h * (lanes - 0.5) + 0.1, -0.5)
         s = r.summary
-        a.set_title(f"{r.scheduler}: {s['missed']} of {s['jobs']} jobs missed (DSR {s['dsr']:.3f})", fontsize=10, loc="left")
+        a.set_title(f"{r.scheduler}: {s['missed']} of {s['jobs']} jobs missed (DSR {s['dsr']:.3f}); "
+                    f"shown {_span(start, end)} of {r.raw.end_ns / 1e6:g} ms", fontsize=10, loc="left")
         a.grid(axis="x", alpha=0.3)
     total = max(r.raw.end_ns for r in results)
     axes[-1].set_xlabel(f"time ({unit}): the window {start / 1e6:g}–{end / 1e6:g} ms of a {total / 1e6:g} ms run")

@@ -1,8 +1,11 @@
 """The standard figures of the field, from sweep tables and runs (matplotlib, Agg).
 
-- :func:`metric_vs_utilisation` — a metric against the utilisation point, one line per
-  scheduler, mean ± 95% confidence interval over the seeds (Student's t); :func:`dsr`,
-  :func:`aur`, :func:`tardiness`, :func:`migrations` are its common cases.
+- :func:`metric_vs_utilisation` — a metric against the utilisation point (or, ``x="U"``, the
+  sets' actual utilisation, binned), one line per scheduler, mean ± 95% confidence interval over
+  the seeds (Student's t); :func:`dsr`, :func:`aur`, :func:`tardiness`, :func:`migrations` are
+  its common cases.
+- :func:`utilisation_drift` — the points whose sets' actual U (the table's ``U``) is not the U
+  the point asked for (LWFG's caps, waters2015's windows), and :func:`drift_warnings` saying so.
 - :func:`schedulability` — the schedulability ratio curve: the fraction of task sets a
   scheduler ran without a miss (a failed partition counts as a failure), with 95% Wilson
   intervals.
@@ -171,6 +174,103 @@ def _per_cpu(df) -> bool:
     return bool(per < total)
 
 
+#: How far a set's actual U may be from the U its point asked for before
+#: :func:`utilisation_drift` reports it: 0.1% of it (at least 1e-6). A generator that gives its
+#: total is far closer — integer-ns rounding moves Σ C/T by at most Σ 0.5 ns / T_i, 4e-7 for
+#: 8 tasks of 10 ms (docs/generators.md) — so what is reported is a generator whose U is a cap
+#: or a window (LWFG's MTT sets, waters2015), not rounding.
+DRIFT = 1e-3
+
+
+def _asked(generator: str, gen_params: str, m) -> float:
+    """The total utilisation a row's point asked of its generator: its ``U`` parameter (per-CPU
+    points are already × m there), ``lelli2011``'s R × m; NaN when neither says (paws2013's
+    window, a generator's default U)."""
+    import json
+
+    try:
+        p = json.loads(gen_params)
+    except (TypeError, ValueError):
+        return float("nan")
+    try:
+        if "U" in p:
+            return float(p["U"])
+        if generator == "lelli2011" and "R" in p:
+            return float(p["R"]) * float(m)
+    except (TypeError, ValueError):
+        pass
+    return float("nan")
+
+
+def utilisation_drift(df, tolerance: float = DRIFT):
+    """Per (generator, point) whose sets' actual U (the ``U`` column: Σ C/T as generated) differs
+    from the U the point asked for by more than ``tolerance`` × that U (at least 1e-6): the U
+    asked, how many rows, and the least, mean and largest difference (actual − asked). Empty
+    when every set has the U it was asked for, or the table cannot say (no ``gen_params``)."""
+    import pandas as pd
+
+    cols = ["generator", "point", "asked", "rows", "drifting", "least", "mean", "largest"]
+    need = {"generator", "gen_params", "point", "U", "m"}
+    if not need <= set(df.columns) or not len(df):
+        return pd.DataFrame(columns=cols)
+    # The U asked, worked out once per (generator, parameters, m): a sweep has millions of rows
+    # and few of these.
+    on = ["generator", "gen_params", "m"]
+    keys = df[on].drop_duplicates()
+    keys = keys.assign(asked=[_asked(g, p, m) for g, p, m in keys.itertuples(index=False)])
+    asked = df[on].merge(keys, on=on, how="left")["asked"].to_numpy(dtype="float64")
+    work = pd.DataFrame({"generator": df["generator"].to_numpy(), "point": df["point"].to_numpy(), "asked": asked,
+                         "diff": df["U"].to_numpy(dtype="float64") - asked})
+    work["far"] = work["diff"].abs() > (tolerance * work["asked"].abs()).clip(lower=1e-6)
+    rows = []
+    for (g, pt), grp in work[work.groupby(["generator", "point"])["far"].transform("any")].groupby(["generator", "point"]):
+        d = grp["diff"]
+        rows.append([g, pt, float(grp["asked"].iloc[0]), len(grp), int(grp["far"].sum()), float(d.min()), float(d.mean()),
+                     float(d.max())])
+    return pd.DataFrame(rows, columns=cols)
+
+
+def drift_warnings(df, option: str = 'x="U"', x: str = "point") -> list[str]:
+    """One warning per generator of :func:`utilisation_drift`: at how many points its sets' actual
+    U is not the U asked, and by how much, and where the figures (drawn against ``x``) place
+    them; ``option`` is how the caller asks for the actual U on the x axis (``--plot-x U`` from
+    the command line)."""
+    d = utilisation_drift(df)
+    where = ("the figures place each set at its actual U, binned" if x == "U"
+             else f"the figures place each set at its point; {option} places it at its actual U")
+    out = []
+    for g, grp in d.groupby("generator", sort=False):
+        points = df[df["generator"] == g]["point"].nunique()
+        mean = (grp["mean"] * grp["rows"]).sum() / grp["rows"].sum()
+        out.append(f"warning: {g}: at {len(grp)} of {points} points the sets' actual U differs from the U asked by "
+                   f"more than {DRIFT:.1%} ({grp['least'].min():+.3f} to {grp['largest'].max():+.3f}, mean {mean:+.3f}; "
+                   f"each set's is in the table's U column); {where}")
+    return out
+
+
+#: The values ``x`` takes in the figures against utilisation: the point, or the sets' actual U.
+X_AXES = ("point", "U")
+
+
+def _x_axis(df, x, per_cpu=None):
+    """(``df``, the column to plot against, the axis's words or None) for ``x``: ``"point"`` (or
+    any other column) as it is; ``"U"``: each set's actual U (÷ m for per-CPU points), binned to
+    the nearest multiple of the points' smallest spacing counted from the first point (one point:
+    a tenth of it), in a new column ``U_binned``."""
+    if x != "U":
+        return df, x, None
+    import numpy as np
+
+    if per_cpu is None:
+        per_cpu = _per_cpu(df)
+    pts = sorted({float(p) for p in df["point"]}) if "point" in df.columns and len(df) else [1.0]
+    width = min((b - a for a, b in zip(pts, pts[1:])), default=abs(pts[0]) / 10 or 0.1)
+    u = df["U"].astype("float64") / (df["m"].astype("float64") if per_cpu else 1.0)
+    binned = np.round(pts[0] + np.round((u - pts[0]) / width) * width, 9)
+    words = "utilisation per CPU U/m" if per_cpu else "total utilisation U"
+    return df.assign(U_binned=binned), "U_binned", f"{words} (actual, bins of {width:g})"
+
+
 def _xlabel(df, per_cpu=None):
     """The x axis's words for the table's points: what the generator's parameter is, and per
     CPU when the points are (``per_cpu``; None: from the table, :func:`_per_cpu`)."""
@@ -242,11 +342,12 @@ def _clip(y, lo, hi, bounds):
 FOOT_ROW = 0.05
 
 
-def _per_point_plot(df, x, title, ylabel, point, ylim=None, per_cpu=None, failed=None, top=None):
+def _per_point_plot(df, x, title, ylabel, point, ylim=None, per_cpu=None, failed=None, top=None, xlabel=None):
     """One panel per generator, one line per scheduler: ``point(group)`` gives (y, yerr) for the
     rows at one x value (or None to leave it out). ``failed``: the rows that did not run, drawn
     as × at the foot of the panel, each with its count. ``top``: the most the metric can be (the
-    axis stops just above it). Returns the figure."""
+    axis stops just above it). ``xlabel``: the axis's words (default: the points', :func:`_xlabel`).
+    Returns the figure."""
     import pandas as pd
     from matplotlib.lines import Line2D
     from matplotlib.transforms import blended_transform_factory
@@ -254,7 +355,7 @@ def _per_point_plot(df, x, title, ylabel, point, ylim=None, per_cpu=None, failed
     if failed is not None and not len(failed):
         failed = None
     everything = df if failed is None else pd.concat([df, failed])
-    fig, axes, gens = _panels(everything, title, ylabel, _xlabel(everything, per_cpu))
+    fig, axes, gens = _panels(everything, title, ylabel, xlabel or _xlabel(everything, per_cpu))
     scheds = _schedulers(everything)
     mixed = any(map(_is_test, scheds)) and not all(map(_is_test, scheds))
     said, foot_rows = set(), 0
@@ -327,12 +428,15 @@ def metric_vs_utilisation(df, metric, path=None, ylabel=None, title=None, scale=
                           per_cpu=None, bounds=None):
     """``metric`` against ``x`` per scheduler: mean ± 95% CI over seeds, the interval clipped
     to the metric's range (``bounds`` = (low, high), None for either end: unbounded; by
-    default :data:`BOUNDS`, else at 0 for a metric never negative). Rows whose status is not
-    ``ok`` (a failed partition ran nothing) are left out of the mean when ``only_ok``, and
-    shown as failures: × at the foot of the panel with how many of the sets did not run."""
+    default :data:`BOUNDS`, else at 0 for a metric never negative). ``x``: ``"point"`` (the
+    utilisation point asked), ``"U"`` (each set's actual U, binned: :func:`_x_axis`) or another
+    column. Rows whose status is not ``ok`` (a failed partition ran nothing) are left out of the
+    mean when ``only_ok``, and shown as failures: × at the foot of the panel with how many of
+    the sets did not run."""
     if metric not in df.columns:
         raise KeyError(f"no column {metric!r} in the table")
     df = _simulated(df)  # a test's row has no simulation metrics
+    df, x, xlabel = _x_axis(df, x, per_cpu)
     failed = None
     if only_ok and "status" in df.columns:
         failed = df[df["status"] != "ok"]
@@ -344,31 +448,32 @@ def metric_vs_utilisation(df, metric, path=None, ylabel=None, title=None, scale=
         m, h, n = mean_ci(grp[metric].astype("float64") * scale)
         return (m, _clip(m, h, h, bounds)) if n else None
 
-    fig = _per_point_plot(df, x, title or metric, ylabel or metric, point, per_cpu=per_cpu, failed=failed, top=bounds[1])
+    fig = _per_point_plot(df, x, title or metric, ylabel or metric, point, per_cpu=per_cpu, failed=failed, top=bounds[1],
+                          xlabel=xlabel)
     if path is not None:
         save(fig, path)
     return fig
 
 
-def dsr(df, path=None, per_cpu=None):
+def dsr(df, path=None, per_cpu=None, x="point"):
     return metric_vs_utilisation(df, "dsr", path, ylabel="deadline satisfaction ratio (DSR)", title="DSR vs utilisation",
-                                 per_cpu=per_cpu)
+                                 per_cpu=per_cpu, x=x)
 
 
-def aur(df, path=None, per_cpu=None):
+def aur(df, path=None, per_cpu=None, x="point"):
     """Accrued utility ratio (step TUFs; only generators that draw utilities, e.g. chronos2011)."""
     return metric_vs_utilisation(df, "aur", path, ylabel="accrued utility ratio (AUR)", title="AUR vs utilisation",
-                                 per_cpu=per_cpu)
+                                 per_cpu=per_cpu, x=x)
 
 
-def tardiness(df, path=None, metric="max_tardiness_ns", per_cpu=None):
+def tardiness(df, path=None, metric="max_tardiness_ns", per_cpu=None, x="point"):
     return metric_vs_utilisation(df, metric, path, ylabel=f"{metric.replace('_ns', '').replace('_', ' ')} (ms)",
-                                 title="tardiness vs utilisation", scale=1e-6, per_cpu=per_cpu)
+                                 title="tardiness vs utilisation", scale=1e-6, per_cpu=per_cpu, x=x)
 
 
-def migrations(df, path=None, per_cpu=None):
+def migrations(df, path=None, per_cpu=None, x="point"):
     return metric_vs_utilisation(df, "migrations", path, ylabel="migrations per task set", title="migrations vs utilisation",
-                                 per_cpu=per_cpu)
+                                 per_cpu=per_cpu, x=x)
 
 
 def schedulability(df, path=None, x="point", title=None, per_cpu=None):
@@ -376,13 +481,14 @@ def schedulability(df, path=None, x="point", title=None, per_cpu=None):
     scheduler the fraction of task sets with no missed deadline (a failed partition is a
     failure); for a ``test:NAME`` (dashed) the fraction the test proves schedulable (an
     inconclusive verdict is not a proof). Sets a test does not apply to are shown as × with
-    their count, not counted."""
+    their count, not counted. ``x`` as :func:`metric_vs_utilisation`'s."""
 
     def point(grp):
         k, n = int(grp["schedulable"].sum()), len(grp)
         lw, hg = wilson(k, n)
         return (k / n, (k / n - lw, hg - k / n))
 
+    df, x, xlabel = _x_axis(df, x, per_cpu)
     failed = df[df["status"] == "not-applicable"] if "status" in df.columns else None
     if failed is not None:
         df = df[df["status"] != "not-applicable"]
@@ -390,7 +496,7 @@ def schedulability(df, path=None, x="point", title=None, per_cpu=None):
     if title is None:
         title = "acceptance ratio: tests and simulation" if tests else "schedulability ratio"
     ylabel = "acceptance ratio (sets schedulable)" if tests else "fraction of task sets schedulable"
-    fig = _per_point_plot(df, x, title, ylabel, point, ylim=(-0.05, 1.05), per_cpu=per_cpu, failed=failed)
+    fig = _per_point_plot(df, x, title, ylabel, point, ylim=(-0.05, 1.05), per_cpu=per_cpu, failed=failed, xlabel=xlabel)
     if path is not None:
         save(fig, path)
     return fig
@@ -502,13 +608,14 @@ def latency_histogram(latencies_ns, path=None, bins=50, label=None, title="laten
     return fig
 
 
-def sweep_figures(df, prefix, per_cpu=None) -> list[str]:
+def sweep_figures(df, prefix, per_cpu=None, x="point") -> list[str]:
     """The default figures of a sweep table: ``PREFIX-{schedulability,weighted}`` (acceptance
     ratio of every scheduler and test, and weighted schedulability), ``PREFIX-{dsr,tardiness,
     migrations}`` of the simulated schedulers (none when every entry is a test), and ``-aur``
     when some job could accrue other than 1 — TUFs or generated utilities; with unit utilities
     the AUR is the DSR), each as PNG and SVG. ``per_cpu``: the spec's points are
-    per CPU (None: judged from the table). Returns the paths."""
+    per CPU (None: judged from the table). ``x``: ``"point"`` or ``"U"`` (the sets' actual U,
+    binned), as :func:`metric_vs_utilisation`. Returns the paths."""
     prefix = os.fspath(prefix)
     written = []
     if not len(df):
@@ -521,6 +628,6 @@ def sweep_figures(df, prefix, per_cpu=None) -> list[str]:
         if "possible_utility" not in df.columns or (df["possible_utility"] != df["jobs"]).fillna(False).any():
             figs.append(("aur", aur))
     for name, fn in figs:
-        fig = fn(df, per_cpu=per_cpu)
+        fig = fn(df, per_cpu=per_cpu) if fn is weighted_schedulability else fn(df, per_cpu=per_cpu, x=x)
         written += save(fig, f"{prefix}-{name}")
     return written

@@ -5,7 +5,7 @@ the per-task table, and the same summaries for machines (:func:`summary_records`
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ._core import InputError
 from .tables import Column, plain, render
@@ -77,8 +77,10 @@ COLUMNS = [
     _col("DSR", "dsr", lambda r, s: f"{s['dsr']:.4f}", 1),
     _col("AUR", "aur", lambda r, s: _ratio(s.get("aur")), 5),
     _col("max tard ms", "max_tardiness_ns", lambda r, s: _ms(s["max_tardiness_ns"]), 2),
-    _col("mean resp ms", "mean_response_ns", lambda r, s: _ms(s["mean_response_ns"]), 4),
-    _col("p99 resp ms", "p99_response_ns", lambda r, s: _ms(s["p99_response_ns"]), 3),
+    # Response times exist for completed jobs only: the headers say so, and UNFINISHED (beside
+    # them when a run has any) counts the jobs they leave out.
+    _col("mean resp ms (done)", "mean_response_ns", lambda r, s: _ms(s["mean_response_ns"]), 4),
+    _col("p99 resp ms (done)", "p99_response_ns", lambda r, s: _ms(s["p99_response_ns"]), 3),
     _col("preempt", "preemptions", lambda r, s: str(s["preemptions"]), 4),
     _col("migr", "migrations", lambda r, s: str(s["migrations"]), 4),
     _col("ctx sw", "context_switches", lambda r, s: str(s["context_switches"]), 7),
@@ -92,6 +94,18 @@ STEALS = [
     _col("steal tries", "steal_attempts", lambda r, s: str(s.get("steal_attempts", 0)), 6, ledger=True),
     _col("failed", "failed_steals", lambda r, s: str(s.get("failed_steals", 0)), 6, ledger=True),
 ]
+#: Pulls (docs/semantics.md "Pull"): on request (``--columns pulls``), and in ``--format
+#: csv|json``; not measured where a real kernel placed the threads.
+PULLS = _col("pulls", "pulls", lambda r, s: str(s.get("pulls")), 4, ledger=True)
+#: Runs with jobs that did not complete (aborted, or still unfinished when the run ended) show
+#: how many, beside the response times, which average the completed jobs only.
+UNFINISHED = _col("unfinished", "unfinished", lambda r, s: str(_unfinished(s)), 3)
+
+
+def _unfinished(s) -> int:
+    return s["jobs"] - s.get("completed", s["jobs"])
+
+
 #: Runs with aborts (``on_miss: abort``, or a utility-accrual scheduler's) show how many;
 #: runs that resolved deadlocks, how many; runs whose policy was timed, its ns per decision.
 ABORTED = _col("aborted", "aborted", lambda r, s: str(s.get("aborted", 0)), 2)
@@ -108,8 +122,11 @@ IPC = _col("IPC proxy", "ipc_proxy", lambda r, s: _ratio(s.get("ipc_proxy")), 5)
 LLC = _col("LLC misses", "llc_misses", lambda r, s: str((s.get("misses") or [0, 0, 0])[2]), 5)
 
 #: Every column the comparison table can show, in its order (``--columns`` chooses among them).
-ALL_COLUMNS = COLUMNS[:3] + [ABORTED] + COLUMNS[3:8] + [BLOCKED] + COLUMNS[8:12] + STEALS + COLUMNS[12:] + \
-    [DEADLOCKS, POLICY_NS, OVERHEAD, INFLATION, IPC, LLC]
+ALL_COLUMNS = COLUMNS[:3] + [ABORTED] + COLUMNS[3:6] + [UNFINISHED] + COLUMNS[6:8] + [BLOCKED] + COLUMNS[8:10] + [PULLS] + \
+    COLUMNS[10:12] + STEALS + COLUMNS[12:] + [DEADLOCKS, POLICY_NS, OVERHEAD, INFLATION, IPC, LLC]
+
+#: Headers --columns still takes, for columns whose header changed.
+OLD_HEADERS = {"mean resp ms": "mean_response_ns", "p99 resp ms": "p99_response_ns"}
 
 #: Raw values of the columns that are not a summary key as such.
 RAW = {
@@ -117,6 +134,7 @@ RAW = {
     "policy_ns_per_invocation": lambda r, s: r.measurements.get("policy_ns_per_invocation"),
     "overhead_ns": lambda r, s: _overhead_ns(r),
     "llc_misses": lambda r, s: (s.get("misses") or [0, 0, 0])[2],
+    "unfinished": lambda r, s: _unfinished(s),
 }
 
 
@@ -143,6 +161,8 @@ def parse_columns(text: str) -> list:
     for c in ALL_COLUMNS:
         by_name.setdefault(c.header.lower(), c)
         by_name.setdefault(c.key.lower(), c)
+    for header, key in OLD_HEADERS.items():
+        by_name.setdefault(header, by_name[key])
     out = []
     for name in text.split(","):
         c = by_name.get(" ".join(name.split()).lower())
@@ -160,13 +180,23 @@ def default_columns(results) -> list:
     Runs with critical sections get a column for the longest time a job waited for a resource;
     runs of a work-stealing policy (PAWS) get its steals, steal attempts and failed steals; runs
     with aborts, resolved deadlocks or a timed policy (``--measure-policy``, real runs) get
-    those columns, and so do runs charged overheads, with stalls, or with cache misses."""
+    those columns, and so do runs charged overheads, with stalls, or with cache misses. Runs
+    with jobs that did not complete get their count beside the response times (which average
+    the completed jobs only), and a utility-accrual scheduler's run keeps AUR as long as DSR
+    when the table is narrow (which schedulers accrue utility: the registry's traits,
+    :func:`rtsched.checks.utility_accrual_schedulers`)."""
+    results = [r for r in results if r.ok]
     cols = list(COLUMNS)
+    if any(_uses_tufs(r) for r in results):
+        # The point of a utility-accrual scheduler: its AUR is kept as long as DSR is.
+        cols[4] = replace(cols[4], rank=1)
     sums = [r.summary for r in results]
     if any(s.get("steal_attempts", 0) for s in sums):
         cols[-2:-2] = STEALS
     if any(s.get("total_blocked_ns", 0) for s in sums):
         cols.insert(8, BLOCKED)
+    if any(_unfinished(s) for s in sums):
+        cols.insert(6, UNFINISHED)
     if any(s.get("aborted", 0) for s in sums):
         cols.insert(3, ABORTED)
     if any(s.get("deadlocks", 0) for s in sums):
@@ -184,32 +214,79 @@ def default_columns(results) -> list:
     return cols
 
 
+def _uses_tufs(r) -> bool:
+    """Whether the run's scheduler is a utility-accrual one (it reads the TUFs), by the
+    registry's traits of its policy (a real run's ``testbed:``/``kernel:scx:`` prefix dropped)."""
+    from . import _core
+    from .checks import utility_accrual_schedulers
+
+    label = r.scheduler.split(" ")[0]
+    for prefix in ("testbed:", "kernel:scx:"):
+        label = label.removeprefix(prefix)
+    try:
+        return _core.parse_scheduler(label)[0] in utility_accrual_schedulers()
+    except InputError:
+        return False
+
+
+#: The column of the comparison table that says whether each scheduler ran (shown only when
+#: one did not); why one did not is said on standard error (:func:`not_run_lines`).
+STATUS = Column("status", "<", 0)
+
+
 def comparison_table(results, width: int | None = None, columns=None) -> str:
     """One row per run: the comparison users read first (the columns: :func:`default_columns`).
 
     `width` (e.g. :func:`rtsched.tables.output_width`): fit it, leaving out the columns of
     highest rank first, with a line saying which. `columns` (a list from :func:`parse_columns`):
-    exactly those, in that order, never left out."""
+    exactly those, in that order, never left out. A scheduler that could not run
+    (:class:`rtsched.result.NotRun`) has '-' in every column but its name and its status (a
+    last column, shown when some scheduler did not run); :func:`not_run_lines` say why."""
     cols = list(columns) if columns else default_columns(results)
-    rows = [[c.cell(r, r.summary) for c in cols] for r in results]
+    rows = [[c.cell(r, r.summary) if r.ok else (r.scheduler if c is SCHEDULER else "-") for c in cols]
+            for r in results]
     spec = [Column(c.header, c.align, 0 if columns else c.rank) for c in cols]
+    failed = [r for r in results if not r.ok]
+    if failed:
+        spec.append(STATUS)
+        for row, r in zip(rows, results):
+            row.append(r.status)
     out = render(spec, rows, width)
     note = out.note(width, "--columns chooses, --format csv|json shows all")
     return out.text + ("\n" + note if note else "")
 
 
+def not_run_lines(results) -> list[str]:
+    """Why each scheduler that could not run did not, one message each (for standard error:
+    the comparison table's ``status`` column says which did not)."""
+    return [f"rtsched: error: {r.scheduler} did not run ({r.status}): {r.error}" for r in results if not r.ok]
+
+
 def summary_records(results, columns=None) -> list[dict]:
     """The runs' summaries for machines (``--format csv|json``): with `columns`, those columns'
     raw values by summary key; else every summary key and the columns' derived values (times in
-    ns, ratios as numbers, None where not measured)."""
+    ns, ratios as numbers, None where not measured). Every record ends with ``status`` (``ok``,
+    or why the scheduler did not run: :class:`rtsched.result.NotRun`) and ``error`` (None, or
+    the reason) — with `columns`, only when some scheduler did not run; a scheduler that did
+    not run has None for every number."""
     out = []
+    # Status and error end every record, but with --columns only when some scheduler did not
+    # run (the columns asked for, and what is needed to read them).
+    tail = not columns or not all(r.ok for r in results)
     for r in results:
+        if not r.ok:  # a scheduler that could not run: its status and why, no numbers
+            rec = {c.key: None for c in columns} if columns else {"scheduler": None, "substrate": r.substrate}
+            if "scheduler" in rec:
+                rec["scheduler"] = r.scheduler
+            out.append(dict(rec, status=r.status, error=r.error))
+            continue
         s = r.summary
         if columns:
-            out.append({c.key: c.value(r, s) for c in columns})
+            out.append(dict({c.key: c.value(r, s) for c in columns}, **({"status": "ok", "error": None} if tail else {})))
             continue
         rec = {"scheduler": r.scheduler, "substrate": r.substrate}
         rec.update(s)
+        rec.update(status="ok", error=None)
         for c in ALL_COLUMNS:
             if c.key not in rec:
                 rec[c.key] = c.value(r, s)
@@ -217,6 +294,9 @@ def summary_records(results, columns=None) -> list[dict]:
             if c.ledger and r.substrate == "kernel":
                 rec[c.key] = None
         out.append(rec)
+    if not columns:  # a scheduler that did not run: every key of the others, None, in their order
+        keys = list(dict.fromkeys(k for rec in out for k in rec if k not in ("status", "error")))
+        out = [{**{k: rec.get(k) for k in keys}, "status": rec["status"], "error": rec["error"]} for rec in out]
     return out
 
 

@@ -49,8 +49,9 @@ RUN_COUNTERS = ("scheduler_invocations", "steals", "steal_attempts", "failed_ste
 #: instead of Python lists, which take several times the time and memory for millions of jobs.
 PARQUET_JOBS_ABOVE = 100_000
 
-#: Per-job columns that may be null (empty cells in the CSV); as pandas ``Int64``.
-NULLABLE_JOB_COLUMNS = ("start_ns", "finish_ns", "response_ns", "aborted_at_ns", "hw_instructions", "hw_cycles",
+#: Per-job columns that may be null (empty cells in the CSV); as pandas ``Int64``. ``pulls`` is
+#: null where a real kernel placed the threads (the kernel backends: not measured).
+NULLABLE_JOB_COLUMNS = ("start_ns", "finish_ns", "response_ns", "pulls", "aborted_at_ns", "hw_instructions", "hw_cycles",
                         "hw_llc_misses")
 
 
@@ -107,6 +108,10 @@ class Result:
     """One run. ``summary`` is the total summary (a dict), ``tasks`` the per-task summaries and
     ``jobs`` the per-job records (pandas DataFrames); ``gantt()`` draws the schedule."""
 
+    #: The run ran (a comparison's scheduler that could not is a :class:`NotRun`).
+    ok = True
+    status = "ok"
+
     def __init__(self, raw: _core.RunResult, taskset: TaskSet):
         self.raw = raw
         self.taskset = taskset
@@ -144,8 +149,8 @@ class Result:
     def summary(self) -> dict:
         """Total summary: jobs, met, missed, aborted, dsr, utility (``accrued_utility``,
         ``possible_utility``, ``aur`` = accrued / possible), tardiness, response times,
-        preemptions, migrations, context switches, and the run-level counters of
-        ``RUN_COUNTERS``."""
+        preemptions, migrations, pulls (None where not measured: kernel runs), context
+        switches, and the run-level counters of ``RUN_COUNTERS``."""
         d = dict(self.document["total"])
         c = self.document["counters"]
         for k in RUN_COUNTERS:
@@ -225,7 +230,8 @@ class Result:
         """Draw a Gantt chart: one row per CPU, releases and deadlines per task, critical
         sections hatched (:mod:`rtsched.gantt`). ``window``: the time shown, ``"START:END"``
         in ms or with units (``"0:40"``, ``"1s:1.2s"``) or a pair of such durations; or
-        ``start``/``end`` in ns; by default four periods of the longest-period task. Needs a
+        ``start``/``end`` in ns; by default four periods of the longest-period task, at most forty of
+        the shortest-period one (:func:`rtsched.gantt.default_window_ns`). Needs a
         run with ``trace=True`` (else :class:`InputError`)."""
         from .gantt import gantt
 
@@ -235,6 +241,48 @@ class Result:
         s = self.summary
         return (f"<Result {self.scheduler} ({self.substrate}): {s['jobs']} jobs, {s['missed']} missed, DSR {s['dsr']:.4f}, "
                 f"AUR {s.get('aur', float('nan')):.4f}>")
+
+
+class NotRun:
+    """A scheduler of a comparison that could not run on the task set (``rtsched simulate -s A
+    B``, ``run``, ``compare``): its ``status`` — the words of a sweep's rows: ``partition-failed``
+    (its partitioner placed no partition), ``deadlock`` (a deadlock it does not resolve stopped
+    the run), ``not-applicable`` (it refuses the set, e.g. a partitioned scheduler without
+    ``cpu`` fields, or a real-run backend the set does not suit), ``too-long``, or
+    ``run-failed`` (a real run failed on the machine) — and ``error``, why. It stands in the
+    comparison's list of results where the run would have been; ``ok`` is False (a
+    :class:`Result`'s is True)."""
+
+    ok = False
+
+    def __init__(self, scheduler: str, substrate: str, status: str, error: str):
+        self.scheduler, self.substrate, self.status, self.error = scheduler, substrate, status, error
+
+    @classmethod
+    def of(cls, scheduler: str, substrate: str, e: Exception) -> NotRun | None:
+        """The row of ``scheduler`` whose run raised ``e``, if ``e`` says why it could not run
+        (its ``status``, set by the core from the kind of failure, never from its text); else
+        None: the error is the whole command's."""
+        status = getattr(e, "status", None)
+        return None if status is None else cls(scheduler, substrate, status, str(e))
+
+    def __repr__(self) -> str:
+        return f"<NotRun {self.scheduler} ({self.substrate}): {self.status}: {self.error}>"
+
+
+#: Statuses of rows whose scheduler could not run because of the input (exit 2); a real run
+#: that failed on the machine (``run-failed``) is exit 1.
+RUN_FAILED = "run-failed"
+
+
+def exit_status(results) -> int:
+    """The exit code of a comparison: 0 when every scheduler ran, 1 when a real run failed
+    (status ``run-failed``), else 2 when some could not run because of the input (a partition
+    that failed, a deadlock, a set the scheduler refuses)."""
+    failed = [r for r in results if not r.ok]
+    if any(r.status == RUN_FAILED for r in failed):
+        return 1
+    return 2 if failed else 0
 
 
 #: Jobs a run may count before it is refused up front (``max_jobs=``, the CLI's --max-jobs): a
@@ -317,7 +365,7 @@ def check_work_limit(ts, scheduler, limit=DEFAULT_MAX_WORK, raise_with="max_work
 
 def simulate(taskset, scheduler: str = "gedf", duration=None, seed=None, on_miss=None, trace: bool = False,
              measure_policy: bool = False, keep_jobs: bool = True, jobs_parquet=None, _into=None, _csv=None,
-             max_jobs=DEFAULT_MAX_JOBS, max_work=DEFAULT_MAX_WORK) -> Result:
+             max_jobs=DEFAULT_MAX_JOBS, max_work=DEFAULT_MAX_WORK, _warn=True) -> Result:
     """Simulate ``taskset`` (a :class:`TaskSet` or a file path) under ``scheduler``.
 
     ``duration`` (number in ms, or "2s"), ``seed`` and ``on_miss`` override the file's run
@@ -337,6 +385,12 @@ def simulate(taskset, scheduler: str = "gedf", duration=None, seed=None, on_miss
     whose scheduling work is estimated at more than ``max_work`` steps (default 2·10^10, about
     a minute at most: a 1 ns tick, or PAWS on tens of thousands of CPUs, is hours);
     ``max_work=None`` lifts that limit.
+
+    The task set's warnings (``TaskSet.warnings``: more work than the CPUs, C > D or C > T, a
+    likely unit mix, a counted window too short for its periods) are given as Python warnings
+    of category :class:`rtsched.LoadWarning` before the run. A scheduler that cannot run the
+    set raises :class:`InputError` whose ``status`` says why (``partition-failed``,
+    ``deadlock``, ``not-applicable``: the words of a sweep's rows).
     """
     ts = _as_taskset(taskset)
     if duration is not None or seed is not None or on_miss is not None:
@@ -346,6 +400,10 @@ def simulate(taskset, scheduler: str = "gedf", duration=None, seed=None, on_miss
             seed=None if seed is None else int(seed),
             on_miss=on_miss,
         )
+    if _warn:
+        from .checks import emit
+
+        emit(ts)
     check_job_limit(ts, max_jobs, held=bool(keep_jobs) and jobs_parquet is None and _into is None and _csv is None)
     check_work_limit(ts, scheduler, max_work)
     if _into is not None or _csv is not None:
@@ -402,7 +460,7 @@ REAL_RUN_ROW_GROUP = 8192
 
 def run(taskset, backend: str = "testbed:gedf", duration=None, seed=None, on_miss=None, allow_overload: bool = False,
         model: str = "stw", trace: bool = True, keep_jobs: bool = True, jobs_parquet=None, _into=None, _csv=None,
-        max_jobs=DEFAULT_MAX_JOBS, max_work=DEFAULT_MAX_WORK) -> Result:
+        max_jobs=DEFAULT_MAX_JOBS, max_work=DEFAULT_MAX_WORK, _warn=True) -> Result:
     """Run ``taskset`` for real on Linux.
 
     ``backend``: ``kernel:deadline[:reclaim]``, ``kernel:fifo[:rm|:dm|:file]``, ``kernel:other``
@@ -418,13 +476,19 @@ def run(taskset, backend: str = "testbed:gedf", duration=None, seed=None, on_mis
     ``jobs_parquet=PATH`` writes every record into that Parquet file as its job ends (atomically,
     when the run ends) and reads ``jobs`` back from it. ``max_jobs``, ``max_work``: as for
     :func:`simulate` (the work of a ``testbed:`` backend's policy; the kernel's own are not
-    estimated).
+    estimated). The task set's warnings are given as :func:`simulate` gives them; a backend that
+    cannot run the set raises with a ``status`` as there (a real run that failed on the machine:
+    :class:`RunFailed`, status ``run-failed``, or ``deadlock``).
     """
     ts = _as_taskset(taskset)
     if duration is not None or seed is not None or on_miss is not None:
         _check_seed(seed)
         ts = ts.with_run(duration_ns=None if duration is None else duration_ns(duration),
                          seed=None if seed is None else int(seed), on_miss=on_miss)
+    if _warn:
+        from .checks import emit
+
+        emit(ts)
     check_job_limit(ts, max_jobs, held=bool(keep_jobs) and jobs_parquet is None and _into is None and _csv is None)
     if isinstance(backend, str) and backend.startswith("testbed:"):
         check_work_limit(ts, backend[len("testbed:"):], max_work)

@@ -51,15 +51,17 @@ impl Backend {
         let (kind, rest) = backend.split_once(':').unwrap_or((backend, ""));
         Ok(Some(match kind {
             "kernel" => match rest.strip_prefix("scx:") {
-                Some(spec) => Backend::ScxUser(
-                    rtsched_policies::build(spec, ts)
-                        .map_err(|e| RunError::Input(format!("kernel:scx: {e}")))?,
-                ),
+                Some(spec) => {
+                    Backend::ScxUser(rtsched_policies::build_for(spec, ts).map_err(|e| {
+                        match RunError::from(e) {
+                            RunError::Unplaced(m) => RunError::Unplaced(format!("kernel:scx: {m}")),
+                            other => RunError::Input(format!("kernel:scx: {other}")),
+                        }
+                    })?)
+                }
                 None => Backend::Kernel(KernelPlan::new(ts, rest)?),
             },
-            "testbed" => {
-                Backend::Testbed(rtsched_policies::build(rest, ts).map_err(RunError::Input)?)
-            }
+            "testbed" => Backend::Testbed(rtsched_policies::build_for(rest, ts)?),
             _ => return Ok(None),
         }))
     }
@@ -176,7 +178,7 @@ fn run_with(
 mod tests {
     use super::*;
 
-    /// DAG sets: refused by the kernel's own policies (`kernel.rs`), taken by the backends that
+    /// DAG sets: refused by the kernel's own policies (`kernel/`), taken by the backends that
     /// run through the job ledger.
     #[test]
     fn the_ledger_backends_take_dag_sets() {

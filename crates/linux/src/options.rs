@@ -20,6 +20,9 @@ pub(crate) fn real_threads_lock() -> std::sync::MutexGuard<'static, ()> {
 pub enum RunError {
     /// Bad input or options (exit 2).
     Input(String),
+    /// The policy's partitioner (or federated placement) found no place for every task on the
+    /// set's CPUs (`rtsched_policies::BuildError::Unplaced`): nothing ran (exit 2).
+    Unplaced(String),
     /// Not permitted: nothing was run (exit 2).
     Privilege(String),
     /// Ctrl-C or SIGTERM: every thread was stopped.
@@ -37,7 +40,10 @@ pub enum RunError {
 impl std::fmt::Display for RunError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            RunError::Input(s) | RunError::Privilege(s) | RunError::Failed(s) => f.write_str(s),
+            RunError::Input(s)
+            | RunError::Unplaced(s)
+            | RunError::Privilege(s)
+            | RunError::Failed(s) => f.write_str(s),
             RunError::Interrupted => f.write_str("interrupted; every rtsched thread was stopped"),
             RunError::Stopped { source, failure } => write!(f, "{source}: {failure}"),
         }
@@ -67,6 +73,16 @@ impl Default for RunOptions {
             allow_overload: false,
             model: GlobalModel::StopTheWorld,
             record_intervals: true,
+        }
+    }
+}
+
+/// A policy that does not build for the set: placement failures apart from other refusals.
+impl From<rtsched_policies::BuildError> for RunError {
+    fn from(e: rtsched_policies::BuildError) -> RunError {
+        match e {
+            rtsched_policies::BuildError::Unplaced(m) => RunError::Unplaced(m),
+            rtsched_policies::BuildError::Refused(m) => RunError::Input(m),
         }
     }
 }

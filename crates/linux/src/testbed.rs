@@ -117,7 +117,7 @@ fn worker(sh: &Shared<CpuWorkers>, cpu: usize) -> (u64, u64) {
 
 /// Run `ts` on the testbed under the policy `spec` (the caller checked privilege and limits).
 pub fn run(ts: &TaskSet, spec: &str, opts: &RunOptions) -> Result<RunResult, RunError> {
-    let policy = rtsched_policies::build(spec, ts).map_err(RunError::Input)?;
+    let policy = rtsched_policies::build_for(spec, ts)?;
     run_into(ts, policy, opts, None)
 }
 

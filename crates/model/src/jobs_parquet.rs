@@ -43,6 +43,7 @@ const SCHEMA_TEXT: &str = "message rtsched_jobs {
   required group cpus (LIST) { repeated group list { required int32 element; } }
   required int64 preemptions;
   required int64 migrations;
+  optional int64 pulls;
   required int64 context_switches;
   required boolean missed;
   required boolean aborted;
@@ -278,6 +279,13 @@ impl<W: Write + Send> JobsParquetWriter<W> {
         Ok(())
     }
 
+    /// The run whose records came since `begin_run` stopped part-way (a deadlock its policy
+    /// does not resolve): the records it streamed are written, their `scheduler` column naming
+    /// it, but no run of the metadata holds them, so the next run's row groups start after.
+    pub fn abandon_run(&mut self) -> io::Result<()> {
+        self.flush()
+    }
+
     /// The run whose records came since `begin_run` ended with result `r` (its header).
     pub fn end_run(&mut self, r: &RunResult) -> io::Result<()> {
         if let Some(e) = self.error.take() {
@@ -399,7 +407,7 @@ impl Nullable {
 }
 
 /// One row group's columns. Filled a record at a time (each record read once: a pass per
-/// column would stream the whole run through the cache 29 times), then written column by
+/// column would stream the whole run through the cache 30 times), then written column by
 /// column; reused from row group to row group.
 #[derive(Default)]
 struct Columns {
@@ -418,6 +426,7 @@ struct Columns {
     cpus_reps: Vec<i16>,
     preemptions: Vec<i64>,
     migrations: Vec<i64>,
+    pulls: Nullable,
     context_switches: Vec<i64>,
     missed: Vec<bool>,
     aborted: Vec<bool>,
@@ -473,6 +482,7 @@ impl Columns {
             &mut self.finish,
             &mut self.response,
             &mut self.aborted_at,
+            &mut self.pulls,
             h0,
             h1,
             h2,
@@ -510,6 +520,7 @@ impl Columns {
             }
             self.preemptions.push(j.preemptions as i64);
             self.migrations.push(j.migrations as i64);
+            self.pulls.push(j.pulls.map(u64::from));
             self.context_switches.push(j.context_switches as i64);
             self.missed.push(j.missed);
             self.aborted.push(j.aborted);
@@ -582,6 +593,7 @@ impl Columns {
         })?;
         next(&mut |cw| ints(cw, &self.preemptions, None))?;
         next(&mut |cw| ints(cw, &self.migrations, None))?;
+        next(&mut |cw| opt(cw, &self.pulls))?;
         next(&mut |cw| ints(cw, &self.context_switches, None))?;
         next(&mut |cw| bools(cw, &self.missed))?;
         next(&mut |cw| bools(cw, &self.aborted))?;
@@ -639,6 +651,7 @@ mod tests {
                     cpus,
                     preemptions: (i % 3) as u32,
                     migrations: (i % 2) as u32,
+                    pulls: (i % 8 != 5).then_some((i % 3) as u32),
                     context_switches: (i % 4) as u32,
                     blocked: (i % 6) as Time,
                     missed: !finished || i % 13 > 6 || aborted,

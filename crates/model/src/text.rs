@@ -4,10 +4,13 @@
 use crate::time::parse_decimal_scaled;
 
 /// The known name closest to `word` by edit distance, if it is close enough to be a typo.
+/// Case is ignored (`GEDF` is `gedf` mistyped): every name rtsched reads is matched exactly,
+/// so a hint in other case points to the spelling that is accepted.
 pub fn closest<'k>(word: &str, known: &[&'k str]) -> Option<&'k str> {
+    let word = word.to_lowercase();
     let mut best: Option<(usize, &str)> = None;
     for k in known {
-        let d = edit_distance(word, k);
+        let d = edit_distance(&word, &k.to_lowercase());
         if d <= 2.max(k.len() / 3) && best.is_none_or(|(bd, _)| d < bd) {
             best = Some((d, k));
         }
@@ -48,4 +51,17 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
         }
     };
     parse_decimal_scaled(num.trim(), scale).map_err(|e| e.replace("nanoseconds", "bytes"))
+}
+
+#[cfg(test)]
+mod closest_tests {
+    use super::closest;
+
+    #[test]
+    fn case_is_ignored_and_the_known_spelling_is_suggested() {
+        assert_eq!(closest("GEDF", &["gedf", "pedf"]), Some("gedf"));
+        assert_eq!(closest("Pfp", &["gedf", "pfp"]), Some("pfp"));
+        assert_eq!(closest("gedff", &["gedf", "pedf"]), Some("gedf"));
+        assert_eq!(closest("xyzzy", &["gedf", "pedf"]), None);
+    }
 }

@@ -11,6 +11,12 @@
 //! }
 //! ```
 //!
+//! **A set that cannot be placed.** A partitioner that finds no partition (or federated
+//! scheduling that cannot place its heavy tasks) is the task set's failure, not the spec's: its
+//! error goes through [`BuildCtx::unplaced`], so [`crate::registry::build_for`] reports it as
+//! [`crate::registry::BuildError::Unplaced`] (a comparison gives that scheduler the status
+//! `partition-failed` and runs the others).
+//!
 //! **Randomness.** A randomised policy (PAWS's victim choice) draws only from
 //! [`BuildCtx::rng`], a ChaCha8 generator seeded with the run's seed (`ts.run.seed`) on its own
 //! stream [`POLICY_STREAM`]: the same task set and seed give the same decisions in every
@@ -23,6 +29,7 @@ use rand_chacha::rand_core::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use rtsched_analysis::partition::{by_name, Admission};
 use rtsched_model::TaskSet;
+use std::cell::Cell;
 
 /// The ChaCha8 stream of the policies' generator. The simulator seeds `ChaCha8Rng` with the
 /// same run seed and draws task `t`'s demands from stream `2t` and its arrival gaps from
@@ -41,6 +48,8 @@ pub fn policy_rng(seed: u64) -> ChaCha8Rng {
 pub struct BuildCtx<'a> {
     pub ts: &'a TaskSet,
     rng: ChaCha8Rng,
+    /// Set by [`BuildCtx::unplaced`]: the build failed because the set could not be placed.
+    unplaced: Cell<bool>,
 }
 
 /// The options of the distributed-run-queue policies (see [`BuildCtx::dist_options`]).
@@ -59,7 +68,20 @@ impl<'a> BuildCtx<'a> {
         BuildCtx {
             ts,
             rng: policy_rng(ts.run.seed),
+            unplaced: Cell::new(false),
         }
+    }
+
+    /// `message`, marked as a placement failure: the set's tasks do not fit on its CPUs under
+    /// the partitioner (or placement) the spec chose (see the module doc).
+    pub fn unplaced(&self, message: String) -> String {
+        self.unplaced.set(true);
+        message
+    }
+
+    /// Whether the build failed through [`BuildCtx::unplaced`].
+    pub fn is_unplaced(&self) -> bool {
+        self.unplaced.get()
     }
 
     /// The number of CPUs of the platform.
@@ -157,12 +179,12 @@ impl<'a> BuildCtx<'a> {
                 by_name(name).map_err(|e| format!("scheduler '{}': {e}", spec.name))?;
             let p = partitioner
                 .partition(ts, &admission)
-                .map_err(|e| format!("{}: {e}", ts.source))?;
+                .map_err(|e| self.unplaced(format!("{}: {e}", ts.source)))?;
             if p.is_global() {
-                return Err(format!(
+                return Err(self.unplaced(format!(
                     "{}: partitioner '{name}' fell back to 'global': the task set cannot be partitioned onto {} CPUs; use a global scheduler",
                     ts.source, ts.platform.cpus
-                ));
+                )));
             }
             return Ok((p.cpu_of_task, Some(partitioner.name())));
         }

@@ -321,7 +321,7 @@ pub const INFO: PolicyInfo = PolicyInfo {
 /// No options; refuses a task set it cannot place (rule 5).
 pub fn build(spec: &SchedulerSpec, ctx: &mut BuildCtx) -> Result<Box<dyn Policy>, String> {
     spec.option("", &[])?;
-    let p = place(ctx.ts)?;
+    let p = place(ctx.ts).map_err(|e| ctx.unplaced(e))?;
     Ok(Box::new(Federated::new(ctx.ts, p)))
 }
 

@@ -24,6 +24,8 @@ pub mod ggua;
 pub mod ghvdf;
 pub mod gnpedf;
 pub mod lbesa;
+/// Linux's class rules (CBS, GRUB, admission, constants), not a policy yet (issue 52).
+pub mod linux;
 pub mod nggua;
 pub mod opzone;
 pub mod paws;
@@ -31,5 +33,5 @@ pub mod pedf;
 pub mod pfp;
 
 pub use policy::*;
-pub use registry::{build, POLICIES};
+pub use registry::{build, build_for, BuildError, POLICIES};
 pub use spec::{PolicyInfo, SchedulerSpec};

@@ -149,22 +149,54 @@ impl SchedulerSpec {
 /// The policies that schedule best-effort (fair-class) tasks.
 pub const FAIR_CLASS: &[&str] = &["cfs"];
 
-/// Build the policy `spec` for task set `ts`.
-pub fn build(spec: &str, ts: &TaskSet) -> Result<Box<dyn Policy>, String> {
-    let s = SchedulerSpec::parse(spec)?;
+/// Why a policy does not build for a task set.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum BuildError {
+    /// The set's tasks do not fit on its CPUs under the partitioner (or federated placement)
+    /// the spec chose ([`BuildCtx::unplaced`]): the set's failure, not the spec's.
+    Unplaced(String),
+    /// Any other refusal: an unknown name or option, or a set the policy cannot run (its
+    /// message says which).
+    Refused(String),
+}
+
+impl From<BuildError> for String {
+    fn from(e: BuildError) -> String {
+        match e {
+            BuildError::Unplaced(m) | BuildError::Refused(m) => m,
+        }
+    }
+}
+
+/// Build the policy `spec` for task set `ts`; a placement failure is told apart from other
+/// refusals ([`BuildError`]).
+pub fn build_for(spec: &str, ts: &TaskSet) -> Result<Box<dyn Policy>, BuildError> {
+    let s = SchedulerSpec::parse(spec).map_err(BuildError::Refused)?;
     let entry = find(&s.name).expect("parse checked the name");
     if let Some(t) = ts.tasks.iter().find(|t| t.is_fair()) {
         if !FAIR_CLASS.contains(&s.name.as_str()) {
-            return Err(format!(
+            return Err(BuildError::Refused(format!(
                 "{}: task '{}' is best-effort (class: fair) and scheduler '{}' has no fair class; use {}",
                 ts.source,
                 t.name,
                 s.name,
                 FAIR_CLASS.join(" or ")
-            ));
+            )));
         }
     }
-    (entry.build)(&s, &mut BuildCtx::new(ts))
+    let mut ctx = BuildCtx::new(ts);
+    (entry.build)(&s, &mut ctx).map_err(|m| {
+        if ctx.is_unplaced() {
+            BuildError::Unplaced(m)
+        } else {
+            BuildError::Refused(m)
+        }
+    })
+}
+
+/// Build the policy `spec` for task set `ts` (the message of [`build_for`]'s error).
+pub fn build(spec: &str, ts: &TaskSet) -> Result<Box<dyn Policy>, String> {
+    build_for(spec, ts).map_err(String::from)
 }
 
 #[cfg(test)]

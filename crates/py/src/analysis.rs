@@ -36,13 +36,22 @@ fn generators() -> Vec<(&'static str, &'static str, &'static str)> {
         .collect()
 }
 
-/// Every applicable schedulability test: (test, verdict True/False/None, detail).
+/// A verdict as Python reads it: (test, True/False/None, detail, the verdict in words).
+type VerdictRow = (String, Option<bool>, String, &'static str);
+
+fn verdict_row(v: schedulability::Verdict) -> VerdictRow {
+    let word = v.word();
+    (v.test, v.schedulable, v.detail, word)
+}
+
+/// Every applicable schedulability test: (test, verdict True/False/None, detail, the verdict
+/// in words: a necessary condition that holds is "not refuted", not "inconclusive").
 #[pyfunction]
-fn analyze(py: Python<'_>, taskset: &PyTaskSet) -> Vec<(String, Option<bool>, String)> {
+fn analyze(py: Python<'_>, taskset: &PyTaskSet) -> Vec<VerdictRow> {
     let ts = &taskset.inner;
     py.detach(|| schedulability::analyze(ts))
         .into_iter()
-        .map(|v| (v.test, v.schedulable, v.detail))
+        .map(verdict_row)
         .collect()
 }
 
@@ -55,10 +64,17 @@ fn check_test(name: &str) -> PyResult<()> {
         .map_err(input_err)
 }
 
-/// The tests a sweep can run as `test:NAME`: (name, what it is).
+/// A test of the registry: (name, what it tests, the sets it applies to, source, kind:
+/// "exact", "sufficient" or "necessary").
+type TestHelp = (String, &'static str, String, &'static str, &'static str);
+
+/// The tests a sweep can run as `test:NAME`, in the registry's order (`named::help`).
 #[pyfunction]
-fn tests() -> Vec<(&'static str, &'static str)> {
-    schedulability::named::TESTS.to_vec()
+fn tests() -> Vec<TestHelp> {
+    schedulability::named::help()
+        .into_iter()
+        .map(|h| (h.name, h.summary, h.applies, h.citation, h.kind.name()))
+        .collect()
 }
 
 /// The overheads an analysis charges: those of the profile file `profile` (its `statistic`
@@ -128,17 +144,13 @@ fn analyze_overheads(
     taskset: &PyTaskSet,
     profile: Option<&str>,
     statistic: &str,
-) -> PyResult<Option<(String, Vec<(String, Option<bool>, String)>, Vec<TaskRow>)>> {
+) -> PyResult<Option<(String, Vec<VerdictRow>, Vec<TaskRow>)>> {
     let ts = &taskset.inner;
     let Some(oh) = overheads_for(ts, profile, statistic)? else {
         return Ok(None);
     };
     let a = py.detach(|| oha::analyze_with_overheads(ts, &oh));
-    let verdicts = a
-        .verdicts
-        .into_iter()
-        .map(|v| (v.test, v.schedulable, v.detail))
-        .collect();
+    let verdicts = a.verdicts.into_iter().map(verdict_row).collect();
     let rows = a
         .tasks
         .into_iter()

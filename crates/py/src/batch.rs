@@ -20,7 +20,7 @@ struct Columns {
     status: Vec<u8>,
     /// Per row: 0 / 1 a test's verdict false / true, 2 inconclusive, 3 not a test's row.
     verdict: Vec<u8>,
-    ints: Vec<[i64; 29]>,
+    ints: Vec<[i64; INT_COLUMNS.len()]>,
     floats: Vec<[f64; 8]>,
     errors: Vec<(usize, String)>,
     notes: BTreeSet<Note>,
@@ -72,13 +72,13 @@ fn run_sets(
                 Outcome::Tested(v) => {
                     out.status.push(Status::Ok as u8);
                     out.verdict.push(v.map_or(VERDICT_INCONCLUSIVE, u8::from));
-                    out.ints.push([0; 29]);
+                    out.ints.push([0; INT_COLUMNS.len()]);
                     out.floats.push([0.0; 8]);
                 }
                 Outcome::NotRun(status, e) => {
                     out.status.push(status as u8);
                     out.verdict.push(VERDICT_NONE);
-                    out.ints.push([0; 29]);
+                    out.ints.push([0; INT_COLUMNS.len()]);
                     out.floats.push([0.0; 8]);
                     out.errors.push((out.status.len() - 1, e));
                 }

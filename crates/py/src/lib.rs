@@ -39,6 +39,47 @@ pub(crate) fn input_err(e: impl std::fmt::Display) -> PyErr {
     InputError::new_err(e.to_string())
 }
 
+/// `e` with the status word of a run that could not run (`sweep_row::Status`) as its
+/// `status` attribute: a comparison reports that scheduler's row so and runs the others.
+fn with_status(e: PyErr, status: sweep_row::Status) -> PyErr {
+    Python::attach(|py| {
+        // An exception instance takes attributes; failing that, the error itself still says it.
+        let _ = e.value(py).setattr("status", status.name());
+    });
+    e
+}
+
+/// A simulation's failure as InputError, its `status` from the failure's kind (never its text).
+fn sim_err(e: rtsched_sim::SimError) -> PyErr {
+    let status = sweep_row::Status::of(&e);
+    with_status(input_err(e), status)
+}
+
+/// A real run's failure as the Python exception it raises: InputError (bad input; a set its
+/// partitioner cannot place has status `partition-failed`, one the backend refuses
+/// `not-applicable`), PrivilegeError, KeyboardInterrupt, or RunFailed (status `deadlock` for a
+/// deadlock the policy does not resolve, else `run-failed`).
+fn run_err(e: rtsched_linux::RunError) -> PyErr {
+    use rtsched_linux::RunError;
+    use sweep_row::Status;
+    match e {
+        RunError::Input(s) => with_status(InputError::new_err(s), Status::NotApplicable),
+        RunError::Unplaced(s) => with_status(InputError::new_err(s), Status::PartitionFailed),
+        RunError::Privilege(s) => PrivilegeError::new_err(s),
+        RunError::Interrupted => pyo3::exceptions::PyKeyboardInterrupt::new_err(
+            "interrupted; every rtsched thread was stopped",
+        ),
+        e @ RunError::Stopped {
+            failure: rtsched_sim::Failure::Deadlock(_),
+            ..
+        } => with_status(RunFailed::new_err(e.to_string()), Status::Deadlock),
+        e @ RunError::Stopped { .. } => {
+            with_status(RunFailed::new_err(e.to_string()), Status::RunFailed)
+        }
+        RunError::Failed(s) => with_status(RunFailed::new_err(s), Status::RunFailed),
+    }
+}
+
 pub(crate) fn io_err(path: &str, e: std::io::Error) -> PyErr {
     InputError::new_err(format!("{path}: cannot write: {e}"))
 }
@@ -76,7 +117,7 @@ impl PyTaskSet {
     /// The pre-run estimate of a run's work under `scheduler` (`rtsched_sim::estimate`):
     /// (decisions, tick events, steps per decision, steps, threads ready at once).
     fn estimated_work(&self, scheduler: &str) -> PyResult<(u64, u64, u64, u64, u64)> {
-        let e = rtsched_sim::estimate_spec(&self.inner, scheduler).map_err(input_err)?;
+        let e = rtsched_sim::estimate_spec(&self.inner, scheduler).map_err(sim_err)?;
         Ok((e.decisions, e.ticks, e.per_decision, e.steps, e.threads))
     }
     /// Bytes one per-job record takes in memory (the run holds one per counted job).
@@ -179,6 +220,7 @@ impl PyTaskSet {
             d.set_item("priority", t.priority)?;
             d.set_item("cpu", t.cpu)?;
             d.set_item("utilization", t.utilization())?;
+            d.set_item("fair", t.is_fair())?;
             // Regions as lists of thread WCETs (ns); empty for a sequential task.
             d.set_item(
                 "regions",
@@ -401,6 +443,7 @@ impl PyRunResult {
             "migrations",
             j.iter().map(|x| x.migrations).collect::<Vec<_>>(),
         )?;
+        d.set_item("pulls", j.iter().map(|x| x.pulls).collect::<Vec<_>>())?;
         d.set_item(
             "context_switches",
             j.iter().map(|x| x.context_switches).collect::<Vec<_>>(),
@@ -587,7 +630,7 @@ fn simulate(
                     stats = o.stats;
                     o.result
                 })
-                .map_err(input_err)
+                .map_err(sim_err)
         })?
     } else {
         let options = rtsched_sim::Options::spec(scheduler)
@@ -601,7 +644,7 @@ fn simulate(
             });
         let o = py
             .detach(|| rtsched_sim::simulate(ts, options))
-            .map_err(input_err)?;
+            .map_err(sim_err)?;
         stats = o.stats;
         o.result
     };
@@ -646,7 +689,17 @@ fn streamed_into(
         let b = cw
             .as_deref_mut()
             .map(|w| w as &mut (dyn rtsched_model::results::JobSink + Send));
-        go(&mut jobs_out::Tee(a, b))?
+        go(&mut jobs_out::Tee(a, b))
+    };
+    let r = match r {
+        Ok(r) => r,
+        Err(e) => {
+            // A run that stopped part-way: the next run of the file starts after its records.
+            if let Some(w) = pw {
+                w.abandon_run().map_err(|e| io_err(&ppath, e))?;
+            }
+            return Err(e);
+        }
     };
     if let Some(w) = pw {
         w.end_run(&r).map_err(|e| io_err(&ppath, e))?;
@@ -692,11 +745,7 @@ fn run_real(
     };
     let ts = &taskset.inner;
     let r = if parquet.is_some() || csv.is_some() {
-        let label = match rtsched_linux::scheduler_label(ts, backend) {
-            Ok(l) => l,
-            Err(rtsched_linux::RunError::Input(s)) => return Err(InputError::new_err(s)),
-            Err(e) => return Err(RunFailed::new_err(format!("{e:?}"))),
-        };
+        let label = rtsched_linux::scheduler_label(ts, backend).map_err(run_err)?;
         // The run's own error is kept apart from the files' (a failed run ends no file's run).
         let mut failed = None;
         let r = streamed_into(parquet, csv, &label, ts, |sink| {
@@ -721,16 +770,18 @@ fn run_real(
             inner: r,
             policy_stats: Vec::new(),
         }),
-        Err(rtsched_linux::RunError::Input(s)) => Err(InputError::new_err(s)),
-        Err(rtsched_linux::RunError::Privilege(s)) => Err(PrivilegeError::new_err(s)),
-        Err(rtsched_linux::RunError::Interrupted) => {
-            Err(pyo3::exceptions::PyKeyboardInterrupt::new_err(
-                "interrupted; every rtsched thread was stopped",
-            ))
-        }
-        Err(e @ rtsched_linux::RunError::Stopped { .. }) => Err(RunFailed::new_err(e.to_string())),
-        Err(rtsched_linux::RunError::Failed(s)) => Err(RunFailed::new_err(s)),
+        Err(e) => Err(run_err(e)),
     }
+}
+
+/// Check, without running, that `backend` runs `taskset`: the backend is parsed and its policy
+/// built for the set (no privilege needed). Raises the InputError the run would, with its
+/// `status` (`partition-failed`, `not-applicable`).
+#[pyfunction]
+fn check_backend(taskset: &PyTaskSet, backend: &str) -> PyResult<()> {
+    rtsched_linux::scheduler_label(&taskset.inner, backend)
+        .map(|_| ())
+        .map_err(run_err)
 }
 
 /// Cyclictest-like wake-up latency probe: `(start_ns, samples)`, per CPU the latency of every
@@ -750,13 +801,7 @@ fn latency_probe(
         .detach(|| rtsched_linux::latency::probe(duration_ns, interval_ns, priority, cpus, pm_qos))
     {
         Ok(r) => Ok((r.start, r.samples)),
-        Err(rtsched_linux::RunError::Input(s)) => Err(InputError::new_err(s)),
-        Err(rtsched_linux::RunError::Privilege(s)) => Err(PrivilegeError::new_err(s)),
-        Err(rtsched_linux::RunError::Interrupted) => Err(
-            pyo3::exceptions::PyKeyboardInterrupt::new_err("interrupted"),
-        ),
-        Err(e @ rtsched_linux::RunError::Stopped { .. }) => Err(RunFailed::new_err(e.to_string())),
-        Err(rtsched_linux::RunError::Failed(s)) => Err(RunFailed::new_err(s)),
+        Err(e) => Err(run_err(e)),
     }
 }
 
@@ -789,15 +834,7 @@ fn calibrate(
     };
     match py.detach(|| cal::calibrate(&opts, &mut report)) {
         Ok(c) => Ok((c.profile.to_yaml(), c.notes)),
-        Err(rtsched_linux::RunError::Input(s)) => Err(InputError::new_err(s)),
-        Err(rtsched_linux::RunError::Privilege(s)) => Err(PrivilegeError::new_err(s)),
-        Err(rtsched_linux::RunError::Interrupted) => {
-            Err(pyo3::exceptions::PyKeyboardInterrupt::new_err(
-                "interrupted; every rtsched thread was stopped",
-            ))
-        }
-        Err(e @ rtsched_linux::RunError::Stopped { .. }) => Err(RunFailed::new_err(e.to_string())),
-        Err(rtsched_linux::RunError::Failed(s)) => Err(RunFailed::new_err(s)),
+        Err(e) => Err(run_err(e)),
     }
 }
 
@@ -854,20 +891,31 @@ pub(crate) fn runs_of<'py>(list: &Bound<'py, PyList>) -> PyResult<Vec<PyRef<'py,
 }
 
 /// Write the results document(s) to `path` as JSON, atomically; with `jobs`, each run's
-/// per-job records too, streamed.
+/// per-job records too, streamed; `not_run`: (scheduler, substrate, status, error) of each
+/// scheduler of the comparison that could not run.
 #[pyfunction]
-#[pyo3(signature = (runs, path, jobs=false))]
+#[pyo3(signature = (runs, path, jobs=false, not_run=Vec::new()))]
 fn write_results_json(
     py: Python<'_>,
     runs: &Bound<'_, PyList>,
     path: &str,
     jobs: bool,
+    not_run: Vec<(String, String, String, String)>,
 ) -> PyResult<()> {
     let refs = runs_of(runs)?;
     let v: Vec<&RunResult> = refs.iter().map(|r| &r.inner).collect();
+    let not_run: Vec<results::NotRun> = not_run
+        .into_iter()
+        .map(|(scheduler, substrate, status, error)| results::NotRun {
+            scheduler,
+            substrate,
+            status,
+            error,
+        })
+        .collect();
     py.detach(|| {
         results::write_atomic(Path::new(path), |w| {
-            results::write_results_json(&v, jobs, w)
+            results::write_results_json(&v, &not_run, jobs, w)
         })
     })
     .map_err(|e| io_err(path, e))
@@ -897,6 +945,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("PrivilegeError", m.py().get_type::<PrivilegeError>())?;
     m.add("RunFailed", m.py().get_type::<RunFailed>())?;
     m.add_function(wrap_pyfunction!(run_real, m)?)?;
+    m.add_function(wrap_pyfunction!(check_backend, m)?)?;
     m.add_function(wrap_pyfunction!(backends, m)?)?;
     m.add_function(wrap_pyfunction!(sched_deadline_runtimes, m)?)?;
     m.add_function(wrap_pyfunction!(latency_probe, m)?)?;

@@ -6,7 +6,7 @@
 use crate::PyTaskSet;
 use pyo3::PyResult;
 use rtsched_analysis::gen;
-use rtsched_analysis::schedulability::named::{Named, NotApplicable};
+use rtsched_analysis::schedulability::named::Named;
 use rtsched_model::results::{RunResult, Summary, TotalSink};
 use rtsched_model::TaskSet;
 use rtsched_sim::{Failure, Options, Records, SimError, SimScratch};
@@ -14,7 +14,7 @@ use std::fmt::Write;
 
 /// Integer columns of a row (the sweep table's names; `table.py` SUMMARY_COLUMNS and
 /// MODEL_COLUMNS hold the order).
-pub const INT_COLUMNS: [&str; 29] = [
+pub const INT_COLUMNS: [&str; 30] = [
     "jobs",
     "completed",
     "met",
@@ -25,6 +25,7 @@ pub const INT_COLUMNS: [&str; 29] = [
     "p99_response_ns",
     "preemptions",
     "migrations",
+    "pulls",
     "context_switches",
     "scheduler_invocations",
     "steals",
@@ -57,29 +58,35 @@ pub const FLOAT_COLUMNS: [&str; 8] = [
 ];
 
 /// A row's outcome (the `status` column); the discriminant is its code in a batch's `status`
-/// buffer.
+/// buffer. The same words name why a scheduler of a comparison (`rtsched simulate -s A B`,
+/// `run`, `compare`) did not run: the `status` of the error `_core.simulate` and
+/// `_core.run_real` raise (lib.rs `sim_err`, `run_err`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(u8)]
 pub enum Status {
     Ok = 0,
-    /// The scheduler does not build for this set (a partitioner that found no partition).
+    /// The scheduler's partitioner (or federated placement) found no place for every task.
     PartitionFailed = 1,
     /// A deadlock the scheduler did not resolve stopped the run.
     Deadlock = 2,
-    /// Not run: its estimated work is over the limit.
+    /// Not run: its estimated work is over the limit (or the run outgrew what it can hold).
     TooLong = 3,
-    /// A `test:NAME` row whose test does not apply to the set (the error says why).
+    /// The scheduler (or a `test:NAME` row's test) does not apply to the set: the error says
+    /// why (a scheduler that refuses the set for another reason than placement).
     NotApplicable = 4,
+    /// A real run failed (a worker, the machine): never a sweep's row, which simulates.
+    RunFailed = 5,
 }
 
 impl Status {
     /// Every status, in the order of their codes.
-    pub const ALL: [Status; 5] = [
+    pub const ALL: [Status; 6] = [
         Status::Ok,
         Status::PartitionFailed,
         Status::Deadlock,
         Status::TooLong,
         Status::NotApplicable,
+        Status::RunFailed,
     ];
 
     pub fn name(self) -> &'static str {
@@ -89,24 +96,25 @@ impl Status {
             Status::Deadlock => "deadlock",
             Status::TooLong => "too-long",
             Status::NotApplicable => "not-applicable",
+            Status::RunFailed => "run-failed",
         }
     }
 
-    /// The status of a run that failed. Every scheduler of a spec was probed on a trivial
-    /// set, so an error is about this set: one that does not build is a partitioner that found
-    /// no partition; a run that outgrew what it can hold has no status of its own and is
-    /// counted there too.
-    fn of(e: &SimError) -> Status {
+    /// The status of a simulation that failed. Every scheduler of a spec (or of a comparison)
+    /// was first built for a trivial set, so an error is about this set: a placement failure,
+    /// a deadlock, a run that outgrew what it can hold, or a set the scheduler refuses.
+    pub fn of(e: &SimError) -> Status {
         match e {
             SimError::Stopped {
                 failure: Failure::Deadlock(_),
                 ..
             } => Status::Deadlock,
-            SimError::Input(_)
-            | SimError::Stopped {
+            SimError::Stopped {
                 failure: Failure::Capacity(_),
                 ..
-            } => Status::PartitionFailed,
+            } => Status::TooLong,
+            SimError::Unplaced(_) => Status::PartitionFailed,
+            SimError::Input(_) => Status::NotApplicable,
         }
     }
 }
@@ -116,7 +124,7 @@ impl Status {
 #[allow(clippy::large_enum_variant)]
 pub enum Outcome {
     /// The run completed: its numeric columns, in the order of `INT_COLUMNS` / `FLOAT_COLUMNS`.
-    Ran([i64; 29], [f64; 8]),
+    Ran([i64; 30], [f64; 8]),
     /// A `test:NAME` row: the test's verdict (`None`: inconclusive).
     Tested(Option<bool>),
     /// It did not: why, and the message of the `error` column.
@@ -185,7 +193,7 @@ fn tested(ts: &TaskSet, name: &str) -> Outcome {
     match Named::parse(name) {
         Ok(t) => match t.verdict(ts) {
             Ok(v) => Outcome::Tested(v.schedulable),
-            Err(NotApplicable(why)) => Outcome::NotRun(Status::NotApplicable, why),
+            Err(why) => Outcome::NotRun(Status::NotApplicable, why.to_string()),
         },
         Err(e) => Outcome::NotRun(Status::NotApplicable, e),
     }
@@ -203,7 +211,7 @@ fn too_long(ts: &TaskSet, sched: &str) -> Option<String> {
 }
 
 /// The numeric columns of one completed run (its counters, and `s`, its total summary).
-fn summarise(r: &RunResult, s: &Summary) -> ([i64; 29], [f64; 8]) {
+fn summarise(r: &RunResult, s: &Summary) -> ([i64; 30], [f64; 8]) {
     let c = &r.counters;
     let o = &c.overheads;
     // The CPU time the overheads took: every kind but the release latency (which delays a job
@@ -221,6 +229,8 @@ fn summarise(r: &RunResult, s: &Summary) -> ([i64; 29], [f64; 8]) {
         i(s.p99_response_ns),
         i(s.preemptions),
         i(s.migrations),
+        // The simulator measures every job's (`None` only where a real kernel placed them).
+        i(s.pulls.unwrap_or(0)),
         i(s.context_switches),
         i(c.scheduler_invocations),
         i(c.steals),

@@ -5,9 +5,12 @@ pub use rtsched_runtime::Failure;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SimError {
-    /// The input makes no run: the scheduler does not build for this task set (a partitioner
-    /// that found no partition, a spec it refuses), or the cache model's input is bad.
+    /// The input makes no run: the scheduler does not build for this task set (a spec it
+    /// refuses, a set it cannot run), or the cache model's input is bad.
     Input(String),
+    /// The scheduler's partitioner (or federated placement) found no place for every task on
+    /// the set's CPUs (`rtsched_policies::BuildError::Unplaced`): nothing ran.
+    Unplaced(String),
     /// The run stopped part-way ([`Failure`]); `source` is the task set's, which the message
     /// begins with.
     Stopped { source: String, failure: Failure },
@@ -16,7 +19,7 @@ pub enum SimError {
 impl std::fmt::Display for SimError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            SimError::Input(m) => f.write_str(m),
+            SimError::Input(m) | SimError::Unplaced(m) => f.write_str(m),
             SimError::Stopped { source, failure } => write!(f, "{source}: {failure}"),
         }
     }
@@ -26,5 +29,15 @@ impl std::fmt::Display for SimError {
 impl From<SimError> for String {
     fn from(e: SimError) -> String {
         e.to_string()
+    }
+}
+
+/// A policy that does not build for the set: placement failures apart from other refusals.
+impl From<rtsched_policies::BuildError> for SimError {
+    fn from(e: rtsched_policies::BuildError) -> SimError {
+        match e {
+            rtsched_policies::BuildError::Unplaced(m) => SimError::Unplaced(m),
+            rtsched_policies::BuildError::Refused(m) => SimError::Input(m),
+        }
     }
 }

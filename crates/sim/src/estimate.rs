@@ -12,6 +12,7 @@
 //! It is an order of magnitude, not a prediction: its purpose is to refuse, with the numbers,
 //! a run that would take hours, as the job limit refuses one that would take 200 GB.
 
+use crate::SimError;
 use rtsched_model::{TaskSet, Time};
 use rtsched_policies::Policy;
 
@@ -89,9 +90,10 @@ pub fn estimate(ts: &TaskSet, policy: &dyn Policy) -> Estimate {
 }
 
 /// [`estimate`] for a scheduler spec (`gedf`, `cfs:tick=1ms`), building the policy as a run
-/// would; its errors are the build's.
-pub fn estimate_spec(ts: &TaskSet, spec: &str) -> Result<Estimate, String> {
-    let p = rtsched_policies::build(spec, ts)?;
+/// would; its errors are the build's, as a run gives them ([`SimError::Unplaced`],
+/// [`SimError::Input`]).
+pub fn estimate_spec(ts: &TaskSet, spec: &str) -> Result<Estimate, SimError> {
+    let p = rtsched_policies::build_for(spec, ts).map_err(SimError::from)?;
     Ok(estimate(ts, p.as_ref()))
 }
 

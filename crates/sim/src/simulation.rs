@@ -147,8 +147,9 @@ pub struct Outcome {
     pub stats: Vec<(String, f64)>,
 }
 
-/// Simulate `ts` as `options` say. An error: the spec does not build for `ts`, bad cache-model
-/// input, or a deadlock the policy does not resolve (the run stops there).
+/// Simulate `ts` as `options` say. An error: the spec does not build for `ts` (its partitioner
+/// found no partition: [`SimError::Unplaced`]), bad cache-model input, or a deadlock the policy
+/// does not resolve (the run stops there).
 pub fn simulate<O: Observer, C: CostModel>(
     ts: &TaskSet,
     options: Options<'_, O, C>,
@@ -166,7 +167,7 @@ pub fn simulate<O: Observer, C: CostModel>(
     let mut built;
     let policy: &mut dyn Policy = match scheduler {
         Scheduler::Spec(spec) => {
-            built = rtsched_policies::build(spec, ts).map_err(SimError::Input)?;
+            built = rtsched_policies::build_for(spec, ts).map_err(SimError::from)?;
             built.as_mut()
         }
         Scheduler::Policy(p) => p,

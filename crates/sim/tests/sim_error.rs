@@ -49,7 +49,7 @@ fn an_unresolved_deadlock_is_a_deadlock_failure() {
 }
 
 #[test]
-fn a_set_a_partitioner_cannot_place_is_an_input_error() {
+fn a_set_a_partitioner_cannot_place_is_unplaced_and_a_bad_spec_an_input_error() {
     let three = "
 platform: {cpus: 2}
 run: {duration: 10}
@@ -60,6 +60,20 @@ tasks:
 ";
     assert!(matches!(
         run(&ts(three), "pedf:ffd"),
+        Err(SimError::Unplaced(m)) if m.starts_with("t.yaml: ")
+    ));
+    // A fallback chain that ends in `global` on a set it cannot partition: unplaced too.
+    assert!(matches!(
+        run(&ts(three), "pedf:ffd+global"),
+        Err(SimError::Unplaced(_))
+    ));
+    // The spec's own errors, and a set the policy refuses for another reason, are not.
+    assert!(matches!(
+        run(&ts(three), "pedf:nope"),
         Err(SimError::Input(_))
     ));
+    assert!(matches!(run(&ts(three), "pedf"), Err(SimError::Input(_))));
+    assert!(
+        matches!(run(&ts(three), "GEDF"), Err(SimError::Input(m)) if m.contains("did you mean 'gedf'"))
+    );
 }

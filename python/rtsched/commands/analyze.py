@@ -10,8 +10,6 @@ from .. import _core
 from ..analysis import analyze, overhead_analysis
 from ..tables import Column, output_width, render, to_json
 
-WORD = {True: "schedulable", False: "NOT schedulable", None: "inconclusive"}
-
 
 def register(sub):
     p = sub.add_parser("analyze", help="run every applicable schedulability test on a task set",
@@ -26,8 +24,9 @@ def register(sub):
                    help="which of the profile's statistics to charge (default p99, the safer bound)")
     p.add_argument("--json", action="store_true",
                    help="print the results as JSON instead of tables: the task set (file, tasks, cpus, utilization), "
-                        "'tests' (test, schedulable: true/false/null for inconclusive, detail; with overheads also "
-                        "with_overheads and overhead_detail) and, with overheads, 'overheads' (description, costs in ns) "
+                        "'tests' (test, schedulable: true/false/null for inconclusive or, for the necessary condition, "
+                        "not refuted; verdict: the same in words; detail; with overheads also with_overheads, "
+                        "verdict_with_overheads and overhead_detail) and, with overheads, 'overheads' (description, costs in ns) "
                         "and 'inflated' (each task's inflated WCET and deadline in ns)")
     p.set_defaults(func=run)
 
@@ -65,7 +64,7 @@ def run(args):
     print(f"{ts.source}: {len(ts.task_names)} tasks on {ts.cpus} CPUs, U = {ts.utilization:.3f}")
     if oa is None:
         verdicts = analyze(ts)
-        rows = [[v["test"], WORD[v["schedulable"]], v["detail"]] for v in verdicts]
+        rows = [[v["test"], v["verdict"], v["detail"]] for v in verdicts]
         print(_table([Column("test"), Column("verdict"), Column("detail", fold=True)], rows))
         return 0
     source = "" if args.overheads else " (the task file's run.overheads)"
@@ -87,7 +86,7 @@ def run(args):
         ranks = [0, 1, 1, 1, 0, 0, 2] + ([3, 4] if glob else [])
         print(_table([Column(h, "<" if i == 0 else ">", rank) for i, (h, rank) in enumerate(zip(head, ranks))], rows))
     verdicts = analyze(ts, args.overheads, statistic)
-    rows = [[v["test"], "-" if v["detail"] == "-" else WORD[v["schedulable"]], WORD[v["with_overheads"]], v["detail"], v["overhead_detail"]]
+    rows = [[v["test"], "-" if v["detail"] == "-" else v["verdict"], v["verdict_with_overheads"], v["detail"], v["overhead_detail"]]
             for v in verdicts]
     print(_table([Column("test"), Column("plain"), Column("with overheads"), Column("detail (plain)", fold=True),
                   Column("detail (with overheads)", fold=True)], rows))

@@ -2,21 +2,34 @@
 
 from __future__ import annotations
 
+import sys
+
 from .. import _core
+from .._core import InputError, RunFailed
 from ..checks import warn
-from ..cli import seed
-from ..report import table
+from ..cli import printable, seed
+from ..report import comparison_table, not_run_lines, table
+from ..result import NotRun, exit_status, simulate
 from ..result import run as real_run
-from ..result import simulate
 from ..tables import output_width
 from .run import measurement_table
-from .simulate import add_output_arguments, check_duration, check_job_limit, check_work, output_paths, write_outputs
+from .simulate import (
+    add_output_arguments,
+    check_duration,
+    check_job_limit,
+    check_work,
+    output_paths,
+    probe_schedulers,
+    run_options,
+    write_outputs,
+)
 
 
 def register(sub):
     p = sub.add_parser("compare", help="run a policy in the simulator and on the testbed and print them side by side",
                        description="Simulate FILE under POLICY and run it on real cores (testbed:POLICY): "
-                                   "how far is the model from the machine? Needs root or CAP_SYS_NICE.")
+                                   "how far is the model from the machine? Needs root or CAP_SYS_NICE. If one of the "
+                                   "two cannot run the set, each gets a row with its status; exit codes as 'rtsched run'.")
     p.add_argument("file", metavar="FILE")
     p.add_argument("-p", "--policy", default="gedf", metavar="P", help="an rtsched policy (default gedf)")
     p.add_argument("--duration", metavar="D")
@@ -78,19 +91,42 @@ def run(args):
     check_duration(args)
     output_paths(args, inputs=(args.file,))
     check_job_limit(ts, args, runs=2)
+    probe_schedulers(ts, [args.policy])
     check_work(ts, args, [args.policy])
-    warn(ts, [args.policy])
+    run_ts = run_options(ts, args)
+    warn(run_ts, [args.policy])
     # Timed like the testbed (which always measures its policy), so the two can be compared.
-    sim = simulate(ts, scheduler=args.policy, duration=args.duration, seed=args.seed, trace=bool(args.trace), max_jobs=args.max_jobs,
-                   max_work=args.max_work, measure_policy=True)
-    real = real_run(ts, "testbed:" + args.policy, duration=args.duration, seed=args.seed, max_jobs=args.max_jobs, max_work=args.max_work,
-                    allow_overload=args.allow_overload, model=args.model)
-    print(f"{ts.source}: {args.policy}, simulator vs testbed ({args.model}), {sim.document['duration_ns'] / 1e6:g} ms")
-    print(side_by_side(sim, real, output_width()))
-    mt = measurement_table([real], output_width())
+    # One that cannot run the set gets a row saying why; the other runs all the same.
+    try:
+        sim = simulate(ts, scheduler=args.policy, duration=args.duration, seed=args.seed, trace=bool(args.trace),
+                       max_jobs=args.max_jobs, max_work=args.max_work, measure_policy=True, _warn=False)
+    except InputError as e:
+        sim = _not_run(args.policy, "sim", e)
+    try:
+        real = real_run(ts, "testbed:" + args.policy, duration=args.duration, seed=args.seed, max_jobs=args.max_jobs,
+                        max_work=args.max_work, allow_overload=args.allow_overload, model=args.model, _warn=False)
+    except (InputError, RunFailed) as e:
+        real = _not_run("testbed:" + args.policy, "testbed", e)
+    print(f"{ts.source}: {args.policy}, simulator vs testbed ({args.model}), {run_ts.duration_ns / 1e6:g} ms")
+    if sim.ok and real.ok:
+        print(side_by_side(sim, real, output_width()))
+    else:
+        print(comparison_table([sim, real], output_width()))
+        sys.stdout.flush()
+        for line in not_run_lines([sim, real]):
+            print(printable(line), file=sys.stderr)
+    mt = measurement_table([real] if real.ok else [], output_width())
     if mt:
         print()
         print(mt)
     write_outputs([sim, real], args.json, args.jobs_csv, args.trace, None, parquet_path=args.jobs_parquet,
                   json_jobs=args.json_jobs)
-    return 0
+    return exit_status([sim, real])
+
+
+def _not_run(name, substrate, e):
+    """The row of a run that raised `e`, or `e` raised again when it is the whole command's."""
+    row = NotRun.of(name, substrate, e)
+    if row is None:
+        raise e
+    return row

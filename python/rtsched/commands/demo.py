@@ -8,8 +8,8 @@ import os
 import sys
 
 from .. import _core
-from ..checks import load_warnings
-from ..report import comparison_table
+from ..checks import set_warnings
+from ..report import comparison_table, not_run_lines
 from ..tables import output_width
 from .simulate import expand_schedulers, run_all, write_outputs
 
@@ -32,14 +32,16 @@ def run(args):
         raise _core.InputError(f"{args.examples}: no task-set files (*.yaml, *.json) found; run from the repository root or pass --examples DIR")
     for f in files:
         ts = _core.load_taskset(f)
-        for w in load_warnings(ts):  # as simulate says them: on stderr, before the set's table
-            print(w, file=sys.stderr)
+        for w in set_warnings(ts):  # as simulate says them: on stderr, before the set's table
+            print(f"warning: {w}", file=sys.stderr)
         names, skipped = expand_schedulers(["all"], ts)
         results = run_all(ts, names, trace=True)
         stem = os.path.splitext(os.path.basename(f))[0]
         print(f"\n== {f}: {len(ts.task_names)} tasks on {ts.cpus} CPUs, U = {ts.utilization:.3f}, "
               f"{ts.duration_ns / 1e6:g} ms simulated")
         print(comparison_table(results, output_width()))
+        for line in not_run_lines(results):
+            print(line, file=sys.stderr)
         for name, why in skipped:
             print(f"(skipped {name}: {why})")
         base = os.path.join(args.out, stem)

@@ -1,11 +1,15 @@
 """rtsched partition FILE --heuristic NAME [--overheads PROFILE] — write the task set back with
-`cpu` fields; admission charges overheads (a profile, or the task file's `run.overheads`)."""
+`cpu` fields; admission charges overheads (a profile, or the task file's `run.overheads`).
+Each CPU's load is printed on stderr; a set with critical sections is warned about (admission
+ignores the blocking they cause). A chain that falls back to `global` is exit 2, as a heuristic
+that places no partition."""
 
 from __future__ import annotations
 
 import sys
 
 from .. import _core
+from .._core import InputError
 from .._io import write_text_atomic
 from ..analysis import partition, to_yaml
 
@@ -28,6 +32,21 @@ def register(sub):
     p.set_defaults(func=run)
 
 
+def cpu_loads(ts) -> str:
+    """Each CPU's load in the partition ``ts`` (every task with its ``cpu``): its utilisation
+    (Σ C/T of its tasks) and its tasks, one line per CPU."""
+    by_cpu = {c: [] for c in range(ts.cpus)}
+    for t in ts.tasks():
+        by_cpu[t["cpu"]].append(t)
+    width = len(str(ts.cpus - 1))
+    lines = []
+    for c, tasks in by_cpu.items():
+        u = sum(t["utilization"] for t in tasks)
+        names = ", ".join(t["name"] for t in tasks) or "(idle)"
+        lines.append(f"CPU {c:>{width}}: U = {u:.3f}  {names}")
+    return "\n".join(lines)
+
+
 def run(args):
     ts = _core.load_taskset(args.file)
     if args.statistic and not args.overheads:
@@ -37,8 +56,14 @@ def run(args):
     statistic = args.statistic or "p99"
     out, used = partition(ts, args.heuristic, args.admission, args.overheads, statistic)
     if out is None:
-        print(f"{ts.source}: no heuristic of '{args.heuristic}' could partition it; the chain says: schedule globally", file=sys.stderr)
-        return 1
+        # As a heuristic that places no partition: the set's failure, exit 2, nothing written.
+        raise InputError(f"{ts.source}: no heuristic of '{args.heuristic}' could partition it onto {ts.cpus} CPUs; "
+                         "the chain says: schedule globally (no file written)")
+    print(cpu_loads(out), file=sys.stderr)
+    if any(t["sections"] for t in ts.tasks()):
+        print(f"warning: {ts.source}: admission ({args.admission}) ignores critical sections: the time a job waits "
+              "for a resource held by a task on another CPU is not charged, so a partitioned scheduler on this "
+              "partition can miss deadlines that every CPU's test admitted; simulate it to see", file=sys.stderr)
     charged = _core.analysis_overheads(ts, args.overheads, statistic)
     with_oh = f"; overheads charged: {charged[0]}" if charged else ""
     text = f"# partitioned by rtsched: {used} (admission {args.admission}{with_oh})\n" + to_yaml(out)

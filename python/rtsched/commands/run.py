@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from .. import _core
+from .._core import InputError, RunFailed
 from ..checks import warn
 from ..cli import seed
 from ..report import table
-from ..result import REAL_RUN_ROW_GROUP, csv_file, parquet_file
+from ..result import REAL_RUN_ROW_GROUP, NotRun, csv_file, exit_status, parquet_file
 from ..result import run as real_run
 from ..tables import output_width
 from .simulate import (
@@ -19,6 +20,8 @@ from .simulate import (
     keeps_jobs,
     output_paths,
     print_summaries,
+    probe_schedulers,
+    run_options,
     write_outputs,
 )
 
@@ -29,7 +32,9 @@ def register(sub):
         "run",
         help="run a task set for real on Linux: kernel baselines or rtsched policies on real cores",
         description="Run FILE for real on this machine and report the same results schema as 'rtsched simulate'. "
-                    "Needs root or CAP_SYS_NICE. Backends: " + backends,
+                    "Needs root or CAP_SYS_NICE. A backend that cannot run the set gets a row with its status and the "
+                    "others run: exit 0 when all ran, 2 when some could not because of the input, 1 when a run failed "
+                    "on the machine (docs/outputs.md). Backends: " + backends,
     )
     p.add_argument("file", metavar="FILE")
     p.add_argument("-b", "--backend", dest="backends", action="extend", nargs="+", metavar="B", required=True,
@@ -47,7 +52,7 @@ def register(sub):
     p.add_argument("--gantt", metavar="OUT.png", help="draw a Gantt chart of the run (PNG or SVG)")
     p.add_argument("--gantt-window", metavar="START:END",
                    help="with --gantt: the time the chart shows, in ms or with units (0:40, 1s:1.2s; either end may be "
-                        "left out); default: four periods of the longest-period task")
+                        "left out); default: four periods of the longest-period task, at most forty of the shortest-period one")
     p.set_defaults(func=run)
 
 
@@ -81,22 +86,33 @@ def run(args):
     # run's memory does not grow with its jobs.
     held = keeps_jobs(args, ts)
     check_job_limit(ts, args, runs=len(args.backends), held=held)
+    probe_schedulers(ts, args.backends, what="backend")
     check_work(ts, args, [b[len("testbed:"):] for b in args.backends if b.startswith("testbed:")])
-    warn(ts, args.backends)
+    run_ts = run_options(ts, args)
+    warn(run_ts, args.backends)
+    results = []
     with parquet_file(args.jobs_parquet if not held else None, REAL_RUN_ROW_GROUP) as jobs_file, \
             csv_file(args.jobs_csv if not held else None) as jobs_csv:
-        results = [real_run(ts, b, duration=args.duration, seed=args.seed, on_miss=args.on_miss, max_jobs=args.max_jobs, max_work=args.max_work,
-                            allow_overload=args.allow_overload, model=args.model, trace=bool(args.trace or args.gantt),
-                            keep_jobs=held, _into=jobs_file, _csv=jobs_csv)
-                   for b in args.backends]
-    r0 = results[0]
+        for b in args.backends:
+            try:
+                results.append(real_run(ts, b, duration=args.duration, seed=args.seed, on_miss=args.on_miss,
+                                        max_jobs=args.max_jobs, max_work=args.max_work, allow_overload=args.allow_overload,
+                                        model=args.model, trace=bool(args.trace or args.gantt), keep_jobs=held,
+                                        _into=jobs_file, _csv=jobs_csv, _warn=False))
+            except (InputError, RunFailed) as e:
+                # A backend that could not run this set (or failed on the machine): its row
+                # says why, and the other backends run.
+                row = NotRun.of(b, b.split(":")[0], e)
+                if row is None:
+                    raise
+                results.append(row)
     print(f"{ts.source}: {len(ts.task_names)} tasks on {ts.cpus} CPUs, U = {ts.utilization:.3f}; "
-          f"real run of {r0.document['duration_ns'] / 1e6:g} ms")
+          f"real run of {run_ts.duration_ns / 1e6:g} ms")
     print_summaries(results, args)
-    mt = measurement_table(results, output_width())
+    mt = measurement_table([r for r in results if r.ok], output_width())
     if mt:
         print()
         print(mt)
     write_outputs(results, args.json, args.jobs_csv, args.trace, args.gantt, parquet_path=args.jobs_parquet,
                   json_jobs=args.json_jobs, gantt_window=args.gantt_window)
-    return 0
+    return exit_status(results)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 import tempfile
@@ -12,9 +13,19 @@ from .._core import InputError
 from .._io import resolve_output
 from ..balance_metrics import is_mixed, mixed_tables, utilisation_plot
 from ..checks import warn
-from ..cli import seed
-from ..report import ALL_COLUMNS, comparison_table, parse_columns, per_task_table, summary_records
-from ..result import DEFAULT_MAX_JOBS, DEFAULT_MAX_WORK, check_work_limit, csv_file, duration_ns, parquet_file, simulate
+from ..cli import printable, seed
+from ..report import ALL_COLUMNS, comparison_table, not_run_lines, parse_columns, per_task_table, summary_records
+from ..result import (
+    DEFAULT_MAX_JOBS,
+    DEFAULT_MAX_WORK,
+    NotRun,
+    check_work_limit,
+    csv_file,
+    duration_ns,
+    exit_status,
+    parquet_file,
+    simulate,
+)
 from ..result import check_job_limit as check_jobs
 from ..tables import FORMATS, as_format, output_width
 
@@ -23,7 +34,10 @@ def register(sub):
     p = sub.add_parser(
         "simulate",
         help="simulate a task set under one or more schedulers and print a comparison table",
-        description="Simulate FILE under each scheduler (deterministic: same file and seed give byte-identical outputs).",
+        description="Simulate FILE under each scheduler (deterministic: same file and seed give byte-identical outputs). "
+                    "A scheduler that cannot run the set (its partitioner places no partition, a deadlock it does not "
+                    "resolve, a set it refuses) gets a row with its status, its reason on stderr, and the others run; "
+                    "exit 0 when all ran, 2 when some could not (docs/outputs.md).",
     )
     p.add_argument("file", metavar="FILE", help="task-set file (YAML or JSON)")
     p.add_argument("-s", "--scheduler", dest="schedulers", action="extend", nargs="+", metavar="NAME",
@@ -37,7 +51,7 @@ def register(sub):
     p.add_argument("--gantt", metavar="OUT.png", help="draw a Gantt chart (PNG or SVG)")
     p.add_argument("--gantt-window", metavar="START:END",
                    help="with --gantt: the time the chart shows, in ms or with units (0:40, 1s:1.2s; either end may be "
-                        "left out); default: four periods of the longest-period task")
+                        "left out); default: four periods of the longest-period task, at most forty of the shortest-period one")
     p.add_argument("--partition", metavar="NAME", help="partition for pedf/pfp with this heuristic (ffd, wfd, bfd, nfd, bf, lwfg, chains like lwfg+ffd) instead of the file's cpu fields")
     p.add_argument("--per-task", action="store_true", help="also print per-task summaries")
     p.add_argument("--util-plot", metavar="OUT.png",
@@ -75,12 +89,16 @@ def _columns(text):
 def print_summaries(results, args):
     """The runs' summaries on standard output: the comparison table, fitted to the terminal's
     width, or with --format csv|json the rows for machines (on the command's standard output
-    even though its other lines go to stderr: cli.main)."""
+    even though its other lines go to stderr: cli.main); then, on standard error, why each
+    scheduler that could not run did not (its row's status says which)."""
     fmt = getattr(args, "format", "table")
     if fmt == "table":
         print(comparison_table(results, output_width(), args.columns))
     else:
         print(as_format(fmt, summary_records(results, args.columns)), file=getattr(args, "rows_out", None) or sys.stdout)
+    sys.stdout.flush()  # the table before the reasons below it, on a terminal showing both
+    for line in not_run_lines(results):
+        print(printable(line), file=sys.stderr)
 
 
 def add_output_arguments(p):
@@ -150,12 +168,41 @@ def check_job_limit(ts, args, runs=1, held=True):
 
 def check_work(ts, args, schedulers):
     """Refuse (InputError, exit 2) a run under any of ``schedulers`` whose estimated work is over
-    --max-work, before any of them runs (:func:`rtsched.result.check_work_limit`)."""
+    --max-work, before any of them runs (:func:`rtsched.result.check_work_limit`). A scheduler
+    that does not build for the set is left to its run, which gives it its row's status."""
     if args.duration is not None:
         ts = ts.with_run(duration_ns=duration_ns(args.duration))
     for name in schedulers:
-        check_work_limit(ts, name, getattr(args, "max_work", DEFAULT_MAX_WORK),
-                         raise_with="--max-work N raises it; a shorter --duration lowers it")
+        try:
+            check_work_limit(ts, name, getattr(args, "max_work", DEFAULT_MAX_WORK),
+                             raise_with="--max-work N raises it; a shorter --duration lowers it")
+        except InputError as e:
+            if getattr(e, "status", None) is None:
+                raise
+
+
+def _probe_set(cpus: int):
+    """The lightest task set every sound scheduler spec builds for: one task on CPU 0, with a
+    priority, on ``cpus`` CPUs (as a sweep's probe)."""
+    doc = {"platform": {"cpus": cpus}, "run": {"duration": 1},
+           "tasks": [{"name": "probe", "period": 100, "wcet": 1, "cpu": 0, "priority": 1}]}
+    return _core.parse_taskset(json.dumps(doc), "json", "<probe>")
+
+
+def probe_schedulers(ts, names, what="scheduler"):
+    """Refuse (InputError, exit 2, before anything runs) a scheduler spec that is wrong whatever
+    the set — an unknown name or option, with a did-you-mean — by building it for the lightest
+    set on the same CPUs. A spec that builds there but not for ``ts`` is the set's failure: its
+    run gives it a row with a status (:class:`rtsched.result.NotRun`), and the others run."""
+    probe = _probe_set(ts.cpus)
+    for name in dict.fromkeys(names):
+        try:
+            if what == "backend":
+                _core.check_backend(probe, name)
+            else:
+                probe.estimated_work(name)
+        except InputError as e:
+            raise InputError(str(e).replace("<probe>: task 'probe': ", "").replace("<probe>: ", "")) from None
 
 
 def output_paths(args, inputs=(), **more) -> dict:
@@ -241,13 +288,22 @@ def expand_schedulers(names, ts, partition=None):
 
 def run_all(ts, names, seed=None, duration=None, on_miss=None, trace=False, measure_policy=False, keep_jobs=True,
             jobs_file=None, max_jobs=DEFAULT_MAX_JOBS, max_work=DEFAULT_MAX_WORK, csv=None):
-    """Simulate under each scheduler. With `jobs_file` (an open _core.JobsParquetFile), each
-    run's records stream into it as its jobs end; the caller closes it."""
+    """Simulate under each scheduler: a :class:`~rtsched.result.Result` each, or a
+    :class:`~rtsched.result.NotRun` for one that could not run on the set (its partitioner found
+    no partition, a deadlock stopped it, it refuses the set); the others run all the same. With
+    `jobs_file` (an open _core.JobsParquetFile), each run's records stream into it as its jobs
+    end; the caller closes it."""
     results = []
     for name in names:
-        results.append(simulate(ts, scheduler=name, duration=duration, seed=seed, on_miss=on_miss, trace=trace,
-                                measure_policy=measure_policy, keep_jobs=keep_jobs, _into=jobs_file, max_jobs=max_jobs,
-                                max_work=max_work, _csv=csv))
+        try:
+            results.append(simulate(ts, scheduler=name, duration=duration, seed=seed, on_miss=on_miss, trace=trace,
+                                    measure_policy=measure_policy, keep_jobs=keep_jobs, _into=jobs_file,
+                                    max_jobs=max_jobs, max_work=max_work, _csv=csv, _warn=False))
+        except InputError as e:
+            row = NotRun.of(name, "sim", e)
+            if row is None:
+                raise
+            results.append(row)
     return results
 
 
@@ -262,11 +318,17 @@ def keeps_jobs(args, ts) -> bool:
 
 def write_outputs(results, json_path=None, csv_path=None, trace_path=None, gantt_path=None, out=None,
                   parquet_path=None, json_jobs=False, gantt_window=None):
-    """Write the result files asked for, each atomically (an error leaves the old file or none)."""
+    """Write the result files asked for, each atomically (an error leaves the old file or none).
+    Schedulers that could not run (:class:`~rtsched.result.NotRun`) are listed in the JSON's
+    ``not_run``; the other files hold the runs. When none ran, nothing is written."""
     out = out or sys.stdout  # looked up now: with an output to '-' the CLI points it at stderr
+    not_run = [(r.scheduler, r.substrate, r.status, r.error) for r in results if not r.ok]
+    results = [r for r in results if r.ok]
+    if not results:
+        return
     raws = [r.raw for r in results]
     if json_path:
-        _core.write_results_json(raws, json_path, json_jobs)
+        _core.write_results_json(raws, json_path, json_jobs, not_run)
         print(f"wrote {json_path}", file=out)
     if csv_path:
         if all(r.raw.jobs_held for r in results):
@@ -283,7 +345,7 @@ def write_outputs(results, json_path=None, csv_path=None, trace_path=None, gantt
     if trace_path:
         _core.write_trace(raws, trace_path)
         print(f"wrote {trace_path} (open in https://ui.perfetto.dev)", file=out)
-    if gantt_path:
+    if gantt_path and results:
         from ..gantt import gantt
 
         try:
@@ -291,6 +353,12 @@ def write_outputs(results, json_path=None, csv_path=None, trace_path=None, gantt
         except InputError as e:
             raise InputError(f"--gantt {gantt_path}: {e}") from None
         print(f"wrote {gantt_path}", file=out)
+
+
+def run_options(ts, args):
+    """``ts`` with the command's --duration, --seed and --on-miss applied (what each run gets)."""
+    return ts.with_run(duration_ns=None if args.duration is None else duration_ns(args.duration),
+                       seed=getattr(args, "seed", None), on_miss=getattr(args, "on_miss", None))
 
 
 def run(args):
@@ -301,21 +369,23 @@ def run(args):
     held = keeps_jobs(args, ts)
     check_job_limit(ts, args, runs=max(1, len(args.schedulers or [])), held=held)
     names, skipped = expand_schedulers(args.schedulers, ts, args.partition)
+    probe_schedulers(ts, names)
     check_work(ts, args, names)
     trace = bool(args.trace or args.gantt or args.util_plot)
-    warn(ts, names)
+    run_ts = run_options(ts, args)
+    warn(run_ts, names)
     with parquet_file(args.jobs_parquet if not held else None) as jobs_file, \
             csv_file(args.jobs_csv if not held else None) as jobs_csv:
         results = run_all(ts, names, seed=args.seed, duration=args.duration, on_miss=args.on_miss, trace=trace, max_jobs=args.max_jobs,
                           measure_policy=args.measure_policy, keep_jobs=held, jobs_file=jobs_file, max_work=args.max_work,
                           csv=jobs_csv)
-    r0 = results[0]
     print(f"{ts.source}: {len(ts.task_names)} tasks on {ts.cpus} CPUs, U = {ts.utilization:.3f}; "
-          f"counted window {r0.document['duration_ns'] / 1e6:g} ms, seed {r0.document['seed']}")
+          f"counted window {run_ts.duration_ns / 1e6:g} ms, seed {run_ts.seed}")
     print_summaries(results, args)
     for name, why in skipped:
         print(f"(skipped {name}: {why})")
-    if any(is_mixed(r) for r in results):
+    ran = [r for r in results if r.ok]
+    if any(is_mixed(r) for r in ran):
         # Best-effort tasks beside real-time ones (opzone paper §4): latency, balancing, shares.
         print()
         print(mixed_tables(results, output_width()))
@@ -323,14 +393,14 @@ def run(args):
             import os
 
             base, ext = os.path.splitext(args.util_plot)
-            for r in results:
+            for r in ran:
                 tag = r.scheduler.replace(":", "-").replace(",", "-").replace("=", "")
                 out = utilisation_plot(r, f"{base}-{tag}{ext or '.png'}")
                 print(f"wrote {out[0]}")
     if args.per_task:
-        for r in results:
+        for r in ran:
             print(f"\n{r.scheduler}:")
             print(per_task_table(r, output_width()))
     write_outputs(results, args.json, args.jobs_csv, args.trace, args.gantt, parquet_path=args.jobs_parquet,
                   json_jobs=args.json_jobs, gantt_window=args.gantt_window)
-    return 0
+    return exit_status(results)

@@ -21,6 +21,9 @@ def register(sub):
                    "'local' starts a Dask cluster of --workers processes here, with rtsched's Dask settings")
     p.add_argument("-j", "--workers", type=int, metavar="N", help="local worker processes (default: every core)")
     p.add_argument("--no-plots", action="store_true", help="do not write the default figures next to the table")
+    p.add_argument("--plot-x", choices=("point", "U"), default="point",
+                   help="the figures' x axis: the utilisation point each set was asked for (default), or U: each set's "
+                        "actual utilisation (the table's U column), binned at the points' spacing")
     p.add_argument("--fresh", action="store_true", help="start over: delete the table's rows instead of resuming")
     p.add_argument("--batch", type=int, default=5000, metavar="ROWS", help="rows per atomically written part file (default 5000)")
     p.add_argument("--batch-seconds", type=float, default=10.0, metavar="S", help="write completed rows at least this often (default 10)")
@@ -72,14 +75,20 @@ def run(args):
         if cluster is not None:
             cluster.close()
     counts = df["status"].value_counts()
-    # Each status by its count: ok, partition-failed, deadlock, too-long (docs/sweeps.md).
-    words = {"ok": "ran", "partition-failed": "partition failures", "deadlock": "deadlocked", "too-long": "not run: too long"}
+    # Each status by its count: ok, partition-failed, deadlock, too-long, not-applicable (docs/sweeps.md).
+    words = {"ok": "ran", "partition-failed": "partition failures", "deadlock": "deadlocked", "too-long": "not run: too long",
+             "not-applicable": "not applicable"}
     said = ", ".join(f"{int(counts[s])} {words.get(s, s)}" for s in words if s in counts)
     print(f"wrote {output}: {len(df)} rows of this sweep ({said or 'none'})")
+    from ..plots import drift_warnings
+
+    # A generator whose U is a cap or a window (LWFG, waters2015) gives sets below their point.
+    for w in drift_warnings(df, "--plot-x U", x=args.plot_x):
+        print(w, file=sys.stderr)
     if not args.no_plots and len(df):
         from ..plots import sweep_figures
 
         prefix = str(Path(output).with_suffix(""))
-        paths = sweep_figures(df, prefix, per_cpu=spec.per_cpu)
+        paths = sweep_figures(df, prefix, per_cpu=spec.per_cpu, x=args.plot_x)
         print(f"wrote {len(paths)} figures: {prefix}-{{{','.join(sorted({Path(p).stem.rsplit('-', 1)[-1] for p in paths}))}}}.{{png,svg}}")
     return 0

@@ -6,7 +6,7 @@ from __future__ import annotations
 import sys
 
 from .. import _core
-from ..checks import load_warnings
+from ..checks import set_warnings
 
 
 def register(sub):
@@ -15,8 +15,9 @@ def register(sub):
         description="Check task-set files (docs/taskset-format.md): every field, unit and limit. For each good file print "
                     "one line (tasks, CPUs, U, duration, seed) and what else it models. A bad file ends the run with "
                     "exit 2 and one message naming the file, the task and the field. Loads that are legal but that no "
-                    "scheduler can meet are warned about on stderr (exit 0): U > m, a task with C > D or C > T, and "
-                    "likely mixed units such as 'period: 1000us, wcet: 200' (a number without a unit is ms).")
+                    "scheduler can meet are warned about on stderr (exit 0): U > m, a task with C > D or C > T, "
+                    "likely mixed units such as 'period: 1000us, wcet: 200' (a number without a unit is ms), and a "
+                    "run.duration that counts fewer than two jobs of some task.")
     p.add_argument("files", nargs="+", metavar="FILE", help="task-set files, YAML or JSON (.json is read as JSON)")
     p.set_defaults(func=run)
 
@@ -24,8 +25,8 @@ def register(sub):
 def run(args):
     for f in args.files:
         ts = _core.load_taskset(f)
-        for w in load_warnings(ts):
-            print(w, file=sys.stderr)
+        for w in set_warnings(ts):
+            print(f"warning: {w}", file=sys.stderr)
         print(f"{f}: ok — {len(ts.task_names)} tasks on {ts.cpus} CPUs, U = {ts.utilization:.3f}, "
               f"duration {ts.duration_ns / 1e6:g} ms, seed {ts.seed}, on_miss {ts.on_miss}")
         if ts.topology:

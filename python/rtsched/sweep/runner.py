@@ -119,9 +119,12 @@ def sweep(spec, executor=None, output=None, progress=None, workers=None, batch_r
 def table_lock(output):
     """One sweep at a time writes a table: an advisory lock on ``TABLE.lock`` (flock), held for
     the whole sweep; a second sweep into the same table is refused at once (InputError, exit
-    2) instead of deleting the first one's part files when it consolidates. The lock file
-    stays (removing it while another run may be opening it would let two runs hold a lock).
-    A run that dies releases the lock with its last descriptor."""
+    2) instead of deleting the first one's part files when it consolidates. The lock file is
+    removed when the sweep ends, however it ends (an error, Ctrl-C), while the lock is still
+    held: a sweep that opened the file before it went and locks it after finds, on checking,
+    that the path no longer names the file it locked, and opens and locks the new one (so two
+    sweeps never both hold a lock). A run that dies releases the lock with its last descriptor
+    and leaves the file, which the next sweep takes over."""
     import fcntl
 
     lock = os.fspath(output) + ".lock"
@@ -144,7 +147,12 @@ def table_lock(output):
         os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
         yield
     finally:
-        os.close(fd)
+        try:
+            os.unlink(lock)  # still locked: see the docstring
+        except FileNotFoundError:
+            pass
+        finally:
+            os.close(fd)
 
 
 def _sweep(spec, executor, output, progress, workers, batch_rows, batch_seconds, resume):

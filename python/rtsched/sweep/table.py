@@ -21,7 +21,7 @@ from .schema import TEST_PREFIX
 SUMMARY_COLUMNS = [
     "jobs", "completed", "met", "missed", "aborted", "dsr", "accrued_utility", "possible_utility", "aur",
     "max_tardiness_ns", "mean_tardiness_ns", "max_response_ns", "mean_response_ns", "p99_response_ns",
-    "preemptions", "migrations", "context_switches", "scheduler_invocations",
+    "preemptions", "migrations", "pulls", "context_switches", "scheduler_invocations",
     "steals", "steal_attempts", "failed_steals", "priority_inversions", "priority_inversion_ns", "inverted_jobs",
     "inversion_job_ns", "inversion_job_max_ns", "inversion_job_p99_ns", "kernel_migrations", "deadlocks",
     "exec_inflation", "ipc_proxy",
@@ -47,7 +47,7 @@ OUTCOME_COLUMNS = ["status", "error"] + SUMMARY_COLUMNS + MODEL_COLUMNS + ["sche
 _BOOL_COLUMNS = {"schedulable", "verdict"}
 COLUMNS = COORD_COLUMNS + OUTCOME_COLUMNS
 _INT_COLUMNS = {"replication", "taskset_seed", "m", "n", "duration_ns", "jobs", "completed", "met", "missed", "aborted",
-                "max_tardiness_ns", "max_response_ns", "p99_response_ns", "preemptions", "migrations",
+                "max_tardiness_ns", "max_response_ns", "p99_response_ns", "preemptions", "migrations", "pulls",
                 "context_switches", "scheduler_invocations", "steals", "steal_attempts", "failed_steals",
                 "priority_inversions", "priority_inversion_ns", "inverted_jobs", "inversion_job_ns", "inversion_job_max_ns",
                 "inversion_job_p99_ns", "kernel_migrations", "deadlocks"} | set(MODEL_COLUMNS)
@@ -140,11 +140,12 @@ def current_schema() -> str:
 def stale(df):
     """Rows to recompute, as a boolean Series: rows computed under another results schema
     (older tables have no ``schema`` column: every row is stale), and completed rows of this
-    schema written before the sweep recorded the cache model's columns (no ``ipc_proxy``) or the
-    kernel's migrations and per-job inversions (no ``kernel_migrations``). A test's row has no
-    such columns by nature."""
+    schema written before the sweep recorded the cache model's columns (no ``ipc_proxy``), the
+    kernel's migrations and per-job inversions (no ``kernel_migrations``) or pulls (no ``pulls``).
+    A test's row has no such columns by nature."""
     simulated = (df["status"] == "ok") & (df["kind"] != "test")
-    return (df["schema"] != current_schema()) | (simulated & (df["ipc_proxy"].isna() | df["kernel_migrations"].isna()))
+    added = df["ipc_proxy"].isna() | df["kernel_migrations"].isna() | df["pulls"].isna()
+    return (df["schema"] != current_schema()) | (simulated & added)
 
 
 def _frame(rows):

@@ -20,6 +20,8 @@
 //! `tmax`, `granularity`. C = max(round(u·T), nodes) ns — u may exceed 1 (a task needing more
 //! than one CPU) — split over the nodes by uniform random weights: each node gets 1 ns plus its
 //! share of the rest, floored, the remainder a ns each to the first nodes, so Σ = C exactly.
+//! A DAG task's granule is thus a ns per node: C/T is within `gen::wcet_error_ns(u, T, nodes)`
+//! / T of u (the tolerance `tests/generator_promises.rs` holds the set's Σ C/T to).
 //! Deadlines: `deadline=implicit` (D = T) or `constrained,f=F`: D uniform in
 //! [L + F·(T − L), T] with L the critical path (D = T when L ≥ T).
 

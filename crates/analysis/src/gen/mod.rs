@@ -4,10 +4,20 @@
 //! an `rtsched_model::TaskSet`. Everything is seeded (ChaCha8): the same name, parameters and
 //! seed give the same task set on every machine.
 //!
+//! **What is asked, or a refusal.** A generator gives the set its parameters describe or
+//! refuses them with an error naming the parameter; no share is clipped to make a draw fit.
+//! `uunifast` refuses U > 1 ([`UUNIFAST_MAX_U`]), the sequential generators refuse u_max > 1
+//! ([`SEQUENTIAL_MAX_U`]), and each paper's generator keeps the promise written beside it
+//! (docs/generators.md, "What each generator promises"; `tests/generator_promises.rs` holds
+//! every registered generator to it).
+//!
 //! Conversion to integer time: a period is rounded to the nearest multiple of the granularity
-//! (default 1 µs, at least one granule); WCET = round(u·T) ns, at least 1 ns. The returned
-//! `Generated::utilisations` are the drawn values before rounding (they sum to U exactly up to
-//! floating-point error); the task set's own utilisation differs from U by at most n·0.5 ns / T_min.
+//! (default 1 µs, at least one granule); WCET = round(u·T) ns of that rounded period, at least
+//! 1 ns ([`wcet_of`]). The returned `Generated::utilisations` are the drawn values before
+//! rounding (they sum to U exactly up to floating-point error); each task's C/T differs from
+//! its drawn u by at most 0.5 ns / T_i (1 ns / T_i for a draw below half a ns of work, raised
+//! to 1 ns), so the set's Σ C/T differs from U by at most Σ 0.5 ns / T_i in all but that case
+//! ([`wcet_error_ns`]).
 
 pub mod dag;
 pub mod papers;
@@ -139,7 +149,7 @@ pub struct Generated {
     pub utilities: Option<Vec<f64>>,
 }
 
-/// Tasks `t0..t{n-1}` from utilisations and periods; WCET = max(1, round(u·T)).
+/// Tasks `t0..t{n-1}` from utilisations and periods; WCET = [`wcet_of`] (u, T).
 pub fn build<R: Rng>(
     rng: &mut R,
     utils: &[f64],
@@ -158,9 +168,52 @@ pub fn build<R: Rng>(
         .collect()
 }
 
-/// WCET = round(u·T) ns, at least 1 ns and at most T.
+/// WCET = round(u·T) ns, at least 1 ns. Nothing caps it at T: the sequential generators
+/// draw u ≤ 1 ([`SEQUENTIAL_MAX_U`]), so round(u·T) ≤ T, and a cap here would hide a share
+/// above 1 by clipping it.
 pub fn wcet_of(u: f64, period: Time) -> Time {
-    ((u * period as f64).round() as Time).clamp(1, period.max(1))
+    ((u * period as f64).round() as Time).max(1)
+}
+
+/// The most `wcet` (an integer number of ns, at least `least`) can differ from `u·T` ns when it
+/// is u·T rounded to the ns and raised to `least`: half a ns, or what raising it added. The
+/// set's Σ C/T differs from Σu by at most Σ wcet_error_ns / T_i (docs/generators.md).
+pub fn wcet_error_ns(u: f64, period: Time, least: Time) -> f64 {
+    f64::max(0.5, least as f64 - u * period as f64)
+}
+
+/// The largest utilisation of a sequential task: one CPU (C ≤ T). A task that needs more is a
+/// parallel one (`dag-nfj`, `dag-layered`, whose `u_max` may exceed 1).
+pub const SEQUENTIAL_MAX_U: f64 = 1.0;
+
+/// The largest total utilisation `uunifast` takes. UUniFast (Bini & Buttazzo, "Measuring the
+/// performance of schedulability tests", Real-Time Systems 30(1-2), 2005) draws uniformly
+/// over the whole simplex {u ≥ 0, Σu = U}, and it was written for one processor (U ≤ 1). For
+/// U > 1 every vertex (U, 0, …, 0) of that simplex, and a region around it of positive
+/// volume, has a share above 1: any U > 1 gives each draw a nonzero chance of a sequential
+/// task with C > T. Davis & Burns ("Priority assignment for global fixed priority pre-emptive
+/// scheduling in multiprocessor real-time systems", RTSS 2009) introduced UUniFast-Discard
+/// for U > 1: the same draw, discarded until every share is at most 1. So `uunifast` refuses
+/// U > 1 — always, not only on the seeds whose draw goes above 1, so that whether a sweep
+/// point runs does not depend on its seeds — and names the two generators that honour u_max.
+pub const UUNIFAST_MAX_U: f64 = 1.0;
+
+/// The refusal of [`UUNIFAST_MAX_U`], or of a sequential generator's `u_max` above
+/// [`SEQUENTIAL_MAX_U`]: `None` when the parameters are within them.
+fn sequential_bounds(name: &str, total: f64, u_max: f64) -> Option<String> {
+    if name == "uunifast" && total > UUNIFAST_MAX_U {
+        return Some(format!(
+            "parameter U={total}: uunifast draws from the whole simplex Σu = U (Bini & Buttazzo 2005), where for U > {UUNIFAST_MAX_U} a task may get u > 1 (C > T, more than one CPU); \
+             use uunifast-discard (UUniFast redrawn until every u <= u_max, Davis & Burns 2009) or randfixedsum (uniform with every u in [u_min, u_max]), both with u_max=1 by default"
+        ));
+    }
+    if u_max > SEQUENTIAL_MAX_U {
+        return Some(format!(
+            "parameter u_max={u_max}: a sequential task's utilisation is at most {SEQUENTIAL_MAX_U} (C <= T) and {name} makes sequential tasks; \
+             tasks that need more than one CPU are DAG tasks (dag-nfj, dag-layered take u_max above 1)"
+        ));
+    }
+    None
 }
 
 /// Generator parameters `key=value` as the CLI passes them (`m=4,U=2.5,period=loguniform`).
@@ -290,7 +343,7 @@ const GENERIC_KEYS: &[&str] = &[
 ];
 
 pub const GENERATORS: &[GeneratorInfo] = &[
-    GeneratorInfo { name: "uunifast", summary: "UUniFast (Bini & Buttazzo 2005): uniform over the simplex", params: GENERIC_HELP },
+    GeneratorInfo { name: "uunifast", summary: "UUniFast (Bini & Buttazzo 2005): uniform over the simplex; U <= 1 (above, a share could exceed 1: use uunifast-discard or randfixedsum)", params: UUNIFAST_HELP },
     GeneratorInfo { name: "uunifast-discard", summary: "UUniFast-Discard (Davis & Burns 2009): UUniFast redrawn until u in [u_min, u_max]", params: GENERIC_HELP },
     GeneratorInfo { name: "randfixedsum", summary: "RandFixedSum (Stafford; Emberson et al. 2010): uniform with u in [u_min, u_max]", params: GENERIC_HELP },
     GeneratorInfo { name: "paws2013", summary: "PAWS §5: u in [0.1,0.4], T in [100,150] ms, tasks added until U is in a window; threads per task", params: "m=2, window=1..4 (the paper's 28-30%, 58-60%, 78-80%, 83-85%; default 1) or U_min, U_max (fractions of m unless absolute=1), u_min=0.1, u_max=0.4, tmin=100ms, tmax=150ms, absolute=0, parallel=1 (0: sequential tasks, no regions)" },
@@ -309,7 +362,8 @@ pub const GENERATORS: &[GeneratorInfo] = &[
     GeneratorInfo { name: "waters2015", summary: "Kramer et al., WATERS 2015: automotive runnables by the paper's period shares, ACETs and BCET/WCET factors, grouped into tasks", params: waters::HELP },
 ];
 
-const GENERIC_HELP: &str = "n, U (required); m=1, u_min=0, u_max=1 (uunifast: no bound), period=loguniform|uniform|harmonic, tmin=10ms, tmax=100ms, deadline=implicit|constrained, f=0, granularity=1us";
+const UUNIFAST_HELP: &str = "n, U (required; U <= 1, refused above: use uunifast-discard or randfixedsum); m=1, period=loguniform|uniform|harmonic, tmin=10ms, tmax=100ms, deadline=implicit|constrained, f=0, granularity=1us";
+const GENERIC_HELP: &str = "n, U (required); m=1, u_min=0, u_max=1 (at most 1: sequential tasks), period=loguniform|uniform|harmonic, tmin=10ms, tmax=100ms, deadline=implicit|constrained, f=0, granularity=1us";
 const LWFG_HELP: &str =
     "m=48, U=m/2 (utilisation cap: tasks are added until the next would exceed it)";
 
@@ -440,26 +494,15 @@ fn generic<R: Rng>(name: &str, p: &Params, rng: &mut R) -> Result<Generated, Str
     let n = tasks_param(p.uint_req("n")?)?;
     let m = p.cpus_or("m", 1)?;
     let total = p.f64_req("U")?;
-    let (u_min, u_max) = (
-        p.f64_or("u_min", 0.0)?,
-        p.f64_or(
-            "u_max",
-            if name == "uunifast" {
-                f64::INFINITY
-            } else {
-                1.0
-            },
-        )?,
-    );
+    let (u_min, u_max) = (p.f64_or("u_min", 0.0)?, p.f64_or("u_max", 1.0)?);
+    if name == "uunifast" && (p.raw("u_min").is_some() || p.raw("u_max").is_some()) {
+        return Err("uunifast takes no u_min/u_max (use uunifast-discard or randfixedsum)".into());
+    }
+    if let Some(e) = sequential_bounds(name, total, u_max) {
+        return Err(e);
+    }
     let utils = match name {
-        "uunifast" => {
-            if p.raw("u_min").is_some() || p.raw("u_max").is_some() {
-                return Err(
-                    "uunifast takes no u_min/u_max (use uunifast-discard or randfixedsum)".into(),
-                );
-            }
-            uunifast(rng, n, total)?
-        }
+        "uunifast" => uunifast(rng, n, total)?,
         "uunifast-discard" => uunifast_discard(rng, n, total, u_min, u_max, discard_tries(n))?,
         _ => randfixedsum(rng, n, total, u_min, u_max)?,
     };

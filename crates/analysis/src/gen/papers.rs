@@ -12,6 +12,7 @@
 use super::utilisation::{check_bounds, randfixedsum, MAX_RANDFIXEDSUM_TASKS};
 use super::{
     build, wcet_of, DeadlineDist, Generated, Params, PeriodDist, MAX_DRAWS, MAX_TASKS, MAX_THREADS,
+    SEQUENTIAL_MAX_U,
 };
 use rand::Rng;
 use rtsched_model::time::{NS_PER_MS, NS_PER_US};
@@ -29,6 +30,11 @@ pub fn paws2013<R: Rng>(rng: &mut R, p: &Params) -> Result<Generated, String> {
     let m = p.cpus_or("m", 2)?;
     let (u_lo, u_hi) = (p.f64_or("u_min", 0.1)?, p.f64_or("u_max", 0.4)?);
     check_bounds(1, u_lo, u_lo, u_hi)?;
+    if u_hi > SEQUENTIAL_MAX_U {
+        // A thread of a PAWS task runs on one CPU at a time, and its C is not capped at T: a
+        // task of u > 1 would be written with C > T, which §5's tasks never have.
+        return Err(format!("parameter u_max={u_hi}: PAWS §5's task utilisations are at most {SEQUENTIAL_MAX_U} (C <= T)"));
+    }
     if u_lo <= 0.0 {
         return Err(format!(
             "u_min={u_lo} must be > 0 (tasks are added until the window is reached)"
@@ -121,27 +127,25 @@ pub fn paws2013<R: Rng>(rng: &mut R, p: &Params) -> Result<Generated, String> {
 /// PAWS §5's workload: "executes sequentially; splits into multiple parallel threads;
 /// synchronizes and terminates them; resumes master thread execution", with the sequential,
 /// parallel and per-thread times "derived randomly" and summing to C. We draw the three parts'
-/// shares and the threads' shares of the parallel part uniformly and normalise them; integer
-/// rounding goes to the last piece so the sum is exactly C. One thread: no regions.
+/// shares and the threads' shares of the parallel part uniformly ([`split`]): each sequential
+/// part at least 1 ns, the parallel part at least 1 ns per thread, every thread at least 1 ns,
+/// and the threads sum to C exactly (a task file's reader requires it). One thread: no regions.
 fn paws_regions<R: Rng>(rng: &mut R, wcet: Time, n: u32) -> Vec<Region> {
     if n <= 1 || wcet < 3 * n as Time {
         return Vec::new();
     }
-    let split = |rng: &mut R, total: Time, k: usize| -> Vec<Time> {
-        let w: Vec<f64> = (0..k).map(|_| 1.0 - rng.random::<f64>()).collect(); // (0, 1]
-        let sum: f64 = w.iter().sum();
-        let mut parts: Vec<Time> = w
-            .iter()
-            .map(|x| ((x / sum) * total as f64).floor().max(1.0) as Time)
-            .collect();
-        let used: Time = parts[..k - 1].iter().sum();
-        parts[k - 1] = total.saturating_sub(used).max(1);
-        parts
-    };
     let thirds = split(rng, wcet - n as Time - 2, 3);
     let (seq1, par, seq2) = (thirds[0] + 1, thirds[1] + n as Time, thirds[2] + 1);
-    let threads = split(rng, par, n as usize);
-    let mut regions = vec![
+    let mut threads = split(rng, par, n as usize);
+    // A thread whose share floored to 0 gets 1 ns from the largest (par >= n: while one is 0,
+    // another holds at least 2).
+    while let Some(i) = threads.iter().position(|&t| t == 0) {
+        let big = (0..threads.len()).max_by_key(|&j| (threads[j], std::cmp::Reverse(j)));
+        let big = big.expect("n >= 2 threads");
+        threads[big] -= 1;
+        threads[i] = 1;
+    }
+    vec![
         Region {
             threads: vec![seq1],
         },
@@ -149,12 +153,25 @@ fn paws_regions<R: Rng>(rng: &mut R, wcet: Time, n: u32) -> Vec<Region> {
         Region {
             threads: vec![seq2],
         },
-    ];
-    // Rounding can leave the sum a few ns off C; settle it on the last region.
-    let total: Time = regions.iter().flat_map(|r| r.threads.iter()).sum();
-    let last = &mut regions[2].threads[0];
-    *last = (*last + wcet).saturating_sub(total).max(1);
-    regions
+    ]
+}
+
+/// `total` ns in `k` parts by uniform random weights: each of the first k − 1 parts gets its
+/// floored share, the last what is left, so the parts sum to `total` exactly.
+fn split<R: Rng>(rng: &mut R, total: Time, k: usize) -> Vec<Time> {
+    let w: Vec<f64> = (0..k).map(|_| 1.0 - rng.random::<f64>()).collect(); // (0, 1]
+    let sum: f64 = w.iter().sum();
+    let mut left = total;
+    let mut parts: Vec<Time> = w[..k - 1]
+        .iter()
+        .map(|x| {
+            let part = (((x / sum) * total as f64).floor() as Time).min(left);
+            left -= part;
+            part
+        })
+        .collect();
+    parts.push(left);
+    parts
 }
 
 /// gedf-heap §6.2: N = x·m tasks, U = R·m by RandFixedSum on (0, 1), T log-uniform 10–100 ms.
@@ -407,4 +424,34 @@ pub fn lwfg_mtt<R: Rng>(rng: &mut R, d: &Mtt, m: u32, cap: f64) -> Result<Genera
         threads: None,
         utilities: None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::paws_regions;
+    use crate::gen::rng;
+    use rtsched_model::Time;
+
+    /// The threads sum to C exactly and each runs at least 1 ns, down to the smallest C that
+    /// has regions (3n): there, shares floor to 0 and a thread gets its 1 ns from the largest.
+    /// (Raising each floored share to 1 ns and settling the difference on the last region, as
+    /// before, wrote 208 ns of threads for a C of 207 at n = 9: a file its reader refuses.)
+    #[test]
+    fn paws_regions_sum_to_the_wcet() {
+        let r = &mut rng(5);
+        for n in 2u32..=16 {
+            for wcet in 3 * n as Time..3 * n as Time + 300 {
+                for _ in 0..20 {
+                    let regions = paws_regions(r, wcet, n);
+                    let threads: Vec<Time> = regions
+                        .iter()
+                        .flat_map(|x| x.threads.iter().copied())
+                        .collect();
+                    assert_eq!(threads.iter().sum::<Time>(), wcet, "n={n}: {regions:?}");
+                    assert!(threads.iter().all(|&t| t >= 1), "n={n}: {regions:?}");
+                    assert_eq!(regions[1].threads.len(), n as usize);
+                }
+            }
+        }
+    }
 }

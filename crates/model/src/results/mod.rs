@@ -14,4 +14,6 @@ pub use atomic::{output_target, write_atomic, write_atomic_file, AtomicFile, Out
 pub use schema::*;
 pub use stats::{SummaryAcc, SummarySink, TotalSink};
 pub(crate) use write::held_jobs;
-pub use write::{write_jobs_csv, write_results_json, write_trace, JobsCsvWriter, JOBS_CSV_HEADER};
+pub use write::{
+    write_jobs_csv, write_results_json, write_trace, JobsCsvWriter, NotRun, JOBS_CSV_HEADER,
+};

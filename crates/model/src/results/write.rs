@@ -56,7 +56,7 @@ impl Serialize for JobJson<'_> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         let j = self.job;
-        let mut m = s.serialize_struct("Job", 22)?;
+        let mut m = s.serialize_struct("Job", 23)?;
         m.serialize_field("task", &self.run.task_names[j.task as usize])?;
         m.serialize_field("job", &j.job)?;
         m.serialize_field("release_ns", &j.release)?;
@@ -67,6 +67,7 @@ impl Serialize for JobJson<'_> {
         m.serialize_field("cpus", &j.cpus)?;
         m.serialize_field("preemptions", &j.preemptions)?;
         m.serialize_field("migrations", &j.migrations)?;
+        m.serialize_field("pulls", &j.pulls)?;
         m.serialize_field("context_switches", &j.context_switches)?;
         m.serialize_field("blocked_ns", &j.blocked)?;
         m.serialize_field("missed", &j.missed)?;
@@ -83,12 +84,25 @@ impl Serialize for JobJson<'_> {
     }
 }
 
-/// The results file: `{"schema", "runs": [document, ...]}`, pretty-printed. With `with_jobs`,
-/// each document ends with its per-job records, streamed one record per line as they are
-/// serialised: neither the document nor the records are ever held as one JSON value, so a
-/// run of millions of jobs writes in constant memory.
+/// A scheduler of a comparison that could not run (`rtsched simulate -s A B`, `run`,
+/// `compare`): the results file lists it under `not_run` with the status a sweep's row would
+/// have (`partition-failed`, `deadlock`, `not-applicable`, `too-long`, `run-failed`) and why.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct NotRun {
+    pub scheduler: String,
+    pub substrate: String,
+    pub status: String,
+    pub error: String,
+}
+
+/// The results file: `{"schema", "runs": [document, ...]}`, pretty-printed, and, when some
+/// scheduler could not run, `"not_run": [{scheduler, substrate, status, error}, ...]` after
+/// the runs. With `with_jobs`, each document ends with its per-job records, streamed one record
+/// per line as they are serialised: neither the document nor the records are ever held as one
+/// JSON value, so a run of millions of jobs writes in constant memory.
 pub fn write_results_json(
     runs: &[&RunResult],
+    not_run: &[NotRun],
     with_jobs: bool,
     w: &mut dyn Write,
 ) -> io::Result<()> {
@@ -126,15 +140,16 @@ pub fn write_results_json(
             b"\n      ]\n    }"
         })?;
     }
-    w.write_all(if runs.is_empty() {
-        b"]\n}\n"
-    } else {
-        b"\n  ]\n}\n"
-    })
+    w.write_all(if runs.is_empty() { b"]" } else { b"\n  ]" })?;
+    if !not_run.is_empty() {
+        let list = serde_json::to_string_pretty(not_run)?.replace('\n', "\n  ");
+        write!(w, ",\n  \"not_run\": {list}")?;
+    }
+    w.write_all(b"\n}\n")
 }
 
 /// The CSV header for per-job records.
-pub const JOBS_CSV_HEADER: &str = "scheduler,task,job,release_ns,deadline_ns,start_ns,finish_ns,response_ns,tardiness_ns,demand_ns,cpus,preemptions,migrations,context_switches,missed,aborted,blocked_ns,aborted_at_ns,utility,max_utility,exec_ns,overhead_ns,stall_ns,misses_l1,misses_l2,misses_llc,hw_instructions,hw_cycles,hw_llc_misses";
+pub const JOBS_CSV_HEADER: &str = "scheduler,task,job,release_ns,deadline_ns,start_ns,finish_ns,response_ns,tardiness_ns,demand_ns,cpus,preemptions,migrations,pulls,context_switches,missed,aborted,blocked_ns,aborted_at_ns,utility,max_utility,exec_ns,overhead_ns,stall_ns,misses_l1,misses_l2,misses_llc,hw_instructions,hw_cycles,hw_llc_misses";
 
 fn csv_field(s: &str) -> String {
     if s.contains([',', '"', '\n']) {
@@ -175,7 +190,7 @@ fn jobs_csv_row(
     let cpus: Vec<String> = j.cpus.iter().map(|c| c.to_string()).collect();
     writeln!(
         w,
-        "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{:?},{:?},{},{},{},{},{},{},{},{},{}",
+        "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{:?},{:?},{},{},{},{},{},{},{},{},{}",
         sched,
         task,
         j.job,
@@ -189,6 +204,7 @@ fn jobs_csv_row(
         cpus.join(";"),
         j.preemptions,
         j.migrations,
+        opt(j.pulls.map(u64::from)),
         j.context_switches,
         j.missed as u8,
         j.aborted as u8,
@@ -393,7 +409,7 @@ mod tests {
         let doc = |jobs: bool| serde_json::json!({"schema": SCHEMA, "runs": runs.iter().map(|r| r.to_json_value(jobs)).collect::<Vec<_>>()});
         let text = |jobs: bool| {
             let mut out = Vec::new();
-            write_results_json(&runs, jobs, &mut out).unwrap();
+            write_results_json(&runs, &[], jobs, &mut out).unwrap();
             String::from_utf8(out).unwrap()
         };
         // Without jobs: exactly the pretty-printed document.
@@ -409,10 +425,25 @@ mod tests {
         );
         assert_eq!(with["runs"][1]["jobs"], serde_json::json!([]));
         let mut none = Vec::new();
-        write_results_json(&[], true, &mut none).unwrap();
+        write_results_json(&[], &[], true, &mut none).unwrap();
         assert_eq!(
             serde_json::from_slice::<serde_json::Value>(&none).unwrap(),
             serde_json::json!({"schema": SCHEMA, "runs": []})
+        );
+        // A scheduler that could not run is listed after the runs, with its status and why.
+        let failed = NotRun {
+            scheduler: "pedf:ffd".into(),
+            substrate: "sim".into(),
+            status: "partition-failed".into(),
+            error: "t.yaml: task 'a' does not fit".into(),
+        };
+        let mut out = Vec::new();
+        write_results_json(&runs, std::slice::from_ref(&failed), false, &mut out).unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+        assert_eq!(v["runs"], doc(false)["runs"]);
+        assert_eq!(
+            v["not_run"],
+            serde_json::json!([{"scheduler": "pedf:ffd", "substrate": "sim", "status": "partition-failed", "error": "t.yaml: task 'a' does not fit"}])
         );
     }
 }
