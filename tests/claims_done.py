@@ -33,14 +33,15 @@ def numbers(e) -> tuple:
 
 def identical_control(c) -> str | None:
     """Why claim ``c``'s control is its comparator by construction, not by chance: it compares a
-    variant with itself (gedf / gedf: identical samples that vary, which chance does not give), or
+    variant with itself (gedf / gedf: identical samples that vary, over at least the least n of
+    samples, which chance does not give — a few sets' worst responses may coincide), or
     shares a part with the claim (the same label and numbers). A control whose outcome merely
     coincides with the comparator's (both meet every deadline at a light load; LWFG with and
     without its groups both at DSR 1 against FFD) is left to the engine, which cannot tell there."""
     ours, ctrl = cells(c["ours"]), [x for x in cells(c["control"]) if x[1]["n"]]
     if not ctrl:
         return None
-    if any(e.get("same") for _, e in ctrl):
+    if any(e.get("same") and e["n"] >= C.MIN_N for _, e in ctrl):
         return "it compares a variant with itself (identical varying samples)"
     informative = [(label, e) for label, e in ctrl if _informative(e)]
     shared = [label for label, e in informative if (label, numbers(e)) in {(lab, numbers(x)) for lab, x in ours}]
