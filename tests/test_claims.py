@@ -282,3 +282,28 @@ def test_no_reproduction_types_a_verdict_of_its_own(name):
             assert word not in source, f"{mod.__name__} types {word}"
         assert "def _verdict" not in source, mod.__name__
     assert ".claims(" in inspect.getsource(modules[0]), f"{name} does not go through Report.claims"
+
+
+def test_the_done_check_catches_a_control_that_is_its_comparator():
+    """tests/claims_done.py's check, on hand-made claims: gedf against gedf (paws2013's old
+    F3-cause: identical varying samples where the claim's are not) and a control that reuses some
+    of the claim's parts unchanged (lelli2011's old L4) are caught; a control whose variant ran
+    alike in every part, or a few sets' coincidence, is the engine's to call."""
+    from claims_done import identical_control
+
+    def claim(ours, ctrl):
+        c = C.Claim("X", "§1", "q", "m", C.Above(1.0), control_variant="weakened")
+        c.ours, c.control = c.measure_parts(ours), c.measure_parts(ctrl)
+        return C.to_jsonable([c])[0]
+
+    a = np.linspace(1.0, 2.0, 20)
+    diff = C.ratio_of_means(a * 1.1, a)
+    gedf_gedf = C.ratio_of_means(a, a)
+    assert gedf_gedf.same and not diff.same
+    assert "itself" in identical_control(claim([("w1", diff), ("w2", diff)], [("w1", gedf_gedf), ("w2", gedf_gedf)]))
+    other = C.ratio_of_means(a * 0.9, a)
+    shared = claim([("p1", diff), ("p2", other)], [("p1", diff), ("p2", C.ratio_of_means(a * 0.95, a))])
+    assert "shares parts" in identical_control(shared)
+    assert identical_control(claim([("w1", diff)], [("w1", diff)])) is None  # alike in every part: the engine's call
+    few = C.ratio_of_means(a[:4], a[:4])
+    assert identical_control(claim([("w1", diff)], [("w1", few)])) is None  # 4 sets: chance
