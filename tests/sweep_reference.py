@@ -85,16 +85,18 @@ def _tested(ts, name) -> dict:
     """A test's row through the public analysis API: ``rtsched.analyze`` (its overhead-aware
     verdict when the set's run options give overheads) or ``rtsched.partition`` (an error is
     no partition)."""
-    if name.startswith("partition:"):
+    family, _, heuristic = name.partition(":")  # NAME, or FAMILY:PARAMETER
+    if family == "partition" and heuristic:
         try:
-            rtsched.partition(ts, name[len("partition:"):])
+            rtsched.partition(ts, heuristic)
             verdict = True
         except _core.InputError:
             verdict = False
     else:
         (v,) = [v for v in rtsched.analyze(ts) if v["test"] == name]
         verdict = v["with_overheads"] if "with_overheads" in v else v["schedulable"]
-        if name == "necessary" and verdict is None:
+        kind = {t["name"]: t["kind"] for t in rtsched.analysis.tests()}[name]
+        if kind == "necessary" and verdict is None:
             verdict = True  # a necessary condition met: not refuted
     return {"status": "ok", "error": "", "kind": "test", "verdict": verdict, "schedulable": verdict is True}
 

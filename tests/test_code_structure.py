@@ -155,3 +155,47 @@ def test_every_policy_file_is_in_the_registry():
     assert declared, "no policy description found: the pattern is stale"
     assert declared - listed == set(), f"policy descriptions not in registry::ENTRIES: {sorted(declared - listed)}"
     assert listed - declared == set(), f"ENTRIES names descriptions that do not exist: {sorted(listed - declared)}"
+
+
+def test_no_rust_file_or_function_over_the_size_limits():
+    """No Rust file under crates/*/src over 1,200 lines of non-test code and no non-test
+    function over 150 lines, but the listed exceptions (tools/structure.py "Sizes" says how
+    test code is told apart)."""
+    found = structure.rust_sizes(ROOT).findings()
+    assert not found, "\n".join(found)
+
+
+def _fn(name: str, lines: int) -> str:
+    """A function of exactly `lines` lines, from its `fn` line to its closing brace."""
+    body = "".join(f"    let _x{i} = {i}; // {{ not a brace\n" for i in range(lines - 2))
+    return f"/// doc\n#[inline]\nfn {name}() {{\n{body}}}\n"
+
+
+def test_size_limits_on_a_made_up_tree(tmp_path):
+    lib = ("mod a;\nmod big;\n#[cfg(test)]\nmod tests;\n" + _fn("ok", 150) + _fn("long", 151)
+           + "#[cfg(test)]\nmod inline {\n    #[test]\n" + _fn("long_test", 400).replace("\n", "\n    ") + "}\n"
+           + "#[test]\n" + _fn("bare_test", 200) + "pub trait T {\n    fn declared(&self) -> [u8; 4];\n}\n")
+    tree(tmp_path, {
+        "crates/c/src/lib.rs": lib,
+        # a test file declared `#[cfg(test)] mod tests;`: not counted at all
+        "crates/c/src/tests.rs": _fn("in_test_file", 500) + "x\n" * 1300,
+        "crates/c/src/a.rs": "#[cfg(test)]\nmod more;\n" + _fn("nested_outer", 20).replace("let _x0 = 0;", "fn inner() {}"),
+        "crates/c/src/a/more.rs": _fn("under_a", 300),
+        "crates/c/src/big.rs": "// a line\n" * 1201,
+    })
+    s = structure.rust_sizes(tmp_path)
+    names = {name: n for n, _, name, _ in s.functions}
+    assert names == {"ok": 150, "long": 151, "nested_outer": 20, "inner": 1}
+    assert s.files["crates/c/src/big.rs"] == 1201 and "crates/c/src/tests.rs" not in s.files
+    assert "crates/c/src/a/more.rs" not in s.files
+    # test code: `mod tests;` (2 lines), the inline module (3 + the 402-line function + 1), the
+    # bare #[test] function (1 + 202)
+    assert s.files["crates/c/src/lib.rs"] == lib.count("\n") - 2 - 406 - 203
+    found = s.findings(exceptions={})
+    assert found == ["crates/c/src/big.rs: 1201 lines of non-test code, more than 1200",
+                     f"crates/c/src/lib.rs:{lib.splitlines().index('fn long() {') + 1}: fn long is 151 lines, more than 150"]
+    # An exception covers its file; one that is no longer needed is named.
+    assert s.findings(exceptions={"crates/c/src/big.rs": "", "crates/c/src/lib.rs": ""}) == []
+    assert s.findings(exceptions={"crates/c/src/a.rs": ""})[-1] == \
+        "crates/c/src/a.rs: within the limits now; remove it from SIZE_EXCEPTIONS"
+    assert structure.main([str(tmp_path)]) == 1

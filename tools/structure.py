@@ -1,6 +1,7 @@
-"""The structure check: import circles between the modules of each Rust crate and Python package.
+"""The structure check: import circles between the modules of each Rust crate and Python package,
+and the size of Rust files and functions.
 
-    python3 tools/structure.py [ROOT] [--layers]
+    python3 tools/structure.py [ROOT] [--layers] [--sizes]
 
 ROOT (default: this repository) holds crates/*/src and python/*/ (a package has __init__.py).
 Prints every strongly connected component of more than one module, per crate or package, with
@@ -39,6 +40,18 @@ What an edge is (module A imports module B)
   an import-order hazard at run time. `from p import x` where x is neither a .py module nor
   a name p/__init__.py defines or imports is a compiled submodule (rtsched._core): no edge.
 - A module importing itself (self-loop) is not a circle.
+
+Sizes (docs/architecture.md "Rules every part keeps": a room a reader can hold)
+- No Rust source file under crates/*/src has more than MAX_FILE_LINES lines of non-test code,
+  and no non-test function more than MAX_FN_LINES lines, except the files in SIZE_EXCEPTIONS
+  (each with its reason; an exception no longer needed is reported too, so the list shrinks).
+- Test code is what `#[cfg(test)]` or `#[test]` marks: the item after the attribute (an inline
+  `mod tests { ... }`, a function, an impl) up to its closing brace; and a whole file that a
+  `#[cfg(test)] mod NAME;` declares (NAME.rs or NAME/mod.rs). src/bin/ counts as non-test.
+- A file's lines are all its lines outside test code (comments and blank lines included); a
+  function's are those from its `fn` line to its closing brace (its doc comment and
+  attributes excluded), nested functions counted in their parent and on their own.
+- With --sizes, the tool also prints the ten longest functions.
 """
 
 from __future__ import annotations
@@ -484,6 +497,150 @@ def _py_base(name: str, mods: dict[str, Path], node: ast.ImportFrom) -> str | No
     return f"{base}.{node.module}" if node.module else base
 
 
+# ---------------------------------------------------------------- sizes
+
+MAX_FILE_LINES = 1200
+MAX_FN_LINES = 150
+# Files allowed over the limits for now, relative to the root, with why.
+SIZE_EXCEPTIONS = {
+    "crates/runtime/src/ledger.rs": "its split into a ledger/ module comes after the changes under way in it",
+}
+
+_TEST_ATTR = re.compile(r"#\s*\[\s*(?:cfg\s*\(\s*test\s*\)|test)\s*\]")
+_FN = re.compile(r"\bfn\s+(?:r#)?(\w+)")
+
+
+def _item_end(text: str, pos: int) -> tuple[int, str | None]:
+    """The end of the item starting at `pos` (after its attributes): its closing brace, or the
+    `;` of a body-less item; and the name of a `mod NAME;` declaration."""
+    n = len(text)
+    while True:  # further attributes
+        while pos < n and text[pos].isspace():
+            pos += 1
+        if text.startswith("#", pos) and (m := re.match(r"#\s*!?\s*\[", text[pos:])):
+            depth, j = 1, pos + m.end()
+            while j < n and depth:
+                depth += {"[": 1, "]": -1}.get(text[j], 0)
+                j += 1
+            pos = j
+        else:
+            break
+    decl = re.match(r"(?:pub(?:\s*\([^)]*\))?\s+)?mod\s+(\w+)\s*;", text[pos:])
+    if decl:
+        return pos + decl.end(), decl.group(1)
+    depth, j = 0, pos
+    while j < n:
+        c = text[j]
+        if c in "([":
+            depth += 1
+        elif c in ")]":
+            depth -= 1
+        elif c == ";" and depth == 0:
+            return j + 1, None
+        elif c == "{" and depth == 0:
+            return _block_end(text, j + 1), None
+        j += 1
+    return n, None
+
+
+def test_code(text: str) -> tuple[list[tuple[int, int]], list[str]]:
+    """(start, end) offsets of the test items in stripped text, and the modules declared
+    `#[cfg(test)] mod NAME;`."""
+    spans: list[tuple[int, int]] = []
+    files: list[str] = []
+    for m in _TEST_ATTR.finditer(text):
+        if spans and m.start() < spans[-1][1]:
+            continue  # inside a test item already
+        end, decl = _item_end(text, m.end())
+        spans.append((m.start(), end))
+        if decl:
+            files.append(decl)
+    return spans, files
+
+
+def rust_functions(text: str) -> list[tuple[str, int, int, int]]:
+    """(name, start offset, first line, last line) of every function with a body."""
+    out = []
+    for m in _FN.finditer(text):
+        depth, j, n = 0, m.end(), len(text)
+        while j < n:
+            c = text[j]
+            if c in "([":
+                depth += 1
+            elif c in ")]":
+                depth -= 1
+            elif c == ";" and depth == 0:
+                j = -1
+                break
+            elif c == "{" and depth == 0:
+                break
+            j += 1
+        if j < 0 or j >= n:
+            continue
+        end = _block_end(text, j + 1)
+        out.append((m.group(1), m.start(), text.count("\n", 0, m.start()) + 1, text.count("\n", 0, end - 1) + 1))
+    return out
+
+
+@dataclass
+class Sizes:
+    """Non-test lines per file and non-test functions' lines, over crates/*/src."""
+
+    files: dict[str, int] = field(default_factory=dict)
+    # (lines, file, name, first line)
+    functions: list[tuple[int, str, str, int]] = field(default_factory=list)
+
+    def findings(self, exceptions: dict[str, str] = SIZE_EXCEPTIONS) -> list[str]:
+        out = []
+        over: set[str] = set()
+        for f, n in sorted(self.files.items()):
+            if n > MAX_FILE_LINES:
+                over.add(f)
+                if f not in exceptions:
+                    out.append(f"{f}: {n} lines of non-test code, more than {MAX_FILE_LINES}")
+        for n, f, name, line in sorted(self.functions, key=lambda x: (x[1], x[3])):
+            if n > MAX_FN_LINES:
+                over.add(f)
+                if f not in exceptions:
+                    out.append(f"{f}:{line}: fn {name} is {n} lines, more than {MAX_FN_LINES}")
+        for f in sorted(exceptions):
+            if f in self.files and f not in over:
+                out.append(f"{f}: within the limits now; remove it from SIZE_EXCEPTIONS")
+        return out
+
+
+def rust_sizes(root: Path) -> Sizes:
+    sizes = Sizes()
+    for crate in sorted((root / "crates").glob("*/")):
+        src = crate / "src"
+        if not src.is_dir():
+            continue
+        texts = {f: strip_rust(f.read_text(encoding="utf-8")) for f in sorted(src.rglob("*.rs"))}
+        test_files: set[Path] = set()
+        spans_of = {}
+        for f, text in texts.items():
+            spans, decls = test_code(text)
+            spans_of[f] = spans
+            # `mod x;` in lib.rs, main.rs or mod.rs is beside it; in a.rs, under a/
+            here = f.parent if f.name in ("lib.rs", "main.rs", "mod.rs") else f.with_suffix("")
+            for name in decls:
+                test_files.update(p for p in (here / f"{name}.rs", here / name / "mod.rs") if p.is_file())
+        for f, text in texts.items():
+            if f in test_files or any(p in test_files for p in f.parents if (p / "mod.rs") in test_files):
+                continue
+            rel = f.relative_to(root).as_posix()
+            spans = spans_of[f]
+            test_lines = set()
+            for s, e in spans:
+                test_lines.update(range(text.count("\n", 0, s) + 1, text.count("\n", 0, max(s, e - 1)) + 2))
+            total = text.count("\n") + (0 if text.endswith("\n") else 1)
+            sizes.files[rel] = total - len(test_lines & set(range(1, total + 1)))
+            for name, pos, first, last in rust_functions(text):
+                if not any(s <= pos < e for s, e in spans):
+                    sizes.functions.append((last - first + 1, rel, name, first))
+    return sizes
+
+
 # ---------------------------------------------------------------- main
 
 
@@ -502,6 +659,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("root", nargs="?", type=Path, default=Path(__file__).resolve().parent.parent)
     ap.add_argument("--layers", action="store_true", help="list modules in dependency order")
+    ap.add_argument("--sizes", action="store_true", help="also list the ten longest Rust functions")
     args = ap.parse_args(argv)
     found = 0
     for kind, g in graphs(args.root):
@@ -516,11 +674,22 @@ def main(argv: list[str] | None = None) -> int:
             for (a, b), where in sorted(g.edges.items()):
                 if a in members and b in members:
                     print(f"  {a} -> {b}  ({where})")
+    sizes = rust_sizes(args.root)
+    if args.sizes:
+        print("longest non-test Rust functions:")
+        for n, f, name, line in sorted(sizes.functions, reverse=True)[:10]:
+            print(f"  {n:5}  {f}:{line} {name}")
+    too_big = sizes.findings()
+    for msg in too_big:
+        print(f"too big: {msg}")
     if found:
         print(f"{found} import circle(s)")
-        return 1
-    print("no import circles")
-    return 0
+    else:
+        print("no import circles")
+    if not too_big:
+        print(f"no Rust file over {MAX_FILE_LINES} lines or function over {MAX_FN_LINES} lines of non-test code"
+              + (f" (except {', '.join(sorted(SIZE_EXCEPTIONS))})" if SIZE_EXCEPTIONS else ""))
+    return 1 if found or too_big else 0
 
 
 if __name__ == "__main__":

@@ -57,9 +57,10 @@ def analyze(taskset, overheads: str | None = None, statistic: str = "p99") -> li
 
     With ``overheads`` (an overhead profile, ``rtsched.overheads/1``; its ``statistic`` column,
     ``"p99"`` by default), or when the task file sets ``run.overheads``, each entry also has
-    ``"with_overheads"`` (True/False/None), ``"verdict_with_overheads"`` and ``"overhead_detail"``: the same test on the WCETs
-    inflated by the overheads (:func:`overhead_analysis`), and the list also holds
-    ``necessary`` when only that side has it. Without overheads the two keys are absent.
+    ``"with_overheads"`` (True/False/None), ``"verdict_with_overheads"`` and ``"overhead_detail"``:
+    the same test on the WCETs inflated by the overheads (:func:`overhead_analysis`, whose rows
+    are these, in this order). Without overheads the three keys are absent. :func:`tests` lists
+    every test.
     """
     from .result import _as_taskset
 
@@ -68,16 +69,16 @@ def analyze(taskset, overheads: str | None = None, statistic: str = "p99") -> li
     oa = overhead_analysis(ts, overheads, statistic)
     if oa is None:
         return plain
-    by_test = {v["test"]: v for v in oa["verdicts"]}
-    out = []
-    for v in plain:
-        o = by_test.pop(v["test"], None)
-        out.append(dict(v, with_overheads=o and o["schedulable"], overhead_detail=o["detail"] if o else "-",
-                        verdict_with_overheads=o["verdict"] if o else "inconclusive"))
-    # Tests only the overhead-aware side has (`necessary` on one CPU) come first.
-    extra = [{"test": t, "schedulable": None, "detail": "-", "verdict": "-", "with_overheads": o["schedulable"],
-              "overhead_detail": o["detail"], "verdict_with_overheads": o["verdict"]} for t, o in by_test.items()]
-    return extra + out
+    return [dict(v, with_overheads=o["schedulable"], overhead_detail=o["detail"], verdict_with_overheads=o["verdict"])
+            for v, o in zip(plain, oa["verdicts"], strict=True)]
+
+
+def tests() -> list[dict]:
+    """Every schedulability test (the analysis crate's registry), in the order :func:`analyze`
+    reports them: ``{"name", "summary", "applies" (the sets it applies to, in words),
+    "citation", "kind" ("exact", "sufficient" or "necessary")}``; the last is the family
+    ``partition:HEURISTIC``. A sweep runs any of them as ``test:NAME``."""
+    return [dict(zip(("name", "summary", "applies", "citation", "kind"), t)) for t in _core.tests()]
 
 
 def overhead_analysis(taskset, overheads: str | None = None, statistic: str = "p99") -> dict | None:

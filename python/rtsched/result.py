@@ -160,8 +160,8 @@ class Result:
     def summary(self) -> dict:
         """Total summary: jobs, met, missed, aborted, dsr, utility (``accrued_utility``,
         ``possible_utility``, ``aur`` = accrued / possible), tardiness, response times,
-        preemptions, migrations, context switches, and the run-level counters of
-        ``RUN_COUNTERS``."""
+        preemptions, migrations, pulls (None where not measured: kernel runs), context
+        switches, and the run-level counters of ``RUN_COUNTERS``."""
         d = dict(self.document["total"])
         c = self.document["counters"]
         for k in RUN_COUNTERS:

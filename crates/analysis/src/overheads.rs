@@ -1,7 +1,9 @@
 //! Overhead-aware schedulability analysis: the task set's WCETs inflated by the overheads the
 //! simulator charges (docs/overheads.md), in the manner of LITMUS^RT's overhead accounting
 //! (Brandenburg's thesis, ch. 3: each job's WCET grows by the scheduler's costs it can be made
-//! to pay), and every test of `schedulability` run on the inflated set.
+//! to pay), and every test of `schedulability` run on the inflated set — each in the
+//! overhead-aware form its registry entry declares (`registry::WithOverheads`: its verdict on
+//! the inflation for one CPU or for global EDF below, or a form of its own, as `necessary`'s).
 //!
 //! Notation (all integer ns): a job of task (C, D, T) is *released* at r; with release latency
 //! ρ it *arrives* (is given to the policy) at r + ρ and must finish by r + D, so it is a job of
@@ -53,7 +55,10 @@
 //! Not charged: the abort handler (only after a miss or an abort) and a policy's own charges
 //! (`Dispatch::charge`, e.g. PAWS's steals; none of EDF's and FP's domains charge).
 
-use crate::schedulability::{self, global, Cdt, Verdict};
+use crate::schedulability::registry::{
+    self, Form, InflatedReason, NotApplicable, Reason, Subject, Test, WithOverheads,
+};
+use crate::schedulability::{Cdt, Verdict, ENTRIES};
 use rtsched_model::time::fmt_duration;
 use rtsched_model::{Overheads, TaskSet, Time};
 
@@ -230,109 +235,132 @@ fn as_bound(mut v: Verdict) -> Verdict {
     v
 }
 
-/// Every test of [`schedulability::analyze`] with the overheads `oh` charged (see the file's
-/// overview): uniprocessor and per-CPU (`p-`) tests on the partitioned inflation, global EDF
-/// tests on the global one, and `necessary`: each job needs at least C + decision +
-/// context_switch between its arrival and its deadline, and Σ of that over T at most m.
-/// Test names are those of the plain analysis, so the two can be shown side by side.
+/// `ts` with its overheads charged, once for every test: the inflation for one CPU (and each
+/// CPU of a partition) and, on several CPUs, for global EDF; or why the overheads alone make a
+/// miss certain.
+struct Charged {
+    part: Vec<Inflated>,
+    glob: Option<Vec<Inflated>>,
+    part_set: TaskSet,
+    glob_set: Option<TaskSet>,
+}
+
+fn charge(ts: &TaskSet, oh: &Overheads) -> Result<Charged, String> {
+    let cdt: Vec<Cdt> = ts.tasks.iter().map(Cdt::from).collect();
+    let glob = (ts.platform.cpus > 1).then(|| inflate(&cdt, oh, Class::Global));
+    match (inflate(&cdt, oh, Class::Partitioned), glob.transpose()) {
+        (Ok(part), Ok(glob)) => Ok(Charged {
+            part_set: with_inflated(ts, &part),
+            glob_set: glob.as_ref().map(|g| with_inflated(ts, g)),
+            part,
+            glob,
+        }),
+        (Err(e), _) | (_, Err(e)) => Err(match e.task {
+            Some(i) => format!("task '{}': {}", ts.tasks[i].name, e.message),
+            None => e.message,
+        }),
+    }
+}
+
+/// `test` with the overheads charged (`charged`), by its entry's overhead-aware form: its
+/// verdict function on the inflated set (a pass proves, a failure is only inconclusive), or a
+/// form of its own.
+fn charged_verdict(
+    test: &Test,
+    ts: &TaskSet,
+    oh: &Overheads,
+    charged: &Result<Charged, String>,
+) -> Result<Verdict, NotApplicable> {
+    let c = match charged {
+        Ok(c) => c,
+        Err(why) => return test.answered(Ok(Verdict::new(test.name(), Some(false), why.clone()))),
+    };
+    let on = |set: &TaskSet| match test.run(set) {
+        Ok(v) => Ok(as_bound(v)),
+        // Applying to the set as written, the test can only lose its deadline class to the
+        // release latency (D' = D − release).
+        Err(NotApplicable {
+            reason:
+                Reason::Deadline {
+                    takes: registry::Deadlines::Implicit,
+                    ..
+                },
+            ..
+        }) if test.run(ts).is_ok() => {
+            Err(test.refuse(Reason::Inflated(InflatedReason::NotImplicit)))
+        }
+        Err(e) => Err(e),
+    };
+    match (test.form, test.entry.overheads) {
+        (Form::PerCpu, _) | (Form::Whole, WithOverheads::Partitioned) => on(&c.part_set),
+        (Form::Whole, WithOverheads::Global) => match &c.glob_set {
+            Some(g) => on(g),
+            None => Err(test.refuse(Reason::SeveralCpus)),
+        },
+        (Form::Whole, WithOverheads::Own(f)) => test.answered(Ok(f(&Subject::whole(ts), oh))),
+        (Form::Whole, WithOverheads::Not) => Err(test.refuse(Reason::NoOverheadForm)),
+    }
+}
+
+/// `test` on `ts` with the overheads `oh` charged (what a sweep's `test:NAME` runs when the set's
+/// run options give overheads), or why it does not apply: a set the test is not for, parallel
+/// tasks or critical sections (the inflation covers independent sequential tasks only), or a
+/// set it does not apply to once charged.
+pub fn verdict_with_overheads(
+    test: &Test,
+    ts: &TaskSet,
+    oh: &Overheads,
+) -> Result<Verdict, NotApplicable> {
+    test.is_for(ts)?;
+    if registry::structured(ts) {
+        return Err(test.refuse(Reason::OverheadsSequentialOnly));
+    }
+    charged_verdict(test, ts, oh, &charge(ts, oh))
+}
+
+/// Every test [`schedulability::analyze`](crate::schedulability::analyze) lists for `ts`, with
+/// the overheads `oh` charged (see the file's overview): tests for one CPU, and per CPU (`p-`),
+/// on the partitioned inflation, global EDF tests on the global one, `necessary` in its own
+/// form (each job needs at least C + decision + context_switch between its arrival and its
+/// deadline, and Σ of that over T at most m). The rows are the plain analysis's, in its order,
+/// so the two can be shown side by side.
 pub fn analyze_with_overheads(ts: &TaskSet, oh: &Overheads) -> OverheadAnalysis {
-    let plain_names: Vec<String> = schedulability::analyze(ts)
+    let listed: Vec<Test> = registry::analyze_with(ENTRIES, ts)
         .into_iter()
-        .map(|v| v.test)
+        .map(|(t, _)| t)
         .collect();
-    if ts.has_structure() {
-        let verdicts = plain_names
-            .into_iter()
-            .map(|n| Verdict::new(n, None, "not applicable: the overhead-aware analysis covers independent sequential tasks only"))
+    let row = |t: &Test, r: Result<Verdict, NotApplicable>| {
+        r.unwrap_or_else(|na| Verdict::new(t.name(), None, na.to_string()))
+    };
+    if registry::structured(ts) {
+        let verdicts = listed
+            .iter()
+            .map(|t| row(t, Err(t.refuse(Reason::OverheadsSequentialOnly))))
             .collect();
         return OverheadAnalysis {
             verdicts,
             tasks: Vec::new(),
         };
     }
-    let m = ts.platform.cpus;
-    let cdt: Vec<Cdt> = ts.tasks.iter().map(Cdt::from).collect();
-    let part = inflate(&cdt, oh, Class::Partitioned);
-    let glob = if m > 1 {
-        Some(inflate(&cdt, oh, Class::Global))
-    } else {
-        None
-    };
-    let (part, glob) = match (part, glob.transpose()) {
-        (Ok(p), Ok(g)) => (p, g),
-        (Err(e), _) | (_, Err(e)) => {
-            let why = match e.task {
-                Some(i) => format!("task '{}': {}", ts.tasks[i].name, e.message),
-                None => e.message,
-            };
-            let mut verdicts = vec![Verdict::necessary(Some(false), why.clone())];
-            verdicts.extend(
-                plain_names
-                    .into_iter()
-                    .filter(|n| n != "necessary")
-                    .map(|n| Verdict::new(n, Some(false), why.clone())),
-            );
-            return OverheadAnalysis {
-                verdicts,
-                tasks: Vec::new(),
-            };
-        }
-    };
-    // Necessary: the first dispatch always costs decision + context switch (a new entity).
-    let least: Vec<Cdt> = cdt
+    let charged = charge(ts, oh);
+    let verdicts = listed
         .iter()
-        .zip(&part)
-        .map(|(x, p)| Cdt {
-            c: x.c + oh.decision + oh.context_switch,
-            d: p.task.d,
-            t: x.t,
-        })
+        .map(|t| row(t, charged_verdict(t, ts, oh, &charged)))
         .collect();
-    let mut necessary = global::necessary(&least, m);
-    necessary.detail = format!(
-        "with C + decision + context switch, D − release: {}",
-        necessary.detail
-    );
-    let mut verdicts = vec![necessary];
-    let on_part = schedulability::analyze(&with_inflated(ts, &part));
-    if let Some(g) = &glob {
-        verdicts.extend(
-            schedulability::analyze(&with_inflated(ts, g))
-                .into_iter()
-                .filter(|v| v.test.starts_with("gedf-"))
-                .map(as_bound),
-        );
-        verdicts.extend(
-            on_part
-                .into_iter()
-                .filter(|v| v.test.starts_with("p-"))
-                .map(as_bound),
-        );
-    } else {
-        verdicts.extend(on_part.into_iter().map(as_bound));
-    }
-    // A plain test that does not apply to the inflated set (the RM bounds need D = T, and
-    // D' = D − release is shorter) still gets a row, so the two lists line up.
-    for n in plain_names {
-        if !verdicts.iter().any(|v| v.test == n) {
-            verdicts.push(Verdict::new(
-                n,
-                None,
-                "not applicable to the inflated set (D' = D − release latency is not T)",
-            ));
-        }
-    }
-    let tasks = ts
-        .tasks
-        .iter()
-        .enumerate()
-        .map(|(i, t)| TaskRow {
-            name: t.name.clone(),
-            plain: cdt[i],
-            partitioned: part[i],
-            global: glob.as_ref().map(|g| g[i]),
-        })
-        .collect();
+    let tasks = match &charged {
+        Err(_) => Vec::new(),
+        Ok(c) => ts
+            .tasks
+            .iter()
+            .enumerate()
+            .map(|(i, t)| TaskRow {
+                name: t.name.clone(),
+                plain: Cdt::from(t),
+                partitioned: c.part[i],
+                global: c.glob.as_ref().map(|g| g[i]),
+            })
+            .collect(),
+    };
     OverheadAnalysis { verdicts, tasks }
 }
 
@@ -487,8 +515,8 @@ mod tests {
         assert_eq!(get(&a, "edf-exact"), None);
         assert_eq!(get(&a, "necessary"), None);
         // The plain names all appear (the RM bounds too, as not applicable: D' < T with a
-        // release latency), plus `necessary`.
-        let plain: Vec<String> = schedulability::analyze(&ts)
+        // release latency).
+        let plain: Vec<String> = crate::schedulability::analyze(&ts)
             .into_iter()
             .map(|v| v.test)
             .collect();

@@ -178,7 +178,7 @@ fn run_with(
 mod tests {
     use super::*;
 
-    /// DAG sets: refused by the kernel's own policies (`kernel.rs`), taken by the backends that
+    /// DAG sets: refused by the kernel's own policies (`kernel/`), taken by the backends that
     /// run through the job ledger.
     #[test]
     fn the_ledger_backends_take_dag_sets() {

@@ -549,6 +549,7 @@ mod tests {
                     cpus,
                     preemptions: (i % 3) as u32,
                     migrations: (i % 2) as u32,
+                    pulls: (i % 8 != 5).then_some((i % 3) as u32),
                     context_switches: (i % 4) as u32,
                     blocked: (i % 6) as Time,
                     missed: !finished || i % 13 > 6 || aborted,

@@ -1,5 +1,5 @@
 //! The field checks every input document is validated with: each error names the file, the
-//! context (a task, `run`, `platform`) and the field. The task-set reader (`file/read.rs`)
+//! context (a task, `run`, `platform`) and the field. The task-set reader (`file/read/`)
 //! adds its per-section readers to these.
 
 use crate::input::InputError;

@@ -630,65 +630,19 @@ impl Cfs {
     }
 }
 
-impl Policy for Cfs {
-    fn name(&self) -> String {
-        self.label.clone()
-    }
-
-    fn release(&mut self, now: Time, e: &EntityInfo) {
-        let id = e.id as usize;
-        if self.ents.len() <= id {
-            self.ents.resize(id + 1, EntState::EMPTY);
-        }
-        let t = self.tasks[e.task as usize];
-        self.ents[id] = EntState {
-            task: e.task,
-            rq: NONE,
-            vruntime: t.vruntime,
-            since: now,
-            running: false,
-            release: e.release,
-            job: e.job,
-            thread: e.thread,
-        };
-        self.pending.push(e.id);
-    }
-
-    fn complete(&mut self, now: Time, e: EntityId, cpu: u32) {
-        self.update_curr(e, now);
-        let x = self.ents[e as usize];
-        self.dequeue(e);
-        let t = &mut self.tasks[x.task as usize];
-        t.vruntime = x.vruntime;
-        t.last_cpu = cpu;
-        self.ents[e as usize] = EntState::EMPTY;
-    }
-
-    fn aborted(&mut self, now: Time, e: EntityId) {
-        self.update_curr(e, now);
-        self.dequeue(e);
-        self.ents[e as usize] = EntState::EMPTY;
-    }
-
-    fn tick_interval(&self) -> Option<Time> {
-        Some(self.p.tick)
-    }
-
-    fn tick(&mut self, _now: Time, cpu: u32) {
-        // The tick's work happens in `schedule`.
-        self.ticked.push(cpu);
-    }
-
-    fn schedule(&mut self, now: Time, d: &mut Dispatch<'_>) {
+// The steps of one decision (`schedule`), in their order.
+impl Cfs {
+    /// Account what runs, and the ticks' work on utilisation (rule 6): per CPU, and per fair
+    /// task for opzone's task floor; the zone balancer observes the new utilisations.
+    #[inline]
+    fn account(&mut self, now: Time, ticked: &[u32], d: &Dispatch<'_>) {
         let m = self.m();
-        // Account what runs, and the ticks' work: utilisation, slices, periodic balancing.
-        let ticked = std::mem::take(&mut self.ticked);
         for c in 0..m {
             if let Some(e) = d.current(c) {
                 self.update_curr(e, now);
             }
         }
-        for &c in &ticked {
+        for &c in ticked {
             let busy = d.current(c).is_some() || self.rqs[c as usize].held_until > now;
             let rq = &mut self.rqs[c as usize];
             rq.util = ((rq.util as u64 * 31 + busy as u64 * 1000) / 32) as Permille;
@@ -722,9 +676,13 @@ impl Policy for Cfs {
                 }
             }
         }
-        // New entities: placement (rule 1, 3), with the opzone check at creation and wake-up.
-        let pending = std::mem::take(&mut self.pending);
-        for &e in &pending {
+    }
+
+    /// New entities: placement (rules 1, 3), with the opzone check at creation and wake-up.
+    #[inline]
+    fn place_new(&mut self, now: Time, pending: &[EntityId], d: &mut Dispatch<'_>) {
+        let m = self.m();
+        for &e in pending {
             let i = e as usize;
             let x = self.ents[i];
             if x.task == NONE || x.rq != NONE {
@@ -785,8 +743,13 @@ impl Policy for Cfs {
                 }
             }
         }
-        // Ticks: slices, and the periodic balancers.
-        for &c in &ticked {
+    }
+
+    /// Ticks: slices (rule 2), and the periodic balancers (rule 4).
+    #[inline]
+    fn tick_work(&mut self, now: Time, ticked: &[u32], d: &mut Dispatch<'_>) {
+        let m = self.m();
+        for &c in ticked {
             if let Some(e) = d.current(c) {
                 if !self.is_rt(e)
                     && now.saturating_sub(self.rqs[c as usize].slice_start)
@@ -837,11 +800,12 @@ impl Policy for Cfs {
             let rq = &mut self.rqs[c as usize];
             rq.next_balance = now + rq.interval;
         }
-        self.pending = pending;
-        self.pending.clear();
-        self.ticked = ticked;
-        self.ticked.clear();
-        // Pick (rules 1, 2); a CPU in a balancing section keeps what it runs until it ends.
+    }
+
+    /// Pick (rules 1, 2); a CPU in a balancing section keeps what it runs until it ends.
+    #[inline]
+    fn pick_all(&mut self, now: Time, d: &mut Dispatch<'_>) {
+        let m = self.m();
         for c in 0..m {
             let mut want = self.pick(c, d);
             if want.is_none()
@@ -884,7 +848,70 @@ impl Policy for Cfs {
             rq.busy = want.is_some();
             d.assign(c, want);
         }
-        for c in 0..m {
+    }
+}
+
+impl Policy for Cfs {
+    fn name(&self) -> String {
+        self.label.clone()
+    }
+
+    fn release(&mut self, now: Time, e: &EntityInfo) {
+        let id = e.id as usize;
+        if self.ents.len() <= id {
+            self.ents.resize(id + 1, EntState::EMPTY);
+        }
+        let t = self.tasks[e.task as usize];
+        self.ents[id] = EntState {
+            task: e.task,
+            rq: NONE,
+            vruntime: t.vruntime,
+            since: now,
+            running: false,
+            release: e.release,
+            job: e.job,
+            thread: e.thread,
+        };
+        self.pending.push(e.id);
+    }
+
+    fn complete(&mut self, now: Time, e: EntityId, cpu: u32) {
+        self.update_curr(e, now);
+        let x = self.ents[e as usize];
+        self.dequeue(e);
+        let t = &mut self.tasks[x.task as usize];
+        t.vruntime = x.vruntime;
+        t.last_cpu = cpu;
+        self.ents[e as usize] = EntState::EMPTY;
+    }
+
+    fn aborted(&mut self, now: Time, e: EntityId) {
+        self.update_curr(e, now);
+        self.dequeue(e);
+        self.ents[e as usize] = EntState::EMPTY;
+    }
+
+    fn tick_interval(&self) -> Option<Time> {
+        Some(self.p.tick)
+    }
+
+    fn tick(&mut self, _now: Time, cpu: u32) {
+        // The tick's work happens in `schedule`.
+        self.ticked.push(cpu);
+    }
+
+    fn schedule(&mut self, now: Time, d: &mut Dispatch<'_>) {
+        let ticked = std::mem::take(&mut self.ticked);
+        self.account(now, &ticked, d);
+        let pending = std::mem::take(&mut self.pending);
+        self.place_new(now, &pending, d);
+        self.tick_work(now, &ticked, d);
+        self.pending = pending;
+        self.pending.clear();
+        self.ticked = ticked;
+        self.ticked.clear();
+        self.pick_all(now, d);
+        for c in 0..self.m() {
             self.update_min_vruntime(c);
         }
     }
@@ -909,75 +936,119 @@ pub fn build(spec: &SchedulerSpec, ctx: &mut BuildCtx) -> Result<Box<dyn Policy>
     let mut shown: Vec<String> = Vec::new();
     for (k, v) in &spec.options {
         let k = if k.is_empty() { "balancer" } else { k.as_str() };
-        if k == "balancer" {
-            if !["linux", "opzone", "none"].contains(&v.as_str()) {
-                return Err(format!(
-                    "scheduler '{name}': option 'balancer': unknown balancer '{v}'; known: linux, opzone, none"
-                ));
-            }
-            balancer = v.clone();
-        } else if ZoneConfig::KEYS.contains(&k) {
-            zone_opts.push((k.to_string(), v.clone()));
-            shown.push(format!("{k}={v}"));
-        } else if TIME_KEYS.contains(&k) {
-            let t = parse_duration_str(v)
-                .map_err(|e| format!("scheduler '{name}': option '{k}': {e}"))?;
-            let slot = match k {
-                "tick" => &mut p.tick,
-                "latency" => &mut p.latency,
-                "min_granularity" => &mut p.min_granularity,
-                "wakeup_granularity" => &mut p.wakeup_granularity,
-                "balance_min" => &mut p.balance_min,
-                "balance_max" => &mut p.balance_max,
-                "balance_cost" => &mut p.balance_cost,
-                "balance_cost_per_cpu" => &mut p.balance_cost_per_cpu,
-                "check_cost" => &mut p.check_cost,
-                _ => &mut p.lock,
-            };
-            *slot = t;
-            shown.push(format!("{k}={v}"));
-        } else if k == "guard" {
-            p.guard = Some(match v.as_str() {
-                "on" => true,
-                "off" => false,
-                _ => {
-                    return Err(format!(
-                        "scheduler '{name}': option 'guard': expected on or off, got '{v}'"
-                    ))
-                }
-            });
-            shown.push(format!("{k}={v}"));
-        } else if k == "checks" {
-            p.periodic_checks = match v.as_str() {
-                "points" => false,
-                "periodic" => true,
-                _ => {
-                    return Err(format!(
-                    "scheduler '{name}': option 'checks': expected points or periodic, got '{v}'"
-                ))
-                }
-            };
-            shown.push(format!("{k}={v}"));
-        } else if k == "imbalance_pct" {
-            p.imbalance_pct = v
-                .parse()
-                .ok()
-                .filter(|&x| (100..=1000).contains(&x))
-                .ok_or_else(|| format!("scheduler '{name}': option 'imbalance_pct': expected an integer percent from 100 to 1000, got '{v}'"))?;
-            shown.push(format!("{k}={v}"));
-        } else {
-            let mut known: Vec<&str> = vec!["balancer", "imbalance_pct", "guard", "checks"];
-            known.extend(TIME_KEYS);
-            known.extend(ZoneConfig::KEYS);
-            let hint = rtsched_model::text::closest(k, &known)
-                .map(|s| format!(" (did you mean '{s}'?)"))
-                .unwrap_or_default();
-            return Err(format!(
-                "scheduler '{name}' has no option '{k}'{hint} (known: {})",
-                known.join(", ")
-            ));
+        option(&mut p, &mut balancer, &mut zone_opts, &mut shown, k, v)?;
+    }
+    check(&p, &balancer, &zone_opts)?;
+    let zone = if balancer == "opzone" {
+        Some(ZoneConfig::from_options(name, &zone_opts)?)
+    } else {
+        None
+    };
+    let mut label = format!("{name}:balancer={balancer}");
+    if let Some(z) = &zone {
+        if !zone_opts.iter().any(|(k, _)| k == "zone") {
+            label.push_str(&format!(",zone={}", z.operation_zone.name()));
         }
     }
+    for s in shown {
+        label.push(',');
+        label.push_str(&s);
+    }
+    Ok(Box::new(Cfs::new(
+        label,
+        ctx.ts,
+        p,
+        zone,
+        balancer == "linux",
+    )))
+}
+
+/// One option of `cfs` (key `k`, value `v`) into the parameters, the balancer's name, the
+/// zone options (for `ZoneConfig`), and the options shown in the label.
+fn option(
+    p: &mut CfsParams,
+    balancer: &mut String,
+    zone_opts: &mut Vec<(String, String)>,
+    shown: &mut Vec<String>,
+    k: &str,
+    v: &str,
+) -> Result<(), String> {
+    let name = "cfs";
+    if k == "balancer" {
+        if !["linux", "opzone", "none"].contains(&v) {
+            return Err(format!(
+                "scheduler '{name}': option 'balancer': unknown balancer '{v}'; known: linux, opzone, none"
+            ));
+        }
+        *balancer = v.to_string();
+    } else if ZoneConfig::KEYS.contains(&k) {
+        zone_opts.push((k.to_string(), v.to_string()));
+        shown.push(format!("{k}={v}"));
+    } else if TIME_KEYS.contains(&k) {
+        let t =
+            parse_duration_str(v).map_err(|e| format!("scheduler '{name}': option '{k}': {e}"))?;
+        let slot = match k {
+            "tick" => &mut p.tick,
+            "latency" => &mut p.latency,
+            "min_granularity" => &mut p.min_granularity,
+            "wakeup_granularity" => &mut p.wakeup_granularity,
+            "balance_min" => &mut p.balance_min,
+            "balance_max" => &mut p.balance_max,
+            "balance_cost" => &mut p.balance_cost,
+            "balance_cost_per_cpu" => &mut p.balance_cost_per_cpu,
+            "check_cost" => &mut p.check_cost,
+            _ => &mut p.lock,
+        };
+        *slot = t;
+        shown.push(format!("{k}={v}"));
+    } else if k == "guard" {
+        p.guard = Some(match v {
+            "on" => true,
+            "off" => false,
+            _ => {
+                return Err(format!(
+                    "scheduler '{name}': option 'guard': expected on or off, got '{v}'"
+                ))
+            }
+        });
+        shown.push(format!("{k}={v}"));
+    } else if k == "checks" {
+        p.periodic_checks = match v {
+            "points" => false,
+            "periodic" => true,
+            _ => {
+                return Err(format!(
+                    "scheduler '{name}': option 'checks': expected points or periodic, got '{v}'"
+                ))
+            }
+        };
+        shown.push(format!("{k}={v}"));
+    } else if k == "imbalance_pct" {
+        p.imbalance_pct = v
+            .parse()
+            .ok()
+            .filter(|&x| (100..=1000).contains(&x))
+            .ok_or_else(|| format!("scheduler '{name}': option 'imbalance_pct': expected an integer percent from 100 to 1000, got '{v}'"))?;
+        shown.push(format!("{k}={v}"));
+    } else {
+        let mut known: Vec<&str> = vec!["balancer", "imbalance_pct", "guard", "checks"];
+        known.extend(TIME_KEYS);
+        known.extend(ZoneConfig::KEYS);
+        let hint = rtsched_model::text::closest(k, &known)
+            .map(|s| format!(" (did you mean '{s}'?)"))
+            .unwrap_or_default();
+        return Err(format!(
+            "scheduler '{name}' has no option '{k}'{hint} (known: {})",
+            known.join(", ")
+        ));
+    }
+    Ok(())
+}
+
+/// What the options say together: positive times, balance_max ≥ balance_min, the opzone
+/// options with balancer=opzone only.
+fn check(p: &CfsParams, balancer: &str, zone_opts: &[(String, String)]) -> Result<(), String> {
+    let name = "cfs";
     for (k, t) in [
         ("tick", p.tick),
         ("latency", p.latency),
@@ -1006,26 +1077,5 @@ pub fn build(spec: &SchedulerSpec, ctx: &mut BuildCtx) -> Result<Box<dyn Policy>
             zone_opts[0].0
         ));
     }
-    let zone = if balancer == "opzone" {
-        Some(ZoneConfig::from_options(name, &zone_opts)?)
-    } else {
-        None
-    };
-    let mut label = format!("{name}:balancer={balancer}");
-    if let Some(z) = &zone {
-        if !zone_opts.iter().any(|(k, _)| k == "zone") {
-            label.push_str(&format!(",zone={}", z.operation_zone.name()));
-        }
-    }
-    for s in shown {
-        label.push(',');
-        label.push_str(&s);
-    }
-    Ok(Box::new(Cfs::new(
-        label,
-        ctx.ts,
-        p,
-        zone,
-        balancer == "linux",
-    )))
+    Ok(())
 }

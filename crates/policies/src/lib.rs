@@ -24,6 +24,8 @@ pub mod ggua;
 pub mod ghvdf;
 pub mod gnpedf;
 pub mod lbesa;
+/// Linux's class rules (CBS, GRUB, admission, constants), not a policy yet (issue 52).
+pub mod linux;
 pub mod nggua;
 pub mod opzone;
 pub mod paws;

@@ -64,10 +64,17 @@ fn check_test(name: &str) -> PyResult<()> {
         .map_err(input_err)
 }
 
-/// The tests a sweep can run as `test:NAME`: (name, what it is).
+/// A test of the registry: (name, what it tests, the sets it applies to, source, kind:
+/// "exact", "sufficient" or "necessary").
+type TestHelp = (String, &'static str, String, &'static str, &'static str);
+
+/// The tests a sweep can run as `test:NAME`, in the registry's order (`named::help`).
 #[pyfunction]
-fn tests() -> Vec<(&'static str, &'static str)> {
-    schedulability::named::TESTS.to_vec()
+fn tests() -> Vec<TestHelp> {
+    schedulability::named::help()
+        .into_iter()
+        .map(|h| (h.name, h.summary, h.applies, h.citation, h.kind.name()))
+        .collect()
 }
 
 /// The overheads an analysis charges: those of the profile file `profile` (its `statistic`

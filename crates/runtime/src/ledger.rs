@@ -30,9 +30,9 @@
 //! 5. **Aborts.** Deadline aborts (`on_miss: abort`) and the policy's own take the whole job:
 //!    waiting threads leave their queues, running threads leave their CPUs, the policy hears
 //!    `aborted` for each thread it still has, and then the job's resources are handed on.
-//!    Each thread's abort handler (`run.overheads.abort_handler`) is charged on its kernel
-//!    CPU (9): the CPU it last ran on, whether it runs or waits; for a thread that never ran,
-//!    where it was forked or woken (no charge if unknown).
+//!    Each thread's abort handler (`run.overheads.abort_handler`) is charged on the CPU whose
+//!    run queue it sits on (10): the CPU it last ran on, whether it runs or waits; for a
+//!    thread that never ran, where it was forked or woken — a task's first job included.
 //! 6. **Decisions.** [`Ledger::decide`] calls `schedule`, applies grants and CPU changes with
 //!    the counting rules of docs/semantics.md (preemption, migration, context switch) and
 //!    the invariants every driver asserts (only ready entities run; no entity on two CPUs),
@@ -52,6 +52,17 @@
 //!    task last completed a thread, unknown for a task's first job); afterwards, the CPU it
 //!    last ran on. A stolen thread moved to the thief, a fresh thread first run elsewhere and
 //!    a job resuming elsewhere each count one (docs/semantics.md).
+//! 10. **Run queues and pulls (ChronOS §6.3, Fig. 7).** Every thread sits on one CPU's run
+//!     queue ([`Ent::rq`](crate::state::Ent)), as in a kernel: a forked thread where it was
+//!     forked; a job's first thread where its task's thread sits between jobs ([`Run`]'s
+//!     `task_rq`: where its previous job ended — the CPU its last thread completed on, or for
+//!     an aborted job the run queue its thread sat on — or, before its first job, the CPU the
+//!     thread was created on: the task's `cpu` field, else task index mod m); after it runs,
+//!     the CPU it last ran on. A *pull* is a dispatch on another CPU than the one whose run
+//!     queue the entity sits on (it then sits there): ChronOS's `_pull_global_task` taking a
+//!     task from a remote run queue. Counted per job (`JobRecord::pulls`). It differs from
+//!     `kernel_migrations` (9) only in where a thread sits before it first runs: a task's first
+//!     job has a CPU here, and an aborted job leaves its task on the run queue it sat on.
 //!
 //! What stays with a driver is how time passes and how work is done: the simulator's event
 //! queue and cost model, the testbed's threads, clocks and mailboxes. The driver learns of the
@@ -316,6 +327,10 @@ pub struct Run<'t> {
     /// dispatches on a CPU other than the entity's kernel CPU (overview 9).
     task_last: Vec<u32>,
     kernel_migrations: u64,
+    /// Per task, the CPU whose run queue its thread sits on between jobs (overview 10), and
+    /// whether records count pulls (a driver whose threads a real kernel places does not).
+    task_rq: Vec<u32>,
+    pulls: bool,
     now: Time,
     /// Copied out of the task set for the hot path.
     duration: Time,
@@ -709,6 +724,7 @@ impl<'t> Ledger<'t> {
             wakeups,
             inv_bits,
             task_last,
+            task_rq,
             dec,
             lists,
             pinned,
@@ -800,6 +816,17 @@ impl<'t> Ledger<'t> {
                 },
                 task_last: filled(task_last, n, NONE),
                 kernel_migrations: 0,
+                task_rq: {
+                    let mut v = empty(task_rq, n);
+                    v.extend(
+                        ts.tasks
+                            .iter()
+                            .enumerate()
+                            .map(|(i, t)| created_on(t.cpu, i, m)),
+                    );
+                    v
+                },
+                pulls: true,
                 now: 0,
                 duration,
                 abort_at_deadline: ts.run.on_miss == OnMiss::Abort,
@@ -1050,6 +1077,7 @@ impl<'t> Ledger<'t> {
                 deadline,
                 demand,
                 max_utility: t.max_utility(),
+                pulls: r.pulls.then_some(0),
                 ..Default::default()
             });
             r.undecided += 1;
@@ -1099,18 +1127,15 @@ impl<'t> Ledger<'t> {
         let n = self.run.programs[task as usize].regions[region as usize].len();
         self.run.jobs[j as usize].pending = n as u32;
         self.dec.note_global_event();
-        // Where a kernel would have the fresh threads: the CPU they fork on, or for a job's
-        // first region the one its task last ran on (overview 9).
-        let home = cpu.unwrap_or(self.run.task_last[task as usize]);
         if n == 1 {
             // The common case (every sequential job): no fork event, no scratch list.
-            let info = self.new_thread(j, 0, home);
+            let info = self.new_thread(j, 0, cpu);
             self.policy.get().release(now, &info);
             return;
         }
         self.lists.forked.clear();
         for t in 0..n {
-            let info = self.new_thread(j, t, home);
+            let info = self.new_thread(j, t, cpu);
             self.lists.forked.push(info);
         }
         let forked = std::mem::take(&mut self.lists.forked);
@@ -1130,7 +1155,6 @@ impl<'t> Ledger<'t> {
         self.run.jobs[j as usize].pending = prec.indeg.len() as u32;
         let sources = prec.sources.len();
         self.dec.note_global_event();
-        let home = self.run.task_last[task];
         self.lists.forked.clear();
         for k in 0..sources {
             let t = self.run.programs[task]
@@ -1138,7 +1162,7 @@ impl<'t> Ledger<'t> {
                 .as_ref()
                 .expect("a DAG task")
                 .sources[k];
-            let info = self.new_thread(j, t as usize, home);
+            let info = self.new_thread(j, t as usize, None);
             self.lists.forked.push(info);
         }
         self.hand_forked(now, None, false);
@@ -1165,7 +1189,7 @@ impl<'t> Ledger<'t> {
             let left = &mut self.run.preds[j as usize][v as usize];
             *left -= 1;
             if *left == 0 {
-                let info = self.new_thread(j, v as usize, cpu);
+                let info = self.new_thread(j, v as usize, Some(cpu));
                 self.lists.forked.push(info);
             }
         }
@@ -1192,12 +1216,17 @@ impl<'t> Ledger<'t> {
         self.lists.forked = forked;
     }
 
-    /// A fresh entity for thread `t` of job `j`'s current region.
+    /// A fresh entity for thread `t` of job `j`'s current region, forked on `cpu` (`None`: a
+    /// job's first thread, woken). Where a kernel has it: the CPU it forks on, or where its
+    /// task's thread is — for `kernel_migrations` the CPU its task last completed a thread on
+    /// (overview 9), for pulls and the abort handler the run queue it sits on (overview 10).
     #[inline]
-    fn new_thread(&mut self, j: u32, t: usize, home: u32) -> EntityInfo {
+    fn new_thread(&mut self, j: u32, t: usize, cpu: Option<u32>) -> EntityInfo {
         let r = &mut self.run;
         let job = &r.jobs[j as usize];
         let (task, region) = (job.task, job.region);
+        let kcpu = cpu.unwrap_or(r.task_last[task as usize]);
+        let rq = cpu.unwrap_or(r.task_rq[task as usize]);
         let demand = job.demands[job.first as usize + t];
         let (jobno, release, deadline, rec) = (job.job, job.release, job.deadline, job.rec);
         // A DAG job's nodes are the program's one region.
@@ -1232,7 +1261,8 @@ impl<'t> Ledger<'t> {
             rec,
             demand,
             ncp,
-            kcpu: home,
+            kcpu,
+            rq,
             ..Ent::EMPTY
         };
         r.inv.ready(slot, deadline);
@@ -1492,6 +1522,7 @@ impl<'t> Ledger<'t> {
         x.last_cpu = cpu;
         x.live = false;
         self.run.task_last[x.info.task as usize] = cpu;
+        self.run.task_rq[x.info.task as usize] = cpu;
         if x.rec != NONE {
             // Its CPU time is final (a real worker reports its last piece before this).
             self.run.records[rec_at(self.run.rec_base, self.run.rec_front, x.rec)].exec += x.ran;
@@ -1579,6 +1610,10 @@ impl<'t> Ledger<'t> {
             let mut doomed = std::mem::take(&mut self.lists.doomed);
             doomed.clear();
             doomed.extend_from_slice(&self.run.jobs[j as usize].ents);
+            // Its task's thread stays on the run queue it sat on (overview 10).
+            if let Some(&e) = doomed.first() {
+                self.run.task_rq[task as usize] = self.run.ents[e as usize].rq;
+            }
             // Waiting threads leave their queues first, so no resource goes to this job.
             for &e in &doomed {
                 let x = &mut self.run.ents[e as usize];
@@ -1618,12 +1653,13 @@ impl<'t> Ledger<'t> {
                     r.exec += x.ran;
                     r.overhead = r.overhead.saturating_sub(x.owed);
                 }
-                // The abort handler cleans up on the CPU the thread last ran on, running there
-                // or not (docs/semantics.md): its kernel CPU (overview 9), which for a thread
-                // that never ran is where it was forked or woken — none for a task's first job,
-                // which is not charged. Whatever runs there next pays it (an idle CPU absorbs it).
-                if handler > 0 && x.kcpu != NONE {
-                    self.dec.add_charge(x.kcpu, handler);
+                // The abort handler cleans up on the CPU whose run queue the thread sits on,
+                // running there or not (docs/semantics.md): the CPU it last ran on, or for a
+                // thread that never ran where it was forked or woken — a task's first job on
+                // the CPU its thread was created on (overview 10). Whatever runs there next
+                // pays it (an idle CPU absorbs it).
+                if handler > 0 {
+                    self.dec.add_charge(x.rq, handler);
                     self.run.abort_handler_ns += handler;
                 }
                 if x.live {
@@ -1765,6 +1801,13 @@ impl<'t> Ledger<'t> {
         }
     }
 
+    /// Records leave `pulls` unmeasured (`None`): for a driver whose threads a real kernel
+    /// places (sched_ext's user-space mode), where the ledger's run queues are not the
+    /// kernel's. Before the first release.
+    pub fn pulls_unmeasured(&mut self) {
+        self.run.pulls = false;
+    }
+
     /// Time every `schedule` call with a clock (a run asked to measure the policy's overhead;
     /// ChronOS Fig 6). The result is in [`Outcome::policy_ns`].
     pub fn measure_policy(&mut self, on: bool) {
@@ -1871,6 +1914,8 @@ impl<'t> Ledger<'t> {
             let migrated = x.last_cpu != NONE && x.last_cpu != cpu;
             self.run.kernel_migrations += (x.kcpu != NONE && x.kcpu != cpu) as u64;
             x.kcpu = cpu;
+            let pulled = x.rq != cpu;
+            x.rq = cpu;
             c.running = Some(e);
             c.deadline = d;
             c.last = id;
@@ -1885,6 +1930,9 @@ impl<'t> Ledger<'t> {
                 rec.cpus.insert(cpu);
                 rec.context_switches += switched as u32;
                 rec.migrations += migrated as u32;
+                if let Some(p) = rec.pulls.as_mut() {
+                    *p += pulled as u32;
+                }
             }
             let rec = if x.rec != NONE {
                 Some(&mut self.run.records[rec_at(self.run.rec_base, self.run.rec_front, x.rec)])
@@ -2044,6 +2092,7 @@ impl<'t> Ledger<'t> {
             wakeups,
             inv,
             task_last,
+            task_rq,
             ..
         } = run;
         let parts = LedgerParts {
@@ -2064,6 +2113,7 @@ impl<'t> Ledger<'t> {
             wakeups,
             inv_bits: inv.into_buffer(),
             task_last,
+            task_rq,
             dec: Some(dec),
             lists,
             pinned,
@@ -2093,6 +2143,7 @@ pub struct LedgerParts {
     wakeups: Vec<(Time, u32)>,
     inv_bits: Vec<u64>,
     task_last: Vec<u32>,
+    task_rq: Vec<u32>,
     dec: Option<Decisions>,
     lists: Lists,
     pinned: Vec<u32>,
@@ -2139,6 +2190,15 @@ impl Lists {
             cycle: empty(cycle, 0),
         }
     }
+}
+
+/// The CPU task `i`'s thread is created on, on `m` CPUs (overview 10, docs/semantics.md "Pull"):
+/// where the file places it (`cpu`: pinned there, as by affinity), else `i mod m` — a launcher
+/// creating the threads in task order on an idle machine, where Linux's fork balancing
+/// (`select_task_rq_fair`, `SD_BALANCE_FORK`) puts each new thread on the idlest CPU.
+fn created_on(cpu: Option<u32>, i: usize, m: usize) -> u32 {
+    cpu.filter(|&c| (c as usize) < m)
+        .unwrap_or((i % m.max(1)) as u32)
 }
 
 /// `v` emptied, with room for `room`: `clear` then `reserve` (a no-op when the room is there).
@@ -2336,12 +2396,20 @@ mod tests {
     /// A minimal driver: every task's first job released at 0, each running entity's demand
     /// worked off at rate 1, completions in CPU order, a decision after each instant.
     fn drive(yaml: &str, policy: &str) -> Outcome {
+        drive_with(yaml, policy, true)
+    }
+
+    /// [`drive`], with pulls measured or not ([`Ledger::pulls_unmeasured`]).
+    fn drive_with(yaml: &str, policy: &str, pulls: bool) -> Outcome {
         let ts =
             rtsched_model::parse_taskset(yaml, rtsched_model::Format::Yaml, "drive.yaml").unwrap();
         let n = ts.tasks.len() as u32;
         let m = ts.platform.cpus;
         let policy = rtsched_policies::build(policy, &ts).unwrap();
         let mut led = Ledger::owned(ts, policy, true);
+        if !pulls {
+            led.pulls_unmeasured();
+        }
         for t in 0..n {
             led.release(0, t, 0);
         }
@@ -2385,6 +2453,18 @@ mod tests {
         assert_eq!(o.kernel_migrations, 1);
         assert_eq!(o.jobs[0].migrations, 0);
         assert_eq!(o.jobs[0].finish, Some(12 * MS));
+    }
+
+    /// The same steal is a pull (overview 10): p's thread, created on CPU 0 (task 0), runs its
+    /// first region there; the forked threads sit on CPU 0, and the thief takes thread 0 from
+    /// CPU 0's run queue; the last region forks and runs on CPU 0. One pull. A driver whose
+    /// threads a real kernel places records none (`None`: not measured).
+    #[test]
+    fn a_steal_is_a_pull_unless_a_kernel_places_the_threads() {
+        let yaml = "platform: {cpus: 2}\nrun: {duration: 20}\ntasks:\n  - {name: p, period: 20, regions: [2, [4, 4, 4], 2]}\n";
+        assert_eq!(drive(yaml, "paws").jobs[0].pulls, Some(1));
+        let o = drive_with(yaml, "paws", false);
+        assert_eq!((o.jobs[0].pulls, o.jobs[0].finish), (None, Some(12 * MS)));
     }
 
     /// A fork placing a thread on the other CPU: p, regions [2, [4, 4]], alone on 2 CPUs under

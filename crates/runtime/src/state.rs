@@ -39,6 +39,9 @@ pub struct Ent {
     /// Its kernel CPU (`kernel_migrations`, overview 9): where it was forked or woken until it
     /// first runs, then where it last ran (NONE: not known).
     pub kcpu: u32,
+    /// The CPU whose run queue it sits on (pulls and the abort handler, overview 10): where it
+    /// was forked or woken until it first runs, then where it last ran. Always a CPU.
+    pub rq: u32,
     /// A real worker executes it right now: its slot is not reused until it stops.
     pub executing: bool,
     pub(crate) free_when_stopped: bool,
@@ -70,6 +73,7 @@ impl Ent {
         cpu: NONE,
         last_cpu: NONE,
         kcpu: NONE,
+        rq: 0,
         executing: false,
         free_when_stopped: false,
     };

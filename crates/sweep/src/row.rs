@@ -5,7 +5,7 @@
 //! run, as a [`Status`], never read from an error's text.
 
 use rtsched_analysis::gen;
-use rtsched_analysis::schedulability::named::{Named, NotApplicable};
+use rtsched_analysis::schedulability::named::Named;
 use rtsched_model::results::columns::{self, Column, Place, Value};
 use rtsched_model::results::{Cell, RunResult, Summary, TotalSink};
 use rtsched_model::TaskSet;
@@ -178,7 +178,7 @@ fn tested(ts: &TaskSet, name: &str) -> Outcome {
     match Named::parse(name) {
         Ok(t) => match t.verdict(ts) {
             Ok(v) => Outcome::Tested(v.schedulable),
-            Err(NotApplicable(why)) => Outcome::NotRun(Status::NotApplicable, why),
+            Err(why) => Outcome::NotRun(Status::NotApplicable, why.to_string()),
         },
         Err(e) => Outcome::NotRun(Status::NotApplicable, e),
     }

@@ -50,12 +50,20 @@ fn a_row_is_the_held_runs_summary() {
             panic!("{sched} did not run")
         };
         for c in metric_columns() {
-            assert_eq!(row.cell(c), c.of_run(&held, &summary).unwrap(), "{sched} {}", c.name);
+            assert_eq!(
+                row.cell(c),
+                c.of_run(&held, &summary).unwrap(),
+                "{sched} {}",
+                c.name
+            );
         }
         // The models' columns are not all zero: the comparison means something.
         for name in ["jobs", "misses_llc", "overhead_ns"] {
             let c = metric_columns().iter().find(|c| c.name == name).unwrap();
-            assert!(matches!(row.cell(c), Cell::Uint(n) if n > 0), "{sched} {name}");
+            assert!(
+                matches!(row.cell(c), Cell::Uint(n) if n > 0),
+                "{sched} {name}"
+            );
         }
     }
 }

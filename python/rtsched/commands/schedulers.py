@@ -5,7 +5,8 @@ from __future__ import annotations
 import sys
 import textwrap
 
-from .. import _core, schedulers
+from .. import schedulers
+from ..analysis import tests
 from ..tables import FORMATS, Column, as_format, output_width, render
 
 
@@ -18,8 +19,9 @@ def register(sub):
     p.set_defaults(func=run)
 
 
-#: The schedulability tests a sweep can run in place of a simulation.
-TESTS = [Column("entry"), Column("what it tests", fold=True)]
+#: The schedulability tests a sweep can run in place of a simulation (the analysis crate's
+#: registry): what each tests, the kind of answer it gives and its source; the sets it applies to.
+TESTS = [Column("entry"), Column("what it tests", fold=True), Column("applies to", fold=True)]
 
 #: The table: the name on one line, what it does and where it comes from folded to fit.
 COLUMNS = [Column("name"), Column("what it does", fold=True), Column("from", fold=True)]
@@ -41,5 +43,6 @@ def run(args):
     width = output_width()
     head = "tests, as sweep entries 'test:NAME' (docs/sweeps.md; `rtsched analyze` runs them on a file):"
     print("\n" + (textwrap.fill(head, width, break_on_hyphens=False) if width else head))
-    print(render(TESTS, [[f"test:{n}", what] for n, what in _core.tests()], width).text)
+    rows = [[f"test:{t['name']}", f"{t['summary']} — {t['kind']}; {t['citation']}", t["applies"]] for t in tests()]
+    print(render(TESTS, rows, width).text)
     return 0

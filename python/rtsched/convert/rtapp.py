@@ -337,7 +337,7 @@ def from_rtapp(doc: Obj, src: str, cpus: int, warn) -> dict:
 
 def fifo_levels(prio):
     """SCHED_FIFO priorities (10…89) for rtsched priorities, order kept: the mapping
-    ``rtsched run -b kernel:fifo`` applies (crates/linux/src/kernel.rs ``fifo_levels``)."""
+    ``rtsched run -b kernel:fifo`` applies (crates/linux/src/kernel/plan.rs ``fifo_levels``)."""
     levels = sorted(set(prio))
     k = max(len(levels), 2)
     return [10 + levels.index(p) * 79 // (k - 1) for p in prio]

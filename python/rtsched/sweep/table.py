@@ -41,9 +41,10 @@ MODEL_COLUMNS = [c["name"] for c in _METRICS if c["measured"] in ("cache-model",
 #: The other metrics, in order, as :attr:`rtsched.Result.summary` names them (the total
 #: summary, then the run-level counters of ``rtsched.result.RUN_COUNTERS``).
 SUMMARY_COLUMNS = [c["name"] for c in _METRICS if c["name"] not in MODEL_COLUMNS]
-#: Metrics a completed simulated row always has: one of them empty in such a row of this schema
-#: means the row was written before the sweep recorded it (:func:`stale`).
-_ALWAYS = [c["name"] for c in _METRICS if not c["nullable"]]
+#: Metrics a completed simulated row always has (the simulator measures every one, those a real
+#: kernel run may lack too: ``pulls``): one of them empty in such a row of this schema means the
+#: row was written before the sweep recorded it (:func:`stale`).
+_ALWAYS = [c["name"] for c in _METRICS]
 _INT_COLUMNS = {c["name"] for c in _ROW if c["kind"] == "int"}
 _FLOAT_COLUMNS = {c["name"] for c in _ROW if c["kind"] == "float"}
 _STR_COLUMNS = {c["name"] for c in _ROW if c["kind"] == "text"}
@@ -135,8 +136,8 @@ def stale(df):
     """Rows to recompute, as a boolean Series: rows computed under another results schema
     (older tables have no ``schema`` column: every row is stale), and completed rows of this
     schema written before the sweep recorded a metric it records now (the cache model's
-    columns, ``ipc_proxy``; the kernel's migrations and per-job inversions: a metric a completed
-    simulated row always has, empty). A test's row has no such columns by nature."""
+    columns, ``ipc_proxy``; the kernel's migrations and per-job inversions; pulls: a metric a
+    completed simulated row always has, empty). A test's row has no such columns by nature."""
     simulated = (df["status"] == "ok") & (df["kind"] != "test")
     return (df["schema"] != current_schema()) | (simulated & df[_ALWAYS].isna().any(axis=1))
 

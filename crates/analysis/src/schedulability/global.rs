@@ -8,9 +8,45 @@
 //!   W_i = N_i·C_i + min(C_i, max(0, D_k − N_i·T_i)), N_i = ⌊(D_k − D_i)/T_i⌋ + 1;
 //!   τ_k is safe if Σ_{i≠k} min(W_i, D_k − C_k) < m·(D_k − C_k), or equality holds and some
 //!   0 < W_i ≤ D_k − C_k. Constrained deadlines only. Incomparable with GFB in general.
+//!
+//! Registry entries (`registry.rs`): `gedf-gfb` and `gedf-bcl` (D ≤ T), for several CPUs and
+//! independent sequential tasks.
 
+use super::registry::{Applies, Cpus, Deadlines, Entry, Kind, Tasks, WithOverheads};
 use super::{cmp_sum, Cdt, Verdict};
 use std::cmp::Ordering;
+
+/// Several CPUs, independent sequential tasks.
+const GLOBAL: Applies = Applies {
+    cpus: Cpus::Several,
+    tasks: Tasks::Sequential,
+    deadlines: Deadlines::Arbitrary,
+    sections: false,
+    priorities: false,
+};
+
+pub const GFB: Entry = Entry {
+    name: "gedf-gfb",
+    summary: "global EDF, U ≤ m − (m−1)·u_max (densities when D < T)",
+    citation: "Goossens, Funk & Baruah 2003 (quoted in PAWS §2)",
+    kind: Kind::Sufficient,
+    applies: GLOBAL,
+    verdict: |s| gfb(s.cdt(), s.cpus()),
+    overheads: WithOverheads::Global,
+};
+
+pub const BCL: Entry = Entry {
+    name: "gedf-bcl",
+    summary: "global EDF, each task's interference bounded by the workload in its window",
+    citation: "Bertogna, Cirinei & Lipari, ECRTS 2005",
+    kind: Kind::Sufficient,
+    applies: Applies {
+        deadlines: Deadlines::Constrained,
+        ..GLOBAL
+    },
+    verdict: |s| bcl(s.cdt(), s.cpus()),
+    overheads: WithOverheads::Global,
+};
 
 /// Necessary conditions: U ≤ m, and C ≤ D for every task.
 pub fn necessary(ts: &[Cdt], m: u32) -> Verdict {
@@ -50,7 +86,8 @@ pub fn gfb(ts: &[Cdt], m: u32) -> Verdict {
     )
 }
 
-/// BCL, exactly in integers (the test scaled by D_k).
+/// BCL, exactly in integers (the test scaled by D_k). Refuses D > T itself too: `federated`
+/// asks it about its light tasks directly.
 pub fn bcl(ts: &[Cdt], m: u32) -> Verdict {
     if ts.iter().any(|x| x.d > x.t) {
         return Verdict::new("gedf-bcl", None, "not applicable: some D > T");

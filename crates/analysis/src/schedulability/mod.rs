@@ -9,6 +9,12 @@
 //!   and BCL (Bertogna, Cirinei & Lipari 2005).
 //! - `dag`: parallel (DAG and fork-join) tasks — federated scheduling's admission (Li et al.,
 //!   ECRTS 2014) and global EDF's capacity augmentation bound 4 − 2/m (Li et al., ECRTS 2013).
+//! - `necessary`: the necessary condition (U ≤ m, C or the critical path ≤ D), on any set.
+//!
+//! Each test is an `Entry` (`registry.rs`: name, source, the sets it applies to as a typed
+//! predicate, verdict function, overhead-aware form) in its file, listed once in [`ENTRIES`];
+//! `analyze`, `named` (a sweep's `test:NAME`), `crate::overheads` and `rtsched schedulers`
+//! walk that list. Adding a test is its entry and one line of [`ENTRIES`].
 //!
 //! All comparisons are made in integer ns or exact rationals, so a task set sitting exactly on
 //! a bound (U = 1, U = m − (m−1)u_max) is judged the way the theorem says.
@@ -16,11 +22,31 @@
 pub mod dag;
 pub mod global;
 pub mod named;
+pub mod necessary;
+pub mod registry;
 pub mod uniprocessor;
 
-use crate::priority::{deadline_monotonic, rate_monotonic};
+use registry::Entry;
 use rtsched_model::{Task, TaskSet, Time};
 use std::cmp::Ordering;
+
+/// Every schedulability test, in the order `rtsched analyze` and `rtsched schedulers` list
+/// them (each uniprocessor test's per-CPU form `p-NAME` follows the whole forms). A test is
+/// its `Entry` in the file of its mathematics and one line here (`registry.rs`).
+pub const ENTRIES: &[Entry] = &[
+    necessary::ENTRY,
+    dag::FEDERATED,
+    dag::GEDF_LI,
+    global::GFB,
+    global::BCL,
+    uniprocessor::EDF_EXACT,
+    uniprocessor::EDF_DENSITY,
+    uniprocessor::FP_RTA_RM,
+    uniprocessor::FP_RTA_DM,
+    uniprocessor::FP_RTA_FILE,
+    uniprocessor::RM_LIU_LAYLAND,
+    uniprocessor::RM_HYPERBOLIC,
+];
 
 /// A sporadic task as the tests see it: WCET C, relative deadline D, period T (ns).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -160,175 +186,19 @@ pub fn density_cmp_one(ts: &[Cdt]) -> Ordering {
     cmp_sum(ts.iter().map(|x| (x.c, x.d.min(x.t))), 1, 1)
 }
 
-/// Parallel tasks and critical sections are outside every sequential test here (they assume
-/// independent sequential tasks: no intra-job parallelism, no blocking). Only necessary
-/// conditions stay valid — Σ C/T ≤ m (total work) and, per task, its critical path (the
-/// longest chain of its DAG; for regions, the sum over regions of the longest thread) ≤ D — so
-/// those are checked and every sequential test is reported as not applicable rather than
-/// giving an unsound "schedulable". When some task is parallel, the DAG tests (`dag.rs`) follow
-/// `necessary`, with verdicts if no task has critical sections.
-fn analyze_structured(ts: &TaskSet) -> Vec<Verdict> {
-    let m = ts.platform.cpus;
-    let mut out = Vec::new();
-    let u = ts.utilization();
-    let mut necessary = Verdict::necessary(
-        if u > m as f64 { Some(false) } else { None },
-        format!("U={u:.6} vs m={m}; critical paths ≤ D"),
-    );
-    for t in &ts.tasks {
-        let path = dag::span(t);
-        if path > t.deadline {
-            necessary = Verdict::necessary(
-                Some(false),
-                format!(
-                    "task '{}': critical path {path} ns > D {} ns",
-                    t.name, t.deadline
-                ),
-            );
-            break;
-        }
-    }
-    out.push(necessary);
-    let fork_join = ts.tasks.iter().any(|t| t.dag.is_none() && t.is_parallel());
-    let dags = ts.tasks.iter().any(|t| t.dag.is_some());
-    let parallel = match (fork_join, dags) {
-        (true, true) => Some("parallel regions and DAG tasks"),
-        (true, false) => Some("parallel regions"),
-        (false, true) => Some("DAG tasks"),
-        (false, false) => None,
-    };
-    let sections = ts.tasks.iter().any(|t| !t.sections.is_empty());
-    if parallel.is_some() {
-        let tasks: Vec<dag::DagTask> = ts.tasks.iter().map(dag::DagTask::from).collect();
-        for v in dag::all(&tasks, m) {
-            out.push(if sections {
-                Verdict::new(
-                    v.test,
-                    None,
-                    "not applicable: the test does not model critical sections (blocking)",
-                )
-            } else {
-                v
-            });
-        }
-    }
-    let why = match (parallel, sections) {
-        (Some(p), true) => format!("{p} and critical sections"),
-        (Some(p), false) => p.to_string(),
-        _ => "critical sections (blocking)".to_string(),
-    };
-    let mut plain = ts.clone();
-    for t in &mut plain.tasks {
-        t.regions.clear();
-        t.dag = None;
-        t.sections.clear();
-    }
-    plain.resources.clear();
-    for v in analyze(&plain)
-        .into_iter()
-        .filter(|v| v.test != "necessary")
-    {
-        out.push(Verdict::new(
-            v.test,
-            None,
-            format!(
-                "not applicable: the test does not model {why} (ignoring them it would say {})",
-                match v.schedulable {
-                    Some(true) => "schedulable",
-                    Some(false) => "unschedulable",
-                    None => "inconclusive",
-                }
-            ),
-        ));
-    }
-    out
-}
-
-/// Every applicable test on `ts`:
-/// - one CPU: the uniprocessor tests on the whole set;
-/// - m > 1: a necessary condition and the global EDF tests; and, when every task has a `cpu`,
-///   the uniprocessor tests on each CPU, prefixed `p-` (schedulable iff every CPU is);
-/// - parallel tasks (regions, DAGs) or critical sections: see `analyze_structured`.
+/// Every test of [`ENTRIES`] for sets like `ts`, with its verdict or why it does not apply
+/// (`registry::analyze_with`):
+/// - one CPU: `necessary` and the uniprocessor tests on the whole set;
+/// - m > 1: `necessary` and the global EDF tests; and, when every task has a `cpu`, the
+///   uniprocessor tests on each CPU, prefixed `p-` (schedulable iff every CPU is);
+/// - parallel tasks (regions, DAGs): also the tests for parallel tasks; with parallel tasks or
+///   critical sections, `necessary` checks critical paths, and the tests that do not model
+///   them are reported as not applicable rather than giving an unsound "schedulable".
 pub fn analyze(ts: &TaskSet) -> Vec<Verdict> {
-    if ts.has_structure() || ts.tasks.iter().any(|t| t.dag.is_some()) {
-        return analyze_structured(ts);
-    }
-    let m = ts.platform.cpus;
-    let cdt: Vec<Cdt> = ts.tasks.iter().map(Cdt::from).collect();
-    let file_prio: Option<Vec<u32>> = ts.tasks.iter().map(|t| t.priority).collect();
-    if m == 1 {
-        return uniprocessor::all(
-            &cdt,
-            &rate_monotonic(&ts.tasks),
-            &deadline_monotonic(&ts.tasks),
-            file_prio.as_deref(),
-        );
-    }
-    let mut out = vec![
-        global::necessary(&cdt, m),
-        global::gfb(&cdt, m),
-        global::bcl(&cdt, m),
-    ];
-    if ts.tasks.iter().all(|t| t.cpu.is_some()) {
-        let mut per_cpu: Vec<Vec<Verdict>> = Vec::new();
-        for cpu in 0..m {
-            let idx: Vec<usize> = (0..ts.tasks.len())
-                .filter(|&i| ts.tasks[i].cpu == Some(cpu))
-                .collect();
-            if idx.is_empty() {
-                continue;
-            }
-            let sub: Vec<Task> = idx.iter().map(|&i| ts.tasks[i].clone()).collect();
-            let c: Vec<Cdt> = idx.iter().map(|&i| cdt[i]).collect();
-            let fp: Option<Vec<u32>> = file_prio
-                .as_ref()
-                .map(|p| idx.iter().map(|&i| p[i]).collect());
-            let v = uniprocessor::all(
-                &c,
-                &rate_monotonic(&sub),
-                &deadline_monotonic(&sub),
-                fp.as_deref(),
-            );
-            per_cpu.push(
-                v.into_iter()
-                    .map(|mut x| {
-                        x.detail = format!("cpu {cpu}: {}", x.detail);
-                        x
-                    })
-                    .collect(),
-            );
-        }
-        // Combine test by test, by name (CPUs may differ in which tests apply, e.g. the
-        // Liu-Layland bound only with implicit deadlines): the first CPU that fails, lacks the
-        // test, or is inconclusive explains the verdict.
-        let mut names: Vec<String> = Vec::new();
-        for v in per_cpu.iter().flatten() {
-            if !names.contains(&v.test) {
-                names.push(v.test.clone());
-            }
-        }
-        for name in names {
-            let column: Vec<Option<&Verdict>> = per_cpu
-                .iter()
-                .map(|vs| vs.iter().find(|v| v.test == name))
-                .collect();
-            let (s, detail) = if let Some(b) = column
-                .iter()
-                .flatten()
-                .find(|v| v.schedulable == Some(false))
-            {
-                (Some(false), b.detail.clone())
-            } else if column.iter().any(Option::is_none) {
-                (None, "does not apply to every used CPU".to_string())
-            } else if let Some(b) = column.iter().flatten().find(|v| v.schedulable.is_none()) {
-                (None, b.detail.clone())
-            } else {
-                (Some(true), format!("all {} used CPUs pass", per_cpu.len()))
-            };
-            out.push(Verdict::new(format!("p-{name}"), s, detail));
-        }
-    }
-    out
+    registry::analyze_with(ENTRIES, ts)
+        .into_iter()
+        .map(|(_, v)| v)
+        .collect()
 }
 
 #[cfg(test)]
@@ -524,7 +394,9 @@ mod tests {
         ts.platform.cpus = 2;
         let v = analyze(&ts);
         assert_eq!(get(&v, "gedf-gfb"), Some(true));
-        assert!(v.iter().all(|x| !x.test.starts_with("p-")));
+        assert!(registry::analyze_with(ENTRIES, &ts)
+            .iter()
+            .all(|(t, _)| t.form == registry::Form::Whole));
         for (t, c) in ts.tasks.iter_mut().zip([0, 0, 1]) {
             t.cpu = Some(c);
         }

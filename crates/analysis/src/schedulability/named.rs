@@ -3,97 +3,86 @@
 //! out of one sweep, on the same sets (the acceptance-ratio plots of the field, e.g. LWFG §5,
 //! Bertogna et al. 2005 Fig. 3).
 //!
-//! - `NAME`: a test [`analyze`](super::analyze) reports (`gedf-gfb`, `gedf-bcl`, `edf-exact`,
-//!   `federated` and `gedf-dag-li` for parallel tasks, …; [`TESTS`]). When the set's run options carry overheads (`run.overheads`, e.g. from a
-//!   profile), the overhead-aware form of the test is run (`crate::overheads`), as
-//!   `rtsched analyze --overheads` shows it.
+//! - `NAME`: a test of the registry ([`super::ENTRIES`]: `necessary`, `gedf-gfb`, `gedf-bcl`,
+//!   `federated` and `gedf-dag-li` for parallel tasks, `edf-exact`, …, and `p-NAME` for each
+//!   uniprocessor test on each CPU of a partitioned set). When the set's run options carry
+//!   overheads (`run.overheads`, e.g. from a profile), the test's overhead-aware form is run
+//!   (`crate::overheads`), as `rtsched analyze --overheads` shows it.
 //! - `partition:HEURISTIC`: whether HEURISTIC (a name or `+` chain of `partition::by_name`)
 //!   places every task, each CPU admitting by the exact uniprocessor EDF test (processor
 //!   demand): a partition found is a proof the set is P-EDF schedulable; none found is a
 //!   failure of the heuristic, reported as "not schedulable" (the usual reading of partitioned
 //!   acceptance ratios, LWFG §5). `global` in a chain always succeeds, so it is refused.
 //!
-//! `necessary` accepts a set that meets the necessary condition (true: not refuted, not a
-//! proof): its acceptance ratio bounds every scheduler's from above.
+//! A necessary test (`registry::Kind::Necessary`) accepts a set it does not refute (true: not
+//! refuted, not a proof): its acceptance ratio bounds every scheduler's from above.
 //!
-//! A test that does not apply to a set (a uniprocessor test on several CPUs, a `p-` test on a
-//! set without `cpu` fields, a sufficient test on a set with parallel structure or critical
-//! sections) gives [`NotApplicable`] with the reason; a test that ran but could not decide
-//! gives a verdict of `None` (inconclusive).
+//! A test that does not apply to a set — its [`Applies`] predicate refuses it: a uniprocessor
+//! test on several CPUs, a `p-` test on a set without `cpu` fields, a sequential test on a set
+//! with parallel structure or critical sections — gives [`NotApplicable`] with the reason; a
+//! test that ran but could not decide gives a verdict of `None` (inconclusive).
 
-use super::{analyze, Verdict};
-use crate::overheads::analyze_with_overheads;
+use super::registry::{
+    self, Applies, Cpus, Deadlines, Form, Kind, NotApplicable, Reason, Tasks, Test,
+};
+use super::{Verdict, ENTRIES};
+use crate::overheads::verdict_with_overheads;
 use crate::partition::{self, Admission, Partitioner};
 use rtsched_model::text::closest;
 use rtsched_model::TaskSet;
 
-/// Every test by name, with what it is (help text). `p-NAME` (each uniprocessor test on each
-/// CPU of a set whose tasks all give `cpu`) is accepted for each uniprocessor NAME.
-pub const TESTS: &[(&str, &str)] = &[
-    (
-        "necessary",
-        "necessary condition: U ≤ m and C ≤ D (critical path ≤ D for parallel tasks)",
-    ),
-    (
-        "gedf-gfb",
-        "global EDF, Goossens, Funk & Baruah 2003 (U ≤ m − (m−1)·u_max)",
-    ),
-    ("gedf-bcl", "global EDF, Bertogna, Cirinei & Lipari 2005"),
-    (
-        "federated",
-        "parallel (DAG, fork-join) tasks: federated scheduling's admission, Li et al. 2014",
-    ),
-    (
-        "gedf-dag-li",
-        "parallel (DAG, fork-join) tasks: global EDF, capacity bound 4 − 2/m, Li et al. 2013; D = T",
-    ),
-    (
-        "edf-exact",
-        "uniprocessor EDF, exact (processor demand, QPA); one CPU",
-    ),
-    ("edf-density", "uniprocessor EDF, Σ C/min(D,T) ≤ 1; one CPU"),
-    (
-        "fp-rta-rm",
-        "fixed priority, response-time analysis, rate-monotonic priorities; one CPU",
-    ),
-    (
-        "fp-rta-dm",
-        "fixed priority, response-time analysis, deadline-monotonic priorities; one CPU",
-    ),
-    (
-        "fp-rta-file",
-        "fixed priority, response-time analysis, the file's priorities; one CPU",
-    ),
-    (
-        "rm-liu-layland",
-        "rate-monotonic, Liu & Layland 1973 bound; one CPU, implicit deadlines",
-    ),
-    (
-        "rm-hyperbolic",
-        "rate-monotonic, Bini, Buttazzo & Buttazzo 2003 bound; one CPU, implicit deadlines",
-    ),
-    (
-        "partition:HEURISTIC",
-        "HEURISTIC (ffd, wfd, lwfg, lwfg+ffd, …) places every task, exact EDF test per CPU",
-    ),
-];
+/// The family of tests `partition:HEURISTIC`.
+pub const PARTITION: &str = "partition";
 
-/// The uniprocessor tests, which also exist as `p-NAME` on a partitioned set.
-const UNIPROCESSOR: &[&str] = &[
-    "edf-exact",
-    "edf-density",
-    "fp-rta-rm",
-    "fp-rta-dm",
-    "fp-rta-file",
-    "rm-liu-layland",
-    "rm-hyperbolic",
-];
+/// What `partition:HEURISTIC` applies to: any set without critical sections (the per-CPU
+/// exact EDF test does not model blocking).
+pub const PARTITION_APPLIES: Applies = Applies {
+    cpus: Cpus::Any,
+    tasks: Tasks::Any,
+    deadlines: Deadlines::Arbitrary,
+    sections: false,
+    priorities: false,
+};
+
+/// A line of `rtsched schedulers`' list of tests.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Help {
+    pub name: String,
+    pub summary: &'static str,
+    /// The sets it applies to, in words.
+    pub applies: String,
+    pub citation: &'static str,
+    pub kind: Kind,
+}
+
+/// Every test a sweep can name, in the registry's order, then `partition:HEURISTIC`.
+pub fn help() -> Vec<Help> {
+    let mut out: Vec<Help> = ENTRIES
+        .iter()
+        .map(|e| Help {
+            name: e.name.to_string(),
+            summary: e.summary,
+            applies: e.applies.describe(&registry::per_cpu_name(e)),
+            citation: e.citation,
+            kind: e.kind,
+        })
+        .collect();
+    out.push(Help {
+        name: format!("{PARTITION}:HEURISTIC"),
+        summary:
+            "HEURISTIC (ffd, wfd, lwfg, lwfg+ffd, …) places every task, exact EDF test per CPU",
+        applies: PARTITION_APPLIES.describe(""),
+        citation: "the heuristic's (`rtsched partition`); per CPU Baruah, Rosier & Howell 1990",
+        kind: Kind::Sufficient,
+    });
+    out
+}
 
 /// A parsed test name.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Named {
-    /// A test of [`analyze`], by its name there.
-    Test(String),
+    /// A test of the registry, in one of its forms.
+    Test(Test),
     /// Partition success under a heuristic.
     Partition(Partitioner),
 }
@@ -101,7 +90,7 @@ pub enum Named {
 impl Named {
     /// Parse `name` (without the `test:` prefix). An unknown name names the closest known one.
     pub fn parse(name: &str) -> Result<Named, String> {
-        if let Some(h) = name.strip_prefix("partition:") {
+        if let Some((PARTITION, h)) = name.split_once(':') {
             let p = partition::by_name(h)?;
             let global = match &p {
                 Partitioner::Global => true,
@@ -115,30 +104,19 @@ impl Named {
             }
             return Ok(Named::Partition(p));
         }
-        let known = |n: &str| {
-            TESTS.iter().any(|(t, _)| *t == n && !t.contains(':'))
-                || n.strip_prefix("p-")
-                    .is_some_and(|u| UNIPROCESSOR.contains(&u))
-        };
-        if known(name) {
-            return Ok(Named::Test(name.to_string()));
+        if let Some(t) = registry::find(ENTRIES, name) {
+            return Ok(Named::Test(t));
         }
-        let mut names: Vec<String> = TESTS
-            .iter()
-            .filter(|(t, _)| !t.contains(':'))
-            .map(|(t, _)| t.to_string())
-            .collect();
-        names.extend(UNIPROCESSOR.iter().map(|u| format!("p-{u}")));
+        let names: Vec<String> = registry::tests_of(ENTRIES).map(|t| t.name()).collect();
         let refs: Vec<&str> = names.iter().map(String::as_str).collect();
         let hint = closest(name, &refs)
             .map(|s| format!(" (did you mean 'test:{s}'?)"))
             .unwrap_or_default();
         Err(format!(
             "unknown test '{name}'{hint}; tests: {}, p-NAME for a uniprocessor test on each CPU, partition:HEURISTIC",
-            TESTS
-                .iter()
-                .filter(|(t, _)| !t.contains(':'))
-                .map(|(t, _)| *t)
+            registry::tests_of(ENTRIES)
+                .filter(|t| t.form == Form::Whole)
+                .map(|t| t.entry.name)
                 .collect::<Vec<_>>()
                 .join(", ")
         ))
@@ -146,67 +124,39 @@ impl Named {
 
     /// The verdict on `ts`, or why the test does not apply to it.
     pub fn verdict(&self, ts: &TaskSet) -> Result<Verdict, NotApplicable> {
-        match self {
-            Named::Partition(p) => partitioned(ts, p),
-            Named::Test(name) => {
-                let oh = &ts.run.overheads;
-                let all = if oh.any() {
-                    analyze_with_overheads(ts, oh).verdicts
-                } else {
-                    analyze(ts)
-                };
-                let Some(v) = all.into_iter().find(|v| v.test == *name) else {
-                    return Err(NotApplicable(absent(ts, name)));
-                };
-                if v.schedulable.is_none() && v.detail.starts_with("not applicable") {
-                    return Err(NotApplicable(v.detail));
-                }
-                // A necessary condition refutes or stays silent; its acceptance (the upper
-                // bound of every scheduler's) is "not refuted".
-                if v.necessary && v.schedulable.is_none() {
-                    return Ok(Verdict::new(
-                        v.test,
-                        Some(true),
-                        format!("meets the necessary condition (not a proof): {}", v.detail),
-                    ));
-                }
-                Ok(v)
-            }
+        let t = match self {
+            Named::Partition(p) => return partitioned(ts, p),
+            Named::Test(t) => t,
+        };
+        let oh = &ts.run.overheads;
+        let v = if oh.any() {
+            verdict_with_overheads(t, ts, oh)?
+        } else {
+            t.run(ts)?
+        };
+        // A necessary condition refutes or stays silent; its acceptance (the upper bound of
+        // every scheduler's) is "not refuted".
+        if t.entry.kind == Kind::Necessary && v.schedulable.is_none() {
+            return Ok(Verdict::new(
+                v.test,
+                Some(true),
+                format!("meets the necessary condition (not a proof): {}", v.detail),
+            ));
         }
-    }
-}
-
-/// Why a test does not apply to a task set.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct NotApplicable(pub String);
-
-/// Why [`analyze`] reports no test `name` for `ts`.
-fn absent(ts: &TaskSet, name: &str) -> String {
-    let m = ts.platform.cpus;
-    if name.starts_with("p-") {
-        "not applicable: a p- test needs every task to give its CPU (`cpu`)".into()
-    } else if UNIPROCESSOR.contains(&name) && m > 1 {
-        format!("not applicable: a uniprocessor test, and the set has {m} CPUs (p-{name} tests each CPU of a partitioned set)")
-    } else if name.starts_with("gedf-") && m == 1 {
-        "not applicable: a global test, and the set has 1 CPU (edf-exact decides it)".into()
-    } else if name.starts_with("rm-") {
-        "not applicable: the bound takes implicit deadlines (D = T) only".into()
-    } else if name == "fp-rta-file" {
-        "not applicable: not every task gives a priority".into()
-    } else {
-        format!("not applicable: the analysis has no test '{name}' for this set")
+        Ok(v)
     }
 }
 
 /// Partition `ts` with `p`, each CPU admitting by the exact EDF test (overheads charged when
 /// the set's run options give them).
 fn partitioned(ts: &TaskSet, p: &Partitioner) -> Result<Verdict, NotApplicable> {
-    if ts.tasks.iter().any(|t| !t.sections.is_empty()) {
-        return Err(NotApplicable(
-            "not applicable: the per-CPU test does not model critical sections (blocking)".into(),
-        ));
-    }
-    let name = format!("partition:{}", p.name());
+    PARTITION_APPLIES
+        .check(ts)
+        .map_err(|reason: Reason| NotApplicable {
+            test: PARTITION,
+            reason,
+        })?;
+    let name = format!("{PARTITION}:{}", p.name());
     Ok(match p.partition(ts, &Admission::EdfExact) {
         Ok(part) => Verdict::new(
             name,
@@ -233,11 +183,12 @@ mod tests {
 
     #[test]
     fn names_parse_or_say_what_is_known() {
-        assert_eq!(Named::parse("gedf-bcl"), Ok(Named::Test("gedf-bcl".into())));
-        assert_eq!(
-            Named::parse("p-edf-exact"),
-            Ok(Named::Test("p-edf-exact".into()))
-        );
+        let test = |n: &str| match Named::parse(n) {
+            Ok(Named::Test(t)) => t.name(),
+            other => panic!("{n}: {other:?}"),
+        };
+        assert_eq!(test("gedf-bcl"), "gedf-bcl");
+        assert_eq!(test("p-edf-exact"), "p-edf-exact");
         assert!(matches!(
             Named::parse("partition:lwfg+ffd"),
             Ok(Named::Partition(_))
@@ -263,8 +214,8 @@ mod tests {
         assert_eq!(v("gedf-gfb").unwrap().schedulable, None);
         assert_eq!(v("necessary").unwrap().schedulable, Some(true));
         assert_eq!(v("partition:ffd").unwrap().schedulable, Some(true));
-        assert!(v("edf-exact").unwrap_err().0.contains("2 CPUs"));
-        assert!(v("p-edf-exact").unwrap_err().0.contains("`cpu`"));
+        assert!(v("edf-exact").unwrap_err().to_string().contains("2 CPUs"));
+        assert!(v("p-edf-exact").unwrap_err().to_string().contains("`cpu`"));
         // Three heavy tasks on 2 CPUs: no partition (each u = 0.6 > 0.5 left).
         let heavy = set(2, &[(6, 10), (6, 10), (6, 10)]);
         let p = Named::parse("partition:ffd")
@@ -273,6 +224,22 @@ mod tests {
             .unwrap();
         assert_eq!(p.schedulable, Some(false));
         assert!(p.detail.contains("'t2'"), "{}", p.detail);
+    }
+
+    /// The necessary condition applies to every set, one CPU too: not refuted at U = 0.9,
+    /// refuted at U = 1.1 (its acceptance bounds every scheduler's, so it must never be
+    /// "not applicable" where a scheduler can succeed).
+    #[test]
+    fn necessary_on_one_cpu() {
+        let n = Named::parse("necessary").unwrap();
+        let v = n.verdict(&set(1, &[(4, 10), (5, 10)])).unwrap();
+        assert_eq!(v.schedulable, Some(true));
+        assert!(
+            v.detail.starts_with("meets the necessary condition"),
+            "{v:?}"
+        );
+        let v = n.verdict(&set(1, &[(6, 10), (5, 10)])).unwrap();
+        assert_eq!(v.schedulable, Some(false), "{v:?}");
     }
 
     /// Every test `analyze` can report is a name `parse` takes.
@@ -297,7 +264,7 @@ mod tests {
             .map(|threads| rtsched_model::Region { threads })
             .collect();
         for ts in [&one, &two, &par] {
-            for v in analyze(ts) {
+            for v in super::super::analyze(ts) {
                 assert!(Named::parse(&v.test).is_ok(), "{}", v.test);
             }
         }

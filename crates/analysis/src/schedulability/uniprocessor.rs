@@ -9,10 +9,125 @@
 //! FP response-time analysis: R = C_i + Σ_{j ∈ hp(i)} ⌈R/T_j⌉·C_j to a fixed point; for
 //! D_i > T_i, every job in the level-i busy period (Lehoczky 1990; Tindell). Tasks with equal
 //! priority count as higher priority (safe whatever the tie-break at run time).
+//!
+//! Registry entries (`registry.rs`): `edf-exact`, `edf-density`, `fp-rta-rm`, `fp-rta-dm`,
+//! `fp-rta-file` (every task's `priority`), `rm-liu-layland` and `rm-hyperbolic` (D = T): one
+//! CPU, and per CPU of a partitioned set as `p-NAME`.
 
+use super::registry::{
+    Applies, Cpus, Deadlines, Entry, Kind, Priorities, Subject, Tasks, WithOverheads,
+};
 use super::{density_cmp_one, utilisation_cmp_one, Cdt, Verdict};
 use rtsched_model::Time;
 use std::cmp::Ordering;
+
+/// One CPU, independent sequential tasks, any deadlines.
+const ONE_CPU: Applies = Applies {
+    cpus: Cpus::One,
+    tasks: Tasks::Sequential,
+    deadlines: Deadlines::Arbitrary,
+    sections: false,
+    priorities: false,
+};
+
+pub const EDF_EXACT: Entry = Entry {
+    name: "edf-exact",
+    summary: "uniprocessor EDF, exact (processor demand, QPA)",
+    citation: "Baruah, Rosier & Howell 1990; QPA: Zhang & Burns 2009",
+    kind: Kind::Exact,
+    applies: ONE_CPU,
+    verdict: |s| {
+        let u: f64 = s.cdt().iter().map(Cdt::utilisation).sum();
+        Verdict::new(
+            EDF_EXACT.name,
+            edf_exact(s.cdt()),
+            format!("U={u:.6}; processor demand (QPA)"),
+        )
+    },
+    overheads: WithOverheads::Partitioned,
+};
+
+pub const EDF_DENSITY: Entry = Entry {
+    name: "edf-density",
+    summary: "uniprocessor EDF, Σ C/min(D,T) ≤ 1",
+    citation: "Liu & Layland 1973 (U ≤ 1), with densities for D < T",
+    kind: Kind::Sufficient,
+    applies: ONE_CPU,
+    verdict: |s| density(s.cdt()),
+    overheads: WithOverheads::Partitioned,
+};
+
+pub const FP_RTA_RM: Entry = Entry {
+    name: "fp-rta-rm",
+    summary: "fixed priority, response-time analysis, rate-monotonic priorities",
+    citation: RTA,
+    kind: Kind::Exact,
+    applies: ONE_CPU,
+    verdict: |s| rta(s, FP_RTA_RM.name, Priorities::RateMonotonic),
+    overheads: WithOverheads::Partitioned,
+};
+
+pub const FP_RTA_DM: Entry = Entry {
+    name: "fp-rta-dm",
+    summary: "fixed priority, response-time analysis, deadline-monotonic priorities",
+    citation: RTA,
+    kind: Kind::Exact,
+    applies: ONE_CPU,
+    verdict: |s| rta(s, FP_RTA_DM.name, Priorities::DeadlineMonotonic),
+    overheads: WithOverheads::Partitioned,
+};
+
+pub const FP_RTA_FILE: Entry = Entry {
+    name: "fp-rta-file",
+    summary: "fixed priority, response-time analysis, the file's priorities",
+    citation: RTA,
+    kind: Kind::Exact,
+    applies: Applies {
+        priorities: true,
+        ..ONE_CPU
+    },
+    verdict: |s| rta(s, FP_RTA_FILE.name, Priorities::File),
+    overheads: WithOverheads::Partitioned,
+};
+
+pub const RM_LIU_LAYLAND: Entry = Entry {
+    name: "rm-liu-layland",
+    summary: "rate-monotonic, U ≤ n(2^(1/n) − 1)",
+    citation: "Liu & Layland 1973",
+    kind: Kind::Sufficient,
+    applies: Applies {
+        deadlines: Deadlines::Implicit,
+        ..ONE_CPU
+    },
+    verdict: |s| liu_layland(s.cdt()),
+    overheads: WithOverheads::Partitioned,
+};
+
+pub const RM_HYPERBOLIC: Entry = Entry {
+    name: "rm-hyperbolic",
+    summary: "rate-monotonic, Π(u_i + 1) ≤ 2",
+    citation: "Bini, Buttazzo & Buttazzo 2003",
+    kind: Kind::Sufficient,
+    applies: Applies {
+        deadlines: Deadlines::Implicit,
+        ..ONE_CPU
+    },
+    verdict: |s| hyperbolic(s.cdt()),
+    overheads: WithOverheads::Partitioned,
+};
+
+const RTA: &str = "Joseph & Pandya 1986; Audsley et al. 1993; D > T: Lehoczky 1990";
+
+/// [`fp_rta`] under the priorities `by` (the entry's predicate ensures the file gives them).
+fn rta(s: &Subject<'_>, name: &str, by: Priorities) -> Verdict {
+    match s.priorities(by) {
+        Some(p) => {
+            let (ok, detail) = fp_rta(s.cdt(), &p);
+            Verdict::new(name, Some(ok), detail)
+        }
+        None => Verdict::new(name, None, "not every task gives a priority"),
+    }
+}
 
 /// Iteration cap of the fixed-point loops; beyond it the verdict is inconclusive.
 const MAX_ITER: u32 = 1_000_000;
@@ -233,32 +348,4 @@ pub fn density(ts: &[Cdt]) -> Verdict {
         None
     };
     Verdict::new("edf-density", s, format!("Σλ={l:.6} vs 1"))
-}
-
-/// Every uniprocessor test; RTA under RM, DM and (if given) the file's priorities.
-pub fn all(ts: &[Cdt], rm: &[u32], dm: &[u32], file: Option<&[u32]>) -> Vec<Verdict> {
-    let u: f64 = ts.iter().map(Cdt::utilisation).sum();
-    let mut out = vec![
-        Verdict::new(
-            "edf-exact",
-            edf_exact(ts),
-            format!("U={u:.6}; processor demand (QPA)"),
-        ),
-        density(ts),
-    ];
-    for (name, prio) in [
-        ("fp-rta-rm", Some(rm)),
-        ("fp-rta-dm", Some(dm)),
-        ("fp-rta-file", file),
-    ] {
-        if let Some(p) = prio {
-            let (ok, detail) = fp_rta(ts, p);
-            out.push(Verdict::new(name, Some(ok), detail));
-        }
-    }
-    if ts.iter().all(|x| x.d == x.t) {
-        out.push(liu_layland(ts));
-        out.push(hyperbolic(ts));
-    }
-    out
 }

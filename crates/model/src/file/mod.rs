@@ -1,4 +1,4 @@
-//! Task-set files (YAML or JSON; docs/taskset-format.md). Reading (`read.rs`) parses the text
+//! Task-set files (YAML or JSON; docs/taskset-format.md). Reading (`read/`) parses the text
 //! into one generic tree (`crate::input`) and validates it by hand, field by field
 //! (`crate::validate`), so that every error names the file, the task and the field;
 //! `write.rs` writes a task set back as YAML.

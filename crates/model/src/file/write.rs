@@ -1,97 +1,134 @@
-//! Writing a task set as a task-set file (YAML).
+//! Writing a task set as a task-set file (YAML): the `platform`, `run`, `resources` and
+//! `tasks` sections in the order docs/taskset-format.md gives them, each task on one line in
+//! flow style; the reader (`read/`) takes the text back to the same value.
 
 use crate::overheads::Statistic;
 use crate::task::*;
 use crate::time::{fmt_duration, Time};
-use crate::topology::Cache;
+use crate::topology::{Cache, Topology};
 use crate::tuf::Tuf;
+use std::fmt::Write;
 
 /// The task set as YAML that `parse_taskset` reads back to the same value (except `source`).
 /// Durations are strings with a unit (`fmt_duration`), so they are exact; optional fields are
 /// written only when they differ from their defaults.
 pub fn to_yaml(ts: &TaskSet) -> String {
-    use std::fmt::Write;
-    // A JSON string is a YAML double-quoted string, but JSON leaves DEL, the C1 controls,
-    // U+FEFF, U+FFFE / U+FFFF unescaped, which YAML may not print, and NEL, U+2028 and U+2029,
-    // which a YAML reader folds as line breaks: those go as \u escapes.
-    let q = |s: &str| {
-        let json = serde_json::to_string(s).expect("a string serialises");
-        let printable = |c: char| {
-            !matches!(
-                c,
-                '\u{7f}'
-                    ..='\u{9f}' | '\u{2028}' | '\u{2029}' | '\u{feff}' | '\u{fffe}' | '\u{ffff}'
-            )
-        };
-        if json.chars().all(printable) {
-            return json;
-        }
-        json.chars()
-            .map(|c| {
-                if printable(c) {
-                    c.to_string()
-                } else {
-                    format!("\\u{:04X}", c as u32)
-                }
-            })
-            .collect::<String>()
-    };
-    let d = |ns: Time| format!("\"{}\"", fmt_duration(ns));
     let mut out = String::new();
-    let r = &ts.run;
-    match &ts.platform.topology {
+    platform(&mut out, &ts.platform);
+    run(&mut out, &ts.run);
+    if !ts.resources.is_empty() {
+        let _ = writeln!(
+            out,
+            "resources: [{}]",
+            ts.resources
+                .iter()
+                .map(|r| q(r))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
+    out.push_str("tasks:\n");
+    for t in &ts.tasks {
+        match t.fair_params() {
+            Some(f) => fair_task(&mut out, t, f),
+            None => rt_task(&mut out, t, &ts.resources),
+        }
+    }
+    out
+}
+
+/// A string as YAML: a JSON string is a YAML double-quoted string, but JSON leaves DEL, the
+/// C1 controls, U+FEFF, U+FFFE / U+FFFF unescaped, which YAML may not print, and NEL, U+2028
+/// and U+2029, which a YAML reader folds as line breaks: those go as \u escapes.
+fn q(s: &str) -> String {
+    let json = serde_json::to_string(s).expect("a string serialises");
+    let printable = |c: char| {
+        !matches!(
+            c,
+            '\u{7f}'..='\u{9f}' | '\u{2028}' | '\u{2029}' | '\u{feff}' | '\u{fffe}' | '\u{ffff}'
+        )
+    };
+    if json.chars().all(printable) {
+        return json;
+    }
+    json.chars()
+        .map(|c| {
+            if printable(c) {
+                c.to_string()
+            } else {
+                format!("\\u{:04X}", c as u32)
+            }
+        })
+        .collect::<String>()
+}
+
+/// A duration, exact, as a quoted string with a unit.
+fn d(ns: Time) -> String {
+    format!("\"{}\"", fmt_duration(ns))
+}
+
+/// `platform`: the CPUs, and the topology by its preset's name (opteron6164x4) or written
+/// out (a `host` topology too: the file must mean the same on another machine).
+fn platform(out: &mut String, p: &Platform) {
+    match &p.topology {
         None => {
-            let _ = writeln!(out, "platform: {{cpus: {}}}", ts.platform.cpus);
+            let _ = writeln!(out, "platform: {{cpus: {}}}", p.cpus);
         }
         Some(t) if t.preset.as_deref() == Some("opteron6164x4") => {
             let _ = writeln!(
                 out,
                 "platform: {{cpus: {}, topology: opteron6164x4}}",
-                ts.platform.cpus
+                p.cpus
             );
         }
-        Some(t) => {
-            // Written out (a `host` topology too: the file must mean the same on another machine).
-            let list = |g: &[u32]| {
-                format!(
-                    "[{}]",
-                    g.iter().map(u32::to_string).collect::<Vec<_>>().join(", ")
-                )
-            };
-            let mut levels: Vec<(&Cache, Vec<&[u32]>)> = Vec::new();
-            for c in &t.caches {
-                match levels.iter_mut().find(|(k, _)| {
-                    (k.level, k.kind, k.size, k.line, k.ways)
-                        == (c.level, c.kind, c.size, c.line, c.ways)
-                }) {
-                    Some((_, gs)) => gs.push(&c.cpus),
-                    None => levels.push((c, vec![&c.cpus])),
-                }
-            }
-            let caches: Vec<String> = levels
-                .iter()
-                .map(|(c, gs)| {
-                    format!(
-                        "{{level: {}, type: {}, size: {}, line: {}, ways: {}, cpus: [{}]}}",
-                        c.level,
-                        c.kind.as_str(),
-                        c.size,
-                        c.line,
-                        c.ways,
-                        gs.iter().map(|g| list(g)).collect::<Vec<_>>().join(", ")
-                    )
-                })
-                .collect();
-            let nodes: Vec<String> = t.nodes.iter().map(|g| list(g)).collect();
-            let _ = writeln!(
-                out,
-                "platform:\n  cpus: {}\n  topology:\n    caches: [{}]\n    nodes: [{}]",
-                ts.platform.cpus,
-                caches.join(", "),
-                nodes.join(", ")
-            );
+        Some(t) => topology(out, p.cpus, t),
+    }
+}
+
+/// A topology written out: one entry per cache level (its instances' CPU groups together),
+/// and the NUMA nodes.
+fn topology(out: &mut String, cpus: u32, t: &Topology) {
+    let list = |g: &[u32]| {
+        format!(
+            "[{}]",
+            g.iter().map(u32::to_string).collect::<Vec<_>>().join(", ")
+        )
+    };
+    let mut levels: Vec<(&Cache, Vec<&[u32]>)> = Vec::new();
+    for c in &t.caches {
+        match levels.iter_mut().find(|(k, _)| {
+            (k.level, k.kind, k.size, k.line, k.ways) == (c.level, c.kind, c.size, c.line, c.ways)
+        }) {
+            Some((_, gs)) => gs.push(&c.cpus),
+            None => levels.push((c, vec![&c.cpus])),
         }
     }
+    let caches: Vec<String> = levels
+        .iter()
+        .map(|(c, gs)| {
+            format!(
+                "{{level: {}, type: {}, size: {}, line: {}, ways: {}, cpus: [{}]}}",
+                c.level,
+                c.kind.as_str(),
+                c.size,
+                c.line,
+                c.ways,
+                gs.iter().map(|g| list(g)).collect::<Vec<_>>().join(", ")
+            )
+        })
+        .collect();
+    let nodes: Vec<String> = t.nodes.iter().map(|g| list(g)).collect();
+    let _ = writeln!(
+        out,
+        "platform:\n  cpus: {}\n  topology:\n    caches: [{}]\n    nodes: [{}]",
+        cpus,
+        caches.join(", "),
+        nodes.join(", ")
+    );
+}
+
+/// `run`: every field, the cache model only when it is on or not the default.
+fn run(out: &mut String, r: &RunOptions) {
     let exec = match &r.execution {
         ExecModel::Wcet => "wcet".to_string(),
         ExecModel::Uniform { min, max } => {
@@ -145,195 +182,202 @@ pub fn to_yaml(ts: &TaskSet) -> String {
         );
     }
     out.push_str("}\n");
-    if !ts.resources.is_empty() {
-        let _ = writeln!(
+}
+
+/// A best-effort task: nice, behaviour, and where given, offset, cpu, wss, group.
+fn fair_task(out: &mut String, t: &Task, f: &Fair) {
+    let _ = write!(
+        out,
+        "  - {{name: {}, class: fair, nice: {}",
+        q(&t.name),
+        f.nice
+    );
+    match f.behaviour {
+        Behaviour::Hog => out.push_str(", behaviour: hog"),
+        Behaviour::Sleeper { run, sleep } => {
+            let _ = write!(
+                out,
+                ", behaviour: sleeper, run: {}, sleep: {}",
+                d(run),
+                d(sleep)
+            );
+        }
+        Behaviour::Bursty { run, sleep } => {
+            let _ = write!(
+                out,
+                ", behaviour: bursty, run: [{}, {}], sleep: [{}, {}]",
+                d(run.0),
+                d(run.1),
+                d(sleep.0),
+                d(sleep.1)
+            );
+        }
+    }
+    let extra = [
+        ("offset", (t.offset != 0).then(|| d(t.offset))),
+        ("cpu", t.cpu.map(|c| c.to_string())),
+        ("wss", t.wss.map(|w| w.to_string())),
+        ("group", t.group.map(|g| g.to_string())),
+    ];
+    for (k, v) in extra {
+        if let Some(v) = v {
+            let _ = write!(out, ", {k}: {v}");
+        }
+    }
+    out.push_str("}\n");
+}
+
+/// A real-time task: its timing, the optional fields that differ from their defaults, then
+/// its work's structure (regions or DAG), sections, TUF and replayed execution times.
+fn rt_task(out: &mut String, t: &Task, resources: &[String]) {
+    let _ = write!(
+        out,
+        "  - {{name: {}, period: {}, wcet: {}",
+        q(&t.name),
+        d(t.period),
+        d(t.wcet)
+    );
+    if t.deadline != t.period {
+        let _ = write!(out, ", deadline: {}", d(t.deadline));
+    }
+    if let Some(x) = t.max_interarrival {
+        let _ = write!(out, ", max_interarrival: {}", d(x));
+    }
+    if t.offset != 0 {
+        let _ = write!(out, ", offset: {}", d(t.offset));
+    }
+    if let Some(p) = t.priority {
+        let _ = write!(out, ", priority: {p}");
+    }
+    if let Some(c) = t.cpu {
+        let _ = write!(out, ", cpu: {c}");
+    }
+    if let Some(w) = t.wss {
+        let _ = write!(out, ", wss: {w}");
+    }
+    if let Some(g) = t.group {
+        let _ = write!(out, ", group: {g}");
+    }
+    work(out, t);
+    if !t.sections.is_empty() {
+        sections(out, t, resources);
+    }
+    if let Some(f) = &t.tuf {
+        tuf(out, f);
+    }
+    if !t.execution_times.is_empty() {
+        let _ = write!(
             out,
-            "resources: [{}]",
-            ts.resources
+            ", execution_times: [{}]",
+            t.execution_times
                 .iter()
-                .map(|r| q(r))
+                .map(|&x| d(x))
                 .collect::<Vec<_>>()
                 .join(", ")
         );
     }
-    out.push_str("tasks:\n");
-    for t in &ts.tasks {
-        if let Some(f) = t.fair_params() {
-            let _ = write!(
-                out,
-                "  - {{name: {}, class: fair, nice: {}",
-                q(&t.name),
-                f.nice
-            );
-            match f.behaviour {
-                Behaviour::Hog => out.push_str(", behaviour: hog"),
-                Behaviour::Sleeper { run, sleep } => {
-                    let _ = write!(
-                        out,
-                        ", behaviour: sleeper, run: {}, sleep: {}",
-                        d(run),
-                        d(sleep)
-                    );
-                }
-                Behaviour::Bursty { run, sleep } => {
-                    let _ = write!(
-                        out,
-                        ", behaviour: bursty, run: [{}, {}], sleep: [{}, {}]",
-                        d(run.0),
-                        d(run.1),
-                        d(sleep.0),
-                        d(sleep.1)
-                    );
-                }
-            }
-            let extra = [
-                ("offset", (t.offset != 0).then(|| d(t.offset))),
-                ("cpu", t.cpu.map(|c| c.to_string())),
-                ("wss", t.wss.map(|w| w.to_string())),
-                ("group", t.group.map(|g| g.to_string())),
-            ];
-            for (k, v) in extra {
-                if let Some(v) = v {
-                    let _ = write!(out, ", {k}: {v}");
-                }
-            }
-            out.push_str("}\n");
-            continue;
-        }
-        let _ = write!(
-            out,
-            "  - {{name: {}, period: {}, wcet: {}",
-            q(&t.name),
-            d(t.period),
-            d(t.wcet)
-        );
-        if t.deadline != t.period {
-            let _ = write!(out, ", deadline: {}", d(t.deadline));
-        }
-        if let Some(x) = t.max_interarrival {
-            let _ = write!(out, ", max_interarrival: {}", d(x));
-        }
-        if t.offset != 0 {
-            let _ = write!(out, ", offset: {}", d(t.offset));
-        }
-        if let Some(p) = t.priority {
-            let _ = write!(out, ", priority: {p}");
-        }
-        if let Some(c) = t.cpu {
-            let _ = write!(out, ", cpu: {c}");
-        }
-        if let Some(w) = t.wss {
-            let _ = write!(out, ", wss: {w}");
-        }
-        if let Some(g) = t.group {
-            let _ = write!(out, ", group: {g}");
-        }
-        if !t.regions.is_empty() {
-            let rs: Vec<String> = t
-                .regions
-                .iter()
-                .map(|r| {
-                    format!(
-                        "[{}]",
-                        r.threads
-                            .iter()
-                            .map(|&w| d(w))
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    )
-                })
-                .collect();
-            let _ = write!(out, ", regions: [{}]", rs.join(", "));
-        }
-        if let Some(g) = &t.dag {
-            let nodes: Vec<String> = g
-                .nodes
-                .iter()
-                .map(|n| format!("{}: {}", q(&n.name), d(n.wcet)))
-                .collect();
-            let edges: Vec<String> = g
-                .edges
-                .iter()
-                .map(|&(u, v)| {
-                    format!(
-                        "[{}, {}]",
-                        q(&g.nodes[u as usize].name),
-                        q(&g.nodes[v as usize].name)
-                    )
-                })
-                .collect();
-            let _ = write!(
-                out,
-                ", dag: {{nodes: {{{}}}, edges: [{}]}}",
-                nodes.join(", "),
-                edges.join(", ")
-            );
-        }
-        if !t.sections.is_empty() {
-            let ss: Vec<String> = t
-                .sections
-                .iter()
-                .map(|s| {
-                    let place = match &t.dag {
-                        Some(g) => format!("node: {}", q(&g.nodes[s.thread as usize].name)),
-                        None => format!("region: {}, thread: {}", s.region, s.thread),
-                    };
-                    format!(
-                        "{{resource: {}, {place}, start: {}, length: {}}}",
-                        q(&ts.resources[s.resource as usize]),
-                        d(s.start),
-                        d(s.length)
-                    )
-                })
-                .collect();
-            let _ = write!(out, ", sections: [{}]", ss.join(", "));
-        }
-        if let Some(f) = &t.tuf {
-            let num = |u: f64| format!("{u:?}");
-            let _ = match f {
-                Tuf::Piecewise { points } => write!(
-                    out,
-                    ", tuf: {{shape: piecewise, points: [{}]}}",
-                    points
+    out.push_str("}\n");
+}
+
+/// `regions` (each a list of thread WCETs) or `dag` (nodes and edges by name).
+fn work(out: &mut String, t: &Task) {
+    if !t.regions.is_empty() {
+        let rs: Vec<String> = t
+            .regions
+            .iter()
+            .map(|r| {
+                format!(
+                    "[{}]",
+                    r.threads
                         .iter()
-                        .map(|&(t, u)| format!("[{}, {}]", d(t), num(u)))
+                        .map(|&w| d(w))
                         .collect::<Vec<_>>()
                         .join(", ")
-                ),
-                Tuf::Step {
-                    utility,
-                    termination,
-                }
-                | Tuf::Linear {
-                    utility,
-                    termination,
-                }
-                | Tuf::Quadratic {
-                    utility,
-                    termination,
-                } => {
-                    write!(
-                        out,
-                        ", tuf: {{shape: {}, utility: {}, termination: {}}}",
-                        f.shape(),
-                        num(*utility),
-                        d(*termination)
-                    )
-                }
-            };
-        }
-        if !t.execution_times.is_empty() {
-            let _ = write!(
-                out,
-                ", execution_times: [{}]",
-                t.execution_times
-                    .iter()
-                    .map(|&x| d(x))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            );
-        }
-        out.push_str("}\n");
+                )
+            })
+            .collect();
+        let _ = write!(out, ", regions: [{}]", rs.join(", "));
     }
-    out
+    if let Some(g) = &t.dag {
+        let nodes: Vec<String> = g
+            .nodes
+            .iter()
+            .map(|n| format!("{}: {}", q(&n.name), d(n.wcet)))
+            .collect();
+        let edges: Vec<String> = g
+            .edges
+            .iter()
+            .map(|&(u, v)| {
+                format!(
+                    "[{}, {}]",
+                    q(&g.nodes[u as usize].name),
+                    q(&g.nodes[v as usize].name)
+                )
+            })
+            .collect();
+        let _ = write!(
+            out,
+            ", dag: {{nodes: {{{}}}, edges: [{}]}}",
+            nodes.join(", "),
+            edges.join(", ")
+        );
+    }
+}
+
+/// `sections`: each with its resource's name and its place (a DAG's node, or region and
+/// thread).
+fn sections(out: &mut String, t: &Task, resources: &[String]) {
+    let ss: Vec<String> = t
+        .sections
+        .iter()
+        .map(|s| {
+            let place = match &t.dag {
+                Some(g) => format!("node: {}", q(&g.nodes[s.thread as usize].name)),
+                None => format!("region: {}, thread: {}", s.region, s.thread),
+            };
+            format!(
+                "{{resource: {}, {place}, start: {}, length: {}}}",
+                q(&resources[s.resource as usize]),
+                d(s.start),
+                d(s.length)
+            )
+        })
+        .collect();
+    let _ = write!(out, ", sections: [{}]", ss.join(", "));
+}
+
+/// `tuf`: its shape with utility and termination, or a piecewise one's points.
+fn tuf(out: &mut String, f: &Tuf) {
+    let num = |u: f64| format!("{u:?}");
+    let _ = match f {
+        Tuf::Piecewise { points } => write!(
+            out,
+            ", tuf: {{shape: piecewise, points: [{}]}}",
+            points
+                .iter()
+                .map(|&(t, u)| format!("[{}, {}]", d(t), num(u)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        Tuf::Step {
+            utility,
+            termination,
+        }
+        | Tuf::Linear {
+            utility,
+            termination,
+        }
+        | Tuf::Quadratic {
+            utility,
+            termination,
+        } => {
+            write!(
+                out,
+                ", tuf: {{shape: {}, utility: {}, termination: {}}}",
+                f.shape(),
+                num(*utility),
+                d(*termination)
+            )
+        }
+    };
 }

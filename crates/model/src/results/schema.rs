@@ -12,7 +12,10 @@ use serde::Serialize;
 /// job), `deadlocks` in `counters`. 4: execution time, overheads and caches: per job `exec_ns`,
 /// `overhead_ns`, `stall_ns`, `misses` (L1, L2, LLC) and `hw` (hardware counters); `overheads`
 /// (charged ns by kind) and `cache` in `counters`; `exec_inflation`, `ipc_proxy` and `misses`
-/// in every summary; `unavailable` (what this run could not measure, and why).
+/// in every summary; `unavailable` (what this run could not measure, and why). Later
+/// additions within 4 (a reader finds them or not): `kernel_migrations` and the per-job
+/// inversion counters in `counters`; `pulls` per job and in every summary (null where not
+/// measured).
 pub const SCHEMA: &str = "rtsched.results/4";
 
 /// The set of CPUs a job ran on. Inline for CPUs < 64, so recording it allocates nothing
@@ -67,6 +70,10 @@ pub struct JobRecord {
     pub cpus: CpuSet,
     pub preemptions: u32,
     pub migrations: u32,
+    /// Pulls (docs/semantics.md "Pull"; ChronOS §6.3, Fig. 7): dispatches of its threads on
+    /// a CPU other than the one whose run queue they sat on. `None`: not measured (a run whose
+    /// threads a real kernel placed: the kernel backends).
+    pub pulls: Option<u32>,
     pub context_switches: u32,
     /// Total time its threads spent blocked on resources (critical sections).
     pub blocked: Time,
@@ -304,6 +311,9 @@ pub struct Summary {
     pub p99_response_ns: Time,
     pub preemptions: u64,
     pub migrations: u64,
+    /// Pulls of its jobs (`JobRecord::pulls`), summed; `None` (null) when a job's were not
+    /// measured.
+    pub pulls: Option<u64>,
     pub context_switches: u64,
     /// Time jobs spent blocked on resources: the longest for one job, and the sum.
     pub max_blocked_ns: Time,

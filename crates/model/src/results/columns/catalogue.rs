@@ -176,6 +176,15 @@ pub const COLUMNS: &[Column] = &[
         ..JOB_COL
     },
     Column {
+        name: "pulls",
+        unit: Unit::Count,
+        nullable: true,
+        meaning: "dispatches of its threads on a CPU other than the one whose run queue they sat on: a kernel's pull of a task from a remote run queue (docs/semantics.md \"Pull\"; ChronOS Fig. 7)",
+        measured: Measured::RunQueues,
+        value: Value::Job(|j, _| j.pulls.into()),
+        ..JOB_COL
+    },
+    Column {
         name: "context_switches",
         unit: Unit::Count,
         meaning: "times a CPU started running an entity of it after another entity (idle counts as nothing)",
@@ -423,6 +432,16 @@ pub const COLUMNS: &[Column] = &[
         meaning: "migrations of the jobs, summed",
         value: Value::Summary(|s| s.migrations.into()),
         table: table("migr", 4, Show::Always, Fmt::Plain),
+        ..SUMMARY_COL
+    },
+    Column {
+        name: "pulls",
+        unit: Unit::Count,
+        nullable: true,
+        meaning: "pulls of the jobs, summed (null when some job's were not measured)",
+        measured: Measured::RunQueues,
+        value: Value::Summary(|s| s.pulls.into()),
+        table: table("pulls", 4, Show::OnRequest, Fmt::Plain),
         ..SUMMARY_COL
     },
     Column {

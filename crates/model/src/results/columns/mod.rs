@@ -116,6 +116,10 @@ pub enum Measured {
     /// Hardware counters: real runs on a machine with a PMU; null otherwise (the run's
     /// `unavailable` says why).
     Pmu,
+    /// The job ledger's run queues (where a thread sits between its runs): the simulator and
+    /// the testbed; a run whose threads a real kernel placed (the kernel backends, sched_ext's
+    /// user-space mode) has none per job: null in its records and summaries.
+    RunQueues,
     /// Timed on the wall clock where asked (`--measure-policy`, real testbed runs); null
     /// otherwise.
     Timed,
@@ -128,6 +132,7 @@ impl Measured {
         match self {
             Measured::Always => "always",
             Measured::Ledger => "ledger",
+            Measured::RunQueues => "run-queues",
             Measured::CacheModel => "cache-model",
             Measured::Overheads => "overheads",
             Measured::Pmu => "pmu",
@@ -372,7 +377,7 @@ pub const ROW_LAYOUT: &[&str] = &[
     "scheduler", "kind", "m", "n", "U", "duration_ns", "on_miss", "run", "topology", "status",
     "error", "jobs", "completed", "met", "missed", "aborted", "dsr", "accrued_utility",
     "possible_utility", "aur", "max_tardiness_ns", "mean_tardiness_ns", "max_response_ns",
-    "mean_response_ns", "p99_response_ns", "preemptions", "migrations", "context_switches",
+    "mean_response_ns", "p99_response_ns", "preemptions", "migrations", "pulls", "context_switches",
     "scheduler_invocations", "steals", "steal_attempts", "failed_steals", "priority_inversions",
     "priority_inversion_ns", "inverted_jobs", "inversion_job_ns", "inversion_job_max_ns",
     "inversion_job_p99_ns", "kernel_migrations", "deadlocks", "exec_inflation", "ipc_proxy",
@@ -384,7 +389,7 @@ pub const ROW_LAYOUT: &[&str] = &[
 #[rustfmt::skip]
 pub const TABLE_LAYOUT: &[&str] = &[
     "scheduler", "jobs", "missed", "aborted", "dsr", "aur", "max_tardiness_ns", "unfinished",
-    "mean_response_ns", "p99_response_ns", "max_blocked_ns", "preemptions", "migrations",
+    "mean_response_ns", "p99_response_ns", "max_blocked_ns", "preemptions", "migrations", "pulls",
     "context_switches", "scheduler_invocations", "steals", "steal_attempts", "failed_steals",
     "priority_inversions", "priority_inversion_ns", "deadlocks", "policy_ns_per_invocation",
     "overhead_ns", "exec_inflation", "ipc_proxy", "llc_misses",
@@ -394,7 +399,7 @@ pub const TABLE_LAYOUT: &[&str] = &[
 #[rustfmt::skip]
 pub const JOB_DOC_LAYOUT: &[&str] = &[
     "task", "job", "release_ns", "deadline_ns", "demand_ns", "start_ns", "finish_ns", "cpus",
-    "preemptions", "migrations", "context_switches", "blocked_ns", "missed", "aborted",
+    "preemptions", "migrations", "pulls", "context_switches", "blocked_ns", "missed", "aborted",
     "aborted_at_ns", "utility", "max_utility", "exec_ns", "overhead_ns", "stall_ns", "misses", "hw",
 ];
 

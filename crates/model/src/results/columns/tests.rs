@@ -34,16 +34,16 @@ fn every_layout_names_columns_of_its_place() {
 }
 
 /// The per-job CSV's header, the results document's keys and the sweep row's metrics as schema 4
-/// wrote them, before the catalogue.
+/// wrote them before the catalogue (with `pulls`, added within schema 4 beside `migrations`).
 #[test]
 fn the_outputs_keep_schema_4s_order() {
     assert_eq!(
         jobs_csv_header(),
-        "scheduler,task,job,release_ns,deadline_ns,start_ns,finish_ns,response_ns,tardiness_ns,demand_ns,cpus,preemptions,migrations,context_switches,missed,aborted,blocked_ns,aborted_at_ns,utility,max_utility,exec_ns,overhead_ns,stall_ns,misses_l1,misses_l2,misses_llc,hw_instructions,hw_cycles,hw_llc_misses"
+        "scheduler,task,job,release_ns,deadline_ns,start_ns,finish_ns,response_ns,tardiness_ns,demand_ns,cpus,preemptions,migrations,pulls,context_switches,missed,aborted,blocked_ns,aborted_at_ns,utility,max_utility,exec_ns,overhead_ns,stall_ns,misses_l1,misses_l2,misses_llc,hw_instructions,hw_cycles,hw_llc_misses"
     );
     let keys = |k: &[DocKey]| k.iter().map(|k| k.key).collect::<Vec<_>>().join(",");
     assert_eq!(keys(&DOC.job), JOB_DOC_LAYOUT.join(","));
-    let summary = "jobs,completed,met,missed,aborted,dsr,max_tardiness_ns,mean_tardiness_ns,max_response_ns,mean_response_ns,p99_response_ns,preemptions,migrations,context_switches,max_blocked_ns,total_blocked_ns,accrued_utility,possible_utility,aur,exec_inflation,ipc_proxy,misses";
+    let summary = "jobs,completed,met,missed,aborted,dsr,max_tardiness_ns,mean_tardiness_ns,max_response_ns,mean_response_ns,p99_response_ns,preemptions,migrations,pulls,context_switches,max_blocked_ns,total_blocked_ns,accrued_utility,possible_utility,aur,exec_inflation,ipc_proxy,misses";
     assert_eq!(keys(&DOC.total), summary);
     assert_eq!(keys(&DOC.task), summary);
     assert_eq!(
