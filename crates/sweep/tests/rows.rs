@@ -26,7 +26,7 @@ fn a_rows_metrics_are_the_catalogues() {
     let got: Vec<&str> = metric_columns().iter().map(|c| c.name).collect();
     assert_eq!(got, want);
     assert_eq!(got.first(), Some(&"jobs"));
-    assert_eq!(got.last(), Some(&"overhead_ns"));
+    assert!(got.contains(&"overhead_ns") && !got.contains(&"status"));
 }
 
 /// A row's run (records folded into a total as they end, buffers reused) gives every metric the

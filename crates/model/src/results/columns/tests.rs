@@ -33,35 +33,54 @@ fn every_layout_names_columns_of_its_place() {
     }
 }
 
-/// The per-job CSV's header, the results document's keys and the sweep row's metrics as schema 4
-/// wrote them before the catalogue (with `pulls`, added within schema 4 beside `migrations`).
+/// `now` begins with `then`, in its order: the columns of schema 4 keep their places, and a
+/// column added since comes after them.
+fn extends(now: &[&str], then: &str) {
+    let then: Vec<&str> = then.split(',').collect();
+    assert!(
+        now.len() >= then.len() && now[..then.len()] == then[..],
+        "schema 4's columns moved:\n  were {then:?}\n  are  {now:?}"
+    );
+}
+
+/// The per-job CSV's header, the results document's keys, the sweep row's and the comparison
+/// table's columns and `Result.summary`'s counters as schema 4 wrote them before the catalogue
+/// (with `pulls`, added within schema 4 beside `migrations`), first and in that order.
 #[test]
 fn the_outputs_keep_schema_4s_order() {
-    assert_eq!(
-        jobs_csv_header(),
-        "scheduler,task,job,release_ns,deadline_ns,start_ns,finish_ns,response_ns,tardiness_ns,demand_ns,cpus,preemptions,migrations,pulls,context_switches,missed,aborted,blocked_ns,aborted_at_ns,utility,max_utility,exec_ns,overhead_ns,stall_ns,misses_l1,misses_l2,misses_llc,hw_instructions,hw_cycles,hw_llc_misses"
+    let csv = jobs_csv_header();
+    extends(
+        &csv.split(',').collect::<Vec<_>>(),
+        "scheduler,task,job,release_ns,deadline_ns,start_ns,finish_ns,response_ns,tardiness_ns,demand_ns,cpus,preemptions,migrations,pulls,context_switches,missed,aborted,blocked_ns,aborted_at_ns,utility,max_utility,exec_ns,overhead_ns,stall_ns,misses_l1,misses_l2,misses_llc,hw_instructions,hw_cycles,hw_llc_misses",
     );
-    let keys = |k: &[DocKey]| k.iter().map(|k| k.key).collect::<Vec<_>>().join(",");
-    assert_eq!(keys(&DOC.job), JOB_DOC_LAYOUT.join(","));
+    let keys = |k: &[DocKey]| k.iter().map(|k| k.key).collect::<Vec<_>>();
+    extends(&keys(&DOC.job), &JOB_DOC_LAYOUT.join(","));
     let summary = "jobs,completed,met,missed,aborted,dsr,max_tardiness_ns,mean_tardiness_ns,max_response_ns,mean_response_ns,p99_response_ns,preemptions,migrations,pulls,context_switches,max_blocked_ns,total_blocked_ns,accrued_utility,possible_utility,aur,exec_inflation,ipc_proxy,misses";
-    assert_eq!(keys(&DOC.total), summary);
-    assert_eq!(keys(&DOC.task), summary);
-    assert_eq!(
-        keys(&DOC.counters),
-        "scheduler_invocations,events,releases,steals,steal_attempts,failed_steals,priority_inversions,priority_inversion_ns,inverted_jobs,inversion_job_ns,inversion_job_max_ns,inversion_job_p99_ns,kernel_migrations,deadlocks,overheads,cache"
+    extends(&keys(&DOC.total), summary);
+    extends(&keys(&DOC.task), summary);
+    extends(
+        &keys(&DOC.counters),
+        "scheduler_invocations,events,releases,steals,steal_attempts,failed_steals,priority_inversions,priority_inversion_ns,inverted_jobs,inversion_job_ns,inversion_job_max_ns,inversion_job_p99_ns,kernel_migrations,deadlocks,overheads,cache",
     );
-    assert_eq!(names(Place::Row), ROW_LAYOUT);
-    assert_eq!(names(Place::Table), TABLE_LAYOUT);
+    extends(&names(Place::Row), &ROW_LAYOUT.join(","));
+    extends(&names(Place::Table), &TABLE_LAYOUT.join(","));
     // Result.summary's counters (RUN_COUNTERS in result.py).
     let run: Vec<&str> = columns(Place::Run)
         .iter()
         .filter(|c| matches!(c.value, Value::Run(_)))
         .map(|c| c.name)
         .collect();
-    assert_eq!(
-        run.join(","),
-        "scheduler_invocations,steals,steal_attempts,failed_steals,priority_inversions,priority_inversion_ns,inverted_jobs,inversion_job_ns,inversion_job_max_ns,inversion_job_p99_ns,kernel_migrations,deadlocks"
+    extends(
+        &run,
+        "scheduler_invocations,steals,steal_attempts,failed_steals,priority_inversions,priority_inversion_ns,inverted_jobs,inversion_job_ns,inversion_job_max_ns,inversion_job_p99_ns,kernel_migrations,deadlocks",
     );
+}
+
+/// The check above fails on a column moved among schema 4's (its negative control).
+#[test]
+#[should_panic(expected = "schema 4's columns moved")]
+fn a_column_moved_is_caught() {
+    extends(&["jobs", "met", "completed"], "jobs,completed,met");
 }
 
 #[test]
