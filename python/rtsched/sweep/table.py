@@ -139,7 +139,8 @@ def stale(df):
     columns, ``ipc_proxy``; the kernel's migrations and per-job inversions; pulls: a metric a
     completed simulated row always has, empty). A test's row has no such columns by nature."""
     simulated = (df["status"] == "ok") & (df["kind"] != "test")
-    return (df["schema"] != current_schema()) | (simulated & df[_ALWAYS].isna().any(axis=1))
+    metrics = [c for c in _ALWAYS if c in df.columns]  # a table read through _coerce has them all
+    return (df["schema"] != current_schema()) | (simulated & df[metrics].isna().any(axis=1))
 
 
 def _frame(rows):
