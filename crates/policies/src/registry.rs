@@ -233,11 +233,21 @@ impl From<BuildError> for String {
 pub fn build_for(spec: &str, ts: &TaskSet) -> Result<Box<dyn Policy>, BuildError> {
     let s = SchedulerSpec::parse(spec).map_err(BuildError::Refused)?;
     let entry = find(&s.name).expect("parse checked the name");
-    if let Some(m) = refusal(&entry.info, ts) {
+    build_entry(&entry.info, entry.build, &s, ts)
+}
+
+/// Build `s` by `build` for `ts`, refused first by what `info` says the policy takes.
+fn build_entry(
+    info: &PolicyInfo,
+    build: BuildFn,
+    s: &SchedulerSpec,
+    ts: &TaskSet,
+) -> Result<Box<dyn Policy>, BuildError> {
+    if let Some(m) = refusal(info, ts) {
         return Err(BuildError::Refused(m));
     }
     let mut ctx = BuildCtx::new(ts);
-    (entry.build)(&s, &mut ctx).map_err(|m| {
+    build(s, &mut ctx).map_err(|m| {
         if ctx.is_unplaced() {
             BuildError::Unplaced(m)
         } else {
@@ -254,6 +264,8 @@ pub fn build(spec: &str, ts: &TaskSet) -> Result<Box<dyn Policy>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::common::ua;
+    use crate::spec::Partitioning;
     use rtsched_model::Task;
 
     /// The partition a partitioned policy's spec yields (`pedf` and `pfp`).
@@ -448,12 +460,25 @@ mod tests {
         }
     }
 
-    /// Every registered policy behaves as its description says: the traits its built policy
-    /// reports, the TUFs it refuses, the partial priorities it refuses, the partition it needs
-    /// and takes (with the heuristics and admission declared), the best-effort tasks it takes.
-    #[test]
-    fn every_policy_is_as_its_description_says() {
+    /// `Err(why)` unless `check` holds.
+    macro_rules! check {
+        ($check:expr, $($why:tt)*) => {
+            if !$check {
+                return Err(format!($($why)*));
+            }
+        };
+    }
+
+    /// Whether the policy built by `build` behaves as `info` describes it: the traits its
+    /// built policy reports, the TUFs it refuses, the partial priorities it refuses, the
+    /// partition it needs and takes (with the heuristics and admission declared), the
+    /// best-effort tasks it takes. `Err` says the first difference.
+    fn as_described(info: &PolicyInfo, build: BuildFn) -> Result<(), String> {
         use crate::spec::{PartitionAdmission, Tufs};
+        let run = |spec: &str, ts: &TaskSet| {
+            build_entry(info, build, &SchedulerSpec::parse(spec).unwrap(), ts)
+        };
+        let name = info.name;
         let probe = yaml("platform: {cpus: 1}\ntasks:\n  - {name: a, period: 10, wcet: 1, cpu: 0, priority: 1}\n");
         let rising = yaml("platform: {cpus: 1}\ntasks:\n  - {name: a, period: 10, wcet: 1, cpu: 0, tuf: {shape: piecewise, points: [[0, 1], [5ms, 2]]}}\n");
         let partial = yaml("platform: {cpus: 1}\ntasks:\n  - {name: a, period: 10, wcet: 1, cpu: 0, priority: 1}\n  - {name: b, period: 20, wcet: 1, cpu: 0}\n");
@@ -461,64 +486,172 @@ mod tests {
         // Fits one CPU under EDF, not under RM ((1,4), (2,6), (4,10) ms: U = .983).
         let edf_only = yaml("platform: {cpus: 1}\ntasks:\n  - {name: a, period: 4, wcet: 1}\n  - {name: b, period: 6, wcet: 2}\n  - {name: c, period: 10, wcet: 4}\n");
         let fair = yaml("platform: {cpus: 1}\ntasks:\n  - {name: a, period: 10, wcet: 1, cpu: 0}\n  - {name: f, class: fair}\n");
-        for e in ENTRIES {
-            let info = &e.info;
-            let name = info.name;
-            let p = build(name, &probe).unwrap_or_else(|m| panic!("{name}: {m}"));
-            assert_eq!(
-                p.uses_tufs(),
-                info.tufs != Tufs::Ignored,
-                "{name}: uses_tufs"
+        let p = run(name, &probe).map_err(String::from)?;
+        check!(p.uses_tufs() == (info.tufs != Tufs::Ignored), "tufs");
+        check!(
+            p.resolves_deadlocks() == info.resolves_deadlocks,
+            "resolves_deadlocks"
+        );
+        check!(
+            p.grants_resources() == info.grants_resources,
+            "grants_resources"
+        );
+        let r = run(name, &rising).map_err(String::from);
+        let refused = r
+            .as_ref()
+            .err()
+            .is_some_and(|m| m.contains("task 'a': field 'tuf'"));
+        check!(
+            refused == (info.tufs == Tufs::NonIncreasing),
+            "tufs: a rising one {r:?}",
+            r = r.err()
+        );
+        let r = run(name, &partial).map_err(String::from);
+        if info.fixed_priorities {
+            let want = format!("t.yaml: task 'b': field 'priority': missing, while other tasks have one; give every task a priority, or choose {name}:rm / {name}:dm");
+            check!(
+                r.as_ref().err() == Some(&want),
+                "fixed_priorities: {:?}",
+                r.err()
             );
-            assert_eq!(p.resolves_deadlocks(), info.resolves_deadlocks, "{name}");
-            assert_eq!(p.grants_resources(), info.grants_resources, "{name}");
-            let r = build(name, &rising);
-            match info.tufs {
-                Tufs::NonIncreasing => assert!(
-                    r.as_ref()
-                        .err()
-                        .is_some_and(|m| m.contains("task 'a': field 'tuf'")),
-                    "{name}: takes a rising TUF"
-                ),
-                Tufs::Ignored => assert!(r.is_ok(), "{name}: {:?}", r.err()),
-            }
-            let r = build(name, &partial);
-            if info.fixed_priorities {
-                assert_eq!(
-                    r.err().unwrap(),
-                    format!("t.yaml: task 'b': field 'priority': missing, while other tasks have one; give every task a priority, or choose {name}:rm / {name}:dm")
+            check!(
+                run(&format!("{name}:dm"), &partial).is_ok(),
+                "fixed_priorities: {name}:dm"
+            );
+        } else {
+            check!(r.is_ok(), "fixed_priorities: {:?}", r.err());
+        }
+        match info.partition {
+            Some(how) => {
+                let m = run(name, &unplaced)
+                    .err()
+                    .map(String::from)
+                    .unwrap_or_default();
+                check!(
+                    m.contains("task 'a': field 'cpu'"),
+                    "partition: no cpu fields: {m:?}"
                 );
-                assert!(build(&format!("{name}:dm"), &partial).is_ok(), "{name}");
-            } else {
-                assert!(r.is_ok(), "{name}: {:?}", r.err());
-            }
-            match info.partition {
-                Some(how) => {
-                    let m = build(name, &unplaced).err().unwrap();
-                    assert!(m.contains("task 'a': field 'cpu'"), "{name}: {m}");
-                    for h in ["ffd", "wfd", "lwfg+ffd"].iter().chain(how.own) {
-                        let spec = with_heuristic(info, h);
-                        assert!(build(&spec, &unplaced).is_ok(), "{spec}");
-                    }
-                    let spec = with_heuristic(info, "ffd");
-                    let placed = build_for(&format!("{spec},prio=rm"), &edf_only)
-                        .or_else(|_| build_for(&spec, &edf_only));
-                    match how.admission {
-                        PartitionAdmission::EdfExact => assert!(placed.is_ok(), "{spec}"),
-                        PartitionAdmission::FpRta => assert!(
-                            matches!(placed, Err(BuildError::Unplaced(ref m)) if m.contains("fp-rta")),
-                            "{spec}"
-                        ),
-                    }
+                for h in ["ffd", "wfd", "lwfg+ffd"].iter().chain(how.own) {
+                    let spec = with_heuristic(info, h);
+                    check!(run(&spec, &unplaced).is_ok(), "partition: {spec}");
                 }
-                None => assert!(build(name, &unplaced).is_ok(), "{name}"),
+                let spec = with_heuristic(info, "ffd");
+                let placed =
+                    run(&format!("{spec},prio=rm"), &edf_only).or_else(|_| run(&spec, &edf_only));
+                let fp_refused =
+                    matches!(placed, Err(BuildError::Unplaced(ref m)) if m.contains("fp-rta"));
+                let ok = match how.admission {
+                    PartitionAdmission::EdfExact => placed.is_ok(),
+                    PartitionAdmission::FpRta => fp_refused,
+                };
+                check!(ok, "partition: admission {:?} ({spec})", how.admission);
             }
-            let r = build(name, &fair);
-            if info.takes.fair {
-                assert!(r.is_ok(), "{name}: {:?}", r.err());
-            } else {
-                assert_eq!(r.err().unwrap(), format!("t.yaml: task 'f' is best-effort (class: fair) and scheduler '{name}' has no fair class; use cfs"));
+            None => check!(
+                run(name, &unplaced).is_ok(),
+                "partition: none, yet it needs one"
+            ),
+        }
+        let r = run(name, &fair).map_err(String::from);
+        if info.takes.fair {
+            check!(r.is_ok(), "takes.fair: {:?}", r.err());
+        } else {
+            let want = format!("t.yaml: task 'f' is best-effort (class: fair) and scheduler '{name}' has no fair class; use cfs");
+            check!(r.as_ref().err() == Some(&want), "takes.fair: {:?}", r.err());
+        }
+        Ok(())
+    }
+
+    /// Every registered policy behaves as its description says.
+    #[test]
+    fn every_policy_is_as_its_description_says() {
+        for e in ENTRIES {
+            if let Err(why) = as_described(&e.info, e.build) {
+                panic!("{}: not as described: {why}", e.info.name);
             }
+        }
+    }
+
+    /// The control: a description that differs from its policy in any one field is caught
+    /// (lbesa's and gfp's, each field changed in turn).
+    #[test]
+    fn a_wrong_description_is_caught() {
+        use crate::spec::{PartitionAdmission, Tufs};
+        let lbesa = find("lbesa").unwrap();
+        let gfp = find("gfp").unwrap();
+        let i = lbesa.info;
+        let fp = PartitionAdmission::FpRta;
+        let wrong = [
+            (
+                lbesa,
+                PolicyInfo {
+                    partition: None,
+                    ..i
+                },
+                "partition",
+            ),
+            (
+                lbesa,
+                PolicyInfo {
+                    partition: Some(Partitioning {
+                        admission: fp,
+                        ..ua::PARTITION
+                    }),
+                    ..i
+                },
+                "partition: admission",
+            ),
+            (
+                lbesa,
+                PolicyInfo {
+                    fixed_priorities: true,
+                    ..i
+                },
+                "fixed_priorities",
+            ),
+            (
+                lbesa,
+                PolicyInfo {
+                    tufs: Tufs::Ignored,
+                    ..i
+                },
+                "tufs",
+            ),
+            (
+                lbesa,
+                PolicyInfo {
+                    resolves_deadlocks: true,
+                    ..i
+                },
+                "resolves_deadlocks",
+            ),
+            (
+                lbesa,
+                PolicyInfo {
+                    grants_resources: false,
+                    ..i
+                },
+                "grants_resources",
+            ),
+            (
+                gfp,
+                PolicyInfo {
+                    fixed_priorities: false,
+                    ..gfp.info
+                },
+                "fixed_priorities",
+            ),
+            (
+                gfp,
+                PolicyInfo {
+                    partition: Some(pfp::PARTITION),
+                    ..gfp.info
+                },
+                "partition",
+            ),
+        ];
+        for (e, info, field) in wrong {
+            let why = as_described(&info, e.build).expect_err(field);
+            assert!(why.starts_with(field), "{field}: {why}");
         }
     }
 
