@@ -106,10 +106,8 @@ def _notes(ts, sched) -> set:
     cycle = ts.lock_order_cycle
     if not ts.has_tufs and not cycle:
         return set()
-    try:
-        ts.estimated_work(sched)
-    except _core.InputError:
-        return set()  # does not build for this set: its row says why
+    if _core.refusal(ts, sched) is not None:
+        return set()  # does not run this set: its row says why
     policy = info(_core.parse_scheduler(sched)[0])
     tufs, resolves = policy["tufs"] != "ignored", policy["resolves_deadlocks"]
     return ({("tufs", sched)} if ts.has_tufs and not tufs else set()) | (

@@ -92,6 +92,42 @@ def test_with_partition_adds_the_heuristic_only_where_none_is_chosen():
         with_partition("nope", "ffd")
 
 
+def test_all_is_every_policy_that_runs_the_set_decided_without_a_simulation(monkeypatch):
+    from rtsched.commands import simulate as cmd
+
+    # Best-effort tasks: only cfs takes them (its description); the others are refused by what
+    # their descriptions say they take, before any is built, and nothing is simulated.
+    ts = rtsched.parse_taskset("platform: {cpus: 2}\ntasks:\n  - {name: a, period: 10, wcet: 1, cpu: 0}\n"
+                               "  - {name: f, class: fair}\n", "yaml", "f.yaml")
+
+    def no_simulation(*a, **k):
+        raise AssertionError("expand_schedulers simulated")
+
+    monkeypatch.setattr(rtsched._core, "simulate", no_simulation)
+    names, skipped = cmd.expand_schedulers(["all"], ts)
+    assert names == ["cfs"]
+    assert [n for n, _ in skipped] == [p["name"] for p in rtsched.schedulers() if p["name"] != "cfs"]
+    assert skipped[0] == ("gedf", "f.yaml: task 'f' is best-effort (class: fair) and scheduler 'gedf' has no fair "
+                                  "class; use cfs")
+    # Two CPUs, no cpu fields: the partitioned ones need a partition (their build says so)
+    # unless --partition gives one, which reaches each as its description spells it.
+    ts = rtsched.parse_taskset("platform: {cpus: 2}\ntasks:\n  - {name: a, period: 10, wcet: 3}\n"
+                               "  - {name: b, period: 20, wcet: 4}\n", "yaml", "u.yaml")
+    partitioned = [p["name"] for p in rtsched.schedulers() if p["partition"]]
+    assert {"pedf", "pfp", "dasa", "pdasa", "lbesa"} <= set(partitioned)
+    names, skipped = cmd.expand_schedulers(["all"], ts)
+    assert sorted(n for n, _ in skipped) == sorted(partitioned), skipped
+    assert all("field 'cpu'" in why for _, why in skipped), skipped
+    names, skipped = cmd.expand_schedulers(["all"], ts, partition="wfd")
+    assert skipped == [] and "pdasa:partition=wfd" in names and "lbesa:partition=wfd" in names, names
+    # A run says the same of the same set (the refusal is its own first step).
+    monkeypatch.undo()
+    why = dict(cmd.expand_schedulers(["all"], ts)[1])["pdasa"]
+    with pytest.raises(rtsched.InputError) as e:
+        rtsched.simulate(ts, "pdasa", _warn=False)
+    assert str(e.value) == why and e.value.status == "not-applicable"
+
+
 def test_gantt(tmp_path):
     r = rtsched.simulate(EXAMPLES / "quad-mixed.yaml", scheduler="gedf", trace=True)
     assert len(r.intervals) > 0

@@ -2,9 +2,10 @@
 //! (`rtsched_policies::PolicyInfo`, read by `rtsched.schedulers()`, the CLI's `--partition`,
 //! `-s all` and its warnings, instead of lists of names).
 
+use crate::{input_err, PyTaskSet};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
-use rtsched_policies::{PolicyInfo, Tufs};
+use rtsched_policies::{PolicyInfo, SchedulerSpec, Tufs};
 
 /// One policy's description as a dict: name, summary, paper, options (text), `partition`
 /// (None, or `bare`, `admission`, `own` heuristics), `fixed_priorities`, `takes`
@@ -53,7 +54,24 @@ fn policies(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
     Ok(out)
 }
 
+/// Why policy `scheduler` does not run `taskset`, or None when it does: first a part of the
+/// set its description says it does not take (`registry::refusal`: best-effort, DAG,
+/// fork-join tasks, critical sections), then what its build refuses (a partition or
+/// priorities it needs, TUFs it needs non-increasing, a partition its heuristic cannot place).
+/// Nothing runs. A name or option wrong whatever the set raises InputError.
+#[pyfunction]
+fn refusal(taskset: &PyTaskSet, scheduler: &str) -> PyResult<Option<String>> {
+    SchedulerSpec::parse(scheduler).map_err(input_err)?;
+    Ok(
+        match rtsched_policies::build_for(scheduler, &taskset.inner) {
+            Ok(_) => None,
+            Err(e) => Some(String::from(e)),
+        },
+    )
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(policies, m)?)?;
+    m.add_function(wrap_pyfunction!(refusal, m)?)?;
     Ok(())
 }

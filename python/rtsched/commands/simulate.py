@@ -273,9 +273,10 @@ def with_partition(name: str, heuristic) -> str:
 
 
 def expand_schedulers(names, ts, partition=None):
-    """Resolve 'all' to every policy that builds for this task set (saying which cannot, and
-    why: a part of the set it does not take, priorities or a partition it needs, a partition
-    its heuristic cannot place); what the built ones do with the set is their runs' to say."""
+    """Resolve 'all' to every policy that runs this task set, saying which do not and why
+    (``_core.refusal``: a part of the set its description says it does not take, then what its
+    build refuses: priorities or a partition it needs, a partition its heuristic cannot place).
+    Nothing is simulated; what the others do with the set is their runs' to say."""
     if not names:
         return ["gedf"], []
     out, skipped = [], []
@@ -283,11 +284,11 @@ def expand_schedulers(names, ts, partition=None):
         if n == "all":
             for p in descriptions():
                 name = with_partition(p["name"], partition)
-                try:
-                    ts.estimated_work(name)  # the build, as a run's first step
+                why = _core.refusal(ts, name)
+                if why is None:
                     out.append(name)
-                except _core.InputError as e:
-                    skipped.append((name, str(e)))
+                else:
+                    skipped.append((name, why))
         else:
             out.append(with_partition(n, partition))
     return out, skipped
