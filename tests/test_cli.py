@@ -335,3 +335,8 @@ def test_the_exit_code_says_whether_any_failed():
     assert exit_status([Ran(), Ran()]) == 0
     assert exit_status([Ran(), NotRun("pedf:ffd", "sim", "partition-failed", "")]) == 2
     assert exit_status([NotRun("a", "sim", "deadlock", ""), NotRun("b", "testbed", "run-failed", "")]) == 1
+    # One code per failure kind, whatever ran it: a real run's deadlock is the input's, as a
+    # simulated one (it was exit 1, RunFailed, in a real run).
+    assert exit_status([NotRun("b", "testbed", "deadlock", "")]) == exit_status([NotRun("a", "sim", "deadlock", "")]) == 2
+    assert exit_status([NotRun("b", "testbed", "too-long", "")]) == 2
+    assert exit_status([Ran(), NotRun("b", "kernel", "run-failed", "")]) == 1

@@ -75,16 +75,35 @@ impl Status {
     /// a deadlock, a run that outgrew what it can hold, or a set the scheduler refuses.
     pub fn of(e: &SimError) -> Status {
         match e {
-            SimError::Stopped {
-                failure: Failure::Deadlock(_),
-                ..
-            } => Status::Deadlock,
-            SimError::Stopped {
-                failure: Failure::Capacity(_),
-                ..
-            } => Status::TooLong,
+            SimError::Stopped { failure, .. } => Status::stopped(failure),
             SimError::Unplaced(_) => Status::PartitionFailed,
             SimError::Input(_) => Status::NotApplicable,
+        }
+    }
+
+    /// The status of a run the ledger stopped, simulated or real (one ledger behind both): a
+    /// deadlock the policy does not resolve, or a run that outgrew what it can hold.
+    pub fn stopped(failure: &Failure) -> Status {
+        match failure {
+            Failure::Deadlock(_) => Status::Deadlock,
+            Failure::Capacity(_) => Status::TooLong,
+        }
+    }
+
+    /// The exit code of a command that ends with this status, the same for a simulated and a
+    /// real run: 2 when the input must change (a set or scheduler the user gave: a partition
+    /// that fails, a deadlock of the set's lock order under a scheduler that does not resolve
+    /// it, a run too long to hold, a scheduler that does not apply), as for every input
+    /// error; 1 when the run itself failed on the machine (`run-failed`); 0 for `ok`.
+    /// `_core` raises `InputError` for a status of exit 2 and `RunFailed` for one of exit 1.
+    pub fn exit_code(self) -> u8 {
+        match self {
+            Status::Ok => 0,
+            Status::RunFailed => 1,
+            Status::PartitionFailed
+            | Status::Deadlock
+            | Status::TooLong
+            | Status::NotApplicable => 2,
         }
     }
 }
