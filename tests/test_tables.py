@@ -159,6 +159,23 @@ def test_schedulers_fold_to_the_width():
     assert words(r.stdout) == words(full.stdout)
 
 
+def test_schedulers_table_says_what_each_takes_and_needs():
+    from rtsched.policies import needs
+
+    r = run_cli("schedulers", env={"COLUMNS": "400"}, check=0)
+    head = r.stdout.splitlines()[0]
+    assert head.split()[-3:] == ["takes", "and", "needs"], head
+    by = {p["name"]: p for p in rtsched.schedulers()}
+    assert needs(by["gedf"]) == "-"
+    assert needs(by["pfp"]) == "a partition (partition=NAME, or cpu fields; admission fp-rta); priorities (file, rm or dm)"
+    assert needs(by["lbesa"]) == "a partition (lbesa:NAME, or cpu fields; admission edf-exact); non-increasing TUFs"
+    assert needs(by["cfs"]) == "best-effort tasks too"
+    assert needs(dict(by["gedf"], takes=dict(by["gedf"]["takes"], dag=False))) == "no DAG tasks"
+    for name, p in by.items():
+        line = next(line for line in r.stdout.splitlines() if line.startswith(name + " "))
+        assert line.rstrip().endswith(needs(p)), line
+
+
 def test_schedulers_as_json_and_csv():
     doc = json.loads(run_cli("schedulers", "--format", "json", check=0).stdout)
     assert {"name", "summary", "paper", "options", "partition", "fixed_priorities", "takes", "tufs", "resolves_deadlocks",

@@ -38,3 +38,28 @@ def with_heuristic(name: str, heuristic: str) -> str:
     description says: the bare option where it names the heuristic (``pedf:ffd``), else
     ``partition=`` (``pfp:partition=ffd``, whose bare option is its priority assignment)."""
     return f"{name}:{heuristic}" if info(name)["partition"]["bare"] else f"{name}:partition={heuristic}"
+
+
+_PARTS = (("fork_join", "fork-join tasks"), ("dag", "DAG tasks"), ("sections", "critical sections"))
+
+
+def needs(p: dict) -> str:
+    """What description ``p`` says the policy takes and needs of a set, in a few words (the
+    ``rtsched schedulers`` table): the partition it runs on and how a heuristic is named,
+    priorities, TUFs, deadlocks, and the parts of a set it takes beyond the real-time ones
+    (best-effort tasks) or does not take."""
+    out = []
+    how = p["partition"]
+    if how:
+        named = f"{p['name']}:NAME" if how["bare"] else "partition=NAME"
+        out.append(f"a partition ({named}, or cpu fields; admission {how['admission']})")
+    if p["fixed_priorities"]:
+        out.append("priorities (file, rm or dm)")
+    if p["tufs"] != "ignored":
+        out.append(f"{p['tufs']} TUFs")
+    if p["resolves_deadlocks"]:
+        out.append("breaks deadlocks")
+    if p["takes"]["fair"]:
+        out.append("best-effort tasks too")
+    out += [f"no {what}" for key, what in _PARTS if not p["takes"][key]]
+    return "; ".join(out) or "-"

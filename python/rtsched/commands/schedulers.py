@@ -7,6 +7,7 @@ import textwrap
 
 from .. import schedulers
 from ..analysis import tests
+from ..policies import needs
 from ..tables import FORMATS, Column, as_format, output_width, render
 
 
@@ -26,7 +27,8 @@ def register(sub):
 TESTS = [Column("entry"), Column("what it tests", fold=True), Column("applies to", fold=True)]
 
 #: The table: the name on one line, what it does and where it comes from folded to fit.
-COLUMNS = [Column("name"), Column("what it does", fold=True), Column("from", fold=True)]
+COLUMNS = [Column("name"), Column("what it does", fold=True), Column("from", fold=True),
+           Column("takes and needs", fold=True)]
 
 
 def _flat(record: dict, prefix: str = "") -> dict:
@@ -48,7 +50,7 @@ def run(args):
         rows = schedulers() if args.format == "json" else [_flat(s) for s in schedulers()]
         print(as_format(args.format, rows), file=getattr(args, "rows_out", None) or sys.stdout)
         return 0
-    rows = [[s["name"], s["summary"], s["paper"]] for s in schedulers()]
+    rows = [[s["name"], s["summary"], s["paper"], needs(s)] for s in schedulers()]
     print(render(COLUMNS, rows, output_width()).text)
     opts = [s for s in schedulers() if s["options"]]
     if opts:
