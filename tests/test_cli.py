@@ -312,6 +312,19 @@ def test_a_spec_wrong_whatever_the_set_is_still_the_commands_error(tmp_path):
         assert hint in r.stderr and not r.stdout, r.stderr
 
 
+def test_kernel_fifo_refuses_priorities_on_some_tasks_as_gfp_does(tmp_path):
+    # One priority assignment for the simulated and the real fixed-priority schedulers
+    # (rtsched_analysis::priority::assign): kernel:fifo used RM here, while gfp refused. Refused
+    # before any thread starts (the backend is parsed before privilege is asked for).
+    p = write(tmp_path, "platform: {cpus: 2}\nrun: {duration: 20}\ntasks:\n  - {name: a, period: 10, wcet: 2, priority: 3}\n"
+                        "  - {name: b, period: 20, wcet: 3}\n")
+    why = "task 'b': field 'priority': missing, while other tasks have one; give every task a priority, or choose {0}:rm / {0}:dm"
+    real = run_cli("run", p, "-b", "kernel:fifo", "testbed:gfp", check=2)
+    sim = run_cli("simulate", p, "-s", "gfp", check=2)
+    for r, name, spec in ((real, "kernel:fifo", "kernel:fifo"), (real, "testbed:gfp", "gfp"), (sim, "gfp", "gfp")):
+        assert f"{name} did not run (not-applicable): {p}: {why.format(spec)}" in r.stderr, r.stderr
+
+
 def test_run_and_compare_give_a_backend_that_cannot_place_the_set_its_row(tmp_path):
     # Refused before any thread starts (the policy is built first): no real-time thread runs.
     p = write(tmp_path, FFD_CANNOT)
