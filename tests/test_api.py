@@ -73,6 +73,20 @@ def test_parse_scheduler_is_the_cores():
         rtsched.parse_scheduler("gedff:heap")
 
 
+def test_partition_admission_by_priorities_follows_the_schedulers_rule():
+    # rm, dm and file admission take the priorities of that assignment (priority::assign);
+    # file needs every task's priority.
+    ts = rtsched.parse_taskset("platform: {cpus: 2}\ntasks:\n  - {name: a, period: 10, wcet: 6, priority: 1}\n"
+                               "  - {name: b, period: 20, wcet: 8}\n  - {name: c, period: 40, wcet: 4}\n", "yaml", "p.yaml")
+    for adm in ("rm", "dm"):
+        placed, how = rtsched.partition(ts, "ffd", admission=adm)
+        assert how == "ffd" and placed.cpus == 2, adm
+    with pytest.raises(rtsched.InputError, match=r"^p\.yaml: task 'b': field 'priority': missing, and admission 'file' needs"):
+        rtsched.partition(ts, "ffd", admission="file")
+    with pytest.raises(rtsched.InputError, match="unknown admission test 'fp'"):
+        rtsched.partition(ts, "ffd", admission="fp")
+
+
 def test_with_partition_adds_the_heuristic_only_where_none_is_chosen():
     from rtsched.commands.simulate import with_partition
 
