@@ -1,7 +1,7 @@
 """rtsched — multicore real-time scheduling.
 
-Simulate, analyse and (later) really run the schedulers of five papers on one results
-schema. The Rust core does the work; this package is the user-facing API::
+Simulate, analyse and really run (on Linux's threads and, through sched_ext, in its kernel)
+the schedulers of five papers on one results schema. The Rust core does the work; this package is the user-facing API::
 
     import rtsched
     ts = rtsched.load_taskset("examples/dhall.yaml")
