@@ -152,18 +152,10 @@ def _dur(ns) -> str:
     return f"{ns}ns"
 
 
-def _longest_path_ns(task) -> int:
-    """A job's longest chain of work: the sum of each region's longest thread, a DAG's critical
-    path (docs/dag.md), or its WCET when the task is sequential."""
-    if task.get("dag"):
-        return task["dag"]["critical_path_ns"]
-    return sum(max(r) for r in task["regions"]) if task["regions"] else task["wcet_ns"]
-
-
 def _task_warning(task) -> str | None:
     """The one warning for a task (unit mix, then C > D, then C > T), or None."""
     t_ns, d_ns = task["period_ns"], task["deadline_ns"]
-    length = _longest_path_ns(task)
+    length = task["critical_path_ns"]  # Task::critical_path: a job's longest chain of work
     parallel = any(len(r) > 1 for r in task["regions"]) or len((task.get("dag") or {}).get("nodes", ())) > 1
     what = f"longest path {_dur(length)}" if parallel else f"wcet {_dur(length)}"
     period = "minimum inter-arrival time" if task["max_interarrival_ns"] is not None else "period"

@@ -216,6 +216,9 @@ impl PyTaskSet {
             d.set_item("max_interarrival_ns", t.max_interarrival)?;
             d.set_item("deadline_ns", t.deadline)?;
             d.set_item("wcet_ns", t.wcet)?;
+            // What a job takes alone on enough CPUs (`Task::critical_path`): its WCET when
+            // sequential, the sum of each region's longest thread, a DAG's longest path.
+            d.set_item("critical_path_ns", t.critical_path())?;
             d.set_item("offset_ns", t.offset)?;
             d.set_item("priority", t.priority)?;
             d.set_item("cpu", t.cpu)?;
