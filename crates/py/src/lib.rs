@@ -265,6 +265,33 @@ impl PyTaskSet {
         }
         Ok(list)
     }
+    /// The stretches of work in which thread (`region`, `thread`) of task `task` (its index)
+    /// holds a resource when its actual demand is `demand_ns`: `[(resource index, from, to)]`
+    /// in ns of the thread's work, scaled as the ledger scales its checkpoints
+    /// (`ThreadProgram::held`); empty for a thread without critical sections. A DAG node is
+    /// asked as its intervals record it: region `DAG_REGION`, thread = the node's index.
+    fn held_work(
+        &self,
+        task: usize,
+        region: u32,
+        thread: u32,
+        demand_ns: u64,
+    ) -> Vec<(u32, u64, u64)> {
+        let Some(t) = self.inner.tasks.get(task) else {
+            return Vec::new();
+        };
+        // The ledger's reading of a record's region: a DAG's nodes are its program's one region.
+        let region = if region == rtsched_policies::DAG_REGION {
+            0
+        } else {
+            region
+        };
+        t.program()
+            .regions
+            .get(region as usize)
+            .and_then(|r| r.get(thread as usize))
+            .map_or_else(Vec::new, |tp| tp.held(demand_ns))
+    }
     /// A copy with run options replaced.
     #[pyo3(signature = (duration_ns=None, seed=None, on_miss=None))]
     fn with_run(
