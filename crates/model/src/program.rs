@@ -305,6 +305,8 @@ mod tests {
         assert_eq!(t.held(7), [(0, 1, 5), (1, 2, 4), (0, 5, 7)]);
         // Longer than its WCET (an overrun): stretched the same way.
         assert_eq!(t.held(20), [(0, 4, 16), (1, 8, 12), (0, 16, 20)]);
-        assert!(Program::build(10, &[], &[]).regions[0][0].held(7).is_empty());
+        assert!(Program::build(10, &[], &[]).regions[0][0]
+            .held(7)
+            .is_empty());
     }
 }
