@@ -10,7 +10,7 @@ pub use crate::input::{read_input_text, Format, InputError};
 pub use read::{
     load_taskset, parse_taskset, MAX_TASKSET_BYTES, MAX_THREADS_PER_SET, MAX_THREADS_PER_TASK,
 };
-pub use write::to_yaml;
+pub use write::{to_yaml, to_yaml_with, TaskNote};
 
 #[cfg(test)]
 mod tests;
