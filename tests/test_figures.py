@@ -55,7 +55,7 @@ def test_axis_says_per_cpu_when_the_points_are():
 def test_title_carries_the_experiment():
     fig = plots.schedulability(table())
     assert fig.texts[0].get_text() == "schedulability ratio"  # the suptitle
-    assert fig.axes[0].get_title() == "randfixedsum: m = 4, n = 8, 4 seeds per point, 500 ms simulated"
+    assert fig.axes[0].get_title() == "randfixedsum: m = 4, n = 8, 4 seeds per point, 500ms simulated"
     assert plots.caption(table().assign(m=[2, 8] * 12)).startswith("m = 2–8, n = 8")
     plt.close("all")
 
@@ -123,7 +123,7 @@ def test_sweep_figures_per_cpu_spec(tmp_path):
     fig = plots.dsr(df, per_cpu=True)
     assert fig.axes[0].get_xlabel() == "utilisation per CPU U/m (point)"
     assert plots.dsr(df).axes[0].get_xlabel() == "utilisation per CPU U/m (point)"  # judged from the table too
-    assert fig.axes[0].get_title() == "randfixedsum: m = 2, n = 4, 2 seeds per point, 100 ms simulated"
+    assert fig.axes[0].get_title() == "randfixedsum: m = 2, n = 4, 2 seeds per point, 100ms simulated"
     plt.close("all")
 
 

@@ -33,6 +33,7 @@ from functools import lru_cache
 
 from . import _core
 from ._core import InputError
+from .durations import words
 
 # The smallest task set every policy builds for (one CPU, the task placed on it), to ask each
 # registered policy what it does with TUFs and deadlocks.
@@ -144,20 +145,12 @@ UNIT_MIX_FACTOR = 10
 MAX_TASK_WARNINGS = 5
 
 
-def _dur(ns) -> str:
-    """A duration in the largest unit that keeps it at least 1, spelt as a task file does."""
-    for unit, scale in (("s", 1_000_000_000), ("ms", 1_000_000), ("us", 1_000)):
-        if ns >= scale:
-            return f"{ns / scale:g}{unit}"
-    return f"{ns}ns"
-
-
 def _task_warning(task) -> str | None:
     """The one warning for a task (unit mix, then C > D, then C > T), or None."""
     t_ns, d_ns = task["period_ns"], task["deadline_ns"]
     length = task["critical_path_ns"]  # Task::critical_path: a job's longest chain of work
     parallel = any(len(r) > 1 for r in task["regions"]) or len((task.get("dag") or {}).get("nodes", ())) > 1
-    what = f"longest path {_dur(length)}" if parallel else f"wcet {_dur(length)}"
+    what = f"longest path {words(length)}" if parallel else f"wcet {words(length)}"
     period = "minimum inter-arrival time" if task["max_interarrival_ns"] is not None else "period"
     bound, bound_name = (d_ns, "deadline") if d_ns < t_ns else (t_ns, period)
     head = f"task '{task['name']}': {what}"
@@ -169,13 +162,13 @@ def _task_warning(task) -> str | None:
                 hint = f"; did you mean wcet: {number}us?"
             elif length <= bound * 1_000_000:
                 hint = f"; did you mean wcet: {number}ns?"
-        return (f"{head} is {length / bound:,.0f}× its {bound_name} {_dur(bound)}: likely mixed units "
+        return (f"{head} is {length / bound:,.0f}× its {bound_name} {words(bound)}: likely mixed units "
                 f"(a number without a unit is ms){hint}")
     if length > d_ns:
-        return (f"{head} > deadline {_dur(d_ns)}: a job that runs its worst case misses its deadline "
+        return (f"{head} > deadline {words(d_ns)}: a job that runs its worst case misses its deadline "
                 "under every scheduler")
     if length > t_ns:
-        return (f"{head} > {period} {_dur(t_ns)}: its jobs run one after another, so at their worst case "
+        return (f"{head} > {period} {words(t_ns)}: its jobs run one after another, so at their worst case "
                 "each starts later than the one before and the delay grows without bound")
     return None
 
@@ -234,9 +227,9 @@ def window_warnings(ts) -> list[str]:
     need = max((t.get("offset_ns", 0) or 0) + MIN_JOBS_PER_TASK * t["period_ns"] for t in rt)
     others = f" (and {len(short) - 1} more task{'s' if len(short) != 2 else ''})" if len(short) > 1 else ""
     total = sum(c for c, _ in counts)
-    return [f"warning: {ts.source}: the counted window {_dur(d)} holds {n} job{'s' if n != 1 else ''} of task "
-            f"'{t['name']}' (period {_dur(t['period_ns'])}){others}, {total:,} jobs in all: its results rest on few jobs; "
-            f"a window of {_dur(need)} or more counts at least {MIN_JOBS_PER_TASK} of every task (--duration)"]
+    return [f"warning: {ts.source}: the counted window {words(d)} holds {n} job{'s' if n != 1 else ''} of task "
+            f"'{t['name']}' (period {words(t['period_ns'])}){others}, {total:,} jobs in all: its results rest on few jobs; "
+            f"a window of {words(need)} or more counts at least {MIN_JOBS_PER_TASK} of every task (--duration)"]
 
 
 def missing_m_warning(generator: str, params: dict, cpus: int) -> str | None:

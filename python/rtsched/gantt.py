@@ -20,6 +20,7 @@ from __future__ import annotations
 import os
 
 from ._core import InputError, parse_duration
+from .durations import in_unit
 
 #: More tasks than this share one lane of releases and deadlines (a lane each would be taller
 #: than the CPUs' rows).
@@ -70,7 +71,7 @@ SHORTEST_PERIODS = 40
 
 def _span(start, end) -> str:
     """The window shown, in ms: ``0–40 ms``."""
-    return f"{start / 1e6:g}–{end / 1e6:g} ms"
+    return f"{in_unit(start)}–{in_unit(end)} ms"
 
 
 def default_window_ns(tasksets) -> int:
@@ -168,8 +169,8 @@ def gantt(results, path=None, start=None, end=None, ax=None, window=None):
     start, end = _pick_window(results, start, end)
     if start >= max(r.raw.end_ns for r in results):
         last = max(r.raw.end_ns for r in results)
-        raise InputError(f"the Gantt chart's window starts at {start / 1e6:g} ms, but the run(s) end at "
-                         f"{last / 1e6:g} ms: choose a window that starts before it")
+        raise InputError(f"the Gantt chart's window starts at {in_unit(start)} ms, but the run(s) end at "
+                         f"{in_unit(last)} ms: choose a window that starts before it")
     names = results[0].raw.task_names
     cmap = plt.get_cmap("tab20" if len(names) > 10 else "tab10")
     colour = {n: cmap(i % cmap.N) for i, n in enumerate(names)}
@@ -236,10 +237,10 @@ def gantt(results, path=None, start=None, end=None, ax=None, window=None):
         a.set_ylim(lane0 + lane_h * (lanes - 0.5) + 0.1, -0.5)
         s = r.summary
         a.set_title(f"{r.scheduler}: {s['missed']} of {s['jobs']} jobs missed (DSR {s['dsr']:.3f}); "
-                    f"shown {_span(start, end)} of {r.raw.end_ns / 1e6:g} ms", fontsize=10, loc="left")
+                    f"shown {_span(start, end)} of {in_unit(r.raw.end_ns)} ms", fontsize=10, loc="left")
         a.grid(axis="x", alpha=0.3)
     total = max(r.raw.end_ns for r in results)
-    axes[-1].set_xlabel(f"time ({unit}): the window {start / 1e6:g}–{end / 1e6:g} ms of a {total / 1e6:g} ms run")
+    axes[-1].set_xlabel(f"time ({unit}): the window {_span(start, end)} of a {in_unit(total)} ms run")
     handles = [Patch(facecolor=colour[n], edgecolor="black", label=n) for n in names]
     handles.append(plt.Line2D([], [], linestyle="none", marker="^", color="grey", markeredgecolor="black",
                               markeredgewidth=0.3, label="release"))

@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 
 from . import _core
 from ._core import InputError, PrivilegeError
+from .durations import in_unit
 
 #: The tracepoints enabled (system sched).
 EVENTS = ("sched_switch", "sched_wakeup", "sched_wakeup_new", "sched_process_fork", "sched_process_exit")
@@ -344,7 +345,7 @@ def _name(fits):
 
 
 def _us(ns) -> str:
-    return f"{ns / 1000:.1f}"
+    return in_unit(ns, "us", 1)
 
 
 def fit_table(fits, percentile_p) -> tuple[list, list]:

@@ -132,6 +132,44 @@ pub fn fmt_duration(ns: Time) -> String {
     }
 }
 
+/// A duration for reading: in the largest unit (s, ms, us) in which it is at least 1, to
+/// `digits` significant digits with trailing zeros dropped, as C's `%g` writes a number
+/// (`"1.5ms"`, `"33.3333ms"`, `"250us"`; `"1e+06s"` from a million seconds); under 1 us in
+/// whole ns. Spelt as a file spells durations, so a message can say `wcet: 2us`;
+/// [`fmt_duration`] is the exact spelling. Python's `f"{ns / scale:g}{unit}"` for `digits` 6,
+/// byte for byte (tests/test_durations.py), below 2^53 ns (104 days: `ns` is exact in an f64).
+pub fn fmt_duration_rounded(ns: Time, digits: usize) -> String {
+    for (unit, scale) in [("s", NS_PER_S), ("ms", NS_PER_MS), ("us", NS_PER_US)] {
+        if ns >= scale {
+            return format!("{}{unit}", fmt_g(ns as f64 / scale as f64, digits));
+        }
+    }
+    format!("{ns}ns")
+}
+
+/// `x` (finite, positive) to `digits` (at least 1) significant digits as C's `%g`: fixed
+/// notation when the exponent of the rounded value is in [-4, digits), else `1.5e+07`; either
+/// way without trailing zeros.
+fn fmt_g(x: f64, digits: usize) -> String {
+    let p = digits.max(1);
+    let sci = format!("{:.*e}", p - 1, x);
+    let (mantissa, exp) = sci.split_once('e').expect("{:e} writes an exponent");
+    let exp: i32 = exp.parse().expect("an integer exponent");
+    let trim = |s: &str| {
+        if s.contains('.') {
+            s.trim_end_matches('0').trim_end_matches('.').to_string()
+        } else {
+            s.to_string()
+        }
+    };
+    if exp < -4 || exp >= p as i32 {
+        let sign = if exp < 0 { '-' } else { '+' };
+        format!("{}e{sign}{:02}", trim(mantissa), exp.abs())
+    } else {
+        trim(&format!("{:.*}", (p as i32 - 1 - exp) as usize, x))
+    }
+}
+
 /// ns as milliseconds for display (lossy, for tables only).
 pub fn ns_to_ms(ns: Time) -> f64 {
     ns as f64 / NS_PER_MS as f64
@@ -185,6 +223,27 @@ mod tests {
                 assert_eq!(parse_duration_str(&fmt_duration(ns)).unwrap(), ns);
             }
         }
+    }
+
+    #[test]
+    fn rounded_durations_by_hand() {
+        let r = |ns| fmt_duration_rounded(ns, 6);
+        assert_eq!(r(0), "0ns");
+        assert_eq!(r(999), "999ns");
+        assert_eq!(r(1_000), "1us");
+        assert_eq!(r(250_000), "250us");
+        assert_eq!(r(1_500_000), "1.5ms");
+        assert_eq!(r(33_333_333), "33.3333ms");
+        assert_eq!(r(10_000_228), "10.0002ms");
+        assert_eq!(r(999_999_500), "1000ms"); // rounds up to 1000.00 ms: still ms
+        assert_eq!(r(2_000_000_000), "2s");
+        assert_eq!(r(123_456_789_000_000), "123457s");
+        assert_eq!(r(1_000_000_000_000_000), "1e+06s");
+        assert_eq!(r(1_234_567_000_000_000), "1.23457e+06s");
+        assert_eq!(fmt_duration_rounded(1_234_000, 2), "1.2ms");
+        assert_eq!(fmt_duration_rounded(1_250_000, 1), "1ms");
+        assert_eq!(fmt_g(0.0001234, 3), "0.000123");
+        assert_eq!(fmt_g(0.00001234, 3), "1.23e-05");
     }
 
     proptest::proptest! {

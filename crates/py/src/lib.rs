@@ -624,6 +624,14 @@ fn parse_duration(text: &str) -> PyResult<u64> {
     rtsched_model::time::parse_duration_str(text).map_err(input_err)
 }
 
+/// A duration in ns for reading (`time::fmt_duration_rounded`): in the largest unit in which
+/// it is at least 1, to `digits` significant digits ("1.5ms", "33.3333ms", "250us").
+#[pyfunction]
+#[pyo3(signature = (ns, digits=6))]
+fn format_duration(ns: u64, digits: usize) -> String {
+    rtsched_model::time::fmt_duration_rounded(ns, digits)
+}
+
 /// Simulate `taskset` under `scheduler` (`rtsched_sim::simulate`, its options as keywords);
 /// releases the GIL while it runs. `record_intervals`: keep the execution intervals.
 /// `measure_policy`: time every decision of the policy (measurements `policy_ns_*`).
@@ -986,6 +994,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(parse_taskset, m)?)?;
     m.add("DEFAULT_MAX_WORK", rtsched_sim::DEFAULT_MAX_WORK)?;
     m.add_function(wrap_pyfunction!(parse_duration, m)?)?;
+    m.add_function(wrap_pyfunction!(format_duration, m)?)?;
     m.add_function(wrap_pyfunction!(simulate, m)?)?;
     m.add_function(wrap_pyfunction!(policy_traits, m)?)?;
     m.add_function(wrap_pyfunction!(schedulers, m)?)?;

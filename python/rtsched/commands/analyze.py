@@ -32,7 +32,7 @@ def register(sub):
 
 
 def _us(ns) -> str:
-    return "-" if ns is None else f"{ns / 1e3:.3f}"
+    return in_unit(ns, "us", 3)
 
 
 def _table(columns, rows) -> str:

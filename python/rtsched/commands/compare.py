@@ -42,7 +42,7 @@ def register(sub):
 
 
 def _ms(x):
-    return f"{x / 1e6:.3f}"
+    return in_unit(x, "ms", 3)
 
 
 def side_by_side(sim, real, width=None) -> str:
