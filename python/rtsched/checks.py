@@ -33,7 +33,7 @@ from functools import lru_cache
 
 from . import _core
 from ._core import InputError
-from .durations import words
+from .durations import in_unit, words
 
 # The smallest task set every policy builds for (one CPU, the task placed on it), to ask each
 # registered policy what it does with TUFs and deadlocks.
@@ -157,7 +157,7 @@ def _task_warning(task) -> str | None:
     if length >= UNIT_MIX_FACTOR * bound:
         hint = ""
         if not parallel:
-            number = f"{length / 1_000_000:g}"
+            number = in_unit(length, "ms")
             if length <= bound * 1_000:
                 hint = f"; did you mean wcet: {number}us?"
             elif length <= bound * 1_000_000:

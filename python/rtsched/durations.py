@@ -7,15 +7,13 @@ and the rule is Rust's (``model::time``, through ``_core``), as the parsing is
   ``"33.3333ms"``, ``"250us"``; ``time::fmt_duration_rounded``). The exact spelling, which
   files get, is the task-set writer's (``time::fmt_duration``: ``"1100us"``).
 - :func:`in_unit` — a number of a unit the text names elsewhere (a column's header, the rest
-  of a sentence): ``ns`` in ``unit``, whose size is what the parser reads ``"1" + unit`` as,
-  with ``decimals`` places, or to six significant digits; ``"-"`` for a value not there.
+  of a sentence): ``ns`` in ``unit`` (the parser's units), with ``decimals`` places, or to
+  six significant digits; ``"-"`` for a value not there (``time::fmt_duration_in``).
 """
 
 from __future__ import annotations
 
-from functools import lru_cache
-
-from ._core import format_duration, parse_duration
+from ._core import format_duration, format_duration_in
 
 
 def words(ns) -> str:
@@ -23,16 +21,11 @@ def words(ns) -> str:
     return format_duration(int(ns))
 
 
-@lru_cache(maxsize=None)
-def _unit_ns(unit: str) -> int:
-    return parse_duration("1" + unit)
-
-
 def in_unit(ns, unit: str = "ms", decimals: int | None = None) -> str:
-    """``ns`` as a number of ``unit`` (``"ns"``, ``"us"``, ``"ms"``, ``"s"``): ``decimals``
-    places (``in_unit(1_234_567, "ms", 3)`` is ``"1.235"``), or six significant digits without
-    trailing zeros when None (``"1.23457"``); ``"-"`` for None (a value not measured)."""
+    """``ns`` as a number of ``unit`` (``"ns"``, ``"us"``, ``"ms"``, ``"s"``;
+    ``time::fmt_duration_in``): ``decimals`` places (``in_unit(1_234_567, "ms", 3)`` is
+    ``"1.235"``), or six significant digits without trailing zeros when None (``"1.23457"``);
+    ``ns`` may be fractional (a mean); ``"-"`` for None (a value not measured)."""
     if ns is None:
         return "-"
-    x = ns / _unit_ns(unit)
-    return f"{x:g}" if decimals is None else f"{x:.{decimals}f}"
+    return format_duration_in(float(ns), unit, decimals)

@@ -102,19 +102,25 @@ pub fn parse_duration_str(s: &str) -> Result<Time, String> {
     // "1e3ms": an 'e' followed by a digit or sign is an exponent; handled because we only
     // split on alphabetic characters other than e/E, then check the unit below.
     let (num, unit) = t.split_at(split);
-    let unit_ns = match unit.trim() {
+    let unit_ns = unit_ns(unit.trim()).ok_or_else(|| {
+        format!(
+            "unknown unit '{}' in '{s}' (use ns, us, ms, s, or a number in ms)",
+            unit.trim()
+        )
+    })?;
+    parse_decimal_scaled(num.trim(), unit_ns)
+}
+
+/// The size in ns of a unit a duration string may name (`""` is ms, as a bare number is).
+pub fn unit_ns(unit: &str) -> Option<Time> {
+    Some(match unit {
         "" | "ms" => NS_PER_MS,
         "ns" => 1,
         "us" | "µs" => NS_PER_US,
         "s" => NS_PER_S,
         "min" => 60 * NS_PER_S,
-        other => {
-            return Err(format!(
-                "unknown unit '{other}' in '{s}' (use ns, us, ms, s, or a number in ms)"
-            ))
-        }
-    };
-    parse_decimal_scaled(num.trim(), unit_ns)
+        _ => return None,
+    })
 }
 
 /// Format ns as a short human string with the largest unit that keeps it exact-ish.
@@ -147,7 +153,24 @@ pub fn fmt_duration_rounded(ns: Time, digits: usize) -> String {
     format!("{ns}ns")
 }
 
-/// `x` (finite, positive) to `digits` (at least 1) significant digits as C's `%g`: fixed
+/// `ns` as a number of the unit `unit_ns` ns long, for a text that names the unit elsewhere
+/// (a column's header, `"… ms"`): `decimals` places (`{:.3}`, ties to even as Python's
+/// `f"{x:.3f}"`), or six significant digits as [`fmt_duration_rounded`] writes them when
+/// `None` (`fmt_duration_in(1_234_567.0, NS_PER_MS, Some(3))` is `"1.235"`, with `None`
+/// `"1.23457"`). `ns` is an `f64` because a mean over jobs is fractional; a count of ns is
+/// exact in it below 2^53. Not finite: Python's `nan`, `inf`.
+pub fn fmt_duration_in(ns: f64, unit_ns: Time, decimals: Option<usize>) -> String {
+    let x = ns / unit_ns as f64;
+    if !x.is_finite() {
+        return (if x.is_nan() { "nan" } else { "inf" }).into(); // ns is not negative
+    }
+    match decimals {
+        Some(d) => format!("{x:.d$}"),
+        None => fmt_g(x, 6),
+    }
+}
+
+/// `x` (finite, not negative) to `digits` (at least 1) significant digits as C's `%g`: fixed
 /// notation when the exponent of the rounded value is in [-4, digits), else `1.5e+07`; either
 /// way without trailing zeros.
 fn fmt_g(x: f64, digits: usize) -> String {
@@ -244,6 +267,22 @@ mod tests {
         assert_eq!(fmt_duration_rounded(1_250_000, 1), "1ms");
         assert_eq!(fmt_g(0.0001234, 3), "0.000123");
         assert_eq!(fmt_g(0.00001234, 3), "1.23e-05");
+        assert_eq!(fmt_g(0.0, 6), "0");
+    }
+
+    #[test]
+    fn durations_in_a_unit_by_hand() {
+        assert_eq!(fmt_duration_in(1_234_567.0, NS_PER_MS, Some(3)), "1.235");
+        assert_eq!(fmt_duration_in(1_234_567.0, NS_PER_MS, None), "1.23457");
+        assert_eq!(fmt_duration_in(1_250.0, NS_PER_US, Some(1)), "1.2"); // 1.25 exact: to even
+        assert_eq!(fmt_duration_in(1_350.0, NS_PER_US, Some(1)), "1.4"); // 1.35 is above in f64
+        assert_eq!(fmt_duration_in(40_000_000.0, NS_PER_MS, None), "40");
+        assert_eq!(fmt_duration_in(0.0, NS_PER_MS, Some(3)), "0.000");
+        assert_eq!(fmt_duration_in(2_500_000.0, NS_PER_MS, Some(0)), "2"); // 2.5: to even
+        assert_eq!(fmt_duration_in(1_234_567.8, NS_PER_MS, Some(3)), "1.235"); // a mean
+        assert_eq!(fmt_duration_in(f64::NAN, NS_PER_MS, Some(3)), "nan");
+        assert_eq!(unit_ns("µs"), Some(NS_PER_US));
+        assert_eq!(unit_ns("h"), None);
     }
 
     proptest::proptest! {

@@ -627,6 +627,18 @@ fn format_duration(ns: u64, digits: usize) -> String {
     rtsched_model::time::fmt_duration_rounded(ns, digits)
 }
 
+/// `ns` as a number of `unit` ("ns", "us", "ms", "s"; `time::fmt_duration_in`): `decimals`
+/// places, or six significant digits when None ("1.235", "1.23457"). `ns` may be fractional
+/// (a mean over jobs).
+#[pyfunction]
+#[pyo3(signature = (ns, unit, decimals=None))]
+fn format_duration_in(ns: f64, unit: &str, decimals: Option<usize>) -> PyResult<String> {
+    let unit_ns = rtsched_model::time::unit_ns(unit)
+        .filter(|_| !unit.is_empty())
+        .ok_or_else(|| PyValueError::new_err(format!("unknown unit '{unit}'")))?;
+    Ok(rtsched_model::time::fmt_duration_in(ns, unit_ns, decimals))
+}
+
 /// Simulate `taskset` under `scheduler` (`rtsched_sim::simulate`, its options as keywords);
 /// releases the GIL while it runs. `record_intervals`: keep the execution intervals.
 /// `measure_policy`: time every decision of the policy (measurements `policy_ns_*`).
@@ -990,6 +1002,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("DEFAULT_MAX_WORK", rtsched_sim::DEFAULT_MAX_WORK)?;
     m.add_function(wrap_pyfunction!(parse_duration, m)?)?;
     m.add_function(wrap_pyfunction!(format_duration, m)?)?;
+    m.add_function(wrap_pyfunction!(format_duration_in, m)?)?;
     m.add_function(wrap_pyfunction!(simulate, m)?)?;
     m.add_function(wrap_pyfunction!(policy_traits, m)?)?;
     m.add_function(wrap_pyfunction!(schedulers, m)?)?;

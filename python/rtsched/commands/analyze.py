@@ -8,6 +8,7 @@ import textwrap
 
 from .. import _core
 from ..analysis import analyze, overhead_analysis
+from ..durations import in_unit
 from ..tables import Column, output_width, render, to_json
 
 

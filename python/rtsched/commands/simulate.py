@@ -14,6 +14,7 @@ from .._io import resolve_output
 from ..balance_metrics import is_mixed, mixed_tables, utilisation_plot
 from ..checks import warn
 from ..cli import printable, seed
+from ..durations import in_unit
 from ..report import ALL_COLUMNS, comparison_table, not_run_lines, parse_columns, per_task_table, summary_records
 from ..result import (
     DEFAULT_MAX_JOBS,
@@ -380,7 +381,7 @@ def run(args):
                           measure_policy=args.measure_policy, keep_jobs=held, jobs_file=jobs_file, max_work=args.max_work,
                           csv=jobs_csv)
     print(f"{ts.source}: {len(ts.task_names)} tasks on {ts.cpus} CPUs, U = {ts.utilization:.3f}; "
-          f"counted window {run_ts.duration_ns / 1e6:g} ms, seed {run_ts.seed}")
+          f"counted window {in_unit(run_ts.duration_ns)} ms, seed {run_ts.seed}")
     print_summaries(results, args)
     for name, why in skipped:
         print(f"(skipped {name}: {why})")
