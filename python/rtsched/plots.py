@@ -23,6 +23,7 @@ from __future__ import annotations
 import math
 import os
 
+from ._core import TEST_PREFIX
 from .durations import words
 
 # Two-sided 95% Student t quantiles, by degrees of freedom (no SciPy needed).
@@ -300,8 +301,6 @@ NOT_RUN = {"partition-failed": "partition failed", "deadlock": "deadlocked", "to
 
 def _is_test(scheduler: str) -> bool:
     """A ``test:NAME`` row: a schedulability test's verdict, not a simulation."""
-    from .sweep.schema import TEST_PREFIX  # here: plots alone need not import the sweep's checks
-
     return str(scheduler).startswith(TEST_PREFIX)
 
 
