@@ -99,7 +99,7 @@ def run(args):
     progress = not args.no_progress
     # The outputs, checked before minutes of measuring: writable, and not an input (the
     # profile checked, the Dhall example) or a device, directory or the other output.
-    from .simulate import output_paths
+    from .common import output_paths
     inputs = [p for p in (args.profile, args.dhall if args.check else None) if p]
     output_paths(args, inputs=inputs, output=None if args.profile else args.output, report=args.report if args.check else None)
     if args.profile:

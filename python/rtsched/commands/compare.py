@@ -13,8 +13,7 @@ from ..report import comparison_table, not_run_lines, table
 from ..result import NotRun, exit_status, simulate
 from ..result import run as real_run
 from ..tables import output_width
-from .run import measurement_table
-from .simulate import (
+from .common import (
     add_output_arguments,
     check_duration,
     check_job_limit,
@@ -24,6 +23,7 @@ from .simulate import (
     run_options,
     write_outputs,
 )
+from .run import measurement_table
 
 
 def register(sub):

@@ -12,7 +12,7 @@ from ..checks import set_warnings
 from ..durations import in_unit
 from ..report import comparison_table, not_run_lines
 from ..tables import output_width
-from .simulate import expand_schedulers, run_all, write_outputs
+from .common import expand_schedulers, run_all, write_outputs
 
 
 def register(sub):

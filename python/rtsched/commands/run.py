@@ -11,7 +11,7 @@ from ..report import table
 from ..result import REAL_RUN_ROW_GROUP, NotRun, csv_file, exit_status, parquet_file
 from ..result import run as real_run
 from ..tables import output_width
-from .simulate import (
+from .common import (
     add_output_arguments,
     add_table_arguments,
     check_duration,
