@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .durations import in_unit
+
 
 def latencies_ns(result, task: str) -> np.ndarray:
     """Scheduling latency of each started job of `task`: start − release, in ns (the release
@@ -62,7 +64,7 @@ def mixed_tables(results, width=None) -> str:
     for r in results:
         b = balance_counters(r)
         rows.append([r.scheduler, f"{b.get('invocations', 0):.0f}", f"{b.get('checks', 0):.0f}", f"{b.get('migrations', 0):.0f}",
-                     f"{b.get('ns', 0) / 1e6:.3f}", f"{b.get('held_waits', 0):.0f}"])
+                     in_unit(b.get('ns', 0), "ms", 3), f"{b.get('held_waits', 0):.0f}"])
     out += ["", "load balancing:", table(["scheduler", "passes", "zone checks", "migrations", "balancing ms", "waits on a section"], rows,
                                       ["<"] + [">"] * 5, width, ranks=[0, 1, 2, 0, 1, 2])]
     names = sorted({n for r in results for n in fair_shares(r)})
