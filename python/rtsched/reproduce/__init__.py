@@ -1,7 +1,7 @@
 """Reproductions of the papers' experiments: ``rtsched reproduce NAME [--quick] [--out DIR]``.
 
 A registry of experiments, each on one skeleton (:mod:`rtsched.reproduce.experiment`, and
-docs/reproduce.md): config → runs → frame → claims → figures → report. An experiment is a module
+docs/sweeps.md, "Reproductions"): config → runs → frame → claims → figures → report. An experiment is a module
 of this package (or of any installed package, through the ``rtsched.reproduce`` entry-point
 group) that fills an :class:`~rtsched.reproduce.experiment.Experiment` and registers it::
 

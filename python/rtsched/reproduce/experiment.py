@@ -30,7 +30,7 @@ registers it (``register(EXPERIMENT)``, :mod:`rtsched.reproduce`). :func:`run` i
 
 Each operation is called once, in that order, by :func:`run` alone; none writes a file of its
 own except through :class:`Runs` (and the figures, which the driver saves). Adding an
-experiment is one module filling this table (docs/reproduce.md).
+experiment is one module filling this table (docs/sweeps.md, "Reproductions").
 """
 
 from __future__ import annotations
