@@ -308,6 +308,15 @@ def test_the_done_check_catches_a_control_that_is_its_comparator():
     other = C.ratio_of_means(a * 0.9, a)
     shared = claim([("p1", diff), ("p2", other)], [("p1", diff), ("p2", C.ratio_of_means(a * 0.95, a))])
     assert "shares parts" in identical_control(shared)
+    # The same numbers from comparisons that say they compare different variants: the variants ran
+    # alike there (paws2013 S4-steal at m = 2); the same sides, or sides on one only, stay caught.
+    told = claim([("p1", C.between(diff, "paws", "none")), ("p2", other)],
+                 [("p1", C.between(diff, "unaware", "none")), ("p2", C.ratio_of_means(a * 0.95, a))])
+    assert identical_control(told) is None
+    for ctrl_sides in (("paws", "none"), None):
+        c1 = C.between(diff, *ctrl_sides) if ctrl_sides else diff
+        reused = claim([("p1", C.between(diff, "paws", "none")), ("p2", other)], [("p1", c1), ("p2", C.ratio_of_means(a * 0.95, a))])
+        assert "shares parts" in identical_control(reused), ctrl_sides
     assert identical_control(claim([("w1", diff)], [("w1", diff)])) is None  # alike in every part: the engine's call
     few = C.ratio_of_means(a[:4], a[:4])
     assert identical_control(claim([("w1", diff)], [("w1", few)])) is None  # 4 sets: chance

@@ -172,7 +172,7 @@ def _margin_of(margins, w, s):
 
 def _margin_diff(margins, w, a, b):
     x, y = _margin_of(margins, w, a), _margin_of(margins, w, b)
-    return C.mean_difference(x, y) if x and y else C.nothing("mean paired difference, bootstrap")
+    return C.between(C.mean_difference(x, y), a, b) if x and y else C.nothing("mean paired difference, bootstrap")
 
 
 def _aware_control(df):
