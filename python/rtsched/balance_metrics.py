@@ -94,7 +94,14 @@ def cpu_utilisation(result, bin_ns: int = 50_000_000):
 
 def utilisation_plot(result, path, bin_ns: int = 50_000_000):
     """Per-CPU utilisation over time (PNG and SVG beside `path`)."""
-    from .plots import _plt, save
+    from .plots import save
+
+    return save(utilisation_figure(result, bin_ns), path)
+
+
+def utilisation_figure(result, bin_ns: int = 50_000_000):
+    """The figure of :func:`utilisation_plot`, not saved."""
+    from .plots import _plt
 
     plt = _plt()
     t, u = cpu_utilisation(result, bin_ns)
@@ -104,4 +111,4 @@ def utilisation_plot(result, path, bin_ns: int = 50_000_000):
     ax.set(xlabel="time (s)", ylabel="utilisation (%)", ylim=(0, 105), title=f"{result.scheduler}: per-CPU utilisation")
     ax.legend(fontsize=7, ncol=min(8, u.shape[0]))
     fig.tight_layout()
-    return save(fig, path)
+    return fig
