@@ -88,7 +88,7 @@ def test_partition_admission_by_priorities_follows_the_schedulers_rule():
 
 
 def test_with_partition_adds_the_heuristic_only_where_none_is_chosen():
-    from rtsched.commands.simulate import with_partition
+    from rtsched.commands.common import with_partition
 
     assert with_partition("pedf", "ffd") == "pedf:partition=ffd"
     assert with_partition("pfp:rm", "wfd") == "pfp:rm,partition=wfd"
@@ -107,7 +107,7 @@ def test_with_partition_adds_the_heuristic_only_where_none_is_chosen():
 
 
 def test_all_is_every_policy_that_runs_the_set_decided_without_a_simulation(monkeypatch):
-    from rtsched.commands import simulate as cmd
+    from rtsched.commands import common as cmd
 
     # Best-effort tasks: only cfs takes them (its description); the others are refused by what
     # their descriptions say they take, before any is built, and nothing is simulated.
@@ -213,3 +213,22 @@ def test_a_scheduler_that_cannot_run_the_set_raises_with_its_status():
         rtsched.simulate(dl, "gedf")
     assert e.value.status == "deadlock" and "deadlock at 1ms" in str(e.value)
     assert rtsched.simulate(four, "gedf").ok and rtsched.simulate(four, "gedf").status == "ok"
+
+
+def test_rtsched_sweep_is_the_package_and_calls_its_function(monkeypatch):
+    """``import rtsched.sweep`` and ``rtsched.sweep.parse_spec`` reach the package; ``rtsched.sweep(spec)``
+    runs a sweep: one name, not a function hiding the package."""
+    import inspect
+    import subprocess
+    import sys
+
+    import rtsched.sweep
+
+    assert rtsched.sweep is sys.modules["rtsched.sweep"] and callable(rtsched.sweep.parse_spec)
+    assert inspect.signature(rtsched.sweep) == inspect.signature(rtsched.sweep.sweep)
+    monkeypatch.setattr(rtsched.sweep, "sweep", lambda *a, **k: ("ran", a, k))
+    assert rtsched.sweep({"name": "s"}, workers=1) == ("ran", ({"name": "s"},), {"workers": 1})
+    # the same in a fresh interpreter, the package imported before and after rtsched
+    for code in ("import rtsched.sweep, rtsched; assert callable(rtsched.sweep) and rtsched.sweep.load_spec",
+                 "import rtsched; import rtsched.sweep as s; assert s is rtsched.sweep and s.read_table"):
+        subprocess.run([sys.executable, "-c", code], check=True)
