@@ -22,11 +22,14 @@
 //! (`crates/linux/tests/linux_classes_real.rs`).
 
 pub mod admission;
-pub mod attr;
-pub mod bw;
 pub mod cbs;
 pub mod constants;
 pub mod grub;
+
+/// The reservation and `__checkparam_dl` (`attr`) and the fixed point (`bw`) live in the model,
+/// which checks a file's `policy: deadline` tasks with the same rule; re-exported here so the
+/// class's files name them as the kernel's.
+pub use rtsched_model::linux::{attr, bw};
 
 pub use admission::{AdmissionError, RootDomain};
 pub use attr::{checkparam_dl, DlAttr, DlPeriodLimits, ParamError};
