@@ -13,7 +13,7 @@ use crate::policy::Policy;
 use crate::spec::{PolicyInfo, SchedulerSpec};
 use crate::{
     cfs, dasa, federated, gedf, gedf_dist, gedf_seq, gfifo, gfp, gfp_dist, ggua, ghvdf, gnpedf,
-    lbesa, nggua, paws, pedf, pfp,
+    lbesa, linux, nggua, paws, pedf, pfp,
 };
 use rtsched_model::text::closest;
 use rtsched_model::TaskSet;
@@ -103,6 +103,10 @@ pub const ENTRIES: &[Entry] = &[
         info: cfs::INFO,
         build: cfs::build,
     },
+    Entry {
+        info: linux::INFO,
+        build: linux::build,
+    },
 ];
 
 /// The descriptions of [`ENTRIES`], in their order (what the CLI and the Python package list).
@@ -147,7 +151,7 @@ impl SchedulerSpec {
 }
 
 /// The policies that schedule best-effort (fair-class) tasks.
-pub const FAIR_CLASS: &[&str] = &["cfs"];
+pub const FAIR_CLASS: &[&str] = &["cfs", "linux"];
 
 /// Why a policy does not build for a task set.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -247,7 +251,8 @@ mod tests {
                 "dasa",
                 "pdasa",
                 "lbesa",
-                "cfs"
+                "cfs",
+                "linux"
             ]
         );
     }

@@ -188,6 +188,14 @@ pub struct Counters {
     /// Deadlocks the job ledger detected (a cycle of jobs each waiting for a resource the next
     /// holds), each resolved by the policy's abort. Without a job ledger: `null`.
     pub deadlocks: u64,
+    /// SCHED_DEADLINE's CBS (the `linux` scheduler): times a deadline entity's runtime ran
+    /// out (or was yielded) and it was throttled, and replenishments, over every deadline
+    /// task (per task: `measurements`' `dl.<task>.throttles` / `.replenishments`). Written
+    /// only by a policy with a CBS (absent otherwise, so other runs' documents are unchanged).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub throttles: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub replenishments: Option<u64>,
     /// Overhead charged, by kind, in ns (simulator; real runs measure theirs in
     /// `measurements`).
     pub overheads: OverheadTotals,

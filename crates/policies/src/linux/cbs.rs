@@ -376,6 +376,40 @@ impl Cbs {
     }
 }
 
+/// What a deadline server (`dl_server`, the fair server) does to its CBS besides a task's
+/// paths: its deferral and stop are the server's own state (`linux/server.rs`); these are the
+/// CBS steps it takes on the way.
+impl Cbs {
+    /// `replenish_dl_new_period` outside a wake-up: a new period from `now` (deadline = now +
+    /// D, runtime = R), no throttle and no timer pending (`update_curr_dl_se`'s dl_defer
+    /// branch, after it cancels the timer). Not counted as a replenishment.
+    pub fn new_period_at(&mut self, now: Time) {
+        self.fresh = false;
+        self.new_period(now);
+        self.dl_throttled = false;
+        self.dl_yielded = false;
+        self.timer = None;
+    }
+
+    /// Consume `delta` ns of runtime without the throttle (a deferred server's background
+    /// consumption by fair tasks that run outside it, `dl_server_update` ->
+    /// `update_curr_dl_se` while `dl_throttled`); the caller applies the dl_defer rule when it
+    /// reaches 0. Returns the runtime left.
+    pub fn debit(&mut self, delta: Time) -> i64 {
+        self.runtime -= delta as i64;
+        self.runtime
+    }
+
+    /// Forget a throttle and its replenishment timer (`dl_server_stop`: `dl_throttled = 0`,
+    /// `hrtimer_try_to_cancel`); runtime and deadline are kept for the next start's wake-up
+    /// rule.
+    pub fn unthrottle(&mut self) {
+        self.dl_throttled = false;
+        self.dl_yielded = false;
+        self.timer = None;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
