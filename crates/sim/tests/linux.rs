@@ -3,10 +3,18 @@
 //! done-when cases, the CBS in the simulator against `linux::cbs`'s own arithmetic, the fair
 //! server's stretch, RR slices, admission, and the deadline class against `gedf-dist:heap`.
 
+mod common;
+
+use common::{arb_dag_taskset, arb_structured_taskset, arb_taskset};
+use proptest::prelude::*;
 use rtsched_model::results::{Interval, RunResult};
-use rtsched_model::{parse_taskset, Format, TaskSet, Time};
+use rtsched_model::{
+    parse_taskset, Behaviour, ExecModel, Format, OnMiss, SchedPolicy, Task, TaskSet, Time,
+};
 use rtsched_policies::linux::{Cbs, Charged, DlAttr, Wakeup};
+use rtsched_runtime::ProtocolChecker;
 use rtsched_sim::{simulate, Options};
+use std::collections::HashMap;
 
 const MS: Time = 1_000_000;
 
@@ -57,7 +65,11 @@ fn a_deadline_task_responds_in_its_runtime_beside_a_fifo_task() {
     }
     // The FIFO task runs around it and misses nothing (U = 0.45).
     assert!(r.jobs.iter().all(|j| !j.missed));
-    assert_eq!(r.counters.throttles, Some(100), "each job uses its runtime exactly");
+    assert_eq!(
+        r.counters.throttles,
+        Some(100),
+        "each job uses its runtime exactly"
+    );
 }
 
 /// Issue 52: a deadline task whose jobs want 4 ms against its 2 ms runtime per 10 ms gets at
@@ -85,12 +97,22 @@ fn an_overrunning_deadline_task_gets_its_bandwidth_and_no_more() {
         "the FIFO task misses nothing"
     );
     // The CPU idles while the deadline task is throttled: 10 % of the time.
-    let busy: Time = r.intervals.iter().map(|i| i.end.min(end) - i.start.min(end)).sum();
+    let busy: Time = r
+        .intervals
+        .iter()
+        .map(|i| i.end.min(end) - i.start.min(end))
+        .sum();
     assert!((busy as f64 / end as f64 - 0.9).abs() < 0.01, "busy {busy}");
     // Throttled once a period (the last one still throttled at the end), per task and in all.
     assert!(stat(&r, "dl.dl.throttles") >= 99.0);
-    assert_eq!(r.counters.throttles, Some(stat(&r, "dl.dl.throttles") as u64));
-    assert_eq!(r.counters.replenishments, Some(stat(&r, "dl.dl.replenishments") as u64));
+    assert_eq!(
+        r.counters.throttles,
+        Some(stat(&r, "dl.dl.throttles") as u64)
+    );
+    assert_eq!(
+        r.counters.replenishments,
+        Some(stat(&r, "dl.dl.replenishments") as u64)
+    );
     // The control: a 4 ms reservation lets it take 40 %, and the FIFO task (7 ms) misses.
     let r = run(&set(4), "linux");
     assert!(r.jobs.iter().filter(|j| j.task == ff).any(|j| j.missed));
@@ -108,8 +130,16 @@ fn a_fifo_hog_leaves_a_fair_hog_five_percent() {
     // Its share of the 3 s run (the FIFO task's late jobs run on after it).
     let share = |r: &RunResult| served(r, "hog", 0, 3000 * MS) as f64 / (3000 * MS) as f64;
     let r = run(&ts(set), "linux");
-    assert!((share(&r) - 0.05).abs() <= 0.01, "fair hog got {}", share(&r));
-    assert_eq!(stat(&r, "dl.fair_server.activations"), 1.0, "deferred once, then on time");
+    assert!(
+        (share(&r) - 0.05).abs() <= 0.01,
+        "fair hog got {}",
+        share(&r)
+    );
+    assert_eq!(
+        stat(&r, "dl.fair_server.activations"),
+        1.0,
+        "deferred once, then on time"
+    );
     // 950-1050 ms (zero laxity, then its next period at once), then 2000-2050 ms.
     assert_eq!(served(&r, "hog", 0, 950 * MS), 0);
     assert_eq!(served(&r, "hog", 950 * MS, 1050 * MS), 100 * MS);
@@ -136,15 +166,26 @@ fn admission_refuses_what_the_kernel_refuses() {
         ))
     };
     let e = rtsched_policies::build("linux", &set(5, 5)).err().unwrap();
-    assert!(e.contains("task 'b'") && e.contains("admission refused (EBUSY)"), "{e}");
-    assert!(e.contains("limit 0.950000 (996147/2^20)") && e.contains("0.049999 the fair servers'"), "{e}");
+    assert!(
+        e.contains("task 'b'") && e.contains("admission refused (EBUSY)"),
+        "{e}"
+    );
+    assert!(
+        e.contains("limit 0.950000 (996147/2^20)") && e.contains("0.049999 the fair servers'"),
+        "{e}"
+    );
     assert!(rtsched_policies::build("linux", &set(5, 4)).is_ok());
     // Without the fair server 1.0 still exceeds 0.95; 0.95 itself fits.
     assert!(rtsched_policies::build("linux:fair_server=off", &set(5, 5)).is_err());
     // sched_setattr's parameter rule, for a set without policies too: runtime = WCET < 1024 ns.
     let tiny = ts("platform: {cpus: 1}\ntasks:\n  - {name: t, period: 10, wcet: 0.0005}\n");
     let e = rtsched_policies::build("linux", &tiny).err().unwrap();
-    assert!(e.contains("task 't': field 'wcet'") && e.contains("EINVAL") && e.contains("give it 'policy'"), "{e}");
+    assert!(
+        e.contains("task 't': field 'wcet'")
+            && e.contains("EINVAL")
+            && e.contains("give it 'policy'"),
+        "{e}"
+    );
 }
 
 /// The simulator's throttles against `linux::cbs`'s own arithmetic: a 3 ms / 7 ms task whose
@@ -198,7 +239,10 @@ fn rr_tasks_take_turns_in_slices() {
     };
     let r = run(&set("rr"), "linux:rt_throttle=off");
     let a: Vec<(Time, Time)> = on_cpu(&r, "a").map(|i| (i.start, i.end)).take(3).collect();
-    assert_eq!(a, vec![(0, 100 * MS), (200 * MS, 300 * MS), (400 * MS, 500 * MS)]);
+    assert_eq!(
+        a,
+        vec![(0, 100 * MS), (200 * MS, 300 * MS), (400 * MS, 500 * MS)]
+    );
     let r = run(&set("fifo"), "linux:rt_throttle=off");
     assert_eq!(served(&r, "b", 0, 1000 * MS), 0);
 }
@@ -217,5 +261,130 @@ fn periodic_other_tasks_have_job_records() {
     assert!(r.jobs.iter().all(|j| j.finish.is_some()));
     // The FIFO task is never delayed by them.
     let ff = task(&r, "ff");
-    assert!(r.jobs.iter().filter(|j| j.task == ff).all(|j| j.response() == Some(5 * MS)));
+    assert!(r
+        .jobs
+        .iter()
+        .filter(|j| j.task == ff)
+        .all(|j| j.response() == Some(5 * MS)));
+}
+
+/// Give `ts`'s tasks Linux policies by `pick` (per task: 0-1 deadline, 2 fifo, 3 rr, 4 other)
+/// with priorities 1..99, and add a fair hog when `hog`.
+fn with_policies(mut ts: TaskSet, pick: &[u8], hog: bool) -> TaskSet {
+    for (i, t) in ts.tasks.iter_mut().enumerate() {
+        let k = pick[i % pick.len()];
+        t.policy = Some(match k {
+            0 | 1 => SchedPolicy::Deadline { runtime: None },
+            2 => SchedPolicy::Fifo,
+            3 => SchedPolicy::Rr,
+            _ => SchedPolicy::Other {
+                nice: (i as i8 % 7) - 3,
+            },
+        });
+        t.priority = Some(1 + (t.priority.unwrap_or(1) * 17 + i as u32) % 99);
+    }
+    if hog {
+        ts.tasks.push(Task::fair("hog", 0, Behaviour::Hog));
+    }
+    ts
+}
+
+/// What every run keeps: each finished job got exactly its demand in its intervals (the
+/// fair class's balancing costs nothing here), nothing ran for an unfinished one beyond its
+/// demand, misses agree with finishes, and no CPU runs two things at once.
+fn accounting(ts: &TaskSet, r: &RunResult) -> Result<(), TestCaseError> {
+    let mut work: HashMap<(u32, u64), Time> = HashMap::new();
+    for iv in &r.intervals {
+        prop_assert!(iv.end > iv.start);
+        *work.entry((iv.task, iv.job)).or_default() += iv.end - iv.start;
+    }
+    for j in &r.jobs {
+        let got = work.get(&(j.task, j.job)).copied().unwrap_or(0);
+        match j.finish {
+            Some(f) => {
+                prop_assert_eq!(got, j.demand, "job {}/{}", j.task, j.job);
+                prop_assert_eq!(j.missed, f > j.deadline);
+            }
+            None => prop_assert!(got < j.demand || j.aborted),
+        }
+    }
+    let mut per_cpu: Vec<Vec<(Time, Time)>> = vec![Vec::new(); ts.platform.cpus as usize];
+    for iv in &r.intervals {
+        per_cpu[iv.cpu as usize].push((iv.start, iv.end));
+    }
+    for ivs in &mut per_cpu {
+        ivs.sort();
+        for w in ivs.windows(2) {
+            prop_assert!(w[0].1 <= w[1].0, "overlap on a CPU: {:?}", w);
+        }
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    /// Sets of every structure (regions, critical sections, DAGs; overruns; aborts) with every
+    /// Linux policy mixed, a fair hog or none, under each option, keep the protocol (the
+    /// checker panics on a violation) and the work accounting.
+    #[test]
+    fn mixed_policies_keep_the_protocol_and_the_accounting(
+        ts in prop_oneof![arb_taskset(), arb_structured_taskset(), arb_dag_taskset()],
+        pick in proptest::collection::vec(0u8..5, 1..6),
+        hog in any::<bool>(),
+        opt in 0usize..4,
+    ) {
+        let ts = with_policies(ts, &pick, hog);
+        let spec = ["linux", "linux:reclaim", "linux:fair_server=off", "linux:rt_throttle=off,rr_timeslice=2ms,tick=1ms"][opt];
+        let Ok(p) = rtsched_policies::build(spec, &ts) else {
+            return Ok(()); // admission refused it
+        };
+        let mut policy = ProtocolChecker::new(p, ts.platform.cpus);
+        let r = simulate(&ts, Options::policy(&mut policy).intervals(true)).unwrap().result;
+        accounting(&ts, &r)?;
+    }
+
+    /// The deadline class is `gedf-dist:heap` when nothing overruns: on deadline-only sets
+    /// with runtime = WCET, every job run for its WCET and no deadline missed, `linux` runs
+    /// the same intervals on the same CPUs (the CBS deadline is the job's: each job wakes its
+    /// lane with a new period and exhausts its runtime as it completes).
+    #[test]
+    fn without_overruns_the_deadline_class_is_gedf_dist_heap(ts in arb_taskset()) {
+        let mut ts = ts;
+        ts.run.execution = ExecModel::Wcet;
+        ts.run.on_miss = OnMiss::Continue;
+        let Ok(p) = rtsched_policies::build("linux", &ts) else {
+            return Ok(());
+        };
+        let mut p = p;
+        let a = simulate(&ts, Options::spec("gedf-dist:heap").intervals(true)).unwrap().result;
+        prop_assume!(a.jobs.iter().all(|j| !j.missed));
+        let b = simulate(&ts, Options::policy(p.as_mut()).intervals(true)).unwrap().result;
+        let sorted = |r: &RunResult| {
+            let mut v: Vec<_> = r.intervals.iter().map(|i| (i.start, i.cpu, i.end, i.task, i.job)).collect();
+            v.sort();
+            v
+        };
+        let (x, y) = (sorted(&a), sorted(&b));
+        if let Some(i) = (0..x.len().max(y.len())).find(|&i| x.get(i) != y.get(i)) {
+            let tasks: Vec<_> = ts.tasks.iter().map(|t| (t.period, t.deadline, t.wcet, t.offset)).collect();
+            prop_assert!(false, "m={} tasks (T, D, C, O) {:?}: first difference at {}: gedf-dist {:?}, linux {:?}", ts.platform.cpus, tasks, i, x.get(i), y.get(i));
+        }
+        prop_assert_eq!(&a.jobs, &b.jobs);
+    }
+}
+
+/// The negative control of the differential test: with jobs overrunning their runtime, the
+/// CBS throttles them and the schedules part.
+#[test]
+fn with_overruns_the_deadline_class_throttles_where_gedf_dist_does_not() {
+    let t = ts("platform: {cpus: 2}\nrun: {duration: 100ms}\ntasks:\n\
+                - {name: a, period: 10, wcet: 3, execution_times: [5]}\n\
+                - {name: b, period: 10, wcet: 3}\n\
+                - {name: c, period: 10, wcet: 3}\n");
+    let a = run(&t, "gedf-dist:heap");
+    let b = run(&t, "linux");
+    assert_ne!(a.intervals, b.intervals);
+    assert!(b.counters.throttles.unwrap() >= 10);
+    assert_eq!(a.counters.throttles, None, "no CBS, no counter");
 }

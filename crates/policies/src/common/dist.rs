@@ -387,7 +387,8 @@ impl<O: Order> DistDomain<O> {
                         continue;
                     };
                     // It is about to run where it is.
-                    let runs_there = s.curr.is_none_or(|(ck, _)| k < ck) && s.ext.is_none_or(|x| k < x);
+                    let runs_there =
+                        s.curr.is_none_or(|(ck, _)| k < ck) && s.ext.is_none_or(|x| k < x);
                     if runs_there || self.rqs[cpu as usize].earliest.is_some_and(|mine| mine < k) {
                         continue;
                     }
@@ -577,7 +578,9 @@ impl<O: Order> DistDomain<O> {
             let occupant = [rq.curr.map(|x| x.0), rq.ext].into_iter().flatten().min();
             if let (Some((k, _)), Some(x)) = (rq.curr, rq.ext) {
                 if x < k {
-                    return Err(format!("cpu {c}: curr runs although the external occupant is earlier"));
+                    return Err(format!(
+                        "cpu {c}: curr runs although the external occupant is earlier"
+                    ));
                 }
             }
             match occupant {
@@ -590,7 +593,10 @@ impl<O: Order> DistDomain<O> {
                     return Err(format!("cpu {c}: a pushable entity is earlier than curr"));
                 }
             }
-            let earliest = [rq.curr.map(|x| x.0), top, rq.ext].into_iter().flatten().min();
+            let earliest = [rq.curr.map(|x| x.0), top, rq.ext]
+                .into_iter()
+                .flatten()
+                .min();
             if rq.earliest != earliest || rq.next != top {
                 return Err(format!("cpu {c}: stale earliest/next cache"));
             }

@@ -70,7 +70,13 @@ impl Options {
                     }
                 }
                 _ => {
-                    let known = ["reclaim", "fair_server", "rt_throttle", "tick", "rr_timeslice"];
+                    let known = [
+                        "reclaim",
+                        "fair_server",
+                        "rt_throttle",
+                        "tick",
+                        "rr_timeslice",
+                    ];
                     let k = if k.is_empty() { v } else { k };
                     let hint = rtsched_model::text::closest(k, &known)
                         .map(|s| format!(" (did you mean '{s}'?)"))

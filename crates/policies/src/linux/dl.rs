@@ -112,7 +112,14 @@ impl DlClass {
     ) -> Self {
         let n = lanes.len();
         DlClass {
-            dom: DistDomain::new("linux:dl", EdfOrder, cpus, PushFind::Heap, Vec::new(), false),
+            dom: DistDomain::new(
+                "linux:dl",
+                EdfOrder,
+                cpus,
+                PushFind::Heap,
+                Vec::new(),
+                false,
+            ),
             lanes,
             first,
             lane_of: Vec::with_capacity(64),
@@ -158,6 +165,13 @@ impl DlClass {
         let lane = &mut self.lanes[l as usize];
         debug_assert_eq!(lane.ent, NONE, "a lane runs one entity at a time");
         lane.ent = e.id;
+        if lane.cbs.replenish_at().is_some_and(|t| t <= now) {
+            // Its replenishment is due at this instant too: it comes first (a periodic task
+            // whose job used its runtime is replenished at the start of its next period, the
+            // instant its next job is released).
+            timers.cancel(l);
+            lane.cbs.replenish(now);
+        }
         if lane.sleep_pending && lane.left_at == now {
             // Its previous entity left at this very instant: it never slept.
             lane.sleep_pending = false;
@@ -396,7 +410,14 @@ impl DlClass {
 
     /// GRUB: the fair server of `cpu` becomes active (`true`) or not: its bandwidth enters or
     /// leaves the CPU's `running_bw`.
-    pub(super) fn server_active(&mut self, now: Time, cpu: u32, bw: u64, on: bool, timers: &mut Timers) {
+    pub(super) fn server_active(
+        &mut self,
+        now: Time,
+        cpu: u32,
+        bw: u64,
+        on: bool,
+        timers: &mut Timers,
+    ) {
         if self.grub.is_none() {
             return;
         }

@@ -93,7 +93,11 @@ impl RtClass {
         let m = cpus as usize;
         let prios: Vec<u32> = prio.iter().map(|p| p.unwrap_or(0)).collect();
         // cpupri's levels: the tasks' priorities, and CPUPRI_HIGHER above them all.
-        let mut levels: Vec<u64> = prio.iter().flatten().map(|&p| (u32::MAX - p) as u64).collect();
+        let mut levels: Vec<u64> = prio
+            .iter()
+            .flatten()
+            .map(|&p| (u32::MAX - p) as u64)
+            .collect();
         levels.push(HIGHER.primary);
         RtClass {
             primary: prios.iter().map(|&p| (u32::MAX - p) as u64).collect(),
@@ -174,7 +178,8 @@ impl RtClass {
         self.slice[t] = self.rr_ticks;
         let info = self.infos[e as usize];
         self.dom.remove(e);
-        self.dom.release_key(&info, Key::new(self.primary[t], now, &info));
+        self.dom
+            .release_key(&info, Key::new(self.primary[t], now, &info));
     }
 
     /// Whether a higher class occupies `cpu` (rule 2); takes effect at the next balance.

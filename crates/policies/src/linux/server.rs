@@ -115,7 +115,10 @@ impl FairServer {
     /// Armed: throttled until the zero-laxity instant.
     fn arm(&mut self) {
         self.armed = true;
-        self.armed_at = self.cbs.deadline().saturating_sub(self.cbs.runtime().max(0) as Time);
+        self.armed_at = self
+            .cbs
+            .deadline()
+            .saturating_sub(self.cbs.runtime().max(0) as Time);
     }
 
     /// Rule 1: the CPU's fair run queue emptied (counted up to `now` first: [`Self::count`]).
@@ -130,14 +133,10 @@ impl FairServer {
     pub(super) fn count(&mut self, now: Time, next: Fair) {
         match self.fair {
             Fair::Idle => {}
-            Fair::Served(since) => {
-                match self.cbs.charge(now, now - since, None) {
-                    Charged::Throttled { until } if until <= now => self.cbs.replenish(now),
-                    Charged::Running
-                    | Charged::Throttled { .. }
-                    | Charged::ReplenishedAtOnce => {}
-                }
-            }
+            Fair::Served(since) => match self.cbs.charge(now, now - since, None) {
+                Charged::Throttled { until } if until <= now => self.cbs.replenish(now),
+                Charged::Running | Charged::Throttled { .. } | Charged::ReplenishedAtOnce => {}
+            },
             Fair::Background(since) => self.background(since, now),
         }
         self.fair = next;
@@ -228,7 +227,11 @@ mod tests {
         // At 1 s: throttled until its next period, 1 s: replenished at once, runnable to 2 s.
         s.count(1000 * MS, Fair::Served(1000 * MS));
         assert_eq!(s.key(0).map(|k| k.primary), Some(2000 * MS));
-        assert_eq!(s.next_timer(), Some(1050 * MS), "50 ms of budget, not deferred again");
+        assert_eq!(
+            s.next_timer(),
+            Some(1050 * MS),
+            "50 ms of budget, not deferred again"
+        );
         s.count(1050 * MS, Fair::Idle);
         assert_eq!((s.key(0), s.next_timer()), (None, Some(2000 * MS)));
         s.timer(2000 * MS);

@@ -108,9 +108,7 @@ impl Linux {
         } else {
             0
         };
-        let grub = o
-            .reclaim
-            .then(|| grub_rqs(m, &lanes, &root, server_bw));
+        let grub = o.reclaim.then(|| grub_rqs(m, &lanes, &root, server_bw));
         let dl = DlClass::new(m, lanes, first, grub, nl);
         let rt = class.contains(&Class::Rt).then(|| {
             let prio: Vec<Option<u32>> = ts
@@ -262,11 +260,13 @@ impl Linux {
             let queued = f.cfs.has_queued(c);
             if queued && !s.active() {
                 s.start(now);
-                self.dl.server_active(now, c, f.server_bw, true, &mut self.timers);
+                self.dl
+                    .server_active(now, c, f.server_bw, true, &mut self.timers);
             } else if !queued && s.active() {
                 s.count(now, Fair::Idle);
                 s.stop();
-                self.dl.server_active(now, c, f.server_bw, false, &mut self.timers);
+                self.dl
+                    .server_active(now, c, f.server_bw, false, &mut self.timers);
             }
             let runs = f.dec.current(c).is_some();
             let serving = self.dl.curr(c).is_none() && f.ext[c as usize].is_some();
@@ -395,7 +395,10 @@ impl Policy for Linux {
         self.ticked.clear();
         self.dl.settle_sleeps(now, &mut self.timers);
         for round in 0.. {
-            debug_assert!(round < 2 + 2 * self.m as usize, "the class stack does not settle");
+            debug_assert!(
+                round < 2 + 2 * self.m as usize,
+                "the class stack does not settle"
+            );
             self.dl.balance(now, &mut self.timers, &mut self.dirty);
             self.decide_rt(now);
             if !self.decide_fair(now, d) {

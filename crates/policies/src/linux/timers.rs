@@ -109,7 +109,10 @@ mod tests {
         t.set(3, 70);
         assert_eq!(t.at(3), Some(70));
         assert_eq!(t.pop_due(49), None);
-        assert_eq!((t.pop_due(60), t.pop_due(60), t.pop_due(60)), (Some(1), Some(2), None));
+        assert_eq!(
+            (t.pop_due(60), t.pop_due(60), t.pop_due(60)),
+            (Some(1), Some(2), None)
+        );
         t.cancel(3);
         assert_eq!(t.pop_due(u64::MAX), None);
     }

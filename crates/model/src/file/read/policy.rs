@@ -93,22 +93,26 @@ impl Validator<'_> {
             PolicyKind::Fifo | PolicyKind::Rr => {
                 match t.priority {
                     Some(p) if (1..=99).contains(&p) => {}
-                    Some(p) => return Err(self.err(
-                        ctx,
-                        Some("priority"),
-                        format!(
+                    Some(p) => {
+                        return Err(self.err(
+                            ctx,
+                            Some("priority"),
+                            format!(
                             "{how} needs a priority from 1 to 99 ({}'s sched_priority), got {p}",
                             kind.kernel_name()
                         ),
-                    )),
-                    None => return Err(self.err(
-                        ctx,
-                        Some("priority"),
-                        format!(
+                        ))
+                    }
+                    None => {
+                        return Err(self.err(
+                            ctx,
+                            Some("priority"),
+                            format!(
                             "missing: {how} needs a priority from 1 to 99 ({}'s sched_priority)",
                             kind.kernel_name()
                         ),
-                    )),
+                        ))
+                    }
                 }
                 kind.with_defaults()
             }
