@@ -105,7 +105,7 @@ impl Options {
 /// Each SCHED_DEADLINE thread a task has: its lanes' runtimes. A sequential task is one lane
 /// of its `runtime` (default the WCET); a parallel one a lane per thread lane — thread k of
 /// every region, or each DAG node — reserving that lane's work per job.
-pub(super) fn lane_runtimes(t: &Task, runtime: Option<Time>) -> Result<Vec<Time>, String> {
+pub fn lane_runtimes(t: &Task, runtime: Option<Time>) -> Result<Vec<Time>, String> {
     if let Some(g) = &t.dag {
         return match runtime {
             Some(r) if g.nodes.len() == 1 => Ok(vec![r]),
