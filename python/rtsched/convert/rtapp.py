@@ -438,21 +438,46 @@ def _lanes(t, where, warn):
     return lanes
 
 
+def _fair_thread(t, where, warn) -> dict:
+    """A best-effort task as an rt-app SCHED_OTHER thread without a timer: a hog runs 1 s at a
+    time forever, a sleeper runs and sleeps, a bursty task its mean burst and sleep."""
+    kind, run, sleep = t["behaviour"]
+    th = {"policy": "SCHED_OTHER"}
+    if t["nice"]:
+        th["nice"] = t["nice"]
+    if t["cpu"] is not None:
+        th["cpus"] = [t["cpu"]]
+    if t["offset_ns"]:
+        th["delay"] = _us(t["offset_ns"], f"{where}: offset", warn)
+    if kind == "hog":
+        th["run0"] = 1_000_000
+        return th
+    if kind == "bursty":
+        warn(f"{where}: a bursty task's random bursts and sleeps have no rt-app form: written as their means")
+    th["run0"] = max(1, _us((run[0] + run[1]) // 2, f"{where}: run", warn))
+    th["sleep0"] = _us((sleep[0] + sleep[1]) // 2, f"{where}: sleep", warn)
+    return th
+
+
 def to_rtapp(ts, backend: str, warn, pi: bool = False) -> dict:
     """An rt-app JSON document (a dict) running the task set ``ts`` under ``backend``:
     ``kernel:fifo`` (``:file`` if every task has a priority, else ``:rm``), ``kernel:fifo:rm``,
-    ``kernel:fifo:dm``, ``kernel:fifo:file`` or ``kernel:deadline``."""
-    from .._core import sched_deadline_runtimes
+    ``kernel:fifo:dm``, ``kernel:fifo:file``, ``kernel:deadline``, or ``kernel:linux`` (each
+    task under its own Linux policy: SCHED_DEADLINE with its ``runtime``, SCHED_FIFO/RR with
+    its priority, SCHED_OTHER with its nice; best-effort tasks as SCHED_OTHER threads)."""
+    from .._core import linux_runtimes, sched_deadline_runtimes
 
     src = ts.source
     tasks = ts.tasks()
-    if ts.has_fair_tasks:
-        raise InputError(f"{src}: best-effort tasks (class: fair) have no rt-app period: remove them before exporting")
     parts = backend.split(":")
-    if parts[0] != "kernel" or len(parts) < 2 or parts[1] not in ("fifo", "deadline") or len(parts) > 3 \
+    if parts[0] != "kernel" or len(parts) < 2 or parts[1] not in ("fifo", "deadline", "linux") or len(parts) > 3 \
             or (parts[1] == "fifo" and len(parts) == 3 and parts[2] not in ("rm", "dm", "file")) \
-            or (parts[1] == "deadline" and len(parts) == 3):
-        raise InputError(f"--backend: '{backend}': expected kernel:fifo, kernel:fifo:rm, kernel:fifo:dm, kernel:fifo:file or kernel:deadline")
+            or (parts[1] in ("deadline", "linux") and len(parts) == 3):
+        raise InputError(f"--backend: '{backend}': expected kernel:fifo, kernel:fifo:rm, kernel:fifo:dm, kernel:fifo:file, "
+                         "kernel:deadline or kernel:linux")
+    if ts.has_fair_tasks and parts[1] != "linux":
+        raise InputError(f"{src}: best-effort tasks (class: fair) have no rt-app period: remove them before exporting, "
+                         "or export with --backend kernel:linux (a SCHED_OTHER thread each)")
     if parts[1] == "fifo":
         mode = parts[2] if len(parts) == 3 else ("file" if all(t["priority"] is not None for t in tasks) else "rm")
         if mode == "file":
@@ -467,10 +492,14 @@ def to_rtapp(ts, backend: str, warn, pi: bool = False) -> dict:
             prio = fifo_levels(_monotonic(tasks, "period_ns" if mode == "rm" else "deadline_ns"))
     if ts.has_tufs:
         warn(f"{src}: time-utility functions have no rt-app meaning: not exported")
-    runtimes = sched_deadline_runtimes(ts)
+    # kernel:deadline's rule (WCET plus an allowance), or each task's own reservation.
+    runtimes = linux_runtimes(ts) if parts[1] == "linux" else sched_deadline_runtimes(ts)
     out_tasks = {}
     for i, t in enumerate(tasks):
         where = f"{src}: task '{t['name']}'"
+        if t["fair"]:
+            out_tasks[t["name"]] = _fair_thread(t, where, warn)
+            continue
         if t["max_interarrival_ns"] is not None:
             raise InputError(f"{where}: field 'max_interarrival': random inter-arrival times have no rt-app timer")
         lanes = _lanes(t, where, warn)
@@ -479,7 +508,9 @@ def to_rtapp(ts, backend: str, warn, pi: bool = False) -> dict:
                  "after each region (rt-app 1.0 has no fork; 'convert' does not read such a file back)")
         for k, events in enumerate(lanes):
             th = {}
-            if parts[1] == "fifo":
+            if parts[1] == "linux":
+                _linux_policy(th, t, runtimes[i][k] if runtimes[i] else None, where, warn)
+            elif parts[1] == "fifo":
                 th["policy"] = "SCHED_FIFO"
                 th["priority"] = prio[i]
                 if t["deadline_ns"] != t["period_ns"]:
@@ -506,6 +537,27 @@ def to_rtapp(ts, backend: str, warn, pi: bool = False) -> dict:
     glob = {"duration": max(1, math.ceil(dur_s)), "default_policy": "SCHED_OTHER", "calibration": "CPU0", "pi_enabled": bool(pi),
             "lock_pages": True, "logdir": "./", "log_basename": "rt-app"}
     return {"global": glob, "tasks": out_tasks}
+
+
+def _linux_policy(th, t, lane_runtime_ns, where, warn):
+    """The thread's own Linux policy (``kernel:linux``): SCHED_DEADLINE with its lane's
+    runtime (``_core.linux_runtimes``: the task's ``runtime``, else its WCET; a parallel task's
+    lane, the lane's work), SCHED_FIFO/RR with its priority, SCHED_OTHER with its nice."""
+    policy = t["sched_policy"]
+    th["policy"] = RTAPP_POLICY[policy]
+    if policy == "deadline":
+        th["dl-runtime"] = math.ceil(lane_runtime_ns / 1000)
+        th["dl-period"] = _us(t["period_ns"], f"{where}: period", warn)
+        th["dl-deadline"] = _us(t["deadline_ns"], f"{where}: deadline", warn)
+    elif policy in ("fifo", "rr"):
+        th["priority"] = t["priority"]
+        if t["deadline_ns"] != t["period_ns"]:
+            th["dl-deadline"] = _us(t["deadline_ns"], f"{where}: deadline", warn)
+    else:
+        if t["nice"]:
+            th["nice"] = t["nice"]
+        if t["deadline_ns"] != t["period_ns"]:
+            th["dl-deadline"] = _us(t["deadline_ns"], f"{where}: deadline", warn)
 
 
 # ----------------------------------------------------------------------------- rt-app's log
