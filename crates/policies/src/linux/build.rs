@@ -129,12 +129,12 @@ pub fn lane_runtimes(t: &Task, runtime: Option<Time>) -> Result<Vec<Time>, Strin
     Ok(w)
 }
 
+/// What admission leaves: the lanes, per task its first lane and count, the root domain.
+pub(super) type Reserved = (Vec<Lane>, Vec<(u32, u32)>, RootDomain);
+
 /// The deadline class's lanes, admitted in task order as threads calling `sched_setattr` one
 /// after another: (lanes, per task its first lane and count, the root domain after admission).
-pub(super) fn reserve(
-    ts: &TaskSet,
-    o: &Options,
-) -> Result<(Vec<Lane>, Vec<(u32, u32)>, RootDomain), String> {
+pub(super) fn reserve(ts: &TaskSet, o: &Options) -> Result<Reserved, String> {
     let m = ts.platform.cpus;
     let mut root = RootDomain::symmetric(RtBandwidth::DEFAULT, m);
     if o.fair_server {
