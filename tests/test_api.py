@@ -109,7 +109,7 @@ def test_with_partition_adds_the_heuristic_only_where_none_is_chosen():
 def test_all_is_every_policy_that_runs_the_set_decided_without_a_simulation(monkeypatch):
     from rtsched.commands import common as cmd
 
-    # Best-effort tasks: only cfs takes them (its description); the others are refused by what
+    # Best-effort tasks: only cfs and linux take them (their descriptions); the others are refused by what
     # their descriptions say they take, before any is built, and nothing is simulated.
     ts = rtsched.parse_taskset("platform: {cpus: 2}\ntasks:\n  - {name: a, period: 10, wcet: 1, cpu: 0}\n"
                                "  - {name: f, class: fair}\n", "yaml", "f.yaml")
@@ -119,10 +119,11 @@ def test_all_is_every_policy_that_runs_the_set_decided_without_a_simulation(monk
 
     monkeypatch.setattr(rtsched._core, "simulate", no_simulation)
     names, skipped = cmd.expand_schedulers(["all"], ts)
-    assert names == ["cfs"]
-    assert [n for n, _ in skipped] == [p["name"] for p in rtsched.schedulers() if p["name"] != "cfs"]
+    fair = [p["name"] for p in rtsched.schedulers() if p["takes"]["fair"]]
+    assert names == fair and fair == ["cfs", "linux"]
+    assert [n for n, _ in skipped] == [p["name"] for p in rtsched.schedulers() if p["name"] not in fair]
     assert skipped[0] == ("gedf", "f.yaml: task 'f' is best-effort (class: fair) and scheduler 'gedf' has no fair "
-                                  "class; use cfs")
+                                  "class; use cfs or linux")
     # Two CPUs, no cpu fields: the partitioned ones need a partition (their build says so)
     # unless --partition gives one, which reaches each as its description spells it.
     ts = rtsched.parse_taskset("platform: {cpus: 2}\ntasks:\n  - {name: a, period: 10, wcet: 3}\n"

@@ -63,10 +63,21 @@ impl PriorityError {
     /// `gfp`, `kernel:fifo`) run on `ts`, naming the file, the task and the field.
     pub fn message(&self, ts: &TaskSet, scheduler: &str) -> String {
         match *self {
-            PriorityError::Partial { task } => format!(
-                "{}: task '{}': field 'priority': missing, while other tasks have one; give every task a priority, or choose {scheduler}:rm / {scheduler}:dm",
-                ts.source, ts.tasks[task].name
-            ),
+            PriorityError::Partial { task } => {
+                // A set written for Linux's classes: a deadline or fair task has no priority.
+                let linux = if ts.has_policies() {
+                    format!(
+                        " (it runs under policy {}: 'linux' runs every task under its own policy)",
+                        ts.sched_policy(task as u32).kind().name()
+                    )
+                } else {
+                    String::new()
+                };
+                format!(
+                    "{}: task '{}': field 'priority': missing, while other tasks have one{linux}; give every task a priority, or choose {scheduler}:rm / {scheduler}:dm",
+                    ts.source, ts.tasks[task].name
+                )
+            }
             PriorityError::Missing { task } => format!(
                 "{}: task '{}': field 'priority': missing, and {scheduler}:file needs every task's priority",
                 ts.source, ts.tasks[task].name

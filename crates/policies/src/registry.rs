@@ -13,7 +13,7 @@ use crate::policy::Policy;
 use crate::spec::{PolicyInfo, SchedulerSpec, Takes};
 use crate::{
     cfs, dasa, federated, gedf, gedf_dist, gedf_seq, gfifo, gfp, gfp_dist, ggua, ghvdf, gnpedf,
-    lbesa, nggua, paws, pedf, pfp,
+    lbesa, linux, nggua, paws, pedf, pfp,
 };
 use rtsched_model::text::closest;
 use rtsched_model::{Task, TaskSet};
@@ -102,6 +102,10 @@ pub const ENTRIES: &[Entry] = &[
     Entry {
         info: cfs::INFO,
         build: cfs::build,
+    },
+    Entry {
+        info: linux::INFO,
+        build: linux::build,
     },
 ];
 
@@ -311,7 +315,8 @@ mod tests {
                 "dasa",
                 "pdasa",
                 "lbesa",
-                "cfs"
+                "cfs",
+                "linux"
             ]
         );
     }
@@ -555,7 +560,8 @@ mod tests {
         if info.takes.fair {
             check!(r.is_ok(), "takes.fair: {:?}", r.err());
         } else {
-            let want = format!("t.yaml: task 'f' is best-effort (class: fair) and scheduler '{name}' has no fair class; use cfs");
+            let fair = taking(|k| k.fair).join(" or ");
+            let want = format!("t.yaml: task 'f' is best-effort (class: fair) and scheduler '{name}' has no fair class; use {fair}");
             check!(r.as_ref().err() == Some(&want), "takes.fair: {:?}", r.err());
         }
         Ok(())
@@ -674,7 +680,7 @@ mod tests {
         let ts = yaml("platform: {cpus: 2}\ntasks:\n  - {name: s, period: 10, wcet: 1}\n  - {name: p, period: 10, regions: [1, [2, 2]]}\n  - {name: d, period: 20, dag: {nodes: {x: 1, y: 2}, edges: [[x, y]]}}\n  - {name: c, period: 10, wcet: 4, sections: [{resource: r, start: 0, length: 1}]}\n");
         assert_eq!(
             refusal(&info, &ts).unwrap(),
-            "t.yaml: task 'd': field 'dag': scheduler 'narrow' does not run DAG tasks; gedf, gnpedf, pedf, gfp, pfp, gedf-dist, gfp-dist, gfifo, paws, federated, gedf-seq, ggua, nggua, ghvdf, dasa, pdasa, lbesa, cfs do"
+            "t.yaml: task 'd': field 'dag': scheduler 'narrow' does not run DAG tasks; gedf, gnpedf, pedf, gfp, pfp, gedf-dist, gfp-dist, gfifo, paws, federated, gedf-seq, ggua, nggua, ghvdf, dasa, pdasa, lbesa, cfs, linux do"
         );
         let dag = Takes { dag: true, ..none };
         let m = refusal(&PolicyInfo { takes: dag, ..info }, &ts).unwrap();

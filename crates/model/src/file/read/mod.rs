@@ -9,10 +9,12 @@
 //! - `run.rs`: `run` (`execution`, `overheads`, `cache`);
 //! - `topology.rs`: `platform.topology` (presets, caches, NUMA nodes);
 //! - `task.rs`: one real-time task and its `regions`; `fair.rs`: a best-effort task;
+//!   `policy.rs`: a task's Linux `policy` and `run.default_policy`;
 //! - `dag.rs`: a task's `dag`; `sections.rs`: its critical sections; `tuf.rs`: its `tuf`.
 
 mod dag;
 mod fair;
+mod policy;
 mod run;
 mod sections;
 mod task;
@@ -91,7 +93,7 @@ impl Validator<'_> {
             resources = self.resources(rv)?;
         }
         let fixed = declared.then_some(resources.len());
-        let tasks = self.tasks(list, &platform, &mut resources, fixed)?;
+        let tasks = self.tasks(list, &platform, &mut resources, fixed, run.default_policy)?;
         Ok(TaskSet {
             source: self.file.into(),
             platform,
@@ -183,6 +185,7 @@ impl Validator<'_> {
         platform: &Platform,
         resources: &mut Vec<String>,
         fixed: Option<usize>,
+        default: Option<PolicyKind>,
     ) -> Result<Vec<Task>, InputError> {
         let mut tasks: Vec<Task> = Vec::with_capacity(list.len());
         // Names seen, by position: a scan of the tasks before each one made loading quadratic.
@@ -190,7 +193,7 @@ impl Validator<'_> {
             std::collections::HashMap::with_capacity(list.len());
         let mut threads = 0u64;
         for (i, tv) in list.iter().enumerate() {
-            let task = self.task(i, tv, platform, resources, fixed)?;
+            let task = self.task(i, tv, platform, resources, fixed, default)?;
             threads += match &task.dag {
                 Some(d) => d.nodes.len() as u64,
                 None => task
