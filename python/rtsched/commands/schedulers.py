@@ -27,8 +27,7 @@ def register(sub):
 TESTS = [Column("entry"), Column("what it tests", fold=True), Column("applies to", fold=True)]
 
 #: The table: the name on one line, what it does and where it comes from folded to fit.
-COLUMNS = [Column("name"), Column("what it does", fold=True), Column("from", fold=True),
-           Column("takes and needs", fold=True)]
+COLUMNS = [Column("name"), Column("what it does", fold=True), Column("from", fold=True)]
 
 
 def _flat(record: dict, prefix: str = "") -> dict:
@@ -50,7 +49,7 @@ def run(args):
         rows = schedulers() if args.format == "json" else [_flat(s) for s in schedulers()]
         print(as_format(args.format, rows), file=getattr(args, "rows_out", None) or sys.stdout)
         return 0
-    rows = [[s["name"], s["summary"], s["paper"], needs(s)] for s in schedulers()]
+    rows = [[s["name"], s["summary"], s["paper"]] for s in schedulers()]
     print(render(COLUMNS, rows, output_width()).text)
     opts = [s for s in schedulers() if s["options"]]
     if opts:
@@ -60,6 +59,10 @@ def run(args):
             line = f"  {s['name']}: {s['options']}"
             print(textwrap.fill(line, width, subsequent_indent="    ", break_on_hyphens=False) if width else line)
     width = output_width()
+    print("\ntakes and needs (beyond sequential and parallel real-time tasks with critical sections):")
+    for s in schedulers():
+        line = f"  {s['name']}: {needs(s)}"
+        print(textwrap.fill(line, width, subsequent_indent="    ", break_on_hyphens=False) if width else line)
     head = "tests, as sweep entries 'test:NAME' (docs/sweeps.md; `rtsched analyze` runs them on a file):"
     print("\n" + (textwrap.fill(head, width, break_on_hyphens=False) if width else head))
     rows = [[f"test:{t['name']}", f"{t['summary']} — {t['kind']}; {t['citation']}", t["applies"]] for t in tests()]
