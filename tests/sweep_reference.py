@@ -1,6 +1,6 @@
 """A sweep's rows worked out apart from the sweep, for tests to compare a sweep with.
 
-The sweep makes each row in one place (crates/py/src/sweep_row.rs: the seed and keys, the
+The sweep makes each row in one place (crates/sweep/src/row.rs: the seed and keys, the
 set, the run, its summaries, its status and notes). This makes them another way, one row at a
 time: the seed and key from their definitions (SHA-256 of the canonical JSON of the
 coordinates, a format string), the set generated and simulated through the public API, the

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from claims_done import MAIN, check_done
 from conftest import ROOT, RTSCHED, real, run_cli, run_cli_watching_rt
 from rtsched.reproduce import _REGISTRY, _real, experiments, register
 
@@ -63,6 +64,8 @@ def test_quick_reproduction(tmp_path, name):
         assert doc and all(f"| {c['id']} |" in report for c in doc)
         for c in doc:  # the Done-when of the claims issue: a quote, a computed verdict, a control
             assert c["quote"] and c["verdict"] and c["control"] and c["control"]["variant"], c
+        if name in MAIN:  # and of the verdicts issue: five words, controls that can tell, the main claims
+            check_done(doc, name)
     else:
         header = next(line for line in report.splitlines() if line.startswith("| quantity"))
         assert "| paper |" in header and "| rtsched |" in header

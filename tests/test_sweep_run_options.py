@@ -173,6 +173,17 @@ def test_a_topology_too_small_for_a_generator_names_it():
     assert "generators[1]" in str(e.value)
 
 
+def test_rows_without_pulls_are_stale():
+    """A completed simulated row of this schema written before the table had ``pulls`` is
+    recomputed on resume (as for ``kernel_migrations``); a test's row has none by nature."""
+    from rtsched.sweep.table import current_schema, stale
+
+    row = {"status": "ok", "kind": "sim", "schema": current_schema(), "ipc_proxy": 1.0, "kernel_migrations": 0,
+           "pulls": 3}
+    df = pd.DataFrame([row, {**row, "pulls": None}, {**row, "kind": "test", "pulls": None}])
+    assert stale(df).tolist() == [False, True, False]
+
+
 def test_old_tables_without_the_model_columns_are_recomputed(tmp_path):
     out = tmp_path / "r.csv"
     fresh = rtsched.sweep(spec_with(), output=out, workers=1, progress=False)

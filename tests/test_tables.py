@@ -166,6 +166,20 @@ def test_schedulers_as_json_and_csv():
     assert [r["name"] for r in rows] == [d["name"] for d in doc]
 
 
+def test_pulls_on_request_per_run_per_task_and_per_job():
+    """`pulls` (docs/semantics.md "Pull"): a column on request, not by default; in the summary,
+    the per-task frame and the per-job records of the API. P-EDF on dhall's `cpu` fields pulls
+    nothing; global EDF does."""
+    r = run_cli("simulate", DHALL, "-s", "gedf", "pedf", "--columns", "scheduler,migr,pulls", check=0)
+    assert re.split(r"\s{2,}", header_of(r.stdout)) == ["scheduler", "migr", "pulls"], r.stdout
+    pedf = next(line for line in r.stdout.splitlines() if line.startswith("pedf "))
+    assert pedf.split()[2] == "0", r.stdout
+    assert "pulls" not in header_of(run_cli("simulate", DHALL, "-s", "gedf", check=0).stdout)
+    res = rtsched.simulate(rtsched.load_taskset(ROOT / DHALL), "gedf")
+    assert res.summary["pulls"] == res.tasks["pulls"].sum() == res.jobs["pulls"].sum() > 0
+    assert res.summary["pulls"] >= res.summary["migrations"]
+
+
 def test_columns_chooses_by_header_or_key():
     r = run_cli("simulate", DHALL, "-s", "gedf", "pedf", "--columns", "scheduler, Missed,max_tardiness_ns,steals", check=0)
     lines = r.stdout.splitlines()
@@ -191,7 +205,7 @@ def test_format_csv_and_json_hold_every_summary_key():
     assert [x["scheduler"] for x in rows] == ["gedf", "pedf"], r.stdout
     assert int(rows[0]["missed"]) > 0 and rows[1]["missed"] == "0" and float(rows[1]["dsr"]) == 1.0
     for key in ("jobs", "max_tardiness_ns", "mean_response_ns", "context_switches", "scheduler_invocations",
-                "priority_inversions", "steals", "overhead_ns", "llc_misses"):
+                "priority_inversions", "steals", "overhead_ns", "llc_misses", "pulls"):
         assert key in rows[0], key
     assert "dhall" in r.stderr and "dhall" not in r.stdout  # the task set's line goes to stderr
     j = run_cli("simulate", DHALL, "-s", "gedf", "pedf", "--format", "json", check=0)

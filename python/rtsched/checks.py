@@ -22,7 +22,7 @@ rtsched.LoadWarning)`` silences it); the commands print the same texts once, on 
 a sweep's rows warn about nothing per row (``sweep/runner.py`` says what it says once per
 sweep). What to warn about TUFs and deadlocks
 is decided in Rust, for a run and for a sweep's rows alike (``_core.taskset_notes``,
-crates/py/src/sweep_row.rs); this module words it. The load warnings read only the parsed task
+crates/sweep/src/row.rs); this module words it. The load warnings read only the parsed task
 set (``TaskSet.tasks()``), so they hold for a file, a dict and a generated set alike.
 """
 

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from ._core import InputError
+from .catalogue import columns
 from .tables import Column, plain, render
 
 
@@ -20,9 +21,17 @@ def _ratio(x) -> str:
     return "-" if x is None or x != x else f"{x:.4f}"
 
 
-def _measured(r, text) -> str:
-    """Kernel runs have no job ledger: their priority inversions and steals are not measured."""
-    return "-" if r.substrate == "kernel" else text
+def _plain(x) -> str:
+    return "-" if x is None else str(x)
+
+
+def _whole(x) -> str:
+    return "-" if x is None else f"{x:.0f}"
+
+
+#: How a cell is written, by the catalogue's ``fmt``; '-' where the run has no value (a column
+#: it could not measure: :attr:`rtsched.Result.unmeasured`).
+FMT = {"plain": _plain, "ms": _ms, "ratio": _ratio, "whole": _whole}
 
 
 def table(headers, rows, aligns, width: int | None = None, fold=(), ranks=None, hint: str = "") -> str:
@@ -42,107 +51,55 @@ def table(headers, rows, aligns, width: int | None = None, fold=(), ranks=None, 
 
 @dataclass(frozen=True)
 class SummaryColumn:
-    """A column of the comparison table: its header, the summary key it shows (the key in
-    ``--format csv|json`` and in the results JSON's ``total``), how a run's cell reads, and its
-    rank: when the table is wider than the terminal, the highest rank is left out first (0:
-    never)."""
+    """A column of the comparison table, as the column catalogue declares it
+    (:mod:`rtsched.catalogue`, its ``table``): its header, the key it shows (the key in
+    ``--format csv|json`` and in :attr:`rtsched.Result.values`), how a value reads, its rank
+    (when the table is wider than the terminal, the highest rank is left out first; 0: never),
+    when the table shows it without ``--columns`` (``show``: ``(when, column)``), and headers it
+    was known by before."""
 
     header: str
     key: str
     text: Callable
     rank: int
     align: str = ">"
-    ledger: bool = False  # measured by the job ledger: not measured in kernel runs
+    show: tuple = ("always", None)
+    aliases: tuple = ()
 
-    def cell(self, r, s) -> str:
-        t = self.text(r, s)
-        return _measured(r, t) if self.ledger else t
+    def cell(self, r, s=None) -> str:
+        return self.text(self.value(r, s))
 
-    def value(self, r, s):
+    def value(self, r, s=None):
         """The raw value, for machines (None where not measured)."""
-        if self.ledger and r.substrate == "kernel":
-            return None
-        return RAW.get(self.key, lambda r, s, k=self.key: s.get(k))(r, s)
+        return r.scheduler if self.key == "scheduler" else r.values.get(self.key)
 
 
-def _col(header, key, text, rank, **kw) -> SummaryColumn:
-    return SummaryColumn(header, key, text, rank, **kw)
+def _column(c) -> SummaryColumn:
+    t = c["table"]
+    return SummaryColumn(t["header"], c["name"], FMT[t["fmt"]], t["rank"], "<" if c["kind"] == "text" else ">",
+                         tuple(t["show"]), tuple(t["aliases"]))
 
-
-SCHEDULER = _col("scheduler", "scheduler", lambda r, s: r.scheduler, 0, align="<")
-COLUMNS = [
-    SCHEDULER,
-    _col("jobs", "jobs", lambda r, s: str(s["jobs"]), 2),
-    _col("missed", "missed", lambda r, s: str(s["missed"]), 1),
-    _col("DSR", "dsr", lambda r, s: f"{s['dsr']:.4f}", 1),
-    _col("AUR", "aur", lambda r, s: _ratio(s.get("aur")), 5),
-    _col("max tard ms", "max_tardiness_ns", lambda r, s: _ms(s["max_tardiness_ns"]), 2),
-    # Response times exist for completed jobs only: the headers say so, and UNFINISHED (beside
-    # them when a run has any) counts the jobs they leave out.
-    _col("mean resp ms (done)", "mean_response_ns", lambda r, s: _ms(s["mean_response_ns"]), 4),
-    _col("p99 resp ms (done)", "p99_response_ns", lambda r, s: _ms(s["p99_response_ns"]), 3),
-    _col("preempt", "preemptions", lambda r, s: str(s["preemptions"]), 4),
-    _col("migr", "migrations", lambda r, s: str(s["migrations"]), 4),
-    _col("ctx sw", "context_switches", lambda r, s: str(s["context_switches"]), 7),
-    _col("sched calls", "scheduler_invocations", lambda r, s: str(s["scheduler_invocations"]), 7),
-    _col("prio inv", "priority_inversions", lambda r, s: str(s["priority_inversions"]), 6, ledger=True),
-    _col("inv ms", "priority_inversion_ns", lambda r, s: _ms(s["priority_inversion_ns"]), 6, ledger=True),
-]
-BLOCKED = _col("max blocked ms", "max_blocked_ns", lambda r, s: _ms(s.get("max_blocked_ns", 0)), 3)
-STEALS = [
-    _col("steals", "steals", lambda r, s: str(s.get("steals", 0)), 5, ledger=True),
-    _col("steal tries", "steal_attempts", lambda r, s: str(s.get("steal_attempts", 0)), 6, ledger=True),
-    _col("failed", "failed_steals", lambda r, s: str(s.get("failed_steals", 0)), 6, ledger=True),
-]
-#: Runs with jobs that did not complete (aborted, or still unfinished when the run ended) show
-#: how many, beside the response times, which average the completed jobs only.
-UNFINISHED = _col("unfinished", "unfinished", lambda r, s: str(_unfinished(s)), 3)
-
-
-def _unfinished(s) -> int:
-    return s["jobs"] - s.get("completed", s["jobs"])
-
-
-#: Runs with aborts (``on_miss: abort``, or a utility-accrual scheduler's) show how many;
-#: runs that resolved deadlocks, how many; runs whose policy was timed, its ns per decision.
-ABORTED = _col("aborted", "aborted", lambda r, s: str(s.get("aborted", 0)), 2)
-DEADLOCKS = _col("deadlocks", "deadlocks", lambda r, s: str(s.get("deadlocks", 0)), 2, ledger=True)
-POLICY_NS = _col("policy ns/decision", "policy_ns_per_invocation", lambda r, s: _policy_ns(r), 3)
-
-
-#: Runs that were charged overheads (``run.overheads``) show the CPU time they took; runs with
-#: stalls (the cache model, or real memory work) show the execution-time inflation and the IPC
-#: proxy; runs with cache misses, the LLC misses.
-OVERHEAD = _col("overhead ms", "overhead_ns", lambda r, s: _ms(_overhead_ns(r)), 4)
-INFLATION = _col("exec infl", "exec_inflation", lambda r, s: _ratio(s.get("exec_inflation")), 4)
-IPC = _col("IPC proxy", "ipc_proxy", lambda r, s: _ratio(s.get("ipc_proxy")), 5)
-LLC = _col("LLC misses", "llc_misses", lambda r, s: str((s.get("misses") or [0, 0, 0])[2]), 5)
 
 #: Every column the comparison table can show, in its order (``--columns`` chooses among them).
-ALL_COLUMNS = COLUMNS[:3] + [ABORTED] + COLUMNS[3:6] + [UNFINISHED] + COLUMNS[6:8] + [BLOCKED] + COLUMNS[8:12] + STEALS + \
-    COLUMNS[12:] + [DEADLOCKS, POLICY_NS, OVERHEAD, INFLATION, IPC, LLC]
-
-#: Headers --columns still takes, for columns whose header changed.
-OLD_HEADERS = {"mean resp ms": "mean_response_ns", "p99 resp ms": "p99_response_ns"}
-
-#: Raw values of the columns that are not a summary key as such.
-RAW = {
-    "scheduler": lambda r, s: r.scheduler,
-    "policy_ns_per_invocation": lambda r, s: r.measurements.get("policy_ns_per_invocation"),
-    "overhead_ns": lambda r, s: _overhead_ns(r),
-    "llc_misses": lambda r, s: (s.get("misses") or [0, 0, 0])[2],
-    "unfinished": lambda r, s: _unfinished(s),
-}
+ALL_COLUMNS = [_column(c) for c in columns("table")]
+SCHEDULER = next(c for c in ALL_COLUMNS if c.key == "scheduler")
 
 
-def _overhead_ns(r):
-    o = r.document["counters"].get("overheads") or {}
-    return sum(v for k, v in o.items() if k != "release_ns")
-
-
-def _policy_ns(r) -> str:
-    v = r.measurements.get("policy_ns_per_invocation")
-    return "-" if v is None else f"{v:.0f}"
+def _shown(c, results) -> bool:
+    """Whether the table shows column ``c`` for ``results`` without ``--columns``."""
+    when, key = c.show
+    if when == "always":
+        return True
+    vs = [r.values.get(key) for r in results]
+    if when == "any":
+        return any(vs)
+    if when == "not-one":
+        return any(abs((1.0 if v is None else v) - 1.0) > 1e-9 for v in vs)
+    if when == "below-one":
+        return any((1.0 if v is None else v) < 1.0 for v in vs)
+    if when == "present":
+        return any(v is not None for v in vs)
+    return False  # "on-request"
 
 
 def known_columns() -> str:
@@ -158,8 +115,9 @@ def parse_columns(text: str) -> list:
     for c in ALL_COLUMNS:
         by_name.setdefault(c.header.lower(), c)
         by_name.setdefault(c.key.lower(), c)
-    for header, key in OLD_HEADERS.items():
-        by_name.setdefault(header, by_name[key])
+    for c in ALL_COLUMNS:
+        for header in c.aliases:
+            by_name.setdefault(header.lower(), c)
     out = []
     for name in text.split(","):
         c = by_name.get(" ".join(name.split()).lower())
@@ -173,41 +131,20 @@ def parse_columns(text: str) -> list:
 
 
 def default_columns(results) -> list:
-    """The columns shown by default: the base ones, and those the runs have something in.
-    Runs with critical sections get a column for the longest time a job waited for a resource;
-    runs of a work-stealing policy (PAWS) get its steals, steal attempts and failed steals; runs
-    with aborts, resolved deadlocks or a timed policy (``--measure-policy``, real runs) get
-    those columns, and so do runs charged overheads, with stalls, or with cache misses. Runs
-    with jobs that did not complete get their count beside the response times (which average
-    the completed jobs only), and a utility-accrual scheduler's run keeps AUR as long as DSR
-    when the table is narrow (which schedulers accrue utility: the registry's traits,
-    :func:`rtsched.checks.utility_accrual_schedulers`)."""
+    """The columns shown by default: the base ones, and those the runs have something in (the
+    catalogue's ``show``). Runs with critical sections get a column for the longest time a job
+    waited for a resource; runs of a work-stealing policy (PAWS) get its steals, steal attempts
+    and failed steals; runs with aborts, resolved deadlocks or a timed policy
+    (``--measure-policy``, real runs) get those columns, and so do runs charged overheads, with
+    stalls, or with cache misses. Runs with jobs that did not complete get their count beside
+    the response times (which average the completed jobs only), and a utility-accrual
+    scheduler's run keeps AUR as long as DSR when the table is narrow (which schedulers accrue
+    utility: the registry's traits, :func:`rtsched.checks.utility_accrual_schedulers`)."""
     results = [r for r in results if r.ok]
-    cols = list(COLUMNS)
+    cols = [c for c in ALL_COLUMNS if _shown(c, results)]
     if any(_uses_tufs(r) for r in results):
         # The point of a utility-accrual scheduler: its AUR is kept as long as DSR is.
-        cols[4] = replace(cols[4], rank=1)
-    sums = [r.summary for r in results]
-    if any(s.get("steal_attempts", 0) for s in sums):
-        cols[-2:-2] = STEALS
-    if any(s.get("total_blocked_ns", 0) for s in sums):
-        cols.insert(8, BLOCKED)
-    if any(_unfinished(s) for s in sums):
-        cols.insert(6, UNFINISHED)
-    if any(s.get("aborted", 0) for s in sums):
-        cols.insert(3, ABORTED)
-    if any(s.get("deadlocks", 0) for s in sums):
-        cols.append(DEADLOCKS)
-    if any("policy_ns_per_invocation" in r.measurements for r in results):
-        cols.append(POLICY_NS)
-    if any(_overhead_ns(r) for r in results):
-        cols.append(OVERHEAD)
-    if any(abs(s.get("exec_inflation", 1.0) - 1.0) > 1e-9 for s in sums):
-        cols.append(INFLATION)
-    if any(s.get("ipc_proxy", 1.0) < 1.0 for s in sums):
-        cols.append(IPC)
-    if any((s.get("misses") or [0, 0, 0])[2] for s in sums):
-        cols.append(LLC)
+        cols = [replace(c, rank=1) if c.key == "aur" else c for c in cols]
     return cols
 
 
@@ -240,8 +177,7 @@ def comparison_table(results, width: int | None = None, columns=None) -> str:
     (:class:`rtsched.result.NotRun`) has '-' in every column but its name and its status (a
     last column, shown when some scheduler did not run); :func:`not_run_lines` say why."""
     cols = list(columns) if columns else default_columns(results)
-    rows = [[c.cell(r, r.summary) if r.ok else (r.scheduler if c is SCHEDULER else "-") for c in cols]
-            for r in results]
+    rows = [[c.cell(r) if r.ok else (r.scheduler if c is SCHEDULER else "-") for c in cols] for r in results]
     spec = [Column(c.header, c.align, 0 if columns else c.rank) for c in cols]
     failed = [r for r in results if not r.ok]
     if failed:
@@ -277,19 +213,15 @@ def summary_records(results, columns=None) -> list[dict]:
                 rec["scheduler"] = r.scheduler
             out.append(dict(rec, status=r.status, error=r.error))
             continue
-        s = r.summary
         if columns:
-            out.append(dict({c.key: c.value(r, s) for c in columns}, **({"status": "ok", "error": None} if tail else {})))
+            out.append(dict({c.key: c.value(r) for c in columns}, **({"status": "ok", "error": None} if tail else {})))
             continue
         rec = {"scheduler": r.scheduler, "substrate": r.substrate}
-        rec.update(s)
+        rec.update(r.summary)
         rec.update(status="ok", error=None)
         for c in ALL_COLUMNS:
             if c.key not in rec:
-                rec[c.key] = c.value(r, s)
-        for c in ALL_COLUMNS:
-            if c.ledger and r.substrate == "kernel":
-                rec[c.key] = None
+                rec[c.key] = c.value(r)
         out.append(rec)
     if not columns:  # a scheduler that did not run: every key of the others, None, in their order
         keys = list(dict.fromkeys(k for rec in out for k in rec if k not in ("status", "error")))

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from . import _core
 from ._core import InputError, TaskSet
+from .catalogue import names
 from .taskset import load_taskset
 
 
@@ -36,22 +37,19 @@ def _as_taskset(taskset) -> TaskSet:
 
 
 #: Run-level counters (``counters`` in the results document) that :attr:`Result.summary` adds
-#: to the total summary: decisions asked of the policy, work stealing (0 for policies that do
-#: not steal), priority inversions (onsets, time, and per job: docs/semantics.md), migrations as a
-#: kernel counts them, and deadlocks the policy resolved by an abort
-#: (docs/semantics.md "Run-level counters").
-RUN_COUNTERS = ("scheduler_invocations", "steals", "steal_attempts", "failed_steals", "priority_inversions",
-                "priority_inversion_ns", "inverted_jobs", "inversion_job_ns", "inversion_job_max_ns", "inversion_job_p99_ns",
-                "kernel_migrations", "deadlocks")
+#: to the total summary: the catalogue's run-summary columns read from the run (decisions asked
+#: of the policy, work stealing, priority inversions, migrations as a kernel counts them,
+#: deadlocks the policy resolved by an abort: docs/semantics.md "Run-level counters").
+RUN_COUNTERS = tuple(names("run", source="run"))
 
 
 #: Runs with more counted jobs than this build :attr:`Result.jobs` from Parquet (pyarrow)
 #: instead of Python lists, which take several times the time and memory for millions of jobs.
 PARQUET_JOBS_ABOVE = 100_000
 
-#: Per-job columns that may be null (empty cells in the CSV); as pandas ``Int64``.
-NULLABLE_JOB_COLUMNS = ("start_ns", "finish_ns", "response_ns", "aborted_at_ns", "hw_instructions", "hw_cycles",
-                        "hw_llc_misses")
+#: Per-job columns that may be null (empty cells in the CSV; the catalogue's nullable per-job
+#: columns); as pandas ``Int64``.
+NULLABLE_JOB_COLUMNS = tuple(names("job", nullable=True))
 
 
 def _jobs_from_table(table):
@@ -144,12 +142,26 @@ class Result:
         steal attempts, failed steals, priority inversions and the time they held (ns)."""
         return dict(self.document["counters"])
 
+    @cached_property
+    def values(self) -> dict:
+        """Every column of the catalogue (:mod:`rtsched.catalogue`) this run gives as one value
+        — its total summary's, its counters', its measurements' — by name; None where the run
+        could not measure it (:attr:`unmeasured`) or has none."""
+        return self.raw.values()
+
+    @property
+    def unmeasured(self) -> tuple:
+        """The columns this run could not measure, as its driver says (a run without a job
+        ledger deciding every dispatch, e.g. the kernel backends, lists the ledger's counters):
+        null in its document, None in :attr:`values`, ``-`` in the tables."""
+        return tuple(self.raw.unmeasured)
+
     @property
     def summary(self) -> dict:
         """Total summary: jobs, met, missed, aborted, dsr, utility (``accrued_utility``,
         ``possible_utility``, ``aur`` = accrued / possible), tardiness, response times,
-        preemptions, migrations, context switches, and the run-level counters of
-        ``RUN_COUNTERS``."""
+        preemptions, migrations, pulls (None where not measured: kernel runs), context
+        switches, and the run-level counters of ``RUN_COUNTERS``."""
         d = dict(self.document["total"])
         c = self.document["counters"]
         for k in RUN_COUNTERS:

@@ -86,6 +86,8 @@ impl Executors for ScxLanes {
     const SUBSTRATE: &'static str = "kernel";
     const PREFIX: &'static str = "kernel:scx";
     const UNMEASURED: &'static [&'static str] = &LEDGER_COUNTERS;
+    /// The kernel queues the task threads where it wakes them: not the ledger's run queues.
+    const PULLS: bool = false;
 
     fn start(sh: &Arc<Shared<Self>>, handles: &mut Vec<JoinHandle<(u64, u64)>>) {
         let x = &sh.ex;

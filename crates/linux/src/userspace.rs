@@ -53,6 +53,10 @@ pub(crate) trait Executors: Sized + Send + Sync + 'static {
     const PREFIX: &'static str;
     /// The ledger's counters these executors cannot measure (null in the result).
     const UNMEASURED: &'static [&'static str] = &[];
+    /// Whether the ledger's pulls (dispatches away from the run queue a thread sits on) are
+    /// this run's: not where a real kernel places the threads (null per job and in the
+    /// summaries).
+    const PULLS: bool = true;
 
     /// Start the executor threads (each through [`spawn_executor`]).
     fn start(sh: &Arc<Shared<Self>>, handles: &mut Vec<JoinHandle<(u64, u64)>>);
@@ -850,6 +854,9 @@ pub(crate) fn run_on<X: Executors>(
 ) -> Result<RunResult, RunError> {
     let label = policy.name();
     let mut led = Ledger::owned(ts.clone(), policy, false);
+    if !X::PULLS {
+        led.pulls_unmeasured();
+    }
     // Streaming: the ledger hands decided records to the threads' side of a handoff, and
     // this thread moves them on while it waits for the others (crate::stream).
     let handoff = Outbox::default();

@@ -1,18 +1,18 @@
-//! Per-job records as a zstd-compressed Parquet file: the columns of the jobs CSV
-//! ([`JOBS_CSV_HEADER`](crate::results::JOBS_CSV_HEADER)), typed, written in row groups of
+//! Per-job records as a zstd-compressed Parquet file: the columns of the jobs CSV (the column
+//! catalogue's per-job columns, [`job_columns`]), typed, written in row groups of
 //! [`ROW_GROUP_JOBS`] jobs straight from the run's records — each row group is encoded column by
 //! column from a small scratch buffer, so no second copy of the jobs is ever built.
 //!
-//! Column types (docs/semantics.md "Per-job records"): `scheduler` and `task` are UTF-8
-//! strings (dictionary-encoded, so a task name costs a few bits per row); times and counts are
-//! signed INT64 (ns fit: 2^63 ns is 292 years); `start_ns`, `finish_ns`, `response_ns`,
-//! `aborted_at_ns` and `hw_*` are null where the CSV cell is empty; `cpus` is a list of INT32
-//! (the CSV's `0;3`); `missed` and `aborted` are BOOLEAN (the CSV's 1/0); `utility` and
-//! `max_utility` DOUBLE. Rows are in the CSV's order: run by run, each run's jobs in release
-//! order. A run's rows never share a row group with another run's, and the key-value metadata
+//! Column types (docs/outputs.md "Per-job records"), from each column's [`Kind`]: text (`scheduler`
+//! and `task`) is UTF-8 (dictionary-encoded, so a task name costs a few bits per row); integers
+//! (times and counts) are signed INT64 (ns fit: 2^63 ns is 292 years), optional where the
+//! column is nullable (null where the CSV cell is empty); `cpus` is a list of INT32 (the CSV's
+//! `0;3`); flags are BOOLEAN (the CSV's 1/0); floats DOUBLE. Rows are in the CSV's order: run by
+//! run, each run's jobs in release order. A run's rows never share a row group with another run's, and the key-value metadata
 //! `rtsched.runs` (JSON) names each run's row groups, so one run reads back alone.
 
-use crate::results::{JobRecord, JobSink, RunResult, SCHEMA};
+use crate::results::columns::{Kind, Store, Value};
+use crate::results::{job_columns, Cell, Column, JobRecord, JobSink, RunResult, SCHEMA};
 use crate::time::Time;
 use parquet::basic::{Compression, Encoding, ZstdLevel};
 use parquet::column::writer::ColumnWriter;
@@ -28,64 +28,33 @@ use std::sync::Arc;
 /// negligible, small enough that the scratch buffers stay about a megabyte per column.
 pub const ROW_GROUP_JOBS: usize = 128 * 1024;
 
-/// The file's message type, in the CSV's column order.
-const SCHEMA_TEXT: &str = "message rtsched_jobs {
-  required binary scheduler (STRING);
-  required binary task (STRING);
-  required int64 job;
-  required int64 release_ns;
-  required int64 deadline_ns;
-  optional int64 start_ns;
-  optional int64 finish_ns;
-  optional int64 response_ns;
-  required int64 tardiness_ns;
-  required int64 demand_ns;
-  required group cpus (LIST) { repeated group list { required int32 element; } }
-  required int64 preemptions;
-  required int64 migrations;
-  required int64 context_switches;
-  required boolean missed;
-  required boolean aborted;
-  required int64 blocked_ns;
-  optional int64 aborted_at_ns;
-  required double utility;
-  required double max_utility;
-  required int64 exec_ns;
-  required int64 overhead_ns;
-  required int64 stall_ns;
-  required int64 misses_l1;
-  required int64 misses_l2;
-  required int64 misses_llc;
-  optional int64 hw_instructions;
-  optional int64 hw_cycles;
-  optional int64 hw_llc_misses;
-}";
+/// The file's message type: the per-job columns in the CSV's order.
+fn schema_text() -> String {
+    let mut t = String::from("message rtsched_jobs {\n");
+    for c in job_columns() {
+        let rep = if c.nullable { "optional" } else { "required" };
+        let n = c.name;
+        t += &match c.kind {
+            Kind::Text => format!("  {rep} binary {n} (STRING);\n"),
+            Kind::Int => format!("  {rep} int64 {n};\n"),
+            Kind::Float => format!("  {rep} double {n};\n"),
+            Kind::Bool => format!("  {rep} boolean {n};\n"),
+            Kind::Cpus => format!(
+                "  {rep} group {n} (LIST) {{ repeated group list {{ required int32 element; }} }}\n"
+            ),
+            Kind::Object => unreachable!("{n}: a job's column is never an object"),
+        };
+    }
+    t + "}"
+}
 
-/// Integer columns that take delta encoding instead of a dictionary: times that grow with the
-/// row (rows are in release order) and nearly all differ, so a dictionary only costs hashing
-/// while deltas take a few bits; and columns usually constant (zeros without overheads, a
-/// cache model or hardware counters), which deltas store in no bits without hashing. The
-/// rest — `response_ns`, `demand_ns`, `exec_ns` (few distinct values per task), the counts
-/// and `cpus` — keep the dictionary, which measured smaller for them (docs/outputs.md "Cost").
-const DELTA_COLUMNS: [&str; 16] = [
-    "job",
-    "release_ns",
-    "deadline_ns",
-    "start_ns",
-    "finish_ns",
-    "tardiness_ns",
-    "blocked_ns",
-    "aborted_at_ns",
-    "overhead_ns",
-    "stall_ns",
-    "misses_l1",
-    "misses_l2",
-    "misses_llc",
-    "hw_instructions",
-    "hw_cycles",
-    "hw_llc_misses",
-];
-
+/// Integer columns take delta encoding ([`Store::Delta`]) instead of a dictionary where the
+/// catalogue says so: times that grow with the row and nearly all differ (a dictionary only
+/// costs hashing while deltas take a few bits), and columns usually constant (zeros without
+/// overheads, a cache model or hardware counters), which deltas store in no bits without
+/// hashing. The rest — `response_ns`, `demand_ns`, `exec_ns` (few distinct values per task), the
+/// counts and `cpus` — keep the dictionary, which measured smaller for them (docs/outputs.md
+/// "Cost").
 fn properties() -> WriterProperties {
     let mut b = WriterProperties::builder()
         .set_compression(Compression::ZSTD(
@@ -97,15 +66,17 @@ fn properties() -> WriterProperties {
             "rtsched.schema".into(),
             SCHEMA.to_string(),
         )]));
-    // Min / max of the names would cost a string comparison a row, and filter nothing.
-    for c in ["scheduler", "task"] {
-        b = b.set_column_statistics_enabled(ColumnPath::from(c), EnabledStatistics::None);
-    }
-    for c in DELTA_COLUMNS {
-        let p = ColumnPath::from(c);
-        b = b
-            .set_column_dictionary_enabled(p.clone(), false)
-            .set_column_encoding(p, Encoding::DELTA_BINARY_PACKED);
+    for c in job_columns() {
+        // Min / max of the names would cost a string comparison a row, and filter nothing.
+        if c.kind == Kind::Text {
+            b = b.set_column_statistics_enabled(ColumnPath::from(c.name), EnabledStatistics::None);
+        }
+        if c.kind == Kind::Int && c.store == Store::Delta {
+            let p = ColumnPath::from(c.name);
+            b = b
+                .set_column_dictionary_enabled(p.clone(), false)
+                .set_column_encoding(p, Encoding::DELTA_BINARY_PACKED);
+        }
     }
     b.build()
 }
@@ -193,7 +164,8 @@ enum ToEncoder {
 
 fn new_file_writer<W: Write + Send>(w: W) -> io::Result<SerializedFileWriter<W>> {
     let schema = Arc::new(
-        parquet::schema::parser::parse_message_type(SCHEMA_TEXT).expect("the schema text parses"),
+        parquet::schema::parser::parse_message_type(&schema_text())
+            .expect("the schema text parses"),
     );
     SerializedFileWriter::new(w, schema, Arc::new(properties())).map_err(pq_err)
 }
@@ -388,222 +360,153 @@ impl<W: Write + Send> JobSink for JobsParquetWriter<W> {
 
 type PqResult<T> = parquet::errors::Result<T>;
 
-/// A nullable column: the present values, and a definition level per row (1 present, 0 null).
-#[derive(Default)]
-struct Nullable {
-    values: Vec<i64>,
-    defs: Vec<i16>,
+/// One column's values in a row group, by its [`Kind`]; for a nullable column also a
+/// definition level per row (1 present, 0 null) and only the present values.
+enum Buf {
+    Text(Vec<ByteArray>),
+    Int {
+        values: Vec<i64>,
+        defs: Option<Vec<i16>>,
+    },
+    Float(Vec<f64>),
+    Bool(Vec<bool>),
+    /// Repetition level 0 starts a row's list, 1 continues it; an empty list (a job that
+    /// never ran) is one level-0 entry with definition level 0.
+    Cpus {
+        values: Vec<i32>,
+        defs: Vec<i16>,
+        reps: Vec<i16>,
+    },
 }
 
-impl Nullable {
-    #[inline]
-    fn push(&mut self, v: Option<u64>) {
-        if let Some(v) = v {
-            self.values.push(v as i64);
+impl Buf {
+    fn of(c: &Column) -> Buf {
+        match c.kind {
+            Kind::Text => Buf::Text(Vec::new()),
+            Kind::Int => Buf::Int {
+                values: Vec::new(),
+                defs: c.nullable.then(Vec::new),
+            },
+            Kind::Float => Buf::Float(Vec::new()),
+            Kind::Bool => Buf::Bool(Vec::new()),
+            Kind::Cpus => Buf::Cpus {
+                values: Vec::new(),
+                defs: Vec::new(),
+                reps: Vec::new(),
+            },
+            Kind::Object => unreachable!("{}: a job's column is never an object", c.name),
         }
-        self.defs.push(v.is_some() as i16);
+    }
+
+    fn clear(&mut self) {
+        match self {
+            Buf::Text(v) => v.clear(),
+            Buf::Int { values, defs } => {
+                values.clear();
+                if let Some(d) = defs {
+                    d.clear();
+                }
+            }
+            Buf::Float(v) => v.clear(),
+            Buf::Bool(v) => v.clear(),
+            Buf::Cpus { values, defs, reps } => {
+                values.clear();
+                defs.clear();
+                reps.clear();
+            }
+        }
+    }
+
+    #[inline]
+    fn push(&mut self, cell: Cell<'_>) {
+        match (self, cell) {
+            (Buf::Int { values, defs }, cell) => {
+                let v = match cell {
+                    Cell::Uint(v) => Some(v as i64),
+                    Cell::Int(v) => Some(v),
+                    _ => None,
+                };
+                if let Some(v) = v {
+                    values.push(v);
+                }
+                if let Some(d) = defs {
+                    d.push(v.is_some() as i16);
+                }
+            }
+            (Buf::Float(v), Cell::Float(x)) => v.push(x),
+            (Buf::Bool(v), Cell::Bool(x)) => v.push(x),
+            (Buf::Cpus { values, defs, reps }, Cell::Cpus(set)) => {
+                let before = values.len();
+                for c in set.iter() {
+                    reps.push((values.len() > before) as i16);
+                    values.push(c as i32);
+                    defs.push(1);
+                }
+                if values.len() == before {
+                    defs.push(0);
+                    reps.push(0);
+                }
+            }
+            (_, cell) => unreachable!("a cell {cell:?} of another kind than its column's"),
+        }
+    }
+
+    /// Write the column's values through `cw` (its column in the row group).
+    fn write(&self, cw: &mut ColumnWriter<'_>) -> PqResult<usize> {
+        match (self, cw) {
+            (Buf::Text(v), ColumnWriter::ByteArrayColumnWriter(w)) => w.write_batch(v, None, None),
+            (Buf::Int { values, defs }, ColumnWriter::Int64ColumnWriter(w)) => {
+                w.write_batch(values, defs.as_deref(), None)
+            }
+            (Buf::Float(v), ColumnWriter::DoubleColumnWriter(w)) => w.write_batch(v, None, None),
+            (Buf::Bool(v), ColumnWriter::BoolColumnWriter(w)) => w.write_batch(v, None, None),
+            (Buf::Cpus { values, defs, reps }, ColumnWriter::Int32ColumnWriter(w)) => {
+                w.write_batch(values, Some(defs), Some(reps))
+            }
+            _ => unreachable!("the schema's column is of the buffer's kind"),
+        }
     }
 }
 
-/// One row group's columns. Filled a record at a time (each record read once: a pass per
-/// column would stream the whole run through the cache 29 times), then written column by
-/// column; reused from row group to row group.
-#[derive(Default)]
+/// One row group's columns ([`job_columns`], in order). Filled a record at a time (each
+/// record read once: a pass per column would stream the whole run through the cache once per
+/// column), then written column by column; reused from row group to row group.
 struct Columns {
-    scheduler: Vec<ByteArray>,
-    task: Vec<ByteArray>,
-    job: Vec<i64>,
-    release: Vec<i64>,
-    deadline: Vec<i64>,
-    start: Nullable,
-    finish: Nullable,
-    response: Nullable,
-    tardiness: Vec<i64>,
-    demand: Vec<i64>,
-    cpus: Vec<i32>,
-    cpus_defs: Vec<i16>,
-    cpus_reps: Vec<i16>,
-    preemptions: Vec<i64>,
-    migrations: Vec<i64>,
-    context_switches: Vec<i64>,
-    missed: Vec<bool>,
-    aborted: Vec<bool>,
-    blocked: Vec<i64>,
-    aborted_at: Nullable,
-    utility: Vec<f64>,
-    max_utility: Vec<f64>,
-    exec: Vec<i64>,
-    overhead: Vec<i64>,
-    stall: Vec<i64>,
-    misses: [Vec<i64>; 3],
-    hw: [Nullable; 3],
+    bufs: Vec<Buf>,
+}
+
+impl Default for Columns {
+    fn default() -> Self {
+        Columns {
+            bufs: job_columns().iter().map(|c| Buf::of(c)).collect(),
+        }
+    }
 }
 
 impl Columns {
     fn clear(&mut self) {
-        macro_rules! clear {
-            ($($v:expr),*) => { $( $v.clear(); )* };
-        }
-        clear!(
-            self.scheduler,
-            self.task,
-            self.job,
-            self.release,
-            self.deadline,
-            self.tardiness,
-            self.demand,
-            self.cpus,
-            self.cpus_defs,
-            self.cpus_reps
-        );
-        clear!(
-            self.preemptions,
-            self.migrations,
-            self.context_switches,
-            self.missed,
-            self.aborted,
-            self.blocked,
-            self.utility,
-            self.max_utility
-        );
-        clear!(
-            self.exec,
-            self.overhead,
-            self.stall,
-            self.misses[0],
-            self.misses[1],
-            self.misses[2]
-        );
-        let [h0, h1, h2] = &mut self.hw;
-        for n in [
-            &mut self.start,
-            &mut self.finish,
-            &mut self.response,
-            &mut self.aborted_at,
-            h0,
-            h1,
-            h2,
-        ] {
-            clear!(n.values, n.defs);
-        }
+        self.bufs.iter_mut().for_each(Buf::clear);
     }
 
     #[inline]
     fn push(&mut self, j: &JobRecord, end: Time, sched: &ByteArray, names: &[ByteArray]) {
-        // Clones of a ByteArray share its bytes: no copy of a name per row.
-        self.scheduler.push(sched.clone());
-        {
-            self.task.push(names[j.task as usize].clone());
-            self.job.push(j.job as i64);
-            self.release.push(j.release as i64);
-            self.deadline.push(j.deadline as i64);
-            self.start.push(j.start);
-            self.finish.push(j.finish);
-            self.response.push(j.response());
-            self.tardiness
-                .push(if j.missed { j.tardiness(end) } else { 0 } as i64);
-            self.demand.push(j.demand as i64);
-            // Repetition level 0 starts a row's list, 1 continues it; an empty list (a job
-            // that never ran) is one level-0 entry with definition level 0.
-            let before = self.cpus.len();
-            for c in j.cpus.iter() {
-                self.cpus_reps.push((self.cpus.len() > before) as i16);
-                self.cpus.push(c as i32);
-                self.cpus_defs.push(1);
+        for (c, b) in job_columns().iter().zip(&mut self.bufs) {
+            match (c.value, b) {
+                // Clones of a ByteArray share its bytes: no copy of a name per row.
+                (Value::Scheduler, Buf::Text(v)) => v.push(sched.clone()),
+                (Value::Task, Buf::Text(v)) => v.push(names[j.task as usize].clone()),
+                (Value::Job(f), b) => b.push(f(j, end)),
+                _ => unreachable!("{}: not a job's column", c.name),
             }
-            if self.cpus.len() == before {
-                self.cpus_defs.push(0);
-                self.cpus_reps.push(0);
-            }
-            self.preemptions.push(j.preemptions as i64);
-            self.migrations.push(j.migrations as i64);
-            self.context_switches.push(j.context_switches as i64);
-            self.missed.push(j.missed);
-            self.aborted.push(j.aborted);
-            self.blocked.push(j.blocked as i64);
-            self.aborted_at.push(j.aborted_at);
-            self.utility.push(j.utility);
-            self.max_utility.push(j.max_utility);
-            self.exec.push(j.exec as i64);
-            self.overhead.push(j.overhead as i64);
-            self.stall.push(j.stall as i64);
-            for l in 0..3 {
-                self.misses[l].push(j.misses[l] as i64);
-            }
-            self.hw[0].push(j.hw.map(|h| h.instructions));
-            self.hw[1].push(j.hw.map(|h| h.cycles));
-            self.hw[2].push(j.hw.map(|h| h.llc_misses));
         }
     }
 
     /// The columns in schema order (the row group hands them out in that order).
     fn write<W: Write + Send>(&self, rg: &mut SerializedRowGroupWriter<'_, W>) -> PqResult<()> {
-        let mut next =
-            |f: &mut dyn FnMut(&mut ColumnWriter<'_>) -> PqResult<usize>| -> PqResult<()> {
-                let mut c = rg.next_column()?.expect("the schema has this column");
-                f(c.untyped())?;
-                c.close()
-            };
-        fn strings(cw: &mut ColumnWriter<'_>, v: &[ByteArray]) -> PqResult<usize> {
-            match cw {
-                ColumnWriter::ByteArrayColumnWriter(w) => w.write_batch(v, None, None),
-                _ => unreachable!("a string column"),
-            }
-        }
-        fn ints(cw: &mut ColumnWriter<'_>, v: &[i64], defs: Option<&[i16]>) -> PqResult<usize> {
-            match cw {
-                ColumnWriter::Int64ColumnWriter(w) => w.write_batch(v, defs, None),
-                _ => unreachable!("an INT64 column"),
-            }
-        }
-        fn bools(cw: &mut ColumnWriter<'_>, v: &[bool]) -> PqResult<usize> {
-            match cw {
-                ColumnWriter::BoolColumnWriter(w) => w.write_batch(v, None, None),
-                _ => unreachable!("a BOOLEAN column"),
-            }
-        }
-        fn doubles(cw: &mut ColumnWriter<'_>, v: &[f64]) -> PqResult<usize> {
-            match cw {
-                ColumnWriter::DoubleColumnWriter(w) => w.write_batch(v, None, None),
-                _ => unreachable!("a DOUBLE column"),
-            }
-        }
-        fn opt(cw: &mut ColumnWriter<'_>, n: &Nullable) -> PqResult<usize> {
-            ints(cw, &n.values, Some(&n.defs))
-        }
-        next(&mut |cw| strings(cw, &self.scheduler))?;
-        next(&mut |cw| strings(cw, &self.task))?;
-        next(&mut |cw| ints(cw, &self.job, None))?;
-        next(&mut |cw| ints(cw, &self.release, None))?;
-        next(&mut |cw| ints(cw, &self.deadline, None))?;
-        next(&mut |cw| opt(cw, &self.start))?;
-        next(&mut |cw| opt(cw, &self.finish))?;
-        next(&mut |cw| opt(cw, &self.response))?;
-        next(&mut |cw| ints(cw, &self.tardiness, None))?;
-        next(&mut |cw| ints(cw, &self.demand, None))?;
-        next(&mut |cw| match cw {
-            ColumnWriter::Int32ColumnWriter(w) => {
-                w.write_batch(&self.cpus, Some(&self.cpus_defs), Some(&self.cpus_reps))
-            }
-            _ => unreachable!("an INT32 list"),
-        })?;
-        next(&mut |cw| ints(cw, &self.preemptions, None))?;
-        next(&mut |cw| ints(cw, &self.migrations, None))?;
-        next(&mut |cw| ints(cw, &self.context_switches, None))?;
-        next(&mut |cw| bools(cw, &self.missed))?;
-        next(&mut |cw| bools(cw, &self.aborted))?;
-        next(&mut |cw| ints(cw, &self.blocked, None))?;
-        next(&mut |cw| opt(cw, &self.aborted_at))?;
-        next(&mut |cw| doubles(cw, &self.utility))?;
-        next(&mut |cw| doubles(cw, &self.max_utility))?;
-        next(&mut |cw| ints(cw, &self.exec, None))?;
-        next(&mut |cw| ints(cw, &self.overhead, None))?;
-        next(&mut |cw| ints(cw, &self.stall, None))?;
-        for l in 0..3 {
-            next(&mut |cw| ints(cw, &self.misses[l], None))?;
-        }
-        for l in 0..3 {
-            next(&mut |cw| opt(cw, &self.hw[l]))?;
+        for b in &self.bufs {
+            let mut c = rg.next_column()?.expect("the schema has this column");
+            b.write(c.untyped())?;
+            c.close()?;
         }
         Ok(())
     }
@@ -646,6 +549,7 @@ mod tests {
                     cpus,
                     preemptions: (i % 3) as u32,
                     migrations: (i % 2) as u32,
+                    pulls: (i % 8 != 5).then_some((i % 3) as u32),
                     context_switches: (i % 4) as u32,
                     blocked: (i % 6) as Time,
                     missed: !finished || i % 13 > 6 || aborted,

@@ -40,15 +40,33 @@ pub const INFO: PolicyInfo = PolicyInfo {
     name: "gedf-dist",
     summary: "global EDF on per-CPU run queues with push/pull (Linux SCHED_DEADLINE); same schedule as gedf",
     paper: "gedf-heap §3–5 (push/pull, free-CPU mask, cpudl max-heap; Figs 3, 4, 7)",
-    options: "push=linear|fmask|heap (default heap; bare option = push), measure (time each operation, stats only)",
+    options: "push=linear|fmask|heap (default heap; bare option = push), measure (time each operation, stats only); negative control: wake=last|free (default last, the kernel's: a woken job on its task's last CPU; free: on a free CPU when that one is busy)",
 };
 
-/// `push=linear|fmask|heap` (also bare; default heap), `measure`.
+/// `push=linear|fmask|heap` (also bare; default heap), `measure`, `wake=last|free`.
 pub fn build(spec: &SchedulerSpec, ctx: &mut BuildCtx) -> Result<Box<dyn Policy>, String> {
-    let o = ctx.dist_options(spec, true)?;
+    let mut rest = spec.clone();
+    rest.options.retain(|(k, _)| k != "wake");
+    let wake_free = match spec
+        .options
+        .iter()
+        .rev()
+        .find(|(k, _)| k == "wake")
+        .map(|(_, v)| v.as_str())
+    {
+        None | Some("last") => false,
+        Some("free") => true,
+        Some(x) => {
+            return Err(format!(
+                "scheduler 'gedf-dist': wake={x}: expected last or free"
+            ))
+        }
+    };
+    let o = ctx.dist_options(&rest, true)?;
     let find = o.find.unwrap_or(PushFind::Heap);
     if find == PushFind::Cpupri {
         return Err("scheduler 'gedf-dist': push=cpupri is for fixed priority (use gfp-dist); EDF's push variants: linear, fmask, heap".into());
     }
-    Ok(Box::new(gedf_dist(ctx.cpus(), find, o.measure)))
+    let d = gedf_dist(ctx.cpus(), find, o.measure);
+    Ok(Box::new(if wake_free { d.with_wake_free() } else { d }))
 }

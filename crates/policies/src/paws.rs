@@ -53,12 +53,29 @@
 //!
 //! # Weakened variants (negative controls of docs/papers/paws.md's claims)
 //!
-//! Not the paper's scheduler: each takes one credited mechanism away. `steal=bottom` steals
-//! the bottom (newest) thread of the victim's most urgent deque instead of the top (Rule E's
-//! "top-right" thread); `steal=none` never steals (Rule E off: a free core waits for the
-//! global queue); `fork=global` puts a forked region's threads on the global queue as jobs
-//! instead of the forking core's deque (Rules B and C off: no locality, and the threads
-//! preempt like arriving jobs).
+//! Not the paper's scheduler: each takes one credited mechanism away and keeps everything
+//! else (the victim is still drawn the same way from the same seeded generator).
+//!
+//! - `steal=` — which thread a free core steals (Rule E):
+//!   - `top` (default, the paper's): the top (oldest) thread of the victim's *most urgent*
+//!     deque, "the highest priority thread in that core" (§4).
+//!   - `random`: classic randomized work stealing, priority-unaware (Blumofe & Leiserson,
+//!     JACM 1999, the paper's [6]; rayon's `find_work`): the victim's local queue read as the
+//!     one deque of classic work stealing, in push order, and its steal end taken — the
+//!     thread pushed longest ago, whatever its deadline ([`LocalQueue::steal_oldest`]). The
+//!     negative control of every claim credited to *priority-aware* stealing: it differs from
+//!     `top` only when the victim holds threads of several deadlines, and then only in which
+//!     thread it takes. The owner still takes the bottom of its most urgent deque (Rule C).
+//!   - `bottom`: the bottom (newest) thread of the victim's most urgent deque — still
+//!     priority-aware, but from the owner's end, which §4 rejects ("stealing cores operate on
+//!     the opposite end of the deque"; the top is the oldest, likely cache-cold and heaviest
+//!     thread): the control of the choice of end, not of priority.
+//!   - `none`: never steals (Rule E off: a free core waits for the global queue).
+//! - `fork=global` puts a forked region's threads on the global queue as jobs instead of the
+//!   forking core's deque (Rules B and C off: no locality, and the threads preempt like
+//!   arriving jobs); `fork=local` is the default.
+//!
+//! [`VARIANTS`] lists every reading and variant, for the tests that walk them.
 
 use crate::common::{IndexedHeap, Key, Order};
 use crate::ctx::BuildCtx;
@@ -142,6 +159,18 @@ impl LocalQueue {
         self.took();
         Some(e)
     }
+    /// Stealer, priority-unaware (`steal=random`): of the threads at the top of each deque,
+    /// the one pushed longest ago (`pushed` gives a thread's push stamp) — the steal end of
+    /// the one deque classic work stealing keeps, in which these threads lie in push order.
+    /// A deque's top is its oldest thread (pushes go to the bottom), so the oldest of the
+    /// queue is one of them: O(deques), nothing allocated.
+    pub fn steal_oldest(&mut self, pushed: impl Fn(EntityId) -> u64) -> Option<EntityId> {
+        let i = (0..self.deques.len()).min_by_key(|&i| pushed(self.deques[i].threads[0]))?;
+        let e = self.deques[i].threads.pop_front()?;
+        self.len -= 1;
+        self.drop_if_empty(i);
+        Some(e)
+    }
     /// Take `e` out wherever it is (its job was aborted).
     pub fn remove(&mut self, e: EntityId) -> bool {
         for i in 0..self.deques.len() {
@@ -172,6 +201,9 @@ struct Ent {
     info: EntityInfo,
     key: Key,
     origin: Origin,
+    /// When it was last pushed on a local queue (a stamp of `Paws::pushes`): its place in
+    /// push order, which `steal=random` reads.
+    pushed: u64,
 }
 
 /// Operation counts (`stats`).
@@ -204,6 +236,8 @@ pub struct Paws {
     arrived: Vec<EntityId>,
     rng: ChaCha8Rng,
     victims: Vec<u32>,
+    /// Pushes on local queues so far (the next push stamp).
+    pushes: u64,
     /// Per core, the decision (`decision`) in which it last attempted a steal.
     attempted: Vec<u64>,
     decision: u64,
@@ -217,10 +251,14 @@ pub struct Paws {
     last_complete: Option<(u32, u32, u64)>,
 }
 
-/// Which thread a free core steals (Rule E: the top), or none.
+/// Which thread a free core steals (Rule E: the top), or none (module doc).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Steal {
+    /// The top of the victim's most urgent deque (the paper's).
     Top,
+    /// The oldest thread of the victim's queue, whatever its deadline (priority-unaware).
+    Random,
+    /// The bottom of the victim's most urgent deque.
     Bottom,
     Never,
 }
@@ -281,6 +319,7 @@ impl Paws {
             arrived: Vec::with_capacity(16),
             rng,
             victims: Vec::with_capacity(m),
+            pushes: 0,
             attempted: vec![0; m],
             decision: 0,
             counts: Counts::default(),
@@ -299,7 +338,18 @@ impl Paws {
             info: *info,
             key: EdfOrder.key(info),
             origin,
+            pushed: 0,
         });
+    }
+
+    /// Rules B, C, F: `e` (deadline `d`) at the bottom of core `c`'s local queue, stamped
+    /// with its place in push order.
+    fn push_local(&mut self, c: u32, e: EntityId, d: Time) {
+        if let Some(x) = self.ents[e as usize].as_mut() {
+            x.pushed = self.pushes;
+        }
+        self.pushes += 1;
+        self.local[c as usize].push_bottom(e, d);
     }
 
     fn ent(&self, e: EntityId) -> Ent {
@@ -318,7 +368,7 @@ impl Paws {
         let x = self.ent(e);
         match x.origin {
             Origin::Local(home) => {
-                self.local[home as usize].push_bottom(e, x.info.deadline);
+                self.push_local(home, e, x.info.deadline);
                 self.counts.requeued_local += 1;
             }
             Origin::Job | Origin::Stolen(_) => {
@@ -417,11 +467,12 @@ impl Paws {
                     self.counts.failed_steals -= 1;
                 }
                 let v = self.victims[self.rng.random_range(0..self.victims.len())];
+                let ents = &self.ents;
                 let q = &mut self.local[v as usize];
-                let e = if self.opts.steal == Steal::Bottom {
-                    q.pop_bottom()
-                } else {
-                    q.steal_top()
+                let e = match self.opts.steal {
+                    Steal::Top | Steal::Never => q.steal_top(),
+                    Steal::Random => q.steal_oldest(|e| ents[e as usize].map_or(0, |x| x.pushed)),
+                    Steal::Bottom => q.pop_bottom(),
                 };
                 let e = e.expect("a victim has a thread");
                 if let Some(x) = self.ents[e as usize].as_mut() {
@@ -464,8 +515,34 @@ impl Paws {
 }
 
 impl Policy for Paws {
+    /// `paws`, with the options that differ from the paper's (e.g. `paws:steal=random`), so
+    /// that a run's results say which variant ran.
     fn name(&self) -> String {
-        "paws".into()
+        let o = &self.opts;
+        let d = Options::default();
+        let mut parts: Vec<&str> = Vec::new();
+        if o.steal != d.steal {
+            parts.push(match o.steal {
+                Steal::Top => "steal=top",
+                Steal::Random => "steal=random",
+                Steal::Bottom => "steal=bottom",
+                Steal::Never => "steal=none",
+            });
+        }
+        if o.fork_global {
+            parts.push("fork=global");
+        }
+        if o.pull == Pull::Inversion {
+            parts.push("pull=inversion");
+        }
+        if o.master == Master::Joining {
+            parts.push("master=joining");
+        }
+        if parts.is_empty() {
+            "paws".into()
+        } else {
+            format!("paws:{}", parts.join(","))
+        }
     }
 
     /// Each free CPU looks through the other CPUs' queues for a victim: m² a decision when
@@ -493,7 +570,7 @@ impl Policy for Paws {
             Some(c) if !self.opts.fork_global => {
                 for t in threads {
                     self.set(t, Origin::Local(c));
-                    self.local[c as usize].push_bottom(t.id, t.deadline);
+                    self.push_local(c, t.id, t.deadline);
                 }
             }
             _ => {
@@ -522,7 +599,7 @@ impl Policy for Paws {
 
     fn unblocked(&mut self, _now: Time, e: &EntityInfo) {
         match self.ent(e.id).origin {
-            Origin::Local(home) => self.local[home as usize].push_bottom(e.id, e.deadline),
+            Origin::Local(home) => self.push_local(home, e.id, e.deadline),
             Origin::Job | Origin::Stolen(_) => self.enqueue_global(e.id),
         }
     }
@@ -572,19 +649,36 @@ pub const INFO: PolicyInfo = PolicyInfo {
     name: "paws",
     summary: "global EDF for jobs + priority-aware work stealing of parallel threads (per-core deques)",
     paper: "PAWS §4 (Rules A–F)",
-    options: "pull=empty|inversion (Rule D as written, or also on a priority inversion as the authors' kernel), master=global|joining (where the master resumes after a join); weakened controls: steal=top|bottom|none, fork=local|global (defaults: empty, global, top, local)",
+    options: "pull=empty|inversion (Rule D as written, or also on a priority inversion as the authors' kernel), master=global|joining (where the master resumes after a join); weakened controls: steal=top|random|bottom|none (the thread a free core steals: the top of the victim's most urgent deque as the paper; random: priority-unaware, classic randomized work stealing, the victim's oldest thread whatever its deadline; bottom: the newest of its most urgent deque; none: no stealing), fork=local|global (defaults: empty, global, top, local)",
 };
+
+/// Every reading and weakened variant, one option each (beside the default `paws`): what
+/// the property tests walk, so a new option value is covered where it is declared.
+pub const VARIANTS: [&str; 7] = [
+    "paws:steal=random",
+    "paws:steal=bottom",
+    "paws:steal=none",
+    "paws:fork=global",
+    "paws:pull=inversion",
+    "paws:master=joining",
+    "paws:pull=inversion,master=joining",
+];
 
 /// The victim choice draws from the run's seeded generator. Options: the readings
 /// `pull=empty|inversion` and `master=global|joining`; the weakened variants (not the paper's
-/// scheduler) `steal=top|bottom|none` and `fork=local|global`.
+/// scheduler) `steal=top|random|bottom|none` and `fork=local|global`.
 pub fn build(spec: &SchedulerSpec, ctx: &mut BuildCtx) -> Result<Box<dyn Policy>, String> {
     const KNOWN: [&str; 4] = ["steal", "fork", "pull", "master"];
     let steal = match spec.option("steal", &KNOWN)?.as_deref() {
         None | Some("top") => Steal::Top,
+        Some("random") => Steal::Random,
         Some("bottom") => Steal::Bottom,
         Some("none") => Steal::Never,
-        Some(x) => return Err(format!("paws: steal={x}: expected top, bottom or none")),
+        Some(x) => {
+            return Err(format!(
+                "paws: steal={x}: expected top, random, bottom or none"
+            ))
+        }
     };
     let fork_global = match spec.option("fork", &KNOWN)?.as_deref() {
         None | Some("local") => false,
@@ -639,6 +733,35 @@ mod tests {
         assert_eq!(q.spare.len(), 2);
     }
 
+    /// The two stealers on one queue: deque(20) = [7 8] pushed after deque(50) = [1 2 3].
+    /// The priority-aware stealer takes 7, the top of the most urgent deque; the
+    /// priority-unaware one takes 1, pushed first, although its deadline is later.
+    #[test]
+    fn the_priority_unaware_stealer_takes_the_oldest_thread_whatever_its_deadline() {
+        let mut q = LocalQueue::default();
+        let mut stamp = [0u64; 10];
+        for (k, (e, d)) in [(1, 50), (2, 50), (3, 50), (7, 20), (8, 20)]
+            .into_iter()
+            .enumerate()
+        {
+            stamp[e as usize] = k as u64;
+            q.push_bottom(e, d);
+        }
+        let mut aware = q.clone();
+        assert_eq!(aware.steal_top(), Some(7));
+        assert_eq!(q.steal_oldest(|e| stamp[e as usize]), Some(1));
+        assert_eq!(q.steal_oldest(|e| stamp[e as usize]), Some(2));
+        // A thread pushed again (a preempted local thread, Rule F) is the newest.
+        stamp[3] = 9;
+        assert!(q.remove(3));
+        q.push_bottom(3, 50);
+        let at = |e: EntityId| stamp[e as usize];
+        assert_eq!(q.steal_oldest(at), Some(7));
+        assert_eq!(q.steal_oldest(at), Some(8));
+        assert_eq!(q.steal_oldest(at), Some(3));
+        assert!(q.is_empty() && q.steal_oldest(at).is_none());
+    }
+
     #[test]
     fn the_readings_and_weakened_variants_parse_and_bad_values_are_refused() {
         let ts = rtsched_model::parse_taskset(
@@ -648,9 +771,15 @@ mod tests {
         )
         .unwrap();
         let build = |s: &str| build(&SchedulerSpec::split(s), &mut BuildCtx::new(&ts));
+        // A variant's name is its spec (options in the order steal, fork, pull, master).
+        for v in VARIANTS {
+            assert_eq!(build(v).unwrap().name(), v);
+        }
+        assert_eq!(build("paws:steal=top,fork=local").unwrap().name(), "paws");
         for ok in [
             "paws",
             "paws:steal=top",
+            "paws:steal=random",
             "paws:steal=bottom",
             "paws:steal=none",
             "paws:fork=global",
@@ -660,13 +789,16 @@ mod tests {
             "paws:master=global",
             "paws:master=joining",
             "paws:pull=inversion,master=joining",
-        ] {
+        ]
+        .into_iter()
+        .chain(VARIANTS)
+        {
             assert!(build(ok).is_ok(), "{ok}");
         }
         for (bad, says) in [
             (
                 "paws:steal=left",
-                "steal=left: expected top, bottom or none",
+                "steal=left: expected top, random, bottom or none",
             ),
             ("paws:fork=far", "fork=far"),
             (

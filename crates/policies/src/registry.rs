@@ -296,6 +296,18 @@ mod tests {
             .unwrap()
             .contains("no option 'prio'"));
         assert_eq!(
+            build("gedf-dist:heap,wake=free", &ts).unwrap().name(),
+            "gedf-dist:heap,wake=free"
+        );
+        assert_eq!(
+            build("gedf-dist:wake=last", &ts).unwrap().name(),
+            "gedf-dist:heap"
+        );
+        assert!(build("gedf-dist:wake=near", &ts)
+            .err()
+            .unwrap()
+            .contains("wake=near: expected last or free"));
+        assert_eq!(
             build("gfp-dist", &ts).unwrap().name(),
             "gfp-dist:rm,push=cpupri"
         );

@@ -1,92 +1,13 @@
-//! A batch of sweep rows computed without the GIL and without a Python object per row: for
-//! each task set, make it and run it under each of its schedulers (`sweep_row`), the rows'
-//! columns collected as they come. The columns go back as little-endian byte buffers (NumPy
-//! reads them without a copy per value). Also the seeds and keys of rows, and the notes of a
-//! task set, for the Python side that needs them without running a row.
+//! `_core.sweep_batch` and its helpers: a batch of sweep rows computed without the GIL
+//! (`rtsched_sweep::batch`), its columns converted to little-endian byte buffers (NumPy reads
+//! them without a copy per value); the seeds and keys of rows, and the notes of a task set, for
+//! the Python side that needs them without running a row.
 
-use crate::sweep_row::{self, Note, Outcome, SetOptions, Status, FLOAT_COLUMNS, INT_COLUMNS};
 use crate::{input_err, PyTaskSet};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
-use rtsched_model::results::TotalSink;
-use std::collections::BTreeSet;
-
-/// The batch's columns, row by row (rows in set order, then in the order of `schedulers`).
-#[derive(Default)]
-struct Columns {
-    m: Vec<i64>,
-    n: Vec<i64>,
-    u: Vec<f64>,
-    status: Vec<u8>,
-    /// Per row: 0 / 1 a test's verdict false / true, 2 inconclusive, 3 not a test's row.
-    verdict: Vec<u8>,
-    ints: Vec<[i64; 29]>,
-    floats: Vec<[f64; 8]>,
-    errors: Vec<(usize, String)>,
-    notes: BTreeSet<Note>,
-}
-
-/// `verdict` codes besides false (0) and true (1).
-const VERDICT_INCONCLUSIVE: u8 = 2;
-const VERDICT_NONE: u8 = 3;
-
-fn run_sets(
-    schedulers: &[String],
-    generators: &[String],
-    o: &SetOptions<'_>,
-    set_gen: &[u32],
-    set_params: &[String],
-    set_seed: &[u64],
-    todo: &[u8],
-) -> PyResult<Columns> {
-    let k = schedulers.len();
-    let mut out = Columns::default();
-    // One summary and one set of simulator buffers for every run of the batch, reused: a
-    // run holding its records allocates them anew each time, which costs half as much again
-    // where malloc gives freed memory back early (Dask's workers: MALLOC_TRIM_THRESHOLD_=65536).
-    let mut total = TotalSink::default();
-    let mut scratch = rtsched_sim::SimScratch::default();
-    for (s, params) in set_params.iter().enumerate() {
-        let ts = sweep_row::make_set(&generators[set_gen[s] as usize], params, set_seed[s], o)?;
-        let cycle = ts.lock_order_cycle();
-        let (m, n, u) = (
-            ts.platform.cpus as i64,
-            ts.tasks.len() as i64,
-            ts.utilization(),
-        );
-        for (j, sched) in schedulers.iter().enumerate() {
-            if todo[s * k + j] == 0 {
-                continue;
-            }
-            sweep_row::notes(&ts, cycle.as_deref(), sched, &mut out.notes);
-            out.m.push(m);
-            out.n.push(n);
-            out.u.push(u);
-            match sweep_row::run(&ts, sched, &mut total, &mut scratch) {
-                Outcome::Ran(i, f) => {
-                    out.status.push(Status::Ok as u8);
-                    out.verdict.push(VERDICT_NONE);
-                    out.ints.push(i);
-                    out.floats.push(f);
-                }
-                Outcome::Tested(v) => {
-                    out.status.push(Status::Ok as u8);
-                    out.verdict.push(v.map_or(VERDICT_INCONCLUSIVE, u8::from));
-                    out.ints.push([0; 29]);
-                    out.floats.push([0.0; 8]);
-                }
-                Outcome::NotRun(status, e) => {
-                    out.status.push(status as u8);
-                    out.verdict.push(VERDICT_NONE);
-                    out.ints.push([0; 29]);
-                    out.floats.push([0.0; 8]);
-                    out.errors.push((out.status.len() - 1, e));
-                }
-            }
-        }
-    }
-    Ok(out)
-}
+use rtsched_sweep::batch::{self, Values};
+use rtsched_sweep::{Note, SetOptions, Status};
 
 /// A column as a `bytes` of little-endian values, written in place (no buffer to grow and
 /// copy: a batch's columns are megabytes).
@@ -110,13 +31,15 @@ fn le_bytes<'py, T: Copy, const W: usize>(
 /// and the seed, then the run options `run` and `topology` (JSON, as
 /// `TaskSet.with_options(run, topology, source)`).
 ///
-/// Returns a dict: `rows`; `m`, `n` and each integer column as little-endian i64 bytes; `U`
-/// and each float column as little-endian f64 bytes; `status` as one byte per row (an index
-/// into `statuses`); `verdict` as one byte per row (a `test:NAME` row's verdict: 0 false, 1
-/// true, 2 inconclusive; 3 for a simulated row or a test that did not apply); `errors` as
-/// [(row, message)] for rows that did not run; `warnings` as the batch's distinct notes
-/// (`("tufs", scheduler)`, `("deadlock", scheduler, cycle)`). The metric columns of a row that
-/// did not run, or of a test's row, hold 0 (the caller masks them).
+/// Returns a dict: `rows`; `m`, `n` and each integer metric column (the catalogue's row
+/// columns a run gives, `rtsched_sweep::metric_columns`) as little-endian i64 bytes; `U` and
+/// each float metric column as little-endian f64 bytes; `null` as a dict of one byte per row
+/// per metric column (1: null — a row that did not run, a test's row, a value not measured —
+/// where the column holds 0); `status` as one byte per row (an index into `statuses`);
+/// `verdict` as one byte per row (a `test:NAME` row's verdict: 0 false, 1 true, 2
+/// inconclusive; 3 for a simulated row or a test that did not apply); `errors` as [(row,
+/// message)] for rows that did not run; `warnings` as the batch's distinct notes (`("tufs",
+/// scheduler)`, `("deadlock", scheduler, cycle)`).
 /// A generator or options error raises InputError; nothing is returned for the batch.
 #[pyfunction]
 #[pyo3(signature = (schedulers, generators, set_gen, set_params, set_seed, todo, duration_ns, on_miss, run=None, topology=None, source="<sweep options>"))]
@@ -155,19 +78,21 @@ fn sweep_batch<'py>(
         topology,
         source,
     };
-    let c = py.detach(|| {
-        run_sets(
-            &schedulers,
-            &generators,
-            &o,
-            &set_gen,
-            &set_params,
-            &set_seed,
-            todo,
-        )
-    })?;
+    let c = py
+        .detach(|| {
+            batch::run_sets(
+                &schedulers,
+                &generators,
+                &o,
+                &set_gen,
+                &set_params,
+                &set_seed,
+                todo,
+            )
+        })
+        .map_err(input_err)?;
     let d = PyDict::new(py);
-    d.set_item("rows", c.status.len())?;
+    d.set_item("rows", c.rows())?;
     d.set_item(
         "m",
         le_bytes(py, c.m.len(), c.m.iter().copied(), i64::to_le_bytes)?,
@@ -180,28 +105,23 @@ fn sweep_batch<'py>(
         "U",
         le_bytes(py, c.u.len(), c.u.iter().copied(), f64::to_le_bytes)?,
     )?;
-    for (k, name) in INT_COLUMNS.iter().enumerate() {
-        d.set_item(
-            *name,
-            le_bytes(
-                py,
-                c.ints.len(),
-                c.ints.iter().map(|r| r[k]),
-                i64::to_le_bytes,
+    let nulls = PyDict::new(py);
+    for m in &c.metrics {
+        let name = m.column.name;
+        match &m.values {
+            Values::Int(v) => d.set_item(
+                name,
+                le_bytes(py, v.len(), v.iter().copied(), i64::to_le_bytes)?,
             )?,
-        )?;
-    }
-    for (k, name) in FLOAT_COLUMNS.iter().enumerate() {
-        d.set_item(
-            *name,
-            le_bytes(
-                py,
-                c.floats.len(),
-                c.floats.iter().map(|r| r[k]),
-                f64::to_le_bytes,
+            Values::Float(v) => d.set_item(
+                name,
+                le_bytes(py, v.len(), v.iter().copied(), f64::to_le_bytes)?,
             )?,
-        )?;
+        }
+        let null: Vec<u8> = m.null.iter().map(|&x| x as u8).collect();
+        nulls.set_item(name, PyBytes::new(py, &null))?;
     }
+    d.set_item("null", nulls)?;
     d.set_item("status", PyBytes::new(py, &c.status))?;
     d.set_item("verdict", PyBytes::new(py, &c.verdict))?;
     d.set_item("statuses", Status::ALL.map(Status::name).to_vec())?;
@@ -212,7 +132,7 @@ fn sweep_batch<'py>(
 
 /// The task-set seeds and row keys of a span's sets (`keys.Span.batch`): for each piece
 /// `(head, at, replications, tails)` of one generator and point, per replication its seed
-/// ([`sweep_row::taskset_seed`] of `head`) and a key per tail ([`sweep_row::push_key`]).
+/// ([`rtsched_sweep::taskset_seed`] of `head`) and a key per tail ([`rtsched_sweep::push_key`]).
 /// Returns the seeds and the keys as an Arrow string column's buffers (little-endian i32
 /// offsets, UTF-8 data): no Python object per row or per set.
 #[pyfunction]
@@ -235,9 +155,9 @@ fn span_rows<'py>(
     offsets.extend_from_slice(&0i32.to_le_bytes());
     for (head, at, reps, tails) in &pieces {
         for &r in reps {
-            seeds.push(sweep_row::taskset_seed(head, r, &mut text));
+            seeds.push(rtsched_sweep::taskset_seed(head, r, &mut text));
             for tail in tails {
-                sweep_row::push_key(&mut data, at, r, tail);
+                rtsched_sweep::push_key(&mut data, at, r, tail);
                 let end = i32::try_from(data.len())
                     .map_err(|_| input_err("span_rows: keys over 2 GiB in one batch"))?;
                 offsets.extend_from_slice(&end.to_le_bytes());
@@ -266,10 +186,10 @@ fn point_rows(
     let mut seeds = Vec::with_capacity(replications.len());
     let mut keys = Vec::with_capacity(replications.len() * tails.len());
     for &r in &replications {
-        seeds.push(sweep_row::taskset_seed(head, r, &mut text));
+        seeds.push(rtsched_sweep::taskset_seed(head, r, &mut text));
         for tail in &tails {
             key.clear();
-            sweep_row::push_key(&mut key, at, r, tail);
+            rtsched_sweep::push_key(&mut key, at, r, tail);
             keys.push(key.clone());
         }
     }
@@ -288,7 +208,7 @@ fn taskset_notes<'py>(
     let cycle = ts.lock_order_cycle();
     let mut notes = Vec::new();
     for s in &schedulers {
-        sweep_row::notes(ts, cycle.as_deref(), s, &mut notes);
+        rtsched_sweep::notes(ts, cycle.as_deref(), s, &mut notes);
     }
     notes_list(py, notes)
 }

@@ -6,13 +6,13 @@ mod analysis;
 mod batch;
 mod jobs_out;
 mod opzone;
-mod sweep_row;
 
 use pyo3::create_exception;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
-use rtsched_model::results::{self, RunResult};
+use rtsched_model::results::columns::Value;
+use rtsched_model::results::{self, Cell, Place, RunResult};
 use rtsched_model::{Format, InputError as ModelInputError, OnMiss, TaskSet};
 use std::path::Path;
 
@@ -39,9 +39,9 @@ pub(crate) fn input_err(e: impl std::fmt::Display) -> PyErr {
     InputError::new_err(e.to_string())
 }
 
-/// `e` with the status word of a run that could not run (`sweep_row::Status`) as its
+/// `e` with the status word of a run that could not run (`rtsched_sweep::Status`) as its
 /// `status` attribute: a comparison reports that scheduler's row so and runs the others.
-fn with_status(e: PyErr, status: sweep_row::Status) -> PyErr {
+fn with_status(e: PyErr, status: rtsched_sweep::Status) -> PyErr {
     Python::attach(|py| {
         // An exception instance takes attributes; failing that, the error itself still says it.
         let _ = e.value(py).setattr("status", status.name());
@@ -51,7 +51,7 @@ fn with_status(e: PyErr, status: sweep_row::Status) -> PyErr {
 
 /// A simulation's failure as InputError, its `status` from the failure's kind (never its text).
 fn sim_err(e: rtsched_sim::SimError) -> PyErr {
-    let status = sweep_row::Status::of(&e);
+    let status = rtsched_sweep::Status::of(&e);
     with_status(input_err(e), status)
 }
 
@@ -61,7 +61,7 @@ fn sim_err(e: rtsched_sim::SimError) -> PyErr {
 /// deadlock the policy does not resolve, else `run-failed`).
 fn run_err(e: rtsched_linux::RunError) -> PyErr {
     use rtsched_linux::RunError;
-    use sweep_row::Status;
+    use rtsched_sweep::Status;
     match e {
         RunError::Input(s) => with_status(InputError::new_err(s), Status::NotApplicable),
         RunError::Unplaced(s) => with_status(InputError::new_err(s), Status::PartitionFailed),
@@ -270,26 +270,8 @@ impl PyTaskSet {
         seed: Option<u64>,
         on_miss: Option<&str>,
     ) -> PyResult<PyTaskSet> {
-        let mut ts = self.inner.clone();
-        if let Some(d) = duration_ns {
-            if d == 0 {
-                return Err(input_err("duration must be > 0"));
-            }
-            ts.run.duration = d;
-        }
-        if let Some(s) = seed {
-            ts.run.seed = s;
-        }
-        match on_miss {
-            None => {}
-            Some("continue") => ts.run.on_miss = OnMiss::Continue,
-            Some("abort") => ts.run.on_miss = OnMiss::Abort,
-            Some(o) => {
-                return Err(input_err(format!(
-                    "on_miss: expected 'continue' or 'abort', got '{o}'"
-                )))
-            }
-        }
+        let ts = rtsched_model::file::with_run(&self.inner, duration_ns, seed, on_miss)
+            .map_err(input_err)?;
         Ok(PyTaskSet { inner: ts })
     }
     /// A copy whose execution model, overheads and cache model are those of `run` (JSON text
@@ -304,20 +286,8 @@ impl PyTaskSet {
         topology: Option<&str>,
         source: &str,
     ) -> PyResult<PyTaskSet> {
-        let mut ts = self.inner.clone();
-        let topo = topology.map_or(String::new(), |t| format!(", \"topology\": {t}"));
-        let run_field = run.map_or(String::new(), |r| format!(", \"run\": {r}"));
-        let doc = format!("{{\"platform\": {{\"cpus\": {}{topo}}}{run_field}, \"tasks\": [{{\"name\": \"_\", \"period\": 1, \"wcet\": 1}}]}}", ts.platform.cpus);
-        let probe =
-            rtsched_model::file::parse_taskset(&doc, Format::Json, source).map_err(input_err)?;
-        if run.is_some() {
-            ts.run.execution = probe.run.execution;
-            ts.run.overheads = probe.run.overheads;
-            ts.run.cache = probe.run.cache;
-        }
-        if topology.is_some() {
-            ts.platform.topology = probe.platform.topology;
-        }
+        let ts = rtsched_model::file::with_options(&self.inner, run, topology, source)
+            .map_err(input_err)?;
         Ok(PyTaskSet { inner: ts })
     }
     fn __repr__(&self) -> String {
@@ -394,100 +364,53 @@ impl PyRunResult {
     fn jobs_held(&self) -> bool {
         self.inner.streamed.is_none()
     }
-    /// Per-job records as columns (dict of lists), for a DataFrame: the CSV's columns but
-    /// `scheduler`.
+    /// Per-job records as columns (dict of lists), for a DataFrame: the CSV's columns (the
+    /// catalogue's per-job columns) but `scheduler`.
     fn jobs_columns<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let j = &self.inner.jobs;
+        let r = &self.inner;
         let d = PyDict::new(py);
-        let names = &self.inner.task_names;
-        d.set_item(
-            "task",
-            j.iter()
-                .map(|x| names[x.task as usize].as_str())
-                .collect::<Vec<_>>(),
-        )?;
-        d.set_item("job", j.iter().map(|x| x.job).collect::<Vec<_>>())?;
-        d.set_item(
-            "release_ns",
-            j.iter().map(|x| x.release).collect::<Vec<_>>(),
-        )?;
-        d.set_item(
-            "deadline_ns",
-            j.iter().map(|x| x.deadline).collect::<Vec<_>>(),
-        )?;
-        d.set_item("start_ns", j.iter().map(|x| x.start).collect::<Vec<_>>())?;
-        d.set_item("finish_ns", j.iter().map(|x| x.finish).collect::<Vec<_>>())?;
-        d.set_item(
-            "response_ns",
-            j.iter().map(|x| x.response()).collect::<Vec<_>>(),
-        )?;
-        let end = self.inner.end;
-        d.set_item(
-            "tardiness_ns",
-            j.iter()
-                .map(|x| if x.missed { x.tardiness(end) } else { 0 })
-                .collect::<Vec<_>>(),
-        )?;
-        d.set_item("demand_ns", j.iter().map(|x| x.demand).collect::<Vec<_>>())?;
-        d.set_item(
-            "cpus",
-            j.iter()
-                .map(|x| x.cpus.iter().collect::<Vec<u32>>())
-                .collect::<Vec<_>>(),
-        )?;
-        d.set_item(
-            "preemptions",
-            j.iter().map(|x| x.preemptions).collect::<Vec<_>>(),
-        )?;
-        d.set_item(
-            "migrations",
-            j.iter().map(|x| x.migrations).collect::<Vec<_>>(),
-        )?;
-        d.set_item(
-            "context_switches",
-            j.iter().map(|x| x.context_switches).collect::<Vec<_>>(),
-        )?;
-        d.set_item("missed", j.iter().map(|x| x.missed).collect::<Vec<_>>())?;
-        d.set_item("aborted", j.iter().map(|x| x.aborted).collect::<Vec<_>>())?;
-        d.set_item(
-            "blocked_ns",
-            j.iter().map(|x| x.blocked).collect::<Vec<_>>(),
-        )?;
-        d.set_item(
-            "aborted_at_ns",
-            j.iter().map(|x| x.aborted_at).collect::<Vec<_>>(),
-        )?;
-        d.set_item("utility", j.iter().map(|x| x.utility).collect::<Vec<_>>())?;
-        d.set_item(
-            "max_utility",
-            j.iter().map(|x| x.max_utility).collect::<Vec<_>>(),
-        )?;
-        d.set_item("exec_ns", j.iter().map(|x| x.exec).collect::<Vec<_>>())?;
-        d.set_item(
-            "overhead_ns",
-            j.iter().map(|x| x.overhead).collect::<Vec<_>>(),
-        )?;
-        d.set_item("stall_ns", j.iter().map(|x| x.stall).collect::<Vec<_>>())?;
-        for (l, name) in ["misses_l1", "misses_l2", "misses_llc"].iter().enumerate() {
-            d.set_item(*name, j.iter().map(|x| x.misses[l]).collect::<Vec<_>>())?;
+        for c in results::job_columns() {
+            let list = PyList::empty(py);
+            match c.value {
+                Value::Scheduler => continue,
+                Value::Task => {
+                    for j in &r.jobs {
+                        list.append(r.task_names[j.task as usize].as_str())?;
+                    }
+                }
+                Value::Job(f) => {
+                    for j in &r.jobs {
+                        list.append(cell_to_python(py, f(j, r.end))?)?;
+                    }
+                }
+                _ => unreachable!("{}: not a job's column", c.name),
+            }
+            d.set_item(c.name, list)?;
         }
-        d.set_item(
-            "hw_instructions",
-            j.iter()
-                .map(|x| x.hw.map(|h| h.instructions))
-                .collect::<Vec<_>>(),
-        )?;
-        d.set_item(
-            "hw_cycles",
-            j.iter().map(|x| x.hw.map(|h| h.cycles)).collect::<Vec<_>>(),
-        )?;
-        d.set_item(
-            "hw_llc_misses",
-            j.iter()
-                .map(|x| x.hw.map(|h| h.llc_misses))
-                .collect::<Vec<_>>(),
-        )?;
         Ok(d)
+    }
+    /// The value of every column of the catalogue this run gives as one value (its total
+    /// summary's, its counters', its measurements'; `_core.columns()`), by name: None where the
+    /// run could not measure it (`unmeasured`) or has none.
+    fn values<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let r = &self.inner;
+        let total = r.total_summary();
+        let d = PyDict::new(py);
+        for c in results::COLUMNS {
+            if matches!(c.value, Value::Summary(_) | Value::Run(_)) {
+                if let Some(v) = c.of_run(r, &total) {
+                    d.set_item(c.name, cell_to_python(py, v)?)?;
+                }
+            }
+        }
+        Ok(d)
+    }
+    /// The columns this run could not measure (null in its document, None in `values()`), as
+    /// its driver said: a run without a job ledger deciding every dispatch lists the ledger's
+    /// counters.
+    #[getter]
+    fn unmeasured(&self) -> Vec<&'static str> {
+        self.inner.unmeasured.to_vec()
     }
     /// Execution intervals as columns (recorded only if the run asked for them).
     fn intervals_columns<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
@@ -534,6 +457,79 @@ impl PyRunResult {
             self.inner.scheduler, self.inner.substrate, s.jobs, s.missed
         )
     }
+}
+
+/// A column's value as a Python object (what the results document's JSON reads back as).
+fn cell_to_python<'py>(py: Python<'py>, c: Cell<'_>) -> PyResult<Bound<'py, PyAny>> {
+    Ok(match c {
+        Cell::Null => py.None().into_bound(py),
+        Cell::Uint(v) => v.into_pyobject(py)?.into_any(),
+        Cell::Int(v) => v.into_pyobject(py)?.into_any(),
+        Cell::Float(v) => v.into_pyobject(py)?.into_any(),
+        Cell::Bool(v) => v.into_pyobject(py)?.to_owned().into_any(),
+        Cell::Text(v) => v.into_pyobject(py)?.into_any(),
+        Cell::Cpus(set) => PyList::new(py, set.iter().collect::<Vec<u32>>())?.into_any(),
+        Cell::Object(v) => to_python(py, &v)?,
+    })
+}
+
+/// The column catalogue as data (`rtsched_model::results::columns`): one dict per column, of
+/// `place` ("job", "task", "run", "row", "table") in that place's order, or every column in
+/// the catalogue's order. Each: `name`, `kind` (int, float, bool, text, cpus, object), `unit`,
+/// `nullable`, `meaning`, `at` (the places), `measured` (what measures it: always, ledger,
+/// cache-model, overheads, pmu, timed, given), `doc` (where the results document holds it in
+/// its object: `name`, `misses[2]`, `hw.cycles`, or None), `source` (what its value is read
+/// from: scheduler, task, job, summary, run, sweep), and `table` (None, or the comparison
+/// table's `header`, `aliases`, `rank`, `show` as (when, column), `fmt`). An unknown place
+/// raises InputError.
+#[pyfunction]
+#[pyo3(signature = (place=None))]
+fn columns<'py>(py: Python<'py>, place: Option<&str>) -> PyResult<Bound<'py, PyList>> {
+    use results::columns::Show;
+    let cols: Vec<&results::Column> = match place {
+        None => results::COLUMNS.iter().collect(),
+        Some(p) => results::columns::columns(Place::parse(p).ok_or_else(|| {
+            input_err(format!(
+                "unknown place '{p}' (job, task, run, row or table)"
+            ))
+        })?),
+    };
+    let out = PyList::empty(py);
+    for c in cols {
+        let d = PyDict::new(py);
+        d.set_item("name", c.name)?;
+        d.set_item("kind", format!("{:?}", c.kind).to_lowercase())?;
+        d.set_item("unit", format!("{:?}", c.unit).to_lowercase())?;
+        d.set_item("nullable", c.nullable)?;
+        d.set_item("meaning", c.meaning)?;
+        let at = Place::ALL.into_iter().filter(|p| c.is_at(*p));
+        d.set_item("at", at.map(Place::name).collect::<Vec<_>>())?;
+        d.set_item("measured", c.measured.name())?;
+        d.set_item("doc", c.doc_path())?;
+        d.set_item("source", c.value.source())?;
+        match &c.table {
+            None => d.set_item("table", py.None())?,
+            Some(t) => {
+                let x = PyDict::new(py);
+                x.set_item("header", t.header)?;
+                x.set_item("aliases", t.aliases.to_vec())?;
+                x.set_item("rank", t.rank)?;
+                let show: (&str, Option<&str>) = match t.show {
+                    Show::Always => ("always", None),
+                    Show::IfAny(n) => ("any", Some(n)),
+                    Show::IfNotOne(n) => ("not-one", Some(n)),
+                    Show::IfBelowOne(n) => ("below-one", Some(n)),
+                    Show::IfPresent(n) => ("present", Some(n)),
+                    Show::OnRequest => ("on-request", None),
+                };
+                x.set_item("show", show)?;
+                x.set_item("fmt", format!("{:?}", t.fmt).to_lowercase())?;
+                d.set_item("table", x)?;
+            }
+        }
+        out.append(d)?;
+    }
+    Ok(out)
 }
 
 /// A JSON value as the Python object `json.loads` makes of its text.
@@ -962,6 +958,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(write_results_json, m)?)?;
     m.add_function(wrap_pyfunction!(write_jobs_csv, m)?)?;
     m.add_function(wrap_pyfunction!(write_trace, m)?)?;
+    m.add_function(wrap_pyfunction!(columns, m)?)?;
     analysis::register(m)?;
     batch::register(m)?;
     opzone::register(m)?;

@@ -36,9 +36,12 @@ pub struct Ent {
     /// The CPU it is linked to by the last applied decision (NONE if none), and the last one.
     pub cpu: u32,
     pub last_cpu: u32,
-    /// Its kernel CPU (`kernel_migrations`, overview 9): where it was forked or woken until it
+    /// Its kernel CPU (`kernel_migrations`, ledger/queues.rs): where it was forked or woken until it
     /// first runs, then where it last ran (NONE: not known).
     pub kcpu: u32,
+    /// The CPU whose run queue it sits on (pulls and the abort handler, ledger/queues.rs): where it
+    /// was forked or woken until it first runs, then where it last ran. Always a CPU.
+    pub rq: u32,
     /// A real worker executes it right now: its slot is not reused until it stops.
     pub executing: bool,
     pub(crate) free_when_stopped: bool,
@@ -70,6 +73,7 @@ impl Ent {
         cpu: NONE,
         last_cpu: NONE,
         kcpu: NONE,
+        rq: 0,
         executing: false,
         free_when_stopped: false,
     };

@@ -1,6 +1,7 @@
-//! The abort handler's cost (docs/semantics.md "Abort handler"): charged on the CPU each
-//! aborted thread last ran on, whether it runs there at the abort or waits (issue #38: the
-//! utility-accrual schedulers' own aborts mostly hit waiting jobs).
+//! The abort handler's cost (docs/semantics.md "Abort handler"): charged on the CPU whose run
+//! queue each aborted thread sits on — the one it last ran on, whether it runs there at the
+//! abort or waits (issue #38: the utility-accrual schedulers' own aborts mostly hit waiting
+//! jobs); for a thread that never ran, the one it was woken or created on (issue #50).
 
 mod worked;
 
@@ -64,11 +65,12 @@ fn a_job_aborted_while_waiting_costs_the_cpu_it_last_ran_on_the_handler() {
 /// Threads that never ran (G-FP, 2 CPUs, ms; on_miss: abort): h1 (C 12) runs [0, 12] on CPU
 /// 0; x#0 (C 1, D 4) runs [0, 1] on CPU 1 and completes there; h2 (C 10, at 2) takes the idle
 /// CPU 1. y#0 (at 3, D 2) and x#1 (at 5, D 4), less urgent than h1 and h2, never run: y#0 is
-/// aborted at 5, x#1 at 9. x#1 is charged on its kernel CPU, the CPU where x last completed
-/// a thread (1): h2 pays 2 ms and ends at 14. y#0, its task's first job, has none and costs
-/// nothing. Before: neither was on a CPU, 0 ns charged, h2 at 12.
+/// aborted at 5, x#1 at 9. x#1 is charged on the CPU whose run queue it sits on, woken where
+/// its task's thread last ran (1); y#0, its task's first job, where its thread was created:
+/// task 3 of 2 CPUs, CPU 3 mod 2 = 1. h2 pays both (2 ms at 5, 2 ms at 9) and ends at 16.
+/// Before issue #50, y#0 cost nothing (h2 at 14); before #38, neither (h2 at 12).
 #[test]
-fn a_job_that_never_ran_costs_the_cpu_its_task_last_ran_on() {
+fn a_job_that_never_ran_costs_the_cpu_its_thread_sits_on() {
     let yaml = |handler: &str| {
         format!(
             "platform: {{cpus: 2}}\nrun: {{duration: 10, on_miss: abort, overheads: {{abort_handler: {handler}}}}}\ntasks:\n  \
@@ -113,9 +115,58 @@ fn a_job_that_never_ran_costs_the_cpu_its_task_last_ran_on() {
     assert_eq!(finish(&free, 1), Some(12 * MS));
     let r = run("2ms");
     assert_eq!(aborted(&r), aborted(&free));
-    assert_eq!(r.counters.overheads.abort_handler_ns, 2 * MS, "x#1 only");
+    assert_eq!(r.counters.overheads.abort_handler_ns, 4 * MS, "y#0 and x#1");
     assert_eq!(
         (finish(&r, 0), finish(&r, 1)),
-        (Some(12 * MS), Some(14 * MS))
+        (Some(12 * MS), Some(16 * MS))
+    );
+}
+
+/// The worked case of issue #50 (G-FP, 1 CPU, ms; on_miss: abort; handler 1 ms): h (C 10)
+/// runs [0, 10]; x (D 2) and y (D 3), first jobs of their tasks and less urgent, never run and
+/// are aborted at 2 and 3. Every thread sits on the one CPU's run queue, where its handler
+/// runs: 2 ms charged, paid by h, which ends at 12 instead of 10. Fails if a task's first job
+/// that never ran is aborted at no cost (0 ms, h at 10).
+#[test]
+fn two_waiting_first_jobs_aborted_on_one_cpu_charge_two_handlers() {
+    let yaml = |handler: &str| {
+        format!(
+            "platform: {{cpus: 1}}\nrun: {{duration: 10, on_miss: abort, overheads: {{abort_handler: {handler}}}}}\ntasks:\n  \
+             - {{name: h, period: 40, wcet: 10, deadline: 40, priority: 3}}\n  \
+             - {{name: x, period: 40, wcet: 1, deadline: 2, priority: 2}}\n  \
+             - {{name: y, period: 40, wcet: 1, deadline: 3, priority: 1}}\n"
+        )
+    };
+    let run = |handler: &str| {
+        simulate(
+            &ts_named(&yaml(handler), "one-cpu.yaml"),
+            Options::spec("gfp").intervals(true),
+        )
+        .unwrap()
+        .result
+    };
+    let free = run("0");
+    assert_eq!(ivs(&free), vec![(0, 0, 0, 0, 10)]);
+    let r = run("1ms");
+    let aborted: Vec<_> = r
+        .jobs
+        .iter()
+        .map(|j| (j.task, j.aborted, j.aborted_at))
+        .collect();
+    assert_eq!(
+        aborted,
+        vec![
+            (0, false, None),
+            (1, true, Some(2 * MS)),
+            (2, true, Some(3 * MS))
+        ]
+    );
+    assert_eq!(r.counters.overheads.abort_handler_ns, 2 * MS);
+    assert_eq!(r.jobs[0].finish, Some(12 * MS));
+    assert_eq!(r.jobs[0].overhead, 2 * MS);
+    // h's interval is split where each charge begins (its overhead drawn nested).
+    assert_eq!(
+        ivs(&r),
+        vec![(0, 0, 0, 0, 2), (0, 0, 0, 2, 3), (0, 0, 0, 3, 12)]
     );
 }

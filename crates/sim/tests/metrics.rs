@@ -277,6 +277,146 @@ fn paws_steal_attempts_worked_by_hand() {
     assert_eq!(r.counters.priority_inversions, 0);
 }
 
+// ------------------------------------------------------------------------------------------
+// Pulls (docs/semantics.md "Pull"; ChronOS §6.3, Fig. 7)
+// ------------------------------------------------------------------------------------------
+
+/// G-NP-EDF on 2 CPUs (ms): a pull is a CPU taking a thread from another CPU's run queue, which
+/// a non-preemptive scheduler does although no job ever resumes elsewhere (migrations = 0):
+///
+/// | task | index, created on | release | WCET | deadline (abs.) | period |
+/// |---|---|---|---|---|---|
+/// | a | 0, CPU 0 | 0, 10 | 2 | 10, 20 | 10 |
+/// | c | 1, CPU 1 | 1, 11 | 3 | 10, 20 | 10 |
+/// | b | 2, CPU 0 | 0 | 4 | 20 | 20 |
+///
+/// - 0: a and b wake on CPU 0, where their threads were created; a takes CPU 0 [0,2] and b
+///   CPU 1 [0,4]: b is pulled from CPU 0 (one pull, b#0).
+/// - 1: c#0 wakes on CPU 1, busy (as is CPU 0): it waits there. 2: a ends on CPU 0, which
+///   takes c#0 [2,5] from CPU 1's run queue: a pull (c#0). c#0 ends on CPU 0.
+/// - 10: a#1 wakes on CPU 0 (where a#0 ended) and runs there [10,12]: no pull. 11: c#1 wakes
+///   on CPU 0 (where c#0 ended), busy; CPU 1 is idle and takes it [11,14]: a pull (c#1).
+///
+/// Pulls: a 0, c 2, b 1 — 3 in all; migrations 0; `kernel_migrations` 1 (c#1 only: it has no
+/// CPU for a task's first job). Fails if a first job sits nowhere (c#1's pull only); if a
+/// woken job sits where its task's thread was created rather than where it last ran (c#1: no
+/// pull); if a job woken on a busy CPU were placed on an idle one at wake-up (Linux's
+/// `select_task_rq_rt`, not modelled: c#1 no pull).
+#[test]
+fn gnpedf_pulls_worked_by_hand() {
+    let t = ts("platform: {cpus: 2}
+run: {duration: 20}
+tasks:
+  - {name: a, period: 10, wcet: 2}
+  - {name: c, period: 10, offset: 1, deadline: 9, wcet: 3}
+  - {name: b, period: 20, wcet: 4}
+");
+    let r = simulate(&t, Options::spec("gnpedf").intervals(true))
+        .unwrap()
+        .result;
+    let mut ivs: Vec<_> = r
+        .intervals
+        .iter()
+        .map(|i| (i.start / MS, i.cpu, i.task, i.job, i.end / MS))
+        .collect();
+    ivs.sort();
+    assert_eq!(
+        ivs,
+        vec![
+            (0, 0, 0, 0, 2),
+            (0, 1, 2, 0, 4),
+            (2, 0, 1, 0, 5),
+            (10, 0, 0, 1, 12),
+            (11, 1, 1, 1, 14)
+        ]
+    );
+    let pulls: Vec<_> = r.jobs.iter().map(|j| (j.task, j.job, j.pulls)).collect();
+    assert_eq!(
+        pulls,
+        vec![
+            (0, 0, Some(0)),
+            (2, 0, Some(1)),
+            (1, 0, Some(1)),
+            (0, 1, Some(0)),
+            (1, 1, Some(1))
+        ]
+    );
+    let s = r.summaries();
+    let per_task: Vec<_> = s.tasks.iter().map(|t| t.summary.pulls).collect();
+    assert_eq!(per_task, vec![Some(0), Some(2), Some(1)]);
+    assert_eq!((s.total.pulls, s.total.migrations), (Some(3), 0));
+    assert_eq!(r.counters.kernel_migrations, 1);
+    // In the document: per job, per task and in the total, beside migrations.
+    let doc = r.to_json_value(true);
+    assert_eq!(doc["total"]["pulls"], 3);
+    assert_eq!(doc["tasks"][1]["pulls"], 2);
+    assert_eq!(doc["jobs"][2]["pulls"], 1);
+}
+
+/// Where a file places a task (`cpu`), its thread is created there: P-EDF on its own CPUs
+/// pulls nothing, a partitioned scheduler's threads never leaving their CPU's run queue.
+#[test]
+fn partitioned_edf_on_the_files_cpus_pulls_nothing() {
+    let t = ts(PEDF_CASE);
+    let r = simulate(&t, Options::spec("pedf")).unwrap().result;
+    assert!(r.jobs.iter().all(|j| j.pulls == Some(0)));
+    assert_eq!(r.summaries().total.pulls, Some(0));
+}
+
+/// Pulls seen from outside the ledger, for sequential tasks (one thread per job, jobs of a
+/// task one after another): after every instant, each entity on a CPU that did not run it
+/// after the previous instant was dispatched there, and is pulled if its task's thread sat
+/// elsewhere — on the CPU of the task's last dispatch, or before its first where it was
+/// created (its `cpu` field, which `arb_taskset` sets). An aborted job that never ran leaves
+/// the task where it was; one that ran, where it last ran: the same rule. (The intervals
+/// would not do: a dispatch at the run's last instant runs for no time and leaves none.)
+struct PullOracle {
+    sits: Vec<u32>,
+    /// Per CPU, the (task, job) it ran after the previous instant.
+    ran: Vec<Option<(u32, u64)>>,
+    pulls: std::collections::BTreeMap<(u32, u64), u32>,
+}
+
+impl PullOracle {
+    fn new(t: &TaskSet) -> Self {
+        PullOracle {
+            sits: t.tasks.iter().map(|x| x.cpu.unwrap()).collect(),
+            ran: vec![None; t.platform.cpus as usize],
+            pulls: Default::default(),
+        }
+    }
+    /// Per counted job of `r`, (task, job, pulls).
+    fn per_job(&self, r: &RunResult) -> Vec<(u32, u64, u32)> {
+        r.jobs
+            .iter()
+            .map(|j| {
+                (
+                    j.task,
+                    j.job,
+                    self.pulls.get(&(j.task, j.job)).copied().unwrap_or(0),
+                )
+            })
+            .collect()
+    }
+}
+
+impl Observer for &mut PullOracle {
+    fn after_instant(&mut self, v: &View<'_>) {
+        let mut now_ran = vec![None; self.ran.len()];
+        for (e, cpu) in v.live() {
+            let Some(c) = cpu else { continue };
+            now_ran[c as usize] = Some((e.task, e.job));
+            if self.ran[c as usize] == Some((e.task, e.job)) {
+                continue;
+            }
+            let at = &mut self.sits[e.task as usize];
+            *self.pulls.entry((e.task, e.job)).or_default() += (*at != c) as u32;
+            *at = c;
+        }
+        self.ran = now_ran;
+    }
+}
+
 const POLICIES: [&str; 9] = [
     "gedf",
     "gfp:file",
@@ -302,6 +442,34 @@ proptest! {
         prop_assert!(oracle.disagreements().is_empty(), "{}: {:?}", spec, oracle.disagreements());
         prop_assert_eq!((r.counters.priority_inversions, r.counters.priority_inversion_ns), oracle.totals(r.end), "{}", spec);
         prop_assert!(r.counters.priority_inversion_ns <= r.end);
+    }
+
+    /// Every job's pulls are what an observer sees after every instant (`PullOracle`), under
+    /// every registered policy (with its defaults) on sequential sets, with aborts at
+    /// deadlines and overruns; and a job resuming elsewhere (a migration) is always a pull.
+    /// The utility-accrual policies abort on their own and then decide again within the
+    /// instant: a dispatch undone there is never seen from outside, but is counted (as its
+    /// preemption and migration are), so for them the observer sees at most the ledger's.
+    #[test]
+    fn pulls_are_what_an_observer_sees(t in arb_taskset(), which in 0usize..rtsched_policies::POLICIES.len()) {
+        let spec = rtsched_policies::POLICIES[which].name;
+        let Ok(p) = rtsched_policies::build(spec, &t) else { return Ok(()) };
+        let redecides = p.uses_tufs() || p.resolves_deadlocks();
+        let mut p = ProtocolChecker::new(p, t.platform.cpus);
+        let mut oracle = PullOracle::new(&t);
+        let r = simulate(&t, Options::policy(&mut p).observer(&mut oracle)).unwrap().result;
+        let got: Vec<_> = r.jobs.iter().map(|j| (j.task, j.job, j.pulls.unwrap())).collect();
+        let seen = oracle.per_job(&r);
+        if redecides {
+            for (g, s) in got.iter().zip(&seen) {
+                prop_assert!(g.2 >= s.2, "{}: {:?} < {:?}", spec, g, s);
+            }
+        } else {
+            prop_assert_eq!(got, seen, "{}", spec);
+        }
+        for j in &r.jobs {
+            prop_assert!(j.pulls.unwrap() >= j.migrations, "{}: {:?}", spec, j);
+        }
     }
 
     /// Global EDF runs the m most urgent ready entities at every instant: no inversion, ever.

@@ -346,6 +346,88 @@ tasks:
     }
 }
 
+/// `paws:steal=random`, the priority-unaware control: on Rule E's second scenario (above) it
+/// takes the thread pushed longest ago instead of the top of the most urgent deque, and
+/// nothing else changes. CPU 0's queue at 4.5 is deque(22) = [y0] (pushed at 3) and
+/// deque(100) = [x0 x1 x2] (x0 and x1 pushed at 1, x2 again at 2):
+///   4.5: z ends; CPU 1 steals x0 (deadline 100), the oldest, not y0 (22): x0 [4.5,6.5].
+///   5: CPU 0 takes its most urgent deque's bottom (Rule C, unchanged): y0 [5,6]; y ends at 6.
+///   6: CPU 0 takes x2 [6,7] (1 ms left). 6.5: CPU 1 steals the only thread left, x1
+///      [6.5,8.5]. 7: CPU 0 finds nothing to steal. x ends at 8.5.
+/// The urgent job y ends at 6 instead of 5.5: the priority inversion that PAWS's priority-aware
+/// stealing avoids. One victim at every steal, so every seed gives this schedule.
+/// Fails if `random` takes the top of the most urgent deque (the PAWS schedule above); if it
+/// takes the newest thread (y0 at 4.5, as the bottom of deque(22) is also the newest).
+#[test]
+fn steal_random_takes_the_oldest_thread_whatever_its_deadline() {
+    let yaml = "platform: {cpus: 2}
+run: {duration: 100, seed: SEED}
+tasks:
+  - {name: x, period: 100, regions: [1, [2, 2, 2]]}
+  - {name: z, period: 100, offset: 0.5, deadline: 14.5, wcet: 4}
+  - {name: y, period: 100, offset: 2, deadline: 20, regions: [1, [1, 1, 1]]}
+";
+    for seed in 0..8 {
+        let t = ts(&yaml.replace("SEED", &seed.to_string()));
+        let r = run(&t, "paws:steal=random");
+        assert_eq!(
+            ivs(&r),
+            vec![
+                (0, 0, 0, 0.0, 1.0),
+                (1, 1, 0, 0.5, 4.5),
+                (0, 0, 2, 1.0, 2.0),
+                (0, 2, 0, 2.0, 3.0),
+                (0, 2, 2, 3.0, 4.0),
+                (0, 2, 1, 4.0, 5.0),
+                (1, 0, 0, 4.5, 6.5),
+                (0, 2, 0, 5.0, 6.0),
+                (0, 0, 2, 6.0, 7.0),
+                (1, 0, 1, 6.5, 8.5),
+            ],
+            "seed {seed}"
+        );
+        assert_eq!(
+            finishes(&r),
+            vec![Some(8.5), Some(4.5), Some(6.0)],
+            "seed {seed}"
+        );
+        assert_eq!(finishes(&paws(&t)), vec![Some(8.0), Some(4.5), Some(5.5)]);
+        // The same steals and attempts: only the thread taken differs.
+        for k in ["steals", "steal_attempts", "failed_steals"] {
+            assert_eq!(
+                stat(&t, "paws:steal=random", k),
+                stat(&t, "paws", k),
+                "{k}, seed {seed}"
+            );
+        }
+    }
+}
+
+/// `paws:steal=random` is deterministic by seed (the victim is drawn from the run's seeded
+/// generator, as under `paws`): the same set and seed give the same document and schedule, to
+/// the byte; and the seed matters through the victim draw alone (every job at its WCET: with
+/// no steals, `paws:steal=none`, every seed gives one schedule; with them, some seed another).
+#[test]
+fn steal_random_is_deterministic_by_seed() {
+    let params = rtsched_analysis::gen::Params::parse("m=4,window=3").unwrap();
+    let mut t = rtsched_analysis::gen::by_name("paws2013", &params, 3)
+        .unwrap()
+        .taskset;
+    t.run.duration = 1_000 * MS;
+    t.run.execution = ExecModel::Wcet;
+    let doc = |spec: &str, seed: u64| {
+        let mut t = t.clone();
+        t.run.seed = seed;
+        let r = run(&t, spec);
+        (r.to_json_value(true).to_string(), r.intervals)
+    };
+    let a = doc("paws:steal=random", 1);
+    assert_eq!(a, doc("paws:steal=random", 1));
+    assert!((2..6).any(|seed| doc("paws:steal=random", seed).1 != a.1));
+    let none = doc("paws:steal=none", 1).1;
+    assert!((2..6).all(|seed| doc("paws:steal=none", seed).1 == none));
+}
+
 /// Rule F: a preempted stolen thread goes to the global queue, a preempted local thread back
 /// to its deque (the scenario of `paws.rs`'s test, kept here under the rule's name).
 /// 2 CPUs: p (100, regions [2, [4, 4, 4], 2]), q1 and q2 (released 3, deadline 13, C 2).
@@ -517,13 +599,15 @@ fn a_one_thread_region_after_a_join_goes_to_the_first_free_core() {
 // Properties of fork-join schedules, black-box, under every policy in POLICIES_UNDER_TEST
 // ------------------------------------------------------------------------------------------
 
-/// The schedulers the properties run under: `paws` with the paper's readings and with the
-/// other readings of docs/papers/paws.md. `federated` refuses most of these sets (their light
-/// tasks need more than the CPUs its heavy tasks leave); its own properties, on sets sized for
-/// it, are in tests/federated.rs.
+/// The schedulers the properties run under: `paws` with the paper's readings, with the
+/// other readings of docs/papers/paws.md, and with priority-unaware stealing (the control
+/// keeps every promise of PAWS: only which thread it steals differs). `federated` refuses
+/// most of these sets (their light tasks need more than the CPUs its heavy tasks leave); its
+/// own properties, on sets sized for it, are in tests/federated.rs.
 const POLICIES_UNDER_TEST: &[&str] = &[
     "paws",
     "paws:pull=inversion,master=joining",
+    "paws:steal=random",
     "gedf",
     "gedf-seq",
 ];
@@ -548,7 +632,7 @@ struct Promises {
 
 fn promises(spec: &str) -> Promises {
     match spec {
-        "paws" | "paws:pull=inversion,master=joining" => Promises {
+        "paws" | "paws:pull=inversion,master=joining" | "paws:steal=random" => Promises {
             work_conserving: true,
             steals_from_busy_cores_only: true,
             only_arrivals_preempt: true,

@@ -34,6 +34,9 @@ PAPER_MEAN_US = {"linux": 72.0, "warm-high": 31.0}
 # order of a 2012 desktop's (docs/overheads.md; `rtsched calibrate` measures this machine's).
 OVERHEADS = "{release: 5us, context_switch: 2us, migration: 10us}"
 
+#: The least effect the paper resolves: its means have two digits (72 and 31 us), about 5 %.
+EFFECT = 0.05
+
 LINUX = "cfs:balancer=linux"
 WARM_HIGH = "cfs:balancer=opzone,zone=warm-high"
 #: Zones off: the cold policy with its bar at 0 % balances at every check point where one CPU
@@ -123,7 +126,7 @@ def _label(spec: str) -> str:
 def _setup(quick: bool) -> dict:
     """Sizes of each part: stress sets (seeds), run lengths, lock lengths, CPU counts."""
     if quick:
-        return {"seeds": list(range(1, 9)), "duration": "2s", "locks": [5, 20, 80], "ms": [2, 4, 16], "scale_seeds": [1, 2, 3],
+        return {"seeds": list(range(1, 11)), "duration": "2s", "locks": [5, 20, 80], "ms": [2, 4, 16], "scale_seeds": [1, 2, 3],
                 "scale_duration": "1s"}
     return {"seeds": list(range(1, 31)), "duration": "10s", "locks": [5, 10, 20, 40, 80, 160], "ms": [2, 4, 8, 16, 32, 64],
             "scale_seeds": list(range(1, 11)), "scale_duration": "5s"}
@@ -165,23 +168,30 @@ def claims(heavy, moderate, locks):
     gain_metric = (f"urgent task's mean scheduling latency (release to first run), Linux's balancer / the zone balancer "
                    f"(warm zone, high spot), 4 CPUs, heavy stress, paired over {heavy.seed.nunique()} stress sets")
 
+    # O1's size is the model's: a double-locked migration's section (`lock=`) is a parameter the
+    # paper does not give, and the lock-length runs move the ratio across 2 (5 us: ×1.07, 80 us:
+    # ×2.16 in the quick run). Its reach is that span: "more than two times" is then the
+    # parameter's choice, not comparable; O2 judges the direction, which no length reverses.
+    lock_ratios = {lk: _ratio(locks[locks.lock_us == lk], "linux", "warm-high") for lk in sorted(locks.lock_us.unique())}
+    vals = [e.value for e in lock_ratios.values()]
+    reach = (C.Reach(min(vals), max(vals), f"Linux / warm-high with a {min(lock_ratios):g} to {max(lock_ratios):g} us double lock, "
+                     "a parameter of the model the paper does not give", parameter=True) if len(vals) > 1 else None)
     c = C.Claim("O1", "§4.2, Fig 7; abstract",
                 "the scheduling latency of our test thread is reduced more than two times: from 72 microseconds to 31 "
                 "microseconds on average", gain_metric, C.Above(2.0, "more than two times: the ratio's lower end above 2"),
-                control_variant="zones off (zone=cold, cold_threshold=0%: balance at every check point)")
+                control_variant="zones off (zone=cold, cold_threshold=0%: balance at every check point)", reach=reach)
     c.ours = c.measure(_ratio(heavy, "linux", "warm-high"))
     c.control = c.measure(_ratio(heavy, "linux", "zones off"))
     c.notes.append(f"the paper's means: {PAPER_MEAN_US['linux']:g} → {PAPER_MEAN_US['warm-high']:g} us "
                    f"({PAPER_MEAN_US['linux'] / PAPER_MEAN_US['warm-high']:.2f}×, one run on a Q9400); ours are the model's, "
                    "whose 5 us release latency is the floor of both")
-    for lk in sorted(locks.lock_us.unique()):
-        e = _ratio(locks[locks.lock_us == lk], "linux", "warm-high")
+    for lk, e in lock_ratios.items():
         c.notes.append(f"with a {lk:g} us double lock (a parameter; 20 us by default) the ratio is {e.text()}")
     out.append(c)
 
     c = C.Claim("O2", "§4.2",
                 "our approach can reduce average scheduling latency of tasks by effectively removing vital costs caused by "
-                "the load-balancing", gain_metric, C.Above(1.0, "reduce: the ratio's lower end above 1"),
+                "the load-balancing", gain_metric, C.Above(1.0, "reduce: the ratio's lower end above 1", effect=EFFECT),
                 control_variant="zones off (zone=cold, cold_threshold=0%): the zone policy the paper configures taken away")
     c.ours = c.measure(_ratio(heavy, "linux", "warm-high"))
     c.control = c.measure(_ratio(heavy, "linux", "zones off"))
@@ -190,7 +200,7 @@ def claims(heavy, moderate, locks):
     c = C.Claim("O3", "§3, Fig 2",
                 "The existing load-balancer ... regularly checks whether load-balancing is needed or not. On the contrary, "
                 "our approach checks only when the status of tasks can be changed", gain_metric,
-                C.Above(1.0, "reduce: the ratio's lower end above 1"),
+                C.Above(1.0, "reduce: the ratio's lower end above 1", effect=EFFECT),
                 control_variant="Linux's check sites (checks=periodic: every CPU at its balance interval, none at creation or wake-up)")
     c.ours = c.measure(_ratio(heavy, "linux", "warm-high"))
     c.control = c.measure(_ratio(heavy, "linux", "warm-high, Linux's check sites"))
@@ -205,35 +215,25 @@ def claims(heavy, moderate, locks):
     c.control = c.measure(_ratio(heavy, "linux", "zones off", "migrations"))
     out.append(c)
 
-    c = C.Claim("O5", "§4.2 (ftrace)",
-                "the scheduling latency of a task can be delayed when migration of other task happens. Second, when task "
-                "migration happens, non-preemptible periods are increased for acquiring double-locking",
-                "urgent task's mean latency under Linux's balancer, 20 us double lock / no double lock (lock=0), heavy stress, "
-                "paired", C.Above(1.0, "delayed: the ratio's lower end above 1"),
-                control_variant="no balancer (no migration), the same two lock lengths")
-    c.ours = c.measure(_ratio(heavy, "linux", "linux, no double lock"))
-    c.control = c.measure(_ratio(heavy, "none", "none, no double lock"))
-    c.notes.append("in the model a migration delays by construction (cfs.rs rule 5: a migration occupies both CPUs for `lock`)")
-    out.append(c)
-
     c = C.Claim("O6", "§3.1.1-3.1.2",
                 "The cold zone policy loosely performs load-balancing operation ... Under the hot zone policy, kernel defers "
                 "load-balancing until the CPU utilization reaches hot zone, and thus, we can avoid many task migrations",
                 f"migrations, cold / hot zone, 4 CPUs, moderate load (CPUs between 30 % and 80 %), paired over "
                 f"{moderate.seed.nunique()} sets", C.Above(2.0, "avoid many: the ratio's lower end above 2"),
-                control_variant="the hot zone's bar moved down to the cold zone's (hot_threshold=31%)")
+                control_variant="the same two zones at Fig 7's heavy stress, where every CPU is past the hot zone's bar: "
+                                "deferring has nothing to defer")
     c.ours = c.measure(_ratio(moderate, "cold", "hot", "migrations"))
-    c.control = c.measure(_ratio(moderate, "cold", "hot, bar at 31 %", "migrations"))
+    c.control = c.measure(_ratio(heavy, "cold", "hot", "migrations"))
     out.append(c)
 
     c = C.Claim("O7", "§3.1.3, Fig 4",
                 "If the system is configured in mid spot of the warm zone policy, the load-balancer starts operations when "
                 "the average usage of CPU is over 50% ... In case of high spot ..., over 80%",
                 f"migrations, warm zone mid spot / high spot, 4 CPUs, moderate load, paired over {moderate.seed.nunique()} sets",
-                C.Above(1.0, "the mid spot balances more: the ratio's lower end above 1"),
-                control_variant="the high spot moved down to the mid spot's 50 % (warm_spot_high=50%)")
+                C.Above(1.0, "the mid spot balances more: the ratio's lower end above 1", effect=EFFECT),
+                control_variant="the same two spots at Fig 7's heavy stress, where every CPU is past both spots")
     c.ours = c.measure(_ratio(moderate, "warm-mid", "warm-high", "migrations"))
-    c.control = c.measure(_ratio(moderate, "warm-mid", "warm-high, spot at 50 %", "migrations"))
+    c.control = c.measure(_ratio(heavy, "warm-mid", "warm-high", "migrations"))
     out.append(c)
     return out
 

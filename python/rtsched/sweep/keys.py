@@ -2,7 +2,7 @@
 
 A task set's seed and a row's key are hashes of the row's coordinates only (never of the
 completion order), so the same spec gives the same rows on any executor. They are made in
-Rust (``_core.point_rows`` and ``_core.span_rows``, crates/py/src/sweep_row.rs) from the text
+Rust (``_core.point_rows`` and ``_core.span_rows``, crates/sweep/src/row.rs) from the text
 of what one generator and point share, made here (:func:`_seed_head`, :func:`_key_at`).
 """
 

@@ -14,47 +14,42 @@ import uuid
 from pathlib import Path
 
 from .._core import InputError
+from ..catalogue import columns
 from .schema import TEST_PREFIX
 
-#: Summary columns, in order, as :attr:`rtsched.Result.summary` names them (the total summary,
-#: then the run-level counters of ``rtsched.result.RUN_COUNTERS``).
-SUMMARY_COLUMNS = [
-    "jobs", "completed", "met", "missed", "aborted", "dsr", "accrued_utility", "possible_utility", "aur",
-    "max_tardiness_ns", "mean_tardiness_ns", "max_response_ns", "mean_response_ns", "p99_response_ns",
-    "preemptions", "migrations", "context_switches", "scheduler_invocations",
-    "steals", "steal_attempts", "failed_steals", "priority_inversions", "priority_inversion_ns", "inverted_jobs",
-    "inversion_job_ns", "inversion_job_max_ns", "inversion_job_p99_ns", "kernel_migrations", "deadlocks",
-    "exec_inflation", "ipc_proxy",
-]
+#: The table's columns, in order, as the column catalogue declares a sweep's row
+#: (:mod:`rtsched.catalogue`, place ``row``): coordinates (what a row is), then its outcome.
+_ROW = columns("row")
+COLUMNS = [c["name"] for c in _ROW]
+#: Coordinates of a row (what it is), then its outcome.
+COORD_COLUMNS = COLUMNS[:COLUMNS.index("status")]
+OUTCOME_COLUMNS = COLUMNS[COLUMNS.index("status"):]
+#: The metrics of a row, as ``_core.sweep_batch`` returns them: the columns a run gives (its
+#: total summary's and its counters'), empty in a row that did not run. ``kind``: ``sim`` for a
+#: simulated row, ``test`` for a schedulability test's (a ``test:NAME`` scheduler), whose
+#: ``verdict`` is the test's (true / false / empty: inconclusive) and whose metric columns are
+#: empty. ``schedulable``: a simulated set missed no deadline (and ran); a tested set was proven
+#: schedulable (``verdict`` true). ``schema``: the results schema the row was computed under
+#: (``rtsched._core.RESULTS_SCHEMA``). A row of another (older) schema lacks columns added since
+#: (schema 3: the utility columns and ``deadlocks``): a resumed sweep recomputes it; reading an
+#: old table gives those columns empty.
+_METRICS = [c for c in _ROW if c["source"] in ("summary", "run")]
 #: The cache and overhead models' totals (0 with the models off): cache-line misses at L1, L2
 #: and the LLC, lines invalidated by memory sharers and evicted for capacity, and the CPU time
 #: overheads took (decision, context switch, migration, tick, abort handler, policy charges).
-MODEL_COLUMNS = ["misses_l1", "misses_l2", "misses_llc", "invalidations", "evictions", "overhead_ns"]
-#: Coordinates of a row (what it is), then its outcome.
-COORD_COLUMNS = [
-    "key", "sweep", "generator", "gen_params", "param", "point", "replication", "taskset_seed",
-    "scheduler", "kind", "m", "n", "U", "duration_ns", "on_miss", "run", "topology",
-]
-#: ``kind``: ``sim`` for a simulated row, ``test`` for a schedulability test's (a ``test:NAME``
-#: scheduler), whose ``verdict`` is the test's (true / false / empty: inconclusive) and whose
-#: metric columns are empty. ``schedulable``: a simulated set missed no deadline (and ran); a
-#: tested set was proven schedulable (``verdict`` true).
-#: ``schema``: the results schema the row was computed under (``rtsched._core.RESULTS_SCHEMA``).
-#: A row of another (older) schema lacks columns added since (schema 3: the utility columns and
-#: ``deadlocks``): a resumed sweep recomputes it; reading an old table gives those columns empty.
-OUTCOME_COLUMNS = ["status", "error"] + SUMMARY_COLUMNS + MODEL_COLUMNS + ["schedulable", "verdict", "schema"]
+MODEL_COLUMNS = [c["name"] for c in _METRICS if c["measured"] in ("cache-model", "overheads")]
+#: The other metrics, in order, as :attr:`rtsched.Result.summary` names them (the total
+#: summary, then the run-level counters of ``rtsched.result.RUN_COUNTERS``).
+SUMMARY_COLUMNS = [c["name"] for c in _METRICS if c["name"] not in MODEL_COLUMNS]
+#: Metrics a completed simulated row always has (the simulator measures every one, those a real
+#: kernel run may lack too: ``pulls``): one of them empty in such a row of this schema means the
+#: row was written before the sweep recorded it (:func:`stale`).
+_ALWAYS = [c["name"] for c in _METRICS]
+_INT_COLUMNS = {c["name"] for c in _ROW if c["kind"] == "int"}
+_FLOAT_COLUMNS = {c["name"] for c in _ROW if c["kind"] == "float"}
+_STR_COLUMNS = {c["name"] for c in _ROW if c["kind"] == "text"}
 #: Columns of a bool type (``verdict`` may be empty).
-_BOOL_COLUMNS = {"schedulable", "verdict"}
-COLUMNS = COORD_COLUMNS + OUTCOME_COLUMNS
-_INT_COLUMNS = {"replication", "taskset_seed", "m", "n", "duration_ns", "jobs", "completed", "met", "missed", "aborted",
-                "max_tardiness_ns", "max_response_ns", "p99_response_ns", "preemptions", "migrations",
-                "context_switches", "scheduler_invocations", "steals", "steal_attempts", "failed_steals",
-                "priority_inversions", "priority_inversion_ns", "inverted_jobs", "inversion_job_ns", "inversion_job_max_ns",
-                "inversion_job_p99_ns", "kernel_migrations", "deadlocks"} | set(MODEL_COLUMNS)
-_FLOAT_COLUMNS = {"point", "U", "dsr", "mean_tardiness_ns", "mean_response_ns", "accrued_utility", "possible_utility", "aur",
-                  "exec_inflation", "ipc_proxy"}
-_STR_COLUMNS = {"key", "sweep", "generator", "gen_params", "param", "scheduler", "kind", "on_miss", "run", "topology", "status",
-                "error", "schema"}
+_BOOL_COLUMNS = {c["name"] for c in _ROW if c["kind"] == "bool"}
 
 
 def arrow_schema():
@@ -90,8 +85,6 @@ def batch_table(b, cols):
     # verdict codes (`_core.sweep_batch`): 0 false, 1 true, 2 inconclusive, 3 no verdict.
     code = np.frombuffer(cols["verdict"], dtype=np.uint8)
     verdict = pa.array(code == 1, mask=code > 1)
-    empty = failed | is_test  # rows with no simulation metrics
-    mask = empty if empty.any() else None
     schedulable = np.where(is_test, code == 1, ~failed & (np.frombuffer(cols["missed"], "<i8") == 0))
 
     def pick(values, index):
@@ -125,7 +118,9 @@ def batch_table(b, cols):
     }
     for c in SUMMARY_COLUMNS + MODEL_COLUMNS:
         v = np.frombuffer(cols[c], "<i8" if c in _INT_COLUMNS else "<f8")
-        out[c] = pa.array(v, mask=mask)
+        # Empty in a row that did not run, a test's row, or where the run measured none.
+        null = np.frombuffer(cols["null"][c], dtype=np.bool_)
+        out[c] = pa.array(v, mask=null if null.any() else None)
     schema = arrow_schema()
     return pa.Table.from_arrays([out[c] for c in COLUMNS], schema=schema)
 
@@ -140,11 +135,12 @@ def current_schema() -> str:
 def stale(df):
     """Rows to recompute, as a boolean Series: rows computed under another results schema
     (older tables have no ``schema`` column: every row is stale), and completed rows of this
-    schema written before the sweep recorded the cache model's columns (no ``ipc_proxy``) or the
-    kernel's migrations and per-job inversions (no ``kernel_migrations``). A test's row has no
-    such columns by nature."""
+    schema written before the sweep recorded a metric it records now (the cache model's
+    columns, ``ipc_proxy``; the kernel's migrations and per-job inversions; pulls: a metric a
+    completed simulated row always has, empty). A test's row has no such columns by nature."""
     simulated = (df["status"] == "ok") & (df["kind"] != "test")
-    return (df["schema"] != current_schema()) | (simulated & (df["ipc_proxy"].isna() | df["kernel_migrations"].isna()))
+    metrics = [c for c in _ALWAYS if c in df.columns]  # a table read through _coerce has them all
+    return (df["schema"] != current_schema()) | (simulated & df[metrics].isna().any(axis=1))
 
 
 def _frame(rows):
@@ -347,9 +343,11 @@ def _dedup_arrow(t):
     if fast is not None:
         return fast
 
+    added = pc.is_null(t[_ALWAYS[0]])
+    for c in _ALWAYS[1:]:
+        added = pc.or_(added, pc.is_null(t[c]))
     fresh = pc.and_(pc.equal(t["schema"], current_schema()),
-                    pc.invert(pc.and_(pc.and_(pc.equal(t["status"], "ok"), pc.not_equal(t["kind"], "test")),
-                                      pc.is_null(t["ipc_proxy"]))))
+                    pc.invert(pc.and_(pc.and_(pc.equal(t["status"], "ok"), pc.not_equal(t["kind"], "test")), added)))
     stale = pc.invert(pc.fill_null(fresh, False))
     by = pa.table({"key": t["key"], "stale": stale})
     order = pc.sort_indices(by, [("key", "ascending"), ("stale", "ascending")])  # stable

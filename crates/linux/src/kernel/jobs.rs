@@ -179,6 +179,8 @@ pub(super) fn unreached(
         demand,
         missed: true,
         max_utility: task.max_utility(),
+        // The kernel's run queues are not seen: pulls not measured.
+        pulls: None,
         ..Default::default()
     }
 }
@@ -302,6 +304,7 @@ pub(super) fn job_record(
         exec: acc.exec + outside,
         overhead: outside,
         hw: acc.hw,
+        pulls: None,
         ..Default::default()
     }
 }

@@ -12,7 +12,10 @@ use serde::Serialize;
 /// job), `deadlocks` in `counters`. 4: execution time, overheads and caches: per job `exec_ns`,
 /// `overhead_ns`, `stall_ns`, `misses` (L1, L2, LLC) and `hw` (hardware counters); `overheads`
 /// (charged ns by kind) and `cache` in `counters`; `exec_inflation`, `ipc_proxy` and `misses`
-/// in every summary; `unavailable` (what this run could not measure, and why).
+/// in every summary; `unavailable` (what this run could not measure, and why). Later
+/// additions within 4 (a reader finds them or not): `kernel_migrations` and the per-job
+/// inversion counters in `counters`; `pulls` per job and in every summary (null where not
+/// measured).
 pub const SCHEMA: &str = "rtsched.results/4";
 
 /// The set of CPUs a job ran on. Inline for CPUs < 64, so recording it allocates nothing
@@ -53,7 +56,7 @@ impl Serialize for CpuSet {
 }
 
 /// One counted job (released in [0, duration)).
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct JobRecord {
     pub task: TaskId,
     /// Job index within its task, from 0.
@@ -67,6 +70,10 @@ pub struct JobRecord {
     pub cpus: CpuSet,
     pub preemptions: u32,
     pub migrations: u32,
+    /// Pulls (docs/semantics.md "Pull"; ChronOS §6.3, Fig. 7): dispatches of its threads on
+    /// a CPU other than the one whose run queue they sat on. `None`: not measured (a run whose
+    /// threads a real kernel placed: the kernel backends).
+    pub pulls: Option<u32>,
     pub context_switches: u32,
     /// Total time its threads spent blocked on resources (critical sections).
     pub blocked: Time,
@@ -149,7 +156,7 @@ pub struct Interval {
 }
 
 /// Counts over the whole run.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Counters {
     /// Times the policy was asked to decide.
     pub scheduler_invocations: u64,
@@ -169,7 +176,7 @@ pub struct Counters {
     /// which some CPU runs an entity with a later deadline than a ready entity's, while none
     /// did after the previous decision), and the total time one held. Over the whole run.
     /// Measured by the job ledger; a run without one has none: `null` in its document
-    /// ([`LEDGER_COUNTERS`]).
+    /// ([`LEDGER_COUNTERS`](super::LEDGER_COUNTERS)).
     pub priority_inversions: u64,
     pub priority_inversion_ns: Time,
     /// Priority inversion per job (docs/semantics.md): a counted job accrues the time during
@@ -250,25 +257,8 @@ pub struct CacheTotals {
     pub evictions: u64,
 }
 
-/// The run-level counters only a job ledger measures (the policy's steal counts reach the
-/// document through it too): a driver that runs without one lists them as
-/// [`RunResult::unmeasured`].
-pub const LEDGER_COUNTERS: [&str; 11] = [
-    "steals",
-    "steal_attempts",
-    "failed_steals",
-    "priority_inversions",
-    "priority_inversion_ns",
-    "inverted_jobs",
-    "inversion_job_ns",
-    "inversion_job_max_ns",
-    "inversion_job_p99_ns",
-    "kernel_migrations",
-    "deadlocks",
-];
-
 /// Everything a run produces.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct RunResult {
     pub schema: &'static str,
     /// The substrate that ran it, as its driver names itself ("sim", "testbed", ...).
@@ -284,15 +274,12 @@ pub struct RunResult {
     pub task_names: Vec<String>,
     /// Per task, its DAG's node names (empty for a task without a DAG): what traces show
     /// where an interval's `thread` is a node index.
-    #[serde(skip)]
     pub node_names: Vec<Vec<String>>,
     pub counters: Counters,
     /// The per-job records, in release order; empty when the run streamed them to a
     /// [`JobSink`] instead (then `streamed` holds the summaries and the count).
     pub jobs: Vec<JobRecord>,
-    #[serde(skip)]
     pub streamed: Option<Streamed>,
-    #[serde(skip)]
     pub intervals: Vec<Interval>,
     /// Substrate-specific measurements (real runs: decision overhead, release jitter, preemption
     /// latency, kernel counters), by name. Empty for simulations, which stay free of wall-clock.
@@ -301,9 +288,9 @@ pub struct RunResult {
     /// here: no PMU"), by name.
     pub unavailable: std::collections::BTreeMap<String, String>,
     /// Run-level counters (by their names in `counters`) the driver that filled this run
-    /// could not measure (e.g. [`LEDGER_COUNTERS`]): `null` in its document, where a 0 would
-    /// read as "none happened".
-    #[serde(skip)]
+    /// could not measure (e.g. [`LEDGER_COUNTERS`](super::LEDGER_COUNTERS)): `null` in its
+    /// document, where a 0 would read as "none happened" (the catalogue's
+    /// [`Measured`](super::Measured) says which columns a driver may not measure).
     pub unmeasured: &'static [&'static str],
 }
 
@@ -314,7 +301,7 @@ pub struct Streamed {
     pub summaries: Summaries,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Summary {
     pub jobs: u64,
     pub completed: u64,
@@ -332,6 +319,9 @@ pub struct Summary {
     pub p99_response_ns: Time,
     pub preemptions: u64,
     pub migrations: u64,
+    /// Pulls of its jobs (`JobRecord::pulls`), summed; `None` (null) when a job's were not
+    /// measured.
+    pub pulls: Option<u64>,
     pub context_switches: u64,
     /// Time jobs spent blocked on resources: the longest for one job, and the sum.
     pub max_blocked_ns: Time,
@@ -360,15 +350,14 @@ pub trait JobSink {
     fn job(&mut self, rec: &JobRecord, end: Time);
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct TaskSummary {
     pub name: String,
-    #[serde(flatten)]
     pub summary: Summary,
 }
 
 /// Summaries derived from a run (never stored separately, so they cannot disagree).
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Summaries {
     pub total: Summary,
     pub tasks: Vec<TaskSummary>,

@@ -176,6 +176,9 @@ pub struct SummaryAcc {
     exec: u128,
     busy: u128,
     responses: Tail,
+    /// Pulls summed, and whether some job's were not measured (the summary's is then null).
+    pulls: u64,
+    pulls_unmeasured: bool,
 }
 
 impl SummaryAcc {
@@ -202,6 +205,10 @@ impl SummaryAcc {
         s.max_tardiness_ns = s.max_tardiness_ns.max(t);
         s.preemptions += j.preemptions as u64;
         s.migrations += j.migrations as u64;
+        match j.pulls {
+            Some(p) => self.pulls += p as u64,
+            None => self.pulls_unmeasured = true,
+        }
         s.context_switches += j.context_switches as u64;
         s.max_blocked_ns = s.max_blocked_ns.max(j.blocked);
         s.total_blocked_ns += j.blocked;
@@ -220,6 +227,7 @@ impl SummaryAcc {
     /// The summary of the jobs counted so far (reorders the response times for the p99).
     pub fn summary(&mut self) -> Summary {
         let mut s = self.s.clone();
+        s.pulls = (!self.pulls_unmeasured).then_some(self.pulls);
         s.exec_inflation = if self.demand > 0 {
             self.exec as f64 / self.demand as f64
         } else {
@@ -343,6 +351,8 @@ impl SummaryAcc {
         s.max_response_ns = s.max_response_ns.max(t.max_response_ns);
         s.preemptions += t.preemptions;
         s.migrations += t.migrations;
+        self.pulls += o.pulls;
+        self.pulls_unmeasured |= o.pulls_unmeasured;
         s.context_switches += t.context_switches;
         s.max_blocked_ns = s.max_blocked_ns.max(t.max_blocked_ns);
         s.total_blocked_ns += t.total_blocked_ns;
@@ -506,6 +516,50 @@ pub(super) mod tests {
             r.total_summary(),
             s.total,
             "a sweep row's summary is the document's total"
+        );
+    }
+
+    /// Pulls sum per task and in the total; a summary over a job whose pulls were not
+    /// measured is null, held or streamed alike.
+    #[test]
+    fn pulls_sum_and_are_null_where_a_job_was_not_measured() {
+        let ts = TaskSet::new(
+            2,
+            vec![Task::periodic("a", 10, 1), Task::periodic("b", 10, 1)],
+        );
+        let mut r = RunResult::new("sim", "gnpedf", &ts);
+        r.end = 100;
+        let with = |mut j: JobRecord, p: Option<u32>| {
+            j.pulls = p;
+            j
+        };
+        r.jobs = vec![
+            with(job(0, 0, 10, Some(5)), Some(1)),
+            with(job(1, 0, 10, Some(5)), Some(2)),
+            with(job(0, 10, 20, Some(15)), Some(3)),
+        ];
+        let s = r.summaries();
+        assert_eq!(s.total.pulls, Some(6));
+        assert_eq!(
+            (s.tasks[0].summary.pulls, s.tasks[1].summary.pulls),
+            (Some(4), Some(2))
+        );
+        let mut sink = SummarySink::for_run(&ts, None);
+        r.jobs.iter().for_each(|j| sink.job(j, Time::MAX));
+        assert_eq!(sink.summaries(&r.task_names), s);
+        r.jobs.push(with(job(1, 10, 20, Some(15)), None));
+        let s = r.summaries();
+        assert_eq!(s.total.pulls, None);
+        assert_eq!(
+            (s.tasks[0].summary.pulls, s.tasks[1].summary.pulls),
+            (Some(4), None)
+        );
+        let mut sink = SummarySink::for_run(&ts, None);
+        r.jobs.iter().for_each(|j| sink.job(j, Time::MAX));
+        assert_eq!(sink.summaries(&r.task_names), s);
+        assert_eq!(
+            r.to_json_value(false)["total"]["pulls"],
+            serde_json::Value::Null
         );
     }
 }

@@ -1,13 +1,20 @@
 //! The results' written forms: the JSON results file (streamed), the per-job CSV (held or
 //! streamed) and the Perfetto trace.
 
-use super::schema::{JobRecord, JobSink, RunResult, SCHEMA};
+use super::columns::{self, Cell, DocKey, Shape, Value, DOC};
+use super::schema::{JobRecord, JobSink, RunResult, Summary, SCHEMA};
 use crate::time::Time;
+use serde::ser::{SerializeMap, SerializeSeq};
 use serde::Serialize;
 use std::io::{self, Write};
 
+fn doc(x: impl Serialize) -> serde_json::Value {
+    serde_json::to_value(x).expect("a document serialises")
+}
+
 impl RunResult {
-    /// The results document: run header, summaries, counters and (optionally) per-job records.
+    /// The results document: run header, summaries, counters and (optionally) per-job records,
+    /// each object's keys those the column catalogue places in it (`columns::DOC`).
     pub fn to_json_value(&self, with_jobs: bool) -> serde_json::Value {
         let s = self.summaries();
         let mut v = serde_json::json!({
@@ -19,13 +26,28 @@ impl RunResult {
             "duration_ns": self.duration,
             "seed": self.seed,
             "end_ns": self.end,
-            "counters": self.counters,
-            "total": s.total,
-            "tasks": s.tasks,
         });
-        for &k in self.unmeasured {
-            v["counters"][k] = serde_json::Value::Null;
-        }
+        v["counters"] = doc(&Object {
+            keys: &DOC.counters,
+            cell: &|c| self.cell(c, None),
+        });
+        v["total"] = doc(&Object {
+            keys: &DOC.total,
+            cell: &|c| self.cell(c, Some(&s.total)),
+        });
+        v["tasks"] = s
+            .tasks
+            .iter()
+            .map(|t| {
+                doc(&Named {
+                    name: &t.name,
+                    object: Object {
+                        keys: &DOC.task,
+                        cell: &|c| self.cell(c, Some(&t.summary)),
+                    },
+                })
+            })
+            .collect();
         if !self.measurements.is_empty() {
             v["measurements"] =
                 serde_json::to_value(&self.measurements).expect("numbers serialise");
@@ -44,6 +66,101 @@ impl RunResult {
         }
         v
     }
+
+    /// Column `c`'s value in this run, from `summary` (a summary's column) or the run (a
+    /// counter); null where the run could not measure it.
+    fn cell(&self, c: &columns::Column, summary: Option<&Summary>) -> Cell<'_> {
+        let v = match (c.value, summary) {
+            (Value::Summary(f), Some(s)) => f(s),
+            (Value::Run(f), _) => f(self),
+            _ => unreachable!("{}: not a summary's or the run's column", c.name),
+        };
+        if self.unmeasured.contains(&c.name) {
+            Cell::Null
+        } else {
+            v
+        }
+    }
+}
+
+/// A document object: `keys`, each holding its columns' cells (one, a list, or an object that
+/// is null when every member is).
+struct Object<'a, 'c> {
+    keys: &'a [DocKey],
+    cell: &'a dyn Fn(&columns::Column) -> Cell<'c>,
+}
+
+impl Serialize for Object<'_, '_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(Some(self.keys.len()))?;
+        for k in self.keys {
+            m.serialize_key(k.key)?;
+            serialize_key(k, self.cell, &mut m)?;
+        }
+        m.end()
+    }
+}
+
+/// The value of key `k` into map `m`, each column's cell from `cell`.
+fn serialize_key<'c, M: SerializeMap>(
+    k: &DocKey,
+    cell: &dyn Fn(&columns::Column) -> Cell<'c>,
+    m: &mut M,
+) -> Result<(), M::Error> {
+    match k.shape {
+        Shape::One => m.serialize_value(&cell(k.cols[0])),
+        Shape::List => m.serialize_value(&List(k, cell)),
+        Shape::Object => m.serialize_value(&Members(k, cell)),
+    }
+}
+
+struct List<'a, 'c>(&'a DocKey, &'a dyn Fn(&columns::Column) -> Cell<'c>);
+
+impl Serialize for List<'_, '_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut q = s.serialize_seq(Some(self.0.cols.len()))?;
+        for c in &self.0.cols {
+            q.serialize_element(&(self.1)(c))?;
+        }
+        q.end()
+    }
+}
+
+struct Members<'a, 'c>(&'a DocKey, &'a dyn Fn(&columns::Column) -> Cell<'c>);
+
+impl Serialize for Members<'_, '_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let cols = &self.0.cols;
+        if cols.iter().all(|c| (self.1)(c) == Cell::Null) {
+            return s.serialize_none();
+        }
+        let mut m = s.serialize_map(Some(cols.len()))?;
+        for c in cols {
+            let columns::Doc::Member(_, name) = c.doc else {
+                unreachable!("an object's columns are its members")
+            };
+            m.serialize_entry(name, &(self.1)(c))?;
+        }
+        m.end()
+    }
+}
+
+/// A task's summary: its name, then the summary's keys.
+struct Named<'a, 'c> {
+    name: &'a str,
+    object: Object<'a, 'c>,
+}
+
+impl Serialize for Named<'_, '_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(Some(self.object.keys.len() + 1))?;
+        m.serialize_entry("name", self.name)?;
+        for k in self.object.keys {
+            m.serialize_key(k.key)?;
+            serialize_key(k, self.object.cell, &mut m)?;
+        }
+        m.end()
+    }
 }
 
 /// One per-job record as the results document spells it (the task by name, times in ns).
@@ -54,32 +171,16 @@ struct JobJson<'a> {
 
 impl Serialize for JobJson<'_> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeStruct;
-        let j = self.job;
-        let mut m = s.serialize_struct("Job", 22)?;
-        m.serialize_field("task", &self.run.task_names[j.task as usize])?;
-        m.serialize_field("job", &j.job)?;
-        m.serialize_field("release_ns", &j.release)?;
-        m.serialize_field("deadline_ns", &j.deadline)?;
-        m.serialize_field("demand_ns", &j.demand)?;
-        m.serialize_field("start_ns", &j.start)?;
-        m.serialize_field("finish_ns", &j.finish)?;
-        m.serialize_field("cpus", &j.cpus)?;
-        m.serialize_field("preemptions", &j.preemptions)?;
-        m.serialize_field("migrations", &j.migrations)?;
-        m.serialize_field("context_switches", &j.context_switches)?;
-        m.serialize_field("blocked_ns", &j.blocked)?;
-        m.serialize_field("missed", &j.missed)?;
-        m.serialize_field("aborted", &j.aborted)?;
-        m.serialize_field("aborted_at_ns", &j.aborted_at)?;
-        m.serialize_field("utility", &j.utility)?;
-        m.serialize_field("max_utility", &j.max_utility)?;
-        m.serialize_field("exec_ns", &j.exec)?;
-        m.serialize_field("overhead_ns", &j.overhead)?;
-        m.serialize_field("stall_ns", &j.stall)?;
-        m.serialize_field("misses", &j.misses)?;
-        m.serialize_field("hw", &j.hw)?;
-        m.end()
+        let (r, j) = (self.run, self.job);
+        Object {
+            keys: &DOC.job,
+            cell: &|c| match c.value {
+                Value::Task => Cell::Text(&r.task_names[j.task as usize]),
+                Value::Job(f) => f(j, r.end),
+                _ => unreachable!("{}: not a job's column", c.name),
+            },
+        }
+        .serialize(s)
     }
 }
 
@@ -147,9 +248,6 @@ pub fn write_results_json(
     w.write_all(b"\n}\n")
 }
 
-/// The CSV header for per-job records.
-pub const JOBS_CSV_HEADER: &str = "scheduler,task,job,release_ns,deadline_ns,start_ns,finish_ns,response_ns,tardiness_ns,demand_ns,cpus,preemptions,migrations,context_switches,missed,aborted,blocked_ns,aborted_at_ns,utility,max_utility,exec_ns,overhead_ns,stall_ns,misses_l1,misses_l2,misses_llc,hw_instructions,hw_cycles,hw_llc_misses";
-
 fn csv_field(s: &str) -> String {
     if s.contains([',', '"', '\n']) {
         format!("\"{}\"", s.replace('"', "\"\""))
@@ -160,66 +258,53 @@ fn csv_field(s: &str) -> String {
 
 pub fn write_jobs_csv(runs: &[&RunResult], w: &mut (impl Write + ?Sized)) -> io::Result<()> {
     held_jobs(runs, true)?;
-    writeln!(w, "{JOBS_CSV_HEADER}")?;
+    writeln!(w, "{}", columns::jobs_csv_header())?;
+    let mut line = Vec::new();
     for r in runs {
         let sched = csv_field(&r.scheduler);
+        let names: Vec<String> = r.task_names.iter().map(|t| csv_field(t)).collect();
         for j in &r.jobs {
-            jobs_csv_row(
-                w,
-                &sched,
-                &csv_field(&r.task_names[j.task as usize]),
-                j,
-                r.end,
-            )?;
+            jobs_csv_row(&mut line, &sched, &names, j, r.end);
+            w.write_all(&line)?;
         }
     }
     Ok(())
 }
 
-/// One record as a line of [`JOBS_CSV_HEADER`]'s columns (`sched` and `task` already quoted as
-/// CSV needs); `end` is the run's end, for the tardiness of a job missed and unfinished.
-fn jobs_csv_row(
-    w: &mut (impl Write + ?Sized),
-    sched: &str,
-    task: &str,
-    j: &JobRecord,
-    end: Time,
-) -> io::Result<()> {
-    let opt = |x: Option<Time>| x.map(|v| v.to_string()).unwrap_or_default();
-    let cpus: Vec<String> = j.cpus.iter().map(|c| c.to_string()).collect();
-    writeln!(
-        w,
-        "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{:?},{:?},{},{},{},{},{},{},{},{},{}",
-        sched,
-        task,
-        j.job,
-        j.release,
-        j.deadline,
-        opt(j.start),
-        opt(j.finish),
-        opt(j.response()),
-        if j.missed { j.tardiness(end) } else { 0 },
-        j.demand,
-        cpus.join(";"),
-        j.preemptions,
-        j.migrations,
-        j.context_switches,
-        j.missed as u8,
-        j.aborted as u8,
-        j.blocked,
-        opt(j.aborted_at),
-        j.utility,
-        j.max_utility,
-        j.exec,
-        j.overhead,
-        j.stall,
-        j.misses[0],
-        j.misses[1],
-        j.misses[2],
-        opt(j.hw.map(|h| h.instructions)),
-        opt(j.hw.map(|h| h.cycles)),
-        opt(j.hw.map(|h| h.llc_misses))
-    )
+/// One record as a line of the CSV's columns ([`columns::job_columns`]), into `line` (emptied
+/// first): `sched` and the task `names` already quoted as CSV needs; `end` is the run's end,
+/// for the tardiness of a job missed and unfinished. Integers as decimals, floats as Rust's
+/// `{:?}` (always with a decimal point), flags as `1`/`0`, CPUs joined by `;`, null empty.
+fn jobs_csv_row(line: &mut Vec<u8>, sched: &str, names: &[String], j: &JobRecord, end: Time) {
+    line.clear();
+    for (i, c) in columns::job_columns().iter().enumerate() {
+        if i > 0 {
+            line.push(b',');
+        }
+        let cell = match c.value {
+            Value::Scheduler => Cell::Text(sched),
+            Value::Task => Cell::Text(names.get(j.task as usize).map_or("", String::as_str)),
+            Value::Job(f) => f(j, end),
+            _ => unreachable!("{}: not a job's column", c.name),
+        };
+        // (Writes into a Vec cannot fail.)
+        let _ = match cell {
+            Cell::Null => Ok(()),
+            Cell::Uint(v) => write!(line, "{v}"),
+            Cell::Int(v) => write!(line, "{v}"),
+            Cell::Float(v) => write!(line, "{v:?}"),
+            Cell::Bool(v) => write!(line, "{}", v as u8),
+            Cell::Text(v) => write!(line, "{v}"),
+            Cell::Cpus(set) => {
+                for (k, cpu) in set.iter().enumerate() {
+                    let _ = write!(line, "{}{cpu}", if k > 0 { ";" } else { "" });
+                }
+                Ok(())
+            }
+            Cell::Object(v) => write!(line, "{v}"),
+        };
+    }
+    line.push(b'\n');
 }
 
 /// The per-job CSV written while runs go ([`JobSink`]): each record becomes its line as its
@@ -230,17 +315,19 @@ pub struct JobsCsvWriter<W: Write> {
     out: io::BufWriter<W>,
     sched: String,
     tasks: Vec<String>,
+    line: Vec<u8>,
     error: Option<io::Error>,
 }
 
 impl<W: Write> JobsCsvWriter<W> {
     pub fn new(w: W) -> io::Result<Self> {
         let mut out = io::BufWriter::with_capacity(1 << 16, w);
-        writeln!(out, "{JOBS_CSV_HEADER}")?;
+        writeln!(out, "{}", columns::jobs_csv_header())?;
         Ok(JobsCsvWriter {
             out,
             sched: String::new(),
             tasks: Vec::new(),
+            line: Vec::new(),
             error: None,
         })
     }
@@ -265,8 +352,8 @@ impl<W: Write> JobsCsvWriter<W> {
 impl<W: Write> JobSink for JobsCsvWriter<W> {
     fn job(&mut self, rec: &JobRecord, end: Time) {
         if self.error.is_none() {
-            let task = self.tasks.get(rec.task as usize).map_or("", String::as_str);
-            if let Err(e) = jobs_csv_row(&mut self.out, &self.sched, task, rec, end) {
+            jobs_csv_row(&mut self.line, &self.sched, &self.tasks, rec, end);
+            if let Err(e) = self.out.write_all(&self.line) {
                 self.error = Some(e);
             }
         }
@@ -370,7 +457,7 @@ pub(crate) fn held_jobs(runs: &[&RunResult], needed: bool) -> io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::results::schema::LEDGER_COUNTERS;
+    use crate::results::columns::LEDGER_COUNTERS;
     use crate::results::stats::tests::job;
     use crate::task::{Task, TaskSet};
 

@@ -1,60 +1,30 @@
-//! A sweep row, the one implementation every executor runs (through `batch::sweep_batch`: the
+//! A sweep row, the one implementation every executor runs (through [`crate::batch`]: the
 //! in-process batch, the local pool's workers, Dask's): the task set's seed and the rows'
 //! keys, the set made from its generator, what a row warns about, and the row's outcome — its
-//! summaries, or why it did not run, as a [`Status`], never read from an error's text.
+//! run and summary, whose columns the catalogue reads ([`metric_columns`]), or why it did not
+//! run, as a [`Status`], never read from an error's text.
 
-use crate::PyTaskSet;
-use pyo3::PyResult;
 use rtsched_analysis::gen;
 use rtsched_analysis::schedulability::named::Named;
-use rtsched_model::results::{RunResult, Summary, TotalSink};
+use rtsched_model::results::columns::{self, Column, Place, Value};
+use rtsched_model::results::{Cell, RunResult, Summary, TotalSink};
 use rtsched_model::TaskSet;
 use rtsched_sim::{Failure, Options, Records, SimError, SimScratch};
 use std::fmt::Write;
+use std::sync::LazyLock;
 
-/// Integer columns of a row (the sweep table's names; `table.py` SUMMARY_COLUMNS and
-/// MODEL_COLUMNS hold the order).
-pub const INT_COLUMNS: [&str; 29] = [
-    "jobs",
-    "completed",
-    "met",
-    "missed",
-    "aborted",
-    "max_tardiness_ns",
-    "max_response_ns",
-    "p99_response_ns",
-    "preemptions",
-    "migrations",
-    "context_switches",
-    "scheduler_invocations",
-    "steals",
-    "steal_attempts",
-    "failed_steals",
-    "priority_inversions",
-    "priority_inversion_ns",
-    "inverted_jobs",
-    "inversion_job_ns",
-    "inversion_job_max_ns",
-    "inversion_job_p99_ns",
-    "kernel_migrations",
-    "deadlocks",
-    "misses_l1",
-    "misses_l2",
-    "misses_llc",
-    "invalidations",
-    "evictions",
-    "overhead_ns",
-];
-pub const FLOAT_COLUMNS: [&str; 8] = [
-    "dsr",
-    "accrued_utility",
-    "possible_utility",
-    "aur",
-    "mean_tardiness_ns",
-    "mean_response_ns",
-    "exec_inflation",
-    "ipc_proxy",
-];
+static METRICS: LazyLock<Vec<&'static Column>> = LazyLock::new(|| {
+    columns::columns(Place::Row)
+        .into_iter()
+        .filter(|c| matches!(c.value, Value::Summary(_) | Value::Run(_)))
+        .collect()
+});
+
+/// The columns of a row that its run gives (the catalogue's row columns read from a summary or
+/// from the run), in the table's order: the metrics, empty in a row that did not run.
+pub fn metric_columns() -> &'static [&'static Column] {
+    &METRICS
+}
 
 /// A row's outcome (the `status` column); the discriminant is its code in a batch's `status`
 /// buffer. The same words name why a scheduler of a comparison (`rtsched simulate -s A B`,
@@ -118,16 +88,30 @@ impl Status {
     }
 }
 
-/// What one row holds besides its coordinates. Returned once per row and moved at once into
+/// What one row holds besides its coordinates. Returned once per row and read at once into
 /// the batch's columns: the large variant stays unboxed (a box would allocate for every row).
 #[allow(clippy::large_enum_variant)]
 pub enum Outcome {
-    /// The run completed: its numeric columns, in the order of `INT_COLUMNS` / `FLOAT_COLUMNS`.
-    Ran([i64; 29], [f64; 8]),
+    /// The run completed: the run (its counters; its records went into the summary) and its
+    /// total summary, which [`Ran::cell`] reads the metric columns from.
+    Ran(Ran),
     /// A `test:NAME` row: the test's verdict (`None`: inconclusive).
     Tested(Option<bool>),
     /// It did not: why, and the message of the `error` column.
     NotRun(Status, String),
+}
+
+/// A run that completed, as a row keeps it.
+pub struct Ran {
+    pub result: RunResult,
+    pub total: Summary,
+}
+
+impl Ran {
+    /// The value of metric column `c` ([`metric_columns`]).
+    pub fn cell(&self, c: &Column) -> Cell<'_> {
+        c.of_run(&self.result, &self.total).unwrap_or(Cell::Null)
+    }
 }
 
 /// The options every task set of a sweep shares.
@@ -142,19 +126,21 @@ pub struct SetOptions<'a> {
 
 /// The task set of a row: generator `name` with parameters `params` ("k=v,k=v") and `seed`,
 /// then the run's length, seed and miss handling, then the run options (what the task-file
-/// reader makes of them).
-pub fn make_set(name: &str, params: &str, seed: u64, o: &SetOptions<'_>) -> PyResult<TaskSet> {
-    let p = gen::Params::parse(params).map_err(crate::input_err)?;
-    let g = gen::by_name(name, &p, seed).map_err(crate::input_err)?;
-    let mut ts = PyTaskSet { inner: g.taskset }.with_run(
-        Some(o.duration_ns),
-        Some(seed),
-        Some(o.on_miss),
-    )?;
+/// reader makes of them). An error is the message a user reads (an input error).
+pub fn make_set(
+    name: &str,
+    params: &str,
+    seed: u64,
+    o: &SetOptions<'_>,
+) -> Result<TaskSet, String> {
+    use rtsched_model::file::{with_options, with_run};
+    let p = gen::Params::parse(params).map_err(|e| e.to_string())?;
+    let g = gen::by_name(name, &p, seed).map_err(|e| e.to_string())?;
+    let mut ts = with_run(&g.taskset, Some(o.duration_ns), Some(seed), Some(o.on_miss))?;
     if o.run.is_some() || o.topology.is_some() {
-        ts = ts.with_options(o.run, o.topology, o.source)?;
+        ts = with_options(&ts, o.run, o.topology, o.source).map_err(|e| e.to_string())?;
     }
-    Ok(ts.inner)
+    Ok(ts)
 }
 
 /// Run `ts` under `sched` into one row's outcome. Each run's records go into `total` as they
@@ -174,10 +160,10 @@ pub fn run(ts: &TaskSet, sched: &str, total: &mut TotalSink, scratch: &mut SimSc
         .records(Records::Into(total))
         .scratch(scratch);
     match rtsched_sim::simulate(ts, options) {
-        Ok(o) => {
-            let (i, f) = summarise(&o.result, &total.summary());
-            Outcome::Ran(i, f)
-        }
+        Ok(o) => Outcome::Ran(Ran {
+            result: o.result,
+            total: total.summary(),
+        }),
         Err(e) => Outcome::NotRun(Status::of(&e), e.to_string()),
     }
 }
@@ -207,58 +193,6 @@ fn too_long(ts: &TaskSet, sched: &str) -> Option<String> {
             e.steps as f64, e.decisions, e.per_decision, ts.platform.cpus, rtsched_sim::DEFAULT_MAX_WORK as f64
         )
     })
-}
-
-/// The numeric columns of one completed run (its counters, and `s`, its total summary).
-fn summarise(r: &RunResult, s: &Summary) -> ([i64; 29], [f64; 8]) {
-    let c = &r.counters;
-    let o = &c.overheads;
-    // The CPU time the overheads took: every kind but the release latency (which delays a job
-    // but takes no CPU), and the throttled time when the cap is on.
-    let overhead = o.cpu_ns() + o.throttle_ns;
-    let i = |x: u64| x as i64;
-    let ints = [
-        i(s.jobs),
-        i(s.completed),
-        i(s.met),
-        i(s.missed),
-        i(s.aborted),
-        i(s.max_tardiness_ns),
-        i(s.max_response_ns),
-        i(s.p99_response_ns),
-        i(s.preemptions),
-        i(s.migrations),
-        i(s.context_switches),
-        i(c.scheduler_invocations),
-        i(c.steals),
-        i(c.steal_attempts),
-        i(c.failed_steals),
-        i(c.priority_inversions),
-        i(c.priority_inversion_ns),
-        i(c.inverted_jobs),
-        i(c.inversion_job_ns),
-        i(c.inversion_job_max_ns),
-        i(c.inversion_job_p99_ns),
-        i(c.kernel_migrations),
-        i(c.deadlocks),
-        i(s.misses[0]),
-        i(s.misses[1]),
-        i(s.misses[2]),
-        i(c.cache.invalidations),
-        i(c.cache.evictions),
-        i(overhead),
-    ];
-    let floats = [
-        s.dsr,
-        s.accrued_utility,
-        s.possible_utility,
-        s.aur,
-        s.mean_tardiness_ns,
-        s.mean_response_ns,
-        s.exec_inflation,
-        s.ipc_proxy,
-    ];
-    (ints, floats)
 }
 
 /// What running a task set under a scheduler warns about (`checks.py` words it).

@@ -1,0 +1,111 @@
+//! A sweep's rows: made by the catalogue's row columns, equal to what a run holding its records
+//! gives, and typed outcomes for rows that do not run.
+
+use rtsched_model::results::columns::{self, Place, Value};
+use rtsched_model::results::{Cell, TotalSink};
+use rtsched_sim::{simulate, Options, SimScratch};
+use rtsched_sweep::batch::{run_sets, Values};
+use rtsched_sweep::{make_set, metric_columns, Outcome, SetOptions, Status};
+
+const OPTIONS: SetOptions<'static> = SetOptions {
+    duration_ns: 200_000_000,
+    on_miss: "continue",
+    run: None,
+    topology: None,
+    source: "<test>",
+};
+
+/// The metrics are the row's columns read from a run, in the table's order.
+#[test]
+fn a_rows_metrics_are_the_catalogues() {
+    let want: Vec<&str> = columns::columns(Place::Row)
+        .iter()
+        .filter(|c| matches!(c.value, Value::Summary(_) | Value::Run(_)))
+        .map(|c| c.name)
+        .collect();
+    let got: Vec<&str> = metric_columns().iter().map(|c| c.name).collect();
+    assert_eq!(got, want);
+    assert_eq!(got.first(), Some(&"jobs"));
+    assert!(got.contains(&"overhead_ns") && !got.contains(&"status"));
+}
+
+/// A row's run (records folded into a total as they end, buffers reused) gives every metric the
+/// same run holding its records gives, under several schedulers and with the models on.
+#[test]
+fn a_row_is_the_held_runs_summary() {
+    let run = r#"{"overheads": {"decision": "2us", "context_switch": "5us", "tick": "1us", "tick_period": "4ms"}, "cache": true}"#;
+    let o = SetOptions {
+        run: Some(run),
+        topology: Some("\"opteron6164x4\""),
+        ..OPTIONS
+    };
+    // LWFG's MWH sets carry working sets of 4-8 MiB: the cache model has misses to count.
+    let ts = make_set("mwh", "m=48,U=30", 7, &o).unwrap();
+    assert_eq!((ts.run.duration, ts.run.seed), (200_000_000, 7));
+    let (mut total, mut scratch) = (TotalSink::default(), SimScratch::default());
+    for sched in ["gedf", "pedf:ffd", "paws", "ggua"] {
+        let held = simulate(&ts, Options::spec(sched)).unwrap().result;
+        let summary = held.total_summary();
+        let Outcome::Ran(row) = rtsched_sweep::run(&ts, sched, &mut total, &mut scratch) else {
+            panic!("{sched} did not run")
+        };
+        for c in metric_columns() {
+            assert_eq!(
+                row.cell(c),
+                c.of_run(&held, &summary).unwrap(),
+                "{sched} {}",
+                c.name
+            );
+        }
+        // The models' columns are not all zero: the comparison means something.
+        for name in ["jobs", "misses_llc", "overhead_ns"] {
+            let c = metric_columns().iter().find(|c| c.name == name).unwrap();
+            assert!(
+                matches!(row.cell(c), Cell::Uint(n) if n > 0),
+                "{sched} {name}"
+            );
+        }
+    }
+}
+
+/// Rows that do not run say why, typed; their metrics are null in the batch, a test's too.
+#[test]
+fn rows_that_do_not_run_are_typed_and_empty() {
+    let schedulers: Vec<String> = ["gedf", "pedf:ffd", "test:gedf-gfb"]
+        .map(String::from)
+        .to_vec();
+    // U = 3.9 on 4 CPUs, 5 tasks: first-fit decreasing cannot place every one of these.
+    let b = run_sets(
+        &schedulers,
+        &["randfixedsum".into()],
+        &OPTIONS,
+        &[0],
+        &["m=4,n=5,U=3.9,tmin=10ms,tmax=20ms".into()],
+        &[3],
+        &[1, 1, 1],
+    )
+    .unwrap();
+    assert_eq!(b.rows(), 3);
+    assert_eq!(b.status[0], Status::Ok as u8);
+    assert_eq!(b.status[1], Status::PartitionFailed as u8);
+    assert_eq!(b.status[2], Status::Ok as u8, "a test's row");
+    assert_eq!(b.errors.len(), 1);
+    for m in &b.metrics {
+        assert_eq!(m.null, [false, true, true], "{}", m.column.name);
+        let len = match &m.values {
+            Values::Int(v) => v.len(),
+            Values::Float(v) => v.len(),
+        };
+        assert_eq!(len, 3);
+    }
+    let bad = run_sets(
+        &schedulers,
+        &["randfixedsum".into()],
+        &OPTIONS,
+        &[0],
+        &["m=4,n=5,U=9".into()],
+        &[3],
+        &[1, 1, 1],
+    );
+    assert!(bad.is_err(), "a generator's error is the batch's");
+}
