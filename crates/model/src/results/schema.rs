@@ -199,9 +199,7 @@ pub struct Counters {
     /// out (or was yielded) and it was throttled, and replenishments, over every deadline
     /// task (per task: `measurements`' `dl.<task>.throttles` / `.replenishments`). Written
     /// only by a policy with a CBS (absent otherwise, so other runs' documents are unchanged).
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub throttles: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub replenishments: Option<u64>,
     /// Overhead charged, by kind, in ns (simulator; real runs measure theirs in
     /// `measurements`).
