@@ -66,6 +66,8 @@ pub(super) struct ThreadRun {
 
 /// What every kernel thread of one task needs to run its work.
 pub(super) struct Ctx {
+    /// SCHED_DEADLINE's reservation, given back when the thread's context is dropped.
+    pub(super) _reservation: Option<super::start::Reservation>,
     pub(super) task: u32,
     pub(super) workload: Arc<work::Workload>,
     /// This thread's hardware counters, if the run's probe found a PMU.

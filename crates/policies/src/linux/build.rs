@@ -105,7 +105,7 @@ impl Options {
 /// Each SCHED_DEADLINE thread a task has: its lanes' runtimes. A sequential task is one lane
 /// of its `runtime` (default the WCET); a parallel one a lane per thread lane — thread k of
 /// every region, or each DAG node — reserving that lane's work per job.
-pub(super) fn lane_runtimes(t: &Task, runtime: Option<Time>) -> Result<Vec<Time>, String> {
+pub fn lane_runtimes(t: &Task, runtime: Option<Time>) -> Result<Vec<Time>, String> {
     if let Some(g) = &t.dag {
         return match runtime {
             Some(r) if g.nodes.len() == 1 => Ok(vec![r]),
@@ -129,12 +129,12 @@ pub(super) fn lane_runtimes(t: &Task, runtime: Option<Time>) -> Result<Vec<Time>
     Ok(w)
 }
 
+/// What [`reserve`] gives: the lanes, per task its first lane and count, the root domain.
+type Reserved = (Vec<Lane>, Vec<(u32, u32)>, RootDomain);
+
 /// The deadline class's lanes, admitted in task order as threads calling `sched_setattr` one
 /// after another: (lanes, per task its first lane and count, the root domain after admission).
-pub(super) fn reserve(
-    ts: &TaskSet,
-    o: &Options,
-) -> Result<(Vec<Lane>, Vec<(u32, u32)>, RootDomain), String> {
+pub(super) fn reserve(ts: &TaskSet, o: &Options) -> Result<Reserved, String> {
     let m = ts.platform.cpus;
     let mut root = RootDomain::symmetric(RtBandwidth::DEFAULT, m);
     if o.fair_server {
@@ -142,6 +142,27 @@ pub(super) fn reserve(
             .with_fair_servers(FAIR_SERVER_RUNTIME_NS, FAIR_SERVER_PERIOD_NS)
             .map_err(|e| format!("{}: the fair servers do not fit: {e}", ts.source))?;
     }
+    reserve_in(ts, o, root)
+}
+
+/// Admission of `ts`'s deadline tasks into `root` (`kernel:linux`: the root domain of the
+/// machine it runs on), with `SCHED_FLAG_RECLAIM` if `reclaim`: the rule and the refusals
+/// `linux` gives ([`reserve`]). The root domain after admission.
+pub fn admit_set(ts: &TaskSet, reclaim: bool, root: RootDomain) -> Result<RootDomain, String> {
+    let spec = SchedulerSpec {
+        name: "linux".into(),
+        options: Vec::new(),
+    };
+    let o = Options {
+        reclaim,
+        ..Options::parse(&spec)?
+    };
+    reserve_in(ts, &o, root).map(|(_, _, root)| root)
+}
+
+/// [`reserve`] into a given root domain.
+fn reserve_in(ts: &TaskSet, o: &Options, mut root: RootDomain) -> Result<Reserved, String> {
+    let m = ts.platform.cpus;
     let mut lanes = Vec::new();
     let mut first = Vec::with_capacity(ts.tasks.len());
     for (i, t) in ts.tasks.iter().enumerate() {
