@@ -15,7 +15,7 @@ use rtsched_policies::linux::{RootDomain, RtBandwidth};
 /// (`cpu_capacity`, 1024 where the kernel does not say), and one default fair server per CPU
 /// on Linux 6.12+ (their parameters are in debugfs, which may be unreadable). Reservations
 /// other programs hold are not seen: the kernel then has the last word (EBUSY at start).
-pub(crate) fn machine_root_domain() -> Result<RootDomain, RunError> {
+pub fn machine_root_domain() -> Result<RootDomain, RunError> {
     let read = |name: &str| {
         let path = format!("/proc/sys/kernel/{name}");
         std::fs::read_to_string(&path)

@@ -47,7 +47,7 @@ mod start;
 mod team;
 mod thread;
 
-pub use admission::MAX_KERNEL_THREADS;
+pub use admission::{machine_root_domain, MAX_KERNEL_THREADS};
 pub use plan::{dl_runtime, dl_runtimes, KernelPlan, KernelPolicy};
 
 use crate::lanes::lane_wcets;
