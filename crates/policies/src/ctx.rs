@@ -117,8 +117,19 @@ impl<'a> BuildCtx<'a> {
                     .iter()
                     .find(|t| t.priority.is_none())
                     .expect("some task lacks one");
+                // A set written for Linux's classes: a deadline or fair task has no priority.
+                let linux = if ts.has_policies() {
+                    format!(
+                        " (it runs under policy {}: 'linux' runs every task under its own policy)",
+                        ts.sched_policy(ts.task_index(&missing.name).unwrap_or(0))
+                            .kind()
+                            .name()
+                    )
+                } else {
+                    String::new()
+                };
                 return Err(format!(
-                    "{}: task '{}': field 'priority': missing, while other tasks have one; give every task a priority, or choose {}:rm / {}:dm",
+                    "{}: task '{}': field 'priority': missing, while other tasks have one{linux}; give every task a priority, or choose {}:rm / {}:dm",
                     ts.source, missing.name, spec.name, spec.name
                 ));
             }

@@ -130,6 +130,17 @@ impl PyTaskSet {
     fn has_fair_tasks(&self) -> bool {
         self.inner.tasks.iter().any(|t| t.is_fair())
     }
+    /// Whether some task names a Linux policy, or the set a default one (`policy`,
+    /// `run.default_policy`): a set written for the class stack (`linux`).
+    #[getter]
+    fn has_policies(&self) -> bool {
+        self.inner.has_policies()
+    }
+    /// `run.default_policy` (deadline, fifo, rr, other), or None.
+    #[getter]
+    fn default_policy(&self) -> Option<&'static str> {
+        self.inner.run.default_policy.map(|p| p.name())
+    }
     #[getter]
     fn on_miss(&self) -> &'static str {
         match self.inner.run.on_miss {
@@ -221,6 +232,37 @@ impl PyTaskSet {
             d.set_item("cpu", t.cpu)?;
             d.set_item("utilization", t.utilization())?;
             d.set_item("fair", t.is_fair())?;
+            // The Linux policy the task names (None: the set's default) and the one it runs
+            // under (`Task::sched_policy`), with a deadline task's runtime (None: its WCET) and
+            // an other task's nice.
+            d.set_item("policy", t.policy.map(|p| p.kind().name()))?;
+            // A best-effort task's behaviour: (kind, (run min, max), (sleep min, max)) in ns.
+            d.set_item(
+                "behaviour",
+                t.fair_params().map(|f| match f.behaviour {
+                    rtsched_model::Behaviour::Hog => ("hog", (0, 0), (0, 0)),
+                    rtsched_model::Behaviour::Sleeper { run, sleep } => {
+                        ("sleeper", (run, run), (sleep, sleep))
+                    }
+                    rtsched_model::Behaviour::Bursty { run, sleep } => ("bursty", run, sleep),
+                }),
+            )?;
+            let eff = t.sched_policy(self.inner.run.default_policy);
+            d.set_item("sched_policy", eff.kind().name())?;
+            d.set_item(
+                "runtime_ns",
+                match eff {
+                    rtsched_model::SchedPolicy::Deadline { runtime } => runtime,
+                    _ => None,
+                },
+            )?;
+            d.set_item(
+                "nice",
+                match eff {
+                    rtsched_model::SchedPolicy::Other { nice } => Some(nice),
+                    _ => None,
+                },
+            )?;
             // Regions as lists of thread WCETs (ns); empty for a sequential task.
             d.set_item(
                 "regions",
@@ -853,6 +895,25 @@ fn sched_deadline_runtimes(taskset: &PyTaskSet) -> Vec<Vec<u64>> {
         .collect()
 }
 
+/// The SCHED_DEADLINE runtimes (ns) each task reserves under its Linux policy (`linux`,
+/// `kernel:linux`): one per thread lane, its `runtime` or else its WCET (a parallel task: each
+/// lane's work per job); empty for a task under another policy. Raises InputError for a
+/// `runtime` given to a parallel task.
+#[pyfunction]
+fn linux_runtimes(taskset: &PyTaskSet) -> PyResult<Vec<Vec<u64>>> {
+    let ts = &taskset.inner;
+    (0..ts.tasks.len())
+        .map(|i| match ts.sched_policy(i as u32) {
+            rtsched_model::SchedPolicy::Deadline { runtime } => {
+                rtsched_policies::linux::lane_runtimes(&ts.tasks[i], runtime).map_err(|e| {
+                    input_err(format!("{}: task '{}': {e}", ts.source, ts.tasks[i].name))
+                })
+            }
+            _ => Ok(Vec::new()),
+        })
+        .collect()
+}
+
 /// What a built scheduler does with a task set's extras: (reads TUFs, resolves deadlocks).
 /// Raises InputError if the spec does not build for `taskset`.
 #[pyfunction]
@@ -943,6 +1004,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(check_backend, m)?)?;
     m.add_function(wrap_pyfunction!(backends, m)?)?;
     m.add_function(wrap_pyfunction!(sched_deadline_runtimes, m)?)?;
+    m.add_function(wrap_pyfunction!(linux_runtimes, m)?)?;
     m.add_function(wrap_pyfunction!(latency_probe, m)?)?;
     m.add_function(wrap_pyfunction!(calibrate, m)?)?;
     m.add_class::<PyTaskSet>()?;

@@ -387,4 +387,9 @@ fn with_overruns_the_deadline_class_throttles_where_gedf_dist_does_not() {
     assert_ne!(a.intervals, b.intervals);
     assert!(b.counters.throttles.unwrap() >= 10);
     assert_eq!(a.counters.throttles, None, "no CBS, no counter");
+    // In the results document, as the column catalogue places them: null without a CBS.
+    let counters = |r: &RunResult| r.to_json_value(false)["counters"].clone();
+    assert_eq!(counters(&b)["throttles"], b.counters.throttles.unwrap());
+    assert!(counters(&b)["replenishments"].as_u64().unwrap() >= 10);
+    assert!(counters(&a)["throttles"].is_null() && counters(&a)["replenishments"].is_null());
 }

@@ -197,8 +197,8 @@ pub struct Counters {
     pub deadlocks: u64,
     /// SCHED_DEADLINE's CBS (the `linux` scheduler): times a deadline entity's runtime ran
     /// out (or was yielded) and it was throttled, and replenishments, over every deadline
-    /// task (per task: `measurements`' `dl.<task>.throttles` / `.replenishments`). Written
-    /// only by a policy with a CBS (absent otherwise, so other runs' documents are unchanged).
+    /// task (per task: `measurements`' `dl.<task>.throttles` / `.replenishments`). Set only
+    /// by a policy with a CBS: `null` otherwise (the column catalogue's `Measured::Cbs`).
     pub throttles: Option<u64>,
     pub replenishments: Option<u64>,
     /// Overhead charged, by kind, in ns (simulator; real runs measure theirs in

@@ -48,6 +48,7 @@ pub use build::{admit_set, lane_runtimes};
 pub use cbs::{Cbs, CbsCounters, Charged, Inactive, Wakeup, Woken};
 pub use constants::RtBandwidth;
 pub use grub::GrubRq;
+pub use build::lane_runtimes;
 pub use stack::{build, Linux};
 
 use crate::spec::PolicyInfo;
