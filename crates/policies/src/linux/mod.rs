@@ -45,10 +45,10 @@ mod timers;
 pub use admission::{AdmissionError, RootDomain};
 pub use attr::{checkparam_dl, DlAttr, DlPeriodLimits, ParamError};
 pub use build::admit_set;
+pub use build::lane_runtimes;
 pub use cbs::{Cbs, CbsCounters, Charged, Inactive, Wakeup, Woken};
 pub use constants::RtBandwidth;
 pub use grub::GrubRq;
-pub use build::lane_runtimes;
 pub use stack::{build, Linux};
 
 use crate::spec::PolicyInfo;
