@@ -269,7 +269,8 @@ REPRODUCTIONS = ("lelli2011", "paws2013", "lwfg2012", "opzone2012", "chronos2011
 @pytest.mark.parametrize("name", REPRODUCTIONS)
 def test_no_reproduction_types_a_verdict_of_its_own(name):
     """Verdict words live in claims.py only: a reproduction's module (and its real part) holds
-    none of them as a literal, and no `_verdict` helper of its own."""
+    none of them as a literal, and no `_verdict` helper of its own; its claims go through the
+    skeleton (an Experiment, whose driver renders them with Report.claims)."""
     import importlib
     import inspect
 
@@ -281,7 +282,10 @@ def test_no_reproduction_types_a_verdict_of_its_own(name):
         for word in ('"holds', '"partly', '"does not hold', "'holds", "'partly", "'does not hold", '"yes"', '"no"'):
             assert word not in source, f"{mod.__name__} types {word}"
         assert "def _verdict" not in source, mod.__name__
-    assert ".claims(" in inspect.getsource(modules[0]), f"{name} does not go through Report.claims"
+    # Its claims go through the skeleton's claims step (experiment.run → Report.claims).
+    from rtsched.reproduce.experiment import Experiment
+
+    assert isinstance(getattr(modules[0], "EXPERIMENT", None), Experiment), f"{name} is not on the experiment skeleton"
 
 
 def test_the_done_check_catches_a_control_that_is_its_comparator():
@@ -304,6 +308,15 @@ def test_the_done_check_catches_a_control_that_is_its_comparator():
     other = C.ratio_of_means(a * 0.9, a)
     shared = claim([("p1", diff), ("p2", other)], [("p1", diff), ("p2", C.ratio_of_means(a * 0.95, a))])
     assert "shares parts" in identical_control(shared)
+    # The same numbers from comparisons that say they compare different variants: the variants ran
+    # alike there (paws2013 S4-steal at m = 2); the same sides, or sides on one only, stay caught.
+    told = claim([("p1", C.between(diff, "paws", "none")), ("p2", other)],
+                 [("p1", C.between(diff, "unaware", "none")), ("p2", C.ratio_of_means(a * 0.95, a))])
+    assert identical_control(told) is None
+    for ctrl_sides in (("paws", "none"), None):
+        c1 = C.between(diff, *ctrl_sides) if ctrl_sides else diff
+        reused = claim([("p1", C.between(diff, "paws", "none")), ("p2", other)], [("p1", c1), ("p2", C.ratio_of_means(a * 0.95, a))])
+        assert "shares parts" in identical_control(reused), ctrl_sides
     assert identical_control(claim([("w1", diff)], [("w1", diff)])) is None  # alike in every part: the engine's call
     few = C.ratio_of_means(a[:4], a[:4])
     assert identical_control(claim([("w1", diff)], [("w1", few)])) is None  # 4 sets: chance

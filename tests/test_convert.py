@@ -106,11 +106,13 @@ def test_export_by_hand(tmp_path):
     c = doc["tasks"]["c"]
     assert [k for k in c if k.startswith(("run", "lock", "unlock"))] == ["lock0", "run0", "unlock0"]
     assert doc["tasks"]["a"]["cpus"] == [0]
-    # SCHED_DEADLINE: runtime = WCET + max(250 us, 10 %) as rtsched's kernel:deadline reserves.
+    # SCHED_DEADLINE: runtime = WCET + max(250 us, 10 %) as rtsched's kernel:deadline reserves,
+    # times 1.3 for rt-app's calibrated loop (RTAPP_RUN_ERROR), capped at D: a 1 + 0.25 ms →
+    # 1.625 ms; b 3 + 0.3 → 4.29 ms; c 4 + 0.4 → 5.72 ms.
     dl = to_rtapp(rtsched.load_taskset(f), "kernel:deadline", print)["tasks"]
-    assert (dl["a"]["dl-runtime"], dl["a"]["dl-period"], dl["a"]["dl-deadline"]) == (1250, 10000, 10000)
-    assert (dl["b"]["dl-runtime"], dl["b"]["dl-period"], dl["b"]["dl-deadline"]) == (3300, 20000, 15000)
-    assert (dl["c"]["dl-runtime"], dl["c"]["policy"]) == (4400, "SCHED_DEADLINE")
+    assert (dl["a"]["dl-runtime"], dl["a"]["dl-period"], dl["a"]["dl-deadline"]) == (1625, 10000, 10000)
+    assert (dl["b"]["dl-runtime"], dl["b"]["dl-period"], dl["b"]["dl-deadline"]) == (4290, 20000, 15000)
+    assert (dl["c"]["dl-runtime"], dl["c"]["policy"]) == (5720, "SCHED_DEADLINE")
     assert "priority" not in dl["a"]
 
 
@@ -347,7 +349,7 @@ def test_fork_join_exports_as_lanes_joined_by_barriers(tmp_path):
         ("barrier1", "fft-join1"), ("barrier2", "fft-join2")]
     assert doc["fft.1"]["priority"] == 30 and doc["fft.1"]["timer0"]["period"] == 40000
     dl = to_rtapp(rtsched.load_taskset(f), "kernel:deadline", print)["tasks"]
-    assert (dl["fft.0"]["dl-runtime"], dl["fft.1"]["dl-runtime"]) == (6600, 1750)
+    assert (dl["fft.0"]["dl-runtime"], dl["fft.1"]["dl-runtime"]) == (8580, 2275)  # (6 + 0.6) × 1.3, (1.5 + 0.25) × 1.3
     # Read back: the barrier is refused, naming the thread and the event.
     out = tmp_path / "fj.json"
     out.write_text(json.dumps({"global": {}, "tasks": doc}))

@@ -55,10 +55,41 @@ def run_rtapp(tmp_path, ts, backend):
     return doc, logs
 
 
+def deadline_threads() -> list[str]:
+    """The threads on this machine under SCHED_DEADLINE (policy 6 in /proc's sched files)."""
+    import glob
+
+    out = []
+    for f in glob.glob("/proc/[0-9]*/task/[0-9]*/sched"):
+        try:
+            text = open(f).read()
+        except OSError:
+            continue  # gone meanwhile
+        if any(line.split() == ["policy", ":", "6"] for line in text.splitlines()):
+            out.append(f)
+    return out
+
+
+def wait_reservations_released(timeout_s: float = 2.0) -> None:
+    """Until no SCHED_DEADLINE thread is left: an exited thread's bandwidth leaves the root
+    domain only when the kernel reaps it (task_dead_dl, after its last switch, which may follow
+    the parent's wait), and a reservation still counted makes the next sched_setattr fail with
+    EBUSY (seen here between two attempts)."""
+    import time
+
+    end = time.monotonic() + timeout_s
+    while (left := deadline_threads()) and time.monotonic() < end:
+        time.sleep(0.02)
+    assert not left, f"SCHED_DEADLINE threads still alive after {timeout_s} s: {left}"
+    time.sleep(0.05)
+
+
 def _compare(tmp_path, ts, backend, policy):
     """One rt-app run and one rtsched real run of `ts`; what disagrees with WANT (empty: all
-    agree), and the measurements."""
+    agree), and the measurements. Every reservation is released before each run starts."""
+    wait_reservations_released()
     doc, logs = run_rtapp(tmp_path, ts, backend)
+    wait_reservations_released()
     ours = rtsched.run(ts, backend=backend, trace=False).jobs
     bad, seen_all = [], {}
     for name, (period, run, n) in WANT.items():

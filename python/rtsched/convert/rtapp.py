@@ -358,6 +358,16 @@ def from_rtapp(doc: Obj, src: str, cpus: int, warn) -> dict:
 
 # ----------------------------------------------------------------------------- writing
 
+#: rt-app's ``run`` is a busy loop whose count is calibrated once, at rt-app's start (``pLoad``,
+#: ns per loop): on this 2-vCPU VM a 3 ms ``run`` lasted 15–27 % longer than asked on a quiet
+#: machine (and shorter or longer by more while others ran), so a SCHED_DEADLINE reservation of
+#: rtsched's own size (the work + 10 %) was overrun and the CBS throttled the thread, stretching
+#: its period (``update_curr_dl`` → ``dl_runtime_exceeded``). The exported ``dl-runtime`` is
+#: rtsched's reservation times this factor (capped at the deadline), so rt-app's own error fits
+#: in it; rt-app 1.0 has no ``runtime`` event (wall-time work) that would avoid the loop.
+RTAPP_RUN_ERROR = 1.3
+
+
 def fifo_levels(prio):
     """SCHED_FIFO priorities (10…89) for rtsched priorities, order kept: the mapping
     ``rtsched run -b kernel:fifo`` applies (crates/linux/src/kernel/plan.rs ``fifo_levels``)."""
@@ -518,7 +528,7 @@ def to_rtapp(ts, backend: str, warn, pi: bool = False) -> dict:
                     th["dl-deadline"] = _us(t["deadline_ns"], f"{where}: deadline", warn)
             else:
                 th["policy"] = "SCHED_DEADLINE"
-                th["dl-runtime"] = math.ceil(runtimes[i][k] / 1000)
+                th["dl-runtime"] = min(math.ceil(runtimes[i][k] * RTAPP_RUN_ERROR / 1000), _us(t["deadline_ns"], f"{where}: deadline", warn))
                 th["dl-period"] = _us(t["period_ns"], f"{where}: period", warn)
                 th["dl-deadline"] = _us(t["deadline_ns"], f"{where}: deadline", warn)  # rt-app 1.0 needs it given
             if t["cpu"] is not None:

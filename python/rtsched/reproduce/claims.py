@@ -41,7 +41,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 
 import numpy as np
 
@@ -80,7 +80,10 @@ def beside(x: float, t: float, digits: int = 3) -> str:
 class Estimate:
     """A statistic with its interval: ``value`` in [``lo``, ``hi``] at 95%, from ``n`` samples.
     ``same``: a paired comparison whose two sides were identical sample by sample, the samples
-    varying (a variant compared with itself, or with a variant that runs the same schedule)."""
+    varying (a variant compared with itself, or with a variant that runs the same schedule).
+    ``sides``: what a paired comparison compares (the two variants' names, see :func:`between`),
+    where a claim says so: two estimates with the same numbers but different sides coincide
+    because the variants ran alike, not because one comparison was reused."""
 
     value: float
     lo: float
@@ -89,6 +92,7 @@ class Estimate:
     method: str
     unit: str = ""
     same: bool = False
+    sides: tuple[str, str] | None = None
 
     def short(self, digits: int = 3) -> str:
         """``value [lo, hi]`` (for a table's cell)."""
@@ -104,6 +108,11 @@ class Estimate:
     def measured(self) -> bool:
         """An interval there is: a sample and both ends."""
         return bool(self.n) and not (math.isnan(self.lo) or math.isnan(self.hi))
+
+
+def between(e: Estimate, a: str, b: str) -> Estimate:
+    """``e`` marked as the comparison of variant ``a`` with variant ``b`` (its ``sides``)."""
+    return replace(e, sides=(a, b))
 
 
 def nothing(method: str = "no data", unit: str = "") -> Estimate:
