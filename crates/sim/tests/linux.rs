@@ -374,6 +374,36 @@ proptest! {
     }
 }
 
+/// A set the property test above found looping at one instant (before `Cbs::charge` throttled
+/// an entity charged 0 ns with no runtime left): constrained deadline tasks woken just before
+/// their deadlines get a revised runtime of 0, and their exhaustion timer fired at the instant
+/// it was armed, forever. It now ends, under the protocol checker.
+#[test]
+fn a_lane_left_no_runtime_is_throttled_at_once() {
+    let t = ts(HANG);
+    let mut p = ProtocolChecker::new(
+        rtsched_policies::build("linux:fair_server=off", &t).unwrap(),
+        t.platform.cpus,
+    );
+    let r = simulate(&t, Options::policy(&mut p).intervals(true)).unwrap().result;
+    accounting(&t, &r).unwrap();
+    assert!(r.counters.throttles.unwrap() > 0);
+}
+
+const HANG: &str = r#"platform: {cpus: 2}
+run: {duration: "15ms", seed: 9565048147950523701, on_miss: continue, execution: {model: overrun, ratio: 1.5, probability: 0.3}, overheads: {decision: "0", context_switch: "0", migration: "0", release: "0", tick: "0", tick_period: "1ms", abort_handler: "0"}}
+resources: ["R0", "R1", "R2"]
+tasks:
+  - {name: "t0", period: "3500us", wcet: "851666ns", deadline: "2555us", offset: "500us", priority: 52, policy: other, nice: -3, cpu: 0, regions: [["851666ns"]]}
+  - {name: "t1", period: "1500us", wcet: "780us", deadline: "1185us", offset: "1ms", priority: 36, policy: deadline, cpu: 1, regions: [["780us"]]}
+  - {name: "t2", period: "500us", wcet: "305us", deadline: "305us", priority: 37, policy: fifo, cpu: 0, sections: [{resource: "R0", region: 0, thread: 0, start: "88450ns", length: "36813ns"}]}
+  - {name: "t3", period: "2ms", wcet: "273333ns", deadline: "1500us", offset: "750us", priority: 55, policy: other, cpu: 1, regions: [["273333ns"]], sections: [{resource: "R2", region: 0, thread: 0, start: "101133ns", length: "20664ns"}]}
+  - {name: "t4", period: "2ms", wcet: "880us", deadline: "1ms", priority: 22, policy: deadline, cpu: 1, sections: [{resource: "R2", region: 0, thread: 0, start: "35200ns", length: "143616ns"}]}
+  - {name: "t5", period: "1500us", wcet: "135us", deadline: "840us", offset: "250us", priority: 57, policy: fifo, cpu: 0, sections: [{resource: "R0", region: 0, thread: 0, start: "27us", length: "8640ns"}]}
+  - {name: "t6", period: "1ms", wcet: "950us", deadline: "950us", offset: "1ms", priority: 41, policy: other, nice: 3, cpu: 0, regions: [["950us"]], sections: [{resource: "R1", region: 0, thread: 0, start: "47500ns", length: "27075ns"}, {resource: "R2", region: 0, thread: 0, start: "47501ns", length: "27073ns"}]}
+  - {name: "t7", period: "2500us", wcet: "812500ns", deadline: "1650us", offset: "500us", priority: 25, policy: deadline, cpu: 1, regions: [["812500ns"]], sections: [{resource: "R2", region: 0, thread: 0, start: "471250ns", length: "102375ns"}]}
+  - {name: "hog", class: fair, nice: 0, behaviour: hog}"#;
+
 /// The negative control of the differential test: with jobs overrunning their runtime, the
 /// CBS throttles them and the schedules part.
 #[test]

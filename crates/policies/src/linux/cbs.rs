@@ -274,7 +274,11 @@ impl Cbs {
     /// charged `delta_exec` and `rq` is ignored. Precondition: runnable (not throttled).
     pub fn charge(&mut self, now: Time, delta_exec: Time, rq: Option<&GrubRq>) -> Charged {
         debug_assert!(!self.dl_throttled, "charging a throttled entity");
-        if delta_exec == 0 && !self.dl_yielded {
+        // The kernel returns early on no time run (its `delta_exec <= 0`), and throttles at
+        // its next charge a runtime already spent (`dl_runtime_exceeded`: runtime <= 0). The
+        // simulator charges exactly, so an entity left with none — the revised wake-up may
+        // leave 0 — runs out the instant it starts: throttled now, not never.
+        if delta_exec == 0 && !self.dl_yielded && self.runtime > 0 {
             return Charged::Running;
         }
         let scaled = match (self.attr.reclaim, rq) {
@@ -585,6 +589,18 @@ mod tests {
         let mut c = used();
         assert_eq!(woken(&mut c, 11 * MS), Wakeup::NewPeriod);
         assert_eq!(c.deadline(), 16 * MS);
+        // 1 ns before the deadline: revised to (419430 * 1) >> 20 = 0 ns, runnable with none.
+        // It runs out the instant it runs (exhaust_at = now): a charge of 0 ns throttles it
+        // (a `linux` run whose exhaustion timer charged 0 ns and re-armed at the same instant
+        // looped there).
+        let mut c = used();
+        assert_eq!(woken(&mut c, 5 * MS - 1), Wakeup::Revised);
+        assert_eq!((c.runtime(), c.throttled()), (0, false));
+        assert_eq!(c.exhaust_at(5 * MS - 1, None), Some(5 * MS - 1));
+        assert_eq!(
+            c.charge(5 * MS - 1, 0, None),
+            Charged::Throttled { until: 10 * MS }
+        );
     }
 
     #[test]
