@@ -385,7 +385,9 @@ fn a_lane_left_no_runtime_is_throttled_at_once() {
         rtsched_policies::build("linux:fair_server=off", &t).unwrap(),
         t.platform.cpus,
     );
-    let r = simulate(&t, Options::policy(&mut p).intervals(true)).unwrap().result;
+    let r = simulate(&t, Options::policy(&mut p).intervals(true))
+        .unwrap()
+        .result;
     accounting(&t, &r).unwrap();
     assert!(r.counters.throttles.unwrap() > 0);
 }
