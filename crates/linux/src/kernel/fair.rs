@@ -2,8 +2,9 @@
 //! nice, uses the CPU as its behaviour says, from the run's time base to the end of its
 //! duration — a hog spins throughout (`stress --cpu`), a sleeper runs `run` of CPU time and
 //! then sleeps `sleep` — and reports the CPU time it got, as the simulator's fair class does
-//! (`fair.<task>.cpu_ns`, `.share` of the duration, `.bursts`; `cfs`, docs/fair.md). A bursty
-//! task is refused by the plan (its draws are the simulator's alone).
+//! (`fair.<task>.cpu_ns`, `.share` of the duration, `.bursts`; docs/taskset-format.md
+//! "Best-effort tasks"). A bursty task is refused by the plan (its draws are the simulator's
+//! alone).
 
 use super::thread::Ctx;
 use crate::signal::{interrupted, INTERRUPTED};

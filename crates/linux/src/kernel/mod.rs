@@ -1,5 +1,6 @@
 //! Kernel baselines: each task's threads under the kernel's own policy, executing the task's
-//! program for real.
+//! program for real (`kernel:linux`: each task under its own policy from the file, as the
+//! `linux` scheduler stacks them, docs/linux-classes.md).
 //!
 //! - **Jobs.** The task's own thread sleeps until each release (absolute CLOCK_MONOTONIC) and
 //!   runs the job; it records release, start (when it woke) and finish. Jobs and every thread's
@@ -32,10 +33,12 @@
 //!
 //! One file per concern: `plan.rs` parses the backend string into a [`KernelPlan`] (and the
 //! SCHED_DEADLINE runtimes); `admission.rs` checks what the kernel will admit before any
-//! thread starts (`/proc` and debugfs bandwidth, the thread limit); `locks.rs` holds the
-//! resources' mutexes; `thread.rs` runs one thread of a job; `team.rs` is the futex lane team
-//! of a parallel task; `start.rs` sets each thread's policy and starts them together;
-//! `jobs.rs` is the task's and the helpers' loops over their jobs. This file runs them:
+//! thread starts (`/proc` and debugfs bandwidth, the thread limit); `root.rs` is this
+//! machine's root domain, which `kernel:linux` admits a set into with the simulator's rule;
+//! `locks.rs` holds the resources' mutexes; `thread.rs` runs one thread of a job; `team.rs` is
+//! the futex lane team of a parallel task; `start.rs` sets each thread's policy and starts
+//! them together; `jobs.rs` is the task's and the helpers' loops over their jobs; `fair.rs` a
+//! best-effort task's thread under `kernel:linux`. This file runs them:
 //! [`run`], spawning, joining, and the results.
 
 mod admission;
@@ -43,12 +46,14 @@ mod fair;
 mod jobs;
 mod locks;
 mod plan;
+mod root;
 mod start;
 mod team;
 mod thread;
 
-pub use admission::{machine_root_domain, MAX_KERNEL_THREADS};
+pub use admission::MAX_KERNEL_THREADS;
 pub use plan::{dl_runtime, dl_runtimes, KernelPlan, KernelPolicy};
+pub use root::machine_root_domain;
 
 use crate::lanes::lane_wcets;
 use crate::options::{RunError, RunOptions, TIME_ZERO_KEY};
@@ -642,7 +647,7 @@ tasks:
     /// machine's root domain (its CPUs and RT sysctls, the fair servers on 6.12+).
     #[test]
     fn kernel_linux_refuses_what_admission_refuses() {
-        let root = admission::machine_root_domain().unwrap();
+        let root = root::machine_root_domain().unwrap();
         let Some(limit) = root.limit() else { return };
         let cpus = root.cpus();
         // Reservations of 0.9 each: as many as fit, then one more.

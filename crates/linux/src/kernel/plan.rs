@@ -177,7 +177,7 @@ impl KernelPlan {
 
     /// `kernel:linux[:reclaim]`: each task's policy, its deadline lanes' runtimes, and
     /// admission as `linux` decides it ([`rtsched_policies::linux::admit_set`]) in this
-    /// machine's root domain ([`super::admission::machine_root_domain`]): a set the kernel
+    /// machine's root domain ([`super::root::machine_root_domain`]): a set the kernel
     /// would refuse is refused here, with the kernel's reason, before any thread starts.
     pub(super) fn linux(
         ts: &TaskSet,
@@ -213,7 +213,7 @@ impl KernelPlan {
             policies.push(p);
             runtimes.push(lanes);
         }
-        let root = super::admission::machine_root_domain()?;
+        let root = super::root::machine_root_domain()?;
         rtsched_policies::linux::admit_set(ts, reclaim, root)
             .map_err(|m| RunError::Input(format!("{m}. Nothing was run.")))?;
         let label = format!("kernel:linux{}{pi}", if reclaim { ":reclaim" } else { "" });

@@ -6,7 +6,7 @@
 use super::locks::Lock;
 use super::plan::KernelPolicy;
 use super::team::Team;
-use super::thread::{Ctx, ScxSlot};
+use super::thread::{Ctx, Reservation, ScxSlot};
 use crate::stream::Outbox;
 use crate::{perf, scx, sys, work};
 use rtsched_model::program::Program;
@@ -63,17 +63,6 @@ fn set_deadline_retrying(
             }
             r => break r,
         }
-    }
-}
-
-/// Held by a thread that took SCHED_DEADLINE: when it is dropped (the thread's work is over,
-/// returned or unwound) the thread goes back to SCHED_OTHER, so its reservation is given back
-/// on the kernel's ordinary path (at its 0-lag time) before the run returns.
-pub(super) struct Reservation;
-
-impl Drop for Reservation {
-    fn drop(&mut self) {
-        let _ = sys::set_other(sys::gettid());
     }
 }
 
