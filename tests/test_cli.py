@@ -64,7 +64,7 @@ def test_all_schedulers_and_outputs(tmp_path):
     names = [run["scheduler"] for run in doc["runs"]]
     assert names == ["gedf", "gnpedf", "pedf", "gfp:rm", "pfp:rm", "gedf-dist:heap", "gfp-dist:rm,push=cpupri", "gfifo", "paws",
                      "federated", "gedf-seq", "ggua:model=stw,mapper=3pass", "nggua:model=stw,mapper=3pass",
-                     "ghvdf:model=stw,mapper=3pass", "dasa", "pdasa", "lbesa", "cfs:balancer=linux"], r.stdout
+                     "ghvdf:model=stw,mapper=3pass", "dasa", "pdasa", "lbesa", "cfs:balancer=linux", "linux"], r.stdout
     run = doc["runs"][0]
     assert run["schema"] == "rtsched.results/4" and run["substrate"] == "sim"
     assert {"total", "tasks", "counters"} <= set(run) and "jobs" not in run, "per-job records only with --json-jobs"

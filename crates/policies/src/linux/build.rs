@@ -129,8 +129,8 @@ pub fn lane_runtimes(t: &Task, runtime: Option<Time>) -> Result<Vec<Time>, Strin
     Ok(w)
 }
 
-/// What [`reserve`] gives: the lanes, per task its first lane and count, the root domain.
-type Reserved = (Vec<Lane>, Vec<(u32, u32)>, RootDomain);
+/// What admission leaves: the lanes, per task its first lane and count, the root domain.
+pub(super) type Reserved = (Vec<Lane>, Vec<(u32, u32)>, RootDomain);
 
 /// The deadline class's lanes, admitted in task order as threads calling `sched_setattr` one
 /// after another: (lanes, per task its first lane and count, the root domain after admission).
