@@ -123,12 +123,22 @@ fn the_kernels_admission_limit_is_the_simulators() {
     let root = kernel::machine_root_domain().expect("this machine's root domain");
     let nine = DlAttr::new(9 * MS, 10 * MS, 10 * MS);
     let (lo, hi) = (1024, 10 * MS);
-    let mut probes = 0;
-    let kernel = largest(lo, hi, |r| {
-        probes += 1;
-        kernel_admits(&[nine, third(r)])[1]
-    });
     let model = largest(lo, hi, |r| model_admits(&root, &[nine, third(r)])[1]);
+    let mut probes = 0;
+    let mut search = || {
+        largest(lo, hi, |r| {
+            probes += 1;
+            kernel_admits(&[nine, third(r)])[1]
+        })
+    };
+    let mut kernel = search();
+    if kernel != model {
+        // Seen twice right after another real run, 94/2^20 short (8999124 ns), and the
+        // model's answer a second later: bandwidth the kernel had not yet given back. Once more.
+        eprintln!("admission: the kernel admitted up to {kernel} ns; searching again in 1 s");
+        std::thread::sleep(std::time::Duration::from_secs(1));
+        kernel = search();
+    }
     eprintln!(
         "admission beside 0.9 on {} CPUs: the kernel admits up to {kernel} ns per 10 ms ({probes} sets tried), the Rust rule up to {model} ns (limit {:?}/2^20, fair servers {}/2^20)",
         root.cpus(),
