@@ -7,7 +7,8 @@ use crate::lanes::lane_wcets;
 use crate::options::RunError;
 use crate::scx;
 use rtsched_analysis::priority::{self, Priorities};
-use rtsched_model::{TaskSet, Time};
+use rtsched_model::task::Behaviour;
+use rtsched_model::{Class, SchedPolicy, TaskSet, Time};
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum KernelPolicy {
@@ -22,6 +23,17 @@ pub enum KernelPolicy {
         label: String,
     },
     Other,
+    /// `kernel:linux`: each task under its own Linux policy (`policy` in the file, else
+    /// `run.default_policy`, else SCHED_DEADLINE with runtime = WCET; a best-effort task
+    /// SCHED_OTHER at its nice), as the `linux` scheduler stacks them (docs/linux-classes.md).
+    Linux {
+        policies: Vec<SchedPolicy>,
+        /// Per task, each lane's SCHED_DEADLINE runtime as `linux` reserves it
+        /// ([`rtsched_policies::linux::lane_runtimes`]); empty for the other policies.
+        runtimes: Vec<Vec<Time>>,
+        /// SCHED_FLAG_RECLAIM (GRUB) for every deadline task.
+        reclaim: bool,
+    },
     /// rtsched's sched_ext scheduler (crates/scx) in `mode` (gedf, gedf-linear, pedf): each
     /// thread registers its timing ([`crate::scx`]) and runs under SCHED_EXT; `cpu` is the
     /// P-EDF partition.
@@ -97,12 +109,13 @@ impl KernelPlan {
             "deadline" => &["reclaim", "pi"],
             "fifo" => &["rm", "dm", "file", "pi"],
             "other" => &["pi"],
+            "linux" => &["reclaim", "pi"],
             "scx-gedf" => &["linear"],
             // The rest is the partitioner, as the pedf policy takes it.
             "scx-pedf" => return Self::scx_pedf(ts, &opts),
             o => {
                 return Err(RunError::Input(format!(
-                    "unknown kernel backend 'kernel:{o}' (known: kernel:deadline, kernel:fifo, kernel:other, kernel:scx-gedf, kernel:scx-pedf)"
+                    "unknown kernel backend 'kernel:{o}' (known: kernel:deadline, kernel:fifo, kernel:other, kernel:linux, kernel:scx-gedf, kernel:scx-pedf)"
                 )))
             }
         };
@@ -113,6 +126,7 @@ impl KernelPlan {
         let (policy, label) = match name {
             "deadline" => Self::deadline(ts, &opts, pi)?,
             "fifo" => Self::fifo(ts, &opts, pi)?,
+            "linux" => Self::linux(ts, &opts, pi)?,
             "scx-gedf" => Self::scx_gedf(ts, &opts)?,
             _ => (KernelPolicy::Other, format!("kernel:other{pi}")),
         };
@@ -160,6 +174,65 @@ impl KernelPlan {
             if reclaim { ":reclaim" } else { "" }
         );
         Ok((KernelPolicy::Deadline { reclaim }, label))
+    }
+
+    /// `kernel:linux[:reclaim]`: each task's policy, its deadline lanes' runtimes, and
+    /// admission as `linux` decides it ([`rtsched_policies::linux::admit_set`]) in this
+    /// machine's root domain ([`super::root::machine_root_domain`]): a set the kernel
+    /// would refuse is refused here, with the kernel's reason, before any thread starts.
+    pub(super) fn linux(
+        ts: &TaskSet,
+        opts: &[&str],
+        pi: &str,
+    ) -> Result<(KernelPolicy, String), RunError> {
+        let reclaim = opts.contains(&"reclaim");
+        let at = |t: &rtsched_model::Task, msg: String| {
+            RunError::Input(format!("{}: task '{}': {msg}", ts.source, t.name))
+        };
+        let mut policies = Vec::with_capacity(ts.tasks.len());
+        let mut runtimes = Vec::with_capacity(ts.tasks.len());
+        for (i, t) in ts.tasks.iter().enumerate() {
+            let p = ts.sched_policy(i as u32);
+            let lanes = match p {
+                SchedPolicy::Deadline { runtime } => {
+                    rtsched_policies::linux::lane_runtimes(t, runtime).map_err(|m| at(t, m))?
+                }
+                SchedPolicy::Fifo | SchedPolicy::Rr if t.priority.is_none() => {
+                    return Err(at(
+                        t,
+                        "field 'priority': missing: SCHED_FIFO and SCHED_RR need one (1..99)"
+                            .into(),
+                    ))
+                }
+                _ => Vec::new(),
+            };
+            if let Class::Fair(f) = &t.class {
+                if let Behaviour::Bursty { .. } = f.behaviour {
+                    return Err(at(t, "field 'behaviour': kernel:linux runs hog and sleeper best-effort tasks; a bursty one is simulated only".into()));
+                }
+            }
+            policies.push(p);
+            runtimes.push(lanes);
+        }
+        let root = super::root::machine_root_domain()?;
+        rtsched_policies::linux::admit_set(ts, reclaim, root)
+            .map_err(|m| RunError::Input(format!("{m}. Nothing was run.")))?;
+        let label = format!("kernel:linux{}{pi}", if reclaim { ":reclaim" } else { "" });
+        let policy = KernelPolicy::Linux {
+            policies,
+            runtimes,
+            reclaim,
+        };
+        Ok((policy, label))
+    }
+
+    /// The SCHED_DEADLINE runtime of `lane` of task `ti` under this plan, if it sets its own
+    /// (`kernel:linux`; the other backends reserve [`dl_runtimes`]).
+    pub(super) fn lane_runtime(&self, ti: usize, lane: usize) -> Option<Time> {
+        match &self.policy {
+            KernelPolicy::Linux { runtimes, .. } => runtimes[ti].get(lane).copied(),
+            _ => None,
+        }
     }
 
     /// `kernel:fifo[:rm|:dm|:file]`: the priorities by the rule of every fixed-priority

@@ -44,6 +44,7 @@ mod timers;
 
 pub use admission::{AdmissionError, RootDomain};
 pub use attr::{checkparam_dl, DlAttr, DlPeriodLimits, ParamError};
+pub use build::admit_set;
 pub use build::lane_runtimes;
 pub use cbs::{Cbs, CbsCounters, Charged, Inactive, Wakeup, Woken};
 pub use constants::RtBandwidth;
