@@ -59,7 +59,8 @@ def run(args):
             line = f"  {s['name']}: {s['options']}"
             print(textwrap.fill(line, width, subsequent_indent="    ", break_on_hyphens=False) if width else line)
     width = output_width()
-    print("\ntakes and needs (beyond sequential and parallel real-time tasks with critical sections):")
+    head = "takes and needs (beyond sequential and parallel real-time tasks with critical sections):"
+    print("\n" + (textwrap.fill(head, width, break_on_hyphens=False) if width else head))
     for s in schedulers():
         line = f"  {s['name']}: {needs(s)}"
         print(textwrap.fill(line, width, subsequent_indent="    ", break_on_hyphens=False) if width else line)
