@@ -13,6 +13,7 @@
 
 mod dag;
 mod fair;
+mod flow;
 mod run;
 mod sections;
 mod task;
@@ -61,6 +62,7 @@ const TOP_FIELDS: &[&str] = &[
     "run",
     "tasks",
     "resources",
+    "chains",
 ];
 const PLATFORM_FIELDS: &[&str] = &["cpus", "topology"];
 
@@ -91,8 +93,14 @@ impl Validator<'_> {
             resources = self.resources(rv)?;
         }
         let fixed = declared.then_some(resources.len());
-        let tasks = self.tasks(list, &platform, &mut resources, fixed)?;
+        let mut tasks = self.tasks(list, &platform, &mut resources, fixed)?;
+        self.triggers(list, &mut tasks)?;
+        let chains = match top.get("chains") {
+            None | Some(serde_json::Value::Null) => Vec::new(),
+            Some(v) => self.chains(v, &tasks)?,
+        };
         Ok(TaskSet {
+            chains,
             source: self.file.into(),
             platform,
             run,
