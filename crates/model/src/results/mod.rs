@@ -7,12 +7,14 @@
 //! output file (`atomic.rs`) are apart.
 
 mod atomic;
+mod chains;
 pub mod columns;
 mod schema;
 mod stats;
 mod write;
 
 pub use atomic::{output_target, write_atomic, write_atomic_file, AtomicFile, OutputTarget};
+pub use chains::{chain_summaries, chains_csv, ChainRecord, ChainSummary, CHAINS_CSV_HEADER};
 pub use columns::{
     job_columns, jobs_csv_header, Cell, Column, Measured, Place, COLUMNS, LEDGER_COUNTERS,
 };

@@ -284,6 +284,10 @@ pub struct RunResult {
     /// document, where a 0 would read as "none happened" (the catalogue's
     /// [`Measured`](super::Measured) says which columns a driver may not measure).
     pub unmeasured: &'static [&'static str],
+    /// The set's chains by name, and one record per chain instance (docs/chains.md), in the
+    /// order instances ended; empty for a set without chains.
+    pub chain_names: Vec<String>,
+    pub chains: Vec<super::ChainRecord>,
 }
 
 /// What a run that streamed its per-job records away keeps of them.
@@ -384,6 +388,8 @@ impl RunResult {
             measurements: Default::default(),
             unavailable: Default::default(),
             unmeasured: &[],
+            chain_names: ts.chains.iter().map(|c| c.name.clone()).collect(),
+            chains: Vec::new(),
         }
     }
 

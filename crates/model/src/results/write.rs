@@ -248,7 +248,7 @@ pub fn write_results_json(
     w.write_all(b"\n}\n")
 }
 
-fn csv_field(s: &str) -> String {
+pub(crate) fn csv_field(s: &str) -> String {
     if s.contains([',', '"', '\n']) {
         format!("\"{}\"", s.replace('"', "\"\""))
     } else {

@@ -1,0 +1,109 @@
+//! Per-instance chain records and their summaries (docs/chains.md "Metrics").
+//!
+//! An *event chain* instance is one job of its first task and the jobs its finish released
+//! down the chain: `latency` = finish of the last task's job − release of the first task's.
+//! A *data-flow chain* instance is one output (a job of its last task): `data age` = its
+//! publication − the first task's read at the head of its data path, `reaction time` = its
+//! publication − the previous distinct head read (Dürr et al., EMSOFT 2019, §4; the choices
+//! are in docs/chains.md).
+
+use crate::task::TaskSet;
+use crate::time::Time;
+use std::fmt::Write as _;
+
+/// One instance of a chain.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ChainRecord {
+    /// Index of the chain in the set's `chains`.
+    pub chain: u32,
+    /// Event chain: the first task's job index; data-flow chain: the last task's (the output).
+    pub instance: u64,
+    /// Event chain: the first job's release; data-flow chain: the head read of the data path.
+    pub start: Time,
+    /// Event chain: the last job's finish; data-flow chain: the output's publication.
+    pub end: Time,
+    pub latency: Option<Time>,
+    pub data_age: Option<Time>,
+    pub reaction_time: Option<Time>,
+}
+
+/// A chain's statistics over its instances: (max, mean, p99) of each metric, and the misses
+/// of its end-to-end deadline (latency, or data age, above it).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ChainSummary {
+    pub name: String,
+    pub instances: u64,
+    pub latency: Option<(f64, f64, f64)>,
+    pub data_age: Option<(f64, f64, f64)>,
+    pub reaction_time: Option<(f64, f64, f64)>,
+    pub deadline: Option<Time>,
+    pub deadline_misses: u64,
+}
+
+/// Max, mean and p99 (nearest rank) of `v`; None if empty.
+fn stats(mut v: Vec<Time>) -> Option<(f64, f64, f64)> {
+    if v.is_empty() {
+        return None;
+    }
+    v.sort_unstable();
+    let n = v.len();
+    let mean = v.iter().map(|&x| x as f64).sum::<f64>() / n as f64;
+    let rank = ((0.99 * n as f64).ceil() as usize).clamp(1, n);
+    Some((v[n - 1] as f64, mean, v[rank - 1] as f64))
+}
+
+/// Each chain's summary over `records` (in the set's chain order).
+pub fn chain_summaries(ts: &TaskSet, records: &[ChainRecord]) -> Vec<ChainSummary> {
+    ts.chains
+        .iter()
+        .enumerate()
+        .map(|(c, ch)| {
+            let mine = records.iter().filter(|r| r.chain as usize == c);
+            let pick = |f: fn(&ChainRecord) -> Option<Time>| -> Vec<Time> {
+                mine.clone().filter_map(f).collect()
+            };
+            let e2e = if ch.communication.is_none() {
+                pick(|r| r.latency)
+            } else {
+                pick(|r| r.data_age)
+            };
+            ChainSummary {
+                name: ch.name.clone(),
+                instances: mine.clone().count() as u64,
+                latency: stats(pick(|r| r.latency)),
+                data_age: stats(pick(|r| r.data_age)),
+                reaction_time: stats(pick(|r| r.reaction_time)),
+                deadline: ch.deadline,
+                deadline_misses: ch
+                    .deadline
+                    .map_or(0, |d| e2e.iter().filter(|&&x| x > d).count() as u64),
+            }
+        })
+        .collect()
+}
+
+/// The CSV header of chain records.
+pub const CHAINS_CSV_HEADER: &str =
+    "chain,instance,start_ns,end_ns,latency_ns,data_age_ns,reaction_time_ns";
+
+/// `records` as CSV (chain by name; an empty cell where a metric does not apply).
+pub fn chains_csv(names: &[String], records: &[ChainRecord]) -> String {
+    let mut out = String::with_capacity(64 * (records.len() + 1));
+    out.push_str(CHAINS_CSV_HEADER);
+    out.push('\n');
+    let cell = |x: Option<Time>| x.map(|v| v.to_string()).unwrap_or_default();
+    for r in records {
+        let _ = writeln!(
+            out,
+            "{},{},{},{},{},{},{}",
+            crate::results::write::csv_field(&names[r.chain as usize]),
+            r.instance,
+            r.start,
+            r.end,
+            cell(r.latency),
+            cell(r.data_age),
+            cell(r.reaction_time)
+        );
+    }
+    out
+}
