@@ -389,6 +389,33 @@ impl PyRunResult {
         }
         Ok(d)
     }
+    /// Chain instances' records as columns (dict of lists; the catalogue's chain columns), for
+    /// a DataFrame: None where a metric does not apply (docs/chains.md).
+    fn chains_columns<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let r = &self.inner;
+        let d = PyDict::new(py);
+        for c in results::chain_columns() {
+            let list = PyList::empty(py);
+            for x in &r.chains {
+                list.append(cell_to_python(
+                    py,
+                    results::chain_cell(c, &r.chain_defs, x),
+                )?)?;
+            }
+            d.set_item(c.name, list)?;
+        }
+        Ok(d)
+    }
+    /// Write the chain instances' records as CSV to `path` (atomically; `--chains-csv`).
+    fn write_chains_csv(&self, py: Python<'_>, path: &str) -> PyResult<()> {
+        let r = &self.inner;
+        py.detach(|| {
+            results::write_atomic(Path::new(path), |w| {
+                results::write_chains_csv(&r.chain_defs, &r.chains, w)
+            })
+        })
+        .map_err(|e| io_err(path, e))
+    }
     /// The value of every column of the catalogue this run gives as one value (its total
     /// summary's, its counters', its measurements'; `_core.columns()`), by name: None where the
     /// run could not measure it (`unmeasured`) or has none.

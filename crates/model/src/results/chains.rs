@@ -7,7 +7,8 @@
 //! publication − the previous distinct head read (Dürr et al., EMSOFT 2019, §4; the choices
 //! are in docs/chains.md).
 
-use crate::task::TaskSet;
+use crate::results::columns::{Cell, Column, Place, Value, COLUMNS};
+use crate::task::Chain;
 use crate::time::Time;
 use std::fmt::Write as _;
 
@@ -53,8 +54,8 @@ fn stats(mut v: Vec<Time>) -> Option<(f64, f64, f64)> {
 }
 
 /// Each chain's summary over `records` (in the set's chain order).
-pub fn chain_summaries(ts: &TaskSet, records: &[ChainRecord]) -> Vec<ChainSummary> {
-    ts.chains
+pub fn chain_summaries(chains: &[Chain], records: &[ChainRecord]) -> Vec<ChainSummary> {
+    chains
         .iter()
         .enumerate()
         .map(|(c, ch)| {
@@ -82,28 +83,73 @@ pub fn chain_summaries(ts: &TaskSet, records: &[ChainRecord]) -> Vec<ChainSummar
         .collect()
 }
 
-/// The CSV header of chain records.
-pub const CHAINS_CSV_HEADER: &str =
-    "chain,instance,start_ns,end_ns,latency_ns,data_age_ns,reaction_time_ns";
+/// The chain columns of the catalogue, in its order.
+pub fn chain_columns() -> impl Iterator<Item = &'static Column> {
+    COLUMNS.iter().filter(|c| c.is_at(Place::Chain))
+}
 
-/// `records` as CSV (chain by name; an empty cell where a metric does not apply).
-pub fn chains_csv(names: &[String], records: &[ChainRecord]) -> String {
-    let mut out = String::with_capacity(64 * (records.len() + 1));
-    out.push_str(CHAINS_CSV_HEADER);
-    out.push('\n');
-    let cell = |x: Option<Time>| x.map(|v| v.to_string()).unwrap_or_default();
+/// A chain record's cell in column `c` (`names`: the chains' names).
+pub fn chain_cell<'a>(c: &Column, names: &'a [Chain], r: &ChainRecord) -> Cell<'a> {
+    match c.value {
+        Value::ChainName => Cell::Text(&names[r.chain as usize].name),
+        Value::Chain(f) => f(r),
+        _ => unreachable!("{}: not a chain column", c.name),
+    }
+}
+
+/// `records` as CSV, the catalogue's chain columns (an empty cell where a metric does not
+/// apply), written to `w`.
+pub fn write_chains_csv(
+    chains: &[Chain],
+    records: &[ChainRecord],
+    w: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
+    let cols: Vec<&Column> = chain_columns().collect();
+    let header: Vec<&str> = cols.iter().map(|c| c.name).collect();
+    writeln!(w, "{}", header.join(","))?;
+    let mut line = String::new();
     for r in records {
-        let _ = writeln!(
-            out,
-            "{},{},{},{},{},{},{}",
-            crate::results::write::csv_field(&names[r.chain as usize]),
-            r.instance,
-            r.start,
-            r.end,
-            cell(r.latency),
-            cell(r.data_age),
-            cell(r.reaction_time)
+        line.clear();
+        for (i, c) in cols.iter().enumerate() {
+            if i > 0 {
+                line.push(',');
+            }
+            match chain_cell(c, chains, r) {
+                Cell::Null => {}
+                Cell::Uint(v) => {
+                    let _ = write!(line, "{v}");
+                }
+                Cell::Text(t) => line.push_str(&crate::results::write::csv_field(t)),
+                other => {
+                    let _ = write!(line, "{other:?}");
+                }
+            }
+        }
+        writeln!(w, "{line}")?;
+    }
+    Ok(())
+}
+
+/// The chains' summaries as the results document holds them (`chains`: by name, each metric's
+/// `max`, `mean` and `p99` in ns or null, the instance count, the deadline and its misses).
+pub fn summaries_json(chains: &[Chain], records: &[ChainRecord]) -> serde_json::Value {
+    let stat = |s: Option<(f64, f64, f64)>| match s {
+        None => serde_json::Value::Null,
+        Some((max, mean, p99)) => serde_json::json!({"max": max, "mean": mean, "p99": p99}),
+    };
+    let mut out = serde_json::Map::new();
+    for s in chain_summaries(chains, records) {
+        out.insert(
+            s.name.clone(),
+            serde_json::json!({
+                "instances": s.instances,
+                "latency_ns": stat(s.latency),
+                "data_age_ns": stat(s.data_age),
+                "reaction_time_ns": stat(s.reaction_time),
+                "deadline_ns": s.deadline,
+                "deadline_misses": s.deadline_misses,
+            }),
         );
     }
-    out
+    serde_json::Value::Object(out)
 }

@@ -14,7 +14,9 @@ mod stats;
 mod write;
 
 pub use atomic::{output_target, write_atomic, write_atomic_file, AtomicFile, OutputTarget};
-pub use chains::{chain_summaries, chains_csv, ChainRecord, ChainSummary, CHAINS_CSV_HEADER};
+pub use chains::{
+    chain_cell, chain_columns, chain_summaries, write_chains_csv, ChainRecord, ChainSummary,
+};
 pub use columns::{
     job_columns, jobs_csv_header, Cell, Column, Measured, Place, COLUMNS, LEDGER_COUNTERS,
 };

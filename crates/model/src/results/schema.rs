@@ -284,9 +284,9 @@ pub struct RunResult {
     /// document, where a 0 would read as "none happened" (the catalogue's
     /// [`Measured`](super::Measured) says which columns a driver may not measure).
     pub unmeasured: &'static [&'static str],
-    /// The set's chains by name, and one record per chain instance (docs/chains.md), in the
-    /// order instances ended; empty for a set without chains.
-    pub chain_names: Vec<String>,
+    /// The set's chains, and one record per chain instance (docs/chains.md), in the order
+    /// instances ended; empty for a set without chains.
+    pub chain_defs: Vec<crate::task::Chain>,
     pub chains: Vec<super::ChainRecord>,
 }
 
@@ -388,7 +388,7 @@ impl RunResult {
             measurements: Default::default(),
             unavailable: Default::default(),
             unmeasured: &[],
-            chain_names: ts.chains.iter().map(|c| c.name.clone()).collect(),
+            chain_defs: ts.chains.clone(),
             chains: Vec::new(),
         }
     }

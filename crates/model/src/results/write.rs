@@ -55,6 +55,9 @@ impl RunResult {
         if !self.unavailable.is_empty() {
             v["unavailable"] = serde_json::to_value(&self.unavailable).expect("strings serialise");
         }
+        if !self.chain_defs.is_empty() {
+            v["chains"] = super::chains::summaries_json(&self.chain_defs, &self.chains);
+        }
         if with_jobs {
             v["jobs"] = self
                 .jobs
