@@ -125,6 +125,11 @@ impl PyTaskSet {
     fn job_record_bytes(&self) -> usize {
         std::mem::size_of::<rtsched_model::results::JobRecord>()
     }
+    /// The set's chains by name (docs/chains.md).
+    #[getter]
+    fn chain_names(&self) -> Vec<String> {
+        self.inner.chains.iter().map(|c| c.name.clone()).collect()
+    }
     /// Whether some task is best-effort (scheduled by `cfs` beside the real-time ones).
     #[getter]
     fn has_fair_tasks(&self) -> bool {
@@ -395,26 +400,16 @@ impl PyRunResult {
         let r = &self.inner;
         let d = PyDict::new(py);
         for c in results::chain_columns() {
+            if matches!(c.value, Value::Scheduler) {
+                continue;
+            }
             let list = PyList::empty(py);
             for x in &r.chains {
-                list.append(cell_to_python(
-                    py,
-                    results::chain_cell(c, &r.chain_defs, x),
-                )?)?;
+                list.append(cell_to_python(py, results::chain_cell(c, r, x))?)?;
             }
             d.set_item(c.name, list)?;
         }
         Ok(d)
-    }
-    /// Write the chain instances' records as CSV to `path` (atomically; `--chains-csv`).
-    fn write_chains_csv(&self, py: Python<'_>, path: &str) -> PyResult<()> {
-        let r = &self.inner;
-        py.detach(|| {
-            results::write_atomic(Path::new(path), |w| {
-                results::write_chains_csv(&r.chain_defs, &r.chains, w)
-            })
-        })
-        .map_err(|e| io_err(path, e))
     }
     /// The value of every column of the catalogue this run gives as one value (its total
     /// summary's, its counters', its measurements'; `_core.columns()`), by name: None where the
@@ -943,6 +938,15 @@ fn write_results_json(
     .map_err(|e| io_err(path, e))
 }
 
+/// Write the chain instances of every run to one CSV, atomically (`--chains-csv`).
+#[pyfunction]
+fn write_chains_csv(py: Python<'_>, runs: &Bound<'_, PyList>, path: &str) -> PyResult<()> {
+    let refs = runs_of(runs)?;
+    let v: Vec<&RunResult> = refs.iter().map(|r| &r.inner).collect();
+    py.detach(|| results::write_atomic(Path::new(path), |w| results::write_chains_csv(&v, w)))
+        .map_err(|e| io_err(path, e))
+}
+
 /// Write per-job records of every run to one CSV, atomically.
 #[pyfunction]
 fn write_jobs_csv(py: Python<'_>, runs: &Bound<'_, PyList>, path: &str) -> PyResult<()> {
@@ -984,6 +988,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(parse_scheduler, m)?)?;
     m.add_function(wrap_pyfunction!(write_results_json, m)?)?;
     m.add_function(wrap_pyfunction!(write_jobs_csv, m)?)?;
+    m.add_function(wrap_pyfunction!(write_chains_csv, m)?)?;
     m.add_function(wrap_pyfunction!(write_trace, m)?)?;
     m.add_function(wrap_pyfunction!(columns, m)?)?;
     analysis::register(m)?;

@@ -12,6 +12,7 @@ from .. import _core
 from .._core import InputError
 from .._io import resolve_output
 from ..balance_metrics import is_mixed, mixed_tables, utilisation_plot
+from ..chains import chains_table, write_chains_csv
 from ..checks import warn
 from ..cli import printable, seed
 from ..report import ALL_COLUMNS, comparison_table, not_run_lines, parse_columns, per_task_table, summary_records
@@ -54,6 +55,9 @@ def register(sub):
                         "left out); default: four periods of the longest-period task, at most forty of the shortest-period one")
     p.add_argument("--partition", metavar="NAME", help="partition for pedf/pfp with this heuristic (ffd, wfd, bfd, nfd, bf, lwfg, chains like lwfg+ffd) instead of the file's cpu fields")
     p.add_argument("--per-task", action="store_true", help="also print per-task summaries")
+    p.add_argument("--chains-csv", metavar="OUT",
+                   help="write one row per chain instance as CSV: scheduler, chain, instance, start_ns, end_ns, "
+                        "latency_ns, data_age_ns, reaction_time_ns (docs/chains.md)")
     p.add_argument("--util-plot", metavar="OUT.png",
                    help="with best-effort tasks (scheduler cfs): plot per-CPU utilisation over time, one file per scheduler (OUT-SCHED.png)")
     p.add_argument("--measure-policy", action="store_true",
@@ -364,7 +368,7 @@ def run_options(ts, args):
 def run(args):
     ts = _core.load_taskset(args.file)
     check_duration(args)  # early, with the user's spelling in the message
-    output_paths(args, inputs=(args.file,), util_plot=args.util_plot)
+    output_paths(args, inputs=(args.file,), util_plot=args.util_plot, chains_csv=args.chains_csv)
     gantt_window(args)  # checked before the run
     held = keeps_jobs(args, ts)
     check_job_limit(ts, args, runs=max(1, len(args.schedulers or [])), held=held)
@@ -401,6 +405,12 @@ def run(args):
         for r in ran:
             print(f"\n{r.scheduler}:")
             print(per_task_table(r, output_width()))
+    if ts.chain_names:
+        print()
+        print(chains_table(ran))
+    if args.chains_csv:
+        write_chains_csv(ran, args.chains_csv)
+        print(f"wrote {args.chains_csv}")
     write_outputs(results, args.json, args.jobs_csv, args.trace, args.gantt, parquet_path=args.jobs_parquet,
                   json_jobs=args.json_jobs, gantt_window=args.gantt_window)
     return exit_status(results)

@@ -8,6 +8,7 @@
 //! are in docs/chains.md).
 
 use crate::results::columns::{Cell, Column, Place, Value, COLUMNS};
+use crate::results::RunResult;
 use crate::task::Chain;
 use crate::time::Time;
 use std::fmt::Write as _;
@@ -88,33 +89,33 @@ pub fn chain_columns() -> impl Iterator<Item = &'static Column> {
     COLUMNS.iter().filter(|c| c.is_at(Place::Chain))
 }
 
-/// A chain record's cell in column `c` (`names`: the chains' names).
-pub fn chain_cell<'a>(c: &Column, names: &'a [Chain], r: &ChainRecord) -> Cell<'a> {
+/// A chain record of run `run` in column `c`.
+pub fn chain_cell<'a>(c: &Column, run: &'a RunResult, r: &ChainRecord) -> Cell<'a> {
     match c.value {
-        Value::ChainName => Cell::Text(&names[r.chain as usize].name),
+        Value::Scheduler => Cell::Text(&run.scheduler),
+        Value::ChainName => Cell::Text(&run.chain_defs[r.chain as usize].name),
         Value::Chain(f) => f(r),
         _ => unreachable!("{}: not a chain column", c.name),
     }
 }
 
-/// `records` as CSV, the catalogue's chain columns (an empty cell where a metric does not
-/// apply), written to `w`.
-pub fn write_chains_csv(
-    chains: &[Chain],
-    records: &[ChainRecord],
-    w: &mut dyn std::io::Write,
-) -> std::io::Result<()> {
+/// The chain instances of `runs` as CSV, the catalogue's chain columns (an empty cell where a
+/// metric does not apply), written to `w`.
+pub fn write_chains_csv(runs: &[&RunResult], w: &mut dyn std::io::Write) -> std::io::Result<()> {
     let cols: Vec<&Column> = chain_columns().collect();
     let header: Vec<&str> = cols.iter().map(|c| c.name).collect();
     writeln!(w, "{}", header.join(","))?;
     let mut line = String::new();
-    for r in records {
+    for (run, r) in runs
+        .iter()
+        .flat_map(|x| x.chains.iter().map(move |r| (*x, r)))
+    {
         line.clear();
         for (i, c) in cols.iter().enumerate() {
             if i > 0 {
                 line.push(',');
             }
-            match chain_cell(c, chains, r) {
+            match chain_cell(c, run, r) {
                 Cell::Null => {}
                 Cell::Uint(v) => {
                     let _ = write!(line, "{v}");

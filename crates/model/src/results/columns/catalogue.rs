@@ -76,7 +76,7 @@ pub const COLUMNS: &[Column] = &[
         kind: Text,
         unit: Unit::None,
         meaning: "the scheduler as written, with its options (gfp:rm); a sweep's test:NAME is a schedulability test's row",
-        at: &[JOB, ROW],
+        at: &[JOB, ROW, Place::Chain],
         measured: Measured::Given,
         doc: Doc::No,
         value: Value::Scheduler,
