@@ -59,8 +59,8 @@ def reference_rows(spec):
 
 
 def _outcome(ts, sched) -> dict:
-    if sched.startswith("test:"):
-        return _tested(ts, sched[len("test:"):])
+    if sched.startswith(_core.TEST_PREFIX):
+        return _tested(ts, sched[len(_core.TEST_PREFIX):])
     try:
         raw = _core.simulate(ts, sched, False)
     except _core.InputError as e:

@@ -74,7 +74,7 @@ def test_parse_scheduler_is_the_cores():
 
 
 def test_with_partition_adds_the_heuristic_only_where_none_is_chosen():
-    from rtsched.commands.simulate import with_partition
+    from rtsched.commands.common import with_partition
 
     assert with_partition("pedf", "ffd") == "pedf:partition=ffd"
     assert with_partition("pfp:rm", "wfd") == "pfp:rm,partition=wfd"
@@ -157,3 +157,22 @@ def test_a_scheduler_that_cannot_run_the_set_raises_with_its_status():
         rtsched.simulate(dl, "gedf")
     assert e.value.status == "deadlock" and "deadlock at 1ms" in str(e.value)
     assert rtsched.simulate(four, "gedf").ok and rtsched.simulate(four, "gedf").status == "ok"
+
+
+def test_rtsched_sweep_is_the_package_and_calls_its_function(monkeypatch):
+    """``import rtsched.sweep`` and ``rtsched.sweep.parse_spec`` reach the package; ``rtsched.sweep(spec)``
+    runs a sweep: one name, not a function hiding the package."""
+    import inspect
+    import subprocess
+    import sys
+
+    import rtsched.sweep
+
+    assert rtsched.sweep is sys.modules["rtsched.sweep"] and callable(rtsched.sweep.parse_spec)
+    assert inspect.signature(rtsched.sweep) == inspect.signature(rtsched.sweep.sweep)
+    monkeypatch.setattr(rtsched.sweep, "sweep", lambda *a, **k: ("ran", a, k))
+    assert rtsched.sweep({"name": "s"}, workers=1) == ("ran", ({"name": "s"},), {"workers": 1})
+    # the same in a fresh interpreter, the package imported before and after rtsched
+    for code in ("import rtsched.sweep, rtsched; assert callable(rtsched.sweep) and rtsched.sweep.load_spec",
+                 "import rtsched; import rtsched.sweep as s; assert s is rtsched.sweep and s.read_table"):
+        subprocess.run([sys.executable, "-c", code], check=True)

@@ -184,7 +184,7 @@ def test_gnpedf_runs_application_concurrent_in_every_part():
     ``concurrent`` driver: ``_real_groups``); experiment 2 and the runs without the mapper do
     not run it."""
     specs = [sp for sp, name, _ in C._variants([]) if name == "gnpedf"]
-    real = [b for q in (True, False) for part in C.real_plan(q) for b in part.backends]
+    real = [b for q in (True, False) for part in C.EXPERIMENT.real_plan(q) for b in part.backends]
     real += C._real_backends(C.REAL_BACKENDS)
     specs += [b for b in real if "gnpedf" in b]
     assert len(specs) >= 3 and any(s.startswith("testbed:") for s in specs)
@@ -196,7 +196,7 @@ def test_gnpedf_runs_application_concurrent_in_every_part():
     groups = C._real_groups(C.REAL_BACKENDS)
     assert [b for b in groups["concurrent"]] == ["testbed:gnpedf:model=ac"]
     assert not any("gnpedf" in b for b in groups["stw"])
-    assert "--model concurrent" in C.real_plan(False)[0].what
+    assert "--model concurrent" in C.EXPERIMENT.real_plan(False)[0].what
     # The spec runs as the model it names.
     ts = rtsched.generate("chronos2011", seed=1, m=4, U=2.0, n=6).taskset.with_run(duration_ns=200_000_000, seed=1, on_miss="continue")
     assert "model=ac" in _core.simulate(ts, C._spec("gnpedf"), False).scheduler

@@ -269,7 +269,8 @@ REPRODUCTIONS = ("lelli2011", "paws2013", "lwfg2012", "opzone2012", "chronos2011
 @pytest.mark.parametrize("name", REPRODUCTIONS)
 def test_no_reproduction_types_a_verdict_of_its_own(name):
     """Verdict words live in claims.py only: a reproduction's module (and its real part) holds
-    none of them as a literal, and no `_verdict` helper of its own."""
+    none of them as a literal, and no `_verdict` helper of its own; its claims go through the
+    skeleton (an Experiment, whose driver renders them with Report.claims)."""
     import importlib
     import inspect
 
@@ -281,7 +282,10 @@ def test_no_reproduction_types_a_verdict_of_its_own(name):
         for word in ('"holds', '"partly', '"does not hold', "'holds", "'partly", "'does not hold", '"yes"', '"no"'):
             assert word not in source, f"{mod.__name__} types {word}"
         assert "def _verdict" not in source, mod.__name__
-    assert ".claims(" in inspect.getsource(modules[0]), f"{name} does not go through Report.claims"
+    # Its claims go through the skeleton's claims step (experiment.run → Report.claims).
+    from rtsched.reproduce.experiment import Experiment
+
+    assert isinstance(getattr(modules[0], "EXPERIMENT", None), Experiment), f"{name} is not on the experiment skeleton"
 
 
 def test_the_done_check_catches_a_control_that_is_its_comparator():

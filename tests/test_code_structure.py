@@ -1,5 +1,6 @@
-"""The structure check (tools/structure.py): no import circles in the repository, and the tool
-itself on small made-up trees, in Rust and in Python."""
+"""The structure check (tools/structure.py): no import circles in the repository, no Rust file or
+function over the size limits, no path named in a doc or a source that does not exist; and the
+tool itself on small made-up trees, in Rust and in Python."""
 
 import importlib.util
 import sys
@@ -201,4 +202,23 @@ def test_size_limits_on_a_made_up_tree(tmp_path):
     # An exception naming a file that is gone (split into a module) is named too.
     assert s.findings(exceptions={"crates/c/src/gone.rs": ""})[-1] == \
         "crates/c/src/gone.rs: no such non-test file; remove it from SIZE_EXCEPTIONS"
+    assert structure.main([str(tmp_path)]) == 1
+
+
+def test_every_path_named_in_the_docs_and_sources_exists():
+    """A file moved or removed leaves no name behind in a doc, a comment or a message."""
+    found = structure.missing_paths(ROOT)
+    assert not found, "\n".join(found)
+
+
+def test_missing_paths_on_a_made_up_tree(tmp_path):
+    tree(tmp_path, {
+        "crates/c/src/lib.rs": "//! crates/c/src/gone.rs, crates/c/src/lib.rs, tests/t.rs, crates/c/src/NAME.rs\n",
+        "crates/c/tests/t.rs": "// from the crate: tests/t.rs; from the root: crates/c/tests/gone.rs\n",
+        "docs/a.md": "`python/p/x.py`, `docs/*.md`, docs/a.md, (docs/b.md)\n",
+        "python/p/__init__.py": "# see tests/test_NAME.py and src/lib.rs\n",
+    })
+    assert structure.missing_paths(tmp_path) == [
+        "docs/a.md:1: python/p/x.py", "docs/a.md:1: docs/b.md", "crates/c/src/lib.rs:1: crates/c/src/gone.rs",
+        "crates/c/tests/t.rs:1: crates/c/tests/gone.rs"]
     assert structure.main([str(tmp_path)]) == 1

@@ -33,7 +33,7 @@ def test_a_dag_task_is_read_with_its_work_and_critical_path(tmp_path):
     assert p["wcet_ns"] == 9_000_000 and p["regions"] == []
     assert p["dag"]["nodes"] == [("a", 2_000_000), ("b", 4_000_000), ("c", 2_000_000), ("d", 1_000_000)]
     assert p["dag"]["edges"] == [(0, 1), (0, 2), (1, 3), (2, 3)]
-    assert p["dag"]["critical_path_ns"] == 7_000_000
+    assert p["dag"]["critical_path_ns"] == p["critical_path_ns"] == 7_000_000
     assert ts.tasks()[0]["dag"] is None
     f = tmp_path / "d.json"
     f.write_text(json.dumps(DIAMOND))
@@ -174,12 +174,12 @@ def test_a_dag_tasks_sections_are_hatched_on_their_node(tmp_path):
     """Node b's section (from 1 ms of b's work, 2 ms long) on the diamond under gedf, by hand:
     s (C 3, D 4) and a run at 0; a ends at 2 and forks b and c on its CPU, where b (the lower
     index) runs 2-6; so b holds bus over 3-5 ms, and again 20 ms later in p's second job."""
-    from rtsched.gantt import _held_spans, _sections
+    from rtsched.gantt import _held_spans
 
     doc = with_dag(DIAMOND["tasks"][1]["dag"], sections=[{"resource": "bus", "node": "b", "start": 1, "length": 2}])
     doc["resources"] = ["bus"]
     r = rtsched.simulate(rtsched.load_taskset(doc), "gedf", trace=True)
-    spans = sorted(_held_spans(r.intervals, _sections(r.taskset)), key=lambda x: x[1])
+    spans = sorted(_held_spans(r.intervals, r.taskset), key=lambda x: x[1])
     assert [x[1:] for x in spans] == [(3_000_000, 5_000_000, 0), (23_000_000, 25_000_000, 0)], spans
     b = r.intervals[(r.intervals.task == "p") & (r.intervals.thread == 1)]
     assert set(b.cpu) == {spans[0][0]}

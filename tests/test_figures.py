@@ -55,7 +55,7 @@ def test_axis_says_per_cpu_when_the_points_are():
 def test_title_carries_the_experiment():
     fig = plots.schedulability(table())
     assert fig.texts[0].get_text() == "schedulability ratio"  # the suptitle
-    assert fig.axes[0].get_title() == "randfixedsum: m = 4, n = 8, 4 seeds per point, 500 ms simulated"
+    assert fig.axes[0].get_title() == "randfixedsum: m = 4, n = 8, 4 seeds per point, 500ms simulated"
     assert plots.caption(table().assign(m=[2, 8] * 12)).startswith("m = 2–8, n = 8")
     plt.close("all")
 
@@ -123,7 +123,7 @@ def test_sweep_figures_per_cpu_spec(tmp_path):
     fig = plots.dsr(df, per_cpu=True)
     assert fig.axes[0].get_xlabel() == "utilisation per CPU U/m (point)"
     assert plots.dsr(df).axes[0].get_xlabel() == "utilisation per CPU U/m (point)"  # judged from the table too
-    assert fig.axes[0].get_title() == "randfixedsum: m = 2, n = 4, 2 seeds per point, 100 ms simulated"
+    assert fig.axes[0].get_title() == "randfixedsum: m = 2, n = 4, 2 seeds per point, 100ms simulated"
     plt.close("all")
 
 
@@ -283,11 +283,11 @@ FORK_JOIN_SECTIONS = """\
 
 
 def test_gantt_hatches_the_sections_of_fork_join_threads(tmp_path):
-    from rtsched.gantt import _held_spans, _sections
+    from rtsched.gantt import _held_spans
 
     p = write_dedented(tmp_path, FORK_JOIN_SECTIONS.replace("EXEC", ""))
     r = rtsched.simulate(p, "paws", trace=True)
-    assert sorted(_held_spans(r.intervals, _sections(r.taskset))) == [
+    assert sorted(_held_spans(r.intervals, r.taskset)) == [
         (0, 3_000_000, 5_000_000, 0), (0, 9_000_000, 10_000_000, 1), (0, 10_500_000, 11_500_000, 0)]
     fig = r.gantt(tmp_path / "fj.png")
     hatched = sorted((round(v[:, 0].min(), 6), round(v[:, 0].max(), 6), c.get_hatch())
@@ -300,7 +300,7 @@ def test_gantt_hatches_the_sections_of_fork_join_threads(tmp_path):
     # thread 2 of each job holds bus from 1 × d / 4 ms of its work for 2 × d / 4 ms.
     p = write_dedented(tmp_path, FORK_JOIN_SECTIONS.replace("EXEC", ", seed: 5, execution: {model: uniform, min: 0.5, max: 1.0}"))
     r = rtsched.simulate(p, "paws", trace=True)
-    spans = _held_spans(r.intervals, _sections(r.taskset))
+    spans = _held_spans(r.intervals, r.taskset)
     t2 = r.intervals[(r.intervals.job == 0) & (r.intervals.region == 1) & (r.intervals.thread == 2)]
     assert len(t2) == 1 and t2.demand_ns.iloc[0] < 4_000_000 and t2.overhead_ns.iloc[0] == 0
     d, s0, cpu = int(t2.demand_ns.iloc[0]), int(t2.start_ns.iloc[0]), int(t2.cpu.iloc[0])

@@ -101,7 +101,7 @@ def _csv(tmp_path, r):
 
 
 def test_cli_results_read_their_jobs_from_the_parquet_file(tmp_path):
-    from rtsched.commands.simulate import write_outputs
+    from rtsched.commands.common import write_outputs
 
     ts = rtsched.load_taskset(EXAMPLES / "fork-join.yaml")
     runs = [rtsched.simulate(ts, s) for s in ("gedf", "paws")]

@@ -13,6 +13,7 @@ import pandas as pd
 import pytest
 
 from rtsched.reproduce import claims as C
+from rtsched.reproduce import experiment
 from rtsched.reproduce import lwfg2012 as L
 
 TINY = L.Config(["mwl", "mwh", "mwlu", "mwlp"], [24, 46], 3, "200ms", [1.0, 2.0], 3, "200ms")
@@ -34,7 +35,7 @@ def fewer_resamples():
 @pytest.fixture(scope="module")
 def tiny(tmp_path_factory, fewer_resamples):
     out = tmp_path_factory.mktemp("lwfg2012")
-    report = L.reproduce(out, TINY, None, quick=True)
+    report = experiment.run(L.EXPERIMENT, out, quick=True, cfg=TINY, progress=False)
     return out, report.read_text()
 
 
@@ -236,9 +237,10 @@ def test_partition_cli_names_the_overflowed_tasks(tmp_path):
 def test_a_rerun_reuses_the_runs_of_the_same_config_only(tiny):
     out, _ = tiny
     path = out / "runs-quick.parquet"
-    assert L._reuse(path, L.jobs(TINY)) is not None
+    # The skeleton's reuse (Runs.map): the table's schema keeps the digest of the items it ran.
+    assert experiment._read_if(path, experiment._digest(L.jobs(TINY))) is not None
     other = L.Config(TINY.dists, TINY.points, TINY.seeds, "300ms", TINY.ratios, TINY.fig4_seeds, TINY.fig4_duration)
-    assert L._reuse(path, L.jobs(other)) is None
+    assert experiment._read_if(path, experiment._digest(L.jobs(other))) is None
 
 
 

@@ -12,7 +12,7 @@ import pytest
 
 from rtsched.reproduce import claims as C
 from rtsched.reproduce import paws2013 as P
-from rtsched.reproduce._common import run_sweep
+from rtsched.reproduce.experiment import Runs
 
 IDS = ["T1-paws", "T1-sched-deadline", "T1-margin", "S6-inversion", "S4-steal", "S4-aware", "F2-kernel", "F2-entity", "F3",
        "F3-cause", "F2-growth", "F3-growth"]
@@ -31,8 +31,9 @@ def small_cells():
 def small(tmp_path_factory):
     out = tmp_path_factory.mktemp("paws2013")
     m2 = P.m2_schedulers()
-    df = run_sweep(P._spec("t", 2, 4, "500ms", m2), out, None, True, progress=False)
-    seq = run_sweep(P._spec("t-seq", 2, 4, "500ms", ["paws", P.SD], parallel=0), out, None, True, table="seq", progress=False)
+    r = Runs("paws2013", None, True, out, progress=False)
+    df = r.sweep(P._spec("t", 2, 4, "500ms", m2), progress=False)
+    seq = r.sweep(P._spec("t-seq", 2, 4, "500ms", ["paws", P.SD], parallel=0), table="seq", progress=False)
     margins = P._margins(df, df["duration_ns"].iloc[0], ["paws", P.SD, P.NO_STEAL] + [P.UNAWARE] * (P.UNAWARE in m2))
     return df, seq, margins
 

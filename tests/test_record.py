@@ -191,20 +191,19 @@ def test_percentile_nearest_rank():
     assert rec.percentile(list(range(1, 201)), 99) == 198
 
 
-@pytest.mark.parametrize("ns,text", [(10_000_000, "10ms"), (1_042_000, "1.042ms"), (1, "0.000001ms"), (20_000_228, "20.000228ms")])
-def test_fmt_ns_exact(ns, text):
-    assert rec.fmt_ns(ns) == text
-    assert rtsched.parse_duration(text) == ns
-
-
 def test_taskset_yaml_loads_with_fit_comments():
     tr = rec.parse_trace(tracefs_lines(JOB + IRQ))
     fits = rec.extract(tr.events)
     text = rec.taskset_yaml(fits, 2, 40_500_000, "rtsched record test", 99, "x.activations.csv")
     ts = rtsched.parse_taskset(text, "yaml", "x.yaml")
     assert ts.task_names == ["job", "irq"] and ts.cpus == 2
-    assert '{name: "job", period: "10ms", wcet: "1.1ms", priority: 20}' in text
-    assert '{name: "irq", min_interarrival: "0.5ms", wcet: "0.1ms", priority: 20}' in text
+    assert '{name: "job", period: "10ms", wcet: "1100us", priority: 20}   # tid 5, ' in text
+    assert '{name: "irq", min_interarrival: "500us", wcet: "100us", priority: 20}   # tid 6, ' in text
+    assert text.startswith("# rtsched record test\n# per task: ")
+    # What the writer of every task set writes (rtsched.analysis.to_yaml), with the fit as comments.
+    body = text[text.index("platform:"):]
+    plain = "".join(ln.split("   # ")[0] + "\n" for ln in body.splitlines())
+    assert plain.replace("min_interarrival:", "period:") == rtsched.analysis.to_yaml(ts)
     assert "jitter (p95) 0.0 us" in text and "1 switch-ins missing" in text
     csv = rec.times_csv(fits).splitlines()
     assert csv[1] == "job,5,0,0,,990000,1200000"
@@ -236,7 +235,7 @@ def test_replay_writes_the_measured_times_and_the_simulation_replays_them(tmp_pa
     out = tmp_path / "r.yaml"
     run_cli("record", "--from", f, "-o", out, "--replay", "--comm", "^job$", check=0)
     text = out.read_text()
-    assert "execution_times: [990000ns, 1000000ns, 1100000ns, 1000000ns]" in text
+    assert 'execution_times: ["990us", "1ms", "1100us", "1ms"]' in text
     ts = rtsched.load_taskset(out).with_run(duration_ns=50_000_000)
     jobs = rtsched.simulate(ts, "gedf", keep_jobs=True).jobs
     took = [int(f - r) for f, r in zip(jobs.finish_ns, jobs.release_ns)]
@@ -280,11 +279,6 @@ def test_cli_without_root_exit_2():
         shutil.rmtree(d)
 
 
-@given(st.integers(1, 10**13))
-def test_fmt_ns_round_trip(ns):
-    assert rtsched.parse_duration(rec.fmt_ns(ns)) == ns
-
-
 @settings(max_examples=60, deadline=None)
 @given(period=st.integers(1_000, 10**9), frac=st.floats(0.01, 0.9), lag=st.integers(0, 500), n=st.integers(3, 40),
        prio=st.integers(0, 98))
@@ -302,6 +296,7 @@ def test_periodic_thread_round_trip(period, frac, lag, n, prio):
     assert (f.kind, f.period, f.wcet, f.jitter, f.rt_priority) == ("periodic", period, run, 0, 99 - prio)
     ts = rtsched.parse_taskset(rec.taskset_yaml([f], 1, n * period), "yaml")
     assert ts.task_names == ["th"]
+    assert (ts.tasks()[0]["period_ns"], ts.tasks()[0]["wcet_ns"], ts.tasks()[0]["priority"]) == (period, run, 99 - prio)
 
 
 def test_cli_fit_table_fits_the_terminal(tmp_path):

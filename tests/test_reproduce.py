@@ -17,7 +17,7 @@ from conftest import ROOT, RTSCHED, real, run_cli, run_cli_watching_rt
 from rtsched.reproduce import _REGISTRY, _real, experiments, register
 
 NAMES = [e.name for e in experiments()]
-WITH_REAL = [e.name for e in experiments() if e.real_plan is not None]
+WITH_REAL = [e.name for e in experiments() if e.real is not None]
 
 
 def test_registry_has_the_papers_experiments():
@@ -28,14 +28,15 @@ def test_registry_has_the_papers_experiments():
 
 
 def test_a_later_module_can_register_and_duplicates_are_refused():
-    @register("zz-test-only", description="d", paper="p")
-    def run(out_dir, quick, executor):
-        return None
+    from dataclasses import replace
 
+    from test_experiment import toy
+
+    exp = toy("zz-test-only")
     try:
-        assert "zz-test-only" in [e.name for e in experiments()]
-        with pytest.raises(ValueError):
-            register("paws2013", description="d", paper="p")(lambda out_dir, quick, executor: None)
+        assert register(exp) is exp and "zz-test-only" in [e.name for e in experiments()]
+        with pytest.raises(ValueError):  # the same name from another module
+            register(replace(_REGISTRY["paws2013"], runs=exp.runs))
     finally:
         _REGISTRY.pop("zz-test-only", None)
 
@@ -133,16 +134,15 @@ def test_the_testbeds_priorities_are_the_rust_constants():
 
 
 def test_an_experiment_without_real_runs_says_real_changes_nothing(tmp_path):
+    from test_experiment import toy
+
     said = []
-
-    @register("zz-no-real", description="d", paper="p")
-    def run(out_dir, quick, executor):
-        return out_dir / "report.md"
-
+    register(toy("zz-no-real"))
     try:
         from rtsched.reproduce import reproduce
 
         reproduce("zz-no-real", out=tmp_path, quick=True, real=True, say=said.append)
         assert said == ["rtsched reproduce zz-no-real: this experiment has no real runs; --real changes nothing"]
+        assert "`sudo rtsched reproduce zz-no-real --quick --real`" not in (tmp_path / "zz-no-real" / "report.md").read_text()
     finally:
         _REGISTRY.pop("zz-no-real", None)

@@ -45,6 +45,8 @@ def test_parallel_job_in_python_api():
     vision = ts.tasks()[0]
     assert vision["regions"] == [[3_000_000], [9_000_000, 7_000_000, 8_000_000, 6_000_000], [4_000_000]]
     assert vision["wcet_ns"] == 37_000_000
+    assert vision["critical_path_ns"] == 3_000_000 + 9_000_000 + 4_000_000  # each region's longest thread
+    assert all(t["critical_path_ns"] == t["wcet_ns"] for t in ts.tasks()[1:] if not t["regions"])
     res = rtsched.simulate(ts, "gedf", trace=True)
     iv = res.intervals
     v = iv[iv["task"] == "vision"]

@@ -14,7 +14,7 @@ import yaml
 import rtsched
 from conftest import RTSCHED, comparable, exit_now, run_cli, sweep_in_thread
 
-S = importlib.import_module("rtsched.sweep")  # the module (rtsched.sweep is the function)
+S = importlib.import_module("rtsched.sweep")  # the package (rtsched.sweep, also callable)
 
 
 def small_spec(**over):

@@ -20,7 +20,7 @@ import rtsched
 from conftest import RTSCHED, comparable, run_cli
 from sweep_reference import key_of, reference_rows, seed_of
 
-S = importlib.import_module("rtsched.sweep")  # the module (rtsched.sweep is the function)
+S = importlib.import_module("rtsched.sweep")  # the package (rtsched.sweep, also callable)
 R = importlib.import_module("rtsched.sweep.runner")
 
 

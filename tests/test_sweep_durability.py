@@ -29,7 +29,7 @@ import rtsched
 from conftest import RTSCHED, comparable, exit_now, sweep_in_thread
 from sweep_reference import reference_rows
 
-S = importlib.import_module("rtsched.sweep")  # the module (rtsched.sweep is the function)
+S = importlib.import_module("rtsched.sweep")  # the package (rtsched.sweep, also callable)
 
 SEED = int(os.environ.get("RTSCHED_DURABILITY_SEED", "20261124"))
 

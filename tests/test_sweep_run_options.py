@@ -14,7 +14,7 @@ import yaml
 import rtsched
 from conftest import run_cli
 
-S = importlib.import_module("rtsched.sweep")  # the module (rtsched.sweep is the function)
+S = importlib.import_module("rtsched.sweep")  # the package (rtsched.sweep, also callable)
 
 OVERRUN = {"model": "overrun", "ratio": 1.5, "probability": 1.0}
 

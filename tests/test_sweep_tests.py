@@ -170,3 +170,31 @@ def test_dag_tests_never_accept_a_set_their_scheduler_misses_on():
         assert accepted[sim].all(), f"{test} accepted sets {sim} missed on: {list(accepted[~accepted[sim]].index)}"
     assert s.loc[s["gedf"] | s["federated"], "test:necessary"].all()
     assert set(df.loc[df["kind"] == "test", "status"]) == {"ok"}
+
+
+def _prefix_literals(root):
+    """(file, line) of every Python string literal that is the prefix itself (``"test:"``)."""
+    import io
+    import tokenize
+    from pathlib import Path
+
+    hits = []
+    for path in sorted(Path(root).rglob("*.py")):
+        for tok in tokenize.generate_tokens(io.StringIO(path.read_text()).readline):
+            if tok.type == tokenize.STRING and tok.string.strip("\"'") == "test:":
+                hits.append((path.name, tok.start[0]))
+    return hits
+
+
+def test_the_test_prefix_is_written_once_in_rust(tmp_path):
+    """``test:`` is ``rtsched_sweep::TEST_PREFIX`` (crates/sweep/src/row.rs), read through ``_core``;
+    no Python source spells it again (a made-up file that does is caught)."""
+    from pathlib import Path
+
+    from rtsched import _core
+    from rtsched.sweep import schema
+
+    assert _core.TEST_PREFIX == "test:" and schema.TEST_PREFIX is _core.TEST_PREFIX
+    assert _prefix_literals(Path(rtsched.__file__).parent) == []
+    (tmp_path / "copy.py").write_text('PREFIX = "test:"  # a second definition\n')
+    assert _prefix_literals(tmp_path) == [("copy.py", 1)]

@@ -1,5 +1,5 @@
 """The structure check: import circles between the modules of each Rust crate and Python package,
-and the size of Rust files and functions.
+the size of Rust files and functions, and paths named in the docs and sources that do not exist.
 
     python3 tools/structure.py [ROOT] [--layers] [--sizes]
 
@@ -53,6 +53,11 @@ Sizes (docs/architecture.md "Rules every part keeps": a room a reader can hold)
   function's are those from its `fn` line to its closing brace (its doc comment and
   attributes excluded), nested functions counted in their parent and on their own.
 - With --sizes, the tool also prints the ten longest functions.
+
+Paths named in text
+- Every path of the repository named in a doc, a comment or a message (``crates/…/NAME.rs``,
+  ``python/rtsched/NAME.py``, ``docs/NAME.md``; a crate's ``tests/NAME.rs`` from the crate's directory)
+  exists (``missing_paths``): a file moved or removed leaves no name behind.
 """
 
 from __future__ import annotations
@@ -503,7 +508,7 @@ def _py_base(name: str, mods: dict[str, Path], node: ast.ImportFrom) -> str | No
 MAX_FILE_LINES = 1200
 MAX_FN_LINES = 150
 # Files allowed over the limits for now, relative to the root, with why. None: the rule holds
-# everywhere (the last, crates/runtime/src/ledger.rs, became the ledger/ module).
+# everywhere (the last, the ledger's single file, became the module crates/runtime/src/ledger/).
 SIZE_EXCEPTIONS: dict[str, str] = {}
 
 _TEST_ATTR = re.compile(r"#\s*\[\s*(?:cfg\s*\(\s*test\s*\)|test)\s*\]")
@@ -643,6 +648,49 @@ def rust_sizes(root: Path) -> Sizes:
     return sizes
 
 
+# ---------------------------------------------------------------- paths named in text
+
+#: The files whose text names paths of the repository: the docs, the sources (their comments,
+#: doc comments and messages), the tests, the tools and the build files.
+TEXT_GLOBS = ("*.md", "docs/**/*.md", "crates/**/*.rs", "crates/**/*.c", "crates/**/*.h", "crates/**/*.toml",
+              "crates/**/*.sh", "python/**/*.py", "tools/**/*.py", "tests/**/*.py", "benchmarks/**/*.py",
+              "Makefile", "Cargo.toml", "pyproject.toml")
+#: Files that name paths of made-up trees they build (not of this repository).
+MADE_UP_TREES = {"tests/test_code_structure.py"}
+_NAMED_PATH = re.compile(
+    r"(?<![\w/.-])((?:crates|python|tools|tests|benchmarks|docs|examples|src)/[\w./-]*\w\."
+    r"(?:rs|py|md|yaml|json|toml|c|h|sh))(?![\w*{}])")
+#: Paths a crate's files name from the crate's own directory (`tests/registry_walk.rs`).
+_CRATE_RELATIVE = ("tests/", "examples/", "benches/", "src/")
+
+
+def missing_paths(root: Path) -> list[str]:
+    """``file:line: PATH`` for every path of this repository named in its text (a comment, a
+    doc, a message) that does not exist: a file that was moved or removed leaves its name
+    behind. A path is written from the repository's root (``crates/sim/src/engine.rs``), or,
+    for a crate's tests, examples and sources, from the crate's directory; a placeholder (a
+    word in capitals: ``NAME.rs``, ``tests/test_NAME.py``) or a pattern (``*.md``) is no path."""
+    crates = [c for c in sorted((root / "crates").glob("*/")) if c.is_dir()]
+    out = []
+    seen: set[Path] = set()
+    for pattern in TEXT_GLOBS:
+        for f in sorted(root.glob(pattern)):
+            rel = f.relative_to(root).as_posix()
+            if f in seen or not f.is_file() or rel in MADE_UP_TREES or rel.startswith(("target/", ".venv/")):
+                continue
+            seen.add(f)
+            for n, line in enumerate(f.read_text(encoding="utf-8", errors="replace").splitlines(), 1):
+                for p in _NAMED_PATH.findall(line):
+                    if re.search(r"(?<![A-Za-z])[A-Z][A-Z0-9]+(?![a-z])", p):
+                        continue
+                    where = [root / p]
+                    if p.startswith(_CRATE_RELATIVE):
+                        where += [c / p for c in crates]
+                    if not any(w.exists() for w in where):
+                        out.append(f"{rel}:{n}: {p}")
+    return out
+
+
 # ---------------------------------------------------------------- main
 
 
@@ -684,6 +732,9 @@ def main(argv: list[str] | None = None) -> int:
     too_big = sizes.findings()
     for msg in too_big:
         print(f"too big: {msg}")
+    missing = missing_paths(args.root)
+    for msg in missing:
+        print(f"names a path that does not exist: {msg}")
     if found:
         print(f"{found} import circle(s)")
     else:
@@ -691,7 +742,9 @@ def main(argv: list[str] | None = None) -> int:
     if not too_big:
         print(f"no Rust file over {MAX_FILE_LINES} lines or function over {MAX_FN_LINES} lines of non-test code"
               + (f" (except {', '.join(sorted(SIZE_EXCEPTIONS))})" if SIZE_EXCEPTIONS else ""))
-    return 1 if found or too_big else 0
+    if not missing:
+        print("every path named in the docs and sources exists")
+    return 1 if found or too_big or missing else 0
 
 
 if __name__ == "__main__":

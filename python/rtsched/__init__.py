@@ -1,7 +1,7 @@
 """rtsched — multicore real-time scheduling.
 
-Simulate, analyse and (later) really run the schedulers of five papers on one results
-schema. The Rust core does the work; this package is the user-facing API::
+Simulate, analyse and really run (on Linux's threads and, through sched_ext, in its kernel)
+the schedulers of five papers on one results schema. The Rust core does the work; this package is the user-facing API::
 
     import rtsched
     ts = rtsched.load_taskset("examples/dhall.yaml")
@@ -12,13 +12,14 @@ schema. The Rust core does the work; this package is the user-facing API::
 
 from __future__ import annotations
 
-from . import plots  # noqa: E402 - the standard figures (matplotlib is imported only when drawing)
+# plots: the standard figures (matplotlib is imported only when drawing); sweep: the package
+# rtsched.sweep, which called runs a sweep (rtsched.sweep(spec) is rtsched.sweep.sweep(spec)).
+from . import plots, sweep
 from ._core import InputError, PrivilegeError, RunFailed, TaskSet, parse_duration, parse_scheduler, parse_taskset
 from ._core import schedulers as _schedulers
 from .analysis import analyze, generate, generators, partition
 from .checks import LoadWarning, set_warnings
 from .result import NotRun, Result, read_jobs, run, simulate
-from .sweep import sweep  # noqa: E402 - rtsched.sweep(spec): the function; the module is importlib.import_module("rtsched.sweep")
 from .taskset import load_taskset
 
 __all__ = [

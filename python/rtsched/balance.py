@@ -60,6 +60,7 @@ from dataclasses import dataclass, field
 from . import _core
 from ._core import InputError
 from ._io import write_text_atomic
+from .durations import in_unit
 
 #: A CPU under 5 % in a window counts as idle for the "idle CPU's task wakes up" check point.
 IDLE_PERMILLE = 50
@@ -218,7 +219,7 @@ class Balancer:
         self.cpu_ids = sorted(read_cpu_times())
         self.zb = _core.ZoneBalancer(list(options), len(self.cpu_ids), "balance")
         if period_ns < 1_000_000:
-            raise InputError(f"--period: {period_ns / 1e6:g} ms is below 1 ms (/proc/stat counts in 10 ms steps; 100 ms is the default)")
+            raise InputError(f"--period: {in_unit(period_ns)} ms is below 1 ms (/proc/stat counts in 10 ms steps; 100 ms is the default)")
         self.period_ns = period_ns
         self.all_tasks = all_tasks
         if dry_run and hold:
@@ -554,13 +555,13 @@ def summary_lines(rep: dict) -> list[str]:
     samples = max(1, c["samples"])
     checks = ", ".join(f"{k} {v}" for k, v in c["checks"].items())
     return [
-        f"zone balancer {rep['config']['zone']} ({rep['config']['util']}), {rep['elapsed_s']:.1f} s, {c['samples']} samples every {rep['period_ns'] / 1e6:g} ms",
+        f"zone balancer {rep['config']['zone']} ({rep['config']['util']}), {rep['elapsed_s']:.1f} s, {c['samples']} samples every {in_unit(rep['period_ns'])} ms",
         f"checks {c['checks_total']} ({checks}); balances {c['balances']}; migrations {c['migrations']}"
         + (" (dry run: none done)" if rep["dry_run"] else "")
         + (f"; {c['no_task']} balances moved no task (the shared rule: guard, warm zone floor)" if c["no_task"] else "")
         + (f"; {c['held']} tasks held on their first CPU" if rep["hold"] else ""),
-        f"deciding {c['decide_ns'] / samples / 1e3:.1f} us/sample, reading /proc {c['scan_ns'] / samples / 1e3:.0f} us/sample, "
-        f"moving {c['migrate_ns'] / max(1, c['balances']) / 1e3:.0f} us/balance",
+        f"deciding {in_unit(c['decide_ns'] / samples, 'us', 1)} us/sample, reading /proc {in_unit(c['scan_ns'] / samples, 'us', 0)} us/sample, "
+        f"moving {in_unit(c['migrate_ns'] / max(1, c['balances']), 'us', 0)} us/balance",
         f"affinities restored {c['restored']}" + (f" ({c['restore_gone']} tasks had exited)" if c["restore_gone"] else ""),
     ]
 

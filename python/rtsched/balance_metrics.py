@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .durations import in_unit
+
 
 def latencies_ns(result, task: str) -> np.ndarray:
     """Scheduling latency of each started job of `task`: start − release, in ns (the release
@@ -62,7 +64,7 @@ def mixed_tables(results, width=None) -> str:
     for r in results:
         b = balance_counters(r)
         rows.append([r.scheduler, f"{b.get('invocations', 0):.0f}", f"{b.get('checks', 0):.0f}", f"{b.get('migrations', 0):.0f}",
-                     f"{b.get('ns', 0) / 1e6:.3f}", f"{b.get('held_waits', 0):.0f}"])
+                     in_unit(b.get('ns', 0), "ms", 3), f"{b.get('held_waits', 0):.0f}"])
     out += ["", "load balancing:", table(["scheduler", "passes", "zone checks", "migrations", "balancing ms", "waits on a section"], rows,
                                       ["<"] + [">"] * 5, width, ranks=[0, 1, 2, 0, 1, 2])]
     names = sorted({n for r in results for n in fair_shares(r)})
@@ -92,7 +94,14 @@ def cpu_utilisation(result, bin_ns: int = 50_000_000):
 
 def utilisation_plot(result, path, bin_ns: int = 50_000_000):
     """Per-CPU utilisation over time (PNG and SVG beside `path`)."""
-    from .plots import _plt, save
+    from .plots import save
+
+    return save(utilisation_figure(result, bin_ns), path)
+
+
+def utilisation_figure(result, bin_ns: int = 50_000_000):
+    """The figure of :func:`utilisation_plot`, not saved."""
+    from .plots import _plt
 
     plt = _plt()
     t, u = cpu_utilisation(result, bin_ns)
@@ -102,4 +111,4 @@ def utilisation_plot(result, path, bin_ns: int = 50_000_000):
     ax.set(xlabel="time (s)", ylabel="utilisation (%)", ylim=(0, 105), title=f"{result.scheduler}: per-CPU utilisation")
     ax.legend(fontsize=7, ncol=min(8, u.shape[0]))
     fig.tight_layout()
-    return save(fig, path)
+    return fig

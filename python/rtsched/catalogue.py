@@ -1,6 +1,6 @@
 """The column catalogue as Python reads it: every column of rtsched's results — its name, type,
 unit, meaning, where it appears, what measures it — declared once, in Rust
-(``crates/model/src/results/columns.rs``), and given here as data by ``_core.columns()``.
+(``crates/model/src/results/columns/catalogue.rs``), and given here as data by ``_core.columns()``.
 
 ``Result`` (its per-job columns and run-level counters), the sweep table (its columns and their
 types) and the comparison table (its columns, headers, when each is shown) are built from it,

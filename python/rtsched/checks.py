@@ -33,6 +33,7 @@ from functools import lru_cache
 
 from . import _core
 from ._core import InputError
+from .durations import in_unit, words
 
 # The smallest task set every policy builds for (one CPU, the task placed on it), to ask each
 # registered policy what it does with TUFs and deadlocks.
@@ -144,46 +145,30 @@ UNIT_MIX_FACTOR = 10
 MAX_TASK_WARNINGS = 5
 
 
-def _dur(ns) -> str:
-    """A duration in the largest unit that keeps it at least 1, spelt as a task file does."""
-    for unit, scale in (("s", 1_000_000_000), ("ms", 1_000_000), ("us", 1_000)):
-        if ns >= scale:
-            return f"{ns / scale:g}{unit}"
-    return f"{ns}ns"
-
-
-def _longest_path_ns(task) -> int:
-    """A job's longest chain of work: the sum of each region's longest thread, a DAG's critical
-    path (docs/dag.md), or its WCET when the task is sequential."""
-    if task.get("dag"):
-        return task["dag"]["critical_path_ns"]
-    return sum(max(r) for r in task["regions"]) if task["regions"] else task["wcet_ns"]
-
-
 def _task_warning(task) -> str | None:
     """The one warning for a task (unit mix, then C > D, then C > T), or None."""
     t_ns, d_ns = task["period_ns"], task["deadline_ns"]
-    length = _longest_path_ns(task)
+    length = task["critical_path_ns"]  # Task::critical_path: a job's longest chain of work
     parallel = any(len(r) > 1 for r in task["regions"]) or len((task.get("dag") or {}).get("nodes", ())) > 1
-    what = f"longest path {_dur(length)}" if parallel else f"wcet {_dur(length)}"
+    what = f"longest path {words(length)}" if parallel else f"wcet {words(length)}"
     period = "minimum inter-arrival time" if task["max_interarrival_ns"] is not None else "period"
     bound, bound_name = (d_ns, "deadline") if d_ns < t_ns else (t_ns, period)
     head = f"task '{task['name']}': {what}"
     if length >= UNIT_MIX_FACTOR * bound:
         hint = ""
         if not parallel:
-            number = f"{length / 1_000_000:g}"
+            number = in_unit(length, "ms")
             if length <= bound * 1_000:
                 hint = f"; did you mean wcet: {number}us?"
             elif length <= bound * 1_000_000:
                 hint = f"; did you mean wcet: {number}ns?"
-        return (f"{head} is {length / bound:,.0f}× its {bound_name} {_dur(bound)}: likely mixed units "
+        return (f"{head} is {length / bound:,.0f}× its {bound_name} {words(bound)}: likely mixed units "
                 f"(a number without a unit is ms){hint}")
     if length > d_ns:
-        return (f"{head} > deadline {_dur(d_ns)}: a job that runs its worst case misses its deadline "
+        return (f"{head} > deadline {words(d_ns)}: a job that runs its worst case misses its deadline "
                 "under every scheduler")
     if length > t_ns:
-        return (f"{head} > {period} {_dur(t_ns)}: its jobs run one after another, so at their worst case "
+        return (f"{head} > {period} {words(t_ns)}: its jobs run one after another, so at their worst case "
                 "each starts later than the one before and the delay grows without bound")
     return None
 
@@ -242,9 +227,9 @@ def window_warnings(ts) -> list[str]:
     need = max((t.get("offset_ns", 0) or 0) + MIN_JOBS_PER_TASK * t["period_ns"] for t in rt)
     others = f" (and {len(short) - 1} more task{'s' if len(short) != 2 else ''})" if len(short) > 1 else ""
     total = sum(c for c, _ in counts)
-    return [f"warning: {ts.source}: the counted window {_dur(d)} holds {n} job{'s' if n != 1 else ''} of task "
-            f"'{t['name']}' (period {_dur(t['period_ns'])}){others}, {total:,} jobs in all: its results rest on few jobs; "
-            f"a window of {_dur(need)} or more counts at least {MIN_JOBS_PER_TASK} of every task (--duration)"]
+    return [f"warning: {ts.source}: the counted window {words(d)} holds {n} job{'s' if n != 1 else ''} of task "
+            f"'{t['name']}' (period {words(t['period_ns'])}){others}, {total:,} jobs in all: its results rest on few jobs; "
+            f"a window of {words(need)} or more counts at least {MIN_JOBS_PER_TASK} of every task (--duration)"]
 
 
 def missing_m_warning(generator: str, params: dict, cpus: int) -> str | None:

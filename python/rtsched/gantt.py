@@ -20,6 +20,7 @@ from __future__ import annotations
 import os
 
 from ._core import InputError, parse_duration
+from .durations import in_unit
 
 #: More tasks than this share one lane of releases and deadlines (a lane each would be taller
 #: than the CPUs' rows).
@@ -70,7 +71,7 @@ SHORTEST_PERIODS = 40
 
 def _span(start, end) -> str:
     """The window shown, in ms: ``0–40 ms``."""
-    return f"{start / 1e6:g}–{end / 1e6:g} ms"
+    return f"{in_unit(start)}–{in_unit(end)} ms"
 
 
 def default_window_ns(tasksets) -> int:
@@ -92,51 +93,31 @@ def _pick_window(results, start, end):
     return start, end
 
 
-#: The region of a DAG node's intervals (``rtsched_policies::DAG_REGION``): its ``thread`` is
-#: the node's index.
-DAG_REGION = 2**32 - 1
-
-
 def _sections(taskset):
-    """Per task name, per thread ``(region, thread)`` with critical sections: (the thread's
-    WCET, [(resource index, start_ns, length_ns)]). A sequential task is thread (0, 0); a DAG
-    task's node k is thread ``(DAG_REGION, k)``, its WCET the node's."""
-    resources = list(taskset.resources)
-    out = {}
-    for t in taskset.tasks():
-        for sec in t["sections"]:
-            if t.get("dag"):  # a section of a DAG task names its node: thread k of one region
-                at = (DAG_REGION, sec["thread"])
-                wcet = t["dag"]["nodes"][at[1]][1]
-            else:
-                at = (sec["region"], sec["thread"])
-                wcet = t["regions"][at[0]][at[1]] if t["regions"] else t["wcet_ns"]
-            secs = out.setdefault(t["name"], {}).setdefault(at, (wcet, []))[1]
-            secs.append((resources.index(sec["resource"]), sec["start_ns"], sec["length_ns"]))
-    return out
+    """Per name of a task with critical sections, its index (what :meth:`TaskSet.held_work`
+    is asked by)."""
+    return {t["name"]: i for i, t in enumerate(taskset.tasks()) if t["sections"]}
 
 
-def _held_spans(iv, sections):
+def _held_spans(iv, taskset):
     """(cpu, start, end, resource) of every stretch of ``iv`` (intervals) in which a thread (a
-    sequential job's only one, or one of a fork-join job's) held a resource: a section starts
-    when the thread has done ``start`` of its work, scaled by the thread's demand (the
-    interval's ``demand_ns``) over its WCET and rounded down, as the ledger does
-    (docs/semantics.md), and lasts ``length`` of work; the first ``overhead_ns`` of an
-    interval is overhead, not work."""
+    sequential job's only one, a fork-join job's, a DAG job's node) held a resource. Where in
+    its work a thread holds one is the Rust rule (``TaskSet.held_work``: each section scaled
+    by the thread's demand, the interval's ``demand_ns``, as the ledger scales it;
+    docs/semantics.md); here that work is laid on the intervals: the first ``overhead_ns`` of
+    an interval is overhead, not work."""
+    sections = _sections(taskset)
     spans = []
     iv = iv[iv.task.isin(list(sections))].sort_values("start_ns", kind="stable")
     for (task, _job, region, thread), g in iv.groupby(["task", "job", "region", "thread"], sort=False):
-        if (region, thread) not in sections[task]:
+        held = taskset.held_work(sections[task], int(region), int(thread), int(g.demand_ns.iloc[0]))
+        if not held:
             continue
-        wcet, secs = sections[task][(region, thread)]
-        d = int(g.demand_ns.iloc[0])
-        scaled = [(res, s * d // wcet if d != wcet and wcet else min(s, d),
-                   (s + n) * d // wcet if d != wcet and wcet else min(s + n, d)) for res, s, n in secs]
         work = (g.end_ns - g.start_ns - g.overhead_ns).clip(lower=0)
         done = 0
         for cpu, s, o, w in zip(g.cpu, g.start_ns, g.overhead_ns, work):
             begin = s + o  # the work of this interval runs from here
-            for res, a, b in scaled:
+            for res, a, b in held:
                 lo, hi = max(a, done), min(b, done + w)
                 if hi > lo:
                     spans.append((cpu, begin + lo - done, begin + hi - done, res))
@@ -188,8 +169,8 @@ def gantt(results, path=None, start=None, end=None, ax=None, window=None):
     start, end = _pick_window(results, start, end)
     if start >= max(r.raw.end_ns for r in results):
         last = max(r.raw.end_ns for r in results)
-        raise InputError(f"the Gantt chart's window starts at {start / 1e6:g} ms, but the run(s) end at "
-                         f"{last / 1e6:g} ms: choose a window that starts before it")
+        raise InputError(f"the Gantt chart's window starts at {in_unit(start)} ms, but the run(s) end at "
+                         f"{in_unit(last)} ms: choose a window that starts before it")
     names = results[0].raw.task_names
     cmap = plt.get_cmap("tab20" if len(names) > 10 else "tab10")
     colour = {n: cmap(i % cmap.N) for i, n in enumerate(names)}
@@ -207,7 +188,7 @@ def gantt(results, path=None, start=None, end=None, ax=None, window=None):
         axes = [a[0] for a in axes]
     else:
         fig, axes = ax.figure, [ax]
-    sections = _sections(results[0].taskset)
+    has_sections = bool(_sections(results[0].taskset))
     resources = list(results[0].taskset.resources)
     held_any, missed_any = set(), False
     for a, r in zip(axes, results):
@@ -226,8 +207,8 @@ def gantt(results, path=None, start=None, end=None, ax=None, window=None):
                 bars = [(x(max(s, start)), x(min(e, end)) - x(max(s, start))) for s, e in zip(g.start_ns, g.end_ns)]
                 a.broken_barh(bars, (cpu - 0.4, 0.8), facecolors=colour[task], edgecolor="black", linewidth=0.3)
             _node_labels(a, iv, start, end, x)
-            if sections:
-                for cpu, s, e, res in _held_spans(iv, sections):
+            if has_sections:
+                for cpu, s, e, res in _held_spans(iv, r.taskset):
                     if e > start and s < end:
                         a.broken_barh([(x(max(s, start)), x(min(e, end)) - x(max(s, start)))], (cpu - 0.4, 0.8),
                                       facecolors="none", edgecolor="black", linewidth=0.0,
@@ -256,10 +237,10 @@ def gantt(results, path=None, start=None, end=None, ax=None, window=None):
         a.set_ylim(lane0 + lane_h * (lanes - 0.5) + 0.1, -0.5)
         s = r.summary
         a.set_title(f"{r.scheduler}: {s['missed']} of {s['jobs']} jobs missed (DSR {s['dsr']:.3f}); "
-                    f"shown {_span(start, end)} of {r.raw.end_ns / 1e6:g} ms", fontsize=10, loc="left")
+                    f"shown {_span(start, end)} of {in_unit(r.raw.end_ns)} ms", fontsize=10, loc="left")
         a.grid(axis="x", alpha=0.3)
     total = max(r.raw.end_ns for r in results)
-    axes[-1].set_xlabel(f"time ({unit}): the window {start / 1e6:g}–{end / 1e6:g} ms of a {total / 1e6:g} ms run")
+    axes[-1].set_xlabel(f"time ({unit}): the window {_span(start, end)} of a {in_unit(total)} ms run")
     handles = [Patch(facecolor=colour[n], edgecolor="black", label=n) for n in names]
     handles.append(plt.Line2D([], [], linestyle="none", marker="^", color="grey", markeredgecolor="black",
                               markeredgewidth=0.3, label="release"))

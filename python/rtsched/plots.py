@@ -23,6 +23,9 @@ from __future__ import annotations
 import math
 import os
 
+from ._core import TEST_PREFIX
+from .durations import words
+
 # Two-sided 95% Student t quantiles, by degrees of freedom (no SciPy needed).
 _T95 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262, 10: 2.228,
         11: 2.201, 12: 2.179, 13: 2.160, 14: 2.145, 15: 2.131, 16: 2.120, 17: 2.110, 18: 2.101, 19: 2.093,
@@ -132,17 +135,9 @@ def _values(df, column, fmt=str):
     return f"{fmt(vals[0])}–{fmt(vals[-1])}"
 
 
-def _duration_text(ns) -> str:
-    ns = float(ns)
-    for unit, div in (("s", 1e9), ("ms", 1e6), ("µs", 1e3)):
-        if ns >= div:
-            return f"{ns / div:g} {unit}"
-    return f"{ns:g} ns"
-
-
 def caption(df) -> str:
     """The experiment behind ``df``'s rows, as a figure says it: ``m = 4, n = 8, 10 seeds per
-    point, 1 s simulated`` (each part only when the table has its column; a range when the
+    point, 1s simulated`` (each part only when the table has its column; a range when the
     rows differ)."""
     parts = []
     for col in ("m", "n"):
@@ -154,7 +149,7 @@ def caption(df) -> str:
         per = df.groupby(keys)["replication"].nunique() if keys else df[["replication"]].nunique()
         lo, hi = int(per.min()), int(per.max())
         parts.append(f"{lo if lo == hi else f'{lo}–{hi}'} seed{'s' if hi > 1 else ''} per point")
-    d = _values(df, "duration_ns", _duration_text)
+    d = _values(df, "duration_ns", words)
     if d is not None:
         parts.append(f"{d} simulated")
     return ", ".join(parts)
@@ -306,8 +301,6 @@ NOT_RUN = {"partition-failed": "partition failed", "deadlock": "deadlocked", "to
 
 def _is_test(scheduler: str) -> bool:
     """A ``test:NAME`` row: a schedulability test's verdict, not a simulation."""
-    from .sweep.schema import TEST_PREFIX  # here: plots alone need not import the sweep's checks
-
     return str(scheduler).startswith(TEST_PREFIX)
 
 

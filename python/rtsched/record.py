@@ -16,6 +16,7 @@ docs/workloads.md ("Recording a running application") gives the rules with a wor
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import re
@@ -29,7 +30,9 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 
+from . import _core
 from ._core import InputError, PrivilegeError
+from .durations import in_unit
 
 #: The tracepoints enabled (system sched).
 EVENTS = ("sched_switch", "sched_wakeup", "sched_wakeup_new", "sched_process_fork", "sched_process_exit")
@@ -341,17 +344,8 @@ def _name(fits):
 # Writing
 
 
-def fmt_ns(ns: int) -> str:
-    """A duration as an exact string: whole ms "10ms", else ms with up to 6 decimals
-    "1.0425ms" (exact: rtsched reads decimals exactly)."""
-    ms, rem = divmod(int(ns), 1_000_000)
-    if rem == 0:
-        return f"{ms}ms"
-    return f"{ms}.{rem:06d}".rstrip("0") + "ms"
-
-
 def _us(ns) -> str:
-    return f"{ns / 1000:.1f}"
+    return in_unit(ns, "us", 1)
 
 
 def fit_table(fits, percentile_p) -> tuple[list, list]:
@@ -372,19 +366,14 @@ def fit_table(fits, percentile_p) -> tuple[list, list]:
     return head, rows
 
 
-def _q(s: str) -> str:
-    import json
-
-    return json.dumps(s, ensure_ascii=False)
-
-
 def taskset_yaml(fits, cpus: int, duration_ns: int, header: str = "", percentile_p: float = 99.0, times_file=None,
                  replay: bool = False) -> str:
-    """The task set of ``fits`` (those with a kind) as YAML with the fit of each task as a
-    comment on its line. Priorities are written when every task has a SCHED_FIFO/RR priority
-    (the file's rule: all or none). With ``replay``, each task lists its measured CPU time per
-    activation (`execution_times`, at least 1 ns each), which the simulator and `rtsched run`
-    replay in turn in place of the run's execution model."""
+    """The task set of ``fits`` (those with a kind) as YAML, written by the task-set writer
+    (``_core.to_yaml``: durations exact, with units) with the fit of each task as a comment on
+    its line and a sporadic task's T as ``min_interarrival``. Priorities are written when every
+    task has a SCHED_FIFO/RR priority (the file's rule: all or none). With ``replay``, each task
+    lists its measured CPU time per activation (`execution_times`, at least 1 ns each), which
+    the simulator and `rtsched run` replay in turn in place of the run's execution model."""
     tasks = [f for f in fits if f.kind]
     if not tasks:
         raise InputError("no thread of the recording had enough activations to be a task "
@@ -397,26 +386,27 @@ def taskset_yaml(fits, cpus: int, duration_ns: int, header: str = "", percentile
         out.append(f"# the measured activations (release, CPU time) of every task: {times_file}")
     if not all_rt:
         out.append("# no priorities written: not every task had a SCHED_FIFO/RR priority in the trace")
-    out.append(f"platform: {{cpus: {int(cpus)}}}")
-    out.append(f"run: {{duration: {_q(fmt_ns(max(duration_ns, 1_000_000)))}}}")
-    out.append("tasks:")
+    doc = {"platform": {"cpus": int(cpus)}, "run": {"duration": f"{max(duration_ns, 1_000_000)}ns"}, "tasks": []}
+    notes = []
     for f in tasks:
-        parts = [f"name: {_q(f.name)}"]
+        t = {"name": f.name, "wcet": f"{f.wcet}ns"}
         if f.kind == "periodic":
-            parts.append(f"period: {_q(fmt_ns(f.period))}")
+            t["period"] = f"{f.period}ns"
         else:
-            parts.append(f"min_interarrival: {_q(fmt_ns(max(1, f.min_interarrival)))}")
-        parts.append(f"wcet: {_q(fmt_ns(f.wcet))}")
+            t["min_interarrival"] = f"{max(1, f.min_interarrival)}ns"
         if all_rt:
-            parts.append(f"priority: {f.rt_priority}")
+            t["priority"] = f.rt_priority
         if replay and f.activations:
-            parts.append("execution_times: [" + ", ".join(f"{max(1, a.cpu_ns)}ns" for a in f.activations) + "]")
-        note = (f"tid {f.tid}, {f.policy} prio {f.prio}, {len(f.activations)} activations; inter-activation "
-                f"{_us(f.min_interarrival)}..{_us(f.max_interarrival)} us, jitter (p95) {_us(f.jitter)} us, "
-                f"{f.in_tolerance:.0%} within tolerance; exec min/median/max {_us(f.exec_min)}/{_us(f.exec_median)}/"
-                f"{_us(f.exec_max)} us" + (f"; {f.inferred} switch-ins missing from the trace" if f.inferred else ""))
-        out.append(f"  - {{{', '.join(parts)}}}   # {note}")
-    return "\n".join(out) + "\n"
+            t["execution_times"] = [f"{max(1, a.cpu_ns)}ns" for a in f.activations]
+        doc["tasks"].append(t)
+        notes.append((f"tid {f.tid}, {f.policy} prio {f.prio}, {len(f.activations)} activations; inter-activation "
+                      f"{_us(f.min_interarrival)}..{_us(f.max_interarrival)} us, jitter (p95) {_us(f.jitter)} us, "
+                      f"{f.in_tolerance:.0%} within tolerance; exec min/median/max {_us(f.exec_min)}/"
+                      f"{_us(f.exec_median)}/{_us(f.exec_max)} us"
+                      + (f"; {f.inferred} switch-ins missing from the trace" if f.inferred else ""),
+                      f.kind == "sporadic"))
+    ts = _core.parse_taskset(json.dumps(doc), "json", "<recording>")
+    return "\n".join(out) + "\n" + _core.to_yaml(ts, notes)
 
 
 def times_csv(fits) -> str:

@@ -9,11 +9,12 @@ from dataclasses import dataclass, replace
 
 from ._core import InputError
 from .catalogue import columns
+from .durations import in_unit
 from .tables import Column, plain, render
 
 
 def _ms(ns) -> str:
-    return "-" if ns is None else f"{ns / 1e6:.3f}"
+    return in_unit(ns, "ms", 3)
 
 
 def _ratio(x) -> str:

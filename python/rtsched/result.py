@@ -11,6 +11,7 @@ from pathlib import Path
 from . import _core
 from ._core import InputError, TaskSet
 from .catalogue import names
+from .durations import in_unit
 from .taskset import load_taskset
 
 
@@ -351,7 +352,7 @@ def check_job_limit(ts, limit=DEFAULT_MAX_JOBS, runs=1, held=True, raise_with="m
         cost = "each job folded into the summaries as it ends, so memory stays bounded, but it takes long"
     raise InputError(
         f"{ts.source}: the run would count {jobs:,} jobs per scheduler (task '{heaviest['name']}' releases one every "
-        f"{heaviest['period_ns']:,} ns over {ts.duration_ns / 1e9:g} s), {cost}; the limit is {limit:,} ({raise_with})")
+        f"{heaviest['period_ns']:,} ns over {in_unit(ts.duration_ns, 's')} s), {cost}; the limit is {limit:,} ({raise_with})")
 
 
 #: Steps of scheduling work a run may take before it is refused up front (``max_work=``, the

@@ -25,6 +25,7 @@ import tempfile
 import time
 
 from ._core import InputError, RunFailed
+from .durations import in_unit
 
 # Every worker dies with its parent, even a SIGKILLed one (PR_SET_PDEATHSIG = 1): no busy loop
 # is ever left behind; and quietly on the terminal's Ctrl-C (SIGINT at its default).
@@ -161,7 +162,7 @@ class Stress:
     def describe(self) -> str:
         parts = [f"{n} {k}" for k, n in self.counts.items() if n]
         if self.counts["sleepers"]:
-            parts[[k for k, n in self.counts.items() if n].index("sleepers")] += f" ({self.run_ns / 1e6:g} ms run / {self.sleep_ns / 1e6:g} ms sleep)"
+            parts[[k for k, n in self.counts.items() if n].index("sleepers")] += f" ({in_unit(self.run_ns)} ms run / {in_unit(self.sleep_ns)} ms sleep)"
         return ", ".join(parts) + (f", nice {self.nice}" if self.nice else "")
 
     def __enter__(self):
@@ -194,7 +195,7 @@ def run_stress(stress: Stress, duration_ns=None, quiet=False) -> int:
         try:
             stress.start()
             if not quiet:
-                print(f"stress: {stress.describe()}" + (f" for {duration_ns / 1e9:g} s" if duration_ns else " until Ctrl-C"), flush=True)
+                print(f"stress: {stress.describe()}" + (f" for {in_unit(duration_ns, 's')} s" if duration_ns else " until Ctrl-C"), flush=True)
             while not got and (duration_ns is None or time.monotonic() - start < duration_ns / 1e9):
                 time.sleep(0.05 if duration_ns is None else min(0.05, max(0.0, duration_ns / 1e9 - (time.monotonic() - start))))
                 dead = stress.failed()

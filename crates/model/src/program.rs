@@ -72,6 +72,35 @@ pub struct ThreadProgram {
     pub checkpoints: Vec<Checkpoint>,
 }
 
+impl ThreadProgram {
+    /// The stretches of this thread's work in which it holds a resource, for a thread whose
+    /// actual demand is `demand`: `(resource, from, to)` in work done, each checkpoint moved by
+    /// [`scale`] as the ledger moves it (`rtsched_runtime::next_step`), one per critical
+    /// section, in the order the sections are acquired (a nested section after the one around
+    /// it). What a Gantt chart hatches.
+    pub fn held(&self, demand: Time) -> Vec<(ResourceId, Time, Time)> {
+        let mut out: Vec<(ResourceId, Time, Time)> = Vec::new();
+        let mut open: Vec<usize> = Vec::new();
+        for c in &self.checkpoints {
+            let at = scale(c.at, self.wcet, demand);
+            match c.action {
+                Action::Acquire(r) => {
+                    open.push(out.len());
+                    out.push((r, at, at));
+                }
+                Action::Release(r) => {
+                    let k = open
+                        .iter()
+                        .rposition(|&i| out[i].0 == r)
+                        .expect("a release follows its acquire (validated nesting)");
+                    out[open.remove(k)].2 = at;
+                }
+            }
+        }
+        out
+    }
+}
+
 /// A point `at` of a thread with WCET `wcet`, moved to a thread whose actual demand is
 /// `demand` (exact integer arithmetic, rounded down, so nesting is preserved).
 #[inline]
@@ -254,5 +283,30 @@ mod tests {
                 assert_eq!(p, Program::build(wcet, regions, sections));
             }
         }
+    }
+
+    /// Hand-worked: a thread of WCET 10 holds bus over [2, 8) of its work and log, nested,
+    /// over [4, 6); then bus again over [8, 10) (released and taken again at 8). At its WCET
+    /// the stretches are the sections; at demand 5 every boundary is halved; at demand 7
+    /// they are 2·7/10 = 1 (rounded down), 2, 4, 5, 5 and 7.
+    #[test]
+    fn held_stretches_scale_with_the_demand_as_the_ledger_moves_checkpoints() {
+        let sec = |resource, start, length| CriticalSection {
+            resource,
+            region: 0,
+            thread: 0,
+            start,
+            length,
+        };
+        let p = Program::build(10, &[], &[sec(0, 2, 6), sec(1, 4, 2), sec(0, 8, 2)]);
+        let t = &p.regions[0][0];
+        assert_eq!(t.held(10), [(0, 2, 8), (1, 4, 6), (0, 8, 10)]);
+        assert_eq!(t.held(5), [(0, 1, 4), (1, 2, 3), (0, 4, 5)]);
+        assert_eq!(t.held(7), [(0, 1, 5), (1, 2, 4), (0, 5, 7)]);
+        // Longer than its WCET (an overrun): stretched the same way.
+        assert_eq!(t.held(20), [(0, 4, 16), (1, 8, 12), (0, 16, 20)]);
+        assert!(Program::build(10, &[], &[]).regions[0][0]
+            .held(7)
+            .is_empty());
     }
 }

@@ -102,19 +102,25 @@ pub fn parse_duration_str(s: &str) -> Result<Time, String> {
     // "1e3ms": an 'e' followed by a digit or sign is an exponent; handled because we only
     // split on alphabetic characters other than e/E, then check the unit below.
     let (num, unit) = t.split_at(split);
-    let unit_ns = match unit.trim() {
+    let unit_ns = unit_ns(unit.trim()).ok_or_else(|| {
+        format!(
+            "unknown unit '{}' in '{s}' (use ns, us, ms, s, or a number in ms)",
+            unit.trim()
+        )
+    })?;
+    parse_decimal_scaled(num.trim(), unit_ns)
+}
+
+/// The size in ns of a unit a duration string may name (`""` is ms, as a bare number is).
+pub fn unit_ns(unit: &str) -> Option<Time> {
+    Some(match unit {
         "" | "ms" => NS_PER_MS,
         "ns" => 1,
         "us" | "µs" => NS_PER_US,
         "s" => NS_PER_S,
         "min" => 60 * NS_PER_S,
-        other => {
-            return Err(format!(
-                "unknown unit '{other}' in '{s}' (use ns, us, ms, s, or a number in ms)"
-            ))
-        }
-    };
-    parse_decimal_scaled(num.trim(), unit_ns)
+        _ => return None,
+    })
 }
 
 /// Format ns as a short human string with the largest unit that keeps it exact-ish.
@@ -129,6 +135,61 @@ pub fn fmt_duration(ns: Time) -> String {
         format!("{}us", ns / NS_PER_US)
     } else {
         format!("{ns}ns")
+    }
+}
+
+/// A duration for reading: in the largest unit (s, ms, us) in which it is at least 1, to
+/// `digits` significant digits with trailing zeros dropped, as C's `%g` writes a number
+/// (`"1.5ms"`, `"33.3333ms"`, `"250us"`; `"1e+06s"` from a million seconds); under 1 us in
+/// whole ns. Spelt as a file spells durations, so a message can say `wcet: 2us`;
+/// [`fmt_duration`] is the exact spelling. Python's `f"{ns / scale:g}{unit}"` for `digits` 6,
+/// byte for byte (tests/test_durations.py), below 2^53 ns (104 days: `ns` is exact in an f64).
+pub fn fmt_duration_rounded(ns: Time, digits: usize) -> String {
+    for (unit, scale) in [("s", NS_PER_S), ("ms", NS_PER_MS), ("us", NS_PER_US)] {
+        if ns >= scale {
+            return format!("{}{unit}", fmt_g(ns as f64 / scale as f64, digits));
+        }
+    }
+    format!("{ns}ns")
+}
+
+/// `ns` as a number of the unit `unit_ns` ns long, for a text that names the unit elsewhere
+/// (a column's header, `"… ms"`): `decimals` places (`{:.3}`, ties to even as Python's
+/// `f"{x:.3f}"`), or six significant digits as [`fmt_duration_rounded`] writes them when
+/// `None` (`fmt_duration_in(1_234_567.0, NS_PER_MS, Some(3))` is `"1.235"`, with `None`
+/// `"1.23457"`). `ns` is an `f64` because a mean over jobs is fractional; a count of ns is
+/// exact in it below 2^53. Not finite: Python's `nan`, `inf`.
+pub fn fmt_duration_in(ns: f64, unit_ns: Time, decimals: Option<usize>) -> String {
+    let x = ns / unit_ns as f64;
+    if !x.is_finite() {
+        return (if x.is_nan() { "nan" } else { "inf" }).into(); // ns is not negative
+    }
+    match decimals {
+        Some(d) => format!("{x:.d$}"),
+        None => fmt_g(x, 6),
+    }
+}
+
+/// `x` (finite, not negative) to `digits` (at least 1) significant digits as C's `%g`: fixed
+/// notation when the exponent of the rounded value is in [-4, digits), else `1.5e+07`; either
+/// way without trailing zeros.
+fn fmt_g(x: f64, digits: usize) -> String {
+    let p = digits.max(1);
+    let sci = format!("{:.*e}", p - 1, x);
+    let (mantissa, exp) = sci.split_once('e').expect("{:e} writes an exponent");
+    let exp: i32 = exp.parse().expect("an integer exponent");
+    let trim = |s: &str| {
+        if s.contains('.') {
+            s.trim_end_matches('0').trim_end_matches('.').to_string()
+        } else {
+            s.to_string()
+        }
+    };
+    if exp < -4 || exp >= p as i32 {
+        let sign = if exp < 0 { '-' } else { '+' };
+        format!("{}e{sign}{:02}", trim(mantissa), exp.abs())
+    } else {
+        trim(&format!("{:.*}", (p as i32 - 1 - exp) as usize, x))
     }
 }
 
@@ -185,6 +246,43 @@ mod tests {
                 assert_eq!(parse_duration_str(&fmt_duration(ns)).unwrap(), ns);
             }
         }
+    }
+
+    #[test]
+    fn rounded_durations_by_hand() {
+        let r = |ns| fmt_duration_rounded(ns, 6);
+        assert_eq!(r(0), "0ns");
+        assert_eq!(r(999), "999ns");
+        assert_eq!(r(1_000), "1us");
+        assert_eq!(r(250_000), "250us");
+        assert_eq!(r(1_500_000), "1.5ms");
+        assert_eq!(r(33_333_333), "33.3333ms");
+        assert_eq!(r(10_000_228), "10.0002ms");
+        assert_eq!(r(999_999_500), "1000ms"); // rounds up to 1000.00 ms: still ms
+        assert_eq!(r(2_000_000_000), "2s");
+        assert_eq!(r(123_456_789_000_000), "123457s");
+        assert_eq!(r(1_000_000_000_000_000), "1e+06s");
+        assert_eq!(r(1_234_567_000_000_000), "1.23457e+06s");
+        assert_eq!(fmt_duration_rounded(1_234_000, 2), "1.2ms");
+        assert_eq!(fmt_duration_rounded(1_250_000, 1), "1ms");
+        assert_eq!(fmt_g(0.0001234, 3), "0.000123");
+        assert_eq!(fmt_g(0.00001234, 3), "1.23e-05");
+        assert_eq!(fmt_g(0.0, 6), "0");
+    }
+
+    #[test]
+    fn durations_in_a_unit_by_hand() {
+        assert_eq!(fmt_duration_in(1_234_567.0, NS_PER_MS, Some(3)), "1.235");
+        assert_eq!(fmt_duration_in(1_234_567.0, NS_PER_MS, None), "1.23457");
+        assert_eq!(fmt_duration_in(1_250.0, NS_PER_US, Some(1)), "1.2"); // 1.25 exact: to even
+        assert_eq!(fmt_duration_in(1_350.0, NS_PER_US, Some(1)), "1.4"); // 1.35 is above in f64
+        assert_eq!(fmt_duration_in(40_000_000.0, NS_PER_MS, None), "40");
+        assert_eq!(fmt_duration_in(0.0, NS_PER_MS, Some(3)), "0.000");
+        assert_eq!(fmt_duration_in(2_500_000.0, NS_PER_MS, Some(0)), "2"); // 2.5: to even
+        assert_eq!(fmt_duration_in(1_234_567.8, NS_PER_MS, Some(3)), "1.235"); // a mean
+        assert_eq!(fmt_duration_in(f64::NAN, NS_PER_MS, Some(3)), "nan");
+        assert_eq!(unit_ns("µs"), Some(NS_PER_US));
+        assert_eq!(unit_ns("h"), None);
     }
 
     proptest::proptest! {

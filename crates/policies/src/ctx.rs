@@ -20,8 +20,8 @@
 //! **Randomness.** A randomised policy (PAWS's victim choice) draws only from
 //! [`BuildCtx::rng`], a ChaCha8 generator seeded with the run's seed (`ts.run.seed`) on its own
 //! stream [`POLICY_STREAM`]: the same task set and seed give the same decisions in every
-//! substrate, and the policy's draws neither repeat nor shift the simulator's per-task
-//! streams (execution demands and arrival gaps, `crates/sim/src/exec.rs`).
+//! substrate, and the policy's draws neither repeat nor shift the drivers' per-task streams
+//! (execution demands and arrival gaps, `crates/runtime/src/streams.rs`).
 
 use crate::common::findcpu::PushFind;
 use crate::spec::SchedulerSpec;
@@ -31,10 +31,10 @@ use rtsched_analysis::partition::{by_name, Admission};
 use rtsched_model::TaskSet;
 use std::cell::Cell;
 
-/// The ChaCha8 stream of the policies' generator. The simulator seeds `ChaCha8Rng` with the
-/// same run seed and draws task `t`'s demands from stream `2t` and its arrival gaps from
-/// `2t + 1`; `u64::MAX` would be `2t + 1` only for `t = 2^63 - 1`, far beyond any task index
-/// (`u32`), so no simulator stream ever equals it.
+/// The ChaCha8 stream of the policies' generator. Every driver (`rtsched_runtime::streams`)
+/// seeds `ChaCha8Rng` with the same run seed and draws task `t`'s demands from stream `2t` and
+/// its arrival gaps from `2t + 1`; `u64::MAX` would be `2t + 1` only for `t = 2^63 - 1`, far
+/// beyond any task index (`u32`), so no driver's stream ever equals it.
 pub const POLICY_STREAM: u64 = u64::MAX;
 
 /// The policies' generator for a run with seed `seed` (see [`POLICY_STREAM`]).

@@ -4,6 +4,7 @@
 use crate::{input_err, PyTaskSet};
 use pyo3::prelude::*;
 use rtsched_analysis::{gen, overheads as oha, partition, schedulability};
+use rtsched_model::file::TaskNote;
 use rtsched_model::overheads::{load_profile, Statistic};
 use rtsched_model::{Overheads, TaskSet};
 
@@ -225,10 +226,18 @@ fn partition_taskset(
     Ok((Some(PyTaskSet { inner: out }), used))
 }
 
-/// The task set as YAML text (durations with units, so it reads back exactly).
+/// The task set as YAML text (durations with units, so it reads back exactly); with `notes`,
+/// `(comment, sporadic)` per task in order: the comment at the end of its line, and its T
+/// written as `min_interarrival` when `sporadic` (`file::to_yaml_with`).
 #[pyfunction]
-fn to_yaml(taskset: &PyTaskSet) -> String {
-    rtsched_model::file::to_yaml(&taskset.inner)
+#[pyo3(signature = (taskset, notes=None))]
+fn to_yaml(taskset: &PyTaskSet, notes: Option<Vec<(String, bool)>>) -> String {
+    let notes: Vec<TaskNote> = notes
+        .unwrap_or_default()
+        .into_iter()
+        .map(|(comment, sporadic)| TaskNote { comment, sporadic })
+        .collect();
+    rtsched_model::file::to_yaml_with(&taskset.inner, &notes)
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

@@ -221,6 +221,9 @@ impl PyTaskSet {
             d.set_item("max_interarrival_ns", t.max_interarrival)?;
             d.set_item("deadline_ns", t.deadline)?;
             d.set_item("wcet_ns", t.wcet)?;
+            // What a job takes alone on enough CPUs (`Task::critical_path`): its WCET when
+            // sequential, the sum of each region's longest thread, a DAG's longest path.
+            d.set_item("critical_path_ns", t.critical_path())?;
             d.set_item("offset_ns", t.offset)?;
             d.set_item("priority", t.priority)?;
             d.set_item("cpu", t.cpu)?;
@@ -266,6 +269,33 @@ impl PyTaskSet {
             list.append(d)?;
         }
         Ok(list)
+    }
+    /// The stretches of work in which thread (`region`, `thread`) of task `task` (its index)
+    /// holds a resource when its actual demand is `demand_ns`: `[(resource index, from, to)]`
+    /// in ns of the thread's work, scaled as the ledger scales its checkpoints
+    /// (`ThreadProgram::held`); empty for a thread without critical sections. A DAG node is
+    /// asked as its intervals record it: region `DAG_REGION`, thread = the node's index.
+    fn held_work(
+        &self,
+        task: usize,
+        region: u32,
+        thread: u32,
+        demand_ns: u64,
+    ) -> Vec<(u32, u64, u64)> {
+        let Some(t) = self.inner.tasks.get(task) else {
+            return Vec::new();
+        };
+        // The ledger's reading of a record's region: a DAG's nodes are its program's one region.
+        let region = if region == rtsched_policies::DAG_REGION {
+            0
+        } else {
+            region
+        };
+        t.program()
+            .regions
+            .get(region as usize)
+            .and_then(|r| r.get(thread as usize))
+            .map_or_else(Vec::new, |tp| tp.held(demand_ns))
     }
     /// A copy with run options replaced.
     #[pyo3(signature = (duration_ns=None, seed=None, on_miss=None))]
@@ -609,6 +639,26 @@ fn parse_taskset(text: &str, format: &str, source: &str) -> PyResult<PyTaskSet> 
 #[pyfunction]
 fn parse_duration(text: &str) -> PyResult<u64> {
     rtsched_model::time::parse_duration_str(text).map_err(input_err)
+}
+
+/// A duration in ns for reading (`time::fmt_duration_rounded`): in the largest unit in which
+/// it is at least 1, to `digits` significant digits ("1.5ms", "33.3333ms", "250us").
+#[pyfunction]
+#[pyo3(signature = (ns, digits=6))]
+fn format_duration(ns: u64, digits: usize) -> String {
+    rtsched_model::time::fmt_duration_rounded(ns, digits)
+}
+
+/// `ns` as a number of `unit` ("ns", "us", "ms", "s"; `time::fmt_duration_in`): `decimals`
+/// places, or six significant digits when None ("1.235", "1.23457"). `ns` may be fractional
+/// (a mean over jobs).
+#[pyfunction]
+#[pyo3(signature = (ns, unit, decimals=None))]
+fn format_duration_in(ns: f64, unit: &str, decimals: Option<usize>) -> PyResult<String> {
+    let unit_ns = rtsched_model::time::unit_ns(unit)
+        .filter(|_| !unit.is_empty())
+        .ok_or_else(|| PyValueError::new_err(format!("unknown unit '{unit}'")))?;
+    Ok(rtsched_model::time::fmt_duration_in(ns, unit_ns, decimals))
 }
 
 /// Simulate `taskset` under `scheduler` (`rtsched_sim::simulate`, its options as keywords);
@@ -981,7 +1031,10 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(load_taskset, m)?)?;
     m.add_function(wrap_pyfunction!(parse_taskset, m)?)?;
     m.add("DEFAULT_MAX_WORK", rtsched_sim::DEFAULT_MAX_WORK)?;
+    m.add("TEST_PREFIX", rtsched_sweep::TEST_PREFIX)?;
     m.add_function(wrap_pyfunction!(parse_duration, m)?)?;
+    m.add_function(wrap_pyfunction!(format_duration, m)?)?;
+    m.add_function(wrap_pyfunction!(format_duration_in, m)?)?;
     m.add_function(wrap_pyfunction!(simulate, m)?)?;
     m.add_function(wrap_pyfunction!(policy_traits, m)?)?;
     m.add_function(wrap_pyfunction!(schedulers, m)?)?;

@@ -1,6 +1,6 @@
 //! The runtime layer (docs/architecture.md): the one place that knows what a job is while it runs.
 //!
-//! Every driver — the simulator, the real-threads testbed, and later the kernel scheduler —
+//! Every driver — the simulator, the real-threads testbed, and sched_ext's user-space mode —
 //! runs jobs through the same [`Ledger`]: slots, held jobs, fork/join, resources and their
 //! queues, aborts, the counting and invariant checks of a decision, and the end-of-run
 //! records. A driver only says how time passes and how work gets done ([`Substrate`]), so

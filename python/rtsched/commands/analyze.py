@@ -8,6 +8,7 @@ import textwrap
 
 from .. import _core
 from ..analysis import analyze, overhead_analysis
+from ..durations import in_unit
 from ..tables import Column, output_width, render, to_json
 
 
@@ -32,7 +33,7 @@ def register(sub):
 
 
 def _us(ns) -> str:
-    return "-" if ns is None else f"{ns / 1e3:.3f}"
+    return in_unit(ns, "us", 3)
 
 
 def _table(columns, rows) -> str:

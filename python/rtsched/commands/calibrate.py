@@ -12,6 +12,7 @@ import yaml
 from .. import _core
 from .._io import write_text_atomic
 from ..cli import seed
+from ..durations import in_unit
 from ..report import table
 from ..tables import output_width
 
@@ -71,12 +72,12 @@ def measure(backend: str, samples: int, wss: str, output: str, progress: bool = 
 def describe(profile: dict, width=None) -> str:
     """A profile (as loaded from YAML) as a table in microseconds, fitted to `width` (its
     header lines folded too)."""
-    us = lambda d: f"{_core.parse_duration(str(d)) / 1e3:.1f}"  # noqa: E731
+    us = lambda d: in_unit(_core.parse_duration(str(d)), "us", 1)  # noqa: E731
     rows = [[k, us(c["median"]), us(c["p99"]), str(c.get("samples", ""))] for k, c in profile["costs"].items()]
     head = (f"{profile.get('machine', '')}\nbackend {profile.get('backend', '')}, migration with a cold working set of "
             f"{profile.get('migration_wss', '?')} B, tick every {us(profile.get('tick_period', 0))} us\n")
     if profile.get("rt_runtime"):
-        ms = lambda d: f"{_core.parse_duration(str(d)) / 1e6:g} ms"  # noqa: E731
+        ms = lambda d: f"{in_unit(_core.parse_duration(str(d)))} ms"  # noqa: E731
         head += (f"real-time bandwidth cap: {ms(profile['rt_runtime'])} of every {ms(profile['rt_period'])} per CPU "
                  "(RT throttling; the simulator stops a CPU that used it)\n")
     if width:
@@ -98,7 +99,7 @@ def run(args):
     progress = not args.no_progress
     # The outputs, checked before minutes of measuring: writable, and not an input (the
     # profile checked, the Dhall example) or a device, directory or the other output.
-    from .simulate import output_paths
+    from .common import output_paths
     inputs = [p for p in (args.profile, args.dhall if args.check else None) if p]
     output_paths(args, inputs=inputs, output=None if args.profile else args.output, report=args.report if args.check else None)
     if args.profile:

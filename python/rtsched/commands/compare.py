@@ -8,12 +8,12 @@ from .. import _core
 from .._core import InputError, RunFailed
 from ..checks import warn
 from ..cli import printable, seed
+from ..durations import in_unit
 from ..report import comparison_table, not_run_lines, table
 from ..result import NotRun, exit_status, simulate
 from ..result import run as real_run
 from ..tables import output_width
-from .run import measurement_table
-from .simulate import (
+from .common import (
     add_output_arguments,
     check_duration,
     check_job_limit,
@@ -23,6 +23,7 @@ from .simulate import (
     run_options,
     write_outputs,
 )
+from .run import measurement_table
 
 
 def register(sub):
@@ -42,7 +43,7 @@ def register(sub):
 
 
 def _ms(x):
-    return f"{x / 1e6:.3f}"
+    return in_unit(x, "ms", 3)
 
 
 def side_by_side(sim, real, width=None) -> str:
@@ -79,10 +80,10 @@ def side_by_side(sim, real, width=None) -> str:
     if len(j):
         gap = (j.response_ns_real - j.response_ns_sim).astype("float64")
         per = j.assign(gap=gap).groupby("task", sort=False).gap.agg(["mean", "max"])
-        trows = [[t, f"{v['mean'] / 1e3:.1f}", f"{v['max'] / 1e3:.1f}"] for t, v in per.iterrows()]
+        trows = [[t, in_unit(v['mean'], "us", 1), in_unit(v['max'], "us", 1)] for t, v in per.iterrows()]
         out += "\n\nresponse time, real minus simulated (same jobs):\n"
         out += table(["task", "mean us", "max us"], trows, ["<", ">", ">"], width)
-        out += f"\nover {len(j)} jobs: mean {gap.mean() / 1e3:.1f} us, median {gap.median() / 1e3:.1f} us, max {gap.max() / 1e3:.1f} us"
+        out += f"\nover {len(j)} jobs: mean {in_unit(gap.mean(), 'us', 1)} us, median {in_unit(gap.median(), 'us', 1)} us, max {in_unit(gap.max(), 'us', 1)} us"
     return out
 
 
@@ -107,7 +108,7 @@ def run(args):
                         max_work=args.max_work, allow_overload=args.allow_overload, model=args.model, _warn=False)
     except (InputError, RunFailed) as e:
         real = _not_run("testbed:" + args.policy, "testbed", e)
-    print(f"{ts.source}: {args.policy}, simulator vs testbed ({args.model}), {run_ts.duration_ns / 1e6:g} ms")
+    print(f"{ts.source}: {args.policy}, simulator vs testbed ({args.model}), {in_unit(run_ts.duration_ns)} ms")
     if sim.ok and real.ok:
         print(side_by_side(sim, real, output_width()))
     else:

@@ -9,9 +9,10 @@ import sys
 
 from .. import _core
 from ..checks import set_warnings
+from ..durations import in_unit
 from ..report import comparison_table, not_run_lines
 from ..tables import output_width
-from .simulate import expand_schedulers, run_all, write_outputs
+from .common import expand_schedulers, run_all, write_outputs
 
 
 def register(sub):
@@ -38,7 +39,7 @@ def run(args):
         results = run_all(ts, names, trace=True)
         stem = os.path.splitext(os.path.basename(f))[0]
         print(f"\n== {f}: {len(ts.task_names)} tasks on {ts.cpus} CPUs, U = {ts.utilization:.3f}, "
-              f"{ts.duration_ns / 1e6:g} ms simulated")
+              f"{in_unit(ts.duration_ns)} ms simulated")
         print(comparison_table(results, output_width()))
         for line in not_run_lines(results):
             print(line, file=sys.stderr)

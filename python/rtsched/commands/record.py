@@ -10,6 +10,7 @@ import textwrap
 
 from .._core import InputError
 from .._io import resolve_output, write_text_atomic
+from ..durations import in_unit
 from ..report import table
 from ..tables import output_width
 
@@ -119,8 +120,8 @@ def run(args):
         tr, roots, lost, span = r.trace, [r.root], r.lost, r.elapsed
         cpus = args.cpus or os.cpu_count() or 1
         how = "stopped at --duration" if r.exit_status is None else f"exited with status {r.exit_status}"
-        what = f"rtsched record -- {shlex.join(cmd)}  ({span / 1e9:.2f} s; the command {how})"
-        print(f"recorded {r.total} events, {len(tr.events)} of pid {r.root}'s process tree, in {span / 1e9:.2f} s; the command {how}")
+        what = f"rtsched record -- {shlex.join(cmd)}  ({in_unit(span, 's', 2)} s; the command {how})"
+        print(f"recorded {r.total} events, {len(tr.events)} of pid {r.root}'s process tree, in {in_unit(span, 's', 2)} s; the command {how}")
     if tr.unparsed:
         print(f"rtsched record: warning: {tr.unparsed} trace records did not parse and were skipped", file=sys.stderr)
     if lost:

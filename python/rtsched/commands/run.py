@@ -6,11 +6,12 @@ from .. import _core
 from .._core import InputError, RunFailed
 from ..checks import warn
 from ..cli import seed
+from ..durations import in_unit
 from ..report import table
 from ..result import REAL_RUN_ROW_GROUP, NotRun, csv_file, exit_status, parquet_file
 from ..result import run as real_run
 from ..tables import output_width
-from .simulate import (
+from .common import (
     add_output_arguments,
     add_table_arguments,
     check_duration,
@@ -66,8 +67,8 @@ def measurement_table(results, width=None) -> str:
         m = r.measurements
         for k in keys:
             if f"{k}.median_ns" in m:
-                rows.append([r.scheduler, k.replace("_", " "), f"{m[k + '.median_ns'] / 1e3:.1f}", f"{m[k + '.p99_ns'] / 1e3:.1f}",
-                             f"{m[k + '.max_ns'] / 1e3:.1f}", str(int(m[k + '.count']))])
+                rows.append([r.scheduler, k.replace("_", " "), in_unit(m[k + '.median_ns'], "us", 1), in_unit(m[k + '.p99_ns'], "us", 1),
+                             in_unit(m[k + '.max_ns'], "us", 1), str(int(m[k + '.count']))])
     steal = [f"{r.scheduler} {r.measurements['host.steal_ms']:.0f} ms" for r in results if r.measurements.get("host.steal_ms")]
     note = ("\nCPU time the hypervisor took during the run (host steal): " + ", ".join(steal)) if steal else ""
     if not rows:
@@ -107,7 +108,7 @@ def run(args):
                     raise
                 results.append(row)
     print(f"{ts.source}: {len(ts.task_names)} tasks on {ts.cpus} CPUs, U = {ts.utilization:.3f}; "
-          f"real run of {run_ts.duration_ns / 1e6:g} ms")
+          f"real run of {in_unit(run_ts.duration_ns)} ms")
     print_summaries(results, args)
     mt = measurement_table([r for r in results if r.ok], output_width())
     if mt:

@@ -7,6 +7,7 @@ import sys
 
 from .. import _core
 from ..checks import set_warnings
+from ..durations import in_unit
 
 
 def register(sub):
@@ -28,7 +29,7 @@ def run(args):
         for w in set_warnings(ts):
             print(f"warning: {w}", file=sys.stderr)
         print(f"{f}: ok — {len(ts.task_names)} tasks on {ts.cpus} CPUs, U = {ts.utilization:.3f}, "
-              f"duration {ts.duration_ns / 1e6:g} ms, seed {ts.seed}, on_miss {ts.on_miss}")
+              f"duration {in_unit(ts.duration_ns)} ms, seed {ts.seed}, on_miss {ts.on_miss}")
         if ts.topology:
             print(f"  topology: {ts.topology}")
         if ts.overheads:

@@ -12,6 +12,7 @@ import xml.etree.ElementTree as ET
 from decimal import Decimal, InvalidOperation
 
 from .._core import InputError
+from ..durations import in_unit
 
 
 def is_simso(text: str) -> bool:
@@ -79,7 +80,7 @@ def from_simso(text: str, src: str, warn) -> dict:
             mia = min(gaps + ([period] if period else []))
             t["min_interarrival"] = f"{mia}ns"
             warn(f"{where}: sporadic with listed activation dates: an rtsched sporadic task of minimum inter-arrival "
-                 f"{mia / 1e6:g} ms (strictly periodic at that rate; the dates themselves are not replayed)")
+                 f"{in_unit(mia)} ms (strictly periodic at that rate; the dates themselves are not replayed)")
         else:
             raise InputError(f"{where}: field 'task_type': {kind}: an aperiodic task has no period or minimum inter-arrival")
         t["wcet"] = f"{_ms_ns(el.get('WCET'), f'{where}: field WCET')}ns"

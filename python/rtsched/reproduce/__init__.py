@@ -1,28 +1,28 @@
 """Reproductions of the papers' experiments: ``rtsched reproduce NAME [--quick] [--out DIR]``.
 
-A registry of experiments. Each experiment is a module of this package (or of any installed
-package, through the ``rtsched.reproduce`` entry-point group) that registers itself::
+A registry of experiments, each on one skeleton (:mod:`rtsched.reproduce.experiment`, and
+docs/sweeps.md, "Reproductions"): config → runs → frame → claims → figures → report. An experiment is a module
+of this package (or of any installed package, through the ``rtsched.reproduce`` entry-point
+group) that fills an :class:`~rtsched.reproduce.experiment.Experiment` and registers it::
 
     from rtsched.reproduce import register
+    from rtsched.reproduce.experiment import Experiment
 
-    @register("lelli2011", paper="Lelli et al., An efficient and scalable implementation of global EDF in Linux (2011)",
-              description="push/enqueue operations per scheduler and core count")
-    def run(out_dir, quick, executor, real=False):
-        ...            # write figures and out_dir/report.md (see rtsched.reproduce.report)
-        return report_path
+    EXPERIMENT = register(Experiment(name="lelli2011", paper="Lelli et al. ...", description="...",
+                                     title="...", doc=__doc__, quick=QUICK, full=FULL, runs=runs,
+                                     frame=frame, claims=claims, figures=figures, sections=sections))
 
 Modules are discovered, not listed: dropping ``lelli2011.py`` into this directory (or shipping
-it in another package with an entry point) registers it without editing any other file.
-``run(out_dir, quick, executor, real=False)`` writes into ``out_dir`` (created for it): a
-Markdown report (``report.md``) with the paper's numbers beside rtsched's, and figures (PNG and
-SVG). ``quick`` must finish in under a minute on 2 cores; ``executor`` is a
-``concurrent.futures.Executor`` for sweeps (None: the experiment chooses).
+it in another package with an entry point) registers it without editing any other file. It
+writes into ``OUT/NAME/``: ``report.md`` with the paper's numbers beside rtsched's, the claims
+(``claims.json``), figures (PNG and SVG) and its run tables. ``quick`` must finish in under a
+minute on 2 cores.
 
-**Real runs only when asked.** An experiment with a part on this machine's real cores makes
-those runs only when ``real`` is true (``rtsched reproduce NAME --real``), as root too, and
-registers ``real_plan(quick)``: the list of :class:`rtsched.reproduce._real.RealPart` it will
-run, printed before anything starts. Without ``real`` its report says the real part was not
-run and gives the command that runs it (``_real.not_run``).
+**Real runs only when asked.** An experiment with a part on this machine's real cores (its
+``real``: a :class:`~rtsched.reproduce.experiment.Real`) makes those runs only when asked
+(``rtsched reproduce NAME --real``), as root too; its plan is printed before anything starts.
+Without ``--real`` its report says the real part was not run and gives the command that runs it
+(``_real.not_run``).
 """
 
 from __future__ import annotations
@@ -30,43 +30,26 @@ from __future__ import annotations
 import importlib
 import pkgutil
 import sys
-from collections.abc import Callable
-from dataclasses import dataclass
 
 from .._core import InputError
-
-
-@dataclass(frozen=True)
-class Experiment:
-    name: str
-    description: str
-    paper: str
-    run: Callable
-    module: str = ""
-    #: ``real_plan(quick)``: the real runs ``--real`` makes (None: the experiment has none).
-    real_plan: Callable | None = None
-
+from .experiment import Experiment
 
 _REGISTRY: dict[str, Experiment] = {}
 _discovered = False
+#: Modules of this package that are the skeleton's machinery, not experiments.
+_MACHINERY = {"claims", "experiment", "report"}
 
 
-def register(name: str, description: str, paper: str, replace: bool = False, real_plan: Callable | None = None):
-    """Decorator: register ``run(out_dir, quick, executor, real=False)`` as experiment ``name``
-    (``real_plan``: see the module's docstring).
+def register(exp: Experiment, replace: bool = False) -> Experiment:
+    """Register experiment ``exp`` under its name; returns it.
 
-    A second registration of the same name is an error unless ``replace=True`` (so two modules
-    cannot silently shadow each other)."""
-
-    def deco(fn):
-        old = _REGISTRY.get(name)
-        if old is not None and not replace and old.module != fn.__module__:
-            raise ValueError(f"reproduce experiment {name!r} is registered twice ({old.module} and {fn.__module__})")
-        _REGISTRY[name] = Experiment(name, description, paper, fn, fn.__module__, real_plan)
-        fn.experiment, fn.paper, fn.description = name, paper, description
-        return fn
-
-    return deco
+    A second registration of the same name from another module is an error unless
+    ``replace=True`` (so two modules cannot silently shadow each other)."""
+    old = _REGISTRY.get(exp.name)
+    if old is not None and not replace and old.module != exp.module:
+        raise ValueError(f"reproduce experiment {exp.name!r} is registered twice ({old.module} and {exp.module})")
+    _REGISTRY[exp.name] = exp
+    return exp
 
 
 def _discover():
@@ -75,7 +58,7 @@ def _discover():
         return
     _discovered = True
     for m in pkgutil.iter_modules(__path__):
-        if not m.name.startswith("_") and m.name != "report":
+        if not m.name.startswith("_") and m.name not in _MACHINERY:
             importlib.import_module(f"{__name__}.{m.name}")
     try:
         from importlib.metadata import entry_points
@@ -112,27 +95,24 @@ def reproduce(name: str, out="out", quick: bool = False, executor=None, real: bo
     ``real``: also make the experiment's real runs (real-time threads on this machine's CPUs;
     needs root: :class:`PrivilegeError` otherwise, before any work). Their plan is passed to
     ``say`` first (default: printed on stderr). Without it nothing real-time runs."""
-    import inspect
     from pathlib import Path
 
     from .._core import PrivilegeError
+    from . import experiment
 
     exp = get(name)
-    kw = {}
     if real:
         from ._real import can_run_real, plan_text
 
-        if exp.real_plan is None or "real" not in inspect.signature(exp.run).parameters:
+        if exp.real is None:
             (say or _stderr)(f"rtsched reproduce {name}: this experiment has no real runs; --real changes nothing")
+            real = False
         else:
             ok, why = can_run_real()
             if not ok:
                 raise PrivilegeError(f"--real: {why}")
             (say or _stderr)(plan_text(name, exp.real_plan(quick), quick))
-            kw["real"] = True
-    out_dir = Path(out) / name
-    out_dir.mkdir(parents=True, exist_ok=True)
-    return exp.run(out_dir, quick, executor, **kw)
+    return experiment.run(exp, Path(out) / name, quick, executor, real=real)
 
 
 def _stderr(text):

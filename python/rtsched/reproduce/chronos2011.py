@@ -45,15 +45,14 @@ from __future__ import annotations
 
 import json
 import re
-import time
-from pathlib import Path
+from dataclasses import dataclass
+from types import SimpleNamespace
 
 import numpy as np
 
 from . import claims as C
 from . import register
-from ._common import run_sweep
-from .report import Report
+from .experiment import Experiment, Real
 
 #: Fig. 5's schedulers (rtsched name: the paper's name, kind, options). One list: the sweep, the
 #: tables, the figures and the claims all read it. A name this build does not know is skipped,
@@ -237,37 +236,39 @@ def _loads_text(loads):
 
 # --- experiment 1: the runs ---------------------------------------------------------------------
 
-def _overheads(loads, ns, sets, duration_ns, specs, progress):
+def _overhead_items(loads, ns, sets, duration_ns, specs) -> list:
+    """The overhead runs: one item per (axis, x, set), every spec on it (:func:`_overheads`)."""
+    jobs = [("load", x, 12, x) for x in loads] + [("n", n, n, N_LOAD) for n in ns]
+    return [(axis, x, n, load, k, duration_ns, tuple(specs)) for axis, x, n, load in jobs for k in range(sets)]
+
+
+def _overheads(item) -> list:
     """Policy time per decision (ns), measured: rows (scheduler, axis, x, set, ns)."""
     import rtsched
     from rtsched import _core
 
+    axis, x, n, load, k, duration_ns, specs = item
+    ts = rtsched.generate("chronos2011", seed=6000 + 97 * k + int(10 * load) + 1000 * n, m=M, U=load * M, n=n).taskset
+    ts = ts.with_run(duration_ns=duration_ns, seed=k + 1, on_miss="continue")
     rows = []
-    jobs = [("load", x, 12, x) for x in loads] + [("n", n, n, N_LOAD) for n in ns]
-    for axis, x, n, load in jobs:
-        for k in range(sets):
-            ts = rtsched.generate("chronos2011", seed=6000 + 97 * k + int(10 * load) + 1000 * n, m=M, U=load * M, n=n).taskset
-            ts = ts.with_run(duration_ns=duration_ns, seed=k + 1, on_miss="continue")
-            for spec in specs:
-                r = _core.simulate(ts, spec, False, True)
-                rows.append({"scheduler": spec, "axis": axis, "x": x, "taskset_seed": k,
-                             "ns": r.measurements.get("policy_ns_per_invocation", float("nan"))})
-        progress(f"overhead {axis}={x}")
-    import pandas as pd
-
-    return pd.DataFrame(rows)
+    for spec in specs:
+        r = _core.simulate(ts, spec, False, True)
+        rows.append({"scheduler": spec, "axis": axis, "x": x, "taskset_seed": k,
+                     "ns": r.measurements.get("policy_ns_per_invocation", float("nan"))})
+    return rows
 
 
-def _run_length(out_dir, executor, quick, specs, duration_ns, sets):
+def _run_length(r, specs, duration_ns, sets):
     """AUR per (scheduler, load, set) at four durations: d/8, d/4 (the control: runs too short to
-    settle), d and 2d. Returns {label: frame}."""
+    settle), d and 2d, as tables ``runlength-LABEL`` (the label's "/" read "over")."""
     spec = {"name": "chronos2011-runlength", "seed": 2011, "generator": {"name": "chronos2011", "params": {"m": M}},
             "utilisation": {"points": CHECK_LOADS, "per_cpu": True}, "schedulers": specs, "seeds": sets, "on_miss": "continue"}
-    frames = {}
-    for label, d in (("d/8", duration_ns // 8), ("d/4", duration_ns // 4), ("d", duration_ns), ("2d", 2 * duration_ns)):
-        table = "runlength-" + label.replace("/", "over")
-        frames[label] = _frame(run_sweep(dict(spec, duration=f"{d // 1_000_000}ms"), out_dir, executor, quick, table=table))
-    return frames
+    for label, d in RUN_LENGTHS:
+        r.sweep(dict(spec, duration=f"{d(duration_ns) // 1_000_000}ms"), table="runlength-" + label.replace("/", "over"))
+
+
+#: The run-length check's durations, from the main runs' d.
+RUN_LENGTHS = (("d/8", lambda d: d // 8), ("d/4", lambda d: d // 4), ("d", lambda d: d), ("2d", lambda d: 2 * d))
 
 
 # --- experiment 2: dependencies, non-step TUFs, execution below WCET ----------------------------
@@ -309,29 +310,27 @@ def dep_taskset(seed: int, load: float, duration_ns: int, m: int = M, n: int = 1
     return rtsched.parse_taskset(json.dumps(d), "json", d["name"])
 
 
-def _dependencies(specs, sets, duration_ns, out_dir, quick):
-    """Experiment 2's runs: a row (scheduler, load, set, jobs, met, dsr, aur, mig, blocked) per
-    run, also written to deps[-quick].csv."""
-    import pandas as pd
+def _dependency_items(specs, sets, duration_ns) -> list:
+    """Experiment 2's runs: one item per (load, set), every spec on it."""
+    return [(load, 7000 + 100 * k + int(10 * load), duration_ns, tuple(specs)) for load in DEP_LOADS for k in range(sets)]
 
+
+def _dependencies(item) -> list:
+    """A row (scheduler, load, set, jobs, met, dsr, aur, mig, blocked) per spec on one set."""
     from rtsched import _core
 
+    load, seed, duration_ns, specs = item
+    ts = dep_taskset(seed, load, duration_ns)
     rows = []
-    for load in DEP_LOADS:
-        for k in range(sets):
-            seed = 7000 + 100 * k + int(10 * load)
-            ts = dep_taskset(seed, load, duration_ns)
-            for spec in specs:
-                c = _core.simulate(ts, spec, False).jobs_columns()
-                jobs = len(c["finish_ns"])
-                met = sum(1 for f, dl, ab in zip(c["finish_ns"], c["deadline_ns"], c["aborted"]) if f is not None and f <= dl and not ab)
-                possible = float(sum(c["max_utility"]))
-                rows.append({"scheduler": spec, "load": load, "taskset_seed": seed, "jobs": jobs, "met": met,
-                             "dsr": met / jobs if jobs else float("nan"), "aur": float(sum(c["utility"])) / possible if possible else float("nan"),
-                             "mig": sum(c["migrations"]) / jobs if jobs else float("nan"), "blocked_ms_per_job": sum(c["blocked_ns"]) / 1e6 / max(jobs, 1)})
-    df = pd.DataFrame(rows)
-    df.to_csv(Path(out_dir) / ("deps-quick.csv" if quick else "deps.csv"), index=False)
-    return df
+    for spec in specs:
+        c = _core.simulate(ts, spec, False).jobs_columns()
+        jobs = len(c["finish_ns"])
+        met = sum(1 for f, dl, ab in zip(c["finish_ns"], c["deadline_ns"], c["aborted"]) if f is not None and f <= dl and not ab)
+        possible = float(sum(c["max_utility"]))
+        rows.append({"scheduler": spec, "load": load, "taskset_seed": seed, "jobs": jobs, "met": met,
+                     "dsr": met / jobs if jobs else float("nan"), "aur": float(sum(c["utility"])) / possible if possible else float("nan"),
+                     "mig": sum(c["migrations"]) / jobs if jobs else float("nan"), "blocked_ms_per_job": sum(c["blocked_ns"]) / 1e6 / max(jobs, 1)})
+    return rows
 
 
 # --- claims ---------------------------------------------------------------------------------------
@@ -570,11 +569,6 @@ def _pair2(a, b, spec):
 
 # --- real cores -----------------------------------------------------------------------------------
 
-def _real_setup(quick):
-    """Loads, sets per load, testbed schedulers and each run's length of the real runs."""
-    return ([0.4, 1.6], 1, ["gedf", "nggua"], "2s") if quick else (REAL_LOADS, 3, REAL_BACKENDS, "5s")
-
-
 def _real_backend(name):
     """The testbed backend of scheduler ``name``: its simulated spec (G-NP-EDF application-
     concurrent, the other global ones stop-the-world with the mapper), not the native default."""
@@ -601,25 +595,29 @@ def _real_groups(names):
     return groups
 
 
-def real_plan(quick: bool):
+def real_plan(cfg):
     from ._real import RealPart
 
-    loads, per, names, dur = _real_setup(quick)
-    ac = _real_groups(names).get("concurrent", [])
-    return [RealPart(f"m = {REAL_M} sets of the paper's generator (periods up to {REAL_TMAX}), {per} per load "
-                     f"{', '.join(f'{x:g}' for x in loads)} × m, overloads allowed"
+    ac = _real_groups(cfg.real_names).get("concurrent", [])
+    return [RealPart(f"m = {REAL_M} sets of the paper's generator (periods up to {REAL_TMAX}), {cfg.real_sets} per load "
+                     f"{', '.join(f'{x:g}' for x in cfg.real_loads)} × m, overloads allowed"
                      + (f"; {', '.join(ac)} with the testbed's --model concurrent" if ac else ""),
-                     tuple(_real_backends(names)), runs=per * len(loads), seconds=float(dur[:-1]), cpus=REAL_M)]
+                     tuple(_real_backends(cfg.real_names)), runs=cfg.real_sets * len(cfg.real_loads),
+                     seconds=float(cfg.real_duration[:-1]), cpus=REAL_M)]
 
 
-def _real_runs(rtsched, quick, main, out_dir):
+def real_runs(r):
+    """The real runs: sets of the paper's generator at m = 2, every testbed backend of a
+    scheduler this build has, one call per testbed driver model."""
+    import rtsched
+
     from ._real import run_real_sets
 
-    loads, per, names, real_dur = _real_setup(quick)
-    groups = _real_groups([n for n in names if n in main])
+    cfg, main = r.cfg, r.tables["plan"].main
+    groups = _real_groups([n for n in cfg.real_names if n in main])
     units = []
-    for load in loads:
-        for k in range(per):
+    for load in cfg.real_loads:
+        for k in range(cfg.real_sets):
             seed = 8000 + 100 * k + int(10 * load)
             ts = rtsched.generate("chronos2011", seed=seed, m=REAL_M, U=load * REAL_M, tmax=REAL_TMAX).taskset
             # The key keeps integers: _real reads a CSV cell 2.0 back as 2, so a float load
@@ -627,94 +625,120 @@ def _real_runs(rtsched, quick, main, out_dir):
             units.append(({"load_pct": round(100 * load), "taskset_seed": seed}, ts.with_run(on_miss="continue")))
     # One call per testbed driver model; each returns every row of the CSV so far.
     for driver, backends in groups.items():
-        real = run_real_sets(units, backends, real_dur, out_dir / ("real-quick.csv" if quick else "real.csv"),
-                             allow_overload=True, model=driver)
+        real = run_real_sets(units, backends, cfg.real_duration, r.path("real", "csv"), allow_overload=True, model=driver)
     real = real.copy()
     real["load"] = (real["load_pct"] / 100).round(1)
     real["scheduler"] = real["backend"]
     real["met"] = real["jobs"] - real["missed"] if "missed" in real else real["dsr"] * real["jobs"]
     real["mig"] = real["migrations"] / real["jobs"].where(real["jobs"] > 0)
-    return real, loads, real_dur
+    r.keep("real", real)
 
 
 # --- the reproduction -----------------------------------------------------------------------------
 
-@register("chronos2011", real_plan=real_plan, paper="M. Dellinger, P. Garyali, B. Ravindran, ChronOS Linux: a best-effort real-time multiprocessor Linux kernel (DAC 2011) — §5-6, Figs 5-7",
-          description="DSR and AUR vs load, scheduler overhead vs load and n, migrations: G-EDF, G-NP-EDF, P-EDF and the UA schedulers "
-                      "(m = 4 simulated, m = 2 on real cores); a second experiment with resources, non-step TUFs and demand below WCET")
-def run(out_dir, quick, executor, real=False):
-    import rtsched
+@dataclass(frozen=True)
+class Config:
+    """Experiment 1's sets per load and run length (full: 120 s gives ≥ 60 jobs of the 2 s tasks;
+    the run-length check measures whether it is enough); the overhead runs' sets, length, loads
+    and task counts (10 sets per point in full: the least n a cell is judged on, claims.MIN_N);
+    the run-length check's sets; experiment 2's sets and length; the real runs' loads, sets per
+    load, testbed schedulers and run length."""
 
-    from ._real import can_run_real, not_run
+    sets: int
+    duration: str
+    duration_ns: int
+    oh_sets: int
+    oh_ns: int
+    oh_loads: tuple
+    oh_tasks: tuple
+    runlen_sets: int
+    dep_sets: int
+    dep_ns: int
+    real_loads: tuple
+    real_sets: int
+    real_names: tuple
+    real_duration: str
 
-    t0 = time.monotonic()
-    out_dir = Path(out_dir)
-    sets = 3 if quick else 30
-    duration, duration_ns = _durations(quick)
+
+QUICK = Config(3, "10s", 10_000_000_000, 3, 1_000_000_000, (0.2, 1.2, 2.0), (8, 24), 2, 4, 10_000_000_000,
+               (0.4, 1.6), 1, ("gedf", "nggua"), "2s")
+FULL = Config(30, "120s", 120_000_000_000, 10, 20_000_000_000, tuple(LOADS), tuple(N_TASKS), 10, 20, 60_000_000_000,
+              tuple(REAL_LOADS), 3, tuple(REAL_BACKENDS), "5s")
+
+
+def runs(r):
+    """The schedulers this build has; experiment 1's sweep, overheads (timed, one after another)
+    and run-length check; experiment 2."""
+    cfg = r.cfg
     notes = []
     variants = _variants(notes)
     specs = [v[0] for v in variants]
     main = {n: sp for sp, n, v in variants if v == "main"}
     spec_of = {n: sp for sp, n, v in variants if v in ("main", "control")}
-
-    def say(msg):  # progress of the in-process parts: one line each on stderr (the sweeps draw their own bars)
-        if not quick:
-            import sys
-
-            print(f"chronos2011: {msg} ({time.monotonic() - t0:.0f} s)", file=sys.stderr, flush=True)
-
-    # ---- runs ----
-    df = _frame(run_sweep({"name": "chronos2011", "seed": 2011, "generator": {"name": "chronos2011", "params": {"m": M}},
-                           "utilisation": {"points": LOADS, "per_cpu": True}, "schedulers": specs, "seeds": sets,
-                           "duration": duration, "on_miss": "continue"}, out_dir, executor, quick))
-    # 10 sets per point in full: the least n a cell is judged on (claims.MIN_N).
-    oh_sets, oh_ns = (3, 1_000_000_000) if quick else (10, 20_000_000_000)
+    r.sweep({"name": "chronos2011", "seed": 2011, "generator": {"name": "chronos2011", "params": {"m": M}},
+             "utilisation": {"points": LOADS, "per_cpu": True}, "schedulers": specs, "seeds": cfg.sets,
+             "duration": cfg.duration, "on_miss": "continue"})
     oh_specs = list(main.values()) + [spec_of[n] for n in ("nggua-noshed", "ggua-noabort", "nggua-noabort") if n in spec_of]
-    over = _overheads([0.2, 1.2, 2.0] if quick else LOADS, [8, 24] if quick else N_TASKS, oh_sets, oh_ns, oh_specs, say)
+    r.serial(_overheads, _overhead_items(cfg.oh_loads, cfg.oh_tasks, cfg.oh_sets, cfg.oh_ns, oh_specs), "overheads")
     ua_specs = [main[n] for n in UA if n in main]
-    runlen = _run_length(out_dir, executor, quick, ua_specs, duration_ns, 2 if quick else 10) if ua_specs else None
-    say("run-length check")
+    if ua_specs:
+        _run_length(r, ua_specs, cfg.duration_ns, cfg.runlen_sets)
+    r.step("run-length check")
     dep_specs = [main[n] for n in ("gedf", *UA) if n in main]
     for n, (sp, _) in {**CHAIN_CONTROLS, "nggua-noshed": CONTROLS["nggua-noshed"]}.items():
         if _probe(sp) is None:
             dep_specs.append(sp)
             spec_of.setdefault(n, sp)
-    dep_sets, dep_ns = (4, 10_000_000_000) if quick else (20, 60_000_000_000)
-    deps = _dependencies(dep_specs, dep_sets, dep_ns, out_dir, quick) if "gedf" in main else None
-    say("experiment 2")
+    if "gedf" in main:
+        r.map(_dependencies, _dependency_items(dep_specs, cfg.dep_sets, cfg.dep_ns), "deps", file=r.path("deps", "csv").name)
+    r.step("experiment 2")
+    r.keep("plan", SimpleNamespace(notes=notes, variants=variants, main=main, spec_of=spec_of, oh_specs=oh_specs,
+                                   ua_specs=ua_specs, dep_specs=dep_specs))
 
-    real_ok, why_not = can_run_real() if real else (False, not_run("chronos2011", quick))
-    asked, real_df = real, None
-    if real_ok:
-        real_df, real_loads, real_dur = _real_runs(rtsched, quick, main, out_dir)
 
-    # ---- claims ----
-    found = claims(df, spec_of, over, runlen, deps)
-    if real_df is not None:
-        ok = real_df[real_df["status"] == "ok"]
+def frame(t):
+    p = t["plan"]
+    runlen = {label: _frame(t["runlength-" + label.replace("/", "over")]) for label, _ in RUN_LENGTHS} if p.ua_specs else None
+    return SimpleNamespace(**vars(p), df=_frame(t["sweep"]), over=t["overheads"], runlen=runlen, deps=t.get("deps"),
+                           real=t.get("real") if t.real_ran else None, why_not=t.real_why, cfg=t.cfg)
+
+
+def all_claims(f) -> list:
+    """Experiments 1 and 2's claims; Fig. 5's again on the real runs, where both the schedulers
+    and the control ran."""
+    found = claims(f.df, f.spec_of, f.over, f.runlen, f.deps)
+    if f.real is not None:
+        ok = f.real[f.real["status"] == "ok"]
         ran = set(ok["backend"])
-        real_spec = {n: b for n, b in {**{n: _real_backend(n) for n in main},
+        real_spec = {n: b for n, b in {**{n: _real_backend(n) for n in f.main},
                                        "nggua-noshed": f"testbed:{CONTROLS['nggua-noshed'][0]}"}.items() if b in ran}
-        # Fig. 5's claims on the real runs, where both the schedulers and the control ran.
-        found += [c for c in claims(ok, real_spec, prefix="R-", loads=real_loads)
+        found += [c for c in claims(ok, real_spec, prefix="R-", loads=list(f.cfg.real_loads))
                   if c.id in ("R-C1", "R-C2", "R-C3", "R-C4") and c.ours is not None and c.control is not None]
+    return found
 
-    rep = Report("chronos2011", "ChronOS 2011 — DSR, AUR, overhead and migrations of classic and UA schedulers", run.paper, quick, asked)
-    rep.para(__doc__.split("\n\n", 1)[1])
-    if notes:
+
+def preface(rep, f):
+    if f.notes:
         rep.heading("Schedulers not run")
-        rep.para("\n".join(f"- {n}" for n in notes))
-    rep.claims(found, out_dir, note=(
-        f"Experiment 1: {sets} sets per load, {duration} each; overhead: {oh_sets} sets of {oh_ns // 1_000_000_000} s per point; "
-        f"experiment 2: {dep_sets} sets per load of {dep_ns // 1_000_000_000} s at loads {_loads_text(DEP_LOADS)}. "
-        "Intervals: 95% bootstrap over the task sets (paired where two schedulers are compared on the same sets), Wilson for "
-        "a count of jobs."
-        + (f" IDs R-… are the real-core runs (m = {REAL_M})." if real_df is not None else "")))
+        rep.para("\n".join(f"- {n}" for n in f.notes))
 
-    # ---- tables ----
+
+def note(f) -> str:
+    cfg = f.cfg
+    return (f"Experiment 1: {cfg.sets} sets per load, {cfg.duration} each; overhead: {cfg.oh_sets} sets of "
+            f"{cfg.oh_ns // 1_000_000_000} s per point; experiment 2: {cfg.dep_sets} sets per load of "
+            f"{cfg.dep_ns // 1_000_000_000} s at loads {_loads_text(DEP_LOADS)}. "
+            "Intervals: 95% bootstrap over the task sets (paired where two schedulers are compared on the same sets), Wilson for "
+            "a count of jobs."
+            + (f" IDs R-… are the real-core runs (m = {REAL_M})." if f.real is not None else ""))
+
+
+def sections(rep, f):
+    df, over, runlen, deps, cfg = f.df, f.over, f.runlen, f.deps, f.cfg
+    sets, duration, oh_sets, oh_ns, dep_sets = cfg.sets, cfg.duration, cfg.oh_sets, cfg.oh_ns, cfg.dep_sets
     rep.heading(f"Fig. 5: DSR and AUR per scheduler and load (m = {M}, simulated, mean [95% bootstrap interval] over {sets} sets, {duration} each)")
     rows = []
-    for spec, name, _variant in variants:
+    for spec, name, _variant in f.variants:
         label = SCHEDULERS[name][0] if name in SCHEDULERS else CONTROLS[name][1]
         for load in LOADS:
             d = df[(df["scheduler"] == spec) & (df["load"] == load)]
@@ -726,7 +750,7 @@ def run(out_dir, quick, executor, real=False):
     lx = sorted(over[over["axis"] == "load"]["x"].unique())
     nx = sorted(over[over["axis"] == "n"]["x"].unique())
     orows = []
-    for spec in oh_specs:
+    for spec in f.oh_specs:
         cell = lambda axis, x: _cell(over[(over["scheduler"] == spec) & (over["axis"] == axis) & (over["x"] == x)]["ns"], 0)  # noqa: E731, B023 - used within the iteration
         orows.append([spec, *[cell("load", x) for x in lx], *[cell("n", x) for x in nx]])
     rep.table(["scheduler", *[f"load {x:.1f}" for x in lx], *[f"n = {x} (load {N_LOAD})" for x in nx]], orows)
@@ -735,7 +759,7 @@ def run(out_dir, quick, executor, real=False):
     if runlen is not None:
         rep.heading("Run-length check (AUR, mean over sets)")
         rrows = []
-        for spec in ua_specs:
+        for spec in f.ua_specs:
             for load in CHECK_LOADS:
                 vals = [runlen[k][(runlen[k]["scheduler"] == spec) & (runlen[k]["load"] == load)]["aur"].mean() for k in ("d/8", "d/4", "d", "2d")]
                 rrows.append([spec, f"{load:.1f}", *[f"{v:.4f}" for v in vals]])
@@ -744,39 +768,31 @@ def run(out_dir, quick, executor, real=False):
     if deps is not None:
         rep.heading(f"Experiment 2: resources, non-step TUFs, demand below WCET (m = {M}, {dep_sets} sets per load)")
         drows = []
-        for spec in dep_specs:
+        for spec in f.dep_specs:
             for load in DEP_LOADS:
                 d = deps[(deps["scheduler"] == spec) & (deps["load"] == load)]
                 drows.append([spec, f"{load:.1f}", _cell(d["dsr"]), _cell(d["aur"]), _cell(d["mig"]), f"{d['blocked_ms_per_job'].mean():.2f}"])
         rep.table(["scheduler", "load", "DSR", "AUR", "migrations per job", "blocked ms per job"], drows)
 
+
+
+def afterword(rep, f):
     rep.heading(f"Real cores (m = {REAL_M})")
-    if not real_ok:
-        rep.para(f"Not run: {why_not}.")
+    if f.real is None:
+        rep.para(f"Not run: {f.why_not}.")
     else:
-        rep.para(f"Sets of the same generator at m = {REAL_M}, periods capped at {REAL_TMAX}, overloads allowed, {real_dur} runs; "
+        rep.para(f"Sets of the same generator at m = {REAL_M}, periods capped at {REAL_TMAX}, overloads allowed, {f.cfg.real_duration} runs; "
                  "WCET busy loops on the testbed (one pinned SCHED_FIFO worker per core executes what the policy decides).")
         xrows = []
-        for (load, b), g in real_df.groupby(["load", "backend"]):
+        for (load, b), g in f.real.groupby(["load", "backend"]):
             ok = g[g["status"] == "ok"]
             xrows.append([f"{load:.1f}", b, len(ok), len(g) - len(ok), _cell(ok["dsr"]), _cell(ok["aur"].astype("float64")), _cell(ok["mig"])])
         rep.table(["load", "backend", "sets run", "refused", "DSR", "AUR", "migrations per job"], xrows)
 
-    # ---- figures ----
-    figs = _figures(df, variants, main, over, deps, dep_specs)
-    rep.figures(figs, out_dir)
-    rep.not_reproduced([
-        "The paper's kernel (ChronOS on Linux 2.6.31 PREEMPT_RT) and its Phenom: the simulator has no overheads; the "
-        "real-core part runs rtsched's testbed on this machine's 2 cores, not 4.",
-        "Figs 5-7 give no numbers in the text: the claims compare orderings and levels the text states.",
-        "Fig. 6 in the paper is kernel scheduling time in TSC ticks; here the policy's own decision time in ns.",
-        "Fig. 8 (system-call overheads) and the context-switch / in-kernel migration costs of §6.3 are kernel measurements "
-        "with no simulator counterpart.",
-        "NG-GUA's chain order and G-GUA's chain PUD follow rtsched's reading, not ChronOS's code (docs/papers/chronos.md); "
-        "experiment 2 judges them as they are.",
-    ])
-    rep.para(f"Wall time of this reproduction: {time.monotonic() - t0:.0f} s.")
-    return rep.write(out_dir / "report.md")
+
+
+def figures(f):
+    return _figures(f.df, f.variants, f.main, f.over, f.deps, f.dep_specs)
 
 
 def _band(values):
@@ -862,3 +878,24 @@ def _figures(df, variants, main, over, deps, dep_specs):
         fig.tight_layout()
         figs.append((fig, "deps", "Experiment 2: AUR and DSR with resources, non-step TUFs and demand below WCET (95% bootstrap bands)"))
     return figs
+
+
+EXPERIMENT = register(Experiment(
+    name="chronos2011",
+    paper="M. Dellinger, P. Garyali, B. Ravindran, ChronOS Linux: a best-effort real-time multiprocessor Linux kernel (DAC "
+          "2011) — §5-6, Figs 5-7",
+    description="DSR and AUR vs load, scheduler overhead vs load and n, migrations: G-EDF, G-NP-EDF, P-EDF and the UA schedulers "
+                "(m = 4 simulated, m = 2 on real cores); a second experiment with resources, non-step TUFs and demand below WCET",
+    title="ChronOS 2011 — DSR, AUR, overhead and migrations of classic and UA schedulers", doc=__doc__, quick=QUICK, full=FULL,
+    runs=runs, frame=frame, claims=all_claims, figures=figures, sections=sections, preface=preface, afterword=afterword,
+    note=note, real=Real(plan=real_plan, runs=real_runs), wall_time=True,
+    not_reproduced=(
+        "The paper's kernel (ChronOS on Linux 2.6.31 PREEMPT_RT) and its Phenom: the simulator has no overheads; the "
+        "real-core part runs rtsched's testbed on this machine's 2 cores, not 4.",
+        "Figs 5-7 give no numbers in the text: the claims compare orderings and levels the text states.",
+        "Fig. 6 in the paper is kernel scheduling time in TSC ticks; here the policy's own decision time in ns.",
+        "Fig. 8 (system-call overheads) and the context-switch / in-kernel migration costs of §6.3 are kernel measurements "
+        "with no simulator counterpart.",
+        "NG-GUA's chain order and G-GUA's chain PUD follow rtsched's reading, not ChronOS's code (docs/papers/chronos.md); "
+        "experiment 2 judges them as they are.",
+    )))

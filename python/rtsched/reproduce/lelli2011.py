@@ -18,13 +18,14 @@ absolute cycles do not.
 from __future__ import annotations
 
 import math
-from pathlib import Path
+from dataclasses import dataclass
+from types import SimpleNamespace
 
 import numpy as np
 
 from . import claims as C
 from . import register
-from .report import Report
+from .experiment import Experiment
 
 VARIANTS = [
     ("original", "gedf-dist:linear,measure"),
@@ -79,67 +80,75 @@ def _one(args):
     return rows
 
 
-@register("lelli2011", paper="J. Lelli, G. Lipari, D. Faggioli, T. Cucinotta, An efficient and scalable implementation of global EDF in Linux (OSPERT 2011) — §6, Figs 8-11",
-          description="cost per push and per enqueue vs number of CPUs for linear / fmask / heap / cpupri find-CPU (distributed run queues)")
-def run(out_dir, quick, executor):
-    import pandas as pd
+@dataclass(frozen=True)
+class Config:
+    """CPU counts, loads R and task sets per (m, R) (a quarter of them, at least 2, beyond the
+    paper's 48 CPUs); ``duration_ms`` of each run: (up to 48 CPUs, beyond)."""
 
-    out_dir = Path(out_dir)
-    if quick:
-        ms, Rs, sets = [2, 8, 32, 128], [0.6, 0.8], 4
-    else:
-        # Up to m = 512: N = 3m tasks, and RandFixedSum draws at most 2,000 (m = 1,024 was
-        # refused, and with it the whole full run, since that limit came in).
-        ms, Rs, sets = [2, 4, 8, 16, 24, 32, 40, 48, 64, 128, 256, 512], [0.6, 0.7, 0.8], 20
-    jobs = []
-    for m in ms:
-        n_sets = sets if m <= 48 else max(2, sets // 4)
-        duration = (300 if quick else 2000 if m <= 48 else 500) * 1_000_000
-        for R in Rs:
-            jobs += [(m, R, 1000 * m + int(R * 10) * 100 + k, duration) for k in range(n_sets)]
+    ms: tuple
+    Rs: tuple
+    sets: int
+    duration_ms: tuple
+
+
+QUICK = Config((2, 8, 32, 128), (0.6, 0.8), 4, (300, 300))
+# Up to m = 512: N = 3m tasks, and RandFixedSum draws at most 2,000 (m = 1,024 was refused, and
+# with it the whole full run, since that limit came in).
+FULL = Config((2, 4, 8, 16, 24, 32, 40, 48, 64, 128, 256, 512), (0.6, 0.7, 0.8), 20, (2000, 500))
+
+
+def jobs(cfg: Config) -> list:
+    """Every (m, R, seed, duration_ns) to simulate: seeds fixed by (m, R), the same config the same sets."""
+    out = []
+    for m in cfg.ms:
+        n_sets = cfg.sets if m <= 48 else max(2, cfg.sets // 4)
+        duration = (cfg.duration_ms[0] if m <= 48 else cfg.duration_ms[1]) * 1_000_000
+        for R in cfg.Rs:
+            out += [(m, R, 1000 * m + int(R * 10) * 100 + k, duration) for k in range(n_sets)]
+    return out
+
+
+def runs(r):
     # Timing runs go one after another in this process: parallel runs would measure contention.
-    rows = [row for job in jobs for row in _one(job)]
-    df = pd.DataFrame(rows)
-    df.to_csv(out_dir / "operations.csv", index=False)
-    med = df[df.variant.isin([v for v, _ in VARIANTS])].groupby(["R", "m", "variant"])[["push_ns", "enqueue_ns", "dequeue_ns", "pull_ns", "find_cpu_ns"]].median().reset_index()
+    r.serial(_one, jobs(r.cfg), "operations", file="operations.csv")
 
-    figs = _figures(med)
-    found = claims(df)
-    rep = Report("lelli2011", "Global EDF with distributed run queues: cost per operation vs CPUs",
-                 "Lelli et al., OSPERT 2011, §6", quick)
-    rep.para(__doc__.split("\n\n", 1)[1])
-    rep.claims(found, out_dir, note=("Each claim is judged on the work an operation does, counted (CPUs, mask words, heap slots or "
-             "priority levels read per push, written per enqueue: deterministic, the same on any machine), and on its "
-             "time (ns, net of what the timer adds to each, not clamped, without the operations the machine preempted; "
-             "the `-time` claims). Claims the code guarantees on "
-             "counted work (the scan reads m CPUs a push; the original writes nothing per enqueue) are judged on time "
-             "only. Intervals are 95% bootstraps over the task sets (m <= 48, the paper's range: "
-             f"{int((df.m <= PAPER_M).sum() / len(VARIANTS + CONTROLS))} sets); slopes resample the sets within each m. "
-             f"Controls {ORIGINAL_AGAIN!r} (the scan timed in a second run) and {FIFO_LINEAR!r} (gfp-dist:push=linear) are "
-             "timed beside the four variants."))
-    for R in Rs:
+
+def frame(t):
+    df = t["operations"]
+    med = (df[df.variant.isin([v for v, _ in VARIANTS])].groupby(["R", "m", "variant"])
+           [["push_ns", "enqueue_ns", "dequeue_ns", "pull_ns", "find_cpu_ns"]].median().reset_index())
+    return SimpleNamespace(df=df, med=med, cfg=t.cfg)
+
+
+def note(f) -> str:
+    return ("Each claim is judged on the work an operation does, counted (CPUs, mask words, heap slots or "
+            "priority levels read per push, written per enqueue: deterministic, the same on any machine), and on its "
+            "time (ns, net of what the timer adds to each, not clamped, without the operations the machine preempted; "
+            "the `-time` claims). Claims the code guarantees on "
+            "counted work (the scan reads m CPUs a push; the original writes nothing per enqueue) are judged on time "
+            "only. Intervals are 95% bootstraps over the task sets (m <= 48, the paper's range: "
+            f"{int((f.df.m <= PAPER_M).sum() / len(VARIANTS + CONTROLS))} sets); slopes resample the sets within each m. "
+            f"Controls {ORIGINAL_AGAIN!r} (the scan timed in a second run) and {FIFO_LINEAR!r} (gfp-dist:push=linear) are "
+            "timed beside the four variants.")
+
+
+def sections(rep, f):
+    for R in f.cfg.Rs:
         rep.heading(f"R = {R}: median ns per push / per enqueue")
-        sub = med[med.R == R]
+        sub = f.med[f.med.R == R]
         tab = []
-        for m in ms:
+        for m in f.cfg.ms:
             cells = [str(m)]
             for v, _ in VARIANTS:
                 x = sub[(sub.m == m) & (sub.variant == v)]
                 cells.append(f"{x.push_ns.iloc[0]:.0f} / {x.enqueue_ns.iloc[0]:.0f}" if len(x) else "")
             tab.append(cells)
         rep.table(["m"] + [v for v, _ in VARIANTS], tab)
-    rep.figures(figs, out_dir)
-    rep.not_reproduced([
-        "absolute cycle counts: these are a user-space simulation's ns, without the kernel's run-queue locks, "
-        "cache-line transfers between NUMA nodes or sched_debug accounting; compare shapes and orderings",
-        "dequeue and pull figures are measured (operations.csv) but, as in the paper, not plotted (L9 judges the dequeue)",
-        "the real kernel implementation (sched_ext) comes later; the thread-safe cpudl (LockedCpudl, ShardedCpudl) is stress- and loom-tested but not yet timed under contention",
-    ])
-    return rep.write(out_dir / "report.md")
 
 
-def _figures(med):
+def figures(f):
     """Figs 8-11's analogs: (figure, file stem, caption) for Report.figures."""
+    med = f.med
     import matplotlib
 
     matplotlib.use("Agg")
@@ -205,13 +214,13 @@ class _Cells:
         return f"R = {R}: {a} − {b}", C.mean_difference(x, y), rule
 
 
-def claims(df):
+def claims(f):
     """§6.3's claims on the work counted and (`-time`) on ns, each with its control, part by
     part. Counted work judges only what the code does not fix; L1 and L6 (a scan reads m CPUs;
     the original writes nothing per enqueue) are judged on time alone."""
     out = []
     for timed in (False, True):
-        x = _Cells(df, timed)
+        x = _Cells(f.df, timed)
         out += _push_claims(x) + _enqueue_claims(x)
     order = ["L1", "L2", "L3", "L4", "L5", "L6", "L7", "L8", "L9"]
     return sorted(out, key=lambda c: (c.id.endswith("-time"), order.index(c.id.split("-")[0])))
@@ -331,3 +340,19 @@ def _all_m(df, R, variant, metric="push_ns"):
     """As :func:`_per_set`, over every m run (beyond the paper's 48 too)."""
     d = df[(df.R == R) & (df.variant == variant)].sort_values(["m", "seed"])
     return d.m.to_numpy(), d[metric].to_numpy()
+
+
+EXPERIMENT = register(Experiment(
+    name="lelli2011",
+    paper="J. Lelli, G. Lipari, D. Faggioli, T. Cucinotta, An efficient and scalable implementation of global EDF in Linux "
+          "(OSPERT 2011) — §6, Figs 8-11",
+    description="cost per push and per enqueue vs number of CPUs for linear / fmask / heap / cpupri find-CPU (distributed run queues)",
+    title="Global EDF with distributed run queues: cost per operation vs CPUs", cite="Lelli et al., OSPERT 2011, §6",
+    doc=__doc__, quick=QUICK, full=FULL, runs=runs, frame=frame, claims=claims, figures=figures, sections=sections, note=note,
+    not_reproduced=(
+        "absolute cycle counts: these are a user-space simulation's ns, without the kernel's run-queue locks, "
+        "cache-line transfers between NUMA nodes or sched_debug accounting; compare shapes and orderings",
+        "dequeue and pull figures are measured (operations.csv) but, as in the paper, not plotted (L9 judges the dequeue)",
+        "the real kernel implementation (sched_ext) comes later; the thread-safe cpudl (LockedCpudl, ShardedCpudl) is "
+        "stress- and loom-tested but not yet timed under contention",
+    )))

@@ -34,13 +34,14 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import dataclass
-from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 
 from . import claims as C
 from . import register
-from .report import Report, fmt_pct
+from .experiment import Experiment, Real
+from .report import fmt_pct
 
 DISTRIBUTIONS = ["mlu", "mmu", "mwl", "mwh", "mwlp", "mwhp", "mwlu", "mwhu"]
 HEURISTICS = ["lwfg", "ffd", "wfd", "bf"]
@@ -103,33 +104,22 @@ class Config:
     fig4_seeds: int
     fig4_duration: str
     hist_pair: tuple = (OVERFLOW, "bf")
+    #: (e)'s real runs: repetitions per partition and backend, seconds each.
+    real_reps: int = 1
+    real_seconds: float = 1.0
 
 
 QUICK = Config(DISTRIBUTIONS, [24, 44, 46], 4, "300ms", [1.0, 1.5, 2.0], 6, "300ms")
 FULL = Config(DISTRIBUTIONS, [8, 16, 24, 32, 36, 40, 42, 44, 45, 46, 47, 48], 30, "2s",
-              [1.0, 1.2, 1.4, 1.6, 1.8, 2.0], 30, "2s")
+              [1.0, 1.2, 1.4, 1.6, 1.8, 2.0], 30, "2s", real_reps=3, real_seconds=2.0)
 
 
-def real_plan(quick: bool):
+def real_plan(cfg: Config):
     """(e)'s real runs (``--real``): each case's LWFG and WFD partitions, alternately."""
     from ._real import RealPart
 
     return [RealPart("(e) LWFG vs WFD partitions of a 4-task set, memory (384 KiB buffers) and CPU-burn cases",
-                     tuple(REAL_BACKENDS), runs=2 * len(REAL_PARTITIONS) * _real_reps(quick), seconds=_real_seconds(quick), cpus=2)]
-
-
-def _real_reps(quick):
-    return 1 if quick else 3
-
-
-def _real_seconds(quick):
-    return 1.0 if quick else 2.0
-
-
-@register("lwfg2012", real_plan=real_plan, paper="A. Lindsay, B. Ravindran, On Cache-Aware Task Partitioning for Multicore Embedded Real-Time Systems (LWFG) — §4-5, Tables 1-2, Figs. 1-4, Obs. 1-6",
-          description="LWFG vs FFD vs WFD vs BF over the MTT distributions: partition success, DSR, IPC proxy (cache model, WCETs measured in isolation), tardiness under WCET overruns")
-def run(out_dir, quick, executor, real=False):
-    return reproduce(Path(out_dir), QUICK if quick else FULL, executor, quick, real)
+                     tuple(REAL_BACKENDS), runs=2 * len(REAL_PARTITIONS) * cfg.real_reps, seconds=cfg.real_seconds, cpus=2)]
 
 
 # --- runs ---------------------------------------------------------------------------------
@@ -260,10 +250,6 @@ def task_max_tardiness(jc, end_ns) -> list:
     return list(worst.values())
 
 
-def run_chunk(jobs) -> list:
-    return [row for job in jobs for row in run_set(job)]
-
-
 def jobs(cfg: Config) -> list:
     """Every task set to run: the main runs (ratio 1) and Fig. 4's (MWL at 95% of the bound, one
     set per seed, every ratio on the same set). Seeds are fixed: the same config, the same sets."""
@@ -279,63 +265,26 @@ def jobs(cfg: Config) -> list:
     return out
 
 
-def _reuse(path: Path, todo):
-    """The rows of ``path`` if it contains exactly the runs of ``todo`` (same sets, seeds, durations,
-    ratios and variants: a rerun only rewrites the report), else None."""
-    import pandas as pd
-
-    if not path.exists():
-        return None
-    try:
-        rows = pd.read_parquet(path)
-        if "task_max_tardiness_ns" not in rows:  # a table from before Fig. 4(c)'s per-task tardiness
-            return None
-        have = set(zip(rows["kind"], rows["generator"], rows["point"], rows["replication"], rows["seed"], rows["duration_ns"],
-                       rows["ratio"], rows["heuristic"]))
-    except Exception:  # noqa: BLE001 - an unreadable or older table is run again
-        return None
-    want = {(k, g, float(p), r, s, d, float(x), v) for k, g, p, r, s, d, xs, vs in todo for x in xs for v in vs}
-    return rows if have == want and len(rows) == len(want) else None
-
-
 def _ns(text) -> int:
     import rtsched
 
     return rtsched.parse_duration(text)
 
 
-def reproduce(out_dir: Path, cfg: Config, executor, quick: bool, real: bool = False):
-    """Run every task set (on ``executor``, or a pool of this machine's cores), keep the rows
-    in ``runs[-quick].parquet``, then the claims, figures and report."""
-    import concurrent.futures as cf
-    import os
-
-    import pandas as pd
-
-    from .._io import write_atomic
-
-    out_dir.mkdir(parents=True, exist_ok=True)
-    todo = jobs(cfg)
-    path = out_dir / ("runs-quick.parquet" if quick else "runs.parquet")
-    all_rows = _reuse(path, todo)
-    if all_rows is None:
-        # A few sets per call (the round trip is amortised, the load evened out).
-        chunks = [todo[i:i + 4] for i in range(0, len(todo), 4)]
-        own = executor is None
-        if own:
-            executor = cf.ProcessPoolExecutor(max_workers=os.cpu_count() or 1)
-        try:
-            rows = [r for part in executor.map(run_chunk, chunks) for r in part]
-        finally:
-            if own:
-                executor.shutdown(wait=True, cancel_futures=True)
-        all_rows = pd.DataFrame(rows)
-        write_atomic(path, lambda tmp: all_rows.to_parquet(tmp, index=False), suffix=".parquet")
-    df = all_rows[all_rows["kind"] == "main"].reset_index(drop=True)
-    fig4 = all_rows[all_rows["kind"] == "fig4"].reset_index(drop=True)
-    return _report(out_dir, cfg, df, fig4, quick, real_runs(out_dir, quick, real=real), asked_real=real)
+def runs(r):
+    """Every task set (a few per call on a pool of this machine's cores: the round trip is
+    amortised, the load evened out; the same config reuses ``runs[-quick].parquet``); (e)'s
+    partitions and their simulations."""
+    r.map(run_set, jobs(r.cfg), "runs", chunk=4)
+    r.keep("real_sim", real_sims(r.cfg))
 
 
+def frame(t):
+    rows = t["runs"]
+    parts, sims, units = t["real_sim"]
+    return SimpleNamespace(df=rows[rows["kind"] == "main"].reset_index(drop=True),
+                           fig4=rows[rows["kind"] == "fig4"].reset_index(drop=True), cfg=t.cfg, quick=t.quick,
+                           real=t.get("real") if t.real_ran else None, parts=parts, sims=sims, why_not=t.real_why)
 
 
 # --- (e) real cores -----------------------------------------------------------------------
@@ -371,17 +320,13 @@ def real_taskset(case: str, passes: int = 2):
     return rtsched.parse_taskset("\n".join(lines) + "\n", "yaml", f"lwfg2012-real-{case}.yaml")
 
 
-def real_runs(out_dir: Path, quick: bool, progress: bool = True, real: bool = True):
+def real_sims(cfg: Config):
     """(e): each case partitioned by LWFG and by WFD, simulated with the cache model on this
-    machine's topology, then, if ``real``, run on the real cores (each pair of partitions
-    alternately, so host noise falls on both). Returns (rows, partitions, sims, why_not): rows
-    is None when real runs were not asked for or cannot happen here."""
+    machine's topology. Returns (partitions, sims, units): the units the real runs make (each
+    pair of partitions alternately, so host noise falls on both)."""
     import rtsched
 
-    from ._real import can_run_real, not_run, run_real_sets
-
     parts, sims, units = {}, [], []
-    reps = _real_reps(quick)
     for case in ("memory", "cpu"):
         ts = real_taskset(case)
         for h in REAL_PARTITIONS:
@@ -392,17 +337,19 @@ def real_runs(out_dir: Path, quick: bool, progress: bool = True, real: bool = Tr
                 sp, _ = rtsched.partition(real_taskset(case, passes), h)
                 row[f"exec_inflation_{passes}"] = rtsched.simulate(sp, "pedf").summary["exec_inflation"]
             sims.append(row)
-            for rep in range(reps):
+            for rep in range(cfg.real_reps):
                 units.append(({"case": case, "rep": rep, "partition": h}, pts))
     units.sort(key=lambda u: (u[0]["rep"], u[0]["case"]))  # LWFG, WFD, LWFG, WFD, ... in time
-    if not real:
-        return None, parts, sims, not_run("lwfg2012", quick)
-    ok, why = can_run_real()
-    if not ok:
-        return None, parts, sims, why
-    rows = run_real_sets(units, REAL_BACKENDS, f"{_real_seconds(quick):g}s", out_dir / ("real-quick.csv" if quick else "real.csv"),
-                         label="real cores", progress=progress)
-    return rows, parts, sims, ""
+    return parts, sims, units
+
+
+def real_runs(r):
+    """(e) on the real cores: the units of :func:`real_sims`."""
+    from ._real import run_real_sets
+
+    units = r.tables["real_sim"][2]
+    r.keep("real", run_real_sets(units, REAL_BACKENDS, f"{r.cfg.real_seconds:g}s", r.path("real", "csv"), label="real cores",
+                                 progress=True))
 
 
 def real_summary(rows):
@@ -494,17 +441,6 @@ def per_set(df, metric, variants):
                                                           dropna=False).reindex(columns=list(variants))
 
 
-def _interval(value, boots, n, method, unit=""):
-    """An estimate from a statistic's value and its bootstrap values (percentile interval)."""
-    boots = boots[np.isfinite(boots)]
-    if n == 1:
-        return C.Estimate(value, value, value, n, method, unit)
-    if boots.size == 0:
-        return C.Estimate(value, math.nan, math.nan, n, method, unit)
-    lo, hi = np.quantile(boots, [(1 - C.LEVEL) / 2, 1 - (1 - C.LEVEL) / 2])
-    return C.Estimate(value, float(lo), float(hi), n, method, unit)
-
-
 def ratio(w, a, b):
     return C.ratio_of_means(w[a].to_numpy(), w[b].to_numpy()) if len(w) else C.nothing("ratio of means, paired bootstrap")
 
@@ -543,7 +479,8 @@ def sd_ratio(df, variant, these, others, metric="ipc_proxy", seed=1) -> C.Estima
     def boot(groups):  # per resample, the mean over points of the SD of the resampled sets
         return np.mean([x[rng.integers(0, len(x), size=(C.BOOTSTRAP, len(x)))].std(axis=1, ddof=1) for x in groups], axis=0)
 
-    return _interval(value, r(boot(a), boot(b)), n, "ratio of mean standard deviations, stratified bootstrap")
+    # The engine's percentile interval (claims._interval: its rule for undefined resamples).
+    return C.Estimate(value, *C._interval(r(boot(a), boot(b))), n, "ratio of mean standard deviations, stratified bootstrap")
 
 
 def _points(df, dists):
@@ -983,12 +920,9 @@ def survivorship(df, dists) -> list:
     return rows
 
 
-def _report(out_dir: Path, cfg: Config, df, fig4, quick: bool, real=None, asked_real: bool = False):
-    from rtsched import plots
-
-    rep = Report("lwfg2012", "LWFG 2012 — cache-aware partitioning: partition success, DSR, IPC proxy, tardiness", run.paper, quick,
-                 asked_real)
-    rep.para(__doc__.split("\n\n", 1)[1])
+def preface(rep, f):
+    """What this run ran, and the WCETs measured in isolation."""
+    df, cfg = f.df, f.cfg
     rep.para(f"This run: distributions {', '.join(d.upper() for d in cfg.dists)}; caps {', '.join(f'{p:g}' for p in cfg.points)} "
              f"on m = {M}; {cfg.seeds} task sets per point, each simulated for {cfg.duration} under partitioned EDF with the "
              f"cache model on `{TOPOLOGY}`; Fig. 4: MWL at U = {FIG4_CAP:g}, ratios {', '.join(f'{r:g}' for r in cfg.ratios)}, "
@@ -1004,18 +938,25 @@ def _report(out_dir: Path, cfg: Config, df, fig4, quick: bool, real=None, asked_
              "time charged in the shared system) exceeded the declared WCET, over the sets each heuristic partitioned: "
              + ", ".join(f"{h.upper()} {_mean(ran1[ran1['heuristic'] == h]['overrun_share']):.2%}" for h in HEURISTICS) + ".")
 
-    real_rows, parts, sims, why_not = real if real is not None else (None, {}, [], "not run")
-    found = claims(df, fig4, cfg.dists, real_rows)
+
+def note(f) -> str:
+    df, fig4 = f.df, f.fig4
     n_main = df.drop_duplicates(KEY).shape[0]
-    rep.claims(found, out_dir, note=(
+    return (
         f"{NOGROUP} is LWFG "
         "partitioning the set with its memory-sharing groups hidden (the tasks still share memory when they run). Intervals: "
         "95% paired bootstraps over task sets (ratios of means, mean differences), Wilson for shares, a bootstrap within "
         "(distribution, cap) points for Obs. 4's spreads. Comparisons of IPC and DSR are over the sets every compared "
         f"heuristic partitioned: n in each cell, of {n_main} sets in the main runs and {fig4.drop_duplicates(KEY).shape[0]} "
-        "(set, ratio) pairs in Fig. 4; section (a) says which sets each heuristic partitioned."))
+        "(set, ratio) pairs in Fig. 4; section (a) says which sets each heuristic partitioned.")
 
-    figs = []
+
+def all_claims(f) -> list:
+    return claims(f.df, f.fig4, f.cfg.dists, f.real)
+
+
+def sections(rep, f):
+    df, fig4, cfg = f.df, f.fig4, f.cfg
     # (a) partition success and survivorship
     rep.heading("(a) Partition success and survivorship")
     rep.para("Sets each heuristic partitioned (all caps / caps ≥ "
@@ -1029,9 +970,6 @@ def _report(out_dir: Path, cfg: Config, df, fig4, quick: bool, real=None, asked_
             sub = _at(df, g, p)
             trows.append([g, f"{p:g}", f"{sub['n'].mean():.0f}"] + [fmt_pct(success(sub[sub["heuristic"] == h])) for h in PARTITIONERS + [NOGROUP]])
     rep.table(["distribution", "cap U", "mean n"] + [h.upper() for h in PARTITIONERS + [NOGROUP]], trows)
-    part = df[df["heuristic"].isin(PARTITIONERS + [NOGROUP])]
-    figs.append((plots.schedulability(part.assign(schedulable=part["ran"]), title="partition success"), "partition_success",
-                 "Fraction of task sets each heuristic partitions (95% Wilson intervals), one panel per distribution"))
     top = max(cfg.points)
     at_top = df[df["point"] == top]
     rep.para(f"Partitioned at the highest cap ({top:g}), all distributions: "
@@ -1059,10 +997,6 @@ def _report(out_dir: Path, cfg: Config, df, fig4, quick: bool, real=None, asked_
                              + (_num(w[h].mean()) if h in w.columns and len(w) else "n/a"))
             drows.append([g, f"{p:g}"] + cells + [str(len(w))])
     rep.table(["distribution", "cap U"] + [f"{h.upper()} DSR / all met / paired" for h in PARTITIONERS] + ["paired sets"], drows)
-    if len(mw):
-        sub = mw[mw["heuristic"].isin(PARTITIONERS)]
-        figs.append((plots.metric_vs_utilisation(sub, "dsr", ylabel="DSR (partitioned sets)", title="DSR (Fig. 3)"), "dsr",
-                     "DSR of the partitioned sets per heuristic and cap, MWL and MWH (mean ± 95% CI)"))
 
     # (c) Fig. 4
     rep.heading(f"(c) Fig. 4: MWL at U = {FIG4_CAP:g} (95% of 48), actual/declared WCET ratio")
@@ -1075,7 +1009,6 @@ def _report(out_dir: Path, cfg: Config, df, fig4, quick: bool, real=None, asked_
     rep.table(["ratio", "heuristic", "ran / sets", "feasible", "mean DSR", "mean max tardiness (ms)"],
               [[f"{r['ratio']:g}", r["heuristic"], f"{r['ran']}/{r['sets']}", str(r["feasible"]), _num(r["dsr"]),
                 _num(r["max_tardiness_ms"], "{:.1f}")] for r in t4])
-    figs += fig4_figures(fig4, cfg)
 
     # (d) IPC proxy (Figs. 1-2)
     rep.heading("(d) IPC proxy (Figs. 1-2)")
@@ -1090,25 +1023,33 @@ def _report(out_dir: Path, cfg: Config, df, fig4, quick: bool, real=None, asked_
 
     rep.table(["distribution", "cap U"] + [h.upper() for h in show],
               [[g, f"{p:g}"] + [cell(g, p, h) for h in show] for g in cfg.dists for p in cfg.points])
+
+
+def afterword(rep, f):
+    summ = real_summary(f.real) if f.real is not None and len(f.real) else {}
+    _real_section(rep, f.real, f.parts, f.sims, summ, f.why_not, f.quick)
+
+
+def figures(f):
+    """Partition success, DSR (Fig. 3), Fig. 4's three and the IPC proxy (Figs. 1-2)."""
+    from rtsched import plots
+
+    df, fig4, cfg = f.df, f.fig4, f.cfg
+    mw = df[df["generator"].isin(["mwl", "mwh"])]
+    show = PARTITIONERS + [NOGROUP]
+    figs = []
+    part = df[df["heuristic"].isin(PARTITIONERS + [NOGROUP])]
+    figs.append((plots.schedulability(part.assign(schedulable=part["ran"]), title="partition success"), "partition_success",
+                 "Fraction of task sets each heuristic partitions (95% Wilson intervals), one panel per distribution"))
+    if len(mw):
+        sub = mw[mw["heuristic"].isin(PARTITIONERS)]
+        figs.append((plots.metric_vs_utilisation(sub, "dsr", ylabel="DSR (partitioned sets)", title="DSR (Fig. 3)"), "dsr",
+                     "DSR of the partitioned sets per heuristic and cap, MWL and MWH (mean ± 95% CI)"))
+    figs += fig4_figures(fig4, cfg)
     ipc = df[df["heuristic"].isin(show)]
     figs.append((plots.metric_vs_utilisation(ipc, "ipc_proxy", ylabel="IPC proxy", title="IPC proxy (Figs. 1-2)"), "ipc_proxy",
                  "IPC proxy per heuristic vs cap, one panel per distribution (mean ± 95% CI over partitioned sets)"))
-    rep.figures(figs, out_dir)
-
-    summ = real_summary(real_rows) if real_rows is not None and len(real_rows) else {}
-    _real_section(rep, real_rows, parts, sims, summ, why_not, quick)
-
-    rep.not_reproduced([
-        "The real-machine numbers (ChronOS Linux on a 48-core Opteron, perf counters): this VM has 2 cores and no PMU; "
-        "section (e) is the small real case it allows, measured in execution time. IPC here is the cache model's proxy.",
-        "Infeasibly partitioned task sets: the paper ran them anyway without saying where the tasks that fit nowhere went; "
-        f"{OVERFLOW.upper()} puts each on the least utilised CPU (our guess). The other heuristics' infeasible sets do not run "
-        "here: their DSR is over the sets they partitioned, and comparisons are paired over the sets all compared heuristics "
-        "partitioned.",
-        "A job's memory work is the model's fixed sweeps over its working set (`passes`, default 1), not a time-bound loop: "
-        "a task whose isolated memory cost exceeds its generated WCET has its declared WCET raised (counted above).",
-    ])
-    return rep.write(out_dir / "report.md")
+    return figs
 
 
 def fig4_table(fig4):
@@ -1158,3 +1099,24 @@ def fig4_figures(fig4, cfg: Config):
     fig.axes[0].set_ylabel("task sets")
     out.append((fig, "fig4_histogram", f"Fig. 4(c): per-set maximum tardiness, {a.upper()} vs {b.upper()}, every ratio > 1"))
     return out
+
+
+EXPERIMENT = register(Experiment(
+    name="lwfg2012",
+    paper="A. Lindsay, B. Ravindran, On Cache-Aware Task Partitioning for Multicore Embedded Real-Time Systems (LWFG) — §4-5, "
+          "Tables 1-2, Figs. 1-4, Obs. 1-6",
+    description="LWFG vs FFD vs WFD vs BF over the MTT distributions: partition success, DSR, IPC proxy (cache model, WCETs "
+                "measured in isolation), tardiness under WCET overruns",
+    title="LWFG 2012 — cache-aware partitioning: partition success, DSR, IPC proxy, tardiness", doc=__doc__, quick=QUICK,
+    full=FULL, runs=runs, frame=frame, claims=all_claims, figures=figures, sections=sections, preface=preface,
+    afterword=afterword, note=note, real=Real(plan=real_plan, runs=real_runs),
+    not_reproduced=(
+        "The real-machine numbers (ChronOS Linux on a 48-core Opteron, perf counters): this VM has 2 cores and no PMU; "
+        "section (e) is the small real case it allows, measured in execution time. IPC here is the cache model's proxy.",
+        "Infeasibly partitioned task sets: the paper ran them anyway without saying where the tasks that fit nowhere went; "
+        f"{OVERFLOW.upper()} puts each on the least utilised CPU (our guess). The other heuristics' infeasible sets do not run "
+        "here: their DSR is over the sets they partitioned, and comparisons are paired over the sets all compared heuristics "
+        "partitioned.",
+        "A job's memory work is the model's fixed sweeps over its working set (`passes`, default 1), not a time-bound loop: "
+        "a task whose isolated memory cost exceeds its generated WCET has its declared WCET raised (counted above).",
+    )))

@@ -20,13 +20,14 @@ probe and cyclictest) when asked (`--real`, as root) — see the report's last s
 
 from __future__ import annotations
 
-from pathlib import Path
+from dataclasses import dataclass
+from types import SimpleNamespace
 
 import numpy as np
 
 from . import claims as C
 from . import register
-from .report import Report
+from .experiment import Experiment, Real
 
 ZONES = ["cold", "warm-low", "warm-mid", "warm-high", "hot"]
 PAPER_MEAN_US = {"linux": 72.0, "warm-high": 31.0}
@@ -123,24 +124,43 @@ def _label(spec: str) -> str:
     return spec.split("balancer=")[1] if "balancer=" in spec else "linux"
 
 
-def _setup(quick: bool) -> dict:
-    """Sizes of each part: stress sets (seeds), run lengths, lock lengths, CPU counts."""
-    if quick:
-        return {"seeds": list(range(1, 11)), "duration": "2s", "locks": [5, 20, 80], "ms": [2, 4, 16], "scale_seeds": [1, 2, 3],
-                "scale_duration": "1s"}
-    return {"seeds": list(range(1, 31)), "duration": "10s", "locks": [5, 10, 20, 40, 80, 160], "ms": [2, 4, 8, 16, 32, 64],
-            "scale_seeds": list(range(1, 11)), "scale_duration": "5s"}
+@dataclass(frozen=True)
+class Config:
+    """Sizes of each part: stress sets (seeds), run lengths, lock lengths, CPU counts; the real
+    comparison's run length (s), repeats and zone conditions."""
+
+    seeds: tuple
+    duration: str
+    locks: tuple
+    ms: tuple
+    scale_seeds: tuple
+    scale_duration: str
+    real_seconds: float
+    real_repeats: int
+    real_zones: tuple
+
+
+QUICK = Config(tuple(range(1, 11)), "2s", (5, 20, 80), (2, 4, 16), (1, 2, 3), "1s", 2.0, 1, ("warm-high",))
+FULL = Config(tuple(range(1, 31)), "10s", (5, 10, 20, 40, 80, 160), (2, 4, 8, 16, 32, 64), tuple(range(1, 11)), "5s",
+              10.0, 3, ("warm-high", "cold", "hot"))
+
+
+def _items(variants, seeds, duration, load, m=4, **extra):
+    """One run per (name, spec) and seed, in that order: the items of :func:`_run_one`."""
+    return [(m, name, spec, duration, s, load, tuple(extra.items())) for name, spec in variants for s in seeds]
+
+
+def _run_one(item) -> list:
+    """One stress set under one balancer: its row, with its `variant` (and any extra columns)."""
+    m, name, spec, duration, seed, load, extra = item
+    return [dict(one(m, spec, duration, seed=seed, load=load)["row"], variant=name, **dict(extra))]
 
 
 def _runs(variants, seeds, duration, load, m=4):
-    """Every (name, spec) on every seed: a frame of rows with a `variant` column."""
+    """Every (name, spec) on every seed, in this process: a frame of rows with a `variant` column."""
     import pandas as pd
 
-    rows = []
-    for name, spec in variants:
-        for s in seeds:
-            rows.append(dict(one(m, spec, duration, seed=s, load=load)["row"], variant=name))
-    return pd.DataFrame(rows)
+    return pd.DataFrame([row for it in _items(variants, seeds, duration, load, m) for row in _run_one(it)])
 
 
 def _col(df, variant, metric):
@@ -368,64 +388,83 @@ def _scale_figure(scale):
 
 # --- the experiment ----------------------------------------------------------------------------
 
-def _real_setup(quick):
-    """Each run's length, repeats and zone conditions of the real comparison."""
-    return (2.0, 1, ("warm-high",)) if quick else (10.0, 3, ("warm-high", "cold", "hot"))
-
-
-def real_plan(quick: bool):
+def real_plan(cfg: Config):
     import os
     import shutil
 
     from ._real import RealPart
 
-    secs, repeats, zones = _real_setup(quick)
     n = os.cpu_count() or 1
     ct = shutil.which("cyclictest") is not None
     return [RealPart(f"the urgent task's wake-up latency under `rtsched stress` ({2 * n} CPU hogs, {n} sleepers, disk and "
-                     f"loopback I/O, SCHED_OTHER), the kernel's balancer vs the zone balancer ({', '.join(zones)})",
-                     runs=repeats * (1 + len(zones)), seconds=1 + secs * (2 if ct else 1), cpus=f"CPU {n - 1} (the probe) and all {n} CPUs (the stress)",
+                     f"loopback I/O, SCHED_OTHER), the kernel's balancer vs the zone balancer ({', '.join(cfg.real_zones)})",
+                     runs=cfg.real_repeats * (1 + len(cfg.real_zones)), seconds=1 + cfg.real_seconds * (2 if ct else 1),
+                     cpus=f"CPU {n - 1} (the probe) and all {n} CPUs (the stress)",
                      policy="the probe at SCHED_FIFO 99 pinned to the last CPU, 1 ms cycles"
                             + ("; then cyclictest -S -m at SCHED_FIFO 99 on every CPU" if ct else "")
                             + "; `rtsched balance` moves the stress processes by affinity")]
 
 
-@register("opzone2012", real_plan=real_plan, paper="G. Lim, C. Min, Y. Eom, Load-Balancing for Improving User Responsiveness on Multicore Embedded Systems (Linux Symposium 2012) — §3-4, Fig 7",
-          description="urgent-task scheduling latency under stress: Linux's load balancer vs the operation-zone balancer, an ablation of both, 2-64 CPUs; and on this machine")
-def run(out_dir, quick, executor, real: bool = False):
-    import pandas as pd
+def runs(r):
+    """Fig 7's load (the ablation), a moderate load, the lock's length, 2-64 CPUs; the first
+    stress set traced under Linux and warm-high (the figures')."""
+    cfg = r.cfg
+    seeds, duration = cfg.seeds, cfg.duration
+    r.map(_run_one, _items([(n, s) for n, s, _ in ABLATION], seeds, duration, "heavy"), "heavy", chunk=4, file="ablation_m4.csv")
+    r.map(_run_one, _items(MODERATE, seeds, duration, "moderate"), "moderate", chunk=4, file="latency_m4_moderate.csv")
+    locks = [it for lk in cfg.locks
+             for it in _items([("linux", f"{LINUX},lock={lk}us"), ("warm-high", f"{WARM_HIGH},lock={lk}us")], seeds, duration,
+                              "heavy", lock_us=lk)]
+    r.map(_run_one, locks, "locks", chunk=4, file="lock_sensitivity.csv")
+    scale = [it for m in cfg.ms
+             for it in _items([("linux", LINUX), ("warm-high", WARM_HIGH)], [1000 * m + s for s in cfg.scale_seeds],
+                              cfg.scale_duration, "heavy", m=m)]
+    r.map(_run_one, scale, "scale", chunk=4, file="latency_scale.csv")
+    r.step("tracing the first stress set")
+    r.keep("traced", {name: one(4, spec, duration, seed=seeds[0], trace=True) for name, spec in (("linux", LINUX), ("warm-high", WARM_HIGH))})
 
-    out_dir = Path(out_dir)
-    S = _setup(quick)
-    seeds, duration = S["seeds"], S["duration"]
-    rep = Report("opzone2012", "Operation-zone load balancing: urgent-task latency under stress (opzone2012)",
-                 "Lim, Min & Eom, Linux Symposium 2012 (§3 the zones, §4 Fig 7)", quick, real)
 
-    # Specs → runs: Fig 7's load (the ablation), a moderate load, the lock's length, 2-64 CPUs.
-    heavy = _runs([(n, s) for n, s, _ in ABLATION], seeds, duration, "heavy")
-    heavy.to_csv(out_dir / "ablation_m4.csv", index=False)
-    moderate = _runs(MODERATE, seeds, duration, "moderate")
-    moderate.to_csv(out_dir / "latency_m4_moderate.csv", index=False)
-    locks = []
-    for lk in S["locks"]:
-        d = _runs([("linux", f"{LINUX},lock={lk}us"), ("warm-high", f"{WARM_HIGH},lock={lk}us")], seeds, duration, "heavy")
-        locks.append(d.assign(lock_us=lk))
-    locks = pd.concat(locks, ignore_index=True)
-    locks.to_csv(out_dir / "lock_sensitivity.csv", index=False)
-    scale = pd.concat([_runs([("linux", LINUX), ("warm-high", WARM_HIGH)], [1000 * m + s for s in S["scale_seeds"]],
-                             S["scale_duration"], "heavy", m=m) for m in S["ms"]], ignore_index=True)
-    scale.to_csv(out_dir / "latency_scale.csv", index=False)
+def real_runs(r):
+    """The real comparison (`opzone_real.real_comparison`); --quick makes it short (one 2 s run
+    per condition)."""
+    import os
 
-    # Metrics → claims.
-    found = claims(heavy, moderate, locks)
-    rows = ablation_rows(heavy)
+    from .opzone_real import real_comparison
+
+    if os.geteuid() != 0:
+        r.real_not_run("needs root (SCHED_FIFO 99 for the urgent task, affinity of the stress processes)")
+        return
+    try:
+        r.keep("real", real_comparison(duration_s=r.cfg.real_seconds, out_dir=r.out_dir, repeats=r.cfg.real_repeats,
+                                       zones=r.cfg.real_zones))
+    except Exception as e:  # noqa: BLE001 - a real run that cannot start says why; the simulation stands
+        r.real_not_run(str(e))
+
+
+def frame(t):
+    heavy = t["heavy"]
+    return SimpleNamespace(heavy=heavy, moderate=t["moderate"], locks=t["locks"], scale=t["scale"], traced=t["traced"],
+                           rows=ablation_rows(heavy), real=t.get("real") if t.real_ran else None, why_not=t.real_why,
+                           cfg=t.cfg)
+
+
+def all_claims(f) -> list:
+    """The claims of the simulation, and O1-real when the real comparison ran."""
+    found = claims(f.heavy, f.moderate, f.locks)
+    real_c = real_claim(f.real) if f.real is not None else None
+    return found + [real_c] * (real_c is not None)
+
+
+def note(f) -> str:
+    return (f"Each ratio is a ratio of means over the same {len(f.cfg.seeds)} stress sets (one seed each: the same tasks, bursts "
+            f"and sleeps under every balancer, {f.cfg.duration} each), with a 95% paired bootstrap interval. The runs: "
+            "ablation_m4.csv, latency_m4_moderate.csv, lock_sensitivity.csv.")
+
+
+def sections(rep, f):
+    heavy, moderate, locks, scale, rows = f.heavy, f.moderate, f.locks, f.scale, f.rows
     lin = {r["variant"]: r for r in rows}
-    n = len(seeds)
-    rep.para(__doc__.split("\n\n", 1)[1])
-    rep.claims(found, out_dir, note=(
-        f"Each ratio is a ratio of means over the same {n} stress sets (one seed each: the same tasks, bursts and sleeps under "
-        f"every balancer, {duration} each), with a 95% paired bootstrap interval. The runs: ablation_m4.csv, latency_m4_moderate.csv, lock_sensitivity.csv."))
-
+    n = len(f.cfg.seeds)
     # The ablation: which part produces the gain.
     rep.heading("Which part produces the latency gain: the ablation at Fig 7's load")
     rep.para("Each row changes one factor (a few two or three) of Linux's balancer or of the paper's warm-high setting and "
@@ -475,30 +514,29 @@ def run(out_dir, quick, executor, real: bool = False):
               [[m, d.seed.nunique(), _ci(_tmean(d, "linux"), 4), _ci(_tmean(d, "warm-high"), 4), _ci(_ratio(d, "linux", "warm-high")), f"{np.mean(_col(d, 'linux', 'migrations')):.0f}",
                 f"{np.mean(_col(d, 'warm-high', 'migrations')):.0f}"] for m, d in scale.groupby("m")])
 
-    # Figures: the first stress set, traced, under Linux and warm-high.
-    traced = {name: one(4, spec, duration, seed=seeds[0], trace=True) for name, spec in (("linux", LINUX), ("warm-high", WARM_HIGH))}
-    f_time, f_hist = latency_figures({k: v["lat"] for k, v in traced.items()})
-    rep.figures([(f_time, "latency_time", "Urgent task latency over time, Linux vs warm-high, first stress set (Fig 7 analog)"),
-                 (f_hist, "latency_hist", "Latency histograms, first stress set"),
-                 (ablation_figure(rows), "ablation", "The ablation: mean latency and migrations with 95% intervals"),
-                 (_scale_figure(scale),
-                  "latency_scale", "Mean and max latency vs CPUs")], out_dir)
-    from ..balance_metrics import utilisation_plot
 
-    utilisation_plot(traced["linux"]["result"], out_dir / "util_linux.png")
-    utilisation_plot(traced["warm-high"]["result"], out_dir / "util_warm_high.png")
-    rep.figure(out_dir / "util_linux.png", "Per-CPU utilisation, Linux balancer", out_dir)
-    rep.figure(out_dir / "util_warm_high.png", "Per-CPU utilisation, warm-high", out_dir)
+
+def figures(f):
+    """The first stress set, traced, under Linux and warm-high; the ablation; the CPU counts."""
+    from ..balance_metrics import utilisation_figure
+
+    f_time, f_hist = latency_figures({k: v["lat"] for k, v in f.traced.items()})
+    return [(f_time, "latency_time", "Urgent task latency over time, Linux vs warm-high, first stress set (Fig 7 analog)"),
+            (f_hist, "latency_hist", "Latency histograms, first stress set"),
+            (ablation_figure(f.rows), "ablation", "The ablation: mean latency and migrations with 95% intervals"),
+            (_scale_figure(f.scale), "latency_scale", "Mean and max latency vs CPUs"),
+            (utilisation_figure(f.traced["linux"]["result"]), "util_linux", "Per-CPU utilisation, Linux balancer"),
+            (utilisation_figure(f.traced["warm-high"]["result"]), "util_warm_high", "Per-CPU utilisation, warm-high")]
+
+
+def afterword(rep, f):
+    duration = f.cfg.duration
     rep.para(f"Stress: {taskset_yaml(4, duration, 1).count('hog')} hogs, 4 bursty and 4 sleeper tasks, on 4 CPUs for {duration}; "
              f"overheads {OVERHEADS}; `cfs` defaults (balance pass 2 us + 250 ns per CPU, double lock 20 us, check 1 us, intervals "
              "10-100 ms).")
 
     rep.heading("On this machine")
-    real_c = _real_section(rep, out_dir, quick, real)
-    if real_c is not None:
-        found.append(real_c)
-        C.write(found, out_dir)
-        rep.table(*C.table([real_c]))
+    _real_section(rep, f)
     rep.heading("What a 2-core VM can and cannot show")
     rep.para("The simulator shows the mechanism at any size: how often balancing sections meet the urgent task's wake-ups, and how "
              "much each balancer moves. Its latencies are those of the section lengths given (defaults above), not a kernel's. The "
@@ -506,38 +544,16 @@ def run(out_dir, quick, executor, real: bool = False):
              "queues to balance, and host steal (recorded per run) adds latency of its own that neither balancer controls. The "
              "user-space zone balancer acts by affinity, so it can only stop the kernel's balancer from moving the tasks it pins; "
              "it cannot remove the kernel's own checks — a kernel implementation (or sched_ext, issue 15) could.")
-    rep.not_reproduced([
-        "the paper's absolute microseconds (Q9400, Linux 2.6.32, its ftrace): the model's sections are parameters (see the lock table)",
-        "network and disk stress as such: the model has them as bursty fair tasks (the real section uses real disk and loopback I/O)",
-        "the kernel implementation of the zones (/proc knobs inside the scheduler): here the simulator's `cfs` and the user-space "
-        "`rtsched balance` (by affinity, beside the kernel's own balancer)",
-        "the ablation's check-site variant (`checks=periodic`) has Linux's periodic sites but not its newly-idle pull",
-    ])
-    return rep.write(out_dir / "report.md")
 
 
-def _real_section(rep, out_dir, quick, real):
-    """The real comparison (`opzone_real.real_comparison`), only when asked (``real``) and
-    possible (root); --quick makes it short (one 2 s run per condition). Returns the claim
-    O1-real when the runs were made."""
-    import os
+def _real_section(rep, f):
+    """The real comparison's table (its claim O1-real is with the others), or why it was not run."""
+    from pathlib import Path
 
-    from ._real import not_run
-
-    if not real:
-        rep.para(f"Not run: {not_run('opzone2012', quick)}.")
-        return None
-    from .opzone_real import real_comparison
-
-    if os.geteuid() != 0:
-        rep.para("Not run: needs root (SCHED_FIFO 99 for the urgent task, affinity of the stress processes).")
-        return None
-    secs, repeats, zones = _real_setup(quick)
-    try:
-        res = real_comparison(duration_s=secs, out_dir=out_dir, repeats=repeats, zones=zones)
-    except Exception as e:  # noqa: BLE001 - a real run that cannot start says why; the simulation stands
-        rep.para(f"Not run: {e}")
-        return None
+    res = f.real
+    if res is None:
+        rep.para(f"Not run: {f.why_not}.")
+        return
     rows = []
     for name, c in res["conditions"].items():
         p, ct = c["probe"], c.get("cyclictest") or {}
@@ -551,5 +567,23 @@ def _real_section(rep, out_dir, quick, real):
     rep.table(["condition", "runs", "probe min us", "probe mean us", "per-run means us", "probe p99 us", "probe max us",
                "cyclictest mean us", "cyclictest max us", "balancer migrations", "steal %", "busy %"], rows)
     if res.get("figure"):
-        rep.figure(res["figure"], "On this machine: the probe's latency per condition", out_dir)
-    return real_claim(res)
+        rep.figure(res["figure"], "On this machine: the probe's latency per condition", Path(res["figure"]).parent)
+
+
+EXPERIMENT = register(Experiment(
+    name="opzone2012",
+    paper="G. Lim, C. Min, Y. Eom, Load-Balancing for Improving User Responsiveness on Multicore Embedded Systems (Linux "
+          "Symposium 2012) — §3-4, Fig 7",
+    description="urgent-task scheduling latency under stress: Linux's load balancer vs the operation-zone balancer, an "
+                "ablation of both, 2-64 CPUs; and on this machine",
+    title="Operation-zone load balancing: urgent-task latency under stress (opzone2012)",
+    cite="Lim, Min & Eom, Linux Symposium 2012 (§3 the zones, §4 Fig 7)", doc=__doc__, quick=QUICK, full=FULL,
+    runs=runs, frame=frame, claims=all_claims, figures=figures, sections=sections, afterword=afterword, note=note,
+    real=Real(plan=real_plan, runs=real_runs),
+    not_reproduced=(
+        "the paper's absolute microseconds (Q9400, Linux 2.6.32, its ftrace): the model's sections are parameters (see the lock table)",
+        "network and disk stress as such: the model has them as bursty fair tasks (the real section uses real disk and loopback I/O)",
+        "the kernel implementation of the zones (/proc knobs inside the scheduler): here the simulator's `cfs` and the user-space "
+        "`rtsched balance` (by affinity, beside the kernel's own balancer)",
+        "the ablation's check-site variant (`checks=periodic`) has Linux's periodic sites but not its newly-idle pull",
+    )))

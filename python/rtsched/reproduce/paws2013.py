@@ -34,14 +34,15 @@ resuming on another CPU (``migrations``) — and context switches are decision-l
 
 from __future__ import annotations
 
-from pathlib import Path
+from dataclasses import dataclass
+from types import SimpleNamespace
 
 import numpy as np
 
 from . import claims as C
 from . import register
-from ._common import run_sweep
-from .report import Report, fmt_pct
+from .experiment import Experiment, Real
+from .report import fmt_pct
 
 #: The least effects the paper resolves (Figs 2-3 carry no numbers; their bars read to about
 #: 5 %): a count's ratio 5 %, a worst response per deadline 0.01 of a deadline.
@@ -435,34 +436,40 @@ def _against_baselines(agg, m):
     return rows
 
 
-def _real_setup(quick):
-    """Sets per window, backends and each run's length of the m = 2 real runs."""
-    return (1, ["testbed:paws", "kernel:deadline"], 0.5) if quick else (20, REAL_BACKENDS, 2.0)
+@dataclass(frozen=True)
+class Config:
+    """Sets per window for m >= 4 (m = 2 always has the paper's 20), each run's length at m = 2
+    and at m >= 4; the m = 2 real runs: sets per window, backends, seconds per run."""
+
+    sets: int
+    duration: str
+    scale_duration: str
+    real_sets: int
+    real_backends: tuple
+    real_seconds: float
 
 
-def real_plan(quick: bool):
+QUICK = Config(3, "3s", "1s", 1, ("testbed:paws", "kernel:deadline"), 0.5)
+FULL = Config(20, "60s", "10s", 20, tuple(REAL_BACKENDS), 2.0)
+
+
+def real_plan(cfg: Config):
     from ._real import RealPart
 
-    per, backends, secs = _real_setup(quick)
-    return [RealPart(f"m = 2 task sets of the paper's generator, {per} per utilisation window ({', '.join(WINDOWS.values())})",
-                     tuple(backends), runs=per * len(WINDOWS), seconds=secs, cpus=2)]
+    return [RealPart(f"m = 2 task sets of the paper's generator, {cfg.real_sets} per utilisation window ({', '.join(WINDOWS.values())})",
+                     cfg.real_backends, runs=cfg.real_sets * len(WINDOWS), seconds=cfg.real_seconds, cpus=2)]
 
 
-@register("paws2013", real_plan=real_plan, paper="J. C. Fonseca, L. Nogueira, C. Maia, L. M. Pinho, Real-Time Scheduling of Parallel Tasks in the Linux Kernel (PAWS) — §5, Table 1, Figs 2-3",
-          description="PAWS vs global EDF, federated, sequential and SCHED_DEADLINE: misses, migrations (kernel count and entity count), context switches, per-job priority inversion (m = 2 simulated and on real cores; m = 4-64 simulated)")
-def run(out_dir, quick, executor, real=False):
+def runs(r):
+    """The m = 2 sweep (PAWS, baselines, controls) and its sets without parallel regions; per set,
+    the worst response per deadline (simulated again) and GFB's verdict; the m = 4-64 sweeps."""
     import rtsched
 
-    from ._real import can_run_real, not_run, run_real_sets
-
-    out_dir = Path(out_dir)
-    sets = 3 if quick else 20  # per window for m >= 4 (m = 2 always has the paper's 20)
-    duration = "3s" if quick else "60s"
+    cfg = r.cfg
     m2 = m2_schedulers()
-    df = run_sweep(_spec("paws2013", 2, PAPER_SETS, duration, m2), out_dir, executor, quick)
-    seq = run_sweep(_spec("paws2013-seq", 2, PAPER_SETS, duration, ["paws", SD], parallel=0), out_dir, executor, quick,
-                    table="sweep-sequential")
-    margins = _margins(df, df["duration_ns"].iloc[0], ["paws", SD, NO_STEAL] + [UNAWARE] * (UNAWARE in m2))
+    df = r.sweep(_spec("paws2013", 2, PAPER_SETS, cfg.duration, m2))
+    r.sweep(_spec("paws2013-seq", 2, PAPER_SETS, cfg.duration, ["paws", SD], parallel=0), table="sweep-sequential")
+    r.keep("margins", _margins(df, df["duration_ns"].iloc[0], ["paws", SD, NO_STEAL] + [UNAWARE] * (UNAWARE in m2)))
     # GFB's verdict of each task set (data: regenerated from its seed, the same set).
     gfb = {}
     for (w, seed) in df[["point", "taskset_seed"]].drop_duplicates().itertuples(index=False):
@@ -470,34 +477,41 @@ def run(out_dir, quick, executor, real=False):
         g = rtsched.generate("paws2013", seed=int(seed), m=2, window=int(w), parallel=0)
         verdict = next(a["schedulable"] for a in rtsched.analyze(g.taskset) if a["test"] == "gedf-gfb")
         gfb[(w, seed)] = verdict is True
-    df["gfb"] = [gfb[(w, s)] for w, s in zip(df["point"], df["taskset_seed"])]
-    agg2 = _sim(df, 2)
-
-    scale = {}
+    r.keep("gfb", gfb)
+    r.keep("m2", m2)
     for m in SCALE_M:
-        d = run_sweep(_spec(f"paws2013-m{m}", m, sets, "1s" if quick else "10s", SCHEDULERS), out_dir, executor, quick,
-                      table=f"sweep-m{m}")
-        scale[m] = (d, _sim(d, m))
+        r.sweep(_spec(f"paws2013-m{m}", m, cfg.sets, cfg.scale_duration, SCHEDULERS), table=f"sweep-m{m}")
 
-    # Real cores, only when asked: the m = 2 sets, one after another (full: all 20 per window
-    # for 2 s; quick: one).
-    real_ok, why_not = can_run_real() if real else (False, not_run("paws2013", quick))
-    asked, real = real, None
-    if real_ok:
-        per, backends, secs = _real_setup(quick)
-        units = []
-        for (w, seed) in sorted(df[["point", "taskset_seed"]].drop_duplicates().itertuples(index=False)):
-            if sum(u[0]["window"] == int(w) for u in units) >= per:
-                continue
-            ts = rtsched.generate("paws2013", seed=int(seed), m=2, window=int(w)).taskset
-            units.append(({"window": int(w), "taskset_seed": int(seed)}, ts))
-        real = run_real_sets(units, backends, "500ms" if quick else "2s", out_dir / ("real-quick.csv" if quick else "real.csv"))
 
-    found = claims(df, seq, margins)
-    rep = Report("paws2013", "PAWS 2013 — PAWS vs global EDF, federated, sequential and SCHED_DEADLINE", run.paper, quick, asked)
-    rep.para(__doc__.split("\n\n", 1)[1])
-    rep.claims(found, out_dir, note=NOTE)
+def real_runs(r):
+    """Real cores, only when asked: the m = 2 sets, one after another (full: all 20 per window
+    for 2 s; quick: one)."""
+    import rtsched
 
+    from ._real import run_real_sets
+
+    cfg, df = r.cfg, r.tables["sweep"]
+    units = []
+    for (w, seed) in sorted(df[["point", "taskset_seed"]].drop_duplicates().itertuples(index=False)):
+        if sum(u[0]["window"] == int(w) for u in units) >= cfg.real_sets:
+            continue
+        ts = rtsched.generate("paws2013", seed=int(seed), m=2, window=int(w)).taskset
+        units.append(({"window": int(w), "taskset_seed": int(seed)}, ts))
+    r.keep("real", run_real_sets(units, cfg.real_backends, f"{cfg.real_seconds:g}s", r.path("real", "csv")))
+
+
+def frame(t):
+    df = t["sweep"]
+    gfb = t["gfb"]
+    df["gfb"] = [gfb[(w, s)] for w, s in zip(df["point"], df["taskset_seed"])]
+    scale = {m: (t[f"sweep-m{m}"], _sim(t[f"sweep-m{m}"], m)) for m in SCALE_M}
+    return SimpleNamespace(df=df, seq=t["sweep-sequential"], margins=t["margins"], agg2=_sim(df, 2), scale=scale,
+                           m2=t["m2"],
+                           real=t.get("real"), why_not=t.real_why, cfg=t.cfg, quick=t.quick)
+
+
+def sections(rep, f):
+    df, margins, agg2, scale, m2, quick, sets = f.df, f.margins, f.agg2, f.scale, f.m2, f.quick, f.cfg.sets
     # ---- Table 1 beside the paper (data) ----
     rep.heading("Table 1: task sets with a miss, the paper's and rtsched's (simulated)")
     rows = []
@@ -552,7 +566,10 @@ def run(out_dir, quick, executor, real=False):
              "sets). PAWS's local queues have inversions by design (the paper's \"controlled priority inversion\"); global "
              "EDF on threads has none. `worst response / deadline` is the largest over the window's sets (above 1: a miss).")
 
-    # ---- Real cores (data) ----
+
+
+def afterword(rep, f):
+    real, why_not, quick = f.real, f.why_not, f.quick
     rep.heading("m = 2 on this machine's real cores")
     if real is None:
         rep.para(f"Not run: {why_not}.")
@@ -582,7 +599,10 @@ def run(out_dir, quick, executor, real=False):
                  "bandwidth management; a run refused here is one the paper's kernel would have run."
                  + (" First refusal messages: " + " / ".join(f"`{e}`" for e in refusals) if refusals else ""))
 
-    # ---- Figures ----
+
+
+def figures(f):
+    df, real, agg2, scale = f.df, f.real, f.agg2, f.scale
     from rtsched import plots
 
     main = df[df["scheduler"].isin(SCHEDULERS)]
@@ -603,17 +623,7 @@ def run(out_dir, quick, executor, real=False):
     if real is not None and (real["status"] == "ok").any():
         figs.append((_real_figure(real), "real",
                      "Real cores, m = 2: migrations and context switches per task set per backend (mean ± 95% CI)"))
-    rep.figures(figs, out_dir)
-    rep.not_reproduced([
-        "The paper's Linux 2.6.36 kernel with SCHED_RTWS: PAWS runs here as an rtsched policy on the testbed "
-        "(one pinned SCHED_FIFO worker per core executes what the policy decides), not as a kernel class; the "
-        "kernel driver (sched_ext) is a later issue.",
-        "Figures 2 and 3 report no numbers in the text; the claims compare directions and growth. Simulated counts are "
-        "decisions, kernel counts are the kernel's own (docs/real-runs.md).",
-        "The kernel's overheads and tick: the simulator runs without them (WCET = execution time), so a miss needs an "
-        "overload of the schedule itself.",
-    ])
-    return rep.write(out_dir / "report.md")
+    return figs
 
 
 def _n(x, p=0):
@@ -669,3 +679,23 @@ def _real_figure(real):
     axes[0].legend(fontsize=8)
     fig.tight_layout()
     return fig
+
+
+EXPERIMENT = register(Experiment(
+    name="paws2013",
+    paper="J. C. Fonseca, L. Nogueira, C. Maia, L. M. Pinho, Real-Time Scheduling of Parallel Tasks in the Linux Kernel (PAWS) "
+          "— §5, Table 1, Figs 2-3",
+    description="PAWS vs global EDF, federated, sequential and SCHED_DEADLINE: misses, migrations (kernel count and entity "
+                "count), context switches, per-job priority inversion (m = 2 simulated and on real cores; m = 4-64 simulated)",
+    title="PAWS 2013 — PAWS vs global EDF, federated, sequential and SCHED_DEADLINE", doc=__doc__, quick=QUICK, full=FULL,
+    runs=runs, frame=frame, claims=lambda f: claims(f.df, f.seq, f.margins), figures=figures, sections=sections,
+    afterword=afterword, note=NOTE, real=Real(plan=real_plan, runs=real_runs),
+    not_reproduced=(
+        "The paper's Linux 2.6.36 kernel with SCHED_RTWS: PAWS runs here as an rtsched policy on the testbed "
+        "(one pinned SCHED_FIFO worker per core executes what the policy decides), not as a kernel class; the "
+        "kernel driver (sched_ext) is a later issue.",
+        "Figures 2 and 3 report no numbers in the text; the claims compare directions and growth. Simulated counts are "
+        "decisions, kernel counts are the kernel's own (docs/real-runs.md).",
+        "The kernel's overheads and tick: the simulator runs without them (WCET = execution time), so a miss needs an "
+        "overload of the schedule itself.",
+    )))

@@ -36,9 +36,17 @@ The package, one concern per module:
 - :mod:`.progress` — the progress bar;
 - :mod:`.runner` — :func:`sweep`: executors (local process pool, Dask), batch sizes, retries;
 - :mod:`.cluster` — Dask settings for a sweep's cluster, and a local cluster started with them.
+
+``rtsched.sweep`` is this package, and calling it calls :func:`sweep`: ``rtsched.sweep(spec)``
+runs a sweep and ``import rtsched.sweep``, ``rtsched.sweep.parse_spec`` reach the package, one
+name for both (the package's class is :class:`_CallablePackage`).
 """
 
 from __future__ import annotations
+
+import inspect
+import sys
+import types
 
 from .cluster import DASK_CONFIG, dask_env, local_cluster
 from .generator import DEFAULT_PARAM, Generator
@@ -66,3 +74,14 @@ __all__ = [
     "all_keys", "consolidate", "dask_env", "load_spec", "local_cluster", "parse_spec", "parts_dir", "read_table",
     "row_key", "run_batch", "sweep", "taskset_seed", "units",
 ]
+
+
+class _CallablePackage(types.ModuleType):
+    """A package that, called, runs its :func:`sweep` (so ``rtsched.sweep`` names both)."""
+
+    def __call__(self, *args, **kwargs):
+        return sweep(*args, **kwargs)
+
+
+sys.modules[__name__].__class__ = _CallablePackage
+__signature__ = inspect.signature(sweep)  # inspect.signature(rtsched.sweep) is sweep's

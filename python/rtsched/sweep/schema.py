@@ -32,6 +32,7 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
+from .._core import TEST_PREFIX as _TEST_PREFIX
 from .._core import InputError
 from .generator import DEFAULT_PARAM, Generator
 
@@ -184,8 +185,8 @@ class _UtilisationModel(_Model):
 
 
 #: A sweep "scheduler" that is a schedulability test (``test:gedf-bcl``, ``test:partition:ffd``):
-#: its rows carry the test's verdict instead of a simulation's metrics.
-TEST_PREFIX = "test:"
+#: its rows carry the test's verdict instead of a simulation's metrics (``rtsched_sweep::TEST_PREFIX``).
+TEST_PREFIX = _TEST_PREFIX
 
 
 def _schedulers(names: list) -> list:

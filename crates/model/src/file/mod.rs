@@ -12,7 +12,7 @@ pub use options::{with_options, with_run};
 pub use read::{
     load_taskset, parse_taskset, MAX_TASKSET_BYTES, MAX_THREADS_PER_SET, MAX_THREADS_PER_TASK,
 };
-pub use write::to_yaml;
+pub use write::{to_yaml, to_yaml_with, TaskNote};
 
 #[cfg(test)]
 mod flow_tests;

@@ -243,6 +243,35 @@ fn yaml_writer_round_trips() {
 }
 
 #[test]
+fn annotated_yaml_reads_back_to_the_same_set() {
+    let text = "platform: {cpus: 2}\nrun: {duration: 40.5}\ntasks:\n  - {name: job, period: 10, wcet: 1.1, priority: 20}\n  - {name: irq, min_interarrival: 0.5, wcet: 0.1, priority: 20, execution_times: [\"99us\", 0.1]}\n  - {name: bg, class: fair, nice: 0, behaviour: hog}\n";
+    let ts = yaml(text).unwrap();
+    let note = |comment: &str, sporadic| TaskNote {
+        comment: comment.into(),
+        sporadic,
+    };
+    let out = to_yaml_with(
+        &ts,
+        &[
+            note("tid 5, periodic", false),
+            note("tid 6\nsporadic", true),
+        ],
+    );
+    assert_eq!(yaml(&out).unwrap(), ts, "{out}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(
+        &lines[lines.len() - 3..],
+        [
+            "  - {name: \"job\", period: \"10ms\", wcet: \"1100us\", priority: 20}   # tid 5, periodic",
+            "  - {name: \"irq\", min_interarrival: \"500us\", wcet: \"100us\", priority: 20, execution_times: [\"99us\", \"100us\"]}   # tid 6 sporadic",
+            "  - {name: \"bg\", class: fair, nice: 0, behaviour: hog}",
+        ],
+        "{out}"
+    );
+    assert_eq!(to_yaml_with(&ts, &[]), to_yaml(&ts));
+}
+
+#[test]
 fn regions_and_sections_parse_and_round_trip() {
     let text = "platform: {cpus: 4}\ntasks:\n  - name: fft\n    period: 40\n    regions: [2, [3, 1.5, \"500us\"], {threads: 3, wcet: 1}, 1]\n    sections:\n      - {resource: log, region: 1, thread: 2, start: 0.1, length: 0.2}\n      - {resource: bus, start: 0.5, length: 1}\n      - {resource: log, start: 0.5, length: 0.25}\n  - {name: b, period: 10, wcet: 2, sections: [{resource: bus, start: 0, length: 2}]}\n";
     let ts = yaml(text).unwrap();

@@ -13,6 +13,22 @@ use std::fmt::Write;
 /// Durations are strings with a unit (`fmt_duration`), so they are exact; optional fields are
 /// written only when they differ from their defaults.
 pub fn to_yaml(ts: &TaskSet) -> String {
+    to_yaml_with(ts, &[])
+}
+
+/// What a task's line of [`to_yaml_with`] says beyond the task itself.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct TaskNote {
+    /// Written as a comment at the end of the task's line (a line break in it as a space).
+    pub comment: String,
+    /// T written as `min_interarrival` (a sporadic task's minimum inter-arrival time, which the
+    /// reader takes as T exactly as it takes `period`) rather than `period`.
+    pub sporadic: bool,
+}
+
+/// [`to_yaml`] with `notes[i]` on task i's line (tasks beyond `notes` get none): the same
+/// task set to the reader, annotated as `rtsched record` writes what it measured.
+pub fn to_yaml_with(ts: &TaskSet, notes: &[TaskNote]) -> String {
     let mut out = String::new();
     platform(&mut out, &ts.platform);
     run(&mut out, &ts.run);
@@ -28,10 +44,15 @@ pub fn to_yaml(ts: &TaskSet) -> String {
         );
     }
     out.push_str("tasks:\n");
-    for t in &ts.tasks {
+    for (i, t) in ts.tasks.iter().enumerate() {
+        let note = notes.get(i);
         match t.fair_params() {
             Some(f) => fair_task(&mut out, t, f),
-            None => rt_task(&mut out, t, ts),
+            None => rt_task(&mut out, t, ts, note.is_some_and(|n| n.sporadic)),
+        }
+        if let Some(n) = note.filter(|n| !n.comment.is_empty()) {
+            out.pop(); // the line's end, after the task's closing brace
+            let _ = writeln!(out, "   # {}", n.comment.replace(['\n', '\r'], " "));
         }
     }
     if !ts.chains.is_empty() {
@@ -255,16 +276,22 @@ fn fair_task(out: &mut String, t: &Task, f: &Fair) {
     out.push_str("}\n");
 }
 
-/// A real-time task: its timing, the optional fields that differ from their defaults, then
-/// its work's structure (regions or DAG), sections, TUF and replayed execution times.
-fn rt_task(out: &mut String, t: &Task, ts: &TaskSet) {
+/// A real-time task: its timing (T as `min_interarrival` when `sporadic`; a triggered task's
+/// trigger and deadline), the optional fields that differ from their defaults, then its work's
+/// structure (segments, regions or DAG), sections, TUF and replayed execution times.
+fn rt_task(out: &mut String, t: &Task, ts: &TaskSet, sporadic: bool) {
     let resources = &ts.resources;
     match &t.trigger {
         None => {
             let _ = write!(
                 out,
-                "  - {{name: {}, period: {}, wcet: {}",
+                "  - {{name: {}, {}: {}, wcet: {}",
                 q(&t.name),
+                if sporadic {
+                    "min_interarrival"
+                } else {
+                    "period"
+                },
                 d(t.period),
                 d(t.wcet)
             );
