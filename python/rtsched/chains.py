@@ -11,6 +11,11 @@ def _ms(x):
     return "-" if x is None else f"{x / 1e6:.3f}"
 
 
+def _three(v):
+    """max/mean/p99 in ms, or '-'."""
+    return "-" if v is None else "/".join(_ms(v[x]) for x in ("max", "mean", "p99"))
+
+
 def chains_table(results) -> str:
     """Per run and chain: instances, latency / data age / reaction time (max, mean, p99 in ms)
     and the chain deadline's misses."""
@@ -19,12 +24,9 @@ def chains_table(results) -> str:
     rows = [head]
     for r in results:
         for name, s in r.summary.get("chains", {}).items():
-            def three(k):
-                v = s[k]
-                return "-" if v is None else "/".join(_ms(v[x]) for x in ("max", "mean", "p99"))
             misses = "-" if s["deadline_ns"] is None else str(s["deadline_misses"])
-            rows.append((r.scheduler, name, str(s["instances"]), three("latency_ns"), three("data_age_ns"),
-                         three("reaction_time_ns"), misses))
+            rows.append((r.scheduler, name, str(s["instances"]), _three(s["latency_ns"]), _three(s["data_age_ns"]),
+                         _three(s["reaction_time_ns"]), misses))
     widths = [max(len(row[i]) for row in rows) for i in range(len(head))]
     return "\n".join("  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in rows)
 

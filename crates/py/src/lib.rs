@@ -542,7 +542,7 @@ fn columns<'py>(py: Python<'py>, place: Option<&str>) -> PyResult<Bound<'py, PyL
         None => results::COLUMNS.iter().collect(),
         Some(p) => results::columns::columns(Place::parse(p).ok_or_else(|| {
             input_err(format!(
-                "unknown place '{p}' (job, task, run, row or table)"
+                "unknown place '{p}' (job, task, run, row, table or chain)"
             ))
         })?),
     };

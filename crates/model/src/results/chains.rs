@@ -8,26 +8,9 @@
 //! are in docs/chains.md).
 
 use crate::results::columns::{Cell, Column, Place, Value, COLUMNS};
-use crate::results::RunResult;
+use crate::results::schema::{ChainRecord, RunResult};
 use crate::task::Chain;
 use crate::time::Time;
-use std::fmt::Write as _;
-
-/// One instance of a chain.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ChainRecord {
-    /// Index of the chain in the set's `chains`.
-    pub chain: u32,
-    /// Event chain: the first task's job index; data-flow chain: the last task's (the output).
-    pub instance: u64,
-    /// Event chain: the first job's release; data-flow chain: the head read of the data path.
-    pub start: Time,
-    /// Event chain: the last job's finish; data-flow chain: the output's publication.
-    pub end: Time,
-    pub latency: Option<Time>,
-    pub data_age: Option<Time>,
-    pub reaction_time: Option<Time>,
-}
 
 /// A chain's statistics over its instances: (max, mean, p99) of each metric, and the misses
 /// of its end-to-end deadline (latency, or data age, above it).
@@ -97,38 +80,6 @@ pub fn chain_cell<'a>(c: &Column, run: &'a RunResult, r: &ChainRecord) -> Cell<'
         Value::Chain(f) => f(r),
         _ => unreachable!("{}: not a chain column", c.name),
     }
-}
-
-/// The chain instances of `runs` as CSV, the catalogue's chain columns (an empty cell where a
-/// metric does not apply), written to `w`.
-pub fn write_chains_csv(runs: &[&RunResult], w: &mut dyn std::io::Write) -> std::io::Result<()> {
-    let cols: Vec<&Column> = chain_columns().collect();
-    let header: Vec<&str> = cols.iter().map(|c| c.name).collect();
-    writeln!(w, "{}", header.join(","))?;
-    let mut line = String::new();
-    for (run, r) in runs
-        .iter()
-        .flat_map(|x| x.chains.iter().map(move |r| (*x, r)))
-    {
-        line.clear();
-        for (i, c) in cols.iter().enumerate() {
-            if i > 0 {
-                line.push(',');
-            }
-            match chain_cell(c, run, r) {
-                Cell::Null => {}
-                Cell::Uint(v) => {
-                    let _ = write!(line, "{v}");
-                }
-                Cell::Text(t) => line.push_str(&crate::results::write::csv_field(t)),
-                other => {
-                    let _ = write!(line, "{other:?}");
-                }
-            }
-        }
-        writeln!(w, "{line}")?;
-    }
-    Ok(())
 }
 
 /// The chains' summaries as the results document holds them (`chains`: by name, each metric's

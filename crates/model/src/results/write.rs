@@ -457,6 +457,38 @@ pub(crate) fn held_jobs(runs: &[&RunResult], needed: bool) -> io::Result<()> {
     }
 }
 
+/// The chain instances of `runs` as CSV, the catalogue's chain columns (an empty cell where a
+/// metric does not apply), written to `w`.
+pub fn write_chains_csv(runs: &[&RunResult], w: &mut dyn std::io::Write) -> std::io::Result<()> {
+    let cols: Vec<&columns::Column> = super::chains::chain_columns().collect();
+    let header: Vec<&str> = cols.iter().map(|c| c.name).collect();
+    writeln!(w, "{}", header.join(","))?;
+    let mut line = String::new();
+    for (run, r) in runs
+        .iter()
+        .flat_map(|x| x.chains.iter().map(move |r| (*x, r)))
+    {
+        line.clear();
+        for (i, c) in cols.iter().enumerate() {
+            if i > 0 {
+                line.push(',');
+            }
+            match super::chains::chain_cell(c, run, r) {
+                Cell::Null => {}
+                Cell::Uint(v) => {
+                    line.push_str(&v.to_string());
+                }
+                Cell::Text(t) => line.push_str(&csv_field(t)),
+                other => {
+                    line.push_str(&format!("{other:?}"));
+                }
+            }
+        }
+        writeln!(w, "{line}")?;
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -12,6 +12,9 @@ use crate::validate::{kind, show, Validator};
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 
+/// A task's work as `task.rs` reads it: regions, suspensions, DAG, WCET.
+type Work = (Vec<Region>, Vec<Suspension>, Option<crate::dag::Dag>, Time);
+
 const CHAIN_FIELDS: &[&str] = &["name", "tasks", "communication", "deadline"];
 
 impl Validator<'_> {
@@ -48,7 +51,7 @@ impl Validator<'_> {
         m: &Map<String, Value>,
         v: &Value,
         ctx: Option<&str>,
-    ) -> Result<(Vec<Region>, Vec<Suspension>, Option<crate::dag::Dag>, Time), InputError> {
+    ) -> Result<Work, InputError> {
         for f in ["regions", "dag", "execution_times"] {
             if m.contains_key(f) {
                 return Err(self.err(

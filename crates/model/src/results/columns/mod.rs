@@ -18,8 +18,7 @@
 //! Names are unique within a place, not across places: `missed` is a job's flag and a
 //! summary's count, `overhead_ns` a job's charged overhead and a run's.
 
-use super::chains::ChainRecord;
-use super::schema::{CpuSet, JobRecord, RunResult, Summary};
+use super::schema::{ChainRecord, CpuSet, JobRecord, RunResult, Summary};
 use crate::time::Time;
 use serde::Serialize;
 use std::sync::LazyLock;
