@@ -346,3 +346,29 @@ def test_latency_cli_without_pm_qos_and_its_limits():
     assert "median us" in r.stdout
     r = run_cli("latency", "--duration", "901s", check=2)
     assert "at most 900 s" in r.stderr and "Traceback" not in r.stderr, r.stderr
+
+
+DEADLOCK = """platform: {cpus: 2}
+run: {duration: 20}
+tasks:
+  - {name: a, period: 10, wcet: 4, sections: [{resource: x, start: 0, length: 3}, {resource: y, start: 1, length: 1}]}
+  - {name: b, period: 10, wcet: 4, sections: [{resource: y, start: 0, length: 3}, {resource: x, start: 1, length: 1}]}
+"""
+
+
+def test_a_deadlock_is_one_failure_simulated_or_real(tmp_path):
+    # Both jobs take their first resource at 0 and want the other's at 1 ms: gedf does not
+    # resolve it. The same failure, the same exception, status and exit code (2) in a
+    # simulation and a real run (a real run's was RunFailed, exit 1); a run that failed on the
+    # machine stays exit 1 (test_the_exit_code_says_whether_any_failed).
+    ts = rtsched.parse_taskset(DEADLOCK, "yaml", "dl.yaml")
+    for run in (lambda: rtsched.simulate(ts, "gedf", _warn=False), lambda: rtsched.run(ts, "testbed:gedf", _warn=False)):
+        with pytest.raises(rtsched.InputError) as e:
+            run()
+        assert e.value.status == "deadlock" and "deadlock at " in str(e.value), e.value  # real: its own instant
+    p = tmp_path / "dl.yaml"
+    p.write_text(DEADLOCK)
+    sim = run_cli("simulate", p, "-s", "gedf", check=2)
+    real = run_cli("run", p, "-b", "testbed:gedf", check=2)
+    for r in (sim, real):
+        assert "gedf did not run (deadlock): " in r.stderr, r.stderr

@@ -14,7 +14,7 @@ use rtsched_policies::Policy;
 /// sections lock their pthread mutexes with `PTHREAD_PRIO_INHERIT` instead of `PTHREAD_PRIO_NONE`.
 pub const BACKENDS: &[(&str, &str)] = &[
     ("kernel:deadline", "each task's threads under SCHED_DEADLINE (runtime = WCET + max(250 us, 10%), deadline, period; one reservation per thread of a parallel task); kernel:deadline:reclaim adds GRUB reclaiming, :pi priority inheritance"),
-    ("kernel:fifo", "each task's threads under SCHED_FIFO, RM priorities (kernel:fifo:dm for DM, :file for the file's; :pi for priority inheritance, e.g. kernel:fifo:rm:pi); partitioned through affinity if every task has a cpu"),
+    ("kernel:fifo", "each task's threads under SCHED_FIFO, the file's priorities if every task has one, else RM (kernel:fifo:rm, :dm for DM, :file; priorities on only some tasks are refused unless one is named, as by gfp; :pi for priority inheritance, e.g. kernel:fifo:rm:pi); partitioned through affinity if every task has a cpu"),
     ("kernel:other", "each task's threads under SCHED_OTHER (CFS/EEVDF): what a user gets by default (kernel:other:pi for priority inheritance)"),
     ("kernel:scx-gedf", "rtsched's sched_ext scheduler (needs a kernel with sched_ext and the rtsched-scx loader): global EDF in BPF, idle CPU first, else preempt the latest deadline found in the cpudl tree (kernel:scx-gedf:linear scans instead); tasks register period, deadline and WCET"),
     ("kernel:scx-pedf", "rtsched's sched_ext scheduler: partitioned EDF in BPF, partition from the file's cpu fields or a heuristic (kernel:scx-pedf:ffd, :wfd, :lwfg+ffd, ...)"),

@@ -5,6 +5,7 @@ pub mod dag;
 pub mod file;
 mod input;
 pub mod jobs_parquet;
+pub mod linux;
 pub mod locks;
 pub mod overheads;
 pub mod program;

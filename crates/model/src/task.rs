@@ -58,8 +58,15 @@ pub struct Task {
     /// Time-utility function (ChronOS §3.2; `tuf.rs`). `None`: utility 1 until the deadline.
     pub tuf: Option<Tuf>,
     /// Real-time (the default) or best-effort: a fair-share task (opzone paper §4's background
-    /// stress) scheduled below every real-time task by a fair policy (`cfs`).
+    /// stress) scheduled below every real-time task by a fair policy (`cfs`). `Rt` means a task
+    /// of jobs with deadlines (periodic or sporadic), whatever Linux policy it runs under.
     pub class: Class,
+    /// The Linux scheduling policy the task runs under (`policy` in a file), for the `linux`
+    /// scheduler and real runs of the class stack (docs/linux-classes.md). `None`: the set's
+    /// `run.default_policy`, else [`Task::sched_policy`]'s default. A best-effort task
+    /// (`Class::Fair`) has none: it is `other` at its nice.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub policy: Option<SchedPolicy>,
     /// Measured execution times to replay (`rtsched record --replay`): job k of this
     /// (sequential) task demands `execution_times[k mod n]`, in place of the run's execution
     /// model. Empty: the model.
@@ -126,6 +133,82 @@ pub struct Chain {
     /// chain) exceeds it is a miss.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub deadline: Option<Time>,
+}
+
+/// The Linux scheduling policy of a task with jobs (`policy` in a task-set file;
+/// docs/taskset-format.md "Linux policies"), as `sched_setattr(2)` would be given it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SchedPolicy {
+    /// `SCHED_DEADLINE` with `runtime` per period (the reservation; deadline and period are
+    /// the task's). `None`: the WCET, or for a parallel task each thread lane's work per job.
+    Deadline { runtime: Option<Time> },
+    /// `SCHED_FIFO` at the task's `priority` (1 to 99, larger more urgent).
+    Fifo,
+    /// `SCHED_RR` at the task's `priority`, round robin among equals in time slices.
+    Rr,
+    /// `SCHED_OTHER`, the fair class, at `nice` (-20 to 19).
+    Other { nice: i8 },
+}
+
+/// A policy's name alone: what `run.default_policy` gives (rt-app's `global.default_policy`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PolicyKind {
+    Deadline,
+    Fifo,
+    Rr,
+    Other,
+}
+
+impl PolicyKind {
+    pub const ALL: [PolicyKind; 4] = [
+        PolicyKind::Deadline,
+        PolicyKind::Fifo,
+        PolicyKind::Rr,
+        PolicyKind::Other,
+    ];
+    /// As written in a file.
+    pub fn name(self) -> &'static str {
+        match self {
+            PolicyKind::Deadline => "deadline",
+            PolicyKind::Fifo => "fifo",
+            PolicyKind::Rr => "rr",
+            PolicyKind::Other => "other",
+        }
+    }
+    pub fn parse(s: &str) -> Option<PolicyKind> {
+        PolicyKind::ALL.into_iter().find(|k| k.name() == s)
+    }
+    /// The kernel's name (`SCHED_DEADLINE`, ...).
+    pub fn kernel_name(self) -> &'static str {
+        match self {
+            PolicyKind::Deadline => "SCHED_DEADLINE",
+            PolicyKind::Fifo => "SCHED_FIFO",
+            PolicyKind::Rr => "SCHED_RR",
+            PolicyKind::Other => "SCHED_OTHER",
+        }
+    }
+    /// This kind with its default parameters (deadline: runtime = WCET; other: nice 0).
+    pub fn with_defaults(self) -> SchedPolicy {
+        match self {
+            PolicyKind::Deadline => SchedPolicy::Deadline { runtime: None },
+            PolicyKind::Fifo => SchedPolicy::Fifo,
+            PolicyKind::Rr => SchedPolicy::Rr,
+            PolicyKind::Other => SchedPolicy::Other { nice: 0 },
+        }
+    }
+}
+
+impl SchedPolicy {
+    pub fn kind(&self) -> PolicyKind {
+        match self {
+            SchedPolicy::Deadline { .. } => PolicyKind::Deadline,
+            SchedPolicy::Fifo => PolicyKind::Fifo,
+            SchedPolicy::Rr => PolicyKind::Rr,
+            SchedPolicy::Other { .. } => PolicyKind::Other,
+        }
+    }
 }
 
 /// A task's scheduling class.
@@ -207,6 +290,7 @@ impl Task {
             sections: Vec::new(),
             tuf: None,
             class: Class::Rt,
+            policy: None,
             execution_times: Vec::new(),
             trigger: None,
             suspensions: Vec::new(),
@@ -247,6 +331,19 @@ impl Task {
     #[inline]
     pub fn is_fair(&self) -> bool {
         matches!(self.class, Class::Fair(_))
+    }
+    /// The Linux policy the task runs under: its own `policy`; a best-effort task's `other`
+    /// at its nice; else `default` (the set's `run.default_policy`) with its default
+    /// parameters; without one, `deadline` with runtime = WCET (docs/linux-classes.md "Sets
+    /// without policies").
+    pub fn sched_policy(&self, default: Option<PolicyKind>) -> SchedPolicy {
+        if let Some(p) = self.policy {
+            return p;
+        }
+        if let Class::Fair(f) = &self.class {
+            return SchedPolicy::Other { nice: f.nice };
+        }
+        default.unwrap_or(PolicyKind::Deadline).with_defaults()
     }
     /// The utility a job of this task accrues by completing `t` after its release (its TUF;
     /// without one, 1 until the deadline and 0 after).
@@ -376,6 +473,10 @@ pub struct RunOptions {
     pub execution: ExecModel,
     pub overheads: Overheads,
     pub cache: CacheParams,
+    /// The Linux policy of every task that names none (`run.default_policy`, rt-app's
+    /// `global.default_policy`); `None`: [`Task::sched_policy`]'s default.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub default_policy: Option<PolicyKind>,
 }
 
 impl Default for RunOptions {
@@ -387,6 +488,7 @@ impl Default for RunOptions {
             execution: ExecModel::Wcet,
             overheads: Overheads::default(),
             cache: CacheParams::default(),
+            default_policy: None,
         }
     }
 }
@@ -450,6 +552,15 @@ impl TaskSet {
                 .tasks
                 .iter()
                 .any(|t| t.trigger.is_some() || !t.suspensions.is_empty())
+    }
+    /// Whether any task names a Linux policy, or the set a default one (`policy`,
+    /// `run.default_policy`): a set written for the class stack.
+    pub fn has_policies(&self) -> bool {
+        self.run.default_policy.is_some() || self.tasks.iter().any(|t| t.policy.is_some())
+    }
+    /// Each task's Linux policy ([`Task::sched_policy`] under the set's default).
+    pub fn sched_policy(&self, t: TaskId) -> SchedPolicy {
+        self.tasks[t as usize].sched_policy(self.run.default_policy)
     }
     /// Whether any task carries a time-utility function.
     pub fn has_tufs(&self) -> bool {

@@ -60,7 +60,7 @@
 use crate::ctx::BuildCtx;
 use crate::opzone::{Candidate, Permille, TaskUsage, Trigger, ZoneBalancer, ZoneConfig};
 use crate::policy::{Dispatch, EntityId, EntityInfo, Policy};
-use crate::spec::{PolicyInfo, SchedulerSpec};
+use crate::spec::{PolicyInfo, SchedulerSpec, Takes, Tufs};
 use rtsched_model::time::{parse_duration_str, NS_PER_MS, NS_PER_US};
 use rtsched_model::{TaskSet, Time};
 
@@ -75,6 +75,17 @@ pub const INFO: PolicyInfo = PolicyInfo {
               wakeup_granularity=1ms, balance_min=10ms, balance_max=100ms, imbalance_pct=117, balance_cost=2us, balance_cost_per_cpu=250ns, \
               check_cost=1us, lock=20us, guard=on|off (move only from a queue of two more fair entities; default on for opzone, off for linux), \
               checks=points|periodic (opzone: the paper's check points, or every CPU's balance interval as Linux)",
+    partition: None,
+    fixed_priorities: false,
+    takes: Takes {
+        fork_join: true,
+        dag: true,
+        sections: true,
+        fair: true,
+    },
+    tufs: Tufs::Ignored,
+    resolves_deadlocks: false,
+    grants_resources: false,
 };
 
 const NONE: u32 = u32::MAX;
@@ -239,6 +250,10 @@ pub struct Cfs {
     migrations: u64,
     balance_ns: Time,
     held_waits: u64,
+    /// Per CPU: a higher class runs there (the `linux` scheduler's stack: a deadline or RT
+    /// task), so the fair class runs nothing on it, does not count it idle, and does not pull
+    /// to it ([`Cfs::set_taken`]). Never set under `cfs` itself.
+    taken: Vec<bool>,
 }
 
 impl Cfs {
@@ -249,10 +264,30 @@ impl Cfs {
         balancer: Option<ZoneConfig>,
         linux: bool,
     ) -> Cfs {
+        Cfs::with_classes(label, ts, p, balancer, linux, |t| {
+            t.fair_params().map(|f| f.weight())
+        })
+    }
+
+    /// [`Cfs::new`] where `fair_weight` says which tasks are the fair class's, and their load
+    /// weights (`None`: a real-time task). The `linux` scheduler gives it its `other` tasks,
+    /// periodic ones with job records included, and schedules the others in its own classes.
+    pub fn with_classes(
+        label: String,
+        ts: &TaskSet,
+        p: CfsParams,
+        balancer: Option<ZoneConfig>,
+        linux: bool,
+        fair_weight: impl Fn(&rtsched_model::Task) -> Option<u64>,
+    ) -> Cfs {
         let m = ts.platform.cpus;
         // Real-time priorities: the file's; when no real-time task has one, rate-monotonic (as
         // `kernel:fifo`), the shortest period the most urgent.
-        let rt: Vec<&rtsched_model::Task> = ts.tasks.iter().filter(|t| !t.is_fair()).collect();
+        let rt: Vec<&rtsched_model::Task> = ts
+            .tasks
+            .iter()
+            .filter(|t| fair_weight(t).is_none())
+            .collect();
         let rm = rt.iter().all(|t| t.priority.is_none());
         let rank =
             |t: &rtsched_model::Task| rt.iter().filter(|o| o.period > t.period).count() as u32 + 1;
@@ -260,14 +295,14 @@ impl Cfs {
             .tasks
             .iter()
             .map(|t| TaskState {
-                rt: if t.is_fair() {
+                rt: if fair_weight(t).is_some() {
                     None
                 } else if rm {
                     Some(rank(t))
                 } else {
                     Some(t.priority.unwrap_or(0))
                 },
-                weight: t.fair_params().map_or(NICE_0, |f| f.weight()),
+                weight: fair_weight(t).unwrap_or(NICE_0),
                 pinned: t.cpu,
                 vruntime: 0,
                 last_cpu: t.cpu.unwrap_or(0),
@@ -304,7 +339,26 @@ impl Cfs {
             migrations: 0,
             balance_ns: 0,
             held_waits: 0,
+            taken: vec![false; m as usize],
         }
+    }
+
+    /// Whether a higher class runs on `cpu` (see the field).
+    pub fn set_taken(&mut self, cpu: u32, taken: bool) {
+        self.taken[cpu as usize] = taken;
+    }
+
+    /// Whether `cpu`'s fair run queue holds an entity, running or waiting (the fair server's
+    /// `cfs.h_nr_queued`).
+    #[inline]
+    pub fn has_queued(&self, cpu: u32) -> bool {
+        !self.rqs[cpu as usize].fair.is_empty()
+    }
+
+    /// No entity on `cpu`, of this class or a higher one.
+    #[inline]
+    fn idle(&self, cpu: u32, d: &Dispatch<'_>) -> bool {
+        d.current(cpu).is_none() && !self.taken[cpu as usize]
     }
 
     fn m(&self) -> u32 {
@@ -597,6 +651,9 @@ impl Cfs {
 
     /// What `cpu` should run now (rule 1, 2).
     fn pick(&self, cpu: u32, d: &Dispatch<'_>) -> Option<EntityId> {
+        if self.taken[cpu as usize] {
+            return None;
+        }
         let rq = &self.rqs[cpu as usize];
         let mut best: Option<EntityId> = None;
         for &e in &rq.rt {
@@ -643,7 +700,7 @@ impl Cfs {
             }
         }
         for &c in ticked {
-            let busy = d.current(c).is_some() || self.rqs[c as usize].held_until > now;
+            let busy = !self.idle(c, d) || self.rqs[c as usize].held_until > now;
             let rq = &mut self.rqs[c as usize];
             rq.util = ((rq.util as u64 * 31 + busy as u64 * 1000) / 32) as Permille;
             // The fair tasks' own usage, the same average (opzone's task floor): busy at this
@@ -702,11 +759,11 @@ impl Cfs {
                 (Balancer::Linux, false) => {
                     let prev = t.last_cpu;
                     if t.pinned.is_none()
-                        && (d.current(prev).is_some() || !self.rqs[prev as usize].fair.is_empty())
+                        && (!self.idle(prev, d) || !self.rqs[prev as usize].fair.is_empty())
                     {
                         (0..m)
                             .find(|&c| {
-                                d.current(c).is_none()
+                                self.idle(c, d)
                                     && self.rqs[c as usize].fair.is_empty()
                                     && self.rqs[c as usize].rt.is_empty()
                             })
@@ -717,7 +774,7 @@ impl Cfs {
                 }
                 _ => t.last_cpu,
             };
-            let was_idle = d.current(cpu).is_none();
+            let was_idle = self.idle(cpu, d);
             // Place its virtual runtime (rule 2): a new task at the queue's minimum, a sleeper
             // with up to half a latency of credit.
             let minv = self.rqs[cpu as usize].min_vruntime;
@@ -761,7 +818,7 @@ impl Cfs {
             if now < self.rqs[c as usize].next_balance {
                 continue;
             }
-            let idle = d.current(c).is_none();
+            let idle = self.idle(c, d);
             match self.balancer {
                 Balancer::None => {}
                 Balancer::Linux => {
@@ -810,6 +867,7 @@ impl Cfs {
             let mut want = self.pick(c, d);
             if want.is_none()
                 && self.rqs[c as usize].busy
+                && !self.taken[c as usize]
                 && matches!(self.balancer, Balancer::Linux)
                 && self.rqs[c as usize].held_until <= now
                 && self.rqs.iter().any(|r| r.fair.len() > 1)
@@ -826,7 +884,7 @@ impl Cfs {
             if want == cur {
                 continue;
             }
-            if self.rqs[c as usize].held_until > now {
+            if self.rqs[c as usize].held_until > now && !self.taken[c as usize] {
                 self.held_waits += 1;
                 let until = self.rqs[c as usize].held_until;
                 d.wake_at(until);

@@ -24,7 +24,7 @@ pub mod ggua;
 pub mod ghvdf;
 pub mod gnpedf;
 pub mod lbesa;
-/// Linux's class rules (CBS, GRUB, admission, constants), not a policy yet (issue 52).
+/// Linux's class rules (CBS, GRUB, admission, constants) and the `linux` class stack.
 pub mod linux;
 pub mod nggua;
 pub mod opzone;
@@ -34,4 +34,4 @@ pub mod pfp;
 
 pub use policy::*;
 pub use registry::{build, build_for, BuildError, POLICIES};
-pub use spec::{PolicyInfo, SchedulerSpec};
+pub use spec::{PartitionAdmission, Partitioning, PolicyInfo, SchedulerSpec, Takes, Tufs};

@@ -6,6 +6,7 @@ mod analysis;
 mod batch;
 mod jobs_out;
 mod opzone;
+mod policies;
 
 use pyo3::create_exception;
 use pyo3::exceptions::PyValueError;
@@ -49,34 +50,42 @@ fn with_status(e: PyErr, status: rtsched_sweep::Status) -> PyErr {
     e
 }
 
-/// A simulation's failure as InputError, its `status` from the failure's kind (never its text).
-fn sim_err(e: rtsched_sim::SimError) -> PyErr {
-    let status = rtsched_sweep::Status::of(&e);
-    with_status(input_err(e), status)
+/// A run that could not run, as the exception of its status's exit code
+/// (`rtsched_sweep::Status::exit_code`, the same for a simulated and a real run): InputError
+/// (exit 2: the input must change) or RunFailed (exit 1: the run failed on the machine), with
+/// the status word as its `status` attribute.
+fn status_err(status: rtsched_sweep::Status, message: String) -> PyErr {
+    let e = match status.exit_code() {
+        1 => RunFailed::new_err(message),
+        _ => InputError::new_err(message),
+    };
+    with_status(e, status)
 }
 
-/// A real run's failure as the Python exception it raises: InputError (bad input; a set its
-/// partitioner cannot place has status `partition-failed`, one the backend refuses
-/// `not-applicable`), PrivilegeError, KeyboardInterrupt, or RunFailed (status `deadlock` for a
-/// deadlock the policy does not resolve, else `run-failed`).
+/// A simulation's failure, its `status` from the failure's kind (never its text).
+fn sim_err(e: rtsched_sim::SimError) -> PyErr {
+    status_err(rtsched_sweep::Status::of(&e), e.to_string())
+}
+
+/// A real run's failure as the Python exception it raises: PrivilegeError, KeyboardInterrupt,
+/// or the exception of its status (`status_err`): `partition-failed` for a set its partitioner
+/// cannot place, `not-applicable` for one the backend refuses, the ledger's stops as in a
+/// simulation (`deadlock`, `too-long`: `Status::stopped`), else `run-failed`.
 fn run_err(e: rtsched_linux::RunError) -> PyErr {
     use rtsched_linux::RunError;
     use rtsched_sweep::Status;
     match e {
-        RunError::Input(s) => with_status(InputError::new_err(s), Status::NotApplicable),
-        RunError::Unplaced(s) => with_status(InputError::new_err(s), Status::PartitionFailed),
+        RunError::Input(s) => status_err(Status::NotApplicable, s),
+        RunError::Unplaced(s) => status_err(Status::PartitionFailed, s),
         RunError::Privilege(s) => PrivilegeError::new_err(s),
         RunError::Interrupted => pyo3::exceptions::PyKeyboardInterrupt::new_err(
             "interrupted; every rtsched thread was stopped",
         ),
-        e @ RunError::Stopped {
-            failure: rtsched_sim::Failure::Deadlock(_),
-            ..
-        } => with_status(RunFailed::new_err(e.to_string()), Status::Deadlock),
-        e @ RunError::Stopped { .. } => {
-            with_status(RunFailed::new_err(e.to_string()), Status::RunFailed)
-        }
-        RunError::Failed(s) => with_status(RunFailed::new_err(s), Status::RunFailed),
+        RunError::Stopped {
+            ref failure,
+            source: _,
+        } => status_err(Status::stopped(failure), e.to_string()),
+        RunError::Failed(s) => status_err(Status::RunFailed, s),
     }
 }
 
@@ -134,6 +143,17 @@ impl PyTaskSet {
     #[getter]
     fn has_fair_tasks(&self) -> bool {
         self.inner.tasks.iter().any(|t| t.is_fair())
+    }
+    /// Whether some task names a Linux policy, or the set a default one (`policy`,
+    /// `run.default_policy`): a set written for the class stack (`linux`).
+    #[getter]
+    fn has_policies(&self) -> bool {
+        self.inner.has_policies()
+    }
+    /// `run.default_policy` (deadline, fifo, rr, other), or None.
+    #[getter]
+    fn default_policy(&self) -> Option<&'static str> {
+        self.inner.run.default_policy.map(|p| p.name())
     }
     #[getter]
     fn on_miss(&self) -> &'static str {
@@ -229,6 +249,37 @@ impl PyTaskSet {
             d.set_item("cpu", t.cpu)?;
             d.set_item("utilization", t.utilization())?;
             d.set_item("fair", t.is_fair())?;
+            // The Linux policy the task names (None: the set's default) and the one it runs
+            // under (`Task::sched_policy`), with a deadline task's runtime (None: its WCET) and
+            // an other task's nice.
+            d.set_item("policy", t.policy.map(|p| p.kind().name()))?;
+            // A best-effort task's behaviour: (kind, (run min, max), (sleep min, max)) in ns.
+            d.set_item(
+                "behaviour",
+                t.fair_params().map(|f| match f.behaviour {
+                    rtsched_model::Behaviour::Hog => ("hog", (0, 0), (0, 0)),
+                    rtsched_model::Behaviour::Sleeper { run, sleep } => {
+                        ("sleeper", (run, run), (sleep, sleep))
+                    }
+                    rtsched_model::Behaviour::Bursty { run, sleep } => ("bursty", run, sleep),
+                }),
+            )?;
+            let eff = t.sched_policy(self.inner.run.default_policy);
+            d.set_item("sched_policy", eff.kind().name())?;
+            d.set_item(
+                "runtime_ns",
+                match eff {
+                    rtsched_model::SchedPolicy::Deadline { runtime } => runtime,
+                    _ => None,
+                },
+            )?;
+            d.set_item(
+                "nice",
+                match eff {
+                    rtsched_model::SchedPolicy::Other { nice } => Some(nice),
+                    _ => None,
+                },
+            )?;
             // Regions as lists of thread WCETs (ns); empty for a sequential task.
             d.set_item(
                 "regions",
@@ -925,12 +976,23 @@ fn sched_deadline_runtimes(taskset: &PyTaskSet) -> Vec<Vec<u64>> {
         .collect()
 }
 
-/// What a built scheduler does with a task set's extras: (reads TUFs, resolves deadlocks).
-/// Raises InputError if the spec does not build for `taskset`.
+/// The SCHED_DEADLINE runtimes (ns) each task reserves under its Linux policy (`linux`,
+/// `kernel:linux`): one per thread lane, its `runtime` or else its WCET (a parallel task: each
+/// lane's work per job); empty for a task under another policy. Raises InputError for a
+/// `runtime` given to a parallel task.
 #[pyfunction]
-fn policy_traits(taskset: &PyTaskSet, scheduler: &str) -> PyResult<(bool, bool)> {
-    let p = rtsched_policies::build(scheduler, &taskset.inner).map_err(input_err)?;
-    Ok((p.uses_tufs(), p.resolves_deadlocks()))
+fn linux_runtimes(taskset: &PyTaskSet) -> PyResult<Vec<Vec<u64>>> {
+    let ts = &taskset.inner;
+    (0..ts.tasks.len())
+        .map(|i| match ts.sched_policy(i as u32) {
+            rtsched_model::SchedPolicy::Deadline { runtime } => {
+                rtsched_policies::linux::lane_runtimes(&ts.tasks[i], runtime).map_err(|e| {
+                    input_err(format!("{}: task '{}': {e}", ts.source, ts.tasks[i].name))
+                })
+            }
+            _ => Ok(Vec::new()),
+        })
+        .collect()
 }
 
 /// Split a scheduler spec (`NAME[:OPTION,KEY=VALUE,...]`) the way the core does: (name,
@@ -940,15 +1002,6 @@ fn policy_traits(taskset: &PyTaskSet, scheduler: &str) -> PyResult<(bool, bool)>
 fn parse_scheduler(spec: &str) -> PyResult<(String, Vec<(String, String)>)> {
     let s = rtsched_policies::SchedulerSpec::parse(spec).map_err(input_err)?;
     Ok((s.name, s.options))
-}
-
-/// Every policy: (name, summary, paper, options).
-#[pyfunction]
-fn schedulers() -> Vec<(&'static str, &'static str, &'static str, &'static str)> {
-    rtsched_policies::POLICIES
-        .iter()
-        .map(|p| (p.name, p.summary, p.paper, p.options))
-        .collect()
 }
 
 pub(crate) fn runs_of<'py>(list: &Bound<'py, PyList>) -> PyResult<Vec<PyRef<'py, PyRunResult>>> {
@@ -1024,6 +1077,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(check_backend, m)?)?;
     m.add_function(wrap_pyfunction!(backends, m)?)?;
     m.add_function(wrap_pyfunction!(sched_deadline_runtimes, m)?)?;
+    m.add_function(wrap_pyfunction!(linux_runtimes, m)?)?;
     m.add_function(wrap_pyfunction!(latency_probe, m)?)?;
     m.add_function(wrap_pyfunction!(calibrate, m)?)?;
     m.add_class::<PyTaskSet>()?;
@@ -1036,8 +1090,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(format_duration, m)?)?;
     m.add_function(wrap_pyfunction!(format_duration_in, m)?)?;
     m.add_function(wrap_pyfunction!(simulate, m)?)?;
-    m.add_function(wrap_pyfunction!(policy_traits, m)?)?;
-    m.add_function(wrap_pyfunction!(schedulers, m)?)?;
     m.add_function(wrap_pyfunction!(parse_scheduler, m)?)?;
     m.add_function(wrap_pyfunction!(write_results_json, m)?)?;
     m.add_function(wrap_pyfunction!(write_jobs_csv, m)?)?;
@@ -1047,7 +1099,14 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     analysis::register(m)?;
     batch::register(m)?;
     opzone::register(m)?;
+    policies::register(m)?;
     jobs_out::register(m)?;
+    // Each status word's exit code (`rtsched_sweep::Status::exit_code`): `exit_status`.
+    let codes = PyDict::new(m.py());
+    for st in rtsched_sweep::Status::ALL {
+        codes.set_item(st.name(), st.exit_code())?;
+    }
+    m.add("STATUS_EXIT_CODES", codes)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("RESULTS_SCHEMA", results::SCHEMA)?;
     Ok(())

@@ -97,13 +97,40 @@ fn taskset(seconds: u64, structured: bool) -> TaskSet {
     ts
 }
 
-/// Allocations and events of one run; `kind`: 0 plain, 1 structured, 2 with DAGs.
+/// The plain set with every Linux policy (by task: deadline, FIFO, RR, other in turn) and a
+/// fair sleeper: every class of `linux`, the fair server and RT throttling at work.
+fn classes_taskset(seconds: u64) -> TaskSet {
+    use rtsched_model::{Behaviour, SchedPolicy};
+    let mut ts = taskset(seconds, false);
+    for (i, t) in ts.tasks.iter_mut().enumerate() {
+        t.priority = Some(10 + i as u32);
+        t.policy = Some(match i % 4 {
+            0 => SchedPolicy::Deadline { runtime: None },
+            1 => SchedPolicy::Fifo,
+            2 => SchedPolicy::Rr,
+            _ => SchedPolicy::Other { nice: 0 },
+        });
+    }
+    let ms = 1_000_000;
+    ts.tasks.push(Task::fair(
+        "sleeper",
+        0,
+        Behaviour::Sleeper {
+            run: 3 * ms,
+            sleep: 5 * ms,
+        },
+    ));
+    ts
+}
+
+/// Allocations and events of one run; `kind`: 0 plain, 1 structured, 2 with DAGs, 3 every
+/// Linux class.
 fn allocations(spec: &str, seconds: u64, kind: u8) -> (u64, u64) {
-    let structured = kind > 0;
-    let mut ts = if kind == 2 {
-        dag_taskset(seconds)
-    } else {
-        taskset(seconds, structured)
+    let structured = kind == 1 || kind == 2;
+    let mut ts = match kind {
+        2 => dag_taskset(seconds),
+        3 => classes_taskset(seconds),
+        _ => taskset(seconds, structured),
     };
     if spec == "federated" && structured {
         // A heavy task on 2 CPUs of its own (C = 14 > D = 10 ms, L = 4 ms: ⌈10/6⌉), so that
@@ -145,6 +172,9 @@ fn allocations_do_not_grow_with_the_number_of_events() {
         "nggua",
         "ghvdf",
         "gedf:model=ac,mapper=none",
+        // Linux's class stack on deadline-only sets (every task SCHED_DEADLINE), with GRUB.
+        "linux",
+        "linux:reclaim",
     ];
     for (spec, kind) in specs.iter().flat_map(|s| [(*s, 0), (*s, 1), (*s, 2)]) {
         let (short, ev_short) = allocations(spec, 5, kind);
@@ -154,5 +184,22 @@ fn allocations_do_not_grow_with_the_number_of_events() {
             "{spec}: the long run must have many more events"
         );
         assert!(long <= short + 16, "{spec} (kind {kind}: plain, structured, DAGs): {short} allocations for {ev_short} events, {long} for {ev_long}");
+    }
+    the_class_stack_does_not_allocate_per_event();
+}
+
+/// `linux` with all its classes at once (deadline, FIFO, RR with slices, periodic and
+/// best-effort fair tasks, the fair server): no allocation per event either. (Called from the
+/// one test above: the counting allocator counts every thread, so tests here must not run
+/// side by side.)
+fn the_class_stack_does_not_allocate_per_event() {
+    for spec in ["linux", "linux:reclaim,rr_timeslice=8ms"] {
+        let (short, ev_short) = allocations(spec, 5, 3);
+        let (long, ev_long) = allocations(spec, 20, 3);
+        assert!(ev_long > 3 * ev_short);
+        assert!(
+            long <= short + 16,
+            "{spec}: {short} allocations for {ev_short} events, {long} for {ev_long}"
+        );
     }
 }

@@ -18,10 +18,13 @@ def register(sub):
     p.add_argument("-o", "--output", metavar="OUT", required=True, help="the file to write ('-': standard output, YAML)")
     p.add_argument("--to", choices=["rtsched", "rt-app"], default="rtsched", help="output format (default: rtsched)")
     p.add_argument("--cpus", type=int, metavar="M", help="platform CPUs of a task set read from rt-app (default: this machine's)")
-    p.add_argument("--backend", default="kernel:fifo", metavar="B",
+    p.add_argument("--backend", default=None, metavar="B",
                    help="with --to rt-app: the real policy, as 'rtsched run -b' names it: kernel:fifo (the file's "
                         "priorities if every task has one, else rate-monotonic), kernel:fifo:rm, kernel:fifo:dm, "
-                        "kernel:fifo:file, or kernel:deadline (SCHED_DEADLINE, runtime = WCET + max(250 us, 10%%))")
+                        "kernel:fifo:file, kernel:deadline (SCHED_DEADLINE, runtime = WCET + max(250 us, 10%%)), or "
+                        "kernel:linux (each task under its own 'policy': SCHED_DEADLINE with its runtime, "
+                        "SCHED_FIFO/RR with its priority, SCHED_OTHER with its nice). Default: kernel:linux for a "
+                        "set with policies (docs/linux-classes.md), else kernel:fifo")
     p.add_argument("--pi", action="store_true", help="with --to rt-app: mutexes with priority inheritance (pi_enabled)")
     p.set_defaults(func=run)
 
@@ -32,7 +35,7 @@ def run(args):
 
     if args.cpus is not None and args.cpus < 1:
         raise UsageError(f"--cpus: must be ≥ 1, got {args.cpus}")
-    if args.to == "rtsched" and (args.backend != "kernel:fifo" or args.pi):
+    if args.to == "rtsched" and (args.backend is not None or args.pi):
         raise UsageError("--backend and --pi apply to --to rt-app")
 
     def warn(msg):
@@ -40,7 +43,8 @@ def run(args):
 
     ts, kind, desc = read(args.input, cpus=args.cpus, warn=warn)
     if args.to == "rt-app":
-        text = rtapp_text(ts, args.backend, warn, pi=args.pi)
+        backend = args.backend or ("kernel:linux" if ts.has_policies else "kernel:fifo")
+        text = rtapp_text(ts, backend, warn, pi=args.pi)
     else:
         fmt = "json" if args.output.endswith(".json") else "yaml"
         text = rtsched_text(ts, fmt, description=f"{desc}: {args.input}" if desc else None)

@@ -34,8 +34,8 @@ def register(sub):
         help="run a task set for real on Linux: kernel baselines or rtsched policies on real cores",
         description="Run FILE for real on this machine and report the same results schema as 'rtsched simulate'. "
                     "Needs root or CAP_SYS_NICE. A backend that cannot run the set gets a row with its status and the "
-                    "others run: exit 0 when all ran, 2 when some could not because of the input, 1 when a run failed "
-                    "on the machine (docs/outputs.md). Backends: " + backends,
+                    "others run: exit 0 when all ran, 2 when some could not because of the input (a deadlock too, as in "
+                    "'rtsched simulate'), 1 when a run failed on the machine (docs/outputs.md). Backends: " + backends,
     )
     p.add_argument("file", metavar="FILE")
     p.add_argument("-b", "--backend", dest="backends", action="extend", nargs="+", metavar="B", required=True,

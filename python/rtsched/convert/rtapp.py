@@ -49,6 +49,12 @@ GLOBAL_IGNORED = {"calibration", "lock_pages", "logdir", "log_basename", "log_si
                   "mem_buffer_size", "cumulative_slack", "log_basedir", "logstats", "pi_enabled", "default_policy",
                   "duration"}
 POLICIES = {"SCHED_OTHER", "SCHED_FIFO", "SCHED_RR", "SCHED_DEADLINE", "SCHED_IDLE", "SCHED_BATCH"}
+#: rt-app's policies as rtsched's (``policy`` of a task, ``run.default_policy``): SCHED_BATCH and
+#: SCHED_IDLE are the fair class's too (taken as ``other``, with a warning).
+POLICY_OF = {"SCHED_OTHER": "other", "SCHED_BATCH": "other", "SCHED_IDLE": "other", "SCHED_FIFO": "fifo",
+             "SCHED_RR": "rr", "SCHED_DEADLINE": "deadline"}
+#: rtsched's policies as rt-app's.
+RTAPP_POLICY = {"other": "SCHED_OTHER", "fifo": "SCHED_FIFO", "rr": "SCHED_RR", "deadline": "SCHED_DEADLINE"}
 #: Upper bound on the events of one thread once phases are unrolled (a typo'd loop count
 #: should not eat the machine).
 MAX_EVENTS = 200_000
@@ -235,6 +241,8 @@ def from_rtapp(doc: Obj, src: str, cpus: int, warn) -> dict:
     default_policy = glob.get("default_policy", "SCHED_OTHER")
     if not isinstance(default_policy, str) or default_policy not in POLICIES:
         raise InputError(f"{src}: field 'global.default_policy': unknown policy {json.dumps(default_policy)}")
+    if default_policy in ("SCHED_BATCH", "SCHED_IDLE"):
+        warn(f"{src}: global.default_policy {default_policy}: taken as other (SCHED_OTHER's fair class)")
     notes = []
     if glob.get("pi_enabled"):
         notes.append("pi_enabled: mutexes with priority inheritance (run with a :pi backend, e.g. kernel:fifo:file:pi)")
@@ -249,9 +257,12 @@ def from_rtapp(doc: Obj, src: str, cpus: int, warn) -> dict:
         instances = _int(th.get("instance", 1), f"{where}: field 'instance'", 1)
         if len(out_tasks) + instances > MAX_TASKS:
             raise InputError(f"{where}: field 'instance': {instances}: more than {MAX_TASKS} tasks in all")
-        policy = th.get("policy", default_policy)
+        own_policy = th.get("policy")
+        policy = default_policy if own_policy is None else own_policy
         if not isinstance(policy, str) or policy not in POLICIES:
             raise InputError(f"{where}: field 'policy': unknown policy {json.dumps(policy)}")
+        if own_policy in ("SCHED_BATCH", "SCHED_IDLE"):
+            warn(f"{where}: policy {own_policy}: taken as other (SCHED_OTHER's fair class)")
         events = _unroll(name, th, src)
         period, jobs, timer_key = _jobs(name, events, src)
         works = [_job_work(name, j, src, allow_sleep=period is None) for j in jobs]
@@ -279,9 +290,13 @@ def from_rtapp(doc: Obj, src: str, cpus: int, warn) -> dict:
                 if dl_period is not None and timer_key is not None and _int(dl_period, f"{where}: field 'dl-period'", 1) != period:
                     warn(f"{where}: dl-period {dl_period} us differs from the timer's period {period} us: the timer's is the task's period")
                 dl_runtime = th.get("dl-runtime")
-                if dl_runtime is not None and _int(dl_runtime, f"{where}: field 'dl-runtime'", 1) < work:
-                    warn(f"{where}: dl-runtime {dl_runtime} us is less than its work per period {work} us: "
-                         "the kernel throttles it; the rtsched task's WCET is the work")
+                if dl_runtime is not None:
+                    runtime = _int(dl_runtime, f"{where}: field 'dl-runtime'", 1)
+                    task["runtime"] = _ns(runtime)
+                    if runtime < work:
+                        warn(f"{where}: dl-runtime {dl_runtime} us is less than its work per period {work} us: "
+                             "the task's WCET is the work, its runtime the reservation (the kernel, and "
+                             "'simulate -s linux', throttle it)")
                 if timer_key is None and dl_period is not None:
                     period = _int(dl_period, f"{where}: field 'dl-period'", 1)
         elif policy == "SCHED_DEADLINE":
@@ -290,13 +305,19 @@ def from_rtapp(doc: Obj, src: str, cpus: int, warn) -> dict:
         task["wcet"] = _ns(work)
         if deadline is not None and deadline != period:
             task["deadline"] = _ns(deadline)
+        if own_policy is not None:
+            task["policy"] = POLICY_OF[policy]
         if policy in ("SCHED_FIFO", "SCHED_RR"):
             prio = _int(th.get("priority", 10), f"{where}: field 'priority'", 1)
             if prio > 99:
                 raise InputError(f"{where}: field 'priority': {prio}, SCHED_FIFO/SCHED_RR priorities are 1 to 99")
             task["priority"] = prio
-        elif policy != "SCHED_DEADLINE":
-            warn(f"{where}: policy {policy}: kept as a real-time task without a priority (rtsched's fair class has no period)")
+        elif POLICY_OF[policy] == "other" and "nice" in th:
+            nice = th.get("nice")
+            if isinstance(nice, bool) or not isinstance(nice, int) or not -20 <= nice <= 19:
+                raise InputError(f"{where}: field 'nice': expected an integer from -20 to 19, got {json.dumps(nice)}")
+            if nice:
+                task["nice"] = nice
         delay = th.get("delay", 0)
         if delay:
             task["offset"] = _ns(_int(delay, f"{where}: field 'delay'"))
@@ -319,10 +340,12 @@ def from_rtapp(doc: Obj, src: str, cpus: int, warn) -> dict:
                 out_tasks.append(dict(task, name=f"{name}-{k}"))
     ts = {"name": src.rsplit("/", 1)[-1], "description": "converted from rt-app" + (f"; {'; '.join(notes)}" if notes else ""),
           "platform": {"cpus": cpus}, "tasks": out_tasks}
+    # rt-app's global.default_policy (SCHED_OTHER when not given) is the tasks' default policy.
+    ts["run"] = {"default_policy": POLICY_OF[default_policy]}
     duration = glob.get("duration", -1)
     if duration not in (-1, None):
         d = _int(duration, f"{src}: field 'global.duration'", 1)
-        ts["run"] = {"duration": f"{d}s"}
+        ts["run"]["duration"] = f"{d}s"
     for key in glob.keys():
         if key not in GLOBAL_IGNORED:
             raise InputError(f"{src}: field 'global.{key}': not an rt-app global key")
@@ -425,21 +448,46 @@ def _lanes(t, where, warn):
     return lanes
 
 
+def _fair_thread(t, where, warn) -> dict:
+    """A best-effort task as an rt-app SCHED_OTHER thread without a timer: a hog runs 1 s at a
+    time forever, a sleeper runs and sleeps, a bursty task its mean burst and sleep."""
+    kind, run, sleep = t["behaviour"]
+    th = {"policy": "SCHED_OTHER"}
+    if t["nice"]:
+        th["nice"] = t["nice"]
+    if t["cpu"] is not None:
+        th["cpus"] = [t["cpu"]]
+    if t["offset_ns"]:
+        th["delay"] = _us(t["offset_ns"], f"{where}: offset", warn)
+    if kind == "hog":
+        th["run0"] = 1_000_000
+        return th
+    if kind == "bursty":
+        warn(f"{where}: a bursty task's random bursts and sleeps have no rt-app form: written as their means")
+    th["run0"] = max(1, _us((run[0] + run[1]) // 2, f"{where}: run", warn))
+    th["sleep0"] = _us((sleep[0] + sleep[1]) // 2, f"{where}: sleep", warn)
+    return th
+
+
 def to_rtapp(ts, backend: str, warn, pi: bool = False) -> dict:
     """An rt-app JSON document (a dict) running the task set ``ts`` under ``backend``:
     ``kernel:fifo`` (``:file`` if every task has a priority, else ``:rm``), ``kernel:fifo:rm``,
-    ``kernel:fifo:dm``, ``kernel:fifo:file`` or ``kernel:deadline``."""
-    from .._core import sched_deadline_runtimes
+    ``kernel:fifo:dm``, ``kernel:fifo:file``, ``kernel:deadline``, or ``kernel:linux`` (each
+    task under its own Linux policy: SCHED_DEADLINE with its ``runtime``, SCHED_FIFO/RR with
+    its priority, SCHED_OTHER with its nice; best-effort tasks as SCHED_OTHER threads)."""
+    from .._core import linux_runtimes, sched_deadline_runtimes
 
     src = ts.source
     tasks = ts.tasks()
-    if ts.has_fair_tasks:
-        raise InputError(f"{src}: best-effort tasks (class: fair) have no rt-app period: remove them before exporting")
     parts = backend.split(":")
-    if parts[0] != "kernel" or len(parts) < 2 or parts[1] not in ("fifo", "deadline") or len(parts) > 3 \
+    if parts[0] != "kernel" or len(parts) < 2 or parts[1] not in ("fifo", "deadline", "linux") or len(parts) > 3 \
             or (parts[1] == "fifo" and len(parts) == 3 and parts[2] not in ("rm", "dm", "file")) \
-            or (parts[1] == "deadline" and len(parts) == 3):
-        raise InputError(f"--backend: '{backend}': expected kernel:fifo, kernel:fifo:rm, kernel:fifo:dm, kernel:fifo:file or kernel:deadline")
+            or (parts[1] in ("deadline", "linux") and len(parts) == 3):
+        raise InputError(f"--backend: '{backend}': expected kernel:fifo, kernel:fifo:rm, kernel:fifo:dm, kernel:fifo:file, "
+                         "kernel:deadline or kernel:linux")
+    if ts.has_fair_tasks and parts[1] != "linux":
+        raise InputError(f"{src}: best-effort tasks (class: fair) have no rt-app period: remove them before exporting, "
+                         "or export with --backend kernel:linux (a SCHED_OTHER thread each)")
     if parts[1] == "fifo":
         mode = parts[2] if len(parts) == 3 else ("file" if all(t["priority"] is not None for t in tasks) else "rm")
         if mode == "file":
@@ -454,10 +502,14 @@ def to_rtapp(ts, backend: str, warn, pi: bool = False) -> dict:
             prio = fifo_levels(_monotonic(tasks, "period_ns" if mode == "rm" else "deadline_ns"))
     if ts.has_tufs:
         warn(f"{src}: time-utility functions have no rt-app meaning: not exported")
-    runtimes = sched_deadline_runtimes(ts)
+    # kernel:deadline's rule (WCET plus an allowance), or each task's own reservation.
+    runtimes = linux_runtimes(ts) if parts[1] == "linux" else sched_deadline_runtimes(ts)
     out_tasks = {}
     for i, t in enumerate(tasks):
         where = f"{src}: task '{t['name']}'"
+        if t["fair"]:
+            out_tasks[t["name"]] = _fair_thread(t, where, warn)
+            continue
         if t["max_interarrival_ns"] is not None:
             raise InputError(f"{where}: field 'max_interarrival': random inter-arrival times have no rt-app timer")
         lanes = _lanes(t, where, warn)
@@ -466,7 +518,9 @@ def to_rtapp(ts, backend: str, warn, pi: bool = False) -> dict:
                  "after each region (rt-app 1.0 has no fork; 'convert' does not read such a file back)")
         for k, events in enumerate(lanes):
             th = {}
-            if parts[1] == "fifo":
+            if parts[1] == "linux":
+                _linux_policy(th, t, runtimes[i][k] if runtimes[i] else None, where, warn)
+            elif parts[1] == "fifo":
                 th["policy"] = "SCHED_FIFO"
                 th["priority"] = prio[i]
                 if t["deadline_ns"] != t["period_ns"]:
@@ -493,6 +547,27 @@ def to_rtapp(ts, backend: str, warn, pi: bool = False) -> dict:
     glob = {"duration": max(1, math.ceil(dur_s)), "default_policy": "SCHED_OTHER", "calibration": "CPU0", "pi_enabled": bool(pi),
             "lock_pages": True, "logdir": "./", "log_basename": "rt-app"}
     return {"global": glob, "tasks": out_tasks}
+
+
+def _linux_policy(th, t, lane_runtime_ns, where, warn):
+    """The thread's own Linux policy (``kernel:linux``): SCHED_DEADLINE with its lane's
+    runtime (``_core.linux_runtimes``: the task's ``runtime``, else its WCET; a parallel task's
+    lane, the lane's work), SCHED_FIFO/RR with its priority, SCHED_OTHER with its nice."""
+    policy = t["sched_policy"]
+    th["policy"] = RTAPP_POLICY[policy]
+    if policy == "deadline":
+        th["dl-runtime"] = math.ceil(lane_runtime_ns / 1000)
+        th["dl-period"] = _us(t["period_ns"], f"{where}: period", warn)
+        th["dl-deadline"] = _us(t["deadline_ns"], f"{where}: deadline", warn)
+    elif policy in ("fifo", "rr"):
+        th["priority"] = t["priority"]
+        if t["deadline_ns"] != t["period_ns"]:
+            th["dl-deadline"] = _us(t["deadline_ns"], f"{where}: deadline", warn)
+    else:
+        if t["nice"]:
+            th["nice"] = t["nice"]
+        if t["deadline_ns"] != t["period_ns"]:
+            th["dl-deadline"] = _us(t["deadline_ns"], f"{where}: deadline", warn)
 
 
 # ----------------------------------------------------------------------------- rt-app's log

@@ -47,7 +47,7 @@ mod team;
 mod thread;
 
 pub use admission::MAX_KERNEL_THREADS;
-pub use plan::{dl_runtime, dl_runtimes, KernelPlan, KernelPolicy};
+pub use plan::{dl_runtime, dl_runtimes, fifo_levels, KernelPlan, KernelPolicy};
 
 use crate::lanes::lane_wcets;
 use crate::options::{RunError, RunOptions, TIME_ZERO_KEY};
@@ -462,7 +462,7 @@ mod tests {
         parse_taskset(yaml, Format::Yaml, "t.yaml").unwrap()
     }
 
-    const PLAIN: &str = "platform: {cpus: 2}\ntasks:\n  - {name: a, period: 10, wcet: 2}\n  - {name: b, period: 20, wcet: 3, priority: 5}\n";
+    const PLAIN: &str = "platform: {cpus: 2}\ntasks:\n  - {name: a, period: 10, wcet: 2}\n  - {name: b, period: 20, wcet: 3}\n";
 
     fn err(ts: &TaskSet, spec: &str) -> String {
         match KernelPlan::new(ts, spec) {
@@ -521,6 +521,17 @@ mod tests {
         assert!(err(&ts, "fifo:rm:dm").contains("choose one priority assignment"));
         assert!(err(&ts, "deadline:pi:pi").contains("given twice"));
         assert!(err(&ts, "fifo:file").contains("task 'a': field 'priority'"));
+        // Priorities for some tasks only: refused as gfp refuses them (one rule,
+        // `rtsched_analysis::priority::assign`), unless an assignment is named.
+        let some = taskset(&PLAIN.replace("wcet: 3}", "wcet: 3, priority: 5}"));
+        assert_eq!(
+            err(&some, "fifo"),
+            "t.yaml: task 'a': field 'priority': missing, while other tasks have one; give every task a priority, or choose kernel:fifo:rm / kernel:fifo:dm"
+        );
+        assert_eq!(
+            KernelPlan::new(&some, "fifo:dm").unwrap().label,
+            "kernel:fifo:dm"
+        );
         assert!(err(&ts, "rr").contains("unknown kernel backend 'kernel:rr'"));
     }
 

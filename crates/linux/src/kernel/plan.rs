@@ -6,6 +6,7 @@
 use crate::lanes::lane_wcets;
 use crate::options::RunError;
 use crate::scx;
+use rtsched_analysis::priority::{self, Priorities};
 use rtsched_model::{TaskSet, Time};
 
 #[derive(Clone, Debug, PartialEq)]
@@ -40,7 +41,7 @@ pub struct KernelPlan {
 /// Map priorities (larger = more urgent) onto SCHED_FIFO 10..=89 preserving their order;
 /// rtsched's own threads stay below the kernel's threaded interrupts (50) only if few levels
 /// are needed, so the order is what matters.
-pub(super) fn fifo_levels(prio: &[u32]) -> Vec<u32> {
+pub fn fifo_levels(prio: &[u32]) -> Vec<u32> {
     let mut levels: Vec<u32> = prio.to_vec();
     levels.sort_unstable();
     levels.dedup();
@@ -161,8 +162,10 @@ impl KernelPlan {
         Ok((KernelPolicy::Deadline { reclaim }, label))
     }
 
-    /// `kernel:fifo[:rm|:dm|:file]`: the priorities (the file's if every task has one and no
-    /// assignment is named, else RM), partitioned if every task has a CPU.
+    /// `kernel:fifo[:rm|:dm|:file]`: the priorities by the rule of every fixed-priority
+    /// scheduler ([`priority::assign`], as `gfp` and `pfp`: the file's if every task has one
+    /// and no assignment is named, RM if none has, refused if only some have), partitioned if
+    /// every task has a CPU.
     pub(super) fn fifo(
         ts: &TaskSet,
         opts: &[&str],
@@ -174,19 +177,11 @@ impl KernelPlan {
                 opts[0], opts[1]
             )));
         }
-        let mode = match opts.first() {
-            Some(m) => *m,
-            None if ts.tasks.iter().all(|t| t.priority.is_some()) => "file",
-            None => "rm",
-        };
-        let prio = match mode {
-            "rm" => rtsched_analysis::priority::rate_monotonic(&ts.tasks),
-            "dm" => rtsched_analysis::priority::deadline_monotonic(&ts.tasks),
-            _ => match ts.tasks.iter().find(|t| t.priority.is_none()) {
-                Some(t) => return Err(RunError::Input(format!("{}: task '{}': field 'priority': missing, and kernel:fifo:file needs every task's priority", ts.source, t.name))),
-                None => ts.tasks.iter().map(|t| t.priority.unwrap()).collect(),
-            },
-        };
+        // check_options let only rm, dm and file through.
+        let named = opts.first().and_then(|m| Priorities::parse(m));
+        let (prio, by) = priority::assign(&ts.tasks, named)
+            .map_err(|e| RunError::Input(e.message(ts, "kernel:fifo")))?;
+        let mode = by.name();
         let partitioned = ts.tasks.iter().all(|t| t.cpu.is_some());
         let cpu = ts
             .tasks

@@ -692,3 +692,122 @@ fn bad_dags_are_named() {
         &["'execution_times'", "a DAG"],
     );
 }
+
+#[test]
+fn linux_policies_parse_check_and_round_trip() {
+    let ts = yaml(
+        "platform: {cpus: 1}\nrun: {default_policy: fifo}\ntasks:\n\
+         - {name: dl, period: 10, deadline: 5, wcet: 4, policy: deadline, runtime: 2}\n\
+         - {name: dl2, period: 10, wcet: 2, policy: deadline}\n\
+         - {name: ff, period: 4, wcet: 1, priority: 50}\n\
+         - {name: rr, period: 4, wcet: 1, priority: 7, policy: rr}\n\
+         - {name: ot, period: 20, wcet: 1, policy: other, nice: -3}\n\
+         - {name: hog, policy: other, behaviour: hog, nice: 2}\n",
+    )
+    .unwrap();
+    let ms = 1_000_000;
+    assert_eq!(ts.run.default_policy, Some(PolicyKind::Fifo));
+    let p: Vec<_> = ts.tasks.iter().map(|t| t.policy).collect();
+    assert_eq!(
+        p,
+        vec![
+            Some(SchedPolicy::Deadline {
+                runtime: Some(2 * ms)
+            }),
+            Some(SchedPolicy::Deadline { runtime: None }),
+            None,
+            Some(SchedPolicy::Rr),
+            Some(SchedPolicy::Other { nice: -3 }),
+            None,
+        ]
+    );
+    assert_eq!(ts.sched_policy(2), SchedPolicy::Fifo, "the set's default");
+    assert!(
+        ts.tasks[5].is_fair(),
+        "policy other with a behaviour: best-effort"
+    );
+    assert_eq!(ts.sched_policy(5), SchedPolicy::Other { nice: 2 });
+    let back = yaml(&crate::file::write::to_yaml(&ts)).unwrap();
+    assert_eq!(back.tasks, ts.tasks);
+    assert_eq!(back.run, ts.run);
+    // Without any policy, a task is a deadline task reserving its WCET.
+    let plain = yaml("platform: {cpus: 1}\ntasks:\n  - {name: a, period: 10, wcet: 1}\n").unwrap();
+    assert!(!plain.has_policies());
+    assert_eq!(
+        plain.sched_policy(0),
+        SchedPolicy::Deadline { runtime: None }
+    );
+}
+
+#[test]
+fn bad_linux_policies_are_named() {
+    let msg = |t: &str| {
+        yaml(&format!("platform: {{cpus: 1}}\ntasks:\n  - {t}\n"))
+            .unwrap_err()
+            .to_string()
+    };
+    assert_eq!(
+        msg("{name: a, period: 10, wcet: 1, policy: edf}"),
+        "ts.yaml: task 'a' (tasks[0]): field 'policy': unknown policy \"edf\" (known: deadline, fifo, rr, other: SCHED_DEADLINE, SCHED_FIFO, SCHED_RR, SCHED_OTHER)"
+    );
+    // sched_setattr's rule: runtime <= deadline <= period, runtime >= 1024 ns, period >= 100 us.
+    assert_eq!(
+        msg("{name: a, period: 10, deadline: 5, wcet: 2, policy: deadline, runtime: 6}"),
+        "ts.yaml: task 'a' (tasks[0]): field 'runtime': SCHED_DEADLINE needs runtime <= deadline (6000000 > 5000000 ns): sched_setattr would refuse it (EINVAL)"
+    );
+    assert_eq!(
+        msg("{name: a, period: 10, deadline: 5, wcet: 6, policy: deadline}"),
+        "ts.yaml: task 'a' (tasks[0]): field 'wcet': SCHED_DEADLINE needs runtime <= deadline (6000000 > 5000000 ns) (the runtime is the WCET unless 'runtime' is given): sched_setattr would refuse it (EINVAL)"
+    );
+    assert!(msg("{name: a, period: 0.05, wcet: 0.01, policy: deadline}")
+        .contains("field 'period': SCHED_DEADLINE needs 100000 <= period"));
+    assert!(
+        msg("{name: a, period: 10, wcet: 1, policy: deadline, runtime: 500ns}")
+            .contains("field 'runtime': SCHED_DEADLINE needs runtime >= 1024 ns")
+    );
+    assert_eq!(
+        msg("{name: a, period: 10, wcet: 1, policy: fifo}"),
+        "ts.yaml: task 'a' (tasks[0]): field 'priority': missing: policy fifo needs a priority from 1 to 99 (SCHED_FIFO's sched_priority)"
+    );
+    assert!(msg("{name: a, period: 10, wcet: 1, policy: rr, priority: 100}").contains("field 'priority': policy rr needs a priority from 1 to 99 (SCHED_RR's sched_priority), got 100"));
+    assert!(
+        msg("{name: a, period: 10, wcet: 1, policy: fifo, priority: 3, runtime: 1}").contains(
+            "field 'runtime': applies to policy: deadline only (this task runs under policy fifo)"
+        )
+    );
+    assert!(
+        msg("{name: a, period: 10, wcet: 1, policy: deadline, nice: 1}")
+            .contains("field 'nice': applies to policy: other only")
+    );
+    assert!(msg("{name: a, period: 10, wcet: 1, runtime: 1}")
+        .contains("field 'runtime': applies to policy: deadline only"));
+    assert!(
+        msg("{name: a, period: 10, regions: [1, [1, 1]], policy: deadline, runtime: 1}")
+            .contains("field 'runtime': applies to sequential tasks only")
+    );
+    assert!(msg("{name: a, class: fair, policy: fifo}").contains(
+        "field 'policy': a best-effort task runs under policy other (SCHED_OTHER), not fifo"
+    ));
+    // The set's default is checked as a task's own policy would be, and named as the cause.
+    let e = yaml("platform: {cpus: 1}\nrun: {default_policy: rr}\ntasks:\n  - {name: a, period: 10, wcet: 1}\n")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("field 'priority': missing: run.default_policy rr needs a priority"),
+        "{e}"
+    );
+    let e = yaml("platform: {cpus: 1}\nrun: {default_policy: idle}\ntasks:\n  - {name: a, period: 10, wcet: 1}\n")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("run: field 'default_policy': unknown policy \"idle\""),
+        "{e}"
+    );
+    // Without a policy, `nice` still makes a best-effort task, and an explicit class rt refuses it.
+    assert!(msg("{name: a, class: rt, period: 10, wcet: 1, nice: 2}")
+        .contains("field 'nice': applies to best-effort tasks only"));
+    // A deadline task beyond sched_setattr's rule is accepted without a policy (other schedulers).
+    assert!(
+        yaml("platform: {cpus: 1}\ntasks:\n  - {name: a, period: 0.01, wcet: 0.0005}\n").is_ok()
+    );
+}

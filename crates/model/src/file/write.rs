@@ -214,6 +214,9 @@ fn run(out: &mut String, r: &RunOptions) {
     }
     overheads.push('}');
     let _ = write!(out, "run: {{duration: {}, seed: {}, on_miss: {on_miss}, execution: {exec}, overheads: {overheads}", d(r.duration), r.seed);
+    if let Some(p) = r.default_policy {
+        let _ = write!(out, ", default_policy: {}", p.name());
+    }
     let c = &r.cache;
     if c.enabled || *c != CacheParams::default() {
         let ps = |x: u64| format!("\"{x}ps\"");
@@ -328,6 +331,9 @@ fn rt_task(out: &mut String, t: &Task, ts: &TaskSet, sporadic: bool) {
     if let Some(p) = t.priority {
         let _ = write!(out, ", priority: {p}");
     }
+    if let Some(p) = &t.policy {
+        policy(out, p);
+    }
     if let Some(c) = t.cpu {
         let _ = write!(out, ", cpu: {c}");
     }
@@ -356,6 +362,20 @@ fn rt_task(out: &mut String, t: &Task, ts: &TaskSet, sporadic: bool) {
         );
     }
     out.push_str("}\n");
+}
+
+/// `policy`, with a deadline task's `runtime` and an other task's `nice` where given.
+fn policy(out: &mut String, p: &SchedPolicy) {
+    let _ = write!(out, ", policy: {}", p.kind().name());
+    match *p {
+        SchedPolicy::Deadline { runtime: Some(r) } => {
+            let _ = write!(out, ", runtime: {}", d(r));
+        }
+        SchedPolicy::Other { nice } if nice != 0 => {
+            let _ = write!(out, ", nice: {nice}");
+        }
+        _ => {}
+    }
 }
 
 /// `segments` (run segments and suspensions), `regions` (each a list of thread WCETs) or

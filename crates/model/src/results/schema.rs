@@ -195,6 +195,12 @@ pub struct Counters {
     /// Deadlocks the job ledger detected (a cycle of jobs each waiting for a resource the next
     /// holds), each resolved by the policy's abort. Without a job ledger: `null`.
     pub deadlocks: u64,
+    /// SCHED_DEADLINE's CBS (the `linux` scheduler): times a deadline entity's runtime ran
+    /// out (or was yielded) and it was throttled, and replenishments, over every deadline
+    /// task (per task: `measurements`' `dl.<task>.throttles` / `.replenishments`). Set only
+    /// by a policy with a CBS: `null` otherwise (the column catalogue's `Measured::Cbs`).
+    pub throttles: Option<u64>,
+    pub replenishments: Option<u64>,
     /// Overhead charged, by kind, in ns (simulator; real runs measure theirs in
     /// `measurements`).
     pub overheads: OverheadTotals,

@@ -37,6 +37,14 @@
 //!    the lowest free CPU, else the CPU whose earliest key is the latest (cpupri: a CPU of the
 //!    lowest level, see [`super::findcpu`]), so linear, fmask and heap produce identical
 //!    schedules *and* placements.
+//! 7. **External occupants** ([`DistDomain::set_ext`]; the `linux` scheduler's class stack).
+//!    A CPU may be occupied by something the domain does not schedule, with a key of the same
+//!    order: a higher class (for the RT class, a CPU running a deadline task: a key below
+//!    every entity's, `cpupri`'s `CPUPRI_HIGHER`) or a deadline server pinned to the CPU (for
+//!    the deadline class, the fair server at its scheduling deadline). It counts in the
+//!    queue's earliest key, so pushes avoid it unless they are earlier, and pick lets an
+//!    entity run there only if it is earlier than the occupant; a `curr` it overtakes becomes
+//!    pushable and is pushed away. Without one (every paper policy) nothing changes.
 //!
 //! # One instant
 //!
@@ -272,14 +280,16 @@ impl<O: Order> DistDomain<O> {
     fn refresh(&mut self, cpu: u32) {
         let rq = &mut self.rqs[cpu as usize];
         let top = rq.pushable.peek().map(|(k, _)| k);
-        let earliest = match (rq.curr, top) {
+        let mut earliest = match (rq.curr, top) {
             (Some((c, _)), Some(t)) => Some(c.min(t)),
             (Some((c, _)), None) => Some(c),
             (None, t) => t,
         };
+        if let Some(x) = rq.ext {
+            earliest = Some(earliest.map_or(x, |e| e.min(x)));
+        }
         rq.next = top;
-        let nr = rq.nr();
-        if nr >= 2 {
+        if rq.overloaded() {
             self.overloaded.set(cpu);
         } else {
             self.overloaded.clear(cpu);
@@ -331,6 +341,21 @@ impl<O: Order> DistDomain<O> {
     /// pushable.
     fn pick(&mut self, cpu: u32) {
         let (rq, pos) = (&mut self.rqs[cpu as usize], &mut self.pos);
+        if let Some(x) = rq.ext {
+            // The external occupant runs unless an entity of this domain is earlier; a `curr`
+            // it overtakes becomes pushable (as a preempted one does).
+            let top = rq.pushable.peek().map(|(k, _)| k);
+            let best = [rq.curr.map(|c| c.0), top].into_iter().flatten().min();
+            if best.is_none_or(|b| x < b) {
+                if let Some((ck, ce)) = rq.curr.take() {
+                    rq.pushable.push(pos, ce, ck);
+                    rq.next = rq.pushable.peek().map(|(k, _)| k);
+                    self.stats.picks += 1;
+                    self.mark_changed(cpu);
+                }
+                return;
+            }
+        }
         let Some((k, e)) = rq.pushable.peek() else {
             return;
         };
@@ -392,7 +417,8 @@ impl<O: Order> DistDomain<O> {
                         continue;
                     };
                     // It is about to run where it is.
-                    let runs_there = s.curr.is_none_or(|(ck, _)| k < ck);
+                    let runs_there =
+                        s.curr.is_none_or(|(ck, _)| k < ck) && s.ext.is_none_or(|x| k < x);
                     if runs_there || self.rqs[cpu as usize].earliest.is_some_and(|mine| mine < k) {
                         continue;
                     }
@@ -424,8 +450,15 @@ impl<O: Order> DistDomain<O> {
     }
 
     pub fn release(&mut self, e: &EntityInfo) {
-        self.ensure(e);
         let k = self.order.key(e);
+        self.release_key(e, k);
+    }
+
+    /// Enqueue the ready entity `e` under key `k` instead of its order's (a policy whose keys
+    /// change while an entity lives: the CBS's scheduling deadline, a round-robin requeue).
+    /// Keys of distinct entities must differ, as the order's do.
+    pub fn release_key(&mut self, e: &EntityInfo, k: Key) {
+        self.ensure(e);
         self.keys[e.id as usize] = k;
         // Wake-up (select_task_rq): the task's CPU, unless its earliest is earlier than us
         // (or, `wake=free`, unless it is busy at all).
@@ -471,6 +504,57 @@ impl<O: Order> DistDomain<O> {
     }
 
     pub fn schedule(&mut self, _now: Time, d: &mut Dispatch) {
+        self.balance();
+        self.commit(|cpu, now_runs| {
+            if d.current(cpu) != now_runs {
+                d.assign(cpu, now_runs);
+            }
+        });
+    }
+
+    /// `cpu` is occupied (`Some(k)`) or no longer (`None`) by something this domain does not
+    /// schedule, competing with its entities there under key `k`: the kernel's higher class on
+    /// the CPU (a key below every entity's: nothing of this domain runs or is pushed there,
+    /// and what ran is pushed away, as `cpupri`'s `CPUPRI_HIGHER` keeps RT tasks off a CPU
+    /// running a deadline task) or a deadline server pinned to it (its deadline: EDF decides
+    /// between it and the entities). Takes effect at the next [`DistDomain::balance`].
+    pub fn set_ext(&mut self, cpu: u32, k: Option<Key>) {
+        let rq = &mut self.rqs[cpu as usize];
+        if rq.ext == k {
+            return;
+        }
+        // Room made (gone, or later): entities elsewhere may now run here.
+        if k.is_none_or(|new| rq.ext.is_some_and(|old| new > old)) {
+            rq.needs_pull = true;
+        }
+        rq.ext = k;
+        self.refresh(cpu);
+        self.mark(cpu);
+    }
+
+    /// What `cpu` runs from this domain after the last [`DistDomain::balance`].
+    #[inline]
+    pub fn curr(&self, cpu: u32) -> Option<EntityId> {
+        self.rqs[cpu as usize].curr.map(|c| c.1)
+    }
+
+    /// The key `e` is queued or runs under, if it is in the domain.
+    #[inline]
+    pub fn key_of(&self, e: EntityId) -> Option<Key> {
+        let c = *self.rq_of.get(e as usize)?;
+        (c != NONE).then(|| self.keys[e as usize])
+    }
+
+    /// Take `e` out of the domain, running or queued (an abort; a policy's own dequeue, as a
+    /// throttle). Nothing if it is not in it.
+    pub fn remove(&mut self, e: EntityId) {
+        DistDomain::aborted(self, e)
+    }
+
+    /// The work list of one instant: pull (where `curr` left), pick, push, until no CPU is
+    /// marked (see the overview "One instant"). [`DistDomain::commit`] then reports what
+    /// changed; `schedule` is the two.
+    pub fn balance(&mut self) {
         // FIFO over the work list; CPUs marked while it runs are appended.
         let mut i = 0;
         while i < self.work.len() {
@@ -485,6 +569,13 @@ impl<O: Order> DistDomain<O> {
             self.push(cpu);
         }
         self.work.clear();
+    }
+
+    /// Report each CPU whose `curr` changed in the last [`DistDomain::balance`], with what it
+    /// runs now (`f(cpu, curr)`), in the order they changed; then (debug builds) assert the
+    /// fixed point.
+    #[inline]
+    pub fn commit(&mut self, mut f: impl FnMut(u32, Option<EntityId>)) {
         for j in 0..self.changed.len() {
             let cpu = self.changed[j];
             let rq = &mut self.rqs[cpu as usize];
@@ -493,9 +584,7 @@ impl<O: Order> DistDomain<O> {
             if let Some(e) = now_runs {
                 self.task_cpu[self.keys[e as usize].task as usize] = cpu;
             }
-            if d.current(cpu) != now_runs {
-                d.assign(cpu, now_runs);
-            }
+            f(cpu, now_runs);
         }
         self.changed.clear();
         #[cfg(debug_assertions)]
@@ -516,21 +605,33 @@ impl<O: Order> DistDomain<O> {
         let mut min_pushable: Option<Key> = None;
         for (c, rq) in self.rqs.iter().enumerate() {
             let top = rq.pushable.peek().map(|x| x.0);
-            match rq.curr {
-                Some((k, _)) => max_curr = max_curr.max(Some(k)),
+            // What occupies the CPU: its curr, or the external occupant (the earlier of two).
+            let occupant = [rq.curr.map(|x| x.0), rq.ext].into_iter().flatten().min();
+            if let (Some((k, _)), Some(x)) = (rq.curr, rq.ext) {
+                if x < k {
+                    return Err(format!(
+                        "cpu {c}: curr runs although the external occupant is earlier"
+                    ));
+                }
+            }
+            match occupant {
+                Some(k) => max_curr = max_curr.max(Some(k)),
                 None => any_free = true,
             }
             if let Some(t) = top {
                 min_pushable = Some(min_pushable.map_or(t, |m: Key| m.min(t)));
-                if rq.curr.is_none_or(|(k, _)| t < k) {
+                if occupant.is_none_or(|k| t < k) {
                     return Err(format!("cpu {c}: a pushable entity is earlier than curr"));
                 }
             }
-            let earliest = [rq.curr.map(|x| x.0), top].into_iter().flatten().min();
+            let earliest = [rq.curr.map(|x| x.0), top, rq.ext]
+                .into_iter()
+                .flatten()
+                .min();
             if rq.earliest != earliest || rq.next != top {
                 return Err(format!("cpu {c}: stale earliest/next cache"));
             }
-            if self.overloaded.test(c as u32) != (rq.nr() >= 2) {
+            if self.overloaded.test(c as u32) != rq.overloaded() {
                 return Err(format!("cpu {c}: overload bit wrong"));
             }
         }

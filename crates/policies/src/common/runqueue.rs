@@ -21,7 +21,11 @@ pub(crate) struct RunQueue {
     pub(crate) curr: Option<(Key, EntityId)>,
     /// Entities queued here and not running, earliest first.
     pub(crate) pushable: Pushable,
-    /// Cached earliest key of the queue (curr or pushable), None if empty.
+    /// An occupant this domain does not schedule but must compete with on this CPU, by key
+    /// (the kernel: a higher class on the CPU, or a dl_server pinned to it; see
+    /// `DistDomain::set_ext`). `None` for the paper's policies.
+    pub(crate) ext: Option<Key>,
+    /// Cached earliest key of the queue (curr, pushable or ext), None if empty.
     pub(crate) earliest: Option<Key>,
     /// Cached earliest pushable key.
     pub(crate) next: Option<Key>,
@@ -39,6 +43,7 @@ impl RunQueue {
         RunQueue {
             curr: None,
             pushable: Pushable::default(),
+            ext: None,
             earliest: None,
             next: None,
             needs_pull: false,
@@ -51,5 +56,12 @@ impl RunQueue {
     #[inline]
     pub(crate) fn nr(&self) -> usize {
         self.curr.is_some() as usize + self.pushable.len()
+    }
+
+    /// Whether an entity waits here that might run elsewhere: more than one occupant,
+    /// counting the external one (the overload mask's rule).
+    #[inline]
+    pub(crate) fn overloaded(&self) -> bool {
+        self.nr() + self.ext.is_some() as usize >= 2
     }
 }

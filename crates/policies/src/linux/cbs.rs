@@ -274,7 +274,11 @@ impl Cbs {
     /// charged `delta_exec` and `rq` is ignored. Precondition: runnable (not throttled).
     pub fn charge(&mut self, now: Time, delta_exec: Time, rq: Option<&GrubRq>) -> Charged {
         debug_assert!(!self.dl_throttled, "charging a throttled entity");
-        if delta_exec == 0 && !self.dl_yielded {
+        // The kernel returns early on no time run (its `delta_exec <= 0`), and throttles at
+        // its next charge a runtime already spent (`dl_runtime_exceeded`: runtime <= 0). The
+        // simulator charges exactly, so an entity left with none — the revised wake-up may
+        // leave 0 — runs out the instant it starts: throttled now, not never.
+        if delta_exec == 0 && !self.dl_yielded && self.runtime > 0 {
             return Charged::Running;
         }
         let scaled = match (self.attr.reclaim, rq) {
@@ -373,6 +377,40 @@ impl Cbs {
     /// non-contending, i.e. its `dl_bw` now leaves `running_bw`.
     pub fn inactive_timer(&mut self) -> bool {
         std::mem::replace(&mut self.dl_non_contending, false)
+    }
+}
+
+/// What a deadline server (`dl_server`, the fair server) does to its CBS besides a task's
+/// paths: its deferral and stop are the server's own state (`linux/server.rs`); these are the
+/// CBS steps it takes on the way.
+impl Cbs {
+    /// `replenish_dl_new_period` outside a wake-up: a new period from `now` (deadline = now +
+    /// D, runtime = R), no throttle and no timer pending (`update_curr_dl_se`'s dl_defer
+    /// branch, after it cancels the timer). Not counted as a replenishment.
+    pub fn new_period_at(&mut self, now: Time) {
+        self.fresh = false;
+        self.new_period(now);
+        self.dl_throttled = false;
+        self.dl_yielded = false;
+        self.timer = None;
+    }
+
+    /// Consume `delta` ns of runtime without the throttle (a deferred server's background
+    /// consumption by fair tasks that run outside it, `dl_server_update` ->
+    /// `update_curr_dl_se` while `dl_throttled`); the caller applies the dl_defer rule when it
+    /// reaches 0. Returns the runtime left.
+    pub fn debit(&mut self, delta: Time) -> i64 {
+        self.runtime -= delta as i64;
+        self.runtime
+    }
+
+    /// Forget a throttle and its replenishment timer (`dl_server_stop`: `dl_throttled = 0`,
+    /// `hrtimer_try_to_cancel`); runtime and deadline are kept for the next start's wake-up
+    /// rule.
+    pub fn unthrottle(&mut self) {
+        self.dl_throttled = false;
+        self.dl_yielded = false;
+        self.timer = None;
     }
 }
 
@@ -551,6 +589,18 @@ mod tests {
         let mut c = used();
         assert_eq!(woken(&mut c, 11 * MS), Wakeup::NewPeriod);
         assert_eq!(c.deadline(), 16 * MS);
+        // 1 ns before the deadline: revised to (419430 * 1) >> 20 = 0 ns, runnable with none.
+        // It runs out the instant it runs (exhaust_at = now): a charge of 0 ns throttles it
+        // (a `linux` run whose exhaustion timer charged 0 ns and re-armed at the same instant
+        // looped there).
+        let mut c = used();
+        assert_eq!(woken(&mut c, 5 * MS - 1), Wakeup::Revised);
+        assert_eq!((c.runtime(), c.throttled()), (0, false));
+        assert_eq!(c.exhaust_at(5 * MS - 1, None), Some(5 * MS - 1));
+        assert_eq!(
+            c.charge(5 * MS - 1, 0, None),
+            Charged::Throttled { until: 10 * MS }
+        );
     }
 
     #[test]

@@ -33,10 +33,9 @@ pub const SCHED_RR_TIMESLICE_NS: Time = 100_000_000;
 pub const FAIR_SERVER_RUNTIME_NS: Time = 50_000_000;
 /// The fair server's period and relative deadline (1000 * NSEC_PER_MSEC).
 pub const FAIR_SERVER_PERIOD_NS: Time = 1_000_000_000;
-/// `sysctl_sched_dl_period_min` default, us.
-pub const SCHED_DEADLINE_PERIOD_MIN_US: u64 = 100;
-/// `sysctl_sched_dl_period_max` default, us (1 << 22, ~4.2 s).
-pub const SCHED_DEADLINE_PERIOD_MAX_US: u64 = 1 << 22;
+/// `sysctl_sched_dl_period_{min,max}` defaults, us (defined beside `__checkparam_dl`, which
+/// reads them, in the model).
+pub use super::attr::{SCHED_DEADLINE_PERIOD_MAX_US, SCHED_DEADLINE_PERIOD_MIN_US};
 /// The tick rate of this machine's kernel (`CONFIG_HZ=250`); a build constant, not Linux's.
 pub const THIS_MACHINE_HZ: u64 = 250;
 

@@ -97,6 +97,15 @@ impl Outcome {
         c.steal_attempts = stat("steal_attempts");
         c.failed_steals = stat("failed_steals");
         c.deadlocks = self.deadlocks;
+        // A policy with a CBS (`linux`) reports these; none other writes them.
+        let opt = |k: &str| {
+            self.stats
+                .iter()
+                .find(|(n, _)| n == k)
+                .map(|&(_, v)| v as u64)
+        };
+        c.throttles = opt("throttles");
+        c.replenishments = opt("replenishments");
     }
 
     /// The policy-overhead measurements of a run asked to measure (ChronOS Fig 6), by name:
@@ -110,8 +119,13 @@ impl Outcome {
             );
             m.insert(format!("fair.{}.bursts", f.name), f.bursts as f64);
         }
-        // A balancing policy's counters (`cfs`: invocations, time spent, migrations it made).
-        for (k, v) in self.stats.iter().filter(|(k, _)| k.starts_with("balance.")) {
+        // A balancing policy's counters (`cfs`: invocations, time spent, migrations it made);
+        // the deadline class's per task (`linux`: `dl.<task>.throttles`, `.replenishments`).
+        for (k, v) in self
+            .stats
+            .iter()
+            .filter(|(k, _)| k.starts_with("balance.") || k.starts_with("dl."))
+        {
             m.insert(k.clone(), *v);
         }
         if let Some((total, max)) = self.policy_ns {

@@ -1,6 +1,7 @@
-//! A best-effort task (`class: fair`): its nice value and behaviour (hog, sleeper, bursty),
-//! the load the opzone paper's §4 runs beside the real-time tasks, scheduled by `cfs`'s fair
-//! class (docs/taskset-format.md "Best-effort tasks").
+//! A best-effort task (`class: fair`, or `policy: other` with a `behaviour`): its nice value
+//! and behaviour (hog, sleeper, bursty), the load the opzone paper's §4 runs beside the
+//! real-time tasks, scheduled by the fair class of `cfs` and `linux` (docs/taskset-format.md
+//! "Best-effort tasks").
 
 use crate::input::InputError;
 use crate::task::*;
@@ -12,6 +13,7 @@ use serde_json::{Map, Value};
 const FAIR_FIELDS: &[&str] = &[
     "name",
     "class",
+    "policy",
     "nice",
     "behaviour",
     "run",
@@ -44,21 +46,22 @@ impl Validator<'_> {
                 ));
             }
         }
+        if let Some(v) = m.get("policy").filter(|v| !v.is_null()) {
+            let kind = self.policy_kind(v, ctx, "policy")?;
+            if kind != PolicyKind::Other {
+                return Err(self.err(
+                    ctx,
+                    Some("policy"),
+                    format!(
+                        "a best-effort task runs under policy other (SCHED_OTHER), not {}",
+                        kind.name()
+                    ),
+                ));
+            }
+        }
         let nice = match m.get("nice") {
             None | Some(Value::Null) => 0,
-            Some(v) => match v.as_i64() {
-                Some(n) if (-20..=19).contains(&n) => n as i8,
-                _ => {
-                    return Err(self.err(
-                        ctx,
-                        Some("nice"),
-                        format!(
-                            "must be an integer from -20 to 19 (Linux nice), got {}",
-                            show(v)
-                        ),
-                    ))
-                }
-            },
+            Some(v) => self.nice(v, ctx)?,
         };
         let behaviour = self.behaviour(m, ctx)?;
         let mut t = Task::fair(name, nice, behaviour);

@@ -9,11 +9,13 @@
 //! - `run.rs`: `run` (`execution`, `overheads`, `cache`);
 //! - `topology.rs`: `platform.topology` (presets, caches, NUMA nodes);
 //! - `task.rs`: one real-time task and its `regions`; `fair.rs`: a best-effort task;
+//!   `policy.rs`: a task's Linux `policy` and `run.default_policy`;
 //! - `dag.rs`: a task's `dag`; `sections.rs`: its critical sections; `tuf.rs`: its `tuf`.
 
 mod dag;
 mod fair;
 mod flow;
+mod policy;
 mod run;
 mod sections;
 mod task;
@@ -93,7 +95,7 @@ impl Validator<'_> {
             resources = self.resources(rv)?;
         }
         let fixed = declared.then_some(resources.len());
-        let mut tasks = self.tasks(list, &platform, &mut resources, fixed)?;
+        let mut tasks = self.tasks(list, &platform, &mut resources, fixed, run.default_policy)?;
         self.triggers(list, &mut tasks)?;
         let chains = match top.get("chains") {
             None | Some(serde_json::Value::Null) => Vec::new(),
@@ -191,6 +193,7 @@ impl Validator<'_> {
         platform: &Platform,
         resources: &mut Vec<String>,
         fixed: Option<usize>,
+        default: Option<PolicyKind>,
     ) -> Result<Vec<Task>, InputError> {
         let mut tasks: Vec<Task> = Vec::with_capacity(list.len());
         // Names seen, by position: a scan of the tasks before each one made loading quadratic.
@@ -198,7 +201,7 @@ impl Validator<'_> {
             std::collections::HashMap::with_capacity(list.len());
         let mut threads = 0u64;
         for (i, tv) in list.iter().enumerate() {
-            let task = self.task(i, tv, platform, resources, fixed)?;
+            let task = self.task(i, tv, platform, resources, fixed, default)?;
             threads += match &task.dag {
                 Some(d) => d.nodes.len() as u64,
                 None => task

@@ -1,7 +1,8 @@
 //! `run`: how long, which seed, what a miss does, and the models the simulator charges:
 //! `execution` (each job's demand from its WCET), `overheads` (costs, or a calibrated
 //! profile; docs/overheads.md) and `cache` (the cache model's per-line costs;
-//! docs/cache-model.md). docs/taskset-format.md "run".
+//! docs/cache-model.md); and `default_policy`, the Linux policy of a task that names none
+//! (`policy.rs`). docs/taskset-format.md "run".
 
 use crate::input::InputError;
 use crate::overheads::{self, Overheads};
@@ -18,6 +19,7 @@ const RUN_FIELDS: &[&str] = &[
     "execution",
     "overheads",
     "cache",
+    "default_policy",
 ];
 const EXEC_FIELDS: &[&str] = &["model", "min", "max", "ratio", "probability"];
 const OVERHEAD_FIELDS: &[&str] = &[
@@ -79,6 +81,9 @@ impl Validator<'_> {
         }
         if let Some(v) = m.get("cache") {
             run.cache = self.cache_params(v)?;
+        }
+        if let Some(v) = m.get("default_policy").filter(|v| !v.is_null()) {
+            run.default_policy = Some(self.policy_kind(v, ctx, "default_policy")?);
         }
         Ok(run)
     }

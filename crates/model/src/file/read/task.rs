@@ -1,9 +1,10 @@
 //! One real-time task of `tasks`: its timing (period or minimum inter-arrival, deadline,
 //! offset), its work (a WCET, fork-join `regions` as PAWS §3 has them, or a `dag`), where it
 //! runs (`priority`, `cpu`), its cache footprint (`wss`, `group`, LWFG), and what `dag.rs`,
-//! `sections.rs` and `tuf.rs` read. A best-effort task goes to `fair.rs`
-//! (docs/taskset-format.md "tasks").
+//! `sections.rs` and `tuf.rs` read, and its Linux `policy` (`policy.rs`). A best-effort task
+//! goes to `fair.rs` (docs/taskset-format.md "tasks").
 
+use super::policy::Timing;
 use super::MAX_THREADS_PER_TASK;
 use crate::dag::Dag;
 use crate::input::InputError;
@@ -30,6 +31,8 @@ const TASK_FIELDS: &[&str] = &[
     "sections",
     "tuf",
     "class",
+    "policy",
+    "runtime",
     "nice",
     "behaviour",
     "run",
@@ -45,7 +48,8 @@ const REGION_FIELDS: &[&str] = &["threads", "wcet"];
 impl Validator<'_> {
     /// `tasks[i]`: a real-time task, or (`class: fair`, or `nice` / `behaviour` given) a
     /// best-effort one. The fields are read in a fixed order, so a task with several faults
-    /// is refused for the same one every time.
+    /// is refused for the same one every time. `default` is the set's `run.default_policy`.
+    #[allow(clippy::too_many_arguments)] // the set's context, passed through
     pub(super) fn task(
         &self,
         i: usize,
@@ -53,6 +57,7 @@ impl Validator<'_> {
         platform: &Platform,
         resources: &mut Vec<String>,
         declared: Option<usize>,
+        default: Option<PolicyKind>,
     ) -> Result<Task, InputError> {
         let pos = format!("tasks[{i}]");
         let m = self.object(tv, Some(&pos), None)?;
@@ -60,10 +65,17 @@ impl Validator<'_> {
         let ctx_s = format!("task '{name}' ({pos})");
         let ctx = Some(ctx_s.as_str());
         self.check_fields(m, TASK_FIELDS, ctx)?;
-        if self.is_fair(m, ctx)? {
+        // A `policy` (the task's or the set's default) lets a task with jobs have a `nice`.
+        let policies = default.is_some() || m.get("policy").is_some_and(|v| !v.is_null());
+        if self.is_fair(m, ctx, policies)? {
             return self.fair_task(name, m, ctx, platform);
         }
-        for f in ["nice", "behaviour", "run", "sleep"] {
+        let fair_only: &[&str] = if policies {
+            &["behaviour", "run", "sleep"]
+        } else {
+            &["nice", "behaviour", "run", "sleep"]
+        };
+        for &f in fair_only {
             if m.contains_key(f) {
                 return Err(self.err(
                     ctx,
@@ -117,6 +129,14 @@ impl Validator<'_> {
             Some(v) => Some(self.tuf(v, ctx, deadline)?),
         };
         let execution_times = self.execution_times(m, ctx, !regions.is_empty(), dag.is_some())?;
+        let timing = Timing {
+            period,
+            deadline,
+            wcet,
+            priority,
+            parallel: !regions.is_empty() || dag.is_some(),
+        };
+        let policy = self.sched_policy(m, ctx, default, &timing)?;
         Ok(Task {
             name,
             period,
@@ -133,6 +153,7 @@ impl Validator<'_> {
             sections,
             tuf,
             class: crate::task::Class::Rt,
+            policy,
             execution_times,
             trigger: None,
             suspensions,
@@ -153,10 +174,19 @@ impl Validator<'_> {
         }
     }
 
-    /// Whether the task is best-effort: `class: fair`, or (no class) `nice` or `behaviour`.
-    fn is_fair(&self, m: &Map<String, Value>, ctx: Option<&str>) -> Result<bool, InputError> {
+    /// Whether the task is best-effort: `class: fair`, or (no class) `behaviour`, or `nice`
+    /// when no policy applies (`policies`: the task or the set names one, and `nice` may then
+    /// be a `policy: other` task's with jobs).
+    fn is_fair(
+        &self,
+        m: &Map<String, Value>,
+        ctx: Option<&str>,
+        policies: bool,
+    ) -> Result<bool, InputError> {
         match m.get("class") {
-            None | Some(Value::Null) => Ok(m.contains_key("nice") || m.contains_key("behaviour")),
+            None | Some(Value::Null) => {
+                Ok(m.contains_key("behaviour") || (!policies && m.contains_key("nice")))
+            }
             Some(Value::String(c)) if c == "fair" => Ok(true),
             Some(Value::String(c)) if c == "rt" => Ok(false),
             Some(v) => Err(self.err(

@@ -700,6 +700,25 @@ pub const COLUMNS: &[Column] = &[
         table: table("overhead ms", 4, Show::IfAny("overhead_ns"), Fmt::Ms),
         ..COUNTER_COL
     },
+    Column {
+        name: "throttles",
+        nullable: true,
+        meaning: "SCHED_DEADLINE's CBS (the linux scheduler): times a deadline entity's runtime ran out (or was yielded) and it was throttled until its replenishment, over every deadline task (per task: measurements' dl.<task>.throttles)",
+        at: &[RUN],
+        measured: Measured::Cbs,
+        value: Value::Run(|r| r.counters.throttles.into()),
+        table: table("throttles", 4, Show::IfPresent("throttles"), Fmt::Plain),
+        ..COUNTER_COL
+    },
+    Column {
+        name: "replenishments",
+        nullable: true,
+        meaning: "SCHED_DEADLINE's CBS (the linux scheduler): replenishments (runtime refilled, deadline moved a period on), over every deadline task (per task: measurements' dl.<task>.replenishments)",
+        at: &[RUN],
+        measured: Measured::Cbs,
+        value: Value::Run(|r| r.counters.replenishments.into()),
+        ..COUNTER_COL
+    },
     // ---- the comparison table's own
     Column {
         name: "unfinished",

@@ -124,6 +124,9 @@ pub enum Measured {
     /// the testbed; a run whose threads a real kernel placed (the kernel backends, sched_ext's
     /// user-space mode) has none per job: null in its records and summaries.
     RunQueues,
+    /// A policy with a CBS (the `linux` scheduler's deadline class): null for every other
+    /// policy and for real runs (the kernel's throttles are not seen).
+    Cbs,
     /// Timed on the wall clock where asked (`--measure-policy`, real testbed runs); null
     /// otherwise.
     Timed,
@@ -140,6 +143,7 @@ impl Measured {
             Measured::CacheModel => "cache-model",
             Measured::Overheads => "overheads",
             Measured::Pmu => "pmu",
+            Measured::Cbs => "cbs",
             Measured::Timed => "timed",
             Measured::Given => "given",
         }

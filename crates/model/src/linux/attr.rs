@@ -1,10 +1,17 @@
 //! A SCHED_DEADLINE reservation as `sched_setattr(2)` takes it, and the parameter checks the
 //! kernel applies before admission (`__checkparam_dl`, deadline.c; a refusal is EINVAL).
+//! Here, below the policies, because a task-set file's `policy: deadline` task is checked
+//! with the same rule when it is read (`file/read/policy.rs`) as the `linux` scheduler and
+//! admission check it (`rtsched_policies::linux`, which re-exports this module).
 
 use super::bw::{to_ratio, DL_SCALE};
-use super::constants::{SCHED_DEADLINE_PERIOD_MAX_US, SCHED_DEADLINE_PERIOD_MIN_US};
-use rtsched_model::Time;
+use crate::time::Time;
 use std::fmt;
+
+/// `sysctl_sched_dl_period_min` default, us (deadline.c).
+pub const SCHED_DEADLINE_PERIOD_MIN_US: u64 = 100;
+/// `sysctl_sched_dl_period_max` default, us (1 << 22, ~4.2 s).
+pub const SCHED_DEADLINE_PERIOD_MAX_US: u64 = 1 << 22;
 
 /// `struct sched_attr`'s deadline fields, in ns, and `SCHED_FLAG_RECLAIM` (GRUB).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

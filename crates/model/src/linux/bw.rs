@@ -7,7 +7,7 @@
 //! the kernel decides only if the same integers are used (see `admission.rs`' tests: a third
 //! reservation of 2861 ns per second fits beside 0.9 + 0.9 on 2 CPUs, 2862 ns does not).
 
-use rtsched_model::Time;
+use crate::time::Time;
 
 /// `BW_SHIFT` (sched.h): bandwidths are fixed point with 20 fractional bits.
 pub const BW_SHIFT: u32 = 20;
@@ -24,7 +24,7 @@ pub const SCHED_CAPACITY_SHIFT: u32 = 10;
 pub const SCHED_CAPACITY_SCALE: u64 = 1 << SCHED_CAPACITY_SHIFT;
 
 /// `to_ratio(period, runtime)` (core.c): `runtime << BW_SHIFT / period`, truncated; 0 when
-/// the period is 0. (The kernel's `RUNTIME_INF` case is [`super::RtBandwidth`]'s `None`.)
+/// the period is 0. (The kernel's `RUNTIME_INF` case is `rtsched_policies::linux::RtBandwidth`'s `None`.)
 #[inline]
 pub fn to_ratio(period: Time, runtime: Time) -> u64 {
     if period == 0 {
