@@ -290,8 +290,9 @@ pub struct RunResult {
     /// document, where a 0 would read as "none happened" (the catalogue's
     /// [`Measured`](super::Measured) says which columns a driver may not measure).
     pub unmeasured: &'static [&'static str],
-    /// The set's chains, and one record per chain instance (docs/chains.md), in the order
-    /// instances ended; empty for a set without chains.
+    /// The set's chains, and one record per chain instance (docs/chains.md) as recorded (an
+    /// event chain's and an implicit output's at their end, a LET output's at its release,
+    /// when its publication is known); empty for a set without chains.
     pub chain_defs: Vec<crate::task::Chain>,
     pub chains: Vec<ChainRecord>,
 }
