@@ -111,7 +111,11 @@ proptest! {
     /// takes the set.
     #[test]
     fn fork_join_sets_as_dags_are_the_same_job_for_job(ts in common::arb_structured_taskset()) {
-        for info in rtsched_policies::POLICIES {
+        // Not `linux`: its deadline class reserves a CBS per thread, as SCHED_DEADLINE does (a
+        // fork-join lane is one thread over every region, with the sum of its regions' work as
+        // runtime; a DAG node a thread of its own), so the two forms are different reservations
+        // and may be throttled, replenished and placed differently (docs/linux-classes.md).
+        for info in rtsched_policies::POLICIES.iter().filter(|i| i.name != "linux") {
             same(&ts, info.name);
         }
     }
