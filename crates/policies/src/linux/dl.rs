@@ -34,7 +34,7 @@
 //! time (the simulator charges overheads to the entity on the CPU, as the kernel's
 //! `sum_exec_runtime` does).
 
-use super::cbs::{Cbs, Charged, Inactive, Wakeup};
+use super::cbs::{Cbs, Charged, Inactive};
 use super::grub::GrubRq;
 use super::timers::Timers;
 use crate::common::dist::DistDomain;
@@ -165,12 +165,13 @@ impl DlClass {
         let lane = &mut self.lanes[l as usize];
         debug_assert_eq!(lane.ent, NONE, "a lane runs one entity at a time");
         lane.ent = e.id;
-        if lane.cbs.replenish_at().is_some_and(|t| t <= now) {
-            // Its replenishment is due at this instant too: it comes first (a periodic task
-            // whose job used its runtime is replenished at the start of its next period, the
-            // instant its next job is released).
+        if let Some(at) = lane.cbs.replenish_at().filter(|&t| t <= now) {
+            // Its replenishment is due: at this instant too (a periodic task whose job used
+            // its runtime is replenished at the start of its next period, the instant its next
+            // job is released), or earlier, unasked (`after_charge`): it comes first, as of
+            // its own instant.
             timers.cancel(l);
-            lane.cbs.replenish(now);
+            lane.cbs.replenish(at);
         }
         if lane.sleep_pending && lane.left_at == now {
             // Its previous entity left at this very instant: it never slept.
@@ -178,9 +179,6 @@ impl DlClass {
         } else {
             lane.sleep_pending = false;
             let woken = lane.cbs.wakeup(now);
-            if let Wakeup::Throttled { until } = woken.rule {
-                timers.set(l, until);
-            }
             if self.grub.is_some() {
                 if woken.add_running_bw {
                     let (rq, bw) = (lane.rq, lane.cbs.dl_bw());
@@ -192,8 +190,12 @@ impl DlClass {
                 }
             }
         }
-        if !self.lanes[l as usize].cbs.throttled() {
-            self.enqueue(l);
+        let cbs = &self.lanes[l as usize].cbs;
+        match cbs.replenish_at() {
+            // Throttled (still, a throttle left unasked by `after_charge` whether or not it
+            // slept since, or by the wake-up): its entity waits for the timer, armed now.
+            Some(until) if cbs.throttled() => timers.set(l, until),
+            _ => self.enqueue(l),
         }
     }
 
@@ -288,11 +290,16 @@ impl DlClass {
             Charged::Running => {}
             Charged::Throttled { until } if until > now => {
                 self.stop(l, timers);
-                timers.set(l, until);
                 let e = self.lanes[l as usize].ent;
                 if e != NONE {
+                    timers.set(l, until);
                     self.dom.remove(e);
                 }
+                // A lane with no entity (its job left as it ran out) waits for no wake-up:
+                // nothing can observe its CBS before its next entity, whose `release`
+                // replenishes it as of `until` first (or arms the timer, if `until` is still
+                // ahead), or the run's end (`finish`). One engine event and two timer-heap
+                // operations fewer per job of a task whose job runs out its runtime.
             }
             Charged::Throttled { .. } => {
                 self.lanes[l as usize].cbs.replenish(now);
@@ -427,6 +434,18 @@ impl DlClass {
             self.grub_mut(cpu).sub_running_bw(bw);
         }
         self.regrub(now, cpu, timers);
+    }
+
+    /// The run ended at `end`: the replenishments left unasked (`after_charge`) that a timer
+    /// would have made by then.
+    pub(super) fn finish(&mut self, end: Time) {
+        for lane in &mut self.lanes {
+            if let Some(at) = lane.cbs.replenish_at().filter(|&t| t <= end) {
+                if lane.ent == NONE {
+                    lane.cbs.replenish(at);
+                }
+            }
+        }
     }
 
     /// Per task: throttles and replenishments, summed over its lanes.
