@@ -41,10 +41,8 @@ impl Timers {
     /// Arm (or re-arm) `owner`'s timer at `at`.
     #[inline]
     pub(super) fn set(&mut self, owner: u32, at: Time) {
-        if self.heap.contains(owner) {
-            self.heap.remove(owner);
-        }
-        self.heap.push(owner, (at, owner));
+        // One sift (re-key in place), not a removal and a push.
+        self.heap.update(owner, (at, owner));
     }
 
     /// Cancel `owner`'s timer, if any.
