@@ -227,12 +227,15 @@ impl DlClass {
                 continue;
             }
             lane.sleep_pending = false;
-            let inactive = lane.cbs.block(now);
-            if self.grub.is_some() {
-                match inactive {
-                    Inactive::Now => self.inactive(now, l, timers),
-                    Inactive::At(z) => timers.set(self.inactive_base + l, z),
-                }
+            if self.grub.is_none() {
+                // Only GRUB reads what blocking decides (the 0-lag time, when the bandwidth
+                // leaves `running_bw`): without reclaiming, nothing to do (and no 128-bit
+                // division per job).
+                continue;
+            }
+            match lane.cbs.block(now) {
+                Inactive::Now => self.inactive(now, l, timers),
+                Inactive::At(z) => timers.set(self.inactive_base + l, z),
             }
         }
         self.pending_sleep.clear();
