@@ -19,9 +19,14 @@
 //!    `cbs.rs` on tick-late charging, not modelled). A throttled lane leaves the domain
 //!    (`dl_runtime_exceeded` → `dequeue_dl_entity`; the CPU pulls or runs a lower class) and
 //!    returns at its replenishment (`dl_task_timer` → `replenish_dl_entity`) with its new
-//!    deadline; one replenished at once (`start_dl_timer` refused) is re-keyed in place.
+//!    deadline; one replenished at once (`start_dl_timer` refused) is re-keyed in place. A
+//!    lane throttled as its entity leaves (a job that ran out its runtime as it completed)
+//!    asks the substrate for no wake-up: nothing reads its CBS before its next entity, whose
+//!    release replenishes it as of the timer's instant first, or before the run's end, which
+//!    does the same ([`DlClass::finish`]) — the kernel's timer, one event fewer per job.
 //! 3. **Blocking** (`dequeue_task_dl(DEQUEUE_SLEEP)` → `task_non_contending`): at the end of
-//!    the instant its entity left, a lane not given another sleeps ([`Cbs::block`]).
+//!    the instant its entity left, a lane not given another sleeps ([`Cbs::block`], read by
+//!    GRUB alone: skipped without reclaiming).
 //! 4. **GRUB** (`linux:reclaim`, `SCHED_FLAG_RECLAIM` on every deadline task; `grub_reclaim`):
 //!    each CPU keeps the bandwidths of [`GrubRq`] — `this_bw` of the lanes whose bandwidth it
 //!    holds (the fair server's included), `running_bw` of those active (woken, or blocked
