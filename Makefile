@@ -30,7 +30,7 @@ NO_RT := $(shell [ "$$(id -u)" = 0 ] && command -v setpriv >/dev/null 2>&1 && ec
 BUILT_TEST := $(if $(RTSCHED_TEST_BUILT),,build-test)
 GUEST_DEBS := $(shell sed -n 's/^DEBS="\(.*\)"/\1/p' crates/scx/guest/test.sh)
 
-.PHONY: all setup system-deps build build-test build-rust-tests demo lint test test-rust test-loom test-kernel test-python test-real test-cache-interference test-hostile test-fuzz test-soak soak bench clean
+.PHONY: all setup system-deps build build-test build-rust-tests demo lint test test-rust test-loom test-kernel test-python test-real test-cache-interference test-hostile test-fuzz test-soak soak bench prediction-linux clean
 
 all: demo
 
@@ -152,6 +152,12 @@ test:
 
 bench: build
 	$(PY) benchmarks/sim_throughput.py
+
+# Issue 52's prediction table: simulate -s linux (with a calibrate -b kernel profile, measured
+# first) against run -b kernel:linux on four mixed sets of 2 CPUs, written to
+# docs/linux-prediction.md (about 1 min; root; run it alone on a quiet machine).
+prediction-linux: build
+	$(PY) benchmarks/linux_prediction.py
 
 clean:
 	rm -rf $(VENV) target out

@@ -14,6 +14,7 @@ import json
 import rtsched
 from rtsched import _core
 from rtsched.analysis import generate_from
+from rtsched.policies import info
 from rtsched.result import RUN_COUNTERS
 from rtsched.sweep import keys as K
 from rtsched.sweep import parse_spec
@@ -105,9 +106,9 @@ def _notes(ts, sched) -> set:
     cycle = ts.lock_order_cycle
     if not ts.has_tufs and not cycle:
         return set()
-    try:
-        tufs, resolves = _core.policy_traits(ts, sched)
-    except _core.InputError:
-        return set()  # does not build for this set: its row says why
+    if _core.refusal(ts, sched) is not None:
+        return set()  # does not run this set: its row says why
+    policy = info(_core.parse_scheduler(sched)[0])
+    tufs, resolves = policy["tufs"] != "ignored", policy["resolves_deadlocks"]
     return ({("tufs", sched)} if ts.has_tufs and not tufs else set()) | (
         {("deadlock", sched, cycle)} if cycle and not resolves else set())

@@ -73,6 +73,20 @@ def test_parse_scheduler_is_the_cores():
         rtsched.parse_scheduler("gedff:heap")
 
 
+def test_partition_admission_by_priorities_follows_the_schedulers_rule():
+    # rm, dm and file admission take the priorities of that assignment (priority::assign);
+    # file needs every task's priority.
+    ts = rtsched.parse_taskset("platform: {cpus: 2}\ntasks:\n  - {name: a, period: 10, wcet: 6, priority: 1}\n"
+                               "  - {name: b, period: 20, wcet: 8}\n  - {name: c, period: 40, wcet: 4}\n", "yaml", "p.yaml")
+    for adm in ("rm", "dm"):
+        placed, how = rtsched.partition(ts, "ffd", admission=adm)
+        assert how == "ffd" and placed.cpus == 2, adm
+    with pytest.raises(rtsched.InputError, match=r"^p\.yaml: task 'b': field 'priority': missing, and admission 'file' needs"):
+        rtsched.partition(ts, "ffd", admission="file")
+    with pytest.raises(rtsched.InputError, match="unknown admission test 'fp'"):
+        rtsched.partition(ts, "ffd", admission="fp")
+
+
 def test_with_partition_adds_the_heuristic_only_where_none_is_chosen():
     from rtsched.commands.common import with_partition
 
@@ -81,9 +95,52 @@ def test_with_partition_adds_the_heuristic_only_where_none_is_chosen():
     assert with_partition("pedf:wfd", "ffd") == "pedf:wfd"  # pedf's bare option is its heuristic
     assert with_partition("pfp:partition=bfd", "ffd") == "pfp:partition=bfd"
     assert with_partition("gedf", "ffd") == "gedf"
+    # Every partitioned policy, as the registry describes it (not a list of names here).
+    assert with_partition("pdasa", "wfd") == "pdasa:partition=wfd"
+    assert with_partition("lbesa:load", "wfd") == "lbesa:load"  # lbesa's bare option is its heuristic
+    assert with_partition("dasa", "load") == "dasa:partition=load"
+    assert with_partition("pfp:dm", "ffd") == "pfp:dm,partition=ffd"  # pfp's bare option is its priorities
+    assert with_partition("gfp:dm", "ffd") == "gfp:dm" and with_partition("cfs", "ffd") == "cfs"
     assert with_partition("nope", None) == "nope"  # no heuristic: left for the simulator to report
     with pytest.raises(rtsched.InputError, match="unknown scheduler 'nope'"):
         with_partition("nope", "ffd")
+
+
+def test_all_is_every_policy_that_runs_the_set_decided_without_a_simulation(monkeypatch):
+    from rtsched.commands import common as cmd
+
+    # Best-effort tasks: only cfs and linux take them (their descriptions); the others are refused by what
+    # their descriptions say they take, before any is built, and nothing is simulated.
+    ts = rtsched.parse_taskset("platform: {cpus: 2}\ntasks:\n  - {name: a, period: 10, wcet: 1, cpu: 0}\n"
+                               "  - {name: f, class: fair}\n", "yaml", "f.yaml")
+
+    def no_simulation(*a, **k):
+        raise AssertionError("expand_schedulers simulated")
+
+    monkeypatch.setattr(rtsched._core, "simulate", no_simulation)
+    names, skipped = cmd.expand_schedulers(["all"], ts)
+    fair = [p["name"] for p in rtsched.schedulers() if p["takes"]["fair"]]
+    assert names == fair and fair == ["cfs", "linux"]
+    assert [n for n, _ in skipped] == [p["name"] for p in rtsched.schedulers() if p["name"] not in fair]
+    assert skipped[0] == ("gedf", "f.yaml: task 'f' is best-effort (class: fair) and scheduler 'gedf' has no fair "
+                                  "class; use cfs or linux")
+    # Two CPUs, no cpu fields: the partitioned ones need a partition (their build says so)
+    # unless --partition gives one, which reaches each as its description spells it.
+    ts = rtsched.parse_taskset("platform: {cpus: 2}\ntasks:\n  - {name: a, period: 10, wcet: 3}\n"
+                               "  - {name: b, period: 20, wcet: 4}\n", "yaml", "u.yaml")
+    partitioned = [p["name"] for p in rtsched.schedulers() if p["partition"]]
+    assert {"pedf", "pfp", "dasa", "pdasa", "lbesa"} <= set(partitioned)
+    names, skipped = cmd.expand_schedulers(["all"], ts)
+    assert sorted(n for n, _ in skipped) == sorted(partitioned), skipped
+    assert all("field 'cpu'" in why for _, why in skipped), skipped
+    names, skipped = cmd.expand_schedulers(["all"], ts, partition="wfd")
+    assert skipped == [] and "pdasa:partition=wfd" in names and "lbesa:partition=wfd" in names, names
+    # A run says the same of the same set (the refusal is its own first step).
+    monkeypatch.undo()
+    why = dict(cmd.expand_schedulers(["all"], ts)[1])["pdasa"]
+    with pytest.raises(rtsched.InputError) as e:
+        rtsched.simulate(ts, "pdasa", _warn=False)
+    assert str(e.value) == why and e.value.status == "not-applicable"
 
 
 def test_gantt(tmp_path):

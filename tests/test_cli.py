@@ -213,6 +213,20 @@ def test_failed_write_leaves_no_partial_file(tmp_path):
     assert not [f for f in tmp_path.iterdir() if f.name.startswith(".") and "tmp" in f.name]
 
 
+def test_partition_reaches_every_partitioned_scheduler(tmp_path):
+    # --partition was applied to pedf and pfp only (a list of names): pdasa and lbesa, which
+    # take a partition too, ran on the file's cpu fields instead. The registry says which.
+    p = write(tmp_path, "platform: {cpus: 2}\nrun: {duration: 40}\ntasks:\n" + "".join(
+        f"  - {{name: t{i}, period: 10, wcet: {w}, cpu: 0}}\n" for i, w in enumerate([3, 3, 2, 2])))
+    r = run_cli("simulate", p, "-s", "pedf", "pfp:rm", "pdasa", "lbesa", "dasa", "gedf", "--partition", "wfd",
+                "--json", tmp_path / "r.json", check=0)
+    names = [run["scheduler"] for run in json.loads((tmp_path / "r.json").read_text())["runs"]]
+    assert names == ["pedf:wfd", "pfp:rm,partition=wfd", "pdasa:wfd", "lbesa:wfd", "dasa:wfd", "gedf"], names
+    # Without it, the cpu fields (all on CPU 0: U = 1.0 there).
+    r = run_cli("simulate", p, "-s", "pdasa", "--json", tmp_path / "r.json", check=0)
+    assert json.loads((tmp_path / "r.json").read_text())["runs"][0]["scheduler"] == "pdasa", r.stdout
+
+
 def test_schedulers_lists_every_policy_with_paper():
     r = run_cli("schedulers", check=0)
     for s in ("gedf", "gnpedf", "pedf", "gfp", "pfp", "gfifo", "paws", "federated", "gedf-seq"):
@@ -298,6 +312,19 @@ def test_a_spec_wrong_whatever_the_set_is_still_the_commands_error(tmp_path):
         assert hint in r.stderr and not r.stdout, r.stderr
 
 
+def test_kernel_fifo_refuses_priorities_on_some_tasks_as_gfp_does(tmp_path):
+    # One priority assignment for the simulated and the real fixed-priority schedulers
+    # (rtsched_analysis::priority::assign): kernel:fifo used RM here, while gfp refused. Refused
+    # before any thread starts (the backend is parsed before privilege is asked for).
+    p = write(tmp_path, "platform: {cpus: 2}\nrun: {duration: 20}\ntasks:\n  - {name: a, period: 10, wcet: 2, priority: 3}\n"
+                        "  - {name: b, period: 20, wcet: 3}\n")
+    why = "task 'b': field 'priority': missing, while other tasks have one; give every task a priority, or choose {0}:rm / {0}:dm"
+    real = run_cli("run", p, "-b", "kernel:fifo", "testbed:gfp", check=2)
+    sim = run_cli("simulate", p, "-s", "gfp", check=2)
+    for r, name, spec in ((real, "kernel:fifo", "kernel:fifo"), (real, "testbed:gfp", "gfp"), (sim, "gfp", "gfp")):
+        assert f"{name} did not run (not-applicable): {p}: {why.format(spec)}" in r.stderr, r.stderr
+
+
 def test_run_and_compare_give_a_backend_that_cannot_place_the_set_its_row(tmp_path):
     # Refused before any thread starts (the policy is built first): no real-time thread runs.
     p = write(tmp_path, FFD_CANNOT)
@@ -321,3 +348,8 @@ def test_the_exit_code_says_whether_any_failed():
     assert exit_status([Ran(), Ran()]) == 0
     assert exit_status([Ran(), NotRun("pedf:ffd", "sim", "partition-failed", "")]) == 2
     assert exit_status([NotRun("a", "sim", "deadlock", ""), NotRun("b", "testbed", "run-failed", "")]) == 1
+    # One code per failure kind, whatever ran it: a real run's deadlock is the input's, as a
+    # simulated one (it was exit 1, RunFailed, in a real run).
+    assert exit_status([NotRun("b", "testbed", "deadlock", "")]) == exit_status([NotRun("a", "sim", "deadlock", "")]) == 2
+    assert exit_status([NotRun("b", "testbed", "too-long", "")]) == 2
+    assert exit_status([Ran(), NotRun("b", "kernel", "run-failed", "")]) == 1

@@ -29,7 +29,7 @@ def test_every_command_has_help_text():
 def test_the_readme_scheduler_table_lists_every_scheduler():
     readme = (ROOT / "README.md").read_text()
     table = readme.split("## Schedulers", 1)[1].split("\n\n", 2)[1]
-    for name in (s[0] for s in rtsched._core.schedulers()):
+    for name in (s["name"] for s in rtsched.schedulers()):
         assert f"`{name}`" in table, name
 
 

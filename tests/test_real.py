@@ -264,6 +264,37 @@ def test_deadline_admission_refusal_is_explained(tmp_path):
     assert "admission" in r.stderr and "Nothing was run" in r.stderr and "Traceback" not in r.stderr
 
 
+def test_kernel_linux_refuses_what_the_simulator_refuses(tmp_path):
+    """kernel:linux admits with the simulator's rule (rtsched_policies::linux::admit_set) before
+    any thread starts: the same refusal as `simulate -s linux`, exit 2, nothing run."""
+    p = tmp_path / "dl.yaml"
+    p.write_text("platform: {cpus: 2}\nrun: {duration: 100}\ntasks:\n"
+                 "  - {name: a, period: 10, wcet: 9, policy: deadline}\n  - {name: b, period: 10, wcet: 9, policy: deadline}\n"
+                 "  - {name: c, period: 10, wcet: 1, policy: deadline}\n  - {name: f, period: 10, wcet: 1, policy: fifo, priority: 5}\n")
+    sim = run_cli("simulate", p, "-s", "linux")
+    real = run_cli("run", p, "-b", "kernel:linux")
+    assert sim.returncode == 2 and real.returncode == 2, sim.stderr + real.stderr
+    why = "task 'c': SCHED_DEADLINE admission refused (EBUSY): bandwidth 0.099999 (104857/2^20) would bring"
+    assert why in sim.stderr and why in real.stderr and "Nothing was run" in real.stderr, real.stderr
+    assert "Traceback" not in real.stderr
+
+
+def test_kernel_linux_runs_each_task_under_its_policy_with_fair_shares(tmp_path):
+    """A short mixed run: every task with jobs has its jobs, the best-effort hog its CPU share,
+    and the CBS counters are null (not observable on a real kernel)."""
+    ts = rtsched.parse_taskset("platform: {cpus: 2}\nrun: {duration: 300, seed: 1}\ntasks:\n"
+                               "  - {name: d, period: 10, wcet: 1, policy: deadline, runtime: 2}\n"
+                               "  - {name: f, period: 10, wcet: 1, policy: fifo, priority: 20}\n"
+                               "  - {name: r, period: 20, wcet: 1, policy: rr, priority: 10}\n"
+                               "  - {name: o, period: 20, wcet: 1, policy: other, nice: 3}\n"
+                               "  - {name: hog, class: fair, behaviour: hog}\n", "yaml", "mixed.yaml")
+    r = rtsched.run(ts, "kernel:linux")
+    assert r.scheduler == "kernel:linux"
+    assert r.jobs.groupby("task").size().to_dict() == {"d": 30, "f": 30, "r": 15, "o": 15}
+    assert 0.0 < r.measurements["fair.hog.share"] <= 1.0
+    assert r.document["counters"]["throttles"] is None
+
+
 @pytest.mark.skipif(not os.path.exists("/usr/bin/setpriv"), reason="needs setpriv (util-linux)")
 def test_without_privilege_nothing_runs():
     import tempfile
@@ -346,3 +377,29 @@ def test_latency_cli_without_pm_qos_and_its_limits():
     assert "median us" in r.stdout
     r = run_cli("latency", "--duration", "901s", check=2)
     assert "at most 900 s" in r.stderr and "Traceback" not in r.stderr, r.stderr
+
+
+DEADLOCK = """platform: {cpus: 2}
+run: {duration: 20}
+tasks:
+  - {name: a, period: 10, wcet: 4, sections: [{resource: x, start: 0, length: 3}, {resource: y, start: 1, length: 1}]}
+  - {name: b, period: 10, wcet: 4, sections: [{resource: y, start: 0, length: 3}, {resource: x, start: 1, length: 1}]}
+"""
+
+
+def test_a_deadlock_is_one_failure_simulated_or_real(tmp_path):
+    # Both jobs take their first resource at 0 and want the other's at 1 ms: gedf does not
+    # resolve it. The same failure, the same exception, status and exit code (2) in a
+    # simulation and a real run (a real run's was RunFailed, exit 1); a run that failed on the
+    # machine stays exit 1 (test_the_exit_code_says_whether_any_failed).
+    ts = rtsched.parse_taskset(DEADLOCK, "yaml", "dl.yaml")
+    for run in (lambda: rtsched.simulate(ts, "gedf", _warn=False), lambda: rtsched.run(ts, "testbed:gedf", _warn=False)):
+        with pytest.raises(rtsched.InputError) as e:
+            run()
+        assert e.value.status == "deadlock" and "deadlock at " in str(e.value), e.value  # real: its own instant
+    p = tmp_path / "dl.yaml"
+    p.write_text(DEADLOCK)
+    sim = run_cli("simulate", p, "-s", "gedf", check=2)
+    real = run_cli("run", p, "-b", "testbed:gedf", check=2)
+    for r in (sim, real):
+        assert "gedf did not run (deadlock): " in r.stderr, r.stderr

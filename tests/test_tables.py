@@ -159,11 +159,31 @@ def test_schedulers_fold_to_the_width():
     assert words(r.stdout) == words(full.stdout)
 
 
+def test_schedulers_table_says_what_each_takes_and_needs():
+    from rtsched.policies import needs
+
+    r = run_cli("schedulers", env={"COLUMNS": "400"}, check=0)
+    section = r.stdout.split("\ntakes and needs")[1].split("\n\n")[0].splitlines()[1:]
+    by = {p["name"]: p for p in rtsched.schedulers()}
+    assert needs(by["gedf"]) == "-"
+    assert needs(by["pfp"]) == "a partition (partition=NAME, or cpu fields; admission fp-rta); priorities (file, rm or dm)"
+    assert needs(by["lbesa"]) == "a partition (lbesa:NAME, or cpu fields; admission edf-exact); non-increasing TUFs"
+    assert needs(by["cfs"]) == "best-effort tasks too"
+    assert needs(dict(by["gedf"], takes=dict(by["gedf"]["takes"], dag=False))) == "no DAG tasks"
+    assert section == [f"  {name}: {needs(p)}" for name, p in by.items()], section
+
+
 def test_schedulers_as_json_and_csv():
     doc = json.loads(run_cli("schedulers", "--format", "json", check=0).stdout)
-    assert {"name", "summary", "paper", "options"} == set(doc[0]) and any(d["name"] == "gedf" for d in doc)
+    assert {"name", "summary", "paper", "options", "partition", "fixed_priorities", "takes", "tufs", "resolves_deadlocks",
+            "grants_resources"} == set(doc[0]) and any(d["name"] == "gedf" for d in doc)
+    assert next(d for d in doc if d["name"] == "pfp")["partition"] == {"bare": False, "admission": "fp-rta", "own": []}
     rows = list(csv.DictReader(io.StringIO(run_cli("schedulers", "--format", "csv", check=0).stdout)))
     assert [r["name"] for r in rows] == [d["name"] for d in doc]
+    pdasa = next(r for r in rows if r["name"] == "pdasa")
+    assert (pdasa["partition.bare"], pdasa["partition.own"], pdasa["takes.fair"], pdasa["tufs"]) == \
+        ("True", "load", "False", "non-increasing"), pdasa
+    assert next(r for r in rows if r["name"] == "gedf")["partition.bare"] == ""  # no partition
 
 
 def test_pulls_on_request_per_run_per_task_and_per_job():

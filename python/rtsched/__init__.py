@@ -16,7 +16,6 @@ from __future__ import annotations
 # rtsched.sweep, which called runs a sweep (rtsched.sweep(spec) is rtsched.sweep.sweep(spec)).
 from . import plots, sweep
 from ._core import InputError, PrivilegeError, RunFailed, TaskSet, parse_duration, parse_scheduler, parse_taskset
-from ._core import schedulers as _schedulers
 from .analysis import analyze, generate, generators, partition
 from .checks import LoadWarning, set_warnings
 from .result import NotRun, Result, read_jobs, run, simulate
@@ -54,8 +53,12 @@ TaskSet.warnings = property(set_warnings, doc="The task set's warnings: load (U 
 
 
 def schedulers() -> list[dict]:
-    """Every scheduling policy: name, one-line summary, paper, options."""
-    return [
-        {"name": n, "summary": s, "paper": p, "options": o}
-        for (n, s, p, o) in _schedulers()
-    ]
+    """Every scheduling policy: name, one-line summary, paper, options (text), and what it takes
+    and needs (its ``PolicyInfo``, crates/policies/src/spec.rs): ``partition`` (None, or how a
+    heuristic is named: ``bare``, ``admission``, ``own`` heuristics besides the partitioners of
+    ``rtsched partition``), ``fixed_priorities``, ``takes`` (``fork_join``, ``dag``,
+    ``sections``, ``fair``: the parts of a task set it runs; a set with another is refused),
+    ``tufs`` (``ignored`` or ``non-increasing``), ``resolves_deadlocks``, ``grants_resources``."""
+    from .policies import descriptions
+
+    return descriptions()

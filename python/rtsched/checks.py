@@ -29,37 +29,20 @@ set (``TaskSet.tasks()``), so they hold for a file, a dict and a generated set a
 from __future__ import annotations
 
 import sys
-from functools import lru_cache
 
 from . import _core
-from ._core import InputError
 from .durations import in_unit, words
-
-# The smallest task set every policy builds for (one CPU, the task placed on it), to ask each
-# registered policy what it does with TUFs and deadlocks.
-_PROBE = "platform: {cpus: 1}\nrun: {duration: 1}\ntasks:\n  - {name: a, period: 10, wcet: 1, cpu: 0}\n"
-
-
-@lru_cache(maxsize=1)
-def registered_traits() -> dict:
-    """``{name: (uses_tufs, resolves_deadlocks)}`` for every registered policy, as built by
-    its bare name (a policy that does not build for the probe is left out)."""
-    ts = _core.parse_taskset(_PROBE, "yaml", "<probe>")
-    out = {}
-    for name, *_ in _core.schedulers():
-        try:
-            out[name] = tuple(_core.policy_traits(ts, name))
-        except InputError:
-            pass
-    return out
+from .policies import descriptions
 
 
 def utility_accrual_schedulers() -> list[str]:
-    return [n for n, (tufs, _) in registered_traits().items() if tufs]
+    """The policies that decide by TUFs, as their descriptions say (``rtsched.policies``)."""
+    return [p["name"] for p in descriptions() if p["tufs"] != "ignored"]
 
 
 def deadlock_resolving_schedulers() -> list[str]:
-    return [n for n, (_, dl) in registered_traits().items() if dl]
+    """The policies that break a deadlock by an abort, as their descriptions say."""
+    return [p["name"] for p in descriptions() if p["resolves_deadlocks"]]
 
 
 def _quoted(names) -> str:

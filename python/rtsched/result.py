@@ -282,19 +282,15 @@ class NotRun:
         return f"<NotRun {self.scheduler} ({self.substrate}): {self.status}: {self.error}>"
 
 
-#: Statuses of rows whose scheduler could not run because of the input (exit 2); a real run
-#: that failed on the machine (``run-failed``) is exit 1.
-RUN_FAILED = "run-failed"
-
-
 def exit_status(results) -> int:
-    """The exit code of a comparison: 0 when every scheduler ran, 1 when a real run failed
-    (status ``run-failed``), else 2 when some could not run because of the input (a partition
-    that failed, a deadlock, a set the scheduler refuses)."""
-    failed = [r for r in results if not r.ok]
-    if any(r.status == RUN_FAILED for r in failed):
-        return 1
-    return 2 if failed else 0
+    """The exit code of a comparison: 0 when every scheduler ran, 1 when a run failed on the
+    machine (status ``run-failed``), which wins, else 2 when some could not run because of the
+    input (a partition that failed, a deadlock, a run too long, a set the
+    scheduler refuses). Each status's code is the core's (``_core.STATUS_EXIT_CODES``,
+    ``rtsched_sweep::Status::exit_code``), the same for a simulated and a real run, and the
+    same as the exception the run raises (``InputError``: 2, ``RunFailed``: 1)."""
+    codes = {_core.STATUS_EXIT_CODES[r.status] for r in results if not r.ok}
+    return 1 if 1 in codes else (2 if codes else 0)
 
 
 #: Jobs a run may count before it is refused up front (``max_jobs=``, the CLI's --max-jobs): a
@@ -489,8 +485,9 @@ def run(taskset, backend: str = "testbed:gedf", duration=None, seed=None, on_mis
     when the run ends) and reads ``jobs`` back from it. ``max_jobs``, ``max_work``: as for
     :func:`simulate` (the work of a ``testbed:`` backend's policy; the kernel's own are not
     estimated). The task set's warnings are given as :func:`simulate` gives them; a backend that
-    cannot run the set raises with a ``status`` as there (a real run that failed on the machine:
-    :class:`RunFailed`, status ``run-failed``, or ``deadlock``).
+    cannot run the set raises with a ``status`` as there, with the same exception for the same
+    failure (a deadlock: :class:`InputError`, status ``deadlock``); a run that failed on the
+    machine raises :class:`RunFailed`, status ``run-failed``.
     """
     ts = _as_taskset(taskset)
     if duration is not None or seed is not None or on_miss is not None:

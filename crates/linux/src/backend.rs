@@ -14,7 +14,8 @@ use rtsched_policies::Policy;
 /// sections lock their pthread mutexes with `PTHREAD_PRIO_INHERIT` instead of `PTHREAD_PRIO_NONE`.
 pub const BACKENDS: &[(&str, &str)] = &[
     ("kernel:deadline", "each task's threads under SCHED_DEADLINE (runtime = WCET + max(250 us, 10%), deadline, period; one reservation per thread of a parallel task); kernel:deadline:reclaim adds GRUB reclaiming, :pi priority inheritance"),
-    ("kernel:fifo", "each task's threads under SCHED_FIFO, RM priorities (kernel:fifo:dm for DM, :file for the file's; :pi for priority inheritance, e.g. kernel:fifo:rm:pi); partitioned through affinity if every task has a cpu"),
+    ("kernel:fifo", "each task's threads under SCHED_FIFO, the file's priorities if every task has one, else RM (kernel:fifo:rm, :dm for DM, :file; priorities on only some tasks are refused unless one is named, as by gfp; :pi for priority inheritance, e.g. kernel:fifo:rm:pi); partitioned through affinity if every task has a cpu"),
+    ("kernel:linux", "each task under its own Linux policy from the file (policy: deadline with runtime, fifo or rr with priority, other with nice; run.default_policy; best-effort tasks SCHED_OTHER at their nice), as the simulator's linux scheduler stacks them; refused before starting, with the kernel's reason, if sched_setattr would refuse a reservation (the fair servers counted); kernel:linux:reclaim adds GRUB, :pi priority inheritance"),
     ("kernel:other", "each task's threads under SCHED_OTHER (CFS/EEVDF): what a user gets by default (kernel:other:pi for priority inheritance)"),
     ("kernel:scx-gedf", "rtsched's sched_ext scheduler (needs a kernel with sched_ext and the rtsched-scx loader): global EDF in BPF, idle CPU first, else preempt the latest deadline found in the cpudl tree (kernel:scx-gedf:linear scans instead); tasks register period, deadline and WCET"),
     ("kernel:scx-pedf", "rtsched's sched_ext scheduler: partitioned EDF in BPF, partition from the file's cpu fields or a heuristic (kernel:scx-pedf:ffd, :wfd, :lwfg+ffd, ...)"),
@@ -77,8 +78,10 @@ impl Backend {
     }
 }
 
-fn check_common(ts: &TaskSet, opts: &RunOptions) -> Result<(), RunError> {
-    if let Some(t) = ts.tasks.iter().find(|t| t.is_fair()) {
+fn check_common(ts: &TaskSet, backend: &str, opts: &RunOptions) -> Result<(), RunError> {
+    // kernel:linux runs them as SCHED_OTHER threads at their nice (crate::kernel's fair.rs).
+    let fair_runs = backend == "kernel:linux" || backend.starts_with("kernel:linux:");
+    if let Some(t) = ts.tasks.iter().find(|t| t.is_fair() && !fair_runs) {
         // Best-effort tasks live in the simulator (`cfs`); on a real machine the kernel's own
         // fair class runs them: `rtsched stress` makes the load, `rtsched balance` moves it.
         return Err(RunError::Input(format!(
@@ -147,7 +150,7 @@ fn run_with(
     opts: &RunOptions,
     out: Option<&mut Collector<'_>>,
 ) -> Result<RunResult, RunError> {
-    check_common(ts, opts)?;
+    check_common(ts, backend, opts)?;
     // Validate everything before touching any thread.
     let backend = Backend::parse(ts, backend)?;
     sys::check_rt_privilege().map_err(RunError::Privilege)?;

@@ -8,6 +8,7 @@ use std::sync::atomic::AtomicU32;
 
 pub const SCHED_OTHER: u32 = 0;
 pub const SCHED_FIFO: u32 = 1;
+pub const SCHED_RR: u32 = 2;
 pub const SCHED_DEADLINE: u32 = 6;
 
 #[inline]
@@ -118,6 +119,32 @@ pub fn set_fifo(tid: i32, priority: u32) -> io::Result<()> {
             size: std::mem::size_of::<SchedAttr>() as u32,
             policy: SCHED_FIFO,
             priority,
+            ..Default::default()
+        },
+    )
+}
+
+/// SCHED_RR at `priority` (1..=99): SCHED_FIFO with a time slice among equals.
+pub fn set_rr(tid: i32, priority: u32) -> io::Result<()> {
+    setattr(
+        tid,
+        &SchedAttr {
+            size: std::mem::size_of::<SchedAttr>() as u32,
+            policy: SCHED_RR,
+            priority,
+            ..Default::default()
+        },
+    )
+}
+
+/// SCHED_OTHER at `nice` (-20..=19; below 0 needs CAP_SYS_NICE).
+pub fn set_other_nice(tid: i32, nice: i8) -> io::Result<()> {
+    setattr(
+        tid,
+        &SchedAttr {
+            size: std::mem::size_of::<SchedAttr>() as u32,
+            policy: SCHED_OTHER,
+            nice: i32::from(nice),
             ..Default::default()
         },
     )

@@ -60,7 +60,7 @@
 use crate::ctx::BuildCtx;
 use crate::opzone::{Candidate, Permille, TaskUsage, Trigger, ZoneBalancer, ZoneConfig};
 use crate::policy::{Dispatch, EntityId, EntityInfo, Policy};
-use crate::spec::{PolicyInfo, SchedulerSpec};
+use crate::spec::{PolicyInfo, SchedulerSpec, Takes, Tufs};
 use rtsched_model::time::{parse_duration_str, NS_PER_MS, NS_PER_US};
 use rtsched_model::{TaskSet, Time};
 
@@ -75,6 +75,17 @@ pub const INFO: PolicyInfo = PolicyInfo {
               wakeup_granularity=1ms, balance_min=10ms, balance_max=100ms, imbalance_pct=117, balance_cost=2us, balance_cost_per_cpu=250ns, \
               check_cost=1us, lock=20us, guard=on|off (move only from a queue of two more fair entities; default on for opzone, off for linux), \
               checks=points|periodic (opzone: the paper's check points, or every CPU's balance interval as Linux)",
+    partition: None,
+    fixed_priorities: false,
+    takes: Takes {
+        fork_join: true,
+        dag: true,
+        sections: true,
+        fair: true,
+    },
+    tufs: Tufs::Ignored,
+    resolves_deadlocks: false,
+    grants_resources: false,
 };
 
 const NONE: u32 = u32::MAX;

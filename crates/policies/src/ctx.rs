@@ -24,10 +24,11 @@
 //! (execution demands and arrival gaps, `crates/runtime/src/streams.rs`).
 
 use crate::common::findcpu::PushFind;
-use crate::spec::SchedulerSpec;
+use crate::spec::{Partitioning, SchedulerSpec};
 use rand_chacha::rand_core::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use rtsched_analysis::partition::{by_name, Admission};
+use rtsched_analysis::priority::{self, Priorities};
 use rtsched_model::TaskSet;
 use std::cell::Cell;
 
@@ -97,75 +98,49 @@ impl<'a> BuildCtx<'a> {
 
     /// Task priorities for a fixed-priority policy, and the label naming how they were chosen
     /// (`NAME:file|rm|dm`). The main option (bare) is `prio`; `allowed` lists every option
-    /// the spec may carry (including `prio`). Without `prio`: `file` if every task has a
-    /// priority, `rm` if none has, else an error.
+    /// the spec may carry (including `prio`). Without `prio`, the rule every fixed-priority
+    /// scheduler follows, the kernel's `kernel:fifo` too ([`priority::assign`]): `file` if
+    /// every task has a priority, `rm` if none has, else an error.
     pub fn priorities(
         &self,
         spec: &SchedulerSpec,
         allowed: &[&str],
     ) -> Result<(Vec<u32>, String), String> {
         let ts = self.ts;
-        let mode = spec.option("prio", allowed)?;
-        let given = ts.tasks.iter().filter(|t| t.priority.is_some()).count();
-        let mode = match mode.as_deref() {
-            Some(m) => m.to_string(),
-            None if given == ts.tasks.len() => "file".into(),
-            None if given == 0 => "rm".into(),
-            None => {
-                let missing = ts
-                    .tasks
-                    .iter()
-                    .find(|t| t.priority.is_none())
-                    .expect("some task lacks one");
-                // A set written for Linux's classes: a deadline or fair task has no priority.
-                let linux = if ts.has_policies() {
-                    format!(
-                        " (it runs under policy {}: 'linux' runs every task under its own policy)",
-                        ts.sched_policy(ts.task_index(&missing.name).unwrap_or(0))
-                            .kind()
-                            .name()
-                    )
-                } else {
-                    String::new()
-                };
-                return Err(format!(
-                    "{}: task '{}': field 'priority': missing, while other tasks have one{linux}; give every task a priority, or choose {}:rm / {}:dm",
-                    ts.source, missing.name, spec.name, spec.name
-                ));
-            }
-        };
-        let prio = match mode.as_str() {
-            "file" => {
-                if let Some(t) = ts.tasks.iter().find(|t| t.priority.is_none()) {
-                    return Err(format!("{}: task '{}': field 'priority': missing, and {}:file needs every task's priority", ts.source, t.name, spec.name));
-                }
-                ts.tasks.iter().map(|t| t.priority.unwrap()).collect()
-            }
-            "rm" => rtsched_analysis::priority::rate_monotonic(&ts.tasks),
-            "dm" => rtsched_analysis::priority::deadline_monotonic(&ts.tasks),
-            other => {
-                return Err(format!(
-                    "scheduler '{}': unknown priority assignment '{other}' (known: file, rm, dm)",
+        let named = match spec.option("prio", allowed)? {
+            None => None,
+            Some(m) => Some(Priorities::parse(&m).ok_or_else(|| {
+                format!(
+                    "scheduler '{}': unknown priority assignment '{m}' (known: file, rm, dm)",
                     spec.name
-                ))
-            }
+                )
+            })?),
         };
-        Ok((prio, format!("{}:{mode}", spec.name)))
+        let (prio, by) =
+            priority::assign(&ts.tasks, named).map_err(|e| e.message(ts, &spec.name))?;
+        Ok((prio, format!("{}:{}", spec.name, by.name())))
     }
 
     /// The partition (CPU of each task) of a partitioned policy and, when a heuristic made it,
     /// the heuristic's name for the run's label: a fallback chain's whole name (`lwfg+ffd`),
     /// whichever of its heuristics succeeded, so every set run under one spec has one label.
     /// Computed by the partitioner named in `partition=NAME` (also the bare option when
-    /// `bare_is_partition`; two of them are refused: a chain is written `a+b`, since `,`
-    /// separates options), admitting a task to a CPU by `admission`; else read from the tasks'
-    /// `cpu` fields.
+    /// `how.bare`, as the policy's [`crate::PolicyInfo::partition`] says; two of them are
+    /// refused: a chain is written `a+b`, since `,` separates options), admitting a task to a
+    /// CPU by `admission` (of the kind `how` declares); else read from the tasks' `cpu` fields.
     pub fn partition_labelled(
         &self,
         spec: &SchedulerSpec,
-        bare_is_partition: bool,
+        how: &Partitioning,
         admission: Admission,
     ) -> Result<(Vec<u32>, Option<String>), String> {
+        assert_eq!(
+            admission.name(),
+            how.admission.name(),
+            "scheduler '{}' admits otherwise than its description says",
+            spec.name
+        );
+        let bare_is_partition = how.bare;
         let ts = self.ts;
         let given: Vec<&String> = spec
             .options

@@ -51,7 +51,7 @@ use crate::common::{Key, Order};
 use crate::ctx::BuildCtx;
 use crate::gedf::EdfOrder;
 use crate::policy::{Dispatch, EntityId, EntityInfo, Policy, RunView};
-use crate::spec::{PolicyInfo, SchedulerSpec};
+use crate::spec::{PolicyInfo, SchedulerSpec, Takes, Tufs};
 use rtsched_model::Time;
 
 /// A job of the tentative schedule.
@@ -312,6 +312,12 @@ pub const INFO: PolicyInfo = PolicyInfo {
     summary: "DASA: utility accrual with dependencies, aborts and deadlock resolution (uniprocessor; per CPU on a partition when m > 1)",
     paper: "Clark 1990 (CMU-CS-90-155), ChronOS P-DASA",
     options: "partition=NAME, or bare dasa:NAME (load: worst fit without admission, for overload; or any pedf partitioner); needed on m > 1 unless tasks have `cpu` fields",
+    partition: Some(ua::PARTITION),
+    fixed_priorities: false,
+    takes: Takes::REAL_TIME,
+    tufs: Tufs::NonIncreasing,
+    resolves_deadlocks: true,
+    grants_resources: true,
 };
 
 pub const INFO_PARTITIONED: PolicyInfo = PolicyInfo {
@@ -319,6 +325,12 @@ pub const INFO_PARTITIONED: PolicyInfo = PolicyInfo {
     summary: "P-DASA: DASA per CPU on a partition (the same policy as dasa)",
     paper: "ChronOS P-DASA, Clark 1990",
     options: "partition=NAME, or bare pdasa:NAME (load, or any pedf partitioner); else the tasks' `cpu` fields",
+    partition: Some(ua::PARTITION),
+    fixed_priorities: false,
+    takes: Takes::REAL_TIME,
+    tufs: Tufs::NonIncreasing,
+    resolves_deadlocks: true,
+    grants_resources: true,
 };
 
 /// `partition=NAME` (also bare), else the tasks' `cpu` fields (none needed on one CPU).

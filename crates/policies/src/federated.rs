@@ -41,7 +41,7 @@ use crate::common::{GlobalDomain, SequentialDomain};
 use crate::ctx::BuildCtx;
 use crate::gedf::EdfOrder;
 use crate::policy::{Dispatch, EntityId, EntityInfo, Policy};
-use crate::spec::{PolicyInfo, SchedulerSpec};
+use crate::spec::{PolicyInfo, SchedulerSpec, Takes, Tufs};
 use rtsched_analysis::schedulability::cmp_sum;
 use rtsched_model::time::fmt_duration;
 use rtsched_model::{Task, TaskSet, Time};
@@ -316,6 +316,12 @@ pub const INFO: PolicyInfo = PolicyInfo {
     summary: "heavy tasks (C > D) alone on ⌈(C−L)/(D−L)⌉ CPUs each, greedy; light ones sequential, global EDF on the rest",
     paper: "federated scheduling (Li et al., ECRTS 2014)",
     options: "",
+    partition: None,
+    fixed_priorities: false,
+    takes: Takes::REAL_TIME,
+    tufs: Tufs::Ignored,
+    resolves_deadlocks: false,
+    grants_resources: false,
 };
 
 /// No options; refuses a task set it cannot place (rule 5).

@@ -11,7 +11,7 @@ use crate::common::global_model;
 use crate::common::{GlobalDomain, Key, Order};
 use crate::ctx::BuildCtx;
 use crate::policy::{EntityInfo, Policy};
-use crate::spec::{PolicyInfo, SchedulerSpec};
+use crate::spec::{PolicyInfo, SchedulerSpec, Takes, Tufs};
 
 /// EDF's comparator, shared by every EDF variant (global, partitioned, non-preemptive).
 #[derive(Clone, Copy, Debug, Default)]
@@ -33,6 +33,12 @@ pub const INFO: PolicyInfo = PolicyInfo {
     summary: "global preemptive EDF (one ready queue, m earliest deadlines run)",
     paper: "baseline of PAWS §2, gedf-heap §3, ChronOS G-EDF",
     options: "model=stw|ac, mapper=3pass|none (ChronOS §5.2-5.3; without them, the native domain)",
+    partition: None,
+    fixed_priorities: false,
+    takes: Takes::REAL_TIME,
+    tufs: Tufs::Ignored,
+    resolves_deadlocks: false,
+    grants_resources: false,
 };
 
 /// `model=`, `mapper=` (run through [`global_model`]); none: the native domain.

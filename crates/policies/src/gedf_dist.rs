@@ -16,7 +16,7 @@
 use crate::ctx::BuildCtx;
 use crate::gedf::EdfOrder;
 use crate::policy::Policy;
-use crate::spec::{PolicyInfo, SchedulerSpec};
+use crate::spec::{PolicyInfo, SchedulerSpec, Takes, Tufs};
 
 // The machinery's old home: kept so existing paths (`gedf_dist::PushFind`, ...) still resolve.
 pub use crate::common::dist::{timer_overhead_ns, DistDomain, DistStats};
@@ -41,6 +41,12 @@ pub const INFO: PolicyInfo = PolicyInfo {
     summary: "global EDF on per-CPU run queues with push/pull (Linux SCHED_DEADLINE); same schedule as gedf",
     paper: "gedf-heap §3–5 (push/pull, free-CPU mask, cpudl max-heap; Figs 3, 4, 7)",
     options: "push=linear|fmask|heap (default heap; bare option = push), measure (time each operation, stats only); negative control: wake=last|free (default last, the kernel's: a woken job on its task's last CPU; free: on a free CPU when that one is busy)",
+    partition: None,
+    fixed_priorities: false,
+    takes: Takes::REAL_TIME,
+    tufs: Tufs::Ignored,
+    resolves_deadlocks: false,
+    grants_resources: false,
 };
 
 /// `push=linear|fmask|heap` (also bare; default heap), `measure`, `wake=last|free`.

@@ -15,7 +15,7 @@ use crate::common::{GlobalDomain, SequentialDomain};
 use crate::ctx::BuildCtx;
 use crate::gedf::EdfOrder;
 use crate::policy::Policy;
-use crate::spec::{PolicyInfo, SchedulerSpec};
+use crate::spec::{PolicyInfo, SchedulerSpec, Takes, Tufs};
 
 pub fn gedf_seq(cpus: u32) -> SequentialDomain<EdfOrder> {
     SequentialDomain::new(GlobalDomain::new("gedf-seq", EdfOrder, cpus, true))
@@ -26,6 +26,12 @@ pub const INFO: PolicyInfo = PolicyInfo {
     summary: "global preemptive EDF, each parallel job run sequentially (a region's threads one after another)",
     paper: "baseline: unparallelised jobs (PAWS §3)",
     options: "",
+    partition: None,
+    fixed_priorities: false,
+    takes: Takes::REAL_TIME,
+    tufs: Tufs::Ignored,
+    resolves_deadlocks: false,
+    grants_resources: false,
 };
 
 /// No options.

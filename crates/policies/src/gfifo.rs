@@ -8,7 +8,7 @@ use crate::common::global_model;
 use crate::common::{GlobalDomain, Key, Order};
 use crate::ctx::BuildCtx;
 use crate::policy::{EntityInfo, Policy};
-use crate::spec::{PolicyInfo, SchedulerSpec};
+use crate::spec::{PolicyInfo, SchedulerSpec, Takes, Tufs};
 
 #[derive(Clone, Copy, Debug, Default)]
 pub struct FifoOrder;
@@ -29,6 +29,12 @@ pub const INFO: PolicyInfo = PolicyInfo {
     summary: "global FIFO, non-preemptive (naive baseline)",
     paper: "baseline",
     options: "model=stw|ac, mapper=3pass|none (ChronOS §5.2-5.3; without them, the native domain)",
+    partition: None,
+    fixed_priorities: false,
+    takes: Takes::REAL_TIME,
+    tufs: Tufs::Ignored,
+    resolves_deadlocks: false,
+    grants_resources: false,
 };
 
 /// `model=`, `mapper=` (run through [`global_model`]); none: the native domain.

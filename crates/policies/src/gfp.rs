@@ -12,7 +12,7 @@ use crate::common::global_model;
 use crate::common::{GlobalDomain, Key, Order};
 use crate::ctx::BuildCtx;
 use crate::policy::{EntityInfo, Policy};
-use crate::spec::{PolicyInfo, SchedulerSpec};
+use crate::spec::{PolicyInfo, SchedulerSpec, Takes, Tufs};
 
 /// Fixed-priority comparator over per-task priorities (larger = more urgent).
 #[derive(Clone, Debug)]
@@ -40,6 +40,12 @@ pub const INFO: PolicyInfo = PolicyInfo {
     summary: "global preemptive fixed priority (file priorities, or RM / DM)",
     paper: "gedf-heap §4 (SCHED_FIFO, cpupri)",
     options: "prio=file|rm|dm (default: file if every task has one, else rm); model=stw|ac, mapper=3pass|none (ChronOS §5.2-5.3; without them, the native domain)",
+    partition: None,
+    fixed_priorities: true,
+    takes: Takes::REAL_TIME,
+    tufs: Tufs::Ignored,
+    resolves_deadlocks: false,
+    grants_resources: false,
 };
 
 /// `prio=file|rm|dm` (also bare); `model=`, `mapper=` run it through [`global_model`].

@@ -24,7 +24,7 @@ use crate::common::findcpu::PushFind;
 use crate::ctx::BuildCtx;
 use crate::gfp::FpOrder;
 use crate::policy::Policy;
-use crate::spec::{PolicyInfo, SchedulerSpec};
+use crate::spec::{PolicyInfo, SchedulerSpec, Takes, Tufs};
 
 pub fn gfp_dist(
     label: String,
@@ -47,6 +47,12 @@ pub const INFO: PolicyInfo = PolicyInfo {
     summary: "global fixed priority on per-CPU run queues with push/pull (Linux SCHED_FIFO); same schedule as gfp",
     paper: "gedf-heap §3 (SCHED_FIFO, cpupri), baseline of §6",
     options: "prio=file|rm|dm (as gfp; bare option = prio), push=cpupri|linear|fmask|heap (default cpupri), measure",
+    partition: None,
+    fixed_priorities: true,
+    takes: Takes::REAL_TIME,
+    tufs: Tufs::Ignored,
+    resolves_deadlocks: false,
+    grants_resources: false,
 };
 
 /// `prio=file|rm|dm` (also bare), `push=cpupri|linear|fmask|heap` (default cpupri), `measure`.

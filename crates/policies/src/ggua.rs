@@ -37,7 +37,7 @@ use crate::common::global_model::{self, Choice, Choose, GlobalModel, Mapper, Mod
 use crate::common::ua::{self, Candidate, Tracked};
 use crate::ctx::BuildCtx;
 use crate::policy::{EntityId, Policy, RunView};
-use crate::spec::{PolicyInfo, SchedulerSpec};
+use crate::spec::{PolicyInfo, SchedulerSpec, Takes, Tufs};
 use rtsched_model::Time;
 
 /// G-GUA's chooser, with its scratch space.
@@ -185,6 +185,12 @@ pub const INFO: PolicyInfo = PolicyInfo {
     summary: "greedy global utility accrual (PUD order, per-CPU feasible EDF schedules, aborts)",
     paper: "ChronOS §6.1; Garyali et al. OPODIS 2010 (G-GUA)",
     options: "model=stw|ac, mapper=3pass|none (default stw, 3pass); chain_pud=sum|max (a chain head's PUD: all its dependents summed, ChronOS's, the default; or the best single chain); negative controls (each mechanism is on unless switched off): abort=off (no abort of hopeless jobs), chains=off (no PUD lent along dependency chains)",
+    partition: None,
+    fixed_priorities: false,
+    takes: Takes::REAL_TIME,
+    tufs: Tufs::NonIncreasing,
+    resolves_deadlocks: true,
+    grants_resources: true,
 };
 
 /// `model=`, `mapper=`, `chain_pud=`; the controls `abort=`, `chains=` (on|off, default on).

@@ -17,7 +17,7 @@ use crate::common::key::Key;
 use crate::common::ua::{self, Tracked};
 use crate::ctx::BuildCtx;
 use crate::policy::{EntityId, Policy, RunView};
-use crate::spec::{PolicyInfo, SchedulerSpec};
+use crate::spec::{PolicyInfo, SchedulerSpec, Takes, Tufs};
 use rtsched_model::Time;
 
 /// GHVDF's chooser, with its scratch space.
@@ -84,6 +84,12 @@ pub const INFO: PolicyInfo = PolicyInfo {
     summary: "global highest value density first (utility / remaining time)",
     paper: "ChronOS (GHVDF); Locke's value density",
     options: "model=stw|ac, mapper=3pass|none (default stw, 3pass)",
+    partition: None,
+    fixed_priorities: false,
+    takes: Takes::REAL_TIME,
+    tufs: Tufs::NonIncreasing,
+    resolves_deadlocks: false,
+    grants_resources: true,
 };
 
 /// `model=`, `mapper=`.

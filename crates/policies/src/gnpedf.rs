@@ -10,7 +10,7 @@ use crate::common::GlobalDomain;
 use crate::ctx::BuildCtx;
 use crate::gedf::EdfOrder;
 use crate::policy::Policy;
-use crate::spec::{PolicyInfo, SchedulerSpec};
+use crate::spec::{PolicyInfo, SchedulerSpec, Takes, Tufs};
 
 pub fn gnpedf(cpus: u32) -> GlobalDomain<EdfOrder> {
     GlobalDomain::new("gnpedf", EdfOrder, cpus, false)
@@ -21,6 +21,12 @@ pub const INFO: PolicyInfo = PolicyInfo {
     summary: "global non-preemptive EDF",
     paper: "ChronOS §5 (G-NP-EDF)",
     options: "model=stw|ac, mapper=3pass|none (ChronOS §5.2-5.3; without them, the native domain)",
+    partition: None,
+    fixed_priorities: false,
+    takes: Takes::REAL_TIME,
+    tufs: Tufs::Ignored,
+    resolves_deadlocks: false,
+    grants_resources: false,
 };
 
 /// `model=`, `mapper=` (run through [`global_model`]); none: the native domain.

@@ -34,7 +34,7 @@ use crate::common::{Key, Order};
 use crate::ctx::BuildCtx;
 use crate::gedf::EdfOrder;
 use crate::policy::{Dispatch, EntityId, EntityInfo, Policy, RunView};
-use crate::spec::{PolicyInfo, SchedulerSpec};
+use crate::spec::{PolicyInfo, SchedulerSpec, Takes, Tufs};
 use rtsched_model::Time;
 
 /// A job of the schedule.
@@ -182,6 +182,12 @@ pub const INFO: PolicyInfo = PolicyInfo {
     summary: "LBESA: EDF that sheds the least value-density jobs under overload, with aborts (uniprocessor; per CPU on a partition when m > 1)",
     paper: "Locke 1986 (CMU-CS-86-134), ChronOS LBESA",
     options: "partition=NAME, or bare lbesa:NAME (load: worst fit without admission, for overload; or any pedf partitioner); needed on m > 1 unless tasks have `cpu` fields",
+    partition: Some(ua::PARTITION),
+    fixed_priorities: false,
+    takes: Takes::REAL_TIME,
+    tufs: Tufs::NonIncreasing,
+    resolves_deadlocks: false,
+    grants_resources: true,
 };
 
 /// `partition=NAME` (also bare), else the tasks' `cpu` fields (none needed on one CPU).

@@ -34,4 +34,4 @@ pub mod pfp;
 
 pub use policy::*;
 pub use registry::{build, build_for, BuildError, POLICIES};
-pub use spec::{PolicyInfo, SchedulerSpec};
+pub use spec::{PartitionAdmission, Partitioning, PolicyInfo, SchedulerSpec, Takes, Tufs};

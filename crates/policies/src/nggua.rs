@@ -33,7 +33,7 @@ use crate::common::global_model::{self, Choice, Choose, GlobalModel, Mapper, Mod
 use crate::common::ua::{self, Candidate, Tracked};
 use crate::ctx::BuildCtx;
 use crate::policy::{EntityId, Policy, RunView};
-use crate::spec::{PolicyInfo, SchedulerSpec};
+use crate::spec::{PolicyInfo, SchedulerSpec, Takes, Tufs};
 use rtsched_model::Time;
 
 /// NG-GUA's chooser, with its scratch space.
@@ -159,6 +159,12 @@ pub const INFO: PolicyInfo = PolicyInfo {
     summary: "non-greedy global utility accrual (EDF to least-loaded CPUs, shed lowest PUD, aborts)",
     paper: "ChronOS §6.1; Garyali et al. OPODIS 2010 (NG-GUA)",
     options: "model=stw|ac, mapper=3pass|none (default stw, 3pass); chain_pud=sum|max (as ggua); negative controls (each mechanism is on unless switched off): shed=off (no step 3), abort=off (no abort of hopeless jobs), chains=off (neither PUD nor deadline lent along dependency chains)",
+    partition: None,
+    fixed_priorities: false,
+    takes: Takes::REAL_TIME,
+    tufs: Tufs::NonIncreasing,
+    resolves_deadlocks: true,
+    grants_resources: true,
 };
 
 /// `model=`, `mapper=`, `chain_pud=`; the controls `shed=`, `abort=`, `chains=` (on|off, default on).

@@ -81,7 +81,7 @@ use crate::common::{IndexedHeap, Key, Order};
 use crate::ctx::BuildCtx;
 use crate::gedf::EdfOrder;
 use crate::policy::{Dispatch, EntityId, EntityInfo, Policy};
-use crate::spec::{PolicyInfo, SchedulerSpec};
+use crate::spec::{PolicyInfo, SchedulerSpec, Takes, Tufs};
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 use rtsched_model::Time;
@@ -650,6 +650,12 @@ pub const INFO: PolicyInfo = PolicyInfo {
     summary: "global EDF for jobs + priority-aware work stealing of parallel threads (per-core deques)",
     paper: "PAWS §4 (Rules A–F)",
     options: "pull=empty|inversion (Rule D as written, or also on a priority inversion as the authors' kernel), master=global|joining (where the master resumes after a join); weakened controls: steal=top|random|bottom|none (the thread a free core steals: the top of the victim's most urgent deque as the paper; random: priority-unaware, classic randomized work stealing, the victim's oldest thread whatever its deadline; bottom: the newest of its most urgent deque; none: no stealing), fork=local|global (defaults: empty, global, top, local)",
+    partition: None,
+    fixed_priorities: false,
+    takes: Takes::REAL_TIME,
+    tufs: Tufs::Ignored,
+    resolves_deadlocks: false,
+    grants_resources: false,
 };
 
 /// Every reading and weakened variant, one option each (beside the default `paws`): what

@@ -10,18 +10,31 @@ use crate::common::PartitionedDomain;
 use crate::ctx::BuildCtx;
 use crate::gedf::EdfOrder;
 use crate::policy::Policy;
-use crate::spec::{PolicyInfo, SchedulerSpec};
+use crate::spec::{PartitionAdmission, Partitioning, PolicyInfo, SchedulerSpec, Takes, Tufs};
 use rtsched_analysis::partition::Admission;
 
 pub fn pedf(label: String, cpus: u32, cpu_of_task: Vec<u32>) -> PartitionedDomain<EdfOrder> {
     PartitionedDomain::new(label, EdfOrder, cpus, cpu_of_task, true)
 }
 
+/// The bare option names the heuristic; tasks are admitted by the exact EDF test.
+pub const PARTITION: Partitioning = Partitioning {
+    bare: true,
+    admission: PartitionAdmission::EdfExact,
+    own: &[],
+};
+
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "pedf",
     summary: "partitioned EDF (uniprocessor EDF per CPU; tasks' `cpu` fields)",
     paper: "LWFG §2, ChronOS P-EDF",
     options: "partition=NAME, or bare pedf:NAME (ffd, wfd, bfd, nfd, bf, lwfg, FIT:ORDER; chains with '+', e.g. lwfg+ffd; NAME-overflow places what fits nowhere on the least utilised CPU and runs it anyway): partition with the exact EDF test instead of reading `cpu` fields",
+    partition: Some(PARTITION),
+    fixed_priorities: false,
+    takes: Takes::REAL_TIME,
+    tufs: Tufs::Ignored,
+    resolves_deadlocks: false,
+    grants_resources: false,
 };
 
 /// `partition=NAME` (also bare), admitting tasks to a CPU by the exact EDF test; else the
@@ -38,5 +51,5 @@ pub fn partition(
     ctx: &BuildCtx,
 ) -> Result<(Vec<u32>, Option<String>), String> {
     spec.option("partition", &["partition"])?;
-    ctx.partition_labelled(spec, true, Admission::EdfExact)
+    ctx.partition_labelled(spec, &PARTITION, Admission::EdfExact)
 }

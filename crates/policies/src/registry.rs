@@ -10,13 +10,13 @@
 
 use crate::ctx::BuildCtx;
 use crate::policy::Policy;
-use crate::spec::{PolicyInfo, SchedulerSpec};
+use crate::spec::{PolicyInfo, SchedulerSpec, Takes};
 use crate::{
     cfs, dasa, federated, gedf, gedf_dist, gedf_seq, gfifo, gfp, gfp_dist, ggua, ghvdf, gnpedf,
     lbesa, linux, nggua, paws, pedf, pfp,
 };
 use rtsched_model::text::closest;
-use rtsched_model::TaskSet;
+use rtsched_model::{Task, TaskSet};
 
 /// A policy's constructor: from its parsed spec (whose name is the policy's) and the build
 /// context. It validates the options, so its errors name what the user wrote.
@@ -150,8 +150,68 @@ impl SchedulerSpec {
     }
 }
 
-/// The policies that schedule best-effort (fair-class) tasks.
-pub const FAIR_CLASS: &[&str] = &["cfs", "linux"];
+/// The policies that take `what` ([`PolicyInfo::takes`]), in the registry's order.
+pub fn taking(what: impl Fn(&Takes) -> bool) -> Vec<&'static str> {
+    POLICIES
+        .iter()
+        .filter(|p| what(&p.takes))
+        .map(|p| p.name)
+        .collect()
+}
+
+/// Why policy `info` does not take the set `ts`: a task with a part the policy does not run
+/// ([`PolicyInfo::takes`]: best-effort tasks first, then DAG tasks, fork-join tasks and
+/// critical sections), naming the file, the task and the field, and the policies that take
+/// it. `None` when it takes every part of the set. [`build_for`] asks it before building.
+pub fn refusal(info: &PolicyInfo, ts: &TaskSet) -> Option<String> {
+    if let Some(t) = ts.tasks.iter().find(|t| t.is_fair()) {
+        if !info.takes.fair {
+            return Some(format!(
+                "{}: task '{}' is best-effort (class: fair) and scheduler '{}' has no fair class; use {}",
+                ts.source,
+                t.name,
+                info.name,
+                taking(|k| k.fair).join(" or ")
+            ));
+        }
+    }
+    type Part = (
+        fn(&Takes) -> bool,
+        fn(&Task) -> bool,
+        &'static str,
+        &'static str,
+    );
+    let parts: [Part; 3] = [
+        (|k| k.dag, |t| t.dag.is_some(), "dag", "DAG tasks"),
+        (
+            |k| k.fork_join,
+            |t| t.dag.is_none() && t.is_parallel(),
+            "regions",
+            "parallel (fork-join) tasks",
+        ),
+        (
+            |k| k.sections,
+            |t| !t.sections.is_empty(),
+            "sections",
+            "critical sections",
+        ),
+    ];
+    for (takes, has, field, what) in parts {
+        if takes(&info.takes) {
+            continue;
+        }
+        if let Some(t) = ts.tasks.iter().find(|t| has(t)) {
+            return Some(format!(
+                "{}: task '{}': field '{field}': scheduler '{}' does not run {what}; {} do",
+                ts.source,
+                t.name,
+                info.name,
+                taking(takes).join(", ")
+            ));
+        }
+    }
+    None
+}
 
 /// Why a policy does not build for a task set.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -177,19 +237,21 @@ impl From<BuildError> for String {
 pub fn build_for(spec: &str, ts: &TaskSet) -> Result<Box<dyn Policy>, BuildError> {
     let s = SchedulerSpec::parse(spec).map_err(BuildError::Refused)?;
     let entry = find(&s.name).expect("parse checked the name");
-    if let Some(t) = ts.tasks.iter().find(|t| t.is_fair()) {
-        if !FAIR_CLASS.contains(&s.name.as_str()) {
-            return Err(BuildError::Refused(format!(
-                "{}: task '{}' is best-effort (class: fair) and scheduler '{}' has no fair class; use {}",
-                ts.source,
-                t.name,
-                s.name,
-                FAIR_CLASS.join(" or ")
-            )));
-        }
+    build_entry(&entry.info, entry.build, &s, ts)
+}
+
+/// Build `s` by `build` for `ts`, refused first by what `info` says the policy takes.
+fn build_entry(
+    info: &PolicyInfo,
+    build: BuildFn,
+    s: &SchedulerSpec,
+    ts: &TaskSet,
+) -> Result<Box<dyn Policy>, BuildError> {
+    if let Some(m) = refusal(info, ts) {
+        return Err(BuildError::Refused(m));
     }
     let mut ctx = BuildCtx::new(ts);
-    (entry.build)(&s, &mut ctx).map_err(|m| {
+    build(s, &mut ctx).map_err(|m| {
         if ctx.is_unplaced() {
             BuildError::Unplaced(m)
         } else {
@@ -206,6 +268,8 @@ pub fn build(spec: &str, ts: &TaskSet) -> Result<Box<dyn Policy>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::common::ua;
+    use crate::spec::Partitioning;
     use rtsched_model::Task;
 
     /// The partition a partitioned policy's spec yields (`pedf` and `pfp`).
@@ -386,5 +450,267 @@ mod tests {
         let e = partition(&SchedulerSpec::parse("pfp:partition=ffd").unwrap(), &one).unwrap_err();
         // FFD takes c (.4), b (.33), then a (.25), whose arrival pushes c's response time past 10 ms.
         assert!(e.contains("task 'a'") && e.contains("fp-rta"), "{e}");
+    }
+
+    fn yaml(text: &str) -> TaskSet {
+        rtsched_model::file::parse_taskset(text, rtsched_model::file::Format::Yaml, "t.yaml")
+            .unwrap()
+    }
+
+    /// The spec of `info`'s policy that names partitioner `heuristic` as its description says.
+    fn with_heuristic(info: &PolicyInfo, heuristic: &str) -> String {
+        match info.partition {
+            Some(p) if p.bare => format!("{}:{heuristic}", info.name),
+            _ => format!("{}:partition={heuristic}", info.name),
+        }
+    }
+
+    /// `Err(why)` unless `check` holds.
+    macro_rules! check {
+        ($check:expr, $($why:tt)*) => {
+            if !$check {
+                return Err(format!($($why)*));
+            }
+        };
+    }
+
+    /// Whether the policy built by `build` behaves as `info` describes it: the traits its
+    /// built policy reports, the TUFs it refuses, the partial priorities it refuses, the
+    /// partition it needs and takes (with the heuristics and admission declared), the
+    /// best-effort tasks it takes. `Err` says the first difference.
+    fn as_described(info: &PolicyInfo, build: BuildFn) -> Result<(), String> {
+        use crate::spec::{PartitionAdmission, Tufs};
+        let run = |spec: &str, ts: &TaskSet| {
+            build_entry(info, build, &SchedulerSpec::parse(spec).unwrap(), ts)
+        };
+        let name = info.name;
+        let probe = yaml("platform: {cpus: 1}\ntasks:\n  - {name: a, period: 10, wcet: 1, cpu: 0, priority: 1}\n");
+        let rising = yaml("platform: {cpus: 1}\ntasks:\n  - {name: a, period: 10, wcet: 1, cpu: 0, tuf: {shape: piecewise, points: [[0, 1], [5ms, 2]]}}\n");
+        let partial = yaml("platform: {cpus: 1}\ntasks:\n  - {name: a, period: 10, wcet: 1, cpu: 0, priority: 1}\n  - {name: b, period: 20, wcet: 1, cpu: 0}\n");
+        let unplaced = yaml("platform: {cpus: 2}\ntasks:\n  - {name: a, period: 10, wcet: 1}\n  - {name: b, period: 20, wcet: 1}\n");
+        // Fits one CPU under EDF, not under RM ((1,4), (2,6), (4,10) ms: U = .983).
+        let edf_only = yaml("platform: {cpus: 1}\ntasks:\n  - {name: a, period: 4, wcet: 1}\n  - {name: b, period: 6, wcet: 2}\n  - {name: c, period: 10, wcet: 4}\n");
+        let fair = yaml("platform: {cpus: 1}\ntasks:\n  - {name: a, period: 10, wcet: 1, cpu: 0}\n  - {name: f, class: fair}\n");
+        let p = run(name, &probe).map_err(String::from)?;
+        check!(p.uses_tufs() == (info.tufs != Tufs::Ignored), "tufs");
+        check!(
+            p.resolves_deadlocks() == info.resolves_deadlocks,
+            "resolves_deadlocks"
+        );
+        check!(
+            p.grants_resources() == info.grants_resources,
+            "grants_resources"
+        );
+        let r = run(name, &rising).map_err(String::from);
+        let refused = r
+            .as_ref()
+            .err()
+            .is_some_and(|m| m.contains("task 'a': field 'tuf'"));
+        check!(
+            refused == (info.tufs == Tufs::NonIncreasing),
+            "tufs: a rising one {r:?}",
+            r = r.err()
+        );
+        let r = run(name, &partial).map_err(String::from);
+        if info.fixed_priorities {
+            let want = format!("t.yaml: task 'b': field 'priority': missing, while other tasks have one; give every task a priority, or choose {name}:rm / {name}:dm");
+            check!(
+                r.as_ref().err() == Some(&want),
+                "fixed_priorities: {:?}",
+                r.err()
+            );
+            check!(
+                run(&format!("{name}:dm"), &partial).is_ok(),
+                "fixed_priorities: {name}:dm"
+            );
+        } else {
+            check!(r.is_ok(), "fixed_priorities: {:?}", r.err());
+        }
+        match info.partition {
+            Some(how) => {
+                let m = run(name, &unplaced)
+                    .err()
+                    .map(String::from)
+                    .unwrap_or_default();
+                check!(
+                    m.contains("task 'a': field 'cpu'"),
+                    "partition: no cpu fields: {m:?}"
+                );
+                for h in ["ffd", "wfd", "lwfg+ffd"].iter().chain(how.own) {
+                    let spec = with_heuristic(info, h);
+                    check!(run(&spec, &unplaced).is_ok(), "partition: {spec}");
+                }
+                let spec = with_heuristic(info, "ffd");
+                let placed =
+                    run(&format!("{spec},prio=rm"), &edf_only).or_else(|_| run(&spec, &edf_only));
+                let fp_refused =
+                    matches!(placed, Err(BuildError::Unplaced(ref m)) if m.contains("fp-rta"));
+                let ok = match how.admission {
+                    PartitionAdmission::EdfExact => placed.is_ok(),
+                    PartitionAdmission::FpRta => fp_refused,
+                };
+                check!(ok, "partition: admission {:?} ({spec})", how.admission);
+            }
+            None => check!(
+                run(name, &unplaced).is_ok(),
+                "partition: none, yet it needs one"
+            ),
+        }
+        let r = run(name, &fair).map_err(String::from);
+        if info.takes.fair {
+            check!(r.is_ok(), "takes.fair: {:?}", r.err());
+        } else {
+            let fair = taking(|k| k.fair).join(" or ");
+            let want = format!("t.yaml: task 'f' is best-effort (class: fair) and scheduler '{name}' has no fair class; use {fair}");
+            check!(r.as_ref().err() == Some(&want), "takes.fair: {:?}", r.err());
+        }
+        Ok(())
+    }
+
+    /// Every registered policy behaves as its description says.
+    #[test]
+    fn every_policy_is_as_its_description_says() {
+        for e in ENTRIES {
+            if let Err(why) = as_described(&e.info, e.build) {
+                panic!("{}: not as described: {why}", e.info.name);
+            }
+        }
+    }
+
+    /// The control: a description that differs from its policy in any one field is caught
+    /// (lbesa's and gfp's, each field changed in turn).
+    #[test]
+    fn a_wrong_description_is_caught() {
+        use crate::spec::{PartitionAdmission, Tufs};
+        let lbesa = find("lbesa").unwrap();
+        let gfp = find("gfp").unwrap();
+        let i = lbesa.info;
+        let fp = PartitionAdmission::FpRta;
+        let wrong = [
+            (
+                lbesa,
+                PolicyInfo {
+                    partition: None,
+                    ..i
+                },
+                "partition",
+            ),
+            (
+                lbesa,
+                PolicyInfo {
+                    partition: Some(Partitioning {
+                        admission: fp,
+                        ..ua::PARTITION
+                    }),
+                    ..i
+                },
+                "partition: admission",
+            ),
+            (
+                lbesa,
+                PolicyInfo {
+                    fixed_priorities: true,
+                    ..i
+                },
+                "fixed_priorities",
+            ),
+            (
+                lbesa,
+                PolicyInfo {
+                    tufs: Tufs::Ignored,
+                    ..i
+                },
+                "tufs",
+            ),
+            (
+                lbesa,
+                PolicyInfo {
+                    resolves_deadlocks: true,
+                    ..i
+                },
+                "resolves_deadlocks",
+            ),
+            (
+                lbesa,
+                PolicyInfo {
+                    grants_resources: false,
+                    ..i
+                },
+                "grants_resources",
+            ),
+            (
+                gfp,
+                PolicyInfo {
+                    fixed_priorities: false,
+                    ..gfp.info
+                },
+                "fixed_priorities",
+            ),
+            (
+                gfp,
+                PolicyInfo {
+                    partition: Some(pfp::PARTITION),
+                    ..gfp.info
+                },
+                "partition",
+            ),
+        ];
+        for (e, info, field) in wrong {
+            let why = as_described(&info, e.build).expect_err(field);
+            assert!(why.starts_with(field), "{field}: {why}");
+        }
+    }
+
+    /// A policy that takes none of a set's parts is refused before it is built, naming the
+    /// task, the field and the policies that take it (none registered today lacks one; the
+    /// description of a new one may).
+    #[test]
+    fn what_a_policy_does_not_take_is_refused_naming_the_task_and_field() {
+        let none = Takes {
+            fork_join: false,
+            dag: false,
+            sections: false,
+            fair: false,
+        };
+        let info = PolicyInfo {
+            name: "narrow",
+            takes: none,
+            ..gedf::INFO
+        };
+        let ts = yaml("platform: {cpus: 2}\ntasks:\n  - {name: s, period: 10, wcet: 1}\n  - {name: p, period: 10, regions: [1, [2, 2]]}\n  - {name: d, period: 20, dag: {nodes: {x: 1, y: 2}, edges: [[x, y]]}}\n  - {name: c, period: 10, wcet: 4, sections: [{resource: r, start: 0, length: 1}]}\n");
+        assert_eq!(
+            refusal(&info, &ts).unwrap(),
+            "t.yaml: task 'd': field 'dag': scheduler 'narrow' does not run DAG tasks; gedf, gnpedf, pedf, gfp, pfp, gedf-dist, gfp-dist, gfifo, paws, federated, gedf-seq, ggua, nggua, ghvdf, dasa, pdasa, lbesa, cfs, linux do"
+        );
+        let dag = Takes { dag: true, ..none };
+        let m = refusal(&PolicyInfo { takes: dag, ..info }, &ts).unwrap();
+        assert!(
+            m.starts_with("t.yaml: task 'p': field 'regions': scheduler 'narrow' does not run parallel (fork-join) tasks;"),
+            "{m}"
+        );
+        let forks = Takes {
+            fork_join: true,
+            ..dag
+        };
+        let m = refusal(
+            &PolicyInfo {
+                takes: forks,
+                ..info
+            },
+            &ts,
+        )
+        .unwrap();
+        assert!(
+            m.starts_with("t.yaml: task 'c': field 'sections': scheduler 'narrow' does not run critical sections;"),
+            "{m}"
+        );
+        let all = Takes {
+            sections: true,
+            ..forks
+        };
+        assert_eq!(refusal(&PolicyInfo { takes: all, ..info }, &ts), None);
+        for e in ENTRIES {
+            assert_eq!(refusal(&e.info, &ts), None, "{}", e.info.name);
+        }
     }
 }

@@ -192,16 +192,29 @@ fn partition_taskset(
 ) -> PyResult<(Option<PyTaskSet>, String)> {
     let ts = &taskset.inner;
     let oh = overheads_for(ts, profile, statistic)?;
+    // rm, dm, file: the priorities of that assignment (`priority::assign`, the schedulers' rule).
+    let fp = |by| match rtsched_analysis::priority::assign(&ts.tasks, Some(by)) {
+        Ok((p, _)) => Ok(partition::Admission::FpRta(p)),
+        Err(_) => {
+            let t = ts
+                .tasks
+                .iter()
+                .find(|t| t.priority.is_none())
+                .expect("file lacks one");
+            Err(input_err(format!("{}: task '{}': field 'priority': missing, and admission 'file' needs every task's priority", ts.source, t.name)))
+        }
+    };
     let adm = match admission {
         "edf" => partition::Admission::EdfExact,
         "density" => partition::Admission::Density,
-        "rm" => partition::Admission::FpRta(rtsched_analysis::priority::rate_monotonic(&ts.tasks)),
-        "dm" => partition::Admission::FpRta(rtsched_analysis::priority::deadline_monotonic(&ts.tasks)),
-        "file" => match ts.tasks.iter().find(|t| t.priority.is_none()) {
-            Some(t) => return Err(input_err(format!("{}: task '{}': field 'priority': missing, and admission 'file' needs every task's priority", ts.source, t.name))),
-            None => partition::Admission::FpRta(ts.tasks.iter().map(|t| t.priority.unwrap()).collect()),
+        o => match rtsched_analysis::priority::Priorities::parse(o) {
+            Some(by) => fp(by)?,
+            None => {
+                return Err(input_err(format!(
+                    "unknown admission test '{o}' (known: edf, density, rm, dm, file)"
+                )))
+            }
         },
-        o => return Err(input_err(format!("unknown admission test '{o}' (known: edf, density, rm, dm, file)"))),
     };
     let p = partition::by_name(heuristic).map_err(input_err)?;
     let r = py

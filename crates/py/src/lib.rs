@@ -6,6 +6,7 @@ mod analysis;
 mod batch;
 mod jobs_out;
 mod opzone;
+mod policies;
 
 use pyo3::create_exception;
 use pyo3::exceptions::PyValueError;
@@ -49,34 +50,42 @@ fn with_status(e: PyErr, status: rtsched_sweep::Status) -> PyErr {
     e
 }
 
-/// A simulation's failure as InputError, its `status` from the failure's kind (never its text).
-fn sim_err(e: rtsched_sim::SimError) -> PyErr {
-    let status = rtsched_sweep::Status::of(&e);
-    with_status(input_err(e), status)
+/// A run that could not run, as the exception of its status's exit code
+/// (`rtsched_sweep::Status::exit_code`, the same for a simulated and a real run): InputError
+/// (exit 2: the input must change) or RunFailed (exit 1: the run failed on the machine), with
+/// the status word as its `status` attribute.
+fn status_err(status: rtsched_sweep::Status, message: String) -> PyErr {
+    let e = match status.exit_code() {
+        1 => RunFailed::new_err(message),
+        _ => InputError::new_err(message),
+    };
+    with_status(e, status)
 }
 
-/// A real run's failure as the Python exception it raises: InputError (bad input; a set its
-/// partitioner cannot place has status `partition-failed`, one the backend refuses
-/// `not-applicable`), PrivilegeError, KeyboardInterrupt, or RunFailed (status `deadlock` for a
-/// deadlock the policy does not resolve, else `run-failed`).
+/// A simulation's failure, its `status` from the failure's kind (never its text).
+fn sim_err(e: rtsched_sim::SimError) -> PyErr {
+    status_err(rtsched_sweep::Status::of(&e), e.to_string())
+}
+
+/// A real run's failure as the Python exception it raises: PrivilegeError, KeyboardInterrupt,
+/// or the exception of its status (`status_err`): `partition-failed` for a set its partitioner
+/// cannot place, `not-applicable` for one the backend refuses, the ledger's stops as in a
+/// simulation (`deadlock`, `too-long`: `Status::stopped`), else `run-failed`.
 fn run_err(e: rtsched_linux::RunError) -> PyErr {
     use rtsched_linux::RunError;
     use rtsched_sweep::Status;
     match e {
-        RunError::Input(s) => with_status(InputError::new_err(s), Status::NotApplicable),
-        RunError::Unplaced(s) => with_status(InputError::new_err(s), Status::PartitionFailed),
+        RunError::Input(s) => status_err(Status::NotApplicable, s),
+        RunError::Unplaced(s) => status_err(Status::PartitionFailed, s),
         RunError::Privilege(s) => PrivilegeError::new_err(s),
         RunError::Interrupted => pyo3::exceptions::PyKeyboardInterrupt::new_err(
             "interrupted; every rtsched thread was stopped",
         ),
-        e @ RunError::Stopped {
-            failure: rtsched_sim::Failure::Deadlock(_),
-            ..
-        } => with_status(RunFailed::new_err(e.to_string()), Status::Deadlock),
-        e @ RunError::Stopped { .. } => {
-            with_status(RunFailed::new_err(e.to_string()), Status::RunFailed)
-        }
-        RunError::Failed(s) => with_status(RunFailed::new_err(s), Status::RunFailed),
+        RunError::Stopped {
+            ref failure,
+            source: _,
+        } => status_err(Status::stopped(failure), e.to_string()),
+        RunError::Failed(s) => status_err(Status::RunFailed, s),
     }
 }
 
@@ -964,14 +973,6 @@ fn linux_runtimes(taskset: &PyTaskSet) -> PyResult<Vec<Vec<u64>>> {
         .collect()
 }
 
-/// What a built scheduler does with a task set's extras: (reads TUFs, resolves deadlocks).
-/// Raises InputError if the spec does not build for `taskset`.
-#[pyfunction]
-fn policy_traits(taskset: &PyTaskSet, scheduler: &str) -> PyResult<(bool, bool)> {
-    let p = rtsched_policies::build(scheduler, &taskset.inner).map_err(input_err)?;
-    Ok((p.uses_tufs(), p.resolves_deadlocks()))
-}
-
 /// Split a scheduler spec (`NAME[:OPTION,KEY=VALUE,...]`) the way the core does: (name,
 /// [(key, value)]), a bare option with key "". An unknown name raises InputError (with a
 /// did-you-mean hint); options are checked by the policy itself, not here.
@@ -979,15 +980,6 @@ fn policy_traits(taskset: &PyTaskSet, scheduler: &str) -> PyResult<(bool, bool)>
 fn parse_scheduler(spec: &str) -> PyResult<(String, Vec<(String, String)>)> {
     let s = rtsched_policies::SchedulerSpec::parse(spec).map_err(input_err)?;
     Ok((s.name, s.options))
-}
-
-/// Every policy: (name, summary, paper, options).
-#[pyfunction]
-fn schedulers() -> Vec<(&'static str, &'static str, &'static str, &'static str)> {
-    rtsched_policies::POLICIES
-        .iter()
-        .map(|p| (p.name, p.summary, p.paper, p.options))
-        .collect()
 }
 
 pub(crate) fn runs_of<'py>(list: &Bound<'py, PyList>) -> PyResult<Vec<PyRef<'py, PyRunResult>>> {
@@ -1067,8 +1059,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(format_duration, m)?)?;
     m.add_function(wrap_pyfunction!(format_duration_in, m)?)?;
     m.add_function(wrap_pyfunction!(simulate, m)?)?;
-    m.add_function(wrap_pyfunction!(policy_traits, m)?)?;
-    m.add_function(wrap_pyfunction!(schedulers, m)?)?;
     m.add_function(wrap_pyfunction!(parse_scheduler, m)?)?;
     m.add_function(wrap_pyfunction!(write_results_json, m)?)?;
     m.add_function(wrap_pyfunction!(write_jobs_csv, m)?)?;
@@ -1077,7 +1067,14 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     analysis::register(m)?;
     batch::register(m)?;
     opzone::register(m)?;
+    policies::register(m)?;
     jobs_out::register(m)?;
+    // Each status word's exit code (`rtsched_sweep::Status::exit_code`): `exit_status`.
+    let codes = PyDict::new(m.py());
+    for st in rtsched_sweep::Status::ALL {
+        codes.set_item(st.name(), st.exit_code())?;
+    }
+    m.add("STATUS_EXIT_CODES", codes)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("RESULTS_SCHEMA", results::SCHEMA)?;
     Ok(())

@@ -9,6 +9,7 @@ use rtsched_analysis::schedulability::named::Named;
 use rtsched_model::results::columns::{self, Column, Place, Value};
 use rtsched_model::results::{Cell, RunResult, Summary, TotalSink};
 use rtsched_model::TaskSet;
+use rtsched_policies::Tufs;
 use rtsched_sim::{Failure, Options, Records, SimError, SimScratch};
 use std::fmt::Write;
 use std::sync::LazyLock;
@@ -74,16 +75,35 @@ impl Status {
     /// a deadlock, a run that outgrew what it can hold, or a set the scheduler refuses.
     pub fn of(e: &SimError) -> Status {
         match e {
-            SimError::Stopped {
-                failure: Failure::Deadlock(_),
-                ..
-            } => Status::Deadlock,
-            SimError::Stopped {
-                failure: Failure::Capacity(_),
-                ..
-            } => Status::TooLong,
+            SimError::Stopped { failure, .. } => Status::stopped(failure),
             SimError::Unplaced(_) => Status::PartitionFailed,
             SimError::Input(_) => Status::NotApplicable,
+        }
+    }
+
+    /// The status of a run the ledger stopped, simulated or real (one ledger behind both): a
+    /// deadlock the policy does not resolve, or a run that outgrew what it can hold.
+    pub fn stopped(failure: &Failure) -> Status {
+        match failure {
+            Failure::Deadlock(_) => Status::Deadlock,
+            Failure::Capacity(_) => Status::TooLong,
+        }
+    }
+
+    /// The exit code of a command that ends with this status, the same for a simulated and a
+    /// real run: 2 when the input must change (a set or scheduler the user gave: a partition
+    /// that fails, a deadlock of the set's lock order under a scheduler that does not resolve
+    /// it, a run too long to hold, a scheduler that does not apply), as for every input
+    /// error; 1 when the run itself failed on the machine (`run-failed`); 0 for `ok`.
+    /// `_core` raises `InputError` for a status of exit 2 and `RunFailed` for one of exit 1.
+    pub fn exit_code(self) -> u8 {
+        match self {
+            Status::Ok => 0,
+            Status::RunFailed => 1,
+            Status::PartitionFailed
+            | Status::Deadlock
+            | Status::TooLong
+            | Status::NotApplicable => 2,
         }
     }
 }
@@ -206,26 +226,38 @@ pub enum Note {
 }
 
 /// The notes of running `ts` (whose lock-order cycle is `cycle`) under `sched`: a policy spec
-/// or a real-run backend (`testbed:POLICY` is the policy; the kernel's schedulers neither read
-/// TUFs nor resolve deadlocks). A spec that does not build for the set is not warned about:
-/// its run says why.
+/// or a real-run backend (`testbed:POLICY` and `kernel:scx:POLICY` are the policy, as its
+/// description says, `PolicyInfo`; the kernel's own schedulers neither read TUFs nor resolve
+/// deadlocks). A spec that does not build for the set is not warned about: its run says why.
 pub fn notes(ts: &TaskSet, cycle: Option<&str>, sched: &str, out: &mut impl Extend<Note>) {
     let tufs = ts.has_tufs();
     if (!tufs && cycle.is_none()) || sched.starts_with(TEST_PREFIX) {
         return;
     }
-    let (uses_tufs, resolves) = if sched.starts_with("kernel:") {
-        (false, false)
-    } else {
-        match rtsched_policies::build(sched.strip_prefix("testbed:").unwrap_or(sched), ts) {
-            Ok(p) => (p.uses_tufs(), p.resolves_deadlocks()),
-            Err(_) => (true, true),
-        }
+    let policy = match sched.strip_prefix("kernel:") {
+        Some(rest) => rest.strip_prefix("scx:"),
+        None => Some(sched.strip_prefix("testbed:").unwrap_or(sched)),
     };
-    if tufs && !uses_tufs {
+    let info = policy.map(|p| rtsched_policies::SchedulerSpec::parse(p).map(|s| s.name));
+    let (uses_tufs, resolves) = match &info {
+        None => (false, false),
+        Some(Ok(name)) => {
+            let info = &rtsched_policies::registry::find(name).expect("parsed").info;
+            (info.tufs != Tufs::Ignored, info.resolves_deadlocks)
+        }
+        Some(Err(_)) => (true, true),
+    };
+    let tufs = tufs && !uses_tufs;
+    let deadlock = cycle.filter(|_| !resolves);
+    if (tufs || deadlock.is_some())
+        && policy.is_some_and(|p| rtsched_policies::build(p, ts).is_err())
+    {
+        return;
+    }
+    if tufs {
         out.extend([Note::Tufs(sched.to_string())]);
     }
-    if let (Some(c), false) = (cycle, resolves) {
+    if let Some(c) = deadlock {
         out.extend([Note::Deadlock(sched.to_string(), c.to_string())]);
     }
 }

@@ -109,3 +109,46 @@ fn rows_that_do_not_run_are_typed_and_empty() {
     );
     assert!(bad.is_err(), "a generator's error is the batch's");
 }
+
+/// One exit code per failure kind: a run the ledger stopped has the status of its failure
+/// whether it was simulated (`Status::of` a `SimError`) or real (`Status::stopped`, what
+/// `_core` gives a real run's `RunError::Stopped`); every status but `run-failed` (the run
+/// failed on the machine, 1) is the input's (2), a deadlock among them.
+#[test]
+fn a_failure_has_one_status_and_exit_code_simulated_or_real() {
+    use rtsched_sim::{Failure, SimError};
+    let kinds = [
+        (
+            Failure::Deadlock("deadlock at 1ms".into()),
+            Status::Deadlock,
+        ),
+        (Failure::Capacity("too many jobs".into()), Status::TooLong),
+    ];
+    for (failure, status) in kinds {
+        assert_eq!(Status::stopped(&failure), status);
+        let sim = SimError::Stopped {
+            source: "t.yaml".into(),
+            failure,
+        };
+        assert_eq!(Status::of(&sim), status);
+    }
+    assert_eq!(
+        Status::of(&SimError::Unplaced("x".into())),
+        Status::PartitionFailed
+    );
+    let codes: Vec<(&str, u8)> = Status::ALL
+        .iter()
+        .map(|s| (s.name(), s.exit_code()))
+        .collect();
+    assert_eq!(
+        codes,
+        [
+            ("ok", 0),
+            ("partition-failed", 2),
+            ("deadlock", 2),
+            ("too-long", 2),
+            ("not-applicable", 2),
+            ("run-failed", 1)
+        ]
+    );
+}

@@ -15,6 +15,7 @@ from .. import _core
 from .._core import InputError
 from .._io import resolve_output
 from ..cli import printable
+from ..policies import descriptions, info
 from ..report import ALL_COLUMNS, comparison_table, not_run_lines, parse_columns, summary_records
 from ..result import (
     DEFAULT_MAX_JOBS,
@@ -221,31 +222,36 @@ def _probe_directory(d):
 
 
 def with_partition(name: str, heuristic) -> str:
-    """Add `partition=HEURISTIC` to a partitioned scheduler that does not choose one itself
-    (pedf's bare option, e.g. `pedf:ffd`, is its heuristic). The core splits the spec."""
+    """Add `partition=HEURISTIC` to a partitioned scheduler (its description's ``partition``:
+    ``rtsched.policies``) that does not choose one itself (a bare option that names the
+    heuristic, e.g. `pedf:ffd`, chooses it). The core splits the spec."""
     if not heuristic:
         return name
     base, options = _core.parse_scheduler(name)
-    if base not in ("pedf", "pfp") or any(k == "partition" or (base == "pedf" and k == "") for k, _ in options):
+    how = info(base)["partition"]
+    if how is None or any(k == "partition" or (how["bare"] and k == "") for k, _ in options):
         return name
     opts = [f"{k}={v}" if k else v for k, v in options] + [f"partition={heuristic}"]
     return f"{base}:{','.join(opts)}"
 
 
 def expand_schedulers(names, ts, partition=None):
-    """Resolve 'all' to every policy that can run this task set (saying which cannot, and why)."""
+    """Resolve 'all' to every policy that runs this task set, saying which do not and why
+    (``_core.refusal``: a part of the set its description says it does not take, then what its
+    build refuses: priorities or a partition it needs, a partition its heuristic cannot place).
+    Nothing is simulated; what the others do with the set is their runs' to say."""
     if not names:
         return ["gedf"], []
     out, skipped = [], []
     for n in names:
         if n == "all":
-            for name, *_ in _core.schedulers():
-                name = with_partition(name, partition)
-                try:
-                    _core.simulate(ts.with_run(duration_ns=1), name, False)
+            for p in descriptions():
+                name = with_partition(p["name"], partition)
+                why = _core.refusal(ts, name)
+                if why is None:
                     out.append(name)
-                except _core.InputError as e:
-                    skipped.append((name, str(e)))
+                else:
+                    skipped.append((name, why))
         else:
             out.append(with_partition(n, partition))
     return out, skipped

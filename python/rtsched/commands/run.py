@@ -34,12 +34,12 @@ def register(sub):
         help="run a task set for real on Linux: kernel baselines or rtsched policies on real cores",
         description="Run FILE for real on this machine and report the same results schema as 'rtsched simulate'. "
                     "Needs root or CAP_SYS_NICE. A backend that cannot run the set gets a row with its status and the "
-                    "others run: exit 0 when all ran, 2 when some could not because of the input, 1 when a run failed "
-                    "on the machine (docs/outputs.md). Backends: " + backends,
+                    "others run: exit 0 when all ran, 2 when some could not because of the input (a deadlock too, as in "
+                    "'rtsched simulate'), 1 when a run failed on the machine (docs/outputs.md). Backends: " + backends,
     )
     p.add_argument("file", metavar="FILE")
     p.add_argument("-b", "--backend", dest="backends", action="extend", nargs="+", metavar="B", required=True,
-                   help="kernel:deadline[:reclaim], kernel:fifo[:rm|:dm|:file], kernel:other, each with an optional :pi (mutexes with priority inheritance), testbed:POLICY (e.g. testbed:gedf); "
+                   help="kernel:deadline[:reclaim], kernel:fifo[:rm|:dm|:file], kernel:other, kernel:linux[:reclaim] (each task under its own policy from the file, docs/linux-classes.md), each with an optional :pi (mutexes with priority inheritance), testbed:POLICY (e.g. testbed:gedf); "
                         "on a kernel with sched_ext, rtsched's own scheduler: kernel:scx-gedf[:linear], kernel:scx-pedf[:HEURISTIC], kernel:scx:POLICY (docs/kernel.md)")
     p.add_argument("--duration", metavar="D", help="counted window (a real run is limited to 600 s)")
     p.add_argument("--seed", type=seed, metavar="N")

@@ -7,6 +7,7 @@ from ..balance_metrics import is_mixed, mixed_tables, utilisation_plot
 from ..checks import warn
 from ..cli import seed
 from ..durations import in_unit
+from ..policies import partitioned
 from ..report import per_task_table
 from ..result import (
     csv_file,
@@ -54,7 +55,9 @@ def register(sub):
     p.add_argument("--gantt-window", metavar="START:END",
                    help="with --gantt: the time the chart shows, in ms or with units (0:40, 1s:1.2s; either end may be "
                         "left out); default: four periods of the longest-period task, at most forty of the shortest-period one")
-    p.add_argument("--partition", metavar="NAME", help="partition for pedf/pfp with this heuristic (ffd, wfd, bfd, nfd, bf, lwfg, chains like lwfg+ffd) instead of the file's cpu fields")
+    p.add_argument("--partition", metavar="NAME",
+                   help=f"partition with this heuristic (ffd, wfd, bfd, nfd, bf, lwfg, chains like lwfg+ffd) instead of the file's "
+                        f"cpu fields, for every partitioned scheduler given that names none itself ({', '.join(partitioned())})")
     p.add_argument("--per-task", action="store_true", help="also print per-task summaries")
     p.add_argument("--util-plot", metavar="OUT.png",
                    help="with best-effort tasks (scheduler cfs): plot per-CPU utilisation over time, one file per scheduler (OUT-SCHED.png)")

@@ -219,6 +219,7 @@ def _probe(spec: Spec):
 
     from .. import _core
     from ..analysis import generate_from
+    from ..policies import info, with_heuristic
     from .schema import TEST_PREFIX, _err
 
     cpus = 1
@@ -254,7 +255,9 @@ def _probe(spec: Spec):
             if "field 'cpu'" in msg and _runs_on_all(s, placed):
                 continue
             if "field 'cpu'" in msg:
-                msg += f" (generated task sets have no CPUs: use a partitioner, e.g. '{_core.parse_scheduler(s)[0]}:ffd')"
+                name = _core.parse_scheduler(s)[0]
+                hint = with_heuristic(name, "ffd") if info(name)["partition"] else f"{name}:ffd"
+                msg += f" (generated task sets have no CPUs: use a partitioner, e.g. '{hint}')"
             raise _err(spec.source, "schedulers", f"{s!r}: {msg}") from None
 
 

@@ -21,7 +21,6 @@
 //! an entry's shape does not change.
 
 use super::{Cdt, Verdict};
-use crate::priority::{deadline_monotonic, rate_monotonic};
 use rtsched_model::{Overheads, Task, TaskSet};
 use std::fmt;
 
@@ -356,14 +355,8 @@ impl Applies {
     }
 }
 
-/// Priorities a fixed-priority test assumes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Priorities {
-    RateMonotonic,
-    DeadlineMonotonic,
-    /// The task file's `priority` fields.
-    File,
-}
+/// Priorities a fixed-priority test assumes (the assignment the schedulers use, `crate::priority`).
+pub use crate::priority::Priorities;
 
 /// What a verdict function is handed: tasks of a set (all of them, or one CPU's) and the CPUs
 /// they have.
@@ -415,13 +408,7 @@ impl<'a> Subject<'a> {
     pub fn priorities(&self, by: Priorities) -> Option<Vec<u32>> {
         match by {
             Priorities::File => self.tasks().map(|t| t.priority).collect(),
-            _ => {
-                let tasks: Vec<Task> = self.tasks().cloned().collect();
-                Some(match by {
-                    Priorities::RateMonotonic => rate_monotonic(&tasks),
-                    _ => deadline_monotonic(&tasks),
-                })
-            }
+            _ => by.of(&self.tasks().cloned().collect::<Vec<Task>>()),
         }
     }
 }

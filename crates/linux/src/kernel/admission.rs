@@ -4,6 +4,7 @@
 //! when it refuses, and the number of kernel threads a run may start.
 
 use super::plan::dl_runtimes;
+use super::root::fair_servers_default;
 use crate::options::RunError;
 use rtsched_model::{TaskSet, Time};
 
@@ -73,20 +74,6 @@ pub(super) fn rt_bandwidth(m: u32) -> Option<f64> {
 pub(super) fn dl_bandwidth_in_use() -> Option<f64> {
     let text = std::fs::read_to_string("/sys/kernel/debug/sched/debug").ok()?;
     parse_total_bw(&text)
-}
-
-/// What [`dl_bandwidth_in_use`] would most likely read when debugfs is not mounted: the fair
-/// servers' default 50 ms every second on each CPU, on kernels that have them (6.12+).
-pub(super) fn fair_servers_default(m: u32) -> f64 {
-    let release = std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap_or_default();
-    let mut v = release
-        .trim()
-        .split(|c: char| !c.is_ascii_digit())
-        .filter_map(|x| x.parse::<u32>().ok());
-    match (v.next(), v.next()) {
-        (Some(major), Some(minor)) if (major, minor) >= (6, 12) => 0.05 * m as f64,
-        _ => 0.0,
-    }
 }
 
 /// Reserved deadline bandwidth: read when possible, else the fair servers' default (and

@@ -24,6 +24,8 @@ pub(super) struct ThreadOut {
     pub(super) overhead: Samples,
     pub(super) intervals: Vec<Interval>,
     pub(super) counter_source: &'static str,
+    /// A best-effort task's CPU use (`kernel:linux`).
+    pub(super) fair: Option<super::fair::FairUse>,
 }
 
 /// A helper: runs thread `lane` of each region handed to it until dismissed.
@@ -75,6 +77,7 @@ pub(super) fn task_main(sp: Spawn, ts: &TaskSet) -> ThreadOut {
         overhead: Samples::default(),
         intervals: Vec::new(),
         counter_source: "",
+        fair: None,
     };
     let Some(ctx) = sp.begin() else {
         sp.team.dismiss();
@@ -85,6 +88,10 @@ pub(super) fn task_main(sp: Spawn, ts: &TaskSet) -> ThreadOut {
         team,
         failed: &ctx.failed,
     };
+    if task.is_fair() {
+        out.fair = Some(super::fair::run_fair(&ctx, task, duration));
+        return out;
+    }
     let counters = ThreadCounters::open();
     out.counter_source = counters.source();
     let mut streams = TaskStreams::new(ts.run.seed, ti as u32);

@@ -1,5 +1,6 @@
 //! Kernel baselines: each task's threads under the kernel's own policy, executing the task's
-//! program for real.
+//! program for real (`kernel:linux`: each task under its own policy from the file, as the
+//! `linux` scheduler stacks them, docs/linux-classes.md).
 //!
 //! - **Jobs.** The task's own thread sleeps until each release (absolute CLOCK_MONOTONIC) and
 //!   runs the job; it records release, start (when it woke) and finish. Jobs and every thread's
@@ -32,22 +33,27 @@
 //!
 //! One file per concern: `plan.rs` parses the backend string into a [`KernelPlan`] (and the
 //! SCHED_DEADLINE runtimes); `admission.rs` checks what the kernel will admit before any
-//! thread starts (`/proc` and debugfs bandwidth, the thread limit); `locks.rs` holds the
-//! resources' mutexes; `thread.rs` runs one thread of a job; `team.rs` is the futex lane team
-//! of a parallel task; `start.rs` sets each thread's policy and starts them together;
-//! `jobs.rs` is the task's and the helpers' loops over their jobs. This file runs them:
+//! thread starts (`/proc` and debugfs bandwidth, the thread limit); `root.rs` is this
+//! machine's root domain, which `kernel:linux` admits a set into with the simulator's rule;
+//! `locks.rs` holds the resources' mutexes; `thread.rs` runs one thread of a job; `team.rs` is
+//! the futex lane team of a parallel task; `start.rs` sets each thread's policy and starts
+//! them together; `jobs.rs` is the task's and the helpers' loops over their jobs; `fair.rs` a
+//! best-effort task's thread under `kernel:linux`. This file runs them:
 //! [`run`], spawning, joining, and the results.
 
 mod admission;
+mod fair;
 mod jobs;
 mod locks;
 mod plan;
+mod root;
 mod start;
 mod team;
 mod thread;
 
 pub use admission::MAX_KERNEL_THREADS;
-pub use plan::{dl_runtime, dl_runtimes, KernelPlan, KernelPolicy};
+pub use plan::{dl_runtime, dl_runtimes, fifo_levels, KernelPlan, KernelPolicy};
+pub use root::machine_root_domain;
 
 use crate::lanes::lane_wcets;
 use crate::options::{RunError, RunOptions, TIME_ZERO_KEY};
@@ -116,7 +122,7 @@ pub(crate) fn run_into(
         task: task.clone(),
         program: programs[l.ti].clone(),
         policy: plan.policy.clone(),
-        runtime: l.runtime,
+        runtime: plan.lane_runtime(l.ti, l.lane).unwrap_or(l.runtime),
         start: start.clone(),
         team: team.clone(),
         workload: workloads.per_task[l.ti].clone(),
@@ -175,10 +181,11 @@ pub(crate) fn run_into(
 }
 
 /// How long after the run's duration its threads may still work: twice the longest
-/// deadline or period, for the last jobs to end.
+/// deadline or period of a task with jobs, for the last jobs to end.
 fn drain(ts: &TaskSet) -> Time {
     ts.tasks
         .iter()
+        .filter(|t| !t.is_fair())
         .map(|t| t.deadline.max(t.period))
         .max()
         .unwrap_or(0)
@@ -322,8 +329,10 @@ fn join_threads(
 
 /// Why task `ti`'s thread could not take its scheduling policy, said for the user.
 fn setup_error(ts: &TaskSet, plan: &KernelPlan, ti: usize, e: &std::io::Error) -> String {
-    if e.raw_os_error() == Some(libc::EBUSY) && matches!(plan.policy, KernelPolicy::Deadline { .. })
-    {
+    let busy = e.raw_os_error() == Some(libc::EBUSY);
+    if busy && matches!(plan.policy, KernelPolicy::Linux { .. }) {
+        format!("{}: task '{}': the kernel refused SCHED_DEADLINE admission ({e}) although the set fits this machine's root domain by the kernel's rule (checked before starting, the fair servers counted): another program holds deadline reservations, or the fair servers are not the default 50 ms / 1 s. Nothing was run.", ts.source, ts.tasks[ti].name)
+    } else if busy && matches!(plan.policy, KernelPolicy::Deadline { .. }) {
         admission_message(ts, ti, e)
     } else if e.raw_os_error() == Some(libc::EPERM) {
         format!("{}: task '{}': not permitted to set the scheduling policy ({e}); real runs need root or CAP_SYS_NICE. Nothing was run.", ts.source, ts.tasks[ti].name)
@@ -341,6 +350,11 @@ fn assemble(ts: &TaskSet, mut outs: Vec<ThreadOut>, locks: &[Lock], r: &mut RunR
     for o in &outs {
         for j in &o.jobs {
             end = end.max(j.finish.unwrap_or(j.deadline));
+        }
+    }
+    for (t, o) in ts.tasks.iter().zip(outs.iter()) {
+        if let Some(u) = o.fair {
+            fair::report(&t.name, u, ts.run.duration, &mut r.measurements);
         }
     }
     for o in outs.iter_mut() {
@@ -403,6 +417,7 @@ mod tests {
     use super::admission::{parse_total_bw, rt_bandwidth};
     use super::*;
     use rtsched_model::file::{parse_taskset, Format};
+    use rtsched_model::SchedPolicy;
     use rtsched_runtime::TaskStreams;
 
     #[test]
@@ -462,7 +477,7 @@ mod tests {
         parse_taskset(yaml, Format::Yaml, "t.yaml").unwrap()
     }
 
-    const PLAIN: &str = "platform: {cpus: 2}\ntasks:\n  - {name: a, period: 10, wcet: 2}\n  - {name: b, period: 20, wcet: 3, priority: 5}\n";
+    const PLAIN: &str = "platform: {cpus: 2}\ntasks:\n  - {name: a, period: 10, wcet: 2}\n  - {name: b, period: 20, wcet: 3}\n";
 
     fn err(ts: &TaskSet, spec: &str) -> String {
         match KernelPlan::new(ts, spec) {
@@ -521,6 +536,17 @@ mod tests {
         assert!(err(&ts, "fifo:rm:dm").contains("choose one priority assignment"));
         assert!(err(&ts, "deadline:pi:pi").contains("given twice"));
         assert!(err(&ts, "fifo:file").contains("task 'a': field 'priority'"));
+        // Priorities for some tasks only: refused as gfp refuses them (one rule,
+        // `rtsched_analysis::priority::assign`), unless an assignment is named.
+        let some = taskset(&PLAIN.replace("wcet: 3}", "wcet: 3, priority: 5}"));
+        assert_eq!(
+            err(&some, "fifo"),
+            "t.yaml: task 'a': field 'priority': missing, while other tasks have one; give every task a priority, or choose kernel:fifo:rm / kernel:fifo:dm"
+        );
+        assert_eq!(
+            KernelPlan::new(&some, "fifo:dm").unwrap().label,
+            "kernel:fifo:dm"
+        );
         assert!(err(&ts, "rr").contains("unknown kernel backend 'kernel:rr'"));
     }
 
@@ -558,6 +584,110 @@ mod tests {
         );
         let pinned = taskset("platform: {cpus: 2}\ntasks:\n  - {name: a, period: 10, wcet: 6, cpu: 0}\n  - {name: b, period: 10, wcet: 5, cpu: 0}\n");
         assert_eq!(err(&pinned, "scx-pedf"), "t.yaml: task 'b': field 'cpu': CPU 0 would carry bandwidth 1.100 > 1 (a 0.600, b 0.500)");
+    }
+
+    const MIXED: &str = "platform: {cpus: 2}
+tasks:
+  - {name: d, period: 10, wcet: 4, policy: deadline, runtime: 2}
+  - {name: d2, period: 20, deadline: 10, wcet: 3, policy: deadline}
+  - {name: f, period: 5, wcet: 1, policy: fifo, priority: 50}
+  - {name: r, period: 20, wcet: 3, policy: rr, priority: 20}
+  - {name: o, period: 20, wcet: 2, policy: other, nice: 5}
+  - {name: hog, class: fair, behaviour: hog}
+";
+
+    /// kernel:linux takes each task's policy from the file, reserves what the `linux`
+    /// scheduler reserves (the file's runtime, else the WCET: no allowance), and admits with
+    /// the simulator's rule in this machine's root domain.
+    #[test]
+    fn kernel_linux_plans_each_tasks_own_policy() {
+        let ts = taskset(MIXED);
+        let p = KernelPlan::new(&ts, "linux").unwrap();
+        assert_eq!(p.label, "kernel:linux");
+        let KernelPolicy::Linux {
+            policies,
+            runtimes,
+            reclaim,
+        } = &p.policy
+        else {
+            panic!("{:?}", p.policy)
+        };
+        assert!(!reclaim);
+        assert_eq!(
+            policies,
+            &[
+                SchedPolicy::Deadline {
+                    runtime: Some(2_000_000)
+                },
+                SchedPolicy::Deadline { runtime: None },
+                SchedPolicy::Fifo,
+                SchedPolicy::Rr,
+                SchedPolicy::Other { nice: 5 },
+                SchedPolicy::Other { nice: 0 },
+            ]
+        );
+        assert_eq!(runtimes[0], vec![2_000_000]);
+        assert_eq!(
+            runtimes[1],
+            vec![3_000_000],
+            "the WCET, as linux reserves it"
+        );
+        assert!(runtimes[2..].iter().all(Vec::is_empty));
+        assert_eq!(
+            (p.lane_runtime(0, 0), p.lane_runtime(2, 0)),
+            (Some(2_000_000), None)
+        );
+        let p = KernelPlan::new(&ts, "linux:reclaim:pi").unwrap();
+        assert_eq!(
+            (p.label.as_str(), p.inherit),
+            ("kernel:linux:reclaim:pi", true)
+        );
+        assert_eq!(
+            err(&ts, "linux:grub"),
+            "kernel:linux: unknown option 'grub' (known: reclaim, pi)"
+        );
+        let bursty = taskset(&MIXED.replace(
+            "behaviour: hog}",
+            "behaviour: bursty, run: [1ms, 2ms], sleep: [1ms, 2ms]}",
+        ));
+        assert!(err(&bursty, "linux").starts_with("t.yaml: task 'hog': field 'behaviour': "));
+    }
+
+    /// What sched_setattr would refuse is refused before any thread starts, with the
+    /// simulator's message (the same rule: `rtsched_policies::linux::admit_set`), here in this
+    /// machine's root domain (its CPUs and RT sysctls, the fair servers on 6.12+).
+    #[test]
+    fn kernel_linux_refuses_what_admission_refuses() {
+        let root = root::machine_root_domain().unwrap();
+        let Some(limit) = root.limit() else { return };
+        let cpus = root.cpus();
+        // Reservations of 0.9 each: as many as fit, then one more.
+        let fit = ((limit - root.total_bw()) / 943_718) as usize;
+        let set = |n: usize| {
+            let mut y = format!("platform: {{cpus: {cpus}}}\ntasks:\n");
+            for i in 0..n {
+                y += &format!("  - {{name: t{i}, period: 10, wcet: 9, policy: deadline}}\n");
+            }
+            y += "  - {name: f, period: 10, wcet: 9, policy: fifo, priority: 10}\n";
+            taskset(&y)
+        };
+        assert!(KernelPlan::new(&set(fit), "linux").is_ok());
+        let m = err(&set(fit + 1), "linux");
+        assert!(
+            m.starts_with(&format!("t.yaml: task 't{fit}': SCHED_DEADLINE admission refused (EBUSY): bandwidth 0.900000"))
+                && m.ends_with("Nothing was run."),
+            "{m}"
+        );
+        // EINVAL: the kernel's own parameter check, as the simulator makes it: a task without
+        // a policy is SCHED_DEADLINE with runtime = WCET, here above its deadline.
+        let long = taskset(
+            "platform: {cpus: 1}\ntasks:\n  - {name: a, period: 10, deadline: 5, wcet: 6}\n",
+        );
+        let m = err(&long, "linux");
+        assert!(
+            m.starts_with("t.yaml: task 'a': field 'deadline'") && m.contains("EINVAL"),
+            "{m}"
+        );
     }
 
     const PAR: &str = "platform: {cpus: 2}

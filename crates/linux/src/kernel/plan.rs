@@ -6,7 +6,9 @@
 use crate::lanes::lane_wcets;
 use crate::options::RunError;
 use crate::scx;
-use rtsched_model::{TaskSet, Time};
+use rtsched_analysis::priority::{self, Priorities};
+use rtsched_model::task::Behaviour;
+use rtsched_model::{Class, SchedPolicy, TaskSet, Time};
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum KernelPolicy {
@@ -21,6 +23,17 @@ pub enum KernelPolicy {
         label: String,
     },
     Other,
+    /// `kernel:linux`: each task under its own Linux policy (`policy` in the file, else
+    /// `run.default_policy`, else SCHED_DEADLINE with runtime = WCET; a best-effort task
+    /// SCHED_OTHER at its nice), as the `linux` scheduler stacks them (docs/linux-classes.md).
+    Linux {
+        policies: Vec<SchedPolicy>,
+        /// Per task, each lane's SCHED_DEADLINE runtime as `linux` reserves it
+        /// ([`rtsched_policies::linux::lane_runtimes`]); empty for the other policies.
+        runtimes: Vec<Vec<Time>>,
+        /// SCHED_FLAG_RECLAIM (GRUB) for every deadline task.
+        reclaim: bool,
+    },
     /// rtsched's sched_ext scheduler (crates/scx) in `mode` (gedf, gedf-linear, pedf): each
     /// thread registers its timing ([`crate::scx`]) and runs under SCHED_EXT; `cpu` is the
     /// P-EDF partition.
@@ -40,7 +53,7 @@ pub struct KernelPlan {
 /// Map priorities (larger = more urgent) onto SCHED_FIFO 10..=89 preserving their order;
 /// rtsched's own threads stay below the kernel's threaded interrupts (50) only if few levels
 /// are needed, so the order is what matters.
-pub(super) fn fifo_levels(prio: &[u32]) -> Vec<u32> {
+pub fn fifo_levels(prio: &[u32]) -> Vec<u32> {
     let mut levels: Vec<u32> = prio.to_vec();
     levels.sort_unstable();
     levels.dedup();
@@ -96,12 +109,13 @@ impl KernelPlan {
             "deadline" => &["reclaim", "pi"],
             "fifo" => &["rm", "dm", "file", "pi"],
             "other" => &["pi"],
+            "linux" => &["reclaim", "pi"],
             "scx-gedf" => &["linear"],
             // The rest is the partitioner, as the pedf policy takes it.
             "scx-pedf" => return Self::scx_pedf(ts, &opts),
             o => {
                 return Err(RunError::Input(format!(
-                    "unknown kernel backend 'kernel:{o}' (known: kernel:deadline, kernel:fifo, kernel:other, kernel:scx-gedf, kernel:scx-pedf)"
+                    "unknown kernel backend 'kernel:{o}' (known: kernel:deadline, kernel:fifo, kernel:other, kernel:linux, kernel:scx-gedf, kernel:scx-pedf)"
                 )))
             }
         };
@@ -112,6 +126,7 @@ impl KernelPlan {
         let (policy, label) = match name {
             "deadline" => Self::deadline(ts, &opts, pi)?,
             "fifo" => Self::fifo(ts, &opts, pi)?,
+            "linux" => Self::linux(ts, &opts, pi)?,
             "scx-gedf" => Self::scx_gedf(ts, &opts)?,
             _ => (KernelPolicy::Other, format!("kernel:other{pi}")),
         };
@@ -161,8 +176,69 @@ impl KernelPlan {
         Ok((KernelPolicy::Deadline { reclaim }, label))
     }
 
-    /// `kernel:fifo[:rm|:dm|:file]`: the priorities (the file's if every task has one and no
-    /// assignment is named, else RM), partitioned if every task has a CPU.
+    /// `kernel:linux[:reclaim]`: each task's policy, its deadline lanes' runtimes, and
+    /// admission as `linux` decides it ([`rtsched_policies::linux::admit_set`]) in this
+    /// machine's root domain ([`super::root::machine_root_domain`]): a set the kernel
+    /// would refuse is refused here, with the kernel's reason, before any thread starts.
+    pub(super) fn linux(
+        ts: &TaskSet,
+        opts: &[&str],
+        pi: &str,
+    ) -> Result<(KernelPolicy, String), RunError> {
+        let reclaim = opts.contains(&"reclaim");
+        let at = |t: &rtsched_model::Task, msg: String| {
+            RunError::Input(format!("{}: task '{}': {msg}", ts.source, t.name))
+        };
+        let mut policies = Vec::with_capacity(ts.tasks.len());
+        let mut runtimes = Vec::with_capacity(ts.tasks.len());
+        for (i, t) in ts.tasks.iter().enumerate() {
+            let p = ts.sched_policy(i as u32);
+            let lanes = match p {
+                SchedPolicy::Deadline { runtime } => {
+                    rtsched_policies::linux::lane_runtimes(t, runtime).map_err(|m| at(t, m))?
+                }
+                SchedPolicy::Fifo | SchedPolicy::Rr if t.priority.is_none() => {
+                    return Err(at(
+                        t,
+                        "field 'priority': missing: SCHED_FIFO and SCHED_RR need one (1..99)"
+                            .into(),
+                    ))
+                }
+                _ => Vec::new(),
+            };
+            if let Class::Fair(f) = &t.class {
+                if let Behaviour::Bursty { .. } = f.behaviour {
+                    return Err(at(t, "field 'behaviour': kernel:linux runs hog and sleeper best-effort tasks; a bursty one is simulated only".into()));
+                }
+            }
+            policies.push(p);
+            runtimes.push(lanes);
+        }
+        let root = super::root::machine_root_domain()?;
+        rtsched_policies::linux::admit_set(ts, reclaim, root)
+            .map_err(|m| RunError::Input(format!("{m}. Nothing was run.")))?;
+        let label = format!("kernel:linux{}{pi}", if reclaim { ":reclaim" } else { "" });
+        let policy = KernelPolicy::Linux {
+            policies,
+            runtimes,
+            reclaim,
+        };
+        Ok((policy, label))
+    }
+
+    /// The SCHED_DEADLINE runtime of `lane` of task `ti` under this plan, if it sets its own
+    /// (`kernel:linux`; the other backends reserve [`dl_runtimes`]).
+    pub(super) fn lane_runtime(&self, ti: usize, lane: usize) -> Option<Time> {
+        match &self.policy {
+            KernelPolicy::Linux { runtimes, .. } => runtimes[ti].get(lane).copied(),
+            _ => None,
+        }
+    }
+
+    /// `kernel:fifo[:rm|:dm|:file]`: the priorities by the rule of every fixed-priority
+    /// scheduler ([`priority::assign`], as `gfp` and `pfp`: the file's if every task has one
+    /// and no assignment is named, RM if none has, refused if only some have), partitioned if
+    /// every task has a CPU.
     pub(super) fn fifo(
         ts: &TaskSet,
         opts: &[&str],
@@ -174,19 +250,11 @@ impl KernelPlan {
                 opts[0], opts[1]
             )));
         }
-        let mode = match opts.first() {
-            Some(m) => *m,
-            None if ts.tasks.iter().all(|t| t.priority.is_some()) => "file",
-            None => "rm",
-        };
-        let prio = match mode {
-            "rm" => rtsched_analysis::priority::rate_monotonic(&ts.tasks),
-            "dm" => rtsched_analysis::priority::deadline_monotonic(&ts.tasks),
-            _ => match ts.tasks.iter().find(|t| t.priority.is_none()) {
-                Some(t) => return Err(RunError::Input(format!("{}: task '{}': field 'priority': missing, and kernel:fifo:file needs every task's priority", ts.source, t.name))),
-                None => ts.tasks.iter().map(|t| t.priority.unwrap()).collect(),
-            },
-        };
+        // check_options let only rm, dm and file through.
+        let named = opts.first().and_then(|m| Priorities::parse(m));
+        let (prio, by) = priority::assign(&ts.tasks, named)
+            .map_err(|e| RunError::Input(e.message(ts, "kernel:fifo")))?;
+        let mode = by.name();
         let partitioned = ts.tasks.iter().all(|t| t.cpu.is_some());
         let cpu = ts
             .tasks

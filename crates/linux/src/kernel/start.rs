@@ -6,11 +6,11 @@
 use super::locks::Lock;
 use super::plan::KernelPolicy;
 use super::team::Team;
-use super::thread::{Ctx, ScxSlot};
+use super::thread::{Ctx, Reservation, ScxSlot};
 use crate::stream::Outbox;
 use crate::{perf, scx, sys, work};
 use rtsched_model::program::Program;
-use rtsched_model::Time;
+use rtsched_model::{SchedPolicy, Time};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Barrier, Mutex};
 
@@ -26,32 +26,43 @@ pub(super) fn set_policy(
         // Registered by Spawn::begin (it needs the registry); here only the CPU of a partition.
         KernelPolicy::Scx { cpu, .. } => sys::set_affinity(tid, cpu[ti].map(|c| c as usize)),
         KernelPolicy::Deadline { reclaim } => {
-            // The kernel frees an ended reservation's bandwidth only at its 0-lag time (up to a
-            // deadline after it ended), so a run right after another can be refused for
-            // bandwidth nobody uses any more: retry a refusal for up to a second before
-            // reporting it.
-            let give_up = std::time::Instant::now() + std::time::Duration::from_secs(1);
-            loop {
-                match sys::set_deadline(
-                    tid,
-                    dl_runtime,
-                    task.deadline,
-                    task.period,
-                    if *reclaim { sys::SCHED_FLAG_RECLAIM } else { 0 },
-                ) {
-                    Err(e)
-                        if e.raw_os_error() == Some(libc::EBUSY)
-                            && std::time::Instant::now() < give_up =>
-                    {
-                        std::thread::sleep(std::time::Duration::from_millis(20));
-                    }
-                    r => break r,
-                }
-            }
+            set_deadline_retrying(tid, dl_runtime, task, *reclaim)
         }
+        KernelPolicy::Linux {
+            policies, reclaim, ..
+        } => match policies[ti] {
+            SchedPolicy::Deadline { .. } => set_deadline_retrying(tid, dl_runtime, task, *reclaim),
+            SchedPolicy::Fifo => sys::set_fifo(tid, task.priority.unwrap_or(1)),
+            SchedPolicy::Rr => sys::set_rr(tid, task.priority.unwrap_or(1)),
+            SchedPolicy::Other { nice } => sys::set_other_nice(tid, nice),
+        },
         KernelPolicy::Fifo { prio, cpu, .. } => sys::set_affinity(tid, cpu[ti].map(|c| c as usize))
             .and_then(|_| sys::set_fifo(tid, prio[ti])),
         KernelPolicy::Other => sys::set_other(tid),
+    }
+}
+
+/// SCHED_DEADLINE for the calling thread `tid`: `dl_runtime` per the task's deadline and
+/// period. The kernel frees an ended reservation's bandwidth only at its 0-lag time (up to a
+/// deadline after it ended), so a run right after another can be refused for bandwidth nobody
+/// uses any more: a refusal is retried for up to a second before it is reported.
+fn set_deadline_retrying(
+    tid: i32,
+    dl_runtime: Time,
+    task: &rtsched_model::Task,
+    reclaim: bool,
+) -> std::io::Result<()> {
+    let give_up = std::time::Instant::now() + std::time::Duration::from_secs(1);
+    let flags = if reclaim { sys::SCHED_FLAG_RECLAIM } else { 0 };
+    loop {
+        match sys::set_deadline(tid, dl_runtime, task.deadline, task.period, flags) {
+            Err(e)
+                if e.raw_os_error() == Some(libc::EBUSY) && std::time::Instant::now() < give_up =>
+            {
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            r => break r,
+        }
     }
 }
 
@@ -125,6 +136,17 @@ pub(super) struct Spawn {
 }
 
 impl Spawn {
+    /// Whether this thread takes SCHED_DEADLINE (a reservation to give back).
+    fn reserves(&self) -> bool {
+        match &self.policy {
+            KernelPolicy::Deadline { .. } => true,
+            KernelPolicy::Linux { policies, .. } => {
+                matches!(policies[self.ti], SchedPolicy::Deadline { .. })
+            }
+            _ => false,
+        }
+    }
+
     /// Set the policy, wait for the start; the thread's context, or `None` if called off.
     pub(super) fn begin(&self) -> Option<Ctx> {
         let mut set = set_policy(&self.policy, self.ti, self.runtime, &self.task);
@@ -157,7 +179,7 @@ impl Spawn {
                 Err(e) => Err(std::io::Error::other(e.to_string())),
             };
         }
-        let admitted = set.is_ok() && matches!(self.policy, KernelPolicy::Deadline { .. });
+        let admitted = set.is_ok() && self.reserves();
         let Some(base) = self.start.wait(self.ti, set) else {
             // Called off after this thread got a reservation: hand it back explicitly before
             // the thread ends. (On this project's 6.18 guests, reservations of threads that
@@ -170,6 +192,7 @@ impl Spawn {
             return None;
         };
         Some(Ctx {
+            _reservation: admitted.then(|| Reservation),
             task: self.ti as u32,
             workload: self.workload.clone(),
             hw: self.hw_event.and_then(perf::HwGroup::open_for_thread),

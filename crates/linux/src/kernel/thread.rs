@@ -64,8 +64,21 @@ pub(super) struct ThreadRun {
     pub(super) intervals: Vec<Interval>,
 }
 
+/// Held by a thread that took SCHED_DEADLINE: when it is dropped (the thread's work is over,
+/// returned or unwound) the thread goes back to SCHED_OTHER, so its reservation is given back
+/// on the kernel's ordinary path (at its 0-lag time) before the run returns.
+pub(super) struct Reservation;
+
+impl Drop for Reservation {
+    fn drop(&mut self) {
+        let _ = sys::set_other(sys::gettid());
+    }
+}
+
 /// What every kernel thread of one task needs to run its work.
 pub(super) struct Ctx {
+    /// SCHED_DEADLINE's reservation, given back when the thread's context is dropped.
+    pub(super) _reservation: Option<Reservation>,
     pub(super) task: u32,
     pub(super) workload: Arc<work::Workload>,
     /// This thread's hardware counters, if the run's probe found a PMU.

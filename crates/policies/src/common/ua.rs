@@ -32,7 +32,7 @@
 
 use crate::ctx::BuildCtx;
 use crate::policy::{EntityId, EntityInfo, RunView};
-use crate::spec::SchedulerSpec;
+use crate::spec::{PartitionAdmission, Partitioning, SchedulerSpec};
 use rtsched_analysis::partition::Admission;
 use rtsched_model::{Task, TaskSet, Time};
 
@@ -635,6 +635,13 @@ pub fn require_non_increasing_tufs(ts: &TaskSet, scheduler: &str) -> Result<(), 
     }
 }
 
+/// How a per-CPU UA policy (P-DASA, LBESA per CPU) gets its partition (see [`partition`]).
+pub const PARTITION: Partitioning = Partitioning {
+    bare: true,
+    admission: PartitionAdmission::EdfExact,
+    own: &["load"],
+};
+
 /// The partition of a per-CPU UA policy (P-DASA, LBESA per CPU) and the heuristic that made it:
 /// - `partition=load` (also bare `load`): worst fit by utilisation *without admission* —
 ///   tasks in decreasing utilisation (ties: file order), each to the CPU of least load so far
@@ -650,7 +657,7 @@ pub fn partition(
     let ts = ctx.ts;
     match spec.option("partition", &["partition"])? {
         Some(name) if name == "load" => Ok((by_load(ts), Some(name))),
-        Some(_) => ctx.partition_labelled(spec, true, Admission::EdfExact),
+        Some(_) => ctx.partition_labelled(spec, &PARTITION, Admission::EdfExact),
         None if ts.platform.cpus == 1 => Ok((vec![0; ts.tasks.len()], None)),
         None => match ts.tasks.iter().find(|t| t.cpu.is_none()) {
             Some(t) => Err(format!(

@@ -142,6 +142,27 @@ pub(super) fn reserve(ts: &TaskSet, o: &Options) -> Result<Reserved, String> {
             .with_fair_servers(FAIR_SERVER_RUNTIME_NS, FAIR_SERVER_PERIOD_NS)
             .map_err(|e| format!("{}: the fair servers do not fit: {e}", ts.source))?;
     }
+    reserve_in(ts, o, root)
+}
+
+/// Admission of `ts`'s deadline tasks into `root` (`kernel:linux`: the root domain of the
+/// machine it runs on), with `SCHED_FLAG_RECLAIM` if `reclaim`: the rule and the refusals
+/// `linux` gives ([`reserve`]). The root domain after admission.
+pub fn admit_set(ts: &TaskSet, reclaim: bool, root: RootDomain) -> Result<RootDomain, String> {
+    let spec = SchedulerSpec {
+        name: "linux".into(),
+        options: Vec::new(),
+    };
+    let o = Options {
+        reclaim,
+        ..Options::parse(&spec)?
+    };
+    reserve_in(ts, &o, root).map(|(_, _, root)| root)
+}
+
+/// [`reserve`] into a given root domain.
+fn reserve_in(ts: &TaskSet, o: &Options, mut root: RootDomain) -> Result<Reserved, String> {
+    let m = ts.platform.cpus;
     let mut lanes = Vec::new();
     let mut first = Vec::with_capacity(ts.tasks.len());
     for (i, t) in ts.tasks.iter().enumerate() {

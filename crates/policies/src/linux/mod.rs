@@ -44,17 +44,27 @@ mod timers;
 
 pub use admission::{AdmissionError, RootDomain};
 pub use attr::{checkparam_dl, DlAttr, DlPeriodLimits, ParamError};
+pub use build::admit_set;
 pub use build::lane_runtimes;
 pub use cbs::{Cbs, CbsCounters, Charged, Inactive, Wakeup, Woken};
 pub use constants::RtBandwidth;
 pub use grub::GrubRq;
 pub use stack::{build, Linux};
 
-use crate::spec::PolicyInfo;
+use crate::spec::{PolicyInfo, Takes, Tufs};
 
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "linux",
     summary: "Linux's class stack, each task under its own policy: SCHED_DEADLINE (global EDF, push/pull, cpudl, each thread's CBS, admission, the fair server) above SCHED_FIFO/RR (cpupri, RR slice, RT throttling) above the fair class (cfs)",
-    paper: "Linux 6.18 kernel/sched/{deadline,rt,fair,core}.c; gedf-heap §3-5 (push/pull, cpudl); Abeni & Buttazzo 1998 (CBS)",
+    paper: "Linux 6.18 kernel/sched: deadline.c, rt.c, fair.c, core.c; gedf-heap §3-5 (push/pull, cpudl); Abeni & Buttazzo 1998 (CBS)",
     options: "reclaim (GRUB for every deadline task), fair_server=on|off (default on), rt_throttle=on|off (default on: CONFIG_RT_GROUP_SCHED), tick=4ms (HZ=250), rr_timeslice=100ms; a task without 'policy' follows run.default_policy, else SCHED_DEADLINE with runtime = WCET (best-effort tasks: SCHED_OTHER)",
+    partition: None,
+    fixed_priorities: false,
+    takes: Takes {
+        fair: true,
+        ..Takes::REAL_TIME
+    },
+    tufs: Tufs::Ignored,
+    resolves_deadlocks: false,
+    grants_resources: false,
 };
