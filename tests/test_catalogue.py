@@ -22,12 +22,14 @@ def test_the_catalogue_is_data_every_place_reads():
     assert table.arrow_schema().names == catalogue.names("row")
     assert list(RUN_COUNTERS) == catalogue.names("run", source="run")
     assert list(NULLABLE_JOB_COLUMNS) == catalogue.names("job", nullable=True)
+    assert catalogue.names("chain") == ["scheduler", "chain", "instance", "start_ns", "end_ns", "latency_ns",
+                                        "data_age_ns", "reaction_time_ns"]
     assert [c.header for c in report.ALL_COLUMNS] == [c["table"]["header"] for c in catalogue.columns("table")]
     # An unknown place is refused, naming the known ones.
     try:
         _core.columns("jobs")
     except _core.InputError as e:
-        assert "job, task, run, row or table" in str(e)
+        assert "job, task, run, row, table or chain" in str(e)
     else:
         raise AssertionError("an unknown place was taken")
 

@@ -14,8 +14,8 @@ from functools import cache
 from . import _core
 
 #: Where a column can appear: a per-job record, a task's summary, the run's summary, a sweep's
-#: row, the comparison table.
-PLACES = ("job", "task", "run", "row", "table")
+#: row, the comparison table, a chain instance's record (docs/chains.md).
+PLACES = ("job", "task", "run", "row", "table", "chain")
 
 
 @cache

@@ -167,7 +167,23 @@ class Result:
         c = self.document["counters"]
         for k in RUN_COUNTERS:
             d[k] = c.get(k, 0)
+        if "chains" in self.document:
+            # Per chain: instances, {max, mean, p99} of latency_ns, data_age_ns and
+            # reaction_time_ns (None where none applies), deadline_ns, deadline_misses.
+            d["chains"] = self.document["chains"]
         return d
+
+    @cached_property
+    def chains(self):
+        """One row per chain instance (docs/chains.md): ``chain``, ``instance``, ``start_ns``,
+        ``end_ns``, ``latency_ns`` (event chains), ``data_age_ns`` and ``reaction_time_ns``
+        (data-flow chains); NaN where a metric does not apply. Empty for a set without chains."""
+        import pandas as pd
+
+        df = pd.DataFrame(self.raw.chains_columns())
+        for c in ("latency_ns", "data_age_ns", "reaction_time_ns"):
+            df[c] = df[c].astype("float64")
+        return df
 
     @cached_property
     def tasks(self):

@@ -78,6 +78,30 @@ impl Backend {
     }
 }
 
+/// Triggers, self-suspensions and chains (docs/chains.md) run in the simulator only for now:
+/// a real run of a set with them is refused, naming the first, rather than run wrongly.
+fn flow_refused(ts: &TaskSet) -> Option<String> {
+    let why = "not yet supported by this substrate (the simulator runs it: rtsched simulate)";
+    if let Some(t) = ts.tasks.iter().find(|t| t.trigger.is_some()) {
+        return Some(format!(
+            "{}: task '{}': field 'trigger': event-triggered tasks are {why}",
+            ts.source, t.name
+        ));
+    }
+    if let Some(t) = ts.tasks.iter().find(|t| !t.suspensions.is_empty()) {
+        return Some(format!(
+            "{}: task '{}': field 'segments': self-suspensions are {why}",
+            ts.source, t.name
+        ));
+    }
+    ts.chains.first().map(|c| {
+        format!(
+            "{}: chain '{}' (chains[0]): field 'chains': chains are {why}",
+            ts.source, c.name
+        )
+    })
+}
+
 fn check_common(ts: &TaskSet, backend: &str, opts: &RunOptions) -> Result<(), RunError> {
     // kernel:linux runs them as SCHED_OTHER threads at their nice (crate::kernel's fair.rs).
     let fair_runs = backend == "kernel:linux" || backend.starts_with("kernel:linux:");
@@ -88,6 +112,9 @@ fn check_common(ts: &TaskSet, backend: &str, opts: &RunOptions) -> Result<(), Ru
             "{}: task '{}': field 'class': best-effort (fair) tasks are simulated only (scheduler cfs); on this machine use `rtsched stress` for the load and `rtsched balance` for the zone balancer",
             ts.source, t.name
         )));
+    }
+    if let Some(why) = flow_refused(ts) {
+        return Err(RunError::Input(why));
     }
     if ts.run.duration > MAX_DURATION {
         return Err(RunError::Input(format!(

@@ -72,6 +72,67 @@ pub struct Task {
     /// model. Empty: the model.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub execution_times: Vec<Time>,
+    /// An event-triggered task (docs/chains.md): its jobs are released by its triggers' finished
+    /// jobs, not by a period. Its `period` is then the longest of its triggers' periods (the
+    /// most often its jobs come, for utilisation and sizing) and its `offset` 0.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub trigger: Option<Trigger>,
+    /// A self-suspending task (docs/chains.md): `regions` are its run segments (one thread
+    /// each) and `suspensions[k]` the suspension between run segments k and k + 1. Empty: none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub suspensions: Vec<Suspension>,
+}
+
+/// What releases an event-triggered task's jobs (docs/chains.md "Triggers").
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Trigger {
+    /// The tasks whose finished jobs release this task's jobs.
+    pub tasks: Vec<TaskId>,
+    /// `trigger: {all: [A, B]}`: a job is released when each of `tasks` has finished a job since
+    /// the last release. `false` (`trigger: A`): each finished job of the one task releases one.
+    pub all: bool,
+}
+
+/// A self-suspension (docs/chains.md "Suspensions"): the job leaves its CPU and is not ready
+/// for a length drawn uniformly from [lo, hi] with the run's seed (lo == hi: fixed).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Suspension {
+    pub lo: Time,
+    pub hi: Time,
+}
+
+/// How the tasks of a data-flow chain exchange data (Dürr et al., EMSOFT 2019, §2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Communication {
+    /// A job reads its inputs when it starts and publishes its output when it finishes.
+    Implicit,
+    /// Logical execution time: a job reads at its release and publishes at its deadline.
+    Let,
+}
+
+impl Communication {
+    pub fn name(&self) -> &'static str {
+        match self {
+            Communication::Implicit => "implicit",
+            Communication::Let => "let",
+        }
+    }
+}
+
+/// A chain of tasks whose end-to-end timing is measured (docs/chains.md): an *event* chain
+/// (no `communication`: each task triggered by the one before it) or a *data-flow*
+/// (cause-effect) chain of periodic tasks communicating as `communication` says.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Chain {
+    pub name: String,
+    pub tasks: Vec<TaskId>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub communication: Option<Communication>,
+    /// End-to-end deadline: an instance whose latency (event chain) or data age (data-flow
+    /// chain) exceeds it is a miss.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub deadline: Option<Time>,
 }
 
 /// The Linux scheduling policy of a task with jobs (`policy` in a task-set file;
@@ -231,6 +292,8 @@ impl Task {
             class: Class::Rt,
             policy: None,
             execution_times: Vec::new(),
+            trigger: None,
+            suspensions: Vec::new(),
         }
     }
     /// A best-effort task of the fair class (its `period` / `wcet` are the mean cycle / burst).
@@ -259,6 +322,11 @@ impl Task {
             return 0;
         }
         (horizon - self.offset - 1) / self.period.max(1) + 1
+    }
+    /// Whether its jobs are released by other tasks' jobs (`trigger`), not by a period.
+    #[inline]
+    pub fn is_triggered(&self) -> bool {
+        self.trigger.is_some()
     }
     #[inline]
     pub fn is_fair(&self) -> bool {
@@ -434,6 +502,9 @@ pub struct TaskSet {
     pub tasks: Vec<Task>,
     /// Names of the resources the critical sections use (index = `ResourceId`).
     pub resources: Vec<String>,
+    /// Chains whose end-to-end timing is measured (docs/chains.md).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub chains: Vec<Chain>,
 }
 
 impl TaskSet {
@@ -447,6 +518,7 @@ impl TaskSet {
             run: RunOptions::default(),
             tasks,
             resources: Vec::new(),
+            chains: Vec::new(),
         }
     }
     /// The real-time tasks' utilisation (best-effort tasks take what is left).
@@ -467,8 +539,19 @@ impl TaskSet {
         self.tasks.iter().any(|t| {
             t.is_parallel()
                 || !t.sections.is_empty()
+                || t.trigger.is_some()
+                || !t.suspensions.is_empty()
                 || t.dag.as_ref().is_some_and(|d| d.nodes.len() > 1)
         })
+    }
+    /// Whether the set has triggered tasks, self-suspensions or chains (docs/chains.md): what
+    /// the simulator runs and the real substrates do not take yet.
+    pub fn has_flow(&self) -> bool {
+        !self.chains.is_empty()
+            || self
+                .tasks
+                .iter()
+                .any(|t| t.trigger.is_some() || !t.suspensions.is_empty())
     }
     /// Whether any task names a Linux policy, or the set a default one (`policy`,
     /// `run.default_policy`): a set written for the class stack.

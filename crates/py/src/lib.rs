@@ -134,6 +134,11 @@ impl PyTaskSet {
     fn job_record_bytes(&self) -> usize {
         std::mem::size_of::<rtsched_model::results::JobRecord>()
     }
+    /// The set's chains by name (docs/chains.md).
+    #[getter]
+    fn chain_names(&self) -> Vec<String> {
+        self.inner.chains.iter().map(|c| c.name.clone()).collect()
+    }
     /// Whether some task is best-effort (scheduled by `cfs` beside the real-time ones).
     #[getter]
     fn has_fair_tasks(&self) -> bool {
@@ -470,6 +475,23 @@ impl PyRunResult {
         }
         Ok(d)
     }
+    /// Chain instances' records as columns (dict of lists; the catalogue's chain columns), for
+    /// a DataFrame: None where a metric does not apply (docs/chains.md).
+    fn chains_columns<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let r = &self.inner;
+        let d = PyDict::new(py);
+        for c in results::chain_columns() {
+            if matches!(c.value, Value::Scheduler) {
+                continue;
+            }
+            let list = PyList::empty(py);
+            for x in &r.chains {
+                list.append(cell_to_python(py, results::chain_cell(c, r, x))?)?;
+            }
+            d.set_item(c.name, list)?;
+        }
+        Ok(d)
+    }
     /// The value of every column of the catalogue this run gives as one value (its total
     /// summary's, its counters', its measurements'; `_core.columns()`), by name: None where the
     /// run could not measure it (`unmeasured`) or has none.
@@ -571,7 +593,7 @@ fn columns<'py>(py: Python<'py>, place: Option<&str>) -> PyResult<Bound<'py, PyL
         None => results::COLUMNS.iter().collect(),
         Some(p) => results::columns::columns(Place::parse(p).ok_or_else(|| {
             input_err(format!(
-                "unknown place '{p}' (job, task, run, row or table)"
+                "unknown place '{p}' (job, task, run, row, table or chain)"
             ))
         })?),
     };
@@ -1019,6 +1041,15 @@ fn write_results_json(
     .map_err(|e| io_err(path, e))
 }
 
+/// Write the chain instances of every run to one CSV, atomically (`--chains-csv`).
+#[pyfunction]
+fn write_chains_csv(py: Python<'_>, runs: &Bound<'_, PyList>, path: &str) -> PyResult<()> {
+    let refs = runs_of(runs)?;
+    let v: Vec<&RunResult> = refs.iter().map(|r| &r.inner).collect();
+    py.detach(|| results::write_atomic(Path::new(path), |w| results::write_chains_csv(&v, w)))
+        .map_err(|e| io_err(path, e))
+}
+
 /// Write per-job records of every run to one CSV, atomically.
 #[pyfunction]
 fn write_jobs_csv(py: Python<'_>, runs: &Bound<'_, PyList>, path: &str) -> PyResult<()> {
@@ -1062,6 +1093,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(parse_scheduler, m)?)?;
     m.add_function(wrap_pyfunction!(write_results_json, m)?)?;
     m.add_function(wrap_pyfunction!(write_jobs_csv, m)?)?;
+    m.add_function(wrap_pyfunction!(write_chains_csv, m)?)?;
     m.add_function(wrap_pyfunction!(write_trace, m)?)?;
     m.add_function(wrap_pyfunction!(columns, m)?)?;
     analysis::register(m)?;

@@ -38,6 +38,8 @@ const EV_OH_TICK: u8 = 5;
 /// The real-time bandwidth cap's accounting step on one CPU (`run.overheads.rt_runtime` of
 /// `rt_period`), every `tick_period`, as the kernel accounts at its tick.
 const EV_OH_RT: u8 = 6;
+/// A self-suspending job's suspension ends (docs/chains.md): (job slot, generation).
+const EV_RESUME: u8 = 7;
 
 /// An event, ordered by (time, kind, insertion sequence) packed into one integer: one 128-bit
 /// comparison instead of three field comparisons on the hottest path (the heap's sifts).
@@ -404,6 +406,9 @@ pub struct Engine<'p, O: Observer, C: CostModel> {
     result: RunResult,
     timers: Vec<Time>,
     wakeups: Vec<(Time, u32)>,
+    /// Suspensions' ends and triggered jobs' aborts taken from the ledger (docs/chains.md).
+    resumes: Vec<(Time, u32, u32)>,
+    flow_aborts: Vec<(Time, u32, u32)>,
 }
 
 impl<'p, O: Observer, C: CostModel> Engine<'p, O, C> {
@@ -492,6 +497,8 @@ impl<'p, O: Observer, C: CostModel> Engine<'p, O, C> {
             result,
             timers,
             wakeups,
+            resumes: Vec::new(),
+            flow_aborts: Vec::new(),
         }
     }
 
@@ -537,7 +544,7 @@ impl<'p, O: Observer, C: CostModel> Engine<'p, O, C> {
         let limit = self.led.limit();
         let release = self.sim.oh.release;
         for (i, t) in self.led.run.taskset().tasks.iter().enumerate() {
-            if t.offset < duration {
+            if t.offset < duration && t.trigger.is_none() {
                 // Release latency: the job becomes ready `release` after its release time.
                 self.sim.push(t.offset + release, EV_RELEASE, i as u32, 0);
             }
@@ -601,6 +608,9 @@ impl<'p, O: Observer, C: CostModel> Engine<'p, O, C> {
             if self.led.has_wakeups() {
                 self.wake(now);
             }
+            if self.led.has_flow_events() {
+                self.flow_events();
+            }
             if self.led.has_timers() {
                 self.led.take_timers(&mut self.timers);
                 for i in 0..self.timers.len() {
@@ -641,6 +651,7 @@ impl<'p, O: Observer, C: CostModel> Engine<'p, O, C> {
         out.fill_counters(&mut r.counters);
         out.fill_measurements(&mut r.measurements);
         r.jobs = out.jobs;
+        r.chains = out.chains;
         r.intervals = self.sim.intervals;
         r.counters.overheads = self.sim.totals;
         r.counters.overheads.policy_ns = out.charged;
@@ -670,6 +681,20 @@ impl<'p, O: Observer, C: CostModel> Engine<'p, O, C> {
             let (at, task) = self.wakeups[i];
             self.sim
                 .push(at.max(now) + self.sim.oh.release, EV_RELEASE, task, 0);
+        }
+    }
+
+    /// Suspended jobs' ends and triggered jobs' deadline aborts, which the ledger scheduled
+    /// (docs/chains.md).
+    #[inline(never)]
+    fn flow_events(&mut self) {
+        self.led
+            .take_flow_events(&mut self.resumes, &mut self.flow_aborts);
+        for &(at, slot, generation) in &self.resumes {
+            self.sim.push(at, EV_RESUME, slot, generation);
+        }
+        for &(at, slot, generation) in &self.flow_aborts {
+            self.sim.push(at, EV_ABORT, slot, generation);
         }
     }
 
@@ -729,6 +754,7 @@ impl<'p, O: Observer, C: CostModel> Engine<'p, O, C> {
                     .push(now + self.sim.oh.tick_period, EV_OH_TICK, a, 0);
             }
             EV_OH_RT => self.on_rt_step(now, a),
+            EV_RESUME => self.led.resume(now, a, b),
             _ => self.led.timer(now),
         }
     }

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from .. import _core
 from ..balance_metrics import is_mixed, mixed_tables, utilisation_plot
+from ..chains import chains_table, write_chains_csv
 from ..checks import warn
 from ..cli import seed
 from ..durations import in_unit
@@ -59,6 +60,9 @@ def register(sub):
                    help=f"partition with this heuristic (ffd, wfd, bfd, nfd, bf, lwfg, chains like lwfg+ffd) instead of the file's "
                         f"cpu fields, for every partitioned scheduler given that names none itself ({', '.join(partitioned())})")
     p.add_argument("--per-task", action="store_true", help="also print per-task summaries")
+    p.add_argument("--chains-csv", metavar="OUT",
+                   help="write one row per chain instance as CSV: scheduler, chain, instance, start_ns, end_ns, "
+                        "latency_ns, data_age_ns, reaction_time_ns (docs/chains.md)")
     p.add_argument("--util-plot", metavar="OUT.png",
                    help="with best-effort tasks (scheduler cfs): plot per-CPU utilisation over time, one file per scheduler (OUT-SCHED.png)")
     p.add_argument("--measure-policy", action="store_true",
@@ -71,7 +75,7 @@ def register(sub):
 def run(args):
     ts = _core.load_taskset(args.file)
     check_duration(args)  # early, with the user's spelling in the message
-    output_paths(args, inputs=(args.file,), util_plot=args.util_plot)
+    output_paths(args, inputs=(args.file,), util_plot=args.util_plot, chains_csv=args.chains_csv)
     gantt_window(args)  # checked before the run
     held = keeps_jobs(args, ts)
     check_job_limit(ts, args, runs=max(1, len(args.schedulers or [])), held=held)
@@ -108,6 +112,12 @@ def run(args):
         for r in ran:
             print(f"\n{r.scheduler}:")
             print(per_task_table(r, output_width()))
+    if ts.chain_names:
+        print()
+        print(chains_table(ran))
+    if args.chains_csv:
+        write_chains_csv(ran, args.chains_csv)
+        print(f"wrote {args.chains_csv}")
     write_outputs(results, args.json, args.jobs_csv, args.trace, args.gantt, parquet_path=args.jobs_parquet,
                   json_jobs=args.json_jobs, gantt_window=args.gantt_window)
     return exit_status(results)

@@ -15,4 +15,6 @@ pub use read::{
 pub use write::{to_yaml, to_yaml_with, TaskNote};
 
 #[cfg(test)]
+mod flow_tests;
+#[cfg(test)]
 mod tests;

@@ -1,5 +1,5 @@
-//! Writing a task set as a task-set file (YAML): the `platform`, `run`, `resources` and
-//! `tasks` sections in the order docs/taskset-format.md gives them, each task on one line in
+//! Writing a task set as a task-set file (YAML): the `platform`, `run`, `resources`, `tasks`
+//! and `chains` sections in the order docs/taskset-format.md gives them, each task on one line in
 //! flow style; the reader (`read/`) takes the text back to the same value.
 
 use crate::overheads::Statistic;
@@ -48,14 +48,42 @@ pub fn to_yaml_with(ts: &TaskSet, notes: &[TaskNote]) -> String {
         let note = notes.get(i);
         match t.fair_params() {
             Some(f) => fair_task(&mut out, t, f),
-            None => rt_task(&mut out, t, &ts.resources, note.is_some_and(|n| n.sporadic)),
+            None => rt_task(&mut out, t, ts, note.is_some_and(|n| n.sporadic)),
         }
         if let Some(n) = note.filter(|n| !n.comment.is_empty()) {
             out.pop(); // the line's end, after the task's closing brace
             let _ = writeln!(out, "   # {}", n.comment.replace(['\n', '\r'], " "));
         }
     }
+    if !ts.chains.is_empty() {
+        chains(&mut out, ts);
+    }
     out
+}
+
+/// `chains`: each with its tasks by name, its communication and deadline where given.
+fn chains(out: &mut String, ts: &TaskSet) {
+    out.push_str("chains:\n");
+    for c in &ts.chains {
+        let names: Vec<String> = c
+            .tasks
+            .iter()
+            .map(|&i| q(&ts.tasks[i as usize].name))
+            .collect();
+        let _ = write!(
+            out,
+            "  - {{name: {}, tasks: [{}]",
+            q(&c.name),
+            names.join(", ")
+        );
+        if let Some(m) = c.communication {
+            let _ = write!(out, ", communication: {}", m.name());
+        }
+        if let Some(x) = c.deadline {
+            let _ = write!(out, ", deadline: {}", d(x));
+        }
+        out.push_str("}\n");
+    }
 }
 
 /// A string as YAML: a JSON string is a YAML double-quoted string, but JSON leaves DEL, the
@@ -251,23 +279,47 @@ fn fair_task(out: &mut String, t: &Task, f: &Fair) {
     out.push_str("}\n");
 }
 
-/// A real-time task: its timing (T as `min_interarrival` when `sporadic`), the optional
-/// fields that differ from their defaults, then its work's structure (regions or DAG),
-/// sections, TUF and replayed execution times.
-fn rt_task(out: &mut String, t: &Task, resources: &[String], sporadic: bool) {
-    let _ = write!(
-        out,
-        "  - {{name: {}, {}: {}, wcet: {}",
-        q(&t.name),
-        if sporadic {
-            "min_interarrival"
-        } else {
-            "period"
-        },
-        d(t.period),
-        d(t.wcet)
-    );
-    if t.deadline != t.period {
+/// A real-time task: its timing (T as `min_interarrival` when `sporadic`; a triggered task's
+/// trigger and deadline), the optional fields that differ from their defaults, then its work's
+/// structure (segments, regions or DAG), sections, TUF and replayed execution times.
+fn rt_task(out: &mut String, t: &Task, ts: &TaskSet, sporadic: bool) {
+    let resources = &ts.resources;
+    match &t.trigger {
+        None => {
+            let _ = write!(
+                out,
+                "  - {{name: {}, {}: {}, wcet: {}",
+                q(&t.name),
+                if sporadic {
+                    "min_interarrival"
+                } else {
+                    "period"
+                },
+                d(t.period),
+                d(t.wcet)
+            );
+        }
+        Some(tr) => {
+            let names: Vec<String> = tr
+                .tasks
+                .iter()
+                .map(|&i| q(&ts.tasks[i as usize].name))
+                .collect();
+            let trigger = if tr.all {
+                format!("{{all: [{}]}}", names.join(", "))
+            } else {
+                names.join(", ")
+            };
+            let _ = write!(
+                out,
+                "  - {{name: {}, trigger: {trigger}, deadline: {}, wcet: {}",
+                q(&t.name),
+                d(t.deadline),
+                d(t.wcet)
+            );
+        }
+    }
+    if t.deadline != t.period && t.trigger.is_none() {
         let _ = write!(out, ", deadline: {}", d(t.deadline));
     }
     if let Some(x) = t.max_interarrival {
@@ -326,8 +378,25 @@ fn policy(out: &mut String, p: &SchedPolicy) {
     }
 }
 
-/// `regions` (each a list of thread WCETs) or `dag` (nodes and edges by name).
+/// `segments` (run segments and suspensions), `regions` (each a list of thread WCETs) or
+/// `dag` (nodes and edges by name).
 fn work(out: &mut String, t: &Task) {
+    if !t.suspensions.is_empty() {
+        let mut segs: Vec<String> = Vec::with_capacity(2 * t.regions.len());
+        for (k, r) in t.regions.iter().enumerate() {
+            if k > 0 {
+                let s = t.suspensions[k - 1];
+                segs.push(if s.lo == s.hi {
+                    format!("{{suspend: {}}}", d(s.lo))
+                } else {
+                    format!("{{suspend: [{}, {}]}}", d(s.lo), d(s.hi))
+                });
+            }
+            segs.push(d(r.threads[0]));
+        }
+        let _ = write!(out, ", segments: [{}]", segs.join(", "));
+        return;
+    }
     if !t.regions.is_empty() {
         let rs: Vec<String> = t
             .regions

@@ -7,16 +7,20 @@
 //! output file (`atomic.rs`) are apart.
 
 mod atomic;
+mod chains;
 pub mod columns;
 mod schema;
 mod stats;
 mod write;
 
 pub use atomic::{output_target, write_atomic, write_atomic_file, AtomicFile, OutputTarget};
+pub use chains::{chain_cell, chain_columns, chain_summaries, ChainSummary};
 pub use columns::{
     job_columns, jobs_csv_header, Cell, Column, Measured, Place, COLUMNS, LEDGER_COUNTERS,
 };
 pub use schema::*;
 pub use stats::{SummaryAcc, SummarySink, TotalSink};
 pub(crate) use write::held_jobs;
-pub use write::{write_jobs_csv, write_results_json, write_trace, JobsCsvWriter, NotRun};
+pub use write::{
+    write_chains_csv, write_jobs_csv, write_results_json, write_trace, JobsCsvWriter, NotRun,
+};

@@ -290,6 +290,27 @@ pub struct RunResult {
     /// document, where a 0 would read as "none happened" (the catalogue's
     /// [`Measured`](super::Measured) says which columns a driver may not measure).
     pub unmeasured: &'static [&'static str],
+    /// The set's chains, and one record per chain instance (docs/chains.md) as recorded (an
+    /// event chain's and an implicit output's at their end, a LET output's at its release,
+    /// when its publication is known); empty for a set without chains.
+    pub chain_defs: Vec<crate::task::Chain>,
+    pub chains: Vec<ChainRecord>,
+}
+
+/// One instance of a chain.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ChainRecord {
+    /// Index of the chain in the set's `chains`.
+    pub chain: u32,
+    /// Event chain: the first task's job index; data-flow chain: the last task's (the output).
+    pub instance: u64,
+    /// Event chain: the first job's release; data-flow chain: the head read of the data path.
+    pub start: Time,
+    /// Event chain: the last job's finish; data-flow chain: the output's publication.
+    pub end: Time,
+    pub latency: Option<Time>,
+    pub data_age: Option<Time>,
+    pub reaction_time: Option<Time>,
 }
 
 /// What a run that streamed its per-job records away keeps of them.
@@ -390,6 +411,8 @@ impl RunResult {
             measurements: Default::default(),
             unavailable: Default::default(),
             unmeasured: &[],
+            chain_defs: ts.chains.clone(),
+            chains: Vec::new(),
         }
     }
 

@@ -55,6 +55,9 @@ impl RunResult {
         if !self.unavailable.is_empty() {
             v["unavailable"] = serde_json::to_value(&self.unavailable).expect("strings serialise");
         }
+        if !self.chain_defs.is_empty() {
+            v["chains"] = super::chains::summaries_json(&self.chain_defs, &self.chains);
+        }
         if with_jobs {
             v["jobs"] = self
                 .jobs
@@ -248,7 +251,7 @@ pub fn write_results_json(
     w.write_all(b"\n}\n")
 }
 
-fn csv_field(s: &str) -> String {
+pub(crate) fn csv_field(s: &str) -> String {
     if s.contains([',', '"', '\n']) {
         format!("\"{}\"", s.replace('"', "\"\""))
     } else {
@@ -452,6 +455,38 @@ pub(crate) fn held_jobs(runs: &[&RunResult], needed: bool) -> io::Result<()> {
         Some(r) => Err(io::Error::new(io::ErrorKind::InvalidInput, format!("run {} did not keep its per-job records (they were streamed away as its jobs ended)", r.scheduler))),
         None => Ok(()),
     }
+}
+
+/// The chain instances of `runs` as CSV, the catalogue's chain columns (an empty cell where a
+/// metric does not apply), written to `w`.
+pub fn write_chains_csv(runs: &[&RunResult], w: &mut dyn std::io::Write) -> std::io::Result<()> {
+    let cols: Vec<&columns::Column> = super::chains::chain_columns().collect();
+    let header: Vec<&str> = cols.iter().map(|c| c.name).collect();
+    writeln!(w, "{}", header.join(","))?;
+    let mut line = String::new();
+    for (run, r) in runs
+        .iter()
+        .flat_map(|x| x.chains.iter().map(move |r| (*x, r)))
+    {
+        line.clear();
+        for (i, c) in cols.iter().enumerate() {
+            if i > 0 {
+                line.push(',');
+            }
+            match super::chains::chain_cell(c, run, r) {
+                Cell::Null => {}
+                Cell::Uint(v) => {
+                    line.push_str(&v.to_string());
+                }
+                Cell::Text(t) => line.push_str(&csv_field(t)),
+                other => {
+                    line.push_str(&format!("{other:?}"));
+                }
+            }
+        }
+        writeln!(w, "{line}")?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]

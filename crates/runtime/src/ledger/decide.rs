@@ -147,6 +147,10 @@ impl<'t> Ledger<'t> {
         c.last = id;
         c.mark = now;
         x.cpu = cpu;
+        if let Some(f) = self.run.flow.as_mut() {
+            // An implicit reader reads its input when its job first runs.
+            f.started(x.info.task, x.job, now);
+        }
         if x.rec != NONE {
             let rec = &mut self.run.records[rec_at(self.run.rec_base, self.run.rec_front, x.rec)];
             if self.start_at_dispatch {

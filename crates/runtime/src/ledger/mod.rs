@@ -37,6 +37,12 @@
 //!     CPU's run queue, as in a kernel; a *pull* is a dispatch on another CPU than the one
 //!     whose run queue the entity sits on, counted per job (`JobRecord::pulls`).
 //!
+//! 11. **Triggers, suspensions and chains** (`flow.rs`, docs/chains.md). A finished job
+//!     releases the jobs its task triggers, on its CPU; a self-suspending job has no entity
+//!     between its run segments until the driver resumes it; chain instances are recorded.
+//!     Built only for a set that has them: otherwise one branch where a job is released,
+//!     starts and finishes.
+//!
 //! Besides: what a policy and a driver read of the run (`view.rs`), and a ledger built fresh
 //! or in the buffers of an earlier run (`parts.rs`). Every file sees this one's private state
 //! (a module's children see its private items); what one file calls in another is
@@ -51,6 +57,7 @@
 mod abort;
 mod deadlock;
 mod decide;
+mod flow;
 mod fork;
 mod parts;
 mod progress;
@@ -158,6 +165,8 @@ pub struct Run<'t> {
     task_rq: Vec<u32>,
     pulls: bool,
     now: Time,
+    /// Triggers, suspensions and chains (flow.rs); `None` for a set without them.
+    flow: Option<Box<flow::Flow>>,
     /// Copied out of the task set for the hot path.
     duration: Time,
     abort_at_deadline: bool,

@@ -206,6 +206,7 @@ impl<'t> Run<'t> {
             now: 0,
             duration,
             abort_at_deadline: ts.run.on_miss == OnMiss::Abort,
+            flow: super::flow::Flow::of(&ts),
             ts,
         }
     }

@@ -167,7 +167,12 @@ impl<'t> Ledger<'t> {
         } else if (job.region as usize) + 1 < self.run.programs[task].regions.len() {
             // Join: the next region forks where this one ended.
             job.first += self.run.programs[task].regions[job.region as usize].len() as u32;
+            let region = job.region;
             job.region += 1;
+            // A self-suspending job suspends between its run segments (flow.rs).
+            if self.run.flow.is_some() && self.flow_suspends(now, j, region, cpu) {
+                return;
+            }
             self.fork(now, j, Some(cpu));
             return;
         }
@@ -181,6 +186,9 @@ impl<'t> Ledger<'t> {
             r.accrue(&self.run.ts.tasks[task]);
             self.run.undecided -= 1;
             self.hand_on_decided();
+        }
+        if self.run.flow.is_some() {
+            self.flow_finished(now, task as u32, j, cpu, finish);
         }
         self.run.free_jobs.push(j);
         self.next_of_task(now, task as u32, fair);

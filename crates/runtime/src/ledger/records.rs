@@ -58,6 +58,8 @@ pub struct Outcome {
     pub fair: Vec<FairOutcome>,
     /// When the run ended.
     pub end: Time,
+    /// One record per chain instance (flow.rs), in the order instances ended.
+    pub chains: Vec<rtsched_model::results::ChainRecord>,
 }
 
 /// What a best-effort task got in a run.
@@ -329,6 +331,7 @@ impl<'t> Ledger<'t> {
             policy_ns: self.measure.then_some(self.policy_ns),
             fair,
             end,
+            chains: self.take_chain_records(),
         }
     }
 }

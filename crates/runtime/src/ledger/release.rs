@@ -33,6 +33,19 @@ impl<'t> Ledger<'t> {
     /// may be late). Its record is counted if `at` is inside the window.
     #[inline]
     pub fn release(&mut self, now: Time, task: u32, at: Time) -> Released {
+        self.release_on(now, task, at, None)
+    }
+
+    /// [`Ledger::release`] of a job woken on `cpu` (a triggered job, flow.rs: its first
+    /// thread's kernel CPU and run queue); `None`: where its task's thread is.
+    #[inline]
+    pub(super) fn release_on(
+        &mut self,
+        now: Time,
+        task: u32,
+        at: Time,
+        cpu: Option<u32>,
+    ) -> Released {
         let r = &mut self.run;
         let job = r.next_job[task as usize];
         r.next_job[task as usize] += 1;
@@ -68,11 +81,15 @@ impl<'t> Ledger<'t> {
         j.first = 0;
         j.ents.clear();
         r.releases += 1;
+        if let Some(f) = r.flow.as_mut() {
+            let d = r.ts.tasks[task as usize].deadline;
+            f.released(task, slot, job, at, d, at < r.duration);
+        }
         if held {
             r.held[task as usize].push_back(slot);
         } else {
             r.task_busy[task as usize] = true;
-            self.fork(now, slot, None);
+            self.fork(now, slot, cpu);
         }
         let abort = (self.run.abort_at_deadline && !fair).then_some((deadline, slot, generation));
         Released { next, abort }

@@ -14,6 +14,7 @@
 
 mod dag;
 mod fair;
+mod flow;
 mod policy;
 mod run;
 mod sections;
@@ -63,6 +64,7 @@ const TOP_FIELDS: &[&str] = &[
     "run",
     "tasks",
     "resources",
+    "chains",
 ];
 const PLATFORM_FIELDS: &[&str] = &["cpus", "topology"];
 
@@ -93,8 +95,14 @@ impl Validator<'_> {
             resources = self.resources(rv)?;
         }
         let fixed = declared.then_some(resources.len());
-        let tasks = self.tasks(list, &platform, &mut resources, fixed, run.default_policy)?;
+        let mut tasks = self.tasks(list, &platform, &mut resources, fixed, run.default_policy)?;
+        self.triggers(list, &mut tasks)?;
+        let chains = match top.get("chains") {
+            None | Some(serde_json::Value::Null) => Vec::new(),
+            Some(v) => self.chains(v, &tasks)?,
+        };
         Ok(TaskSet {
+            chains,
             source: self.file.into(),
             platform,
             run,

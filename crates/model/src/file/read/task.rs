@@ -38,6 +38,8 @@ const TASK_FIELDS: &[&str] = &[
     "run",
     "sleep",
     "execution_times",
+    "trigger",
+    "segments",
 ];
 /// The most measured execution times one task may list (`execution_times`).
 const MAX_EXECUTION_TIMES: usize = 1_000_000;
@@ -82,8 +84,18 @@ impl Validator<'_> {
                 ));
             }
         }
-        let (period, max_interarrival) = self.arrivals(m, ctx)?;
-        let (regions, dag, wcet) = self.work(m, ctx)?;
+        let (period, max_interarrival) = match m.get("trigger") {
+            // Triggered (flow.rs): no period; the set's reader sets the trigger and period.
+            Some(_) => (self.triggered_timing(m, ctx)?, None),
+            None => self.arrivals(m, ctx)?,
+        };
+        let (regions, suspensions, dag, wcet) = match m.get("segments") {
+            Some(v) => self.segmented_work(m, v, ctx)?,
+            None => {
+                let (r, d, w) = self.work(m, ctx)?;
+                (r, Vec::new(), d, w)
+            }
+        };
         let sections = match m.get("sections") {
             None | Some(Value::Null) => Vec::new(),
             Some(v) => self.sections(v, ctx, wcet, &regions, dag.as_ref(), resources, declared)?,
@@ -143,6 +155,8 @@ impl Validator<'_> {
             class: crate::task::Class::Rt,
             policy,
             execution_times,
+            trigger: None,
+            suspensions,
         })
     }
 

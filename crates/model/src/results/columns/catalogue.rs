@@ -76,7 +76,7 @@ pub const COLUMNS: &[Column] = &[
         kind: Text,
         unit: Unit::None,
         meaning: "the scheduler as written, with its options (gfp:rm); a sweep's test:NAME is a schedulability test's row",
-        at: &[JOB, ROW],
+        at: &[JOB, ROW, Place::Chain],
         measured: Measured::Given,
         doc: Doc::No,
         value: Value::Scheduler,
@@ -878,7 +878,69 @@ pub const COLUMNS: &[Column] = &[
         meaning: "the results schema the row was computed under",
         ..SWEEP_COL
     },
+    // ---- per chain instance (--chains-csv, Result.chains; docs/chains.md)
+    Column {
+        name: "chain",
+        kind: Text,
+        unit: Unit::None,
+        meaning: "the chain, by name",
+        value: Value::ChainName,
+        ..CHAIN_COL
+    },
+    Column {
+        name: "instance",
+        unit: Unit::Count,
+        meaning: "event chain: the first task's job index; data-flow chain: the last task's (the output)",
+        value: Value::Chain(|r| Cell::Uint(r.instance)),
+        ..CHAIN_COL
+    },
+    Column {
+        name: "start_ns",
+        meaning: "event chain: the first job's release; data-flow chain: the first task's read at the head of the output's data path",
+        value: Value::Chain(|r| Cell::Uint(r.start)),
+        ..CHAIN_COL
+    },
+    Column {
+        name: "end_ns",
+        meaning: "event chain: the last job's finish; data-flow chain: the output's publication (implicit: finish; LET: deadline)",
+        value: Value::Chain(|r| Cell::Uint(r.end)),
+        ..CHAIN_COL
+    },
+    Column {
+        name: "latency_ns",
+        nullable: true,
+        meaning: "event chain: end-to-end latency, finish of the last task's job - release of the first's (null for a data-flow chain)",
+        value: Value::Chain(|r| opt(r.latency)),
+        ..CHAIN_COL
+    },
+    Column {
+        name: "data_age_ns",
+        nullable: true,
+        meaning: "data-flow chain: data age, the output's publication - the head read of its data path (Dürr et al. 2019; null for an event chain)",
+        value: Value::Chain(|r| opt(r.data_age)),
+        ..CHAIN_COL
+    },
+    Column {
+        name: "reaction_time_ns",
+        nullable: true,
+        meaning: "data-flow chain: reaction time, the output's publication - the previous distinct head read (the latest input event it is the first to react to; Dürr et al. 2019); null for an event chain and an output that reacts to nothing new",
+        value: Value::Chain(|r| opt(r.reaction_time)),
+        ..CHAIN_COL
+    },
 ];
+
+/// The defaults of a chain instance's column.
+const CHAIN_COL: Column = Column {
+    at: &[Place::Chain],
+    doc: Doc::No,
+    measured: Measured::Always,
+    ..JOB_COL
+};
+
+/// An optional time as a cell (null when absent).
+fn opt(x: Option<Time>) -> Cell<'static> {
+    x.map_or(Cell::Null, Cell::Uint)
+}
 
 fn to_json(v: &impl Serialize) -> serde_json::Value {
     serde_json::to_value(v).expect("counters serialise")

@@ -18,7 +18,7 @@
 //! Names are unique within a place, not across places: `missed` is a job's flag and a
 //! summary's count, `overhead_ns` a job's charged overhead and a run's.
 
-use super::schema::{CpuSet, JobRecord, RunResult, Summary};
+use super::schema::{ChainRecord, CpuSet, JobRecord, RunResult, Summary};
 use crate::time::Time;
 use serde::Serialize;
 use std::sync::LazyLock;
@@ -72,15 +72,18 @@ pub enum Place {
     /// The comparison table (`--columns`), in [`TABLE_LAYOUT`]'s order, and its records for
     /// machines (`--format csv|json`): the columns with a [`Column::table`].
     Table,
+    /// A chain instance's record (docs/chains.md): `--chains-csv`, `Result.chains`.
+    Chain,
 }
 
 impl Place {
-    pub const ALL: [Place; 5] = [
+    pub const ALL: [Place; 6] = [
         Place::Job,
         Place::Task,
         Place::Run,
         Place::Row,
         Place::Table,
+        Place::Chain,
     ];
 
     pub fn name(self) -> &'static str {
@@ -90,6 +93,7 @@ impl Place {
             Place::Run => "run",
             Place::Row => "row",
             Place::Table => "table",
+            Place::Chain => "chain",
         }
     }
 
@@ -227,6 +231,10 @@ pub enum Value {
     Run(for<'a> fn(&'a RunResult) -> Cell<'a>),
     /// Given by a sweep (its coordinates, a row's outcome: `rtsched-sweep`, `sweep/`).
     Sweep,
+    /// The chain of a chain instance's record, by name.
+    ChainName,
+    /// From a chain instance's record.
+    Chain(fn(&ChainRecord) -> Cell<'static>),
 }
 
 impl std::fmt::Debug for Value {
@@ -245,6 +253,7 @@ impl Value {
             Value::Summary(_) => "summary",
             Value::Run(_) => "run",
             Value::Sweep => "sweep",
+            Value::ChainName | Value::Chain(_) => "chain",
         }
     }
 }
@@ -340,7 +349,9 @@ impl Column {
             Value::Summary(f) => f(total),
             Value::Run(f) => f(r),
             Value::Scheduler => Cell::Text(&r.scheduler),
-            Value::Job(_) | Value::Task | Value::Sweep => return None,
+            Value::Job(_) | Value::Task | Value::Sweep | Value::ChainName | Value::Chain(_) => {
+                return None
+            }
         };
         Some(if r.unmeasured.contains(&self.name) {
             Cell::Null
@@ -412,7 +423,7 @@ fn layout(p: Place) -> Option<&'static [&'static str]> {
     match p {
         Place::Row => Some(ROW_LAYOUT),
         Place::Table => Some(TABLE_LAYOUT),
-        Place::Job | Place::Task | Place::Run => None,
+        Place::Job | Place::Task | Place::Run | Place::Chain => None,
     }
 }
 

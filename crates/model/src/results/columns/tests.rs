@@ -144,7 +144,7 @@ fn cells_are_of_their_columns_kind() {
             Value::Summary(_) | Value::Run(_) | Value::Scheduler => {
                 vec![c.of_run(&r, &total).unwrap()]
             }
-            Value::Task | Value::Sweep => continue,
+            Value::Task | Value::Sweep | Value::ChainName | Value::Chain(_) => continue,
         };
         for v in cells {
             let ok = match (c.kind, &v) {

@@ -1,0 +1,81 @@
+"""Chains, triggers and self-suspensions from Python and the CLI (docs/chains.md): the
+Result.chains frame, summary["chains"], --chains-csv and simulate's chains table, the file's
+errors (exit 2) and the real substrates' refusal."""
+
+import math
+
+import pandas as pd
+import pytest
+
+import rtsched
+from conftest import EXAMPLES, run_cli
+
+MS = 1_000_000
+AB = """platform: {cpus: 1}
+run: {duration: 100}
+tasks:
+  - {name: a, period: 10, wcet: 2, priority: 5}
+  - {name: b, trigger: a, deadline: 10, wcet: 3, priority: 4}
+  - {name: f, period: 5, wcet: 0.5, priority: 6}
+  - {name: s, period: 10, wcet: 0.5, priority: 1}
+chains:
+  - {name: ab, tasks: [a, b], deadline: 4}
+  - {name: fs, tasks: [f, s], communication: let}
+"""
+
+
+def load(tmp_path, text, name="ts.yaml"):
+    p = tmp_path / name
+    p.write_text(text)
+    return p
+
+
+def test_result_chains_frame_and_summary(tmp_path):
+    r = rtsched.simulate(rtsched.load_taskset(load(tmp_path, AB)), "gfp:file")
+    df = r.chains
+    assert list(df.columns) == ["chain", "instance", "start_ns", "end_ns", "latency_ns", "data_age_ns",
+                                "reaction_time_ns"]
+    ab = df[df.chain == "ab"]
+    # a runs after f's 0.5 ms: [0.5, 2.5], b [2.5, 5.5] (f again at 5: b is preempted to 6).
+    assert len(ab) == 10 and ab.data_age_ns.isna().all()
+    assert (ab.latency_ns == ab.end_ns - ab.start_ns).all()
+    fs = df[df.chain == "fs"]
+    assert len(fs) == 9 and fs.latency_ns.isna().all()
+    assert (fs.data_age_ns == 15 * MS).all(), fs
+    s = r.summary["chains"]
+    assert s["fs"]["data_age_ns"] == {"max": 15 * MS, "mean": 15 * MS, "p99": 15 * MS}
+    assert s["fs"]["latency_ns"] is None and s["fs"]["deadline_ns"] is None
+    assert s["ab"]["instances"] == 10
+    assert s["ab"]["latency_ns"]["max"] == ab.latency_ns.max()
+    assert s["ab"]["deadline_misses"] == int((ab.latency_ns > 4 * MS).sum()) > 0
+
+
+def test_a_set_without_chains_has_an_empty_frame(tmp_path):
+    r = rtsched.simulate(rtsched.load_taskset(EXAMPLES / "dhall.yaml"), "gedf")
+    assert r.chains.empty and "chains" not in r.summary
+
+
+def test_simulate_prints_a_chains_table_and_writes_the_csv(tmp_path):
+    out = tmp_path / "chains.csv"
+    r = run_cli("simulate", load(tmp_path, AB), "-s", "gfp:file", "gedf", "--chains-csv", out, check=0)
+    assert any(line.startswith("scheduler") and "data age" in line for line in r.stdout.splitlines()), r.stdout
+    df = pd.read_csv(out)
+    assert list(df.columns)[:2] == ["scheduler", "chain"]
+    assert set(df.scheduler) == {"gfp:file", "gedf"}
+    assert len(df) == 2 * (10 + 9)
+    assert math.isnan(df[df.chain == "ab"].data_age_ns.iloc[0])
+
+
+def test_a_trigger_cycle_exits_2_naming_it(tmp_path):
+    p = load(tmp_path, "platform: {cpus: 1}\ntasks:\n  - {name: a, trigger: b, deadline: 5, wcet: 1}\n"
+                       "  - {name: b, trigger: a, deadline: 5, wcet: 1}\n")
+    r = run_cli("simulate", p, check=2)
+    assert "task 'a' (tasks[0]): field 'trigger': triggers form a cycle: a → b → a" in r.stderr
+    assert "Traceback" not in r.stderr
+
+
+@pytest.mark.parametrize("backend", ["testbed:gedf", "kernel:fifo"])
+def test_real_substrates_refuse_a_chain_set(tmp_path, backend):
+    ts = rtsched.load_taskset(load(tmp_path, AB))
+    with pytest.raises(rtsched.InputError, match="field 'trigger': event-triggered tasks are not yet supported by this substrate"):
+        rtsched.run(ts, backend)
