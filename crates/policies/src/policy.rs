@@ -475,6 +475,13 @@ pub trait Policy: Send {
     /// changed, and `d.event_cpus()` is empty and `d.global_event()` false.
     fn schedule(&mut self, now: Time, d: &mut Dispatch<'_>);
 
+    /// The run ended at `end` (the last instant the driver handled, or the limit it ran to):
+    /// called once, before `stats`. A policy that keeps a timer no event can observe without
+    /// asking for a wake-up (the `linux` scheduler's replenishment of a thread with no job)
+    /// settles those due by `end` here, so that its counters are what wake-ups would have
+    /// made them. Default: nothing.
+    fn finish(&mut self, _end: Time) {}
+
     /// The policy's own operation counters (e.g. pushes, pulls, find-CPU calls), read by the
     /// substrate after a run. Wall-clock figures appear only when the policy was asked to
     /// measure. Default: none. Three names are part of the results schema and must mean what

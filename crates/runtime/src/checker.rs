@@ -390,6 +390,10 @@ impl Policy for ProtocolChecker {
         self.cpus = placed;
     }
 
+    fn finish(&mut self, end: Time) {
+        self.inner.finish(end)
+    }
+
     fn stats(&self) -> Vec<(String, f64)> {
         self.inner.stats()
     }

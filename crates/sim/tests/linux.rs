@@ -226,6 +226,32 @@ fn throttling_in_the_simulator_follows_the_cbs() {
     assert_eq!(merged[..n], want[..n]);
 }
 
+/// A thread throttled as its job completes asks for no replenishment wake-up: nothing sees its
+/// CBS before its next job, whose release replenishes it as of the timer's instant, or the
+/// run's end, which replenishes it if the timer was due by then (`Policy::finish`). `a` (2 ms
+/// of 2 ms per 10 ms, sporadic: its next job far later) throttles at 2 ms, due back at 10 ms,
+/// while `b` runs 2-17 ms; the run ends at 17 ms, after a's replenishment instant and before
+/// b's (30 ms): one replenishment, as a timer at 10 ms would have made (without `finish`,
+/// none).
+#[test]
+fn a_replenishment_no_event_observes_is_counted_by_the_runs_end() {
+    let t = ts("platform: {cpus: 1}\nrun: {duration: 10ms}\ntasks:\n\
+                - {name: a, policy: deadline, runtime: 2, period: 10, max_interarrival: 10s, wcet: 2}\n\
+                - {name: b, policy: deadline, runtime: 15, period: 30, wcet: 15}\n");
+    let r = run(&t, "linux");
+    let runs = |n| on_cpu(&r, n).map(|i| (i.start, i.end)).collect::<Vec<_>>();
+    assert_eq!(runs("a"), [(0, 2 * MS)]);
+    assert_eq!(runs("b"), [(2 * MS, 17 * MS)]);
+    assert_eq!(r.end, 17 * MS);
+    let counts = |n: &str| {
+        (
+            stat(&r, &format!("dl.{n}.throttles")),
+            stat(&r, &format!("dl.{n}.replenishments")),
+        )
+    };
+    assert_eq!((counts("a"), counts("b")), ((1.0, 1.0), (1.0, 0.0)));
+}
+
 /// SCHED_RR: two tasks of one priority that never sleep share the CPU in 100 ms slices (25
 /// ticks of 4 ms); SCHED_FIFO ones would not.
 #[test]

@@ -19,9 +19,14 @@
 //!    `cbs.rs` on tick-late charging, not modelled). A throttled lane leaves the domain
 //!    (`dl_runtime_exceeded` → `dequeue_dl_entity`; the CPU pulls or runs a lower class) and
 //!    returns at its replenishment (`dl_task_timer` → `replenish_dl_entity`) with its new
-//!    deadline; one replenished at once (`start_dl_timer` refused) is re-keyed in place.
+//!    deadline; one replenished at once (`start_dl_timer` refused) is re-keyed in place. A
+//!    lane throttled as its entity leaves (a job that ran out its runtime as it completed)
+//!    asks the substrate for no wake-up: nothing reads its CBS before its next entity, whose
+//!    release replenishes it as of the timer's instant first, or before the run's end, which
+//!    does the same ([`DlClass::finish`]) — the kernel's timer, one event fewer per job.
 //! 3. **Blocking** (`dequeue_task_dl(DEQUEUE_SLEEP)` → `task_non_contending`): at the end of
-//!    the instant its entity left, a lane not given another sleeps ([`Cbs::block`]).
+//!    the instant its entity left, a lane not given another sleeps ([`Cbs::block`], read by
+//!    GRUB alone: skipped without reclaiming).
 //! 4. **GRUB** (`linux:reclaim`, `SCHED_FLAG_RECLAIM` on every deadline task; `grub_reclaim`):
 //!    each CPU keeps the bandwidths of [`GrubRq`] — `this_bw` of the lanes whose bandwidth it
 //!    holds (the fair server's included), `running_bw` of those active (woken, or blocked
@@ -34,7 +39,7 @@
 //! time (the simulator charges overheads to the entity on the CPU, as the kernel's
 //! `sum_exec_runtime` does).
 
-use super::cbs::{Cbs, Charged, Inactive, Wakeup};
+use super::cbs::{Cbs, Charged, Inactive};
 use super::grub::GrubRq;
 use super::timers::Timers;
 use crate::common::dist::DistDomain;
@@ -165,12 +170,13 @@ impl DlClass {
         let lane = &mut self.lanes[l as usize];
         debug_assert_eq!(lane.ent, NONE, "a lane runs one entity at a time");
         lane.ent = e.id;
-        if lane.cbs.replenish_at().is_some_and(|t| t <= now) {
-            // Its replenishment is due at this instant too: it comes first (a periodic task
-            // whose job used its runtime is replenished at the start of its next period, the
-            // instant its next job is released).
+        if let Some(at) = lane.cbs.replenish_at().filter(|&t| t <= now) {
+            // Its replenishment is due: at this instant too (a periodic task whose job used
+            // its runtime is replenished at the start of its next period, the instant its next
+            // job is released), or earlier, unasked (`after_charge`): it comes first, as of
+            // its own instant.
             timers.cancel(l);
-            lane.cbs.replenish(now);
+            lane.cbs.replenish(at);
         }
         if lane.sleep_pending && lane.left_at == now {
             // Its previous entity left at this very instant: it never slept.
@@ -178,9 +184,6 @@ impl DlClass {
         } else {
             lane.sleep_pending = false;
             let woken = lane.cbs.wakeup(now);
-            if let Wakeup::Throttled { until } = woken.rule {
-                timers.set(l, until);
-            }
             if self.grub.is_some() {
                 if woken.add_running_bw {
                     let (rq, bw) = (lane.rq, lane.cbs.dl_bw());
@@ -192,8 +195,12 @@ impl DlClass {
                 }
             }
         }
-        if !self.lanes[l as usize].cbs.throttled() {
-            self.enqueue(l);
+        let cbs = &self.lanes[l as usize].cbs;
+        match cbs.replenish_at() {
+            // Throttled (still, a throttle left unasked by `after_charge` whether or not it
+            // slept since, or by the wake-up): its entity waits for the timer, armed now.
+            Some(until) if cbs.throttled() => timers.set(l, until),
+            _ => self.enqueue(l),
         }
     }
 
@@ -225,12 +232,15 @@ impl DlClass {
                 continue;
             }
             lane.sleep_pending = false;
-            let inactive = lane.cbs.block(now);
-            if self.grub.is_some() {
-                match inactive {
-                    Inactive::Now => self.inactive(now, l, timers),
-                    Inactive::At(z) => timers.set(self.inactive_base + l, z),
-                }
+            if self.grub.is_none() {
+                // Only GRUB reads what blocking decides (the 0-lag time, when the bandwidth
+                // leaves `running_bw`): without reclaiming, nothing to do (and no 128-bit
+                // division per job).
+                continue;
+            }
+            match lane.cbs.block(now) {
+                Inactive::Now => self.inactive(now, l, timers),
+                Inactive::At(z) => timers.set(self.inactive_base + l, z),
             }
         }
         self.pending_sleep.clear();
@@ -288,11 +298,16 @@ impl DlClass {
             Charged::Running => {}
             Charged::Throttled { until } if until > now => {
                 self.stop(l, timers);
-                timers.set(l, until);
                 let e = self.lanes[l as usize].ent;
                 if e != NONE {
+                    timers.set(l, until);
                     self.dom.remove(e);
                 }
+                // A lane with no entity (its job left as it ran out) waits for no wake-up:
+                // nothing can observe its CBS before its next entity, whose `release`
+                // replenishes it as of `until` first (or arms the timer, if `until` is still
+                // ahead), or the run's end (`finish`). One engine event and two timer-heap
+                // operations fewer per job of a task whose job runs out its runtime.
             }
             Charged::Throttled { .. } => {
                 self.lanes[l as usize].cbs.replenish(now);
@@ -427,6 +442,18 @@ impl DlClass {
             self.grub_mut(cpu).sub_running_bw(bw);
         }
         self.regrub(now, cpu, timers);
+    }
+
+    /// The run ended at `end`: the replenishments left unasked (`after_charge`) that a timer
+    /// would have made by then.
+    pub(super) fn finish(&mut self, end: Time) {
+        for lane in &mut self.lanes {
+            if let Some(at) = lane.cbs.replenish_at().filter(|&t| t <= end) {
+                if lane.ent == NONE {
+                    lane.cbs.replenish(at);
+                }
+            }
+        }
     }
 
     /// Per task: throttles and replenishments, summed over its lanes.

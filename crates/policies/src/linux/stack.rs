@@ -423,6 +423,10 @@ impl Policy for Linux {
         self.timers.ask(d);
     }
 
+    fn finish(&mut self, end: Time) {
+        self.dl.finish(end);
+    }
+
     fn stats(&self) -> Vec<(String, f64)> {
         let mut total = (0, 0);
         let mut per_task = Vec::new();

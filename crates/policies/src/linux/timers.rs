@@ -15,13 +15,12 @@
 use crate::common::heap::IndexedHeap;
 use crate::policy::Dispatch;
 use rtsched_model::Time;
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
 
 pub(super) struct Timers {
     heap: IndexedHeap<(Time, u32)>,
-    /// Wake-ups asked of the substrate and not yet fired.
-    asked: BinaryHeap<Reverse<Time>>,
+    /// Wake-ups asked of the substrate and not yet fired. A wake-up is asked only before
+    /// every one pending, so they are in decreasing order: a stack whose top is the earliest.
+    asked: Vec<Time>,
 }
 
 impl Timers {
@@ -34,17 +33,15 @@ impl Timers {
         }
         Timers {
             heap,
-            asked: BinaryHeap::with_capacity(owners.max(4)),
+            asked: Vec::with_capacity(owners.max(4)),
         }
     }
 
     /// Arm (or re-arm) `owner`'s timer at `at`.
     #[inline]
     pub(super) fn set(&mut self, owner: u32, at: Time) {
-        if self.heap.contains(owner) {
-            self.heap.remove(owner);
-        }
-        self.heap.push(owner, (at, owner));
+        // One sift (re-key in place), not a removal and a push.
+        self.heap.update(owner, (at, owner));
     }
 
     /// Cancel `owner`'s timer, if any.
@@ -76,7 +73,7 @@ impl Timers {
     /// A wake-up the substrate was asked for fired at `now`.
     #[inline]
     pub(super) fn fired(&mut self, now: Time) {
-        while self.asked.peek().is_some_and(|&Reverse(t)| t <= now) {
+        while self.asked.last().is_some_and(|&t| t <= now) {
             self.asked.pop();
         }
     }
@@ -88,10 +85,10 @@ impl Timers {
         let Some(((t, _), _)) = self.heap.peek() else {
             return;
         };
-        if self.asked.peek().is_some_and(|&Reverse(a)| a <= t) {
+        if self.asked.last().is_some_and(|&a| a <= t) {
             return;
         }
-        self.asked.push(Reverse(t));
+        self.asked.push(t);
         d.wake_at(t);
     }
 }

@@ -303,6 +303,7 @@ impl<'t> Ledger<'t> {
     /// The run's accounting at `end`, its records closed: the undecided stretch handed on to
     /// the sink (final now that the end is known), or every record in [`Outcome::jobs`].
     fn outcome(&mut self, end: Time, fair: Vec<FairOutcome>) -> Outcome {
+        self.policy.get().finish(end);
         let r = &mut self.run;
         r.inv.finish(end);
         let counted = u64::from(r.rec_base) + r.records.len() as u64;
