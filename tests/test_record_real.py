@@ -52,16 +52,17 @@ def rtapp_json(tmp_path, seconds=3):
 def check_tasks(out, fits_text=""):
     ts = load_taskset(out)
     text = open(out).read()
-    tasks = {m.group(1): m for m in re.finditer(r'name: "(t\d+)", period: "([\d.]+)ms", wcet: "([\d.]+)ms", priority: (\d+)', text)}
+    # The set as it reads back (the writer spells each duration in its exact unit: "1084us").
+    tasks = {t["name"]: t for t in ts.tasks() if re.fullmatch(r"t\d+", t["name"])}
     assert set(tasks) == set(THREADS), text + fits_text
     got = {}
     for n, (per, run, pr) in THREADS.items():
-        m = tasks[n]
-        period_ms, wcet_ms = float(m.group(2)), float(m.group(3))
+        t = tasks[n]
+        period_ms, wcet_ms = t["period_ns"] / 1e6, t["wcet_ns"] / 1e6
         got[n] = (period_ms, wcet_ms)
         assert abs(period_ms - per / 1000) <= 0.05 * per / 1000, (n, period_ms, text)
         assert abs(wcet_ms - run / 1000) <= 0.30 * run / 1000, (n, wcet_ms, text)
-        assert int(m.group(4)) == pr
+        assert t["priority"] == pr
     assert ts.cpus >= 1
     return got
 
