@@ -18,65 +18,18 @@
 //! `cargo test --profile ci -p rtsched-linux --test kernel_linux_real -- --ignored
 //! --nocapture --test-threads=1` (also part of `make test-real`).
 
+mod common;
+use common::{kernel_admits, privileged};
 use rtsched_linux::{kernel, sys, RunOptions};
 use rtsched_model::file::{parse_taskset, Format};
 use rtsched_model::results::RunResult;
 use rtsched_policies::linux::{DlAttr, RootDomain};
-use std::sync::{mpsc, Arc, Mutex};
+use std::sync::Mutex;
 
 /// Real runs occupy CPUs: one at a time.
 static REAL: Mutex<()> = Mutex::new(());
 
 const MS: u64 = 1_000_000;
-
-fn privileged() -> bool {
-    match sys::check_rt_privilege() {
-        Ok(()) if sys::online_cpus() >= 2 => true,
-        Ok(()) => {
-            eprintln!("real-run test not run: needs 2 CPUs");
-            false
-        }
-        Err(e) => {
-            eprintln!("real-run test not run: {e}");
-            false
-        }
-    }
-}
-
-/// One thread per reservation of `set`, in order, each calling `sched_setattr` on itself:
-/// admitted or refused with EBUSY (any other error panics). The admitted hold their
-/// reservation, blocked, until all have tried, then go back to SCHED_OTHER and exit; the
-/// bandwidth comes back at the 0-lag time (at once: none ran), a period is waited out.
-fn kernel_admits(set: &[DlAttr]) -> Vec<bool> {
-    let (release_tx, release_rx) = mpsc::channel::<()>();
-    let release_rx = Arc::new(Mutex::new(release_rx));
-    let (mut threads, mut admitted) = (Vec::new(), Vec::new());
-    for a in set.iter().copied() {
-        let (tx, rx) = mpsc::channel();
-        let release = release_rx.clone();
-        threads.push(std::thread::spawn(move || {
-            let tid = sys::gettid();
-            let ok = match sys::set_deadline(tid, a.runtime, a.deadline, a.period, 0) {
-                Ok(()) => true,
-                Err(e) if e.raw_os_error() == Some(libc::EBUSY) => false,
-                Err(e) => panic!("sched_setattr({a:?}): {e}"),
-            };
-            tx.send(ok).unwrap();
-            if ok {
-                let _ = release.lock().unwrap().recv();
-                sys::set_other(tid).expect("back to SCHED_OTHER");
-            }
-        }));
-        admitted.push(rx.recv().expect("the thread reports"));
-    }
-    drop(release_tx);
-    for t in threads {
-        t.join().expect("admission thread");
-    }
-    let longest = set.iter().map(|a| a.dl_period()).max().unwrap_or(0);
-    std::thread::sleep(std::time::Duration::from_nanos(longest + 20 * MS));
-    admitted
-}
 
 /// The largest runtime in `[lo, hi)` with `admits(runtime)`, given `admits(lo)` and not
 /// `admits(hi)` (admission is monotone in the runtime).

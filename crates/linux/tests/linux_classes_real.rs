@@ -16,11 +16,13 @@
 //! Run: `cargo test --profile ci -p rtsched-linux --test linux_classes_real -- --ignored
 //! --nocapture --test-threads=1` (also part of `make test-real`).
 
+mod common;
+use common::{kernel_admits, privileged};
 use rtsched_linux::sys;
 use rtsched_policies::linux::constants::{FAIR_SERVER_PERIOD_NS, FAIR_SERVER_RUNTIME_NS};
 use rtsched_policies::linux::{DlAttr, RootDomain, RtBandwidth};
 use std::sync::atomic::AtomicBool;
-use std::sync::{mpsc, Mutex};
+use std::sync::Mutex;
 
 /// Real runs occupy CPUs: one at a time.
 static REAL: Mutex<()> = Mutex::new(());
@@ -29,20 +31,6 @@ const MS: u64 = 1_000_000;
 const S: u64 = 1_000_000_000;
 /// Off-CPU gaps longer than this end a run (a clock read takes well under 1 us).
 const GAP_NS: u64 = 200_000;
-
-fn privileged() -> bool {
-    match sys::check_rt_privilege() {
-        Ok(()) if sys::online_cpus() >= 2 => true,
-        Ok(()) => {
-            eprintln!("real-run test not run: needs 2 CPUs");
-            false
-        }
-        Err(e) => {
-            eprintln!("real-run test not run: {e}");
-            false
-        }
-    }
-}
 
 fn read_sysctl(name: &str) -> i64 {
     let path = format!("/proc/sys/kernel/{name}");
@@ -72,45 +60,6 @@ fn this_root_domain() -> RootDomain {
     RootDomain::new(rt, &caps)
         .with_fair_servers(FAIR_SERVER_RUNTIME_NS, FAIR_SERVER_PERIOD_NS)
         .expect("the default fair servers fit")
-}
-
-/// One thread per reservation of `set`, started in order, each trying `sched_setattr` on
-/// itself: true if admitted, false if refused with EBUSY (any other error panics). Every
-/// thread holds its reservation, blocked, until all have tried; then all go back to
-/// SCHED_OTHER and exit, and the reservations are given back at their 0-lag time (at once
-/// here: each deadline is a full period away), which the caller waits out.
-fn kernel_admits(set: &[DlAttr]) -> Vec<bool> {
-    let (release_tx, release_rx) = mpsc::channel::<()>();
-    let release_rx = std::sync::Arc::new(Mutex::new(release_rx));
-    let mut threads = Vec::new();
-    let mut admitted = Vec::new();
-    for a in set.iter().copied() {
-        let (tx, rx) = mpsc::channel();
-        let release = release_rx.clone();
-        threads.push(std::thread::spawn(move || {
-            let tid = sys::gettid();
-            let r = sys::set_deadline(tid, a.runtime, a.deadline, a.period, 0);
-            let ok = match r {
-                Ok(()) => true,
-                Err(e) if e.raw_os_error() == Some(libc::EBUSY) => false,
-                Err(e) => panic!("sched_setattr({a:?}): {e}"),
-            };
-            tx.send(ok).unwrap();
-            if ok {
-                // Blocked until the main thread drops the sender: nothing runs meanwhile.
-                let _ = release.lock().unwrap().recv();
-                sys::set_other(tid).expect("back to SCHED_OTHER");
-            }
-        }));
-        admitted.push(rx.recv().expect("the thread reports"));
-    }
-    drop(release_tx);
-    for t in threads {
-        t.join().expect("admission thread");
-    }
-    let longest = set.iter().map(|a| a.dl_period()).max().unwrap_or(0);
-    std::thread::sleep(std::time::Duration::from_nanos(longest + 20 * MS));
-    admitted
 }
 
 fn model_admits(set: &[DlAttr]) -> Vec<bool> {
