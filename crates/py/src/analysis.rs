@@ -37,12 +37,55 @@ fn generators() -> Vec<(&'static str, &'static str, &'static str)> {
         .collect()
 }
 
-/// A verdict as Python reads it: (test, True/False/None, detail, the verdict in words).
-type VerdictRow = (String, Option<bool>, String, &'static str);
+/// A per-task bound as Python reads it: (task name, task index, quantity, bound ns or None,
+/// deadline ns, slack ns or None).
+type BoundRow = (String, usize, &'static str, Option<u64>, u64, Option<i64>);
+
+/// A verdict as Python reads it: (test, True/False/None, detail, the verdict in words, the
+/// per-task bounds).
+type VerdictRow = (String, Option<bool>, String, &'static str, Vec<BoundRow>);
 
 fn verdict_row(v: schedulability::Verdict) -> VerdictRow {
     let word = v.word();
-    (v.test, v.schedulable, v.detail, word)
+    let tasks = v
+        .tasks
+        .iter()
+        .map(|b| {
+            let slack = b.slack();
+            (b.name.clone(), b.task, b.quantity.name(), b.bound, b.deadline, slack)
+        })
+        .collect();
+    (v.test, v.schedulable, v.detail, word, tasks)
+}
+
+/// The scheduler test `test`'s per-task bounds speak for (`bounds::simulated_by`), and each
+/// task's maximum response time under it (ns; None: no job completed), simulated from a
+/// synchronous periodic release at WCET without overheads (`bounds::synchronous_at_wcet`, over
+/// `bounds::horizon`): what `rtsched analyze --simulate` sets beside the bounds. None for a
+/// test without bounds.
+#[pyfunction]
+fn simulated_max_response(
+    py: Python<'_>,
+    taskset: &PyTaskSet,
+    test: &str,
+) -> PyResult<Option<(&'static str, Vec<Option<u64>>)>> {
+    use schedulability::bounds;
+    let Some(scheduler) = bounds::simulated_by(test) else {
+        return Ok(None);
+    };
+    let ts = bounds::synchronous_at_wcet(&taskset.inner, bounds::horizon(&taskset.inner));
+    let options = rtsched_sim::Options::spec(scheduler).records(rtsched_sim::Records::Held);
+    let r = py
+        .detach(|| rtsched_sim::simulate(&ts, options))
+        .map_err(crate::sim_err)?
+        .result;
+    let max = r
+        .summaries()
+        .tasks
+        .iter()
+        .map(|t| (t.summary.completed > 0).then_some(t.summary.max_response_ns))
+        .collect();
+    Ok(Some((scheduler, max)))
 }
 
 /// Every applicable schedulability test: (test, verdict True/False/None, detail, the verdict
@@ -260,6 +303,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(check_test, m)?)?;
     m.add_function(wrap_pyfunction!(tests, m)?)?;
     m.add_function(wrap_pyfunction!(analyze_overheads, m)?)?;
+    m.add_function(wrap_pyfunction!(simulated_max_response, m)?)?;
     m.add_function(wrap_pyfunction!(analysis_overheads, m)?)?;
     m.add_function(wrap_pyfunction!(partition_taskset, m)?)?;
     m.add_function(wrap_pyfunction!(to_yaml, m)?)?;

@@ -19,7 +19,10 @@
 //! All comparisons are made in integer ns or exact rationals, so a task set sitting exactly on
 //! a bound (U = 1, U = m − (m−1)u_max) is judged the way the theorem says.
 
+pub mod bounds;
 pub mod dag;
+pub mod gedf_rta;
+pub mod gfp_rta;
 pub mod global;
 pub mod named;
 pub mod necessary;
@@ -39,6 +42,11 @@ pub const ENTRIES: &[Entry] = &[
     dag::GEDF_LI,
     global::GFB,
     global::BCL,
+    gedf_rta::GEDF_RTA,
+    gfp_rta::GFP_RTA_RM,
+    gfp_rta::GFP_RTA_DM,
+    gfp_rta::GFP_RTA_LC_RM,
+    gfp_rta::GFP_RTA_LC_DM,
     uniprocessor::EDF_EXACT,
     uniprocessor::EDF_DENSITY,
     uniprocessor::FP_RTA_RM,
@@ -86,6 +94,8 @@ pub struct Verdict {
     /// A necessary condition ([`Verdict::necessary`]): it refutes (`Some(false)`) or stays
     /// silent, and its silence (`None`) reads "not refuted", never "inconclusive".
     pub necessary: bool,
+    /// Per-task bounds, for a test that has them (`bounds.rs`); empty otherwise.
+    pub tasks: Vec<bounds::TaskBound>,
 }
 
 impl Verdict {
@@ -99,7 +109,13 @@ impl Verdict {
             schedulable,
             detail: detail.into(),
             necessary: false,
+            tasks: Vec::new(),
         }
+    }
+
+    /// This verdict with the per-task bounds `tasks`.
+    pub fn with_tasks(self, tasks: Vec<bounds::TaskBound>) -> Verdict {
+        Verdict { tasks, ..self }
     }
 
     /// The verdict of the necessary condition (test `necessary`): `Some(false)` refutes the

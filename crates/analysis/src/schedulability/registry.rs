@@ -393,6 +393,11 @@ impl<'a> Subject<'a> {
         self.cpus
     }
 
+    /// The tasks' indices in the set, in order.
+    pub fn indices(&self) -> &[usize] {
+        &self.idx
+    }
+
     /// The tasks as (C, D, T), in order.
     pub fn cdt(&self) -> &[Cdt] {
         &self.cdt
@@ -581,6 +586,8 @@ impl Test {
             }
         }
         let ran = || column.iter().filter_map(|c| c.as_ref().ok());
+        let mut tasks: Vec<_> = ran().flat_map(|v| v.tasks.iter().cloned()).collect();
+        tasks.sort_by_key(|b| b.task);
         let (s, detail) = if let Some(b) = ran().find(|v| v.schedulable == Some(false)) {
             (Some(false), b.detail.clone())
         } else if column.iter().any(Result::is_err) {
@@ -590,7 +597,7 @@ impl Test {
         } else {
             (Some(true), format!("all {} used CPUs pass", column.len()))
         };
-        Ok(Verdict::new(self.name(), s, detail))
+        Ok(Verdict::new(self.name(), s, detail).with_tasks(tasks))
     }
 }
 

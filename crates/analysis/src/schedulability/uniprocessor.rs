@@ -17,6 +17,7 @@
 use super::registry::{
     Applies, Cpus, Deadlines, Entry, Kind, Priorities, Subject, Tasks, WithOverheads,
 };
+use super::bounds::{self, Quantity};
 use super::{density_cmp_one, utilisation_cmp_one, Cdt, Verdict};
 use rtsched_model::Time;
 use std::cmp::Ordering;
@@ -118,12 +119,17 @@ pub const RM_HYPERBOLIC: Entry = Entry {
 
 const RTA: &str = "Joseph & Pandya 1986; Audsley et al. 1993; D > T: Lehoczky 1990";
 
-/// [`fp_rta`] under the priorities `by` (the entry's predicate ensures the file gives them).
+/// [`fp_rta`] under the priorities `by` (the entry's predicate ensures the file gives them),
+/// with each task's response time (`bounds.rs`).
 fn rta(s: &Subject<'_>, name: &str, by: Priorities) -> Verdict {
     match s.priorities(by) {
         Some(p) => {
-            let (ok, detail) = fp_rta(s.cdt(), &p);
-            Verdict::new(name, Some(ok), detail)
+            let r: Vec<Option<Time>> = (0..s.cdt().len())
+                .map(|i| response_time(s.cdt(), &p, i))
+                .collect();
+            let tasks = bounds::of(s, Quantity::ResponseTime, &r);
+            let ok = r.iter().all(Option::is_some);
+            Verdict::new(name, Some(ok), bounds::worst_in_words(&tasks)).with_tasks(tasks)
         }
         None => Verdict::new(name, None, "not every task gives a priority"),
     }
