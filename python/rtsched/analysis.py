@@ -50,10 +50,23 @@ def generators() -> list[dict]:
     return [{"name": n, "summary": s, "params": p} for n, s, p in _core.generators()]
 
 
+_BOUND_KEYS = ("task", "index", "quantity", "bound_ns", "deadline_ns", "slack_ns")
+
+
+def _verdict(row) -> dict:
+    t, v, d, w, bounds = row
+    return {"test": t, "schedulable": v, "detail": d, "verdict": w, "tasks": [dict(zip(_BOUND_KEYS, b)) for b in bounds]}
+
+
 def analyze(taskset, overheads: str | None = None, statistic: str = "p99") -> list[dict]:
-    """Every applicable schedulability test: ``{"test", "schedulable" (True/False/None), "detail",
-    "verdict"}``; ``verdict`` says it in words: "schedulable", "NOT schedulable", "inconclusive",
-    or "not refuted" where the necessary condition holds (``schedulable`` None: no proof).
+    """Every applicable schedulability test, as data: ``{"test", "schedulable" (True/False/None),
+    "detail", "verdict", "tasks"}``; ``verdict`` says it in words: "schedulable", "NOT
+    schedulable", "inconclusive", or "not refuted" where the necessary condition holds
+    (``schedulable`` None: no proof). ``tasks`` holds the test's per-task bounds, for a test that
+    has them (the response-time analyses; empty otherwise): ``{"task" (name), "index",
+    "quantity" ("response time"), "bound_ns" (None: not bounded within the deadline),
+    "deadline_ns", "slack_ns" (deadline − bound)}``. :func:`simulated_max_response` gives what
+    to set beside them.
 
     With ``overheads`` (an overhead profile, ``rtsched.overheads/1``; its ``statistic`` column,
     ``"p99"`` by default), or when the task file sets ``run.overheads``, each entry also has
@@ -65,12 +78,24 @@ def analyze(taskset, overheads: str | None = None, statistic: str = "p99") -> li
     from .result import _as_taskset
 
     ts = _as_taskset(taskset)
-    plain = [{"test": t, "schedulable": v, "detail": d, "verdict": w} for t, v, d, w in _core.analyze(ts)]
+    plain = [_verdict(r) for r in _core.analyze(ts)]
     oa = overhead_analysis(ts, overheads, statistic)
     if oa is None:
         return plain
     return [dict(v, with_overheads=o["schedulable"], overhead_detail=o["detail"], verdict_with_overheads=o["verdict"])
             for v, o in zip(plain, oa["verdicts"], strict=True)]
+
+
+def simulated_max_response(taskset, test: str) -> dict | None:
+    """What a test's per-task bounds are set beside: ``{"scheduler", "max_response_ns" (per
+    task, in order; None where no job completed)}``, simulated under the scheduler the test
+    speaks for from a synchronous periodic release, every job at its WCET, without overheads
+    (over the hyperperiod and the longest deadline, at most 50 of the longest period). None for a
+    test without per-task bounds."""
+    from .result import _as_taskset
+
+    r = _core.simulated_max_response(_as_taskset(taskset), test)
+    return None if r is None else {"scheduler": r[0], "max_response_ns": r[1]}
 
 
 def tests() -> list[dict]:
@@ -109,7 +134,7 @@ def overhead_analysis(taskset, overheads: str | None = None, statistic: str = "p
     return {
         "overheads": desc,
         "costs": costs,
-        "verdicts": [{"test": t, "schedulable": v, "detail": d, "verdict": w} for t, v, d, w in verdicts],
+        "verdicts": [_verdict(r) for r in verdicts],
         "tasks": [dict(zip(keys, row)) for row in rows],
     }
 

@@ -58,6 +58,12 @@ fn verdict_row(v: schedulability::Verdict) -> VerdictRow {
     (v.test, v.schedulable, v.detail, word, tasks)
 }
 
+/// The simulated scheduler test `test`'s per-task bounds speak for (`bounds::simulated_by`).
+#[pyfunction]
+fn simulated_by(test: &str) -> Option<&'static str> {
+    schedulability::bounds::simulated_by(test)
+}
+
 /// The scheduler test `test`'s per-task bounds speak for (`bounds::simulated_by`), and each
 /// task's maximum response time under it (ns; None: no job completed), simulated from a
 /// synchronous periodic release at WCET without overheads (`bounds::synchronous_at_wcet`, over
@@ -304,6 +310,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(tests, m)?)?;
     m.add_function(wrap_pyfunction!(analyze_overheads, m)?)?;
     m.add_function(wrap_pyfunction!(simulated_max_response, m)?)?;
+    m.add_function(wrap_pyfunction!(simulated_by, m)?)?;
     m.add_function(wrap_pyfunction!(analysis_overheads, m)?)?;
     m.add_function(wrap_pyfunction!(partition_taskset, m)?)?;
     m.add_function(wrap_pyfunction!(to_yaml, m)?)?;

@@ -1,13 +1,15 @@
-"""rtsched analyze FILE [--overheads PROFILE] — every applicable schedulability test's verdict,
-plain and, with overheads (a profile, or the task file's `run.overheads`), overhead-aware side
-by side with the inflated WCETs (docs/overheads.md, "Overhead-aware analysis")."""
+"""rtsched analyze FILE [--overheads PROFILE] [--simulate] — every applicable schedulability
+test's verdict, plain and, with overheads (a profile, or the task file's `run.overheads`),
+overhead-aware side by side with the inflated WCETs (docs/overheads.md, "Overhead-aware
+analysis"); the per-task bounds of the tests that give them (response-time analyses), and with
+--simulate each task's simulated maximum response beside them."""
 
 from __future__ import annotations
 
 import textwrap
 
 from .. import _core
-from ..analysis import analyze, overhead_analysis
+from ..analysis import analyze, overhead_analysis, simulated_max_response
 from ..durations import in_unit
 from ..tables import Column, output_width, render, to_json
 
@@ -23,10 +25,16 @@ def register(sub):
                    help="an overhead profile (rtsched.overheads/1, as `rtsched calibrate` writes): charge its costs")
     p.add_argument("--statistic", choices=["median", "p99"], default=None,
                    help="which of the profile's statistics to charge (default p99, the safer bound)")
+    p.add_argument("--simulate", action="store_true",
+                   help="beside each test's per-task bounds, each task's maximum response simulated under the scheduler the "
+                        "test speaks for (gfp:rm for gfp-rta-rm, gedf for gedf-rta, …) from a synchronous periodic release, "
+                        "every job at its WCET, without overheads")
     p.add_argument("--json", action="store_true",
                    help="print the results as JSON instead of tables: the task set (file, tasks, cpus, utilization), "
                         "'tests' (test, schedulable: true/false/null for inconclusive or, for the necessary condition, "
-                        "not refuted; verdict: the same in words; detail; with overheads also with_overheads, "
+                        "not refuted; verdict: the same in words; detail; tasks: the per-task bounds (task, index, quantity, bound_ns, "
+                        "deadline_ns, slack_ns; with --simulate also simulated_max_response_ns, and the test's simulated_by); "
+                        "with overheads also with_overheads, "
                         "verdict_with_overheads and overhead_detail) and, with overheads, 'overheads' (description, costs in ns) "
                         "and 'inflated' (each task's inflated WCET and deadline in ns)")
     p.set_defaults(func=run)
@@ -45,6 +53,51 @@ def _table(columns, rows) -> str:
     return out.text + ("\n" + note if note else "")
 
 
+def _simulated(ts, verdicts) -> None:
+    """Set each task's simulated maximum response beside each test's bounds (``--simulate``): one
+    run per scheduler the tests speak for."""
+    runs = {}
+    for v in verdicts:
+        sched = _core.simulated_by(v["test"]) if v["tasks"] else None
+        if sched is None:
+            continue
+        if sched not in runs:
+            runs[sched] = simulated_max_response(ts, v["test"])
+        v["simulated_by"] = sched
+        for b in v["tasks"]:
+            b["simulated_max_response_ns"] = runs[sched]["max_response_ns"][b["index"]]
+
+
+def _bounds_table(ts, verdicts, simulate: bool) -> str | None:
+    """Per task: its deadline, each test's bound ("> D" where not bounded within it) and, with
+    ``simulate``, the simulated maximum response under each scheduler the tests speak for."""
+    with_bounds = [v for v in verdicts if v["tasks"]]
+    if not with_bounds:
+        return None
+    names = ts.task_names
+    head = [Column("task"), Column("D us", ">")]
+    cells = {n: [n, "-"] for n in names}
+    for v in with_bounds:
+        head.append(Column(f"{v['test']} us", ">", 1))
+        got = {b["task"]: b for b in v["tasks"]}
+        for n in names:
+            b = got.get(n)
+            if b is not None:
+                cells[n][1] = _us(b["deadline_ns"])
+            cells[n].append("-" if b is None else "> D" if b["bound_ns"] is None else _us(b["bound_ns"]))
+    if simulate:
+        sims = {}
+        for v in with_bounds:
+            if "simulated_by" in v:
+                sims.setdefault(v["simulated_by"], {b["task"]: b["simulated_max_response_ns"] for b in v["tasks"]})
+        for sched, by_task in sims.items():
+            head.append(Column(f"sim {sched} us", ">", 2))
+            for n in names:
+                r = by_task.get(n)
+                cells[n].append("-" if r is None else _us(r))
+    return _table(head, [cells[n] for n in names])
+
+
 def run(args):
     ts = _core.load_taskset(args.file)
     if args.statistic and not args.overheads:
@@ -54,8 +107,11 @@ def run(args):
     statistic = args.statistic or "p99"
     oa = overhead_analysis(ts, args.overheads, statistic)  # a bad profile fails before any output
     if args.json:
+        tests = analyze(ts, args.overheads, statistic)
+        if args.simulate:
+            _simulated(ts, tests)
         doc = {"file": ts.source, "tasks": len(ts.task_names), "cpus": ts.cpus, "utilization": ts.utilization,
-               "tests": analyze(ts, args.overheads, statistic)}
+               "tests": tests}
         if oa is not None:
             doc["overheads"] = {"description": oa["overheads"], "statistic": statistic if args.overheads else None,
                                 "costs_ns": oa["costs"]}
@@ -67,6 +123,7 @@ def run(args):
         verdicts = analyze(ts)
         rows = [[v["test"], v["verdict"], v["detail"]] for v in verdicts]
         print(_table([Column("test"), Column("verdict"), Column("detail", fold=True)], rows))
+        _print_bounds(ts, verdicts, args.simulate)
         return 0
     source = "" if args.overheads else " (the task file's run.overheads)"
     line, width = f"overheads{source}: {oa['overheads']}", output_width()
@@ -91,4 +148,15 @@ def run(args):
             for v in verdicts]
     print(_table([Column("test"), Column("plain"), Column("with overheads"), Column("detail (plain)", fold=True),
                   Column("detail (with overheads)", fold=True)], rows))
+    _print_bounds(ts, verdicts, args.simulate)
     return 0
+
+
+def _print_bounds(ts, verdicts, simulate: bool) -> None:
+    if simulate:
+        _simulated(ts, verdicts)
+    table = _bounds_table(ts, verdicts, simulate)
+    if table is not None:
+        what = " beside the simulated maximum (synchronous release, WCET)" if simulate else ""
+        print(f"per-task bounds (plain){what}:")
+        print(table)

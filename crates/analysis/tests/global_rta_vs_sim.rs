@@ -1,0 +1,132 @@
+//! The global response-time analyses (`schedulability::gfp_rta`: Bertogna & Cirinei, RTSS 2007,
+//! and Guan et al.'s limited carry-in, RTSS 2009; `schedulability::gedf_rta`: Bertogna &
+//! Cirinei's RTA for global EDF) against the simulator. Each set is simulated from a
+//! synchronous periodic release, every job at its WCET, without overheads
+//! (`bounds::synchronous_at_wcet`), under the scheduler the analysis speaks for (`gfp:rm`,
+//! `gedf`):
+//! - a set the analysis accepts never misses a deadline;
+//! - no task's bound is below its simulated maximum response time.
+//!
+//! Negative control (`weakened_analyses_are_caught`): each analysis with its interference term
+//! spread over m + 1 CPUs instead of m gives a bound below a simulated maximum response on some
+//! generated set, so the properties above can fail.
+
+use proptest::prelude::*;
+use proptest::strategy::ValueTree;
+use proptest::test_runner::TestRunner;
+use rtsched_analysis::priority::Priorities;
+use rtsched_analysis::schedulability::bounds::{horizon, synchronous_at_wcet};
+use rtsched_analysis::schedulability::gfp_rta::CarryIn;
+use rtsched_analysis::schedulability::{gedf_rta, gfp_rta, registry, Cdt, ENTRIES};
+use rtsched_model::{Task, TaskSet, Time};
+use rtsched_sim::{simulate, Options};
+
+/// The time unit of generated parameters: 100 µs.
+const UNIT: Time = 100_000;
+
+/// Periods drawn from divisors of 120 units, so hyperperiods stay short.
+const PERIODS: &[Time] = &[4, 5, 6, 8, 10, 12, 15, 20, 24, 30];
+
+/// m = 2..=4 CPUs, m + 1 ..= 2m + 2 tasks, utilisation per task up to 0.9, D in [C, T].
+fn arb_set() -> impl Strategy<Value = TaskSet> {
+    (2u32..=4).prop_flat_map(|m| {
+        let task = (0..PERIODS.len(), 1u64..=90, 0u64..=100);
+        let n = (m as usize + 1)..=(2 * m as usize + 2);
+        proptest::collection::vec(task, n).prop_map(move |v| {
+            let tasks = v
+                .iter()
+                .enumerate()
+                .map(|(i, &(p, upct, dpct))| {
+                    let t = PERIODS[p];
+                    let c = (t * upct / 100).max(1);
+                    let mut task = Task::periodic(format!("t{i}"), t * UNIT, c * UNIT);
+                    task.deadline = (c + (t - c) * dpct / 100) * UNIT;
+                    task
+                })
+                .collect();
+            TaskSet::new(m, tasks)
+        })
+    })
+}
+
+/// Each task's maximum response time under `spec` from the synchronous release at WCET, and
+/// the number of deadline misses.
+fn simulated(ts: &TaskSet, spec: &str) -> (Vec<Time>, u64) {
+    let s = synchronous_at_wcet(ts, horizon(ts));
+    let r = simulate(&s, Options::spec(spec)).unwrap().result;
+    let sum = r.summaries();
+    let max = sum.tasks.iter().map(|t| t.summary.max_response_ns).collect();
+    (max, sum.total.missed)
+}
+
+/// The analyses, by registry name, and the scheduler each speaks for.
+const ANALYSES: &[(&str, &str)] = &[
+    ("gfp-rta-rm", "gfp:rm"),
+    ("gfp-rta-lc-rm", "gfp:rm"),
+    ("gedf-rta", "gedf"),
+];
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(150))]
+    #[test]
+    fn bounds_hold_in_simulation(ts in arb_set()) {
+        let mut runs: Vec<(&str, (Vec<Time>, u64))> = Vec::new();
+        for &(name, spec) in ANALYSES {
+            let v = registry::find(ENTRIES, name).unwrap().run(&ts).unwrap();
+            if !runs.iter().any(|(s, _)| *s == spec) {
+                runs.push((spec, simulated(&ts, spec)));
+            }
+            let (max, missed) = &runs.iter().find(|(s, _)| *s == spec).unwrap().1;
+            if v.schedulable == Some(true) {
+                prop_assert_eq!(*missed, 0, "{} accepts ({}) but {} misses", name, v.detail, spec);
+                prop_assert_eq!(v.tasks.len(), ts.tasks.len());
+            }
+            for b in &v.tasks {
+                if let Some(r) = b.bound {
+                    prop_assert!(max[b.task] <= r, "{}: task {} bound {} < simulated {} under {}", name, b.name, r, max[b.task], spec);
+                }
+            }
+        }
+    }
+}
+
+/// Each analysis, weakened to divide its interference among m + 1 CPUs, on `ts` of m CPUs.
+fn weakened(name: &str, ts: &TaskSet) -> Vec<Option<Time>> {
+    let cdt: Vec<Cdt> = ts.tasks.iter().map(Cdt::from).collect();
+    let m = ts.platform.cpus + 1;
+    let rm = || Priorities::RateMonotonic.of(&ts.tasks).unwrap();
+    match name {
+        "gfp-rta-rm" => gfp_rta::response_times(&cdt, &rm(), m, CarryIn::Every),
+        "gfp-rta-lc-rm" => gfp_rta::response_times(&cdt, &rm(), m, CarryIn::Limited),
+        "gedf-rta" => gedf_rta::response_times(&cdt, m),
+        _ => unreachable!(),
+    }
+}
+
+/// The negative control: on 300 generated sets, each weakened analysis claims a bound below a
+/// simulated maximum response at least once (and the analyses themselves accept some sets, so
+/// the properties are not vacuous).
+#[test]
+fn weakened_analyses_are_caught() {
+    let mut runner = TestRunner::deterministic();
+    let strategy = arb_set();
+    let mut caught = vec![0; ANALYSES.len()];
+    let mut accepted = vec![0; ANALYSES.len()];
+    for _ in 0..300 {
+        let ts = strategy.new_tree(&mut runner).unwrap().current();
+        for (a, &(name, spec)) in ANALYSES.iter().enumerate() {
+            let v = registry::find(ENTRIES, name).unwrap().run(&ts).unwrap();
+            accepted[a] += (v.schedulable == Some(true)) as u32;
+            let (max, _) = simulated(&ts, spec);
+            let below = weakened(name, &ts)
+                .iter()
+                .zip(&max)
+                .any(|(b, &s)| b.is_some_and(|b| b < s));
+            caught[a] += below as u32;
+        }
+    }
+    for (a, &(name, _)) in ANALYSES.iter().enumerate() {
+        assert!(caught[a] > 0, "{name} weakened was never caught");
+        assert!(accepted[a] > 10, "{name} accepted only {} sets", accepted[a]);
+    }
+}
