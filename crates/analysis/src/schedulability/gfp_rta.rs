@@ -132,7 +132,7 @@ pub fn workload_ci(i: &Cdt, r: Time, x: Time) -> u128 {
     let after = x.saturating_sub(i.c);
     let alpha = (after % i.t)
         .saturating_sub(i.t - r.min(i.t))
-        .min(i.c - 1);
+        .min(i.c.saturating_sub(1));
     (after / i.t) as u128 * i.c as u128 + i.c as u128 + alpha as u128
 }
 

@@ -21,6 +21,7 @@
 
 pub mod bounds;
 pub mod dag;
+pub mod gedf_baruah;
 pub mod gedf_rta;
 pub mod gfp_rta;
 pub mod global;
@@ -43,6 +44,7 @@ pub const ENTRIES: &[Entry] = &[
     global::GFB,
     global::BCL,
     gedf_rta::GEDF_RTA,
+    gedf_baruah::GEDF_BARUAH,
     gfp_rta::GFP_RTA_RM,
     gfp_rta::GFP_RTA_DM,
     gfp_rta::GFP_RTA_LC_RM,
