@@ -86,6 +86,20 @@ def analyze(taskset, overheads: str | None = None, statistic: str = "p99") -> li
             for v, o in zip(plain, oa["verdicts"], strict=True)]
 
 
+def partition_attempts(taskset) -> list[dict]:
+    """Partitioning tried, on a set of several CPUs of independent sequential tasks (else
+    empty): each heuristic (``ffd``, ``wfd``, ``bfd``, and ``lwfg`` when a task gives a
+    ``group``) with each uniprocessor admission test (``edf-exact``, ``edf-density``,
+    ``fp-rta-rm``, ``fp-rta-dm``): ``{"heuristic", "admission", "cpu_loads" (each CPU's
+    utilisation; empty when no placement was found)}`` and the per-CPU test's verdict on the
+    placement as :func:`analyze` gives it (``test`` is ``p-ADMISSION``; ``tasks``: the per-task
+    bounds), or, when the heuristic places not every task, "NOT schedulable" naming the task."""
+    from .result import _as_taskset
+
+    return [dict(heuristic=h, admission=t, cpu_loads=loads, **_verdict(row))
+            for h, t, row, loads in _core.partition_attempts(_as_taskset(taskset))]
+
+
 def simulated_max_response(taskset, test: str) -> dict | None:
     """What a test's per-task bounds are set beside: ``{"scheduler", "max_response_ns" (per
     task, in order; None where no job completed)}``, simulated under the scheduler the test

@@ -72,7 +72,7 @@ const ANALYSES: &[(&str, &str)] = &[
 ];
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(150))]
+    #![proptest_config(ProptestConfig::with_cases(80))]
     #[test]
     fn bounds_hold_in_simulation(ts in arb_set()) {
         let mut runs: Vec<(&str, (Vec<Time>, u64))> = Vec::new();
@@ -109,13 +109,19 @@ fn weakened(name: &str, ts: &TaskSet) -> Vec<Option<Time>> {
     }
 }
 
-/// Whether Baruah's test without carry-in accepts `ts`.
-fn baruah_without_carry_in(ts: &TaskSet) -> bool {
+/// Whether Baruah's test, weakened, accepts `ts`: without its carry-in terms (`carry_in`
+/// false), or with the m CPUs' work compared against m + 1 CPUs' capacity.
+fn baruah_weakened(ts: &TaskSet, carry_in: bool) -> bool {
     let cdt: Vec<Cdt> = ts.tasks.iter().map(Cdt::from).collect();
-    gedf_baruah::baruah(&cdt, ts.platform.cpus, false).0
+    let m = ts.platform.cpus;
+    if carry_in {
+        gedf_baruah::baruah(&cdt, m + 1, true).0
+    } else {
+        gedf_baruah::baruah(&cdt, m, false).0
+    }
 }
 
-/// The negative control: on 300 generated sets, each weakened analysis claims a bound below a
+/// The negative control: on 150 generated sets, each weakened analysis claims a bound below a
 /// simulated maximum response at least once (and the analyses themselves accept some sets, so
 /// the properties are not vacuous).
 #[test]
@@ -124,7 +130,7 @@ fn weakened_analyses_are_caught() {
     let strategy = arb_set();
     let mut caught = vec![0; ANALYSES.len()];
     let mut accepted = vec![0; ANALYSES.len()];
-    for _ in 0..300 {
+    for _ in 0..150 {
         let ts = strategy.new_tree(&mut runner).unwrap().current();
         let runs = [("gfp:rm", simulated(&ts, "gfp:rm")), ("gedf", simulated(&ts, "gedf"))];
         for (a, &(name, spec)) in ANALYSES.iter().enumerate() {
@@ -133,7 +139,7 @@ fn weakened_analyses_are_caught() {
             let (max, missed) = &runs.iter().find(|(s, _)| *s == spec).unwrap().1;
             let missed = *missed;
             let wrong = if name == "gedf-baruah" {
-                missed > 0 && baruah_without_carry_in(&ts)
+                missed > 0 && baruah_weakened(&ts, true)
             } else {
                 weakened(name, &ts)
                     .iter()
@@ -143,10 +149,10 @@ fn weakened_analyses_are_caught() {
             caught[a] += wrong as u32;
         }
     }
-    eprintln!("accepted {accepted:?}, weakened caught {caught:?} of 300 ({ANALYSES:?})");
+    eprintln!("accepted {accepted:?}, weakened caught {caught:?} of 150 ({ANALYSES:?})");
     for (a, &(name, _)) in ANALYSES.iter().enumerate() {
         assert!(caught[a] > 0, "{name} weakened was never caught");
-        assert!(accepted[a] > 10, "{name} accepted only {} sets", accepted[a]);
+        assert!(accepted[a] > 5, "{name} accepted only {} sets", accepted[a]);
     }
 }
 

@@ -94,6 +94,20 @@ fn simulated_max_response(
     Ok(Some((scheduler, max)))
 }
 
+/// Partitioning tried (`schedulability::partitioned`): per heuristic and admission test,
+/// (heuristic, test, the per-CPU test's verdict row, each CPU's utilisation).
+#[pyfunction]
+fn partition_attempts(
+    py: Python<'_>,
+    taskset: &PyTaskSet,
+) -> Vec<(&'static str, &'static str, VerdictRow, Vec<f64>)> {
+    let ts = &taskset.inner;
+    py.detach(|| schedulability::partitioned::attempts(ts))
+        .into_iter()
+        .map(|a| (a.heuristic, a.test, verdict_row(a.verdict), a.loads))
+        .collect()
+}
+
 /// Every applicable schedulability test: (test, verdict True/False/None, detail, the verdict
 /// in words: a necessary condition that holds is "not refuted", not "inconclusive").
 #[pyfunction]
@@ -311,6 +325,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(analyze_overheads, m)?)?;
     m.add_function(wrap_pyfunction!(simulated_max_response, m)?)?;
     m.add_function(wrap_pyfunction!(simulated_by, m)?)?;
+    m.add_function(wrap_pyfunction!(partition_attempts, m)?)?;
     m.add_function(wrap_pyfunction!(analysis_overheads, m)?)?;
     m.add_function(wrap_pyfunction!(partition_taskset, m)?)?;
     m.add_function(wrap_pyfunction!(to_yaml, m)?)?;

@@ -1,7 +1,8 @@
 //! Sufficient schedulability tests against the simulator: whenever a test of the analysis crate
 //! says "schedulable", the simulator must not find a single deadline miss under the scheduler
 //! the test is about (uniprocessor EDF exact/density, FP response-time analysis and the
-//! Liu-Layland / hyperbolic bounds, global EDF GFB and BCL, and each of those per CPU of a
+//! Liu-Layland / hyperbolic bounds, global EDF GFB, BCL, Bertogna & Cirinei's RTA and Baruah's
+//! test, global FP response-time analyses, and each uniprocessor test per CPU of a
 //! partitioned set). Task sets are synchronous and periodic (the critical instant for FP and
 //! the worst case for EDF's demand), simulated over several periods of the slowest task.
 
@@ -15,9 +16,13 @@ const US: Time = 1_000;
 /// The scheduler a test speaks for.
 fn scheduler_for(test: &str) -> Option<&'static str> {
     Some(match test {
-        "edf-exact" | "edf-density" | "gedf-gfb" | "gedf-bcl" => "gedf",
-        "fp-rta-rm" | "rm-liu-layland" | "rm-hyperbolic" => "gfp:rm",
-        "fp-rta-dm" => "gfp:dm",
+        "edf-exact" | "edf-density" | "gedf-gfb" | "gedf-bcl" | "gedf-rta" | "gedf-baruah" => {
+            "gedf"
+        }
+        "fp-rta-rm" | "rm-liu-layland" | "rm-hyperbolic" | "gfp-rta-rm" | "gfp-rta-lc-rm" => {
+            "gfp:rm"
+        }
+        "fp-rta-dm" | "gfp-rta-dm" | "gfp-rta-lc-dm" => "gfp:dm",
         "fp-rta-file" => "gfp:file",
         "p-edf-exact" | "p-edf-density" => "pedf",
         "p-fp-rta-rm" | "p-rm-liu-layland" | "p-rm-hyperbolic" => "pfp:rm",

@@ -9,15 +9,19 @@ from __future__ import annotations
 import textwrap
 
 from .. import _core
-from ..analysis import analyze, overhead_analysis, simulated_max_response
+from ..analysis import analyze, overhead_analysis, partition_attempts, simulated_max_response
 from ..durations import in_unit
 from ..tables import Column, output_width, render, to_json
 
 
 def register(sub):
     p = sub.add_parser("analyze", help="run every applicable schedulability test on a task set",
-                       description="Uniprocessor EDF (QPA), density, FP response-time analysis, Liu-Layland and hyperbolic bounds, "
-                                   "and global EDF tests (GFB as quoted by PAWS, BCL); per-CPU tests when every task has a cpu. "
+                       description="Uniprocessor EDF (QPA), density, FP response-time analysis, Liu-Layland and hyperbolic bounds; "
+                                   "global EDF tests (GFB as quoted by PAWS, BCL, Bertogna & Cirinei's RTA, Baruah's test) and global "
+                                   "FP response-time analyses (Bertogna & Cirinei; Guan et al.'s limited carry-in); per-CPU tests when "
+                                   "every task has a cpu, and on several CPUs partitioning tried (FFD, WFD, BFD, LWFG with groups) "
+                                   "under each uniprocessor admission test. The response-time analyses' per-task bounds are shown by "
+                                   "task, and with --simulate beside each task's simulated maximum response. "
                                    "With overheads (--overheads, or the task file's run.overheads) each test also runs on the WCETs "
                                    "inflated by them, shown beside the plain verdict.")
     p.add_argument("file", metavar="FILE")
@@ -34,6 +38,7 @@ def register(sub):
                         "'tests' (test, schedulable: true/false/null for inconclusive or, for the necessary condition, "
                         "not refuted; verdict: the same in words; detail; tasks: the per-task bounds (task, index, quantity, bound_ns, "
                         "deadline_ns, slack_ns; with --simulate also simulated_max_response_ns, and the test's simulated_by); "
+                        "'partitions' (on several CPUs: heuristic, admission, cpu_loads and the per-CPU test's verdict as in 'tests'); "
                         "with overheads also with_overheads, "
                         "verdict_with_overheads and overhead_detail) and, with overheads, 'overheads' (description, costs in ns) "
                         "and 'inflated' (each task's inflated WCET and deadline in ns)")
@@ -111,7 +116,7 @@ def run(args):
         if args.simulate:
             _simulated(ts, tests)
         doc = {"file": ts.source, "tasks": len(ts.task_names), "cpus": ts.cpus, "utilization": ts.utilization,
-               "tests": tests}
+               "tests": tests, "partitions": partition_attempts(ts)}
         if oa is not None:
             doc["overheads"] = {"description": oa["overheads"], "statistic": statistic if args.overheads else None,
                                 "costs_ns": oa["costs"]}
@@ -124,6 +129,7 @@ def run(args):
         rows = [[v["test"], v["verdict"], v["detail"]] for v in verdicts]
         print(_table([Column("test"), Column("verdict"), Column("detail", fold=True)], rows))
         _print_bounds(ts, verdicts, args.simulate)
+        _print_partitions(ts)
         return 0
     source = "" if args.overheads else " (the task file's run.overheads)"
     line, width = f"overheads{source}: {oa['overheads']}", output_width()
@@ -149,7 +155,19 @@ def run(args):
     print(_table([Column("test"), Column("plain"), Column("with overheads"), Column("detail (plain)", fold=True),
                   Column("detail (with overheads)", fold=True)], rows))
     _print_bounds(ts, verdicts, args.simulate)
+    _print_partitions(ts)
     return 0
+
+
+def _print_partitions(ts) -> None:
+    attempts = partition_attempts(ts)
+    if not attempts:
+        return
+    print("partitioning tried (heuristic, admission test; per-CPU utilisation of the placement found):")
+    rows = [[a["heuristic"], a["admission"], a["verdict"], " ".join(f"{u:.3f}" for u in a["cpu_loads"]) or "-", a["detail"]]
+            for a in attempts]
+    print(_table([Column("heuristic"), Column("admission"), Column("verdict"), Column("CPU loads", rank=1),
+                  Column("detail", rank=2, fold=True)], rows))
 
 
 def _print_bounds(ts, verdicts, simulate: bool) -> None:

@@ -27,6 +27,7 @@ pub mod gfp_rta;
 pub mod global;
 pub mod named;
 pub mod necessary;
+pub mod partitioned;
 pub mod registry;
 pub mod uniprocessor;
 
