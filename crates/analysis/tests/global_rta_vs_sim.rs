@@ -59,7 +59,11 @@ fn simulated(ts: &TaskSet, spec: &str) -> (Vec<Time>, u64) {
     let s = synchronous_at_wcet(ts, horizon(ts));
     let r = simulate(&s, Options::spec(spec)).unwrap().result;
     let sum = r.summaries();
-    let max = sum.tasks.iter().map(|t| t.summary.max_response_ns).collect();
+    let max = sum
+        .tasks
+        .iter()
+        .map(|t| t.summary.max_response_ns)
+        .collect();
     (max, sum.total.missed)
 }
 
@@ -132,7 +136,10 @@ fn weakened_analyses_are_caught() {
     let mut accepted = vec![0; ANALYSES.len()];
     for _ in 0..150 {
         let ts = strategy.new_tree(&mut runner).unwrap().current();
-        let runs = [("gfp:rm", simulated(&ts, "gfp:rm")), ("gedf", simulated(&ts, "gedf"))];
+        let runs = [
+            ("gfp:rm", simulated(&ts, "gfp:rm")),
+            ("gedf", simulated(&ts, "gedf")),
+        ];
         for (a, &(name, spec)) in ANALYSES.iter().enumerate() {
             let v = registry::find(ENTRIES, name).unwrap().run(&ts).unwrap();
             accepted[a] += (v.schedulable == Some(true)) as u32;
@@ -155,4 +162,3 @@ fn weakened_analyses_are_caught() {
         assert!(accepted[a] > 5, "{name} accepted only {} sets", accepted[a]);
     }
 }
-

@@ -52,7 +52,14 @@ fn verdict_row(v: schedulability::Verdict) -> VerdictRow {
         .iter()
         .map(|b| {
             let slack = b.slack();
-            (b.name.clone(), b.task, b.quantity.name(), b.bound, b.deadline, slack)
+            (
+                b.name.clone(),
+                b.task,
+                b.quantity.name(),
+                b.bound,
+                b.deadline,
+                slack,
+            )
         })
         .collect();
     (v.test, v.schedulable, v.detail, word, tasks)

@@ -103,7 +103,10 @@ pub const SIMULATED_BY: &[(&str, &str)] = &[
 
 /// The scheduler `test`'s bounds speak for ([`SIMULATED_BY`]).
 pub fn simulated_by(test: &str) -> Option<&'static str> {
-    SIMULATED_BY.iter().find(|(t, _)| *t == test).map(|(_, s)| *s)
+    SIMULATED_BY
+        .iter()
+        .find(|(t, _)| *t == test)
+        .map(|(_, s)| *s)
 }
 
 /// How long the synchronous run lasts: the hyperperiod and the longest deadline (every job of

@@ -38,7 +38,8 @@ use rtsched_model::Time;
 
 pub const GEDF_BARUAH: Entry = Entry {
     name: "gedf-baruah",
-    summary: "global EDF, demand bounds over the window back to the last idle instant, ≤ m−1 carry-in",
+    summary:
+        "global EDF, demand bounds over the window back to the last idle instant, ≤ m−1 carry-in",
     citation: "Baruah, RTSS 2007",
     kind: Kind::Sufficient,
     applies: Applies {
@@ -53,11 +54,12 @@ pub const GEDF_BARUAH: Entry = Entry {
         let names: Vec<&str> = s.tasks().map(|t| t.name.as_str()).collect();
         let detail = match detail {
             Fails::Nowhere => "every task passes".to_string(),
-            Fails::At { k, a, omega, cap } => format!(
-                "'{}': Ω={omega} ≥ m·(A+D−C+1)={cap} at A={a}ns",
-                names[k]
-            ),
-            Fails::TooMany { k } => format!("'{}': more than {MAX_POINTS} points to check", names[k]),
+            Fails::At { k, a, omega, cap } => {
+                format!("'{}': Ω={omega} ≥ m·(A+D−C+1)={cap} at A={a}ns", names[k])
+            }
+            Fails::TooMany { k } => {
+                format!("'{}': more than {MAX_POINTS} points to check", names[k])
+            }
             Fails::Overloaded => "U ≥ m".to_string(),
         };
         Verdict::new(GEDF_BARUAH.name, ok.then_some(true), detail)
@@ -66,15 +68,22 @@ pub const GEDF_BARUAH: Entry = Entry {
 };
 
 /// The most points checked for one task before the verdict is left inconclusive.
-pub const MAX_POINTS: usize = 200_000;
+pub const MAX_POINTS: usize = 20_000;
 
 /// Why the test did not pass.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Fails {
     Nowhere,
     /// Task `k`'s condition fails at A_k = `a`.
-    At { k: usize, a: Time, omega: u128, cap: u128 },
-    TooMany { k: usize },
+    At {
+        k: usize,
+        a: Time,
+        omega: u128,
+        cap: u128,
+    },
+    TooMany {
+        k: usize,
+    },
     Overloaded,
 }
 
@@ -146,7 +155,13 @@ fn points(ts: &[Cdt], k: usize, t_end: Time) -> Option<Vec<Time>> {
     for (i, ti) in ts.iter().enumerate() {
         // Values a term takes on a flat piece: (j + 1)·C_i; its cap meets it at v + C_k − 1
         // (τ_k itself: at v − C_k + D_k, where A_k = v − C_k).
-        let cap_at = |v: Time| if i == k { v - tk.c + tk.d } else { v + tk.c - 1 };
+        let cap_at = |v: Time| {
+            if i == k {
+                v - tk.c + tk.d
+            } else {
+                v + tk.c - 1
+            }
+        };
         let mut j: Time = 0;
         loop {
             let start = j * ti.t;
@@ -212,7 +227,15 @@ mod tests {
         let b = [cdt(2, 2, 4), cdt(2, 2, 4), cdt(2, 2, 4)];
         assert_eq!(
             baruah(&b, 2, true),
-            (false, Fails::At { k: 0, a: 0, omega: 2, cap: 2 })
+            (
+                false,
+                Fails::At {
+                    k: 0,
+                    a: 0,
+                    omega: 2,
+                    cap: 2
+                }
+            )
         );
     }
 }

@@ -48,14 +48,18 @@ pub const GEDF_RTA: Entry = Entry {
         let r = response_times(s.cdt(), s.cpus());
         let tasks = bounds::of(s, Quantity::ResponseTime, &r);
         let ok = r.iter().all(Option::is_some);
-        Verdict::new(GEDF_RTA.name, ok.then_some(true), bounds::worst_in_words(&tasks))
-            .with_tasks(tasks)
+        Verdict::new(
+            GEDF_RTA.name,
+            ok.then_some(true),
+            bounds::worst_in_words(&tasks),
+        )
+        .with_tasks(tasks)
     },
     overheads: WithOverheads::Global,
 };
 
 /// Rounds of the joint iteration before the verdict is left inconclusive.
-const MAX_ROUNDS: u32 = 10_000;
+const MAX_ROUNDS: u32 = 1_000;
 
 /// J_i^k: the most τ_i (with response-time bound `r_i`) can interfere with a job of τ_k.
 pub fn edf_interference(i: &Cdt, r_i: Time, k: &Cdt) -> u128 {

@@ -62,7 +62,14 @@ pub const GFP_RTA_RM: Entry = Entry {
     citation: BC,
     kind: Kind::Sufficient,
     applies: GLOBAL_CONSTRAINED,
-    verdict: |s| verdict(s, GFP_RTA_RM.name, Priorities::RateMonotonic, CarryIn::Every),
+    verdict: |s| {
+        verdict(
+            s,
+            GFP_RTA_RM.name,
+            Priorities::RateMonotonic,
+            CarryIn::Every,
+        )
+    },
     overheads: WithOverheads::Not,
 };
 
@@ -72,7 +79,14 @@ pub const GFP_RTA_DM: Entry = Entry {
     citation: BC,
     kind: Kind::Sufficient,
     applies: GLOBAL_CONSTRAINED,
-    verdict: |s| verdict(s, GFP_RTA_DM.name, Priorities::DeadlineMonotonic, CarryIn::Every),
+    verdict: |s| {
+        verdict(
+            s,
+            GFP_RTA_DM.name,
+            Priorities::DeadlineMonotonic,
+            CarryIn::Every,
+        )
+    },
     overheads: WithOverheads::Not,
 };
 
@@ -82,7 +96,14 @@ pub const GFP_RTA_LC_RM: Entry = Entry {
     citation: GUAN,
     kind: Kind::Sufficient,
     applies: GLOBAL_CONSTRAINED,
-    verdict: |s| verdict(s, GFP_RTA_LC_RM.name, Priorities::RateMonotonic, CarryIn::Limited),
+    verdict: |s| {
+        verdict(
+            s,
+            GFP_RTA_LC_RM.name,
+            Priorities::RateMonotonic,
+            CarryIn::Limited,
+        )
+    },
     overheads: WithOverheads::Not,
 };
 
@@ -92,7 +113,14 @@ pub const GFP_RTA_LC_DM: Entry = Entry {
     citation: GUAN,
     kind: Kind::Sufficient,
     applies: GLOBAL_CONSTRAINED,
-    verdict: |s| verdict(s, GFP_RTA_LC_DM.name, Priorities::DeadlineMonotonic, CarryIn::Limited),
+    verdict: |s| {
+        verdict(
+            s,
+            GFP_RTA_LC_DM.name,
+            Priorities::DeadlineMonotonic,
+            CarryIn::Limited,
+        )
+    },
     overheads: WithOverheads::Not,
 };
 
@@ -155,10 +183,14 @@ pub fn interference(k: &Cdt, hp: &[(Cdt, Time)], x: Time, m: u32, carry: CarryIn
     }
 }
 
-/// The least fixed point x = C_k + ⌊I(x)/m⌋ from x = C_k, or None once it passes D_k.
+/// Iterations of a fixed point before the bound is given up (inconclusive).
+pub const MAX_ITER: u32 = 10_000;
+
+/// The least fixed point x = C_k + ⌊I(x)/m⌋ from x = C_k, or None once it passes D_k (or
+/// after [`MAX_ITER`] iterations).
 pub fn fixed_point(k: &Cdt, m: u32, interference: impl Fn(Time) -> u128) -> Option<Time> {
     let mut x = k.c;
-    loop {
+    for _ in 0..MAX_ITER {
         let next = k.c as u128 + interference(x) / m as u128;
         if next > k.d as u128 {
             return None;
@@ -168,6 +200,7 @@ pub fn fixed_point(k: &Cdt, m: u32, interference: impl Fn(Time) -> u128) -> Opti
         }
         x = next as Time;
     }
+    None
 }
 
 /// Each task's response-time bound under global FP with priorities `prio` (larger is more

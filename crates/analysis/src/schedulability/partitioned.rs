@@ -54,10 +54,7 @@ pub fn attempts(ts: &TaskSet) -> Vec<Attempt> {
         return Vec::new();
     }
     let grouped = ts.tasks.iter().any(|t| t.group.is_some());
-    let heuristics = HEURISTICS
-        .iter()
-        .copied()
-        .chain(grouped.then_some(GROUPED));
+    let heuristics = HEURISTICS.iter().copied().chain(grouped.then_some(GROUPED));
     let mut out = Vec::new();
     for heuristic in heuristics {
         let p = partition::by_name(heuristic).expect("a known heuristic");
@@ -68,7 +65,12 @@ pub fn attempts(ts: &TaskSet) -> Vec<Attempt> {
     out
 }
 
-fn attempt(ts: &TaskSet, heuristic: &'static str, p: &partition::Partitioner, test: &'static str) -> Attempt {
+fn attempt(
+    ts: &TaskSet,
+    heuristic: &'static str,
+    p: &partition::Partitioner,
+    test: &'static str,
+) -> Attempt {
     let per_cpu = registry::find(ENTRIES, &format!("p-{test}")).expect("a uniprocessor test");
     debug_assert_eq!(per_cpu.form, Form::PerCpu);
     match p.partition(ts, &admission(test, ts)) {
@@ -79,10 +81,15 @@ fn attempt(ts: &TaskSet, heuristic: &'static str, p: &partition::Partitioner, te
                 t.cpu = Some(cpu);
                 loads[cpu as usize] += t.wcet as f64 / t.period as f64;
             }
-            let verdict = per_cpu.run(&placed).unwrap_or_else(|na| {
-                Verdict::new(per_cpu.name(), None, na.to_string())
-            });
-            Attempt { heuristic, test, verdict, loads }
+            let verdict = per_cpu
+                .run(&placed)
+                .unwrap_or_else(|na| Verdict::new(per_cpu.name(), None, na.to_string()));
+            Attempt {
+                heuristic,
+                test,
+                verdict,
+                loads,
+            }
         }
         Err(e) => Attempt {
             heuristic,
@@ -120,12 +127,35 @@ mod tests {
             assert_eq!(x.verdict.schedulable, Some(true), "{x:?}");
             let mut loads = x.loads.clone();
             loads.sort_by(f64::total_cmp);
-            assert!((loads[0] - 0.2).abs() < 1e-9 && (loads[1] - 10.0 / 11.0).abs() < 1e-9, "{x:?}");
+            assert!(
+                (loads[0] - 0.2).abs() < 1e-9 && (loads[1] - 10.0 / 11.0).abs() < 1e-9,
+                "{x:?}"
+            );
         }
-        let rta = a.iter().find(|x| x.heuristic == "ffd" && x.test == "fp-rta-rm").unwrap();
-        let r: Vec<(&str, Option<u64>)> = rta.verdict.tasks.iter().map(|b| (b.name.as_str(), b.bound)).collect();
-        assert_eq!(r, vec![("a", Some(ms)), ("b", Some(2 * ms)), ("heavy", Some(10 * ms))]);
-        let heavy = TaskSet::new(2, (0..3).map(|i| Task::periodic(format!("t{i}"), 10 * ms, 6 * ms)).collect());
+        let rta = a
+            .iter()
+            .find(|x| x.heuristic == "ffd" && x.test == "fp-rta-rm")
+            .unwrap();
+        let r: Vec<(&str, Option<u64>)> = rta
+            .verdict
+            .tasks
+            .iter()
+            .map(|b| (b.name.as_str(), b.bound))
+            .collect();
+        assert_eq!(
+            r,
+            vec![
+                ("a", Some(ms)),
+                ("b", Some(2 * ms)),
+                ("heavy", Some(10 * ms))
+            ]
+        );
+        let heavy = TaskSet::new(
+            2,
+            (0..3)
+                .map(|i| Task::periodic(format!("t{i}"), 10 * ms, 6 * ms))
+                .collect(),
+        );
         for x in attempts(&heavy) {
             assert_eq!(x.verdict.schedulable, Some(false), "{x:?}");
             assert!(x.verdict.detail.contains("'t2'"), "{x:?}");

@@ -14,10 +14,10 @@
 //! `fp-rta-file` (every task's `priority`), `rm-liu-layland` and `rm-hyperbolic` (D = T): one
 //! CPU, and per CPU of a partitioned set as `p-NAME`.
 
+use super::bounds::{self, Quantity};
 use super::registry::{
     Applies, Cpus, Deadlines, Entry, Kind, Priorities, Subject, Tasks, WithOverheads,
 };
-use super::bounds::{self, Quantity};
 use super::{density_cmp_one, utilisation_cmp_one, Cdt, Verdict};
 use rtsched_model::Time;
 use std::cmp::Ordering;
