@@ -58,6 +58,8 @@ use std::cmp::Ordering;
 pub const LIMIT: Time = 1 << 50;
 /// Cap of the outer (jitter) and inner (window) fixed-point iterations.
 const MAX_ITER: u32 = 100_000;
+/// A response beyond this many of the longest period or deadline is unbounded.
+const HORIZON: Time = 1_000;
 
 /// How a self-suspension is analysed (the overview's point 3).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -149,7 +151,30 @@ pub fn nodes(s: &Subject<'_>, prio: &[u32]) -> Result<Vec<Node>, Unanalysed> {
 
 /// The holistic fixed point of `nodes` (the overview's points 1–3).
 pub fn analyse(nodes: &[Node], mode: Suspension) -> Result<Responses, Unanalysed> {
+    fixed_point_of(nodes, mode, true)
+}
+
+/// A negative control, not an analysis: the fixed point with every release jitter and
+/// suspension jitter held at 0 (offsets kept), which the simulator refutes
+/// (tests/chains_vs_sim.rs).
+#[doc(hidden)]
+pub fn analyse_without_jitter(nodes: &[Node]) -> Result<Responses, Unanalysed> {
+    fixed_point_of(nodes, Suspension::Jitter, false)
+}
+
+fn fixed_point_of(nodes: &[Node], mode: Suspension, jitter: bool) -> Result<Responses, Unanalysed> {
     let n = nodes.len();
+    if let Some(task) = overloaded(nodes, mode) {
+        return Err(Unanalysed::Unbounded { task });
+    }
+    // Responses past this are reported unbounded (a slowly diverging fixed point otherwise
+    // walks up to LIMIT).
+    let horizon = nodes
+        .iter()
+        .map(|x| x.t.max(x.d))
+        .max()
+        .unwrap_or(0)
+        .saturating_mul(HORIZON);
     let best = best_finishes(nodes);
     let offset: Vec<Time> = nodes
         .iter()
@@ -166,20 +191,24 @@ pub fn analyse(nodes: &[Node], mode: Suspension) -> Result<Responses, Unanalysed
         let mut worst = vec![0; n];
         let mut own = vec![0; n];
         for i in 0..n {
-            let (w, o) = window(nodes, i, &r, mode).ok_or(Unanalysed::Unbounded { task: i })?;
+            let (w, o) =
+                window(nodes, i, &r, mode, jitter).ok_or(Unanalysed::Unbounded { task: i })?;
             worst[i] = w;
             own[i] = o;
         }
         let jitter: Vec<Time> = nodes
             .iter()
-            .map(|x| x.trigger.map_or(0, |g| worst[g] - r.best[g]))
+            .map(|x| match x.trigger {
+                Some(g) if jitter => worst[g] - r.best[g],
+                _ => 0,
+            })
             .collect();
         let settled = jitter == r.jitter && own == r.own && worst == r.worst;
         (r.worst, r.own, r.jitter) = (worst, own, jitter);
         if settled {
             return Ok(r);
         }
-        if let Some(task) = r.worst.iter().position(|&w| w > LIMIT) {
+        if let Some(task) = r.worst.iter().position(|&w| w > LIMIT.min(horizon)) {
             return Err(Unanalysed::Unbounded { task });
         }
     }
@@ -237,13 +266,19 @@ fn root(nodes: &[Node], mut i: usize) -> usize {
 /// of equal or higher priority, and i itself, as the critical instant of i's transaction; the
 /// other transactions by the maximum over theirs): (worst from its head's nominal release,
 /// worst from its own release), or None if unbounded.
-fn window(nodes: &[Node], i: usize, r: &Responses, mode: Suspension) -> Option<(Time, Time)> {
+fn window(
+    nodes: &[Node],
+    i: usize,
+    r: &Responses,
+    mode: Suspension,
+    jitter: bool,
+) -> Option<(Time, Time)> {
     let me = nodes[i];
     let member = |j: usize| -> Member {
         let x = nodes[j];
         let (c, susp) = match mode {
             Suspension::Oblivious => (x.c + x.s, 0),
-            Suspension::Jitter if x.s > 0 => (x.c, r.own[j].saturating_sub(x.c)),
+            Suspension::Jitter if x.s > 0 && jitter => (x.c, r.own[j].saturating_sub(x.c)),
             Suspension::Jitter => (x.c, 0),
         };
         (c as i128, r.offset[j] as i128, (r.jitter[j] + susp) as i128)
@@ -285,6 +320,9 @@ fn window(nodes: &[Node], i: usize, r: &Responses, mode: Suspension) -> Option<(
         let jobs_in = |l: i128| (me_m.2 + ph).div_euclid(t_a) + (l - ph + t_a - 1).div_euclid(t_a);
         let busy = fixed_point(c_me, |l| jobs_in(l) * c_me + interference(k, l))?;
         let p_l = (busy - ph + t_a - 1).div_euclid(t_a);
+        if p_l - p0 > MAX_ITER as i128 {
+            return None;
+        }
         if me.s > 0 && p_l > p0 {
             return None; // a suspending task's window of more than one job: not analysed
         }
@@ -312,6 +350,21 @@ fn fixed_point(start: i128, f: impl Fn(i128) -> i128) -> Option<i128> {
         w = next;
     }
     None
+}
+
+/// A task on a CPU whose demand as `mode` counts it (C, or C + S when suspensions are
+/// execution) is over capacity: Σ C'/T > 1.
+fn overloaded(nodes: &[Node], mode: Suspension) -> Option<usize> {
+    (0..nodes.len()).find(|&i| {
+        let on = nodes
+            .iter()
+            .filter(|x| x.cpu == nodes[i].cpu)
+            .map(|x| match mode {
+                Suspension::Oblivious => (x.c + x.s, x.t),
+                Suspension::Jitter => (x.c, x.t),
+            });
+        cmp_sum(on, 1, 1) == Ordering::Greater
+    })
 }
 
 /// Whether some CPU of `nodes` is over capacity (Σ C/T > 1): no analysis bounds it.
