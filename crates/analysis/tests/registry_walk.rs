@@ -124,6 +124,20 @@ fn family() -> Vec<TaskSet> {
                 chain("let", vec![2, 3], Some(Communication::Let)),
             ];
             variants(&both, &mut out);
+            // The fork-join set with the same trigger and chains, and task 2 suspending; and
+            // with the suspension alone.
+            let mut fj_susp = fj.clone();
+            let t = &mut fj_susp.tasks[2];
+            let half = (t.wcet / 2).max(1);
+            t.regions = vec![Region { threads: vec![half] }, Region { threads: vec![half] }];
+            t.wcet = 2 * half;
+            t.suspensions = vec![Suspension { lo: half, hi: half }];
+            variants(&fj_susp, &mut out);
+            let mut fj_trig = fj_susp.clone();
+            fj_trig.tasks[1].trigger = trig.tasks[1].trigger.clone();
+            fj_trig.tasks[1].period = fj_trig.tasks[0].period;
+            fj_trig.chains = both.chains.clone();
+            variants(&fj_trig, &mut out);
         }
     }
     out

@@ -550,7 +550,7 @@ mod tests {
         assert_eq!(over_capacity(&heavy), Some(0));
         assert_eq!(
             analyse(&heavy, Suspension::Jitter),
-            Err(Unanalysed::Unbounded { task: 1 })
+            Err(Unanalysed::Unbounded { task: 0 })
         );
     }
 }
