@@ -4,7 +4,7 @@
 Random small chain sets on one CPU under fixed priority with the file's priorities (`gfp:file`),
 from a seeded generator of this script's own: per set, 2–3 periodic heads (T in 5, 10, 20,
 50 ms), each starting a line of 1–3 tasks it triggers (an event chain, head to the end of the
-line), a third of the tasks self-suspending (one suspension of up to a fifth of the period
+line), a quarter of the tasks self-suspending (one suspension of up to a tenth of the period
 between two run segments), an implicit chain between two heads, random distinct priorities;
 the WCETs are the utilisations of UUniFast (Bini & Buttazzo 2005) times the periods, so the set
 has exactly the utilisation of its point. Each set is analysed (`rtsched.chain_bounds`: the
@@ -64,9 +64,9 @@ def random_set(rng: random.Random, u: float) -> tuple[str, list[int]]:
         for pos in range(lines[h] + 1):
             name = f"t{k}"
             c = max(1, round(utils[k] * period))
-            if rng.random() < 1 / 3 and c >= 2:
+            if rng.random() < 1 / 4 and c >= 2:
                 a = rng.randint(1, c - 1)
-                s = rng.randint(1, period // 5)
+                s = rng.randint(1, period // 10)
                 body = f"segments: [{a}us, {{suspend: {s}us}}, {c - a}us]"
             else:
                 body = f"wcet: {c}us"

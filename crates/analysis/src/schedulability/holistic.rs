@@ -413,7 +413,10 @@ pub fn verdict(s: &Subject<'_>, name: &str, by: Priorities, mode: Suspension) ->
     if s.indices().len() == set.tasks.len() {
         for (chain, bound) in super::chains::event_bounds(set, &r) {
             detail += &format!("; chain '{}' ≤ {bound}ns", chain.name);
-            ok &= chain.deadline.is_none_or(|d| bound <= d);
+            if let Some(d) = chain.deadline.filter(|&d| bound > d) {
+                detail += &format!(" > its deadline {d}ns");
+                ok = false;
+            }
         }
     }
     Verdict::new(name, ok.then_some(true), detail)
