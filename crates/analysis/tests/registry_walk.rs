@@ -111,7 +111,14 @@ fn family() -> Vec<TaskSet> {
             let mut susp = ts.clone();
             let t = &mut susp.tasks[0];
             let half = (t.wcet / 2).max(1);
-            t.regions = vec![Region { threads: vec![half] }, Region { threads: vec![half] }];
+            t.regions = vec![
+                Region {
+                    threads: vec![half],
+                },
+                Region {
+                    threads: vec![half],
+                },
+            ];
             t.wcet = 2 * half;
             t.suspensions = vec![Suspension { lo: half, hi: half }];
             variants(&susp, &mut out);
@@ -129,7 +136,14 @@ fn family() -> Vec<TaskSet> {
             let mut fj_susp = fj.clone();
             let t = &mut fj_susp.tasks[2];
             let half = (t.wcet / 2).max(1);
-            t.regions = vec![Region { threads: vec![half] }, Region { threads: vec![half] }];
+            t.regions = vec![
+                Region {
+                    threads: vec![half],
+                },
+                Region {
+                    threads: vec![half],
+                },
+            ];
             t.wcet = 2 * half;
             t.suspensions = vec![Suspension { lo: half, hi: half }];
             variants(&fj_susp, &mut out);
@@ -182,7 +196,7 @@ fn holds(test: &Test, reason: &Reason, ts: &TaskSet) -> bool {
                 && suspensions == (a.flow == Flow::Not && has_suspensions)
                 && (triggers || suspensions)
                 && !(a.tasks == Tasks::Sequential && has_parallel)
-                && !(has_sections && !a.sections)
+                && (!has_sections || a.sections)
                 && ignoring == test.run(&stripped).ok().map(|v| v.schedulable)
         }
         Reason::NoPriority { task } => a.priorities && ts.tasks[task].priority.is_none(),
@@ -225,9 +239,7 @@ fn restrictions(test: &Test) -> Vec<Restriction> {
         }
         (_, Cpus::One) => out.push(("CPUs", |r| matches!(r, Reason::OneCpu { .. }))),
         (_, Cpus::Several) => out.push(("CPUs", |r| matches!(r, Reason::SeveralCpus))),
-        (_, Cpus::Partitioned) => {
-            out.push(("cpu fields", |r| matches!(r, Reason::NoCpu { .. })))
-        }
+        (_, Cpus::Partitioned) => out.push(("cpu fields", |r| matches!(r, Reason::NoCpu { .. }))),
         (_, Cpus::Any) => {}
     }
     match a.flow {

@@ -16,6 +16,8 @@ def register(sub):
     p = sub.add_parser("analyze", help="run every applicable schedulability test on a task set",
                        description="Uniprocessor EDF (QPA), density, FP response-time analysis, Liu-Layland and hyperbolic bounds, "
                                    "and global EDF tests (GFB as quoted by PAWS, BCL); per-CPU tests when every task has a cpu. "
+                                   "For triggered and self-suspending tasks: holistic response-time analysis and the suspension tests; "
+                                   "for a set with chains, a table of each chain's end-to-end bounds (docs/chains.md, Analysis). "
                                    "With overheads (--overheads, or the task file's run.overheads) each test also runs on the WCETs "
                                    "inflated by them, shown beside the plain verdict.")
     p.add_argument("file", metavar="FILE")
