@@ -4,7 +4,11 @@ Writing: one thread per task, ``run`` events split around ``lock``/``unlock`` fo
 critical sections, a ``timer`` with the period, and the policy of the chosen real backend
 (``kernel:fifo[:rm|:dm|:file]`` → SCHED_FIFO priorities, ``kernel:deadline`` → SCHED_DEADLINE
 reservations with rtsched's own runtime rule). A fork-join task becomes one thread per lane joined by
-barriers after each region. Reading rt-app files is :mod:`rtsched.convert.rtapp`.
+barriers after each region. An event-triggered task is a thread without a timer that
+``suspend``s until the threads of its triggers ``resume`` it at the end of their jobs (a join
+suspends once per trigger); a self-suspending task ``sleep``s between its run segments; an
+event chain is the suspend/resume events of its tasks (rt-app has no chain object). Reading
+rt-app files is :mod:`rtsched.convert.rtapp`.
 """
 
 from __future__ import annotations
@@ -81,27 +85,96 @@ def _work_events(ev, work_ns, sections, where, warn):
         ev.add("run", _us(work_ns - pos, where, warn))
 
 
-def _lanes(t, where, warn):
+def _suspension_us(lo_hi, where, warn) -> int:
+    """A self-suspension as rt-app's ``sleep`` (one length): a range is written as its mean."""
+    lo, hi = lo_hi
+    if lo != hi:
+        warn(f"{where}: a suspension of {lo / 1e6:g}..{hi / 1e6:g} ms drawn per job has no rt-app form: "
+             f"written as its mean, a sleep of {(lo + hi) / 2e6:g} ms")
+    return _us((lo + hi) // 2, f"{where}: suspension", warn)
+
+
+def _lanes(t, where, warn, waits=(), wakes=()):
     """The rt-app threads of one task, as lists of events before the timer: one for a
     sequential task; for a fork-join task one per lane (lane k runs thread k of every region
     that has one, as ``rtsched run`` places them), each region closed by a barrier that
-    every lane reaches (rt-app counts a barrier's users by its references)."""
+    every lane reaches (rt-app counts a barrier's users by its references).
+
+    A self-suspending task's run segments are its regions, one thread each, with a ``sleep``
+    for each suspension between them (a sleep leaves the CPU for that long, as a suspension
+    does). ``waits``: the names its first lane ``suspend``s on in turn before its work (an
+    event-triggered task: one per trigger, so a join waits for each); ``wakes``: the names its
+    first lane ``resume``s once the whole job is done (the tasks it triggers); a fork-join
+    task's other lanes start at a barrier after the waits."""
     if t.get("dag"):
         raise InputError(f"{where}: a DAG task (field 'dag') has no rt-app form: rt-app's barriers join every lane, "
                          f"so only fork-join regions convert (docs/dag.md)")
     regions = t["regions"] or [[t["wcet_ns"]]]
+    suspensions = t.get("suspensions") or []
     width = max(len(r) for r in regions)
     lanes = []
     for k in range(width):
         ev = _Events()
+        if k == 0:
+            for name in waits:
+                ev.add("suspend", name)
+        if waits and width > 1:
+            ev.add("barrier", f"{t['name']}-release")
         for ri, threads in enumerate(regions):
             if k < len(threads):
                 secs = [s for s in t["sections"] if s["region"] == ri and s["thread"] == k]
                 _work_events(ev, threads[k], secs, where, warn)
             if width > 1:
                 ev.add("barrier", f"{t['name']}-join{ri}")
+            if ri < len(suspensions):
+                ev.add("sleep", _suspension_us(suspensions[ri], where, warn))
+        if k == 0:
+            for name in wakes:
+                ev.add("resume", name)
         lanes.append(ev.items)
     return lanes
+
+
+def _triggers(tasks, where_of, warn):
+    """rt-app's ``suspend``/``resume`` names of the set's triggers: (waits, wakes) per task
+    name. A task triggered by one task suspends on its own name (rt-app's convention, as its
+    tutorial writes it) and that task resumes it after each job; a join (``trigger: {all:
+    [A, B]}``) suspends on ``NAME-A`` and then ``NAME-B``, each resumed by its task.
+
+    rt-app's ``resume`` is a condition variable's broadcast (``pthread_cond_broadcast``): it
+    wakes a thread already suspended and is lost otherwise, where an rtsched trigger releases
+    a job whenever its task finishes one. The export therefore runs as the model says while a
+    triggered thread is back in ``suspend`` before its trigger's next job ends (a pipeline whose
+    stages keep up with its head); a join waits for its triggers in file order, so a job of B
+    that ends before A's is lost."""
+    waits = {t["name"]: [] for t in tasks}
+    wakes = {t["name"]: [] for t in tasks}
+    for t in tasks:
+        g = t.get("trigger")
+        if not g:
+            continue
+        names = [t["name"]] if len(g["tasks"]) == 1 else [f"{t['name']}-{a}" for a in g["tasks"]]
+        for a, n in zip(g["tasks"], names):
+            waits[t["name"]].append(n)
+            wakes[a].append(n)
+    if any(waits.values()):
+        warn(f"{where_of}: triggers written as rt-app suspend/resume: a resume wakes a thread only while it is "
+             "suspended (rt-app has no counting event), so a triggered thread that is still busy when its trigger "
+             "ends a job misses that job (docs/workloads.md, \"Triggers, suspensions and chains in rt-app\")")
+    return waits, wakes
+
+
+def _chains_note(ts, warn):
+    """Chains have no rt-app object: an event chain is its tasks' triggers (written as
+    suspend/resume); a data-flow chain's registers and an end-to-end deadline are not written."""
+    for c in ts.chains():
+        where = f"{ts.source}: chain '{c['name']}'"
+        if c["communication"]:
+            warn(f"{where}: a data-flow chain ({c['communication']}) has no rt-app form: its tasks are exported, "
+                 "the registers between them are not")
+        elif c["deadline_ns"] is not None:
+            warn(f"{where}: rt-app has no end-to-end deadline: not exported (the chain is its tasks' "
+                 "suspend/resume events)")
 
 
 def _fair_thread(t, where, warn) -> dict:
@@ -160,6 +233,8 @@ def to_rtapp(ts, backend: str, warn, pi: bool = False) -> dict:
         warn(f"{src}: time-utility functions have no rt-app meaning: not exported")
     # kernel:deadline's rule (WCET plus an allowance), or each task's own reservation.
     runtimes = linux_runtimes(ts) if parts[1] == "linux" else sched_deadline_runtimes(ts)
+    waits, wakes = _triggers(tasks, src, warn)
+    _chains_note(ts, warn)
     out_tasks = {}
     for i, t in enumerate(tasks):
         where = f"{src}: task '{t['name']}'"
@@ -168,7 +243,7 @@ def to_rtapp(ts, backend: str, warn, pi: bool = False) -> dict:
             continue
         if t["max_interarrival_ns"] is not None:
             raise InputError(f"{where}: field 'max_interarrival': random inter-arrival times have no rt-app timer")
-        lanes = _lanes(t, where, warn)
+        lanes = _lanes(t, where, warn, waits[t["name"]], wakes[t["name"]])
         if len(lanes) > 1:
             warn(f"{where}: a fork-join task: exported as {len(lanes)} threads '{t['name']}.0'… joined by barriers "
                  "after each region (rt-app 1.0 has no fork; 'convert' does not read such a file back)")
@@ -192,7 +267,8 @@ def to_rtapp(ts, backend: str, warn, pi: bool = False) -> dict:
             if t["offset_ns"]:
                 th["delay"] = _us(t["offset_ns"], f"{where}: offset", warn)
             th.update(events)
-            th["timer0"] = {"ref": "unique", "period": _us(t["period_ns"], f"{where}: period", warn)}
+            if not t.get("trigger"):  # a triggered thread is released by its resume, not a timer
+                th["timer0"] = {"ref": "unique", "period": _us(t["period_ns"], f"{where}: period", warn)}
             tname = t["name"] if len(lanes) == 1 else f"{t['name']}.{k}"
             if tname in out_tasks:
                 raise InputError(f"{where}: its rt-app thread '{tname}' has the name of another task's thread: rename one")
