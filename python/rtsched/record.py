@@ -7,7 +7,10 @@ Three parts, each usable alone:
   or trace-cmd's plugin format), into :class:`Event` records.
 - **Extraction** (:func:`extract`): per thread, activations (a wakeup, then CPU time until the
   thread next sleeps), and from them a periodic or a sporadic task with its fit
-  (:class:`ThreadFit`).
+  (:class:`ThreadFit`); who woke each activation (``sched_wakeup``'s ``common_pid``, the
+  thread running when the kernel woke it: the waker of ``try_to_wake_up``), and from that the
+  threads another thread's activations release (``trigger:``) and the pipelines they form
+  (:func:`find_triggers`, :func:`pipelines`).
 - **Recording** (:func:`record_live`, :func:`report_dat`): running a command under a tracefs
   instance of its own, or reading a ``.dat`` file through ``trace-cmd report``.
 
@@ -41,7 +44,7 @@ EVENTS = ("sched_switch", "sched_wakeup", "sched_wakeup_new", "sched_process_for
 # Parsing
 
 _HEAD = re.compile(
-    r"^(?P<head>.*)-(?P<pid>\d+)\s+(?:\(\s*[\d-]+\)\s+)?\[(?P<cpu>\d+)\]\s+(?:[^\s\[\]]{4,6}\s+)?"
+    r"^(?P<head>.*)-(?P<pid>\d+)\s+(?:\(\s*[\d-]+\)\s+)?\[(?P<cpu>\d+)\]\s+(?:(?P<flags>[^\s\[\]]{4,6})\s+)?"
     r"(?P<secs>\d+)\.(?P<frac>\d+):\s+(?P<event>\w+):\s*(?P<rest>.*?)\s*$")
 _LOST = re.compile(r"CPU:\s*(\d+)\s+\[LOST\s+(\d+)\s+EVENTS\]")
 _SWITCH = [
@@ -77,6 +80,19 @@ class Event:
     exiting: bool = False   # switch: prev left the CPU dead (X/Z)
     child: int = 0        # fork only
     new: bool = False     # sched_wakeup_new
+    waker: int | None = None  # wakeup: the thread that woke it (None: unknown, see waker_of)
+
+
+def waker_of(pid: int, flags: str | None) -> int | None:
+    """The waker of a sched_wakeup record: the event's ``common_pid`` (the thread on the CPU
+    when the kernel woke the thread, in ``try_to_wake_up``), unless that is the idle task (a
+    wake-up queued to an idle CPU's wake list is traced there, by the IPI, not by its waker)
+    or the record was made in interrupt context (latency flags ``h``/``H``/``s``: a timer
+    or a device woke it, not the thread it interrupted). trace-cmd's ``report -R`` prints no
+    flags: its records are taken at their ``common_pid``."""
+    if pid == 0 or (flags and any(c in flags for c in "hHs")):
+        return None
+    return pid
 
 
 def state_sleeps(state: str) -> tuple[bool, bool]:
@@ -134,7 +150,8 @@ def parse_trace(text_or_lines) -> Trace:
         elif ev in ("sched_wakeup", "sched_wakeup_new"):
             f = next((x for x in (r.match(rest) for r in _WAKEUP) if x), None)
             if f:
-                e = Event(ts, cpu, "wakeup", int(f.group("p")), f.group("c"), int(f.group("pr")), new=ev == "sched_wakeup_new")
+                e = Event(ts, cpu, "wakeup", int(f.group("p")), f.group("c"), int(f.group("pr")), new=ev == "sched_wakeup_new",
+                          waker=waker_of(int(m.group("pid")), m.group("flags")))
         elif ev == "sched_process_fork":
             f = _FORK.match(rest)
             if f:
@@ -161,6 +178,7 @@ class Activation:
     cpu_ns: int     # CPU time from the wakeup until the thread next slept
     end: int        # ns: the switch-out to sleep
     inferred: int = 0  # run intervals whose switch-in was missing (counted from the wakeup or last switch-out)
+    waker: int | None = None  # the thread whose wake-up started it (None: a timer, an interrupt, unknown)
 
 
 @dataclass
@@ -176,6 +194,9 @@ class ThreadFit:
     period: int = 0                  # periodic: median inter-activation time
     min_interarrival: int = 0
     max_interarrival: int = 0
+    trigger: int | None = None       # the tid of the task whose activations release this one (find_triggers)
+    waker: int | None = None         # the thread that woke most of its activations
+    waker_share: float = 0.0         # the share of its activations that thread woke
     in_tolerance: float = 0.0        # share of inter-activation times within ±tol of the median
     jitter: int = 0                  # p95 (nearest rank) of |inter-activation time − median|
     wcet: int = 0                    # the percentile of per-activation CPU time
@@ -223,7 +244,7 @@ def activations(events, threads=None) -> dict:
     def th(tid, comm=None, prio=None):
         t = st.get(tid)
         if t is None:
-            t = st[tid] = {"state": "unknown", "start": None, "cpu": 0, "since": None, "off": None, "inferred": 0,
+            t = st[tid] = {"state": "unknown", "start": None, "cpu": 0, "since": None, "off": None, "inferred": 0, "waker": None,
                            "comm": comm or "", "prio": Counter(), "acts": []}
         if comm:
             t["comm"] = comm
@@ -248,7 +269,7 @@ def activations(events, threads=None) -> dict:
                 t["since"], t["off"] = None, e.ts
                 if e.sleeping:
                     if t["state"] == "active" and not e.exiting:
-                        t["acts"].append(Activation(t["start"], t["cpu"], e.ts, t["inferred"]))
+                        t["acts"].append(Activation(t["start"], t["cpu"], e.ts, t["inferred"], t["waker"]))
                     t["state"], t["start"], t["cpu"], t["off"], t["inferred"] = "sleeping", None, 0, None, 0
             if followed(e.next_pid):
                 t = th(e.next_pid, e.next_comm, e.next_prio)
@@ -261,6 +282,7 @@ def activations(events, threads=None) -> dict:
                 if t["state"] in ("sleeping", "unknown"):
                     # A switch-in already seen (CPU clocks a few us apart) counts from the wakeup.
                     t["state"], t["start"], t["cpu"], t["off"], t["inferred"] = "active", e.ts, 0, e.ts, 0
+                    t["waker"] = e.waker
                     if t["since"] is not None:
                         t["since"] = max(t["since"], e.ts)
         elif e.kind == "exit":
@@ -327,7 +349,62 @@ def extract(events, roots=None, percentile_p=99.0, tolerance=0.10, min_activatio
             if f.kind and f.rt_priority is None:
                 f.kind, f.why = None, f"{f.policy} thread beside real-time ones (--all-threads keeps it)"
     _name(fits)
+    find_triggers(fits)
     return fits
+
+
+#: A task is made ``trigger:`` of another when it woke at least this share of the other's
+#: activations (the rest: its first activation, woken by the thread that started it; a
+#: timer's wake-up traced while the waker's thread happened to run).
+TRIGGER_SHARE = 0.8
+
+
+def find_triggers(fits, share: float = TRIGGER_SHARE):
+    """Set ``waker``/``waker_share`` of every thread (the thread that woke most of its
+    activations, and the share it woke), and ``trigger`` of each task another task's
+    activations wake in at least ``share`` of its activations (docs/chains.md: a job released
+    when a job of the trigger finishes; here: when the trigger's thread wakes it, which is how
+    a thread hands its result on). A trigger that would close a cycle is not taken (the one of
+    the smaller share gives way), as the task-set format refuses cycles."""
+    tasks = {f.tid: f for f in fits if f.kind}
+    for f in fits:
+        n = Counter(a.waker for a in f.activations if a.waker is not None and a.waker != f.tid)
+        if n:
+            f.waker, k = max(n.items(), key=lambda kv: (kv[1], -kv[0]))
+            f.waker_share = k / len(f.activations)
+    cands = sorted((f for f in tasks.values() if f.waker in tasks and f.waker_share >= share),
+                   key=lambda f: (-f.waker_share, f.tid))
+    for f in cands:
+        up, seen = f.waker, set()
+        while up is not None and up not in seen and up != f.tid:  # would it close a cycle?
+            seen.add(up)
+            up = tasks[up].trigger
+        if up != f.tid:
+            f.trigger = f.waker
+
+
+def pipelines(fits) -> list:
+    """The chains of triggers found: every path from a task that no task triggers through the
+    tasks its activations trigger to one that triggers none, as task names, head first
+    (docs/chains.md "Chains"). Only paths of two tasks or more."""
+    tasks = {f.tid: f for f in fits if f.kind}
+    succ: dict = {}
+    for f in tasks.values():
+        if f.trigger is not None:
+            succ.setdefault(f.trigger, []).append(f.tid)
+    out = []
+
+    def walk(path):
+        nxt = succ.get(path[-1], [])
+        if not nxt and len(path) > 1:
+            out.append([tasks[t].name for t in path])
+        for t in sorted(nxt):
+            walk(path + [t])
+
+    for f in tasks.values():
+        if f.trigger is None:
+            walk([f.tid])
+    return out
 
 
 def _name(fits):
@@ -354,6 +431,7 @@ def fit_table(fits, percentile_p) -> tuple[list, list]:
     head = ["task", "tid", "policy", "prio", "kind", "acts", "period/min_ia", "inter min..max", "jitter",
             "in ±tol", "exec min", "median", f"p{percentile_p:g}=wcet", "max", "note"]
     rows = []
+    names = {f.tid: f.name or f.comm for f in fits}
     for f in fits:
         if not f.kind:
             rows.append([f.name, f.tid, f.policy, f.rt_priority if f.rt_priority is not None else f.prio, "-",
@@ -362,8 +440,29 @@ def fit_table(fits, percentile_p) -> tuple[list, list]:
         t = f.period if f.kind == "periodic" else f.min_interarrival
         rows.append([f.name, f.tid, f.policy, f.rt_priority if f.rt_priority is not None else f.prio, f.kind,
                      len(f.activations), _us(t), f"{_us(f.min_interarrival)}..{_us(f.max_interarrival)}", _us(f.jitter),
-                     f"{f.in_tolerance:.0%}", _us(f.exec_min), _us(f.exec_median), _us(f.wcet), _us(f.exec_max), ""])
+                     f"{f.in_tolerance:.0%}", _us(f.exec_min), _us(f.exec_median), _us(f.wcet), _us(f.exec_max),
+                     waker_note(f, names)])
     return head, rows
+
+
+def waker_note(f, names) -> str:
+    """What woke the thread's activations: ``trigger: NAME, 98% of activations`` for a
+    triggered task, ``woken by NAME in 40%`` when another recorded thread woke some but too
+    few to be its trigger, else empty."""
+    if f.waker is None:
+        return ""
+    who = names.get(f.waker, f"tid {f.waker}")
+    if f.trigger is not None:
+        return f"trigger: {who}, {f.waker_share:.0%} of activations"
+    return f"woken by {who} in {f.waker_share:.0%}"
+
+
+def _release_period(f, tasks) -> int:
+    """A triggered task's implicit deadline: the period (or minimum inter-arrival time) of the
+    task at the head of its triggers."""
+    while f.trigger is not None:
+        f = tasks[f.trigger]
+    return f.period if f.kind == "periodic" else max(1, f.min_interarrival)
 
 
 def taskset_yaml(fits, cpus: int, duration_ns: int, header: str = "", percentile_p: float = 99.0, times_file=None,
@@ -388,9 +487,14 @@ def taskset_yaml(fits, cpus: int, duration_ns: int, header: str = "", percentile
         out.append("# no priorities written: not every task had a SCHED_FIFO/RR priority in the trace")
     doc = {"platform": {"cpus": int(cpus)}, "run": {"duration": f"{max(duration_ns, 1_000_000)}ns"}, "tasks": []}
     notes = []
+    by_tid = {f.tid: f for f in tasks}
     for f in tasks:
         t = {"name": f.name, "wcet": f"{f.wcet}ns"}
-        if f.kind == "periodic":
+        if f.trigger is not None:
+            # Released by its trigger's activations; its deadline the head's period (implicit).
+            t["trigger"] = by_tid[f.trigger].name
+            t["deadline"] = f"{_release_period(f, by_tid)}ns"
+        elif f.kind == "periodic":
             t["period"] = f"{f.period}ns"
         else:
             t["min_interarrival"] = f"{max(1, f.min_interarrival)}ns"
@@ -403,8 +507,14 @@ def taskset_yaml(fits, cpus: int, duration_ns: int, header: str = "", percentile
                       f"{_us(f.min_interarrival)}..{_us(f.max_interarrival)} us, jitter (p95) {_us(f.jitter)} us, "
                       f"{f.in_tolerance:.0%} within tolerance; exec min/median/max {_us(f.exec_min)}/"
                       f"{_us(f.exec_median)}/{_us(f.exec_max)} us"
-                      + (f"; {f.inferred} switch-ins missing from the trace" if f.inferred else ""),
-                      f.kind == "sporadic"))
+                      + (f"; {f.inferred} switch-ins missing from the trace" if f.inferred else "")
+                      + (f"; woken by {by_tid[f.trigger].name} in {f.waker_share:.0%} of its activations"
+                         if f.trigger is not None else ""),
+                      f.kind == "sporadic" and f.trigger is None))
+    chains = pipelines(tasks)
+    if chains:
+        heads = Counter(c[0] for c in chains)
+        doc["chains"] = [{"name": c[0] if heads[c[0]] == 1 else f"{c[0]}-{c[-1]}", "tasks": c} for c in chains]
     ts = _core.parse_taskset(json.dumps(doc), "json", "<recording>")
     return "\n".join(out) + "\n" + _core.to_yaml(ts, notes)
 
@@ -479,13 +589,34 @@ class Recording:
     lost: int          # events lost (overruns + dropped + [LOST] lines)
     instance: str
     total: int = 0     # events read (every thread's); ``trace`` holds the command's
+    settled: int = 0   # ns from the command's release to the start of the recording window
+    settle_how: str = ""  # how that start was found (said in record's report)
 
 
-def record_live(cmd, duration_ns=None, buffer_kb=8192, log=None) -> Recording:
+#: ``--settle auto`` waits at most this long for the command to start a thread; a command
+#: that starts none by then is recorded from its release.
+SETTLE_LIMIT_NS = 10_000_000_000
+
+
+def _settle_done(keep, started, settle_ns, now):
+    """The start of the recording window (ns, CLOCK_MONOTONIC) once known, else None.
+    ``settle_ns`` None (auto): the first wake-up of a thread the command started (rt-app's
+    threads start after its calibration, ~4 s here), or the release itself once
+    ``SETTLE_LIMIT_NS`` passed without one; else the release plus ``settle_ns``."""
+    if settle_ns is not None:
+        return started + settle_ns
+    if keep.first_thread is not None:
+        return max(started, keep.first_thread)
+    return started if now - started >= SETTLE_LIMIT_NS else None
+
+
+def record_live(cmd, duration_ns=None, buffer_kb=8192, log=None, settle_ns=None) -> Recording:
     """Run ``cmd`` under a tracefs instance of its own with the sched tracepoints enabled for
-    every thread (the command's process tree is taken from fork events), reading trace_pipe as it goes; stop after
-    ``duration_ns`` or when the command exits; always remove the instance. Raises
-    PrivilegeError (exit 2) without root or tracefs."""
+    every thread (the command's process tree is taken from fork events), reading trace_pipe as it goes; stop
+    ``duration_ns`` after the start of the recording window or when the command exits; always remove the
+    instance. The window starts ``settle_ns`` after the command's release, or with ``settle_ns`` None when
+    its first thread other than its own first wakes (:func:`_settle_done`); events before it are dropped.
+    Raises PrivilegeError (exit 2) without root or tracefs."""
     if os.geteuid() != 0:
         raise _needs("needs root: it enables the kernel's scheduler tracepoints through tracefs "
                      "(/sys/kernel/tracing); run it as root (or record elsewhere with trace-cmd and use --from FILE.dat)")
@@ -542,8 +673,7 @@ def record_live(cmd, duration_ns=None, buffer_kb=8192, log=None) -> Recording:
         os.write(wfd, b"g")
         os.close(wfd)
         wfd = None
-        deadline = None if duration_ns is None else started + duration_ns
-        status = None
+        status = origin = None
         while True:
             r, _, _ = select.select([fd], [], [], 0.05)
             if r:
@@ -554,9 +684,12 @@ def record_live(cmd, duration_ns=None, buffer_kb=8192, log=None) -> Recording:
                 except BlockingIOError:
                     pass
             status = child.poll()
-            if status is not None or (deadline is not None and time.monotonic_ns() >= deadline):
+            now = time.monotonic_ns()
+            if origin is None:
+                origin = _settle_done(keep, started, settle_ns, now)
+            if status is not None or (origin is not None and duration_ns is not None and now >= origin + duration_ns):
                 break
-        elapsed = time.monotonic_ns() - started
+        end = time.monotonic_ns()
         _w(os.path.join(inst, "tracing_on"), 0)
         while True:  # drain what is left
             try:
@@ -580,7 +713,15 @@ def record_live(cmd, duration_ns=None, buffer_kb=8192, log=None) -> Recording:
                     except ValueError:
                         pass
         tr = keep.finish()
-        return Recording(tr, child.pid, started, elapsed, status, max(lost, tr.lost), inst, keep.total)
+        if origin is None:  # the command ended before its start was over: keep what it did
+            origin = keep.first_thread if settle_ns is None and keep.first_thread is not None else started
+        origin = min(origin, end)
+        how = ("--settle " + in_unit(settle_ns, "s", 2) + " s" if settle_ns is not None
+               else "its first thread woke" if keep.first_thread is not None
+               else "no thread of its own started" + (f" within {SETTLE_LIMIT_NS // 10**9} s" if end - started >= SETTLE_LIMIT_NS else ""))
+        tr.events = [e for e in tr.events if e.ts >= origin]
+        return Recording(tr, child.pid, started, end - origin, status, max(lost, tr.lost), inst, keep.total,
+                         origin - started, how)
     finally:
         if child is not None and child.poll() is None:
             _kill_tree(child)
@@ -617,10 +758,12 @@ class _Keep:
     with the command's events, not the machine's."""
 
     def __init__(self, root):
+        self.root = root
         self.tree = {root}
         self.tail = b""
         self.trace = Trace()
         self.total = 0
+        self.first_thread = None  # ns: the first wake-up of a thread of the tree but the root
 
     def feed(self, data: bytes):
         data = self.tail + data
@@ -643,6 +786,8 @@ class _Keep:
                     self.trace.events.append(e)
             elif e.pid in tree or (e.kind == "switch" and e.next_pid in tree):
                 self.trace.events.append(e)
+                if e.kind == "wakeup" and e.pid != self.root and self.first_thread is None:
+                    self.first_thread = e.ts
 
     def finish(self) -> Trace:
         if self.tail:

@@ -1,0 +1,173 @@
+"""`rtsched record` sees who wakes whom (issue 54; docs/workloads.md "Who wakes whom"): on
+hand-made traces, a thread woken by another thread's activations becomes `trigger:` of it,
+the pipelines found are chains, and wake-ups from interrupts or the idle task's wake list
+are nobody's. Real recording: tests/test_convert_rtapp_chains_real.py."""
+
+from __future__ import annotations
+
+import pytest
+
+import rtsched
+from conftest import run_cli
+from rtsched import record as rec
+
+US = 1_000
+MS = 1_000_000
+
+
+def line(t_us, who, pid, cpu, flags, event, rest):
+    ts = f"{100 + t_us // 1_000_000}.{t_us % 1_000_000:06d}"
+    return f"{who:>16}-{pid:<7} [{cpu:03d}] {flags} {ts}: {event}: {rest}"
+
+
+def wake(t, waker, wpid, comm, pid, prio, flags="d..3.", cpu=0):
+    return line(t, waker, wpid, cpu, flags, "sched_wakeup", f"comm={comm} pid={pid} prio={prio} target_cpu={cpu:03d}")
+
+
+def switch(t, pc, pp, pprio, state, nc, np_, nprio, cpu=0):
+    return line(t, pc, pp, cpu, "d..2.", "sched_switch",
+                f"prev_comm={pc} prev_pid={pp} prev_prio={pprio} prev_state={state} ==> next_comm={nc} next_pid={np_} next_prio={nprio}")
+
+
+def pipeline(n=6, period_us=10_000, mid_waker=None, mid_flags="d..3."):
+    """head (tid 10, SCHED_FIFO 30 = prio 69) is woken by its timer (interrupt context on the
+    idle CPU) every 10 ms and runs 1 ms; at its end it wakes mid (11, prio 79), which runs 1 ms
+    and wakes tail (12, prio 89), which runs 1 ms: all on CPU 0, times in µs."""
+    out = []
+    for i in range(n):
+        t = 1_000 + i * period_us
+        out.append(wake(t, "<idle>", 0, "head", 10, 69, flags="d.h2."))
+        out.append(switch(t + 5, "swapper/0", 0, 120, "R", "head", 10, 69))
+        who, wpid = mid_waker(i) if mid_waker else ("head", 10)
+        out.append(wake(t + 1_000, who, wpid, "mid", 11, 79, flags=mid_flags))
+        out.append(switch(t + 1_001, "head", 10, 69, "S", "mid", 11, 79))
+        out.append(wake(t + 2_000, "mid", 11, "tail", 12, 89))
+        out.append(switch(t + 2_001, "mid", 11, 79, "S", "tail", 12, 89))
+        out.append(switch(t + 3_001, "tail", 12, 89, "S", "swapper/0", 0, 120))
+    return "\n".join(out) + "\n"
+
+
+def fits_of(text):
+    fits = rec.extract(rec.parse_trace(text).events)
+    return {f.name: f for f in fits}
+
+
+def test_waker_is_common_pid_unless_idle_or_interrupt():
+    assert rec.waker_of(10, "d..3.") == 10
+    assert rec.waker_of(10, None) == 10          # trace-cmd report -R: no flags
+    assert rec.waker_of(0, "d..3.") is None      # the idle task: a wake list's IPI
+    assert rec.waker_of(10, "d.h2.") is None     # a hard interrupt (a timer) on 10's CPU
+    assert rec.waker_of(10, "dNs3.") is None     # a softirq
+    assert rec.waker_of(10, "d.H2.") is None     # an NMI within a hard interrupt
+    (ev,) = [e for e in rec.parse_trace(wake(5, "head", 10, "mid", 11, 79)).events]
+    assert (ev.kind, ev.pid, ev.waker) == ("wakeup", 11, 10)
+
+
+def test_pipeline_gives_two_triggers_and_a_chain():
+    """mid is woken by head in 6 of 6 activations, tail by mid in 6 of 6: trigger: head and
+    trigger: mid (share 100 %); head's wake-ups come from its timer's interrupt (nobody's),
+    so head stays periodic (10 ms); one chain [head, mid, tail], named after its head."""
+    f = fits_of(pipeline())
+    assert (f["head"].kind, f["head"].period, f["head"].trigger, f["head"].waker) == ("periodic", 10 * MS, None, None)
+    assert (f["mid"].trigger, f["mid"].waker_share) == (10, 1.0)
+    assert (f["tail"].trigger, f["tail"].waker_share) == (11, 1.0)
+    assert rec.pipelines(list(f.values())) == [["head", "mid", "tail"]]
+    text = rec.taskset_yaml(list(f.values()), 1, 60 * MS)
+    ts = rtsched.parse_taskset(text, "yaml", "rec.yaml")
+    trig = {t["name"]: t["trigger"] for t in ts.tasks()}
+    assert trig == {"head": None, "mid": {"tasks": ["head"], "all": False}, "tail": {"tasks": ["mid"], "all": False}}
+    t = {x["name"]: x for x in ts.tasks()}
+    # A triggered task's deadline: the period of the head of its triggers (implicit).
+    assert (t["mid"]["deadline_ns"], t["tail"]["deadline_ns"], t["tail"]["wcet_ns"]) == (10 * MS, 10 * MS, 1 * MS)
+    assert ts.chains() == [{"name": "head", "tasks": ["head", "mid", "tail"], "communication": None, "deadline_ns": None}]
+    assert "woken by head in 100% of its activations" in text
+    head, rows = rec.fit_table(list(f.values()), 99)
+    notes = {r[0]: r[-1] for r in rows}
+    assert notes == {"head": "", "mid": "trigger: head, 100% of activations", "tail": "trigger: mid, 100% of activations"}
+
+
+def test_the_simulated_recording_has_the_pipelines_latency():
+    """The recorded set simulates as a chain: on 1 CPU under gfp with the recorded
+    priorities, head (996 us: its switch-in 5 us after its wake-up, its switch-out at 1001) →
+    mid (1 ms) → tail (1 ms): 2996 us on every instance, the sum of the recorded WCETs."""
+    ts = rtsched.parse_taskset(rec.taskset_yaml(list(fits_of(pipeline()).values()), 1, 60 * MS), "yaml", "rec.yaml")
+    assert [t["wcet_ns"] for t in ts.tasks()] == [996 * US, 1 * MS, 1 * MS]
+    r = rtsched.simulate(ts, "gfp")
+    lat = r.summary["chains"]["head"]["latency_ns"]
+    assert (lat["max"], lat["mean"], r.summary["chains"]["head"]["instances"]) == (2996 * US, 2996 * US, 6)
+
+
+def test_wakeups_below_the_share_make_no_trigger():
+    """mid woken by head in 4 of 6 activations (67 % < 80 %), by tail in 2: no trigger (mid
+    is periodic, its own task), the note says who woke most; tail's trigger (mid) stays."""
+    f = fits_of(pipeline(mid_waker=lambda i: ("tail", 12) if i in (1, 4) else ("head", 10)))
+    assert f["mid"].trigger is None and f["mid"].kind == "periodic"
+    assert (f["mid"].waker, round(f["mid"].waker_share, 2)) == (10, 0.67)
+    assert f["tail"].trigger == 11
+    notes = {r[0]: r[-1] for r in rec.fit_table(list(f.values()), 99)[1]}
+    assert notes["mid"] == "woken by head in 67%"
+    assert rec.pipelines(list(f.values())) == [["mid", "tail"]]
+
+
+def test_interrupt_and_idle_wakeups_are_nobodys():
+    """Control: the same pipeline with mid's wake-ups in interrupt context on head's CPU, or
+    traced by the idle task: mid has no waker and no trigger."""
+    for kw in ({"mid_flags": "d.h3."}, {"mid_waker": lambda i: ("<idle>", 0)}):
+        f = fits_of(pipeline(**kw))
+        assert f["mid"].waker is None and f["mid"].trigger is None, kw
+        assert f["tail"].trigger == 11
+
+
+def test_a_cycle_of_wakers_keeps_one_source():
+    """a (tid 10) and b (tid 11) wake each other every time: both shares 100 %; b would close
+    the cycle a → b → a, so only a (the smaller tid, the first of equal shares) takes its
+    trigger; the written set loads (the format refuses cycles)."""
+    out = []
+    for i in range(5):
+        t = 1_000 + i * 10_000
+        out += [wake(t, "b", 11, "a", 10, 69), switch(t + 1, "b", 11, 69, "S", "a", 10, 69),
+                wake(t + 5_000, "a", 10, "b", 11, 69), switch(t + 5_001, "a", 10, 69, "S", "b", 11, 69)]
+    f = fits_of("\n".join(out) + "\n")
+    assert (f["a"].trigger, f["b"].trigger) == (11, None)
+    ts = rtsched.parse_taskset(rec.taskset_yaml(list(f.values()), 1, 50 * MS), "yaml", "c.yaml")
+    assert [t["trigger"] for t in ts.tasks()] == [{"tasks": ["b"], "all": False}, None]
+
+
+def test_cli_writes_triggers_and_chains(tmp_path):
+    f = tmp_path / "t.txt"
+    f.write_text(pipeline())
+    out = tmp_path / "o.yaml"
+    p = run_cli("record", "--from", f, "-o", out, check=0)
+    assert "trigger: head, 100% of activations" in p.stdout, p.stdout
+    ts = rtsched.load_taskset(out)
+    assert [t["trigger"] and t["trigger"]["tasks"] for t in ts.tasks()] == [None, ["head"], ["mid"]]
+    assert ts.chain_names == ["head"]
+
+
+@pytest.mark.parametrize("args,msg", [
+    (["--settle", "2s", "--from", "t.txt"], "--settle applies to a command"),
+    (["--settle", "soon", "--", "true"], "--settle: expected 'auto' or a duration"),
+])
+def test_cli_settle_errors_exit_2(tmp_path, args, msg):
+    (tmp_path / "t.txt").write_text(pipeline())
+    p = run_cli("record", "-o", "o.yaml", *args, cwd=tmp_path, check=2)
+    assert msg in p.stderr and "Traceback" not in p.stderr
+
+
+class _Keep:
+    first_thread = None
+
+
+def test_settle_start_of_the_window():
+    """auto: at the first wake-up of a thread the command started, not before its release;
+    none yet: unknown until SETTLE_LIMIT_NS has passed, then the release; a duration: the
+    release plus it."""
+    k = _Keep()
+    assert rec._settle_done(k, 100, None, 100 + rec.SETTLE_LIMIT_NS - 1) is None
+    assert rec._settle_done(k, 100, None, 100 + rec.SETTLE_LIMIT_NS) == 100
+    k.first_thread = 4_000_000_100
+    assert rec._settle_done(k, 100, None, 200) == 4_000_000_100
+    k.first_thread = 50
+    assert rec._settle_done(k, 100, None, 200) == 100
+    assert rec._settle_done(_Keep(), 100, 2 * MS, 150) == 100 + 2 * MS
+    assert rec._settle_done(_Keep(), 100, 0, 150) == 100
