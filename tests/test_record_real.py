@@ -90,7 +90,7 @@ def test_record_rtapp_live(tmp_path):
 def test_record_stops_at_duration_and_cleans_up(tmp_path):
     """A command that outlives --duration is stopped (its session killed) and the instance
     removed; `sleep` never wakes periodically, so there is no task: exit 2 saying so. (`--settle
-    0`: recorded from its start; `auto` would wait up to 10 s for a thread `sleep` never starts.)"""
+    0`: recorded from its start; `auto` would wait up to 30 s for a thread `sleep` never starts.)"""
     out = tmp_path / "s.yaml"
     t = time.monotonic()
     p = run_cli("record", "-o", out, "--duration", "300ms", "--settle", "0", "--", "sleep", "30")

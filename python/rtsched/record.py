@@ -447,9 +447,9 @@ def fit_table(fits, percentile_p) -> tuple[list, list]:
 
 def waker_note(f, names) -> str:
     """What woke the thread's activations: ``trigger: NAME, 98% of activations`` for a
-    triggered task, ``woken by NAME in 40%`` when another recorded thread woke some but too
-    few to be its trigger, else empty."""
-    if f.waker is None:
+    triggered task, ``woken by NAME in 40%`` when another recorded thread woke 10 % or more
+    but too few to be its trigger, else empty."""
+    if f.waker is None or f.waker_share < 0.1:  # the thread that started it, once: no note
         return ""
     who = names.get(f.waker, f"tid {f.waker}")
     if f.trigger is not None:
@@ -595,7 +595,7 @@ class Recording:
 
 #: ``--settle auto`` waits at most this long for the command to start a thread; a command
 #: that starts none by then is recorded from its release.
-SETTLE_LIMIT_NS = 10_000_000_000
+SETTLE_LIMIT_NS = 30_000_000_000
 
 
 def _settle_done(keep, started, settle_ns, now):
@@ -719,7 +719,8 @@ def record_live(cmd, duration_ns=None, buffer_kb=8192, log=None, settle_ns=None)
         how = ("--settle " + in_unit(settle_ns, "s", 2) + " s" if settle_ns is not None
                else "its first thread woke" if keep.first_thread is not None
                else "no thread of its own started" + (f" within {SETTLE_LIMIT_NS // 10**9} s" if end - started >= SETTLE_LIMIT_NS else ""))
-        tr.events = [e for e in tr.events if e.ts >= origin]
+        # Forks are kept whatever their time: extract() takes the command's tree from them.
+        tr.events = [e for e in tr.events if e.ts >= origin or e.kind == "fork"]
         return Recording(tr, child.pid, started, end - origin, status, max(lost, tr.lost), inst, keep.total,
                          origin - started, how)
     finally:

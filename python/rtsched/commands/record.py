@@ -30,7 +30,7 @@ def register(sub):
     p.add_argument("--settle", metavar="auto|D", default="auto",
                    help="when the recording (and --duration) starts: 'auto' (default) when CMD's first thread other than "
                         "its own first wakes (rt-app's threads start after ~4 s of calibration; a command that starts "
-                        "no thread within 10 s is recorded from its start), or D after CMD starts (0: at once)")
+                        "no thread within 30 s is recorded from its start), or D after CMD starts (0: at once)")
     p.add_argument("--from", dest="from_file", metavar="FILE.dat",
                    help="read a trace-cmd .dat file (through 'trace-cmd report') or the text of a trace instead of running CMD")
     p.add_argument("--percentile", type=float, default=99.0, metavar="P",
