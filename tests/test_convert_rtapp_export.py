@@ -123,9 +123,16 @@ def test_set_without_triggers_exports_as_before(tmp_path):
 
 
 @pytest.mark.parametrize("backend", ["kernel:fifo:file", "kernel:deadline", "kernel:linux"])
-def test_cli_writes_the_pipeline(tmp_path, backend):
+def test_every_backend_writes_the_pipeline(tmp_path, backend):
+    doc, _ = export(tmp_path, PIPELINE, backend)
+    t = doc["tasks"]
+    assert (t["head"]["resume0"], t["mid"]["suspend0"], t["mid"]["resume0"], t["tail"]["suspend0"]) == ("mid", "mid", "tail", "tail")
+    assert "timer0" in t["head"] and "timer0" not in t["mid"] and "timer0" not in t["tail"]
+
+
+def test_cli_writes_the_pipeline_and_warns(tmp_path):
     (tmp_path / "p.yaml").write_text(PIPELINE)
-    p = run_cli("convert", "p.yaml", "--to", "rt-app", "--backend", backend, "-o", "p.json", cwd=tmp_path, check=0)
+    p = run_cli("convert", "p.yaml", "--to", "rt-app", "-o", "p.json", cwd=tmp_path, check=0)
     doc = json.loads((tmp_path / "p.json").read_text())
     assert doc["tasks"]["head"]["resume0"] == "mid" and doc["tasks"]["tail"]["suspend0"] == "tail"
     assert "suspend/resume" in p.stderr
