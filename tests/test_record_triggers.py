@@ -171,3 +171,56 @@ def test_settle_start_of_the_window():
     assert rec._settle_done(k, 100, None, 200) == 100
     assert rec._settle_done(_Keep(), 100, 2 * MS, 150) == 100 + 2 * MS
     assert rec._settle_done(_Keep(), 100, 0, 150) == 100
+
+
+def suspending_pipeline(n=6, suspend_in=lambda i: True):
+    """head (10) → mid (11) → tail (12) as in `pipeline`, but mid runs 1 ms, sleeps (its
+    suspension: 500 µs in even periods, 520 µs in odd ones, ended by a timer: interrupt
+    context), runs 501 µs, then wakes tail; in the periods where `suspend_in(i)` is false mid
+    runs 1501 µs without sleeping."""
+    out = []
+    for i in range(n):
+        t = 1_000 + i * 10_000
+        out.append(wake(t, "<idle>", 0, "head", 10, 69, flags="d.h2."))
+        out.append(switch(t + 5, "swapper/0", 0, 120, "R", "head", 10, 69))
+        out.append(wake(t + 1_000, "head", 10, "mid", 11, 79))
+        out.append(switch(t + 1_001, "head", 10, 69, "S", "mid", 11, 79))
+        if suspend_in(i):
+            d = 500 + 20 * (i % 2)
+            out.append(switch(t + 2_001, "mid", 11, 79, "S", "swapper/0", 0, 120))
+            out.append(wake(t + 2_001 + d, "<idle>", 0, "mid", 11, 79, flags="d.h2."))
+            out.append(switch(t + 2_002 + d, "swapper/0", 0, 120, "R", "mid", 11, 79))
+            t += d + 1
+        out.append(wake(t + 2_502, "mid", 11, "tail", 12, 89))
+        out.append(switch(t + 2_503, "mid", 11, 79, "S", "tail", 12, 89))
+        out.append(switch(t + 3_503, "tail", 12, 89, "S", "swapper/0", 0, 120))
+    return "\n".join(out) + "\n"
+
+
+def test_a_triggered_thread_that_suspends_gets_its_segments():
+    """mid's activations: 6 woken by head, 6 by its timer (50 % each, below 80 %); grouped
+    into jobs (a wake-up by head, then the timer's) they are 6 jobs of 2 runs (100 %): mid is
+    `trigger: head` with segments [1 ms, {suspend: [500 us, 520 us]}, 502 us] (runs: p99 of
+    their CPU times, switch-in to switch-out: 1001 → 2001 and 2002 + d → 2504 + d µs; the
+    suspension: sleep to wake-up, its range); tail stays triggered by mid."""
+    f = fits_of(suspending_pipeline())
+    assert (f["mid"].trigger, f["mid"].waker_share) == (10, 1.0)
+    assert f["mid"].segments == [1 * MS, (500 * US, 520 * US), 502 * US]
+    assert f["tail"].trigger == 11
+    text = rec.taskset_yaml(list(f.values()), 1, 60 * MS)
+    ts = rtsched.parse_taskset(text, "yaml", "s.yaml")
+    t = {x["name"]: x for x in ts.tasks()}
+    assert (t["mid"]["regions"], t["mid"]["suspensions"], t["mid"]["wcet_ns"]) == (
+        [[1 * MS], [502 * US]], [(500 * US, 520 * US)], 1_502 * US)
+    assert t["mid"]["trigger"] == {"tasks": ["head"], "all": False}
+    notes = {r[0]: r[-1] for r in rec.fit_table(list(f.values()), 99)[1]}
+    assert notes["mid"] == "trigger: head, 100% of jobs of 2 runs (self-suspending)"
+    assert ts.chains()[0]["tasks"] == ["head", "mid", "tail"]
+
+
+def test_irregular_suspensions_are_no_segments():
+    """Control: mid suspends in only half of its jobs (2 runs in 3 jobs, 1 in 3: no count of
+    runs in 80 % of them): no segments, no trigger (woken by head in 67 % of activations)."""
+    f = fits_of(suspending_pipeline(suspend_in=lambda i: i % 2 == 0))
+    assert f["mid"].segments == [] and f["mid"].trigger is None
+    assert rec.pipelines(list(f.values())) == [["mid", "tail"]]

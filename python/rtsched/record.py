@@ -196,7 +196,8 @@ class ThreadFit:
     max_interarrival: int = 0
     trigger: int | None = None       # the tid of the task whose activations release this one (find_triggers)
     waker: int | None = None         # the thread that woke most of its activations
-    waker_share: float = 0.0         # the share of its activations that thread woke
+    waker_share: float = 0.0         # the share of its activations that thread woke (of its jobs, with segments)
+    segments: list = field(default_factory=list)  # a triggered thread that suspends: [run, (lo, hi), run, ...] in ns
     in_tolerance: float = 0.0        # share of inter-activation times within ±tol of the median
     jitter: int = 0                  # p95 (nearest rank) of |inter-activation time − median|
     wcet: int = 0                    # the percentile of per-activation CPU time
@@ -349,7 +350,7 @@ def extract(events, roots=None, percentile_p=99.0, tolerance=0.10, min_activatio
             if f.kind and f.rt_priority is None:
                 f.kind, f.why = None, f"{f.policy} thread beside real-time ones (--all-threads keeps it)"
     _name(fits)
-    find_triggers(fits)
+    find_triggers(fits, percentile_p=percentile_p)
     return fits
 
 
@@ -359,19 +360,22 @@ def extract(events, roots=None, percentile_p=99.0, tolerance=0.10, min_activatio
 TRIGGER_SHARE = 0.8
 
 
-def find_triggers(fits, share: float = TRIGGER_SHARE):
+def find_triggers(fits, share: float = TRIGGER_SHARE, percentile_p: float = 99.0):
     """Set ``waker``/``waker_share`` of every thread (the thread that woke most of its
     activations, and the share it woke), and ``trigger`` of each task another task's
     activations wake in at least ``share`` of its activations (docs/chains.md: a job released
     when a job of the trigger finishes; here: when the trigger's thread wakes it, which is how
     a thread hands its result on). A trigger that would close a cycle is not taken (the one of
-    the smaller share gives way), as the task-set format refuses cycles."""
+    the smaller share gives way), as the task-set format refuses cycles. A task whose waker's
+    share is too small may be a triggered task that suspends itself (:func:`_suspending`)."""
     tasks = {f.tid: f for f in fits if f.kind}
     for f in fits:
         n = Counter(a.waker for a in f.activations if a.waker is not None and a.waker != f.tid)
         if n:
             f.waker, k = max(n.items(), key=lambda kv: (kv[1], -kv[0]))
             f.waker_share = k / len(f.activations)
+        if f.kind and f.waker in tasks and f.waker_share < share:
+            _suspending(f, share, percentile_p)
     cands = sorted((f for f in tasks.values() if f.waker in tasks and f.waker_share >= share),
                    key=lambda f: (-f.waker_share, f.tid))
     for f in cands:
@@ -381,6 +385,38 @@ def find_triggers(fits, share: float = TRIGGER_SHARE):
             up = tasks[up].trigger
         if up != f.tid:
             f.trigger = f.waker
+
+
+def _suspending(f, share, percentile_p=99.0):
+    """A thread woken by its waker W and, between two of W's wake-ups, by a timer (no waker):
+    a triggered job that suspends itself (docs/chains.md "Self-suspension"; rt-app's ``sleep``
+    between two ``run``s). Taken when the activations group into jobs — each starting at a
+    wake-up by W, followed by those that no thread woke — of which at least ``share`` have the
+    same number k ≥ 2 of run segments, and at most 1 − ``share`` of the activations are woken
+    by a thread other than W or come before W's first. Then ``segments`` (run i: the
+    ``percentile_p`` of its CPU time over those jobs; suspension i: the range of the time from
+    run i's sleep to run i + 1's wake-up) and ``waker_share`` the share of such jobs."""
+    jobs, stray = [], 0
+    for a in f.activations:
+        if a.waker == f.waker:
+            jobs.append([a])
+        elif a.waker is None and jobs:
+            jobs[-1].append(a)
+        else:
+            stray += 1
+    if len(jobs) < 3 or stray > (1 - share) * len(f.activations):
+        return
+    k, n = Counter(len(j) for j in jobs).most_common(1)[0]
+    if k < 2 or n < share * len(jobs):
+        return
+    same = [j for j in jobs if len(j) == k]
+    f.segments = []
+    for i in range(k):
+        if i:
+            gaps = [j[i].wakeup - j[i - 1].end for j in same]
+            f.segments.append((max(0, min(gaps)), max(0, max(gaps))))
+        f.segments.append(max(1, percentile([j[i].cpu_ns for j in same], percentile_p)))
+    f.waker_share = n / len(jobs)
 
 
 def pipelines(fits) -> list:
@@ -452,6 +488,8 @@ def waker_note(f, names) -> str:
     if f.waker is None or f.waker_share < 0.1:  # the thread that started it, once: no note
         return ""
     who = names.get(f.waker, f"tid {f.waker}")
+    if f.trigger is not None and f.segments:
+        return f"trigger: {who}, {f.waker_share:.0%} of jobs of {len(f.segments) // 2 + 1} runs (self-suspending)"
     if f.trigger is not None:
         return f"trigger: {who}, {f.waker_share:.0%} of activations"
     return f"woken by {who} in {f.waker_share:.0%}"
@@ -490,6 +528,11 @@ def taskset_yaml(fits, cpus: int, duration_ns: int, header: str = "", percentile
     by_tid = {f.tid: f for f in tasks}
     for f in tasks:
         t = {"name": f.name, "wcet": f"{f.wcet}ns"}
+        if f.trigger is not None and f.segments:
+            del t["wcet"]  # the sum of the run segments
+            t["segments"] = [f"{x}ns" if i % 2 == 0 else {"suspend": f"{max(1, x[0])}ns" if x[0] == x[1] else
+                                                          [f"{max(1, x[0])}ns", f"{max(1, x[1])}ns"]}
+                             for i, x in enumerate(f.segments)]
         if f.trigger is not None:
             # Released by its trigger's activations; its deadline the head's period (implicit).
             t["trigger"] = by_tid[f.trigger].name
@@ -500,7 +543,7 @@ def taskset_yaml(fits, cpus: int, duration_ns: int, header: str = "", percentile
             t["min_interarrival"] = f"{max(1, f.min_interarrival)}ns"
         if all_rt:
             t["priority"] = f.rt_priority
-        if replay and f.activations:
+        if replay and f.activations and not (f.trigger is not None and f.segments):
             t["execution_times"] = [f"{max(1, a.cpu_ns)}ns" for a in f.activations]
         doc["tasks"].append(t)
         notes.append((f"tid {f.tid}, {f.policy} prio {f.prio}, {len(f.activations)} activations; inter-activation "
@@ -508,7 +551,8 @@ def taskset_yaml(fits, cpus: int, duration_ns: int, header: str = "", percentile
                       f"{f.in_tolerance:.0%} within tolerance; exec min/median/max {_us(f.exec_min)}/"
                       f"{_us(f.exec_median)}/{_us(f.exec_max)} us"
                       + (f"; {f.inferred} switch-ins missing from the trace" if f.inferred else "")
-                      + (f"; woken by {by_tid[f.trigger].name} in {f.waker_share:.0%} of its activations"
+                      + (f"; woken by {by_tid[f.trigger].name} in {f.waker_share:.0%} of its "
+                         + ("jobs (each of its runs but the first woken by a timer: self-suspending)" if f.segments else "activations")
                          if f.trigger is not None else ""),
                       f.kind == "sporadic" and f.trigger is None))
     chains = pipelines(tasks)
