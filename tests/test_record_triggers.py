@@ -224,3 +224,52 @@ def test_irregular_suspensions_are_no_segments():
     f = fits_of(suspending_pipeline(suspend_in=lambda i: i % 2 == 0))
     assert f["mid"].segments == [] and f["mid"].trigger is None
     assert rec.pipelines(list(f.values())) == [["mid", "tail"]]
+
+
+def join_trace(n=5, order=lambda i: (10, 11)):
+    """a (tid 10) and b (tid 11), each woken by its timer every 10 ms (interrupt context), run
+    1 ms, one after the other on CPU 0 (`order(i)` says which first), and each wakes j (12); j
+    waits for both as rt-app's join does: woken by the first, it runs 4 µs and suspends again;
+    woken by the second, it runs 1 ms."""
+    out = []
+    names = {10: "a", 11: "b"}
+    for i in range(n):
+        t = 1_000 + i * 10_000
+        for k, tid in enumerate(order(i)):
+            c = names[tid]
+            out.append(wake(t, "<idle>", 0, c, tid, 69, flags="d.h2."))
+            out.append(switch(t + 1, "swapper/0", 0, 120, "R", c, tid, 69))
+            out.append(wake(t + 1_001, c, tid, "j", 12, 79))
+            out.append(switch(t + 1_002, c, tid, 69, "S", "j", 12, 79))
+            run = 4 if k == 0 else 1_000
+            out.append(switch(t + 1_002 + run, "j", 12, 79, "S", "swapper/0", 0, 120))
+            t += 1_010 + run
+    return "\n".join(out) + "\n"
+
+
+def test_a_join_is_recognised():
+    """j is woken by a and by b in turn (50 % each, below 80 %): a join, `trigger: {all: [a,
+    b]}`, its WCET the CPU time of a whole job (4 + 1000 µs), its deadline the longest of its
+    triggers' periods (10 ms); the chains are [a, j] and [b, j]."""
+    f = fits_of(join_trace())
+    assert (f["j"].join, f["j"].trigger, f["j"].join_wcet, f["j"].waker_share) == ([10, 11], None, 1_004 * US, 1.0)
+    ts = rtsched.parse_taskset(rec.taskset_yaml(list(f.values()), 1, 50 * MS), "yaml", "j.yaml")
+    t = {x["name"]: x for x in ts.tasks()}
+    assert t["j"]["trigger"] == {"tasks": ["a", "b"], "all": True}
+    assert (t["j"]["wcet_ns"], t["j"]["deadline_ns"]) == (1_004 * US, 10 * MS)
+    assert sorted(c["tasks"] for c in ts.chains()) == [["a", "j"], ["b", "j"]]
+    notes = {r[0]: r[-1] for r in rec.fit_table(list(f.values()), 99)[1]}
+    assert notes["j"] == "trigger: all of a, b, 100% of activations"
+
+
+def test_one_waker_in_most_activations_is_no_join():
+    """Control: in the first period a runs twice and b not at all: j is woken 6 times by a and
+    4 by b, b's count below 80 % of a's: no join (and a's 60 % of the activations no trigger)."""
+    f = fits_of(join_trace(order=lambda i: (10, 10) if i == 0 else (10, 11)))
+    assert f["j"].join == [] and f["j"].trigger is None
+
+
+def test_chain_names_are_unique():
+    assert rec.chain_names([["a", "b"]]) == ["a"]
+    assert rec.chain_names([["a", "b"], ["a", "c"]]) == ["a-b", "a-c"]
+    assert rec.chain_names([["h", "m", "t", "j"], ["h", "j"], ["x", "y"]]) == ["h-m-t-j", "h-j", "x"]

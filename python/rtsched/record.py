@@ -198,6 +198,8 @@ class ThreadFit:
     waker: int | None = None         # the thread that woke most of its activations
     waker_share: float = 0.0         # the share of its activations that thread woke (of its jobs, with segments)
     segments: list = field(default_factory=list)  # a triggered thread that suspends: [run, (lo, hi), run, ...] in ns
+    join: list = field(default_factory=list)      # a join (trigger: {all: [...]}): the tids it waits for
+    join_wcet: int = 0                            # a join's WCET: the percentile of its jobs' CPU time
     in_tolerance: float = 0.0        # share of inter-activation times within ±tol of the median
     jitter: int = 0                  # p95 (nearest rank) of |inter-activation time − median|
     wcet: int = 0                    # the percentile of per-activation CPU time
@@ -376,15 +378,65 @@ def find_triggers(fits, share: float = TRIGGER_SHARE, percentile_p: float = 99.0
             f.waker_share = k / len(f.activations)
         if f.kind and f.waker in tasks and f.waker_share < share:
             _suspending(f, share, percentile_p)
+            if not f.segments:
+                _join(f, tasks, share, percentile_p)
     cands = sorted((f for f in tasks.values() if f.waker in tasks and f.waker_share >= share),
                    key=lambda f: (-f.waker_share, f.tid))
     for f in cands:
-        up, seen = f.waker, set()
-        while up is not None and up not in seen and up != f.tid:  # would it close a cycle?
-            seen.add(up)
-            up = tasks[up].trigger
-        if up != f.tid:
-            f.trigger = f.waker
+        proposed, f.join = f.join or [f.waker], []
+        if not any(_reaches(tasks, p, f.tid) for p in proposed):  # would it close a cycle?
+            if len(proposed) > 1:
+                f.join = proposed
+            else:
+                f.trigger = f.waker
+
+
+def parents(f) -> list:
+    """The tids of the tasks whose jobs release ``f``'s: its trigger, or a join's triggers."""
+    return f.join or ([f.trigger] if f.trigger is not None else [])
+
+
+def _reaches(tasks, start, target) -> bool:
+    """Whether ``target`` is ``start`` or one of the tasks ``start``'s triggers come from."""
+    todo, seen = [start], set()
+    while todo:
+        t = todo.pop()
+        if t == target:
+            return True
+        if t in seen or t not in tasks:
+            continue
+        seen.add(t)
+        todo.extend(parents(tasks[t]))
+    return False
+
+
+def _join(f, tasks, share, percentile_p=99.0):
+    """A join (``trigger: {all: [A, B]}``): a thread woken in turn by each of several tasks
+    (rt-app's join waits for each: ``suspend`` on one, then the next). Taken when the tasks
+    that each woke at least ``share`` as many of its activations as the most frequent one are
+    two or more and woke at least ``share`` of all of them together; a job ends at the
+    activation that completes the set (each of them has woken it since the last job), its CPU
+    time the sum over the activations since the last. Needs 3 jobs or more, and as many as
+    ``share`` of the wake-ups of the rarest of them. Sets ``join`` (the tids), ``join_wcet``
+    (the ``percentile_p`` of the jobs' CPU times) and ``waker_share`` (their share together)."""
+    n = Counter(a.waker for a in f.activations if a.waker in tasks and a.waker != f.tid)
+    top = max(n.values(), default=0)
+    members = sorted(w for w, c in n.items() if c >= share * top)
+    together = sum(n[w] for w in members)
+    if len(members) < 2 or together < share * len(f.activations):
+        return
+    jobs, seen, cpu = [], set(), 0
+    for a in f.activations:
+        cpu += a.cpu_ns
+        if a.waker in n and a.waker in members:
+            seen.add(a.waker)
+        if len(seen) == len(members):
+            jobs.append(cpu)
+            seen, cpu = set(), 0
+    if len(jobs) < 3 or len(jobs) < share * min(n[w] for w in members):
+        return
+    f.join, f.join_wcet = members, max(1, percentile(jobs, percentile_p))
+    f.waker_share = together / len(f.activations)
 
 
 def _suspending(f, share, percentile_p=99.0):
@@ -419,6 +471,15 @@ def _suspending(f, share, percentile_p=99.0):
     f.waker_share = n / len(jobs)
 
 
+def chain_names(chains) -> list:
+    """A name per chain: its head's; ``HEAD-LAST`` when one head starts several; the whole
+    path joined by ``-`` when that is still another's (two paths from HEAD to LAST)."""
+    heads = Counter(c[0] for c in chains)
+    names = [c[0] if heads[c[0]] == 1 else f"{c[0]}-{c[-1]}" for c in chains]
+    twice = Counter(names)
+    return [n if twice[n] == 1 else "-".join(c) for n, c in zip(names, chains)]
+
+
 def pipelines(fits) -> list:
     """The chains of triggers found: every path from a task that no task triggers through the
     tasks its activations trigger to one that triggers none, as task names, head first
@@ -426,8 +487,8 @@ def pipelines(fits) -> list:
     tasks = {f.tid: f for f in fits if f.kind}
     succ: dict = {}
     for f in tasks.values():
-        if f.trigger is not None:
-            succ.setdefault(f.trigger, []).append(f.tid)
+        for p in parents(f):
+            succ.setdefault(p, []).append(f.tid)
     out = []
 
     def walk(path):
@@ -438,7 +499,7 @@ def pipelines(fits) -> list:
             walk(path + [t])
 
     for f in tasks.values():
-        if f.trigger is None:
+        if not parents(f):
             walk([f.tid])
     return out
 
@@ -488,6 +549,8 @@ def waker_note(f, names) -> str:
     if f.waker is None or f.waker_share < 0.1:  # the thread that started it, once: no note
         return ""
     who = names.get(f.waker, f"tid {f.waker}")
+    if f.join:
+        return f"trigger: all of {', '.join(names.get(t, f'tid {t}') for t in f.join)}, {f.waker_share:.0%} of activations"
     if f.trigger is not None and f.segments:
         return f"trigger: {who}, {f.waker_share:.0%} of jobs of {len(f.segments) // 2 + 1} runs (self-suspending)"
     if f.trigger is not None:
@@ -497,9 +560,9 @@ def waker_note(f, names) -> str:
 
 def _release_period(f, tasks) -> int:
     """A triggered task's implicit deadline: the period (or minimum inter-arrival time) of the
-    task at the head of its triggers."""
-    while f.trigger is not None:
-        f = tasks[f.trigger]
+    task at the head of its triggers (of a join's, the longest)."""
+    if parents(f):  # the longest of its triggers' (the model's period of a triggered task)
+        return max(_release_period(tasks[p], tasks) for p in parents(f))
     return f.period if f.kind == "periodic" else max(1, f.min_interarrival)
 
 
@@ -533,7 +596,11 @@ def taskset_yaml(fits, cpus: int, duration_ns: int, header: str = "", percentile
             t["segments"] = [f"{x}ns" if i % 2 == 0 else {"suspend": f"{max(1, x[0])}ns" if x[0] == x[1] else
                                                           [f"{max(1, x[0])}ns", f"{max(1, x[1])}ns"]}
                              for i, x in enumerate(f.segments)]
-        if f.trigger is not None:
+        if f.join:
+            t["trigger"] = {"all": [by_tid[p].name for p in f.join]}
+            t["wcet"] = f"{f.join_wcet}ns"
+            t["deadline"] = f"{_release_period(f, by_tid)}ns"
+        elif f.trigger is not None:
             # Released by its trigger's activations; its deadline the head's period (implicit).
             t["trigger"] = by_tid[f.trigger].name
             t["deadline"] = f"{_release_period(f, by_tid)}ns"
@@ -543,7 +610,7 @@ def taskset_yaml(fits, cpus: int, duration_ns: int, header: str = "", percentile
             t["min_interarrival"] = f"{max(1, f.min_interarrival)}ns"
         if all_rt:
             t["priority"] = f.rt_priority
-        if replay and f.activations and not (f.trigger is not None and f.segments):
+        if replay and f.activations and not f.join and not (f.trigger is not None and f.segments):
             t["execution_times"] = [f"{max(1, a.cpu_ns)}ns" for a in f.activations]
         doc["tasks"].append(t)
         notes.append((f"tid {f.tid}, {f.policy} prio {f.prio}, {len(f.activations)} activations; inter-activation "
@@ -553,12 +620,13 @@ def taskset_yaml(fits, cpus: int, duration_ns: int, header: str = "", percentile
                       + (f"; {f.inferred} switch-ins missing from the trace" if f.inferred else "")
                       + (f"; woken by {by_tid[f.trigger].name} in {f.waker_share:.0%} of its "
                          + ("jobs (each of its runs but the first woken by a timer: self-suspending)" if f.segments else "activations")
-                         if f.trigger is not None else ""),
-                      f.kind == "sporadic" and f.trigger is None))
+                         if f.trigger is not None else "")
+                      + (f"; woken by {', '.join(by_tid[p].name for p in f.join)} in turn in {f.waker_share:.0%} "
+                         "of its activations (a join: a job when each has woken it)" if f.join else ""),
+                      f.kind == "sporadic" and not parents(f)))
     chains = pipelines(tasks)
     if chains:
-        heads = Counter(c[0] for c in chains)
-        doc["chains"] = [{"name": c[0] if heads[c[0]] == 1 else f"{c[0]}-{c[-1]}", "tasks": c} for c in chains]
+        doc["chains"] = [{"name": n, "tasks": c} for n, c in zip(chain_names(chains), chains)]
     ts = _core.parse_taskset(json.dumps(doc), "json", "<recording>")
     return "\n".join(out) + "\n" + _core.to_yaml(ts, notes)
 
