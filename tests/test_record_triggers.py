@@ -273,3 +273,23 @@ def test_chain_names_are_unique():
     assert rec.chain_names([["a", "b"]]) == ["a"]
     assert rec.chain_names([["a", "b"], ["a", "c"]]) == ["a-b", "a-c"]
     assert rec.chain_names([["h", "m", "t", "j"], ["h", "j"], ["x", "y"]]) == ["h-m-t-j", "h-j", "x"]
+
+
+# Verbatim lines of `trace-cmd report -R -t -l` (3.1.6) of a .dat extracted here from a tracefs
+# instance while rt-app ran the exported pipeline: "CPU-0xFLAGS" instead of "[CPU]".
+TRACECMD_LATENCY = """\
+cpus=2
+i54dat:     head-1052    1-0x1 27909.137628072: sched_switch:          prev_comm=head prev_pid=1052 prev_prio=120 prev_state=2 next_comm=python next_pid=951 next_prio=120
+i54dat:      mid-1053    0-0x1 27909.137634953: sched_wakeup:          comm=head pid=1052 prio=120 target_cpu=001
+i54dat: weakened-19111   0-0x2d 27906.029596420: sched_wakeup:          comm=memfd:sealed-91 pid=11321 prio=120 target_cpu=000
+"""
+
+
+def test_trace_cmd_latency_flags():
+    """`report -l`'s flags: 0x1 (interrupts off) keeps the waker (mid woke head); 0x2d has the
+    hard-interrupt bit 0x08: the wake-up is nobody's."""
+    tr = rec.parse_trace(TRACECMD_LATENCY)
+    assert tr.unparsed == 0 and tr.cpus == 2
+    got = [(e.kind, e.cpu, e.pid, e.waker) for e in tr.events]
+    assert got == [("wakeup", 0, 11321, None), ("switch", 1, 1052, None), ("wakeup", 0, 1052, 1053)]
+    assert [rec._hex_flags(h) for h in ("1", "8", "10", "40", "2d", "80")] == [".", "h", "h", "h", "h", "."]

@@ -44,7 +44,9 @@ EVENTS = ("sched_switch", "sched_wakeup", "sched_wakeup_new", "sched_process_for
 # Parsing
 
 _HEAD = re.compile(
-    r"^(?P<head>.*)-(?P<pid>\d+)\s+(?:\(\s*[\d-]+\)\s+)?\[(?P<cpu>\d+)\]\s+(?:(?P<flags>[^\s\[\]]{4,6})\s+)?"
+    r"^(?P<head>.*)-(?P<pid>\d+)\s+(?:\(\s*[\d-]+\)\s+)?"
+    # "[001] d..2." (tracefs, trace-cmd report) or "1-0x1" (trace-cmd report -l: CPU-flags)
+    r"(?:\[(?P<cpu>\d+)\]\s+(?:(?P<flags>[^\s\[\]]{4,6})\s+)?|(?P<lcpu>\d+)-0x(?P<hex>[0-9a-fA-F]+)\s+)"
     r"(?P<secs>\d+)\.(?P<frac>\d+):\s+(?P<event>\w+):\s*(?P<rest>.*?)\s*$")
 _LOST = re.compile(r"CPU:\s*(\d+)\s+\[LOST\s+(\d+)\s+EVENTS\]")
 _SWITCH = [
@@ -83,13 +85,27 @@ class Event:
     waker: int | None = None  # wakeup: the thread that woke it (None: unknown, see waker_of)
 
 
+#: trace-cmd report -l's flag bits (the kernel's ``enum trace_flag_type``): hard interrupt,
+#: soft interrupt, NMI.
+_IRQ_BITS = 0x08 | 0x10 | 0x40
+
+
+def _hex_flags(hexflags: str | None) -> str | None:
+    """trace-cmd report -l's numeric flags as the letter that matters here: "h" when the
+    record was made in interrupt context, "." otherwise (None: no flags)."""
+    if hexflags is None:
+        return None
+    return "h" if int(hexflags, 16) & _IRQ_BITS else "."
+
+
 def waker_of(pid: int, flags: str | None) -> int | None:
     """The waker of a sched_wakeup record: the event's ``common_pid`` (the thread on the CPU
     when the kernel woke the thread, in ``try_to_wake_up``), unless that is the idle task (a
     wake-up queued to an idle CPU's wake list is traced there, by the IPI, not by its waker)
-    or the record was made in interrupt context (latency flags ``h``/``H``/``s``: a timer
-    or a device woke it, not the thread it interrupted). trace-cmd's ``report -R`` prints no
-    flags: its records are taken at their ``common_pid``."""
+    or the record was made in interrupt context (latency flags ``h``/``H``/``s``, or
+    ``report -l``'s bits: a timer or a device woke it, not the thread it interrupted). A
+    trace-cmd ``report`` without ``-l`` prints no flags: its records are taken at their
+    ``common_pid``."""
     if pid == 0 or (flags and any(c in flags for c in "hHs")):
         return None
     return pid
@@ -139,7 +155,7 @@ def parse_trace(text_or_lines) -> Trace:
         if not m or m.group("event") not in EVENTS:
             continue
         ts = int(m.group("secs")) * 1_000_000_000 + int(m.group("frac").ljust(9, "0")[:9])
-        cpu, ev, rest = int(m.group("cpu")), m.group("event"), m.group("rest")
+        cpu, ev, rest = int(m.group("cpu") or m.group("lcpu")), m.group("event"), m.group("rest")
         e = None
         if ev == "sched_switch":
             f = next((x for x in (r.match(rest) for r in _SWITCH) if x), None)
@@ -151,7 +167,7 @@ def parse_trace(text_or_lines) -> Trace:
             f = next((x for x in (r.match(rest) for r in _WAKEUP) if x), None)
             if f:
                 e = Event(ts, cpu, "wakeup", int(f.group("p")), f.group("c"), int(f.group("pr")), new=ev == "sched_wakeup_new",
-                          waker=waker_of(int(m.group("pid")), m.group("flags")))
+                          waker=waker_of(int(m.group("pid")), m.group("flags") or _hex_flags(m.group("hex"))))
         elif ev == "sched_process_fork":
             f = _FORK.match(rest)
             if f:
@@ -927,13 +943,14 @@ def _kill_tree(child):
 
 
 def report_dat(path) -> str:
-    """The text of ``trace-cmd report -R -t`` of a .dat file (raw fields, ns timestamps)."""
+    """The text of ``trace-cmd report -R -t -l`` of a .dat file (raw fields, ns timestamps,
+    the latency flags that say a wake-up came from an interrupt)."""
     exe = shutil.which("trace-cmd")
     if exe is None:
         raise InputError(f"{path}: reading a .dat file needs trace-cmd (Debian package trace-cmd), which is not installed")
     if not os.path.isfile(path):
         raise InputError(f"{path}: no such file")
-    r = subprocess.run([exe, "report", "-R", "-t", "-i", os.fspath(path)], capture_output=True, text=True, errors="replace")
+    r = subprocess.run([exe, "report", "-R", "-t", "-l", "-i", os.fspath(path)], capture_output=True, text=True, errors="replace")
     if r.returncode != 0:
         msg = (r.stderr.strip().splitlines() or ["failed"])[-1]
         raise InputError(f"{path}: trace-cmd report failed: {msg}")
