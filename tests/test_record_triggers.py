@@ -82,8 +82,9 @@ def test_pipeline_gives_two_triggers_and_a_chain():
     assert ts.chains() == [{"name": "head", "tasks": ["head", "mid", "tail"], "communication": None, "deadline_ns": None}]
     assert "woken by head in 100% of its activations" in text
     head, rows = rec.fit_table(list(f.values()), 99)
-    notes = {r[0]: r[-1] for r in rows}
-    assert notes == {"head": "", "mid": "trigger: head, 100% of activations", "tail": "trigger: mid, 100% of activations"}
+    notes = {r[0]: (r[4], r[-1]) for r in rows}
+    assert notes == {"head": ("periodic", ""), "mid": ("triggered", "trigger: head, 100% of activations"),
+                     "tail": ("triggered", "trigger: mid, 100% of activations")}
 
 
 def test_the_simulated_recording_has_the_pipelines_latency():

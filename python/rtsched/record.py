@@ -540,7 +540,7 @@ def _us(ns) -> str:
 
 def fit_table(fits, percentile_p) -> tuple[list, list]:
     """Header and rows of the fit report (times in µs); a thread left out of the task set says
-    why in the last column (`note`)."""
+    why in the last column (`note`), a triggered one what triggers it (its kind: triggered)."""
     head = ["task", "tid", "policy", "prio", "kind", "acts", "period/min_ia", "inter min..max", "jitter",
             "in ±tol", "exec min", "median", f"p{percentile_p:g}=wcet", "max", "note"]
     rows = []
@@ -551,7 +551,8 @@ def fit_table(fits, percentile_p) -> tuple[list, list]:
                          len(f.activations), "", "", "", "", "", "", "", "", f.why])
             continue
         t = f.period if f.kind == "periodic" else f.min_interarrival
-        rows.append([f.name, f.tid, f.policy, f.rt_priority if f.rt_priority is not None else f.prio, f.kind,
+        rows.append([f.name, f.tid, f.policy, f.rt_priority if f.rt_priority is not None else f.prio,
+                     "triggered" if parents(f) else f.kind,
                      len(f.activations), _us(t), f"{_us(f.min_interarrival)}..{_us(f.max_interarrival)}", _us(f.jitter),
                      f"{f.in_tolerance:.0%}", _us(f.exec_min), _us(f.exec_median), _us(f.wcet), _us(f.exec_max),
                      waker_note(f, names)])
