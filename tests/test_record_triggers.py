@@ -294,3 +294,14 @@ def test_trace_cmd_latency_flags():
     got = [(e.kind, e.cpu, e.pid, e.waker) for e in tr.events]
     assert got == [("wakeup", 0, 11321, None), ("switch", 1, 1052, None), ("wakeup", 0, 1052, 1053)]
     assert [rec._hex_flags(h) for h in ("1", "8", "10", "40", "2d", "80")] == [".", "h", "h", "h", "h", "."]
+
+
+def test_window_start_when_the_recording_ends():
+    """The command ended before the window's start was known: from its first thread's wake-up,
+    else from its release; never after the end; and how, as the report says it."""
+    k = _Keep()
+    assert rec._window_start(k, 100, 900, None, None) == (100, "no thread of its own started")
+    assert rec._window_start(k, 100, 100 + rec.SETTLE_LIMIT_NS, 100, None) == (100, "no thread of its own started within 30 s")
+    k.first_thread = 500
+    assert rec._window_start(k, 100, 900, None, None) == (500, "its first thread woke")
+    assert rec._window_start(_Keep(), 100, 900, 2_000_000_100, 2_000_000_000) == (900, "--settle 2.00 s")

@@ -842,12 +842,7 @@ def record_live(cmd, duration_ns=None, buffer_kb=8192, log=None, settle_ns=None)
                     except ValueError:
                         pass
         tr = keep.finish()
-        if origin is None:  # the command ended before its start was over: keep what it did
-            origin = keep.first_thread if settle_ns is None and keep.first_thread is not None else started
-        origin = min(origin, end)
-        how = ("--settle " + in_unit(settle_ns, "s", 2) + " s" if settle_ns is not None
-               else "its first thread woke" if keep.first_thread is not None
-               else "no thread of its own started" + (f" within {SETTLE_LIMIT_NS // 10**9} s" if end - started >= SETTLE_LIMIT_NS else ""))
+        origin, how = _window_start(keep, started, end, origin, settle_ns)
         # Forks are kept whatever their time: extract() takes the command's tree from them.
         tr.events = [e for e in tr.events if e.ts >= origin or e.kind == "fork"]
         return Recording(tr, child.pid, started, end - origin, status, max(lost, tr.lost), inst, keep.total,
@@ -880,6 +875,21 @@ def record_live(cmd, duration_ns=None, buffer_kb=8192, log=None, settle_ns=None)
             subprocess.run(["umount", mounted], capture_output=True)
         for s, h in old_handlers.items():
             signal.signal(s, h)
+
+
+def _window_start(keep, started, end, origin, settle_ns):
+    """The recording window's start (ns) once the recording ended at ``end``, and how it was
+    found (for the report). A command that ended before its start was over is kept from the
+    start it had (its first thread's wake-up, else its release)."""
+    if origin is None:
+        origin = keep.first_thread if settle_ns is None and keep.first_thread is not None else started
+    if settle_ns is not None:
+        how = f"--settle {in_unit(settle_ns, 's', 2)} s"
+    elif keep.first_thread is not None:
+        how = "its first thread woke"
+    else:
+        how = "no thread of its own started" + (f" within {SETTLE_LIMIT_NS // 10**9} s" if end - started >= SETTLE_LIMIT_NS else "")
+    return min(origin, end), how
 
 
 class _Keep:
