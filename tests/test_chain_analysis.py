@@ -68,5 +68,5 @@ def test_analyze_shows_the_chains_table_and_json(tmp_path):
 
 def test_a_sweep_takes_the_new_tests_by_name():
     names = {t["name"] for t in rtsched.analysis.tests()}
-    assert {"fp-holistic-file", "fp-susp-jitter-rm", "fp-susp-oblivious-file", "implicit-davare-rm",
+    assert {"fp-holistic-file", "fp-susp-jitter-rm", "fp-susp-obliv-file", "implicit-davare-rm",
             "let-exact"} <= names

@@ -4,7 +4,7 @@
 //! triggers is one transaction per task, with no offsets or jitters of its own); these entries
 //! choose how a suspension is counted:
 //!
-//! - `fp-susp-oblivious-*`: every suspension counted as execution (the review's
+//! - `fp-susp-obliv-*`: every suspension counted as execution (the review's
 //!   suspension-oblivious analysis, §4): C' = C + S for the task under analysis and for every
 //!   higher-priority task. Sound, pessimistic when suspensions are long.
 //! - `fp-susp-jitter-*`: the task under analysis counts its suspensions as execution, a
@@ -38,7 +38,7 @@ const JITTER: &str =
     "jitter-based (R − C): Chen et al., Real-Time Systems 2019 (proved sound there)";
 
 pub const FP_SUSP_OBLIVIOUS_RM: Entry = Entry {
-    name: "fp-susp-oblivious-rm",
+    name: "fp-susp-obliv-rm",
     summary: "fixed priority, suspensions counted as execution, rate-monotonic priorities",
     citation: OBLIVIOUS,
     kind: Kind::Sufficient,
@@ -55,7 +55,7 @@ pub const FP_SUSP_OBLIVIOUS_RM: Entry = Entry {
 };
 
 pub const FP_SUSP_OBLIVIOUS_FILE: Entry = Entry {
-    name: "fp-susp-oblivious-file",
+    name: "fp-susp-obliv-file",
     summary: "fixed priority, suspensions counted as execution, the file's priorities",
     citation: OBLIVIOUS,
     kind: Kind::Sufficient,
