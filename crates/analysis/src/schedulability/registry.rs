@@ -821,6 +821,28 @@ mod tests {
         );
         assert_eq!(
             na(
+                "fp-rta-rm",
+                Reason::UnmodelledFlow {
+                    triggers: false,
+                    suspensions: true,
+                    ignoring: Some(Some(true))
+                }
+            ),
+            "not applicable: the test does not model self-suspending tasks (read as periodic tasks without suspensions, which is not sound for them, it would say schedulable)"
+        );
+        assert_eq!(
+            na("fp-susp-jitter-rm", Reason::NoFlow(Flow::Suspensions)),
+            "not applicable: a test for self-suspending tasks, and no task suspends"
+        );
+        assert!(Reason::NoFlow(Flow::Triggers).for_other_sets());
+        assert!(!Reason::UnmodelledFlow {
+            triggers: true,
+            suspensions: false,
+            ignoring: None
+        }
+        .for_other_sets());
+        assert_eq!(
+            na(
                 "rm-hyperbolic",
                 Reason::Inflated(InflatedReason::NotImplicit)
             ),
