@@ -99,6 +99,8 @@ def test_the_figures_draw_the_chain_metrics(table, tmp_path, monkeypatch):
     stems = {p.rsplit("/", 1)[-1].rsplit(".", 1)[0] for p in paths}
     assert {"s-chain_latency", "s-chain_data_age", "s-chain_reaction_time", "s-max_response_ns"} <= stems
     fig = P.chain_metric(table, "chain_latency_max_ns")
+    # A panel only for the generator whose sets have event chains.
+    assert [a.get_title().split(":")[0] for a in fig.axes if a.get_visible()] == ["ros2"]
     (panel,) = [a for a in fig.axes if a.get_title().startswith("ros2")]
     ys = [y for line in panel.lines for y in line.get_ydata() if not math.isnan(y)]
     ros2 = table[table["generator"] == "ros2"]

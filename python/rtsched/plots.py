@@ -484,12 +484,17 @@ CHAIN_FIGURES = {
 def chain_metric(df, metric="chain_latency_max_ns", path=None, per_cpu=None, x="point"):
     """A chain metric of the sweep table (:data:`CHAIN_FIGURES`) against utilisation, in ms: mean
     ± 95% CI over the seeds of each set's largest value, as :func:`metric_vs_utilisation`. Rows
-    whose set has no chain of that kind (the column empty) are left out of the mean."""
+    whose set has no chain of that kind (the column empty) are left out of the mean, and a
+    generator none of whose sets has one gets no panel."""
     if metric not in CHAIN_FIGURES:
         from ._core import InputError
 
         raise InputError(f"chain metric {metric!r}: known: {', '.join(CHAIN_FIGURES)}")
     words = CHAIN_FIGURES[metric][1]
+    if metric in df.columns and "generator" in df.columns and df[metric].notna().any():
+        # A panel per generator whose sets have such chains (event chains give no data age).
+        has = df.groupby("generator", sort=False)[metric].transform(lambda v: v.notna().any())
+        df = df[has.astype(bool)]
     return metric_vs_utilisation(df, metric, path, ylabel=words, title=f"{words.rsplit(' (', 1)[0]} vs utilisation",
                                  scale=1e-6, per_cpu=per_cpu, x=x)
 
