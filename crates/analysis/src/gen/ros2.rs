@@ -48,7 +48,7 @@ pub const KEYS: &[&str] = &[
 ];
 
 /// Help text for `rtsched gen --list`.
-pub const HELP: &str = "U (required); n=12 (callbacks, timers included), m=1, timers=2, fanout=3 (most subscribers of one callback), p_join=0 (probability a callback joins two topics: trigger {all: [A, B]}), u_min=0, u_max=1, period=loguniform|uniform|harmonic, tmin=10ms, tmax=100ms, granularity=1us";
+pub const HELP: &str = "U (required); n=12 (callbacks, timers included; at most 2000), m=1, timers=2, fanout=3 (most subscribers of one callback), p_join=0 (probability a callback joins two topics: trigger {all: [A, B]}), u_min=0, u_max=1, period=loguniform|uniform|harmonic, tmin=10ms, tmax=100ms, granularity=1us";
 
 /// The drawn graph: each callback's triggers (empty for a timer), in callback order.
 pub fn draw_graph<R: Rng>(
@@ -60,27 +60,31 @@ pub fn draw_graph<R: Rng>(
 ) -> Vec<Vec<usize>> {
     let mut triggers: Vec<Vec<usize>> = vec![Vec::new(); timers];
     let mut subscribers = vec![0usize; timers];
-    for _ in timers..n {
-        let open: Vec<usize> = (0..triggers.len())
-            .filter(|&i| subscribers[i] < fanout)
-            .collect();
+    // The callbacks with fewer than `fanout` subscribers (a full one leaves by swap_remove).
+    let mut open: Vec<usize> = (0..timers).collect();
+    for i in timers..n {
         // Every new callback is open (fanout ≥ 1), so a join of two open ones leaves one open.
         let join = open.len() >= 2 && rng.random::<f64>() < p_join;
-        let chosen = if join {
-            let a = rng.random_range(0..open.len());
+        let mut at = vec![rng.random_range(0..open.len())];
+        if join {
             let mut b = rng.random_range(0..open.len() - 1);
-            if b >= a {
+            if b >= at[0] {
                 b += 1;
             }
-            vec![open[a], open[b]]
-        } else {
-            vec![open[rng.random_range(0..open.len())]]
-        };
-        for &c in &chosen {
-            subscribers[c] += 1;
+            at.push(b);
+        }
+        let chosen: Vec<usize> = at.iter().map(|&k| open[k]).collect();
+        // Remove the filled ones from the back so the other index stays valid.
+        at.sort_unstable_by(|a, b| b.cmp(a));
+        for k in at {
+            subscribers[open[k]] += 1;
+            if subscribers[open[k]] == fanout {
+                open.swap_remove(k);
+            }
         }
         triggers.push(chosen);
         subscribers.push(0);
+        open.push(i);
     }
     triggers
 }
@@ -112,6 +116,12 @@ pub fn generate<R: Rng>(rng: &mut R, p: &Params) -> Result<Generated, String> {
     }
     let periods = period_param(p)?;
     let g = granularity_param(p)?;
+    if n > super::utilisation::MAX_RANDFIXEDSUM_TASKS {
+        return Err(format!(
+            "parameter n={n}: at most {} callbacks (their utilisations are drawn by RandFixedSum)",
+            super::utilisation::MAX_RANDFIXEDSUM_TASKS
+        ));
+    }
     let triggers = draw_graph(rng, n, timers, fanout, p_join);
     let mut period: Vec<Time> = (0..timers).map(|_| periods.draw(rng, g)).collect();
     for t in &triggers[timers..] {
@@ -256,5 +266,6 @@ mod tests {
         assert!(err("U=20,n=12").contains("U=20"));
         assert!(err("U=1,tmin=9ms,tmax=1ms").contains("tmin=9ms"));
         assert!(err("U=1,fan_out=2").contains("did you mean 'fanout'"));
+        assert!(err("U=1,n=2001").contains("n=2001: at most 2000 callbacks"));
     }
 }
