@@ -43,7 +43,8 @@ def table():
 
 
 def test_the_catalogue_gives_the_chain_columns_to_the_table():
-    from rtsched.sweep.table import CHAIN_COLUMNS as declared, COLUMNS
+    from rtsched.sweep.table import CHAIN_COLUMNS as declared
+    from rtsched.sweep.table import COLUMNS
 
     assert declared == CHAIN_COLUMNS
     assert set(CHAIN_COLUMNS) <= set(COLUMNS)
@@ -95,6 +96,8 @@ def test_the_figures_draw_the_chain_metrics(table, tmp_path, monkeypatch):
         return [f"{path}.png"]
 
     monkeypatch.setattr(P, "save", save)
+    for other in ("schedulability", "weighted_schedulability", "dsr", "tardiness", "migrations"):
+        monkeypatch.setattr(P, other, lambda df, **kw: P._plt().figure())  # not what is tested here
     paths = P.sweep_figures(table, tmp_path / "s", extra=("max_response_ns",))
     stems = {p.rsplit("/", 1)[-1].rsplit(".", 1)[0] for p in paths}
     assert {"s-chain_latency", "s-chain_data_age", "s-chain_reaction_time", "s-max_response_ns"} <= stems
@@ -119,3 +122,23 @@ def test_plot_y_names_a_column_of_the_table_or_exits_2(tmp_path):
     assert "--plot-y latency: not a metric column of the sweep table" in p.stderr
     assert "chain_latency_max_ns" in p.stderr
     assert "Traceback" not in p.stderr
+
+
+@pytest.mark.parametrize("args", [["ros2-tree", "n=8", "m=2", "U=1.2", "p_join=0.4"],
+                                  ["waters2015-chains", "m=1", "U=0.5", "chains=4", "communication=let"]])
+def test_gen_writes_chain_sets_that_validate_and_simulate(tmp_path, args):
+    """(Determinism by seed is crates/analysis/tests/chain_generators.rs's.)"""
+    out = tmp_path / "set.yaml"
+    p = run_cli("gen", *args, "--seed", "4", "-o", out)
+    assert p.returncode == 0, p.stderr
+    assert "chains:" in out.read_text()
+    assert run_cli("validate", out).returncode == 0
+    r = rtsched.simulate(str(out), "gedf", duration="200ms")
+    assert len(r.chains) > 0
+
+
+def test_gen_lists_the_chain_generators_with_their_parameters():
+    p = run_cli("gen", "--list", env={"COLUMNS": "400"})
+    assert p.returncode == 0
+    for name, words in [("waters2015-chains", "communication=implicit|let"), ("ros2-tree", "p_join=0")]:
+        assert name in p.stdout and words in p.stdout, name

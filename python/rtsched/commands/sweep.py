@@ -39,7 +39,6 @@ def register(sub):
 def run(args):
     from ..cli import UsageError
     from ..sweep import load_spec, sweep
-
     from ..sweep.table import COLUMNS, COORD_COLUMNS
 
     numeric = [c for c in COLUMNS if c not in COORD_COLUMNS and c not in ("status", "error", "schema")]
