@@ -121,3 +121,22 @@ fn the_seed_changes_the_set() {
         assert!(a.tasks != b.tasks || a.chains != b.chains, "{name}");
     }
 }
+
+/// The checks above can fail: a cycle of triggers is not acyclic, and a set whose triggered
+/// task's period is not its trigger's (a generator's slip) is not the set read back.
+#[test]
+fn the_checks_catch_a_cycle_and_a_wrong_period() {
+    use rtsched_model::Trigger;
+    let g = gen("ros2-tree", "n=3,timers=1,fanout=1,U=0.3", 1).unwrap();
+    let mut cyclic = g.taskset.clone();
+    cyclic.tasks[0].trigger = Some(Trigger {
+        tasks: vec![2],
+        all: false,
+    });
+    assert!(!acyclic(&cyclic));
+    assert!(acyclic(&g.taskset));
+    let mut slipped = g.taskset.clone();
+    slipped.tasks[1].period += 1;
+    assert!(valid(&slipped).is_err());
+    assert!(valid(&g.taskset).is_ok());
+}
