@@ -149,7 +149,7 @@ pub fn generate<R: Rng>(rng: &mut R, p: &Params) -> Result<Generated, String> {
     let patterns = activation_patterns(&g.taskset.tasks);
     if patterns.iter().all(|p| p.len() < 2) {
         return Err(format!(
-            "parameter U (or n): the set has {} tasks and no period with two of them, so no chain of 2 tasks of one activation pattern; raise U or n, or use tasks=runnable",
+            "parameter U (or n): no period of the set's {} task(s) has two of them, so no chain of 2 tasks of one activation pattern can be drawn; raise U or n, or use tasks=runnable",
             g.taskset.tasks.len()
         ));
     }
@@ -267,7 +267,7 @@ mod tests {
         assert!(err("chains=9..3").contains("chains=9..3"));
         assert!(err("chains=20000").contains("at most 10000"));
         assert!(err("communication=fifo").contains("communication=fifo"));
-        assert!(err("n=1").contains("no period with two"));
+        assert!(err("n=1").contains("no period of the set's 1 task(s) has two"));
         assert!(err("U=1,n=5").contains("give n (runnables) or U"));
         assert!(err("chain=3").contains("(did you mean 'chains'?)"));
     }
