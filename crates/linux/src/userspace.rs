@@ -168,9 +168,36 @@ struct Timed {
     new_timers: Vec<Time>,
     tick: Option<Time>,
     next_tick: Time,
+    /// Suspended jobs' ends (time, job slot, generation), which the ledger schedules
+    /// (docs/chains.md), and the scratch they and triggered jobs' aborts are taken into.
+    resumes: BinaryHeap<Reverse<(Time, u32, u32)>>,
+    new_resumes: Vec<(Time, u32, u32)>,
+    new_aborts: Vec<(Time, u32, u32)>,
 }
 
 impl Timed {
+    /// What the ledger scheduled since it was last asked: suspended jobs' ends, triggered
+    /// jobs' deadline aborts (as the simulator's `flow_events`).
+    fn take_flow(&mut self, led: &mut Ledger<'static>) {
+        if !led.has_flow_events() {
+            return;
+        }
+        led.take_flow_events(&mut self.new_resumes, &mut self.new_aborts);
+        self.resumes.extend(self.new_resumes.drain(..).map(Reverse));
+        self.aborts.extend(self.new_aborts.drain(..).map(Reverse));
+    }
+
+    /// Suspended jobs whose suspension has ended by `now`: their next run segment is ready.
+    fn resume_due(&mut self, led: &mut Ledger<'static>, now: Time) {
+        while let Some(&Reverse((at, slot, generation))) = self.resumes.peek() {
+            if at > now {
+                break;
+            }
+            self.resumes.pop();
+            led.resume(now, slot, generation);
+        }
+    }
+
     /// Aborts and releases due by `now`, earliest first (an abort before a release at the same
     /// instant, as in the simulator), releases of one instant in task order. A decider that
     /// comes late (host steal) catches up in that order too: the records are made in release
@@ -236,13 +263,21 @@ impl Timed {
             .unwrap_or(u64::MAX);
         let next_abort = self.aborts.peek().map_or(u64::MAX, |Reverse((d, _, _))| *d);
         let next_timer = self.timers.peek().map_or(u64::MAX, |Reverse(t)| *t);
+        let next_resume = self
+            .resumes
+            .peek()
+            .map_or(u64::MAX, |Reverse((t, _, _))| *t);
         let next_tick = if self.tick.is_some() {
             self.next_tick
         } else {
             u64::MAX
         };
         (
-            next_rel.min(next_abort).min(next_timer).min(next_tick),
+            next_rel
+                .min(next_abort)
+                .min(next_timer)
+                .min(next_tick)
+                .min(next_resume),
             next_rel,
         )
     }
@@ -280,6 +315,9 @@ impl<X: Executors> State<X> {
                 new_timers: Vec::new(),
                 tick,
                 next_tick: tick.unwrap_or(u64::MAX),
+                resumes: BinaryHeap::new(),
+                new_resumes: Vec::new(),
+                new_aborts: Vec::new(),
             },
             intervals: Vec::new(),
             decision_ns: Samples::default(),
@@ -430,9 +468,12 @@ impl<X: Executors> Shared<X> {
             boxes,
             ex,
         };
+        timed.take_flow(led);
         timed.release_and_abort(led, &mut sub, jitter_ns, now);
+        timed.resume_due(led, now);
         timed.tick_and_fire(led, self.cpus.len() as u32, now);
         led.decide(now, &mut sub);
+        timed.take_flow(led);
         if let Some(f) = led.failure() {
             self.stop_with(RunError::Stopped {
                 source: led.run.taskset().source.clone(),
@@ -995,6 +1036,8 @@ fn account(
     }
     r.end = end;
     r.jobs = done.jobs;
+    // The ledger's chain records (crate::chains' rule, told as the run went, real timestamps).
+    r.chains = done.chains;
     if let Some(c) = out {
         // What the threads decided last, and the undecided stretch the ledger emitted at
         // its end: final now, with the run's end.
