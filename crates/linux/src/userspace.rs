@@ -309,7 +309,19 @@ impl<X: Executors> State<X> {
             },
             ex,
             timed: Timed {
-                next_release: ts.tasks.iter().map(|t| t.offset).collect(),
+                // A triggered task's jobs are released by its triggers' finishes (the ledger's
+                // flow), never by the timer.
+                next_release: ts
+                    .tasks
+                    .iter()
+                    .map(|t| {
+                        if t.trigger.is_some() {
+                            u64::MAX
+                        } else {
+                            t.offset
+                        }
+                    })
+                    .collect(),
                 aborts: BinaryHeap::with_capacity(2 * ts.tasks.len()),
                 timers: BinaryHeap::new(),
                 new_timers: Vec::new(),
