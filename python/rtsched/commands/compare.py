@@ -6,6 +6,7 @@ import sys
 
 from .. import _core
 from .._core import InputError, RunFailed
+from ..chains import chains_side_by_side
 from ..checks import warn
 from ..cli import printable, seed
 from ..durations import in_unit
@@ -111,6 +112,9 @@ def run(args):
     print(f"{ts.source}: {args.policy}, simulator vs testbed ({args.model}), {in_unit(run_ts.duration_ns)} ms")
     if sim.ok and real.ok:
         print(side_by_side(sim, real, output_width()))
+        if ts.chain_names:
+            print("\nchains, simulated vs real:")
+            print(chains_side_by_side(sim, real))
     else:
         print(comparison_table([sim, real], output_width()))
         sys.stdout.flush()
