@@ -150,20 +150,20 @@ pub(super) fn task_main(sp: Spawn, ts: &TaskSet) -> ThreadOut {
             sys::sleep_until(base + release, &INTERRUPTED);
         }
         let start = sys::mono_ns() - base;
-        let j = Job {
+        let mut j = Job {
             job,
             start,
             demands: &demands,
+            suspend: &mut suspend,
         };
         let (acc, runs, own_work) = run_regions(
             &ctx,
             &counters,
             team,
             program,
-            &j,
+            &mut j,
             &mut chunks,
             &mut out.intervals,
-            &mut suspend,
         );
         if acc.done {
             sp.triggers.finished(ti, acc.end);
@@ -260,10 +260,12 @@ pub(super) fn draw(
 
 /// The job a task's thread runs: its number, when it started (run time base) and each of its
 /// threads' demand.
-pub(super) struct Job<'a> {
+pub(super) struct Job<'a, 's> {
     pub(super) job: u64,
     pub(super) start: Time,
     pub(super) demands: &'a [Time],
+    /// Its task's suspensions between run segments (flow.rs).
+    pub(super) suspend: &'a mut Suspend<'s>,
 }
 
 /// Run job `j`'s regions one after another: thread 0 of each on the calling thread, the
@@ -274,10 +276,9 @@ pub(super) fn run_regions(
     counters: &ThreadCounters,
     team: &Team,
     program: &Program,
-    j: &Job<'_>,
+    j: &mut Job<'_, '_>,
     chunks: &mut Vec<(u32, Time, Time)>,
     intervals: &mut Vec<Interval>,
-    suspend: &mut Suspend<'_>,
 ) -> (ThreadRun, u32, Time) {
     let mut acc = ThreadRun {
         end: j.start,
@@ -321,7 +322,7 @@ pub(super) fn run_regions(
             break;
         }
         // A self-suspending job's suspension after this run segment (flow.rs).
-        suspend.after(r);
+        j.suspend.after(r);
     }
     (acc, runs, own_work)
 }
