@@ -10,7 +10,7 @@ import json
 import os
 
 from .._core import InputError, TaskSet, parse_taskset, to_yaml
-from . import rtapp, simso
+from . import rtapp, rtapp_export, simso
 
 #: The largest input read (an rt-app or SimSo file is a few kilobytes).
 MAX_INPUT_BYTES = 32 << 20  # as the Rust reader (MAX_TASKSET_BYTES)
@@ -80,4 +80,4 @@ def rtsched_text(ts: TaskSet, fmt: str, name: str | None = None, description: st
 
 
 def rtapp_text(ts: TaskSet, backend: str, warn=lambda msg: None, pi: bool = False) -> str:
-    return json.dumps(rtapp.to_rtapp(ts, backend, warn, pi=pi), indent=2) + "\n"
+    return json.dumps(rtapp_export.to_rtapp(ts, backend, warn, pi=pi), indent=2) + "\n"
