@@ -309,19 +309,7 @@ impl<X: Executors> State<X> {
             },
             ex,
             timed: Timed {
-                // A triggered task's jobs are released by its triggers' finishes (the ledger's
-                // flow), never by the timer.
-                next_release: ts
-                    .tasks
-                    .iter()
-                    .map(|t| {
-                        if t.trigger.is_some() {
-                            u64::MAX
-                        } else {
-                            t.offset
-                        }
-                    })
-                    .collect(),
+                next_release: first_releases(ts),
                 aborts: BinaryHeap::with_capacity(2 * ts.tasks.len()),
                 timers: BinaryHeap::new(),
                 new_timers: Vec::new(),
@@ -983,6 +971,21 @@ pub(crate) fn run_on<X: Executors>(
     Ok(r)
 }
 
+/// Per task, when the timer first releases it: at its offset; never a triggered task, whose
+/// jobs its triggers' finishes release (the ledger's flow).
+fn first_releases(ts: &TaskSet) -> Vec<Time> {
+    ts.tasks
+        .iter()
+        .map(|t| {
+            if t.trigger.is_some() {
+                u64::MAX
+            } else {
+                t.offset
+            }
+        })
+        .collect()
+}
+
 /// When the first timed event is due: the first release, or the first tick.
 fn first_event(ts: &TaskSet, tick: Option<Time>) -> Time {
     let first = ts.tasks.iter().map(|t| t.offset).min().unwrap_or(0);
@@ -1161,19 +1164,8 @@ mod tests {
         .unwrap();
         let policy = rtsched_policies::build("gedf", &ts).unwrap();
         let mut led = Ledger::owned(ts.clone(), policy, false);
-        let ts_ref = &ts;
         let mut timed = Timed {
-            next_release: ts_ref
-                .tasks
-                .iter()
-                .map(|t| {
-                    if t.trigger.is_some() {
-                        u64::MAX
-                    } else {
-                        t.offset
-                    }
-                })
-                .collect(),
+            next_release: first_releases(&ts),
             aborts: BinaryHeap::new(),
             timers: BinaryHeap::new(),
             new_timers: Vec::new(),
