@@ -107,9 +107,10 @@ class _Reader:
             return self.array(depth)
         if c == '"':
             return self.string()
-        if c and (c in "-0123456789"):
+        if c and (c in "-0123456789") and not self.s.startswith("-Infinity", self.i):
             return self.number()
-        for word, val in (("true", True), ("false", False), ("null", None)):
+        for word, val in (("true", True), ("false", False), ("null", None), ("NaN", float("nan")),
+                          ("Infinity", float("inf")), ("-Infinity", float("-inf"))):
             if self.s.startswith(word, self.i):
                 self.i += len(word)
                 return val

@@ -138,6 +138,12 @@ def cut(name, events: list, src, warn_once, start_release) -> list:
     """The thread's pieces for one loop iteration: cut after each release event (the next piece
     is released by it) and after each wake (the next piece is released by the end of this one).
     ``start_release``: the release of the first piece when the loop has no release event."""
+    for m in dict.fromkeys(e.value for e in events if e.kind == "lock" and isinstance(e.value, str)):
+        n_lock = sum(1 for e in events if e.kind == "lock" and e.value == m)
+        n_unlock = sum(1 for e in events if e.kind == "unlock" and e.value == m)
+        if n_lock != n_unlock:
+            raise InputError(f"{src}:{events[0].line}: task '{name}': '{m}' is locked {n_lock} times and unlocked "
+                             f"{n_unlock} in one iteration of its loop (rt-app would deadlock on the next lock)")
     rel = [i for i, e in enumerate(events) if e.kind in RELEASES]
     if rel:
         first = rel[0]

@@ -18,7 +18,7 @@ import json
 
 from .._core import InputError
 from .rtapp_dialect import Obj
-from .rtapp_events import (MAX_EVENTS, RELEASES, Ev, Linker, Piece, chains, cut, event_kind, periods, releases,
+from .rtapp_events import (MAX_EVENTS, RELEASES, Ev, Linker, Piece, at, chains, cut, event_kind, periods, releases,
                            segments, smallest_unit, timer_job, whole)
 
 #: Thread-object keys that are not events.
@@ -100,6 +100,12 @@ def unroll(name, th: Obj, src) -> list:
     return out
 
 
+def _phase_objs(th) -> list:
+    """The thread's phases that are objects (unroll refuses the others, naming them)."""
+    phases = th.get("phases")
+    return [(n, ph) for n, ph in phases if isinstance(ph, Obj)] if isinstance(phases, Obj) else []
+
+
 def _cpu(where, cpus, m, cpus_given, warn):
     """The CPU of a thread's affinity (None: every CPU) and the platform, widened when the file
     names a CPU beyond this machine's and ``--cpus`` was not given."""
@@ -126,8 +132,8 @@ def _thread_cpus(name, th, src, m, cpus_given, warn):
     sets = []
     if th.get("cpus") is not None:
         sets.append(th.get("cpus"))
-    for pname, ph in (th.get("phases") or []):
-        if isinstance(ph, Obj) and "cpus" in ph:
+    for pname, ph in _phase_objs(th):
+        if "cpus" in ph:
             sets.append(ph.get("cpus"))
     where = f"{src}:{th.line_of('cpus')}: task '{name}'"
     if len(sets) > 1:
@@ -177,7 +183,7 @@ def _policy(name, th, src, default_policy, warn) -> dict:
         out["runtime"] = _ns(dl["dl-runtime"])
     out["_dl"] = dl
     for key in ("taskgroup", "util_min", "util_max"):
-        if key in th or any(isinstance(ph, Obj) and key in ph for _, ph in (th.get("phases") or [])):
+        if key in th or any(key in ph for _, ph in _phase_objs(th)):
             warn(f"{where}: '{key}' (a cgroup's CPU controller, uclamp): not modelled, the task runs as without it")
     return out
 
@@ -190,7 +196,7 @@ def _pieces(name, th, events, src, delay, pol, warn, once) -> list | dict:
     blocks = [e for e in events if e.kind in RELEASES and e.kind != "timer"]
     if timers and blocks:
         b = blocks[0]
-        raise InputError(f"{src}:{b.line}: task '{name}', event '{b.key}': waits both for its timer and for other "
+        raise InputError(f"{at(src, name, b)}: waits both for its timer and for other "
                          "threads in one loop; rtsched would need a task released by a timer and an event together")
     if timers:
         per = {}
