@@ -18,7 +18,7 @@ import json
 
 from .._core import InputError
 from .rtapp_dialect import Obj
-from .rtapp_events import (MAX_EVENTS, RELEASES, Ev, Linker, Piece, at, chains, cut, event_kind, periods, releases,
+from .rtapp_events import (MAX_EVENTS, RELEASES, Ev, Linker, Piece, _cond, at, chains, cut, event_kind, periods, releases,
                            segments, smallest_unit, timer_job, whole)
 
 #: Thread-object keys that are not events.
@@ -137,10 +137,11 @@ def _thread_cpus(name, th, src, m, cpus_given, warn):
             sets.append(ph.get("cpus"))
     where = f"{src}:{th.line_of('cpus')}: task '{name}'"
     if len(sets) > 1:
-        union = sorted({c for s in sets if isinstance(s, list) for c in s})
-        warn(f"{where}: an affinity that changes between phases: taken as their union {union} "
-             "(an rtsched task keeps one affinity)")
-        return _cpu(where, union, m, cpus_given, warn)
+        warn(f"{where}: an affinity that changes between phases ({', '.join(json.dumps(s) for s in sets)}): taken "
+             "as every CPU (an rtsched task keeps one affinity: one CPU or all)")
+        for s_ in sets:
+            m = _cpu(where, s_[-1:] if isinstance(s_, list) else s_, m, cpus_given, warn)[1]  # the platform holds them
+        return None, m
     return _cpu(where, sets[0] if sets else None, m, cpus_given, warn)
 
 
@@ -343,7 +344,7 @@ def from_rtapp(doc: Obj, src: str, cpus: int, warn, cpus_given: bool = True) -> 
             own["cpu"] = cpu
         legacy = "exec" in th
         events = None if legacy else unroll(name, th, src)
-        forked_by = [(e, p) for e in (events or []) if e.kind == "fork" for p in [e.value]]
+        forked_by = [(e, _cond(e, at(src, name, e))) for e in (events or []) if e.kind == "fork"]
         for e, target in forked_by:
             if target not in names:
                 raise InputError(f"{src}:{e.line}: task '{name}', event '{e.key}': forks '{target}', no such task")
@@ -391,8 +392,8 @@ def _fork(lk, forker, target, e, th, src, warn, once, attrs, order, default_poli
     """A thread forked by ``e``: one more instance of ``target``, released by the piece that
     forks it (rt-app's fork starts a new thread of that task, src/rt-app.c ``create_thread``)."""
     sites = [p for p in list(order) if any(w is e for w in p.wakes)]
-    for k, site in enumerate(sites):
-        iname = f"{target}@{site.thread}" + (f".{k}" if len(sites) > 1 else "")
+    for site in sites:
+        iname = f"{target}@{site.thread if len({q.thread for q in sites}) == len(sites) else site.name}"
         pol = _policy(target, th, src, default_policy, warn)
         own = dict(attrs.get(target, attrs.get(f"{target}-0", ({}, None, None)))[0]) or \
             {k: v for k, v in pol.items() if not k.startswith("_")}
