@@ -14,7 +14,6 @@ barriers after each region.
 
 from __future__ import annotations
 
-import json
 import math
 
 from .._core import InputError

@@ -86,7 +86,7 @@ def at(src, name, ev: Ev) -> str:
     return f"{src}:{ev.line}: task '{name}'{phase}, event '{ev.key}'"
 
 
-def _cond(ev: Ev, where: str) -> str:
+def cond_name(ev: Ev, where: str) -> str:
     """The condition (rt-app resource) a wait/wake event names."""
     v = ev.value
     if ev.kind in ("wait", "sync"):
@@ -185,7 +185,7 @@ def cut(name, events: list, src, warn_once, start_release) -> list:
 
 def segments(task_name, piece: Piece, src, warn_once):
     """(runs and suspensions as rtsched ``segments`` or None, WCET µs, sections) of a piece."""
-    runs, out, held, sections, pos = 0, [], [], [], 0
+    out, held, sections, pos = [], [], [], 0
     for x in piece.items:
         if x[0] == "run":
             if out and isinstance(out[-1], int):
@@ -290,7 +290,7 @@ class Linker:
 
     def wakers(self, cond, thread, kinds):
         return [p for p in self.all_pieces() if p.thread != thread
-                and any(e.kind in kinds and _cond(e, "") == cond for e in p.wakes)]
+                and any(e.kind in kinds and cond_name(e, "") == cond for e in p.wakes)]
 
     def raw(self, p):
         """The release of piece ``p`` before work-less pieces are passed through."""
@@ -302,11 +302,11 @@ class Linker:
         if ev.kind == "timer":
             raise AssertionError("timer pieces are periodic before linking")
         if ev.kind == "barrier":
-            name = _cond(ev, where)
+            name = cond_name(ev, where)
             users = [self.prev(q) for q in self.all_pieces()
                      if q.release[0] == "event" and q.release[1].kind == "barrier" and q.release[1].value == name]
             return ("trigger", list(dict.fromkeys(users)))
-        cond = _cond(ev, where)
+        cond = cond_name(ev, where)
         kinds = ("resume",) if ev.kind == "suspend" else ("signal", "broad", "sync")
         ws = self.wakers(cond, p.thread, kinds)
         if not ws:

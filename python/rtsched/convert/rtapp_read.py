@@ -18,8 +18,24 @@ import json
 
 from .._core import InputError
 from .rtapp_dialect import Obj
-from .rtapp_events import (MAX_EVENTS, RELEASES, Ev, Linker, Piece, _cond, at, chains, cut, event_kind, periods, releases,
-                           segments, smallest_unit, timer_job, whole)
+from .rtapp_events import (
+    MAX_EVENTS,
+    RELEASES,
+    Ev,
+    Linker,
+    Piece,
+    at,
+    chains,
+    cond_name,
+    cut,
+    event_kind,
+    periods,
+    releases,
+    segments,
+    smallest_unit,
+    timer_job,
+    whole,
+)
 
 #: Thread-object keys that are not events.
 THREAD_KEYS = {"instance", "policy", "priority", "dl-runtime", "dl-period", "dl-deadline", "cpus", "delay", "phases",
@@ -132,7 +148,7 @@ def _thread_cpus(name, th, src, m, cpus_given, warn):
     sets = []
     if th.get("cpus") is not None:
         sets.append(th.get("cpus"))
-    for pname, ph in _phase_objs(th):
+    for _, ph in _phase_objs(th):
         if "cpus" in ph:
             sets.append(ph.get("cpus"))
     where = f"{src}:{th.line_of('cpus')}: task '{name}'"
@@ -344,7 +360,7 @@ def from_rtapp(doc: Obj, src: str, cpus: int, warn, cpus_given: bool = True) -> 
             own["cpu"] = cpu
         legacy = "exec" in th
         events = None if legacy else unroll(name, th, src)
-        forked_by = [(e, _cond(e, at(src, name, e))) for e in (events or []) if e.kind == "fork"]
+        forked_by = [(e, cond_name(e, at(src, name, e))) for e in (events or []) if e.kind == "fork"]
         for e, target in forked_by:
             if target not in names:
                 raise InputError(f"{src}:{e.line}: task '{name}', event '{e.key}': forks '{target}', no such task")
