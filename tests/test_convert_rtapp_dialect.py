@@ -76,6 +76,13 @@ def test_a_fragment_without_tasks_is_refused_as_one(tmp_path, body, words):
     assert words in p.stderr and "Traceback" not in p.stderr
 
 
+def test_a_broken_rtsched_json_file_is_not_told_as_rtapp(tmp_path):
+    f = tmp_path / "set.json"
+    f.write_text('{"platform": {"cpus": 1}, "resources": ["bus"], "tasks": [{"name": "a", "period": 10 "wcet": 1}]}')
+    p = run_cli("convert", f, "-o", tmp_path / "out.yaml", check=2)
+    assert "not rt-app JSON" not in p.stderr and "Traceback" not in p.stderr
+
+
 # ----------------------------------------------------------------------------- a pipeline
 
 def test_a_pipeline_becomes_triggers_a_suspension_and_a_chain_named_after_its_head():
@@ -231,6 +238,27 @@ def test_thread_keys_and_global_options():
     for words in ("'taskgroup'", "'util_min'", "'loop': 4", "changes between phases", "best-effort hog"):
         assert any(words in w for w in warned), words
     assert not any("pi_enabled" in w for w in warned) and not any("calibration" in w for w in warned)
+
+
+def test_cpus_beyond_the_machine_widen_the_platform_only_without_cpus():
+    text = json.dumps({"tasks": {"w": {"cpus": [3], "run": 10, "timer": {"ref": "u", "period": 100}}}})
+    warned = []
+    d = from_rtapp(loads(text), "in.json", 2, warned.append, cpus_given=False)
+    assert d["platform"] == {"cpus": 4} and d["tasks"][0]["cpu"] == 3
+    assert any("the platform is taken as 4 CPUs" in w for w in warned)
+    with pytest.raises(rtsched.InputError, match="CPU 3 on a platform of 2 CPUs"):
+        from_rtapp(loads(text), "in.json", 2, warned.append)
+
+
+def test_a_thread_woken_by_several_follows_the_first_with_a_warning():
+    """rtsched's trigger is one task or a join of all: `sub` is resumed by both `a` and `b`,
+    so it is triggered by `a` (first in file order) and the warning says `b` is not modelled."""
+    d, t, warned = convert_text_tmp(json.dumps({"tasks": {
+        "a": {"run": 100, "resume": "sub", "timer": {"ref": "t", "period": 1000}},
+        "b": {"run": 200, "resume": "sub", "timer": {"ref": "u", "period": 1000}},
+        "sub": {"suspend": "sub", "run": 50}}}))
+    assert t["sub"]["trigger"] == "a"
+    assert any("woken by any of 2 threads (a, b)" in w and "not modelled" in w for w in warned)
 
 
 def test_the_legacy_exec_period_form():

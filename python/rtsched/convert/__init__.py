@@ -20,7 +20,7 @@ MAX_INPUT_BYTES = 32 << 20  # as the Rust reader (MAX_TASKSET_BYTES)
 #: An rt-app file's ``"tasks": {`` (rtsched's ``tasks`` is a list), or a merge/ fragment's
 #: ``"global"``/``"resources"`` object at the top: how a file rt-app's parser would refuse is
 #: still told as rt-app's, with the line and column of its syntax error.
-_RTAPP_HINT = re.compile(r'"(tasks"\s*:\s*\{|global"\s*:|resources"\s*:)')
+_RTAPP_HINT = re.compile(r'"(tasks|global|resources)"\s*:\s*\{')
 
 
 def detect(text: str, source: str = "<text>"):
