@@ -289,6 +289,20 @@ def test_refusals_say_where_and_why(tasks, words):
     assert words in str(e.value), str(e.value)
 
 
+def test_a_long_pipeline_of_wakes_converts_and_too_many_pieces_are_refused():
+    """1500 resumes in one loop: 1500 pieces, each triggered by the one before (paths that
+    deep are walked without running out of stack); 2500 are more than MAX_PIECES (2000)."""
+    def text(n):
+        body = ", ".join(f'"run{k}": 10, "resume{k}": "x"' for k in range(n))
+        return '{"tasks": {"w": {' + body + ', "timer": {"ref": "t", "period": 100000}}, "x": {"suspend": "x", "run": 1}}}'
+    d, t, warned = convert_text_tmp(text(1500))
+    assert len(t) == 1501 and t["w.1499"]["trigger"] == "w.1498"
+    assert d["chains"][0]["tasks"][:3] == ["w", "w.1", "w.2"] and len(d["chains"][0]["tasks"]) == 1500
+    assert t["x"]["trigger"] == "w" and any("woken 1500 times in a loop of 'w'" in m for m in warned)
+    with pytest.raises(rtsched.InputError, match="more than 2000 tasks"):
+        convert_text_tmp(text(2500))
+
+
 _events = st.sampled_from(["run", "runtime", "sleep", "timer", "suspend", "resume", "signal", "wait", "broad", "sync",
                            "barrier", "lock", "unlock", "fork", "yield", "mem", "iorun", "loop", "instance", "cpus"])
 _vals = st.sampled_from([100, 0, -1, 2, "a", "b", "m", {"ref": "a", "mutex": "m"}, {"ref": "t", "period": 1000},

@@ -39,6 +39,9 @@ MEM_BYTES_PER_US = 2000  # 2 GB/s, a memset into a few-MB buffer
 IO_BYTES_PER_US = 1000   # 1 GB/s, write(2) to /dev/null in mem_buffer_size chunks
 #: Upper bound on the events of one thread once phases are unrolled.
 MAX_EVENTS = 200_000
+#: Upper bound on the pieces of a file (threads × the waits and wakes of their loops): the
+#: linking is quadratic in them, and rt-app's largest example has 90.
+MAX_PIECES = 2_000
 
 
 @dataclass
@@ -272,6 +275,9 @@ class Linker:
         self.eff = {}
 
     def add(self, thread, pieces):
+        if sum(map(len, self.threads.values())) + len(pieces) > MAX_PIECES:
+            raise InputError(f"{self.src}: task '{thread}': more than {MAX_PIECES} tasks once the threads' loops are "
+                             "cut at each wait and wake")
         self.threads[thread] = pieces
         k = 0
         for i, p in enumerate(pieces):
@@ -313,7 +319,10 @@ class Linker:
             verb = "resumes" if ev.kind == "suspend" else "signals, broadcasts or syncs"
             raise InputError(f"{where}: no other thread {verb} '{cond}', so the thread would wait forever "
                              "(rtsched would need a thread released by nothing)")
-        if len({w.thread for w in ws}) > 1:
+        if len({w.thread for w in ws}) == 1 and len(ws) > 1:
+            self.warn(f"{where}: woken {len(ws)} times in a loop of '{ws[0].thread}': rtsched's trigger is one task, "
+                      f"so it is taken as triggered by the first, '{ws[0].name}'; the later wakes are not modelled")
+        elif len({w.thread for w in ws}) > 1:
             self.warn(f"{where}: woken by any of {len({w.thread for w in ws})} threads "
                       f"({', '.join(dict.fromkeys(w.thread for w in ws))}): rtsched's trigger is one task or a join of "
                       f"all, so it is taken as triggered by the first, '{ws[0].name}'; the others' wakes are not modelled")

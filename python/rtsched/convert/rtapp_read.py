@@ -15,11 +15,13 @@ refused naming the file, line, task, phase and event.
 from __future__ import annotations
 
 import json
+import sys
 
 from .._core import InputError
 from .rtapp_dialect import Obj
 from .rtapp_events import (
     MAX_EVENTS,
+    MAX_PIECES,
     RELEASES,
     Ev,
     Linker,
@@ -379,8 +381,14 @@ def from_rtapp(doc: Obj, src: str, cpus: int, warn, cpus_given: bool = True) -> 
             attrs[iname] = (own, pol, th)
     for forker, target, e in forks:
         _fork(lk, forker, target, e, tasks.get(target), src, warn, once, attrs, order, default_policy)
-    rel = releases(lk, order)
-    eff = periods(rel, order)
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, 4 * MAX_PIECES + 1000))  # trigger paths are walked recursively
+    try:
+        rel = releases(lk, order)
+        eff = periods(rel, order)
+        cs = chains(rel, order)
+    finally:
+        sys.setrecursionlimit(limit)
     out = [t for t, _ in fixed]
     for p in order:
         if p.name not in rel:
@@ -394,7 +402,6 @@ def from_rtapp(doc: Obj, src: str, cpus: int, warn, cpus_given: bool = True) -> 
     duration = glob.get("duration", -1)
     if duration not in (-1, None):
         ts["run"]["duration"] = f"{whole(duration, f'{src}: field global.duration', 1, unit='seconds')}s"
-    cs = chains(rel, order)
     if cs:
         ts["chains"] = cs
     tnames = [t["name"] for t in out]
