@@ -181,6 +181,15 @@ def test_threads_waking_each_other_in_turn_are_cut_into_a_periodic_head():
     assert any("in a cycle" in w and "8000 us" in w for w in warned)
 
 
+def test_a_cut_cycle_is_never_shorter_than_its_head_threads_own_loop():
+    """a wakes b after 1 ms and runs 9 ms more; b runs 2 ms and wakes a. Round the cycle a → b
+    → a is 3 ms, but a's own loop takes 10 ms before it waits again: the period is 10 ms."""
+    text = ('{"tasks": {"a": {"suspend": "a", "run": 1000, "resume": "b", "run1": 9000},'
+            ' "b": {"suspend": "b", "run": 2000, "resume": "a"}}}')
+    d, t, _ = convert_text_tmp(text)
+    assert t["a"]["period"] == "10000000ns" and t["a.1"]["trigger"] == "a" and t["b"]["trigger"] == "a"
+
+
 def test_a_barrier_loop_is_cut_at_its_first_barrier_with_the_cycle_length():
     """Two threads meeting at X then Y: p runs 1 ms to X, 4 ms to Y; q runs 2 ms to X, 1 ms
     to Y. Both released together at X (periodic), at Y each waits for the other: the cycle is

@@ -198,7 +198,7 @@ def segments(task_name, piece: Piece, src, warn_once):
             pos += x[1]
         elif x[0] == "sleep":
             if held:
-                raise InputError(f"{src}: task '{task_name}': a sleep while holding '{held[-1][0]}'; rtsched sections "
+                raise InputError(f"{src}:{piece.line}: task '{task_name}': a sleep while holding '{held[-1][0]}'; rtsched sections "
                                  "hold a mutex over work only")
             if out and isinstance(out[-1], dict):
                 out[-1]["suspend"] += x[1]
@@ -415,14 +415,17 @@ def releases(lk: Linker, order: list):
         raise InputError(f"{lk.src}: trigger cycles that could not be cut")
     for group, c in groups:
         longest = _longest_from(group, rel, by_name)
+        # what releases the group again: its triggers, and its threads' last pieces (a thread
+        # starts its next iteration when it has finished this one)
         feeders = {m.name for n in group for m in _members(lk.eff[n])}
+        feeders |= {next(q.name for q in reversed(lk.threads[by_name[n].thread]) if q.work) for n in group}
         period = max([longest[f] for f in feeders if f in longest] or [max(_length(by_name[n]) for n in group)])
         for n in group:
             rel[n] = ("period", max(1, period), 0)
         lk.warn(f"{lk.src}: task '{group[0]}': threads release each other in a cycle ({' → '.join(c + [c[0]])}): "
                 f"rtsched's triggers cannot, so {', '.join(repr(n) for n in group)} "
                 f"{'is' if len(group) == 1 else 'are'} taken as periodic with the cycle's length alone, {period} us "
-                "(the longest run-and-sleep path round it)")
+                "(the longest run-and-sleep path round it or through its threads' own loops)")
     return rel
 
 
