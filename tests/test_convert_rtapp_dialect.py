@@ -291,6 +291,8 @@ def test_the_legacy_exec_period_form():
     ({"w": {"run": 10, "resume": "x"}}, "wakes other threads but never waits itself"),
     ({"w": {"run": 10, "sleep": 5, "fork": "nope"}}, "forks 'nope', no such task"),
     ({"w": {"exec": 10, "period": 100, "lock_order": ["r"]}}, "'r' has no entry in 'resources'"),
+    ({"w": {"run": 10, "resume": 5, "timer": {"ref": "u", "period": 100}}, "x": {"suspend": "x", "run": 1}},
+     "in.json:1: task 'w', event 'resume': expected the name of a condition"),
 ])
 def test_refusals_say_where_and_why(tasks, words):
     with pytest.raises(rtsched.InputError) as e:
@@ -314,7 +316,7 @@ def test_a_long_pipeline_of_wakes_converts_and_too_many_pieces_are_refused():
 
 _events = st.sampled_from(["run", "runtime", "sleep", "timer", "suspend", "resume", "signal", "wait", "broad", "sync",
                            "barrier", "lock", "unlock", "fork", "yield", "mem", "iorun", "loop", "instance", "cpus"])
-_vals = st.sampled_from([100, 0, -1, 2, "a", "b", "m", {"ref": "a", "mutex": "m"}, {"ref": "t", "period": 1000},
+_vals = st.sampled_from([100, 0, -1, 2, "a", "b", "c", "m", {"ref": "a", "mutex": "m"}, {"ref": "t", "period": 1000},
                          [0], None, 1.5])
 
 

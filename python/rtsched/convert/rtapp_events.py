@@ -12,9 +12,11 @@ that woke it (``trigger: A``), by its own previous piece and its waker together 
 {all: [...]}``, the thread reached its wait and was woken), or by every thread's piece ending at
 a barrier (``all``). A piece without work passes its release on to the pieces it releases.
 ``sleep`` inside a piece is a suspension segment; ``lock``/``unlock`` are critical sections.
-A trigger cycle (threads waking each other in turn) is cut at its first piece in file order,
-which becomes periodic with the cycle's length (the longest path of runs and sleeps back to
-it). Triggered tasks' deadlines are the period of the periodic task that starts their cascade.
+A trigger cycle (threads waking each other in turn) is cut at its first piece in file order
+(with every piece its barrier releases), which becomes periodic with the cycle's length: the
+longest path of runs and sleeps back to it, or through its thread's own loop if longer. Unlike
+rt-app's condition variables, where a wake that comes before the wait is lost, a trigger
+counts every finished job. Triggered tasks' deadlines are the period of the periodic task that starts their cascade.
 Each periodic task that triggers others heads a chain: the longest trigger path from it.
 """
 
@@ -158,6 +160,8 @@ def cut(name, events: list, src, warn_once, start_release) -> list:
     cur = Piece(name, release=("event", opening) if opening else start_release,
                 line=opening.line if opening else (events[0].line if events else 0))
     for ev in seq:
+        if ev.kind in WAKES or ev.kind in ("suspend", "wait", "barrier"):
+            cond_name(ev, at(src, name, ev))  # a name (or {ref}) where rt-app wants one
         if ev.kind in RELEASES:
             if ev.kind == "sync":
                 cur.wakes.append(ev)  # signals the condition, then waits on it
