@@ -265,8 +265,9 @@ def test_a_thread_woken_by_several_follows_the_first_with_a_warning():
     d, t, warned = convert_text_tmp(json.dumps({"tasks": {
         "a": {"run": 100, "resume": "sub", "timer": {"ref": "t", "period": 1000}},
         "b": {"run": 200, "resume": "sub", "timer": {"ref": "u", "period": 1000}},
-        "sub": {"suspend": "sub", "run": 50}}}))
-    assert t["sub"]["trigger"] == "a"
+        "sub": {"suspend": "sub", "run": 50, "delay": 10}}}))
+    assert t["sub"]["trigger"] == "a" and "offset" not in t["sub"]
+    assert any("'delay' 10 us on a thread released by other threads" in w for w in warned)
     assert any("woken by any of 2 threads (a, b)" in w and "not modelled" in w for w in warned)
 
 

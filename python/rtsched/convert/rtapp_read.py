@@ -236,6 +236,9 @@ def _pieces(name, th, events, src, delay, pol, warn, once) -> list | dict:
         job[0].release = ("period", period * mult, delay)
         return job
     if blocks:
+        if delay:
+            warn(f"{where}: 'delay' {delay} us on a thread released by other threads: not modelled (a triggered "
+                 "task has no offset)")
         return cut(name, smallest_unit(events), src, once, None)
     # run and sleep only: the loop is cut after its last sleep
     sleeps = [i for i, e in enumerate(events) if e.kind == "sleep" and whole(e.value, f"{where}: event '{e.key}'")]
