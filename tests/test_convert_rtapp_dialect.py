@@ -236,7 +236,9 @@ def test_thread_keys_and_global_options():
                    "run": 200, "timer": {"ref": "u", "period": 1000}},
             "ph": {"phases": {"x": {"cpus": [0], "run": 100, "sleep": 400}, "y": {"cpus": [1], "loop": 2, "run": 100,
                                                                                  "sleep": 400}}},
-            "hog": {"policy": "SCHED_OTHER", "run": 1000}}}), cpus=2)
+            "hog": {"policy": "SCHED_OTHER", "run": 1000},
+            "never": {"instance": 0, "run": 10, "sleep": 10}}}), cpus=2)
+    assert not any(n.startswith("never") for n in t)
     assert t["a-0"]["cpu"] == t["a-1"]["cpu"] == 1 and t["a-0"]["priority"] == 7 and "policy" not in t["a-0"]
     assert d["run"] == {"default_policy": "fifo", "duration": "3s"}
     assert t["o"]["nice"] == -5 and t["o"]["policy"] == "other" and t["o"]["period"] == "1000000ns"
@@ -244,7 +246,8 @@ def test_thread_keys_and_global_options():
     # three phases of 100 run + 400 sleep: one 500 us job repeated, on both CPUs (the union)
     assert t["ph"]["period"] == "500000ns" and "cpu" not in t["ph"]
     assert t["hog"] == {"name": "hog", "class": "fair", "behaviour": "hog", "policy": "other"}
-    for words in ("'taskgroup'", "'util_min'", "'loop': 4", "changes between phases", "best-effort hog"):
+    for words in ("'taskgroup'", "'util_min'", "'loop': 4", "changes between phases", "best-effort hog",
+                  "task 'never': instance 0 and no thread forks it"):
         assert any(words in w for w in warned), words
     assert not any("pi_enabled" in w for w in warned) and not any("calibration" in w for w in warned)
 

@@ -382,6 +382,10 @@ def from_rtapp(doc: Obj, src: str, cpus: int, warn, cpus_given: bool = True) -> 
             lk.add(iname, ps)
             order.extend(ps)
             attrs[iname] = (own, pol, th)
+    forked = {target for _, target, _ in forks}
+    for (name, th), line in zip(tasks, tasks.lines):
+        if isinstance(th, Obj) and th.get("instance") == 0 and name not in forked:
+            warn(f"{src}:{line}: task '{name}': instance 0 and no thread forks it: rt-app never runs it, no task")
     for forker, target, e in forks:
         _fork(lk, forker, target, e, tasks.get(target), src, warn, once, attrs, order, default_policy)
     limit = sys.getrecursionlimit()
