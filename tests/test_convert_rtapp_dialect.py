@@ -76,6 +76,13 @@ def test_a_fragment_without_tasks_is_refused_as_one(tmp_path, body, words):
     assert words in p.stderr and "Traceback" not in p.stderr
 
 
+def test_a_file_opening_with_a_comment_is_read_as_rtapp(tmp_path):
+    f = tmp_path / "c.json"
+    f.write_text('/* a header */\n// and a line\n{"tasks": {"t": {"run": 100, "timer": {"ref": "u", "period": 1000}}}}')
+    ts, kind, _ = read(f, cpus=1)
+    assert kind == "rtapp" and ts.task_names == ["t"]
+
+
 def test_a_broken_rtsched_json_file_is_not_told_as_rtapp(tmp_path):
     f = tmp_path / "set.json"
     f.write_text('{"platform": {"cpus": 1}, "resources": ["bus"], "tasks": [{"name": "a", "period": 10 "wcet": 1}]}')

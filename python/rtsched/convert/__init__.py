@@ -20,6 +20,8 @@ MAX_INPUT_BYTES = 32 << 20  # as the Rust reader (MAX_TASKSET_BYTES)
 #: An rt-app file's ``"tasks": {`` (rtsched's ``tasks`` is a list), or a merge/ fragment's
 #: ``"global"``/``"resources"`` object at the top: how a file rt-app's parser would refuse is
 #: still told as rt-app's, with the line and column of its syntax error.
+#: Whitespace and C comments before a JSON document's ``{`` (rt-app files may open with one).
+_LEADING = re.compile(r"\A(?:\s+|/\*.*?\*/|//[^\n]*)*", re.S)
 _RTAPP_HINT = re.compile(r'"(tasks|global|resources)"\s*:\s*\{')
 
 
@@ -28,8 +30,7 @@ def detect(text: str, source: str = "<text>"):
     rt-app's (``_RTAPP_HINT``) but does not parse raises InputError naming line and column."""
     if simso.is_simso(text):
         return "simso", None
-    stripped = text.lstrip()
-    if stripped.startswith("{"):
+    if _LEADING.sub("", text).startswith("{"):
         try:
             doc = rtapp.loads(text)
         except rtapp.DialectError as e:
