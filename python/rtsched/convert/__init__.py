@@ -21,7 +21,7 @@ MAX_INPUT_BYTES = 32 << 20  # as the Rust reader (MAX_TASKSET_BYTES)
 #: ``"global"``/``"resources"`` object at the top: how a file rt-app's parser would refuse is
 #: still told as rt-app's, with the line and column of its syntax error.
 #: Whitespace and C comments before a JSON document's ``{`` (rt-app files may open with one).
-_LEADING = re.compile(r"\A(?:\s+|/\*.*?\*/|//[^\n]*)*", re.S)
+_LEADING = re.compile(r"\A(?:\s|/\*.*?\*/|//[^\n]*)*", re.S)
 _RTAPP_HINT = re.compile(r'"(tasks|global|resources)"\s*:\s*\{')
 
 
