@@ -332,28 +332,25 @@ def _globals(doc, src, warn):
     return glob, default_policy
 
 
-def from_rtapp(doc: Obj, src: str, cpus: int, warn, cpus_given: bool = True) -> dict:
-    """The rtsched task-set document (a dict, durations as ``"NNNns"``) an rt-app file
-    describes. ``cpus``: the platform's CPUs (widened to the CPUs the file names when
-    ``cpus_given`` is false). ``warn(msg)`` is told of each approximation."""
-    if "tasks" not in doc:
-        raise InputError(f"{src}: a fragment with no tasks (only {', '.join(doc.keys())}): rt-app's doc/merge.py "
-                         "joins such pieces into one file; convert the joined file")
-    glob, default_policy = _globals(doc, src, warn)
-    once = _Once(warn)
-    lk, attrs, fixed, order, forks = Linker(src, warn), {}, [], [], []
-    m = cpus
-    tasks = doc.get("tasks")
-    names = set(tasks.keys())
-    for (name, th), line in zip(tasks, tasks.lines):
+class _Reading:
+    """What the threads read so far: the linker of their pieces, each thread's task fields,
+    the tasks that are no pieces (hogs, legacy threads), the forks, the platform."""
+
+    def __init__(self, src, cpus, cpus_given, warn, default_policy):
+        self.src, self.m, self.cpus_given, self.warn = src, cpus, cpus_given, warn
+        self.default_policy, self.once = default_policy, _Once(warn)
+        self.lk, self.attrs, self.fixed, self.order, self.forks = Linker(src, warn), {}, [], [], []
+
+    def thread(self, name, th, line, names):
+        src, warn = self.src, self.warn
         if not isinstance(th, Obj):
             raise InputError(f"{src}:{line}: task '{name}': expected an object")
-        pol = _policy(name, th, src, default_policy, warn)
-        cpu, m = _thread_cpus(name, th, src, m, cpus_given, warn)
+        pol = _policy(name, th, src, self.default_policy, warn)
+        cpu, self.m = _thread_cpus(name, th, src, self.m, self.cpus_given, warn)
         delay = whole(th.get("delay", 0), f"{src}:{th.line_of('delay')}: task '{name}': field 'delay'")
         instances = whole(th.get("instance", 1), f"{src}:{th.line_of('instance')}: task '{name}': field 'instance'",
                           0, unit="threads")
-        if len(attrs) + len(fixed) + instances > MAX_TASKS:
+        if len(self.attrs) + len(self.fixed) + instances > MAX_TASKS:
             raise InputError(f"{src}:{th.line}: task '{name}': field 'instance': more than {MAX_TASKS} tasks in all")
         loop = th.get("loop", -1)
         if loop != -1:
@@ -365,44 +362,58 @@ def from_rtapp(doc: Obj, src: str, cpus: int, warn, cpus_given: bool = True) -> 
             own["cpu"] = cpu
         legacy = "exec" in th
         events = None if legacy else unroll(name, th, src)
-        forked_by = [(e, cond_name(e, at(src, name, e))) for e in (events or []) if e.kind == "fork"]
-        for e, target in forked_by:
-            if target not in names:
-                raise InputError(f"{src}:{e.line}: task '{name}', event '{e.key}': forks '{target}', no such task")
-            forks.append((name, target, e))
+        for e in (events or []):
+            if e.kind == "fork":
+                target = cond_name(e, at(src, name, e))
+                if target not in names:
+                    raise InputError(f"{src}:{e.line}: task '{name}', event '{e.key}': forks '{target}', no such task")
+                self.forks.append((name, target, e))
         for k in range(instances):
             iname = name if instances == 1 else f"{name}-{k}"
             if legacy:
-                fixed.append(({"name": iname, **_legacy(name, th, src, pol, warn), **own}, th))
+                self.fixed.append({"name": iname, **_legacy(name, th, src, pol, warn), **own})
                 continue
-            ps = _pieces(iname, th, events, src, delay, pol, warn, once)
+            ps = _pieces(iname, th, events, src, delay, pol, warn, self.once)
             if isinstance(ps, dict):
-                fixed.append(({"name": iname, **ps, **own}, th))
+                self.fixed.append({"name": iname, **ps, **own})
                 continue
-            lk.add(iname, ps)
-            order.extend(ps)
-            attrs[iname] = (own, pol, th)
-    forked = {target for _, target, _ in forks}
+            self.lk.add(iname, ps)
+            self.order.extend(ps)
+            self.attrs[iname] = (own, pol, th)
+
+
+def from_rtapp(doc: Obj, src: str, cpus: int, warn, cpus_given: bool = True) -> dict:
+    """The rtsched task-set document (a dict, durations as ``"NNNns"``) an rt-app file
+    describes. ``cpus``: the platform's CPUs (widened to the CPUs the file names when
+    ``cpus_given`` is false). ``warn(msg)`` is told of each approximation."""
+    if "tasks" not in doc:
+        raise InputError(f"{src}: a fragment with no tasks (only {', '.join(doc.keys())}): rt-app's doc/merge.py "
+                         "joins such pieces into one file; convert the joined file")
+    glob, default_policy = _globals(doc, src, warn)
+    rd = _Reading(src, cpus, cpus_given, warn, default_policy)
+    tasks = doc.get("tasks")
     for (name, th), line in zip(tasks, tasks.lines):
-        if isinstance(th, Obj) and th.get("instance") == 0 and name not in forked:
+        rd.thread(name, th, line, set(tasks.keys()))
+    forked = {target for _, target, _ in rd.forks}
+    for (name, th), line in zip(tasks, tasks.lines):
+        if th.get("instance") == 0 and name not in forked:
             warn(f"{src}:{line}: task '{name}': instance 0 and no thread forks it: rt-app never runs it, no task")
-    for forker, target, e in forks:
-        _fork(lk, forker, target, e, tasks.get(target), src, warn, once, attrs, order, default_policy)
+    for forker, target, e in rd.forks:
+        _fork(rd.lk, forker, target, e, tasks.get(target), src, warn, rd.once, rd.attrs, rd.order, default_policy)
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(limit, 4 * MAX_PIECES + 1000))  # trigger paths are walked recursively
     try:
-        rel = releases(lk, order)
-        eff = periods(rel, order)
-        cs = chains(rel, order)
+        rel = releases(rd.lk, rd.order)
+        eff = periods(rel, rd.order)
+        cs = chains(rel, rd.order)
     finally:
         sys.setrecursionlimit(limit)
-    out = [t for t, _ in fixed]
-    for p in order:
-        if p.name not in rel:
-            continue
-        own, pol, th = attrs[p.thread]
-        out.append(_task(p, rel[p.name], eff[p.name], own, pol, src, warn, once))
-    ts = {"name": src.rsplit("/", 1)[-1], "description": "converted from rt-app", "platform": {"cpus": m},
+    out = list(rd.fixed)
+    for p in rd.order:
+        if p.name in rel:
+            own, pol, _ = rd.attrs[p.thread]
+            out.append(_task(p, rel[p.name], eff[p.name], own, pol, src, warn, rd.once))
+    ts = {"name": src.rsplit("/", 1)[-1], "description": "converted from rt-app", "platform": {"cpus": rd.m},
           "tasks": out, "run": {"default_policy": POLICY_OF[default_policy]}}
     if glob.get("pi_enabled"):
         ts["description"] += "; pi_enabled: mutexes with priority inheritance (run with a :pi backend, e.g. kernel:fifo:file:pi)"
@@ -411,10 +422,11 @@ def from_rtapp(doc: Obj, src: str, cpus: int, warn, cpus_given: bool = True) -> 
         ts["run"]["duration"] = f"{whole(duration, f'{src}: field global.duration', 1, unit='seconds')}s"
     if cs:
         ts["chains"] = cs
-    tnames = [t["name"] for t in out]
-    dup = next((n for n in tnames if tnames.count(n) > 1), None)
-    if dup:
-        raise InputError(f"{src}: task '{dup}': two tasks of that name once instances and pieces are numbered")
+    seen = set()
+    for t in out:
+        if t["name"] in seen:
+            raise InputError(f"{src}: task '{t['name']}': two tasks of that name once instances and pieces are numbered")
+        seen.add(t["name"])
     return ts
 
 
