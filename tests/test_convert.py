@@ -25,7 +25,8 @@ import pytest
 import rtsched
 from conftest import run_cli
 from rtsched.convert import from_document, read, rtapp_text
-from rtsched.convert.rtapp import fifo_levels, loads, to_rtapp
+from rtsched.convert.rtapp import loads
+from rtsched.convert.rtapp_export import fifo_levels, to_rtapp
 
 DATA = Path(__file__).resolve().parent / "data" / "convert"
 MS = 1_000_000

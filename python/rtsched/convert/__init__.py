@@ -11,17 +11,17 @@ import os
 import re
 
 from .._core import InputError, TaskSet, parse_taskset, to_yaml
-from . import rtapp, simso
+from . import rtapp, rtapp_export, simso
 
 #: The largest input read (an rt-app or SimSo file is a few kilobytes).
 MAX_INPUT_BYTES = 32 << 20  # as the Rust reader (MAX_TASKSET_BYTES)
 
 
-#: An rt-app file's ``"tasks": {`` (rtsched's ``tasks`` is a list), or a merge/ fragment's
-#: ``"global"``/``"resources"`` object at the top: how a file rt-app's parser would refuse is
-#: still told as rt-app's, with the line and column of its syntax error.
 #: Whitespace and C comments before a JSON document's ``{`` (rt-app files may open with one).
 _LEADING = re.compile(r"\A(?:\s|/\*.*?\*/|//[^\n]*)*", re.S)
+#: An rt-app file's ``"tasks": {`` (rtsched's ``tasks`` is a list), or a merge/ fragment's
+#: ``"global"``/``"resources"`` object: how a file rt-app's parser would refuse is still told
+#: as rt-app's, with the line and column of its syntax error.
 _RTAPP_HINT = re.compile(r'"(tasks|global|resources)"\s*:\s*\{')
 
 
@@ -95,4 +95,4 @@ def rtsched_text(ts: TaskSet, fmt: str, name: str | None = None, description: st
 
 
 def rtapp_text(ts: TaskSet, backend: str, warn=lambda msg: None, pi: bool = False) -> str:
-    return json.dumps(rtapp.to_rtapp(ts, backend, warn, pi=pi), indent=2) + "\n"
+    return json.dumps(rtapp_export.to_rtapp(ts, backend, warn, pi=pi), indent=2) + "\n"
