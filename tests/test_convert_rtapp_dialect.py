@@ -377,3 +377,35 @@ def test_rtapps_own_examples_convert_validate_and_simulate_under_linux():
         assert (len(r.jobs) > 0) == bool(real_time) and set(r.chains.chain.unique()) <= set(heads), rel
         converted.append(rel)
     assert (len(files), len(converted), len(refused)) == (28, 24, 4), (converted, refused)
+
+
+# ----------------------------------------------------------------------------- the export read back
+
+CHAIN_SET = """\
+platform: {cpus: 2}
+run: {duration: 1s}
+tasks:
+  - {name: head, period: 10ms, wcet: 1ms, priority: 30}
+  - {name: mid, trigger: head, deadline: 10ms, segments: [1ms, {suspend: 500us}, 500us], priority: 20}
+  - {name: side, period: 20ms, wcet: 2ms, priority: 25}
+  - {name: join, trigger: {all: [mid, side]}, deadline: 20ms, wcet: 1ms, priority: 10}
+chains:
+  - {name: head, tasks: [head, mid, join]}
+"""
+
+
+def test_the_export_of_a_chain_set_reads_back_to_the_same_triggers_segments_and_chain(tmp_path):
+    """convert --to rt-app (rtapp_export) then this reader: the triggers, the join, the
+    suspension segments, the periods and the chain come back (a differential test of the two
+    directions; the export writes `all` as one suspend per member, in the members' order)."""
+    from rtsched.convert.rtapp_export import to_rtapp
+
+    f = tmp_path / "set.yaml"
+    f.write_text(CHAIN_SET)
+    exported = json.dumps(to_rtapp(rtsched.load_taskset(f), "kernel:fifo:file", lambda m: None))
+    d, t, warned = convert_text_tmp(exported, cpus=2)
+    assert t["head"]["period"] == "10000000ns" and t["side"]["period"] == "20000000ns"
+    assert t["mid"]["trigger"] == "head" and t["join"]["trigger"] == {"all": ["mid", "side"]}
+    assert t["mid"]["segments"] == ["1000000ns", {"suspend": "500000ns"}, "500000ns"]
+    assert [t[n]["priority"] for n in ("head", "mid", "side", "join")] == [30, 20, 25, 10]
+    assert {"name": "head", "tasks": ["head", "mid", "join"]} in d["chains"]
