@@ -409,3 +409,17 @@ def test_the_export_of_a_chain_set_reads_back_to_the_same_triggers_segments_and_
     assert t["mid"]["segments"] == ["1000000ns", {"suspend": "500000ns"}, "500000ns"]
     assert [t[n]["priority"] for n in ("head", "mid", "side", "join")] == [30, 20, 25, 10]
     assert {"name": "head", "tasks": ["head", "mid", "join"]} in d["chains"]
+
+
+def test_the_export_of_a_fork_join_task_is_refused_on_the_way_back(tmp_path):
+    """Its lanes wait for their timers and meet at barriers: a task released by a timer and by
+    other threads together, which rtsched has not (docs/workloads.md, fork-join tasks)."""
+    from test_convert import FORK_JOIN
+
+    from rtsched.convert.rtapp_export import to_rtapp
+
+    f = tmp_path / "fj.yaml"
+    f.write_text(FORK_JOIN)
+    exported = json.dumps(to_rtapp(rtsched.load_taskset(f), "kernel:fifo:file", lambda m: None))
+    with pytest.raises(rtsched.InputError, match="task 'fft.0', event 'barrier0': waits both for its timer"):
+        convert_text_tmp(exported, cpus=2)
