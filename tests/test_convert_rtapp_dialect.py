@@ -414,9 +414,8 @@ def test_the_export_of_a_chain_set_reads_back_to_the_same_triggers_segments_and_
 def test_the_export_of_a_fork_join_task_is_refused_on_the_way_back(tmp_path):
     """Its lanes wait for their timers and meet at barriers: a task released by a timer and by
     other threads together, which rtsched has not (docs/workloads.md, fork-join tasks)."""
-    from test_convert import FORK_JOIN
-
     from rtsched.convert.rtapp_export import to_rtapp
+    from test_convert import FORK_JOIN
 
     f = tmp_path / "fj.yaml"
     f.write_text(FORK_JOIN)
