@@ -326,9 +326,11 @@ def test_a_long_pipeline_of_wakes_converts_and_too_many_pieces_are_refused():
 
 
 _events = st.sampled_from(["run", "runtime", "sleep", "timer", "suspend", "resume", "signal", "wait", "broad", "sync",
-                           "barrier", "lock", "unlock", "fork", "yield", "mem", "iorun", "loop", "instance", "cpus"])
+                           "barrier", "lock", "unlock", "fork", "yield", "mem", "iorun", "loop", "instance", "cpus",
+                           "phases", "exec", "period", "lock_order", "resources", "policy", "dl-runtime"])
 _vals = st.sampled_from([100, 0, -1, 2, "a", "b", "c", "m", {"ref": "a", "mutex": "m"}, {"ref": "t", "period": 1000},
-                         [0], None, 1.5])
+                         [0], None, 1.5, ["m"], {"m": {"duration": 5, "access": ["n"]}}, "SCHED_DEADLINE",
+                         {"p": {"run": 10, "suspend": "a", "loop": 2}, "q": {"resume": "b", "sleep": 5}}])
 
 
 @settings(max_examples=300, deadline=None)
