@@ -17,7 +17,8 @@ A trigger cycle (threads waking each other in turn) is cut at its first piece in
 longest path of runs and sleeps back to it, or through its thread's own loop if longer. Unlike
 rt-app's condition variables, where a wake that comes before the wait is lost, a trigger
 counts every finished job. Triggered tasks' deadlines are the period of the periodic task that starts their cascade.
-Each periodic task that triggers others heads a chain: the longest trigger path from it.
+Each periodic task that triggers others heads a chain: the trigger path from it that passes
+from thread to thread most often (the longest of those).
 """
 
 from __future__ import annotations
@@ -467,28 +468,29 @@ def _longest_from(group, rel, by_name):
 
 
 def chains(rel: dict, order: list) -> list:
-    """One chain per periodic task that triggers others: the longest trigger path from it."""
+    """One chain per periodic task that triggers others: the trigger path from it that passes
+    from thread to thread most often (a pipeline of threads), the longest among those."""
     succ = {}
     for n, r in rel.items():
         for m in _members(r):
             succ.setdefault(m.name, []).append(n)
+    thread = {p.name: p.thread for p in order}
     memo = {}
 
-    def longest(n):
+    def best(n):
+        """(thread changes, tasks) of the best path from ``n``, and the path."""
         if n not in memo:
-            best = [n]
+            score, path = (0, 1), [n]
             for s in succ.get(n, []):
-                cand = [n] + longest(s)
-                if len(cand) > len(best):
-                    best = cand
-            memo[n] = best
+                (changes, length), rest = best(s)
+                cand = (changes + (thread[s] != thread[n]), length + 1)
+                if cand > score:
+                    score, path = cand, [n] + rest
+            memo[n] = (score, path)
         return memo[n]
 
-    out = []
-    for p in order:
-        if p.name in rel and rel[p.name][0] == "period" and succ.get(p.name):
-            out.append({"name": p.name, "tasks": longest(p.name)})
-    return out
+    return [{"name": p.name, "tasks": best(p.name)[1]} for p in order
+            if p.name in rel and rel[p.name][0] == "period" and succ.get(p.name)]
 
 
 def periods(rel: dict, order: list) -> dict:
