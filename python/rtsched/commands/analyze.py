@@ -9,7 +9,7 @@ from __future__ import annotations
 import textwrap
 
 from .. import _core
-from ..analysis import analyze, overhead_analysis, partition_attempts, simulated_max_response
+from ..analysis import analyze, chain_bounds, overhead_analysis, partition_attempts, simulated_max_response
 from ..durations import in_unit
 from ..tables import Column, output_width, render, to_json
 
@@ -22,6 +22,8 @@ def register(sub):
                                    "every task has a cpu, and on several CPUs partitioning tried (FFD, WFD, BFD, LWFG with groups) "
                                    "under each uniprocessor admission test. The response-time analyses' per-task bounds are shown by "
                                    "task, and with --simulate beside each task's simulated maximum response. "
+                                   "For triggered and self-suspending tasks: holistic response-time analysis and the suspension tests; "
+                                   "for a set with chains, a table of each chain's end-to-end bounds (docs/chains.md, Analysis). "
                                    "With overheads (--overheads, or the task file's run.overheads) each test also runs on the WCETs "
                                    "inflated by them, shown beside the plain verdict.")
     p.add_argument("file", metavar="FILE")
@@ -41,7 +43,9 @@ def register(sub):
                         "'partitions' (on several CPUs: heuristic, admission, cpu_loads and the per-CPU test's verdict as in 'tests'); "
                         "with overheads also with_overheads, "
                         "verdict_with_overheads and overhead_detail) and, with overheads, 'overheads' (description, costs in ns) "
-                        "and 'inflated' (each task's inflated WCET and deadline in ns)")
+                        "and 'inflated' (each task's inflated WCET and deadline in ns); for a set with chains, 'chains' by name "
+                        "(communication, latency_ns, data_age_ns, reaction_time_ns: the bounds, null where one does not apply; "
+                        "deadline_ns, meets_deadline, method, exact, note)")
     p.set_defaults(func=run)
 
 
@@ -101,6 +105,23 @@ def _bounds_table(ts, verdicts, simulate: bool) -> str | None:
                 r = by_task.get(n)
                 cells[n].append("-" if r is None else _us(r))
     return _table(head, [cells[n] for n in names])
+def _chains_table(bounds) -> str:
+    """The chains' bounds: latency for an event chain, data age and reaction time for a
+    data-flow one (LET's exact), in ms."""
+
+    def ms(ns):
+        return "-" if ns is None else in_unit(ns, "ms", 3)
+
+    rows = []
+    for b in bounds:
+        deadline = "-" if b["deadline_ns"] is None else f"{ms(b['deadline_ns'])} ({'met' if b['meets_deadline'] else 'NOT met'})"
+        kind = b["communication"] or "event"
+        method = b["method"] + (" (exact)" if b["exact"] else "") if b["method"] else b["note"]
+        rows.append([b["chain"], kind, ms(b["latency_ns"]), ms(b["data_age_ns"]), ms(b["reaction_time_ns"]), deadline,
+                     method if not b["note"] or not b["method"] else f"{method}: {b['note']}"])
+    columns = [Column("chain"), Column("kind"), Column("latency ≤ ms", ">"), Column("data age ≤ ms", ">"),
+               Column("reaction ≤ ms", ">"), Column("deadline ms", ">", 1), Column("analysis", fold=True)]
+    return "chain bounds (docs/chains.md, \"Analysis\"):\n" + _table(columns, rows)
 
 
 def run(args):
@@ -117,6 +138,8 @@ def run(args):
             _simulated(ts, tests)
         doc = {"file": ts.source, "tasks": len(ts.task_names), "cpus": ts.cpus, "utilization": ts.utilization,
                "tests": tests, "partitions": partition_attempts(ts)}
+        if ts.chain_names:
+            doc["chains"] = {b["chain"]: {k: v for k, v in b.items() if k != "chain"} for b in chain_bounds(ts)}
         if oa is not None:
             doc["overheads"] = {"description": oa["overheads"], "statistic": statistic if args.overheads else None,
                                 "costs_ns": oa["costs"]}
@@ -130,6 +153,8 @@ def run(args):
         print(_table([Column("test"), Column("verdict"), Column("detail", fold=True)], rows))
         _print_bounds(ts, verdicts, args.simulate)
         _print_partitions(ts)
+        if ts.chain_names:
+            print(_chains_table(chain_bounds(ts)))
         return 0
     source = "" if args.overheads else " (the task file's run.overheads)"
     line, width = f"overheads{source}: {oa['overheads']}", output_width()
@@ -156,6 +181,8 @@ def run(args):
                   Column("detail (with overheads)", fold=True)], rows))
     _print_bounds(ts, verdicts, args.simulate)
     _print_partitions(ts)
+    if ts.chain_names:
+        print(_chains_table(chain_bounds(ts)))
     return 0
 
 

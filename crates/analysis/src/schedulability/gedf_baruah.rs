@@ -32,7 +32,7 @@
 //!
 //! Registry entry (`registry.rs`): `gedf-baruah`.
 
-use super::registry::{Applies, Cpus, Deadlines, Entry, Kind, Tasks, WithOverheads};
+use super::registry::{Applies, Cpus, Deadlines, Entry, Flow, Kind, Tasks, WithOverheads};
 use super::{Cdt, Verdict};
 use rtsched_model::Time;
 
@@ -48,6 +48,7 @@ pub const GEDF_BARUAH: Entry = Entry {
         deadlines: Deadlines::Constrained,
         sections: false,
         priorities: false,
+        flow: Flow::Not,
     },
     verdict: |s| {
         let (ok, detail) = baruah(s.cdt(), s.cpus(), true);

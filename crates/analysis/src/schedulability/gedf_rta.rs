@@ -28,7 +28,7 @@
 
 use super::bounds::{self, Quantity};
 use super::gfp_rta::{fixed_point, workload};
-use super::registry::{Applies, Cpus, Deadlines, Entry, Kind, Tasks, WithOverheads};
+use super::registry::{Applies, Cpus, Deadlines, Entry, Flow, Kind, Tasks, WithOverheads};
 use super::{Cdt, Verdict};
 use rtsched_model::Time;
 
@@ -43,6 +43,7 @@ pub const GEDF_RTA: Entry = Entry {
         deadlines: Deadlines::Constrained,
         sections: false,
         priorities: false,
+        flow: Flow::Not,
     },
     verdict: |s| {
         let r = response_times(s.cdt(), s.cpus());

@@ -39,7 +39,7 @@
 
 use super::bounds::{self, Quantity};
 use super::registry::{
-    Applies, Cpus, Deadlines, Entry, Kind, Priorities, Subject, Tasks, WithOverheads,
+    Applies, Cpus, Deadlines, Entry, Flow, Kind, Priorities, Subject, Tasks, WithOverheads,
 };
 use super::{Cdt, Verdict};
 use rtsched_model::Time;
@@ -51,6 +51,7 @@ const GLOBAL_CONSTRAINED: Applies = Applies {
     deadlines: Deadlines::Constrained,
     sections: false,
     priorities: false,
+    flow: Flow::Not,
 };
 
 const BC: &str = "Bertogna & Cirinei, RTSS 2007";
