@@ -184,15 +184,20 @@ pub fn interference(k: &Cdt, hp: &[(Cdt, Time)], x: Time, m: u32, carry: CarryIn
     }
 }
 
-/// Iterations of a fixed point before the bound is given up (inconclusive).
-pub const MAX_ITER: u32 = 10_000;
+/// Iterations of a fixed point before it is looked for by bisection.
+pub const MAX_ITER: u32 = 1_000;
 
-/// The least fixed point x = C_k + ⌊I(x)/m⌋ from x = C_k, or None once it passes D_k (or
-/// after [`MAX_ITER`] iterations).
+/// The least fixed point x = C_k + ⌊I(x)/m⌋ from x = C_k, or None once it passes D_k. The
+/// iteration can crawl (in ns, by less than a ns per CPU while a few terms sit at their cap):
+/// after [`MAX_ITER`] steps, a point y ≤ D_k with C_k + ⌊I(y)/m⌋ ≤ y is found by bisection.
+/// Such a y bounds the response time as well (the job cannot be kept waiting through a window
+/// whose interference is too small to fill it), if not always the least one; None when D_k is
+/// not such a point.
 pub fn fixed_point(k: &Cdt, m: u32, interference: impl Fn(Time) -> u128) -> Option<Time> {
+    let f = |x: Time| k.c as u128 + interference(x) / m as u128;
     let mut x = k.c;
     for _ in 0..MAX_ITER {
-        let next = k.c as u128 + interference(x) / m as u128;
+        let next = f(x);
         if next > k.d as u128 {
             return None;
         }
@@ -201,7 +206,19 @@ pub fn fixed_point(k: &Cdt, m: u32, interference: impl Fn(Time) -> u128) -> Opti
         }
         x = next as Time;
     }
-    None
+    if f(k.d) > k.d as u128 {
+        return None;
+    }
+    let (mut lo, mut hi) = (x, k.d);
+    while hi - lo > 1 {
+        let mid = lo + (hi - lo) / 2;
+        if f(mid) <= mid as u128 {
+            hi = mid;
+        } else {
+            lo = mid;
+        }
+    }
+    Some(hi)
 }
 
 /// Each task's response-time bound under global FP with priorities `prio` (larger is more
