@@ -12,7 +12,7 @@
 //!
 //! Negative controls (`weakened_analyses_are_caught`): each analysis with its interference term
 //! spread over m + 1 CPUs instead of m gives a bound below a simulated maximum response on some
-//! generated set, and Baruah's test without its carry-in terms accepts a set that misses, so
+//! generated set, and Baruah's test comparing against m + 1 CPUs accepts a set that misses, so
 //! the properties above can fail.
 
 use proptest::prelude::*;
@@ -113,8 +113,8 @@ fn weakened(name: &str, ts: &TaskSet) -> Vec<Option<Time>> {
     }
 }
 
-/// Whether Baruah's test, weakened, accepts `ts`: without its carry-in terms (`carry_in`
-/// false), or with the m CPUs' work compared against m + 1 CPUs' capacity.
+/// Whether Baruah's test, weakened, accepts `ts`: with the m CPUs' work compared against
+/// m + 1 CPUs' capacity (`carry_in`), or without its carry-in terms.
 fn baruah_weakened(ts: &TaskSet, carry_in: bool) -> bool {
     let cdt: Vec<Cdt> = ts.tasks.iter().map(Cdt::from).collect();
     let m = ts.platform.cpus;

@@ -27,8 +27,10 @@
 //!
 //! Overhead-aware form: the inflation for global EDF (`crate::overheads`). Checked against the
 //! simulator (`tests/global_rta_vs_sim.rs`): a set it accepts never misses under `gedf` from a
-//! synchronous release at WCET; the test without carry-in (every I_2 − I_1 dropped, the
-//! negative control) accepts a set that misses.
+//! synchronous release at WCET; the test weakened to compare the work against m + 1 CPUs'
+//! capacity (the negative control) accepts a set that misses. (`carry_in` false, which drops
+//! the I_2 − I_1 terms, is the other weakening; on the generated sets it is caught too rarely
+//! to be the control.)
 //!
 //! Registry entry (`registry.rs`): `gedf-baruah`.
 
