@@ -71,6 +71,9 @@ fn simulated_by(test: &str) -> Option<&'static str> {
     schedulability::bounds::simulated_by(test)
 }
 
+/// A scheduler and each task's maximum response under it (ns; None: no job completed).
+type SimulatedMax = (&'static str, Vec<Option<u64>>);
+
 /// The scheduler test `test`'s per-task bounds speak for (`bounds::simulated_by`), and each
 /// task's maximum response time under it (ns; None: no job completed), simulated from a
 /// synchronous periodic release at WCET without overheads (`bounds::synchronous_at_wcet`, over
@@ -81,7 +84,7 @@ fn simulated_max_response(
     py: Python<'_>,
     taskset: &PyTaskSet,
     test: &str,
-) -> PyResult<Option<(&'static str, Vec<Option<u64>>)>> {
+) -> PyResult<Option<SimulatedMax>> {
     use schedulability::bounds;
     let Some(scheduler) = bounds::simulated_by(test) else {
         return Ok(None);
