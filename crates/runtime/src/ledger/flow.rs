@@ -18,6 +18,12 @@
 //! - **Chains.** Each job of a chain's task carries, per chain, its *origin*: the release of
 //!   the first task's job it descends from (event chain), or the first task's read at the head
 //!   of the data it read (data-flow chain). See `chains.rs` of the results for the metrics.
+//!   A record leaves for the run's sink as soon as it is made when the run streams its
+//!   records ([`Ledger::stream_records`]), so a long run holds none of them.
+//! - **Paths** (for traces only, [`Ledger::keep_chain_paths`]): each job of a chain's task at
+//!   position i > 0 notes the job of position i − 1 it was released by or read from; a record
+//!   is then given its path, the job of each position walked back from its last, which the
+//!   trace links with flow arrows (`write_trace`).
 
 use super::{Ledger, Run};
 use crate::state::NEVER;
@@ -33,6 +39,9 @@ const NO_DATA: Origin = (NEVER, u64::MAX);
 const UNREAD: Origin = (NEVER, u64::MAX - 1);
 /// (time, the first task's job index).
 type Origin = (Time, u64);
+
+/// No job (a register nothing was handed to or published in yet).
+const NO_JOB: u64 = u64::MAX;
 
 /// The stream a task's suspension lengths are drawn from: apart from its demand and arrival
 /// streams (2 task, 2 task + 1), so a set's other draws do not change.
@@ -63,9 +72,17 @@ pub(super) struct Flow {
     /// that finished last to the next release at position i; data-flow, the origin of what
     /// position i published last (its output register).
     reg: Vec<Vec<Origin>>,
-    /// LET: per chain, per position, publications still to come (time, origin).
-    due: Vec<Vec<VecDeque<(Time, Origin)>>>,
+    /// Per chain, per position: the job index of the job whose hand-over or publication `reg`
+    /// holds.
+    reg_job: Vec<Vec<u64>>,
+    /// LET: per chain, per position, publications still to come (time, origin, job index).
+    due: Vec<Vec<VecDeque<(Time, Origin, u64)>>>,
     pub(super) records: Vec<ChainRecord>,
+    /// With [`Ledger::keep_chain_paths`]: per chain, per position, per job index, the job of
+    /// the previous position it was released by or read from (`NO_JOB` for none); and the
+    /// records' paths (`RunResult::chain_paths`).
+    from: Option<Vec<Vec<Vec<u64>>>>,
+    pub(super) paths: Vec<u64>,
     /// The counted window's end: an event chain's instance is counted if its first job is.
     duration: Time,
 }
@@ -125,12 +142,19 @@ impl Flow {
                 .iter()
                 .map(|c| vec![NO_DATA; c.tasks.len()])
                 .collect(),
+            reg_job: ts
+                .chains
+                .iter()
+                .map(|c| vec![NO_JOB; c.tasks.len()])
+                .collect(),
             due: ts
                 .chains
                 .iter()
                 .map(|c| vec![VecDeque::new(); c.tasks.len()])
                 .collect(),
             records: Vec::new(),
+            from: None,
+            paths: Vec::new(),
             duration: ts.run.duration,
         }))
     }
@@ -162,7 +186,11 @@ impl Flow {
             let (cu, iu) = (c as usize, i as usize);
             let o = match self.comm[cu] {
                 None if i == 0 => (at, job),
-                None => std::mem::replace(&mut self.reg[cu][iu], NO_DATA),
+                None => {
+                    let by = std::mem::replace(&mut self.reg_job[cu][iu], NO_JOB);
+                    self.note_from(c, i, job, by);
+                    std::mem::replace(&mut self.reg[cu][iu], NO_DATA)
+                }
                 Some(Communication::Implicit) => UNREAD,
                 Some(Communication::Let) => {
                     // Reads at its release what was published at or before it.
@@ -170,12 +198,15 @@ impl Flow {
                         (at, job)
                     } else {
                         let q = &mut self.due[cu][iu - 1];
-                        while q.front().is_some_and(|&(p, _)| p <= at) {
-                            self.reg[cu][iu - 1] = q.pop_front().expect("a front").1;
+                        while q.front().is_some_and(|&(p, _, _)| p <= at) {
+                            let (_, o, by) = q.pop_front().expect("a front");
+                            self.reg[cu][iu - 1] = o;
+                            self.reg_job[cu][iu - 1] = by;
                         }
+                        self.note_from(c, i, job, self.reg_job[cu][iu - 1]);
                         self.reg[cu][iu - 1]
                     };
-                    self.due[cu][iu].push_back((at + d, o));
+                    self.due[cu][iu].push_back((at + d, o, job));
                     if i == self.last[cu] && counted {
                         self.output(c, job, o, at + d);
                     }
@@ -186,8 +217,9 @@ impl Flow {
         }
     }
 
-    /// A job of `task` (slot `slot`) first runs at `now`: an implicit reader reads its input.
-    pub(super) fn started(&mut self, task: u32, slot: u32, now: Time) {
+    /// A job of `task` (slot `slot`, its `job`-th) first runs at `now`: an implicit reader
+    /// reads its input.
+    pub(super) fn started(&mut self, task: u32, slot: u32, job: u64, now: Time) {
         for m in 0..self.member[task as usize].len() {
             let (c, i) = self.member[task as usize][m];
             if self.comm[c as usize] != Some(Communication::Implicit) {
@@ -201,6 +233,10 @@ impl Flow {
             let o = self.origin_mut(slot, c);
             if *o == UNREAD {
                 *o = if i == 0 { (now, 0) } else { reg };
+                if i > 0 {
+                    let by = self.reg_job[c as usize][i as usize - 1];
+                    self.note_from(c, i, job, by);
+                }
             }
         }
     }
@@ -216,20 +252,27 @@ impl Flow {
             match self.comm[cu] {
                 None if i == self.last[cu] => {
                     if o != NO_DATA && o.0 < self.duration {
-                        self.records.push(ChainRecord {
-                            chain: c,
-                            instance: o.1,
-                            start: o.0,
-                            end: finish,
-                            latency: Some(finish - o.0),
-                            data_age: None,
-                            reaction_time: None,
-                        });
+                        self.push(
+                            ChainRecord {
+                                chain: c,
+                                instance: o.1,
+                                start: o.0,
+                                end: finish,
+                                latency: Some(finish - o.0),
+                                data_age: None,
+                                reaction_time: None,
+                            },
+                            job,
+                        );
                     }
                 }
-                None => self.reg[cu][iu + 1] = o,
+                None => {
+                    self.reg[cu][iu + 1] = o;
+                    self.reg_job[cu][iu + 1] = job;
+                }
                 Some(Communication::Implicit) => {
                     self.reg[cu][iu] = o;
+                    self.reg_job[cu][iu] = job;
                     if i == self.last[cu] && counted {
                         self.output(c, job, o, finish);
                     }
@@ -250,15 +293,48 @@ impl Flow {
         if prev == NEVER || o.0 > prev {
             self.prev_head[c as usize] = o.0;
         }
-        self.records.push(ChainRecord {
-            chain: c,
-            instance: job,
-            start: o.0,
-            end: p,
-            latency: None,
-            data_age: Some(p - o.0),
-            reaction_time: reaction,
-        });
+        self.push(
+            ChainRecord {
+                chain: c,
+                instance: job,
+                start: o.0,
+                end: p,
+                latency: None,
+                data_age: Some(p - o.0),
+                reaction_time: reaction,
+            },
+            job,
+        );
+    }
+
+    /// Record `r`, whose chain's last task's job is its `last`-th; with paths kept, its path.
+    fn push(&mut self, r: ChainRecord, last: u64) {
+        if let Some(from) = &self.from {
+            let c = r.chain as usize;
+            let n = self.last[c] as usize + 1;
+            let at = self.paths.len();
+            self.paths.resize(at + n, NO_JOB);
+            self.paths[at + n - 1] = last;
+            for i in (1..n).rev() {
+                let j = self.paths[at + i];
+                self.paths[at + i - 1] = from[c][i].get(j as usize).copied().unwrap_or(NO_JOB);
+            }
+        }
+        self.records.push(r);
+    }
+
+    /// With paths kept: the `job`-th job of chain `c`'s position `i` (> 0) was released by or
+    /// read from job `by` of position i − 1.
+    #[inline]
+    fn note_from(&mut self, c: u32, i: u32, job: u64, by: u64) {
+        if let Some(from) = &mut self.from {
+            let v = &mut from[c as usize][i as usize];
+            let j = job as usize;
+            if v.len() <= j {
+                v.resize(j + 1, NO_JOB);
+            }
+            v[j] = by;
+        }
     }
 }
 
@@ -274,7 +350,9 @@ impl<'t> Ledger<'t> {
         let counted = release < self.run.duration;
         let f = self.run.flow.as_mut().expect("a flow");
         f.finished(task, j, job, finish, counted);
-        for k in 0..f.succ[task as usize].len() {
+        let n = f.succ[task as usize].len();
+        self.chain_records_out();
+        for k in 0..n {
             let f = self.run.flow.as_mut().expect("a flow");
             let (s, idx) = f.succ[task as usize][k];
             if !f.seen[s as usize].is_empty() {
@@ -354,12 +432,44 @@ impl<'t> Ledger<'t> {
         }
     }
 
-    /// The chain records of the run (taken).
-    pub(super) fn take_chain_records(&mut self) -> Vec<ChainRecord> {
+    /// Keep each chain record's path (`RunResult::chain_paths`: the jobs a trace links with
+    /// flow arrows). Call before the run; nothing for a set without chains.
+    pub fn keep_chain_paths(&mut self) {
+        if let Some(f) = self.run.flow.as_mut() {
+            f.from = Some(
+                f.last
+                    .iter()
+                    .map(|&l| vec![Vec::new(); l as usize + 1])
+                    .collect(),
+            );
+        }
+    }
+
+    /// A streaming run's chain records made so far go to its sink (their buffer keeps its
+    /// room; the paths of records streamed away are dropped with them).
+    #[inline]
+    pub(super) fn chain_records_out(&mut self) {
+        let (Some(f), Some(sink)) = (self.run.flow.as_mut(), self.sink.as_mut()) else {
+            return;
+        };
+        if f.records.is_empty() {
+            return;
+        }
+        let sink = sink.get();
+        for r in &f.records {
+            sink.chain(r);
+        }
+        f.records.clear();
+        f.paths.clear();
+    }
+
+    /// The chain records of the run and their paths (taken).
+    pub(super) fn take_chain_records(&mut self) -> (Vec<ChainRecord>, Vec<u64>) {
+        self.chain_records_out();
         self.run
             .flow
             .as_mut()
-            .map(|f| std::mem::take(&mut f.records))
+            .map(|f| (std::mem::take(&mut f.records), std::mem::take(&mut f.paths)))
             .unwrap_or_default()
     }
 }
