@@ -521,8 +521,11 @@ pub(crate) fn held_jobs(runs: &[&RunResult], needed: bool) -> io::Result<()> {
 }
 
 /// The chain instances of `runs` as CSV, the catalogue's chain columns (an empty cell where a
-/// metric does not apply), written to `w`.
+/// metric does not apply), written to `w`; an error if a run streamed its chain records away.
 pub fn write_chains_csv(runs: &[&RunResult], w: &mut dyn std::io::Write) -> std::io::Result<()> {
+    if let Some(r) = runs.iter().find(|r| r.chain_summaries.is_some()) {
+        return Err(io::Error::new(io::ErrorKind::InvalidInput, format!("run {} did not keep its chain records (they were streamed into its chains' summaries as they were made)", r.scheduler)));
+    }
     let cols: Vec<&columns::Column> = super::chains::chain_columns().collect();
     let header: Vec<&str> = cols.iter().map(|c| c.name).collect();
     writeln!(w, "{}", header.join(","))?;
