@@ -89,10 +89,14 @@ fn a_streamed_chain_set_holds_no_more_for_a_longer_run() {
     // records, 248 bytes each) would take megabytes; a bounded run's peak grows by the 1% of
     // values its p99s keep (about 8 bytes × 2% of the extra records per metric) and little
     // else.
+    eprintln!("peak {short} bytes for {n_short} chain records, {long} for {n_long}");
     let extra = (n_long - n_short) as usize;
     let held = extra * std::mem::size_of::<ChainRecord>();
     let slack = 64 << 10;
-    assert!(held > 4 * slack, "the control: holding them would be caught");
+    assert!(
+        held > 4 * slack,
+        "the control: holding them would be caught"
+    );
     assert!(
         long <= short + slack,
         "peak {short} bytes for {n_short} chain records, {long} for {n_long}"

@@ -206,8 +206,11 @@ impl Flow {
                         self.note_from(c, i, job, self.reg_job[cu][iu - 1]);
                         self.reg[cu][iu - 1]
                     };
-                    self.due[cu][iu].push_back((at + d, o, job));
-                    if i == self.last[cu] && counted {
+                    if i < self.last[cu] {
+                        // For the next position's reads (the last one's outputs have none:
+                        // queued, they would grow with the run).
+                        self.due[cu][iu].push_back((at + d, o, job));
+                    } else if counted {
                         self.output(c, job, o, at + d);
                     }
                     o
