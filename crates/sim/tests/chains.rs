@@ -269,12 +269,7 @@ proptest! {
 
 /// The slice of `slices` (pid, tid, start, end in µs, name) enclosing `(pid, tid, ts)`: the
 /// innermost, as Perfetto binds a flow event to a slice.
-fn enclosing<'a>(
-    slices: &'a [(u64, u64, f64, f64, String)],
-    pid: u64,
-    tid: u64,
-    ts: f64,
-) -> Option<&'a str> {
+fn enclosing(slices: &[(u64, u64, f64, f64, String)], pid: u64, tid: u64, ts: f64) -> Option<&str> {
     slices
         .iter()
         .filter(|s| s.0 == pid && s.1 == tid && s.2 <= ts && ts < s.3)

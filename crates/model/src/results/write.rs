@@ -463,6 +463,9 @@ pub fn write_trace(runs: &[&RunResult], w: &mut dyn Write) -> io::Result<()> {
     Ok(())
 }
 
+/// Where a flow arrow starts or ends: (CPU, ts).
+pub type FlowPoint = (u32, Time);
+
 /// The flow arrows of run `r`'s chain records (docs/chains.md "In a trace"): for each record
 /// with a path (`RunResult::chain_paths`, kept with the intervals) and each consecutive pair of
 /// jobs on it, (chain name, (CPU, ts) in the earlier job's last slice, (CPU, ts) in the later
@@ -471,7 +474,7 @@ pub fn write_trace(runs: &[&RunResult], w: &mut dyn Write) -> io::Result<()> {
 /// is inside its slice (past the overhead drawn nested in it), so the arrow binds to that slice
 /// (Perfetto binds a flow's start, and its end with `"bp":"e"`, to the slice enclosing it).
 /// Jobs that ran no interval (none recorded) are skipped.
-pub fn chain_flows(r: &RunResult) -> Vec<(&str, (u32, Time), (u32, Time))> {
+pub fn chain_flows(r: &RunResult) -> Vec<(&str, FlowPoint, FlowPoint)> {
     const NO_JOB: u64 = u64::MAX;
     // Per (task, job): its first and last interval.
     let mut ends: std::collections::HashMap<(u32, u64), (usize, usize)> = Default::default();
