@@ -441,3 +441,68 @@ fn streamed_chain_records_are_the_held_ones() {
         assert!(held.to_json_value(false)["chains"]["ab"]["deadline_misses"].as_u64() > Some(0));
     }
 }
+
+/// Every record's path (kept with the intervals) is the chain's definition read off the job
+/// records, under several policies and two CPUs, with execution times drawn below the WCET:
+/// event chain, each job released at its predecessor's finish, the first at the record's
+/// start, the last finishing at its end; LET, each job released at or after its predecessor's
+/// deadline (its publication) and before the next one's; implicit, each job started at or
+/// after its predecessor's finish and before the next one's.
+#[test]
+fn each_records_path_is_the_chain_read_off_the_job_records() {
+    let t = ts("platform: {cpus: 2}\nrun: {duration: 300, seed: 5, execution: {model: uniform, min: 0.3}}\ntasks:\n  - {name: a, period: 10, wcet: 2, priority: 5}\n  - {name: b, trigger: a, deadline: 10, wcet: 3, priority: 4}\n  - {name: c, trigger: b, deadline: 10, wcet: 1, priority: 3}\n  - {name: f, period: 4, wcet: 1, priority: 6}\n  - {name: g, period: 7, wcet: 2, priority: 2}\n  - {name: h, period: 11, wcet: 2, priority: 1}\nchains:\n  - {name: abc, tasks: [a, b, c]}\n  - {name: let, tasks: [f, g, h], communication: let}\n  - {name: imp, tasks: [f, g, h], communication: implicit}\n");
+    for spec in ["gedf", "gfp:file", "pedf:ffd", "gedf-dist:heap"] {
+        let r = simulate(&t, Options::spec(spec).intervals(true))
+            .unwrap()
+            .result;
+        let job = |task: u32, k: u64| r.jobs.iter().find(|j| j.task == task && j.job == k);
+        let mut at = 0;
+        let mut seen = [0; 3];
+        for rec in &r.chains {
+            let ch = &r.chain_defs[rec.chain as usize];
+            let path = &r.chain_paths[at..at + ch.tasks.len()];
+            at += ch.tasks.len();
+            seen[rec.chain as usize] += 1;
+            let jobs: Vec<_> = (0..path.len())
+                .map(|i| job(ch.tasks[i], path[i]).expect("a path's job is a counted one"))
+                .collect();
+            let last = jobs[jobs.len() - 1];
+            for i in 1..jobs.len() {
+                let (p, q) = (jobs[i - 1], jobs[i]);
+                let next = job(ch.tasks[i - 1], p.job + 1);
+                match ch.communication {
+                    None => assert_eq!(Some(q.release), p.finish, "{spec} {rec:?}"),
+                    Some(rtsched_model::Communication::Let) => {
+                        assert!(p.deadline <= q.release, "{spec} {rec:?}");
+                        assert!(
+                            next.is_none_or(|n| n.deadline > q.release),
+                            "{spec} {rec:?}"
+                        );
+                    }
+                    Some(rtsched_model::Communication::Implicit) => {
+                        let read = q.start.unwrap();
+                        assert!(p.finish.unwrap() <= read, "{spec} {rec:?}");
+                        assert!(
+                            next.is_none_or(|n| n.finish.is_none_or(|f| f > read)),
+                            "{spec} {rec:?}"
+                        );
+                    }
+                }
+            }
+            match ch.communication {
+                None => assert_eq!((jobs[0].release, last.finish), (rec.start, Some(rec.end))),
+                Some(rtsched_model::Communication::Let) => {
+                    assert_eq!((jobs[0].release, last.deadline), (rec.start, rec.end))
+                }
+                Some(rtsched_model::Communication::Implicit) => {
+                    assert_eq!(
+                        (jobs[0].start, last.finish),
+                        (Some(rec.start), Some(rec.end))
+                    )
+                }
+            }
+        }
+        assert_eq!(at, r.chain_paths.len(), "{spec}: one path per record");
+        assert!(seen.iter().all(|&n| n > 20), "{spec}: {seen:?}");
+    }
+}
