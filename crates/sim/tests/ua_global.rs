@@ -234,6 +234,65 @@ fn arb_underloaded() -> impl Strategy<Value = TaskSet> {
         })
 }
 
+/// Against the 3-pass mapper's passes 1 and 2, counted over a run's intervals: (a) an entity
+/// whose interval on one CPU ends at t and whose next starts at t on another (it ran up to a
+/// decision, still runs after it, and moved); (b) an entity that resumes at t on another CPU
+/// than its last while that CPU is idle just after t (its queued CPU was free).
+fn mapper_violations(r: &RunResult) -> (usize, usize) {
+    use std::collections::HashMap;
+    let mut by_entity: HashMap<(u32, u64, u32, u32), Vec<(u64, u64, u32)>> = HashMap::new();
+    for iv in &r.intervals {
+        by_entity
+            .entry((iv.task, iv.job, iv.region, iv.thread))
+            .or_default()
+            .push((iv.start, iv.end, iv.cpu));
+    }
+    let busy_after = |cpu: u32, t: u64| {
+        r.intervals
+            .iter()
+            .any(|iv| iv.cpu == cpu && iv.start <= t && t < iv.end)
+    };
+    let (mut moved, mut passed_over) = (0, 0);
+    for ivs in by_entity.values_mut() {
+        ivs.sort_unstable();
+        for w in ivs.windows(2) {
+            let ((_, end, from), (start, _, to)) = (w[0], w[1]);
+            if from == to {
+                continue;
+            }
+            if start == end {
+                moved += 1;
+            } else if !busy_after(from, start) {
+                passed_over += 1;
+            }
+        }
+    }
+    (moved, passed_over)
+}
+
+/// Over a whole run the 3-pass mapper can migrate more than no mapping (placing by queued
+/// CPU changes which CPU each later entity is queued on): this set, found by a property that
+/// claimed otherwise, migrates 60 times under 3pass and 41 under none, with the same finishes.
+/// The control of `three_pass_keeps_running_entities_and_prefers_queued_cpus`: no mapping
+/// breaks pass 1 or 2 here.
+#[test]
+fn three_pass_can_migrate_more_over_a_run() {
+    let set = ts("platform: {cpus: 2}\nrun: {duration: 20, seed: 0}\ntasks:\n  - {name: t0, period: 0.5, wcet: 0.33, offset: 0.5}\n  - {name: t1, period: 4.5, wcet: 1.89}\n  - {name: t2, period: 0.5, wcet: 0.25, offset: 0.25}\n  - {name: t3, period: 0.5, wcet: 0.005}\n  - {name: t4, period: 1.5, wcet: 0.345}\n");
+    let (p3, none) = (
+        run(&set, "gedf:mapper=3pass"),
+        run(&set, "gedf:mapper=none"),
+    );
+    let migrations = |r: &RunResult| r.summaries().total.migrations;
+    assert_eq!((migrations(&p3), migrations(&none)), (60, 41));
+    assert_eq!(jobs(&p3), jobs(&none));
+    assert_eq!(mapper_violations(&p3), (0, 0));
+    let (moved, passed_over) = mapper_violations(&none);
+    assert!(
+        moved + passed_over > 0,
+        "no mapping keeps the 3-pass rules here"
+    );
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 96, ..ProptestConfig::default() })]
 
@@ -256,13 +315,17 @@ proptest! {
         prop_assert_eq!(finish(&run(&t, "gedf:mapper=none")), finish(&g));
     }
 
-    /// The 3-pass mapper never migrates more than no mapping; same chosen sets, same finishes.
+    /// The 3-pass mapper's two rules, decision by decision (ChronOS §5.3, Fig 4): pass 1, an
+    /// entity that runs on a CPU up to a decision and still runs after it stays on that CPU;
+    /// pass 2, an entity that resumes on another CPU than the one it last ran on finds that CPU
+    /// taken. Same finishes as no mapping (placement only). Not a run-level "never migrates
+    /// more": placement changes which CPU each later entity is queued on, and on
+    /// `three_pass_can_migrate_more_over_a_run` it migrates more (60 vs 41).
     #[test]
-    fn three_pass_never_migrates_more(t in worked::arb_sequential(), spec in prop_oneof![Just("gedf"), Just("ggua"), Just("nggua"), Just("ghvdf")]) {
+    fn three_pass_keeps_running_entities_and_prefers_queued_cpus(t in worked::arb_sequential(), spec in prop_oneof![Just("gedf"), Just("ggua"), Just("nggua"), Just("ghvdf")]) {
         let p3 = run(&t, &format!("{spec}:mapper=3pass"));
         let none = run(&t, &format!("{spec}:mapper=none"));
-        prop_assert!(p3.summaries().total.migrations <= none.summaries().total.migrations,
-            "{}: 3pass {} > none {}", spec, p3.summaries().total.migrations, none.summaries().total.migrations);
+        prop_assert_eq!(mapper_violations(&p3), (0, 0), "{}", spec);
         prop_assert_eq!(jobs(&p3), jobs(&none));
     }
 

@@ -468,6 +468,12 @@ impl<C: Choose> Policy for GlobalModel<C> {
         }
         // After our own aborts the ledger calls again at this instant: decide again then.
         self.force = !self.choice.abort.is_empty();
+        if self.force && self.model == Model::StopTheWorld {
+            // Placing now would put entities on CPUs for 0 ns, and the CPU an entity was put
+            // on (not one it ran on) would become its queued CPU for pass 2: place once, in
+            // the decision after the aborts.
+            return;
+        }
         match self.model {
             Model::StopTheWorld => self.map_all(d),
             Model::AppConcurrent => self.decide_each(d),
