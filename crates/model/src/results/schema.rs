@@ -379,8 +379,14 @@ pub trait JobSink {
     /// figure of theirs depends on the end.
     fn job(&mut self, rec: &JobRecord, end: Time);
     /// One chain instance's record (docs/chains.md), final, as it is made (the order the
-    /// result's `chains` would hold them). Ignored unless a sink keeps them.
+    /// result's `chains` would hold them), if [`JobSink::takes_chains`].
     fn chain(&mut self, _rec: &ChainRecord) {}
+    /// Whether the run hands its chain records to [`JobSink::chain`] instead of holding them
+    /// (a sink that summarises them: [`SummarySink`](super::SummarySink) of a set with
+    /// chains); false: the run holds them, whatever happens to its job records.
+    fn takes_chains(&self) -> bool {
+        false
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]

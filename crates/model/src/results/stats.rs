@@ -397,6 +397,9 @@ impl JobSink for SummarySink<'_> {
             n.job(rec, end);
         }
     }
+    fn takes_chains(&self) -> bool {
+        self.chains.is_some()
+    }
     #[inline]
     fn chain(&mut self, rec: &ChainRecord) {
         if let Some(c) = self.chains.as_mut() {
