@@ -25,10 +25,11 @@ pub enum Records<'a> {
     /// Folded, as each job is decided, into the run's summaries (and handed on to the sink if
     /// given, e.g. a Parquet writer), so memory stays bounded whatever the run's length. The
     /// result's `jobs` is empty and `streamed` holds the count and the summaries, equal to
-    /// those of the held records (same order, same sums).
+    /// those of the held records (same order, same sums). Chain records likewise, as each is
+    /// made: the result's `chains` is empty and `chain_summaries` holds theirs.
     Summarised(Option<&'a mut (dyn JobSink + Send)>),
-    /// Handed to the caller's sink and nothing else: the result's `jobs` is empty and it has
-    /// no summaries of its own (the sink keeps them, e.g. a
+    /// Handed to the caller's sink and nothing else (chain records too): the result's `jobs`
+    /// and `chains` are empty and it has no summaries of its own (the sink keeps them, e.g. a
     /// [`TotalSink`](rtsched_model::results::TotalSink) for a sweep's row).
     Into(&'a mut (dyn JobSink + Send)),
 }
@@ -206,6 +207,7 @@ pub fn simulate<O: Observer, C: CostModel>(
             jobs: acc.jobs(),
             summaries: acc.summaries(&result.task_names),
         });
+        result.chain_summaries = acc.chain_summaries();
     }
     let stats = if policy_stats {
         policy.stats()

@@ -84,7 +84,9 @@ impl<'t> Ledger<'t> {
         if let Some(f) = r.flow.as_mut() {
             let d = r.ts.tasks[task as usize].deadline;
             f.released(task, slot, job, at, d, at < r.duration);
+            self.chain_records_out();
         }
+        let r = &mut self.run;
         if held {
             r.held[task as usize].push_back(slot);
         } else {
