@@ -6,6 +6,7 @@ pub mod file;
 mod input;
 pub mod jobs_parquet;
 pub mod linux;
+pub mod locking;
 pub mod locks;
 pub mod overheads;
 pub mod program;
@@ -19,6 +20,7 @@ pub mod tuf;
 mod validate;
 
 pub use dag::{Dag, Node};
+pub use locking::Protocol;
 pub use file::{load_taskset, parse_taskset, Format, InputError};
 pub use overheads::Overheads;
 pub use program::{
