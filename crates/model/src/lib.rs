@@ -20,8 +20,8 @@ pub mod tuf;
 mod validate;
 
 pub use dag::{Dag, Node};
-pub use locking::Protocol;
 pub use file::{load_taskset, parse_taskset, Format, InputError};
+pub use locking::Protocol;
 pub use overheads::Overheads;
 pub use program::{
     Action, Checkpoint, CriticalSection, Precedence, Program, Region, ResourceId, ThreadProgram,

@@ -156,14 +156,32 @@ mod tests {
 
     #[test]
     fn a_ceiling_protocol_needs_every_users_priority_and_one_cpu() {
-        let e = load(&format!("platform: {{cpus: 1}}\nresources: [{{name: R, protocol: pcp}}]\n{TASKS}")).unwrap_err();
-        assert!(e.contains("l.yaml") && e.contains("task 'h'") && e.contains("resource 'R'") && e.contains("'priority'"), "{e}");
+        let e = load(&format!(
+            "platform: {{cpus: 1}}\nresources: [{{name: R, protocol: pcp}}]\n{TASKS}"
+        ))
+        .unwrap_err();
+        assert!(
+            e.contains("l.yaml")
+                && e.contains("task 'h'")
+                && e.contains("resource 'R'")
+                && e.contains("'priority'"),
+            "{e}"
+        );
         // srp's levels come from the deadlines: no field needed on one CPU.
-        assert!(load(&format!("platform: {{cpus: 1}}\nrun: {{locking: srp}}\n{TASKS}")).is_ok());
-        let e = load(&format!("platform: {{cpus: 2}}\nrun: {{locking: srp}}\n{TASKS}")).unwrap_err();
+        assert!(load(&format!(
+            "platform: {{cpus: 1}}\nrun: {{locking: srp}}\n{TASKS}"
+        ))
+        .is_ok());
+        let e = load(&format!(
+            "platform: {{cpus: 2}}\nrun: {{locking: srp}}\n{TASKS}"
+        ))
+        .unwrap_err();
         assert!(e.contains("task 'l'") && e.contains("'cpu'"), "{e}");
         // pip needs neither.
-        assert!(load(&format!("platform: {{cpus: 2}}\nrun: {{locking: pip}}\n{TASKS}")).is_ok());
+        assert!(load(&format!(
+            "platform: {{cpus: 2}}\nrun: {{locking: pip}}\n{TASKS}"
+        ))
+        .is_ok());
         let e = load("platform: {cpus: 1}\nrun: {locking: ceiling}\ntasks:\n  - {name: a, period: 10, wcet: 2}\n").unwrap_err();
         assert!(e.contains("locking") && e.contains("pcp"), "{e}");
         let e = load("platform: {cpus: 1}\nresources: [{name: R, protocl: pip}]\ntasks:\n  - {name: a, period: 10, wcet: 2}\n").unwrap_err();

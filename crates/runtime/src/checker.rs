@@ -289,6 +289,32 @@ impl Policy for ProtocolChecker {
         self.inner.grants_resources()
     }
 
+    fn urgency(&self, e: &EntityInfo) -> Option<rtsched_policies::Urgency> {
+        self.inner.urgency(e)
+    }
+
+    /// A boost names a live entity, ready or running, by the identity it was given with, and
+    /// lends it an urgency more urgent than its own (docs/locking.md).
+    fn boost(&mut self, now: Time, e: &EntityInfo, to: Option<rtsched_policies::Urgency>) {
+        self.at(now, "boost");
+        let (i, s) = self.state(e.id, "boost");
+        if s == State::Blocked || i != *e {
+            self.fail(&format!(
+                "boost: entity {} is {s:?} (info {i:?}, given {e:?})",
+                e.id
+            ));
+        }
+        if let (Some(t), Some(own)) = (to, self.inner.urgency(e)) {
+            if t >= own {
+                self.fail(&format!(
+                    "boost: entity {} lent {t:?}, not more urgent than its own {own:?}",
+                    e.id
+                ));
+            }
+        }
+        self.inner.boost(now, e, to)
+    }
+
     fn uses_tufs(&self) -> bool {
         self.inner.uses_tufs()
     }

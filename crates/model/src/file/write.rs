@@ -39,10 +39,12 @@ pub fn to_yaml_with(ts: &TaskSet, notes: &[TaskNote]) -> String {
             ts.resources
                 .iter()
                 .enumerate()
-                .map(|(i, r)| match ts.run.resource_locking.get(i).copied().flatten() {
-                    Some(p) => format!("{{name: {}, protocol: {}}}", q(r), p.name()),
-                    None => q(r),
-                })
+                .map(
+                    |(i, r)| match ts.run.resource_locking.get(i).copied().flatten() {
+                        Some(p) => format!("{{name: {}, protocol: {}}}", q(r), p.name()),
+                        None => q(r),
+                    }
+                )
                 .collect::<Vec<_>>()
                 .join(", ")
         );

@@ -75,8 +75,15 @@ pub struct JobRecord {
     /// threads a real kernel placed: the kernel backends).
     pub pulls: Option<u32>,
     pub context_switches: u32,
-    /// Total time its threads spent blocked on resources (critical sections).
+    /// Total time its threads spent blocked on resources (critical sections): *direct*
+    /// blocking, under every locking protocol (docs/locking.md).
     pub blocked: Time,
+    /// Time it was ready while its CPU ran a job of lower own priority lent a higher one by
+    /// priority inheritance (push-through blocking, `pip`; docs/locking.md).
+    pub blocked_inheritance: Time,
+    /// Time it was ready while its CPU ran a job of lower own priority raised to a resource's
+    /// ceiling (`pcp`), or withheld by `srp` before it started (docs/locking.md).
+    pub blocked_ceiling: Time,
     pub missed: bool,
     pub aborted: bool,
     /// When it was aborted (by `on_miss: abort` at its deadline, or by the policy).

@@ -209,8 +209,22 @@ pub const COLUMNS: &[Column] = &[
     },
     Column {
         name: "blocked_ns",
-        meaning: "time its threads spent blocked on resources (critical sections)",
+        meaning: "time its threads spent blocked on resources (critical sections): direct blocking",
         value: Value::Job(|j, _| j.blocked.into()),
+        store: Store::Delta,
+        ..JOB_COL
+    },
+    Column {
+        name: "blocked_inheritance_ns",
+        meaning: "time it was ready while its CPU ran a lower-priority job lent its priority by inheritance (push-through blocking, docs/locking.md)",
+        value: Value::Job(|j, _| j.blocked_inheritance.into()),
+        store: Store::Delta,
+        ..JOB_COL
+    },
+    Column {
+        name: "blocked_ceiling_ns",
+        meaning: "time it was ready while its CPU ran a lower-priority job at a resource's ceiling (pcp), or withheld from starting by srp (docs/locking.md)",
+        value: Value::Job(|j, _| j.blocked_ceiling.into()),
         store: Store::Delta,
         ..JOB_COL
     },
