@@ -352,6 +352,10 @@ pub struct Summary {
     /// Time jobs spent blocked on resources: the longest for one job, and the sum.
     pub max_blocked_ns: Time,
     pub total_blocked_ns: Time,
+    /// The longest inheritance (push-through) and ceiling blocking of one job
+    /// (`JobRecord::blocked_inheritance`, `blocked_ceiling`; docs/locking.md).
+    pub max_blocked_inheritance_ns: Time,
+    pub max_blocked_ceiling_ns: Time,
     /// Utility accrued and possible (time-utility functions), and their ratio AUR
     /// (1 when no utility was possible).
     pub accrued_utility: f64,

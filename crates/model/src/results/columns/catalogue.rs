@@ -482,6 +482,20 @@ pub const COLUMNS: &[Column] = &[
         ..SUMMARY_COL
     },
     Column {
+        name: "max_blocked_inheritance_ns",
+        meaning: "the longest inheritance (push-through) blocking of one job (docs/locking.md)",
+        at: &[TASK, RUN],
+        value: Value::Summary(|s| s.max_blocked_inheritance_ns.into()),
+        ..SUMMARY_COL
+    },
+    Column {
+        name: "max_blocked_ceiling_ns",
+        meaning: "the longest ceiling blocking of one job (docs/locking.md)",
+        at: &[TASK, RUN],
+        value: Value::Summary(|s| s.max_blocked_ceiling_ns.into()),
+        ..SUMMARY_COL
+    },
+    Column {
         name: "accrued_utility",
         kind: Float,
         unit: Unit::Utility,

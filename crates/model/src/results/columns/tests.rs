@@ -55,7 +55,7 @@ fn the_outputs_keep_schema_4s_order() {
     );
     let keys = |k: &[DocKey]| k.iter().map(|k| k.key).collect::<Vec<_>>();
     extends(&keys(&DOC.job), &JOB_DOC_LAYOUT.join(","));
-    let summary = "jobs,completed,met,missed,aborted,dsr,max_tardiness_ns,mean_tardiness_ns,max_response_ns,mean_response_ns,p99_response_ns,preemptions,migrations,pulls,context_switches,max_blocked_ns,total_blocked_ns,accrued_utility,possible_utility,aur,exec_inflation,ipc_proxy,misses";
+    let summary = "jobs,completed,met,missed,aborted,dsr,max_tardiness_ns,mean_tardiness_ns,max_response_ns,mean_response_ns,p99_response_ns,preemptions,migrations,pulls,context_switches,max_blocked_ns,total_blocked_ns,max_blocked_inheritance_ns,max_blocked_ceiling_ns,accrued_utility,possible_utility,aur,exec_inflation,ipc_proxy,misses";
     extends(&keys(&DOC.total), summary);
     extends(&keys(&DOC.task), summary);
     extends(
