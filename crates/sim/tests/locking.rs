@@ -100,6 +100,24 @@ fn the_classic_example_under_each_protocol() {
     assert_eq!(blocking(&run(&t, "gfp").unwrap())[1].0, 5);
 }
 
+/// Partitioned: the classic example bound to CPU 1 of 2, beside a task of its own on CPU 0
+/// (more urgent than all, holding a resource of its own under the same protocol): each CPU
+/// keeps its own ceiling, so CPU 1 runs as alone and h still responds in 5 ms.
+#[test]
+fn the_classic_example_on_one_cpu_of_a_partitioned_pair() {
+    for (locking, spec, h) in [
+        ("none", "pfp", 10),
+        ("pip", "pfp", 5),
+        ("pcp", "pfp", 5),
+        ("srp", "pedf", 5),
+    ] {
+        let t = ts(&format!("platform: {{cpus: 2}}\nrun: {{duration: 20, locking: {locking}}}\nresources: [R, Q]\ntasks:\n  - {{name: l, period: 100, deadline: 20, wcet: 4, priority: 1, cpu: 1, sections: [{{resource: R, start: 0, length: 4}}]}}\n  - {{name: h, period: 100, deadline: 5, offset: 1, wcet: 2, priority: 3, cpu: 1, sections: [{{resource: R, start: 0, length: 1}}]}}\n  - {{name: m, period: 100, deadline: 8, offset: 2, wcet: 5, priority: 2, cpu: 1}}\n  - {{name: o, period: 10, deadline: 3, wcet: 2, priority: 9, cpu: 0, sections: [{{resource: Q, start: 0, length: 2}}]}}\n"));
+        let r = run(&t, spec).unwrap();
+        assert_eq!(blocking(&r)[1].0, h, "{locking} {spec}");
+        assert!(r.intervals.iter().all(|i| i.cpu == t.tasks[i.task as usize].cpu.unwrap()));
+    }
+}
+
 /// Nested sections in opposite orders: a takes R at 0 and S at 2 ms of its work; b (more
 /// urgent, at 1) takes S and then R. Without a protocol b holds S and waits for R while a
 /// holds R and waits for S: a deadlock (the control). A ceiling protocol lets b start only
