@@ -155,6 +155,17 @@ mod tests {
     }
 
     #[test]
+    fn protocols_survive_writing_and_reading_back() {
+        let ts = load("platform: {cpus: 1}\nrun: {locking: srp}\nresources: [{name: R, protocol: pip}, S]\ntasks:\n  - {name: a, period: 10, wcet: 2, sections: [{resource: R, start: 0, length: 1}, {resource: S, start: 1, length: 1}]}\n").unwrap();
+        let back = load(&crate::file::to_yaml(&ts)).unwrap();
+        assert_eq!(back.run.locking, Protocol::Srp);
+        assert_eq!(
+            (back.protocol(0), back.protocol(1)),
+            (Protocol::Pip, Protocol::Srp)
+        );
+    }
+
+    #[test]
     fn a_ceiling_protocol_needs_every_users_priority_and_one_cpu() {
         let e = load(&format!(
             "platform: {{cpus: 1}}\nresources: [{{name: R, protocol: pcp}}]\n{TASKS}"

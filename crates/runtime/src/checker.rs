@@ -551,6 +551,25 @@ mod tests {
         assert!(m.contains("arrives by release"), "{m}");
     }
 
+    /// A boost (docs/locking.md) names a ready or running entity and lends it more than its
+    /// own urgency: under gedf, an earlier deadline.
+    #[test]
+    fn boosts_are_checked() {
+        let ts = rtsched_model::TaskSet::new(2, vec![Task::periodic("t", 10, 1); 2]);
+        let edf = || {
+            let mut c = ProtocolChecker::new(rtsched_policies::build("gedf", &ts).unwrap(), 2);
+            c.release(0, &info(0));
+            c
+        };
+        let mut c = edf();
+        c.boost(0, &info(0), Some((5, 0)));
+        c.boost(0, &info(0), None);
+        let m = panics(move || edf().boost(0, &info(0), Some((10, 0))));
+        assert!(m.contains("not more urgent"), "{m}");
+        let m = panics(move || edf().boost(0, &info(1), Some((5, 0))));
+        assert!(m.contains("boost"), "{m}");
+    }
+
     #[test]
     fn violations_are_caught() {
         let m = panics(|| checker().complete(0, 3, 0));

@@ -114,7 +114,10 @@ fn the_classic_example_on_one_cpu_of_a_partitioned_pair() {
         let t = ts(&format!("platform: {{cpus: 2}}\nrun: {{duration: 20, locking: {locking}}}\nresources: [R, Q]\ntasks:\n  - {{name: l, period: 100, deadline: 20, wcet: 4, priority: 1, cpu: 1, sections: [{{resource: R, start: 0, length: 4}}]}}\n  - {{name: h, period: 100, deadline: 5, offset: 1, wcet: 2, priority: 3, cpu: 1, sections: [{{resource: R, start: 0, length: 1}}]}}\n  - {{name: m, period: 100, deadline: 8, offset: 2, wcet: 5, priority: 2, cpu: 1}}\n  - {{name: o, period: 10, deadline: 3, wcet: 2, priority: 9, cpu: 0, sections: [{{resource: Q, start: 0, length: 2}}]}}\n"));
         let r = run(&t, spec).unwrap();
         assert_eq!(blocking(&r)[1].0, h, "{locking} {spec}");
-        assert!(r.intervals.iter().all(|i| i.cpu == t.tasks[i.task as usize].cpu.unwrap()));
+        assert!(r
+            .intervals
+            .iter()
+            .all(|i| i.cpu == t.tasks[i.task as usize].cpu.unwrap()));
     }
 }
 
@@ -162,7 +165,10 @@ fn lower_during(r: &RunResult, prio: &[u32], task: u32, release: u64, finish: u6
 /// A random uniprocessor set: tasks of distinct priorities (task i has priority i + 1, so a
 /// later task is more urgent) and deadlines in the same order (Baker's levels for `srp`), each
 /// with at most one section on one of two resources.
-fn set(locking: &str, tasks: &[(u64, u64, Option<(u32, u64, u64)>)]) -> TaskSet {
+/// A task drawn: period and WCET (ms), and its section (resource, start, length), if any.
+type Drawn = (u64, u64, Option<(u32, u64, u64)>);
+
+fn set(locking: &str, tasks: &[Drawn]) -> TaskSet {
     let mut y = format!("platform: {{cpus: 1}}\nrun: {{duration: 200, locking: {locking}}}\nresources: [R, S]\ntasks:\n");
     for (i, &(period, wcet, sec)) in tasks.iter().enumerate() {
         let s = match sec {
