@@ -74,8 +74,27 @@ def test_a_trigger_cycle_exits_2_naming_it(tmp_path):
     assert "Traceback" not in r.stderr
 
 
-@pytest.mark.parametrize("backend", ["testbed:gedf", "kernel:fifo"])
-def test_real_substrates_refuse_a_chain_set(tmp_path, backend):
+@pytest.mark.parametrize("backend", ["kernel:scx:gedf", "kernel:scx-gedf"])
+def test_sched_ext_refuses_a_chain_set(tmp_path, backend):
+    # The testbed and the kernel's own policies run them (test_chains_real.py).
     ts = rtsched.load_taskset(load(tmp_path, AB))
-    with pytest.raises(rtsched.InputError, match="field 'trigger': event-triggered tasks are not yet supported by this substrate"):
+    with pytest.raises(rtsched.InputError, match="field 'trigger': event-triggered tasks are not yet supported by rtsched's sched_ext scheduler"):
         rtsched.run(ts, backend)
+
+
+def test_compares_chain_table_sets_each_chains_metric_side_by_side():
+    # Two simulated runs stand in for compare's simulated and real one (the layout only).
+    ts = rtsched.parse_taskset(AB, "yaml", "ab.yaml")
+    a, b = rtsched.simulate(ts, "gfp:file"), rtsched.simulate(ts, "gedf")
+    from rtsched.chains import chains_side_by_side
+
+    lines = chains_side_by_side(a, b).splitlines()
+    assert lines[0].split() == ["chain", "metric", "sim", "n", "sim", "max/mean/p99", "ms", "real", "n", "real", "max/mean/p99", "ms"]
+    ab, fs = (line.split() for line in lines[1:])
+
+    def cells(s, chain, metric):
+        return [str(s[chain]["instances"]), "/".join(f"{s[chain][metric][k] / 1e6:.3f}" for k in ("max", "mean", "p99"))]
+    sa, sb = a.summary["chains"], b.summary["chains"]
+    # An event chain by its latency, a data-flow chain by its data age.
+    assert ab == ["ab", "latency", *cells(sa, "ab", "latency_ns"), *cells(sb, "ab", "latency_ns")]
+    assert fs == ["fs", "data", "age", *cells(sa, "fs", "data_age_ns"), *cells(sb, "fs", "data_age_ns")]

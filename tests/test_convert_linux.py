@@ -21,7 +21,8 @@ import pytest
 import rtsched
 from conftest import run_cli
 from rtsched.convert import from_document, read
-from rtsched.convert.rtapp import from_rtapp, loads, to_rtapp
+from rtsched.convert.rtapp import from_rtapp, loads
+from rtsched.convert.rtapp_export import to_rtapp
 
 DATA = Path(__file__).resolve().parent / "data" / "convert"
 MS = 1_000_000

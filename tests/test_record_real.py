@@ -89,10 +89,11 @@ def test_record_rtapp_live(tmp_path):
 
 def test_record_stops_at_duration_and_cleans_up(tmp_path):
     """A command that outlives --duration is stopped (its session killed) and the instance
-    removed; `sleep` never wakes periodically, so there is no task: exit 2 saying so."""
+    removed; `sleep` never wakes periodically, so there is no task: exit 2 saying so. (`--settle
+    0`: recorded from its start; `auto` would wait up to 30 s for a thread `sleep` never starts.)"""
     out = tmp_path / "s.yaml"
     t = time.monotonic()
-    p = run_cli("record", "-o", out, "--duration", "300ms", "--", "sleep", "30")
+    p = run_cli("record", "-o", out, "--duration", "300ms", "--settle", "0", "--", "sleep", "30")
     assert time.monotonic() - t < 10
     assert p.returncode == 2 and "enough activations" in p.stderr, p.stdout + p.stderr
     assert "stopped at --duration" in p.stdout

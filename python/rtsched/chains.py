@@ -1,5 +1,6 @@
-"""Chains in a run's output (docs/chains.md): the per-chain table ``simulate`` prints for a set
-with chains, and the ``--chains-csv`` file. The numbers are the core's (``Result.chains``,
+"""Chains in a run's output (docs/chains.md): the per-chain table ``simulate`` and ``run`` print
+for a set with chains, ``compare``'s simulated vs real latency per chain, and the
+``--chains-csv`` file. The numbers are the core's (``Result.chains``,
 ``summary["chains"]``); this module only lays them out."""
 
 from __future__ import annotations
@@ -35,3 +36,17 @@ def write_chains_csv(results, path):
     """Every run's chain instances into one CSV at ``path`` (atomically): the catalogue's chain
     columns, ``scheduler`` first."""
     _core.write_chains_csv([r.raw for r in results], str(path))
+
+
+def chains_side_by_side(sim, real) -> str:
+    """Per chain: its end-to-end metric (latency for an event chain, data age for a data-flow
+    one) simulated and measured, max / mean / p99 in ms, and the instances of each."""
+    head = ("chain", "metric", "sim n", "sim max/mean/p99 ms", "real n", "real max/mean/p99 ms")
+    rows = [head]
+    for name, s in sim.summary.get("chains", {}).items():
+        r = real.summary.get("chains", {}).get(name)
+        key = "latency_ns" if s["latency_ns"] is not None or (r and r["latency_ns"] is not None) else "data_age_ns"
+        rows.append((name, key[:-3].replace("_", " "), str(s["instances"]), _three(s[key]),
+                     "-" if r is None else str(r["instances"]), "-" if r is None else _three(r[key])))
+    widths = [max(len(row[i]) for row in rows) for i in range(len(head))]
+    return "\n".join("  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in rows)

@@ -11,6 +11,8 @@
   intervals.
 - :func:`gantt` — Gantt charts of traced runs (drawn by :mod:`rtsched.gantt`).
 - :func:`latency_histogram` — a histogram of latencies given in ns.
+- :func:`chain_metric` — a chain metric of the sweep table (the largest end-to-end latency,
+  data age or reaction time of a set's chains, docs/chains.md "Sweeps") against utilisation.
 - :func:`sweep_figures` — the default set ``rtsched sweep`` writes next to its table.
 
 Every ``path`` is written as PNG *and* SVG (``fig.png`` and ``fig.svg`` whatever extension
@@ -469,6 +471,50 @@ def migrations(df, path=None, per_cpu=None, x="point"):
                                  per_cpu=per_cpu, x=x)
 
 
+#: The chain metrics of a sweep row (the catalogue's columns measured ``chains``; docs/chains.md
+#: "Sweeps"): column -> (figure name, axis words). Each is the largest over every instance of
+#: the set's chains, so a point's mean is the mean over seeds of each set's worst instance.
+CHAIN_FIGURES = {
+    "chain_latency_max_ns": ("chain_latency", "largest event-chain latency per set (ms)"),
+    "chain_data_age_max_ns": ("chain_data_age", "largest data age per set (ms)"),
+    "chain_reaction_time_max_ns": ("chain_reaction_time", "largest reaction time per set (ms)"),
+}
+
+
+def chain_metric(df, metric="chain_latency_max_ns", path=None, per_cpu=None, x="point"):
+    """A chain metric of the sweep table (:data:`CHAIN_FIGURES`) against utilisation, in ms: mean
+    ± 95% CI over the seeds of each set's largest value, as :func:`metric_vs_utilisation`. Rows
+    whose set has no chain of that kind (the column empty) are left out of the mean, and a
+    generator none of whose sets has one gets no panel."""
+    if metric not in CHAIN_FIGURES:
+        from ._core import InputError
+
+        raise InputError(f"chain metric {metric!r}: known: {', '.join(CHAIN_FIGURES)}")
+    words = CHAIN_FIGURES[metric][1]
+    if metric in df.columns and "generator" in df.columns and df[metric].notna().any():
+        # A panel per generator whose sets have such chains (event chains give no data age).
+        has = df.groupby("generator", sort=False)[metric].transform(lambda v: v.notna().any())
+        df = df[has.astype(bool)]
+    return metric_vs_utilisation(df, metric, path, ylabel=words, title=f"{words.rsplit(' (', 1)[0]} vs utilisation",
+                                 scale=1e-6, per_cpu=per_cpu, x=x)
+
+
+def metric_figure(df, metric, path=None, per_cpu=None, x="point"):
+    """``metric`` (any numeric column of the sweep table) against utilisation: a chain metric
+    with its words and in ms (:func:`chain_metric`), a ``*_ns`` column in ms, any other as it is
+    (``rtsched sweep --plot-y``)."""
+    if metric in CHAIN_FIGURES:
+        return chain_metric(df, metric, path, per_cpu=per_cpu, x=x)
+    if metric not in df.columns:
+        from ._core import InputError
+
+        raise InputError(f"--plot-y {metric}: no such column in the sweep table")
+    if metric.endswith("_ns"):
+        return metric_vs_utilisation(df, metric, path, ylabel=f"{metric[:-3].replace('_', ' ')} (ms)", scale=1e-6,
+                                     per_cpu=per_cpu, x=x)
+    return metric_vs_utilisation(df, metric, path, per_cpu=per_cpu, x=x)
+
+
 def schedulability(df, path=None, x="point", title=None, per_cpu=None):
     """The acceptance ratio per scheduler, with 95% Wilson intervals: for a simulated
     scheduler the fraction of task sets with no missed deadline (a failed partition is a
@@ -601,15 +647,22 @@ def latency_histogram(latencies_ns, path=None, bins=50, label=None, title="laten
     return fig
 
 
-def sweep_figures(df, prefix, per_cpu=None, x="point") -> list[str]:
+def sweep_figures(df, prefix, per_cpu=None, x="point", extra=()) -> list[str]:
     """The default figures of a sweep table: ``PREFIX-{schedulability,weighted}`` (acceptance
     ratio of every scheduler and test, and weighted schedulability), ``PREFIX-{dsr,tardiness,
     migrations}`` of the simulated schedulers (none when every entry is a test), and ``-aur``
     when some job could accrue other than 1 — TUFs or generated utilities; with unit utilities
     the AUR is the DSR), each as PNG and SVG. ``per_cpu``: the spec's points are
     per CPU (None: judged from the table). ``x``: ``"point"`` or ``"U"`` (the sets' actual U,
-    binned), as :func:`metric_vs_utilisation`. Returns the paths."""
+    binned), as :func:`metric_vs_utilisation`. ``PREFIX-chain_{latency,data_age,reaction_time}``
+    when some set has chains that give them (:data:`CHAIN_FIGURES`), and ``PREFIX-COLUMN`` for
+    each other column of ``extra`` (``--plot-y``; :func:`metric_figure`). Returns the paths."""
     prefix = os.fspath(prefix)
+    for metric in extra:  # before any figure is drawn: a wrong name writes nothing
+        if metric not in CHAIN_FIGURES and metric not in df.columns:
+            from ._core import InputError
+
+            raise InputError(f"--plot-y {metric}: no such column in the sweep table")
     written = []
     if not len(df):
         return written
@@ -623,4 +676,11 @@ def sweep_figures(df, prefix, per_cpu=None, x="point") -> list[str]:
     for name, fn in figs:
         fig = fn(df, per_cpu=per_cpu) if fn is weighted_schedulability else fn(df, per_cpu=per_cpu, x=x)
         written += save(fig, f"{prefix}-{name}")
+    # The chain metrics some set of the sweep gives (generators with chains: docs/chains.md).
+    for metric, (name, _) in CHAIN_FIGURES.items():
+        if metric in extra or (metric in sim.columns and sim[metric].notna().any()):
+            written += save(chain_metric(df, metric, per_cpu=per_cpu, x=x), f"{prefix}-{name}")
+    for metric in extra:
+        if metric not in CHAIN_FIGURES:
+            written += save(metric_figure(df, metric, per_cpu=per_cpu, x=x), f"{prefix}-{metric}")
     return written

@@ -7,7 +7,10 @@ Three parts, each usable alone:
   or trace-cmd's plugin format), into :class:`Event` records.
 - **Extraction** (:func:`extract`): per thread, activations (a wakeup, then CPU time until the
   thread next sleeps), and from them a periodic or a sporadic task with its fit
-  (:class:`ThreadFit`).
+  (:class:`ThreadFit`); who woke each activation (``sched_wakeup``'s ``common_pid``, the
+  thread running when the kernel woke it: the waker of ``try_to_wake_up``), and from that the
+  threads another thread's activations release (``trigger:``) and the pipelines they form
+  (:func:`find_triggers`, :func:`pipelines`).
 - **Recording** (:func:`record_live`, :func:`report_dat`): running a command under a tracefs
   instance of its own, or reading a ``.dat`` file through ``trace-cmd report``.
 
@@ -41,7 +44,9 @@ EVENTS = ("sched_switch", "sched_wakeup", "sched_wakeup_new", "sched_process_for
 # Parsing
 
 _HEAD = re.compile(
-    r"^(?P<head>.*)-(?P<pid>\d+)\s+(?:\(\s*[\d-]+\)\s+)?\[(?P<cpu>\d+)\]\s+(?:[^\s\[\]]{4,6}\s+)?"
+    r"^(?P<head>.*)-(?P<pid>\d+)\s+(?:\(\s*[\d-]+\)\s+)?"
+    # "[001] d..2." (tracefs, trace-cmd report) or "1-0x1" (trace-cmd report -l: CPU-flags)
+    r"(?:\[(?P<cpu>\d+)\]\s+(?:(?P<flags>[^\s\[\]]{4,6})\s+)?|(?P<lcpu>\d+)-0x(?P<hex>[0-9a-fA-F]+)\s+)"
     r"(?P<secs>\d+)\.(?P<frac>\d+):\s+(?P<event>\w+):\s*(?P<rest>.*?)\s*$")
 _LOST = re.compile(r"CPU:\s*(\d+)\s+\[LOST\s+(\d+)\s+EVENTS\]")
 _SWITCH = [
@@ -77,6 +82,33 @@ class Event:
     exiting: bool = False   # switch: prev left the CPU dead (X/Z)
     child: int = 0        # fork only
     new: bool = False     # sched_wakeup_new
+    waker: int | None = None  # wakeup: the thread that woke it (None: unknown, see waker_of)
+
+
+#: trace-cmd report -l's flag bits (the kernel's ``enum trace_flag_type``): hard interrupt,
+#: soft interrupt, NMI.
+_IRQ_BITS = 0x08 | 0x10 | 0x40
+
+
+def _hex_flags(hexflags: str | None) -> str | None:
+    """trace-cmd report -l's numeric flags as the letter that matters here: "h" when the
+    record was made in interrupt context, "." otherwise (None: no flags)."""
+    if hexflags is None:
+        return None
+    return "h" if int(hexflags, 16) & _IRQ_BITS else "."
+
+
+def waker_of(pid: int, flags: str | None) -> int | None:
+    """The waker of a sched_wakeup record: the event's ``common_pid`` (the thread on the CPU
+    when the kernel woke the thread, in ``try_to_wake_up``), unless that is the idle task (a
+    wake-up queued to an idle CPU's wake list is traced there, by the IPI, not by its waker)
+    or the record was made in interrupt context (latency flags ``h``/``H``/``s``, or
+    ``report -l``'s bits: a timer or a device woke it, not the thread it interrupted). A
+    trace-cmd ``report`` without ``-l`` prints no flags: its records are taken at their
+    ``common_pid``."""
+    if pid == 0 or (flags and any(c in flags for c in "hHs")):
+        return None
+    return pid
 
 
 def state_sleeps(state: str) -> tuple[bool, bool]:
@@ -123,7 +155,7 @@ def parse_trace(text_or_lines) -> Trace:
         if not m or m.group("event") not in EVENTS:
             continue
         ts = int(m.group("secs")) * 1_000_000_000 + int(m.group("frac").ljust(9, "0")[:9])
-        cpu, ev, rest = int(m.group("cpu")), m.group("event"), m.group("rest")
+        cpu, ev, rest = int(m.group("cpu") or m.group("lcpu")), m.group("event"), m.group("rest")
         e = None
         if ev == "sched_switch":
             f = next((x for x in (r.match(rest) for r in _SWITCH) if x), None)
@@ -134,7 +166,8 @@ def parse_trace(text_or_lines) -> Trace:
         elif ev in ("sched_wakeup", "sched_wakeup_new"):
             f = next((x for x in (r.match(rest) for r in _WAKEUP) if x), None)
             if f:
-                e = Event(ts, cpu, "wakeup", int(f.group("p")), f.group("c"), int(f.group("pr")), new=ev == "sched_wakeup_new")
+                e = Event(ts, cpu, "wakeup", int(f.group("p")), f.group("c"), int(f.group("pr")), new=ev == "sched_wakeup_new",
+                          waker=waker_of(int(m.group("pid")), m.group("flags") or _hex_flags(m.group("hex"))))
         elif ev == "sched_process_fork":
             f = _FORK.match(rest)
             if f:
@@ -161,6 +194,7 @@ class Activation:
     cpu_ns: int     # CPU time from the wakeup until the thread next slept
     end: int        # ns: the switch-out to sleep
     inferred: int = 0  # run intervals whose switch-in was missing (counted from the wakeup or last switch-out)
+    waker: int | None = None  # the thread whose wake-up started it (None: a timer, an interrupt, unknown)
 
 
 @dataclass
@@ -176,6 +210,12 @@ class ThreadFit:
     period: int = 0                  # periodic: median inter-activation time
     min_interarrival: int = 0
     max_interarrival: int = 0
+    trigger: int | None = None       # the tid of the task whose activations release this one (find_triggers)
+    waker: int | None = None         # the thread that woke most of its activations
+    waker_share: float = 0.0         # the share of its activations that thread woke (of its jobs, with segments)
+    segments: list = field(default_factory=list)  # a triggered thread that suspends: [run, (lo, hi), run, ...] in ns
+    join: list = field(default_factory=list)      # a join (trigger: {all: [...]}): the tids it waits for
+    join_wcet: int = 0                            # a join's WCET: the percentile of its jobs' CPU time
     in_tolerance: float = 0.0        # share of inter-activation times within ±tol of the median
     jitter: int = 0                  # p95 (nearest rank) of |inter-activation time − median|
     wcet: int = 0                    # the percentile of per-activation CPU time
@@ -223,7 +263,7 @@ def activations(events, threads=None) -> dict:
     def th(tid, comm=None, prio=None):
         t = st.get(tid)
         if t is None:
-            t = st[tid] = {"state": "unknown", "start": None, "cpu": 0, "since": None, "off": None, "inferred": 0,
+            t = st[tid] = {"state": "unknown", "start": None, "cpu": 0, "since": None, "off": None, "inferred": 0, "waker": None,
                            "comm": comm or "", "prio": Counter(), "acts": []}
         if comm:
             t["comm"] = comm
@@ -248,7 +288,7 @@ def activations(events, threads=None) -> dict:
                 t["since"], t["off"] = None, e.ts
                 if e.sleeping:
                     if t["state"] == "active" and not e.exiting:
-                        t["acts"].append(Activation(t["start"], t["cpu"], e.ts, t["inferred"]))
+                        t["acts"].append(Activation(t["start"], t["cpu"], e.ts, t["inferred"], t["waker"]))
                     t["state"], t["start"], t["cpu"], t["off"], t["inferred"] = "sleeping", None, 0, None, 0
             if followed(e.next_pid):
                 t = th(e.next_pid, e.next_comm, e.next_prio)
@@ -261,6 +301,7 @@ def activations(events, threads=None) -> dict:
                 if t["state"] in ("sleeping", "unknown"):
                     # A switch-in already seen (CPU clocks a few us apart) counts from the wakeup.
                     t["state"], t["start"], t["cpu"], t["off"], t["inferred"] = "active", e.ts, 0, e.ts, 0
+                    t["waker"] = e.waker
                     if t["since"] is not None:
                         t["since"] = max(t["since"], e.ts)
         elif e.kind == "exit":
@@ -327,7 +368,156 @@ def extract(events, roots=None, percentile_p=99.0, tolerance=0.10, min_activatio
             if f.kind and f.rt_priority is None:
                 f.kind, f.why = None, f"{f.policy} thread beside real-time ones (--all-threads keeps it)"
     _name(fits)
+    find_triggers(fits, percentile_p=percentile_p)
     return fits
+
+
+#: A task is made ``trigger:`` of another when it woke at least this share of the other's
+#: activations (the rest: its first activation, woken by the thread that started it; a
+#: timer's wake-up traced while the waker's thread happened to run).
+TRIGGER_SHARE = 0.8
+
+
+def find_triggers(fits, share: float = TRIGGER_SHARE, percentile_p: float = 99.0):
+    """Set ``waker``/``waker_share`` of every thread (the thread that woke most of its
+    activations, and the share it woke), and ``trigger`` of each task another task's
+    activations wake in at least ``share`` of its activations (docs/chains.md: a job released
+    when a job of the trigger finishes; here: when the trigger's thread wakes it, which is how
+    a thread hands its result on). A trigger that would close a cycle is not taken (the one of
+    the smaller share gives way), as the task-set format refuses cycles. A task whose waker's
+    share is too small may be a triggered task that suspends itself (:func:`_suspending`)."""
+    tasks = {f.tid: f for f in fits if f.kind}
+    for f in fits:
+        n = Counter(a.waker for a in f.activations if a.waker is not None and a.waker != f.tid)
+        if n:
+            f.waker, k = max(n.items(), key=lambda kv: (kv[1], -kv[0]))
+            f.waker_share = k / len(f.activations)
+        if f.kind and f.waker in tasks and f.waker_share < share:
+            _suspending(f, share, percentile_p)
+            if not f.segments:
+                _join(f, tasks, share, percentile_p)
+    cands = sorted((f for f in tasks.values() if f.waker in tasks and f.waker_share >= share),
+                   key=lambda f: (-f.waker_share, f.tid))
+    for f in cands:
+        proposed, f.join = f.join or [f.waker], []
+        if not any(_reaches(tasks, p, f.tid) for p in proposed):  # would it close a cycle?
+            if len(proposed) > 1:
+                f.join = proposed
+            else:
+                f.trigger = f.waker
+
+
+def parents(f) -> list:
+    """The tids of the tasks whose jobs release ``f``'s: its trigger, or a join's triggers."""
+    return f.join or ([f.trigger] if f.trigger is not None else [])
+
+
+def _reaches(tasks, start, target) -> bool:
+    """Whether ``target`` is ``start`` or one of the tasks ``start``'s triggers come from."""
+    todo, seen = [start], set()
+    while todo:
+        t = todo.pop()
+        if t == target:
+            return True
+        if t in seen or t not in tasks:
+            continue
+        seen.add(t)
+        todo.extend(parents(tasks[t]))
+    return False
+
+
+def _join(f, tasks, share, percentile_p=99.0):
+    """A join (``trigger: {all: [A, B]}``): a thread woken in turn by each of several tasks
+    (rt-app's join waits for each: ``suspend`` on one, then the next). Taken when the tasks
+    that each woke at least ``share`` as many of its activations as the most frequent one are
+    two or more and woke at least ``share`` of all of them together; a job ends at the
+    activation that completes the set (each of them has woken it since the last job), its CPU
+    time the sum over the activations since the last. Needs 3 jobs or more, and as many as
+    ``share`` of the wake-ups of the rarest of them. Sets ``join`` (the tids), ``join_wcet``
+    (the ``percentile_p`` of the jobs' CPU times) and ``waker_share`` (their share together)."""
+    n = Counter(a.waker for a in f.activations if a.waker in tasks and a.waker != f.tid)
+    top = max(n.values(), default=0)
+    members = sorted(w for w, c in n.items() if c >= share * top)
+    together = sum(n[w] for w in members)
+    if len(members) < 2 or together < share * len(f.activations):
+        return
+    jobs, seen, cpu = [], set(), 0
+    for a in f.activations:
+        cpu += a.cpu_ns
+        if a.waker in n and a.waker in members:
+            seen.add(a.waker)
+        if len(seen) == len(members):
+            jobs.append(cpu)
+            seen, cpu = set(), 0
+    if len(jobs) < 3 or len(jobs) < share * min(n[w] for w in members):
+        return
+    f.join, f.join_wcet = members, max(1, percentile(jobs, percentile_p))
+    f.waker_share = together / len(f.activations)
+
+
+def _suspending(f, share, percentile_p=99.0):
+    """A thread woken by its waker W and, between two of W's wake-ups, by a timer (no waker):
+    a triggered job that suspends itself (docs/chains.md "Self-suspension"; rt-app's ``sleep``
+    between two ``run``s). Taken when the activations group into jobs — each starting at a
+    wake-up by W, followed by those that no thread woke — of which at least ``share`` have the
+    same number k ≥ 2 of run segments, and at most 1 − ``share`` of the activations are woken
+    by a thread other than W or come before W's first. Then ``segments`` (run i: the
+    ``percentile_p`` of its CPU time over those jobs; suspension i: the range of the time from
+    run i's sleep to run i + 1's wake-up) and ``waker_share`` the share of such jobs."""
+    jobs, stray = [], 0
+    for a in f.activations:
+        if a.waker == f.waker:
+            jobs.append([a])
+        elif a.waker is None and jobs:
+            jobs[-1].append(a)
+        else:
+            stray += 1
+    if len(jobs) < 3 or stray > (1 - share) * len(f.activations):
+        return
+    k, n = Counter(len(j) for j in jobs).most_common(1)[0]
+    if k < 2 or n < share * len(jobs):
+        return
+    same = [j for j in jobs if len(j) == k]
+    f.segments = []
+    for i in range(k):
+        if i:
+            gaps = [j[i].wakeup - j[i - 1].end for j in same]
+            f.segments.append((max(0, min(gaps)), max(0, max(gaps))))
+        f.segments.append(max(1, percentile([j[i].cpu_ns for j in same], percentile_p)))
+    f.waker_share = n / len(jobs)
+
+
+def chain_names(chains) -> list:
+    """A name per chain: its head's; ``HEAD-LAST`` when one head starts several; the whole
+    path joined by ``-`` when that is still another's (two paths from HEAD to LAST)."""
+    heads = Counter(c[0] for c in chains)
+    names = [c[0] if heads[c[0]] == 1 else f"{c[0]}-{c[-1]}" for c in chains]
+    twice = Counter(names)
+    return [n if twice[n] == 1 else "-".join(c) for n, c in zip(names, chains)]
+
+
+def pipelines(fits) -> list:
+    """The chains of triggers found: every path from a task that no task triggers through the
+    tasks its activations trigger to one that triggers none, as task names, head first
+    (docs/chains.md "Chains"). Only paths of two tasks or more."""
+    tasks = {f.tid: f for f in fits if f.kind}
+    succ: dict = {}
+    for f in tasks.values():
+        for p in parents(f):
+            succ.setdefault(p, []).append(f.tid)
+    out = []
+
+    def walk(path):
+        nxt = succ.get(path[-1], [])
+        if not nxt and len(path) > 1:
+            out.append([tasks[t].name for t in path])
+        for t in sorted(nxt):
+            walk(path + [t])
+
+    for f in tasks.values():
+        if not parents(f):
+            walk([f.tid])
+    return out
 
 
 def _name(fits):
@@ -350,20 +540,47 @@ def _us(ns) -> str:
 
 def fit_table(fits, percentile_p) -> tuple[list, list]:
     """Header and rows of the fit report (times in µs); a thread left out of the task set says
-    why in the last column (`note`)."""
+    why in the last column (`note`), a triggered one what triggers it (its kind: triggered)."""
     head = ["task", "tid", "policy", "prio", "kind", "acts", "period/min_ia", "inter min..max", "jitter",
             "in ±tol", "exec min", "median", f"p{percentile_p:g}=wcet", "max", "note"]
     rows = []
+    names = {f.tid: f.name or f.comm for f in fits}
     for f in fits:
         if not f.kind:
             rows.append([f.name, f.tid, f.policy, f.rt_priority if f.rt_priority is not None else f.prio, "-",
                          len(f.activations), "", "", "", "", "", "", "", "", f.why])
             continue
         t = f.period if f.kind == "periodic" else f.min_interarrival
-        rows.append([f.name, f.tid, f.policy, f.rt_priority if f.rt_priority is not None else f.prio, f.kind,
+        rows.append([f.name, f.tid, f.policy, f.rt_priority if f.rt_priority is not None else f.prio,
+                     "triggered" if parents(f) else f.kind,
                      len(f.activations), _us(t), f"{_us(f.min_interarrival)}..{_us(f.max_interarrival)}", _us(f.jitter),
-                     f"{f.in_tolerance:.0%}", _us(f.exec_min), _us(f.exec_median), _us(f.wcet), _us(f.exec_max), ""])
+                     f"{f.in_tolerance:.0%}", _us(f.exec_min), _us(f.exec_median), _us(f.wcet), _us(f.exec_max),
+                     waker_note(f, names)])
     return head, rows
+
+
+def waker_note(f, names) -> str:
+    """What woke the thread's activations: ``trigger: NAME, 98% of activations`` for a
+    triggered task, ``woken by NAME in 40%`` when another recorded thread woke 10 % or more
+    but too few to be its trigger, else empty."""
+    if f.waker is None or f.waker_share < 0.1:  # the thread that started it, once: no note
+        return ""
+    who = names.get(f.waker, f"tid {f.waker}")
+    if f.join:
+        return f"trigger: all of {', '.join(names.get(t, f'tid {t}') for t in f.join)}, {f.waker_share:.0%} of activations"
+    if f.trigger is not None and f.segments:
+        return f"trigger: {who}, {f.waker_share:.0%} of jobs of {len(f.segments) // 2 + 1} runs (self-suspending)"
+    if f.trigger is not None:
+        return f"trigger: {who}, {f.waker_share:.0%} of activations"
+    return f"woken by {who} in {f.waker_share:.0%}"
+
+
+def _release_period(f, tasks) -> int:
+    """A triggered task's implicit deadline: the period (or minimum inter-arrival time) of the
+    task at the head of its triggers (of a join's, the longest)."""
+    if parents(f):  # the longest of its triggers' (the model's period of a triggered task)
+        return max(_release_period(tasks[p], tasks) for p in parents(f))
+    return f.period if f.kind == "periodic" else max(1, f.min_interarrival)
 
 
 def taskset_yaml(fits, cpus: int, duration_ns: int, header: str = "", percentile_p: float = 99.0, times_file=None,
@@ -388,23 +605,45 @@ def taskset_yaml(fits, cpus: int, duration_ns: int, header: str = "", percentile
         out.append("# no priorities written: not every task had a SCHED_FIFO/RR priority in the trace")
     doc = {"platform": {"cpus": int(cpus)}, "run": {"duration": f"{max(duration_ns, 1_000_000)}ns"}, "tasks": []}
     notes = []
+    by_tid = {f.tid: f for f in tasks}
     for f in tasks:
         t = {"name": f.name, "wcet": f"{f.wcet}ns"}
-        if f.kind == "periodic":
+        if f.trigger is not None and f.segments:
+            del t["wcet"]  # the sum of the run segments
+            t["segments"] = [f"{x}ns" if i % 2 == 0 else {"suspend": f"{max(1, x[0])}ns" if x[0] == x[1] else
+                                                          [f"{max(1, x[0])}ns", f"{max(1, x[1])}ns"]}
+                             for i, x in enumerate(f.segments)]
+        if f.join:
+            t["trigger"] = {"all": [by_tid[p].name for p in f.join]}
+            t["wcet"] = f"{f.join_wcet}ns"
+            t["deadline"] = f"{_release_period(f, by_tid)}ns"
+        elif f.trigger is not None:
+            # Released by its trigger's activations; its deadline the head's period (implicit).
+            t["trigger"] = by_tid[f.trigger].name
+            t["deadline"] = f"{_release_period(f, by_tid)}ns"
+        elif f.kind == "periodic":
             t["period"] = f"{f.period}ns"
         else:
             t["min_interarrival"] = f"{max(1, f.min_interarrival)}ns"
         if all_rt:
             t["priority"] = f.rt_priority
-        if replay and f.activations:
+        if replay and f.activations and not f.join and not (f.trigger is not None and f.segments):
             t["execution_times"] = [f"{max(1, a.cpu_ns)}ns" for a in f.activations]
         doc["tasks"].append(t)
         notes.append((f"tid {f.tid}, {f.policy} prio {f.prio}, {len(f.activations)} activations; inter-activation "
                       f"{_us(f.min_interarrival)}..{_us(f.max_interarrival)} us, jitter (p95) {_us(f.jitter)} us, "
                       f"{f.in_tolerance:.0%} within tolerance; exec min/median/max {_us(f.exec_min)}/"
                       f"{_us(f.exec_median)}/{_us(f.exec_max)} us"
-                      + (f"; {f.inferred} switch-ins missing from the trace" if f.inferred else ""),
-                      f.kind == "sporadic"))
+                      + (f"; {f.inferred} switch-ins missing from the trace" if f.inferred else "")
+                      + (f"; woken by {by_tid[f.trigger].name} in {f.waker_share:.0%} of its "
+                         + ("jobs (each of its runs but the first woken by a timer: self-suspending)" if f.segments else "activations")
+                         if f.trigger is not None else "")
+                      + (f"; woken by {', '.join(by_tid[p].name for p in f.join)} in turn in {f.waker_share:.0%} "
+                         "of its activations (a join: a job when each has woken it)" if f.join else ""),
+                      f.kind == "sporadic" and not parents(f)))
+    chains = pipelines(tasks)
+    if chains:
+        doc["chains"] = [{"name": n, "tasks": c} for n, c in zip(chain_names(chains), chains)]
     ts = _core.parse_taskset(json.dumps(doc), "json", "<recording>")
     return "\n".join(out) + "\n" + _core.to_yaml(ts, notes)
 
@@ -479,13 +718,34 @@ class Recording:
     lost: int          # events lost (overruns + dropped + [LOST] lines)
     instance: str
     total: int = 0     # events read (every thread's); ``trace`` holds the command's
+    settled: int = 0   # ns from the command's release to the start of the recording window
+    settle_how: str = ""  # how that start was found (said in record's report)
 
 
-def record_live(cmd, duration_ns=None, buffer_kb=8192, log=None) -> Recording:
+#: ``--settle auto`` waits at most this long for the command to start a thread; a command
+#: that starts none by then is recorded from its release.
+SETTLE_LIMIT_NS = 30_000_000_000
+
+
+def _settle_done(keep, started, settle_ns, now):
+    """The start of the recording window (ns, CLOCK_MONOTONIC) once known, else None.
+    ``settle_ns`` None (auto): the first wake-up of a thread the command started (rt-app's
+    threads start after its calibration, ~4 s here), or the release itself once
+    ``SETTLE_LIMIT_NS`` passed without one; else the release plus ``settle_ns``."""
+    if settle_ns is not None:
+        return started + settle_ns
+    if keep.first_thread is not None:
+        return max(started, keep.first_thread)
+    return started if now - started >= SETTLE_LIMIT_NS else None
+
+
+def record_live(cmd, duration_ns=None, buffer_kb=8192, log=None, settle_ns=None) -> Recording:
     """Run ``cmd`` under a tracefs instance of its own with the sched tracepoints enabled for
-    every thread (the command's process tree is taken from fork events), reading trace_pipe as it goes; stop after
-    ``duration_ns`` or when the command exits; always remove the instance. Raises
-    PrivilegeError (exit 2) without root or tracefs."""
+    every thread (the command's process tree is taken from fork events), reading trace_pipe as it goes; stop
+    ``duration_ns`` after the start of the recording window or when the command exits; always remove the
+    instance. The window starts ``settle_ns`` after the command's release, or with ``settle_ns`` None when
+    its first thread other than its own first wakes (:func:`_settle_done`); events before it are dropped.
+    Raises PrivilegeError (exit 2) without root or tracefs."""
     if os.geteuid() != 0:
         raise _needs("needs root: it enables the kernel's scheduler tracepoints through tracefs "
                      "(/sys/kernel/tracing); run it as root (or record elsewhere with trace-cmd and use --from FILE.dat)")
@@ -542,8 +802,7 @@ def record_live(cmd, duration_ns=None, buffer_kb=8192, log=None) -> Recording:
         os.write(wfd, b"g")
         os.close(wfd)
         wfd = None
-        deadline = None if duration_ns is None else started + duration_ns
-        status = None
+        status = origin = None
         while True:
             r, _, _ = select.select([fd], [], [], 0.05)
             if r:
@@ -554,9 +813,12 @@ def record_live(cmd, duration_ns=None, buffer_kb=8192, log=None) -> Recording:
                 except BlockingIOError:
                     pass
             status = child.poll()
-            if status is not None or (deadline is not None and time.monotonic_ns() >= deadline):
+            now = time.monotonic_ns()
+            if origin is None:
+                origin = _settle_done(keep, started, settle_ns, now)
+            if status is not None or (origin is not None and duration_ns is not None and now >= origin + duration_ns):
                 break
-        elapsed = time.monotonic_ns() - started
+        end = time.monotonic_ns()
         _w(os.path.join(inst, "tracing_on"), 0)
         while True:  # drain what is left
             try:
@@ -580,7 +842,11 @@ def record_live(cmd, duration_ns=None, buffer_kb=8192, log=None) -> Recording:
                     except ValueError:
                         pass
         tr = keep.finish()
-        return Recording(tr, child.pid, started, elapsed, status, max(lost, tr.lost), inst, keep.total)
+        origin, how = _window_start(keep, started, end, origin, settle_ns)
+        # Forks are kept whatever their time: extract() takes the command's tree from them.
+        tr.events = [e for e in tr.events if e.ts >= origin or e.kind == "fork"]
+        return Recording(tr, child.pid, started, end - origin, status, max(lost, tr.lost), inst, keep.total,
+                         origin - started, how)
     finally:
         if child is not None and child.poll() is None:
             _kill_tree(child)
@@ -611,16 +877,33 @@ def record_live(cmd, duration_ns=None, buffer_kb=8192, log=None) -> Recording:
             signal.signal(s, h)
 
 
+def _window_start(keep, started, end, origin, settle_ns):
+    """The recording window's start (ns) once the recording ended at ``end``, and how it was
+    found (for the report). A command that ended before its start was over is kept from the
+    start it had (its first thread's wake-up, else its release)."""
+    if origin is None:
+        origin = keep.first_thread if settle_ns is None and keep.first_thread is not None else started
+    if settle_ns is not None:
+        how = f"--settle {in_unit(settle_ns, 's', 2)} s"
+    elif keep.first_thread is not None:
+        how = "its first thread woke"
+    else:
+        how = "no thread of its own started" + (f" within {SETTLE_LIMIT_NS // 10**9} s" if end - started >= SETTLE_LIMIT_NS else "")
+    return min(origin, end), how
+
+
 class _Keep:
     """Parses trace_pipe text as it comes and keeps only the events of ``root``'s process tree
     (trace_pipe is in time order, so a fork comes before its child's events): memory grows
     with the command's events, not the machine's."""
 
     def __init__(self, root):
+        self.root = root
         self.tree = {root}
         self.tail = b""
         self.trace = Trace()
         self.total = 0
+        self.first_thread = None  # ns: the first wake-up of a thread of the tree but the root
 
     def feed(self, data: bytes):
         data = self.tail + data
@@ -643,6 +926,8 @@ class _Keep:
                     self.trace.events.append(e)
             elif e.pid in tree or (e.kind == "switch" and e.next_pid in tree):
                 self.trace.events.append(e)
+                if e.kind == "wakeup" and e.pid != self.root and self.first_thread is None:
+                    self.first_thread = e.ts
 
     def finish(self) -> Trace:
         if self.tail:
@@ -669,13 +954,14 @@ def _kill_tree(child):
 
 
 def report_dat(path) -> str:
-    """The text of ``trace-cmd report -R -t`` of a .dat file (raw fields, ns timestamps)."""
+    """The text of ``trace-cmd report -R -t -l`` of a .dat file (raw fields, ns timestamps,
+    the latency flags that say a wake-up came from an interrupt)."""
     exe = shutil.which("trace-cmd")
     if exe is None:
         raise InputError(f"{path}: reading a .dat file needs trace-cmd (Debian package trace-cmd), which is not installed")
     if not os.path.isfile(path):
         raise InputError(f"{path}: no such file")
-    r = subprocess.run([exe, "report", "-R", "-t", "-i", os.fspath(path)], capture_output=True, text=True, errors="replace")
+    r = subprocess.run([exe, "report", "-R", "-t", "-l", "-i", os.fspath(path)], capture_output=True, text=True, errors="replace")
     if r.returncode != 0:
         msg = (r.stderr.strip().splitlines() or ["failed"])[-1]
         raise InputError(f"{path}: trace-cmd report failed: {msg}")

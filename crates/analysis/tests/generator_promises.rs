@@ -6,10 +6,11 @@
 //! refuses with an error naming a parameter or keeps the promise:
 //!
 //! - **A total** (`uunifast`, `uunifast-discard`, `randfixedsum`, `lelli2011` with U = R·m,
-//!   `chronos2011`, `dag-nfj`, `dag-layered`): the drawn utilisations sum to U (to 1e-9) and
+//!   `chronos2011`, `dag-nfj`, `dag-layered`, `ros2-tree`): the drawn utilisations sum to U (to 1e-9) and
 //!   each lies in [u_min, u_max]; the written set's Σ C/T is U within what integer time allows.
 //! - **A window** (`paws2013`: tasks added until Σu is in [U_min, U_max]; LWFG's MTT sets: a
-//!   cap, cap − u_max < Σu ≤ cap; `waters2015`: Σ WCET/T in [U·(1 − tolerance), U], exact).
+//!   cap, cap − u_max < Σu ≤ cap; `waters2015` and `waters2015-chains`: Σ WCET/T in
+//!   [U·(1 − tolerance), U], exact).
 //!
 //! **The tolerance, derived.** A period is a multiple of the granularity, and C is computed
 //! from that rounded period: C_i = round(u_i·T_i) ns, raised to `least_i` (1 ns; a DAG task's
@@ -319,6 +320,20 @@ fn papers_total() -> impl Strategy<Value = Case> {
             },
             feasible: true,
         }),
+        (1u32..=4, 1usize..=24, 0.0f64..1.2, 0.0f64..=1.0).prop_map(|(m, n, f, p_join)| {
+            let u = f * n as f64 * 0.8;
+            Case {
+                name: "ros2-tree",
+                params: format!("m={m},n={n},U={u},u_max=0.8,p_join={p_join},timers=1"),
+                promise: Promise::Total {
+                    u,
+                    lo: 0.0,
+                    hi: 0.8,
+                    sequential: true,
+                },
+                feasible: u <= n as f64 * 0.8,
+            }
+        }),
         (1u32..=8, 1usize..=24, 0.0f64..1.2).prop_map(|(m, n, f)| {
             let u = f * n as f64;
             Case {
@@ -391,6 +406,23 @@ fn papers_window() -> impl Strategy<Value = Case> {
                     feasible: true,
                 }
             }),
+        (
+            1u32..=2,
+            0.25f64..=1.0,
+            prop_oneof![Just("implicit"), Just("let")]
+        )
+            .prop_map(|(m, f, comm)| {
+                let u = f * m as f64;
+                Case {
+                    name: "waters2015-chains",
+                    params: format!("m={m},U={u},chains=1..3,communication={comm}"),
+                    promise: Promise::Written {
+                        w_lo: u * 0.99,
+                        w_hi: u,
+                    },
+                    feasible: true,
+                }
+            }),
     ]
 }
 
@@ -447,6 +479,8 @@ const COVERED: &[&str] = &[
     "mwlu",
     "mwhu",
     "waters2015",
+    "waters2015-chains",
+    "ros2-tree",
 ];
 
 #[test]

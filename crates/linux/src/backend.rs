@@ -78,10 +78,15 @@ impl Backend {
     }
 }
 
-/// Triggers, self-suspensions and chains (docs/chains.md) run in the simulator only for now:
-/// a real run of a set with them is refused, naming the first, rather than run wrongly.
-fn flow_refused(ts: &TaskSet) -> Option<String> {
-    let why = "not yet supported by this substrate (the simulator runs it: rtsched simulate)";
+/// Triggers, self-suspensions and chains (docs/chains.md) run on the testbed and the kernel's
+/// own policies (kernel:fifo, :deadline, :other, :linux); rtsched's sched_ext scheduler
+/// (kernel:scx-*, kernel:scx:POLICY) does not take them yet: such a run is refused, naming the
+/// first, rather than run wrongly.
+fn flow_refused(ts: &TaskSet, backend: &str) -> Option<String> {
+    if !backend.starts_with("kernel:scx") {
+        return None;
+    }
+    let why = "not yet supported by rtsched's sched_ext scheduler (the testbed, kernel:fifo, :deadline, :other, :linux and the simulator run it)";
     if let Some(t) = ts.tasks.iter().find(|t| t.trigger.is_some()) {
         return Some(format!(
             "{}: task '{}': field 'trigger': event-triggered tasks are {why}",
@@ -113,7 +118,7 @@ fn check_common(ts: &TaskSet, backend: &str, opts: &RunOptions) -> Result<(), Ru
             ts.source, t.name
         )));
     }
-    if let Some(why) = flow_refused(ts) {
+    if let Some(why) = flow_refused(ts, backend) {
         return Err(RunError::Input(why));
     }
     if ts.run.duration > MAX_DURATION {
@@ -222,5 +227,30 @@ mod tests {
             assert!(Backend::parse(&ts, backend).is_ok(), "{backend}");
         }
         assert!(Backend::parse(&ts, "kernel:fifo").is_err());
+    }
+
+    /// Triggers, suspensions and chains: taken by the testbed and the kernel's own policies,
+    /// refused (exit 2, naming the task and field) by rtsched's sched_ext scheduler only.
+    #[test]
+    fn only_sched_ext_refuses_triggers_suspensions_and_chains() {
+        let ts = rtsched_model::parse_taskset(
+            "platform: {cpus: 1}\ntasks:\n  - {name: a, period: 10, wcet: 2, priority: 5}\n  - {name: b, trigger: a, deadline: 10, wcet: 3, priority: 4}\nchains:\n  - {name: ab, tasks: [a, b]}\n",
+            rtsched_model::Format::Yaml,
+            "t.yaml",
+        )
+        .unwrap();
+        for b in [
+            "testbed:gfp",
+            "kernel:fifo",
+            "kernel:deadline",
+            "kernel:other",
+            "kernel:linux",
+        ] {
+            assert_eq!(flow_refused(&ts, b), None, "{b}");
+        }
+        for b in ["kernel:scx-gedf", "kernel:scx-pedf", "kernel:scx:gedf"] {
+            let m = flow_refused(&ts, b).expect(b);
+            assert!(m.contains("t.yaml: task 'b': field 'trigger'"), "{m}");
+        }
     }
 }

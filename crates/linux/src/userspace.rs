@@ -168,9 +168,36 @@ struct Timed {
     new_timers: Vec<Time>,
     tick: Option<Time>,
     next_tick: Time,
+    /// Suspended jobs' ends (time, job slot, generation), which the ledger schedules
+    /// (docs/chains.md), and the scratch they and triggered jobs' aborts are taken into.
+    resumes: BinaryHeap<Reverse<(Time, u32, u32)>>,
+    new_resumes: Vec<(Time, u32, u32)>,
+    new_aborts: Vec<(Time, u32, u32)>,
 }
 
 impl Timed {
+    /// What the ledger scheduled since it was last asked: suspended jobs' ends, triggered
+    /// jobs' deadline aborts (as the simulator's `flow_events`).
+    fn take_flow(&mut self, led: &mut Ledger<'static>) {
+        if !led.has_flow_events() {
+            return;
+        }
+        led.take_flow_events(&mut self.new_resumes, &mut self.new_aborts);
+        self.resumes.extend(self.new_resumes.drain(..).map(Reverse));
+        self.aborts.extend(self.new_aborts.drain(..).map(Reverse));
+    }
+
+    /// Suspended jobs whose suspension has ended by `now`: their next run segment is ready.
+    fn resume_due(&mut self, led: &mut Ledger<'static>, now: Time) {
+        while let Some(&Reverse((at, slot, generation))) = self.resumes.peek() {
+            if at > now {
+                break;
+            }
+            self.resumes.pop();
+            led.resume(now, slot, generation);
+        }
+    }
+
     /// Aborts and releases due by `now`, earliest first (an abort before a release at the same
     /// instant, as in the simulator), releases of one instant in task order. A decider that
     /// comes late (host steal) catches up in that order too: the records are made in release
@@ -236,13 +263,21 @@ impl Timed {
             .unwrap_or(u64::MAX);
         let next_abort = self.aborts.peek().map_or(u64::MAX, |Reverse((d, _, _))| *d);
         let next_timer = self.timers.peek().map_or(u64::MAX, |Reverse(t)| *t);
+        let next_resume = self
+            .resumes
+            .peek()
+            .map_or(u64::MAX, |Reverse((t, _, _))| *t);
         let next_tick = if self.tick.is_some() {
             self.next_tick
         } else {
             u64::MAX
         };
         (
-            next_rel.min(next_abort).min(next_timer).min(next_tick),
+            next_rel
+                .min(next_abort)
+                .min(next_timer)
+                .min(next_tick)
+                .min(next_resume),
             next_rel,
         )
     }
@@ -274,12 +309,15 @@ impl<X: Executors> State<X> {
             },
             ex,
             timed: Timed {
-                next_release: ts.tasks.iter().map(|t| t.offset).collect(),
+                next_release: first_releases(ts),
                 aborts: BinaryHeap::with_capacity(2 * ts.tasks.len()),
                 timers: BinaryHeap::new(),
                 new_timers: Vec::new(),
                 tick,
                 next_tick: tick.unwrap_or(u64::MAX),
+                resumes: BinaryHeap::new(),
+                new_resumes: Vec::new(),
+                new_aborts: Vec::new(),
             },
             intervals: Vec::new(),
             decision_ns: Samples::default(),
@@ -430,9 +468,12 @@ impl<X: Executors> Shared<X> {
             boxes,
             ex,
         };
+        timed.take_flow(led);
         timed.release_and_abort(led, &mut sub, jitter_ns, now);
+        timed.resume_due(led, now);
         timed.tick_and_fire(led, self.cpus.len() as u32, now);
         led.decide(now, &mut sub);
+        timed.take_flow(led);
         if let Some(f) = led.failure() {
             self.stop_with(RunError::Stopped {
                 source: led.run.taskset().source.clone(),
@@ -930,6 +971,21 @@ pub(crate) fn run_on<X: Executors>(
     Ok(r)
 }
 
+/// Per task, when the timer first releases it: at its offset; never a triggered task, whose
+/// jobs its triggers' finishes release (the ledger's flow).
+fn first_releases(ts: &TaskSet) -> Vec<Time> {
+    ts.tasks
+        .iter()
+        .map(|t| {
+            if t.trigger.is_some() {
+                u64::MAX
+            } else {
+                t.offset
+            }
+        })
+        .collect()
+}
+
 /// When the first timed event is due: the first release, or the first tick.
 fn first_event(ts: &TaskSet, tick: Option<Time>) -> Time {
     let first = ts.tasks.iter().map(|t| t.offset).min().unwrap_or(0);
@@ -995,6 +1051,8 @@ fn account(
     }
     r.end = end;
     r.jobs = done.jobs;
+    // The ledger's chain records (crate::chains' rule, told as the run went, real timestamps).
+    r.chains = done.chains;
     if let Some(c) = out {
         // What the threads decided last, and the undecided stretch the ledger emitted at
         // its end: final now, with the run's end.
@@ -1062,5 +1120,91 @@ mod tests {
         assert_eq!(order, [("c", 147), ("a", 150), ("abort", 154), ("c", 154)]);
         assert_eq!(next_due(None, &[160 * MS], |_| true, 159 * MS), None);
         assert_eq!(next_due(None, &[150 * MS], |_| false, 159 * MS), None);
+    }
+
+    struct Nop;
+    impl Substrate for Nop {
+        fn off_cpu(&mut self, _: Time, _: u32, _: &mut CpuState, _: &mut Ent, _: Off) {}
+        fn on_cpu(
+            &mut self,
+            _: Time,
+            _: u32,
+            _: &mut CpuState,
+            _: &mut Ent,
+            _: bool,
+            _: bool,
+            _: Time,
+            _: Option<&mut JobRecord>,
+        ) {
+        }
+        fn charged(
+            &mut self,
+            _: Time,
+            _: u32,
+            _: &mut CpuState,
+            _: &mut Ent,
+            _: Time,
+            _: Time,
+            _: Option<&mut JobRecord>,
+        ) {
+        }
+    }
+
+    /// The decider's timed events take the ledger's flow (docs/chains.md): a job that suspends
+    /// after its first run segment makes the suspension's end the next event, and is resumed
+    /// then, not before; a triggered task is never released by the timer. Control: before the
+    /// flow is taken, the next event is the next release (the suspended job would wait for it).
+    #[test]
+    fn the_decider_resumes_a_suspended_job_at_the_suspensions_end() {
+        let ts = rtsched_model::parse_taskset(
+            "platform: {cpus: 1}\nrun: {duration: 40ms}\ntasks:\n  - {name: s, period: 20, segments: [2, {suspend: 3}, 1]}\n  - {name: b, trigger: s, deadline: 20, wcet: 1}\n",
+            rtsched_model::Format::Yaml,
+            "s.yaml",
+        )
+        .unwrap();
+        let policy = rtsched_policies::build("gedf", &ts).unwrap();
+        let mut led = Ledger::owned(ts.clone(), policy, false);
+        let mut timed = Timed {
+            next_release: first_releases(&ts),
+            aborts: BinaryHeap::new(),
+            timers: BinaryHeap::new(),
+            new_timers: Vec::new(),
+            tick: None,
+            next_tick: u64::MAX,
+            resumes: BinaryHeap::new(),
+            new_resumes: Vec::new(),
+            new_aborts: Vec::new(),
+        };
+        let (mut nop, mut jitter) = (Nop, Samples::default());
+        timed.release_and_abort(&mut led, &mut nop, &mut jitter, 0);
+        led.decide(0, &mut nop);
+        let e = led.run.cpu(0).running.expect("s runs");
+        led.complete(2 * MS, 0, e, 2 * MS, &mut nop);
+        assert_eq!(
+            timed.next(&led).0,
+            20 * MS,
+            "control: the flow not taken yet"
+        );
+        timed.take_flow(&mut led);
+        assert_eq!(timed.next(&led), (5 * MS, 20 * MS));
+        timed.resume_due(&mut led, 4 * MS);
+        led.decide(4 * MS, &mut nop);
+        assert!(led.run.cpu(0).running.is_none(), "suspended until 5 ms");
+        timed.resume_due(&mut led, 5 * MS);
+        led.decide(5 * MS, &mut nop);
+        let e = led.run.cpu(0).running.expect("s's second segment runs");
+        led.complete(6 * MS, 0, e, 6 * MS, &mut nop);
+        // s's finish released b (by the ledger, not the timer).
+        timed.take_flow(&mut led);
+        led.decide(6 * MS, &mut nop);
+        let b = led.run.cpu(0).running.expect("b runs");
+        led.complete(7 * MS, 0, b, 7 * MS, &mut nop);
+        let out = led.finish(7 * MS);
+        let fin: Vec<_> = out
+            .jobs
+            .iter()
+            .map(|j| (j.task, j.release, j.finish))
+            .collect();
+        assert_eq!(fin, [(0, 0, Some(6 * MS)), (1, 6 * MS, Some(7 * MS))]);
     }
 }

@@ -317,6 +317,45 @@ impl PyTaskSet {
                 secs.append(x)?;
             }
             d.set_item("sections", secs)?;
+            // An event-triggered task's trigger (docs/chains.md): {"tasks": [names], "all":
+            // bool}, None for a periodic or sporadic task; a self-suspending task's
+            // suspensions as [(lo_ns, hi_ns)] between its run segments (`regions`).
+            let name = |id: &u32| self.inner.tasks[*id as usize].name.clone();
+            match &t.trigger {
+                Some(g) => {
+                    let x = PyDict::new(py);
+                    x.set_item("tasks", g.tasks.iter().map(name).collect::<Vec<_>>())?;
+                    x.set_item("all", g.all)?;
+                    d.set_item("trigger", x)?;
+                }
+                None => d.set_item("trigger", py.None())?,
+            }
+            d.set_item(
+                "suspensions",
+                t.suspensions
+                    .iter()
+                    .map(|s| (s.lo, s.hi))
+                    .collect::<Vec<_>>(),
+            )?;
+            list.append(d)?;
+        }
+        Ok(list)
+    }
+    /// The set's chains as dicts: name, tasks (names), communication ("implicit", "let" or
+    /// None for an event chain), deadline_ns (None without one).
+    fn chains<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        let list = PyList::empty(py);
+        for c in &self.inner.chains {
+            let d = PyDict::new(py);
+            d.set_item("name", &c.name)?;
+            let tasks: Vec<&str> = c
+                .tasks
+                .iter()
+                .map(|id| self.inner.tasks[*id as usize].name.as_str())
+                .collect();
+            d.set_item("tasks", tasks)?;
+            d.set_item("communication", c.communication.map(|m| m.name()))?;
+            d.set_item("deadline_ns", c.deadline)?;
             list.append(d)?;
         }
         Ok(list)

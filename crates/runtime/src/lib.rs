@@ -7,6 +7,7 @@
 //! the drivers cannot drift apart. [`ProtocolChecker`] wraps any policy and asserts the call
 //! protocol of `rtsched_policies::policy` under whichever driver runs it.
 
+pub mod chains;
 pub mod checker;
 mod inversion;
 pub mod ledger;

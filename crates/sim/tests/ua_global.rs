@@ -240,7 +240,9 @@ fn arb_underloaded() -> impl Strategy<Value = TaskSet> {
 /// than its last while that CPU is idle just after t (its queued CPU was free).
 fn mapper_violations(r: &RunResult) -> (usize, usize) {
     use std::collections::HashMap;
-    let mut by_entity: HashMap<(u32, u64, u32, u32), Vec<(u64, u64, u32)>> = HashMap::new();
+    /// (task, job, region, thread) → its intervals as (start, end, cpu).
+    type Runs = HashMap<(u32, u64, u32, u32), Vec<(u64, u64, u32)>>;
+    let mut by_entity = Runs::new();
     for iv in &r.intervals {
         by_entity
             .entry((iv.task, iv.job, iv.region, iv.thread))

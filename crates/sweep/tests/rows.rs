@@ -91,7 +91,9 @@ fn rows_that_do_not_run_are_typed_and_empty() {
     assert_eq!(b.status[2], Status::Ok as u8, "a test's row");
     assert_eq!(b.errors.len(), 1);
     for m in &b.metrics {
-        assert_eq!(m.null, [false, true, true], "{}", m.column.name);
+        // A chain metric is null in a row that ran too: this set has no chains.
+        let ran = m.column.measured == columns::Measured::Chains;
+        assert_eq!(m.null, [ran, true, true], "{}", m.column.name);
         let len = match &m.values {
             Values::Int(v) => v.len(),
             Values::Float(v) => v.len(),
@@ -151,4 +153,45 @@ fn a_failure_has_one_status_and_exit_code_simulated_or_real() {
             ("run-failed", 1)
         ]
     );
+}
+
+/// A row of a set with chains (docs/chains.md "Sweeps") carries each chain metric as the
+/// largest over the run's chain instances, the held run's: event chains a latency and no data
+/// age, LET chains a data age and a reaction time and no latency.
+#[test]
+fn a_rows_chain_metrics_are_the_largest_instance() {
+    let (mut total, mut scratch) = (TotalSink::default(), SimScratch::default());
+    for (gen, params, has) in [
+        ("ros2-tree", "m=2,n=8,U=1,p_join=0.3", [true, false, false]),
+        (
+            "waters2015-chains",
+            "m=1,U=0.5,chains=4,communication=let",
+            [false, true, true],
+        ),
+    ] {
+        let ts = make_set(gen, params, 5, &OPTIONS).unwrap();
+        let held = simulate(&ts, Options::spec("gedf")).unwrap().result;
+        let Outcome::Ran(row) = rtsched_sweep::run(&ts, "gedf", &mut total, &mut scratch) else {
+            panic!("{gen} did not run")
+        };
+        let largest: [Option<u64>; 3] = [
+            held.chains.iter().filter_map(|c| c.latency).max(),
+            held.chains.iter().filter_map(|c| c.data_age).max(),
+            held.chains.iter().filter_map(|c| c.reaction_time).max(),
+        ];
+        let names = [
+            "chain_latency_max_ns",
+            "chain_data_age_max_ns",
+            "chain_reaction_time_max_ns",
+        ];
+        for ((name, want), has) in names.iter().zip(largest).zip(has) {
+            let c = metric_columns().iter().find(|c| c.name == *name).unwrap();
+            assert_eq!(want.is_some(), has, "{gen} {name}");
+            assert_eq!(
+                row.cell(c),
+                want.map_or(Cell::Null, Cell::Uint),
+                "{gen} {name}"
+            );
+        }
+    }
 }

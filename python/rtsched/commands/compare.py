@@ -6,6 +6,7 @@ import sys
 
 from .. import _core
 from .._core import InputError, RunFailed
+from ..chains import chains_side_by_side
 from ..checks import warn
 from ..cli import printable, seed
 from ..durations import in_unit
@@ -29,7 +30,8 @@ from .run import measurement_table
 def register(sub):
     p = sub.add_parser("compare", help="run a policy in the simulator and on the testbed and print them side by side",
                        description="Simulate FILE under POLICY and run it on real cores (testbed:POLICY): "
-                                   "how far is the model from the machine? Needs root or CAP_SYS_NICE. If one of the "
+                                   "how far is the model from the machine? A set with chains also gets each chain's latency (data age for a "
+                                   "data-flow chain), max/mean/p99, simulated and real (docs/chains.md). Needs root or CAP_SYS_NICE. If one of the "
                                    "two cannot run the set, each gets a row with its status; exit codes as 'rtsched run'.")
     p.add_argument("file", metavar="FILE")
     p.add_argument("-p", "--policy", default="gedf", metavar="P", help="an rtsched policy (default gedf)")
@@ -111,6 +113,9 @@ def run(args):
     print(f"{ts.source}: {args.policy}, simulator vs testbed ({args.model}), {in_unit(run_ts.duration_ns)} ms")
     if sim.ok and real.ok:
         print(side_by_side(sim, real, output_width()))
+        if ts.chain_names:
+            print("\nchains, simulated vs real:")
+            print(chains_side_by_side(sim, real))
     else:
         print(comparison_table([sim, real], output_width()))
         sys.stdout.flush()

@@ -17,7 +17,7 @@ def register(sub):
     p.add_argument("input", metavar="IN")
     p.add_argument("-o", "--output", metavar="OUT", required=True, help="the file to write ('-': standard output, YAML)")
     p.add_argument("--to", choices=["rtsched", "rt-app"], default="rtsched", help="output format (default: rtsched)")
-    p.add_argument("--cpus", type=int, metavar="M", help="platform CPUs of a task set read from rt-app (default: this machine's)")
+    p.add_argument("--cpus", type=int, metavar="M", help="platform CPUs of a task set read from rt-app (default: this machine's, or more when the file's cpus name more)")
     p.add_argument("--backend", default=None, metavar="B",
                    help="with --to rt-app: the real policy, as 'rtsched run -b' names it: kernel:fifo (the file's "
                         "priorities if every task has one, else rate-monotonic), kernel:fifo:rm, kernel:fifo:dm, "

@@ -27,6 +27,10 @@ def register(sub):
         epilog="example: rtsched record -o app.yaml --duration 3s -- rt-app app.json")
     p.add_argument("-o", "--output", required=True, metavar="OUT.yaml", help="the task set to write")
     p.add_argument("--duration", metavar="D", help="stop recording after D (default: when CMD exits)")
+    p.add_argument("--settle", metavar="auto|D", default="auto",
+                   help="when the recording (and --duration) starts: 'auto' (default) when CMD's first thread other than "
+                        "its own first wakes (rt-app's threads start after ~4 s of calibration; a command that starts "
+                        "no thread within 30 s is recorded from its start), or D after CMD starts (0: at once)")
     p.add_argument("--from", dest="from_file", metavar="FILE.dat",
                    help="read a trace-cmd .dat file (through 'trace-cmd report') or the text of a trace instead of running CMD")
     p.add_argument("--percentile", type=float, default=99.0, metavar="P",
@@ -96,6 +100,8 @@ def run(args):
     p = args.percentile
     if args.from_file:
         path = args.from_file
+        if args.settle != "auto":
+            raise UsageError("--settle applies to a command recorded here, not to a --from trace")
         if os.path.isdir(path):
             raise InputError(f"{path}: is a directory, not a trace")
         with open(path, "rb") as f:
@@ -116,12 +122,19 @@ def run(args):
         d = duration_ns(args.duration) if args.duration is not None else None
         if d is not None and d <= 0:
             raise UsageError(f"--duration: must be more than 0, got {args.duration}")
-        r = rec.record_live(cmd, d, args.buffer_kb, log=lambda m: print(m, file=sys.stderr))
+        try:
+            settle = None if args.settle == "auto" else duration_ns(args.settle)
+        except (InputError, ValueError) as e:
+            raise UsageError(f"--settle: expected 'auto' or a duration such as 2s, got {args.settle!r} ({e})") from None
+        if settle is not None and settle < 0:
+            raise UsageError(f"--settle: must be 0 or more, got {args.settle}")
+        r = rec.record_live(cmd, d, args.buffer_kb, log=lambda m: print(m, file=sys.stderr), settle_ns=settle)
         tr, roots, lost, span = r.trace, [r.root], r.lost, r.elapsed
         cpus = args.cpus or os.cpu_count() or 1
         how = "stopped at --duration" if r.exit_status is None else f"exited with status {r.exit_status}"
         what = f"rtsched record -- {shlex.join(cmd)}  ({in_unit(span, 's', 2)} s; the command {how})"
-        print(f"recorded {r.total} events, {len(tr.events)} of pid {r.root}'s process tree, in {in_unit(span, 's', 2)} s; the command {how}")
+        print(f"recorded {r.total} events, {len(tr.events)} of pid {r.root}'s process tree, in {in_unit(span, 's', 2)} s "
+              f"from {in_unit(r.settled, 's', 2)} s after its start ({r.settle_how}); the command {how}")
     if tr.unparsed:
         print(f"rtsched record: warning: {tr.unparsed} trace records did not parse and were skipped", file=sys.stderr)
     if lost:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from .. import _core
 from .._core import InputError, RunFailed
+from ..chains import chains_table, write_chains_csv
 from ..checks import warn
 from ..cli import seed
 from ..durations import in_unit
@@ -49,6 +50,9 @@ def register(sub):
     p.add_argument("--allow-overload", action="store_true", help="run even if total utilisation exceeds the CPUs")
     add_table_arguments(p)
     add_output_arguments(p)
+    p.add_argument("--chains-csv", metavar="OUT",
+                   help="write one row per chain instance, from the run's real timestamps, as CSV: scheduler, chain, "
+                        "instance, start_ns, end_ns, latency_ns, data_age_ns, reaction_time_ns (docs/chains.md)")
     p.add_argument("--trace", metavar="OUT")
     p.add_argument("--gantt", metavar="OUT.png", help="draw a Gantt chart of the run (PNG or SVG)")
     p.add_argument("--gantt-window", metavar="START:END",
@@ -80,7 +84,7 @@ def measurement_table(results, width=None) -> str:
 def run(args):
     ts = _core.load_taskset(args.file)
     check_duration(args)
-    output_paths(args, inputs=(args.file,))
+    output_paths(args, inputs=(args.file,), chains_csv=args.chains_csv)
     gantt_window(args)  # checked before the run: a bad window costs no real run
     # Records are held only for an output that reads them after the run; otherwise they are
     # folded into the summaries (and written to --jobs-parquet) as each job ends, so a long
@@ -110,7 +114,14 @@ def run(args):
     print(f"{ts.source}: {len(ts.task_names)} tasks on {ts.cpus} CPUs, U = {ts.utilization:.3f}; "
           f"real run of {in_unit(run_ts.duration_ns)} ms")
     print_summaries(results, args)
-    mt = measurement_table([r for r in results if r.ok], output_width())
+    ran = [r for r in results if r.ok]
+    if ts.chain_names:
+        print()
+        print(chains_table(ran))
+    if args.chains_csv:
+        write_chains_csv(ran, args.chains_csv)
+        print(f"wrote {args.chains_csv}")
+    mt = measurement_table(ran, output_width())
     if mt:
         print()
         print(mt)

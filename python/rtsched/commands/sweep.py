@@ -24,6 +24,11 @@ def register(sub):
     p.add_argument("--plot-x", choices=("point", "U"), default="point",
                    help="the figures' x axis: the utilisation point each set was asked for (default), or U: each set's "
                         "actual utilisation (the table's U column), binned at the points' spacing")
+    p.add_argument("--plot-y", action="append", default=[], metavar="COLUMN",
+                   help="also plot this metric column of the table against utilisation (repeatable), e.g. "
+                        "chain_latency_max_ns, chain_data_age_max_ns, chain_reaction_time_max_ns (each set's largest over "
+                        "its chains' instances, docs/chains.md; drawn by default when some set has chains), "
+                        "max_response_ns")
     p.add_argument("--fresh", action="store_true", help="start over: delete the table's rows instead of resuming")
     p.add_argument("--batch", type=int, default=5000, metavar="ROWS", help="rows per atomically written part file (default 5000)")
     p.add_argument("--batch-seconds", type=float, default=10.0, metavar="S", help="write completed rows at least this often (default 10)")
@@ -34,7 +39,12 @@ def register(sub):
 def run(args):
     from ..cli import UsageError
     from ..sweep import load_spec, sweep
+    from ..sweep.table import COLUMNS, COORD_COLUMNS
 
+    numeric = [c for c in COLUMNS if c not in COORD_COLUMNS and c not in ("status", "error", "schema")]
+    for c in args.plot_y:
+        if c not in numeric:
+            raise UsageError(f"--plot-y {c}: not a metric column of the sweep table; known: {', '.join(numeric)}")
     spec = load_spec(args.spec)
     output = args.output or spec.output or str(Path(args.spec).with_suffix(".parquet"))
     if Path(output).suffix.lower() not in (".parquet", ".csv"):
@@ -89,6 +99,6 @@ def run(args):
         from ..plots import sweep_figures
 
         prefix = str(Path(output).with_suffix(""))
-        paths = sweep_figures(df, prefix, per_cpu=spec.per_cpu, x=args.plot_x)
+        paths = sweep_figures(df, prefix, per_cpu=spec.per_cpu, x=args.plot_x, extra=tuple(args.plot_y))
         print(f"wrote {len(paths)} figures: {prefix}-{{{','.join(sorted({Path(p).stem.rsplit('-', 1)[-1] for p in paths}))}}}.{{png,svg}}")
     return 0

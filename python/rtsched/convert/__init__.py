@@ -8,23 +8,37 @@ from __future__ import annotations
 
 import json
 import os
+import re
 
 from .._core import InputError, TaskSet, parse_taskset, to_yaml
-from . import rtapp, simso
+from . import rtapp, rtapp_export, simso
 
 #: The largest input read (an rt-app or SimSo file is a few kilobytes).
 MAX_INPUT_BYTES = 32 << 20  # as the Rust reader (MAX_TASKSET_BYTES)
 
 
-def detect(text: str):
-    """("simso" | "rtapp" | "rtsched", parsed rt-app document or None)."""
+#: Whitespace and C comments before a JSON document's ``{`` (rt-app files may open with one).
+_LEADING = re.compile(r"\A(?:\s|/\*.*?\*/|//[^\n]*)*", re.S)
+#: An rt-app file's ``"tasks": {`` (rtsched's ``tasks`` is a list), or a merge/ fragment's
+#: ``"global"``/``"resources"`` object: how a file rt-app's parser would refuse is still told
+#: as rt-app's, with the line and column of its syntax error.
+_RTAPP_HINT = re.compile(r'"(tasks|global|resources)"\s*:\s*\{')
+
+
+def detect(text: str, source: str = "<text>"):
+    """("simso" | "rtapp" | "rtsched", parsed rt-app document or None). A text that looks like
+    rt-app's (``_RTAPP_HINT``) but does not parse raises InputError naming line and column."""
     if simso.is_simso(text):
         return "simso", None
-    stripped = text.lstrip()
-    if stripped.startswith("{"):
+    if _LEADING.sub("", text).startswith("{"):
         try:
-            doc = rtapp.loads(stripped)
-        except (json.JSONDecodeError, RecursionError):
+            doc = rtapp.loads(text)
+        except rtapp.DialectError as e:
+            if _RTAPP_HINT.search(text):
+                raise InputError(f"{source}:{e.line}:{e.col}: not rt-app JSON (rt-app's parser refuses it too): "
+                                 f"{e.msg}") from None
+            doc = None
+        except RecursionError:
             doc = None
         if doc is not None and rtapp.is_rtapp(doc):
             return "rtapp", doc
@@ -33,7 +47,8 @@ def detect(text: str):
 
 def read(path, cpus: int | None = None, warn=lambda msg: None) -> tuple[TaskSet, str, str | None]:
     """The task set in ``path`` (rtsched YAML/JSON, rt-app JSON or SimSo XML), the format
-    read, and a description of where it came from (None for an rtsched file). ``cpus``: the platform of an rt-app file (default: this machine's CPUs)."""
+    read, and a description of where it came from (None for an rtsched file). ``cpus``: the
+    platform of an rt-app file (default: this machine's CPUs, more if the file names more)."""
     from .._io import read_input_bytes
 
     p = os.fspath(path)
@@ -42,14 +57,14 @@ def read(path, cpus: int | None = None, warn=lambda msg: None) -> tuple[TaskSet,
         text = raw.decode("utf-8")
     except UnicodeDecodeError as e:
         raise InputError(f"{p}: not UTF-8 text (byte {e.start})") from None
-    kind, doc = detect(text)
+    kind, doc = detect(text, p)
     if kind == "rtsched":
         return parse_taskset(text, "json" if p.endswith(".json") else "yaml", p), kind, None
     if kind == "simso":
         d = simso.from_simso(text, p, warn)
     else:
         m = cpus or os.cpu_count() or 1
-        d = rtapp.from_rtapp(doc, p, m, warn)
+        d = rtapp.from_rtapp(doc, p, m, warn, cpus_given=cpus is not None)
     return from_document(d, p), kind, d.get("description")
 
 
@@ -80,4 +95,4 @@ def rtsched_text(ts: TaskSet, fmt: str, name: str | None = None, description: st
 
 
 def rtapp_text(ts: TaskSet, backend: str, warn=lambda msg: None, pi: bool = False) -> str:
-    return json.dumps(rtapp.to_rtapp(ts, backend, warn, pi=pi), indent=2) + "\n"
+    return json.dumps(rtapp_export.to_rtapp(ts, backend, warn, pi=pi), indent=2) + "\n"

@@ -43,8 +43,12 @@ MODEL_COLUMNS = [c["name"] for c in _METRICS if c["measured"] in ("cache-model",
 SUMMARY_COLUMNS = [c["name"] for c in _METRICS if c["name"] not in MODEL_COLUMNS]
 #: Metrics a completed simulated row always has (the simulator measures every one, those a real
 #: kernel run may lack too: ``pulls``): one of them empty in such a row of this schema means the
-#: row was written before the sweep recorded it (:func:`stale`).
-_ALWAYS = [c["name"] for c in _METRICS]
+#: row was written before the sweep recorded it (:func:`stale`). The chain metrics (measured
+#: ``chains``: ``chain_latency_max_ns``, ``chain_data_age_max_ns``, ``chain_reaction_time_max_ns``,
+#: docs/chains.md "Sweeps") are empty by nature in a row whose set has no such chain.
+_ALWAYS = [c["name"] for c in _METRICS if c["measured"] != "chains"]
+#: The chain metrics of a row: the largest over every instance of the set's chains.
+CHAIN_COLUMNS = [c["name"] for c in _METRICS if c["measured"] == "chains"]
 _INT_COLUMNS = {c["name"] for c in _ROW if c["kind"] == "int"}
 _FLOAT_COLUMNS = {c["name"] for c in _ROW if c["kind"] == "float"}
 _STR_COLUMNS = {c["name"] for c in _ROW if c["kind"] == "text"}

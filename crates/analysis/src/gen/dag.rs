@@ -69,7 +69,7 @@ fn probability(params: &Params, key: &str, default: f64) -> Result<f64, String> 
 }
 
 /// `A` or `A..B` (inclusive) as a range of integers.
-fn range(params: &Params, key: &str, default: u64) -> Result<(u64, u64), String> {
+pub(super) fn range(params: &Params, key: &str, default: u64) -> Result<(u64, u64), String> {
     let Some(v) = params.raw(key) else {
         return Ok((default, default));
     };

@@ -21,8 +21,10 @@
 
 pub mod dag;
 pub mod papers;
+pub mod ros2;
 pub mod utilisation;
 pub mod waters;
+pub mod waters_chains;
 
 pub use utilisation::{randfixedsum, uunifast, uunifast_discard};
 
@@ -360,6 +362,8 @@ pub const GENERATORS: &[GeneratorInfo] = &[
     GeneratorInfo { name: "dag-nfj", summary: "DAG tasks: nested fork-join (Melani et al., ECRTS 2015): forks with probability p into 2..k branches, depth d; u by RandFixedSum or UUniFast", params: dag::NFJ_HELP },
     GeneratorInfo { name: "dag-layered", summary: "DAG tasks: layered random graphs, one source and one sink, edges between adjacent layers with probability p; u by RandFixedSum or UUniFast", params: dag::LAYERED_HELP },
     GeneratorInfo { name: "waters2015", summary: "Kramer et al., WATERS 2015: automotive runnables by the paper's period shares, ACETs and BCET/WCET factors, grouped into tasks", params: waters::HELP },
+    GeneratorInfo { name: "waters2015-chains", summary: "waters2015's set with cause-effect chains as Dürr et al. (EMSOFT 2019) draw them: 1-3 periods per chain, 2-5 tasks per period; implicit or LET", params: waters_chains::HELP },
+    GeneratorInfo { name: "ros2-tree", summary: "ROS 2-like callbacks (Casini et al., ECRTS 2019): timers at the roots, subscribers triggered by their publisher, bounded fan-out, optional joins; an event chain per leaf; U exact", params: ros2::HELP },
 ];
 
 const UUNIFAST_HELP: &str = "n, U (required; U <= 1, refused above: use uunifast-discard or randfixedsum); m=1, period=loguniform|uniform|harmonic, tmin=10ms, tmax=100ms, deadline=implicit|constrained, f=0, granularity=1us";
@@ -432,6 +436,14 @@ pub fn by_name(name: &str, params: &Params, seed: u64) -> Result<Generated, Stri
         "waters2015" => {
             params.check_known(name, waters::KEYS)?;
             waters::waters2015(&mut rng, params)?
+        }
+        "waters2015-chains" => {
+            params.check_known(name, &waters_chains::keys())?;
+            waters_chains::generate(&mut rng, params)?
+        }
+        "ros2-tree" => {
+            params.check_known(name, ros2::KEYS)?;
+            ros2::generate(&mut rng, params)?
         }
         _ => match papers::Mtt::by_name(name) {
             Some(dist) => {

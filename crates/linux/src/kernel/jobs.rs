@@ -1,8 +1,11 @@
 //! The jobs of a task on real threads: the task's thread sleeps to each release, runs thread 0
 //! of every region and forks the others to its helpers, and records the job (demands drawn
 //! from the simulator's seeded streams, or replayed); the helpers run what they are handed;
-//! jobs the thread never reached are recorded as missed.
+//! jobs the thread never reached are recorded as missed. A triggered task's thread waits for
+//! its triggers instead of a release time, and a self-suspending job sleeps between its run
+//! segments (`flow.rs`).
 
+use super::flow::{Suspend, Triggers};
 use super::start::Spawn;
 use super::team::{HelperGuard, TaskGuard, Team};
 use super::thread::{run_thread, Ctx, ThreadRun};
@@ -14,6 +17,7 @@ use crate::{perf, work};
 use rtsched_model::program::Program;
 use rtsched_model::results::{Interval, JobRecord};
 use rtsched_model::{TaskSet, Time};
+use rtsched_runtime::chains::SuspensionDraws;
 use rtsched_runtime::TaskStreams;
 use std::sync::atomic::Ordering;
 
@@ -26,6 +30,18 @@ pub(super) struct ThreadOut {
     pub(super) counter_source: &'static str,
     /// A best-effort task's CPU use (`kernel:linux`).
     pub(super) fair: Option<super::fair::FairUse>,
+    /// A chain member's every job, also those released past the window (a triggered job
+    /// that ends a counted chain instance): what the run's chain records are computed from.
+    pub(super) chain_jobs: Vec<JobRecord>,
+}
+
+/// A task thread's end, however it ends: the tasks it triggers wait for it no more.
+struct Ends<'a>(&'a Triggers, usize);
+
+impl Drop for Ends<'_> {
+    fn drop(&mut self) {
+        self.0.ended(self.1);
+    }
 }
 
 /// A helper: runs thread `lane` of each region handed to it until dismissed.
@@ -78,7 +94,9 @@ pub(super) fn task_main(sp: Spawn, ts: &TaskSet) -> ThreadOut {
         intervals: Vec::new(),
         counter_source: "",
         fair: None,
+        chain_jobs: Vec::new(),
     };
+    let _ends = Ends(&sp.triggers, sp.ti);
     let Some(ctx) = sp.begin() else {
         sp.team.dismiss();
         return out;
@@ -105,29 +123,51 @@ pub(super) fn task_main(sp: Spawn, ts: &TaskSet) -> ThreadOut {
     // spin). A SCHED_DEADLINE reservation is charged all of it, so a job can be throttled
     // with its work inside the runtime (docs/real-runs.md, "Findings").
     let mut cpu_mark = sys::thread_cpu_ns();
-    while release < duration && !interrupted() && !ctx.failed.load(Ordering::Relaxed) {
+    // Triggers and suspensions (flow.rs): a triggered task's releases are its triggers'
+    // finishes; a chain member keeps every job for the chains.
+    let triggered = sp.triggers.triggered(ti);
+    let in_chain = ts.chains.iter().any(|c| c.tasks.contains(&(ti as u32)));
+    let mut suspend = Suspend {
+        lengths: &task.suspensions,
+        draws: SuspensionDraws::new(ts, ti),
+    };
+    while !interrupted() && !ctx.failed.load(Ordering::Relaxed) {
+        if triggered {
+            match sp.triggers.wait_release(ti, &ctx.failed, ctx.limit) {
+                Some(at) => release = at,
+                None => break,
+            }
+        } else if release >= duration {
+            break;
+        }
         let demand = draw(ts, task, program, &mut streams, job, &mut demands);
         if let Some(r) = &ctx.scx {
             // Job boundary (ChronOS's begin_rt_seg): the job's deadline is in the registry
             // before the wake-up at its release, for every lane of the task.
             r.job_for_lanes(&team.scx_slots, base + release + task.deadline, job);
         }
-        sys::sleep_until(base + release, &INTERRUPTED);
+        if !triggered {
+            sys::sleep_until(base + release, &INTERRUPTED);
+        }
         let start = sys::mono_ns() - base;
-        let j = Job {
+        let mut j = Job {
             job,
             start,
             demands: &demands,
+            suspend: &mut suspend,
         };
         let (acc, runs, own_work) = run_regions(
             &ctx,
             &counters,
             team,
             program,
-            &j,
+            &mut j,
             &mut chunks,
             &mut out.intervals,
         );
+        if acc.done {
+            sp.triggers.finished(ti, acc.end);
+        }
         let cpu_now = sys::thread_cpu_ns();
         let outside = cpu_now.saturating_sub(cpu_mark).saturating_sub(own_work);
         cpu_mark = cpu_now;
@@ -147,17 +187,25 @@ pub(super) fn task_main(sp: Spawn, ts: &TaskSet) -> ThreadOut {
             outside,
         );
         rec.accrue(task);
-        keep(&mut out, &sp.handoff, rec);
+        if in_chain {
+            out.chain_jobs.push(rec.clone());
+        }
+        // A triggered job released past the window is run for the chains only.
+        if release < duration {
+            keep(&mut out, &sp.handoff, rec);
+        }
         job += 1;
-        release += streams.interarrival(task);
+        if !triggered {
+            release += streams.interarrival(task);
+        }
         if !done {
             break;
         }
     }
     // Counted jobs the thread never reached (it ran out of time behind late jobs): they exist,
-    // were never started, and miss.
+    // were never started, and miss. (A triggered task's jobs are known only as released.)
     let mut next = (release, job);
-    while next.0 < duration {
+    while !triggered && next.0 < duration {
         let rec = unreached(ts, ti, task, program, &mut streams, &mut demands, &mut next);
         keep(&mut out, &sp.handoff, rec);
     }
@@ -212,10 +260,12 @@ pub(super) fn draw(
 
 /// The job a task's thread runs: its number, when it started (run time base) and each of its
 /// threads' demand.
-pub(super) struct Job<'a> {
+pub(super) struct Job<'a, 's> {
     pub(super) job: u64,
     pub(super) start: Time,
     pub(super) demands: &'a [Time],
+    /// Its task's suspensions between run segments (flow.rs).
+    pub(super) suspend: &'a mut Suspend<'s>,
 }
 
 /// Run job `j`'s regions one after another: thread 0 of each on the calling thread, the
@@ -226,7 +276,7 @@ pub(super) fn run_regions(
     counters: &ThreadCounters,
     team: &Team,
     program: &Program,
-    j: &Job<'_>,
+    j: &mut Job<'_, '_>,
     chunks: &mut Vec<(u32, Time, Time)>,
     intervals: &mut Vec<Interval>,
 ) -> (ThreadRun, u32, Time) {
@@ -271,6 +321,8 @@ pub(super) fn run_regions(
         if !acc.done {
             break;
         }
+        // A self-suspending job's suspension after this run segment (flow.rs).
+        j.suspend.after(r);
     }
     (acc, runs, own_work)
 }

@@ -43,6 +43,7 @@
 
 mod admission;
 mod fair;
+mod flow;
 mod jobs;
 mod locks;
 mod plan;
@@ -117,6 +118,7 @@ pub(crate) fn run_into(
     let workloads = work::Workloads::for_taskset(ts);
     let probe = perf::probe();
     let window = ts.run.duration + drain(ts);
+    let triggers = Arc::new(flow::Triggers::new(ts));
     let spawned = spawn_threads(ts, &programs, |l, task, team| Spawn {
         ti: l.ti,
         task: task.clone(),
@@ -136,6 +138,7 @@ pub(crate) fn run_into(
         lane: l.lane,
         lane_wcet: l.wcet,
         handoff: out.is_some().then(|| handoff.clone()),
+        triggers: triggers.clone(),
     });
     let (mains, helpers) = match spawned {
         Ok(threads) => threads,
@@ -173,6 +176,12 @@ pub(crate) fn run_into(
     }
     workloads.report(&mut r.measurements);
     perf::report(&probe, &mut r);
+    // The chains from the real timestamps, by the simulator's rule (rtsched_runtime::chains).
+    let chain_jobs: Vec<_> = outs
+        .iter()
+        .flat_map(|o| o.chain_jobs.iter().cloned())
+        .collect();
+    r.chains = rtsched_runtime::chains::chain_records(ts, &chain_jobs);
     assemble(ts, outs, &locks, &mut r);
     if let Some(c) = out {
         finish_stream(&handoff, merger, c, &mut r);

@@ -133,6 +133,8 @@ pub(super) struct Spawn {
     pub(super) lane_wcet: Time,
     /// Streaming: where the task's records go as its jobs end (else they are held).
     pub(super) handoff: Option<Outbox>,
+    /// The run's triggers (flow.rs).
+    pub(super) triggers: Arc<super::flow::Triggers>,
 }
 
 impl Spawn {

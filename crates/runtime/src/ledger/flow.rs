@@ -14,60 +14,34 @@
 //!   ends (a join) and a suspension follows, the job has no entity — it is on no CPU and not
 //!   ready — until the driver calls [`Ledger::resume`] at the suspension's end, when the next
 //!   segment forks on the CPU where the job suspended. A suspension `[lo, hi]` is drawn
-//!   uniformly from the task's own stream (seeded by the run's seed; drawn in job order).
+//!   uniformly from the task's own stream (seeded by the run's seed; drawn in job order;
+//!   [`crate::chains::SuspensionDraws`]).
 //! - **Chains.** Each job of a chain's task carries, per chain, its *origin*: the release of
 //!   the first task's job it descends from (event chain), or the first task's read at the head
-//!   of the data it read (data-flow chain). See `chains.rs` of the results for the metrics.
+//!   of the data it read (data-flow chain). The rule is [`crate::chains`]'s, which the real
+//!   backends without a ledger replay their job records through; the metrics' summaries are
+//!   `chains.rs` of the results.
 
 use super::{Ledger, Run};
-use crate::state::NEVER;
-use rand::{Rng, SeedableRng};
-use rand_chacha::ChaCha8Rng;
+use crate::chains::{ChainBook, SuspensionDraws};
 use rtsched_model::results::ChainRecord;
-use rtsched_model::{Communication, TaskSet, Time};
-use std::collections::VecDeque;
-
-/// No data (a chain's head has not read yet), and not read yet (an implicit reader's job
-/// before it starts).
-const NO_DATA: Origin = (NEVER, u64::MAX);
-const UNREAD: Origin = (NEVER, u64::MAX - 1);
-/// (time, the first task's job index).
-type Origin = (Time, u64);
-
-/// The stream a task's suspension lengths are drawn from: apart from its demand and arrival
-/// streams (2 task, 2 task + 1), so a set's other draws do not change.
-const SUSPENSION_STREAM: u64 = 1 << 62;
+use rtsched_model::{TaskSet, Time};
 
 pub(super) struct Flow {
     /// Per task: the tasks it triggers, with its index among each one's triggers.
     succ: Vec<Vec<(u32, u32)>>,
     /// Per task triggered by `all`: which triggers finished a job since its last release.
     seen: Vec<Vec<bool>>,
-    /// Per task with a suspension of varying length: its stream.
-    susp: Vec<Option<ChaCha8Rng>>,
+    /// Per task: its suspensions' lengths (crate::chains).
+    susp: Vec<SuspensionDraws>,
     /// Per job slot: the CPU where it suspended.
     susp_cpu: Vec<u32>,
     /// For the driver: suspended jobs' ends (time, slot, generation), and triggered jobs'
     /// deadline aborts (time, slot, generation).
     resumes: Vec<(Time, u32, u32)>,
     aborts: Vec<(Time, u32, u32)>,
-    /// Per task: (chain, position) of each chain it is in.
-    member: Vec<Vec<(u32, u32)>>,
-    /// Per chain: its communication, last position, and the previous output's head read.
-    comm: Vec<Option<Communication>>,
-    last: Vec<u32>,
-    prev_head: Vec<Time>,
-    /// Per job slot × chain: the job's origin.
-    origin: Vec<Origin>,
-    /// Per chain, per position: event chain, the origin handed from the job of position i − 1
-    /// that finished last to the next release at position i; data-flow, the origin of what
-    /// position i published last (its output register).
-    reg: Vec<Vec<Origin>>,
-    /// LET: per chain, per position, publications still to come (time, origin).
-    due: Vec<Vec<VecDeque<(Time, Origin)>>>,
-    pub(super) records: Vec<ChainRecord>,
-    /// The counted window's end: an event chain's instance is counted if its first job is.
-    duration: Time,
+    /// The chains' rule, told as jobs are released, start and finish (crate::chains).
+    pub(super) chains: ChainBook,
 }
 
 impl Flow {
@@ -89,65 +63,19 @@ impl Flow {
                 }
             }
         }
-        let susp = ts
-            .tasks
-            .iter()
-            .enumerate()
-            .map(|(i, t)| {
-                t.suspensions.iter().any(|s| s.hi > s.lo).then(|| {
-                    let mut r = ChaCha8Rng::seed_from_u64(ts.run.seed);
-                    r.set_stream(SUSPENSION_STREAM | i as u64);
-                    r
-                })
-            })
-            .collect();
-        let mut member = vec![Vec::new(); n];
-        for (c, ch) in ts.chains.iter().enumerate() {
-            for (k, &t) in ch.tasks.iter().enumerate() {
-                member[t as usize].push((c as u32, k as u32));
-            }
-        }
-        let nc = ts.chains.len();
         Some(Box::new(Flow {
             succ,
             seen,
-            susp,
+            susp: (0..n).map(|i| SuspensionDraws::new(ts, i)).collect(),
             susp_cpu: Vec::new(),
             resumes: Vec::new(),
             aborts: Vec::new(),
-            member,
-            comm: ts.chains.iter().map(|c| c.communication).collect(),
-            last: ts.chains.iter().map(|c| c.tasks.len() as u32 - 1).collect(),
-            prev_head: vec![NEVER; nc],
-            origin: Vec::new(),
-            reg: ts
-                .chains
-                .iter()
-                .map(|c| vec![NO_DATA; c.tasks.len()])
-                .collect(),
-            due: ts
-                .chains
-                .iter()
-                .map(|c| vec![VecDeque::new(); c.tasks.len()])
-                .collect(),
-            records: Vec::new(),
-            duration: ts.run.duration,
+            chains: ChainBook::new(ts),
         }))
     }
 
-    /// Job slot `slot`'s origin in chain `c` (grown as slots are).
+    /// A job of `task` in slot `slot` released (see [`ChainBook::released`]).
     #[inline]
-    fn origin_mut(&mut self, slot: u32, c: u32) -> &mut Origin {
-        let nc = self.comm.len();
-        let i = slot as usize * nc + c as usize;
-        if i >= self.origin.len() {
-            self.origin.resize((slot as usize + 1) * nc, NO_DATA);
-        }
-        &mut self.origin[i]
-    }
-
-    /// A job of `task` in slot `slot` (its `job`-th), released at `at` with relative deadline
-    /// `d`: its origin in each chain of `task`. `counted`: released in the window.
     pub(super) fn released(
         &mut self,
         task: u32,
@@ -157,108 +85,13 @@ impl Flow {
         d: Time,
         counted: bool,
     ) {
-        for m in 0..self.member[task as usize].len() {
-            let (c, i) = self.member[task as usize][m];
-            let (cu, iu) = (c as usize, i as usize);
-            let o = match self.comm[cu] {
-                None if i == 0 => (at, job),
-                None => std::mem::replace(&mut self.reg[cu][iu], NO_DATA),
-                Some(Communication::Implicit) => UNREAD,
-                Some(Communication::Let) => {
-                    // Reads at its release what was published at or before it.
-                    let o = if i == 0 {
-                        (at, job)
-                    } else {
-                        let q = &mut self.due[cu][iu - 1];
-                        while q.front().is_some_and(|&(p, _)| p <= at) {
-                            self.reg[cu][iu - 1] = q.pop_front().expect("a front").1;
-                        }
-                        self.reg[cu][iu - 1]
-                    };
-                    self.due[cu][iu].push_back((at + d, o));
-                    if i == self.last[cu] && counted {
-                        self.output(c, job, o, at + d);
-                    }
-                    o
-                }
-            };
-            *self.origin_mut(slot, c) = o;
-        }
+        self.chains.released(task, slot, job, at, d, counted);
     }
 
-    /// A job of `task` (slot `slot`) first runs at `now`: an implicit reader reads its input.
+    /// A job of `task` (slot `slot`) runs at `now` (see [`ChainBook::started`]).
+    #[inline]
     pub(super) fn started(&mut self, task: u32, slot: u32, now: Time) {
-        for m in 0..self.member[task as usize].len() {
-            let (c, i) = self.member[task as usize][m];
-            if self.comm[c as usize] != Some(Communication::Implicit) {
-                continue;
-            }
-            let reg = if i == 0 {
-                NO_DATA
-            } else {
-                self.reg[c as usize][i as usize - 1]
-            };
-            let o = self.origin_mut(slot, c);
-            if *o == UNREAD {
-                *o = if i == 0 { (now, 0) } else { reg };
-            }
-        }
-    }
-
-    /// The `job`-th job of `task` (slot `slot`) finished at `finish`: it hands its origin on
-    /// (event chains), publishes (implicit), and a chain's last task's job ends an instance.
-    /// `counted`: released in the window.
-    pub(super) fn finished(&mut self, task: u32, slot: u32, job: u64, finish: Time, counted: bool) {
-        for m in 0..self.member[task as usize].len() {
-            let (c, i) = self.member[task as usize][m];
-            let (cu, iu) = (c as usize, i as usize);
-            let o = *self.origin_mut(slot, c);
-            match self.comm[cu] {
-                None if i == self.last[cu] => {
-                    if o != NO_DATA && o.0 < self.duration {
-                        self.records.push(ChainRecord {
-                            chain: c,
-                            instance: o.1,
-                            start: o.0,
-                            end: finish,
-                            latency: Some(finish - o.0),
-                            data_age: None,
-                            reaction_time: None,
-                        });
-                    }
-                }
-                None => self.reg[cu][iu + 1] = o,
-                Some(Communication::Implicit) => {
-                    self.reg[cu][iu] = o;
-                    if i == self.last[cu] && counted {
-                        self.output(c, job, o, finish);
-                    }
-                }
-                Some(Communication::Let) => {}
-            }
-        }
-    }
-
-    /// An output of data-flow chain `c` (its last task's `job`-th job) published at `p` with
-    /// head read `o`: its data age and reaction time (none before the head's first read).
-    fn output(&mut self, c: u32, job: u64, o: Origin, p: Time) {
-        if o == NO_DATA || o == UNREAD {
-            return;
-        }
-        let prev = self.prev_head[c as usize];
-        let reaction = (prev != NEVER && prev < o.0).then(|| p - prev);
-        if prev == NEVER || o.0 > prev {
-            self.prev_head[c as usize] = o.0;
-        }
-        self.records.push(ChainRecord {
-            chain: c,
-            instance: job,
-            start: o.0,
-            end: p,
-            latency: None,
-            data_age: Some(p - o.0),
-            reaction_time: reaction,
-        });
+        self.chains.started(task, slot, now);
     }
 }
 
@@ -273,7 +106,7 @@ impl<'t> Ledger<'t> {
         };
         let counted = release < self.run.duration;
         let f = self.run.flow.as_mut().expect("a flow");
-        f.finished(task, j, job, finish, counted);
+        f.chains.finished(task, j, job, finish, counted);
         for k in 0..f.succ[task as usize].len() {
             let f = self.run.flow.as_mut().expect("a flow");
             let (s, idx) = f.succ[task as usize][k];
@@ -303,10 +136,7 @@ impl<'t> Ledger<'t> {
             return false;
         };
         let f = r.flow.as_mut().expect("a flow");
-        let len = match &mut f.susp[task] {
-            Some(rng) if s.hi > s.lo => rng.random_range(s.lo..=s.hi),
-            _ => s.lo,
-        };
+        let len = f.susp[task].draw(s);
         if len == 0 {
             return false;
         }
@@ -359,7 +189,7 @@ impl<'t> Ledger<'t> {
         self.run
             .flow
             .as_mut()
-            .map(|f| std::mem::take(&mut f.records))
+            .map(|f| std::mem::take(&mut f.chains.records))
             .unwrap_or_default()
     }
 }

@@ -3,7 +3,7 @@
 //! appears).
 
 use super::{Cell, Column, Doc, Fmt, Measured, Place, Show, Store, Table, Unit, Value};
-use crate::results::schema::JobRecord;
+use crate::results::schema::{ChainRecord, JobRecord, RunResult};
 use crate::time::Time;
 use serde::Serialize;
 
@@ -906,6 +906,26 @@ pub const COLUMNS: &[Column] = &[
         meaning: "the results schema the row was computed under",
         ..SWEEP_COL
     },
+    // ---- a sweep row's chain metrics: each the largest over every instance of the row's chains
+    // (docs/chains.md "Sweeps"), null where the set has no chain that gives it
+    Column {
+        name: "chain_latency_max_ns",
+        meaning: "the largest end-to-end latency of any instance of the set's event chains (docs/chains.md); null without event chains or instances",
+        value: Value::Run(|r| chain_max(r, |c| c.latency)),
+        ..CHAIN_ROW_COL
+    },
+    Column {
+        name: "chain_data_age_max_ns",
+        meaning: "the largest data age of any output of the set's data-flow chains (Dürr et al. 2019; docs/chains.md); null without data-flow chains or outputs",
+        value: Value::Run(|r| chain_max(r, |c| c.data_age)),
+        ..CHAIN_ROW_COL
+    },
+    Column {
+        name: "chain_reaction_time_max_ns",
+        meaning: "the largest reaction time of any output of the set's data-flow chains (Dürr et al. 2019; docs/chains.md); null without data-flow chains or outputs that react",
+        value: Value::Run(|r| chain_max(r, |c| c.reaction_time)),
+        ..CHAIN_ROW_COL
+    },
     // ---- per chain instance (--chains-csv, Result.chains; docs/chains.md)
     Column {
         name: "chain",
@@ -964,6 +984,20 @@ const CHAIN_COL: Column = Column {
     measured: Measured::Always,
     ..JOB_COL
 };
+
+/// The defaults of a sweep row's chain metric.
+const CHAIN_ROW_COL: Column = Column {
+    at: &[ROW],
+    nullable: true,
+    measured: Measured::Chains,
+    doc: Doc::No,
+    ..JOB_COL
+};
+
+/// The largest of one metric over a run's chain instances (null when none has it).
+fn chain_max(r: &RunResult, f: fn(&ChainRecord) -> Option<Time>) -> Cell<'static> {
+    opt(r.chains.iter().filter_map(f).max())
+}
 
 /// An optional time as a cell (null when absent).
 fn opt(x: Option<Time>) -> Cell<'static> {

@@ -132,6 +132,9 @@ pub enum Measured {
     Timed,
     /// Not a measurement: the run's identity, or a sweep's coordinates and a row's outcome.
     Given,
+    /// The set's chains (docs/chains.md), by every driver that measures them: null in a run
+    /// whose set has no chain that gives the metric (a sweep row of a set without chains).
+    Chains,
 }
 
 impl Measured {
@@ -146,6 +149,7 @@ impl Measured {
             Measured::Cbs => "cbs",
             Measured::Timed => "timed",
             Measured::Given => "given",
+            Measured::Chains => "chains",
         }
     }
 }
