@@ -30,7 +30,7 @@ NO_RT := $(shell [ "$$(id -u)" = 0 ] && command -v setpriv >/dev/null 2>&1 && ec
 BUILT_TEST := $(if $(RTSCHED_TEST_BUILT),,build-test)
 GUEST_DEBS := $(shell sed -n 's/^DEBS="\(.*\)"/\1/p' crates/scx/guest/test.sh)
 
-.PHONY: all setup system-deps build build-test build-rust-tests demo lint test test-rust test-loom test-kernel test-python test-real test-cache-interference test-hostile test-fuzz test-soak soak bench prediction-linux clean
+.PHONY: all setup system-deps build build-test build-rust-tests demo lint test test-rust test-loom test-kernel test-python test-real test-cache-interference test-hostile test-fuzz test-soak soak bench prediction-linux chain-tightness clean
 
 all: demo
 
@@ -158,6 +158,11 @@ bench: build
 # docs/linux-prediction.md (about 1 min; root; run it alone on a quiet machine).
 prediction-linux: build
 	$(PY) benchmarks/linux_prediction.py
+
+# Issue 53's tightness figure: chain bounds over the simulated maxima on seeded random chain
+# sets per utilisation point (docs/chains.md, "Tightness"), docs/img/chain_tightness.png.
+chain-tightness: build
+	$(PY) benchmarks/chain_tightness.py
 
 clean:
 	rm -rf $(VENV) target out

@@ -16,13 +16,14 @@ from __future__ import annotations
 # rtsched.sweep, which called runs a sweep (rtsched.sweep(spec) is rtsched.sweep.sweep(spec)).
 from . import plots, sweep
 from ._core import InputError, PrivilegeError, RunFailed, TaskSet, parse_duration, parse_scheduler, parse_taskset
-from .analysis import analyze, generate, generators, partition
+from .analysis import analyze, chain_bounds, generate, generators, partition
 from .checks import LoadWarning, set_warnings
 from .result import NotRun, Result, read_jobs, run, simulate
 from .taskset import load_taskset
 
 __all__ = [
     "analyze",
+    "chain_bounds",
     "generate",
     "generators",
     "partition",

@@ -13,10 +13,10 @@
 use rtsched_analysis::gen;
 use rtsched_analysis::schedulability::named::Named;
 use rtsched_analysis::schedulability::registry::{
-    self, Cpus, Deadlines, Entry, Form, Reason, Tasks, Test,
+    self, Cpus, Deadlines, Entry, Flow, Form, Reason, Tasks, Test,
 };
 use rtsched_analysis::schedulability::{analyze, ENTRIES};
-use rtsched_model::{CriticalSection, Region, TaskSet};
+use rtsched_model::{Chain, Communication, CriticalSection, Region, Suspension, TaskSet, Trigger};
 use std::collections::BTreeSet;
 
 /// `ts` in every combination of the variations the predicates tell apart.
@@ -59,7 +59,17 @@ fn variants(ts: &TaskSet, out: &mut Vec<TaskSet>) {
     }
 }
 
-/// Sequential sets on 1, 2 and 4 CPUs, the same with a fork-join task, and DAG sets on 1 and 4.
+fn chain(name: &str, tasks: Vec<u32>, communication: Option<Communication>) -> Chain {
+    Chain {
+        name: name.into(),
+        tasks,
+        communication,
+        deadline: None,
+    }
+}
+
+/// Sequential sets on 1, 2 and 4 CPUs, the same with a fork-join task, with a triggered task,
+/// a suspending one and chains, and DAG sets on 1 and 4.
 fn family() -> Vec<TaskSet> {
     let mut out = Vec::new();
     for (g, p) in [
@@ -87,6 +97,61 @@ fn family() -> Vec<TaskSet> {
             ];
             t.wcet = 3 * third;
             variants(&fj, &mut out);
+            // Triggers, a suspension and chains (docs/chains.md): task 1 triggered by task 0,
+            // with an event chain [0, 1]; task 0 alone suspending; and both, with an implicit
+            // and a LET chain [2, 3].
+            let mut trig = ts.clone();
+            trig.tasks[1].trigger = Some(Trigger {
+                tasks: vec![0],
+                all: false,
+            });
+            trig.tasks[1].period = trig.tasks[0].period;
+            trig.chains.push(chain("ab", vec![0, 1], None));
+            variants(&trig, &mut out);
+            let mut susp = ts.clone();
+            let t = &mut susp.tasks[0];
+            let half = (t.wcet / 2).max(1);
+            t.regions = vec![
+                Region {
+                    threads: vec![half],
+                },
+                Region {
+                    threads: vec![half],
+                },
+            ];
+            t.wcet = 2 * half;
+            t.suspensions = vec![Suspension { lo: half, hi: half }];
+            variants(&susp, &mut out);
+            let mut both = susp.clone();
+            both.tasks[1].trigger = trig.tasks[1].trigger.clone();
+            both.tasks[1].period = both.tasks[0].period;
+            both.chains = vec![
+                chain("ab", vec![0, 1], None),
+                chain("imp", vec![2, 3], Some(Communication::Implicit)),
+                chain("let", vec![2, 3], Some(Communication::Let)),
+            ];
+            variants(&both, &mut out);
+            // The fork-join set with the same trigger and chains, and task 2 suspending; and
+            // with the suspension alone.
+            let mut fj_susp = fj.clone();
+            let t = &mut fj_susp.tasks[2];
+            let half = (t.wcet / 2).max(1);
+            t.regions = vec![
+                Region {
+                    threads: vec![half],
+                },
+                Region {
+                    threads: vec![half],
+                },
+            ];
+            t.wcet = 2 * half;
+            t.suspensions = vec![Suspension { lo: half, hi: half }];
+            variants(&fj_susp, &mut out);
+            let mut fj_trig = fj_susp.clone();
+            fj_trig.tasks[1].trigger = trig.tasks[1].trigger.clone();
+            fj_trig.tasks[1].period = fj_trig.tasks[0].period;
+            fj_trig.chains = both.chains.clone();
+            variants(&fj_trig, &mut out);
         }
     }
     out
@@ -100,13 +165,40 @@ fn holds(test: &Test, reason: &Reason, ts: &TaskSet) -> bool {
         |t: &rtsched_model::Task| t.dag.is_some() || t.regions.iter().any(|r| r.threads.len() > 1);
     let has_parallel = ts.tasks.iter().any(parallel);
     let has_sections = ts.tasks.iter().any(|t| !t.sections.is_empty());
+    let has_triggers = ts.tasks.iter().any(|t| t.trigger.is_some());
+    let has_suspensions = ts.tasks.iter().any(|t| !t.suspensions.is_empty());
     match *reason {
         Reason::OneCpu { cpus } => {
             test.form == Form::Whole && a.cpus == Cpus::One && cpus == m && m > 1
         }
         Reason::SeveralCpus => a.cpus == Cpus::Several && m == 1,
         Reason::PerCpuOnOne => test.form == Form::PerCpu && m == 1,
-        Reason::NoCpu { task } => test.form == Form::PerCpu && ts.tasks[task].cpu.is_none(),
+        Reason::NoCpu { task } => {
+            (test.form == Form::PerCpu || (a.cpus == Cpus::Partitioned && m > 1))
+                && ts.tasks[task].cpu.is_none()
+        }
+        Reason::NoFlow(flow) => {
+            flow == a.flow
+                && match flow {
+                    Flow::Suspensions => !has_suspensions,
+                    Flow::Triggers => !has_triggers && !has_suspensions,
+                    Flow::Chain(c) => !ts.chains.iter().any(|k| k.communication == Some(c)),
+                    Flow::Not | Flow::Any => false,
+                }
+        }
+        Reason::UnmodelledFlow {
+            triggers,
+            suspensions,
+            ignoring,
+        } => {
+            let stripped = registry::without_structure(ts);
+            triggers == (matches!(a.flow, Flow::Not | Flow::Suspensions) && has_triggers)
+                && suspensions == (a.flow == Flow::Not && has_suspensions)
+                && (triggers || suspensions)
+                && !(a.tasks == Tasks::Sequential && has_parallel)
+                && (!has_sections || a.sections)
+                && ignoring == test.run(&stripped).ok().map(|v| v.schedulable)
+        }
         Reason::NoPriority { task } => a.priorities && ts.tasks[task].priority.is_none(),
         Reason::NoParallelTask => a.tasks == Tasks::Parallel && !has_parallel,
         Reason::Unmodelled {
@@ -147,7 +239,25 @@ fn restrictions(test: &Test) -> Vec<Restriction> {
         }
         (_, Cpus::One) => out.push(("CPUs", |r| matches!(r, Reason::OneCpu { .. }))),
         (_, Cpus::Several) => out.push(("CPUs", |r| matches!(r, Reason::SeveralCpus))),
+        (_, Cpus::Partitioned) => out.push(("cpu fields", |r| matches!(r, Reason::NoCpu { .. }))),
         (_, Cpus::Any) => {}
+    }
+    match a.flow {
+        Flow::Not => out.push(("triggers and suspensions", |r| {
+            matches!(r, Reason::UnmodelledFlow { .. })
+        })),
+        Flow::Suspensions => {
+            out.push(("sets without suspensions", |r| {
+                matches!(r, Reason::NoFlow(_))
+            }));
+            out.push(("triggers", |r| {
+                matches!(r, Reason::UnmodelledFlow { triggers: true, .. })
+            }));
+        }
+        Flow::Triggers | Flow::Chain(_) => {
+            out.push(("sets without them", |r| matches!(r, Reason::NoFlow(_))))
+        }
+        Flow::Any => {}
     }
     match a.tasks {
         Tasks::Sequential => out.push(("parallel tasks", |r| {

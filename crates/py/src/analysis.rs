@@ -56,6 +56,45 @@ fn analyze(py: Python<'_>, taskset: &PyTaskSet) -> Vec<VerdictRow> {
         .collect()
 }
 
+/// A chain's end-to-end bounds as Python reads them (ns): (chain, communication or None,
+/// latency, data age, reaction time, deadline, within the deadline, method, exact, note).
+type ChainBoundRow = (
+    String,
+    Option<&'static str>,
+    Option<u64>,
+    Option<u64>,
+    Option<u64>,
+    Option<u64>,
+    Option<bool>,
+    &'static str,
+    bool,
+    String,
+);
+
+/// Every chain's end-to-end bounds (analysis crate, `schedulability::chains`), in the set's
+/// order.
+#[pyfunction]
+fn chain_bounds(py: Python<'_>, taskset: &PyTaskSet) -> Vec<ChainBoundRow> {
+    let ts = &taskset.inner;
+    py.detach(|| schedulability::chains::chain_bounds(ts))
+        .into_iter()
+        .map(|b| {
+            (
+                b.chain,
+                b.communication.map(|c| c.name()),
+                b.latency,
+                b.data_age,
+                b.reaction_time,
+                b.deadline,
+                b.meets_deadline,
+                b.method,
+                b.exact,
+                b.note,
+            )
+        })
+        .collect()
+}
+
 /// Check a sweep's `test:NAME` scheduler (`name` without the prefix): InputError naming the
 /// closest known test when it is not one.
 #[pyfunction]
@@ -257,6 +296,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(generate, m)?)?;
     m.add_function(wrap_pyfunction!(generators, m)?)?;
     m.add_function(wrap_pyfunction!(analyze, m)?)?;
+    m.add_function(wrap_pyfunction!(chain_bounds, m)?)?;
     m.add_function(wrap_pyfunction!(check_test, m)?)?;
     m.add_function(wrap_pyfunction!(tests, m)?)?;
     m.add_function(wrap_pyfunction!(analyze_overheads, m)?)?;

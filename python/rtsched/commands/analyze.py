@@ -7,7 +7,7 @@ from __future__ import annotations
 import textwrap
 
 from .. import _core
-from ..analysis import analyze, overhead_analysis
+from ..analysis import analyze, chain_bounds, overhead_analysis
 from ..durations import in_unit
 from ..tables import Column, output_width, render, to_json
 
@@ -16,6 +16,8 @@ def register(sub):
     p = sub.add_parser("analyze", help="run every applicable schedulability test on a task set",
                        description="Uniprocessor EDF (QPA), density, FP response-time analysis, Liu-Layland and hyperbolic bounds, "
                                    "and global EDF tests (GFB as quoted by PAWS, BCL); per-CPU tests when every task has a cpu. "
+                                   "For triggered and self-suspending tasks: holistic response-time analysis and the suspension tests; "
+                                   "for a set with chains, a table of each chain's end-to-end bounds (docs/chains.md, Analysis). "
                                    "With overheads (--overheads, or the task file's run.overheads) each test also runs on the WCETs "
                                    "inflated by them, shown beside the plain verdict.")
     p.add_argument("file", metavar="FILE")
@@ -28,7 +30,9 @@ def register(sub):
                         "'tests' (test, schedulable: true/false/null for inconclusive or, for the necessary condition, "
                         "not refuted; verdict: the same in words; detail; with overheads also with_overheads, "
                         "verdict_with_overheads and overhead_detail) and, with overheads, 'overheads' (description, costs in ns) "
-                        "and 'inflated' (each task's inflated WCET and deadline in ns)")
+                        "and 'inflated' (each task's inflated WCET and deadline in ns); for a set with chains, 'chains' by name "
+                        "(communication, latency_ns, data_age_ns, reaction_time_ns: the bounds, null where one does not apply; "
+                        "deadline_ns, meets_deadline, method, exact, note)")
     p.set_defaults(func=run)
 
 
@@ -45,6 +49,25 @@ def _table(columns, rows) -> str:
     return out.text + ("\n" + note if note else "")
 
 
+def _chains_table(bounds) -> str:
+    """The chains' bounds: latency for an event chain, data age and reaction time for a
+    data-flow one (LET's exact), in ms."""
+
+    def ms(ns):
+        return "-" if ns is None else in_unit(ns, "ms", 3)
+
+    rows = []
+    for b in bounds:
+        deadline = "-" if b["deadline_ns"] is None else f"{ms(b['deadline_ns'])} ({'met' if b['meets_deadline'] else 'NOT met'})"
+        kind = b["communication"] or "event"
+        method = b["method"] + (" (exact)" if b["exact"] else "") if b["method"] else b["note"]
+        rows.append([b["chain"], kind, ms(b["latency_ns"]), ms(b["data_age_ns"]), ms(b["reaction_time_ns"]), deadline,
+                     method if not b["note"] or not b["method"] else f"{method}: {b['note']}"])
+    columns = [Column("chain"), Column("kind"), Column("latency ≤ ms", ">"), Column("data age ≤ ms", ">"),
+               Column("reaction ≤ ms", ">"), Column("deadline ms", ">", 1), Column("analysis", fold=True)]
+    return "chain bounds (docs/chains.md, \"Analysis\"):\n" + _table(columns, rows)
+
+
 def run(args):
     ts = _core.load_taskset(args.file)
     if args.statistic and not args.overheads:
@@ -56,6 +79,8 @@ def run(args):
     if args.json:
         doc = {"file": ts.source, "tasks": len(ts.task_names), "cpus": ts.cpus, "utilization": ts.utilization,
                "tests": analyze(ts, args.overheads, statistic)}
+        if ts.chain_names:
+            doc["chains"] = {b["chain"]: {k: v for k, v in b.items() if k != "chain"} for b in chain_bounds(ts)}
         if oa is not None:
             doc["overheads"] = {"description": oa["overheads"], "statistic": statistic if args.overheads else None,
                                 "costs_ns": oa["costs"]}
@@ -67,6 +92,8 @@ def run(args):
         verdicts = analyze(ts)
         rows = [[v["test"], v["verdict"], v["detail"]] for v in verdicts]
         print(_table([Column("test"), Column("verdict"), Column("detail", fold=True)], rows))
+        if ts.chain_names:
+            print(_chains_table(chain_bounds(ts)))
         return 0
     source = "" if args.overheads else " (the task file's run.overheads)"
     line, width = f"overheads{source}: {oa['overheads']}", output_width()
@@ -91,4 +118,6 @@ def run(args):
             for v in verdicts]
     print(_table([Column("test"), Column("plain"), Column("with overheads"), Column("detail (plain)", fold=True),
                   Column("detail (with overheads)", fold=True)], rows))
+    if ts.chain_names:
+        print(_chains_table(chain_bounds(ts)))
     return 0

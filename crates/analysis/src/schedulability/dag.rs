@@ -22,7 +22,7 @@
 //! `gedf-dag-li`, for sets with at least one parallel task (a sequential task is a DAG of one
 //! node; on a set of them the sequential tests answer).
 
-use super::registry::{Applies, Cpus, Deadlines, Entry, Kind, Subject, Tasks, WithOverheads};
+use super::registry::{Applies, Cpus, Deadlines, Entry, Flow, Kind, Subject, Tasks, WithOverheads};
 use super::{cmp_sum, global, Cdt, Verdict};
 use rtsched_model::{Task, Time};
 use std::cmp::Ordering;
@@ -34,6 +34,7 @@ const PARALLEL: Applies = Applies {
     deadlines: Deadlines::Arbitrary,
     sections: false,
     priorities: false,
+    flow: Flow::Not,
 };
 
 pub const FEDERATED: Entry = Entry {

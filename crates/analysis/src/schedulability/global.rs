@@ -12,7 +12,7 @@
 //! Registry entries (`registry.rs`): `gedf-gfb` and `gedf-bcl` (D ≤ T), for several CPUs and
 //! independent sequential tasks.
 
-use super::registry::{Applies, Cpus, Deadlines, Entry, Kind, Tasks, WithOverheads};
+use super::registry::{Applies, Cpus, Deadlines, Entry, Flow, Kind, Tasks, WithOverheads};
 use super::{cmp_sum, Cdt, Verdict};
 use std::cmp::Ordering;
 
@@ -23,6 +23,7 @@ const GLOBAL: Applies = Applies {
     deadlines: Deadlines::Arbitrary,
     sections: false,
     priorities: false,
+    flow: Flow::Not,
 };
 
 pub const GFB: Entry = Entry {

@@ -10,6 +10,12 @@
 //! - `dag`: parallel (DAG and fork-join) tasks — federated scheduling's admission (Li et al.,
 //!   ECRTS 2014) and global EDF's capacity augmentation bound 4 − 2/m (Li et al., ECRTS 2013).
 //! - `necessary`: the necessary condition (U ≤ m, C or the critical path ≤ D), on any set.
+//! - Triggered and self-suspending tasks and chains (docs/chains.md): `holistic` (Tindell &
+//!   Clark 1994 with Palencia & González Harbour's offsets, partitioned fixed priority),
+//!   `suspension` (suspension-oblivious and jitter-based, Chen et al. 2019), `dataflow`
+//!   (implicit chains, Davare et al. 2007), `let_exact` (LET chains, exact), and `chains`
+//!   (every chain's bound, for `analyze`). The classic tests refuse triggered and
+//!   self-suspending tasks (`registry::Flow::Not`).
 //!
 //! Each test is an `Entry` (`registry.rs`: name, source, the sets it applies to as a typed
 //! predicate, verdict function, overhead-aware form) in its file, listed once in [`ENTRIES`];
@@ -19,11 +25,16 @@
 //! All comparisons are made in integer ns or exact rationals, so a task set sitting exactly on
 //! a bound (U = 1, U = m − (m−1)u_max) is judged the way the theorem says.
 
+pub mod chains;
 pub mod dag;
+pub mod dataflow;
 pub mod global;
+pub mod holistic;
+pub mod let_exact;
 pub mod named;
 pub mod necessary;
 pub mod registry;
+pub mod suspension;
 pub mod uniprocessor;
 
 use registry::Entry;
@@ -46,6 +57,15 @@ pub const ENTRIES: &[Entry] = &[
     uniprocessor::FP_RTA_FILE,
     uniprocessor::RM_LIU_LAYLAND,
     uniprocessor::RM_HYPERBOLIC,
+    holistic::FP_HOLISTIC_RM,
+    holistic::FP_HOLISTIC_FILE,
+    suspension::FP_SUSP_OBLIVIOUS_RM,
+    suspension::FP_SUSP_OBLIVIOUS_FILE,
+    suspension::FP_SUSP_JITTER_RM,
+    suspension::FP_SUSP_JITTER_FILE,
+    dataflow::IMPLICIT_DAVARE_RM,
+    dataflow::IMPLICIT_DAVARE_FILE,
+    let_exact::LET_EXACT,
 ];
 
 /// A sporadic task as the tests see it: WCET C, relative deadline D, period T (ns).

@@ -23,7 +23,7 @@
 //! test that ran but could not decide gives a verdict of `None` (inconclusive).
 
 use super::registry::{
-    self, Applies, Cpus, Deadlines, Form, Kind, NotApplicable, Reason, Tasks, Test,
+    self, Applies, Cpus, Deadlines, Flow, Form, Kind, NotApplicable, Reason, Tasks, Test,
 };
 use super::{Verdict, ENTRIES};
 use crate::overheads::verdict_with_overheads;
@@ -42,6 +42,7 @@ pub const PARTITION_APPLIES: Applies = Applies {
     deadlines: Deadlines::Arbitrary,
     sections: false,
     priorities: false,
+    flow: Flow::Not,
 };
 
 /// A line of `rtsched schedulers`' list of tests.

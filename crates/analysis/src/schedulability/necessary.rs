@@ -8,7 +8,7 @@
 //! With overheads (`crate::overheads`): each job needs at least C + decision + context switch
 //! between its arrival and its deadline D' = D − release latency.
 
-use super::registry::{Applies, Cpus, Deadlines, Entry, Kind, Subject, Tasks, WithOverheads};
+use super::registry::{Applies, Cpus, Deadlines, Entry, Flow, Kind, Subject, Tasks, WithOverheads};
 use super::{dag, global, registry, Cdt, Verdict};
 use rtsched_model::Overheads;
 
@@ -23,6 +23,7 @@ pub const ENTRY: Entry = Entry {
         deadlines: Deadlines::Arbitrary,
         sections: true,
         priorities: false,
+        flow: Flow::Any,
     },
     verdict,
     overheads: WithOverheads::Own(with_overheads),

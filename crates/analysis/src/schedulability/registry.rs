@@ -21,7 +21,7 @@
 //! an entry's shape does not change.
 
 use super::{Cdt, Verdict};
-use rtsched_model::{Overheads, Task, TaskSet};
+use rtsched_model::{Communication, Overheads, Task, TaskSet};
 use std::fmt;
 
 /// What a test's answer means.
@@ -53,6 +53,27 @@ pub enum Cpus {
     One,
     /// Several CPUs, scheduled globally.
     Several,
+    /// One CPU, or a partitioned set (every task gives its `cpu`), analysed whole: a test
+    /// whose tasks on different CPUs affect each other (a trigger's response is the release
+    /// jitter of the task it triggers, `holistic.rs`).
+    Partitioned,
+    Any,
+}
+
+/// Which triggered tasks, self-suspensions and data-flow chains (docs/chains.md) a test takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Flow {
+    /// Tasks released by their own period or arrivals that run without pausing: a triggered or
+    /// self-suspending task is outside the model.
+    Not,
+    /// A test for sets with self-suspending tasks; triggered tasks are outside its model.
+    Suspensions,
+    /// A test for sets with triggered or self-suspending tasks (or both).
+    Triggers,
+    /// A test for sets with a data-flow chain communicating so; it models triggers and
+    /// suspensions too (the response times it uses do).
+    Chain(Communication),
+    /// Any set: it models triggers and suspensions, and is not only for them.
     Any,
 }
 
@@ -87,6 +108,8 @@ pub struct Applies {
     pub sections: bool,
     /// Whether the test needs every task's `priority`.
     pub priorities: bool,
+    /// The triggers, suspensions and chains it takes.
+    pub flow: Flow,
 }
 
 /// Parallel structure in a set.
@@ -125,6 +148,18 @@ pub enum Reason {
     OverheadsSequentialOnly,
     /// The test has no overhead-aware form.
     NoOverheadForm,
+    /// A test for sets with the triggers, suspensions or chains `Flow` says, and the set has
+    /// none.
+    NoFlow(Flow),
+    /// The set has triggered or self-suspending tasks the test does not model; `ignoring`:
+    /// the test's answer on the set read without them (each triggered task as periodic at its
+    /// inherited period, each suspension left out), when it applies there — the reading
+    /// `analyze` made before it knew them, which is not sound for them.
+    UnmodelledFlow {
+        triggers: bool,
+        suspensions: bool,
+        ignoring: Option<Option<bool>>,
+    },
     /// The test applies to the set as written, not to it with its overheads charged.
     Inflated(InflatedReason),
 }
@@ -149,6 +184,7 @@ impl Reason {
                 | Reason::NoCpu { .. }
                 | Reason::NoPriority { .. }
                 | Reason::NoParallelTask
+                | Reason::NoFlow(_)
         )
     }
 }
@@ -232,6 +268,38 @@ impl fmt::Display for NotApplicable {
                 "the overhead-aware analysis covers independent sequential tasks only",
             ),
             Reason::NoOverheadForm => f.write_str("the test has no overhead-aware form"),
+            Reason::NoFlow(flow) => f.write_str(match flow {
+                Flow::Suspensions => "a test for self-suspending tasks, and no task suspends",
+                Flow::Chain(Communication::Implicit) => {
+                    "a test of implicit-communication chains, and the set has none"
+                }
+                Flow::Chain(Communication::Let) => "a test of LET chains, and the set has none",
+                _ => "a test for triggered or self-suspending tasks, and the set has none",
+            }),
+            Reason::UnmodelledFlow {
+                triggers,
+                suspensions,
+                ignoring,
+            } => {
+                let what = match (triggers, suspensions) {
+                    (true, true) => "triggered and self-suspending tasks",
+                    (true, false) => "triggered tasks",
+                    _ => "self-suspending tasks",
+                };
+                write!(f, "the test does not model {what}")?;
+                match ignoring {
+                    Some(s) => write!(
+                        f,
+                        " (read as periodic tasks without suspensions, which is not sound for them, it would say {})",
+                        match s {
+                            Some(true) => "schedulable",
+                            Some(false) => "unschedulable",
+                            None => "inconclusive",
+                        }
+                    ),
+                    None => Ok(()),
+                }
+            }
             Reason::Inflated(_) => unreachable!("written above"),
         }
     }
@@ -254,9 +322,18 @@ pub fn has_sections(ts: &TaskSet) -> bool {
     ts.tasks.iter().any(|t| !t.sections.is_empty())
 }
 
-/// Whether `ts` is more than independent sequential tasks: parallel tasks or critical sections.
+/// Whether some task of `ts` is triggered, and whether some task self-suspends.
+pub fn flow(ts: &TaskSet) -> (bool, bool) {
+    (
+        ts.tasks.iter().any(|t| t.trigger.is_some()),
+        ts.tasks.iter().any(|t| !t.suspensions.is_empty()),
+    )
+}
+
+/// Whether `ts` is more than independent sequential tasks: parallel tasks, critical sections,
+/// triggered or self-suspending tasks.
 pub fn structured(ts: &TaskSet) -> bool {
-    parallel(ts).is_some() || has_sections(ts)
+    parallel(ts).is_some() || has_sections(ts) || flow(ts) != (false, false)
 }
 
 impl Applies {
@@ -279,6 +356,16 @@ impl Applies {
         if self.tasks == Tasks::Parallel && parallel(ts).is_none() {
             return Err(Reason::NoParallelTask);
         }
+        let (triggers, suspensions) = flow(ts);
+        let none = match self.flow {
+            Flow::Not | Flow::Any => false,
+            Flow::Suspensions => !suspensions,
+            Flow::Triggers => !triggers && !suspensions,
+            Flow::Chain(c) => !ts.chains.iter().any(|k| k.communication == Some(c)),
+        };
+        if none {
+            return Err(Reason::NoFlow(self.flow));
+        }
         Ok(())
     }
 
@@ -293,6 +380,19 @@ impl Applies {
             return Err(Reason::Unmodelled {
                 parallel,
                 sections,
+                ignoring: None,
+            });
+        }
+        let (triggers, suspensions) = flow(ts);
+        let (triggers, suspensions) = match self.flow {
+            Flow::Not => (triggers, suspensions),
+            Flow::Suspensions => (triggers, false),
+            Flow::Triggers | Flow::Chain(_) | Flow::Any => (false, false),
+        };
+        if triggers || suspensions {
+            return Err(Reason::UnmodelledFlow {
+                triggers,
+                suspensions,
                 ignoring: None,
             });
         }
@@ -329,6 +429,7 @@ impl Applies {
         match self.cpus {
             Cpus::One => parts.push(format!("one CPU (per CPU of a partitioned set: {per_cpu})")),
             Cpus::Several => parts.push("several CPUs".into()),
+            Cpus::Partitioned => parts.push("one CPU, or every task's `cpu`".into()),
             Cpus::Any => {}
         }
         match self.tasks {
@@ -346,6 +447,17 @@ impl Applies {
         }
         if self.priorities {
             parts.push("every task's priority".into());
+        }
+        match self.flow {
+            Flow::Not => parts.push("no triggered or self-suspending task".into()),
+            Flow::Suspensions => {
+                parts.push("sets with self-suspending tasks, none triggered".into())
+            }
+            Flow::Triggers => {
+                parts.push("sets with triggered (not `all`) or self-suspending tasks".into())
+            }
+            Flow::Chain(c) => parts.push(format!("sets with {} chains", c.name())),
+            Flow::Any => {}
         }
         if parts.is_empty() {
             "every set".into()
@@ -391,6 +503,11 @@ impl<'a> Subject<'a> {
 
     pub fn cpus(&self) -> u32 {
         self.cpus
+    }
+
+    /// The tasks' indices in [`Subject::set`], in order.
+    pub fn indices(&self) -> &[usize] {
+        &self.idx
     }
 
     /// The tasks as (C, D, T), in order.
@@ -499,13 +616,15 @@ impl Test {
     pub fn is_for(&self, ts: &TaskSet) -> Result<(), NotApplicable> {
         let m = ts.platform.cpus;
         let a = &self.entry.applies;
+        let unplaced = || match ts.tasks.iter().position(|t| t.cpu.is_none()) {
+            Some(task) => Err(Reason::NoCpu { task }),
+            None => Ok(()),
+        };
         match self.form {
+            Form::Whole if a.cpus == Cpus::Partitioned && m > 1 => unplaced(),
             Form::Whole => a.for_cpus(m),
             Form::PerCpu if m == 1 => Err(Reason::PerCpuOnOne),
-            Form::PerCpu => match ts.tasks.iter().position(|t| t.cpu.is_none()) {
-                Some(task) => Err(Reason::NoCpu { task }),
-                None => Ok(()),
-            },
+            Form::PerCpu => unplaced(),
         }
         .and_then(|()| a.for_tasks(ts))
         .map_err(|r| self.refuse(r))
@@ -539,6 +658,19 @@ impl Test {
             return Err(self.refuse(Reason::Unmodelled {
                 parallel,
                 sections,
+                ignoring: self.run(&plain).ok().map(|v| v.schedulable),
+            }));
+        }
+        if let Err(Reason::UnmodelledFlow {
+            triggers,
+            suspensions,
+            ..
+        }) = a.models(ts)
+        {
+            let plain = without_structure(ts);
+            return Err(self.refuse(Reason::UnmodelledFlow {
+                triggers,
+                suspensions,
                 ignoring: self.run(&plain).ok().map(|v| v.schedulable),
             }));
         }
@@ -623,8 +755,11 @@ pub fn without_structure(ts: &TaskSet) -> TaskSet {
         t.regions.clear();
         t.dag = None;
         t.sections.clear();
+        t.trigger = None;
+        t.suspensions.clear();
     }
     plain.resources.clear();
+    plain.chains.clear();
     plain
 }
 
@@ -684,6 +819,28 @@ mod tests {
             ),
             "not applicable: task 0 has D ≠ T (the bound is for implicit deadlines)"
         );
+        assert_eq!(
+            na(
+                "fp-rta-rm",
+                Reason::UnmodelledFlow {
+                    triggers: false,
+                    suspensions: true,
+                    ignoring: Some(Some(true))
+                }
+            ),
+            "not applicable: the test does not model self-suspending tasks (read as periodic tasks without suspensions, which is not sound for them, it would say schedulable)"
+        );
+        assert_eq!(
+            na("fp-susp-jitter-rm", Reason::NoFlow(Flow::Suspensions)),
+            "not applicable: a test for self-suspending tasks, and no task suspends"
+        );
+        assert!(Reason::NoFlow(Flow::Triggers).for_other_sets());
+        assert!(!Reason::UnmodelledFlow {
+            triggers: true,
+            suspensions: false,
+            ignoring: None
+        }
+        .for_other_sets());
         assert_eq!(
             na(
                 "rm-hyperbolic",

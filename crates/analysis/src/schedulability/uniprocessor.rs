@@ -15,7 +15,7 @@
 //! CPU, and per CPU of a partitioned set as `p-NAME`.
 
 use super::registry::{
-    Applies, Cpus, Deadlines, Entry, Kind, Priorities, Subject, Tasks, WithOverheads,
+    Applies, Cpus, Deadlines, Entry, Flow, Kind, Priorities, Subject, Tasks, WithOverheads,
 };
 use super::{density_cmp_one, utilisation_cmp_one, Cdt, Verdict};
 use rtsched_model::Time;
@@ -28,6 +28,7 @@ const ONE_CPU: Applies = Applies {
     deadlines: Deadlines::Arbitrary,
     sections: false,
     priorities: false,
+    flow: Flow::Not,
 };
 
 pub const EDF_EXACT: Entry = Entry {

@@ -1,0 +1,129 @@
+//! End-to-end bounds of a set's chains (docs/chains.md), as `rtsched analyze` shows them and
+//! the Python API returns them: per chain, by the analysis its kind takes —
+//! - an **event chain** (each task triggered by the one before it): its latency (the last
+//!   task's job's finish − the first task's job's release) ≤ R^w(last) − Φ(first), the holistic
+//!   fixed point's worst finish of the last task after the head's nominal release, less the
+//!   earliest the first task's job can be released after it (`holistic.rs`);
+//! - an **implicit** data-flow chain: Davare's data-age and reaction-time bounds on the same
+//!   responses (`dataflow.rs`);
+//! - a **LET** chain: the exact maxima of its schedule-independent timeline (`let_exact.rs`).
+//!
+//! Responses are under the priorities the fixed-priority schedulers would give the set
+//! (`crate::priority::assign`: the file's when every task has one, else rate monotonic), one
+//! CPU or each task's `cpu`, self-suspensions by the jitter-based analysis.
+
+use super::holistic::{self, Responses, Suspension};
+use super::registry::{self, Priorities, Subject};
+use super::{dataflow, let_exact};
+use rtsched_model::{Chain, Communication, TaskSet, Time};
+
+/// The bounds of one chain (ns); `None` where a metric does not apply or no bound was found
+/// (`note` says why).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ChainBound {
+    pub chain: String,
+    pub communication: Option<Communication>,
+    pub latency: Option<Time>,
+    pub data_age: Option<Time>,
+    pub reaction_time: Option<Time>,
+    /// The chain's end-to-end deadline, and whether the bound (latency, or data age) is
+    /// within it.
+    pub deadline: Option<Time>,
+    pub meets_deadline: Option<bool>,
+    /// The analysis, and whether its values are exact maxima (LET) rather than upper bounds.
+    pub method: &'static str,
+    pub exact: bool,
+    pub note: String,
+}
+
+/// The holistic responses of `set` under `by` (jitter-based suspensions), or why none.
+pub fn responses(set: &TaskSet, by: Priorities) -> Result<Responses, String> {
+    let m = set.platform.cpus;
+    if m > 1 {
+        if let Some(t) = set.tasks.iter().find(|t| t.cpu.is_none()) {
+            return Err(format!(
+                "task '{}' gives no cpu: the analysis is for one CPU or a partitioned set",
+                t.name
+            ));
+        }
+    }
+    if registry::parallel(set).is_some() || registry::has_sections(set) {
+        return Err("parallel tasks and critical sections are not modelled".into());
+    }
+    let s = Subject::whole(set);
+    let prio = s
+        .priorities(by)
+        .ok_or_else(|| "not every task gives a priority".to_string())?;
+    let names: Vec<&String> = set.tasks.iter().map(|t| &t.name).collect();
+    let name = |k: usize| names[k];
+    let nodes = holistic::nodes(&s, &prio).map_err(|e| holistic::unanalysed(&e, &name))?;
+    if let Some(cpu) = holistic::over_capacity(&nodes) {
+        return Err(format!("cpu {cpu} is over capacity (U > 1)"));
+    }
+    holistic::analyse(&nodes, Suspension::Jitter).map_err(|e| holistic::unanalysed(&e, &name))
+}
+
+/// Each event chain of `set` and its latency bound under the responses `r`.
+pub fn event_bounds<'a>(set: &'a TaskSet, r: &Responses) -> Vec<(&'a Chain, Time)> {
+    set.chains
+        .iter()
+        .filter(|c| c.communication.is_none())
+        .map(|c| {
+            let first = c.tasks[0] as usize;
+            let last = *c.tasks.last().expect("a chain has tasks") as usize;
+            (c, r.worst[last].saturating_sub(r.offset[first]))
+        })
+        .collect()
+}
+
+/// The bounds of every chain of `set` (in its order).
+pub fn chain_bounds(set: &TaskSet) -> Vec<ChainBound> {
+    let by = crate::priority::assign(&set.tasks, None).map(|(_, by)| by);
+    let r = match by {
+        Ok(by) => responses(set, by),
+        Err(_) => Err("some tasks give a priority and others none".into()),
+    };
+    set.chains
+        .iter()
+        .map(|c| {
+            let mut b = ChainBound {
+                chain: c.name.clone(),
+                communication: c.communication,
+                latency: None,
+                data_age: None,
+                reaction_time: None,
+                deadline: c.deadline,
+                meets_deadline: None,
+                method: "",
+                exact: false,
+                note: String::new(),
+            };
+            match (c.communication, &r) {
+                (Some(Communication::Let), _) => {
+                    b.method = "let-exact";
+                    b.exact = true;
+                    match let_exact::maxima(set, c) {
+                        Ok(m) => (b.data_age, b.reaction_time) = (m.data_age, m.reaction_time),
+                        Err(e) => b.note = e,
+                    }
+                }
+                (_, Err(e)) => b.note = e.clone(),
+                (None, Ok(r)) => {
+                    b.method = "holistic (Tindell & Clark; offsets)";
+                    b.latency = event_bounds(set, r)
+                        .into_iter()
+                        .find(|(k, _)| k.name == c.name)
+                        .map(|(_, v)| v);
+                }
+                (Some(Communication::Implicit), Ok(r)) => {
+                    b.method = "Davare et al. 2007";
+                    let (age, reaction) = dataflow::bounds(set, c, r);
+                    (b.data_age, b.reaction_time) = (Some(age), Some(reaction));
+                }
+            }
+            let compared = b.latency.or(b.data_age);
+            b.meets_deadline = c.deadline.zip(compared).map(|(d, v)| v <= d);
+            b
+        })
+        .collect()
+}
