@@ -2,13 +2,13 @@
 //! must pass to use it (docs/locking.md, docs/taskset-format.md "Critical sections").
 //!
 //! - `none`: a plain FIFO mutex (the default; docs/semantics.md "Resources").
-//! - `pip`: the priority inheritance protocol (Sha, Rajkumar & Lehoczky 1990, §3: a job
+//! - `pip`: the priority inheritance protocol (Sha, Rajkumar & Lehoczky 1990: a job
 //!   blocking higher-priority jobs executes at the highest priority of the jobs it blocks,
 //!   transitively; the resource goes to its highest-priority waiter).
 //! - `pcp`: the immediate priority ceiling protocol, the OSEK/AUTOSAR form (a job that locks a
 //!   resource runs at once at the resource's ceiling, the highest priority of its users); the
 //!   ceiling is taken from the tasks' `priority` fields, which every user must have.
-//! - `srp`: the stack resource policy (Baker 1991, §3–4: a job may start only when its
+//! - `srp`: the stack resource policy (Baker 1991: a job may start only when its
 //!   preemption level exceeds the system ceiling), for EDF; preemption levels are Baker's for
 //!   EDF, ordered by relative deadline (a shorter deadline is a higher level).
 //!

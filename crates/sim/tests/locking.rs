@@ -23,7 +23,7 @@ fn run(t: &TaskSet, spec: &str) -> Result<RunResult, String> {
         .map_err(|e| e.to_string())
 }
 
-/// The example (Sha, Rajkumar & Lehoczky 1990, §1's scenario): `l` (priority 1) holds
+/// The example (the scenario of Sha, Rajkumar & Lehoczky 1990): `l` (priority 1) holds
 /// R for all its 4 ms from 0; `h` (priority 3, at 1 ms) needs R for its first 1 ms; `m`
 /// (priority 2, at 2 ms, 5 ms) needs nothing. Deadlines order them as the priorities do, so
 /// that EDF with Baker's preemption levels (by relative deadline: h 5 > m 8 > l 20) is the
@@ -191,9 +191,9 @@ fn set(locking: &str, tasks: &[Drawn]) -> TaskSet {
 
 /// The classic bounds: a job's *blocking* (lower-priority execution while it is pending) is at
 /// most one section of one lower-priority task on a resource whose ceiling reaches its priority
-/// under `pcp` and `srp` (Sha et al. 1990 Theorem 12's immediate-ceiling form; Baker 1991
-/// Theorem 3), and at most one such section per lower-priority task under `pip` (Sha et al.
-/// Theorem 6's per-job form). Without a protocol the first fails on the classic example.
+/// under `pcp` and `srp` (Sha, Rajkumar & Lehoczky 1990, in the immediate-ceiling form;
+/// Baker 1991), and at most one such section per lower-priority task under `pip` (Sha et
+/// al.'s per-job form). Without a protocol the first fails on the classic example.
 fn bound(t: &TaskSet, i: usize, per_task_sum: bool) -> u64 {
     let prio: Vec<u32> = t.tasks.iter().map(|t| t.priority.unwrap()).collect();
     let ceiling = |r: u32| {

@@ -7,18 +7,18 @@
 //! urgency* is the most urgent of
 //! - its own ([`Policy::urgency`] of its identity);
 //! - under `pip`, the effective urgency of every entity waiting for a resource it holds —
-//!   transitively, as a chain of holders is followed (Sha, Rajkumar & Lehoczky 1990, §3,
-//!   "transitive priority inheritance"); a freed `pip` resource goes to its most urgent waiter;
+//!   transitively, as a chain of holders is followed (Sha, Rajkumar & Lehoczky 1990,
+//!   transitive priority inheritance); a freed `pip` resource goes to its most urgent waiter;
 //! - under `pcp` (immediate ceiling, OSEK/AUTOSAR), the ceiling of every resource it holds:
 //!   the urgency, at its own release, of the user task the policy ranks most urgent.
 //!
-//! `srp` (Baker 1991, §3–4, for EDF) is not an urgency: a job may not *start* while its
+//! `srp` (Baker 1991, for EDF) is not an urgency: a job may not *start* while its
 //! preemption level is at or below the *system ceiling* of its CPU (the highest ceiling among
 //! the `srp` resources held there). The ledger withholds such a job from the policy (it is
 //! held, as a task's next job is held) and gives it when the ceiling falls below its level;
 //! levels are ordered by relative deadline (a shorter one is higher, Baker's for EDF), and a
 //! resource's ceiling is its users' highest. On one CPU a job released to the policy then never
-//! meets a locked resource (Baker's Theorem 5), so `srp` never blocks a running job.
+//! meets a locked resource (Baker 1991), so `srp` never blocks a running job.
 //!
 //! Blocking, per job, in three kinds (docs/locking.md): *direct*, the time its threads waited
 //! for a held resource (`JobRecord::blocked`, resources.rs); *inheritance*, the time it was
