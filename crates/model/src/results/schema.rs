@@ -75,8 +75,15 @@ pub struct JobRecord {
     /// threads a real kernel placed: the kernel backends).
     pub pulls: Option<u32>,
     pub context_switches: u32,
-    /// Total time its threads spent blocked on resources (critical sections).
+    /// Total time its threads spent blocked on resources (critical sections): *direct*
+    /// blocking, under every locking protocol (docs/locking.md).
     pub blocked: Time,
+    /// Time it was ready while its CPU ran a job of lower own priority lent a higher one by
+    /// priority inheritance (push-through blocking, `pip`; docs/locking.md).
+    pub blocked_inheritance: Time,
+    /// Time it was ready while its CPU ran a job of lower own priority raised to a resource's
+    /// ceiling (`pcp`), or withheld by `srp` before it started (docs/locking.md).
+    pub blocked_ceiling: Time,
     pub missed: bool,
     pub aborted: bool,
     /// When it was aborted (by `on_miss: abort` at its deadline, or by the policy).
@@ -354,6 +361,10 @@ pub struct Summary {
     /// Time jobs spent blocked on resources: the longest for one job, and the sum.
     pub max_blocked_ns: Time,
     pub total_blocked_ns: Time,
+    /// The longest inheritance (push-through) and ceiling blocking of one job
+    /// (`JobRecord::blocked_inheritance`, `blocked_ceiling`; docs/locking.md).
+    pub max_blocked_inheritance_ns: Time,
+    pub max_blocked_ceiling_ns: Time,
     /// Utility accrued and possible (time-utility functions), and their ratio AUR
     /// (1 when no utility was possible).
     pub accrued_utility: f64,

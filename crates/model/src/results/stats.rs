@@ -217,6 +217,8 @@ impl SummaryAcc {
         s.context_switches += j.context_switches as u64;
         s.max_blocked_ns = s.max_blocked_ns.max(j.blocked);
         s.total_blocked_ns += j.blocked;
+        s.max_blocked_inheritance_ns = s.max_blocked_inheritance_ns.max(j.blocked_inheritance);
+        s.max_blocked_ceiling_ns = s.max_blocked_ceiling_ns.max(j.blocked_ceiling);
         s.accrued_utility += j.utility;
         s.possible_utility += j.max_utility;
         if j.finish.is_some() && !j.aborted && j.exec > 0 {
@@ -370,6 +372,10 @@ impl SummaryAcc {
         s.context_switches += t.context_switches;
         s.max_blocked_ns = s.max_blocked_ns.max(t.max_blocked_ns);
         s.total_blocked_ns += t.total_blocked_ns;
+        s.max_blocked_inheritance_ns = s
+            .max_blocked_inheritance_ns
+            .max(t.max_blocked_inheritance_ns);
+        s.max_blocked_ceiling_ns = s.max_blocked_ceiling_ns.max(t.max_blocked_ceiling_ns);
         for l in 0..3 {
             s.misses[l] += t.misses[l];
         }

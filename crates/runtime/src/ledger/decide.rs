@@ -44,6 +44,9 @@ impl<'t> Ledger<'t> {
                 if self.unresolved.is_some() {
                     self.check_resolved(now);
                 }
+                if self.locking.is_some() {
+                    self.lock_observe(now);
+                }
                 let r = &mut self.run;
                 r.inv.observe(now, &r.ents, &r.cpus);
                 return;
