@@ -82,6 +82,42 @@ def test_sched_ext_refuses_a_chain_set(tmp_path, backend):
         rtsched.run(ts, backend)
 
 
+def _enclosing(slices, e):
+    """The name of the innermost X slice enclosing flow event ``e`` on its track (how Perfetto
+    binds a flow's start, and its end with "bp": "e")."""
+    inside = [s for s in slices if (s["pid"], s["tid"]) == (e["pid"], e["tid"]) and s["ts"] <= e["ts"] < s["ts"] + s["dur"]]
+    return min(inside, key=lambda s: s["dur"])["name"] if inside else None
+
+
+def test_the_trace_links_each_chain_instances_jobs(tmp_path):
+    """The issue's example (1 CPU, gfp, a T 10 C 2 prio 5, b trigger a C 3 prio 4, chain [a, b])
+    through `simulate --trace`: one flow arrow per instance, from the slice of a's job k to the
+    slice of the job of b it released, distinct ids."""
+    import json
+
+    text = "\n".join(line for line in AB.splitlines() if "name: f" not in line and "name: s," not in line
+                     and "name: fs" not in line)
+    trace = tmp_path / "t.json"
+    run_cli("simulate", load(tmp_path, text), "-s", "gfp:file", "--trace", trace, check=0)
+    ev = json.loads(trace.read_text())["traceEvents"]
+    slices = [e for e in ev if e["ph"] == "X"]
+    starts = {e["id"]: e for e in ev if e["ph"] == "s"}
+    ends = {e["id"]: e for e in ev if e["ph"] == "f"}
+    assert starts.keys() == ends.keys() and len(starts) == 10
+    got = sorted((_enclosing(slices, starts[i]), _enclosing(slices, ends[i]), ends[i]["bp"], ends[i]["name"])
+                 for i in starts)
+    assert got == sorted((f"a/{k}", f"b/{k}", "e", "ab") for k in range(10))
+
+
+def test_a_streamed_run_summarises_its_chains_as_the_held_one(tmp_path):
+    ts = rtsched.load_taskset(load(tmp_path, AB))
+    held = rtsched.simulate(ts, "gfp:file")
+    streamed = rtsched.simulate(ts, "gfp:file", keep_jobs=False)
+    assert streamed.summary["chains"] == held.summary["chains"]
+    with pytest.raises(ValueError, match="did not keep its chain records"):
+        _ = streamed.chains
+
+
 def test_compares_chain_table_sets_each_chains_metric_side_by_side():
     # Two simulated runs stand in for compare's simulated and real one (the layout only).
     ts = rtsched.parse_taskset(AB, "yaml", "ab.yaml")

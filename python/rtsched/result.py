@@ -177,8 +177,14 @@ class Result:
     def chains(self):
         """One row per chain instance (docs/chains.md): ``chain``, ``instance``, ``start_ns``,
         ``end_ns``, ``latency_ns`` (event chains), ``data_age_ns`` and ``reaction_time_ns``
-        (data-flow chains); NaN where a metric does not apply. Empty for a set without chains."""
+        (data-flow chains); NaN where a metric does not apply. Empty for a set without chains.
+        A run that did not keep its per-job records (``keep_jobs=False``) did not keep these
+        either: each went into ``summary["chains"]`` as it was made (ValueError here)."""
         import pandas as pd
+
+        if not self.raw.chains_held:
+            raise ValueError("chains: this run did not keep its chain records (with keep_jobs=False each goes into "
+                             "summary['chains'] as it is made); run with keep_jobs=True")
 
         df = pd.DataFrame(self.raw.chains_columns())
         for c in ("latency_ns", "data_age_ns", "reaction_time_ns"):

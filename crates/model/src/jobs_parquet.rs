@@ -552,6 +552,8 @@ mod tests {
                     pulls: (i % 8 != 5).then_some((i % 3) as u32),
                     context_switches: (i % 4) as u32,
                     blocked: (i % 6) as Time,
+                    blocked_inheritance: (i % 5) as Time,
+                    blocked_ceiling: (i % 4) as Time,
                     missed: !finished || i % 13 > 6 || aborted,
                     aborted,
                     aborted_at: aborted.then_some(release + 10),

@@ -6,6 +6,7 @@ pub mod file;
 mod input;
 pub mod jobs_parquet;
 pub mod linux;
+pub mod locking;
 pub mod locks;
 pub mod overheads;
 pub mod program;
@@ -20,6 +21,7 @@ mod validate;
 
 pub use dag::{Dag, Node};
 pub use file::{load_taskset, parse_taskset, Format, InputError};
+pub use locking::Protocol;
 pub use overheads::Overheads;
 pub use program::{
     Action, Checkpoint, CriticalSection, Precedence, Program, Region, ResourceId, ThreadProgram,

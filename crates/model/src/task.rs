@@ -477,6 +477,12 @@ pub struct RunOptions {
     /// `global.default_policy`); `None`: [`Task::sched_policy`]'s default.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub default_policy: Option<PolicyKind>,
+    /// The locking protocol of every resource that names none (`run.locking`; locking.rs).
+    #[serde(skip_serializing_if = "crate::locking::Protocol::is_none")]
+    pub locking: crate::locking::Protocol,
+    /// Per resource (index = `ResourceId`), the protocol its `resources` entry names, if any.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub resource_locking: Vec<Option<crate::locking::Protocol>>,
 }
 
 impl Default for RunOptions {
@@ -489,6 +495,8 @@ impl Default for RunOptions {
             overheads: Overheads::default(),
             cache: CacheParams::default(),
             default_policy: None,
+            locking: crate::locking::Protocol::None,
+            resource_locking: Vec::new(),
         }
     }
 }

@@ -71,6 +71,11 @@ pub struct EntityInfo {
 /// A resource (mutex) index: the position of its name in the task set's `resources` list.
 pub type ResourceId = u32;
 
+/// An entity's place in a policy's total order, the part a locking protocol may lend to
+/// another entity: (criterion, first tie-break) of its key — for fixed priority (inverted
+/// priority, release), for EDF (absolute deadline, release). Smaller is more urgent.
+pub type Urgency = (u64, u64);
+
 /// What a policy may read about the run while it decides: what a kernel would know (who runs
 /// where, how long each entity has executed, who holds and who waits for each resource, the
 /// tasks' parameters), never an entity's actual remaining demand. The substrate's job ledger
@@ -416,6 +421,24 @@ pub trait Policy: Send {
     /// aborted). Called before the resource is handed on (`unblocked`, or a pending grant).
     /// Default: nothing.
     fn released(&mut self, _now: Time, _e: EntityId, _r: ResourceId) {}
+
+    /// Locking protocols (docs/locking.md): `e`'s [`Urgency`] under the policy's own order, or
+    /// `None` (the default) for a policy that takes no protocol but `none` (the run is then
+    /// refused). The ledger compares these to find whom a job blocks and a resource's ceiling.
+    fn urgency(&self, _e: &EntityInfo) -> Option<Urgency> {
+        None
+    }
+
+    /// The one rule by which inheritance and ceilings change what the policy sees: from now on
+    /// the live entity `e` (ready or running, never blocked) is ordered as if its key's
+    /// criterion and first tie-break were `to`'s, its own identity (task, job, thread) still
+    /// breaking ties — or by its own key again (`None`). The ledger calls it whenever that
+    /// effective urgency changes (pip: the most urgent job `e` blocks, transitively; pcp: the
+    /// ceiling of a resource `e` holds), and again after `unblocked` while it lasts; `to` is
+    /// always more urgent than `e`'s own. Called before `schedule`, which then reconsiders
+    /// `e`'s place (a running `e` whose urgency fell may be preempted). Default: nothing (only
+    /// for policies whose `urgency` is `None`).
+    fn boost(&mut self, _now: Time, _e: &EntityInfo, _to: Option<Urgency>) {}
 
     /// Whether the policy chooses who gets a freed resource. `false` (the default): the
     /// substrate hands it at once to its longest waiter (FIFO) and reports `unblocked`. `true`:

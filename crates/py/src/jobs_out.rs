@@ -114,6 +114,14 @@ impl JobSink for Tee<'_> {
             b.job(rec, end);
         }
     }
+    fn chain(&mut self, rec: &results::ChainRecord) {
+        if let Some(a) = self.0.as_mut() {
+            a.chain(rec);
+        }
+        if let Some(b) = self.1.as_mut() {
+            b.chain(rec);
+        }
+    }
 }
 
 /// Write per-job records of every run to one zstd-compressed Parquet file, atomically.

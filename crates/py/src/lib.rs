@@ -489,6 +489,12 @@ impl PyRunResult {
     fn jobs_held(&self) -> bool {
         self.inner.streamed.is_none()
     }
+    /// Whether the chain instances' records are held (false: streamed into the chains'
+    /// summaries as each was made).
+    #[getter]
+    fn chains_held(&self) -> bool {
+        self.inner.chain_summaries.is_none()
+    }
     /// Per-job records as columns (dict of lists), for a DataFrame: the CSV's columns (the
     /// catalogue's per-job columns) but `scheduler`.
     fn jobs_columns<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {

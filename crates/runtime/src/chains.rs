@@ -25,6 +25,8 @@ const NO_DATA: Origin = (NEVER, u64::MAX);
 const UNREAD: Origin = (NEVER, u64::MAX - 1);
 /// (time, the first task's job index).
 type Origin = (Time, u64);
+/// No job (a register nothing was handed to or published in yet).
+const NO_JOB: u64 = u64::MAX;
 
 /// The stream a task's suspension lengths are drawn from: apart from its demand and arrival
 /// streams (2 task, 2 task + 1), so a set's other draws do not change.
@@ -69,9 +71,17 @@ pub struct ChainBook {
     /// that finished last to the next release at position i; data-flow, the origin of what
     /// position i published last (its output register).
     reg: Vec<Vec<Origin>>,
-    /// LET: per chain, per position, publications still to come (time, origin).
-    due: Vec<Vec<VecDeque<(Time, Origin)>>>,
+    /// Per chain, per position: the job index of the job whose hand-over or publication `reg`
+    /// holds.
+    reg_job: Vec<Vec<u64>>,
+    /// LET: per chain, per position, publications still to come (time, origin, job index).
+    due: Vec<Vec<VecDeque<(Time, Origin, u64)>>>,
     pub records: Vec<ChainRecord>,
+    /// With [`ChainBook::keep_paths`]: per chain, per position, per job index, the job of the
+    /// previous position it was released by or read from (`NO_JOB` for none); and the
+    /// records' paths, flattened (`RunResult::chain_paths`).
+    from: Option<Vec<Vec<Vec<u64>>>>,
+    pub paths: Vec<u64>,
     /// The counted window's end: an event chain's instance is counted if its first job is.
     duration: Time,
 }
@@ -95,14 +105,32 @@ impl ChainBook {
                 .iter()
                 .map(|c| vec![NO_DATA; c.tasks.len()])
                 .collect(),
+            reg_job: ts
+                .chains
+                .iter()
+                .map(|c| vec![NO_JOB; c.tasks.len()])
+                .collect(),
             due: ts
                 .chains
                 .iter()
                 .map(|c| vec![VecDeque::new(); c.tasks.len()])
                 .collect(),
             records: Vec::new(),
+            from: None,
+            paths: Vec::new(),
             duration: ts.run.duration,
         }
+    }
+
+    /// Give each record its path: the job of each of its chain's tasks, walked back from its
+    /// last (each job of a position > 0 notes the job it was released by or read from).
+    pub fn keep_paths(&mut self) {
+        self.from = Some(
+            self.last
+                .iter()
+                .map(|&l| vec![Vec::new(); l as usize + 1])
+                .collect(),
+        );
     }
 
     /// Job slot `slot`'s origin in chain `c` (grown as slots are).
@@ -124,7 +152,11 @@ impl ChainBook {
             let (cu, iu) = (c as usize, i as usize);
             let o = match self.comm[cu] {
                 None if i == 0 => (at, job),
-                None => std::mem::replace(&mut self.reg[cu][iu], NO_DATA),
+                None => {
+                    let by = std::mem::replace(&mut self.reg_job[cu][iu], NO_JOB);
+                    self.note_from(c, i, job, by);
+                    std::mem::replace(&mut self.reg[cu][iu], NO_DATA)
+                }
                 Some(Communication::Implicit) => UNREAD,
                 Some(Communication::Let) => {
                     // Reads at its release what was published at or before it.
@@ -132,13 +164,19 @@ impl ChainBook {
                         (at, job)
                     } else {
                         let q = &mut self.due[cu][iu - 1];
-                        while q.front().is_some_and(|&(p, _)| p <= at) {
-                            self.reg[cu][iu - 1] = q.pop_front().expect("a front").1;
+                        while q.front().is_some_and(|&(p, _, _)| p <= at) {
+                            let (_, o, by) = q.pop_front().expect("a front");
+                            self.reg[cu][iu - 1] = o;
+                            self.reg_job[cu][iu - 1] = by;
                         }
+                        self.note_from(c, i, job, self.reg_job[cu][iu - 1]);
                         self.reg[cu][iu - 1]
                     };
-                    self.due[cu][iu].push_back((at + d, o));
-                    if i == self.last[cu] && counted {
+                    if i < self.last[cu] {
+                        // For the next position's reads (the last one's outputs have none:
+                        // queued, they would grow with the run).
+                        self.due[cu][iu].push_back((at + d, o, job));
+                    } else if counted {
                         self.output(c, job, o, at + d);
                     }
                     o
@@ -148,9 +186,9 @@ impl ChainBook {
         }
     }
 
-    /// A job of `task` (slot `slot`) runs at `now`: an implicit reader reads its input the
-    /// first time.
-    pub fn started(&mut self, task: u32, slot: u32, now: Time) {
+    /// A job of `task` (slot `slot`, its `job`-th) runs at `now`: an implicit reader reads
+    /// its input the first time.
+    pub fn started(&mut self, task: u32, slot: u32, job: u64, now: Time) {
         for m in 0..self.member[task as usize].len() {
             let (c, i) = self.member[task as usize][m];
             if self.comm[c as usize] != Some(Communication::Implicit) {
@@ -164,6 +202,10 @@ impl ChainBook {
             let o = self.origin_mut(slot, c);
             if *o == UNREAD {
                 *o = if i == 0 { (now, 0) } else { reg };
+                if i > 0 {
+                    let by = self.reg_job[c as usize][i as usize - 1];
+                    self.note_from(c, i, job, by);
+                }
             }
         }
     }
@@ -179,20 +221,27 @@ impl ChainBook {
             match self.comm[cu] {
                 None if i == self.last[cu] => {
                     if o != NO_DATA && o.0 < self.duration {
-                        self.records.push(ChainRecord {
-                            chain: c,
-                            instance: o.1,
-                            start: o.0,
-                            end: finish,
-                            latency: Some(finish - o.0),
-                            data_age: None,
-                            reaction_time: None,
-                        });
+                        self.push(
+                            ChainRecord {
+                                chain: c,
+                                instance: o.1,
+                                start: o.0,
+                                end: finish,
+                                latency: Some(finish - o.0),
+                                data_age: None,
+                                reaction_time: None,
+                            },
+                            job,
+                        );
                     }
                 }
-                None => self.reg[cu][iu + 1] = o,
+                None => {
+                    self.reg[cu][iu + 1] = o;
+                    self.reg_job[cu][iu + 1] = job;
+                }
                 Some(Communication::Implicit) => {
                     self.reg[cu][iu] = o;
+                    self.reg_job[cu][iu] = job;
                     if i == self.last[cu] && counted {
                         self.output(c, job, o, finish);
                     }
@@ -213,15 +262,48 @@ impl ChainBook {
         if prev == NEVER || o.0 > prev {
             self.prev_head[c as usize] = o.0;
         }
-        self.records.push(ChainRecord {
-            chain: c,
-            instance: job,
-            start: o.0,
-            end: p,
-            latency: None,
-            data_age: Some(p - o.0),
-            reaction_time: reaction,
-        });
+        self.push(
+            ChainRecord {
+                chain: c,
+                instance: job,
+                start: o.0,
+                end: p,
+                latency: None,
+                data_age: Some(p - o.0),
+                reaction_time: reaction,
+            },
+            job,
+        );
+    }
+
+    /// Record `r`, whose chain's last task's job is its `last`-th; with paths kept, its path.
+    fn push(&mut self, r: ChainRecord, last: u64) {
+        if let Some(from) = &self.from {
+            let c = r.chain as usize;
+            let n = self.last[c] as usize + 1;
+            let at = self.paths.len();
+            self.paths.resize(at + n, NO_JOB);
+            self.paths[at + n - 1] = last;
+            for i in (1..n).rev() {
+                let j = self.paths[at + i];
+                self.paths[at + i - 1] = from[c][i].get(j as usize).copied().unwrap_or(NO_JOB);
+            }
+        }
+        self.records.push(r);
+    }
+
+    /// With paths kept: the `job`-th job of chain `c`'s position `i` (> 0) was released by or
+    /// read from job `by` of position i − 1.
+    #[inline]
+    fn note_from(&mut self, c: u32, i: u32, job: u64, by: u64) {
+        if let Some(from) = &mut self.from {
+            let v = &mut from[c as usize][i as usize];
+            let j = job as usize;
+            if v.len() <= j {
+                v.resize(j + 1, NO_JOB);
+            }
+            v[j] = by;
+        }
     }
 }
 
@@ -275,7 +357,7 @@ pub fn chain_records(ts: &TaskSet, jobs: &[JobRecord]) -> Vec<ChainRecord> {
                 let d = ts.tasks[task as usize].deadline;
                 book.released(task, k, job, at, d, counted);
             }
-            Happened::Started => book.started(task, k, at),
+            Happened::Started => book.started(task, k, job, at),
             Happened::Finished | Happened::FinishedAtStart => {
                 book.finished(task, k, job, at, counted)
             }

@@ -289,6 +289,32 @@ impl Policy for ProtocolChecker {
         self.inner.grants_resources()
     }
 
+    fn urgency(&self, e: &EntityInfo) -> Option<rtsched_policies::Urgency> {
+        self.inner.urgency(e)
+    }
+
+    /// A boost names a live entity, ready or running, by the identity it was given with, and
+    /// lends it an urgency more urgent than its own (docs/locking.md).
+    fn boost(&mut self, now: Time, e: &EntityInfo, to: Option<rtsched_policies::Urgency>) {
+        self.at(now, "boost");
+        let (i, s) = self.state(e.id, "boost");
+        if s == State::Blocked || i != *e {
+            self.fail(&format!(
+                "boost: entity {} is {s:?} (info {i:?}, given {e:?})",
+                e.id
+            ));
+        }
+        if let (Some(t), Some(own)) = (to, self.inner.urgency(e)) {
+            if t >= own {
+                self.fail(&format!(
+                    "boost: entity {} lent {t:?}, not more urgent than its own {own:?}",
+                    e.id
+                ));
+            }
+        }
+        self.inner.boost(now, e, to)
+    }
+
     fn uses_tufs(&self) -> bool {
         self.inner.uses_tufs()
     }
@@ -523,6 +549,25 @@ mod tests {
         };
         let m = panics(|| checker().forked(0, Some(0), &[thread(0, 0)]));
         assert!(m.contains("arrives by release"), "{m}");
+    }
+
+    /// A boost (docs/locking.md) names a ready or running entity and lends it more than its
+    /// own urgency: under gedf, an earlier deadline.
+    #[test]
+    fn boosts_are_checked() {
+        let ts = rtsched_model::TaskSet::new(2, vec![Task::periodic("t", 10, 1); 2]);
+        let edf = || {
+            let mut c = ProtocolChecker::new(rtsched_policies::build("gedf", &ts).unwrap(), 2);
+            c.release(0, &info(0));
+            c
+        };
+        let mut c = edf();
+        c.boost(0, &info(0), Some((5, 0)));
+        c.boost(0, &info(0), None);
+        let m = panics(move || edf().boost(0, &info(0), Some((10, 0))));
+        assert!(m.contains("not more urgent"), "{m}");
+        let m = panics(move || edf().boost(0, &info(1), Some((5, 0))));
+        assert!(m.contains("boost"), "{m}");
     }
 
     #[test]

@@ -481,8 +481,13 @@ impl<'p, O: Observer, C: CostModel> Engine<'p, O, C> {
         );
         timers.clear();
         wakeups.clear();
+        let mut led = Ledger::borrowed_in(ts, policy, true, ledger);
+        if record_intervals {
+            // A trace links each chain instance's jobs (write_trace).
+            led.keep_chain_paths();
+        }
         Engine {
-            led: Ledger::borrowed_in(ts, policy, true, ledger),
+            led,
             sim: Sim {
                 events,
                 seq: 0,
@@ -652,6 +657,7 @@ impl<'p, O: Observer, C: CostModel> Engine<'p, O, C> {
         out.fill_measurements(&mut r.measurements);
         r.jobs = out.jobs;
         r.chains = out.chains;
+        r.chain_paths = out.chain_paths;
         r.intervals = self.sim.intervals;
         r.counters.overheads = self.sim.totals;
         r.counters.overheads.policy_ns = out.charged;

@@ -25,10 +25,11 @@ pub enum Records<'a> {
     /// Folded, as each job is decided, into the run's summaries (and handed on to the sink if
     /// given, e.g. a Parquet writer), so memory stays bounded whatever the run's length. The
     /// result's `jobs` is empty and `streamed` holds the count and the summaries, equal to
-    /// those of the held records (same order, same sums).
+    /// those of the held records (same order, same sums). Chain records likewise, as each is
+    /// made: the result's `chains` is empty and `chain_summaries` holds theirs.
     Summarised(Option<&'a mut (dyn JobSink + Send)>),
-    /// Handed to the caller's sink and nothing else: the result's `jobs` is empty and it has
-    /// no summaries of its own (the sink keeps them, e.g. a
+    /// Handed to the caller's sink and nothing else (chain records too): the result's `jobs`
+    /// and `chains` are empty and it has no summaries of its own (the sink keeps them, e.g. a
     /// [`TotalSink`](rtsched_model::results::TotalSink) for a sweep's row).
     Into(&'a mut (dyn JobSink + Send)),
 }
@@ -172,6 +173,9 @@ pub fn simulate<O: Observer, C: CostModel>(
         }
         Scheduler::Policy(p) => p,
     };
+    if let Some(why) = refuses_locking(ts, policy) {
+        return Err(SimError::Input(why));
+    }
     let mut summarised = None;
     let sink: Option<&mut (dyn JobSink + Send)> = match records {
         Records::Held => None,
@@ -206,6 +210,7 @@ pub fn simulate<O: Observer, C: CostModel>(
             jobs: acc.jobs(),
             summaries: acc.summaries(&result.task_names),
         });
+        result.chain_summaries = acc.chain_summaries();
     }
     let stats = if policy_stats {
         policy.stats()
@@ -241,4 +246,28 @@ impl<'p, O: Observer> Run<'p, O> {
         .stream_records(self.sink)
         .try_run_in()
     }
+}
+
+/// Why `policy` cannot run `ts`'s locking protocols (docs/locking.md): it has no urgency for
+/// the protocols to compare ([`Policy::urgency`]).
+pub fn refuses_locking(ts: &TaskSet, policy: &dyn Policy) -> Option<String> {
+    let r = (0..ts.resources.len()).find(|&r| ts.protocol(r) != rtsched_model::Protocol::None)?;
+    let probe = rtsched_policies::EntityInfo {
+        id: 0,
+        task: 0,
+        job: 0,
+        region: 0,
+        thread: 0,
+        release: 0,
+        deadline: ts.tasks.first().map_or(0, |t| t.deadline),
+    };
+    policy.urgency(&probe).is_none().then(|| {
+        format!(
+            "{}: resource '{}' uses {}, which scheduler '{}' does not take (locking protocols run under the fixed-priority and EDF domains: gfp, pfp, gedf, pedf, gfifo, gnpedf)",
+            ts.source,
+            ts.resources[r],
+            ts.protocol(r).name(),
+            policy.name()
+        )
+    })
 }

@@ -267,6 +267,256 @@ proptest! {
     }
 }
 
+/// The slice of `slices` (pid, tid, start, end in µs, name) enclosing `(pid, tid, ts)`: the
+/// innermost, as Perfetto binds a flow event to a slice.
+fn enclosing(slices: &[(u64, u64, f64, f64, String)], pid: u64, tid: u64, ts: f64) -> Option<&str> {
+    slices
+        .iter()
+        .filter(|s| s.0 == pid && s.1 == tid && s.2 <= ts && ts < s.3)
+        .min_by(|a, b| (a.3 - a.2).total_cmp(&(b.3 - b.2)))
+        .map(|s| s.4.as_str())
+}
+
+/// The flow arrows of the trace of `t` under `spec`: per flow id, (chain, the slice its start
+/// binds to, the slice its end binds to), each flow's start and end checked to be one "s" and
+/// one "f" bound to the enclosing slice ("bp": "e").
+fn flows(t: &TaskSet, spec: &str) -> Vec<(String, String, String)> {
+    let r = simulate(t, Options::spec(spec).intervals(true))
+        .unwrap()
+        .result;
+    let mut text = Vec::new();
+    rtsched_model::results::write_trace(&[&r], &mut text).unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&text).unwrap();
+    let mut out = Vec::new();
+    let ev = v["traceEvents"].as_array().unwrap();
+    let n = |e: &serde_json::Value, k: &str| e[k].as_u64().unwrap();
+    let ts = |e: &serde_json::Value| e["ts"].as_f64().unwrap();
+    let slices: Vec<_> = ev
+        .iter()
+        .filter(|e| e["ph"] == "X")
+        .map(|e| {
+            let (a, d) = (ts(e), e["dur"].as_f64().unwrap());
+            let name = e["name"].as_str().unwrap().to_string();
+            (n(e, "pid"), n(e, "tid"), a, a + d, name)
+        })
+        .collect();
+    let mut by_id = std::collections::BTreeMap::<u64, Vec<&serde_json::Value>>::new();
+    for e in ev.iter().filter(|e| e["ph"] == "s" || e["ph"] == "f") {
+        by_id.entry(n(e, "id")).or_default().push(e);
+    }
+    for (id, es) in &by_id {
+        let (s, f) = (es[0], es[es.len() - 1]);
+        assert_eq!(es.len(), 2, "flow {id}: one start and one end");
+        assert_eq!(
+            (&s["ph"], &f["ph"]),
+            (&"s".into(), &"f".into()),
+            "flow {id}"
+        );
+        assert_eq!(
+            f["bp"], "e",
+            "flow {id}: its end binds to the enclosing slice"
+        );
+        assert_eq!(
+            (&s["cat"], &s["name"]),
+            (&f["cat"], &f["name"]),
+            "flow {id}"
+        );
+        assert_eq!(s["cat"], "chain");
+        let at = |e: &serde_json::Value| {
+            enclosing(&slices, n(e, "pid"), n(e, "tid"), ts(e))
+                .unwrap_or_else(|| panic!("flow {id}: no slice encloses {e}"))
+                .to_string()
+        };
+        out.push((s["name"].as_str().unwrap().to_string(), at(s), at(f)));
+    }
+    // Without the intervals (no trace wanted) no path is kept: the trace has no flows.
+    let plain = run(t, spec);
+    assert!(plain.chain_paths.is_empty());
+    out
+}
+
+/// The example in a trace: one flow arrow per instance of the chain [a, b], from a's
+/// job k (the slice "a/k", [10k, 10k + 2]) to the job of b it released ("b/k", [10k + 2,
+/// 10k + 5]); ids distinct.
+#[test]
+fn a_trace_links_each_event_chain_instances_jobs() {
+    let t = ts("platform: {cpus: 1}\nrun: {duration: 100}\ntasks:\n  - {name: a, period: 10, wcet: 2, priority: 5}\n  - {name: b, trigger: a, deadline: 10, wcet: 3, priority: 4}\nchains:\n  - {name: ab, tasks: [a, b]}\n");
+    let f = flows(&t, "gfp:file");
+    let want: Vec<_> = (0..10)
+        .map(|k| ("ab".to_string(), format!("a/{k}"), format!("b/{k}")))
+        .collect();
+    assert_eq!(f, want);
+}
+
+/// A three-task event chain whose middle job is preempted: the arrow into b's job binds to its
+/// first slice, the arrow out of it to its last. On 1 CPU (gfp, file priorities) a (T 10,
+/// C 1, prio 9) releases b (C 4, prio 5) at 1; h (T 10, offset 2, C 2, prio 8) preempts b at
+/// [2, 4]; b finishes at 7 and releases c (C 1, prio 4) [7, 8].
+#[test]
+fn a_trace_binds_arrows_to_a_preempted_jobs_first_and_last_slices() {
+    let t = ts("platform: {cpus: 1}\nrun: {duration: 20}\ntasks:\n  - {name: a, period: 10, wcet: 1, priority: 9}\n  - {name: b, trigger: a, deadline: 10, wcet: 4, priority: 5}\n  - {name: c, trigger: b, deadline: 10, wcet: 1, priority: 4}\n  - {name: h, period: 10, offset: 2, wcet: 2, priority: 8}\nchains:\n  - {name: abc, tasks: [a, b, c]}\n");
+    let r = simulate(&t, Options::spec("gfp:file").intervals(true))
+        .unwrap()
+        .result;
+    let b0: Vec<_> = r
+        .intervals
+        .iter()
+        .filter(|iv| iv.task == 1 && iv.job == 0)
+        .map(|iv| (iv.start / MS, iv.end / MS))
+        .collect();
+    assert_eq!(b0, vec![(1, 2), (4, 7)], "b's first job is preempted by h");
+    let flows_of = rtsched_model::results::chain_flows(&r);
+    // Two arrows per instance: a → b into b's first slice, b → c out of its last.
+    assert_eq!(flows_of.len(), 4);
+    let (s0, e0) = (flows_of[0].1 .1, flows_of[0].2 .1);
+    assert!((0..MS).contains(&s0), "a/0's slice [0, 1]: {s0}");
+    assert!((MS..2 * MS).contains(&e0), "b/0's first slice [1, 2]: {e0}");
+    let (s1, e1) = (flows_of[1].1 .1, flows_of[1].2 .1);
+    assert!(
+        (4 * MS..7 * MS).contains(&s1),
+        "b/0's last slice [4, 7]: {s1}"
+    );
+    assert!((7 * MS..8 * MS).contains(&e1), "c/0's slice [7, 8]: {e1}");
+    let f = flows(&t, "gfp:file");
+    assert_eq!(
+        f.iter()
+            .map(|x| (x.1.as_str(), x.2.as_str()))
+            .collect::<Vec<_>>(),
+        vec![
+            ("a/0", "b/0"),
+            ("b/0", "c/0"),
+            ("a/1", "b/1"),
+            ("b/1", "c/1")
+        ]
+    );
+}
+
+/// A LET data-flow chain's data paths in a trace: output k of slow (released at 10k) read
+/// what fast's job released at 10k − 5 (job 2k − 1) published at 10k: one arrow from
+/// "fast/(2k−1)" to "slow/k" per output (output 0 read no data and has no record).
+#[test]
+fn a_trace_links_each_data_flow_outputs_data_path() {
+    let t = ts("platform: {cpus: 1}\nrun: {duration: 100}\ntasks:\n  - {name: fast, period: 5, wcet: 1}\n  - {name: slow, period: 10, wcet: 2}\nchains:\n  - {name: flow, tasks: [fast, slow], communication: let}\n");
+    let f = flows(&t, "gedf");
+    let want: Vec<_> = (1..10)
+        .map(|k| {
+            let from = format!("fast/{}", 2 * k - 1);
+            ("flow".to_string(), from, format!("slow/{k}"))
+        })
+        .collect();
+    assert_eq!(f, want);
+}
+
+/// A run that streams its records (`Records::Summarised`) hands each chain record to the sink
+/// as it is made, holds none, and reports the chains' summaries the held run derives from its
+/// records (the results document's `chains`, field for field).
+#[test]
+fn streamed_chain_records_are_the_held_ones() {
+    struct Chains(Vec<ChainRecord>);
+    impl rtsched_model::results::JobSink for Chains {
+        fn job(&mut self, _: &rtsched_model::results::JobRecord, _: u64) {}
+        fn chain(&mut self, rec: &ChainRecord) {
+            self.0.push(*rec);
+        }
+    }
+    let t = ts("platform: {cpus: 2}\nrun: {duration: 200, seed: 3, execution: {model: uniform, min: 0.5}}\ntasks:\n  - {name: a, period: 10, wcet: 2, priority: 5}\n  - {name: b, trigger: a, deadline: 10, wcet: 3, priority: 4}\n  - {name: fast, period: 5, wcet: 1, priority: 3}\n  - {name: slow, period: 7, wcet: 2, priority: 2}\nchains:\n  - {name: ab, tasks: [a, b], deadline: 4}\n  - {name: let, tasks: [fast, slow], communication: let}\n  - {name: imp, tasks: [fast, slow], communication: implicit}\n");
+    for spec in ["gedf", "gfp:file", "pedf:ffd"] {
+        let held = run(&t, spec);
+        let mut sink = Chains(Vec::new());
+        let streamed = simulate(
+            &t,
+            Options::spec(spec).records(rtsched_sim::Records::Summarised(Some(&mut sink))),
+        )
+        .unwrap()
+        .result;
+        assert!(held.chains.len() > 60, "{spec}: {}", held.chains.len());
+        assert!(streamed.chains.is_empty(), "{spec}: streamed records held");
+        assert_eq!(sink.0, held.chains, "{spec}");
+        assert!(held.chain_summaries.is_none());
+        assert_eq!(
+            streamed.to_json_value(false)["chains"],
+            held.to_json_value(false)["chains"],
+            "{spec}"
+        );
+        assert!(held.to_json_value(false)["chains"]["ab"]["deadline_misses"].as_u64() > Some(0));
+        // A sink that does not take chain records (a sweep's TotalSink, the testbed's
+        // handoff): the run holds them, as without a sink.
+        let mut total = rtsched_model::results::TotalSink::default();
+        let into = simulate(
+            &t,
+            Options::spec(spec).records(rtsched_sim::Records::Into(&mut total)),
+        )
+        .unwrap()
+        .result;
+        assert_eq!(into.chains, held.chains, "{spec}");
+    }
+}
+
+/// Every record's path (kept with the intervals) is the chain's definition read off the job
+/// records, under several policies and two CPUs, with execution times drawn below the WCET:
+/// event chain, each job released at its predecessor's finish, the first at the record's
+/// start, the last finishing at its end; LET, each job released at or after its predecessor's
+/// deadline (its publication) and before the next one's; implicit, each job started at or
+/// after its predecessor's finish and before the next one's.
+#[test]
+fn each_records_path_is_the_chain_read_off_the_job_records() {
+    let t = ts("platform: {cpus: 2}\nrun: {duration: 300, seed: 5, execution: {model: uniform, min: 0.3}}\ntasks:\n  - {name: a, period: 10, wcet: 2, priority: 5}\n  - {name: b, trigger: a, deadline: 10, wcet: 3, priority: 4}\n  - {name: c, trigger: b, deadline: 10, wcet: 1, priority: 3}\n  - {name: f, period: 4, wcet: 1, priority: 6}\n  - {name: g, period: 7, wcet: 2, priority: 2}\n  - {name: h, period: 11, wcet: 2, priority: 1}\nchains:\n  - {name: abc, tasks: [a, b, c]}\n  - {name: let, tasks: [f, g, h], communication: let}\n  - {name: imp, tasks: [f, g, h], communication: implicit}\n");
+    for spec in ["gedf", "gfp:file", "pedf:ffd", "gedf-dist:heap"] {
+        let r = simulate(&t, Options::spec(spec).intervals(true))
+            .unwrap()
+            .result;
+        let job = |task: u32, k: u64| r.jobs.iter().find(|j| j.task == task && j.job == k);
+        let mut at = 0;
+        let mut seen = [0; 3];
+        for rec in &r.chains {
+            let ch = &r.chain_defs[rec.chain as usize];
+            let path = &r.chain_paths[at..at + ch.tasks.len()];
+            at += ch.tasks.len();
+            seen[rec.chain as usize] += 1;
+            let jobs: Vec<_> = (0..path.len())
+                .map(|i| job(ch.tasks[i], path[i]).expect("a path's job is a counted one"))
+                .collect();
+            let last = jobs[jobs.len() - 1];
+            for i in 1..jobs.len() {
+                let (p, q) = (jobs[i - 1], jobs[i]);
+                let next = job(ch.tasks[i - 1], p.job + 1);
+                match ch.communication {
+                    None => assert_eq!(Some(q.release), p.finish, "{spec} {rec:?}"),
+                    Some(rtsched_model::Communication::Let) => {
+                        assert!(p.deadline <= q.release, "{spec} {rec:?}");
+                        assert!(
+                            next.is_none_or(|n| n.deadline > q.release),
+                            "{spec} {rec:?}"
+                        );
+                    }
+                    Some(rtsched_model::Communication::Implicit) => {
+                        let read = q.start.unwrap();
+                        assert!(p.finish.unwrap() <= read, "{spec} {rec:?}");
+                        assert!(
+                            next.is_none_or(|n| n.finish.is_none_or(|f| f > read)),
+                            "{spec} {rec:?}"
+                        );
+                    }
+                }
+            }
+            match ch.communication {
+                None => assert_eq!((jobs[0].release, last.finish), (rec.start, Some(rec.end))),
+                Some(rtsched_model::Communication::Let) => {
+                    assert_eq!((jobs[0].release, last.deadline), (rec.start, rec.end))
+                }
+                Some(rtsched_model::Communication::Implicit) => {
+                    assert_eq!(
+                        (jobs[0].start, last.finish),
+                        (Some(rec.start), Some(rec.end))
+                    )
+                }
+            }
+        }
+        assert_eq!(at, r.chain_paths.len(), "{spec}: one path per record");
+        assert!(seen.iter().all(|&n| n > 20), "{spec}: {seen:?}");
+    }
+}
+
 /// A run's chain records, sorted for comparison.
 fn sorted(mut v: Vec<ChainRecord>) -> Vec<ChainRecord> {
     v.sort_by_key(|c| (c.chain, c.start, c.end, c.instance));

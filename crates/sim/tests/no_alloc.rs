@@ -126,12 +126,20 @@ fn classes_taskset(seconds: u64) -> TaskSet {
 /// Allocations and events of one run; `kind`: 0 plain, 1 structured, 2 with DAGs, 3 every
 /// Linux class.
 fn allocations(spec: &str, seconds: u64, kind: u8) -> (u64, u64) {
-    let structured = kind == 1 || kind == 2;
+    let structured = matches!(kind, 1 | 2 | 4 | 5);
     let mut ts = match kind {
         2 => dag_taskset(seconds),
         3 => classes_taskset(seconds),
         _ => taskset(seconds, structured),
     };
+    // Locking protocols (docs/locking.md): inheritance on both resources; a ceiling on one and
+    // srp's gate on the other.
+    use rtsched_model::Protocol;
+    match kind {
+        4 => ts.run.locking = Protocol::Pip,
+        5 => ts.run.resource_locking = vec![Some(Protocol::Pcp), Some(Protocol::Srp)],
+        _ => {}
+    }
     if spec == "federated" && structured {
         // A heavy task on 2 CPUs of its own (C = 14 > D = 10 ms, L = 4 ms: ⌈10/6⌉), so that
         // its cluster runs too.
@@ -184,6 +192,18 @@ fn allocations_do_not_grow_with_the_number_of_events() {
             "{spec}: the long run must have many more events"
         );
         assert!(long <= short + 16, "{spec} (kind {kind}: plain, structured, DAGs): {short} allocations for {ev_short} events, {long} for {ev_long}");
+    }
+    for (spec, kind) in ["gedf", "gfp:rm", "pedf:wfd"]
+        .iter()
+        .flat_map(|s| [(*s, 4), (*s, 5)])
+    {
+        let (short, ev_short) = allocations(spec, 5, kind);
+        let (long, ev_long) = allocations(spec, 20, kind);
+        assert!(ev_long > 3 * ev_short, "{spec}: many more events");
+        assert!(
+            long <= short + 16,
+            "{spec} (kind {kind}: locking): {short} allocations for {ev_short} events, {long} for {ev_long}"
+        );
     }
     the_class_stack_does_not_allocate_per_event();
 }

@@ -82,7 +82,7 @@ def add_output_arguments(p):
                    help=f"refuse, before it starts, a run that would count more than N jobs per scheduler "
                         f"(default {DEFAULT_MAX_JOBS:,}). Raised, a run still goes in bounded memory: "
                         f"each job is folded into the summaries, or streamed to --jobs-parquet, as it ends; "
-                        f"only --json-jobs, --jobs-csv, --trace, --gantt and compare hold every record "
+                        f"only --json-jobs, --jobs-csv, --trace, --gantt, --chains-csv and compare hold every record "
                         f"(248 bytes a job)")
     p.add_argument("--max-work", type=int, metavar="N", default=DEFAULT_MAX_WORK,
                    help=f"refuse, before it starts, a run whose scheduling work is estimated at more than N steps "
@@ -282,9 +282,10 @@ def keeps_jobs(args, ts) -> bool:
     """Whether a simulation must hold its per-job records: an output or a table that reads them
     after the run (else they are folded into the summaries, or streamed to --jobs-parquet, as
     each job ends, and memory stays bounded; --jobs-parquet and --jobs-csv are written as they
-    go)."""
+    go). --chains-csv holds them too: a run that streams its per-job records streams its chain
+    records into the chains' summaries alike."""
     return bool(args.json_jobs or args.trace or args.gantt or getattr(args, "util_plot", None)
-                or ts.has_fair_tasks)
+                or getattr(args, "chains_csv", None) or ts.has_fair_tasks)
 
 
 def write_outputs(results, json_path=None, csv_path=None, trace_path=None, gantt_path=None, out=None,

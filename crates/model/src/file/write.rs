@@ -38,7 +38,13 @@ pub fn to_yaml_with(ts: &TaskSet, notes: &[TaskNote]) -> String {
             "resources: [{}]",
             ts.resources
                 .iter()
-                .map(|r| q(r))
+                .enumerate()
+                .map(
+                    |(i, r)| match ts.run.resource_locking.get(i).copied().flatten() {
+                        Some(p) => format!("{{name: {}, protocol: {}}}", q(r), p.name()),
+                        None => q(r),
+                    }
+                )
                 .collect::<Vec<_>>()
                 .join(", ")
         );
@@ -214,6 +220,9 @@ fn run(out: &mut String, r: &RunOptions) {
     }
     overheads.push('}');
     let _ = write!(out, "run: {{duration: {}, seed: {}, on_miss: {on_miss}, execution: {exec}, overheads: {overheads}", d(r.duration), r.seed);
+    if r.locking != crate::locking::Protocol::None {
+        let _ = write!(out, ", locking: {}", r.locking.name());
+    }
     if let Some(p) = r.default_policy {
         let _ = write!(out, ", default_policy: {}", p.name());
     }

@@ -14,7 +14,7 @@ mod stats;
 mod write;
 
 pub use atomic::{output_target, write_atomic, write_atomic_file, AtomicFile, OutputTarget};
-pub use chains::{chain_cell, chain_columns, chain_summaries, ChainSummary};
+pub use chains::{chain_cell, chain_columns, chain_summaries, ChainAcc, ChainSummary};
 pub use columns::{
     job_columns, jobs_csv_header, Cell, Column, Measured, Place, COLUMNS, LEDGER_COUNTERS,
 };
@@ -22,5 +22,6 @@ pub use schema::*;
 pub use stats::{SummaryAcc, SummarySink, TotalSink};
 pub(crate) use write::held_jobs;
 pub use write::{
-    write_chains_csv, write_jobs_csv, write_results_json, write_trace, JobsCsvWriter, NotRun,
+    chain_flows, write_chains_csv, write_jobs_csv, write_results_json, write_trace, FlowPoint,
+    JobsCsvWriter, NotRun,
 };

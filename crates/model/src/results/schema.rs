@@ -75,8 +75,15 @@ pub struct JobRecord {
     /// threads a real kernel placed: the kernel backends).
     pub pulls: Option<u32>,
     pub context_switches: u32,
-    /// Total time its threads spent blocked on resources (critical sections).
+    /// Total time its threads spent blocked on resources (critical sections): *direct*
+    /// blocking, under every locking protocol (docs/locking.md).
     pub blocked: Time,
+    /// Time it was ready while its CPU ran a job of lower own priority lent a higher one by
+    /// priority inheritance (push-through blocking, `pip`; docs/locking.md).
+    pub blocked_inheritance: Time,
+    /// Time it was ready while its CPU ran a job of lower own priority raised to a resource's
+    /// ceiling (`pcp`), or withheld by `srp` before it started (docs/locking.md).
+    pub blocked_ceiling: Time,
     pub missed: bool,
     pub aborted: bool,
     /// When it was aborted (by `on_miss: abort` at its deadline, or by the policy).
@@ -292,9 +299,18 @@ pub struct RunResult {
     pub unmeasured: &'static [&'static str],
     /// The set's chains, and one record per chain instance (docs/chains.md) as recorded (an
     /// event chain's and an implicit output's at their end, a LET output's at its release,
-    /// when its publication is known); empty for a set without chains.
+    /// when its publication is known); empty for a set without chains, and for a run that
+    /// streamed its records to a [`JobSink`] (then `chain_summaries` holds their summaries).
     pub chain_defs: Vec<crate::task::Chain>,
     pub chains: Vec<ChainRecord>,
+    /// The chains' summaries accumulated as their records streamed away; `None` when the run
+    /// holds them (its summaries are then derived from `chains`).
+    pub chain_summaries: Option<Vec<super::ChainSummary>>,
+    /// With the execution intervals (traces): per record of `chains`, in its order, the job
+    /// index of each of its chain's tasks on the record's path (an event chain instance's
+    /// jobs; a data-flow output's data path, back to the head read), flattened: record `k`'s
+    /// are the chain's length many after those of records `0..k`. Empty otherwise.
+    pub chain_paths: Vec<u64>,
 }
 
 /// One instance of a chain.
@@ -345,6 +361,10 @@ pub struct Summary {
     /// Time jobs spent blocked on resources: the longest for one job, and the sum.
     pub max_blocked_ns: Time,
     pub total_blocked_ns: Time,
+    /// The longest inheritance (push-through) and ceiling blocking of one job
+    /// (`JobRecord::blocked_inheritance`, `blocked_ceiling`; docs/locking.md).
+    pub max_blocked_inheritance_ns: Time,
+    pub max_blocked_ceiling_ns: Time,
     /// Utility accrued and possible (time-utility functions), and their ratio AUR
     /// (1 when no utility was possible).
     pub accrued_utility: f64,
@@ -361,12 +381,23 @@ pub struct Summary {
 }
 
 /// Where a run's per-job records go as they are decided, when they are not held in
-/// [`RunResult::jobs`]: in release order (the order `jobs` would hold them), each once.
+/// [`RunResult::jobs`]: in release order (the order `jobs` would hold them), each once; and
+/// its chain instances' records, as each is made, when they are not held in
+/// [`RunResult::chains`].
 pub trait JobSink {
     /// One record, final. `end` is the run's end for the records still undecided when it
     /// ended (emitted last); records decided during the run come with `Time::MAX`, since no
     /// figure of theirs depends on the end.
     fn job(&mut self, rec: &JobRecord, end: Time);
+    /// One chain instance's record (docs/chains.md), final, as it is made (the order the
+    /// result's `chains` would hold them), if [`JobSink::takes_chains`].
+    fn chain(&mut self, _rec: &ChainRecord) {}
+    /// Whether the run hands its chain records to [`JobSink::chain`] instead of holding them
+    /// (a sink that summarises them: [`SummarySink`](super::SummarySink) of a set with
+    /// chains); false: the run holds them, whatever happens to its job records.
+    fn takes_chains(&self) -> bool {
+        false
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -413,6 +444,8 @@ impl RunResult {
             unmeasured: &[],
             chain_defs: ts.chains.clone(),
             chains: Vec::new(),
+            chain_summaries: None,
+            chain_paths: Vec::new(),
         }
     }
 

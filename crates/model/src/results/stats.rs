@@ -1,7 +1,8 @@
 //! Statistics over a run's records: its summaries, computed from held records or accumulated
 //! as the records stream by, with the same arithmetic in the same order either way.
 
-use super::schema::{JobRecord, JobSink, RunResult, Summaries, Summary, TaskSummary};
+use super::chains::{ChainAcc, ChainSummary};
+use super::schema::{ChainRecord, JobRecord, JobSink, RunResult, Summaries, Summary, TaskSummary};
 use crate::task::TaskSet;
 use crate::time::Time;
 
@@ -34,7 +35,7 @@ impl Summary {
 /// is all a bounded tail keeps (a min-heap), about 1% of the values, exactly the same p99.
 /// Without a bound every value is kept (a sweep row's few dozen, a slice of held records).
 #[derive(Clone, Debug, Default)]
-struct Tail {
+pub(super) struct Tail {
     /// `Some(k)`: keep only the `k` largest (`kept` is then a min-heap); `None`: keep all.
     keep: Option<usize>,
     /// The most values a bounded tail expects.
@@ -45,7 +46,7 @@ struct Tail {
 
 impl Tail {
     /// Keep every value (in `buf`, emptied first, whose room is reused).
-    fn every(mut buf: Vec<Time>) -> Self {
+    pub(super) fn every(mut buf: Vec<Time>) -> Self {
         buf.clear();
         Tail {
             keep: None,
@@ -55,7 +56,7 @@ impl Tail {
         }
     }
     /// Keep what the p99 of at most `n` values needs (in `buf`, emptied first).
-    fn bounded(n: u64, mut buf: Vec<Time>) -> Self {
+    pub(super) fn bounded(n: u64, mut buf: Vec<Time>) -> Self {
         buf.clear();
         let keep = usize::try_from(n / 100 + 2).unwrap_or(usize::MAX);
         Tail {
@@ -65,11 +66,15 @@ impl Tail {
             count: 0,
         }
     }
+    /// Values seen.
+    pub(super) fn count(&self) -> u64 {
+        self.count
+    }
     fn into_buffer(self) -> Vec<Time> {
         self.kept
     }
     #[inline]
-    fn push(&mut self, v: Time) {
+    pub(super) fn push(&mut self, v: Time) {
         self.count += 1;
         let Some(k) = self.keep else {
             self.kept.push(v);
@@ -104,7 +109,7 @@ impl Tail {
         self.count += o.count;
     }
     /// The nearest-rank p99 of every value seen (0 when none). Reorders what is kept.
-    fn p99(&mut self) -> Time {
+    pub(super) fn p99(&mut self) -> Time {
         if self.count == 0 || self.kept.is_empty() {
             return 0;
         }
@@ -212,6 +217,8 @@ impl SummaryAcc {
         s.context_switches += j.context_switches as u64;
         s.max_blocked_ns = s.max_blocked_ns.max(j.blocked);
         s.total_blocked_ns += j.blocked;
+        s.max_blocked_inheritance_ns = s.max_blocked_inheritance_ns.max(j.blocked_inheritance);
+        s.max_blocked_ceiling_ns = s.max_blocked_ceiling_ns.max(j.blocked_ceiling);
         s.accrued_utility += j.utility;
         s.possible_utility += j.max_utility;
         if j.finish.is_some() && !j.aborted && j.exec > 0 {
@@ -268,6 +275,8 @@ pub struct SummarySink<'a> {
     total_tail: Option<Tail>,
     accrued: f64,
     possible: f64,
+    /// The chains' summaries, for a run of a set with chains ([`SummarySink::for_run`]).
+    chains: Option<ChainAcc>,
     next: Option<&'a mut (dyn JobSink + Send)>,
 }
 
@@ -279,6 +288,7 @@ impl<'a> SummarySink<'a> {
             total_tail: None,
             accrued: 0.0,
             possible: 0.0,
+            chains: None,
             next,
         }
     }
@@ -303,8 +313,14 @@ impl<'a> SummarySink<'a> {
             total_tail,
             accrued: 0.0,
             possible: 0.0,
+            chains: (!ts.chains.is_empty()).then(|| ChainAcc::for_run(ts)),
             next,
         }
+    }
+    /// The chains' summaries of the chain records seen (None: not a run of a set with chains
+    /// built by [`SummarySink::for_run`]).
+    pub fn chain_summaries(&mut self) -> Option<Vec<ChainSummary>> {
+        self.chains.as_mut().map(ChainAcc::summaries)
     }
     /// Records seen so far.
     pub fn jobs(&self) -> u64 {
@@ -356,6 +372,10 @@ impl SummaryAcc {
         s.context_switches += t.context_switches;
         s.max_blocked_ns = s.max_blocked_ns.max(t.max_blocked_ns);
         s.total_blocked_ns += t.total_blocked_ns;
+        s.max_blocked_inheritance_ns = s
+            .max_blocked_inheritance_ns
+            .max(t.max_blocked_inheritance_ns);
+        s.max_blocked_ceiling_ns = s.max_blocked_ceiling_ns.max(t.max_blocked_ceiling_ns);
         for l in 0..3 {
             s.misses[l] += t.misses[l];
         }
@@ -381,6 +401,18 @@ impl JobSink for SummarySink<'_> {
         self.possible += rec.max_utility;
         if let Some(n) = self.next.as_deref_mut() {
             n.job(rec, end);
+        }
+    }
+    fn takes_chains(&self) -> bool {
+        self.chains.is_some()
+    }
+    #[inline]
+    fn chain(&mut self, rec: &ChainRecord) {
+        if let Some(c) = self.chains.as_mut() {
+            c.add(rec);
+        }
+        if let Some(n) = self.next.as_deref_mut() {
+            n.chain(rec);
         }
     }
 }

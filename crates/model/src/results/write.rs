@@ -56,7 +56,7 @@ impl RunResult {
             v["unavailable"] = serde_json::to_value(&self.unavailable).expect("strings serialise");
         }
         if !self.chain_defs.is_empty() {
-            v["chains"] = super::chains::summaries_json(&self.chain_defs, &self.chains);
+            v["chains"] = super::chains::summaries_json(self);
         }
         if with_jobs {
             v["jobs"] = self
@@ -373,11 +373,14 @@ fn json_str(s: &str) -> String {
 }
 
 /// A Chrome / Perfetto trace (JSON trace-event format): one process per run, one track per
-/// CPU, one complete ("X") slice per execution interval, an instant event per missed deadline.
-/// Opens in ui.perfetto.dev and chrome://tracing.
+/// CPU, one complete ("X") slice per execution interval, an instant event per missed deadline,
+/// and flow arrows along each chain record's path ([`chain_flows`]). Opens in ui.perfetto.dev
+/// and chrome://tracing.
 pub fn write_trace(runs: &[&RunResult], w: &mut dyn Write) -> io::Result<()> {
     writeln!(w, "{{\"displayTimeUnit\":\"ns\",\"traceEvents\":[")?;
     let mut first = true;
+    // Flow ids are the trace's, across its runs (Perfetto keys a flow by id, cat and name).
+    let mut flow_id = 0u64;
     let mut sep = |w: &mut dyn Write| -> io::Result<()> {
         if !first {
             writeln!(w, ",")?;
@@ -443,9 +446,72 @@ pub fn write_trace(runs: &[&RunResult], w: &mut dyn Write) -> io::Result<()> {
                 json_str(&format!("miss {}/{}", r.task_names[j.task as usize], j.job))
             )?;
         }
+        for (name, from, to) in chain_flows(r) {
+            for (ph, (cpu, ts)) in [("s", from), ("f", to)] {
+                sep(w)?;
+                write!(
+                    w,
+                    "{{\"ph\":\"{ph}\",\"bp\":\"e\",\"id\":{flow_id},\"pid\":{pid},\"tid\":{cpu},\"ts\":{},\"name\":{},\"cat\":\"chain\"}}",
+                    us(ts),
+                    json_str(name),
+                )?;
+            }
+            flow_id += 1;
+        }
     }
     writeln!(w, "\n]}}")?;
     Ok(())
+}
+
+/// Where a flow arrow starts or ends: (CPU, ts).
+pub type FlowPoint = (u32, Time);
+
+/// The flow arrows of run `r`'s chain records (docs/chains.md "In a trace"): for each record
+/// with a path (`RunResult::chain_paths`, kept with the intervals) and each consecutive pair of
+/// jobs on it, (chain name, (CPU, ts) in the earlier job's last slice, (CPU, ts) in the later
+/// job's first slice): an event chain instance's jobs, each released by the one before; a
+/// data-flow output's data path, each job having read the one before's publication. Each point
+/// is inside its slice (past the overhead drawn nested in it), so the arrow binds to that slice
+/// (Perfetto binds a flow's start, and its end with `"bp":"e"`, to the slice enclosing it).
+/// Jobs that ran no interval (none recorded) are skipped.
+pub fn chain_flows(r: &RunResult) -> Vec<(&str, FlowPoint, FlowPoint)> {
+    const NO_JOB: u64 = u64::MAX;
+    // Per (task, job): its first and last interval.
+    let mut ends: std::collections::HashMap<(u32, u64), (usize, usize)> = Default::default();
+    for (k, iv) in r.intervals.iter().enumerate() {
+        let e = ends.entry((iv.task, iv.job)).or_insert((k, k));
+        if iv.start < r.intervals[e.0].start {
+            e.0 = k;
+        }
+        if iv.end >= r.intervals[e.1].end {
+            e.1 = k;
+        }
+    }
+    let inside = |k: usize| {
+        let iv = &r.intervals[k];
+        let ov = iv.overhead.min(iv.end - iv.start);
+        (iv.cpu, iv.start + ov + (iv.end - iv.start - ov) / 2)
+    };
+    let mut out = Vec::new();
+    let mut at = 0;
+    for rec in &r.chains {
+        let ch = &r.chain_defs[rec.chain as usize];
+        let n = ch.tasks.len();
+        let Some(path) = r.chain_paths.get(at..at + n) else {
+            break;
+        };
+        at += n;
+        for i in 1..n {
+            let (a, b) = ((ch.tasks[i - 1], path[i - 1]), (ch.tasks[i], path[i]));
+            if a.1 == NO_JOB || b.1 == NO_JOB {
+                continue;
+            }
+            if let (Some(x), Some(y)) = (ends.get(&a), ends.get(&b)) {
+                out.push((ch.name.as_str(), inside(x.1), inside(y.0)));
+            }
+        }
+    }
+    out
 }
 
 /// An error unless every run holds its per-job records (when they are to be written): a run
@@ -458,8 +524,11 @@ pub(crate) fn held_jobs(runs: &[&RunResult], needed: bool) -> io::Result<()> {
 }
 
 /// The chain instances of `runs` as CSV, the catalogue's chain columns (an empty cell where a
-/// metric does not apply), written to `w`.
+/// metric does not apply), written to `w`; an error if a run streamed its chain records away.
 pub fn write_chains_csv(runs: &[&RunResult], w: &mut dyn std::io::Write) -> std::io::Result<()> {
+    if let Some(r) = runs.iter().find(|r| r.chain_summaries.is_some()) {
+        return Err(io::Error::new(io::ErrorKind::InvalidInput, format!("run {} did not keep its chain records (they were streamed into its chains' summaries as they were made)", r.scheduler)));
+    }
     let cols: Vec<&columns::Column> = super::chains::chain_columns().collect();
     let header: Vec<&str> = cols.iter().map(|c| c.name).collect();
     writeln!(w, "{}", header.join(","))?;

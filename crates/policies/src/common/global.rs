@@ -13,8 +13,8 @@
 //! numbers them from 0 inside and names them by their platform index to the [`Dispatch`].
 
 use super::heap::IndexedHeap;
-use super::key::{Key, Order};
-use crate::policy::{Dispatch, EntityId, EntityInfo};
+use super::key::{boosted, Key, Order};
+use crate::policy::{Dispatch, EntityId, EntityInfo, Urgency};
 use rtsched_model::Time;
 
 const NO_CPU: u32 = u32::MAX;
@@ -94,6 +94,26 @@ impl<O: Order> GlobalDomain<O> {
         }
     }
 
+    /// `e`'s key with `to`'s criterion and tie-break ([`Policy::boost`](crate::Policy::boost)),
+    /// wherever it is: re-queued if ready, re-keyed if linked (the next `schedule` may then
+    /// preempt it); a blocked entity is not here.
+    pub fn boost(&mut self, e: &EntityInfo, to: Option<Urgency>) {
+        let k = boosted(self.order.key(e), to);
+        let i = e.id as usize;
+        if i < self.keys.len() {
+            self.keys[i] = k;
+        }
+        if self.ready.remove(e.id).is_some() {
+            self.ready.push(e.id, k);
+        } else if let Some(c) = self
+            .linked
+            .iter()
+            .position(|l| l.is_some_and(|(_, x)| x == e.id))
+        {
+            self.linked[c] = Some((k, e.id));
+        }
+    }
+
     /// Number of ready entities waiting for a CPU.
     pub fn waiting(&self) -> usize {
         self.ready.len()
@@ -168,5 +188,12 @@ impl<O: Order> crate::policy::Policy for GlobalDomain<O> {
     }
     fn schedule(&mut self, now: Time, d: &mut Dispatch) {
         GlobalDomain::schedule(self, now, d)
+    }
+    fn urgency(&self, e: &EntityInfo) -> Option<Urgency> {
+        let k = self.order.key(e);
+        Some((k.primary, k.secondary))
+    }
+    fn boost(&mut self, _now: Time, e: &EntityInfo, to: Option<Urgency>) {
+        GlobalDomain::boost(self, e, to)
     }
 }

@@ -32,3 +32,17 @@ impl Key {
 pub trait Order: Send + 'static {
     fn key(&self, e: &EntityInfo) -> Key;
 }
+
+/// `own` ordered as a locking protocol lends it `to`'s criterion and first tie-break, its own
+/// task, job and thread still breaking ties (the rule of [`Policy::boost`](crate::Policy::boost)).
+#[inline]
+pub fn boosted(own: Key, to: Option<crate::policy::Urgency>) -> Key {
+    match to {
+        Some((primary, secondary)) => Key {
+            primary,
+            secondary,
+            ..own
+        },
+        None => own,
+    }
+}

@@ -3,8 +3,8 @@
 //! to a uniprocessor policy). Only CPUs that saw an event are reconsidered.
 
 use super::heap::IndexedHeap;
-use super::key::{Key, Order};
-use crate::policy::{Dispatch, EntityId, EntityInfo};
+use super::key::{boosted, Key, Order};
+use crate::policy::{Dispatch, EntityId, EntityInfo, Urgency};
 use rtsched_model::Time;
 
 pub struct PartitionedDomain<O: Order> {
@@ -75,6 +75,20 @@ impl<O: Order> PartitionedDomain<O> {
         self.touch(cpu);
     }
 
+    /// `e` re-keyed with `to`'s criterion and tie-break ([`Policy::boost`](crate::Policy::boost))
+    /// on its CPU, which is reconsidered.
+    pub fn boost(&mut self, e: &EntityInfo, to: Option<Urgency>) {
+        let k = boosted(self.order.key(e), to);
+        let cpu = self.cpu_of_entity[e.id as usize];
+        let c = cpu as usize;
+        if self.ready[c].remove(e.id).is_some() {
+            self.ready[c].push(e.id, k);
+        } else if self.linked[c].is_some_and(|(_, x)| x == e.id) {
+            self.linked[c] = Some((k, e.id));
+        }
+        self.touch(cpu);
+    }
+
     pub fn schedule(&mut self, _now: Time, d: &mut Dispatch) {
         for i in 0..self.dirty.len() {
             let cpu = self.dirty[i];
@@ -117,5 +131,12 @@ impl<O: Order> crate::policy::Policy for PartitionedDomain<O> {
     }
     fn schedule(&mut self, now: Time, d: &mut Dispatch) {
         PartitionedDomain::schedule(self, now, d)
+    }
+    fn urgency(&self, e: &EntityInfo) -> Option<Urgency> {
+        let k = self.order.key(e);
+        Some((k.primary, k.secondary))
+    }
+    fn boost(&mut self, _now: Time, e: &EntityInfo, to: Option<Urgency>) {
+        PartitionedDomain::boost(self, e, to)
     }
 }

@@ -38,10 +38,12 @@ impl<'t> Ledger<'t> {
         let job = &self.run.jobs[j as usize];
         assert!(job.live, "aborting job slot {j}, which is not live");
         let (held, task, rec) = (job.held, job.task, job.rec);
-        if held {
+        // A job `srp` withholds (locking.rs) is its task's current one, never given either.
+        let gated = held && self.locking.is_some() && self.lock_ungate(j);
+        if held && !gated {
             // Never given to the policy: drop it from its task's queue, tell nobody.
             self.run.held[task as usize].retain(|&s| s != j);
-        } else {
+        } else if !held {
             self.abort_threads(now, j, task, rec, sub);
         }
         self.run.jobs[j as usize].live = false;
@@ -56,7 +58,7 @@ impl<'t> Ledger<'t> {
             self.hand_on_decided();
         }
         self.run.free_jobs.push(j);
-        if !held {
+        if !held || gated {
             let fair = self.run.jobs[j as usize].deadline == NEVER;
             self.next_of_task(now, task, fair);
         }
@@ -109,6 +111,9 @@ impl<'t> Ledger<'t> {
                 let waited = now - x.blocked_since;
                 if self.run.resources[r].leave(e) {
                     self.dec.drop_pending_grant(r as ResourceId);
+                }
+                if self.locking.is_some() {
+                    self.lock_left(now, r as u32);
                 }
                 if rec != NONE {
                     self.run.records[rec_at(self.run.rec_base, self.run.rec_front, rec)].blocked +=

@@ -44,6 +44,9 @@ impl<'t> Ledger<'t> {
                 if self.unresolved.is_some() {
                     self.check_resolved(now);
                 }
+                if self.locking.is_some() {
+                    self.lock_observe(now);
+                }
                 let r = &mut self.run;
                 r.inv.observe(now, &r.ents, &r.cpus);
                 return;
@@ -149,7 +152,7 @@ impl<'t> Ledger<'t> {
         x.cpu = cpu;
         if let Some(f) = self.run.flow.as_mut() {
             // An implicit reader reads its input when its job first runs.
-            f.started(x.info.task, x.job, now);
+            f.started(x.info.task, x.job, self.run.jobs[x.job as usize].job, now);
         }
         if x.rec != NONE {
             let rec = &mut self.run.records[rec_at(self.run.rec_base, self.run.rec_front, x.rec)];

@@ -20,7 +20,10 @@
 //!   the first task's job it descends from (event chain), or the first task's read at the head
 //!   of the data it read (data-flow chain). The rule is [`crate::chains`]'s, which the real
 //!   backends without a ledger replay their job records through; the metrics' summaries are
-//!   `chains.rs` of the results.
+//!   `chains.rs` of the results. A record leaves for the run's sink as soon as it is made
+//!   when the run streams its records ([`Ledger::stream_records`]), so a long run holds none;
+//!   with [`Ledger::keep_chain_paths`] (traces) each record also gets its path, the jobs a
+//!   trace links with flow arrows (`write_trace`).
 
 use super::{Ledger, Run};
 use crate::chains::{ChainBook, SuspensionDraws};
@@ -88,10 +91,11 @@ impl Flow {
         self.chains.released(task, slot, job, at, d, counted);
     }
 
-    /// A job of `task` (slot `slot`) runs at `now` (see [`ChainBook::started`]).
+    /// A job of `task` (slot `slot`, its `job`-th) runs at `now` (see
+    /// [`ChainBook::started`]).
     #[inline]
-    pub(super) fn started(&mut self, task: u32, slot: u32, now: Time) {
-        self.chains.started(task, slot, now);
+    pub(super) fn started(&mut self, task: u32, slot: u32, job: u64, now: Time) {
+        self.chains.started(task, slot, job, now);
     }
 }
 
@@ -107,7 +111,9 @@ impl<'t> Ledger<'t> {
         let counted = release < self.run.duration;
         let f = self.run.flow.as_mut().expect("a flow");
         f.chains.finished(task, j, job, finish, counted);
-        for k in 0..f.succ[task as usize].len() {
+        let n = f.succ[task as usize].len();
+        self.chain_records_out();
+        for k in 0..n {
             let f = self.run.flow.as_mut().expect("a flow");
             let (s, idx) = f.succ[task as usize][k];
             if !f.seen[s as usize].is_empty() {
@@ -184,12 +190,43 @@ impl<'t> Ledger<'t> {
         }
     }
 
-    /// The chain records of the run (taken).
-    pub(super) fn take_chain_records(&mut self) -> Vec<ChainRecord> {
+    /// Keep each chain record's path (`RunResult::chain_paths`: the jobs a trace links with
+    /// flow arrows). Call before the run; nothing for a set without chains.
+    pub fn keep_chain_paths(&mut self) {
+        if let Some(f) = self.run.flow.as_mut() {
+            f.chains.keep_paths();
+        }
+    }
+
+    /// A streaming run's chain records made so far go to its sink, if it takes them
+    /// (`JobSink::takes_chains`; else they stay, as without a sink): their buffer keeps its
+    /// room, and the paths of records streamed away are dropped with them.
+    #[inline]
+    pub(super) fn chain_records_out(&mut self) {
+        let (Some(f), Some(sink)) = (self.run.flow.as_mut(), self.sink.as_mut()) else {
+            return;
+        };
+        let sink = sink.get();
+        if f.chains.records.is_empty() || !sink.takes_chains() {
+            return;
+        }
+        for r in &f.chains.records {
+            sink.chain(r);
+        }
+        f.chains.records.clear();
+        f.chains.paths.clear();
+    }
+
+    /// The chain records of the run and their paths (taken).
+    pub(super) fn take_chain_records(&mut self) -> (Vec<ChainRecord>, Vec<u64>) {
+        self.chain_records_out();
         self.run
             .flow
             .as_mut()
-            .map(|f| std::mem::take(&mut f.chains.records))
+            .map(|f| {
+                let c = &mut f.chains;
+                (std::mem::take(&mut c.records), std::mem::take(&mut c.paths))
+            })
             .unwrap_or_default()
     }
 }

@@ -43,6 +43,11 @@
 //!     Built only for a set that has them: otherwise one branch where a job is released,
 //!     starts and finishes.
 //!
+//! 12. **Locking protocols** (`locking.rs`, docs/locking.md). Inheritance and ceilings lend a
+//!     holder a higher urgency ([`Policy::boost`]); `srp` withholds a job from the policy
+//!     while its CPU's system ceiling is at or above its level. Built only for a set that has
+//!     them: otherwise one branch where a resource is taken or freed and a job starts.
+//!
 //! Besides: what a policy and a driver read of the run (`view.rs`), and a ledger built fresh
 //! or in the buffers of an earlier run (`parts.rs`). Every file sees this one's private state
 //! (a module's children see its private items); what one file calls in another is
@@ -59,6 +64,7 @@ mod deadlock;
 mod decide;
 mod flow;
 mod fork;
+mod locking;
 mod parts;
 mod progress;
 mod queues;
@@ -96,6 +102,8 @@ pub struct Ledger<'t> {
     grants_resources: bool,
     /// Scratch lists, reused by every decision.
     lists: Lists,
+    /// Locking protocols (locking.rs); `None` when every resource is a plain mutex.
+    locking: Option<Box<locking::Locking>>,
     /// A deadlock told to the policy, to be broken by its next decision.
     unresolved: Option<Vec<EntityId>>,
     failure: Option<Failure>,

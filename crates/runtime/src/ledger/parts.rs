@@ -39,6 +39,7 @@ impl<'t> Ledger<'t> {
         let widest = run.programs.iter().map(Program::width).max().unwrap_or(1);
         let mut policy = policy;
         let grants_resources = policy.get().grants_resources();
+        let locking = super::locking::Locking::new(&run.ts, policy.get());
         let dec = parts.dec.take();
         Ledger {
             run,
@@ -47,6 +48,7 @@ impl<'t> Ledger<'t> {
             start_at_dispatch,
             grants_resources,
             lists: take(&mut parts.lists).emptied(m, widest),
+            locking,
             unresolved: None,
             failure: None,
             sink: None,

@@ -97,6 +97,9 @@ impl<'t> Ledger<'t> {
                         self.block(now, cpu, e, r, holder, sub);
                         return Step::Blocked;
                     }
+                    if self.locking.is_some() {
+                        self.lock_taken(now, e, r);
+                    }
                 }
                 Next::Done if holds_cpu => return Step::Done,
                 _ => return Step::Stop,

@@ -23,7 +23,7 @@ pub(super) enum SinkRef<'t> {
 
 impl SinkRef<'_> {
     #[inline]
-    fn get(&mut self) -> &mut (dyn JobSink + Send) {
+    pub(super) fn get(&mut self) -> &mut (dyn JobSink + Send) {
         match self {
             SinkRef::Borrowed(s) => &mut **s,
             SinkRef::Owned(b) => &mut **b,
@@ -58,8 +58,11 @@ pub struct Outcome {
     pub fair: Vec<FairOutcome>,
     /// When the run ended.
     pub end: Time,
-    /// One record per chain instance (flow.rs), in the order instances ended.
+    /// One record per chain instance (flow.rs), in the order instances ended (none when
+    /// they streamed to the sink), and with [`Ledger::keep_chain_paths`] their paths
+    /// (`RunResult::chain_paths`).
     pub chains: Vec<rtsched_model::results::ChainRecord>,
+    pub chain_paths: Vec<u64>,
 }
 
 /// What a best-effort task got in a run.
@@ -308,6 +311,8 @@ impl<'t> Ledger<'t> {
         r.inv.finish(end);
         let counted = u64::from(r.rec_base) + r.records.len() as u64;
         let inversion_per_job = r.inv.per_job(counted);
+        let (chains, chain_paths) = self.take_chain_records();
+        let r = &mut self.run;
         if let Some(sink) = self.sink.as_mut() {
             let sink = sink.get();
             // The undecided stretch, final now that the end is known.
@@ -331,7 +336,8 @@ impl<'t> Ledger<'t> {
             policy_ns: self.measure.then_some(self.policy_ns),
             fair,
             end,
-            chains: self.take_chain_records(),
+            chains,
+            chain_paths,
         }
     }
 }

@@ -84,12 +84,16 @@ impl<'t> Ledger<'t> {
         if let Some(f) = r.flow.as_mut() {
             let d = r.ts.tasks[task as usize].deadline;
             f.released(task, slot, job, at, d, at < r.duration);
+            self.chain_records_out();
         }
+        let r = &mut self.run;
         if held {
             r.held[task as usize].push_back(slot);
         } else {
             r.task_busy[task as usize] = true;
-            self.fork(now, slot, cpu);
+            if self.locking.is_none() || !self.lock_gates(now, slot) {
+                self.fork(now, slot, cpu);
+            }
         }
         let abort = (self.run.abort_at_deadline && !fair).then_some((deadline, slot, generation));
         Released { next, abort }
@@ -101,7 +105,9 @@ impl<'t> Ledger<'t> {
         match self.run.held[task as usize].pop_front() {
             Some(j) => {
                 self.run.jobs[j as usize].held = false;
-                self.fork(now, j, None);
+                if self.locking.is_none() || !self.lock_gates(now, j) {
+                    self.fork(now, j, None);
+                }
             }
             None => {
                 self.run.task_busy[task as usize] = false;

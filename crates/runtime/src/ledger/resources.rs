@@ -100,6 +100,9 @@ impl<'t> Ledger<'t> {
         if holder != NONE {
             self.detect_deadlock(now, e, holder);
         }
+        if self.locking.is_some() {
+            self.lock_blocked(now, r, holder);
+        }
     }
 
     /// `e` releases `r`: tell the policy, then hand `r` on.
@@ -112,15 +115,25 @@ impl<'t> Ledger<'t> {
     /// resources itself, waits for its grant.
     pub(super) fn hand_on(&mut self, now: Time, r: u32, e: EntityId) {
         let fifo = !self.grants_resources;
-        match self.run.resources[r as usize].release(e, fifo) {
+        if self.locking.is_some() {
+            self.lock_choose(r);
+        }
+        let to = match self.run.resources[r as usize].release(e, fifo) {
             Some(w) => {
                 self.took(now, r, w);
                 let info = self.run.ents[w as usize].info;
                 self.dec.note_global_event();
                 self.policy.get().unblocked(now, &info);
+                w
             }
-            None if self.run.resources[r as usize].pending => self.dec.add_pending_grant(r),
-            None => {}
+            None if self.run.resources[r as usize].pending => {
+                self.dec.add_pending_grant(r);
+                NONE
+            }
+            None => NONE,
+        };
+        if self.locking.is_some() {
+            self.lock_released(now, e, r, to);
         }
     }
 

@@ -15,6 +15,7 @@
 mod dag;
 mod fair;
 mod flow;
+mod locking;
 mod policy;
 mod run;
 mod sections;
@@ -91,8 +92,9 @@ impl Validator<'_> {
         // Declared resources fix their order and catch typos in section names.
         let mut resources: Vec<String> = Vec::new();
         let declared = top.get("resources").is_some();
+        let mut resource_locking = Vec::new();
         if let Some(rv) = top.get("resources") {
-            resources = self.resources(rv)?;
+            (resources, resource_locking) = self.resources(rv)?;
         }
         let fixed = declared.then_some(resources.len());
         let mut tasks = self.tasks(list, &platform, &mut resources, fixed, run.default_policy)?;
@@ -101,14 +103,20 @@ impl Validator<'_> {
             None | Some(serde_json::Value::Null) => Vec::new(),
             Some(v) => self.chains(v, &tasks)?,
         };
-        Ok(TaskSet {
+        let mut run = run;
+        if resource_locking.iter().any(Option::is_some) {
+            run.resource_locking = resource_locking;
+        }
+        let ts = TaskSet {
             chains,
             source: self.file.into(),
             platform,
             run,
             tasks,
             resources,
-        })
+        };
+        self.locking(&ts)?;
+        Ok(ts)
     }
 
     /// `platform`: `cpus` (1 to 65,536) and an optional `topology`.
@@ -159,9 +167,15 @@ impl Validator<'_> {
         Ok(list)
     }
 
-    /// `resources`: names, each new and non-empty, in the order their indices take.
-    fn resources(&self, rv: &Value) -> Result<Vec<String>, InputError> {
+    /// `resources`: names (or `{name, protocol}`, locking.rs), each new and non-empty, in the
+    /// order their indices take; and each one's protocol, if it names one.
+    #[allow(clippy::type_complexity)]
+    fn resources(
+        &self,
+        rv: &Value,
+    ) -> Result<(Vec<String>, Vec<Option<crate::locking::Protocol>>), InputError> {
         let mut resources: Vec<String> = Vec::new();
+        let mut protocols = Vec::new();
         let names = rv.as_array().ok_or_else(|| {
             self.err(
                 None,
@@ -170,7 +184,9 @@ impl Validator<'_> {
             )
         })?;
         for (k, n) in names.iter().enumerate() {
-            match n.as_str() {
+            let (name, protocol) = self.resource_entry(k, n)?;
+            protocols.push(protocol);
+            match name {
                 Some(x) if !x.trim().is_empty() && !resources.iter().any(|r| r == x) => {
                     resources.push(x.to_string())
                 }
@@ -183,7 +199,7 @@ impl Validator<'_> {
                 }
             }
         }
-        Ok(resources)
+        Ok((resources, protocols))
     }
 
     /// Each task of the list, its name unique, the set's threads within MAX_THREADS_PER_SET.

@@ -20,6 +20,7 @@ const RUN_FIELDS: &[&str] = &[
     "overheads",
     "cache",
     "default_policy",
+    "locking",
 ];
 const EXEC_FIELDS: &[&str] = &["model", "min", "max", "ratio", "probability"];
 const OVERHEAD_FIELDS: &[&str] = &[
@@ -72,6 +73,9 @@ impl Validator<'_> {
                     ))
                 }
             };
+        }
+        if let Some(v) = m.get("locking") {
+            run.locking = self.protocol(v, ctx, "locking")?;
         }
         if let Some(v) = m.get("execution") {
             run.execution = self.exec_model(v)?;

@@ -209,8 +209,22 @@ pub const COLUMNS: &[Column] = &[
     },
     Column {
         name: "blocked_ns",
-        meaning: "time its threads spent blocked on resources (critical sections)",
+        meaning: "time its threads spent blocked on resources (critical sections): direct blocking",
         value: Value::Job(|j, _| j.blocked.into()),
+        store: Store::Delta,
+        ..JOB_COL
+    },
+    Column {
+        name: "blocked_inheritance_ns",
+        meaning: "time it was ready while its CPU ran a lower-priority job lent its priority by inheritance (push-through blocking, docs/locking.md)",
+        value: Value::Job(|j, _| j.blocked_inheritance.into()),
+        store: Store::Delta,
+        ..JOB_COL
+    },
+    Column {
+        name: "blocked_ceiling_ns",
+        meaning: "time it was ready while its CPU ran a lower-priority job at a resource's ceiling (pcp), or withheld from starting by srp (docs/locking.md)",
+        value: Value::Job(|j, _| j.blocked_ceiling.into()),
         store: Store::Delta,
         ..JOB_COL
     },
@@ -465,6 +479,20 @@ pub const COLUMNS: &[Column] = &[
         meaning: "the time jobs spent blocked on resources, summed",
         at: &[TASK, RUN],
         value: Value::Summary(|s| s.total_blocked_ns.into()),
+        ..SUMMARY_COL
+    },
+    Column {
+        name: "max_blocked_inheritance_ns",
+        meaning: "the longest inheritance (push-through) blocking of one job (docs/locking.md)",
+        at: &[TASK, RUN],
+        value: Value::Summary(|s| s.max_blocked_inheritance_ns.into()),
+        ..SUMMARY_COL
+    },
+    Column {
+        name: "max_blocked_ceiling_ns",
+        meaning: "the longest ceiling blocking of one job (docs/locking.md)",
+        at: &[TASK, RUN],
+        value: Value::Summary(|s| s.max_blocked_ceiling_ns.into()),
         ..SUMMARY_COL
     },
     Column {

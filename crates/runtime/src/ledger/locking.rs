@@ -1,0 +1,403 @@
+//! Locking protocols (docs/locking.md; rtsched_model::locking): what inheritance and ceilings
+//! change, kept apart from the plain mutex of resources.rs. Built only for a set with a
+//! resource whose protocol is not `none`: otherwise the ledger has no `Locking` and every
+//! hook below is one branch.
+//!
+//! The one rule by which the policy sees them ([`Policy::boost`]): an entity's *effective
+//! urgency* is the most urgent of
+//! - its own ([`Policy::urgency`] of its identity);
+//! - under `pip`, the effective urgency of every entity waiting for a resource it holds —
+//!   transitively, as a chain of holders is followed (Sha, Rajkumar & Lehoczky 1990,
+//!   transitive priority inheritance); a freed `pip` resource goes to its most urgent waiter;
+//! - under `pcp` (immediate ceiling, OSEK/AUTOSAR), the ceiling of every resource it holds:
+//!   the urgency, at its own release, of the user task the policy ranks most urgent.
+//!
+//! `srp` (Baker 1991, for EDF) is not an urgency: a job may not *start* while its
+//! preemption level is at or below the *system ceiling* of its CPU (the highest ceiling among
+//! the `srp` resources held there). The ledger withholds such a job from the policy (it is
+//! held, as a task's next job is held) and gives it when the ceiling falls below its level;
+//! levels are ordered by relative deadline (a shorter one is higher, Baker's for EDF), and a
+//! resource's ceiling is its users' highest. On one CPU a job released to the policy then never
+//! meets a locked resource (Baker 1991), so `srp` never blocks a running job.
+//!
+//! Blocking, per job, in three kinds (docs/locking.md): *direct*, the time its threads waited
+//! for a held resource (`JobRecord::blocked`, resources.rs); *inheritance*, the time it was
+//! ready while its CPU ran a job of lower own urgency lent a higher one by inheritance (push-
+//! through blocking); *ceiling*, the same for a job raised to a ceiling, plus the time `srp`
+//! withheld it. The last two are measured after each decision: a job marked then accrues the
+//! time to the next decision (nothing a protocol changes happens between decisions).
+
+use super::{rec_at, Ledger};
+use crate::state::NONE;
+use rtsched_model::{Protocol, TaskSet, Time};
+use rtsched_policies::{EntityId, EntityInfo, Policy, Urgency};
+
+/// What lent an entity its effective urgency.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    Inheritance,
+    Ceiling,
+}
+
+/// The protocols' state. One per run that has them.
+pub(super) struct Locking {
+    /// Per resource: its protocol; under `pcp` the user task the policy ranks most urgent
+    /// (NONE otherwise); under `srp` its ceiling as the shortest relative deadline of its
+    /// users (`Time::MAX` otherwise).
+    protocol: Vec<Protocol>,
+    ceiling_task: Vec<u32>,
+    srp_ceiling: Vec<Time>,
+    /// Per task: its CPU (its `cpu` field, else 0: one CPU, or a global set) and relative
+    /// deadline (its `srp` preemption level, smaller is higher).
+    task_cpu: Vec<u32>,
+    level: Vec<Time>,
+    /// `srp`: per CPU the system ceiling (`Time::MAX`: none), and the jobs withheld, in
+    /// release order, with when.
+    system: Vec<Time>,
+    gate: Vec<(u32, Time)>,
+    /// Per entity slot: the urgency lent to it and by what (`None`: its own); how many have one.
+    boost: Vec<Option<(Urgency, Kind)>>,
+    boosted: u32,
+    /// Records accruing inheritance or ceiling blocking since the last decision, and when.
+    marks: Vec<(u32, Kind)>,
+    last: Time,
+}
+
+/// The urgency of `e` under `policy` (a policy without one is refused before the run, so the
+/// fallback, EDF's, is never used for a decision).
+#[inline]
+fn urgency(policy: &mut dyn Policy, e: &EntityInfo) -> Urgency {
+    policy.urgency(e).unwrap_or((e.deadline, e.release))
+}
+
+/// A job of task `t` released at `at`, as the ceilings compare it.
+fn representative(ts: &TaskSet, t: usize, at: Time, like: &EntityInfo) -> EntityInfo {
+    EntityInfo {
+        task: t as u32,
+        release: at,
+        deadline: at.saturating_add(ts.tasks[t].deadline),
+        ..*like
+    }
+}
+
+impl Locking {
+    /// The protocols of `ts` under `policy`, or `None` when every resource is `none`.
+    pub(super) fn new(ts: &TaskSet, policy: &mut dyn Policy) -> Option<Box<Locking>> {
+        if !ts.has_locking() {
+            return None;
+        }
+        let n = ts.resources.len();
+        let mut l = Locking {
+            protocol: (0..n).map(|r| ts.protocol(r)).collect(),
+            ceiling_task: vec![NONE; n],
+            srp_ceiling: vec![Time::MAX; n],
+            task_cpu: ts.tasks.iter().map(|t| t.cpu.unwrap_or(0)).collect(),
+            level: ts.tasks.iter().map(|t| t.deadline).collect(),
+            system: vec![Time::MAX; ts.platform.cpus as usize],
+            gate: Vec::with_capacity(ts.tasks.len()),
+            boost: Vec::with_capacity(64),
+            boosted: 0,
+            marks: Vec::with_capacity(ts.tasks.len()),
+            last: 0,
+        };
+        let probe = EntityInfo {
+            id: 0,
+            task: 0,
+            job: 0,
+            region: 0,
+            thread: 0,
+            release: 0,
+            deadline: 0,
+        };
+        for r in 0..n {
+            match l.protocol[r] {
+                Protocol::Pcp => {
+                    l.ceiling_task[r] = ts
+                        .users(r)
+                        .min_by_key(|&t| urgency(policy, &representative(ts, t, 0, &probe)))
+                        .map_or(NONE, |t| t as u32);
+                }
+                Protocol::Srp => {
+                    l.srp_ceiling[r] = ts.users(r).map(|t| l.level[t]).min().unwrap_or(Time::MAX);
+                }
+                _ => {}
+            }
+        }
+        Some(Box::new(l))
+    }
+
+    fn set_boost(&mut self, e: EntityId, b: Option<(Urgency, Kind)>) {
+        let i = e as usize;
+        if self.boost.len() <= i {
+            self.boost.resize(i + 1, None);
+        }
+        self.boosted = self.boosted + b.is_some() as u32 - self.boost[i].is_some() as u32;
+        self.boost[i] = b;
+    }
+    fn boost_of(&self, e: EntityId) -> Option<(Urgency, Kind)> {
+        self.boost.get(e as usize).copied().flatten()
+    }
+}
+
+impl<'t> Ledger<'t> {
+    /// Whether resource `r`'s protocol is `p`.
+    #[inline]
+    pub(super) fn lock_is(&self, r: u32, p: Protocol) -> bool {
+        self.locking
+            .as_ref()
+            .is_some_and(|l| l.protocol[r as usize] == p)
+    }
+
+    /// `e` took `r` at once (its request found it free).
+    pub(super) fn lock_taken(&mut self, now: Time, e: EntityId, r: u32) {
+        match self.locking.as_ref().map(|l| l.protocol[r as usize]) {
+            Some(Protocol::Pcp) => self.reurge(now, e),
+            Some(Protocol::Srp) => self.srp_system(now),
+            _ => {}
+        }
+    }
+
+    /// `e` blocked on `r`, which `holder` holds: under `pip` the holder inherits.
+    pub(super) fn lock_blocked(&mut self, now: Time, r: u32, holder: u32) {
+        if holder != NONE && self.lock_is(r, Protocol::Pip) {
+            self.reurge(now, holder);
+        }
+    }
+
+    /// Under `pip`, `r`'s most urgent waiter goes first in its queue (it is handed `r`).
+    pub(super) fn lock_choose(&mut self, r: u32) {
+        if !self.lock_is(r, Protocol::Pip) || self.run.resources[r as usize].queue.len() < 2 {
+            return;
+        }
+        let mut best = (0, (u64::MAX, u64::MAX));
+        for i in 0..self.run.resources[r as usize].queue.len() {
+            let w = self.run.resources[r as usize].queue[i];
+            let u = self.effective(w);
+            if u < best.1 {
+                best = (i, u);
+            }
+        }
+        let q = &mut self.run.resources[r as usize].queue;
+        let w = q.remove(best.0).expect("a waiter");
+        q.push_front(w);
+    }
+
+    /// `e` let go of `r` (handed to `to`, or NONE): both may change urgency; a lowered `srp`
+    /// ceiling lets withheld jobs start.
+    pub(super) fn lock_released(&mut self, now: Time, e: EntityId, r: u32, to: u32) {
+        let Some(p) = self.locking.as_ref().map(|l| l.protocol[r as usize]) else {
+            return;
+        };
+        if to != NONE {
+            // Unblocked, the policy keyed it afresh: lend again what it had.
+            if let Some((u, _)) = self.locking.as_ref().and_then(|l| l.boost_of(to)) {
+                let info = self.run.ents[to as usize].info;
+                self.policy.get().boost(now, &info, Some(u));
+            }
+        }
+        match p {
+            Protocol::Pip | Protocol::Pcp => {
+                self.reurge(now, e);
+                if to != NONE {
+                    self.reurge(now, to);
+                }
+            }
+            Protocol::Srp => self.srp_system(now),
+            Protocol::None => {}
+        }
+    }
+
+    /// The waiter `w` left `r`'s queue (its job was aborted): the holder may inherit less.
+    pub(super) fn lock_left(&mut self, now: Time, r: u32) {
+        let holder = self.run.resources[r as usize].holder;
+        if holder != NONE && self.lock_is(r, Protocol::Pip) {
+            self.reurge(now, holder);
+        }
+    }
+
+    /// `e`'s effective urgency (its own, or what it is lent).
+    fn effective(&mut self, e: EntityId) -> Urgency {
+        match self.locking.as_ref().and_then(|l| l.boost_of(e)) {
+            Some((u, _)) => u,
+            None => urgency(self.policy.get(), &self.run.ents[e as usize].info),
+        }
+    }
+
+    /// Recompute `e`'s effective urgency by the rule of the overview, tell the policy if it
+    /// changed, and follow the chain: if `e` waits for a `pip` resource, its holder next. A
+    /// chain is at most every entity long (a cycle of holders, a deadlock, ends it).
+    fn reurge(&mut self, now: Time, e: EntityId) {
+        let mut e = e;
+        for _ in 0..=self.run.ents.len() {
+            let x = &self.run.ents[e as usize];
+            let (info, live, on) = (x.info, x.live, x.blocked_on);
+            let mut best: Option<(Urgency, Kind)> = None;
+            if live {
+                let own = urgency(self.policy.get(), &info);
+                let mut top = own;
+                for r in 0..self.run.resources.len() {
+                    if self.run.resources[r].holder != e {
+                        continue;
+                    }
+                    let l = self.locking.as_ref().expect("locking");
+                    let (u, kind) = match l.protocol[r] {
+                        Protocol::Pip => {
+                            let mut u = (u64::MAX, u64::MAX);
+                            for i in 0..self.run.resources[r].queue.len() {
+                                let w = self.run.resources[r].queue[i];
+                                u = u.min(self.effective(w));
+                            }
+                            (u, Kind::Inheritance)
+                        }
+                        Protocol::Pcp => {
+                            let t = l.ceiling_task[r] as usize;
+                            let rep = representative(&self.run.ts, t, info.release, &info);
+                            (urgency(self.policy.get(), &rep), Kind::Ceiling)
+                        }
+                        _ => continue,
+                    };
+                    if u < top {
+                        top = u;
+                        best = Some((u, kind));
+                    }
+                }
+            }
+            let l = self.locking.as_mut().expect("locking");
+            if best == l.boost_of(e) {
+                return;
+            }
+            let told = best.map(|b| b.0) != l.boost_of(e).map(|b| b.0);
+            l.set_boost(e, best);
+            if !live {
+                return;
+            }
+            if on == NONE && told {
+                self.policy.get().boost(now, &info, best.map(|b| b.0));
+                self.dec.note_global_event();
+            }
+            if on == NONE || !self.lock_is(on, Protocol::Pip) {
+                return;
+            }
+            e = self.run.resources[on as usize].holder;
+            if e == NONE {
+                return;
+            }
+        }
+    }
+
+    /// `srp`: recompute each CPU's system ceiling; withheld jobs whose level is now above
+    /// theirs start, in release order, charged the time withheld as ceiling blocking.
+    fn srp_system(&mut self, now: Time) {
+        let l = self.locking.as_mut().expect("locking");
+        l.system.iter_mut().for_each(|c| *c = Time::MAX);
+        for (r, res) in self.run.resources.iter().enumerate() {
+            if res.holder != NONE && l.protocol[r] == Protocol::Srp {
+                let t = self.run.ents[res.holder as usize].info.task as usize;
+                let c = &mut l.system[l.task_cpu[t] as usize];
+                *c = (*c).min(l.srp_ceiling[r]);
+            }
+        }
+        let mut i = 0;
+        while i < self.locking.as_ref().expect("locking").gate.len() {
+            let l = self.locking.as_mut().expect("locking");
+            let (j, since) = l.gate[i];
+            let t = self.run.jobs[j as usize].task as usize;
+            if l.level[t] >= l.system[l.task_cpu[t] as usize] {
+                i += 1;
+                continue;
+            }
+            l.gate.remove(i);
+            self.run.jobs[j as usize].held = false;
+            let rec = self.run.jobs[j as usize].rec;
+            if rec != NONE {
+                let at = rec_at(self.run.rec_base, self.run.rec_front, rec);
+                self.run.records[at].blocked_ceiling += now - since;
+            }
+            self.fork(now, j, None);
+        }
+    }
+
+    /// Job slot `j` is due to start: under `srp` it is withheld (true) while its level is not
+    /// above its CPU's system ceiling; else the caller forks it.
+    #[inline]
+    pub(super) fn lock_gates(&mut self, now: Time, j: u32) -> bool {
+        let Some(l) = self.locking.as_mut() else {
+            return false;
+        };
+        let t = self.run.jobs[j as usize].task as usize;
+        if l.level[t] < l.system[l.task_cpu[t] as usize] {
+            return false;
+        }
+        l.gate.push((j, now));
+        self.run.jobs[j as usize].held = true;
+        true
+    }
+
+    /// Job slot `j`, withheld by `srp`, was aborted: true if it was (it leaves the gate).
+    pub(super) fn lock_ungate(&mut self, j: u32) -> bool {
+        let Some(l) = self.locking.as_mut() else {
+            return false;
+        };
+        match l.gate.iter().position(|&(x, _)| x == j) {
+            Some(i) => {
+                l.gate.remove(i);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// After a decision: the marked jobs accrue the time since the last one; then every job
+    /// ready on the CPU of a running entity lent an urgency, and more urgent by its own than
+    /// that entity's own, is marked (inheritance or ceiling blocking).
+    pub(super) fn lock_observe(&mut self, now: Time) {
+        let l = self.locking.as_mut().expect("locking");
+        let dt = now - l.last;
+        l.last = now;
+        let (base, front) = (self.run.rec_base, self.run.rec_front);
+        for &(rec, kind) in &l.marks {
+            let i = rec.wrapping_sub(base) as usize;
+            if dt == 0 || i < front || i >= self.run.records.len() {
+                continue;
+            }
+            let r = &mut self.run.records[i];
+            match kind {
+                Kind::Inheritance => r.blocked_inheritance += dt,
+                Kind::Ceiling => r.blocked_ceiling += dt,
+            }
+        }
+        l.marks.clear();
+        if l.boosted == 0 {
+            return;
+        }
+        for cpu in 0..self.run.cpus.len() {
+            let Some(h) = self.run.cpus[cpu].running else {
+                continue;
+            };
+            let Some((_, kind)) = self.locking.as_ref().expect("locking").boost_of(h) else {
+                continue;
+            };
+            let hi = self.run.ents[h as usize].info;
+            let own = urgency(self.policy.get(), &hi);
+            for x in 0..self.run.ents.len() {
+                let v = &self.run.ents[x];
+                let l = self.locking.as_ref().expect("locking");
+                if !v.live
+                    || v.cpu != NONE
+                    || v.blocked_on != NONE
+                    || v.rec == NONE
+                    || l.task_cpu[v.info.task as usize] != l.task_cpu[hi.task as usize]
+                {
+                    continue;
+                }
+                let (rec, vi) = (v.rec, v.info);
+                if urgency(self.policy.get(), &vi) < own {
+                    let l = self.locking.as_mut().expect("locking");
+                    if !l.marks.iter().any(|&(r, _)| r == rec) {
+                        l.marks.push((rec, kind));
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,62 @@
+"""Locking protocols as a user meets them (docs/locking.md): the classic example from a file
+through the CLI, its blocking columns, and a file a protocol cannot take refused with exit 2."""
+
+import csv
+import textwrap
+
+from conftest import run_cli
+
+MS = 1_000_000
+
+CLASSIC = """\
+    platform: {cpus: 1}
+    run: {duration: 20, locking: LOCKING}
+    resources: [R]
+    tasks:
+      - {name: l, period: 100, deadline: 20, wcet: 4, priority: 1, sections: [{resource: R, start: 0, length: 4}]}
+      - {name: h, period: 100, deadline: 5, offset: 1, wcet: 2, priority: 3, sections: [{resource: R, start: 0, length: 1}]}
+      - {name: m, period: 100, deadline: 8, offset: 2, wcet: 5, priority: 2}
+    """
+
+
+def write(tmp_path, text, name="ts.yaml"):
+    p = tmp_path / name
+    p.write_text(textwrap.dedent(text))
+    return p
+
+
+def jobs(tmp_path, locking, spec):
+    p = write(tmp_path, CLASSIC.replace("LOCKING", locking), f"{locking}.yaml")
+    out = tmp_path / f"{locking}-{spec}.csv"
+    run_cli("simulate", p, "-s", spec, "--jobs-csv", out, check=0)
+    return {r["task"]: r for r in csv.DictReader(out.open())}
+
+
+def test_the_classic_example_from_a_file(tmp_path):
+    # h's response and blocking kinds (direct, inheritance, ceiling) under each protocol.
+    want = {("none", "gfp"): (10, 8, 0, 0), ("pip", "gfp"): (5, 3, 0, 0),
+            ("pcp", "gfp"): (5, 0, 0, 3), ("srp", "gedf"): (5, 0, 0, 3)}
+    for (locking, spec), (resp, direct, inherit, ceiling) in want.items():
+        h = jobs(tmp_path, locking, spec)["h"]
+        got = tuple(int(h[k]) // MS for k in ("response_ns", "blocked_ns", "blocked_inheritance_ns", "blocked_ceiling_ns"))
+        assert got == (resp, direct, inherit, ceiling), (locking, spec, h)
+    assert int(jobs(tmp_path, "pip", "gfp")["m"]["blocked_inheritance_ns"]) == 2 * MS
+
+
+def test_a_ceiling_protocol_without_priorities_exits_2(tmp_path):
+    p = write(tmp_path, """\
+        platform: {cpus: 1}
+        resources: [{name: bus, protocol: pcp}]
+        tasks:
+          - {name: sensor, period: 10, wcet: 2, priority: 2, sections: [{resource: bus, start: 0, length: 1}]}
+          - {name: diag, period: 20, wcet: 3, sections: [{resource: bus, start: 1, length: 1}]}
+        """)
+    r = run_cli("simulate", p, "-s", "gfp", check=2)
+    assert "ts.yaml" in r.stderr and "task 'diag'" in r.stderr and "resource 'bus'" in r.stderr, r.stderr
+    assert "Traceback" not in r.stderr
+
+
+def test_a_scheduler_without_urgencies_refuses_a_protocol(tmp_path):
+    p = write(tmp_path, CLASSIC.replace("LOCKING", "pip"))
+    r = run_cli("simulate", p, "-s", "dasa", check=2)
+    assert "resource 'R' uses pip" in r.stderr and "Traceback" not in r.stderr, r.stderr
