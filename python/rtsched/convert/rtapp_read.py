@@ -326,8 +326,9 @@ def _globals(doc, src, warn):
         if key not in GLOBAL_IGNORED:
             warn(f"{src}:{glob.line_of(key)}: field 'global.{key}': not a key rt-app reads; ignored, as rt-app does")
     if glob.get("pi_enabled"):
-        warn(f"{src}:{glob.line_of('pi_enabled')}: global.pi_enabled: an rtsched task set has no mutex protocol of "
-             "its own: the simulator's is its scheduler's; for priority inheritance run with a ':pi' backend "
+        warn(f"{src}:{glob.line_of('pi_enabled')}: global.pi_enabled: the mutexes are written without a protocol, "
+             "since the 'linux' scheduler does not model priority inheritance; add 'run: {locking: pip}' to "
+             "simulate it under gfp, pfp, gedf or pedf (docs/locking.md), or run with a ':pi' backend "
              "(rtsched run -b kernel:fifo:file:pi)")
     return glob, default_policy
 
