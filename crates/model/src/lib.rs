@@ -10,6 +10,7 @@ pub mod locking;
 pub mod locks;
 pub mod overheads;
 pub mod program;
+pub mod protocol;
 pub mod results;
 pub mod strict;
 pub mod task;

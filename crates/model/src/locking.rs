@@ -18,47 +18,8 @@
 //! yet, docs/locking.md).
 
 use crate::task::TaskSet;
-use serde::Serialize;
 
-/// A resource's locking protocol.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Protocol {
-    #[default]
-    None,
-    Pip,
-    Pcp,
-    Srp,
-}
-
-impl Protocol {
-    pub const NAMES: &'static [&'static str] = &["none", "pip", "pcp", "srp"];
-
-    pub fn parse(s: &str) -> Option<Protocol> {
-        Some(match s {
-            "none" => Protocol::None,
-            "pip" => Protocol::Pip,
-            "pcp" => Protocol::Pcp,
-            "srp" => Protocol::Srp,
-            _ => return None,
-        })
-    }
-    pub fn name(self) -> &'static str {
-        match self {
-            Protocol::None => "none",
-            Protocol::Pip => "pip",
-            Protocol::Pcp => "pcp",
-            Protocol::Srp => "srp",
-        }
-    }
-    pub fn is_none(&self) -> bool {
-        *self == Protocol::None
-    }
-    /// Whether it raises a holder to a ceiling (which needs every user's priority or level).
-    pub fn is_ceiling(self) -> bool {
-        matches!(self, Protocol::Pcp | Protocol::Srp)
-    }
-}
+pub use crate::protocol::Protocol;
 
 /// What goes wrong with a protocol's use: the task and resource, and why.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -130,72 +91,5 @@ impl TaskSet {
             }
         }
         None
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::{parse_taskset, Format};
-
-    fn load(yaml: &str) -> Result<TaskSet, String> {
-        parse_taskset(yaml, Format::Yaml, "l.yaml").map_err(|e| e.to_string())
-    }
-
-    const TASKS: &str = "tasks:\n  - {name: l, period: 20, wcet: 4, priority: 1, sections: [{resource: R, start: 0, length: 4}]}\n  - {name: h, period: 20, wcet: 2, sections: [{resource: R, start: 0, length: 1}]}\n";
-
-    #[test]
-    fn protocols_come_from_the_resource_then_the_set_then_none() {
-        let ts = load("platform: {cpus: 1}\nrun: {locking: pip}\nresources: [{name: R, protocol: none}, S]\ntasks:\n  - {name: a, period: 10, wcet: 2, sections: [{resource: R, start: 0, length: 1}, {resource: S, start: 1, length: 1}]}\n").unwrap();
-        assert_eq!(ts.protocol(0), Protocol::None);
-        assert_eq!(ts.protocol(1), Protocol::Pip);
-        let plain = load("platform: {cpus: 1}\ntasks:\n  - {name: a, period: 10, wcet: 2, sections: [{resource: R, start: 0, length: 1}]}\n").unwrap();
-        assert_eq!(plain.protocol(0), Protocol::None);
-        assert!(!plain.has_locking());
-    }
-
-    #[test]
-    fn protocols_survive_writing_and_reading_back() {
-        let ts = load("platform: {cpus: 1}\nrun: {locking: srp}\nresources: [{name: R, protocol: pip}, S]\ntasks:\n  - {name: a, period: 10, wcet: 2, sections: [{resource: R, start: 0, length: 1}, {resource: S, start: 1, length: 1}]}\n").unwrap();
-        let back = load(&crate::file::to_yaml(&ts)).unwrap();
-        assert_eq!(back.run.locking, Protocol::Srp);
-        assert_eq!(
-            (back.protocol(0), back.protocol(1)),
-            (Protocol::Pip, Protocol::Srp)
-        );
-    }
-
-    #[test]
-    fn a_ceiling_protocol_needs_every_users_priority_and_one_cpu() {
-        let e = load(&format!(
-            "platform: {{cpus: 1}}\nresources: [{{name: R, protocol: pcp}}]\n{TASKS}"
-        ))
-        .unwrap_err();
-        assert!(
-            e.contains("l.yaml")
-                && e.contains("task 'h'")
-                && e.contains("resource 'R'")
-                && e.contains("'priority'"),
-            "{e}"
-        );
-        // srp's levels come from the deadlines: no field needed on one CPU.
-        assert!(load(&format!(
-            "platform: {{cpus: 1}}\nrun: {{locking: srp}}\n{TASKS}"
-        ))
-        .is_ok());
-        let e = load(&format!(
-            "platform: {{cpus: 2}}\nrun: {{locking: srp}}\n{TASKS}"
-        ))
-        .unwrap_err();
-        assert!(e.contains("task 'l'") && e.contains("'cpu'"), "{e}");
-        // pip needs neither.
-        assert!(load(&format!(
-            "platform: {{cpus: 2}}\nrun: {{locking: pip}}\n{TASKS}"
-        ))
-        .is_ok());
-        let e = load("platform: {cpus: 1}\nrun: {locking: ceiling}\ntasks:\n  - {name: a, period: 10, wcet: 2}\n").unwrap_err();
-        assert!(e.contains("locking") && e.contains("pcp"), "{e}");
-        let e = load("platform: {cpus: 1}\nresources: [{name: R, protocl: pip}]\ntasks:\n  - {name: a, period: 10, wcet: 2}\n").unwrap_err();
-        assert!(e.contains("protocl") && e.contains("protocol"), "{e}");
     }
 }

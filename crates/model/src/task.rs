@@ -478,11 +478,11 @@ pub struct RunOptions {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub default_policy: Option<PolicyKind>,
     /// The locking protocol of every resource that names none (`run.locking`; locking.rs).
-    #[serde(skip_serializing_if = "crate::locking::Protocol::is_none")]
-    pub locking: crate::locking::Protocol,
+    #[serde(skip_serializing_if = "crate::protocol::Protocol::is_none")]
+    pub locking: crate::protocol::Protocol,
     /// Per resource (index = `ResourceId`), the protocol its `resources` entry names, if any.
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub resource_locking: Vec<Option<crate::locking::Protocol>>,
+    pub resource_locking: Vec<Option<crate::protocol::Protocol>>,
 }
 
 impl Default for RunOptions {
@@ -495,7 +495,7 @@ impl Default for RunOptions {
             overheads: Overheads::default(),
             cache: CacheParams::default(),
             default_policy: None,
-            locking: crate::locking::Protocol::None,
+            locking: crate::protocol::Protocol::None,
             resource_locking: Vec::new(),
         }
     }

@@ -1,6 +1,6 @@
 """rt-app's JSON dialect, read as rt-app reads it (docs/workloads.md "rt-app's dialect").
 
-rt-app parses its files with json-c (``json_tokener_parse`` in src/rt-app_parse_config.c),
+rt-app parses its files with json-c (``json_tokener_parse`` in rt-app/src/rt-app_parse_config.c),
 which is laxer than JSON: ``/* … */`` and ``//`` comments, a comma before ``}`` or ``]``, and a
 key given twice in one object (json-c keeps the pairs; rt-app's doc/workgen numbers repeated
 event keys so that ``"run", "sleep", "run"`` in one phase are three events in file order).

@@ -1,7 +1,7 @@
 """rt-app's events as rtsched tasks, triggers, suspensions and chains (docs/workloads.md,
 "rt-app's events"; the model is docs/chains.md).
 
-rt-app runs each thread as a loop of events (src/rt-app.c ``run_event``). One iteration of the
+rt-app runs each thread as a loop of events (rt-app/src/rt-app.c ``run_event``). One iteration of the
 loop (its phases unrolled) is cut where the thread waits to be released — a ``timer`` (its
 period), a ``suspend``/``wait``/``sync`` (a condition another thread's ``resume``/``signal``/
 ``broad``/``sync`` wakes: rt-app's ``pthread_cond_wait``/``_signal``/``_broadcast``) or a

@@ -433,7 +433,7 @@ def from_rtapp(doc: Obj, src: str, cpus: int, warn, cpus_given: bool = True) -> 
 
 def _fork(lk, forker, target, e, th, src, warn, once, attrs, order, default_policy):
     """A thread forked by ``e``: one more instance of ``target``, released by the piece that
-    forks it (rt-app's fork starts a new thread of that task, src/rt-app.c ``create_thread``)."""
+    forks it (rt-app's fork starts a new thread of that task, rt-app/src/rt-app.c ``create_thread``)."""
     sites = [p for p in list(order) if any(w is e for w in p.wakes)]
     for site in sites:
         iname = f"{target}@{site.thread if len({q.thread for q in sites}) == len(sites) else site.name}"

@@ -12,10 +12,9 @@
 //! (`crate::priority::assign`: the file's when every task has one, else rate monotonic), one
 //! CPU or each task's `cpu`, self-suspensions by the jitter-based analysis.
 
-use super::holistic::{self, Responses, Suspension};
-use super::registry::{self, Priorities, Subject};
+use super::holistic::{event_bounds, responses};
 use super::{dataflow, let_exact};
-use rtsched_model::{Chain, Communication, TaskSet, Time};
+use rtsched_model::{Communication, TaskSet, Time};
 
 /// The bounds of one chain (ns); `None` where a metric does not apply or no bound was found
 /// (`note` says why).
@@ -34,46 +33,6 @@ pub struct ChainBound {
     pub method: &'static str,
     pub exact: bool,
     pub note: String,
-}
-
-/// The holistic responses of `set` under `by` (jitter-based suspensions), or why none.
-pub fn responses(set: &TaskSet, by: Priorities) -> Result<Responses, String> {
-    let m = set.platform.cpus;
-    if m > 1 {
-        if let Some(t) = set.tasks.iter().find(|t| t.cpu.is_none()) {
-            return Err(format!(
-                "task '{}' gives no cpu: the analysis is for one CPU or a partitioned set",
-                t.name
-            ));
-        }
-    }
-    if registry::parallel(set).is_some() || registry::has_sections(set) {
-        return Err("parallel tasks and critical sections are not modelled".into());
-    }
-    let s = Subject::whole(set);
-    let prio = s
-        .priorities(by)
-        .ok_or_else(|| "not every task gives a priority".to_string())?;
-    let names: Vec<&String> = set.tasks.iter().map(|t| &t.name).collect();
-    let name = |k: usize| names[k];
-    let nodes = holistic::nodes(&s, &prio).map_err(|e| holistic::unanalysed(&e, &name))?;
-    if let Some(cpu) = holistic::over_capacity(&nodes) {
-        return Err(format!("cpu {cpu} is over capacity (U > 1)"));
-    }
-    holistic::analyse(&nodes, Suspension::Jitter).map_err(|e| holistic::unanalysed(&e, &name))
-}
-
-/// Each event chain of `set` and its latency bound under the responses `r`.
-pub fn event_bounds<'a>(set: &'a TaskSet, r: &Responses) -> Vec<(&'a Chain, Time)> {
-    set.chains
-        .iter()
-        .filter(|c| c.communication.is_none())
-        .map(|c| {
-            let first = c.tasks[0] as usize;
-            let last = *c.tasks.last().expect("a chain has tasks") as usize;
-            (c, r.worst[last].saturating_sub(r.offset[first]))
-        })
-        .collect()
 }
 
 /// The bounds of every chain of `set` (in its order).

@@ -45,7 +45,7 @@ pub fn bounds(set: &TaskSet, chain: &Chain, r: &Responses) -> (Time, Time) {
 fn verdict(s: &Subject<'_>, name: &str, by: Priorities) -> Verdict {
     let mut v = holistic::verdict(s, name, by, Suspension::Jitter);
     let set = s.set();
-    let Some(r) = super::chains::responses(set, by).ok() else {
+    let Some(r) = holistic::responses(set, by).ok() else {
         return v;
     };
     let mut ok = v.schedulable == Some(true);

@@ -48,10 +48,10 @@
 //! `cpu`; triggered and self-suspending tasks, suspensions by jitter).
 
 use super::registry::{
-    Applies, Cpus, Deadlines, Entry, Flow, Kind, Priorities, Subject, Tasks, WithOverheads,
+    self, Applies, Cpus, Deadlines, Entry, Flow, Kind, Priorities, Subject, Tasks, WithOverheads,
 };
 use super::{cmp_sum, Verdict};
-use rtsched_model::{ExecModel, TaskSet, Time};
+use rtsched_model::{Chain, ExecModel, TaskSet, Time};
 use std::cmp::Ordering;
 
 /// A window or response beyond this (about 13 days) is unbounded.
@@ -411,7 +411,7 @@ pub fn verdict(s: &Subject<'_>, name: &str, by: Priorities, mode: Suspension) ->
     };
     let mut ok = (0..nodes.len()).all(|k| r.own[k] <= nodes[k].d);
     if s.indices().len() == set.tasks.len() {
-        for (chain, bound) in super::chains::event_bounds(set, &r) {
+        for (chain, bound) in event_bounds(set, &r) {
             detail += &format!("; chain '{}' ≤ {bound}ns", chain.name);
             if let Some(d) = chain.deadline.filter(|&d| bound > d) {
                 detail += &format!(" > its deadline {d}ns");
@@ -475,6 +475,46 @@ pub const FP_HOLISTIC_FILE: Entry = Entry {
 /// The best case of an execution for `set` (the overview's point 2), exposed for tests.
 pub fn best_case_is_wcet(set: &TaskSet) -> bool {
     set.run.execution == ExecModel::Wcet
+}
+
+/// The holistic responses of `set` under `by` (jitter-based suspensions), or why none.
+pub fn responses(set: &TaskSet, by: Priorities) -> Result<Responses, String> {
+    let m = set.platform.cpus;
+    if m > 1 {
+        if let Some(t) = set.tasks.iter().find(|t| t.cpu.is_none()) {
+            return Err(format!(
+                "task '{}' gives no cpu: the analysis is for one CPU or a partitioned set",
+                t.name
+            ));
+        }
+    }
+    if registry::parallel(set).is_some() || registry::has_sections(set) {
+        return Err("parallel tasks and critical sections are not modelled".into());
+    }
+    let s = Subject::whole(set);
+    let prio = s
+        .priorities(by)
+        .ok_or_else(|| "not every task gives a priority".to_string())?;
+    let names: Vec<&String> = set.tasks.iter().map(|t| &t.name).collect();
+    let name = |k: usize| names[k];
+    let nodes = nodes(&s, &prio).map_err(|e| unanalysed(&e, &name))?;
+    if let Some(cpu) = over_capacity(&nodes) {
+        return Err(format!("cpu {cpu} is over capacity (U > 1)"));
+    }
+    analyse(&nodes, Suspension::Jitter).map_err(|e| unanalysed(&e, &name))
+}
+
+/// Each event chain of `set` and its latency bound under the responses `r`.
+pub fn event_bounds<'a>(set: &'a TaskSet, r: &Responses) -> Vec<(&'a Chain, Time)> {
+    set.chains
+        .iter()
+        .filter(|c| c.communication.is_none())
+        .map(|c| {
+            let first = c.tasks[0] as usize;
+            let last = *c.tasks.last().expect("a chain has tasks") as usize;
+            (c, r.worst[last].saturating_sub(r.offset[first]))
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -14,12 +14,12 @@ mod stats;
 mod write;
 
 pub use atomic::{output_target, write_atomic, write_atomic_file, AtomicFile, OutputTarget};
-pub use chains::{chain_cell, chain_columns, chain_summaries, ChainAcc, ChainSummary};
+pub use chains::{chain_cell, chain_columns};
 pub use columns::{
     job_columns, jobs_csv_header, Cell, Column, Measured, Place, COLUMNS, LEDGER_COUNTERS,
 };
 pub use schema::*;
-pub use stats::{SummaryAcc, SummarySink, TotalSink};
+pub use stats::{chain_summaries, ChainAcc, SummaryAcc, SummarySink, TotalSink};
 pub(crate) use write::held_jobs;
 pub use write::{
     chain_flows, write_chains_csv, write_jobs_csv, write_results_json, write_trace, FlowPoint,

@@ -305,7 +305,7 @@ pub struct RunResult {
     pub chains: Vec<ChainRecord>,
     /// The chains' summaries accumulated as their records streamed away; `None` when the run
     /// holds them (its summaries are then derived from `chains`).
-    pub chain_summaries: Option<Vec<super::ChainSummary>>,
+    pub chain_summaries: Option<Vec<ChainSummary>>,
     /// With the execution intervals (traces): per record of `chains`, in its order, the job
     /// index of each of its chain's tasks on the record's path (an event chain instance's
     /// jobs; a data-flow output's data path, back to the head read), flattened: record `k`'s
@@ -455,6 +455,19 @@ impl RunResult {
             .as_ref()
             .map_or(self.jobs.len() as u64, |s| s.jobs)
     }
+}
+
+/// A chain's statistics over its instances: (max, mean, p99) of each metric, and the misses
+/// of its end-to-end deadline (latency, or data age, above it).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ChainSummary {
+    pub name: String,
+    pub instances: u64,
+    pub latency: Option<(f64, f64, f64)>,
+    pub data_age: Option<(f64, f64, f64)>,
+    pub reaction_time: Option<(f64, f64, f64)>,
+    pub deadline: Option<Time>,
+    pub deadline_misses: u64,
 }
 
 #[cfg(test)]

@@ -1,9 +1,10 @@
 //! Statistics over a run's records: its summaries, computed from held records or accumulated
 //! as the records stream by, with the same arithmetic in the same order either way.
 
-use super::chains::{ChainAcc, ChainSummary};
-use super::schema::{ChainRecord, JobRecord, JobSink, RunResult, Summaries, Summary, TaskSummary};
-use crate::task::TaskSet;
+use super::schema::{
+    ChainRecord, ChainSummary, JobRecord, JobSink, RunResult, Summaries, Summary, TaskSummary,
+};
+use crate::task::{Chain, TaskSet};
 use crate::time::Time;
 
 impl Summary {
@@ -494,6 +495,131 @@ impl RunResult {
             &mut Vec::with_capacity(self.jobs.len()),
         )
     }
+}
+
+/// One metric's statistics as its values come: max, the sum for the mean (in record order,
+/// so a streamed run's mean rounds as the held run's does), and the values its p99 needs.
+struct MetricAcc {
+    max: Time,
+    sum: f64,
+    tail: Tail,
+}
+
+impl MetricAcc {
+    fn push(&mut self, v: Time) {
+        self.max = self.max.max(v);
+        self.sum += v as f64;
+        self.tail.push(v);
+    }
+    /// (max, mean, p99 by nearest rank); None without a value.
+    fn stats(&mut self) -> Option<(f64, f64, f64)> {
+        let n = self.tail.count();
+        (n > 0).then(|| (self.max as f64, self.sum / n as f64, self.tail.p99() as f64))
+    }
+}
+
+/// The summaries of a set's chains accumulated record by record: from the held records after
+/// a run ([`chain_summaries`]), or as each record is made when a run streams them away
+/// ([`ChainAcc::for_run`], through [`SummarySink`]); the same figures
+/// either way.
+pub struct ChainAcc {
+    chains: Vec<OneChain>,
+}
+
+struct OneChain {
+    name: String,
+    event: bool,
+    deadline: Option<Time>,
+    instances: u64,
+    misses: u64,
+    /// Latency, data age, reaction time.
+    metrics: [MetricAcc; 3],
+}
+
+impl ChainAcc {
+    /// For `chains`, each metric's p99 from `tail(chain)`.
+    fn new(chains: &[Chain], tail: impl Fn(&Chain) -> Tail) -> Self {
+        let chains = chains
+            .iter()
+            .map(|ch| {
+                let m = || MetricAcc {
+                    max: 0,
+                    sum: 0.0,
+                    tail: tail(ch),
+                };
+                OneChain {
+                    name: ch.name.clone(),
+                    event: ch.communication.is_none(),
+                    deadline: ch.deadline,
+                    instances: 0,
+                    misses: 0,
+                    metrics: [m(), m(), m()],
+                }
+            })
+            .collect();
+        ChainAcc { chains }
+    }
+    /// Keeping every value (a held run's records).
+    pub fn every(chains: &[Chain]) -> Self {
+        ChainAcc::new(chains, |_| Tail::every(Vec::new()))
+    }
+    /// For a run of `ts` over its window: a chain has at most as many instances as its first
+    /// task (event chain) or its last task (data-flow chain: one per output) counts jobs, so
+    /// each p99 keeps about 1% of that many values, whatever the run's length (twice the
+    /// count, for room).
+    pub fn for_run(ts: &TaskSet) -> Self {
+        let d = ts.run.duration;
+        ChainAcc::new(&ts.chains, |ch| {
+            let t = if ch.communication.is_none() {
+                ch.tasks[0]
+            } else {
+                *ch.tasks.last().expect("a chain has tasks")
+            };
+            let n = ts.tasks[t as usize].jobs_released_by(d);
+            Tail::bounded(n.saturating_mul(2).saturating_add(16), Vec::new())
+        })
+    }
+    /// One record.
+    #[inline]
+    pub fn add(&mut self, r: &ChainRecord) {
+        let c = &mut self.chains[r.chain as usize];
+        c.instances += 1;
+        let vals = [r.latency, r.data_age, r.reaction_time];
+        for (m, v) in c.metrics.iter_mut().zip(vals) {
+            if let Some(v) = v {
+                m.push(v);
+            }
+        }
+        let e2e = if c.event { r.latency } else { r.data_age };
+        if let (Some(d), Some(x)) = (c.deadline, e2e) {
+            c.misses += (x > d) as u64;
+        }
+    }
+    /// Each chain's summary (in the set's chain order).
+    pub fn summaries(&mut self) -> Vec<ChainSummary> {
+        self.chains
+            .iter_mut()
+            .map(|c| {
+                let [l, a, r] = &mut c.metrics;
+                ChainSummary {
+                    name: c.name.clone(),
+                    instances: c.instances,
+                    latency: l.stats(),
+                    data_age: a.stats(),
+                    reaction_time: r.stats(),
+                    deadline: c.deadline,
+                    deadline_misses: c.misses,
+                }
+            })
+            .collect()
+    }
+}
+
+/// Each chain's summary over `records` (in the set's chain order).
+pub fn chain_summaries(chains: &[Chain], records: &[ChainRecord]) -> Vec<ChainSummary> {
+    let mut acc = ChainAcc::every(chains);
+    records.iter().for_each(|r| acc.add(r));
+    acc.summaries()
 }
 
 #[cfg(test)]

@@ -60,3 +60,70 @@ impl Validator<'_> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::locking::Protocol;
+    use crate::{parse_taskset, Format, TaskSet};
+
+    fn load(yaml: &str) -> Result<TaskSet, String> {
+        parse_taskset(yaml, Format::Yaml, "l.yaml").map_err(|e| e.to_string())
+    }
+
+    const TASKS: &str = "tasks:\n  - {name: l, period: 20, wcet: 4, priority: 1, sections: [{resource: R, start: 0, length: 4}]}\n  - {name: h, period: 20, wcet: 2, sections: [{resource: R, start: 0, length: 1}]}\n";
+
+    #[test]
+    fn protocols_come_from_the_resource_then_the_set_then_none() {
+        let ts = load("platform: {cpus: 1}\nrun: {locking: pip}\nresources: [{name: R, protocol: none}, S]\ntasks:\n  - {name: a, period: 10, wcet: 2, sections: [{resource: R, start: 0, length: 1}, {resource: S, start: 1, length: 1}]}\n").unwrap();
+        assert_eq!(ts.protocol(0), Protocol::None);
+        assert_eq!(ts.protocol(1), Protocol::Pip);
+        let plain = load("platform: {cpus: 1}\ntasks:\n  - {name: a, period: 10, wcet: 2, sections: [{resource: R, start: 0, length: 1}]}\n").unwrap();
+        assert_eq!(plain.protocol(0), Protocol::None);
+        assert!(!plain.has_locking());
+    }
+
+    #[test]
+    fn protocols_survive_writing_and_reading_back() {
+        let ts = load("platform: {cpus: 1}\nrun: {locking: srp}\nresources: [{name: R, protocol: pip}, S]\ntasks:\n  - {name: a, period: 10, wcet: 2, sections: [{resource: R, start: 0, length: 1}, {resource: S, start: 1, length: 1}]}\n").unwrap();
+        let back = load(&crate::file::to_yaml(&ts)).unwrap();
+        assert_eq!(back.run.locking, Protocol::Srp);
+        assert_eq!(
+            (back.protocol(0), back.protocol(1)),
+            (Protocol::Pip, Protocol::Srp)
+        );
+    }
+
+    #[test]
+    fn a_ceiling_protocol_needs_every_users_priority_and_one_cpu() {
+        let e = load(&format!(
+            "platform: {{cpus: 1}}\nresources: [{{name: R, protocol: pcp}}]\n{TASKS}"
+        ))
+        .unwrap_err();
+        assert!(
+            e.contains("l.yaml")
+                && e.contains("task 'h'")
+                && e.contains("resource 'R'")
+                && e.contains("'priority'"),
+            "{e}"
+        );
+        // srp's levels come from the deadlines: no field needed on one CPU.
+        assert!(load(&format!(
+            "platform: {{cpus: 1}}\nrun: {{locking: srp}}\n{TASKS}"
+        ))
+        .is_ok());
+        let e = load(&format!(
+            "platform: {{cpus: 2}}\nrun: {{locking: srp}}\n{TASKS}"
+        ))
+        .unwrap_err();
+        assert!(e.contains("task 'l'") && e.contains("'cpu'"), "{e}");
+        // pip needs neither.
+        assert!(load(&format!(
+            "platform: {{cpus: 2}}\nrun: {{locking: pip}}\n{TASKS}"
+        ))
+        .is_ok());
+        let e = load("platform: {cpus: 1}\nrun: {locking: ceiling}\ntasks:\n  - {name: a, period: 10, wcet: 2}\n").unwrap_err();
+        assert!(e.contains("locking") && e.contains("pcp"), "{e}");
+        let e = load("platform: {cpus: 1}\nresources: [{name: R, protocl: pip}]\ntasks:\n  - {name: a, period: 10, wcet: 2}\n").unwrap_err();
+        assert!(e.contains("protocl") && e.contains("protocol"), "{e}");
+    }
+}
