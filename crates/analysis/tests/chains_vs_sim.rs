@@ -16,7 +16,8 @@
 use proptest::prelude::*;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use rtsched_analysis::schedulability::chains::{chain_bounds, event_bounds};
+use rtsched_analysis::schedulability::chains::chain_bounds;
+use rtsched_analysis::schedulability::holistic::event_bounds;
 use rtsched_analysis::schedulability::holistic::{analyse, nodes, Responses, Suspension};
 use rtsched_analysis::schedulability::let_exact;
 use rtsched_analysis::schedulability::registry::{Priorities, Subject};
