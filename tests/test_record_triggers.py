@@ -63,6 +63,26 @@ def test_waker_is_common_pid_unless_idle_or_interrupt():
     assert (ev.kind, ev.pid, ev.waker) == ("wakeup", 11, 10)
 
 
+def test_a_wakeup_traced_by_an_idle_cpus_ipi_is_its_sched_wakings():
+    """A wake-up queued to an idle CPU's wake list is traced (sched_wakeup) by that CPU's idle
+    task; the sched_waking just before it, on the waker's CPU, names the waker. Controls: without
+    the sched_waking the waker is unknown; a sched_waking older than WAKING_NS, or from an
+    interrupt, names nobody."""
+    waking = line(5, "head", 10, 0, "d..3.", "sched_waking", "comm=mid pid=11 prio=79 target_cpu=001")
+    ipi = wake(9, "<idle>", 0, "mid", 11, 79, cpu=1)
+    (ev,) = rec.parse_trace(waking + "\n" + ipi).events
+    assert (ev.kind, ev.pid, ev.waker) == ("wakeup", 11, 10)
+    (ev,) = rec.parse_trace(ipi).events
+    assert ev.waker is None
+    old = line(5, "head", 10, 0, "d..3.", "sched_waking", "comm=mid pid=11 prio=79 target_cpu=001")
+    late = wake(5 + rec.WAKING_NS // 1000 + 1, "<idle>", 0, "mid", 11, 79, cpu=1)
+    (ev,) = rec.parse_trace(old + "\n" + late).events
+    assert ev.waker is None
+    irq = line(5, "head", 10, 0, "d.h3.", "sched_waking", "comm=mid pid=11 prio=79 target_cpu=001")
+    (ev,) = rec.parse_trace(irq + "\n" + ipi).events
+    assert ev.waker is None
+
+
 def test_pipeline_gives_two_triggers_and_a_chain():
     """mid is woken by head in 6 of 6 activations, tail by mid in 6 of 6: trigger: head and
     trigger: mid (share 100 %); head's wake-ups come from its timer's interrupt (nobody's),

@@ -38,7 +38,7 @@ from ._core import InputError, PrivilegeError
 from .durations import in_unit
 
 #: The tracepoints enabled (system sched).
-EVENTS = ("sched_switch", "sched_wakeup", "sched_wakeup_new", "sched_process_fork", "sched_process_exit")
+EVENTS = ("sched_switch", "sched_waking", "sched_wakeup", "sched_wakeup_new", "sched_process_fork", "sched_process_exit")
 
 # ---------------------------------------------------------------------------------------------
 # Parsing
@@ -98,6 +98,10 @@ def _hex_flags(hexflags: str | None) -> str | None:
     return "h" if int(hexflags, 16) & _IRQ_BITS else "."
 
 
+#: How long before its sched_wakeup a sched_waking of the same thread still names its waker.
+WAKING_NS = 1_000_000
+
+
 def waker_of(pid: int, flags: str | None) -> int | None:
     """The waker of a sched_wakeup record: the event's ``common_pid`` (the thread on the CPU
     when the kernel woke the thread, in ``try_to_wake_up``), unless that is the idle task (a
@@ -135,10 +139,15 @@ class Trace:
 
 def parse_trace(text_or_lines) -> Trace:
     """Parse tracepoint text (tracefs trace/trace_pipe, or trace-cmd report with or without
-    -R/-t). Events other than the five traced ones, and other lines, are skipped; records of a
+    -R/-t). Events other than the six traced ones, and other lines, are skipped; records of a
     traced event that do not parse are counted in ``unparsed``. Events come out in time order."""
     lines = text_or_lines.splitlines() if isinstance(text_or_lines, str) else text_or_lines
     tr = Trace()
+    # sched_waking is traced by the waker (try_to_wake_up's start, on the waker's CPU); the
+    # sched_wakeup that follows is traced where the wakee is woken, which for a wake-up
+    # queued to an idle CPU's wake list is that CPU's IPI, not the waker: the waker of a
+    # wake-up is its sched_waking's when one came within WAKING_NS before it.
+    waking: dict[int, tuple[int, int | None]] = {}
     for line in lines:
         tr.lines += 1
         if line.startswith("cpus="):
@@ -163,11 +172,19 @@ def parse_trace(text_or_lines) -> Trace:
                 sl, ex = state_sleeps(f.group("st"))
                 e = Event(ts, cpu, "switch", int(f.group("pp")), f.group("pc"), int(f.group("ppr")),
                           int(f.group("np")), f.group("nc"), int(f.group("npr")), sl, ex)
+        elif ev == "sched_waking":
+            f = next((x for x in (r.match(rest) for r in _WAKEUP) if x), None)
+            if f:
+                waking[int(f.group("p"))] = (ts, waker_of(int(m.group("pid")), m.group("flags") or _hex_flags(m.group("hex"))))
+                continue
         elif ev in ("sched_wakeup", "sched_wakeup_new"):
             f = next((x for x in (r.match(rest) for r in _WAKEUP) if x), None)
             if f:
-                e = Event(ts, cpu, "wakeup", int(f.group("p")), f.group("c"), int(f.group("pr")), new=ev == "sched_wakeup_new",
-                          waker=waker_of(int(m.group("pid")), m.group("flags") or _hex_flags(m.group("hex"))))
+                pid = int(f.group("p"))
+                w = waking.pop(pid, None)
+                waker = (w[1] if w is not None and 0 <= ts - w[0] <= WAKING_NS
+                         else waker_of(int(m.group("pid")), m.group("flags") or _hex_flags(m.group("hex"))))
+                e = Event(ts, cpu, "wakeup", pid, f.group("c"), int(f.group("pr")), new=ev == "sched_wakeup_new", waker=waker)
         elif ev == "sched_process_fork":
             f = _FORK.match(rest)
             if f:
