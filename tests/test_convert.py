@@ -16,6 +16,7 @@ Hand-worked: tests/data/convert/workload.json describes, on 2 CPUs,
 from __future__ import annotations
 
 import json
+import math
 import os
 import textwrap
 from pathlib import Path
@@ -161,6 +162,39 @@ def test_round_trip_deadline_keeps_all_but_priorities(tmp_path):
     back = roundtrip(ts, "kernel:deadline")
     assert [dict(fields(t), priority=None) for t in back.tasks()] == [dict(fields(t), priority=None) for t in ts.tasks()]
     assert all(t["priority"] is None for t in back.tasks())
+
+
+def test_work_as_runtime_events(tmp_path):
+    """`--work runtime`: every run event is written as rt-app's wall-time `runtime` (numbered,
+    so not read as the thread's dl-runtime), in the same order with the same values; under
+    kernel:deadline the reservation is rtsched's own (no ×1.3 for run's calibration); the file
+    reads back as the same task set. A bad value is refused naming the option."""
+    from rtsched.convert.rtapp_export import to_rtapp
+
+    f = tmp_path / "hand.yaml"
+    f.write_text(HAND)
+    ts = rtsched.load_taskset(f)
+    for backend in ("kernel:fifo:file", "kernel:deadline"):
+        run = to_rtapp(ts, backend, print)["tasks"]
+        rt = to_rtapp(ts, backend, print, work="runtime")["tasks"]
+        for name, th in run.items():
+            want = [(("runtime" + k[3:]) if k[:3] == "run" and k[3:].isdigit() else k, v) for k, v in th.items() if k != "dl-runtime"]
+            assert [(k, v) for k, v in rt[name].items() if k != "dl-runtime"] == want
+            assert any(k.startswith("runtime") for k in rt[name]) and not any(k[:3] == "run" and k[3:].isdigit() for k in rt[name])
+        back = from_document(_from_rtapp_text(rtapp_text(ts, backend, work="runtime"), ts.cpus), "back")
+        assert [dict(fields(t), priority=None) for t in back.tasks()] == [dict(fields(t), priority=None) for t in ts.tasks()]
+    runtimes = rtsched._core.sched_deadline_runtimes(ts)
+    dl_run = to_rtapp(ts, "kernel:deadline", print)["tasks"]
+    dl_rt = to_rtapp(ts, "kernel:deadline", print, work="runtime")["tasks"]
+    for t, rt in zip(ts.tasks(), runtimes):
+        d_us = t["deadline_ns"] // 1000
+        assert dl_rt[t["name"]]["dl-runtime"] == min(-(-rt[0] // 1000), d_us)
+        assert dl_run[t["name"]]["dl-runtime"] == min(math.ceil(rt[0] * 1.3 / 1000), d_us)
+    with pytest.raises(rtsched.InputError, match="--work: 'loops'"):
+        to_rtapp(ts, "kernel:fifo", print, work="loops")
+    run_cli("convert", f, "-o", tmp_path / "o.json", "--to", "rt-app", "--work", "runtime", check=0)
+    assert "runtime0" in (tmp_path / "o.json").read_text()
+    assert "apply to --to rt-app" in run_cli("convert", f, "-o", tmp_path / "o.yaml", "--work", "runtime", check=2).stderr
 
 
 def test_round_trip_through_the_cli(tmp_path):

@@ -26,6 +26,11 @@ def register(sub):
                         "SCHED_FIFO/RR with its priority, SCHED_OTHER with its nice). Default: kernel:linux for a "
                         "set with policies (docs/linux-classes.md), else kernel:fifo")
     p.add_argument("--pi", action="store_true", help="with --to rt-app: mutexes with priority inheritance (pi_enabled)")
+    p.add_argument("--work", choices=["run", "runtime"], default="run",
+                   help="with --to rt-app: the rt-app event a job's work is written as: run (default; a loop count "
+                        "rt-app calibrates once at its start: the same work when preempted, but its length moves "
+                        "with the calibration, by tens of percent on a VM) or runtime (wall time: the length asked "
+                        "for, but time spent preempted counts as done; exact for threads never preempted)")
     p.set_defaults(func=run)
 
 
@@ -35,8 +40,8 @@ def run(args):
 
     if args.cpus is not None and args.cpus < 1:
         raise UsageError(f"--cpus: must be ≥ 1, got {args.cpus}")
-    if args.to == "rtsched" and (args.backend is not None or args.pi):
-        raise UsageError("--backend and --pi apply to --to rt-app")
+    if args.to == "rtsched" and (args.backend is not None or args.pi or args.work != "run"):
+        raise UsageError("--backend, --pi and --work apply to --to rt-app")
 
     def warn(msg):
         print(f"rtsched: warning: {msg}", file=sys.stderr)
@@ -44,7 +49,7 @@ def run(args):
     ts, kind, desc = read(args.input, cpus=args.cpus, warn=warn)
     if args.to == "rt-app":
         backend = args.backend or ("kernel:linux" if ts.has_policies else "kernel:fifo")
-        text = rtapp_text(ts, backend, warn, pi=args.pi)
+        text = rtapp_text(ts, backend, warn, pi=args.pi, work=args.work)
     else:
         fmt = "json" if args.output.endswith(".json") else "yaml"
         text = rtsched_text(ts, fmt, description=f"{desc}: {args.input}" if desc else None)

@@ -94,5 +94,5 @@ def rtsched_text(ts: TaskSet, fmt: str, name: str | None = None, description: st
     return head + body
 
 
-def rtapp_text(ts: TaskSet, backend: str, warn=lambda msg: None, pi: bool = False) -> str:
-    return json.dumps(rtapp_export.to_rtapp(ts, backend, warn, pi=pi), indent=2) + "\n"
+def rtapp_text(ts: TaskSet, backend: str, warn=lambda msg: None, pi: bool = False, work: str = "run") -> str:
+    return json.dumps(rtapp_export.to_rtapp(ts, backend, warn, pi=pi, work=work), indent=2) + "\n"

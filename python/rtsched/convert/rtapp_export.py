@@ -24,8 +24,17 @@ from .rtapp import RTAPP_POLICY
 #: rtsched's own size (the work + 10 %) was overrun and the CBS throttled the thread, stretching
 #: its period (``update_curr_dl`` → ``dl_runtime_exceeded``). The exported ``dl-runtime`` is
 #: rtsched's reservation times this factor (capped at the deadline), so rt-app's own error fits
-#: in it; rt-app 1.0 has no ``runtime`` event (wall-time work) that would avoid the loop.
+#: in it. With ``work="runtime"`` (rt-app's ``runtime`` event, in rt-app since 1.0: it loops
+#: until that much CLOCK_MONOTONIC time has passed, rt-app/src/rt-app.c ``rtapp_runtime``) the
+#: CPU time a job takes is at most its wall time, so the reservation is rtsched's own.
 RTAPP_RUN_ERROR = 1.3
+
+#: How a job's work is written: ``run`` (rt-app's calibrated loop count: the same work whether
+#: or not the thread is preempted, but its length moves with rt-app's once-per-start calibration,
+#: −15 %…+48 % here) or ``runtime`` (wall time: the length asked for, to rt-app's 32 µs loop
+#: step, but time the thread spends preempted counts as done; exact for a thread that is never
+#: preempted). rt-app/doc/tutorial.txt describes both events.
+WORK_EVENTS = ("run", "runtime")
 
 
 def fifo_levels(prio):
@@ -198,13 +207,17 @@ def _fair_thread(t, where, warn) -> dict:
     return th
 
 
-def to_rtapp(ts, backend: str, warn, pi: bool = False) -> dict:
+def to_rtapp(ts, backend: str, warn, pi: bool = False, work: str = "run") -> dict:
     """An rt-app JSON document (a dict) running the task set ``ts`` under ``backend``:
     ``kernel:fifo`` (``:file`` if every task has a priority, else ``:rm``), ``kernel:fifo:rm``,
     ``kernel:fifo:dm``, ``kernel:fifo:file``, ``kernel:deadline``, or ``kernel:linux`` (each
     task under its own Linux policy: SCHED_DEADLINE with its ``runtime``, SCHED_FIFO/RR with
-    its priority, SCHED_OTHER with its nice; best-effort tasks as SCHED_OTHER threads)."""
+    its priority, SCHED_OTHER with its nice; best-effort tasks as SCHED_OTHER threads).
+    ``work``: one of ``WORK_EVENTS``, the rt-app event a job's work is written as."""
     from .._core import linux_runtimes, sched_deadline_runtimes
+
+    if work not in WORK_EVENTS:
+        raise InputError(f"--work: '{work}': expected one of {', '.join(WORK_EVENTS)}")
 
     src = ts.source
     tasks = ts.tasks()
@@ -259,7 +272,8 @@ def to_rtapp(ts, backend: str, warn, pi: bool = False) -> dict:
                     th["dl-deadline"] = _us(t["deadline_ns"], f"{where}: deadline", warn)
             else:
                 th["policy"] = "SCHED_DEADLINE"
-                th["dl-runtime"] = min(math.ceil(runtimes[i][k] * RTAPP_RUN_ERROR / 1000), _us(t["deadline_ns"], f"{where}: deadline", warn))
+                factor = RTAPP_RUN_ERROR if work == "run" else 1.0
+                th["dl-runtime"] = min(math.ceil(runtimes[i][k] * factor / 1000), _us(t["deadline_ns"], f"{where}: deadline", warn))
                 th["dl-period"] = _us(t["period_ns"], f"{where}: period", warn)
                 th["dl-deadline"] = _us(t["deadline_ns"], f"{where}: deadline", warn)  # rt-app 1.0 needs it given
             if t["cpu"] is not None:
@@ -278,7 +292,15 @@ def to_rtapp(ts, backend: str, warn, pi: bool = False) -> dict:
         warn(f"{src}: run duration {ts.duration_ns / 1e6:g} ms: rt-app counts whole seconds, written as {math.ceil(dur_s)} s")
     glob = {"duration": max(1, math.ceil(dur_s)), "default_policy": "SCHED_OTHER", "calibration": "CPU0", "pi_enabled": bool(pi),
             "lock_pages": True, "logdir": "./", "log_basename": "rt-app"}
+    if work == "runtime":
+        out_tasks = {name: _as_runtime(th) for name, th in out_tasks.items()}
     return {"global": glob, "tasks": out_tasks}
+
+
+def _as_runtime(th: dict) -> dict:
+    """The thread with each ``runN`` event written as rt-app's ``runtimeN`` (same value, in
+    order; ``runtime`` without a number would be read as the thread's ``dl-runtime``)."""
+    return {(f"runtime{key[3:]}" if key[:3] == "run" and key[3:].isdigit() else key): v for key, v in th.items()}
 
 
 def _linux_policy(th, t, lane_runtime_ns, where, warn):
