@@ -13,10 +13,12 @@
 use rtsched_analysis::gen;
 use rtsched_analysis::schedulability::named::Named;
 use rtsched_analysis::schedulability::registry::{
-    self, Cpus, Deadlines, Entry, Flow, Form, Reason, Tasks, Test,
+    self, BlockingReason, Cpus, Deadlines, Entry, Flow, Form, Reason, Sections, Tasks, Test,
 };
 use rtsched_analysis::schedulability::{analyze, ENTRIES};
-use rtsched_model::{Chain, Communication, CriticalSection, Region, Suspension, TaskSet, Trigger};
+use rtsched_model::{
+    Chain, Communication, CriticalSection, Protocol, Region, Suspension, TaskSet, Trigger,
+};
 use std::collections::BTreeSet;
 
 /// `ts` in every combination of the variations the predicates tell apart.
@@ -41,6 +43,10 @@ fn variants(ts: &TaskSet, out: &mut Vec<TaskSet>) {
                     }
                     if sections {
                         v.resources = vec!["r".into()];
+                        // A bounded protocol with priorities, a plain mutex without.
+                        if priorities {
+                            v.run.locking = Protocol::Pcp;
+                        }
                         let t = &mut v.tasks[0];
                         let length =
                             (t.regions.first().map_or(t.wcet, |r| r.threads[0]) / 4).max(1);
@@ -196,7 +202,7 @@ fn holds(test: &Test, reason: &Reason, ts: &TaskSet) -> bool {
                 && suspensions == (a.flow == Flow::Not && has_suspensions)
                 && (triggers || suspensions)
                 && !(a.tasks == Tasks::Sequential && has_parallel)
-                && (!has_sections || a.sections)
+                && (!has_sections || a.sections.modelled())
                 && ignoring == test.run(&stripped).ok().map(|v| v.schedulable)
         }
         Reason::NoPriority { task } => a.priorities && ts.tasks[task].priority.is_none(),
@@ -208,7 +214,7 @@ fn holds(test: &Test, reason: &Reason, ts: &TaskSet) -> bool {
         } => {
             let stripped = registry::without_structure(ts);
             p.is_some() == (a.tasks == Tasks::Sequential && has_parallel)
-                && sections == (!a.sections && has_sections)
+                && sections == (!a.sections.modelled() && has_sections)
                 && (p.is_some() || sections)
                 && ignoring == test.run(&stripped).ok().map(|v| v.schedulable)
         }
@@ -220,6 +226,43 @@ fn holds(test: &Test, reason: &Reason, ts: &TaskSet) -> bool {
                     Deadlines::Constrained => t.deadline > t.period,
                     Deadlines::Arbitrary => false,
                 }
+        }
+        Reason::Blocking(b) => {
+            let Sections::Blocking(takes) = a.sections else {
+                return false;
+            };
+            let used = |r: usize| {
+                ts.tasks
+                    .iter()
+                    .any(|t| t.sections.iter().any(|s| s.resource as usize == r))
+            };
+            match b {
+                BlockingReason::Protocol {
+                    resource,
+                    protocol,
+                    takes: t,
+                } => {
+                    t == takes
+                        && used(resource)
+                        && ts.protocol(resource) == protocol
+                        && !takes.contains(&protocol)
+                }
+                BlockingReason::Mixed { a, b } => {
+                    used(a) && used(b) && ts.protocol(a) != ts.protocol(b)
+                }
+                BlockingReason::Global { resource } => {
+                    m > 1 && {
+                        let cpus: BTreeSet<Option<u32>> = ts
+                            .tasks
+                            .iter()
+                            .filter(|t| t.sections.iter().any(|s| s.resource as usize == resource))
+                            .map(|t| t.cpu)
+                            .collect();
+                        cpus.len() > 1 || cpus.contains(&None)
+                    }
+                }
+                BlockingReason::NestedPip { .. } => false, // the family nests no sections
+            }
         }
         _ => false, // only the overhead-aware forms give the others
     }
@@ -272,7 +315,10 @@ fn restrictions(test: &Test) -> Vec<Restriction> {
         Tasks::Parallel => out.push(("sequential set", |r| matches!(r, Reason::NoParallelTask))),
         Tasks::Any => {}
     }
-    if !a.sections {
+    if let Sections::Blocking(_) = a.sections {
+        out.push(("protocols", |r| matches!(r, Reason::Blocking(_))));
+    }
+    if a.sections == Sections::Not {
         out.push(("sections", |r| {
             matches!(r, Reason::Unmodelled { sections: true, .. })
         }));
@@ -314,7 +360,7 @@ fn walk(entries: &'static [Entry], sets: &[TaskSet]) -> Vec<String> {
                         problems.push(format!("{name}: refused {ts:?} for {na:?}, not true of it"));
                     }
                     let shown = listed.map(|v| (v.schedulable, v.detail));
-                    let expected = (!na.reason.for_other_sets()).then(|| (None, na.to_string()));
+                    let expected = (!na.reason.for_other_sets()).then(|| (None, na.words(ts)));
                     if shown != expected {
                         problems.push(format!("{name}: refused ({na}), listed as {shown:?}"));
                     }

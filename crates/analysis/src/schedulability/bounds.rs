@@ -19,12 +19,16 @@ use rtsched_model::{ExecModel, OnMiss, Overheads, TaskSet, Time};
 pub enum Quantity {
     /// The worst-case response time (release to completion), ns.
     ResponseTime,
+    /// The longest a job can wait for lower-priority work holding a resource, ns (a test
+    /// that bounds no response, EDF's demand test under `srp`).
+    Blocking,
 }
 
 impl Quantity {
     pub fn name(self) -> &'static str {
         match self {
             Quantity::ResponseTime => "response time",
+            Quantity::Blocking => "blocking",
         }
     }
 }
@@ -39,6 +43,9 @@ pub struct TaskBound {
     /// The bound in ns; `None`: not bounded within the deadline.
     pub bound: Option<Time>,
     pub deadline: Time,
+    /// The blocking term the bound charges (`blocking.rs`), ns; `None` for a test that charges
+    /// none (a set without critical sections, a test that does not model them).
+    pub blocking: Option<Time>,
 }
 
 impl TaskBound {
@@ -60,6 +67,18 @@ pub fn of(s: &Subject<'_>, quantity: Quantity, bounds: &[Option<Time>]) -> Vec<T
             quantity,
             bound,
             deadline: t.deadline,
+            blocking: None,
+        })
+        .collect()
+}
+
+/// `rows` with each task's blocking term `b` (in the same order).
+pub fn with_blocking(rows: Vec<TaskBound>, b: &[Time]) -> Vec<TaskBound> {
+    rows.into_iter()
+        .zip(b)
+        .map(|(r, &b)| TaskBound {
+            blocking: Some(b),
+            ..r
         })
         .collect()
 }

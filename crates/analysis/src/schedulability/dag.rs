@@ -22,7 +22,9 @@
 //! `gedf-dag-li`, for sets with at least one parallel task (a sequential task is a DAG of one
 //! node; on a set of them the sequential tests answer).
 
-use super::registry::{Applies, Cpus, Deadlines, Entry, Flow, Kind, Subject, Tasks, WithOverheads};
+use super::registry::{
+    Applies, Cpus, Deadlines, Entry, Flow, Kind, Sections, Subject, Tasks, WithOverheads,
+};
 use super::{cmp_sum, global, Cdt, Verdict};
 use rtsched_model::{Task, Time};
 use std::cmp::Ordering;
@@ -32,7 +34,7 @@ const PARALLEL: Applies = Applies {
     cpus: Cpus::Any,
     tasks: Tasks::Parallel,
     deadlines: Deadlines::Arbitrary,
-    sections: false,
+    sections: Sections::Not,
     priorities: false,
     flow: Flow::Not,
 };

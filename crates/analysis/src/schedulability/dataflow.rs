@@ -23,7 +23,8 @@
 
 use super::holistic::{self, Responses, Suspension};
 use super::registry::{
-    Applies, Cpus, Deadlines, Entry, Flow, Kind, Priorities, Subject, Tasks, WithOverheads,
+    Applies, Cpus, Deadlines, Entry, Flow, Kind, Priorities, Sections, Subject, Tasks,
+    WithOverheads,
 };
 use super::Verdict;
 use rtsched_model::{Chain, Communication, TaskSet, Time};
@@ -73,7 +74,7 @@ const IMPLICIT: Applies = Applies {
     cpus: Cpus::Partitioned,
     tasks: Tasks::Sequential,
     deadlines: Deadlines::Arbitrary,
-    sections: false,
+    sections: Sections::Not,
     priorities: false,
     flow: Flow::Chain(Communication::Implicit),
 };

@@ -34,7 +34,9 @@
 //!
 //! Registry entry (`registry.rs`): `gedf-baruah`.
 
-use super::registry::{Applies, Cpus, Deadlines, Entry, Flow, Kind, Tasks, WithOverheads};
+use super::registry::{
+    Applies, Cpus, Deadlines, Entry, Flow, Kind, Sections, Tasks, WithOverheads,
+};
 use super::{Cdt, Verdict};
 use rtsched_model::Time;
 
@@ -48,7 +50,7 @@ pub const GEDF_BARUAH: Entry = Entry {
         cpus: Cpus::Several,
         tasks: Tasks::Sequential,
         deadlines: Deadlines::Constrained,
-        sections: false,
+        sections: Sections::Not,
         priorities: false,
         flow: Flow::Not,
     },

@@ -28,7 +28,9 @@
 
 use super::bounds::{self, Quantity};
 use super::gfp_rta::{fixed_point, workload};
-use super::registry::{Applies, Cpus, Deadlines, Entry, Flow, Kind, Tasks, WithOverheads};
+use super::registry::{
+    Applies, Cpus, Deadlines, Entry, Flow, Kind, Sections, Tasks, WithOverheads,
+};
 use super::{Cdt, Verdict};
 use rtsched_model::Time;
 
@@ -41,7 +43,7 @@ pub const GEDF_RTA: Entry = Entry {
         cpus: Cpus::Several,
         tasks: Tasks::Sequential,
         deadlines: Deadlines::Constrained,
-        sections: false,
+        sections: Sections::Not,
         priorities: false,
         flow: Flow::Not,
     },

@@ -39,7 +39,8 @@
 
 use super::bounds::{self, Quantity};
 use super::registry::{
-    Applies, Cpus, Deadlines, Entry, Flow, Kind, Priorities, Subject, Tasks, WithOverheads,
+    Applies, Cpus, Deadlines, Entry, Flow, Kind, Priorities, Sections, Subject, Tasks,
+    WithOverheads,
 };
 use super::{Cdt, Verdict};
 use rtsched_model::Time;
@@ -49,7 +50,7 @@ const GLOBAL_CONSTRAINED: Applies = Applies {
     cpus: Cpus::Several,
     tasks: Tasks::Sequential,
     deadlines: Deadlines::Constrained,
-    sections: false,
+    sections: Sections::Not,
     priorities: false,
     flow: Flow::Not,
 };

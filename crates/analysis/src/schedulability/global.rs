@@ -12,7 +12,9 @@
 //! Registry entries (`registry.rs`): `gedf-gfb` and `gedf-bcl` (D ≤ T), for several CPUs and
 //! independent sequential tasks.
 
-use super::registry::{Applies, Cpus, Deadlines, Entry, Flow, Kind, Tasks, WithOverheads};
+use super::registry::{
+    Applies, Cpus, Deadlines, Entry, Flow, Kind, Sections, Tasks, WithOverheads,
+};
 use super::{cmp_sum, Cdt, Verdict};
 use std::cmp::Ordering;
 
@@ -21,7 +23,7 @@ const GLOBAL: Applies = Applies {
     cpus: Cpus::Several,
     tasks: Tasks::Sequential,
     deadlines: Deadlines::Arbitrary,
-    sections: false,
+    sections: Sections::Not,
     priorities: false,
     flow: Flow::Not,
 };

@@ -48,7 +48,8 @@
 //! `cpu`; triggered and self-suspending tasks, suspensions by jitter).
 
 use super::registry::{
-    self, Applies, Cpus, Deadlines, Entry, Flow, Kind, Priorities, Subject, Tasks, WithOverheads,
+    self, Applies, Cpus, Deadlines, Entry, Flow, Kind, Priorities, Sections, Subject, Tasks,
+    WithOverheads,
 };
 use super::{cmp_sum, Verdict};
 use rtsched_model::{Chain, ExecModel, TaskSet, Time};
@@ -442,7 +443,7 @@ pub const HOLISTIC: Applies = Applies {
     cpus: Cpus::Partitioned,
     tasks: Tasks::Sequential,
     deadlines: Deadlines::Arbitrary,
-    sections: false,
+    sections: Sections::Not,
     priorities: false,
     flow: Flow::Triggers,
 };

@@ -16,7 +16,9 @@
 //! A sporadic task (`max_interarrival`) has no one timeline: not analysed. Registry entry
 //! `let-exact`: every LET chain's maximum data age within its deadline (exact).
 
-use super::registry::{Applies, Cpus, Deadlines, Entry, Flow, Kind, Subject, Tasks, WithOverheads};
+use super::registry::{
+    Applies, Cpus, Deadlines, Entry, Flow, Kind, Sections, Subject, Tasks, WithOverheads,
+};
 use super::Verdict;
 use rtsched_model::{Chain, Communication, TaskSet, Time};
 
@@ -146,7 +148,7 @@ pub const LET_EXACT: Entry = Entry {
         cpus: Cpus::Any,
         tasks: Tasks::Any,
         deadlines: Deadlines::Arbitrary,
-        sections: true,
+        sections: Sections::Any,
         priorities: false,
         flow: Flow::Chain(Communication::Let),
     },

@@ -25,6 +25,7 @@
 //! All comparisons are made in integer ns or exact rationals, so a task set sitting exactly on
 //! a bound (U = 1, U = m − (m−1)u_max) is judged the way the theorem says.
 
+pub mod blocking;
 pub mod bounds;
 pub mod chains;
 pub mod dag;

@@ -23,7 +23,7 @@
 //! test that ran but could not decide gives a verdict of `None` (inconclusive).
 
 use super::registry::{
-    self, Applies, Cpus, Deadlines, Flow, Form, Kind, NotApplicable, Reason, Tasks, Test,
+    self, Applies, Cpus, Deadlines, Flow, Form, Kind, NotApplicable, Reason, Sections, Tasks, Test,
 };
 use super::{Verdict, ENTRIES};
 use crate::overheads::verdict_with_overheads;
@@ -40,7 +40,7 @@ pub const PARTITION_APPLIES: Applies = Applies {
     cpus: Cpus::Any,
     tasks: Tasks::Any,
     deadlines: Deadlines::Arbitrary,
-    sections: false,
+    sections: Sections::Not,
     priorities: false,
     flow: Flow::Not,
 };

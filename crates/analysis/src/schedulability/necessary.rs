@@ -8,7 +8,9 @@
 //! With overheads (`crate::overheads`): each job needs at least C + decision + context switch
 //! between its arrival and its deadline D' = D − release latency.
 
-use super::registry::{Applies, Cpus, Deadlines, Entry, Flow, Kind, Subject, Tasks, WithOverheads};
+use super::registry::{
+    Applies, Cpus, Deadlines, Entry, Flow, Kind, Sections, Subject, Tasks, WithOverheads,
+};
 use super::{dag, global, registry, Cdt, Verdict};
 use rtsched_model::Overheads;
 
@@ -21,7 +23,7 @@ pub const ENTRY: Entry = Entry {
         cpus: Cpus::Any,
         tasks: Tasks::Any,
         deadlines: Deadlines::Arbitrary,
-        sections: true,
+        sections: Sections::Any,
         priorities: false,
         flow: Flow::Any,
     },

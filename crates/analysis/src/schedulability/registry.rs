@@ -20,8 +20,8 @@
 //! with per-task results (response-time bounds, slack) add them to `Verdict` beside `detail`;
 //! an entry's shape does not change.
 
-use super::{Cdt, Verdict};
-use rtsched_model::{Communication, Overheads, Task, TaskSet};
+use super::{blocking, Cdt, Verdict};
+use rtsched_model::{Communication, Overheads, Protocol, Task, TaskSet};
 use std::fmt;
 
 /// What a test's answer means.
@@ -98,14 +98,51 @@ pub enum Deadlines {
     Arbitrary,
 }
 
+/// Which critical sections a test models.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Sections {
+    /// None: a set with sections is outside the model.
+    Not,
+    /// Any: the test holds whatever the protocol (a necessary condition, LET's exact one).
+    Any,
+    /// Sections on local resources under one of these protocols, whose blocking the test
+    /// charges (`blocking.rs`).
+    Blocking(&'static [Protocol]),
+}
+
+impl Sections {
+    /// Whether the test models some critical sections.
+    pub fn modelled(self) -> bool {
+        self != Sections::Not
+    }
+}
+
+/// Why a test that charges blocking (`Sections::Blocking`) cannot bound a set's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BlockingReason {
+    /// Resource `resource` has `protocol`, which the test does not bound (`none`: a plain
+    /// FIFO mutex, unbounded priority inversion); `takes`: the protocols it bounds.
+    Protocol {
+        resource: usize,
+        protocol: Protocol,
+        takes: &'static [Protocol],
+    },
+    /// Resources `a` and `b` have different protocols.
+    Mixed { a: usize, b: usize },
+    /// Resource `resource`'s users are on different CPUs (or give no `cpu`).
+    Global { resource: usize },
+    /// Task `task` nests sections under `pip` (transitive blocking, possible deadlock).
+    NestedPip { task: usize },
+}
+
 /// The sets a test applies to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Applies {
     pub cpus: Cpus,
     pub tasks: Tasks,
     pub deadlines: Deadlines,
-    /// Whether the test models critical sections (blocking).
-    pub sections: bool,
+    /// Which critical sections (blocking) the test models.
+    pub sections: Sections,
     /// Whether the test needs every task's `priority`.
     pub priorities: bool,
     /// The triggers, suspensions and chains it takes.
@@ -162,6 +199,8 @@ pub enum Reason {
     },
     /// The test applies to the set as written, not to it with its overheads charged.
     Inflated(InflatedReason),
+    /// The test charges blocking, and cannot bound this set's.
+    Blocking(BlockingReason),
 }
 
 /// Why a test that applies to a set does not apply once its overheads are charged. A release
@@ -300,7 +339,80 @@ impl fmt::Display for NotApplicable {
                     None => Ok(()),
                 }
             }
+            Reason::Blocking(b) => b.fmt(f, &|r| format!("#{r}"), &|t| format!("task {t}")),
             Reason::Inflated(_) => unreachable!("written above"),
+        }
+    }
+}
+
+impl NotApplicable {
+    /// The refusal in words, naming `ts`'s resources and tasks where it speaks of them.
+    pub fn words(&self, ts: &TaskSet) -> String {
+        match self.reason {
+            Reason::Blocking(b) => {
+                let res = |r: usize| {
+                    ts.resources
+                        .get(r)
+                        .map_or(format!("#{r}"), |n| format!("'{n}'"))
+                };
+                let task = |t: usize| {
+                    ts.tasks
+                        .get(t)
+                        .map_or(format!("task {t}"), |x| format!("task '{}'", x.name))
+                };
+                let mut s = String::from("not applicable: ");
+                let _ = b.fmt(&mut s, &res, &task);
+                s
+            }
+            _ => self.to_string(),
+        }
+    }
+}
+
+impl BlockingReason {
+    fn fmt(
+        &self,
+        f: &mut dyn fmt::Write,
+        res: &dyn Fn(usize) -> String,
+        task: &dyn Fn(usize) -> String,
+    ) -> fmt::Result {
+        match *self {
+            BlockingReason::Protocol {
+                resource,
+                protocol: Protocol::None,
+                ..
+            } => write!(
+                f,
+                "resource {} is a plain FIFO mutex (locking: none): a medium-priority job can prolong a blocked job's wait without bound (unbounded priority inversion); give it pip, pcp or srp (docs/locking.md)",
+                res(resource)
+            ),
+            BlockingReason::Protocol {
+                resource,
+                protocol,
+                takes,
+            } => write!(
+                f,
+                "resource {} uses {}, and the test bounds blocking under {} only",
+                res(resource),
+                protocol.name(),
+                takes.iter().map(|p| p.name()).collect::<Vec<_>>().join(", ")
+            ),
+            BlockingReason::Mixed { a, b } => write!(
+                f,
+                "resources {} and {} use different protocols; the test bounds one protocol at a time",
+                res(a),
+                res(b)
+            ),
+            BlockingReason::Global { resource } => write!(
+                f,
+                "resource {} is global (its users are on different CPUs): its blocking needs a multiprocessor protocol (MSRP, MrsP, FMLP+, OMLP), not modelled yet",
+                res(resource)
+            ),
+            BlockingReason::NestedPip { task: t } => write!(
+                f,
+                "{} nests critical sections under pip: transitive blocking (and deadlock) is not bounded by this test; use pcp or srp",
+                task(t)
+            ),
         }
     }
 }
@@ -375,7 +487,7 @@ impl Applies {
             Tasks::Sequential => parallel(ts),
             _ => None,
         };
-        let sections = !self.sections && has_sections(ts);
+        let sections = !self.sections.modelled() && has_sections(ts);
         if parallel.is_some() || sections {
             return Err(Reason::Unmodelled {
                 parallel,
@@ -396,7 +508,10 @@ impl Applies {
                 ignoring: None,
             });
         }
-        Ok(())
+        match self.sections {
+            Sections::Blocking(takes) => bounded(ts, takes).map_err(Reason::Blocking),
+            _ => Ok(()),
+        }
     }
 
     /// Whether the deadlines of the tasks `idx` of `ts` are ones the test takes.
@@ -437,8 +552,13 @@ impl Applies {
             Tasks::Parallel => parts.push("sets with parallel (DAG, fork-join) tasks".into()),
             Tasks::Any => {}
         }
-        if !self.sections {
-            parts.push("no critical sections".into());
+        match self.sections {
+            Sections::Not => parts.push("no critical sections".into()),
+            Sections::Any => {}
+            Sections::Blocking(ps) => parts.push(format!(
+                "critical sections on local resources under {}",
+                ps.iter().map(|p| p.name()).collect::<Vec<_>>().join("/")
+            )),
         }
         match self.deadlines {
             Deadlines::Implicit => parts.push("D = T".into()),
@@ -464,6 +584,49 @@ impl Applies {
         } else {
             parts.join(", ")
         }
+    }
+}
+
+/// Whether a test that bounds blocking under `takes` can bound `ts`'s: one protocol among
+/// them on every resource used, local resources only, no nesting under `pip`.
+fn bounded(ts: &TaskSet, takes: &'static [Protocol]) -> Result<(), BlockingReason> {
+    let used = |r: usize| {
+        ts.tasks
+            .iter()
+            .any(|t| t.sections.iter().any(|s| s.resource as usize == r))
+    };
+    if let Some(resource) =
+        (0..ts.resources.len()).find(|&r| used(r) && ts.protocol(r) == Protocol::None)
+    {
+        return Err(BlockingReason::Protocol {
+            resource,
+            protocol: Protocol::None,
+            takes,
+        });
+    }
+    let p = match blocking::protocol_of(ts) {
+        Ok(None) => return Ok(()),
+        Ok(Some(p)) => p,
+        Err((a, b)) => return Err(BlockingReason::Mixed { a, b }),
+    };
+    if !takes.contains(&p) {
+        let resource = ts
+            .tasks
+            .iter()
+            .find_map(|t| t.sections.first())
+            .map_or(0, |s| s.resource as usize);
+        return Err(BlockingReason::Protocol {
+            resource,
+            protocol: p,
+            takes,
+        });
+    }
+    if let Some(resource) = blocking::global_resource(ts) {
+        return Err(BlockingReason::Global { resource });
+    }
+    match ts.tasks.iter().position(blocking::nests) {
+        Some(task) if p == Protocol::Pip => Err(BlockingReason::NestedPip { task }),
+        _ => Ok(()),
     }
 }
 
@@ -661,6 +824,9 @@ impl Test {
                 ignoring: self.run(&plain).ok().map(|v| v.schedulable),
             }));
         }
+        if let Err(r @ Reason::Blocking(_)) = a.models(ts) {
+            return Err(self.refuse(r));
+        }
         if let Err(Reason::UnmodelledFlow {
             triggers,
             suspensions,
@@ -772,7 +938,7 @@ pub fn analyze_with(entries: &'static [Entry], ts: &TaskSet) -> Vec<(Test, Verdi
         .filter_map(|test| match test.run(ts) {
             Ok(v) => Some((test, v)),
             Err(na) if na.reason.for_other_sets() => None,
-            Err(na) => Some((test, Verdict::new(test.name(), None, na.to_string()))),
+            Err(na) => Some((test, Verdict::new(test.name(), None, na.words(ts)))),
         })
         .collect()
 }

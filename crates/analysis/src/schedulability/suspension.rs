@@ -20,7 +20,7 @@
 
 use super::holistic::{verdict, Suspension};
 use super::registry::{
-    Applies, Cpus, Deadlines, Entry, Flow, Kind, Priorities, Tasks, WithOverheads,
+    Applies, Cpus, Deadlines, Entry, Flow, Kind, Priorities, Sections, Tasks, WithOverheads,
 };
 
 /// One CPU, sequential tasks without critical sections, with self-suspending tasks.
@@ -28,7 +28,7 @@ const SUSPENDING: Applies = Applies {
     cpus: Cpus::One,
     tasks: Tasks::Sequential,
     deadlines: Deadlines::Arbitrary,
-    sections: false,
+    sections: Sections::Not,
     priorities: false,
     flow: Flow::Suspensions,
 };

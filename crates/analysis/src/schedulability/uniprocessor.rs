@@ -10,24 +10,35 @@
 //! D_i > T_i, every job in the level-i busy period (Lehoczky 1990; Tindell). Tasks with equal
 //! priority count as higher priority (safe whatever the tie-break at run time).
 //!
+//! Blocking (`blocking.rs`, docs/locking.md "Analysis"): on a set with critical sections under
+//! `pip`, `pcp` or `srp`, the FP analyses add each task's blocking term B_i,
+//! R = C_i + B_i + Σ ⌈R/T_j⌉·C_j; `edf-exact` under `srp` checks Baker's condition
+//! h(L) + B(L) ≤ L at every absolute deadline below the longest relative deadline. Both are
+//! then sufficient: a failure with blocking is "inconclusive" unless the test fails without it.
+//!
 //! Registry entries (`registry.rs`): `edf-exact`, `edf-density`, `fp-rta-rm`, `fp-rta-dm`,
 //! `fp-rta-file` (every task's `priority`), `rm-liu-layland` and `rm-hyperbolic` (D = T): one
 //! CPU, and per CPU of a partitioned set as `p-NAME`.
 
+use super::blocking;
 use super::bounds::{self, Quantity};
 use super::registry::{
-    Applies, Cpus, Deadlines, Entry, Flow, Kind, Priorities, Subject, Tasks, WithOverheads,
+    Applies, Cpus, Deadlines, Entry, Flow, Kind, Priorities, Sections, Subject, Tasks,
+    WithOverheads,
 };
 use super::{density_cmp_one, utilisation_cmp_one, Cdt, Verdict};
-use rtsched_model::Time;
+use rtsched_model::{Protocol, Task, Time};
 use std::cmp::Ordering;
+
+/// The protocols the FP analyses bound (`blocking::fp_blocking`).
+const FP_LOCKING: &[Protocol] = &[Protocol::Pip, Protocol::Pcp, Protocol::Srp];
 
 /// One CPU, independent sequential tasks, any deadlines.
 const ONE_CPU: Applies = Applies {
     cpus: Cpus::One,
     tasks: Tasks::Sequential,
     deadlines: Deadlines::Arbitrary,
-    sections: false,
+    sections: Sections::Not,
     priorities: false,
     flow: Flow::Not,
 };
@@ -37,15 +48,11 @@ pub const EDF_EXACT: Entry = Entry {
     summary: "uniprocessor EDF, exact (processor demand, QPA)",
     citation: "Baruah, Rosier & Howell 1990; QPA: Zhang & Burns 2009",
     kind: Kind::Exact,
-    applies: ONE_CPU,
-    verdict: |s| {
-        let u: f64 = s.cdt().iter().map(Cdt::utilisation).sum();
-        Verdict::new(
-            EDF_EXACT.name,
-            edf_exact(s.cdt()),
-            format!("U={u:.6}; processor demand (QPA)"),
-        )
+    applies: Applies {
+        sections: Sections::Blocking(&[Protocol::Srp]),
+        ..ONE_CPU
     },
+    verdict: edf_verdict,
     overheads: WithOverheads::Partitioned,
 };
 
@@ -64,7 +71,10 @@ pub const FP_RTA_RM: Entry = Entry {
     summary: "fixed priority, response-time analysis, rate-monotonic priorities",
     citation: RTA,
     kind: Kind::Exact,
-    applies: ONE_CPU,
+    applies: Applies {
+        sections: Sections::Blocking(FP_LOCKING),
+        ..ONE_CPU
+    },
     verdict: |s| rta(s, FP_RTA_RM.name, Priorities::RateMonotonic),
     overheads: WithOverheads::Partitioned,
 };
@@ -74,7 +84,10 @@ pub const FP_RTA_DM: Entry = Entry {
     summary: "fixed priority, response-time analysis, deadline-monotonic priorities",
     citation: RTA,
     kind: Kind::Exact,
-    applies: ONE_CPU,
+    applies: Applies {
+        sections: Sections::Blocking(FP_LOCKING),
+        ..ONE_CPU
+    },
     verdict: |s| rta(s, FP_RTA_DM.name, Priorities::DeadlineMonotonic),
     overheads: WithOverheads::Partitioned,
 };
@@ -86,6 +99,7 @@ pub const FP_RTA_FILE: Entry = Entry {
     kind: Kind::Exact,
     applies: Applies {
         priorities: true,
+        sections: Sections::Blocking(FP_LOCKING),
         ..ONE_CPU
     },
     verdict: |s| rta(s, FP_RTA_FILE.name, Priorities::File),
@@ -120,19 +134,113 @@ pub const RM_HYPERBOLIC: Entry = Entry {
 
 const RTA: &str = "Joseph & Pandya 1986; Audsley et al. 1993; D > T: Lehoczky 1990";
 
+/// The protocol of a subject's sections (`registry::Applies::models` has checked there is one
+/// the test takes, on local resources), or `None` without sections.
+fn protocol(s: &Subject<'_>) -> Option<Protocol> {
+    s.tasks()
+        .find_map(|t| t.sections.first())
+        .map(|x| s.set().protocol(x.resource as usize))
+}
+
 /// [`fp_rta`] under the priorities `by` (the entry's predicate ensures the file gives them),
-/// with each task's response time (`bounds.rs`).
+/// with each task's response time and blocking term (`bounds.rs`, `blocking.rs`).
 fn rta(s: &Subject<'_>, name: &str, by: Priorities) -> Verdict {
-    match s.priorities(by) {
-        Some(p) => {
-            let r: Vec<Option<Time>> = (0..s.cdt().len())
-                .map(|i| response_time(s.cdt(), &p, i))
-                .collect();
-            let tasks = bounds::of(s, Quantity::ResponseTime, &r);
-            let ok = r.iter().all(Option::is_some);
-            Verdict::new(name, Some(ok), bounds::worst_in_words(&tasks)).with_tasks(tasks)
+    let Some(p) = s.priorities(by) else {
+        return Verdict::new(name, None, "not every task gives a priority");
+    };
+    let tasks: Vec<&Task> = s.tasks().collect();
+    let b = match protocol(s) {
+        None => vec![0; tasks.len()],
+        Some(proto) => match blocking::fp_blocking(&tasks, &p, proto) {
+            Ok(b) => b,
+            Err((hi, lo)) => {
+                return Verdict::new(name, None, format!(
+                    "not applicable: under srp the preemption levels (by relative deadline) must agree with the priorities, and '{}' has a lower priority than '{}' but a shorter deadline",
+                    tasks[lo].name, tasks[hi].name
+                ))
+            }
+        },
+    };
+    let r: Vec<Option<Time>> = (0..s.cdt().len())
+        .map(|i| response_time_blocked(s.cdt(), &p, i, b[i]))
+        .collect();
+    let rows = bounds::of(s, Quantity::ResponseTime, &r);
+    let rows = match protocol(s) {
+        Some(_) => bounds::with_blocking(rows, &b),
+        None => rows,
+    };
+    let ok = r.iter().all(Option::is_some);
+    // With blocking the test is sufficient: a failure proves nothing unless it fails without.
+    let verdict = if ok || b.iter().all(|&x| x == 0) {
+        Some(ok)
+    } else if (0..b.len()).all(|i| response_time(s.cdt(), &p, i).is_some()) {
+        None
+    } else {
+        Some(false)
+    };
+    let mut detail = bounds::worst_in_words(&rows);
+    if let Some(proto) = protocol(s) {
+        detail.push_str(&format!("; blocking under {} charged", proto.name()));
+    }
+    Verdict::new(name, verdict, detail).with_tasks(rows)
+}
+
+/// `edf-exact`: the processor demand test, and with sections under `srp` Baker's condition.
+fn edf_verdict(s: &Subject<'_>) -> Verdict {
+    let u: f64 = s.cdt().iter().map(Cdt::utilisation).sum();
+    let plain = edf_exact(s.cdt());
+    let detail = format!("U={u:.6}; processor demand (QPA)");
+    if protocol(s).is_none() || plain != Some(true) {
+        return Verdict::new(EDF_EXACT.name, plain, detail);
+    }
+    let tasks: Vec<&Task> = s.tasks().collect();
+    let b = blocking::edf_per_task(&tasks);
+    let as_bound: Vec<Option<Time>> = b.iter().map(|&x| Some(x)).collect();
+    let rows = bounds::with_blocking(bounds::of(s, Quantity::Blocking, &as_bound), &b);
+    let (v, why) = match edf_srp(s.cdt(), &tasks) {
+        Ok(()) => (
+            Some(true),
+            "h(L) + B(L) ≤ L at every deadline (srp)".to_string(),
+        ),
+        Err(Some(l)) => (
+            None,
+            format!("h(L) + B(L) > L at L={l}ns (srp; sufficient)"),
+        ),
+        Err(None) => (
+            None,
+            "too many deadlines below the longest D to check".to_string(),
+        ),
+    };
+    Verdict::new(EDF_EXACT.name, v, format!("{detail}; {why}")).with_tasks(rows)
+}
+
+/// Deadlines checked by [`edf_srp`] at most.
+const MAX_DEADLINES: usize = 1_000_000;
+
+/// Baker's condition below the longest relative deadline (above it B(L) = 0 and the plain
+/// demand test decides): h(L) + B(L) ≤ L at every absolute deadline L < D_max. `Err(Some(L))`
+/// names the first L that fails; `Err(None)`: more than [`MAX_DEADLINES`] to check.
+pub fn edf_srp(ts: &[Cdt], tasks: &[&Task]) -> Result<(), Option<Time>> {
+    let d_max = ts.iter().map(|x| x.d).max().unwrap_or(0);
+    let mut points: Vec<Time> = Vec::new();
+    for x in ts {
+        let mut d = x.d;
+        while d < d_max {
+            points.push(d);
+            if points.len() > MAX_DEADLINES {
+                return Err(None);
+            }
+            d += x.t;
         }
-        None => Verdict::new(name, None, "not every task gives a priority"),
+    }
+    points.sort_unstable();
+    points.dedup();
+    match points
+        .into_iter()
+        .find(|&l| demand(ts, l) + blocking::edf_blocking(tasks, l) as u128 > l as u128)
+    {
+        Some(l) => Err(Some(l)),
+        None => Ok(()),
     }
 }
 
@@ -241,6 +349,12 @@ pub fn edf_exact(ts: &[Cdt]) -> Option<bool> {
 /// Worst-case response time of task `i` under preemptive FP, or None if it exceeds D_i
 /// (or the busy period does not close within the iteration cap).
 pub fn response_time(ts: &[Cdt], prio: &[u32], i: usize) -> Option<Time> {
+    response_time_blocked(ts, prio, i, 0)
+}
+
+/// [`response_time`] with blocking term `b`: each job of the level-i busy period may first
+/// wait `b` for lower-priority work (R = C_i + B_i + Σ ⌈R/T_j⌉·C_j).
+pub fn response_time_blocked(ts: &[Cdt], prio: &[u32], i: usize, b: Time) -> Option<Time> {
     let me = ts[i];
     let hp: Vec<Cdt> = (0..ts.len())
         .filter(|&j| j != i && prio[j] >= prio[i])
@@ -254,7 +368,7 @@ pub fn response_time(ts: &[Cdt], prio: &[u32], i: usize) -> Option<Time> {
     let mut worst: Time = 0;
     // Job q of the level-i busy period (q = 0 is the only one when D ≤ T and it meets D).
     for q in 0..MAX_ITER as u64 {
-        let own = (q + 1) as u128 * me.c as u128;
+        let own = (q + 1) as u128 * me.c as u128 + b as u128;
         let mut w: u128 = own + hp.iter().map(|x| x.c as u128).sum::<u128>();
         let limit = me.d as u128 + q as u128 * me.t as u128;
         let mut iter = 0;
