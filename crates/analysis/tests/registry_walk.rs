@@ -43,8 +43,9 @@ fn variants(ts: &TaskSet, out: &mut Vec<TaskSet>) {
                     }
                     if sections {
                         v.resources = vec!["r".into()];
-                        // A bounded protocol with priorities, a plain mutex without.
-                        if priorities {
+                        // A bounded protocol with priorities and half the deadline variants, a
+                        // plain mutex otherwise.
+                        if priorities && deadlines % 2 == 0 {
                             v.run.locking = Protocol::Pcp;
                         }
                         let t = &mut v.tasks[0];

@@ -38,8 +38,16 @@ fn generators() -> Vec<(&'static str, &'static str, &'static str)> {
 }
 
 /// A per-task bound as Python reads it: (task name, task index, quantity, bound ns or None,
-/// deadline ns, slack ns or None).
-type BoundRow = (String, usize, &'static str, Option<u64>, u64, Option<i64>);
+/// deadline ns, slack ns or None, blocking term ns or None).
+type BoundRow = (
+    String,
+    usize,
+    &'static str,
+    Option<u64>,
+    u64,
+    Option<i64>,
+    Option<u64>,
+);
 
 /// A verdict as Python reads it: (test, True/False/None, detail, the verdict in words, the
 /// per-task bounds).
@@ -59,6 +67,7 @@ fn verdict_row(v: schedulability::Verdict) -> VerdictRow {
                 b.bound,
                 b.deadline,
                 slack,
+                b.blocking,
             )
         })
         .collect();
@@ -286,24 +295,9 @@ fn analyze_overheads(
     Ok(Some((oha::describe(&oh), verdicts, rows)))
 }
 
-/// Partition with `heuristic` (a name or a chain "lwfg+ffd+global"); `admission` is
-/// "edf" (exact EDF, default), "density", "rm", "dm" or "file" (FP response-time analysis).
-/// Admission charges the overheads of `profile` (its `statistic`), or else the task file's own
-/// `run.overheads`, if any. Returns (task set with `cpu` fields, or None when the chain fell
-/// back to global; heuristic, followed by "; placed beyond admission: NAMES" when an
-/// `-overflow` heuristic placed tasks no CPU admitted).
-#[pyfunction]
-#[pyo3(signature = (taskset, heuristic, admission="edf", profile=None, statistic="p99"))]
-fn partition_taskset(
-    py: Python<'_>,
-    taskset: &PyTaskSet,
-    heuristic: &str,
-    admission: &str,
-    profile: Option<&str>,
-    statistic: &str,
-) -> PyResult<(Option<PyTaskSet>, String)> {
-    let ts = &taskset.inner;
-    let oh = overheads_for(ts, profile, statistic)?;
+/// The admission test named `admission` (edf, density, rm, dm, file) for `ts`, charging its
+/// critical sections where the test bounds their protocol (`partition::sections`).
+fn admission_of(ts: &TaskSet, admission: &str) -> PyResult<partition::Admission> {
     // rm, dm, file: the priorities of that assignment (`priority::assign`, the schedulers' rule).
     let fp = |by| match rtsched_analysis::priority::assign(&ts.tasks, Some(by)) {
         Ok((p, _)) => Ok(partition::Admission::FpRta(p)),
@@ -328,6 +322,35 @@ fn partition_taskset(
             }
         },
     };
+    Ok(adm.counting_sections(ts))
+}
+
+/// Whether `rtsched partition`'s admission `admission` charges `taskset`'s critical sections
+/// (blocking-aware, resources kept local), or ignores them.
+#[pyfunction]
+fn admission_counts_sections(taskset: &PyTaskSet, admission: &str) -> PyResult<bool> {
+    Ok(admission_of(&taskset.inner, admission)?.counts_sections())
+}
+
+/// Partition with `heuristic` (a name or a chain "lwfg+ffd+global"); `admission` is
+/// "edf" (exact EDF, default), "density", "rm", "dm" or "file" (FP response-time analysis).
+/// Admission charges the overheads of `profile` (its `statistic`), or else the task file's own
+/// `run.overheads`, if any. Returns (task set with `cpu` fields, or None when the chain fell
+/// back to global; heuristic, followed by "; placed beyond admission: NAMES" when an
+/// `-overflow` heuristic placed tasks no CPU admitted).
+#[pyfunction]
+#[pyo3(signature = (taskset, heuristic, admission="edf", profile=None, statistic="p99"))]
+fn partition_taskset(
+    py: Python<'_>,
+    taskset: &PyTaskSet,
+    heuristic: &str,
+    admission: &str,
+    profile: Option<&str>,
+    statistic: &str,
+) -> PyResult<(Option<PyTaskSet>, String)> {
+    let ts = &taskset.inner;
+    let oh = overheads_for(ts, profile, statistic)?;
+    let adm = admission_of(ts, admission)?;
     let p = partition::by_name(heuristic).map_err(input_err)?;
     let r = py
         .detach(|| p.partition_with(ts, &adm, oh.as_ref()))
@@ -378,6 +401,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(partition_attempts, m)?)?;
     m.add_function(wrap_pyfunction!(analysis_overheads, m)?)?;
     m.add_function(wrap_pyfunction!(partition_taskset, m)?)?;
+    m.add_function(wrap_pyfunction!(admission_counts_sections, m)?)?;
     m.add_function(wrap_pyfunction!(to_yaml, m)?)?;
     Ok(())
 }

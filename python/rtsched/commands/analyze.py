@@ -39,7 +39,7 @@ def register(sub):
                    help="print the results as JSON instead of tables: the task set (file, tasks, cpus, utilization), "
                         "'tests' (test, schedulable: true/false/null for inconclusive or, for the necessary condition, "
                         "not refuted; verdict: the same in words; detail; tasks: the per-task bounds (task, index, quantity, bound_ns, "
-                        "deadline_ns, slack_ns; with --simulate also simulated_max_response_ns, and the test's simulated_by); "
+                        "deadline_ns, slack_ns, blocking_ns: the blocking term charged for critical sections, null if none; with --simulate also simulated_max_response_ns, and the test's simulated_by); "
                         "'partitions' (on several CPUs: heuristic, admission, cpu_loads and the per-CPU test's verdict as in 'tests'); "
                         "with overheads also with_overheads, "
                         "verdict_with_overheads and overhead_detail) and, with overheads, 'overheads' (description, costs in ns) "
@@ -87,13 +87,23 @@ def _bounds_table(ts, verdicts, simulate: bool) -> str | None:
     head = [Column("task"), Column("D us", ">")]
     cells = {n: [n, "-"] for n in names}
     for v in with_bounds:
-        head.append(Column(f"{v['test']} us", ">", 1))
+        blocking = any(b.get("blocking_ns") is not None for b in v["tasks"])
         got = {b["task"]: b for b in v["tasks"]}
-        for n in names:
-            b = got.get(n)
-            if b is not None:
-                cells[n][1] = _us(b["deadline_ns"])
-            cells[n].append("-" if b is None else "> D" if b["bound_ns"] is None else _us(b["bound_ns"]))
+        if v["tasks"][0]["quantity"] != "blocking":
+            head.append(Column(f"{v['test']} us", ">", 1))
+            for n in names:
+                b = got.get(n)
+                if b is not None:
+                    cells[n][1] = _us(b["deadline_ns"])
+                cells[n].append("-" if b is None else "> D" if b["bound_ns"] is None else _us(b["bound_ns"]))
+        if blocking:
+            # The blocking term the bound charges (docs/locking.md, "Analysis").
+            head.append(Column(f"{v['test']} B us", ">", 1))
+            for n in names:
+                b = got.get(n)
+                if b is not None:
+                    cells[n][1] = _us(b["deadline_ns"])
+                cells[n].append("-" if b is None or b["blocking_ns"] is None else _us(b["blocking_ns"]))
     if simulate:
         sims = {}
         for v in with_bounds:

@@ -1,7 +1,9 @@
 """rtsched partition FILE --heuristic NAME [--overheads PROFILE] — write the task set back with
 `cpu` fields; admission charges overheads (a profile, or the task file's `run.overheads`).
-Each CPU's load is printed on stderr; a set with critical sections is warned about (admission
-ignores the blocking they cause). A chain that falls back to `global` is exit 2, as a heuristic
+Each CPU's load is printed on stderr. A set with critical sections under a protocol the
+admission test bounds (pip, pcp, srp for rm/dm/file; srp for edf) is admitted with each CPU's
+blocking terms, its resources kept local (docs/locking.md, "Analysis"); any other set with
+sections is warned about (admission then ignores the blocking they cause). A chain that falls back to `global` is exit 2, as a heuristic
 that places no partition."""
 
 from __future__ import annotations
@@ -60,9 +62,10 @@ def run(args):
         raise InputError(f"{ts.source}: no heuristic of '{args.heuristic}' could partition it onto {ts.cpus} CPUs; "
                          "the chain says: schedule globally (no file written)")
     print(cpu_loads(out), file=sys.stderr)
-    if any(t["sections"] for t in ts.tasks()):
+    if any(t["sections"] for t in ts.tasks()) and not _core.admission_counts_sections(ts, args.admission):
         print(f"warning: {ts.source}: admission ({args.admission}) ignores critical sections: the time a job waits "
-              "for a resource held by a task on another CPU is not charged, so a partitioned scheduler on this "
+              "for a resource is not charged (the admission test bounds blocking only under pip, pcp or srp with rm/dm/file, "
+              "srp with edf, on resources kept local), so a partitioned scheduler on this "
               "partition can miss deadlines that every CPU's test admitted; simulate it to see", file=sys.stderr)
     charged = _core.analysis_overheads(ts, args.overheads, statistic)
     with_oh = f"; overheads charged: {charged[0]}" if charged else ""

@@ -26,6 +26,7 @@
 
 pub mod fit;
 pub mod lwfg;
+pub mod sections;
 
 pub use fit::{Fit, Order};
 
@@ -47,6 +48,8 @@ pub enum Admission {
     /// Exact preemptive FP response-time analysis with these priorities (per task of the set;
     /// larger is more urgent). For partitioned FP (`pfp`).
     FpRta(Vec<u32>),
+    /// The test with the set's blocking terms, resources kept local (`sections.rs`).
+    Blocking(Box<Admission>, Box<sections::Sections>),
 }
 
 impl Admission {
@@ -55,6 +58,7 @@ impl Admission {
             Admission::EdfExact => "edf-exact",
             Admission::Density => "density",
             Admission::FpRta(_) => "fp-rta",
+            Admission::Blocking(base, _) => base.name(),
         }
     }
 }
@@ -185,6 +189,14 @@ impl<'a> Bins<'a> {
         if !self.sum_le_one(cpu, idx, self.util[cpu] + new.util, |x| (x.c, x.t)) {
             return false; // U > 1 fails every test
         }
+        let adm: &'a Admission = self.admission;
+        if let Admission::Blocking(base, s) = adm {
+            let all: Vec<usize> = self.members[cpu].iter().chain(idx).copied().collect();
+            let elsewhere = (0..self.cpus())
+                .filter(|&c| c != cpu)
+                .flat_map(|c| self.members[c].iter().copied());
+            return sections::admits(self.tasks, &all, idx, elsewhere, base, s);
+        }
         let d_ge_t = self.d_ge_t[cpu] && new.d_ge_t;
         let dens = self.dens[cpu] + new.dens;
         match self.admission {
@@ -208,6 +220,7 @@ impl<'a> Bins<'a> {
                 self.fill_scratch(cpu, idx);
                 fp_rta(&self.scratch, &p).0
             }
+            Admission::Blocking(..) => unreachable!("decided above"),
         }
     }
 
@@ -361,6 +374,11 @@ impl Partitioner {
         } = *job;
         if let Admission::FpRta(p) = adm {
             assert_eq!(p.len(), cdt.len(), "one priority per task");
+        }
+        if let Admission::Blocking(base, _) = adm {
+            if let Admission::FpRta(p) = &**base {
+                assert_eq!(p.len(), cdt.len(), "one priority per task");
+            }
         }
         let fail = |heuristic: String, i: usize, msg: String| PartitionError {
             heuristic,

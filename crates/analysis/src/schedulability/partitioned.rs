@@ -37,6 +37,8 @@ pub struct Attempt {
     pub loads: Vec<f64>,
 }
 
+/// The admission of `test`, charging `ts`'s critical sections where the test bounds their
+/// protocol (`partition::sections`).
 fn admission(test: &str, ts: &TaskSet) -> Admission {
     let prio = |p: Priorities| p.of(&ts.tasks).unwrap_or_default();
     match test {
@@ -45,12 +47,18 @@ fn admission(test: &str, ts: &TaskSet) -> Admission {
         "fp-rta-rm" => Admission::FpRta(prio(Priorities::RateMonotonic)),
         _ => Admission::FpRta(prio(Priorities::DeadlineMonotonic)),
     }
+    .counting_sections(ts)
 }
 
 /// Every attempt on `ts`: none on one CPU, or for a set the uniprocessor tests do not model
-/// (parallel tasks, critical sections).
+/// (parallel tasks, triggers, suspensions; critical sections are, under a protocol the tests
+/// bound, and otherwise the per-CPU verdict says why not).
 pub fn attempts(ts: &TaskSet) -> Vec<Attempt> {
-    if ts.platform.cpus < 2 || registry::structured(ts) {
+    let (triggers, suspensions) = registry::flow(ts);
+    if ts.platform.cpus < 2 || registry::parallel(ts).is_some() || triggers || suspensions {
+        return Vec::new();
+    }
+    if registry::has_sections(ts) && !TESTS.iter().any(|t| admission(t, ts).counts_sections()) {
         return Vec::new();
     }
     let grouped = ts.tasks.iter().any(|t| t.group.is_some());
@@ -83,7 +91,7 @@ fn attempt(
             }
             let verdict = per_cpu
                 .run(&placed)
-                .unwrap_or_else(|na| Verdict::new(per_cpu.name(), None, na.to_string()));
+                .unwrap_or_else(|na| Verdict::new(per_cpu.name(), None, na.words(&placed)));
             Attempt {
                 heuristic,
                 test,
