@@ -62,3 +62,51 @@ def test_table_shows_bounds_beside_simulation(tmp_path):
     out = run_cli("analyze", str(f), "--simulate", check=0).stdout
     assert "per-task bounds" in out and "sim gfp:rm us" in out
     assert "partitioning tried" in out
+
+
+CLASSIC = """platform: {{cpus: 1}}
+run: {{locking: {locking}}}
+resources: [R]
+tasks:
+  - {{name: l, period: 100ms, deadline: 20ms, wcet: 4ms, priority: 1, sections: [{{resource: R, start: 0, length: 4ms}}]}}
+  - {{name: h, period: 100ms, deadline: 20ms, offset: 1ms, wcet: 2ms, priority: 3, sections: [{{resource: R, start: 0, length: 1ms}}]}}
+  - {{name: m, period: 100ms, deadline: 20ms, offset: 2ms, wcet: 5ms, priority: 2}}
+"""
+
+
+def test_blocking_terms_by_task_and_none_is_not_applicable(tmp_path):
+    """docs/locking.md "Analysis": h's bound C 2 + B 4 = 6 ms under pcp (B: l's whole section on
+    R, whose ceiling is h's priority); under none the test says why it does not apply."""
+    f = tmp_path / "pcp.yaml"
+    f.write_text(CLASSIC.format(locking="pcp"))
+    v = {x["test"]: x for x in rtsched.analyze(str(f))}["fp-rta-file"]
+    got = {b["task"]: (b["bound_ns"], b["blocking_ns"]) for b in v["tasks"]}
+    assert got == {"l": (11_000_000, 0), "h": (6_000_000, 4_000_000), "m": (11_000_000, 4_000_000)}
+    doc = json.loads(run_cli("analyze", f, "--json", check=0).stdout)
+    rta = next(t for t in doc["tests"] if t["test"] == "fp-rta-file")
+    assert [b["blocking_ns"] for b in rta["tasks"]] == [0, 4_000_000, 4_000_000]
+    text = run_cli("analyze", f, check=0).stdout
+    assert "fp-rta-file B us" in text, text
+    g = tmp_path / "none.yaml"
+    g.write_text(CLASSIC.format(locking="none"))
+    v = {x["test"]: x for x in rtsched.analyze(str(g))}["fp-rta-file"]
+    assert v["schedulable"] is None and "plain FIFO mutex" in v["detail"] and "'R'" in v["detail"], v
+
+
+def test_partition_counts_sections_under_a_protocol(tmp_path):
+    """Under pcp with rm admission, partition admits with blocking, keeps R's users together and
+    does not warn; under none it warns as before (the control)."""
+    body = ("platform: {{cpus: 2}}\nrun: {{locking: {locking}}}\nresources: [R]\ntasks:\n"
+            "  - {{name: x, period: 10, wcet: 5, priority: 4, sections: [{{resource: R, start: 0, length: 4}}]}}\n"
+            "  - {{name: y, period: 10, wcet: 2, priority: 3, sections: [{{resource: R, start: 0, length: 1}}]}}\n"
+            "  - {{name: z, period: 10, wcet: 3, priority: 2}}\n  - {{name: w, period: 10, wcet: 6, priority: 1}}\n")
+    p = tmp_path / "pcp.yaml"
+    p.write_text(body.format(locking="pcp"))
+    r = run_cli("partition", p, "--heuristic", "wfd", "--admission", "rm", check=0)
+    assert "warning" not in r.stderr, r.stderr
+    cpus = {t["name"]: t["cpu"] for t in rtsched.parse_taskset(r.stdout.split("\n", 1)[1]).tasks()}
+    assert cpus["x"] == cpus["y"], r.stdout
+    q = tmp_path / "none.yaml"
+    q.write_text(body.format(locking="none"))
+    r = run_cli("partition", q, "--heuristic", "wfd", "--admission", "rm", check=0)
+    assert "ignores critical sections" in r.stderr
