@@ -113,7 +113,7 @@ def main() -> int:
     import matplotlib.pyplot as plt
 
     fig, axes = plt.subplots(1, 2, figsize=(8, 3.4), sharey=False)
-    for ax, (k, what) in zip(axes, ((0, "response"), (1, "blocking")), strict=True):
+    for ax, what in zip(axes, ("response", "blocking"), strict=True):
         for p, style in zip(PROTOCOLS, ("o-", "s--", "^:"), strict=True):
             s = [summary[p][str(u)][what] for u in POINTS]
             ax.plot(POINTS, [x.get("median") for x in s], style, label=f"{p}: median")
