@@ -10,7 +10,9 @@ on R or S (start and length drawn within the WCET), every task released at a ran
 `fp-rta-file` under `pip`, `pcp` and `srp` (`rtsched.analyze`: each task's bound and blocking
 term B_i) and simulated under `gfp:file` with the same protocol for two hyperperiods. Per task:
 bound / simulated maximum response, and, where the task was blocked at all, B_i / its largest
-simulated blocking (the job record's direct + inheritance + ceiling columns). A ratio of 1 is
+simulated blocking (the time tasks of lower priority executed while one of its jobs was
+pending, from the execution intervals: what B_i bounds; the job records' blocking columns
+also count waits behind higher-priority work, so they are not compared). A ratio of 1 is
 a bound attained; the simulation is one release pattern, so a ratio is an upper estimate of
 the analysis' pessimism.
 
@@ -68,8 +70,11 @@ def one(lines: list[str], protocol: str) -> tuple[list[float], list[float]]:
     yaml = f"platform: {{cpus: 1}}\nrun: {{duration: 400ms, locking: {protocol}}}\nresources: [R, S]\ntasks:\n" + "\n".join(lines) + "\n"
     ts = rtsched.parse_taskset(yaml)
     v = next(x for x in rtsched.analyze(ts) if x["test"] == "fp-rta-file")
-    r = rtsched.simulate(ts, "gfp:file", _warn=False)
+    r = rtsched.simulate(ts, "gfp:file", trace=True, _warn=False)
     jobs = r.jobs
+    iv = r.intervals
+    prio = {t["name"]: t["priority"] for t in ts.tasks()}
+    runs = [(prio[t], s, e) for t, s, e in zip(iv["task"], iv["start_ns"], iv["end_ns"], strict=True)]
     resp, block = [], []
     for b in v["tasks"]:
         mine = jobs[jobs["task"] == b["task"]]
@@ -78,7 +83,10 @@ def one(lines: list[str], protocol: str) -> tuple[list[float], list[float]]:
         done = mine.dropna(subset=["finish_ns"])
         if not done.empty:
             resp.append(b["bound_ns"] / float((done["finish_ns"] - done["release_ns"]).max()))
-        blocked = float((mine["blocked_ns"] + mine["blocked_inheritance_ns"] + mine["blocked_ceiling_ns"]).max())
+        blocked = 0.0
+        for rel, fin in zip(done["release_ns"], done["finish_ns"], strict=True):
+            low = sum(max(0, min(e, fin) - max(s, rel)) for p, s, e in runs if p < prio[b["task"]])
+            blocked = max(blocked, float(low))
         if blocked > 0:
             block.append((b["blocking_ns"] or 0) / blocked)
     return resp, block
