@@ -409,7 +409,8 @@ fn a_trace_links_each_data_flow_outputs_data_path() {
 
 /// A run that streams its records (`Records::Summarised`) hands each chain record to the sink
 /// as it is made, holds none, and reports the chains' summaries the held run derives from its
-/// records (the results document's `chains`, field for field).
+/// records (the results document's `chains`, field for field); a `ChainsCsvWriter` so fed
+/// (`--chains-csv` as the run goes) writes the held records' CSV, line for line.
 #[test]
 fn streamed_chain_records_are_the_held_ones() {
     struct Chains(Vec<ChainRecord>);
@@ -439,6 +440,21 @@ fn streamed_chain_records_are_the_held_ones() {
             "{spec}"
         );
         assert!(held.to_json_value(false)["chains"]["ab"]["deadline_misses"].as_u64() > Some(0));
+        // `--chains-csv` written as the run goes: the lines of the held records' CSV.
+        let mut csv = rtsched_model::results::ChainsCsvWriter::new(Vec::new()).unwrap();
+        csv.begin_run(&held.scheduler, &t.chains);
+        let streamed = simulate(
+            &t,
+            Options::spec(spec).records(rtsched_sim::Records::Summarised(Some(&mut csv))),
+        )
+        .unwrap()
+        .result;
+        assert!(streamed.chains.is_empty(), "{spec}: streamed records held");
+        let mut want = Vec::new();
+        rtsched_model::results::write_chains_csv(&[&held], &mut want).unwrap();
+        let got = String::from_utf8(csv.finish().unwrap()).unwrap();
+        assert_eq!(got.lines().count(), held.chains.len() + 1, "{spec}");
+        assert_eq!(got, String::from_utf8(want).unwrap(), "{spec}");
         // A sink that does not take chain records (a sweep's TotalSink, the testbed's
         // handoff): the run holds them, as without a sink.
         let mut total = rtsched_model::results::TotalSink::default();
