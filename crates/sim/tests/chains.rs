@@ -177,6 +177,31 @@ fn a_trigger_on_all_waits_for_each() {
     assert_eq!(aj, vec![(0, 0, 4), (2, 20, 4), (4, 40, 4)]);
 }
 
+/// A trigger outside every chain still releases at its trigger's finish (the ledger tells a
+/// finish to the flow only for a task that triggers one or is in a chain, `Flow::on_finish`):
+/// the first set without chains, the second with a chain that holds neither task.
+#[test]
+fn a_trigger_outside_every_chain_releases_its_task() {
+    let base = "platform: {cpus: 1}\nrun: {duration: 40}\ntasks:\n  - {name: a, period: 10, wcet: 2, priority: 5}\n  - {name: b, trigger: a, deadline: 10, wcet: 3, priority: 4}\n  - {name: s, period: 20, segments: [1, {suspend: 1}, 1], priority: 1}\n  - {name: f, period: 20, wcet: 1, priority: 2}\n";
+    for yaml in [
+        base.to_string(),
+        format!("{base}chains:\n  - {{name: sf, tasks: [s, f], communication: let}}\n"),
+    ] {
+        let r = run(&ts(&yaml), "gfp:file");
+        let b: Vec<_> = r
+            .jobs
+            .iter()
+            .filter(|x| x.task == 1)
+            .map(|x| (x.release / MS, x.finish.map(|f| f / MS)))
+            .collect();
+        assert_eq!(
+            b,
+            vec![(2, Some(5)), (12, Some(15)), (22, Some(25)), (32, Some(35))],
+            "{yaml}"
+        );
+    }
+}
+
 /// A trigger chain on 2 CPUs: the triggered job is woken on the CPU where its trigger
 /// finished (its kernel CPU): under partitioned EDF each stays on its own CPU.
 #[test]
