@@ -212,6 +212,7 @@ class Activation:
     end: int        # ns: the switch-out to sleep
     inferred: int = 0  # run intervals whose switch-in was missing (counted from the wakeup or last switch-out)
     waker: int | None = None  # the thread whose wake-up started it (None: a timer, an interrupt, unknown)
+    wakers: tuple = ()  # every thread that woke it from its start to its end, in order (the first is ``waker``)
 
 
 @dataclass
@@ -233,6 +234,7 @@ class ThreadFit:
     segments: list = field(default_factory=list)  # a triggered thread that suspends: [run, (lo, hi), run, ...] in ns
     join: list = field(default_factory=list)      # a join (trigger: {all: [...]}): the tids it waits for
     join_wcet: int = 0                            # a join's WCET: the percentile of its jobs' CPU time
+    alternatives: list = field(default_factory=list)  # [(tid, share), ...]: woken by one of several, no join (_alternatives)
     in_tolerance: float = 0.0        # share of inter-activation times within ±tol of the median
     jitter: int = 0                  # p95 (nearest rank) of |inter-activation time − median|
     wcet: int = 0                    # the percentile of per-activation CPU time
@@ -281,7 +283,7 @@ def activations(events, threads=None) -> dict:
         t = st.get(tid)
         if t is None:
             t = st[tid] = {"state": "unknown", "start": None, "cpu": 0, "since": None, "off": None, "inferred": 0, "waker": None,
-                           "comm": comm or "", "prio": Counter(), "acts": []}
+                           "wakers": [], "comm": comm or "", "prio": Counter(), "acts": []}
         if comm:
             t["comm"] = comm
         if prio is not None:
@@ -305,7 +307,7 @@ def activations(events, threads=None) -> dict:
                 t["since"], t["off"] = None, e.ts
                 if e.sleeping:
                     if t["state"] == "active" and not e.exiting:
-                        t["acts"].append(Activation(t["start"], t["cpu"], e.ts, t["inferred"], t["waker"]))
+                        t["acts"].append(Activation(t["start"], t["cpu"], e.ts, t["inferred"], t["waker"], tuple(t["wakers"])))
                     t["state"], t["start"], t["cpu"], t["off"], t["inferred"] = "sleeping", None, 0, None, 0
             if followed(e.next_pid):
                 t = th(e.next_pid, e.next_comm, e.next_prio)
@@ -318,9 +320,13 @@ def activations(events, threads=None) -> dict:
                 if t["state"] in ("sleeping", "unknown"):
                     # A switch-in already seen (CPU clocks a few us apart) counts from the wakeup.
                     t["state"], t["start"], t["cpu"], t["off"], t["inferred"] = "active", e.ts, 0, e.ts, 0
-                    t["waker"] = e.waker
+                    t["waker"], t["wakers"] = e.waker, [] if e.waker is None else [e.waker]
                     if t["since"] is not None:
                         t["since"] = max(t["since"], e.ts)
+                elif t["state"] == "active" and e.waker is not None and e.waker != e.pid:
+                    # Woken again before it slept (it had not reached schedule(), or was on its
+                    # way there): the same activation, which both wake-ups are behind.
+                    t["wakers"].append(e.waker)
         elif e.kind == "exit":
             if followed(e.pid):
                 th(e.pid, e.comm, e.prio)
@@ -409,10 +415,14 @@ def find_triggers(fits, share: float = TRIGGER_SHARE, percentile_p: float = 99.0
         if n:
             f.waker, k = max(n.items(), key=lambda kv: (kv[1], -kv[0]))
             f.waker_share = k / len(f.activations)
-        if f.kind and f.waker in tasks and f.waker_share < share:
-            _suspending(f, share, percentile_p)
+        if f.kind and f.waker in tasks:
+            if f.waker_share < share:
+                _suspending(f, share, percentile_p)
             if not f.segments:
+                # also when one thread starts most activations: the others may wake them too
                 _join(f, tasks, share, percentile_p)
+            if not f.segments and not f.join and f.waker_share < share:
+                _alternatives(f, tasks, share)
     cands = sorted((f for f in tasks.values() if f.waker in tasks and f.waker_share >= share),
                    key=lambda f: (-f.waker_share, f.tid))
     for f in cands:
@@ -444,32 +454,82 @@ def _reaches(tasks, start, target) -> bool:
 
 
 def _join(f, tasks, share, percentile_p=99.0):
-    """A join (``trigger: {all: [A, B]}``): a thread woken in turn by each of several tasks
-    (rt-app's join waits for each: ``suspend`` on one, then the next). Taken when the tasks
-    that each woke at least ``share`` as many of its activations as the most frequent one are
-    two or more and woke at least ``share`` of all of them together; a job ends at the
-    activation that completes the set (each of them has woken it since the last job), its CPU
-    time the sum over the activations since the last. Needs 3 jobs or more, and as many as
-    ``share`` of the wake-ups of the rarest of them. Sets ``join`` (the tids), ``join_wcet``
-    (the ``percentile_p`` of the jobs' CPU times) and ``waker_share`` (their share together)."""
-    n = Counter(a.waker for a in f.activations if a.waker in tasks and a.waker != f.tid)
+    """A join (``trigger: {all: [A, B]}``): a thread each of whose jobs is preceded by a wake-up
+    from each of several tasks since the last — woken by each in turn (rt-app's join waits for
+    each: ``suspend`` on one, then the next), or by several within one activation (woken again
+    before it slept). Counting each task once per activation it woke (``Activation.wakers``),
+    taken when the tasks that woke at least ``share`` as many of its activations as the most
+    frequent one are two or more; a job ends at the activation that completes the set (each of
+    them has woken it since the last job), its CPU time the sum over the activations since the
+    last. Needs 3 jobs or more, as many as ``share`` of the wake-ups of the rarest of them, at
+    least ``share`` of the activations within jobs, at least ``share`` of the jobs *rounds*
+    (no task woke twice within one: a task that wakes it again before the others is an
+    alternative, :func:`_alternatives`), and the activations before a job's last short beside
+    it (their median CPU time under half the last ones': a thread that does a whole job each
+    time it is woken, whoever wakes it, takes alternatives in turn, not a join). Sets ``join``
+    (the tids), ``join_wcet`` (the ``percentile_p`` of the jobs' CPU times) and
+    ``waker_share`` (the share of its activations within jobs)."""
+    n = Counter(w for a in f.activations for w in set(a.wakers) if w in tasks and w != f.tid)
     top = max(n.values(), default=0)
     members = sorted(w for w, c in n.items() if c >= share * top)
-    together = sum(n[w] for w in members)
-    if len(members) < 2 or together < share * len(f.activations):
+    if len(members) < 2:
         return
-    jobs, seen, cpu = [], set(), 0
+    jobs, rounds, seen, cpu, acts, used = [], 0, [], 0, [], 0
+    first, last = [], []
     for a in f.activations:
         cpu += a.cpu_ns
-        if a.waker in n and a.waker in members:
-            seen.add(a.waker)
-        if len(seen) == len(members):
+        acts.append(a)
+        seen.extend(w for w in a.wakers if w in members)
+        if set(members) <= set(seen):
             jobs.append(cpu)
-            seen, cpu = set(), 0
-    if len(jobs) < 3 or len(jobs) < share * min(n[w] for w in members):
+            rounds += len(seen) == len(set(seen))
+            used += len(acts)
+            first.extend(x.cpu_ns for x in acts[:-1])
+            last.append(acts[-1].cpu_ns)
+            seen, cpu, acts = [], 0, []
+    if len(jobs) < 3 or len(jobs) < share * min(n[w] for w in members) or used < share * len(f.activations):
+        return
+    if rounds < share * len(jobs):
+        return
+    if first and statistics.median(first) >= statistics.median(last) / 2:
         return
     f.join, f.join_wcet = members, max(1, percentile(jobs, percentile_p))
-    f.waker_share = together / len(f.activations)
+    f.waker_share = used / len(f.activations)
+
+
+#: A task that woke at least this share of a thread's activations counts among its
+#: alternatives (:func:`_alternatives`).
+ALTERNATIVE_SHARE = 0.1
+
+
+def _alternatives(f, tasks, share):
+    """A thread woken by one of several tasks per activation, not by all of them per job (no
+    join, :func:`_join`; no one task in ``share`` of them): rtsched's trigger is one task or
+    all of several, so it has no form for "a job whenever A or B finishes". Sets
+    ``alternatives`` — each task that woke at least ``ALTERNATIVE_SHARE`` of its activations,
+    with its share, most first — when two or more together woke at least ``share`` of them;
+    the thread keeps the arrival pattern :func:`fit_thread` gave it (its measured releases:
+    for a sporadic thread the minimum inter-arrival time of the union of its wakers'), the
+    closest form the model has, said in the fit report and warned (:func:`warnings`)."""
+    k = len(f.activations)
+    n = Counter(a.waker for a in f.activations if a.waker in tasks and a.waker != f.tid)
+    alts = sorted(((w, c / k) for w, c in n.items() if c >= ALTERNATIVE_SHARE * k), key=lambda x: (-x[1], x[0]))
+    if len(alts) >= 2 and sum(x[1] for x in alts) >= share:
+        f.alternatives = alts
+
+
+def warnings(fits) -> list:
+    """What the task set written cannot say of the recording, one line each: threads woken by
+    one of several tasks (``alternatives``)."""
+    names = {f.tid: f.name or f.comm for f in fits}
+    return [f"{f.name}: woken by {alternatives_text(f, names)}, one of them per activation and not all of them "
+            f"per job: rtsched's trigger is one task or all of several (a join), so it is written {f.kind} from its "
+            "own activations, and no chain passes through it"
+            for f in fits if f.kind and f.alternatives]
+
+
+def alternatives_text(f, names) -> str:
+    return " or ".join(f"{names.get(w, f'tid {w}')} ({s:.0%})" for w, s in f.alternatives)
 
 
 def _suspending(f, share, percentile_p=99.0):
@@ -589,6 +649,8 @@ def waker_note(f, names) -> str:
         return f"trigger: {who}, {f.waker_share:.0%} of jobs of {len(f.segments) // 2 + 1} runs (self-suspending)"
     if f.trigger is not None:
         return f"trigger: {who}, {f.waker_share:.0%} of activations"
+    if f.alternatives:
+        return f"woken by {alternatives_text(f, names)}: alternatives, no trigger (warned)"
     return f"woken by {who} in {f.waker_share:.0%}"
 
 
@@ -655,8 +717,10 @@ def taskset_yaml(fits, cpus: int, duration_ns: int, header: str = "", percentile
                       + (f"; woken by {by_tid[f.trigger].name} in {f.waker_share:.0%} of its "
                          + ("jobs (each of its runs but the first woken by a timer: self-suspending)" if f.segments else "activations")
                          if f.trigger is not None else "")
-                      + (f"; woken by {', '.join(by_tid[p].name for p in f.join)} in turn in {f.waker_share:.0%} "
-                         "of its activations (a join: a job when each has woken it)" if f.join else ""),
+                      + (f"; woken by {', '.join(by_tid[p].name for p in f.join)} in {f.waker_share:.0%} "
+                         "of its activations (a join: a job when each has woken it)" if f.join else "")
+                      + (f"; woken by {alternatives_text(f, {x.tid: x.name for x in fits})}, one per activation: "
+                         "alternatives, which no trigger expresses" if f.alternatives else ""),
                       f.kind == "sporadic" and not parents(f)))
     chains = pipelines(tasks)
     if chains:
