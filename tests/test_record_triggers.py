@@ -371,7 +371,7 @@ def test_a_join_woken_by_both_within_one_activation():
     assert (f["j"].join, f["j"].trigger) == ([], 10)
 
 
-def test_a_thread_woken_by_one_of_two_is_alternatives():
+def test_a_thread_woken_by_one_of_two_is_alternatives(tmp_path):
     """j is woken by a in 4 of 8 periods and by b in the other 4, in no order (a a b a b b
     a b), and runs 1 ms each time: no task woke 80 %, and the activations form no rounds of
     both (a twice before b): alternatives a (50 %) or b (50 %), no trigger, no join; j stays
@@ -389,8 +389,50 @@ def test_a_thread_woken_by_one_of_two_is_alternatives():
     assert w.startswith("j: woken by a (50%) or b (50%), one of them per activation") and "no chain" in w
     ts = rtsched.parse_taskset(rec.taskset_yaml(list(f.values()), 2, 80 * MS), "yaml", "alt.yaml")
     assert {x["name"]: x for x in ts.tasks()}["j"]["trigger"] is None and ts.chains() == []
+    (tmp_path / "t.txt").write_text(woken_trace(seq))
+    p = run_cli("record", "--from", tmp_path / "t.txt", "-o", tmp_path / "o.yaml", check=0)
+    assert "rtsched record: warning: j: woken by a (50%) or b (50%)" in p.stderr, p.stderr
     # the join: each period a then b, j's first activation short
     f = fits_of(woken_trace([["a", "b"]] * 5, runs=lambda i: 2_000))
     assert f["j"].join == [] and f["j"].alternatives  # 1 ms each: a whole job each time
     short = fits_of(join_trace())
     assert short["j"].join == [10, 11] and short["j"].alternatives == []
+
+
+def timer_suspending(n=6, runs=(1_000, 500), gaps=lambda i: (500 + 10 * (i % 2),), per=lambda i: 2, period_us=10_000):
+    """p (tid 20, SCHED_FIFO 30) on CPU 0: in period i its timer (interrupt context) wakes it
+    `per(i)` times: it runs runs[0] µs, sleeps gaps(i)[0] µs (woken by its timer again), runs
+    runs[1] µs, … then sleeps to its next period."""
+    out = []
+    for i in range(n):
+        t = 1_000 + i * period_us
+        for r in range(per(i)):
+            out.append(wake(t, "<idle>", 0, "p", 20, 69, flags="d.h2."))
+            out.append(switch(t + 1, "swapper/0", 0, 120, "R", "p", 20, 69))
+            out.append(switch(t + 1 + runs[r], "p", 20, 69, "S", "swapper/0", 0, 120))
+            if r + 1 < per(i):
+                t += 1 + runs[r] + gaps(i)[r]
+    return "\n".join(out) + "\n"
+
+
+def test_a_periodic_thread_that_suspends_gets_its_segments():
+    """p runs 1 ms, sleeps 500 or 510 µs and runs 500 µs every 10 ms, each run woken by its
+    timer: its 12 activations alone are not periodic (1.5 and 8.5 ms apart), two per job are:
+    periodic 10 ms with segments [1 ms, {suspend: [500, 510 us]}, 500 us] (the cut whose jobs
+    span least, not [500 us, 8.5 ms, 1 ms]), WCET 1.5 ms. Controls: a second run in 3 of 8
+    periods gives no segments (sporadic); a plain periodic thread has none."""
+    f = fits_of(timer_suspending())["p"]
+    assert (f.kind, f.period, f.segments, f.wcet) == ("periodic", 10 * MS, [1 * MS, (500 * US, 510 * US), 500 * US], 1_500 * US)
+    assert (f.exec_min, f.exec_max, f.in_tolerance) == (1_500 * US, 1_500 * US, 1.0)
+    ts = rtsched.parse_taskset(rec.taskset_yaml([f], 1, 60 * MS), "yaml", "p.yaml")
+    (t,) = ts.tasks()
+    assert (t["period_ns"], t["regions"], t["suspensions"], t["wcet_ns"]) == (
+        10 * MS, [[1 * MS], [500 * US]], [(500 * US, 510 * US)], 1_500 * US)
+    assert {r[0]: r[-1] for r in rec.fit_table([f], 99)[1]}["p"] == "periodic, 2 runs per job (self-suspending)"
+    # three runs a job
+    f = fits_of(timer_suspending(runs=(300, 400, 500), gaps=lambda i: (200, 700), per=lambda i: 3))["p"]
+    assert f.segments == [300 * US, (200 * US, 200 * US), 400 * US, (700 * US, 700 * US), 500 * US]
+    f = fits_of(timer_suspending(n=8, per=lambda i: 2 if i in (1, 2, 5) else 1))["p"]
+    assert f.segments == [] and f.kind == "sporadic"
+    f = fits_of(timer_suspending(per=lambda i: 1))["p"]
+    assert (f.kind, f.period, f.segments) == ("periodic", 10 * MS, [])

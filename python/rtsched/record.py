@@ -231,7 +231,7 @@ class ThreadFit:
     trigger: int | None = None       # the tid of the task whose activations release this one (find_triggers)
     waker: int | None = None         # the thread that woke most of its activations
     waker_share: float = 0.0         # the share of its activations that thread woke (of its jobs, with segments)
-    segments: list = field(default_factory=list)  # a triggered thread that suspends: [run, (lo, hi), run, ...] in ns
+    segments: list = field(default_factory=list)  # a thread that suspends in its jobs: [run, (lo, hi), run, ...] in ns
     join: list = field(default_factory=list)      # a join (trigger: {all: [...]}): the tids it waits for
     join_wcet: int = 0                            # a join's WCET: the percentile of its jobs' CPU time
     alternatives: list = field(default_factory=list)  # [(tid, share), ...]: woken by one of several, no join (_alternatives)
@@ -373,6 +373,74 @@ def fit_thread(tid, comm, prio, acts, percentile_p=99.0, tolerance=0.10, min_act
     return f
 
 
+#: The most activations per job :func:`_periodic_suspending` looks for (runs per job).
+MAX_RUNS_PER_JOB = 4
+
+
+def _periodic_suspending(f, tolerance=0.10, share=None, percentile_p=99.0):
+    """A timer-driven thread that runs, sleeps and runs again within one period (rt-app's
+    ``run``, ``sleep``, ``run`` before its ``timer``; docs/chains.md "Self-suspension"): k ≥ 2
+    activations per job, each woken by a timer (no thread). Tried when the activations alone
+    are not periodic and at least ``share`` (``TRIGGER_SHARE``) of them no thread woke: for k
+    = 2 … ``MAX_RUNS_PER_JOB`` (the fewest first) and each way of cutting the activations into
+    consecutive groups of k (the first group starting at activation 0 … k − 1), taken when 3
+    groups or more have starts periodic as :func:`fit_thread` reads a period (90 % of their
+    inter-start times within ±``tolerance`` of the median) and, at each position i within the
+    group, the time from run i − 1's wake-up to run i's within ±``tolerance`` of the period of
+    its median in 90 % of them, and every suspension inside a job shorter than every idle
+    time between two jobs; of the cuts that pass, the one whose jobs span least (from a job's
+    first wake-up to its last sleep: the longest idle is between periods, not inside a job). Then the thread is periodic with ``segments`` (run i: the ``percentile_p`` of its CPU
+    time; suspension i: the range of run i's sleep to run i + 1's wake-up), its WCET their
+    sum, its exec and arrival statistics per job. A thread whose job suspends for longer than
+    it idles between periods is read with its runs rotated (the trace cannot tell which of
+    the wake-ups is the period's)."""
+    share = TRIGGER_SHARE if share is None else share
+    acts = f.activations
+    if f.kind is None or f.kind == "periodic" or sum(a.waker is None for a in acts) < share * len(acts):
+        return
+    best = None
+    for k in range(2, MAX_RUNS_PER_JOB + 1):
+        for off in range(k):
+            jobs = [acts[i:i + k] for i in range(off, len(acts) - k + 1, k)]
+            if len(jobs) < 3:
+                continue
+            inter = [b[0].wakeup - a[0].wakeup for a, b in zip(jobs, jobs[1:])]
+            med = round(statistics.median(inter))
+            if med <= 0 or sum(abs(d - med) <= tolerance * med for d in inter) < 0.9 * len(inter):
+                continue
+            steady = True
+            for i in range(1, k):
+                d = [j[i].wakeup - j[i - 1].wakeup for j in jobs]
+                m = statistics.median(d)
+                steady &= sum(abs(x - m) <= tolerance * med for x in d) >= 0.9 * len(d)
+            span = statistics.median(j[-1].end - j[0].wakeup for j in jobs)
+            inside = max(b.wakeup - a.end for j in jobs for a, b in zip(j, j[1:]))
+            between = min(b[0].wakeup - a[-1].end for a, b in zip(jobs, jobs[1:]))
+            if steady and inside < between and (best is None or span < best[0]):
+                best = (span, jobs, inter, med)
+        if best:
+            break
+    if best is None:
+        return
+    _, jobs, inter, med = best
+    k = len(jobs[0])
+    f.segments = []
+    for i in range(k):
+        if i:
+            gaps = [j[i].wakeup - j[i - 1].end for j in jobs]
+            f.segments.append((max(0, min(gaps)), max(0, max(gaps))))
+        f.segments.append(max(1, percentile([j[i].cpu_ns for j in jobs], percentile_p)))
+    cpu = [sum(a.cpu_ns for a in j) for j in jobs]
+    f.kind, f.period = "periodic", med
+    f.wcet = sum(f.segments[::2])
+    f.exec_min, f.exec_max, f.exec_median = min(cpu), max(cpu), round(statistics.median(cpu))
+    f.min_interarrival, f.max_interarrival = min(inter), max(inter)
+    f.jitter = percentile([abs(d - med) for d in inter], 95)
+    f.in_tolerance = sum(abs(d - med) <= tolerance * med for d in inter) / len(inter)
+    f.why = (f"{k} activations per job, woken by a timer each (self-suspending); {f.in_tolerance:.0%} of the jobs' "
+             f"inter-release times within ±{tolerance:.0%} of the median")
+
+
 def extract(events, roots=None, percentile_p=99.0, tolerance=0.10, min_activations=3, comm=None, all_threads=False) -> list:
     """The threads of a trace as :class:`ThreadFit` (ordered by tid): those of the process
     trees of ``roots`` (None: every thread), whose comm matches the regex ``comm`` if given.
@@ -385,7 +453,9 @@ def extract(events, roots=None, percentile_p=99.0, tolerance=0.10, min_activatio
         c, prio, acts = per[tid]
         if comm is not None and not re.search(comm, c):
             continue
-        fits.append(fit_thread(tid, c, prio, acts, percentile_p, tolerance, min_activations))
+        f = fit_thread(tid, c, prio, acts, percentile_p, tolerance, min_activations)
+        _periodic_suspending(f, tolerance, percentile_p=percentile_p)
+        fits.append(f)
     if not all_threads and any(f.kind and f.rt_priority is not None for f in fits):
         for f in fits:
             if f.kind and f.rt_priority is None:
@@ -415,7 +485,7 @@ def find_triggers(fits, share: float = TRIGGER_SHARE, percentile_p: float = 99.0
         if n:
             f.waker, k = max(n.items(), key=lambda kv: (kv[1], -kv[0]))
             f.waker_share = k / len(f.activations)
-        if f.kind and f.waker in tasks:
+        if f.kind and f.waker in tasks and not f.segments:  # segments: timer-driven, self-suspending
             if f.waker_share < share:
                 _suspending(f, share, percentile_p)
             if not f.segments:
@@ -640,6 +710,8 @@ def waker_note(f, names) -> str:
     """What woke the thread's activations: ``trigger: NAME, 98% of activations`` for a
     triggered task, ``woken by NAME in 40%`` when another recorded thread woke 10 % or more
     but too few to be its trigger, else empty."""
+    if f.segments and f.trigger is None:
+        return f"periodic, {len(f.segments) // 2 + 1} runs per job (self-suspending)"
     if f.waker is None or f.waker_share < 0.1:  # the thread that started it, once: no note
         return ""
     who = names.get(f.waker, f"tid {f.waker}")
@@ -687,7 +759,7 @@ def taskset_yaml(fits, cpus: int, duration_ns: int, header: str = "", percentile
     by_tid = {f.tid: f for f in tasks}
     for f in tasks:
         t = {"name": f.name, "wcet": f"{f.wcet}ns"}
-        if f.trigger is not None and f.segments:
+        if f.segments:
             del t["wcet"]  # the sum of the run segments
             t["segments"] = [f"{x}ns" if i % 2 == 0 else {"suspend": f"{max(1, x[0])}ns" if x[0] == x[1] else
                                                           [f"{max(1, x[0])}ns", f"{max(1, x[1])}ns"]}
@@ -706,7 +778,7 @@ def taskset_yaml(fits, cpus: int, duration_ns: int, header: str = "", percentile
             t["min_interarrival"] = f"{max(1, f.min_interarrival)}ns"
         if all_rt:
             t["priority"] = f.rt_priority
-        if replay and f.activations and not f.join and not (f.trigger is not None and f.segments):
+        if replay and f.activations and not f.join and not f.segments:
             t["execution_times"] = [f"{max(1, a.cpu_ns)}ns" for a in f.activations]
         doc["tasks"].append(t)
         notes.append((f"tid {f.tid}, {f.policy} prio {f.prio}, {len(f.activations)} activations; inter-activation "
@@ -714,6 +786,8 @@ def taskset_yaml(fits, cpus: int, duration_ns: int, header: str = "", percentile
                       f"{f.in_tolerance:.0%} within tolerance; exec min/median/max {_us(f.exec_min)}/"
                       f"{_us(f.exec_median)}/{_us(f.exec_max)} us"
                       + (f"; {f.inferred} switch-ins missing from the trace" if f.inferred else "")
+                      + (f"; {len(f.segments) // 2 + 1} runs per job, each woken by its timer (self-suspending)"
+                         if f.segments and f.trigger is None else "")
                       + (f"; woken by {by_tid[f.trigger].name} in {f.waker_share:.0%} of its "
                          + ("jobs (each of its runs but the first woken by a timer: self-suspending)" if f.segments else "activations")
                          if f.trigger is not None else "")
