@@ -354,7 +354,7 @@ def woken_trace(seq, runs=lambda i: 1_000, again=None):
             out.append(wake(at, c, tids[c], "j", 12, 79))
             out.append(switch(at + 1, "swapper/0", 0, 120, "R", "j", 12, 79))
             out.append(switch(at + 1 + runs(i) // len(who), "j", 12, 79, "S", "swapper/0", 0, 120))
-    return "\n".join(l for l in sorted(out, key=lambda s: s.split(": ")[0].split()[-1])) + "\n"
+    return "\n".join(sorted(out, key=lambda s: s.split(": ")[0].split()[-1])) + "\n"
 
 
 def test_a_join_woken_by_both_within_one_activation():
