@@ -574,8 +574,13 @@ mod tests {
             assert!(PthreadMutex::new(MutexProtocol::Protect(c)).is_ok(), "{c}");
         }
         for c in [0, 100] {
-            let e = PthreadMutex::new(MutexProtocol::Protect(c)).err().expect("out of range");
-            assert!(e.to_string().contains("pthread_mutexattr_setprioceiling"), "{e}");
+            let e = PthreadMutex::new(MutexProtocol::Protect(c))
+                .err()
+                .expect("out of range");
+            assert!(
+                e.to_string().contains("pthread_mutexattr_setprioceiling"),
+                "{e}"
+            );
         }
     }
 

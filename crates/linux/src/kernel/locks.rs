@@ -4,8 +4,8 @@
 //! what the run observed of each (holders, acquisitions, contention), and the set a thread
 //! holds, released on any exit.
 
-use crate::options::RunError;
 use super::plan::KernelPlan;
+use crate::options::RunError;
 use crate::sys::{self, MutexProtocol};
 use rtsched_model::{TaskSet, Time};
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};

@@ -512,8 +512,14 @@ mod tests {
         };
         assert_eq!(prio, &vec![10, 89, 49]);
         assert_eq!(p.ceilings, Some(vec![89, 49, 1]));
-        assert_eq!((p.label.as_str(), p.inherit), ("kernel:fifo:file:pcp", false));
-        assert_eq!(KernelPlan::new(&ts, "fifo:rm:pcp").unwrap().label, "kernel:fifo:rm:pcp");
+        assert_eq!(
+            (p.label.as_str(), p.inherit),
+            ("kernel:fifo:file:pcp", false)
+        );
+        assert_eq!(
+            KernelPlan::new(&ts, "fifo:rm:pcp").unwrap().label,
+            "kernel:fifo:rm:pcp"
+        );
         assert_eq!(KernelPlan::new(&ts, "fifo").unwrap().ceilings, None);
         assert_eq!(KernelPlan::new(&ts, "fifo:pi").unwrap().ceilings, None);
         assert!(err(&ts, "fifo:pi:pcp").contains("choose one locking protocol"));
