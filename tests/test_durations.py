@@ -64,8 +64,7 @@ def test_in_unit_refuses_an_unknown_unit():
 
 # A duration in ns formatted by hand in an f-string: `{x / 1e6:.3f}`, `{d / 1_000_000:g}`.
 _BY_HAND = re.compile(r"/\s*(?:[0-9]+(?:\.[0-9]+)?e[369]|1_000(?:_000){0,2})\s*:[^}]*\}")
-# Hand-formatted numbers that are no duration (a file size). The reproductions' report tables
-# (reproduce/, aggregated means in ms) are not checked: they still format by hand.
+# Hand-formatted numbers that are no duration (a file size).
 _NOT_DURATIONS = {"result.py": "size / 1e"}
 
 
@@ -75,10 +74,10 @@ def _by_hand(text, allowed=None):
 
 
 def test_no_duration_is_formatted_beside_the_rule():
-    """Every duration the package writes goes through rtsched.durations (chains.py's table and
-    the rt-app export's warnings did not); the reproductions' report tables are not yet."""
+    """Every duration the package writes goes through rtsched.durations (chains.py's table, the
+    rt-app export's warnings and paws2013's report did not)."""
     root = Path(__file__).resolve().parent.parent / "python" / "rtsched"
-    found = {f"{p.relative_to(root)}:{n}" for p in root.rglob("*.py") if p.parent.name != "reproduce"
+    found = {f"{p.relative_to(root)}:{n}" for p in root.rglob("*.py")
              for n in _by_hand(p.read_text(encoding="utf-8"), _NOT_DURATIONS.get(p.name))}
     assert not found, sorted(found)
     # the control: each spelling the rule replaced is caught
