@@ -261,6 +261,9 @@ pub fn refuses_locking(ts: &TaskSet, policy: &dyn Policy) -> Option<String> {
         release: 0,
         deadline: ts.tasks.first().map_or(0, |t| t.deadline),
     };
+    if let Some(why) = refuses_spinning(ts, policy) {
+        return Some(why);
+    }
     policy.urgency(&probe).is_none().then(|| {
         format!(
             "{}: resource '{}' uses {}, which scheduler '{}' does not take (locking protocols run under the fixed-priority and EDF domains: gfp, pfp, gedf, pedf, gfifo, gnpedf)",
@@ -270,4 +273,29 @@ pub fn refuses_locking(ts: &TaskSet, policy: &dyn Policy) -> Option<String> {
             policy.name()
         )
     })
+}
+
+/// Why `policy` cannot run `ts`'s multiprocessor protocols (`msrp`, `mrsp`, docs/locking.md):
+/// they are for partitioned scheduling, and the policy binds a user of such a resource to no CPU.
+fn refuses_spinning(ts: &TaskSet, policy: &dyn Policy) -> Option<String> {
+    for r in 0..ts.resources.len() {
+        let p = ts.protocol(r);
+        if !p.spins() {
+            continue;
+        }
+        if let Some(t) = ts
+            .users(r)
+            .find(|&t| policy.cpu_of_task(t as u32).is_none())
+        {
+            return Some(format!(
+                "{}: task '{}': resource '{}' uses {}, a protocol for partitioned scheduling: scheduler '{}' binds the task to no CPU (use pfp or pedf)",
+                ts.source,
+                ts.tasks[t].name,
+                ts.resources[r],
+                p.name(),
+                policy.name()
+            ));
+        }
+    }
+    None
 }
