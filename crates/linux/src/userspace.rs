@@ -673,16 +673,18 @@ fn run_pieces<'a, X: Executors>(
             Step::Spin => {
                 // Spinning for a resource held on another CPU (msrp, mrsp): busy-wait on
                 // this CPU with the lock down, then look again (the holder's release hands
-                // it over under the lock).
+                // it over under the lock). The spin is CPU time of the job, as simulated.
                 drop(st);
-                let until = sh.now() + SPIN_LOOK_NS;
+                let (from, until) = (sh.now(), sh.now() + SPIN_LOOK_NS);
                 while sh.now() < until
                     && cell.assign.load(Ordering::SeqCst) == a
                     && !sh.stop.load(Ordering::Relaxed)
                 {
                     std::hint::spin_loop();
                 }
+                let spun = sh.now() - from;
                 st = sh.lock();
+                st.led.run.ent_mut(e).ran += spun;
                 continue;
             }
             _ => return (st, Stop::Stopped),

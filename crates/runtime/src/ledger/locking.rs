@@ -281,7 +281,8 @@ impl<'t> Ledger<'t> {
         self.reurge(now, w);
     }
 
-    /// Spinning entity `e` of an aborted job leaves its resource's queue.
+    /// Spinning entity `e` of an aborted job leaves its resource's queue, and the urgency its
+    /// request lent it (its slot is reused).
     pub(super) fn lock_abort_spin(&mut self, now: Time, e: EntityId) {
         let r = self.locking.as_ref().map_or(NONE, |l| l.spin_of(e));
         if r == NONE {
@@ -289,6 +290,7 @@ impl<'t> Ledger<'t> {
         }
         self.run.resources[r as usize].leave(e);
         self.spin_ends(now, e);
+        self.reurge(now, e);
     }
 
     /// Before a decision: spinners handed their resource drop their debt; the driver accounts
@@ -584,4 +586,57 @@ impl<'t> Ledger<'t> {
             self.locking.as_mut().expect("locking").spinning[i] = (e, rec, now, on);
         }
     }
+}
+
+/// Why `policy` cannot run `ts`'s locking protocols (docs/locking.md): it has no urgency for
+/// the protocols to compare ([`Policy::urgency`]), or binds a user of an `msrp` or `mrsp`
+/// resource to no CPU. Every driver of the ledger asks before a run (the simulator, the testbed).
+pub fn refuses_locking(ts: &TaskSet, policy: &dyn Policy) -> Option<String> {
+    let r = (0..ts.resources.len()).find(|&r| ts.protocol(r) != Protocol::None)?;
+    let probe = EntityInfo {
+        id: 0,
+        task: 0,
+        job: 0,
+        region: 0,
+        thread: 0,
+        release: 0,
+        deadline: ts.tasks.first().map_or(0, |t| t.deadline),
+    };
+    if let Some(why) = refuses_spinning(ts, policy) {
+        return Some(why);
+    }
+    policy.urgency(&probe).is_none().then(|| {
+        format!(
+            "{}: resource '{}' uses {}, which scheduler '{}' does not take (locking protocols run under the fixed-priority and EDF domains: gfp, pfp, gedf, pedf, gfifo, gnpedf)",
+            ts.source,
+            ts.resources[r],
+            ts.protocol(r).name(),
+            policy.name()
+        )
+    })
+}
+
+/// Why `policy` cannot run `ts`'s multiprocessor protocols (`msrp`, `mrsp`, docs/locking.md):
+/// they are for partitioned scheduling, and the policy binds a user of such a resource to no CPU.
+fn refuses_spinning(ts: &TaskSet, policy: &dyn Policy) -> Option<String> {
+    for r in 0..ts.resources.len() {
+        let p = ts.protocol(r);
+        if !p.spins() {
+            continue;
+        }
+        if let Some(t) = ts
+            .users(r)
+            .find(|&t| policy.cpu_of_task(t as u32).is_none())
+        {
+            return Some(format!(
+                "{}: task '{}': resource '{}' uses {}, a protocol for partitioned scheduling: scheduler '{}' binds the task to no CPU (use pfp or pedf)",
+                ts.source,
+                ts.tasks[t].name,
+                ts.resources[r],
+                p.name(),
+                policy.name()
+            ));
+        }
+    }
+    None
 }
