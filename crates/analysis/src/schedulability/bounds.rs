@@ -98,6 +98,8 @@ pub const SIMULATED_BY: &[(&str, &str)] = &[
     ("gfp-rta-dm", "gfp:dm"),
     ("gfp-rta-lc-rm", "gfp:rm"),
     ("gfp-rta-lc-dm", "gfp:dm"),
+    ("gfp-rta-file", "gfp:file"),
+    ("gfp-rta-lc-file", "gfp:file"),
     ("gedf-rta", "gedf"),
 ];
 
