@@ -101,6 +101,8 @@ pub const SIMULATED_BY: &[(&str, &str)] = &[
     ("gfp-rta-file", "gfp:file"),
     ("gfp-rta-lc-file", "gfp:file"),
     ("gedf-rta", "gedf"),
+    ("gfp-dag-melani-rm", "gfp:rm"),
+    ("gfp-dag-melani-dm", "gfp:dm"),
 ];
 
 /// The scheduler `test`'s bounds speak for ([`SIMULATED_BY`]).

@@ -31,6 +31,7 @@ pub mod dag;
 pub mod dataflow;
 pub mod gedf_baruah;
 pub mod gedf_rta;
+pub mod gfp_dag;
 pub mod gfp_rta;
 pub mod global;
 pub mod holistic;
@@ -53,6 +54,8 @@ pub const ENTRIES: &[Entry] = &[
     necessary::ENTRY,
     dag::FEDERATED,
     dag::GEDF_LI,
+    gfp_dag::GFP_DAG_MELANI_RM,
+    gfp_dag::GFP_DAG_MELANI_DM,
     global::GFB,
     global::BCL,
     gedf_rta::GEDF_RTA,
