@@ -326,13 +326,21 @@ fn charged_verdict(
         },
         (Form::Whole, WithOverheads::GlobalFp(by)) => {
             let Some(prio) = Subject::whole(ts).priorities(by) else {
-                let task = ts.tasks.iter().position(|t| t.priority.is_none()).unwrap_or(0);
+                let task = ts
+                    .tasks
+                    .iter()
+                    .position(|t| t.priority.is_none())
+                    .unwrap_or(0);
                 return Err(test.refuse(Reason::NoPriority { task }));
             };
             let cdt: Vec<Cdt> = ts.tasks.iter().map(Cdt::from).collect();
             match inflate(&cdt, oh, Class::GlobalFp(&prio)) {
                 Ok(inf) => on(&with_inflated(ts, &inf)),
-                Err(e) => test.answered(Ok(Verdict::new(test.name(), Some(false), infeasible(ts, e)))),
+                Err(e) => test.answered(Ok(Verdict::new(
+                    test.name(),
+                    Some(false),
+                    infeasible(ts, e),
+                ))),
             }
         }
         (Form::Whole, WithOverheads::Own(f)) => test.answered(Ok(f(&Subject::whole(ts), oh))),

@@ -104,7 +104,10 @@ fn weakened_analysis_is_caught() {
     let (mut caught, mut accepted) = (0, 0);
     for _ in 0..150 {
         let ts = strategy.new_tree(&mut runner).unwrap().current();
-        let Ok(v) = registry::find(ENTRIES, "gfp-dag-melani-rm").unwrap().run(&ts) else {
+        let Ok(v) = registry::find(ENTRIES, "gfp-dag-melani-rm")
+            .unwrap()
+            .run(&ts)
+        else {
             continue;
         };
         let (max, _) = simulated(&ts);

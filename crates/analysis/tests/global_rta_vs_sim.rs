@@ -214,7 +214,10 @@ fn ties_ranked_by_a_tie_break_are_caught() {
     for _ in 0..150 {
         let ts = strategy.new_tree(&mut runner).unwrap().current();
         let (max, _) = simulated(&ts, "gfp:file");
-        let v = registry::find(ENTRIES, "gfp-rta-file").unwrap().run(&ts).unwrap();
+        let v = registry::find(ENTRIES, "gfp-rta-file")
+            .unwrap()
+            .run(&ts)
+            .unwrap();
         accepted += (v.schedulable == Some(true)) as u32;
         let cdt: Vec<Cdt> = ts.tasks.iter().map(Cdt::from).collect();
         let n = ts.tasks.len() as u32;

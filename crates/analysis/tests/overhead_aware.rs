@@ -341,7 +341,10 @@ fn global_dispatch_cost_by_hand() {
         a.iter().find(|v| v.test == "gedf-bcl").unwrap().schedulable
     };
     let gfp = |a: &[rtsched_analysis::schedulability::Verdict]| {
-        a.iter().find(|v| v.test == "gfp-rta-rm").unwrap().schedulable
+        a.iter()
+            .find(|v| v.test == "gfp-rta-rm")
+            .unwrap()
+            .schedulable
     };
     assert_eq!(bcl(&analyze(&ts)), Some(true));
     assert_eq!(gfp(&analyze(&ts)), Some(true));

@@ -169,7 +169,10 @@ mod tests {
         let bc = gfp_rta::response_times(&cdt, &prio, 2, CarryIn::Every);
         let melani = response_times(&dags, &prio, 2);
         for (a, b) in bc.iter().zip(&melani) {
-            assert!(b.is_none() || a.is_some_and(|a| a <= b.unwrap()), "{bc:?} {melani:?}");
+            assert!(
+                b.is_none() || a.is_some_and(|a| a <= b.unwrap()),
+                "{bc:?} {melani:?}"
+            );
         }
     }
 }

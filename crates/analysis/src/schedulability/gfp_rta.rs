@@ -395,7 +395,11 @@ mod tests {
             let tied = response_times(&ts, &[5, 5, 5, 1], 2, carry);
             assert_eq!(tied, vec![Some(2), Some(2), Some(2), Some(3)], "{carry:?}");
             let ordered = response_times(&ts, &[7, 6, 5, 1], 2, carry);
-            assert_eq!(ordered, vec![Some(1), Some(1), Some(2), Some(3)], "{carry:?}");
+            assert_eq!(
+                ordered,
+                vec![Some(1), Some(1), Some(2), Some(3)],
+                "{carry:?}"
+            );
         }
         // A tie the group cannot bound within D leaves it and every task below unbounded: three
         // (2, 5) tasks at one priority on two CPUs (c's R passes 5 with a and b at R = 4).
@@ -431,7 +435,12 @@ mod tests {
                 v.tasks.iter().map(|b| (b.name.as_str(), b.bound)).collect();
             assert_eq!(
                 bounds,
-                vec![("a", Some(2)), ("b", Some(2)), ("c", Some(2)), ("d", Some(3))]
+                vec![
+                    ("a", Some(2)),
+                    ("b", Some(2)),
+                    ("c", Some(2)),
+                    ("d", Some(3))
+                ]
             );
         }
     }
