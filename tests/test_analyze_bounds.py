@@ -85,8 +85,9 @@ def test_file_priorities_and_dag_tasks_under_global_fp(tmp_path):
     d = tmp_path / "dag.yaml"
     d.write_text("platform: {cpus: 4}\ntasks:\n  - {name: h, period: 10ms, regions: [1ms, [2ms, 2ms, 2ms, 2ms], 1ms]}\n"
                  "  - {name: a, period: 10ms, wcet: 3ms}\n  - {name: b, period: 8ms, regions: [1ms, [1ms, 1ms]]}\n")
-    doc = json.loads(run_cli("analyze", str(d), "--json", "--simulate", check=0).stdout)
-    t = {t["test"]: t for t in doc["tests"]}["gfp-dag-melani-rm"]
-    assert t["simulated_by"] == "gfp:rm" and t["schedulable"] is True, t
-    for b in t["tasks"]:
-        assert b["simulated_max_response_ns"] <= b["bound_ns"], b
+    t = {t["test"]: t for t in rtsched.analyze(str(d))}["gfp-dag-melani-rm"]
+    assert t["schedulable"] is True, t
+    sim = rtsched.analysis.simulated_max_response(str(d), "gfp-dag-melani-rm")
+    assert sim["scheduler"] == "gfp:rm"
+    for b, s in zip(t["tasks"], sim["max_response_ns"], strict=True):
+        assert s <= b["bound_ns"], (b, s)
