@@ -166,7 +166,7 @@ chain-tightness: build
 
 # Every global schedulability test on 4 and 8 CPUs beside gedf / gfp:rm simulated: acceptance,
 # weighted schedulability and the tightness of the per-task bounds (docs/generators.md, "Global
-# tests compared"; a few minutes; not part of `make test`).
+# tests compared"; under a minute; not part of `make test`).
 global-tests: build
 	$(PY) benchmarks/global_tests.py
 
