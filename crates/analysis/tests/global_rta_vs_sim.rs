@@ -20,6 +20,10 @@
 //! generated set, and Baruah's test comparing against m + 1 CPUs accepts a set that misses, so
 //! the properties above can fail.
 
+/// Melani et al.'s analysis of DAG tasks (`schedulability::gfp_dag`) against the simulator.
+#[path = "global_rta/dag.rs"]
+mod dag;
+
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
 use proptest::test_runner::TestRunner;

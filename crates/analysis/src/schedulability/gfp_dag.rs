@@ -23,7 +23,7 @@
 //! Not modelled: conditional nodes (the model has none), critical sections. No overhead-aware
 //! form (the inflation of `crate::overheads` is for sequential tasks).
 //!
-//! Checked against the simulator (`tests/gfp_dag_vs_sim.rs`): a set it accepts never misses
+//! Checked against the simulator (`tests/global_rta/dag.rs`, a module of `tests/global_rta_vs_sim.rs`): a set it accepts never misses
 //! under `gfp:rm` from a synchronous release at WCET, no bound is below a simulated maximum
 //! response, and the analysis with its interference spread over m + 1 CPUs (the negative
 //! control) is caught.

@@ -1,3 +1,5 @@
+//! (A module of `global_rta_vs_sim.rs`, so no test binary of its own.)
+//!
 //! Melani et al.'s response-time analysis of DAG tasks under global fixed priority
 //! (`schedulability::gfp_dag`, ECRTS 2015) against the simulator. Random sets of fork-join
 //! tasks (1–3 regions of 1..=m threads each), simulated from a synchronous periodic release,
