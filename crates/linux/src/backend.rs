@@ -14,7 +14,7 @@ use rtsched_policies::Policy;
 /// sections lock their pthread mutexes with `PTHREAD_PRIO_INHERIT` instead of `PTHREAD_PRIO_NONE`.
 pub const BACKENDS: &[(&str, &str)] = &[
     ("kernel:deadline", "each task's threads under SCHED_DEADLINE (runtime = WCET + max(250 us, 10%), deadline, period; one reservation per thread of a parallel task); kernel:deadline:reclaim adds GRUB reclaiming, :pi priority inheritance"),
-    ("kernel:fifo", "each task's threads under SCHED_FIFO, the file's priorities if every task has one, else RM (kernel:fifo:rm, :dm for DM, :file; priorities on only some tasks are refused unless one is named, as by gfp; :pi for priority inheritance, e.g. kernel:fifo:rm:pi); partitioned through affinity if every task has a cpu"),
+    ("kernel:fifo", "each task's threads under SCHED_FIFO, the file's priorities if every task has one, else RM (kernel:fifo:rm, :dm for DM, :file; priorities on only some tasks are refused unless one is named, as by gfp; :pi for priority inheritance, e.g. kernel:fifo:rm:pi, or :pcp for the immediate priority ceiling, PTHREAD_PRIO_PROTECT at each resource's ceiling); partitioned through affinity if every task has a cpu"),
     ("kernel:linux", "each task under its own Linux policy from the file (policy: deadline with runtime, fifo or rr with priority, other with nice; run.default_policy; best-effort tasks SCHED_OTHER at their nice), as the simulator's linux scheduler stacks them; refused before starting, with the kernel's reason, if sched_setattr would refuse a reservation (the fair servers counted); kernel:linux:reclaim adds GRUB, :pi priority inheritance"),
     ("kernel:other", "each task's threads under SCHED_OTHER (CFS/EEVDF): what a user gets by default (kernel:other:pi for priority inheritance)"),
     ("kernel:scx-gedf", "rtsched's sched_ext scheduler (needs a kernel with sched_ext and the rtsched-scx loader): global EDF in BPF, idle CPU first, else preempt the latest deadline found in the cpudl tree (kernel:scx-gedf:linear scans instead); tasks register period, deadline and WCET"),
@@ -62,7 +62,13 @@ impl Backend {
                 }
                 None => Backend::Kernel(KernelPlan::new(ts, rest)?),
             },
-            "testbed" => Backend::Testbed(rtsched_policies::build_for(rest, ts)?),
+            "testbed" => {
+                let p = rtsched_policies::build_for(rest, ts)?;
+                if let Some(why) = rtsched_runtime::refuses_locking(ts, p.as_ref()) {
+                    return Err(RunError::Input(format!("testbed: {why}")));
+                }
+                Backend::Testbed(p)
+            }
             _ => return Ok(None),
         }))
     }
