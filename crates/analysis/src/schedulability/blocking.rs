@@ -26,8 +26,8 @@
 //!
 //! Only local resources (every user on one CPU) and one protocol class per set are bounded:
 //! a plain FIFO mutex (`none`) lets a medium-priority job prolong the wait without bound, and
-//! global resources need a multiprocessor protocol (MSRP, MrsP, FMLP+, OMLP), not modelled
-//! yet. `registry::Applies::models` refuses such sets before a test runs.
+//! global resources need a multiprocessor protocol's bound (MSRP, MrsP, FMLP+, OMLP), not in
+//! the analysis yet. `registry::Applies::models` refuses such sets before a test runs.
 
 use rtsched_model::{Protocol, Task, TaskSet, Time};
 

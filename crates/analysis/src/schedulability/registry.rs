@@ -405,7 +405,7 @@ impl BlockingReason {
             ),
             BlockingReason::Global { resource } => write!(
                 f,
-                "resource {} is global (its users are on different CPUs): its blocking needs a multiprocessor protocol (MSRP, MrsP, FMLP+, OMLP), not modelled yet",
+                "resource {} is global (its users are on different CPUs): the uniprocessor tests bound local resources only, and the multiprocessor protocols' bounds (MSRP, MrsP, FMLP+, OMLP) are not in the analysis yet",
                 res(resource)
             ),
             BlockingReason::NestedPip { task: t } => write!(
