@@ -3,8 +3,8 @@
 //! response-time analysis, `srp` for EDF's demand test — keeps every resource *local* (a task
 //! is not admitted to a CPU while a task it shares a resource with sits on another), and admits
 //! a task only if the CPU's tasks pass the uniprocessor test with their blocking terms
-//! (`schedulability::blocking`). Global resources would need a multiprocessor protocol (MSRP,
-//! MrsP, FMLP+, OMLP), not modelled yet; this keeps the partition clear of them, as the
+//! (`schedulability::blocking`). Global resources would need a multiprocessor protocol's bound
+//! (MSRP, MrsP, FMLP+, OMLP), not in the analysis yet; this keeps the partition clear of them, as the
 //! synchronization-aware packing of Lakshmanan, de Niz & Rajkumar (RTSS 2009) groups tasks
 //! that share resources, here by refusing to split them.
 //!
