@@ -34,7 +34,8 @@ use super::bounds::{self, Quantity};
 use super::dag::DagTask;
 use super::gfp_rta::fixed_point;
 use super::registry::{
-    Applies, Cpus, Deadlines, Entry, Flow, Kind, Priorities, Subject, Tasks, WithOverheads,
+    Applies, Cpus, Deadlines, Entry, Flow, Kind, Priorities, Sections, Subject, Tasks,
+    WithOverheads,
 };
 use super::{Cdt, Verdict};
 use rtsched_model::Time;
@@ -44,7 +45,7 @@ const GLOBAL_PARALLEL: Applies = Applies {
     cpus: Cpus::Several,
     tasks: Tasks::Parallel,
     deadlines: Deadlines::Constrained,
-    sections: false,
+    sections: Sections::Not,
     priorities: false,
     flow: Flow::Not,
 };
