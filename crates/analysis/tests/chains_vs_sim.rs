@@ -546,7 +546,7 @@ fn join_case(
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 16, ..ProptestConfig::default() })]
 
     /// Joins: under FP and EDF, no job's response and no chain's latency through the join
     /// exceeds its bound.
@@ -567,19 +567,19 @@ proptest! {
 
 /// Negative control of the joins: the join read as triggered by its first trigger alone (b's
 /// finish dropped from its release) is refuted by some seed, under FP; most seeds are
-/// analysed (joins in step; 52 of 60 under FP, 30 under EDF here).
+/// analysed (joins in step; 52 of 60 under FP, 30 under EDF when this was written).
 #[test]
 fn a_join_read_as_its_first_trigger_is_refuted() {
     for edf in [false, true] {
-        let analysed = (0..60)
+        let analysed = (0..30)
             .filter(|&s| join_case(s, edf, |_| {}).is_some())
             .count();
         // EDF's bounds, without the offsets, put more joins out of step: about half analysed.
-        let least = if edf { 20 } else { 40 };
-        eprintln!("edf {edf}: {analysed} of 60 join seeds analysed");
+        let least = if edf { 10 } else { 20 };
+        eprintln!("edf {edf}: {analysed} of 30 join seeds analysed");
         assert!(
             analysed >= least,
-            "edf {edf}: only {analysed} of 60 seeds analysed"
+            "edf {edf}: only {analysed} of 30 seeds analysed"
         );
     }
     let first_only = |n: &mut Vec<holistic::Node>| {
@@ -587,13 +587,13 @@ fn a_join_read_as_its_first_trigger_is_refuted() {
             x.triggers.truncate(1);
         }
     };
-    let found = (0..300u64).find(|&seed| {
+    let found = (0..100u64).find(|&seed| {
         join_case(seed, false, first_only).is_some_and(|(ts, sim, r)| {
             let c = compare(&ts, &sim, &r);
             c.responses.iter().chain(&c.latencies).any(|(s, b)| s > b)
         })
     });
-    assert!(found.is_some(), "b's finish never mattered on 300 seeds");
+    assert!(found.is_some(), "b's finish never mattered on 100 seeds");
     eprintln!("join read as its first trigger: refuted by seed {found:?}");
 }
 
