@@ -64,6 +64,12 @@ def test_simulate_prints_a_chains_table_and_writes_the_csv(tmp_path):
     assert set(df.scheduler) == {"gfp:file", "gedf"}
     assert len(df) == 2 * (10 + 9)
     assert math.isnan(df[df.chain == "ab"].data_age_ns.iloc[0])
+    # Those runs streamed their chain records into the file as they went (no output held
+    # them); with --trace the runs hold them and the file is written after: the same bytes.
+    held = tmp_path / "held.csv"
+    run_cli("simulate", load(tmp_path, AB), "-s", "gfp:file", "gedf", "--chains-csv", held, "--trace",
+            tmp_path / "t.json", check=0)
+    assert out.read_bytes() == held.read_bytes()
 
 
 def test_a_trigger_cycle_exits_2_naming_it(tmp_path):

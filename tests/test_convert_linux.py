@@ -142,3 +142,21 @@ def test_admission_refuses_bandwidth_one_on_one_cpu(tmp_path):
     p = run_cli("simulate", f, "-s", "linux", check=2)
     assert "admission" in p.stderr and "EBUSY" in p.stderr and "Traceback" not in p.stderr
     assert "bandwidth 0.500000" in p.stderr and "limit 0.950000" in p.stderr
+
+
+def test_validate_warns_of_what_admission_would_refuse(tmp_path):
+    """`validate` of a file whose deadline reservations exceed admission's limit warns (exit 0,
+    the file itself is valid) with the refusal `simulate -s linux` gives; control: 0.9 of
+    bandwidth fits beside the fair server's 0.05, and nothing is warned."""
+    def validate(a_ms: int):
+        f = tmp_path / f"dl{a_ms}.yaml"
+        f.write_text("platform: {cpus: 1}\ntasks:\n"
+                     f"  - {{name: a, policy: deadline, period: 10ms, wcet: {a_ms}ms}}\n"
+                     "  - {name: b, policy: deadline, period: 10ms, wcet: 5ms}\n")
+        return run_cli("validate", f, check=0)
+    p = validate(5)
+    assert p.returncode == 0 and ": ok" in p.stdout, p.stderr
+    assert "warning: the linux scheduler" in p.stderr and "task 'b'" in p.stderr, p.stderr
+    assert "admission refused (EBUSY)" in p.stderr and "limit 0.950000" in p.stderr, p.stderr
+    p = validate(4)
+    assert p.returncode == 0 and "warning" not in p.stderr, p.stderr

@@ -220,6 +220,31 @@ def test_sleep_in_a_timer_thread_is_a_suspension_and_timer_modes_are_the_period(
         convert_text_tmp('{"tasks": {"w": {"run": 1, "timer": {"ref": "u", "period": 10, "mode": "x"}}}}')
 
 
+def test_a_sleep_after_the_last_run_delays_what_the_piece_releases():
+    """A sleep between a piece's last run and its wake (or wait) is kept: `a` (timer 10 ms)
+    runs 1 ms, sleeps 500 us and resumes `b` (1 ms): a's segments [1 ms, {suspend: 500 us},
+    1 ns], so under linux on 1 CPU b runs [1.5, 2.5] and the chain's latency is 2.5 ms +
+    1 ns (rt-app's: b is resumed after the sleep). Control: the same file without the sleep
+    gives 2 ms. A barrier (tutorial example7's shape): p runs 1 ms and sleeps 2 ms before X,
+    q runs 2 ms: the rendezvous cycle is max(1 + 2, 2) = 3 ms, not 2."""
+    def pipe(sleep):
+        a = {"run": 1000, **({"sleep": sleep} if sleep else {}), "resume": "b", "timer": {"ref": "t", "period": 10000}}
+        return json.dumps({"tasks": {"a": a, "b": {"suspend": "b", "run": 1000}}})
+
+    d, t, warned = convert_text_tmp(pipe(500))
+    assert t["a"]["segments"] == ["1000000ns", {"suspend": "500000ns"}, "1ns"] and t["b"]["trigger"] == "a"
+    assert any("a sleep after the last run" in w and "kept as a suspension" in w for w in warned)
+    lat = {}
+    for sleep in (500, 0):
+        d, _, _ = convert_text_tmp(pipe(sleep))
+        r = rtsched.simulate(from_document(d, "in.json"), "linux")
+        lat[sleep] = set(r.chains.latency_ns)
+    assert lat == {500: {2_500 * US + 1}, 0: {2 * MS}}
+    d, t, _ = convert_text_tmp('{"tasks": {"p": {"run": 1000, "sleep": 2000, "barrier": "X"}, "q": {"run": 2000, "barrier": "X"}}}')
+    assert t["p"]["period"] == t["q"]["period"] == "3000000ns"
+    assert t["p"]["segments"] == ["1000000ns", {"suspend": "2000000ns"}, "1ns"]
+
+
 def test_a_timer_that_wakes_in_one_of_its_periods_releases_once_per_that_many():
     """rt-app's mp3 shape: a tick thread with no work wakes `out` in one of its 5 timer
     periods of 6 ms: `out` is periodic with 30 ms (the tick, with no work, is no task)."""

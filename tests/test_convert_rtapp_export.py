@@ -81,7 +81,7 @@ tasks:
     s = doc["tasks"]["s"]
     assert list(s.items()) == [("policy", "SCHED_DEADLINE"), ("dl-runtime", 2275), ("dl-period", 10000),
                                ("dl-deadline", 9000), ("suspend0", "s"), ("run0", 1000), ("sleep0", 2000), ("run1", 500)]
-    assert any("1..3 ms" in w and "sleep of 2 ms" in w for w in warnings), warnings
+    assert any("1ms..3ms" in w and "sleep of 2ms" in w for w in warnings), warnings
 
 
 def test_triggered_fork_join_task_releases_every_lane(tmp_path):

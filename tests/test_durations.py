@@ -2,6 +2,9 @@
 for reading is byte for byte what the warnings wrote before it moved to Rust, and a number in a
 column's unit is what the tables wrote."""
 
+import re
+from pathlib import Path
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -57,3 +60,28 @@ def test_in_unit_by_hand():
 def test_in_unit_refuses_an_unknown_unit():
     with pytest.raises(ValueError, match="unknown unit 'h'"):
         in_unit(1, "h")
+
+
+# A duration in ns formatted by hand in an f-string: `{x / 1e6:.3f}`, `{d / 1_000_000:g}`.
+_BY_HAND = re.compile(r"/\s*(?:[0-9]+(?:\.[0-9]+)?e[369]|1_000(?:_000){0,2})\s*:[^}]*\}")
+# Hand-formatted numbers that are no duration (a file size).
+_NOT_DURATIONS = {"result.py": "size / 1e"}
+
+
+def _by_hand(text, allowed=None):
+    return [n for n, line in enumerate(text.splitlines(), 1)
+            if _BY_HAND.search(line) and not (allowed and allowed in line)]
+
+
+def test_no_duration_is_formatted_beside_the_rule():
+    """Every duration the package writes goes through rtsched.durations (chains.py's table, the
+    rt-app export's warnings and paws2013's report did not)."""
+    root = Path(__file__).resolve().parent.parent / "python" / "rtsched"
+    found = {f"{p.relative_to(root)}:{n}" for p in root.rglob("*.py")
+             for n in _by_hand(p.read_text(encoding="utf-8"), _NOT_DURATIONS.get(p.name))}
+    assert not found, sorted(found)
+    # the control: each spelling the rule replaced is caught
+    for line in ('f"{x / 1e6:.3f}"', 'f"{lo / 1e6:g}..{hi / 1e6:g} ms"', 'f"{(a + b) / 2e6:g}"',
+                 'f"{d / 1_000_000:.1f}"'):
+        assert _by_hand(line) == [1], line
+    assert _by_hand("time.sleep(d / 1e9)") == []

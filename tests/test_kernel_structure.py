@@ -297,8 +297,50 @@ def test_priority_inheritance_bounds_the_inversion(backend, blocked_ms, response
     assert r.scheduler == ("kernel:fifo:file:pi" if backend.endswith(":pi") else "kernel:fifo:file") + " (partitioned)"
 
 
+# Issue 56's golden example on 1 CPU (docs/locking.md): l (priority 1, 4 ms, holding R for
+# all 4 ms from its release at 0), h (3, released at 1 ms, 2 ms, R for its first 1 ms), m (2,
+# released at 2 ms, 5 ms, no resource). Without a protocol h blocks on R at 1, m preempts l:
+# l 0-2, m 2-7, l 7-9, h 9-11, h responds in 10 ms (blocked 8). Under pcp l runs at R's
+# ceiling (h's priority) from its lock: l 0-4, h 4-6, h responds in 5 ms, never waiting in
+# the mutex (it runs only once l has released R).
+GOLDEN = """platform: {cpus: 1}
+run: {duration: 200ms, seed: 1}
+tasks:
+  - {name: l, period: 50, wcet: 4, priority: 1, cpu: 0, sections: [{resource: R, start: 0, length: 4}]}
+  - {name: h, period: 50, wcet: 2, priority: 3, cpu: 0, offset: 1, sections: [{resource: R, start: 0, length: 1}]}
+  - {name: m, period: 50, wcet: 5, priority: 2, cpu: 0, offset: 2}
+"""
+
+
+@pytest.mark.parametrize("backend, response_ms", [("kernel:fifo", 10), ("kernel:fifo:pcp", 5)])
+def test_the_priority_ceiling_bounds_the_golden_inversion(backend, response_ms):
+    """PTHREAD_PRIO_PROTECT at R's ceiling (kernel:fifo:pcp) against a plain mutex (the
+    control): h's response, its time blocked in the mutex, as worked above. 4 jobs each."""
+    ts = load(GOLDEN)
+
+    def h(r):
+        return r.jobs[r.jobs.task == "h"]
+
+    def as_worked(r):
+        return h(r).response_ns.between((response_ms - 0.2) * MS, (response_ms + 1.5) * MS).all()
+
+    r = run_until_clean(run(ts, backend), lambda: run(ts, backend), as_worked)
+    # Measured here (docs/locking.md "Real runs"): h 10.16-10.33 ms, blocked 8.12-8.27, without;
+    # 5.12-5.18 ms, blocked 0, with pcp.
+    rt, hb = h(r).response_ns, h(r).blocked_ns
+    ok = rt.between((response_ms - 0.2) * MS, (response_ms + 1.5) * MS)
+    assert len(rt) >= 3 and (ok.all() or (stolen(r) and ok.mean() >= 0.75)), (rt.tolist(), r.measurements.get("host.steal_ms"))
+    if backend.endswith(":pcp"):
+        assert (hb < 0.5 * MS).all(), hb.tolist()
+        assert r.scheduler == "kernel:fifo:file:pcp (partitioned)"
+    else:
+        assert (hb.median() - 8 * MS) < 1.5 * MS and hb.median() > 7 * MS, hb.tolist()
+
+
 @pytest.mark.parametrize("backend, message", [
-    ("kernel:fifo:pie", "kernel:fifo: unknown option or priority assignment 'pie' (known: rm, dm, file, pi)"),
+    ("kernel:fifo:pie", "kernel:fifo: unknown option or priority assignment 'pie' (known: rm, dm, file, pi, pcp)"),
+    ("kernel:fifo:pi:pcp", "kernel:fifo: choose one locking protocol, got 'pi' and 'pcp'"),
+    ("kernel:deadline:pcp", "kernel:deadline: unknown option 'pcp' (known: reclaim, pi)"),
     ("kernel:deadline:inherit", "kernel:deadline: unknown option 'inherit' (known: reclaim, pi)"),
     ("kernel:other:rm", "kernel:other: unknown option 'rm' (known: pi)"),
     ("kernel:fifo:rm:dm", "kernel:fifo: choose one priority assignment, got 'rm' and 'dm' (known: rm, dm, file)"),

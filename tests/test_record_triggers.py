@@ -119,15 +119,17 @@ def test_the_simulated_recording_has_the_pipelines_latency():
 
 
 def test_wakeups_below_the_share_make_no_trigger():
-    """mid woken by head in 4 of 6 activations (67 % < 80 %), by tail in 2: no trigger (mid
-    is periodic, its own task), the note says who woke most; tail's trigger (mid) stays."""
-    f = fits_of(pipeline(mid_waker=lambda i: ("tail", 12) if i in (1, 4) else ("head", 10)))
-    assert f["mid"].trigger is None and f["mid"].kind == "periodic"
+    """mid woken by head in 4 of 6 activations (67 % < 80 %), by nobody (the idle CPU's wake
+    list) in 2: no trigger (mid is periodic, its own task), the note says who woke most;
+    tail's trigger (mid) stays."""
+    f = fits_of(pipeline(mid_waker=lambda i: ("<idle>", 0) if i in (1, 4) else ("head", 10)))
+    assert f["mid"].trigger is None and f["mid"].kind == "periodic" and f["mid"].alternatives == []
     assert (f["mid"].waker, round(f["mid"].waker_share, 2)) == (10, 0.67)
     assert f["tail"].trigger == 11
     notes = {r[0]: r[-1] for r in rec.fit_table(list(f.values()), 99)[1]}
     assert notes["mid"] == "woken by head in 67%"
     assert rec.pipelines(list(f.values())) == [["mid", "tail"]]
+    assert rec.warnings(list(f.values())) == []
 
 
 def test_interrupt_and_idle_wakeups_are_nobodys():
@@ -325,3 +327,112 @@ def test_window_start_when_the_recording_ends():
     k.first_thread = 500
     assert rec._window_start(k, 100, 900, None, None) == (500, "its first thread woke")
     assert rec._window_start(_Keep(), 100, 900, 2_000_000_100, 2_000_000_000) == (900, "--settle 2.00 s")
+
+
+def woken_trace(seq, runs=lambda i: 1_000, again=None):
+    """a (tid 10) and b (11), each woken by its timer every 10 ms on CPUs 0 and 1, run 1 ms
+    (b from 1.5 ms); j (12, CPU 0) is woken in period i by each of `seq[i]` ("a", "b") at
+    that one's end and runs `runs(i)` µs after each. With `again` (a period -> True), b's wake
+    comes 2 µs after j was switched in by a's, before j slept (one activation, both wakers)."""
+    out = []
+    ends = {"a": 1_001, "b": 2_501}
+    tids = {"a": 10, "b": 11}
+    for i, who in enumerate(seq):
+        t = 1_000 + i * 10_000
+        for c, cpu, at in (("a", 0, t), ("b", 1, t + 1_500)):
+            out.append(wake(at, "<idle>", 0, c, tids[c], 69, flags="d.h2.", cpu=cpu))
+            out.append(switch(at + 1, f"swapper/{cpu}", 0, 120, "R", c, tids[c], 69, cpu=cpu))
+            out.append(switch(at + 1_001, c, tids[c], 69, "S", f"swapper/{cpu}", 0, 120, cpu=cpu))
+        if again and again(i):
+            out.append(wake(t + ends["a"], "a", 10, "j", 12, 79))
+            out.append(switch(t + ends["a"] + 1, "swapper/0", 0, 120, "R", "j", 12, 79))
+            out.append(wake(t + ends["a"] + 3, "b", 11, "j", 12, 79, cpu=1))
+            out.append(switch(t + ends["a"] + 1 + runs(i), "j", 12, 79, "S", "swapper/0", 0, 120))
+            continue
+        for k, c in enumerate(who):
+            at = t + ends[c] + 1_100 * k
+            out.append(wake(at, c, tids[c], "j", 12, 79))
+            out.append(switch(at + 1, "swapper/0", 0, 120, "R", "j", 12, 79))
+            out.append(switch(at + 1 + runs(i) // len(who), "j", 12, 79, "S", "swapper/0", 0, 120))
+    return "\n".join(sorted(out, key=lambda s: s.split(": ")[0].split()[-1])) + "\n"
+
+
+def test_a_join_woken_by_both_within_one_activation():
+    """Each of j's 6 activations is started by a's wake-up and woken again by b's before j
+    slept (the kernel traces a wake-up of a thread that has not yet reached schedule()): a
+    wake from each of a and b precedes every job — a join `trigger: {all: [a, b]}`, though a
+    alone started 100 % of them. Control: without b's second wake, j is `trigger: a`."""
+    f = fits_of(woken_trace(["a"] * 6, again=lambda i: True))
+    assert [a.wakers for a in f["j"].activations] == [(10, 11)] * 6
+    assert (f["j"].join, f["j"].trigger, f["j"].join_wcet, f["j"].waker_share) == ([10, 11], None, 1 * MS, 1.0)
+    ts = rtsched.parse_taskset(rec.taskset_yaml(list(f.values()), 2, 60 * MS), "yaml", "j.yaml")
+    assert {x["name"]: x for x in ts.tasks()}["j"]["trigger"] == {"tasks": ["a", "b"], "all": True}
+    f = fits_of(woken_trace(["a"] * 6))
+    assert (f["j"].join, f["j"].trigger) == ([], 10)
+
+
+def test_a_thread_woken_by_one_of_two_is_alternatives(tmp_path):
+    """j is woken by a in 4 of 8 periods and by b in the other 4, in no order (a a b a b b
+    a b), and runs 1 ms each time: no task woke 80 %, and the activations form no rounds of
+    both (a twice before b): alternatives a (50 %) or b (50 %), no trigger, no join; j stays
+    its own task (sporadic, its 10 ms minimum inter-arrival), written without a trigger and
+    warned. Controls: strictly in turn (a, b) with the first activation of each pair short
+    (4 µs) is the join; strictly in turn with a whole job each time is still alternatives."""
+    seq = [["a"], ["a"], ["b"], ["a"], ["b"], ["b"], ["a"], ["b"]]
+    f = fits_of(woken_trace(seq))
+    j = f["j"]
+    assert (j.alternatives, j.join, j.trigger, j.segments) == ([(10, 0.5), (11, 0.5)], [], None, [])
+    assert j.kind == "sporadic" and j.min_interarrival == 8_500 * US
+    notes = {r[0]: r[-1] for r in rec.fit_table(list(f.values()), 99)[1]}
+    assert notes["j"] == "woken by a (50%) or b (50%): alternatives, no trigger (warned)"
+    (w,) = rec.warnings(list(f.values()))
+    assert w.startswith("j: woken by a (50%) or b (50%), one of them per activation") and "no chain" in w
+    ts = rtsched.parse_taskset(rec.taskset_yaml(list(f.values()), 2, 80 * MS), "yaml", "alt.yaml")
+    assert {x["name"]: x for x in ts.tasks()}["j"]["trigger"] is None and ts.chains() == []
+    (tmp_path / "t.txt").write_text(woken_trace(seq))
+    p = run_cli("record", "--from", tmp_path / "t.txt", "-o", tmp_path / "o.yaml", check=0)
+    assert "rtsched record: warning: j: woken by a (50%) or b (50%)" in p.stderr, p.stderr
+    # the join: each period a then b, j's first activation short
+    f = fits_of(woken_trace([["a", "b"]] * 5, runs=lambda i: 2_000))
+    assert f["j"].join == [] and f["j"].alternatives  # 1 ms each: a whole job each time
+    short = fits_of(join_trace())
+    assert short["j"].join == [10, 11] and short["j"].alternatives == []
+
+
+def timer_suspending(n=6, runs=(1_000, 500), gaps=lambda i: (500 + 10 * (i % 2),), per=lambda i: 2, period_us=10_000):
+    """p (tid 20, SCHED_FIFO 30) on CPU 0: in period i its timer (interrupt context) wakes it
+    `per(i)` times: it runs runs[0] µs, sleeps gaps(i)[0] µs (woken by its timer again), runs
+    runs[1] µs, … then sleeps to its next period."""
+    out = []
+    for i in range(n):
+        t = 1_000 + i * period_us
+        for r in range(per(i)):
+            out.append(wake(t, "<idle>", 0, "p", 20, 69, flags="d.h2."))
+            out.append(switch(t + 1, "swapper/0", 0, 120, "R", "p", 20, 69))
+            out.append(switch(t + 1 + runs[r], "p", 20, 69, "S", "swapper/0", 0, 120))
+            if r + 1 < per(i):
+                t += 1 + runs[r] + gaps(i)[r]
+    return "\n".join(out) + "\n"
+
+
+def test_a_periodic_thread_that_suspends_gets_its_segments():
+    """p runs 1 ms, sleeps 500 or 510 µs and runs 500 µs every 10 ms, each run woken by its
+    timer: its 12 activations alone are not periodic (1.5 and 8.5 ms apart), two per job are:
+    periodic 10 ms with segments [1 ms, {suspend: [500, 510 us]}, 500 us] (the cut whose jobs
+    span least, not [500 us, 8.5 ms, 1 ms]), WCET 1.5 ms. Controls: a second run in 3 of 8
+    periods gives no segments (sporadic); a plain periodic thread has none."""
+    f = fits_of(timer_suspending())["p"]
+    assert (f.kind, f.period, f.segments, f.wcet) == ("periodic", 10 * MS, [1 * MS, (500 * US, 510 * US), 500 * US], 1_500 * US)
+    assert (f.exec_min, f.exec_max, f.in_tolerance) == (1_500 * US, 1_500 * US, 1.0)
+    ts = rtsched.parse_taskset(rec.taskset_yaml([f], 1, 60 * MS), "yaml", "p.yaml")
+    (t,) = ts.tasks()
+    assert (t["period_ns"], t["regions"], t["suspensions"], t["wcet_ns"]) == (
+        10 * MS, [[1 * MS], [500 * US]], [(500 * US, 510 * US)], 1_500 * US)
+    assert {r[0]: r[-1] for r in rec.fit_table([f], 99)[1]}["p"] == "periodic, 2 runs per job (self-suspending)"
+    # three runs a job
+    f = fits_of(timer_suspending(runs=(300, 400, 500), gaps=lambda i: (200, 700), per=lambda i: 3))["p"]
+    assert f.segments == [300 * US, (200 * US, 200 * US), 400 * US, (700 * US, 700 * US), 500 * US]
+    f = fits_of(timer_suspending(n=8, per=lambda i: 2 if i in (1, 2, 5) else 1))["p"]
+    assert f.segments == [] and f.kind == "sporadic"
+    f = fits_of(timer_suspending(per=lambda i: 1))["p"]
+    assert (f.kind, f.period, f.segments) == ("periodic", 10 * MS, [])

@@ -6,10 +6,11 @@ for a set with chains, ``compare``'s simulated vs real latency per chain, and th
 from __future__ import annotations
 
 from . import _core
+from .durations import in_unit
 
 
 def _ms(x):
-    return "-" if x is None else f"{x / 1e6:.3f}"
+    return in_unit(x, "ms", 3)
 
 
 def _three(v):

@@ -212,6 +212,7 @@ class Activation:
     end: int        # ns: the switch-out to sleep
     inferred: int = 0  # run intervals whose switch-in was missing (counted from the wakeup or last switch-out)
     waker: int | None = None  # the thread whose wake-up started it (None: a timer, an interrupt, unknown)
+    wakers: tuple = ()  # every thread that woke it from its start to its end, in order (the first is ``waker``)
 
 
 @dataclass
@@ -230,9 +231,10 @@ class ThreadFit:
     trigger: int | None = None       # the tid of the task whose activations release this one (find_triggers)
     waker: int | None = None         # the thread that woke most of its activations
     waker_share: float = 0.0         # the share of its activations that thread woke (of its jobs, with segments)
-    segments: list = field(default_factory=list)  # a triggered thread that suspends: [run, (lo, hi), run, ...] in ns
+    segments: list = field(default_factory=list)  # a thread that suspends in its jobs: [run, (lo, hi), run, ...] in ns
     join: list = field(default_factory=list)      # a join (trigger: {all: [...]}): the tids it waits for
     join_wcet: int = 0                            # a join's WCET: the percentile of its jobs' CPU time
+    alternatives: list = field(default_factory=list)  # [(tid, share), ...]: woken by one of several, no join (_alternatives)
     in_tolerance: float = 0.0        # share of inter-activation times within ±tol of the median
     jitter: int = 0                  # p95 (nearest rank) of |inter-activation time − median|
     wcet: int = 0                    # the percentile of per-activation CPU time
@@ -281,7 +283,7 @@ def activations(events, threads=None) -> dict:
         t = st.get(tid)
         if t is None:
             t = st[tid] = {"state": "unknown", "start": None, "cpu": 0, "since": None, "off": None, "inferred": 0, "waker": None,
-                           "comm": comm or "", "prio": Counter(), "acts": []}
+                           "wakers": [], "comm": comm or "", "prio": Counter(), "acts": []}
         if comm:
             t["comm"] = comm
         if prio is not None:
@@ -305,7 +307,7 @@ def activations(events, threads=None) -> dict:
                 t["since"], t["off"] = None, e.ts
                 if e.sleeping:
                     if t["state"] == "active" and not e.exiting:
-                        t["acts"].append(Activation(t["start"], t["cpu"], e.ts, t["inferred"], t["waker"]))
+                        t["acts"].append(Activation(t["start"], t["cpu"], e.ts, t["inferred"], t["waker"], tuple(t["wakers"])))
                     t["state"], t["start"], t["cpu"], t["off"], t["inferred"] = "sleeping", None, 0, None, 0
             if followed(e.next_pid):
                 t = th(e.next_pid, e.next_comm, e.next_prio)
@@ -318,9 +320,13 @@ def activations(events, threads=None) -> dict:
                 if t["state"] in ("sleeping", "unknown"):
                     # A switch-in already seen (CPU clocks a few us apart) counts from the wakeup.
                     t["state"], t["start"], t["cpu"], t["off"], t["inferred"] = "active", e.ts, 0, e.ts, 0
-                    t["waker"] = e.waker
+                    t["waker"], t["wakers"] = e.waker, [] if e.waker is None else [e.waker]
                     if t["since"] is not None:
                         t["since"] = max(t["since"], e.ts)
+                elif t["state"] == "active" and e.waker is not None and e.waker != e.pid:
+                    # Woken again before it slept (it had not reached schedule(), or was on its
+                    # way there): the same activation, which both wake-ups are behind.
+                    t["wakers"].append(e.waker)
         elif e.kind == "exit":
             if followed(e.pid):
                 th(e.pid, e.comm, e.prio)
@@ -367,6 +373,74 @@ def fit_thread(tid, comm, prio, acts, percentile_p=99.0, tolerance=0.10, min_act
     return f
 
 
+#: The most activations per job :func:`_periodic_suspending` looks for (runs per job).
+MAX_RUNS_PER_JOB = 4
+
+
+def _periodic_suspending(f, tolerance=0.10, share=None, percentile_p=99.0):
+    """A timer-driven thread that runs, sleeps and runs again within one period (rt-app's
+    ``run``, ``sleep``, ``run`` before its ``timer``; docs/chains.md "Self-suspension"): k ≥ 2
+    activations per job, each woken by a timer (no thread). Tried when the activations alone
+    are not periodic and at least ``share`` (``TRIGGER_SHARE``) of them no thread woke: for k
+    = 2 … ``MAX_RUNS_PER_JOB`` (the fewest first) and each way of cutting the activations into
+    consecutive groups of k (the first group starting at activation 0 … k − 1), taken when 3
+    groups or more have starts periodic as :func:`fit_thread` reads a period (90 % of their
+    inter-start times within ±``tolerance`` of the median) and, at each position i within the
+    group, the time from run i − 1's wake-up to run i's within ±``tolerance`` of the period of
+    its median in 90 % of them, and every suspension inside a job shorter than every idle
+    time between two jobs; of the cuts that pass, the one whose jobs span least (from a job's
+    first wake-up to its last sleep: the longest idle is between periods, not inside a job). Then the thread is periodic with ``segments`` (run i: the ``percentile_p`` of its CPU
+    time; suspension i: the range of run i's sleep to run i + 1's wake-up), its WCET their
+    sum, its exec and arrival statistics per job. A thread whose job suspends for longer than
+    it idles between periods is read with its runs rotated (the trace cannot tell which of
+    the wake-ups is the period's)."""
+    share = TRIGGER_SHARE if share is None else share
+    acts = f.activations
+    if f.kind is None or f.kind == "periodic" or sum(a.waker is None for a in acts) < share * len(acts):
+        return
+    best = None
+    for k in range(2, MAX_RUNS_PER_JOB + 1):
+        for off in range(k):
+            jobs = [acts[i:i + k] for i in range(off, len(acts) - k + 1, k)]
+            if len(jobs) < 3:
+                continue
+            inter = [b[0].wakeup - a[0].wakeup for a, b in zip(jobs, jobs[1:])]
+            med = round(statistics.median(inter))
+            if med <= 0 or sum(abs(d - med) <= tolerance * med for d in inter) < 0.9 * len(inter):
+                continue
+            steady = True
+            for i in range(1, k):
+                d = [j[i].wakeup - j[i - 1].wakeup for j in jobs]
+                m = statistics.median(d)
+                steady &= sum(abs(x - m) <= tolerance * med for x in d) >= 0.9 * len(d)
+            span = statistics.median(j[-1].end - j[0].wakeup for j in jobs)
+            inside = max(b.wakeup - a.end for j in jobs for a, b in zip(j, j[1:]))
+            between = min(b[0].wakeup - a[-1].end for a, b in zip(jobs, jobs[1:]))
+            if steady and inside < between and (best is None or span < best[0]):
+                best = (span, jobs, inter, med)
+        if best:
+            break
+    if best is None:
+        return
+    _, jobs, inter, med = best
+    k = len(jobs[0])
+    f.segments = []
+    for i in range(k):
+        if i:
+            gaps = [j[i].wakeup - j[i - 1].end for j in jobs]
+            f.segments.append((max(0, min(gaps)), max(0, max(gaps))))
+        f.segments.append(max(1, percentile([j[i].cpu_ns for j in jobs], percentile_p)))
+    cpu = [sum(a.cpu_ns for a in j) for j in jobs]
+    f.kind, f.period = "periodic", med
+    f.wcet = sum(f.segments[::2])
+    f.exec_min, f.exec_max, f.exec_median = min(cpu), max(cpu), round(statistics.median(cpu))
+    f.min_interarrival, f.max_interarrival = min(inter), max(inter)
+    f.jitter = percentile([abs(d - med) for d in inter], 95)
+    f.in_tolerance = sum(abs(d - med) <= tolerance * med for d in inter) / len(inter)
+    f.why = (f"{k} activations per job, woken by a timer each (self-suspending); {f.in_tolerance:.0%} of the jobs' "
+             f"inter-release times within ±{tolerance:.0%} of the median")
+
+
 def extract(events, roots=None, percentile_p=99.0, tolerance=0.10, min_activations=3, comm=None, all_threads=False) -> list:
     """The threads of a trace as :class:`ThreadFit` (ordered by tid): those of the process
     trees of ``roots`` (None: every thread), whose comm matches the regex ``comm`` if given.
@@ -379,7 +453,9 @@ def extract(events, roots=None, percentile_p=99.0, tolerance=0.10, min_activatio
         c, prio, acts = per[tid]
         if comm is not None and not re.search(comm, c):
             continue
-        fits.append(fit_thread(tid, c, prio, acts, percentile_p, tolerance, min_activations))
+        f = fit_thread(tid, c, prio, acts, percentile_p, tolerance, min_activations)
+        _periodic_suspending(f, tolerance, percentile_p=percentile_p)
+        fits.append(f)
     if not all_threads and any(f.kind and f.rt_priority is not None for f in fits):
         for f in fits:
             if f.kind and f.rt_priority is None:
@@ -409,10 +485,14 @@ def find_triggers(fits, share: float = TRIGGER_SHARE, percentile_p: float = 99.0
         if n:
             f.waker, k = max(n.items(), key=lambda kv: (kv[1], -kv[0]))
             f.waker_share = k / len(f.activations)
-        if f.kind and f.waker in tasks and f.waker_share < share:
-            _suspending(f, share, percentile_p)
+        if f.kind and f.waker in tasks and not f.segments:  # segments: timer-driven, self-suspending
+            if f.waker_share < share:
+                _suspending(f, share, percentile_p)
             if not f.segments:
+                # also when one thread starts most activations: the others may wake them too
                 _join(f, tasks, share, percentile_p)
+            if not f.segments and not f.join and f.waker_share < share:
+                _alternatives(f, tasks, share)
     cands = sorted((f for f in tasks.values() if f.waker in tasks and f.waker_share >= share),
                    key=lambda f: (-f.waker_share, f.tid))
     for f in cands:
@@ -444,32 +524,82 @@ def _reaches(tasks, start, target) -> bool:
 
 
 def _join(f, tasks, share, percentile_p=99.0):
-    """A join (``trigger: {all: [A, B]}``): a thread woken in turn by each of several tasks
-    (rt-app's join waits for each: ``suspend`` on one, then the next). Taken when the tasks
-    that each woke at least ``share`` as many of its activations as the most frequent one are
-    two or more and woke at least ``share`` of all of them together; a job ends at the
-    activation that completes the set (each of them has woken it since the last job), its CPU
-    time the sum over the activations since the last. Needs 3 jobs or more, and as many as
-    ``share`` of the wake-ups of the rarest of them. Sets ``join`` (the tids), ``join_wcet``
-    (the ``percentile_p`` of the jobs' CPU times) and ``waker_share`` (their share together)."""
-    n = Counter(a.waker for a in f.activations if a.waker in tasks and a.waker != f.tid)
+    """A join (``trigger: {all: [A, B]}``): a thread each of whose jobs is preceded by a wake-up
+    from each of several tasks since the last — woken by each in turn (rt-app's join waits for
+    each: ``suspend`` on one, then the next), or by several within one activation (woken again
+    before it slept). Counting each task once per activation it woke (``Activation.wakers``),
+    taken when the tasks that woke at least ``share`` as many of its activations as the most
+    frequent one are two or more; a job ends at the activation that completes the set (each of
+    them has woken it since the last job), its CPU time the sum over the activations since the
+    last. Needs 3 jobs or more, as many as ``share`` of the wake-ups of the rarest of them, at
+    least ``share`` of the activations within jobs, at least ``share`` of the jobs *rounds*
+    (no task woke twice within one: a task that wakes it again before the others is an
+    alternative, :func:`_alternatives`), and the activations before a job's last short beside
+    it (their median CPU time under half the last ones': a thread that does a whole job each
+    time it is woken, whoever wakes it, takes alternatives in turn, not a join). Sets ``join``
+    (the tids), ``join_wcet`` (the ``percentile_p`` of the jobs' CPU times) and
+    ``waker_share`` (the share of its activations within jobs)."""
+    n = Counter(w for a in f.activations for w in set(a.wakers) if w in tasks and w != f.tid)
     top = max(n.values(), default=0)
     members = sorted(w for w, c in n.items() if c >= share * top)
-    together = sum(n[w] for w in members)
-    if len(members) < 2 or together < share * len(f.activations):
+    if len(members) < 2:
         return
-    jobs, seen, cpu = [], set(), 0
+    jobs, rounds, seen, cpu, acts, used = [], 0, [], 0, [], 0
+    first, last = [], []
     for a in f.activations:
         cpu += a.cpu_ns
-        if a.waker in n and a.waker in members:
-            seen.add(a.waker)
-        if len(seen) == len(members):
+        acts.append(a)
+        seen.extend(w for w in a.wakers if w in members)
+        if set(members) <= set(seen):
             jobs.append(cpu)
-            seen, cpu = set(), 0
-    if len(jobs) < 3 or len(jobs) < share * min(n[w] for w in members):
+            rounds += len(seen) == len(set(seen))
+            used += len(acts)
+            first.extend(x.cpu_ns for x in acts[:-1])
+            last.append(acts[-1].cpu_ns)
+            seen, cpu, acts = [], 0, []
+    if len(jobs) < 3 or len(jobs) < share * min(n[w] for w in members) or used < share * len(f.activations):
+        return
+    if rounds < share * len(jobs):
+        return
+    if first and statistics.median(first) >= statistics.median(last) / 2:
         return
     f.join, f.join_wcet = members, max(1, percentile(jobs, percentile_p))
-    f.waker_share = together / len(f.activations)
+    f.waker_share = used / len(f.activations)
+
+
+#: A task that woke at least this share of a thread's activations counts among its
+#: alternatives (:func:`_alternatives`).
+ALTERNATIVE_SHARE = 0.1
+
+
+def _alternatives(f, tasks, share):
+    """A thread woken by one of several tasks per activation, not by all of them per job (no
+    join, :func:`_join`; no one task in ``share`` of them): rtsched's trigger is one task or
+    all of several, so it has no form for "a job whenever A or B finishes". Sets
+    ``alternatives`` — each task that woke at least ``ALTERNATIVE_SHARE`` of its activations,
+    with its share, most first — when two or more together woke at least ``share`` of them;
+    the thread keeps the arrival pattern :func:`fit_thread` gave it (its measured releases:
+    for a sporadic thread the minimum inter-arrival time of the union of its wakers'), the
+    closest form the model has, said in the fit report and warned (:func:`warnings`)."""
+    k = len(f.activations)
+    n = Counter(a.waker for a in f.activations if a.waker in tasks and a.waker != f.tid)
+    alts = sorted(((w, c / k) for w, c in n.items() if c >= ALTERNATIVE_SHARE * k), key=lambda x: (-x[1], x[0]))
+    if len(alts) >= 2 and sum(x[1] for x in alts) >= share:
+        f.alternatives = alts
+
+
+def warnings(fits) -> list:
+    """What the task set written cannot say of the recording, one line each: threads woken by
+    one of several tasks (``alternatives``)."""
+    names = {f.tid: f.name or f.comm for f in fits}
+    return [f"{f.name}: woken by {alternatives_text(f, names)}, one of them per activation and not all of them "
+            f"per job: rtsched's trigger is one task or all of several (a join), so it is written {f.kind} from its "
+            "own activations, and no chain passes through it"
+            for f in fits if f.kind and f.alternatives]
+
+
+def alternatives_text(f, names) -> str:
+    return " or ".join(f"{names.get(w, f'tid {w}')} ({s:.0%})" for w, s in f.alternatives)
 
 
 def _suspending(f, share, percentile_p=99.0):
@@ -580,6 +710,8 @@ def waker_note(f, names) -> str:
     """What woke the thread's activations: ``trigger: NAME, 98% of activations`` for a
     triggered task, ``woken by NAME in 40%`` when another recorded thread woke 10 % or more
     but too few to be its trigger, else empty."""
+    if f.segments and f.trigger is None:
+        return f"periodic, {len(f.segments) // 2 + 1} runs per job (self-suspending)"
     if f.waker is None or f.waker_share < 0.1:  # the thread that started it, once: no note
         return ""
     who = names.get(f.waker, f"tid {f.waker}")
@@ -589,6 +721,8 @@ def waker_note(f, names) -> str:
         return f"trigger: {who}, {f.waker_share:.0%} of jobs of {len(f.segments) // 2 + 1} runs (self-suspending)"
     if f.trigger is not None:
         return f"trigger: {who}, {f.waker_share:.0%} of activations"
+    if f.alternatives:
+        return f"woken by {alternatives_text(f, names)}: alternatives, no trigger (warned)"
     return f"woken by {who} in {f.waker_share:.0%}"
 
 
@@ -625,7 +759,7 @@ def taskset_yaml(fits, cpus: int, duration_ns: int, header: str = "", percentile
     by_tid = {f.tid: f for f in tasks}
     for f in tasks:
         t = {"name": f.name, "wcet": f"{f.wcet}ns"}
-        if f.trigger is not None and f.segments:
+        if f.segments:
             del t["wcet"]  # the sum of the run segments
             t["segments"] = [f"{x}ns" if i % 2 == 0 else {"suspend": f"{max(1, x[0])}ns" if x[0] == x[1] else
                                                           [f"{max(1, x[0])}ns", f"{max(1, x[1])}ns"]}
@@ -644,7 +778,7 @@ def taskset_yaml(fits, cpus: int, duration_ns: int, header: str = "", percentile
             t["min_interarrival"] = f"{max(1, f.min_interarrival)}ns"
         if all_rt:
             t["priority"] = f.rt_priority
-        if replay and f.activations and not f.join and not (f.trigger is not None and f.segments):
+        if replay and f.activations and not f.join and not f.segments:
             t["execution_times"] = [f"{max(1, a.cpu_ns)}ns" for a in f.activations]
         doc["tasks"].append(t)
         notes.append((f"tid {f.tid}, {f.policy} prio {f.prio}, {len(f.activations)} activations; inter-activation "
@@ -652,11 +786,15 @@ def taskset_yaml(fits, cpus: int, duration_ns: int, header: str = "", percentile
                       f"{f.in_tolerance:.0%} within tolerance; exec min/median/max {_us(f.exec_min)}/"
                       f"{_us(f.exec_median)}/{_us(f.exec_max)} us"
                       + (f"; {f.inferred} switch-ins missing from the trace" if f.inferred else "")
+                      + (f"; {len(f.segments) // 2 + 1} runs per job, each woken by its timer (self-suspending)"
+                         if f.segments and f.trigger is None else "")
                       + (f"; woken by {by_tid[f.trigger].name} in {f.waker_share:.0%} of its "
                          + ("jobs (each of its runs but the first woken by a timer: self-suspending)" if f.segments else "activations")
                          if f.trigger is not None else "")
-                      + (f"; woken by {', '.join(by_tid[p].name for p in f.join)} in turn in {f.waker_share:.0%} "
-                         "of its activations (a join: a job when each has woken it)" if f.join else ""),
+                      + (f"; woken by {', '.join(by_tid[p].name for p in f.join)} in {f.waker_share:.0%} "
+                         "of its activations (a join: a job when each has woken it)" if f.join else "")
+                      + (f"; woken by {alternatives_text(f, {x.tid: x.name for x in fits})}, one per activation: "
+                         "alternatives, which no trigger expresses" if f.alternatives else ""),
                       f.kind == "sporadic" and not parents(f)))
     chains = pipelines(tasks)
     if chains:

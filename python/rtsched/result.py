@@ -395,7 +395,7 @@ def check_work_limit(ts, scheduler, limit=DEFAULT_MAX_WORK, raise_with="max_work
 
 def simulate(taskset, scheduler: str = "gedf", duration=None, seed=None, on_miss=None, trace: bool = False,
              measure_policy: bool = False, keep_jobs: bool = True, jobs_parquet=None, _into=None, _csv=None,
-             max_jobs=DEFAULT_MAX_JOBS, max_work=DEFAULT_MAX_WORK, _warn=True) -> Result:
+             max_jobs=DEFAULT_MAX_JOBS, max_work=DEFAULT_MAX_WORK, _warn=True, _chains_csv=None) -> Result:
     """Simulate ``taskset`` (a :class:`TaskSet` or a file path) under ``scheduler``.
 
     ``duration`` (number in ms, or "2s"), ``seed`` and ``on_miss`` override the file's run
@@ -434,12 +434,14 @@ def simulate(taskset, scheduler: str = "gedf", duration=None, seed=None, on_miss
         from .checks import emit
 
         emit(ts)
-    check_job_limit(ts, max_jobs, held=bool(keep_jobs) and jobs_parquet is None and _into is None and _csv is None)
+    streams = _into is not None or _csv is not None or _chains_csv is not None
+    check_job_limit(ts, max_jobs, held=bool(keep_jobs) and jobs_parquet is None and not streams)
     check_work_limit(ts, scheduler, max_work)
-    if _into is not None or _csv is not None:
-        # An open _core.JobsParquetFile and/or JobsCsvFile that several runs stream into
-        # (`rtsched simulate`).
-        return Result(_core.simulate(ts, scheduler, trace, measure_policy=bool(measure_policy), parquet=_into, csv=_csv), ts)
+    if streams:
+        # An open _core.JobsParquetFile, JobsCsvFile and/or ChainsCsvFile that several runs
+        # stream into (`rtsched simulate`).
+        return Result(_core.simulate(ts, scheduler, trace, measure_policy=bool(measure_policy), parquet=_into, csv=_csv,
+                                     chains_csv=_chains_csv), ts)
     if jobs_parquet is None:
         return Result(_core.simulate(ts, scheduler, trace, measure_policy=bool(measure_policy), keep_jobs=bool(keep_jobs)), ts)
     return _written_to(jobs_parquet, None, ts, lambda f: _core.simulate(ts, scheduler, trace, measure_policy=bool(measure_policy), parquet=f))
@@ -483,6 +485,12 @@ def csv_file(path):
     return _sink_file(_core.JobsCsvFile, path)
 
 
+def chains_csv_file(path):
+    """An open _core.ChainsCsvFile at `path` (None: yields None), as :func:`csv_file`: simulations
+    stream their chain records into it as CSV lines as they are made (``--chains-csv``)."""
+    return _sink_file(_core.ChainsCsvFile, path)
+
+
 # Row groups of a real run's Parquet file: a real run makes a few hundred records a second, and
 # a row group's columns wait in memory until it is full (about 100 bytes a record).
 REAL_RUN_ROW_GROUP = 8192
@@ -494,7 +502,9 @@ def run(taskset, backend: str = "testbed:gedf", duration=None, seed=None, on_mis
     """Run ``taskset`` for real on Linux.
 
     ``backend``: ``kernel:deadline[:reclaim]``, ``kernel:fifo[:rm|:dm|:file]``, ``kernel:other``
-    (each with an optional ``:pi``: critical sections lock mutexes with priority inheritance) or
+    (each with an optional ``:pi``: critical sections lock mutexes with priority inheritance;
+    ``kernel:fifo`` also ``:pcp``: the immediate priority ceiling, ``PTHREAD_PRIO_PROTECT`` at
+    each resource's ceiling) or
     ``testbed:POLICY`` (any rtsched policy enforced on real cores). ``model``: the testbed's
     global model, ``stw`` (stop-the-world) or ``concurrent`` (application-concurrent).
     Needs real-time privilege (root or CAP_SYS_NICE); raises ``PrivilegeError`` otherwise,

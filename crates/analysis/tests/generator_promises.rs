@@ -526,3 +526,44 @@ fn uunifast_above_one_refuses_and_discard_gives_it() {
     let e = by_name("uunifast", &Params::parse("n=8,U=0.5,u_max=1").unwrap(), 1).unwrap_err();
     assert!(e.contains("uunifast takes no u_min/u_max"), "{e}");
 }
+
+/// The negative control of the promise checker: a set as `uunifast` wrote it before it refused
+/// U > 1 (a share of 1.3 clipped to C = T, the set's Σ C/T at 3.2 for an asked 3.5) breaks the
+/// promise, whether the clipped share is reported as drawn or as clipped, and so does the
+/// share left unclipped (C > T); the same periods with every share at most 1 keep it.
+#[test]
+fn the_checker_refuses_what_uunifast_wrote_before() {
+    let p = Params::parse("n=8,m=4,U=3.5").unwrap();
+    let base = by_name("uunifast-discard", &p, 2).unwrap();
+    let promise = Promise::Total {
+        u: 3.5,
+        lo: 0.0,
+        hi: 1.0,
+        sequential: true,
+    };
+    assert_eq!(keeps(&base, &promise), Ok(()));
+    // `drawn`: the utilisations the generator reports; `c_of`: the WCET it writes from a share.
+    let with = |drawn: [f64; 8], c_of: &dyn Fn(f64) -> f64| {
+        let mut g = base.clone();
+        g.utilisations = drawn.to_vec();
+        for (t, &u) in g.taskset.tasks.iter_mut().zip(&drawn) {
+            t.wcet = (c_of(u) * t.period as f64).round() as Time;
+        }
+        g
+    };
+    let fits = [0.9, 0.7, 0.5, 0.4, 0.4, 0.3, 0.2, 0.1];
+    assert_eq!(keeps(&with(fits, &|u| u), &promise), Ok(()));
+    let over = [1.3, 0.7, 0.5, 0.4, 0.3, 0.2, 0.05, 0.05];
+    let clipped = |u: f64| u.min(1.0);
+    let e = keeps(&with(over, &clipped), &promise).unwrap_err();
+    assert!(e.starts_with("task t0: C = "), "{e}");
+    let mut reported = over;
+    reported[0] = 1.0;
+    let e = keeps(&with(reported, &clipped), &promise).unwrap_err();
+    assert!(
+        e.starts_with("drawn Σu = 3.19") && e.ends_with("asked U = 3.5"),
+        "{e}"
+    );
+    let e = keeps(&with(over, &|u| u), &promise).unwrap_err();
+    assert!(e.starts_with("task t0: C = ") && e.contains("> T"), "{e}");
+}

@@ -270,8 +270,7 @@ pub fn clock_ticks() -> u64 {
 
 /// A process-private `pthread_mutex_t` (the mutex a real application's critical section would
 /// use). The mutex lives in its own allocation, so it never moves after initialisation.
-/// `inherit` selects `PTHREAD_PRIO_INHERIT` (a holder runs at the priority of its most urgent
-/// waiter; under SCHED_DEADLINE it inherits the waiter's deadline), else `PTHREAD_PRIO_NONE`.
+/// Its protocol is a [`MutexProtocol`].
 pub struct PthreadMutex {
     m: Box<std::cell::UnsafeCell<libc::pthread_mutex_t>>,
 }
@@ -292,8 +291,34 @@ fn check(what: &str, r: libc::c_int) -> io::Result<()> {
     }
 }
 
+/// A mutex's protocol (POSIX `pthread_mutexattr_setprotocol`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MutexProtocol {
+    /// `PTHREAD_PRIO_NONE`: the holder keeps its own priority.
+    None,
+    /// `PTHREAD_PRIO_INHERIT`: a holder runs at the priority of its most urgent waiter (under
+    /// SCHED_DEADLINE it inherits the waiter's deadline); the kernel's rt_mutex (futex PI).
+    Inherit,
+    /// `PTHREAD_PRIO_PROTECT` with this SCHED_FIFO ceiling (1..=99): a thread that locks it
+    /// runs at once at the ceiling if that is above its own priority, until it unlocks (the
+    /// immediate ceiling protocol). glibc applies it in user space, with `sched_setparam` on
+    /// the locking thread (nptl's `__pthread_tpp_change_priority`); a thread whose priority is
+    /// above the ceiling is refused the lock (EINVAL).
+    Protect(u32),
+}
+
+// glibc's PTHREAD_PRIO_PROTECT and its setter, which the libc crate does not declare for
+// Linux (<pthread.h>: PTHREAD_PRIO_NONE, _INHERIT, _PROTECT = 0, 1, 2).
+const PTHREAD_PRIO_PROTECT: libc::c_int = 2;
+extern "C" {
+    fn pthread_mutexattr_setprioceiling(
+        attr: *mut libc::pthread_mutexattr_t,
+        prioceiling: libc::c_int,
+    ) -> libc::c_int;
+}
+
 impl PthreadMutex {
-    pub fn new(inherit: bool) -> io::Result<PthreadMutex> {
+    pub fn new(protocol: MutexProtocol) -> io::Result<PthreadMutex> {
         // SAFETY: the attribute object is initialised before use and destroyed after; the mutex
         // is initialised in place in its box and not used before that.
         unsafe {
@@ -302,15 +327,22 @@ impl PthreadMutex {
                 "pthread_mutexattr_init",
                 libc::pthread_mutexattr_init(&mut attr),
             )?;
-            let protocol = if inherit {
-                libc::PTHREAD_PRIO_INHERIT
-            } else {
-                libc::PTHREAD_PRIO_NONE
+            let (proto, ceiling) = match protocol {
+                MutexProtocol::None => (libc::PTHREAD_PRIO_NONE, None),
+                MutexProtocol::Inherit => (libc::PTHREAD_PRIO_INHERIT, None),
+                MutexProtocol::Protect(c) => (PTHREAD_PRIO_PROTECT, Some(c as libc::c_int)),
             };
             let r = check(
                 "pthread_mutexattr_setprotocol",
-                libc::pthread_mutexattr_setprotocol(&mut attr, protocol),
+                libc::pthread_mutexattr_setprotocol(&mut attr, proto),
             )
+            .and_then(|_| match ceiling {
+                Some(c) => check(
+                    "pthread_mutexattr_setprioceiling",
+                    pthread_mutexattr_setprioceiling(&mut attr, c),
+                ),
+                None => Ok(()),
+            })
             .and_then(|_| {
                 check(
                     "pthread_mutexattr_settype",
@@ -509,8 +541,8 @@ mod tests {
 
     #[test]
     fn pthread_mutex_excludes_and_both_protocols_initialise() {
-        for inherit in [false, true] {
-            let m = std::sync::Arc::new(PthreadMutex::new(inherit).unwrap());
+        for protocol in [MutexProtocol::None, MutexProtocol::Inherit] {
+            let m = std::sync::Arc::new(PthreadMutex::new(protocol).unwrap());
             assert!(m.try_lock());
             assert!(!m.try_lock(), "a held mutex must refuse a second owner");
             let m2 = m.clone();
@@ -531,6 +563,24 @@ mod tests {
             );
             m.lock().unwrap();
             m.unlock().unwrap();
+        }
+    }
+
+    #[test]
+    fn a_ceiling_mutex_takes_a_fifo_priority_as_its_ceiling() {
+        // Locking it needs SCHED_FIFO (glibc raises the thread with sched_setparam), which a
+        // unit test does not take: tests/test_kernel_structure.py runs it for real.
+        for c in [1, 50, 99] {
+            assert!(PthreadMutex::new(MutexProtocol::Protect(c)).is_ok(), "{c}");
+        }
+        for c in [0, 100] {
+            let e = PthreadMutex::new(MutexProtocol::Protect(c))
+                .err()
+                .expect("out of range");
+            assert!(
+                e.to_string().contains("pthread_mutexattr_setprioceiling"),
+                "{e}"
+            );
         }
     }
 

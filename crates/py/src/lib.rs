@@ -762,10 +762,11 @@ fn format_duration_in(ns: f64, unit: &str, decimals: Option<usize>) -> PyResult<
 /// `measure_policy`: time every decision of the policy (measurements `policy_ns_*`).
 /// `keep_jobs`: hold every per-job record in the result (else only the summaries, built as
 /// each job is decided, so memory stays bounded); `parquet`, `csv`: also stream each record
-/// into these open files as it is decided (implies not holding them). `policy_stats`: keep
-/// the policy's own counters (the result's `policy_stats`).
+/// into these open files as it is decided (implies not holding them); `chains_csv`: each chain
+/// record into this open file as it is made (implies not holding them either). `policy_stats`:
+/// keep the policy's own counters (the result's `policy_stats`).
 #[pyfunction]
-#[pyo3(signature = (taskset, scheduler, record_intervals=false, measure_policy=false, keep_jobs=true, parquet=None, csv=None, policy_stats=false))]
+#[pyo3(signature = (taskset, scheduler, record_intervals=false, measure_policy=false, keep_jobs=true, parquet=None, csv=None, policy_stats=false, chains_csv=None))]
 #[allow(clippy::too_many_arguments)]
 fn simulate(
     py: Python<'_>,
@@ -777,11 +778,13 @@ fn simulate(
     parquet: Option<PyRefMut<'_, jobs_out::PyJobsParquetFile>>,
     csv: Option<PyRefMut<'_, jobs_out::PyJobsCsvFile>>,
     policy_stats: bool,
+    chains_csv: Option<PyRefMut<'_, jobs_out::PyChainsCsvFile>>,
 ) -> PyResult<PyRunResult> {
     let ts = &taskset.inner;
     let mut stats = Vec::new();
-    let r = if parquet.is_some() || csv.is_some() {
-        streamed_into(parquet, csv, scheduler, ts, |sink| {
+    let r = if parquet.is_some() || csv.is_some() || chains_csv.is_some() {
+        let files = jobs_out::Files(parquet, csv, chains_csv);
+        jobs_out::streamed_into(files, scheduler, ts, |sink| {
             // The sink lives in this call only, so the options are built in it.
             let options = rtsched_sim::Options::spec(scheduler)
                 .intervals(record_intervals)
@@ -815,62 +818,6 @@ fn simulate(
         inner: r,
         policy_stats: stats,
     })
-}
-
-/// A run (`go`, given the sink) whose records stream into the open Parquet and/or CSV files,
-/// labelled `label`; each file's run is ended, and a write error reported naming its file.
-fn streamed_into(
-    mut parquet: Option<PyRefMut<'_, jobs_out::PyJobsParquetFile>>,
-    mut csv: Option<PyRefMut<'_, jobs_out::PyJobsCsvFile>>,
-    label: &str,
-    ts: &TaskSet,
-    go: impl FnOnce(
-        &mut (dyn rtsched_model::results::JobSink + Send),
-    ) -> PyResult<rtsched_model::results::RunResult>,
-) -> PyResult<rtsched_model::results::RunResult> {
-    let names: Vec<String> = ts.tasks.iter().map(|t| t.name.clone()).collect();
-    let ppath = parquet.as_ref().map(|f| f.path.clone()).unwrap_or_default();
-    let cpath = csv.as_ref().map(|f| f.path.clone()).unwrap_or_default();
-    let mut pw = match parquet.as_mut() {
-        Some(f) => Some(f.writer()?),
-        None => None,
-    };
-    let mut cw = match csv.as_mut() {
-        Some(f) => Some(f.writer()?),
-        None => None,
-    };
-    if let Some(w) = pw.as_mut() {
-        w.begin_run(label, &names);
-    }
-    if let Some(w) = cw.as_mut() {
-        w.begin_run(label, &names);
-    }
-    let r = {
-        let a = pw
-            .as_deref_mut()
-            .map(|w| w as &mut (dyn rtsched_model::results::JobSink + Send));
-        let b = cw
-            .as_deref_mut()
-            .map(|w| w as &mut (dyn rtsched_model::results::JobSink + Send));
-        go(&mut jobs_out::Tee(a, b))
-    };
-    let r = match r {
-        Ok(r) => r,
-        Err(e) => {
-            // A run that stopped part-way: the next run of the file starts after its records.
-            if let Some(w) = pw {
-                w.abandon_run().map_err(|e| io_err(&ppath, e))?;
-            }
-            return Err(e);
-        }
-    };
-    if let Some(w) = pw {
-        w.end_run(&r).map_err(|e| io_err(&ppath, e))?;
-    }
-    if let Some(e) = cw.and_then(|w| w.take_error()) {
-        return Err(io_err(&cpath, e));
-    }
-    Ok(r)
 }
 
 /// Run `taskset` for real on `backend` (kernel:deadline, kernel:fifo, kernel:other,
@@ -911,7 +858,8 @@ fn run_real(
         let label = rtsched_linux::scheduler_label(ts, backend).map_err(run_err)?;
         // The run's own error is kept apart from the files' (a failed run ends no file's run).
         let mut failed = None;
-        let r = streamed_into(parquet, csv, &label, ts, |sink| {
+        let files = jobs_out::Files(parquet, csv, None);
+        let r = jobs_out::streamed_into(files, &label, ts, |sink| {
             py.detach(|| rtsched_linux::run_streamed(ts, backend, &opts, Some(sink)))
                 .map_err(|e| {
                     failed = Some(e);

@@ -177,6 +177,31 @@ fn a_trigger_on_all_waits_for_each() {
     assert_eq!(aj, vec![(0, 0, 4), (2, 20, 4), (4, 40, 4)]);
 }
 
+/// A trigger outside every chain still releases at its trigger's finish (the ledger tells a
+/// finish to the flow only for a task that triggers one or is in a chain, `Flow::on_finish`):
+/// the first set without chains, the second with a chain that holds neither task.
+#[test]
+fn a_trigger_outside_every_chain_releases_its_task() {
+    let base = "platform: {cpus: 1}\nrun: {duration: 40}\ntasks:\n  - {name: a, period: 10, wcet: 2, priority: 5}\n  - {name: b, trigger: a, deadline: 10, wcet: 3, priority: 4}\n  - {name: s, period: 20, segments: [1, {suspend: 1}, 1], priority: 1}\n  - {name: f, period: 20, wcet: 1, priority: 2}\n";
+    for yaml in [
+        base.to_string(),
+        format!("{base}chains:\n  - {{name: sf, tasks: [s, f], communication: let}}\n"),
+    ] {
+        let r = run(&ts(&yaml), "gfp:file");
+        let b: Vec<_> = r
+            .jobs
+            .iter()
+            .filter(|x| x.task == 1)
+            .map(|x| (x.release / MS, x.finish.map(|f| f / MS)))
+            .collect();
+        assert_eq!(
+            b,
+            vec![(2, Some(5)), (12, Some(15)), (22, Some(25)), (32, Some(35))],
+            "{yaml}"
+        );
+    }
+}
+
 /// A trigger chain on 2 CPUs: the triggered job is woken on the CPU where its trigger
 /// finished (its kernel CPU): under partitioned EDF each stays on its own CPU.
 #[test]
@@ -409,7 +434,8 @@ fn a_trace_links_each_data_flow_outputs_data_path() {
 
 /// A run that streams its records (`Records::Summarised`) hands each chain record to the sink
 /// as it is made, holds none, and reports the chains' summaries the held run derives from its
-/// records (the results document's `chains`, field for field).
+/// records (the results document's `chains`, field for field); a `ChainsCsvWriter` so fed
+/// (`--chains-csv` as the run goes) writes the held records' CSV, line for line.
 #[test]
 fn streamed_chain_records_are_the_held_ones() {
     struct Chains(Vec<ChainRecord>);
@@ -439,6 +465,21 @@ fn streamed_chain_records_are_the_held_ones() {
             "{spec}"
         );
         assert!(held.to_json_value(false)["chains"]["ab"]["deadline_misses"].as_u64() > Some(0));
+        // `--chains-csv` written as the run goes: the lines of the held records' CSV.
+        let mut csv = rtsched_model::results::ChainsCsvWriter::new(Vec::new()).unwrap();
+        csv.begin_run(&held.scheduler, &t.chains);
+        let streamed = simulate(
+            &t,
+            Options::spec(spec).records(rtsched_sim::Records::Summarised(Some(&mut csv))),
+        )
+        .unwrap()
+        .result;
+        assert!(streamed.chains.is_empty(), "{spec}: streamed records held");
+        let mut want = Vec::new();
+        rtsched_model::results::write_chains_csv(&[&held], &mut want).unwrap();
+        let got = String::from_utf8(csv.finish().unwrap()).unwrap();
+        assert_eq!(got.lines().count(), held.chains.len() + 1, "{spec}");
+        assert_eq!(got, String::from_utf8(want).unwrap(), "{spec}");
         // A sink that does not take chain records (a sweep's TotalSink, the testbed's
         // handoff): the run holds them, as without a sink.
         let mut total = rtsched_model::results::TotalSink::default();

@@ -1,9 +1,10 @@
 //! A long run with chains streams its chain records (docs/chains.md "Cost"): with its records
 //! streamed (`Records::Summarised`), the memory a run of a chain set holds at its peak does not
-//! grow with its length, though four times as many chain records go by. Its own test binary:
+//! grow with its length, though four times as many chain records go by (and are written as
+//! `--chains-csv` lines as they go). Its own test binary:
 //! a global allocator that keeps the live bytes and their peak.
 
-use rtsched_model::results::{ChainRecord, JobRecord, JobSink};
+use rtsched_model::results::{ChainRecord, ChainsCsvWriter, JobRecord, JobSink};
 use rtsched_model::{parse_taskset, Format, TaskSet};
 use rtsched_sim::{simulate, Options, Records};
 use std::alloc::{GlobalAlloc, Layout, System};
@@ -40,13 +41,15 @@ unsafe impl GlobalAlloc for Peak {
 #[global_allocator]
 static A: Peak = Peak;
 
-/// Counts the chain records that go by.
-struct Count(u64);
+/// Counts the chain records that go by and writes them as `--chains-csv` does as the run goes
+/// (to nowhere: the writer's own memory is what is measured).
+struct Count(u64, ChainsCsvWriter<std::io::Sink>);
 
 impl JobSink for Count {
     fn job(&mut self, _: &JobRecord, _: u64) {}
-    fn chain(&mut self, _: &ChainRecord) {
+    fn chain(&mut self, r: &ChainRecord) {
         self.0 += 1;
+        self.1.chain(r);
     }
 }
 
@@ -59,7 +62,8 @@ fn set(seconds: u64) -> TaskSet {
 /// (bytes held at the run's peak beyond those before it, chain records streamed).
 fn peak_of(seconds: u64) -> (usize, u64) {
     let ts = set(seconds);
-    let mut count = Count(0);
+    let mut count = Count(0, ChainsCsvWriter::new(std::io::sink()).unwrap());
+    count.1.begin_run("gedf", &ts.chains);
     let before = LIVE.load(Ordering::Relaxed);
     PEAK.store(before, Ordering::Relaxed);
     let r = simulate(

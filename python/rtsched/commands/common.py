@@ -258,18 +258,20 @@ def expand_schedulers(names, ts, partition=None):
 
 
 def run_all(ts, names, seed=None, duration=None, on_miss=None, trace=False, measure_policy=False, keep_jobs=True,
-            jobs_file=None, max_jobs=DEFAULT_MAX_JOBS, max_work=DEFAULT_MAX_WORK, csv=None):
+            jobs_file=None, max_jobs=DEFAULT_MAX_JOBS, max_work=DEFAULT_MAX_WORK, csv=None, chains_csv=None):
     """Simulate under each scheduler: a :class:`~rtsched.result.Result` each, or a
     :class:`~rtsched.result.NotRun` for one that could not run on the set (its partitioner found
     no partition, a deadlock stopped it, it refuses the set); the others run all the same. With
     `jobs_file` (an open _core.JobsParquetFile), each run's records stream into it as its jobs
-    end; the caller closes it."""
+    end, as with `csv` (a JobsCsvFile) and `chains_csv` (a ChainsCsvFile: the chain records);
+    the caller closes them."""
     results = []
     for name in names:
         try:
             results.append(simulate(ts, scheduler=name, duration=duration, seed=seed, on_miss=on_miss, trace=trace,
                                     measure_policy=measure_policy, keep_jobs=keep_jobs, _into=jobs_file,
-                                    max_jobs=max_jobs, max_work=max_work, _csv=csv, _warn=False))
+                                    max_jobs=max_jobs, max_work=max_work, _csv=csv, _chains_csv=chains_csv,
+                                    _warn=False))
         except InputError as e:
             row = NotRun.of(name, "sim", e)
             if row is None:
@@ -281,11 +283,11 @@ def run_all(ts, names, seed=None, duration=None, on_miss=None, trace=False, meas
 def keeps_jobs(args, ts) -> bool:
     """Whether a simulation must hold its per-job records: an output or a table that reads them
     after the run (else they are folded into the summaries, or streamed to --jobs-parquet, as
-    each job ends, and memory stays bounded; --jobs-parquet and --jobs-csv are written as they
-    go). --chains-csv holds them too: a run that streams its per-job records streams its chain
-    records into the chains' summaries alike."""
+    each job ends, and memory stays bounded; --jobs-parquet, --jobs-csv and a simulation's
+    --chains-csv are written as they go; a real run holds its chain records and writes
+    --chains-csv after it, docs/chains.md "Long runs")."""
     return bool(args.json_jobs or args.trace or args.gantt or getattr(args, "util_plot", None)
-                or getattr(args, "chains_csv", None) or ts.has_fair_tasks)
+                or ts.has_fair_tasks)
 
 
 def write_outputs(results, json_path=None, csv_path=None, trace_path=None, gantt_path=None, out=None,

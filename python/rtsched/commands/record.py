@@ -145,6 +145,8 @@ def run(args):
     if missing:
         print(f"note: {missing} run intervals had no recorded switch-in (the kernel dropped it); they are counted from the "
               "thread's wakeup or its previous switch-out", file=sys.stderr)
+    for w in rec.warnings(fits):
+        print(f"rtsched record: warning: {w}", file=sys.stderr)
     head, rows = rec.fit_table(fits, p)
     width = output_width()
     legend = ("times in us; jitter = p95 of |inter-activation - median|; in ±tol = share of inter-activation times within "

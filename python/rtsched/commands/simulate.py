@@ -11,6 +11,7 @@ from ..durations import in_unit
 from ..policies import partitioned
 from ..report import per_task_table
 from ..result import (
+    chains_csv_file,
     csv_file,
     exit_status,
     parquet_file,
@@ -85,11 +86,13 @@ def run(args):
     trace = bool(args.trace or args.gantt or args.util_plot)
     run_ts = run_options(ts, args)
     warn(run_ts, names)
+    # --chains-csv streams as the runs go unless they hold their records anyway (a trace).
     with parquet_file(args.jobs_parquet if not held else None) as jobs_file, \
-            csv_file(args.jobs_csv if not held else None) as jobs_csv:
+            csv_file(args.jobs_csv if not held else None) as jobs_csv, \
+            chains_csv_file(args.chains_csv if not held else None) as chains_csv:
         results = run_all(ts, names, seed=args.seed, duration=args.duration, on_miss=args.on_miss, trace=trace, max_jobs=args.max_jobs,
                           measure_policy=args.measure_policy, keep_jobs=held, jobs_file=jobs_file, max_work=args.max_work,
-                          csv=jobs_csv)
+                          csv=jobs_csv, chains_csv=chains_csv)
     print(f"{ts.source}: {len(ts.task_names)} tasks on {ts.cpus} CPUs, U = {ts.utilization:.3f}; "
           f"counted window {in_unit(run_ts.duration_ns)} ms, seed {run_ts.seed}")
     print_summaries(results, args)
@@ -116,7 +119,9 @@ def run(args):
         print()
         print(chains_table(ran))
     if args.chains_csv:
-        write_chains_csv(ran, args.chains_csv)
+        if held:
+            write_chains_csv(ran, args.chains_csv)
+        # (else the runs streamed their chain records into it as they went)
         print(f"wrote {args.chains_csv}")
     write_outputs(results, args.json, args.jobs_csv, args.trace, args.gantt, parquet_path=args.jobs_parquet,
                   json_jobs=args.json_jobs, gantt_window=args.gantt_window)

@@ -17,8 +17,9 @@ def register(sub):
                     "one line (tasks, CPUs, U, duration, seed) and what else it models. A bad file ends the run with "
                     "exit 2 and one message naming the file, the task and the field. Loads that are legal but that no "
                     "scheduler can meet are warned about on stderr (exit 0): U > m, a task with C > D or C > T, "
-                    "likely mixed units such as 'period: 1000us, wcet: 200' (a number without a unit is ms), and a "
-                    "run.duration that counts fewer than two jobs of some task.")
+                    "likely mixed units such as 'period: 1000us, wcet: 200' (a number without a unit is ms), a "
+                    "run.duration that counts fewer than two jobs of some task, and a set with Linux policies that "
+                    "the linux scheduler refuses (deadline reservations above admission's limit, say).")
     p.add_argument("files", nargs="+", metavar="FILE", help="task-set files, YAML or JSON (.json is read as JSON)")
     p.set_defaults(func=run)
 
@@ -28,6 +29,13 @@ def run(args):
         ts = _core.load_taskset(f)
         for w in set_warnings(ts):
             print(f"warning: {w}", file=sys.stderr)
+        if ts.has_policies:
+            # The policies are written for the class stack: say now what `simulate -s linux` would
+            # refuse (admission's EBUSY, sched_setattr's EINVAL), as kernel:linux does on such CPUs.
+            why = _core.refusal(ts, "linux")
+            if why:
+                print(f"warning: the linux scheduler, for which its policies are written, refuses it (so would kernel:linux on "
+                      f"CPUs like its platform's): {why}", file=sys.stderr)
         print(f"{f}: ok — {len(ts.task_names)} tasks on {ts.cpus} CPUs, U = {ts.utilization:.3f}, "
               f"duration {in_unit(ts.duration_ns)} ms, seed {ts.seed}, on_miss {ts.on_miss}")
         if ts.topology:

@@ -191,8 +191,15 @@ def cut(name, events: list, src, warn_once, start_release) -> list:
     return pieces
 
 
+#: The run that closes a job whose piece ends with a sleep (rtsched segments end with a run):
+#: 1 ns, written as such (the other segments are whole µs).
+TAIL_RUN_NS = 1
+TAIL_RUN = f"{TAIL_RUN_NS}ns"
+
+
 def segments(task_name, piece: Piece, src, warn_once):
-    """(runs and suspensions as rtsched ``segments`` or None, WCET µs, sections) of a piece."""
+    """(runs and suspensions as rtsched ``segments`` or None, WCET µs, sections) of a piece.
+    Runs are whole µs but for a closing ``TAIL_RUN`` after a trailing sleep."""
     out, held, sections, pos = [], [], [], 0
     for x in piece.items:
         if x[0] == "run":
@@ -230,11 +237,14 @@ def segments(task_name, piece: Piece, src, warn_once):
         warn_once("edge-sleep", f"{src}: task '{task_name}': a sleep before the first run of an activation: dropped "
                                 "(rtsched segments start and end with a run)")
         out.pop(0)
-    while out and isinstance(out[-1], dict):
+    if len(out) > 1 and isinstance(out[-1], dict):
+        # rt-app's thread sleeps, then waits (or wakes others, or meets at a barrier): what comes
+        # next comes after the sleep. rtsched segments end with a run, so the job ends with one
+        # of TAIL_RUN_NS: its completion, which releases what it triggers, is the sleep's end.
         warn_once("tail-sleep", f"{src}: task '{task_name}': a sleep after the last run of an activation, before the "
-                                "thread waits again: dropped (rtsched segments end with a run; the thread is taken "
-                                "to reach its wait that much earlier)")
-        out.pop()
+                                f"thread waits again: kept as a suspension closed by a {TAIL_RUN_NS} ns run (rtsched "
+                                "segments end with a run), so what it releases comes after the sleep, as in rt-app")
+        out.append(TAIL_RUN)
     work = sum(x for x in out if isinstance(x, int))
     segs = out if len(out) > 1 else None
     return segs, work, [s for s in sections if s and s[2] > 0]

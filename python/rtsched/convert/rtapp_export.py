@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 
 from .._core import InputError
+from ..durations import words
 from .rtapp import RTAPP_POLICY
 
 #: rt-app's ``run`` is a busy loop whose count is calibrated once, at rt-app's start (``pLoad``,
@@ -98,8 +99,8 @@ def _suspension_us(lo_hi, where, warn) -> int:
     """A self-suspension as rt-app's ``sleep`` (one length): a range is written as its mean."""
     lo, hi = lo_hi
     if lo != hi:
-        warn(f"{where}: a suspension of {lo / 1e6:g}..{hi / 1e6:g} ms drawn per job has no rt-app form: "
-             f"written as its mean, a sleep of {(lo + hi) / 2e6:g} ms")
+        warn(f"{where}: a suspension of {words(lo)}..{words(hi)} drawn per job has no rt-app form: "
+             f"written as its mean, a sleep of {words((lo + hi) // 2)}")
     return _us((lo + hi) // 2, f"{where}: suspension", warn)
 
 
@@ -289,7 +290,7 @@ def to_rtapp(ts, backend: str, warn, pi: bool = False, work: str = "run") -> dic
             out_tasks[tname] = th
     dur_s = ts.duration_ns / 1e9
     if not dur_s.is_integer():
-        warn(f"{src}: run duration {ts.duration_ns / 1e6:g} ms: rt-app counts whole seconds, written as {math.ceil(dur_s)} s")
+        warn(f"{src}: run duration {words(ts.duration_ns)}: rt-app counts whole seconds, written as {math.ceil(dur_s)} s")
     glob = {"duration": max(1, math.ceil(dur_s)), "default_policy": "SCHED_OTHER", "calibration": "CPU0", "pi_enabled": bool(pi),
             "lock_pages": True, "logdir": "./", "log_basename": "rt-app"}
     if work == "runtime":

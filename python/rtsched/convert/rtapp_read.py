@@ -473,7 +473,8 @@ def _task(p: Piece, rel, eff_period, own, pol, src, warn, once) -> dict:
         task["trigger"] = names[0] if len(names) == 1 else {"all": names}
         task["deadline"] = _ns(dl.get("dl-deadline", eff_period))
     if segs:
-        task["segments"] = [_ns(s) if isinstance(s, int) else {"suspend": _ns(s["suspend"])} for s in segs]
+        task["segments"] = [_ns(s) if isinstance(s, int) else s if isinstance(s, str) else {"suspend": _ns(s["suspend"])}
+                            for s in segs]
     else:
         task["wcet"] = _ns(work)
     if sections:

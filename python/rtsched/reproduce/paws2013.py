@@ -39,6 +39,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
+from ..durations import in_unit
 from . import claims as C
 from . import register
 from .experiment import Experiment, Real
@@ -236,8 +237,8 @@ def _table1_claims(df, margins) -> list:
     ok = df[(df["status"] == "ok") & (df["scheduler"] == "paws")]
     if len(ok):
         c.notes.append(f"PAWS's inversion per job, over the sets: {ok['inverted_jobs'].sum() / max(ok['jobs'].sum(), 1):.1%} of the "
-                       f"jobs are victims; the longest {ok['inversion_job_max_ns'].max() / 1e6:.1f} ms, the largest per-set p99 "
-                       f"{ok['inversion_job_p99_ns'].max() / 1e6:.1f} ms")
+                       f"jobs are victims; the longest {in_unit(ok['inversion_job_max_ns'].max(), 'ms', 1)} ms, the largest per-set p99 "
+                       f"{in_unit(ok['inversion_job_p99_ns'].max(), 'ms', 1)} ms")
     out.append(c)
     return out
 
@@ -550,10 +551,10 @@ def sections(rep, f):
             wr = [margins[k] for k in margins if k[0] == w and k[2] == s]
             trows.append([label, s, a["ran"], a["refused"], f"{a['n']:.1f}", f"{a['U']:.3f}", fmt_pct(g["gfb"].mean()),
                           a["missed_sets"], f"{max(wr):.3f}" if wr else "—", f"{a['min_dsr']:.4f}",
-                          f"{a['mean_response_ns'] / 1e6:.2f}", _n(a["kernel_migrations"]), _n(a["migrations"]),
+                          in_unit(a["mean_response_ns"], "ms", 2), _n(a["kernel_migrations"]), _n(a["migrations"]),
                           _n(a["context_switches"]), _n(a["steals"]), _n(a["failed_steals"]), _n(a["priority_inversions"]),
-                          _n(a["priority_inversion_ns"] / 1e6, 1), _n(a["inverted_jobs"], 1),
-                          _n(a["inversion_job_max_ns"] / 1e6, 2), _n(a["inversion_job_p99_ns"] / 1e6, 2)])
+                          _ms(a["priority_inversion_ns"], 1), _n(a["inverted_jobs"], 1),
+                          _ms(a["inversion_job_max_ns"], 2), _ms(a["inversion_job_p99_ns"], 2)])
     rep.table(["window", "scheduler", "sets run", "refused", "mean n", "mean U", "GFB passes", "sets with a miss",
                "worst response / deadline", "min DSR", "mean response ms", "mean kernel migrations", "mean migrations (entity)",
                "mean context switches", "mean steals", "mean failed steals", "mean inversion onsets", "mean inversion ms (system)",
@@ -628,6 +629,11 @@ def figures(f):
 
 def _n(x, p=0):
     return "n/a" if x is None or x != x else f"{x:.{p}f}"
+
+
+def _ms(ns, p):
+    """A duration in ns as ms to ``p`` places (the durations rule), "n/a" as :func:`_n`."""
+    return "n/a" if ns is None or ns != ns else in_unit(ns, "ms", p)
 
 
 def _scaling_figure(agg2, aggs):

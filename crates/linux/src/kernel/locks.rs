@@ -1,9 +1,12 @@
 //! The critical sections' real mutexes: one `pthread_mutex_t` per resource of the task set
-//! (priority inheritance with the backend option `pi`), with what the run observed of each
-//! (holders, acquisitions, contention), and the set a thread holds, released on any exit.
+//! (priority inheritance with the backend option `pi`, the immediate priority ceiling with
+//! `pcp`: `PTHREAD_PRIO_PROTECT` at the resource's ceiling, [`KernelPlan::ceilings`]), with
+//! what the run observed of each (holders, acquisitions, contention), and the set a thread
+//! holds, released on any exit.
 
+use super::plan::KernelPlan;
 use crate::options::RunError;
-use crate::sys;
+use crate::sys::{self, MutexProtocol};
 use rtsched_model::{TaskSet, Time};
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
@@ -67,12 +70,18 @@ impl Drop for Held<'_> {
     }
 }
 
-/// One mutex per resource of the task set (`inherit`: with priority inheritance).
-pub(super) fn resource_locks(ts: &TaskSet, inherit: bool) -> Result<Vec<Lock>, RunError> {
+/// One mutex per resource of the task set, with the plan's protocol: priority inheritance
+/// (`pi`), a ceiling per resource (`pcp`), else none.
+pub(super) fn resource_locks(ts: &TaskSet, plan: &KernelPlan) -> Result<Vec<Lock>, RunError> {
     (0..ts.resources.len())
-        .map(|_| {
+        .map(|r| {
+            let protocol = match (&plan.ceilings, plan.inherit) {
+                (Some(c), _) => MutexProtocol::Protect(c[r]),
+                (None, true) => MutexProtocol::Inherit,
+                (None, false) => MutexProtocol::None,
+            };
             Ok(Lock {
-                mutex: sys::PthreadMutex::new(inherit)?,
+                mutex: sys::PthreadMutex::new(protocol)?,
                 holders: AtomicU32::new(0),
                 max_holders: AtomicU32::new(0),
                 acquisitions: AtomicU64::new(0),

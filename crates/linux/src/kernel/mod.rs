@@ -15,7 +15,8 @@
 //!   a join counter until the last helper of the region has finished. Thread k of every region
 //!   therefore always runs on the same kernel thread: *lane* k.
 //! - **Critical sections** run on real mutexes: one `pthread_mutex_t` per resource of the task
-//!   set (`PTHREAD_PRIO_NONE`, or `PTHREAD_PRIO_INHERIT` with the backend option `pi`), shared
+//!   set (`PTHREAD_PRIO_NONE`, `PTHREAD_PRIO_INHERIT` with the backend option `pi`, or
+//!   `PTHREAD_PRIO_PROTECT` at the resource's ceiling with `kernel:fifo`'s `pcp`), shared
 //!   by every thread. A thread executes its demand in pieces between its checkpoints (scaled by
 //!   its demand / WCET, as in the simulator) and locks or unlocks at each. The time a thread
 //!   waits in `pthread_mutex_lock` (CLOCK_MONOTONIC around the call, after a failed trylock)
@@ -108,7 +109,7 @@ pub(crate) fn run_into(
         t0: AtomicU64::new(0),
         errors: Mutex::new(Vec::new()),
     });
-    let locks = Arc::new(resource_locks(ts, plan.inherit)?);
+    let locks = Arc::new(resource_locks(ts, plan)?);
     let failed = Arc::new(AtomicBool::new(false));
     // kernel:scx-*: load the scheduler first (it refuses here if the kernel cannot).
     let (session, registry) = load_scx(plan)?;
@@ -496,6 +497,38 @@ mod tests {
         }
     }
 
+    /// `kernel:fifo:pcp`: each resource's ceiling is the highest SCHED_FIFO priority of its
+    /// users' threads (issue 56's example: r used by l and h, so h's level; s by m alone; t by
+    /// nobody, 1). Controls: no ceilings without pcp; pcp beside pi, or on another backend, is
+    /// refused.
+    #[test]
+    fn fifo_pcp_takes_each_resources_ceiling() {
+        let ts = taskset(
+            "platform: {cpus: 1}\nresources: [r, s, t]\ntasks:\n  - {name: l, period: 100, wcet: 4, priority: 1, sections: [{resource: r, start: 0, length: 4}]}\n  - {name: h, period: 100, wcet: 2, priority: 3, sections: [{resource: r, start: 0, length: 1}]}\n  - {name: m, period: 100, wcet: 5, priority: 2, sections: [{resource: s, start: 0, length: 1}]}\n",
+        );
+        let p = KernelPlan::new(&ts, "fifo:pcp").unwrap();
+        let KernelPolicy::Fifo { prio, .. } = &p.policy else {
+            panic!("{:?}", p.policy)
+        };
+        assert_eq!(prio, &vec![10, 89, 49]);
+        assert_eq!(p.ceilings, Some(vec![89, 49, 1]));
+        assert_eq!(
+            (p.label.as_str(), p.inherit),
+            ("kernel:fifo:file:pcp", false)
+        );
+        assert_eq!(
+            KernelPlan::new(&ts, "fifo:rm:pcp").unwrap().label,
+            "kernel:fifo:rm:pcp"
+        );
+        assert_eq!(KernelPlan::new(&ts, "fifo").unwrap().ceilings, None);
+        assert_eq!(KernelPlan::new(&ts, "fifo:pi").unwrap().ceilings, None);
+        assert!(err(&ts, "fifo:pi:pcp").contains("choose one locking protocol"));
+        assert_eq!(
+            err(&ts, "deadline:pcp"),
+            "kernel:deadline: unknown option 'pcp' (known: reclaim, pi)"
+        );
+    }
+
     /// The kernel's own policies cannot keep a DAG's precedence: every one refuses a DAG set,
     /// naming the task and the field (the user-space modes take it: `backend.rs`).
     #[test]
@@ -536,7 +569,7 @@ mod tests {
         );
         assert_eq!(
             err(&ts, "fifo:xx"),
-            "kernel:fifo: unknown option or priority assignment 'xx' (known: rm, dm, file, pi)"
+            "kernel:fifo: unknown option or priority assignment 'xx' (known: rm, dm, file, pi, pcp)"
         );
         assert_eq!(
             err(&ts, "other:reclaim"),

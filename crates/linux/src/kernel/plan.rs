@@ -1,6 +1,7 @@
 //! The backend string `kernel:NAME[:OPTION...]` parsed once into a plan: which kernel policy
 //! (SCHED_DEADLINE, SCHED_FIFO with its priorities and partition, SCHED_OTHER, rtsched's
-//! sched_ext scheduler), with its label and whether the mutexes inherit priority; and the
+//! sched_ext scheduler), with its label and the mutexes' protocol (inheritance, or under
+//! SCHED_FIFO the immediate priority ceiling, one ceiling per resource); and the
 //! SCHED_DEADLINE runtime each thread reserves (the WCET plus an allowance, per lane).
 
 use crate::lanes::lane_wcets;
@@ -48,6 +49,18 @@ pub struct KernelPlan {
     pub label: String,
     /// Resources' mutexes use priority inheritance (backend option `pi`).
     pub inherit: bool,
+    /// `kernel:fifo:pcp`: per resource, its ceiling (the highest SCHED_FIFO priority of the
+    /// threads of its users, 1 for a resource nobody uses), the `PTHREAD_PRIO_PROTECT`
+    /// mutexes' (the immediate priority ceiling protocol, docs/locking.md); None otherwise.
+    pub ceilings: Option<Vec<u32>>,
+}
+
+/// Per resource of `ts`, the highest of `prio` (SCHED_FIFO priorities, by task) over its users
+/// ([`TaskSet::users`]); 1 (SCHED_FIFO's lowest) for a resource no task uses.
+pub fn fifo_ceilings(ts: &TaskSet, prio: &[u32]) -> Vec<u32> {
+    (0..ts.resources.len())
+        .map(|r| ts.users(r).map(|t| prio[t]).max().unwrap_or(1))
+        .collect()
 }
 
 /// Map priorities (larger = more urgent) onto SCHED_FIFO 10..=89 preserving their order;
@@ -91,7 +104,7 @@ pub(super) fn check_options(name: &str, known: &[&str], opts: &[&str]) -> Result
 
 impl KernelPlan {
     /// `rest` is what follows `kernel:`: the backend's name, then options separated by ':'
-    /// (`deadline[:reclaim][:pi]`, `fifo[:rm|:dm|:file][:pi]`, `other[:pi]`).
+    /// (`deadline[:reclaim][:pi]`, `fifo[:rm|:dm|:file][:pi|:pcp]`, `other[:pi]`).
     pub fn new(ts: &TaskSet, rest: &str) -> Result<KernelPlan, RunError> {
         // The kernel's own policies run a job's threads as lanes joined by barriers (regions);
         // a DAG's precedence has no such form.
@@ -107,7 +120,7 @@ impl KernelPlan {
         let mut opts: Vec<&str> = parts.collect();
         let known: &[&str] = match name {
             "deadline" => &["reclaim", "pi"],
-            "fifo" => &["rm", "dm", "file", "pi"],
+            "fifo" => &["rm", "dm", "file", "pi", "pcp"],
             "other" => &["pi"],
             "linux" => &["reclaim", "pi"],
             "scx-gedf" => &["linear"],
@@ -121,8 +134,20 @@ impl KernelPlan {
         };
         check_options(name, known, &opts)?;
         let inherit = opts.contains(&"pi");
-        opts.retain(|o| *o != "pi");
-        let pi = if inherit { ":pi" } else { "" };
+        let ceiling = opts.contains(&"pcp");
+        if inherit && ceiling {
+            return Err(RunError::Input(
+                "kernel:fifo: choose one locking protocol, got 'pi' and 'pcp'".into(),
+            ));
+        }
+        opts.retain(|o| *o != "pi" && *o != "pcp");
+        let pi = if inherit {
+            ":pi"
+        } else if ceiling {
+            ":pcp"
+        } else {
+            ""
+        };
         let (policy, label) = match name {
             "deadline" => Self::deadline(ts, &opts, pi)?,
             "fifo" => Self::fifo(ts, &opts, pi)?,
@@ -130,10 +155,15 @@ impl KernelPlan {
             "scx-gedf" => Self::scx_gedf(ts, &opts)?,
             _ => (KernelPolicy::Other, format!("kernel:other{pi}")),
         };
+        let ceilings = match &policy {
+            KernelPolicy::Fifo { prio, .. } if ceiling => Some(fifo_ceilings(ts, prio)),
+            _ => None,
+        };
         Ok(KernelPlan {
             policy,
             label,
             inherit,
+            ceilings,
         })
     }
 
@@ -316,6 +346,7 @@ impl KernelPlan {
             },
             label,
             inherit: false,
+            ceilings: None,
         })
     }
 }

@@ -22,6 +22,6 @@ pub use schema::*;
 pub use stats::{chain_summaries, ChainAcc, SummaryAcc, SummarySink, TotalSink};
 pub(crate) use write::held_jobs;
 pub use write::{
-    chain_flows, write_chains_csv, write_jobs_csv, write_results_json, write_trace, FlowPoint,
-    JobsCsvWriter, NotRun,
+    chain_flows, write_chains_csv, write_jobs_csv, write_results_json, write_trace,
+    ChainsCsvWriter, FlowPoint, JobsCsvWriter, NotRun,
 };

@@ -525,37 +525,107 @@ pub(crate) fn held_jobs(runs: &[&RunResult], needed: bool) -> io::Result<()> {
 
 /// The chain instances of `runs` as CSV, the catalogue's chain columns (an empty cell where a
 /// metric does not apply), written to `w`; an error if a run streamed its chain records away.
+/// The lines are those a [`ChainsCsvWriter`] fed the same records writes as the runs go.
 pub fn write_chains_csv(runs: &[&RunResult], w: &mut dyn std::io::Write) -> std::io::Result<()> {
     if let Some(r) = runs.iter().find(|r| r.chain_summaries.is_some()) {
         return Err(io::Error::new(io::ErrorKind::InvalidInput, format!("run {} did not keep its chain records (they were streamed into its chains' summaries as they were made)", r.scheduler)));
     }
-    let cols: Vec<&columns::Column> = super::chains::chain_columns().collect();
-    let header: Vec<&str> = cols.iter().map(|c| c.name).collect();
-    writeln!(w, "{}", header.join(","))?;
-    let mut line = String::new();
-    for (run, r) in runs
-        .iter()
-        .flat_map(|x| x.chains.iter().map(move |r| (*x, r)))
-    {
-        line.clear();
-        for (i, c) in cols.iter().enumerate() {
+    let mut out = ChainsCsvWriter::new(w)?;
+    for run in runs {
+        out.begin_run(&run.scheduler, &run.chain_defs);
+        for r in &run.chains {
+            out.chain(r);
+        }
+    }
+    out.finish().map(|_| ())
+}
+
+/// `--chains-csv` written as the runs go: a [`JobSink`] that takes a run's chain records
+/// ([`JobSink::takes_chains`]) and writes each as a CSV line as it is made, so a long run
+/// holds none (docs/chains.md "Long runs"). Its lines are [`write_chains_csv`]'s for the held
+/// records, in the same order; job records pass by.
+pub struct ChainsCsvWriter<W: Write> {
+    out: io::BufWriter<W>,
+    cols: Vec<&'static columns::Column>,
+    sched: String,
+    chains: Vec<String>,
+    line: String,
+    error: Option<io::Error>,
+}
+
+impl<W: Write> ChainsCsvWriter<W> {
+    /// The header now; each run's lines after its [`ChainsCsvWriter::begin_run`].
+    pub fn new(w: W) -> io::Result<Self> {
+        let cols: Vec<&'static columns::Column> = super::chains::chain_columns().collect();
+        let mut out = io::BufWriter::with_capacity(1 << 16, w);
+        let header: Vec<&str> = cols.iter().map(|c| c.name).collect();
+        writeln!(out, "{}", header.join(","))?;
+        Ok(ChainsCsvWriter {
+            out,
+            cols,
+            sched: String::new(),
+            chains: Vec::new(),
+            line: String::new(),
+            error: None,
+        })
+    }
+    /// The records that follow are run `scheduler`'s, of the chains `defs` (the set's).
+    pub fn begin_run(&mut self, scheduler: &str, defs: &[crate::task::Chain]) {
+        self.sched = csv_field(scheduler);
+        self.chains = defs.iter().map(|c| csv_field(&c.name)).collect();
+    }
+    /// The first write error, if any (the records after it were dropped).
+    pub fn take_error(&mut self) -> Option<io::Error> {
+        self.error.take()
+    }
+    /// Flush; returns the inner writer.
+    pub fn finish(mut self) -> io::Result<W> {
+        if let Some(e) = self.error.take() {
+            return Err(e);
+        }
+        self.out.into_inner().map_err(|e| e.into_error())
+    }
+}
+
+impl<W: Write> JobSink for ChainsCsvWriter<W> {
+    fn job(&mut self, _rec: &JobRecord, _end: Time) {}
+    fn takes_chains(&self) -> bool {
+        true
+    }
+    fn chain(&mut self, r: &super::schema::ChainRecord) {
+        if self.error.is_some() {
+            return;
+        }
+        self.line.clear();
+        for (i, c) in self.cols.iter().enumerate() {
             if i > 0 {
-                line.push(',');
+                self.line.push(',');
             }
-            match super::chains::chain_cell(c, run, r) {
+            let cell = match c.value {
+                Value::Scheduler => Cell::Text(&self.sched),
+                Value::ChainName => Cell::Text(&self.chains[r.chain as usize]),
+                Value::Chain(f) => f(r),
+                _ => unreachable!("{}: not a chain column", c.name),
+            };
+            match cell {
                 Cell::Null => {}
                 Cell::Uint(v) => {
-                    line.push_str(&v.to_string());
+                    use std::fmt::Write as _;
+                    let _ = write!(self.line, "{v}");
                 }
-                Cell::Text(t) => line.push_str(&csv_field(t)),
+                // Already a CSV field (begin_run).
+                Cell::Text(t) => self.line.push_str(t),
                 other => {
-                    line.push_str(&format!("{other:?}"));
+                    use std::fmt::Write as _;
+                    let _ = write!(self.line, "{other:?}");
                 }
             }
         }
-        writeln!(w, "{line}")?;
+        self.line.push('\n');
+        if let Err(e) = self.out.write_all(self.line.as_bytes()) {
+            self.error = Some(e);
+        }
     }
-    Ok(())
 }
 
 #[cfg(test)]

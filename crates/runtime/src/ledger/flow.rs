@@ -31,6 +31,10 @@ use rtsched_model::results::ChainRecord;
 use rtsched_model::{TaskSet, Time};
 
 pub(super) struct Flow {
+    /// Per task: whether a finished job of it is the flow's business (it triggers a task or
+    /// is in a chain); else the finish is not told ([`Flow::on_finish`]), so a set with
+    /// suspensions alone pays no call per job for it.
+    finishes: Vec<bool>,
     /// Per task: the tasks it triggers, with its index among each one's triggers.
     succ: Vec<Vec<(u32, u32)>>,
     /// Per task triggered by `all`: which triggers finished a job since its last release.
@@ -66,7 +70,10 @@ impl Flow {
                 }
             }
         }
+        let in_chain = |i: usize| ts.chains.iter().any(|c| c.tasks.contains(&(i as u32)));
+        let finishes = (0..n).map(|i| !succ[i].is_empty() || in_chain(i)).collect();
         Some(Box::new(Flow {
+            finishes,
             succ,
             seen,
             susp: (0..n).map(|i| SuspensionDraws::new(ts, i)).collect(),
@@ -75,6 +82,12 @@ impl Flow {
             aborts: Vec::new(),
             chains: ChainBook::new(ts),
         }))
+    }
+
+    /// Whether a finished job of `task` is told ([`Ledger::flow_finished`]).
+    #[inline]
+    pub(super) fn on_finish(&self, task: usize) -> bool {
+        self.finishes[task]
     }
 
     /// A job of `task` in slot `slot` released (see [`ChainBook::released`]).

@@ -190,7 +190,7 @@ impl<'t> Ledger<'t> {
             self.run.undecided -= 1;
             self.hand_on_decided();
         }
-        if self.run.flow.is_some() {
+        if self.run.flow.as_ref().is_some_and(|f| f.on_finish(task)) {
             self.flow_finished(now, task as u32, j, cpu, finish);
         }
         self.run.free_jobs.push(j);
