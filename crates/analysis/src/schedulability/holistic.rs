@@ -66,8 +66,11 @@ use std::cmp::Ordering;
 
 /// A window or response beyond this (about 13 days) is unbounded.
 pub const LIMIT: Time = 1 << 50;
-/// Cap of the outer (jitter) and inner (window) fixed-point iterations.
+/// Cap of the inner (window) fixed-point iterations.
 const MAX_ITER: u32 = 100_000;
+/// Cap of the outer (jitter) rounds and of the jobs of one level-i window: beyond, the
+/// response is reported unbounded (a creeping fixed point near overload, not a bound).
+const MAX_ROUNDS: u32 = 1_000;
 /// A response beyond this many of the longest period or deadline is unbounded.
 const HORIZON: Time = 1_000;
 
@@ -241,7 +244,7 @@ pub(crate) fn iterate(
         jitter: vec![0; n],
         offset,
     };
-    for _ in 0..MAX_ITER {
+    for _ in 0..MAX_ROUNDS {
         let mut worst = vec![0; n];
         let mut own = vec![0; n];
         for i in 0..n {
@@ -404,7 +407,7 @@ fn window(
         let jobs_in = |l: i128| (me_m.2 + ph).div_euclid(t_a) + (l - ph + t_a - 1).div_euclid(t_a);
         let busy = fixed_point(c_me, |l| jobs_in(l) * c_me + interference(k, l))?;
         let p_l = (busy - ph + t_a - 1).div_euclid(t_a);
-        if p_l - p0 > MAX_ITER as i128 {
+        if p_l - p0 > MAX_ROUNDS as i128 {
             return None;
         }
         let last = if weaken == Weaken::LaterJobs { p0 } else { p_l };

@@ -51,7 +51,7 @@ use super::Verdict;
 use rtsched_model::{TaskSet, Time};
 
 /// More step points than this in one busy period: unbounded (not analysed).
-const MAX_POINTS: usize = 200_000;
+const MAX_POINTS: usize = 20_000;
 
 /// The holistic EDF fixed point of `nodes` (the overview's points 1–3).
 pub fn analyse(nodes: &[Node]) -> Result<Responses, Unanalysed> {
