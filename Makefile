@@ -30,7 +30,7 @@ NO_RT := $(shell [ "$$(id -u)" = 0 ] && command -v setpriv >/dev/null 2>&1 && ec
 BUILT_TEST := $(if $(RTSCHED_TEST_BUILT),,build-test)
 GUEST_DEBS := $(shell sed -n 's/^DEBS="\(.*\)"/\1/p' crates/scx/guest/test.sh)
 
-.PHONY: all setup system-deps build build-test build-rust-tests demo lint test test-rust test-loom test-kernel test-python test-real test-cache-interference test-hostile test-fuzz test-soak soak bench prediction-linux chain-tightness clean
+.PHONY: all setup system-deps build build-test build-rust-tests demo lint test test-rust test-loom test-kernel test-python test-real test-cache-interference test-hostile test-fuzz test-soak soak bench prediction-linux chain-tightness global-tests clean
 
 all: demo
 
@@ -163,6 +163,12 @@ prediction-linux: build
 # sets per utilisation point (docs/chains.md, "Tightness"), docs/img/chain_tightness.png.
 chain-tightness: build
 	$(PY) benchmarks/chain_tightness.py
+
+# Every global schedulability test on 4 and 8 CPUs beside gedf / gfp:rm simulated: acceptance,
+# weighted schedulability and the tightness of the per-task bounds (docs/generators.md, "Global
+# tests compared"; under a minute; not part of `make test`).
+global-tests: build
+	$(PY) benchmarks/global_tests.py
 
 clean:
 	rm -rf $(VENV) target out

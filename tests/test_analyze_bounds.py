@@ -62,3 +62,32 @@ def test_table_shows_bounds_beside_simulation(tmp_path):
     out = run_cli("analyze", str(f), "--simulate", check=0).stdout
     assert "per-task bounds" in out and "sim gfp:rm us" in out
     assert "partitioning tried" in out
+
+
+def test_file_priorities_and_dag_tasks_under_global_fp(tmp_path):
+    """gfp-rta-file / gfp-rta-lc-file read the file's priorities (ties among them) beside
+    gfp:file's simulated maxima, with an overhead-aware verdict; a DAG set gets Melani et al.'s
+    bounds beside gfp:rm's."""
+    f = tmp_path / "ts.yaml"
+    f.write_text(SET.replace("wcet: 1ms}", "wcet: 1ms, priority: 5}").replace("wcet: 2ms}", "wcet: 2ms, priority: 5}")
+                 .replace("deadline: 5ms}", "deadline: 5ms, priority: 4}").replace("wcet: 4ms}", "wcet: 4ms, priority: 3}")
+                 .replace("wcet: 5ms}", "wcet: 5ms, priority: 2}").replace("wcet: 6ms}", "wcet: 6ms, priority: 1}")
+                 + "run: {overheads: {decision: 5us, context_switch: 5us}}\n")
+    doc = json.loads(run_cli("analyze", str(f), "--json", "--simulate", check=0).stdout)
+    tests = {t["test"]: t for t in doc["tests"]}
+    for name in ("gfp-rta-file", "gfp-rta-lc-file"):
+        t = tests[name]
+        assert t["simulated_by"] == "gfp:file" and t["schedulable"] is True, t
+        assert [b["task"] for b in t["tasks"]] == ["ctrl", "video", "audio", "log", "net", "disk"]
+        for b in t["tasks"]:
+            assert b["simulated_max_response_ns"] <= b["bound_ns"], (name, b)
+        assert t["with_overheads"] in (True, None), t
+    d = tmp_path / "dag.yaml"
+    d.write_text("platform: {cpus: 4}\ntasks:\n  - {name: h, period: 10ms, regions: [1ms, [2ms, 2ms, 2ms, 2ms], 1ms]}\n"
+                 "  - {name: a, period: 10ms, wcet: 3ms}\n  - {name: b, period: 8ms, regions: [1ms, [1ms, 1ms]]}\n")
+    t = {t["test"]: t for t in rtsched.analyze(str(d))}["gfp-dag-melani-rm"]
+    assert t["schedulable"] is True, t
+    sim = rtsched.analysis.simulated_max_response(str(d), "gfp-dag-melani-rm")
+    assert sim["scheduler"] == "gfp:rm"
+    for b, s in zip(t["tasks"], sim["max_response_ns"], strict=True):
+        assert s <= b["bound_ns"], (b, s)

@@ -60,3 +60,33 @@ def test_a_scheduler_without_urgencies_refuses_a_protocol(tmp_path):
     p = write(tmp_path, CLASSIC.replace("LOCKING", "pip"))
     r = run_cli("simulate", p, "-s", "dasa", check=2)
     assert "resource 'R' uses pip" in r.stderr and "Traceback" not in r.stderr, r.stderr
+
+
+PAIR = """\
+    platform: {cpus: 2}
+    run: {duration: 40, locking: LOCKING}
+    resources: [R]
+    tasks:
+      - {name: a, period: 100, wcet: 8, priority: 2, cpu: 0, sections: [{resource: R, start: 0, length: 6}]}
+      - {name: b, period: 100, offset: 2, wcet: 6, priority: 2, cpu: 1, sections: [{resource: R, start: 0, length: 4}]}
+      - {name: c, period: 100, offset: 4, wcet: 1, priority: 3, cpu: 1}
+    """
+
+
+def test_the_2_cpu_spinning_example_from_a_file(tmp_path):
+    # docs/locking.md "The 2-CPU example": b's spin and response, c's response, in ms.
+    for locking, want in {"msrp": (4, 11, 7), "mrsp": (3, 10, 1)}.items():
+        p = write(tmp_path, PAIR.replace("LOCKING", locking), f"{locking}.yaml")
+        out = tmp_path / f"{locking}.csv"
+        run_cli("simulate", p, "-s", "pfp", "--jobs-csv", out, check=0)
+        rows = {r["task"]: r for r in csv.DictReader(out.open())}
+        got = (int(rows["b"]["spin_ns"]) // MS, int(rows["b"]["response_ns"]) // MS,
+               int(rows["c"]["response_ns"]) // MS)
+        assert got == want, (locking, rows)
+
+
+def test_a_spinning_protocol_under_a_global_scheduler_exits_2(tmp_path):
+    p = write(tmp_path, PAIR.replace("LOCKING", "msrp"))
+    r = run_cli("simulate", p, "-s", "gfp", check=2)
+    assert "task 'a'" in r.stderr and "resource 'R' uses msrp" in r.stderr, r.stderr
+    assert "partitioned" in r.stderr and "Traceback" not in r.stderr, r.stderr

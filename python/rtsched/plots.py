@@ -337,6 +337,16 @@ def _clip(y, lo, hi, bounds):
 FOOT_ROW = 0.05
 
 
+def _colour(i: int, n: int):
+    """The colour of the i-th of n series: matplotlib's cycle (C0…C9), or tab20's 20 colours
+    when there are more than 10 (an acceptance figure of every test), so none repeats."""
+    if n <= 10:
+        return f"C{i}"
+    import matplotlib
+
+    return matplotlib.colormaps["tab20"](i % 20)
+
+
 def _per_point_plot(df, x, title, ylabel, point, ylim=None, per_cpu=None, failed=None, top=None, xlabel=None):
     """One panel per generator, one line per scheduler: ``point(group)`` gives (y, yerr) for the
     rows at one x value (or None to leave it out). ``failed``: the rows that did not run, drawn
@@ -361,7 +371,7 @@ def _per_point_plot(df, x, title, ylabel, point, ylim=None, per_cpu=None, failed
         # One row of × per scheduler with failures, at the foot of the panel.
         failing = [] if fgen is None else [s for s in scheds if (fgen["scheduler"] == s).any()]
         for i, s in enumerate(scheds):
-            colour = f"C{i % 10}"
+            colour = _colour(i, len(scheds))
             pts = sub[sub["scheduler"] == s]
             off = _dodge(everything, x, i, len(scheds))
             xs, ys, lo, hi = [], [], [], []
@@ -585,7 +595,7 @@ def weighted_schedulability(df, path=None, per_cpu=None):
         ys = [part.loc[g, "W"] for g in gens if g in part.index]
         lo = [part.loc[g, "W"] - part.loc[g, "low"] for g in gens if g in part.index]
         hi = [part.loc[g, "high"] - part.loc[g, "W"] for g in gens if g in part.index]
-        ax.bar(xs, ys, width * 0.92, yerr=[lo, hi], capsize=3, color=f"C{i % 10}", label=s,
+        ax.bar(xs, ys, width * 0.92, yerr=[lo, hi], capsize=3, color=_colour(i, len(scheds)), label=s,
                hatch="//" if _is_test(s) else None, edgecolor="white" if _is_test(s) else None)
         for x, y, h in zip(xs, ys, hi):  # the value above its interval, clear of the cap
             ax.text(x, y + h + 0.015, f"{y:.2f}", ha="center", va="bottom", fontsize=7)

@@ -3,7 +3,8 @@
 //! (Brandenburg's thesis, ch. 3: each job's WCET grows by the scheduler's costs it can be made
 //! to pay), and every test of `schedulability` run on the inflated set — each in the
 //! overhead-aware form its registry entry declares (`registry::WithOverheads`: its verdict on
-//! the inflation for one CPU or for global EDF below, or a form of its own, as `necessary`'s).
+//! the inflation for one CPU, for global EDF or for global FP below, or a form of its own, as
+//! `necessary`'s).
 //!
 //! Notation (all integer ns): a job of task (C, D, T) is *released* at r; with release latency
 //! ρ it *arrives* (is given to the policy) at r + ρ and must finish by r + D, so it is a job of
@@ -52,6 +53,15 @@
 //! execute at most C'' (decisions depend only on arrivals, completions and deadlines), which
 //! GFB and BCL on (C'', D', T) cover. Safe, and pessimistic when short-deadline tasks are many.
 //!
+//! ## Global fixed priority: the same C'', with p counted for FP
+//!
+//! The argument above holds word for word for global FP (`gfp`: the same domain, ordered by
+//! priority, then release): a job J of task k is preempted only where a job of higher priority
+//! arrives (an equal-priority job that arrives later is less urgent, ties going to the earlier
+//! release), and until the first miss J finishes within D'_k of its arrival, so those arrive in
+//! (a_J, a_J + D'_k): p = Σ_{i: π_i > π_k} ⌈D'_k/T_i⌉. The priorities are the test's (RM, DM or
+//! the file's), the same on the inflated set (T is unchanged, every D' shifted alike).
+//!
 //! Not charged: the abort handler (only after a miss or an abort) and a policy's own charges
 //! (`Dispatch::charge`, e.g. PAWS's steals; none of EDF's and FP's domains charge).
 
@@ -62,12 +72,13 @@ use crate::schedulability::{Cdt, Verdict, ENTRIES};
 use rtsched_model::time::fmt_duration;
 use rtsched_model::{Overheads, TaskSet, Time};
 
-/// Whose overheads to bound: those of one CPU (uniprocessor, or a partitioned scheduler's CPU)
-/// or of a global scheduler.
+/// Whose overheads to bound: those of one CPU (uniprocessor, or a partitioned scheduler's CPU),
+/// of global EDF, or of global fixed priority with these priorities (larger is more urgent).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Class {
+pub enum Class<'a> {
     Partitioned,
     Global,
+    GlobalFp(&'a [u32]),
 }
 
 /// One task's parameters with its overheads charged.
@@ -113,6 +124,14 @@ fn global_preemptions(tasks: &[Cdt], k: usize, d: &[Time]) -> u64 {
     (0..tasks.len())
         .filter(|&i| i != k && d[i] < d[k])
         .map(|i| (d[k] - d[i]).div_ceil(tasks[i].t))
+        .fold(0u64, u64::saturating_add)
+}
+
+/// Preemptions a job of task k can suffer under global FP with priorities `prio`.
+fn global_fp_preemptions(tasks: &[Cdt], k: usize, d: &[Time], prio: &[u32]) -> u64 {
+    (0..tasks.len())
+        .filter(|&i| prio[i] > prio[k])
+        .map(|i| d[k].div_ceil(tasks[i].t))
         .fold(0u64, u64::saturating_add)
 }
 
@@ -168,9 +187,12 @@ pub fn inflate(tasks: &[Cdt], oh: &Overheads, class: Class) -> Result<Vec<Inflat
             let x = tasks[i];
             let (f, mig, extra) = match class {
                 Class::Partitioned => (2u64, 0u64, 2 * o + tick as u128 + stop as u128),
-                Class::Global => {
+                Class::Global | Class::GlobalFp(_) => {
                     // Each of the job's f stays on a CPU may meet one more tick and one more stop.
-                    let p = global_preemptions(tasks, i, &d);
+                    let p = match class {
+                        Class::GlobalFp(prio) => global_fp_preemptions(tasks, i, &d, prio),
+                        _ => global_preemptions(tasks, i, &d),
+                    };
                     let f = p.saturating_add(1);
                     (
                         f,
@@ -255,10 +277,15 @@ fn charge(ts: &TaskSet, oh: &Overheads) -> Result<Charged, String> {
             part,
             glob,
         }),
-        (Err(e), _) | (_, Err(e)) => Err(match e.task {
-            Some(i) => format!("task '{}': {}", ts.tasks[i].name, e.message),
-            None => e.message,
-        }),
+        (Err(e), _) | (_, Err(e)) => Err(infeasible(ts, e)),
+    }
+}
+
+/// Why the overheads alone make `ts` miss, naming the task.
+fn infeasible(ts: &TaskSet, e: Infeasible) -> String {
+    match e.task {
+        Some(i) => format!("task '{}': {}", ts.tasks[i].name, e.message),
+        None => e.message,
     }
 }
 
@@ -297,6 +324,25 @@ fn charged_verdict(
             Some(g) => on(g),
             None => Err(test.refuse(Reason::SeveralCpus)),
         },
+        (Form::Whole, WithOverheads::GlobalFp(by)) => {
+            let Some(prio) = Subject::whole(ts).priorities(by) else {
+                let task = ts
+                    .tasks
+                    .iter()
+                    .position(|t| t.priority.is_none())
+                    .unwrap_or(0);
+                return Err(test.refuse(Reason::NoPriority { task }));
+            };
+            let cdt: Vec<Cdt> = ts.tasks.iter().map(Cdt::from).collect();
+            match inflate(&cdt, oh, Class::GlobalFp(&prio)) {
+                Ok(inf) => on(&with_inflated(ts, &inf)),
+                Err(e) => test.answered(Ok(Verdict::new(
+                    test.name(),
+                    Some(false),
+                    infeasible(ts, e),
+                ))),
+            }
+        }
         (Form::Whole, WithOverheads::Own(f)) => test.answered(Ok(f(&Subject::whole(ts), oh))),
         (Form::Whole, WithOverheads::Not) => Err(test.refuse(Reason::NoOverheadForm)),
     }
@@ -478,6 +524,39 @@ mod tests {
                 .collect::<Vec<_>>(),
             vec![(900, 3), (2900, 9), (150, 1)]
         );
+    }
+
+    /// Global FP, by hand, on the tasks of `global_inflation_by_hand` with priorities a = 3,
+    /// c = 2, b = 1 (release 0; decision 1, cs 2, migration 4): a is preempted by no one, p = 0:
+    /// C'' = 100 + 3 = 103; c only by a, ⌈250/1000⌉ = 1: 50 + 2·3 + 4 = 60; b by a, ⌈3000/1000⌉
+    /// = 3, and c, ⌈3000/500⌉ = 6: p = 9, 200 + 10·3 + 9·4 = 266 (EDF's counts were 2, 8, 0).
+    #[test]
+    fn global_fp_inflation_by_hand() {
+        let ts = [
+            cdt(100 * US, 1000 * US, 1000 * US),
+            cdt(200 * US, 3000 * US, 4000 * US),
+            cdt(50 * US, 250 * US, 500 * US),
+        ];
+        let r = inflate(
+            &ts,
+            &oh(US, 2 * US, 4 * US, 0, 0, 1000 * US),
+            Class::GlobalFp(&[3, 1, 2]),
+        )
+        .unwrap();
+        assert_eq!(
+            r.iter()
+                .map(|x| (x.task.c / US, x.dispatches, x.migrations))
+                .collect::<Vec<_>>(),
+            vec![(103, 1, 0), (266, 10, 9), (60, 2, 1)]
+        );
+        // Equal priorities do not preempt each other (ties go to the earlier release).
+        let r = inflate(
+            &ts,
+            &oh(US, 2 * US, 4 * US, 0, 0, 1000 * US),
+            Class::GlobalFp(&[1, 1, 1]),
+        )
+        .unwrap();
+        assert!(r.iter().all(|x| x.dispatches == 1), "{r:?}");
     }
 
     #[test]

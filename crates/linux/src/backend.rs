@@ -62,7 +62,13 @@ impl Backend {
                 }
                 None => Backend::Kernel(KernelPlan::new(ts, rest)?),
             },
-            "testbed" => Backend::Testbed(rtsched_policies::build_for(rest, ts)?),
+            "testbed" => {
+                let p = rtsched_policies::build_for(rest, ts)?;
+                if let Some(why) = rtsched_runtime::refuses_locking(ts, p.as_ref()) {
+                    return Err(RunError::Input(format!("testbed: {why}")));
+                }
+                Backend::Testbed(p)
+            }
             _ => return Ok(None),
         }))
     }

@@ -639,6 +639,9 @@ fn take<X: Executors>(
     Ok((st, s))
 }
 
+/// How long a spinning worker busy-waits between two looks at the ledger.
+const SPIN_LOOK_NS: Time = 2_000;
+
 /// Run the taken entity piece by piece, handling the checkpoints between pieces under the
 /// lock (held on entry and on return), until it finishes, blocks, is stopped or is gone.
 fn run_pieces<'a, X: Executors>(
@@ -667,6 +670,23 @@ fn run_pieces<'a, X: Executors>(
         }
         let piece = match step {
             Step::Run { work, .. } => work,
+            Step::Spin => {
+                // Spinning for a resource held on another CPU (msrp, mrsp): busy-wait on
+                // this CPU with the lock down, then look again (the holder's release hands
+                // it over under the lock). The spin is CPU time of the job, as simulated.
+                drop(st);
+                let (from, until) = (sh.now(), sh.now() + SPIN_LOOK_NS);
+                while sh.now() < until
+                    && cell.assign.load(Ordering::SeqCst) == a
+                    && !sh.stop.load(Ordering::Relaxed)
+                {
+                    std::hint::spin_loop();
+                }
+                let spun = sh.now() - from;
+                st = sh.lock();
+                st.led.run.ent_mut(e).ran += spun;
+                continue;
+            }
             _ => return (st, Stop::Stopped),
         };
         if cell.assign.load(Ordering::SeqCst) != a || sh.stop.load(Ordering::Relaxed) {

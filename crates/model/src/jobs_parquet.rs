@@ -554,6 +554,7 @@ mod tests {
                     blocked: (i % 6) as Time,
                     blocked_inheritance: (i % 5) as Time,
                     blocked_ceiling: (i % 4) as Time,
+                    spin: (i % 3) as Time,
                     missed: !finished || i % 13 > 6 || aborted,
                     aborted,
                     aborted_at: aborted.then_some(release + 10),

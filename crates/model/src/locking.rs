@@ -16,6 +16,12 @@
 //! resource, one whose users are all bound to one CPU: `pcp` and `srp` on a platform of more
 //! than one CPU need every user's `cpu` field, all equal (global resources are not modelled
 //! yet, docs/locking.md).
+//!
+//! - `msrp` (Gai, Lipari & Di Natale 2001) and `mrsp` (Burns & Wellings 2013) are the
+//!   multiprocessor protocols: whether a resource is local or global follows from the
+//!   partition (the tasks' `cpu` fields or the partitioner's), so the scheduler must be
+//!   partitioned (checked where the policy is built). A section of theirs may not nest with
+//!   another section (nested global resources are not modelled).
 
 use crate::task::TaskSet;
 
@@ -58,6 +64,12 @@ impl TaskSet {
     pub fn locking_error(&self) -> Option<LockingError> {
         for r in 0..self.resources.len() {
             let p = self.protocol(r);
+            if p.spins() {
+                if let Some(e) = self.nested_with(r) {
+                    return Some(e);
+                }
+                continue;
+            }
             if !p.is_ceiling() {
                 continue;
             }
@@ -87,6 +99,35 @@ impl TaskSet {
                         ))),
                         _ => cpu = Some((t, task.cpu)),
                     }
+                }
+            }
+        }
+        None
+    }
+
+    /// The first task with a section of resource `r` (a spinning protocol's) that overlaps
+    /// another section of the same thread: nested global resources are not modelled.
+    fn nested_with(&self, r: usize) -> Option<LockingError> {
+        for task in &self.tasks {
+            for a in task.sections.iter().filter(|s| s.resource as usize == r) {
+                let other = task.sections.iter().find(|b| {
+                    !std::ptr::eq(*b, a)
+                        && (b.region, b.thread) == (a.region, a.thread)
+                        && b.start < a.start + a.length
+                        && a.start < b.start + b.length
+                });
+                if let Some(b) = other {
+                    return Some(LockingError {
+                        task: task.name.clone(),
+                        resource: self.resources[r].clone(),
+                        message: format!(
+                            "resource '{}' uses {}, whose sections may not nest: task '{}' holds '{}' in it (nested global resources are not modelled)",
+                            self.resources[r],
+                            self.protocol(r).name(),
+                            task.name,
+                            self.resources[b.resource as usize]
+                        ),
+                    });
                 }
             }
         }

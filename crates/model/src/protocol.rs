@@ -13,10 +13,16 @@ pub enum Protocol {
     Pip,
     Pcp,
     Srp,
+    /// Multiprocessor SRP (Gai, Lipari & Di Natale 2001): `srp` for a local resource; for a
+    /// global one, non-preemptive FIFO spinning and a non-preemptive section.
+    Msrp,
+    /// The multiprocessor resource sharing protocol (Burns & Wellings 2013): FIFO spinning and
+    /// the section at the resource's local ceiling, with migration-based helping.
+    Mrsp,
 }
 
 impl Protocol {
-    pub const NAMES: &'static [&'static str] = &["none", "pip", "pcp", "srp"];
+    pub const NAMES: &'static [&'static str] = &["none", "pip", "pcp", "srp", "msrp", "mrsp"];
 
     pub fn parse(s: &str) -> Option<Protocol> {
         Some(match s {
@@ -24,6 +30,8 @@ impl Protocol {
             "pip" => Protocol::Pip,
             "pcp" => Protocol::Pcp,
             "srp" => Protocol::Srp,
+            "msrp" => Protocol::Msrp,
+            "mrsp" => Protocol::Mrsp,
             _ => return None,
         })
     }
@@ -33,6 +41,8 @@ impl Protocol {
             Protocol::Pip => "pip",
             Protocol::Pcp => "pcp",
             Protocol::Srp => "srp",
+            Protocol::Msrp => "msrp",
+            Protocol::Mrsp => "mrsp",
         }
     }
     pub fn is_none(&self) -> bool {
@@ -41,5 +51,10 @@ impl Protocol {
     /// Whether it raises a holder to a ceiling (which needs every user's priority or level).
     pub fn is_ceiling(self) -> bool {
         matches!(self, Protocol::Pcp | Protocol::Srp)
+    }
+    /// Whether a request for its resource held on another CPU spins (a multiprocessor
+    /// protocol: `msrp`, `mrsp`), which needs a partitioned scheduler.
+    pub fn spins(self) -> bool {
+        matches!(self, Protocol::Msrp | Protocol::Mrsp)
     }
 }

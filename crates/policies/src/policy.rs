@@ -440,6 +440,13 @@ pub trait Policy: Send {
     /// for policies whose `urgency` is `None`).
     fn boost(&mut self, _now: Time, _e: &EntityInfo, _to: Option<Urgency>) {}
 
+    /// The CPU a partitioned policy binds task `task` to, or `None` (the default) for a
+    /// global one. The multiprocessor locking protocols (`msrp`, `mrsp`, docs/locking.md) tell
+    /// local from global resources by it, and refuse a policy that binds no task.
+    fn cpu_of_task(&self, _task: TaskId) -> Option<u32> {
+        None
+    }
+
     /// Whether the policy chooses who gets a freed resource. `false` (the default): the
     /// substrate hands it at once to its longest waiter (FIFO) and reports `unblocked`. `true`:
     /// the resource is listed in [`Dispatch::pending_grants`] at the next `schedule`, where the

@@ -289,6 +289,9 @@ impl Policy for ProtocolChecker {
         self.inner.grants_resources()
     }
 
+    fn cpu_of_task(&self, task: u32) -> Option<u32> {
+        self.inner.cpu_of_task(task)
+    }
     fn urgency(&self, e: &EntityInfo) -> Option<rtsched_policies::Urgency> {
         self.inner.urgency(e)
     }

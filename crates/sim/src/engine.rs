@@ -205,7 +205,8 @@ impl<C: CostModel> Sim<C> {
                 demand: ent.demand,
                 start: s.since,
                 end: now,
-                overhead: s.overhead,
+                // A spinning entity owes more than it runs (ledger/locking.rs).
+                overhead: s.overhead.min(now - s.since),
             });
         }
     }
@@ -820,7 +821,8 @@ impl<'p, O: Observer, C: CostModel> Engine<'p, O, C> {
         match self.led.advance(now, cpu, e, true, &mut self.sim) {
             Step::Run { owed: _, work } => self.sim.plan(now, cpu, self.led.run.ent(e), work),
             Step::Done => self.led.complete(now, cpu, e, now, &mut self.sim),
-            Step::Blocked => {}
+            // Blocked, or spinning: the grant re-plans it (ledger/locking.rs).
+            Step::Blocked | Step::Spin => {}
             Step::Stop => unreachable!("a simulated entity holds its CPU while it runs"),
         }
     }

@@ -173,7 +173,7 @@ pub fn simulate<O: Observer, C: CostModel>(
         }
         Scheduler::Policy(p) => p,
     };
-    if let Some(why) = refuses_locking(ts, policy) {
+    if let Some(why) = rtsched_runtime::refuses_locking(ts, policy) {
         return Err(SimError::Input(why));
     }
     let mut summarised = None;
@@ -246,28 +246,4 @@ impl<'p, O: Observer> Run<'p, O> {
         .stream_records(self.sink)
         .try_run_in()
     }
-}
-
-/// Why `policy` cannot run `ts`'s locking protocols (docs/locking.md): it has no urgency for
-/// the protocols to compare ([`Policy::urgency`]).
-pub fn refuses_locking(ts: &TaskSet, policy: &dyn Policy) -> Option<String> {
-    let r = (0..ts.resources.len()).find(|&r| ts.protocol(r) != rtsched_model::Protocol::None)?;
-    let probe = rtsched_policies::EntityInfo {
-        id: 0,
-        task: 0,
-        job: 0,
-        region: 0,
-        thread: 0,
-        release: 0,
-        deadline: ts.tasks.first().map_or(0, |t| t.deadline),
-    };
-    policy.urgency(&probe).is_none().then(|| {
-        format!(
-            "{}: resource '{}' uses {}, which scheduler '{}' does not take (locking protocols run under the fixed-priority and EDF domains: gfp, pfp, gedf, pedf, gfifo, gnpedf)",
-            ts.source,
-            ts.resources[r],
-            ts.protocol(r).name(),
-            policy.name()
-        )
-    })
 }

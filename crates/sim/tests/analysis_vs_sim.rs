@@ -23,7 +23,7 @@ fn scheduler_for(test: &str) -> Option<&'static str> {
             "gfp:rm"
         }
         "fp-rta-dm" | "gfp-rta-dm" | "gfp-rta-lc-dm" => "gfp:dm",
-        "fp-rta-file" => "gfp:file",
+        "fp-rta-file" | "gfp-rta-file" | "gfp-rta-lc-file" => "gfp:file",
         "p-edf-exact" | "p-edf-density" => "pedf",
         "p-fp-rta-rm" | "p-rm-liu-layland" | "p-rm-hyperbolic" => "pfp:rm",
         "p-fp-rta-dm" => "pfp:dm",

@@ -98,7 +98,11 @@ pub const SIMULATED_BY: &[(&str, &str)] = &[
     ("gfp-rta-dm", "gfp:dm"),
     ("gfp-rta-lc-rm", "gfp:rm"),
     ("gfp-rta-lc-dm", "gfp:dm"),
+    ("gfp-rta-file", "gfp:file"),
+    ("gfp-rta-lc-file", "gfp:file"),
     ("gedf-rta", "gedf"),
+    ("gfp-dag-melani-rm", "gfp:rm"),
+    ("gfp-dag-melani-dm", "gfp:dm"),
 ];
 
 /// The scheduler `test`'s bounds speak for ([`SIMULATED_BY`]).

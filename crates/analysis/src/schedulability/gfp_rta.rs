@@ -24,18 +24,29 @@
 //!
 //! Both for constrained deadlines (D ≤ T) and sequential independent tasks, with priorities by
 //! rate or deadline monotonic assignment (`crate::priority`: distinct, ties to the task first
-//! in the file, as the `gfp:rm` and `gfp:dm` schedulers have them). A task below one whose
-//! bound exceeds its deadline gets no bound (the workload bound assumes its higher-priority
-//! tasks meet R_i). No overhead-aware form: the inflation of `crate::overheads` is argued for
-//! EDF's preemptions, not FP's.
+//! in the file, as the `gfp:rm` and `gfp:dm` schedulers have them), or the task file's own
+//! (`gfp:file`), which may tie. Tasks of equal priority count as interfering with each other,
+//! as on one CPU (`uniprocessor.rs`), safe whatever the tie-break at run time (`gfp` breaks
+//! ties by release): a group of equal priority is bounded together, each member's R_k from
+//! the higher-priority bounds and its peers' current ones, from R = C up, until no bound moves
+//! (a joint fixed point: were some job the first to exceed its bound, every job it met would
+//! have kept to its own, and the fixed point says it could not be kept waiting that long). A
+//! task below one whose bound exceeds its deadline gets no bound (the workload bound assumes
+//! its higher-priority tasks meet R_i).
+//!
+//! Overhead-aware form (`WithOverheads::GlobalFp`): the rule of `crate::overheads` for global
+//! EDF, each job charged for its own dispatches, with the preemptions a job of τ_k can suffer
+//! counted for FP: only the arrival of a higher-priority job preempts it, within its response
+//! time ≤ D'_k, so p_k = Σ_{i: π_i > π_k} ⌈D'_k/T_i⌉.
 //!
 //! Checked against the simulator (`tests/global_rta_vs_sim.rs`): a set either accepts never
 //! misses under `gfp:rm` from a synchronous release at WCET, no bound is below the simulated
 //! maximum response, and the analysis without its interference term (the negative control) is
 //! caught by a set that misses.
 //!
-//! Registry entries (`registry.rs`): `gfp-rta-rm`, `gfp-rta-dm` (Bertogna & Cirinei),
-//! `gfp-rta-lc-rm`, `gfp-rta-lc-dm` (Guan et al.'s limited carry-in).
+//! Registry entries (`registry.rs`): `gfp-rta-rm`, `gfp-rta-dm`, `gfp-rta-file` (Bertogna &
+//! Cirinei), `gfp-rta-lc-rm`, `gfp-rta-lc-dm`, `gfp-rta-lc-file` (Guan et al.'s limited
+//! carry-in); the `-file` forms for sets whose every task gives its `priority`.
 
 use super::bounds::{self, Quantity};
 use super::registry::{
@@ -52,6 +63,12 @@ const GLOBAL_CONSTRAINED: Applies = Applies {
     sections: false,
     priorities: false,
     flow: Flow::Not,
+};
+
+/// The same, for sets whose every task gives its `priority`.
+const WITH_PRIORITIES: Applies = Applies {
+    priorities: true,
+    ..GLOBAL_CONSTRAINED
 };
 
 const BC: &str = "Bertogna & Cirinei, RTSS 2007";
@@ -71,7 +88,7 @@ pub const GFP_RTA_RM: Entry = Entry {
             CarryIn::Every,
         )
     },
-    overheads: WithOverheads::Not,
+    overheads: WithOverheads::GlobalFp(Priorities::RateMonotonic),
 };
 
 pub const GFP_RTA_DM: Entry = Entry {
@@ -88,7 +105,17 @@ pub const GFP_RTA_DM: Entry = Entry {
             CarryIn::Every,
         )
     },
-    overheads: WithOverheads::Not,
+    overheads: WithOverheads::GlobalFp(Priorities::DeadlineMonotonic),
+};
+
+pub const GFP_RTA_FILE: Entry = Entry {
+    name: "gfp-rta-file",
+    summary: "global fixed priority (the file's priorities), response-time analysis",
+    citation: BC,
+    kind: Kind::Sufficient,
+    applies: WITH_PRIORITIES,
+    verdict: |s| verdict(s, GFP_RTA_FILE.name, Priorities::File, CarryIn::Every),
+    overheads: WithOverheads::GlobalFp(Priorities::File),
 };
 
 pub const GFP_RTA_LC_RM: Entry = Entry {
@@ -105,7 +132,7 @@ pub const GFP_RTA_LC_RM: Entry = Entry {
             CarryIn::Limited,
         )
     },
-    overheads: WithOverheads::Not,
+    overheads: WithOverheads::GlobalFp(Priorities::RateMonotonic),
 };
 
 pub const GFP_RTA_LC_DM: Entry = Entry {
@@ -122,7 +149,17 @@ pub const GFP_RTA_LC_DM: Entry = Entry {
             CarryIn::Limited,
         )
     },
-    overheads: WithOverheads::Not,
+    overheads: WithOverheads::GlobalFp(Priorities::DeadlineMonotonic),
+};
+
+pub const GFP_RTA_LC_FILE: Entry = Entry {
+    name: "gfp-rta-lc-file",
+    summary: "global fixed priority (the file's priorities), RTA, at most m−1 carry-in tasks",
+    citation: GUAN,
+    kind: Kind::Sufficient,
+    applies: WITH_PRIORITIES,
+    verdict: |s| verdict(s, GFP_RTA_LC_FILE.name, Priorities::File, CarryIn::Limited),
+    overheads: WithOverheads::GlobalFp(Priorities::File),
 };
 
 /// How many higher-priority tasks the window may find with a job carried in.
@@ -222,20 +259,62 @@ pub fn fixed_point(k: &Cdt, m: u32, interference: impl Fn(Time) -> u128) -> Opti
 }
 
 /// Each task's response-time bound under global FP with priorities `prio` (larger is more
-/// urgent, distinct) on `m` CPUs; `None` past the deadline and for every task below one so.
+/// urgent; equal ones interfere with each other) on `m` CPUs; `None` past the deadline and for
+/// every task below, or tied with, one so.
 pub fn response_times(ts: &[Cdt], prio: &[u32], m: u32, carry: CarryIn) -> Vec<Option<Time>> {
     let mut order: Vec<usize> = (0..ts.len()).collect();
     order.sort_by(|&a, &b| prio[b].cmp(&prio[a]).then(a.cmp(&b)));
     let mut r: Vec<Option<Time>> = vec![None; ts.len()];
     let mut hp: Vec<(Cdt, Time)> = Vec::new();
-    for k in order {
-        let Some(rk) = fixed_point(&ts[k], m, |x| interference(&ts[k], &hp, x, m, carry)) else {
+    for group in order.chunk_by(|&a, &b| prio[a] == prio[b]) {
+        let Some(rs) = group_bounds(ts, group, &hp, m, carry) else {
             break;
         };
-        r[k] = Some(rk);
-        hp.push((ts[k], rk));
+        for (&k, &rk) in group.iter().zip(&rs) {
+            r[k] = Some(rk);
+            hp.push((ts[k], rk));
+        }
     }
     r
+}
+
+/// Rounds of a group's joint fixed point before it is given up (inconclusive).
+pub const MAX_ROUNDS: u32 = 1_000;
+
+/// The bounds of the tasks `group`, of one priority, below the tasks `hp` (with their bounds):
+/// each member's fixed point with `hp` and its peers at their current bounds, from R = C, round
+/// after round until none moves; `None` once one passes its deadline, or after [`MAX_ROUNDS`].
+fn group_bounds(
+    ts: &[Cdt],
+    group: &[usize],
+    hp: &[(Cdt, Time)],
+    m: u32,
+    carry: CarryIn,
+) -> Option<Vec<Time>> {
+    let mut rs: Vec<Time> = group.iter().map(|&k| ts[k].c).collect();
+    let mut with: Vec<(Cdt, Time)> = Vec::with_capacity(hp.len() + group.len());
+    for _ in 0..MAX_ROUNDS {
+        let mut moved = false;
+        for (j, &k) in group.iter().enumerate() {
+            with.clear();
+            with.extend_from_slice(hp);
+            with.extend(
+                group
+                    .iter()
+                    .zip(&rs)
+                    .filter(|(&i, _)| i != k)
+                    .map(|(&i, &ri)| (ts[i], ri)),
+            );
+            let rk = fixed_point(&ts[k], m, |x| interference(&ts[k], &with, x, m, carry))?;
+            moved |= rk != rs[j];
+            rs[j] = rk;
+        }
+        // A task alone at its priority has no peer to wait for.
+        if !moved || group.len() == 1 {
+            return Some(rs);
+        }
+    }
+    None
 }
 
 #[cfg(test)]
@@ -299,6 +378,70 @@ mod tests {
                     }
                 }
             }
+        }
+    }
+    /// Ties, by hand: two CPUs, (C, D = T) a, b, c = (1, 4) at one priority, d = (2, 8) below.
+    /// a first, its peers at R = C = 1 (W(x) = min(1, x), cap x): x = 1: Σ 2 → 2; x = 2: Σ 2
+    /// → 2: R_a = 2. b with a at 2 (span x + 1) and c at 1: x = 1 → 2, x = 2 → 2; c the same;
+    /// a second round moves none: (2, 2, 2). d, its three at R = 2 (span x + 1, cap x − 1):
+    /// x = 2: Σ 3 → 2 + 1 = 3; x = 3: W = 1 + min(1, 0) = 1 each → 3: R_d = 3. Simulated
+    /// (synchronous): a, b in [0, 1), c and d from 1, d to 3 — both bounds of d attained.
+    /// With the ties broken by file order (priorities 7, 6, 5, 1) a and b would get R = 1: a
+    /// bound that holds only for that tie-break, where a real SCHED_FIFO queue may put a last.
+    #[test]
+    fn equal_priorities_interfere() {
+        let ts = [cdt(1, 4, 4), cdt(1, 4, 4), cdt(1, 4, 4), cdt(2, 8, 8)];
+        for carry in [CarryIn::Every, CarryIn::Limited] {
+            let tied = response_times(&ts, &[5, 5, 5, 1], 2, carry);
+            assert_eq!(tied, vec![Some(2), Some(2), Some(2), Some(3)], "{carry:?}");
+            let ordered = response_times(&ts, &[7, 6, 5, 1], 2, carry);
+            assert_eq!(
+                ordered,
+                vec![Some(1), Some(1), Some(2), Some(3)],
+                "{carry:?}"
+            );
+        }
+        // A tie the group cannot bound within D leaves it and every task below unbounded: three
+        // (2, 5) tasks at one priority on two CPUs (c's R passes 5 with a and b at R = 4).
+        let ts = [cdt(2, 5, 5), cdt(2, 5, 5), cdt(2, 5, 5), cdt(1, 10, 10)];
+        assert_eq!(
+            response_times(&ts, &[3, 3, 3, 1], 2, CarryIn::Every),
+            vec![None; 4]
+        );
+    }
+
+    /// The `-file` entries read the file's priorities, by task name, and are for sets whose
+    /// every task gives one: `analyze` leaves them out otherwise.
+    #[test]
+    fn file_priorities_through_the_registry() {
+        use crate::schedulability::{analyze, registry::find, ENTRIES};
+        use rtsched_model::{Task, TaskSet};
+        let mut ts = TaskSet::new(
+            2,
+            ["a", "b", "c", "d"]
+                .iter()
+                .zip([(4, 1), (4, 1), (4, 1), (8, 2)])
+                .map(|(n, (t, c))| Task::periodic(*n, t, c))
+                .collect(),
+        );
+        assert!(analyze(&ts).iter().all(|v| !v.test.contains("file")));
+        for (t, p) in ts.tasks.iter_mut().zip([5, 5, 5, 1]) {
+            t.priority = Some(p);
+        }
+        for name in ["gfp-rta-file", "gfp-rta-lc-file"] {
+            let v = find(ENTRIES, name).unwrap().run(&ts).unwrap();
+            assert_eq!(v.schedulable, Some(true), "{name}");
+            let bounds: Vec<(&str, Option<Time>)> =
+                v.tasks.iter().map(|b| (b.name.as_str(), b.bound)).collect();
+            assert_eq!(
+                bounds,
+                vec![
+                    ("a", Some(2)),
+                    ("b", Some(2)),
+                    ("c", Some(2)),
+                    ("d", Some(3))
+                ]
+            );
         }
     }
 }

@@ -31,6 +31,7 @@ pub mod dag;
 pub mod dataflow;
 pub mod gedf_baruah;
 pub mod gedf_rta;
+pub mod gfp_dag;
 pub mod gfp_rta;
 pub mod global;
 pub mod holistic;
@@ -54,14 +55,18 @@ pub const ENTRIES: &[Entry] = &[
     necessary::ENTRY,
     dag::FEDERATED,
     dag::GEDF_LI,
+    gfp_dag::GFP_DAG_MELANI_RM,
+    gfp_dag::GFP_DAG_MELANI_DM,
     global::GFB,
     global::BCL,
     gedf_rta::GEDF_RTA,
     gedf_baruah::GEDF_BARUAH,
     gfp_rta::GFP_RTA_RM,
     gfp_rta::GFP_RTA_DM,
+    gfp_rta::GFP_RTA_FILE,
     gfp_rta::GFP_RTA_LC_RM,
     gfp_rta::GFP_RTA_LC_DM,
+    gfp_rta::GFP_RTA_LC_FILE,
     uniprocessor::EDF_EXACT,
     uniprocessor::EDF_DENSITY,
     uniprocessor::FP_RTA_RM,

@@ -541,6 +541,9 @@ pub enum WithOverheads {
     Partitioned,
     /// The verdict function on the WCETs inflated for global EDF.
     Global,
+    /// The verdict function on the WCETs inflated for global fixed priority under these
+    /// priorities (a job is preempted only by a higher-priority arrival).
+    GlobalFp(Priorities),
     /// A form of its own, on the set as written and its overheads.
     Own(fn(&Subject<'_>, &Overheads) -> Verdict),
     /// None.

@@ -84,6 +84,9 @@ pub struct JobRecord {
     /// Time it was ready while its CPU ran a job of lower own priority raised to a resource's
     /// ceiling (`pcp`), or withheld by `srp` before it started (docs/locking.md).
     pub blocked_ceiling: Time,
+    /// Time its threads spun (busy-waited on their CPU) for a global resource held on another
+    /// CPU (`msrp`, `mrsp`; docs/locking.md): CPU time, not counted as blocking.
+    pub spin: Time,
     pub missed: bool,
     pub aborted: bool,
     /// When it was aborted (by `on_miss: abort` at its deadline, or by the policy).
@@ -365,6 +368,9 @@ pub struct Summary {
     /// (`JobRecord::blocked_inheritance`, `blocked_ceiling`; docs/locking.md).
     pub max_blocked_inheritance_ns: Time,
     pub max_blocked_ceiling_ns: Time,
+    /// Spinning for global resources (`JobRecord::spin`): the longest of one job, and the sum.
+    pub max_spin_ns: Time,
+    pub total_spin_ns: Time,
     /// Utility accrued and possible (time-utility functions), and their ratio AUR
     /// (1 when no utility was possible).
     pub accrued_utility: f64,

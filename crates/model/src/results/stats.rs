@@ -220,6 +220,8 @@ impl SummaryAcc {
         s.total_blocked_ns += j.blocked;
         s.max_blocked_inheritance_ns = s.max_blocked_inheritance_ns.max(j.blocked_inheritance);
         s.max_blocked_ceiling_ns = s.max_blocked_ceiling_ns.max(j.blocked_ceiling);
+        s.max_spin_ns = s.max_spin_ns.max(j.spin);
+        s.total_spin_ns += j.spin;
         s.accrued_utility += j.utility;
         s.possible_utility += j.max_utility;
         if j.finish.is_some() && !j.aborted && j.exec > 0 {
@@ -377,6 +379,8 @@ impl SummaryAcc {
             .max_blocked_inheritance_ns
             .max(t.max_blocked_inheritance_ns);
         s.max_blocked_ceiling_ns = s.max_blocked_ceiling_ns.max(t.max_blocked_ceiling_ns);
+        s.max_spin_ns = s.max_spin_ns.max(t.max_spin_ns);
+        s.total_spin_ns += t.total_spin_ns;
         for l in 0..3 {
             s.misses[l] += t.misses[l];
         }

@@ -136,6 +136,9 @@ impl<O: Order> crate::policy::Policy for PartitionedDomain<O> {
         let k = self.order.key(e);
         Some((k.primary, k.secondary))
     }
+    fn cpu_of_task(&self, task: u32) -> Option<u32> {
+        self.cpu_of_task.get(task as usize).copied()
+    }
     fn boost(&mut self, _now: Time, e: &EntityInfo, to: Option<Urgency>) {
         PartitionedDomain::boost(self, e, to)
     }

@@ -102,6 +102,9 @@ impl<'t> Ledger<'t> {
     #[inline]
     fn leave_queues(&mut self, now: Time, doomed: &[EntityId], rec: u32) {
         for &e in doomed {
+            if self.locking.is_some() {
+                self.lock_abort_spin(now, e);
+            }
             let x = &mut self.run.ents[e as usize];
             if x.is_blocked() {
                 let r = x.blocked_on as usize;
@@ -149,7 +152,10 @@ impl<'t> Ledger<'t> {
             let x = &self.run.ents[e as usize];
             let r = &mut self.run.records[rec_at(self.run.rec_base, self.run.rec_front, rec)];
             r.exec += x.ran;
-            r.overhead = r.overhead.saturating_sub(x.owed);
+            // (A spinner's debt, ledger/locking.rs, is no charge.)
+            if x.owed < super::locking::SPIN_OWED / 2 {
+                r.overhead = r.overhead.saturating_sub(x.owed);
+            }
         }
         // The abort handler cleans up on the CPU whose run queue the thread sits on,
         // running there or not (docs/semantics.md): the CPU it last ran on, or for a

@@ -22,6 +22,9 @@ impl<'t> Ledger<'t> {
     #[inline]
     pub fn decide<S: Substrate>(&mut self, now: Time, sub: &mut S) {
         self.run.now = now;
+        if self.locking.is_some() {
+            self.lock_replan(now, sub);
+        }
         loop {
             self.run.invocations += 1;
             if self.measure {

@@ -20,6 +20,22 @@
 //! resource's ceiling is its users' highest. On one CPU a job released to the policy then never
 //! meets a locked resource (Baker 1991), so `srp` never blocks a running job.
 //!
+//! `msrp` (Gai, Lipari & Di Natale 2001) and `mrsp` (Burns & Wellings 2013) are for
+//! partitioned scheduling; a resource's users' CPUs come from the policy's partition
+//! ([`Policy::cpu_of_task`]). A *local* `msrp` resource (every user on one CPU) is an `srp`
+//! one. For a *global* one, a request makes the job non-preemptive (it is lent [`NP`], more
+//! urgent than any job's own) until it releases the resource; a request for a resource held
+//! on another CPU *spins*: the job keeps its CPU, does no work, and waits in the resource's
+//! FIFO queue (Gai et al.'s spin lock). Under `mrsp` a requesting job is lent the resource's
+//! *local ceiling* on its CPU (the most urgent of that CPU's users, at its own release) and
+//! spins at it, FIFO, holding the section at it; a higher job of its CPU may preempt it, and
+//! its spinning then pauses (helping, Burns & Wellings' migration of a preempted holder, is
+//! not modelled: docs/locking.md). A spinning entity owes [`SPIN_OWED`], so that a driver
+//! that accounts CPU time pays it from that debt and its work does not advance; when it is
+//! handed the resource the debt is dropped at the next decision and the driver re-plans its
+//! work (`lock_replan`, through [`Substrate::charged`] with nothing charged). Spinning is
+//! counted per job (`JobRecord::spin`), the time a spinning entity ran on its CPU.
+//!
 //! Blocking, per job, in three kinds (docs/locking.md): *direct*, the time its threads waited
 //! for a held resource (`JobRecord::blocked`, resources.rs); *inheritance*, the time it was
 //! ready while its CPU ran a job of lower own urgency lent a higher one by inheritance (push-
@@ -27,10 +43,16 @@
 //! withheld it. The last two are measured after each decision: a job marked then accrues the
 //! time to the next decision (nothing a protocol changes happens between decisions).
 
-use super::{rec_at, Ledger};
+use super::{rec_at, Ledger, Substrate};
 use crate::state::NONE;
 use rtsched_model::{Protocol, TaskSet, Time};
 use rtsched_policies::{EntityId, EntityInfo, Policy, Urgency};
+
+/// The urgency `msrp` lends a job that requested or holds a global resource: more urgent than
+/// any job's own, so that its CPU is not taken from it (non-preemptive).
+pub const NP: Urgency = (0, 0);
+/// What a spinning entity owes (about 36 years): a driver pays the CPU time it spins from it.
+pub const SPIN_OWED: Time = 1 << 60;
 
 /// What lent an entity its effective urgency.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -61,6 +83,17 @@ pub(super) struct Locking {
     /// Records accruing inheritance or ceiling blocking since the last decision, and when.
     marks: Vec<(u32, Kind)>,
     last: Time,
+    /// `mrsp`: per resource and CPU (`r * cpus + cpu`), the user task of that CPU the policy
+    /// ranks most urgent (its local ceiling), NONE if none.
+    local_ceiling: Vec<u32>,
+    cpus: usize,
+    /// Per entity slot: the resource it spins for (NONE); the entities spinning on a CPU now,
+    /// with their record and since when their spinning is counted; the spinners handed their
+    /// resource since the last decision (their debt is dropped then). A spinner's entry:
+    /// entity, record, since when, and whether it was on its CPU since then.
+    spin: Vec<u32>,
+    spinning: Vec<(EntityId, u32, Time, bool)>,
+    granted: Vec<EntityId>,
 }
 
 /// The urgency of `e` under `policy` (a policy without one is refused before the run, so the
@@ -99,7 +132,15 @@ impl Locking {
             boosted: 0,
             marks: Vec::with_capacity(ts.tasks.len()),
             last: 0,
+            local_ceiling: vec![NONE; n * ts.platform.cpus as usize],
+            cpus: ts.platform.cpus as usize,
+            spin: Vec::with_capacity(64),
+            spinning: Vec::with_capacity(ts.platform.cpus as usize),
+            granted: Vec::with_capacity(ts.platform.cpus as usize),
         };
+        for (t, c) in l.task_cpu.iter_mut().enumerate() {
+            *c = policy.cpu_of_task(t as u32).unwrap_or(*c);
+        }
         let probe = EntityInfo {
             id: 0,
             task: 0,
@@ -117,13 +158,47 @@ impl Locking {
                         .min_by_key(|&t| urgency(policy, &representative(ts, t, 0, &probe)))
                         .map_or(NONE, |t| t as u32);
                 }
+                Protocol::Msrp if l.local(ts, r) => {
+                    // A local resource: SRP (Gai et al. 2001).
+                    l.protocol[r] = Protocol::Srp;
+                    l.srp_ceiling[r] = ts.users(r).map(|t| l.level[t]).min().unwrap_or(Time::MAX);
+                }
                 Protocol::Srp => {
                     l.srp_ceiling[r] = ts.users(r).map(|t| l.level[t]).min().unwrap_or(Time::MAX);
+                }
+                Protocol::Mrsp => {
+                    for cpu in 0..l.cpus {
+                        l.local_ceiling[r * l.cpus + cpu] = ts
+                            .users(r)
+                            .filter(|&t| l.task_cpu[t] as usize == cpu)
+                            .min_by_key(|&t| urgency(policy, &representative(ts, t, 0, &probe)))
+                            .map_or(NONE, |t| t as u32);
+                    }
                 }
                 _ => {}
             }
         }
         Some(Box::new(l))
+    }
+
+    /// Whether every user of `r` is on one CPU.
+    fn local(&self, ts: &TaskSet, r: usize) -> bool {
+        let mut cpus = ts.users(r).map(|t| self.task_cpu[t]);
+        let first = cpus.next();
+        cpus.all(|c| Some(c) == first)
+    }
+
+    /// The resource entity `e` spins for (NONE).
+    #[inline]
+    fn spin_of(&self, e: EntityId) -> u32 {
+        self.spin.get(e as usize).copied().unwrap_or(NONE)
+    }
+    fn set_spin(&mut self, e: EntityId, r: u32) {
+        let i = e as usize;
+        if self.spin.len() <= i {
+            self.spin.resize(i + 1, NONE);
+        }
+        self.spin[i] = r;
     }
 
     fn set_boost(&mut self, e: EntityId, b: Option<(Urgency, Kind)>) {
@@ -151,9 +226,91 @@ impl<'t> Ledger<'t> {
     /// `e` took `r` at once (its request found it free).
     pub(super) fn lock_taken(&mut self, now: Time, e: EntityId, r: u32) {
         match self.locking.as_ref().map(|l| l.protocol[r as usize]) {
-            Some(Protocol::Pcp) => self.reurge(now, e),
+            Some(Protocol::Pcp | Protocol::Msrp | Protocol::Mrsp) => self.reurge(now, e),
             Some(Protocol::Srp) => self.srp_system(now),
             _ => {}
+        }
+    }
+
+    /// `e`, running on `cpu`, requested `r`, held by another: under `msrp` and `mrsp` it spins
+    /// (true; it stays on its CPU, in `r`'s FIFO queue, owing [`SPIN_OWED`]), else it blocks.
+    pub(super) fn lock_spins(&mut self, now: Time, e: EntityId, r: u32) -> bool {
+        let l = self.locking.as_mut().expect("locking");
+        if !l.protocol[r as usize].spins() {
+            return false;
+        }
+        l.set_spin(e, r);
+        let x = &mut self.run.ents[e as usize];
+        x.owed = SPIN_OWED;
+        l.spinning.push((e, x.rec, now, true));
+        self.reurge(now, e);
+        true
+    }
+
+    /// Whether `e` spins (then it neither works nor takes a checkpoint).
+    #[inline]
+    pub(super) fn lock_spinning(&self, e: EntityId) -> bool {
+        self.locking.as_ref().is_some_and(|l| l.spin_of(e) != NONE)
+    }
+
+    /// Stop counting `e`'s spinning at `now` (it was handed its resource, or aborted).
+    fn spin_ends(&mut self, now: Time, e: EntityId) {
+        let l = self.locking.as_mut().expect("locking");
+        l.set_spin(e, NONE);
+        if let Some(i) = l.spinning.iter().position(|s| s.0 == e) {
+            let (_, rec, since, on) = l.spinning.swap_remove(i);
+            if on {
+                self.add_spin(rec, now - since);
+            }
+        }
+    }
+
+    fn add_spin(&mut self, rec: u32, dt: Time) {
+        let i = rec.wrapping_sub(self.run.rec_base) as usize;
+        if rec != NONE && i >= self.run.rec_front && i < self.run.records.len() {
+            self.run.records[i].spin += dt;
+        }
+    }
+
+    /// The spinner `w` was handed `r` (FIFO): it holds it and works again once the next
+    /// decision drops its debt.
+    pub(super) fn spin_granted(&mut self, now: Time, w: EntityId) {
+        self.spin_ends(now, w);
+        self.locking.as_mut().expect("locking").granted.push(w);
+        self.dec.note_global_event();
+        self.reurge(now, w);
+    }
+
+    /// Spinning entity `e` of an aborted job leaves its resource's queue, and the urgency its
+    /// request lent it (its slot is reused).
+    pub(super) fn lock_abort_spin(&mut self, now: Time, e: EntityId) {
+        let r = self.locking.as_ref().map_or(NONE, |l| l.spin_of(e));
+        if r == NONE {
+            return;
+        }
+        self.run.resources[r as usize].leave(e);
+        self.spin_ends(now, e);
+        self.reurge(now, e);
+    }
+
+    /// Before a decision: spinners handed their resource drop their debt; the driver accounts
+    /// their spinning first and re-plans their work (nothing charged).
+    pub(super) fn lock_replan<S: Substrate>(&mut self, now: Time, sub: &mut S) {
+        let l = self.locking.as_mut().expect("locking");
+        while let Some(w) = l.granted.pop() {
+            let c = self.run.ents[w as usize].cpu;
+            if c == NONE || !self.run.ents[w as usize].live {
+                self.run.ents[w as usize].owed = 0;
+                continue;
+            }
+            let work = self.run.work_to_next(w);
+            let (cs, x) = (
+                &mut self.run.cpus[c as usize],
+                &mut self.run.ents[w as usize],
+            );
+            sub.charged(now, c, cs, x, 0, work, None);
+            x.owed = 0;
+            sub.charged(now, c, cs, x, 0, work, None);
         }
     }
 
@@ -196,7 +353,7 @@ impl<'t> Ledger<'t> {
             }
         }
         match p {
-            Protocol::Pip | Protocol::Pcp => {
+            Protocol::Pip | Protocol::Pcp | Protocol::Msrp | Protocol::Mrsp => {
                 self.reurge(now, e);
                 if to != NONE {
                     self.reurge(now, to);
@@ -235,8 +392,9 @@ impl<'t> Ledger<'t> {
             if live {
                 let own = urgency(self.policy.get(), &info);
                 let mut top = own;
+                let spins = self.locking.as_ref().expect("locking").spin_of(e) as usize;
                 for r in 0..self.run.resources.len() {
-                    if self.run.resources[r].holder != e {
+                    if self.run.resources[r].holder != e && r != spins {
                         continue;
                     }
                     let l = self.locking.as_ref().expect("locking");
@@ -252,6 +410,16 @@ impl<'t> Ledger<'t> {
                         Protocol::Pcp => {
                             let t = l.ceiling_task[r] as usize;
                             let rep = representative(&self.run.ts, t, info.release, &info);
+                            (urgency(self.policy.get(), &rep), Kind::Ceiling)
+                        }
+                        Protocol::Msrp => (NP, Kind::Ceiling),
+                        Protocol::Mrsp => {
+                            let cpu = l.task_cpu[info.task as usize] as usize;
+                            let t = l.local_ceiling[r * l.cpus + cpu];
+                            if t == NONE {
+                                continue;
+                            }
+                            let rep = representative(&self.run.ts, t as usize, info.release, &info);
                             (urgency(self.policy.get(), &rep), Kind::Ceiling)
                         }
                         _ => continue,
@@ -367,6 +535,10 @@ impl<'t> Ledger<'t> {
             }
         }
         l.marks.clear();
+        if !l.spinning.is_empty() {
+            self.observe_spinning(now);
+        }
+        let l = self.locking.as_mut().expect("locking");
         if l.boosted == 0 {
             return;
         }
@@ -400,4 +572,71 @@ impl<'t> Ledger<'t> {
             }
         }
     }
+
+    /// Spinners on a CPU since the last decision accrue their spinning up to `now`; whether
+    /// each is on one from now on (one preempted under `mrsp` pauses until it runs again;
+    /// CPUs change only at decisions while an entity spins).
+    fn observe_spinning(&mut self, now: Time) {
+        for i in 0..self.locking.as_ref().expect("locking").spinning.len() {
+            let (e, rec, since, on) = self.locking.as_ref().expect("locking").spinning[i];
+            if on {
+                self.add_spin(rec, now - since);
+            }
+            let on = self.run.ents[e as usize].cpu != NONE;
+            self.locking.as_mut().expect("locking").spinning[i] = (e, rec, now, on);
+        }
+    }
+}
+
+/// Why `policy` cannot run `ts`'s locking protocols (docs/locking.md): it has no urgency for
+/// the protocols to compare ([`Policy::urgency`]), or binds a user of an `msrp` or `mrsp`
+/// resource to no CPU. Every driver of the ledger asks before a run (the simulator, the testbed).
+pub fn refuses_locking(ts: &TaskSet, policy: &dyn Policy) -> Option<String> {
+    let r = (0..ts.resources.len()).find(|&r| ts.protocol(r) != Protocol::None)?;
+    let probe = EntityInfo {
+        id: 0,
+        task: 0,
+        job: 0,
+        region: 0,
+        thread: 0,
+        release: 0,
+        deadline: ts.tasks.first().map_or(0, |t| t.deadline),
+    };
+    if let Some(why) = refuses_spinning(ts, policy) {
+        return Some(why);
+    }
+    policy.urgency(&probe).is_none().then(|| {
+        format!(
+            "{}: resource '{}' uses {}, which scheduler '{}' does not take (locking protocols run under the fixed-priority and EDF domains: gfp, pfp, gedf, pedf, gfifo, gnpedf)",
+            ts.source,
+            ts.resources[r],
+            ts.protocol(r).name(),
+            policy.name()
+        )
+    })
+}
+
+/// Why `policy` cannot run `ts`'s multiprocessor protocols (`msrp`, `mrsp`, docs/locking.md):
+/// they are for partitioned scheduling, and the policy binds a user of such a resource to no CPU.
+fn refuses_spinning(ts: &TaskSet, policy: &dyn Policy) -> Option<String> {
+    for r in 0..ts.resources.len() {
+        let p = ts.protocol(r);
+        if !p.spins() {
+            continue;
+        }
+        if let Some(t) = ts
+            .users(r)
+            .find(|&t| policy.cpu_of_task(t as u32).is_none())
+        {
+            return Some(format!(
+                "{}: task '{}': resource '{}' uses {}, a protocol for partitioned scheduling: scheduler '{}' binds the task to no CPU (use pfp or pedf)",
+                ts.source,
+                ts.tasks[t].name,
+                ts.resources[r],
+                p.name(),
+                policy.name()
+            ));
+        }
+    }
+    None
 }

@@ -28,6 +28,10 @@ pub enum Step {
     Run { owed: Time, work: Time },
     /// It requested a held resource: blocked, off its CPU.
     Blocked,
+    /// It spins for a resource held on another CPU (`msrp`, `mrsp`; ledger/locking.rs): it
+    /// keeps its CPU and does no work until it is handed the resource, when the ledger
+    /// re-plans it through [`Substrate::charged`](super::Substrate::charged).
+    Spin,
     /// All its work and checkpoints are done: report [`Ledger::complete`].
     Done,
     /// Its CPU is no longer its own: stop here (what is left waits until it runs again).
@@ -78,6 +82,10 @@ impl<'t> Ledger<'t> {
         holds_cpu: bool,
         sub: &mut S,
     ) -> Step {
+        if self.locking.is_some() && self.lock_spinning(e) {
+            // Spinning for a resource (msrp, mrsp: locking.rs): no work, no checkpoint.
+            return if holds_cpu { Step::Spin } else { Step::Stop };
+        }
         loop {
             let owed = self.run.ents[e as usize].owed;
             match self.run.next_of(e) {
@@ -94,6 +102,9 @@ impl<'t> Ledger<'t> {
                     // The request is made either way: once it holds `r`, it is past it.
                     self.run.ents[e as usize].cp += 1;
                     if !self.run.resources[r as usize].request(e) {
+                        if self.locking.is_some() && self.lock_spins(now, e, r) {
+                            return Step::Spin;
+                        }
                         self.block(now, cpu, e, r, holder, sub);
                         return Step::Blocked;
                     }

@@ -119,6 +119,10 @@ impl<'t> Ledger<'t> {
             self.lock_choose(r);
         }
         let to = match self.run.resources[r as usize].release(e, fifo) {
+            Some(w) if self.locking.is_some() && self.lock_spinning(w) => {
+                self.spin_granted(now, w);
+                NONE
+            }
             Some(w) => {
                 self.took(now, r, w);
                 let info = self.run.ents[w as usize].info;

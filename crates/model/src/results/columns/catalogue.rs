@@ -229,6 +229,13 @@ pub const COLUMNS: &[Column] = &[
         ..JOB_COL
     },
     Column {
+        name: "spin_ns",
+        meaning: "time its threads busy-waited on their CPU for a global resource held on another CPU (msrp, mrsp; docs/locking.md)",
+        value: Value::Job(|j, _| j.spin.into()),
+        store: Store::Delta,
+        ..JOB_COL
+    },
+    Column {
         name: "aborted_at_ns",
         nullable: true,
         meaning: "when it was aborted (null: not aborted)",
@@ -493,6 +500,21 @@ pub const COLUMNS: &[Column] = &[
         meaning: "the longest ceiling blocking of one job (docs/locking.md)",
         at: &[TASK, RUN],
         value: Value::Summary(|s| s.max_blocked_ceiling_ns.into()),
+        ..SUMMARY_COL
+    },
+    Column {
+        name: "max_spin_ns",
+        meaning: "the longest spinning of one job for global resources (msrp, mrsp; docs/locking.md)",
+        at: &[TASK, RUN],
+        value: Value::Summary(|s| s.max_spin_ns.into()),
+        table: table("max spin ms", 3, Show::IfAny("total_spin_ns"), Fmt::Ms),
+        ..SUMMARY_COL
+    },
+    Column {
+        name: "total_spin_ns",
+        meaning: "the time jobs spun for global resources, summed (msrp, mrsp)",
+        at: &[TASK, RUN],
+        value: Value::Summary(|s| s.total_spin_ns.into()),
         ..SUMMARY_COL
     },
     Column {

@@ -51,11 +51,11 @@ fn the_outputs_keep_schema_4s_order() {
     let csv = jobs_csv_header();
     extends(
         &csv.split(',').collect::<Vec<_>>(),
-        "scheduler,task,job,release_ns,deadline_ns,start_ns,finish_ns,response_ns,tardiness_ns,demand_ns,cpus,preemptions,migrations,pulls,context_switches,missed,aborted,blocked_ns,blocked_inheritance_ns,blocked_ceiling_ns,aborted_at_ns,utility,max_utility,exec_ns,overhead_ns,stall_ns,misses_l1,misses_l2,misses_llc,hw_instructions,hw_cycles,hw_llc_misses",
+        "scheduler,task,job,release_ns,deadline_ns,start_ns,finish_ns,response_ns,tardiness_ns,demand_ns,cpus,preemptions,migrations,pulls,context_switches,missed,aborted,blocked_ns,blocked_inheritance_ns,blocked_ceiling_ns,spin_ns,aborted_at_ns,utility,max_utility,exec_ns,overhead_ns,stall_ns,misses_l1,misses_l2,misses_llc,hw_instructions,hw_cycles,hw_llc_misses",
     );
     let keys = |k: &[DocKey]| k.iter().map(|k| k.key).collect::<Vec<_>>();
     extends(&keys(&DOC.job), &JOB_DOC_LAYOUT.join(","));
-    let summary = "jobs,completed,met,missed,aborted,dsr,max_tardiness_ns,mean_tardiness_ns,max_response_ns,mean_response_ns,p99_response_ns,preemptions,migrations,pulls,context_switches,max_blocked_ns,total_blocked_ns,max_blocked_inheritance_ns,max_blocked_ceiling_ns,accrued_utility,possible_utility,aur,exec_inflation,ipc_proxy,misses";
+    let summary = "jobs,completed,met,missed,aborted,dsr,max_tardiness_ns,mean_tardiness_ns,max_response_ns,mean_response_ns,p99_response_ns,preemptions,migrations,pulls,context_switches,max_blocked_ns,total_blocked_ns,max_blocked_inheritance_ns,max_blocked_ceiling_ns,max_spin_ns,total_spin_ns,accrued_utility,possible_utility,aur,exec_inflation,ipc_proxy,misses";
     extends(&keys(&DOC.total), summary);
     extends(&keys(&DOC.task), summary);
     extends(
