@@ -37,15 +37,25 @@
 //!    state of the art). The review shows unsound, and this file does not use: a jitter of
 //!    S_j alone for a higher-priority suspending task (its §5.1, the quantification of
 //!    Audsley & Bletsas 2004 and Kim et al. 1995), and a suspension as blocking time of the
-//!    task under analysis only (its §5.2). Both analyses here take a suspending task's window
-//!    to one job (R ≤ T); one that needs more is reported unbounded rather than guessed.
-//! 4. **Not modelled**: a `trigger: {all: [...]}` join (its release is the latest of several
-//!    finishes at different rates; refused, naming the task), critical sections and parallel
-//!    tasks (the registry refuses them), overheads. The chain bound of `chains.rs` reads
-//!    `R^w(last) − φ(first)`.
+//!    task under analysis only (its §5.2). A suspending task's level-i window may hold
+//!    several of its jobs (R > T), each counted C + S: every instant of the window runs a job
+//!    of hp(i) or i, or has i's pending job suspended, so the q-job iteration of point 1
+//!    bounds it as for any task (the jitter R_j − C_j of a suspending interferer holds
+//!    whatever R_j is: each job runs within [release, release + R_j]).
+//! 4. **Joins** (`trigger: {all: [A, B]}`): the ledger releases the join when each trigger has
+//!    finished a job since its last release. When the triggers are of one transaction (one
+//!    head) and keep in step — no trigger's next job finishes before another's current one,
+//!    which holds while `max_p R^w_p < T + min_p R^b_p` — its k-th job is released at the
+//!    latest of their k-th finishes: offset `φ = max_p R^b_p`, jitter
+//!    `J = max_p R^w_p − φ` (the latest finish is at least the latest best case and at most
+//!    the latest worst case). A join across transactions (finishes at unrelated instants) or
+//!    out of step is refused, naming the task.
+//! 5. **Not modelled**: critical sections and parallel tasks (the registry refuses them),
+//!    overheads. The chain bound of `chains.rs` reads `R^w(last) − φ(first)`.
 //!
 //! Registry entries: `fp-holistic-rm` and `fp-holistic-file` (one CPU, or every task's
-//! `cpu`; triggered and self-suspending tasks, suspensions by jitter).
+//! `cpu`; triggered and self-suspending tasks, suspensions by jitter). EDF's holistic
+//! analysis, on the same outer iteration ([`iterate`]), is `holistic_edf.rs`.
 
 use super::registry::{
     self, Applies, Cpus, Deadlines, Entry, Flow, Kind, Priorities, Sections, Subject, Tasks,
@@ -57,8 +67,11 @@ use std::cmp::Ordering;
 
 /// A window or response beyond this (about 13 days) is unbounded.
 pub const LIMIT: Time = 1 << 50;
-/// Cap of the outer (jitter) and inner (window) fixed-point iterations.
+/// Cap of the inner (window) fixed-point iterations.
 const MAX_ITER: u32 = 100_000;
+/// Cap of the outer (jitter) rounds and of the jobs of one level-i window: beyond, the
+/// response is reported unbounded (a creeping fixed point near overload, not a bound).
+const MAX_ROUNDS: u32 = 1_000;
 /// A response beyond this many of the longest period or deadline is unbounded.
 const HORIZON: Time = 1_000;
 
@@ -72,7 +85,7 @@ pub enum Suspension {
 }
 
 /// A task as the analysis sees it (ns).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Node {
     /// WCET: the sum of its run segments.
     pub c: Time,
@@ -87,17 +100,18 @@ pub struct Node {
     pub d: Time,
     pub prio: u32,
     pub cpu: u32,
-    /// The node whose finished jobs release this one's.
-    pub trigger: Option<usize>,
+    /// The nodes whose finished jobs release this one's: one, or a join's (`all`), empty for
+    /// a periodic or sporadic task.
+    pub triggers: Vec<usize>,
 }
 
 /// Why the analysis gives no bound.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Unanalysed {
-    /// Task `task`'s window does not close within [`LIMIT`] (or a suspending task needs more
-    /// than one job in it).
+    /// Task `task`'s window does not close within [`LIMIT`].
     Unbounded { task: usize },
-    /// Task `task` is released by a join (`trigger: {all: [...]}`).
+    /// Task `task` is released by a join (`trigger: {all: [...]}`) whose triggers are of
+    /// different transactions, or may finish out of step (the overview's point 4).
     Join { task: usize },
 }
 
@@ -124,12 +138,16 @@ pub fn nodes(s: &Subject<'_>, prio: &[u32]) -> Result<Vec<Node>, Unanalysed> {
     s.tasks()
         .enumerate()
         .map(|(k, t)| {
-            let trigger = match &t.trigger {
-                Some(tr) if tr.all || tr.tasks.len() != 1 => {
+            let triggers = match &t.trigger {
+                Some(tr) if !tr.all && tr.tasks.len() != 1 => {
                     return Err(Unanalysed::Join { task: k })
                 }
-                Some(tr) => Some(local(tr.tasks[0] as usize).ok_or(Unanalysed::Join { task: k })?),
-                None => None,
+                Some(tr) => tr
+                    .tasks
+                    .iter()
+                    .map(|&g| local(g as usize).ok_or(Unanalysed::Join { task: k }))
+                    .collect::<Result<Vec<_>, _>>()?,
+                None => Vec::new(),
             };
             Ok(Node {
                 c: t.wcet,
@@ -144,7 +162,7 @@ pub fn nodes(s: &Subject<'_>, prio: &[u32]) -> Result<Vec<Node>, Unanalysed> {
                 d: t.deadline,
                 prio: prio[k],
                 cpu: if s.cpus() == 1 { 0 } else { t.cpu.unwrap_or(0) },
-                trigger,
+                triggers,
             })
         })
         .collect()
@@ -152,7 +170,9 @@ pub fn nodes(s: &Subject<'_>, prio: &[u32]) -> Result<Vec<Node>, Unanalysed> {
 
 /// The holistic fixed point of `nodes` (the overview's points 1–3).
 pub fn analyse(nodes: &[Node], mode: Suspension) -> Result<Responses, Unanalysed> {
-    fixed_point_of(nodes, mode, true)
+    iterate(nodes, mode, true, |r, i| {
+        window(nodes, i, r, mode, Weaken::Not)
+    })
 }
 
 /// A negative control, not an analysis: the fixed point with every release jitter and
@@ -160,13 +180,50 @@ pub fn analyse(nodes: &[Node], mode: Suspension) -> Result<Responses, Unanalysed
 /// (tests/chains_vs_sim.rs).
 #[doc(hidden)]
 pub fn analyse_without_jitter(nodes: &[Node]) -> Result<Responses, Unanalysed> {
-    fixed_point_of(nodes, Suspension::Jitter, false)
+    iterate(nodes, Suspension::Jitter, false, |r, i| {
+        window(nodes, i, r, Suspension::Jitter, Weaken::Jitter)
+    })
 }
 
-fn fixed_point_of(nodes: &[Node], mode: Suspension, jitter: bool) -> Result<Responses, Unanalysed> {
+/// A negative control, not an analysis: each task's response from the first job of its
+/// level-i window only (the q-job iteration cut to q = 0), which the simulator refutes
+/// (tests/chains_vs_sim.rs).
+#[doc(hidden)]
+pub fn analyse_first_job_only(nodes: &[Node]) -> Result<Responses, Unanalysed> {
+    iterate(nodes, Suspension::Jitter, true, |r, i| {
+        window(nodes, i, r, Suspension::Jitter, Weaken::LaterJobs)
+    })
+}
+
+/// What a negative control drops from [`window`].
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Weaken {
+    Not,
+    /// Every suspension jitter (the release jitters are dropped by [`iterate`]).
+    Jitter,
+    /// The jobs of the window after its first.
+    LaterJobs,
+}
+
+/// The outer fixed point (Tindell & Clark's iteration, the overview's point 2) of any
+/// scheduler's per-task `window` (worst finish from the head's nominal release, worst
+/// response from its own release; `holistic_edf.rs` gives EDF's): offsets from the best
+/// finishes, jitters from the worst, iterated from J = 0 until nothing moves. `mode` says how
+/// a CPU's load is counted for the overload check; `jitter` false holds every jitter at 0 (a
+/// negative control). A join is analysed when its triggers are of one transaction and keep in
+/// step (the overview's point 4).
+pub(crate) fn iterate(
+    nodes: &[Node],
+    mode: Suspension,
+    jitter: bool,
+    window: impl Fn(&Responses, usize) -> Option<(Time, Time)>,
+) -> Result<Responses, Unanalysed> {
     let n = nodes.len();
     if let Some(task) = overloaded(nodes, mode) {
         return Err(Unanalysed::Unbounded { task });
+    }
+    if let Some(task) = joins_across_transactions(nodes) {
+        return Err(Unanalysed::Join { task });
     }
     // Responses past this are reported unbounded (a slowly diverging fixed point otherwise
     // walks up to LIMIT).
@@ -179,7 +236,7 @@ fn fixed_point_of(nodes: &[Node], mode: Suspension, jitter: bool) -> Result<Resp
     let best = best_finishes(nodes);
     let offset: Vec<Time> = nodes
         .iter()
-        .map(|x| x.trigger.map_or(0, |g| best[g]))
+        .map(|x| x.triggers.iter().map(|&g| best[g]).max().unwrap_or(0))
         .collect();
     let mut r = Responses {
         worst: vec![0; n],
@@ -188,26 +245,27 @@ fn fixed_point_of(nodes: &[Node], mode: Suspension, jitter: bool) -> Result<Resp
         jitter: vec![0; n],
         offset,
     };
-    for _ in 0..MAX_ITER {
+    for _ in 0..MAX_ROUNDS {
         let mut worst = vec![0; n];
         let mut own = vec![0; n];
         for i in 0..n {
-            let (w, o) =
-                window(nodes, i, &r, mode, jitter).ok_or(Unanalysed::Unbounded { task: i })?;
-            worst[i] = w;
-            own[i] = o;
+            (worst[i], own[i]) = window(&r, i).ok_or(Unanalysed::Unbounded { task: i })?;
         }
-        let jitter: Vec<Time> = nodes
-            .iter()
-            .map(|x| match x.trigger {
-                Some(g) if jitter => worst[g] - r.best[g],
-                _ => 0,
-            })
+        let jitter: Vec<Time> = (0..n)
+            .map(
+                |i| match nodes[i].triggers.iter().map(|&g| worst[g]).max() {
+                    Some(w) if jitter => w - r.offset[i],
+                    _ => 0,
+                },
+            )
             .collect();
         let settled = jitter == r.jitter && own == r.own && worst == r.worst;
         (r.worst, r.own, r.jitter) = (worst, own, jitter);
         if settled {
-            return Ok(r);
+            return match joins_out_of_step(nodes, &r) {
+                Some(task) => Err(Unanalysed::Join { task }),
+                None => Ok(r),
+            };
         }
         if let Some(task) = r.worst.iter().position(|&w| w > LIMIT.min(horizon)) {
             return Err(Unanalysed::Unbounded { task });
@@ -216,15 +274,43 @@ fn fixed_point_of(nodes: &[Node], mode: Suspension, jitter: bool) -> Result<Resp
     Err(Unanalysed::Unbounded { task: 0 })
 }
 
+/// A join whose triggers are of different transactions (heads): its jobs pair finishes of
+/// unrelated instances, which the offsets do not describe.
+fn joins_across_transactions(nodes: &[Node]) -> Option<usize> {
+    (0..nodes.len()).find(|&i| {
+        let x = &nodes[i];
+        x.triggers.len() > 1
+            && x.triggers
+                .iter()
+                .any(|&g| root(nodes, g) != root(nodes, x.triggers[0]))
+    })
+}
+
+/// A join whose triggers may finish out of step: the ledger releases a join when each
+/// trigger has finished a job since its last release (one flag each), so its k-th release is
+/// the latest of the triggers' k-th finishes only while no trigger's (k+1)-th job finishes
+/// before another's k-th: while max_p R^w_p < T + min_p R^b_p (finishes after the head's
+/// nominal release, jobs of the head T apart).
+fn joins_out_of_step(nodes: &[Node], r: &Responses) -> Option<usize> {
+    (0..nodes.len()).find(|&i| {
+        let x = &nodes[i];
+        let worst = x.triggers.iter().map(|&g| r.worst[g]).max().unwrap_or(0);
+        let best = x.triggers.iter().map(|&g| r.best[g]).min().unwrap_or(0);
+        x.triggers.len() > 1 && worst >= x.t + best
+    })
+}
+
 /// Best-case finish of each node after its head's nominal release: the sum of best-case
-/// executions and shortest suspensions along its triggers (acyclic: the model refuses cycles).
-fn best_finishes(nodes: &[Node]) -> Vec<Time> {
+/// executions and shortest suspensions along its triggers, a join's latest trigger's (acyclic:
+/// the model refuses cycles).
+pub(crate) fn best_finishes(nodes: &[Node]) -> Vec<Time> {
     fn of(nodes: &[Node], i: usize, memo: &mut Vec<Option<Time>>) -> Time {
         if let Some(b) = memo[i] {
             return b;
         }
-        let x = nodes[i];
-        let b = x.trigger.map_or(0, |g| of(nodes, g, memo)) + x.c_best + x.s_lo;
+        let x = &nodes[i];
+        let after = x.triggers.iter().map(|&g| of(nodes, g, memo)).max();
+        let b = after.unwrap_or(0) + x.c_best + x.s_lo;
         memo[i] = Some(b);
         b
     }
@@ -255,8 +341,8 @@ fn work(members: &[Member], k: Member, t_tr: i128, w: i128) -> i128 {
 }
 
 /// The root (periodic or sporadic head) of node i's triggers: its transaction.
-fn root(nodes: &[Node], mut i: usize) -> usize {
-    while let Some(g) = nodes[i].trigger {
+pub(crate) fn root(nodes: &[Node], mut i: usize) -> usize {
+    while let Some(&g) = nodes[i].triggers.first() {
         i = g;
     }
     i
@@ -272,11 +358,12 @@ fn window(
     i: usize,
     r: &Responses,
     mode: Suspension,
-    jitter: bool,
+    weaken: Weaken,
 ) -> Option<(Time, Time)> {
-    let me = nodes[i];
+    let jitter = weaken != Weaken::Jitter;
+    let me = &nodes[i];
     let member = |j: usize| -> Member {
-        let x = nodes[j];
+        let x = &nodes[j];
         let (c, susp) = match mode {
             Suspension::Oblivious => (x.c + x.s, 0),
             Suspension::Jitter if x.s > 0 && jitter => (x.c, r.own[j].saturating_sub(x.c)),
@@ -321,13 +408,11 @@ fn window(
         let jobs_in = |l: i128| (me_m.2 + ph).div_euclid(t_a) + (l - ph + t_a - 1).div_euclid(t_a);
         let busy = fixed_point(c_me, |l| jobs_in(l) * c_me + interference(k, l))?;
         let p_l = (busy - ph + t_a - 1).div_euclid(t_a);
-        if p_l - p0 > MAX_ITER as i128 {
+        if p_l - p0 > MAX_ROUNDS as i128 {
             return None;
         }
-        if me.s > 0 && p_l > p0 {
-            return None; // a suspending task's window of more than one job: not analysed
-        }
-        for p in p0..=p_l {
+        let last = if weaken == Weaken::LaterJobs { p0 } else { p_l };
+        for p in p0..=last {
             let w = fixed_point(c_me, |w| (p - p0 + 1) * c_me + interference(k, w))?;
             let from_earliest = w - ph - (p - 1) * t_a;
             worst = worst.max(from_earliest + me_m.1);
@@ -338,7 +423,7 @@ fn window(
 }
 
 /// The least fixed point of `f` from `start`, or None past [`LIMIT`] or the iteration cap.
-fn fixed_point(start: i128, f: impl Fn(i128) -> i128) -> Option<i128> {
+pub(crate) fn fixed_point(start: i128, f: impl Fn(i128) -> i128) -> Option<i128> {
     let mut w = start;
     for _ in 0..MAX_ITER {
         let next = f(w);
@@ -385,16 +470,27 @@ pub fn verdict(s: &Subject<'_>, name: &str, by: Priorities, mode: Suspension) ->
     let Some(prio) = s.priorities(by) else {
         return Verdict::new(name, None, "not every task gives a priority");
     };
+    verdict_with(s, name, &prio, |n| analyse(n, mode))
+}
+
+/// The verdict of `s` by the holistic fixed point `analyse` (FP's or EDF's) of its nodes
+/// under priorities `prio` (ignored by EDF).
+pub(crate) fn verdict_with(
+    s: &Subject<'_>,
+    name: &str,
+    prio: &[u32],
+    analyse: impl Fn(&[Node]) -> Result<Responses, Unanalysed>,
+) -> Verdict {
     let set = s.set();
     let task_name = |k: usize| &set.tasks[s.indices()[k]].name;
-    let nodes = match nodes(s, &prio) {
+    let nodes = match nodes(s, prio) {
         Ok(n) => n,
         Err(e) => return Verdict::new(name, None, unanalysed(&e, &task_name)),
     };
     if let Some(cpu) = over_capacity(&nodes) {
         return Verdict::new(name, Some(false), format!("cpu {cpu}: U > 1"));
     }
-    let r = match analyse(&nodes, mode) {
+    let r = match analyse(&nodes) {
         Ok(r) => r,
         Err(e) => return Verdict::new(name, None, unanalysed(&e, &task_name)),
     };
@@ -427,11 +523,11 @@ pub fn verdict(s: &Subject<'_>, name: &str, by: Priorities, mode: Suspension) ->
 pub fn unanalysed<'a>(e: &Unanalysed, task_name: &dyn Fn(usize) -> &'a String) -> String {
     match *e {
         Unanalysed::Unbounded { task } => format!(
-            "task '{}': response not bounded (its busy window does not close, or a suspending task's spans more than one job)",
+            "task '{}': response not bounded (its busy window does not close)",
             task_name(task)
         ),
         Unanalysed::Join { task } => format!(
-            "task '{}': released by a join (trigger: {{all: …}}), which the analysis does not model",
+            "task '{}': released by a join (trigger: {{all: …}}) whose triggers are of different transactions or may finish out of step (a trigger's next job before another's), which the analysis does not model",
             task_name(task)
         ),
     }
@@ -480,6 +576,19 @@ pub fn best_case_is_wcet(set: &TaskSet) -> bool {
 
 /// The holistic responses of `set` under `by` (jitter-based suspensions), or why none.
 pub fn responses(set: &TaskSet, by: Priorities) -> Result<Responses, String> {
+    let s = Subject::whole(set);
+    let prio = s
+        .priorities(by)
+        .ok_or_else(|| "not every task gives a priority".to_string())?;
+    responses_with(set, &prio, |n| analyse(n, Suspension::Jitter))
+}
+
+/// The responses of `set` by the holistic fixed point `analyse` under priorities `prio`.
+pub(crate) fn responses_with(
+    set: &TaskSet,
+    prio: &[u32],
+    analyse: impl Fn(&[Node]) -> Result<Responses, Unanalysed>,
+) -> Result<Responses, String> {
     let m = set.platform.cpus;
     if m > 1 {
         if let Some(t) = set.tasks.iter().find(|t| t.cpu.is_none()) {
@@ -493,16 +602,13 @@ pub fn responses(set: &TaskSet, by: Priorities) -> Result<Responses, String> {
         return Err("parallel tasks and critical sections are not modelled".into());
     }
     let s = Subject::whole(set);
-    let prio = s
-        .priorities(by)
-        .ok_or_else(|| "not every task gives a priority".to_string())?;
     let names: Vec<&String> = set.tasks.iter().map(|t| &t.name).collect();
     let name = |k: usize| names[k];
-    let nodes = nodes(&s, &prio).map_err(|e| unanalysed(&e, &name))?;
+    let nodes = nodes(&s, prio).map_err(|e| unanalysed(&e, &name))?;
     if let Some(cpu) = over_capacity(&nodes) {
         return Err(format!("cpu {cpu} is over capacity (U > 1)"));
     }
-    analyse(&nodes, Suspension::Jitter).map_err(|e| unanalysed(&e, &name))
+    analyse(&nodes).map_err(|e| unanalysed(&e, &name))
 }
 
 /// Each event chain of `set` and its latency bound under the responses `r`.
@@ -534,7 +640,7 @@ mod tests {
             d: t * MS,
             prio,
             cpu: 0,
-            trigger,
+            triggers: trigger.into_iter().collect(),
         }
     }
 
@@ -565,9 +671,9 @@ mod tests {
         let mut h = node(1, 10, 2, None);
         h.s = 4 * MS;
         let l = node(3, 20, 1, None);
-        let ob = analyse(&[h, l], Suspension::Oblivious).unwrap();
+        let ob = analyse(&[h.clone(), l.clone()], Suspension::Oblivious).unwrap();
         assert_eq!(ob.own, vec![5 * MS, 8 * MS]);
-        let ji = analyse(&[h, l], Suspension::Jitter).unwrap();
+        let ji = analyse(&[h.clone(), l], Suspension::Jitter).unwrap();
         assert_eq!(ji.own, vec![5 * MS, 4 * MS]);
         let l8 = node(8, 20, 1, None);
         assert_eq!(
@@ -595,6 +701,52 @@ mod tests {
         assert_eq!(
             analyse(&heavy, Suspension::Jitter),
             Err(Unanalysed::Unbounded { task: 0 })
+        );
+    }
+
+    /// Lehoczky's example of arbitrary deadlines (RTSS 1990), in ms, with a suspension: h
+    /// (C 26, T 70) above l (C 60 + S 2, T 100, D 300). l's level-1 window holds 7 of its jobs
+    /// (U = 0.991); job q ends at w_q = (q + 1)·62 + ⌈w_q/70⌉·26: 114, 202, 316, 404, 518, 606,
+    /// 694, responding 114, 102, 116, 104, 118, 106, 94: R_l = 118 (job 4), where the first job
+    /// alone gives 114 (the negative control) and the window was refused before.
+    #[test]
+    fn a_suspending_window_of_several_jobs_by_hand() {
+        let h = node(26, 70, 2, None);
+        let mut l = node(60, 100, 1, None);
+        (l.s, l.s_lo, l.d) = (2 * MS, 2 * MS, 300 * MS);
+        let n = [h, l];
+        assert_eq!(analyse(&n, Suspension::Jitter).unwrap().own[1], 118 * MS);
+        assert_eq!(analyse_first_job_only(&n).unwrap().own[1], 114 * MS);
+    }
+
+    /// A join by hand: h (T 10, C 1, prio 4) triggers a (C 2, prio 3) and b (C 3, prio 2), j
+    /// (C 1, prio 1) joins a and b. Best finishes: h 1, a 3, b 4; j's offset max(3, 4) = 4.
+    /// Worst: a 1 + 2 = 3, b 1 + 2 + 3 = 6: j's jitter 6 − 4 = 2; j runs after all three of
+    /// its instance: 7. A join of a and a task x of another head is refused, naming j.
+    #[test]
+    fn a_join_by_hand() {
+        let mut j = node(1, 10, 1, None);
+        j.triggers = vec![1, 2];
+        let n = [
+            node(1, 10, 4, None),
+            node(2, 10, 3, Some(0)),
+            node(3, 10, 2, Some(0)),
+            j.clone(),
+        ];
+        let r = analyse(&n, Suspension::Jitter).unwrap();
+        assert_eq!(r.worst, vec![MS, 3 * MS, 6 * MS, 7 * MS]);
+        assert_eq!((r.offset[3], r.jitter[3]), (4 * MS, 2 * MS));
+        j.triggers = vec![1, 4];
+        let across = [
+            node(1, 10, 4, None),
+            node(2, 10, 3, Some(0)),
+            node(3, 10, 2, Some(0)),
+            j,
+            node(1, 20, 5, None),
+        ];
+        assert_eq!(
+            analyse(&across, Suspension::Jitter),
+            Err(Unanalysed::Join { task: 3 })
         );
     }
 }

@@ -36,6 +36,7 @@ pub mod gfp_dag;
 pub mod gfp_rta;
 pub mod global;
 pub mod holistic;
+pub mod holistic_edf;
 pub mod let_exact;
 pub mod named;
 pub mod necessary;
@@ -76,6 +77,7 @@ pub const ENTRIES: &[Entry] = &[
     uniprocessor::RM_HYPERBOLIC,
     holistic::FP_HOLISTIC_RM,
     holistic::FP_HOLISTIC_FILE,
+    holistic_edf::EDF_HOLISTIC,
     suspension::FP_SUSP_OBLIVIOUS_RM,
     suspension::FP_SUSP_OBLIVIOUS_FILE,
     suspension::FP_SUSP_JITTER_RM,

@@ -12,8 +12,8 @@
 //!   R_j − C_j (the jitter-based analysis the review proves sound). The review's unsound
 //!   variants — the jitter S_j alone, a suspension as blocking only (§5) — are not used.
 //!
-//! Both are sufficient, for one CPU and per CPU of a partitioned set (`p-NAME`), and take a
-//! suspending task's level-i window to one job (R ≤ T; one that needs more is inconclusive).
+//! Both are sufficient, for one CPU and per CPU of a partitioned set (`p-NAME`); a suspending
+//! task's level-i window may hold several of its jobs (`holistic.rs`, point 3).
 //! A set with triggered tasks is for `fp-holistic-*`, which counts suspensions as here.
 //! Before these, `analyze` read a suspending task as its WCET alone, which is not sound: the
 //! classic tests now refuse sets with suspensions (`registry::Flow::Not`).
