@@ -38,7 +38,7 @@ fn generators() -> Vec<(&'static str, &'static str, &'static str)> {
 }
 
 /// A per-task bound as Python reads it: (task name, task index, quantity, bound ns or None,
-/// deadline ns, slack ns or None, blocking term ns or None).
+/// deadline ns, slack ns or None, blocking term ns or None, spin term ns or None).
 type BoundRow = (
     String,
     usize,
@@ -46,6 +46,7 @@ type BoundRow = (
     Option<u64>,
     u64,
     Option<i64>,
+    Option<u64>,
     Option<u64>,
 );
 
@@ -68,6 +69,7 @@ fn verdict_row(v: schedulability::Verdict) -> VerdictRow {
                 b.deadline,
                 slack,
                 b.blocking,
+                b.spin,
             )
         })
         .collect();

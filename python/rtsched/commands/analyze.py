@@ -39,7 +39,7 @@ def register(sub):
                    help="print the results as JSON instead of tables: the task set (file, tasks, cpus, utilization), "
                         "'tests' (test, schedulable: true/false/null for inconclusive or, for the necessary condition, "
                         "not refuted; verdict: the same in words; detail; tasks: the per-task bounds (task, index, quantity, bound_ns, "
-                        "deadline_ns, slack_ns, blocking_ns: the blocking term charged for critical sections, null if none; with --simulate also simulated_max_response_ns, and the test's simulated_by); "
+                        "deadline_ns, slack_ns, blocking_ns: the blocking term charged for critical sections, null if none; spin_ns: under msrp the spin term added to the WCET, null otherwise; with --simulate also simulated_max_response_ns, and the test's simulated_by); "
                         "'partitions' (on several CPUs: heuristic, admission, cpu_loads and the per-CPU test's verdict as in 'tests'); "
                         "with overheads also with_overheads, "
                         "verdict_with_overheads and overhead_detail) and, with overheads, 'overheads' (description, costs in ns) "
@@ -104,6 +104,12 @@ def _bounds_table(ts, verdicts, simulate: bool) -> str | None:
                 if b is not None:
                     cells[n][1] = _us(b["deadline_ns"])
                 cells[n].append("-" if b is None or b["blocking_ns"] is None else _us(b["blocking_ns"]))
+        if any(b.get("spin_ns") is not None for b in v["tasks"]):
+            # The spin term (msrp), added to the task's WCET in the bound.
+            head.append(Column(f"{v['test']} spin us", ">", 1))
+            for n in names:
+                b = got.get(n)
+                cells[n].append("-" if b is None or b["spin_ns"] is None else _us(b["spin_ns"]))
     if simulate:
         sims = {}
         for v in with_bounds:

@@ -46,6 +46,9 @@ pub struct TaskBound {
     /// The blocking term the bound charges (`blocking.rs`), ns; `None` for a test that charges
     /// none (a set without critical sections, a test that does not model them).
     pub blocking: Option<Time>,
+    /// The spin term the bound charges per job (`spinning.rs`, MSRP's global resources; the
+    /// WCET in the bound is inflated by it), ns; `None` for a test that charges none.
+    pub spin: Option<Time>,
 }
 
 impl TaskBound {
@@ -68,6 +71,7 @@ pub fn of(s: &Subject<'_>, quantity: Quantity, bounds: &[Option<Time>]) -> Vec<T
             bound,
             deadline: t.deadline,
             blocking: None,
+            spin: None,
         })
         .collect()
 }
@@ -80,6 +84,14 @@ pub fn with_blocking(rows: Vec<TaskBound>, b: &[Time]) -> Vec<TaskBound> {
             blocking: Some(b),
             ..r
         })
+        .collect()
+}
+
+/// `rows` with each task's spin term `spin` (in the same order).
+pub fn with_spin(rows: Vec<TaskBound>, spin: &[Time]) -> Vec<TaskBound> {
+    rows.into_iter()
+        .zip(spin)
+        .map(|(r, &s)| TaskBound { spin: Some(s), ..r })
         .collect()
 }
 

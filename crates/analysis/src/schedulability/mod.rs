@@ -42,6 +42,7 @@ pub mod named;
 pub mod necessary;
 pub mod partitioned;
 pub mod registry;
+pub mod spinning;
 pub mod suspension;
 pub mod uniprocessor;
 

@@ -133,6 +133,9 @@ pub enum BlockingReason {
     Global { resource: usize },
     /// Task `task` nests sections under `pip` (transitive blocking, possible deadlock).
     NestedPip { task: usize },
+    /// Task `task` nests sections under `msrp` or `mrsp` (the spin terms take one request at a
+    /// time).
+    NestedMsrp { task: usize },
 }
 
 /// The sets a test applies to.
@@ -405,8 +408,13 @@ impl BlockingReason {
             ),
             BlockingReason::Global { resource } => write!(
                 f,
-                "resource {} is global (its users are on different CPUs): the uniprocessor tests bound local resources only, and the multiprocessor protocols' bounds (MSRP, MrsP, FMLP+, OMLP) are not in the analysis yet",
+                "resource {} is global (its users are on different CPUs): the uniprocessor tests bound local resources only, and global ones under msrp and mrsp (per CPU of a partitioned set, fixed priority); the bounds of FMLP+ and OMLP are not in the analysis",
                 res(resource)
+            ),
+            BlockingReason::NestedMsrp { task: t } => write!(
+                f,
+                "{} nests critical sections under a spinning protocol: the spin and blocking terms of msrp and mrsp take one request at a time",
+                task(t)
             ),
             BlockingReason::NestedPip { task: t } => write!(
                 f,
@@ -622,10 +630,13 @@ fn bounded(ts: &TaskSet, takes: &'static [Protocol]) -> Result<(), BlockingReaso
         });
     }
     if let Some(resource) = blocking::global_resource(ts) {
-        return Err(BlockingReason::Global { resource });
+        if !p.spins() {
+            return Err(BlockingReason::Global { resource });
+        }
     }
     match ts.tasks.iter().position(blocking::nests) {
         Some(task) if p == Protocol::Pip => Err(BlockingReason::NestedPip { task }),
+        Some(task) if p.spins() => Err(BlockingReason::NestedMsrp { task }),
         _ => Ok(()),
     }
 }

@@ -26,12 +26,19 @@ use super::registry::{
     Applies, Cpus, Deadlines, Entry, Flow, Kind, Priorities, Sections, Subject, Tasks,
     WithOverheads,
 };
+use super::spinning;
 use super::{density_cmp_one, utilisation_cmp_one, Cdt, Verdict};
 use rtsched_model::{Protocol, Task, Time};
 use std::cmp::Ordering;
 
-/// The protocols the FP analyses bound (`blocking::fp_blocking`).
-const FP_LOCKING: &[Protocol] = &[Protocol::Pip, Protocol::Pcp, Protocol::Srp];
+/// The protocols the FP analyses bound (`blocking::fp_blocking`; `msrp`, `mrsp`: `spinning.rs`).
+const FP_LOCKING: &[Protocol] = &[
+    Protocol::Pip,
+    Protocol::Pcp,
+    Protocol::Srp,
+    Protocol::Msrp,
+    Protocol::Mrsp,
+];
 
 /// One CPU, independent sequential tasks, any deadlines.
 const ONE_CPU: Applies = Applies {
@@ -149,29 +156,57 @@ fn rta(s: &Subject<'_>, name: &str, by: Priorities) -> Verdict {
         return Verdict::new(name, None, "not every task gives a priority");
     };
     let tasks: Vec<&Task> = s.tasks().collect();
-    let b = match protocol(s) {
-        None => vec![0; tasks.len()],
-        Some(proto) => match blocking::fp_blocking(&tasks, &p, proto) {
-            Ok(b) => b,
-            Err((hi, lo)) => {
-                return Verdict::new(name, None, format!(
-                    "not applicable: under srp the preemption levels (by relative deadline) must agree with the priorities, and '{}' has a lower priority than '{}' but a shorter deadline",
-                    tasks[lo].name, tasks[hi].name
-                ))
+    let levels = |hi: usize, lo: usize| {
+        Verdict::new(name, None, format!(
+            "not applicable: under {} the preemption levels (by relative deadline) must agree with the priorities, and '{}' has a lower priority than '{}' but a shorter deadline",
+            protocol(s).map_or("srp", Protocol::name), tasks[lo].name, tasks[hi].name
+        ))
+    };
+    // MSRP (`spinning.rs`): each job's spin inflates its WCET, C'_i = C_i + spin_i.
+    let (b, spin) = match protocol(s) {
+        None => (vec![0; tasks.len()], None),
+        Some(Protocol::Msrp) => match spinning::msrp_fp(s.set(), s.indices(), &p) {
+            Ok((spin, b)) => (b, Some(spin)),
+            Err((hi, lo)) => return levels(hi, lo),
+        },
+        Some(Protocol::Mrsp) => match mrsp_refused(s, by) {
+            Some(why) => return Verdict::new(name, None, why),
+            None => {
+                let (spin, b) = spinning::mrsp_fp(s.set(), s.indices(), &p);
+                (b, Some(spin))
             }
         },
+        Some(proto) => match blocking::fp_blocking(&tasks, &p, proto) {
+            Ok(b) => (b, None),
+            Err((hi, lo)) => return levels(hi, lo),
+        },
     };
-    let r: Vec<Option<Time>> = (0..s.cdt().len())
-        .map(|i| response_time_blocked(s.cdt(), &p, i, b[i]))
+    let cdt: Vec<Cdt> = match &spin {
+        None => s.cdt().to_vec(),
+        Some(x) => s
+            .cdt()
+            .iter()
+            .zip(x)
+            .map(|(c, &x)| Cdt { c: c.c + x, ..*c })
+            .collect(),
+    };
+    let r: Vec<Option<Time>> = (0..cdt.len())
+        .map(|i| response_time_blocked(&cdt, &p, i, b[i]))
         .collect();
     let rows = bounds::of(s, Quantity::ResponseTime, &r);
     let rows = match protocol(s) {
         Some(_) => bounds::with_blocking(rows, &b),
         None => rows,
     };
+    let rows = match &spin {
+        Some(x) => bounds::with_spin(rows, x),
+        None => rows,
+    };
     let ok = r.iter().all(Option::is_some);
-    // With blocking the test is sufficient: a failure proves nothing unless it fails without.
-    let verdict = if ok || b.iter().all(|&x| x == 0) {
+    // With blocking (or spinning) the test is sufficient: a failure proves nothing unless it
+    // fails without.
+    let charged = b.iter().chain(spin.iter().flatten()).any(|&x| x > 0);
+    let verdict = if ok || !charged {
         Some(ok)
     } else if (0..b.len()).all(|i| response_time(s.cdt(), &p, i).is_some()) {
         None
@@ -181,8 +216,30 @@ fn rta(s: &Subject<'_>, name: &str, by: Priorities) -> Verdict {
     let mut detail = bounds::worst_in_words(&rows);
     if let Some(proto) = protocol(s) {
         detail.push_str(&format!("; blocking under {} charged", proto.name()));
+        if spin.is_some() {
+            detail.push_str(", each job's spin added to its WCET");
+        }
     }
     Verdict::new(name, verdict, detail).with_tasks(rows)
+}
+
+/// Why MrsP's terms do not hold for `s`'s set under the priorities `by`, if they do not: a
+/// task of a CPU above a global resource's local ceiling can preempt its holder, and without
+/// helping every spinner then waits (`spinning::mrsp_preempts`).
+fn mrsp_refused(s: &Subject<'_>, by: Priorities) -> Option<String> {
+    let ts = s.set();
+    let prio = match by {
+        Priorities::File => ts.tasks.iter().map(|t| t.priority).collect(),
+        _ => by.of(&ts.tasks),
+    };
+    let Some(prio) = prio else {
+        return Some("not every task gives a priority".into());
+    };
+    let (holder, by) = spinning::mrsp_preempts(ts, &prio)?;
+    Some(format!(
+        "not applicable: under mrsp without helping (as simulated), '{}' can preempt '{}' while it holds or spins for a global resource (its priority is above the resource's local ceiling), and every other CPU's spinner then waits for it: MrsP's bound (Burns & Wellings 2013) needs helping there",
+        ts.tasks[by].name, ts.tasks[holder].name
+    ))
 }
 
 /// `edf-exact`: the processor demand test, and with sections under `srp` Baker's condition.
