@@ -85,6 +85,26 @@ def test_the_2_cpu_spinning_example_from_a_file(tmp_path):
         assert got == want, (locking, rows)
 
 
+def test_the_2_cpu_example_analysed(tmp_path):
+    """docs/locking.md "Spinning: msrp and mrsp under partitioned fixed priority", by hand, ms:
+    under msrp a spins <= b's 4, b <= a's 6; R_a = 8 + 4 = 12, R_b = 6 + 6 + c 1 = 13, c blocked
+    by b's non-preemptive spin and section, 6 + 4 = 10: R_c = 1 + 10 = 11 (simulated 8, 11, 7).
+    Under mrsp c is above R's local ceiling on CPU 1: without helping, refused."""
+    import rtsched
+
+    got = {}
+    for locking in ("msrp", "mrsp"):
+        p = write(tmp_path, PAIR.replace("LOCKING", locking), f"{locking}.yaml")
+        got[locking] = {x["test"]: x for x in rtsched.analyze(str(p))}["p-fp-rta-file"]
+    rows = {b["task"]: (b["bound_ns"] // MS, b["blocking_ns"] // MS, b["spin_ns"] // MS) for b in got["msrp"]["tasks"]}
+    assert rows == {"a": (12, 0, 4), "b": (13, 0, 6), "c": (11, 10, 0)}, rows
+    assert got["msrp"]["schedulable"] is True
+    v = got["mrsp"]
+    assert v["schedulable"] is None and v["tasks"] == [] and "'c' can preempt 'b'" in v["detail"], v
+    text = run_cli("analyze", tmp_path / "msrp.yaml", check=0).stdout
+    assert "p-fp-rta-file spin us" in text, text
+
+
 def test_a_spinning_protocol_under_a_global_scheduler_exits_2(tmp_path):
     p = write(tmp_path, PAIR.replace("LOCKING", "msrp"))
     r = run_cli("simulate", p, "-s", "gfp", check=2)
