@@ -17,7 +17,7 @@ use proptest::prelude::*;
 use rtsched_analysis::schedulability::bounds::TaskBound;
 use rtsched_analysis::schedulability::registry::{find, Test};
 use rtsched_analysis::schedulability::uniprocessor::response_time;
-use rtsched_analysis::schedulability::{blocking, Cdt, Verdict, ENTRIES};
+use rtsched_analysis::schedulability::{blocking, spinning, Cdt, Verdict, ENTRIES};
 use rtsched_model::results::RunResult;
 use rtsched_model::{CriticalSection, Protocol, Task, TaskSet, Time};
 use rtsched_sim::{simulate, Options};
@@ -358,4 +358,230 @@ fn controls_are_caught() {
         blocking::fp_blocking(&tasks, &prio, Protocol::Pcp).unwrap()[2],
         3 * MS
     );
+}
+
+/// A drawn partitioned task: CPU, period (index into PERIODS), WCET ms, offset ms, offset +1
+/// ns, and its section (on G, resource 0, else L, resource 1; start ms, length ms).
+type DrawnMp = (u32, usize, u64, u64, bool, Option<(bool, u64, u64)>);
+
+/// The drawn set on `m` CPUs (each task on its drawn CPU mod m) under `p`, `pfp` with
+/// rate-monotonic priorities in the file (D = T, so Baker's levels agree).
+fn mp_set(m: u32, drawn: &[DrawnMp], p: Protocol) -> TaskSet {
+    let one: Vec<Drawn> = drawn
+        .iter()
+        .map(|&(_, p, c, at, ns, s)| (p, c, at, ns, s.map(|(g, a, l)| (u32::from(!g), a, l))))
+        .collect();
+    let mut ts = set(p, &one);
+    ts.platform.cpus = m;
+    for (t, d) in ts.tasks.iter_mut().zip(drawn) {
+        t.cpu = Some(d.0 % m);
+    }
+    ts.resources = vec!["G".into(), "L".into()];
+    ts
+}
+
+/// MSRP or MrsP on `ts`: every simulated response within its `p-fp-rta-file` bound, every
+/// job's spin within its spin term, every job's wait for lower-priority work of its CPU within
+/// B_i, and no miss in a set the test accepts. Returns the bounds (none: MrsP refused).
+fn msrp_holds(ts: &TaskSet) -> Result<Verdict, String> {
+    let v = test("p-fp-rta-file").run(ts).map_err(|e| e.to_string())?;
+    if v.tasks.is_empty() {
+        return Ok(v);
+    }
+    let r = sim(ts, "pfp");
+    let (max, missed) = responses(&r, ts.tasks.len());
+    // Under mrsp a refusal leaves the rows of the CPUs without sections (their tasks meet no
+    // other CPU's): check the rows there are.
+    let row = |i: usize| v.tasks.iter().find(|b| b.task == i);
+    for b in &v.tasks {
+        let m = max[b.task];
+        if b.bound.is_some_and(|x| x < m) {
+            return Err(format!("'{}': bound {:?} < simulated {m}", b.name, b.bound));
+        }
+    }
+    for j in &r.jobs {
+        let Some(b) = row(j.task as usize) else {
+            continue;
+        };
+        if j.spin > b.spin.unwrap_or(0) {
+            return Err(format!(
+                "'{}': a job spun {} > {:?}",
+                b.name, j.spin, b.spin
+            ));
+        }
+    }
+    let prio: Vec<u32> = ts.tasks.iter().map(|t| t.priority.unwrap()).collect();
+    let cpu: Vec<u32> = ts.tasks.iter().map(|t| t.cpu.unwrap()).collect();
+    for j in &r.jobs {
+        let (Some(f), Some(b)) = (j.finish, row(j.task as usize)) else {
+            continue;
+        };
+        let i = j.task as usize;
+        let got: Time = r
+            .intervals
+            .iter()
+            .filter(|x| cpu[x.task as usize] == cpu[i] && prio[x.task as usize] < prio[i])
+            .map(|x| x.end.min(f).saturating_sub(x.start.max(j.release)))
+            .sum();
+        if got > b.blocking.unwrap_or(0) {
+            return Err(format!(
+                "'{}': a job blocked {got} > {:?}",
+                ts.tasks[i].name, b.blocking
+            ));
+        }
+    }
+    if v.schedulable == Some(true) && missed {
+        return Err("accepted, and a job missed".into());
+    }
+    Ok(v)
+}
+
+fn drawn_mp() -> impl Strategy<Value = Vec<DrawnMp>> {
+    prop::collection::vec(
+        (
+            0u32..3,
+            0usize..5,
+            1u64..6,
+            0u64..50,
+            any::<bool>(),
+            prop::option::of((any::<bool>(), 0u64..4, 1u64..5)),
+        ),
+        3..7,
+    )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+
+    /// Random 2- and 3-CPU partitioned sets with a global resource under `msrp`, and under
+    /// `mrsp` where the test gives bounds (no task above a global resource's local ceiling);
+    /// the same sets with every task using G, where it always does.
+    #[test]
+    fn spin_bounds_hold_in_simulation(m in 2u32..4, d in drawn_mp()) {
+        let all_g: Vec<DrawnMp> = d
+            .iter()
+            .map(|&(c, p, w, at, ns, s)| (c, p, w, at, ns, Some(s.map_or((true, 0, 1), |(_, a, l)| (true, a, l)))))
+            .collect();
+        for (p, d) in [(Protocol::Msrp, &d), (Protocol::Mrsp, &d), (Protocol::Mrsp, &all_g)] {
+            let ts = mp_set(m, d, p);
+            let v = msrp_holds(&ts).map_err(|e| TestCaseError::fail(format!("{p:?}: {e}\n{ts:?}")))?;
+            if std::ptr::eq(d, &all_g) {
+                prop_assert!(!v.tasks.is_empty(), "mrsp refused: {}", v.detail);
+            }
+        }
+    }
+}
+
+/// The controls on MSRP: a spin term of one other CPU's longest section (not the sum) falls
+/// below some job's simulated spin, and the bounds with B_i dropped fall below some simulated
+/// response, on a fixed family of 3-CPU sets (on which the real terms hold).
+#[test]
+fn msrp_controls_are_caught() {
+    let (mut one_cpu, mut no_b) = (0, 0);
+    for (k, d) in family(120).into_iter().enumerate() {
+        let drawn: Vec<DrawnMp> = d
+            .iter()
+            .enumerate()
+            .map(|(i, &(p, c, at, ns, s))| {
+                // Releases within 2 ms of each other, so that requests of G collide.
+                let s = s.map(|(r, a, l)| (r == 0 || i % 2 == 0, a, l));
+                ((i + k) as u32, p, c, at % 3, ns, s)
+            })
+            .collect();
+        let ts = mp_set(3, &drawn, Protocol::Msrp);
+        let v = msrp_holds(&ts).unwrap();
+        let r = sim(&ts, "pfp");
+        // One CPU's longest section per request, not the sum over the other CPUs.
+        let weak = |t: &Task| -> Time {
+            t.sections
+                .iter()
+                .filter(|s| spinning::is_global(&ts, s.resource as usize))
+                .map(|s| {
+                    ts.tasks
+                        .iter()
+                        .filter(|u| u.cpu != t.cpu)
+                        .flat_map(|u| u.sections.iter())
+                        .filter(|x| x.resource == s.resource)
+                        .map(|x| x.length)
+                        .max()
+                        .unwrap_or(0)
+                })
+                .sum()
+        };
+        if r.jobs
+            .iter()
+            .any(|j| j.spin > weak(&ts.tasks[j.task as usize]))
+        {
+            one_cpu += 1;
+        }
+        let (max, _) = responses(&r, ts.tasks.len());
+        let prio: Vec<u32> = ts.tasks.iter().map(|t| t.priority.unwrap()).collect();
+        for cpu in 0..3 {
+            let idx: Vec<usize> = (0..ts.tasks.len())
+                .filter(|&i| ts.tasks[i].cpu == Some(cpu))
+                .collect();
+            let p: Vec<u32> = idx.iter().map(|&i| prio[i]).collect();
+            let cdt: Vec<Cdt> = idx
+                .iter()
+                .map(|&i| {
+                    let c = Cdt::from(&ts.tasks[i]);
+                    Cdt {
+                        c: c.c + v.tasks[i].spin.unwrap_or(0),
+                        ..c
+                    }
+                })
+                .collect();
+            if (0..idx.len()).any(|k| response_time(&cdt, &p, k).is_some_and(|x| x < max[idx[k]])) {
+                no_b += 1;
+            }
+        }
+    }
+    eprintln!("controls caught: one CPU's spin on {one_cpu}/120 sets, B dropped on {no_b} CPUs");
+    assert!(one_cpu > 0 && no_b > 0);
+}
+
+/// MrsP without helping, where the test refuses: on CPU 0 `l` (priority 1) holds G 0–2 ms and
+/// `x` (priority 2, no section, at 1 ms, 5 ms) preempts it 1–6; on CPU 1 `a` requests G at
+/// 0.5 ms and spins until l releases at 7 ms: 6.5 ms, beyond MrsP's one section per other CPU
+/// (2 ms), which holds only with helping. The test names x and l.
+#[test]
+fn mrsp_without_helping_is_refused() {
+    let task = |name: &str, cpu, c, prio, at, sec: Option<Time>| {
+        let mut t = Task::periodic(name, 100 * MS, c);
+        t.cpu = Some(cpu);
+        t.priority = Some(prio);
+        t.offset = at;
+        t.sections = sec
+            .map(|length| CriticalSection {
+                resource: 0,
+                region: 0,
+                thread: 0,
+                start: 0,
+                length,
+            })
+            .into_iter()
+            .collect();
+        t
+    };
+    let mut ts = TaskSet::new(
+        2,
+        vec![
+            task("l", 0, 2 * MS, 1, 0, Some(2 * MS)),
+            task("x", 0, 5 * MS, 2, MS, None),
+            task("a", 1, MS, 1, MS / 2, Some(MS)),
+        ],
+    );
+    ts.resources = vec!["G".into()];
+    ts.run.locking = Protocol::Mrsp;
+    ts.run.duration = 100 * MS;
+    let r = sim(&ts, "pfp");
+    let a = r.jobs.iter().find(|j| j.task == 2).unwrap();
+    assert_eq!(a.spin, 6 * MS + MS / 2);
+    assert_eq!(spinning::job_spin(&ts, &ts.tasks[2]), 2 * MS);
+    let v = test("p-fp-rta-file").run(&ts).unwrap();
+    assert!(v.tasks.is_empty() && v.schedulable.is_none(), "{v:?}");
+    assert!(v.detail.contains("'x' can preempt 'l'"), "{}", v.detail);
+    // Under msrp l is non-preemptive in its section: a spins 1.5 ms, within its term.
+    ts.run.locking = Protocol::Msrp;
+    msrp_holds(&ts).unwrap();
 }

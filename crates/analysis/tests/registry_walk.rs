@@ -262,7 +262,7 @@ fn holds(test: &Test, reason: &Reason, ts: &TaskSet) -> bool {
                         cpus.len() > 1 || cpus.contains(&None)
                     }
                 }
-                BlockingReason::NestedPip { .. } => false, // the family nests no sections
+                BlockingReason::NestedPip { .. } | BlockingReason::NestedMsrp { .. } => false, // the family nests no sections
             }
         }
         _ => false, // only the overhead-aware forms give the others
