@@ -4,7 +4,8 @@
 //! is not admitted to a CPU while a task it shares a resource with sits on another), and admits
 //! a task only if the CPU's tasks pass the uniprocessor test with their blocking terms
 //! (`schedulability::blocking`). Global resources would need a multiprocessor protocol's bound
-//! (MSRP, MrsP, FMLP+, OMLP), not in the analysis yet; this keeps the partition clear of them, as the
+//! (MSRP's and MrsP's are in `schedulability::spinning`, for a placed set, but admission does
+//! not charge them yet); this keeps the partition clear of them, as the
 //! synchronization-aware packing of Lakshmanan, de Niz & Rajkumar (RTSS 2009) groups tasks
 //! that share resources, here by refusing to split them.
 //!
