@@ -161,11 +161,11 @@ fn the_classic_example_by_hand() {
             "{words}"
         );
     }
-    // EDF bounds srp only.
+    // EDF bounds srp and msrp only.
     let na = test("edf-exact")
         .run(&classic(Protocol::Pip, MS, 2 * MS, [5, 8]))
         .unwrap_err();
-    assert!(na.to_string().contains("under srp only"), "{na}");
+    assert!(na.to_string().contains("under srp, msrp only"), "{na}");
 }
 
 /// A drawn task: period (index into PERIODS), WCET ms, offset ms, offset +1 ns, and its
@@ -469,6 +469,18 @@ proptest! {
                 prop_assert!(!v.tasks.is_empty(), "mrsp refused: {}", v.detail);
             }
         }
+        // Partitioned EDF under msrp: an accepted set never misses, and no job spins beyond
+        // its term.
+        let ts = mp_set(m, &d, Protocol::Msrp);
+        let v = test("p-edf-exact").run(&ts).unwrap();
+        let r = sim(&ts, "pedf");
+        for j in &r.jobs {
+            let b = v.tasks.iter().find(|b| b.task == j.task as usize);
+            prop_assert!(b.is_none_or(|b| j.spin <= b.spin.unwrap_or(0)), "pedf spin {} > {b:?}", j.spin);
+        }
+        if v.schedulable == Some(true) {
+            prop_assert!(!responses(&r, ts.tasks.len()).1, "p-edf-exact accepted, pedf missed: {ts:?}");
+        }
     }
 }
 
@@ -584,4 +596,9 @@ fn mrsp_without_helping_is_refused() {
     // Under msrp l is non-preemptive in its section: a spins 1.5 ms, within its term.
     ts.run.locking = Protocol::Msrp;
     msrp_holds(&ts).unwrap();
+    // Partitioned EDF under msrp: the same spin terms (l waits for a's 1 ms, a for l's 2 ms).
+    let v = test("p-edf-exact").run(&ts).unwrap();
+    let spins: Vec<Option<Time>> = v.tasks.iter().map(|b| b.spin).collect();
+    assert_eq!(spins, vec![Some(MS), Some(0), Some(2 * MS)], "{v:?}");
+    assert_eq!(v.schedulable, Some(true), "{v:?}");
 }

@@ -22,6 +22,10 @@
 //! RTA of `uniprocessor.rs`). Nested sections are not bounded (`registry::bounded` refuses
 //! them); local resources need Baker's levels to agree with the priorities, as under `srp`.
 //!
+//! Under EDF per CPU (Gai et al.'s own setting), the same inflation and Baker's condition
+//! h'(L) + B(L) ≤ L, B(L) the longest such stretch of a task with D > L on a global resource or
+//! a local one some task with D ≤ L uses ([`msrp_edf_blocking`]).
+//!
 //! MrsP (Burns & Wellings, "A schedulability compatible multiprocessor resource sharing
 //! protocol — MrsP", ECRTS 2013), as simulated, *without helping*: a requesting job is raised
 //! to the resource's local ceiling (the highest priority of its CPU's users), spins there FIFO
@@ -192,6 +196,20 @@ fn spin_fp(
         })
         .collect();
     Ok((spin, b))
+}
+
+/// MSRP under EDF per CPU (Gai et al. 2001, SRP on each CPU): B(L), the longest stretch of a
+/// task of `idx` (one CPU's) with relative deadline > L on a global resource (a non-preemptive
+/// request) or a local one some task with relative deadline ≤ L uses, global sections
+/// lengthened by their spin; Baker's condition h'(L) + B(L) ≤ L with the inflated WCETs.
+pub fn msrp_edf_blocking(ts: &TaskSet, idx: &[usize], l: Time) -> Time {
+    let reaches = |r: usize| is_global(ts, r) || ts.users(r).any(|j| ts.tasks[j].deadline <= l);
+    idx.iter()
+        .map(|&i| &ts.tasks[i])
+        .filter(|t| t.deadline > l)
+        .map(|t| spun_stretch(ts, t, reaches))
+        .max()
+        .unwrap_or(0)
 }
 
 /// Whether some task of `ts` nests sections (MSRP's terms assume none).

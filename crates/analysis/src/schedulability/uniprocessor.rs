@@ -56,7 +56,7 @@ pub const EDF_EXACT: Entry = Entry {
     citation: "Baruah, Rosier & Howell 1990; QPA: Zhang & Burns 2009",
     kind: Kind::Exact,
     applies: Applies {
-        sections: Sections::Blocking(&[Protocol::Srp]),
+        sections: Sections::Blocking(&[Protocol::Srp, Protocol::Msrp]),
         ..ONE_CPU
     },
     verdict: edf_verdict,
@@ -244,17 +244,38 @@ fn mrsp_refused(s: &Subject<'_>, by: Priorities) -> Option<String> {
 
 /// `edf-exact`: the processor demand test, and with sections under `srp` Baker's condition.
 fn edf_verdict(s: &Subject<'_>) -> Verdict {
-    let u: f64 = s.cdt().iter().map(Cdt::utilisation).sum();
-    let plain = edf_exact(s.cdt());
+    // MSRP (`spinning.rs`, Gai et al. 2001 on partitioned EDF): each job's spin inflates its
+    // WCET, and B(L) counts non-preemptive global requests with their spin.
+    let msrp = protocol(s) == Some(Protocol::Msrp);
+    let spin: Vec<Time> = match msrp {
+        true => s.tasks().map(|t| spinning::job_spin(s.set(), t)).collect(),
+        false => vec![0; s.cdt().len()],
+    };
+    let cdt: Vec<Cdt> = s
+        .cdt()
+        .iter()
+        .zip(&spin)
+        .map(|(c, &x)| Cdt { c: c.c + x, ..*c })
+        .collect();
+    let u: f64 = cdt.iter().map(Cdt::utilisation).sum();
+    let plain = edf_exact(&cdt);
     let detail = format!("U={u:.6}; processor demand (QPA)");
     if protocol(s).is_none() || plain != Some(true) {
-        return Verdict::new(EDF_EXACT.name, plain, detail);
+        return Verdict::new(EDF_EXACT.name, plain.filter(|&x| x || !msrp), detail);
     }
     let tasks: Vec<&Task> = s.tasks().collect();
-    let b = blocking::edf_per_task(&tasks);
+    let b_of = |l: Time| match msrp {
+        true => spinning::msrp_edf_blocking(s.set(), s.indices(), l),
+        false => blocking::edf_blocking(&tasks, l),
+    };
+    let b: Vec<Time> = tasks.iter().map(|t| b_of(t.deadline)).collect();
     let as_bound: Vec<Option<Time>> = b.iter().map(|&x| Some(x)).collect();
     let rows = bounds::with_blocking(bounds::of(s, Quantity::Blocking, &as_bound), &b);
-    let (v, why) = match edf_srp(s.cdt(), &tasks) {
+    let rows = match msrp {
+        true => bounds::with_spin(rows, &spin),
+        false => rows,
+    };
+    let (v, why) = match edf_srp_with(&cdt, b_of) {
         Ok(()) => (
             Some(true),
             "h(L) + B(L) ≤ L at every deadline (srp)".to_string(),
@@ -278,6 +299,11 @@ const MAX_DEADLINES: usize = 1_000_000;
 /// demand test decides): h(L) + B(L) ≤ L at every absolute deadline L < D_max. `Err(Some(L))`
 /// names the first L that fails; `Err(None)`: more than [`MAX_DEADLINES`] to check.
 pub fn edf_srp(ts: &[Cdt], tasks: &[&Task]) -> Result<(), Option<Time>> {
+    edf_srp_with(ts, |l| blocking::edf_blocking(tasks, l))
+}
+
+/// [`edf_srp`] with the blocking term `b(L)` given (MSRP's: `spinning::msrp_edf_blocking`).
+pub fn edf_srp_with(ts: &[Cdt], b: impl Fn(Time) -> Time) -> Result<(), Option<Time>> {
     let d_max = ts.iter().map(|x| x.d).max().unwrap_or(0);
     let mut points: Vec<Time> = Vec::new();
     for x in ts {
@@ -294,7 +320,7 @@ pub fn edf_srp(ts: &[Cdt], tasks: &[&Task]) -> Result<(), Option<Time>> {
     points.dedup();
     match points
         .into_iter()
-        .find(|&l| demand(ts, l) + blocking::edf_blocking(tasks, l) as u128 > l as u128)
+        .find(|&l| demand(ts, l) + b(l) as u128 > l as u128)
     {
         Some(l) => Err(Some(l)),
         None => Ok(()),
