@@ -11,7 +11,8 @@
 //!   jitter dropped; a suspending task read as its WCET alone (what `analyze` did before);
 //!   Davare's bound without its T terms.
 //!
-//! The example is a golden test: bound 5 ms, simulated 5 ms.
+//! The example is a golden test: bound 5 ms, simulated 5 ms. Dürr et al.'s implicit
+//! bounds and the LET sum for sporadic tasks are tested in `chains/dataflow.rs`.
 
 use proptest::prelude::*;
 use rand::{Rng, SeedableRng};
@@ -26,6 +27,9 @@ use rtsched_analysis::schedulability::{holistic, holistic_edf};
 use rtsched_model::results::RunResult;
 use rtsched_model::{parse_taskset, Communication, Format, TaskSet, Time};
 use rtsched_sim::{simulate, Options};
+
+#[path = "chains/dataflow.rs"]
+mod dataflow_chains;
 
 const US: Time = 1_000;
 const MS: Time = 1_000_000;
