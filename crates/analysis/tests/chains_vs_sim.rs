@@ -4,7 +4,7 @@
 //! the `cpu` fields), simulated from synchronous release at WCET:
 //! - no job's response exceeds its task's bound (from its own release), under either
 //!   suspension analysis; no event chain's latency exceeds its bound; no implicit chain's data
-//!   age or reaction time exceeds Davare's bounds;
+//!   age or reaction time exceeds Davare's bounds or Dürr's;
 //! - a LET chain's exact maxima equal the simulated maxima;
 //! - negative controls, each refuted by some seed: the chain bound less 1 ns; the bound with
 //!   the interference dropped (Σ C + S along the chain); the analysis with the propagated
@@ -22,7 +22,7 @@ use rtsched_analysis::schedulability::holistic::event_bounds;
 use rtsched_analysis::schedulability::holistic::{analyse, nodes, Responses, Suspension};
 use rtsched_analysis::schedulability::let_exact;
 use rtsched_analysis::schedulability::registry::{Priorities, Subject};
-use rtsched_analysis::schedulability::{analyze, dataflow};
+use rtsched_analysis::schedulability::{analyze, dataflow, durr};
 use rtsched_analysis::schedulability::{holistic, holistic_edf};
 use rtsched_model::results::RunResult;
 use rtsched_model::{parse_taskset, Communication, Format, TaskSet, Time};
@@ -213,9 +213,11 @@ proptest! {
             for (k, chain) in ts.chains.iter().enumerate() {
                 match chain.communication {
                     Some(Communication::Implicit) => {
-                        let (age, reaction) = dataflow::bounds(&ts, chain, &r);
-                        prop_assert!(chains[k][1].is_none_or(|s| s <= age), "data age {chains:?} > {age}");
-                        prop_assert!(chains[k][2].is_none_or(|s| s <= reaction), "reaction {chains:?} > {reaction}");
+                        let prio = Subject::whole(&ts).priorities(Priorities::File).unwrap();
+                        for (age, reaction) in [dataflow::bounds(&ts, chain, &r), durr::bounds(&ts, chain, &r, &prio)] {
+                            prop_assert!(chains[k][1].is_none_or(|s| s <= age), "data age {chains:?} > {age}");
+                            prop_assert!(chains[k][2].is_none_or(|s| s <= reaction), "reaction {chains:?} > {reaction}");
+                        }
                     }
                     Some(Communication::Let) => {
                         let m = let_exact::maxima(&ts, chain).unwrap();

@@ -13,8 +13,8 @@
 //! `cpu`) and τ_i does not self-suspend (a suspended job lets lower-priority work run, which
 //! the argument below excludes; Dürr et al. have no suspensions, so they do not state it):
 //! - **reaction time** ≤ T_1 + R_n + Σ_{i<n} h_i, with h_i = max(R_i, T_{i+1}) under L_i, else
-//!   T_{i+1} + R_i (Theorem 5.4). Grouped by task this is Davare's Σ (T_i + R_i) with T_{i+1}
-//!   + R_i replaced by max(R_i, T_{i+1}) under L_i. h_i bounds r(J_{i+1}) − r(J_i) along the
+//!   T_{i+1} + R_i (Theorem 5.4). Grouped by task this is Davare's Σ (T_i + R_i) with the
+//!   hop's T_{i+1} + R_i replaced by max(R_i, T_{i+1}) under L_i. h_i bounds r(J_{i+1}) − r(J_i) along the
 //!   immediate forward job chain (J_{i+1} the first job of τ_{i+1} to read at or after J_i
 //!   published): in general J_{i+1}'s previous job started before f(J_i), so J_{i+1} is
 //!   released before f(J_i) + T_{i+1} ≤ r(J_i) + R_i + T_{i+1}; under L_i the first job of

@@ -9,7 +9,7 @@
 //!   of the maximum.
 
 use super::*;
-use rtsched_analysis::schedulability::{durr, let_sporadic};
+use rtsched_analysis::schedulability::let_sporadic;
 
 /// A random set from `seed`: 3–5 tasks (T in 2, 5, 10, 20 ms; offsets in [0, T) on half the
 /// seeds; sporadic, inter-arrival up to 2T, on half the seeds for a third of the tasks),
@@ -88,8 +88,15 @@ fn dataflow_set(seed: u64) -> (TaskSet, &'static str) {
     (ts, if cpus > 1 { "pfp:file" } else { "gfp:file" })
 }
 
-/// (set, simulated maxima per chain, responses, file priorities), or None when unanalysed.
-fn dataflow_case(seed: u64) -> Option<(TaskSet, Vec<[Option<Time>; 3]>, Responses, Vec<u32>)> {
+/// Per chain: the simulated maxima of latency, data age and reaction time.
+type Maxima = [Option<Time>; 3];
+/// (set, simulated maxima per chain, responses, file priorities).
+type DataflowCase = (TaskSet, Vec<Maxima>, Responses, Vec<u32>);
+/// A weakened bound's (simulated, bound) pairs on a case.
+type Weakened<'a> = &'a dyn Fn(&TaskSet, &[Maxima], &Responses) -> Vec<(Time, Time)>;
+
+/// The case of `seed`, or None when unanalysed.
+fn dataflow_case(seed: u64) -> Option<DataflowCase> {
     let (ts, spec) = dataflow_set(seed);
     let r = responses(&ts, Suspension::Jitter)?;
     let prio = Subject::whole(&ts).priorities(Priorities::File)?;
@@ -101,7 +108,7 @@ fn dataflow_case(seed: u64) -> Option<(TaskSet, Vec<[Option<Time>; 3]>, Response
 /// `bound` (None: the chain is not of the kind it bounds).
 fn pairs(
     ts: &TaskSet,
-    sim: &[[Option<Time>; 3]],
+    sim: &[Maxima],
     bound: impl Fn(&rtsched_model::Chain) -> Option<(Time, Time)>,
 ) -> Vec<(Time, Time)> {
     let mut out = Vec::new();
@@ -157,7 +164,7 @@ fn weakened_dataflow_bounds_are_refuted() {
         })
     });
     assert!(tighter, "Dürr never below Davare");
-    let refutes = |f: &dyn Fn(&TaskSet, &[[Option<Time>; 3]], &Responses) -> Vec<(Time, Time)>| {
+    let refutes = |f: Weakened<'_>| {
         cases
             .iter()
             .position(|(ts, sim, r, _)| f(ts, sim, r).iter().any(|(s, b)| s > b))
