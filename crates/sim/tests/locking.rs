@@ -149,9 +149,11 @@ fn ceilings_prevent_the_deadlock_of_nested_sections() {
     }
 }
 
-/// Three tasks on one CPU, each given as (priority, offset, WCET, sections as (resource, start,
-/// length)), periods 100 ms and deadlines in priority order; ms throughout.
-fn three(locking: &str, tasks: [(u32, u64, u64, &[(&str, u64, u64)]); 3]) -> TaskSet {
+/// A task given by hand: priority, offset, WCET, sections as (resource, start, length); ms.
+type Given<'a> = (u32, u64, u64, &'a [(&'a str, u64, u64)]);
+
+/// Three tasks on one CPU, periods 100 ms and deadlines in priority order.
+fn three(locking: &str, tasks: [Given; 3]) -> TaskSet {
     let mut y = format!("platform: {{cpus: 1}}\nrun: {{duration: 20, locking: '{locking}'}}\nresources: [R, S]\ntasks:\n");
     for (i, (prio, offset, wcet, secs)) in tasks.iter().enumerate() {
         let secs: Vec<String> = secs
