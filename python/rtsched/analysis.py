@@ -66,8 +66,8 @@ def analyze(taskset, overheads: str | None = None, statistic: str = "p99") -> li
     has them (the response-time analyses; empty otherwise): ``{"task" (name), "index",
     "quantity" ("response time"), "bound_ns" (None: not bounded within the deadline),
     "deadline_ns", "slack_ns" (deadline − bound), "blocking_ns" (the blocking term B_i the bound
-    charges for critical sections under pip, pcp or srp, docs/locking.md "Analysis"; None for a
-    test that charges none)}``; ``edf-exact`` under srp gives each task's blocking as its
+    charges for critical sections under pip, pcp, pcp:original or srp, docs/locking.md
+    "Analysis"; None for a test that charges none)}``; ``edf-exact`` under srp gives each task's blocking as its
     ``"quantity" "blocking"``. :func:`simulated_max_response` gives what to set beside them.
 
     With ``overheads`` (an overhead profile, ``rtsched.overheads/1``; its ``statistic`` column,

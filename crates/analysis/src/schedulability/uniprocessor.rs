@@ -31,7 +31,12 @@ use rtsched_model::{Protocol, Task, Time};
 use std::cmp::Ordering;
 
 /// The protocols the FP analyses bound (`blocking::fp_blocking`).
-const FP_LOCKING: &[Protocol] = &[Protocol::Pip, Protocol::Pcp, Protocol::Srp];
+const FP_LOCKING: &[Protocol] = &[
+    Protocol::Pip,
+    Protocol::Pcp,
+    Protocol::PcpOriginal,
+    Protocol::Srp,
+];
 
 /// One CPU, independent sequential tasks, any deadlines.
 const ONE_CPU: Applies = Applies {
