@@ -52,6 +52,26 @@ def test_bounds_are_above_the_simulation_and_let_is_exact():
         sim["fs"]["data_age_ns"]["max"], sim["fs"]["reaction_time_ns"]["max"])
 
 
+def test_durr_below_davare_and_sporadic_let_as_data():
+    """Implicit chain fa: f (T 5, R 0.5) to a (T 10, R 2.5), a lower priority on the same CPU.
+    Dürr et al.: data age R_a + T_f = 7.5 ms, reaction T_f + R_a + max(R_f, T_a) = 17.5 ms;
+    Davare et al.: 5.5 + 2.5 = 8 and 5.5 + 12.5 = 18. LET chain fs with f sporadic (5–8 ms):
+    the LET sum, data age 8 + 5 + 10 = 23 ms, reaction 33 ms, not exact."""
+    ts = rtsched.parse_taskset(MIXED)
+    durr = {b["chain"]: b for b in rtsched.chain_bounds(ts)}["fa"]
+    davare = {b["chain"]: b for b in rtsched.chain_bounds(ts, implicit="davare")}["fa"]
+    assert (durr["method"], durr["data_age_ns"], durr["reaction_time_ns"]) == ("Dürr et al. 2019", 7.5 * MS, 17.5 * MS)
+    assert (davare["method"], davare["data_age_ns"], davare["reaction_time_ns"]) == (
+        "Davare et al. 2007", 8 * MS, 18 * MS)
+    sporadic = rtsched.parse_taskset(MIXED.replace("{name: f, period: 5,", "{name: f, min_interarrival: 5, "
+                                                   "max_interarrival: 8,"))
+    fs = {b["chain"]: b for b in rtsched.chain_bounds(sporadic)}["fs"]
+    assert (fs["exact"], fs["data_age_ns"], fs["reaction_time_ns"]) == (False, 23 * MS, 33 * MS)
+    assert fs["note"].startswith("not exact")
+    sim = rtsched.simulate(sporadic, "gfp:file").summary["chains"]["fs"]
+    assert sim["data_age_ns"]["max"] <= fs["data_age_ns"]
+
+
 def test_analyze_shows_the_chains_table_and_json(tmp_path):
     p = tmp_path / "mixed.yaml"
     p.write_text(MIXED)
@@ -63,10 +83,10 @@ def test_analyze_shows_the_chains_table_and_json(tmp_path):
     assert set(doc["chains"]) == {"ab", "fs", "fa"}
     assert doc["chains"]["fs"]["data_age_ns"] == 15 * MS
     assert {t["test"] for t in doc["tests"]} >= {"fp-holistic-file", "fp-holistic-rm", "let-exact",
-                                                 "implicit-davare-file"}
+                                                 "implicit-davare-file", "implicit-durr-file", "let-sporadic"}
 
 
 def test_a_sweep_takes_the_new_tests_by_name():
     names = {t["name"] for t in rtsched.analysis.tests()}
     assert {"fp-holistic-file", "fp-susp-jitter-rm", "fp-susp-obliv-file", "implicit-davare-rm",
-            "let-exact"} <= names
+            "implicit-durr-rm", "let-exact", "let-sporadic"} <= names

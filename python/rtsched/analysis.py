@@ -66,9 +66,10 @@ def analyze(taskset, overheads: str | None = None, statistic: str = "p99") -> li
     has them (the response-time analyses; empty otherwise): ``{"task" (name), "index",
     "quantity" ("response time"), "bound_ns" (None: not bounded within the deadline),
     "deadline_ns", "slack_ns" (deadline − bound), "blocking_ns" (the blocking term B_i the bound
-    charges for critical sections under pip, pcp, srp or msrp, docs/locking.md "Analysis"; None for
-    a test that charges none), "spin_ns" (under msrp, the most a job spins for global resources,
-    added to its WCET in the bound; None otherwise)}``; ``edf-exact`` under srp gives each task's blocking as its
+    charges for critical sections under pip, pcp, pcp:original, srp, msrp or mrsp, docs/locking.md
+    "Analysis"; None for a test that charges none), "spin_ns" (under msrp and mrsp, the most a
+    job spins for global resources, added to its WCET in the bound; None otherwise)}``;
+    ``edf-exact`` under srp gives each task's blocking as its
     ``"quantity" "blocking"``. :func:`simulated_max_response` gives what to set beside them.
 
     With ``overheads`` (an overhead profile, ``rtsched.overheads/1``; its ``statistic`` column,
@@ -115,21 +116,22 @@ def simulated_max_response(taskset, test: str) -> dict | None:
     return None if r is None else {"scheduler": r[0], "max_response_ns": r[1]}
 
 
-def chain_bounds(taskset) -> list[dict]:
+def chain_bounds(taskset, implicit: str = "durr") -> list[dict]:
     """Every chain's end-to-end bounds (docs/chains.md, "Analysis"), in the set's order:
     ``{"chain", "communication" (None for an event chain, "implicit", "let"), "latency_ns",
     "data_age_ns", "reaction_time_ns" (None where the metric does not apply or no bound was
     found), "deadline_ns", "meets_deadline" (the latency, or data age, bound within the chain's
     deadline; None without one), "method", "exact" (True for LET's exact maxima, else upper
     bounds), "note" (why there is no bound)}``. Event chains: holistic response-time analysis
-    (Tindell & Clark; Palencia & González Harbour's offsets); implicit chains: Davare et al.'s
-    bounds; LET chains: exact. Under the priorities the fixed-priority schedulers give the set,
-    on one CPU or each task's ``cpu``."""
+    (Tindell & Clark; Palencia & González Harbour's offsets); implicit chains: Dürr et al.'s
+    (2019) bounds, or Davare et al.'s (2007) with ``implicit="davare"``; LET chains: exact, or
+    the LET sum's bounds where a task is sporadic. Under the priorities the fixed-priority
+    schedulers give the set, on one CPU or each task's ``cpu``."""
     from .result import _as_taskset
 
     keys = ("chain", "communication", "latency_ns", "data_age_ns", "reaction_time_ns", "deadline_ns", "meets_deadline",
             "method", "exact", "note")
-    return [dict(zip(keys, row, strict=True)) for row in _core.chain_bounds(_as_taskset(taskset))]
+    return [dict(zip(keys, row, strict=True)) for row in _core.chain_bounds(_as_taskset(taskset), implicit)]
 
 
 def tests() -> list[dict]:

@@ -123,7 +123,12 @@ fn bounds(v: &Verdict) -> Vec<(Option<Time>, Time)> {
 /// Under `none` both tests are not applicable, saying why.
 #[test]
 fn the_classic_example_by_hand() {
-    for p in [Protocol::Pip, Protocol::Pcp, Protocol::Srp] {
+    for p in [
+        Protocol::Pip,
+        Protocol::Pcp,
+        Protocol::PcpOriginal,
+        Protocol::Srp,
+    ] {
         let ts = classic(p, MS, 2 * MS, [20, 20]);
         let v = test("fp-rta-file").run(&ts).unwrap();
         assert_eq!(
@@ -255,7 +260,12 @@ proptest! {
 
     #[test]
     fn bounds_hold_in_simulation(d in drawn()) {
-        for p in [Protocol::Pip, Protocol::Pcp, Protocol::Srp] {
+        for p in [
+            Protocol::Pip,
+            Protocol::Pcp,
+            Protocol::PcpOriginal,
+            Protocol::Srp,
+        ] {
             let ts = set(p, &d);
             fp_holds(&ts).map_err(|e| TestCaseError::fail(format!("{p:?}: {e}\n{ts:?}")))?;
         }

@@ -8,6 +8,10 @@
 //! - `pcp`: the immediate priority ceiling protocol, the OSEK/AUTOSAR form (a job that locks a
 //!   resource runs at once at the resource's ceiling, the highest priority of its users); the
 //!   ceiling is taken from the tasks' `priority` fields, which every user must have.
+//! - `pcp:original`: the original priority ceiling protocol (Sha, Rajkumar & Lehoczky 1990:
+//!   a job may lock a free resource only if its priority is higher than the ceilings of the
+//!   resources locked by other jobs, else it is ceiling blocked and the holder inherits its
+//!   priority); the same ceilings and the same checks as `pcp`.
 //! - `srp`: the stack resource policy (Baker 1991: a job may start only when its
 //!   preemption level exceeds the system ceiling), for EDF; preemption levels are Baker's for
 //!   EDF, ordered by relative deadline (a shorter deadline is a higher level).
@@ -81,10 +85,10 @@ impl TaskSet {
             let mut cpu: Option<(usize, Option<u32>)> = None;
             for t in self.users(r) {
                 let task = &self.tasks[t];
-                if p == Protocol::Pcp && task.priority.is_none() {
+                if p.is_pcp() && task.priority.is_none() {
                     return Some(err(t, format!(
-                        "resource '{}' uses pcp, whose ceiling is the highest priority of its users: task '{}' needs a 'priority'",
-                        self.resources[r], task.name
+                        "resource '{}' uses {}, whose ceiling is the highest priority of its users: task '{}' needs a 'priority'",
+                        self.resources[r], p.name(), task.name
                     )));
                 }
                 if self.platform.cpus > 1 {

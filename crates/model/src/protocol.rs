@@ -12,6 +12,11 @@ pub enum Protocol {
     None,
     Pip,
     Pcp,
+    /// The original priority ceiling protocol (Sha, Rajkumar & Lehoczky 1990, `pcp:original`):
+    /// a job locks a free resource only if its priority is above the ceilings of the resources
+    /// other jobs hold (else it is *ceiling blocked*); a holder inherits whom it blocks.
+    #[serde(rename = "pcp:original")]
+    PcpOriginal,
     Srp,
     /// Multiprocessor SRP (Gai, Lipari & Di Natale 2001): `srp` for a local resource; for a
     /// global one, non-preemptive FIFO spinning and a non-preemptive section.
@@ -22,13 +27,15 @@ pub enum Protocol {
 }
 
 impl Protocol {
-    pub const NAMES: &'static [&'static str] = &["none", "pip", "pcp", "srp", "msrp", "mrsp"];
+    pub const NAMES: &'static [&'static str] =
+        &["none", "pip", "pcp", "pcp:original", "srp", "msrp", "mrsp"];
 
     pub fn parse(s: &str) -> Option<Protocol> {
         Some(match s {
             "none" => Protocol::None,
             "pip" => Protocol::Pip,
             "pcp" => Protocol::Pcp,
+            "pcp:original" => Protocol::PcpOriginal,
             "srp" => Protocol::Srp,
             "msrp" => Protocol::Msrp,
             "mrsp" => Protocol::Mrsp,
@@ -40,6 +47,7 @@ impl Protocol {
             Protocol::None => "none",
             Protocol::Pip => "pip",
             Protocol::Pcp => "pcp",
+            Protocol::PcpOriginal => "pcp:original",
             Protocol::Srp => "srp",
             Protocol::Msrp => "msrp",
             Protocol::Mrsp => "mrsp",
@@ -50,7 +58,11 @@ impl Protocol {
     }
     /// Whether it raises a holder to a ceiling (which needs every user's priority or level).
     pub fn is_ceiling(self) -> bool {
-        matches!(self, Protocol::Pcp | Protocol::Srp)
+        matches!(self, Protocol::Pcp | Protocol::PcpOriginal | Protocol::Srp)
+    }
+    /// Whether its ceiling is the highest priority of its users (`pcp`, `pcp:original`).
+    pub fn is_pcp(self) -> bool {
+        matches!(self, Protocol::Pcp | Protocol::PcpOriginal)
     }
     /// Whether a request for its resource held on another CPU spins (a multiprocessor
     /// protocol: `msrp`, `mrsp`), which needs a partitioned scheduler.

@@ -156,11 +156,27 @@ type ChainBoundRow = (
 );
 
 /// Every chain's end-to-end bounds (analysis crate, `schedulability::chains`), in the set's
-/// order.
+/// order; implicit chains by `implicit` ("durr" or "davare").
 #[pyfunction]
-fn chain_bounds(py: Python<'_>, taskset: &PyTaskSet) -> Vec<ChainBoundRow> {
+#[pyo3(signature = (taskset, implicit = "durr"))]
+fn chain_bounds(
+    py: Python<'_>,
+    taskset: &PyTaskSet,
+    implicit: &str,
+) -> PyResult<Vec<ChainBoundRow>> {
+    use schedulability::chains::{chain_bounds_by, Implicit};
+    let implicit = match implicit {
+        "durr" => Implicit::Durr,
+        "davare" => Implicit::Davare,
+        other => {
+            return Err(pyo3::exceptions::PyValueError::new_err(format!(
+                "implicit: '{other}' is not 'durr' or 'davare'"
+            )))
+        }
+    };
     let ts = &taskset.inner;
-    py.detach(|| schedulability::chains::chain_bounds(ts))
+    Ok(py
+        .detach(|| chain_bounds_by(ts, implicit))
         .into_iter()
         .map(|b| {
             (
@@ -176,7 +192,7 @@ fn chain_bounds(py: Python<'_>, taskset: &PyTaskSet) -> Vec<ChainBoundRow> {
                 b.note,
             )
         })
-        .collect()
+        .collect())
 }
 
 /// Check a sweep's `test:NAME` scheduler (`name` without the prefix): InputError naming the

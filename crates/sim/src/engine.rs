@@ -205,8 +205,13 @@ impl<C: CostModel> Sim<C> {
                 demand: ent.demand,
                 start: s.since,
                 end: now,
-                // A spinning entity owes more than it runs (ledger/locking.rs).
-                overhead: s.overhead.min(now - s.since),
+                // A spinning entity owes the spin debt, not overhead (ledger/locking.rs): its
+                // interval shows none; any other shows the charge it owed, paid or not.
+                overhead: if s.overhead >= rtsched_runtime::ledger::SPIN_OWED / 2 {
+                    0
+                } else {
+                    s.overhead
+                },
             });
         }
     }

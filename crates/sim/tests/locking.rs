@@ -74,13 +74,17 @@ fn the_classic_example_under_each_protocol() {
         blocking(&none),
         vec![(9, 0, 0, 0), (10, 8, 0, 0), (5, 0, 0, 0)]
     );
-    let pip = run(&classic("pip"), "gfp").unwrap();
-    assert_eq!(pieces(&pip, 1), vec![(4, 6)]);
-    assert_eq!(pieces(&pip, 2), vec![(6, 11)]);
-    assert_eq!(
-        blocking(&pip),
-        vec![(4, 0, 0, 0), (5, 3, 0, 0), (9, 0, 2, 0)]
-    );
+    // `pcp:original` is `pip` here: h's request finds R held (direct blocking), l inherits.
+    for locking in ["pip", "pcp:original"] {
+        let pip = run(&classic(locking), "gfp").unwrap();
+        assert_eq!(pieces(&pip, 1), vec![(4, 6)], "{locking}");
+        assert_eq!(pieces(&pip, 2), vec![(6, 11)], "{locking}");
+        assert_eq!(
+            blocking(&pip),
+            vec![(4, 0, 0, 0), (5, 3, 0, 0), (9, 0, 2, 0)],
+            "{locking}"
+        );
+    }
     for (locking, spec) in [("pcp", "gfp"), ("srp", "gedf"), ("srp", "gfp")] {
         let r = run(&classic(locking), spec).unwrap();
         assert_eq!(pieces(&r, 0), vec![(0, 4)], "{locking} {spec}");
@@ -109,6 +113,7 @@ fn the_classic_example_on_one_cpu_of_a_partitioned_pair() {
         ("none", "pfp", 10),
         ("pip", "pfp", 5),
         ("pcp", "pfp", 5),
+        ("pcp:original", "pfp", 5),
         ("srp", "pedf", 5),
     ] {
         let t = ts(&format!("platform: {{cpus: 2}}\nrun: {{duration: 20, locking: {locking}}}\nresources: [R, Q]\ntasks:\n  - {{name: l, period: 100, deadline: 20, wcet: 4, priority: 1, cpu: 1, sections: [{{resource: R, start: 0, length: 4}}]}}\n  - {{name: h, period: 100, deadline: 5, offset: 1, wcet: 2, priority: 3, cpu: 1, sections: [{{resource: R, start: 0, length: 1}}]}}\n  - {{name: m, period: 100, deadline: 8, offset: 2, wcet: 5, priority: 2, cpu: 1}}\n  - {{name: o, period: 10, deadline: 3, wcet: 2, priority: 9, cpu: 0, sections: [{{resource: Q, start: 0, length: 2}}]}}\n"));
@@ -137,11 +142,120 @@ fn ceilings_prevent_the_deadlock_of_nested_sections() {
         e.contains("deadlock"),
         "inheritance does not prevent it: {e}"
     );
-    for (locking, spec) in [("pcp", "gfp"), ("srp", "gedf")] {
+    for (locking, spec) in [("pcp", "gfp"), ("pcp:original", "gfp"), ("srp", "gedf")] {
         let r = run(&y(locking), spec).unwrap();
         assert!(r.jobs.iter().all(|j| j.finish.is_some()), "{locking}");
         assert_eq!(r.jobs[1].finish, Some(8 * MS), "{locking}");
     }
+}
+
+/// A task given by hand: priority, offset, WCET, sections as (resource, start, length); ms.
+type Given<'a> = (u32, u64, u64, &'a [(&'a str, u64, u64)]);
+
+/// Three tasks on one CPU, periods 100 ms and deadlines in priority order.
+fn three(locking: &str, tasks: [Given; 3]) -> TaskSet {
+    let mut y = format!("platform: {{cpus: 1}}\nrun: {{duration: 20, locking: '{locking}'}}\nresources: [R, S]\ntasks:\n");
+    for (i, (prio, offset, wcet, secs)) in tasks.iter().enumerate() {
+        let secs: Vec<String> = secs
+            .iter()
+            .map(|(r, s, l)| format!("{{resource: {r}, start: {s}, length: {l}}}"))
+            .collect();
+        y.push_str(&format!(
+            "  - {{name: t{i}, period: 100, deadline: {}, offset: {offset}, wcet: {wcet}, priority: {prio}, sections: [{}]}}\n",
+            40 - 10 * prio,
+            secs.join(", ")
+        ));
+    }
+    ts(&y)
+}
+
+/// Where `pcp:original` and `pcp` part (gfp, 1 CPU). l (priority 1, 3 ms) holds R for all
+/// its work from 0; m (priority 2, at 1 ms, 2 ms) needs nothing; h (priority 3, at 6 ms,
+/// 1 ms) holds R for its 1 ms, so R's ceiling is 3.
+/// - `pcp`: l runs at R's ceiling from 0, so m, released at 1, is ceiling blocked: l 0–3,
+///   m 3–5 (response 4, 2 ms ceiling blocking), h 6–7.
+/// - `pcp:original`: taking R does not raise l, so m preempts it at its release and is not
+///   blocked at all: l 0–1, m 1–3 (response 2), l 3–5 (response 5), h 6–7.
+#[test]
+fn a_job_the_immediate_ceiling_blocks_at_its_release_and_the_original_does_not() {
+    let tasks = |l: &str| {
+        three(
+            l,
+            [
+                (1, 0, 3, &[("R", 0, 3)]),
+                (2, 1, 2, &[]),
+                (3, 6, 1, &[("R", 0, 1)]),
+            ],
+        )
+    };
+    let r = run(&tasks("pcp"), "gfp").unwrap();
+    assert_eq!(pieces(&r, 1), vec![(3, 5)]);
+    assert_eq!(blocking(&r), vec![(3, 0, 0, 0), (4, 0, 0, 2), (1, 0, 0, 0)]);
+    let r = run(&tasks("pcp:original"), "gfp").unwrap();
+    assert_eq!(pieces(&r, 0), vec![(0, 1), (3, 5)]);
+    assert_eq!(pieces(&r, 1), vec![(1, 3)]);
+    assert_eq!(blocking(&r), vec![(5, 0, 0, 0), (2, 0, 0, 0), (1, 0, 0, 0)]);
+}
+
+/// Ceiling blocking on a free resource, the rule `pcp:original` adds (gfp, 1 CPU). l
+/// (priority 1, 3 ms) holds R for all its work from 0; m (priority 2, at 1 ms, 2 ms) needs S
+/// for its second ms; h (priority 3, at 10 ms, 2 ms) needs R and then S, so both ceilings
+/// are 3.
+/// - `pip`: S is free at 2 and m takes it: l 0–1, m 1–3 (response 2), l 3–5.
+/// - `pcp:original`: at 2 m requests free S, but its priority 2 is not above the system
+///   ceiling 3 (R, held by l): m is ceiling blocked and l inherits 2: l 0–1, m 1–2, l 2–4,
+///   then R is freed and m takes S: m 4–5 (response 4, 2 ms ceiling blocking).
+#[test]
+fn a_request_for_a_free_resource_is_ceiling_blocked() {
+    let tasks = |l: &str| {
+        three(
+            l,
+            [
+                (1, 0, 3, &[("R", 0, 3)]),
+                (2, 1, 2, &[("S", 1, 1)]),
+                (3, 10, 2, &[("R", 0, 1), ("S", 1, 1)]),
+            ],
+        )
+    };
+    let r = run(&tasks("pip"), "gfp").unwrap();
+    assert_eq!(pieces(&r, 1), vec![(1, 3)]);
+    assert_eq!(blocking(&r), vec![(5, 0, 0, 0), (2, 0, 0, 0), (2, 0, 0, 0)]);
+    let r = run(&tasks("pcp:original"), "gfp").unwrap();
+    assert_eq!(pieces(&r, 0), vec![(0, 1), (2, 4)]);
+    assert_eq!(pieces(&r, 1), vec![(1, 2), (4, 5)]);
+    assert_eq!(blocking(&r), vec![(4, 0, 0, 0), (4, 0, 0, 2), (2, 0, 0, 0)]);
+}
+
+/// Chained blocking (Sha et al. 1990's motivation for the ceiling): l1 (priority 1, 3 ms)
+/// holds R for all its work from 0; l2 (priority 2, at 1 ms, 3 ms) holds S for all its work;
+/// h (priority 3, at 2 ms, 2 ms) needs R, then S.
+/// - `pip`: l2 takes S at 1; h blocks on R at 2 (l1 runs 2–4 at h's priority), takes it,
+///   blocks on S at 5 (l2 runs 5–7): h responds in 6, blocked by two sections (4 ms of
+///   lower-priority work, above the one-section bound of 3 ms).
+/// - `pcp:original`: l2's request for free S at 1 is ceiling blocked by R (ceiling 3); h
+///   blocks on R at 2; l1 ends R and its job at 3, h takes R and then S (nobody holds
+///   anything): h 3–5, responds in 3, blocked by one section (1 ms); l2 runs 5–8.
+fn chained(locking: &str) -> TaskSet {
+    three(
+        locking,
+        [
+            (1, 0, 3, &[("R", 0, 3)]),
+            (2, 1, 3, &[("S", 0, 3)]),
+            (3, 2, 2, &[("R", 0, 1), ("S", 1, 1)]),
+        ],
+    )
+}
+
+#[test]
+fn the_original_ceiling_stops_chained_blocking() {
+    let r = run(&chained("pip"), "gfp").unwrap();
+    assert_eq!(pieces(&r, 2), vec![(4, 5), (7, 8)]);
+    assert_eq!(blocking(&r)[2].0, 6);
+    let r = run(&chained("pcp:original"), "gfp").unwrap();
+    assert_eq!(pieces(&r, 2), vec![(3, 5)]);
+    assert_eq!(pieces(&r, 1), vec![(5, 8)]);
+    // l2: ceiling blocked from 1 to 3 (R freed), then ready behind h.
+    assert_eq!(blocking(&r), vec![(3, 0, 0, 0), (7, 0, 0, 2), (3, 1, 0, 0)]);
 }
 
 #[test]
@@ -235,6 +349,13 @@ fn within_bounds(t: &TaskSet, spec: &str, per_task_sum: bool) -> Result<(), Stri
                 j.task, j.job
             ));
         }
+        let kinds = j.blocked + j.blocked_inheritance + j.blocked_ceiling;
+        if t.run.locking == rtsched_model::Protocol::PcpOriginal && kinds < b {
+            return Err(format!(
+                "pcp:original: job {}#{}: blocking columns {kinds} < {b}",
+                j.task, j.job
+            ));
+        }
         if t.run.locking == rtsched_model::Protocol::Pcp && j.blocked_ceiling != b {
             return Err(format!(
                 "pcp: job {}#{}: ceiling column {} != {b}",
@@ -252,6 +373,10 @@ fn without_a_protocol_the_bounds_fail_on_the_classic_example() {
     assert!(within_bounds(&t, "gfp", true).is_err());
     assert!(within_bounds(&classic("pcp"), "gfp", false).is_ok());
     assert!(within_bounds(&classic("pip"), "gfp", true).is_ok());
+    // The one-section bound is the ceiling's: inheritance alone (pip) lets chained blocking
+    // through, which pcp:original stops.
+    assert!(within_bounds(&chained("pip"), "gfp", false).is_err());
+    assert!(within_bounds(&chained("pcp:original"), "gfp", false).is_ok());
 }
 
 proptest! {
@@ -265,6 +390,8 @@ proptest! {
             2..5),
     ) {
         let t = set("pcp", &tasks);
+        within_bounds(&t, "gfp", false).map_err(TestCaseError::fail)?;
+        let t = set("'pcp:original'", &tasks);
         within_bounds(&t, "gfp", false).map_err(TestCaseError::fail)?;
         // srp under fixed priority, its levels (deadline order) matching the priorities: the
         // bound is stated in priorities (under EDF a lower level may rightly run first).

@@ -1,8 +1,8 @@
 """rtsched partition FILE --heuristic NAME [--overheads PROFILE] — write the task set back with
 `cpu` fields; admission charges overheads (a profile, or the task file's `run.overheads`).
 Each CPU's load is printed on stderr. A set with critical sections under a protocol the
-admission test bounds (pip, pcp, srp for rm/dm/file; srp for edf) is admitted with each CPU's
-blocking terms, its resources kept local (docs/locking.md, "Analysis"); any other set with
+admission test bounds (pip, pcp, pcp:original, srp for rm/dm/file; srp for edf) is admitted
+with each CPU's blocking terms, its resources kept local (docs/locking.md, "Analysis"); any other set with
 sections is warned about (admission then ignores the blocking they cause). A chain that falls back to `global` is exit 2, as a heuristic
 that places no partition."""
 
@@ -64,7 +64,7 @@ def run(args):
     print(cpu_loads(out), file=sys.stderr)
     if any(t["sections"] for t in ts.tasks()) and not _core.admission_counts_sections(ts, args.admission):
         print(f"warning: {ts.source}: admission ({args.admission}) ignores critical sections: the time a job waits "
-              "for a resource is not charged (the admission test bounds blocking only under pip, pcp or srp with rm/dm/file, "
+              "for a resource is not charged (the admission test bounds blocking only under pip, pcp, pcp:original or srp with rm/dm/file, "
               "srp with edf, on resources kept local), so a partitioned scheduler on this "
               "partition can miss deadlines that every CPU's test admitted; simulate it to see", file=sys.stderr)
     charged = _core.analysis_overheads(ts, args.overheads, statistic)

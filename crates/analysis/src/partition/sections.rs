@@ -38,8 +38,10 @@ impl Admission {
         let takes = match &self {
             Admission::FpRta(prio) => {
                 let all: Vec<&Task> = ts.tasks.iter().collect();
-                matches!(p, Protocol::Pip | Protocol::Pcp | Protocol::Srp)
-                    && blocking::fp_blocking(&all, prio, p).is_ok()
+                matches!(
+                    p,
+                    Protocol::Pip | Protocol::Pcp | Protocol::PcpOriginal | Protocol::Srp
+                ) && blocking::fp_blocking(&all, prio, p).is_ok()
                     && !(p == Protocol::Pip && ts.tasks.iter().any(blocking::nests))
             }
             Admission::EdfExact => p == Protocol::Srp,

@@ -4,7 +4,8 @@
 //! - `pcp` (immediate ceiling) under fixed priority: a job of τ_i is blocked at most once, for
 //!   one section of one lower-priority task on a resource whose ceiling (its users' highest
 //!   priority) is at least prio_i (Sha, Rajkumar & Lehoczky, IEEE TC 1990, Theorem 12; the
-//!   immediate form in the OSEK/AUTOSAR literature): B_i = max over such sections.
+//!   immediate form in the OSEK/AUTOSAR literature): B_i = max over such sections. The same
+//!   for `pcp:original`, the protocol that theorem is about.
 //! - `srp` under fixed priority: the same bound, the ceiling being Baker's (the highest
 //!   preemption level of the users, levels by relative deadline), when the levels agree with
 //!   the priorities (a lower-priority task never has a shorter deadline; otherwise Baker's
@@ -233,6 +234,10 @@ mod tests {
         let ts = [&l, &m, &h];
         let prio = [1, 2, 3];
         assert_eq!(fp_blocking(&ts, &prio, Protocol::Pcp), Ok(vec![0, 4, 4]));
+        assert_eq!(
+            fp_blocking(&ts, &prio, Protocol::PcpOriginal),
+            Ok(vec![0, 4, 4])
+        );
         assert_eq!(fp_blocking(&ts, &prio, Protocol::Pip), Ok(vec![0, 4, 4]));
         assert_eq!(fp_blocking(&ts, &prio, Protocol::Srp), Ok(vec![0, 4, 4]));
         // PIP's two counts differ: two lower tasks on one resource R: min(4 + 1, 4) = 4 for

@@ -4,16 +4,19 @@
 //!   task's job's finish − the first task's job's release) ≤ R^w(last) − Φ(first), the holistic
 //!   fixed point's worst finish of the last task after the head's nominal release, less the
 //!   earliest the first task's job can be released after it (`holistic.rs`);
-//! - an **implicit** data-flow chain: Davare's data-age and reaction-time bounds on the same
-//!   responses (`dataflow.rs`);
-//! - a **LET** chain: the exact maxima of its schedule-independent timeline (`let_exact.rs`).
+//! - an **implicit** data-flow chain: Dürr et al.'s data-age and reaction-time bounds on the
+//!   same responses (`durr.rs`; never looser than Davare's of `dataflow.rs`, which
+//!   [`chain_bounds_by`] gives on request);
+//! - a **LET** chain: the exact maxima of its schedule-independent timeline (`let_exact.rs`),
+//!   or, where that is not walked (a sporadic task, a hyperperiod too long), the LET sum's
+//!   bounds (`let_sporadic.rs`).
 //!
 //! Responses are under the priorities the fixed-priority schedulers would give the set
 //! (`crate::priority::assign`: the file's when every task has one, else rate monotonic), one
 //! CPU or each task's `cpu`, self-suspensions by the jitter-based analysis.
 
 use super::holistic::{event_bounds, responses};
-use super::{dataflow, let_exact};
+use super::{dataflow, durr, let_exact, let_sporadic};
 use rtsched_model::{Communication, TaskSet, Time};
 
 /// The bounds of one chain (ns); `None` where a metric does not apply or no bound was found
@@ -35,9 +38,27 @@ pub struct ChainBound {
     pub note: String,
 }
 
+/// Which bound an implicit chain gets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Implicit {
+    /// Dürr et al. 2019 (`durr.rs`), the default.
+    Durr,
+    /// Davare et al. 2007 (`dataflow.rs`).
+    Davare,
+}
+
 /// The bounds of every chain of `set` (in its order).
 pub fn chain_bounds(set: &TaskSet) -> Vec<ChainBound> {
+    chain_bounds_by(set, Implicit::Durr)
+}
+
+/// [`chain_bounds`] with the implicit chains' bound `implicit`.
+pub fn chain_bounds_by(set: &TaskSet, implicit: Implicit) -> Vec<ChainBound> {
     let by = crate::priority::assign(&set.tasks, None).map(|(_, by)| by);
+    let prio = by
+        .ok()
+        .and_then(|by| super::registry::Subject::whole(set).priorities(by))
+        .unwrap_or_default();
     let r = match by {
         Ok(by) => responses(set, by),
         Err(_) => Err("some tasks give a priority and others none".into()),
@@ -63,7 +84,13 @@ pub fn chain_bounds(set: &TaskSet) -> Vec<ChainBound> {
                     b.exact = true;
                     match let_exact::maxima(set, c) {
                         Ok(m) => (b.data_age, b.reaction_time) = (m.data_age, m.reaction_time),
-                        Err(e) => b.note = e,
+                        Err(e) => {
+                            b.method = "LET sum (Hamann et al. 2017)";
+                            b.exact = false;
+                            let (age, reaction) = let_sporadic::bounds(set, c);
+                            (b.data_age, b.reaction_time) = (Some(age), Some(reaction));
+                            b.note = format!("not exact: {e}");
+                        }
                     }
                 }
                 (_, Err(e)) => b.note = e.clone(),
@@ -75,8 +102,16 @@ pub fn chain_bounds(set: &TaskSet) -> Vec<ChainBound> {
                         .map(|(_, v)| v);
                 }
                 (Some(Communication::Implicit), Ok(r)) => {
-                    b.method = "Davare et al. 2007";
-                    let (age, reaction) = dataflow::bounds(set, c, r);
+                    let (age, reaction) = match implicit {
+                        Implicit::Durr => {
+                            b.method = "Dürr et al. 2019";
+                            durr::bounds(set, c, r, &prio)
+                        }
+                        Implicit::Davare => {
+                            b.method = "Davare et al. 2007";
+                            dataflow::bounds(set, c, r)
+                        }
+                    };
                     (b.data_age, b.reaction_time) = (Some(age), Some(reaction));
                 }
             }

@@ -69,8 +69,8 @@ fn verdict(s: &Subject<'_>, name: &str, by: Priorities) -> Verdict {
     v
 }
 
-/// One CPU or a partitioned set with an implicit chain.
-const IMPLICIT: Applies = Applies {
+/// One CPU or a partitioned set with an implicit chain (`durr.rs` takes the same).
+pub(crate) const IMPLICIT: Applies = Applies {
     cpus: Cpus::Partitioned,
     tasks: Tasks::Sequential,
     deadlines: Deadlines::Arbitrary,

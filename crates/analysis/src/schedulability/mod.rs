@@ -13,7 +13,9 @@
 //! - Triggered and self-suspending tasks and chains (docs/chains.md): `holistic` (Tindell &
 //!   Clark 1994 with Palencia & González Harbour's offsets, partitioned fixed priority),
 //!   `suspension` (suspension-oblivious and jitter-based, Chen et al. 2019), `dataflow`
-//!   (implicit chains, Davare et al. 2007), `let_exact` (LET chains, exact), and `chains`
+//!   (implicit chains, Davare et al. 2007), `durr` (implicit chains, Dürr et al. 2019's
+//!   immediate job chains), `let_exact` (LET chains, exact), `let_sporadic` (LET chains of
+//!   sporadic tasks, the LET sum), and `chains`
 //!   (every chain's bound, for `analyze`). The classic tests refuse triggered and
 //!   self-suspending tasks (`registry::Flow::Not`).
 //!
@@ -30,6 +32,7 @@ pub mod bounds;
 pub mod chains;
 pub mod dag;
 pub mod dataflow;
+pub mod durr;
 pub mod gedf_baruah;
 pub mod gedf_rta;
 pub mod gfp_dag;
@@ -38,6 +41,7 @@ pub mod global;
 pub mod holistic;
 pub mod holistic_edf;
 pub mod let_exact;
+pub mod let_sporadic;
 pub mod named;
 pub mod necessary;
 pub mod partitioned;
@@ -85,7 +89,10 @@ pub const ENTRIES: &[Entry] = &[
     suspension::FP_SUSP_JITTER_FILE,
     dataflow::IMPLICIT_DAVARE_RM,
     dataflow::IMPLICIT_DAVARE_FILE,
+    durr::IMPLICIT_DURR_RM,
+    durr::IMPLICIT_DURR_FILE,
     let_exact::LET_EXACT,
+    let_sporadic::LET_SPORADIC,
 ];
 
 /// A sporadic task as the tests see it: WCET C, relative deadline D, period T (ns).

@@ -35,6 +35,7 @@ use std::cmp::Ordering;
 const FP_LOCKING: &[Protocol] = &[
     Protocol::Pip,
     Protocol::Pcp,
+    Protocol::PcpOriginal,
     Protocol::Srp,
     Protocol::Msrp,
     Protocol::Mrsp,

@@ -79,10 +79,11 @@ pub struct JobRecord {
     /// blocking, under every locking protocol (docs/locking.md).
     pub blocked: Time,
     /// Time it was ready while its CPU ran a job of lower own priority lent a higher one by
-    /// priority inheritance (push-through blocking, `pip`; docs/locking.md).
+    /// priority inheritance (push-through blocking, `pip`, `pcp:original`; docs/locking.md).
     pub blocked_inheritance: Time,
     /// Time it was ready while its CPU ran a job of lower own priority raised to a resource's
-    /// ceiling (`pcp`), or withheld by `srp` before it started (docs/locking.md).
+    /// ceiling (`pcp`), or withheld by `srp` before it started, or ceiling blocked by
+    /// `pcp:original` at a request for a free resource (docs/locking.md).
     pub blocked_ceiling: Time,
     /// Time its threads spun (busy-waited on their CPU) for a global resource held on another
     /// CPU (`msrp`, `mrsp`; docs/locking.md): CPU time, not counted as blocking.

@@ -10,7 +10,13 @@
 //!   transitively, as a chain of holders is followed (Sha, Rajkumar & Lehoczky 1990,
 //!   transitive priority inheritance); a freed `pip` resource goes to its most urgent waiter;
 //! - under `pcp` (immediate ceiling, OSEK/AUTOSAR), the ceiling of every resource it holds:
-//!   the urgency, at its own release, of the user task the policy ranks most urgent.
+//!   the urgency, at its own release, of the user task the policy ranks most urgent;
+//! - under `pcp:original` (Sha, Rajkumar & Lehoczky 1990), as under `pip`, the effective
+//!   urgency of every entity waiting for a resource it holds, counting those *ceiling blocked*
+//!   by it: a request for a free resource by a job whose effective urgency is not above the
+//!   *system ceiling* (the most urgent `pcp` ceiling among the resources held by other jobs of
+//!   its CPU) blocks, on the resource of that ceiling, and is made again when it is freed
+//!   (locking/ceiling.rs).
 //!
 //! `srp` (Baker 1991, for EDF) is not an urgency: a job may not *start* while its
 //! preemption level is at or below the *system ceiling* of its CPU (the highest ceiling among
@@ -47,6 +53,8 @@ use super::{rec_at, Ledger, Substrate};
 use crate::state::NONE;
 use rtsched_model::{Protocol, TaskSet, Time};
 use rtsched_policies::{EntityId, EntityInfo, Policy, Urgency};
+
+mod ceiling;
 
 /// The urgency `msrp` lends a job that requested or holds a global resource: more urgent than
 /// any job's own, so that its CPU is not taken from it (non-preemptive).
@@ -94,6 +102,9 @@ pub(super) struct Locking {
     spin: Vec<u32>,
     spinning: Vec<(EntityId, u32, Time, bool)>,
     granted: Vec<EntityId>,
+    /// `pcp:original`: the entities ceiling blocked, in the order they blocked, with since
+    /// when; each is `blocked_on` the resource whose holder blocks it, outside its queue.
+    ceiling_blocked: Vec<(EntityId, Time)>,
 }
 
 /// The urgency of `e` under `policy` (a policy without one is refused before the run, so the
@@ -137,6 +148,7 @@ impl Locking {
             spin: Vec::with_capacity(64),
             spinning: Vec::with_capacity(ts.platform.cpus as usize),
             granted: Vec::with_capacity(ts.platform.cpus as usize),
+            ceiling_blocked: Vec::with_capacity(ts.tasks.len()),
         };
         for (t, c) in l.task_cpu.iter_mut().enumerate() {
             *c = policy.cpu_of_task(t as u32).unwrap_or(*c);
@@ -152,7 +164,7 @@ impl Locking {
         };
         for r in 0..n {
             match l.protocol[r] {
-                Protocol::Pcp => {
+                Protocol::Pcp | Protocol::PcpOriginal => {
                     l.ceiling_task[r] = ts
                         .users(r)
                         .min_by_key(|&t| urgency(policy, &representative(ts, t, 0, &probe)))
@@ -282,8 +294,12 @@ impl<'t> Ledger<'t> {
     }
 
     /// Spinning entity `e` of an aborted job leaves its resource's queue, and the urgency its
-    /// request lent it (its slot is reused).
+    /// request lent it (its slot is reused); a ceiling blocked one leaves their list.
     pub(super) fn lock_abort_spin(&mut self, now: Time, e: EntityId) {
+        let l = self.locking.as_mut().expect("locking");
+        if let Some(i) = l.ceiling_blocked.iter().position(|c| c.0 == e) {
+            l.ceiling_blocked.remove(i);
+        }
         let r = self.locking.as_ref().map_or(NONE, |l| l.spin_of(e));
         if r == NONE {
             return;
@@ -314,16 +330,29 @@ impl<'t> Ledger<'t> {
         }
     }
 
-    /// `e` blocked on `r`, which `holder` holds: under `pip` the holder inherits.
+    /// Whether `r`'s holder inherits from whom it blocks (`pip`, `pcp:original`).
+    #[inline]
+    fn inherits(&self, r: u32) -> bool {
+        self.locking.as_ref().is_some_and(|l| {
+            matches!(
+                l.protocol[r as usize],
+                Protocol::Pip | Protocol::PcpOriginal
+            )
+        })
+    }
+
+    /// `e` blocked on `r`, which `holder` holds: under `pip` and `pcp:original` the holder
+    /// inherits.
     pub(super) fn lock_blocked(&mut self, now: Time, r: u32, holder: u32) {
-        if holder != NONE && self.lock_is(r, Protocol::Pip) {
+        if holder != NONE && self.inherits(r) {
             self.reurge(now, holder);
         }
     }
 
-    /// Under `pip`, `r`'s most urgent waiter goes first in its queue (it is handed `r`).
+    /// Under `pip` and `pcp:original`, `r`'s most urgent waiter goes first in its queue (it
+    /// is handed `r`).
     pub(super) fn lock_choose(&mut self, r: u32) {
-        if !self.lock_is(r, Protocol::Pip) || self.run.resources[r as usize].queue.len() < 2 {
+        if !self.inherits(r) || self.run.resources[r as usize].queue.len() < 2 {
             return;
         }
         let mut best = (0, (u64::MAX, u64::MAX));
@@ -352,8 +381,15 @@ impl<'t> Ledger<'t> {
                 self.policy.get().boost(now, &info, Some(u));
             }
         }
+        if p == Protocol::PcpOriginal {
+            self.ceiling_wake(now, r);
+        }
         match p {
-            Protocol::Pip | Protocol::Pcp | Protocol::Msrp | Protocol::Mrsp => {
+            Protocol::Pip
+            | Protocol::Pcp
+            | Protocol::PcpOriginal
+            | Protocol::Msrp
+            | Protocol::Mrsp => {
                 self.reurge(now, e);
                 if to != NONE {
                     self.reurge(now, to);
@@ -367,7 +403,7 @@ impl<'t> Ledger<'t> {
     /// The waiter `w` left `r`'s queue (its job was aborted): the holder may inherit less.
     pub(super) fn lock_left(&mut self, now: Time, r: u32) {
         let holder = self.run.resources[r as usize].holder;
-        if holder != NONE && self.lock_is(r, Protocol::Pip) {
+        if holder != NONE && self.inherits(r) {
             self.reurge(now, holder);
         }
     }
@@ -381,7 +417,8 @@ impl<'t> Ledger<'t> {
     }
 
     /// Recompute `e`'s effective urgency by the rule of the overview, tell the policy if it
-    /// changed, and follow the chain: if `e` waits for a `pip` resource, its holder next. A
+    /// changed, and follow the chain: if `e` waits for a `pip` or `pcp:original` resource
+    /// (or is ceiling blocked on one), its holder next. A
     /// chain is at most every entity long (a cycle of holders, a deadlock, ends it).
     fn reurge(&mut self, now: Time, e: EntityId) {
         let mut e = e;
@@ -399,11 +436,14 @@ impl<'t> Ledger<'t> {
                     }
                     let l = self.locking.as_ref().expect("locking");
                     let (u, kind) = match l.protocol[r] {
-                        Protocol::Pip => {
+                        p @ (Protocol::Pip | Protocol::PcpOriginal) => {
                             let mut u = (u64::MAX, u64::MAX);
                             for i in 0..self.run.resources[r].queue.len() {
                                 let w = self.run.resources[r].queue[i];
                                 u = u.min(self.effective(w));
+                            }
+                            if p == Protocol::PcpOriginal {
+                                u = u.min(self.ceiling_inherited(r as u32));
                             }
                             (u, Kind::Inheritance)
                         }
@@ -443,7 +483,7 @@ impl<'t> Ledger<'t> {
                 self.policy.get().boost(now, &info, best.map(|b| b.0));
                 self.dec.note_global_event();
             }
-            if on == NONE || !self.lock_is(on, Protocol::Pip) {
+            if on == NONE || !self.inherits(on) {
                 return;
             }
             e = self.run.resources[on as usize].holder;

@@ -98,6 +98,10 @@ impl<'t> Ledger<'t> {
                     self.release_resource(now, r, e);
                 }
                 Next::At(Action::Acquire(r)) if holds_cpu => {
+                    if self.locking.is_some() && self.lock_ceiling_blocks(now, cpu, e, r, sub) {
+                        // Ceiling blocked (pcp:original): it requests `r` again when woken.
+                        return Step::Blocked;
+                    }
                     let holder = self.run.resources[r as usize].holder;
                     // The request is made either way: once it holds `r`, it is past it.
                     self.run.ents[e as usize].cp += 1;

@@ -10,7 +10,7 @@ use serde_json::Value;
 const RESOURCE_FIELDS: &[&str] = &["name", "protocol"];
 
 impl Validator<'_> {
-    /// A locking protocol's name (`none`, `pip`, `pcp`, `srp`).
+    /// A locking protocol's name (`Protocol::NAMES`).
     pub(super) fn protocol(
         &self,
         v: &Value,
@@ -84,12 +84,12 @@ mod tests {
 
     #[test]
     fn protocols_survive_writing_and_reading_back() {
-        let ts = load("platform: {cpus: 1}\nrun: {locking: srp}\nresources: [{name: R, protocol: pip}, S]\ntasks:\n  - {name: a, period: 10, wcet: 2, sections: [{resource: R, start: 0, length: 1}, {resource: S, start: 1, length: 1}]}\n").unwrap();
+        let ts = load("platform: {cpus: 1}\nrun: {locking: srp}\nresources: [{name: R, protocol: 'pcp:original'}, S]\ntasks:\n  - {name: a, period: 10, wcet: 2, priority: 1, sections: [{resource: R, start: 0, length: 1}, {resource: S, start: 1, length: 1}]}\n").unwrap();
         let back = load(&crate::file::to_yaml(&ts)).unwrap();
         assert_eq!(back.run.locking, Protocol::Srp);
         assert_eq!(
             (back.protocol(0), back.protocol(1)),
-            (Protocol::Pip, Protocol::Srp)
+            (Protocol::PcpOriginal, Protocol::Srp)
         );
     }
 
@@ -106,6 +106,20 @@ mod tests {
                 && e.contains("'priority'"),
             "{e}"
         );
+        // The original ceiling protocol needs the same, and says its name.
+        let e = load(&format!(
+            "platform: {{cpus: 1}}\nresources: [{{name: R, protocol: 'pcp:original'}}]\n{TASKS}"
+        ))
+        .unwrap_err();
+        assert!(
+            e.contains("task 'h'") && e.contains("uses pcp:original") && e.contains("'priority'"),
+            "{e}"
+        );
+        let e = load(&format!(
+            "platform: {{cpus: 2}}\nrun: {{locking: pcp:original}}\n{TASKS}"
+        ))
+        .unwrap_err();
+        assert!(e.contains("pcp:original") && e.contains("'cpu'"), "{e}");
         // srp's levels come from the deadlines: no field needed on one CPU.
         assert!(load(&format!(
             "platform: {{cpus: 1}}\nrun: {{locking: srp}}\n{TASKS}"

@@ -223,7 +223,7 @@ pub const COLUMNS: &[Column] = &[
     },
     Column {
         name: "blocked_ceiling_ns",
-        meaning: "time it was ready while its CPU ran a lower-priority job at a resource's ceiling (pcp), or withheld from starting by srp (docs/locking.md)",
+        meaning: "time it was ready while its CPU ran a lower-priority job at a resource's ceiling (pcp), or withheld from starting by srp, or whose request for a free resource pcp:original ceiling blocked (docs/locking.md)",
         value: Value::Job(|j, _| j.blocked_ceiling.into()),
         store: Store::Delta,
         ..JOB_COL
