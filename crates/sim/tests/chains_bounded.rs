@@ -90,7 +90,7 @@ fn a_streamed_chain_set_holds_no_more_for_a_longer_run() {
     let (long, n_long) = peak_of(40);
     assert!(n_long >= 4 * n_short - 8, "{n_short} then {n_long} records");
     // Held, the 3 × (n_long − n_short) extra records (56 bytes each, and twice as many job
-    // records, 264 bytes each) would take megabytes; a bounded run's peak grows by the 1% of
+    // records, 272 bytes each) would take megabytes; a bounded run's peak grows by the 1% of
     // values its p99s keep (about 8 bytes × 2% of the extra records per metric) and little
     // else.
     eprintln!("peak {short} bytes for {n_short} chain records, {long} for {n_long}");

@@ -83,7 +83,7 @@ def add_output_arguments(p):
                         f"(default {DEFAULT_MAX_JOBS:,}). Raised, a run still goes in bounded memory: "
                         f"each job is folded into the summaries, or streamed to --jobs-parquet, as it ends; "
                         f"only --json-jobs, --jobs-csv, --trace, --gantt, --chains-csv and compare hold every record "
-                        f"(264 bytes a job)")
+                        f"(272 bytes a job)")
     p.add_argument("--max-work", type=int, metavar="N", default=DEFAULT_MAX_WORK,
                    help=f"refuse, before it starts, a run whose scheduling work is estimated at more than N steps "
                         f"(default {DEFAULT_MAX_WORK:.0e}, under a minute here): the jobs' events and the ticks, "

@@ -563,10 +563,19 @@ impl Applies {
         match self.sections {
             Sections::Not => parts.push("no critical sections".into()),
             Sections::Any => {}
-            Sections::Blocking(ps) => parts.push(format!(
-                "critical sections on local resources under {}",
-                ps.iter().map(|p| p.name()).collect::<Vec<_>>().join("/")
-            )),
+            Sections::Blocking(ps) => {
+                // Names apart, so a folded table breaks between them, not inside one.
+                let names: Vec<_> = ps.iter().map(|p| p.name()).collect();
+                let listed = match names.split_last() {
+                    Some((last, rest)) if !rest.is_empty() => {
+                        format!("{} or {last}", rest.join(", "))
+                    }
+                    _ => names.join(""),
+                };
+                parts.push(format!(
+                    "critical sections on local resources under {listed}"
+                ))
+            }
         }
         match self.deadlines {
             Deadlines::Implicit => parts.push("D = T".into()),
