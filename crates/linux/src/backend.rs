@@ -159,8 +159,9 @@ pub fn run(ts: &TaskSet, backend: &str, opts: &RunOptions) -> Result<RunResult, 
 
 /// [`run`] without holding the per-job records: each goes, in release order, into the
 /// summaries and then to `next` (a Parquet writer) as its job ends, so memory stays bounded
-/// whatever the duration ([`crate::stream`]). The result's `jobs` is empty and `streamed`
-/// holds the count and the summaries.
+/// whatever the duration ([`crate::stream`]); so does each chain record as it is made
+/// ([`JobSink::chain`]). The result's `jobs` and `chains` are empty, `streamed` holds the
+/// count and the summaries, `chain_summaries` the chains'.
 pub fn run_streamed(
     ts: &TaskSet,
     backend: &str,
@@ -169,6 +170,9 @@ pub fn run_streamed(
 ) -> Result<RunResult, RunError> {
     let mut c = stream::Collector::for_run(ts, next);
     let mut r = run_with(ts, backend, opts, Some(&mut c))?;
+    // The chain records went the same way, into their summaries and on to `next`.
+    debug_assert!(r.chains.is_empty(), "a streamed run held chain records");
+    r.chain_summaries = c.chain_summaries();
     r.streamed = Some(c.streamed(&r.task_names));
     Ok(r)
 }
