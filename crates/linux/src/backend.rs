@@ -84,15 +84,19 @@ impl Backend {
     }
 }
 
-/// Triggers, self-suspensions and chains (docs/chains.md) run on the testbed and the kernel's
-/// own policies (kernel:fifo, :deadline, :other, :linux); rtsched's sched_ext scheduler
-/// (kernel:scx-*, kernel:scx:POLICY) does not take them yet: such a run is refused, naming the
+/// Triggers, self-suspensions and chains (docs/chains.md) run on the testbed, the kernel's own
+/// policies (kernel:fifo, :deadline, :other, :linux) and rtsched's sched_ext scheduler in
+/// user-space mode (kernel:scx:POLICY: the ledger's flow, as on the testbed). Its BPF-native
+/// modes (kernel:scx-gedf, kernel:scx-pedf) do not take them yet: the BPF program reads a
+/// thread's deadline from its slot when the thread wakes, and a triggered thread's release is
+/// known only once it is woken, so its wake-up would carry its previous job's deadline (its
+/// suspensions and data-flow chains were not tried there). Such a run is refused, naming the
 /// first, rather than run wrongly.
 fn flow_refused(ts: &TaskSet, backend: &str) -> Option<String> {
-    if !backend.starts_with("kernel:scx") {
+    if !backend.starts_with("kernel:scx-") {
         return None;
     }
-    let why = "not yet supported by rtsched's sched_ext scheduler (the testbed, kernel:fifo, :deadline, :other, :linux and the simulator run it)";
+    let why = "not yet supported by rtsched's sched_ext scheduler in its BPF-native modes (a triggered thread's wake-up would carry its previous job's deadline); kernel:scx:POLICY, the testbed, kernel:fifo, :deadline, :other, :linux and the simulator run it";
     if let Some(t) = ts.tasks.iter().find(|t| t.trigger.is_some()) {
         return Some(format!(
             "{}: task '{}': field 'trigger': event-triggered tasks are {why}",
@@ -242,7 +246,7 @@ mod tests {
     /// Triggers, suspensions and chains: taken by the testbed and the kernel's own policies,
     /// refused (exit 2, naming the task and field) by rtsched's sched_ext scheduler only.
     #[test]
-    fn only_sched_ext_refuses_triggers_suspensions_and_chains() {
+    fn only_sched_exts_bpf_native_modes_refuse_triggers_suspensions_and_chains() {
         let ts = rtsched_model::parse_taskset(
             "platform: {cpus: 1}\ntasks:\n  - {name: a, period: 10, wcet: 2, priority: 5}\n  - {name: b, trigger: a, deadline: 10, wcet: 3, priority: 4}\nchains:\n  - {name: ab, tasks: [a, b]}\n",
             rtsched_model::Format::Yaml,
@@ -255,10 +259,15 @@ mod tests {
             "kernel:deadline",
             "kernel:other",
             "kernel:linux",
+            "kernel:scx:gedf",
         ] {
             assert_eq!(flow_refused(&ts, b), None, "{b}");
         }
-        for b in ["kernel:scx-gedf", "kernel:scx-pedf", "kernel:scx:gedf"] {
+        for b in [
+            "kernel:scx-gedf",
+            "kernel:scx-pedf",
+            "kernel:scx-gedf:linear",
+        ] {
             let m = flow_refused(&ts, b).expect(b);
             assert!(m.contains("t.yaml: task 'b': field 'trigger'"), "{m}");
         }
