@@ -68,7 +68,7 @@ impl TaskSet {
     pub fn locking_error(&self) -> Option<LockingError> {
         for r in 0..self.resources.len() {
             let p = self.protocol(r);
-            if p.spins() {
+            if p.partitioned() {
                 if let Some(e) = self.nested_with(r) {
                     return Some(e);
                 }
