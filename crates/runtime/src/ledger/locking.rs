@@ -156,7 +156,7 @@ impl Locking {
             spinning: Vec::with_capacity(ts.platform.cpus as usize),
             granted: Vec::with_capacity(ts.platform.cpus as usize),
             ceiling_blocked: Vec::with_capacity(ts.tasks.len()),
-            issued: Vec::new(),
+            issued: Vec::with_capacity(64),
         };
         for (t, c) in l.task_cpu.iter_mut().enumerate() {
             *c = policy.cpu_of_task(t as u32).unwrap_or(*c);
