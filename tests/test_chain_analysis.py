@@ -36,7 +36,25 @@ def test_the_issues_chain_bound_is_5ms_as_data():
     (b,) = rtsched.chain_bounds(ts)
     assert b == {"chain": "ab", "communication": None, "latency_ns": 5 * MS, "data_age_ns": None,
                  "reaction_time_ns": None, "deadline_ns": 6 * MS, "meets_deadline": True,
-                 "method": "holistic (Tindell & Clark; offsets)", "exact": False, "note": ""}
+                 "method": "holistic (Tindell & Clark; offsets)", "exact": False, "note": "",
+                 "edf_latency_ns": 10 * MS, "edf_meets_deadline": False, "edf_method": "holistic EDF (Spuri 1996)",
+                 "edf_note": ""}
+
+
+def test_analyze_shows_fp_and_edf_chain_bounds(tmp_path):
+    """The chains table has an event chain's bound under fixed priority and under EDF, each
+    against the chain's deadline; --json has both; a data-flow chain has no EDF bound."""
+    p = tmp_path / "issue.yaml"
+    p.write_text(ISSUE)
+    out = run_cli("analyze", str(p)).stdout
+    table = out[out.index("chain bounds"):]
+    assert "FP latency" in table and "EDF latency" in table
+    row = next(line for line in table.splitlines() if line.startswith("ab"))
+    assert "5.000" in row and "10.000" in row and "FP met, EDF NOT met" in row
+    doc = json.loads(run_cli("analyze", str(p), "--json").stdout)["chains"]["ab"]
+    assert (doc["latency_ns"], doc["edf_latency_ns"], doc["edf_meets_deadline"]) == (5 * MS, 10 * MS, False)
+    fs = {b["chain"]: b for b in rtsched.chain_bounds(rtsched.parse_taskset(MIXED))}["fs"]
+    assert (fs["edf_latency_ns"], fs["edf_method"]) == (None, None)
 
 
 def test_bounds_are_above_the_simulation_and_let_is_exact():

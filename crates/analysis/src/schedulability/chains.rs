@@ -13,10 +13,12 @@
 //!
 //! Responses are under the priorities the fixed-priority schedulers would give the set
 //! (`crate::priority::assign`: the file's when every task has one, else rate monotonic), one
-//! CPU or each task's `cpu`, self-suspensions by the jitter-based analysis.
+//! CPU or each task's `cpu`, self-suspensions by the jitter-based analysis. An event chain also
+//! gets its bound under EDF ([`ChainBound::edf`]): the holistic EDF fixed point
+//! (`holistic_edf.rs`), on one CPU or each task's `cpu`.
 
-use super::holistic::{event_bounds, responses};
-use super::{dataflow, durr, let_exact, let_sporadic};
+use super::holistic::{event_bounds, responses, Responses};
+use super::{dataflow, durr, holistic_edf, let_exact, let_sporadic};
 use rtsched_model::{Communication, TaskSet, Time};
 
 /// The bounds of one chain (ns); `None` where a metric does not apply or no bound was found
@@ -36,6 +38,45 @@ pub struct ChainBound {
     pub method: &'static str,
     pub exact: bool,
     pub note: String,
+    /// An event chain's latency bound under EDF (the fields above are fixed priority's);
+    /// `None` for a data-flow chain.
+    pub edf: Option<SchedBound>,
+}
+
+/// An event chain's latency bound under one scheduler family (ns), or why none (`note`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SchedBound {
+    pub latency: Option<Time>,
+    pub meets_deadline: Option<bool>,
+    pub method: &'static str,
+    pub note: String,
+}
+
+/// The latency bound of event chain `name` of `set` under responses `r` (or why none), by
+/// `method`, against the chain's `deadline`.
+fn event_bound(
+    set: &TaskSet,
+    name: &str,
+    deadline: Option<Time>,
+    r: &Result<Responses, String>,
+    method: &'static str,
+) -> SchedBound {
+    let (latency, note) = match r {
+        Ok(r) => (
+            event_bounds(set, r)
+                .into_iter()
+                .find(|(k, _)| k.name == name)
+                .map(|(_, v)| v),
+            String::new(),
+        ),
+        Err(e) => (None, e.clone()),
+    };
+    SchedBound {
+        latency,
+        meets_deadline: deadline.zip(latency).map(|(d, v)| v <= d),
+        method: if latency.is_some() { method } else { "" },
+        note,
+    }
 }
 
 /// Which bound an implicit chain gets.
@@ -63,6 +104,11 @@ pub fn chain_bounds_by(set: &TaskSet, implicit: Implicit) -> Vec<ChainBound> {
         Ok(by) => responses(set, by),
         Err(_) => Err("some tasks give a priority and others none".into()),
     };
+    let edf = set
+        .chains
+        .iter()
+        .any(|c| c.communication.is_none())
+        .then(|| holistic_edf::responses(set));
     set.chains
         .iter()
         .map(|c| {
@@ -77,6 +123,10 @@ pub fn chain_bounds_by(set: &TaskSet, implicit: Implicit) -> Vec<ChainBound> {
                 method: "",
                 exact: false,
                 note: String::new(),
+                edf: edf
+                    .as_ref()
+                    .filter(|_| c.communication.is_none())
+                    .map(|r| event_bound(set, &c.name, c.deadline, r, holistic_edf::METHOD)),
             };
             match (c.communication, &r) {
                 (Some(Communication::Let), _) => {
@@ -94,12 +144,9 @@ pub fn chain_bounds_by(set: &TaskSet, implicit: Implicit) -> Vec<ChainBound> {
                     }
                 }
                 (_, Err(e)) => b.note = e.clone(),
-                (None, Ok(r)) => {
-                    b.method = "holistic (Tindell & Clark; offsets)";
-                    b.latency = event_bounds(set, r)
-                        .into_iter()
-                        .find(|(k, _)| k.name == c.name)
-                        .map(|(_, v)| v);
+                (None, Ok(_)) => {
+                    let fp = event_bound(set, &c.name, None, &r, super::holistic::METHOD);
+                    (b.method, b.latency) = (fp.method, fp.latency);
                 }
                 (Some(Communication::Implicit), Ok(r)) => {
                     let (age, reaction) = match implicit {

@@ -544,6 +544,9 @@ pub const HOLISTIC: Applies = Applies {
     flow: Flow::Triggers,
 };
 
+/// The method an event chain's bound names (`chains.rs`).
+pub const METHOD: &str = "holistic (Tindell & Clark; offsets)";
+
 const CITATION: &str = "Tindell & Clark 1994 (jitter propagation); offsets: Palencia & González Harbour 1998; suspensions: Chen et al. 2019";
 
 pub const FP_HOLISTIC_RM: Entry = Entry {

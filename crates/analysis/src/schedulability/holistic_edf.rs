@@ -136,6 +136,9 @@ fn verdict(s: &super::registry::Subject<'_>) -> Verdict {
     verdict_with(s, EDF_HOLISTIC.name, &prio, analyse)
 }
 
+/// The method an event chain's EDF bound names (`chains.rs`).
+pub const METHOD: &str = "holistic EDF (Spuri 1996)";
+
 pub const EDF_HOLISTIC: Entry = Entry {
     name: "edf-holistic",
     summary: "(partitioned) EDF, holistic response-time analysis with triggers' jitter, suspensions as execution",
