@@ -437,7 +437,60 @@ fn weakened_edf_bounds_are_refuted() {
         no_jitter.is_some(),
         "the jitter never mattered under EDF on 300 seeds"
     );
-    eprintln!("EDF: bound − 1 ns refuted by seed {tight:?}, jitter dropped by {no_jitter:?}");
+    // The offsets credited too much: every job of a transaction at its earliest release
+    // after its head's (the jitters dropped from the offset bound).
+    let too_much = (0..300u64).find(|&seed| {
+        edf_case(seed, holistic_edf::analyse_offsets_without_jitter).is_some_and(|(ts, sim, r)| {
+            let c = compare(&ts, &sim, &r);
+            below(c.responses.into_iter().chain(c.latencies).collect())
+        })
+    });
+    assert!(
+        too_much.is_some(),
+        "the jitters never mattered to the offsets on 300 seeds"
+    );
+    eprintln!(
+        "EDF: bound − 1 ns refuted by seed {tight:?}, jitter dropped by {no_jitter:?}, offsets without jitter by {too_much:?}"
+    );
+}
+
+/// The offsets of a transaction under EDF (`holistic_edf.rs`, point 4) never loosen Spuri's
+/// bounds and tighten some chain's on some seed; the issue's chain under EDF is bounded at
+/// 5 ms (10 ms without the offsets) and simulates at 5 ms under `gedf`.
+#[test]
+fn edf_offsets_tighten_and_the_issues_chain_is_5ms() {
+    let mut tighter = 0;
+    for seed in 0..60u64 {
+        let (Some((ts, _, r)), Some((_, _, spuri))) = (
+            edf_case(seed, holistic_edf::analyse),
+            edf_case(seed, holistic_edf::analyse_without_offsets),
+        ) else {
+            continue;
+        };
+        let (with, without) = (event_bounds(&ts, &r), event_bounds(&ts, &spuri));
+        for ((c, b), (_, s)) in with.iter().zip(&without) {
+            assert!(b <= s, "seed {seed}: chain {}: {b} > Spuri's {s}", c.name);
+            tighter += usize::from(b < s);
+        }
+    }
+    assert!(
+        tighter > 0,
+        "the offsets never tightened a chain on 60 seeds"
+    );
+    eprintln!("EDF offsets tightened {tighter} chains on 60 seeds");
+    let ts = parse_taskset(
+        "platform: {cpus: 1}\nrun: {duration: 100}\ntasks:\n  - {name: a, period: 10, wcet: 2}\n  - {name: b, trigger: a, deadline: 10, wcet: 3}\nchains:\n  - {name: ab, tasks: [a, b]}\n",
+        Format::Yaml,
+        "issue.yaml",
+    )
+    .unwrap();
+    let edf = chain_bounds(&ts)[0].edf.clone().unwrap();
+    assert_eq!(edf.latency, Some(5 * MS), "{edf:?}");
+    let sim = run(&ts, "gedf");
+    assert!(sim.chains.iter().all(|c| c.latency == Some(5 * MS)));
+    let v = analyze(&ts);
+    let holistic = v.iter().find(|v| v.test == "edf-holistic").unwrap();
+    assert!(holistic.detail.contains("chain 'ab' ≤ 5000000ns"), "{v:?}");
 }
 
 /// A random set with a join from `seed`: a head h (T in 5, 10, 20 ms) triggering a and b,
