@@ -108,3 +108,14 @@ def test_a_sweep_takes_the_new_tests_by_name():
     names = {t["name"] for t in rtsched.analysis.tests()}
     assert {"fp-holistic-file", "fp-susp-jitter-rm", "fp-susp-obliv-file", "implicit-davare-rm",
             "implicit-durr-rm", "let-exact", "let-sporadic"} <= names
+
+
+def test_a_global_set_takes_the_global_chain_analysis():
+    """On 2 CPUs without `cpu` fields the chain's bounds are global FP's and global EDF's
+    (docs/chains.md, "Event chains under global scheduling"), above the simulation."""
+    ts = rtsched.parse_taskset(ISSUE.replace("{cpus: 1}", "{cpus: 2}"))
+    (b,) = rtsched.chain_bounds(ts)
+    assert (b["latency_ns"], b["edf_latency_ns"]) == (5 * MS, 5 * MS)
+    assert b["method"].startswith("global FP RTA") and b["edf_method"].startswith("global EDF RTA")
+    for sched in ("gfp:file", "gedf"):
+        assert rtsched.simulate(ts, sched).summary["chains"]["ab"]["latency_ns"]["max"] <= 5 * MS

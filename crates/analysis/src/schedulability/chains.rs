@@ -15,9 +15,12 @@
 //! (`crate::priority::assign`: the file's when every task has one, else rate monotonic), one
 //! CPU or each task's `cpu`, self-suspensions by the jitter-based analysis. An event chain also
 //! gets its bound under EDF ([`ChainBound::edf`]): the holistic EDF fixed point
-//! (`holistic_edf.rs`), on one CPU or each task's `cpu`.
+//! (`holistic_edf.rs`), on one CPU or each task's `cpu`. On several CPUs with some task not
+//! bound to a `cpu`, an event chain's bounds are global FP's and global EDF's
+//! (`holistic_global.rs`); the data-flow chains' bounds there use the global FP responses.
 
 use super::holistic::{event_bounds, responses, Responses};
+use super::holistic_global::{self, Global};
 use super::{dataflow, durr, holistic_edf, let_exact, let_sporadic};
 use rtsched_model::{Communication, TaskSet, Time};
 
@@ -100,7 +103,9 @@ pub fn chain_bounds_by(set: &TaskSet, implicit: Implicit) -> Vec<ChainBound> {
         .ok()
         .and_then(|by| super::registry::Subject::whole(set).priorities(by))
         .unwrap_or_default();
+    let global = holistic_global::is_global(set);
     let r = match by {
+        Ok(_) if global => holistic_global::responses(set, &prio, Global::Fp),
         Ok(by) => responses(set, by),
         Err(_) => Err("some tasks give a priority and others none".into()),
     };
@@ -108,7 +113,14 @@ pub fn chain_bounds_by(set: &TaskSet, implicit: Implicit) -> Vec<ChainBound> {
         .chains
         .iter()
         .any(|c| c.communication.is_none())
-        .then(|| holistic_edf::responses(set));
+        .then(|| match global {
+            true => holistic_global::responses(set, &vec![0; set.tasks.len()], Global::Edf),
+            false => holistic_edf::responses(set),
+        });
+    let (fp_method, edf_method) = match global {
+        true => (Global::Fp.method(), Global::Edf.method()),
+        false => (super::holistic::METHOD, holistic_edf::METHOD),
+    };
     set.chains
         .iter()
         .map(|c| {
@@ -126,7 +138,7 @@ pub fn chain_bounds_by(set: &TaskSet, implicit: Implicit) -> Vec<ChainBound> {
                 edf: edf
                     .as_ref()
                     .filter(|_| c.communication.is_none())
-                    .map(|r| event_bound(set, &c.name, c.deadline, r, holistic_edf::METHOD)),
+                    .map(|r| event_bound(set, &c.name, c.deadline, r, edf_method)),
             };
             match (c.communication, &r) {
                 (Some(Communication::Let), _) => {
@@ -145,7 +157,7 @@ pub fn chain_bounds_by(set: &TaskSet, implicit: Implicit) -> Vec<ChainBound> {
                 }
                 (_, Err(e)) => b.note = e.clone(),
                 (None, Ok(_)) => {
-                    let fp = event_bound(set, &c.name, None, &r, super::holistic::METHOD);
+                    let fp = event_bound(set, &c.name, None, &r, fp_method);
                     (b.method, b.latency) = (fp.method, fp.latency);
                 }
                 (Some(Communication::Implicit), Ok(r)) => {

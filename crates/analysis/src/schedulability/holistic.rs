@@ -218,8 +218,20 @@ pub(crate) fn iterate(
     jitter: bool,
     window: impl Fn(&Responses, usize) -> Option<(Time, Time)>,
 ) -> Result<Responses, Unanalysed> {
+    iterate_on(nodes, mode, jitter, 1, window)
+}
+
+/// [`iterate`] with `capacity` CPUs behind each `Node::cpu` (m for a global scheduler, whose
+/// nodes are all on CPU 0: `holistic_global.rs`).
+pub(crate) fn iterate_on(
+    nodes: &[Node],
+    mode: Suspension,
+    jitter: bool,
+    capacity: u32,
+    window: impl Fn(&Responses, usize) -> Option<(Time, Time)>,
+) -> Result<Responses, Unanalysed> {
     let n = nodes.len();
-    if let Some(task) = overloaded(nodes, mode) {
+    if let Some(task) = overloaded(nodes, mode, capacity) {
         return Err(Unanalysed::Unbounded { task });
     }
     if let Some(task) = joins_across_transactions(nodes) {
@@ -439,8 +451,8 @@ pub(crate) fn fixed_point(start: i128, f: impl Fn(i128) -> i128) -> Option<i128>
 }
 
 /// A task on a CPU whose demand as `mode` counts it (C, or C + S when suspensions are
-/// execution) is over capacity: Σ C'/T > 1.
-fn overloaded(nodes: &[Node], mode: Suspension) -> Option<usize> {
+/// execution) is over `capacity`: Σ C'/T > capacity.
+fn overloaded(nodes: &[Node], mode: Suspension, capacity: u32) -> Option<usize> {
     (0..nodes.len()).find(|&i| {
         let on = nodes
             .iter()
@@ -449,7 +461,7 @@ fn overloaded(nodes: &[Node], mode: Suspension) -> Option<usize> {
                 Suspension::Oblivious => (x.c + x.s, x.t),
                 Suspension::Jitter => (x.c, x.t),
             });
-        cmp_sum(on, 1, 1) == Ordering::Greater
+        cmp_sum(on, capacity as u64, 1) == Ordering::Greater
     })
 }
 
