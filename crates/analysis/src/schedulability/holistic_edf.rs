@@ -239,6 +239,7 @@ mod tests {
             prio: 0,
             cpu: 0,
             triggers: trigger.into_iter().collect(),
+            joined: Vec::new(),
         }
     }
 

@@ -174,6 +174,7 @@ mod tests {
             prio,
             cpu: 0,
             triggers: trigger.into_iter().collect(),
+            joined: Vec::new(),
         }
     }
 
