@@ -41,6 +41,7 @@ pub mod gfp_rta;
 pub mod global;
 pub mod holistic;
 pub mod holistic_edf;
+pub mod holistic_global;
 pub mod let_exact;
 pub mod let_sporadic;
 pub mod named;
