@@ -26,6 +26,9 @@
 //!   partition (the tasks' `cpu` fields or the partitioner's), so the scheduler must be
 //!   partitioned (checked where the policy is built). A section of theirs may not nest with
 //!   another section (nested global resources are not modelled).
+//! - `omlp` (the global OMLP, Brandenburg & Anderson 2010) is for global scheduling (checked
+//!   where the policy is built); its sections may not nest either (its bound, and the
+//!   ledger's queues, take one request at a time).
 
 use crate::task::TaskSet;
 
@@ -68,7 +71,7 @@ impl TaskSet {
     pub fn locking_error(&self) -> Option<LockingError> {
         for r in 0..self.resources.len() {
             let p = self.protocol(r);
-            if p.spins() {
+            if p.spins() || p.is_global() {
                 if let Some(e) = self.nested_with(r) {
                     return Some(e);
                 }
@@ -109,8 +112,8 @@ impl TaskSet {
         None
     }
 
-    /// The first task with a section of resource `r` (a spinning protocol's) that overlaps
-    /// another section of the same thread: nested global resources are not modelled.
+    /// The first task with a section of resource `r` (a spinning protocol's or `omlp`'s) that
+    /// overlaps another section of the same thread: nested global resources are not modelled.
     fn nested_with(&self, r: usize) -> Option<LockingError> {
         for task in &self.tasks {
             for a in task.sections.iter().filter(|s| s.resource as usize == r) {

@@ -24,11 +24,23 @@ pub enum Protocol {
     /// The multiprocessor resource sharing protocol (Burns & Wellings 2013): FIFO spinning and
     /// the section at the resource's local ceiling, with migration-based helping.
     Mrsp,
+    /// The global O(m) locking protocol (Brandenburg & Anderson, RTSS 2010): for global
+    /// scheduling, a FIFO queue of at most m jobs per resource and a priority queue behind it;
+    /// waiters suspend and the holder inherits the most urgent of them.
+    Omlp,
 }
 
 impl Protocol {
-    pub const NAMES: &'static [&'static str] =
-        &["none", "pip", "pcp", "pcp:original", "srp", "msrp", "mrsp"];
+    pub const NAMES: &'static [&'static str] = &[
+        "none",
+        "pip",
+        "pcp",
+        "pcp:original",
+        "srp",
+        "msrp",
+        "mrsp",
+        "omlp",
+    ];
 
     pub fn parse(s: &str) -> Option<Protocol> {
         Some(match s {
@@ -39,6 +51,7 @@ impl Protocol {
             "srp" => Protocol::Srp,
             "msrp" => Protocol::Msrp,
             "mrsp" => Protocol::Mrsp,
+            "omlp" => Protocol::Omlp,
             _ => return None,
         })
     }
@@ -51,6 +64,7 @@ impl Protocol {
             Protocol::Srp => "srp",
             Protocol::Msrp => "msrp",
             Protocol::Mrsp => "mrsp",
+            Protocol::Omlp => "omlp",
         }
     }
     pub fn is_none(&self) -> bool {
@@ -68,5 +82,9 @@ impl Protocol {
     /// protocol: `msrp`, `mrsp`), which needs a partitioned scheduler.
     pub fn spins(self) -> bool {
         matches!(self, Protocol::Msrp | Protocol::Mrsp)
+    }
+    /// Whether it is for global scheduling only (`omlp`): a partitioned scheduler is refused.
+    pub fn is_global(self) -> bool {
+        self == Protocol::Omlp
     }
 }
