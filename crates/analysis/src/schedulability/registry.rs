@@ -495,7 +495,13 @@ impl Applies {
             Tasks::Sequential => parallel(ts),
             _ => None,
         };
-        let sections = !self.sections.modelled() && has_sections(ts);
+        // Sections a blocking-aware test cannot bound are named beside parallel structure.
+        let sections = has_sections(ts)
+            && match self.sections {
+                Sections::Not => true,
+                Sections::Any => false,
+                Sections::Blocking(takes) => parallel.is_some() && bounded(ts, takes).is_err(),
+            };
         if parallel.is_some() || sections {
             return Err(Reason::Unmodelled {
                 parallel,
