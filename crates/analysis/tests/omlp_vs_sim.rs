@@ -28,7 +28,7 @@ fn set(m: u32, drawn: &[Drawn]) -> TaskSet {
         .iter()
         .enumerate()
         .map(|(i, &(period, offset, wcet, sec))| {
-            let mut t = Task::periodic(&format!("t{i}"), period * MS, wcet * MS);
+            let mut t = Task::periodic(format!("t{i}"), period * MS, wcet * MS);
             t.priority = Some(n - i as u32);
             t.offset = offset * MS;
             if let Some((r, start, len)) = sec {
