@@ -28,6 +28,11 @@ pub enum Protocol {
     /// scheduling, a FIFO queue of at most m jobs per resource and a priority queue behind it;
     /// waiters suspend and the holder inherits the most urgent of them.
     Omlp,
+    /// The FIFO multiprocessor locking protocol for partitioned scheduling (Brandenburg,
+    /// ECRTS 2014, `fmlp+`): FIFO queues, a waiting job suspends, a holder is priority boosted,
+    /// boosted jobs ordered by the time of their requests.
+    #[serde(rename = "fmlp+")]
+    FmlpPlus,
 }
 
 impl Protocol {
@@ -40,6 +45,7 @@ impl Protocol {
         "msrp",
         "mrsp",
         "omlp",
+        "fmlp+",
     ];
 
     pub fn parse(s: &str) -> Option<Protocol> {
@@ -52,6 +58,7 @@ impl Protocol {
             "msrp" => Protocol::Msrp,
             "mrsp" => Protocol::Mrsp,
             "omlp" => Protocol::Omlp,
+            "fmlp+" => Protocol::FmlpPlus,
             _ => return None,
         })
     }
@@ -65,6 +72,7 @@ impl Protocol {
             Protocol::Msrp => "msrp",
             Protocol::Mrsp => "mrsp",
             Protocol::Omlp => "omlp",
+            Protocol::FmlpPlus => "fmlp+",
         }
     }
     pub fn is_none(&self) -> bool {
@@ -86,5 +94,10 @@ impl Protocol {
     /// Whether it is for global scheduling only (`omlp`): a partitioned scheduler is refused.
     pub fn is_global(self) -> bool {
         self == Protocol::Omlp
+    }
+    /// Whether it is for partitioned scheduling (its local and global resources follow from
+    /// the partition, and its sections may not nest): `msrp`, `mrsp`, `fmlp+`.
+    pub fn partitioned(self) -> bool {
+        self.spins() || self == Protocol::FmlpPlus
     }
 }
