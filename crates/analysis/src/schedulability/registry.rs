@@ -495,13 +495,7 @@ impl Applies {
             Tasks::Sequential => parallel(ts),
             _ => None,
         };
-        // Sections a blocking-aware test cannot bound are named beside parallel structure.
-        let sections = has_sections(ts)
-            && match self.sections {
-                Sections::Not => true,
-                Sections::Any => false,
-                Sections::Blocking(takes) => parallel.is_some() && bounded(ts, takes).is_err(),
-            };
+        let sections = !self.sections.modelled() && has_sections(ts);
         if parallel.is_some() || sections {
             return Err(Reason::Unmodelled {
                 parallel,
