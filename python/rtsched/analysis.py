@@ -67,7 +67,8 @@ def analyze(taskset, overheads: str | None = None, statistic: str = "p99") -> li
     "quantity" ("response time"), "bound_ns" (None: not bounded within the deadline),
     "deadline_ns", "slack_ns" (deadline − bound), "blocking_ns" (the blocking term B_i the bound
     charges for critical sections under pip, pcp, pcp:original, srp, msrp, mrsp or fmlp+, docs/locking.md
-    "Analysis"; None for a test that charges none), "spin_ns" (under msrp and mrsp, the most a
+    "Analysis"; under omlp in the global tests the s-oblivious b_i added to the WCET; None for a
+    test that charges none), "spin_ns" (under msrp and mrsp, the most a
     job spins for global resources, added to its WCET in the bound; None otherwise)}``;
     ``edf-exact`` under srp gives each task's blocking as its
     ``"quantity" "blocking"``. :func:`simulated_max_response` gives what to set beside them.

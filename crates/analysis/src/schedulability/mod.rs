@@ -46,6 +46,7 @@ pub mod let_exact;
 pub mod let_sporadic;
 pub mod named;
 pub mod necessary;
+pub mod omlp;
 pub mod partitioned;
 pub mod registry;
 pub mod spinning;
