@@ -7,6 +7,10 @@
 //! A bound of `None` is "not bounded within the deadline": the fixed-point iteration crossed
 //! D (the analysis gives up there, as the papers do), so no finite bound is claimed.
 //!
+//! Tests that bound no response time give their own per-task quantity, each named for what it
+//! is ([`Quantity`]) and compared with the task's deadline so that the task passes iff
+//! bound ≤ D, and the verdict is "every task passes": BCL's window load (`global.rs`).
+//!
 //! [`synchronous_at_wcet`] is the set the bounds are compared with in simulation (`rtsched
 //! analyze --simulate`, the property tests): every task released at 0, periodically, each job
 //! running its WCET.
@@ -22,6 +26,9 @@ pub enum Quantity {
     /// The longest a job can wait for lower-priority work holding a resource, ns (a test
     /// that bounds no response, EDF's demand test under `srp`).
     Blocking,
+    /// BCL (`global.rs`): C_k plus the interference the test bounds in a job's window
+    /// [r, r + D_k], divided among the m CPUs, ⌈I_k/m⌉ — a deadline check, not a response time.
+    BclLoad,
 }
 
 impl Quantity {
@@ -29,6 +36,7 @@ impl Quantity {
         match self {
             Quantity::ResponseTime => "response time",
             Quantity::Blocking => "blocking",
+            Quantity::BclLoad => "BCL window load",
         }
     }
 }
@@ -119,6 +127,8 @@ pub fn worst_in_words(bounds: &[TaskBound]) -> String {
 /// The simulated scheduler a test's per-task bounds speak for, by the test's name (its
 /// whole or per-CPU form), for the tests that give bounds: the run they are set beside.
 pub const SIMULATED_BY: &[(&str, &str)] = &[
+    ("edf-exact", "gedf"),
+    ("p-edf-exact", "pedf"),
     ("fp-rta-rm", "gfp:rm"),
     ("fp-rta-dm", "gfp:dm"),
     ("fp-rta-file", "gfp:file"),

@@ -9,13 +9,22 @@
 //!   τ_k is safe if Σ_{i≠k} min(W_i, D_k − C_k) < m·(D_k − C_k), or equality holds and some
 //!   0 < W_i ≤ D_k − C_k. Constrained deadlines only. Incomparable with GFB in general.
 //!
+//! Per-task rows (`bounds.rs`; each task passes iff its row is within its deadline, and the
+//! verdict is "every task passes"):
+//! - BCL's own quantity, C_k + ⌈I_k/m⌉ with I_k = Σ_{i≠k} min(W_i, D_k − C_k): the test's
+//!   condition I_k < m·(D_k − C_k) read as the load of τ_k's window [r_k, d_k] ([`bcl_loads`]).
+//!   A deadline check, not a response time: it does not bound when the job finishes.
+//!
 //! Registry entries (`registry.rs`): `gedf-gfb` and `gedf-bcl` (D ≤ T), for several CPUs and
 //! independent sequential tasks.
 
+use super::bounds::{self, Quantity};
+use super::registry::Subject;
 use super::registry::{
     Applies, Cpus, Deadlines, Entry, Flow, Kind, Sections, Tasks, WithOverheads,
 };
 use super::{cmp_sum, Cdt, Verdict};
+use rtsched_model::Time;
 use std::cmp::Ordering;
 
 /// Several CPUs, independent sequential tasks.
@@ -47,7 +56,7 @@ pub const BCL: Entry = Entry {
         deadlines: Deadlines::Constrained,
         ..GLOBAL
     },
-    verdict: |s| bcl(s.cdt(), s.cpus()),
+    verdict: bcl_verdict,
     overheads: WithOverheads::Global,
 };
 
@@ -89,6 +98,49 @@ pub fn gfb(ts: &[Cdt], m: u32) -> Verdict {
     )
 }
 
+/// BCL's sum for task k, I_k = Σ_{i≠k} min(W_i, D_k − C_k), and whether τ_k passes: I_k <
+/// m·(D_k − C_k), or equality and some 0 < W_i ≤ D_k − C_k.
+fn bcl_task(ts: &[Cdt], k: usize, m: u32) -> (u128, bool) {
+    let tk = &ts[k];
+    let slack = tk.d.saturating_sub(tk.c) as u128;
+    let mut sum: u128 = 0;
+    let mut small_positive = false;
+    for (i, ti) in ts.iter().enumerate() {
+        if i == k {
+            continue;
+        }
+        let n_i = ((tk.d as i128 - ti.d as i128).div_euclid(ti.t as i128) + 1).max(0) as u128;
+        let carry = (tk.d as i128 - n_i as i128 * ti.t as i128).max(0) as u128;
+        let w = n_i * ti.c as u128 + carry.min(ti.c as u128);
+        sum += w.min(slack);
+        small_positive |= w > 0 && w <= slack;
+    }
+    let cap = m as u128 * slack;
+    (sum, sum < cap || (sum == cap && small_positive))
+}
+
+/// Each task's BCL quantity, C_k + ⌈I_k/m⌉ (ns; the test's condition I_k < m·(D_k − C_k) read
+/// as a load on the job's window [r, r + D_k]), and whether the task passes; the quantity is
+/// ≤ D_k iff it does: at the one point where the test's strict inequality decides (I_k =
+/// m·(D_k − C_k) without a 0 < W_i ≤ D_k − C_k) it is given as D_k + 1. With n ≤ m every task
+/// passes (its own CPU), as the verdict says. Constrained deadlines (D ≤ T).
+pub fn bcl_loads(ts: &[Cdt], m: u32) -> Vec<(Time, bool)> {
+    let own_cpu = ts.len() <= m as usize;
+    (0..ts.len())
+        .map(|k| {
+            let (sum, pass) = bcl_task(ts, k, m);
+            let pass = pass || (own_cpu && ts[k].c <= ts[k].d);
+            let load = ts[k].c as u128 + sum.div_ceil(m as u128);
+            let load = if pass {
+                load
+            } else {
+                load.max(ts[k].d as u128 + 1)
+            };
+            (load.min(Time::MAX as u128) as Time, pass)
+        })
+        .collect()
+}
+
 /// BCL, exactly in integers (the test scaled by D_k). Refuses D > T itself too: `federated`
 /// asks it about its light tasks directly.
 pub fn bcl(ts: &[Cdt], m: u32) -> Verdict {
@@ -101,22 +153,10 @@ pub fn bcl(ts: &[Cdt], m: u32) -> Verdict {
     if ts.len() <= m as usize {
         return Verdict::new("gedf-bcl", Some(true), "n ≤ m: every task has its own CPU");
     }
-    for (k, tk) in ts.iter().enumerate() {
-        let slack = (tk.d - tk.c) as u128;
-        let mut sum: u128 = 0;
-        let mut small_positive = false;
-        for (i, ti) in ts.iter().enumerate() {
-            if i == k {
-                continue;
-            }
-            let n_i = ((tk.d as i128 - ti.d as i128).div_euclid(ti.t as i128) + 1).max(0) as u128;
-            let carry = (tk.d as i128 - n_i as i128 * ti.t as i128).max(0) as u128;
-            let w = n_i * ti.c as u128 + carry.min(ti.c as u128);
-            sum += w.min(slack);
-            small_positive |= w > 0 && w <= slack;
-        }
-        let cap = m as u128 * slack;
-        if !(sum < cap || (sum == cap && small_positive)) {
+    for k in 0..ts.len() {
+        let (sum, pass) = bcl_task(ts, k, m);
+        if !pass {
+            let cap = m as u128 * (ts[k].d - ts[k].c) as u128;
             return Verdict::new(
                 "gedf-bcl",
                 None,
@@ -125,4 +165,58 @@ pub fn bcl(ts: &[Cdt], m: u32) -> Verdict {
         }
     }
     Verdict::new("gedf-bcl", Some(true), "every task passes")
+}
+
+/// `gedf-bcl` on `s`: [`bcl`]'s verdict, each task's load ([`bcl_loads`]) as its row, and a
+/// failing task named.
+fn bcl_verdict(s: &Subject<'_>) -> Verdict {
+    let v = bcl(s.cdt(), s.cpus());
+    let loads = bcl_loads(s.cdt(), s.cpus());
+    let b: Vec<Option<Time>> = loads.iter().map(|&(l, _)| Some(l)).collect();
+    let rows = bounds::of(s, Quantity::BclLoad, &b);
+    debug_assert_eq!(
+        v.schedulable == Some(true),
+        loads.iter().all(|&(_, p)| p),
+        "{v:?}"
+    );
+    let detail = match rows.iter().find(|r| r.slack().is_some_and(|x| x < 0)) {
+        Some(r) if v.schedulable != Some(true) => format!(
+            "'{}': C + ⌈Σmin(W_i, D-C)/m⌉ = {}ns > D = {}ns",
+            r.name,
+            r.bound.unwrap_or(0),
+            r.deadline
+        ),
+        _ => v.detail.clone(),
+    };
+    Verdict { detail, ..v }.with_tasks(rows)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cdt(c: Time, d: Time, t: Time) -> Cdt {
+        Cdt { c, d, t }
+    }
+
+    /// Two CPUs, (C, D, T) = (2, 5, 5) twice and (4, 10, 10). τ0: D − C = 3; τ1: N = ⌊0/5⌋ + 1
+    /// = 1, carry [5 − 5]_0 = 0: W = 2 → 2; τ2: N = ⌊−5/10⌋ + 1 = 0, carry min(4, 5): W = 4 → 3;
+    /// I = 5 < 2·3: passes, load 2 + ⌈5/2⌉ = 5. τ2: D − C = 6, τ0 and τ1: N = ⌊5/5⌋ + 1 = 2,
+    /// carry [10 − 10]_0: W = 4 each: I = 8 < 12, load 4 + 4 = 8. Rows (5, 5, 8).
+    /// Three (2, 2, 4): D − C = 0, W = 2 → min 0: I = 0 = m·0 and no 0 < W ≤ 0: the strict
+    /// inequality fails, and the load C + 0 = 2 = D is given as D + 1 = 3. Four (2, 4, 4): I = 3·2
+    /// = 6 > 2·2: load 2 + 3 = 5 > 4.
+    #[test]
+    fn bcl_loads_by_hand() {
+        let ts = [cdt(2, 5, 5), cdt(2, 5, 5), cdt(4, 10, 10)];
+        assert_eq!(bcl_loads(&ts, 2), vec![(5, true), (5, true), (8, true)]);
+        assert_eq!(bcl(&ts, 2).schedulable, Some(true));
+        let tight = [cdt(2, 2, 4); 3];
+        assert_eq!(bcl_loads(&tight, 2), vec![(3, false); 3]);
+        assert_eq!(bcl(&tight, 2).schedulable, None);
+        let four = [cdt(2, 4, 4); 4];
+        assert_eq!(bcl_loads(&four, 2), vec![(5, false); 4]);
+        // n ≤ m: each task on its own CPU passes, C = D included.
+        assert_eq!(bcl_loads(&tight[..2], 2), vec![(2, true); 2]);
+    }
 }

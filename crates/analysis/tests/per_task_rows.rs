@@ -1,0 +1,71 @@
+//! Per-task rows of the tests that bound no response time (`schedulability::bounds`, issue
+//! 55): `gedf-bcl` (BCL's window load): the verdict is "schedulable" iff every task's row is
+//! within its deadline (`rows_agree_with_the_tests`), on generated sets, and equals the test's
+//! own function, which stops at the first failing task.
+
+use proptest::prelude::*;
+use rtsched_analysis::schedulability::bounds::TaskBound;
+use rtsched_analysis::schedulability::{global, registry, Cdt, Verdict, ENTRIES};
+use rtsched_model::{Task, TaskSet, Time};
+
+/// The time unit of generated parameters: 100 µs.
+const UNIT: Time = 100_000;
+
+/// Periods drawn from divisors of 120 units, so hyperperiods stay short.
+const PERIODS: &[Time] = &[4, 5, 6, 8, 10, 12, 15, 20, 24, 30];
+
+/// m = 2..=4 CPUs, m + 1 ..= 2m + 2 tasks, utilisation per task up to 0.9, D in [C, T]; each
+/// task's `cpu` drawn too (for the per-CPU tests; the global ones ignore it).
+fn arb_set() -> impl Strategy<Value = TaskSet> {
+    (2u32..=4).prop_flat_map(|m| {
+        let task = (0..PERIODS.len(), 1u64..=90, 0u64..=100, 0..m);
+        let n = (m as usize + 1)..=(2 * m as usize + 2);
+        proptest::collection::vec(task, n).prop_map(move |v| {
+            let tasks = v
+                .iter()
+                .enumerate()
+                .map(|(i, &(p, upct, dpct, cpu))| {
+                    let t = PERIODS[p];
+                    let c = (t * upct / 100).max(1);
+                    let mut task = Task::periodic(format!("t{i}"), t * UNIT, c * UNIT);
+                    task.deadline = (c + (t - c) * dpct / 100) * UNIT;
+                    task.cpu = Some(cpu);
+                    task
+                })
+                .collect();
+            TaskSet::new(m, tasks)
+        })
+    })
+}
+
+fn run(name: &str, ts: &TaskSet) -> Verdict {
+    registry::find(ENTRIES, name).unwrap().run(ts).unwrap()
+}
+
+fn passes(b: &TaskBound) -> bool {
+    b.bound.is_some_and(|x| x <= b.deadline)
+}
+
+/// The tests whose rows are checked against their verdicts.
+const TESTS: &[&str] = &["gedf-bcl"];
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+    #[test]
+    fn rows_agree_with_the_tests(ts in arb_set()) {
+        let cdt: Vec<Cdt> = ts.tasks.iter().map(Cdt::from).collect();
+        let m = ts.platform.cpus;
+        for &name in TESTS {
+            let v = run(name, &ts);
+            let names: Vec<&str> = v.tasks.iter().map(|b| b.name.as_str()).collect();
+            let want: Vec<&str> = ts.tasks.iter().map(|t| t.name.as_str()).collect();
+            prop_assert_eq!(&names, &want, "{}: a row per task, in order", name);
+            let all = v.tasks.iter().all(passes);
+            prop_assert_eq!(v.schedulable == Some(true), all, "{}: {:?}", name, v);
+        }
+        prop_assert_eq!(
+            run("gedf-bcl", &ts).schedulable,
+            global::bcl(&cdt, m).schedulable
+        );
+    }
+}
