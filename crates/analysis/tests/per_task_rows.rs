@@ -1,11 +1,11 @@
 //! Per-task rows of the tests that bound no response time (`schedulability::bounds`, issue
-//! 55): `gedf-bcl` (BCL's window load): the verdict is "schedulable" iff every task's row is
+//! 55): `gedf-bcl` (BCL's window load) and `gedf-baruah` (Baruah's worst window): the verdict is "schedulable" iff every task's row is
 //! within its deadline (`rows_agree_with_the_tests`), on generated sets, and equals the test's
-//! own function, which stops at the first failing task.
+//! own functions, which stop at the first failing task.
 
 use proptest::prelude::*;
 use rtsched_analysis::schedulability::bounds::TaskBound;
-use rtsched_analysis::schedulability::{global, registry, Cdt, Verdict, ENTRIES};
+use rtsched_analysis::schedulability::{gedf_baruah, global, registry, Cdt, Verdict, ENTRIES};
 use rtsched_model::{Task, TaskSet, Time};
 
 /// The time unit of generated parameters: 100 µs.
@@ -47,7 +47,7 @@ fn passes(b: &TaskBound) -> bool {
 }
 
 /// The tests whose rows are checked against their verdicts.
-const TESTS: &[&str] = &["gedf-bcl"];
+const TESTS: &[&str] = &["gedf-bcl", "gedf-baruah"];
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(300))]
@@ -66,6 +66,10 @@ proptest! {
         prop_assert_eq!(
             run("gedf-bcl", &ts).schedulable,
             global::bcl(&cdt, m).schedulable
+        );
+        prop_assert_eq!(
+            run("gedf-baruah", &ts).schedulable == Some(true),
+            gedf_baruah::baruah(&cdt, m, true).0
         );
     }
 }

@@ -9,7 +9,8 @@
 //!
 //! Tests that bound no response time give their own per-task quantity, each named for what it
 //! is ([`Quantity`]) and compared with the task's deadline so that the task passes iff
-//! bound ≤ D, and the verdict is "every task passes": BCL's window load (`global.rs`).
+//! bound ≤ D, and the verdict is "every task passes": BCL's window load (`global.rs`),
+//! Baruah's worst window (`gedf_baruah.rs`).
 //!
 //! [`synchronous_at_wcet`] is the set the bounds are compared with in simulation (`rtsched
 //! analyze --simulate`, the property tests): every task released at 0, periodically, each job
@@ -29,6 +30,9 @@ pub enum Quantity {
     /// BCL (`global.rs`): C_k plus the interference the test bounds in a job's window
     /// [r, r + D_k], divided among the m CPUs, ⌈I_k/m⌉ — a deadline check, not a response time.
     BclLoad,
+    /// Baruah's test (`gedf_baruah.rs`): C_k + max over the windows checked of ⌊Ω_k(A)/m⌋ − A,
+    /// the test's condition rearranged — a deadline check, not a response time.
+    BaruahLoad,
 }
 
 impl Quantity {
@@ -37,6 +41,7 @@ impl Quantity {
             Quantity::ResponseTime => "response time",
             Quantity::Blocking => "blocking",
             Quantity::BclLoad => "BCL window load",
+            Quantity::BaruahLoad => "Baruah window load",
         }
     }
 }
