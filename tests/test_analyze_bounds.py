@@ -34,7 +34,11 @@ def test_python_api_gives_bounds_by_task(tmp_path):
         assert b["slack_ns"] == b["deadline_ns"] - b["bound_ns"] >= 0
     # The highest-priority task on 4 CPUs meets no interference: its bound is its WCET.
     assert rta["tasks"][0]["bound_ns"] == 1_000_000
-    assert v["gedf-gfb"]["tasks"] == []
+    # GFB bounds no response: its rows are each task's least passing deadline (docs/analysis.md).
+    # ctrl: the others' density Λ' = 23/12, 4·1 ms/(4 − 23/12) = 1.92 ms.
+    gfb = v["gedf-gfb"]["tasks"]
+    assert [b["task"] for b in gfb] == names and gfb[0]["quantity"] == "least passing deadline"
+    assert gfb[0]["bound_ns"] == 1_920_000 and v["gedf-gfb"]["schedulable"] is True
 
 
 def test_json_has_bounds_simulation_and_partitions(tmp_path):

@@ -1,5 +1,6 @@
 //! Per-task rows of the tests that bound no response time (`schedulability::bounds`, issue
-//! 55): `gedf-bcl` (BCL's window load) and `gedf-baruah` (Baruah's worst window): the verdict is "schedulable" iff every task's row is
+//! 55): `gedf-bcl` (BCL's window load), `gedf-baruah` (Baruah's worst window), `gedf-gfb` and
+//! `p-edf-density` (each task's least passing deadline): the verdict is "schedulable" iff every task's row is
 //! within its deadline (`rows_agree_with_the_tests`), on generated sets, and equals the test's
 //! own functions, which stop at the first failing task.
 
@@ -47,7 +48,7 @@ fn passes(b: &TaskBound) -> bool {
 }
 
 /// The tests whose rows are checked against their verdicts.
-const TESTS: &[&str] = &["gedf-bcl", "gedf-baruah"];
+const TESTS: &[&str] = &["gedf-gfb", "gedf-bcl", "gedf-baruah", "p-edf-density"];
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(300))]

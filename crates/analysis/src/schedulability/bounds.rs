@@ -10,7 +10,9 @@
 //! Tests that bound no response time give their own per-task quantity, each named for what it
 //! is ([`Quantity`]) and compared with the task's deadline so that the task passes iff
 //! bound ≤ D, and the verdict is "every task passes": BCL's window load (`global.rs`),
-//! Baruah's worst window (`gedf_baruah.rs`).
+//! Baruah's worst window (`gedf_baruah.rs`), and for GFB and the density test, which are
+//! conditions on the whole set, each task's term of the condition as the least deadline at
+//! which it still holds (`global.rs`, [`Quantity::LeastDeadline`]).
 //!
 //! [`synchronous_at_wcet`] is the set the bounds are compared with in simulation (`rtsched
 //! analyze --simulate`, the property tests): every task released at 0, periodically, each job
@@ -33,6 +35,10 @@ pub enum Quantity {
     /// Baruah's test (`gedf_baruah.rs`): C_k + max over the windows checked of ⌊Ω_k(A)/m⌋ − A,
     /// the test's condition rearranged — a deadline check, not a response time.
     BaruahLoad,
+    /// GFB or the density test (`global.rs`): the least min(D, T) at which the task's own term of
+    /// the set's condition still holds, the other tasks unchanged — a property of the set's
+    /// condition, not a response time.
+    LeastDeadline,
 }
 
 impl Quantity {
@@ -42,6 +48,7 @@ impl Quantity {
             Quantity::Blocking => "blocking",
             Quantity::BclLoad => "BCL window load",
             Quantity::BaruahLoad => "Baruah window load",
+            Quantity::LeastDeadline => "least passing deadline",
         }
     }
 }
@@ -132,8 +139,6 @@ pub fn worst_in_words(bounds: &[TaskBound]) -> String {
 /// The simulated scheduler a test's per-task bounds speak for, by the test's name (its
 /// whole or per-CPU form), for the tests that give bounds: the run they are set beside.
 pub const SIMULATED_BY: &[(&str, &str)] = &[
-    ("edf-exact", "gedf"),
-    ("p-edf-exact", "pedf"),
     ("fp-rta-rm", "gfp:rm"),
     ("fp-rta-dm", "gfp:dm"),
     ("fp-rta-file", "gfp:file"),

@@ -14,6 +14,12 @@
 //! - BCL's own quantity, C_k + ⌈I_k/m⌉ with I_k = Σ_{i≠k} min(W_i, D_k − C_k): the test's
 //!   condition I_k < m·(D_k − C_k) read as the load of τ_k's window [r_k, d_k] ([`bcl_loads`]).
 //!   A deadline check, not a response time: it does not bound when the job finishes.
+//! - GFB is a condition on the whole set, and no per-task form of it is claimed from the
+//!   literature here. Its row is the task's own term of the condition rewritten: Λ + (m − 1)·λ_max
+//!   ≤ m holds iff Λ + (m − 1)·λ_k ≤ m for every k, and that term holds iff min(D_k, T_k) ≥
+//!   m·C_k/(m − Λ_{−k}): the row is that least deadline ([`least_deadlines`]), which says which
+//!   tasks break the condition and by how much their deadline would have to grow, the others
+//!   unchanged. The density test (`edf-density`, one CPU, Σλ ≤ 1) has the same rows with m = 1.
 //!
 //! Registry entries (`registry.rs`): `gedf-gfb` and `gedf-bcl` (D ≤ T), for several CPUs and
 //! independent sequential tasks.
@@ -43,7 +49,7 @@ pub const GFB: Entry = Entry {
     citation: "Goossens, Funk & Baruah 2003 (quoted in PAWS §2)",
     kind: Kind::Sufficient,
     applies: GLOBAL,
-    verdict: |s| gfb(s.cdt(), s.cpus()),
+    verdict: |s| with_least_deadlines(gfb(s.cdt(), s.cpus()), s, s.cpus()),
     overheads: WithOverheads::Global,
 };
 
@@ -96,6 +102,50 @@ pub fn gfb(ts: &[Cdt], m: u32) -> Verdict {
         if ok { Some(true) } else { None },
         format!("Σλ={l:.6} vs m-(m-1)λmax={bound:.6}"),
     )
+}
+
+/// Each task's least passing deadline under GFB's condition on m CPUs (the density test's,
+/// Σλ ≤ 1, with m = 1): the condition Λ + (m − 1)·λ_max ≤ m holds iff every task's own term
+/// Λ + (m − 1)·λ_k ≤ m does (λ = C/min(D, T), Λ = Σλ), and that term holds, the other tasks
+/// unchanged, iff min(D_k, T_k) ≥ m·C_k/(m − Λ_{−k}) (Λ_{−k}: the others' Σλ). The row is that
+/// least min(D, T), rounded up; `None` where no deadline would do (it is past T). The term is
+/// decided exactly (`cmp_sum`) and the row kept on its side of D: the task passes iff row ≤ D.
+/// A property of the set's condition, not of the task's jobs: no response time is claimed.
+pub fn least_deadlines(ts: &[Cdt], m: u32) -> Vec<Option<Time>> {
+    let lambda: Vec<f64> = ts.iter().map(Cdt::density).collect();
+    let total: f64 = lambda.iter().sum();
+    (0..ts.len())
+        .map(|k| {
+            let x = ts[k];
+            let delta = x.d.min(x.t);
+            let terms = ts
+                .iter()
+                .map(|y| (y.c, y.d.min(y.t)))
+                .chain(std::iter::once(((m as u64 - 1) * x.c, delta)));
+            let pass = cmp_sum(terms, m as u64, 1) != Ordering::Greater;
+            let others = (total - lambda[k]).max(0.0);
+            let least = m as f64 * x.c as f64 / (m as f64 - others);
+            let least = if least.is_finite() && least > 0.0 && least < 1e18 {
+                least.ceil() as Time
+            } else {
+                Time::MAX
+            };
+            if pass {
+                Some(least.min(delta))
+            } else if x.d >= x.t || least > x.t {
+                None
+            } else {
+                Some(least.max(x.d + 1))
+            }
+        })
+        .collect()
+}
+
+/// `v` (GFB's verdict on m CPUs, or the density test's with m = 1) with each task's least
+/// passing deadline ([`least_deadlines`]) as its row.
+pub fn with_least_deadlines(v: Verdict, s: &Subject<'_>, m: u32) -> Verdict {
+    let rows = bounds::of(s, Quantity::LeastDeadline, &least_deadlines(s.cdt(), m));
+    v.with_tasks(rows)
 }
 
 /// BCL's sum for task k, I_k = Σ_{i≠k} min(W_i, D_k − C_k), and whether τ_k passes: I_k <
@@ -218,5 +268,26 @@ mod tests {
         assert_eq!(bcl_loads(&four, 2), vec![(5, false); 4]);
         // n ≤ m: each task on its own CPU passes, C = D included.
         assert_eq!(bcl_loads(&tight[..2], 2), vec![(2, true); 2]);
+    }
+
+    /// GFB on two CPUs: a (2, 4, 4), b (1, 4, 4), c (3, 4, 8): λ = .5, .25, .75, Λ = 1.5;
+    /// Λ + λ_max = 2.25 > 2 fails. Least deadlines 2·C/(2 − Λ_{−k}): a 4/(2 − 1) = 4 (its term
+    /// 1.5 + .5 = 2 holds, exactly), b 2/.75 → 3, c 6/1.25 = 4.8 → 5 > D = 4: only c fails.
+    /// With c's T = 4 no deadline would do (5 > T): None. Density (m = 1): (1, 4, 4) and
+    /// (1, 2, 8), Σλ = .75: 1/(1 − .5) = 2 and 1/(1 − .25) → 2 = D.
+    #[test]
+    fn least_deadlines_by_hand() {
+        let ts = [cdt(2, 4, 4), cdt(1, 4, 4), cdt(3, 4, 8)];
+        assert_eq!(least_deadlines(&ts, 2), vec![Some(4), Some(3), Some(5)]);
+        assert_eq!(gfb(&ts, 2).schedulable, None);
+        let ts = [cdt(2, 4, 4), cdt(1, 4, 4), cdt(3, 4, 4)];
+        assert_eq!(least_deadlines(&ts, 2), vec![Some(4), Some(3), None]);
+        let ok = [cdt(1, 4, 4), cdt(1, 4, 4), cdt(3, 4, 4)];
+        assert_eq!(least_deadlines(&ok, 2), vec![Some(2), Some(2), Some(4)]);
+        assert_eq!(gfb(&ok, 2).schedulable, Some(true));
+        assert_eq!(
+            least_deadlines(&[cdt(1, 4, 4), cdt(1, 2, 8)], 1),
+            vec![Some(2), Some(2)]
+        );
     }
 }

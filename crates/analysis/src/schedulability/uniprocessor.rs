@@ -70,7 +70,7 @@ pub const EDF_DENSITY: Entry = Entry {
     citation: "Liu & Layland 1973 (U ≤ 1), with densities for D < T",
     kind: Kind::Sufficient,
     applies: ONE_CPU,
-    verdict: |s| density(s.cdt()),
+    verdict: |s| super::global::with_least_deadlines(density(s.cdt()), s, 1),
     overheads: WithOverheads::Partitioned,
 };
 
