@@ -50,7 +50,7 @@ def generators() -> list[dict]:
     return [{"name": n, "summary": s, "params": p} for n, s, p in _core.generators()]
 
 
-_BOUND_KEYS = ("task", "index", "quantity", "bound_ns", "deadline_ns", "slack_ns", "blocking_ns", "spin_ns")
+_BOUND_KEYS = ("task", "index", "quantity", "bound_ns", "deadline_ns", "slack_ns", "blocking_ns", "spin_ns", "cpu")
 
 
 def _verdict(row) -> dict:

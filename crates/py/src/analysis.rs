@@ -38,7 +38,8 @@ fn generators() -> Vec<(&'static str, &'static str, &'static str)> {
 }
 
 /// A per-task bound as Python reads it: (task name, task index, quantity, bound ns or None,
-/// deadline ns, slack ns or None, blocking term ns or None, spin term ns or None).
+/// deadline ns, slack ns or None, blocking term ns or None, spin term ns or None, the CPU of a
+/// per-CPU test's row or None).
 type BoundRow = (
     String,
     usize,
@@ -48,6 +49,7 @@ type BoundRow = (
     Option<i64>,
     Option<u64>,
     Option<u64>,
+    Option<u32>,
 );
 
 /// A verdict as Python reads it: (test, True/False/None, detail, the verdict in words, the
@@ -70,6 +72,7 @@ fn verdict_row(v: schedulability::Verdict) -> VerdictRow {
                 slack,
                 b.blocking,
                 b.spin,
+                b.cpu,
             )
         })
         .collect();

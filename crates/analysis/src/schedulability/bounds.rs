@@ -69,6 +69,9 @@ pub struct TaskBound {
     /// The spin term the bound charges per job (`spinning.rs`, MSRP's global resources; the
     /// WCET in the bound is inflated by it), ns; `None` for a test that charges none.
     pub spin: Option<Time>,
+    /// The CPU the bound is for, in a per-CPU test (`p-NAME`, and so every partitioning
+    /// attempt): the task's `cpu`; `None` in a test of the whole set.
+    pub cpu: Option<u32>,
 }
 
 impl TaskBound {
@@ -78,8 +81,11 @@ impl TaskBound {
     }
 }
 
-/// The bounds `bounds` (one per task of `s`, in its order) as the subject's tasks' rows.
+/// The bounds `bounds` (one per task of `s`, in its order) as the subject's tasks' rows. A
+/// subject of one CPU taken from a set of several is one CPU of a per-CPU test: its rows carry
+/// the tasks' `cpu`.
 pub fn of(s: &Subject<'_>, quantity: Quantity, bounds: &[Option<Time>]) -> Vec<TaskBound> {
+    let per_cpu = s.cpus() == 1 && s.set().platform.cpus > 1;
     s.indices()
         .iter()
         .zip(s.tasks())
@@ -92,6 +98,7 @@ pub fn of(s: &Subject<'_>, quantity: Quantity, bounds: &[Option<Time>]) -> Vec<T
             deadline: t.deadline,
             blocking: None,
             spin: None,
+            cpu: t.cpu.filter(|_| per_cpu),
         })
         .collect()
 }
@@ -139,6 +146,8 @@ pub fn worst_in_words(bounds: &[TaskBound]) -> String {
 /// The simulated scheduler a test's per-task bounds speak for, by the test's name (its
 /// whole or per-CPU form), for the tests that give bounds: the run they are set beside.
 pub const SIMULATED_BY: &[(&str, &str)] = &[
+    ("edf-exact", "gedf"),
+    ("p-edf-exact", "pedf"),
     ("fp-rta-rm", "gfp:rm"),
     ("fp-rta-dm", "gfp:dm"),
     ("fp-rta-file", "gfp:file"),

@@ -60,7 +60,7 @@ pub const EDF_EXACT: Entry = Entry {
         sections: Sections::Blocking(&[Protocol::Srp, Protocol::Msrp]),
         ..ONE_CPU
     },
-    verdict: edf_verdict,
+    verdict: |s| super::edf_response::with_bounds(edf_verdict(s), s),
     overheads: WithOverheads::Partitioned,
 };
 
