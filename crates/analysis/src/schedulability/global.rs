@@ -126,7 +126,7 @@ pub fn least_deadlines(ts: &[Cdt], m: u32) -> Vec<Option<Time>> {
             let others = (total - lambda[k]).max(0.0);
             let least = m as f64 * x.c as f64 / (m as f64 - others);
             let least = if least.is_finite() && least > 0.0 && least < 1e18 {
-                least.ceil() as Time
+                exact_least(ts, k, m, least.ceil() as Time)
             } else {
                 Time::MAX
             };
@@ -139,6 +139,29 @@ pub fn least_deadlines(ts: &[Cdt], m: u32) -> Vec<Option<Time>> {
             }
         })
         .collect()
+}
+
+/// The least x ≥ 1 with Λ_{−k} + m·C_k/x ≤ m, decided exactly (`cmp_sum`), from `guess` (the
+/// float's ceiling, off by a few ns at most).
+fn exact_least(ts: &[Cdt], k: usize, m: u32, guess: Time) -> Time {
+    let holds = |x: Time| {
+        let others = (0..ts.len())
+            .filter(|&i| i != k)
+            .map(|i| (ts[i].c, ts[i].d.min(ts[i].t)));
+        let terms = others.chain(std::iter::once((m as u64 * ts[k].c, x)));
+        cmp_sum(terms, m as u64, 1) != Ordering::Greater
+    };
+    let mut x = guess.max(1);
+    for _ in 0..8 {
+        if x > 1 && holds(x - 1) {
+            x -= 1;
+        } else if !holds(x) {
+            x += 1;
+        } else {
+            break;
+        }
+    }
+    x
 }
 
 /// `v` (GFB's verdict on m CPUs, or the density test's with m = 1) with each task's least
@@ -289,5 +312,17 @@ mod tests {
             least_deadlines(&[cdt(1, 4, 4), cdt(1, 2, 8)], 1),
             vec![Some(2), Some(2)]
         );
+        // Exact where the float is not: Λ_{−k} = 23/12 on 4 CPUs, 4·1e6/(25/12) = 1.92e6 (the
+        // float lands just above it, and its ceiling 1 ns past).
+        let ms = 1_000_000;
+        let ts = [
+            cdt(ms, 4 * ms, 4 * ms),
+            cdt(2 * ms, 5 * ms, 5 * ms),
+            cdt(2 * ms, 5 * ms, 6 * ms),
+            cdt(4 * ms, 10 * ms, 10 * ms),
+            cdt(5 * ms, 12 * ms, 12 * ms),
+            cdt(6 * ms, 20 * ms, 20 * ms),
+        ];
+        assert_eq!(least_deadlines(&ts, 4)[0], Some(1_920_000));
     }
 }
