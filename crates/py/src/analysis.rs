@@ -260,9 +260,13 @@ fn analysis_overheads(
     Ok(overheads_for(&taskset.inner, profile, statistic)?.map(|o| (oha::describe(&o), costs(&o))))
 }
 
+/// One task's inflation under one global scheduler: (C'', dispatches, migrations), or None.
+type GlobalInflation = Option<(u64, u64, u64)>;
+
 /// One task of an overhead-aware analysis: (name, C, D, T, C'' and D' on one CPU / per CPU,
 /// dispatches charged per job there, C'' under global EDF or None, its dispatches, its
-/// migrations), ns.
+/// migrations, and under global FP with RM, DM and the file's priorities
+/// (`overheads::GLOBAL_FP`)), ns.
 type TaskRow = (
     String,
     u64,
@@ -274,6 +278,7 @@ type TaskRow = (
     Option<u64>,
     Option<u64>,
     Option<u64>,
+    [GlobalInflation; 3],
 );
 
 /// Every applicable test with the overheads charged (WCETs inflated; analysis crate,
@@ -310,6 +315,8 @@ fn analyze_overheads(
                 r.global.map(|g| g.task.c),
                 r.global.map(|g| g.dispatches),
                 r.global.map(|g| g.migrations),
+                r.global_fp
+                    .map(|g| g.map(|g| (g.task.c, g.dispatches, g.migrations))),
             )
         })
         .collect();
