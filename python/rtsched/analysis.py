@@ -69,7 +69,7 @@ def analyze(taskset, overheads: str | None = None, statistic: str = "p99") -> li
     response times, docs/generators.md "Per-task rows"), "bound_ns" (None: not bounded within
     the deadline; a task passes iff bound ≤ deadline, and a test says schedulable iff all do),
     "deadline_ns", "slack_ns" (deadline − bound), "blocking_ns" (the blocking term B_i the bound
-    charges for critical sections under pip, pcp, pcp:original, srp, msrp or mrsp, docs/locking.md
+    charges for critical sections under pip, pcp, pcp:original, srp, msrp, mrsp or fmlp+, docs/locking.md
     "Analysis"; None for a test that charges none), "spin_ns" (under msrp and mrsp, the most a
     job spins for global resources, added to its WCET in the bound; None otherwise), "cpu" (the
     CPU of a per-CPU test's row, ``p-NAME`` and partitioning attempts; None otherwise)}``;

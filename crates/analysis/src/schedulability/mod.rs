@@ -34,6 +34,7 @@ pub mod dag;
 pub mod dataflow;
 pub mod durr;
 pub mod edf_response;
+pub mod fmlp;
 pub mod gedf_baruah;
 pub mod gedf_rta;
 pub mod gfp_dag;
