@@ -83,7 +83,7 @@ def _simulated(ts, verdicts) -> None:
 #: How a per-task quantity that is not a response time is shown: (label after the test's name,
 #: column rank: left out first when the terminal is narrow, the cell when no value is given).
 #: BCL's and Baruah's window loads and the least passing deadline of GFB and the density test
-#: are deadline checks (docs/analysis.md, "Per-task rows"), not bounds on a response.
+#: are deadline checks ("Per-task rows" in docs/generators.md), not bounds on a response.
 _QUANTITY_COLUMNS = {
     "BCL window load": (" load", 2, "?"),
     "Baruah window load": (" load", 2, "?"),
