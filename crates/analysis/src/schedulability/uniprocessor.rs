@@ -62,7 +62,7 @@ pub const EDF_EXACT: Entry = Entry {
         sections: Sections::Blocking(&[Protocol::Srp, Protocol::Msrp]),
         ..ONE_CPU
     },
-    verdict: edf_verdict,
+    verdict: |s| super::edf_response::with_bounds(edf_verdict(s), s),
     overheads: WithOverheads::Partitioned,
 };
 
@@ -72,7 +72,7 @@ pub const EDF_DENSITY: Entry = Entry {
     citation: "Liu & Layland 1973 (U ≤ 1), with densities for D < T",
     kind: Kind::Sufficient,
     applies: ONE_CPU,
-    verdict: |s| density(s.cdt()),
+    verdict: |s| super::global::with_least_deadlines(density(s.cdt()), s, 1),
     overheads: WithOverheads::Partitioned,
 };
 
