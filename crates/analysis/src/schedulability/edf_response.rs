@@ -41,6 +41,7 @@ pub fn response_times(ts: &[Cdt]) -> Vec<Option<Time>> {
             prio: 0,
             cpu: 0,
             triggers: Vec::new(),
+            joined: Vec::new(),
         })
         .collect();
     match holistic_edf::analyse(&nodes) {
