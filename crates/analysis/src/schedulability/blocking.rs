@@ -31,33 +31,43 @@
 //! helping) are in `spinning.rs`; FMLP+'s and OMLP's are not in the analysis.
 //! `registry::Applies::models` refuses the other sets before a test runs.
 
-use rtsched_model::{Protocol, Task, TaskSet, Time};
+use rtsched_model::{CriticalSection, Protocol, Task, TaskSet, Time};
 
 /// The longest stretch of `t`'s work during which it holds some resource `holds` accepts
 /// (sections in one thread merged when they overlap or touch), 0 when it holds none.
 pub fn longest_stretch(t: &Task, holds: impl Fn(usize) -> bool) -> Time {
-    let mut iv: Vec<(u32, u32, Time, Time)> = t
+    stretch_with(t, holds, |_| 0)
+}
+
+/// [`longest_stretch`] with each section of the stretch lengthened by `extra(s)` (MSRP's spin
+/// before a global section, `spinning.rs`): the stretch's span plus its sections' extras.
+pub fn stretch_with(
+    t: &Task,
+    holds: impl Fn(usize) -> bool,
+    extra: impl Fn(&CriticalSection) -> Time,
+) -> Time {
+    let mut iv: Vec<&CriticalSection> = t
         .sections
         .iter()
         .filter(|s| holds(s.resource as usize))
-        .map(|s| (s.region, s.thread, s.start, s.end()))
         .collect();
-    iv.sort_unstable();
+    iv.sort_unstable_by_key(|s| (s.region, s.thread, s.start, s.end()));
+    // (region, thread, start, end, extras) of the stretch being merged.
     let mut best = 0;
-    let mut cur: Option<(u32, u32, Time, Time)> = None;
-    for x in iv {
+    let mut cur: Option<(u32, u32, Time, Time, Time)> = None;
+    for s in iv {
+        let x = extra(s);
         cur = match cur {
-            Some((r, th, a, b)) if (r, th) == (x.0, x.1) && x.2 <= b => {
-                Some((r, th, a, b.max(x.3)))
+            Some((r, th, a, b, e)) if (r, th) == (s.region, s.thread) && s.start <= b => {
+                Some((r, th, a, b.max(s.end()), e + x))
             }
-            Some((_, _, a, b)) => {
-                best = best.max(b - a);
-                Some(x)
+            prev => {
+                best = best.max(prev.map_or(0, |(_, _, a, b, e)| b - a + e));
+                Some((s.region, s.thread, s.start, s.end(), x))
             }
-            None => Some(x),
         };
     }
-    cur.map_or(best, |(_, _, a, b)| best.max(b - a))
+    best.max(cur.map_or(0, |(_, _, a, b, e)| b - a + e))
 }
 
 /// Whether two sections of `t` on different resources overlap in one thread (nesting).
@@ -191,7 +201,6 @@ pub fn edf_per_task(tasks: &[&Task]) -> Vec<Time> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rtsched_model::CriticalSection;
 
     fn sec(resource: u32, start: Time, length: Time) -> CriticalSection {
         CriticalSection {
