@@ -69,7 +69,7 @@ def analyze(taskset, overheads: str | None = None, statistic: str = "p99") -> li
     charges for critical sections under pip, pcp, pcp:original, srp, msrp or mrsp, docs/locking.md
     "Analysis"; None for a test that charges none), "spin_ns" (under msrp and mrsp, the most a
     job spins for global resources, added to its WCET in the bound; None otherwise)}``;
-    ``edf-exact`` under srp gives each task's blocking as its
+    ``edf-exact`` under srp, pcp, pip (and msrp) gives each task's blocking as its
     ``"quantity" "blocking"``. :func:`simulated_max_response` gives what to set beside them.
 
     With ``overheads`` (an overhead profile, ``rtsched.overheads/1``; its ``statistic`` column,
