@@ -110,3 +110,24 @@ def test_a_spinning_protocol_under_a_global_scheduler_exits_2(tmp_path):
     r = run_cli("simulate", p, "-s", "gfp", check=2)
     assert "task 'a'" in r.stderr and "resource 'R' uses msrp" in r.stderr, r.stderr
     assert "partitioned" in r.stderr and "Traceback" not in r.stderr, r.stderr
+
+
+def test_the_2_cpu_example_under_fmlp(tmp_path):
+    """docs/locking.md "Suspending: fmlp+", the spinning example's set under fmlp+, ms: b
+    suspends 2-6 (c runs 4-5 meanwhile), holds R 6-10 boosted and responds in 10, c in 1,
+    nothing spins. The bound by hand: a request of a waits <= CPU 1's sections (b's 4), of b
+    <= a's 6; c is boosted over once by the lower b (4): R_a = 8 + 4 = 12, R_b = 6 + 6 + c 1
+    = 13, R_c = 1 + 4 = 5. Under gfp: refused, exit 2."""
+    import rtsched
+
+    p = write(tmp_path, PAIR.replace("LOCKING", "fmlp+"), "fmlp.yaml")
+    out = tmp_path / "fmlp.csv"
+    run_cli("simulate", p, "-s", "pfp", "--jobs-csv", out, check=0)
+    rows = {r["task"]: r for r in csv.DictReader(out.open())}
+    got = {t: tuple(int(rows[t][k]) // MS for k in ("response_ns", "blocked_ns", "spin_ns")) for t in "abc"}
+    assert got == {"a": (8, 0, 0), "b": (10, 4, 0), "c": (1, 0, 0)}, rows
+    v = {x["test"]: x for x in rtsched.analyze(str(p))}["p-fp-rta-file"]
+    bounds = {b["task"]: (b["bound_ns"] // MS, b["blocking_ns"] // MS) for b in v["tasks"]}
+    assert bounds == {"a": (12, 4), "b": (13, 6), "c": (5, 4)} and v["schedulable"] is True, v
+    r = run_cli("simulate", p, "-s", "gfp", check=2)
+    assert "task 'a'" in r.stderr and "resource 'R' uses fmlp+" in r.stderr, r.stderr

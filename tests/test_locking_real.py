@@ -47,3 +47,33 @@ def test_msrp_and_mrsp_spin_on_the_testbed():
         # The spin is CPU time of the job, as simulated.
         assert b.exec_ns.median() >= 6 * MS + 0.9 * med, (locking, b.exec_ns.describe())
         assert r.summary["max_spin_ns"] >= b.spin_ns.max(), locking
+
+
+# FMLP+ (docs/locking.md "Suspending: fmlp+"; crates/sim/tests/fmlp.rs's first example, its
+# period shortened to 20 ms): b suspends 1-4 (l runs), is handed R at 4 and, boosted, keeps h
+# (released at 5) out until 6. Simulated (ms): b blocked 3, responds 9; h responds 3; l 11.
+BOOSTED = """\
+platform: {cpus: 2}
+run: {duration: 200ms, locking: fmlp+}
+resources: [R]
+tasks:
+  - {name: a, period: 20ms, wcet: 6ms, priority: 2, cpu: 0, sections: [{resource: R, start: 0, length: 4ms}]}
+  - {name: l, period: 20ms, wcet: 5ms, priority: 1, cpu: 1}
+  - {name: b, period: 20ms, offset: 1ms, wcet: 4ms, priority: 2, cpu: 1, sections: [{resource: R, start: 0, length: 2ms}]}
+  - {name: h, period: 20ms, offset: 5ms, wcet: 2ms, priority: 3, cpu: 1}
+"""
+
+
+def test_fmlp_suspends_and_boosts_on_the_testbed():
+    ts = rtsched.load_taskset(yaml.safe_load(BOOSTED))
+    r = rtsched.run(ts, "testbed:pfp")
+    j = r.jobs[r.jobs.job > 0]
+    b, h, lo = (j[j.task == t] for t in ("b", "h", "l"))
+    assert len(b) >= 5 and (j.spin_ns == 0).all(), j
+    # b's wait is a suspension (direct blocking), not a spin: about 3 ms, at most a's 4 ms.
+    assert 2.5 * MS <= b.blocked_ns.median() <= 3.6 * MS, b.blocked_ns.describe()
+    assert b.blocked_ns.quantile(0.8) <= 4 * MS, b.blocked_ns.describe()
+    assert abs(b.response_ns.median() - 9 * MS) <= 1.5 * MS, b.response_ns.describe()
+    # h waits for the boosted b (3 ms, where it would take 2 without the boost).
+    assert 2.6 * MS <= h.response_ns.median() <= 4.5 * MS, h.response_ns.describe()
+    assert abs(lo.response_ns.median() - 11 * MS) <= 1.5 * MS, lo.response_ns.describe()

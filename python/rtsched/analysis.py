@@ -66,7 +66,7 @@ def analyze(taskset, overheads: str | None = None, statistic: str = "p99") -> li
     has them (the response-time analyses; empty otherwise): ``{"task" (name), "index",
     "quantity" ("response time"), "bound_ns" (None: not bounded within the deadline),
     "deadline_ns", "slack_ns" (deadline − bound), "blocking_ns" (the blocking term B_i the bound
-    charges for critical sections under pip, pcp, pcp:original, srp, msrp or mrsp, docs/locking.md
+    charges for critical sections under pip, pcp, pcp:original, srp, msrp, mrsp or fmlp+, docs/locking.md
     "Analysis"; None for a test that charges none), "spin_ns" (under msrp and mrsp, the most a
     job spins for global resources, added to its WCET in the bound; None otherwise)}``;
     ``edf-exact`` under srp, pcp, pip (and msrp) gives each task's blocking as its

@@ -29,6 +29,9 @@
 //!   partition (the tasks' `cpu` fields or the partitioner's), so the scheduler must be
 //!   partitioned (checked where the policy is built). A section of theirs may not nest with
 //!   another section (nested global resources are not modelled).
+//! - `fmlp+` (Brandenburg 2014: FIFO queues, a waiting job suspends, a holder is priority
+//!   boosted) has the same rules as `msrp` and `mrsp`: a partitioned scheduler, no nesting.
+//!   It treats local and global resources alike.
 
 use crate::task::TaskSet;
 
@@ -73,7 +76,7 @@ impl TaskSet {
         let placed = self.tasks.iter().any(|t| t.cpu.is_some());
         for r in 0..self.resources.len() {
             let p = self.protocol(r);
-            if p.spins() {
+            if p.partitioned() {
                 if let Some(e) = self.nested_with(r) {
                     return Some(e);
                 }
@@ -114,7 +117,7 @@ impl TaskSet {
         None
     }
 
-    /// The first task with a section of resource `r` (a spinning protocol's) that overlaps
+    /// The first task with a section of resource `r` (a multiprocessor protocol's) that overlaps
     /// another section of the same thread: nested global resources are not modelled.
     fn nested_with(&self, r: usize) -> Option<LockingError> {
         for task in &self.tasks {

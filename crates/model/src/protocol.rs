@@ -24,11 +24,24 @@ pub enum Protocol {
     /// The multiprocessor resource sharing protocol (Burns & Wellings 2013): FIFO spinning and
     /// the section at the resource's local ceiling, with migration-based helping.
     Mrsp,
+    /// The FIFO multiprocessor locking protocol for partitioned scheduling (Brandenburg,
+    /// ECRTS 2014, `fmlp+`): FIFO queues, a waiting job suspends, a holder is priority boosted,
+    /// boosted jobs ordered by the time of their requests.
+    #[serde(rename = "fmlp+")]
+    FmlpPlus,
 }
 
 impl Protocol {
-    pub const NAMES: &'static [&'static str] =
-        &["none", "pip", "pcp", "pcp:original", "srp", "msrp", "mrsp"];
+    pub const NAMES: &'static [&'static str] = &[
+        "none",
+        "pip",
+        "pcp",
+        "pcp:original",
+        "srp",
+        "msrp",
+        "mrsp",
+        "fmlp+",
+    ];
 
     pub fn parse(s: &str) -> Option<Protocol> {
         Some(match s {
@@ -39,6 +52,7 @@ impl Protocol {
             "srp" => Protocol::Srp,
             "msrp" => Protocol::Msrp,
             "mrsp" => Protocol::Mrsp,
+            "fmlp+" => Protocol::FmlpPlus,
             _ => return None,
         })
     }
@@ -51,6 +65,7 @@ impl Protocol {
             Protocol::Srp => "srp",
             Protocol::Msrp => "msrp",
             Protocol::Mrsp => "mrsp",
+            Protocol::FmlpPlus => "fmlp+",
         }
     }
     pub fn is_none(&self) -> bool {
@@ -68,5 +83,10 @@ impl Protocol {
     /// protocol: `msrp`, `mrsp`), which needs a partitioned scheduler.
     pub fn spins(self) -> bool {
         matches!(self, Protocol::Msrp | Protocol::Mrsp)
+    }
+    /// Whether it is for partitioned scheduling (its local and global resources follow from
+    /// the partition, and its sections may not nest): `msrp`, `mrsp`, `fmlp+`.
+    pub fn partitioned(self) -> bool {
+        self.spins() || self == Protocol::FmlpPlus
     }
 }

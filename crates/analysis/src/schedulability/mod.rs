@@ -33,6 +33,7 @@ pub mod chains;
 pub mod dag;
 pub mod dataflow;
 pub mod durr;
+pub mod fmlp;
 pub mod gedf_baruah;
 pub mod gedf_rta;
 pub mod gfp_dag;

@@ -133,8 +133,8 @@ pub enum BlockingReason {
     Global { resource: usize },
     /// Task `task` nests sections under `pip` (transitive blocking, possible deadlock).
     NestedPip { task: usize },
-    /// Task `task` nests sections under `msrp` or `mrsp` (the spin terms take one request at a
-    /// time).
+    /// Task `task` nests sections under `msrp`, `mrsp` or `fmlp+` (their terms take one
+    /// request at a time).
     NestedMsrp { task: usize },
 }
 
@@ -408,12 +408,12 @@ impl BlockingReason {
             ),
             BlockingReason::Global { resource } => write!(
                 f,
-                "resource {} is global (its users are on different CPUs): the uniprocessor tests bound local resources only, and global ones under msrp and mrsp (per CPU of a partitioned set, fixed priority); the bounds of FMLP+ and OMLP are not in the analysis",
+                "resource {} is global (its users are on different CPUs): the uniprocessor tests bound local resources only, and global ones under msrp, mrsp and fmlp+ (per CPU of a partitioned set, fixed priority); the bounds of OMLP are not in the analysis",
                 res(resource)
             ),
             BlockingReason::NestedMsrp { task: t } => write!(
                 f,
-                "{} nests critical sections under a spinning protocol: the spin and blocking terms of msrp and mrsp take one request at a time",
+                "{} nests critical sections under a multiprocessor protocol: the terms of msrp, mrsp and fmlp+ take one request at a time",
                 task(t)
             ),
             BlockingReason::NestedPip { task: t } => write!(
@@ -639,13 +639,13 @@ fn bounded(ts: &TaskSet, takes: &'static [Protocol]) -> Result<(), BlockingReaso
         });
     }
     if let Some(resource) = blocking::global_resource(ts) {
-        if !p.spins() {
+        if !p.partitioned() {
             return Err(BlockingReason::Global { resource });
         }
     }
     match ts.tasks.iter().position(blocking::nests) {
         Some(task) if p == Protocol::Pip => Err(BlockingReason::NestedPip { task }),
-        Some(task) if p.spins() => Err(BlockingReason::NestedMsrp { task }),
+        Some(task) if p.partitioned() => Err(BlockingReason::NestedMsrp { task }),
         _ => Ok(()),
     }
 }

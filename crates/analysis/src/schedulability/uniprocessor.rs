@@ -23,6 +23,7 @@
 
 use super::blocking;
 use super::bounds::{self, Quantity};
+use super::fmlp;
 use super::registry::{
     Applies, Cpus, Deadlines, Entry, Flow, Kind, Priorities, Sections, Subject, Tasks,
     WithOverheads,
@@ -40,6 +41,7 @@ const FP_LOCKING: &[Protocol] = &[
     Protocol::Srp,
     Protocol::Msrp,
     Protocol::Mrsp,
+    Protocol::FmlpPlus,
 ];
 
 /// One CPU, independent sequential tasks, any deadlines.
@@ -169,6 +171,10 @@ fn rta(s: &Subject<'_>, name: &str, by: Priorities) -> Verdict {
             protocol(s).map_or("srp", Protocol::name), tasks[lo].name, tasks[hi].name
         ))
     };
+    // FMLP+ (`fmlp.rs`): suspension-aware, a response-time recurrence of its own.
+    if protocol(s) == Some(Protocol::FmlpPlus) {
+        return fmlp::verdict(s, name, &p);
+    }
     // MSRP (`spinning.rs`): each job's spin inflates its WCET, C'_i = C_i + spin_i.
     let (b, spin) = match protocol(s) {
         None => (vec![0; tasks.len()], None),

@@ -42,6 +42,10 @@
 //! work (`lock_replan`, through [`Substrate::charged`] with nothing charged). Spinning is
 //! counted per job (`JobRecord::spin`), the time a spinning entity ran on its CPU.
 //!
+//! `fmlp+` (Brandenburg 2014, partitioned) queues FIFO and suspends a waiter as `none` does;
+//! a holder is lent a *priority boost* ordered by the time its request was issued
+//! (locking/fmlp.rs).
+//!
 //! Blocking, per job, in three kinds (docs/locking.md): *direct*, the time its threads waited
 //! for a held resource (`JobRecord::blocked`, resources.rs); *inheritance*, the time it was
 //! ready while its CPU ran a job of lower own urgency lent a higher one by inheritance (push-
@@ -55,6 +59,7 @@ use rtsched_model::{Protocol, TaskSet, Time};
 use rtsched_policies::{EntityId, EntityInfo, Policy, Urgency};
 
 mod ceiling;
+mod fmlp;
 
 /// The urgency `msrp` lends a job that requested or holds a global resource: more urgent than
 /// any job's own, so that its CPU is not taken from it (non-preemptive).
@@ -105,6 +110,8 @@ pub(super) struct Locking {
     /// `pcp:original`: the entities ceiling blocked, in the order they blocked, with since
     /// when; each is `blocked_on` the resource whose holder blocks it, outside its queue.
     ceiling_blocked: Vec<(EntityId, Time)>,
+    /// `fmlp+`: per entity slot, when its outstanding request was issued (locking/fmlp.rs).
+    issued: Vec<Time>,
 }
 
 /// The urgency of `e` under `policy` (a policy without one is refused before the run, so the
@@ -149,6 +156,7 @@ impl Locking {
             spinning: Vec::with_capacity(ts.platform.cpus as usize),
             granted: Vec::with_capacity(ts.platform.cpus as usize),
             ceiling_blocked: Vec::with_capacity(ts.tasks.len()),
+            issued: Vec::with_capacity(64),
         };
         for (t, c) in l.task_cpu.iter_mut().enumerate() {
             *c = policy.cpu_of_task(t as u32).unwrap_or(*c);
@@ -240,6 +248,13 @@ impl<'t> Ledger<'t> {
         match self.locking.as_ref().map(|l| l.protocol[r as usize]) {
             Some(Protocol::Pcp | Protocol::Msrp | Protocol::Mrsp) => self.reurge(now, e),
             Some(Protocol::Srp) => self.srp_system(now),
+            Some(Protocol::FmlpPlus) => {
+                self.locking
+                    .as_mut()
+                    .expect("locking")
+                    .fmlp_requested(e, now);
+                self.reurge(now, e);
+            }
             _ => {}
         }
     }
@@ -384,12 +399,21 @@ impl<'t> Ledger<'t> {
         if p == Protocol::PcpOriginal {
             self.ceiling_wake(now, r);
         }
+        if p == Protocol::FmlpPlus && to != NONE {
+            // Its request was issued when it blocked (resources.rs keeps that instant).
+            let at = self.run.ents[to as usize].blocked_since;
+            self.locking
+                .as_mut()
+                .expect("locking")
+                .fmlp_requested(to, at);
+        }
         match p {
             Protocol::Pip
             | Protocol::Pcp
             | Protocol::PcpOriginal
             | Protocol::Msrp
-            | Protocol::Mrsp => {
+            | Protocol::Mrsp
+            | Protocol::FmlpPlus => {
                 self.reurge(now, e);
                 if to != NONE {
                     self.reurge(now, to);
@@ -453,6 +477,7 @@ impl<'t> Ledger<'t> {
                             (urgency(self.policy.get(), &rep), Kind::Ceiling)
                         }
                         Protocol::Msrp => (NP, Kind::Ceiling),
+                        Protocol::FmlpPlus => (l.fmlp_boost(e), Kind::Ceiling),
                         Protocol::Mrsp => {
                             let cpu = l.task_cpu[info.task as usize] as usize;
                             let t = l.local_ceiling[r * l.cpus + cpu];
@@ -693,12 +718,12 @@ fn refuses_split(ts: &TaskSet, policy: &dyn Policy) -> Option<String> {
     None
 }
 
-/// Why `policy` cannot run `ts`'s multiprocessor protocols (`msrp`, `mrsp`, docs/locking.md):
+/// Why `policy` cannot run `ts`'s multiprocessor protocols (`msrp`, `mrsp`, `fmlp+`, docs/locking.md):
 /// they are for partitioned scheduling, and the policy binds a user of such a resource to no CPU.
 fn refuses_spinning(ts: &TaskSet, policy: &dyn Policy) -> Option<String> {
     for r in 0..ts.resources.len() {
         let p = ts.protocol(r);
-        if !p.spins() {
+        if !p.partitioned() {
             continue;
         }
         if let Some(t) = ts
