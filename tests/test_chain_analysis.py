@@ -36,7 +36,25 @@ def test_the_issues_chain_bound_is_5ms_as_data():
     (b,) = rtsched.chain_bounds(ts)
     assert b == {"chain": "ab", "communication": None, "latency_ns": 5 * MS, "data_age_ns": None,
                  "reaction_time_ns": None, "deadline_ns": 6 * MS, "meets_deadline": True,
-                 "method": "holistic (Tindell & Clark; offsets)", "exact": False, "note": ""}
+                 "method": "holistic (Tindell & Clark; offsets)", "exact": False, "note": "",
+                 "edf_latency_ns": 5 * MS, "edf_meets_deadline": True, "edf_method": "holistic EDF (Spuri 1996; offsets)",
+                 "edf_note": ""}
+
+
+def test_analyze_shows_fp_and_edf_chain_bounds(tmp_path):
+    """The chains table has an event chain's bound under fixed priority and under EDF, each
+    against the chain's deadline; --json has both; a data-flow chain has no EDF bound."""
+    p = tmp_path / "issue.yaml"
+    p.write_text(ISSUE)
+    out = run_cli("analyze", str(p)).stdout
+    table = out[out.index("chain bounds"):]
+    assert "FP latency" in table and "EDF latency" in table
+    row = next(line for line in table.splitlines() if line.startswith("ab"))
+    assert row.count("5.000") == 2 and "FP met, EDF met" in row
+    doc = json.loads(run_cli("analyze", str(p), "--json").stdout)["chains"]["ab"]
+    assert (doc["latency_ns"], doc["edf_latency_ns"], doc["edf_meets_deadline"]) == (5 * MS, 5 * MS, True)
+    fs = {b["chain"]: b for b in rtsched.chain_bounds(rtsched.parse_taskset(MIXED))}["fs"]
+    assert (fs["edf_latency_ns"], fs["edf_method"]) == (None, None)
 
 
 def test_bounds_are_above_the_simulation_and_let_is_exact():
@@ -90,3 +108,14 @@ def test_a_sweep_takes_the_new_tests_by_name():
     names = {t["name"] for t in rtsched.analysis.tests()}
     assert {"fp-holistic-file", "fp-susp-jitter-rm", "fp-susp-obliv-file", "implicit-davare-rm",
             "implicit-durr-rm", "let-exact", "let-sporadic"} <= names
+
+
+def test_a_global_set_takes_the_global_chain_analysis():
+    """On 2 CPUs without `cpu` fields the chain's bounds are global FP's and global EDF's
+    (docs/chains.md, "Event chains under global scheduling"), above the simulation."""
+    ts = rtsched.parse_taskset(ISSUE.replace("{cpus: 1}", "{cpus: 2}"))
+    (b,) = rtsched.chain_bounds(ts)
+    assert (b["latency_ns"], b["edf_latency_ns"]) == (5 * MS, 5 * MS)
+    assert b["method"].startswith("global FP RTA") and b["edf_method"].startswith("global EDF RTA")
+    for sched in ("gfp:file", "gedf"):
+        assert rtsched.simulate(ts, sched).summary["chains"]["ab"]["latency_ns"]["max"] <= 5 * MS

@@ -80,11 +80,13 @@ def test_a_trigger_cycle_exits_2_naming_it(tmp_path):
     assert "Traceback" not in r.stderr
 
 
-@pytest.mark.parametrize("backend", ["kernel:scx:gedf", "kernel:scx-gedf"])
-def test_sched_ext_refuses_a_chain_set(tmp_path, backend):
-    # The testbed and the kernel's own policies run them (test_chains_real.py).
+@pytest.mark.parametrize("backend", ["kernel:scx-gedf", "kernel:scx-pedf"])
+def test_sched_exts_bpf_native_modes_refuse_a_chain_set(tmp_path, backend):
+    # The testbed and the kernel's own policies run them (test_chains_real.py), and
+    # kernel:scx:POLICY in the guest (crates/scx/guest/chains.yaml).
     ts = rtsched.load_taskset(load(tmp_path, AB))
-    with pytest.raises(rtsched.InputError, match="field 'trigger': event-triggered tasks are not yet supported by rtsched's sched_ext scheduler"):
+    with pytest.raises(rtsched.InputError, match="field 'trigger': event-triggered tasks are not yet supported by rtsched's "
+                                                 "sched_ext scheduler in its BPF-native modes"):
         rtsched.run(ts, backend)
 
 

@@ -67,7 +67,8 @@ def analyze(taskset, overheads: str | None = None, statistic: str = "p99") -> li
     "quantity" ("response time"), "bound_ns" (None: not bounded within the deadline),
     "deadline_ns", "slack_ns" (deadline − bound), "blocking_ns" (the blocking term B_i the bound
     charges for critical sections under pip, pcp, pcp:original, srp, msrp, mrsp or fmlp+, docs/locking.md
-    "Analysis"; None for a test that charges none), "spin_ns" (under msrp and mrsp, the most a
+    "Analysis"; under omlp in the global tests the s-oblivious b_i added to the WCET; None for a
+    test that charges none), "spin_ns" (under msrp and mrsp, the most a
     job spins for global resources, added to its WCET in the bound; None otherwise)}``;
     ``edf-exact`` under srp, pcp, pip (and msrp) gives each task's blocking as its
     ``"quantity" "blocking"``. :func:`simulated_max_response` gives what to set beside them.
@@ -122,16 +123,25 @@ def chain_bounds(taskset, implicit: str = "durr") -> list[dict]:
     "data_age_ns", "reaction_time_ns" (None where the metric does not apply or no bound was
     found), "deadline_ns", "meets_deadline" (the latency, or data age, bound within the chain's
     deadline; None without one), "method", "exact" (True for LET's exact maxima, else upper
-    bounds), "note" (why there is no bound)}``. Event chains: holistic response-time analysis
-    (Tindell & Clark; Palencia & González Harbour's offsets); implicit chains: Dürr et al.'s
-    (2019) bounds, or Davare et al.'s (2007) with ``implicit="davare"``; LET chains: exact, or
-    the LET sum's bounds where a task is sporadic. Under the priorities the fixed-priority
-    schedulers give the set, on one CPU or each task's ``cpu``."""
+    bounds), "note" (why there is no bound), and for an event chain its bound under EDF:
+    "edf_latency_ns", "edf_meets_deadline", "edf_method", "edf_note" (None for a data-flow
+    chain)}``. Event chains: holistic response-time analysis (Tindell & Clark; Palencia &
+    González Harbour's offsets) under fixed priority (``latency_ns``: the priorities the
+    fixed-priority schedulers give the set) and under EDF (Spuri's holistic analysis), on one
+    CPU or each task's ``cpu``; implicit chains: Dürr et al.'s (2019) bounds, or Davare et
+    al.'s (2007) with ``implicit="davare"``, under fixed priority; LET chains: exact, or the
+    LET sum's bounds where a task is sporadic."""
     from .result import _as_taskset
 
     keys = ("chain", "communication", "latency_ns", "data_age_ns", "reaction_time_ns", "deadline_ns", "meets_deadline",
             "method", "exact", "note")
-    return [dict(zip(keys, row, strict=True)) for row in _core.chain_bounds(_as_taskset(taskset), implicit)]
+    edf_keys = ("edf_latency_ns", "edf_meets_deadline", "edf_method", "edf_note")
+    out = []
+    for row in _core.chain_bounds(_as_taskset(taskset), implicit):
+        b = dict(zip(keys, row[:-1], strict=True))
+        b.update(zip(edf_keys, row[-1] or (None,) * 4, strict=True))
+        out.append(b)
+    return out
 
 
 def tests() -> list[dict]:

@@ -487,7 +487,8 @@ def csv_file(path):
 
 def chains_csv_file(path):
     """An open _core.ChainsCsvFile at `path` (None: yields None), as :func:`csv_file`: simulations
-    stream their chain records into it as CSV lines as they are made (``--chains-csv``)."""
+    and real runs stream their chain records into it as CSV lines as they are made
+    (``--chains-csv``)."""
     return _sink_file(_core.ChainsCsvFile, path)
 
 
@@ -498,7 +499,7 @@ REAL_RUN_ROW_GROUP = 8192
 
 def run(taskset, backend: str = "testbed:gedf", duration=None, seed=None, on_miss=None, allow_overload: bool = False,
         model: str = "stw", trace: bool = True, keep_jobs: bool = True, jobs_parquet=None, _into=None, _csv=None,
-        max_jobs=DEFAULT_MAX_JOBS, max_work=DEFAULT_MAX_WORK, _warn=True) -> Result:
+        max_jobs=DEFAULT_MAX_JOBS, max_work=DEFAULT_MAX_WORK, _warn=True, _chains_csv=None) -> Result:
     """Run ``taskset`` for real on Linux.
 
     ``backend``: ``kernel:deadline[:reclaim]``, ``kernel:fifo[:rm|:dm|:file]``, ``kernel:other``
@@ -512,7 +513,8 @@ def run(taskset, backend: str = "testbed:gedf", duration=None, seed=None, on_mis
     ``measurements`` (decision overhead, release jitter, preemption latency).
 
     ``keep_jobs=False`` keeps no per-job records: each job is folded into the summaries as it
-    ends, so a long run's memory does not grow with its jobs (``jobs`` is then unavailable).
+    ends, and each chain record into ``summary["chains"]`` as it is made, so a long run's memory
+    does not grow with its jobs (``jobs`` and ``chains`` are then unavailable).
     ``jobs_parquet=PATH`` writes every record into that Parquet file as its job ends (atomically,
     when the run ends) and reads ``jobs`` back from it. ``max_jobs``, ``max_work``: as for
     :func:`simulate` (the work of a ``testbed:`` backend's policy; the kernel's own are not
@@ -530,13 +532,15 @@ def run(taskset, backend: str = "testbed:gedf", duration=None, seed=None, on_mis
         from .checks import emit
 
         emit(ts)
-    check_job_limit(ts, max_jobs, held=bool(keep_jobs) and jobs_parquet is None and _into is None and _csv is None)
+    streams = _into is not None or _csv is not None or _chains_csv is not None
+    check_job_limit(ts, max_jobs, held=bool(keep_jobs) and jobs_parquet is None and not streams)
     if isinstance(backend, str) and backend.startswith("testbed:"):
         check_work_limit(ts, backend[len("testbed:"):], max_work)
-    if _into is not None or _csv is not None:
-        # An open _core.JobsParquetFile and/or JobsCsvFile that several runs write into
-        # (`rtsched run`).
-        return Result(_core.run_real(ts, backend, allow_overload, model, trace, parquet=_into, csv=_csv), ts)
+    if streams:
+        # An open _core.JobsParquetFile, JobsCsvFile and/or ChainsCsvFile that several runs
+        # write into (`rtsched run`).
+        return Result(_core.run_real(ts, backend, allow_overload, model, trace, parquet=_into, csv=_csv,
+                                     chains_csv=_chains_csv), ts)
     if jobs_parquet is None:
         return Result(_core.run_real(ts, backend, allow_overload, model, trace, keep_jobs=bool(keep_jobs)), ts)
     return _written_to(jobs_parquet, REAL_RUN_ROW_GROUP, ts,

@@ -84,15 +84,19 @@ impl Backend {
     }
 }
 
-/// Triggers, self-suspensions and chains (docs/chains.md) run on the testbed and the kernel's
-/// own policies (kernel:fifo, :deadline, :other, :linux); rtsched's sched_ext scheduler
-/// (kernel:scx-*, kernel:scx:POLICY) does not take them yet: such a run is refused, naming the
+/// Triggers, self-suspensions and chains (docs/chains.md) run on the testbed, the kernel's own
+/// policies (kernel:fifo, :deadline, :other, :linux) and rtsched's sched_ext scheduler in
+/// user-space mode (kernel:scx:POLICY: the ledger's flow, as on the testbed). Its BPF-native
+/// modes (kernel:scx-gedf, kernel:scx-pedf) do not take them yet: the BPF program reads a
+/// thread's deadline from its slot when the thread wakes, and a triggered thread's release is
+/// known only once it is woken, so its wake-up would carry its previous job's deadline (its
+/// suspensions and data-flow chains were not tried there). Such a run is refused, naming the
 /// first, rather than run wrongly.
 fn flow_refused(ts: &TaskSet, backend: &str) -> Option<String> {
-    if !backend.starts_with("kernel:scx") {
+    if !backend.starts_with("kernel:scx-") {
         return None;
     }
-    let why = "not yet supported by rtsched's sched_ext scheduler (the testbed, kernel:fifo, :deadline, :other, :linux and the simulator run it)";
+    let why = "not yet supported by rtsched's sched_ext scheduler in its BPF-native modes (a triggered thread's wake-up would carry its previous job's deadline); kernel:scx:POLICY, the testbed, kernel:fifo, :deadline, :other, :linux and the simulator run it";
     if let Some(t) = ts.tasks.iter().find(|t| t.trigger.is_some()) {
         return Some(format!(
             "{}: task '{}': field 'trigger': event-triggered tasks are {why}",
@@ -159,8 +163,9 @@ pub fn run(ts: &TaskSet, backend: &str, opts: &RunOptions) -> Result<RunResult, 
 
 /// [`run`] without holding the per-job records: each goes, in release order, into the
 /// summaries and then to `next` (a Parquet writer) as its job ends, so memory stays bounded
-/// whatever the duration ([`crate::stream`]). The result's `jobs` is empty and `streamed`
-/// holds the count and the summaries.
+/// whatever the duration ([`crate::stream`]); so does each chain record as it is made
+/// ([`JobSink::chain`]). The result's `jobs` and `chains` are empty, `streamed` holds the
+/// count and the summaries, `chain_summaries` the chains'.
 pub fn run_streamed(
     ts: &TaskSet,
     backend: &str,
@@ -169,6 +174,9 @@ pub fn run_streamed(
 ) -> Result<RunResult, RunError> {
     let mut c = stream::Collector::for_run(ts, next);
     let mut r = run_with(ts, backend, opts, Some(&mut c))?;
+    // The chain records went the same way, into their summaries and on to `next`.
+    debug_assert!(r.chains.is_empty(), "a streamed run held chain records");
+    r.chain_summaries = c.chain_summaries();
     r.streamed = Some(c.streamed(&r.task_names));
     Ok(r)
 }
@@ -238,7 +246,7 @@ mod tests {
     /// Triggers, suspensions and chains: taken by the testbed and the kernel's own policies,
     /// refused (exit 2, naming the task and field) by rtsched's sched_ext scheduler only.
     #[test]
-    fn only_sched_ext_refuses_triggers_suspensions_and_chains() {
+    fn only_sched_exts_bpf_native_modes_refuse_triggers_suspensions_and_chains() {
         let ts = rtsched_model::parse_taskset(
             "platform: {cpus: 1}\ntasks:\n  - {name: a, period: 10, wcet: 2, priority: 5}\n  - {name: b, trigger: a, deadline: 10, wcet: 3, priority: 4}\nchains:\n  - {name: ab, tasks: [a, b]}\n",
             rtsched_model::Format::Yaml,
@@ -251,10 +259,15 @@ mod tests {
             "kernel:deadline",
             "kernel:other",
             "kernel:linux",
+            "kernel:scx:gedf",
         ] {
             assert_eq!(flow_refused(&ts, b), None, "{b}");
         }
-        for b in ["kernel:scx-gedf", "kernel:scx-pedf", "kernel:scx:gedf"] {
+        for b in [
+            "kernel:scx-gedf",
+            "kernel:scx-pedf",
+            "kernel:scx-gedf:linear",
+        ] {
             let m = flow_refused(&ts, b).expect(b);
             assert!(m.contains("t.yaml: task 'b': field 'trigger'"), "{m}");
         }

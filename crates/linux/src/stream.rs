@@ -9,11 +9,20 @@
 //! the testbed's ledger emits them so; the kernel driver's threads each emit their own task's
 //! in order and [`Merger`] interleaves them by (release, task, job), the order a held run sorts
 //! its records into.
+//!
+//! Chain records (docs/chains.md "Long runs") leave the same way: the testbed's ledger makes
+//! them as the run goes and hands them over beside its job records ([`Handoff`]); a kernel
+//! run's are made on the main thread, from the merged job records as they pass
+//! ([`Collector::replay_chains`]: the chain rule's [`ChainReplay`]). Either way each goes into
+//! the chains' summaries and on to the caller's sink (`--chains-csv`), and none is held.
 
 use crate::samples::Samples;
 use crossbeam_queue::ArrayQueue;
-use rtsched_model::results::{JobRecord, JobSink, Streamed, SummarySink};
+use rtsched_model::results::{
+    ChainRecord, ChainSummary, JobRecord, JobSink, Streamed, SummarySink,
+};
 use rtsched_model::Time;
+use rtsched_runtime::chains::ChainReplay;
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -37,24 +46,29 @@ pub const OUTBOX_RING: usize = 4096;
 /// drained it for that long, does a producer take a lock: it spills into a vector, and keeps
 /// spilling until the main thread has taken the spill, so each producer's records stay in
 /// its push order (the ring's before its spilled ones, which `take` returns after them).
-#[derive(Clone)]
-pub struct Outbox(Arc<Shared>);
+pub struct Outbox<T = JobRecord>(Arc<Shared<T>>);
 
-struct Shared {
-    ring: ArrayQueue<JobRecord>,
-    spill: Mutex<Vec<JobRecord>>,
+impl<T> Clone for Outbox<T> {
+    fn clone(&self) -> Self {
+        Outbox(self.0.clone())
+    }
+}
+
+struct Shared<T> {
+    ring: ArrayQueue<T>,
+    spill: Mutex<Vec<T>>,
     /// Set by a producer once it spilled, cleared by `take` as it empties the spill: while set,
     /// every push spills (so none overtakes a spilled record).
     spilling: AtomicBool,
 }
 
-impl Default for Outbox {
+impl<T> Default for Outbox<T> {
     fn default() -> Self {
         Outbox::with_capacity(OUTBOX_RING)
     }
 }
 
-impl Outbox {
+impl<T> Outbox<T> {
     pub fn with_capacity(ring: usize) -> Self {
         Outbox(Arc::new(Shared {
             ring: ArrayQueue::new(ring.max(1)),
@@ -63,7 +77,7 @@ impl Outbox {
         }))
     }
 
-    pub fn push(&self, rec: JobRecord) {
+    pub fn push(&self, rec: T) {
         let s = &*self.0;
         let rec = if s.spilling.load(Ordering::SeqCst) {
             rec
@@ -80,7 +94,7 @@ impl Outbox {
 
     /// Everything pushed since the last call, in each producer's push order, into `spare`
     /// (emptied first; the caller keeps it, so neither side allocates once it has grown).
-    pub fn take(&self, spare: &mut Vec<JobRecord>) {
+    pub fn take(&self, spare: &mut Vec<T>) {
         spare.clear();
         let s = &*self.0;
         let mut spill = s.spill.lock().unwrap_or_else(|p| p.into_inner());
@@ -97,11 +111,53 @@ impl Outbox {
     }
 }
 
-impl JobSink for Outbox {
+/// The testbed's ledger's sink: its job records and its chain records, each through an
+/// [`Outbox`] of its own (the chains' ring is small when the set has none).
+#[derive(Clone)]
+pub struct Handoff {
+    pub jobs: Outbox,
+    pub chains: Outbox<ChainRecord>,
+}
+
+impl Handoff {
+    pub fn for_run(ts: &rtsched_model::TaskSet) -> Self {
+        let chains = if ts.chains.is_empty() { 1 } else { OUTBOX_RING };
+        Handoff {
+            jobs: Outbox::default(),
+            chains: Outbox::with_capacity(chains),
+        }
+    }
+
+    /// Everything handed over since the last call, into `c`: job records with `end` (the run's
+    /// end for the last ones, else `Time::MAX`), then chain records.
+    pub fn drain(
+        &self,
+        c: &mut Collector<'_>,
+        end: Time,
+        bufs: &mut (Vec<JobRecord>, Vec<ChainRecord>),
+    ) {
+        self.jobs.take(&mut bufs.0);
+        for rec in &bufs.0 {
+            c.job(rec, end);
+        }
+        self.chains.take(&mut bufs.1);
+        for rec in &bufs.1 {
+            c.chain(rec);
+        }
+    }
+}
+
+impl JobSink for Handoff {
     fn job(&mut self, rec: &JobRecord, _end: Time) {
         // Records the testbed's ledger decides during the run; the undecided ones at its end
         // come through here too, final by then.
-        self.push(rec.clone());
+        self.jobs.push(rec.clone());
+    }
+    fn takes_chains(&self) -> bool {
+        true
+    }
+    fn chain(&mut self, rec: &ChainRecord) {
+        self.chains.push(*rec);
     }
 }
 
@@ -115,6 +171,9 @@ pub struct Collector<'a> {
     /// Thread-per-task runs' start delays, kept only when [`Collector::track_start_delays`]
     /// asked for them.
     pub start_delays: Option<StartDelays>,
+    /// A kernel run's chain rule, fed the records as they pass
+    /// ([`Collector::replay_chains`]).
+    chains: Option<ChainReplay>,
 }
 
 impl<'a> Collector<'a> {
@@ -125,6 +184,7 @@ impl<'a> Collector<'a> {
             jobs: 0,
             latest: 0,
             start_delays: None,
+            chains: None,
         }
     }
     /// For a run of `ts`: the p99s keep about 1% of the response times
@@ -138,6 +198,7 @@ impl<'a> Collector<'a> {
             jobs: 0,
             latest: 0,
             start_delays: None,
+            chains: None,
         }
     }
     pub fn job(&mut self, rec: &JobRecord, end: Time) {
@@ -147,10 +208,50 @@ impl<'a> Collector<'a> {
             d.job(rec);
         }
         self.acc.job(rec, end);
+        // A job its thread never reached (made at a kernel run's end) has no start: the chains
+        // see no such job, as a held run's do not.
+        if rec.start.is_some() {
+            self.chain_job(rec);
+        }
     }
     pub fn track_start_delays(&mut self, tasks: usize) {
         self.start_delays
             .get_or_insert_with(|| StartDelays::new(tasks));
+    }
+    /// One chain instance's record, made as the run went (the testbed's ledger's).
+    pub fn chain(&mut self, rec: &ChainRecord) {
+        self.acc.chain(rec);
+    }
+    /// Make the chain records from the job records as they pass, in release order (a kernel
+    /// run, which has no ledger), by the chain rule ([`ChainReplay`]); nothing for a set
+    /// without chains.
+    pub fn replay_chains(&mut self, ts: &rtsched_model::TaskSet) {
+        if !ts.chains.is_empty() {
+            self.chains = Some(ChainReplay::new(ts));
+        }
+    }
+    /// A job the chains see but the run does not count (a triggered job released after the
+    /// window, which ends a counted instance), after every counted one, in release order.
+    pub fn chain_job(&mut self, rec: &JobRecord) {
+        if let Some(ch) = &mut self.chains {
+            ch.job(rec);
+            for r in ch.records().drain(..) {
+                self.acc.chain(&r);
+            }
+        }
+    }
+    /// No record comes any more: the chain records still to be made, made.
+    pub fn end_chains(&mut self) {
+        if let Some(ch) = &mut self.chains {
+            ch.finish();
+            for r in ch.records().drain(..) {
+                self.acc.chain(&r);
+            }
+        }
+    }
+    /// The chains' summaries of the records streamed (None: a set without chains).
+    pub fn chain_summaries(&mut self) -> Option<Vec<ChainSummary>> {
+        self.acc.chain_summaries()
     }
     pub fn streamed(mut self, task_names: &[String]) -> Streamed {
         Streamed {

@@ -25,7 +25,7 @@
 use crate::options::{GlobalModel, RunError, RunOptions, TIME_ZERO_KEY};
 use crate::samples::Samples;
 use crate::signal::interrupted;
-use crate::stream::{self, Collector, Outbox};
+use crate::stream::{self, Collector, Handoff};
 use crate::{perf, sys, work};
 use rtsched_model::results::{Interval, JobRecord, RunResult};
 use rtsched_model::{TaskSet, Time};
@@ -918,9 +918,9 @@ pub(crate) fn run_on<X: Executors>(
     if !X::PULLS {
         led.pulls_unmeasured();
     }
-    // Streaming: the ledger hands decided records to the threads' side of a handoff, and
-    // this thread moves them on while it waits for the others (crate::stream).
-    let handoff = Outbox::default();
+    // Streaming: the ledger hands decided records and chain records to the threads' side of
+    // a handoff, and this thread moves them on while it waits for the others (crate::stream).
+    let handoff = Handoff::for_run(ts);
     if out.is_some() {
         led.stream_records_owned(Box::new(handoff.clone()));
     }
@@ -1018,19 +1018,16 @@ fn wait_for_threads<X: Executors>(
     sh: &Shared<X>,
     handles: Vec<JoinHandle<(u64, u64)>>,
     dec: Option<JoinHandle<()>>,
-    handoff: &Outbox,
+    handoff: &Handoff,
     out: Option<&mut Collector<'_>>,
 ) -> (u64, u64) {
-    let mut buf = Vec::new();
+    let mut bufs = Default::default();
     if let Some(c) = out {
         while !(handles.iter().all(|h| h.is_finished())
             && dec.as_ref().is_none_or(|d| d.is_finished()))
         {
             std::thread::sleep(stream::DRAIN_EVERY);
-            handoff.take(&mut buf);
-            for rec in &buf {
-                c.job(rec, Time::MAX);
-            }
+            handoff.drain(c, Time::MAX, &mut bufs);
         }
     }
     let (mut cs, mut mig) = (0, 0);
@@ -1055,7 +1052,7 @@ fn account(
     led: Ledger<'static>,
     end: Time,
     mut intervals: Vec<Interval>,
-    handoff: &Outbox,
+    handoff: &Handoff,
     out: Option<&mut Collector<'_>>,
     r: &mut RunResult,
 ) {
@@ -1071,16 +1068,13 @@ fn account(
     }
     r.end = end;
     r.jobs = done.jobs;
-    // The ledger's chain records (crate::chains' rule, told as the run went, real timestamps).
+    // The ledger's chain records (crate::chains' rule, told as the run went, real timestamps);
+    // a streamed run's went to the handoff as they were made.
     r.chains = done.chains;
     if let Some(c) = out {
         // What the threads decided last, and the undecided stretch the ledger emitted at
         // its end: final now, with the run's end.
-        let mut buf = Vec::new();
-        handoff.take(&mut buf);
-        for rec in &buf {
-            c.job(rec, end);
-        }
+        handoff.drain(c, end, &mut Default::default());
     }
     intervals.sort_by_key(|i| (i.start, i.cpu));
     r.intervals = intervals;

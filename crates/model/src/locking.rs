@@ -29,6 +29,9 @@
 //!   partition (the tasks' `cpu` fields or the partitioner's), so the scheduler must be
 //!   partitioned (checked where the policy is built). A section of theirs may not nest with
 //!   another section (nested global resources are not modelled).
+//! - `omlp` (the global OMLP, Brandenburg & Anderson 2010) is for global scheduling (checked
+//!   where the policy is built); its sections may not nest either (its bound, and the
+//!   ledger's queues, take one request at a time).
 //! - `fmlp+` (Brandenburg 2014: FIFO queues, a waiting job suspends, a holder is priority
 //!   boosted) has the same rules as `msrp` and `mrsp`: a partitioned scheduler, no nesting.
 //!   It treats local and global resources alike.
@@ -76,7 +79,7 @@ impl TaskSet {
         let placed = self.tasks.iter().any(|t| t.cpu.is_some());
         for r in 0..self.resources.len() {
             let p = self.protocol(r);
-            if p.partitioned() {
+            if p.partitioned() || p.is_global() {
                 if let Some(e) = self.nested_with(r) {
                     return Some(e);
                 }
@@ -117,8 +120,9 @@ impl TaskSet {
         None
     }
 
-    /// The first task with a section of resource `r` (a multiprocessor protocol's) that overlaps
-    /// another section of the same thread: nested global resources are not modelled.
+    /// The first task with a section of resource `r` (a multiprocessor protocol's: `msrp`,
+    /// `mrsp`, `fmlp+`, `omlp`) that overlaps another section of the same thread: nested
+    /// global resources are not modelled.
     fn nested_with(&self, r: usize) -> Option<LockingError> {
         for task in &self.tasks {
             for a in task.sections.iter().filter(|s| s.resource as usize == r) {

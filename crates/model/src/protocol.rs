@@ -24,6 +24,10 @@ pub enum Protocol {
     /// The multiprocessor resource sharing protocol (Burns & Wellings 2013): FIFO spinning and
     /// the section at the resource's local ceiling, with migration-based helping.
     Mrsp,
+    /// The global O(m) locking protocol (Brandenburg & Anderson, RTSS 2010): for global
+    /// scheduling, a FIFO queue of at most m jobs per resource and a priority queue behind it;
+    /// waiters suspend and the holder inherits the most urgent of them.
+    Omlp,
     /// The FIFO multiprocessor locking protocol for partitioned scheduling (Brandenburg,
     /// ECRTS 2014, `fmlp+`): FIFO queues, a waiting job suspends, a holder is priority boosted,
     /// boosted jobs ordered by the time of their requests.
@@ -40,6 +44,7 @@ impl Protocol {
         "srp",
         "msrp",
         "mrsp",
+        "omlp",
         "fmlp+",
     ];
 
@@ -52,6 +57,7 @@ impl Protocol {
             "srp" => Protocol::Srp,
             "msrp" => Protocol::Msrp,
             "mrsp" => Protocol::Mrsp,
+            "omlp" => Protocol::Omlp,
             "fmlp+" => Protocol::FmlpPlus,
             _ => return None,
         })
@@ -65,6 +71,7 @@ impl Protocol {
             Protocol::Srp => "srp",
             Protocol::Msrp => "msrp",
             Protocol::Mrsp => "mrsp",
+            Protocol::Omlp => "omlp",
             Protocol::FmlpPlus => "fmlp+",
         }
     }
@@ -83,6 +90,10 @@ impl Protocol {
     /// protocol: `msrp`, `mrsp`), which needs a partitioned scheduler.
     pub fn spins(self) -> bool {
         matches!(self, Protocol::Msrp | Protocol::Mrsp)
+    }
+    /// Whether it is for global scheduling only (`omlp`): a partitioned scheduler is refused.
+    pub fn is_global(self) -> bool {
+        self == Protocol::Omlp
     }
     /// Whether it is for partitioned scheduling (its local and global resources follow from
     /// the partition, and its sections may not nest): `msrp`, `mrsp`, `fmlp+`.

@@ -140,8 +140,13 @@ fn analyze(py: Python<'_>, taskset: &PyTaskSet) -> Vec<VerdictRow> {
         .collect()
 }
 
+/// An event chain's latency bound under EDF as Python reads it: (latency, within the
+/// deadline, method, note).
+type SchedBoundRow = (Option<u64>, Option<bool>, &'static str, String);
+
 /// A chain's end-to-end bounds as Python reads them (ns): (chain, communication or None,
-/// latency, data age, reaction time, deadline, within the deadline, method, exact, note).
+/// latency, data age, reaction time, deadline, within the deadline, method, exact, note, EDF's
+/// bound or None).
 type ChainBoundRow = (
     String,
     Option<&'static str>,
@@ -153,6 +158,7 @@ type ChainBoundRow = (
     &'static str,
     bool,
     String,
+    Option<SchedBoundRow>,
 );
 
 /// Every chain's end-to-end bounds (analysis crate, `schedulability::chains`), in the set's
@@ -190,6 +196,8 @@ fn chain_bounds(
                 b.method,
                 b.exact,
                 b.note,
+                b.edf
+                    .map(|e| (e.latency, e.meets_deadline, e.method, e.note)),
             )
         })
         .collect())

@@ -62,85 +62,67 @@ impl PyJobsParquetFile {
     }
 }
 
-/// A CSV file of per-job records written while runs go (`--jobs-csv` of a run that does not
-/// hold its records), atomically as [`PyJobsParquetFile`]: nothing at `path` until `close()`.
-#[pyclass(name = "JobsCsvFile", module = "rtsched._core")]
-pub struct PyJobsCsvFile {
-    pub path: String,
-    w: Option<JobsCsvWriter<AtomicFile>>,
+/// A pyclass over a CSV writer of records (`$writer`: `new(file)`, `finish()`), written while
+/// runs go and atomically as [`PyJobsParquetFile`]: nothing at `path` until `close()`;
+/// dropped or `discard()`ed unclosed, nothing is left behind. (A pyclass cannot be generic.)
+macro_rules! csv_file_class {
+    ($(#[$doc:meta])* $name:ident, $pyname:literal, $writer:ident) => {
+        $(#[$doc])*
+        #[pyclass(name = $pyname, module = "rtsched._core")]
+        pub struct $name {
+            pub path: String,
+            w: Option<$writer<AtomicFile>>,
+        }
+
+        impl $name {
+            pub fn writer(&mut self) -> PyResult<&mut $writer<AtomicFile>> {
+                let path = &self.path;
+                self.w.as_mut().ok_or_else(|| {
+                    pyo3::exceptions::PyValueError::new_err(format!("{path}: already closed"))
+                })
+            }
+        }
+
+        #[pymethods]
+        impl $name {
+            #[new]
+            fn new(path: String) -> PyResult<Self> {
+                let f = AtomicFile::create(Path::new(&path)).map_err(|e| io_err(&path, e))?;
+                let w = $writer::new(f).map_err(|e| io_err(&path, e))?;
+                Ok($name { path, w: Some(w) })
+            }
+            /// Flush and move the file into place.
+            fn close(&mut self, py: Python<'_>) -> PyResult<()> {
+                let path = self.path.clone();
+                let w = self.w.take().ok_or_else(|| {
+                    pyo3::exceptions::PyValueError::new_err(format!("{path}: already closed"))
+                })?;
+                py.detach(|| w.finish().and_then(|f| f.commit()))
+                    .map_err(|e| io_err(&path, e))
+            }
+            /// Give up the file (its temporary is removed; `path` is left as it was).
+            fn discard(&mut self) {
+                self.w = None;
+            }
+        }
+    };
 }
 
-impl PyJobsCsvFile {
-    pub fn writer(&mut self) -> PyResult<&mut JobsCsvWriter<AtomicFile>> {
-        let path = &self.path;
-        self.w.as_mut().ok_or_else(|| {
-            pyo3::exceptions::PyValueError::new_err(format!("{path}: already closed"))
-        })
-    }
-}
+csv_file_class!(
+    /// A CSV file of per-job records written while runs go (`--jobs-csv` of a run that does not
+    /// hold its records), atomically as [`PyJobsParquetFile`]: nothing at `path` until `close()`.
+    PyJobsCsvFile,
+    "JobsCsvFile",
+    JobsCsvWriter
+);
 
-#[pymethods]
-impl PyJobsCsvFile {
-    #[new]
-    fn new(path: String) -> PyResult<Self> {
-        let f = AtomicFile::create(Path::new(&path)).map_err(|e| io_err(&path, e))?;
-        let w = JobsCsvWriter::new(f).map_err(|e| io_err(&path, e))?;
-        Ok(PyJobsCsvFile { path, w: Some(w) })
-    }
-    /// Flush and move the file into place.
-    fn close(&mut self, py: Python<'_>) -> PyResult<()> {
-        let path = self.path.clone();
-        let w = self.w.take().ok_or_else(|| {
-            pyo3::exceptions::PyValueError::new_err(format!("{path}: already closed"))
-        })?;
-        py.detach(|| w.finish().and_then(|f| f.commit()))
-            .map_err(|e| io_err(&path, e))
-    }
-    /// Give up the file (its temporary is removed; `path` is left as it was).
-    fn discard(&mut self) {
-        self.w = None;
-    }
-}
-
-/// A CSV file of chain records written while runs go (`--chains-csv` of a run that does not
-/// hold its records: docs/chains.md "Long runs"), atomically as [`PyJobsParquetFile`].
-#[pyclass(name = "ChainsCsvFile", module = "rtsched._core")]
-pub struct PyChainsCsvFile {
-    pub path: String,
-    w: Option<ChainsCsvWriter<AtomicFile>>,
-}
-
-impl PyChainsCsvFile {
-    pub fn writer(&mut self) -> PyResult<&mut ChainsCsvWriter<AtomicFile>> {
-        let path = &self.path;
-        self.w.as_mut().ok_or_else(|| {
-            pyo3::exceptions::PyValueError::new_err(format!("{path}: already closed"))
-        })
-    }
-}
-
-#[pymethods]
-impl PyChainsCsvFile {
-    #[new]
-    fn new(path: String) -> PyResult<Self> {
-        let f = AtomicFile::create(Path::new(&path)).map_err(|e| io_err(&path, e))?;
-        let w = ChainsCsvWriter::new(f).map_err(|e| io_err(&path, e))?;
-        Ok(PyChainsCsvFile { path, w: Some(w) })
-    }
-    /// Flush and move the file into place.
-    fn close(&mut self, py: Python<'_>) -> PyResult<()> {
-        let path = self.path.clone();
-        let w = self.w.take().ok_or_else(|| {
-            pyo3::exceptions::PyValueError::new_err(format!("{path}: already closed"))
-        })?;
-        py.detach(|| w.finish().and_then(|f| f.commit()))
-            .map_err(|e| io_err(&path, e))
-    }
-    /// Give up the file (its temporary is removed; `path` is left as it was).
-    fn discard(&mut self) {
-        self.w = None;
-    }
-}
+csv_file_class!(
+    /// A CSV file of chain records written while runs go (`--chains-csv` of a run that does not
+    /// hold its records: docs/chains.md "Long runs"), atomically as [`PyJobsParquetFile`].
+    PyChainsCsvFile,
+    "ChainsCsvFile",
+    ChainsCsvWriter
+);
 
 type Out<'a> = Option<&'a mut (dyn JobSink + Send)>;
 

@@ -824,9 +824,11 @@ fn simulate(
 /// testbed:POLICY); releases the GIL. Ctrl-C stops every thread and raises KeyboardInterrupt.
 /// `keep_jobs`: hold every per-job record in the result (else only the summaries, built as
 /// each job ends, so memory stays bounded whatever the duration); `parquet`: also write each
-/// record into this open [`jobs_out::PyJobsParquetFile`] as its job ends (implies not holding).
+/// record into this open [`jobs_out::PyJobsParquetFile`] as its job ends (implies not holding),
+/// as `csv` (a JobsCsvFile); `chains_csv`: each chain record into this open ChainsCsvFile as it
+/// is made (docs/chains.md "Long runs").
 #[pyfunction]
-#[pyo3(signature = (taskset, backend, allow_overload=false, model="stw", record_intervals=true, keep_jobs=true, parquet=None, csv=None))]
+#[pyo3(signature = (taskset, backend, allow_overload=false, model="stw", record_intervals=true, keep_jobs=true, parquet=None, csv=None, chains_csv=None))]
 #[allow(clippy::too_many_arguments)] // the Python function's keyword arguments, one by one
 fn run_real(
     py: Python<'_>,
@@ -838,6 +840,7 @@ fn run_real(
     keep_jobs: bool,
     parquet: Option<PyRefMut<'_, jobs_out::PyJobsParquetFile>>,
     csv: Option<PyRefMut<'_, jobs_out::PyJobsCsvFile>>,
+    chains_csv: Option<PyRefMut<'_, jobs_out::PyChainsCsvFile>>,
 ) -> PyResult<PyRunResult> {
     let model = match model {
         "stw" | "stop-the-world" => rtsched_linux::GlobalModel::StopTheWorld,
@@ -854,11 +857,11 @@ fn run_real(
         record_intervals,
     };
     let ts = &taskset.inner;
-    let r = if parquet.is_some() || csv.is_some() {
+    let r = if parquet.is_some() || csv.is_some() || chains_csv.is_some() {
         let label = rtsched_linux::scheduler_label(ts, backend).map_err(run_err)?;
         // The run's own error is kept apart from the files' (a failed run ends no file's run).
         let mut failed = None;
-        let files = jobs_out::Files(parquet, csv, None);
+        let files = jobs_out::Files(parquet, csv, chains_csv);
         let r = jobs_out::streamed_into(files, &label, ts, |sink| {
             py.detach(|| rtsched_linux::run_streamed(ts, backend, &opts, Some(sink)))
                 .map_err(|e| {

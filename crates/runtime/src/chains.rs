@@ -4,7 +4,8 @@
 //! [`ChainBook`] is told a job's release, its first run and its finish, in time order. The
 //! simulator's ledger tells it inline as the events happen (`ledger/flow.rs`); a real run whose
 //! jobs no ledger follows (the kernel backends) replays its job records through it with
-//! [`chain_records`], so both compute the same records by the same code.
+//! [`ChainReplay`] (as they come, in release order) or [`chain_records`] (all at once), so both
+//! compute the same records by the same code.
 //!
 //! Each job of a chain's task carries, per chain, its *origin*: the release of the first task's
 //! job it descends from (event chain), or the first task's read at the head of the data it
@@ -16,7 +17,8 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rtsched_model::results::{ChainRecord, JobRecord};
 use rtsched_model::{Communication, Suspension, TaskSet, Time};
-use std::collections::VecDeque;
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, VecDeque};
 
 /// No data (a chain's head has not read yet), and not read yet (an implicit reader's job
 /// before it starts).
@@ -319,49 +321,177 @@ enum Happened {
     FinishedAtStart,
 }
 
-/// The chain records of a run from its job records alone (any order): each job's release,
-/// first run and finish (an aborted or unfinished job has none) replayed in time order through
-/// the [`ChainBook`] the simulator fills as it runs. A triggered job's release must be the
-/// finish of the job that released it (the real backends record it so).
+/// The chain records of a run from its job records alone (any order): [`ChainReplay`] fed
+/// them in release order. A triggered job's release must be the finish of the job that
+/// released it (the real backends record it so).
 pub fn chain_records(ts: &TaskSet, jobs: &[JobRecord]) -> Vec<ChainRecord> {
     if ts.chains.is_empty() {
         return Vec::new();
     }
-    let mut book = ChainBook::new(ts);
-    let mut events: Vec<(Time, Happened, u32, u64, u32)> = Vec::new();
-    for (k, j) in jobs.iter().enumerate() {
-        if book.member[j.task as usize].is_empty() {
-            continue;
+    let mut order: Vec<&JobRecord> = jobs.iter().collect();
+    order.sort_by_key(|j| (j.release, j.task, j.job));
+    let mut replay = ChainReplay::new(ts);
+    for j in order {
+        replay.job(j);
+    }
+    replay.finish();
+    replay.book.records
+}
+
+/// One event of a job: (time, what, task, job index, slot).
+type Event = (Time, Happened, u32, u64, u32);
+
+/// A run's job records replayed through the [`ChainBook`] the simulator fills as it runs: each
+/// job's release, first run and finish (an aborted or unfinished job has none), in time order
+/// (at one instant in [`Happened`]'s order), so that a run whose jobs no ledger follows (the
+/// kernel backends) makes the simulator's records by the same code.
+///
+/// The records come in release order, (release, task, job), as a streamed run's main thread
+/// merges its threads' records (`rtsched_linux`'s `stream::Merger`): no record to come has an
+/// event before the release of the last one, so the events before it are replayed as each
+/// record comes, and the chain records are made as the run goes ([`ChainReplay::records`]).
+/// What is held is the events of the jobs whose events are not all past (a few per task) and
+/// the book's per-job slots, reused: nothing grows with the run.
+pub struct ChainReplay {
+    book: ChainBook,
+    deadline: Vec<Time>,
+    duration: Time,
+    pending: BinaryHeap<Reverse<Event>>,
+    /// Per slot: the events of its job still pending, and whether the job is counted
+    /// (released in the window).
+    slots: Vec<(u8, bool)>,
+    free: Vec<u32>,
+}
+
+impl ChainReplay {
+    pub fn new(ts: &TaskSet) -> Self {
+        ChainReplay {
+            book: ChainBook::new(ts),
+            deadline: ts.tasks.iter().map(|t| t.deadline).collect(),
+            duration: ts.run.duration,
+            pending: BinaryHeap::new(),
+            slots: Vec::new(),
+            free: Vec::new(),
         }
-        let k = k as u32;
-        events.push((j.release, Happened::Released, j.task, j.job, k));
+    }
+
+    /// The next job record, in release order after the previous ones (a job of a task in no
+    /// chain is passed over).
+    pub fn job(&mut self, j: &JobRecord) {
+        if self.book.member[j.task as usize].is_empty() {
+            return;
+        }
+        self.until(j.release);
+        let slot = self.free.pop().unwrap_or_else(|| {
+            self.slots.push((0, false));
+            self.slots.len() as u32 - 1
+        });
+        let mut n = 1;
+        self.pending.push(Reverse((
+            j.release,
+            Happened::Released,
+            j.task,
+            j.job,
+            slot,
+        )));
         if let Some(s) = j.start {
-            events.push((s, Happened::Started, j.task, j.job, k));
+            n += 1;
+            self.pending
+                .push(Reverse((s, Happened::Started, j.task, j.job, slot)));
         }
         if let (Some(f), false) = (j.finish, j.aborted) {
-            let at_start = j.start.is_some_and(|s| s >= f);
-            let h = if at_start {
+            n += 1;
+            let h = if j.start.is_some_and(|s| s >= f) {
                 Happened::FinishedAtStart
             } else {
                 Happened::Finished
             };
-            events.push((f, h, j.task, j.job, k));
+            self.pending.push(Reverse((f, h, j.task, j.job, slot)));
+        }
+        self.slots[slot as usize] = (n, j.release < self.duration);
+    }
+
+    /// No record comes any more: every event left is replayed.
+    pub fn finish(&mut self) {
+        while let Some(Reverse(e)) = self.pending.pop() {
+            self.replay(e);
         }
     }
-    events.sort_unstable();
-    for (at, h, task, job, k) in events {
-        let j = &jobs[k as usize];
-        let counted = j.release < ts.run.duration;
+
+    /// The chain records made so far (the caller takes them).
+    pub fn records(&mut self) -> &mut Vec<ChainRecord> {
+        &mut self.book.records
+    }
+
+    /// Replay every pending event before `t`.
+    fn until(&mut self, t: Time) {
+        while self.pending.peek().is_some_and(|Reverse(e)| e.0 < t) {
+            let Reverse(e) = self.pending.pop().expect("a peeked event");
+            self.replay(e);
+        }
+    }
+
+    fn replay(&mut self, (at, h, task, job, slot): Event) {
+        let (left, counted) = &mut self.slots[slot as usize];
+        let counted = *counted;
+        *left -= 1;
+        if *left == 0 {
+            self.free.push(slot);
+        }
         match h {
             Happened::Released => {
-                let d = ts.tasks[task as usize].deadline;
-                book.released(task, k, job, at, d, counted);
+                let d = self.deadline[task as usize];
+                self.book.released(task, slot, job, at, d, counted);
             }
-            Happened::Started => book.started(task, k, job, at),
+            Happened::Started => self.book.started(task, slot, job, at),
             Happened::Finished | Happened::FinishedAtStart => {
-                book.finished(task, k, job, at, counted)
+                self.book.finished(task, slot, job, at, counted)
             }
         }
     }
-    book.records
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The chain (a: T 10, C 2; b triggered by a, C 3) over 10,000 instances, fed in
+    /// release order: every instance is 5 ms, each record made before the next instance's
+    /// jobs come, and the replay holds two jobs' events and slots at most, not the run's.
+    #[test]
+    fn a_replay_makes_each_record_as_it_goes_and_holds_only_the_jobs_in_flight() {
+        let ts = rtsched_model::parse_taskset(
+            "platform: {cpus: 1}\nrun: {duration: 100s}\ntasks:\n  - {name: a, period: 10, wcet: 2}\n  - {name: b, trigger: a, deadline: 10, wcet: 3}\nchains:\n  - {name: ab, tasks: [a, b]}\n",
+            rtsched_model::Format::Yaml,
+            "ab.yaml",
+        )
+        .unwrap();
+        const MS: Time = 1_000_000;
+        let job = |task: u32, k: u64, release: Time, finish: Time| JobRecord {
+            task,
+            job: k,
+            release,
+            start: Some(release),
+            finish: Some(finish),
+            ..Default::default()
+        };
+        let mut replay = ChainReplay::new(&ts);
+        let mut got = Vec::new();
+        for k in 0..10_000u64 {
+            let t = 10 * MS * k;
+            replay.job(&job(0, k, t, t + 2 * MS));
+            // Instance k − 1 ended at 10(k − 1) + 5 < 10k: made by now.
+            assert_eq!(got.len() + replay.records().len(), k as usize);
+            replay.job(&job(1, k, t + 2 * MS, t + 5 * MS));
+            got.append(replay.records());
+            assert!(replay.slots.len() <= 2 && replay.pending.len() <= 6);
+        }
+        replay.finish();
+        got.append(replay.records());
+        assert_eq!(got.len(), 10_000);
+        assert!(got
+            .iter()
+            .enumerate()
+            .all(|(k, r)| r.instance == k as u64 && r.latency == Some(5 * MS)));
+    }
 }

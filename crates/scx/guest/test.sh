@@ -10,7 +10,8 @@
 # so a local mirror or proxy works; no host is named here). Elsewhere it says why it
 # skips. RTSCHED_GUEST_QUICK=1 only loads the programs through the verifier (a development
 # aid), RTSCHED_GUEST_ONLY=BACKEND runs that backend's order check alone, with its intervals
-# (with RTSCHED_GUEST_TRACE=1 also the kernel's trace of it, with the scheduler's trace lines).
+# (with RTSCHED_GUEST_TRACE=1 also the kernel's trace of it, with the scheduler's trace lines;
+# RTSCHED_GUEST_FILE=NAME on the guest's NAME.yaml instead of the one the backend implies).
 # The guest runs under TCG (no usable KVM here): timing in it means nothing, order does.
 # RTSCHED_CARGO_PROFILE (default release) is the Cargo profile the loader is built with
 # (`make test` passes its own, so the workspace's crates are compiled once).
@@ -95,7 +96,7 @@ cp "$ROOT/crates/scx/guest/init" "$R/init"; chmod +x "$R/init"
 boot() {
     timeout 480 qemu-system-x86_64 -accel tcg,thread=${RTSCHED_TCG_THREAD:-single} -cpu max -smp 2 -m 1G -nographic -no-reboot \
         -kernel "$W/vmlinuz" -initrd "$W/initrd.cpio.gz" \
-        -append "console=ttyS0 panic=-1 quiet loglevel=4 rdinit=/init${RTSCHED_GUEST_QUICK:+ rtsched_quick}${RTSCHED_GUEST_TRACE:+ rtsched_trace}${RTSCHED_GUEST_ONLY:+ rtsched_only=$RTSCHED_GUEST_ONLY}" > "$1" 2>&1 || true
+        -append "console=ttyS0 panic=-1 quiet loglevel=4 rdinit=/init${RTSCHED_GUEST_QUICK:+ rtsched_quick}${RTSCHED_GUEST_TRACE:+ rtsched_trace}${RTSCHED_GUEST_ONLY:+ rtsched_only=$RTSCHED_GUEST_ONLY}${RTSCHED_GUEST_FILE:+ rtsched_file=$RTSCHED_GUEST_FILE}" > "$1" 2>&1 || true
 }
 LOG="$W/console.log"
 boot "$LOG"

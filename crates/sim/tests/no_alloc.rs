@@ -126,7 +126,7 @@ fn classes_taskset(seconds: u64) -> TaskSet {
 /// Allocations and events of one run; `kind`: 0 plain, 1 structured, 2 with DAGs, 3 every
 /// Linux class.
 fn allocations(spec: &str, seconds: u64, kind: u8) -> (u64, u64) {
-    let structured = matches!(kind, 1 | 2 | 4 | 5 | 6 | 7 | 9);
+    let structured = matches!(kind, 1 | 2 | 4 | 5 | 6 | 7 | 8 | 9);
     let mut ts = match kind {
         2 => dag_taskset(seconds),
         3 => classes_taskset(seconds),
@@ -134,14 +134,15 @@ fn allocations(spec: &str, seconds: u64, kind: u8) -> (u64, u64) {
     };
     // Locking protocols (docs/locking.md): inheritance on both resources; a ceiling on one and
     // srp's gate on the other; msrp on one and mrsp on the other (spinning, partitioned only);
-    // the original ceiling protocol on both (ceiling blocking); fmlp+ on both (suspension and
-    // boosting, partitioned only).
+    // the original ceiling protocol on both (ceiling blocking); the global OMLP on both; fmlp+
+    // on both (suspension and boosting, partitioned only).
     use rtsched_model::Protocol;
     match kind {
         4 => ts.run.locking = Protocol::Pip,
         5 => ts.run.resource_locking = vec![Some(Protocol::Pcp), Some(Protocol::Srp)],
         6 => ts.run.resource_locking = vec![Some(Protocol::Msrp), Some(Protocol::Mrsp)],
         7 => ts.run.locking = Protocol::PcpOriginal,
+        8 => ts.run.locking = Protocol::Omlp,
         9 => ts.run.locking = Protocol::FmlpPlus,
         _ => {}
     }
@@ -201,7 +202,7 @@ fn allocations_do_not_grow_with_the_number_of_events() {
     for (spec, kind) in ["gedf", "gfp:rm", "pedf:wfd"]
         .iter()
         .flat_map(|s| [(*s, 4), (*s, 5)])
-        .chain([("gfp:rm", 7)])
+        .chain([("gfp:rm", 7), ("gedf", 8), ("gfp:rm", 8)])
         .chain([("pedf:wfd", 6), ("pfp:rm,partition=wfd", 6)])
         .chain([("pfp:rm,partition=wfd", 9)])
     {

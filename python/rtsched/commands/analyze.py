@@ -44,8 +44,9 @@ def register(sub):
                         "with overheads also with_overheads, "
                         "verdict_with_overheads and overhead_detail) and, with overheads, 'overheads' (description, costs in ns) "
                         "and 'inflated' (each task's inflated WCET and deadline in ns); for a set with chains, 'chains' by name "
-                        "(communication, latency_ns, data_age_ns, reaction_time_ns: the bounds, null where one does not apply; "
-                        "deadline_ns, meets_deadline, method, exact, note)")
+                        "(communication, latency_ns, data_age_ns, reaction_time_ns: the bounds, null where one does not apply, "
+                        "latency_ns under fixed priority; deadline_ns, meets_deadline, method, exact, note; for an event "
+                        "chain its bound under EDF: edf_latency_ns, edf_meets_deadline, edf_method, edf_note)")
     p.set_defaults(func=run)
 
 
@@ -122,21 +123,34 @@ def _bounds_table(ts, verdicts, simulate: bool) -> str | None:
                 cells[n].append("-" if r is None else _us(r))
     return _table(head, [cells[n] for n in names])
 def _chains_table(bounds) -> str:
-    """The chains' bounds: latency for an event chain, data age and reaction time for a
-    data-flow one (LET's exact), in ms."""
+    """The chains' bounds: an event chain's latency under fixed priority and under EDF, a
+    data-flow chain's data age and reaction time (LET's exact), in ms."""
 
     def ms(ns):
         return "-" if ns is None else in_unit(ns, "ms", 3)
 
+    def met(ok):
+        return "met" if ok else "NOT met"
+
     rows = []
     for b in bounds:
-        deadline = "-" if b["deadline_ns"] is None else f"{ms(b['deadline_ns'])} ({'met' if b['meets_deadline'] else 'NOT met'})"
+        edf = b["edf_method"] is not None or b["edf_note"] is not None
+        verdicts = []
+        if b["meets_deadline"] is not None:
+            verdicts.append(("FP " if edf else "") + met(b["meets_deadline"]))
+        if edf and b["edf_meets_deadline"] is not None:
+            verdicts.append("EDF " + met(b["edf_meets_deadline"]))
+        deadline = ms(b["deadline_ns"]) + (f" ({', '.join(verdicts)})" if verdicts else "")
         kind = b["communication"] or "event"
         method = b["method"] + (" (exact)" if b["exact"] else "") if b["method"] else b["note"]
-        rows.append([b["chain"], kind, ms(b["latency_ns"]), ms(b["data_age_ns"]), ms(b["reaction_time_ns"]), deadline,
-                     method if not b["note"] or not b["method"] else f"{method}: {b['note']}"])
-    columns = [Column("chain"), Column("kind"), Column("latency ≤ ms", ">"), Column("data age ≤ ms", ">"),
-               Column("reaction ≤ ms", ">"), Column("deadline ms", ">", 1), Column("analysis", fold=True)]
+        method = method if not b["note"] or not b["method"] else f"{method}: {b['note']}"
+        if edf:
+            method = f"FP: {method}; EDF: {b['edf_method'] or b['edf_note']}"
+        rows.append([b["chain"], kind, ms(b["latency_ns"]), ms(b["edf_latency_ns"]) if edf else "-",
+                     ms(b["data_age_ns"]), ms(b["reaction_time_ns"]), deadline, method])
+    columns = [Column("chain"), Column("kind"), Column("FP latency ≤ ms", ">"), Column("EDF latency ≤ ms", ">"),
+               Column("data age ≤ ms", ">"), Column("reaction ≤ ms", ">"), Column("deadline ms", ">", 1),
+               Column("analysis", fold=True)]
     return "chain bounds (docs/chains.md, \"Analysis\"):\n" + _table(columns, rows)
 
 

@@ -283,9 +283,8 @@ def run_all(ts, names, seed=None, duration=None, on_miss=None, trace=False, meas
 def keeps_jobs(args, ts) -> bool:
     """Whether a simulation must hold its per-job records: an output or a table that reads them
     after the run (else they are folded into the summaries, or streamed to --jobs-parquet, as
-    each job ends, and memory stays bounded; --jobs-parquet, --jobs-csv and a simulation's
-    --chains-csv are written as they go; a real run holds its chain records and writes
-    --chains-csv after it, docs/chains.md "Long runs")."""
+    each job ends, and memory stays bounded; --jobs-parquet, --jobs-csv and --chains-csv are
+    written as they go, docs/chains.md "Long runs")."""
     return bool(args.json_jobs or args.trace or args.gantt or getattr(args, "util_plot", None)
                 or ts.has_fair_tasks)
 

@@ -9,7 +9,7 @@ from ..checks import warn
 from ..cli import seed
 from ..durations import in_unit
 from ..report import table
-from ..result import REAL_RUN_ROW_GROUP, NotRun, csv_file, exit_status, parquet_file
+from ..result import REAL_RUN_ROW_GROUP, NotRun, chains_csv_file, csv_file, exit_status, parquet_file
 from ..result import run as real_run
 from ..tables import output_width
 from .common import (
@@ -96,14 +96,16 @@ def run(args):
     run_ts = run_options(ts, args)
     warn(run_ts, args.backends)
     results = []
+    # --chains-csv streams as the runs go unless they hold their records anyway (a trace).
     with parquet_file(args.jobs_parquet if not held else None, REAL_RUN_ROW_GROUP) as jobs_file, \
-            csv_file(args.jobs_csv if not held else None) as jobs_csv:
+            csv_file(args.jobs_csv if not held else None) as jobs_csv, \
+            chains_csv_file(args.chains_csv if not held else None) as chains_csv:
         for b in args.backends:
             try:
                 results.append(real_run(ts, b, duration=args.duration, seed=args.seed, on_miss=args.on_miss,
                                         max_jobs=args.max_jobs, max_work=args.max_work, allow_overload=args.allow_overload,
                                         model=args.model, trace=bool(args.trace or args.gantt), keep_jobs=held,
-                                        _into=jobs_file, _csv=jobs_csv, _warn=False))
+                                        _into=jobs_file, _csv=jobs_csv, _chains_csv=chains_csv, _warn=False))
             except (InputError, RunFailed) as e:
                 # A backend that could not run this set (or failed on the machine): its row
                 # says why, and the other backends run.
@@ -119,7 +121,9 @@ def run(args):
         print()
         print(chains_table(ran))
     if args.chains_csv:
-        write_chains_csv(ran, args.chains_csv)
+        if held:
+            write_chains_csv(ran, args.chains_csv)
+        # (else the runs streamed their chain records into it as they went)
         print(f"wrote {args.chains_csv}")
     mt = measurement_table(ran, output_width())
     if mt:

@@ -59,7 +59,7 @@
 //! Only local resources (every user on one CPU) and one protocol class per set are bounded
 //! here: a plain FIFO mutex (`none`) lets a medium-priority job prolong the wait without bound,
 //! and global resources need a multiprocessor protocol's bound — MSRP's and MrsP's (without
-//! helping) are in `spinning.rs`, FMLP+'s in `fmlp.rs`; OMLP's are not in the analysis.
+//! helping) are in `spinning.rs`, FMLP+'s in `fmlp.rs`; OMLP's (global scheduling) in `omlp.rs`.
 //! `registry::Applies::models` refuses the other sets before a test runs.
 
 use rtsched_model::{CriticalSection, Protocol, Task, TaskSet, Time};

@@ -13,10 +13,15 @@
 //!
 //! Responses are under the priorities the fixed-priority schedulers would give the set
 //! (`crate::priority::assign`: the file's when every task has one, else rate monotonic), one
-//! CPU or each task's `cpu`, self-suspensions by the jitter-based analysis.
+//! CPU or each task's `cpu`, self-suspensions by the jitter-based analysis. An event chain also
+//! gets its bound under EDF ([`ChainBound::edf`]): the holistic EDF fixed point
+//! (`holistic_edf.rs`), on one CPU or each task's `cpu`. On several CPUs with some task not
+//! bound to a `cpu`, an event chain's bounds are global FP's and global EDF's
+//! (`holistic_global.rs`); the data-flow chains' bounds there use the global FP responses.
 
-use super::holistic::{event_bounds, responses};
-use super::{dataflow, durr, let_exact, let_sporadic};
+use super::holistic::{event_bounds, responses, Responses};
+use super::holistic_global::{self, Global};
+use super::{dataflow, durr, holistic_edf, let_exact, let_sporadic};
 use rtsched_model::{Communication, TaskSet, Time};
 
 /// The bounds of one chain (ns); `None` where a metric does not apply or no bound was found
@@ -36,6 +41,45 @@ pub struct ChainBound {
     pub method: &'static str,
     pub exact: bool,
     pub note: String,
+    /// An event chain's latency bound under EDF (the fields above are fixed priority's);
+    /// `None` for a data-flow chain.
+    pub edf: Option<SchedBound>,
+}
+
+/// An event chain's latency bound under one scheduler family (ns), or why none (`note`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SchedBound {
+    pub latency: Option<Time>,
+    pub meets_deadline: Option<bool>,
+    pub method: &'static str,
+    pub note: String,
+}
+
+/// The latency bound of event chain `name` of `set` under responses `r` (or why none), by
+/// `method`, against the chain's `deadline`.
+fn event_bound(
+    set: &TaskSet,
+    name: &str,
+    deadline: Option<Time>,
+    r: &Result<Responses, String>,
+    method: &'static str,
+) -> SchedBound {
+    let (latency, note) = match r {
+        Ok(r) => (
+            event_bounds(set, r)
+                .into_iter()
+                .find(|(k, _)| k.name == name)
+                .map(|(_, v)| v),
+            String::new(),
+        ),
+        Err(e) => (None, e.clone()),
+    };
+    SchedBound {
+        latency,
+        meets_deadline: deadline.zip(latency).map(|(d, v)| v <= d),
+        method: if latency.is_some() { method } else { "" },
+        note,
+    }
 }
 
 /// Which bound an implicit chain gets.
@@ -59,9 +103,23 @@ pub fn chain_bounds_by(set: &TaskSet, implicit: Implicit) -> Vec<ChainBound> {
         .ok()
         .and_then(|by| super::registry::Subject::whole(set).priorities(by))
         .unwrap_or_default();
+    let global = holistic_global::is_global(set);
     let r = match by {
+        Ok(_) if global => holistic_global::responses(set, &prio, Global::Fp),
         Ok(by) => responses(set, by),
         Err(_) => Err("some tasks give a priority and others none".into()),
+    };
+    let edf = set
+        .chains
+        .iter()
+        .any(|c| c.communication.is_none())
+        .then(|| match global {
+            true => holistic_global::responses(set, &vec![0; set.tasks.len()], Global::Edf),
+            false => holistic_edf::responses(set),
+        });
+    let (fp_method, edf_method) = match global {
+        true => (Global::Fp.method(), Global::Edf.method()),
+        false => (super::holistic::METHOD, holistic_edf::METHOD),
     };
     set.chains
         .iter()
@@ -77,6 +135,10 @@ pub fn chain_bounds_by(set: &TaskSet, implicit: Implicit) -> Vec<ChainBound> {
                 method: "",
                 exact: false,
                 note: String::new(),
+                edf: edf
+                    .as_ref()
+                    .filter(|_| c.communication.is_none())
+                    .map(|r| event_bound(set, &c.name, c.deadline, r, edf_method)),
             };
             match (c.communication, &r) {
                 (Some(Communication::Let), _) => {
@@ -94,12 +156,9 @@ pub fn chain_bounds_by(set: &TaskSet, implicit: Implicit) -> Vec<ChainBound> {
                     }
                 }
                 (_, Err(e)) => b.note = e.clone(),
-                (None, Ok(r)) => {
-                    b.method = "holistic (Tindell & Clark; offsets)";
-                    b.latency = event_bounds(set, r)
-                        .into_iter()
-                        .find(|(k, _)| k.name == c.name)
-                        .map(|(_, v)| v);
+                (None, Ok(_)) => {
+                    let fp = event_bound(set, &c.name, None, &r, fp_method);
+                    (b.method, b.latency) = (fp.method, fp.latency);
                 }
                 (Some(Communication::Implicit), Ok(r)) => {
                     let (age, reaction) = match implicit {

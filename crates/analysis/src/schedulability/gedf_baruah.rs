@@ -50,7 +50,7 @@ pub const GEDF_BARUAH: Entry = Entry {
         cpus: Cpus::Several,
         tasks: Tasks::Sequential,
         deadlines: Deadlines::Constrained,
-        sections: Sections::Not,
+        sections: Sections::Blocking(super::omlp::TAKES),
         priorities: false,
         flow: Flow::Not,
     },

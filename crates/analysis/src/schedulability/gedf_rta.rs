@@ -43,7 +43,7 @@ pub const GEDF_RTA: Entry = Entry {
         cpus: Cpus::Several,
         tasks: Tasks::Sequential,
         deadlines: Deadlines::Constrained,
-        sections: Sections::Not,
+        sections: Sections::Blocking(super::omlp::TAKES),
         priorities: false,
         flow: Flow::Not,
     },

@@ -61,7 +61,7 @@ const GLOBAL_CONSTRAINED: Applies = Applies {
     cpus: Cpus::Several,
     tasks: Tasks::Sequential,
     deadlines: Deadlines::Constrained,
-    sections: Sections::Not,
+    sections: Sections::Blocking(super::omlp::TAKES),
     priorities: false,
     flow: Flow::Not,
 };

@@ -23,7 +23,7 @@ const GLOBAL: Applies = Applies {
     cpus: Cpus::Several,
     tasks: Tasks::Sequential,
     deadlines: Deadlines::Arbitrary,
-    sections: Sections::Not,
+    sections: Sections::Blocking(super::omlp::TAKES),
     priorities: false,
     flow: Flow::Not,
 };

@@ -48,10 +48,32 @@
 //!    which holds while `max_p R^w_p < T + min_p R^b_p` — its k-th job is released at the
 //!    latest of their k-th finishes: offset `φ = max_p R^b_p`, jitter
 //!    `J = max_p R^w_p − φ` (the latest finish is at least the latest best case and at most
-//!    the latest worst case). A join across transactions (finishes at unrelated instants) or
-//!    out of step is refused, naming the task.
-//! 5. **Not modelled**: critical sections and parallel tasks (the registry refuses them),
-//!    overheads. The chain bound of `chains.rs` reads `R^w(last) − φ(first)`.
+//!    the latest worst case). A join of one transaction out of step is refused, naming it.
+//! 5. **Joins across transactions** (`trigger: {all: [A, B]}` with A and B of different
+//!    heads, their periods unrelated; derived here). Between two releases r_i < r_k of the
+//!    join, each of its k − i later releases took a finish of every trigger p after the one
+//!    before it, so k − i distinct finishes of p lie in (r_i, r_k]; p's jobs finish between
+//!    R^b_p and R^w_p after their head's releases, which are at least T_p apart, so
+//!    `r_k − r_i ≥ (k − i − 1)·T_p − (R^w_p − R^b_p)`. For T_p ≥ T (the join's period, the
+//!    longest of its triggers') that is `≥ (k − i)·T − J` with `J = T + R^w_p − R^b_p`, which is
+//!    a release jitter J on points T apart (take g_k = max_{i ≤ k}(r_i + (k − i)·T) − J). So
+//!    the join heads a transaction of its own, offset 0, that jitter (the least over such p),
+//!    and the tasks it triggers are of that transaction. A chain through it, arriving from
+//!    trigger A: the join's flag for A is set at A's finish f_A; another trigger q's is set by
+//!    then or at q's next finish, at most `W_q = T^max_q + R^w_q − R^b_q` after q's last, which
+//!    was no later than f_A (T^max the head's longest inter-arrival). So the join is released
+//!    by `f_A + max_{q ≠ A} W_q`; and before A's next finish, `f_A + W_A`, or the instance (the
+//!    chain's job of A finishing last before the release, docs/chains.md) is another: the wait
+//!    is at most `min(max_{q ≠ A} W_q, W_A)`. A join
+//!    across transactions one of whose triggers is of another such join's transaction is
+//!    refused, naming it.
+//! 6. **Not modelled**: critical sections and parallel tasks (the registry refuses them),
+//!    overheads. The chain bound of `chains.rs` reads `R^w(last) − φ(first)`, and through a
+//!    join across transactions (point 5) sums the parts: up to the join's trigger A,
+//!    `R^w(A) − φ(first)`; the wait `min(max_{q ≠ A} W_q, W_A)`; from the join's release to the end of the
+//!    next part, the least of `R^w` (from the join's nominal release, no later than its actual
+//!    one) and the sum of the parts' own responses (each job released at its trigger's
+//!    finish).
 //!
 //! Registry entries: `fp-holistic-rm` and `fp-holistic-file` (one CPU, or every task's
 //! `cpu`; triggered and self-suspending tasks, suspensions by jitter). EDF's holistic
@@ -100,9 +122,12 @@ pub struct Node {
     pub d: Time,
     pub prio: u32,
     pub cpu: u32,
-    /// The nodes whose finished jobs release this one's: one, or a join's (`all`), empty for
-    /// a periodic or sporadic task.
+    /// The nodes whose finished jobs release this one's: one, or a join's (`all`) of one
+    /// transaction, empty for a periodic or sporadic task and for a join across transactions.
     pub triggers: Vec<usize>,
+    /// A join across transactions (the overview's point 5): its triggers, of different heads.
+    /// Such a node heads a transaction of its own (no `triggers`).
+    pub joined: Vec<usize>,
 }
 
 /// Why the analysis gives no bound.
@@ -130,8 +155,35 @@ pub struct Responses {
     pub offset: Vec<Time>,
 }
 
-/// The nodes of `s`'s tasks under priorities `prio`, on CPU `cpu` of each (0 on one CPU).
+/// The nodes of `s`'s tasks under priorities `prio`, on CPU `cpu` of each (0 on one CPU); a
+/// join whose triggers are of different transactions heads one of its own (`Node::joined`,
+/// the overview's point 5), unless one of them is itself of such a join's transaction.
 pub fn nodes(s: &Subject<'_>, prio: &[u32]) -> Result<Vec<Node>, Unanalysed> {
+    let mut n = trigger_nodes(s, prio)?;
+    let across = |n: &[Node]| {
+        (0..n.len()).find(|&i| {
+            let x = &n[i];
+            x.triggers.len() > 1
+                && x.triggers
+                    .iter()
+                    .any(|&g| root(n, g) != root(n, x.triggers[0]))
+        })
+    };
+    while let Some(i) = across(&n) {
+        n[i].joined = std::mem::take(&mut n[i].triggers);
+    }
+    match (0..n.len()).find(|&i| {
+        n[i].joined
+            .iter()
+            .any(|&g| !n[root(&n, g)].joined.is_empty())
+    }) {
+        Some(task) => Err(Unanalysed::Join { task }),
+        None => Ok(n),
+    }
+}
+
+/// [`nodes`] with every join's triggers as `triggers`.
+fn trigger_nodes(s: &Subject<'_>, prio: &[u32]) -> Result<Vec<Node>, Unanalysed> {
     let set = s.set();
     let exact = set.run.execution == ExecModel::Wcet;
     let local = |g: usize| s.indices().iter().position(|&i| i == g);
@@ -150,6 +202,7 @@ pub fn nodes(s: &Subject<'_>, prio: &[u32]) -> Result<Vec<Node>, Unanalysed> {
                 None => Vec::new(),
             };
             Ok(Node {
+                joined: Vec::new(),
                 c: t.wcet,
                 c_best: if exact && t.execution_times.is_empty() {
                     t.wcet
@@ -218,8 +271,20 @@ pub(crate) fn iterate(
     jitter: bool,
     window: impl Fn(&Responses, usize) -> Option<(Time, Time)>,
 ) -> Result<Responses, Unanalysed> {
+    iterate_on(nodes, mode, jitter, 1, window)
+}
+
+/// [`iterate`] with `capacity` CPUs behind each `Node::cpu` (m for a global scheduler, whose
+/// nodes are all on CPU 0: `holistic_global.rs`).
+pub(crate) fn iterate_on(
+    nodes: &[Node],
+    mode: Suspension,
+    jitter: bool,
+    capacity: u32,
+    window: impl Fn(&Responses, usize) -> Option<(Time, Time)>,
+) -> Result<Responses, Unanalysed> {
     let n = nodes.len();
-    if let Some(task) = overloaded(nodes, mode) {
+    if let Some(task) = overloaded(nodes, mode, capacity) {
         return Err(Unanalysed::Unbounded { task });
     }
     if let Some(task) = joins_across_transactions(nodes) {
@@ -254,8 +319,10 @@ pub(crate) fn iterate(
         let jitter: Vec<Time> = (0..n)
             .map(
                 |i| match nodes[i].triggers.iter().map(|&g| worst[g]).max() {
-                    Some(w) if jitter => w - r.offset[i],
-                    _ => 0,
+                    _ if !jitter => 0,
+                    Some(w) => w - r.offset[i],
+                    None if nodes[i].joined.is_empty() => 0,
+                    None => across_jitter(nodes, i, &worst, &r.best),
                 },
             )
             .collect();
@@ -272,6 +339,19 @@ pub(crate) fn iterate(
         }
     }
     Err(Unanalysed::Unbounded { task: 0 })
+}
+
+/// The release jitter of a join across transactions, node `i` (the overview's point 5): its
+/// releases are those of a task of period T_i with jitter T_p + R^w_p − R^b_p, for any trigger
+/// p of period T_p ≥ T_i; the least of them.
+fn across_jitter(nodes: &[Node], i: usize, worst: &[Time], best: &[Time]) -> Time {
+    let x = &nodes[i];
+    x.joined
+        .iter()
+        .filter(|&&p| nodes[p].t >= x.t)
+        .map(|&p| x.t + worst[p].saturating_sub(best[p]))
+        .min()
+        .unwrap_or(LIMIT)
 }
 
 /// A join whose triggers are of different transactions (heads): its jobs pair finishes of
@@ -439,8 +519,8 @@ pub(crate) fn fixed_point(start: i128, f: impl Fn(i128) -> i128) -> Option<i128>
 }
 
 /// A task on a CPU whose demand as `mode` counts it (C, or C + S when suspensions are
-/// execution) is over capacity: Σ C'/T > 1.
-fn overloaded(nodes: &[Node], mode: Suspension) -> Option<usize> {
+/// execution) is over `capacity`: Σ C'/T > capacity.
+fn overloaded(nodes: &[Node], mode: Suspension, capacity: u32) -> Option<usize> {
     (0..nodes.len()).find(|&i| {
         let on = nodes
             .iter()
@@ -449,7 +529,7 @@ fn overloaded(nodes: &[Node], mode: Suspension) -> Option<usize> {
                 Suspension::Oblivious => (x.c + x.s, x.t),
                 Suspension::Jitter => (x.c, x.t),
             });
-        cmp_sum(on, 1, 1) == Ordering::Greater
+        cmp_sum(on, capacity as u64, 1) == Ordering::Greater
     })
 }
 
@@ -527,7 +607,7 @@ pub fn unanalysed<'a>(e: &Unanalysed, task_name: &dyn Fn(usize) -> &'a String) -
             task_name(task)
         ),
         Unanalysed::Join { task } => format!(
-            "task '{}': released by a join (trigger: {{all: …}}) whose triggers are of different transactions or may finish out of step (a trigger's next job before another's), which the analysis does not model",
+            "task '{}': released by a join (trigger: {{all: …}}) whose triggers may finish out of step (a trigger's next job before another's), or one of whose triggers is of a transaction headed by another join of different heads' tasks, which the analysis does not model",
             task_name(task)
         ),
     }
@@ -543,6 +623,9 @@ pub const HOLISTIC: Applies = Applies {
     priorities: false,
     flow: Flow::Triggers,
 };
+
+/// The method an event chain's bound names (`chains.rs`).
+pub const METHOD: &str = "holistic (Tindell & Clark; offsets)";
 
 const CITATION: &str = "Tindell & Clark 1994 (jitter propagation); offsets: Palencia & González Harbour 1998; suspensions: Chen et al. 2019";
 
@@ -611,17 +694,48 @@ pub(crate) fn responses_with(
     analyse(&nodes).map_err(|e| unanalysed(&e, &name))
 }
 
-/// Each event chain of `set` and its latency bound under the responses `r`.
+/// Each event chain of `set` and its latency bound under the responses `r` (the overview's
+/// point 6).
 pub fn event_bounds<'a>(set: &'a TaskSet, r: &Responses) -> Vec<(&'a Chain, Time)> {
+    let n = nodes(&Subject::whole(set), &vec![0; set.tasks.len()]).unwrap_or_default();
     set.chains
         .iter()
         .filter(|c| c.communication.is_none())
-        .map(|c| {
-            let first = c.tasks[0] as usize;
-            let last = *c.tasks.last().expect("a chain has tasks") as usize;
-            (c, r.worst[last].saturating_sub(r.offset[first]))
-        })
+        .map(|c| (c, chain_latency(set, &n, c, r)))
         .collect()
+}
+
+/// The latency bound of event chain `c` (the overview's point 6) from the responses `r` of
+/// the nodes `n` of `set`.
+pub fn chain_latency(set: &TaskSet, n: &[Node], c: &Chain, r: &Responses) -> Time {
+    let tasks: Vec<usize> = c.tasks.iter().map(|&t| t as usize).collect();
+    let longest = |q: usize| {
+        let h = &set.tasks[root(n, q)];
+        h.max_interarrival.unwrap_or(h.period)
+    };
+    // The part from `start` (a chain index) to `end`: from the first task's release, or from
+    // a join's actual release.
+    let part = |start: usize, end: usize| -> Time {
+        let (first, last) = (tasks[start], tasks[end]);
+        match start {
+            0 => r.worst[last].saturating_sub(r.offset[first]),
+            _ => r.worst[last].min(tasks[start..=end].iter().map(|&x| r.own[x]).sum()),
+        }
+    };
+    // W_q: the longest time between two finishes of q.
+    let gap = |q: usize| longest(q) + r.worst[q].saturating_sub(r.best[q]);
+    let (mut bound, mut start) = (0 as Time, 0);
+    for k in 1..tasks.len() {
+        let joined = n.get(tasks[k]).map_or(&[][..], |x| &x.joined[..]);
+        if !joined.is_empty() {
+            let a = tasks[k - 1];
+            let others = joined.iter().filter(|&&q| q != a).map(|&q| gap(q)).max();
+            // An instance is counted only if A's next job finishes after the release.
+            bound += part(start, k - 1) + others.unwrap_or(0).min(gap(a));
+            start = k;
+        }
+    }
+    bound + part(start, tasks.len() - 1)
 }
 
 #[cfg(test)]
@@ -641,6 +755,7 @@ mod tests {
             prio,
             cpu: 0,
             triggers: trigger.into_iter().collect(),
+            joined: Vec::new(),
         }
     }
 
@@ -717,6 +832,27 @@ mod tests {
         let n = [h, l];
         assert_eq!(analyse(&n, Suspension::Jitter).unwrap().own[1], 118 * MS);
         assert_eq!(analyse_first_job_only(&n).unwrap().own[1], 114 * MS);
+    }
+
+    /// A join across transactions by hand (docs/chains.md's worked join): a (T 10, C 1, prio
+    /// 3), b (T 20, C 2, prio 2), j (`trigger: {all: [a, b]}`, C 1, prio 1) on one CPU. a: R^w
+    /// = R^b = 1; b: 2 + ⌈w/10⌉·1 → 3, R^b 2. j heads its own transaction: T = 20 (the longest
+    /// trigger's), jitter T + R^w_b − R^b_b = 21 (b the trigger of period ≥ 20), offset 0.
+    /// Chain [a, j]: R^w(a) − φ(a) = 1, the wait min(W_b = 20 + 1, W_a = 10 + 0) = 10, then
+    /// min(R^w(j), R_j); chain [b, j]: 3, min(W_a, W_b) = 10, the same last part.
+    #[test]
+    fn a_join_across_transactions_by_hand() {
+        let y = "platform: {cpus: 1}\ntasks:\n  - {name: a, period: 10, wcet: 1, priority: 3}\n  - {name: b, period: 20, wcet: 2, priority: 2}\n  - {name: j, trigger: {all: [a, b]}, deadline: 20, wcet: 1, priority: 1}\nchains:\n  - {name: aj, tasks: [a, j]}\n  - {name: bj, tasks: [b, j]}\n";
+        let set = rtsched_model::parse_taskset(y, rtsched_model::Format::Yaml, "j.yaml").unwrap();
+        let s = Subject::whole(&set);
+        let n = nodes(&s, &s.priorities(Priorities::File).unwrap()).unwrap();
+        assert_eq!((n[2].joined.clone(), n[2].triggers.len()), (vec![0, 1], 0));
+        let r = analyse(&n, Suspension::Jitter).unwrap();
+        assert_eq!((r.worst[0], r.worst[1], r.best[1]), (MS, 3 * MS, 2 * MS));
+        assert_eq!((r.offset[2], r.jitter[2]), (0, 21 * MS));
+        let last = r.worst[2].min(r.own[2]);
+        let b: Vec<Time> = event_bounds(&set, &r).into_iter().map(|(_, b)| b).collect();
+        assert_eq!(b, vec![MS + 10 * MS + last, 3 * MS + 10 * MS + last]);
     }
 
     /// A join by hand: h (T 10, C 1, prio 4) triggers a (C 2, prio 3) and b (C 3, prio 2), j

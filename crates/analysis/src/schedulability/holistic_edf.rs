@@ -33,18 +33,34 @@
 //!    execution and suspension. The jitter-based form of `holistic.rs` is for fixed priority
 //!    (its argument charges a higher-priority job's suspension to the task under analysis,
 //!    which under EDF can itself be the suspended one) and is not used here.
-//! 4. **Not used**: the offsets within a transaction (J. C. Palencia & M. González Harbour,
-//!    *Offset-based response time analysis of distributed systems scheduled under EDF*,
-//!    ECRTS 2003): every task of a transaction is taken at its worst phase independently, so a
-//!    trigger's job of the same instance can be counted against the job it released (the
-//!    issue's chain: bound 10 ms, simulated 5 ms; FP's `fp-holistic-*` gives 5).
+//! 4. **Offsets within a transaction** (after J. C. Palencia & M. González Harbour,
+//!    *Offset-based response time analysis of distributed systems scheduled under EDF*, ECRTS
+//!    2003, whose model this is: the tasks a head's job releases come at offsets from that
+//!    job's release, each with its jitter). A task j of i's own transaction (the same head, of
+//!    period T) has its job of instance g + mT (m ∈ ℤ, g the head's release of the job under
+//!    analysis) released in [g + mT + φ_j, g + mT + φ_j + J_j] (a sporadic head: instances at
+//!    least T apart, which only widens the counts below for m < 0). The job under analysis is
+//!    released at a ∈ [g + φ_i, g + φ_i + J_i]. A job of j in the busy period is released at
+//!    or after t0 = 0, so g + mT + φ_j + J_j ≥ 0 with g ≤ a − φ_i:
+//!    `m ≥ m_lo = ⌈(φ_i − a − φ_j − J_j)/T⌉`; its deadline (release + D_j) is at most
+//!    a + D_i, so g + mT + φ_j + D_j ≤ a + D_i with g ≥ a − φ_i − J_i:
+//!    `m ≤ M = ⌊(D_i − D_j + φ_i + J_i − φ_j)/T⌋`, which binds for m ≥ 0 only (an earlier
+//!    instance of a sporadic head may be more than |m|·T before): j has at most
+//!    `[max(M, −1) − m_lo + 1]⁺` jobs in it, a third bound beside point 1's two (each sound
+//!    alone: their minimum is). It steps up at `a = kT + φ_i − φ_j − J_j`, added to the step
+//!    points. This is the simpler form of the paper's analysis, derived here: the busy period's
+//!    start is not set at each member's release in turn, and the other transactions are taken
+//!    at their worst phase independently, as in point 1. It is what stops a trigger's job of
+//!    the same instance from counting against the job it released (its deadline is before the
+//!    released job's release): the issue's chain (a: T 10, C 2; b: trigger a, C 3) is bounded
+//!    at 5 ms as under fixed priority (without point 4: 10 ms).
 //!
 //! Registry entry: `edf-holistic` (one CPU, or every task's `cpu`; triggered and
 //! self-suspending tasks; every task's response within its deadline and every event chain's
 //! bound within the chain's).
 
 use super::holistic::{
-    fixed_point, iterate, verdict_with, Node, Responses, Suspension, Unanalysed, HOLISTIC,
+    fixed_point, iterate, root, verdict_with, Node, Responses, Suspension, Unanalysed, HOLISTIC,
 };
 use super::registry::{Entry, Kind, WithOverheads};
 use super::Verdict;
@@ -53,10 +69,10 @@ use rtsched_model::{TaskSet, Time};
 /// More step points than this in one busy period: unbounded (not analysed).
 const MAX_POINTS: usize = 20_000;
 
-/// The holistic EDF fixed point of `nodes` (the overview's points 1–3).
+/// The holistic EDF fixed point of `nodes` (the overview's points 1–4).
 pub fn analyse(nodes: &[Node]) -> Result<Responses, Unanalysed> {
     iterate(nodes, Suspension::Oblivious, true, |r, i| {
-        window(nodes, i, r)
+        window(nodes, i, r, Offsets::Credited)
     })
 }
 
@@ -65,38 +81,73 @@ pub fn analyse(nodes: &[Node]) -> Result<Responses, Unanalysed> {
 #[doc(hidden)]
 pub fn analyse_without_jitter(nodes: &[Node]) -> Result<Responses, Unanalysed> {
     iterate(nodes, Suspension::Oblivious, false, |r, i| {
-        window(nodes, i, r)
+        window(nodes, i, r, Offsets::Credited)
     })
 }
 
-/// A task on the CPU as EDF's demand sees it: (C + S, T, D, J).
-type Demand = (i128, i128, i128, i128);
+/// The fixed point without the offsets of point 4 (Spuri's, every task at its worst phase):
+/// never tighter, kept to show what the offsets win (tests/chains_vs_sim.rs).
+#[doc(hidden)]
+pub fn analyse_without_offsets(nodes: &[Node]) -> Result<Responses, Unanalysed> {
+    iterate(nodes, Suspension::Oblivious, true, |r, i| {
+        window(nodes, i, r, Offsets::Not)
+    })
+}
+
+/// A negative control, not an analysis: the offsets credited too much — every job of the
+/// transaction taken at its earliest release after its head's (the jitters J_i and J_j
+/// dropped from point 4's M and m_lo), which the simulator refutes (tests/chains_vs_sim.rs).
+#[doc(hidden)]
+pub fn analyse_offsets_without_jitter(nodes: &[Node]) -> Result<Responses, Unanalysed> {
+    iterate(nodes, Suspension::Oblivious, true, |r, i| {
+        window(nodes, i, r, Offsets::TooMuch)
+    })
+}
+
+/// How point 4's offsets are used.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Offsets {
+    /// Not at all (Spuri's analysis alone).
+    Not,
+    /// As point 4 derives them.
+    Credited,
+    /// Without the jitters (a negative control).
+    TooMuch,
+}
+
+/// A task on the CPU as EDF's demand sees it: (C + S, T, D, J), and for a task of the
+/// transaction under analysis its offset φ (point 4), else None.
+type Demand = (i128, i128, i128, i128, Option<i128>);
 
 /// Task i's (worst finish after its head's nominal release, worst response from its own
 /// release) under the current jitters, or None if its busy period does not close.
-fn window(nodes: &[Node], i: usize, r: &Responses) -> Option<(Time, Time)> {
+fn window(nodes: &[Node], i: usize, r: &Responses, offsets: Offsets) -> Option<(Time, Time)> {
     let me = &nodes[i];
+    let mine = root(nodes, i);
     let demand = |j: usize| -> Demand {
         let x = &nodes[j];
         let c = (x.c + x.s) as i128;
-        (c, x.t as i128, x.d as i128, r.jitter[j] as i128)
+        let phi =
+            (offsets != Offsets::Not && root(nodes, j) == mine).then_some(r.offset[j] as i128);
+        (c, x.t as i128, x.d as i128, r.jitter[j] as i128, phi)
     };
     let others: Vec<Demand> = (0..nodes.len())
         .filter(|&j| j != i && nodes[j].cpu == me.cpu)
         .map(demand)
         .collect();
-    let (c_i, t_i, d_i, j_i) = demand(i);
-    let all = || others.iter().copied().chain([(c_i, t_i, d_i, j_i)]);
+    let (c_i, t_i, d_i, j_i, _) = demand(i);
+    let (phi_i, t_tr) = (r.offset[i] as i128, nodes[mine].t as i128);
+    // The jitters point 4 takes (none in the negative control).
+    let jit = |j: i128| if offsets == Offsets::TooMuch { 0 } else { j };
+    let all = || others.iter().copied().chain([(c_i, t_i, d_i, j_i, None)]);
     let start: i128 = all().map(|x| x.0).sum();
     let busy = fixed_point(start, |l| {
         all()
-            .map(|(c, t, _, j)| (l + j + t - 1).div_euclid(t) * c)
+            .map(|(c, t, _, j, _)| (l + j + t - 1).div_euclid(t) * c)
             .sum()
     })?;
     let mut points = vec![0i128];
-    for (_, t, d, j) in all() {
-        // a = k·T + D − D_i − J (k ≥ 0); for task i itself D = D_i: a = k·T_i − J_i.
-        let first = d - d_i - j;
+    let mut step = |first: i128, t: i128| -> Option<()> {
         let mut a = first + (-first).max(0).div_euclid(t) * t;
         while a < busy {
             if a >= 0 {
@@ -107,6 +158,15 @@ fn window(nodes: &[Node], i: usize, r: &Responses) -> Option<(Time, Time)> {
                 return None;
             }
         }
+        Some(())
+    };
+    for (_, t, d, j, phi) in all() {
+        // a = k·T + D − D_i − J (k ≥ 0); for task i itself D = D_i: a = k·T_i − J_i.
+        step(d - d_i - j, t)?;
+        if let Some(phi) = phi {
+            // Point 4's count steps at a = k·T + φ_i − φ_j − J_j.
+            step((phi_i - phi - j).rem_euclid(t_tr), t_tr)?;
+        }
     }
     points.sort_unstable();
     points.dedup();
@@ -116,10 +176,18 @@ fn window(nodes: &[Node], i: usize, r: &Responses) -> Option<(Time, Time)> {
         let w = fixed_point(own, |w| {
             own + others
                 .iter()
-                .map(|&(c, t, d, j)| {
+                .map(|&(c, t, d, j, phi)| {
                     let by_release = (w + j + t - 1).div_euclid(t);
                     let by_deadline = ((a + d_i - d + j).div_euclid(t) + 1).max(0);
-                    by_release.min(by_deadline) * c
+                    let by_offset = match phi {
+                        Some(phi) => {
+                            let m_hi = (d_i - d + phi_i + jit(j_i) - phi).div_euclid(t_tr).max(-1);
+                            let m_lo = -(a + phi + jit(j) - phi_i).div_euclid(t_tr);
+                            (m_hi - m_lo + 1).max(0)
+                        }
+                        None => i128::MAX,
+                    };
+                    by_release.min(by_deadline).min(by_offset) * c
                 })
                 .sum::<i128>()
         })?;
@@ -136,10 +204,13 @@ fn verdict(s: &super::registry::Subject<'_>) -> Verdict {
     verdict_with(s, EDF_HOLISTIC.name, &prio, analyse)
 }
 
+/// The method an event chain's EDF bound names (`chains.rs`).
+pub const METHOD: &str = "holistic EDF (Spuri 1996; offsets)";
+
 pub const EDF_HOLISTIC: Entry = Entry {
     name: "edf-holistic",
     summary: "(partitioned) EDF, holistic response-time analysis with triggers' jitter, suspensions as execution",
-    citation: "Spuri 1996 (EDF with jitter, holistic); suspensions: Chen et al. 2019 §4",
+    citation: "Spuri 1996 (EDF with jitter, holistic); offsets after Palencia & González Harbour 2003; suspensions: Chen et al. 2019 §4",
     kind: Kind::Sufficient,
     applies: HOLISTIC,
     verdict,
@@ -168,22 +239,32 @@ mod tests {
             prio: 0,
             cpu: 0,
             triggers: trigger.into_iter().collect(),
+            joined: Vec::new(),
         }
     }
 
-    /// The issue's chain under EDF: a (T 10, C 2, D 10), b (trigger a, C 3, D 10). Round 1
-    /// (J = 0): a at a = 0: own 2, b's jobs by deadline 10: ⌊(0 + 10 − 10)/10⌋ + 1 = 1, so
-    /// w = 2 + 3 = 5: R_a = 5 (no offsets: b's job is taken as released with a's); b likewise
-    /// 5; b's offset is a's best finish 2. Round 2: J_b = R^w(a) − φ_b = 5 − 2 = 3; L = 5
-    /// still, no step of b's (k·10 − 3) or a's (k·10 + 10 − 10 − 3) in [1, 5): R_a = R_b = 5,
-    /// R^w(b) = φ + J + R = 2 + 3 + 5 = 10, settled. The chain's bound 10 ms, simulated 5 ms
-    /// (the overview's point 4).
+    /// The issue's chain under EDF: a (T 10, C 2, D 10), b (trigger a, C 3, D 10), offset of
+    /// b 2 (a's best finish). With the offsets (point 4), round 1 (J = 0): a at a = 0: b's
+    /// M = ⌊(10 − 10 + 0 + 0 − 2)/10⌋ = −1, m_lo = −⌊(0 + 2 + 0 − 0)/10⌋ = 0: no job of b
+    /// (b's job of this instance is released at a's finish, its deadline after a's): R_a = 2.
+    /// b: a's M = ⌊(0 + 2 − 0)/10⌋ = 0; step points 0 and 2 (φ_b − φ_a − J_a); at a = 0,
+    /// m_lo = −⌊(0 + 0 + 0 − 2)/10⌋ = 1: no job of a, w = 3; at a = 2, m_lo = 0: a's job of
+    /// the instance, w = 5, w − a = 3: R_b = 3, R^w(b) = 2 + 0 + 3 = 5; J_b = R^w(a) − 2 = 0,
+    /// settled: the chain's bound 5 ms, as simulated.
+    /// Without the offsets (Spuri's analysis alone), round 1: a at a = 0 counts b's job by
+    /// deadline ⌊(0 + 10 − 10)/10⌋ + 1 = 1: R_a = 5, likewise R_b = 5; round 2: J_b = 5 − 2 = 3,
+    /// no new step point in [1, 5): R^w(b) = 2 + 3 + 5 = 10.
     #[test]
     fn the_issues_chain_under_edf_by_hand() {
-        let r = analyse(&[node(2, 10, 10, None), node(3, 10, 10, Some(0))]).unwrap();
-        assert_eq!(r.own, vec![5 * MS, 5 * MS]);
-        assert_eq!((r.offset[1], r.jitter[1]), (2 * MS, 3 * MS));
-        assert_eq!(r.worst, vec![5 * MS, 10 * MS]);
+        let n = [node(2, 10, 10, None), node(3, 10, 10, Some(0))];
+        let r = analyse(&n).unwrap();
+        assert_eq!(r.own, vec![2 * MS, 3 * MS]);
+        assert_eq!((r.offset[1], r.jitter[1]), (2 * MS, 0));
+        assert_eq!(r.worst, vec![2 * MS, 5 * MS]);
+        let spuri = analyse_without_offsets(&n).unwrap();
+        assert_eq!(spuri.own, vec![5 * MS, 5 * MS]);
+        assert_eq!((spuri.offset[1], spuri.jitter[1]), (2 * MS, 3 * MS));
+        assert_eq!(spuri.worst, vec![5 * MS, 10 * MS]);
     }
 
     /// Deadlines order the work: x (C 1, T 4, D 4), y (C 3, T 12, D 12), z (C 2, T 6, D 3).
@@ -209,7 +290,10 @@ mod tests {
             ..r.clone()
         };
         jittered.offset = vec![0; 3];
-        assert_eq!(window(&n, 2, &jittered), Some((3 * MS, 3 * MS)));
+        assert_eq!(
+            window(&n, 2, &jittered, Offsets::Credited),
+            Some((3 * MS, 3 * MS))
+        );
     }
 
     /// A suspension counts as execution: h (C 1, S 4, T 10), l (C 3, T 20). L = 3 + 5 = 8. h at

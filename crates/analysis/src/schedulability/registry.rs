@@ -21,7 +21,7 @@
 //! an entry's shape does not change.
 
 use super::{blocking, Cdt, Verdict};
-use rtsched_model::{Communication, Overheads, Protocol, Task, TaskSet};
+use rtsched_model::{Communication, Overheads, Protocol, Task, TaskSet, Time};
 use std::fmt;
 
 /// What a test's answer means.
@@ -408,7 +408,7 @@ impl BlockingReason {
             ),
             BlockingReason::Global { resource } => write!(
                 f,
-                "resource {} is global (its users are on different CPUs): the uniprocessor tests bound local resources only, and global ones under msrp, mrsp and fmlp+ (per CPU of a partitioned set, fixed priority); the bounds of OMLP are not in the analysis",
+                "resource {} is global (its users are on different CPUs): the uniprocessor tests bound local resources only, and global ones under msrp, mrsp and fmlp+ (per CPU of a partitioned set, fixed priority); the global tests bound omlp's",
                 res(resource)
             ),
             BlockingReason::NestedMsrp { task: t } => write!(
@@ -572,9 +572,11 @@ impl Applies {
                     }
                     _ => names.join(""),
                 };
-                parts.push(format!(
-                    "critical sections on local resources under {listed}"
-                ))
+                parts.push(if ps == [Protocol::Omlp] {
+                    "critical sections under omlp (suspension-oblivious blocking)".to_string()
+                } else {
+                    format!("critical sections on local resources under {listed}")
+                })
             }
         }
         match self.deadlines {
@@ -639,13 +641,13 @@ fn bounded(ts: &TaskSet, takes: &'static [Protocol]) -> Result<(), BlockingReaso
         });
     }
     if let Some(resource) = blocking::global_resource(ts) {
-        if !p.partitioned() {
+        if !p.partitioned() && !p.is_global() {
             return Err(BlockingReason::Global { resource });
         }
     }
     match ts.tasks.iter().position(blocking::nests) {
         Some(task) if p == Protocol::Pip => Err(BlockingReason::NestedPip { task }),
-        Some(task) if p.partitioned() => Err(BlockingReason::NestedMsrp { task }),
+        Some(task) if p.partitioned() || p.is_global() => Err(BlockingReason::NestedMsrp { task }),
         _ => Ok(()),
     }
 }
@@ -696,6 +698,14 @@ impl<'a> Subject<'a> {
     /// The tasks as (C, D, T), in order.
     pub fn cdt(&self) -> &[Cdt] {
         &self.cdt
+    }
+
+    /// Each task's WCET inflated by `by` (in order): a suspension-oblivious blocking term
+    /// (`omlp.rs`).
+    pub fn inflate(&mut self, by: &[Time]) {
+        for (x, &b) in self.cdt.iter_mut().zip(by) {
+            x.c += b;
+        }
     }
 
     /// The tasks, in order.
@@ -867,11 +877,10 @@ impl Test {
             Form::Whole => {
                 let all: Vec<usize> = (0..ts.tasks.len()).collect();
                 a.takes_deadlines(ts, &all).map_err(|r| self.refuse(r))?;
-                Ok((self.entry.verdict)(&Subject::of(
-                    ts,
-                    all,
-                    ts.platform.cpus,
-                )))
+                let mut s = Subject::of(ts, all, ts.platform.cpus);
+                // Global OMLP: WCETs inflated by the s-oblivious blocking (omlp.rs).
+                let b = super::omlp::charge(&mut s, a.sections);
+                Ok(super::omlp::with_blocking((self.entry.verdict)(&s), b))
             }
             Form::PerCpu => self.per_cpu(ts),
         }

@@ -30,9 +30,9 @@ pub(super) struct ThreadOut {
     pub(super) counter_source: &'static str,
     /// A best-effort task's CPU use (`kernel:linux`).
     pub(super) fair: Option<super::fair::FairUse>,
-    /// A chain member's every job, also those released past the window (a triggered job
-    /// that ends a counted chain instance): what the run's chain records are computed from.
-    pub(super) chain_jobs: Vec<JobRecord>,
+    /// A chain member's jobs released past the window (a triggered job that ends a counted
+    /// chain instance): the chains see them after the run's records.
+    pub(super) past_window: Vec<JobRecord>,
 }
 
 /// A task thread's end, however it ends: the tasks it triggers wait for it no more.
@@ -94,7 +94,7 @@ pub(super) fn task_main(sp: Spawn, ts: &TaskSet) -> ThreadOut {
         intervals: Vec::new(),
         counter_source: "",
         fair: None,
-        chain_jobs: Vec::new(),
+        past_window: Vec::new(),
     };
     let _ends = Ends(&sp.triggers, sp.ti);
     let Some(ctx) = sp.begin() else {
@@ -124,7 +124,7 @@ pub(super) fn task_main(sp: Spawn, ts: &TaskSet) -> ThreadOut {
     // with its work inside the runtime (docs/real-runs.md, "Findings").
     let mut cpu_mark = sys::thread_cpu_ns();
     // Triggers and suspensions (flow.rs): a triggered task's releases are its triggers'
-    // finishes; a chain member keeps every job for the chains.
+    // finishes; a chain member keeps the jobs released past the window for the chains.
     let triggered = sp.triggers.triggered(ti);
     let in_chain = ts.chains.iter().any(|c| c.tasks.contains(&(ti as u32)));
     let mut suspend = Suspend {
@@ -187,12 +187,11 @@ pub(super) fn task_main(sp: Spawn, ts: &TaskSet) -> ThreadOut {
             outside,
         );
         rec.accrue(task);
-        if in_chain {
-            out.chain_jobs.push(rec.clone());
-        }
         // A triggered job released past the window is run for the chains only.
         if release < duration {
             keep(&mut out, &sp.handoff, rec);
+        } else if in_chain {
+            out.past_window.push(rec);
         }
         job += 1;
         if !triggered {

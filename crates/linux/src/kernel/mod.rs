@@ -66,8 +66,9 @@ use admission::{admission_message, check_thread_count, deadline_precheck};
 use jobs::{helper_main, task_main, ThreadOut};
 use locks::{resource_locks, Lock};
 use rtsched_model::program::Program;
-use rtsched_model::results::{RunResult, LEDGER_COUNTERS};
+use rtsched_model::results::{ChainRecord, JobRecord, RunResult, LEDGER_COUNTERS};
 use rtsched_model::{TaskSet, Time};
+use rtsched_runtime::chains::ChainReplay;
 use start::{Spawn, Start};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Barrier, Mutex};
@@ -153,9 +154,11 @@ pub(crate) fn run_into(
     let errs = start.release();
     let mut merger = Merger::new(n);
     if let Some(c) = out.as_deref_mut() {
+        // The chain records are made from the merged records as they pass.
+        c.replay_chains(ts);
         drain_while_running(&mains, &handoff, &mut merger, c);
     }
-    let outs = join_threads(mains, helpers, &failed)?;
+    let mut outs = join_threads(mains, helpers, &failed)?;
     // Every thread has left the registry: unload the scheduler and keep its counters.
     drop(registry);
     let scx_stats = match session {
@@ -177,17 +180,34 @@ pub(crate) fn run_into(
     }
     workloads.report(&mut r.measurements);
     perf::report(&probe, &mut r);
-    // The chains from the real timestamps, by the simulator's rule (rtsched_runtime::chains).
-    let chain_jobs: Vec<_> = outs
-        .iter()
-        .flat_map(|o| o.chain_jobs.iter().cloned())
+    let mut past_window: Vec<JobRecord> = outs
+        .iter_mut()
+        .flat_map(|o| o.past_window.drain(..))
         .collect();
-    r.chains = rtsched_runtime::chains::chain_records(ts, &chain_jobs);
+    past_window.sort_by_key(|j| (j.release, j.task, j.job));
     assemble(ts, outs, &locks, &mut r);
-    if let Some(c) = out {
-        finish_stream(&handoff, merger, c, &mut r);
+    match out {
+        Some(c) => finish_stream(&handoff, merger, c, &past_window, &mut r),
+        None => r.chains = held_chains(ts, &r.jobs, &past_window),
     }
     Ok(r)
+}
+
+/// The chains of a run that held its records, from the real timestamps, by the simulator's
+/// rule ([`ChainReplay`]): the records in release order (a job its thread never reached, made
+/// at the run's end, has no start and is not one the chains saw), then the jobs released past
+/// the window. A streamed run's records pass through the same rule as they go
+/// ([`Collector::replay_chains`]).
+fn held_chains(ts: &TaskSet, jobs: &[JobRecord], past_window: &[JobRecord]) -> Vec<ChainRecord> {
+    if ts.chains.is_empty() {
+        return Vec::new();
+    }
+    let mut replay = ChainReplay::new(ts);
+    for j in jobs.iter().filter(|j| j.start.is_some()).chain(past_window) {
+        replay.job(j);
+    }
+    replay.finish();
+    std::mem::take(replay.records())
 }
 
 /// How long after the run's duration its threads may still work: twice the longest
@@ -401,9 +421,16 @@ fn assemble(ts: &TaskSet, mut outs: Vec<ThreadOut>, locks: &[Lock], r: &mut RunR
     add_start_delay(r);
 }
 
-/// Streaming: the records handed over last, then the rest in release order; the run's end,
-/// job count and start delays are the stream's.
-fn finish_stream(handoff: &Outbox, mut merger: Merger, c: &mut Collector<'_>, r: &mut RunResult) {
+/// Streaming: the records handed over last, then the rest in release order, then the jobs
+/// released past the window to the chains; the run's end, job count and start delays are the
+/// stream's.
+fn finish_stream(
+    handoff: &Outbox,
+    mut merger: Merger,
+    c: &mut Collector<'_>,
+    past_window: &[JobRecord],
+    r: &mut RunResult,
+) {
     let mut buf = Vec::new();
     handoff.take(&mut buf);
     for rec in buf.drain(..) {
@@ -415,6 +442,10 @@ fn finish_stream(handoff: &Outbox, mut merger: Merger, c: &mut Collector<'_>, r:
             .map(|j| j.finish.unwrap_or(j.deadline))
             .fold(o.latest, Time::max)
     });
+    for j in past_window {
+        c.chain_job(j);
+    }
+    c.end_chains();
     r.end = c.latest;
     r.counters.releases = c.jobs;
     if let Some(d) = &mut c.start_delays {

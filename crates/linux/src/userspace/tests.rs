@@ -1,6 +1,7 @@
 //! Tests of userspace.rs: the decider driven by hand through the ledger.
 
 use super::*;
+use rtsched_runtime::ledger::testing::{hand_driven, Nop};
 
 const MS: Time = 1_000_000;
 
@@ -29,48 +30,18 @@ fn a_late_decider_handles_what_is_due_in_time_order() {
     assert_eq!(next_due(None, &[150 * MS], |_| false, 159 * MS), None);
 }
 
-struct Nop;
-impl Substrate for Nop {
-    fn off_cpu(&mut self, _: Time, _: u32, _: &mut CpuState, _: &mut Ent, _: Off) {}
-    fn on_cpu(
-        &mut self,
-        _: Time,
-        _: u32,
-        _: &mut CpuState,
-        _: &mut Ent,
-        _: bool,
-        _: bool,
-        _: Time,
-        _: Option<&mut JobRecord>,
-    ) {
-    }
-    fn charged(
-        &mut self,
-        _: Time,
-        _: u32,
-        _: &mut CpuState,
-        _: &mut Ent,
-        _: Time,
-        _: Time,
-        _: Option<&mut JobRecord>,
-    ) {
-    }
-}
-
 /// The decider's timed events take the ledger's flow (docs/chains.md): a job that suspends
 /// after its first run segment makes the suspension's end the next event, and is resumed
 /// then, not before; a triggered task is never released by the timer. Control: before the
 /// flow is taken, the next event is the next release (the suspended job would wait for it).
 #[test]
 fn the_decider_resumes_a_suspended_job_at_the_suspensions_end() {
-    let ts = rtsched_model::parse_taskset(
+    let (ts, mut led) = hand_driven(
         "platform: {cpus: 1}\nrun: {duration: 40ms}\ntasks:\n  - {name: s, period: 20, segments: [2, {suspend: 3}, 1]}\n  - {name: b, trigger: s, deadline: 20, wcet: 1}\n",
-        rtsched_model::Format::Yaml,
         "s.yaml",
-    )
-    .unwrap();
-    let policy = rtsched_policies::build("gedf", &ts).unwrap();
-    let mut led = Ledger::owned(ts.clone(), policy, false);
+        "gedf",
+        false,
+    );
     let mut timed = Timed {
         next_release: first_releases(&ts),
         aborts: BinaryHeap::new(),

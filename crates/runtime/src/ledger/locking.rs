@@ -42,6 +42,10 @@
 //! work (`lock_replan`, through [`Substrate::charged`] with nothing charged). Spinning is
 //! counted per job (`JobRecord::spin`), the time a spinning entity ran on its CPU.
 //!
+//! `omlp` (Brandenburg & Anderson 2010, the global OMLP) is for global scheduling: a request
+//! queues FIFO among at most m jobs, behind them by urgency, suspended; the holder inherits
+//! the most urgent waiter's urgency as under `pip` (locking/omlp.rs).
+//!
 //! `fmlp+` (Brandenburg 2014, partitioned) queues FIFO and suspends a waiter as `none` does;
 //! a holder is lent a *priority boost* ordered by the time its request was issued
 //! (locking/fmlp.rs).
@@ -60,6 +64,7 @@ use rtsched_policies::{EntityId, EntityInfo, Policy, Urgency};
 
 mod ceiling;
 mod fmlp;
+mod omlp;
 
 /// The urgency `msrp` lends a job that requested or holds a global resource: more urgent than
 /// any job's own, so that its CPU is not taken from it (non-preemptive).
@@ -345,20 +350,23 @@ impl<'t> Ledger<'t> {
         }
     }
 
-    /// Whether `r`'s holder inherits from whom it blocks (`pip`, `pcp:original`).
+    /// Whether `r`'s holder inherits from whom it blocks (`pip`, `pcp:original`, `omlp`).
     #[inline]
     fn inherits(&self, r: u32) -> bool {
         self.locking.as_ref().is_some_and(|l| {
             matches!(
                 l.protocol[r as usize],
-                Protocol::Pip | Protocol::PcpOriginal
+                Protocol::Pip | Protocol::PcpOriginal | Protocol::Omlp
             )
         })
     }
 
-    /// `e` blocked on `r`, which `holder` holds: under `pip` and `pcp:original` the holder
-    /// inherits.
+    /// `e` blocked on `r`, which `holder` holds: under `pip`, `pcp:original` and `omlp` the
+    /// holder inherits (under `omlp` after the request takes its place, locking/omlp.rs).
     pub(super) fn lock_blocked(&mut self, now: Time, r: u32, holder: u32) {
+        if self.lock_is(r, Protocol::Omlp) {
+            self.omlp_enqueue(r);
+        }
         if holder != NONE && self.inherits(r) {
             self.reurge(now, holder);
         }
@@ -367,7 +375,8 @@ impl<'t> Ledger<'t> {
     /// Under `pip` and `pcp:original`, `r`'s most urgent waiter goes first in its queue (it
     /// is handed `r`).
     pub(super) fn lock_choose(&mut self, r: u32) {
-        if !self.inherits(r) || self.run.resources[r as usize].queue.len() < 2 {
+        let fifo = self.lock_is(r, Protocol::Omlp);
+        if fifo || !self.inherits(r) || self.run.resources[r as usize].queue.len() < 2 {
             return;
         }
         let mut best = (0, (u64::MAX, u64::MAX));
@@ -413,6 +422,7 @@ impl<'t> Ledger<'t> {
             | Protocol::PcpOriginal
             | Protocol::Msrp
             | Protocol::Mrsp
+            | Protocol::Omlp
             | Protocol::FmlpPlus => {
                 self.reurge(now, e);
                 if to != NONE {
@@ -460,7 +470,7 @@ impl<'t> Ledger<'t> {
                     }
                     let l = self.locking.as_ref().expect("locking");
                     let (u, kind) = match l.protocol[r] {
-                        p @ (Protocol::Pip | Protocol::PcpOriginal) => {
+                        p @ (Protocol::Pip | Protocol::PcpOriginal | Protocol::Omlp) => {
                             let mut u = (u64::MAX, u64::MAX);
                             for i in 0..self.run.resources[r].queue.len() {
                                 let w = self.run.resources[r].queue[i];
@@ -668,6 +678,9 @@ pub fn refuses_locking(ts: &TaskSet, policy: &dyn Policy) -> Option<String> {
         deadline: ts.tasks.first().map_or(0, |t| t.deadline),
     };
     if let Some(why) = refuses_spinning(ts, policy).or_else(|| refuses_split(ts, policy)) {
+        return Some(why);
+    }
+    if let Some(why) = omlp::refuses_partitioned(ts, policy) {
         return Some(why);
     }
     policy.urgency(&probe).is_none().then(|| {

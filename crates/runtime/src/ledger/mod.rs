@@ -72,6 +72,8 @@ mod records;
 mod release;
 mod resources;
 mod slots;
+#[cfg(any(test, feature = "testing"))]
+pub mod testing;
 #[cfg(test)]
 mod tests;
 mod view;

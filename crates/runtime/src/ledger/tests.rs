@@ -1,41 +1,13 @@
 //! The ledger driven by hand: a minimal driver over real policies, for what only a whole run
 //! shows (streamed and pinned records, steals, fresh threads, inversions).
 
+use super::testing::{hand_driven, Nop};
 use super::*;
-use crate::state::{CpuState, Ent};
 use rtsched_model::results::{Counters, JobRecord, JobSink};
 use rtsched_model::Time;
 use rtsched_policies::EntityId;
 
 const MS: Time = 1_000_000;
-
-struct Nop;
-impl Substrate for Nop {
-    fn off_cpu(&mut self, _: Time, _: u32, _: &mut CpuState, _: &mut Ent, _: Off) {}
-    fn on_cpu(
-        &mut self,
-        _: Time,
-        _: u32,
-        _: &mut CpuState,
-        _: &mut Ent,
-        _: bool,
-        _: bool,
-        _: Time,
-        _: Option<&mut JobRecord>,
-    ) {
-    }
-    fn charged(
-        &mut self,
-        _: Time,
-        _: u32,
-        _: &mut CpuState,
-        _: &mut Ent,
-        _: Time,
-        _: Time,
-        _: Option<&mut JobRecord>,
-    ) {
-    }
-}
 
 #[derive(Clone, Default)]
 struct Shared(std::sync::Arc<std::sync::Mutex<Vec<JobRecord>>>);
@@ -50,14 +22,12 @@ impl JobSink for Shared {
 #[test]
 fn a_pinned_record_leaves_the_stream_only_when_unpinned() {
     for pin in [false, true] {
-        let ts = rtsched_model::parse_taskset(
+        let (_, mut led) = hand_driven(
             "platform: {cpus: 1}\nrun: {duration: 30ms, on_miss: abort}\ntasks:\n  - {name: a, period: 10, wcet: 8}\n",
-            rtsched_model::Format::Yaml,
             "pin.yaml",
-        )
-        .unwrap();
-        let policy = rtsched_policies::build("gedf", &ts).unwrap();
-        let mut led = Ledger::owned(ts, policy, false);
+            "gedf",
+            false,
+        );
         let sink = Shared::default();
         led.stream_records_owned(Box::new(sink.clone()));
         let rel = led.release(0, 0, 0);
@@ -91,11 +61,9 @@ fn drive(yaml: &str, policy: &str) -> Outcome {
 
 /// [`drive`], with pulls measured or not ([`Ledger::pulls_unmeasured`]).
 fn drive_with(yaml: &str, policy: &str, pulls: bool) -> Outcome {
-    let ts = rtsched_model::parse_taskset(yaml, rtsched_model::Format::Yaml, "drive.yaml").unwrap();
+    let (ts, mut led) = hand_driven(yaml, "drive.yaml", policy, true);
     let n = ts.tasks.len() as u32;
     let m = ts.platform.cpus;
-    let policy = rtsched_policies::build(policy, &ts).unwrap();
-    let mut led = Ledger::owned(ts, policy, true);
     if !pulls {
         led.pulls_unmeasured();
     }

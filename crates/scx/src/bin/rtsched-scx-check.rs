@@ -175,6 +175,9 @@ fn order(file: &str, backend: &str, sim: &str) -> bool {
         );
         ok = false;
     }
+    if !ts.chains.is_empty() {
+        ok &= chains(&ts, &simulated, &real, backend);
+    }
     let unloaded = real.measurements.get("scx.unloaded").copied() == Some(1.0);
     println!(
         "CHECK unload {backend} {}",
@@ -185,6 +188,36 @@ fn order(file: &str, backend: &str, sim: &str) -> bool {
         }
     );
     ok && unloaded
+}
+
+/// A set with chains (docs/chains.md): each chain has as many instances as simulated, each
+/// at least as long as the simulator's shortest (work cannot run faster than its demand; TCG's
+/// timing makes it longer by an amount that means nothing).
+fn chains(ts: &rtsched_model::TaskSet, sim: &RunResult, real: &RunResult, backend: &str) -> bool {
+    let mut ok = true;
+    for (c, ch) in ts.chains.iter().enumerate() {
+        let of = |r: &RunResult| -> Vec<u64> {
+            r.chains
+                .iter()
+                .filter(|x| x.chain as usize == c)
+                .map(|x| x.latency.or(x.data_age).unwrap_or(0))
+                .collect()
+        };
+        let (s, r) = (of(sim), of(real));
+        let shortest = s.iter().copied().min().unwrap_or(0);
+        let fine = s.len() == r.len() && r.iter().all(|&x| x * 100 >= shortest * 98);
+        println!(
+            "CHECK chain {backend} {} {} {} instances (simulated {}), shortest {} ms (simulated {} ms)",
+            ch.name,
+            if fine { "ok" } else { "FAIL" },
+            r.len(),
+            s.len(),
+            r.iter().min().map_or(0, |x| x / 1_000_000),
+            shortest / 1_000_000
+        );
+        ok &= fine;
+    }
+    ok
 }
 
 /// Busy SCHED_FIFO threads on every CPU for `secs`; a registered SCHED_EXT thread keeps waking
