@@ -108,19 +108,28 @@ def test_blocking_terms_by_task_and_none_is_not_applicable(tmp_path):
 
 
 def test_partition_counts_sections_under_a_protocol(tmp_path):
-    """Under pip with rm admission, partition admits with blocking, keeps R's users together and
-    does not warn; under none it warns as before (the control). (A pcp or srp file on several
-    CPUs must already give every user's cpu to load, docs/locking.md.)"""
+    """Under pip, pcp and srp (a file that gives no task a cpu), with rm and edf admission,
+    partition admits with blocking, keeps R's users together and does not warn, and analyze's
+    partition attempts place them; under none it warns as before (the control)."""
     body = ("platform: {{cpus: 2}}\nrun: {{locking: {locking}}}\nresources: [R]\ntasks:\n"
             "  - {{name: x, period: 10, wcet: 5, priority: 4, sections: [{{resource: R, start: 0, length: 4}}]}}\n"
             "  - {{name: y, period: 10, wcet: 2, priority: 3, sections: [{{resource: R, start: 0, length: 1}}]}}\n"
             "  - {{name: z, period: 10, wcet: 3, priority: 2}}\n  - {{name: w, period: 10, wcet: 6, priority: 1}}\n")
-    p = tmp_path / "pip.yaml"
-    p.write_text(body.format(locking="pip"))
+    p = tmp_path / "pcp.yaml"
+    p.write_text(body.format(locking="pcp"))
     r = run_cli("partition", p, "--heuristic", "wfd", "--admission", "rm", check=0)
     assert "warning" not in r.stderr, r.stderr
     cpus = {t["name"]: t["cpu"] for t in rtsched.parse_taskset(r.stdout.split("\n", 1)[1]).tasks()}
     assert cpus["x"] == cpus["y"], r.stdout
+    for locking in ("pip", "pcp", "srp"):
+        ts = rtsched.parse_taskset(body.format(locking=locking))
+        for admission in ("rm", "edf"):
+            placed, _ = rtsched.partition(ts, "wfd", admission)
+            cpus = {t["name"]: t["cpu"] for t in placed.tasks()}
+            assert cpus["x"] == cpus["y"], (locking, admission, cpus)
+    from rtsched.analysis import partition_attempts
+
+    assert any(a["schedulable"] for a in partition_attempts(rtsched.parse_taskset(p.read_text()))), "analyze places it"
     q = tmp_path / "none.yaml"
     q.write_text(body.format(locking="none"))
     r = run_cli("partition", q, "--heuristic", "wfd", "--admission", "rm", check=0)

@@ -74,7 +74,7 @@ def analyze(taskset, overheads: str | None = None, statistic: str = "p99") -> li
     test that charges none), "spin_ns" (under msrp and mrsp, the most a
     job spins for global resources, added to its WCET in the bound; None otherwise), "cpu" (the
     CPU of a per-CPU test's row, ``p-NAME`` and partitioning attempts; None otherwise)}``;
-    ``edf-exact`` under srp gives each task's blocking as its
+    ``edf-exact`` under srp, pcp, pip (and msrp) gives each task's blocking as its
     ``"quantity" "blocking"``. :func:`simulated_max_response` gives what to set beside them.
 
     With ``overheads`` (an overhead profile, ``rtsched.overheads/1``; its ``statistic`` column,

@@ -8,15 +8,21 @@
 //!   locked): under `gfp` with the file's priorities and each of `pip`, `pcp`, `srp`, no task's
 //!   simulated response exceeds its `fp-rta-file` bound, no job's blocking (the time
 //!   lower-priority jobs executed while it was pending) exceeds its B_i, and a set the test
-//!   accepts never misses; under `gedf` with `srp`, a set `edf-exact` accepts never misses.
+//!   accepts never misses; under `gedf` with `srp`, `pcp` and `pip`, no job's blocking (the
+//!   time jobs of a later absolute and longer relative deadline executed while it was
+//!   pending) exceeds its
+//!   `edf-exact` row, and a set `edf-exact` accepts never misses.
 //! - Negative controls: the bounds with B_i dropped fall below a simulated response on a fixed
 //!   family, and the `pcp` term (one section) used for `pip` falls below a job's simulated
-//!   blocking under `pip` on a set where two lower-priority jobs each hold a resource.
+//!   blocking under `pip` on a set where two lower-priority jobs each hold a resource. Under
+//!   EDF (`edf_controls_are_caught`): the demand test without B(L) accepts the classic example
+//!   that misses under `pip` and `pcp`; SRP's term used for `pcp` and `pcp`'s single stretch
+//!   used for `pip` each fall below a job's simulated blocking.
 
 use proptest::prelude::*;
 use rtsched_analysis::schedulability::bounds::TaskBound;
 use rtsched_analysis::schedulability::registry::{find, Test};
-use rtsched_analysis::schedulability::uniprocessor::response_time;
+use rtsched_analysis::schedulability::uniprocessor::{edf_exact, response_time};
 use rtsched_analysis::schedulability::{blocking, spinning, Cdt, Verdict, ENTRIES};
 use rtsched_model::results::RunResult;
 use rtsched_model::{CriticalSection, Protocol, Task, TaskSet, Time};
@@ -166,11 +172,14 @@ fn the_classic_example_by_hand() {
             "{words}"
         );
     }
-    // EDF bounds srp and msrp only.
+    // EDF bounds pip, pcp, srp and msrp only.
     let na = test("edf-exact")
-        .run(&classic(Protocol::Pip, MS, 2 * MS, [5, 8]))
+        .run(&classic(Protocol::PcpOriginal, MS, 2 * MS, [5, 8]))
         .unwrap_err();
-    assert!(na.to_string().contains("under srp, msrp only"), "{na}");
+    assert!(
+        na.to_string().contains("under pip, pcp, srp, msrp only"),
+        "{na}"
+    );
 }
 
 /// A drawn task: period (index into PERIODS), WCET ms, offset ms, offset +1 ns, and its
@@ -242,6 +251,55 @@ fn fp_holds(ts: &TaskSet) -> Result<(), String> {
     Ok(())
 }
 
+/// Per job under EDF: (task, the time jobs of a later absolute deadline and a longer relative
+/// deadline executed while it was pending — Baker's lower preemption levels; under `pcp` and
+/// `pip` every later-deadline job that runs then has a longer one, and under `srp` a job of a
+/// shorter one may start while this job is withheld, unbounded by B). The drawn sets are
+/// periodic: job k of a task is released at offset + k·T.
+fn blocked_edf(ts: &TaskSet, r: &RunResult) -> Vec<(usize, Time)> {
+    let dl = |task: u32, job: u64| {
+        let t = &ts.tasks[task as usize];
+        t.offset + job * t.period + t.deadline
+    };
+    r.jobs
+        .iter()
+        .filter_map(|j| {
+            assert_eq!(dl(j.task, j.job), j.deadline);
+            let f = j.finish?;
+            let b = r
+                .intervals
+                .iter()
+                .filter(|i| {
+                    let d = ts.tasks[i.task as usize].deadline;
+                    dl(i.task, i.job) > j.deadline && d > ts.tasks[j.task as usize].deadline
+                })
+                .map(|i| i.end.min(f).saturating_sub(i.start.max(j.release)))
+                .sum();
+            Some((j.task as usize, b))
+        })
+        .collect()
+}
+
+/// Everything the property checks on one set under EDF (`gedf`, one CPU): each job's blocking
+/// within its task's `edf-exact` row, and no miss in a set the test accepts.
+fn edf_holds(ts: &TaskSet) -> Result<(), String> {
+    let v = test("edf-exact").run(ts).map_err(|e| e.to_string())?;
+    let r = sim(ts, "gedf");
+    for (task, got) in blocked_edf(ts, &r) {
+        let b = v.tasks.get(task).and_then(|b| b.blocking); // rows when h(L) ≤ L holds
+        if b.is_some_and(|b| got > b) {
+            return Err(format!(
+                "'{}': a job blocked {got} > B {b:?}",
+                ts.tasks[task].name
+            ));
+        }
+    }
+    if v.schedulable == Some(true) && responses(&r, ts.tasks.len()).1 {
+        return Err("edf-exact accepted, and a job missed under gedf".into());
+    }
+    Ok(())
+}
+
 fn drawn() -> impl Strategy<Value = Vec<Drawn>> {
     prop::collection::vec(
         (
@@ -269,10 +327,9 @@ proptest! {
             let ts = set(p, &d);
             fp_holds(&ts).map_err(|e| TestCaseError::fail(format!("{p:?}: {e}\n{ts:?}")))?;
         }
-        let ts = set(Protocol::Srp, &d);
-        let v = test("edf-exact").run(&ts).unwrap();
-        if v.schedulable == Some(true) {
-            prop_assert!(!responses(&sim(&ts, "gedf"), ts.tasks.len()).1, "edf-exact accepted, gedf missed: {ts:?}");
+        for p in [Protocol::Srp, Protocol::Pcp, Protocol::Pip] {
+            let ts = set(p, &d);
+            edf_holds(&ts).map_err(|e| TestCaseError::fail(format!("gedf, {p:?}: {e}\n{ts:?}")))?;
         }
     }
 }
@@ -368,6 +425,89 @@ fn controls_are_caught() {
         blocking::fp_blocking(&tasks, &prio, Protocol::Pcp).unwrap()[2],
         3 * MS
     );
+}
+
+/// EDF's controls, each worked by hand (one CPU, `gedf`):
+/// - B(L) dropped: the classic example with deadlines h 5, m 8, l 20 passes the plain demand
+///   test (h(5) = 2, h(8) = 7, h(20) = 11), but h arriving 1 ns after l locks R waits for l's
+///   section (pip: l inherits h's deadline; pcp: l runs at R's ceiling, 0 + 5 ms, earlier
+///   than h's 5 ms + 1 ns) and finishes at 6 ms: a miss. With B(5) = 4 the test is inconclusive.
+/// - pcp is not SRP: l (D 100, C 50) locks R at 41 ms, held to 50; R's other user k (D 60)
+///   lends it the deadline 0 + 60 ms. j (D 20, no section) arrives at 42 ms, deadline 62 ms,
+///   later than 60: l keeps the CPU to 50, j is blocked 8 ms. SRP's term for j is 0 (no task
+///   with D ≤ 20 uses R); pcp's, l's stretch on R (k's D 60 < 100), is 9.
+/// - pip's chain: the [`chained_pip`] set with deadlines l1 100, l2 50, h 10: l2 (deadline
+///   51) preempts l1 at 1 and locks S; h (at 2, deadline 12) waits on R (l1 inherits, 2–4),
+///   then on S (l2 inherits, 5–7): blocked 4 ms, by two sections. pip's row: min(3 + 3, R 3 +
+///   S 3) = 6; pcp's single stretch, 3, is not enough.
+#[test]
+fn edf_controls_are_caught() {
+    for p in [Protocol::Pip, Protocol::Pcp] {
+        let ts = classic(p, 1, 1, [5, 8]);
+        let cdt: Vec<Cdt> = ts.tasks.iter().map(Cdt::from).collect();
+        assert_eq!(edf_exact(&cdt), Some(true), "{p:?}: without B it passes");
+        let v = test("edf-exact").run(&ts).unwrap();
+        assert_eq!(v.schedulable, None, "{p:?}: {v:?}");
+        assert!(v.detail.contains("L=5000000ns"), "{}", v.detail);
+        assert!(responses(&sim(&ts, "gedf"), 3).1, "{p:?}: h misses");
+        edf_holds(&ts).unwrap();
+    }
+    let sec = |resource, start, length| CriticalSection {
+        resource,
+        region: 0,
+        thread: 0,
+        start: start * MS,
+        length: length * MS,
+    };
+    let task = |name: &str, d, c, prio, at, s| {
+        let mut t = Task::periodic(name, 200 * MS, c * MS);
+        t.deadline = d * MS;
+        t.priority = Some(prio);
+        t.offset = at * MS;
+        t.sections = s;
+        t
+    };
+    let mut ts = TaskSet::new(
+        1,
+        vec![
+            task("l", 100, 50, 1, 0, vec![sec(0, 41, 9)]),
+            task("k", 60, 1, 2, 150, vec![sec(0, 0, 1)]),
+            task("j", 20, 2, 3, 42, vec![]),
+        ],
+    );
+    ts.resources = vec!["R".into()];
+    ts.run.locking = Protocol::Pcp;
+    ts.run.duration = 100 * MS;
+    let r = sim(&ts, "gedf");
+    let got = blocked_edf(&ts, &r)
+        .into_iter()
+        .find(|&(t, _)| t == 2)
+        .unwrap()
+        .1;
+    assert_eq!(got, 8 * MS);
+    let tasks: Vec<&Task> = ts.tasks.iter().collect();
+    assert_eq!(
+        blocking::edf_job_terms(&tasks, Protocol::Srp)[2],
+        0,
+        "SRP's term"
+    );
+    assert_eq!(blocking::edf_job_terms(&tasks, Protocol::Pcp)[2], 9 * MS);
+    edf_holds(&ts).unwrap();
+    let mut ts = chained_pip();
+    for (t, d) in ts.tasks.iter_mut().zip([100, 50, 10]) {
+        t.deadline = d * MS;
+    }
+    let r = sim(&ts, "gedf");
+    let got = blocked_edf(&ts, &r)
+        .into_iter()
+        .find(|&(t, _)| t == 2)
+        .unwrap()
+        .1;
+    assert_eq!(got, 4 * MS);
+    let tasks: Vec<&Task> = ts.tasks.iter().collect();
+    assert_eq!(blocking::edf_job_terms(&tasks, Protocol::Pip)[2], 6 * MS);
+    assert_eq!(blocking::edf_job_terms(&tasks, Protocol::Pcp)[2], 3 * MS);
+    edf_holds(&ts).unwrap();
 }
 
 /// A drawn partitioned task: CPU, period (index into PERIODS), WCET ms, offset ms, offset +1

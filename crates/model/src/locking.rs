@@ -19,7 +19,10 @@
 //! The uniprocessor protocols keep their meaning under partitioning only for a *local*
 //! resource, one whose users are all bound to one CPU: `pcp` and `srp` on a platform of more
 //! than one CPU need every user's `cpu` field, all equal (global resources are not modelled
-//! yet, docs/locking.md).
+//! yet, docs/locking.md) — or, in a set where no task gives a `cpu`, a partitioner to place
+//! them: `rtsched partition` keeps a resource's users on one CPU, and a run refuses a
+//! scheduler that binds them to different CPUs or to none (`rtsched_runtime`'s
+//! `refuses_locking`).
 //!
 //! - `msrp` (Gai, Lipari & Di Natale 2001) and `mrsp` (Burns & Wellings 2013) are the
 //!   multiprocessor protocols: whether a resource is local or global follows from the
@@ -70,8 +73,10 @@ impl TaskSet {
     }
     /// The first user of a ceiling-protocol resource that lacks what the protocol needs: a
     /// `priority` under `pcp`; under `pcp` and `srp` on several CPUs, a `cpu` field shared
-    /// by every user (a local resource).
+    /// by every user (a local resource), unless no task of the set gives one (a partitioner
+    /// places the set, keeping each resource's users together).
     pub fn locking_error(&self) -> Option<LockingError> {
+        let placed = self.tasks.iter().any(|t| t.cpu.is_some());
         for r in 0..self.resources.len() {
             let p = self.protocol(r);
             if p.partitioned() || p.is_global() {
@@ -97,10 +102,10 @@ impl TaskSet {
                         self.resources[r], p.name(), task.name
                     )));
                 }
-                if self.platform.cpus > 1 {
+                if self.platform.cpus > 1 && placed {
                     match (cpu, task.cpu) {
                         (_, None) => return Some(err(t, format!(
-                            "resource '{}' uses {}, a uniprocessor protocol: on {} CPUs every user needs a 'cpu' field (global resources are not modelled yet)",
+                            "resource '{}' uses {}, a uniprocessor protocol: on {} CPUs every user needs a 'cpu' field (global resources are not modelled yet), or no task one (a partitioner places the set)",
                             self.resources[r], p.name(), self.platform.cpus
                         ))),
                         (Some((u, c)), Some(x)) if c != Some(x) => return Some(err(t, format!(

@@ -163,6 +163,9 @@ impl<'a> BuildCtx<'a> {
         if let Some(name) = given.first() {
             let partitioner =
                 by_name(name).map_err(|e| format!("scheduler '{}': {e}", spec.name))?;
+            // Blocking-aware where the admission bounds the set's protocol (resources
+            // kept local, their users placed together: rtsched_analysis::partition::sections).
+            let admission = admission.counting_sections(ts);
             let p = partitioner
                 .partition(ts, &admission)
                 .map_err(|e| self.unplaced(format!("{}: {e}", ts.source)))?;

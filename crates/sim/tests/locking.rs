@@ -401,3 +401,46 @@ proptest! {
         within_bounds(&t, "gfp", true).map_err(TestCaseError::fail)?;
     }
 }
+
+/// A `pcp` (and `srp`) file on 2 CPUs that gives no task a `cpu` loads, for a partitioner to
+/// place: `pfp:partition=ffd` and `pedf:ffd` keep R's users x and y on one CPU (admitting with
+/// blocking: x .5, w .4, y .4 go {x, y} and {w}) and run; a global scheduler binds no task and
+/// is refused, naming the task and resource (the control: the same set with the users'
+/// `cpu` fields apart is refused when it loads).
+#[test]
+fn a_ceiling_protocol_set_without_cpus_is_placed_by_a_partitioner() {
+    let body = "resources: [R]\ntasks:\n  - {name: x, period: 10, wcet: 5, priority: 3, sections: [{resource: R, start: 0, length: 1}]}\n  - {name: w, period: 10, wcet: 4, priority: 2}\n  - {name: y, period: 10, wcet: 4, priority: 1, sections: [{resource: R, start: 0, length: 1}]}\n";
+    for (locking, spec) in [("pcp", "pfp:partition=ffd"), ("srp", "pedf:ffd")] {
+        let t = ts(&format!(
+            "platform: {{cpus: 2}}\nrun: {{locking: {locking}, duration: 40}}\n{body}"
+        ));
+        let r = run(&t, spec).unwrap();
+        let cpu_of = |task: u32| {
+            r.intervals
+                .iter()
+                .find(|i| i.task == task)
+                .map(|i| i.cpu)
+                .unwrap()
+        };
+        assert_eq!(cpu_of(0), cpu_of(2), "{locking}: R's users together");
+        assert_ne!(cpu_of(0), cpu_of(1), "{locking}");
+        assert!(r.jobs.iter().all(|j| !j.missed), "{locking}");
+        let e = run(&t, "gfp").unwrap_err();
+        assert!(
+            e.contains("task 'x'") && e.contains("resource 'R' uses") && e.contains("one CPU"),
+            "{e}"
+        );
+    }
+    let apart = body
+        .replacen("{name: x,", "{name: x, cpu: 0,", 1)
+        .replacen("{name: w,", "{name: w, cpu: 1,", 1)
+        .replacen("{name: y,", "{name: y, cpu: 1,", 1);
+    let e = parse_taskset(
+        &format!("platform: {{cpus: 2}}\nrun: {{locking: pcp}}\n{apart}"),
+        Format::Yaml,
+        "apart.yaml",
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("different CPUs"), "{e}");
+}

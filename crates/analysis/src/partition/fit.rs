@@ -9,6 +9,12 @@
 //! Ties go to the lowest CPU index. Task orders (ties by file order): non-increasing
 //! utilisation (FFD/WFD, [6,14] of LWFG), non-increasing density, non-decreasing relative
 //! deadline (Baruah & Fisher [7]), non-increasing WSS (LWFG §3.2).
+//!
+//! Under blocking-aware admission (`sections.rs`) a task comes with the not yet placed tasks
+//! it shares resources with, directly or through others (its *bundle*, as Lakshmanan, de Niz &
+//! Rajkumar, RTSS 2009, §5, bundle the tasks of a resource), and the bundle is placed whole by
+//! the same fit rule, as LWFG places a memory-sharing group; a bundle that fits on no CPU
+//! fails the partition (it is not split: `pcp` and `srp` need every resource local).
 
 use super::{Admission, Bins};
 use crate::schedulability::Cdt;
@@ -95,9 +101,28 @@ pub fn any_fit(
     let cpus = bins.cpus();
     // `last` starts on the last CPU so that next fit's first scan begins at CPU 0.
     let mut last = cpus - 1;
-    for i in order.sort(tasks, wss) {
-        let one = [i];
-        let new = bins.newcomers(&one);
+    let order = order.sort(tasks, wss);
+    // Bundles only under blocking-aware admission (otherwise each task alone, without the
+    // quadratic scan).
+    let bundle = match adm {
+        Admission::Blocking(_, s) => Some(s.bundles()),
+        _ => None,
+    };
+    let mut placed = vec![false; tasks.len()];
+    let mut members: Vec<usize> = Vec::new();
+    for &i in &order {
+        if placed[i] {
+            continue;
+        }
+        members.clear();
+        match &bundle {
+            Some(b) => members.extend(order.iter().filter(|&&j| b[j] == b[i] && !placed[j])),
+            None => members.push(i),
+        }
+        for &j in &members {
+            placed[j] = true;
+        }
+        let new = bins.newcomers(&members);
         let chosen = match fit {
             Fit::First => (0..cpus).find(|&c| bins.admits(c, &new)),
             Fit::Next => (1..=cpus)

@@ -386,6 +386,11 @@ impl Partitioner {
             task_name: name_of(i),
             message: msg,
         };
+        // Blocking-aware, a task is placed with the tasks it shares resources with (fit.rs).
+        let bundle = match adm.counts_sections() {
+            true => " with the tasks it shares a resource with",
+            false => "",
+        };
         // With overheads, what admission saw is the inflated task: say so.
         let (with, seen) = if job.overheads {
             (" with overheads", "inflated ")
@@ -401,7 +406,7 @@ impl Partitioner {
         match self {
             Partitioner::AnyFit { name, fit, order, overflow } => fit::any_fit(cdt, wss, m, adm, *fit, *order, *overflow)
                 .map(|(cpu_of_task, overflowed)| Partition { cpu_of_task, heuristic: name.clone(), overflowed })
-                .map_err(|i| fail(name.clone(), i, format!("does not fit on any of the {m} CPUs ({} admission{with}, {seen}{})", adm.name(), describe(&cdt[i])))),
+                .map_err(|i| fail(name.clone(), i, format!("does not fit on any of the {m} CPUs{bundle} ({} admission{with}, {seen}{})", adm.name(), describe(&cdt[i])))),
             Partitioner::Lwfg { overflow } => lwfg::lwfg(cdt, wss, group, m, adm, *overflow)
                 .map(|(cpu_of_task, overflowed)| Partition { cpu_of_task, heuristic: self.name(), overflowed })
                 .map_err(|i| fail("lwfg".into(), i, format!("fits on none of the {m} CPUs beside the tasks LWFG placed before it ({} admission{with}, {seen}{})", adm.name(), describe(&cdt[i])))),

@@ -1,13 +1,15 @@
 //! Blocking-aware admission (docs/locking.md, "Analysis"): a partition of a set with critical
 //! sections under a protocol the admission test bounds — `pip`, `pcp` or `srp` for the FP
-//! response-time analysis, `srp` for EDF's demand test — keeps every resource *local* (a task
+//! response-time analysis and for EDF's demand test — keeps every resource *local* (a task
 //! is not admitted to a CPU while a task it shares a resource with sits on another), and admits
 //! a task only if the CPU's tasks pass the uniprocessor test with their blocking terms
 //! (`schedulability::blocking`). Global resources would need a multiprocessor protocol's bound
 //! (MSRP's and MrsP's are in `schedulability::spinning`, for a placed set, but admission does
 //! not charge them yet); this keeps the partition clear of them, as the
-//! synchronization-aware packing of Lakshmanan, de Niz & Rajkumar (RTSS 2009) groups tasks
-//! that share resources, here by refusing to split them.
+//! synchronization-aware packing of Lakshmanan, de Niz & Rajkumar (RTSS 2009, §5) bundles the
+//! tasks that share resources: the fit heuristics place a task's whole bundle at once
+//! ([`Sections::bundles`], `fit.rs`), and never split one (their step of breaking a bundle
+//! that fits nowhere makes its resources global, which `pcp` and `srp` cannot have).
 //!
 //! A set whose protocol the test does not bound (`none`, mixed protocols, nested sections
 //! under `pip`, `srp` levels that disagree with the priorities) is admitted as before, its
@@ -15,7 +17,7 @@
 
 use super::Admission;
 use crate::schedulability::blocking;
-use crate::schedulability::uniprocessor::{edf_exact, edf_srp, response_time_blocked};
+use crate::schedulability::uniprocessor::{edf_exact, edf_srp_with, response_time_blocked};
 use crate::schedulability::Cdt;
 use rtsched_model::{Protocol, Task, TaskSet};
 
@@ -24,6 +26,38 @@ use rtsched_model::{Protocol, Task, TaskSet};
 pub struct Sections {
     pub tasks: Vec<Task>,
     pub protocol: Protocol,
+}
+
+impl Sections {
+    /// Each task's bundle, named by its first task: the tasks linked to it by a chain of
+    /// shared resources (a task without sections is a bundle of its own).
+    pub fn bundles(&self) -> Vec<usize> {
+        let n = self.tasks.len();
+        let mut b: Vec<usize> = (0..n).collect();
+        let shares = |i: usize, j: usize| {
+            self.tasks[i].sections.iter().any(|x| {
+                self.tasks[j]
+                    .sections
+                    .iter()
+                    .any(|y| y.resource == x.resource)
+            })
+        };
+        // Relabel to the smallest linked label until nothing changes (n is small).
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for i in 0..n {
+                for j in i + 1..n {
+                    if b[i] != b[j] && shares(i, j) {
+                        let (lo, hi) = (b[i].min(b[j]), b[i].max(b[j]));
+                        b.iter_mut().filter(|x| **x == hi).for_each(|x| *x = lo);
+                        changed = true;
+                    }
+                }
+            }
+        }
+        b
+    }
 }
 
 impl Admission {
@@ -44,7 +78,10 @@ impl Admission {
                 ) && blocking::fp_blocking(&all, prio, p).is_ok()
                     && !(p == Protocol::Pip && ts.tasks.iter().any(blocking::nests))
             }
-            Admission::EdfExact => p == Protocol::Srp,
+            Admission::EdfExact => {
+                matches!(p, Protocol::Pip | Protocol::Pcp | Protocol::Srp)
+                    && !(p == Protocol::Pip && ts.tasks.iter().any(blocking::nests))
+            }
             _ => false,
         };
         if none_used || !takes || p == Protocol::None {
@@ -93,7 +130,10 @@ pub fn admits(
                 Err(_) => false,
             }
         }
-        Admission::EdfExact => edf_exact(&c) == Some(true) && edf_srp(&c, &tasks).is_ok(),
+        Admission::EdfExact => {
+            edf_exact(&c) == Some(true)
+                && edf_srp_with(&c, |l| blocking::edf_term(&tasks, s.protocol, l)).is_ok()
+        }
         _ => false,
     }
 }
@@ -147,7 +187,8 @@ mod tests {
         assert!(adm.counts_sections());
         let ffd = by_name("ffd").unwrap();
         let e = ffd.partition(&ts, &adm).unwrap_err();
-        assert_eq!(e.task_name, "lo");
+        assert_eq!(e.task_name, "hi", "hi brings lo, its bundle");
+        assert!(e.message.contains("with the tasks it shares"), "{e}");
         assert!(
             ffd.partition(&ts, &rm(&ts)).is_ok(),
             "the control: sections ignored"
@@ -155,8 +196,15 @@ mod tests {
         let none = set(1, ts.tasks.clone(), Protocol::None);
         assert!(!rm(&none).counting_sections(&none).counts_sections());
         assert!(
-            !Admission::EdfExact.counting_sections(&ts).counts_sections(),
-            "edf bounds srp only"
+            Admission::EdfExact.counting_sections(&ts).counts_sections(),
+            "edf bounds pcp"
+        );
+        let orig = set(1, ts.tasks.clone(), Protocol::PcpOriginal);
+        assert!(
+            !Admission::EdfExact
+                .counting_sections(&orig)
+                .counts_sections(),
+            "edf does not bound pcp:original"
         );
         let srp = set(1, ts.tasks.clone(), Protocol::Srp);
         assert!(Admission::EdfExact
@@ -191,5 +239,44 @@ mod tests {
             loose.cpu_of_task[0], loose.cpu_of_task[1],
             "the control: {loose:?}"
         );
+    }
+
+    /// Two CPUs, T = 10 ms, RM (ties by file order), pcp; FFD order x (.5, R for 1), w (.4),
+    /// y (.4, R for 1). One task at a time, x → 0, w → 0 (.9), and y fits beside x nowhere:
+    /// blocking-aware FFD would fail, and ignoring the sections it puts y on CPU 1 (R split).
+    /// Bundled, x brings y: {x, y} (.9) → 0 (R_x = 5 + B 1 = 6, R_y = 4 + 5 = 9), w → 1.
+    /// A bundle that fits nowhere (x .6, y .5) fails, naming x; sections ignored, it places.
+    #[test]
+    fn a_bundle_of_sharers_is_placed_whole() {
+        let ts = set(
+            2,
+            vec![
+                task("x", 10, 5, Some(1)),
+                task("w", 10, 4, None),
+                task("y", 10, 4, Some(1)),
+            ],
+            Protocol::Pcp,
+        );
+        let adm = rm(&ts).counting_sections(&ts);
+        let Admission::Blocking(_, s) = &adm else {
+            panic!("counts sections")
+        };
+        assert_eq!(s.bundles(), vec![0, 1, 0]);
+        let ffd = by_name("ffd").unwrap();
+        assert_eq!(ffd.partition(&ts, &adm).unwrap().cpu_of_task, vec![0, 1, 0]);
+        let loose = ffd.partition(&ts, &rm(&ts)).unwrap();
+        assert_eq!(loose.cpu_of_task, vec![0, 0, 1], "the control: R split");
+        let edf = Admission::EdfExact.counting_sections(&ts);
+        assert_eq!(ffd.partition(&ts, &edf).unwrap().cpu_of_task, vec![0, 1, 0]);
+        let big = set(
+            2,
+            vec![task("x", 10, 6, Some(1)), task("y", 10, 5, Some(1))],
+            Protocol::Pcp,
+        );
+        let e = ffd
+            .partition(&big, &rm(&big).counting_sections(&big))
+            .unwrap_err();
+        assert_eq!(e.task_name, "x");
+        assert!(ffd.partition(&big, &rm(&big)).is_ok());
     }
 }

@@ -19,6 +19,37 @@
 //!   demand test of Baruah, "Resource sharing in EDF-scheduled systems", RTSS 2006): for every
 //!   L, dbf(L) + B(L) ≤ L, with B(L) the longest section of a task of relative deadline > L on
 //!   a resource used by a task of relative deadline ≤ L (`edf_blocking`).
+//! - `pcp` and `pip` under EDF (as the simulator applies them: `pcp` lends a holder the
+//!   absolute deadline its resource's most urgent user would have *at the holder's release*,
+//!   `pip` the earliest deadline of its waiters; docs/locking.md "How the policy sees them"),
+//!   in the same demand test h(L) + B(L) ≤ L ([`edf_term`]). A job with a later absolute
+//!   deadline than J runs while J is pending only while holding a resource it locked before J
+//!   arrived (it cannot run, hence lock, on its own deadline while J waits), so it was released
+//!   earlier and has the longer relative deadline: in EDF only tasks of longer relative deadline
+//!   block (Liu, *Real-Time Systems*, 2000, §8.6; Baker 1991's preemption levels). In the
+//!   busy window [t0, t0 + L) before a missed deadline such a job runs only lent a deadline
+//!   inside the window:
+//!   - under `pcp` a lower job j lends itself r_j + D_min(r) ≤ t0 + L < r_j + D_j: r is used by
+//!     a task of shorter relative deadline than j (not only one of D ≤ L: the lent deadline is
+//!     anchored at j's release, which can be long before t0). At most one such job runs in
+//!     the window (a second one would have had to lock while the first held a deadline
+//!     earlier than its own), for one stretch: B(L) = the longest stretch of a task with
+//!     D_j > L on a resource used by a task with D < D_j — at least SRP's B(L), so the
+//!     simulated `pcp` under EDF is no SRP (a job may wait for a resource none of whose users is
+//!     more urgent than it);
+//!   - under `pip` the lent deadline is a waiter's, a job of the window (D ≤ L); each lower
+//!     job runs for one section and each resource has one holder at t0 (sections do not nest:
+//!     nesting is refused), so B(L) = min(Σ over tasks with D > L of their longest stretch on
+//!     resources used by a task with D ≤ L, Σ over those resources of their longest section
+//!     of a task with D > L) — the form of Sha et al.'s two counts with "lower priority" read
+//!     as "longer relative deadline" (Spuri, *Analysis of deadline scheduled real-time
+//!     systems*, INRIA RR-2772, 1996, for EDF with inheritance). One job's own blocking (the
+//!     per-task row, [`edf_job_terms`]) can be larger than B(D_i): a waiter that lends the
+//!     holder its deadline may have arrived before J with a longer relative deadline, so the
+//!     resources counted are those used by a task of shorter deadline than the holder.
+//!
+//!   These terms are derived here for the simulator's rules, and checked against it
+//!   (`crates/analysis/tests/locking_vs_sim.rs`); `pcp:original` under EDF is not bounded.
 //!
 //! A "section" here is a *stretch*: the maximal run of a task's work (in one thread) during
 //! which it holds at least one of the resources that matter, so nested or back-to-back
@@ -31,33 +62,43 @@
 //! helping) are in `spinning.rs`, FMLP+'s in `fmlp.rs`; OMLP's (global scheduling) in `omlp.rs`.
 //! `registry::Applies::models` refuses the other sets before a test runs.
 
-use rtsched_model::{Protocol, Task, TaskSet, Time};
+use rtsched_model::{CriticalSection, Protocol, Task, TaskSet, Time};
 
 /// The longest stretch of `t`'s work during which it holds some resource `holds` accepts
 /// (sections in one thread merged when they overlap or touch), 0 when it holds none.
 pub fn longest_stretch(t: &Task, holds: impl Fn(usize) -> bool) -> Time {
-    let mut iv: Vec<(u32, u32, Time, Time)> = t
+    stretch_with(t, holds, |_| 0)
+}
+
+/// [`longest_stretch`] with each section of the stretch lengthened by `extra(s)` (MSRP's spin
+/// before a global section, `spinning.rs`): the stretch's span plus its sections' extras.
+pub fn stretch_with(
+    t: &Task,
+    holds: impl Fn(usize) -> bool,
+    extra: impl Fn(&CriticalSection) -> Time,
+) -> Time {
+    let mut iv: Vec<&CriticalSection> = t
         .sections
         .iter()
         .filter(|s| holds(s.resource as usize))
-        .map(|s| (s.region, s.thread, s.start, s.end()))
         .collect();
-    iv.sort_unstable();
+    iv.sort_unstable_by_key(|s| (s.region, s.thread, s.start, s.end()));
+    // (region, thread, start, end, extras) of the stretch being merged.
     let mut best = 0;
-    let mut cur: Option<(u32, u32, Time, Time)> = None;
-    for x in iv {
+    let mut cur: Option<(u32, u32, Time, Time, Time)> = None;
+    for s in iv {
+        let x = extra(s);
         cur = match cur {
-            Some((r, th, a, b)) if (r, th) == (x.0, x.1) && x.2 <= b => {
-                Some((r, th, a, b.max(x.3)))
+            Some((r, th, a, b, e)) if (r, th) == (s.region, s.thread) && s.start <= b => {
+                Some((r, th, a, b.max(s.end()), e + x))
             }
-            Some((_, _, a, b)) => {
-                best = best.max(b - a);
-                Some(x)
+            prev => {
+                best = best.max(prev.map_or(0, |(_, _, a, b, e)| b - a + e));
+                Some((s.region, s.thread, s.start, s.end(), x))
             }
-            None => Some(x),
         };
     }
-    cur.map_or(best, |(_, _, a, b)| best.max(b - a))
+    best.max(cur.map_or(0, |(_, _, a, b, e)| b - a + e))
 }
 
 /// Whether two sections of `t` on different resources overlap in one thread (nesting).
@@ -188,10 +229,76 @@ pub fn edf_per_task(tasks: &[&Task]) -> Vec<Time> {
         .collect()
 }
 
+/// Whether some task of `tasks` that uses resource `r` has a relative deadline below `d`.
+fn used_before(tasks: &[&Task], r: usize, d: Time) -> bool {
+    tasks
+        .iter()
+        .any(|t| t.deadline < d && t.sections.iter().any(|s| s.resource as usize == r))
+}
+
+/// EDF under protocol `p` (`srp`, `pcp` or `pip`): the term B(L) of Baker's condition
+/// h(L) + B(L) ≤ L (the overview derives each).
+pub fn edf_term(tasks: &[&Task], p: Protocol, l: Time) -> Time {
+    match p {
+        Protocol::Pcp => tasks
+            .iter()
+            .filter(|t| t.deadline > l)
+            .map(|t| longest_stretch(t, |r| used_before(tasks, r, t.deadline)))
+            .max()
+            .unwrap_or(0),
+        Protocol::Pip => pip_edf(tasks, l, |r, _| used_before(tasks, r, l + 1)),
+        _ => edf_blocking(tasks, l),
+    }
+}
+
+/// Each task's blocking under EDF with `p`: what one job of τ_i waits for jobs of later
+/// absolute deadline at most. B(D_i) under `srp` and `pcp`; under `pip` the resources counted
+/// are those a task of shorter deadline than the holder uses (the overview says why).
+pub fn edf_job_terms(tasks: &[&Task], p: Protocol) -> Vec<Time> {
+    tasks
+        .iter()
+        .map(|t| match p {
+            Protocol::Pip => pip_edf(tasks, t.deadline, |r, j| {
+                used_before(tasks, r, tasks[j].deadline)
+            }),
+            _ => edf_term(tasks, p, t.deadline),
+        })
+        .collect()
+}
+
+/// `pip` under EDF: min(Σ over tasks j with D_j > L of their longest stretch on the resources
+/// r with `counts(r, j)`, Σ over such resources of their longest section of such a task).
+fn pip_edf(tasks: &[&Task], l: Time, counts: impl Fn(usize, usize) -> bool) -> Time {
+    let lower: Vec<usize> = (0..tasks.len())
+        .filter(|&j| tasks[j].deadline > l)
+        .collect();
+    let by_task: Time = lower
+        .iter()
+        .map(|&j| longest_stretch(tasks[j], |r| counts(r, j)))
+        .sum();
+    let mut res: Vec<usize> = lower
+        .iter()
+        .flat_map(|&j| tasks[j].sections.iter().map(|s| s.resource as usize))
+        .collect();
+    res.sort_unstable();
+    res.dedup();
+    let by_resource: Time = res
+        .iter()
+        .map(|&r| {
+            lower
+                .iter()
+                .filter(|&&j| counts(r, j))
+                .map(|&j| longest_stretch(tasks[j], |x| x == r))
+                .max()
+                .unwrap_or(0)
+        })
+        .sum();
+    by_task.min(by_resource)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rtsched_model::CriticalSection;
 
     fn sec(resource: u32, start: Time, length: Time) -> CriticalSection {
         CriticalSection {
@@ -265,5 +372,33 @@ mod tests {
             [0, 4, 4, 4, 0]
         );
         assert_eq!(edf_per_task(&ts), vec![0, 4, 4]);
+    }
+
+    /// EDF under pcp and pip, by hand. l (D 100) holds R for 3 then T for 1 (touching: one
+    /// stretch of 4); m (D 40) holds S 2; h (D 10) uses R 1; k (D 60) holds R 1 then T 1; n
+    /// (D 30) uses S 1. Users: R {l, h, k}, S {m, n}, T {l, k}.
+    /// - pcp, B(10): tasks with D > 10, each on the resources some task of shorter D uses: l
+    ///   on R and T (h, k) = 4; m on S (n) = 2; k on R (h), not T = 1; n on nothing → 4. SRP's
+    ///   B(10) counts R only (h's D ≤ 10): 3. B(70) = l's 4; B(100) = 0.
+    /// - pip, B(10): resources used by a task with D ≤ 10: R. By task: l 3 + k 1 = 4; by
+    ///   resource: R's longest 3 → 3.
+    /// - pip, h's row: by task l 4 + m 2 + k 1 + n 0 = 7; by resource R 3 + S 2 (m's, n
+    ///   shorter) + T 1 (l's, k shorter) = 6 → 6, more than B(10).
+    #[test]
+    fn edf_pcp_and_pip_terms_by_hand() {
+        let l = task("l", 100, 10, vec![sec(0, 0, 3), sec(2, 3, 1)]);
+        let m = task("m", 40, 5, vec![sec(1, 0, 2)]);
+        let h = task("h", 10, 2, vec![sec(0, 0, 1)]);
+        let k = task("k", 60, 2, vec![sec(0, 0, 1), sec(2, 1, 1)]);
+        let n = task("n", 30, 2, vec![sec(1, 0, 1)]);
+        let ts = [&l, &m, &h, &k, &n];
+        assert_eq!(edf_term(&ts, Protocol::Pcp, 10), 4);
+        assert_eq!(edf_term(&ts, Protocol::Srp, 10), 3);
+        assert_eq!(edf_term(&ts, Protocol::Pcp, 70), 4);
+        assert_eq!(edf_term(&ts, Protocol::Pcp, 100), 0);
+        assert_eq!(edf_term(&ts, Protocol::Pip, 10), 3);
+        assert_eq!(edf_job_terms(&ts, Protocol::Pip)[2], 6);
+        assert_eq!(edf_job_terms(&ts, Protocol::Pcp)[2], 4);
+        assert_eq!(edf_job_terms(&ts, Protocol::Srp), edf_per_task(&ts));
     }
 }

@@ -43,7 +43,7 @@
 //! equal MSRP's for the global resources, local ones being ceiling (`pcp`) ones.
 
 use super::blocking;
-use rtsched_model::{CriticalSection, Protocol, Task, TaskSet, Time};
+use rtsched_model::{Protocol, Task, TaskSet, Time};
 
 /// Whether resource `r` is global: its users are not all on one CPU.
 pub fn is_global(ts: &TaskSet, r: usize) -> bool {
@@ -77,33 +77,13 @@ pub fn job_spin(ts: &TaskSet, t: &Task) -> Time {
 }
 
 /// The longest stretch of `t` on the resources `holds` accepts, each global section lengthened
-/// by its spin (the job is non-preemptive from its request).
+/// by its spin (the job is non-preemptive from its request); nesting is refused, so a stretch
+/// is touching sections.
 fn spun_stretch(ts: &TaskSet, t: &Task, holds: impl Fn(usize) -> bool) -> Time {
-    let spin = |s: &CriticalSection| match is_global(ts, s.resource as usize) {
+    blocking::stretch_with(t, holds, |s| match is_global(ts, s.resource as usize) {
         true => request_spin(ts, s.resource as usize, t.cpu),
         false => 0,
-    };
-    let mut iv: Vec<&CriticalSection> = t
-        .sections
-        .iter()
-        .filter(|s| holds(s.resource as usize))
-        .collect();
-    iv.sort_unstable_by_key(|s| (s.region, s.thread, s.start));
-    let (mut best, mut cur): (Time, Option<(u32, u32, Time, Time)>) = (0, None);
-    for s in iv {
-        let (key, extra) = ((s.region, s.thread), spin(s));
-        cur = match cur {
-            // Touching (nesting is refused): one stretch, each request's spin added.
-            Some((r, th, len, end)) if (r, th) == key && s.start <= end => {
-                Some((r, th, len + s.length + extra, end.max(s.end())))
-            }
-            prev => {
-                best = best.max(prev.map_or(0, |p| p.2));
-                Some((key.0, key.1, s.length + extra, s.end()))
-            }
-        };
-    }
-    best.max(cur.map_or(0, |p| p.2))
+    })
 }
 
 /// MSRP's terms for the tasks `idx` of `ts` (one CPU's) under priorities `prio` (larger is
@@ -220,6 +200,7 @@ pub fn any_nesting(ts: &TaskSet) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use rtsched_model::CriticalSection;
 
     fn sec(resource: u32, start: Time, length: Time) -> CriticalSection {
         CriticalSection {

@@ -12,8 +12,9 @@
 //!
 //! Blocking (`blocking.rs`, docs/locking.md "Analysis"): on a set with critical sections under
 //! `pip`, `pcp` or `srp`, the FP analyses add each task's blocking term B_i,
-//! R = C_i + B_i + Σ ⌈R/T_j⌉·C_j; `edf-exact` under `srp` checks Baker's condition
-//! h(L) + B(L) ≤ L at every absolute deadline below the longest relative deadline. Both are
+//! R = C_i + B_i + Σ ⌈R/T_j⌉·C_j; `edf-exact` under `srp`, `pcp` or `pip` checks Baker's
+//! condition h(L) + B(L) ≤ L at every absolute deadline below the longest relative deadline,
+//! B(L) the protocol's (`blocking::edf_term`). Both are
 //! then sufficient: a failure with blocking is "inconclusive" unless the test fails without it.
 //!
 //! Registry entries (`registry.rs`): `edf-exact`, `edf-density`, `fp-rta-rm`, `fp-rta-dm`,
@@ -60,7 +61,12 @@ pub const EDF_EXACT: Entry = Entry {
     citation: "Baruah, Rosier & Howell 1990; QPA: Zhang & Burns 2009",
     kind: Kind::Exact,
     applies: Applies {
-        sections: Sections::Blocking(&[Protocol::Srp, Protocol::Msrp]),
+        sections: Sections::Blocking(&[
+            Protocol::Pip,
+            Protocol::Pcp,
+            Protocol::Srp,
+            Protocol::Msrp,
+        ]),
         ..ONE_CPU
     },
     verdict: |s| super::edf_response::with_bounds(edf_verdict(s), s),
@@ -250,11 +256,13 @@ fn mrsp_refused(s: &Subject<'_>, by: Priorities) -> Option<String> {
     ))
 }
 
-/// `edf-exact`: the processor demand test, and with sections under `srp` Baker's condition.
+/// `edf-exact`: the processor demand test, and with sections Baker's condition with the
+/// protocol's B(L) (`srp`, `pcp`, `pip`: `blocking::edf_term`; `msrp`: `spinning.rs`).
 fn edf_verdict(s: &Subject<'_>) -> Verdict {
     // MSRP (`spinning.rs`, Gai et al. 2001 on partitioned EDF): each job's spin inflates its
     // WCET, and B(L) counts non-preemptive global requests with their spin.
-    let msrp = protocol(s) == Some(Protocol::Msrp);
+    let proto = protocol(s);
+    let msrp = proto == Some(Protocol::Msrp);
     let spin: Vec<Time> = match msrp {
         true => s.tasks().map(|t| spinning::job_spin(s.set(), t)).collect(),
         false => vec![0; s.cdt().len()],
@@ -268,15 +276,18 @@ fn edf_verdict(s: &Subject<'_>) -> Verdict {
     let u: f64 = cdt.iter().map(Cdt::utilisation).sum();
     let plain = edf_exact(&cdt);
     let detail = format!("U={u:.6}; processor demand (QPA)");
-    if protocol(s).is_none() || plain != Some(true) {
+    let Some(proto) = proto.filter(|_| plain == Some(true)) else {
         return Verdict::new(EDF_EXACT.name, plain.filter(|&x| x || !msrp), detail);
-    }
+    };
     let tasks: Vec<&Task> = s.tasks().collect();
     let b_of = |l: Time| match msrp {
         true => spinning::msrp_edf_blocking(s.set(), s.indices(), l),
-        false => blocking::edf_blocking(&tasks, l),
+        false => blocking::edf_term(&tasks, proto, l),
     };
-    let b: Vec<Time> = tasks.iter().map(|t| b_of(t.deadline)).collect();
+    let b: Vec<Time> = match msrp {
+        true => tasks.iter().map(|t| b_of(t.deadline)).collect(),
+        false => blocking::edf_job_terms(&tasks, proto),
+    };
     let as_bound: Vec<Option<Time>> = b.iter().map(|&x| Some(x)).collect();
     let rows = bounds::with_blocking(bounds::of(s, Quantity::Blocking, &as_bound), &b);
     let rows = match msrp {
@@ -286,11 +297,11 @@ fn edf_verdict(s: &Subject<'_>) -> Verdict {
     let (v, why) = match edf_srp_with(&cdt, b_of) {
         Ok(()) => (
             Some(true),
-            "h(L) + B(L) ≤ L at every deadline (srp)".to_string(),
+            format!("h(L) + B(L) ≤ L at every deadline ({})", proto.name()),
         ),
         Err(Some(l)) => (
             None,
-            format!("h(L) + B(L) > L at L={l}ns (srp; sufficient)"),
+            format!("h(L) + B(L) > L at L={l}ns ({}; sufficient)", proto.name()),
         ),
         Err(None) => (
             None,

@@ -677,7 +677,7 @@ pub fn refuses_locking(ts: &TaskSet, policy: &dyn Policy) -> Option<String> {
         release: 0,
         deadline: ts.tasks.first().map_or(0, |t| t.deadline),
     };
-    if let Some(why) = refuses_spinning(ts, policy) {
+    if let Some(why) = refuses_spinning(ts, policy).or_else(|| refuses_split(ts, policy)) {
         return Some(why);
     }
     if let Some(why) = omlp::refuses_partitioned(ts, policy) {
@@ -692,6 +692,43 @@ pub fn refuses_locking(ts: &TaskSet, policy: &dyn Policy) -> Option<String> {
             policy.name()
         )
     })
+}
+
+/// Why `policy` cannot run `ts`'s uniprocessor ceiling protocols (`pcp`, `pcp:original`,
+/// `srp`) on several CPUs: a resource's users must be bound to one CPU (a local resource), by
+/// the policy's partition or else the file's `cpu` fields (checked when it loads; a set
+/// without them is placed by the policy's partitioner, checked here: a global scheduler binds
+/// no task).
+fn refuses_split(ts: &TaskSet, policy: &dyn Policy) -> Option<String> {
+    if ts.platform.cpus < 2 {
+        return None;
+    }
+    for r in 0..ts.resources.len() {
+        let p = ts.protocol(r);
+        if !p.is_ceiling() {
+            continue;
+        }
+        let cpu_of = |t: usize| policy.cpu_of_task(t as u32).or(ts.tasks[t].cpu);
+        let mut users = ts.users(r).map(|t| (t, cpu_of(t)));
+        let Some((first, cpu)) = users.next() else {
+            continue;
+        };
+        let bad = match cpu {
+            None => Some(first),
+            Some(_) => users.find(|&(_, c)| c != cpu).map(|(t, _)| t),
+        };
+        if let Some(t) = bad {
+            return Some(format!(
+                "{}: task '{}': resource '{}' uses {}, a uniprocessor protocol: scheduler '{}' does not bind its users to one CPU (give every task's 'cpu', or use pfp or pedf with a partitioner, which keeps them together)",
+                ts.source,
+                ts.tasks[t].name,
+                ts.resources[r],
+                p.name(),
+                policy.name()
+            ));
+        }
+    }
+    None
 }
 
 /// Why `policy` cannot run `ts`'s multiprocessor protocols (`msrp`, `mrsp`, `fmlp+`, docs/locking.md):

@@ -116,7 +116,10 @@ mod tests {
             "{e}"
         );
         let e = load(&format!(
-            "platform: {{cpus: 2}}\nrun: {{locking: pcp:original}}\n{TASKS}"
+            "platform: {{cpus: 2}}\nrun: {{locking: pcp:original}}\n{}",
+            TASKS
+                .replacen("{name: l,", "{name: l, cpu: 0,", 1)
+                .replacen("{name: h,", "{name: h, priority: 2,", 1)
         ))
         .unwrap_err();
         assert!(e.contains("pcp:original") && e.contains("'cpu'"), "{e}");
@@ -125,8 +128,15 @@ mod tests {
             "platform: {{cpus: 1}}\nrun: {{locking: srp}}\n{TASKS}"
         ))
         .is_ok());
-        let e = load(&format!(
+        // On 2 CPUs with no task's `cpu`, a partitioner places the set (keeping R's users
+        // together); one user's `cpu` without the other's is refused.
+        assert!(load(&format!(
             "platform: {{cpus: 2}}\nrun: {{locking: srp}}\n{TASKS}"
+        ))
+        .is_ok());
+        let one = TASKS.replacen("{name: h,", "{name: h, cpu: 1,", 1);
+        let e = load(&format!(
+            "platform: {{cpus: 2}}\nrun: {{locking: srp}}\n{one}"
         ))
         .unwrap_err();
         assert!(e.contains("task 'l'") && e.contains("'cpu'"), "{e}");
