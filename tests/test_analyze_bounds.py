@@ -34,7 +34,11 @@ def test_python_api_gives_bounds_by_task(tmp_path):
         assert b["slack_ns"] == b["deadline_ns"] - b["bound_ns"] >= 0
     # The highest-priority task on 4 CPUs meets no interference: its bound is its WCET.
     assert rta["tasks"][0]["bound_ns"] == 1_000_000
-    assert v["gedf-gfb"]["tasks"] == []
+    # GFB bounds no response: its rows are each task's least passing deadline (docs/generators.md).
+    # ctrl: the others' density Λ' = 23/12, 4·1 ms/(4 − 23/12) = 1.92 ms.
+    gfb = v["gedf-gfb"]["tasks"]
+    assert [b["task"] for b in gfb] == names and gfb[0]["quantity"] == "least passing deadline"
+    assert gfb[0]["bound_ns"] == 1_920_000 and v["gedf-gfb"]["schedulable"] is True
 
 
 def test_json_has_bounds_simulation_and_partitions(tmp_path):
@@ -54,6 +58,16 @@ def test_json_has_bounds_simulation_and_partitions(tmp_path):
         if p["schedulable"]:
             assert len(p["cpu_loads"]) == 4 and abs(sum(p["cpu_loads"]) - doc["utilization"]) < 1e-9
             assert p["test"] == "p-" + p["admission"]
+            # Every attempt gives each task's row on the CPU it was placed on, within D.
+            assert [b["task"] for b in p["tasks"]] == [t["task"] for t in tests["gedf-rta"]["tasks"]]
+            assert all(b["cpu"] in range(4) and b["slack_ns"] >= 0 for b in p["tasks"]), p
+            want = "least passing deadline" if p["admission"] == "edf-density" else "response time"
+            assert {b["quantity"] for b in p["tasks"]} == {want}
+    # The global EDF tests that bound no response give their own quantities, every row by name.
+    for name, quantity in [("gedf-bcl", "BCL window load"), ("gedf-baruah", "Baruah window load")]:
+        rows = tests[name]["tasks"]
+        assert {b["quantity"] for b in rows} == {quantity} and len(rows) == 6 and rows[0]["cpu"] is None
+        assert (tests[name]["schedulable"] is True) == all(b["slack_ns"] is not None and b["slack_ns"] >= 0 for b in rows)
 
 
 def test_table_shows_bounds_beside_simulation(tmp_path):

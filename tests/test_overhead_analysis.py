@@ -53,6 +53,12 @@ def test_api_gives_the_inflation(tmp_path):
     # Global EDF: light1 and light2 (D = 10ms) can each preempt heavy once (⌈1ms/10ms⌉):
     # 3 dispatches, 2 migrations: ⌈(10ms + 3·(30us + 100us) + 2·80us)/0.9⌉ = 11722223ns.
     assert (heavy["wcet_global_ns"], heavy["dispatches_global"], heavy["migrations_global"]) == (11_722_223, 3, 2)
+    # Global FP (RM = DM here): heavy has the lowest priority, and each light task's jobs can
+    # preempt it ⌈D'/T⌉ = ⌈10.95ms/10ms⌉ = 2 times: 5 dispatches, 4 migrations:
+    # ⌈(10ms + 5·130us + 4·80us)/0.9⌉ = 12188889ns. No file priorities: none.
+    for by in ("rm", "dm"):
+        assert (heavy[f"wcet_gfp_{by}_ns"], heavy[f"dispatches_gfp_{by}"], heavy[f"migrations_gfp_{by}"]) == (12_188_889, 5, 4)
+    assert heavy["wcet_gfp_file_ns"] is None
     assert oa["costs"]["tick"] == 100_000 and oa["costs"]["tick_period"] == 1_000_000
     merged = rtsched.analyze(str(DHALL), overheads=str(PROFILE))
     pe = next(v for v in merged if v["test"] == "p-edf-exact")

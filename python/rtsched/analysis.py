@@ -50,7 +50,7 @@ def generators() -> list[dict]:
     return [{"name": n, "summary": s, "params": p} for n, s, p in _core.generators()]
 
 
-_BOUND_KEYS = ("task", "index", "quantity", "bound_ns", "deadline_ns", "slack_ns", "blocking_ns", "spin_ns")
+_BOUND_KEYS = ("task", "index", "quantity", "bound_ns", "deadline_ns", "slack_ns", "blocking_ns", "spin_ns", "cpu")
 
 
 def _verdict(row) -> dict:
@@ -62,14 +62,18 @@ def analyze(taskset, overheads: str | None = None, statistic: str = "p99") -> li
     """Every applicable schedulability test, as data: ``{"test", "schedulable" (True/False/None),
     "detail", "verdict", "tasks"}``; ``verdict`` says it in words: "schedulable", "NOT
     schedulable", "inconclusive", or "not refuted" where the necessary condition holds
-    (``schedulable`` None: no proof). ``tasks`` holds the test's per-task bounds, for a test that
-    has them (the response-time analyses; empty otherwise): ``{"task" (name), "index",
-    "quantity" ("response time"), "bound_ns" (None: not bounded within the deadline),
+    (``schedulable`` None: no proof). ``tasks`` holds the test's per-task rows, for a test that
+    has them (the response-time analyses, ``edf-exact``, and the global EDF and density tests'
+    own quantities; empty otherwise): ``{"task" (name), "index", "quantity" ("response time";
+    "BCL window load", "Baruah window load", "least passing deadline": deadline checks, not
+    response times, docs/generators.md "Per-task rows"), "bound_ns" (None: not bounded within
+    the deadline; a task passes iff bound ≤ deadline, and a test says schedulable iff all do),
     "deadline_ns", "slack_ns" (deadline − bound), "blocking_ns" (the blocking term B_i the bound
     charges for critical sections under pip, pcp, pcp:original, srp, msrp, mrsp or fmlp+, docs/locking.md
     "Analysis"; under omlp in the global tests the s-oblivious b_i added to the WCET; None for a
     test that charges none), "spin_ns" (under msrp and mrsp, the most a
-    job spins for global resources, added to its WCET in the bound; None otherwise)}``;
+    job spins for global resources, added to its WCET in the bound; None otherwise), "cpu" (the
+    CPU of a per-CPU test's row, ``p-NAME`` and partitioning attempts; None otherwise)}``;
     ``edf-exact`` under srp, pcp, pip (and msrp) gives each task's blocking as its
     ``"quantity" "blocking"``. :func:`simulated_max_response` gives what to set beside them.
 
@@ -162,7 +166,11 @@ def overhead_analysis(taskset, overheads: str | None = None, statistic: str = "p
     ``{"overheads": str, "costs": {kind: ns}, "verdicts": [{"test", "schedulable", "detail"}],
     "tasks": [{"name", "wcet_ns", "deadline_ns", "period_ns", "wcet_partitioned_ns",
     "deadline_inflated_ns", "dispatches_partitioned", "wcet_global_ns", "dispatches_global",
-    "migrations_global"}]}`` (the ``global`` fields are None on one CPU). A pass proves the
+    "migrations_global", "wcet_gfp_rm_ns", "dispatches_gfp_rm", "migrations_gfp_rm", and the same
+    for ``dm`` and ``file``}]}``: the inflation per CPU, under global EDF (the ``global`` fields)
+    and under global FP with each priority assignment (``gfp_*``, what the ``gfp-rta-*`` tests
+    run on); the global fields are None on one CPU, the ``file`` ones without every task's
+    priority. A pass proves the
     set schedulable with the overheads; a failure on the inflated set is reported as None
     (inconclusive), except where the overheads alone make a miss certain. A bad profile raises
     :class:`InputError` naming the field.
@@ -177,12 +185,23 @@ def overhead_analysis(taskset, overheads: str | None = None, statistic: str = "p
     costs = dict(_core.analysis_overheads(ts, overheads, statistic)[1])
     keys = ["name", "wcet_ns", "deadline_ns", "period_ns", "wcet_partitioned_ns", "deadline_inflated_ns", "dispatches_partitioned",
             "wcet_global_ns", "dispatches_global", "migrations_global"]
+
+    def task(row) -> dict:
+        t = dict(zip(keys, row[:-1], strict=True))
+        for by, fp in zip(_GLOBAL_FP, row[-1], strict=True):
+            t.update(zip((f"wcet_gfp_{by}_ns", f"dispatches_gfp_{by}", f"migrations_gfp_{by}"), fp or (None, None, None)))
+        return t
+
     return {
         "overheads": desc,
         "costs": costs,
         "verdicts": [_verdict(r) for r in verdicts],
-        "tasks": [dict(zip(keys, row)) for row in rows],
+        "tasks": [task(row) for row in rows],
     }
+
+
+#: The global FP priority assignments of the inflation rows (``overheads::GLOBAL_FP``).
+_GLOBAL_FP = ("rm", "dm", "file")
 
 
 def partition(taskset, heuristic: str = "ffd", admission: str = "edf", overheads: str | None = None, statistic: str = "p99"):

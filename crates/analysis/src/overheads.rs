@@ -62,9 +62,14 @@
 //! (a_J, a_J + D'_k): p = Σ_{i: π_i > π_k} ⌈D'_k/T_i⌉. The priorities are the test's (RM, DM or
 //! the file's), the same on the inflated set (T is unchanged, every D' shifted alike).
 //!
+//! `analyze_with_overheads`'s per-task rows ([`TaskRow`]) give each task's C'' per CPU, under
+//! global EDF and under global FP for each priority assignment ([`GLOBAL_FP`]): the WCETs each
+//! test's verdict and per-task bounds were computed on.
+//!
 //! Not charged: the abort handler (only after a miss or an abort) and a policy's own charges
 //! (`Dispatch::charge`, e.g. PAWS's steals; none of EDF's and FP's domains charge).
 
+use crate::priority::Priorities;
 use crate::schedulability::registry::{
     self, Form, InflatedReason, NotApplicable, Reason, Subject, Test, WithOverheads,
 };
@@ -222,8 +227,30 @@ pub struct TaskRow {
     pub plain: Cdt,
     /// Under a partitioned (or, on one CPU, any) scheduler.
     pub partitioned: Inflated,
-    /// Under a global scheduler (m > 1 only).
+    /// Under global EDF (m > 1 only).
     pub global: Option<Inflated>,
+    /// Under global fixed priority (m > 1 only), for each assignment of [`GLOBAL_FP`] in its
+    /// order: the inflation the `gfp-rta-*` tests of that assignment are run on (`None` on one
+    /// CPU, or for `file` when not every task gives a priority).
+    pub global_fp: [Option<Inflated>; 3],
+}
+
+/// The priority assignments of the global FP tests, in the order of [`TaskRow::global_fp`].
+pub const GLOBAL_FP: [Priorities; 3] = [
+    Priorities::RateMonotonic,
+    Priorities::DeadlineMonotonic,
+    Priorities::File,
+];
+
+/// Each task's inflation under global FP with the priorities `by` (see the file's overview),
+/// or `None` on one CPU, without those priorities, or when the overheads make a miss certain.
+fn global_fp(ts: &TaskSet, oh: &Overheads, by: Priorities) -> Option<Vec<Inflated>> {
+    if ts.platform.cpus < 2 {
+        return None;
+    }
+    let prio = Subject::whole(ts).priorities(by)?;
+    let cdt: Vec<Cdt> = ts.tasks.iter().map(Cdt::from).collect();
+    inflate(&cdt, oh, Class::GlobalFp(&prio)).ok()
 }
 
 /// Every applicable test on the inflated set, and the inflation per task.
@@ -393,6 +420,7 @@ pub fn analyze_with_overheads(ts: &TaskSet, oh: &Overheads) -> OverheadAnalysis 
         .iter()
         .map(|t| row(t, charged_verdict(t, ts, oh, &charged)))
         .collect();
+    let fp = GLOBAL_FP.map(|by| global_fp(ts, oh, by));
     let tasks = match &charged {
         Err(_) => Vec::new(),
         Ok(c) => ts
@@ -404,6 +432,7 @@ pub fn analyze_with_overheads(ts: &TaskSet, oh: &Overheads) -> OverheadAnalysis 
                 plain: Cdt::from(t),
                 partitioned: c.part[i],
                 global: c.glob.as_ref().map(|g| g[i]),
+                global_fp: std::array::from_fn(|a| fp[a].as_ref().map(|x| x[i])),
             })
             .collect(),
     };
@@ -557,6 +586,49 @@ mod tests {
         )
         .unwrap();
         assert!(r.iter().all(|x| x.dispatches == 1), "{r:?}");
+    }
+
+    /// The per-task rows on two CPUs carry global FP's inflation beside global EDF's, per
+    /// assignment: the tasks of `global_inflation_by_hand`, priorities in the file a = 3, b = 1,
+    /// c = 2 (`global_fp_inflation_by_hand`: 103, 266, 60 us). RM (periods 1000, 4000, 500)
+    /// and DM (deadlines 1000, 3000, 250) both rank c, a, b: c is preempted by no one, 50 + 3 =
+    /// 53; a by c, ⌈1000/500⌉ = 2: 100 + 3·3 + 2·4 = 117; b by a, 3, and c, 6: 266.
+    #[test]
+    fn rows_carry_each_global_fp_inflation() {
+        use rtsched_model::Task;
+        let mut ts = TaskSet::new(
+            2,
+            vec![
+                Task::periodic("a", 1000 * US, 100 * US),
+                Task::periodic("b", 4000 * US, 200 * US),
+                Task::periodic("c", 500 * US, 50 * US),
+            ],
+        );
+        ts.tasks[1].deadline = 3000 * US;
+        ts.tasks[2].deadline = 250 * US;
+        let a = analyze_with_overheads(&ts, &oh(US, 2 * US, 4 * US, 0, 0, 1000 * US));
+        let c = |k: usize| -> Vec<Option<Time>> {
+            a.tasks
+                .iter()
+                .map(|r| r.global_fp[k].map(|x| x.task.c / US))
+                .collect()
+        };
+        assert_eq!(GLOBAL_FP[0], Priorities::RateMonotonic);
+        assert_eq!(c(0), vec![Some(117), Some(266), Some(53)]);
+        assert_eq!(c(1), c(0));
+        assert_eq!(c(2), vec![None; 3]);
+        for (t, p) in ts.tasks.iter_mut().zip([3, 1, 2]) {
+            t.priority = Some(p);
+        }
+        let a = analyze_with_overheads(&ts, &oh(US, 2 * US, 4 * US, 0, 0, 1000 * US));
+        let file: Vec<Time> = a
+            .tasks
+            .iter()
+            .map(|r| r.global_fp[2].unwrap().task.c)
+            .collect();
+        assert_eq!(file, vec![103 * US, 266 * US, 60 * US]);
+        // Global EDF's, beside them (`global_inflation_by_hand`): 117, 259, 53.
+        assert_eq!(a.tasks[1].global.unwrap().task.c, 259 * US);
     }
 
     #[test]

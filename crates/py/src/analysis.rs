@@ -38,7 +38,8 @@ fn generators() -> Vec<(&'static str, &'static str, &'static str)> {
 }
 
 /// A per-task bound as Python reads it: (task name, task index, quantity, bound ns or None,
-/// deadline ns, slack ns or None, blocking term ns or None, spin term ns or None).
+/// deadline ns, slack ns or None, blocking term ns or None, spin term ns or None, the CPU of a
+/// per-CPU test's row or None).
 type BoundRow = (
     String,
     usize,
@@ -48,6 +49,7 @@ type BoundRow = (
     Option<i64>,
     Option<u64>,
     Option<u64>,
+    Option<u32>,
 );
 
 /// A verdict as Python reads it: (test, True/False/None, detail, the verdict in words, the
@@ -70,6 +72,7 @@ fn verdict_row(v: schedulability::Verdict) -> VerdictRow {
                 slack,
                 b.blocking,
                 b.spin,
+                b.cpu,
             )
         })
         .collect();
@@ -265,9 +268,13 @@ fn analysis_overheads(
     Ok(overheads_for(&taskset.inner, profile, statistic)?.map(|o| (oha::describe(&o), costs(&o))))
 }
 
+/// One task's inflation under one global scheduler: (C'', dispatches, migrations), or None.
+type GlobalInflation = Option<(u64, u64, u64)>;
+
 /// One task of an overhead-aware analysis: (name, C, D, T, C'' and D' on one CPU / per CPU,
 /// dispatches charged per job there, C'' under global EDF or None, its dispatches, its
-/// migrations), ns.
+/// migrations, and under global FP with RM, DM and the file's priorities
+/// (`overheads::GLOBAL_FP`)), ns.
 type TaskRow = (
     String,
     u64,
@@ -279,6 +286,7 @@ type TaskRow = (
     Option<u64>,
     Option<u64>,
     Option<u64>,
+    [GlobalInflation; 3],
 );
 
 /// Every applicable test with the overheads charged (WCETs inflated; analysis crate,
@@ -315,6 +323,8 @@ fn analyze_overheads(
                 r.global.map(|g| g.task.c),
                 r.global.map(|g| g.dispatches),
                 r.global.map(|g| g.migrations),
+                r.global_fp
+                    .map(|g| g.map(|g| (g.task.c, g.dispatches, g.migrations))),
             )
         })
         .collect();

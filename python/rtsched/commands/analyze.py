@@ -20,8 +20,9 @@ def register(sub):
                                    "global EDF tests (GFB as quoted by PAWS, BCL, Bertogna & Cirinei's RTA, Baruah's test) and global "
                                    "FP response-time analyses (Bertogna & Cirinei; Guan et al.'s limited carry-in); per-CPU tests when "
                                    "every task has a cpu, and on several CPUs partitioning tried (FFD, WFD, BFD, LWFG with groups) "
-                                   "under each uniprocessor admission test. The response-time analyses' per-task bounds are shown by "
-                                   "task, and with --simulate beside each task's simulated maximum response. "
+                                   "under each uniprocessor admission test. Each test's per-task rows are shown by task: the response-time "
+                                   "bounds, with --simulate beside each task's simulated maximum response, and the other tests' own "
+                                   "quantities (BCL's and Baruah's window loads, GFB's and density's least passing deadline). "
                                    "For triggered and self-suspending tasks: holistic response-time analysis and the suspension tests; "
                                    "for a set with chains, a table of each chain's end-to-end bounds (docs/chains.md, Analysis). "
                                    "With overheads (--overheads, or the task file's run.overheads) each test also runs on the WCETs "
@@ -38,12 +39,14 @@ def register(sub):
     p.add_argument("--json", action="store_true",
                    help="print the results as JSON instead of tables: the task set (file, tasks, cpus, utilization), "
                         "'tests' (test, schedulable: true/false/null for inconclusive or, for the necessary condition, "
-                        "not refuted; verdict: the same in words; detail; tasks: the per-task bounds (task, index, quantity, bound_ns, "
-                        "deadline_ns, slack_ns, blocking_ns: the blocking term charged for critical sections, null if none; spin_ns: under msrp the spin term added to the WCET, null otherwise; with --simulate also simulated_max_response_ns, and the test's simulated_by); "
+                        "not refuted; verdict: the same in words; detail; tasks: the per-task rows (task, index, quantity: 'response time' or a "
+                        "test's own deadline check, 'BCL window load', 'Baruah window load', 'least passing deadline'; bound_ns, "
+                        "deadline_ns, slack_ns, blocking_ns: the blocking term charged for critical sections, null if none; spin_ns: under msrp the spin term added to the WCET, null otherwise; "
+                        "cpu: the CPU of a per-CPU test's row, null otherwise; with --simulate also simulated_max_response_ns, and the test's simulated_by); "
                         "'partitions' (on several CPUs: heuristic, admission, cpu_loads and the per-CPU test's verdict as in 'tests'); "
                         "with overheads also with_overheads, "
                         "verdict_with_overheads and overhead_detail) and, with overheads, 'overheads' (description, costs in ns) "
-                        "and 'inflated' (each task's inflated WCET and deadline in ns); for a set with chains, 'chains' by name "
+                        "and 'inflated' (each task's inflated WCET and deadline in ns, per CPU, under global EDF and under global FP per priority assignment); for a set with chains, 'chains' by name "
                         "(communication, latency_ns, data_age_ns, reaction_time_ns: the bounds, null where one does not apply, "
                         "latency_ns under fixed priority; deadline_ns, meets_deadline, method, exact, note; for an event "
                         "chain its bound under EDF: edf_latency_ns, edf_meets_deadline, edf_method, edf_note)")
@@ -78,6 +81,17 @@ def _simulated(ts, verdicts) -> None:
             b["simulated_max_response_ns"] = runs[sched]["max_response_ns"][b["index"]]
 
 
+#: How a per-task quantity that is not a response time is shown: (label after the test's name,
+#: column rank: left out first when the terminal is narrow, the cell when no value is given).
+#: BCL's and Baruah's window loads and the least passing deadline of GFB and the density test
+#: are deadline checks ("Per-task rows" in docs/generators.md), not bounds on a response.
+_QUANTITY_COLUMNS = {
+    "BCL window load": (" load", 2, "?"),
+    "Baruah window load": (" load", 2, "?"),
+    "least passing deadline": (" least D", 2, "none"),
+}
+
+
 def _bounds_table(ts, verdicts, simulate: bool) -> str | None:
     """Per task: its deadline, each test's bound ("> D" where not bounded within it) and, with
     ``simulate``, the simulated maximum response under each scheduler the tests speak for."""
@@ -90,13 +104,15 @@ def _bounds_table(ts, verdicts, simulate: bool) -> str | None:
     for v in with_bounds:
         blocking = any(b.get("blocking_ns") is not None for b in v["tasks"])
         got = {b["task"]: b for b in v["tasks"]}
-        if v["tasks"][0]["quantity"] != "blocking":
-            head.append(Column(f"{v['test']} us", ">", 1))
+        quantity = v["tasks"][0]["quantity"]
+        if quantity != "blocking":
+            label, rank, unbounded = _QUANTITY_COLUMNS.get(quantity, ("", 1, "> D"))
+            head.append(Column(f"{v['test']}{label} us", ">", rank))
             for n in names:
                 b = got.get(n)
                 if b is not None:
                     cells[n][1] = _us(b["deadline_ns"])
-                cells[n].append("-" if b is None else "> D" if b["bound_ns"] is None else _us(b["bound_ns"]))
+                cells[n].append("-" if b is None else unbounded if b["bound_ns"] is None else _us(b["bound_ns"]))
         if blocking:
             # The blocking term the bound charges (docs/locking.md, "Analysis").
             head.append(Column(f"{v['test']} B us", ">", 1))
@@ -191,18 +207,22 @@ def run(args):
     print(textwrap.fill(line, width, subsequent_indent="  ", break_on_hyphens=False) if width else line)
     if oa["tasks"]:
         glob = ts.cpus > 1
-        head = ["task", "C us", "D us", "T us", "C'' us", "D' us", "dispatches"] + (["C'' global us", "dispatches global"] if glob else [])
+        # Global FP's inflation per priority assignment the gfp tests use (file: when given).
+        fps = [by for by in ("rm", "dm", "file") if glob and oa["tasks"][0][f"wcet_gfp_{by}_ns"] is not None]
+        head = ["task", "C us", "D us", "T us", "C'' us", "D' us", "dispatches"] + (["C'' gedf us", "dispatches gedf"] if glob else [])
+        head += [f"C'' gfp:{by} us" for by in fps]
         rows = []
         for t in oa["tasks"]:
             row = [t["name"], _us(t["wcet_ns"]), _us(t["deadline_ns"]), _us(t["period_ns"]), _us(t["wcet_partitioned_ns"]),
                    _us(t["deadline_inflated_ns"]), str(t["dispatches_partitioned"])]
             if glob:
                 row += [_us(t["wcet_global_ns"]), str(t["dispatches_global"])]
+            row += [_us(t[f"wcet_gfp_{by}_ns"]) for by in fps]
             rows.append(row)
-        label = "one CPU" if not glob else "per CPU (partitioned); global: under global EDF"
+        label = "one CPU" if not glob else "per CPU; gedf: global EDF; gfp: global FP, by priorities"
         print(f"inflated WCETs ({label}):")
-        # Left out last to first when the terminal is narrow: the global columns, the counts.
-        ranks = [0, 1, 1, 1, 0, 0, 2] + ([3, 4] if glob else [])
+        # Left out last to first when the terminal is narrow: the global FP columns, global EDF's, the counts.
+        ranks = [0, 1, 1, 1, 0, 0, 2] + ([3, 4] if glob else []) + [5] * len(fps)
         print(_table([Column(h, "<" if i == 0 else ">", rank) for i, (h, rank) in enumerate(zip(head, ranks))], rows))
     verdicts = analyze(ts, args.overheads, statistic)
     rows = [[v["test"], "-" if v["detail"] == "-" else v["verdict"], v["verdict_with_overheads"], v["detail"], v["overhead_detail"]]
@@ -235,3 +255,5 @@ def _print_bounds(ts, verdicts, simulate: bool) -> None:
         what = " beside the simulated maximum (synchronous release, WCET)" if simulate else ""
         print(f"per-task bounds (plain){what}:")
         print(table)
+        if any(v["tasks"] and v["tasks"][0]["quantity"] in _QUANTITY_COLUMNS for v in verdicts):
+            print("('load', 'least D': the tests' own deadline checks, not response times)")

@@ -7,6 +7,13 @@
 //! A bound of `None` is "not bounded within the deadline": the fixed-point iteration crossed
 //! D (the analysis gives up there, as the papers do), so no finite bound is claimed.
 //!
+//! Tests that bound no response time give their own per-task quantity, each named for what it
+//! is ([`Quantity`]) and compared with the task's deadline so that the task passes iff
+//! bound ≤ D, and the verdict is "every task passes": BCL's window load (`global.rs`),
+//! Baruah's worst window (`gedf_baruah.rs`), and for GFB and the density test, which are
+//! conditions on the whole set, each task's term of the condition as the least deadline at
+//! which it still holds (`global.rs`, [`Quantity::LeastDeadline`]).
+//!
 //! [`synchronous_at_wcet`] is the set the bounds are compared with in simulation (`rtsched
 //! analyze --simulate`, the property tests): every task released at 0, periodically, each job
 //! running its WCET.
@@ -22,6 +29,16 @@ pub enum Quantity {
     /// The longest a job can wait for lower-priority work holding a resource, ns (a test
     /// that bounds no response, EDF's demand test under `srp`).
     Blocking,
+    /// BCL (`global.rs`): C_k plus the interference the test bounds in a job's window
+    /// [r, r + D_k], divided among the m CPUs, ⌈I_k/m⌉ — a deadline check, not a response time.
+    BclLoad,
+    /// Baruah's test (`gedf_baruah.rs`): C_k + max over the windows checked of ⌊Ω_k(A)/m⌋ − A,
+    /// the test's condition rearranged — a deadline check, not a response time.
+    BaruahLoad,
+    /// GFB or the density test (`global.rs`): the least min(D, T) at which the task's own term of
+    /// the set's condition still holds, the other tasks unchanged — a property of the set's
+    /// condition, not a response time.
+    LeastDeadline,
 }
 
 impl Quantity {
@@ -29,6 +46,9 @@ impl Quantity {
         match self {
             Quantity::ResponseTime => "response time",
             Quantity::Blocking => "blocking",
+            Quantity::BclLoad => "BCL window load",
+            Quantity::BaruahLoad => "Baruah window load",
+            Quantity::LeastDeadline => "least passing deadline",
         }
     }
 }
@@ -49,6 +69,9 @@ pub struct TaskBound {
     /// The spin term the bound charges per job (`spinning.rs`, MSRP's global resources; the
     /// WCET in the bound is inflated by it), ns; `None` for a test that charges none.
     pub spin: Option<Time>,
+    /// The CPU the bound is for, in a per-CPU test (`p-NAME`, and so every partitioning
+    /// attempt): the task's `cpu`; `None` in a test of the whole set.
+    pub cpu: Option<u32>,
 }
 
 impl TaskBound {
@@ -58,8 +81,11 @@ impl TaskBound {
     }
 }
 
-/// The bounds `bounds` (one per task of `s`, in its order) as the subject's tasks' rows.
+/// The bounds `bounds` (one per task of `s`, in its order) as the subject's tasks' rows. A
+/// subject of one CPU taken from a set of several is one CPU of a per-CPU test: its rows carry
+/// the tasks' `cpu`.
 pub fn of(s: &Subject<'_>, quantity: Quantity, bounds: &[Option<Time>]) -> Vec<TaskBound> {
+    let per_cpu = s.cpus() == 1 && s.set().platform.cpus > 1;
     s.indices()
         .iter()
         .zip(s.tasks())
@@ -72,6 +98,7 @@ pub fn of(s: &Subject<'_>, quantity: Quantity, bounds: &[Option<Time>]) -> Vec<T
             deadline: t.deadline,
             blocking: None,
             spin: None,
+            cpu: t.cpu.filter(|_| per_cpu),
         })
         .collect()
 }
@@ -119,6 +146,8 @@ pub fn worst_in_words(bounds: &[TaskBound]) -> String {
 /// The simulated scheduler a test's per-task bounds speak for, by the test's name (its
 /// whole or per-CPU form), for the tests that give bounds: the run they are set beside.
 pub const SIMULATED_BY: &[(&str, &str)] = &[
+    ("edf-exact", "gedf"),
+    ("p-edf-exact", "pedf"),
     ("fp-rta-rm", "gfp:rm"),
     ("fp-rta-dm", "gfp:dm"),
     ("fp-rta-file", "gfp:file"),

@@ -33,8 +33,8 @@
 //! sufficient, as for the other protocols.
 
 use super::bounds::{self, Quantity};
+use super::fp_response::response_time;
 use super::registry::Subject;
-use super::uniprocessor::response_time;
 use super::Verdict;
 use rtsched_model::{Task, TaskSet, Time};
 

@@ -25,6 +25,13 @@
 //! largest at the ends of each such piece: checking those ends (and nothing between) is exact.
 //! Past [`MAX_POINTS`] points for one task the verdict is inconclusive.
 //!
+//! Per-task rows (`bounds.rs`, [`load`]): the condition Ω_k(A) < m·(A + D_k − C_k + 1) in
+//! integers is C_k + ⌊Ω_k(A)/m⌋ − A ≤ D_k, so each task's row is the largest C_k + ⌊Ω_k(A)/m⌋ −
+//! A over the A_k checked, compared with D_k — the test's condition rearranged into a window
+//! load, a deadline check and not a response time. The verdict is "every row within its
+//! deadline"; [`baruah`], which stops at the first failure, agrees (`rows_agree_with_the_test`
+//! in `tests/per_task_rows.rs`).
+//!
 //! Overhead-aware form: the inflation for global EDF (`crate::overheads`). Checked against the
 //! simulator (`tests/global_rta_vs_sim.rs`): a set it accepts never misses under `gedf` from a
 //! synchronous release at WCET; the test weakened to compare the work against m + 1 CPUs'
@@ -34,6 +41,8 @@
 //!
 //! Registry entry (`registry.rs`): `gedf-baruah`.
 
+use super::bounds::{self, Quantity};
+use super::registry::Subject;
 use super::registry::{
     Applies, Cpus, Deadlines, Entry, Flow, Kind, Sections, Tasks, WithOverheads,
 };
@@ -54,23 +63,75 @@ pub const GEDF_BARUAH: Entry = Entry {
         priorities: false,
         flow: Flow::Not,
     },
-    verdict: |s| {
-        let (ok, detail) = baruah(s.cdt(), s.cpus(), true);
-        let names: Vec<&str> = s.tasks().map(|t| t.name.as_str()).collect();
-        let detail = match detail {
-            Fails::Nowhere => "every task passes".to_string(),
-            Fails::At { k, a, omega, cap } => {
-                format!("'{}': Ω={omega} ≥ m·(A+D−C+1)={cap} at A={a}ns", names[k])
-            }
-            Fails::TooMany { k } => {
-                format!("'{}': more than {MAX_POINTS} points to check", names[k])
-            }
-            Fails::Overloaded => "U ≥ m".to_string(),
-        };
-        Verdict::new(GEDF_BARUAH.name, ok.then_some(true), detail)
-    },
+    verdict,
     overheads: WithOverheads::Global,
 };
+
+/// `gedf-baruah` on `s`: each task's load ([`load`]) as its row; schedulable iff every load
+/// is within its deadline, which is [`baruah`]'s verdict (`tests::rows_agree_with_the_test`).
+fn verdict(s: &Subject<'_>) -> Verdict {
+    let (ts, m) = (s.cdt(), s.cpus());
+    let worst: Vec<Result<Worst, Fails>> = if ts.iter().any(|x| x.c > x.d) {
+        vec![Err(Fails::Overloaded); ts.len()]
+    } else {
+        (0..ts.len()).map(|k| load(ts, k, m)).collect()
+    };
+    let b: Vec<Option<Time>> = worst.iter().map(|w| w.ok().map(|w| w.load)).collect();
+    let rows = bounds::of(s, Quantity::BaruahLoad, &b);
+    let fails = worst.iter().zip(&rows).find_map(|(w, r)| match w {
+        Err(Fails::Overloaded) => Some("U ≥ m (or some C > D)".to_string()),
+        Err(Fails::TooMany { .. }) => Some(format!(
+            "'{}': more than {MAX_POINTS} points to check",
+            r.name
+        )),
+        Ok(w) if w.load > r.deadline => Some(format!(
+            "'{}': Ω={} ≥ m·(A+D−C+1)={} at A={}ns (C + ⌊Ω/m⌋ − A = {}ns > D)",
+            r.name, w.omega, w.cap, w.a, w.load
+        )),
+        _ => None,
+    });
+    let ok = fails.is_none();
+    let detail = fails.unwrap_or_else(|| "every task passes".into());
+    Verdict::new(GEDF_BARUAH.name, ok.then_some(true), detail).with_tasks(rows)
+}
+
+/// Task k's worst window: the largest C_k + ⌊Ω_k(A)/m⌋ − A over the A_k checked (ns), where,
+/// and the Ω_k and m·X there. The condition Ω_k(A) < m·(A + D_k − C_k + 1) is exactly
+/// C_k + ⌊Ω_k(A)/m⌋ − A ≤ D_k, so τ_k passes iff `load` ≤ D_k.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Worst {
+    pub load: Time,
+    pub a: Time,
+    pub omega: u128,
+    pub cap: u128,
+}
+
+/// [`Worst`] of task k (C ≤ D for every task), or why there is none.
+pub fn load(ts: &[Cdt], k: usize, m: u32) -> Result<Worst, Fails> {
+    let end = t_max(ts, k, m).ok_or(Fails::Overloaded)?;
+    let points = points(ts, k, end).ok_or(Fails::TooMany { k })?;
+    let tk = &ts[k];
+    let mut worst: Option<(i128, Worst)> = None;
+    for t in points {
+        let omega = omega(ts, k, m, t, true);
+        let a = t - tk.d;
+        let v = tk.c as i128 + (omega / m as u128) as i128 - a as i128;
+        if worst.is_none_or(|(w, _)| v > w) {
+            let cap = m as u128 * (t - tk.c + 1) as u128;
+            let load = v.max(0) as Time;
+            worst = Some((
+                v,
+                Worst {
+                    load,
+                    a,
+                    omega,
+                    cap,
+                },
+            ));
+        }
+    }
+    worst.map(|(_, w)| w).ok_or(Fails::TooMany { k })
+}
 
 /// The most points checked for one task before the verdict is left inconclusive.
 pub const MAX_POINTS: usize = 20_000;
@@ -224,6 +285,30 @@ mod tests {
     /// own DBF − C = 0: Σ I_1 = 2, DBF' = 1 too: Ω = 2 < 8. Passes everywhere.
     /// (b) (2, 2, 4) ×3: τ0 at A = 0 (t = 2, X = 1): I_1 = min(2, 1) = 1 for the two others,
     /// Ω = 2 ≥ m·X = 2: fails — rightly, three jobs of 2 with deadline 2 on two CPUs miss.
+    /// Rows: (a) only A = 0 is checked (Baruah's bound on A: t·(2 − .75) < 0 + 1 + 2·1 gives
+    /// t ≤ 4 = D), load 1 + ⌊2/2⌋ − 0 = 2 for each task. (b) A = 0: 2 + ⌊2/2⌋ = 3 > D = 2; at
+    /// A = 1 (t = 3, X = 2: I_1 = 2 each, no carry-in gain) 2 + 2 − 1 = 3; at A = 4j (t = 4j + 2,
+    /// the others' DBF 2(j + 1) each, own 2j) 2 + ⌊(6j + 4)/2⌋ − 4j = 4 − j: 3 at j = 1, less
+    /// after; between, the −A term outgrows Ω/m (U = 1.5 < 2). Worst 3, first at A = 0.
+    #[test]
+    fn loads_by_hand() {
+        let a = [cdt(1, 4, 4), cdt(1, 4, 4), cdt(1, 4, 4)];
+        assert_eq!(load(&a, 0, 2).map(|w| (w.load, w.a)), Ok((2, 0)));
+        let b = [cdt(2, 2, 4), cdt(2, 2, 4), cdt(2, 2, 4)];
+        let w = Worst {
+            load: 3,
+            a: 0,
+            omega: 2,
+            cap: 2,
+        };
+        assert_eq!(
+            (0..3).map(|k| load(&b, k, 2)).collect::<Vec<_>>(),
+            vec![Ok(w); 3]
+        );
+        // U ≥ m: no window is bounded.
+        assert_eq!(load(&[cdt(2, 2, 2); 3], 0, 2), Err(Fails::Overloaded));
+    }
+
     #[test]
     fn by_hand() {
         let a = [cdt(1, 4, 4), cdt(1, 4, 4), cdt(1, 4, 4)];

@@ -33,7 +33,9 @@ pub mod chains;
 pub mod dag;
 pub mod dataflow;
 pub mod durr;
+pub mod edf_response;
 pub mod fmlp;
+pub mod fp_response;
 pub mod gedf_baruah;
 pub mod gedf_rta;
 pub mod gfp_dag;
@@ -242,6 +244,22 @@ pub fn utilisation_cmp_one(ts: &[Cdt]) -> Ordering {
 /// Σ C/min(D,T) compared with 1.
 pub fn density_cmp_one(ts: &[Cdt]) -> Ordering {
     cmp_sum(ts.iter().map(|x| (x.c, x.d.min(x.t))), 1, 1)
+}
+
+/// The blocking a test of the whole set charges by inflating the WCETs of `s` (the global
+/// OMLP's suspension-oblivious b_i, `omlp.rs`), for [`registry`]: it reaches the protocols'
+/// charges here, as it reaches the tests through [`ENTRIES`], so that no test file and the
+/// registry import each other.
+pub(crate) fn charge_whole(
+    s: &mut registry::Subject<'_>,
+    sections: registry::Sections,
+) -> Option<Vec<Time>> {
+    omlp::charge(s, sections)
+}
+
+/// `v` with the blocking [`charge_whole`] charged set on its per-task rows (`omlp.rs`).
+pub(crate) fn with_whole_blocking(v: Verdict, b: Option<Vec<Time>>) -> Verdict {
+    omlp::with_blocking(v, b)
 }
 
 /// Every test of [`ENTRIES`] for sets like `ts`, with its verdict or why it does not apply

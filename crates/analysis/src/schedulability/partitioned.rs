@@ -3,7 +3,10 @@
 //! utilisation, `crate::partition`; LWFG, Lee et al.'s cache-aware grouping, where the set has
 //! groups) with each uniprocessor test as its admission test, and whether it places every
 //! task. A placement found is run through the test's per-CPU form (`p-NAME`, `registry.rs`),
-//! which gives its verdict and, for the response-time analyses, each task's bound; the CPUs'
+//! which gives its verdict and each task's row with the CPU it was placed on (`bounds.rs`):
+//! under `edf-exact` and the FP analyses its response-time bound on that CPU (Spuri's EDF
+//! analysis, `edf_response.rs`; Joseph & Pandya's), under `edf-density` its least passing
+//! deadline (`global.rs`, the density condition per task, not a response time); the CPUs'
 //! utilisations show how the heuristic spread the load (worst fit evens it, first fit packs).
 //!
 //! The admission tests are the uniprocessor tests `crate::partition` admits by: `edf-exact`
@@ -158,6 +161,27 @@ mod tests {
                 ("heavy", Some(10 * ms))
             ]
         );
+        // EDF on CPU 1: a and b tie at deadline 10, each counted against the other: R = 2 for
+        // both (Spuri); heavy alone on CPU 0: 10. Density: a's least deadline 1/(1 − .1) ms.
+        let rows = |test: &str| -> Vec<(Option<u64>, Option<u32>)> {
+            let x = a.iter().find(|x| x.heuristic == "ffd" && x.test == test);
+            x.unwrap()
+                .verdict
+                .tasks
+                .iter()
+                .map(|b| (b.bound, b.cpu))
+                .collect()
+        };
+        assert_eq!(
+            rows("edf-exact"),
+            vec![
+                (Some(2 * ms), Some(1)),
+                (Some(2 * ms), Some(1)),
+                (Some(10 * ms), Some(0))
+            ]
+        );
+        assert_eq!(rows("edf-density")[0], (Some(1_111_112), Some(1)));
+        assert_eq!(rows("edf-density")[2], (Some(10 * ms), Some(0)));
         let heavy = TaskSet::new(
             2,
             (0..3)

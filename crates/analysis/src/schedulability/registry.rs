@@ -878,9 +878,10 @@ impl Test {
                 let all: Vec<usize> = (0..ts.tasks.len()).collect();
                 a.takes_deadlines(ts, &all).map_err(|r| self.refuse(r))?;
                 let mut s = Subject::of(ts, all, ts.platform.cpus);
-                // Global OMLP: WCETs inflated by the s-oblivious blocking (omlp.rs).
-                let b = super::omlp::charge(&mut s, a.sections);
-                Ok(super::omlp::with_blocking((self.entry.verdict)(&s), b))
+                // Global OMLP: WCETs inflated by the s-oblivious blocking (omlp.rs, through
+                // the parent, as the entries are reached).
+                let b = super::charge_whole(&mut s, a.sections);
+                Ok(super::with_whole_blocking((self.entry.verdict)(&s), b))
             }
             Form::PerCpu => self.per_cpu(ts),
         }

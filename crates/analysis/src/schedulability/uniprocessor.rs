@@ -24,6 +24,7 @@
 use super::blocking;
 use super::bounds::{self, Quantity};
 use super::fmlp;
+pub use super::fp_response::{response_time, response_time_blocked};
 use super::registry::{
     Applies, Cpus, Deadlines, Entry, Flow, Kind, Priorities, Sections, Subject, Tasks,
     WithOverheads,
@@ -68,7 +69,7 @@ pub const EDF_EXACT: Entry = Entry {
         ]),
         ..ONE_CPU
     },
-    verdict: edf_verdict,
+    verdict: |s| super::edf_response::with_bounds(edf_verdict(s), s),
     overheads: WithOverheads::Partitioned,
 };
 
@@ -78,7 +79,7 @@ pub const EDF_DENSITY: Entry = Entry {
     citation: "Liu & Layland 1973 (U ≤ 1), with densities for D < T",
     kind: Kind::Sufficient,
     applies: ONE_CPU,
-    verdict: |s| density(s.cdt()),
+    verdict: |s| super::global::with_least_deadlines(density(s.cdt()), s, 1),
     overheads: WithOverheads::Partitioned,
 };
 
@@ -445,54 +446,6 @@ pub fn edf_exact(ts: &[Cdt]) -> Option<bool> {
             }
         };
     }
-}
-
-/// Worst-case response time of task `i` under preemptive FP, or None if it exceeds D_i
-/// (or the busy period does not close within the iteration cap).
-pub fn response_time(ts: &[Cdt], prio: &[u32], i: usize) -> Option<Time> {
-    response_time_blocked(ts, prio, i, 0)
-}
-
-/// [`response_time`] with blocking term `b`: each job of the level-i busy period may first
-/// wait `b` for lower-priority work (R = C_i + B_i + Σ ⌈R/T_j⌉·C_j).
-pub fn response_time_blocked(ts: &[Cdt], prio: &[u32], i: usize, b: Time) -> Option<Time> {
-    let me = ts[i];
-    let hp: Vec<Cdt> = (0..ts.len())
-        .filter(|&j| j != i && prio[j] >= prio[i])
-        .map(|j| ts[j])
-        .collect();
-    let interference = |w: Time| -> u128 {
-        hp.iter()
-            .map(|x| w.div_ceil(x.t) as u128 * x.c as u128)
-            .sum()
-    };
-    let mut worst: Time = 0;
-    // Job q of the level-i busy period (q = 0 is the only one when D ≤ T and it meets D).
-    for q in 0..MAX_ITER as u64 {
-        let own = (q + 1) as u128 * me.c as u128 + b as u128;
-        let mut w: u128 = own + hp.iter().map(|x| x.c as u128).sum::<u128>();
-        let limit = me.d as u128 + q as u128 * me.t as u128;
-        let mut iter = 0;
-        loop {
-            let next = own + interference(w.min(Time::MAX as u128) as Time);
-            if next > limit {
-                return None; // job q finishes after its deadline
-            }
-            if next == w {
-                break;
-            }
-            w = next;
-            iter += 1;
-            if iter > MAX_ITER {
-                return None;
-            }
-        }
-        worst = worst.max((w - q as u128 * me.t as u128) as Time);
-        if w <= (q + 1) as u128 * me.t as u128 {
-            return Some(worst); // the busy period ends before the next release
-        }
-    }
-    None
 }
 
 /// FP exact test: every response time within its deadline. The detail names the task with
