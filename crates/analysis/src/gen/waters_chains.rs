@@ -280,7 +280,7 @@ mod tests {
         assert!(err("chains=9..3").contains("chains=9..3"));
         assert!(err("chains=20000").contains("at most 10000"));
         assert!(err("communication=fifo").contains("communication=fifo"));
-        assert!(err("n=1").contains("no period of the set's 1 task(s) has two"));
+        assert!(err("n=1").contains("no period of the set's 1 task(s) had two"));
         assert!(err("U=1,n=5").contains("give n (runnables) or U"));
         assert!(err("chain=3").contains("(did you mean 'chains'?)"));
     }
