@@ -279,4 +279,29 @@ mod tests {
             assert!(m.contains("t.yaml: task 'b': field 'trigger'"), "{m}");
         }
     }
+
+    /// A protocol in the file: the ledger backends (testbed, kernel:scx:POLICY) run it under a
+    /// policy that takes it and refuse one that does not, as the simulator does; the kernel's
+    /// own policies give `pip` as `:pi` (kernel/protocols.rs).
+    #[test]
+    fn the_ledger_backends_refuse_a_policy_without_urgencies() {
+        let ts = rtsched_model::parse_taskset(
+            "platform: {cpus: 1}\nrun: {locking: pip}\ntasks:\n  - {name: a, period: 10, wcet: 2, priority: 2, sections: [{resource: R, start: 0, length: 1}]}\n  - {name: b, period: 20, wcet: 3, priority: 1, sections: [{resource: R, start: 0, length: 1}]}\n",
+            rtsched_model::Format::Yaml,
+            "t.yaml",
+        )
+        .unwrap();
+        for backend in ["testbed:gfp", "kernel:scx:gfp", "kernel:fifo"] {
+            assert!(Backend::parse(&ts, backend).is_ok(), "{backend}");
+        }
+        for backend in ["testbed:dasa", "kernel:scx:dasa"] {
+            let Err(RunError::Input(m)) = Backend::parse(&ts, backend) else {
+                panic!("{backend} accepted")
+            };
+            assert!(
+                m.contains("t.yaml: resource 'R' uses pip, which scheduler 'dasa' does not take"),
+                "{backend}: {m}"
+            );
+        }
+    }
 }

@@ -50,6 +50,8 @@ mod flow;
 mod jobs;
 mod locks;
 mod plan;
+#[cfg(test)]
+mod protocol_tests;
 mod protocols;
 mod root;
 mod start;

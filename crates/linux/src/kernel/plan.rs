@@ -58,14 +58,6 @@ pub struct KernelPlan {
     pub mutexes: Vec<MutexProtocol>,
 }
 
-/// Per resource of `ts`, the highest of `prio` (SCHED_FIFO priorities, by task) over its users
-/// ([`TaskSet::users`]); 1 (SCHED_FIFO's lowest) for a resource no task uses.
-pub fn fifo_ceilings(ts: &TaskSet, prio: &[u32]) -> Vec<u32> {
-    (0..ts.resources.len())
-        .map(|r| ts.users(r).map(|t| prio[t]).max().unwrap_or(1))
-        .collect()
-}
-
 /// Map priorities (larger = more urgent) onto SCHED_FIFO 10..=89 preserving their order;
 /// rtsched's own threads stay below the kernel's threaded interrupts (50) only if few levels
 /// are needed, so the order is what matters.
@@ -152,7 +144,11 @@ impl KernelPlan {
             "scx-gedf" => Self::scx_gedf(ts, &opts)?,
             _ => (KernelPolicy::Other, format!("kernel:other{pi}")),
         };
-        let mutexes = protocols::mutexes(ts, &kinds, &policy)?;
+        let fifo = match &policy {
+            KernelPolicy::Fifo { prio, cpu, .. } => Some((&prio[..], &cpu[..])),
+            _ => None,
+        };
+        let mutexes = protocols::mutexes(ts, &kinds, fifo)?;
         Ok(KernelPlan {
             policy,
             label,
