@@ -312,11 +312,13 @@ tasks:
 """
 
 
-@pytest.mark.parametrize("backend, response_ms", [("kernel:fifo", 10), ("kernel:fifo:pcp", 5)])
-def test_the_priority_ceiling_bounds_the_golden_inversion(backend, response_ms):
-    """PTHREAD_PRIO_PROTECT at R's ceiling (kernel:fifo:pcp) against a plain mutex (the
-    control): h's response, its time blocked in the mutex, as worked above. 4 jobs each."""
-    ts = load(GOLDEN)
+@pytest.mark.parametrize("locking, backend, response_ms", [
+    ("none", "kernel:fifo", 10), ("none", "kernel:fifo:pcp", 5), ("pcp", "kernel:fifo:file", 5)])
+def test_the_priority_ceiling_bounds_the_golden_inversion(locking, backend, response_ms):
+    """PTHREAD_PRIO_PROTECT at R's ceiling (kernel:fifo:pcp, or the file's `locking: pcp`
+    under plain kernel:fifo:file) against a plain mutex (the control): h's response, its time
+    blocked in the mutex, as worked above. 4 jobs each."""
+    ts = load(GOLDEN.replace("seed: 1}", f"seed: 1, locking: {locking}}}"))
 
     def h(r):
         return r.jobs[r.jobs.task == "h"]
@@ -330,7 +332,7 @@ def test_the_priority_ceiling_bounds_the_golden_inversion(backend, response_ms):
     rt, hb = h(r).response_ns, h(r).blocked_ns
     ok = rt.between((response_ms - 0.2) * MS, (response_ms + 1.5) * MS)
     assert len(rt) >= 3 and (ok.all() or (stolen(r) and ok.mean() >= 0.75)), (rt.tolist(), r.measurements.get("host.steal_ms"))
-    if backend.endswith(":pcp"):
+    if response_ms == 5:
         assert (hb < 0.5 * MS).all(), hb.tolist()
         assert r.scheduler == "kernel:fifo:file:pcp (partitioned)"
     else:

@@ -131,3 +131,17 @@ def test_the_2_cpu_example_under_fmlp(tmp_path):
     assert bounds == {"a": (12, 4), "b": (13, 6), "c": (5, 4)} and v["schedulable"] is True, v
     r = run_cli("simulate", p, "-s", "gfp", check=2)
     assert "task 'a'" in r.stderr and "resource 'R' uses fmlp+" in r.stderr, r.stderr
+
+
+def test_the_kernel_backends_refuse_a_protocol_they_cannot_give(tmp_path):
+    # Never run as a plain mutex: refused before a thread starts, naming file, resource,
+    # protocol and what to use instead; an option contradicting the file likewise.
+    for locking, backend, says in [
+            ("srp", "kernel:fifo", "testbed:gedf"),
+            ("pcp:original", "kernel:fifo", "use pcp (the immediate ceiling"),
+            ("pcp", "kernel:deadline", "use kernel:fifo"),
+            ("pcp", "kernel:fifo:pi", "the backend option ':pi' asks for priority inheritance")]:
+        p = write(tmp_path, CLASSIC.replace("LOCKING", locking))
+        r = run_cli("run", p, "-b", backend, check=2)
+        assert f"ts.yaml: resource 'R' uses {locking} (run: field 'locking'): " in r.stderr, (backend, r.stderr)
+        assert says in r.stderr and "Traceback" not in r.stderr, (backend, r.stderr)

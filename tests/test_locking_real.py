@@ -1,12 +1,13 @@
-"""The spinning protocols on the testbed (docs/locking.md "Spinning: msrp and mrsp"): the 2-CPU
-example of the simulator's golden test (crates/sim/tests/spinning.rs), its period shortened to
-20 ms, run for 200 ms on real cores under `testbed:pfp`, with the spinning the ledger counts
-reported per job. The testbed drives the same ledger as the simulator, so the rule is the same;
-real timing moves the numbers by the work calibration and the decisions' latency (measured
-here, other builds running: b spun 4.01-4.07 ms under msrp, 2.95-2.98 under mrsp), so each is
-checked within a margin, by medians and shares: a worker's start may be late by a few ms now and
-then (its first especially, left out; a late `a` finds R taken by b and spins itself, seen once
-in about ten runs here)."""
+"""Locking protocols on the testbed (docs/locking.md). The spinning ones ("Spinning: msrp and
+mrsp"): the 2-CPU example of the simulator's golden test (crates/sim/tests/spinning.rs), its
+period shortened to 20 ms, run for 200 ms on real cores under `testbed:pfp`, with the spinning
+the ledger counts reported per job; then `fmlp+` under `testbed:pfp` and `pcp:original` on the
+classic example under `testbed:gfp:file`. The testbed drives the same ledger as the simulator,
+so the rule is the same; real timing moves the numbers by the work calibration and the
+decisions' latency (measured here, other builds running: b spun 4.01-4.07 ms under msrp,
+2.95-2.98 under mrsp), so each is checked within a margin, by medians and shares: a worker's
+start may be late by a few ms now and then (its first especially, left out; a late `a` finds R
+taken by b and spins itself, seen once in about ten runs here)."""
 
 import yaml
 
@@ -77,3 +78,35 @@ def test_fmlp_suspends_and_boosts_on_the_testbed():
     # h waits for the boosted b (3 ms, where it would take 2 without the boost).
     assert 2.6 * MS <= h.response_ns.median() <= 4.5 * MS, h.response_ns.describe()
     assert abs(lo.response_ns.median() - 11 * MS) <= 1.5 * MS, lo.response_ns.describe()
+
+
+# The original ceiling protocol (docs/locking.md, the classic example; periods 20 ms): h
+# preempts l at 1, requests R (held: direct blocking), l inherits h's priority and runs 1-4, h
+# 4-6, m 6-11. Simulated (ms): h responds 5, blocked 3 direct; m responds 9, 2 of it
+# inheritance blocking; l responds 4.
+CLASSIC = """\
+platform: {cpus: 1}
+run: {duration: 200ms, locking: pcp:original}
+resources: [R]
+tasks:
+  - {name: l, period: 20ms, wcet: 4ms, priority: 1, sections: [{resource: R, start: 0, length: 4ms}]}
+  - {name: h, period: 20ms, offset: 1ms, wcet: 2ms, priority: 3, sections: [{resource: R, start: 0, length: 1ms}]}
+  - {name: m, period: 20ms, offset: 2ms, wcet: 5ms, priority: 2}
+"""
+
+
+def test_the_original_ceiling_protocol_on_the_testbed():
+    ts = rtsched.load_taskset(yaml.safe_load(CLASSIC))
+    sim = rtsched.simulate(ts, "gfp:file").jobs
+    r = rtsched.run(ts, "testbed:gfp:file")
+    j = r.jobs[r.jobs.job > 0]
+    h, m = j[j.task == "h"], j[j.task == "m"]
+    assert len(h) >= 5 and (sim[sim.task == "h"].response_ns == 5 * MS).all(), (j, sim)
+    assert abs(h.response_ns.median() - 5 * MS) <= 1.5 * MS, h.response_ns.describe()
+    # h waits in R's queue for l's section (direct blocking), never longer than l's 4 ms.
+    assert 2.5 * MS <= h.blocked_ns.median() <= 3.6 * MS, h.blocked_ns.describe()
+    assert h.blocked_ns.quantile(0.8) <= 4 * MS, h.blocked_ns.describe()
+    # m waits while l runs at h's priority: inheritance, about 2 ms.
+    assert abs(m.response_ns.median() - 9 * MS) <= 1.5 * MS, m.response_ns.describe()
+    assert 1.5 * MS <= m.blocked_inheritance_ns.median() <= 3 * MS, m.blocked_inheritance_ns.describe()
+    assert r.scheduler == "testbed:gfp:file"

@@ -10,11 +10,13 @@ use rtsched_model::results::{JobSink, RunResult};
 use rtsched_model::TaskSet;
 use rtsched_policies::Policy;
 
-/// The backends, for help texts. Every kernel backend takes the option `:pi`: critical
-/// sections lock their pthread mutexes with `PTHREAD_PRIO_INHERIT` instead of `PTHREAD_PRIO_NONE`.
+/// The backends, for help texts. The kernel's own policies follow the file's locking protocol
+/// (`pip`: `PTHREAD_PRIO_INHERIT` mutexes; `pcp` under kernel:fifo: `PTHREAD_PRIO_PROTECT` at
+/// each resource's ceiling; any other refused) and, for a resource under `none`, the option
+/// `:pi` (every one but scx-gedf and scx-pedf) or kernel:fifo's `:pcp`.
 pub const BACKENDS: &[(&str, &str)] = &[
     ("kernel:deadline", "each task's threads under SCHED_DEADLINE (runtime = WCET + max(250 us, 10%), deadline, period; one reservation per thread of a parallel task); kernel:deadline:reclaim adds GRUB reclaiming, :pi priority inheritance"),
-    ("kernel:fifo", "each task's threads under SCHED_FIFO, the file's priorities if every task has one, else RM (kernel:fifo:rm, :dm for DM, :file; priorities on only some tasks are refused unless one is named, as by gfp; :pi for priority inheritance, e.g. kernel:fifo:rm:pi, or :pcp for the immediate priority ceiling, PTHREAD_PRIO_PROTECT at each resource's ceiling); partitioned through affinity if every task has a cpu"),
+    ("kernel:fifo", "each task's threads under SCHED_FIFO, the file's priorities if every task has one, else RM (kernel:fifo:rm, :dm for DM, :file; priorities on only some tasks are refused unless one is named, as by gfp; :pi for priority inheritance, e.g. kernel:fifo:rm:pi, or :pcp for the immediate priority ceiling, PTHREAD_PRIO_PROTECT at each resource's ceiling; a file's run.locking or resource protocol pip or pcp chooses them itself, any other protocol is refused); partitioned through affinity if every task has a cpu"),
     ("kernel:linux", "each task under its own Linux policy from the file (policy: deadline with runtime, fifo or rr with priority, other with nice; run.default_policy; best-effort tasks SCHED_OTHER at their nice), as the simulator's linux scheduler stacks them; refused before starting, with the kernel's reason, if sched_setattr would refuse a reservation (the fair servers counted); kernel:linux:reclaim adds GRUB, :pi priority inheritance"),
     ("kernel:other", "each task's threads under SCHED_OTHER (CFS/EEVDF): what a user gets by default (kernel:other:pi for priority inheritance)"),
     ("kernel:scx-gedf", "rtsched's sched_ext scheduler (needs a kernel with sched_ext and the rtsched-scx loader): global EDF in BPF, idle CPU first, else preempt the latest deadline found in the cpudl tree (kernel:scx-gedf:linear scans instead); tasks register period, deadline and WCET"),
@@ -53,12 +55,17 @@ impl Backend {
         Ok(Some(match kind {
             "kernel" => match rest.strip_prefix("scx:") {
                 Some(spec) => {
-                    Backend::ScxUser(rtsched_policies::build_for(spec, ts).map_err(|e| {
-                        match RunError::from(e) {
+                    let p = rtsched_policies::build_for(spec, ts).map_err(
+                        |e| match RunError::from(e) {
                             RunError::Unplaced(m) => RunError::Unplaced(format!("kernel:scx: {m}")),
                             other => RunError::Input(format!("kernel:scx: {other}")),
-                        }
-                    })?)
+                        },
+                    )?;
+                    // The ledger applies the file's protocols, as on the testbed.
+                    if let Some(why) = rtsched_runtime::refuses_locking(ts, p.as_ref()) {
+                        return Err(RunError::Input(format!("kernel:scx: {why}")));
+                    }
+                    Backend::ScxUser(p)
                 }
                 None => Backend::Kernel(KernelPlan::new(ts, rest)?),
             },
@@ -270,6 +277,31 @@ mod tests {
         ] {
             let m = flow_refused(&ts, b).expect(b);
             assert!(m.contains("t.yaml: task 'b': field 'trigger'"), "{m}");
+        }
+    }
+
+    /// A protocol in the file: the ledger backends (testbed, kernel:scx:POLICY) run it under a
+    /// policy that takes it and refuse one that does not, as the simulator does; the kernel's
+    /// own policies give `pip` as `:pi` (kernel/protocols.rs).
+    #[test]
+    fn the_ledger_backends_refuse_a_policy_without_urgencies() {
+        let ts = rtsched_model::parse_taskset(
+            "platform: {cpus: 1}\nrun: {locking: pip}\ntasks:\n  - {name: a, period: 10, wcet: 2, priority: 2, sections: [{resource: R, start: 0, length: 1}]}\n  - {name: b, period: 20, wcet: 3, priority: 1, sections: [{resource: R, start: 0, length: 1}]}\n",
+            rtsched_model::Format::Yaml,
+            "t.yaml",
+        )
+        .unwrap();
+        for backend in ["testbed:gfp", "kernel:scx:gfp", "kernel:fifo"] {
+            assert!(Backend::parse(&ts, backend).is_ok(), "{backend}");
+        }
+        for backend in ["testbed:dasa", "kernel:scx:dasa"] {
+            let Err(RunError::Input(m)) = Backend::parse(&ts, backend) else {
+                panic!("{backend} accepted")
+            };
+            assert!(
+                m.contains("t.yaml: resource 'R' uses pip, which scheduler 'dasa' does not take"),
+                "{backend}: {m}"
+            );
         }
     }
 }

@@ -1,12 +1,13 @@
 //! The critical sections' real mutexes: one `pthread_mutex_t` per resource of the task set
-//! (priority inheritance with the backend option `pi`, the immediate priority ceiling with
-//! `pcp`: `PTHREAD_PRIO_PROTECT` at the resource's ceiling, [`KernelPlan::ceilings`]), with
+//! with the plan's protocol ([`KernelPlan::mutexes`]: priority inheritance for a `pip`
+//! resource or with the backend option `pi`, the immediate priority ceiling for a `pcp` one or
+//! with `pcp`: `PTHREAD_PRIO_PROTECT` at the resource's ceiling), with
 //! what the run observed of each (holders, acquisitions, contention), and the set a thread
 //! holds, released on any exit.
 
 use super::plan::KernelPlan;
 use crate::options::RunError;
-use crate::sys::{self, MutexProtocol};
+use crate::sys;
 use rtsched_model::{TaskSet, Time};
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
@@ -70,18 +71,12 @@ impl Drop for Held<'_> {
     }
 }
 
-/// One mutex per resource of the task set, with the plan's protocol: priority inheritance
-/// (`pi`), a ceiling per resource (`pcp`), else none.
+/// One mutex per resource of the task set, with the plan's protocol for it.
 pub(super) fn resource_locks(ts: &TaskSet, plan: &KernelPlan) -> Result<Vec<Lock>, RunError> {
     (0..ts.resources.len())
         .map(|r| {
-            let protocol = match (&plan.ceilings, plan.inherit) {
-                (Some(c), _) => MutexProtocol::Protect(c[r]),
-                (None, true) => MutexProtocol::Inherit,
-                (None, false) => MutexProtocol::None,
-            };
             Ok(Lock {
-                mutex: sys::PthreadMutex::new(protocol)?,
+                mutex: sys::PthreadMutex::new(plan.mutexes[r])?,
                 holders: AtomicU32::new(0),
                 max_holders: AtomicU32::new(0),
                 acquisitions: AtomicU64::new(0),

@@ -15,8 +15,9 @@
 //!   a join counter until the last helper of the region has finished. Thread k of every region
 //!   therefore always runs on the same kernel thread: *lane* k.
 //! - **Critical sections** run on real mutexes: one `pthread_mutex_t` per resource of the task
-//!   set (`PTHREAD_PRIO_NONE`, `PTHREAD_PRIO_INHERIT` with the backend option `pi`, or
-//!   `PTHREAD_PRIO_PROTECT` at the resource's ceiling with `kernel:fifo`'s `pcp`), shared
+//!   set (`PTHREAD_PRIO_NONE`, `PTHREAD_PRIO_INHERIT` for a `pip` resource or with the
+//!   backend option `pi`, or `PTHREAD_PRIO_PROTECT` at the resource's ceiling for a `pcp` one
+//!   or with `kernel:fifo`'s `pcp`; any other protocol in the file is refused), shared
 //!   by every thread. A thread executes its demand in pieces between its checkpoints (scaled by
 //!   its demand / WCET, as in the simulator) and locks or unlocks at each. The time a thread
 //!   waits in `pthread_mutex_lock` (CLOCK_MONOTONIC around the call, after a failed trylock)
@@ -33,7 +34,8 @@
 //!   for a mutex is not preempted), migrations = CPU changes while a thread ran its work.
 //!
 //! One file per concern: `plan.rs` parses the backend string into a [`KernelPlan`] (and the
-//! SCHED_DEADLINE runtimes); `admission.rs` checks what the kernel will admit before any
+//! SCHED_DEADLINE runtimes), `protocols.rs` each resource's mutex protocol from the file's
+//! locking protocol and the backend option; `admission.rs` checks what the kernel will admit before any
 //! thread starts (`/proc` and debugfs bandwidth, the thread limit); `root.rs` is this
 //! machine's root domain, which `kernel:linux` admits a set into with the simulator's rule;
 //! `locks.rs` holds the resources' mutexes; `thread.rs` runs one thread of a job; `team.rs` is
@@ -48,6 +50,9 @@ mod flow;
 mod jobs;
 mod locks;
 mod plan;
+#[cfg(test)]
+mod protocol_tests;
+mod protocols;
 mod root;
 mod start;
 mod team;
@@ -457,6 +462,7 @@ fn finish_stream(
 mod tests {
     use super::admission::{parse_total_bw, rt_bandwidth};
     use super::*;
+    use crate::sys::MutexProtocol;
     use rtsched_model::file::{parse_taskset, Format};
     use rtsched_model::SchedPolicy;
     use rtsched_runtime::TaskStreams;
@@ -542,17 +548,20 @@ mod tests {
             panic!("{:?}", p.policy)
         };
         assert_eq!(prio, &vec![10, 89, 49]);
-        assert_eq!(p.ceilings, Some(vec![89, 49, 1]));
-        assert_eq!(
-            (p.label.as_str(), p.inherit),
-            ("kernel:fifo:file:pcp", false)
-        );
+        assert_eq!(p.mutexes, [89, 49, 1].map(MutexProtocol::Protect).to_vec());
+        assert_eq!(p.label, "kernel:fifo:file:pcp");
         assert_eq!(
             KernelPlan::new(&ts, "fifo:rm:pcp").unwrap().label,
             "kernel:fifo:rm:pcp"
         );
-        assert_eq!(KernelPlan::new(&ts, "fifo").unwrap().ceilings, None);
-        assert_eq!(KernelPlan::new(&ts, "fifo:pi").unwrap().ceilings, None);
+        assert_eq!(
+            KernelPlan::new(&ts, "fifo").unwrap().mutexes,
+            vec![MutexProtocol::None; 3]
+        );
+        assert_eq!(
+            KernelPlan::new(&ts, "fifo:pi").unwrap().mutexes,
+            vec![MutexProtocol::Inherit; 3]
+        );
         assert!(err(&ts, "fifo:pi:pcp").contains("choose one locking protocol"));
         assert_eq!(
             err(&ts, "deadline:pcp"),
@@ -588,7 +597,8 @@ mod tests {
             ("other:pi", "kernel:other:pi", true),
         ] {
             let p = KernelPlan::new(&ts, spec).unwrap();
-            assert_eq!((p.label.as_str(), p.inherit), (label, pi), "{spec}");
+            assert_eq!(p.label, label, "{spec}");
+            assert_eq!(p.label.ends_with(":pi"), pi, "{spec}");
         }
         assert!(matches!(
             KernelPlan::new(&ts, "fifo:rm").unwrap().policy,
@@ -711,10 +721,7 @@ tasks:
             (Some(2_000_000), None)
         );
         let p = KernelPlan::new(&ts, "linux:reclaim:pi").unwrap();
-        assert_eq!(
-            (p.label.as_str(), p.inherit),
-            ("kernel:linux:reclaim:pi", true)
-        );
+        assert_eq!(p.label, "kernel:linux:reclaim:pi");
         assert_eq!(
             err(&ts, "linux:grub"),
             "kernel:linux: unknown option 'grub' (known: reclaim, pi)"

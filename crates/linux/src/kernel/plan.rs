@@ -1,12 +1,15 @@
 //! The backend string `kernel:NAME[:OPTION...]` parsed once into a plan: which kernel policy
 //! (SCHED_DEADLINE, SCHED_FIFO with its priorities and partition, SCHED_OTHER, rtsched's
-//! sched_ext scheduler), with its label and the mutexes' protocol (inheritance, or under
-//! SCHED_FIFO the immediate priority ceiling, one ceiling per resource); and the
+//! sched_ext scheduler), with its label and each resource's mutex protocol (the file's
+//! locking protocol, or the backend option's: inheritance, or under SCHED_FIFO the immediate
+//! priority ceiling, one ceiling per resource; `protocols.rs`); and the
 //! SCHED_DEADLINE runtime each thread reserves (the WCET plus an allowance, per lane).
 
+use super::protocols;
 use crate::lanes::lane_wcets;
 use crate::options::RunError;
 use crate::scx;
+use crate::sys::MutexProtocol;
 use rtsched_analysis::priority::{self, Priorities};
 use rtsched_model::task::Behaviour;
 use rtsched_model::{Class, SchedPolicy, TaskSet, Time};
@@ -47,20 +50,12 @@ pub enum KernelPolicy {
 pub struct KernelPlan {
     pub policy: KernelPolicy,
     pub label: String,
-    /// Resources' mutexes use priority inheritance (backend option `pi`).
-    pub inherit: bool,
-    /// `kernel:fifo:pcp`: per resource, its ceiling (the highest SCHED_FIFO priority of the
-    /// threads of its users, 1 for a resource nobody uses), the `PTHREAD_PRIO_PROTECT`
-    /// mutexes' (the immediate priority ceiling protocol, docs/locking.md); None otherwise.
-    pub ceilings: Option<Vec<u32>>,
-}
-
-/// Per resource of `ts`, the highest of `prio` (SCHED_FIFO priorities, by task) over its users
-/// ([`TaskSet::users`]); 1 (SCHED_FIFO's lowest) for a resource no task uses.
-pub fn fifo_ceilings(ts: &TaskSet, prio: &[u32]) -> Vec<u32> {
-    (0..ts.resources.len())
-        .map(|r| ts.users(r).map(|t| prio[t]).max().unwrap_or(1))
-        .collect()
+    /// Per resource, its mutex's protocol ([`super::protocols`]): the file's locking protocol
+    /// where it names one (`pip`: `PTHREAD_PRIO_INHERIT`; `pcp` under SCHED_FIFO:
+    /// `PTHREAD_PRIO_PROTECT` at the resource's ceiling, the highest SCHED_FIFO priority of
+    /// the threads of its users, 1 for a resource nobody uses), else the backend option's
+    /// (`pi`, `pcp`), else none.
+    pub mutexes: Vec<MutexProtocol>,
 }
 
 /// Map priorities (larger = more urgent) onto SCHED_FIFO 10..=89 preserving their order;
@@ -133,21 +128,15 @@ impl KernelPlan {
             }
         };
         check_options(name, known, &opts)?;
-        let inherit = opts.contains(&"pi");
-        let ceiling = opts.contains(&"pcp");
-        if inherit && ceiling {
+        if opts.contains(&"pi") && opts.contains(&"pcp") {
             return Err(RunError::Input(
                 "kernel:fifo: choose one locking protocol, got 'pi' and 'pcp'".into(),
             ));
         }
+        let option = protocols::option_kind(&opts);
         opts.retain(|o| *o != "pi" && *o != "pcp");
-        let pi = if inherit {
-            ":pi"
-        } else if ceiling {
-            ":pcp"
-        } else {
-            ""
-        };
+        let kinds = protocols::kinds(ts, name, option)?;
+        let pi = &protocols::suffix(option, &kinds);
         let (policy, label) = match name {
             "deadline" => Self::deadline(ts, &opts, pi)?,
             "fifo" => Self::fifo(ts, &opts, pi)?,
@@ -155,15 +144,15 @@ impl KernelPlan {
             "scx-gedf" => Self::scx_gedf(ts, &opts)?,
             _ => (KernelPolicy::Other, format!("kernel:other{pi}")),
         };
-        let ceilings = match &policy {
-            KernelPolicy::Fifo { prio, .. } if ceiling => Some(fifo_ceilings(ts, prio)),
+        let fifo = match &policy {
+            KernelPolicy::Fifo { prio, cpu, .. } => Some((&prio[..], &cpu[..])),
             _ => None,
         };
+        let mutexes = protocols::mutexes(ts, &kinds, fifo)?;
         Ok(KernelPlan {
             policy,
             label,
-            inherit,
-            ceilings,
+            mutexes,
         })
     }
 
@@ -323,6 +312,7 @@ impl KernelPlan {
     /// a partitioning heuristic exactly as the `pedf` policy makes it (`ffd`, `wfd`,
     /// `lwfg+ffd`, ...).
     pub(super) fn scx_pedf(ts: &TaskSet, opts: &[&str]) -> Result<KernelPlan, RunError> {
+        let kinds = protocols::kinds(ts, "scx-pedf", protocols::Kind::Plain)?;
         let spec_text = if opts.is_empty() {
             "pedf".to_string()
         } else {
@@ -345,8 +335,7 @@ impl KernelPlan {
                 cpu,
             },
             label,
-            inherit: false,
-            ceilings: None,
+            mutexes: vec![MutexProtocol::None; kinds.len()],
         })
     }
 }
