@@ -27,8 +27,15 @@
 //! member's R_k from the higher-priority bounds and its peers' current ones (their W_i), from
 //! R = len up, until no bound moves — `gfp_rta.rs`'s joint fixed point, the same argument.
 //!
-//! Not modelled: conditional nodes (the model has none), critical sections. No overhead-aware
-//! form (the inflation of `crate::overheads` is for sequential tasks).
+//! Not modelled: conditional nodes (the model has none), critical sections.
+//!
+//! Overhead-aware form (`WithOverheads::GlobalFpDag`): the analysis on the volume and critical
+//! path charged by `crate::overheads::inflate_dag` — the rule of `crate::overheads` for global
+//! FP with each node a job of its own: each node pays its first dispatch, and each preemption
+//! (at most one per node of a job of the same or higher priority that may become ready within
+//! the job's window, and per node of the job itself) one more dispatch and a migration; the
+//! volume pays for every node, the critical path for the nodes of its longest chain, both for
+//! every preemption.
 //!
 //! Checked against the simulator (`tests/global_rta/dag.rs`, a module of `tests/global_rta_vs_sim.rs`): a set it accepts never misses
 //! under `gfp:rm` from a synchronous release at WCET, no bound is below a simulated maximum
@@ -46,7 +53,7 @@ use super::registry::{
     WithOverheads,
 };
 use super::{Cdt, Verdict};
-use rtsched_model::Time;
+use rtsched_model::{TaskSet, Time};
 
 /// Several CPUs, sets with parallel tasks, D ≤ T, no critical sections.
 const GLOBAL_PARALLEL: Applies = Applies {
@@ -73,7 +80,7 @@ pub const GFP_DAG_MELANI_RM: Entry = Entry {
     kind: Kind::Sufficient,
     applies: GLOBAL_PARALLEL,
     verdict: |s| verdict(s, GFP_DAG_MELANI_RM.name, Priorities::RateMonotonic),
-    overheads: WithOverheads::Not,
+    overheads: WithOverheads::GlobalFpDag(Priorities::RateMonotonic),
 };
 
 pub const GFP_DAG_MELANI_DM: Entry = Entry {
@@ -83,7 +90,7 @@ pub const GFP_DAG_MELANI_DM: Entry = Entry {
     kind: Kind::Sufficient,
     applies: GLOBAL_PARALLEL,
     verdict: |s| verdict(s, GFP_DAG_MELANI_DM.name, Priorities::DeadlineMonotonic),
-    overheads: WithOverheads::Not,
+    overheads: WithOverheads::GlobalFpDag(Priorities::DeadlineMonotonic),
 };
 
 pub const GFP_DAG_MELANI_FILE: Entry = Entry {
@@ -93,7 +100,7 @@ pub const GFP_DAG_MELANI_FILE: Entry = Entry {
     kind: Kind::Sufficient,
     applies: GLOBAL_PARALLEL_WITH_PRIORITIES,
     verdict: |s| verdict(s, GFP_DAG_MELANI_FILE.name, Priorities::File),
-    overheads: WithOverheads::Not,
+    overheads: WithOverheads::GlobalFpDag(Priorities::File),
 };
 
 fn verdict(s: &Subject<'_>, name: &str, by: Priorities) -> Verdict {
@@ -103,6 +110,19 @@ fn verdict(s: &Subject<'_>, name: &str, by: Priorities) -> Verdict {
     let tasks: Vec<DagTask> = s.tasks().map(DagTask::from).collect();
     let r = response_times(&tasks, &prio, s.cpus());
     let rows = bounds::of(s, Quantity::ResponseTime, &r);
+    let ok = r.iter().all(Option::is_some);
+    Verdict::new(name, ok.then_some(true), bounds::worst_in_words(&rows)).with_tasks(rows)
+}
+
+/// The verdict on `ts`'s parallel tasks charged for their overheads (`inflated`, by
+/// `crate::overheads::inflate_dag`) under the priorities `prio`; the rows give D' = D − release.
+pub fn verdict_charged(ts: &TaskSet, name: &str, prio: &[u32], inflated: &[DagTask]) -> Verdict {
+    let mut set = ts.clone();
+    for (t, x) in set.tasks.iter_mut().zip(inflated) {
+        t.deadline = x.d;
+    }
+    let r = response_times(inflated, prio, set.platform.cpus);
+    let rows = bounds::of(&Subject::whole(&set), Quantity::ResponseTime, &r);
     let ok = r.iter().all(Option::is_some);
     Verdict::new(name, ok.then_some(true), bounds::worst_in_words(&rows)).with_tasks(rows)
 }
