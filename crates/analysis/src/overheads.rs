@@ -70,13 +70,13 @@
 //! (`Dispatch::charge`, e.g. PAWS's steals; none of EDF's and FP's domains charge).
 
 use crate::priority::Priorities;
+use crate::schedulability::dag::DagTask;
+use crate::schedulability::gfp_dag;
 use crate::schedulability::registry::{
     self, Form, InflatedReason, NotApplicable, Reason, Subject, Test, WithOverheads,
 };
 use crate::schedulability::{Cdt, Verdict, ENTRIES};
 use rtsched_model::time::fmt_duration;
-use crate::schedulability::dag::DagTask;
-use crate::schedulability::gfp_dag;
 use rtsched_model::{Overheads, Task, TaskSet, Time};
 
 /// Whose overheads to bound: those of one CPU (uniprocessor, or a partitioned scheduler's CPU),
@@ -304,7 +304,11 @@ impl Shape {
 fn dag_preemptions(tasks: &[DagTask], shape: &[Shape], k: usize, d: &[Time], prio: &[u32]) -> u64 {
     (0..tasks.len())
         .filter(|&i| i != k && prio[i] >= prio[k])
-        .map(|i| (d[k] + d[i]).div_ceil(tasks[i].t).saturating_mul(shape[i].nodes))
+        .map(|i| {
+            (d[k] + d[i])
+                .div_ceil(tasks[i].t)
+                .saturating_mul(shape[i].nodes)
+        })
         .fold(shape[k].nodes - 1, u64::saturating_add)
 }
 
@@ -778,6 +782,67 @@ mod tests {
         assert_eq!(file, vec![103 * US, 266 * US, 60 * US]);
         // Global EDF's, beside them (`global_inflation_by_hand`): 117, 259, 53.
         assert_eq!(a.tasks[1].global.unwrap().task.c, 259 * US);
+    }
+
+    /// Parallel tasks under global FP, by hand (us; release 0; decision 1, cs 2, migration 4):
+    /// a sequential (vol = len = 100, D = T = 1000, priority 1), b fork-join [50 ‖ 50] then
+    /// [20] (vol 120, len 70, D = T = 500, priority 2; 3 nodes, 2 on a path). b: no task of its
+    /// priority or above, its own nodes but one, p = 2: vol 120 + (3 + 2)·3 + 2·4 = 143, len
+    /// 70 + (2 + 2)·3 + 8 = 90. a: b's nodes of ⌈(1000 + 500)/500⌉ = 3 jobs, p = 9: 100 +
+    /// 10·3 + 9·4 = 166, vol and len. With a tick of 10 every 100: b's vol ⌈(120 + 5·(3 + 10) +
+    /// 8)·100/90⌉ = ⌈214.44…⌉ us = 214445 ns.
+    #[test]
+    fn dag_inflation_by_hand() {
+        let dag = |c, l, d, t| DagTask { c, l, d, t };
+        let ts = [
+            dag(100 * US, 100 * US, 1000 * US, 1000 * US),
+            dag(120 * US, 70 * US, 500 * US, 500 * US),
+        ];
+        let shape = [Shape { nodes: 1, depth: 1 }, Shape { nodes: 3, depth: 2 }];
+        let r = inflate_dag(
+            &ts,
+            &shape,
+            &oh(US, 2 * US, 4 * US, 0, 0, 1000 * US),
+            &[1, 2],
+        )
+        .unwrap();
+        assert_eq!(
+            r.iter().map(|x| (x.c / US, x.l / US)).collect::<Vec<_>>(),
+            vec![(166, 166), (143, 90)]
+        );
+        let r = inflate_dag(
+            &ts,
+            &shape,
+            &oh(US, 2 * US, 4 * US, 0, 10 * US, 100 * US),
+            &[1, 2],
+        )
+        .unwrap();
+        assert_eq!(r[1].c, 214_445);
+        // The shapes the model gives: a fork-join task's threads and regions, a DAG's nodes
+        // and its longest chain (a diamond: 4 nodes, 3 on a path).
+        use rtsched_model::{Dag, Region, Task};
+        let mut t = Task::periodic("b", 500, 120);
+        t.regions = vec![
+            Region {
+                threads: vec![50, 50],
+            },
+            Region { threads: vec![20] },
+        ];
+        assert_eq!(Shape::of(&t), Shape { nodes: 3, depth: 2 });
+        let mut d = Dag::from_regions(&[
+            Region { threads: vec![1] },
+            Region {
+                threads: vec![1, 1],
+            },
+            Region { threads: vec![1] },
+        ]);
+        assert_eq!(d.nodes.len(), 4);
+        t.dag = Some(d.clone());
+        t.regions.clear();
+        assert_eq!(Shape::of(&t), Shape { nodes: 4, depth: 3 });
+        d.edges.clear();
+        t.dag = Some(d);
+        assert_eq!(Shape::of(&t), Shape { nodes: 4, depth: 1 });
     }
 
     #[test]
