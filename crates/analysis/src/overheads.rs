@@ -62,6 +62,19 @@
 //! (a_J, a_J + D'_k): p = Σ_{i: π_i > π_k} ⌈D'_k/T_i⌉. The priorities are the test's (RM, DM or
 //! the file's), the same on the inflated set (T is unchanged, every D' shifted alike).
 //!
+//! ## Parallel tasks under global fixed priority (`inflate_dag`)
+//!
+//! Each node of a job is an entity of its own (the ledger's fork), dispatched when it becomes
+//! ready — never a migration, a new entity having run nowhere — and once after each preemption.
+//! A node is preempted only where a more urgent node becomes ready: one of a job of higher or
+//! equal priority (an equal priority released earlier is more urgent), whose nodes become ready
+//! between its arrival and its finish, so a job arrived in (a_J − D'_i, a_J + D'_k): at most
+//! ⌈(D'_k + D'_i)/T_i⌉ jobs of n_i nodes; or a node of J itself (n_k − 1). With p_k their sum,
+//! the job's volume pays n_k + p_k stays (dispatch, one more tick, one more stop) and p_k
+//! migrations, its critical path the stays of its longest chain of nodes and the same p_k,
+//! each stretched as above; Melani et al.'s bound grows with both, so charging them apart is
+//! safe. The priorities are the test's; D' = D − release.
+//!
 //! `analyze_with_overheads`'s per-task rows ([`TaskRow`]) give each task's C'' per CPU, under
 //! global EDF and under global FP for each priority assignment ([`GLOBAL_FP`]): the WCETs each
 //! test's verdict and per-task bounds were computed on.
