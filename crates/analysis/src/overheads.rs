@@ -539,7 +539,8 @@ fn charges_parallel(test: &Test, ts: &TaskSet) -> bool {
 
 /// `test` on `ts` with the overheads `oh` charged (what a sweep's `test:NAME` runs when the set's
 /// run options give overheads), or why it does not apply: a set the test is not for, parallel
-/// tasks or critical sections (the inflation covers independent sequential tasks only), or a
+/// tasks (but for `GlobalFpDag` forms) or critical sections (the inflation covers independent
+/// sequential tasks, and parallel ones under Melani et al.'s analysis), or a
 /// set it does not apply to once charged.
 pub fn verdict_with_overheads(
     test: &Test,

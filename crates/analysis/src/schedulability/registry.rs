@@ -184,7 +184,8 @@ pub enum Reason {
     },
     /// Task `task`'s deadline is outside what the test takes.
     Deadline { task: usize, takes: Deadlines },
-    /// The overhead-aware analysis inflates independent sequential tasks only.
+    /// The overhead-aware analysis inflates independent sequential tasks (and parallel ones
+    /// for Melani et al.'s analysis) only.
     OverheadsSequentialOnly,
     /// The test has no overhead-aware form.
     NoOverheadForm,
