@@ -146,6 +146,12 @@ fn allocations(spec: &str, seconds: u64, kind: u8) -> (u64, u64) {
         9 => ts.run.locking = Protocol::FmlpPlus,
         _ => {}
     }
+    if matches!(kind, 5 | 7) {
+        // Each resource's users on one CPU (the file's `cpu`), the others spread.
+        for (i, t) in ts.tasks.iter_mut().enumerate() {
+            t.cpu = Some(t.sections.first().map_or(i as u32 % 4, |x| x.resource));
+        }
+    }
     if spec == "federated" && structured {
         // A heavy task on 2 CPUs of its own (C = 14 > D = 10 ms, L = 4 ms: ⌈10/6⌉), so that
         // its cluster runs too.
@@ -199,10 +205,13 @@ fn allocations_do_not_grow_with_the_number_of_events() {
         );
         assert!(long <= short + 16, "{spec} (kind {kind}: plain, structured, DAGs): {short} allocations for {ev_short} events, {long} for {ev_long}");
     }
+    // The ceiling protocols (kinds 5 and 7) bind their users to one CPU: partitioned
+    // schedulers only (a global one is refused, docs/locking.md).
     for (spec, kind) in ["gedf", "gfp:rm", "pedf:wfd"]
         .iter()
-        .flat_map(|s| [(*s, 4), (*s, 5)])
-        .chain([("gfp:rm", 7), ("gedf", 8), ("gfp:rm", 8)])
+        .map(|s| (*s, 4))
+        .chain([("pedf", 5), ("pfp:rm", 5), ("pfp:rm", 7)])
+        .chain([("gedf", 8), ("gfp:rm", 8)])
         .chain([("pedf:wfd", 6), ("pfp:rm,partition=wfd", 6)])
         .chain([("pfp:rm,partition=wfd", 9)])
     {

@@ -116,6 +116,9 @@ pub fn draw_chain<R: Rng>(rng: &mut R, patterns: &[Vec<TaskId>]) -> Vec<TaskId> 
     pick(rng, n, n).into_iter().map(|i| tasks[i]).collect()
 }
 
+/// How many WATERS sets [`generate`] draws before it refuses one without two tasks of a period.
+const REDRAWS: u32 = 100;
+
 /// `waters2015-chains` with its parameters.
 pub fn generate<R: Rng>(rng: &mut R, p: &Params) -> Result<Generated, String> {
     let (lo, hi) = match p.raw("chains") {
@@ -145,11 +148,21 @@ pub fn generate<R: Rng>(rng: &mut R, p: &Params) -> Result<Generated, String> {
     if p.raw("tasks").is_none() {
         set_params.items.push(("tasks".into(), "runnable".into()));
     }
+    // A set in which no period has two tasks admits no chain: it is drawn again, from the same
+    // seeded stream (the first draw, which nearly always has one, is unchanged), up to
+    // REDRAWS times; a small U with few tasks can fail each time, and is then refused.
     let mut g = waters::waters2015(rng, &set_params)?;
-    let patterns = activation_patterns(&g.taskset.tasks);
+    let mut patterns = activation_patterns(&g.taskset.tasks);
+    for _ in 1..REDRAWS {
+        if patterns.iter().any(|p| p.len() >= 2) {
+            break;
+        }
+        g = waters::waters2015(rng, &set_params)?;
+        patterns = activation_patterns(&g.taskset.tasks);
+    }
     if patterns.iter().all(|p| p.len() < 2) {
         return Err(format!(
-            "parameter U (or n): no period of the set's {} task(s) has two of them, so no chain of 2 tasks of one activation pattern can be drawn; raise U or n, or use tasks=runnable",
+            "parameter U (or n): in {REDRAWS} draws, no period of the set's {} task(s) had two of them, so no chain of 2 tasks of one activation pattern can be drawn; raise U or n, or use tasks=runnable",
             g.taskset.tasks.len()
         ));
     }
@@ -267,7 +280,7 @@ mod tests {
         assert!(err("chains=9..3").contains("chains=9..3"));
         assert!(err("chains=20000").contains("at most 10000"));
         assert!(err("communication=fifo").contains("communication=fifo"));
-        assert!(err("n=1").contains("no period of the set's 1 task(s) has two"));
+        assert!(err("n=1").contains("no period of the set's 1 task(s) had two"));
         assert!(err("U=1,n=5").contains("give n (runnables) or U"));
         assert!(err("chain=3").contains("(did you mean 'chains'?)"));
     }
