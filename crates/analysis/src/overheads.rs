@@ -62,6 +62,19 @@
 //! (a_J, a_J + D'_k): p = Σ_{i: π_i > π_k} ⌈D'_k/T_i⌉. The priorities are the test's (RM, DM or
 //! the file's), the same on the inflated set (T is unchanged, every D' shifted alike).
 //!
+//! ## Parallel tasks under global fixed priority (`inflate_dag`)
+//!
+//! Each node of a job is an entity of its own (the ledger's fork), dispatched when it becomes
+//! ready — never a migration, a new entity having run nowhere — and once after each preemption.
+//! A node is preempted only where a more urgent node becomes ready: one of a job of higher or
+//! equal priority (an equal priority released earlier is more urgent), whose nodes become ready
+//! between its arrival and its finish, so a job arrived in (a_J − D'_i, a_J + D'_k): at most
+//! ⌈(D'_k + D'_i)/T_i⌉ jobs of n_i nodes; or a node of J itself (n_k − 1). With p_k their sum,
+//! the job's volume pays n_k + p_k stays (dispatch, one more tick, one more stop) and p_k
+//! migrations, its critical path the stays of its longest chain of nodes and the same p_k,
+//! each stretched as above; Melani et al.'s bound grows with both, so charging them apart is
+//! safe. The priorities are the test's; D' = D − release.
+//!
 //! `analyze_with_overheads`'s per-task rows ([`TaskRow`]) give each task's C'' per CPU, under
 //! global EDF and under global FP for each priority assignment ([`GLOBAL_FP`]): the WCETs each
 //! test's verdict and per-task bounds were computed on.
@@ -70,12 +83,14 @@
 //! (`Dispatch::charge`, e.g. PAWS's steals; none of EDF's and FP's domains charge).
 
 use crate::priority::Priorities;
+use crate::schedulability::dag::DagTask;
+use crate::schedulability::gfp_dag;
 use crate::schedulability::registry::{
     self, Form, InflatedReason, NotApplicable, Reason, Subject, Test, WithOverheads,
 };
 use crate::schedulability::{Cdt, Verdict, ENTRIES};
 use rtsched_model::time::fmt_duration;
-use rtsched_model::{Overheads, TaskSet, Time};
+use rtsched_model::{Overheads, Task, TaskSet, Time};
 
 /// Whose overheads to bound: those of one CPU (uniprocessor, or a partitioned scheduler's CPU),
 /// of global EDF, or of global fixed priority with these priorities (larger is more urgent).
@@ -140,8 +155,32 @@ fn global_fp_preemptions(tasks: &[Cdt], k: usize, d: &[Time], prio: &[u32]) -> u
         .fold(0u64, u64::saturating_add)
 }
 
-/// The task set's tasks with the overheads `oh` charged for a scheduler of `class`.
-pub fn inflate(tasks: &[Cdt], oh: &Overheads, class: Class) -> Result<Vec<Inflated>, Infeasible> {
+/// The costs every inflation charges, once the overheads are known not to make a miss certain.
+struct Costs {
+    /// The tick's cost k and period P (≥ 1).
+    tick: Time,
+    period: Time,
+    /// The real-time cap's stop B per period R (0 and 1 without a cap).
+    stop: Time,
+    rt_period: Time,
+    /// Each dispatch's o = decision + context switch.
+    o: u128,
+}
+
+impl Costs {
+    /// What each stay on a CPU may pay besides migrating: its dispatch, one more tick, one more
+    /// stop.
+    fn per_stay(&self) -> u128 {
+        self.o + self.tick as u128 + self.stop as u128
+    }
+
+    fn stretch(&self, c: Time, extra: u128) -> Time {
+        stretch(c, extra, self.tick, self.period, self.stop, self.rt_period)
+    }
+}
+
+/// The costs of `oh`, or why they make a task of `tasks` (or every one) miss for certain.
+fn costs(tasks: &[Cdt], oh: &Overheads) -> Result<Costs, Infeasible> {
     // The engine ticks every max(tick_period, 1) ns.
     let period = oh.tick_period.max(1);
     let tick = oh.tick;
@@ -185,8 +224,25 @@ pub fn inflate(tasks: &[Cdt], oh: &Overheads, class: Class) -> Result<Vec<Inflat
             ),
         });
     }
+    Ok(Costs {
+        tick,
+        period,
+        stop,
+        rt_period,
+        o: (oh.decision + oh.context_switch) as u128,
+    })
+}
+
+/// The task set's tasks with the overheads `oh` charged for a scheduler of `class`.
+pub fn inflate(tasks: &[Cdt], oh: &Overheads, class: Class) -> Result<Vec<Inflated>, Infeasible> {
+    let Costs {
+        tick,
+        period,
+        stop,
+        rt_period,
+        o,
+    } = costs(tasks, oh)?;
     let d: Vec<Time> = tasks.iter().map(|x| x.d - oh.release).collect();
-    let o = (oh.decision + oh.context_switch) as u128;
     Ok((0..tasks.len())
         .map(|i| {
             let x = tasks[i];
@@ -215,6 +271,89 @@ pub fn inflate(tasks: &[Cdt], oh: &Overheads, class: Class) -> Result<Vec<Inflat
                 },
                 dispatches: f,
                 migrations: mig,
+            }
+        })
+        .collect())
+}
+
+/// A parallel task's shape, for its charge: its nodes (threads) and the most nodes on one path.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shape {
+    pub nodes: u64,
+    pub depth: u64,
+}
+
+impl Shape {
+    /// The shape of `t`: a DAG's nodes and longest chain of nodes; a fork-join task's threads
+    /// and regions (one node and one region for a sequential task).
+    pub fn of(t: &Task) -> Shape {
+        match &t.dag {
+            Some(dag) => {
+                let order = dag.topological_order().unwrap_or_default();
+                let succ = dag.successors();
+                let mut depth = vec![1u64; dag.nodes.len()];
+                for &u in &order {
+                    for &v in &succ[u as usize] {
+                        depth[v as usize] = depth[v as usize].max(depth[u as usize] + 1);
+                    }
+                }
+                Shape {
+                    nodes: dag.nodes.len() as u64,
+                    depth: depth.into_iter().max().unwrap_or(1),
+                }
+            }
+            None if t.regions.is_empty() => Shape { nodes: 1, depth: 1 },
+            None => Shape {
+                nodes: t.regions.iter().map(|r| r.threads.len() as u64).sum(),
+                depth: t.regions.len() as u64,
+            },
+        }
+    }
+}
+
+/// Preemptions a node of a job of parallel task k can suffer under global FP (`prio`): every
+/// node of a job of the same or higher priority that may become ready within the job's window
+/// (arrived in (a − D'_i, a + D'_k)), and every node of its own job but one.
+fn dag_preemptions(tasks: &[DagTask], shape: &[Shape], k: usize, d: &[Time], prio: &[u32]) -> u64 {
+    (0..tasks.len())
+        .filter(|&i| i != k && prio[i] >= prio[k])
+        .map(|i| {
+            (d[k] + d[i])
+                .div_ceil(tasks[i].t)
+                .saturating_mul(shape[i].nodes)
+        })
+        .fold(shape[k].nodes - 1, u64::saturating_add)
+}
+
+/// Parallel tasks with the overheads `oh` charged under global FP with priorities `prio` (the
+/// file's overview, "Parallel tasks under global fixed priority"): the volume and the critical
+/// path each grown by their dispatches, ticks, stops and migrations, D' = D − release.
+pub fn inflate_dag(
+    tasks: &[DagTask],
+    shape: &[Shape],
+    oh: &Overheads,
+    prio: &[u32],
+) -> Result<Vec<DagTask>, Infeasible> {
+    let cdt: Vec<Cdt> = tasks
+        .iter()
+        .map(|x| Cdt {
+            c: x.c,
+            d: x.d,
+            t: x.t,
+        })
+        .collect();
+    let k = costs(&cdt, oh)?;
+    let d: Vec<Time> = tasks.iter().map(|x| x.d - oh.release).collect();
+    Ok((0..tasks.len())
+        .map(|i| {
+            let p = dag_preemptions(tasks, shape, i, &d, prio) as u128;
+            let mig = p * oh.migration as u128;
+            let stays = |first: u64| (first as u128 + p) * k.per_stay() + mig;
+            DagTask {
+                c: k.stretch(tasks[i].c, stays(shape[i].nodes)),
+                l: k.stretch(tasks[i].l, stays(shape[i].depth)),
+                d: d[i],
+                t: tasks[i].t,
             }
         })
         .collect())
@@ -352,14 +491,7 @@ fn charged_verdict(
             None => Err(test.refuse(Reason::SeveralCpus)),
         },
         (Form::Whole, WithOverheads::GlobalFp(by)) => {
-            let Some(prio) = Subject::whole(ts).priorities(by) else {
-                let task = ts
-                    .tasks
-                    .iter()
-                    .position(|t| t.priority.is_none())
-                    .unwrap_or(0);
-                return Err(test.refuse(Reason::NoPriority { task }));
-            };
+            let prio = priorities(test, ts, by)?;
             let cdt: Vec<Cdt> = ts.tasks.iter().map(Cdt::from).collect();
             match inflate(&cdt, oh, Class::GlobalFp(&prio)) {
                 Ok(inf) => on(&with_inflated(ts, &inf)),
@@ -370,14 +502,45 @@ fn charged_verdict(
                 ))),
             }
         }
+        (Form::Whole, WithOverheads::GlobalFpDag(by)) => {
+            let prio = priorities(test, ts, by)?;
+            let dags: Vec<DagTask> = ts.tasks.iter().map(DagTask::from).collect();
+            let shape: Vec<Shape> = ts.tasks.iter().map(Shape::of).collect();
+            let v = match inflate_dag(&dags, &shape, oh, &prio) {
+                Ok(inf) => as_bound(gfp_dag::verdict_charged(ts, &test.name(), &prio, &inf)),
+                Err(e) => Verdict::new(test.name(), Some(false), infeasible(ts, e)),
+            };
+            test.answered(Ok(v))
+        }
         (Form::Whole, WithOverheads::Own(f)) => test.answered(Ok(f(&Subject::whole(ts), oh))),
         (Form::Whole, WithOverheads::Not) => Err(test.refuse(Reason::NoOverheadForm)),
     }
 }
 
+/// The priorities `by` of `ts`, or the test's refusal naming a task without one.
+fn priorities(test: &Test, ts: &TaskSet, by: Priorities) -> Result<Vec<u32>, NotApplicable> {
+    Subject::whole(ts).priorities(by).ok_or_else(|| {
+        let task = ts
+            .tasks
+            .iter()
+            .position(|t| t.priority.is_none())
+            .unwrap_or(0);
+        test.refuse(Reason::NoPriority { task })
+    })
+}
+
+/// Whether `test` has an overhead-aware form for parallel tasks (the inflation covers
+/// independent sequential tasks, and parallel ones under Melani et al.'s analysis).
+fn charges_parallel(test: &Test, ts: &TaskSet) -> bool {
+    matches!(test.entry.overheads, WithOverheads::GlobalFpDag(_))
+        && !registry::has_sections(ts)
+        && registry::flow(ts) == (false, false)
+}
+
 /// `test` on `ts` with the overheads `oh` charged (what a sweep's `test:NAME` runs when the set's
 /// run options give overheads), or why it does not apply: a set the test is not for, parallel
-/// tasks or critical sections (the inflation covers independent sequential tasks only), or a
+/// tasks (but for `GlobalFpDag` forms) or critical sections (the inflation covers independent
+/// sequential tasks, and parallel ones under Melani et al.'s analysis), or a
 /// set it does not apply to once charged.
 pub fn verdict_with_overheads(
     test: &Test,
@@ -385,7 +548,7 @@ pub fn verdict_with_overheads(
     oh: &Overheads,
 ) -> Result<Verdict, NotApplicable> {
     test.is_for(ts)?;
-    if registry::structured(ts) {
+    if registry::structured(ts) && !charges_parallel(test, ts) {
         return Err(test.refuse(Reason::OverheadsSequentialOnly));
     }
     charged_verdict(test, ts, oh, &charge(ts, oh))
@@ -406,9 +569,13 @@ pub fn analyze_with_overheads(ts: &TaskSet, oh: &Overheads) -> OverheadAnalysis 
         r.unwrap_or_else(|na| Verdict::new(t.name(), None, na.to_string()))
     };
     if registry::structured(ts) {
+        let charged = charge(ts, oh);
         let verdicts = listed
             .iter()
-            .map(|t| row(t, Err(t.refuse(Reason::OverheadsSequentialOnly))))
+            .map(|t| match charges_parallel(t, ts) {
+                true => row(t, charged_verdict(t, ts, oh, &charged)),
+                false => row(t, Err(t.refuse(Reason::OverheadsSequentialOnly))),
+            })
             .collect();
         return OverheadAnalysis {
             verdicts,
@@ -629,6 +796,67 @@ mod tests {
         assert_eq!(file, vec![103 * US, 266 * US, 60 * US]);
         // Global EDF's, beside them (`global_inflation_by_hand`): 117, 259, 53.
         assert_eq!(a.tasks[1].global.unwrap().task.c, 259 * US);
+    }
+
+    /// Parallel tasks under global FP, by hand (us; release 0; decision 1, cs 2, migration 4):
+    /// a sequential (vol = len = 100, D = T = 1000, priority 1), b fork-join [50 ‖ 50] then
+    /// [20] (vol 120, len 70, D = T = 500, priority 2; 3 nodes, 2 on a path). b: no task of its
+    /// priority or above, its own nodes but one, p = 2: vol 120 + (3 + 2)·3 + 2·4 = 143, len
+    /// 70 + (2 + 2)·3 + 8 = 90. a: b's nodes of ⌈(1000 + 500)/500⌉ = 3 jobs, p = 9: 100 +
+    /// 10·3 + 9·4 = 166, vol and len. With a tick of 10 every 100: b's vol ⌈(120 + 5·(3 + 10) +
+    /// 8)·100/90⌉ = ⌈214.44…⌉ us = 214445 ns.
+    #[test]
+    fn dag_inflation_by_hand() {
+        let dag = |c, l, d, t| DagTask { c, l, d, t };
+        let ts = [
+            dag(100 * US, 100 * US, 1000 * US, 1000 * US),
+            dag(120 * US, 70 * US, 500 * US, 500 * US),
+        ];
+        let shape = [Shape { nodes: 1, depth: 1 }, Shape { nodes: 3, depth: 2 }];
+        let r = inflate_dag(
+            &ts,
+            &shape,
+            &oh(US, 2 * US, 4 * US, 0, 0, 1000 * US),
+            &[1, 2],
+        )
+        .unwrap();
+        assert_eq!(
+            r.iter().map(|x| (x.c / US, x.l / US)).collect::<Vec<_>>(),
+            vec![(166, 166), (143, 90)]
+        );
+        let r = inflate_dag(
+            &ts,
+            &shape,
+            &oh(US, 2 * US, 4 * US, 0, 10 * US, 100 * US),
+            &[1, 2],
+        )
+        .unwrap();
+        assert_eq!(r[1].c, 214_445);
+        // The shapes the model gives: a fork-join task's threads and regions, a DAG's nodes
+        // and its longest chain (a diamond: 4 nodes, 3 on a path).
+        use rtsched_model::{Dag, Region, Task};
+        let mut t = Task::periodic("b", 500, 120);
+        t.regions = vec![
+            Region {
+                threads: vec![50, 50],
+            },
+            Region { threads: vec![20] },
+        ];
+        assert_eq!(Shape::of(&t), Shape { nodes: 3, depth: 2 });
+        let mut d = Dag::from_regions(&[
+            Region { threads: vec![1] },
+            Region {
+                threads: vec![1, 1],
+            },
+            Region { threads: vec![1] },
+        ]);
+        assert_eq!(d.nodes.len(), 4);
+        t.dag = Some(d.clone());
+        t.regions.clear();
+        assert_eq!(Shape::of(&t), Shape { nodes: 4, depth: 3 });
+        d.edges.clear();
+        t.dag = Some(d);
+        assert_eq!(Shape::of(&t), Shape { nodes: 4, depth: 1 });
     }
 
     #[test]

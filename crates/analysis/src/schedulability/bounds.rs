@@ -163,6 +163,7 @@ pub const SIMULATED_BY: &[(&str, &str)] = &[
     ("gedf-rta", "gedf"),
     ("gfp-dag-melani-rm", "gfp:rm"),
     ("gfp-dag-melani-dm", "gfp:dm"),
+    ("gfp-dag-melani-file", "gfp:file"),
 ];
 
 /// The scheduler `test`'s bounds speak for ([`SIMULATED_BY`]).

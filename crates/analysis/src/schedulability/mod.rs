@@ -68,6 +68,7 @@ pub const ENTRIES: &[Entry] = &[
     dag::GEDF_LI,
     gfp_dag::GFP_DAG_MELANI_RM,
     gfp_dag::GFP_DAG_MELANI_DM,
+    gfp_dag::GFP_DAG_MELANI_FILE,
     global::GFB,
     global::BCL,
     gedf_rta::GEDF_RTA,

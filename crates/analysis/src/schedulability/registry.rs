@@ -184,7 +184,8 @@ pub enum Reason {
     },
     /// Task `task`'s deadline is outside what the test takes.
     Deadline { task: usize, takes: Deadlines },
-    /// The overhead-aware analysis inflates independent sequential tasks only.
+    /// The overhead-aware analysis inflates independent sequential tasks (and parallel ones
+    /// for Melani et al.'s analysis) only.
     OverheadsSequentialOnly,
     /// The test has no overhead-aware form.
     NoOverheadForm,
@@ -307,7 +308,7 @@ impl fmt::Display for NotApplicable {
                 ),
             },
             Reason::OverheadsSequentialOnly => f.write_str(
-                "the overhead-aware analysis covers independent sequential tasks only",
+                "the overhead-aware analysis covers independent sequential tasks (and parallel ones under Melani et al.'s analysis) only",
             ),
             Reason::NoOverheadForm => f.write_str("the test has no overhead-aware form"),
             Reason::NoFlow(flow) => f.write_str(match flow {
@@ -737,6 +738,9 @@ pub enum WithOverheads {
     /// The verdict function on the WCETs inflated for global fixed priority under these
     /// priorities (a job is preempted only by a higher-priority arrival).
     GlobalFp(Priorities),
+    /// Melani et al.'s DAG analysis on parallel tasks charged for global fixed priority under
+    /// these priorities (`crate::overheads::inflate_dag`: each node a job of its own).
+    GlobalFpDag(Priorities),
     /// A form of its own, on the set as written and its overheads.
     Own(fn(&Subject<'_>, &Overheads) -> Verdict),
     /// None.
