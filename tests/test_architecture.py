@@ -36,7 +36,7 @@ def test_the_drawings_hold_every_crate_and_part():
     (LINUX, "  4  linux     → runtime, policies, model", "crates: linux uses analysis, not drawn"),
     ("  5  scx ", "  6  scx ", "crates: scx is drawn in layer 6, its height is 5"),
     ("  0  model     → —", "  0  modell    → —", "crates: model is not drawn"),
-    ("linux → sim;", "linux → sim, py;", "crates: tests only drawn"),
+    ("linux → runtime, sim;", "linux → runtime, sim, py;", "crates: tests only drawn"),
     (COMMANDS, COMMANDS.replace("convert, ", ""), "python: commands uses convert, not drawn"),
     ("  1  sweep      → modules", "  1  sweep      → modules, reproduce", "python: sweep → reproduce is drawn"),
 ])
