@@ -47,7 +47,7 @@
 
 use super::bounds::{self, Quantity};
 use super::dag::DagTask;
-use super::gfp_rta::{fixed_point, MAX_ROUNDS};
+use super::gfp_rta::{fixed_point, joint_bounds};
 use super::registry::{
     Applies, Cpus, Deadlines, Entry, Flow, Kind, Priorities, Sections, Subject, Tasks,
     WithOverheads,
@@ -181,9 +181,8 @@ fn bound(x: &DagTask, hp: &[(DagTask, Time)], m: u32, cpus: u32) -> Option<Time>
     fixed_point(&path, cpus, interference)
 }
 
-/// The bounds of the tasks `group`, of one priority, below the tasks `hp`: each member's fixed
-/// point with `hp` and its peers at their current bounds, from R = len, round after round until
-/// none moves; `None` once one passes its deadline, or after [`MAX_ROUNDS`].
+/// The bounds of the tasks `group`, of one priority, below the tasks `hp`: the joint fixed
+/// point of `gfp_rta.rs` from R = len, each member bounded by [`bound`].
 fn group_bounds(
     ts: &[DagTask],
     group: &[usize],
@@ -191,30 +190,7 @@ fn group_bounds(
     m: u32,
     cpus: u32,
 ) -> Option<Vec<Time>> {
-    let mut rs: Vec<Time> = group.iter().map(|&k| ts[k].l).collect();
-    let mut with: Vec<(DagTask, Time)> = Vec::with_capacity(hp.len() + group.len());
-    for _ in 0..MAX_ROUNDS {
-        let mut moved = false;
-        for (j, &k) in group.iter().enumerate() {
-            with.clear();
-            with.extend_from_slice(hp);
-            with.extend(
-                group
-                    .iter()
-                    .zip(&rs)
-                    .filter(|(&i, _)| i != k)
-                    .map(|(&i, &ri)| (ts[i], ri)),
-            );
-            let rk = bound(&ts[k], &with, m, cpus)?;
-            moved |= rk != rs[j];
-            rs[j] = rk;
-        }
-        // A task alone at its priority has no peer to wait for.
-        if !moved || group.len() == 1 {
-            return Some(rs);
-        }
-    }
-    None
+    joint_bounds(ts, group, hp, |k| k.l, |k, with| bound(k, with, m, cpus))
 }
 
 #[cfg(test)]

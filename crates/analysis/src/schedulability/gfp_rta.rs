@@ -292,8 +292,28 @@ fn group_bounds(
     m: u32,
     carry: CarryIn,
 ) -> Option<Vec<Time>> {
-    let mut rs: Vec<Time> = group.iter().map(|&k| ts[k].c).collect();
-    let mut with: Vec<(Cdt, Time)> = Vec::with_capacity(hp.len() + group.len());
+    joint_bounds(
+        ts,
+        group,
+        hp,
+        |k| k.c,
+        |k, with| fixed_point(k, m, |x| interference(k, with, x, m, carry)),
+    )
+}
+
+/// The joint fixed point of a group of one priority, whatever the task model (`gfp_dag.rs`
+/// runs it on DAG tasks): each member's bound by `bound` with `hp` and its peers at their
+/// current bounds, from `start`, round after round until none moves; `None` once a member
+/// has no bound, or after [`MAX_ROUNDS`].
+pub(super) fn joint_bounds<T: Copy>(
+    ts: &[T],
+    group: &[usize],
+    hp: &[(T, Time)],
+    start: impl Fn(&T) -> Time,
+    mut bound: impl FnMut(&T, &[(T, Time)]) -> Option<Time>,
+) -> Option<Vec<Time>> {
+    let mut rs: Vec<Time> = group.iter().map(|&k| start(&ts[k])).collect();
+    let mut with: Vec<(T, Time)> = Vec::with_capacity(hp.len() + group.len());
     for _ in 0..MAX_ROUNDS {
         let mut moved = false;
         for (j, &k) in group.iter().enumerate() {
@@ -306,7 +326,7 @@ fn group_bounds(
                     .filter(|(&i, _)| i != k)
                     .map(|(&i, &ri)| (ts[i], ri)),
             );
-            let rk = fixed_point(&ts[k], m, |x| interference(&ts[k], &with, x, m, carry))?;
+            let rk = bound(&ts[k], &with)?;
             moved |= rk != rs[j];
             rs[j] = rk;
         }
