@@ -14,9 +14,12 @@
 //! it shares resources with, directly or through others (its *bundle*, as Lakshmanan, de Niz &
 //! Rajkumar, RTSS 2009, §5, bundle the tasks of a resource), and the bundle is placed whole by
 //! the same fit rule, as LWFG places a memory-sharing group; a bundle that fits on no CPU
-//! fails the partition (it is not split: `pcp` and `srp` need every resource local).
+//! fails the partition (it is not split: `pcp` and `srp` need every resource local). Under
+//! a multiprocessor protocol's admission (`remote.rs`) such a bundle is split instead: the
+//! task that brought it is placed alone and its mates go back to their own turns (as LWFG
+//! drops a group member), so their resources may become global.
 
-use super::{Admission, Bins};
+use super::{sections, Admission, Bins, Newcomers};
 use crate::schedulability::Cdt;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -86,7 +89,11 @@ impl Order {
     }
 }
 
-/// Place every task; `Err(i)` names the first task that no CPU admits. With `overflow`, such a
+/// A task no CPU admits: its index and, under `Admission::Remote`, the test's words on the
+/// last placement refused.
+pub type Unplaced = (usize, Option<String>);
+
+/// Place every task; `Err` names the first task that no CPU admits. With `overflow`, such a
 /// task goes to the least utilised CPU instead (`Bins::overflow`) and placing goes on.
 pub fn any_fit(
     tasks: &[Cdt],
@@ -96,17 +103,17 @@ pub fn any_fit(
     fit: Fit,
     order: Order,
     overflow: bool,
-) -> Result<(Vec<u32>, Vec<usize>), usize> {
+) -> Result<(Vec<u32>, Vec<usize>), Unplaced> {
     let mut bins = Bins::new(tasks, m, adm);
-    let cpus = bins.cpus();
     // `last` starts on the last CPU so that next fit's first scan begins at CPU 0.
-    let mut last = cpus - 1;
+    let mut last = bins.cpus() - 1;
     let order = order.sort(tasks, wss);
     // Bundles only under blocking-aware admission (otherwise each task alone, without the
-    // quadratic scan).
-    let bundle = match adm {
-        Admission::Blocking(_, s) => Some(s.bundles()),
-        _ => None,
+    // quadratic scan); under a multiprocessor protocol's a bundle may be split (`remote.rs`).
+    let (bundle, split) = match adm {
+        Admission::Blocking(_, s) => (Some(s.bundles()), false),
+        Admission::Remote(_, r) => (Some(sections::bundles(&r.tasks)), true),
+        _ => (None, false),
     };
     let mut placed = vec![false; tasks.len()];
     let mut members: Vec<usize> = Vec::new();
@@ -123,39 +130,65 @@ pub fn any_fit(
             placed[j] = true;
         }
         let new = bins.newcomers(&members);
-        let chosen = match fit {
-            Fit::First => (0..cpus).find(|&c| bins.admits(c, &new)),
-            Fit::Next => (1..=cpus)
-                .map(|k| (last + k) % cpus)
-                .find(|&c| bins.admits(c, &new)),
-            Fit::Best | Fit::Worst => {
-                let mut best: Option<(usize, f64)> = None;
-                for c in 0..cpus {
-                    let load = bins.load(c);
-                    let better = match best {
-                        None => true,
-                        Some((_, b)) => {
-                            if fit == Fit::Best {
-                                load > b
-                            } else {
-                                load < b
-                            }
-                        }
-                    };
-                    if better && bins.admits(c, &new) {
-                        best = Some((c, load));
-                    }
+        if let Some(c) = choose(&mut bins, fit, last, &new) {
+            bins.place(c, &new);
+            last = c;
+            continue;
+        }
+        // A bundle that fits whole nowhere, under a multiprocessor protocol's admission: the
+        // task that brought it alone, its mates back to their own turns (`remote.rs`).
+        let new = match split && members.len() > 1 {
+            true => {
+                for &j in &members[1..] {
+                    placed[j] = false;
                 }
-                best.map(|(c, _)| c)
+                members.truncate(1);
+                let new = bins.newcomers(&members);
+                choose(&mut bins, fit, last, &new).map(|c| (c, new))
             }
+            false => None,
         };
-        let c = match chosen {
-            Some(c) => c,
-            None if overflow => bins.overflow(&new),
-            None => return Err(i),
+        let (c, new) = match new {
+            Some(x) => x,
+            None if overflow => {
+                let new = bins.newcomers(&members);
+                (bins.overflow(&new), new)
+            }
+            None => return Err((i, bins.refused.take())),
         };
         bins.place(c, &new);
         last = c;
     }
     Ok(bins.into_assignment())
+}
+
+/// The CPU `fit` chooses for `new` (`last`: the CPU of the previous placement, for next fit).
+fn choose(bins: &mut Bins, fit: Fit, last: usize, new: &Newcomers) -> Option<usize> {
+    let cpus = bins.cpus();
+    match fit {
+        Fit::First => (0..cpus).find(|&c| bins.admits(c, new)),
+        Fit::Next => (1..=cpus)
+            .map(|k| (last + k) % cpus)
+            .find(|&c| bins.admits(c, new)),
+        Fit::Best | Fit::Worst => {
+            let mut best: Option<(usize, f64)> = None;
+            for c in 0..cpus {
+                let load = bins.load(c);
+                let better = match best {
+                    None => true,
+                    Some((_, b)) => {
+                        if fit == Fit::Best {
+                            load > b
+                        } else {
+                            load < b
+                        }
+                    }
+                };
+                if better && bins.admits(c, new) {
+                    best = Some((c, load));
+                }
+            }
+            best.map(|(c, _)| c)
+        }
+    }
 }

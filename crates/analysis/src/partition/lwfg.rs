@@ -33,8 +33,8 @@
 use super::{Admission, Bins, Order};
 use crate::schedulability::Cdt;
 
-/// CPU of each task, or `Err(i)`: task i alone (its group split down to it) fits on no CPU
-/// beside the tasks placed before it.
+/// CPU of each task, or `Err((i, why))`: task i alone (its group split down to it) fits on no
+/// CPU beside the tasks placed before it (`why`: `Bins::refused`).
 /// With `overflow`, a task that fits nowhere goes to the least utilised CPU (`Bins::overflow`)
 /// and LWFG goes on (`last` moves there, as after any placement).
 pub fn lwfg(
@@ -44,7 +44,7 @@ pub fn lwfg(
     m: u32,
     adm: &Admission,
     overflow: bool,
-) -> Result<(Vec<u32>, Vec<usize>), usize> {
+) -> Result<(Vec<u32>, Vec<usize>), super::fit::Unplaced> {
     let order = Order::DecreasingWss.sort(tasks, wss);
     let mut bins = Bins::new(tasks, m, adm);
     let cpus = bins.cpus();
@@ -81,7 +81,7 @@ pub fn lwfg(
             }
             if members.len() == 1 {
                 if !overflow {
-                    return Err(task);
+                    return Err((task, bins.refused.take()));
                 }
                 let c = bins.overflow(&new);
                 bins.place(c, &new);

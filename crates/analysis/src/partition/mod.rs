@@ -26,6 +26,7 @@
 
 pub mod fit;
 pub mod lwfg;
+pub mod remote;
 pub mod sections;
 
 pub use fit::{Fit, Order};
@@ -50,6 +51,9 @@ pub enum Admission {
     FpRta(Vec<u32>),
     /// The test with the set's blocking terms, resources kept local (`sections.rs`).
     Blocking(Box<Admission>, Box<sections::Sections>),
+    /// The test with a multiprocessor protocol's spin and blocking terms, resources local or
+    /// global as placed, every CPU re-checked at each placement (`remote.rs`).
+    Remote(Box<Admission>, Box<remote::Remote>),
 }
 
 impl Admission {
@@ -58,7 +62,7 @@ impl Admission {
             Admission::EdfExact => "edf-exact",
             Admission::Density => "density",
             Admission::FpRta(_) => "fp-rta",
-            Admission::Blocking(base, _) => base.name(),
+            Admission::Blocking(base, _) | Admission::Remote(base, _) => base.name(),
         }
     }
 }
@@ -115,6 +119,8 @@ pub struct Bins<'a> {
     scratch: Vec<Cdt>,
     /// Tasks placed by `overflow`, beyond admission.
     overflowed: Vec<usize>,
+    /// Why the last placement `Admission::Remote` refused was refused (the test's words).
+    pub(crate) refused: Option<String>,
 }
 
 /// Tasks offered to a CPU together (one task, or an LWFG memory-sharing group).
@@ -140,6 +146,7 @@ impl<'a> Bins<'a> {
             d_ge_t: vec![true; m],
             scratch: Vec::new(),
             overflowed: Vec::new(),
+            refused: None,
         }
     }
 
@@ -190,6 +197,15 @@ impl<'a> Bins<'a> {
             return false; // U > 1 fails every test
         }
         let adm: &'a Admission = self.admission;
+        if let Admission::Remote(base, r) = adm {
+            let placed: Vec<(usize, u32)> = (0..self.cpus())
+                .flat_map(|c| self.members[c].iter().map(move |&i| (i, c as u32)))
+                .chain(idx.iter().map(|&i| (i, cpu as u32)))
+                .collect();
+            let verdict = remote::check(self.tasks, &placed, base, r);
+            self.refused = verdict.as_ref().err().cloned();
+            return verdict.is_ok();
+        }
         if let Admission::Blocking(base, s) = adm {
             let all: Vec<usize> = self.members[cpu].iter().chain(idx).copied().collect();
             let elsewhere = (0..self.cpus())
@@ -220,7 +236,7 @@ impl<'a> Bins<'a> {
                 self.fill_scratch(cpu, idx);
                 fp_rta(&self.scratch, &p).0
             }
-            Admission::Blocking(..) => unreachable!("decided above"),
+            Admission::Blocking(..) | Admission::Remote(..) => unreachable!("decided above"),
         }
     }
 
@@ -375,7 +391,7 @@ impl Partitioner {
         if let Admission::FpRta(p) = adm {
             assert_eq!(p.len(), cdt.len(), "one priority per task");
         }
-        if let Admission::Blocking(base, _) = adm {
+        if let Admission::Blocking(base, _) | Admission::Remote(base, _) = adm {
             if let Admission::FpRta(p) = &**base {
                 assert_eq!(p.len(), cdt.len(), "one priority per task");
             }
@@ -387,9 +403,19 @@ impl Partitioner {
             message: msg,
         };
         // Blocking-aware, a task is placed with the tasks it shares resources with (fit.rs).
-        let bundle = match adm.counts_sections() {
-            true => " with the tasks it shares a resource with",
-            false => "",
+        // Under a multiprocessor protocol's (remote.rs), every CPU is re-checked and a bundle
+        // may be split: say whose terms were counted, and why the last CPU tried refused.
+        let (bundle, counted) = match adm {
+            Admission::Blocking(..) => (" with the tasks it shares a resource with", String::new()),
+            Admission::Remote(_, r) => (
+                "",
+                format!(", counting {}'s terms on every CPU", r.protocol.name()),
+            ),
+            _ => ("", String::new()),
+        };
+        let why = |w: Option<String>| {
+            w.map(|w| format!("; the last CPU tried: {w}"))
+                .unwrap_or_default()
         };
         // With overheads, what admission saw is the inflated task: say so.
         let (with, seen) = if job.overheads {
@@ -406,10 +432,12 @@ impl Partitioner {
         match self {
             Partitioner::AnyFit { name, fit, order, overflow } => fit::any_fit(cdt, wss, m, adm, *fit, *order, *overflow)
                 .map(|(cpu_of_task, overflowed)| Partition { cpu_of_task, heuristic: name.clone(), overflowed })
-                .map_err(|i| fail(name.clone(), i, format!("does not fit on any of the {m} CPUs{bundle} ({} admission{with}, {seen}{})", adm.name(), describe(&cdt[i])))),
+                .map_err(|(i, w)| fail(name.clone(), i, format!("does not fit on any of the {m} CPUs{bundle} ({} admission{with}{counted}, {seen}{}){}", adm.name(), describe(&cdt[i]), why(w))))
+                .and_then(|p| recheck(cdt, adm, p, &fail)),
             Partitioner::Lwfg { overflow } => lwfg::lwfg(cdt, wss, group, m, adm, *overflow)
                 .map(|(cpu_of_task, overflowed)| Partition { cpu_of_task, heuristic: self.name(), overflowed })
-                .map_err(|i| fail("lwfg".into(), i, format!("fits on none of the {m} CPUs beside the tasks LWFG placed before it ({} admission{with}, {seen}{})", adm.name(), describe(&cdt[i])))),
+                .map_err(|(i, w)| fail("lwfg".into(), i, format!("fits on none of the {m} CPUs beside the tasks LWFG placed before it ({} admission{with}{counted}, {seen}{}){}", adm.name(), describe(&cdt[i]), why(w))))
+                .and_then(|p| recheck(cdt, adm, p, &fail)),
             Partitioner::Global => Ok(Partition { cpu_of_task: Vec::new(), heuristic: "global".into(), overflowed: Vec::new() }),
             Partitioner::Chain(list) => {
                 let mut errs: Vec<PartitionError> = Vec::new();
@@ -425,6 +453,34 @@ impl Partitioner {
                 Err(PartitionError { heuristic: self.name(), message, ..last })
             }
         }
+    }
+}
+
+/// Under a multiprocessor protocol's admission, the final partition `p` re-checked whole
+/// (`remote.rs`, overview 5); a partition with tasks placed beyond admission is not.
+fn recheck(
+    cdt: &[Cdt],
+    adm: &Admission,
+    p: Partition,
+    fail: &dyn Fn(String, usize, String) -> PartitionError,
+) -> Result<Partition, PartitionError> {
+    let Admission::Remote(base, r) = adm else {
+        return Ok(p);
+    };
+    if !p.overflowed.is_empty() {
+        return Ok(p);
+    }
+    let placed: Vec<(usize, u32)> = p.cpu_of_task.iter().copied().enumerate().collect();
+    match remote::check(cdt, &placed, base, r) {
+        Ok(()) => Ok(p),
+        Err(w) => Err(fail(
+            p.heuristic.clone(),
+            0,
+            format!(
+                "the whole partition fails counting {}'s terms: {w}",
+                r.protocol.name()
+            ),
+        )),
     }
 }
 

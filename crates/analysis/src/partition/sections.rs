@@ -29,35 +29,38 @@ pub struct Sections {
 }
 
 impl Sections {
-    /// Each task's bundle, named by its first task: the tasks linked to it by a chain of
-    /// shared resources (a task without sections is a bundle of its own).
+    /// Each task's bundle ([`bundles`]).
     pub fn bundles(&self) -> Vec<usize> {
-        let n = self.tasks.len();
-        let mut b: Vec<usize> = (0..n).collect();
-        let shares = |i: usize, j: usize| {
-            self.tasks[i].sections.iter().any(|x| {
-                self.tasks[j]
-                    .sections
-                    .iter()
-                    .any(|y| y.resource == x.resource)
-            })
-        };
-        // Relabel to the smallest linked label until nothing changes (n is small).
-        let mut changed = true;
-        while changed {
-            changed = false;
-            for i in 0..n {
-                for j in i + 1..n {
-                    if b[i] != b[j] && shares(i, j) {
-                        let (lo, hi) = (b[i].min(b[j]), b[i].max(b[j]));
-                        b.iter_mut().filter(|x| **x == hi).for_each(|x| *x = lo);
-                        changed = true;
-                    }
+        bundles(&self.tasks)
+    }
+}
+
+/// Each task's bundle, named by its first task: the tasks linked to it by a chain of shared
+/// resources (a task without sections is a bundle of its own).
+pub fn bundles(tasks: &[Task]) -> Vec<usize> {
+    let n = tasks.len();
+    let mut b: Vec<usize> = (0..n).collect();
+    let shares = |i: usize, j: usize| {
+        tasks[i]
+            .sections
+            .iter()
+            .any(|x| tasks[j].sections.iter().any(|y| y.resource == x.resource))
+    };
+    // Relabel to the smallest linked label until nothing changes (n is small).
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for i in 0..n {
+            for j in i + 1..n {
+                if b[i] != b[j] && shares(i, j) {
+                    let (lo, hi) = (b[i].min(b[j]), b[i].max(b[j]));
+                    b.iter_mut().filter(|x| **x == hi).for_each(|x| *x = lo);
+                    changed = true;
                 }
             }
         }
-        b
     }
+    b
 }
 
 impl Admission {
@@ -69,6 +72,13 @@ impl Admission {
         };
         let none_used = (0..ts.resources.len())
             .any(|r| ts.protocol(r) == Protocol::None && ts.users(r).next().is_some());
+        // msrp, mrsp, fmlp+: global resources allowed, every CPU re-checked (`remote.rs`).
+        if p.partitioned() {
+            return match super::remote::Remote::admission(&self, ts, p) {
+                Some(r) if !none_used => Admission::Remote(Box::new(self), Box::new(r)),
+                _ => self,
+            };
+        }
         let takes = match &self {
             Admission::FpRta(prio) => {
                 let all: Vec<&Task> = ts.tasks.iter().collect();
@@ -98,7 +108,16 @@ impl Admission {
 
     /// Whether admission charges the set's critical sections.
     pub fn counts_sections(&self) -> bool {
-        matches!(self, Admission::Blocking(..))
+        self.counted().is_some()
+    }
+
+    /// The protocol whose blocking (and spin) terms admission charges, if any.
+    pub fn counted(&self) -> Option<Protocol> {
+        match self {
+            Admission::Blocking(_, s) => Some(s.protocol),
+            Admission::Remote(_, r) => Some(r.protocol),
+            _ => None,
+        }
     }
 }
 
