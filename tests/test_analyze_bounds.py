@@ -136,6 +136,34 @@ def test_partition_counts_sections_under_a_protocol(tmp_path):
     assert "ignores critical sections" in r.stderr
 
 
+SPIN = ("platform: {{cpus: 2}}\nrun: {{locking: msrp}}\nresources: [R]\ntasks:\n"
+        "  - {{name: a, period: 10, wcet: {a}, priority: 1, sections: [{{resource: R, start: 0, length: 2}}]}}\n"
+        "  - {{name: c, period: 10, wcet: {c}, priority: 2}}\n"
+        "  - {{name: b, period: 10, wcet: {b}, priority: 3, sections: [{{resource: R, start: 0, length: {rb}}}]}}\n")
+
+
+def test_partition_counts_msrp_terms_on_every_cpu(tmp_path):
+    """docs/locking.md "Partitioning", the examples of partition/remote.rs: under msrp with the
+    file's priorities FFD keeps a and b (R's users) together and says per CPU whose terms it
+    counted; a set that fits only with its sections ignored is refused (exit 2) with the
+    reason; analyze's partition attempts place the first."""
+    f = tmp_path / "spin.yaml"
+    f.write_text(SPIN.format(a=5, c=4, b=3, rb=2))
+    r = run_cli("partition", f, "--admission", "file", check=0)
+    assert "warning" not in r.stderr, r.stderr
+    assert "CPU 0: U = 0.800  a, b; msrp terms counted: spin ≤ 0.000 ms, blocking ≤ 2.000 ms" in r.stderr, r.stderr
+    assert "CPU 1: U = 0.400  c; msrp terms counted" in r.stderr, r.stderr
+    assert "msrp terms counted on every CPU" in r.stdout.splitlines()[0]
+    g = tmp_path / "tight.yaml"
+    g.write_text(SPIN.format(a=7, c=5, b=4, rb=3))
+    r = run_cli("partition", g, "--admission", "file", check=2)
+    assert "task 'b'" in r.stderr and "counting msrp's terms on every CPU" in r.stderr, r.stderr
+    assert "Traceback" not in r.stderr
+    from rtsched.analysis import partition_attempts
+
+    assert any(a["schedulable"] for a in partition_attempts(rtsched.parse_taskset(f.read_text())))
+
+
 def test_file_priorities_and_dag_tasks_under_global_fp(tmp_path):
     """gfp-rta-file / gfp-rta-lc-file read the file's priorities (ties among them) beside
     gfp:file's simulated maxima, with an overhead-aware verdict; a DAG set gets Melani et al.'s

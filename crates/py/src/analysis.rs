@@ -368,6 +368,22 @@ fn admission_counts_sections(taskset: &PyTaskSet, admission: &str) -> PyResult<b
     Ok(admission_of(&taskset.inner, admission)?.counts_sections())
 }
 
+/// Under a multiprocessor protocol's admission (`partition::remote`), the protocol whose terms
+/// `admission` counts and each CPU's line of terms on `taskset`'s placement (every task's
+/// `cpu` given); `None` for any other admission.
+#[pyfunction]
+fn admission_terms(
+    taskset: &PyTaskSet,
+    admission: &str,
+) -> PyResult<Option<(String, Vec<String>)>> {
+    let ts = &taskset.inner;
+    let adm = admission_of(ts, admission)?;
+    let Some(p) = adm.counted() else {
+        return Ok(None);
+    };
+    Ok(partition::remote::terms(ts, &adm).map(|lines| (p.name().to_string(), lines)))
+}
+
 /// Partition with `heuristic` (a name or a chain "lwfg+ffd+global"); `admission` is
 /// "edf" (exact EDF, default), "density", "rm", "dm" or "file" (FP response-time analysis).
 /// Admission charges the overheads of `profile` (its `statistic`), or else the task file's own
@@ -438,6 +454,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(analysis_overheads, m)?)?;
     m.add_function(wrap_pyfunction!(partition_taskset, m)?)?;
     m.add_function(wrap_pyfunction!(admission_counts_sections, m)?)?;
+    m.add_function(wrap_pyfunction!(admission_terms, m)?)?;
     m.add_function(wrap_pyfunction!(to_yaml, m)?)?;
     Ok(())
 }

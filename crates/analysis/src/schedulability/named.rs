@@ -12,7 +12,10 @@
 //!   places every task, each CPU admitting by the exact uniprocessor EDF test (processor
 //!   demand): a partition found is a proof the set is P-EDF schedulable; none found is a
 //!   failure of the heuristic, reported as "not schedulable" (the usual reading of partitioned
-//!   acceptance ratios, LWFG §5). `global` in a chain always succeeds, so it is refused.
+//!   acceptance ratios, LWFG §5). `global` in a chain always succeeds, so it is refused. A set
+//!   with critical sections under `pip`, `pcp`, `srp` or `msrp` is admitted with their
+//!   blocking (and spin) terms, as `rtsched partition --admission edf` does; under any other
+//!   protocol the test does not apply.
 //!
 //! A necessary test (`registry::Kind::Necessary`) accepts a set it does not refute (true: not
 //! refuted, not a proof): its acceptance ratio bounds every scheduler's from above.
@@ -34,8 +37,8 @@ use rtsched_model::TaskSet;
 /// The family of tests `partition:HEURISTIC`.
 pub const PARTITION: &str = "partition";
 
-/// What `partition:HEURISTIC` applies to: any set without critical sections (the per-CPU
-/// exact EDF test does not model blocking).
+/// What `partition:HEURISTIC` applies to: any set without critical sections, or with ones
+/// whose protocol the per-CPU exact EDF test bounds (`partitioned` widens it then).
 pub const PARTITION_APPLIES: Applies = Applies {
     cpus: Cpus::Any,
     tasks: Tasks::Any,
@@ -71,8 +74,11 @@ pub fn help() -> Vec<Help> {
     out.push(Help {
         name: format!("{PARTITION}:HEURISTIC"),
         summary:
-            "HEURISTIC (ffd, wfd, lwfg, lwfg+ffd, …) places every task, exact EDF test per CPU",
-        applies: PARTITION_APPLIES.describe(""),
+            "HEURISTIC (ffd, wfd, lwfg, lwfg+ffd, …) places every task, exact EDF test per CPU (with pip, pcp, srp or msrp blocking)",
+        applies: format!(
+            "{}, or critical sections under pip, pcp, srp or msrp (their blocking charged)",
+            PARTITION_APPLIES.describe("")
+        ),
         citation: "the heuristic's (`rtsched partition`); per CPU Baruah, Rosier & Howell 1990",
         kind: Kind::Sufficient,
     });
@@ -149,16 +155,23 @@ impl Named {
 }
 
 /// Partition `ts` with `p`, each CPU admitting by the exact EDF test (overheads charged when
-/// the set's run options give them).
+/// the set's run options give them), charging the set's critical sections where that test
+/// bounds their protocol (`pip`, `pcp`, `srp`, `msrp`: `partition::sections`, `remote`).
 fn partitioned(ts: &TaskSet, p: &Partitioner) -> Result<Verdict, NotApplicable> {
-    PARTITION_APPLIES
-        .check(ts)
-        .map_err(|reason: Reason| NotApplicable {
-            test: PARTITION,
-            reason,
-        })?;
+    let adm = Admission::EdfExact.counting_sections(ts);
+    let applies = match adm.counts_sections() {
+        true => Applies {
+            sections: Sections::Any,
+            ..PARTITION_APPLIES
+        },
+        false => PARTITION_APPLIES,
+    };
+    applies.check(ts).map_err(|reason: Reason| NotApplicable {
+        test: PARTITION,
+        reason,
+    })?;
     let name = format!("{PARTITION}:{}", p.name());
-    Ok(match p.partition(ts, &Admission::EdfExact) {
+    Ok(match p.partition(ts, &adm) {
         Ok(part) => Verdict::new(
             name,
             Some(true),
@@ -225,6 +238,37 @@ mod tests {
             .unwrap();
         assert_eq!(p.schedulable, Some(false));
         assert!(p.detail.contains("'t2'"), "{}", p.detail);
+    }
+
+    /// `partition:ffd` on a set with sections: counted under `msrp` (EDF bounds it; the
+    /// `remote.rs` example that fits only ignoring sections: a (.7, R 2), c (.5), b (.4, R 3)
+    /// on 2 CPUs, T = 10 ms), not applicable under `none`.
+    #[test]
+    fn partition_counts_sections_where_edf_bounds_them() {
+        let mut ts = set(2, &[(7, 10), (5, 10), (4, 10)]);
+        for (i, len) in [(0, 2), (2, 3)] {
+            ts.tasks[i].sections = vec![rtsched_model::CriticalSection {
+                resource: 0,
+                region: 0,
+                thread: 0,
+                start: 0,
+                length: len,
+            }];
+        }
+        ts.resources = vec!["R".into()];
+        let v = |ts: &TaskSet| Named::parse("partition:ffd").unwrap().verdict(ts);
+        assert!(v(&ts)
+            .unwrap_err()
+            .to_string()
+            .contains("critical sections"));
+        ts.run.locking = rtsched_model::Protocol::Msrp;
+        let got = v(&ts).unwrap();
+        assert_eq!(got.schedulable, Some(false), "{}", got.detail);
+        assert!(
+            got.detail.contains("counting msrp's terms"),
+            "{}",
+            got.detail
+        );
     }
 
     /// The necessary condition applies to every set, one CPU too: not refuted at U = 0.9,
