@@ -41,7 +41,8 @@ pub struct Attempt {
 }
 
 /// The admission of `test`, charging `ts`'s critical sections where the test bounds their
-/// protocol (`partition::sections`).
+/// protocol (`partition::sections`: pip, pcp, srp, resources kept local; `partition::remote`:
+/// msrp, mrsp, fmlp+, every CPU re-checked with the terms of the partial placement).
 fn admission(test: &str, ts: &TaskSet) -> Admission {
     let prio = |p: Priorities| p.of(&ts.tasks).unwrap_or_default();
     match test {
