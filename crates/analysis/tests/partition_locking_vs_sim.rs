@@ -146,7 +146,7 @@ proptest! {
 /// A fixed family of heavier 2-CPU sets (a small linear congruential generator, seeded):
 /// 3–5 tasks of utilisation .2–.5 and periods 10–25 ms, every task using G or H for 1–4 ms.
 fn family(n: usize) -> Vec<Vec<Drawn>> {
-    let mut x: u64 = 0x5eed_56;
+    let mut x: u64 = 0x005e_ed56;
     let mut next = |k: u64| {
         x = x
             .wrapping_mul(6364136223846793005)
@@ -229,10 +229,10 @@ fn a_partitioned_scheduler_places_by_the_same_admission() {
     assert_ne!(cpu_of(0), cpu_of(1));
     assert!(r.jobs.iter().all(|j| !j.missed && j.spin == 0));
     let tight = example([7, 5, 4], 3);
-    let e = simulate(&tight, Options::spec("pfp:partition=ffd"))
-        .err()
-        .expect("refused")
-        .to_string();
+    let Err(e) = simulate(&tight, Options::spec("pfp:partition=ffd")) else {
+        panic!("refused");
+    };
+    let e = e.to_string();
     assert!(
         e.contains("task 't2'") && e.contains("counting msrp's terms"),
         "{e}"
