@@ -3,19 +3,19 @@
 line per scheduler and protocol, as the locking literature plots it (Brandenburg 2011, ch. 6-7;
 Wieder & Brandenburg 2013): the two example sweeps of a ``locking`` axis.
 
-- ``examples/sweeps/locking-uniprocessor.yaml``: one CPU, 6 tasks (UUniFast), 2 resources,
-  p_acc = 0.5, 1-2 long sections (5-1280 us) per job of a resource used; ``gfp:rm`` and ``gedf``
+- ``examples/sweeps/locking-uniprocessor.yaml``: one CPU, 6 tasks (UUniFast, periods 3-30 ms),
+  2 resources, p_acc = 0.5, 1-3 long sections (5-1280 us) per job of a resource used; ``gfp:rm`` and ``gedf``
   simulated (miss-free ratio), ``test:fp-rta-rm`` and ``test:edf-exact`` with the protocol's
   blocking term; protocols none, pip, pcp, srp.
-- ``examples/sweeps/locking-partitioned.yaml``: 2 CPUs, 8 tasks (RandFixedSum) placed by worst
-  fit on load, 4 resources, p_acc = 0.3, 1-3 medium sections (1-100 us); ``pfp`` simulated and
+- ``examples/sweeps/locking-partitioned.yaml``: 4 CPUs, 16 tasks (RandFixedSum, periods 3-30 ms)
+  placed by worst fit on load, 6 resources, p_acc = 0.2, 1-3 medium sections (1-100 us); ``pfp`` simulated and
   ``test:p-fp-rta-rm`` (spin and blocking terms); protocols msrp, mrsp, fmlp+.
 
-A row a protocol does not apply to (``none`` under a blocking test, ``srp`` under fixed priority
-where the simulator refuses it, ``mrsp`` where a task can preempt a holder) is left out of the
-ratio and counted in the table's "n/a" column.
+A row a protocol does not apply to (``none`` under a blocking test: a plain FIFO mutex has no
+bound) is left out of the ratio and counted in the table's "n/a" column; a test's inconclusive
+verdict (``mrsp`` where a task can preempt a holder) counts as not accepted.
 
-    .venv/bin/python benchmarks/locking_sweep.py [--seeds 40] [--workers 2]
+    .venv/bin/python benchmarks/locking_sweep.py [--seeds 100] [--workers 2]
 
 (also ``make locking-sweep``). Writes docs/img/locking_sweep.png and
 benchmarks/results/locking_sweep.json (the ratios), and prints the table of docs/locking.md.
@@ -55,21 +55,27 @@ def ratios(df) -> dict:
     return out
 
 
+PROTOCOL_COLOURS = {"none": 7, "pip": 0, "pcp": 1, "srp": 2, "msrp": 3, "mrsp": 4, "fmlp+": 5}
+
+
 def draw(panels, path):
+    """One panel per (title, x label, ratios, schedulers); a colour per protocol, solid for the
+    simulation, dashed for the test, with 95% Wilson intervals."""
     plt = _plt()
-    fig, axes = plt.subplots(1, len(panels), figsize=(6.2 * len(panels), 4.4), squeeze=False)
-    for ax, (title, xlabel, r) in zip(axes[0], panels):
-        for i, (series, pts) in enumerate(r.items()):
+    fig, axes = plt.subplots(1, len(panels), figsize=(5.2 * len(panels), 4.4), squeeze=False)
+    for ax, (title, xlabel, r, scheds) in zip(axes[0], panels):
+        for series, pts in r.items():
+            sched, _, proto = series.partition(" @ ")
             xs = [x for x, (_, n, _) in pts.items() if n]
-            if not xs:
+            if sched not in scheds or not xs:
                 continue
             ys = [pts[x][0] / pts[x][1] for x in xs]
-            lo = [y - wilson(pts[x][0], pts[x][1])[0] for x, y in zip(xs, ys)]
-            hi = [wilson(pts[x][0], pts[x][1])[1] - y for x, y in zip(xs, ys)]
-            style = "--" if series.startswith("test:") else "-"
+            lo = [max(0.0, y - wilson(pts[x][0], pts[x][1])[0]) for x, y in zip(xs, ys)]
+            hi = [max(0.0, wilson(pts[x][0], pts[x][1])[1] - y) for x, y in zip(xs, ys)]
+            style = "--" if sched.startswith("test:") else "-"
             ax.errorbar(xs, ys, yerr=[lo, hi], fmt=style + "o", ms=3, capsize=2, label=series,
-                        color=plt.cm.tab10(i % 10))
-        ax.set_title(title, fontsize=10)
+                        color=plt.cm.tab10(PROTOCOL_COLOURS.get(proto, 9)))
+        ax.set_title(title, fontsize=9)
         ax.set_xlabel(xlabel)
         ax.set_ylabel("acceptance ratio")
         ax.set_ylim(-0.05, 1.05)
@@ -92,19 +98,22 @@ def table(r) -> list[str]:
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--seeds", type=int, default=40, help="task sets per point (default 40)")
+    ap.add_argument("--seeds", type=int, default=100, help="task sets per point (default 100)")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--out", default=str(ROOT / "docs" / "img" / "locking_sweep.png"))
     args = ap.parse_args()
     panels, doc = [], {"seeds": args.seeds, "workers": args.workers}
-    for name, title, xlabel in [
-        ("locking-uniprocessor", "1 CPU: 6 tasks, 2 resources, p_acc 0.5, long sections", "utilisation U"),
-        ("locking-partitioned", "2 CPUs (worst fit): 8 tasks, 4 resources, p_acc 0.3, medium sections",
-         "utilisation per CPU U/m"),
+    for name, figs in [
+        ("locking-uniprocessor", [
+            ("1 CPU, fixed priority (RM): 6 tasks, 2 resources,\np_acc 0.5, 1-3 long sections", ("gfp:rm", "test:fp-rta-rm")),
+            ("1 CPU, EDF: the same sets", ("gedf", "test:edf-exact"))]),
+        ("locking-partitioned", [
+            ("4 CPUs, partitioned FP (worst fit): 16 tasks,\n6 resources, p_acc 0.2, 1-3 medium sections", ("pfp", "test:p-fp-rta-rm"))]),
     ]:
         df, secs = run(name, args.seeds, args.workers)
         r = ratios(df)
-        panels.append((title, xlabel, r))
+        xlabel = "utilisation per CPU U/m" if name.endswith("partitioned") else "utilisation U"
+        panels += [(title, xlabel, r, scheds) for title, scheds in figs]
         doc[name] = {"rows": len(df), "seconds": round(secs, 1),
                      "ratios": {s: {str(p): list(v) for p, v in pts.items()} for s, pts in r.items()}}
         print(f"{name}: {len(df)} rows in {secs:.1f} s")
