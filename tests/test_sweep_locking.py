@@ -3,11 +3,11 @@ critical sections it needs (docs/generators.md, "Critical sections"): rows keyed
 the blocking that must differ between protocols, a protocol refused per row, a bad spec named."""
 
 import pytest
+from rtsched._core import InputError
 
 import rtsched
 from conftest import run_cli
 from rtsched import plots
-from rtsched._core import InputError
 
 # One CPU, every task using R with one long section: blocking matters.
 PARAMS = {"n": 4, "m": 1, "tmin": "10ms", "tmax": "40ms", "resources": 1, "p_acc": 1, "nreq": 1, "csl": "1ms..3ms"}
