@@ -202,7 +202,10 @@ fn a_rows_chain_metrics_are_the_largest_instance() {
 #[test]
 fn a_locking_entry_runs_the_set_under_its_protocol() {
     use rtsched_model::Protocol;
-    assert_eq!(rtsched_sweep::split_locking("pfp:ffd"), Ok(("pfp:ffd", None)));
+    assert_eq!(
+        rtsched_sweep::split_locking("pfp:ffd"),
+        Ok(("pfp:ffd", None))
+    );
     assert_eq!(
         rtsched_sweep::split_locking("test:p-fp-rta-rm@fmlp+"),
         Ok(("test:p-fp-rta-rm", Some(Protocol::FmlpPlus)))
@@ -220,7 +223,14 @@ fn a_locking_entry_runs_the_set_under_its_protocol() {
         &[1, 1, 1],
     )
     .unwrap();
-    assert_eq!(b.status, [Status::Ok as u8, Status::Ok as u8, Status::NotApplicable as u8]);
+    assert_eq!(
+        b.status,
+        [
+            Status::Ok as u8,
+            Status::Ok as u8,
+            Status::NotApplicable as u8
+        ]
+    );
     assert!(b.errors[0].1.contains("unknown locking protocol 'nope'"));
     let col = |name: &str| {
         let m = b.metrics.iter().find(|m| m.column.name == name).unwrap();
@@ -230,6 +240,12 @@ fn a_locking_entry_runs_the_set_under_its_protocol() {
         }
     };
     let (direct, ceiling) = (col("max_blocked_ns"), col("max_blocked_ceiling_ns"));
-    assert!(direct[0] > 0 && ceiling[0] == 0, "none: {direct:?} {ceiling:?}");
-    assert!(direct[1] == 0 && ceiling[1] > 0, "pcp: {direct:?} {ceiling:?}");
+    assert!(
+        direct[0] > 0 && ceiling[0] == 0,
+        "none: {direct:?} {ceiling:?}"
+    );
+    assert!(
+        direct[1] == 0 && ceiling[1] > 0,
+        "pcp: {direct:?} {ceiling:?}"
+    );
 }
