@@ -54,6 +54,7 @@ mod plan;
 mod protocol_tests;
 mod protocols;
 mod root;
+mod spinlock;
 mod start;
 mod team;
 mod thread;
