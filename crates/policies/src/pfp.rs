@@ -34,7 +34,7 @@ pub const INFO: PolicyInfo = PolicyInfo {
     name: "pfp",
     summary: "partitioned fixed priority (SCHED_FIFO + affinity)",
     paper: "classic baseline (Liu & Layland; RTA)",
-    options: "prio=file|rm|dm (default as gfp); partition=NAME (as pedf, admission by response-time analysis under those priorities) instead of `cpu` fields",
+    options: "prio=file|rm|dm (default as gfp); partition=NAME (as pedf, admission by response-time analysis under those priorities, counting the blocking and spin terms of pip, pcp, srp, msrp, mrsp or fmlp+: docs/locking.md, Partitioning) instead of `cpu` fields",
     partition: Some(PARTITION),
     fixed_priorities: true,
     takes: Takes::REAL_TIME,
