@@ -193,10 +193,13 @@ impl<'a> Bins<'a> {
     /// Would `cpu` still pass the admission test with `new` added?
     pub fn admits(&mut self, cpu: usize, new: &Newcomers) -> bool {
         let idx = new.idx;
+        let adm: &'a Admission = self.admission;
         if !self.sum_le_one(cpu, idx, self.util[cpu] + new.util, |x| (x.c, x.t)) {
+            if let Admission::Remote(..) = adm {
+                self.refused = Some(format!("cpu {cpu}: U > 1"));
+            }
             return false; // U > 1 fails every test
         }
-        let adm: &'a Admission = self.admission;
         if let Admission::Remote(base, r) = adm {
             let placed: Vec<(usize, u32)> = (0..self.cpus())
                 .flat_map(|c| self.members[c].iter().map(move |&i| (i, c as u32)))
