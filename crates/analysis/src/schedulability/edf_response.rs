@@ -19,8 +19,8 @@
 //! under `pedf`, with a control). A set with critical sections keeps `edf-exact`'s own rows
 //! (the blocking term under `srp` and `msrp`): the bound here charges no blocking.
 //!
-//! [`response_times_blocked`] is Spuri's analysis with a blocking term B_i (his §5, the form
-//! for resource sharing): each job of the busy period may also wait B_i for work of later
+//! [`response_times_blocked`] is Spuri's analysis with a blocking term B_i (the form his report
+//! gives with shared resources): each job of the busy period may also wait B_i for work of later
 //! deadline, w(a) = B_i + (⌊a/T_i⌋ + 1)·C_i + Σ_{j ≠ i, D_j ≤ a + D_i} min(⌈w/T_j⌉,
 //! ⌊(a + D_i − D_j)/T_j⌋ + 1)·C_j, written out here (the holistic window has no blocking);
 //! the FMLP+ under EDF uses it for its rows (`fmlp_edf.rs`).

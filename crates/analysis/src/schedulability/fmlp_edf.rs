@@ -1,13 +1,15 @@
 //! Blocking under the FMLP+ for partitioned EDF, with suspension-oblivious demand analysis
 //! (docs/locking.md "Suspending: fmlp+ under partitioned EDF"). The protocol is Brandenburg's
 //! (*The FMLP+: an asymptotically optimal real-time locking protocol for suspension-aware
-//! analysis*, ECRTS 2014, §3: FIFO queues, waiting jobs suspend, holders priority boosted and
+//! analysis*, ECRTS 2014: FIFO queues, waiting jobs suspend, holders priority boosted and
 //! ordered by request time; the partitioned form of his dissertation, UNC 2011, §6), as the
 //! simulator applies it under `pedf` (`crates/runtime/src/ledger/locking/fmlp.rs`: a boost
-//! lends `(0, issued)`, above every absolute deadline). The paper's §4 analysis is for fixed
-//! priorities (`fmlp.rs`); the EDF terms below are derived here for the simulator's rules and
-//! checked against it (`tests/fmlp_edf_vs_sim.rs`). τ_i is on CPU k; constrained deadlines
-//! (D ≤ T), no nesting.
+//! lends `(0, issued)`, above every absolute deadline). The analysis there is given for job-level
+//! fixed priorities in general; the terms below are derived here for EDF and the simulator's
+//! rules, in the suspension-oblivious style of Brandenburg's survey (*Multiprocessor real-time
+//! locking protocols: a systematic review*, 2019, §§5–6, binary semaphore protocols under
+//! suspension-oblivious and suspension-aware analysis), and checked against the simulator
+//! (`tests/fmlp_edf_vs_sim.rs`). τ_i is on CPU k; constrained deadlines (D ≤ T), no nesting.
 //!
 //! - *Remote blocking*: a request of τ_i for q waits, while q's holder is on another CPU, at
 //!   most [`fmlp::request_wait`] — one section per task of each other CPU that uses q (the
@@ -16,7 +18,8 @@
 //!   base scheduler, since a boosted job precedes every unboosted one under EDF too.
 //!   remote_i = Σ over τ_i's sections of it. It is charged as execution (the
 //!   *suspension-oblivious* treatment, sound on one CPU under EDF as under FP: Chen et al.,
-//!   *Many suspensions, many problems*, Real-Time Systems 2019, §4): C'_i = C_i + remote_i.
+//!   *Many suspensions, many problems*, Real-Time Systems 2019, "suspension-oblivious
+//!   analysis"; the window argument below shows it for this case): C'_i = C_i + remote_i.
 //! - *Boost blocking*: take the window [t0, d) of a missed deadline d (t0: the last instant
 //!   no job of deadline ≤ d released before it is pending). Each instant of it either runs a
 //!   job of deadline ≤ d (its C), or has some such job suspended on a holder of another CPU
