@@ -99,6 +99,15 @@ fn the_pair_by_hand() {
         ms(2 + 3),
         "h: C 2 + l's section, boosted ahead of it"
     );
+    // D > T: the one-job-per-task count does not hold; the test says so.
+    let mut long = one.clone();
+    long.tasks[0].deadline = 150 * MS;
+    let v = test("edf-exact").run(&long).unwrap();
+    assert!(
+        v.schedulable.is_none() && v.detail.contains("D > T"),
+        "{}",
+        v.detail
+    );
 }
 
 /// A drawn task: CPU, period (index into PERIODS), WCET ms, offset ms, deadline (tenths of
