@@ -56,6 +56,16 @@ pub fn response_times(ts: &[Cdt]) -> Vec<Option<Time>> {
     }
 }
 
+/// h(t): execution demand of jobs with release and deadline in [0, t], synchronous release
+/// (the processor demand of `uniprocessor.rs`'s tests, here so that the protocols' EDF tests,
+/// `fmlp_edf.rs`, and the tests that call them do not import each other).
+pub fn demand(ts: &[Cdt], t: Time) -> u128 {
+    ts.iter()
+        .filter(|x| x.d <= t)
+        .map(|x| ((t - x.d) / x.t + 1) as u128 * x.c as u128)
+        .sum()
+}
+
 /// Points (values of a) and fixed-point steps tried at most per task; beyond, no bound.
 const MAX_POINTS: usize = 100_000;
 

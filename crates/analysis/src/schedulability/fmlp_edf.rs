@@ -41,10 +41,9 @@
 //! a set that fails only with its blocking is inconclusive.
 
 use super::bounds::{self, Quantity};
-use super::edf_response;
+use super::edf_response::{self, demand};
 use super::fmlp;
 use super::registry::Subject;
-use super::uniprocessor::{demand, edf_exact};
 use super::{Cdt, Verdict};
 use rtsched_model::{TaskSet, Time};
 
@@ -158,8 +157,9 @@ pub fn passes(ts: &TaskSet, idx: &[usize]) -> bool {
 }
 
 /// `edf-exact` (one CPU, or per CPU as `p-edf-exact`) under `fmlp+`: the overview's test,
-/// each task's row its response-time bound with blocking term remote_i + B_i.
-pub fn verdict(s: &Subject<'_>, name: &str) -> Verdict {
+/// each task's row its response-time bound with blocking term remote_i + B_i. `plain_fails`:
+/// the plain demand test (no blocking) refutes the tasks, so a failure here is one too.
+pub fn verdict(s: &Subject<'_>, name: &str, plain_fails: bool) -> Verdict {
     let ts = s.set();
     if let Some(t) = s.tasks().find(|t| t.deadline > t.period) {
         return Verdict::new(
@@ -181,7 +181,7 @@ pub fn verdict(s: &Subject<'_>, name: &str) -> Verdict {
     let ok = demand.is_ok() || r.iter().all(Option::is_some);
     let verdict = match ok {
         true => Some(true),
-        false if edf_exact(s.cdt()) == Some(false) => Some(false),
+        false if plain_fails => Some(false),
         false => None,
     };
     let u: f64 = cdt.iter().map(Cdt::utilisation).sum();

@@ -26,6 +26,7 @@
 
 use super::blocking;
 use super::bounds::{self, Quantity};
+pub use super::edf_response::demand;
 use super::fmlp;
 use super::fmlp_edf;
 pub use super::fp_response::{response_time, response_time_blocked};
@@ -308,7 +309,8 @@ fn edf_verdict(s: &Subject<'_>) -> Verdict {
     // FMLP+ (`fmlp_edf.rs`): suspension-oblivious, remote waits and boost blocking.
     let proto = protocol(s);
     if proto == Some(Protocol::FmlpPlus) {
-        return fmlp_edf::verdict(s, EDF_EXACT.name);
+        let plain = edf_exact(s.cdt());
+        return fmlp_edf::verdict(s, EDF_EXACT.name, plain == Some(false));
     }
     // MSRP (`spinning.rs`, Gai et al. 2001 on partitioned EDF): each job's spin inflates its
     // WCET, and B(L) counts non-preemptive global requests with their spin.
@@ -398,14 +400,6 @@ pub fn edf_srp_with(ts: &[Cdt], b: impl Fn(Time) -> Time) -> Result<(), Option<T
 
 /// Iteration cap of the fixed-point loops; beyond it the verdict is inconclusive.
 const MAX_ITER: u32 = 1_000_000;
-
-/// h(t): execution demand of jobs with release and deadline in [0, t], synchronous release.
-pub fn demand(ts: &[Cdt], t: Time) -> u128 {
-    ts.iter()
-        .filter(|x| x.d <= t)
-        .map(|x| ((t - x.d) / x.t + 1) as u128 * x.c as u128)
-        .sum()
-}
 
 /// The latest absolute deadline strictly before `t`, if any.
 fn deadline_before(ts: &[Cdt], t: Time) -> Option<Time> {
