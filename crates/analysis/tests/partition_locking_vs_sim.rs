@@ -7,7 +7,9 @@
 //!   partitions: about one in eight under `msrp` and `mrsp`, a third under `fmlp+`), every
 //!   partition FFD, WFD or BFD returns counting `msrp`'s, `mrsp`'s or `fmlp+`'s terms passes
 //!   `p-fp-rta-file` on the final partition, and simulated under `pfp` for 300 ms no job
-//!   misses, responds beyond its bound or spins beyond its spin term.
+//!   misses, responds beyond its bound or spins beyond its spin term; under EDF admission
+//!   (`msrp`, `fmlp+`), FFD's partitions pass `p-edf-exact` and `pedf` neither misses nor
+//!   spins beyond the terms.
 //! - `pfp:partition=ffd` places by the same admission: the example of `remote.rs` runs with
 //!   R's users together, and the set that fits only ignoring sections is refused.
 //! - Control: FFD admitting by response time alone (sections ignored) accepts sets of a fixed
@@ -81,10 +83,11 @@ fn per_cpu(ts: &TaskSet) -> Verdict {
     find(ENTRIES, "p-fp-rta-file").unwrap().run(ts).unwrap()
 }
 
-/// Simulated under `pfp`: whether some job missed, and the first job beyond its row's bound
-/// or spin term (the rows of `v`).
-fn simulated(ts: &TaskSet, v: &Verdict) -> (bool, Option<String>) {
-    let r = simulate(ts, Options::spec("pfp")).unwrap().result;
+/// Simulated under `spec`: whether some job missed, and the first job beyond its row's bound
+/// (when the rows are response times, `pfp`'s) or spin term (the rows of `v`).
+fn simulated_by(ts: &TaskSet, v: &Verdict, spec: &str) -> (bool, Option<String>) {
+    let r = simulate(ts, Options::spec(spec)).unwrap().result;
+    let responses = spec == "pfp";
     let missed = r
         .jobs
         .iter()
@@ -92,7 +95,7 @@ fn simulated(ts: &TaskSet, v: &Verdict) -> (bool, Option<String>) {
     let beyond = r.jobs.iter().find_map(|j| {
         let b = v.tasks.iter().find(|b| b.task == j.task as usize)?;
         let response = j.finish.map(|f| f - j.release);
-        if response.is_some_and(|x| b.bound.is_none_or(|bound| x > bound)) {
+        if responses && response.is_some_and(|x| b.bound.is_none_or(|bound| x > bound)) {
             return Some(format!(
                 "'{}' responded {response:?} > {:?}",
                 b.name, b.bound
@@ -102,6 +105,10 @@ fn simulated(ts: &TaskSet, v: &Verdict) -> (bool, Option<String>) {
             .then(|| format!("'{}' spun {} > {:?}", b.name, j.spin, b.spin))
     });
     (missed, beyond)
+}
+
+fn simulated(ts: &TaskSet, v: &Verdict) -> (bool, Option<String>) {
+    simulated_by(ts, v, "pfp")
 }
 
 fn drawn() -> impl Strategy<Value = Vec<Drawn>> {
@@ -139,6 +146,19 @@ proptest! {
                 let (missed, beyond) = simulated(&ts, &v);
                 prop_assert!(!missed && beyond.is_none(), "{:?} {}: missed {} {:?}\n{:?}", p, h, missed, beyond, ts);
             }
+            // Partitioned EDF (msrp: Gai et al.; fmlp+: fmlp_edf.rs), FFD: `p-edf-exact` on the
+            // final partition, and `pedf` neither misses nor spins beyond the terms.
+            let adm = Admission::EdfExact.counting_sections(&ts);
+            if p == Protocol::Mrsp || none {
+                continue;
+            }
+            prop_assert_eq!(adm.counted(), Some(p));
+            let Ok(part) = by_name("ffd").unwrap().partition(&ts, &adm) else { continue };
+            let ts = placed(&ts, &part.cpu_of_task);
+            let v = find(ENTRIES, "p-edf-exact").unwrap().run(&ts).unwrap();
+            prop_assert_eq!(v.schedulable, Some(true), "{:?} edf: {}", p, v.detail);
+            let (missed, beyond) = simulated_by(&ts, &v, "pedf");
+            prop_assert!(!missed && beyond.is_none(), "{:?} pedf: missed {} {:?}\n{:?}", p, missed, beyond, ts);
         }
     }
 }

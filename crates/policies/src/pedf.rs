@@ -28,7 +28,7 @@ pub const INFO: PolicyInfo = PolicyInfo {
     name: "pedf",
     summary: "partitioned EDF (uniprocessor EDF per CPU; tasks' `cpu` fields)",
     paper: "LWFG §2, ChronOS P-EDF",
-    options: "partition=NAME, or bare pedf:NAME (ffd, wfd, bfd, nfd, bf, lwfg, FIT:ORDER; chains with '+', e.g. lwfg+ffd; NAME-overflow places what fits nowhere on the least utilised CPU and runs it anyway): partition with the exact EDF test (counting the blocking and spin terms of pip, pcp, srp or msrp) instead of reading `cpu` fields",
+    options: "partition=NAME, or bare pedf:NAME (ffd, wfd, bfd, nfd, bf, lwfg, FIT:ORDER; chains with '+', e.g. lwfg+ffd; NAME-overflow places what fits nowhere on the least utilised CPU and runs it anyway): partition with the exact EDF test (counting the blocking and spin terms of pip, pcp, srp, msrp or fmlp+) instead of reading `cpu` fields",
     partition: Some(PARTITION),
     fixed_priorities: false,
     takes: Takes::REAL_TIME,

@@ -3,7 +3,7 @@
 Each CPU's load is printed on stderr. A set with critical sections under a protocol the
 admission test bounds (pip, pcp, pcp:original, srp for rm/dm/file; srp for edf) is admitted
 with each CPU's blocking terms, its resources kept local (docs/locking.md, "Partitioning"). Under
-msrp, mrsp or fmlp+ (rm/dm/file; msrp for edf) resources may be global: a placement is admitted
+msrp, mrsp or fmlp+ (rm/dm/file; msrp or fmlp+ for edf) resources may be global: a placement is admitted
 only if every CPU placed so far passes with the protocol's spin and blocking terms on the
 partial placement, and each CPU's line says which protocol's terms were counted. Any other set
 with sections is warned about (admission then ignores the blocking they cause). A chain that
@@ -74,7 +74,7 @@ def run(args):
     if any(t["sections"] for t in ts.tasks()) and not _core.admission_counts_sections(ts, args.admission):
         print(f"warning: {ts.source}: admission ({args.admission}) ignores critical sections: the time a job waits "
               "for a resource is not charged (the admission test bounds blocking only under pip, pcp, pcp:original, srp, "
-              "msrp, mrsp or fmlp+ with rm/dm/file, pip, pcp, srp or msrp with edf, without nested sections), so a "
+              "msrp, mrsp or fmlp+ with rm/dm/file, pip, pcp, srp, msrp or fmlp+ with edf, without nested sections), so a "
               "partitioned scheduler on this partition can miss deadlines that every CPU's test admitted; simulate it "
               "to see", file=sys.stderr)
     charged = _core.analysis_overheads(ts, args.overheads, statistic)

@@ -16,7 +16,8 @@
 //! 2. **The test is the registry's** per-CPU one, so a partition is admitted by exactly the
 //!    terms `analyze` reports of it: `p-fp-rta-file` with the admission's priorities written in
 //!    (MSRP and MrsP: spin added to the WCET, SRP/ceiling blocking; FMLP+: suspension-aware,
-//!    remote and boost blocking), `p-edf-exact` under EDF (MSRP, Gai et al. 2001), or the
+//!    remote and boost blocking), `p-edf-exact` under EDF (MSRP, Gai et al. 2001; FMLP+,
+//!    `fmlp_edf.rs`: whatever protocols the registry's entry takes), or the
 //!    whole-set form on one CPU. A verdict other than "schedulable" (a miss, inconclusive, or
 //!    "not applicable", e.g. MrsP without helping where a task outranks a global resource's
 //!    local ceiling) refuses the placement; the last refusal's words are kept for the error.
@@ -329,8 +330,8 @@ mod tests {
         assert!(e.message.contains("the last CPU tried: cpu 1:"), "{e}");
     }
 
-    /// Which sets the admission counts: msrp, mrsp, fmlp+ under the FP tests; msrp under EDF
-    /// (Gai et al.), not mrsp there; not with nested sections, nor fmlp+ with D > T; never
+    /// Which sets the admission counts: msrp, mrsp, fmlp+ under the FP tests; msrp (Gai et
+    /// al.) and fmlp+ (`fmlp_edf.rs`) under EDF, not mrsp there; not with nested sections, nor fmlp+ with D > T; never
     /// under density.
     #[test]
     fn which_protocols_are_counted() {
@@ -341,6 +342,8 @@ mod tests {
             assert!(!Admission::Density.counting_sections(&ts).counts_sections());
         }
         let ts = set(tasks.clone(), Protocol::Msrp);
+        assert!(Admission::EdfExact.counting_sections(&ts).counts_sections());
+        let ts = set(tasks.clone(), Protocol::FmlpPlus);
         assert!(Admission::EdfExact.counting_sections(&ts).counts_sections());
         let ts = set(tasks.clone(), Protocol::Mrsp);
         assert!(!Admission::EdfExact.counting_sections(&ts).counts_sections());

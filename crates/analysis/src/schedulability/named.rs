@@ -13,7 +13,7 @@
 //!   demand): a partition found is a proof the set is P-EDF schedulable; none found is a
 //!   failure of the heuristic, reported as "not schedulable" (the usual reading of partitioned
 //!   acceptance ratios, LWFG §5). `global` in a chain always succeeds, so it is refused. A set
-//!   with critical sections under `pip`, `pcp`, `srp` or `msrp` is admitted with their
+//!   with critical sections under `pip`, `pcp`, `srp`, `msrp` or `fmlp+` is admitted with their
 //!   blocking (and spin) terms, as `rtsched partition --admission edf` does; under any other
 //!   protocol the test does not apply.
 //!
@@ -74,9 +74,9 @@ pub fn help() -> Vec<Help> {
     out.push(Help {
         name: format!("{PARTITION}:HEURISTIC"),
         summary:
-            "HEURISTIC (ffd, wfd, lwfg, lwfg+ffd, …) places every task, exact EDF test per CPU (with pip, pcp, srp or msrp blocking)",
+            "HEURISTIC (ffd, wfd, lwfg, lwfg+ffd, …) places every task, exact EDF test per CPU (with pip, pcp, srp, msrp or fmlp+ blocking)",
         applies: format!(
-            "{}, or critical sections under pip, pcp, srp or msrp (their blocking charged)",
+            "{}, or critical sections under pip, pcp, srp, msrp or fmlp+ (their blocking charged)",
             PARTITION_APPLIES.describe("")
         ),
         citation: "the heuristic's (`rtsched partition`); per CPU Baruah, Rosier & Howell 1990",
@@ -156,7 +156,7 @@ impl Named {
 
 /// Partition `ts` with `p`, each CPU admitting by the exact EDF test (overheads charged when
 /// the set's run options give them), charging the set's critical sections where that test
-/// bounds their protocol (`pip`, `pcp`, `srp`, `msrp`: `partition::sections`, `remote`).
+/// bounds their protocol (`pip`, `pcp`, `srp`: `partition::sections`; `msrp`, `fmlp+`: `remote`).
 fn partitioned(ts: &TaskSet, p: &Partitioner) -> Result<Verdict, NotApplicable> {
     let adm = Admission::EdfExact.counting_sections(ts);
     let applies = match adm.counts_sections() {
