@@ -26,6 +26,37 @@ impl Key {
             thread: e.thread,
         }
     }
+
+    /// The key just before this one in the total order (its lexicographic predecessor): an
+    /// entity keyed so is more urgent than this one and than nothing this one is not. How a
+    /// partitioned domain places MrsP's helper in the place of the spinner it stands in for
+    /// ([`Policy::place`](crate::Policy::place)).
+    #[inline]
+    pub fn before(self) -> Key {
+        let mut k = self;
+        if k.thread > 0 {
+            k.thread -= 1;
+            return k;
+        }
+        k.thread = u32::MAX;
+        if k.job > 0 {
+            k.job -= 1;
+            return k;
+        }
+        k.job = u64::MAX;
+        if k.task > 0 {
+            k.task -= 1;
+            return k;
+        }
+        k.task = u32::MAX;
+        if k.secondary > 0 {
+            k.secondary -= 1;
+            return k;
+        }
+        k.secondary = u64::MAX;
+        k.primary = k.primary.saturating_sub(1);
+        k
+    }
 }
 
 /// A policy's comparator, as a function from entity to key.

@@ -81,7 +81,7 @@ mod view;
 use crate::inversion::Inversions;
 use crate::state::{CpuState, Ent, NEVER};
 use crate::streams::TaskStreams;
-pub use locking::{refuses_locking, SPIN_OWED};
+pub use locking::{refuses_locking, set_mrsp_helping, SPIN_OWED};
 pub use parts::LedgerParts;
 pub use progress::{next_step, Next, Step};
 use records::SinkRef;
