@@ -557,6 +557,84 @@ mod tests {
         e.downcast_ref::<String>().cloned().unwrap_or_default()
     }
 
+    /// A partitioned puppet: task t bound to CPU t, and it places as the ledger asks.
+    struct Bound(Puppet);
+    impl Policy for Bound {
+        fn name(&self) -> String {
+            "bound".into()
+        }
+        fn release(&mut self, _: Time, _: &EntityInfo) {}
+        fn complete(&mut self, _: Time, _: EntityId, _: u32) {}
+        fn aborted(&mut self, _: Time, _: EntityId) {}
+        fn schedule(&mut self, now: Time, d: &mut Dispatch<'_>) {
+            self.0.schedule(now, d)
+        }
+        fn cpu_of_task(&self, task: u32) -> Option<u32> {
+            Some(task)
+        }
+        fn place(&mut self, _: Time, _: &EntityInfo, _: Option<(u32, EntityId)>) -> bool {
+            true
+        }
+    }
+
+    /// A view whose CPUs run what it is told.
+    struct Runs(Blank, [Option<EntityId>; 2]);
+    impl RunView for Runs {
+        fn now(&self) -> Time {
+            0
+        }
+        fn running(&self, cpu: u32) -> Option<EntityId> {
+            self.1[cpu as usize]
+        }
+        fn entity(&self, _: EntityId) -> Option<EntityInfo> {
+            None
+        }
+        fn executed(&self, _: EntityId) -> Time {
+            0
+        }
+        fn waiting_for(&self, _: EntityId) -> Option<(ResourceId, EntityId)> {
+            None
+        }
+        fn holder(&self, _: ResourceId) -> Option<EntityId> {
+            None
+        }
+        fn waiters(&self, _: ResourceId) -> Vec<EntityId> {
+            Vec::new()
+        }
+        fn task(&self, t: u32) -> &Task {
+            self.0.task(t)
+        }
+    }
+
+    /// Under a partitioned policy an entity runs off its task's CPU only where the ledger
+    /// placed it (MrsP's helping): entity 0 (bound to CPU 0) taking CPU 1 from entity 1 is
+    /// accepted after `place(0, (1, 1))`, and rejected without it.
+    #[test]
+    fn a_partitioned_entity_runs_off_its_cpu_only_where_placed() {
+        let go = |placed: bool| {
+            let mut c = ProtocolChecker::new(Box::new(Bound(Puppet { place: Vec::new() })), 2);
+            let mut dec = Decisions::new(2);
+            c.release(0, &info(0));
+            c.release(0, &info(1));
+            c.inner = Box::new(Bound(Puppet {
+                place: vec![(1, Some(1))],
+            }));
+            let view = Runs(Blank(Task::periodic("t", 10, 1)), [None, None]);
+            c.schedule(0, &mut Dispatch::new(&mut dec, &view));
+            if placed {
+                assert!(c.place(1, &info(0), Some((1, 1))));
+            }
+            c.inner = Box::new(Bound(Puppet {
+                place: vec![(1, Some(0))],
+            }));
+            let view = Runs(Blank(Task::periodic("t", 10, 1)), [None, Some(1)]);
+            c.schedule(1, &mut Dispatch::new(&mut dec, &view));
+        };
+        go(true);
+        let m = panics(move || go(false));
+        assert!(m.contains("bound to CPU 0) runs on CPU 1"), "{m}");
+    }
+
     #[test]
     fn a_correct_sequence_passes() {
         let mut c = checker();

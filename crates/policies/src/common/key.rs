@@ -77,3 +77,34 @@ pub fn boosted(own: Key, to: Option<crate::policy::Urgency>) -> Key {
         None => own,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::Key;
+
+    /// `before` is the lexicographic predecessor, each field borrowing from the one before.
+    #[test]
+    fn before_is_the_predecessor() {
+        let k = |primary, secondary, task, job, thread| Key {
+            primary,
+            secondary,
+            task,
+            job,
+            thread,
+        };
+        assert_eq!(k(5, 7, 2, 3, 1).before(), k(5, 7, 2, 3, 0));
+        assert_eq!(k(5, 7, 2, 3, 0).before(), k(5, 7, 2, 2, u32::MAX));
+        assert_eq!(k(5, 7, 2, 0, 0).before(), k(5, 7, 1, u64::MAX, u32::MAX));
+        assert_eq!(
+            k(5, 7, 0, 0, 0).before(),
+            k(5, 6, u32::MAX, u64::MAX, u32::MAX)
+        );
+        assert_eq!(
+            k(5, 0, 0, 0, 0).before(),
+            k(4, u64::MAX, u32::MAX, u64::MAX, u32::MAX)
+        );
+        for x in [k(5, 7, 2, 3, 1), k(5, 7, 0, 0, 0), k(5, 0, 0, 0, 0)] {
+            assert!(x.before() < x);
+        }
+    }
+}
