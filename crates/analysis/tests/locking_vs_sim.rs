@@ -763,10 +763,10 @@ fn mrsp_helping_bounds_the_spin() {
     );
     assert_eq!(v.schedulable, Some(true), "{v:?}");
     // The control: without helping a spins 6.5 ms and responds in 7.5.
-    rtsched_runtime::set_mrsp_helping(false);
+    rtsched_sim::set_mrsp_helping(false);
     let r = sim(&ts, "pfp");
     let e = msrp_holds(&ts);
-    rtsched_runtime::set_mrsp_helping(true);
+    rtsched_sim::set_mrsp_helping(true);
     let a = r.jobs.iter().find(|j| j.task == 2).unwrap();
     assert_eq!(a.spin, 6 * MS + MS / 2);
     assert!(e.unwrap_err().contains("'a': bound"), "helping off");
@@ -821,9 +821,9 @@ fn mrsp_without_helping_breaks_the_bound() {
         let ts = mp_set(*m, d, Protocol::Mrsp);
         msrp_holds(&ts).unwrap_or_else(|e| panic!("with helping: {e}\n{ts:?}"));
         helped += (sim(&ts, "pfp").counters.helping_migrations > 0) as u32;
-        rtsched_runtime::set_mrsp_helping(false);
+        rtsched_sim::set_mrsp_helping(false);
         let off = msrp_holds(&ts);
-        rtsched_runtime::set_mrsp_helping(true);
+        rtsched_sim::set_mrsp_helping(true);
         broken += off.is_err() as u32;
     }
     eprintln!("helped on {helped}/60 sets; without helping the bound broke on {broken}");

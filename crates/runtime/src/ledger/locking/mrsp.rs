@@ -100,13 +100,12 @@ impl<'t> Ledger<'t> {
         if !l.help {
             return false;
         }
-        // Each placement leaves its holder running; a bound on the rounds of one instant
-        // guards the loop of `decide` all the same.
+        // Each placement leaves its holder running (or home), so placements settle; a bound
+        // on those of one instant guards the loop of `decide` all the same.
         if l.help_round.0 != now {
             l.help_round = (now, 0);
         }
-        l.help_round.1 += 1;
-        if l.help_round.1 > 2 * l.cpus as u32 + 4 {
+        if l.help_round.1 > 4 * (l.cpus + l.helpers.capacity()) as u32 {
             debug_assert!(false, "helping did not settle at {now}");
             return false;
         }
@@ -131,6 +130,7 @@ impl<'t> Ledger<'t> {
                 }
             }
         }
+        self.locking.as_mut().expect("locking").help_round.1 += placed as u32;
         placed
     }
 
