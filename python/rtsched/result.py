@@ -505,7 +505,8 @@ def run(taskset, backend: str = "testbed:gedf", duration=None, seed=None, on_mis
     ``backend``: ``kernel:deadline[:reclaim]``, ``kernel:fifo[:rm|:dm|:file]``, ``kernel:other``
     (each with an optional ``:pi``: critical sections lock mutexes with priority inheritance;
     ``kernel:fifo`` also ``:pcp``: the immediate priority ceiling, ``PTHREAD_PRIO_PROTECT`` at
-    each resource's ceiling) or
+    each resource's ceiling; the file's ``locking`` chooses them itself, and under a partitioned
+    ``kernel:fifo`` ``msrp`` and ``mrsp`` run FIFO spin locks, docs/locking.md "Real runs") or
     ``testbed:POLICY`` (any rtsched policy enforced on real cores). ``model``: the testbed's
     global model, ``stw`` (stop-the-world) or ``concurrent`` (application-concurrent).
     Needs real-time privilege (root or CAP_SYS_NICE); raises ``PrivilegeError`` otherwise,

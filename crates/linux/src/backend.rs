@@ -12,11 +12,12 @@ use rtsched_policies::Policy;
 
 /// The backends, for help texts. The kernel's own policies follow the file's locking protocol
 /// (`pip`: `PTHREAD_PRIO_INHERIT` mutexes; `pcp` under kernel:fifo: `PTHREAD_PRIO_PROTECT` at
-/// each resource's ceiling; any other refused) and, for a resource under `none`, the option
+/// each resource's ceiling; `msrp` and `mrsp` under a partitioned kernel:fifo: FIFO spin locks
+/// at a raised priority; any other refused) and, for a resource under `none`, the option
 /// `:pi` (every one but scx-gedf and scx-pedf) or kernel:fifo's `:pcp`.
 pub const BACKENDS: &[(&str, &str)] = &[
     ("kernel:deadline", "each task's threads under SCHED_DEADLINE (runtime = WCET + max(250 us, 10%), deadline, period; one reservation per thread of a parallel task); kernel:deadline:reclaim adds GRUB reclaiming, :pi priority inheritance"),
-    ("kernel:fifo", "each task's threads under SCHED_FIFO, the file's priorities if every task has one, else RM (kernel:fifo:rm, :dm for DM, :file; priorities on only some tasks are refused unless one is named, as by gfp; :pi for priority inheritance, e.g. kernel:fifo:rm:pi, or :pcp for the immediate priority ceiling, PTHREAD_PRIO_PROTECT at each resource's ceiling; a file's run.locking or resource protocol pip or pcp chooses them itself, any other protocol is refused); partitioned through affinity if every task has a cpu"),
+    ("kernel:fifo", "each task's threads under SCHED_FIFO, the file's priorities if every task has one, else RM (kernel:fifo:rm, :dm for DM, :file; priorities on only some tasks are refused unless one is named, as by gfp; :pi for priority inheritance, e.g. kernel:fifo:rm:pi, or :pcp for the immediate priority ceiling, PTHREAD_PRIO_PROTECT at each resource's ceiling; a file's run.locking or resource protocol pip or pcp chooses them itself; msrp and mrsp run FIFO spin locks at a raised priority when every task has a cpu; any other protocol is refused); partitioned through affinity if every task has a cpu"),
     ("kernel:linux", "each task under its own Linux policy from the file (policy: deadline with runtime, fifo or rr with priority, other with nice; run.default_policy; best-effort tasks SCHED_OTHER at their nice), as the simulator's linux scheduler stacks them; refused before starting, with the kernel's reason, if sched_setattr would refuse a reservation (the fair servers counted); kernel:linux:reclaim adds GRUB, :pi priority inheritance"),
     ("kernel:other", "each task's threads under SCHED_OTHER (CFS/EEVDF): what a user gets by default (kernel:other:pi for priority inheritance)"),
     ("kernel:scx-gedf", "rtsched's sched_ext scheduler (needs a kernel with sched_ext and the rtsched-scx loader): global EDF in BPF, idle CPU first, else preempt the latest deadline found in the cpudl tree (kernel:scx-gedf:linear scans instead); tasks register period, deadline and WCET"),

@@ -40,7 +40,7 @@ def register(sub):
     )
     p.add_argument("file", metavar="FILE")
     p.add_argument("-b", "--backend", dest="backends", action="extend", nargs="+", metavar="B", required=True,
-                   help="kernel:deadline[:reclaim], kernel:fifo[:rm|:dm|:file], kernel:other, kernel:linux[:reclaim] (each task under its own policy from the file, docs/linux-classes.md), each with an optional :pi (mutexes with priority inheritance; kernel:fifo also :pcp, the immediate priority ceiling), testbed:POLICY (e.g. testbed:gedf); "
+                   help="kernel:deadline[:reclaim], kernel:fifo[:rm|:dm|:file], kernel:other, kernel:linux[:reclaim] (each task under its own policy from the file, docs/linux-classes.md), each with an optional :pi (mutexes with priority inheritance; kernel:fifo also :pcp, the immediate priority ceiling; the file's locking chooses itself: pip, pcp, and on a partitioned kernel:fifo msrp and mrsp spin locks, docs/locking.md), testbed:POLICY (e.g. testbed:gedf); "
                         "on a kernel with sched_ext, rtsched's own scheduler: kernel:scx-gedf[:linear], kernel:scx-pedf[:HEURISTIC], kernel:scx:POLICY (docs/kernel.md)")
     p.add_argument("--duration", metavar="D", help="counted window (a real run is limited to 600 s)")
     p.add_argument("--seed", type=seed, metavar="N")

@@ -357,6 +357,7 @@ pub(super) fn job_record(
         missed: !done || finish > deadline,
         aborted: false,
         blocked: acc.blocked,
+        spin: acc.spin,
         // As the simulator's: every CPU time charged to the job, and of it the overhead.
         // Its helpers' threads (parallel regions) count their work only.
         exec: acc.exec + outside,
@@ -385,6 +386,7 @@ pub(super) fn merge(acc: &mut ThreadRun, run: ThreadRun, intervals: &mut Vec<Int
     acc.preemptions += run.preemptions;
     acc.migrations += run.migrations;
     acc.blocked += run.blocked;
+    acc.spin += run.spin;
     acc.overhead += run.overhead;
     acc.exec += run.exec;
     if let Some(h) = run.hw {

@@ -17,7 +17,9 @@
 //! - **Critical sections** run on real mutexes: one `pthread_mutex_t` per resource of the task
 //!   set (`PTHREAD_PRIO_NONE`, `PTHREAD_PRIO_INHERIT` for a `pip` resource or with the
 //!   backend option `pi`, or `PTHREAD_PRIO_PROTECT` at the resource's ceiling for a `pcp` one
-//!   or with `kernel:fifo`'s `pcp`; any other protocol in the file is refused), shared
+//!   or with `kernel:fifo`'s `pcp`; under a partitioned `kernel:fifo` a FIFO spin lock for a
+//!   global `msrp` resource and every `mrsp` one, `spinlock.rs`, taken at a raised priority,
+//!   its spin the job's `spin`; any other protocol in the file is refused), shared
 //!   by every thread. A thread executes its demand in pieces between its checkpoints (scaled by
 //!   its demand / WCET, as in the simulator) and locks or unlocks at each. The time a thread
 //!   waits in `pthread_mutex_lock` (CLOCK_MONOTONIC around the call, after a failed trylock)
@@ -54,6 +56,7 @@ mod plan;
 mod protocol_tests;
 mod protocols;
 mod root;
+mod spinlock;
 mod start;
 mod team;
 mod thread;

@@ -2,7 +2,8 @@
 //! (SCHED_DEADLINE, SCHED_FIFO with its priorities and partition, SCHED_OTHER, rtsched's
 //! sched_ext scheduler), with its label and each resource's mutex protocol (the file's
 //! locking protocol, or the backend option's: inheritance, or under SCHED_FIFO the immediate
-//! priority ceiling, one ceiling per resource; `protocols.rs`); and the
+//! priority ceiling, one ceiling per resource, or an `msrp`/`mrsp` spin lock; `protocols.rs`);
+//! and the
 //! SCHED_DEADLINE runtime each thread reserves (the WCET plus an allowance, per lane).
 
 use super::protocols;
@@ -56,6 +57,9 @@ pub struct KernelPlan {
     /// the threads of its users, 1 for a resource nobody uses), else the backend option's
     /// (`pi`, `pcp`), else none.
     pub mutexes: Vec<MutexProtocol>,
+    /// Per resource, its spin lock's rule under kernel:fifo (a global `msrp` resource, an
+    /// `mrsp` one: [`protocols::SpinRule`]), `None` for a mutex.
+    pub spins: Vec<Option<protocols::SpinRule>>,
 }
 
 /// Map priorities (larger = more urgent) onto SCHED_FIFO 10..=89 preserving their order;
@@ -148,11 +152,12 @@ impl KernelPlan {
             KernelPolicy::Fifo { prio, cpu, .. } => Some((&prio[..], &cpu[..])),
             _ => None,
         };
-        let mutexes = protocols::mutexes(ts, &kinds, fifo)?;
+        let (mutexes, spins) = protocols::mutexes(ts, &kinds, fifo)?;
         Ok(KernelPlan {
             policy,
             label,
             mutexes,
+            spins,
         })
     }
 
@@ -336,6 +341,7 @@ impl KernelPlan {
             },
             label,
             mutexes: vec![MutexProtocol::None; kinds.len()],
+            spins: vec![None; kinds.len()],
         })
     }
 }

@@ -69,18 +69,17 @@ fn a_pcp_file_takes_the_ceilings_as_pcp_does() {
 /// the protocol and what to run instead, on every kernel policy: never a plain mutex.
 #[test]
 fn protocols_the_kernel_cannot_give_are_refused() {
-    for (p, instead) in [
-        ("srp", "testbed:gedf"),
-        ("pcp:original", "testbed:gfp"),
-        ("msrp", "testbed:pfp"),
-        ("mrsp", "testbed:pfp"),
-        ("fmlp+", "testbed:pfp"),
-        ("omlp", "testbed:gfp"),
+    for (p, instead, specs) in [
+        ("srp", "testbed:gedf", &["fifo", "fifo:pi"][..]),
+        ("pcp:original", "testbed:gfp", &["fifo", "fifo:pi"]),
+        ("msrp", "use kernel:fifo with every task's 'cpu'", &[]),
+        ("mrsp", "use kernel:fifo with every task's 'cpu'", &[]),
+        ("fmlp+", "testbed:pfp", &["fifo", "fifo:pi"]),
+        ("omlp", "testbed:gfp", &["fifo", "fifo:pi"]),
     ] {
         let ts = locking(p);
-        for spec in [
-            "fifo", "fifo:pi", "deadline", "other", "scx-gedf", "scx-pedf",
-        ] {
+        let others = ["deadline", "other", "scx-gedf", "scx-pedf"];
+        for spec in specs.iter().chain(&others) {
             let m = refused(&ts, spec);
             let head = format!("g.yaml: resource 'R' uses {p} (run: field 'locking'): ");
             assert!(
@@ -168,4 +167,83 @@ fn a_pcp_file_on_several_cpus_needs_its_users_on_one() {
         (m, label.as_str()),
         (vec![Protect(89)], "kernel:fifo:file:pcp (partitioned)")
     );
+}
+
+/// The 2-CPU example of docs/locking.md ("The 2-CPU example"), pinned: R global (a on CPU 0,
+/// b on CPU 1), L local (b and c on CPU 1). File priorities 2, 2, 3 map to SCHED_FIFO 10,
+/// 10, 89.
+fn spinning(locking: &str, cpus: bool) -> TaskSet {
+    let c = |k: u32| {
+        if cpus {
+            format!(", cpu: {k}")
+        } else {
+            String::new()
+        }
+    };
+    let text = format!(
+        "platform: {{cpus: 2}}\nrun: {{locking: {locking}}}\nresources: [R, L]\ntasks:\n  - {{name: a, period: 20, wcet: 8, priority: 2{}, sections: [{{resource: R, start: 0, length: 6}}]}}\n  - {{name: b, period: 20, wcet: 6, priority: 2, offset: 2{}, sections: [{{resource: R, start: 0, length: 4}}, {{resource: L, start: 5, length: 1}}]}}\n  - {{name: c, period: 20, wcet: 1, priority: 3, offset: 4{}, sections: [{{resource: L, start: 0, length: 1}}]}}\n",
+        c(0),
+        c(1),
+        c(1)
+    );
+    parse_taskset(&text, Format::Yaml, "two.yaml").unwrap()
+}
+
+/// `msrp` on kernel:fifo: the global R is a spin lock taken at 90 (above every task) by both
+/// its users; the local L a PTHREAD_PRIO_PROTECT mutex at its ceiling (c's 89), as `srp`
+/// in priority order; the label says `:msrp`.
+#[test]
+fn msrp_spins_globally_at_the_top_and_takes_ceilings_locally() {
+    let p = KernelPlan::new(&spinning("msrp", true), "fifo").unwrap();
+    assert_eq!(p.mutexes, vec![MutexProtocol::None, Protect(89)]);
+    assert_eq!(p.spins, vec![Some(vec![90, 90, 0]), None]);
+    assert_eq!(super::protocols::NP_PRIORITY, 90);
+    assert_eq!(p.label, "kernel:fifo:file:msrp (partitioned)");
+}
+
+/// `mrsp` on kernel:fifo: every resource a spin lock at its local ceiling — R's is each
+/// user's own level (c, above it on CPU 1, does not use R), L's is c's 89 on CPU 1. Control:
+/// with c using R too, b's local ceiling for R becomes 89 while a's stays 10.
+#[test]
+fn mrsp_spins_at_the_local_ceiling() {
+    let p = KernelPlan::new(&spinning("mrsp", true), "fifo").unwrap();
+    assert_eq!(p.mutexes, vec![MutexProtocol::None; 2]);
+    assert_eq!(p.spins, vec![Some(vec![10, 10, 0]), Some(vec![0, 89, 89])]);
+    assert_eq!(p.label, "kernel:fifo:file:mrsp (partitioned)");
+    let mut ts = spinning("mrsp", true);
+    ts.tasks[2].sections[0].resource = 0;
+    let p = KernelPlan::new(&ts, "fifo").unwrap();
+    assert_eq!(p.spins[0], Some(vec![10, 89, 89]));
+}
+
+/// Without a partition (kernel:fifo pins only when every task has a `cpu`) an `msrp` or
+/// `mrsp` file is refused naming the task; a backend option contradicts either protocol.
+#[test]
+fn spinning_needs_a_partition_and_no_option() {
+    for p in ["msrp", "mrsp"] {
+        let m = refused(&spinning(p, false), "fifo");
+        let head = format!("two.yaml: task 'a': resource 'R' uses {p} (run: field 'locking'), a protocol for partitioned scheduling: kernel:fifo does not pin the task to a CPU");
+        assert!(m.starts_with(&head), "{p}: {m}");
+        let mut half = spinning(p, true);
+        half.tasks[1].cpu = None;
+        assert!(refused(&half, "fifo").contains("task 'b'"), "{p}");
+        for (opt, says) in [
+            ("pi", "priority inheritance"),
+            ("pcp", "the priority ceiling"),
+        ] {
+            let m = refused(&spinning(p, true), &format!("fifo:{opt}"));
+            assert!(
+                m.contains(&format!("the backend option ':{opt}' asks for {says}")),
+                "{p} {opt}: {m}"
+            );
+        }
+        for spec in ["deadline", "other", "scx-gedf", "scx-pedf"] {
+            let m = refused(&spinning(p, true), spec);
+            assert!(
+                m.starts_with(&format!("two.yaml: resource 'R' uses {p}"))
+                    && m.contains("cannot give its spin lock"),
+                "{spec}: {m}"
+            );
+        }
+    }
 }

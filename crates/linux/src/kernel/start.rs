@@ -199,6 +199,10 @@ impl Spawn {
             workload: self.workload.clone(),
             hw: self.hw_event.and_then(perf::HwGroup::open_for_thread),
             locks: self.locks.clone(),
+            prio: match &self.policy {
+                KernelPolicy::Fifo { prio, .. } => prio[self.ti],
+                _ => 0,
+            },
             failed: self.failed.clone(),
             base,
             limit: base + self.window,

@@ -54,7 +54,9 @@ pub(super) struct ThreadRun {
     pub(super) preemptions: u64,
     pub(super) migrations: u64,
     pub(super) blocked: Time,
-    /// CPU time beyond its demand (CPU workload only).
+    /// Thread CPU time it spun for spin locks (`msrp`, `mrsp`): in `exec`, not in `blocked`.
+    pub(super) spin: Time,
+    /// CPU time beyond its demand and its spinning (CPU workload only).
     pub(super) overhead: u64,
     /// CPU time its work took (CLOCK_THREAD_CPUTIME_ID around each piece): the job's `exec`.
     pub(super) exec: Time,
@@ -84,6 +86,9 @@ pub(super) struct Ctx {
     /// This thread's hardware counters, if the run's probe found a PMU.
     pub(super) hw: Option<perf::HwGroup>,
     pub(super) locks: Arc<Vec<Lock>>,
+    /// Its SCHED_FIFO priority under kernel:fifo (0 otherwise): what a spin lock's section
+    /// goes back to.
+    pub(super) prio: u32,
     /// Set when any thread of the run panicked: every other stops too.
     pub(super) failed: Arc<AtomicBool>,
     pub(super) base: Time,
@@ -181,7 +186,8 @@ pub(super) fn run_thread(
     if matches!(*ctx.workload, work::Workload::Cpu) {
         out.overhead = sys::thread_cpu_ns()
             .saturating_sub(cpu0)
-            .saturating_sub(demand);
+            .saturating_sub(demand)
+            .saturating_sub(out.spin);
     }
     if ctx.record {
         ib.close(chunks);
@@ -212,10 +218,7 @@ pub(super) fn work_between_checkpoints(
     ib: &mut IntervalBuilder,
     chunks: &mut Vec<(u32, Time, Time)>,
 ) {
-    let mut held = Held {
-        locks: &ctx.locks,
-        held: Vec::new(),
-    };
+    let mut held = Held::new(&ctx.locks, ctx.task as usize, ctx.prio);
     let (cpus, record, base) = (&mut out.cpus, ctx.record, ctx.base);
     let (exec, hw) = (&mut out.exec, &mut out.hw);
     let mut piece = |ns: Time| -> bool {
@@ -253,7 +256,9 @@ pub(super) fn work_between_checkpoints(
                     out.done = false;
                     break;
                 }
-                out.blocked += held.acquire(r);
+                let w = held.acquire(r);
+                out.blocked += w.blocked;
+                out.spin += w.spin;
             }
             Action::Release(r) => held.release(r),
         }
@@ -261,6 +266,8 @@ pub(super) fn work_between_checkpoints(
     if out.done {
         out.done = piece(demand.saturating_sub(pos));
     }
+    // Spinning is CPU time of the job, as the simulator counts it.
+    out.exec += out.spin;
     out.end = sys::mono_ns() - ctx.base;
     drop(held);
 }

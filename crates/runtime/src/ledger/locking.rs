@@ -744,13 +744,13 @@ fn refuses_split(ts: &TaskSet, policy: &dyn Policy) -> Option<String> {
             Some(_) => users.find(|&(_, c)| c != cpu).map(|(t, _)| t),
         };
         if let Some(t) = bad {
-            return Some(format!(
-                "{}: task '{}': resource '{}' uses {}, a uniprocessor protocol: scheduler '{}' does not bind its users to one CPU (give every task's 'cpu', or use pfp or pedf with a partitioner, which keeps them together)",
-                ts.source,
-                ts.tasks[t].name,
-                ts.resources[r],
-                p.name(),
-                policy.name()
+            return Some(unbound(
+                ts,
+                policy,
+                t,
+                r,
+                "a uniprocessor protocol",
+                "does not bind its users to one CPU (give every task's 'cpu', or use pfp or pedf with a partitioner, which keeps them together)",
             ));
         }
     }
@@ -769,15 +769,36 @@ fn refuses_spinning(ts: &TaskSet, policy: &dyn Policy) -> Option<String> {
             .users(r)
             .find(|&t| policy.cpu_of_task(t as u32).is_none())
         {
-            return Some(format!(
-                "{}: task '{}': resource '{}' uses {}, a protocol for partitioned scheduling: scheduler '{}' binds the task to no CPU (use pfp or pedf)",
-                ts.source,
-                ts.tasks[t].name,
-                ts.resources[r],
-                p.name(),
-                policy.name()
+            return Some(unbound(
+                ts,
+                policy,
+                t,
+                r,
+                "a protocol for partitioned scheduling",
+                "binds the task to no CPU (use pfp or pedf)",
             ));
         }
     }
     None
+}
+
+/// The message of a refusal of task `t`'s use of resource `r` because `policy` does not bind
+/// it to a CPU as the resource's protocol (of `kind`) needs; `what` says what the scheduler
+/// does instead, and the remedy.
+fn unbound(
+    ts: &TaskSet,
+    policy: &dyn Policy,
+    t: usize,
+    r: usize,
+    kind: &str,
+    what: &str,
+) -> String {
+    format!(
+        "{}: task '{}': resource '{}' uses {}, {kind}: scheduler '{}' {what}",
+        ts.source,
+        ts.tasks[t].name,
+        ts.resources[r],
+        ts.protocol(r).name(),
+        policy.name()
+    )
 }
