@@ -712,9 +712,9 @@ fn msrp_controls_are_caught() {
 /// WCET 1) requests G at 0.5 and spins. At 1 l migrates to CPU 1 and runs its last 1 ms of G
 /// there 1–2 in a's place, and completes; a is handed G at 2 and runs 2–3: a spun 0.5 ms,
 /// within MrsP's term (l's section, 2 ms), and responds in 2.5 ms. The test now gives bounds
-/// (x is above G's local ceiling on CPU 0, which no longer matters): R_x = 5, R_l = (2 + a's 1)
-/// + x's 5 = 8, R_a = 1 + 2 = 3 ms. The control, helping turned off: l is stuck under x 1–6
-/// and a spins 0.5–7, 6.5 ms, beyond its term, and responds in 7.5 ms, beyond its bound.
+/// (x is above G's local ceiling on CPU 0, which no longer matters): R_x = 5, R_l = 2 + a's 1
+/// plus x's 5 = 8, R_a = 1 + 2 = 3 ms. The control, helping turned off: l is stuck under x
+/// 1–6 and a spins 0.5–7, 6.5 ms, beyond its term, and responds in 7.5 ms, beyond its bound.
 #[test]
 fn mrsp_helping_bounds_the_spin() {
     let task = |name: &str, cpu, c, prio, at, sec: Option<Time>| {
