@@ -37,11 +37,11 @@
 //! spins at it, FIFO, holding the section at it; a higher job of its CPU may preempt it, and
 //! its spinning then pauses. A holder preempted on its CPU is *helped*: it migrates to a CPU
 //! where a job spins for its resource and runs its section there in the spinner's place
-//! (Burns & Wellings' helping, locking/mrsp.rs). A spinning entity owes [`SPIN_OWED`], so that a driver
-//! that accounts CPU time pays it from that debt and its work does not advance; when it is
-//! handed the resource the debt is dropped at the next decision and the driver re-plans its
-//! work (`lock_replan`, through [`Substrate::charged`] with nothing charged). Spinning is
-//! counted per job (`JobRecord::spin`), the time a spinning entity ran on its CPU.
+//! (Burns & Wellings' helping, locking/mrsp.rs). A spinning entity owes [`SPIN_OWED`], so
+//! that a driver that accounts CPU time pays it from that debt and its work does not advance;
+//! when it is handed the resource the debt is dropped at the next decision and the driver
+//! re-plans its work (`lock_replan`, through [`Substrate::charged`] with nothing charged).
+//! Spinning is counted per job (`JobRecord::spin`), the time a spinning entity ran on its CPU.
 //!
 //! `omlp` (Brandenburg & Anderson 2010, the global OMLP) is for global scheduling: a request
 //! queues FIFO among at most m jobs, behind them by urgency, suspended; the holder inherits

@@ -14,18 +14,19 @@
 //! one per other CPU, whatever runs above a ceiling somewhere.
 //!
 //! The ledger's rules, checked after every decision ([`Ledger::mrsp_help`]), for each `mrsp`
-//! resource held by a live entity `h` that is not blocked:
+//! resource held by a live entity `h` that is not blocked (a placement is
+//! [`Policy::place`](rtsched_policies::Policy::place)):
 //! 1. *Home first*: if `h` has been placed on another CPU and its own CPU would run it now (it
 //!    is idle, or runs a job less urgent than `h` at its local ceiling there), `h` goes back to
-//!    its own CPU ([`Policy::place`] with `None`). This is our reading of "the holder may run
-//!    wherever it is allowed to": Burns & Wellings let a preempted holder continue on any CPU
-//!    where a spinner is active; its own CPU, once it is free for it again, is one of them,
-//!    and the one where its section does not displace a spinner.
-//! 2. *Help*: else, if `h` runs nowhere, it is placed on the CPU of the first spinner, in
-//!    FIFO order, that runs on a CPU other than its own ([`Policy::place`] with that CPU and
-//!    spinner): the policy orders it there just before the spinner, so it takes the spinner's
-//!    CPU and nothing else there changes order. A holder preempted on a CPU where it helps
-//!    moves on the same way.
+//!    its own CPU (placed with `None`). This is our reading of "the holder may run wherever it
+//!    is allowed to": Burns & Wellings let a preempted holder continue on any CPU where a
+//!    spinner is active; its own CPU, once it is free for it again, is one of them, and the
+//!    one where its section does not displace a spinner.
+//! 2. *Help*: else, if `h` runs nowhere, it is placed on the CPU of the first spinner, in FIFO
+//!    order, that runs on a CPU other than its own (placed with that CPU and spinner): the
+//!    policy orders it there just before the spinner, so it takes the spinner's CPU and
+//!    nothing else there changes order. A holder preempted on a CPU where it helps moves on
+//!    the same way.
 //! 3. When `h` releases the resource it goes back to its own CPU (locking.rs `lock_released`)
 //!    and the resource passes FIFO, as without helping.
 //!
