@@ -1,6 +1,9 @@
 //! MrsP's *helping* (Burns & Wellings, *A schedulability compatible multiprocessor resource
-//! sharing protocol — MrsP*, ECRTS 2013, §5 "MrsP" and §6 on its implementation by migration;
-//! docs/locking.md "Helping").
+//! sharing protocol — MrsP*, ECRTS 2013: the protocol's rules, and their implementation by
+//! migrating the holder; docs/locking.md "Helping"). The paper was not at hand when this was
+//! written: the rules below are the protocol as commonly stated (and as Zhao, Garrido, Burns
+//! & Wellings restate it, *New schedulability analysis for MrsP*, RTCSA 2017: "the preempted
+//! resource holder can migrate"), and rule 1 is this ledger's choice.
 //!
 //! The protocol's rules the rest of the ledger already applies (locking.rs): a job that
 //! requests a global `mrsp` resource is raised to the resource's local ceiling on its CPU,
