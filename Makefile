@@ -30,7 +30,7 @@ NO_RT := $(shell [ "$$(id -u)" = 0 ] && command -v setpriv >/dev/null 2>&1 && ec
 BUILT_TEST := $(if $(RTSCHED_TEST_BUILT),,build-test)
 GUEST_DEBS := $(shell sed -n 's/^DEBS="\(.*\)"/\1/p' crates/scx/guest/test.sh)
 
-.PHONY: all setup system-deps build build-test build-rust-tests demo lint test test-rust test-loom test-kernel test-python test-real test-cache-interference test-hostile test-fuzz test-soak soak bench prediction-linux chain-tightness global-tests locking-tightness clean
+.PHONY: all setup system-deps build build-test build-rust-tests demo lint test test-rust test-loom test-kernel test-python test-real test-cache-interference test-hostile test-fuzz test-soak soak bench prediction-linux chain-tightness global-tests locking-tightness locking-sweep clean
 
 all: demo
 
@@ -166,6 +166,12 @@ chain-tightness: build
 
 locking-tightness: build
 	$(PY) benchmarks/locking_tightness.py
+
+# Schedulability by locking protocol: the two example sweeps of a `locking` axis (docs/locking.md,
+# "Schedulability by protocol: a sweep"), docs/img/locking_sweep.png; a few minutes on 2 cores;
+# not part of `make test`.
+locking-sweep: build
+	$(PY) benchmarks/locking_sweep.py
 
 # Every global schedulability test on 4 and 8 CPUs beside gedf / gfp:rm simulated: acceptance,
 # weighted schedulability and the tightness of the per-task bounds (docs/generators.md, "Global

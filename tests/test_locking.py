@@ -136,6 +136,33 @@ def test_the_2_cpu_example_under_fmlp(tmp_path):
     assert "task 'a'" in r.stderr and "resource 'R' uses fmlp+" in r.stderr, r.stderr
 
 
+EDF_PAIR = """\
+    platform: {cpus: 2}
+    run: {duration: 40, locking: fmlp+}
+    resources: [R]
+    tasks:
+      - {name: a, period: 100, deadline: 20, wcet: 6, cpu: 0, sections: [{resource: R, start: 0, length: 4}]}
+      - {name: l, period: 100, deadline: 20, wcet: 5, cpu: 1}
+      - {name: b, period: 100, offset: 1, deadline: 15, wcet: 4, cpu: 1, sections: [{resource: R, start: 0, length: 2}]}
+      - {name: h, period: 100, offset: 5, deadline: 4, wcet: 2, cpu: 1}
+    """
+
+
+def test_fmlp_under_partitioned_edf_analysed(tmp_path):
+    """docs/locking.md "Suspending: fmlp+ under partitioned EDF", by hand, ms: remote_a = 2,
+    remote_b = 4; boost B_l = B_h = 2 (b's section), B_a = B_b = 0; Spuri's bounds R_a = 8,
+    R_l = 17, R_b = 10, R_h = 4, each row's blocking remote + boost (simulated under pedf:
+    6, 11, 9, 3: crates/analysis/tests/fmlp_edf_vs_sim.rs)."""
+    import rtsched
+
+    p = write(tmp_path, EDF_PAIR, "fmlp-edf.yaml")
+    v = {x["test"]: x for x in rtsched.analyze(str(p))}["p-edf-exact"]
+    rows = {b["task"]: (b["bound_ns"] // MS, b["blocking_ns"] // MS) for b in v["tasks"]}
+    assert rows == {"a": (8, 2), "l": (17, 2), "b": (10, 4), "h": (4, 2)} and v["schedulable"] is True, v
+    text = run_cli("analyze", p, check=0).stdout
+    assert "p-edf-exact B us" in text and "17000.000" in text, text
+
+
 def test_the_kernel_backends_refuse_a_protocol_they_cannot_give(tmp_path):
     # Never run as a plain mutex: refused before a thread starts, naming file, resource,
     # protocol and what to use instead; an option contradicting the file likewise.

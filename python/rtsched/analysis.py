@@ -70,12 +70,14 @@ def analyze(taskset, overheads: str | None = None, statistic: str = "p99") -> li
     the deadline; a task passes iff bound ≤ deadline, and a test says schedulable iff all do),
     "deadline_ns", "slack_ns" (deadline − bound), "blocking_ns" (the blocking term B_i the bound
     charges for critical sections under pip, pcp, pcp:original, srp, msrp, mrsp or fmlp+, docs/locking.md
-    "Analysis"; under omlp in the global tests the s-oblivious b_i added to the WCET; None for a
+    "Analysis" (fmlp+ under EDF: the remote wait charged as execution plus the boost blocking;
+    omlp on one CPU: pip's terms); under omlp in the global tests the s-oblivious b_i added to
+    the WCET; None for a
     test that charges none), "spin_ns" (under msrp and mrsp, the most a
     job spins for global resources, added to its WCET in the bound; None otherwise), "cpu" (the
     CPU of a per-CPU test's row, ``p-NAME`` and partitioning attempts; None otherwise)}``;
-    ``edf-exact`` under srp, pcp, pip (and msrp) gives each task's blocking as its
-    ``"quantity" "blocking"``. :func:`simulated_max_response` gives what to set beside them.
+    ``edf-exact`` under srp, pcp, pip, omlp (and msrp) gives each task's blocking as its
+    ``"quantity" "blocking"``, under fmlp+ its response time. :func:`simulated_max_response` gives what to set beside them.
 
     With ``overheads`` (an overhead profile, ``rtsched.overheads/1``; its ``statistic`` column,
     ``"p99"`` by default), or when the task file sets ``run.overheads``, each entry also has

@@ -249,11 +249,26 @@ def drift_warnings(df, option: str = 'x="U"', x: str = "point") -> list[str]:
 X_AXES = ("point", "U")
 
 
+def by_locking(df):
+    """``df`` with one series per scheduler and locking protocol: a table of a spec's
+    ``locking`` axis (docs/sweeps.md "Locking protocols") has its protocol in the ``locking``
+    column; where a row has one, its ``scheduler`` reads ``SCHEDULER @ PROTOCOL``."""
+    if "locking" not in df.columns or not len(df):
+        return df
+    lock = df["locking"].fillna("").astype(str)
+    if not (lock != "").any():
+        return df
+    sched = df["scheduler"].astype(str)
+    return df.assign(scheduler=sched.where(lock == "", sched + " @ " + lock))
+
+
 def _x_axis(df, x, per_cpu=None):
     """(``df``, the column to plot against, the axis's words or None) for ``x``: ``"point"`` (or
     any other column) as it is; ``"U"``: each set's actual U (÷ m for per-CPU points), binned to
     the nearest multiple of the points' smallest spacing counted from the first point (one point:
-    a tenth of it), in a new column ``U_binned``."""
+    a tenth of it), in a new column ``U_binned``. A ``locking`` axis's rows are drawn one line
+    per scheduler and protocol (:func:`by_locking`)."""
+    df = by_locking(df)
     if x != "U":
         return df, x, None
     import numpy as np
@@ -557,9 +572,11 @@ def weighted(df, column="schedulable"):
     Anderson, OSPERT 2010: one number that weighs a high-utilisation set more, in place of a
     whole curve). The 95% interval is Wilson's at Kish's effective sample size
     (Σ U)² / Σ U² — W is a weighted mean of 0/1 outcomes. Sets a test does not apply to are left
-    out. Returns a DataFrame: generator, scheduler, W, low, high, sets."""
+    out. Returns a DataFrame: generator, scheduler, W, low, high, sets (a ``locking`` axis's
+    rows per scheduler and protocol, :func:`by_locking`)."""
     import pandas as pd
 
+    df = by_locking(df)
     if "status" in df.columns:
         df = df[df["status"] != "not-applicable"]
     rows = []

@@ -172,12 +172,13 @@ fn the_classic_example_by_hand() {
             "{words}"
         );
     }
-    // EDF bounds pip, pcp, srp and msrp only.
+    // EDF bounds pip, pcp, srp, msrp, fmlp+ and omlp (on one CPU) only.
     let na = test("edf-exact")
         .run(&classic(Protocol::PcpOriginal, MS, 2 * MS, [5, 8]))
         .unwrap_err();
     assert!(
-        na.to_string().contains("under pip, pcp, srp, msrp only"),
+        na.to_string()
+            .contains("under pip, pcp, srp, msrp, fmlp+, omlp only"),
         "{na}"
     );
 }

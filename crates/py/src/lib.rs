@@ -1082,6 +1082,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(parse_taskset, m)?)?;
     m.add("DEFAULT_MAX_WORK", rtsched_sim::DEFAULT_MAX_WORK)?;
     m.add("TEST_PREFIX", rtsched_sweep::TEST_PREFIX)?;
+    m.add("LOCKING_SEP", rtsched_sweep::LOCKING_SEP.to_string())?;
+    m.add("LOCKING_PROTOCOLS", rtsched_model::Protocol::NAMES.to_vec())?;
     m.add_function(wrap_pyfunction!(parse_duration, m)?)?;
     m.add_function(wrap_pyfunction!(format_duration, m)?)?;
     m.add_function(wrap_pyfunction!(format_duration_in, m)?)?;

@@ -136,7 +136,9 @@ impl Batch {
 
 /// The rows of a batch. Task set `s` is generator `generators[set_gen[s]]` with parameters
 /// `set_params[s]` ("k=v,k=v") and seed `set_seed[s]`; it runs under scheduler `j` when
-/// `todo[s * schedulers.len() + j]` is non-zero. An error (a generator's, the options') is the
+/// `todo[s * schedulers.len() + j]` is non-zero. A scheduler written `SCHEDULER@PROTOCOL`
+/// (a spec's `locking` axis, [`row::split_locking`]) runs the set with `run.locking` set to
+/// the protocol. An error (a generator's, the options') is the
 /// message a user reads; nothing is returned for the batch then.
 pub fn run_sets(
     schedulers: &[String],
@@ -155,21 +157,31 @@ pub fn run_sets(
     let mut total = TotalSink::default();
     let mut scratch = rtsched_sim::SimScratch::default();
     for (s, params) in set_params.iter().enumerate() {
-        let ts = row::make_set(&generators[set_gen[s] as usize], params, set_seed[s], o)?;
+        let mut ts = row::make_set(&generators[set_gen[s] as usize], params, set_seed[s], o)?;
+        let own = ts.run.locking;
         let cycle = ts.lock_order_cycle();
         let (m, n, u) = (
             ts.platform.cpus as i64,
             ts.tasks.len() as i64,
             ts.utilization(),
         );
-        for (j, sched) in schedulers.iter().enumerate() {
+        for (j, entry) in schedulers.iter().enumerate() {
             if todo[s * k + j] == 0 {
                 continue;
             }
-            row::notes(&ts, cycle.as_deref(), sched, &mut out.notes);
             out.m.push(m);
             out.n.push(n);
             out.u.push(u);
+            // A `locking` axis's entry (`SCHEDULER@PROTOCOL`) runs the set under its protocol.
+            let (sched, locking) = match row::split_locking(entry) {
+                Ok(x) => x,
+                Err(e) => {
+                    out.push(Outcome::NotRun(Status::NotApplicable, e));
+                    continue;
+                }
+            };
+            ts.run.locking = locking.unwrap_or(own);
+            row::notes(&ts, cycle.as_deref(), sched, &mut out.notes);
             out.push(row::run(&ts, sched, &mut total, &mut scratch));
         }
     }

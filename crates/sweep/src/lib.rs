@@ -12,6 +12,6 @@ pub mod batch;
 pub mod row;
 
 pub use row::{
-    make_set, metric_columns, notes, push_key, run, taskset_seed, Note, Outcome, Ran, SetOptions,
-    Status, TEST_PREFIX,
+    make_set, metric_columns, notes, push_key, run, split_locking, taskset_seed, Note, Outcome,
+    Ran, SetOptions, Status, LOCKING_SEP, TEST_PREFIX,
 };

@@ -8,7 +8,7 @@ use rtsched_analysis::gen;
 use rtsched_analysis::schedulability::named::Named;
 use rtsched_model::results::columns::{self, Column, Place, Value};
 use rtsched_model::results::{Cell, RunResult, Summary, TotalSink};
-use rtsched_model::TaskSet;
+use rtsched_model::{Protocol, TaskSet};
 use rtsched_policies::Tufs;
 use rtsched_sim::{Failure, Options, Records, SimError, SimScratch};
 use std::fmt::Write;
@@ -190,6 +190,26 @@ pub fn run(ts: &TaskSet, sched: &str, total: &mut TotalSink, scratch: &mut SimSc
 
 /// A sweep scheduler that is a schedulability test: `test:NAME` (`named::Named`).
 pub const TEST_PREFIX: &str = "test:";
+
+/// What joins a row's scheduler and the locking protocol of a spec's `locking` axis in the
+/// row's entry (`pfp:ffd@pcp`, `test:p-fp-rta-rm:ffd@msrp`; docs/sweeps.md "Locking
+/// protocols"): neither a scheduler spec nor a test name holds it.
+pub const LOCKING_SEP: char = '@';
+
+/// A row's entry split into its scheduler and the protocol it runs the set under (`None`: the
+/// set's own). An unknown protocol is an error a user reads (the spec's reader refuses one).
+pub fn split_locking(entry: &str) -> Result<(&str, Option<Protocol>), String> {
+    match entry.rsplit_once(LOCKING_SEP) {
+        None => Ok((entry, None)),
+        Some((sched, name)) => match Protocol::parse(name) {
+            Some(p) => Ok((sched, Some(p))),
+            None => Err(format!(
+                "unknown locking protocol '{name}'; known: {}",
+                Protocol::NAMES.join(", ")
+            )),
+        },
+    }
+}
 
 /// A `test:NAME` row: the named test's verdict on `ts` (with the overheads of its run options,
 /// if any), or why it does not apply. The name was checked when the spec was read; a name

@@ -195,3 +195,57 @@ fn a_rows_chain_metrics_are_the_largest_instance() {
         }
     }
 }
+
+/// A `locking` axis's entry `SCHEDULER@PROTOCOL` runs the set under the protocol: the same set
+/// under `none` and `pcp` (one CPU, every task on R) blocks directly under the plain mutex and
+/// at the ceiling under `pcp`; an unknown protocol is that row's `not-applicable`, the others run.
+#[test]
+fn a_locking_entry_runs_the_set_under_its_protocol() {
+    use rtsched_model::Protocol;
+    assert_eq!(
+        rtsched_sweep::split_locking("pfp:ffd"),
+        Ok(("pfp:ffd", None))
+    );
+    assert_eq!(
+        rtsched_sweep::split_locking("test:p-fp-rta-rm@fmlp+"),
+        Ok(("test:p-fp-rta-rm", Some(Protocol::FmlpPlus)))
+    );
+    let schedulers: Vec<String> = ["gfp:rm@none", "gfp:rm@pcp", "gfp:rm@nope"]
+        .map(String::from)
+        .to_vec();
+    let b = run_sets(
+        &schedulers,
+        &["uunifast".into()],
+        &OPTIONS,
+        &[0],
+        &["n=4,U=0.7,tmin=10ms,tmax=40ms,resources=1,p_acc=1,csl=1ms..3ms".into()],
+        &[5],
+        &[1, 1, 1],
+    )
+    .unwrap();
+    assert_eq!(
+        b.status,
+        [
+            Status::Ok as u8,
+            Status::Ok as u8,
+            Status::NotApplicable as u8
+        ]
+    );
+    assert!(b.errors[0].1.contains("unknown locking protocol 'nope'"));
+    let col = |name: &str| {
+        let m = b.metrics.iter().find(|m| m.column.name == name).unwrap();
+        match &m.values {
+            Values::Int(v) => v.clone(),
+            Values::Float(_) => panic!("{name} is an integer column"),
+        }
+    };
+    let (direct, ceiling) = (col("max_blocked_ns"), col("max_blocked_ceiling_ns"));
+    assert!(
+        direct[0] > 0 && ceiling[0] == 0,
+        "none: {direct:?} {ceiling:?}"
+    );
+    assert!(
+        direct[1] == 0 && ceiling[1] > 0,
+        "pcp: {direct:?} {ceiling:?}"
+    );
+}

@@ -17,7 +17,9 @@ def register(sub):
     p = sub.add_parser("gen", help="generate a task set (UUniFast, RandFixedSum, or a paper's setup)",
                        description="Generate a task set and write it as YAML. Run 'rtsched gen --list' for generators and their "
                                    "parameters. Warns on stderr (exit 0) when m is not given (the generator's default "
-                                   "platform is used) and when the set is a load no scheduler can meet (U > m).")
+                                   "platform is used) and when the set is a load no scheduler can meet (U > m). The sequential generators "
+                                   "(uunifast, uunifast-discard, randfixedsum) add critical sections when given resources=N "
+                                   "(p_acc, nreq, csl, protocol, prio: docs/generators.md \"Critical sections\").")
     p.add_argument("name", nargs="?", metavar="NAME", help="generator, e.g. randfixedsum, lelli2011, paws2013, mwh, chronos2011")
     p.add_argument("params", nargs="*", metavar="KEY=VALUE", help="generator parameters, e.g. n=8 m=4 U=2.5")
     p.add_argument("--seed", type=seed, default=1, metavar="N")

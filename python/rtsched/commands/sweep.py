@@ -75,7 +75,8 @@ def run(args):
     else:
         where = f"Dask cluster {args.cluster}" if client else f"{args.workers or os.cpu_count()} local processes"
     print(f"{spec.source}: {spec.size} rows ({len(spec.generators)} generator(s) × {len(spec.points)} points × "
-          f"{len(spec.replications)} seeds × {len(spec.schedulers)} schedulers) on {where} -> {output}", file=sys.stderr)
+          f"{len(spec.replications)} seeds × {len(spec.schedulers)} schedulers"
+          f"{f' × {len(spec.locking)} protocols' if spec.locking else ''}) on {where} -> {output}", file=sys.stderr)
     try:
         df = sweep(spec, executor=executor, output=output, workers=args.workers, resume=not args.fresh,
                    progress=False if args.quiet else True, batch_rows=args.batch, batch_seconds=args.batch_seconds)

@@ -123,7 +123,7 @@ def _point_units(spec: Spec, g: Generator, variant: str, p, reps, done=frozenset
     point share their ``params`` dict."""
     from .. import _core
 
-    schedulers = key_order(spec.schedulers)
+    schedulers = key_order(spec.runs)
     tails = [f"/{s}/{variant}" for s in schedulers]
     k = len(tails)
     params = _gen_params(spec, g, p)
@@ -156,7 +156,7 @@ class Span:
 
     @property
     def rows(self) -> int:
-        return self.sets * len(self.spec.schedulers)
+        return self.sets * len(self.spec.runs)
 
     def batch(self) -> Batch:
         """The span's :class:`Batch`: what ``Batcher(units).take`` makes of its units (tested
@@ -168,8 +168,8 @@ class Span:
         from .. import _core
         from ..analysis import _params
 
-        sp, k = self.spec, len(self.spec.schedulers)
-        schedulers = key_order(sp.schedulers)
+        sp, k = self.spec, len(self.spec.runs)
+        schedulers = key_order(sp.runs)
         gens, gindex = [], {}
         set_gen, params, canon, point, rep = [], [], [], [], []
         rows = []
@@ -203,7 +203,7 @@ class Spans:
         from dataclasses import replace
 
         self.slim = replace(spec, points=(), replications=())
-        self.k = len(spec.schedulers)
+        self.k = len(spec.runs)
         self.reps = list(spec.replications)
         self.where = [(gi, _variant_hash(spec, g), p) for gi, g in enumerate(spec.generators) for p in spec.points]
         self.i, self.j = 0, 0  # next (generator, point), next replication in it
@@ -235,7 +235,7 @@ class Batch:
     it. Rows are in set order, then in the order of ``schedulers`` (those ``todo`` flags)."""
 
     sweep: str
-    schedulers: tuple  # the spec's schedulers, in key order (`key_order`)
+    schedulers: tuple  # the spec's runs (its schedulers, or SCHEDULER@PROTOCOL), in key order (`key_order`)
     generators: tuple  # ((name, label, param), ...)
     set_gen: list  # per set: index into generators
     set_params: list  # per set: the generator's parameters as "k=v,k=v"

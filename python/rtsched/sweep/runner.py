@@ -203,7 +203,7 @@ def _sweep(spec, executor, output, progress, workers, batch_rows, batch_seconds,
     ran = False
     try:
         if total_rows:
-            batcher = Spans(spec) if todo is None else Batcher(todo, spec.schedulers, total_rows)
+            batcher = Spans(spec) if todo is None else Batcher(todo, spec.runs, total_rows)
             _run(batcher, spec.retries, executor, workers, sink, bar, fn=fn)
         ran = True
     finally:

@@ -32,6 +32,7 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
+from .._core import LOCKING_SEP as _LOCKING_SEP
 from .._core import TEST_PREFIX as _TEST_PREFIX
 from .._core import InputError
 from .generator import DEFAULT_PARAM, Generator
@@ -193,8 +194,8 @@ def _schedulers(names: list) -> list:
     from .. import _core
 
     for s in names:
-        if "/" in s:
-            raise _fail(f"{s!r}: scheduler names may not contain '/'")
+        if "/" in s or LOCKING_SEP in s:
+            raise _fail(f"{s!r}: scheduler names may not contain '/' or {LOCKING_SEP!r} (a protocol is the spec's 'locking' axis)")
         try:
             if s.startswith(TEST_PREFIX):  # a schedulability test in place of a simulation
                 _core.check_test(s[len(TEST_PREFIX):])
@@ -203,6 +204,20 @@ def _schedulers(names: list) -> list:
         except InputError as e:
             raise _fail(f"{s!r}: {e}") from None
     return _distinct("a scheduler is listed twice")(names)
+
+
+#: What joins a row's scheduler and its protocol of the ``locking`` axis (``pfp:ffd@pcp``).
+LOCKING_SEP = _LOCKING_SEP
+
+
+def _protocols(names: list) -> list:
+    from .. import _core
+
+    known = list(_core.LOCKING_PROTOCOLS)
+    for p in names:
+        if p not in known:
+            raise _fail(f"unknown locking protocol {p!r}{_did_you_mean(p, known)}; known: {', '.join(known)}")
+    return _distinct("a protocol is listed twice")(names)
 
 
 def _seed_count(n: int) -> int:
@@ -275,6 +290,8 @@ class _SpecModel(_Model):
     retries: Annotated[int, Field(ge=0)] = 3
     run: _RunModel | None = None
     topology: Annotated[Any, AfterValidator(_topology)] | None = None
+    locking: Annotated[list[Name], Field(min_length=1), BeforeValidator(lambda v: [v] if isinstance(v, str) else v),
+                       AfterValidator(_protocols)] | None = None
 
     _generators: tuple = PrivateAttr(default=())
 
@@ -305,10 +322,12 @@ class _SpecModel(_Model):
         # The sweep's size, from the counts alone (nothing is made yet).
         points = self.utilisation.points
         n_seeds = self.seeds if isinstance(self.seeds, int) else len(self.seeds)
-        rows = len(out) * len(points) * n_seeds * len(self.schedulers)
+        n_locking = len(self.locking or [None])
+        rows = len(out) * len(points) * n_seeds * len(self.schedulers) * n_locking
         if rows > MAX_ROWS:
+            per = f" × {n_locking} protocols" if self.locking else ""
             raise _fail(f"the sweep would have {rows:,} rows ({len(out)} generator(s) × {len(points):,} points × {n_seeds:,} seeds × "
-                        f"{len(self.schedulers)} schedulers); the limit is {MAX_ROWS:,}: split it into several specs", at="seeds")
+                        f"{len(self.schedulers)} schedulers{per}); the limit is {MAX_ROWS:,}: split it into several specs", at="seeds")
         return self
 
     def generator_list(self) -> tuple:
@@ -330,6 +349,7 @@ _EXPECTED = {
     "output": "a file name ending in .parquet or .csv",
     "run": "a mapping with execution, cache and/or overheads (as in a task file's run:)",
     "topology": "a topology preset name (e.g. opteron6164x4) or a mapping (as in a task file's platform.topology)",
+    "locking": "a non-empty list of locking protocols (e.g. [none, pip, pcp, srp])",
 }
 # What to write when a field is missing, by the field's name.
 _MISSING = {

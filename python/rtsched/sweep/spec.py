@@ -40,11 +40,26 @@ class Spec:
     run: str | None = None
     #: The spec's ``topology:`` (a preset name or a mapping) as canonical JSON, or None.
     topology: str | None = None
+    #: The spec's ``locking:`` axis, the protocols each set runs under (``run.locking``);
+    #: empty without the axis (each set runs under its own).
+    locking: tuple = ()
+
+    @property
+    def runs(self) -> tuple:
+        """What each task set runs under, one row each: the schedulers, or with a ``locking``
+        axis every scheduler under every protocol, ``SCHEDULER@PROTOCOL``
+        (``rtsched_sweep::LOCKING_SEP``: the row's key holds it, the table splits it into the
+        ``scheduler`` and ``locking`` columns)."""
+        if not self.locking:
+            return self.schedulers
+        from .._core import LOCKING_SEP
+
+        return tuple(f"{s}{LOCKING_SEP}{p}" for s in self.schedulers for p in self.locking)
 
     @property
     def size(self) -> int:
-        """Rows the sweep produces: task sets × schedulers."""
-        return len(self.generators) * len(self.points) * len(self.replications) * len(self.schedulers)
+        """Rows the sweep produces: task sets × schedulers (× protocols)."""
+        return len(self.generators) * len(self.points) * len(self.replications) * len(self.runs)
 
 
 def parse_spec(d: dict, source: str = "<spec>") -> Spec:
@@ -59,7 +74,7 @@ def parse_spec(d: dict, source: str = "<spec>") -> Spec:
     name = m.name or (Path(source).stem if source != "<spec>" else "sweep")
     run, topology = _options(m, source)
     spec = Spec(name, m.seed, m.generator_list(), u.points, u.per_cpu, tuple(m.schedulers), reps, m.duration, m.on_miss,
-                m.output, m.retries, source, run, topology)
+                m.output, m.retries, source, run, topology, tuple(m.locking or ()))
     _probe(spec)
     return spec
 

@@ -91,6 +91,9 @@ def batch_table(b, cols):
     verdict = pa.array(code == 1, mask=code > 1)
     schedulable = np.where(is_test, code == 1, ~failed & (np.frombuffer(cols["missed"], "<i8") == 0))
 
+    # A `locking` axis's entry is SCHEDULER@PROTOCOL (`rtsched_sweep::LOCKING_SEP`): two columns.
+    entries = [s.rsplit(_core.LOCKING_SEP, 1) if _core.LOCKING_SEP in s else (s, "") for s in b.schedulers]
+
     def pick(values, index):
         return pa.array(values, pa.string()).take(pa.array(index))
 
@@ -111,7 +114,7 @@ def batch_table(b, cols):
         "generator": pick([g[1] for g in b.generators], row_gen), "gen_params": pick(b.set_gen_params, row_set),
         "param": pick([g[2] for g in b.generators], row_gen), "point": per_set(b.set_point, np.float64),
         "replication": per_set(b.set_replication, np.int64), "taskset_seed": per_set(b.set_seed, np.int64),
-        "scheduler": pick(b.schedulers, row_sched),
+        "scheduler": pick([e[0] for e in entries], row_sched), "locking": pick([e[1] for e in entries], row_sched),
         "kind": pick(["test" if s.startswith(TEST_PREFIX) else "sim" for s in b.schedulers], row_sched),
         "m": pa.array(np.frombuffer(cols["m"], "<i8")), "n": pa.array(np.frombuffer(cols["n"], "<i8")),
         "U": pa.array(np.frombuffer(cols["U"], "<f8")),

@@ -19,9 +19,18 @@
 //! to 1 ns), so the set's Σ C/T differs from U by at most Σ 0.5 ns / T_i in all but that case
 //! ([`wcet_error_ns`]).
 
+/// The help text of the critical-section parameters (`sections::HELP`), a literal so the
+/// sequential generators' help texts can `concat!` it.
+macro_rules! sections_help {
+    () => {
+        "critical sections: resources=0 (n_r shared resources; 0: none), p_acc=0.3 (each task accesses each resource with this probability), nreq=1 (requests per job of an accessed resource, N or A..B, uniform), csl=short (length of a request: short 1-15us, medium 1-100us, long 5-1280us, or A..B such as 10us..100us), protocol=none (the set's run.locking: none, pip, pcp, pcp:original, srp, msrp, mrsp, omlp, fmlp+), prio=rm|none (rate-monotonic priority fields, which pcp needs), place=none|wf (cpu fields by worst fit on load, for the partitioned protocols and the p- tests)"
+    };
+}
+
 pub mod dag;
 pub mod papers;
 pub mod ros2;
+pub mod sections;
 pub mod utilisation;
 pub mod waters;
 pub mod waters_chains;
@@ -366,8 +375,8 @@ pub const GENERATORS: &[GeneratorInfo] = &[
     GeneratorInfo { name: "ros2-tree", summary: "ROS 2-like callbacks (Casini et al., ECRTS 2019): timers at the roots, subscribers triggered by their publisher, bounded fan-out, optional joins; an event chain per leaf; U exact", params: ros2::HELP },
 ];
 
-const UUNIFAST_HELP: &str = "n, U (required; U <= 1, refused above: use uunifast-discard or randfixedsum); m=1, period=loguniform|uniform|harmonic, tmin=10ms, tmax=100ms, deadline=implicit|constrained, f=0, granularity=1us";
-const GENERIC_HELP: &str = "n, U (required); m=1, u_min=0, u_max=1 (at most 1: sequential tasks), period=loguniform|uniform|harmonic, tmin=10ms, tmax=100ms, deadline=implicit|constrained, f=0, granularity=1us";
+const UUNIFAST_HELP: &str = concat!("n, U (required; U <= 1, refused above: use uunifast-discard or randfixedsum); m=1, period=loguniform|uniform|harmonic, tmin=10ms, tmax=100ms, deadline=implicit|constrained, f=0, granularity=1us; ", sections_help!());
+const GENERIC_HELP: &str = concat!("n, U (required); m=1, u_min=0, u_max=1 (at most 1: sequential tasks), period=loguniform|uniform|harmonic, tmin=10ms, tmax=100ms, deadline=implicit|constrained, f=0, granularity=1us; ", sections_help!());
 const LWFG_HELP: &str =
     "m=48, U=m/2 (utilisation cap: tasks are added until the next would exceed it)";
 
@@ -380,8 +389,13 @@ pub fn by_name(name: &str, params: &Params, seed: u64) -> Result<Generated, Stri
     let mut rng = rng(seed);
     let mut g = match name {
         "uunifast" | "uunifast-discard" | "randfixedsum" => {
-            params.check_known(name, GENERIC_KEYS)?;
-            generic(name, params, &mut rng)?
+            params.check_known(name, &[GENERIC_KEYS, sections::KEYS].concat())?;
+            let sections = sections::Sections::from_params(params)?;
+            let mut g = generic(name, params, &mut rng)?;
+            if let Some(s) = sections {
+                s.add_to(&mut g.taskset, &g.utilisations, seed);
+            }
+            g
         }
         "paws2013" => {
             params.check_known(

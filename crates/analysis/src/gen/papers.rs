@@ -211,6 +211,24 @@ pub enum Placement {
     WorstFitLoad,
 }
 
+/// [`Placement::WorstFitLoad`]: the CPU of each task of utilisation `utils[i]` on `m` CPUs,
+/// decreasing utilisation (equal ones in task order: a total order, no float ties left), each
+/// on the CPU with the least utilisation so far (ties: the lowest CPU).
+pub fn worst_fit_load(utils: &[f64], m: u32) -> Vec<u32> {
+    let mut order: Vec<usize> = (0..utils.len()).collect();
+    order.sort_by(|&a, &b| utils[b].total_cmp(&utils[a]).then(a.cmp(&b)));
+    let mut load = vec![0.0f64; m.max(1) as usize];
+    let mut cpu_of = vec![0u32; utils.len()];
+    for i in order {
+        let cpu = (0..load.len())
+            .min_by(|&a, &b| load[a].total_cmp(&load[b]).then(a.cmp(&b)))
+            .unwrap_or(0);
+        load[cpu] += utils[i];
+        cpu_of[i] = cpu as u32;
+    }
+    cpu_of
+}
+
 /// ChronOS §6.2: n tasks (12), T log-uniform in [tmin, tmax] (40 ms, 2 s), u by RandFixedSum
 /// on [0, 1] summing to `total` (the same law as UUniFast-Discard with u ≤ 1, without its
 /// rejections, which at U = 8 of 12 keep one draw in 4000), D = T, and a step TUF per task
@@ -240,16 +258,8 @@ pub fn chronos2011<R: Rng>(
         });
     }
     if place == Placement::WorstFitLoad {
-        let mut order: Vec<usize> = (0..n).collect();
-        // Decreasing utilisation; equal ones in task order (a total order: no float ties left).
-        order.sort_by(|&a, &b| utils[b].total_cmp(&utils[a]).then(a.cmp(&b)));
-        let mut load = vec![0.0f64; m as usize];
-        for i in order {
-            let cpu = (0..m as usize)
-                .min_by(|&a, &b| load[a].total_cmp(&load[b]).then(a.cmp(&b)))
-                .unwrap_or(0);
-            load[cpu] += utils[i];
-            tasks[i].cpu = Some(cpu as u32);
+        for (t, cpu) in tasks.iter_mut().zip(worst_fit_load(&utils, m)) {
+            t.cpu = Some(cpu);
         }
     }
     Ok(Generated {

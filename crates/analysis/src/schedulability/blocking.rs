@@ -174,31 +174,14 @@ pub fn fp_blocking(
             Protocol::Srp => users(r).any(|j| tasks[j].deadline <= tasks[i].deadline),
             _ => users(r).any(|j| prio[j] >= prio[i]),
         };
-        let lower = (0..n).filter(|&j| prio[j] < prio[i]);
-        let per_task = lower.clone().map(|j| longest_stretch(tasks[j], reaches));
+        let lower: Vec<usize> = (0..n).filter(|&j| prio[j] < prio[i]).collect();
         match p {
-            Protocol::Pip => {
-                let by_task: Time = per_task.sum();
-                let mut res: Vec<usize> = lower
-                    .clone()
-                    .flat_map(|j| tasks[j].sections.iter().map(|s| s.resource as usize))
-                    .filter(|&r| reaches(r))
-                    .collect();
-                res.sort_unstable();
-                res.dedup();
-                let by_resource: Time = res
-                    .iter()
-                    .map(|&r| {
-                        lower
-                            .clone()
-                            .map(|j| longest_stretch(tasks[j], |x| x == r))
-                            .max()
-                            .unwrap_or(0)
-                    })
-                    .sum();
-                by_task.min(by_resource)
-            }
-            _ => per_task.max().unwrap_or(0),
+            Protocol::Pip => pip_term(tasks, &lower, |r, _| reaches(r)),
+            _ => lower
+                .iter()
+                .map(|&j| longest_stretch(tasks[j], reaches))
+                .max()
+                .unwrap_or(0),
         }
     };
     Ok((0..n).map(b).collect())
@@ -266,12 +249,20 @@ pub fn edf_job_terms(tasks: &[&Task], p: Protocol) -> Vec<Time> {
         .collect()
 }
 
-/// `pip` under EDF: min(Σ over tasks j with D_j > L of their longest stretch on the resources
-/// r with `counts(r, j)`, Σ over such resources of their longest section of such a task).
+/// `pip` under EDF: [`pip_term`] over the tasks with a relative deadline > L.
 fn pip_edf(tasks: &[&Task], l: Time, counts: impl Fn(usize, usize) -> bool) -> Time {
     let lower: Vec<usize> = (0..tasks.len())
         .filter(|&j| tasks[j].deadline > l)
         .collect();
+    pip_term(tasks, &lower, counts)
+}
+
+/// Sha et al.'s two counts under `pip` (at most one section per lower job, and per resource):
+/// min(Σ over the tasks `lower` of their longest stretch on the resources r with
+/// `counts(r, j)`, Σ over such resources of their longest section of a task of `lower`).
+/// Written once for fixed priority ([`fp_blocking`], `lower` the lower-priority tasks) and EDF
+/// (`pip_edf`, the tasks of longer relative deadline).
+fn pip_term(tasks: &[&Task], lower: &[usize], counts: impl Fn(usize, usize) -> bool) -> Time {
     let by_task: Time = lower
         .iter()
         .map(|&j| longest_stretch(tasks[j], |r| counts(r, j)))

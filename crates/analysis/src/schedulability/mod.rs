@@ -35,6 +35,7 @@ pub mod dataflow;
 pub mod durr;
 pub mod edf_response;
 pub mod fmlp;
+pub mod fmlp_edf;
 pub mod fp_response;
 pub mod gedf_baruah;
 pub mod gedf_rta;

@@ -65,11 +65,12 @@ pub fn blocking_terms(ts: &TaskSet, idx: &[usize], m: u32) -> Vec<Time> {
         .collect()
 }
 
-/// For a test whose entry models `sections`, on a subject whose sections are all under
-/// `omlp`: inflate each task's WCET by its b_i and return the terms; else `None` (nothing
-/// changes: sets without `omlp` do not pay).
+/// For a global test (its entry models `Sections::Blocking(TAKES)`), on a subject whose
+/// sections are all under `omlp`: inflate each task's WCET by its b_i and return the terms;
+/// else `None` (nothing changes: sets without `omlp` do not pay, nor the uniprocessor tests,
+/// which bound `omlp` on one CPU by `pip`'s terms, `uniprocessor.rs`).
 pub fn charge(s: &mut Subject<'_>, sections: Sections) -> Option<Vec<Time>> {
-    let takes = matches!(sections, Sections::Blocking(p) if p.contains(&Protocol::Omlp));
+    let takes = sections == Sections::Blocking(TAKES);
     if !takes || blocking::protocol_of(s.set()) != Ok(Some(Protocol::Omlp)) {
         return None;
     }

@@ -409,7 +409,7 @@ impl BlockingReason {
             ),
             BlockingReason::Global { resource } => write!(
                 f,
-                "resource {} is global (its users are on different CPUs): the uniprocessor tests bound local resources only, and global ones under msrp, mrsp and fmlp+ (per CPU of a partitioned set, fixed priority); the global tests bound omlp's",
+                "resource {} is global (its users are on different CPUs): the uniprocessor tests bound local resources only, and global ones under msrp, mrsp and fmlp+ (per CPU of a partitioned set: fixed priority; msrp and fmlp+ under EDF too); the global tests bound omlp's",
                 res(resource)
             ),
             BlockingReason::NestedMsrp { task: t } => write!(

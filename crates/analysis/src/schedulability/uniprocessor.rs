@@ -16,6 +16,9 @@
 //! condition h(L) + B(L) ≤ L at every absolute deadline below the longest relative deadline,
 //! B(L) the protocol's (`blocking::edf_term`). Both are
 //! then sufficient: a failure with blocking is "inconclusive" unless the test fails without it.
+//! `fmlp+`: suspension-aware under FP (`fmlp.rs`), suspension-oblivious under EDF
+//! (`fmlp_edf.rs`); `msrp`, `mrsp`: `spinning.rs`; `omlp` on one CPU is `pip`
+//! (`omlp_on_one_cpu`).
 //!
 //! Registry entries (`registry.rs`): `edf-exact`, `edf-density`, `fp-rta-rm`, `fp-rta-dm`,
 //! `fp-rta-file` (every task's `priority`), `rm-liu-layland` and `rm-hyperbolic` (D = T): one
@@ -23,7 +26,9 @@
 
 use super::blocking;
 use super::bounds::{self, Quantity};
+pub use super::edf_response::demand;
 use super::fmlp;
+use super::fmlp_edf;
 pub use super::fp_response::{response_time, response_time_blocked};
 use super::registry::{
     Applies, Cpus, Deadlines, Entry, Flow, Kind, Priorities, Sections, Subject, Tasks,
@@ -43,6 +48,7 @@ const FP_LOCKING: &[Protocol] = &[
     Protocol::Msrp,
     Protocol::Mrsp,
     Protocol::FmlpPlus,
+    Protocol::Omlp,
 ];
 
 /// One CPU, independent sequential tasks, any deadlines.
@@ -66,6 +72,8 @@ pub const EDF_EXACT: Entry = Entry {
             Protocol::Pcp,
             Protocol::Srp,
             Protocol::Msrp,
+            Protocol::FmlpPlus,
+            Protocol::Omlp,
         ]),
         ..ONE_CPU
     },
@@ -152,11 +160,44 @@ pub const RM_HYPERBOLIC: Entry = Entry {
 const RTA: &str = "Joseph & Pandya 1986; Audsley et al. 1993; D > T: Lehoczky 1990";
 
 /// The protocol of a subject's sections (`registry::Applies::models` has checked there is one
-/// the test takes, on local resources), or `None` without sections.
+/// the test takes, on local resources), or `None` without sections. `omlp` on one CPU is
+/// `pip` (below, [`omlp_on_one_cpu`]).
 fn protocol(s: &Subject<'_>) -> Option<Protocol> {
+    file_protocol(s).map(|p| match p {
+        Protocol::Omlp => Protocol::Pip,
+        p => p,
+    })
+}
+
+/// The protocol the file names for the subject's sections (`omlp` as itself).
+fn file_protocol(s: &Subject<'_>) -> Option<Protocol> {
     s.tasks()
         .find_map(|t| t.sections.first())
         .map(|x| s.set().protocol(x.resource as usize))
+}
+
+/// The protocol in a verdict's words: `omlp` says whose terms bound it.
+fn in_words(s: &Subject<'_>) -> String {
+    match file_protocol(s) {
+        Some(Protocol::Omlp) => "omlp, on one CPU pip's terms".to_string(),
+        p => p.map_or("", Protocol::name).to_string(),
+    }
+}
+
+/// Why a uniprocessor test does not bound `s`'s `omlp` sections: on several CPUs the global
+/// OMLP is for global scheduling (its bound is in the global tests, `omlp.rs`). On one CPU its
+/// rules are `pip`'s (`crates/runtime/src/ledger/locking/omlp.rs`): the FIFO queue holds
+/// m = 1 job, the holder, so every waiter is in the priority queue, served most urgent first,
+/// and the holder inherits its most urgent waiter's priority — with no nesting, exactly the
+/// ledger's `pip`. So Sha et al.'s terms bound it (docs/locking.md "OMLP on one CPU").
+fn omlp_on_one_cpu(s: &Subject<'_>, name: &str) -> Option<Verdict> {
+    (file_protocol(s) == Some(Protocol::Omlp) && s.set().platform.cpus > 1).then(|| {
+        Verdict::new(
+            name,
+            None,
+            "not applicable: omlp is for global scheduling on several CPUs (the global tests bound it, suspension-obliviously); the uniprocessor tests bound it on one CPU only, where it is pip",
+        )
+    })
 }
 
 /// [`fp_rta`] under the priorities `by` (the entry's predicate ensures the file gives them),
@@ -165,6 +206,9 @@ fn rta(s: &Subject<'_>, name: &str, by: Priorities) -> Verdict {
     let Some(p) = s.priorities(by) else {
         return Verdict::new(name, None, "not every task gives a priority");
     };
+    if let Some(v) = omlp_on_one_cpu(s, name) {
+        return v;
+    }
     let tasks: Vec<&Task> = s.tasks().collect();
     let levels = |hi: usize, lo: usize| {
         Verdict::new(name, None, format!(
@@ -225,8 +269,8 @@ fn rta(s: &Subject<'_>, name: &str, by: Priorities) -> Verdict {
         Some(false)
     };
     let mut detail = bounds::worst_in_words(&rows);
-    if let Some(proto) = protocol(s) {
-        detail.push_str(&format!("; blocking under {} charged", proto.name()));
+    if protocol(s).is_some() {
+        detail.push_str(&format!("; blocking under {} charged", in_words(s)));
         if spin.is_some() {
             detail.push_str(", each job's spin added to its WCET");
         }
@@ -237,9 +281,17 @@ fn rta(s: &Subject<'_>, name: &str, by: Priorities) -> Verdict {
 /// `edf-exact`: the processor demand test, and with sections Baker's condition with the
 /// protocol's B(L) (`srp`, `pcp`, `pip`: `blocking::edf_term`; `msrp`: `spinning.rs`).
 fn edf_verdict(s: &Subject<'_>) -> Verdict {
+    if let Some(v) = omlp_on_one_cpu(s, EDF_EXACT.name) {
+        return v;
+    }
+    // FMLP+ (`fmlp_edf.rs`): suspension-oblivious, remote waits and boost blocking.
+    let proto = protocol(s);
+    if proto == Some(Protocol::FmlpPlus) {
+        let plain = edf_exact(s.cdt());
+        return fmlp_edf::verdict(s, EDF_EXACT.name, plain == Some(false));
+    }
     // MSRP (`spinning.rs`, Gai et al. 2001 on partitioned EDF): each job's spin inflates its
     // WCET, and B(L) counts non-preemptive global requests with their spin.
-    let proto = protocol(s);
     let msrp = proto == Some(Protocol::Msrp);
     let spin: Vec<Time> = match msrp {
         true => s.tasks().map(|t| spinning::job_spin(s.set(), t)).collect(),
@@ -275,11 +327,11 @@ fn edf_verdict(s: &Subject<'_>) -> Verdict {
     let (v, why) = match edf_srp_with(&cdt, b_of) {
         Ok(()) => (
             Some(true),
-            format!("h(L) + B(L) ≤ L at every deadline ({})", proto.name()),
+            format!("h(L) + B(L) ≤ L at every deadline ({})", in_words(s)),
         ),
         Err(Some(l)) => (
             None,
-            format!("h(L) + B(L) > L at L={l}ns ({}; sufficient)", proto.name()),
+            format!("h(L) + B(L) > L at L={l}ns ({}; sufficient)", in_words(s)),
         ),
         Err(None) => (
             None,
@@ -326,14 +378,6 @@ pub fn edf_srp_with(ts: &[Cdt], b: impl Fn(Time) -> Time) -> Result<(), Option<T
 
 /// Iteration cap of the fixed-point loops; beyond it the verdict is inconclusive.
 const MAX_ITER: u32 = 1_000_000;
-
-/// h(t): execution demand of jobs with release and deadline in [0, t], synchronous release.
-pub fn demand(ts: &[Cdt], t: Time) -> u128 {
-    ts.iter()
-        .filter(|x| x.d <= t)
-        .map(|x| ((t - x.d) / x.t + 1) as u128 * x.c as u128)
-        .sum()
-}
 
 /// The latest absolute deadline strictly before `t`, if any.
 fn deadline_before(ts: &[Cdt], t: Time) -> Option<Time> {

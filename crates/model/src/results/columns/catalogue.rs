@@ -476,7 +476,7 @@ pub const COLUMNS: &[Column] = &[
     Column {
         name: "max_blocked_ns",
         meaning: "the longest time one job spent blocked on resources",
-        at: &[TASK, RUN],
+        at: &[TASK, RUN, ROW],
         value: Value::Summary(|s| s.max_blocked_ns.into()),
         table: table("max blocked ms", 3, Show::IfAny("total_blocked_ns"), Fmt::Ms),
         ..SUMMARY_COL
@@ -491,21 +491,21 @@ pub const COLUMNS: &[Column] = &[
     Column {
         name: "max_blocked_inheritance_ns",
         meaning: "the longest inheritance (push-through) blocking of one job (docs/locking.md)",
-        at: &[TASK, RUN],
+        at: &[TASK, RUN, ROW],
         value: Value::Summary(|s| s.max_blocked_inheritance_ns.into()),
         ..SUMMARY_COL
     },
     Column {
         name: "max_blocked_ceiling_ns",
         meaning: "the longest ceiling blocking of one job (docs/locking.md)",
-        at: &[TASK, RUN],
+        at: &[TASK, RUN, ROW],
         value: Value::Summary(|s| s.max_blocked_ceiling_ns.into()),
         ..SUMMARY_COL
     },
     Column {
         name: "max_spin_ns",
         meaning: "the longest spinning of one job for global resources (msrp, mrsp; docs/locking.md)",
-        at: &[TASK, RUN],
+        at: &[TASK, RUN, ROW],
         value: Value::Summary(|s| s.max_spin_ns.into()),
         table: table("max spin ms", 3, Show::IfAny("total_spin_ns"), Fmt::Ms),
         ..SUMMARY_COL
@@ -935,6 +935,11 @@ pub const COLUMNS: &[Column] = &[
     Column {
         name: "schema",
         meaning: "the results schema the row was computed under",
+        ..SWEEP_COL
+    },
+    Column {
+        name: "locking",
+        meaning: "the locking protocol of the spec's locking axis the row ran the set under (empty without the axis: the set's own)",
         ..SWEEP_COL
     },
     // ---- a sweep row's chain metrics: each the largest over every instance of the row's chains
