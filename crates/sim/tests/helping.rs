@@ -110,3 +110,34 @@ fn a_helper_goes_home_when_its_cpu_is_free_again() {
     assert_eq!(jobs(&r), vec![(5, 0, 2), (1, 0, 0), (5, 2, 0)]);
     assert_eq!(r.counters.helping_migrations, 1);
 }
+
+/// A helper that releases its resource goes home and may request the next one there before
+/// the next decision: `h` (CPU 0, priority 1, WCET 4) holds R1 for its first 2 ms and R2 for
+/// the next 1; `x` (CPU 0, priority 3, at 1, WCET 3) holds R2 for its first 2; `a` (CPU 1,
+/// priority 1, at 1, WCET 2) needs R1 for its first 1. At 1 x preempts h and takes R2; a
+/// requests R1 and h helps on CPU 1, 1–2. At 2 h releases R1 (a takes it: a 2–4) and requests
+/// R2, held by x: h spins at R2's ceiling on CPU 0 (x's priority, lent at h's release 0,
+/// earlier than x's 1), which outranks x. x, the holder, takes h's place on its own CPU (no
+/// migration): x 2–3, releases R2 to h: h 3–4 in R2, x 4–5, h 5–6. h never spins; without
+/// this rule h would spin with x unable to run.
+fn home() -> TaskSet {
+    parse_taskset(
+        "platform: {cpus: 2}\nrun: {duration: 40, locking: mrsp}\nresources: [R1, R2]\ntasks:\n  - {name: h, period: 100, wcet: 4, priority: 1, cpu: 0, sections: [{resource: R1, start: 0, length: 2}, {resource: R2, start: 2, length: 1}]}\n  - {name: x, period: 100, offset: 1, wcet: 3, priority: 3, cpu: 0, sections: [{resource: R2, start: 0, length: 2}]}\n  - {name: a, period: 100, offset: 1, wcet: 2, priority: 1, cpu: 1, sections: [{resource: R1, start: 0, length: 1}]}\n",
+        Format::Yaml,
+        "home.yaml",
+    )
+    .unwrap()
+}
+
+#[test]
+fn a_holder_takes_the_place_of_a_spinner_of_its_own_cpu() {
+    let r = run(&home(), true);
+    assert_eq!(
+        pieces(&r, 0),
+        vec![(0, 0, 1), (1, 1, 2), (0, 3, 4), (0, 5, 6)]
+    );
+    assert_eq!(pieces(&r, 1), vec![(0, 1, 3), (0, 4, 5)]);
+    assert_eq!(pieces(&r, 2), vec![(1, 2, 4)]);
+    assert_eq!(jobs(&r), vec![(6, 0, 2), (4, 0, 0), (3, 0, 0)]);
+    assert_eq!(r.counters.helping_migrations, 1);
+}

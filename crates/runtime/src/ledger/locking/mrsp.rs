@@ -26,10 +26,13 @@
 //!    spinner is active; its own CPU, once it is free for it again, is one of them, and the
 //!    one where its section does not displace a spinner.
 //! 2. *Help*: else, if `h` runs nowhere, it is placed on the CPU of the first spinner, in FIFO
-//!    order, that runs on a CPU other than its own (placed with that CPU and spinner): the
-//!    policy orders it there just before the spinner, so it takes the spinner's CPU and
-//!    nothing else there changes order. A holder preempted on a CPU where it helps moves on
-//!    the same way.
+//!    order, that runs (placed with that CPU and spinner): the policy orders it there just
+//!    before the spinner, so it takes the spinner's CPU and nothing else there changes order.
+//!    A holder preempted on a CPU where it helps moves on the same way. The spinner may be on
+//!    `h`'s own CPU: a helper that released its resource goes home and may request another
+//!    there before the next decision, held by a job of its own CPU, and its spin at that
+//!    resource's ceiling (lent at its earlier release) would outrank the holder; the holder
+//!    then takes its place without migrating (not counted).
 //! 3. When `h` releases the resource it goes back to its own CPU (locking.rs `lock_released`)
 //!    and the resource passes FIFO, as without helping.
 //!
@@ -124,12 +127,13 @@ impl<'t> Ledger<'t> {
             if !x.live || x.is_blocked() {
                 continue;
             }
-            let (running, away) = (x.cpu != NONE, l.helping(h).is_some());
+            let home = l.task_cpu[x.info.task as usize];
+            let away = l.helping(h).is_some_and(|c| c != home);
             if away && self.home_takes(h, r) {
                 self.help_home(now, h);
                 placed = true;
-            } else if !running {
-                if let Some((cpu, w)) = self.running_spinner(h, r) {
+            } else if self.run.ents[h as usize].cpu == NONE {
+                if let Some((cpu, w)) = self.running_spinner(r) {
                     placed |= self.help_on(now, h, cpu, w);
                 }
             }
@@ -152,14 +156,13 @@ impl<'t> Ledger<'t> {
         self.effective(y) > at
     }
 
-    /// The first waiter of `r` in FIFO order spinning on a CPU other than `h`'s own: (CPU, it).
-    fn running_spinner(&self, h: EntityId, r: usize) -> Option<(u32, EntityId)> {
+    /// The first waiter of `r` in FIFO order spinning on a CPU (any, `h`'s own too): (CPU, it).
+    fn running_spinner(&self, r: usize) -> Option<(u32, EntityId)> {
         let l = self.locking.as_ref().expect("locking");
-        let home = l.task_cpu[self.run.ents[h as usize].info.task as usize];
         let q = &self.run.resources[r].queue;
         (0..q.len()).map(|i| q[i]).find_map(|w| {
             let c = self.run.ents[w as usize].cpu;
-            (c != NONE && c != home && l.spin_of(w) == r as u32).then_some((c, w))
+            (c != NONE && l.spin_of(w) == r as u32).then_some((c, w))
         })
     }
 
@@ -175,7 +178,7 @@ impl<'t> Ledger<'t> {
         let l = self.locking.as_mut().expect("locking");
         l.set_helping(h, Some(cpu));
         l.set_boost(h, Some((u, Kind::Ceiling)));
-        l.help_migrations += 1;
+        l.help_migrations += (cpu != l.task_cpu[info.task as usize]) as u64;
         self.dec.note_global_event();
         true
     }
