@@ -444,3 +444,22 @@ fn a_ceiling_protocol_set_without_cpus_is_placed_by_a_partitioner() {
     .to_string();
     assert!(e.contains("different CPUs"), "{e}");
 }
+
+/// `srp` with touching sections: `l` (deadline 20) holds R for 0–2 ms and, from the same point
+/// of its work, again for 2–3 ms; `h` (deadline 5, at 1 ms) needs R from its start. The two
+/// sections are one stretch (the analysis merges them, schedulability/blocking.rs
+/// `longest_stretch`): no job can start between the free and the request, so `h` is withheld
+/// until 3 ms and is never blocked on R directly: h 3–4, ceiling blocked 2 ms. (Before the
+/// ceilings were recomputed before the decision, h started at 2, found R taken again and
+/// waited on it: direct blocking under SRP on one CPU, which Baker's result rules out.)
+#[test]
+fn srp_touching_sections_are_one_stretch() {
+    let t = ts("platform: {cpus: 1}\nrun: {duration: 20, locking: srp}\nresources: [R]\ntasks:\n  - {name: l, period: 100, deadline: 20, wcet: 4, priority: 1, sections: [{resource: R, start: 0, length: 2}, {resource: R, start: 2, length: 1}]}\n  - {name: h, period: 100, deadline: 5, offset: 1, wcet: 1, priority: 2, sections: [{resource: R, start: 0, length: 1}]}\n");
+    for spec in ["gedf", "gfp"] {
+        let r = run(&t, spec).unwrap();
+        assert_eq!(pieces(&r, 1), vec![(3, 4)], "{spec}");
+        assert_eq!(pieces(&r, 0), vec![(0, 3), (4, 5)], "{spec}");
+        // (l, h): response, direct, inheritance, ceiling.
+        assert_eq!(blocking(&r), vec![(5, 0, 0, 0), (3, 0, 0, 2)], "{spec}");
+    }
+}

@@ -99,6 +99,12 @@ pub(super) struct Locking {
     /// release order, with when.
     system: Vec<Time>,
     gate: Vec<(u32, Time)>,
+    /// `srp`: a resource was freed since the system ceilings were last computed. They are
+    /// recomputed before the next decision, not at once: a job that frees a resource and
+    /// requests one at the same point of its work (touching sections, one stretch in the
+    /// analysis: schedulability/blocking.rs `longest_stretch`) holds on, and no withheld job
+    /// starts in between, as no job could preempt it between two instructions.
+    srp_stale: bool,
     /// Per entity slot: the urgency lent to it and by what (`None`: its own); how many have one.
     boost: Vec<Option<(Urgency, Kind)>>,
     boosted: u32,
@@ -162,6 +168,7 @@ impl Locking {
             level: ts.tasks.iter().map(|t| t.deadline).collect(),
             system: vec![Time::MAX; ts.platform.cpus as usize],
             gate: Vec::with_capacity(ts.tasks.len()),
+            srp_stale: false,
             boost: Vec::with_capacity(64),
             boosted: 0,
             marks: Vec::with_capacity(ts.tasks.len()),
@@ -348,6 +355,9 @@ impl<'t> Ledger<'t> {
     /// Before a decision: spinners handed their resource drop their debt; the driver accounts
     /// their spinning first and re-plans their work (nothing charged).
     pub(super) fn lock_replan<S: Substrate>(&mut self, now: Time, sub: &mut S) {
+        if self.locking.as_ref().expect("locking").srp_stale {
+            self.srp_system(now);
+        }
         let l = self.locking.as_mut().expect("locking");
         while let Some(w) = l.granted.pop() {
             let c = self.run.ents[w as usize].cpu;
@@ -448,7 +458,7 @@ impl<'t> Ledger<'t> {
                     self.reurge(now, to);
                 }
             }
-            Protocol::Srp => self.srp_system(now),
+            Protocol::Srp => self.locking.as_mut().expect("locking").srp_stale = true,
             Protocol::None => {}
         }
     }
@@ -556,6 +566,7 @@ impl<'t> Ledger<'t> {
     /// theirs start, in release order, charged the time withheld as ceiling blocking.
     fn srp_system(&mut self, now: Time) {
         let l = self.locking.as_mut().expect("locking");
+        l.srp_stale = false;
         l.system.iter_mut().for_each(|c| *c = Time::MAX);
         for (r, res) in self.run.resources.iter().enumerate() {
             if res.holder != NONE && l.protocol[r] == Protocol::Srp {
