@@ -13,7 +13,7 @@ Wieder & Brandenburg 2013): the two example sweeps of a ``locking`` axis.
 
 A row a protocol does not apply to (``none`` under a blocking test: a plain FIFO mutex has no
 bound) is left out of the ratio and counted in the table's "n/a" column; a test's inconclusive
-verdict (``mrsp`` where a task can preempt a holder) counts as not accepted.
+verdict counts as not accepted.
 
     .venv/bin/python benchmarks/locking_sweep.py [--seeds 100] [--workers 2]
 

@@ -21,10 +21,10 @@ above (its tasks' `cpu` given) at the point's utilisation per CPU, three tasks i
 section on the global resource G (or on the CPU's local resource), analysed by
 `p-fp-rta-file` (each task's bound and spin term spin_i) and simulated under `pfp` with the
 file's partition and priorities. Per task: bound / simulated maximum response, and spin_i /
-the largest `spin_ns` of one of its jobs (where it spun at all). Under `mrsp` every task of a
-CPU with a section uses G, so that no task sits above G's local ceiling and the test applies
-(without helping it refuses otherwise, docs/locking.md); a set where it still does not apply
-is counted and skipped.
+the largest `spin_ns` of one of its jobs (where it spun at all). Under `mrsp` every section is
+on G; tasks without one may sit above G's local ceiling, which MrsP's helping makes harmless
+(docs/locking.md "Helping"), so the test applies to every set (a set where it would not is
+still counted, as `not_applicable`).
 
     .venv/bin/python benchmarks/locking_tightness.py [--sets 60] [--seed 1]
 
@@ -105,17 +105,13 @@ def one(lines: list[str], protocol: str) -> tuple[list[float], list[float]]:
 
 def random_partitioned(rng: random.Random, u: float, protocol: str) -> tuple[int, list[str]]:
     """(CPUs, task lines) of a partitioned set: per CPU a set as `random_set`'s at `u`, with
-    the CPU's `cpu` and its sections on the global G or the CPU's local Lk (under mrsp, every
-    task of the CPU on G, or none)."""
+    the CPU's `cpu` and its sections on the global G or the CPU's local Lk (under mrsp, on G)."""
     m = rng.randint(2, 4)
     lines = []
     for k in range(m):
-        every = rng.random() < 0.5
         for line in random_set(rng, u):
             line = line.replace("{name: t", f"{{name: c{k}t", 1).replace(", priority:", f", cpu: {k}, priority:", 1)
             on = "G" if protocol == "mrsp" or rng.random() < 0.6 else f"L{k}"
-            if protocol == "mrsp" and every and "sections" not in line:
-                line = line[:-1] + ", sections: [{resource: G, start: 0us, length: 1us}]}"
             lines.append(line.replace("resource: R", f"resource: {on}").replace("resource: S", f"resource: {on}"))
     return m, lines
 

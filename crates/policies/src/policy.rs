@@ -440,6 +440,20 @@ pub trait Policy: Send {
     /// for policies whose `urgency` is `None`).
     fn boost(&mut self, _now: Time, _e: &EntityInfo, _to: Option<Urgency>) {}
 
+    /// MrsP's *helping* (Burns & Wellings, ECRTS 2013; docs/locking.md "Helping"): the ledger
+    /// places the live entity `e` (ready or running, never blocked), the holder of an `mrsp`
+    /// resource, on another CPU for the rest of its section. `Some((cpu, w))`: from now on `e`
+    /// is scheduled on `cpu` in the place of `w` (a job spinning there for `e`'s resource, which
+    /// runs on `cpu`): it is ordered just before `w` in the policy's order there (and is not
+    /// re-keyed by `boost` while it stays). `None`: `e` goes back to its own CPU, keyed by its
+    /// own urgency again (the ledger then calls `boost` if it still has one lent). Called
+    /// before `schedule`, which then reconsiders both CPUs (a running `e` placed elsewhere
+    /// leaves its CPU). Returns whether the policy places entities so: `false` (the default, a
+    /// policy that binds no task to a CPU) and the ledger never helps.
+    fn place(&mut self, _now: Time, _e: &EntityInfo, _to: Option<(u32, EntityId)>) -> bool {
+        false
+    }
+
     /// The CPU a partitioned policy binds task `task` to, or `None` (the default) for a
     /// global one. The multiprocessor locking protocols (`msrp`, `mrsp`, docs/locking.md) tell
     /// local from global resources by it, and refuse a policy that binds no task.

@@ -17,7 +17,10 @@
 //! - `tick` only for a policy that asked for ticks;
 //! - `schedule`: the CPUs show what the policy last decided, less what completed, blocked or
 //!   was aborted; afterwards no entity is on two CPUs and only ready or running entities are
-//!   placed.
+//!   placed;
+//! - `place(e, Some((cpu, w)))` (MrsP's helping): `e` is ready or running, and `w` runs on
+//!   `cpu`; and after each `schedule` of a partitioned policy (one with `cpu_of_task`), every
+//!   entity runs on its task's CPU, or on the one it was last placed on.
 
 use rtsched_model::Time;
 use rtsched_policies::{Dispatch, EntityId, EntityInfo, Policy, ResourceId};
@@ -38,6 +41,8 @@ pub struct ProtocolChecker {
     cpus: Vec<Option<EntityId>>,
     now: Time,
     requested: Option<EntityId>,
+    /// Per entity slot: the CPU `place` put it on (u32::MAX: its own).
+    away: Vec<u32>,
     calls: u64,
     log: Option<Arc<Mutex<Vec<String>>>>,
 }
@@ -50,6 +55,7 @@ impl ProtocolChecker {
             cpus: vec![None; cpus as usize],
             now: 0,
             requested: None,
+            away: Vec::new(),
             calls: 0,
             log: None,
         }
@@ -103,6 +109,29 @@ impl ProtocolChecker {
         self.ents[i] = s;
     }
 
+    fn set_away(&mut self, e: EntityId, cpu: u32) {
+        let i = e as usize;
+        if self.away.len() <= i {
+            self.away.resize(i + 1, u32::MAX);
+        }
+        self.away[i] = cpu;
+    }
+
+    /// A partitioned policy runs `e` on `c`: its task's CPU, or where it was placed.
+    fn bound(&self, e: EntityId, c: u32) {
+        let (i, _) = self.state(e, "schedule");
+        let Some(home) = self.inner.cpu_of_task(i.task) else {
+            return;
+        };
+        let away = self.away.get(e as usize).copied().unwrap_or(u32::MAX);
+        if c != home && c != away {
+            self.fail(&format!(
+                "schedule: entity {e} of task {} (bound to CPU {home}) runs on CPU {c}",
+                i.task
+            ));
+        }
+    }
+
     fn note(&self, verb: &str, i: &EntityInfo) {
         if let Some(l) = &self.log {
             l.lock().unwrap_or_else(|p| p.into_inner()).push(format!(
@@ -113,6 +142,7 @@ impl ProtocolChecker {
     }
 
     fn arrive(&mut self, now: Time, i: &EntityInfo, call: &str) {
+        self.set_away(i.id, u32::MAX);
         // A blocked entity whose job is aborted goes silently (the policy gave it up when it
         // blocked), so its slot may come back; any other still belongs to the policy.
         if let Some((_, s)) = self.ents.get(i.id as usize).copied().flatten() {
@@ -318,6 +348,30 @@ impl Policy for ProtocolChecker {
         self.inner.boost(now, e, to)
     }
 
+    /// A placement (MrsP's helping) names a live entity, ready or running, by its identity, and
+    /// a spinner `w` it stands in for that runs on the CPU named.
+    fn place(&mut self, now: Time, e: &EntityInfo, to: Option<(u32, EntityId)>) -> bool {
+        self.at(now, "place");
+        let (i, s) = self.state(e.id, "place");
+        if s == State::Blocked || i != *e {
+            self.fail(&format!(
+                "place: entity {} is {s:?} (info {i:?}, given {e:?})",
+                e.id
+            ));
+        }
+        if let Some((cpu, w)) = to {
+            let ws = self.ents.get(w as usize).copied().flatten().map(|x| x.1);
+            if ws != Some(State::Running(cpu)) || w == e.id {
+                self.fail(&format!(
+                    "place: entity {} in the place of {w} on CPU {cpu}, which is {ws:?}",
+                    e.id
+                ));
+            }
+        }
+        self.set_away(e.id, to.map_or(u32::MAX, |t| t.0));
+        self.inner.place(now, e, to)
+    }
+
     fn uses_tufs(&self) -> bool {
         self.inner.uses_tufs()
     }
@@ -393,6 +447,7 @@ impl Policy for ProtocolChecker {
                 if s == State::Blocked {
                     self.fail(&format!("schedule: placed blocked entity {e} on CPU {c}"));
                 }
+                self.bound(e, c as u32);
                 *p = Some(e);
             }
         }
@@ -500,6 +555,84 @@ mod tests {
     fn panics(f: impl FnOnce() + std::panic::UnwindSafe) -> String {
         let e = std::panic::catch_unwind(f).expect_err("the checker accepted a protocol violation");
         e.downcast_ref::<String>().cloned().unwrap_or_default()
+    }
+
+    /// A partitioned puppet: task t bound to CPU t, and it places as the ledger asks.
+    struct Bound(Puppet);
+    impl Policy for Bound {
+        fn name(&self) -> String {
+            "bound".into()
+        }
+        fn release(&mut self, _: Time, _: &EntityInfo) {}
+        fn complete(&mut self, _: Time, _: EntityId, _: u32) {}
+        fn aborted(&mut self, _: Time, _: EntityId) {}
+        fn schedule(&mut self, now: Time, d: &mut Dispatch<'_>) {
+            self.0.schedule(now, d)
+        }
+        fn cpu_of_task(&self, task: u32) -> Option<u32> {
+            Some(task)
+        }
+        fn place(&mut self, _: Time, _: &EntityInfo, _: Option<(u32, EntityId)>) -> bool {
+            true
+        }
+    }
+
+    /// A view whose CPUs run what it is told.
+    struct Runs(Blank, [Option<EntityId>; 2]);
+    impl RunView for Runs {
+        fn now(&self) -> Time {
+            0
+        }
+        fn running(&self, cpu: u32) -> Option<EntityId> {
+            self.1[cpu as usize]
+        }
+        fn entity(&self, _: EntityId) -> Option<EntityInfo> {
+            None
+        }
+        fn executed(&self, _: EntityId) -> Time {
+            0
+        }
+        fn waiting_for(&self, _: EntityId) -> Option<(ResourceId, EntityId)> {
+            None
+        }
+        fn holder(&self, _: ResourceId) -> Option<EntityId> {
+            None
+        }
+        fn waiters(&self, _: ResourceId) -> Vec<EntityId> {
+            Vec::new()
+        }
+        fn task(&self, t: u32) -> &Task {
+            self.0.task(t)
+        }
+    }
+
+    /// Under a partitioned policy an entity runs off its task's CPU only where the ledger
+    /// placed it (MrsP's helping): entity 0 (bound to CPU 0) taking CPU 1 from entity 1 is
+    /// accepted after `place(0, (1, 1))`, and rejected without it.
+    #[test]
+    fn a_partitioned_entity_runs_off_its_cpu_only_where_placed() {
+        let go = |placed: bool| {
+            let mut c = ProtocolChecker::new(Box::new(Bound(Puppet { place: Vec::new() })), 2);
+            let mut dec = Decisions::new(2);
+            c.release(0, &info(0));
+            c.release(0, &info(1));
+            c.inner = Box::new(Bound(Puppet {
+                place: vec![(1, Some(1))],
+            }));
+            let view = Runs(Blank(Task::periodic("t", 10, 1)), [None, None]);
+            c.schedule(0, &mut Dispatch::new(&mut dec, &view));
+            if placed {
+                assert!(c.place(1, &info(0), Some((1, 1))));
+            }
+            c.inner = Box::new(Bound(Puppet {
+                place: vec![(1, Some(0))],
+            }));
+            let view = Runs(Blank(Task::periodic("t", 10, 1)), [None, Some(1)]);
+            c.schedule(1, &mut Dispatch::new(&mut dec, &view));
+        };
+        go(true);
+        let m = panics(move || go(false));
+        assert!(m.contains("bound to CPU 0) runs on CPU 1"), "{m}");
     }
 
     #[test]

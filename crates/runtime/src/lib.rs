@@ -16,8 +16,8 @@ pub mod streams;
 
 pub use checker::ProtocolChecker;
 pub use ledger::{
-    drain_limit, next_step, refuses_locking, Failure, Ledger, LedgerParts, Next, Off, Outcome,
-    Released, Run, Step, Substrate,
+    drain_limit, next_step, refuses_locking, set_mrsp_helping, Failure, Ledger, LedgerParts, Next,
+    Off, Outcome, Released, Run, Step, Substrate,
 };
 pub use state::{CpuState, Ent, NONE};
 pub use streams::TaskStreams;

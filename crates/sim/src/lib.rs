@@ -19,4 +19,8 @@ pub use cost::{CostModel, NoCache};
 pub use engine::{NoObserver, Observer, SimScratch, View};
 pub use error::{Failure, SimError};
 pub use estimate::{estimate, estimate_spec, Estimate, DEFAULT_MAX_WORK};
+/// Test-only: turn MrsP's helping off for runs on the calling thread (the negative control of
+/// MrsP's bound, docs/locking.md "Helping"). Not a user option.
+#[doc(hidden)]
+pub use rtsched_runtime::set_mrsp_helping;
 pub use simulation::{simulate, Options, Outcome, Records};

@@ -27,20 +27,23 @@
 //! a local one some task with D ≤ L uses ([`msrp_edf_blocking`]).
 //!
 //! MrsP (Burns & Wellings, "A schedulability compatible multiprocessor resource sharing
-//! protocol — MrsP", ECRTS 2013), as simulated, *without helping*: a requesting job is raised
-//! to the resource's local ceiling (the highest priority of its CPU's users), spins there FIFO
-//! and runs its section there. Burns & Wellings' analysis charges each access the cost
-//! e_r = Σ over the CPUs using r of their longest section of r — the job's own section plus a
-//! spin of at most one section per other CPU — and the local ceiling's blocking, B_i = the
-//! longest such cost (or local section) of a lower-priority task of the CPU on a resource whose
-//! ceiling is at least prio_i. The spin of one section per other CPU holds because a preempted
-//! holder is helped by a spinner; without helping, a holder preempted by a job of its CPU above
-//! the local ceiling keeps every spinner waiting for as long as that job runs (docs/locking.md
-//! shows one). So the terms are given only where no task of a CPU has a priority above the
-//! local ceiling of a global resource it or its CPU's users hold ([`mrsp_preempts`] names the
-//! pair otherwise, and the test refuses): there a holder and a spinner run at their CPU's top
-//! priority, are never preempted, at most one job per CPU is at the ceiling, and MrsP's terms
-//! equal MSRP's for the global resources, local ones being ceiling (`pcp`) ones.
+//! protocol — MrsP", ECRTS 2013), as simulated: a requesting job is raised to the resource's
+//! local ceiling (the highest priority of its CPU's users), spins there FIFO and runs its
+//! section there, and a holder preempted on its CPU is *helped*: it migrates to a CPU where a
+//! job spins for its resource and runs its section there in the spinner's place
+//! (`crates/runtime/src/ledger/locking/mrsp.rs`). Burns & Wellings' analysis charges each
+//! access the cost e_r = Σ over the CPUs using r of their longest section of r — the job's own
+//! section plus a spin of at most one section per other CPU — and the local ceiling's
+//! blocking, B_i = the longest such cost (or local section) of a lower-priority task of the CPU
+//! on a resource whose ceiling is at least prio_i. The spin of one section per other CPU holds
+//! whatever runs above a ceiling: a spinner spins only while it runs, and while it runs the
+//! holder ahead of it runs too (at home, or helping on a CPU whose spinner it displaced), so
+//! every nanosecond spun is one of a section ahead of it in the FIFO queue; a CPU whose
+//! spinner a helper displaced spends on the helper's section the time its spinner would have
+//! spun, within the spinner's C'. MrsP's terms equal MSRP's for the global resources, local
+//! ones being ceiling (`pcp`) ones. Without helping (a test-only switch of the ledger) a holder
+//! preempted by a job of its CPU above the local ceiling keeps every spinner waiting for as
+//! long as that job runs, and the bound fails (`crates/analysis/tests/locking_vs_sim.rs`).
 
 use super::blocking;
 use rtsched_model::{Protocol, Task, TaskSet, Time};
@@ -98,36 +101,12 @@ pub fn msrp_fp(
     spin_fp(ts, idx, prio, Protocol::Msrp)
 }
 
-/// MrsP's terms (without helping) for the tasks `idx` of `ts` (one CPU's) under priorities
-/// `prio`, where [`mrsp_preempts`] found no holder that can be preempted: spin_i as under
-/// MSRP, and B_i the longest stretch of a lower-priority task of the CPU on a resource whose
-/// (local) ceiling, its CPU's users' highest priority, is at least prio_i, each global section
-/// lengthened by its spin (Burns & Wellings 2013: the access cost e_r).
+/// MrsP's terms for the tasks `idx` of `ts` (one CPU's) under priorities `prio`: spin_i as
+/// under MSRP, and B_i the longest stretch of a lower-priority task of the CPU on a resource
+/// whose (local) ceiling, its CPU's users' highest priority, is at least prio_i, each global
+/// section lengthened by its spin (Burns & Wellings 2013: the access cost e_r).
 pub fn mrsp_fp(ts: &TaskSet, idx: &[usize], prio: &[u32]) -> (Vec<Time>, Vec<Time>) {
     spin_fp(ts, idx, prio, Protocol::Mrsp).expect("mrsp takes no levels")
-}
-
-/// The first pair (task, higher-priority task of its CPU) where, under MrsP without helping,
-/// the second can preempt the first while it holds or spins for a global resource: its
-/// priority is above that resource's local ceiling. `prio`: every task's priority in `ts`.
-pub fn mrsp_preempts(ts: &TaskSet, prio: &[u32]) -> Option<(usize, usize)> {
-    let n = ts.tasks.len();
-    (0..n).find_map(|i| {
-        let t = &ts.tasks[i];
-        t.sections
-            .iter()
-            .filter(|s| is_global(ts, s.resource as usize))
-            .find_map(|s| {
-                let ceiling = ts
-                    .users(s.resource as usize)
-                    .filter(|&j| ts.tasks[j].cpu == t.cpu)
-                    .map(|j| prio[j])
-                    .max()
-                    .unwrap_or(0);
-                (0..n).find(|&j| ts.tasks[j].cpu == t.cpu && prio[j] > ceiling)
-            })
-            .map(|j| (i, j))
-    })
 }
 
 fn spin_fp(
@@ -254,11 +233,11 @@ mod tests {
     }
 
     /// MrsP: G (0) global between CPU 0 (h above l, both using G) and CPU 1 (a, G for 3).
-    /// With no task above G's local ceiling: spin as MSRP's (3 from CPU 0, 2 from CPU 1),
-    /// B_h = l's G section 2 + spin 3 = 5. With x above h on CPU 0 (no section): x can preempt
-    /// l or h while it holds G, refused; on CPU 1 a task below a is harmless.
+    /// Spin as MSRP's (3 from CPU 0, 2 from CPU 1), B_h = l's G section 2 + spin 3 = 5. With
+    /// x above h on CPU 0 (no section), x's terms are 0 and h's unchanged: helping bounds the
+    /// spin whatever runs above the local ceiling.
     #[test]
-    fn mrsp_terms_and_refusal_by_hand() {
+    fn mrsp_terms_by_hand() {
         let mut ts = TaskSet::new(
             2,
             vec![
@@ -269,11 +248,12 @@ mod tests {
             ],
         );
         ts.resources = vec!["G".into()];
-        let prio = [3, 2, 2, 1];
-        assert_eq!(mrsp_preempts(&ts, &prio), None);
         assert_eq!(mrsp_fp(&ts, &[0, 1], &[3, 2]), (vec![3, 3], vec![5, 0]));
         assert_eq!(mrsp_fp(&ts, &[2, 3], &[2, 1]), (vec![2, 0], vec![0, 0]));
         ts.tasks.push(task("x", 0, 5, 1, vec![]));
-        assert_eq!(mrsp_preempts(&ts, &[3, 2, 2, 1, 4]), Some((0, 4)));
+        assert_eq!(
+            mrsp_fp(&ts, &[4, 0, 1], &[4, 3, 2]),
+            (vec![0, 3, 3], vec![0, 5, 0])
+        );
     }
 }

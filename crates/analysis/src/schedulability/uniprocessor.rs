@@ -227,13 +227,10 @@ fn rta(s: &Subject<'_>, name: &str, by: Priorities) -> Verdict {
             Ok((spin, b)) => (b, Some(spin)),
             Err((hi, lo)) => return levels(hi, lo),
         },
-        Some(Protocol::Mrsp) => match mrsp_refused(s, by) {
-            Some(why) => return Verdict::new(name, None, why),
-            None => {
-                let (spin, b) = spinning::mrsp_fp(s.set(), s.indices(), &p);
-                (b, Some(spin))
-            }
-        },
+        Some(Protocol::Mrsp) => {
+            let (spin, b) = spinning::mrsp_fp(s.set(), s.indices(), &p);
+            (b, Some(spin))
+        }
         Some(proto) => match blocking::fp_blocking(&tasks, &p, proto) {
             Ok(b) => (b, None),
             Err((hi, lo)) => return levels(hi, lo),
@@ -279,25 +276,6 @@ fn rta(s: &Subject<'_>, name: &str, by: Priorities) -> Verdict {
         }
     }
     Verdict::new(name, verdict, detail).with_tasks(rows)
-}
-
-/// Why MrsP's terms do not hold for `s`'s set under the priorities `by`, if they do not: a
-/// task of a CPU above a global resource's local ceiling can preempt its holder, and without
-/// helping every spinner then waits (`spinning::mrsp_preempts`).
-fn mrsp_refused(s: &Subject<'_>, by: Priorities) -> Option<String> {
-    let ts = s.set();
-    let prio = match by {
-        Priorities::File => ts.tasks.iter().map(|t| t.priority).collect(),
-        _ => by.of(&ts.tasks),
-    };
-    let Some(prio) = prio else {
-        return Some("not every task gives a priority".into());
-    };
-    let (holder, by) = spinning::mrsp_preempts(ts, &prio)?;
-    Some(format!(
-        "not applicable: under mrsp without helping (as simulated), '{}' can preempt '{}' while it holds or spins for a global resource (its priority is above the resource's local ceiling), and every other CPU's spinner then waits for it: MrsP's bound (Burns & Wellings 2013) needs helping there",
-        ts.tasks[by].name, ts.tasks[holder].name
-    ))
 }
 
 /// `edf-exact`: the processor demand test, and with sections Baker's condition with the

@@ -206,6 +206,10 @@ pub struct Counters {
     /// Deadlocks the job ledger detected (a cycle of jobs each waiting for a resource the next
     /// holds), each resolved by the policy's abort. Without a job ledger: `null`.
     pub deadlocks: u64,
+    /// MrsP's helping migrations (docs/locking.md "Helping"): times the job ledger placed a
+    /// preempted holder of an `mrsp` resource on a CPU where a job spins for it. Each is also
+    /// in its job's `migrations`. Without a job ledger: `null`.
+    pub helping_migrations: u64,
     /// SCHED_DEADLINE's CBS (the `linux` scheduler): times a deadline entity's runtime ran
     /// out (or was yielded) and it was throttled, and replenishments, over every deadline
     /// task (per task: `measurements`' `dl.<task>.throttles` / `.replenishments`). Set only

@@ -1,6 +1,10 @@
 //! A partitioned domain: each task is bound to one CPU, and each CPU runs a uniprocessor
 //! scheduler over its own ready queue (as in SimSo, partitioning is a plain function handed
 //! to a uniprocessor policy). Only CPUs that saw an event are reconsidered.
+//!
+//! One exception to the binding, asked by the ledger: MrsP's *helping* (Burns & Wellings,
+//! ECRTS 2013; [`Policy::place`](crate::Policy::place)) puts a resource holder in another
+//! CPU's queue, just before the spinner it stands in for, until it goes back to its own.
 
 use super::heap::IndexedHeap;
 use super::key::{boosted, Key, Order};
@@ -89,12 +93,50 @@ impl<O: Order> PartitionedDomain<O> {
         self.touch(cpu);
     }
 
+    /// MrsP's helping ([`Policy::place`](crate::Policy::place)): `e` leaves the CPU it is
+    /// queued on or linked to, for `cpu`'s queue just before `w` (`Some((cpu, w))`, `w` linked
+    /// to or queued on `cpu`), or for its own CPU's queue with its own key (`None`). Both CPUs
+    /// are reconsidered.
+    pub fn place(&mut self, e: &EntityInfo, to: Option<(u32, EntityId)>) {
+        let from = self.cpu_of_entity[e.id as usize];
+        let f = from as usize;
+        let was = match self.ready[f].remove(e.id) {
+            Some(k) => Some(k),
+            None if self.linked[f].is_some_and(|(_, x)| x == e.id) => {
+                self.linked[f].take().map(|(k, _)| k)
+            }
+            None => None,
+        };
+        let (cpu, key) = match to {
+            Some((cpu, w)) => {
+                let c = cpu as usize;
+                let wk = match self.linked[c] {
+                    Some((k, x)) if x == w => Some(k),
+                    _ => self.ready[c].key_of(w),
+                };
+                debug_assert!(wk.is_some(), "place: {w} is not on CPU {cpu}");
+                (cpu, wk.map_or_else(|| self.order.key(e), Key::before))
+            }
+            None => (self.cpu_of_task[e.task as usize], self.order.key(e)),
+        };
+        self.cpu_of_entity[e.id as usize] = cpu;
+        if was.is_some() {
+            self.ready[cpu as usize].push(e.id, key);
+        }
+        self.touch(from);
+        self.touch(cpu);
+    }
+
     pub fn schedule(&mut self, _now: Time, d: &mut Dispatch) {
         for i in 0..self.dirty.len() {
             let cpu = self.dirty[i];
             self.is_dirty[cpu as usize] = false;
             let c = cpu as usize;
             let Some((k, e)) = self.ready[c].peek() else {
+                if self.linked[c].is_none() && d.current(cpu).is_some() {
+                    // Its entity was placed on another CPU (helping).
+                    d.assign(cpu, None);
+                }
                 continue;
             };
             match self.linked[c] {
@@ -141,5 +183,9 @@ impl<O: Order> crate::policy::Policy for PartitionedDomain<O> {
     }
     fn boost(&mut self, _now: Time, e: &EntityInfo, to: Option<Urgency>) {
         PartitionedDomain::boost(self, e, to)
+    }
+    fn place(&mut self, _now: Time, e: &EntityInfo, to: Option<(u32, EntityId)>) -> bool {
+        PartitionedDomain::place(self, e, to);
+        true
     }
 }

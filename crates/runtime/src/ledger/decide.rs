@@ -43,7 +43,10 @@ impl<'t> Ledger<'t> {
             self.dec.clear_events();
             let again = self.grants_resources && self.apply_grants(now);
             self.apply(now, sub);
-            if !self.dec.has_aborts() && !again {
+            // MrsP's helping (locking/mrsp.rs): a holder placed on another CPU calls for
+            // another decision at the instant.
+            let helped = self.locking.is_some() && self.mrsp_help(now);
+            if !self.dec.has_aborts() && !again && !helped {
                 if self.unresolved.is_some() {
                     self.check_resolved(now);
                 }

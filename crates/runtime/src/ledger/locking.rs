@@ -35,12 +35,13 @@
 //! FIFO queue (Gai et al.'s spin lock). Under `mrsp` a requesting job is lent the resource's
 //! *local ceiling* on its CPU (the most urgent of that CPU's users, at its own release) and
 //! spins at it, FIFO, holding the section at it; a higher job of its CPU may preempt it, and
-//! its spinning then pauses (helping, Burns & Wellings' migration of a preempted holder, is
-//! not modelled: docs/locking.md). A spinning entity owes [`SPIN_OWED`], so that a driver
-//! that accounts CPU time pays it from that debt and its work does not advance; when it is
-//! handed the resource the debt is dropped at the next decision and the driver re-plans its
-//! work (`lock_replan`, through [`Substrate::charged`] with nothing charged). Spinning is
-//! counted per job (`JobRecord::spin`), the time a spinning entity ran on its CPU.
+//! its spinning then pauses. A holder preempted on its CPU is *helped*: it migrates to a CPU
+//! where a job spins for its resource and runs its section there in the spinner's place
+//! (Burns & Wellings' helping, locking/mrsp.rs). A spinning entity owes [`SPIN_OWED`], so
+//! that a driver that accounts CPU time pays it from that debt and its work does not advance;
+//! when it is handed the resource the debt is dropped at the next decision and the driver
+//! re-plans its work (`lock_replan`, through [`Substrate::charged`] with nothing charged).
+//! Spinning is counted per job (`JobRecord::spin`), the time a spinning entity ran on its CPU.
 //!
 //! `omlp` (Brandenburg & Anderson 2010, the global OMLP) is for global scheduling: a request
 //! queues FIFO among at most m jobs, behind them by urgency, suspended; the holder inherits
@@ -64,7 +65,10 @@ use rtsched_policies::{EntityId, EntityInfo, Policy, Urgency};
 
 mod ceiling;
 mod fmlp;
+mod mrsp;
 mod omlp;
+
+pub use mrsp::set_mrsp_helping;
 
 /// The urgency `msrp` lends a job that requested or holds a global resource: more urgent than
 /// any job's own, so that its CPU is not taken from it (non-preemptive).
@@ -123,6 +127,13 @@ pub(super) struct Locking {
     ceiling_blocked: Vec<(EntityId, Time)>,
     /// `fmlp+`: per entity slot, when its outstanding request was issued (locking/fmlp.rs).
     issued: Vec<Time>,
+    /// `mrsp`'s helping (locking/mrsp.rs): whether this run helps (it has a global `mrsp`
+    /// resource, and tests did not turn it off); the holders placed on another CPU; how many
+    /// placements there were; the rounds of helping at the last instant.
+    help: bool,
+    helpers: Vec<mrsp::Helper>,
+    help_migrations: u64,
+    help_round: (Time, u32),
 }
 
 /// The urgency of `e` under `policy` (a policy without one is refused before the run, so the
@@ -169,6 +180,10 @@ impl Locking {
             granted: Vec::with_capacity(ts.platform.cpus as usize),
             ceiling_blocked: Vec::with_capacity(ts.tasks.len()),
             issued: Vec::with_capacity(64),
+            help: false,
+            helpers: Vec::with_capacity(n),
+            help_migrations: 0,
+            help_round: (0, 0),
         };
         for (t, c) in l.task_cpu.iter_mut().enumerate() {
             *c = policy.cpu_of_task(t as u32).unwrap_or(*c);
@@ -199,6 +214,7 @@ impl Locking {
                     l.srp_ceiling[r] = ts.users(r).map(|t| l.level[t]).min().unwrap_or(Time::MAX);
                 }
                 Protocol::Mrsp => {
+                    l.help |= mrsp::helping_on() && !l.local(ts, r);
                     for cpu in 0..l.cpus {
                         l.local_ceiling[r * l.cpus + cpu] = ts
                             .users(r)
@@ -418,6 +434,9 @@ impl<'t> Ledger<'t> {
         if p == Protocol::PcpOriginal {
             self.ceiling_wake(now, r);
         }
+        if p == Protocol::Mrsp {
+            self.mrsp_released(now, e);
+        }
         if p == Protocol::FmlpPlus && to != NONE {
             // Its request was issued when it blocked (resources.rs keeps that instant).
             let at = self.run.ents[to as usize].blocked_since;
@@ -465,6 +484,11 @@ impl<'t> Ledger<'t> {
     /// (or is ceiling blocked on one), its holder next. A
     /// chain is at most every entity long (a cycle of holders, a deadlock, ends it).
     fn reurge(&mut self, now: Time, e: EntityId) {
+        let l = self.locking.as_ref().expect("locking");
+        if !l.helpers.is_empty() && l.helping(e).is_some() {
+            // A helper is ordered in its spinner's place (locking/mrsp.rs), not boosted.
+            return;
+        }
         let mut e = e;
         for _ in 0..=self.run.ents.len() {
             let x = &self.run.ents[e as usize];
@@ -637,6 +661,8 @@ impl<'t> Ledger<'t> {
             };
             let hi = self.run.ents[h as usize].info;
             let own = urgency(self.policy.get(), &hi);
+            let l = self.locking.as_ref().expect("locking");
+            let at = l.helping(h).unwrap_or(l.task_cpu[hi.task as usize]);
             for x in 0..self.run.ents.len() {
                 let v = &self.run.ents[x];
                 let l = self.locking.as_ref().expect("locking");
@@ -644,7 +670,7 @@ impl<'t> Ledger<'t> {
                     || v.cpu != NONE
                     || v.blocked_on != NONE
                     || v.rec == NONE
-                    || l.task_cpu[v.info.task as usize] != l.task_cpu[hi.task as usize]
+                    || l.task_cpu[v.info.task as usize] != at
                 {
                     continue;
                 }

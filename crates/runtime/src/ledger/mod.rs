@@ -45,8 +45,10 @@
 //!
 //! 12. **Locking protocols** (`locking.rs`, docs/locking.md). Inheritance and ceilings lend a
 //!     holder a higher urgency ([`Policy::boost`]); `srp` withholds a job from the policy
-//!     while its CPU's system ceiling is at or above its level. Built only for a set that has
-//!     them: otherwise one branch where a resource is taken or freed and a job starts.
+//!     while its CPU's system ceiling is at or above its level; MrsP's helping places a
+//!     preempted holder on a spinner's CPU ([`Policy::place`], after a decision, which is then
+//!     made again: `locking/mrsp.rs`). Built only for a set that has them: otherwise one
+//!     branch where a resource is taken or freed, a job starts and a decision is applied.
 //!
 //! Besides: what a policy and a driver read of the run (`view.rs`), and a ledger built fresh
 //! or in the buffers of an earlier run (`parts.rs`). Every file sees this one's private state
@@ -81,7 +83,7 @@ mod view;
 use crate::inversion::Inversions;
 use crate::state::{CpuState, Ent, NEVER};
 use crate::streams::TaskStreams;
-pub use locking::{refuses_locking, SPIN_OWED};
+pub use locking::{refuses_locking, set_mrsp_helping, SPIN_OWED};
 pub use parts::LedgerParts;
 pub use progress::{next_step, Next, Step};
 use records::SinkRef;

@@ -51,6 +51,8 @@ pub struct Outcome {
     pub stats: Vec<(String, f64)>,
     /// Deadlocks detected (each resolved by an abort of the policy).
     pub deadlocks: u64,
+    /// MrsP's helping migrations: holders placed on another CPU (ledger/locking/mrsp.rs).
+    pub helping_migrations: u64,
     /// With [`Ledger::measure_policy`]: wall-clock ns spent in `schedule`, in total and in the
     /// longest call.
     pub policy_ns: Option<(u64, u64)>,
@@ -100,6 +102,7 @@ impl Outcome {
         c.steal_attempts = stat("steal_attempts");
         c.failed_steals = stat("failed_steals");
         c.deadlocks = self.deadlocks;
+        c.helping_migrations = self.helping_migrations;
         // A policy with a CBS (`linux`) reports these; none other writes them.
         let opt = |k: &str| {
             self.stats
@@ -312,6 +315,7 @@ impl<'t> Ledger<'t> {
         let counted = u64::from(r.rec_base) + r.records.len() as u64;
         let inversion_per_job = r.inv.per_job(counted);
         let (chains, chain_paths) = self.take_chain_records();
+        let helping_migrations = self.locking.as_ref().map_or(0, |l| l.help_migrations());
         let r = &mut self.run;
         if let Some(sink) = self.sink.as_mut() {
             let sink = sink.get();
@@ -333,6 +337,7 @@ impl<'t> Ledger<'t> {
             kernel_migrations: r.kernel_migrations,
             stats: self.policy.get().stats(),
             deadlocks: r.deadlocks,
+            helping_migrations,
             policy_ns: self.measure.then_some(self.policy_ns),
             fair,
             end,

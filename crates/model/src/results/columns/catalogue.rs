@@ -769,6 +769,15 @@ pub const COLUMNS: &[Column] = &[
         value: Value::Run(|r| r.counters.replenishments.into()),
         ..COUNTER_COL
     },
+    Column {
+        name: "helping_migrations",
+        meaning: "MrsP's helping migrations: times the job ledger placed a preempted holder of an mrsp resource on a CPU where a job spins for it (docs/locking.md \"Helping\"); each is also in its job's migrations",
+        at: &[RUN],
+        measured: Measured::Ledger,
+        value: Value::Run(|r| r.counters.helping_migrations.into()),
+        table: table("helping", 4, Show::IfAny("helping_migrations"), Fmt::Plain),
+        ..COUNTER_COL
+    },
     // ---- the comparison table's own
     Column {
         name: "unfinished",

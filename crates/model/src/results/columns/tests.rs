@@ -87,7 +87,7 @@ fn a_column_moved_is_caught() {
 fn the_ledger_counters_are_those_the_ledger_measures() {
     assert_eq!(
         LEDGER_COUNTERS.join(","),
-        "steals,steal_attempts,failed_steals,priority_inversions,priority_inversion_ns,inverted_jobs,inversion_job_ns,inversion_job_max_ns,inversion_job_p99_ns,kernel_migrations,deadlocks"
+        "steals,steal_attempts,failed_steals,priority_inversions,priority_inversion_ns,inverted_jobs,inversion_job_ns,inversion_job_max_ns,inversion_job_p99_ns,kernel_migrations,deadlocks,helping_migrations"
     );
 }
 
