@@ -61,11 +61,14 @@ fn test_of(base: &Admission) -> Option<&'static str> {
 
 /// Whether the registry's test for `base` bounds protocol `p` (its typed predicate,
 /// `registry::Sections::Blocking`).
-fn bounds(base: &Admission, p: Protocol) -> bool {
+fn bounds(base: &Admission, ts: &TaskSet, p: Protocol) -> bool {
     let Some(t) = test_of(base).and_then(|n| find(ENTRIES, n)) else {
         return false;
     };
+    // A set whose structure the test does not model (parallel regions, DAGs, suspensions)
+    // could be placed nowhere by it: such a set is admitted as without sections, as before.
     matches!(t.entry.applies.sections, Modelled::Blocking(takes) if takes.contains(&p))
+        && t.entry.applies.models(ts).is_ok()
 }
 
 impl Remote {
@@ -73,7 +76,7 @@ impl Remote {
     /// bounds `p` and the set is one it can bound whatever the placement (no nested section;
     /// FMLP+'s bound is for D ≤ T). `None` otherwise.
     pub fn admission(base: &Admission, ts: &TaskSet, p: Protocol) -> Option<Remote> {
-        if !p.partitioned() || !bounds(base, p) {
+        if !p.partitioned() || !bounds(base, ts, p) {
             return None;
         }
         if ts.tasks.iter().any(crate::schedulability::blocking::nests) {
@@ -260,6 +263,30 @@ mod tests {
     /// local (an srp resource, Baker's levels equal): R_b = 3 + B 2 = 5, R_a = 5 + 3 = 8; c
     /// goes to CPU 1 (.8 + .4 > 1), R_c = 4. Accepted, and it passes whole. WFD finds the same
     /// ({a, b} first to the lowest empty CPU, c to the emptier one).
+    /// A set the per-CPU test cannot bound whatever the placement (here a parallel region)
+    /// is admitted as without its sections, as before they were counted: placed, not refused.
+    #[test]
+    fn a_set_the_test_does_not_model_is_admitted_without_sections() {
+        let mut ts = set(
+            vec![
+                task("a", 5, 1, Some(2)),
+                task("c", 4, 2, None),
+                task("b", 3, 3, Some(2)),
+            ],
+            Protocol::FmlpPlus,
+        );
+        assert!(matches!(
+            file(&ts).counting_sections(&ts),
+            Admission::Remote(..)
+        ));
+        ts.tasks[1].regions = vec![rtsched_model::Region {
+            threads: vec![2 * MS, 2 * MS],
+        }];
+        let adm = file(&ts).counting_sections(&ts);
+        assert!(!matches!(adm, Admission::Remote(..)));
+        assert!(by_name("wfd").unwrap().partition(&ts, &adm).is_ok());
+    }
+
     #[test]
     fn spin_aware_ffd_keeps_the_spinners_together_by_hand() {
         let ts = set(

@@ -490,8 +490,9 @@ impl Applies {
         Ok(())
     }
 
-    /// Structure of `ts` the test does not model.
-    fn models(&self, ts: &TaskSet) -> Result<(), Reason> {
+    /// Structure of `ts` the test does not model (also asked by partition/remote.rs, whose
+    /// admission runs the test on partial placements of `ts`).
+    pub(crate) fn models(&self, ts: &TaskSet) -> Result<(), Reason> {
         let parallel = match self.tasks {
             Tasks::Sequential => parallel(ts),
             _ => None,
