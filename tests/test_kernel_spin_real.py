@@ -7,9 +7,9 @@ under mrsp at its local ceiling (its own level): c preempts the spin, b spins 3 
 CPU clock stops while preempted), responds 10, c 1 — the simulator's numbers.
 
 Checked: b spins (> 0) and within the analysis' spin bound (p-fp-rta-file's spin_ns under msrp:
-a's 6 ms section; under mrsp the test is not applicable — c can preempt a holder b — and the
-bound used is the same MSRP term, which holds here because a, the only holder on the other
-CPU, is alone there and never preempted) plus 0.5 ms for this VM (wake-up, interrupts charged
+a's 6 ms section; under mrsp the analysis gives the same term, counting on helping, which the
+kernel form does not do — the term holds here all the same because a, the only holder on the
+other CPU, is alone there and never preempted) plus 0.5 ms for this VM (wake-up, interrupts charged
 to the thread's clock); medians of the responses within 1.5 ms of the simulator's; the spin is
 CPU time of the job and not blocking. Jobs after the first (a late first start is the
 harness'); a run is redone up to twice when it is not clean, and a dirty last run is excused
