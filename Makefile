@@ -136,11 +136,11 @@ test-fuzz:
 # soaks the testbed, kernel:fifo and kernel:deadline for SOAK_CI_SECONDS each, one after the
 # other: long enough for every rule (accounting, misses against steal and outages, memory
 # growth between the first and last quarter), and checks the outage rule on a spin made on
-# purpose (about 5¼ minutes in all). `make soak` is the full soak: 10 minutes on every kernel
+# purpose (about 4¼ minutes in all). `make soak` is the full soak: 10 minutes on every kernel
 # backend this host has without sched_ext (about 41 minutes); run it after a change to the
 # real backends, the ledger's memory or the probe. RTSCHED_SOAK_SECONDS sets the length.
 SOAK_CI := testbed:gedf,kernel:fifo,kernel:deadline
-SOAK_CI_SECONDS := 80
+SOAK_CI_SECONDS := 60
 test-soak: $(BUILT_TEST)
 	RTSCHED_SOAK_SECONDS=$${RTSCHED_SOAK_SECONDS:-$(SOAK_CI_SECONDS)} RTSCHED_SOAK_BACKENDS=$(SOAK_CI) $(PYTEST) -m slow -rs -s tests/test_soak.py
 
