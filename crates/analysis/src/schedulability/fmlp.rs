@@ -38,19 +38,26 @@ use super::registry::Subject;
 use super::Verdict;
 use rtsched_model::{Task, TaskSet, Time};
 
+/// "Not applicable" for test `name` when a task of `s` has D > T: FMLP+'s bounds (FP here,
+/// EDF in fmlp_edf.rs) are for constrained deadlines; `which` names the bound in the message.
+pub(super) fn unconstrained(s: &Subject<'_>, name: &str, which: &str) -> Option<Verdict> {
+    let t = s.tasks().find(|t| t.deadline > t.period)?;
+    Some(Verdict::new(
+        name,
+        None,
+        format!(
+            "not applicable: the FMLP+ bound {which} is for constrained deadlines, and '{}' has D > T",
+            t.name
+        ),
+    ))
+}
+
 /// The per-CPU FP test `name` under FMLP+ for subject `s` with priorities `p` (per task of
 /// `s`): each task's bound with its blocking term B_i (remote + local); sufficient.
 pub fn verdict(s: &Subject<'_>, name: &str, p: &[u32]) -> Verdict {
     let ts = s.set();
-    if let Some(t) = s.tasks().find(|t| t.deadline > t.period) {
-        return Verdict::new(
-            name,
-            None,
-            format!(
-            "not applicable: the FMLP+ bound here is for constrained deadlines, and '{}' has D > T",
-            t.name
-        ),
-        );
+    if let Some(v) = unconstrained(s, name, "here") {
+        return v;
     }
     let b: Vec<Time> = terms(ts, s.indices(), p, true)
         .iter()

@@ -161,15 +161,8 @@ pub fn passes(ts: &TaskSet, idx: &[usize]) -> bool {
 /// the plain demand test (no blocking) refutes the tasks, so a failure here is one too.
 pub fn verdict(s: &Subject<'_>, name: &str, plain_fails: bool) -> Verdict {
     let ts = s.set();
-    if let Some(t) = s.tasks().find(|t| t.deadline > t.period) {
-        return Verdict::new(
-            name,
-            None,
-            format!(
-                "not applicable: the FMLP+ bound under EDF is for constrained deadlines, and '{}' has D > T",
-                t.name
-            ),
-        );
+    if let Some(v) = super::fmlp::unconstrained(s, name, "under EDF") {
+        return v;
     }
     let idx = s.indices();
     let (remote, boost) = (remote_terms(ts, idx), boost_terms(ts, idx));
